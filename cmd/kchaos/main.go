@@ -1,0 +1,84 @@
+// Command kchaos is the CLI of the kchaos fault-injection harness for Kafka.
+// It only parses flags, prints, and maps outcomes to exit codes; everything
+// a test would need lives in the packages.
+//
+// Exit codes (as Jepsen's): 0 valid, 1 invalid, 2 unknown, 254 bad
+// arguments or input, 255 internal error.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes.
+const (
+	exitValid    = 0
+	exitInvalid  = 1
+	exitUnknown  = 2
+	exitBadInput = 254
+	exitInternal = 255
+)
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+// badInput wraps err as bad input (exit 254).
+func badInput(err error) error { return &exitError{code: exitBadInput, err: err} }
+
+// internal wraps err as an internal error (exit 255).
+func internal(err error) error { return &exitError{code: exitInternal, err: err} }
+
+// withCode ends the command with code and no message.
+func withCode(code int) error { return &exitError{code: code} }
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kchaos",
+		Short:         "Jepsen-style fault injection for Apache Kafka",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	for _, add := range subcommands {
+		root.AddCommand(add())
+	}
+	return root
+}
+
+// subcommands is filled by each command's file in its init.
+var subcommands []func() *cobra.Command
+
+func main() {
+	err := newRoot().Execute()
+	os.Exit(exitCode(err))
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return exitValid
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(os.Stderr, "kchaos:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(os.Stderr, "kchaos:", err)
+	// cobra reports unknown commands and bad arguments as plain errors.
+	return exitBadInput
+}

@@ -1,0 +1,142 @@
+package histories
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// LineError is a malformed line: the Reader names the 1-based line number.
+type LineError struct {
+	Line int
+	Err  error
+}
+
+func (e *LineError) Error() string { return fmt.Sprintf("history line %d: %v", e.Line, e.Err) }
+func (e *LineError) Unwrap() error { return e.Err }
+
+// Reader streams events from a history. Lines may be of any length. A last
+// line without its newline that does not parse is taken as torn by a crash
+// of the writer: the Reader stops there and Truncated reports it. Any other
+// malformed line is an error naming its line number.
+type Reader struct {
+	br        *bufio.Reader
+	line      int
+	next      int64
+	truncated bool
+	tornLine  int
+	done      bool
+}
+
+// NewReader reads a history from r.
+func NewReader(r io.Reader) *Reader {
+	return &Reader{br: bufio.NewReaderSize(r, 256<<10)}
+}
+
+// Truncated reports, after Next returned io.EOF, whether the last line was
+// torn (and so dropped).
+func (r *Reader) Truncated() bool { return r.truncated }
+
+// TornLine is the line number of the dropped torn line, or 0.
+func (r *Reader) TornLine() int { return r.tornLine }
+
+// Lines is the number of lines read so far.
+func (r *Reader) Lines() int { return r.line }
+
+// Next returns the next event, or io.EOF at the end of the history.
+func (r *Reader) Next() (Event, error) {
+	for {
+		if r.done {
+			return Event{}, io.EOF
+		}
+		raw, err := r.br.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return Event{}, err
+		}
+		atEOF := err != nil
+		if atEOF {
+			r.done = true
+			if len(raw) == 0 {
+				return Event{}, io.EOF
+			}
+		}
+		r.line++
+		body := bytes.TrimSpace(raw)
+		if len(body) == 0 {
+			if atEOF {
+				return Event{}, io.EOF
+			}
+			// Blank lines are tolerated (an editor's trailing newline).
+			continue
+		}
+		e, perr := r.parse(body)
+		if perr != nil {
+			if atEOF {
+				// The last line has no newline and does not parse: torn.
+				r.truncated = true
+				r.tornLine = r.line
+				return Event{}, io.EOF
+			}
+			return Event{}, &LineError{Line: r.line, Err: perr}
+		}
+		return e, nil
+	}
+}
+
+func (r *Reader) parse(body []byte) (Event, error) {
+	var e Event
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&e); err != nil {
+		return e, fmt.Errorf("not a JSON event: %v", err)
+	}
+	if dec.More() {
+		return e, errors.New("more than one JSON value on the line")
+	}
+	if e.Index != r.next {
+		return e, fmt.Errorf("index %d, want %d (indexes count 0, 1, 2, ... in file order)", e.Index, r.next)
+	}
+	if !e.Type.Valid() {
+		return e, fmt.Errorf("type %q: want invoke, ok, fail or info", e.Type)
+	}
+	if e.F == "" {
+		return e, errors.New("missing f")
+	}
+	if e.Process < ObserverProcess {
+		return e, fmt.Errorf("process %d: want >= 0, -1 (nemesis) or -2 (observer)", e.Process)
+	}
+	if e.Time < 0 {
+		return e, fmt.Errorf("time %d is negative", e.Time)
+	}
+	r.next++
+	return e, nil
+}
+
+// ReadAll reads every event of r. The bool reports a torn last line.
+func ReadAll(r io.Reader) ([]Event, bool, error) {
+	rd := NewReader(r)
+	var out []Event
+	for {
+		e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			return out, rd.Truncated(), nil
+		}
+		if err != nil {
+			return out, false, err
+		}
+		out = append(out, e)
+	}
+}
+
+// ReadFile reads a whole history file.
+func ReadFile(path string) ([]Event, bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	return ReadAll(f)
+}

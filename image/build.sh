@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# build.sh KAFKA_VERSION: build kchaos/kafka:$KAFKA_VERSION offline, only when missing.
+#   1. a base image (Debian bookworm root filesystem made with debootstrap, with
+#      openjdk-17-jre-headless, iproute2, iptables, procps), imported once and
+#      cached as kchaos/base:bookworm-jre17; BASE_IMAGE=... uses another image;
+#   2. the Kafka jars and a log4j2 backend resolved by Maven (image/pom.xml);
+#   3. the Kafka image: base + jars + entrypoint.
+# FORCE=1 rebuilds the Kafka image even when it exists.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+version=${1:?usage: build.sh KAFKA_VERSION}
+tag="kchaos/kafka:${version}"
+base=${BASE_IMAGE:-kchaos/base:bookworm-jre17}
+mirror=${DEBIAN_MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)}
+mirror=${mirror:-http://deb.debian.org/debian}
+
+if [ "${FORCE:-0}" != 1 ] && docker image inspect "$tag" >/dev/null 2>&1; then
+  echo "image: $tag already built"; exit 0
+fi
+start=$(date +%s)
+if [ "$base" = kchaos/base:bookworm-jre17 ] && ! docker image inspect "$base" >/dev/null 2>&1; then
+  command -v debootstrap >/dev/null 2>&1 || {
+    echo "image: installing debootstrap" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
+  }
+  root=$(mktemp -d /var/tmp/kchaos-rootfs.XXXXXX)
+  trap 'rm -rf "$root"' EXIT
+  echo "image: debootstrap bookworm with a JRE from $mirror (about a minute)" >&2
+  debootstrap --variant=minbase \
+    --include=openjdk-17-jre-headless,iproute2,iptables,procps,ca-certificates-java \
+    bookworm "$root" "$mirror" >/var/tmp/kchaos-debootstrap.log 2>&1 || {
+      echo "image: debootstrap failed, see /var/tmp/kchaos-debootstrap.log" >&2; exit 1; }
+  # keep the image small: no apt caches, docs or man pages
+  rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/* \
+         "$root"/usr/share/doc "$root"/usr/share/man
+  tar -C "$root" -c . | docker import \
+    -c 'ENV LANG=C.UTF-8 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    - "$base" >/dev/null
+  echo "image: imported base $base" >&2
+fi
+ctx=$(mktemp -d /var/tmp/kchaos-image.XXXXXX)
+trap 'rm -rf "$ctx" ${root:+"$root"}' EXIT
+echo "image: resolving org.apache.kafka:kafka_2.13:$version from Maven Central" >&2
+mvn -q -B -f "$here/pom.xml" -Dkafka.version="$version" \
+  -DoutputDirectory="$ctx/lib" dependency:copy-dependencies \
+  -DincludeScope=runtime -DexcludeArtifactIds=slf4j-reload4j,reload4j,slf4j-log4j12,log4j >/dev/null || {
+    echo "image: Maven could not resolve Kafka $version (is it on Maven Central?)" >&2; exit 1; }
+cp "$here/entrypoint.sh" "$here/log4j2.yaml" "$here/Dockerfile" "$ctx/"
+docker build -q --build-arg BASE="$base" --label org.kchaos.image=kafka -t "$tag" "$ctx" >/dev/null
+echo "image: built $tag in $(( $(date +%s) - start )) s"
