@@ -20,9 +20,11 @@ func (e *LineError) Error() string { return fmt.Sprintf("history line %d: %v", e
 func (e *LineError) Unwrap() error { return e.Err }
 
 // Reader streams events from a history. Lines may be of any length. A last
-// line without its newline that does not parse is taken as torn by a crash
-// of the writer: the Reader stops there and Truncated reports it. Any other
-// malformed line is an error naming its line number.
+// line without its newline that is incomplete JSON (a proper prefix of a
+// JSON value, as a crash of the writer leaves it) is taken as torn: the
+// Reader stops there and Truncated reports it. Any other malformed line,
+// the last one included, is a *LineError naming its line number; after one,
+// Next returns the same error again.
 type Reader struct {
 	br        *bufio.Reader
 	line      int
@@ -30,6 +32,7 @@ type Reader struct {
 	truncated bool
 	tornLine  int
 	done      bool
+	err       error // sticky LineError
 }
 
 // NewReader reads a history from r.
@@ -50,6 +53,9 @@ func (r *Reader) Lines() int { return r.line }
 // Next returns the next event, or io.EOF at the end of the history.
 func (r *Reader) Next() (Event, error) {
 	for {
+		if r.err != nil {
+			return Event{}, r.err
+		}
 		if r.done {
 			return Event{}, io.EOF
 		}
@@ -75,13 +81,14 @@ func (r *Reader) Next() (Event, error) {
 		}
 		e, perr := r.parse(body)
 		if perr != nil {
-			if atEOF {
-				// The last line has no newline and does not parse: torn.
+			if atEOF && incomplete(body) {
+				// The last line has no newline and stops mid-JSON: torn.
 				r.truncated = true
 				r.tornLine = r.line
 				return Event{}, io.EOF
 			}
-			return Event{}, &LineError{Line: r.line, Err: perr}
+			r.err = &LineError{Line: r.line, Err: perr}
+			return Event{}, r.err
 		}
 		return e, nil
 	}
@@ -89,12 +96,9 @@ func (r *Reader) Next() (Event, error) {
 
 func (r *Reader) parse(body []byte) (Event, error) {
 	var e Event
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&e); err != nil {
-		return e, fmt.Errorf("not a JSON event: %v", err)
-	}
-	if dec.More() {
-		return e, errors.New("more than one JSON value on the line")
+	// Unmarshal also rejects anything after the first value on the line.
+	if err := json.Unmarshal(body, &e); err != nil {
+		return e, fmt.Errorf("not a JSON event: %w", err)
 	}
 	if e.Index != r.next {
 		return e, fmt.Errorf("index %d, want %d (indexes count 0, 1, 2, ... in file order)", e.Index, r.next)
@@ -113,6 +117,13 @@ func (r *Reader) parse(body []byte) (Event, error) {
 	}
 	r.next++
 	return e, nil
+}
+
+// incomplete reports whether body is a proper prefix of a JSON value: what
+// a write torn by a crash leaves. Only called on a line that failed to parse.
+func incomplete(body []byte) bool {
+	err := json.NewDecoder(bytes.NewReader(body)).Decode(new(json.RawMessage))
+	return errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // ReadAll reads every event of r. The bool reports a torn last line.

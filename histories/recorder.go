@@ -22,13 +22,17 @@ const FlushInterval = 100 * time.Millisecond
 // take a fresh id from NewProcess.
 var ErrRetired = errors.New("process retired: its last op ended in info")
 
+// ErrClosed is returned by Record (and so Invoke and Complete) after Close.
+var ErrClosed = errors.New("histories: recorder closed")
+
 // Recorder appends events to a history. It is safe for concurrent use: one
 // mutex orders all events, so index order is file order and times, taken
 // under the same lock from one monotonic base, never go backwards.
 type Recorder struct {
 	mu      sync.Mutex
 	w       *bufio.Writer
-	file    *os.File // nil when writing to a plain io.Writer
+	file    *os.File     // nil when writing to a plain io.Writer
+	sync    func() error // file.Sync; a seam for tests
 	start   time.Time
 	next    int64
 	nextPID int
@@ -37,7 +41,8 @@ type Recorder struct {
 	dirty   bool
 	err     error // first write error; sticky
 	closed  bool
-	done    chan struct{}
+	done    chan struct{} // closed by Close to stop the flusher
+	shut    chan struct{} // closed when Close has synced and closed the file
 	wg      sync.WaitGroup
 }
 
@@ -50,6 +55,7 @@ func Create(path string) (*Recorder, error) {
 	}
 	r := NewRecorder(f)
 	r.file = f
+	r.sync = f.Sync
 	return r, nil
 }
 
@@ -62,6 +68,7 @@ func NewRecorder(w io.Writer) *Recorder {
 		open:    map[int]string{},
 		retired: map[int]bool{},
 		done:    make(chan struct{}),
+		shut:    make(chan struct{}),
 	}
 	r.wg.Add(1)
 	go r.flusher()
@@ -108,16 +115,28 @@ func (r *Recorder) Invoke(process int, f string, value any) (Event, error) {
 
 // Complete records the completion (ok, fail or info) of process's open op.
 func (r *Recorder) Complete(process int, typ Type, f string, value any, errText string) (Event, error) {
+	if typ == Invoke {
+		return Event{}, fmt.Errorf("histories: process %d: Complete %s with type invoke", process, f)
+	}
 	return r.Record(process, typ, f, value, errText)
 }
 
 // Record appends one event. For client processes (>= 0) it enforces the
 // operation model: one open op per process, completions only after an
 // invoke, and no invoke after an info. Negative processes (the nemesis and
-// the observer) may record any sequence.
+// the observer) may record any sequence. It refuses what the Reader would
+// reject (a bad type, an empty f, a process below ObserverProcess, a value
+// that is not JSON); a refused event changes nothing.
 func (r *Recorder) Record(process int, typ Type, f string, value any, errText string) (Event, error) {
 	if !typ.Valid() {
 		return Event{}, fmt.Errorf("histories: bad event type %q", typ)
+	}
+	if f == "" {
+		return Event{}, errors.New("histories: event without f")
+	}
+	if process < ObserverProcess {
+		return Event{}, fmt.Errorf("histories: process %d: want >= 0, %d (nemesis) or %d (observer)",
+			process, NemesisProcess, ObserverProcess)
 	}
 	raw, err := marshalValue(value)
 	if err != nil {
@@ -126,7 +145,7 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
-		return Event{}, errors.New("histories: recorder closed")
+		return Event{}, ErrClosed
 	}
 	if r.err != nil {
 		return Event{}, r.err
@@ -140,12 +159,16 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 		Type: typ, F: f, Value: raw, Error: errText}
 	line, err := json.Marshal(&e)
 	if err != nil {
-		return Event{}, err
+		return Event{}, fmt.Errorf("histories: encode event: %w", err)
 	}
 	line = append(line, '\n')
 	if _, err := r.w.Write(line); err != nil {
 		r.err = err
 		return Event{}, err
+	}
+	// Only a written event moves the operation model on.
+	if process >= 0 {
+		r.applyModel(process, typ, f)
 	}
 	r.next++
 	r.dirty = true
@@ -157,6 +180,8 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 	return e, r.err
 }
 
+// checkModel reports whether a client process may record the event. It
+// changes nothing: applyModel does, once the event is written.
 func (r *Recorder) checkModel(process int, typ Type, f string) error {
 	if r.retired[process] {
 		return fmt.Errorf("histories: process %d: %w", process, ErrRetired)
@@ -166,10 +191,6 @@ func (r *Recorder) checkModel(process int, typ Type, f string) error {
 		if isOpen {
 			return fmt.Errorf("histories: process %d invokes %s while %s is open", process, f, openF)
 		}
-		r.open[process] = f
-		if process >= r.nextPID {
-			r.nextPID = process + 1
-		}
 		return nil
 	}
 	if !isOpen {
@@ -178,11 +199,21 @@ func (r *Recorder) checkModel(process int, typ Type, f string) error {
 	if openF != f {
 		return fmt.Errorf("histories: process %d completes %s but invoked %s", process, f, openF)
 	}
+	return nil
+}
+
+func (r *Recorder) applyModel(process int, typ Type, f string) {
+	if typ == Invoke {
+		r.open[process] = f
+		if process >= r.nextPID {
+			r.nextPID = process + 1
+		}
+		return
+	}
 	delete(r.open, process)
 	if typ == Info {
 		r.retired[process] = true
 	}
-	return nil
 }
 
 func (r *Recorder) flushLocked() {
@@ -207,11 +238,16 @@ func (r *Recorder) Len() int64 {
 	return r.next
 }
 
-// Close flushes, syncs and closes the history. Later Records fail.
+// Close flushes, syncs and closes the history. Later Records fail with
+// ErrClosed. Every call, concurrent or later, returns the same error: the
+// first write, flush, sync or close error.
 func (r *Recorder) Close() error {
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
+		<-r.shut
+		r.mu.Lock()
+		defer r.mu.Unlock()
 		return r.err
 	}
 	r.closed = true
@@ -219,8 +255,12 @@ func (r *Recorder) Close() error {
 	close(r.done)
 	r.mu.Unlock()
 	r.wg.Wait()
+
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	defer close(r.shut)
 	if r.file != nil {
-		if err := r.file.Sync(); err != nil && r.err == nil {
+		if err := r.sync(); err != nil && r.err == nil {
 			r.err = err
 		}
 		if err := r.file.Close(); err != nil && r.err == nil {
@@ -230,12 +270,17 @@ func (r *Recorder) Close() error {
 	return r.err
 }
 
+// marshalValue encodes an event's value. A json.RawMessage is validated and
+// encoded as json.Marshal will write it in the line (compact, HTML-escaped),
+// so that the Event that Record returns is byte for byte what the file holds.
 func marshalValue(v any) (json.RawMessage, error) {
 	switch x := v.(type) {
 	case nil:
 		return nil, nil
 	case json.RawMessage:
-		return x, nil
+		if len(x) == 0 {
+			return nil, nil
+		}
 	}
 	return json.Marshal(v)
 }

@@ -1,0 +1,219 @@
+// Package admin is kchaos's Kafka admin and observer client, on franz-go's
+// kadm and kmsg. kafka-go lacks DescribeTopicPartitions (API key 75, Kafka
+// 3.8+), the only request that reports ELR and LastKnownElr.
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// Client talks to a cluster's brokers.
+type Client struct {
+	cl  *kgo.Client
+	adm *kadm.Client
+}
+
+// New connects to the brokers at bootstrap (host:port).
+func New(bootstrap []string) (*Client, error) {
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(bootstrap...),
+		kgo.RequestTimeoutOverhead(2*time.Second),
+		kgo.RetryTimeout(3*time.Second),
+		kgo.MetadataMinAge(100*time.Millisecond),
+		kgo.DialTimeout(2*time.Second),
+	)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{cl: cl, adm: kadm.NewClient(cl)}, nil
+}
+
+// Close releases the connections.
+func (c *Client) Close() { c.cl.Close() }
+
+// Kgo exposes the underlying franz-go client (for callers needing raw requests).
+func (c *Client) Kgo() *kgo.Client { return c.cl }
+
+// LiveBrokers returns the ids of the brokers that are registered and
+// unfenced: KRaft's Metadata response lists only those.
+func (c *Client) LiveBrokers(ctx context.Context) ([]int32, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{}
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int32, 0, len(resp.Brokers))
+	for _, b := range resp.Brokers {
+		out = append(out, b.NodeID)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out, nil
+}
+
+// ActiveController returns the id of the active KRaft controller, from
+// DescribeQuorum on the metadata topic (the controllers' Raft leader).
+func (c *Client) ActiveController(ctx context.Context) (int32, error) {
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	t := kmsg.NewDescribeQuorumRequestTopic()
+	t.Topic = "__cluster_metadata"
+	p := kmsg.NewDescribeQuorumRequestTopicPartition()
+	t.Partitions = append(t.Partitions, p)
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return -1, err
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return -1, err
+	}
+	for _, t := range resp.Topics {
+		for _, p := range t.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				return -1, err
+			}
+			return p.LeaderID, nil
+		}
+	}
+	return -1, errors.New("describe quorum: empty response")
+}
+
+// TopicSpec is a topic to create.
+type TopicSpec struct {
+	Name              string
+	Partitions        int32
+	ReplicationFactor int16
+	// Assignment, when set, gives each partition's replica list (the first
+	// is the preferred leader); it fixes Partitions and ReplicationFactor.
+	Assignment [][]int32
+	Configs    map[string]string
+}
+
+// CreateTopic creates a topic, with an explicit replica assignment when
+// given, and waits until every partition has a leader.
+func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.TimeoutMillis = 30000
+	t := kmsg.NewCreateTopicsRequestTopic()
+	t.Topic = spec.Name
+	if len(spec.Assignment) > 0 {
+		t.NumPartitions, t.ReplicationFactor = -1, -1
+		for p, replicas := range spec.Assignment {
+			a := kmsg.NewCreateTopicsRequestTopicReplicaAssignment()
+			a.Partition = int32(p)
+			a.Replicas = replicas
+			t.ReplicaAssignment = append(t.ReplicaAssignment, a)
+		}
+	} else {
+		t.NumPartitions, t.ReplicationFactor = spec.Partitions, spec.ReplicationFactor
+	}
+	keys := make([]string, 0, len(spec.Configs))
+	for k := range spec.Configs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := spec.Configs[k]
+		cfg := kmsg.NewCreateTopicsRequestTopicConfig()
+		cfg.Name, cfg.Value = k, &v
+		t.Configs = append(t.Configs, cfg)
+	}
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", spec.Name, err)
+	}
+	for _, rt := range resp.Topics {
+		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
+			msg := ""
+			if rt.ErrorMessage != nil {
+				msg = ": " + *rt.ErrorMessage
+			}
+			return fmt.Errorf("create topic %s: %w%s", spec.Name, err, msg)
+		}
+	}
+	return c.WaitLeaders(ctx, spec.Name, 30*time.Second)
+}
+
+// WaitLeaders waits until every partition of topic has a leader.
+func (c *Client) WaitLeaders(ctx context.Context, topic string, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var lastErr error
+	for {
+		parts, err := c.Describe(ctx, topic)
+		if err == nil && len(parts) > 0 {
+			ok := true
+			for _, p := range parts {
+				if p.Leader < 0 {
+					ok = false
+				}
+			}
+			if ok {
+				return nil
+			}
+			lastErr = fmt.Errorf("partitions without a leader: %v", parts)
+		} else if err != nil {
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("topic %s: not every partition has a leader within %s: %v", topic, limit, lastErr)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// SetTopicConfig sets (value != nil) or deletes (nil) a topic config live.
+func (c *Client) SetTopicConfig(ctx context.Context, topic, key string, value *string) error {
+	op := kadm.SetConfig
+	if value == nil {
+		op = kadm.DeleteConfig
+	}
+	resps, err := c.adm.AlterTopicConfigs(ctx, []kadm.AlterConfig{{Op: op, Name: key, Value: value}}, topic)
+	if err != nil {
+		return fmt.Errorf("set %s on %s: %w", key, topic, err)
+	}
+	for _, r := range resps {
+		if r.Err != nil {
+			return fmt.Errorf("set %s on %s: %w %s", key, topic, r.Err, r.ErrMessage)
+		}
+	}
+	return nil
+}
+
+// ElectLeaders triggers an election for the given partitions: preferred
+// (unclean=false) or unclean (ElectLeaders type UNCLEAN, which may pick a
+// replica outside the ISR).
+func (c *Client) ElectLeaders(ctx context.Context, topic string, partitions []int32, unclean bool) error {
+	how := kadm.ElectPreferredReplica
+	if unclean {
+		how = kadm.ElectLiveReplica
+	}
+	set := kadm.TopicsSet{}
+	set.Add(topic, partitions...)
+	res, err := c.adm.ElectLeaders(ctx, how, set)
+	if err != nil {
+		return fmt.Errorf("elect leaders of %s %v: %w", topic, partitions, err)
+	}
+	var errs []error
+	for _, ps := range res {
+		for p, r := range ps {
+			// ELECTION_NOT_NEEDED: the partition already has the leader the
+			// election would choose. Not a failure.
+			if r.Err != nil && !errors.Is(r.Err, kerr.ElectionNotNeeded) {
+				errs = append(errs, fmt.Errorf("%s-%d: %w %s", topic, p, r.Err, r.ErrMessage))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,157 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// PartitionState is what the controller's metadata says of one partition.
+type PartitionState struct {
+	Topic        string
+	Partition    int32
+	Leader       int32 // -1: no leader (offline)
+	LeaderEpoch  int32
+	Replicas     []int32
+	ISR          []int32
+	ELR          []int32
+	LastKnownELR []int32
+	Offline      []int32
+}
+
+// Describe returns every partition of topic, through DescribeTopicPartitions
+// (Kafka 3.8+), which unlike Metadata reports ELR and LastKnownElr.
+func (c *Client) Describe(ctx context.Context, topic string) ([]PartitionState, error) {
+	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
+	req.ResponsePartitionLimit = 2000
+	t := kmsg.NewDescribeTopicPartitionsRequestTopic()
+	t.Topic = topic
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return nil, fmt.Errorf("describe %s: %w", topic, err)
+	}
+	var out []PartitionState
+	for _, rt := range resp.Topics {
+		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
+			return nil, fmt.Errorf("describe %s: %w", topic, err)
+		}
+		for _, p := range rt.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil && !errors.Is(err, kerr.LeaderNotAvailable) {
+				return nil, fmt.Errorf("describe %s-%d: %w", topic, p.Partition, err)
+			}
+			out = append(out, PartitionState{
+				Topic: topic, Partition: p.Partition, Leader: p.LeaderID, LeaderEpoch: p.LeaderEpoch,
+				Replicas: sorted(p.Replicas, false), ISR: sorted(p.ISR, true),
+				ELR: sorted(p.EligibleLeaderReplicas, true), LastKnownELR: sorted(p.LastKnownELR, true),
+				Offline: sorted(p.OfflineReplicas, true),
+			})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Partition < out[j].Partition })
+	return out, nil
+}
+
+// sorted copies ids, never returning nil (so JSON shows []), and sorts them
+// unless the order means something (a replica list's order does).
+func sorted(ids []int32, sortIt bool) []int32 {
+	out := append([]int32{}, ids...)
+	if sortIt {
+		sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	}
+	return out
+}
+
+// debugReplicaID is ListOffsetsRequest.DEBUGGING_REPLICA_ID: a ListOffsets
+// with it may be served by a follower, and (not being from a consumer)
+// answers "latest" with the replica's own log end offset rather than the
+// high watermark.
+const debugReplicaID = -2
+
+// Offsets of one partition on one broker.
+type Offsets struct {
+	LogEnd int64
+	Err    error
+}
+
+// ReplicaLogEndOffsets asks each broker for its own log end offset of every
+// given partition, leader or follower. Brokers that do not answer are
+// missing from the result for that partition.
+func (c *Client) ReplicaLogEndOffsets(ctx context.Context, topic string, partitions []int32, brokers []int32) map[int32]map[int32]int64 {
+	out := map[int32]map[int32]int64{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, b := range brokers {
+		wg.Add(1)
+		go func(b int32) {
+			defer wg.Done()
+			leo, err := c.listOffsets(ctx, b, topic, partitions, debugReplicaID)
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for p, o := range leo {
+				if out[p] == nil {
+					out[p] = map[int32]int64{}
+				}
+				out[p][b] = o
+			}
+		}(b)
+	}
+	wg.Wait()
+	return out
+}
+
+// HighWatermark asks the leader broker for a partition's high watermark
+// (ListOffsets latest, as a consumer, read-uncommitted).
+func (c *Client) HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error) {
+	m, err := c.listOffsets(ctx, leader, topic, []int32{partition}, -1)
+	if err != nil {
+		return -1, err
+	}
+	hw, ok := m[partition]
+	if !ok {
+		return -1, fmt.Errorf("%s-%d: no offset from broker %d", topic, partition, leader)
+	}
+	return hw, nil
+}
+
+func (c *Client) listOffsets(ctx context.Context, broker int32, topic string, partitions []int32, replicaID int32) (map[int32]int64, error) {
+	req := kmsg.NewPtrListOffsetsRequest()
+	req.ReplicaID = replicaID
+	t := kmsg.NewListOffsetsRequestTopic()
+	t.Topic = topic
+	for _, p := range partitions {
+		rp := kmsg.NewListOffsetsRequestTopicPartition()
+		rp.Partition = p
+		rp.CurrentLeaderEpoch = -1
+		rp.Timestamp = -1 // latest
+		t.Partitions = append(t.Partitions, rp)
+	}
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, c.cl.Broker(int(broker)))
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32]int64{}
+	var errs []error
+	for _, rt := range resp.Topics {
+		for _, p := range rt.Partitions {
+			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+				errs = append(errs, fmt.Errorf("%s-%d on %d: %w", topic, p.Partition, broker, err))
+				continue
+			}
+			out[p.Partition] = p.Offset
+		}
+	}
+	if len(out) == 0 && len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}

@@ -1,0 +1,220 @@
+package cluster_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/harness/cluster"
+)
+
+// startCluster starts 1 controller + 3 brokers on racks a: [0,1], b: [2]
+// and registers its teardown.
+func startCluster(t *testing.T, elr *bool) *cluster.Cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: needs Docker and the Kafka image")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	logs := t.TempDir()
+	begin := time.Now()
+	c, err := cluster.Start(ctx, cluster.Config{
+		KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
+		Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
+		ELR:          elr,
+		LogDir:       logs,
+	})
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Logf("cluster %s ready in %s", c.RunID(), time.Since(begin).Round(100*time.Millisecond))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if err := c.Teardown(ctx); err != nil {
+			t.Errorf("teardown: %v", err)
+		}
+		ctrs, nets, err := cluster.Labelled(ctx, c.RunID())
+		if err != nil {
+			t.Errorf("list labelled: %v", err)
+		}
+		if len(ctrs)+len(nets) != 0 {
+			t.Errorf("after teardown %d containers and %d networks of run %s remain", len(ctrs), len(nets), c.RunID())
+		}
+		for _, n := range []string{"broker-0.log", "controller-1000.log"} {
+			b, err := os.ReadFile(filepath.Join(logs, n))
+			if err != nil || !strings.Contains(string(b), "Kafka") {
+				t.Errorf("log %s not copied before teardown (err %v, %d bytes)", n, err, len(b))
+			}
+		}
+	})
+	return c
+}
+
+func waitISR(t *testing.T, adm *admin.Client, topic string, want []int32, limit time.Duration) admin.PartitionState {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	var last admin.PartitionState
+	for {
+		parts, err := adm.Describe(ctx, topic)
+		if err == nil && len(parts) > 0 {
+			last = parts[0]
+			if slices.Equal(last.ISR, want) {
+				return last
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("ISR of %s-0 did not become %v within %s; last %+v", topic, want, limit, last)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func produce(t *testing.T, c *cluster.Cluster, topic string, n int, prefix string) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.DefaultProduceTopic(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = &kgo.Record{Value: []byte(fmt.Sprintf("%s-%d", prefix, i)), Partition: 0}
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatalf("produce: %v", err)
+	}
+}
+
+func readAll(t *testing.T, c *cluster.Cluster, topic string, want int) []string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var got []string
+	for len(got) < want {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("read %d of %d records: %v", len(got), want, ctx.Err())
+		}
+		fs.EachRecord(func(r *kgo.Record) { got = append(got, string(r.Value)) })
+	}
+	return got
+}
+
+func TestClusterProduceDescribePause(t *testing.T) {
+	on := true
+	c := startCluster(t, &on)
+	adm, err := c.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	ctx := context.Background()
+	for _, b := range c.Brokers() {
+		want := map[int32]string{0: "a", 1: "a", 2: "b"}[b.ID]
+		if b.Rack != want {
+			t.Errorf("broker %d rack %q, want %q", b.ID, b.Rack, want)
+		}
+	}
+	err = adm.CreateTopic(ctx, admin.TopicSpec{Name: "t", Assignment: [][]int32{{0, 1, 2}},
+		Configs: map[string]string{"min.insync.replicas": "2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	produce(t, c, "t", 1000, "v")
+	got := readAll(t, c, "t", 1000)
+	for i, v := range got[:1000] {
+		if v != fmt.Sprintf("v-%d", i) {
+			t.Fatalf("offset %d holds %q, want v-%d", i, v, i)
+		}
+	}
+	st := waitISR(t, adm, "t", []int32{0, 1, 2}, 10*time.Second)
+	if st.Leader != 0 || !slices.Equal(st.Replicas, []int32{0, 1, 2}) {
+		t.Errorf("describe: %+v, want leader 0 replicas [0 1 2]", st)
+	}
+	if c.Version().HasELR() && (st.ELR == nil || st.LastKnownELR == nil) {
+		t.Errorf("describe on %s with ELR on: ELR fields missing: %+v", c.Config().KafkaVersion, st)
+	}
+	leo := adm.ReplicaLogEndOffsets(ctx, "t", []int32{0}, []int32{0, 1, 2})
+	for _, b := range []int32{0, 1, 2} {
+		if leo[0][b] != 1000 {
+			t.Errorf("broker %d log end offset %d, want 1000 (all %v)", b, leo[0][b], leo[0])
+		}
+	}
+	// Pause broker 2: the ISR shrinks to [0 1] within replica.lag.time.max.ms
+	// plus a few seconds.
+	if err := c.Pause(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	paused := time.Now()
+	waitISR(t, adm, "t", []int32{0, 1}, 4*time.Second+8*time.Second)
+	t.Logf("ISR shrank %s after pause", time.Since(paused).Round(100*time.Millisecond))
+	if err := c.Unpause(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	waitISR(t, adm, "t", []int32{0, 1, 2}, 30*time.Second)
+}
+
+func TestClusterKillRestartKeepsData(t *testing.T) {
+	c := startCluster(t, nil)
+	adm, err := c.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	ctx := context.Background()
+	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: "k", Assignment: [][]int32{{0, 1, 2}}}); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, c, "k", 500, "a")
+	waitISR(t, adm, "k", []int32{0, 1, 2}, 10*time.Second)
+	if err := c.Kill(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	st, err := c.State(ctx, 2)
+	if err != nil || st.Running {
+		t.Fatalf("broker 2 still runs after kill -9: %+v %v", st, err)
+	}
+	waitISR(t, adm, "k", []int32{0, 1}, 15*time.Second)
+	produce(t, c, "k", 500, "b")
+	if err := c.StartNode(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitBrokers(ctx, []int32{2}, 60*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	waitISR(t, adm, "k", []int32{0, 1, 2}, 60*time.Second)
+	leo := adm.ReplicaLogEndOffsets(ctx, "k", []int32{0}, []int32{2})
+	if leo[0][2] != 1000 {
+		t.Errorf("restarted broker 2 log end offset %d, want 1000", leo[0][2])
+	}
+	logs, err := c.Logs(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The restarted broker found its old log (recovery after an unclean
+	// shutdown), rather than an empty disk.
+	if !strings.Contains(string(logs), "unflushed") && !strings.Contains(string(logs), "Recover") {
+		t.Errorf("broker 2 log shows no log recovery after kill -9 and restart")
+	}
+}

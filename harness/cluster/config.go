@@ -1,0 +1,252 @@
+// Package cluster runs a real KRaft Kafka cluster in Docker containers
+// (through testcontainers-go) for one kchaos run: a private network with an
+// explicit subnet, dedicated controllers, brokers with racks, data that
+// survives kill -9 and restart, and teardown by label.
+package cluster
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// DefaultKafkaVersion is the newest 4.1.x that Maven Central serves here.
+const DefaultKafkaVersion = "4.1.2"
+
+// Label marks every container and network of a run: org.kchaos.run=<run id>.
+const Label = "org.kchaos.run"
+
+// ControllerIDBase is the node id of the first controller. Controllers get
+// ids apart from brokers (0..N-1) so that a history's node ids are
+// unambiguous.
+const ControllerIDBase = 1000
+
+// Ports inside the containers.
+const (
+	BrokerPort     = 9092
+	ControllerPort = 9093
+)
+
+// Racks maps a rack name to the broker ids in it, e.g. a: [0,1], b: [2].
+type Racks map[string][]int32
+
+// ParseRacks parses "a=0,1;b=2" (also "a:0,1 b:2").
+func ParseRacks(s string) (Racks, error) {
+	r := Racks{}
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return r, nil
+	}
+	groups := strings.FieldsFunc(s, func(c rune) bool { return c == ';' || c == ' ' })
+	for _, g := range groups {
+		name, ids, ok := strings.Cut(g, "=")
+		if !ok {
+			name, ids, ok = strings.Cut(g, ":")
+		}
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("racks: %q: want rack=id,id (e.g. a=0,1;b=2)", g)
+		}
+		name = strings.TrimSpace(name)
+		if _, dup := r[name]; dup {
+			return nil, fmt.Errorf("racks: rack %q given twice", name)
+		}
+		for _, f := range strings.Split(ids, ",") {
+			f = strings.TrimSpace(f)
+			if f == "" {
+				continue
+			}
+			id, err := strconv.ParseInt(f, 10, 32)
+			if err != nil {
+				return nil, fmt.Errorf("racks: rack %q: broker id %q is not a number", name, f)
+			}
+			r[name] = append(r[name], int32(id))
+		}
+		if len(r[name]) == 0 {
+			return nil, fmt.Errorf("racks: rack %q has no brokers", name)
+		}
+	}
+	return r, nil
+}
+
+// RackOf returns each broker's rack.
+func (r Racks) RackOf() map[int32]string {
+	out := map[int32]string{}
+	for name, ids := range r {
+		for _, id := range ids {
+			out[id] = name
+		}
+	}
+	return out
+}
+
+// Names returns the rack names in order.
+func (r Racks) Names() []string {
+	out := make([]string, 0, len(r))
+	for n := range r {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Validate checks that every broker is in at most one rack and that every
+// id names a broker of a cluster of n brokers. Brokers in no rack are
+// allowed only when no rack is given at all.
+func (r Racks) Validate(n int) error {
+	if len(r) == 0 {
+		return nil
+	}
+	seen := map[int32]string{}
+	for _, name := range r.Names() {
+		for _, id := range r[name] {
+			if id < 0 || int(id) >= n {
+				return fmt.Errorf("racks: rack %q: broker %d does not exist (brokers are 0..%d)", name, id, n-1)
+			}
+			if other, dup := seen[id]; dup {
+				return fmt.Errorf("racks: broker %d is in racks %q and %q", id, other, name)
+			}
+			seen[id] = name
+		}
+	}
+	for id := int32(0); int(id) < n; id++ {
+		if _, ok := seen[id]; !ok {
+			return fmt.Errorf("racks: broker %d is in no rack", id)
+		}
+	}
+	return nil
+}
+
+// String renders racks as ParseRacks reads them.
+func (r Racks) String() string {
+	var parts []string
+	for _, n := range r.Names() {
+		ids := make([]string, len(r[n]))
+		for i, id := range r[n] {
+			ids[i] = strconv.Itoa(int(id))
+		}
+		parts = append(parts, n+"="+strings.Join(ids, ","))
+	}
+	return strings.Join(parts, ";")
+}
+
+// Config describes a cluster. The zero value, after Defaults, is 1
+// controller and 3 brokers of DefaultKafkaVersion.
+type Config struct {
+	RunID        string // label value; generated when empty
+	KafkaVersion string
+	Image        string // default kchaos/kafka:<KafkaVersion>
+	Brokers      int
+	Controllers  int // 1 or 3
+	Racks        Racks
+	// ELR turns Eligible Leader Replicas on or off at format time; nil keeps
+	// the Kafka version's default (off in 4.0, on for new 4.1+ clusters,
+	// absent before 4.0).
+	ELR *bool
+	// BrokerConfig applies to every broker, PerBroker to one; ControllerConfig
+	// to every controller. They override the defaults of DefaultBrokerConfig.
+	BrokerConfig     map[string]string
+	PerBroker        map[int32]map[string]string
+	ControllerConfig map[string]string
+	// Subnet of the run's Docker network (e.g. 10.231.7.0/24); chosen from
+	// 10.231.0.0/16 when empty.
+	Subnet   string
+	DataRoot string // host folder for node data; default /var/tmp/kchaos
+	LogDir   string // where Teardown copies each node's log; none when empty
+	BrokerHeapMB,
+	ControllerHeapMB int
+	// KeepData leaves the data folders after Teardown (for inspection).
+	KeepData bool
+}
+
+// Defaults fills unset fields.
+func (c *Config) Defaults() {
+	if c.KafkaVersion == "" {
+		c.KafkaVersion = DefaultKafkaVersion
+	}
+	if c.Image == "" {
+		c.Image = "kchaos/kafka:" + c.KafkaVersion
+	}
+	if c.Brokers == 0 {
+		c.Brokers = 3
+	}
+	if c.Controllers == 0 {
+		c.Controllers = 1
+	}
+	if c.DataRoot == "" {
+		c.DataRoot = "/var/tmp/kchaos"
+	}
+	if c.BrokerHeapMB == 0 {
+		c.BrokerHeapMB = 448
+	}
+	if c.ControllerHeapMB == 0 {
+		c.ControllerHeapMB = 256
+	}
+}
+
+// Validate reports the first problem with c, naming the field.
+func (c *Config) Validate() error {
+	if c.Brokers < 1 || c.Brokers > 9 {
+		return fmt.Errorf("brokers: %d: want 1..9", c.Brokers)
+	}
+	if c.Controllers != 1 && c.Controllers != 3 {
+		return fmt.Errorf("controllers: %d: want 1 or 3", c.Controllers)
+	}
+	if err := c.Racks.Validate(c.Brokers); err != nil {
+		return err
+	}
+	v, err := ParseVersion(c.KafkaVersion)
+	if err != nil {
+		return fmt.Errorf("kafka version: %v", err)
+	}
+	if v.Less(Version{3, 9, 0}) {
+		return fmt.Errorf("kafka version %s: kchaos supports 3.9 and later", c.KafkaVersion)
+	}
+	if c.ELR != nil && *c.ELR && !v.HasELR() {
+		return fmt.Errorf("elr: Eligible Leader Replicas (eligible.leader.replicas.version) needs Kafka 4.0 or later; %s does not have it", c.KafkaVersion)
+	}
+	for id := range c.PerBroker {
+		if id < 0 || int(id) >= c.Brokers {
+			return fmt.Errorf("per-broker config: broker %d does not exist", id)
+		}
+	}
+	return nil
+}
+
+// Version is a Kafka release number.
+type Version struct{ Major, Minor, Patch int }
+
+// ParseVersion parses "4.1.2" (a suffix after '-' is ignored).
+func ParseVersion(s string) (Version, error) {
+	core, _, _ := strings.Cut(s, "-")
+	parts := strings.Split(core, ".")
+	if len(parts) < 2 || len(parts) > 3 {
+		return Version{}, fmt.Errorf("%q: want MAJOR.MINOR.PATCH", s)
+	}
+	var n [3]int
+	for i, p := range parts {
+		v, err := strconv.Atoi(p)
+		if err != nil || v < 0 {
+			return Version{}, fmt.Errorf("%q: want MAJOR.MINOR.PATCH", s)
+		}
+		n[i] = v
+	}
+	return Version{n[0], n[1], n[2]}, nil
+}
+
+// Less orders versions.
+func (v Version) Less(o Version) bool {
+	if v.Major != o.Major {
+		return v.Major < o.Major
+	}
+	if v.Minor != o.Minor {
+		return v.Minor < o.Minor
+	}
+	return v.Patch < o.Patch
+}
+
+// HasELR reports whether the release has the eligible.leader.replicas.version feature.
+func (v Version) HasELR() bool { return !v.Less(Version{4, 0, 0}) }
+
+// ELRDefault is the release's default for new clusters.
+func (v Version) ELRDefault() bool { return !v.Less(Version{4, 1, 0}) }

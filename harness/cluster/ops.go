@@ -1,0 +1,247 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tcexec "github.com/testcontainers/testcontainers-go/exec"
+
+	"github.com/kchaos/kchaos/harness/admin"
+)
+
+func (c *Cluster) container(id int32) (*testcontainers.DockerContainer, error) {
+	ctr, ok := c.containers[id]
+	if !ok || ctr == nil {
+		return nil, fmt.Errorf("node %d: no such node in run %s", id, c.cfg.RunID)
+	}
+	return ctr, nil
+}
+
+// Kill sends SIGKILL to node id's container (docker kill -s KILL): the
+// process dies without flushing; its disk stays.
+func (c *Cluster) Kill(ctx context.Context, id int32) error {
+	return c.Signal(ctx, id, "KILL")
+}
+
+// Signal sends a signal (e.g. "KILL", "TERM", "STOP", "CONT") to node id's
+// main process.
+func (c *Cluster) Signal(ctx context.Context, id int32, sig string) error {
+	ctr, err := c.container(id)
+	if err != nil {
+		return err
+	}
+	_, err = c.docker.ContainerKill(ctx, ctr.GetContainerID(), client.ContainerKillOptions{Signal: sig})
+	if err != nil {
+		return fmt.Errorf("node %d: signal %s: %w", id, sig, err)
+	}
+	return nil
+}
+
+// StartNode starts node id's stopped container again, with the same disk.
+// It returns once the container runs, not once Kafka is ready.
+func (c *Cluster) StartNode(ctx context.Context, id int32) error {
+	ctr, err := c.container(id)
+	if err != nil {
+		return err
+	}
+	if _, err := c.docker.ContainerStart(ctx, ctr.GetContainerID(), client.ContainerStartOptions{}); err != nil {
+		return fmt.Errorf("node %d: start: %w", id, err)
+	}
+	return nil
+}
+
+// Stop stops node id cleanly: SIGTERM, then SIGKILL after timeout.
+func (c *Cluster) Stop(ctx context.Context, id int32, timeout time.Duration) error {
+	ctr, err := c.container(id)
+	if err != nil {
+		return err
+	}
+	secs := int(timeout.Seconds())
+	if _, err := c.docker.ContainerStop(ctx, ctr.GetContainerID(), client.ContainerStopOptions{Timeout: &secs}); err != nil {
+		return fmt.Errorf("node %d: stop: %w", id, err)
+	}
+	return nil
+}
+
+// Pause freezes node id's processes (cgroup freezer, docker pause).
+func (c *Cluster) Pause(ctx context.Context, id int32) error {
+	ctr, err := c.container(id)
+	if err != nil {
+		return err
+	}
+	if _, err := c.docker.ContainerPause(ctx, ctr.GetContainerID(), client.ContainerPauseOptions{}); err != nil {
+		return fmt.Errorf("node %d: pause: %w", id, err)
+	}
+	return nil
+}
+
+// Unpause thaws node id.
+func (c *Cluster) Unpause(ctx context.Context, id int32) error {
+	ctr, err := c.container(id)
+	if err != nil {
+		return err
+	}
+	if _, err := c.docker.ContainerUnpause(ctx, ctr.GetContainerID(), client.ContainerUnpauseOptions{}); err != nil {
+		return fmt.Errorf("node %d: unpause: %w", id, err)
+	}
+	return nil
+}
+
+// NodeState is a container's run state.
+type NodeState struct {
+	Running, Paused bool
+	ExitCode        int
+}
+
+// State reports whether node id's container runs and whether it is paused.
+func (c *Cluster) State(ctx context.Context, id int32) (NodeState, error) {
+	ctr, err := c.container(id)
+	if err != nil {
+		return NodeState{}, err
+	}
+	st, err := ctr.State(ctx)
+	if err != nil {
+		return NodeState{}, fmt.Errorf("node %d: inspect: %w", id, err)
+	}
+	return NodeState{Running: st.Running, Paused: st.Paused, ExitCode: st.ExitCode}, nil
+}
+
+// Exec runs cmd in node id's container and returns its combined output; a
+// non-zero exit is an error that carries the output.
+func (c *Cluster) Exec(ctx context.Context, id int32, cmd ...string) (string, error) {
+	ctr, err := c.container(id)
+	if err != nil {
+		return "", err
+	}
+	code, r, err := ctr.Exec(ctx, cmd, tcexec.Multiplexed())
+	if err != nil {
+		return "", fmt.Errorf("node %d: exec %v: %w", id, cmd, err)
+	}
+	out, _ := io.ReadAll(r)
+	if code != 0 {
+		return string(out), fmt.Errorf("node %d: exec %v: exit %d: %s", id, cmd, code, bytes.TrimSpace(out))
+	}
+	return string(out), nil
+}
+
+// Logs returns node id's container output (the Kafka server log).
+func (c *Cluster) Logs(ctx context.Context, id int32) ([]byte, error) {
+	ctr, err := c.container(id)
+	if err != nil {
+		return nil, err
+	}
+	r, err := ctr.Logs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// Admin returns an admin client for the cluster; the caller closes it.
+func (c *Cluster) Admin() (*admin.Client, error) { return admin.New(c.Bootstrap()) }
+
+// WaitReady waits until every broker is registered and unfenced, as the
+// admin API reports (the Metadata response lists only unfenced brokers).
+func (c *Cluster) WaitReady(ctx context.Context, limit time.Duration) error {
+	return c.WaitBrokers(ctx, c.brokers, limit)
+}
+
+// WaitBrokers waits until the given brokers are all registered and unfenced.
+func (c *Cluster) WaitBrokers(ctx context.Context, ids []int32, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	adm, err := c.Admin()
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	var last []int32
+	var lastErr error
+	for {
+		live, err := adm.LiveBrokers(ctx)
+		if err == nil {
+			last = live
+			if containsAll(live, ids) {
+				return nil
+			}
+		} else {
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("brokers %v not all unfenced within %s (live: %v, last error: %v)", ids, limit, last, lastErr)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func containsAll(have, want []int32) bool {
+	set := map[int32]bool{}
+	for _, h := range have {
+		set[h] = true
+	}
+	for _, w := range want {
+		if !set[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// Teardown copies each node's log into Config.LogDir (when set), then
+// removes the run's containers, network and data. It is safe to call more
+// than once and from a signal handler's goroutine.
+func (c *Cluster) Teardown(ctx context.Context) error {
+	c.torn.Do(func() {
+		var errs []error
+		if c.cfg.LogDir != "" {
+			errs = append(errs, c.CopyLogs(ctx, c.cfg.LogDir))
+		}
+		ids := make([]int32, 0, len(c.containers))
+		for id := range c.containers {
+			ids = append(ids, id)
+		}
+		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+		for _, id := range ids {
+			// Thaw first: a paused container cannot be removed cleanly.
+			_, _ = c.docker.ContainerUnpause(ctx, c.containers[id].GetContainerID(), client.ContainerUnpauseOptions{})
+		}
+		_, err := RemoveRun(ctx, c.docker, c.cfg.RunID)
+		errs = append(errs, err)
+		if !c.cfg.KeepData {
+			errs = append(errs, os.RemoveAll(filepath.Join(c.cfg.DataRoot, c.cfg.RunID)))
+		}
+		c.tearErr = errors.Join(errs...)
+	})
+	return c.tearErr
+}
+
+// CopyLogs writes each node's container output to dir/<role>-<id>.log.
+func (c *Cluster) CopyLogs(ctx context.Context, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var errs []error
+	for id, n := range c.nodes {
+		if _, ok := c.containers[id]; !ok {
+			continue
+		}
+		b, err := c.Logs(ctx, id)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("logs of %s %d: %w", n.Role, id, err))
+			continue
+		}
+		errs = append(errs, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.log", n.Role, id)), b, 0o644))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,188 @@
+package cluster
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Role is what a node does.
+type Role string
+
+const (
+	RoleBroker     Role = "broker"
+	RoleController Role = "controller"
+)
+
+// Node is one Kafka process in its container.
+type Node struct {
+	ID   int32
+	Role Role
+	Name string // container name
+	IP   string
+	Rack string
+}
+
+// Addr is the node's listener address (host:port on the run's network).
+func (n Node) Addr() string {
+	port := BrokerPort
+	if n.Role == RoleController {
+		port = ControllerPort
+	}
+	return n.IP + ":" + strconv.Itoa(port)
+}
+
+// Fast failure detection: seconds, not tens of seconds, so a fault's effect
+// on the ISR and on leadership shows within a test's patience. Kafka's
+// defaults are in the comments.
+var failureDetection = map[string]string{
+	"replica.lag.time.max.ms":      "4000", // 30000: a silent follower leaves the ISR
+	"replica.fetch.wait.max.ms":    "200",  // 500; must stay <= replica.lag.time.max.ms
+	"broker.heartbeat.interval.ms": "500",  // 2000
+	"broker.session.timeout.ms":    "3000", // 9000 (controller side): fence a silent broker
+}
+
+// DefaultBrokerConfig is what every broker runs with unless overridden.
+// Settings that kchaos needs to work (listeners, ids, log dirs, the quorum)
+// are set by Render and cannot be overridden: see ForcedBrokerKeys.
+func DefaultBrokerConfig(brokers int) map[string]string {
+	rf := strconv.Itoa(min(brokers, 3))
+	m := map[string]string{
+		"auto.leader.rebalance.enable":             "false", // true: would move leaders behind a fault's back
+		"offsets.topic.replication.factor":         rf,
+		"transaction.state.log.replication.factor": rf,
+		"transaction.state.log.min.isr":            "1",
+		"group.initial.rebalance.delay.ms":         "0",
+		"num.partitions":                           "1",
+		"auto.create.topics.enable":                "false",
+		"num.network.threads":                      "2",
+		"num.io.threads":                           "2",
+		"num.replica.fetchers":                     "1",
+		"log.segment.bytes":                        "16777216", // small segments: a power cut leaves a visible recovery point
+		"log.retention.check.interval.ms":          "300000",
+	}
+	for k, v := range failureDetection {
+		m[k] = v
+	}
+	return m
+}
+
+// DefaultControllerConfig is what every controller runs with.
+func DefaultControllerConfig() map[string]string {
+	return map[string]string{
+		"broker.heartbeat.interval.ms": failureDetection["broker.heartbeat.interval.ms"],
+		"broker.session.timeout.ms":    failureDetection["broker.session.timeout.ms"],
+		"num.network.threads":          "1",
+		"num.io.threads":               "1",
+	}
+}
+
+// ForcedBrokerKeys are the settings kchaos owns on every node: a user's
+// broker config may not change them (they are listed in the report).
+var ForcedBrokerKeys = []string{
+	"process.roles", "node.id", "listeners", "advertised.listeners",
+	"listener.security.protocol.map", "controller.listener.names",
+	"inter.broker.listener.name", "controller.quorum.voters",
+	"controller.quorum.bootstrap.servers", "log.dirs", "log.dir",
+	"metadata.log.dir", "broker.rack",
+}
+
+// DataDir is the log dir inside a node's container.
+const DataDir = "/var/lib/kafka/data"
+
+// Render returns the server.properties of node n in a cluster of brokers
+// brokers. voters is the static controller quorum
+// ("1000@10.0.0.10:9093,..."). Overrides are applied in order over the
+// defaults; the keys kchaos owns (ForcedBrokerKeys) are set last.
+func Render(n Node, voters string, brokers int, overrides ...map[string]string) string {
+	var base map[string]string
+	if n.Role == RoleBroker {
+		base = DefaultBrokerConfig(brokers)
+	} else {
+		base = DefaultControllerConfig()
+	}
+	props := map[string]string{}
+	for k, v := range base {
+		props[k] = v
+	}
+	for _, o := range overrides {
+		for k, v := range o {
+			props[k] = v
+		}
+	}
+	props["node.id"] = strconv.Itoa(int(n.ID))
+	props["controller.quorum.voters"] = voters
+	props["controller.listener.names"] = "CONTROLLER"
+	props["listener.security.protocol.map"] = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
+	props["log.dirs"] = DataDir
+	delete(props, "log.dir")
+	delete(props, "controller.quorum.bootstrap.servers")
+	if n.Role == RoleBroker {
+		props["process.roles"] = "broker"
+		props["listeners"] = fmt.Sprintf("PLAINTEXT://0.0.0.0:%d", BrokerPort)
+		props["advertised.listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", n.IP, BrokerPort)
+		props["inter.broker.listener.name"] = "PLAINTEXT"
+		if n.Rack != "" {
+			props["broker.rack"] = n.Rack
+		} else {
+			delete(props, "broker.rack")
+		}
+	} else {
+		props["process.roles"] = "controller"
+		props["listeners"] = fmt.Sprintf("CONTROLLER://0.0.0.0:%d", ControllerPort)
+		delete(props, "advertised.listeners")
+		delete(props, "inter.broker.listener.name")
+		delete(props, "broker.rack")
+	}
+	keys := make([]string, 0, len(props))
+	for k := range props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	fmt.Fprintf(&b, "# server.properties of %s %d, written by kchaos\n", n.Role, n.ID)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
+	}
+	return b.String()
+}
+
+// Voters renders the static quorum for controllers.
+func Voters(controllers []Node) string {
+	parts := make([]string, len(controllers))
+	for i, c := range controllers {
+		parts[i] = fmt.Sprintf("%d@%s:%d", c.ID, c.IP, ControllerPort)
+	}
+	return strings.Join(parts, ",")
+}
+
+// FormatArgs are the StorageTool format arguments beyond -c and -t.
+func FormatArgs(v Version, elr *bool) []string {
+	if !v.HasELR() || elr == nil {
+		return nil
+	}
+	on := "0"
+	if *elr {
+		on = "1"
+	}
+	return []string{"--feature", "eligible.leader.replicas.version=" + on}
+}
+
+// OverriddenUserKeys lists the keys of a user's config that kchaos replaces
+// (forced keys and failure-detection timeouts), for the report.
+func OverriddenUserKeys(user map[string]string) []string {
+	var out []string
+	for _, k := range ForcedBrokerKeys {
+		if _, ok := user[k]; ok {
+			out = append(out, k)
+		}
+	}
+	for k := range failureDetection {
+		if _, ok := user[k]; ok {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
