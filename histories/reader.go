@@ -96,9 +96,12 @@ func (r *Reader) Next() (Event, error) {
 
 func (r *Reader) parse(body []byte) (Event, error) {
 	var e Event
-	// Unmarshal also rejects anything after the first value on the line.
-	if err := json.Unmarshal(body, &e); err != nil {
-		return e, fmt.Errorf("not a JSON event: %w", err)
+	if !fastEvent(body, &e) { // the common case, decoded without reflection
+		e = Event{}
+		// Unmarshal also rejects anything after the first value on the line.
+		if err := json.Unmarshal(body, &e); err != nil {
+			return e, fmt.Errorf("not a JSON event: %w", err)
+		}
 	}
 	if e.Index != r.next {
 		return e, fmt.Errorf("index %d, want %d (indexes count 0, 1, 2, ... in file order)", e.Index, r.next)

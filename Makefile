@@ -1,0 +1,63 @@
+# kchaos: the few commands a person types. See README.md.
+KAFKA_VERSION ?= 4.1.2
+SCENARIO      ?= s1
+GO            ?= go
+export TESTCONTAINERS_RYUK_DISABLED := true
+export KCHAOS_KAFKA_VERSION := $(KAFKA_VERSION)
+
+BIN := bin/kchaos
+
+.PHONY: all build docker image run test test-short test-scenarios bench vet chromium clean distclean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/kchaos
+
+# The Docker engine: a no-op where one already answers.
+docker:
+	@scripts/docker-up.sh
+
+# The Kafka image, built offline and only when missing.
+image: docker
+	@image/build.sh $(KAFKA_VERSION)
+
+# Debian's Chromium, for the report's headless-browser test and screenshot.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing Debian's chromium" >&2; \
+	  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+# Main job: set everything up, then run the default scenario.
+run: image chromium build
+	$(BIN) run $(SCENARIO) --kafka $(KAFKA_VERSION)
+
+vet:
+	$(GO) vet ./...
+
+# Unit tests only: no Docker.
+test-short: vet
+	$(GO) test -short -count=1 ./...
+
+# Everything the default CI run needs: unit tests, then the integration tests
+# on real clusters (one package at a time: 2 cores), including the scenario
+# tests s1, s2, s4, s7, s8.
+test: vet image chromium
+	$(GO) test -short -count=1 ./...
+	$(GO) test -count=1 -p 1 -timeout 35m ./...
+
+# All twelve seed scenarios on real clusters.
+test-scenarios: image chromium
+	KCHAOS_ALL_SCENARIOS=1 $(GO) test -count=1 -p 1 -timeout 80m -run 'TestScenario' -v ./harness/...
+
+# Speed and memory targets (Go benchmarks; workload benchmarks need Docker).
+bench: image
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m ./...
+
+clean:
+	rm -rf bin
+	-$(BIN) clean 2>/dev/null || $(GO) run ./cmd/kchaos clean
+
+distclean: clean
+	rm -rf store image/target

@@ -1,0 +1,290 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Result judges the history added so far. Call it once, after the last Add.
+func (c *Checker) Result() *Result {
+	c.closeOpen()
+	r := &Result{Idempotent: c.opts.Idempotent}
+	a := &analysis{c: c, r: r}
+	a.prepare()
+	a.lostAndUnseen()
+	a.reuse()
+	a.values()
+	a.sendOrder()
+	a.pollOrder()
+	a.explain()
+	r.Stats = a.stats()
+	if c.opts.SkipLinearizability {
+		r.Linearizable = &Linearizable{Result: "skipped"}
+	} else {
+		r.Linearizable = a.linearizability()
+	}
+	r.Counts = r.Anomalies.counts()
+	a.verdict()
+	return r
+}
+
+// closeOpen ends the ops still open when the history ends as Jepsen does:
+// their outcome is unknown (info). A final read still open did not complete.
+func (c *Checker) closeOpen() {
+	procs := make([]int, 0, len(c.open))
+	for p := range c.open {
+		procs = append(procs, p)
+	}
+	slices.Sort(procs)
+	for _, p := range procs {
+		pd := c.open[p]
+		switch pd.f {
+		case histories.FSend:
+			c.sends[pd.send].typ = opInfo
+			c.sends[pd.send].ret = -1
+		case histories.FFinalRead:
+			c.failed = append(c.failed, finalTry{proc: p, typ: "open", at: pd.call, tps: pd.tps})
+		}
+	}
+	c.open = map[int]*pending{}
+}
+
+// analysis holds what the checks share while the Result is built.
+type analysis struct {
+	c      *Checker
+	r      *Result
+	inFin  []uint64  // values in the final read of their partition
+	faults []int     // nemesis ops that make a fault, by time
+	lost   []int32   // lost sends, in send order
+	acked  [][]int32 // per partition, its sends acked with an offset, in send order
+}
+
+func (a *analysis) prepare() {
+	c := a.c
+	a.inFin = make([]uint64, len(c.vals)/64+1)
+	for tp := range c.tps {
+		for _, r := range a.finalRecs(int32(tp)) {
+			if s := c.vals[r.val].send; s < 0 || c.sends[s].tp == int32(tp) {
+				a.inFin[r.val/64] |= 1 << (r.val % 64)
+			}
+		}
+	}
+	for i, op := range c.nem {
+		if !healing(op.f) {
+			a.faults = append(a.faults, i)
+		}
+	}
+	a.acked = make([][]int32, len(c.tps))
+	for i := range c.sends {
+		if s := &c.sends[i]; s.typ == opOK {
+			a.acked[s.tp] = append(a.acked[s.tp], int32(i))
+		}
+	}
+}
+
+// finalRecs returns the records of tp in its last completed final read,
+// by offset.
+func (a *analysis) finalRecs(tp int32) []rec {
+	f := a.c.tps[tp].final
+	if f < 0 {
+		return nil
+	}
+	op := a.c.finals[f]
+	recs := a.c.recs[op.start:op.end]
+	lo := sort.Search(len(recs), func(i int) bool { return recs[i].tp >= tp })
+	hi := sort.Search(len(recs), func(i int) bool { return recs[i].tp > tp })
+	return recs[lo:hi]
+}
+
+// finalAt returns the final read's record of tp at off.
+func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
+	recs := a.finalRecs(tp)
+	i := sort.Search(len(recs), func(i int) bool { return recs[i].off >= off })
+	if i < len(recs) && recs[i].off == off {
+		return recs[i], true
+	}
+	return rec{}, false
+}
+
+func secs(t int64) float64 { return math.Round(float64(t)/1e6) / 1e3 }
+
+// where describes partition tp at time t.
+func (a *analysis) where(tp int32, t int64) Where {
+	var w Where
+	if o := a.c.tps[tp].at(t); o != nil {
+		leader, epoch, at := o.leader, o.epoch, secs(o.at)
+		w.Leader, w.LeaderEpoch, w.ObservedS, w.ISR, w.ELR = &leader, &epoch, &at, o.isr, o.elr
+	}
+	if f := a.faultBefore(t); f != nil {
+		w.LastFault = f
+	}
+	return w
+}
+
+// faultBefore returns the last fault made at or before t.
+func (a *analysis) faultBefore(t int64) *FaultRef {
+	i := sort.Search(len(a.faults), func(i int) bool { return a.c.nem[a.faults[i]].call > t })
+	if i == 0 {
+		return nil
+	}
+	f := a.faultRef(a.faults[i-1])
+	return &f
+}
+
+func (a *analysis) faultRef(i int) FaultRef {
+	op := a.c.nem[i]
+	return FaultRef{F: op.f, Fault: op.v.Fault, Nodes: op.v.Nodes, AtS: secs(op.call), Details: op.v.Details}
+}
+
+func (a *analysis) lostAndUnseen() {
+	c := a.c
+	for i := range c.sends {
+		s := &c.sends[i]
+		if s.typ != opOK {
+			continue
+		}
+		t := c.tps[s.tp]
+		if t.final < 0 {
+			if !c.vals[s.val].polled {
+				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{
+					Topic: t.topic, Partition: t.partition, Value: c.vals[s.val].str, Offset: s.off,
+					Process: int(s.proc), AckedS: secs(s.ret), AtAck: a.where(s.tp, s.ret)})
+			}
+			continue
+		}
+		f := &c.finals[t.final]
+		if s.off < f.starts[s.tp] {
+			continue // below the log start: retention, not loss
+		}
+		if end, ok := f.ends[s.tp]; ok && s.off >= end && s.ret > f.call {
+			continue // acked after the final read began, past what it covered
+		}
+		if a.inFin[s.val/64]&(1<<(s.val%64)) != 0 {
+			continue
+		}
+		a.lost = append(a.lost, int32(i))
+	}
+	// Entries are made by explain, which knows their ranges.
+}
+
+// reuse finds offsets that held more than one value, with who saw each.
+func (a *analysis) reuse() {
+	c := a.c
+	idx := map[tpOff]*OffsetReuseEntry{}
+	var entries []*OffsetReuseEntry
+	for tp, t := range c.tps {
+		for _, off := range t.offs.reused() {
+			e := &OffsetReuseEntry{Topic: t.topic, Partition: t.partition, Offset: off}
+			for _, v := range t.offs.values(off) {
+				e.Values = append(e.Values, Observed{Value: c.vals[v].str, FirstS: math.Inf(1)})
+			}
+			idx[tpOff{int32(tp), off}] = e
+			entries = append(entries, e)
+		}
+	}
+	if len(entries) == 0 {
+		return
+	}
+	see := func(tp int32, off int64, val int32, at int64, src string, epoch *int32) {
+		e := idx[tpOff{tp, off}]
+		if e == nil {
+			return
+		}
+		for i := range e.Values {
+			o := &e.Values[i]
+			if o.Value != c.vals[val].str {
+				continue
+			}
+			o.FirstS = min(o.FirstS, secs(at))
+			if len(o.Sources) < 6 {
+				o.Sources = append(o.Sources, src)
+			}
+			if epoch != nil && !slices.Contains(o.LeaderEpochs, *epoch) {
+				o.LeaderEpochs = append(o.LeaderEpochs, *epoch)
+				if st := c.tps[tp].epochStart(*epoch); st != nil && !slices.Contains(o.Leaders, st.leader) {
+					o.Leaders = append(o.Leaders, st.leader)
+				}
+			}
+			if s := c.vals[val].send; s >= 0 && o.Send == "" {
+				o.Send = a.sendWords(s)
+			}
+		}
+	}
+	for i := range c.sends {
+		if s := &c.sends[i]; s.typ == opOK {
+			see(s.tp, s.off, s.val, s.ret, fmt.Sprintf("send p%d acked at %.1f s", s.proc, secs(s.ret)), nil)
+		}
+	}
+	a.eachRead(func(f string, op *readOp, r *rec) {
+		epoch := r.epoch
+		see(r.tp, r.off, r.val, op.ret, fmt.Sprintf("%s p%d at %.1f s", f, op.proc, secs(op.ret)), &epoch)
+	})
+	for _, e := range entries {
+		for i := range e.Values {
+			if len(e.Values[i].Sources) == 6 {
+				e.Values[i].Sources[5] = "..."
+			}
+			if math.IsInf(e.Values[i].FirstS, 1) {
+				e.Values[i].FirstS = 0
+			}
+		}
+		slices.SortStableFunc(e.Values, func(x, y Observed) int { return cmp.Compare(x.FirstS, y.FirstS) })
+		a.r.Anomalies.OffsetReuse = append(a.r.Anomalies.OffsetReuse, *e)
+	}
+}
+
+// eachRead calls fn on every record of every completed poll and final read.
+func (a *analysis) eachRead(fn func(f string, op *readOp, r *rec)) {
+	for _, set := range []struct {
+		f   string
+		ops []readOp
+	}{{histories.FPoll, a.c.polls}, {histories.FFinalRead, a.c.finals}} {
+		for i := range set.ops {
+			op := &set.ops[i]
+			for j := op.start; j < op.end; j++ {
+				fn(set.f, op, &a.c.recs[j])
+			}
+		}
+	}
+}
+
+func (a *analysis) sendWords(s int32) string {
+	op := &a.c.sends[s]
+	switch op.typ {
+	case opOK:
+		return fmt.Sprintf("acked at offset %d (p%d, %.1f s)", op.off, op.proc, secs(op.ret))
+	case opOKNoOffset:
+		return fmt.Sprintf("ok without offset (acks=0, p%d)", op.proc)
+	case opFail:
+		return fmt.Sprintf("failed %s (p%d, %.1f s)", op.err, op.proc, secs(op.ret))
+	}
+	if op.err != "" {
+		return fmt.Sprintf("unknown outcome: %s (p%d)", op.err, op.proc)
+	}
+	return fmt.Sprintf("unknown outcome (p%d)", op.proc)
+}
+
+func (a *analysis) sendRef(s int32) *SendRef {
+	op := &a.c.sends[s]
+	ref := &SendRef{Process: int(op.proc), Error: op.err, InvokedS: secs(op.call)}
+	if op.ret >= 0 {
+		ref.DoneS = secs(op.ret)
+	}
+	switch op.typ {
+	case opOK:
+		off := op.off
+		ref.Type, ref.Offset = "ok", &off
+	case opOKNoOffset:
+		ref.Type = "ok"
+	case opFail:
+		ref.Type = "fail"
+	default:
+		ref.Type = "info"
+	}
+	return ref
+}

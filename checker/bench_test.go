@@ -1,0 +1,64 @@
+package checker
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchmarkCheck1M checks a generated history of 1,000,000 client ops (8
+// partitions, 16 processes) completely: reading the file, every direct
+// check, the explanations, the stats and porcupine. It reports the seconds
+// per check and the peak heap (sampled every 10 ms) besides ns/op.
+func BenchmarkCheck1M(b *testing.B) {
+	path := filepath.Join(b.TempDir(), HistoryFile)
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	writeSynth(f, synthConfig{Ops: 1_000_000, Partitions: 8, Workers: 16, Seed: 1, InfoRate: 0.002, FailRate: 0.003})
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var ms runtime.MemStats
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for {
+			runtime.ReadMemStats(&ms)
+			if ms.HeapInuse > peak.Load() {
+				peak.Store(ms.HeapInuse)
+			}
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		res, _, err := CheckPath(path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.Valid != Valid || res.Linearizable.Result != "ok" {
+			b.Fatalf("generated history judged %v (linearizable %s): %v", res.Valid, res.Linearizable.Result, res.Reasons)
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	close(stop)
+	<-done
+	b.ReportMetric(elapsed.Seconds()/float64(b.N), "s/check")
+	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
+}

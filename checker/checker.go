@@ -1,0 +1,330 @@
+package checker
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Options steer a check.
+type Options struct {
+	// Idempotent says the producer was idempotent. Only then do duplicate
+	// and nonmonotonic-send count toward validity: Kafka promises neither
+	// without it. CheckPath takes it from run.json; a bare history is
+	// checked as from a non-idempotent producer.
+	Idempotent bool
+	// PorcupineTimeout bounds the whole linearizability check (0 means
+	// DefaultPorcupineTimeout). A check cut short is "unknown", never a pass.
+	PorcupineTimeout time.Duration
+	// SkipLinearizability leaves porcupine out; the result says "skipped".
+	SkipLinearizability bool
+	// VisualizeDir, if set, receives porcupine's HTML visualization of each
+	// topic-partition that fails, and of every one when the history is small
+	// (at most SmallHistory client ops).
+	VisualizeDir string
+	// Window is the number of offsets per porcupine partition in a large
+	// history (0 means DefaultWindow); see linmodel.go.
+	Window int64
+
+	prefix string // of visualization files; CheckPath sets it
+}
+
+const (
+	// DefaultPorcupineTimeout is the linearizability budget of a check.
+	DefaultPorcupineTimeout = 2 * time.Minute
+	// DefaultWindow is the offsets per porcupine partition of a large history.
+	DefaultWindow = 2048
+	// SmallHistory is the most client ops of a history that porcupine checks
+	// whole (one partition per topic-partition) and visualizes throughout.
+	SmallHistory = 5000
+)
+
+// Check checks a whole history held in memory.
+func Check(events []histories.Event, opts Options) (*Result, error) {
+	c := New(opts)
+	for i := range events {
+		if err := c.Add(&events[i]); err != nil {
+			return nil, fmt.Errorf("event %d: %w", events[i].Index, err)
+		}
+	}
+	return c.Result(), nil
+}
+
+// CheckReader checks a history as it streams from r: the events are never
+// all in memory at once, and parsing (one goroutine) overlaps checking
+// (another). A malformed line, or an event that breaks the operation model
+// or whose value does not have its contract shape, is a
+// *histories.LineError naming the line.
+func CheckReader(r io.Reader, opts Options) (*Result, error) {
+	rd := histories.NewReader(r)
+	batches := make(chan *batch, 4)
+	free := make(chan *batch, 6)
+	quit := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(batches)
+		for {
+			var b *batch
+			select {
+			case b = <-free:
+				b.events, b.lines = b.events[:0], b.lines[:0]
+			default:
+				b = &batch{}
+			}
+			for len(b.events) < batchSize {
+				e, err := rd.Next()
+				if err != nil {
+					if !errors.Is(err, io.EOF) {
+						readErr = err
+					}
+					batches <- b
+					return
+				}
+				b.events = append(b.events, e)
+				b.lines = append(b.lines, rd.Lines())
+			}
+			select {
+			case batches <- b:
+			case <-quit:
+				return
+			}
+		}
+	}()
+	c := New(opts)
+	var addErr error
+	for b := range batches {
+		for i := range b.events {
+			if addErr == nil {
+				if err := c.Add(&b.events[i]); err != nil {
+					addErr = &histories.LineError{Line: b.lines[i], Err: err}
+					close(quit)
+				}
+			}
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	if addErr != nil {
+		return nil, addErr
+	}
+	if readErr != nil {
+		return nil, readErr
+	}
+	c.tornLine = rd.TornLine()
+	return c.Result(), nil
+}
+
+// batch carries events from the parsing goroutine to the checking one.
+type batch struct {
+	events []histories.Event
+	lines  []int
+}
+
+const batchSize = 512
+
+// Checker accumulates a history one event at a time (Add) and then judges
+// it (Result). It keeps a compact form of what the checks need: each value
+// once, each send as a fixed-size record, each record read as 24 bytes.
+type Checker struct {
+	opts Options
+
+	topics   map[string]int32          // topic -> topic number
+	tpIdx    []map[int32]int32         // topic number -> partition -> tp
+	tps      []*tpInfo                 //
+	valIdx   map[string]int32          // value -> value number
+	vals     []valueInfo               //
+	dupAt    map[int32][]tpOff         // values seen at more than one offset: the others
+	sends    []sendOp                  //
+	polls    []readOp                  // ok polls
+	finals   []readOp                  // ok final reads
+	recs     []rec                     // records of polls and final reads
+	open     map[int]*pending          // client process -> its open op
+	gone     map[int]bool              // client processes retired by an info
+	seqs     map[procTP]*pollSeq       // poll order per consumer and partition
+	sendAt   map[procTP]int32          // each process's last ok send per partition
+	gaps     []pollGap                 // polls that began past the offset after the last
+	back     []pollGap                 // polls that began at or before the last offset
+	nmSend   []nmSend                  // nonmonotonic sends
+	nem      []nemOp                   //
+	nemAt    map[string]int            // nemesis f -> its open op
+	failed   []finalTry                // final reads that did not complete
+	ops      map[string]map[string]int // f -> type -> events
+	errs     map[string]int            // error -> completions
+	reclas   int                       // fail sends taken as info (see completeSend)
+	first    int64                     //
+	last     int64                     //
+	events   int64                     //
+	clients  int64                     // client ops invoked
+	tornLine int                       //
+	scratch  readVal                   //
+}
+
+// tpOff is a place in the log.
+type tpOff struct {
+	tp  int32
+	off int64
+}
+
+type procTP struct {
+	proc int32
+	tp   int32
+}
+
+// Op outcomes of a send.
+const (
+	opOpen uint8 = iota
+	opOK
+	opOKNoOffset // acks=0: unknown outcome
+	opFail
+	opInfo
+)
+
+type sendOp struct {
+	val, tp, proc int32
+	typ           uint8
+	call, ret     int64
+	off           int64 // -1 unless acked with an offset
+	err           string
+}
+
+type readOp struct {
+	proc       int32
+	call, ret  int64
+	start, end int32           // its records in Checker.recs, sorted by (tp, offset)
+	ends       map[int32]int64 // final read: tp -> end offset
+	starts     map[int32]int64 // final read: tp -> log start offset
+}
+
+type rec struct {
+	tp, val int32
+	off     int64
+	epoch   int32
+}
+
+type valueInfo struct {
+	str    string
+	send   int32 // first send that invoked it, or -1
+	tp     int32 // where it was first seen, or -1
+	off    int64
+	polled bool // some poll returned it
+	read   bool // some poll or final read returned it
+}
+
+type pending struct {
+	f    string
+	call int64
+	send int32   // index in sends
+	tps  []int32 // final read: the partitions asked for
+}
+
+type finalTry struct {
+	proc int
+	typ  histories.Type
+	at   int64
+	err  string
+	tps  []int32
+}
+
+// New returns an empty Checker.
+func New(opts Options) *Checker {
+	return &Checker{
+		opts:   opts,
+		topics: map[string]int32{},
+		valIdx: map[string]int32{},
+		dupAt:  map[int32][]tpOff{},
+		open:   map[int]*pending{},
+		gone:   map[int]bool{},
+		seqs:   map[procTP]*pollSeq{},
+		sendAt: map[procTP]int32{},
+		nemAt:  map[string]int{},
+		ops:    map[string]map[string]int{},
+		errs:   map[string]int{},
+		first:  -1,
+	}
+}
+
+// Add takes the next event of the history. It returns an error for an
+// event that breaks the operation model or whose value is not of its
+// contract shape; the Checker is then unusable.
+func (c *Checker) Add(e *histories.Event) error {
+	if !e.Type.Valid() {
+		return fmt.Errorf("type %q: want invoke, ok, fail or info", e.Type)
+	}
+	c.events++
+	if c.first < 0 {
+		c.first = e.Time
+	}
+	if e.Time > c.last {
+		c.last = e.Time
+	}
+	byType := c.ops[e.F]
+	if byType == nil {
+		byType = map[string]int{}
+		c.ops[e.F] = byType
+	}
+	byType[string(e.Type)]++
+	if e.Error != "" && e.Type != histories.Invoke {
+		c.errs[e.Error]++
+	}
+	switch {
+	case e.Process == histories.NemesisProcess:
+		return c.addNemesis(e)
+	case e.Process == histories.ObserverProcess:
+		return c.addObserve(e)
+	case e.Process < 0:
+		return fmt.Errorf("process %d: want >= 0, -1 (nemesis) or -2 (observer)", e.Process)
+	}
+	return c.addClient(e)
+}
+
+// tp returns the number of a topic-partition, creating it.
+func (c *Checker) tp(topic []byte, p int32) int32 {
+	t, ok := c.topics[string(topic)]
+	if !ok {
+		t = int32(len(c.tpIdx))
+		c.topics[string(topic)] = t
+		c.tpIdx = append(c.tpIdx, map[int32]int32{})
+	}
+	id, ok := c.tpIdx[t][p]
+	if !ok {
+		id = int32(len(c.tps))
+		c.tpIdx[t][p] = id
+		c.tps = append(c.tps, newTPInfo(string(topic), p))
+	}
+	return id
+}
+
+// value returns the number of a value, creating it.
+func (c *Checker) value(v []byte) int32 {
+	id, ok := c.valIdx[string(v)]
+	if !ok {
+		id = int32(len(c.vals))
+		s := string(v)
+		c.valIdx[s] = id
+		c.vals = append(c.vals, valueInfo{str: s, send: -1, tp: -1, off: -1})
+	}
+	return id
+}
+
+// saw records that value val was at offset off of tp, by any source.
+func (c *Checker) saw(tp int32, off int64, val int32) {
+	c.tps[tp].offs.add(off, val)
+	vi := &c.vals[val]
+	switch {
+	case vi.tp < 0:
+		vi.tp, vi.off = tp, off
+	case vi.tp != tp || vi.off != off:
+		at := tpOff{tp, off}
+		for _, o := range c.dupAt[val] {
+			if o == at {
+				return
+			}
+		}
+		c.dupAt[val] = append(c.dupAt[val], at)
+	}
+}

@@ -1,0 +1,290 @@
+package checker
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+)
+
+// Explanation groups the lost writes (or reused offsets) of one partition
+// into a contiguous range and says what the history shows of why: when they
+// were acked and with which ISR, the faults around the loss, the leader and
+// epoch that took over at the divergence offset, and what the offsets hold
+// now. Text is the same in one sentence.
+type Explanation struct {
+	Kind        string  `json:"kind"` // lost-write or offset-reuse
+	Topic       string  `json:"topic"`
+	Partition   int32   `json:"partition"`
+	FirstOffset int64   `json:"first_offset"`
+	LastOffset  int64   `json:"last_offset"`
+	Count       int     `json:"count"` // lost sends, or reused offsets
+	Offsets     []int64 `json:"offsets"`
+	// Values are the lost values, or the values first seen at the reused
+	// offsets; AckedS their ack times (0 for a value never acked).
+	Values      []string  `json:"values"`
+	AckedS      []float64 `json:"acked_s,omitempty"`
+	ISRAtAck    [][]int32 `json:"isr_at_ack,omitempty"`
+	LeaderAtAck []int32   `json:"leader_at_ack,omitempty"`
+	EpochAtAck  []int32   `json:"leader_epoch_at_ack,omitempty"`
+	// FaultBefore is the last fault made before the first ack; FaultsAfter
+	// the faults made between it and the takeover (or the final read).
+	FaultBefore *FaultRef  `json:"fault_before,omitempty"`
+	FaultsAfter []FaultRef `json:"faults_after,omitempty"`
+	Elections   []Election `json:"elections,omitempty"`
+	TookOver    *Takeover  `json:"took_over,omitempty"`
+	NowHold     *NowHold   `json:"now_hold,omitempty"`
+	LogEnd      *int64     `json:"log_end,omitempty"`
+	Text        string     `json:"text"`
+}
+
+// Election is a rise of the leader epoch seen by the observer.
+type Election struct {
+	AtS         float64 `json:"at_s"`
+	Leader      int32   `json:"leader"`
+	LeaderEpoch int32   `json:"leader_epoch"`
+	// Kind is how the new leader stood in the sample before: "clean" (in
+	// the ISR), "elr", "last-known-elr" or "unclean" (in none of them).
+	Kind        string  `json:"kind"`
+	PreviousISR []int32 `json:"previous_isr"`
+}
+
+// Takeover is the leader epoch found at the divergence offset and the
+// broker the observer saw leading in it.
+type Takeover struct {
+	LeaderEpoch int32    `json:"leader_epoch"`
+	Leader      *int32   `json:"leader,omitempty"`
+	SinceS      *float64 `json:"since_s,omitempty"`
+	Election    string   `json:"election,omitempty"`
+}
+
+// NowHold is what the final read has at the range's offsets.
+type NowHold struct {
+	FirstOffset int64    `json:"first_offset"`
+	LastOffset  int64    `json:"last_offset"`
+	Count       int      `json:"count"`
+	Values      []string `json:"values"`
+	// WrittenAfterFailure: every one of them was sent after the last ack
+	// of the range.
+	WrittenAfterFailure bool `json:"written_after_failure"`
+}
+
+// lostItem is one lost send as the grouping sees it.
+type lostItem struct {
+	send  int32
+	off   int64
+	ack   int64
+	epoch int32 // leader epoch observed at the ack, -1 if none
+}
+
+// explain groups lost writes, then reused offsets, into ranges.
+func (a *analysis) explain() {
+	c := a.c
+	byTP := map[int32][]lostItem{}
+	for _, s := range a.lost {
+		op := &c.sends[s]
+		it := lostItem{send: s, off: op.off, ack: op.ret, epoch: -1}
+		if o := c.tps[op.tp].at(op.ret); o != nil {
+			it.epoch = o.epoch
+		}
+		byTP[op.tp] = append(byTP[op.tp], it)
+	}
+	tps := make([]int32, 0, len(byTP))
+	for tp := range byTP {
+		tps = append(tps, tp)
+	}
+	slices.Sort(tps)
+	for _, tp := range tps {
+		for _, rng := range a.lostRanges(tp, byTP[tp]) {
+			a.explainLost(tp, rng)
+		}
+	}
+	a.explainReuse()
+}
+
+// lostRanges splits the lost sends of a partition into ranges. Sends acked
+// in different leader epochs are different branches of the log and never
+// share a range; within an epoch, sends are taken by offset, an offset seen
+// twice starts another pass (two losses at the same offsets), and a send
+// that survived between two lost ones, acked between them, ends a range.
+func (a *analysis) lostRanges(tp int32, items []lostItem) [][]lostItem {
+	c := a.c
+	lostSet := map[int32]bool{}
+	for _, it := range items {
+		lostSet[it.send] = true
+	}
+	var surv []lostItem
+	for _, i := range a.acked[tp] {
+		if s := &c.sends[i]; !lostSet[i] {
+			surv = append(surv, lostItem{send: i, off: s.off, ack: s.ret})
+		}
+	}
+	slices.SortFunc(surv, func(x, y lostItem) int { return cmp.Compare(x.off, y.off) })
+	between := func(x, y lostItem) bool {
+		lo := sort.Search(len(surv), func(i int) bool { return surv[i].off > x.off })
+		from, to := min(x.ack, y.ack), max(x.ack, y.ack)
+		for i := lo; i < len(surv) && surv[i].off < y.off; i++ {
+			if surv[i].ack >= from && surv[i].ack <= to {
+				return true
+			}
+		}
+		return false
+	}
+	slices.SortFunc(items, func(x, y lostItem) int {
+		return cmp.Or(cmp.Compare(x.epoch, y.epoch), cmp.Compare(x.off, y.off), cmp.Compare(x.ack, y.ack))
+	})
+	var out [][]lostItem
+	for start := 0; start < len(items); {
+		end := start
+		for end < len(items) && items[end].epoch == items[start].epoch {
+			end++
+		}
+		rest := items[start:end]
+		for len(rest) > 0 {
+			var pass, deferred []lostItem
+			for _, it := range rest {
+				if len(pass) == 0 || it.off > pass[len(pass)-1].off {
+					pass = append(pass, it)
+				} else {
+					deferred = append(deferred, it)
+				}
+			}
+			cur := []lostItem{pass[0]}
+			for _, it := range pass[1:] {
+				if between(cur[len(cur)-1], it) {
+					out = append(out, cur)
+					cur = nil
+				}
+				cur = append(cur, it)
+			}
+			out = append(out, cur)
+			rest = deferred
+		}
+		start = end
+	}
+	slices.SortStableFunc(out, func(x, y []lostItem) int { return cmp.Compare(x[0].off, y[0].off) })
+	return out
+}
+
+func (a *analysis) explainLost(tp int32, items []lostItem) {
+	c := a.c
+	t := c.tps[tp]
+	e := Explanation{Kind: LostWrite, Topic: t.topic, Partition: t.partition,
+		FirstOffset: items[0].off, LastOffset: items[len(items)-1].off, Count: len(items)}
+	firstAck, lastAck := items[0].ack, items[0].ack
+	for _, it := range items {
+		op := &c.sends[it.send]
+		e.Offsets = append(e.Offsets, it.off)
+		e.Values = append(e.Values, c.vals[op.val].str)
+		e.AckedS = append(e.AckedS, secs(it.ack))
+		firstAck, lastAck = min(firstAck, it.ack), max(lastAck, it.ack)
+		if o := t.at(it.ack); o != nil {
+			if !slices.ContainsFunc(e.ISRAtAck, func(s []int32) bool { return slices.Equal(s, o.isr) }) {
+				e.ISRAtAck = append(e.ISRAtAck, o.isr)
+			}
+			if !slices.Contains(e.LeaderAtAck, o.leader) {
+				e.LeaderAtAck = append(e.LeaderAtAck, o.leader)
+			}
+			if !slices.Contains(e.EpochAtAck, o.epoch) {
+				e.EpochAtAck = append(e.EpochAtAck, o.epoch)
+			}
+		}
+	}
+	e.FaultBefore = a.faultBefore(firstAck)
+	end := c.finals[t.final].call
+	if r, ok := a.finalAt(tp, e.FirstOffset); ok {
+		e.TookOver = a.takeover(t, r.epoch)
+	} else {
+		ackEpoch := items[0].epoch
+		for i := range t.obs {
+			if o := &t.obs[i]; o.at > firstAck && o.epoch > ackEpoch && o.leader >= 0 {
+				e.TookOver = a.takeover(t, o.epoch)
+				break
+			}
+		}
+	}
+	if e.TookOver != nil && e.TookOver.SinceS != nil {
+		if since := t.epochStart(e.TookOver.LeaderEpoch).at; since > firstAck {
+			end = since
+		}
+	}
+	e.FaultsAfter = a.faultsBetween(firstAck, end)
+	e.Elections = elections(t, firstAck, end)
+	e.NowHold = a.nowHold(tp, e.FirstOffset, e.LastOffset, lastAck)
+	if fin := c.finals[t.final]; fin.ends != nil {
+		if endOff, ok := fin.ends[tp]; ok && endOff <= e.LastOffset {
+			e.LogEnd = &endOff
+		}
+	}
+	e.Text = lostText(t.name(), &e)
+	idx := len(a.r.Explanations)
+	a.r.Explanations = append(a.r.Explanations, e)
+	for _, it := range items {
+		op := &c.sends[it.send]
+		le := LostWriteEntry{Topic: t.topic, Partition: t.partition, Offset: op.off, Value: c.vals[op.val].str,
+			Process: int(op.proc), InvokedS: secs(op.call), AckedS: secs(op.ret), AtAck: a.where(tp, op.ret),
+			Range: idx, Faults: e.FaultsAfter}
+		if r, ok := a.finalAt(tp, op.off); ok {
+			le.Now = &Held{Value: c.vals[r.val].str, LeaderEpoch: r.epoch}
+		}
+		if e.TookOver != nil {
+			epoch := e.TookOver.LeaderEpoch
+			le.NewLeader, le.NewLeaderEpoch = e.TookOver.Leader, &epoch
+		}
+		a.r.Anomalies.LostWrite = append(a.r.Anomalies.LostWrite, le)
+	}
+}
+
+// takeover describes leader epoch epoch of t from the observer's samples.
+func (a *analysis) takeover(t *tpInfo, epoch int32) *Takeover {
+	to := &Takeover{LeaderEpoch: epoch}
+	if st := t.epochStart(epoch); st != nil {
+		leader, since := st.leader, secs(st.at)
+		to.Leader, to.SinceS, to.Election = &leader, &since, st.election
+	}
+	return to
+}
+
+// faultsBetween returns the faults made in (from, to], at most the last 5.
+func (a *analysis) faultsBetween(from, to int64) []FaultRef {
+	var out []FaultRef
+	for _, i := range a.faults {
+		if at := a.c.nem[i].call; at > from && at <= to {
+			out = append(out, a.faultRef(i))
+		}
+	}
+	if len(out) > 5 {
+		out = out[len(out)-5:]
+	}
+	return out
+}
+
+// elections returns the epoch rises observed in (from, to], at most 5.
+func elections(t *tpInfo, from, to int64) []Election {
+	var out []Election
+	for i := range t.obs {
+		o := &t.obs[i]
+		if o.at > from && o.at <= to && o.election != "" && len(out) < 5 {
+			out = append(out, Election{AtS: secs(o.at), Leader: o.leader, LeaderEpoch: o.epoch,
+				Kind: o.election, PreviousISR: t.obs[i-1].isr})
+		}
+	}
+	return out
+}
+
+// nowHold describes the final read's records at offsets [first, last].
+func (a *analysis) nowHold(tp int32, first, last, after int64) *NowHold {
+	recs := a.finalRecs(tp)
+	lo := sort.Search(len(recs), func(i int) bool { return recs[i].off >= first })
+	hi := sort.Search(len(recs), func(i int) bool { return recs[i].off > last })
+	if lo >= hi {
+		return nil
+	}
+	n := &NowHold{FirstOffset: recs[lo].off, LastOffset: recs[hi-1].off, Count: hi - lo, WrittenAfterFailure: true}
+	for _, r := range recs[lo:hi] {
+		n.Values = append(n.Values, a.c.vals[r.val].str)
+		if s := a.c.vals[r.val].send; s < 0 || a.c.sends[s].call <= after {
+			n.WrittenAfterFailure = false
+		}
+	}
+	return n
+}

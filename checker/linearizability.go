@@ -1,0 +1,196 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Linearizable is porcupine's verdict on the partition logs (see linmodel.go).
+type Linearizable struct {
+	// Result is "ok", "illegal", "unknown" (the search ran out of time) or
+	// "skipped".
+	Result string `json:"result"`
+	// WindowOffsets is the offsets per porcupine partition; 0 when each
+	// topic-partition was checked whole.
+	WindowOffsets int64                    `json:"window_offsets,omitempty"`
+	Partitions    map[string]*LinPartition `json:"partitions,omitempty"`
+}
+
+// LinPartition is the verdict on one topic-partition.
+type LinPartition struct {
+	Result  string   `json:"result"`
+	Ops     int      `json:"ops"`
+	Windows int      `json:"windows"`
+	Illegal []Window `json:"illegal_windows,omitempty"`
+	// Visualization is porcupine's HTML file, beside results.json.
+	Visualization string `json:"visualization,omitempty"`
+}
+
+// infinity is the return time of an op that never returned.
+const infinity = math.MaxInt64 / 4
+
+// seg is the records of one read on one partition.
+type seg struct {
+	op         *readOp
+	start, end int32
+}
+
+func (a *analysis) linearizability() *Linearizable {
+	c := a.c
+	budget := c.opts.PorcupineTimeout
+	if budget <= 0 {
+		budget = DefaultPorcupineTimeout
+	}
+	deadline := time.Now().Add(budget)
+	small := c.clients <= SmallHistory
+	window := int64(0)
+	if !small {
+		window = c.opts.Window
+		if window <= 0 {
+			window = DefaultWindow
+		}
+	}
+	out := &Linearizable{Result: "ok", WindowOffsets: window, Partitions: map[string]*LinPartition{}}
+	segs := a.segments()
+	model := logModel(func(v int32) string { return c.vals[v].str })
+	for tp := range c.tps {
+		ops, wins := a.linOps(int32(tp), segs[tp], window)
+		if len(ops) == 0 {
+			continue
+		}
+		lp := &LinPartition{Ops: len(ops), Windows: len(wins)}
+		out.Partitions[c.tps[tp].name()] = lp
+		lp.Result = a.checkPartition(model, int32(tp), ops, wins, small, deadline, lp)
+		switch {
+		case lp.Result == "illegal":
+			out.Result = "illegal"
+			t := c.tps[tp]
+			a.r.Anomalies.Nonlinearizable = append(a.r.Anomalies.Nonlinearizable, NonlinearizableEntry{
+				Topic: t.topic, Partition: t.partition, Windows: lp.Illegal, Visualization: lp.Visualization})
+		case lp.Result == "unknown" && out.Result == "ok":
+			out.Result = "unknown"
+		}
+	}
+	return out
+}
+
+func remaining(deadline time.Time) time.Duration {
+	return max(time.Until(deadline), time.Millisecond)
+}
+
+// checkPartition runs porcupine on one topic-partition, finds the windows
+// that fail and writes the visualizations.
+func (a *analysis) checkPartition(model porcupine.Model, tp int32, ops []porcupine.Operation,
+	wins map[int64]*Window, small bool, deadline time.Time, lp *LinPartition) string {
+	if time.Now().After(deadline) {
+		return "unknown"
+	}
+	dir := a.c.opts.VisualizeDir
+	if small {
+		res, info := porcupine.CheckOperationsVerbose(model, ops, remaining(deadline))
+		if res == porcupine.Illegal {
+			for _, w := range sortedWindows(wins) {
+				lp.Illegal = append(lp.Illegal, *w)
+			}
+		}
+		if dir != "" && res != porcupine.Unknown {
+			lp.Visualization = a.visualize(model, info, tp, dir)
+		}
+		return linWord(res)
+	}
+	res := porcupine.CheckOperationsTimeout(model, ops, remaining(deadline))
+	if res != porcupine.Illegal {
+		return linWord(res)
+	}
+	byWin := model.Partition(ops)
+	var bad []porcupine.Operation
+	for _, wops := range byWin {
+		if time.Now().After(deadline) {
+			break
+		}
+		if porcupine.CheckOperationsTimeout(model, wops, remaining(deadline)) != porcupine.Illegal {
+			continue
+		}
+		lp.Illegal = append(lp.Illegal, *wins[wops[0].Input.(*linIn).win])
+		if len(bad)+len(wops) <= SmallHistory {
+			bad = append(bad, wops...)
+		}
+	}
+	slices.SortFunc(lp.Illegal, func(x, y Window) int { return cmp.Compare(x.FirstOffset, y.FirstOffset) })
+	if dir != "" && len(bad) > 0 {
+		if r, info := porcupine.CheckOperationsVerbose(model, bad, remaining(deadline)); r == porcupine.Illegal {
+			lp.Visualization = a.visualize(model, info, tp, dir)
+		}
+	}
+	return "illegal"
+}
+
+func linWord(r porcupine.CheckResult) string {
+	switch r {
+	case porcupine.Ok:
+		return "ok"
+	case porcupine.Illegal:
+		return "illegal"
+	}
+	return "unknown"
+}
+
+func sortedWindows(wins map[int64]*Window) []*Window {
+	out := make([]*Window, 0, len(wins))
+	for _, w := range wins {
+		out = append(out, w)
+	}
+	slices.SortFunc(out, func(x, y *Window) int { return cmp.Compare(x.FirstOffset, y.FirstOffset) })
+	return out
+}
+
+// VisualizationName is the file porcupine's HTML of a partition goes to.
+func VisualizationName(topic string, partition int32) string {
+	safe := strings.Map(func(r rune) rune {
+		if r == '.' || r == '_' || r == '-' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') {
+			return r
+		}
+		return '_'
+	}, topic)
+	return fmt.Sprintf("linearizability-%s-%d.html", safe, partition)
+}
+
+func (a *analysis) visualize(model porcupine.Model, info porcupine.LinearizationInfo, tp int32, dir string) string {
+	t := a.c.tps[tp]
+	name := a.c.opts.prefix + VisualizationName(t.topic, t.partition)
+	if err := porcupine.VisualizePath(model, info, filepath.Join(dir, name)); err != nil {
+		a.r.Reasons = append(a.r.Reasons, fmt.Sprintf("could not write %s: %v", name, err))
+		return ""
+	}
+	return name
+}
+
+// segments cuts every completed read into its partitions' records. Final
+// reads other than a partition's last completed one count as plain reads.
+func (a *analysis) segments() [][]seg {
+	c := a.c
+	out := make([][]seg, len(c.tps))
+	for k, ops := range [][]readOp{c.polls, c.finals} {
+		for i := range ops {
+			op := &ops[i]
+			for j := op.start; j < op.end; {
+				e, tp := j, c.recs[j].tp
+				for e < op.end && c.recs[e].tp == tp {
+					e++
+				}
+				if k == 0 || c.tps[tp].final != int32(i) {
+					out[tp] = append(out[tp], seg{op: op, start: j, end: e})
+				}
+				j = e
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+package checker
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// The linearizability model: one partition's log.
+//
+// The direct checks look at each value and each offset on its own. The
+// model looks at them in real time, through porcupine: it asks whether one
+// sequence of appends and reads, each taking effect at an instant within
+// its invoke..completion interval, explains everything the clients saw.
+//
+// Operations:
+//
+//   - append(O, V): V took offset O. There is one per distinct (offset,
+//     value) pair the history shows: an ok send at its acked offset, and a
+//     value that reads found at an offset (an info send, an acks=0 send, a
+//     retried send's duplicate). It is invoked when V's send was invoked.
+//     An acked send returns at its ack; any other append is open-ended
+//     (return = infinity, as etcd's robustness tests do for failed writes),
+//     then tightened to the return of the first read that saw it: the model
+//     forces the append before that read, so this changes no verdict, only
+//     the search. A value whose send failed, or that no send invoked, gets
+//     no append: nothing can explain a read of it.
+//   - read(records): a poll saw value V at offset O for each record.
+//   - final(records, end): the final read saw exactly these records from
+//     the log start, and the log ended at end.
+//
+// State: the set of appends applied, and the frontier: one past the
+// highest offset appended. Steps:
+//
+//   - append(O, V) is legal iff O >= frontier: a log hands out offsets in
+//     append order, so a later append never takes a lower offset.
+//   - read is legal iff every (O, V) it returned was appended.
+//   - final is legal iff the appends applied at offsets >= the log start
+//     are exactly its records; it then raises the frontier to its end.
+//
+// Why a correct Kafka never fails it: a Kafka leader appends a batch at one
+// instant between the send's invoke and its ack, at offset = its log end,
+// so appends come in offset order; a consumer reads only below the high
+// watermark, what was appended before it read; committed records survive
+// leader changes (that is what acks=all with min.insync >= 2 buys), so a
+// final read after the faults holds every record anyone acked or read.
+// Records that were appended but never committed are truncated unseen, and
+// the model never hears of them. Where a correct Kafka may lose acked or
+// read records (acks=1, min.insync=1 with a shrunken ISR, unclean
+// elections, power loss) the model fails exactly where the direct checks
+// already report lost writes or reused offsets.
+//
+// What it catches that the direct checks do not:
+//
+//   - a read from the future: a poll returned value V at offset O before
+//     V's send was even invoked (the direct checks only ask whether some
+//     send invoked V, ever);
+//   - offsets handed out against real time: a send was acked at offset 10
+//     before another send, by any process, was invoked, yet that one got
+//     offset 5 (nonmonotonic-send only compares one process's sends);
+//   - a record a poll saw that the final read no longer has, or has at
+//     another place: a read of an info or acks=0 send that was later lost
+//     (lost-write only counts acked sends), or an offset that the final
+//     read shows empty although it was read before;
+//   - a read of an offset beyond the final read's end, seen before the
+//     final read (a log that shrank after being read).
+//
+// Overlaps: an aborted read, an unexpected value, a lost write and a
+// reused offset also fail the model; the direct checks name them better.
+//
+// Large histories are checked in windows of offsets (Options.Window): each
+// window is its own porcupine partition, with reads cut to its offsets.
+// A window's history is a projection of the whole, so a window that fails
+// is a real violation; ordering between offsets of different windows is
+// not checked. Histories of at most SmallHistory ops are checked whole.
+
+// linIn is a model operation's input; outputs are not used.
+type linIn struct {
+	kind uint8
+	win  int64
+	proc int32
+	id   int32    // append: its number in the window
+	off  int64    // append: its offset
+	val  int32    // append: its value (for descriptions)
+	ids  []int32  // read: the appends of its records (-1: none explains it)
+	want []uint64 // final: the appends its records are
+	mask []uint64 // final: the appends it covers (offsets >= log start)
+	bad  bool     // final: a record that no append explains
+	end  int64    // final: the log end it saw, or math.MinInt64
+	recs []rec    // read, final: its records, for descriptions
+}
+
+const (
+	kAppend uint8 = iota
+	kRead
+	kFinal
+)
+
+// linState is immutable: steps return new states.
+type linState struct {
+	frontier int64
+	set      []uint64
+	hash     uint64 // of set
+}
+
+var initState = &linState{frontier: math.MinInt64}
+
+func (s *linState) has(id int32) bool {
+	w := int(id / 64)
+	return w < len(s.set) && s.set[w]&(1<<(id%64)) != 0
+}
+
+func word(b []uint64, i int) uint64 {
+	if i < len(b) {
+		return b[i]
+	}
+	return 0
+}
+
+func mix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}
+
+func linStep(state, input, _ any) (bool, any) {
+	st, in := state.(*linState), input.(*linIn)
+	switch in.kind {
+	case kAppend:
+		if in.off < st.frontier {
+			return false, st
+		}
+		set := make([]uint64, max(len(st.set), int(in.id/64)+1))
+		copy(set, st.set)
+		set[in.id/64] |= 1 << (in.id % 64)
+		return true, &linState{frontier: in.off + 1, set: set, hash: st.hash ^ mix(uint64(in.id))}
+	case kRead:
+		for _, id := range in.ids {
+			if id < 0 || !st.has(id) {
+				return false, st
+			}
+		}
+		return true, st
+	}
+	if in.bad {
+		return false, st
+	}
+	for i := range max(len(st.set), len(in.mask)) {
+		if word(st.set, i)&word(in.mask, i) != word(in.want, i) {
+			return false, st
+		}
+	}
+	if in.end > st.frontier {
+		return true, &linState{frontier: in.end, set: st.set, hash: st.hash}
+	}
+	return true, st
+}
+
+func linEqual(a, b any) bool {
+	x, y := a.(*linState), b.(*linState)
+	if x.frontier != y.frontier || x.hash != y.hash {
+		return false
+	}
+	for i := range max(len(x.set), len(y.set)) {
+		if word(x.set, i) != word(y.set, i) {
+			return false
+		}
+	}
+	return true
+}
+
+// logModel is the porcupine model; names resolves values for descriptions.
+func logModel(names func(int32) string) porcupine.Model {
+	return porcupine.Model{
+		Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
+			var out [][]porcupine.Operation
+			at := map[int64]int{}
+			for _, op := range h {
+				w := op.Input.(*linIn).win
+				i, ok := at[w]
+				if !ok {
+					i = len(out)
+					at[w] = i
+					out = append(out, nil)
+				}
+				out[i] = append(out[i], op)
+			}
+			return out
+		},
+		Init:  func() any { return initState },
+		Step:  linStep,
+		Equal: linEqual,
+		Hash: func(s any) uint64 {
+			st := s.(*linState)
+			return st.hash ^ mix(uint64(st.frontier))
+		},
+		DescribeOperation: func(input, _ any) string { return describeOp(input.(*linIn), names) },
+		DescribeState: func(s any) string {
+			st := s.(*linState)
+			n := 0
+			for _, w := range st.set {
+				for ; w != 0; w &= w - 1 {
+					n++
+				}
+			}
+			if st.frontier == math.MinInt64 {
+				return "empty log"
+			}
+			return fmt.Sprintf("%d appends; next offset >= %d", n, st.frontier)
+		},
+	}
+}
+
+func describeOp(in *linIn, names func(int32) string) string {
+	if in.kind == kAppend {
+		return fmt.Sprintf("p%d send %s -> offset %d", in.proc, names(in.val), in.off)
+	}
+	var b strings.Builder
+	if in.kind == kRead {
+		fmt.Fprintf(&b, "p%d poll", in.proc)
+	} else {
+		fmt.Fprintf(&b, "p%d final-read", in.proc)
+		if in.end != math.MinInt64 {
+			fmt.Fprintf(&b, " (end %d)", in.end)
+		}
+	}
+	for i, r := range in.recs {
+		if i == 8 {
+			fmt.Fprintf(&b, " ... (%d records)", len(in.recs))
+			break
+		}
+		fmt.Fprintf(&b, " %d=%s", r.off, names(r.val))
+	}
+	if len(in.recs) == 0 {
+		b.WriteString(" nothing")
+	}
+	return b.String()
+}

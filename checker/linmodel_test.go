@@ -1,0 +1,102 @@
+package checker
+
+import (
+	"math"
+	"strconv"
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Model-level histories: appends, reads and final reads of one window.
+func opAppend(id int32, off, call, ret int64) porcupine.Operation {
+	return porcupine.Operation{Call: call, Return: ret, Input: &linIn{kind: kAppend, id: id, off: off, val: id}}
+}
+
+func opRead(call, ret int64, ids ...int32) porcupine.Operation {
+	return porcupine.Operation{Call: call, Return: ret, Input: &linIn{kind: kRead, ids: ids}}
+}
+
+func opFinal(call, ret, end int64, covered []int32, ids ...int32) porcupine.Operation {
+	in := &linIn{kind: kFinal, end: end}
+	for _, id := range covered {
+		for int(id/64) >= len(in.mask) {
+			in.mask = append(in.mask, 0)
+		}
+		in.mask[id/64] |= 1 << (id % 64)
+	}
+	for _, id := range ids {
+		for int(id/64) >= len(in.want) {
+			in.want = append(in.want, 0)
+		}
+		in.want[id/64] |= 1 << (id % 64)
+	}
+	return porcupine.Operation{Call: call, Return: ret, Input: in}
+}
+
+func TestLogModel(t *testing.T) {
+	all := []int32{0, 1, 2}
+	cases := []struct {
+		name string
+		ops  []porcupine.Operation
+		want bool
+	}{
+		{"sequential appends and reads", []porcupine.Operation{
+			opAppend(0, 0, 0, 10), opAppend(1, 1, 20, 30), opRead(40, 50, 0, 1), opFinal(60, 70, 2, all[:2], 0, 1)}, true},
+		{"concurrent sends acked out of invoke order", []porcupine.Operation{
+			opAppend(0, 1, 0, 30), opAppend(1, 0, 5, 20), opRead(25, 40, 1, 0), opFinal(60, 70, 2, all[:2], 0, 1)}, true},
+		{"a read sees a record before its send is acked", []porcupine.Operation{
+			opAppend(0, 0, 0, 100), opRead(10, 20, 0), opFinal(200, 210, 1, all[:1], 0)}, true},
+		{"an info send, open-ended, read at the end", []porcupine.Operation{
+			opAppend(0, 0, 0, 10), opAppend(1, 1, 5, infinity), opFinal(200, 210, 2, all[:2], 0, 1)}, true},
+		{"a read from the future", []porcupine.Operation{
+			opRead(0, 5, 0), opAppend(0, 0, 10, 20), opFinal(200, 210, 1, all[:1], 0)}, false},
+		{"a later send takes a lower offset", []porcupine.Operation{
+			opAppend(0, 1, 0, 10), opAppend(1, 0, 20, 30), opFinal(200, 210, 2, all[:2], 0, 1)}, false},
+		{"an acked record missing from the final read", []porcupine.Operation{
+			opAppend(0, 0, 0, 10), opAppend(1, 1, 20, 30), opFinal(200, 210, 1, all[:2], 0)}, false},
+		{"a polled record gone from the final read", []porcupine.Operation{
+			opAppend(0, 0, 0, 10), opAppend(1, 1, 5, 50), opRead(40, 50, 0, 1), opFinal(200, 210, 1, all[:2], 0)}, false},
+		{"an append below the end the final read saw", []porcupine.Operation{
+			opAppend(0, 0, 0, 10), opFinal(20, 30, 5, all[:1], 0), opAppend(1, 3, 40, 50)}, false},
+		{"a read nothing explains", []porcupine.Operation{
+			opAppend(0, 0, 0, 10), opRead(20, 30, 0, -1)}, false},
+	}
+	model := logModel(func(v int32) string { return strconv.Itoa(int(v)) })
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := porcupine.CheckOperations(model, c.ops); got != c.want {
+				t.Errorf("linearizable = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestLinStepIsPure(t *testing.T) {
+	s0 := initState
+	ok, s1 := linStep(s0, &linIn{kind: kAppend, id: 3, off: 7}, nil)
+	if !ok || s0.frontier != math.MinInt64 || len(s0.set) != 0 {
+		t.Fatalf("step changed its input state: %+v", s0)
+	}
+	if ok, _ := linStep(s1, &linIn{kind: kAppend, id: 4, off: 6}, nil); ok {
+		t.Error("append below the frontier accepted")
+	}
+	if !linEqual(s1, s1) || linEqual(s0, s1) {
+		t.Error("linEqual")
+	}
+}
+
+// TestTighteningChangesNothing: tightening an open-ended append's return to
+// the first read that saw it gives the same verdicts on the whole corpus.
+func TestTighteningChangesNothing(t *testing.T) {
+	defer func() { tighten = true }()
+	for _, tc := range testdataCases(t) {
+		tighten = true
+		a := checkCase(t, tc).Linearizable.Result
+		tighten = false
+		b := checkCase(t, tc).Linearizable.Result
+		if a != b {
+			t.Errorf("%s: tightened %s, open-ended %s", tc.name, a, b)
+		}
+	}
+}

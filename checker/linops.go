@@ -1,0 +1,197 @@
+package checker
+
+import (
+	"math"
+	"slices"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// tighten enables the tightening of open-ended appends (see linmodel.go);
+// a test turns it off to show that it changes no verdict.
+var tighten = true
+
+// linApp is one append of the model: a distinct (offset, value) pair.
+type linApp struct {
+	off       int64
+	val       int32
+	proc      int32
+	call, ret int64
+	win       int64
+	id        int32
+}
+
+type linPair struct {
+	off int64
+	val int32
+}
+
+// linOps builds the porcupine history of one topic-partition: its appends,
+// its polls and its final read, cut into windows of offsets (window 0: one
+// window). It returns the ops and, per window, the offsets they touch.
+func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation, map[int64]*Window) {
+	c := a.c
+	winOf := func(off int64) int64 {
+		if window == 0 {
+			return 0
+		}
+		return off / window
+	}
+	idx := map[linPair]int32{}
+	var apps []linApp
+	for _, i := range a.acked[tp] {
+		s := &c.sends[i]
+		p := linPair{s.off, s.val}
+		if _, ok := idx[p]; !ok {
+			idx[p] = int32(len(apps))
+			apps = append(apps, linApp{off: s.off, val: s.val, proc: s.proc, call: s.call, ret: s.ret})
+		}
+	}
+	// see returns the append that explains a record read by a read that
+	// returned at ret, making one for a value whose send may have written
+	// it; -1 if nothing can explain it.
+	see := func(r *rec, ret int64) int32 {
+		p := linPair{r.off, r.val}
+		i, ok := idx[p]
+		if !ok {
+			i = -1
+			if s := c.vals[r.val].send; s >= 0 && c.sends[s].typ != opFail {
+				i = int32(len(apps))
+				apps = append(apps, linApp{off: r.off, val: r.val, proc: c.sends[s].proc, call: c.sends[s].call, ret: infinity})
+			}
+			idx[p] = i
+		}
+		if i >= 0 && tighten {
+			apps[i].ret = min(apps[i].ret, ret)
+		}
+		return i
+	}
+	var finRecs []rec
+	var fin *readOp
+	if f := c.tps[tp].final; f >= 0 {
+		fin, finRecs = &c.finals[f], a.finalRecs(tp)
+	}
+	for _, sg := range segs {
+		for j := sg.start; j < sg.end; j++ {
+			see(&c.recs[j], sg.op.ret)
+		}
+	}
+	for j := range finRecs {
+		see(&finRecs[j], fin.ret)
+	}
+	wins := map[int64]*Window{}
+	touch := func(off int64) int64 {
+		w := winOf(off)
+		win := wins[w]
+		if win == nil {
+			win = &Window{FirstOffset: off, LastOffset: off}
+			wins[w] = win
+		}
+		win.FirstOffset, win.LastOffset = min(win.FirstOffset, off), max(win.LastOffset, off)
+		return w
+	}
+	count := map[int64]int32{}
+	clients := map[int32]int{}
+	client := func(p int32) int {
+		id, ok := clients[p]
+		if !ok {
+			id = len(clients)
+			clients[p] = id
+		}
+		return id
+	}
+	ops := make([]porcupine.Operation, 0, len(apps)+len(segs))
+	for i := range apps {
+		ap := &apps[i]
+		ap.win = touch(ap.off)
+		ap.id = count[ap.win]
+		count[ap.win]++
+		ap.ret = max(ap.ret, ap.call) // a read from the future: the read still precedes it
+		ops = append(ops, porcupine.Operation{ClientId: client(ap.proc), Call: ap.call, Return: ap.ret,
+			Input: &linIn{kind: kAppend, win: ap.win, proc: ap.proc, id: ap.id, off: ap.off, val: ap.val}})
+	}
+	appID := func(r *rec) int32 {
+		if i := idx[linPair{r.off, r.val}]; i >= 0 {
+			return apps[i].id
+		}
+		return -1
+	}
+	for _, sg := range segs {
+		for j := sg.start; j < sg.end; {
+			w := winOf(c.recs[j].off)
+			in := &linIn{kind: kRead, win: w, proc: sg.op.proc}
+			e := j
+			for ; e < sg.end && winOf(c.recs[e].off) == w; e++ {
+				in.ids = append(in.ids, appID(&c.recs[e]))
+				touch(c.recs[e].off)
+			}
+			in.recs = c.recs[j:e]
+			ops = append(ops, porcupine.Operation{ClientId: client(sg.op.proc), Call: sg.op.call, Return: sg.op.ret, Input: in})
+			j = e
+		}
+	}
+	if fin != nil {
+		ops = a.finalOps(tp, fin, finRecs, apps, appID, winOf, touch, client(fin.proc), ops)
+	}
+	for i := range ops {
+		wins[ops[i].Input.(*linIn).win].Ops++
+	}
+	return ops, wins
+}
+
+// finalOps adds the final read, one op per window.
+func (a *analysis) finalOps(tp int32, fin *readOp, recs []rec, apps []linApp, appID func(*rec) int32,
+	winOf func(int64) int64, touch func(int64) int64, client int,
+	ops []porcupine.Operation) []porcupine.Operation {
+	start := fin.starts[tp]
+	end, ok := fin.ends[tp]
+	if !ok {
+		end = math.MinInt64
+	}
+	per := map[int64]*linIn{}
+	for i := range ops {
+		w := ops[i].Input.(*linIn).win
+		if per[w] == nil {
+			per[w] = &linIn{kind: kFinal, win: w, proc: fin.proc, end: end}
+		}
+	}
+	for _, r := range recs {
+		if w := touch(r.off); per[w] == nil {
+			per[w] = &linIn{kind: kFinal, win: w, proc: fin.proc, end: end}
+		}
+	}
+	set := func(b *[]uint64, id int32) {
+		for int(id/64) >= len(*b) {
+			*b = append(*b, 0)
+		}
+		(*b)[id/64] |= 1 << (id % 64)
+	}
+	for i := range apps {
+		if apps[i].off >= start {
+			set(&per[apps[i].win].mask, apps[i].id)
+		}
+	}
+	for j := range recs {
+		in := per[winOf(recs[j].off)]
+		if in.recs == nil {
+			in.recs = recs[j:j]
+		}
+		in.recs = in.recs[:len(in.recs)+1]
+		id := appID(&recs[j])
+		if id < 0 {
+			in.bad = true
+			continue
+		}
+		set(&in.want, id)
+		set(&in.mask, id)
+	}
+	keys := make([]int64, 0, len(per))
+	for w := range per {
+		keys = append(keys, w)
+	}
+	slices.Sort(keys)
+	for _, w := range keys {
+		ops = append(ops, porcupine.Operation{ClientId: client, Call: fin.call, Return: fin.ret, Input: per[w]})
+	}
+	return ops
+}

@@ -1,0 +1,148 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// valueSeen gathers, for the values that an anomaly names, who read them.
+type valueSeen struct {
+	readBy  []string
+	epochs  []int32
+	offsets []int64
+	first   int64
+}
+
+// values finds duplicate, aborted-read and unexpected values.
+func (a *analysis) values() {
+	c := a.c
+	type kinds struct{ dup, aborted, unexpected bool }
+	want := map[int32]kinds{}
+	for v := range c.vals {
+		vi := &c.vals[v]
+		k := kinds{dup: len(c.dupAt[int32(v)]) > 0}
+		if vi.read {
+			k.aborted = vi.send >= 0 && c.sends[vi.send].typ == opFail
+			k.unexpected = vi.send < 0
+		}
+		if k.dup || k.aborted || k.unexpected {
+			want[int32(v)] = k
+		}
+	}
+	if len(want) == 0 {
+		return
+	}
+	seen := map[int32]*valueSeen{}
+	a.eachRead(func(f string, op *readOp, r *rec) {
+		if _, ok := want[r.val]; !ok {
+			return
+		}
+		s := seen[r.val]
+		if s == nil {
+			s = &valueSeen{first: op.ret}
+			seen[r.val] = s
+		}
+		if len(s.readBy) < 5 {
+			s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", f, op.proc, secs(op.ret), r.off))
+		}
+		if !slices.Contains(s.epochs, r.epoch) {
+			s.epochs = append(s.epochs, r.epoch)
+		}
+		if !slices.Contains(s.offsets, r.off) {
+			s.offsets = append(s.offsets, r.off)
+		}
+		s.first = min(s.first, op.ret)
+	})
+	vals := make([]int32, 0, len(want))
+	for v := range want {
+		vals = append(vals, v)
+	}
+	slices.SortFunc(vals, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(c.vals[x].tp, c.vals[y].tp), cmp.Compare(c.vals[x].off, c.vals[y].off), cmp.Compare(x, y))
+	})
+	for _, v := range vals {
+		vi, k := &c.vals[v], want[v]
+		s := seen[v]
+		if s == nil {
+			s = &valueSeen{first: -1}
+		}
+		tp := vi.tp
+		at := s.first
+		var ref *SendRef
+		if vi.send >= 0 {
+			tp, ref = c.sends[vi.send].tp, a.sendRef(vi.send)
+			if at < 0 {
+				at = c.sends[vi.send].ret
+			}
+		}
+		t := c.tps[tp]
+		e := ValueEntry{Topic: t.topic, Partition: t.partition, Value: vi.str, Offsets: s.offsets,
+			LeaderEpochs: s.epochs, ReadBy: s.readBy, Send: ref, Where: a.where(tp, at)}
+		if k.dup {
+			d := e
+			d.Offsets = []int64{vi.off}
+			for _, o := range c.dupAt[v] {
+				d.Offsets = append(d.Offsets, o.off)
+			}
+			slices.Sort(d.Offsets)
+			a.r.Anomalies.Duplicate = append(a.r.Anomalies.Duplicate, d)
+		}
+		if k.aborted {
+			a.r.Anomalies.AbortedRead = append(a.r.Anomalies.AbortedRead, e)
+		}
+		if k.unexpected {
+			a.r.Anomalies.Unexpected = append(a.r.Anomalies.Unexpected, e)
+		}
+	}
+}
+
+// sendOrder reports each process's ok sends that went back on a partition.
+func (a *analysis) sendOrder() {
+	c := a.c
+	for _, n := range c.nmSend {
+		prev, next := &c.sends[n.prev], &c.sends[n.next]
+		t := c.tps[next.tp]
+		a.r.Anomalies.NonmonotonicSend = append(a.r.Anomalies.NonmonotonicSend, NonmonotonicSendEntry{
+			Topic: t.topic, Partition: t.partition, Process: int(next.proc),
+			Value: c.vals[next.val].str, Offset: next.off, AckedS: secs(next.ret),
+			PrevValue: c.vals[prev.val].str, PrevOffset: prev.off, PrevAckedS: secs(prev.ret),
+			Where: a.where(next.tp, next.ret)})
+	}
+}
+
+// maxListed bounds the offsets and values listed in one entry.
+const maxListed = 20
+
+// pollOrder reports polls that went back (nonmonotonic-poll) and polls that
+// skipped offsets the final read shows exist (poll-skip). A skip on a
+// partition without a completed final read cannot be told from a gap in
+// the log, so it is not reported.
+func (a *analysis) pollOrder() {
+	c := a.c
+	entry := func(g pollGap) PollEntry {
+		t := c.tps[g.tp]
+		return PollEntry{Topic: t.topic, Partition: t.partition, Process: int(g.proc), AtS: secs(g.at),
+			PrevOffset: g.prevLast, PrevValue: c.vals[g.prevVal].str, Offset: g.first,
+			Value: c.vals[g.firstVal].str, Where: a.where(g.tp, g.at)}
+	}
+	for _, g := range c.back {
+		a.r.Anomalies.NonmonotonicPoll = append(a.r.Anomalies.NonmonotonicPoll, entry(g))
+	}
+	for _, g := range c.gaps {
+		recs := a.finalRecs(g.tp)
+		lo := sort.Search(len(recs), func(i int) bool { return recs[i].off > g.prevLast })
+		hi := sort.Search(len(recs), func(i int) bool { return recs[i].off >= g.first })
+		if lo >= hi {
+			continue
+		}
+		e := entry(g)
+		e.Skipped = hi - lo
+		for _, r := range recs[lo:min(hi, lo+maxListed)] {
+			e.SkippedOffsets = append(e.SkippedOffsets, r.off)
+			e.SkippedValues = append(e.SkippedValues, c.vals[r.val].str)
+		}
+		a.r.Anomalies.PollSkip = append(a.r.Anomalies.PollSkip, e)
+	}
+}

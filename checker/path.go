@@ -1,0 +1,114 @@
+package checker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// File names in a run folder.
+const (
+	HistoryFile = "history.jsonl"
+	ResultsFile = "results.json"
+)
+
+// ErrInput marks the errors of CheckPath that are the input's fault (a
+// missing history, a malformed line, a bad run.json): exit 254, not 255.
+var ErrInput = errors.New("bad input")
+
+type inputError struct{ err error }
+
+func (e *inputError) Error() string        { return e.err.Error() }
+func (e *inputError) Unwrap() error        { return e.err }
+func (e *inputError) Is(target error) bool { return target == ErrInput }
+
+func badInput(err error) error { return &inputError{err} }
+
+// CheckPath checks a run folder (holding history.jsonl and perhaps
+// run.json) or a history file, and writes the results beside the history:
+// results.json (NAME.results.json for a history not named history.jsonl)
+// and porcupine's visualizations. The producer's idempotence comes from
+// run.json beside the history when there is one, else from opts. The
+// harness calls this after a run; `kchaos check` is a thin shell over it.
+func CheckPath(path string, opts Options) (*Result, string, error) {
+	hist, err := locate(path)
+	if err != nil {
+		return nil, "", badInput(err)
+	}
+	dir := filepath.Dir(hist)
+	ri, err := histories.ReadRunInfo(filepath.Join(dir, histories.RunInfoFile))
+	switch {
+	case err == nil:
+		opts.Idempotent = ri.Producer.Idempotent
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, "", badInput(fmt.Errorf("run.json: %w", err))
+	}
+	f, err := os.Open(hist)
+	if err != nil {
+		return nil, "", badInput(err)
+	}
+	defer f.Close()
+	if opts.VisualizeDir == "" {
+		opts.VisualizeDir = dir
+	}
+	if base := filepath.Base(hist); base != HistoryFile {
+		opts.prefix = strings.TrimSuffix(base, filepath.Ext(base)) + "."
+	}
+	res, err := CheckReader(f, opts)
+	var le *histories.LineError
+	switch {
+	case errors.As(err, &le):
+		return nil, "", badInput(fmt.Errorf("%s: %w", hist, err))
+	case err != nil:
+		return nil, "", fmt.Errorf("%s: %w", hist, err)
+	}
+	out := ResultsPath(hist)
+	if err := WriteResults(out, res); err != nil {
+		return nil, "", err
+	}
+	return res, out, nil
+}
+
+// locate finds the history of a run folder or checks a history file.
+func locate(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() {
+		path = filepath.Join(path, HistoryFile)
+		if _, err := os.Stat(path); err != nil {
+			return "", fmt.Errorf("not a run folder: %w", err)
+		}
+	}
+	return path, nil
+}
+
+// ResultsPath is where CheckPath writes the results of a history.
+func ResultsPath(history string) string {
+	base := filepath.Base(history)
+	if base == HistoryFile {
+		return filepath.Join(filepath.Dir(history), ResultsFile)
+	}
+	return filepath.Join(filepath.Dir(history), strings.TrimSuffix(base, filepath.Ext(base))+"."+ResultsFile)
+}
+
+// WriteResults writes r as indented JSON, atomically (a reader never sees
+// half a file).
+func WriteResults(path string, r *Result) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,313 @@
+package checker
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Verdict is results.json's "valid": true, false or "unknown".
+type Verdict int
+
+const (
+	Valid Verdict = iota
+	Unknown
+	Invalid
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Valid:
+		return "valid"
+	case Invalid:
+		return "invalid"
+	}
+	return "unknown"
+}
+
+// MarshalJSON writes true, false or "unknown", as HISTORY.md fixes.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	switch v {
+	case Valid:
+		return []byte("true"), nil
+	case Invalid:
+		return []byte("false"), nil
+	}
+	return []byte(`"unknown"`), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (v *Verdict) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case "true":
+		*v = Valid
+	case "false":
+		*v = Invalid
+	case `"unknown"`:
+		*v = Unknown
+	default:
+		return fmt.Errorf("valid: want true, false or \"unknown\", got %s", b)
+	}
+	return nil
+}
+
+// Result is what a check finds; it marshals to results.json.
+type Result struct {
+	Valid Verdict `json:"valid"`
+	// Reasons says in words why the verdict is not true (and which anomalies
+	// were found but do not count, such as duplicates from a producer that
+	// was not idempotent).
+	Reasons   []string       `json:"reasons,omitempty"`
+	Anomalies Anomalies      `json:"anomalies"`
+	Counts    map[string]int `json:"counts,omitempty"`
+	// Explanations group lost writes and reused offsets into ranges.
+	Explanations []Explanation `json:"explanations,omitempty"`
+	Linearizable *Linearizable `json:"linearizable,omitempty"`
+	Stats        Stats         `json:"stats"`
+	// Idempotent is the producer setting the check assumed.
+	Idempotent bool `json:"producer_idempotent"`
+}
+
+// MarshalJSON writes results.json: "anomalies" (like every list and map)
+// only when not empty, and the keys in the contract's order.
+func (r *Result) MarshalJSON() ([]byte, error) {
+	var anomalies *Anomalies
+	if !r.Anomalies.empty() {
+		anomalies = &r.Anomalies
+	}
+	return json.Marshal(struct {
+		Valid        Verdict        `json:"valid"`
+		Anomalies    *Anomalies     `json:"anomalies,omitempty"`
+		Counts       map[string]int `json:"counts,omitempty"`
+		Stats        *Stats         `json:"stats"`
+		Reasons      []string       `json:"reasons,omitempty"`
+		Explanations []Explanation  `json:"explanations,omitempty"`
+		Linearizable *Linearizable  `json:"linearizable,omitempty"`
+		Idempotent   bool           `json:"producer_idempotent"`
+	}{r.Valid, anomalies, r.Counts, &r.Stats, r.Reasons, r.Explanations, r.Linearizable, r.Idempotent})
+}
+
+// Anomaly names, as HISTORY.md fixes them; Nonlinearizable is kchaos's
+// extension (porcupine found no linearization of a partition's log).
+const (
+	LostWrite        = "lost-write"
+	OffsetReuse      = "offset-reuse"
+	Duplicate        = "duplicate"
+	AbortedRead      = "aborted-read"
+	Unexpected       = "unexpected"
+	NonmonotonicSend = "nonmonotonic-send"
+	PollSkip         = "poll-skip"
+	NonmonotonicPoll = "nonmonotonic-poll"
+	Unseen           = "unseen"
+	Nonlinearizable  = "nonlinearizable"
+)
+
+// Anomalies lists each anomaly found, by name; a name is absent from
+// results.json when its list is empty.
+type Anomalies struct {
+	LostWrite        []LostWriteEntry        `json:"lost-write,omitempty"`
+	OffsetReuse      []OffsetReuseEntry      `json:"offset-reuse,omitempty"`
+	Duplicate        []ValueEntry            `json:"duplicate,omitempty"`
+	AbortedRead      []ValueEntry            `json:"aborted-read,omitempty"`
+	Unexpected       []ValueEntry            `json:"unexpected,omitempty"`
+	NonmonotonicSend []NonmonotonicSendEntry `json:"nonmonotonic-send,omitempty"`
+	PollSkip         []PollEntry             `json:"poll-skip,omitempty"`
+	NonmonotonicPoll []PollEntry             `json:"nonmonotonic-poll,omitempty"`
+	Unseen           []SendEntry             `json:"unseen,omitempty"`
+	Nonlinearizable  []NonlinearizableEntry  `json:"nonlinearizable,omitempty"`
+}
+
+func (a *Anomalies) counts() map[string]int {
+	m := map[string]int{}
+	put := func(name string, n int) {
+		if n > 0 {
+			m[name] = n
+		}
+	}
+	put(LostWrite, len(a.LostWrite))
+	put(OffsetReuse, len(a.OffsetReuse))
+	put(Duplicate, len(a.Duplicate))
+	put(AbortedRead, len(a.AbortedRead))
+	put(Unexpected, len(a.Unexpected))
+	put(NonmonotonicSend, len(a.NonmonotonicSend))
+	put(PollSkip, len(a.PollSkip))
+	put(NonmonotonicPoll, len(a.NonmonotonicPoll))
+	put(Unseen, len(a.Unseen))
+	put(Nonlinearizable, len(a.Nonlinearizable))
+	return m
+}
+
+func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }
+
+// Where is the cluster as the observer last saw the partition at a moment
+// (the latest observe sample at or before it) and the last nemesis fault
+// before it. Fields are absent when nothing was observed.
+type Where struct {
+	Leader      *int32    `json:"leader,omitempty"`
+	LeaderEpoch *int32    `json:"leader_epoch,omitempty"`
+	ISR         []int32   `json:"isr,omitempty"`
+	ELR         []int32   `json:"elr,omitempty"`
+	ObservedS   *float64  `json:"observed_s,omitempty"`
+	LastFault   *FaultRef `json:"last_fault,omitempty"`
+}
+
+// FaultRef names a nemesis op.
+type FaultRef struct {
+	F       string         `json:"f"`
+	Fault   string         `json:"fault,omitempty"`
+	Nodes   []int32        `json:"nodes,omitempty"`
+	AtS     float64        `json:"at_s"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+func (f FaultRef) String() string {
+	s := f.F
+	if f.Fault != "" && f.Fault != f.F {
+		s += " (" + f.Fault + ")"
+	}
+	if len(f.Nodes) > 0 {
+		s += " " + ints(f.Nodes)
+	}
+	return fmt.Sprintf("%s at %.1f s", s, f.AtS)
+}
+
+// Held is what a read found at an offset.
+type Held struct {
+	Value       string `json:"value"`
+	LeaderEpoch int32  `json:"leader_epoch"`
+}
+
+// LostWriteEntry is one acked send whose value the final read lacks.
+type LostWriteEntry struct {
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Offset    int64   `json:"offset"`
+	Value     string  `json:"value"`
+	Process   int     `json:"process"`
+	InvokedS  float64 `json:"invoked_s"`
+	AckedS    float64 `json:"acked_s"`
+	AtAck     Where   `json:"at_ack"`
+	// Now is what the final read holds at that offset, if anything.
+	Now *Held `json:"now,omitempty"`
+	// Range is the index of the explanation that covers this send.
+	Range          int        `json:"range"`
+	NewLeader      *int32     `json:"new_leader,omitempty"`
+	NewLeaderEpoch *int32     `json:"new_leader_epoch,omitempty"`
+	Faults         []FaultRef `json:"faults,omitempty"`
+}
+
+// OffsetReuseEntry is one offset that held different values.
+type OffsetReuseEntry struct {
+	Topic     string     `json:"topic"`
+	Partition int32      `json:"partition"`
+	Offset    int64      `json:"offset"`
+	Values    []Observed `json:"values"`
+	Range     int        `json:"range"`
+}
+
+// Observed is one value at a reused offset and who saw it there.
+type Observed struct {
+	Value        string   `json:"value"`
+	FirstS       float64  `json:"first_s"`
+	Sources      []string `json:"sources"`
+	LeaderEpochs []int32  `json:"leader_epochs,omitempty"`
+	// Leaders are the brokers observed leading at those epochs.
+	Leaders []int32 `json:"leaders,omitempty"`
+	// Send is the outcome of the send that wrote the value, if any.
+	Send string `json:"send,omitempty"`
+}
+
+// ValueEntry is one value (duplicate, aborted-read, unexpected).
+type ValueEntry struct {
+	Topic        string   `json:"topic"`
+	Partition    int32    `json:"partition"`
+	Value        string   `json:"value"`
+	Offsets      []int64  `json:"offsets"`
+	LeaderEpochs []int32  `json:"leader_epochs,omitempty"`
+	ReadBy       []string `json:"read_by,omitempty"`
+	// Send describes the send of the value: its process, outcome, error and
+	// the offset it was acked at.
+	Send  *SendRef `json:"send,omitempty"`
+	Where Where    `json:"where"`
+}
+
+// SendRef names a send.
+type SendRef struct {
+	Process  int     `json:"process"`
+	Type     string  `json:"type"`
+	Error    string  `json:"error,omitempty"`
+	Offset   *int64  `json:"offset,omitempty"`
+	InvokedS float64 `json:"invoked_s"`
+	DoneS    float64 `json:"done_s,omitempty"`
+}
+
+// NonmonotonicSendEntry is one ok send acked below the same process's
+// previous ok send on the partition.
+type NonmonotonicSendEntry struct {
+	Topic      string  `json:"topic"`
+	Partition  int32   `json:"partition"`
+	Process    int     `json:"process"`
+	Value      string  `json:"value"`
+	Offset     int64   `json:"offset"`
+	AckedS     float64 `json:"acked_s"`
+	PrevValue  string  `json:"prev_value"`
+	PrevOffset int64   `json:"prev_offset"`
+	PrevAckedS float64 `json:"prev_acked_s"`
+	Where      Where   `json:"where"`
+}
+
+// PollEntry is one poll that skipped ahead (poll-skip) or went back
+// (nonmonotonic-poll).
+type PollEntry struct {
+	Topic      string  `json:"topic"`
+	Partition  int32   `json:"partition"`
+	Process    int     `json:"process"`
+	AtS        float64 `json:"at_s"`
+	PrevOffset int64   `json:"prev_last_offset"`
+	PrevValue  string  `json:"prev_value"`
+	Offset     int64   `json:"first_offset"`
+	Value      string  `json:"first_value"`
+	// Skipped counts the offsets between the two polls that the final read
+	// shows exist; SkippedOffsets and SkippedValues list the first of them.
+	Skipped        int      `json:"skipped,omitempty"`
+	SkippedOffsets []int64  `json:"skipped_offsets,omitempty"`
+	SkippedValues  []string `json:"skipped_values,omitempty"`
+	Where          Where    `json:"where"`
+}
+
+// SendEntry is one acked send (unseen).
+type SendEntry struct {
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Value     string  `json:"value"`
+	Offset    int64   `json:"offset"`
+	Process   int     `json:"process"`
+	AckedS    float64 `json:"acked_s"`
+	AtAck     Where   `json:"at_ack"`
+}
+
+// NonlinearizableEntry is one topic-partition whose log porcupine could
+// not linearize.
+type NonlinearizableEntry struct {
+	Topic         string   `json:"topic"`
+	Partition     int32    `json:"partition"`
+	Windows       []Window `json:"windows"`
+	Visualization string   `json:"visualization,omitempty"`
+}
+
+// Window is a range of offsets checked as one porcupine partition.
+type Window struct {
+	FirstOffset int64 `json:"first_offset"`
+	LastOffset  int64 `json:"last_offset"`
+	Ops         int   `json:"ops"`
+}
+
+func ints(v []int32) string {
+	b := []byte{'['}
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = fmt.Appendf(b, "%d", x)
+	}
+	return string(append(b, ']'))
+}

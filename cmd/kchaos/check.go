@@ -1,0 +1,59 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kchaos/kchaos/checker"
+)
+
+func init() { subcommands = append(subcommands, newCheckCmd) }
+
+func newCheckCmd() *cobra.Command {
+	var (
+		idempotent bool
+		timeout    time.Duration
+		skipLin    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "check PATH",
+		Short: "Check a run folder or a history.jsonl; write results.json beside it",
+		Long: `Check a history against the contract's anomalies (lost-write, offset-reuse,
+duplicate, aborted-read, unexpected, nonmonotonic-send, poll-skip,
+nonmonotonic-poll, unseen) and porcupine's linearizability model of each
+partition log. PATH is a run folder (history.jsonl, maybe run.json) or a
+history file. Writes results.json (NAME.results.json for a history not named
+history.jsonl) and porcupine's HTML visualizations beside the history.
+
+Exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad input, 255 internal error.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			res, out, err := checker.CheckPath(args[0], checker.Options{
+				Idempotent: idempotent, PorcupineTimeout: timeout, SkipLinearizability: skipLin})
+			switch {
+			case errors.Is(err, checker.ErrInput):
+				return badInput(err)
+			case err != nil:
+				return internal(err)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprint(w, res.Summary())
+			fmt.Fprintln(w, "results:", out)
+			switch res.Valid {
+			case checker.Valid:
+				return nil
+			case checker.Invalid:
+				return withCode(exitInvalid)
+			}
+			return withCode(exitUnknown)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&idempotent, "idempotent", false, "the producer was idempotent (for a history without run.json; run.json decides otherwise)")
+	f.DurationVar(&timeout, "porcupine-timeout", checker.DefaultPorcupineTimeout, "budget of the linearizability check (running out gives unknown)")
+	f.BoolVar(&skipLin, "skip-linearizability", false, "leave porcupine out")
+	return cmd
+}

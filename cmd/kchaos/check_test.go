@@ -1,0 +1,65 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	return exitCode(root.Execute()), out.String()
+}
+
+func testdataCopy(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "histories", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestCheckExitCodes: 0 valid, 1 invalid, 2 unknown, 254 bad input, 255
+// internal error; the summary names the verdict and the explained ranges.
+func TestCheckExitCodes(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	if err := os.WriteFile(bad, []byte("{\"index\":0,\"time\":0,\"process\":0,\"type\":\"ok\",\"f\":\"send\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unwritable := testdataCopy(t, "valid.jsonl")
+	if err := os.Mkdir(strings.TrimSuffix(unwritable, ".jsonl")+".results.json", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		out  string
+	}{
+		{"valid", []string{"check", testdataCopy(t, "valid.jsonl")}, exitValid, "VALID"},
+		{"invalid", []string{"check", testdataCopy(t, "unclean-election.jsonl")}, exitInvalid, "orders-0 offsets 3-4: 2 acked records lost"},
+		{"unknown", []string{"check", testdataCopy(t, "unseen.jsonl")}, exitUnknown, "UNKNOWN"},
+		{"bad line", []string{"check", bad}, exitBadInput, ""},
+		{"missing", []string{"check", filepath.Join(t.TempDir(), "nope")}, exitBadInput, ""},
+		{"no path", []string{"check"}, exitBadInput, ""},
+		{"bad flag", []string{"check", "--porcupine-timeout", "soon", bad}, exitBadInput, ""},
+		{"cannot write results", []string{"check", unwritable}, exitInternal, ""},
+	} {
+		code, out := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(out, c.out) {
+			t.Errorf("%s: exit %d, want %d; output:\n%s", c.name, code, c.code, out)
+		}
+	}
+}

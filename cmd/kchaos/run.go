@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/workloads"
+)
+
+func init() { subcommands = append(subcommands, newRunCmd, newScenariosCmd) }
+
+// runFlags are shared by run and matrix.
+type runFlags struct {
+	store, kafka       string
+	seed               int64
+	sets               []string
+	brokerCfg, topicCf string
+	noScreenshot       bool
+}
+
+func (f *runFlags) register(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.store, "store", harness.DefaultStore, "store folder for run folders")
+	fl.StringVar(&f.kafka, "kafka", "", "Kafka version (overrides the scenario's cluster.kafka)")
+	fl.Int64Var(&f.seed, "seed", 0, "seed for random schedules and targets (0: pick one and record it)")
+	fl.StringArrayVar(&f.sets, "set", nil, "override a scenario field: path=value (e.g. workload.acks=1, topic.configs.min.insync.replicas=2); repeatable")
+	fl.StringVar(&f.brokerCfg, "broker-config", "", "your cluster's server.properties (or .yaml): run with its settings")
+	fl.StringVar(&f.topicCf, "topic-config", "", "your topic's configs (.properties or .yaml)")
+	fl.BoolVar(&f.noScreenshot, "no-screenshot", false, "skip the headless-Chromium screenshot of the report")
+}
+
+// load reads the scenario with the flags applied. Errors are bad input.
+func (f *runFlags) load(name string, extra ...string) (*scenario.Scenario, []string, error) {
+	sets := append([]string{}, f.sets...)
+	if f.kafka != "" {
+		sets = append(sets, "cluster.kafka="+f.kafka)
+	}
+	if f.seed != 0 {
+		sets = append(sets, fmt.Sprintf("seed=%d", f.seed))
+	}
+	sets = append(sets, extra...)
+	s, err := scenario.Load(name, sets)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	var broker, topic map[string]string
+	if f.brokerCfg != "" {
+		if broker, err = scenario.ReadProperties(f.brokerCfg); err != nil {
+			return nil, nil, badInput(fmt.Errorf("--broker-config: %w", err))
+		}
+	}
+	if f.topicCf != "" {
+		if topic, err = scenario.ReadProperties(f.topicCf); err != nil {
+			return nil, nil, badInput(fmt.Errorf("--topic-config: %w", err))
+		}
+	}
+	overridden := s.ApplyUserConfigs(broker, topic)
+	if err := s.Validate(); err != nil {
+		return nil, nil, badInput(err)
+	}
+	return s, overridden, nil
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run NAME|FILE",
+		Short: "Run a scenario on a real cluster, check its history and write a report",
+		Long: `Run a built-in scenario (see 'kchaos scenarios') or a scenario file.
+The run folder store/<scenario>/<timestamp>/ gets the scenario as run, the
+history, results.json, report.md/html, junit.xml and each broker's log.
+Exit codes: 0 valid, 1 invalid, 2 unknown (also: valid, but the nemesis
+schedule did not play out), 254 bad input, 255 internal error.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, overridden, err := f.load(args[0])
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			out, err := harness.Run(ctx, s, harness.Options{Store: f.store, Log: cliLogger(),
+				Progress: printProgress, NoScreenshot: f.noScreenshot, Overridden: overridden})
+			return finishRun(out, err)
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+// finishRun prints a run's outcome and turns it into an exit code.
+func finishRun(out *harness.Outcome, err error) error {
+	if out != nil {
+		fmt.Println("run folder:", out.Dir)
+	}
+	if err != nil {
+		return internal(err)
+	}
+	fmt.Print(out.Result.Summary())
+	if out.ReportErr != nil {
+		fmt.Fprintln(os.Stderr, "report:", out.ReportErr)
+	}
+	code := verdictCode(out.Result.Valid)
+	if out.NemesisErr != nil {
+		fmt.Fprintln(os.Stderr, "WARNING: the nemesis schedule did not play out as written:", out.NemesisErr)
+		if code == exitValid {
+			code = exitUnknown
+		}
+	}
+	if code == exitValid {
+		return nil
+	}
+	return withCode(code)
+}
+
+func verdictCode(v checker.Verdict) int {
+	switch v {
+	case checker.Valid:
+		return exitValid
+	case checker.Invalid:
+		return exitInvalid
+	}
+	return exitUnknown
+}
+
+func cliLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func printProgress(st workloads.Stats) {
+	var errs []string
+	names := make([]string, 0, len(st.Errors))
+	for n := range st.Errors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		errs = append(errs, fmt.Sprintf("%s=%d", n, st.Errors[n]))
+	}
+	fmt.Fprintf(os.Stderr, "progress: %6.0f ops/s  acked %d  failed %d  indeterminate %d  errors: %s\n",
+		st.OpsPerSec, st.Acked, st.Failed, st.Indeterminate, strings.Join(errs, " "))
+}
+
+func newScenariosCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "scenarios",
+		Short: "List the built-in scenarios",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, b := range scenario.Builtins() {
+				fmt.Printf("%-4s %s\n", b.Name, b.Description)
+			}
+			return nil
+		},
+	}
+}
+
+var _ = errors.New

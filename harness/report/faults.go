@@ -1,0 +1,167 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// band is a fault drawn as a shaded span of the timeline: from the fault's
+// invoke to the completion of the op that undid it (heal, resume, start),
+// or to the end of the history if nothing undid it. Faults that act once
+// (set-config, elect-unclean, restart, ...) span their own invoke to
+// completion, which the chart widens to a visible stripe.
+type band struct {
+	Kind       string
+	Label      string
+	Nodes      []int32
+	Start, End int64
+	Open       bool // never undone before the history ended
+	Instant    bool
+	Detail     string
+}
+
+// lasting faults stay in effect until an op of these kinds undoes them.
+var undoneBy = map[string][]string{
+	"partition":      {"heal"},
+	"pause":          {"resume", "heal"},
+	"kill":           {"start", "restart", "heal"},
+	"lose-unflushed": {"start", "restart", "heal"},
+}
+
+// healTargets maps heal's value.fault to the fault kinds it undoes; an
+// empty fault or "all" undoes everything.
+var healTargets = map[string][]string{
+	"partition": {"partition"},
+	"pause":     {"pause"},
+	"kill":      {"kill", "lose-unflushed"},
+}
+
+// bands pairs nemesis ops into fault bands. Ops that ended in fail did
+// not happen and get no band; ops that only undo (heal, resume, start)
+// close bands and get none of their own.
+func bands(ops []nemOp, end int64) []band {
+	var out []band
+	open := map[int]bool{} // indexes into out of lasting faults not yet undone
+	for _, op := range ops {
+		if op.Type == histories.Fail {
+			continue
+		}
+		for i := range open {
+			b := &out[i]
+			if !undoes(op, b) {
+				continue
+			}
+			b.End, b.Open = op.End, false
+			delete(open, i)
+		}
+		switch {
+		case undoneBy[op.F] != nil:
+			b := newBand(op)
+			if op.F == "lose-unflushed" && truthy(op.Value.Details["start"]) {
+				b.End = op.End // the op started the broker again itself
+			} else {
+				b.End, b.Open = end, true
+				open[len(out)] = true
+			}
+			out = append(out, b)
+		case op.F == "heal" || op.F == "resume" || op.F == "start":
+			// undo-only ops are not faults of their own
+		default:
+			b := newBand(op)
+			b.Instant = true
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// undoes reports whether op ends the lasting fault b: the op's kind must
+// undo b's kind and, when both name nodes, they must share one.
+func undoes(op nemOp, b *band) bool {
+	if !slices.Contains(undoneBy[b.Kind], op.F) {
+		return false
+	}
+	if op.F == "heal" {
+		f := op.Value.Fault
+		if f != "" && f != "all" && f != "heal" && !slices.Contains(healTargets[f], b.Kind) {
+			return false
+		}
+		if f == "" || f == "all" || f == "heal" {
+			return true
+		}
+	}
+	if len(op.Value.Nodes) == 0 || len(b.Nodes) == 0 {
+		return true
+	}
+	for _, n := range op.Value.Nodes {
+		if slices.Contains(b.Nodes, n) {
+			return true
+		}
+	}
+	return false
+}
+
+func newBand(op nemOp) band {
+	b := band{Kind: op.F, Nodes: op.Value.Nodes, Start: op.Start, End: op.End}
+	b.Label = op.F
+	if len(op.Value.Nodes) > 0 {
+		b.Label += " " + nodeList(op.Value.Nodes)
+	}
+	b.Detail = describeOp(op)
+	return b
+}
+
+// describeOp is a one-line account of a nemesis op for tables and
+// tooltips: what, on which nodes, with which details, and how it ended.
+func describeOp(op nemOp) string {
+	var sb strings.Builder
+	sb.WriteString(op.F)
+	if op.Value.Fault != "" && op.Value.Fault != op.F {
+		sb.WriteString(" (" + op.Value.Fault + ")")
+	}
+	if len(op.Value.Nodes) > 0 {
+		sb.WriteString(" nodes " + nodeList(op.Value.Nodes))
+	}
+	if len(op.Value.Details) > 0 {
+		keys := make([]string, 0, len(op.Value.Details))
+		for k := range op.Value.Details {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var kv []string
+		for _, k := range keys {
+			kv = append(kv, fmt.Sprintf("%s=%v", k, op.Value.Details[k]))
+		}
+		sb.WriteString("; " + strings.Join(kv, ", "))
+	}
+	switch op.Type {
+	case "":
+		sb.WriteString("; no completion recorded")
+	case histories.OK:
+	default:
+		sb.WriteString("; ended " + string(op.Type))
+	}
+	return sb.String()
+}
+
+func nodeList(ns []int32) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
+
+func truthy(v any) bool {
+	switch t := v.(type) {
+	case bool:
+		return t
+	case string:
+		return t == "true" || t == "yes"
+	}
+	return false
+}

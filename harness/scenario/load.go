@@ -1,0 +1,231 @@
+package scenario
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+//go:embed builtin/*.yaml
+var builtinFS embed.FS
+
+// Builtin is a built-in scenario's name and one-line description.
+type Builtin struct{ Name, Description string }
+
+// Builtins lists the built-in scenarios in order (s1, s2, ..., s12).
+func Builtins() []Builtin {
+	entries, _ := fs.ReadDir(builtinFS, "builtin")
+	var out []Builtin
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".yaml")
+		s, err := parse(mustRead("builtin/"+e.Name()), e.Name(), nil)
+		desc := ""
+		if err == nil {
+			desc = s.Description
+		}
+		out = append(out, Builtin{Name: name, Description: firstLine(desc)})
+	}
+	sort.Slice(out, func(i, j int) bool { return builtinOrder(out[i].Name) < builtinOrder(out[j].Name) })
+	return out
+}
+
+func builtinOrder(name string) string {
+	// s2 before s10: pad the number.
+	if strings.HasPrefix(name, "s") && len(name) < 4 {
+		return fmt.Sprintf("s%03s", name[1:])
+	}
+	return name
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func mustRead(name string) []byte {
+	b, err := builtinFS.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// BadInputError is a problem with a scenario file, a --set or a config
+// file: the CLI exits 254 with its message.
+type BadInputError struct{ Err error }
+
+func (e *BadInputError) Error() string { return e.Err.Error() }
+func (e *BadInputError) Unwrap() error { return e.Err }
+
+// Load reads a built-in scenario by name or a YAML file by path, applies
+// sets ("path=value", e.g. "topic.configs.min.insync.replicas=2" or
+// "workload.acks=1"), fills defaults and validates. Every error is a
+// *BadInputError naming the file, line or field.
+func Load(nameOrFile string, sets []string) (*Scenario, error) {
+	var data []byte
+	var source string
+	if b, err := builtinFS.ReadFile(path.Join("builtin", nameOrFile+".yaml")); err == nil {
+		data, source = b, "built-in scenario "+nameOrFile
+	} else {
+		b, err := os.ReadFile(nameOrFile)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				var names []string
+				for _, b := range Builtins() {
+					names = append(names, b.Name)
+				}
+				return nil, &BadInputError{fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", nameOrFile, strings.Join(names, ", "))}
+			}
+			return nil, &BadInputError{err}
+		}
+		data, source = b, nameOrFile
+	}
+	s, err := parse(data, source, sets)
+	if err != nil {
+		return nil, &BadInputError{err}
+	}
+	s.Defaults()
+	if err := s.Validate(); err != nil {
+		return nil, &BadInputError{fmt.Errorf("%s: %w", source, err)}
+	}
+	return s, nil
+}
+
+// parse decodes YAML strictly (unknown fields are errors with their line),
+// after applying sets to the document tree.
+func parse(data []byte, source string, sets []string) (*Scenario, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	if doc.Kind == 0 {
+		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
+	}
+	for _, set := range sets {
+		if err := applySet(&doc, set); err != nil {
+			return nil, fmt.Errorf("--set %s: %v", set, err)
+		}
+	}
+	merged, err := yaml.Marshal(&doc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(merged))
+	dec.KnownFields(true)
+	var s Scenario
+	if err := dec.Decode(&s); err != nil {
+		if len(sets) > 0 {
+			return nil, fmt.Errorf("%s (with --set %s): %v", source, strings.Join(sets, " --set "), err)
+		}
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
+	return &s, nil
+}
+
+// freeMaps are the mappings whose keys are Kafka config names, which
+// contain dots: in a --set path, everything after them is one key.
+var freeMaps = map[string]bool{
+	"topic.configs": true, "cluster.broker_config": true, "cluster.controller_config": true,
+}
+
+// applySet sets one value in the YAML tree: "a.b.c=v".
+func applySet(doc *yaml.Node, set string) error {
+	key, value, ok := strings.Cut(set, "=")
+	if !ok || strings.TrimSpace(key) == "" {
+		return errors.New("want path=value, e.g. workload.acks=1")
+	}
+	segs := strings.Split(strings.TrimSpace(key), ".")
+	for i := 1; i < len(segs); i++ {
+		if freeMaps[strings.Join(segs[:i], ".")] {
+			segs = append(segs[:i], strings.Join(segs[i:], "."))
+			break
+		}
+	}
+	node := doc.Content[0]
+	for i, seg := range segs {
+		if node.Kind != yaml.MappingNode {
+			return fmt.Errorf("%s is not a mapping", strings.Join(segs[:i], "."))
+		}
+		var next *yaml.Node
+		for j := 0; j+1 < len(node.Content); j += 2 {
+			if node.Content[j].Value == seg {
+				next = node.Content[j+1]
+				break
+			}
+		}
+		last := i == len(segs)-1
+		if next == nil {
+			next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+			node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}, next)
+		}
+		if last {
+			var v yaml.Node
+			if err := yaml.Unmarshal([]byte(value), &v); err != nil || len(v.Content) == 0 {
+				*next = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
+			} else {
+				*next = *v.Content[0]
+			}
+			if freeMaps[strings.Join(segs[:i], ".")] {
+				// Kafka configs are strings, even "true" and "2".
+				*next = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
+			}
+		}
+		node = next
+	}
+	return nil
+}
+
+// ReadProperties reads a Java properties file (key=value or key: value,
+// # and ! comments) for --broker-config and --topic-config; a .yaml or
+// .yml file is read as a flat mapping instead.
+func ReadProperties(file string) (map[string]string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, &BadInputError{err}
+	}
+	out := map[string]string{}
+	if strings.HasSuffix(file, ".yaml") || strings.HasSuffix(file, ".yml") {
+		var m map[string]any
+		if err := yaml.Unmarshal(b, &m); err != nil {
+			return nil, &BadInputError{fmt.Errorf("%s: %v", file, err)}
+		}
+		for k, v := range m {
+			switch v.(type) {
+			case map[string]any, []any:
+				return nil, &BadInputError{fmt.Errorf("%s: key %s: want a scalar value", file, k)}
+			}
+			out[k] = fmt.Sprint(v)
+		}
+		return out, nil
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	line := 0
+	for sc.Scan() {
+		line++
+		l := strings.TrimSpace(sc.Text())
+		if l == "" || l[0] == '#' || l[0] == '!' {
+			continue
+		}
+		i := strings.IndexAny(l, "=:")
+		if i <= 0 {
+			return nil, &BadInputError{fmt.Errorf("%s line %d: want key=value", file, line)}
+		}
+		out[strings.TrimSpace(l[:i])] = strings.TrimSpace(l[i+1:])
+	}
+	return out, nil
+}
+
+// Marshal renders the scenario as run.
+func (s *Scenario) Marshal() ([]byte, error) { return yaml.Marshal(s) }

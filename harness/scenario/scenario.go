@@ -1,0 +1,278 @@
+// Package scenario is kchaos's scenario file: a cluster, a topic, a
+// workload, a nemesis schedule and a final phase, in YAML. It parses,
+// fills defaults, applies --set overrides and validates with errors that
+// name the field path. The built-in scenarios s1..s12 (SCENARIOS.md) are
+// embedded YAML files of the same format.
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/workloads"
+)
+
+// Scenario is one run's whole description.
+type Scenario struct {
+	Name        string `yaml:"name"`
+	Description string `yaml:"description,omitempty"`
+	// Seed drives every seeded choice of the run (random schedules, random
+	// targets); 0 means "pick one and record it".
+	Seed     int64            `yaml:"seed,omitempty"`
+	Cluster  ClusterSpec      `yaml:"cluster"`
+	Topic    TopicSpec        `yaml:"topic"`
+	Workload workloads.Config `yaml:"workload"`
+	Nemesis  nemesis.Schedule `yaml:"nemesis,omitempty"`
+	Final    FinalSpec        `yaml:"final"`
+	// Expect documents the seed's expected outcome (SCENARIOS.md), for the
+	// reader and the report. It never changes the verdict.
+	Expect string `yaml:"expect,omitempty"`
+}
+
+// ClusterSpec is the Kafka cluster.
+type ClusterSpec struct {
+	Kafka       string          `yaml:"kafka,omitempty"`
+	Brokers     int             `yaml:"brokers,omitempty"`
+	Controllers int             `yaml:"controllers,omitempty"`
+	Racks       cluster.Racks   `yaml:"racks,omitempty"`
+	// ELR: "on", "off", or "default" (the Kafka version's default).
+	ELR              string                      `yaml:"elr,omitempty"`
+	BrokerConfig     map[string]string           `yaml:"broker_config,omitempty"`
+	ControllerConfig map[string]string           `yaml:"controller_config,omitempty"`
+	PerBroker        map[int32]map[string]string `yaml:"per_broker,omitempty"`
+}
+
+// TopicSpec is the workload's topic.
+type TopicSpec struct {
+	Name              string            `yaml:"name,omitempty"`
+	Partitions        int               `yaml:"partitions,omitempty"`
+	ReplicationFactor int               `yaml:"replication_factor,omitempty"`
+	Assignment        [][]int32         `yaml:"assignment,omitempty"`
+	Configs           map[string]string `yaml:"configs,omitempty"`
+}
+
+// FinalSpec is the phase after the faults: heal, wait for every partition
+// to have a leader, read every partition to its end.
+type FinalSpec struct {
+	// Heal runs the nemesis's final heal (default true; it always runs on
+	// error or Ctrl-C whatever this says).
+	Heal *bool `yaml:"heal,omitempty"`
+	// RecoverTimeout bounds the wait for every partition to have a leader.
+	RecoverTimeout workloads.Duration `yaml:"recover_timeout,omitempty"`
+	// ReadTimeout bounds the final read.
+	ReadTimeout workloads.Duration `yaml:"read_timeout,omitempty"`
+}
+
+// HealEnabled reports whether the final heal runs after the schedule.
+func (f FinalSpec) HealEnabled() bool { return f.Heal == nil || *f.Heal }
+
+// ELR values.
+const (
+	ELROn      = "on"
+	ELROff     = "off"
+	ELRDefault = "default"
+)
+
+// Defaults fills every unset field, so that the scenario as run (written
+// into the run folder) says everything.
+func (s *Scenario) Defaults() {
+	c := &s.Cluster
+	if c.Kafka == "" {
+		c.Kafka = cluster.DefaultKafkaVersion
+	}
+	if c.Brokers == 0 {
+		c.Brokers = 3
+	}
+	if c.Controllers == 0 {
+		c.Controllers = 1
+	}
+	if c.ELR == "" {
+		c.ELR = ELRDefault
+	}
+	t := &s.Topic
+	if t.Name == "" {
+		t.Name = s.Workload.Topic
+	}
+	if t.Name == "" {
+		t.Name = "orders"
+	}
+	if len(t.Assignment) > 0 {
+		if t.Partitions == 0 {
+			t.Partitions = len(t.Assignment)
+		}
+		if t.ReplicationFactor == 0 {
+			t.ReplicationFactor = len(t.Assignment[0])
+		}
+	}
+	if t.Partitions == 0 {
+		t.Partitions = 1
+	}
+	if t.ReplicationFactor == 0 {
+		t.ReplicationFactor = min(3, c.Brokers)
+	}
+	if s.Workload.Topic == "" {
+		s.Workload.Topic = t.Name
+	}
+	if s.Workload.Partitions == 0 {
+		s.Workload.Partitions = t.Partitions
+	}
+	if s.Workload.Producers == 0 {
+		s.Workload.Producers = 4
+	}
+	s.Workload.Defaults()
+	if s.Final.Heal == nil {
+		on := true
+		s.Final.Heal = &on
+	}
+	if s.Final.RecoverTimeout == 0 {
+		s.Final.RecoverTimeout = workloads.Duration(90 * time.Second)
+	}
+	if s.Final.ReadTimeout == 0 {
+		s.Final.ReadTimeout = s.Workload.FinalReadTimeout
+	}
+}
+
+// Validate reports every problem, each naming its field path.
+func (s *Scenario) Validate() error {
+	var errs []error
+	add := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	if strings.TrimSpace(s.Name) == "" {
+		add("name", "missing")
+	}
+	c := s.Cluster
+	cc := c.ClusterConfig()
+	cc.Defaults()
+	if err := cc.Validate(); err != nil {
+		add("cluster", "%v", err)
+	}
+	switch c.ELR {
+	case ELROn, ELROff, ELRDefault:
+	default:
+		add("cluster.elr", "%q: want on, off or default", c.ELR)
+	}
+	t := s.Topic
+	if t.Partitions < 1 {
+		add("topic.partitions", "%d: want at least 1", t.Partitions)
+	}
+	if t.ReplicationFactor < 1 || t.ReplicationFactor > c.Brokers {
+		add("topic.replication_factor", "%d: want 1..%d (the number of brokers)", t.ReplicationFactor, c.Brokers)
+	}
+	if len(t.Assignment) > 0 && len(t.Assignment) != t.Partitions {
+		add("topic.assignment", "%d replica lists for %d partitions", len(t.Assignment), t.Partitions)
+	}
+	for i, replicas := range t.Assignment {
+		if len(replicas) != t.ReplicationFactor {
+			add(fmt.Sprintf("topic.assignment[%d]", i), "%d replicas, want replication_factor %d", len(replicas), t.ReplicationFactor)
+		}
+		seen := map[int32]bool{}
+		for _, b := range replicas {
+			if b < 0 || int(b) >= c.Brokers {
+				add(fmt.Sprintf("topic.assignment[%d]", i), "broker %d does not exist (brokers are 0..%d)", b, c.Brokers-1)
+			}
+			if seen[b] {
+				add(fmt.Sprintf("topic.assignment[%d]", i), "broker %d twice", b)
+			}
+			seen[b] = true
+		}
+	}
+	if s.Workload.Topic != t.Name {
+		add("workload.topic", "%q differs from topic.name %q", s.Workload.Topic, t.Name)
+	}
+	if s.Workload.Partitions > t.Partitions {
+		add("workload.partitions", "%d: the topic has %d", s.Workload.Partitions, t.Partitions)
+	}
+	if err := s.Workload.Validate(); err != nil {
+		var ve *workloads.ValidationError
+		if errors.As(err, &ve) {
+			err = ve.Under("workload")
+		}
+		errs = append(errs, err)
+	}
+	if err := s.Nemesis.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	for _, k := range sortedKeys(t.Configs) {
+		if strings.TrimSpace(k) == "" {
+			add("topic.configs", "empty key")
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ClusterConfig turns the spec into the cluster package's configuration.
+func (c ClusterSpec) ClusterConfig() cluster.Config {
+	cfg := cluster.Config{
+		KafkaVersion: c.Kafka, Brokers: c.Brokers, Controllers: c.Controllers,
+		Racks: c.Racks, BrokerConfig: c.BrokerConfig, ControllerConfig: c.ControllerConfig,
+		PerBroker: c.PerBroker,
+	}
+	switch c.ELR {
+	case ELROn:
+		on := true
+		cfg.ELR = &on
+	case ELROff:
+		off := false
+		cfg.ELR = &off
+	}
+	return cfg
+}
+
+// Assignment returns the topic's replica lists: the explicit one, or
+// partition p on brokers p, p+1, ... (mod brokers).
+func (t TopicSpec) AssignmentOrDefault(brokers int) [][]int32 {
+	if len(t.Assignment) > 0 {
+		return t.Assignment
+	}
+	out := make([][]int32, t.Partitions)
+	for p := range out {
+		for r := 0; r < t.ReplicationFactor; r++ {
+			out[p] = append(out[p], int32((p+r)%brokers))
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ApplyUserConfigs runs the scenario with a user's real settings: broker
+// (server.properties) and topic configs replace the scenario's, except the
+// keys kchaos must own to run at all (listeners, node ids, log dirs, the
+// quorum, racks) and the failure-detection timeouts that make faults show
+// within seconds. Those are dropped from the user's config and returned,
+// so the report can list them; nothing else is changed.
+func (s *Scenario) ApplyUserConfigs(broker, topic map[string]string) []string {
+	overridden := cluster.OverriddenUserKeys(broker)
+	drop := map[string]bool{}
+	for _, k := range overridden {
+		drop[k] = true
+	}
+	if len(broker) > 0 && s.Cluster.BrokerConfig == nil {
+		s.Cluster.BrokerConfig = map[string]string{}
+	}
+	for k, v := range broker {
+		if !drop[k] {
+			s.Cluster.BrokerConfig[k] = v
+		}
+	}
+	if len(topic) > 0 && s.Topic.Configs == nil {
+		s.Topic.Configs = map[string]string{}
+	}
+	for k, v := range topic {
+		s.Topic.Configs[k] = v
+	}
+	return overridden
+}

@@ -1,0 +1,128 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// PollInterval is how often WaitFor reads the cluster state: short against
+// the seconds a fault takes to show (replica.lag.time.max.ms is 4s in
+// kchaos clusters), long enough not to load two shared cores.
+const PollInterval = 200 * time.Millisecond
+
+// WaitFor polls src until c holds on the given topic, at most timeout. On
+// timeout the error says what was last seen, which is usually the most
+// useful line of a failed scenario.
+func WaitFor(ctx context.Context, src StateSource, topic string, c Condition, timeout time.Duration) error {
+	return waitFor(ctx, src, topic, c, timeout, PollInterval)
+}
+
+func waitFor(ctx context.Context, src StateSource, topic string, c Condition, timeout, poll time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		ok, seen := Check(ctx, src, topic, c)
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			// One last look: the condition may have become true just now.
+			if ok, seen2 := Check(context.WithoutCancel(ctx), src, topic, c); ok {
+				return nil
+			} else if seen2 != "" {
+				seen = seen2
+			}
+			return fmt.Errorf("until %s: not within %s; last seen: %s", c, timeout, seen)
+		case <-time.After(poll):
+		}
+	}
+}
+
+// Check reports whether c holds now, and what it saw. A state that cannot
+// be read (a broker down, a request timing out) does not hold: faults make
+// such errors common and they pass.
+func Check(ctx context.Context, src StateSource, topic string, c Condition) (bool, string) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ok := true
+	var seen []string
+	if len(c.ISR) > 0 || c.Offline != nil || c.Leader != nil || c.HighWatermark != nil {
+		p, err := describePartition(ctx, src, topic, c.Partition)
+		if err != nil {
+			return false, err.Error()
+		}
+		seen = append(seen, fmt.Sprintf("partition %d leader %d epoch %d isr %v elr %v",
+			p.Partition, p.Leader, p.LeaderEpoch, p.ISR, p.ELR))
+		if len(c.ISR) > 0 && !sameSet(p.ISR, c.ISR) {
+			ok = false
+		}
+		if c.Offline != nil && (p.Leader < 0) != *c.Offline {
+			ok = false
+		}
+		if c.Leader != nil && p.Leader != *c.Leader {
+			ok = false
+		}
+		if c.HighWatermark != nil {
+			if p.Leader < 0 {
+				ok = false
+			} else if hw, err := src.HighWatermark(ctx, p.Leader, topic, c.Partition); err != nil {
+				ok = false
+				seen = append(seen, "high watermark: "+err.Error())
+			} else {
+				seen = append(seen, fmt.Sprintf("high watermark %d", hw))
+				ok = ok && hw >= *c.HighWatermark
+			}
+		}
+	}
+	if len(c.Live) > 0 || len(c.Fenced) > 0 {
+		live, err := src.LiveBrokers(ctx)
+		if err != nil {
+			return false, strings.Join(append(seen, "live brokers: "+err.Error()), "; ")
+		}
+		seen = append(seen, fmt.Sprintf("live brokers %v", live))
+		for _, id := range c.Live {
+			ok = ok && slices.Contains(live, id)
+		}
+		for _, id := range c.Fenced {
+			ok = ok && !slices.Contains(live, id)
+		}
+	}
+	return ok, strings.Join(seen, "; ")
+}
+
+// String renders c as the scenario file spells it.
+func (c Condition) String() string {
+	var parts []string
+	if len(c.ISR) > 0 {
+		parts = append(parts, fmt.Sprintf("isr %v", c.ISR))
+	}
+	if c.Offline != nil {
+		parts = append(parts, fmt.Sprintf("offline %t", *c.Offline))
+	}
+	if c.Leader != nil {
+		parts = append(parts, fmt.Sprintf("leader %d", *c.Leader))
+	}
+	if c.HighWatermark != nil {
+		parts = append(parts, fmt.Sprintf("high watermark >= %d", *c.HighWatermark))
+	}
+	s := fmt.Sprintf("partition %d %s", c.Partition, strings.Join(parts, ", "))
+	if len(parts) == 0 {
+		s = ""
+	}
+	if len(c.Live) > 0 {
+		s = strings.TrimSpace(s + fmt.Sprintf(" live %v", c.Live))
+	}
+	if len(c.Fenced) > 0 {
+		s = strings.TrimSpace(s + fmt.Sprintf(" fenced %v", c.Fenced))
+	}
+	return s
+}
+
+func sameSet(a, b []int32) bool {
+	x, y := sortedIDs(a), sortedIDs(b)
+	return slices.Equal(x, y)
+}

@@ -1,0 +1,229 @@
+// Package nemesis injects faults into a kchaos run's Kafka cluster and
+// undoes them: network partitions (iptables inside the containers), paused
+// and killed brokers, clean restarts, power loss (lose-unflushed), live
+// topic config changes and manual elections. Targets are chosen by role
+// when a fault fires; schedules are scripted or seeded-random; a final heal
+// always runs. Every injection and heal is recorded as a nemesis op
+// (process -1) in the run's history.
+//
+// The design follows etcd's tests/robustness failpoints: a fault is a small
+// value with a Name and an Inject, driven by a runner that records when it
+// started and ended.
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Cluster is what faults do to the run's containers; *cluster.Cluster
+// implements it. Faults act only through it, never through Docker by name,
+// so they can only touch containers of the current run: the cluster object
+// knows no others. It is an interface so that the runner and the target
+// logic can be tested without Docker.
+type Cluster interface {
+	Brokers() []cluster.Node
+	Controllers() []cluster.Node
+	Node(id int32) (cluster.Node, bool)
+	Kill(ctx context.Context, id int32) error
+	StartNode(ctx context.Context, id int32) error
+	Stop(ctx context.Context, id int32, timeout time.Duration) error
+	Pause(ctx context.Context, id int32) error
+	Unpause(ctx context.Context, id int32) error
+	State(ctx context.Context, id int32) (cluster.NodeState, error)
+	Exec(ctx context.Context, id int32, cmd ...string) (string, error)
+	HostDataDir(id int32) string
+}
+
+// StateSource is the cluster state that targets and conditions read;
+// *admin.Client implements it.
+type StateSource interface {
+	Describe(ctx context.Context, topic string) ([]admin.PartitionState, error)
+	LiveBrokers(ctx context.Context) ([]int32, error)
+	HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error)
+	ActiveController(ctx context.Context) (int32, error)
+}
+
+// Admin is the admin API the faults use; *admin.Client implements it.
+type Admin interface {
+	StateSource
+	SetTopicConfig(ctx context.Context, topic, key string, value *string) error
+	ElectLeaders(ctx context.Context, topic string, partitions []int32, unclean bool) error
+}
+
+var (
+	_ Cluster = (*cluster.Cluster)(nil)
+	_ Admin   = (*admin.Client)(nil)
+)
+
+// Env is what a fault acts on and records to.
+type Env struct {
+	Cluster Cluster
+	Admin   Admin
+	// Topic is the workload topic: roles such as "leader of partition 0"
+	// and conditions refer to its partitions.
+	Topic string
+	// Recorder receives the nemesis ops; nil records nothing.
+	Recorder *histories.Recorder
+	// Log receives progress; nil discards it.
+	Log *slog.Logger
+	// Seed drives random target choices made at injection time (a scripted
+	// step with role random). The Runner records it.
+	Seed int64
+
+	mu      sync.Mutex
+	rng     *prng
+	pending map[int32]bool // nodes whose kchaos rules are still to be removed
+}
+
+func (e *Env) log() *slog.Logger {
+	if e.Log == nil {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return e.Log
+}
+
+func (e *Env) rand() *prng {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.rng == nil {
+		e.rng = newPRNG(e.Seed)
+	}
+	return e.rng
+}
+
+// AllNodes returns every node id of the run: controllers, then brokers.
+func (e *Env) AllNodes() []int32 {
+	var out []int32
+	for _, n := range e.Cluster.Controllers() {
+		out = append(out, n.ID)
+	}
+	for _, n := range e.Cluster.Brokers() {
+		out = append(out, n.ID)
+	}
+	return out
+}
+
+func (e *Env) brokerIDs() []int32 {
+	var out []int32
+	for _, n := range e.Cluster.Brokers() {
+		out = append(out, n.ID)
+	}
+	return out
+}
+
+func (e *Env) controllerIDs() []int32 {
+	var out []int32
+	for _, n := range e.Cluster.Controllers() {
+		out = append(out, n.ID)
+	}
+	return out
+}
+
+// Inject injects f and records it: an invoke carrying the fault's spec,
+// then ok with the nodes it touched and what it did, or info with the
+// error (the fault may have been partly applied, so its outcome is
+// unknown).
+func (e *Env) Inject(ctx context.Context, f Fault) error {
+	begin := time.Now()
+	e.record(histories.Invoke, f.Name(), histories.NemesisValue{Fault: f.Name(), Details: specOf(f)}, "")
+	defer e.completeOnPanic(f.Name(), histories.NemesisValue{Fault: f.Name()})
+	nodes, details, err := f.Inject(ctx, e)
+	v := histories.NemesisValue{Fault: f.Name(), Nodes: sortedIDs(nodes), Details: details}
+	if err != nil {
+		e.record(histories.Info, f.Name(), v, err.Error())
+		e.log().Warn("nemesis: inject failed", "fault", f.Name(), "nodes", v.Nodes, "err", err)
+		return fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	e.record(histories.OK, f.Name(), v, "")
+	e.log().Info("nemesis: injected", "fault", f.Name(), "nodes", v.Nodes, "details", details,
+		"took", time.Since(begin).Round(time.Millisecond))
+	return nil
+}
+
+// HealFault undoes one injected fault and records it as a heal op.
+func (e *Env) HealFault(ctx context.Context, f Fault) error {
+	return e.recordHeal(ctx, f.Name(), func(ctx context.Context) ([]int32, map[string]any, error) {
+		return nil, nil, f.Heal(ctx, e)
+	})
+}
+
+// recordHeal runs a heal and records it as f heal, value.fault = what.
+func (e *Env) recordHeal(ctx context.Context, what string, heal func(context.Context) ([]int32, map[string]any, error)) error {
+	e.record(histories.Invoke, FHeal, histories.NemesisValue{Fault: what}, "")
+	defer e.completeOnPanic(FHeal, histories.NemesisValue{Fault: what})
+	nodes, details, err := heal(ctx)
+	v := histories.NemesisValue{Fault: what, Nodes: sortedIDs(nodes), Details: details}
+	if err != nil {
+		e.record(histories.Info, FHeal, v, err.Error())
+		e.log().Warn("nemesis: heal failed", "what", what, "err", err)
+		return fmt.Errorf("heal %s: %w", what, err)
+	}
+	e.record(histories.OK, FHeal, v, "")
+	e.log().Info("nemesis: healed", "what", what, "nodes", v.Nodes, "details", details)
+	return nil
+}
+
+// completeOnPanic, deferred after an invoke, completes the op as info when
+// the fault panics (so every invoke keeps its completion) and panics on.
+func (e *Env) completeOnPanic(f string, v histories.NemesisValue) {
+	if p := recover(); p != nil {
+		e.record(histories.Info, f, v, fmt.Sprint("panic: ", p))
+		panic(p)
+	}
+}
+
+// record appends a nemesis op. A recorder error is logged, not returned:
+// losing a history line must not stop the heal that follows.
+func (e *Env) record(typ histories.Type, f string, v histories.NemesisValue, errText string) {
+	if e.Recorder == nil {
+		return
+	}
+	if _, err := e.Recorder.Record(histories.NemesisProcess, typ, f, v, errText); err != nil {
+		e.log().Error("nemesis: cannot record", "f", f, "type", typ, "err", err)
+	}
+}
+
+// Specer is implemented by faults that describe their spec (shape,
+// target, config) in the invoke's details.
+type Specer interface{ Spec() map[string]any }
+
+func specOf(f Fault) map[string]any {
+	if s, ok := f.(Specer); ok {
+		return s.Spec()
+	}
+	return nil
+}
+
+func sortedIDs(ids []int32) []int32 {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// sleep waits d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,306 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/harness/cluster"
+)
+
+// fakeCluster is an in-memory cluster: containers that run, pause and
+// stop, and an iptables that keeps the rules the nemesis scripts add and
+// delete, so the runner and the heal can be tested without Docker. Like
+// Docker, starting a stopped container gives it a fresh network namespace
+// (no rules).
+type fakeCluster struct {
+	mu     sync.Mutex
+	nodes  map[int32]cluster.Node
+	state  map[int32]cluster.NodeState
+	rules  map[int32][]string
+	calls  []string
+	onCall func(call string) // may panic, for the runner's panic test
+}
+
+func newFakeCluster() *fakeCluster {
+	f := &fakeCluster{nodes: map[int32]cluster.Node{}, state: map[int32]cluster.NodeState{},
+		rules: map[int32][]string{}}
+	add := func(n cluster.Node) {
+		f.nodes[n.ID] = n
+		f.state[n.ID] = cluster.NodeState{Running: true}
+	}
+	add(cluster.Node{ID: 1000, Role: cluster.RoleController, IP: "10.9.0.10"})
+	for i, rack := range []string{"a", "a", "b"} {
+		add(cluster.Node{ID: int32(i), Role: cluster.RoleBroker, IP: fmt.Sprintf("10.9.0.%d", 20+i), Rack: rack})
+	}
+	return f
+}
+
+func (f *fakeCluster) list(role cluster.Role) []cluster.Node {
+	var out []cluster.Node
+	for _, n := range f.nodes {
+		if n.Role == role {
+			out = append(out, n)
+		}
+	}
+	slices.SortFunc(out, func(a, b cluster.Node) int { return int(a.ID - b.ID) })
+	return out
+}
+
+func (f *fakeCluster) Brokers() []cluster.Node     { return f.list(cluster.RoleBroker) }
+func (f *fakeCluster) Controllers() []cluster.Node { return f.list(cluster.RoleController) }
+func (f *fakeCluster) Node(id int32) (cluster.Node, bool) {
+	n, ok := f.nodes[id]
+	return n, ok
+}
+func (f *fakeCluster) HostDataDir(id int32) string { return "" }
+
+// op records a call and changes a node's state; check refuses what Docker
+// refuses.
+func (f *fakeCluster) op(name string, id int32, check func(cluster.NodeState) error, apply func(*cluster.NodeState)) error {
+	call := fmt.Sprintf("%s %d", name, id)
+	if f.onCall != nil {
+		f.onCall(call)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st, ok := f.state[id]
+	if !ok {
+		return fmt.Errorf("node %d: no such node", id)
+	}
+	if err := check(st); err != nil {
+		return fmt.Errorf("node %d: %s: %w", id, name, err)
+	}
+	f.calls = append(f.calls, call)
+	apply(&st)
+	f.state[id] = st
+	return nil
+}
+
+func mustRun(st cluster.NodeState) error {
+	if !st.Running {
+		return fmt.Errorf("not running")
+	}
+	return nil
+}
+
+func (f *fakeCluster) Kill(_ context.Context, id int32) error {
+	return f.op("kill", id, mustRun, func(s *cluster.NodeState) { *s = cluster.NodeState{ExitCode: 137} })
+}
+
+func (f *fakeCluster) Stop(_ context.Context, id int32, _ time.Duration) error {
+	return f.op("stop", id, func(cluster.NodeState) error { return nil }, func(s *cluster.NodeState) { *s = cluster.NodeState{} })
+}
+
+func (f *fakeCluster) StartNode(_ context.Context, id int32) error {
+	return f.op("start", id, func(cluster.NodeState) error { return nil }, func(s *cluster.NodeState) {
+		if !s.Running {
+			f.rules[id] = nil // a fresh network namespace
+		}
+		*s = cluster.NodeState{Running: true}
+	})
+}
+
+func (f *fakeCluster) Pause(_ context.Context, id int32) error {
+	return f.op("pause", id, mustRun, func(s *cluster.NodeState) { s.Paused = true })
+}
+
+func (f *fakeCluster) Unpause(_ context.Context, id int32) error {
+	return f.op("unpause", id, func(st cluster.NodeState) error {
+		if !st.Paused {
+			return fmt.Errorf("not paused")
+		}
+		return nil
+	}, func(s *cluster.NodeState) { s.Paused = false })
+}
+
+func (f *fakeCluster) State(_ context.Context, id int32) (cluster.NodeState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st, ok := f.state[id]
+	if !ok {
+		return st, fmt.Errorf("node %d: no such node", id)
+	}
+	return st, nil
+}
+
+// Exec understands the two commands the nemesis runs: `iptables -w 5 -S`
+// and `sh -c` scripts of iptables -I/-D lines.
+func (f *fakeCluster) Exec(_ context.Context, id int32, cmd ...string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := f.state[id]
+	if !st.Running || st.Paused {
+		return "", fmt.Errorf("node %d: exec: container not running or paused", id)
+	}
+	if slices.Equal(cmd, []string{"iptables", "-w", "5", "-S"}) {
+		out := "-P INPUT ACCEPT\n-P FORWARD ACCEPT\n-P OUTPUT ACCEPT\n-A INPUT -s 10.9.0.99/32 -j DROP\n"
+		for _, r := range f.rules[id] {
+			out += r + "\n"
+		}
+		return out, nil
+	}
+	if len(cmd) != 3 || cmd[0] != "sh" || cmd[1] != "-c" {
+		return "", fmt.Errorf("fake exec: unexpected %q", cmd)
+	}
+	for _, line := range strings.Split(cmd[2], "\n") {
+		fs := strings.Fields(line)
+		if len(fs) == 0 || line == "set -e" {
+			continue
+		}
+		if len(fs) < 5 || fs[0] != "iptables" {
+			return "", fmt.Errorf("fake exec: unexpected line %q", line)
+		}
+		spec := fs[4:]
+		switch fs[3] {
+		case "-I":
+			for i, a := range spec {
+				if (a == "-s" || a == "-d") && i+1 < len(spec) {
+					spec[i+1] += "/32"
+				}
+			}
+			f.rules[id] = append(f.rules[id], "-A "+strings.Join(spec, " "))
+		case "-D":
+			r := "-A " + strings.Join(spec, " ")
+			i := slices.Index(f.rules[id], r)
+			if i < 0 {
+				return "", fmt.Errorf("iptables: Bad rule (does a matching rule exist in that chain?): %s", r)
+			}
+			f.rules[id] = slices.Delete(f.rules[id], i, i+1)
+		default:
+			return "", fmt.Errorf("fake exec: unexpected line %q", line)
+		}
+	}
+	return "", nil
+}
+
+func (f *fakeCluster) ruleCount(id int32) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.rules[id])
+}
+
+// fakeAdmin serves one partition's state and the live brokers (the fake
+// cluster's running, unpaused brokers). With simulate on, it derives the
+// partition's leader and ISR from the cluster as Kafka would, only at once:
+// a leader that is not live leaves the partition offline until it returns
+// (no unclean election), and the ISR is the leader plus the live replicas
+// that have no kchaos rule cutting them from it.
+type fakeAdmin struct {
+	mu         sync.Mutex
+	c          *fakeCluster
+	parts      []admin.PartitionState
+	simulate   bool
+	last       int32 // the leader before the partition went offline
+	hw         int64
+	err        error // returned by Describe when set
+	configs    map[string]*string
+	elections  []string
+	controller int32
+}
+
+func newFakeAdmin(c *fakeCluster) *fakeAdmin {
+	return &fakeAdmin{c: c, controller: 1000, configs: map[string]*string{}, last: -1,
+		parts: []admin.PartitionState{{Topic: "t", Partition: 0, Leader: 0,
+			Replicas: []int32{0, 1, 2}, ISR: []int32{0, 1, 2}}}}
+}
+
+func (a *fakeAdmin) derive(ctx context.Context) {
+	live, _ := a.LiveBrokers(ctx)
+	p := &a.parts[0]
+	if p.Leader >= 0 && !slices.Contains(live, p.Leader) {
+		a.last, p.Leader, p.ISR = p.Leader, -1, []int32{p.Leader}
+	}
+	if p.Leader < 0 && a.last >= 0 && slices.Contains(live, a.last) {
+		p.Leader = a.last
+	}
+	if p.Leader < 0 {
+		return
+	}
+	isr := []int32{p.Leader}
+	for _, r := range p.Replicas {
+		if r != p.Leader && slices.Contains(live, r) && !a.c.cutOff(p.Leader, r) {
+			isr = append(isr, r)
+		}
+	}
+	slices.Sort(isr)
+	p.ISR = isr
+}
+
+// cutOff reports whether a kchaos rule on node a drops node b.
+func (f *fakeCluster) cutOff(a, b int32) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.rules[a] {
+		if strings.Contains(r, " "+f.nodes[b].IP+"/32 ") {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *fakeAdmin) set(p admin.PartitionState) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.parts[0] = p
+}
+
+func (a *fakeAdmin) Describe(ctx context.Context, topic string) ([]admin.PartitionState, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err != nil {
+		return nil, a.err
+	}
+	if a.simulate {
+		a.derive(ctx)
+	}
+	return slices.Clone(a.parts), nil
+}
+
+func (a *fakeAdmin) LiveBrokers(ctx context.Context) ([]int32, error) {
+	var out []int32
+	for _, b := range a.c.Brokers() {
+		if st, _ := a.c.State(ctx, b.ID); st.Running && !st.Paused {
+			out = append(out, b.ID)
+		}
+	}
+	return out, nil
+}
+
+func (a *fakeAdmin) HighWatermark(context.Context, int32, string, int32) (int64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.hw, nil
+}
+
+func (a *fakeAdmin) ActiveController(context.Context) (int32, error) { return a.controller, nil }
+
+func (a *fakeAdmin) SetTopicConfig(_ context.Context, topic, key string, value *string) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.configs[key] = value
+	return nil
+}
+
+// ElectLeaders elects the first live replica (unclean) or the preferred one.
+func (a *fakeAdmin) ElectLeaders(ctx context.Context, topic string, partitions []int32, unclean bool) error {
+	live, _ := a.LiveBrokers(ctx)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.elections = append(a.elections, fmt.Sprintf("%s %v unclean=%t", topic, partitions, unclean))
+	for i, p := range a.parts {
+		for _, r := range p.Replicas {
+			if slices.Contains(live, r) && (unclean || slices.Contains(p.ISR, r)) {
+				a.parts[i].Leader = r
+				a.parts[i].ISR = []int32{r}
+				a.last = r
+				break
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,244 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Fault is one kind of trouble for the cluster, modelled on etcd's
+// robustness failpoints: a name, an injection that resolves its targets
+// when it fires, and a heal that undoes it. Env.Inject and Env.HealFault
+// wrap them with the history records.
+type Fault interface {
+	// Name is the f of the nemesis ops the fault records.
+	Name() string
+	// Inject applies the fault and returns the nodes it touched and what it
+	// did (the shape's grudge, the offsets cut, ...), for the history.
+	Inject(ctx context.Context, env *Env) (nodes []int32, details map[string]any, err error)
+	// Heal undoes what Inject did; faults that need no undoing (restart,
+	// an election, a config change) return nil.
+	Heal(ctx context.Context, env *Env) error
+}
+
+// NewFault builds the fault a scripted step names.
+func NewFault(st Step) (Fault, error) {
+	switch st.Fault {
+	case FPartition:
+		shape := st.Shape
+		if shape == "" {
+			shape = ShapeIsolate
+		}
+		if !slices.Contains(shapeNames, shape) {
+			return nil, fmt.Errorf("unknown partition shape %q", shape)
+		}
+		return &partitionFault{shape: shape, target: st.Target}, nil
+	case FKill, FStart, FPause, FResume, FRestart:
+		return &processFault{op: st.Fault, target: st.Target, timeout: st.Timeout.Std()}, nil
+	case FLoseUnflushed:
+		return &loseUnflushed{target: st.Target, start: st.Start}, nil
+	case FSetConfig:
+		return &setConfig{config: st.Config}, nil
+	case FElectUnclean, FElectPreferred:
+		return &elect{unclean: st.Fault == FElectUnclean, target: st.Target}, nil
+	}
+	return nil, fmt.Errorf("unknown fault %q", st.Fault)
+}
+
+// setConfig changes topic configs live (for instance
+// unclean.leader.election.enable=true while a partition is offline, which
+// makes the controller elect a replica outside the ISR). It has no heal:
+// a config change is a deliberate act whose effect is the point.
+type setConfig struct{ config map[string]*string }
+
+func (f *setConfig) Name() string { return FSetConfig }
+
+func (f *setConfig) Spec() map[string]any { return map[string]any{"config": f.config} }
+
+func (f *setConfig) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	for _, k := range slices.Sorted(maps.Keys(f.config)) {
+		if err := e.Admin.SetTopicConfig(ctx, e.Topic, k, f.config[k]); err != nil {
+			return nil, nil, err
+		}
+	}
+	return nil, map[string]any{"topic": e.Topic, "config": f.config}, nil
+}
+
+func (f *setConfig) Heal(context.Context, *Env) error { return nil }
+
+// elect triggers a leader election by hand: unclean (ElectLeaders type
+// UNCLEAN, which may pick a replica outside the ISR, losing what only the
+// old leader had) or preferred. The nodes it touched are the leaders it
+// left; without a target it covers every partition of the topic.
+type elect struct {
+	unclean bool
+	target  *Target
+}
+
+func (f *elect) Name() string {
+	if f.unclean {
+		return FElectUnclean
+	}
+	return FElectPreferred
+}
+
+func (f *elect) Spec() map[string]any {
+	if f.target == nil {
+		return nil
+	}
+	return map[string]any{"partition": f.target.Partition}
+}
+
+func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	parts, err := e.Admin.Describe(ctx, e.Topic)
+	if err != nil {
+		return nil, nil, err
+	}
+	var ids []int32
+	before := map[string]int32{}
+	for _, p := range parts {
+		if f.target == nil || p.Partition == f.target.Partition {
+			ids = append(ids, p.Partition)
+			before[histories.PartitionKey(p.Partition)] = p.Leader
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil, fmt.Errorf("topic %s has no partition %d", e.Topic, f.target.Partition)
+	}
+	if err := e.Admin.ElectLeaders(ctx, e.Topic, ids, f.unclean); err != nil {
+		return nil, map[string]any{"leaders_before": before}, err
+	}
+	after, leaders := e.leaders(ctx, ids)
+	return leaders, map[string]any{"leaders_before": before, "leaders_after": after}, nil
+}
+
+// leaders reads the partitions' leaders just after an election; the
+// controller applies it at once, so one Describe usually sees it.
+func (e *Env) leaders(ctx context.Context, ids []int32) (map[string]int32, []int32) {
+	out := map[string]int32{}
+	var nodes []int32
+	for range 10 {
+		parts, err := e.Admin.Describe(ctx, e.Topic)
+		if err == nil {
+			all := true
+			for _, p := range parts {
+				if slices.Contains(ids, p.Partition) {
+					out[histories.PartitionKey(p.Partition)] = p.Leader
+					all = all && p.Leader >= 0
+				}
+			}
+			if all {
+				break
+			}
+		}
+		if sleep(ctx, PollInterval) != nil {
+			break
+		}
+	}
+	for _, l := range out {
+		if l >= 0 {
+			nodes = append(nodes, l)
+		}
+	}
+	return out, nodes
+}
+
+func (f *elect) Heal(context.Context, *Env) error { return nil }
+
+// Heal undoes every fault of a kind across the run, from the containers'
+// actual state rather than from bookkeeping, so that it also repairs what
+// an interrupted injection left half done: partition removes every kchaos
+// rule, pause resumes every paused node, kill starts every stopped node
+// (killed, powered off or stopped), and all does the three and then waits,
+// at most limit, until every broker is live and every partition of the
+// topic has a leader. It is recorded as one heal op.
+func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error {
+	return e.recordHeal(ctx, kind, func(ctx context.Context) ([]int32, map[string]any, error) {
+		d := map[string]any{}
+		var nodes []int32
+		var errs []error
+		do := func(on bool, what string, f func(context.Context) ([]int32, error)) {
+			if !on {
+				return
+			}
+			ids, err := f(ctx)
+			nodes = append(nodes, ids...)
+			if len(ids) > 0 {
+				d[what] = ids
+			}
+			errs = append(errs, err)
+		}
+		all := kind == HealAll
+		do(all || kind == FPause, "resumed", e.resumeAll)
+		if all || kind == FPartition {
+			n, pending, err := e.healPartitions(ctx)
+			d["rules_removed"] = n
+			if len(pending) > 0 {
+				d["pending"] = pending
+			}
+			errs = append(errs, err)
+		}
+		do(all || kind == FKill, "started", e.startAll)
+		if all {
+			if p := e.Pending(); len(p) > 0 {
+				errs = append(errs, fmt.Errorf("kchaos rules left on nodes %v", p))
+			}
+			errs = append(errs, e.waitHealthy(ctx, limit))
+		}
+		if kind != HealAll && kind != FPause && kind != FPartition && kind != FKill {
+			errs = append(errs, fmt.Errorf("unknown heal %q", kind))
+		}
+		return nodes, d, errors.Join(errs...)
+	})
+}
+
+func (e *Env) resumeAll(ctx context.Context) ([]int32, error) {
+	f := &processFault{op: FResume}
+	ids, _, err := f.Inject(ctx, e)
+	return ids, err
+}
+
+func (e *Env) startAll(ctx context.Context) ([]int32, error) {
+	f := &processFault{op: FStart}
+	ids, _, err := f.Inject(ctx, e)
+	return ids, err
+}
+
+// waitHealthy waits until every broker is live and every partition of the
+// topic has a leader, within limit.
+func (e *Env) waitHealthy(ctx context.Context, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := waitLive(ctx, e.Admin, e.brokerIDs(), limit); err != nil {
+		return err
+	}
+	if e.Topic == "" {
+		return nil
+	}
+	var last string
+	for {
+		parts, err := e.Admin.Describe(ctx, e.Topic)
+		if err == nil && len(parts) > 0 {
+			var offline []int32
+			for _, p := range parts {
+				if p.Leader < 0 {
+					offline = append(offline, p.Partition)
+				}
+			}
+			if len(offline) == 0 {
+				return nil
+			}
+			last = fmt.Sprintf("partitions without a leader: %v", offline)
+		} else if err != nil {
+			last = err.Error()
+		}
+		if sleep(ctx, PollInterval) != nil {
+			return fmt.Errorf("topic %s: not every partition has a leader within %s (%s)", e.Topic, limit, last)
+		}
+	}
+}

@@ -1,0 +1,297 @@
+package nemesis
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Names in a Kafka log dir.
+const (
+	RecoveryPointFile = "recovery-point-offset-checkpoint"
+	CleanShutdownFile = ".kafka_cleanshutdown"
+	metadataLogDir    = "__cluster_metadata-0"
+)
+
+// ParseCheckpoint parses an offset checkpoint file of Kafka's log dir
+// (recovery-point-offset-checkpoint and its siblings): a line `0` (the
+// version), a line with the count, then `topic partition offset` lines. It
+// returns offsets keyed "topic-partition", the partition dir's name.
+func ParseCheckpoint(data []byte) (map[string]int64, error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	line := 0
+	next := func() (string, bool) {
+		ok := sc.Scan()
+		line++
+		return strings.TrimSpace(sc.Text()), ok
+	}
+	v, ok := next()
+	if !ok || v != "0" {
+		return nil, fmt.Errorf("checkpoint line 1: version %q, want 0", v)
+	}
+	c, _ := next()
+	n, err := strconv.Atoi(c)
+	if err != nil || n < 0 {
+		return nil, fmt.Errorf("checkpoint line 2: count %q is not a number", c)
+	}
+	out := make(map[string]int64, n)
+	for i := 0; i < n; i++ {
+		l, ok := next()
+		if !ok {
+			return nil, fmt.Errorf("checkpoint: %d entries, want %d", i, n)
+		}
+		f := strings.Fields(l)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("checkpoint line %d: %q: want topic partition offset", line, l)
+		}
+		p, err1 := strconv.ParseInt(f[1], 10, 32)
+		o, err2 := strconv.ParseInt(f[2], 10, 64)
+		if err1 != nil || err2 != nil || p < 0 {
+			return nil, fmt.Errorf("checkpoint line %d: %q: bad partition or offset", line, l)
+		}
+		out[f[0]+"-"+f[1]] = o
+	}
+	return out, sc.Err()
+}
+
+// Batch is one record batch in a segment file.
+type Batch struct {
+	Pos, Size              int64 // byte range in the file
+	BaseOffset, LastOffset int64
+	LeaderEpoch            int32
+}
+
+// v2 record batch header: baseOffset int64, batchLength int32,
+// partitionLeaderEpoch int32, magic int8, crc uint32, attributes int16,
+// lastOffsetDelta int32, ... A batch takes 12 + batchLength bytes, and
+// batchLength is at least 49 (the header after the length field).
+const (
+	batchHeaderLen   = 27
+	minBatchLength   = 49
+	batchLogOverhead = 12
+)
+
+// ScanBatches reads the batch headers of a segment file from the start. It
+// stops, without error, at a torn tail (a header or batch running past the
+// end, or a zero length from preallocated space): what Kafka's recovery
+// would discard. Batches of another magic than 2 are an error, since their
+// layout differs and Kafka 4 no longer writes them.
+func ScanBatches(r io.ReaderAt, size int64) ([]Batch, error) {
+	var out []Batch
+	var h [batchHeaderLen]byte
+	for pos := int64(0); pos+batchHeaderLen <= size; {
+		if _, err := r.ReadAt(h[:], pos); err != nil {
+			return out, err
+		}
+		length := int64(int32(binary.BigEndian.Uint32(h[8:12])))
+		n := batchLogOverhead + length
+		if length < minBatchLength || pos+n > size {
+			break
+		}
+		if magic := h[16]; magic != 2 {
+			return out, fmt.Errorf("batch at byte %d: magic %d, want 2", pos, magic)
+		}
+		base := int64(binary.BigEndian.Uint64(h[0:8]))
+		out = append(out, Batch{Pos: pos, Size: n, BaseOffset: base,
+			LastOffset:  base + int64(int32(binary.BigEndian.Uint32(h[23:27]))),
+			LeaderEpoch: int32(binary.BigEndian.Uint32(h[12:16]))})
+		pos += n
+	}
+	return out, nil
+}
+
+// CutResult is what cutting one partition's log did.
+type CutResult struct {
+	Partition     string `json:"partition"`
+	RecoveryPoint int64  `json:"recovery_point"`
+	EndBefore     int64  `json:"log_end_before"` // next offset, from the batches on disk
+	EndAfter      int64  `json:"log_end_after"`
+	BytesCut      int64  `json:"bytes_cut"`
+	// SplitBatch: a batch spanned the recovery point and was dropped whole
+	// (a batch is written, flushed and lost as a unit).
+	SplitBatch   bool `json:"split_batch,omitempty"`
+	FilesDeleted int  `json:"files_deleted"`
+}
+
+// Cut reports whether anything was lost.
+func (r CutResult) Cut() bool { return r.EndAfter < r.EndBefore || r.BytesCut > 0 }
+
+type segment struct {
+	base int64
+	path string
+}
+
+func segments(dir string) ([]segment, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.log"))
+	if err != nil {
+		return nil, err
+	}
+	var out []segment
+	for _, p := range paths {
+		b, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(p), ".log"), 10, 64)
+		if err != nil {
+			continue
+		}
+		out = append(out, segment{base: b, path: p})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].base < out[j].base })
+	return out, nil
+}
+
+func scanFile(path string) ([]Batch, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	b, err := ScanBatches(f, st.Size())
+	return b, st.Size(), err
+}
+
+// CutLog cuts one partition dir back to recovery point rp, as a power
+// loss would leave it if nothing past the last flush reached the disk: in
+// the segment holding rp it keeps the batches that end below rp and
+// truncates the rest at that batch boundary; it deletes that segment's
+// offset and time indexes (Kafka rebuilds them), every later segment with
+// all its files, and every producer-state snapshot (Kafka rebuilds
+// producer state from the log).
+func CutLog(dir string, rp int64) (CutResult, error) {
+	res := CutResult{Partition: filepath.Base(dir), RecoveryPoint: rp}
+	segs, err := segments(dir)
+	if err != nil || len(segs) == 0 {
+		return res, err
+	}
+	res.EndBefore = segs[len(segs)-1].base
+	for i := len(segs) - 1; i >= 0; i-- {
+		b, _, err := scanFile(segs[i].path)
+		if err != nil {
+			return res, err
+		}
+		if len(b) > 0 {
+			res.EndBefore = b[len(b)-1].LastOffset + 1
+			break
+		}
+	}
+	res.EndAfter = res.EndBefore
+	if rp >= res.EndBefore {
+		return res, nil // everything on disk was flushed
+	}
+	idx := 0
+	for i, s := range segs {
+		if s.base <= rp {
+			idx = i
+		}
+	}
+	batches, size, err := scanFile(segs[idx].path)
+	if err != nil {
+		return res, err
+	}
+	keep, next := int64(0), segs[idx].base
+	for _, b := range batches {
+		if b.LastOffset >= rp {
+			res.SplitBatch = b.BaseOffset < rp
+			break
+		}
+		keep, next = b.Pos+b.Size, b.LastOffset+1
+	}
+	res.EndAfter = next
+	if keep < size {
+		if err := os.Truncate(segs[idx].path, keep); err != nil {
+			return res, err
+		}
+		res.BytesCut += size - keep
+	}
+	stem := strings.TrimSuffix(segs[idx].path, ".log")
+	var victims []string
+	for _, ext := range []string{".index", ".timeindex"} {
+		victims = append(victims, stem+ext)
+	}
+	for _, s := range segs[idx+1:] {
+		if st, err := os.Stat(s.path); err == nil {
+			res.BytesCut += st.Size()
+		}
+		more, _ := filepath.Glob(strings.TrimSuffix(s.path, ".log") + ".*")
+		victims = append(victims, more...)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(dir, "*.snapshot"))
+	victims = append(victims, snaps...)
+	for _, v := range victims {
+		err := os.Remove(v)
+		if err == nil {
+			res.FilesDeleted++
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// CutToRecoveryPoints simulates a power loss on a dead broker's log dir:
+// every partition log is cut back to its recovery point (0 when the
+// checkpoint does not list it, as Kafka assumes), and the clean-shutdown
+// marker is removed so that Kafka recovers as after a crash. It skips the
+// KRaft metadata log, which Raft manages and fsyncs itself and which the
+// checkpoint does not cover. Results are sorted by partition.
+func CutToRecoveryPoints(logDir string) ([]CutResult, error) {
+	rps := map[string]int64{}
+	data, err := os.ReadFile(filepath.Join(logDir, RecoveryPointFile))
+	switch {
+	case err == nil:
+		if rps, err = ParseCheckpoint(data); err != nil {
+			return nil, fmt.Errorf("%s: %w", RecoveryPointFile, err)
+		}
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	entries, err := os.ReadDir(logDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []CutResult
+	for _, e := range entries {
+		if !e.IsDir() || !isPartitionDir(e.Name()) {
+			continue
+		}
+		r, err := CutLog(filepath.Join(logDir, e.Name()), rps[e.Name()])
+		if err != nil {
+			return out, fmt.Errorf("%s: %w", e.Name(), err)
+		}
+		out = append(out, r)
+	}
+	if err := os.Remove(filepath.Join(logDir, CleanShutdownFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return out, err
+	}
+	return out, nil
+}
+
+// isPartitionDir: a live "topic-N" dir, not the metadata log and not one
+// being deleted, moved or marked stray (those have suffixes).
+func isPartitionDir(name string) bool {
+	if name == metadataLogDir {
+		return false
+	}
+	for _, s := range []string{"-delete", "-future", "-stray"} {
+		if strings.HasSuffix(name, s) {
+			return false
+		}
+	}
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 {
+		return false
+	}
+	_, err := strconv.ParseUint(name[i+1:], 10, 31)
+	return err == nil
+}

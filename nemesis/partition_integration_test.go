@@ -1,0 +1,137 @@
+package nemesis_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/nemesis"
+)
+
+// TestPartitionLeaderFollowers: a partition's leader cut off from its
+// followers shrinks the ISR to the leader alone while the followers keep
+// running (and stay unfenced: they still reach the controller); the heal
+// brings them back into the ISR and leaves no kchaos rule.
+func TestPartitionLeaderFollowers(t *testing.T) {
+	h := start(t, nil)
+	h.topic("lf", []int32{0, 1, 2}, nil)
+	h.produce(200, "a", false)
+	h.until(isr(0, 1, 2), 30*time.Second)
+	h.inject(nemesis.Step{Fault: nemesis.FPartition, Shape: nemesis.ShapeLeaderFollowers,
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}})
+	took := h.until(isr(0), 30*time.Second)
+	t.Logf("ISR [0 1 2] -> [0] %s after cutting leader 0 from its followers (replica.lag.time.max.ms 4s)", took)
+	for _, f := range []int32{1, 2} {
+		must(t, h.running(f), "follower %d does not run", f)
+	}
+	live, err := h.adm.LiveBrokers(context.Background())
+	must(t, err == nil && slices.Equal(live, []int32{0, 1, 2}), "live brokers %v (%v): followers fenced", live, err)
+	p, _ := h.adm.Describe(context.Background(), "lf")
+	must(t, p[0].Leader == 0, "leader moved: %+v", p[0])
+	// The leader alone acks writes now (min.insync.replicas 1).
+	h.produce(50, "alone", false)
+	must(t, h.leo(0) == 250, "leader log end %d, want 250", h.leo(0))
+
+	h.heal(nemesis.FPartition)
+	h.noRules()
+	took = h.until(isr(0, 1, 2), 60*time.Second)
+	t.Logf("ISR back to [0 1 2] %s after the heal", took)
+	ops := h.nemesisOps()
+	_, v, _ := completion(ops, nemesis.FPartition)
+	t.Logf("recorded partition: nodes %v details %v", v.Nodes, v.Details)
+	must(t, fmt.Sprint(v.Details["grudge"]) == "map[0:[1 2] 1:[0] 2:[0]]", "grudge %v", v.Details["grudge"])
+}
+
+// probe reports whether node from can open a TCP connection to node to's
+// listener. A dropped SYN hangs until the timeout; both count as closed.
+func probe(h *harness, from, to cluster.Node) bool {
+	cmd := fmt.Sprintf("echo > /dev/tcp/%s/%d", to.IP, port(to))
+	_, err := h.c.Exec(context.Background(), from.ID, "timeout", "2", "bash", "-c", cmd)
+	return err == nil
+}
+
+func port(n cluster.Node) int {
+	if n.Role == cluster.RoleController {
+		return cluster.ControllerPort
+	}
+	return cluster.BrokerPort
+}
+
+// connectivity probes every ordered pair of nodes, in parallel, and returns
+// the set of "from->to" pairs that are blocked.
+func connectivity(h *harness) map[string]bool {
+	nodes := append(h.c.Controllers(), h.c.Brokers()...)
+	blocked := map[string]bool{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, a := range nodes {
+		for _, b := range nodes {
+			if a.ID == b.ID {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if !probe(h, a, b) {
+					mu.Lock()
+					blocked[fmt.Sprintf("%d->%d", a.ID, b.ID)] = true
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	return blocked
+}
+
+// TestPartitionRacksAndFromController: a rack partition blocks exactly the
+// traffic between the rack groups (a: 0 1, b: 2), both ways, and nothing
+// else (the controller, in no rack, reaches everyone); a broker cut off
+// from the controller is fenced; after each heal every probe passes and
+// no kchaos rule remains.
+func TestPartitionRacksAndFromController(t *testing.T) {
+	h := start(t, nil)
+	h.topic("rk", []int32{0, 1, 2}, nil)
+	must(t, len(connectivity(h)) == 0, "blocked before any fault: %v", connectivity(h))
+
+	h.inject(nemesis.Step{Fault: nemesis.FPartition, Shape: nemesis.ShapeRacks})
+	begin := time.Now()
+	got := connectivity(h)
+	want := map[string]bool{"0->2": true, "1->2": true, "2->0": true, "2->1": true}
+	must(t, fmt.Sprint(got) == fmt.Sprint(want), "blocked pairs %v, want exactly %v", got, want)
+	t.Logf("rack partition: blocked %v; the other 8 pairs connect (probes took %s)", keys(got), since(begin))
+	took := h.until(isr(0, 1), 30*time.Second)
+	t.Logf("ISR -> [0 1] %s after the probes", took)
+	h.heal(nemesis.FPartition)
+	h.noRules()
+	must(t, len(connectivity(h)) == 0, "blocked after heal: %v", connectivity(h))
+
+	begin = time.Now()
+	h.inject(nemesis.Step{Fault: nemesis.FPartition, Shape: nemesis.ShapeFromController,
+		Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}})
+	took = h.until(nemesis.Condition{Fenced: []int32{2}}, 30*time.Second)
+	t.Logf("broker 2 fenced %s after being cut from the controller (broker.session.timeout.ms 3s)", took)
+	got = connectivity(h)
+	want = map[string]bool{"2->1000": true, "1000->2": true}
+	must(t, fmt.Sprint(got) == fmt.Sprint(want), "blocked pairs %v, want exactly %v", got, want)
+	h.heal(nemesis.FPartition)
+	h.noRules()
+	took = h.until(nemesis.Condition{Live: []int32{0, 1, 2}}, 60*time.Second)
+	t.Logf("broker 2 unfenced %s after the heal", took)
+	if err := (&nemesis.Runner{Env: h.env}).FinalHeal(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

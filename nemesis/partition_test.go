@@ -1,0 +1,194 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func newFakeEnv() (*Env, *fakeCluster, *fakeAdmin) {
+	c := newFakeCluster()
+	a := newFakeAdmin(c)
+	return &Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
+}
+
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		groups [][]int32
+		want   Grudge
+	}{
+		{[][]int32{{0}, {1, 2}}, Grudge{0: {1, 2}, 1: {0}, 2: {0}}},
+		{[][]int32{{0, 1}, {2}, {3}}, Grudge{0: {2, 3}, 1: {2, 3}, 2: {0, 1, 3}, 3: {0, 1, 2}}},
+		{[][]int32{{0, 1}}, Grudge{}},
+	} {
+		if got := cut(tc.groups...); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("cut(%v) = %v, want %v", tc.groups, got, tc.want)
+		}
+	}
+}
+
+func TestPartitionShapes(t *testing.T) {
+	nodes := func(ids ...int32) *Target { return &Target{Role: RoleNodes, Nodes: ids} }
+	for _, tc := range []struct {
+		name   string
+		shape  string
+		target *Target
+		want   Grudge
+		err    string
+	}{
+		{"isolate", ShapeIsolate, nodes(2), Grudge{2: {0, 1, 1000}, 0: {2}, 1: {2}, 1000: {2}}, ""},
+		{"isolate the leader", ShapeIsolate, &Target{Role: RoleLeader}, Grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
+		{"isolate everyone", ShapeIsolate, nodes(0, 1, 2, 1000), nil, "every node"},
+		{"racks", ShapeRacks, nil, Grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
+		{"rack b against the rest", ShapeRacks, &Target{Role: RoleRack, Rack: "b"}, Grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
+		{"unknown rack", ShapeRacks, &Target{Rack: "z"}, nil, `rack "z" has no brokers`},
+		{"leader-followers", ShapeLeaderFollowers, nil, Grudge{0: {1, 2}, 1: {0}, 2: {0}}, ""},
+		{"leader-followers other partition", ShapeLeaderFollowers, &Target{Partition: 4}, nil, "no partition 4"},
+		{"from-controller", ShapeFromController, &Target{Role: RoleLeader}, Grudge{0: {1000}, 1000: {0}}, ""},
+		{"from-controller of the controller", ShapeFromController, &Target{Role: RoleController}, nil, "targets are controllers"},
+		{"majority-minority", ShapeMajorityMinority, nodes(0), Grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
+		{"bridge", ShapeBridge, nodes(1), Grudge{0: {2}, 2: {0}}, ""},
+		{"bridge of two", ShapeBridge, nodes(1, 2), nil, "1 broker(s) besides the bridge"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, _ := newFakeEnv()
+			g, err := (&partitionFault{shape: tc.shape, target: tc.target}).grudge(context.Background(), env)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(g, tc.want) {
+				t.Fatalf("grudge %v (%v), want %v", g, err, tc.want)
+			}
+		})
+	}
+	// A cluster without racks cannot be split by rack.
+	env, c, _ := newFakeEnv()
+	for id, n := range c.nodes {
+		n.Rack = ""
+		c.nodes[id] = n
+	}
+	if _, err := (&partitionFault{shape: ShapeRacks}).grudge(context.Background(), env); err == nil {
+		t.Error("racks without racks accepted")
+	}
+	// A partition without a leader has no leader to cut off.
+	env, _, a := newFakeEnv()
+	a.parts[0].Leader = -1
+	if _, err := (&partitionFault{shape: ShapeLeaderFollowers}).grudge(context.Background(), env); err == nil ||
+		!strings.Contains(err.Error(), "offline") {
+		t.Errorf("leader-followers of an offline partition: %v", err)
+	}
+}
+
+func TestKchaosRules(t *testing.T) {
+	out := `-P INPUT ACCEPT
+-P OUTPUT ACCEPT
+-N DOCKER
+-A INPUT -s 10.9.0.21/32 -m comment --comment kchaos -j DROP
+-A INPUT -s 10.9.0.99/32 -j DROP
+-A INPUT -s 10.9.0.98/32 -m comment --comment "not kchaos" -j DROP
+-A OUTPUT -d 10.9.0.21/32 -m comment --comment "kchaos" -j DROP
+-A OUTPUT -d 10.9.0.22/32 -m comment --comment kchaos2 -j DROP
+`
+	got, err := kchaosRules(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		strings.Fields("-D INPUT -s 10.9.0.21/32 -m comment --comment kchaos -j DROP"),
+		strings.Fields("-D OUTPUT -d 10.9.0.21/32 -m comment --comment kchaos -j DROP"),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if _, err := kchaosRules("-A INPUT -s $(reboot) -m comment --comment kchaos -j DROP"); err == nil {
+		t.Error("a rule with shell syntax was accepted")
+	}
+}
+
+func TestPartitionInjectAndHeal(t *testing.T) {
+	ctx := context.Background()
+	env, c, _ := newFakeEnv()
+	f := &partitionFault{shape: ShapeIsolate, target: &Target{Role: RoleNodes, Nodes: []int32{2}}}
+	nodes, details, err := f.Inject(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(nodes) != "[0 1 2 1000]" || details["shape"] != ShapeIsolate {
+		t.Errorf("touched %v, details %v", nodes, details)
+	}
+	// Each end drops the other in both directions.
+	want := map[int32]int{0: 2, 1: 2, 2: 6, 1000: 2}
+	for id, n := range want {
+		if got := c.ruleCount(id); got != n {
+			t.Errorf("node %d: %d rules, want %d", id, got, n)
+		}
+	}
+	if !c.cutOff(2, 0) || !c.cutOff(0, 2) || c.cutOff(0, 1) {
+		t.Error("wrong pairs cut")
+	}
+	// The heal removes exactly the kchaos rules (the fake iptables also
+	// lists a foreign rule; deleting it would fail).
+	if err := f.Heal(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	for id := range want {
+		if got := c.ruleCount(id); got != 0 {
+			t.Errorf("node %d: %d rules after heal", id, got)
+		}
+	}
+}
+
+// TestPartitionHealDeadAndPaused: a heal skips nodes it cannot reach and
+// cleans them when the nemesis brings them back.
+func TestPartitionHealDeadAndPaused(t *testing.T) {
+	ctx := context.Background()
+	env, c, _ := newFakeEnv()
+	f := &partitionFault{shape: ShapeIsolate, target: &Target{Role: RoleNodes, Nodes: []int32{2}}}
+	if _, _, err := f.Inject(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Pause(ctx, 1)
+	_ = c.Kill(ctx, 0)
+	removed, pending, err := env.healPartitions(ctx)
+	if err != nil || removed != 8 || fmt.Sprint(pending) != "[0 1]" {
+		t.Fatalf("heal: removed %d, pending %v, %v; want 8 and [0 1]", removed, pending, err)
+	}
+	if c.ruleCount(1) != 2 || fmt.Sprint(env.Pending()) != "[0 1]" {
+		t.Fatalf("paused node 1 has %d rules, pending %v", c.ruleCount(1), env.Pending())
+	}
+	if err := env.Inject(ctx, &processFault{op: FResume, target: &Target{Role: RoleNodes, Nodes: []int32{1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if c.ruleCount(1) != 0 || fmt.Sprint(env.Pending()) != "[0]" {
+		t.Errorf("after resume: node 1 has %d rules, pending %v", c.ruleCount(1), env.Pending())
+	}
+	if err := env.Inject(ctx, &processFault{op: FStart}); err != nil {
+		t.Fatal(err)
+	}
+	if len(env.Pending()) != 0 {
+		t.Errorf("after start: pending %v", env.Pending())
+	}
+}
+
+// TestPartitionSkipsDownNodes: a partition injected while a node is down
+// installs the rules on its peers and names the node it skipped.
+func TestPartitionSkipsDownNodes(t *testing.T) {
+	ctx := context.Background()
+	env, c, _ := newFakeEnv()
+	_ = c.Kill(ctx, 0)
+	nodes, details, err := (&partitionFault{shape: ShapeRacks}).Inject(ctx, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(nodes) != "[1 2]" || fmt.Sprint(details["skipped"]) != "[0]" {
+		t.Errorf("touched %v, details %v", nodes, details)
+	}
+	if !c.cutOff(2, 0) || c.ruleCount(0) != 0 {
+		t.Error("broker 2 should drop broker 0; broker 0 has no rules")
+	}
+}

@@ -1,0 +1,136 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// loseUnflushed is the power loss of seed 004: the broker dies without a
+// flush and comes back having lost whatever had not reached the disk.
+//
+// How the loss is made: kill -9, then, on the host side of the broker's
+// bind-mounted log dir, cut every partition log back to its recovery point
+// from recovery-point-offset-checkpoint (CutToRecoveryPoints), and remove
+// .kafka_cleanshutdown. Why the checkpoint rather than LazyFS (Jepsen's
+// FUSE file system that drops un-fsynced writes at a crash):
+//
+//   - LazyFS needs FUSE inside the container (/dev/fuse, CAP_SYS_ADMIN or
+//     a privileged container) and a custom build of LazyFS into the Kafka
+//     image; neither is available to a plain Docker user, and the
+//     harness's containers are deliberately unprivileged (NET_ADMIN only).
+//   - Kafka never fsyncs on append by default (log.flush.interval.messages
+//     is Long.MAX: it acks from the page cache). It fsyncs a segment when it
+//     rolls it, and records how far it has flushed as the recovery point,
+//     which it checkpoints to this file. So the checkpoint is a
+//     conservative lower bound of what is on the platter: everything below
+//     it was fsynced; anything above may not have been.
+//   - It is exactly what Kafka itself distrusts after a crash: with no
+//     clean-shutdown marker, it re-validates every segment from the
+//     recovery point on. Cutting there makes the worst case that recovery
+//     is designed for actually happen, deterministically, instead of
+//     hoping the kernel's writeback timing loses something.
+//
+// The cut is at a record-batch boundary (batches are written and lost
+// whole), so Kafka sees a well-formed but shorter log, the same as after a
+// torn write it had truncated. It is more pessimistic than a real power
+// cut (which keeps what the kernel wrote back in time), never less.
+type loseUnflushed struct {
+	target *Target
+	start  bool
+	nodes  []int32
+}
+
+func (f *loseUnflushed) Name() string { return FLoseUnflushed }
+
+func (f *loseUnflushed) Spec() map[string]any {
+	return map[string]any{"target": f.target, "start": f.start}
+}
+
+// Inject kills each target broker, cuts its logs and, if asked, starts it
+// again. Details list, per broker, the partitions that lost data (always
+// those of the workload topic), with the offsets before and after.
+func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	ids, err := e.Resolve(ctx, f.target)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, id := range ids {
+		if !slices.Contains(e.brokerIDs(), id) {
+			return nil, nil, fmt.Errorf("node %d is not a broker: lose-unflushed cuts partition logs", id)
+		}
+	}
+	details := map[string]any{}
+	var touched []int32
+	var errs []error
+	for _, id := range ids {
+		if err := e.powerOff(ctx, id); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		touched = append(touched, id)
+		res, err := CutToRecoveryPoints(e.Cluster.HostDataDir(id))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("node %d: cut logs: %w", id, err))
+		}
+		details[fmt.Sprint(id)] = e.reportCuts(res)
+	}
+	f.nodes = touched
+	if f.start {
+		for _, id := range touched {
+			if err := e.start(ctx, id); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		details["started"] = true
+	}
+	return touched, details, errors.Join(errs...)
+}
+
+// powerOff kills node id (thawing it first if paused) and waits for exit.
+func (e *Env) powerOff(ctx context.Context, id int32) error {
+	st, err := e.Cluster.State(ctx, id)
+	if err != nil {
+		return err
+	}
+	if st.Paused {
+		if err := e.Cluster.Unpause(ctx, id); err != nil {
+			return err
+		}
+	}
+	if st.Running {
+		return e.kill(ctx, id)
+	}
+	return nil
+}
+
+// reportCuts keeps the cuts worth a history line: those that lost data and
+// every partition of the workload topic.
+func (e *Env) reportCuts(res []CutResult) []CutResult {
+	out := []CutResult{}
+	for _, r := range res {
+		if r.Cut() || strings.TrimSuffix(r.Partition, "-"+partitionSuffix(r.Partition)) == e.Topic {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func partitionSuffix(dir string) string {
+	if i := strings.LastIndexByte(dir, '-'); i >= 0 {
+		return dir[i+1:]
+	}
+	return ""
+}
+
+// Heal starts the brokers that Inject left down.
+func (f *loseUnflushed) Heal(ctx context.Context, e *Env) error {
+	if len(f.nodes) == 0 {
+		return nil
+	}
+	h := &processFault{op: FStart, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
+	_, _, err := h.Inject(ctx, e)
+	return err
+}

@@ -1,0 +1,218 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Timeouts of process faults (a step's timeout overrides restartWait).
+const (
+	// stopGrace is how long a clean restart lets the broker shut down
+	// after SIGTERM before Docker kills it.
+	stopGrace = 60 * time.Second
+	// killWait bounds the wait for a killed container to exit: a fault
+	// that reports "killed" must not leave a process still writing.
+	killWait = 20 * time.Second
+	// restartWait bounds a restart's wait for the broker to be unfenced.
+	restartWait = 90 * time.Second
+)
+
+// processFault kills, starts, pauses, resumes or restarts nodes.
+type processFault struct {
+	op      string // FKill, FStart, FPause, FResume, FRestart
+	target  *Target
+	timeout time.Duration
+	nodes   []int32 // what Inject touched, for Heal
+}
+
+func (f *processFault) Name() string { return f.op }
+
+func (f *processFault) Spec() map[string]any {
+	if f.target == nil {
+		return nil
+	}
+	return map[string]any{"target": f.target}
+}
+
+// Inject applies the op to each target. Nodes already in the wanted state
+// (killing a dead broker, resuming a running one) are skipped and named in
+// the details rather than failing: a schedule's intent is then met.
+func (f *processFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	ids, err := f.targets(ctx, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	var touched, skipped []int32
+	var errs []error
+	for _, id := range ids {
+		st, err := e.Cluster.State(ctx, id)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		done, err := f.apply(ctx, e, id, st.Running, st.Paused)
+		switch {
+		case err != nil:
+			errs = append(errs, err)
+		case done:
+			touched = append(touched, id)
+		default:
+			skipped = append(skipped, id)
+		}
+	}
+	f.nodes = touched
+	var details map[string]any
+	if len(skipped) > 0 {
+		details = map[string]any{"skipped": skipped}
+	}
+	return touched, details, errors.Join(errs...)
+}
+
+// targets resolves the target; start and resume without one mean every
+// node of the run that is down, or paused.
+func (f *processFault) targets(ctx context.Context, e *Env) ([]int32, error) {
+	if f.target != nil {
+		return e.Resolve(ctx, f.target)
+	}
+	if f.op != FStart && f.op != FResume {
+		return nil, fmt.Errorf("%s needs a target", f.op)
+	}
+	return e.AllNodes(), nil
+}
+
+func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, paused bool) (bool, error) {
+	switch f.op {
+	case FKill:
+		if !running {
+			return false, nil
+		}
+		if paused {
+			// A frozen process cannot take SIGKILL until thawed.
+			if err := e.Cluster.Unpause(ctx, id); err != nil {
+				return false, err
+			}
+		}
+		return true, e.kill(ctx, id)
+	case FStart:
+		if running {
+			return false, nil
+		}
+		return true, e.start(ctx, id)
+	case FPause:
+		if !running || paused {
+			return false, nil
+		}
+		return true, e.Cluster.Pause(ctx, id)
+	case FResume:
+		if !paused {
+			return false, nil
+		}
+		return true, e.resume(ctx, id)
+	case FRestart:
+		if paused {
+			if err := e.resume(ctx, id); err != nil {
+				return false, err
+			}
+		}
+		if err := e.Cluster.Stop(ctx, id, stopGrace); err != nil {
+			return false, err
+		}
+		if err := e.start(ctx, id); err != nil {
+			return true, err
+		}
+		if !slices.Contains(e.brokerIDs(), id) {
+			return true, nil
+		}
+		// A clean restart is over when the broker is back in service, as in
+		// a rolling restart; kill/start leave that wait to the schedule.
+		limit := restartWait
+		if f.timeout > 0 {
+			limit = f.timeout
+		}
+		return true, waitLive(ctx, e.Admin, []int32{id}, limit)
+	}
+	return false, fmt.Errorf("unknown process op %q", f.op)
+}
+
+// Heal undoes a kill (start) or a pause (resume) on the nodes it touched.
+func (f *processFault) Heal(ctx context.Context, e *Env) error {
+	var undo string
+	switch f.op {
+	case FKill:
+		undo = FStart
+	case FPause:
+		undo = FResume
+	default:
+		return nil
+	}
+	if len(f.nodes) == 0 {
+		return nil
+	}
+	h := &processFault{op: undo, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
+	_, _, err := h.Inject(ctx, e)
+	return err
+}
+
+// kill sends SIGKILL and waits until the container has exited.
+func (e *Env) kill(ctx context.Context, id int32) error {
+	if err := e.Cluster.Kill(ctx, id); err != nil {
+		return err
+	}
+	return e.waitStopped(ctx, id, killWait)
+}
+
+func (e *Env) waitStopped(ctx context.Context, id int32, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		st, err := e.Cluster.State(ctx, id)
+		if err == nil && !st.Running {
+			return nil
+		}
+		if err := sleep(ctx, 100*time.Millisecond); err != nil {
+			return fmt.Errorf("node %d still runs %s after SIGKILL", id, limit)
+		}
+	}
+}
+
+// start starts a stopped node and removes rules a heal could not reach.
+func (e *Env) start(ctx context.Context, id int32) error {
+	if err := e.Cluster.StartNode(ctx, id); err != nil {
+		return err
+	}
+	return e.retryPending(ctx, id)
+}
+
+// resume thaws a paused node and removes rules a heal could not reach.
+func (e *Env) resume(ctx context.Context, id int32) error {
+	if err := e.Cluster.Unpause(ctx, id); err != nil {
+		return err
+	}
+	return e.retryPending(ctx, id)
+}
+
+// waitLive waits until the brokers ids are registered and unfenced.
+func waitLive(ctx context.Context, src StateSource, ids []int32, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var last []int32
+	for {
+		live, err := src.LiveBrokers(ctx)
+		if err == nil {
+			last = live
+			ok := true
+			for _, id := range ids {
+				ok = ok && slices.Contains(live, id)
+			}
+			if ok {
+				return nil
+			}
+		}
+		if err := sleep(ctx, PollInterval); err != nil {
+			return fmt.Errorf("brokers %v not live within %s (live: %v)", ids, limit, last)
+		}
+	}
+}

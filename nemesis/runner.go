@@ -1,0 +1,133 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// DefaultHealTimeout bounds the final heal's wait for every broker to be
+// live and every partition to have a leader again. A broker restarted
+// after a power cut recovers its logs first; on two shared cores that
+// takes tens of seconds.
+const DefaultHealTimeout = 2 * time.Minute
+
+// Runner runs a schedule against an Env, and always heals at the end.
+type Runner struct {
+	Env *Env
+	// HealTimeout bounds the final heal's wait (default DefaultHealTimeout).
+	HealTimeout time.Duration
+}
+
+func (r *Runner) healTimeout() time.Duration {
+	if r.HealTimeout > 0 {
+		return r.HealTimeout
+	}
+	return DefaultHealTimeout
+}
+
+// Run runs s step by step and then the final heal, which runs whatever
+// happened: a failed step, a panic in a fault (turned into an error with
+// its stack, so the run can still read and store its history), or ctx
+// cancelled by Ctrl-C (the heal then gets a fresh, bounded context). A
+// scripted schedule stops at the first failed step; a random one records
+// the failure and goes on, as Jepsen's nemesis does.
+func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("nemesis: panic: %v\n%s", p, debug.Stack())
+		}
+		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.healTimeout()+time.Minute)
+		defer cancel()
+		if herr := r.FinalHeal(hctx); herr != nil {
+			err = errors.Join(err, fmt.Errorf("final heal: %w", herr))
+		}
+	}()
+	if err := s.Validate(); err != nil {
+		return err
+	}
+	steps, random := s.Steps, s.Random != nil
+	details := map[string]any{"mode": "scripted", "seed": r.Env.Seed, "steps": len(steps)}
+	if random {
+		r.Env.Seed = s.Random.Seed
+		if steps, err = Plan(*s.Random, r.Env.brokerIDs()); err != nil {
+			return err
+		}
+		details = map[string]any{"mode": "random", "seed": s.Random.Seed,
+			"interval": s.Random.Interval, "duration": s.Random.Duration,
+			"faults": s.Random.Faults, "plan": steps}
+	}
+	r.Env.log().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", len(steps))
+	r.Env.record(histories.Invoke, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
+	r.Env.record(histories.OK, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
+	for i, st := range steps {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("nemesis: stopped before step %d: %w", i, err)
+		}
+		if err := r.step(ctx, st); err != nil {
+			err = fmt.Errorf("nemesis: step %d (%s): %w", i, stepName(st), err)
+			if !random || ctx.Err() != nil {
+				return err
+			}
+			r.Env.log().Warn("nemesis: random step failed; going on", "err", err)
+		}
+	}
+	return nil
+}
+
+func (r *Runner) step(ctx context.Context, st Step) error {
+	e := r.Env
+	switch {
+	case st.Wait > 0:
+		return sleep(ctx, st.Wait.Std())
+	case st.Until != nil:
+		limit := st.Timeout.Std()
+		if limit <= 0 {
+			limit = DefaultUntilTimeout
+		}
+		begin := time.Now()
+		if err := WaitFor(ctx, e.Admin, e.Topic, *st.Until, limit); err != nil {
+			return err
+		}
+		e.log().Info("nemesis: condition holds", "until", st.Until.String(),
+			"after", time.Since(begin).Round(time.Millisecond))
+		return nil
+	case st.Fault != "":
+		f, err := NewFault(st)
+		if err != nil {
+			return err
+		}
+		return e.Inject(ctx, f)
+	case st.Heal != "":
+		return e.Heal(ctx, st.Heal, r.healTimeout())
+	}
+	return errors.New("empty step")
+}
+
+// FinalHeal puts the cluster back together: resume paused nodes, remove
+// every kchaos rule, start stopped nodes, then wait (bounded) until every
+// broker is live and every partition has a leader. Harnesses call it
+// through Run; it is exported for a run that injects faults by hand.
+func (r *Runner) FinalHeal(ctx context.Context) error {
+	return r.Env.Heal(ctx, HealAll, r.healTimeout())
+}
+
+func stepName(st Step) string {
+	switch {
+	case st.Wait > 0:
+		return "wait " + st.Wait.String()
+	case st.Until != nil:
+		return "until " + st.Until.String()
+	case st.Fault == FPartition && st.Shape != "":
+		return "partition " + st.Shape
+	case st.Fault != "":
+		return st.Fault
+	case st.Heal != "":
+		return "heal " + st.Heal
+	}
+	return "empty"
+}

@@ -1,0 +1,413 @@
+package nemesis
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Schedule is when faults fire: scripted Steps, or a seeded Random mix.
+// It is what a scenario file's `nemesis:` section decodes into (YAML), e.g.
+//
+//	nemesis:
+//	  steps:
+//	    - wait: 5s
+//	    - fault: partition
+//	      shape: leader-followers        # isolate | racks | leader-followers | from-controller | majority-minority | bridge
+//	      target: {role: leader, partition: 0}
+//	    - until: {partition: 0, isr: [0]}
+//	      timeout: 30s
+//	    - fault: kill
+//	      target: {role: leader, partition: 0}
+//	    - until: {partition: 0, offline: true}
+//	    - fault: set-config
+//	      config: {unclean.leader.election.enable: "true"}
+//	    - wait: 10s
+//	    - heal: all                      # or a fault name: partition, pause, kill
+//	  random:                            # instead of steps
+//	    seed: 42
+//	    interval: 10s
+//	    duration: 60s                    # how long to keep injecting
+//	    faults: [pause, kill, partition-racks, restart]
+//	    targets: {role: random, count: 1}
+type Schedule struct {
+	Steps  []Step          `yaml:"steps,omitempty" json:"steps,omitempty"`
+	Random *RandomSchedule `yaml:"random,omitempty" json:"random,omitempty"`
+}
+
+// Step is one scripted action: exactly one of Wait, Until, Fault or Heal.
+type Step struct {
+	// Wait sleeps for a duration.
+	Wait Duration `yaml:"wait,omitempty" json:"wait,omitempty"`
+	// Until waits until a cluster condition holds, at most Timeout (default
+	// 60s); a timeout fails the schedule (the final heal still runs).
+	Until *Condition `yaml:"until,omitempty" json:"until,omitempty"`
+	// Timeout bounds an Until, or a fault's injection (a restart's wait for
+	// the broker to be unfenced again, for instance).
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Fault injects a fault by name: partition, pause, resume, kill, start,
+	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred.
+	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
+	// Shape of a partition fault (default isolate).
+	Shape string `yaml:"shape,omitempty" json:"shape,omitempty"`
+	// Target chooses the nodes when the fault fires.
+	Target *Target `yaml:"target,omitempty" json:"target,omitempty"`
+	// Config is the topic config to set (set-config); a null value deletes.
+	Config map[string]*string `yaml:"config,omitempty" json:"config,omitempty"`
+	// Start asks lose-unflushed to start the broker again after the cut.
+	Start bool `yaml:"start,omitempty" json:"start,omitempty"`
+	// Heal undoes faults: "all", or one fault name (partition, pause, kill).
+	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
+}
+
+// Target selects nodes at the moment a fault fires.
+type Target struct {
+	// Role: leader, followers, isr, out-of-isr, controller (the active one),
+	// rack, random, nodes.
+	Role string `yaml:"role,omitempty" json:"role,omitempty"`
+	// Partition of the workload topic whose leader/followers/ISR is meant.
+	Partition int32 `yaml:"partition,omitempty" json:"partition,omitempty"`
+	// Rack name (role rack; for shape racks, the rack on one side).
+	Rack string `yaml:"rack,omitempty" json:"rack,omitempty"`
+	// Count of random brokers (role random; default 1).
+	Count int `yaml:"count,omitempty" json:"count,omitempty"`
+	// Nodes are explicit node ids (role nodes).
+	Nodes []int32 `yaml:"nodes,omitempty" json:"nodes,omitempty"`
+}
+
+// Condition is a cluster state to wait for, on one partition of the
+// workload topic, or on brokers. Every field set must hold.
+type Condition struct {
+	Partition int32   `yaml:"partition,omitempty" json:"partition,omitempty"`
+	ISR       []int32 `yaml:"isr,omitempty" json:"isr,omitempty"` // equal as sets
+	// Offline true: the partition has no leader (-1); false: it has one.
+	Offline       *bool  `yaml:"offline,omitempty" json:"offline,omitempty"`
+	Leader        *int32 `yaml:"leader,omitempty" json:"leader,omitempty"`
+	HighWatermark *int64 `yaml:"high_watermark,omitempty" json:"high_watermark,omitempty"` // at least
+	// Live brokers are registered and unfenced (others may be too).
+	Live []int32 `yaml:"live,omitempty" json:"live,omitempty"`
+	// Fenced brokers are not live: killed, or cut off from the controller.
+	Fenced []int32 `yaml:"fenced,omitempty" json:"fenced,omitempty"`
+}
+
+// RandomSchedule injects a seeded random mix of faults: the same seed gives
+// the same sequence of (time, fault, target) choices (see Plan).
+type RandomSchedule struct {
+	Seed     int64    `yaml:"seed" json:"seed"`
+	Interval Duration `yaml:"interval" json:"interval"`
+	Duration Duration `yaml:"duration" json:"duration"`
+	// Faults is the mix, drawn uniformly (repeat a name to weight it):
+	// pause, kill, restart, lose-unflushed, partition (= partition-isolate)
+	// and partition-<shape>.
+	Faults  []string `yaml:"faults" json:"faults"`
+	Targets *Target  `yaml:"targets,omitempty" json:"targets,omitempty"`
+}
+
+// Fault names (a Step's Fault, and the f of the nemesis ops they record).
+const (
+	FPartition      = "partition"
+	FPause          = "pause"
+	FResume         = "resume"
+	FKill           = "kill"
+	FStart          = "start"
+	FRestart        = "restart"
+	FLoseUnflushed  = "lose-unflushed"
+	FSetConfig      = "set-config"
+	FElectUnclean   = "elect-unclean"
+	FElectPreferred = "elect-preferred"
+	FHeal           = "heal"
+	// FSchedule is recorded once at the start of a run: the mode and seed,
+	// so that a random run can be replayed.
+	FSchedule = "schedule"
+)
+
+// Partition shapes.
+const (
+	ShapeIsolate          = "isolate"
+	ShapeRacks            = "racks"
+	ShapeLeaderFollowers  = "leader-followers"
+	ShapeFromController   = "from-controller"
+	ShapeMajorityMinority = "majority-minority"
+	ShapeBridge           = "bridge"
+)
+
+// Target roles.
+const (
+	RoleLeader     = "leader"
+	RoleFollowers  = "followers"
+	RoleISR        = "isr"
+	RoleOutOfISR   = "out-of-isr"
+	RoleController = "controller"
+	RoleRack       = "rack"
+	RoleRandom     = "random"
+	RoleNodes      = "nodes"
+)
+
+// Heal kinds (a Step's Heal).
+const (
+	HealAll = "all"
+)
+
+var (
+	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
+		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred}
+	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
+		ShapeFromController, ShapeMajorityMinority, ShapeBridge}
+	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
+		RoleController, RoleRack, RoleRandom, RoleNodes}
+	healNames = []string{HealAll, FPartition, FPause, FKill}
+	// needsTarget: faults that act on nodes and have no sensible default.
+	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed}
+	// partitionRoles: roles that read a partition's state.
+	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
+)
+
+// DefaultUntilTimeout bounds an Until step without a Timeout.
+const DefaultUntilTimeout = 60 * time.Second
+
+// Duration is a time.Duration that YAML and JSON spell as "5s", "1m30s".
+type Duration time.Duration
+
+// Std is d as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalYAML writes d as "5s".
+func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
+
+// UnmarshalYAML reads "5s". A bare number is refused (except 0): YAML
+// users write `wait: 5` meaning seconds as often as nanoseconds.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a duration like 5s", n.Line)
+	}
+	v, err := parseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	*d = v
+	return nil
+}
+
+// MarshalJSON writes d as "5s".
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads "5s" (or the number 0).
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		if string(bytes.TrimSpace(b)) == "0" {
+			*d = 0
+			return nil
+		}
+		return fmt.Errorf("duration %s: want a string like \"5s\"", b)
+	}
+	v, err := parseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
+
+func parseDuration(s string) (Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "0" {
+		return 0, nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("duration %q: want a number with a unit, like 5s or 1m30s", s)
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("duration %q: must not be negative", s)
+	}
+	return Duration(v), nil
+}
+
+// ParseSchedule decodes the YAML of a `nemesis:` section (its content, not
+// the key) strictly, so that a misspelt field is an error rather than a
+// silently ignored fault, and validates it.
+func ParseSchedule(data []byte) (Schedule, error) {
+	var s Schedule
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	// An empty document (io.EOF) is an empty schedule: only the final heal.
+	if err := dec.Decode(&s); err != nil && !errors.Is(err, io.EOF) {
+		return Schedule{}, fmt.Errorf("nemesis: %w", err)
+	}
+	return s, s.Validate()
+}
+
+// Validate reports every problem with s, each prefixed by its field path
+// (nemesis.steps[2].fault: unknown fault "kil"), joined into one error.
+func (s *Schedule) Validate() error {
+	var errs []error
+	add := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	if len(s.Steps) > 0 && s.Random != nil {
+		add("nemesis", "steps and random are exclusive")
+	}
+	for i := range s.Steps {
+		validateStep(fmt.Sprintf("nemesis.steps[%d]", i), &s.Steps[i], add)
+	}
+	if r := s.Random; r != nil {
+		if r.Interval <= 0 {
+			add("nemesis.random.interval", "must be positive")
+		}
+		if r.Duration < r.Interval {
+			add("nemesis.random.duration", "%s is shorter than the interval %s", r.Duration, r.Interval)
+		}
+		if len(r.Faults) == 0 {
+			add("nemesis.random.faults", "empty: name at least one fault")
+		}
+		for i, f := range r.Faults {
+			if _, _, ok := randomFault(f); !ok {
+				add(fmt.Sprintf("nemesis.random.faults[%d]", i), "unknown fault %q (want %s)", f, strings.Join(randomFaultNames(), ", "))
+			}
+		}
+		if r.Targets != nil {
+			validateTarget("nemesis.random.targets", r.Targets, false, add)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+type addFunc func(path, format string, args ...any)
+
+func validateStep(p string, st *Step, add addFunc) {
+	var set []string
+	if st.Wait > 0 {
+		set = append(set, "wait")
+	}
+	if st.Until != nil {
+		set = append(set, "until")
+	}
+	if st.Fault != "" {
+		set = append(set, "fault")
+	}
+	if st.Heal != "" {
+		set = append(set, "heal")
+	}
+	if len(set) != 1 {
+		add(p, "want exactly one of wait, until, fault, heal (got %s)", orNone(set))
+		return
+	}
+	only := func(ok bool, field, what string) {
+		if !ok {
+			add(p+"."+field, "only for %s", what)
+		}
+	}
+	isPart := st.Fault == FPartition
+	only(st.Shape == "" || isPart, "shape", "fault partition")
+	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
+	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
+	only(st.Timeout == 0 || st.Until != nil || st.Fault != "", "timeout", "until and faults")
+	only(st.Target == nil || st.Fault != "", "target", "faults")
+	switch {
+	case st.Until != nil:
+		validateCondition(p+".until", st.Until, add)
+	case st.Heal != "":
+		if !slices.Contains(healNames, st.Heal) {
+			add(p+".heal", "unknown heal %q (want %s)", st.Heal, strings.Join(healNames, ", "))
+		}
+	case st.Fault != "":
+		if !slices.Contains(faultNames, st.Fault) {
+			add(p+".fault", "unknown fault %q (want %s)", st.Fault, strings.Join(faultNames, ", "))
+			return
+		}
+		if isPart && st.Shape != "" && !slices.Contains(shapeNames, st.Shape) {
+			add(p+".shape", "unknown shape %q (want %s)", st.Shape, strings.Join(shapeNames, ", "))
+		}
+		shape := st.Shape
+		if isPart && shape == "" {
+			shape = ShapeIsolate
+		}
+		needs := slices.Contains(needsTarget, st.Fault) ||
+			(isPart && (shape == ShapeIsolate || shape == ShapeFromController || shape == ShapeMajorityMinority))
+		if needs && st.Target == nil {
+			add(p+".target", "fault %s needs a target", describeFault(st.Fault, shape))
+		}
+		if st.Target != nil {
+			// Shapes and elections that read one partition take a target
+			// that is only a partition number.
+			noRole := st.Fault == FElectUnclean || st.Fault == FElectPreferred ||
+				(isPart && (shape == ShapeLeaderFollowers || shape == ShapeRacks))
+			validateTarget(p+".target", st.Target, noRole, add)
+			if isPart && shape == ShapeLeaderFollowers && st.Target.Role != "" && st.Target.Role != RoleLeader {
+				add(p+".target.role", "shape leader-followers takes role leader (or none) and a partition")
+			}
+			if isPart && shape == ShapeRacks && st.Target.Role != "" && st.Target.Role != RoleRack {
+				add(p+".target.role", "shape racks takes role rack (or none)")
+			}
+		}
+		if st.Fault == FSetConfig {
+			if len(st.Config) == 0 {
+				add(p+".config", "set-config needs at least one key")
+			}
+			for k := range st.Config {
+				if strings.TrimSpace(k) == "" {
+					add(p+".config", "empty key")
+				}
+			}
+		}
+	}
+}
+
+func describeFault(f, shape string) string {
+	if f == FPartition {
+		return f + " (shape " + shape + ")"
+	}
+	return f
+}
+
+func validateTarget(p string, t *Target, noRole bool, add addFunc) {
+	if !slices.Contains(roleNames, t.Role) && !(noRole && t.Role == "") {
+		add(p+".role", "unknown role %q (want %s)", t.Role, strings.Join(roleNames, ", "))
+		return
+	}
+	if t.Partition < 0 {
+		add(p+".partition", "must not be negative")
+	}
+	if t.Role == RoleRack && t.Rack == "" {
+		add(p+".rack", "role rack needs a rack name")
+	}
+	if t.Role == RoleNodes && len(t.Nodes) == 0 {
+		add(p+".nodes", "role nodes needs node ids")
+	}
+	if t.Count < 0 || (t.Count > 0 && t.Role != RoleRandom) {
+		add(p+".count", "only for role random, and positive")
+	}
+	if len(t.Nodes) > 0 && t.Role != RoleNodes {
+		add(p+".nodes", "only for role nodes")
+	}
+}
+
+func validateCondition(p string, c *Condition, add addFunc) {
+	if len(c.ISR) == 0 && c.Offline == nil && c.Leader == nil && c.HighWatermark == nil &&
+		len(c.Live) == 0 && len(c.Fenced) == 0 {
+		add(p, "empty condition: set isr, offline, leader, high_watermark, live or fenced")
+	}
+	if c.Partition < 0 {
+		add(p+".partition", "must not be negative")
+	}
+	if c.Offline != nil && *c.Offline && c.Leader != nil {
+		add(p, "offline: true and a leader cannot both hold")
+	}
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, " and ")
+}

@@ -1,0 +1,213 @@
+package nemesis
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// exampleYAML is the schedule of schedule.go's doc comment.
+const exampleYAML = `
+steps:
+  - wait: 5s
+  - fault: partition
+    shape: leader-followers
+    target: {role: leader, partition: 0}
+  - until: {partition: 0, isr: [0]}
+    timeout: 30s
+  - fault: kill
+    target: {role: leader, partition: 0}
+  - until: {partition: 0, offline: true}
+  - fault: set-config
+    config: {unclean.leader.election.enable: "true", retention.ms: null}
+  - fault: elect-unclean
+    target: {partition: 0}
+  - fault: lose-unflushed
+    start: true
+    target: {role: nodes, nodes: [0]}
+  - wait: 1m30s
+  - heal: all
+`
+
+func TestParseScheduleExample(t *testing.T) {
+	s, err := ParseSchedule([]byte(exampleYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Steps) != 10 || s.Random != nil {
+		t.Fatalf("got %d steps, random %v", len(s.Steps), s.Random)
+	}
+	st := s.Steps
+	if st[0].Wait.Std() != 5*time.Second || st[8].Wait.Std() != 90*time.Second {
+		t.Errorf("waits %s %s", st[0].Wait, st[8].Wait)
+	}
+	if st[1].Fault != FPartition || st[1].Shape != ShapeLeaderFollowers || st[1].Target.Role != RoleLeader {
+		t.Errorf("step 1: %+v", st[1])
+	}
+	if c := st[2].Until; c == nil || !sameSet(c.ISR, []int32{0}) || st[2].Timeout.Std() != 30*time.Second {
+		t.Errorf("step 2: %+v", st[2])
+	}
+	if c := st[4].Until; c == nil || c.Offline == nil || !*c.Offline {
+		t.Errorf("step 4: %+v", st[4])
+	}
+	if v := st[5].Config["unclean.leader.election.enable"]; v == nil || *v != "true" {
+		t.Errorf("step 5 config: %v", st[5].Config)
+	}
+	if v, ok := st[5].Config["retention.ms"]; !ok || v != nil {
+		t.Errorf("step 5: retention.ms null should delete: %v %v", v, ok)
+	}
+	if !st[7].Start || st[7].Target.Nodes[0] != 0 || st[9].Heal != HealAll {
+		t.Errorf("steps 7, 9: %+v %+v", st[7], st[9])
+	}
+}
+
+func TestParseScheduleRandom(t *testing.T) {
+	s, err := ParseSchedule([]byte(`
+random:
+  seed: 42
+  interval: 10s
+  duration: 60s
+  faults: [pause, kill, partition-racks, restart]
+  targets: {role: random, count: 1}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Random
+	if r.Seed != 42 || r.Interval.Std() != 10*time.Second || r.Duration.Std() != time.Minute || len(r.Faults) != 4 {
+		t.Errorf("random: %+v", r)
+	}
+}
+
+func TestDurationMarshalling(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{"5s", 5 * time.Second, ""},
+		{"1m30s", 90 * time.Second, ""},
+		{"250ms", 250 * time.Millisecond, ""},
+		{"0", 0, ""},
+		{"5", 0, "with a unit"},
+		{"-1s", 0, "negative"},
+		{"soon", 0, "with a unit"},
+	} {
+		var y struct{ D Duration }
+		err := yaml.Unmarshal([]byte("d: "+tc.in), &y)
+		var j struct{ D Duration }
+		jin := `{"D":"` + tc.in + `"}`
+		if tc.in == "0" {
+			jin = `{"D":0}`
+		}
+		jerr := json.Unmarshal([]byte(jin), &j)
+		for name, e := range map[string]error{"yaml": err, "json": jerr} {
+			if tc.err == "" && e != nil {
+				t.Errorf("%s %q: %v", name, tc.in, e)
+			}
+			if tc.err != "" && (e == nil || !strings.Contains(e.Error(), tc.err)) {
+				t.Errorf("%s %q: error %v, want %q", name, tc.in, e, tc.err)
+			}
+		}
+		if tc.err == "" && (y.D.Std() != tc.want || j.D.Std() != tc.want) {
+			t.Errorf("%q: yaml %s json %s, want %s", tc.in, y.D, j.D, tc.want)
+		}
+	}
+	// Round trips write the unit.
+	st := Step{Wait: Duration(90 * time.Second)}
+	b, _ := json.Marshal(st)
+	if string(b) != `{"wait":"1m30s"}` {
+		t.Errorf("json %s", b)
+	}
+	y, _ := yaml.Marshal(st)
+	if strings.TrimSpace(string(y)) != "wait: 1m30s" {
+		t.Errorf("yaml %q", y)
+	}
+	var back Step
+	if err := yaml.Unmarshal(y, &back); err != nil || back.Wait != st.Wait {
+		t.Errorf("yaml round trip: %v %v", back.Wait, err)
+	}
+}
+
+func TestScheduleValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string // substrings of the error; none: valid
+	}{
+		{"empty", ``, nil},
+		{"unknown fault", "steps:\n - wait: 1s\n - wait: 2s\n - fault: kil\n   target: {role: leader}",
+			[]string{`nemesis.steps[2].fault: unknown fault "kil"`}},
+		{"two actions", "steps:\n - wait: 1s\n   heal: all",
+			[]string{"nemesis.steps[0]: want exactly one of wait, until, fault, heal (got wait and heal)"}},
+		{"no action", "steps:\n - timeout: 1s", []string{"nemesis.steps[0]: want exactly one"}},
+		{"misspelt field", "steps:\n - fualt: kill", []string{"field fualt not found"}},
+		{"bad shape", "steps:\n - fault: partition\n   shape: ring\n   target: {role: leader}",
+			[]string{`nemesis.steps[0].shape: unknown shape "ring"`}},
+		{"shape on kill", "steps:\n - fault: kill\n   shape: racks\n   target: {role: leader}",
+			[]string{"nemesis.steps[0].shape: only for fault partition"}},
+		{"kill without target", "steps:\n - fault: kill", []string{"nemesis.steps[0].target: fault kill needs a target"}},
+		{"isolate without target", "steps:\n - fault: partition",
+			[]string{"nemesis.steps[0].target: fault partition (shape isolate) needs a target"}},
+		{"racks without target", "steps:\n - fault: partition\n   shape: racks", nil},
+		{"leader-followers partition only", "steps:\n - fault: partition\n   shape: leader-followers\n   target: {partition: 1}", nil},
+		{"leader-followers wrong role", "steps:\n - fault: partition\n   shape: leader-followers\n   target: {role: isr}",
+			[]string{"nemesis.steps[0].target.role: shape leader-followers takes role leader"}},
+		{"bad role", "steps:\n - fault: pause\n   target: {role: boss}", []string{`nemesis.steps[0].target.role: unknown role "boss"`}},
+		{"rack without name", "steps:\n - fault: pause\n   target: {role: rack}", []string{"nemesis.steps[0].target.rack: role rack needs a rack name"}},
+		{"nodes without ids", "steps:\n - fault: kill\n   target: {role: nodes}", []string{"nemesis.steps[0].target.nodes: role nodes needs node ids"}},
+		{"count on leader", "steps:\n - fault: kill\n   target: {role: leader, count: 2}", []string{"nemesis.steps[0].target.count: only for role random"}},
+		{"config on kill", "steps:\n - fault: kill\n   target: {role: leader}\n   config: {a: b}", []string{"nemesis.steps[0].config: only for fault set-config"}},
+		{"set-config empty", "steps:\n - fault: set-config", []string{"nemesis.steps[0].config: set-config needs at least one key"}},
+		{"start on kill", "steps:\n - fault: kill\n   start: true\n   target: {role: leader}", []string{"nemesis.steps[0].start: only for fault lose-unflushed"}},
+		{"timeout on wait", "steps:\n - wait: 1s\n   timeout: 2s", []string{"nemesis.steps[0].timeout: only for until and faults"}},
+		{"target on heal", "steps:\n - heal: all\n   target: {role: leader}", []string{"nemesis.steps[0].target: only for faults"}},
+		{"bad heal", "steps:\n - heal: everything", []string{`nemesis.steps[0].heal: unknown heal "everything"`}},
+		{"empty until", "steps:\n - until: {partition: 0}", []string{"nemesis.steps[0].until: empty condition"}},
+		{"contradictory until", "steps:\n - until: {offline: true, leader: 1}", []string{"offline: true and a leader cannot both hold"}},
+		{"bad duration", "steps:\n - wait: 5", []string{"line 2", "with a unit"}},
+		{"both", "steps:\n - wait: 1s\nrandom: {seed: 1, interval: 1s, duration: 2s, faults: [kill]}",
+			[]string{"nemesis: steps and random are exclusive"}},
+		{"random problems", "random: {seed: 1, duration: 1s, faults: [kill, elect-unclean, partition-bridge], targets: {role: who}}",
+			[]string{"nemesis.random.interval: must be positive", `nemesis.random.faults[1]: unknown fault "elect-unclean"`,
+				`nemesis.random.targets.role: unknown role "who"`}},
+		{"random short", "random: {seed: 1, interval: 10s, duration: 5s, faults: [pause]}",
+			[]string{"nemesis.random.duration: 5s is shorter than the interval 10s"}},
+		{"random empty", "random: {seed: 1, interval: 1s, duration: 5s}", []string{"nemesis.random.faults: empty"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseSchedule([]byte(tc.yaml))
+			if len(tc.want) == 0 {
+				if err != nil {
+					t.Fatalf("want valid, got %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("want errors %q, got none", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestNewFaultCoversEveryName(t *testing.T) {
+	for _, name := range faultNames {
+		f, err := NewFault(Step{Fault: name})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if f.Name() != name {
+			t.Errorf("NewFault(%s).Name() = %s", name, f.Name())
+		}
+	}
+	if _, err := NewFault(Step{Fault: "nap"}); err == nil {
+		t.Error("unknown fault built")
+	}
+}

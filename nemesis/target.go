@@ -1,0 +1,106 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/kchaos/kchaos/harness/admin"
+)
+
+// Resolve turns a target into node ids at the moment a fault fires: roles
+// that depend on the cluster (a partition's leader, its ISR, the active
+// controller) are read now, because the fault is meant for whoever holds
+// the role when it strikes, not when the scenario was written.
+func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
+	if t == nil {
+		return nil, fmt.Errorf("no target")
+	}
+	switch t.Role {
+	case RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR:
+		p, err := e.partition(ctx, t.Partition)
+		if err != nil {
+			return nil, err
+		}
+		return partitionRole(p, t.Role)
+	case RoleController:
+		id, err := e.Admin.ActiveController(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("active controller: %w", err)
+		}
+		return []int32{id}, nil
+	case RoleRack:
+		var out []int32
+		for _, b := range e.Cluster.Brokers() {
+			if b.Rack == t.Rack {
+				out = append(out, b.ID)
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("rack %q has no brokers", t.Rack)
+		}
+		return out, nil
+	case RoleRandom:
+		return e.rand().pick(e.brokerIDs(), max(t.Count, 1)), nil
+	case RoleNodes:
+		for _, id := range t.Nodes {
+			if _, ok := e.Cluster.Node(id); !ok {
+				return nil, fmt.Errorf("node %d is not in this run", id)
+			}
+		}
+		return sortedIDs(t.Nodes), nil
+	}
+	return nil, fmt.Errorf("unknown role %q", t.Role)
+}
+
+// partitionRole picks a role's members from one partition's state.
+func partitionRole(p admin.PartitionState, role string) ([]int32, error) {
+	var out []int32
+	switch role {
+	case RoleLeader:
+		if p.Leader < 0 {
+			return nil, fmt.Errorf("partition %d is offline: no leader", p.Partition)
+		}
+		return []int32{p.Leader}, nil
+	case RoleFollowers:
+		if p.Leader < 0 {
+			return nil, fmt.Errorf("partition %d is offline: no leader, so no followers", p.Partition)
+		}
+		for _, r := range p.Replicas {
+			if r != p.Leader {
+				out = append(out, r)
+			}
+		}
+	case RoleISR:
+		out = slices.Clone(p.ISR)
+	case RoleOutOfISR:
+		for _, r := range p.Replicas {
+			if !slices.Contains(p.ISR, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("partition %d has no %s (replicas %v, isr %v, leader %d)",
+			p.Partition, role, p.Replicas, p.ISR, p.Leader)
+	}
+	return sortedIDs(out), nil
+}
+
+// partition describes one partition of the workload topic.
+func (e *Env) partition(ctx context.Context, p int32) (admin.PartitionState, error) {
+	return describePartition(ctx, e.Admin, e.Topic, p)
+}
+
+func describePartition(ctx context.Context, src StateSource, topic string, p int32) (admin.PartitionState, error) {
+	parts, err := src.Describe(ctx, topic)
+	if err != nil {
+		return admin.PartitionState{}, err
+	}
+	for _, s := range parts {
+		if s.Partition == p {
+			return s, nil
+		}
+	}
+	return admin.PartitionState{}, fmt.Errorf("topic %s has no partition %d", topic, p)
+}

@@ -1,0 +1,112 @@
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/harness/cluster"
+)
+
+// One 1-controller, 3-broker cluster serves every integration test and
+// benchmark of the package (each uses its own topic): starting one costs
+// ~25 s on the 2-core machines. TestMain tears it down.
+var shared struct {
+	once sync.Once
+	c    *cluster.Cluster
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.c != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		if err := shared.c.Teardown(ctx); err != nil {
+			fmt.Fprintf(os.Stderr, "teardown of cluster %s: %v\n", shared.c.RunID(), err)
+			code = 1
+		}
+		cancel()
+	}
+	os.Exit(code)
+}
+
+// tb is what testing.T and testing.B share that the helpers use.
+type tb interface {
+	Helper()
+	Skip(...any)
+	Skipf(string, ...any)
+	Fatal(...any)
+	Fatalf(string, ...any)
+	Logf(string, ...any)
+	Cleanup(func())
+}
+
+// sharedCluster starts the cluster on first use. It skips under -short and
+// when Docker or the Kafka image is missing.
+func sharedCluster(t tb) *cluster.Cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration: needs Docker and the Kafka image (skipped under -short)")
+	}
+	if err := exec.Command("docker", "info").Run(); err != nil {
+		t.Skipf("docker unavailable: %v", err)
+	}
+	shared.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		begin := time.Now()
+		shared.c, shared.err = cluster.Start(ctx, cluster.Config{
+			KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
+			Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
+		})
+		if shared.err == nil {
+			fmt.Fprintf(os.Stderr, "cluster %s ready in %s\n", shared.c.RunID(), time.Since(begin).Round(100*time.Millisecond))
+		}
+	})
+	if shared.err != nil {
+		t.Fatalf("start cluster: %v", shared.err)
+	}
+	return shared.c
+}
+
+// createTopic creates topic with the assignment and min.insync.replicas 2.
+func createTopic(t tb, adm *admin.Client, topic string, assignment [][]int32) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: topic, Assignment: assignment,
+		Configs: map[string]string{"min.insync.replicas": "2"}}); err != nil {
+		t.Fatalf("create topic %s: %v", topic, err)
+	}
+}
+
+// waitISR waits until every partition of topic has exactly isr.
+func waitISR(ctx context.Context, adm *admin.Client, topic string, isr []int32, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var last []admin.PartitionState
+	for {
+		parts, err := adm.Describe(ctx, topic)
+		if err == nil {
+			last = parts
+			ok := len(parts) > 0
+			for _, p := range parts {
+				ok = ok && slices.Equal(p.ISR, isr)
+			}
+			if ok {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("ISR of %s not %v within %s: %+v", topic, isr, limit, last)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}

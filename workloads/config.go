@@ -1,0 +1,245 @@
+package workloads
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Partitioning modes.
+const (
+	RoundRobin = "round-robin" // the workload spreads sends over partitions in turn
+	ByKey      = "key"         // partition = murmur2(key) % partitions, as Kafka's default partitioner
+)
+
+// Offset reset rules of consumers.
+const (
+	ResetEarliest = "earliest"
+	ResetLatest   = "latest"
+)
+
+// Config is one workload: which client, how it produces and consumes, and
+// for how long. The zero value plus Defaults is a valid one-producer,
+// acks=all, one-op-in-flight workload on topic "kchaos" with franz-go.
+type Config struct {
+	// Driver is the Kafka client library: "franz" (github.com/twmb/franz-go)
+	// or "kafka-go" (github.com/segmentio/kafka-go).
+	Driver string `yaml:"driver" json:"driver"`
+	// Topic must exist; the harness creates it with its replica assignment.
+	Topic string `yaml:"topic" json:"topic"`
+	// Partitions of Topic that the workload writes and reads (0..N-1).
+	Partitions int `yaml:"partitions" json:"partitions"`
+
+	// Producers is the number of producer clients.
+	Producers int `yaml:"producers" json:"producers"`
+	// Acks: "0", "1" or "all".
+	Acks Acks `yaml:"acks" json:"acks"`
+	// Idempotent turns the idempotent producer on. It needs acks=all and
+	// retries > 0 (an idempotent producer keeps its sequence numbers valid
+	// by retrying), and the franz driver.
+	Idempotent bool `yaml:"idempotent" json:"idempotent"`
+	// Retries is how many times the client may resend a record; 0 (the
+	// default) turns client retries off, so that a definite broker error
+	// stays definite (after a retry every error is indeterminate).
+	Retries int `yaml:"retries" json:"retries"`
+	// RequestTimeout bounds one produce request (the broker waits this long
+	// for the ISR's acks, the client a little longer for the response).
+	RequestTimeout Duration `yaml:"request_timeout" json:"request_timeout"`
+	// MaxInFlight is the number of sends each producer client keeps in
+	// flight. 1 (the default) is Jepsen's model: one op per process. Above
+	// 1 is pipelined mode: every in-flight slot is its own process, so each
+	// record is still its own op, and the client batches concurrent sends.
+	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight"`
+	// Partitioning: "round-robin" (default) or "key".
+	Partitioning string `yaml:"partitioning" json:"partitioning"`
+	// Keys is the number of distinct keys in key mode (default 16).
+	Keys int `yaml:"keys" json:"keys"`
+	// Rate limits sends per second over all producers; 0 = unlimited.
+	Rate float64 `yaml:"rate" json:"rate"`
+
+	// Consumers is the number of consumer processes; each is assigned a
+	// share of the partitions (p % consumers). 0 = no consumers.
+	Consumers int `yaml:"consumers" json:"consumers"`
+	// Group, when set, would subscribe consumers as a consumer group. Not
+	// implemented: Validate refuses it rather than ignore it.
+	Group string `yaml:"group,omitempty" json:"group,omitempty"`
+	// OffsetReset is where a consumer starts, and where it goes on
+	// OFFSET_OUT_OF_RANGE: "earliest" (default) or "latest".
+	OffsetReset string `yaml:"offset_reset" json:"offset_reset"`
+
+	// Duration of the produce/consume phase (default 60s).
+	Duration Duration `yaml:"duration" json:"duration"`
+	// FinalReadTimeout bounds the final read of all partitions (default 60s).
+	FinalReadTimeout Duration `yaml:"final_read_timeout" json:"final_read_timeout"`
+}
+
+// Defaults fills unset fields and canonicalizes names.
+func (c *Config) Defaults() {
+	c.Driver = canonicalDriver(c.Driver)
+	if c.Topic == "" {
+		c.Topic = "kchaos"
+	}
+	if c.Partitions == 0 {
+		c.Partitions = 1
+	}
+	if c.Acks == "" {
+		c.Acks = AcksAll
+	}
+	c.Acks = c.Acks.normalize()
+	if c.RequestTimeout == 0 {
+		c.RequestTimeout = Duration(5 * time.Second)
+	}
+	if c.MaxInFlight == 0 {
+		c.MaxInFlight = 1
+	}
+	if c.Partitioning == "" {
+		c.Partitioning = RoundRobin
+	}
+	if c.Keys == 0 {
+		c.Keys = 16
+	}
+	if c.OffsetReset == "" {
+		c.OffsetReset = ResetEarliest
+	}
+	if c.Duration == 0 {
+		c.Duration = Duration(60 * time.Second)
+	}
+	if c.FinalReadTimeout == 0 {
+		c.FinalReadTimeout = Duration(60 * time.Second)
+	}
+}
+
+// canonicalDriver maps accepted spellings to a driver name ("" is franz).
+func canonicalDriver(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	switch name {
+	case "", "franz-go", "franzgo":
+		return DriverFranz
+	case "kafkago", "segmentio":
+		return DriverKafkaGo
+	}
+	return name
+}
+
+// Pipelined reports whether producers keep more than one send in flight.
+func (c *Config) Pipelined() bool { return c.MaxInFlight > 1 }
+
+// RetriesEnabled reports whether the client may resend a record: then no
+// error proves the record absent (an earlier attempt may have landed).
+func (c *Config) RetriesEnabled() bool { return c.Retries > 0 || c.Idempotent }
+
+// opTimeout is the backstop deadline of one send: every try's request
+// timeout plus slack for metadata and connection set-up.
+func (c *Config) opTimeout() time.Duration {
+	return time.Duration(c.Retries+1)*c.RequestTimeout.Std() + 5*time.Second
+}
+
+// FieldError is one invalid setting, named by its YAML path.
+type FieldError struct {
+	Path string
+	Msg  string
+}
+
+func (e FieldError) Error() string { return e.Path + ": " + e.Msg }
+
+// ValidationError lists every invalid setting of a Config.
+type ValidationError struct{ Problems []FieldError }
+
+func (e *ValidationError) Error() string {
+	parts := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		parts[i] = p.Error()
+	}
+	return "invalid workload: " + strings.Join(parts, "; ")
+}
+
+// Under returns a copy whose paths start with prefix (e.g. "workload"), for
+// a caller that embeds the Config in a larger file.
+func (e *ValidationError) Under(prefix string) *ValidationError {
+	out := &ValidationError{Problems: make([]FieldError, len(e.Problems))}
+	for i, p := range e.Problems {
+		out.Problems[i] = FieldError{Path: prefix + "." + p.Path, Msg: p.Msg}
+	}
+	return out
+}
+
+var topicName = regexp.MustCompile(`^[a-zA-Z0-9._-]{1,249}$`)
+
+// Validate reports every problem with c (call Defaults first), as a
+// *ValidationError naming each field by its YAML path. It also asks the
+// driver whether it can honour the settings: a driver refuses what it
+// cannot do rather than silently ignore it.
+func (c *Config) Validate() error {
+	var ps []FieldError
+	add := func(path, format string, args ...any) {
+		ps = append(ps, FieldError{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	drv, known := drivers[canonicalDriver(c.Driver)]
+	if !known {
+		add("driver", "%q: want %s or %s", c.Driver, DriverFranz, DriverKafkaGo)
+	}
+	if !topicName.MatchString(c.Topic) || c.Topic == "." || c.Topic == ".." {
+		add("topic", "%q: want 1-249 characters of [a-zA-Z0-9._-]", c.Topic)
+	}
+	if c.Partitions < 1 || c.Partitions > 10000 {
+		add("partitions", "%d: want 1..10000", c.Partitions)
+	}
+	if c.Producers < 0 || c.Producers > 1000 {
+		add("producers", "%d: want 0..1000", c.Producers)
+	}
+	if !c.Acks.Valid() {
+		add("acks", "%q: want 0, 1 or all", string(c.Acks))
+	}
+	if c.Retries < 0 || c.Retries > 1000 {
+		add("retries", "%d: want 0..1000", c.Retries)
+	}
+	if c.Idempotent && c.Acks.Valid() && c.Acks.normalize() != AcksAll {
+		add("idempotent", "needs acks=all (Kafka's idempotent producer requires it); acks is %s", c.Acks)
+	}
+	if c.Idempotent && c.Retries == 0 {
+		add("idempotent", "needs retries > 0: an idempotent producer retries to keep its sequence numbers valid")
+	}
+	if rt := c.RequestTimeout.Std(); rt < 100*time.Millisecond || rt > 10*time.Minute {
+		add("request_timeout", "%s: want 100ms..10m", rt)
+	}
+	if c.MaxInFlight < 1 || c.MaxInFlight > 1024 {
+		add("max_in_flight", "%d: want 1..1024 (1 = one op in flight per process)", c.MaxInFlight)
+	}
+	switch c.Partitioning {
+	case RoundRobin:
+	case ByKey:
+		if c.Keys < 1 || c.Keys > 1_000_000 {
+			add("keys", "%d: want 1..1000000", c.Keys)
+		}
+	default:
+		add("partitioning", "%q: want %s or %s", c.Partitioning, RoundRobin, ByKey)
+	}
+	if c.Rate < 0 {
+		add("rate", "%g: want >= 0 (0 = unlimited)", c.Rate)
+	}
+	if c.Consumers < 0 || c.Consumers > c.Partitions {
+		add("consumers", "%d: want 0..partitions (%d): each consumer is assigned at least one partition", c.Consumers, c.Partitions)
+	}
+	if c.Group != "" {
+		add("group", "group subscription is not implemented: consumers use assigned partitions (remove group)")
+	}
+	if c.OffsetReset != ResetEarliest && c.OffsetReset != ResetLatest {
+		add("offset_reset", "%q: want %s or %s", c.OffsetReset, ResetEarliest, ResetLatest)
+	}
+	if c.Duration <= 0 {
+		add("duration", "%s: want > 0", c.Duration)
+	}
+	if c.FinalReadTimeout <= 0 {
+		add("final_read_timeout", "%s: want > 0", c.FinalReadTimeout)
+	}
+	if known {
+		for _, p := range drv.Refuse(*c) {
+			ps = append(ps, p)
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	return &ValidationError{Problems: ps}
+}

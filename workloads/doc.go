@@ -1,0 +1,23 @@
+// Package workloads drives Kafka clients that produce and consume under a
+// chosen durability setting and records every operation into a history
+// (format v1, ../shared/HISTORY.md) through a histories.Recorder.
+//
+// A run has four parts, each in its own file:
+//
+//   - producers (producer.go): N concurrent Jepsen processes, each with one
+//     send in flight; in pipelined mode each producer client has several
+//     in-flight slots and every slot is a process of its own;
+//   - consumers (consumer.go): assigned partitions, every poll recorded with
+//     partition, offset, value and the batch's leader epoch;
+//   - the final read (finalread.go): after the faults heal, each partition
+//     read from its log start to its high watermark;
+//   - the observer (observer.go): process -2, sampling leader, ISR, ELR,
+//     high watermark and per-replica log end offsets.
+//
+// The Kafka client is a Driver (driver.go): franz-go (franz_*.go) or
+// segmentio/kafka-go (kafkago_*.go). Both write the same history; a driver
+// refuses, at Validate time, a setting it cannot honour.
+//
+// Whether a failed send is `fail` (definitely not appended) or `info`
+// (maybe appended) is decided by one documented table (errors.go).
+package workloads

@@ -1,0 +1,104 @@
+package workloads
+
+import (
+	"context"
+	"sort"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Driver names.
+const (
+	DriverFranz   = "franz"    // github.com/twmb/franz-go (kgo)
+	DriverKafkaGo = "kafka-go" // github.com/segmentio/kafka-go
+)
+
+// Driver is one Kafka client library. The workload's loops (producer.go,
+// consumer.go, finalread.go) own the history; a driver only moves records,
+// so both drivers write identical history formats.
+type Driver interface {
+	Name() string
+	// Refuse lists the settings of cfg that this client cannot honour.
+	// Config.Validate reports them: a driver never silently ignores one.
+	Refuse(cfg Config) []FieldError
+	// NewProducer returns one producer client; id names it in client ids.
+	// Its Send is called concurrently by cfg.MaxInFlight slots.
+	NewProducer(cfg Config, bootstrap []string, id int) (Producer, error)
+	// NewConsumer returns one consumer client, not yet assigned.
+	NewConsumer(cfg Config, bootstrap []string, id int) (Consumer, error)
+}
+
+// Message is one record to send. The workload picks the partition itself
+// (also in key mode), so that the invoke can name it before the send.
+type Message struct {
+	Partition int32
+	Key       string // empty: no key
+	Value     string
+}
+
+// Producer sends records. Send may be called concurrently.
+type Producer interface {
+	// Send produces m to its partition and blocks until the client reports
+	// the outcome: the record's offset, or the error the client gave. With
+	// acks=0 the offset is meaningless and ignored.
+	Send(ctx context.Context, m Message) (offset int64, err error)
+	// Close releases the client; sends still in flight fail.
+	Close()
+}
+
+// Consumer reads assigned partitions from explicit positions. It is used
+// by one goroutine at a time.
+type Consumer interface {
+	// Offsets returns each partition's log start (ResetEarliest) or high
+	// watermark (ResetLatest), as a consumer may read them.
+	Offsets(ctx context.Context, partitions []int32, rule string) (map[int32]int64, error)
+	// Assign (re)positions the consumer: from now on it reads exactly these
+	// partitions, each from the given offset.
+	Assign(ctx context.Context, offsets map[int32]int64) error
+	// Poll waits until records arrive or ctx ends, and returns what the
+	// client fetched. A nil error with no records is an empty poll.
+	Poll(ctx context.Context) (Fetch, error)
+	Close()
+}
+
+// Fetch is what one Poll returned.
+type Fetch struct {
+	// Records in fetch order per partition, each with its batch's leader
+	// epoch (-1 where the client cannot tell).
+	Records []histories.Record
+	// Errors are per-partition errors, e.g. OFFSET_OUT_OF_RANGE, which the
+	// consumer loop answers with a reset.
+	Errors []PartitionError
+	// Resets are positions the client moved to by itself (franz-go, on
+	// detecting log truncation): the consumer loop records them as assigns.
+	Resets map[int32]int64
+	// LogStart is each polled partition's log start offset, where known.
+	LogStart map[int32]int64
+}
+
+// PartitionError is a fetch error on one partition.
+type PartitionError struct {
+	Partition int32
+	Err       error
+}
+
+var drivers = map[string]Driver{
+	DriverFranz:   franzDriver{},
+	DriverKafkaGo: kafkaGoDriver{},
+}
+
+// DriverFor returns the named driver.
+func DriverFor(name string) (Driver, bool) {
+	d, ok := drivers[name]
+	return d, ok
+}
+
+// DriverNames lists the drivers.
+func DriverNames() []string {
+	out := make([]string, 0, len(drivers))
+	for n := range drivers {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

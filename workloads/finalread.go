@@ -1,0 +1,238 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// ClusterView is what the final read and the observer need of the
+// cluster's admin API. *admin.Client implements it; tests use fakes.
+type ClusterView interface {
+	Describe(ctx context.Context, topic string) ([]admin.PartitionState, error)
+	HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error)
+	ReplicaLogEndOffsets(ctx context.Context, topic string, partitions []int32, brokers []int32) map[int32]map[int32]int64
+}
+
+var _ ClusterView = (*admin.Client)(nil)
+
+// PartitionRead is one partition's final read.
+type PartitionRead struct {
+	Partition int32
+	// Complete: every offset from Start to End was read (recorded ok).
+	Complete   bool
+	Start, End int64
+	Records    int
+	Error      string // why it did not complete
+	Took       time.Duration
+}
+
+// FinalReadResult is the final read of every partition.
+type FinalReadResult struct{ Partitions []PartitionRead }
+
+// Complete reports whether every partition's read completed.
+func (r FinalReadResult) Complete() bool {
+	for _, p := range r.Partitions {
+		if !p.Complete {
+			return false
+		}
+	}
+	return len(r.Partitions) > 0
+}
+
+// FinalRead reads every partition of the topic from its log start to its
+// end, concurrently, within cfg.FinalReadTimeout. Call it after the faults
+// are healed. Each partition is its own final-read op on a fresh process,
+// so that one partition that cannot finish (no leader) costs only its own
+// read: it ends info, the others ok with their end_offsets.
+//
+// A partition's end is its high watermark when its read starts, asked of
+// its leader once it has one; records above it are not part of the read
+// (a send acked at or past that end was lost, if the watermark went back).
+func (w *Workload) FinalRead(ctx context.Context, view ClusterView) (FinalReadResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, w.cfg.FinalReadTimeout.Std())
+	defer cancel()
+	out := FinalReadResult{Partitions: make([]PartitionRead, w.cfg.Partitions)}
+	errs := make([]error, w.cfg.Partitions)
+	var wg sync.WaitGroup
+	for p := 0; p < w.cfg.Partitions; p++ {
+		wg.Add(1)
+		go func(p int32) {
+			defer wg.Done()
+			out.Partitions[p], errs[p] = w.readPartition(ctx, view, p)
+		}(int32(p))
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}
+
+// readPartition records one partition's final-read op. The returned error
+// is only a recorder error; a read that could not finish is info.
+func (w *Workload) readPartition(ctx context.Context, view ClusterView, p int32) (PartitionRead, error) {
+	began := time.Now()
+	res := PartitionRead{Partition: p, Start: -1, End: -1}
+	pid := w.rec.NewProcess()
+	from := int64(0)
+	if _, err := w.rec.Invoke(pid, histories.FFinalRead, histories.ReadRequest{
+		Topic: w.cfg.Topic, Partitions: []int32{p}, From: &from}); err != nil {
+		return res, err
+	}
+	recs, start, end, rerr := w.readRange(ctx, view, p)
+	res.Records, res.Start, res.End, res.Took = len(recs), start, end, time.Since(began)
+	if recs == nil {
+		recs = []histories.Record{}
+	}
+	key := histories.PartitionKey(p)
+	v := histories.ReadResult{Topic: w.cfg.Topic, Records: recs}
+	if rerr != nil {
+		// info: the read did not finish. Its records are still real
+		// observations (offset reuse can be seen in them), but it claims
+		// no end.
+		res.Error = rerr.Error()
+		name := CauseTimeout
+		if !errors.Is(rerr, context.DeadlineExceeded) {
+			name = ErrorName(rerr)
+		}
+		_, err := w.rec.Complete(pid, histories.Info, histories.FFinalRead, v, name)
+		return res, err
+	}
+	res.Complete = true
+	v.EndOffsets = map[string]int64{key: end}
+	v.StartOffsets = map[string]int64{key: start}
+	_, err := w.rec.Complete(pid, histories.OK, histories.FFinalRead, v, "")
+	return res, err
+}
+
+// readRange waits for a leader, takes the high watermark as the end, and
+// reads [log start, end).
+func (w *Workload) readRange(ctx context.Context, view ClusterView, p int32) ([]histories.Record, int64, int64, error) {
+	end, err := endOffset(ctx, view, w.cfg.Topic, p)
+	if err != nil {
+		return nil, -1, -1, err
+	}
+	c, err := w.drv.NewConsumer(w.cfg, w.bootstrap, 1000+int(p))
+	if err != nil {
+		return nil, -1, end, err
+	}
+	defer c.Close()
+	start, err := startOffset(ctx, c, p)
+	if err != nil {
+		return nil, -1, end, err
+	}
+	if start >= end {
+		return nil, start, end, nil
+	}
+	if err := c.Assign(ctx, map[int32]int64{p: start}); err != nil {
+		return nil, start, end, err
+	}
+	var recs []histories.Record
+	pos := start
+	lastErr := error(nil)
+	for pos < end {
+		if ctx.Err() != nil {
+			if lastErr == nil {
+				lastErr = ctx.Err()
+			}
+			return recs, start, end, fmt.Errorf("read %d..%d of [%d, %d): %w", start, pos, start, end, lastErr)
+		}
+		pctx, cancel := context.WithTimeout(ctx, pollWait)
+		f, perr := c.Poll(pctx)
+		cancel()
+		for _, r := range f.Records {
+			if r.Offset >= pos && r.Offset < end {
+				recs = append(recs, r)
+			}
+			if r.Offset+1 > pos {
+				pos = r.Offset + 1
+			}
+		}
+		if perr != nil {
+			lastErr = perr
+		}
+		for _, pe := range f.Errors {
+			lastErr = pe.Err
+			if code, ok := KafkaCode(pe.Err); ok && code == codeOffsetOutOfRange {
+				// The log start moved past our position (retention): go on
+				// from the new start.
+				if s, err := startOffset(ctx, c, p); err == nil && s > pos {
+					pos = s
+				}
+				if err := c.Assign(ctx, map[int32]int64{p: pos}); err != nil {
+					lastErr = err
+				}
+			}
+		}
+	}
+	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Offset < recs[j].Offset })
+	return recs, start, end, nil
+}
+
+// endOffset waits until the partition has a leader and asks it for the high
+// watermark, retrying (leaders move while a cluster heals) until ctx ends.
+func endOffset(ctx context.Context, view ClusterView, topic string, p int32) (int64, error) {
+	var last error = errors.New("no leader")
+	for {
+		if hw, err := tryEndOffset(ctx, view, topic, p); err == nil {
+			return hw, nil
+		} else {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			return -1, fmt.Errorf("partition %d: high watermark: %w (last: %v)", p, ctx.Err(), last)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func tryEndOffset(ctx context.Context, view ClusterView, topic string, p int32) (int64, error) {
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	parts, err := view.Describe(dctx, topic)
+	if err != nil {
+		return -1, err
+	}
+	for _, st := range parts {
+		if st.Partition != p {
+			continue
+		}
+		if st.Leader < 0 {
+			return -1, errors.New("no leader")
+		}
+		return view.HighWatermark(dctx, st.Leader, topic, p)
+	}
+	return -1, fmt.Errorf("partition %d not described", p)
+}
+
+// startOffset is the log start offset, retried until ctx ends.
+func startOffset(ctx context.Context, c Consumer, p int32) (int64, error) {
+	for {
+		octx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		offs, err := c.Offsets(octx, []int32{p}, ResetEarliest)
+		cancel()
+		if o, ok := offs[p]; err == nil && ok {
+			return o, nil
+		}
+		select {
+		case <-ctx.Done():
+			return -1, fmt.Errorf("partition %d: log start: %w (last: %v)", p, ctx.Err(), err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// FinalRead is New followed by Workload.FinalRead: the final read alone,
+// for a harness that ran the workload with another Workload value.
+func FinalRead(ctx context.Context, cfg Config, bootstrap []string, rec Recorder, view ClusterView) (FinalReadResult, error) {
+	w, err := New(cfg, bootstrap, rec)
+	if err != nil {
+		return FinalReadResult{}, err
+	}
+	return w.FinalRead(ctx, view)
+}

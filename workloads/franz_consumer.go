@@ -1,0 +1,155 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// franzConsumer reads assigned partitions with a kgo direct consumer.
+//
+// Each Assign makes a fresh consuming client at exact offsets: positions
+// then come only from the workload, never from state the old client kept
+// (a partition kgo parked after OFFSET_OUT_OF_RANGE, say). Assigns are
+// rare (start, resets), so the reconnect costs nothing that matters.
+//
+// ConsumeResetOffset(NoResetOffset()) makes kgo return OFFSET_OUT_OF_RANGE
+// instead of silently resetting, so the workload resets by its own rule
+// and records the assign. Truncation found through leader epochs (KIP-320)
+// is reset by kgo itself and reported as *kgo.ErrDataLoss; the consumer
+// passes its ResetTo up as a Reset, which the workload records too.
+type franzConsumer struct {
+	cfg       Config
+	bootstrap []string
+	id        int
+	meta      *kgo.Client // for ListOffsets; never consumes
+	adm       *kadm.Client
+	mu        sync.Mutex
+	cl        *kgo.Client // the consuming client, nil until Assign
+	closeOnce sync.Once
+}
+
+// NewConsumer opens the metadata client; consuming starts at Assign.
+func (franzDriver) NewConsumer(cfg Config, bootstrap []string, id int) (Consumer, error) {
+	meta, err := kgo.NewClient(franzCommon(cfg, bootstrap, fmt.Sprintf("kchaos-consumer-%d-meta", id))...)
+	if err != nil {
+		return nil, err
+	}
+	return &franzConsumer{cfg: cfg, bootstrap: bootstrap, id: id, meta: meta, adm: kadm.NewClient(meta)}, nil
+}
+
+// Offsets lists log start offsets (earliest) or high watermarks (latest).
+func (c *franzConsumer) Offsets(ctx context.Context, partitions []int32, rule string) (map[int32]int64, error) {
+	list := c.adm.ListStartOffsets
+	if rule == ResetLatest {
+		list = c.adm.ListEndOffsets
+	}
+	listed, err := list(ctx, c.cfg.Topic)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int32]int64{}
+	var errs []error
+	for _, p := range partitions {
+		lo, ok := listed.Lookup(c.cfg.Topic, p)
+		switch {
+		case !ok:
+			errs = append(errs, fmt.Errorf("partition %d: not listed", p))
+		case lo.Err != nil:
+			errs = append(errs, lo.Err)
+		default:
+			out[p] = lo.Offset
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// Assign replaces the consuming client with one reading exactly offsets.
+func (c *franzConsumer) Assign(_ context.Context, offsets map[int32]int64) error {
+	at := map[int32]kgo.Offset{}
+	for p, o := range offsets {
+		at[p] = kgo.NewOffset().At(o)
+	}
+	opts := append(franzCommon(c.cfg, c.bootstrap, fmt.Sprintf("kchaos-consumer-%d", c.id)),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.cfg.Topic: at}),
+		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
+		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
+	)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	old := c.cl
+	c.cl = cl
+	c.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	return nil
+}
+
+// Poll returns what kgo fetched, each record with its batch's leader epoch
+// (kgo.Record.LeaderEpoch is the batch's partitionLeaderEpoch).
+func (c *franzConsumer) Poll(ctx context.Context) (Fetch, error) {
+	c.mu.Lock()
+	cl := c.cl
+	c.mu.Unlock()
+	if cl == nil {
+		return Fetch{}, errors.New("consumer not assigned")
+	}
+	fs := cl.PollFetches(ctx)
+	if fs.IsClientClosed() {
+		return Fetch{}, kgo.ErrClientClosed
+	}
+	var f Fetch
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if p.Err != nil {
+			var dl *kgo.ErrDataLoss
+			switch {
+			case p.Partition < 0 && ctx.Err() != nil:
+				// The injected "context ended" fetch: an empty poll.
+			case errors.As(p.Err, &dl):
+				if f.Resets == nil {
+					f.Resets = map[int32]int64{}
+				}
+				f.Resets[dl.Partition] = dl.ResetTo
+			default:
+				f.Errors = append(f.Errors, PartitionError{Partition: p.Partition, Err: p.Err})
+			}
+		}
+		if p.LogStartOffset >= 0 && p.Partition >= 0 {
+			if f.LogStart == nil {
+				f.LogStart = map[int32]int64{}
+			}
+			f.LogStart[p.Partition] = p.LogStartOffset
+		}
+		for _, r := range p.Records {
+			f.Records = append(f.Records, histories.Record{Partition: r.Partition, Offset: r.Offset,
+				Value: string(r.Value), LeaderEpoch: r.LeaderEpoch})
+		}
+	})
+	sort.SliceStable(f.Records, func(i, j int) bool { return f.Records[i].Partition < f.Records[j].Partition })
+	return f, nil
+}
+
+// Close closes both clients.
+func (c *franzConsumer) Close() {
+	c.mu.Lock()
+	cl := c.cl
+	c.cl = nil
+	c.mu.Unlock()
+	if cl != nil {
+		cl.Close()
+	}
+	c.closeOnce.Do(c.meta.Close)
+}

@@ -1,0 +1,110 @@
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// franzDriver is github.com/twmb/franz-go (kgo).
+type franzDriver struct{}
+
+func (franzDriver) Name() string { return DriverFranz }
+
+// Refuse: franz-go honours every setting of Config. Its idempotent producer
+// needs acks=all and retries > 0, which Validate checks for every driver.
+func (franzDriver) Refuse(Config) []FieldError { return nil }
+
+// franzAcks maps the setting to kgo's.
+func franzAcks(a Acks) kgo.Acks {
+	switch a.normalize() {
+	case AcksNone:
+		return kgo.NoAck()
+	case AcksLeader:
+		return kgo.LeaderAck()
+	}
+	return kgo.AllISRAcks()
+}
+
+// franzCommon are the options every kchaos franz-go client shares: fast
+// metadata refresh, so that a client finds a new leader within a fraction
+// of a second rather than franz-go's default 5 s minimum age, and bounded
+// dials and reads, so that a paused broker costs a timeout, not a hang.
+func franzCommon(cfg Config, bootstrap []string, clientID string) []kgo.Opt {
+	return []kgo.Opt{
+		kgo.SeedBrokers(bootstrap...),
+		kgo.ClientID(clientID),
+		kgo.MetadataMinAge(250 * time.Millisecond),
+		kgo.MetadataMaxAge(10 * time.Second),
+		kgo.DialTimeout(min(cfg.RequestTimeout.Std(), 5*time.Second)),
+		kgo.RequestTimeoutOverhead(time.Second),
+	}
+}
+
+// franzProducer is one kgo client. Its records are pinned to the partition
+// the workload chose (ManualPartitioner), and sent without lingering.
+type franzProducer struct {
+	cl   *kgo.Client
+	once sync.Once
+}
+
+// NewProducer maps Config onto kgo options:
+//   - acks: RequiredAcks; idempotent=false: DisableIdempotentWrite (kgo is
+//     idempotent by default);
+//   - retries: RecordRetries(n). With 0, a batch is tried once: a
+//     retriable error fails it with the broker's error, except that after
+//     REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND kgo fails it
+//     with ErrRecordRetries (both are info either way);
+//   - request timeout: ProduceRequestTimeout (the broker's acks wait) plus
+//     RequestTimeoutOverhead for the response, and RecordDeliveryTimeout
+//     bounding a record's whole life in the client (every try plus a
+//     second), so that a send to a partition without leader ends too;
+//   - ProducerLinger(0): a one-op-in-flight process must not wait for a
+//     batch to fill; in pipelined mode records still batch, because the
+//     slots' concurrent records accumulate while a request is in flight.
+func (franzDriver) NewProducer(cfg Config, bootstrap []string, id int) (Producer, error) {
+	rt := cfg.RequestTimeout.Std()
+	opts := append(franzCommon(cfg, bootstrap, fmt.Sprintf("kchaos-producer-%d", id)),
+		kgo.DefaultProduceTopic(cfg.Topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		kgo.RequiredAcks(franzAcks(cfg.Acks)),
+		kgo.RecordRetries(cfg.Retries),
+		kgo.ProduceRequestTimeout(rt),
+		kgo.RecordDeliveryTimeout(time.Duration(cfg.Retries+1)*rt+time.Second),
+		kgo.ProducerLinger(0),
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
+	)
+	if !cfg.Idempotent {
+		opts = append(opts, kgo.DisableIdempotentWrite())
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &franzProducer{cl: cl}, nil
+}
+
+// Send produces one record synchronously.
+func (p *franzProducer) Send(ctx context.Context, m Message) (int64, error) {
+	r := &kgo.Record{Partition: m.Partition, Value: []byte(m.Value)}
+	if m.Key != "" {
+		r.Key = []byte(m.Key)
+	}
+	var (
+		done = make(chan struct{})
+		perr error
+	)
+	p.cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
+		perr = err
+		close(done)
+	})
+	<-done
+	return r.Offset, perr
+}
+
+// Close closes the client; buffered and in-flight records fail with
+// ErrClientClosed.
+func (p *franzProducer) Close() { p.once.Do(p.cl.Close) }

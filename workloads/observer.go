@@ -1,0 +1,222 @@
+package workloads
+
+import (
+	"context"
+	"reflect"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Observer sampling defaults.
+const (
+	// DefaultObserveInterval: how often the observer samples. ISR changes
+	// take seconds (replica.lag.time.max.ms), so 250 ms resolves them well
+	// while costing the brokers a few small requests per second.
+	DefaultObserveInterval = 250 * time.Millisecond
+	// DefaultObserveHeartbeat: a partition whose state did not change is
+	// still recorded this often, so that the history shows the state was
+	// known (not merely unsampled) during a quiet stretch.
+	DefaultObserveHeartbeat = 5 * time.Second
+)
+
+// offsetsTimeout bounds a sample's ListOffsets requests.
+const offsetsTimeout = 600 * time.Millisecond
+
+// ObserverOptions tune an Observer; zero values take the defaults.
+type ObserverOptions struct {
+	Interval  time.Duration
+	Heartbeat time.Duration
+}
+
+// Observer is the cluster observer, process -2. Every Interval it samples,
+// for each partition of the topic, the leader, leader epoch, ISR, ELR,
+// LastKnownElr (DescribeTopicPartitions), the high watermark (ListOffsets
+// to the leader) and each replica's log end offset (ListOffsets with
+// replica id -2 to every replica), and records an `observe` event (type
+// ok, no invoke) for a partition only when something changed since its
+// last recorded sample, or when Heartbeat has passed since then. A sample
+// that fails records nothing: the observer writes only what it learned.
+// Fields it could not learn are -1 (high watermark) or missing (a
+// replica's log end offset, e.g. of a paused broker).
+type Observer struct {
+	view  ClusterView
+	rec   Recorder
+	topic string
+	opts  ObserverOptions
+
+	last   map[int32]histories.ObserveValue
+	lastAt map[int32]time.Time
+
+	samples, recorded, failures atomic.Int64
+	mu                          sync.Mutex
+	cancel                      context.CancelFunc
+	done                        chan struct{}
+}
+
+// NewObserver returns an observer of topic; Start begins sampling.
+func NewObserver(view ClusterView, rec Recorder, topic string, opts ObserverOptions) *Observer {
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultObserveInterval
+	}
+	if opts.Heartbeat <= 0 {
+		opts.Heartbeat = DefaultObserveHeartbeat
+	}
+	return &Observer{view: view, rec: rec, topic: topic, opts: opts,
+		last: map[int32]histories.ObserveValue{}, lastAt: map[int32]time.Time{}}
+}
+
+// Start samples in the background until Stop or ctx ends. Calling Start
+// on a running observer does nothing.
+func (o *Observer) Start(ctx context.Context) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.done != nil {
+		return
+	}
+	ctx, o.cancel = context.WithCancel(ctx)
+	o.done = make(chan struct{})
+	go o.loop(ctx, o.done)
+}
+
+// Stop ends sampling and waits for the sample in progress.
+func (o *Observer) Stop() {
+	o.mu.Lock()
+	cancel, done := o.cancel, o.done
+	o.mu.Unlock()
+	if cancel == nil {
+		return
+	}
+	cancel()
+	<-done
+}
+
+// Counts reports samples taken, events recorded and samples that failed.
+func (o *Observer) Counts() (samples, recorded, failures int64) {
+	return o.samples.Load(), o.recorded.Load(), o.failures.Load()
+}
+
+func (o *Observer) loop(ctx context.Context, done chan struct{}) {
+	defer close(done)
+	t := time.NewTicker(o.opts.Interval)
+	defer t.Stop()
+	for {
+		o.Sample(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Sample takes one sample now and records what changed. It is what the
+// background loop calls each tick; exported for tests and for a harness
+// that wants a sample at a precise moment (e.g. right after a fault).
+// It must not run concurrently with itself.
+func (o *Observer) Sample(ctx context.Context) {
+	// A sample is bounded well below the heartbeat: a paused or partitioned
+	// broker must not stall the observer.
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	o.samples.Add(1)
+	parts, err := o.describe(ctx)
+	if err != nil {
+		o.failures.Add(1)
+		return
+	}
+	ids := make([]int32, len(parts))
+	brokerSet := map[int32]bool{}
+	for i, st := range parts {
+		ids[i] = st.Partition
+		for _, b := range st.Replicas {
+			brokerSet[b] = true
+		}
+	}
+	brokers := make([]int32, 0, len(brokerSet))
+	for b := range brokerSet {
+		brokers = append(brokers, b)
+	}
+	sort.Slice(brokers, func(i, j int) bool { return brokers[i] < brokers[j] })
+
+	// Offsets get a shorter bound than the sample: a broker that does not
+	// answer (paused, partitioned) only loses its own log end offset.
+	octx, ocancel := context.WithTimeout(ctx, offsetsTimeout)
+	defer ocancel()
+	var leos map[int32]map[int32]int64
+	hws := make([]int64, len(parts))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		leos = o.view.ReplicaLogEndOffsets(octx, o.topic, ids, brokers)
+	}()
+	for i, st := range parts {
+		hws[i] = -1
+		if st.Leader < 0 {
+			continue
+		}
+		wg.Add(1)
+		go func(i int, st admin.PartitionState) {
+			defer wg.Done()
+			if hw, err := o.view.HighWatermark(octx, st.Leader, o.topic, st.Partition); err == nil {
+				hws[i] = hw
+			}
+		}(i, st)
+	}
+	wg.Wait()
+	now := time.Now()
+	for i, st := range parts {
+		v := observeValue(o.topic, st, hws[i], leos[st.Partition])
+		if prev, seen := o.last[st.Partition]; seen && reflect.DeepEqual(prev, v) &&
+			now.Sub(o.lastAt[st.Partition]) < o.opts.Heartbeat {
+			continue
+		}
+		if _, err := o.rec.Record(histories.ObserverProcess, histories.OK, histories.FObserve, v, ""); err != nil {
+			o.failures.Add(1)
+			return
+		}
+		o.recorded.Add(1)
+		o.last[st.Partition], o.lastAt[st.Partition] = v, now
+	}
+}
+
+// describe asks for the partitions' state, once more on failure: requests
+// rotate over the brokers, so a second try avoids one that does not answer.
+func (o *Observer) describe(ctx context.Context) ([]admin.PartitionState, error) {
+	var err error
+	for try := 0; try < 2; try++ {
+		dctx, cancel := context.WithTimeout(ctx, 800*time.Millisecond)
+		var parts []admin.PartitionState
+		parts, err = o.view.Describe(dctx, o.topic)
+		cancel()
+		if err == nil {
+			return parts, nil
+		}
+	}
+	return nil, err
+}
+
+func observeValue(topic string, st admin.PartitionState, hw int64, leo map[int32]int64) histories.ObserveValue {
+	v := histories.ObserveValue{Topic: topic, Partition: st.Partition, Leader: st.Leader,
+		LeaderEpoch: st.LeaderEpoch, ISR: nonNil(st.ISR), ELR: nonNil(st.ELR),
+		LastKnownELR: nonNil(st.LastKnownELR), HighWatermark: hw,
+		LogEndOffsets: map[string]int64{}}
+	for b, o := range leo {
+		v.LogEndOffsets[strconv.Itoa(int(b))] = o
+	}
+	return v
+}
+
+// nonNil makes an absent list [] in JSON, as the contract shows it.
+func nonNil(ids []int32) []int32 {
+	if ids == nil {
+		return []int32{}
+	}
+	return ids
+}

@@ -1,0 +1,149 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// sendDone is a send's completion value. Detail carries the client's error
+// text when the table names only a generic cause ("unknown"): an extension
+// of the v1 send value, ignored by readers that do not know it.
+type sendDone struct {
+	histories.SendValue
+	Detail string `json:"detail,omitempty"`
+}
+
+// runProducers runs cfg.Producers clients with cfg.MaxInFlight slots each
+// until stop ends (no new invokes) and every slot's last send completed.
+// Each slot is a Jepsen process: it invokes, sends, completes, and only
+// then invokes again, so the history never has two open ops on one
+// process. Pipelining comes from many slots sharing one client, which
+// batches their concurrent records into the same produce requests.
+//
+// ops bounds every send's context: canceling it ends sends still in
+// flight (as info) when draining takes too long.
+func (w *Workload) runProducers(stop, ops context.Context, clients []Producer) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(clients)*w.cfg.MaxInFlight)
+	for _, p := range clients {
+		for s := 0; s < w.cfg.MaxInFlight; s++ {
+			wg.Add(1)
+			go func(p Producer) {
+				defer wg.Done()
+				if err := w.slot(stop, ops, p); err != nil {
+					errs <- err
+				}
+			}(p)
+		}
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs // the first recorder error, or nil
+}
+
+// slot is one producer process (and its successors after an info).
+func (w *Workload) slot(stop, ops context.Context, p Producer) error {
+	pid := w.rec.NewProcess()
+	seq := 0
+	for {
+		if stop.Err() != nil || !w.takeSend() {
+			return nil
+		}
+		if err := w.pacer.wait(stop); err != nil {
+			return nil
+		}
+		part, key := w.parts.pick()
+		v := histories.SendValue{Topic: w.cfg.Topic, Partition: part, Key: key,
+			Value: sendValueName(pid, seq)}
+		seq++
+		if _, err := w.rec.Invoke(pid, histories.FSend, v); err != nil {
+			w.c.recordErrors.Add(1)
+			return err
+		}
+		w.c.sends.Add(1)
+		sctx, cancel := context.WithTimeout(ops, w.cfg.opTimeout())
+		off, err := p.Send(sctx, Message{Partition: part, Key: key, Value: v.Value})
+		cancel()
+		retire, rerr := w.completeSend(pid, v, off, err)
+		if rerr != nil {
+			w.c.recordErrors.Add(1)
+			return rerr
+		}
+		if retire {
+			// Jepsen's model: a process whose op ended info never invokes
+			// again; the slot carries on as a fresh process.
+			pid = w.rec.NewProcess()
+			seq = 0
+		}
+	}
+}
+
+// completeSend records a send's completion and counts it. It reports
+// whether the op ended info (so the process must retire).
+func (w *Workload) completeSend(pid int, v histories.SendValue, off int64, err error) (bool, error) {
+	if err == nil {
+		if w.cfg.Acks.normalize() == AcksNone {
+			// acks=0: the broker never answers, so there is no offset and
+			// the outcome is unknown (HISTORY.md: like info, but ok).
+			w.c.ackedNoOffset.Add(1)
+		} else {
+			v.Offset = &off
+			w.c.acked.Add(1)
+		}
+		_, rerr := w.rec.Complete(pid, histories.OK, histories.FSend, v, "")
+		return false, rerr
+	}
+	cl := ClassifySend(err, w.cfg.Acks, w.cfg.RetriesEnabled())
+	w.c.countError(cl.Name)
+	done := sendDone{SendValue: v}
+	if cl.Rule.Code == 0 && cl.Name == CauseUnknown {
+		done.Detail = err.Error()
+	}
+	if cl.Type == histories.Fail {
+		w.c.failed.Add(1)
+	} else {
+		w.c.indeterminate.Add(1)
+	}
+	_, rerr := w.rec.Complete(pid, cl.Type, histories.FSend, done, cl.Name)
+	return cl.Type == histories.Info, rerr
+}
+
+// takeSend consumes one send from the optional budget (benchmarks run a
+// fixed number of sends); without a budget it always succeeds.
+func (w *Workload) takeSend() bool {
+	if w.budget == nil {
+		return true
+	}
+	return w.budget.Add(-1) >= 0
+}
+
+// sendValueName is "p<process>-<seq>", zero-padded to six digits: unique in
+// the run because process ids are.
+func sendValueName(pid, seq int) string {
+	s := strconv.Itoa(seq)
+	if len(s) < 6 {
+		s = "000000"[len(s):] + s
+	}
+	return "p" + strconv.Itoa(pid) + "-" + s
+}
+
+// openProducers creates cfg.Producers clients; on error it closes those it
+// opened.
+func (w *Workload) openProducers() ([]Producer, error) {
+	out := make([]Producer, 0, w.cfg.Producers)
+	for i := 0; i < w.cfg.Producers; i++ {
+		p, err := w.drv.NewProducer(w.cfg, w.bootstrap, i)
+		if err != nil {
+			for _, q := range out {
+				q.Close()
+			}
+			return nil, errors.Join(errors.New("open producer "+strconv.Itoa(i)), err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}

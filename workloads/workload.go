@@ -1,0 +1,187 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Workload is one configured run of producers and consumers. Make one with
+// New, read progress with Stats or Progress while Run runs, then call
+// FinalRead once the faults are healed.
+type Workload struct {
+	cfg       Config
+	drv       Driver
+	bootstrap []string
+	rec       Recorder
+	c         *counters
+	parts     *partitioner
+	pacer     *pacer
+	budget    *atomic.Int64 // benchmarks: stop after this many sends
+	ran       atomic.Bool
+}
+
+// New validates cfg (after Defaults) and prepares a workload that writes
+// to rec. It connects to nothing yet.
+func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
+	cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if len(bootstrap) == 0 {
+		return nil, errors.New("workload: no bootstrap brokers")
+	}
+	if rec == nil {
+		return nil, errors.New("workload: no recorder")
+	}
+	drv, _ := DriverFor(cfg.Driver)
+	return &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
+		c: newCounters(), parts: newPartitioner(cfg), pacer: newPacer(cfg.Rate)}, nil
+}
+
+// Config is the workload's configuration with defaults filled.
+func (w *Workload) Config() Config { return w.cfg }
+
+// Stats is a snapshot of the counters, safe to call at any time.
+func (w *Workload) Stats() Stats { return w.c.snapshot() }
+
+// Progress delivers a Stats snapshot every interval (with the recent
+// ops/s) until ctx ends. Printing is the caller's job.
+func (w *Workload) Progress(ctx context.Context, every time.Duration) <-chan Stats {
+	return w.c.progress(ctx, every)
+}
+
+// Run produces and consumes for cfg.Duration, or until ctx ends, then
+// lets in-flight sends finish (each is bounded by its own timeout) and
+// closes the clients. Every op it started is completed in the history.
+// It returns the final stats, and an error if a client could not be
+// created or the recorder refused an event (the history is then broken).
+// A workload runs once.
+func (w *Workload) Run(ctx context.Context) (Stats, error) {
+	if !w.ran.CompareAndSwap(false, true) {
+		return w.Stats(), errors.New("workload: Run called twice")
+	}
+	producers, err := w.openProducers()
+	if err != nil {
+		return w.Stats(), err
+	}
+	consumers, err := w.openConsumers()
+	if err != nil {
+		closeAll(producers)
+		return w.Stats(), err
+	}
+	w.c.restart()
+
+	stop, stopNow := context.WithTimeout(ctx, w.cfg.Duration.Std())
+	defer stopNow()
+	// ops outlives stop: sends in flight when the run ends get up to their
+	// own timeout to complete; then ops is canceled and the clients closed.
+	ops, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelOps()
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 1+len(consumers))
+	wg.Add(1)
+	prodDone := make(chan struct{})
+	go func() {
+		defer wg.Done()
+		defer close(prodDone)
+		if err := w.runProducers(stop, ops, producers); err != nil {
+			errs <- err
+		}
+	}()
+	for i, c := range consumers {
+		wg.Add(1)
+		go func(c Consumer, parts []int32) {
+			defer wg.Done()
+			if err := w.consume(stop, c, parts); err != nil {
+				errs <- err
+			}
+		}(c, consumerPartitions(i, len(consumers), w.cfg.Partitions))
+	}
+
+	var budgetDone <-chan struct{} // nil: never ready
+	if w.budget != nil {
+		budgetDone = prodDone
+	}
+	select {
+	case <-stop.Done():
+	case <-budgetDone:
+		// Only a send budget (benchmarks, tests) ends the producers before
+		// stop; the run is then over for the consumers too.
+		stopNow()
+	}
+	if ctx.Err() != nil {
+		// Interrupted rather than finished: end sends in flight now; they
+		// complete as info (canceled).
+		cancelOps()
+	}
+	w.drain(prodDone, cancelOps, producers)
+	wg.Wait()
+	closeAll(consumers)
+	close(errs)
+	return w.Stats(), <-errs
+}
+
+// drain waits for the producers' last sends: first up to one op timeout,
+// then it cancels their contexts, then closes the clients, which fails
+// whatever is still buffered (franz-go's idempotent producer ignores
+// cancellation of a record already sent, to keep its sequence numbers).
+func (w *Workload) drain(done <-chan struct{}, cancelOps context.CancelFunc, producers []Producer) {
+	wait := func(d time.Duration) bool {
+		select {
+		case <-done:
+			return true
+		case <-time.After(d):
+			return false
+		}
+	}
+	if !wait(w.cfg.opTimeout()) {
+		cancelOps()
+		if !wait(2 * time.Second) {
+			closeAll(producers)
+			<-done
+			return
+		}
+	}
+	closeAll(producers)
+}
+
+func (w *Workload) openConsumers() ([]Consumer, error) {
+	out := make([]Consumer, 0, w.cfg.Consumers)
+	for i := 0; i < w.cfg.Consumers; i++ {
+		c, err := w.drv.NewConsumer(w.cfg, w.bootstrap, i)
+		if err != nil {
+			closeAll(out)
+			return nil, fmt.Errorf("open consumer %d: %w", i, err)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// closeAll closes producers or consumers, at most once each.
+func closeAll[T interface{ Close() }](cs []T) {
+	var wg sync.WaitGroup
+	for _, c := range cs {
+		wg.Add(1)
+		go func(c T) {
+			defer wg.Done()
+			c.Close()
+		}(c)
+	}
+	wg.Wait()
+}
+
+// Run is New followed by Workload.Run: produce and consume for
+// cfg.Duration, recording into rec.
+func Run(ctx context.Context, cfg Config, bootstrap []string, rec Recorder) (Stats, error) {
+	w, err := New(cfg, bootstrap, rec)
+	if err != nil {
+		return Stats{}, err
+	}
+	return w.Run(ctx)
+}
