@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	yaml "gopkg.in/yaml.v3"
 	yamlv3 "gopkg.in/yaml.v3"
 )
 
@@ -120,8 +119,7 @@ func TestConfigDecode(t *testing.T) {
 		Consumers: 2, OffsetReset: ResetLatest, Duration: Duration(90 * time.Second),
 		FinalReadTimeout: Duration(45 * time.Second)}
 	decoders := map[string]func([]byte, any) error{
-		"gopkg.in/yaml.v3": yaml.Unmarshal,
-		"gopkg.in/yaml.v3":   yamlv3.Unmarshal,
+		"gopkg.in/yaml.v3": yamlv3.Unmarshal,
 	}
 	for name, dec := range decoders {
 		var c Config
@@ -150,7 +148,7 @@ func TestConfigDecode(t *testing.T) {
 	}
 	for _, bad := range []string{"duration: 30\n", "duration: soon\n"} {
 		var c Config
-		if err := yaml.Unmarshal([]byte(bad), &c); err == nil {
+		if err := yamlv3.Unmarshal([]byte(bad), &c); err == nil {
 			t.Errorf("%q: want an error (a duration needs a unit)", bad)
 		}
 	}
