@@ -62,6 +62,7 @@ type analysis struct {
 	faults []int     // nemesis ops that make a fault, by time
 	lost   []int32   // lost sends, in send order
 	acked  [][]int32 // per partition, its sends acked with an offset, in send order
+	ackApp []int32   // send -> its append in the partition's porcupine history
 }
 
 func (a *analysis) prepare() {
@@ -254,24 +255,24 @@ func (a *analysis) eachRead(fn func(f string, op *readOp, r *rec)) {
 }
 
 func (a *analysis) sendWords(s int32) string {
-	op := &a.c.sends[s]
+	op, err := &a.c.sends[s], a.c.sendErr[s]
 	switch op.typ {
 	case opOK:
 		return fmt.Sprintf("acked at offset %d (p%d, %.1f s)", op.off, op.proc, secs(op.ret))
 	case opOKNoOffset:
 		return fmt.Sprintf("ok without offset (acks=0, p%d)", op.proc)
 	case opFail:
-		return fmt.Sprintf("failed %s (p%d, %.1f s)", op.err, op.proc, secs(op.ret))
+		return fmt.Sprintf("failed %s (p%d, %.1f s)", err, op.proc, secs(op.ret))
 	}
-	if op.err != "" {
-		return fmt.Sprintf("unknown outcome: %s (p%d)", op.err, op.proc)
+	if err != "" {
+		return fmt.Sprintf("unknown outcome: %s (p%d)", err, op.proc)
 	}
 	return fmt.Sprintf("unknown outcome (p%d)", op.proc)
 }
 
 func (a *analysis) sendRef(s int32) *SendRef {
 	op := &a.c.sends[s]
-	ref := &SendRef{Process: int(op.proc), Error: op.err, InvokedS: secs(op.call)}
+	ref := &SendRef{Process: int(op.proc), Error: a.c.sendErr[s], InvokedS: secs(op.call)}
 	if op.ret >= 0 {
 		ref.DoneS = secs(op.ret)
 	}

@@ -29,7 +29,8 @@ type Options struct {
 	// history (0 means DefaultWindow); see linmodel.go.
 	Window int64
 
-	prefix string // of visualization files; CheckPath sets it
+	prefix   string // of visualization files; CheckPath sets it
+	sizeHint int64  // bytes of history, to size tables; CheckPath sets it
 }
 
 const (
@@ -140,6 +141,7 @@ type Checker struct {
 	vals     []valueInfo               //
 	dupAt    map[int32][]tpOff         // values seen at more than one offset: the others
 	sends    []sendOp                  //
+	sendErr  map[int32]string          // send -> its error
 	polls    []readOp                  // ok polls
 	finals   []readOp                  // ok final reads
 	recs     []rec                     // records of polls and final reads
@@ -184,12 +186,13 @@ const (
 	opInfo
 )
 
+// sendOp is a send. It holds no pointers, so that the garbage collector
+// never scans the million of them; errors are in Checker.sendErr.
 type sendOp struct {
 	val, tp, proc int32
 	typ           uint8
 	call, ret     int64
 	off           int64 // -1 unless acked with an offset
-	err           string
 }
 
 type readOp struct {
@@ -232,19 +235,27 @@ type finalTry struct {
 
 // New returns an empty Checker.
 func New(opts Options) *Checker {
+	// About 500 bytes of history per value sent, half that per record read
+	// (measured on generated histories): sizing the tables up front saves
+	// rehashing a map of a million values and copying the big slices.
+	n := int(min(opts.sizeHint, 1<<40) / 500)
 	return &Checker{
-		opts:   opts,
-		topics: map[string]int32{},
-		valIdx: map[string]int32{},
-		dupAt:  map[int32][]tpOff{},
-		open:   map[int]*pending{},
-		gone:   map[int]bool{},
-		seqs:   map[procTP]*pollSeq{},
-		sendAt: map[procTP]int32{},
-		nemAt:  map[string]int{},
-		ops:    map[string]map[string]int{},
-		errs:   map[string]int{},
-		first:  -1,
+		vals:    make([]valueInfo, 0, n),
+		sends:   make([]sendOp, 0, n),
+		recs:    make([]rec, 0, 2*n),
+		opts:    opts,
+		topics:  map[string]int32{},
+		valIdx:  make(map[string]int32, n),
+		dupAt:   map[int32][]tpOff{},
+		sendErr: map[int32]string{},
+		open:    map[int]*pending{},
+		gone:    map[int]bool{},
+		seqs:    map[procTP]*pollSeq{},
+		sendAt:  map[procTP]int32{},
+		nemAt:   map[string]int{},
+		ops:     map[string]map[string]int{},
+		errs:    map[string]int{},
+		first:   -1,
 	}
 }
 
@@ -255,13 +266,16 @@ func (c *Checker) Add(e *histories.Event) error {
 	if !e.Type.Valid() {
 		return fmt.Errorf("type %q: want invoke, ok, fail or info", e.Type)
 	}
+	// Times come from one monotonic clock read under the recorder's lock:
+	// the interval logic (and porcupine) rely on them never going back.
+	if c.events > 0 && e.Time < c.last {
+		return fmt.Errorf("time %d is before the previous event's %d", e.Time, c.last)
+	}
 	c.events++
 	if c.first < 0 {
 		c.first = e.Time
 	}
-	if e.Time > c.last {
-		c.last = e.Time
-	}
+	c.last = e.Time
 	byType := c.ops[e.F]
 	if byType == nil {
 		byType = map[string]int{}

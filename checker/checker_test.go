@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -176,5 +177,33 @@ func TestOperationModelErrors(t *testing.T) {
 		if !errors.As(err, &le) || le.Line != c.line {
 			t.Errorf("%s: error %v, want a LineError at line %d", c.name, err, c.line)
 		}
+	}
+}
+
+// TestPorcupineTimeoutIsUnknown: a linearizability check that runs out of
+// time gives "unknown", never a pass.
+func TestPorcupineTimeoutIsUnknown(t *testing.T) {
+	f, err := os.Open(filepath.Join(testdataDir, "valid.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := CheckReader(f, Options{PorcupineTimeout: time.Nanosecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Valid != Unknown || res.Linearizable.Result != "unknown" ||
+		!strings.Contains(strings.Join(res.Reasons, ";"), "ran out of time") {
+		t.Errorf("valid %v, linearizable %s, reasons %v", res.Valid, res.Linearizable.Result, res.Reasons)
+	}
+}
+
+func TestTimeGoingBackIsBadInput(t *testing.T) {
+	h := `{"index":0,"time":50,"process":0,"type":"invoke","f":"send","value":{"topic":"t","partition":0,"value":"a"}}
+{"index":1,"time":40,"process":0,"type":"info","f":"send"}
+`
+	var le *histories.LineError
+	if _, err := CheckReader(strings.NewReader(h), Options{}); !errors.As(err, &le) || le.Line != 2 {
+		t.Errorf("got %v, want a LineError at line 2", err)
 	}
 }

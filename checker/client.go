@@ -112,7 +112,10 @@ func indeterminate(err string) bool {
 
 func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 	s := &c.sends[pd.send]
-	s.ret, s.err = e.Time, e.Error
+	s.ret = e.Time
+	if e.Error != "" {
+		c.sendErr[pd.send] = e.Error
+	}
 	tpi := c.tps[s.tp]
 	switch e.Type {
 	case histories.OK:

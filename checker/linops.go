@@ -37,29 +37,45 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		}
 		return off / window
 	}
+	// Most records are the acked pair of their value's send: those are
+	// found through a.ackApp; the map holds the other pairs.
+	if a.ackApp == nil {
+		a.ackApp = make([]int32, len(c.sends))
+	}
 	idx := map[linPair]int32{}
 	var apps []linApp
 	for _, i := range a.acked[tp] {
 		s := &c.sends[i]
-		p := linPair{s.off, s.val}
-		if _, ok := idx[p]; !ok {
-			idx[p] = int32(len(apps))
-			apps = append(apps, linApp{off: s.off, val: s.val, proc: s.proc, call: s.call, ret: s.ret})
+		if c.vals[s.val].send == i {
+			a.ackApp[i] = int32(len(apps))
+		} else if _, dup := idx[linPair{s.off, s.val}]; dup {
+			continue // a value sent twice and acked twice at one offset
+		} else {
+			idx[linPair{s.off, s.val}] = int32(len(apps))
 		}
+		apps = append(apps, linApp{off: s.off, val: s.val, proc: s.proc, call: s.call, ret: s.ret})
+	}
+	lookup := func(r *rec) (int32, bool) {
+		if s := c.vals[r.val].send; s >= 0 {
+			if op := &c.sends[s]; op.typ == opOK && op.tp == tp && op.off == r.off {
+				return a.ackApp[s], true
+			}
+		}
+		i, ok := idx[linPair{r.off, r.val}]
+		return i, ok
 	}
 	// see returns the append that explains a record read by a read that
 	// returned at ret, making one for a value whose send may have written
 	// it; -1 if nothing can explain it.
 	see := func(r *rec, ret int64) int32 {
-		p := linPair{r.off, r.val}
-		i, ok := idx[p]
+		i, ok := lookup(r)
 		if !ok {
 			i = -1
 			if s := c.vals[r.val].send; s >= 0 && c.sends[s].typ != opFail {
 				i = int32(len(apps))
 				apps = append(apps, linApp{off: r.off, val: r.val, proc: c.sends[s].proc, call: c.sends[s].call, ret: infinity})
 			}
-			idx[p] = i
+			idx[linPair{r.off, r.val}] = i
 		}
 		if i >= 0 && tighten {
 			apps[i].ret = min(apps[i].ret, ret)
@@ -111,7 +127,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 			Input: &linIn{kind: kAppend, win: ap.win, proc: ap.proc, id: ap.id, off: ap.off, val: ap.val}})
 	}
 	appID := func(r *rec) int32 {
-		if i := idx[linPair{r.off, r.val}]; i >= 0 {
+		if i, ok := lookup(r); ok && i >= 0 {
 			return apps[i].id
 		}
 		return -1

@@ -54,6 +54,9 @@ func CheckPath(path string, opts Options) (*Result, string, error) {
 		return nil, "", badInput(err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil {
+		opts.sizeHint = st.Size()
+	}
 	if opts.VisualizeDir == "" {
 		opts.VisualizeDir = dir
 	}

@@ -56,12 +56,12 @@ func fastEvent(b []byte, e *Event) bool {
 			bit = 8
 			var v []byte
 			v, ok = s.plain()
-			e.Type = Type(v)
+			e.Type = Type(intern(v))
 		case "f":
 			bit = 16
 			var v []byte
 			v, ok = s.plain()
-			e.F = string(v)
+			e.F = intern(v)
 		case "error":
 			bit = 32
 			var v []byte
@@ -85,6 +85,24 @@ func fastEvent(b []byte, e *Event) bool {
 		}
 		seen |= bit
 	}
+}
+
+// common are the strings most events carry: interning them saves two
+// allocations per event.
+var common = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{string(Invoke), string(OK), string(Fail), string(Info),
+		FSend, FPoll, FFinalRead, FAssign, FObserve} {
+		m[s] = s
+	}
+	return m
+}()
+
+func intern(b []byte) string {
+	if s, ok := common[string(b)]; ok {
+		return s
+	}
+	return string(b)
 }
 
 // scanner walks a JSON text, conservatively: it accepts a subset of JSON.

@@ -16,7 +16,7 @@ func TestFinalReadPerPartition(t *testing.T) {
 	}}
 	v := &fakeView{
 		parts: []admin.PartitionState{
-			{Partition: 0, Leader: 1}, // has a leader; high watermark 3 of 4 records
+			{Partition: 0, Leader: 1},  // has a leader; high watermark 3 of 4 records
 			{Partition: 1, Leader: -1}, // never gets one
 			{Partition: 2, Leader: 0},  // empty
 		},

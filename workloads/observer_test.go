@@ -24,8 +24,8 @@ func TestObserverRecordsChangesAndHeartbeat(t *testing.T) {
 	o := NewObserver(v, rec, "t", ObserverOptions{Heartbeat: 200 * time.Millisecond})
 	ctx := context.Background()
 
-	o.Sample(ctx) // first sample: both partitions
-	o.Sample(ctx) // nothing changed: nothing
+	o.Sample(ctx)             // first sample: both partitions
+	o.Sample(ctx)             // nothing changed: nothing
 	v.set(func(v *fakeView) { // broker 2 paused: it leaves partition 0's ISR and stops answering
 		v.parts[0].ISR = []int32{0, 1}
 		v.parts[0].ELR = []int32{2}

@@ -1,0 +1,83 @@
+// Package checker turns a history (histories, format v1) into a verdict
+// that a durability review can rest on. It is pure: no Docker, no network.
+// It follows ../shared/HISTORY.md: the anomaly names, what each counts and
+// the verdict rules are the contract's.
+//
+// # Entry points
+//
+// CheckPath checks a run folder or a history file and writes results.json
+// beside it (the harness calls it after a run; `kchaos check` wraps it).
+// CheckReader streams a history; Check takes events in memory; New, Add and
+// Result feed events one at a time.
+//
+// # Anomalies (HISTORY.md) and their units
+//
+//	lost-write        per send    acked with an offset, value absent from the
+//	                              partition's last completed final read
+//	offset-reuse      per offset  two or more values at one offset, from acked
+//	                              sends, polls and final reads
+//	duplicate         per value   one value at two or more offsets
+//	aborted-read      per value   read although its send completed fail
+//	unexpected        per value   read although no send invoked it
+//	nonmonotonic-send occurrence  a process's ack below its previous one there
+//	poll-skip         occurrence  a consumer's next poll began past the offset
+//	                              after its last, skipping offsets the final
+//	                              read shows exist (no assign between)
+//	nonmonotonic-poll occurrence  ... began at or before its last offset
+//	unseen            per send    acked, never polled, on a partition without
+//	                              a completed final read
+//
+// An ok send without an offset (acks=0) has an unknown outcome, like info.
+// An info send may or may not be in the log: neither is flagged.
+//
+// # Verdict
+//
+// false: lost-write, offset-reuse, aborted-read, unexpected, poll-skip,
+// nonmonotonic-poll or nonlinearizable; duplicate and nonmonotonic-send too
+// when the producer was idempotent (Options.Idempotent; CheckPath reads it
+// from run.json, a bare history is from a non-idempotent producer).
+// "unknown": otherwise, if there are unseen sends, a partition that was sent
+// to has no completed final read, porcupine ran out of time, or nothing was
+// sent. true: otherwise.
+//
+// # Extensions to the contract
+//
+//   - nonlinearizable (counted per topic-partition): porcupine found no
+//     linearization of the partition's log (model and what it adds in
+//     linmodel.go). It makes the verdict false.
+//   - A send recorded as fail with NOT_ENOUGH_REPLICAS_AFTER_APPEND or a
+//     timeout is taken as info: the contract says such a send is info, so
+//     the label is the workload's mistake, not Kafka's. Stats count them.
+//   - A send acked after the final read began, at an offset past the end
+//     that read covered, is not a lost write: the read never looked there.
+//     A send acked below the final read's log start offset is not either.
+//   - A final read still open when the history ends did not complete; other
+//     open client ops end info, as in Jepsen.
+//
+// # results.json
+//
+//	{"valid": true | false | "unknown",
+//	 "anomalies": {NAME: [entry, ...]},        present when non-empty
+//	 "counts": {NAME: n},                      present when non-empty
+//	 "stats": {events, client_ops, duration_s, ops{f{type n}}, errors{e n},
+//	           sends{ok, ok_without_offset, fail, info, reclassified_as_info},
+//	           partitions{"T-P": {sends, records_polled, final_read,
+//	             unavailable[{from_s, to_s, duration_s, cause, open, errors}],
+//	             unavailable_s, leadership[{at_s, leader, leader_epoch, isr,
+//	             elr, last_known_elr, high_watermark, election}]}},
+//	           recovery[{fault, recovered_s{"T-P": s}, not_recovered}],
+//	           final_reads_not_completed, truncated_line},
+//	 "reasons": ["lost-write: 39", ...],          why not true, and notes
+//	 "explanations": [{kind, topic, partition, first_offset, last_offset,
+//	                   count, offsets, values, acked_s, isr_at_ack,
+//	                   leader_at_ack, leader_epoch_at_ack, fault_before,
+//	                   faults_after, elections, took_over, now_hold, log_end,
+//	                   text}],
+//	 "linearizable": {"result": "ok|illegal|unknown|skipped", window_offsets,
+//	                  "partitions": {"T-P": {result, ops, windows,
+//	                                         illegal_windows, visualization}}},
+//	 "producer_idempotent": bool}
+//
+// Entries name their records, offsets, brokers, leader epochs and faults
+// where the history knows them: see the entry types in result.go.
+package checker

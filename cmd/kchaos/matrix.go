@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+func init() { subcommands = append(subcommands, newMatrixCmd) }
+
+func newMatrixCmd() *cobra.Command {
+	var (
+		f      runFlags
+		varies []string
+		kafkas string // from --kafka when it lists versions
+		runs   int
+	)
+	cmd := &cobra.Command{
+		Use:   "matrix NAME|FILE --vary key=v1,v2 [--vary ...]",
+		Short: "Run a scenario under every combination of settings and compare them",
+		Long: `Run every combination of the --vary settings on a fresh cluster and write
+one comparison table (matrix.md, matrix.html, matrix.json): acked records lost,
+offsets reused, other anomalies, seconds each partition was offline, send errors
+by code and the verdict of each configuration.
+
+Keys: unclean, elr (on/off/default), acks (0/1/all), min.insync (topic, brokers
+and controllers), kafka (e.g. 4.1.x), idempotent, or any scenario path.
+Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
+(unknown verdicts or failed runs), 254 bad input.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var vs []harness.Variation
+			for _, v := range varies {
+				pv, err := harness.ParseVary(v)
+				if err != nil {
+					return badInput(err)
+				}
+				vs = append(vs, pv)
+			}
+			// --kafka takes a list here: each version is a row (4.1.x is the
+			// newest 4.1 patch kchaos knows).
+			if strings.ContainsAny(f.kafka, ",x") {
+				kafkas, f.kafka = f.kafka, ""
+			}
+			if kafkas != "" {
+				pv, err := harness.ParseVary("kafka=" + kafkas)
+				if err != nil {
+					return badInput(err)
+				}
+				vs = append([]harness.Variation{pv}, vs...)
+			}
+			if len(vs) == 0 {
+				return badInput(fmt.Errorf("nothing to vary: give --vary key=v1,v2 or --kafka v1,v2"))
+			}
+			if runs < 1 {
+				return badInput(fmt.Errorf("--runs %d: want at least 1", runs))
+			}
+			// Check every combination loads before starting the first cluster,
+			// except those Kafka itself rules out (reported as rows).
+			load := func(sets []string) (*scenario.Scenario, error) {
+				s, _, err := f.load(args[0], sets...)
+				return s, err
+			}
+			if _, err := load(nil); err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			worst := exitValid
+			dir, rows, err := harness.RunMatrix(ctx, args[0], vs, harness.MatrixOptions{
+				Options: harness.Options{Store: f.store, Log: cliLogger(), NoScreenshot: f.noScreenshot},
+				Runs:    runs,
+				Load:    load,
+				OnRun: func(combo map[string]string, out *harness.Outcome, err error) {
+					code := exitUnknown
+					if err == nil && out != nil && out.Result != nil {
+						code = verdictCode(out.Result.Valid)
+					}
+					if code == exitInvalid || (code == exitUnknown && worst == exitValid) {
+						worst = code
+					}
+					fmt.Fprintf(os.Stderr, "matrix: %s: %s\n", comboString(combo), describeRun(out, err))
+				},
+			})
+			if dir != "" {
+				fmt.Println("matrix:", filepath.Join(dir, "matrix.md"))
+				if b, rerr := os.ReadFile(filepath.Join(dir, "matrix.md")); rerr == nil {
+					fmt.Print(string(b))
+				}
+			}
+			if err != nil {
+				return internal(err)
+			}
+			_ = rows
+			if worst != exitValid {
+				return withCode(worst)
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringArrayVar(&varies, "vary", nil, "a setting and its values: key=v1,v2 (repeatable)")
+	cmd.Flags().IntVar(&runs, "runs", 1, "runs per combination")
+	return cmd
+}
+
+func comboString(c map[string]string) string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + c[k]
+	}
+	return strings.Join(parts, " ")
+}
+
+func describeRun(out *harness.Outcome, err error) string {
+	switch {
+	case err != nil && out != nil:
+		return fmt.Sprintf("error: %v (%s)", err, out.Dir)
+	case err != nil:
+		return "error: " + err.Error()
+	case out.Result == nil:
+		return "no result (" + out.Dir + ")"
+	}
+	return fmt.Sprintf("%s (%s)", out.Result.Valid, out.Dir)
+}

@@ -1,0 +1,142 @@
+package scenario
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestBuiltinsLoadAndValidate(t *testing.T) {
+	bs := Builtins()
+	if len(bs) != 12 {
+		t.Fatalf("%d built-in scenarios, want 12 (one per row of SCENARIOS.md)", len(bs))
+	}
+	for i, b := range bs {
+		if want := "s" + strconv.Itoa(i+1); b.Name != want {
+			t.Errorf("built-in %d is %q, want %q (order)", i, b.Name, want)
+		}
+		s, err := Load(b.Name, nil)
+		if err != nil {
+			t.Errorf("%s: %v", b.Name, err)
+			continue
+		}
+		if b.Description == "" || s.Expect == "" {
+			t.Errorf("%s: description or expect missing", b.Name)
+		}
+		if len(s.Nemesis.Steps) == 0 {
+			t.Errorf("%s: no nemesis steps", b.Name)
+		}
+		if s.Workload.Topic != s.Topic.Name || s.Topic.ReplicationFactor != 3 {
+			t.Errorf("%s: topic %q/%q rf %d", b.Name, s.Workload.Topic, s.Topic.Name, s.Topic.ReplicationFactor)
+		}
+	}
+}
+
+func TestSets(t *testing.T) {
+	tests := []struct {
+		name  string
+		sets  []string
+		check func(*Scenario) bool
+	}{
+		{"acks", []string{"workload.acks=1"}, func(s *Scenario) bool { return s.Workload.Acks == "1" }},
+		{"dotted topic config", []string{"topic.configs.unclean.leader.election.enable=true"},
+			func(s *Scenario) bool { return s.Topic.Configs["unclean.leader.election.enable"] == "true" }},
+		{"numeric topic config stays a string", []string{"topic.configs.min.insync.replicas=2"},
+			func(s *Scenario) bool { return s.Topic.Configs["min.insync.replicas"] == "2" }},
+		{"new broker config", []string{"cluster.broker_config.log.flush.interval.messages=1"},
+			func(s *Scenario) bool { return s.Cluster.BrokerConfig["log.flush.interval.messages"] == "1" }},
+		{"elr", []string{"cluster.elr=on"}, func(s *Scenario) bool { return s.Cluster.ELR == ELROn }},
+		{"kafka and seed", []string{"cluster.kafka=4.0.2", "seed=7"},
+			func(s *Scenario) bool { return s.Cluster.Kafka == "4.0.2" && s.Seed == 7 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Load("s1", tt.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(s) {
+				t.Errorf("set %v not applied: %+v", tt.sets, s)
+			}
+		})
+	}
+}
+
+func TestBadInputNamesTheField(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		sets []string
+		want string
+	}{
+		{"unknown field with line", "name: x\ncluster:\n  brokerz: 3\n", nil, "line 3: field brokerz not found"},
+		{"bad assignment", "name: x\ntopic:\n  assignment: [[0, 1, 7]]\n", nil, "topic.assignment[0]: broker 7 does not exist"},
+		{"bad elr", "name: x\ncluster:\n  elr: maybe\n", nil, "cluster.elr"},
+		{"elr on 3.9", "name: x\ncluster:\n  kafka: 3.9.1\n  elr: \"on\"\n", nil, "needs Kafka 4.0"},
+		{"bad acks", "name: x\nworkload:\n  acks: \"2\"\n", nil, "workload.acks"},
+		{"bad set", "name: x\n", []string{"workload.acks"}, "want path=value"},
+		{"missing name", "cluster:\n  brokers: 3\n", nil, "name: missing"},
+		{"rf above brokers", "name: x\ncluster:\n  brokers: 2\ntopic:\n  replication_factor: 3\n", nil, "topic.replication_factor"},
+		{"bad yaml", "name: [x\n", nil, "yaml"},
+		{"bad nemesis fault", "name: x\nnemesis:\n  steps:\n    - fault: kil\n", nil, "nemesis.steps[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "s.yaml")
+			if err := os.WriteFile(f, []byte(tt.yaml), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Load(f, tt.sets)
+			var bad *BadInputError
+			if !errors.As(err, &bad) {
+				t.Fatalf("error %v is not a BadInputError", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not name %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestUnknownScenario(t *testing.T) {
+	_, err := Load("s99", nil)
+	if err == nil || !strings.Contains(err.Error(), "neither a built-in scenario") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestReadPropertiesAndApply(t *testing.T) {
+	dir := t.TempDir()
+	props := filepath.Join(dir, "server.properties")
+	os.WriteFile(props, []byte("# comment\nnum.io.threads=8\nlisteners=PLAINTEXT://:9092\nreplica.lag.time.max.ms: 30000\nmin.insync.replicas = 2\n"), 0o644)
+	m, err := ReadProperties(props)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["num.io.threads"] != "8" || m["replica.lag.time.max.ms"] != "30000" || m["min.insync.replicas"] != "2" {
+		t.Fatalf("parsed %v", m)
+	}
+	bad := filepath.Join(dir, "bad.properties")
+	os.WriteFile(bad, []byte("ok=1\njust-a-word\n"), 0o644)
+	if _, err := ReadProperties(bad); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("bad properties: %v, want line 2", err)
+	}
+	s, err := Load("s1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	over := s.ApplyUserConfigs(m, map[string]string{"retention.ms": "1000"})
+	if !slices.Equal(over, []string{"listeners", "replica.lag.time.max.ms"}) {
+		t.Errorf("overridden %v", over)
+	}
+	if _, ok := s.Cluster.BrokerConfig["listeners"]; ok {
+		t.Error("a forced key reached the broker config")
+	}
+	if s.Cluster.BrokerConfig["num.io.threads"] != "8" || s.Topic.Configs["retention.ms"] != "1000" {
+		t.Errorf("user settings not applied: %v %v", s.Cluster.BrokerConfig, s.Topic.Configs)
+	}
+}

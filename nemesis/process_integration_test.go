@@ -1,0 +1,124 @@
+package nemesis_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/nemesis"
+)
+
+func nodes(ids ...int32) *nemesis.Target {
+	return &nemesis.Target{Role: nemesis.RoleNodes, Nodes: ids}
+}
+
+// TestPauseResume: a paused (cgroup-frozen) follower leaves the ISR after
+// replica.lag.time.max.ms, and rejoins once resumed.
+func TestPauseResume(t *testing.T) {
+	h := start(t, nil)
+	h.topic("pr", []int32{0, 1, 2}, nil)
+	h.produce(100, "a", false)
+	h.until(isr(0, 1, 2), 30*time.Second)
+	h.inject(nemesis.Step{Fault: nemesis.FPause, Target: nodes(2)})
+	st, _ := h.c.State(context.Background(), 2)
+	must(t, st.Running && st.Paused, "broker 2 state after pause: %+v", st)
+	took := h.until(isr(0, 1), 30*time.Second)
+	t.Logf("ISR [0 1 2] -> [0 1] %s after pausing broker 2", took)
+	h.produce(100, "b", false)
+	h.inject(nemesis.Step{Fault: nemesis.FResume, Target: nodes(2)})
+	took = h.until(isr(0, 1, 2), 60*time.Second)
+	t.Logf("broker 2 back in the ISR %s after resume", took)
+	must(t, h.leo(2) == 200, "broker 2 log end %d, want 200", h.leo(2))
+	ops := h.nemesisOps()
+	for _, f := range []string{nemesis.FPause, nemesis.FResume} {
+		ev, v, ok := completion(ops, f)
+		must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{2}), "%s completion %+v %+v", f, ev, v)
+	}
+}
+
+// lastOffsetOnDisk reads a stopped broker's segment of partition 0 from
+// the host side of its log dir.
+func lastOffsetOnDisk(t *testing.T, h *harness, broker int32) int64 {
+	t.Helper()
+	path := filepath.Join(h.c.HostDataDir(broker), h.env.Topic+"-0", "00000000000000000000.log")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	b, err := nemesis.ScanBatches(f, st.Size())
+	if err != nil || len(b) == 0 {
+		t.Fatalf("%s: %d batches, %v", path, len(b), err)
+	}
+	return b[len(b)-1].LastOffset
+}
+
+// logSince returns what broker id logged after the first n bytes.
+func logSince(t *testing.T, h *harness, id int32, n int) string {
+	t.Helper()
+	b, err := h.c.Logs(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b[n:])
+}
+
+func logLen(t *testing.T, h *harness, id int32) int {
+	return len(logSince(t, h, id, 0))
+}
+
+// TestKillStartRestart: the leader killed with SIGKILL keeps its disk, and
+// on start recovers its own log (Kafka logs the recovery of an unflushed
+// segment), catches up and rejoins the ISR; a clean restart (SIGTERM)
+// needs no recovery; a preferred election gives the partition back to
+// broker 0.
+func TestKillStartRestart(t *testing.T) {
+	h := start(t, nil)
+	ctx := context.Background()
+	h.topic("ks", []int32{0, 1, 2}, nil)
+	h.produce(200, "a", false)
+	h.until(isr(0, 1, 2), 30*time.Second)
+	mark := logLen(t, h, 0)
+
+	begin := time.Now()
+	h.inject(nemesis.Step{Fault: nemesis.FKill, Target: &nemesis.Target{Role: nemesis.RoleLeader}})
+	t.Logf("kill -9 of leader 0 took %s", since(begin))
+	st, _ := h.c.State(ctx, 0)
+	must(t, !st.Running && st.ExitCode == 137, "broker 0 after kill: %+v", st)
+	must(t, lastOffsetOnDisk(t, h, 0) == 199, "dead broker 0's disk ends at offset %d, want 199", lastOffsetOnDisk(t, h, 0))
+	took := h.until(nemesis.Condition{Fenced: []int32{0}, ISR: []int32{1, 2}}, 30*time.Second)
+	t.Logf("broker 0 fenced and out of the ISR %s after the kill", took)
+	h.produce(100, "b", false)
+
+	begin = time.Now()
+	h.inject(nemesis.Step{Fault: nemesis.FStart, Target: nodes(0)})
+	h.until(isr(0, 1, 2), 90*time.Second)
+	t.Logf("broker 0 back in the ISR %s after start", since(begin))
+	must(t, h.leo(0) == 300, "broker 0 log end %d, want 300", h.leo(0))
+	since0 := logSince(t, h, 0, mark)
+	must(t, strings.Contains(since0, "Recovering unflushed segment") && strings.Contains(since0, "partition=ks-0"),
+		"broker 0 did not recover its own ks-0 log after kill -9")
+
+	mark = logLen(t, h, 1)
+	begin = time.Now()
+	h.inject(nemesis.Step{Fault: nemesis.FRestart, Target: nodes(1)})
+	t.Logf("clean restart of broker 1 (SIGTERM, start, unfenced) took %s", since(begin))
+	must(t, !strings.Contains(logSince(t, h, 1, mark), "Recovering unflushed segment"),
+		"broker 1 recovered a segment after a clean shutdown")
+	took = h.until(isr(0, 1, 2), 90*time.Second)
+	t.Logf("broker 1 back in the ISR %s after its restart", took)
+
+	h.inject(nemesis.Step{Fault: nemesis.FElectPreferred})
+	p, _ := h.adm.Describe(ctx, "ks")
+	must(t, p[0].Leader == 0, "after a preferred election the leader is %d, want 0", p[0].Leader)
+	ops := h.nemesisOps()
+	_, v, _ := completion(ops, nemesis.FElectPreferred)
+	t.Logf("recorded elect-preferred: nodes %v details %v", v.Nodes, v.Details)
+	if err := (&nemesis.Runner{Env: h.env}).FinalHeal(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,109 @@
+package nemesis_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
+)
+
+// s11 is seed scenario S11 as a schedule: the leader's followers fall out
+// of the ISR (leader cut off from them), a follower is frozen, the leader is
+// killed so that the partition goes offline, an operator elects a leader
+// by hand (ElectLeaders UNCLEAN) and switches unclean elections on. The
+// last wait is cut short by cancelling the context, as Ctrl-C would.
+const s11 = `
+steps:
+  - fault: partition
+    shape: leader-followers
+    target: {role: leader, partition: 0}
+  - until: {partition: 0, isr: [0]}
+    timeout: 30s
+  - fault: pause
+    target: {role: nodes, nodes: [1]}
+  - fault: kill
+    target: {role: leader, partition: 0}
+  - until: {partition: 0, offline: true, fenced: [0, 1]}
+    timeout: 30s
+  - fault: elect-unclean
+    target: {partition: 0}
+  - until: {partition: 0, leader: 2}
+    timeout: 30s
+  - fault: set-config
+    config: {unclean.leader.election.enable: "true"}
+  - wait: 10m
+`
+
+// TestRunnerScriptedCancelled runs S11 on a real cluster and cancels it
+// during the last wait. The final heal must then work around a dead
+// broker (0, whose kchaos rules die with its network namespace) and a
+// paused one (1): resume, remove rules, start, and wait until every broker
+// is live and the partition has a leader; no kchaos rule may remain.
+func TestRunnerScriptedCancelled(t *testing.T) {
+	h := start(t, nil)
+	h.topic("s11", []int32{0, 1, 2}, nil)
+	h.produce(100, "a", false)
+	h.until(isr(0, 1, 2), 30*time.Second)
+	s, err := nemesis.ParseSchedule([]byte(s11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Cancel once set-config is recorded: the schedule is then in its wait.
+	go func() {
+		for ctx.Err() == nil {
+			if h.env.Recorder.Flush() == nil && hasOK(h.history, nemesis.FSetConfig) {
+				time.Sleep(time.Second)
+				cancel()
+				return
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	begin := time.Now()
+	err = (&nemesis.Runner{Env: h.env}).Run(ctx, s)
+	t.Logf("schedule and final heal took %s; run error: %v", since(begin), err)
+	must(t, errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), "final heal"),
+		"run error %v, want context.Canceled only", err)
+	h.noRules()
+	live, _ := h.adm.LiveBrokers(context.Background())
+	p, _ := h.adm.Describe(context.Background(), "s11")
+	must(t, equal(live, []int32{0, 1, 2}) && p[0].Leader >= 0, "after the final heal: live %v, partition %+v", live, p[0])
+	t.Logf("after the final heal: live %v, partition %+v", live, p[0])
+
+	var fs []string
+	ops := h.nemesisOps()
+	for _, e := range ops {
+		if e.Type != histories.Invoke {
+			fs = append(fs, e.F+":"+string(e.Type))
+		}
+	}
+	want := "schedule:ok partition:ok pause:ok kill:ok elect-unclean:ok set-config:ok heal:ok"
+	must(t, strings.Join(fs, " ") == want, "history %v, want %s", fs, want)
+	ev, v, _ := completion(ops, nemesis.FElectUnclean)
+	must(t, equal(v.Nodes, []int32{2}), "unclean election: %s", ev.Value)
+	heal, _, _ := completion(ops, nemesis.FHeal)
+	t.Logf("final heal recorded: %s", heal.Value)
+	for _, s := range []string{`"resumed":[1]`, `"started":[0]`} {
+		must(t, bytes.Contains(heal.Value, []byte(s)), "final heal lacks %s: %s", s, heal.Value)
+	}
+}
+
+func hasOK(path, f string) bool {
+	evs, _, err := histories.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	for _, e := range evs {
+		if e.Process == histories.NemesisProcess && e.F == f && e.Type == histories.OK {
+			return true
+		}
+	}
+	return false
+}
