@@ -1,9 +1,10 @@
 package checker
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/kchaos/kchaos/histories"
@@ -172,18 +173,14 @@ func (c *Checker) readRecords(e *histories.Event, polled bool) (int32, int32, *r
 		vi.read = true
 		vi.polled = vi.polled || polled
 	}
-	got := c.recs[start:]
-	if !sort.SliceIsSorted(got, func(i, j int) bool { return recLess(got[i], got[j]) }) {
-		sort.SliceStable(got, func(i, j int) bool { return recLess(got[i], got[j]) })
+	if got := c.recs[start:]; !slices.IsSortedFunc(got, recCmp) {
+		slices.SortStableFunc(got, recCmp)
 	}
 	return start, int32(len(c.recs)), v, nil
 }
 
-func recLess(a, b rec) bool {
-	if a.tp != b.tp {
-		return a.tp < b.tp
-	}
-	return a.off < b.off
+func recCmp(a, b rec) int {
+	return cmp.Or(cmp.Compare(a.tp, b.tp), cmp.Compare(a.off, b.off))
 }
 
 func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
