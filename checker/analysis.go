@@ -121,9 +121,7 @@ func (a *analysis) where(tp int32, t int64) Where {
 		leader, epoch, at := o.leader, o.epoch, secs(o.at)
 		w.Leader, w.LeaderEpoch, w.ObservedS, w.ISR, w.ELR = &leader, &epoch, &at, o.isr, o.elr
 	}
-	if f := a.faultBefore(t); f != nil {
-		w.LastFault = f
-	}
+	w.LastFault = a.faultBefore(t)
 	return w
 }
 
@@ -142,6 +140,9 @@ func (a *analysis) faultRef(i int) FaultRef {
 	return FaultRef{F: op.f, Fault: op.v.Fault, Nodes: op.v.Nodes, AtS: secs(op.call), Details: op.v.Details}
 }
 
+// lostAndUnseen finds the acked sends missing from their partition's final
+// read (a.lost; explain makes their entries, knowing their ranges) and, on
+// partitions without one, those no poll saw (unseen).
 func (a *analysis) lostAndUnseen() {
 	c := a.c
 	for i := range c.sends {
@@ -170,7 +171,6 @@ func (a *analysis) lostAndUnseen() {
 		}
 		a.lost = append(a.lost, int32(i))
 	}
-	// Entries are made by explain, which knows their ranges.
 }
 
 // reuse finds offsets that held more than one value, with who saw each.

@@ -35,6 +35,9 @@ func TestSynthValid(t *testing.T) {
 		{"small whole", synthConfig{Ops: 3000, Partitions: 3, Workers: 8, Seed: 1, InfoRate: 0.02, FailRate: 0.02}, Options{}},
 		{"windowed", synthConfig{Ops: 12000, Partitions: 2, Workers: 12, Seed: 2, InfoRate: 0.01, FailRate: 0.01}, Options{Window: 128}},
 		{"one worker per partition", synthConfig{Ops: 2000, Partitions: 1, Workers: 4, Seed: 3}, Options{}},
+		// The scenarios' shape: one partition, every producer on it. Without
+		// the model's pruning porcupine takes minutes on this.
+		{"sixteen workers on one partition", synthConfig{Ops: 30000, Partitions: 1, Workers: 16, Seed: 6, InfoRate: 0.01, FailRate: 0.01}, Options{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := synthResult(t, c.cfg, c.opts)

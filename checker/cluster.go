@@ -16,7 +16,8 @@ type tpInfo struct {
 	obs       []obsChange // observer samples, kept when something but the HW changed
 	final     int32       // the last completed final read covering it, or -1
 	avail     avail
-	polled    int // records polled
+	polled    int           // records polled
+	epochs    map[int32]int // epoch -> its first sample with a leader; built after the last Add
 }
 
 func newTPInfo(topic string, p int32) *tpInfo {
@@ -86,10 +87,16 @@ func (t *tpInfo) at(when int64) *obsChange {
 
 // epochStart returns the first sample showing epoch with a leader, or nil.
 func (t *tpInfo) epochStart(epoch int32) *obsChange {
-	for i := range t.obs {
-		if t.obs[i].epoch == epoch && t.obs[i].leader >= 0 {
-			return &t.obs[i]
+	if t.epochs == nil {
+		t.epochs = map[int32]int{}
+		for i := len(t.obs) - 1; i >= 0; i-- {
+			if t.obs[i].leader >= 0 {
+				t.epochs[t.obs[i].epoch] = i
+			}
 		}
+	}
+	if i, ok := t.epochs[epoch]; ok {
+		return &t.obs[i]
 	}
 	return nil
 }

@@ -57,6 +57,9 @@ func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 	if nowEpoch >= 0 {
 		e.TookOver = a.takeover(t, nowEpoch)
 	}
+	for k := range run {
+		run[k].Faults = e.FaultsAfter
+	}
 	e.NowHold = &NowHold{FirstOffset: e.FirstOffset, LastOffset: e.LastOffset, Count: len(now), Values: now}
 	e.Text = reuseText(t.name(), &e)
 	a.r.Explanations = append(a.r.Explanations, e)

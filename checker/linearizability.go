@@ -94,14 +94,20 @@ func (a *analysis) checkPartition(model porcupine.Model, tp int32, ops []porcupi
 	}
 	dir := a.c.opts.VisualizeDir
 	if small {
-		res, info := porcupine.CheckOperationsVerbose(model, ops, remaining(deadline))
+		var res porcupine.CheckResult
+		if dir == "" {
+			res = porcupine.CheckOperationsTimeout(model, ops, remaining(deadline))
+		} else {
+			var info porcupine.LinearizationInfo
+			res, info = porcupine.CheckOperationsVerbose(model, ops, remaining(deadline))
+			if res != porcupine.Unknown {
+				lp.Visualization = a.visualize(model, info, tp, dir)
+			}
+		}
 		if res == porcupine.Illegal {
 			for _, w := range sortedWindows(wins) {
 				lp.Illegal = append(lp.Illegal, *w)
 			}
-		}
-		if dir != "" && res != porcupine.Unknown {
-			lp.Visualization = a.visualize(model, info, tp, dir)
 		}
 		return linWord(res)
 	}

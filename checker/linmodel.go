@@ -34,8 +34,14 @@ import (
 // State: the set of appends applied, and the frontier: one past the
 // highest offset appended. Steps:
 //
-//   - append(O, V) is legal iff O >= frontier: a log hands out offsets in
-//     append order, so a later append never takes a lower offset.
+//   - append(O, V) is legal iff O >= frontier and every lower offset that
+//     some append of the history claims is below the frontier (applied): a
+//     log hands out offsets in append order, so a later append never takes
+//     a lower offset, and an append passed over could never be applied
+//     later. The second half changes no verdict, since every append must be
+//     linearized; it prunes the search from every interleaving of the
+//     concurrent sends (exponential in their number) to the one order their
+//     offsets allow.
 //   - read is legal iff every (O, V) it returned was appended.
 //   - final is legal iff the appends applied at offsets >= the log start
 //     are exactly its records; it then raises the frontier to its end.
@@ -47,10 +53,11 @@ import (
 // leader changes (that is what acks=all with min.insync >= 2 buys), so a
 // final read after the faults holds every record anyone acked or read.
 // Records that were appended but never committed are truncated unseen, and
-// the model never hears of them. Where a correct Kafka may lose acked or
-// read records (acks=1, min.insync=1 with a shrunken ISR, unclean
-// elections, power loss) the model fails exactly where the direct checks
-// already report lost writes or reused offsets.
+// the model never hears of them. Where Kafka's settings allow it to lose
+// committed records (acks=1, min.insync=1 with a shrunken ISR, unclean
+// elections, power loss) the model fails, as it should: where acked records
+// were lost the direct checks report them too; where only records that a
+// consumer read but no one acked were lost, the model alone does.
 //
 // What it catches that the direct checks do not:
 //
@@ -63,18 +70,22 @@ import (
 //   - a record a poll saw that the final read no longer has, or has at
 //     another place: a read of an info or acks=0 send that was later lost
 //     (lost-write only counts acked sends), or an offset that the final
-//     read shows empty although it was read before;
-//   - a read of an offset beyond the final read's end, seen before the
-//     final read (a log that shrank after being read).
+//     read shows empty although a poll read it before;
+//   - an append below the end that a completed final read reported (the log
+//     grew back over what was read as its end).
 //
-// Overlaps: an aborted read, an unexpected value, a lost write and a
-// reused offset also fail the model; the direct checks name them better.
+// Overlaps: an aborted read, an unexpected value, a lost write, a reused
+// offset and, with the sequential sends of the operation model, a
+// nonmonotonic send also fail the model; the direct checks name them better.
 //
-// Large histories are checked in windows of offsets (Options.Window): each
-// window is its own porcupine partition, with reads cut to its offsets.
-// A window's history is a projection of the whole, so a window that fails
-// is a real violation; ordering between offsets of different windows is
-// not checked. Histories of at most SmallHistory ops are checked whole.
+// Porcupine remembers a bitset of the linearized ops at every step, so its
+// memory grows with the square of a partition's ops. Histories of more
+// than SmallHistory ops are therefore checked in windows of offsets
+// (Options.Window): each window is its own porcupine partition, with the
+// reads cut to its offsets. A window's history is a projection of the
+// whole, so a window that fails is a real violation; what is lost is the
+// ordering between offsets of different windows. Histories of at most
+// SmallHistory ops are checked whole.
 
 // linIn is a model operation's input; outputs are not used.
 type linIn struct {
@@ -83,6 +94,7 @@ type linIn struct {
 	proc int32
 	id   int32    // append: its number in the window
 	off  int64    // append: its offset
+	prev int64    // append: the next lower offset of an append in the window
 	val  int32    // append: its value (for descriptions)
 	ids  []int32  // read: the appends of its records (-1: none explains it)
 	want []uint64 // final: the appends its records are
@@ -130,7 +142,7 @@ func linStep(state, input, _ any) (bool, any) {
 	st, in := state.(*linState), input.(*linIn)
 	switch in.kind {
 	case kAppend:
-		if in.off < st.frontier {
+		if in.off < st.frontier || (in.prev != math.MinInt64 && in.prev >= st.frontier) {
 			return false, st
 		}
 		set := make([]uint64, max(len(st.set), int(in.id/64)+1))

@@ -51,6 +51,7 @@ func TestLogModel(t *testing.T) {
 			opAppend(0, 0, 0, 10), opAppend(1, 1, 5, infinity), opFinal(200, 210, 2, all[:2], 0, 1)}, true},
 		{"a read from the future", []porcupine.Operation{
 			opRead(0, 5, 0), opAppend(0, 0, 10, 20), opFinal(200, 210, 1, all[:1], 0)}, false},
+		{"sixteen concurrent sends acked in reverse", reverseSends(16), true},
 		{"a later send takes a lower offset", []porcupine.Operation{
 			opAppend(0, 1, 0, 10), opAppend(1, 0, 20, 30), opFinal(200, 210, 2, all[:2], 0, 1)}, false},
 		{"an acked record missing from the final read", []porcupine.Operation{
@@ -65,6 +66,7 @@ func TestLogModel(t *testing.T) {
 	model := logModel(func(v int32) string { return strconv.Itoa(int(v)) })
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			withPrev(c.ops)
 			if got := porcupine.CheckOperations(model, c.ops); got != c.want {
 				t.Errorf("linearizable = %v, want %v", got, c.want)
 			}
@@ -72,14 +74,36 @@ func TestLogModel(t *testing.T) {
 	}
 }
 
+// withPrev sets each append's prev as linOps does.
+func withPrev(ops []porcupine.Operation) {
+	for _, a := range ops {
+		in := a.Input.(*linIn)
+		if in.kind != kAppend {
+			continue
+		}
+		in.prev = math.MinInt64
+		for _, b := range ops {
+			if o := b.Input.(*linIn); o.kind == kAppend && o.off < in.off && o.off > in.prev {
+				in.prev = o.off
+			}
+		}
+	}
+}
+
 func TestLinStepIsPure(t *testing.T) {
 	s0 := initState
-	ok, s1 := linStep(s0, &linIn{kind: kAppend, id: 3, off: 7}, nil)
+	ok, s1 := linStep(s0, &linIn{kind: kAppend, id: 3, off: 7, prev: math.MinInt64}, nil)
 	if !ok || s0.frontier != math.MinInt64 || len(s0.set) != 0 {
 		t.Fatalf("step changed its input state: %+v", s0)
 	}
-	if ok, _ := linStep(s1, &linIn{kind: kAppend, id: 4, off: 6}, nil); ok {
+	if ok, _ := linStep(s1, &linIn{kind: kAppend, id: 4, off: 6, prev: math.MinInt64}, nil); ok {
 		t.Error("append below the frontier accepted")
+	}
+	if ok, _ := linStep(s1, &linIn{kind: kAppend, id: 5, off: 10, prev: 9}, nil); ok {
+		t.Error("append past an unapplied lower append accepted")
+	}
+	if ok, _ := linStep(s1, &linIn{kind: kAppend, id: 5, off: 10, prev: 7}, nil); !ok {
+		t.Error("append right after the applied one refused")
 	}
 	if !linEqual(s1, s1) || linEqual(s0, s1) {
 		t.Error("linEqual")
@@ -99,4 +123,16 @@ func TestTighteningChangesNothing(t *testing.T) {
 			t.Errorf("%s: tightened %s, open-ended %s", tc.name, a, b)
 		}
 	}
+}
+
+// reverseSends: n overlapping sends whose offsets run against their invoke
+// order, then a final read of them all.
+func reverseSends(n int) []porcupine.Operation {
+	var ops []porcupine.Operation
+	var all []int32
+	for i := range n {
+		ops = append(ops, opAppend(int32(i), int64(n-1-i), int64(i), int64(100+i)))
+		all = append(all, int32(i))
+	}
+	return append(ops, opFinal(200, 210, int64(n), all, all...))
 }

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -117,6 +118,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		return id
 	}
 	ops := make([]porcupine.Operation, 0, len(apps)+len(segs))
+	prev := prevOffsets(apps, winOf)
 	for i := range apps {
 		ap := &apps[i]
 		ap.win = touch(ap.off)
@@ -124,7 +126,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		count[ap.win]++
 		ap.ret = max(ap.ret, ap.call) // a read from the future: the read still precedes it
 		ops = append(ops, porcupine.Operation{ClientId: client(ap.proc), Call: ap.call, Return: ap.ret,
-			Input: &linIn{kind: kAppend, win: ap.win, proc: ap.proc, id: ap.id, off: ap.off, val: ap.val}})
+			Input: &linIn{kind: kAppend, win: ap.win, proc: ap.proc, id: ap.id, off: ap.off, prev: prev[i], val: ap.val}})
 	}
 	appID := func(r *rec) int32 {
 		if i, ok := lookup(r); ok && i >= 0 {
@@ -210,4 +212,30 @@ func (a *analysis) finalOps(tp int32, fin *readOp, recs []rec, apps []linApp, ap
 		ops = append(ops, porcupine.Operation{ClientId: client, Call: fin.call, Return: fin.ret, Input: per[w]})
 	}
 	return ops
+}
+
+// prevOffsets gives each append the next lower offset that another append
+// of its window claims (math.MinInt64 if none).
+func prevOffsets(apps []linApp, winOf func(int64) int64) []int64 {
+	order := make([]int32, len(apps))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(apps[x].off, apps[y].off) })
+	prev := make([]int64, len(apps))
+	for k, i := range order {
+		prev[i] = math.MinInt64
+		// the nearest lower distinct offset in the same window
+		for j := k - 1; j >= 0; j-- {
+			o := apps[order[j]].off
+			if winOf(o) != winOf(apps[i].off) {
+				break
+			}
+			if o < apps[i].off {
+				prev[i] = o
+				break
+			}
+		}
+	}
+	return prev
 }

@@ -202,6 +202,9 @@ type OffsetReuseEntry struct {
 	Offset    int64      `json:"offset"`
 	Values    []Observed `json:"values"`
 	Range     int        `json:"range"`
+	// Faults are the faults made between the first value's first sighting
+	// and the last value's (the explanation's faults_after).
+	Faults []FaultRef `json:"faults,omitempty"`
 }
 
 // Observed is one value at a reused offset and who saw it there.

@@ -103,8 +103,23 @@ func (h *harness) topic(name string, replicas []int32, configs map[string]string
 // them one by one so that each is its own record batch.
 func (h *harness) produce(n int, prefix string, batches bool) {
 	h.t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(h.c.Bootstrap()...), kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.DefaultProduceTopic(h.env.Topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	h.send(n, prefix, batches, kgo.RequiredAcks(kgo.AllISRAcks()))
+}
+
+// produceLeaderAck sends n records with acks=1: they do not wait for the
+// followers, which is what makes a cut-off follower lag. A follower that
+// has every record stays in the ISR however long it is silent (Kafka
+// shrinks the ISR only for followers behind the leader's log end), so a
+// partition fault shows in the ISR only once something is written.
+func (h *harness) produceLeaderAck(n int, prefix string) {
+	h.t.Helper()
+	h.send(n, prefix, false, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+}
+
+func (h *harness) send(n int, prefix string, batches bool, opts ...kgo.Opt) {
+	h.t.Helper()
+	cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers(h.c.Bootstrap()...),
+		kgo.DefaultProduceTopic(h.env.Topic), kgo.RecordPartitioner(kgo.ManualPartitioner()))...)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -110,7 +110,9 @@ func (f *partitionFault) grudge(ctx context.Context, e *Env) (Grudge, error) {
 		// Only the leader's links to its followers are cut: both sides keep
 		// the controller, so the leader stays leader and the followers stay
 		// alive and unfenced, and the ISR shrinks to the leader alone
-		// without any crash.
+		// without any crash, replica.lag.time.max.ms after the leader has
+		// records they lack (an idle follower that has everything stays in
+		// the ISR however long it is silent: a workload must be writing).
 		t := Target{Role: RoleLeader}
 		if f.target != nil {
 			t.Partition = f.target.Partition

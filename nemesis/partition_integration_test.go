@@ -23,8 +23,9 @@ func TestPartitionLeaderFollowers(t *testing.T) {
 	h.until(isr(0, 1, 2), 30*time.Second)
 	h.inject(nemesis.Step{Fault: nemesis.FPartition, Shape: nemesis.ShapeLeaderFollowers,
 		Target: &nemesis.Target{Role: nemesis.RoleLeader}})
+	h.produceLeaderAck(10, "lag")
 	took := h.until(isr(0), 30*time.Second)
-	t.Logf("ISR [0 1 2] -> [0] %s after cutting leader 0 from its followers (replica.lag.time.max.ms 4s)", took)
+	t.Logf("ISR [0 1 2] -> [0] %s after cutting leader 0 from its followers and writing (replica.lag.time.max.ms 4s)", took)
 	for _, f := range []int32{1, 2} {
 		must(t, h.running(f), "follower %d does not run", f)
 	}
@@ -34,7 +35,7 @@ func TestPartitionLeaderFollowers(t *testing.T) {
 	must(t, p[0].Leader == 0, "leader moved: %+v", p[0])
 	// The leader alone acks writes now (min.insync.replicas 1).
 	h.produce(50, "alone", false)
-	must(t, h.leo(0) == 250, "leader log end %d, want 250", h.leo(0))
+	must(t, h.leo(0) == 260, "leader log end %d, want 260", h.leo(0))
 
 	h.heal(nemesis.FPartition)
 	h.noRules()
@@ -104,8 +105,9 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 	want := map[string]bool{"0->2": true, "1->2": true, "2->0": true, "2->1": true}
 	must(t, fmt.Sprint(got) == fmt.Sprint(want), "blocked pairs %v, want exactly %v", got, want)
 	t.Logf("rack partition: blocked %v; the other 8 pairs connect (probes took %s)", keys(got), since(begin))
+	h.produceLeaderAck(10, "lag")
 	took := h.until(isr(0, 1), 30*time.Second)
-	t.Logf("ISR -> [0 1] %s after the probes", took)
+	t.Logf("ISR -> [0 1] %s after a write: broker 2 (rack b) cannot fetch from leader 0 (rack a)", took)
 	h.heal(nemesis.FPartition)
 	h.noRules()
 	must(t, len(connectivity(h)) == 0, "blocked after heal: %v", connectivity(h))

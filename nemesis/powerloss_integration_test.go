@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -72,15 +71,9 @@ func TestLoseUnflushed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	since := all[len(logs):]
-	var recovered string
-	for _, line := range strings.Split(string(since), "\n") {
-		if strings.Contains(line, "Recovering unflushed segment") && strings.Contains(line, "pl-0") {
-			recovered = line
-		}
-	}
+	recovered := recovery(string(all[len(logs):]), "pl-0")
 	must(t, recovered != "", "broker 0 did not log an unclean recovery of pl-0 after restart")
-	t.Logf("broker 0 logged: %s", strings.TrimSpace(recovered))
+	t.Logf("broker 0 logged: %s", recovered)
 
 	ops := h.nemesisOps()
 	ev, v, ok := completion(ops, nemesis.FLoseUnflushed)

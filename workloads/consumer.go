@@ -28,7 +28,7 @@ func consumerPartitions(i, n, partitions int) []int32 {
 // its positions from poll to poll.
 func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) error {
 	pid := w.rec.NewProcess()
-	pos, err := w.initialPositions(stop, c, parts)
+	pos, err := w.offsetsUntil(stop, c, parts)
 	if err != nil {
 		return nil // stopped before the consumer could start
 	}
@@ -128,11 +128,6 @@ func (w *Workload) afterPoll(stop context.Context, pid int, c Consumer, parts []
 
 // codeOffsetOutOfRange is OFFSET_OUT_OF_RANGE.
 const codeOffsetOutOfRange = 1
-
-// initialPositions resolves where each partition starts by the reset rule.
-func (w *Workload) initialPositions(stop context.Context, c Consumer, parts []int32) (map[int32]int64, error) {
-	return w.offsetsUntil(stop, c, parts)
-}
 
 // offsetsUntil asks for the reset rule's offsets, retrying until it gets
 // them all or stop ends (a partition may have no leader for a while).

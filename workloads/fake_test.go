@@ -86,7 +86,9 @@ type fakeView struct {
 	parts    []admin.PartitionState
 	hw       map[int32]int64
 	leo      map[int32]map[int32]int64
-	failNext int // Describe calls to fail
+	failNext int            // Describe calls to fail
+	down     map[int32]bool // brokers that do not answer DescribeFrom
+	from     []int32        // brokers asked by DescribeFrom, in order
 }
 
 func (v *fakeView) set(f func(v *fakeView)) {
@@ -108,6 +110,17 @@ func (v *fakeView) Describe(context.Context, string) ([]admin.PartitionState, er
 		out[i] = p
 	}
 	return out, nil
+}
+
+func (v *fakeView) DescribeFrom(ctx context.Context, broker int32, topic string) ([]admin.PartitionState, error) {
+	v.mu.Lock()
+	down := v.down[broker]
+	v.from = append(v.from, broker)
+	v.mu.Unlock()
+	if down {
+		return nil, context.DeadlineExceeded
+	}
+	return v.Describe(ctx, topic)
 }
 
 func (v *fakeView) HighWatermark(_ context.Context, _ int32, _ string, p int32) (int64, error) {

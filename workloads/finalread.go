@@ -16,6 +16,7 @@ import (
 // cluster's admin API. *admin.Client implements it; tests use fakes.
 type ClusterView interface {
 	Describe(ctx context.Context, topic string) ([]admin.PartitionState, error)
+	DescribeFrom(ctx context.Context, broker int32, topic string) ([]admin.PartitionState, error)
 	HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error)
 	ReplicaLogEndOffsets(ctx context.Context, topic string, partitions []int32, brokers []int32) map[int32]map[int32]int64
 }

@@ -127,6 +127,8 @@ func checkHistory(t *testing.T, evs []histories.Event, topic string, partitions 
 	var okSends []histories.SendValue
 	var polled []histories.Record
 	isr := map[int32][][]int32{} // partition -> distinct successive ISRs observed
+	isrAt := map[int32][]string{}
+	pollFails := map[string]int{}
 	for _, e := range evs {
 		switch {
 		case e.F == histories.FSend && e.Type == histories.OK:
@@ -135,6 +137,8 @@ func checkHistory(t *testing.T, evs []histories.Event, topic string, partitions 
 				t.Fatalf("ok send %s: %v", e.Value, err)
 			}
 			okSends = append(okSends, v)
+		case e.F == histories.FPoll && e.Type == histories.Fail:
+			pollFails[e.Error]++
 		case e.F == histories.FPoll && e.Type == histories.OK:
 			var v histories.ReadResult
 			_ = e.Decode(&v)
@@ -157,6 +161,7 @@ func checkHistory(t *testing.T, evs []histories.Event, topic string, partitions 
 			seq := isr[v.Partition]
 			if len(seq) == 0 || !slices.Equal(seq[len(seq)-1], v.ISR) {
 				isr[v.Partition] = append(seq, v.ISR)
+				isrAt[v.Partition] = append(isrAt[v.Partition], fmt.Sprintf("%.1fs:%v", time.Duration(e.Time).Seconds(), v.ISR))
 			}
 		}
 	}
@@ -185,7 +190,7 @@ func checkHistory(t *testing.T, evs []histories.Event, topic string, partitions 
 		}
 	}
 	for p := int32(0); p < int32(partitions); p++ {
-		trace := fmt.Sprint(isr[p])
+		trace := fmt.Sprint(isrAt[p])
 		full, shrunk := []int32{0, 1, 2}, []int32{0, 1}
 		i := slices.IndexFunc(isr[p], func(s []int32) bool { return slices.Equal(s, full) })
 		j := -1
@@ -202,6 +207,6 @@ func checkHistory(t *testing.T, evs []histories.Event, topic string, partitions 
 			t.Logf("partition %d: observed ISRs %s", p, trace)
 		}
 	}
-	t.Logf("history: %d events, %d ok sends, %d polled records, %d final-read records",
-		len(evs), len(okSends), len(polled), len(final))
+	t.Logf("history: %d events, %d ok sends, %d polled records, %d final-read records, failed polls %v",
+		len(evs), len(okSends), len(polled), len(final), pollFails)
 }

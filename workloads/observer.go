@@ -52,6 +52,8 @@ type Observer struct {
 
 	last   map[int32]histories.ObserveValue
 	lastAt map[int32]time.Time
+	via    int32 // the broker asked for Describe; -1: none chosen yet
+	failed int32 // the broker that last failed to answer
 
 	samples, recorded, failures atomic.Int64
 	mu                          sync.Mutex
@@ -67,7 +69,7 @@ func NewObserver(view ClusterView, rec Recorder, topic string, opts ObserverOpti
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = DefaultObserveHeartbeat
 	}
-	return &Observer{view: view, rec: rec, topic: topic, opts: opts,
+	return &Observer{view: view, rec: rec, topic: topic, opts: opts, via: -1, failed: -1,
 		last: map[int32]histories.ObserveValue{}, lastAt: map[int32]time.Time{}}
 }
 
@@ -186,20 +188,57 @@ func (o *Observer) Sample(ctx context.Context) {
 	}
 }
 
-// describe asks for the partitions' state, once more on failure: requests
-// rotate over the brokers, so a second try avoids one that does not answer.
+// describe asks for the partitions' state, from the same broker as last
+// time while it answers. Brokers' metadata caches lag each other by
+// different amounts; asking whichever broker comes next (as a plain
+// Describe does) records spurious ISR flaps, e.g. a broker just resumed
+// from a pause still reporting the ISR of before the pause. When the
+// chosen broker does not answer, describe asks any broker (twice: the
+// client rotates, so the second try avoids one that does not answer) and
+// picks a new broker to stay with, preferring a partition leader.
 func (o *Observer) describe(ctx context.Context) ([]admin.PartitionState, error) {
-	var err error
-	for try := 0; try < 2; try++ {
+	try := func(f func(context.Context) ([]admin.PartitionState, error)) ([]admin.PartitionState, error) {
 		dctx, cancel := context.WithTimeout(ctx, 800*time.Millisecond)
-		var parts []admin.PartitionState
-		parts, err = o.view.Describe(dctx, o.topic)
-		cancel()
+		defer cancel()
+		return f(dctx)
+	}
+	if o.via >= 0 {
+		parts, err := try(func(c context.Context) ([]admin.PartitionState, error) {
+			return o.view.DescribeFrom(c, o.via, o.topic)
+		})
 		if err == nil {
+			return parts, nil
+		}
+		o.failed, o.via = o.via, -1
+	}
+	var err error
+	for i := 0; i < 2; i++ {
+		var parts []admin.PartitionState
+		parts, err = try(func(c context.Context) ([]admin.PartitionState, error) { return o.view.Describe(c, o.topic) })
+		if err == nil {
+			o.via = pickBroker(parts, o.failed)
 			return parts, nil
 		}
 	}
 	return nil, err
+}
+
+// pickBroker chooses the broker to describe from: a partition leader, else
+// any replica, other than the one that just failed to answer.
+func pickBroker(parts []admin.PartitionState, not int32) int32 {
+	for _, st := range parts {
+		if st.Leader >= 0 && st.Leader != not {
+			return st.Leader
+		}
+	}
+	for _, st := range parts {
+		for _, r := range st.Replicas {
+			if r != not {
+				return r
+			}
+		}
+	}
+	return -1
 }
 
 func observeValue(topic string, st admin.PartitionState, hw int64, leo map[int32]int64) histories.ObserveValue {

@@ -3,6 +3,7 @@ package workloads
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -33,11 +34,17 @@ func TestObserverRecordsChangesAndHeartbeat(t *testing.T) {
 		v.leo[0] = map[int32]int64{0: 12, 1: 12}
 	})
 	o.Sample(ctx) // partition 0 only
-	v.set(func(v *fakeView) { v.failNext = 2 })
-	o.Sample(ctx) // describe fails twice: nothing, counted
+	// The broker it describes from (0, partition 0's leader) stops
+	// answering, and so do the next two brokers asked: nothing, counted.
+	v.set(func(v *fakeView) { v.failNext, v.down = 2, map[int32]bool{0: true} })
+	o.Sample(ctx)
 	time.Sleep(250 * time.Millisecond)
-	o.Sample(ctx) // heartbeat: both again, unchanged
+	o.Sample(ctx) // heartbeat: both again, unchanged; now from broker 1
+	o.Sample(ctx) // nothing new
 	evs := readBack(t, rec, &buf)
+	if fmt.Sprint(v.from) != "[0 0 0 1]" {
+		t.Errorf("described from brokers %v, want [0 0 0 1]: stay with one broker while it answers", v.from)
+	}
 
 	var got []string
 	for _, e := range evs {
@@ -65,8 +72,8 @@ func TestObserverRecordsChangesAndHeartbeat(t *testing.T) {
 			t.Errorf("event %d:\n got %s\nwant %s", i, got[i], want[i])
 		}
 	}
-	if s, r, f := o.Counts(); s != 5 || r != 5 || f != 1 {
-		t.Errorf("counts: %d samples, %d recorded, %d failed; want 5, 5, 1", s, r, f)
+	if s, r, f := o.Counts(); s != 6 || r != 5 || f != 1 {
+		t.Errorf("counts: %d samples, %d recorded, %d failed; want 6, 5, 1", s, r, f)
 	}
 }
 

@@ -27,12 +27,25 @@ type PartitionState struct {
 // Describe returns every partition of topic, through DescribeTopicPartitions
 // (Kafka 3.8+), which unlike Metadata reports ELR and LastKnownElr.
 func (c *Client) Describe(ctx context.Context, topic string) ([]PartitionState, error) {
+	return c.describe(ctx, topic, c.cl)
+}
+
+// DescribeFrom is Describe answered by one broker, from its metadata cache.
+// Each broker's cache only moves forward, but brokers lag each other by
+// different amounts (a broker just unpaused answers from a stale cache):
+// an observer that asks the same broker every time sees no spurious ISR
+// changes from switching between brokers, as Describe's rotation does.
+func (c *Client) DescribeFrom(ctx context.Context, broker int32, topic string) ([]PartitionState, error) {
+	return c.describe(ctx, topic, c.cl.Broker(int(broker)))
+}
+
+func (c *Client) describe(ctx context.Context, topic string, via kmsg.Requestor) ([]PartitionState, error) {
 	req := kmsg.NewPtrDescribeTopicPartitionsRequest()
 	req.ResponsePartitionLimit = 2000
 	t := kmsg.NewDescribeTopicPartitionsRequestTopic()
 	t.Topic = topic
 	req.Topics = append(req.Topics, t)
-	resp, err := req.RequestWith(ctx, c.cl)
+	resp, err := req.RequestWith(ctx, via)
 	if err != nil {
 		return nil, fmt.Errorf("describe %s: %w", topic, err)
 	}
