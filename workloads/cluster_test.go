@@ -61,10 +61,15 @@ func sharedCluster(t tb) *cluster.Cluster {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		begin := time.Now()
+		logs, _ := os.MkdirTemp("", "kchaos-workloads-logs-")
 		shared.c, shared.err = cluster.Start(ctx, cluster.Config{
 			KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
 			Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
+			LogDir:       logs, // the brokers' logs, copied at teardown
 		})
+		if shared.err != nil {
+			shared.err = fmt.Errorf("%w (broker logs in %s)", shared.err, logs)
+		}
 		if shared.err == nil {
 			fmt.Fprintf(os.Stderr, "cluster %s ready in %s\n", shared.c.RunID(), time.Since(begin).Round(100*time.Millisecond))
 		}

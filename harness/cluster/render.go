@@ -75,6 +75,10 @@ func DefaultControllerConfig() map[string]string {
 		"broker.session.timeout.ms":    failureDetection["broker.session.timeout.ms"],
 		"num.network.threads":          "1",
 		"num.io.threads":               "1",
+		// The controller's periodic check for leaderless partitions that an
+		// unclean election could fix (KRaft); 5 minutes by default, so a
+		// live unclean.leader.election.enable=true would act minutes late.
+		"unclean.leader.election.interval.ms": "1000",
 	}
 }
 

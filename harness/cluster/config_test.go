@@ -1,0 +1,218 @@
+package cluster
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestParseRacks(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    map[string][]int32
+		wantErr string
+	}{
+		{"", map[string][]int32{}, ""},
+		{"a=0,1;b=2", map[string][]int32{"a": {0, 1}, "b": {2}}, ""},
+		{"a:0,1 b:2", map[string][]int32{"a": {0, 1}, "b": {2}}, ""},
+		{"a=0;b=1;c=2", map[string][]int32{"a": {0}, "b": {1}, "c": {2}}, ""},
+		{"a=0;a=1", nil, `rack "a" given twice`},
+		{"a=x", nil, `broker id "x" is not a number`},
+		{"=0", nil, "want rack=id"},
+		{"a=", nil, `rack "a" has no brokers`},
+		{"nobrokers", nil, "want rack=id"},
+	}
+	for _, tt := range tests {
+		got, err := ParseRacks(tt.in)
+		if tt.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("ParseRacks(%q) error %v, want %q", tt.in, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("ParseRacks(%q): %v", tt.in, err)
+			continue
+		}
+		if len(got) != len(tt.want) {
+			t.Errorf("ParseRacks(%q) = %v, want %v", tt.in, got, tt.want)
+		}
+		for k, v := range tt.want {
+			if !slices.Equal(got[k], v) {
+				t.Errorf("ParseRacks(%q)[%s] = %v, want %v", tt.in, k, got[k], v)
+			}
+		}
+		if back, _ := ParseRacks(got.String()); back.String() != got.String() {
+			t.Errorf("round trip of %q: %q", tt.in, back.String())
+		}
+	}
+}
+
+func TestRacksValidate(t *testing.T) {
+	tests := []struct {
+		racks   Racks
+		n       int
+		wantErr string
+	}{
+		{Racks{}, 3, ""},
+		{Racks{"a": {0, 1}, "b": {2}}, 3, ""},
+		{Racks{"a": {0, 1}}, 3, "broker 2 is in no rack"},
+		{Racks{"a": {0, 1}, "b": {1, 2}}, 3, "broker 1 is in racks"},
+		{Racks{"a": {0, 1}, "b": {5}}, 3, "broker 5 does not exist"},
+	}
+	for _, tt := range tests {
+		err := tt.racks.Validate(tt.n)
+		if (err == nil) != (tt.wantErr == "") || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+			t.Errorf("%v.Validate(%d) = %v, want %q", tt.racks, tt.n, err, tt.wantErr)
+		}
+	}
+	if got := (Racks{"a": {0, 1}, "b": {2}}).RackOf(); got[0] != "a" || got[1] != "a" || got[2] != "b" {
+		t.Errorf("RackOf = %v", got)
+	}
+}
+
+func props(s string) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(s, "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok && !strings.HasPrefix(l, "#") {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func TestRenderBroker(t *testing.T) {
+	n := Node{ID: 2, Role: RoleBroker, IP: "10.231.5.22", Rack: "b"}
+	user := map[string]string{
+		"num.io.threads":          "8",
+		"listeners":               "PLAINTEXT://evil:1", // kchaos owns it
+		"replica.lag.time.max.ms": "10000",
+		"log.dirs":                "/elsewhere",
+	}
+	p := props(Render(n, "1000@10.231.5.10:9093", 3, user, map[string]string{"num.io.threads": "4"}))
+	want := map[string]string{
+		"node.id":                          "2",
+		"process.roles":                    "broker",
+		"advertised.listeners":             "PLAINTEXT://10.231.5.22:9092",
+		"listeners":                        "PLAINTEXT://0.0.0.0:9092",
+		"controller.quorum.voters":         "1000@10.231.5.10:9093",
+		"controller.listener.names":        "CONTROLLER",
+		"log.dirs":                         DataDir,
+		"broker.rack":                      "b",
+		"num.io.threads":                   "4",     // later override wins
+		"replica.lag.time.max.ms":          "10000", // Render applies overrides; the scenario layer drops user timeouts
+		"auto.leader.rebalance.enable":     "false",
+		"offsets.topic.replication.factor": "3",
+		"broker.session.timeout.ms":        "3000",
+	}
+	for k, v := range want {
+		if p[k] != v {
+			t.Errorf("%s = %q, want %q", k, p[k], v)
+		}
+	}
+	if lag, _ := p["replica.fetch.wait.max.ms"]; lag == "" {
+		t.Error("replica.fetch.wait.max.ms missing")
+	}
+}
+
+func TestRenderControllerAndSmallCluster(t *testing.T) {
+	c := props(Render(Node{ID: 1000, Role: RoleController, IP: "10.0.0.10"}, "1000@10.0.0.10:9093", 1))
+	if c["process.roles"] != "controller" || c["listeners"] != "CONTROLLER://0.0.0.0:9093" {
+		t.Errorf("controller props: %v", c)
+	}
+	for _, k := range []string{"advertised.listeners", "broker.rack", "inter.broker.listener.name"} {
+		if _, ok := c[k]; ok {
+			t.Errorf("controller has broker key %s", k)
+		}
+	}
+	if c["unclean.leader.election.interval.ms"] == "" {
+		t.Error("controller lacks a fast unclean.leader.election.interval.ms: an unclean election would wait 5 minutes")
+	}
+	b := props(Render(Node{ID: 0, Role: RoleBroker, IP: "10.0.0.20"}, "x", 1))
+	if b["offsets.topic.replication.factor"] != "1" {
+		t.Errorf("1-broker cluster: offsets.topic.replication.factor %q, want 1", b["offsets.topic.replication.factor"])
+	}
+	if _, ok := b["broker.rack"]; ok {
+		t.Error("broker without a rack got broker.rack")
+	}
+	voters := Voters([]Node{{ID: 1000, IP: "a"}, {ID: 1001, IP: "b"}})
+	if voters != "1000@a:9093,1001@b:9093" {
+		t.Errorf("Voters = %q", voters)
+	}
+}
+
+func TestFormatArgsAndVersions(t *testing.T) {
+	on, off := true, false
+	tests := []struct {
+		version string
+		elr     *bool
+		want    []string
+	}{
+		{"4.1.2", &on, []string{"--feature", "eligible.leader.replicas.version=1"}},
+		{"4.1.2", &off, []string{"--feature", "eligible.leader.replicas.version=0"}},
+		{"4.0.2", nil, nil},
+		{"3.9.1", &off, nil},
+	}
+	for _, tt := range tests {
+		v, err := ParseVersion(tt.version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := FormatArgs(v, tt.elr); !slices.Equal(got, tt.want) {
+			t.Errorf("FormatArgs(%s, %v) = %v, want %v", tt.version, tt.elr, got, tt.want)
+		}
+	}
+	cfg := Config{KafkaVersion: "3.9.1", ELR: &on}
+	cfg.Defaults()
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "needs Kafka 4.0") {
+		t.Errorf("ELR on 3.9: %v, want a clear error", err)
+	}
+	for _, bad := range []string{"4", "x.y.z", "4.1.2.3"} {
+		if _, err := ParseVersion(bad); err == nil {
+			t.Errorf("ParseVersion(%q) accepted", bad)
+		}
+	}
+	if v, _ := ParseVersion("4.1.0"); !v.ELRDefault() || !v.HasELR() {
+		t.Error("4.1: ELR default on")
+	}
+	if v, _ := ParseVersion("4.0.2"); v.ELRDefault() || !v.HasELR() {
+		t.Error("4.0: ELR present, default off")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		cfg     Config
+		wantErr string
+	}{
+		{Config{Brokers: 3, Controllers: 2}, "controllers: 2"},
+		{Config{Brokers: 12}, "brokers: 12"},
+		{Config{KafkaVersion: "3.8.0"}, "supports 3.9 and later"},
+		{Config{PerBroker: map[int32]map[string]string{7: {}}}, "broker 7 does not exist"},
+		{Config{Racks: Racks{"a": {0}}}, "broker 1 is in no rack"},
+	}
+	for _, tt := range tests {
+		tt.cfg.Defaults()
+		err := tt.cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%+v: %v, want %q", tt.cfg, err, tt.wantErr)
+		}
+	}
+	var ok Config
+	ok.Defaults()
+	if err := ok.Validate(); err != nil {
+		t.Errorf("defaults invalid: %v", err)
+	}
+	if ok.Brokers != 3 || ok.Controllers != 1 || ok.Image != "kchaos/kafka:"+DefaultKafkaVersion {
+		t.Errorf("defaults: %+v", ok)
+	}
+}
+
+func TestOverriddenUserKeys(t *testing.T) {
+	got := OverriddenUserKeys(map[string]string{"listeners": "x", "node.id": "1", "num.io.threads": "8",
+		"broker.session.timeout.ms": "9000"})
+	want := []string{"broker.session.timeout.ms", "listeners", "node.id"}
+	if !slices.Equal(got, want) {
+		t.Errorf("OverriddenUserKeys = %v, want %v", got, want)
+	}
+}
