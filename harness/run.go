@@ -206,8 +206,11 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 	case <-time.After(Tail):
 	case <-ctx.Done():
 	}
-	stopWorkload()
+	// Stop lets in-flight sends finish (each within its own timeout);
+	// cancelling wctx instead would abort them as info.
+	wl.Stop()
 	res := <-wlDone
+	stopWorkload()
 	if res.err != nil {
 		return fmt.Errorf("workload: %w", res.err)
 	}
@@ -233,8 +236,7 @@ func runInfo(s *scenario.Scenario, c *cluster.Cluster) histories.RunInfo {
 		Scenario: s.Name, Seed: s.Seed, KafkaVersion: c.Config().KafkaVersion,
 		Topic: s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
 		TopicConfigs: s.Topic.Configs,
-		Producer: histories.ProducerInfo{Driver: s.Workload.Driver, Acks: string(s.Workload.Acks),
-			Idempotent: s.Workload.Idempotent, Retries: s.Workload.Retries},
+		Producer:     s.Workload.ProducerInfo(),
 	}
 	v := c.Version()
 	elr := v.ELRDefault()

@@ -83,6 +83,11 @@ type Env struct {
 	mu      sync.Mutex
 	rng     *prng
 	pending map[int32]bool // nodes whose kchaos rules are still to be removed
+	// For state reads (state.go): the broker that answered last, and the
+	// brokers a partition cut off from the controller (replaced, never
+	// changed in place, so readers may use it without the lock).
+	lastReader        int32
+	cutFromController map[int32]bool
 }
 
 func (e *Env) log() *slog.Logger {

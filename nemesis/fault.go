@@ -37,7 +37,7 @@ func NewFault(st Step) (Fault, error) {
 		if !slices.Contains(shapeNames, shape) {
 			return nil, fmt.Errorf("unknown partition shape %q", shape)
 		}
-		return &partitionFault{shape: shape, target: st.Target}, nil
+		return &partitionFault{shape: shape, target: st.Target, groups: st.Groups}, nil
 	case FKill, FStart, FPause, FResume, FRestart:
 		return &processFault{op: st.Fault, target: st.Target, timeout: st.Timeout.Std()}, nil
 	case FLoseUnflushed:
@@ -61,12 +61,17 @@ func (f *setConfig) Name() string { return FSetConfig }
 func (f *setConfig) Spec() map[string]any { return map[string]any{"config": f.config} }
 
 func (f *setConfig) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	set := map[string]any{}
 	for _, k := range slices.Sorted(maps.Keys(f.config)) {
 		if err := e.Admin.SetTopicConfig(ctx, e.Topic, k, f.config[k]); err != nil {
-			return nil, nil, err
+			return nil, map[string]any{"topic": e.Topic, "config": set}, err
+		}
+		set[k] = nil // deleted: the broker default applies again
+		if v := f.config[k]; v != nil {
+			set[k] = *v
 		}
 	}
-	return nil, map[string]any{"topic": e.Topic, "config": f.config}, nil
+	return nil, map[string]any{"topic": e.Topic, "config": set}, nil
 }
 
 func (f *setConfig) Heal(context.Context, *Env) error { return nil }
@@ -95,7 +100,7 @@ func (f *elect) Spec() map[string]any {
 }
 
 func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	parts, err := e.Admin.Describe(ctx, e.Topic)
+	parts, err := e.State().Describe(ctx, e.Topic)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,7 +128,7 @@ func (e *Env) leaders(ctx context.Context, ids []int32) (map[string]int32, []int
 	out := map[string]int32{}
 	var nodes []int32
 	for range 10 {
-		parts, err := e.Admin.Describe(ctx, e.Topic)
+		parts, err := e.State().Describe(ctx, e.Topic)
 		if err == nil {
 			all := true
 			for _, p := range parts {
@@ -179,14 +184,16 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			n, pending, err := e.healPartitions(ctx)
 			d["rules_removed"] = n
 			if len(pending) > 0 {
-				d["pending"] = pending
+				// Down or paused: cleaned when started or resumed.
+				d["deferred"] = pending
 			}
 			errs = append(errs, err)
 		}
 		do(all || kind == FKill, "started", e.startAll)
 		if all {
 			if p := e.Pending(); len(p) > 0 {
-				errs = append(errs, fmt.Errorf("kchaos rules left on nodes %v", p))
+				d["pending"] = p
+				errs = append(errs, fmt.Errorf("kchaos rules may remain on nodes %v", p))
 			}
 			errs = append(errs, e.waitHealthy(ctx, limit))
 		}
@@ -214,7 +221,7 @@ func (e *Env) startAll(ctx context.Context) ([]int32, error) {
 func (e *Env) waitHealthy(ctx context.Context, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if err := waitLive(ctx, e.Admin, e.brokerIDs(), limit); err != nil {
+	if err := waitLive(ctx, e.State(), e.brokerIDs(), limit); err != nil {
 		return err
 	}
 	if e.Topic == "" {
@@ -222,7 +229,7 @@ func (e *Env) waitHealthy(ctx context.Context, limit time.Duration) error {
 	}
 	var last string
 	for {
-		parts, err := e.Admin.Describe(ctx, e.Topic)
+		parts, err := e.State().Describe(ctx, e.Topic)
 		if err == nil && len(parts) > 0 {
 			var offline []int32
 			for _, p := range parts {

@@ -116,6 +116,25 @@ func (h *harness) produceLeaderAck(n int, prefix string) {
 	h.send(n, prefix, false, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
 }
 
+// writeInBackground keeps writing to partition 0 with acks=1 (a record
+// every 100 ms, failures ignored) until ctx ends, as a workload would: it
+// is what makes cut-off followers fall out of the ISR.
+func (h *harness) writeInBackground(ctx context.Context) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(h.c.Bootstrap()...), kgo.DefaultProduceTopic(h.env.Topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.LeaderAck()),
+		kgo.DisableIdempotentWrite(), kgo.RecordDeliveryTimeout(5*time.Second))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	go func() {
+		defer cl.Close()
+		for i := 0; ctx.Err() == nil; i++ {
+			cl.Produce(ctx, &kgo.Record{Value: fmt.Appendf(nil, "bg-%d", i), Partition: 0}, nil)
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+}
+
 func (h *harness) send(n int, prefix string, batches bool, opts ...kgo.Opt) {
 	h.t.Helper()
 	cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers(h.c.Bootstrap()...),
@@ -147,7 +166,7 @@ func (h *harness) send(n int, prefix string, batches bool, opts ...kgo.Opt) {
 func (h *harness) until(c nemesis.Condition, limit time.Duration) time.Duration {
 	h.t.Helper()
 	begin := time.Now()
-	if err := nemesis.WaitFor(context.Background(), h.adm, h.env.Topic, c, limit); err != nil {
+	if err := nemesis.WaitFor(context.Background(), h.env.State(), h.env.Topic, c, limit); err != nil {
 		h.t.Fatal(err)
 	}
 	return time.Since(begin).Round(100 * time.Millisecond)

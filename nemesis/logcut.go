@@ -25,8 +25,13 @@ const (
 // ParseCheckpoint parses an offset checkpoint file of Kafka's log dir
 // (recovery-point-offset-checkpoint and its siblings): a line `0` (the
 // version), a line with the count, then `topic partition offset` lines. It
-// returns offsets keyed "topic-partition", the partition dir's name.
+// returns offsets keyed "topic-partition", the partition dir's name. An
+// empty file has no entries, as for Kafka: a broker creates the file at
+// start and writes it only log.initial.task.delay.ms later.
 func ParseCheckpoint(data []byte) (map[string]int64, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return map[string]int64{}, nil
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	line := 0
 	next := func() (string, bool) {

@@ -60,11 +60,15 @@ func without(all, drop []int32) []int32 {
 type partitionFault struct {
 	shape  string
 	target *Target
+	groups [][]int32 // shape groups
 }
 
 func (f *partitionFault) Name() string { return FPartition }
 
 func (f *partitionFault) Spec() map[string]any {
+	if f.shape == ShapeGroups {
+		return map[string]any{"shape": f.shape, "groups": f.groups}
+	}
 	return map[string]any{"shape": f.shape, "target": f.target}
 }
 
@@ -142,6 +146,20 @@ func (f *partitionFault) grudge(ctx context.Context, e *Env) (Grudge, error) {
 			return nil, fmt.Errorf("from-controller: targets are controllers")
 		}
 		return cut(ids, ctrls), nil
+	case ShapeGroups:
+		// Explicit groups, for a cut no role describes (S3 makes broker 2
+		// lag alone before the leader loses both followers).
+		if len(f.groups) < 2 {
+			return nil, fmt.Errorf("groups: need two or more groups")
+		}
+		for _, g := range f.groups {
+			for _, id := range g {
+				if _, ok := e.Cluster.Node(id); !ok {
+					return nil, fmt.Errorf("groups: node %d is not in this run", id)
+				}
+			}
+		}
+		return cut(f.groups...), nil
 	case ShapeBridge:
 		// The targets are the bridge: the other brokers, in id order, are
 		// split into two halves that cannot talk to each other but both
@@ -190,7 +208,26 @@ func (f *partitionFault) Inject(ctx context.Context, e *Env) ([]int32, map[strin
 	if len(skipped) > 0 {
 		details["skipped"] = skipped
 	}
+	e.markCut(g)
 	return touched, details, errors.Join(errs...)
+}
+
+// markCut remembers the brokers a grudge cuts off from a controller: their
+// metadata goes stale, so state reads avoid them.
+func (e *Env) markCut(g Grudge) {
+	ctrls := e.controllerIDs()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	next := maps.Clone(e.cutFromController)
+	if next == nil {
+		next = map[int32]bool{}
+	}
+	for id, peers := range g {
+		if !slices.Contains(ctrls, id) && slices.ContainsFunc(peers, func(p int32) bool { return slices.Contains(ctrls, p) }) {
+			next[id] = true
+		}
+	}
+	e.cutFromController = next
 }
 
 // Heal removes every kchaos rule on every node of the run.
@@ -286,6 +323,9 @@ func (e *Env) removeRules(ctx context.Context, id int32) (int, error) {
 // that are down or paused cannot be reached: they are remembered and
 // cleaned when the nemesis starts or resumes them (retryPending).
 func (e *Env) healPartitions(ctx context.Context) (removed int, pending []int32, err error) {
+	e.mu.Lock()
+	e.cutFromController = nil
+	e.mu.Unlock()
 	var errs []error
 	for _, id := range e.AllNodes() {
 		if !e.runsUnpaused(ctx, id) {

@@ -51,10 +51,15 @@ func TestPartitionShapes(t *testing.T) {
 		{"majority-minority", ShapeMajorityMinority, nodes(0), Grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
 		{"bridge", ShapeBridge, nodes(1), Grudge{0: {2}, 2: {0}}, ""},
 		{"bridge of two", ShapeBridge, nodes(1, 2), nil, "1 broker(s) besides the bridge"},
+		{"groups", ShapeGroups, nil, Grudge{0: {2}, 2: {0}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, _ := newFakeEnv()
-			g, err := (&partitionFault{shape: tc.shape, target: tc.target}).grudge(context.Background(), env)
+			f := &partitionFault{shape: tc.shape, target: tc.target}
+			if tc.shape == ShapeGroups {
+				f.groups = [][]int32{{0}, {2}}
+			}
+			g, err := f.grudge(context.Background(), env)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want %q", err, tc.err)
@@ -65,6 +70,11 @@ func TestPartitionShapes(t *testing.T) {
 				t.Fatalf("grudge %v (%v), want %v", g, err, tc.want)
 			}
 		})
+	}
+	env, _, _ := newFakeEnv()
+	if _, err := (&partitionFault{shape: ShapeGroups, groups: [][]int32{{0}, {7}}}).grudge(context.Background(), env); err == nil ||
+		!strings.Contains(err.Error(), "node 7 is not in this run") {
+		t.Errorf("groups with a foreign node: %v", err)
 	}
 	// A cluster without racks cannot be split by rack.
 	env, c, _ := newFakeEnv()

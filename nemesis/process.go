@@ -132,7 +132,7 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 		if f.timeout > 0 {
 			limit = f.timeout
 		}
-		return true, waitLive(ctx, e.Admin, []int32{id}, limit)
+		return true, waitLive(ctx, e.State(), []int32{id}, limit)
 	}
 	return false, fmt.Errorf("unknown process op %q", f.op)
 }

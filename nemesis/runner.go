@@ -90,7 +90,7 @@ func (r *Runner) step(ctx context.Context, st Step) error {
 			limit = DefaultUntilTimeout
 		}
 		begin := time.Now()
-		if err := WaitFor(ctx, e.Admin, e.Topic, *st.Until, limit); err != nil {
+		if err := WaitFor(ctx, e.State(), e.Topic, *st.Until, limit); err != nil {
 			return err
 		}
 		e.log().Info("nemesis: condition holds", "until", st.Until.String(),

@@ -55,6 +55,9 @@ func TestRunnerScriptedCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	wctx, stopWriting := context.WithCancel(context.Background())
+	defer stopWriting()
+	h.writeInBackground(wctx)
 	// Cancel once set-config is recorded: the schedule is then in its wait.
 	go func() {
 		for ctx.Err() == nil {
@@ -106,4 +109,54 @@ func hasOK(path, f string) bool {
 		}
 	}
 	return false
+}
+
+// TestRunnerRandom plays a short seeded random schedule on a real cluster
+// while a writer runs: every planned fault and heal is recorded, in the
+// plan's order, none fails, and the cluster ends healthy.
+func TestRunnerRandom(t *testing.T) {
+	h := start(t, nil)
+	h.topic("rnd", []int32{0, 1, 2}, nil)
+	wctx, stopWriting := context.WithCancel(context.Background())
+	defer stopWriting()
+	h.writeInBackground(wctx)
+	rs := nemesis.RandomSchedule{Seed: 3, Interval: nemesis.Duration(8 * time.Second),
+		Duration: nemesis.Duration(40 * time.Second),
+		Faults:   []string{nemesis.FPause, nemesis.FKill, "partition-racks", nemesis.FRestart, nemesis.FLoseUnflushed}}
+	plan, err := nemesis.Plan(rs, []int32{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, st := range plan {
+		if st.Fault != "" || st.Heal != "" {
+			want = append(want, st.Fault+st.Heal)
+		}
+	}
+	begin := time.Now()
+	err = (&nemesis.Runner{Env: h.env}).Run(context.Background(), nemesis.Schedule{Random: &rs})
+	t.Logf("random schedule (seed 3, %d steps) and final heal took %s", len(plan), since(begin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range h.nemesisOps() {
+		if e.Type == histories.Invoke || e.F == nemesis.FSchedule {
+			continue
+		}
+		must(t, e.Type == histories.OK, "%s ended %s: %s %s", e.F, e.Type, e.Value, e.Error)
+		var v histories.NemesisValue
+		_ = e.Decode(&v)
+		switch {
+		case e.F == nemesis.FHeal && v.Fault != "all":
+			got = append(got, v.Fault)
+		case e.F != nemesis.FHeal:
+			got = append(got, e.F)
+		}
+		t.Logf("%s %s nodes %v", e.F, v.Fault, v.Nodes)
+	}
+	must(t, strings.Join(got, " ") == strings.Join(want, " "), "ops %v, want the plan's %v", got, want)
+	h.noRules()
+	live, _ := h.adm.LiveBrokers(context.Background())
+	must(t, equal(live, []int32{0, 1, 2}), "live after the final heal: %v", live)
 }

@@ -20,7 +20,7 @@ import (
 //	  steps:
 //	    - wait: 5s
 //	    - fault: partition
-//	      shape: leader-followers        # isolate | racks | leader-followers | from-controller | majority-minority | bridge
+//	      shape: leader-followers        # isolate | racks | leader-followers | from-controller | majority-minority | bridge | groups
 //	      target: {role: leader, partition: 0}
 //	    - until: {partition: 0, isr: [0]}
 //	      timeout: 30s
@@ -49,14 +49,17 @@ type Step struct {
 	// Until waits until a cluster condition holds, at most Timeout (default
 	// 60s); a timeout fails the schedule (the final heal still runs).
 	Until *Condition `yaml:"until,omitempty" json:"until,omitempty"`
-	// Timeout bounds an Until, or a fault's injection (a restart's wait for
-	// the broker to be unfenced again, for instance).
+	// Timeout bounds an Until (default 60s), or a restart's wait for the
+	// broker to be unfenced again (default 90s).
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
 	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
 	// Shape of a partition fault (default isolate).
 	Shape string `yaml:"shape,omitempty" json:"shape,omitempty"`
+	// Groups are the node groups of shape groups, e.g. [[0], [2]]: every
+	// group is cut from every other; nodes in no group keep all links.
+	Groups [][]int32 `yaml:"groups,omitempty" json:"groups,omitempty"`
 	// Target chooses the nodes when the fault fires.
 	Target *Target `yaml:"target,omitempty" json:"target,omitempty"`
 	// Config is the topic config to set (set-config); a null value deletes.
@@ -136,6 +139,7 @@ const (
 	ShapeFromController   = "from-controller"
 	ShapeMajorityMinority = "majority-minority"
 	ShapeBridge           = "bridge"
+	ShapeGroups           = "groups"
 )
 
 // Target roles.
@@ -159,7 +163,7 @@ var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
 		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
-		ShapeFromController, ShapeMajorityMinority, ShapeBridge}
+		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes}
 	healNames = []string{HealAll, FPartition, FPause, FKill}
@@ -309,9 +313,10 @@ func validateStep(p string, st *Step, add addFunc) {
 	}
 	isPart := st.Fault == FPartition
 	only(st.Shape == "" || isPart, "shape", "fault partition")
+	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition with shape groups")
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
-	only(st.Timeout == 0 || st.Until != nil || st.Fault != "", "timeout", "until and faults")
+	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart, "timeout", "until and fault restart")
 	only(st.Target == nil || st.Fault != "", "target", "faults")
 	switch {
 	case st.Until != nil:
@@ -350,6 +355,9 @@ func validateStep(p string, st *Step, add addFunc) {
 				add(p+".target.role", "shape racks takes role rack (or none)")
 			}
 		}
+		if isPart && shape == ShapeGroups {
+			validateGroups(p, st, add)
+		}
 		if st.Fault == FSetConfig {
 			if len(st.Config) == 0 {
 				add(p+".config", "set-config needs at least one key")
@@ -360,6 +368,27 @@ func validateStep(p string, st *Step, add addFunc) {
 				}
 			}
 		}
+	}
+}
+
+func validateGroups(p string, st *Step, add addFunc) {
+	if len(st.Groups) < 2 {
+		add(p+".groups", "shape groups needs two or more groups")
+	}
+	seen := map[int32]int{}
+	for i, g := range st.Groups {
+		if len(g) == 0 {
+			add(fmt.Sprintf("%s.groups[%d]", p, i), "empty group")
+		}
+		for _, id := range g {
+			if j, dup := seen[id]; dup && j != i {
+				add(fmt.Sprintf("%s.groups[%d]", p, i), "node %d is also in group %d", id, j)
+			}
+			seen[id] = i
+		}
+	}
+	if st.Target != nil {
+		add(p+".target", "shape groups names its nodes in groups, not a target")
 	}
 }
 

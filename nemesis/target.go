@@ -89,7 +89,7 @@ func partitionRole(p admin.PartitionState, role string) ([]int32, error) {
 
 // partition describes one partition of the workload topic.
 func (e *Env) partition(ctx context.Context, p int32) (admin.PartitionState, error) {
-	return describePartition(ctx, e.Admin, e.Topic, p)
+	return describePartition(ctx, e.State(), e.Topic, p)
 }
 
 func describePartition(ctx context.Context, src StateSource, topic string, p int32) (admin.PartitionState, error) {

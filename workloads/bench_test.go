@@ -2,9 +2,11 @@ package workloads
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -14,32 +16,47 @@ import (
 
 // BenchmarkProduce measures, per driver, acked sends per second with
 // acks=all on the 3-broker cluster (topic RF 3, min.insync.replicas 2,
-// three partitions led by three brokers) in pipelined mode, and the cost
-// of recording: the same workload, same client library and settings, run
-// alternately with a history written to disk (histories.Create) and with
-// Discard, in eight phases ordered A B B A B A A B, so that a drift in the
-// machine's load (other work on the 2 cores, the brokers warming up) falls
-// on both alike.
+// three partitions led by three brokers) in pipelined mode, and what
+// recording costs against the same client library producing without
+// recording, in the same run.
 //
-// Metrics: acked/s (recorded), baseline-acked/s (not recorded),
-// overhead-% = (baseline - recorded) / baseline * 100, and overhead-ratio
-// = baseline / recorded, from the phases' totals; and the client side's
-// CPU per acked send (this process's user+system time), which is steadier
-// than throughput on a shared machine and shows what recording costs:
-// cpu-µs/acked minus baseline-cpu-µs/acked. The timing loop ignores b.N:
-// each phase runs for KCHAOS_BENCH_PHASE (default 5s), after a warm-up of
-// three phases, which makes one iteration longer than the default
-// benchtime, so the benchmark runs once.
+// The machines are shared and their load drifts by a factor of several
+// within a minute (and a fresh cluster's throughput climbs for tens of
+// seconds while the brokers' JIT compiles), so separate runs with and
+// without a history cannot be compared. Instead one workload runs
+// continuously and a toggleRecorder switches, every half second, between
+// writing the history to disk (histories.Create) and discarding it: each
+// op goes wholly to the recorder that was on when it was invoked. Drift
+// then falls on both modes alike. After a warm-up (KCHAOS_BENCH_WARMUP,
+// default 20s) it measures for KCHAOS_BENCH_MEASURE (default 30s).
+//
+// Metrics: acked/s (recorded windows), baseline-acked/s (discarding
+// windows), overhead-% = (baseline - recorded) / baseline * 100,
+// overhead-ratio = baseline / recorded, and this process's CPU (the client
+// side) per acked send in each mode. The timing loop ignores b.N: one
+// iteration outlasts the default benchtime, so the benchmark runs once.
 func BenchmarkProduce(b *testing.B) {
 	for _, drv := range []string{DriverFranz, DriverKafkaGo} {
 		b.Run(drv, func(b *testing.B) { benchProduce(b, drv) })
 	}
 }
 
-// benchConfig is the pipelined workload the benchmark measures.
-func benchConfig(drv, topic string, phase time.Duration) Config {
-	return Config{Driver: drv, Topic: topic, Partitions: 3, Producers: 4, MaxInFlight: 64,
-		Acks: AcksAll, RequestTimeout: Duration(5 * time.Second), Duration: Duration(phase)}
+// benchConfig is the pipelined workload the benchmark measures: 4 clients
+// with 64 sends in flight each (KCHAOS_BENCH_INFLIGHT overrides the 64).
+func benchConfig(drv, topic string, d time.Duration) Config {
+	inflight := 64
+	if n, err := strconv.Atoi(os.Getenv("KCHAOS_BENCH_INFLIGHT")); err == nil && n > 0 {
+		inflight = n
+	}
+	return Config{Driver: drv, Topic: topic, Partitions: 3, Producers: 4, MaxInFlight: inflight,
+		Acks: AcksAll, RequestTimeout: Duration(5 * time.Second), Duration: Duration(d)}
+}
+
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d > 0 {
+		return d
+	}
+	return def
 }
 
 func benchProduce(b *testing.B, drv string) {
@@ -51,75 +68,104 @@ func benchProduce(b *testing.B, drv string) {
 	defer adm.Close()
 	topic := "bench-" + drv + "-" + time.Now().Format("150405.000")
 	createTopic(b, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}})
-	phase := 5 * time.Second
-	if s := os.Getenv("KCHAOS_BENCH_PHASE"); s != "" {
-		if d, err := time.ParseDuration(s); err == nil {
-			phase = d
-		}
+	warmup := envDuration("KCHAOS_BENCH_WARMUP", 20*time.Second)
+	measure := envDuration("KCHAOS_BENCH_MEASURE", 30*time.Second)
+
+	file, err := histories.Create(filepath.Join(b.TempDir(), "history.jsonl"))
+	if err != nil {
+		b.Fatal(err)
 	}
-	dir := b.TempDir()
-	type result struct {
-		acked   int64
-		secs    float64
-		cpuSecs float64 // this process's CPU time: the client side's cost
+	tr := &toggleRecorder{file: file, route: map[int]int{}}
+	w, err := New(benchConfig(drv, topic, warmup+measure+time.Second), c.Bootstrap(), tr)
+	if err != nil {
+		b.Fatal(err)
 	}
-	run := func(recorded bool, name string, d time.Duration) result {
-		var rec Recorder = &Discard{}
-		var hist *histories.Recorder
-		if recorded {
-			hist, err = histories.Create(filepath.Join(dir, name+".jsonl"))
-			if err != nil {
-				b.Fatal(err)
-			}
-			rec = hist
-		}
-		w, err := New(benchConfig(drv, topic, d), c.Bootstrap(), rec)
-		if err != nil {
-			b.Fatal(err)
-		}
-		cpu0 := cpuTime()
+	done := make(chan Stats, 1)
+	go func() {
 		st, err := w.Run(context.Background())
-		cpu := cpuTime() - cpu0
 		if err != nil {
-			b.Fatal(err)
+			b.Error(err)
 		}
-		if hist != nil {
-			if err := hist.Close(); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if st.Failed+st.Indeterminate > 0 {
-			b.Logf("%s: %d failed, %d indeterminate: %v", name, st.Failed, st.Indeterminate, st.Errors)
-		}
-		return result{acked: st.Acked, secs: st.Elapsed.Seconds(), cpuSecs: cpu.Seconds()}
-	}
-	// Warm-up: the brokers' JIT and page cache, connections. Throughput
-	// climbs for the first ten-odd seconds on a fresh cluster.
-	run(false, "warmup", 3*phase)
+		done <- st
+	}()
+	time.Sleep(warmup)
 	b.ResetTimer()
-	order := []bool{false, true, true, false, true, false, false, true} // ABBA BAAB
-	var sum [2]result
-	for i, recorded := range order {
-		r := run(recorded, fmt.Sprintf("phase%d", i+1), phase)
-		b.Logf("phase %d recorded=%v: %d acked, %.0f acked/s, %.1f µs CPU per acked send",
-			i+1, recorded, r.acked, float64(r.acked)/r.secs, r.cpuSecs/float64(r.acked)*1e6)
-		k := 0
-		if recorded {
-			k = 1
-		}
-		sum[k].acked += r.acked
-		sum[k].secs += r.secs
-		sum[k].cpuSecs += r.cpuSecs
+	var secs, cpu [2]float64
+	var acked [2]int64
+	const window = 500 * time.Millisecond
+	for i := 0; time.Duration(i)*window < measure; i++ {
+		mode := i % 2
+		a0, c0, t0 := tr.acked[mode].Load(), cpuTime(), time.Now()
+		tr.mode.Store(int32(mode))
+		time.Sleep(window)
+		acked[mode] += tr.acked[mode].Load() - a0
+		cpu[mode] += (cpuTime() - c0).Seconds()
+		secs[mode] += time.Since(t0).Seconds()
 	}
 	b.StopTimer()
-	base, rec := float64(sum[0].acked)/sum[0].secs, float64(sum[1].acked)/sum[1].secs
-	baseCPU, recCPU := sum[0].cpuSecs/float64(sum[0].acked)*1e6, sum[1].cpuSecs/float64(sum[1].acked)*1e6
+	tr.mode.Store(discarding)
+	st := <-done
+	if err := file.Close(); err != nil {
+		b.Fatal(err)
+	}
+	base, rec := float64(acked[discarding])/secs[discarding], float64(acked[recording])/secs[recording]
+	b.Logf("%s: run %+v", drv, st)
+	b.Logf("%s: recorded %d acked in %.1fs, baseline %d acked in %.1fs", drv,
+		acked[recording], secs[recording], acked[discarding], secs[discarding])
 	b.ReportMetric(rec, "acked/s")
 	b.ReportMetric(base, "baseline-acked/s")
 	b.ReportMetric((base-rec)/base*100, "overhead-%")
 	b.ReportMetric(base/rec, "overhead-ratio")
-	b.ReportMetric(recCPU, "cpu-µs/acked")
-	b.ReportMetric(baseCPU, "baseline-cpu-µs/acked")
+	b.ReportMetric(cpu[recording]/float64(acked[recording])*1e6, "cpu-µs/acked")
+	b.ReportMetric(cpu[discarding]/float64(acked[discarding])*1e6, "baseline-cpu-µs/acked")
+}
+
+// Modes of the toggleRecorder.
+const (
+	discarding = 0
+	recording  = 1
+)
+
+// toggleRecorder sends each op to the history file or to nothing, by the
+// mode at the op's invoke; its completion follows it there, so the file
+// holds whole ops and stays a valid history. It counts ok sends completed
+// in the mode they were invoked in.
+type toggleRecorder struct {
+	file  Recorder
+	mode  atomic.Int32
+	mu    sync.Mutex
+	route map[int]int // process -> mode of its open op
+	acked [2]atomic.Int64
+}
+
+func (r *toggleRecorder) NewProcess() int { return r.file.NewProcess() }
+
+func (r *toggleRecorder) Invoke(p int, f string, v any) (histories.Event, error) {
+	m := int(r.mode.Load())
+	r.mu.Lock()
+	r.route[p] = m
+	r.mu.Unlock()
+	if m == recording {
+		return r.file.Invoke(p, f, v)
+	}
+	return histories.Event{}, nil
+}
+
+func (r *toggleRecorder) Complete(p int, typ histories.Type, f string, v any, e string) (histories.Event, error) {
+	r.mu.Lock()
+	m := r.route[p]
+	r.mu.Unlock()
+	if typ == histories.OK && int(r.mode.Load()) == m {
+		r.acked[m].Add(1)
+	}
+	if m == recording {
+		return r.file.Complete(p, typ, f, v, e)
+	}
+	return histories.Event{}, nil
+}
+
+func (r *toggleRecorder) Record(p int, typ histories.Type, f string, v any, e string) (histories.Event, error) {
+	return r.file.Record(p, typ, f, v, e)
 }
 
 // cpuTime is the user+system CPU time this process has used.

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Partitioning modes.
@@ -31,7 +33,8 @@ type Config struct {
 	// Partitions of Topic that the workload writes and reads (0..N-1).
 	Partitions int `yaml:"partitions" json:"partitions"`
 
-	// Producers is the number of producer clients.
+	// Producers is the number of producer clients (0 means the default, 1:
+	// every kchaos workload produces).
 	Producers int `yaml:"producers" json:"producers"`
 	// Acks: "0", "1" or "all".
 	Acks Acks `yaml:"acks" json:"acks"`
@@ -83,6 +86,9 @@ func (c *Config) Defaults() {
 	if c.Partitions == 0 {
 		c.Partitions = 1
 	}
+	if c.Producers == 0 {
+		c.Producers = 1
+	}
 	if c.Acks == "" {
 		c.Acks = AcksAll
 	}
@@ -128,6 +134,13 @@ func (c *Config) Pipelined() bool { return c.MaxInFlight > 1 }
 // RetriesEnabled reports whether the client may resend a record: then no
 // error proves the record absent (an earlier attempt may have landed).
 func (c *Config) RetriesEnabled() bool { return c.Retries > 0 || c.Idempotent }
+
+// ProducerInfo is the producer's durability settings as run.json records
+// them: the checker learns from it whether duplicates count.
+func (c *Config) ProducerInfo() histories.ProducerInfo {
+	return histories.ProducerInfo{Driver: canonicalDriver(c.Driver), Acks: string(c.Acks.normalize()),
+		Idempotent: c.Idempotent, Retries: c.Retries}
+}
 
 // opTimeout is the backstop deadline of one send: every try's request
 // timeout plus slack for metadata and connection set-up.
@@ -185,8 +198,8 @@ func (c *Config) Validate() error {
 	if c.Partitions < 1 || c.Partitions > 10000 {
 		add("partitions", "%d: want 1..10000", c.Partitions)
 	}
-	if c.Producers < 0 || c.Producers > 1000 {
-		add("producers", "%d: want 0..1000", c.Producers)
+	if c.Producers < 1 || c.Producers > 1000 {
+		add("producers", "%d: want 1..1000", c.Producers)
 	}
 	if !c.Acks.Valid() {
 		add("acks", "%q: want 0, 1 or all", string(c.Acks))

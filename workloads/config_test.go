@@ -16,7 +16,7 @@ func TestConfigDefaults(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("defaults do not validate: %v", err)
 	}
-	want := Config{Driver: DriverFranz, Topic: "kchaos", Partitions: 1, Acks: AcksAll,
+	want := Config{Driver: DriverFranz, Topic: "kchaos", Partitions: 1, Producers: 1, Acks: AcksAll,
 		RequestTimeout: Duration(5 * time.Second), MaxInFlight: 1, Partitioning: RoundRobin, Keys: 16,
 		OffsetReset: ResetEarliest, Duration: Duration(time.Minute), FinalReadTimeout: Duration(time.Minute)}
 	if c != want {
@@ -24,6 +24,9 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	if c.Pipelined() || c.RetriesEnabled() {
 		t.Errorf("defaults must be one op in flight, no retries")
+	}
+	if pi := c.ProducerInfo(); pi.Driver != DriverFranz || pi.Acks != "all" || pi.Idempotent || pi.Retries != 0 {
+		t.Errorf("producer info %+v", pi)
 	}
 }
 

@@ -36,7 +36,7 @@ func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) erro
 		return err
 	}
 	req := histories.ReadRequest{Topic: w.cfg.Topic, Partitions: parts}
-	for stop.Err() == nil {
+	for !ended(stop) {
 		if _, err := w.rec.Invoke(pid, histories.FPoll, req); err != nil {
 			w.c.recordErrors.Add(1)
 			return err
@@ -44,7 +44,7 @@ func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) erro
 		pctx, cancel := context.WithTimeout(stop, pollWait)
 		f, perr := c.Poll(pctx)
 		cancel()
-		if err := w.completePoll(pid, f, perr); err != nil {
+		if err := w.completePoll(pid, req, f, perr); err != nil {
 			return err
 		}
 		for _, r := range f.Records {
@@ -60,7 +60,7 @@ func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) erro
 // completePoll records a poll's completion: ok with what it returned, or
 // fail when it returned nothing but an error (the position did not move),
 // named after the client's error or the first partition's.
-func (w *Workload) completePoll(pid int, f Fetch, perr error) error {
+func (w *Workload) completePoll(pid int, req histories.ReadRequest, f Fetch, perr error) error {
 	for _, pe := range f.Errors {
 		w.c.countError(ErrorName(pe.Err))
 	}
@@ -73,8 +73,7 @@ func (w *Workload) completePoll(pid int, f Fetch, perr error) error {
 		if len(f.Errors) == 0 {
 			w.c.countError(name)
 		}
-		_, err = w.rec.Complete(pid, histories.Fail, histories.FPoll,
-			histories.ReadRequest{Topic: w.cfg.Topic}, name)
+		_, err = w.rec.Complete(pid, histories.Fail, histories.FPoll, req, name)
 	} else {
 		recs := f.Records
 		if recs == nil {
@@ -124,6 +123,18 @@ func (w *Workload) afterPoll(stop context.Context, pid int, c Consumer, parts []
 		pos[p] = o
 	}
 	return w.assign(stop, pid, c, parts, pos)
+}
+
+// ended reports whether ctx is done or past its deadline. A socket
+// deadline taken from ctx can fire (a dial's "i/o timeout") a moment
+// before ctx's own timer marks it done; in that moment a loop checking
+// only ctx.Err() would poll again and again, failing at once.
+func ended(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
 }
 
 // codeOffsetOutOfRange is OFFSET_OUT_OF_RANGE.

@@ -93,7 +93,8 @@ func TestConsumerRecordsPollsAndResets(t *testing.T) {
 		// Poll 3: the client repositioned partition 1 by itself.
 		3: func(f *Fetch) { f.Resets = map[int32]int64{1: 2} },
 	}}
-	d := &fakeDriver{consumer: func() Consumer { return c }}
+	d := &fakeDriver{consumer: func() Consumer { return c },
+		send: func(int, Message) (int64, error) { time.Sleep(time.Millisecond); return 0, nil }}
 	w, rec, buf := newTestWorkload(t, Config{Consumers: 1, Partitions: 2, Duration: Duration(300 * time.Millisecond)}, d)
 	st, err := w.Run(context.Background())
 	if err != nil {

@@ -116,7 +116,7 @@ func (c *franzConsumer) Poll(ctx context.Context) (Fetch, error) {
 		if p.Err != nil {
 			var dl *kgo.ErrDataLoss
 			switch {
-			case p.Partition < 0 && ctx.Err() != nil:
+			case p.Partition < 0 && ended(ctx):
 				// The injected "context ended" fetch: an empty poll.
 			case errors.As(p.Err, &dl):
 				if f.Resets == nil {

@@ -209,4 +209,22 @@ func checkHistory(t *testing.T, evs []histories.Event, topic string, partitions 
 	}
 	t.Logf("history: %d events, %d ok sends, %d polled records, %d final-read records, failed polls %v",
 		len(evs), len(okSends), len(polled), len(final), pollFails)
+	failed := 0
+	for _, n := range pollFails {
+		failed += n
+	}
+	if polls := countF(evs, histories.FPoll); failed > polls/100 {
+		t.Errorf("%d of %d polls failed: %v", failed, polls, pollFails)
+	}
+}
+
+// countF counts the completed ops named f.
+func countF(evs []histories.Event, f string) int {
+	n := 0
+	for _, e := range evs {
+		if e.F == f && e.Type != histories.Invoke {
+			n++
+		}
+	}
+	return n
 }

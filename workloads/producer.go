@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -45,12 +46,16 @@ func (w *Workload) runProducers(stop, ops context.Context, clients []Producer) e
 	return <-errs // the first recorder error, or nil
 }
 
+// FailureBackoff is how long a producer process waits after a send that
+// did not succeed.
+const FailureBackoff = 50 * time.Millisecond
+
 // slot is one producer process (and its successors after an info).
 func (w *Workload) slot(stop, ops context.Context, p Producer) error {
 	pid := w.rec.NewProcess()
 	seq := 0
 	for {
-		if stop.Err() != nil || !w.takeSend() {
+		if ended(stop) || !w.takeSend() {
 			return nil
 		}
 		if err := w.pacer.wait(stop); err != nil {
@@ -72,6 +77,17 @@ func (w *Workload) slot(stop, ops context.Context, p Producer) error {
 		if rerr != nil {
 			w.c.recordErrors.Add(1)
 			return rerr
+		}
+		if err != nil {
+			// A client that just failed waits a little before the next send,
+			// as Jepsen's clients do: while a partition has no leader, sends
+			// fail in microseconds, and without a pause a run would record
+			// tens of thousands of identical failures (and retire as many
+			// processes) without learning anything more.
+			select {
+			case <-stop.Done():
+			case <-time.After(FailureBackoff):
+			}
 		}
 		if retire {
 			// Jepsen's model: a process whose op ended info never invokes

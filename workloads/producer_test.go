@@ -223,3 +223,56 @@ func TestSendValueNames(t *testing.T) {
 		}
 	}
 }
+
+func TestStopDrainsCancelAborts(t *testing.T) {
+	// Every send takes 200 ms. Stop lets the sends in flight finish (ok);
+	// canceling the context cancels them (info, canceled).
+	slow := func(ctx context.Context) (int64, error) {
+		select {
+		case <-time.After(200 * time.Millisecond):
+			return 1, nil
+		case <-ctx.Done():
+			return -1, ctx.Err()
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		end     func(w *Workload, cancel context.CancelFunc)
+		acked   int64
+		aborted int64
+	}{
+		{"stop", func(w *Workload, _ context.CancelFunc) { w.Stop() }, 4, 0},
+		{"cancel", func(_ *Workload, cancel context.CancelFunc) { cancel() }, 0, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, rec, buf := newTestWorkload(t, Config{Producers: 4}, &ctxDriver{send: slow})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go func() {
+				time.Sleep(50 * time.Millisecond)
+				tc.end(w, cancel)
+			}()
+			st, err := w.Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Sends != 4 || st.Acked != tc.acked || st.Indeterminate != tc.aborted || st.Errors[CauseCanceled] != tc.aborted {
+				t.Errorf("stats %+v: want 4 sends, %d acked, %d canceled", st, tc.acked, tc.aborted)
+			}
+			readBack(t, rec, buf)
+		})
+	}
+}
+
+// ctxDriver is a fakeDriver whose sends see their context.
+type ctxDriver struct {
+	fakeDriver
+	send func(ctx context.Context) (int64, error)
+}
+
+func (d *ctxDriver) NewProducer(Config, []string, int) (Producer, error) { return ctxProducer{d}, nil }
+
+type ctxProducer struct{ d *ctxDriver }
+
+func (p ctxProducer) Send(ctx context.Context, _ Message) (int64, error) { return p.d.send(ctx) }
+func (p ctxProducer) Close()                                             {}

@@ -22,6 +22,8 @@ type Workload struct {
 	pacer     *pacer
 	budget    *atomic.Int64 // benchmarks: stop after this many sends
 	ran       atomic.Bool
+	stopOnce  sync.Once
+	stopCh    chan struct{} // closed by Stop
 }
 
 // New validates cfg (after Defaults) and prepares a workload that writes
@@ -39,8 +41,16 @@ func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 	}
 	drv, _ := DriverFor(cfg.Driver)
 	return &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
-		c: newCounters(), parts: newPartitioner(cfg), pacer: newPacer(cfg.Rate)}, nil
+		c: newCounters(), parts: newPartitioner(cfg), pacer: newPacer(cfg.Rate),
+		stopCh: make(chan struct{})}, nil
 }
+
+// Stop ends the run gracefully, as the end of cfg.Duration does: no new
+// ops, and sends in flight get their own timeout to complete, so that
+// their outcome is known. Canceling Run's context instead aborts: sends in
+// flight are canceled and complete as info. Stop may be called at any
+// time, more than once, before or during Run.
+func (w *Workload) Stop() { w.stopOnce.Do(func() { close(w.stopCh) }) }
 
 // Config is the workload's configuration with defaults filled.
 func (w *Workload) Config() Config { return w.cfg }
@@ -54,9 +64,9 @@ func (w *Workload) Progress(ctx context.Context, every time.Duration) <-chan Sta
 	return w.c.progress(ctx, every)
 }
 
-// Run produces and consumes for cfg.Duration, or until ctx ends, then
-// lets in-flight sends finish (each is bounded by its own timeout) and
-// closes the clients. Every op it started is completed in the history.
+// Run produces and consumes for cfg.Duration, or until Stop, then lets
+// in-flight sends finish (each is bounded by its own timeout) and closes
+// the clients; if ctx ends first, it cancels the sends in flight instead. Every op it started is completed in the history.
 // It returns the final stats, and an error if a client could not be
 // created or the recorder refused an event (the history is then broken).
 // A workload runs once.
@@ -77,6 +87,13 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 
 	stop, stopNow := context.WithTimeout(ctx, w.cfg.Duration.Std())
 	defer stopNow()
+	go func() {
+		select {
+		case <-w.stopCh:
+			stopNow()
+		case <-stop.Done():
+		}
+	}()
 	// ops outlives stop: sends in flight when the run ends get up to their
 	// own timeout to complete; then ops is canceled and the clients closed.
 	ops, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
@@ -91,6 +108,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		defer close(prodDone)
 		if err := w.runProducers(stop, ops, producers); err != nil {
 			errs <- err
+			stopNow() // the history is broken: end the run
 		}
 	}()
 	for i, c := range consumers {
@@ -99,6 +117,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 			defer wg.Done()
 			if err := w.consume(stop, c, parts); err != nil {
 				errs <- err
+				stopNow()
 			}
 		}(c, consumerPartitions(i, len(consumers), w.cfg.Partitions))
 	}

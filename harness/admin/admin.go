@@ -46,9 +46,20 @@ func (c *Client) Kgo() *kgo.Client { return c.cl }
 // LiveBrokers returns the ids of the brokers that are registered and
 // unfenced: KRaft's Metadata response lists only those.
 func (c *Client) LiveBrokers(ctx context.Context) ([]int32, error) {
+	return c.liveBrokers(ctx, c.cl)
+}
+
+// LiveBrokersFrom is LiveBrokers answered by one broker (like DescribeFrom):
+// the nemesis asks a broker it knows runs, rather than one the client's
+// rotation picks, which may be dead (dial timeout) or frozen (read timeout).
+func (c *Client) LiveBrokersFrom(ctx context.Context, broker int32) ([]int32, error) {
+	return c.liveBrokers(ctx, c.cl.Broker(int(broker)))
+}
+
+func (c *Client) liveBrokers(ctx context.Context, via kmsg.Requestor) ([]int32, error) {
 	req := kmsg.NewPtrMetadataRequest()
 	req.Topics = []kmsg.MetadataRequestTopic{}
-	resp, err := req.RequestWith(ctx, c.cl)
+	resp, err := req.RequestWith(ctx, via)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,142 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/admin"
+)
+
+// BrokerReader is implemented by *admin.Client: state reads answered by
+// one chosen broker.
+type BrokerReader interface {
+	DescribeFrom(ctx context.Context, broker int32, topic string) ([]admin.PartitionState, error)
+	LiveBrokersFrom(ctx context.Context, broker int32) ([]int32, error)
+}
+
+// hedgeAfter is how long a read waits for the preferred broker before it
+// asks every other candidate too.
+const hedgeAfter = time.Second
+
+// State is the StateSource that targets, conditions and heals read. With
+// an admin client that can address brokers, reads go to brokers the
+// nemesis knows are running and not frozen, rather than to the client's
+// rotation over every known broker: faults make that rotation hit a killed
+// broker (a 2 s dial timeout) and then a paused one (a read timeout), and
+// a read can miss its deadline poll after poll. A read asks one broker,
+// the one that answered last (a broker's metadata cache only moves
+// forward, so sticking to one avoids seeing the ISR flicker between
+// brokers that lag each other), preferring brokers not cut off from the
+// controller (their cache is stale); after hedgeAfter, or at its error,
+// it asks the others too and takes the first answer.
+func (e *Env) State() StateSource {
+	if br, ok := e.Admin.(BrokerReader); ok {
+		return &hedged{e: e, br: br}
+	}
+	return e.Admin
+}
+
+type hedged struct {
+	e  *Env
+	br BrokerReader
+}
+
+func (h *hedged) Describe(ctx context.Context, topic string) ([]admin.PartitionState, error) {
+	return ask(ctx, h.e, func(ctx context.Context, b int32) ([]admin.PartitionState, error) {
+		return h.br.DescribeFrom(ctx, b, topic)
+	}, func(ctx context.Context) ([]admin.PartitionState, error) { return h.e.Admin.Describe(ctx, topic) })
+}
+
+func (h *hedged) LiveBrokers(ctx context.Context) ([]int32, error) {
+	return ask(ctx, h.e, h.br.LiveBrokersFrom, h.e.Admin.LiveBrokers)
+}
+
+func (h *hedged) HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error) {
+	return h.e.Admin.HighWatermark(ctx, leader, topic, partition)
+}
+
+func (h *hedged) ActiveController(ctx context.Context) (int32, error) {
+	return h.e.Admin.ActiveController(ctx)
+}
+
+// readers lists the brokers to read from, best first: the last one that
+// answered, then the others not cut off from the controller, then those
+// that are; all of them running and not paused.
+func (e *Env) readers(ctx context.Context) []int32 {
+	e.mu.Lock()
+	last, cut := e.lastReader, e.cutFromController
+	e.mu.Unlock()
+	var good, stale []int32
+	for _, id := range e.brokerIDs() {
+		if !e.runsUnpaused(ctx, id) {
+			continue
+		}
+		if cut[id] {
+			stale = append(stale, id)
+		} else {
+			good = append(good, id)
+		}
+	}
+	out := append(good, stale...)
+	if i := slices.Index(out, last); i > 0 && !cut[last] {
+		out = append([]int32{last}, slices.Delete(out, i, i+1)...)
+	}
+	return out
+}
+
+// ask runs one read hedged over the readers; with no reader (every broker
+// down) it falls back to the client's own routing.
+func ask[T any](ctx context.Context, e *Env, one func(context.Context, int32) (T, error), anyBroker func(context.Context) (T, error)) (T, error) {
+	var zero T
+	cands := e.readers(ctx)
+	if len(cands) == 0 {
+		return anyBroker(ctx)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type result struct {
+		v   T
+		err error
+		b   int32
+	}
+	ch := make(chan result, len(cands))
+	next, inFlight := 0, 0
+	launchRest := func(all bool) {
+		for ; next < len(cands) && (all || next == 0); next++ {
+			b := cands[next]
+			inFlight++
+			go func() {
+				v, err := one(ctx, b)
+				ch <- result{v, err, b}
+			}()
+		}
+	}
+	launchRest(false)
+	hedge := time.NewTimer(hedgeAfter)
+	defer hedge.Stop()
+	var errs []error
+	for {
+		select {
+		case r := <-ch:
+			inFlight--
+			if r.err == nil {
+				e.mu.Lock()
+				e.lastReader = r.b
+				e.mu.Unlock()
+				return r.v, nil
+			}
+			errs = append(errs, fmt.Errorf("broker %d: %w", r.b, r.err))
+			launchRest(true)
+			if inFlight == 0 {
+				return zero, errors.Join(errs...)
+			}
+		case <-hedge.C:
+			launchRest(true)
+		case <-ctx.Done():
+			return zero, errors.Join(append(errs, ctx.Err())...)
+		}
+	}
+}
