@@ -201,6 +201,8 @@ type fakeAdmin struct {
 	configs    map[string]*string
 	elections  []string
 	controller int32
+	electErrs  []error // returned, one per call, before elections succeed
+	liveCalls  int
 }
 
 func newFakeAdmin(c *fakeCluster) *fakeAdmin {
@@ -262,6 +264,9 @@ func (a *fakeAdmin) Describe(ctx context.Context, topic string) ([]admin.Partiti
 }
 
 func (a *fakeAdmin) LiveBrokers(ctx context.Context) ([]int32, error) {
+	a.c.mu.Lock()
+	a.liveCalls++ // under the cluster's lock: derive calls this holding a.mu
+	a.c.mu.Unlock()
 	var out []int32
 	for _, b := range a.c.Brokers() {
 		if st, _ := a.c.State(ctx, b.ID); st.Running && !st.Paused {
@@ -291,6 +296,11 @@ func (a *fakeAdmin) ElectLeaders(ctx context.Context, topic string, partitions [
 	live, _ := a.LiveBrokers(ctx)
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if len(a.electErrs) > 0 {
+		err := a.electErrs[0]
+		a.electErrs = a.electErrs[1:]
+		return err
+	}
 	a.elections = append(a.elections, fmt.Sprintf("%s %v unclean=%t", topic, partitions, unclean))
 	for i, p := range a.parts {
 		for _, r := range p.Replicas {

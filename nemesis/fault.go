@@ -63,7 +63,10 @@ func (f *setConfig) Spec() map[string]any { return map[string]any{"config": f.co
 func (f *setConfig) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
 	set := map[string]any{}
 	for _, k := range slices.Sorted(maps.Keys(f.config)) {
-		if err := e.Admin.SetTopicConfig(ctx, e.Topic, k, f.config[k]); err != nil {
+		err := e.adminCall(ctx, func(ctx context.Context) error {
+			return e.Admin.SetTopicConfig(ctx, e.Topic, k, f.config[k])
+		})
+		if err != nil {
 			return nil, map[string]any{"topic": e.Topic, "config": set}, err
 		}
 		set[k] = nil // deleted: the broker default applies again
@@ -115,7 +118,10 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 	if len(ids) == 0 {
 		return nil, nil, fmt.Errorf("topic %s has no partition %d", e.Topic, f.target.Partition)
 	}
-	if err := e.Admin.ElectLeaders(ctx, e.Topic, ids, f.unclean); err != nil {
+	err = e.adminCall(ctx, func(ctx context.Context) error {
+		return e.Admin.ElectLeaders(ctx, e.Topic, ids, f.unclean)
+	})
+	if err != nil {
 		return nil, map[string]any{"leaders_before": before}, err
 	}
 	after, leaders := e.leaders(ctx, ids)

@@ -111,10 +111,10 @@ func hasOK(path, f string) bool {
 	return false
 }
 
-// TestRunnerRandom plays a short seeded random schedule on a real cluster
+// TestRunnerRandomOnCluster plays a short seeded random schedule on a real cluster
 // while a writer runs: every planned fault and heal is recorded, in the
 // plan's order, none fails, and the cluster ends healthy.
-func TestRunnerRandom(t *testing.T) {
+func TestRunnerRandomOnCluster(t *testing.T) {
 	h := start(t, nil)
 	h.topic("rnd", []int32{0, 1, 2}, nil)
 	wctx, stopWriting := context.WithCancel(context.Background())

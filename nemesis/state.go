@@ -7,6 +7,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"github.com/kchaos/kchaos/harness/admin"
 )
 
@@ -59,7 +61,12 @@ func (h *hedged) HighWatermark(ctx context.Context, leader int32, topic string, 
 }
 
 func (h *hedged) ActiveController(ctx context.Context) (int32, error) {
-	return h.e.Admin.ActiveController(ctx)
+	id := int32(-1)
+	err := h.e.adminCall(ctx, func(ctx context.Context) (err error) {
+		id, err = h.e.Admin.ActiveController(ctx)
+		return err
+	})
+	return id, err
 }
 
 // readers lists the brokers to read from, best first: the last one that
@@ -137,6 +144,37 @@ func ask[T any](ctx context.Context, e *Env, one func(context.Context, int32) (T
 			launchRest(true)
 		case <-ctx.Done():
 			return zero, errors.Join(append(errs, ctx.Err())...)
+		}
+	}
+}
+
+// adminRetryFor bounds the retries of an admin request.
+const adminRetryFor = 30 * time.Second
+
+// adminCall runs an admin request (a config change, an election, a quorum
+// read), retrying for up to adminRetryFor unless Kafka answered with an
+// error it calls final. kgo sends admin requests to the broker its last
+// metadata named as controller (in KRaft, any live broker, which forwards
+// them); a fault may since have killed or frozen that broker, and kgo
+// keeps asking it until a metadata refresh. So between attempts a
+// metadata read through the client (Admin.LiveBrokers) makes it pick a
+// broker that is live now.
+func (e *Env) adminCall(ctx context.Context, op func(context.Context) error) error {
+	deadline := time.Now().Add(adminRetryFor)
+	for {
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := op(actx)
+		cancel()
+		var ke *kerr.Error
+		if err == nil || (errors.As(err, &ke) && !ke.Retriable) || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		e.log().Debug("nemesis: admin request failed; retrying", "err", err)
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		_, _ = e.Admin.LiveBrokers(rctx)
+		cancel()
+		if sleep(ctx, PollInterval) != nil {
+			return err
 		}
 	}
 }

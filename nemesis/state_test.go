@@ -4,10 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kchaos/kchaos/harness/admin"
 )
@@ -150,5 +155,36 @@ func TestStateCutClearedByHeal(t *testing.T) {
 	}
 	if got := env.readers(context.Background()); fmt.Sprint(got) != "[0 1 2]" {
 		t.Errorf("readers after heal: %v", got)
+	}
+}
+
+// TestAdminCallRetries: an election that times out on a frozen broker is
+// retried after a metadata read; one that Kafka refuses for good is not.
+func TestAdminCallRetries(t *testing.T) {
+	timeout := &net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded}
+	for _, tc := range []struct {
+		name    string
+		errs    []error
+		elected int
+		err     string
+	}{
+		{"timeouts", []error{timeout, fmt.Errorf("elect: %w", timeout)}, 1, ""},
+		{"retriable kafka error", []error{fmt.Errorf("t-0: %w", kerr.EligibleLeadersNotAvailable)}, 1, ""},
+		{"final kafka error", []error{fmt.Errorf("t-0: %w", kerr.TopicAuthorizationFailed), timeout}, 0, "TOPIC_AUTHORIZATION_FAILED"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, a := newFakeEnv()
+			a.electErrs = tc.errs
+			err := env.Inject(context.Background(), &elect{unclean: true})
+			if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Fatalf("err %v, want %q", err, tc.err)
+			}
+			if len(a.elections) != tc.elected {
+				t.Errorf("%d elections, want %d", len(a.elections), tc.elected)
+			}
+			if tc.err == "" && a.liveCalls < len(tc.errs) {
+				t.Errorf("%d metadata reads between %d attempts", a.liveCalls, len(tc.errs)+1)
+			}
+		})
 	}
 }

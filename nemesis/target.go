@@ -24,7 +24,7 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 		}
 		return partitionRole(p, t.Role)
 	case RoleController:
-		id, err := e.Admin.ActiveController(ctx)
+		id, err := e.State().ActiveController(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("active controller: %w", err)
 		}
