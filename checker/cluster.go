@@ -112,7 +112,15 @@ type nemOp struct {
 // healing names the nemesis ops that undo a fault rather than make one.
 func healing(f string) bool { return f == "start" || f == "resume" || f == "heal" }
 
+// scheduleF is the nemesis op that records the schedule itself.
+const scheduleF = "schedule"
+
 func (c *Checker) addNemesis(e *histories.Event) error {
+	if e.F == scheduleF {
+		// The runner's record of the schedule (mode, seed, plan): not a
+		// fault, so never "the fault that preceded a loss".
+		return nil
+	}
 	var v histories.NemesisValue
 	if err := e.Decode(&v); err != nil {
 		return fmt.Errorf("nemesis value: %w", err)

@@ -198,6 +198,10 @@ func scanHistory(path string, mk marks) (*timeline, error) {
 		tl.End = max(tl.End, e.Time)
 		switch {
 		case e.Process == histories.NemesisProcess:
+			if e.F == "schedule" {
+				// The schedule's own record (mode, seed, plan), not a fault.
+				continue
+			}
 			if e.Type == histories.Invoke {
 				if pending != nil {
 					tl.Nemesis = append(tl.Nemesis, *pending)
