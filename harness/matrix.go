@@ -22,7 +22,11 @@ type Variation struct {
 // varyAliases maps the matrix's short names to scenario paths. A key that
 // is not an alias is taken as a scenario path (as --set takes it).
 var varyAliases = map[string][]string{
-	"unclean": {"topic.configs.unclean.leader.election.enable"},
+	// unclean=false means never: also in the live set-config steps of a
+	// story such as s2's, which switches it on while the partition is
+	// offline.
+	"unclean": {"topic.configs.unclean.leader.election.enable",
+		"nemesis.steps[*].config.unclean.leader.election.enable"},
 	"elr":     {"cluster.elr"},
 	"acks":    {"workload.acks"},
 	// With ELR on, min.insync.replicas is a cluster-level setting the

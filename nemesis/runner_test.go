@@ -267,3 +267,22 @@ func TestFinalHealTimesOut(t *testing.T) {
 		t.Errorf("final heal took %s", took)
 	}
 }
+
+func TestOptionalUntilGoesOn(t *testing.T) {
+	no := int32(7)
+	for _, optional := range []bool{false, true} {
+		s := Schedule{Steps: []Step{{Until: &Condition{Leader: &no}, Timeout: Duration(300 * time.Millisecond), Optional: optional}}}
+		if err := s.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		env, _, _ := newFakeEnv()
+		r := &Runner{Env: env, HealTimeout: 2 * time.Second}
+		err := r.Run(context.Background(), s)
+		if optional && err != nil {
+			t.Errorf("optional until that never holds failed the schedule: %v", err)
+		}
+		if !optional && err == nil {
+			t.Error("a required until that never holds did not fail the schedule")
+		}
+	}
+}

@@ -52,6 +52,11 @@ type Step struct {
 	// Timeout bounds an Until (default 60s), or a restart's wait for the
 	// broker to be unfenced again (default 90s).
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Optional makes an until a soft wait: when its timeout passes, the
+	// schedule goes on instead of failing. For steps whose condition depends
+	// on a setting a matrix varies (a leader that only an unclean election
+	// can make).
+	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
 	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
@@ -317,6 +322,7 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
 	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart, "timeout", "until and fault restart")
+	only(!st.Optional || st.Until != nil, "optional", "until")
 	only(st.Target == nil || st.Fault != "", "target", "faults")
 	switch {
 	case st.Until != nil:

@@ -90,7 +90,7 @@ func Start(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	if err := c.startContainers(ctx); err != nil {
 		return c, err
 	}
-	if err := c.WaitReady(ctx, 90*time.Second); err != nil {
+	if err := c.WaitReady(ctx, 150*time.Second); err != nil {
 		return c, err
 	}
 	return c, nil

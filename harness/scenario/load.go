@@ -136,53 +136,109 @@ func parse(data []byte, source string, sets []string) (*Scenario, error) {
 
 // freeMaps are the mappings whose keys are Kafka config names, which
 // contain dots: in a --set path, everything after them is one key.
+// ("*" stands for any element of a list.)
 var freeMaps = map[string]bool{
 	"topic.configs": true, "cluster.broker_config": true, "cluster.controller_config": true,
+	"nemesis.steps.*.config": true,
 }
 
-// applySet sets one value in the YAML tree: "a.b.c=v".
+// applySet sets one value in the YAML tree: "a.b.c=v". A segment "name[*]"
+// walks every element of the list name and sets the rest of the path only
+// in elements where it already exists, e.g.
+// nemesis.steps[*].config.unclean.leader.election.enable=false changes
+// every live set-config step of that key and adds nothing.
 func applySet(doc *yaml.Node, set string) error {
 	key, value, ok := strings.Cut(set, "=")
 	if !ok || strings.TrimSpace(key) == "" {
 		return errors.New("want path=value, e.g. workload.acks=1")
 	}
-	segs := strings.Split(strings.TrimSpace(key), ".")
-	for i := 1; i < len(segs); i++ {
-		if freeMaps[strings.Join(segs[:i], ".")] {
-			segs = append(segs[:i], strings.Join(segs[i:], "."))
+	var segs []string
+	var generic []string // the path with list elements as "*"
+	for _, seg := range strings.Split(strings.TrimSpace(key), ".") {
+		if freeMaps[strings.Join(generic, ".")] {
+			segs[len(segs)-1] += "." + seg
+			continue
+		}
+		if name, ok := strings.CutSuffix(seg, "[*]"); ok {
+			segs = append(segs, name, "*")
+			generic = append(generic, name, "*")
+		} else {
+			segs = append(segs, seg)
+			generic = append(generic, seg)
+		}
+		if freeMaps[strings.Join(generic, ".")] {
+			segs = append(segs, "")
+		}
+	}
+	if segs[len(segs)-1] == "" {
+		return errors.New("missing the config name after the map")
+	}
+	// A free map's key segment was started empty and grown: trim the dot.
+	for i, sg := range segs {
+		segs[i] = strings.TrimPrefix(sg, ".")
+	}
+	return setPath(doc.Content[0], segs, 0, value, true, freeMapValue(generic))
+}
+
+// freeMapValue reports whether the value sits in a free map (Kafka configs
+// are strings, even "true" and "2").
+func freeMapValue(generic []string) bool {
+	for i := 0; i <= len(generic); i++ {
+		if freeMaps[strings.Join(generic[:i], ".")] {
+			return true
+		}
+	}
+	return false
+}
+
+func setPath(node *yaml.Node, segs []string, i int, value string, create, asString bool) error {
+	seg := segs[i]
+	last := i == len(segs)-1
+	if seg == "*" {
+		if node.Kind != yaml.SequenceNode {
+			if create {
+				return fmt.Errorf("%s is not a list", strings.Join(segs[:i], "."))
+			}
+			return nil
+		}
+		for _, el := range node.Content {
+			if err := setPath(el, segs, i+1, value, false, asString); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if node.Kind != yaml.MappingNode {
+		if !create {
+			return nil
+		}
+		return fmt.Errorf("%s is not a mapping", strings.Join(segs[:i], "."))
+	}
+	var next *yaml.Node
+	for j := 0; j+1 < len(node.Content); j += 2 {
+		if node.Content[j].Value == seg {
+			next = node.Content[j+1]
 			break
 		}
 	}
-	node := doc.Content[0]
-	for i, seg := range segs {
-		if node.Kind != yaml.MappingNode {
-			return fmt.Errorf("%s is not a mapping", strings.Join(segs[:i], "."))
+	if next == nil {
+		if !create {
+			return nil
 		}
-		var next *yaml.Node
-		for j := 0; j+1 < len(node.Content); j += 2 {
-			if node.Content[j].Value == seg {
-				next = node.Content[j+1]
-				break
-			}
-		}
-		last := i == len(segs)-1
-		if next == nil {
-			next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-			node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}, next)
-		}
-		if last {
-			var v yaml.Node
-			if err := yaml.Unmarshal([]byte(value), &v); err != nil || len(v.Content) == 0 {
-				*next = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
-			} else {
-				*next = *v.Content[0]
-			}
-			if freeMaps[strings.Join(segs[:i], ".")] {
-				// Kafka configs are strings, even "true" and "2".
-				*next = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
-			}
-		}
-		node = next
+		next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}, next)
+	}
+	if !last {
+		return setPath(next, segs, i+1, value, create, asString)
+	}
+	var v yaml.Node
+	switch {
+	case asString:
+		*next = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
+	case yaml.Unmarshal([]byte(value), &v) == nil && len(v.Content) > 0:
+		*next = *v.Content[0]
+	default:
+		*next = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
 	}
 	return nil
 }

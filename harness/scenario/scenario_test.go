@@ -49,13 +49,28 @@ func TestSets(t *testing.T) {
 			func(s *Scenario) bool { return s.Topic.Configs["min.insync.replicas"] == "2" }},
 		{"new broker config", []string{"cluster.broker_config.log.flush.interval.messages=1"},
 			func(s *Scenario) bool { return s.Cluster.BrokerConfig["log.flush.interval.messages"] == "1" }},
+		{"every live set-config step", []string{"nemesis.steps[*].config.unclean.leader.election.enable=false"},
+			func(s *Scenario) bool {
+				n := 0
+				for _, st := range s.Nemesis.Steps {
+					if v, ok := st.Config["unclean.leader.election.enable"]; ok {
+						n++
+						if v == nil || *v != "false" {
+							return false
+						}
+					} else if st.Config != nil {
+						return false
+					}
+				}
+				return n == 1
+			}},
 		{"elr", []string{"cluster.elr=on"}, func(s *Scenario) bool { return s.Cluster.ELR == ELROn }},
 		{"kafka and seed", []string{"cluster.kafka=4.0.2", "seed=7"},
 			func(s *Scenario) bool { return s.Cluster.Kafka == "4.0.2" && s.Seed == 7 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := Load("s1", tt.sets)
+			s, err := Load("s2", tt.sets)
 			if err != nil {
 				t.Fatal(err)
 			}
