@@ -2,7 +2,6 @@ package checker
 
 import (
 	"encoding/json"
-	"math"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -98,96 +97,96 @@ func partitionMap(m map[string]int64) (map[int32]int64, error) {
 
 // fastSend decodes {"topic":..,"partition":..,"value":..,"offset":..,"key":..}.
 func fastSend(b []byte, v *sendVal) bool {
-	s := fscan{b: b}
+	s := histories.NewScanner(b)
 	var seen uint8
-	return s.object(func(key []byte) bool {
+	return s.Object(func(key []byte) bool {
 		var bit uint8
 		ok := false
 		switch string(key) {
 		case "topic":
 			bit = 1
-			v.topic, ok = s.plain()
+			v.topic, ok = s.Plain()
 		case "partition":
 			bit = 2
-			v.partition, ok = s.int32()
+			v.partition, ok = s.Int32()
 		case "value":
 			bit = 4
-			v.value, ok = s.plain()
+			v.value, ok = s.Plain()
 		case "offset":
 			bit = 8
-			v.offset, ok = s.int()
+			v.offset, ok = s.Int()
 			v.hasOffset = ok
 		case "key":
 			bit = 16
-			_, ok = s.plain()
+			_, ok = s.Plain()
 		}
 		if !ok || seen&bit != 0 {
 			return false
 		}
 		seen |= bit
 		return true
-	}) && s.end()
+	}) && s.End()
 }
 
 // fastRead decodes {"topic":..,"records":[..],"end_offsets":{..},"start_offsets":{..}}.
 func fastRead(b []byte, v *readVal) bool {
-	s := fscan{b: b}
+	s := histories.NewScanner(b)
 	var seen uint8
-	return s.object(func(key []byte) bool {
+	return s.Object(func(key []byte) bool {
 		var bit uint8
 		ok := false
 		switch string(key) {
 		case "topic":
 			bit = 1
-			v.topic, ok = s.plain()
+			v.topic, ok = s.Plain()
 		case "records":
 			bit = 2
-			ok = s.records(v)
+			ok = scanRecords(&s, v)
 		case "end_offsets":
 			bit = 4
-			v.ends, ok = s.offsets()
+			v.ends, ok = scanOffsets(&s)
 		case "start_offsets":
 			bit = 8
-			v.starts, ok = s.offsets()
+			v.starts, ok = scanOffsets(&s)
 		}
 		if !ok || seen&bit != 0 {
 			return false
 		}
 		seen |= bit
 		return true
-	}) && s.end()
+	}) && s.End()
 }
 
-func (s *fscan) records(v *readVal) bool {
-	if s.null() {
+func scanRecords(s *histories.Scanner, v *readVal) bool {
+	if s.Null() {
 		return true
 	}
-	if !s.byte('[') {
+	if !s.Byte('[') {
 		return false
 	}
-	s.space()
-	if s.byte(']') {
+	s.Space()
+	if s.Byte(']') {
 		return true
 	}
 	for {
 		var r rawRec
 		var seen uint8
-		ok := s.object(func(key []byte) bool {
+		ok := s.Object(func(key []byte) bool {
 			var bit uint8
 			ok := false
 			switch string(key) {
 			case "partition":
 				bit = 1
-				r.partition, ok = s.int32()
+				r.partition, ok = s.Int32()
 			case "offset":
 				bit = 2
-				r.offset, ok = s.int()
+				r.offset, ok = s.Int()
 			case "value":
 				bit = 4
-				r.value, ok = s.plain()
+				r.value, ok = s.Plain()
 			case "leader_epoch":
 				bit = 8
-				r.epoch, ok = s.int32()
+				r.epoch, ok = s.Int32()
 			}
 			if !ok || seen&bit != 0 {
 				return false
@@ -199,23 +198,23 @@ func (s *fscan) records(v *readVal) bool {
 			return false
 		}
 		v.recs = append(v.recs, r)
-		s.space()
-		if s.byte(']') {
+		s.Space()
+		if s.Byte(']') {
 			return true
 		}
-		if !s.byte(',') {
+		if !s.Byte(',') {
 			return false
 		}
-		s.space()
+		s.Space()
 	}
 }
 
-func (s *fscan) offsets() (map[int32]int64, bool) {
-	if s.null() {
+func scanOffsets(s *histories.Scanner) (map[int32]int64, bool) {
+	if s.Null() {
 		return nil, true
 	}
 	m := map[int32]int64{}
-	ok := s.object(func(key []byte) bool {
+	ok := s.Object(func(key []byte) bool {
 		p, ok := parseKey(key)
 		if !ok {
 			return false
@@ -223,7 +222,7 @@ func (s *fscan) offsets() (map[int32]int64, bool) {
 		if _, dup := m[p]; dup {
 			return false
 		}
-		m[p], ok = s.int()
+		m[p], ok = s.Int()
 		return ok
 	})
 	return m, ok
@@ -231,128 +230,7 @@ func (s *fscan) offsets() (map[int32]int64, bool) {
 
 // parseKey reads a canonical partition key ("0", "12").
 func parseKey(k []byte) (int32, bool) {
-	s := fscan{b: k}
-	p, ok := s.int32()
-	return p, ok && s.i == len(k)
-}
-
-// fscan is a conservative JSON reader: it accepts a subset of JSON and says
-// false on anything else, never deciding that input is invalid.
-type fscan struct {
-	b []byte
-	i int
-}
-
-// object walks {"key": value, ...} calling field with s positioned at each
-// value; field must consume the value. Anything after the closing brace at
-// top level is left for the caller to reject.
-func (s *fscan) object(field func(key []byte) bool) bool {
-	s.space()
-	if !s.byte('{') {
-		return false
-	}
-	s.space()
-	if s.byte('}') {
-		return true
-	}
-	for {
-		s.space()
-		key, ok := s.plain()
-		if !ok {
-			return false
-		}
-		s.space()
-		if !s.byte(':') {
-			return false
-		}
-		s.space()
-		if !field(key) {
-			return false
-		}
-		s.space()
-		if s.byte('}') {
-			return true
-		}
-		if !s.byte(',') {
-			return false
-		}
-	}
-}
-
-// end reports whether only space is left.
-func (s *fscan) end() bool {
-	s.space()
-	return s.i == len(s.b)
-}
-
-func (s *fscan) space() {
-	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\t' || s.b[s.i] == '\n' || s.b[s.i] == '\r') {
-		s.i++
-	}
-}
-
-func (s *fscan) byte(c byte) bool {
-	if s.i < len(s.b) && s.b[s.i] == c {
-		s.i++
-		return true
-	}
-	return false
-}
-
-func (s *fscan) null() bool {
-	if len(s.b)-s.i >= 4 && string(s.b[s.i:s.i+4]) == "null" {
-		s.i += 4
-		return true
-	}
-	return false
-}
-
-// plain reads a string of printable ASCII without escapes.
-func (s *fscan) plain() ([]byte, bool) {
-	if !s.byte('"') {
-		return nil, false
-	}
-	start := s.i
-	for s.i < len(s.b) {
-		c := s.b[s.i]
-		if c == '"' {
-			s.i++
-			return s.b[start : s.i-1], true
-		}
-		if c == '\\' || c < 0x20 || c >= 0x7f {
-			return nil, false
-		}
-		s.i++
-	}
-	return nil, false
-}
-
-// int reads a canonical integer of at most 18 digits.
-func (s *fscan) int() (int64, bool) {
-	neg := s.byte('-')
-	start := s.i
-	var v int64
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		v = v*10 + int64(s.b[s.i]-'0')
-		s.i++
-	}
-	n := s.i - start
-	if n == 0 || n > 18 || (n > 1 && s.b[start] == '0') || (neg && v == 0) {
-		return 0, false
-	}
-	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-func (s *fscan) int32() (int32, bool) {
-	v, ok := s.int()
-	if !ok || v < math.MinInt32 || v > math.MaxInt32 {
-		return 0, false
-	}
-	return int32(v), true
+	s := histories.NewScanner(k)
+	p, ok := s.Int32()
+	return p, ok && len(s.Rest()) == 0
 }

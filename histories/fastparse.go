@@ -1,6 +1,9 @@
 package histories
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"math"
+)
 
 // fastEvent decodes the canonical form of an event line, the form Recorder
 // writes (one flat object; keys index, time, process, type, f, value, error
@@ -13,59 +16,59 @@ import "encoding/json"
 // the line with its usual message. When it returns true, e is exactly what
 // json.Unmarshal would have produced (FuzzFastEvent checks this).
 func fastEvent(b []byte, e *Event) bool {
-	s := scanner{b: b}
-	if !s.byte('{') {
+	s := Scanner{b: b}
+	if !s.Byte('{') {
 		return false
 	}
 	var seen uint8
 	for first := true; ; first = false {
-		s.space()
-		if s.byte('}') {
-			if first || s.more() {
+		s.Space()
+		if s.Byte('}') {
+			if first || !s.End() {
 				return false // "{}" is fine for json but pointless here; trailing data is an error
 			}
 			return true
 		}
-		if !first && !s.byte(',') {
+		if !first && !s.Byte(',') {
 			return false
 		}
-		s.space()
-		key, ok := s.plain()
+		s.Space()
+		key, ok := s.Plain()
 		if !ok {
 			return false
 		}
-		s.space()
-		if !s.byte(':') {
+		s.Space()
+		if !s.Byte(':') {
 			return false
 		}
-		s.space()
+		s.Space()
 		var bit uint8
 		switch string(key) {
 		case "index":
 			bit = 1
-			e.Index, ok = s.int()
+			e.Index, ok = s.Int()
 		case "time":
 			bit = 2
-			e.Time, ok = s.int()
+			e.Time, ok = s.Int()
 		case "process":
 			bit = 4
 			var p int64
-			p, ok = s.int()
+			p, ok = s.Int()
 			e.Process = int(p)
 		case "type":
 			bit = 8
 			var v []byte
-			v, ok = s.plain()
+			v, ok = s.Plain()
 			e.Type = Type(intern(v))
 		case "f":
 			bit = 16
 			var v []byte
-			v, ok = s.plain()
+			v, ok = s.Plain()
 			e.F = intern(v)
 		case "error":
 			bit = 32
 			var v []byte
-			v, ok = s.plain()
+			v, ok = s.Plain()
 			e.Error = string(v)
 		case "value":
 			bit = 64
@@ -105,13 +108,81 @@ func intern(b []byte) string {
 	return string(b)
 }
 
-// scanner walks a JSON text, conservatively: it accepts a subset of JSON.
-type scanner struct {
+// Scanner reads the canonical form the Recorder writes (flat objects, plain
+// ASCII strings without escapes, canonical integers) straight from the
+// bytes, without encoding/json's reflection. It is conservative: each
+// method moves past what it reads and returns true, or returns false on
+// anything else, never deciding that input is invalid, so that callers
+// fall back to encoding/json, which then accepts or rejects the input with
+// its usual message. Byte slices it returns alias the input.
+type Scanner struct {
 	b []byte
 	i int
 }
 
-func (s *scanner) space() {
+// NewScanner returns a Scanner at the start of b.
+func NewScanner(b []byte) Scanner { return Scanner{b: b} }
+
+// Rest is the input not yet read.
+func (s *Scanner) Rest() []byte { return s.b[s.i:] }
+
+// End skips white space and reports whether the input is used up.
+func (s *Scanner) End() bool {
+	s.Space()
+	return s.i == len(s.b)
+}
+
+// Null reads the literal null.
+func (s *Scanner) Null() bool { return s.word("null") }
+
+// Object walks {"key": value, ...} (keys plain strings), calling field with
+// s positioned at each value; field must read the value and return true.
+// Leading white space is skipped; anything after the closing brace is left
+// for the caller (see End).
+func (s *Scanner) Object(field func(key []byte) bool) bool {
+	s.Space()
+	if !s.Byte('{') {
+		return false
+	}
+	s.Space()
+	if s.Byte('}') {
+		return true
+	}
+	for {
+		s.Space()
+		key, ok := s.Plain()
+		if !ok {
+			return false
+		}
+		s.Space()
+		if !s.Byte(':') {
+			return false
+		}
+		s.Space()
+		if !field(key) {
+			return false
+		}
+		s.Space()
+		if s.Byte('}') {
+			return true
+		}
+		if !s.Byte(',') {
+			return false
+		}
+	}
+}
+
+// Int32 reads a canonical integer (see Int) that fits an int32.
+func (s *Scanner) Int32() (int32, bool) {
+	v, ok := s.Int()
+	if !ok || v < math.MinInt32 || v > math.MaxInt32 {
+		return 0, false
+	}
+	return int32(v), true
+}
+
+// Space skips JSON white space.
+func (s *Scanner) Space() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -122,12 +193,8 @@ func (s *scanner) space() {
 	}
 }
 
-func (s *scanner) more() bool {
-	s.space()
-	return s.i < len(s.b)
-}
-
-func (s *scanner) byte(c byte) bool {
+// Byte reads the byte c.
+func (s *Scanner) Byte(c byte) bool {
 	if s.i < len(s.b) && s.b[s.i] == c {
 		s.i++
 		return true
@@ -135,10 +202,10 @@ func (s *scanner) byte(c byte) bool {
 	return false
 }
 
-// plain reads a string of printable ASCII without escapes and returns its
+// Plain reads a string of printable ASCII without escapes and returns its
 // contents (a slice of the input).
-func (s *scanner) plain() ([]byte, bool) {
-	if !s.byte('"') {
+func (s *Scanner) Plain() ([]byte, bool) {
+	if !s.Byte('"') {
 		return nil, false
 	}
 	start := s.i
@@ -156,10 +223,10 @@ func (s *scanner) plain() ([]byte, bool) {
 	return nil, false
 }
 
-// int reads an integer in canonical form (no leading zeros, no "-0"), of at
+// Int reads an integer in canonical form (no leading zeros, no "-0"), of at
 // most 18 digits so that it cannot overflow.
-func (s *scanner) int() (int64, bool) {
-	neg := s.byte('-')
+func (s *Scanner) Int() (int64, bool) {
+	neg := s.Byte('-')
 	start := s.i
 	var v int64
 	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
@@ -184,54 +251,54 @@ func (s *scanner) int() (int64, bool) {
 
 // skipValue moves past one JSON value, checking its syntax as
 // encoding/json's scanner does. Deep nesting is left to encoding/json.
-func (s *scanner) skipValue(depth int) bool {
+func (s *Scanner) skipValue(depth int) bool {
 	if depth > 64 || s.i >= len(s.b) {
 		return false
 	}
 	switch c := s.b[s.i]; {
 	case c == '{':
 		s.i++
-		s.space()
-		if s.byte('}') {
+		s.Space()
+		if s.Byte('}') {
 			return true
 		}
 		for {
-			s.space()
+			s.Space()
 			if !s.str() {
 				return false
 			}
-			s.space()
-			if !s.byte(':') {
+			s.Space()
+			if !s.Byte(':') {
 				return false
 			}
-			s.space()
+			s.Space()
 			if !s.skipValue(depth + 1) {
 				return false
 			}
-			s.space()
-			if s.byte('}') {
+			s.Space()
+			if s.Byte('}') {
 				return true
 			}
-			if !s.byte(',') {
+			if !s.Byte(',') {
 				return false
 			}
 		}
 	case c == '[':
 		s.i++
-		s.space()
-		if s.byte(']') {
+		s.Space()
+		if s.Byte(']') {
 			return true
 		}
 		for {
-			s.space()
+			s.Space()
 			if !s.skipValue(depth + 1) {
 				return false
 			}
-			s.space()
-			if s.byte(']') {
+			s.Space()
+			if s.Byte(']') {
 				return true
 			}
-			if !s.byte(',') {
+			if !s.Byte(',') {
 				return false
 			}
 		}
@@ -249,7 +316,7 @@ func (s *scanner) skipValue(depth int) bool {
 	return false
 }
 
-func (s *scanner) word(w string) bool {
+func (s *Scanner) word(w string) bool {
 	if len(s.b)-s.i >= len(w) && string(s.b[s.i:s.i+len(w)]) == w {
 		s.i += len(w)
 		return true
@@ -259,8 +326,8 @@ func (s *scanner) word(w string) bool {
 
 // str moves past a string, escapes included; raw bytes >= 0x80 are kept
 // verbatim by both paths, so they are fine here.
-func (s *scanner) str() bool {
-	if !s.byte('"') {
+func (s *Scanner) str() bool {
+	if !s.Byte('"') {
 		return false
 	}
 	for s.i < len(s.b) {
@@ -301,19 +368,19 @@ func isHex(c byte) bool {
 }
 
 // number moves past a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *scanner) number() bool {
-	s.byte('-')
-	if s.byte('0') {
+func (s *Scanner) number() bool {
+	s.Byte('-')
+	if s.Byte('0') {
 		// no more digits may follow a leading zero
 	} else if !s.digits() {
 		return false
 	}
-	if s.byte('.') && !s.digits() {
+	if s.Byte('.') && !s.digits() {
 		return false
 	}
-	if s.byte('e') || s.byte('E') {
-		if !s.byte('+') {
-			s.byte('-')
+	if s.Byte('e') || s.Byte('E') {
+		if !s.Byte('+') {
+			s.Byte('-')
 		}
 		if !s.digits() {
 			return false
@@ -322,7 +389,7 @@ func (s *scanner) number() bool {
 	return true
 }
 
-func (s *scanner) digits() bool {
+func (s *Scanner) digits() bool {
 	start := s.i
 	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
 		s.i++
