@@ -2,7 +2,6 @@ package nemesis
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kchaos/kchaos/internal/duration"
 )
 
 // Schedule is when faults fire: scripted Steps, or a seeded Random mix.
@@ -181,66 +182,9 @@ var (
 // DefaultUntilTimeout bounds an Until step without a Timeout.
 const DefaultUntilTimeout = 60 * time.Second
 
-// Duration is a time.Duration that YAML and JSON spell as "5s", "1m30s".
-type Duration time.Duration
-
-// Std is d as a time.Duration.
-func (d Duration) Std() time.Duration { return time.Duration(d) }
-
-func (d Duration) String() string { return time.Duration(d).String() }
-
-// MarshalYAML writes d as "5s".
-func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
-
-// UnmarshalYAML reads "5s". A bare number is refused (except 0): YAML
-// users write `wait: 5` meaning seconds as often as nanoseconds.
-func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: want a duration like 5s", n.Line)
-	}
-	v, err := parseDuration(n.Value)
-	if err != nil {
-		return fmt.Errorf("line %d: %v", n.Line, err)
-	}
-	*d = v
-	return nil
-}
-
-// MarshalJSON writes d as "5s".
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
-
-// UnmarshalJSON reads "5s" (or the number 0).
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		if string(bytes.TrimSpace(b)) == "0" {
-			*d = 0
-			return nil
-		}
-		return fmt.Errorf("duration %s: want a string like \"5s\"", b)
-	}
-	v, err := parseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
-
-func parseDuration(s string) (Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "0" {
-		return 0, nil
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("duration %q: want a number with a unit, like 5s or 1m30s", s)
-	}
-	if v < 0 {
-		return 0, fmt.Errorf("duration %q: must not be negative", s)
-	}
-	return Duration(v), nil
-}
+// Duration is a time.Duration that YAML and JSON spell as "5s", "1m30s"
+// (the same type as workloads.Duration).
+type Duration = duration.Duration
 
 // ParseSchedule decodes the YAML of a `nemesis:` section (its content, not
 // the key) strictly, so that a misspelt field is an error rather than a

@@ -5,72 +5,13 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
+
+	"github.com/kchaos/kchaos/internal/duration"
 )
 
-// Duration is a time.Duration that YAML and JSON spell as "5s" or "1m30s".
-//
-// Its YAML methods use the yaml.v2-style Unmarshaler signature, which both
-// gopkg.in/yaml.v3 and go.yaml.in/yaml/v3 still honour: the scenario loader
-// may use either fork, and a yaml.Node-based method would be silently
-// ignored by the other one.
-type Duration time.Duration
-
-// Std is d as a time.Duration.
-func (d Duration) Std() time.Duration { return time.Duration(d) }
-
-func (d Duration) String() string { return time.Duration(d).String() }
-
-// MarshalYAML writes d as "5s".
-func (d Duration) MarshalYAML() (any, error) { return d.String(), nil }
-
-// UnmarshalYAML reads "5s". A bare number other than 0 is refused: users
-// write `duration: 30` meaning seconds as often as nanoseconds.
-func (d *Duration) UnmarshalYAML(unmarshal func(any) error) error {
-	var s string
-	if err := unmarshal(&s); err != nil {
-		return fmt.Errorf("want a duration like 5s")
-	}
-	v, err := parseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
-
-// MarshalJSON writes d as "5s".
-func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
-
-// UnmarshalJSON reads "5s" (or the number 0).
-func (d *Duration) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		if strings.TrimSpace(string(b)) == "0" {
-			*d = 0
-			return nil
-		}
-		return fmt.Errorf("want a duration string like \"5s\", got %s", b)
-	}
-	v, err := parseDuration(s)
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
-
-func parseDuration(s string) (Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "0" || s == "" {
-		return 0, nil
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q: want a duration like 5s or 1m30s", s)
-	}
-	return Duration(v), nil
-}
+// Duration is a time.Duration that YAML and JSON spell as "5s" or "1m30s"
+// (the same type as nemesis.Duration).
+type Duration = duration.Duration
 
 // Acks is the producer's required acknowledgements: "0", "1" or "all".
 // It reads YAML/JSON numbers (0, 1, -1) as well as strings, since users
