@@ -27,8 +27,8 @@ var varyAliases = map[string][]string{
 	// offline.
 	"unclean": {"topic.configs.unclean.leader.election.enable",
 		"nemesis.steps[*].config.unclean.leader.election.enable"},
-	"elr":     {"cluster.elr"},
-	"acks":    {"workload.acks"},
+	"elr":  {"cluster.elr"},
+	"acks": {"workload.acks"},
 	// With ELR on, min.insync.replicas is a cluster-level setting the
 	// controller enforces: set it on the topic, the brokers and the
 	// controllers alike, so each row means one thing.

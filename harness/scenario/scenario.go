@@ -36,10 +36,10 @@ type Scenario struct {
 
 // ClusterSpec is the Kafka cluster.
 type ClusterSpec struct {
-	Kafka       string          `yaml:"kafka,omitempty"`
-	Brokers     int             `yaml:"brokers,omitempty"`
-	Controllers int             `yaml:"controllers,omitempty"`
-	Racks       cluster.Racks   `yaml:"racks,omitempty"`
+	Kafka       string        `yaml:"kafka,omitempty"`
+	Brokers     int           `yaml:"brokers,omitempty"`
+	Controllers int           `yaml:"controllers,omitempty"`
+	Racks       cluster.Racks `yaml:"racks,omitempty"`
 	// ELR: "on", "off", or "default" (the Kafka version's default).
 	ELR              string                      `yaml:"elr,omitempty"`
 	BrokerConfig     map[string]string           `yaml:"broker_config,omitempty"`
