@@ -45,7 +45,7 @@ func runScenario(t *testing.T, name string, sets ...string) scenarioRun {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	out, err := harness.Run(ctx, s, harness.Options{Store: store, NoScreenshot: true})
+	out, err := harness.Run(ctx, s, harness.Options{Store: store})
 	if err != nil {
 		t.Fatalf("run %s: %v", name, err)
 	}
@@ -69,6 +69,16 @@ func runScenario(t *testing.T, name string, sets ...string) scenarioRun {
 	t.Logf("%s: verdict %s, counts %v", name, res.Valid, res.Counts)
 	for _, e := range res.Explanations {
 		t.Logf("%s: %s", name, e.Text)
+	}
+	for _, f := range []string{"report.md", "report.html", "junit.xml", "scenario.yaml", "run.json", "logs/broker-0.log"} {
+		if _, err := os.Stat(filepath.Join(out.Dir, f)); err != nil {
+			t.Errorf("%s: run folder lacks %s", name, f)
+		}
+	}
+	if _, err := os.Stat("/usr/bin/chromium"); err == nil {
+		if _, err := os.Stat(filepath.Join(out.Dir, "report.png")); err != nil {
+			t.Errorf("%s: no report.png screenshot in the run folder", name)
+		}
 	}
 	if !out.FinalRead.Complete() {
 		t.Errorf("%s: final read did not complete: %+v", name, out.FinalRead)

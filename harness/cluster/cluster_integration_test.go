@@ -218,3 +218,53 @@ func TestClusterKillRestartKeepsData(t *testing.T) {
 		t.Errorf("broker 2 log shows no log recovery after kill -9 and restart")
 	}
 }
+
+// TestClusterThreeControllers: a 3-controller quorum comes up, elects an
+// active controller that the admin API names, and survives losing it.
+func TestClusterThreeControllers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs Docker and the Kafka image")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	c, err := cluster.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"), Controllers: 3})
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = c.Teardown(ctx)
+	})
+	if n := len(c.Controllers()); n != 3 {
+		t.Fatalf("%d controllers, want 3", n)
+	}
+	adm, err := c.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	active, err := adm.ActiveController(ctx)
+	if err != nil || active < cluster.ControllerIDBase {
+		t.Fatalf("active controller %d: %v", active, err)
+	}
+	if err := c.Kill(ctx, active); err != nil {
+		t.Fatal(err)
+	}
+	// The two survivors elect a new active controller; topics can still be made.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		next, err := adm.ActiveController(ctx)
+		if err == nil && next != active && next >= cluster.ControllerIDBase {
+			t.Logf("active controller %d killed; %d took over", active, next)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no new active controller after killing %d (last %d, %v)", active, next, err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: "q", Assignment: [][]int32{{0, 1, 2}}}); err != nil {
+		t.Fatalf("create topic with 2 of 3 controllers: %v", err)
+	}
+}
