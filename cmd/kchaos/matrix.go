@@ -77,7 +77,7 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			worst := exitValid
-			dir, rows, err := harness.RunMatrix(ctx, args[0], vs, harness.MatrixOptions{
+			dir, _, err := harness.RunMatrix(ctx, args[0], vs, harness.MatrixOptions{
 				Options: harness.Options{Store: f.store, Log: cliLogger(), NoScreenshot: f.noScreenshot},
 				Runs:    runs,
 				Load:    load,
@@ -101,7 +101,6 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 			if err != nil {
 				return internal(err)
 			}
-			_ = rows
 			if worst != exitValid {
 				return withCode(worst)
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -167,4 +166,3 @@ func newScenariosCmd() *cobra.Command {
 	}
 }
 
-var _ = errors.New
