@@ -165,4 +165,3 @@ func newScenariosCmd() *cobra.Command {
 		},
 	}
 }
-
