@@ -216,12 +216,13 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 	}
 	log.Info("workload done", "acked", res.stats.Acked, "failed", res.stats.Failed, "indeterminate", res.stats.Indeterminate)
 
-	// The final read gets its own context: a Ctrl-C during the run still
-	// leaves a history with a final read attempt (bounded by its timeout).
-	fctx, cancel := context.WithTimeout(context.Background(), s.Final.ReadTimeout.Std()+10*time.Second)
-	defer cancel()
-	if ctx.Err() == nil {
-		fctx = ctx
+	// After a Ctrl-C the final read still runs, on a fresh context bounded
+	// by its timeout, so the history stays checkable.
+	fctx := ctx
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		fctx, cancel = context.WithTimeout(context.Background(), s.Final.ReadTimeout.Std()+10*time.Second)
+		defer cancel()
 	}
 	fr, err := wl.FinalRead(fctx, adm)
 	out.FinalRead = fr
