@@ -164,6 +164,9 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 	// set far out and the run stops it.
 	wcfg := s.Workload
 	wcfg.Duration = workloads.Duration(24 * time.Hour)
+	// final.read_timeout is the scenario's bound on the final read (it
+	// defaults to workload.final_read_timeout).
+	wcfg.FinalReadTimeout = s.Final.ReadTimeout
 	wl, err := workloads.New(wcfg, c.Bootstrap(), rec)
 	if err != nil {
 		return err
