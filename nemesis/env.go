@@ -23,6 +23,7 @@ import (
 	"github.com/kchaos/kchaos/harness/admin"
 	"github.com/kchaos/kchaos/harness/cluster"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
 )
 
 // Cluster is what faults do to the run's containers; *cluster.Cluster
@@ -219,16 +220,4 @@ func sortedIDs(ids []int32) []int32 {
 }
 
 // sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
+func sleep(ctx context.Context, d time.Duration) error { return ctxsleep.Sleep(ctx, d) }

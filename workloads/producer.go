@@ -3,6 +3,7 @@ package workloads
 import (
 	"context"
 	"errors"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
 	"strconv"
 	"sync"
 	"time"
@@ -84,10 +85,7 @@ func (w *Workload) slot(stop, ops context.Context, p Producer) error {
 			// fail in microseconds, and without a pause a run would record
 			// tens of thousands of identical failures (and retire as many
 			// processes) without learning anything more.
-			select {
-			case <-stop.Done():
-			case <-time.After(FailureBackoff):
-			}
+			_ = ctxsleep.Sleep(stop, FailureBackoff)
 		}
 		if retire {
 			// Jepsen's model: a process whose op ended info never invokes

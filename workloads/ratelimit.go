@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"context"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
 	"sync"
 	"time"
 )
@@ -37,16 +38,5 @@ func (p *pacer) wait(ctx context.Context) error {
 	at := p.next
 	p.next = p.next.Add(p.interval)
 	p.mu.Unlock()
-	d := time.Until(at)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return ctxsleep.Sleep(ctx, time.Until(at))
 }
