@@ -3,12 +3,12 @@ package workloads
 import (
 	"context"
 	"errors"
-	"github.com/kchaos/kchaos/internal/ctxsleep"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
 )
 
 // sendDone is a send's completion value. Detail carries the client's error

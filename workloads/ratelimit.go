@@ -2,9 +2,10 @@ package workloads
 
 import (
 	"context"
-	"github.com/kchaos/kchaos/internal/ctxsleep"
 	"sync"
 	"time"
+
+	"github.com/kchaos/kchaos/internal/ctxsleep"
 )
 
 // pacer spaces sends evenly at a global rate shared by every producer slot.
