@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kchaos/kchaos/harness/report"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/report"
 )
 
 // Variation is one --vary: a setting and the values to try.

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/checker"
-	"github.com/kchaos/kchaos/harness/admin"
-	"github.com/kchaos/kchaos/harness/cluster"
-	"github.com/kchaos/kchaos/harness/report"
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/report"
 	"github.com/kchaos/kchaos/workloads"
 )
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # kchaos Kafka entrypoint: format the log dir once (KRaft), then run kafka.Kafka.
-# Environment (set by harness/cluster):
+# Environment (set by cluster):
 #   KCHAOS_CLUSTER_ID   cluster id for StorageTool format
 #   KCHAOS_FORMAT_ARGS  extra format args (e.g. --standalone, --feature ...)
 #   KAFKA_HEAP_OPTS     JVM heap flags

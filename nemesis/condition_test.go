@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
 // timeline is a StateSource whose state changes at given times after its

@@ -20,8 +20,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kchaos/kchaos/harness/admin"
-	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/ctxsleep"
 )

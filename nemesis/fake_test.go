@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kchaos/kchaos/harness/admin"
-	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
 // fakeCluster is an in-memory cluster: containers that run, pause and

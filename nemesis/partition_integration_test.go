@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/nemesis"
 )
 

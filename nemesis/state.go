@@ -9,7 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
 // BrokerReader is implemented by *admin.Client: state reads answered by

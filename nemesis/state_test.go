@@ -14,7 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
 // fakeReader is a fake admin client that can address brokers: each broker

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kchaos/kchaos/harness/admin"
-	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
 // One 1-controller, 3-broker cluster serves every integration test and

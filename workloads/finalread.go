@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 )
 

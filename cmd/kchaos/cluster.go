@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/cluster"
 )
 
 func init() { subcommands = append(subcommands, newClusterCmd, newCleanCmd) }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
 )

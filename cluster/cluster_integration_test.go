@@ -12,8 +12,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/kchaos/kchaos/harness/admin"
-	"github.com/kchaos/kchaos/harness/cluster"
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
 // startCluster starts 1 controller + 3 brokers on racks a: [0,1], b: [2]

@@ -15,7 +15,7 @@ import (
 	"github.com/testcontainers/testcontainers-go"
 	tcexec "github.com/testcontainers/testcontainers-go/exec"
 
-	"github.com/kchaos/kchaos/harness/admin"
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
 func (c *Cluster) container(id int32) (*testcontainers.DockerContainer, error) {
