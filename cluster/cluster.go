@@ -3,7 +3,6 @@ package cluster
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -90,7 +89,7 @@ func Start(ctx context.Context, cfg Config) (c *Cluster, err error) {
 	if err := c.startContainers(ctx); err != nil {
 		return c, err
 	}
-	if err := c.WaitReady(ctx, 150*time.Second); err != nil {
+	if err := c.waitStarted(ctx, 150*time.Second); err != nil {
 		return c, err
 	}
 	return c, nil
@@ -158,13 +157,6 @@ func (c *Cluster) layout(subnet netip.Prefix) {
 	}
 }
 
-func (c *Cluster) clusterID() string {
-	// A KRaft cluster id is 16 bytes in URL-safe base64 without padding.
-	h := fnv.New128a()
-	h.Write([]byte(c.cfg.RunID))
-	return base64.RawURLEncoding.EncodeToString(h.Sum(nil))
-}
-
 func (c *Cluster) startContainers(ctx context.Context) error {
 	var ctrls []Node
 	for _, id := range c.controllers {
@@ -219,7 +211,7 @@ func (c *Cluster) createNode(ctx context.Context, n Node, voters string) (*testc
 		Labels: map[string]string{Label: c.cfg.RunID, "org.kchaos.node": fmt.Sprint(n.ID),
 			"org.kchaos.role": string(n.Role)},
 		Env: map[string]string{
-			"KCHAOS_CLUSTER_ID":  c.clusterID(),
+			"KCHAOS_CLUSTER_ID":  ClusterID(c.cfg.RunID),
 			"KCHAOS_FORMAT_ARGS": formatArgs,
 			"KAFKA_HEAP_OPTS":    fmt.Sprintf("-Xms%dm -Xmx%dm", heap/2, heap),
 		},

@@ -5,7 +5,8 @@
 #      cached as kchaos/base:bookworm-jre17; BASE_IMAGE=... uses another image;
 #   2. the Kafka jars and a log4j2 backend resolved by Maven (image/pom.xml);
 #   3. the Kafka image: base + jars + entrypoint.
-# FORCE=1 rebuilds the Kafka image even when it exists.
+# FORCE=1 rebuilds the Kafka image even when it exists; an image whose
+# org.kchaos.image.rev label differs from the hash of image/ is rebuilt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 version=${1:?usage: build.sh KAFKA_VERSION}
@@ -14,9 +15,14 @@ base=${BASE_IMAGE:-kchaos/base:bookworm-jre17}
 mirror=${DEBIAN_MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 
-if [ "${FORCE:-0}" != 1 ] && docker image inspect "$tag" >/dev/null 2>&1; then
+# The image's revision is a hash of what goes into it besides the jars: an
+# image built from an older entrypoint is rebuilt, never silently reused.
+rev=$(cat "$here/entrypoint.sh" "$here/log4j2.yaml" "$here/Dockerfile" "$here/pom.xml" | sha256sum | cut -c1-16)
+have=$(docker image inspect "$tag" --format '{{ index .Config.Labels "org.kchaos.image.rev" }}' 2>/dev/null || true)
+if [ "${FORCE:-0}" != 1 ] && [ "$have" = "$rev" ]; then
   echo "image: $tag already built"; exit 0
 fi
+[ -z "$have" ] || echo "image: $tag is from another revision of image/ ($have), rebuilding" >&2
 start=$(date +%s)
 if [ "$base" = kchaos/base:bookworm-jre17 ] && ! docker image inspect "$base" >/dev/null 2>&1; then
   command -v debootstrap >/dev/null 2>&1 || {
@@ -47,5 +53,5 @@ mvn -q -B -f "$here/pom.xml" -Dkafka.version="$version" \
   -DincludeScope=runtime -DexcludeArtifactIds=slf4j-reload4j,reload4j,slf4j-log4j12,log4j >/dev/null || {
     echo "image: Maven could not resolve Kafka $version (is it on Maven Central?)" >&2; exit 1; }
 cp "$here/entrypoint.sh" "$here/log4j2.yaml" "$here/Dockerfile" "$ctx/"
-docker build -q --build-arg BASE="$base" --label org.kchaos.image=kafka -t "$tag" "$ctx" >/dev/null
+docker build -q --build-arg BASE="$base" --label org.kchaos.image=kafka --label org.kchaos.image.rev="$rev" -t "$tag" "$ctx" >/dev/null
 echo "image: built $tag in $(( $(date +%s) - start )) s"

@@ -15,7 +15,7 @@ META="$LOGDIR/meta.properties"
 if [ ! -f "$META" ]; then
   echo "kchaos-entrypoint: formatting $LOGDIR (cluster $KCHAOS_CLUSTER_ID) $KCHAOS_FORMAT_ARGS"
   # shellcheck disable=SC2086
-  java $JAVA_OPTS -cp "$CP" kafka.tools.StorageTool format -c "$PROPS" -t "$KCHAOS_CLUSTER_ID" $KCHAOS_FORMAT_ARGS
+  java $JAVA_OPTS -cp "$CP" kafka.tools.StorageTool format --config="$PROPS" --cluster-id="$KCHAOS_CLUSTER_ID" $KCHAOS_FORMAT_ARGS
 fi
 # shellcheck disable=SC2086
 exec java $JAVA_OPTS -cp "$CP" kafka.Kafka "$PROPS"

@@ -1,0 +1,132 @@
+package cluster
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+)
+
+// logTailLines is how much of a failed node's log a start error quotes.
+const logTailLines = 12
+
+// NodeStartError says that one node did not come up: its container exited
+// or its Kafka listener never opened. It quotes the end of the node's log,
+// where Kafka writes why (for example kafka-storage's argument error or a
+// ConfigException naming the key).
+type NodeStartError struct {
+	Node    Node
+	Cause   string // "exited with code 1", "listener 10.231.4.21:9092 never opened"
+	LogTail string
+	Elapsed time.Duration
+}
+
+func (e *NodeStartError) Error() string {
+	msg := fmt.Sprintf("cluster: %s %s (%s) %s after %s", e.Node.Role, e.Node.Name, e.Node.Addr(), e.Cause, e.Elapsed.Round(100*time.Millisecond))
+	if e.LogTail != "" {
+		msg += "; last lines of its log:\n" + indent(e.LogTail)
+	}
+	return msg
+}
+
+// waitStarted waits until every broker is registered and unfenced, like
+// WaitReady, but fails at once, naming the node and quoting its log, when a
+// node's container exits; at the limit it names every node whose listener
+// is still closed instead of only the brokers that are missing.
+func (c *Cluster) waitStarted(ctx context.Context, limit time.Duration) error {
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	ready := make(chan error, 1)
+	go func() { ready <- c.WaitBrokers(wctx, c.brokers, limit) }()
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-ready:
+			if err == nil {
+				return nil
+			}
+			if ctx.Err() != nil {
+				return err
+			}
+			if nerr := c.closedListener(ctx, time.Since(start)); nerr != nil {
+				return nerr
+			}
+			return err
+		case <-tick.C:
+			if nerr := c.exitedNode(ctx, time.Since(start)); nerr != nil {
+				cancel()
+				<-ready
+				return nerr
+			}
+		}
+	}
+}
+
+// exitedNode returns the first node (in id order) whose container is no
+// longer running.
+func (c *Cluster) exitedNode(ctx context.Context, elapsed time.Duration) error {
+	for _, n := range c.allNodes() {
+		st, err := c.State(ctx, n.ID)
+		if err != nil || st.Running {
+			continue
+		}
+		return &NodeStartError{Node: n, Cause: fmt.Sprintf("exited with code %d during start", st.ExitCode),
+			LogTail: c.logTail(ctx, n.ID), Elapsed: elapsed}
+	}
+	return nil
+}
+
+// closedListener returns the first node whose Kafka listener does not
+// accept a connection.
+func (c *Cluster) closedListener(ctx context.Context, elapsed time.Duration) error {
+	for _, n := range c.allNodes() {
+		conn, err := net.DialTimeout("tcp", n.Addr(), 2*time.Second)
+		if err == nil {
+			conn.Close()
+			continue
+		}
+		return &NodeStartError{Node: n, Cause: fmt.Sprintf("listener %s never opened", n.Addr()),
+			LogTail: c.logTail(ctx, n.ID), Elapsed: elapsed}
+	}
+	return nil
+}
+
+// allNodes is the controllers, then the brokers, each in id order.
+func (c *Cluster) allNodes() []Node {
+	return append(c.Controllers(), c.Brokers()...)
+}
+
+func (c *Cluster) logTail(ctx context.Context, id int32) string {
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	b, err := c.Logs(lctx, id)
+	if err != nil {
+		return "(log unavailable: " + err.Error() + ")"
+	}
+	return tail(string(bytes.TrimRight(b, "\n")), logTailLines)
+}
+
+// tail returns the last n lines of s, leaving out Java stack frames so that
+// the exception's message (which names the key or argument) is what shows.
+func tail(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "at ") || (strings.HasPrefix(t, "... ") && strings.HasSuffix(t, " more")) {
+			continue
+		}
+		lines = append(lines, l)
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(s, "\n", "\n    ")
+}
