@@ -33,7 +33,6 @@ var Anomalies = []string{
 	checker.NonmonotonicPoll, checker.Unseen, checker.Nonlinearizable,
 }
 
-
 // Known says why name is not a metric a check may use, or nil.
 func Known(name string) error {
 	switch {
