@@ -122,7 +122,7 @@ func TestSpecYAML(t *testing.T) {
 		msgs = append(msgs, e.Error())
 	}
 	joined := strings.Join(msgs, "\n")
-	for _, want := range []string{"line 4: outcome[2].check: ", "unknown metric \"bogus\"", "line 5: outcome[3].when.colour: not a setting"} {
+	for _, want := range []string{"outcome[2].check: ", "unknown metric \"bogus\"", "outcome[3].when.colour: not a setting"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("errors %q lack %q", joined, want)
 		}

@@ -19,13 +19,10 @@ type Spec []Item
 type Item struct {
 	Check string            `yaml:"check"`
 	When  map[string]string `yaml:"when,omitempty"`
-	// Line is where the item starts in the scenario file (0 when unknown).
-	Line int `yaml:"-"`
 }
 
 // UnmarshalYAML takes a bare string as a check without a condition.
 func (it *Item) UnmarshalYAML(n *yaml.Node) error {
-	it.Line = n.Line
 	if n.Kind == yaml.ScalarNode {
 		return n.Decode(&it.Check)
 	}
@@ -35,7 +32,6 @@ func (it *Item) UnmarshalYAML(n *yaml.Node) error {
 		return err
 	}
 	*it = Item(p)
-	it.Line = n.Line
 	return nil
 }
 
@@ -48,19 +44,13 @@ func (it Item) MarshalYAML() (any, error) {
 	return plain(it), nil
 }
 
-// FieldError is one problem of a Spec, with its field path and line.
+// FieldError is one problem of a Spec, with its field path.
 type FieldError struct {
 	Path string // outcome[1].check
-	Line int
 	Err  error
 }
 
-func (e FieldError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("line %d: %s: %v", e.Line, e.Path, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.Path, e.Err)
-}
+func (e FieldError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
 
 // Checks parses every item. knownSetting says why a `when` key is not a
 // setting the harness can resolve (nil: it is). All problems are returned,
@@ -76,13 +66,13 @@ func (s Spec) Checks(field string, knownSetting func(string) error) ([]Check, []
 				break
 			}
 			if err := knownSetting(k); err != nil {
-				errs = append(errs, FieldError{Path: path + ".when." + k, Line: it.Line, Err: err})
+				errs = append(errs, FieldError{Path: path + ".when." + k, Err: err})
 				bad = true
 			}
 		}
 		c, err := Parse(it.Check, it.When)
 		if err != nil {
-			errs = append(errs, FieldError{Path: path + ".check", Line: it.Line, Err: err})
+			errs = append(errs, FieldError{Path: path + ".check", Err: err})
 			continue
 		}
 		if !bad {
