@@ -52,7 +52,8 @@ const uncleanKey = "unclean.leader.election.enable"
 
 // Settings resolves the short settings of a scenario with its defaults
 // filled, as the run will have them:
-//   - unclean: "true" when the topic starts with unclean election on or a
+//   - unclean: "true" when the topic starts with unclean election on (its
+//     own config, else the brokers' default) or a
 //     live set-config step turns it on (the story allows an unclean
 //     election at some point), else "false" (Kafka's default);
 //   - elr: "true" or "false", cluster.elr "default" resolved by the Kafka
@@ -60,7 +61,12 @@ const uncleanKey = "unclean.leader.election.enable"
 //   - min.insync: the topic's value, else the brokers', else Kafka's 1;
 //   - acks, idempotent, kafka: as the workload and cluster have them.
 func (s *Scenario) Settings() map[string]string {
-	unclean := strings.EqualFold(s.Topic.Configs[uncleanKey], "true")
+	// A topic config overrides the brokers' default for it, as in Kafka.
+	uncleanCfg, ok := s.Topic.Configs[uncleanKey]
+	if !ok {
+		uncleanCfg = s.Cluster.BrokerConfig[uncleanKey]
+	}
+	unclean := strings.EqualFold(uncleanCfg, "true")
 	for _, st := range s.Nemesis.Steps {
 		if st.Fault == nemesis.FSetConfig {
 			if v := st.Config[uncleanKey]; v != nil && strings.EqualFold(*v, "true") {
