@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/report"
@@ -77,7 +78,7 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 				switch {
 				case r.Lost > 0 || r.Reused > 0:
 					code = exitInvalid
-				case (r.Error != "" || r.Verdict != "true") && code == exitValid:
+				case (r.Error != "" || r.Verdict != checker.Valid.String()) && code == exitValid:
 					code = exitUnknown
 				}
 			}
