@@ -2,6 +2,7 @@ package expect
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -100,9 +101,14 @@ func (r Result) String() string {
 	case !r.Measured:
 		return r.Text + ": not measured"
 	case r.Held:
-		return r.Text + ": got " + strconv.FormatFloat(r.Got, 'f', -1, 64)
+		return r.Text + ": got " + number(r.Got)
 	}
-	return r.Text + ": got " + strconv.FormatFloat(r.Got, 'f', -1, 64) + " (differs)"
+	return r.Text + ": got " + number(r.Got) + " (differs)"
+}
+
+// number writes a measured value to 0.1 (seconds) or as an integer.
+func number(v float64) string {
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
 }
 
 // Judge runs the checks that apply to settings against m. The status is
