@@ -28,11 +28,7 @@ const (
 
 // Anomalies are the checker's anomaly names a check may count; a run that
 // found none of a kind measured 0 of it.
-var Anomalies = []string{
-	checker.LostWrite, checker.OffsetReuse, checker.Duplicate, checker.AbortedRead,
-	checker.Unexpected, checker.NonmonotonicSend, checker.PollSkip,
-	checker.NonmonotonicPoll, checker.Unseen, checker.Nonlinearizable,
-}
+var Anomalies = checker.Anomalies
 
 // Known says why name is not a metric a check may use, or nil.
 func Known(name string) error {
