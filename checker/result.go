@@ -105,9 +105,9 @@ const (
 	Nonlinearizable  = "nonlinearizable"
 )
 
-// Anomalies is every anomaly name, in HISTORY.md's order: the vocabulary
-// that expectations and suites count by.
-var Anomalies = []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected,
+// AnomalyNames is every anomaly name, in HISTORY.md's order: the
+// vocabulary that expectations and suites count by.
+var AnomalyNames = []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected,
 	NonmonotonicSend, PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable}
 
 // Anomalies lists each anomaly found, by name; a name is absent from

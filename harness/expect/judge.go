@@ -28,7 +28,7 @@ const (
 
 // Anomalies are the checker's anomaly names a check may count; a run that
 // found none of a kind measured 0 of it.
-var Anomalies = checker.Anomalies
+var Anomalies = checker.AnomalyNames
 
 // Known says why name is not a metric a check may use, or nil.
 func Known(name string) error {
