@@ -64,9 +64,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if s.Seed == 0 {
-		s.Seed = time.Now().UnixNano() & (1<<53 - 1)
-	}
+	s.SetSeed(time.Now().UnixNano() & (1<<53 - 1))
 	dir, err := newRunDir(opts.Store, s.Name)
 	if err != nil {
 		return nil, err
@@ -107,9 +105,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 		return out, err
 	}
 	defer adm.Close()
-	t := s.Topic
-	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: t.Name,
-		Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: t.Configs}); err != nil {
+	if err := adm.CreateTopic(ctx, s.TopicSpec()); err != nil {
 		return out, err
 	}
 	if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), runInfo(s, c)); err != nil {
@@ -162,11 +158,8 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 	// The workload runs for at least workload.duration, and on until the
 	// schedule (with its final heal) is done plus Tail: its own clock is
 	// set far out and the run stops it.
-	wcfg := s.Workload
+	wcfg := s.WorkloadConfig()
 	wcfg.Duration = workloads.Duration(24 * time.Hour)
-	// final.read_timeout is the scenario's bound on the final read (it
-	// defaults to workload.final_read_timeout).
-	wcfg.FinalReadTimeout = s.Final.ReadTimeout
 	wl, err := workloads.New(wcfg, c.Bootstrap(), rec)
 	if err != nil {
 		return err
