@@ -126,8 +126,10 @@ func s2Run(t testing.TB, dir string, unclean bool) {
 
 	info := histories.RunInfo{Scenario: "s2", Seed: 7, KafkaVersion: "4.1.2", Topic: "orders", Partitions: 1, Replication: 3,
 		TopicConfigs: map[string]string{"unclean.leader.election.enable": fmt.Sprint(unclean)},
-		Producer:     histories.ProducerInfo{Driver: "franz-go", Acks: "all", Retries: 3},
-		Brokers:      []histories.BrokerInfo{{ID: 0, Rack: "a"}, {ID: 1, Rack: "a"}, {ID: 2, Rack: "b"}}}
+		BrokerConfigs: map[int32]map[string]string{0: {"min.insync.replicas": "1"}, 1: {"min.insync.replicas": "1"},
+			2: {"min.insync.replicas": "1"}},
+		Producer: histories.ProducerInfo{Driver: "franz-go", Acks: "all", Retries: 3},
+		Brokers:  []histories.BrokerInfo{{ID: 0, Rack: "a"}, {ID: 1, Rack: "a"}, {ID: 2, Rack: "b"}}}
 	if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), info); err != nil {
 		t.Fatal(err)
 	}
