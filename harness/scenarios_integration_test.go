@@ -16,7 +16,7 @@ import (
 )
 
 // The seed scenarios on real clusters. Each test asserts the outcome column
-// of SCENARIOS.md from the run's checked history (results.json and
+// of docs/SCENARIOS.md from the run's checked history (results.json and
 // history.jsonl), never from the scenario's own bookkeeping. `make test`
 // runs the default set; KCHAOS_ALL_SCENARIOS=1 (make test-scenarios) runs
 // all twelve and the variants.

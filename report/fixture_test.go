@@ -67,7 +67,7 @@ func (h *hist) nemesis(sec, dur float64, f string, nodes []int32, details map[st
 	h.ev(sec+dur, histories.NemesisProcess, histories.OK, f, v, "")
 }
 
-// s2Run builds the run folder of seed 001's story with unclean election
+// s2Run builds the run folder of seed 001's story (docs/SCENARIOS.md, s2) with unclean election
 // on (scenario S2): followers cut off, three records acked by broker 0
 // alone (offsets 10-12), broker 0 killed, unclean election of broker 1,
 // new sends reuse offsets 10-12. With unclean false the partition stays
