@@ -12,14 +12,15 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
 )
 
 // effect is everything a run takes from a scenario: what harness.Run
 // hands to the cluster, the topic creation, the workload, the nemesis
-// runner, and what it writes into run.json and the report. A field that
-// changes none of it is a dead knob.
+// runner, what it writes into run.json and the report, and the checks a
+// suite judges the run by. A field that changes none of it is a dead knob.
 type effect struct {
 	Name, Description, Expect string
 	Seed                      int64
@@ -28,6 +29,7 @@ type effect struct {
 	Workload                  workloads.Config
 	Nemesis                   nemesis.Schedule
 	HealTimeout               time.Duration
+	Checks                    []expect.Check
 }
 
 func effectOf(s *Scenario) effect {
@@ -35,7 +37,7 @@ func effectOf(s *Scenario) effect {
 	cc.Defaults()
 	return effect{Name: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
 		Cluster: cc, Topic: s.TopicSpec(), Workload: s.WorkloadConfig(), Nemesis: s.Nemesis,
-		HealTimeout: s.Final.RecoverTimeout.Std()}
+		HealTimeout: s.Final.RecoverTimeout.Std(), Checks: s.Checks()}
 }
 
 func loadText(t *testing.T, text string, sets ...string) (*Scenario, error) {
@@ -86,6 +88,7 @@ var fieldCases = []struct {
 	{"name", nil, []string{"name=y"}, func(_, a effect) bool { return a.Name == "y" }},
 	{"description", nil, []string{"description=d"}, func(_, a effect) bool { return a.Description == "d" }},
 	{"expect", nil, []string{"expect=e"}, func(_, a effect) bool { return a.Expect == "e" }},
+	{"outcome", nil, []string{`outcome=[{check: "lost-write == 0"}]`}, func(_, a effect) bool { return len(a.Checks) == 1 }},
 	{"seed", nil, []string{"seed=7"}, func(_, a effect) bool { return a.Seed == 7 }},
 	{"cluster.kafka", nil, []string{"cluster.kafka=4.0.2"},
 		func(_, a effect) bool {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
 )
@@ -34,6 +35,16 @@ type Scenario struct {
 	// the reader and the report (run.json carries it). It never changes the
 	// verdict.
 	Expect string `yaml:"expect,omitempty"`
+	// Outcome is the machine-checkable part of the expected outcome, which
+	// a suite judges each cell by (harness/expect). It never changes the
+	// run's own verdict either.
+	Outcome expect.Spec `yaml:"outcome,omitempty"`
+}
+
+// Checks parses Outcome (Validate has reported its problems).
+func (s *Scenario) Checks() []expect.Check {
+	checks, _ := s.Outcome.Checks("outcome", KnownSetting)
+	return checks
 }
 
 // ClusterSpec is the Kafka cluster.
@@ -257,6 +268,8 @@ func (s *Scenario) Validate() error {
 			add("topic.configs", "empty key")
 		}
 	}
+	_, outcomeErrs := s.Outcome.Checks("outcome", KnownSetting)
+	errs = append(errs, outcomeErrs...)
 	return errors.Join(errs...)
 }
 
