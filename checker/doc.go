@@ -1,6 +1,6 @@
 // Package checker turns a history (histories, format v1) into a verdict
 // that a durability review can rest on. It is pure: no Docker, no network.
-// It follows ../shared/HISTORY.md: the anomaly names, what each counts and
+// It follows docs/HISTORY.md: the anomaly names, what each counts and
 // the verdict rules are the contract's.
 //
 // # Entry points

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/kchaos/kchaos/checker"
@@ -64,9 +65,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	if s.Seed == 0 {
-		s.Seed = time.Now().UnixNano() & (1<<53 - 1)
-	}
+	s.SetSeed(time.Now().UnixNano() & (1<<53 - 1))
 	dir, err := newRunDir(opts.Store, s.Name)
 	if err != nil {
 		return nil, err
@@ -107,12 +106,14 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 		return out, err
 	}
 	defer adm.Close()
-	t := s.Topic
-	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: t.Name,
-		Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: t.Configs}); err != nil {
+	if err := adm.CreateTopic(ctx, s.TopicSpec()); err != nil {
 		return out, err
 	}
-	if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), runInfo(s, c)); err != nil {
+	info, err := runInfo(ctx, s, c, adm)
+	if err != nil {
+		return out, err
+	}
+	if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), info); err != nil {
 		return out, err
 	}
 	rec, err := histories.Create(filepath.Join(dir, checker.HistoryFile))
@@ -162,11 +163,8 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 	// The workload runs for at least workload.duration, and on until the
 	// schedule (with its final heal) is done plus Tail: its own clock is
 	// set far out and the run stops it.
-	wcfg := s.Workload
+	wcfg := s.WorkloadConfig()
 	wcfg.Duration = workloads.Duration(24 * time.Hour)
-	// final.read_timeout is the scenario's bound on the final read (it
-	// defaults to workload.final_read_timeout).
-	wcfg.FinalReadTimeout = s.Final.ReadTimeout
 	wl, err := workloads.New(wcfg, c.Bootstrap(), rec)
 	if err != nil {
 		return err
@@ -235,12 +233,15 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 	return nil
 }
 
-func runInfo(s *scenario.Scenario, c *cluster.Cluster) histories.RunInfo {
+// runInfo is run.json: the run's settings as applied, read back from the
+// cluster (each node's server.properties as the node sees it, the topic's
+// configs as the brokers describe them), not restated from the scenario.
+func runInfo(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *admin.Client) (histories.RunInfo, error) {
 	info := histories.RunInfo{
-		Scenario: s.Name, Seed: s.Seed, KafkaVersion: c.Config().KafkaVersion,
-		Topic: s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
-		TopicConfigs: s.Topic.Configs,
-		Producer:     s.Workload.ProducerInfo(),
+		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
+		KafkaVersion: c.Config().KafkaVersion,
+		Topic:        s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
+		Producer: s.Workload.ProducerInfo(),
 	}
 	v := c.Version()
 	elr := v.ELRDefault()
@@ -254,5 +255,54 @@ func runInfo(s *scenario.Scenario, c *cluster.Cluster) histories.RunInfo {
 	for _, n := range c.Controllers() {
 		info.Controllers = append(info.Controllers, n.ID)
 	}
-	return info
+	var err error
+	if info.BrokerConfigs, err = nodeConfigs(ctx, c, c.Brokers()); err != nil {
+		return info, err
+	}
+	if info.ControllerConfigs, err = nodeConfigs(ctx, c, c.Controllers()); err != nil {
+		return info, err
+	}
+	applied, err := adm.TopicConfigs(ctx, s.Topic.Name)
+	if err != nil {
+		return info, err
+	}
+	info.TopicConfigs, info.TopicConfigSources = map[string]string{}, map[string]string{}
+	for k, cv := range applied {
+		info.TopicConfigs[k], info.TopicConfigSources[k] = cv.Value, cv.Source
+	}
+	return info, nil
+}
+
+// NodePropertiesPath is where a node's server.properties is inside its
+// container (image/entrypoint.sh runs Kafka with it).
+const NodePropertiesPath = "/etc/kafka/server.properties"
+
+// nodeConfigs reads each node's server.properties from inside its
+// container: the config exactly as the node read it at start.
+func nodeConfigs(ctx context.Context, c *cluster.Cluster, nodes []cluster.Node) (map[int32]map[string]string, error) {
+	out := map[int32]map[string]string{}
+	for _, n := range nodes {
+		text, err := c.Exec(ctx, n.ID, "cat", NodePropertiesPath)
+		if err != nil {
+			return nil, fmt.Errorf("config of node %d: %w", n.ID, err)
+		}
+		out[n.ID] = parseProperties(text)
+	}
+	return out, nil
+}
+
+// parseProperties reads the key=value lines kchaos writes (cluster.Render);
+// # comments and blank lines are skipped.
+func parseProperties(text string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return out
 }
