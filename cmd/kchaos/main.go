@@ -53,6 +53,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	registerOutput(root)
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}
