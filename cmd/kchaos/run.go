@@ -111,7 +111,7 @@ func finishRun(out *harness.Outcome, err error) error {
 		fmt.Fprintln(os.Stderr, "report:", out.ReportErr)
 	}
 	code := verdictCode(out.Result.Valid)
-	if out.NemesisErr != nil {
+	if out.NemesisErr != nil && out.Interrupted == "" {
 		fmt.Fprintln(os.Stderr, "WARNING: the nemesis schedule did not play out as written:", out.NemesisErr)
 		if code == exitValid {
 			code = exitUnknown
