@@ -111,6 +111,11 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 		r.mu.Lock()
 		at := r.interruptedAt
 		r.mu.Unlock()
+		// The shutdown names the phase at the signal itself; the AfterFunc
+		// runs a moment later, when the nemesis may already be healing.
+		if i, ok := shutdown.Cause(ctx); ok && i.Phase != "" {
+			at = i.Phase
+		}
 		if at == "" {
 			at = r.phase
 		}
