@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -49,7 +49,7 @@ func newClusterCmd() *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return badInput(err)
 			}
-			return session(func(ctx context.Context, p *progress.Printer) error {
+			return sessionWith(shutdown.Options{Plan: "teardown"}, func(ctx context.Context, p *progress.Printer) error {
 				err := harness.Hold(ctx, cfg, p, p.Logger(), func(c *cluster.Cluster) {
 					p.Finish()
 					fmt.Printf("run %s: ready (Kafka %s)\n", c.RunID(), cfg.KafkaVersion)
@@ -63,8 +63,10 @@ func newClusterCmd() *cobra.Command {
 					}
 					fmt.Println("Ctrl-C (or SIGTERM, SIGHUP) tears it down.")
 				})
-				if _, ok := shutdown.Cause(ctx); ok && err != nil && errors.Is(err, context.Canceled) {
-					return nil // interrupted while starting: Start tore down what it made
+				if _, ok := shutdown.Cause(ctx); ok && err != nil {
+					// Interrupted while starting: Start tore down what it made.
+					fmt.Fprintln(os.Stderr, "kchaos: interrupted while starting:", err)
+					return nil
 				}
 				if err != nil {
 					return internal(err)

@@ -53,11 +53,15 @@ func printer() (*progress.Printer, error) {
 // printer, and a shutdown that turns SIGINT, SIGTERM and SIGHUP into an
 // orderly one (and keeps a dead stdout from killing kchaos).
 func session(body func(ctx context.Context, p *progress.Printer) error) error {
+	return sessionWith(shutdown.Options{}, body)
+}
+
+func sessionWith(o shutdown.Options, body func(ctx context.Context, p *progress.Printer) error) error {
 	p, err := printer()
 	if err != nil {
 		return badInput(err)
 	}
-	sd := shutdown.Start(context.Background(), shutdown.Options{})
+	sd := shutdown.Start(context.Background(), o)
 	defer sd.Stop()
 	err = body(sd.Context(), p)
 	p.Finish()

@@ -70,6 +70,9 @@ type Options struct {
 	Exit func(code int)
 	// Signals, when set, replaces the process's signals (for tests).
 	Signals <-chan os.Signal
+	// Plan says what the first signal starts (default "final heal,
+	// teardown, then the check of what was recorded").
+	Plan string
 }
 
 // Shutdown watches the signals of one command.
@@ -78,6 +81,7 @@ type Shutdown struct {
 	cancel context.CancelCauseFunc
 	out    io.Writer
 	exit   func(int)
+	plan   string
 	stop   func()
 	done   chan struct{}
 	once   sync.Once
@@ -94,7 +98,10 @@ type key struct{}
 // Start watches the signals until Stop. Its Context is cancelled at the
 // first signal with an *Interrupt as the cause.
 func Start(parent context.Context, o Options) *Shutdown {
-	s := &Shutdown{out: o.Out, exit: o.Exit, done: make(chan struct{}), pending: map[int]string{}}
+	s := &Shutdown{out: o.Out, exit: o.Exit, plan: o.Plan, done: make(chan struct{}), pending: map[int]string{}}
+	if s.plan == "" {
+		s.plan = "final heal, teardown, then the check of what was recorded"
+	}
 	if s.out == nil {
 		s.out = os.Stderr
 	}
@@ -156,7 +163,7 @@ func (s *Shutdown) handle(sig os.Signal) {
 		if phase != "" {
 			at = " at " + phase
 		}
-		s.say("%s%s: stopping: final heal, teardown, then the check of what was recorded (signal again to see what is left)", name, at)
+		s.say("%s%s: stopping: %s (signal again to see what is left)", name, at, s.plan)
 		s.cancel(&Interrupt{Signal: sig, Phase: phase})
 	case 2:
 		if left == "" {
