@@ -7,17 +7,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/harness/shutdown"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
@@ -28,10 +30,11 @@ import (
 type Options struct {
 	// Store is the store folder (default ./store).
 	Store string
-	// Log receives progress lines; nil discards them.
+	// Log receives log lines; nil discards them.
 	Log *slog.Logger
-	// Progress, when set, receives workload stats every ProgressEvery.
-	Progress      func(workloads.Stats)
+	// Progress receives one event per phase change, workload stats every
+	// ProgressEvery (default 2 s) and each nemesis step; nil discards them.
+	Progress      progress.Sink
 	ProgressEvery time.Duration
 	// NoScreenshot skips the headless-Chromium screenshot of report.html.
 	NoScreenshot bool
@@ -51,6 +54,11 @@ type Outcome struct {
 	FinalRead workloads.FinalReadResult
 	// ReportErr is set when report.html/md could not be written.
 	ReportErr error
+	// Interrupted is set when a signal (or the caller's context) stopped
+	// the run: "interrupted at workload by SIGINT". The run still healed,
+	// tore down and checked what was recorded; the verdict is unknown
+	// unless the check found anomalies.
+	Interrupted string
 }
 
 // Tail is how long the workload keeps running after the nemesis schedule
@@ -60,10 +68,16 @@ const Tail = 3 * time.Second
 // Run runs s and returns its outcome. An error means the run could not be
 // made (no cluster, no topic, a broken history): the CLI exits 255. The
 // run folder is kept whatever happens, with whatever history was written.
+//
+// When ctx ends early (a signal through a shutdown.Shutdown, as every
+// command that starts a cluster uses), Run still heals, reads, tears down,
+// checks what was recorded and writes the report; results.json then says
+// "interrupted at <phase>" and Run returns no error for the interruption.
 func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, error) {
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := orDiscard(opts.Log)
+	ev := opts.Progress
+	if ev == nil {
+		ev = progress.Discard
 	}
 	s.SetSeed(time.Now().UnixNano() & (1<<53 - 1))
 	dir, err := newRunDir(opts.Store, s.Name)
@@ -84,41 +98,141 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 	}
 	log.Info("run folder", "dir", dir, "seed", s.Seed)
 
+	r := &run{s: s, opts: opts, log: log, ev: ev, out: out, dir: dir}
+	stop := context.AfterFunc(ctx, func() {
+		r.mu.Lock()
+		r.interruptedAt = r.phase
+		r.mu.Unlock()
+	})
+	err = r.play(ctx)
+	stop()
+	if ctx.Err() != nil {
+		r.mu.Lock()
+		at := r.interruptedAt
+		r.mu.Unlock()
+		// The shutdown names the phase at the signal itself; the AfterFunc
+		// runs a moment later, when the nemesis may already be healing.
+		if i, ok := shutdown.Cause(ctx); ok && i.Phase != "" {
+			at = i.Phase
+		}
+		if at == "" {
+			at = r.phase
+		}
+		out.Interrupted = interruption(ctx, at)
+		if err != nil && !isCancel(err) {
+			log.Warn("after the interruption", "err", err)
+		}
+	} else if err != nil {
+		return out, err
+	}
+
+	r.setPhase(ctx, progress.Check)
+	ev.Event(progress.Event{Phase: progress.Check, Text: "checking the history"})
+	var res *checker.Result
+	if historyExists(dir) {
+		res, _, err = checker.CheckPath(dir, checker.Options{})
+		if err != nil {
+			ev.Event(progress.Event{Phase: progress.Check, Text: err.Error(), Done: true, Failed: true})
+			return out, fmt.Errorf("check: %w", err)
+		}
+	}
+	if out.Interrupted != "" {
+		if res, err = markInterrupted(dir, res, out.Interrupted); err != nil {
+			return out, fmt.Errorf("check: %w", err)
+		}
+	}
+	out.Result = res
+	ev.Event(progress.Event{Phase: progress.Check, Text: verdictText(res), Done: true})
+
+	r.setPhase(ctx, progress.Report)
+	ev.Event(progress.Event{Phase: progress.Report, Text: "writing report.md, report.html, junit.xml"})
+	out.ReportErr = report.Write(dir)
+	if out.ReportErr == nil && !opts.NoScreenshot {
+		if err := report.Screenshot(dir); err != nil {
+			log.Warn("report screenshot", "err", err)
+		}
+	}
+	if out.ReportErr != nil {
+		ev.Event(progress.Event{Phase: progress.Report, Text: out.ReportErr.Error(), Done: true, Failed: true})
+	} else {
+		ev.Event(progress.Event{Phase: progress.Report, Text: dir, Done: true})
+	}
+	return out, nil
+}
+
+func verdictText(res *checker.Result) string {
+	v := res.Valid.String()
+	if len(res.Reasons) > 0 {
+		v += " (" + res.Reasons[0] + ")"
+	}
+	return v
+}
+
+// run is one Run's state.
+type run struct {
+	s    *scenario.Scenario
+	opts Options
+	log  *slog.Logger
+	ev   progress.Sink
+	out  *Outcome
+	dir  string
+
+	mu            sync.Mutex
+	phase         string // for "interrupted at <phase>"
+	interruptedAt string
+}
+
+func (r *run) setPhase(ctx context.Context, p progress.Phase, detail ...string) {
+	name := string(p)
+	if len(detail) > 0 && detail[0] != "" {
+		name += " (" + detail[0] + ")"
+	}
+	r.mu.Lock()
+	r.phase = name
+	r.mu.Unlock()
+	shutdown.SetPhase(ctx, name)
+}
+
+// play starts the cluster and the topic, runs the workload, observer and
+// nemesis, reads every partition to its end, and tears down (always).
+func (r *run) play(ctx context.Context) (err error) {
+	s, ev := r.s, r.ev
 	cfg := s.Cluster.ClusterConfig()
-	cfg.LogDir = filepath.Join(dir, "logs")
-	begin := time.Now()
-	c, err := cluster.Start(ctx, cfg)
+	cfg.LogDir = filepath.Join(r.dir, "logs")
+	r.setPhase(ctx, progress.Cluster)
+	c, teardown, err := startCluster(ctx, cfg, ev, r.log)
 	if err != nil {
-		return out, fmt.Errorf("cluster: %w", err)
+		return fmt.Errorf("cluster: %w", err)
 	}
 	defer func() {
-		tctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := c.Teardown(tctx); err != nil {
-			log.Warn("teardown", "err", err)
+		if terr := teardown(); terr != nil && err == nil && ctx.Err() == nil {
+			r.log.Warn("teardown", "err", terr)
 		}
 	}()
-	log.Info("cluster ready", "run", c.RunID(), "took", time.Since(begin).Round(100*time.Millisecond),
-		"bootstrap", c.Bootstrap())
 
 	adm, err := c.Admin()
 	if err != nil {
-		return out, err
+		return err
 	}
 	defer adm.Close()
+	t := s.Topic
+	r.setPhase(ctx, progress.Topic)
+	ev.Event(progress.Event{Phase: progress.Topic, Text: fmt.Sprintf("creating %s (%d partition(s), RF %d)", t.Name, t.Partitions, t.ReplicationFactor)})
 	if err := adm.CreateTopic(ctx, s.TopicSpec()); err != nil {
-		return out, err
+		ev.Event(progress.Event{Phase: progress.Topic, Text: err.Error(), Done: true, Failed: true})
+		return err
 	}
+	ev.Event(progress.Event{Phase: progress.Topic, Text: "created " + t.Name, Done: true})
 	info, err := runInfo(ctx, s, c, adm)
 	if err != nil {
-		return out, err
+		return err
 	}
-	if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), info); err != nil {
-		return out, err
+	if err := histories.WriteRunInfo(filepath.Join(r.dir, histories.RunInfoFile), info); err != nil {
+		return err
 	}
-	rec, err := histories.Create(filepath.Join(dir, checker.HistoryFile))
+	rec, err := histories.Create(filepath.Join(r.dir, checker.HistoryFile))
 	if err != nil {
-		return out, err
+		return err
 	}
 	closed := false
 	defer func() {
@@ -126,36 +240,20 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 			_ = rec.Close()
 		}
 	}()
-
-	if err := play(ctx, s, c, adm, rec, opts, log, out); err != nil {
-		return out, err
-	}
-	if err := rec.Close(); err != nil {
-		return out, fmt.Errorf("history: %w", err)
+	if err := r.workload(ctx, c, adm, rec); err != nil {
+		return err
 	}
 	closed = true
-	// Copy the logs now (teardown does it again, harmlessly) so that the
-	// report can link them.
-	_ = c.CopyLogs(ctx, cfg.LogDir)
-
-	res, _, err := checker.CheckPath(dir, checker.Options{})
-	if err != nil {
-		return out, fmt.Errorf("check: %w", err)
+	if err := rec.Close(); err != nil {
+		return fmt.Errorf("history: %w", err)
 	}
-	out.Result = res
-	out.ReportErr = report.Write(dir)
-	if out.ReportErr == nil && !opts.NoScreenshot {
-		if err := report.Screenshot(dir); err != nil {
-			log.Warn("report screenshot", "err", err)
-		}
-	}
-	return out, nil
+	return nil
 }
 
-// play runs the workload, the observer and the nemesis together, then the
-// final read.
-func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *admin.Client,
-	rec *histories.Recorder, opts Options, log *slog.Logger, out *Outcome) error {
+// workload runs the workload, the observer and the nemesis together, then
+// the final read.
+func (r *run) workload(ctx context.Context, c *cluster.Cluster, adm *admin.Client, rec *histories.Recorder) error {
+	s, opts, log, ev, out := r.s, r.opts, r.log, r.ev, r.out
 	obs := workloads.NewObserver(adm, rec, s.Topic.Name, workloads.ObserverOptions{})
 	obs.Start(ctx)
 	defer obs.Stop()
@@ -169,6 +267,9 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 	if err != nil {
 		return err
 	}
+	r.setPhase(ctx, progress.Workload)
+	ev.Event(progress.Event{Phase: progress.Workload, Text: fmt.Sprintf("%d producer(s), %d consumer(s), acks %s, at least %s",
+		s.Workload.Producers, s.Workload.Consumers, s.Workload.Acks, s.Workload.Duration)})
 	wctx, stopWorkload := context.WithCancel(ctx)
 	defer stopWorkload()
 	type wlResult struct {
@@ -180,23 +281,25 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 		st, err := wl.Run(wctx)
 		wlDone <- wlResult{st, err}
 	}()
-	if opts.Progress != nil {
-		every := opts.ProgressEvery
-		if every == 0 {
-			every = 5 * time.Second
-		}
-		go func() {
-			for st := range wl.Progress(wctx, every) {
-				opts.Progress(st)
-			}
-		}()
+	every := opts.ProgressEvery
+	if every == 0 {
+		every = 2 * time.Second
 	}
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		for st := range wl.Progress(wctx, every) {
+			ev.Event(progress.Event{Phase: progress.Workload, Stats: &st})
+		}
+	}()
 
-	env := &nemesis.Env{Cluster: c, Admin: adm, Topic: s.Topic.Name, Recorder: rec, Log: log, Seed: s.Seed}
-	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std()}
+	steps := newStepTracker(r, ctx)
+	env := &nemesis.Env{Cluster: c, Admin: adm, Topic: s.Topic.Name, Recorder: rec, Log: steps.logger(log), Seed: s.Seed}
+	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std(), OnStep: steps.onStep}
 	minEnd := time.After(s.Workload.Duration.Std())
 	out.NemesisErr = runner.Run(ctx, s.Nemesis)
-	if out.NemesisErr != nil {
+	steps.healed(out.NemesisErr)
+	if out.NemesisErr != nil && ctx.Err() == nil {
 		log.Warn("nemesis schedule", "err", out.NemesisErr)
 	}
 	select {
@@ -212,24 +315,31 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 	wl.Stop()
 	res := <-wlDone
 	stopWorkload()
+	<-progressDone
 	if res.err != nil {
+		ev.Event(progress.Event{Phase: progress.Workload, Text: res.err.Error(), Done: true, Failed: true})
 		return fmt.Errorf("workload: %w", res.err)
 	}
+	ev.Event(progress.Event{Phase: progress.Workload, Stats: &res.stats, Done: true})
 	log.Info("workload done", "acked", res.stats.Acked, "failed", res.stats.Failed, "indeterminate", res.stats.Indeterminate)
 
 	// After a Ctrl-C the final read still runs, on a fresh context bounded
 	// by its timeout, so the history stays checkable.
+	r.setPhase(ctx, progress.FinalRead)
+	ev.Event(progress.Event{Phase: progress.FinalRead, Text: fmt.Sprintf("reading every partition to its end (at most %s)", s.Final.ReadTimeout)})
 	fctx := ctx
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
-		fctx, cancel = context.WithTimeout(context.Background(), s.Final.ReadTimeout.Std()+10*time.Second)
+		fctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), s.Final.ReadTimeout.Std()+10*time.Second)
 		defer cancel()
 	}
 	fr, err := wl.FinalRead(fctx, adm)
 	out.FinalRead = fr
 	if err != nil && !errors.Is(err, context.Canceled) {
+		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
 		return fmt.Errorf("final read: %w", err)
 	}
+	ev.Event(progress.Event{Phase: progress.FinalRead, Text: "done", Done: true})
 	return nil
 }
 

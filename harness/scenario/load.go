@@ -93,12 +93,23 @@ func Load(nameOrFile string, sets []string) (*Scenario, error) {
 		data, source = b, nameOrFile
 	}
 	s, err := parse(data, source, sets)
-	if err != nil {
+	// Fields that decoded are still validated, so a file with several
+	// problems reports them all: decoding's (with their lines), then
+	// validation's (with their field paths).
+	var te *yaml.TypeError
+	if err != nil && (s == nil || !errors.As(err, &te)) {
 		return nil, &BadInputError{err}
 	}
 	s.Defaults()
-	if err := s.Validate(); err != nil {
-		return nil, &BadInputError{fmt.Errorf("%s: %w", source, err)}
+	if verr := s.Validate(); verr != nil {
+		verr = fmt.Errorf("%s: %w", source, verr)
+		if err != nil {
+			verr = errors.Join(err, verr)
+		}
+		return nil, &BadInputError{verr}
+	}
+	if err != nil {
+		return nil, &BadInputError{err}
 	}
 	return s, nil
 }
@@ -129,10 +140,11 @@ func parse(data []byte, source string, sets []string) (*Scenario, error) {
 	dec.KnownFields(true)
 	var s Scenario
 	if err := dec.Decode(&s); err != nil {
+		// A *yaml.TypeError leaves the fields that did decode in s.
 		if len(sets) > 0 {
-			return nil, fmt.Errorf("%s (with --set %s): %v", source, strings.Join(sets, " --set "), err)
+			return &s, fmt.Errorf("%s (with --set %s): %w", source, strings.Join(sets, " --set "), err)
 		}
-		return nil, fmt.Errorf("%s: %v", source, err)
+		return &s, fmt.Errorf("%s: %w", source, err)
 	}
 	return &s, nil
 }
