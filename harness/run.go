@@ -88,7 +88,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 	cfg := s.Cluster.ClusterConfig()
 	cfg.LogDir = filepath.Join(dir, "logs")
 	begin := time.Now()
-	c, err := cluster.Start(ctx, cfg)
+	c, err := startCluster(ctx, cfg)
 	if err != nil {
 		return out, fmt.Errorf("cluster: %w", err)
 	}
@@ -153,7 +153,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 
 // play runs the workload, the observer and the nemesis together, then the
 // final read.
-func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *admin.Client,
+func play(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *admin.Client,
 	rec *histories.Recorder, opts Options, log *slog.Logger, out *Outcome) error {
 	obs := workloads.NewObserver(adm, rec, s.Topic.Name, workloads.ObserverOptions{})
 	obs.Start(ctx)
@@ -235,7 +235,7 @@ func play(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *ad
 	return nil
 }
 
-func runInfo(s *scenario.Scenario, c *cluster.Cluster) histories.RunInfo {
+func runInfo(s *scenario.Scenario, c cluster.Cluster) histories.RunInfo {
 	info := histories.RunInfo{
 		Scenario: s.Name, Seed: s.Seed, KafkaVersion: c.Config().KafkaVersion,
 		Topic: s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/docker"
 )
 
 func init() { subcommands = append(subcommands, newClusterCmd, newCleanCmd) }
@@ -51,7 +52,7 @@ func newClusterCmd() *cobra.Command {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			begin := time.Now()
-			c, err := cluster.Start(ctx, cfg)
+			c, err := docker.Start(ctx, cfg)
 			if err != nil {
 				return internal(err)
 			}
@@ -98,8 +99,8 @@ func newCleanCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			n, err := cluster.Clean(ctx, dataRoot)
-			fmt.Printf("removed %d containers and networks labelled %s\n", n, cluster.Label)
+			n, err := docker.Clean(ctx, dataRoot)
+			fmt.Printf("removed %d containers and networks labelled %s\n", n, docker.Label)
 			if err != nil {
 				return internal(err)
 			}
