@@ -203,7 +203,7 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, e.waitHealthy(ctx, limit))
 		}
-		if kind != HealAll && kind != FPause && kind != FPartition && kind != FKill {
+		if !slices.Contains(healNames, kind) {
 			errs = append(errs, fmt.Errorf("unknown heal %q", kind))
 		}
 		return nodes, d, errors.Join(errs...)
