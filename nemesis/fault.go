@@ -151,8 +151,8 @@ func (e *Env) leaders(ctx context.Context, ids []int32) (map[string]int32, []int
 			break
 		}
 	}
-	for _, l := range out {
-		if l >= 0 {
+	for _, k := range slices.Sorted(maps.Keys(out)) {
+		if l := out[k]; l >= 0 {
 			nodes = append(nodes, l)
 		}
 	}
