@@ -196,6 +196,7 @@ func TestClusterKillRestartKeepsData(t *testing.T) {
 	if err != nil || st.Running {
 		t.Fatalf("broker 2 still runs after kill -9: %+v %v", st, err)
 	}
+	checkFilesWhileDead(t, c, 2, "k-0")
 	waitISR(t, adm, "k", []int32{0, 1}, 15*time.Second)
 	produce(t, c, "k", 500, "b")
 	if err := c.Start(ctx, 2); err != nil {
@@ -267,5 +268,39 @@ func TestClusterThreeControllers(t *testing.T) {
 	}
 	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: "q", Assignment: [][]int32{{0, 1, 2}}}); err != nil {
 		t.Fatalf("create topic with 2 of 3 controllers: %v", err)
+	}
+}
+
+// checkFilesWhileDead reads a killed broker's log dir through the cluster
+// interface, as the power-loss fault does: the partition dir and its
+// segment are there, meta.properties names the broker, and a path that
+// leaves the log dir is refused.
+func checkFilesWhileDead(t *testing.T, c cluster.Nodes, id int32, partDir string) {
+	t.Helper()
+	ctx := context.Background()
+	files, err := c.Files(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := files.List(ctx, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(top, func(f cluster.FileInfo) bool { return f.Name == partDir && f.Dir }) {
+		t.Errorf("log dir of node %d: no %s in %+v", id, partDir, top)
+	}
+	part, err := files.List(ctx, partDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(part, func(f cluster.FileInfo) bool { return f.Name == "00000000000000000000.log" && f.Size > 0 }) {
+		t.Errorf("%s of node %d: no non-empty first segment in %+v", partDir, id, part)
+	}
+	meta, err := files.ReadFile(ctx, "meta.properties")
+	if err != nil || !strings.Contains(string(meta), fmt.Sprintf("node.id=%d", id)) {
+		t.Errorf("meta.properties of node %d: %q %v", id, meta, err)
+	}
+	if _, err := files.ReadFile(ctx, "../server.properties"); err == nil {
+		t.Error("a path outside the log dir was read")
 	}
 }
