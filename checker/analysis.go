@@ -58,11 +58,12 @@ func (c *Checker) closeOpen() {
 type analysis struct {
 	c      *Checker
 	r      *Result
-	inFin  []uint64  // values in the final read of their partition
-	faults []int     // nemesis ops that make a fault, by time
-	lost   []int32   // lost sends, in send order
-	acked  [][]int32 // per partition, its sends acked with an offset, in send order
-	ackApp []int32   // send -> its append in the partition's porcupine history
+	inFin  []uint64                     // values in the final read of their partition
+	faults []int                        // nemesis ops that make a fault, by time
+	lost   []int32                      // lost sends, in send order
+	acked  [][]int32                    // per partition, its sends acked with an offset, in send order
+	ackApp []int32                      // send -> its append in the partition's porcupine history
+	rt     map[int32]*RealTimeViolation // per partition, from realTime
 }
 
 func (a *analysis) prepare() {
@@ -70,7 +71,7 @@ func (a *analysis) prepare() {
 	a.inFin = make([]uint64, len(c.vals)/64+1)
 	for tp := range c.tps {
 		for _, r := range a.finalRecs(int32(tp)) {
-			if s := c.vals[r.val].send; s < 0 || c.sends[s].tp == int32(tp) {
+			if s := c.explainer(r.val, int32(tp), r.off); s < 0 || c.sends[s].tp == int32(tp) {
 				a.inFin[r.val/64] |= 1 << (r.val % 64)
 			}
 		}
@@ -163,10 +164,16 @@ func (a *analysis) lostAndUnseen() {
 		if s.off < f.starts[s.tp] {
 			continue // below the log start: retention, not loss
 		}
-		if end, ok := f.ends[s.tp]; ok && s.off >= end && s.ret > f.call {
-			continue // acked after the final read began, past what it covered
-		}
 		if a.inFin[s.val/64]&(1<<(s.val%64)) != 0 {
+			continue
+		}
+		if s.ret >= f.call {
+			// Acked once the final read was under way (or after it): the
+			// read may have passed its offset before the record was
+			// there, so its absence proves nothing. Unseen, not lost.
+			a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{
+				Topic: t.topic, Partition: t.partition, Value: c.vals[s.val].str, Offset: s.off,
+				Process: int(s.proc), AckedS: secs(s.ret), AtAck: a.where(s.tp, s.ret)})
 			continue
 		}
 		a.lost = append(a.lost, int32(i))
@@ -177,12 +184,14 @@ func (a *analysis) lostAndUnseen() {
 func (a *analysis) reuse() {
 	c := a.c
 	idx := map[tpOff]*OffsetReuseEntry{}
+	pos := map[offVal]int{} // (offset, value) -> its place in the entry's Values
 	var entries []*OffsetReuseEntry
 	for tp, t := range c.tps {
 		for _, off := range t.offs.reused() {
 			e := &OffsetReuseEntry{Topic: t.topic, Partition: t.partition, Offset: off}
-			for _, v := range t.offs.values(off) {
+			for i, v := range t.offs.values(off) {
 				e.Values = append(e.Values, Observed{Value: c.vals[v].str, FirstS: math.Inf(1)})
+				pos[offVal{off, v}] = i
 			}
 			idx[tpOff{int32(tp), off}] = e
 			entries = append(entries, e)
@@ -196,11 +205,8 @@ func (a *analysis) reuse() {
 		if e == nil {
 			return
 		}
-		for i := range e.Values {
+		if i, ok := pos[offVal{off, val}]; ok {
 			o := &e.Values[i]
-			if o.Value != c.vals[val].str {
-				continue
-			}
 			o.FirstS = min(o.FirstS, secs(at))
 			if len(o.Sources) < 6 {
 				o.Sources = append(o.Sources, src)
@@ -211,7 +217,7 @@ func (a *analysis) reuse() {
 					o.Leaders = append(o.Leaders, st.leader)
 				}
 			}
-			if s := c.vals[val].send; s >= 0 && o.Send == "" {
+			if s := c.explainer(val, tp, off); s >= 0 && o.Send == "" {
 				o.Send = a.sendWords(s)
 			}
 		}
@@ -239,12 +245,16 @@ func (a *analysis) reuse() {
 	}
 }
 
-// eachRead calls fn on every record of every completed poll and final read.
+// unfinishedFinal names a final read that ended info or fail in sources.
+const unfinishedFinal = "unfinished final-read"
+
+// eachRead calls fn on every record of every completed poll and final
+// read, and of every unfinished final read that returned records.
 func (a *analysis) eachRead(fn func(f string, op *readOp, r *rec)) {
 	for _, set := range []struct {
 		f   string
 		ops []readOp
-	}{{histories.FPoll, a.c.polls}, {histories.FFinalRead, a.c.finals}} {
+	}{{histories.FPoll, a.c.polls}, {histories.FFinalRead, a.c.finals}, {unfinishedFinal, a.c.partials}} {
 		for i := range set.ops {
 			op := &set.ops[i]
 			for j := op.start; j < op.end; j++ {

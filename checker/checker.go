@@ -28,6 +28,11 @@ type Options struct {
 	// Window is the number of offsets per porcupine partition in a large
 	// history (0 means DefaultWindow); see linmodel.go.
 	Window int64
+	// Topic and Partitions, when set, are the run's topic and its number
+	// of partitions (CheckPath takes them from run.json): an event naming
+	// another topic, or a partition at or past Partitions, is bad input.
+	Topic      string
+	Partitions int
 
 	prefix   string // of visualization files; CheckPath sets it
 	sizeHint int64  // bytes of history, to size tables; CheckPath sets it
@@ -140,10 +145,14 @@ type Checker struct {
 	valIdx   map[string]int32          // value -> value number
 	vals     []valueInfo               //
 	dupAt    map[int32][]tpOff         // values seen at more than one offset: the others
+	dupSet   map[valAt]struct{}        // the pairs in dupAt
 	sends    []sendOp                  //
 	sendErr  map[int32]string          // send -> its error
 	polls    []readOp                  // ok polls
 	finals   []readOp                  // ok final reads
+	partials []readOp                  // final reads that ended info or fail with records
+	sendsOf  map[int32][]int32         // value -> its sends after the first (values re-sent)
+	ignored  map[string]int            // client ops with an f outside the contract, by f
 	recs     []rec                     // records of polls and final reads
 	open     map[int]*pending          // client process -> its open op
 	gone     map[int]bool              // client processes retired by an info
@@ -170,6 +179,11 @@ type Checker struct {
 type tpOff struct {
 	tp  int32
 	off int64
+}
+
+type valAt struct {
+	val int32
+	at  tpOff
 }
 
 type procTP struct {
@@ -247,7 +261,10 @@ func New(opts Options) *Checker {
 		topics:  map[string]int32{},
 		valIdx:  make(map[string]int32, n),
 		dupAt:   map[int32][]tpOff{},
+		dupSet:  map[valAt]struct{}{},
 		sendErr: map[int32]string{},
+		sendsOf: map[int32][]int32{},
+		ignored: map[string]int{},
 		open:    map[int]*pending{},
 		gone:    map[int]bool{},
 		seqs:    map[procTP]*pollSeq{},
@@ -333,12 +350,11 @@ func (c *Checker) saw(tp int32, off int64, val int32) {
 	case vi.tp < 0:
 		vi.tp, vi.off = tp, off
 	case vi.tp != tp || vi.off != off:
-		at := tpOff{tp, off}
-		for _, o := range c.dupAt[val] {
-			if o == at {
-				return
-			}
+		at := valAt{val, tpOff{tp, off}}
+		if _, ok := c.dupSet[at]; ok {
+			return
 		}
-		c.dupAt[val] = append(c.dupAt[val], at)
+		c.dupSet[at] = struct{}{}
+		c.dupAt[val] = append(c.dupAt[val], at.at)
 	}
 }

@@ -41,29 +41,41 @@ func (c *Checker) addClient(e *histories.Event) error {
 		pd := &pending{f: e.F, call: e.Time, send: -1}
 		switch e.F {
 		case histories.FSend:
+			if len(e.Value) == 0 {
+				return errors.New(`send invoke: missing field "value"`)
+			}
 			var v sendVal
 			if err := decodeSend(e.Value, &v); err != nil {
-				return fmt.Errorf("send value: %w", err)
+				return fmt.Errorf("send invoke value: %w", err)
+			}
+			if err := missing(v.has, hasTopic|hasPartition|hasValue); err != nil {
+				return fmt.Errorf("send invoke value: %w", err)
+			}
+			if err := c.checkPlace("send invoke value", v.topic, v.partition); err != nil {
+				return err
 			}
 			tp := c.tp(v.topic, v.partition)
 			val := c.value(v.value)
 			pd.send = int32(len(c.sends))
 			c.sends = append(c.sends, sendOp{val: val, tp: tp, proc: int32(p), call: e.Time, off: -1})
-			if c.vals[val].send < 0 {
-				c.vals[val].send = pd.send
-			}
+			c.addSendOf(val, pd.send)
 		case histories.FFinalRead:
 			var req histories.ReadRequest
 			if err := e.Decode(&req); err != nil {
-				return fmt.Errorf("final-read value: %w", err)
+				return fmt.Errorf("final-read invoke value: %w", fieldError(err))
+			}
+			if req.Topic == "" {
+				return errors.New(`final-read invoke value: missing field "topic"`)
 			}
 			for _, part := range req.Partitions {
+				if err := c.checkPlace("final-read invoke value", []byte(req.Topic), part); err != nil {
+					return err
+				}
 				pd.tps = append(pd.tps, c.tp([]byte(req.Topic), part))
 			}
-		case histories.FAssign:
-			if err := c.assign(p, e); err != nil {
-				return err
-			}
+		case histories.FPoll, histories.FAssign:
+		default:
+			c.ignored[e.F]++
 		}
 		c.open[p] = pd
 		return nil
@@ -91,10 +103,76 @@ func (c *Checker) addClient(e *histories.Event) error {
 			return c.completeFinal(pd, e)
 		}
 		c.failed = append(c.failed, finalTry{proc: p, typ: e.Type, at: e.Time, err: e.Error, tps: pd.tps})
+		if len(e.Value) > 0 {
+			return c.completePartial(pd, e)
+		}
 	case histories.FAssign:
-		return c.assign(p, e)
+		// Only an assign that happened moved the consumer: a failed one
+		// leaves the position it expects where it was.
+		if e.Type == histories.OK {
+			return c.assign(p, e)
+		}
 	}
 	return nil
+}
+
+// checkPlace rejects a topic-partition that cannot exist: a negative
+// partition, or one the run (Options.Topic, Options.Partitions) never had.
+func (c *Checker) checkPlace(what string, topic []byte, p int32) error {
+	if p < 0 {
+		return fmt.Errorf("%s: field \"partition\": %d is negative", what, p)
+	}
+	if c.opts.Topic != "" && string(topic) != c.opts.Topic {
+		return fmt.Errorf("%s: field \"topic\": %q, but the run's topic is %q", what, topic, c.opts.Topic)
+	}
+	if c.opts.Partitions > 0 && int(p) >= c.opts.Partitions {
+		return fmt.Errorf("%s: field \"partition\": %d, but the run had partitions 0-%d", what, p, c.opts.Partitions-1)
+	}
+	return nil
+}
+
+// explainer returns the send that best explains value val at offset off
+// of tp: one acked there; else one sent to tp whose outcome leaves the
+// record possible (ok, ok without offset, info); else one sent to tp that
+// failed; else any send of the value; -1 if none invoked it.
+func (c *Checker) explainer(val, tp int32, off int64) int32 {
+	first := c.vals[val].send
+	if first < 0 {
+		return -1
+	}
+	best, rank := int32(-1), -1
+	try := func(i int32) {
+		s := &c.sends[i]
+		r := 1
+		switch {
+		case s.tp == tp && s.typ == opOK && s.off == off:
+			r = 4
+		case s.tp == tp && s.typ != opFail:
+			r = 3
+		case s.tp == tp:
+			r = 2
+		}
+		if r > rank {
+			best, rank = i, r
+		}
+	}
+	try(first)
+	for _, i := range c.sendsOf[val] {
+		try(i)
+	}
+	return best
+}
+
+// addSendOf records that send s invoked value val (values the format
+// says are unique may still be re-sent: each read is attributed to the
+// send that explains it, see explainer).
+func (c *Checker) addSendOf(val, s int32) {
+	vi := &c.vals[val]
+	if vi.send < 0 {
+		vi.send = s
+		return
+	}
+	c.sendsOf[val] = append(c.sendsOf[val], s)
 }
 
 // indeterminate names the send errors that the contract makes info ("a
@@ -120,16 +198,25 @@ func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 	tpi := c.tps[s.tp]
 	switch e.Type {
 	case histories.OK:
+		if len(e.Value) == 0 {
+			return errors.New(`send ok: missing field "value"`)
+		}
 		var v sendVal
 		if err := decodeSend(e.Value, &v); err != nil {
-			return fmt.Errorf("send value: %w", err)
+			return fmt.Errorf("send ok value: %w", err)
+		}
+		if err := missing(v.has, hasTopic|hasPartition|hasValue); err != nil {
+			return fmt.Errorf("send ok value: %w", err)
+		}
+		if err := c.sameSend(s, &v); err != nil {
+			return err
 		}
 		if !v.hasOffset {
 			s.typ = opOKNoOffset
 			return nil
 		}
 		if v.offset < 0 {
-			return fmt.Errorf("send acked at offset %d", v.offset)
+			return fmt.Errorf("send ok value: field \"offset\": %d is negative", v.offset)
 		}
 		s.typ, s.off = opOK, v.offset
 		c.saw(s.tp, s.off, s.val)
@@ -140,6 +227,9 @@ func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 		c.sendAt[key] = pd.send
 		tpi.avail.ok(s.ret)
 	case histories.Fail:
+		if err := c.sameCompletion(s, e); err != nil {
+			return err
+		}
 		s.typ = opFail
 		if indeterminate(e.Error) {
 			s.typ = opInfo
@@ -147,23 +237,73 @@ func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 		}
 		tpi.avail.failed(s.call, s.ret, e.Type, e.Error)
 	case histories.Info:
+		if err := c.sameCompletion(s, e); err != nil {
+			return err
+		}
 		s.typ = opInfo
 		tpi.avail.failed(s.call, s.ret, e.Type, e.Error)
 	}
 	return nil
 }
 
+// sameSend rejects a completion that names another topic, partition or
+// value than its invoke.
+func (c *Checker) sameSend(s *sendOp, v *sendVal) error {
+	t := c.tps[s.tp]
+	switch {
+	case v.has&hasTopic != 0 && string(v.topic) != t.topic:
+		return fmt.Errorf("send %s value: field \"topic\": %q, but its invoke named %q", "completion", v.topic, t.topic)
+	case v.has&hasPartition != 0 && v.partition != t.partition:
+		return fmt.Errorf("send completion value: field \"partition\": %d, but its invoke named %d", v.partition, t.partition)
+	case v.has&hasValue != 0 && string(v.value) != c.vals[s.val].str:
+		return fmt.Errorf("send completion value: field \"value\": %q, but its invoke named %q", v.value, c.vals[s.val].str)
+	}
+	return nil
+}
+
+// sameCompletion checks the value of a fail or info send, which may be
+// absent but must not contradict the invoke.
+func (c *Checker) sameCompletion(s *sendOp, e *histories.Event) error {
+	if len(e.Value) == 0 {
+		return nil
+	}
+	var v sendVal
+	if err := decodeSend(e.Value, &v); err != nil {
+		return fmt.Errorf("send %s value: %w", e.Type, err)
+	}
+	return c.sameSend(s, &v)
+}
+
 // readRecords decodes a read's records into c.recs, sorted by partition and
 // offset, and returns their range.
 func (c *Checker) readRecords(e *histories.Event, polled bool) (int32, int32, *readVal, error) {
 	v := &c.scratch
+	what := fmt.Sprintf("%s %s value", e.F, e.Type)
 	if err := decodeRead(e.Value, v); err != nil {
-		return 0, 0, nil, fmt.Errorf("%s value: %w", e.F, err)
+		return 0, 0, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	if !v.hasTopic && (e.Type == histories.OK || len(v.recs) > 0 || len(v.ends) > 0 || len(v.starts) > 0) {
+		return 0, 0, nil, fmt.Errorf(`%s: missing field "topic"`, what)
+	}
+	if err := c.checkBounds(what, v); err != nil {
+		return 0, 0, nil, err
 	}
 	start := int32(len(c.recs))
-	for _, r := range v.recs {
+	for i, r := range v.recs {
+		if err := missing(r.has, hasPartition|hasOffsetBit|hasValue|hasEpoch); err != nil {
+			return 0, 0, nil, fmt.Errorf("%s: record %d: %w", what, i, err)
+		}
 		if r.offset < 0 {
-			return 0, 0, nil, fmt.Errorf("%s record at offset %d", e.F, r.offset)
+			return 0, 0, nil, fmt.Errorf("%s: record %d: field \"offset\": %d is negative", what, i, r.offset)
+		}
+		if err := c.checkPlace(fmt.Sprintf("%s: record %d", what, i), v.topic, r.partition); err != nil {
+			return 0, 0, nil, err
+		}
+		if end, ok := v.ends[r.partition]; ok && r.offset >= end {
+			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, at or past the end the read reports (field \"end_offsets\": %d)", what, i, r.offset, r.partition, end)
+		}
+		if st, ok := v.starts[r.partition]; ok && r.offset < st {
+			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, below the log start the read reports (field \"start_offsets\": %d)", what, i, r.offset, r.partition, st)
 		}
 		tp := c.tp(v.topic, r.partition)
 		val := c.value(r.value)
@@ -173,10 +313,71 @@ func (c *Checker) readRecords(e *histories.Event, polled bool) (int32, int32, *r
 		vi.read = true
 		vi.polled = vi.polled || polled
 	}
+	if polled {
+		c.pollOrder(int32(e.Process), c.recs[start:], e.Time)
+	}
 	if got := c.recs[start:]; !slices.IsSortedFunc(got, recCmp) {
 		slices.SortStableFunc(got, recCmp)
 	}
 	return start, int32(len(c.recs)), v, nil
+}
+
+// checkBounds rejects impossible end and start offsets and partitions.
+func (c *Checker) checkBounds(what string, v *readVal) error {
+	for _, m := range []struct {
+		name string
+		m    map[int32]int64
+	}{{"end_offsets", v.ends}, {"start_offsets", v.starts}} {
+		for _, p := range sortedKeys(m.m) {
+			if m.m[p] < 0 {
+				return fmt.Errorf("%s: field %q: partition %d at %d, negative", what, m.name, p, m.m[p])
+			}
+			if err := c.checkPlace(fmt.Sprintf("%s: field %q", what, m.name), v.topic, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sortedKeys returns a partition map's keys in order: iterating a map
+// directly would number partitions in Go's random map order.
+func sortedKeys(m map[int32]int64) []int32 {
+	out := make([]int32, 0, len(m))
+	for p := range m {
+		out = append(out, p)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pollOrder follows one consumer through the records of a poll, in the
+// order the poll returned them: each record must come right after the
+// previous one it read on that partition (since its last assign). Going
+// back is nonmonotonic-poll; skipping ahead is a poll-skip candidate,
+// reported if the final read shows the skipped offsets exist.
+func (c *Checker) pollOrder(proc int32, recs []rec, at int64) {
+	var key procTP
+	var seq *pollSeq
+	for _, r := range recs {
+		if seq == nil || key.tp != r.tp {
+			key = procTP{proc, r.tp}
+			seq = c.seqs[key]
+			if seq == nil {
+				seq = &pollSeq{last: r.off, val: r.val}
+				c.seqs[key] = seq
+				continue
+			}
+		}
+		g := pollGap{proc: proc, tp: r.tp, prevLast: seq.last, first: r.off, prevVal: seq.val, firstVal: r.val, at: at}
+		switch {
+		case r.off <= seq.last:
+			c.back = append(c.back, g)
+		case r.off > seq.last+1:
+			c.gaps = append(c.gaps, g)
+		}
+		seq.last, seq.val = r.off, r.val
+	}
 }
 
 func recCmp(a, b rec) int {
@@ -190,29 +391,21 @@ func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
 	}
 	proc := int32(e.Process)
 	c.polls = append(c.polls, readOp{proc: proc, call: pd.call, ret: e.Time, start: start, end: end})
-	for i := start; i < end; {
-		j := i
-		for j < end && c.recs[j].tp == c.recs[i].tp {
-			j++
-		}
-		first, last := c.recs[i], c.recs[j-1]
-		c.tps[first.tp].polled += int(j - i)
-		key := procTP{proc, first.tp}
-		if seq := c.seqs[key]; seq != nil {
-			g := pollGap{proc: proc, tp: first.tp, prevLast: seq.last, first: first.off,
-				prevVal: seq.val, firstVal: first.val, at: e.Time}
-			switch {
-			case first.off <= seq.last:
-				c.back = append(c.back, g)
-			case first.off > seq.last+1:
-				c.gaps = append(c.gaps, g)
-			}
-			seq.last, seq.val = last.off, last.val
-		} else {
-			c.seqs[key] = &pollSeq{last: last.off, val: last.val}
-		}
-		i = j
+	for i := start; i < end; i++ {
+		c.tps[c.recs[i].tp].polled++
 	}
+	return nil
+}
+
+// completePartial keeps the records of a final read that ended info or
+// fail: they are evidence of what the log held (offset-reuse, aborted-read,
+// unexpected, and porcupine's reads), though they cannot prove a loss.
+func (c *Checker) completePartial(pd *pending, e *histories.Event) error {
+	start, end, _, err := c.readRecords(e, false)
+	if err != nil {
+		return err
+	}
+	c.partials = append(c.partials, readOp{proc: int32(e.Process), call: pd.call, ret: e.Time, start: start, end: end})
 	return nil
 }
 
@@ -227,23 +420,27 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 	topic := v.topic
 	if len(v.ends) > 0 {
 		op.ends = map[int32]int64{}
-		for p, o := range v.ends {
+		for _, p := range sortedKeys(v.ends) {
 			tp := c.tp(topic, p)
-			op.ends[tp] = o
+			op.ends[tp] = v.ends[p]
 			covered = append(covered, tp)
 		}
 	}
 	if len(v.starts) > 0 {
 		op.starts = map[int32]int64{}
-		for p, o := range v.starts {
-			op.starts[c.tp(topic, p)] = o
+		for _, p := range sortedKeys(v.starts) {
+			op.starts[c.tp(topic, p)] = v.starts[p]
 		}
 	}
 	for i := start; i < end; i++ {
 		covered = append(covered, c.recs[i].tp)
 	}
 	for _, tp := range covered {
-		c.tps[tp].final = idx
+		// A partition is judged by its completed final read invoked last:
+		// the one that could have seen the most acks.
+		if f := c.tps[tp].final; f < 0 || f == idx || c.finals[f].call <= op.call {
+			c.tps[tp].final = idx
+		}
 	}
 	c.finals = append(c.finals, op)
 	return nil
@@ -266,12 +463,22 @@ func (c *Checker) assign(p int, e *histories.Event) error {
 		return nil
 	}
 	parts := append([]int32(nil), a.Partitions...)
+	keys := make([]string, 0, len(a.Offsets))
 	for k := range a.Offsets {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		part, err := histories.ParsePartitionKey(k)
 		if err != nil {
-			return errors.New("assign value: bad partition key " + k)
+			return errors.New(`assign value: field "offsets": bad partition key ` + k)
 		}
 		parts = append(parts, part)
+	}
+	for _, part := range parts {
+		if err := c.checkPlace("assign value", []byte(a.Topic), part); err != nil {
+			return err
+		}
 	}
 	for _, part := range parts {
 		delete(c.seqs, procTP{proc, c.tp([]byte(a.Topic), part)})

@@ -158,7 +158,14 @@ func (c *Checker) addNemesis(e *histories.Event) error {
 type offsetTable struct {
 	dense  []int32 // value+1 at each offset below len(dense); 0 = none seen
 	sparse map[int64]int32
-	more   map[int64][]int32 // other distinct values seen at an offset
+	n      int                 // offsets held
+	more   map[int64][]int32   // other distinct values seen at an offset
+	inMore map[offVal]struct{} // the pairs in more, for a constant-time check
+}
+
+type offVal struct {
+	off int64
+	val int32
 }
 
 const maxDense = 1 << 26
@@ -172,12 +179,18 @@ func (t *offsetTable) first(off int64) (int32, bool) {
 	return v, ok
 }
 
+// add records val at off. The dense array grows only while it stays at
+// least a sixteenth full, so its memory follows the offsets the history
+// holds, never the largest offset it names; the sparse map holds the rest.
 func (t *offsetTable) add(off int64, val int32) {
-	if off >= int64(len(t.dense)) && off < maxDense && off < 2*int64(len(t.dense))+4096 {
-		n := max(off+1, 2*int64(len(t.dense)))
-		t.dense = append(t.dense, make([]int32, n-int64(len(t.dense)))...)
+	if off >= int64(len(t.dense)) && off < maxDense {
+		n := max(off+1, 2*int64(len(t.dense)), 4096)
+		if n <= 16*int64(t.n+1) || n <= 4096 {
+			t.grow(n)
+		}
 	}
 	if old, ok := t.first(off); !ok {
+		t.n++
 		if off < int64(len(t.dense)) {
 			t.dense[off] = val + 1
 		} else {
@@ -190,15 +203,25 @@ func (t *offsetTable) add(off int64, val int32) {
 	} else if old == val {
 		return
 	}
-	for _, v := range t.more[off] {
-		if v == val {
-			return
-		}
+	if _, ok := t.inMore[offVal{off, val}]; ok {
+		return
 	}
 	if t.more == nil {
-		t.more = map[int64][]int32{}
+		t.more, t.inMore = map[int64][]int32{}, map[offVal]struct{}{}
 	}
 	t.more[off] = append(t.more[off], val)
+	t.inMore[offVal{off, val}] = struct{}{}
+}
+
+// grow makes the dense array n long, moving in what the sparse map held below n.
+func (t *offsetTable) grow(n int64) {
+	t.dense = append(t.dense, make([]int32, n-int64(len(t.dense)))...)
+	for o, v := range t.sparse {
+		if o < n {
+			t.dense[o] = v + 1
+			delete(t.sparse, o)
+		}
+	}
 }
 
 // values returns every distinct value seen at off, first seen first.

@@ -2,6 +2,9 @@ package checker
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -22,7 +25,48 @@ type sendVal struct {
 	value     []byte
 	offset    int64
 	hasOffset bool
+	has       uint8 // hasTopic | hasPartition | hasValue | hasOffset
 }
+
+// Presence bits of a send value's and a record's fields: the format
+// requires them, so a missing one is bad input rather than a zero.
+const (
+	hasTopic uint8 = 1 << iota
+	hasPartition
+	hasValue
+	hasOffsetBit
+	hasEpoch
+)
+
+// missing names the first of the fields in want that has lacks.
+func missing(has, want uint8) error {
+	for _, f := range []struct {
+		bit  uint8
+		name string
+	}{{hasTopic, "topic"}, {hasPartition, "partition"}, {hasOffsetBit, "offset"}, {hasValue, "value"}, {hasEpoch, "leader_epoch"}} {
+		if want&f.bit != 0 && has&f.bit == 0 {
+			return fmt.Errorf("missing field %q", f.name)
+		}
+	}
+	return nil
+}
+
+// fieldError names the field of an encoding/json type error (a number out
+// of range, a string where a number belongs).
+func fieldError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		f := te.Field
+		if i := strings.LastIndexByte(f, '.'); i >= 0 {
+			f = f[i+1:]
+		}
+		return fmt.Errorf("field %q: %s is not a valid %v", f, te.Value, te.Type)
+	}
+	return err
+}
+
+// present reports whether a raw field was there and not null.
+func present(r *json.RawMessage) bool { return r != nil && string(*r) != "null" }
 
 // rawRec is a decoded record of a poll or final read.
 type rawRec struct {
@@ -30,14 +74,16 @@ type rawRec struct {
 	offset    int64
 	value     []byte
 	epoch     int32
+	has       uint8
 }
 
 // readVal is a decoded read result. recs is reused between calls.
 type readVal struct {
-	topic  []byte
-	recs   []rawRec
-	ends   map[int32]int64
-	starts map[int32]int64
+	topic    []byte
+	hasTopic bool
+	recs     []rawRec
+	ends     map[int32]int64
+	starts   map[int32]int64
 }
 
 func decodeSend(raw []byte, v *sendVal) error {
@@ -48,11 +94,24 @@ func decodeSend(raw []byte, v *sendVal) error {
 	*v = sendVal{}
 	var sv histories.SendValue
 	if err := json.Unmarshal(raw, &sv); err != nil {
+		return fieldError(err)
+	}
+	var p struct{ Topic, Partition, Value, Offset *json.RawMessage }
+	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
 	v.topic, v.partition, v.value = []byte(sv.Topic), sv.Partition, []byte(sv.Value)
 	if sv.Offset != nil {
 		v.offset, v.hasOffset = *sv.Offset, true
+		v.has |= hasOffsetBit
+	}
+	for _, f := range []struct {
+		r   *json.RawMessage
+		bit uint8
+	}{{p.Topic, hasTopic}, {p.Partition, hasPartition}, {p.Value, hasValue}} {
+		if present(f.r) {
+			v.has |= f.bit
+		}
 	}
 	return nil
 }
@@ -66,11 +125,30 @@ func decodeRead(raw []byte, v *readVal) error {
 	*v = readVal{recs: recs[:0]}
 	var rr histories.ReadResult
 	if err := json.Unmarshal(raw, &rr); err != nil {
+		return fieldError(err)
+	}
+	var p struct {
+		Topic   *json.RawMessage
+		Records []struct{ Partition, Offset, Value, LeaderEpoch *json.RawMessage }
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
-	v.topic = []byte(rr.Topic)
-	for _, r := range rr.Records {
-		v.recs = append(v.recs, rawRec{r.Partition, r.Offset, []byte(r.Value), r.LeaderEpoch})
+	v.topic, v.hasTopic = []byte(rr.Topic), present(p.Topic)
+	for i, r := range rr.Records {
+		var has uint8
+		if i < len(p.Records) {
+			pr := &p.Records[i]
+			for _, f := range []struct {
+				r   *json.RawMessage
+				bit uint8
+			}{{pr.Partition, hasPartition}, {pr.Offset, hasOffsetBit}, {pr.Value, hasValue}, {pr.LeaderEpoch, hasEpoch}} {
+				if present(f.r) {
+					has |= f.bit
+				}
+			}
+		}
+		v.recs = append(v.recs, rawRec{r.Partition, r.Offset, []byte(r.Value), r.LeaderEpoch, has})
 	}
 	var err error
 	if v.ends, err = partitionMap(rr.EndOffsets); err != nil {
@@ -104,16 +182,16 @@ func fastSend(b []byte, v *sendVal) bool {
 		ok := false
 		switch string(key) {
 		case "topic":
-			bit = 1
+			bit = hasTopic
 			v.topic, ok = s.Plain()
 		case "partition":
-			bit = 2
+			bit = hasPartition
 			v.partition, ok = s.Int32()
 		case "value":
-			bit = 4
+			bit = hasValue
 			v.value, ok = s.Plain()
 		case "offset":
-			bit = 8
+			bit = hasOffsetBit
 			v.offset, ok = s.Int()
 			v.hasOffset = ok
 		case "key":
@@ -124,6 +202,7 @@ func fastSend(b []byte, v *sendVal) bool {
 			return false
 		}
 		seen |= bit
+		v.has = seen &^ 16
 		return true
 	}) && s.End()
 }
@@ -139,6 +218,7 @@ func fastRead(b []byte, v *readVal) bool {
 		case "topic":
 			bit = 1
 			v.topic, ok = s.Plain()
+			v.hasTopic = ok
 		case "records":
 			bit = 2
 			ok = scanRecords(&s, v)
@@ -176,22 +256,23 @@ func scanRecords(s *histories.Scanner, v *readVal) bool {
 			ok := false
 			switch string(key) {
 			case "partition":
-				bit = 1
+				bit = hasPartition
 				r.partition, ok = s.Int32()
 			case "offset":
-				bit = 2
+				bit = hasOffsetBit
 				r.offset, ok = s.Int()
 			case "value":
-				bit = 4
+				bit = hasValue
 				r.value, ok = s.Plain()
 			case "leader_epoch":
-				bit = 8
+				bit = hasEpoch
 				r.epoch, ok = s.Int32()
 			}
 			if !ok || seen&bit != 0 {
 				return false
 			}
 			seen |= bit
+			r.has = seen
 			return true
 		})
 		if !ok {

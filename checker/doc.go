@@ -48,9 +48,25 @@
 //   - A send recorded as fail with NOT_ENOUGH_REPLICAS_AFTER_APPEND or a
 //     timeout is taken as info: the contract says such a send is info, so
 //     the label is the workload's mistake, not Kafka's. Stats count them.
-//   - A send acked after the final read began, at an offset past the end
-//     that read covered, is not a lost write: the read never looked there.
-//     A send acked below the final read's log start offset is not either.
+//   - A partition is judged by its completed final read invoked last. A
+//     send acked at or after that read's invoke and absent from it is
+//     unseen (unknown), never lost: the read may have passed its offset
+//     before it landed. A send acked below the read's log start offset is
+//     not lost either (retention).
+//   - Final reads that ended info or fail keep their records as evidence
+//     (offset-reuse, aborted-read, unexpected, porcupine reads); they prove
+//     no loss.
+//   - Bad input (exit 254, naming line and field): the required fields and
+//     impossible values listed in docs/HISTORY.md ("Rules the checker holds
+//     to"); with Options.Topic/Partitions (from run.json), other topics and
+//     partitions. Unknown client f: ignored, counted, said in reasons.
+//   - Reads are attributed to the send that explains them (explainer), so a
+//     value re-sent after a failure is judged by the send that wrote it.
+//   - The verdict rule lives in CountsAgainst (Result.Against,
+//     Result.Counted) and Verdict.ExitCode; report and CLI read them.
+//   - Determinism: partitions are numbered in file order (map-keyed fields
+//     in sorted order), so results.json and the summary are byte-identical
+//     for the same input.
 //   - A final read still open when the history ends did not complete; other
 //     open client ops end info, as in Jepsen.
 //

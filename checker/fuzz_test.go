@@ -33,14 +33,35 @@ func FuzzCheck(f *testing.F) {
 	writeSynth(&buf, synthConfig{Ops: 200, Partitions: 2, Workers: 8, Seed: 9, InfoRate: 0.1, FailRate: 0.1})
 	f.Add(buf.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := CheckReader(bytes.NewReader(data), Options{PorcupineTimeout: 500 * time.Millisecond})
+		opts := Options{PorcupineTimeout: 10 * time.Second}
+		res, err := CheckReader(bytes.NewReader(data), opts)
 		if err != nil {
 			return
 		}
-		if _, err := json.Marshal(res); err != nil {
+		b, err := json.Marshal(res)
+		if err != nil {
 			t.Fatalf("results do not marshal: %v", err)
 		}
-		_ = res.Summary()
+		sum := res.Summary()
+		// Deterministic: the same bytes give the same results.json and text.
+		again, err := CheckReader(bytes.NewReader(data), opts)
+		if err != nil {
+			t.Fatalf("second check failed: %v", err)
+		}
+		if b2, _ := json.Marshal(again); !bytes.Equal(b, b2) || again.Summary() != sum {
+			t.Fatalf("not deterministic:\n%s\n%s", b, b2)
+		}
+		// A torn last line never turns a verdict valid.
+		if len(data) == 0 || data[len(data)-1] != '\n' {
+			return
+		}
+		torn, err := CheckReader(bytes.NewReader(append(append([]byte(nil), data...), `{"index":`...)), opts)
+		if err != nil {
+			t.Fatalf("a torn last line made the history bad: %v", err)
+		}
+		if torn.Valid == Valid && res.Valid != Valid {
+			t.Fatalf("a torn last line turned %v into valid", res.Valid)
+		}
 	})
 }
 

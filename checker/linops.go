@@ -2,6 +2,7 @@ package checker
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -72,7 +73,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		i, ok := lookup(r)
 		if !ok {
 			i = -1
-			if s := c.vals[r.val].send; s >= 0 && c.sends[s].typ != opFail {
+			if s := c.explainer(r.val, tp, r.off); s >= 0 && c.sends[s].typ != opFail {
 				i = int32(len(apps))
 				apps = append(apps, linApp{off: r.off, val: r.val, proc: c.sends[s].proc, call: c.sends[s].call, ret: infinity})
 			}
@@ -128,6 +129,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		ops = append(ops, porcupine.Operation{ClientId: client(ap.proc), Call: ap.call, Return: ap.ret,
 			Input: &linIn{kind: kAppend, win: ap.win, proc: ap.proc, id: ap.id, off: ap.off, prev: prev[i], val: ap.val}})
 	}
+	a.realTime(tp, apps)
 	appID := func(r *rec) int32 {
 		if i, ok := lookup(r); ok && i >= 0 {
 			return apps[i].id
@@ -215,27 +217,83 @@ func (a *analysis) finalOps(tp int32, fin *readOp, recs []rec, apps []linApp, ap
 }
 
 // prevOffsets gives each append the next lower offset that another append
-// of its window claims (math.MinInt64 if none).
+// of its window claims (math.MinInt64 if none). Linear after the sort,
+// however many appends share an offset.
 func prevOffsets(apps []linApp, winOf func(int64) int64) []int64 {
+	order := byOffset(apps)
+	prev := make([]int64, len(apps))
+	lower, cur := int64(math.MinInt64), int64(math.MinInt64)
+	for k, i := range order {
+		off := apps[i].off
+		if k == 0 || off != cur {
+			if k > 0 && winOf(cur) == winOf(off) {
+				lower = cur
+			} else {
+				lower = math.MinInt64
+			}
+			cur = off
+		}
+		prev[i] = lower
+	}
+	return prev
+}
+
+func byOffset(apps []linApp) []int32 {
 	order := make([]int32, len(apps))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(apps[x].off, apps[y].off) })
-	prev := make([]int64, len(apps))
+	slices.SortStableFunc(order, func(x, y int32) int { return cmp.Compare(apps[x].off, apps[y].off) })
+	return order
+}
+
+// RealTimeViolation is a pair of appends whose offsets go against real
+// time: Later was invoked after Earlier was acked (or read), yet took a
+// lower offset. Kafka hands out offsets in append order, so no correct log
+// allows it; the model fails on it too, and this direct check finds it
+// whatever windows the model is cut into.
+type RealTimeViolation struct {
+	Value       string  `json:"value"`
+	Offset      int64   `json:"offset"`
+	Process     int32   `json:"process"`
+	InvokedS    float64 `json:"invoked_s"`
+	AfterValue  string  `json:"after_value"`
+	AfterOffset int64   `json:"after_offset"`
+	// AfterDoneS is when the higher offset was known to exist: its ack, or
+	// the first read that returned it.
+	AfterDoneS float64 `json:"after_done_s"`
+	Text       string  `json:"text"`
+}
+
+// realTime finds the first pair of appends of tp, by offset, whose order
+// goes against real time: i at a lower offset than j, invoked after j
+// returned. One pass over the appends by offset, keeping the latest
+// invoke among lower offsets.
+func (a *analysis) realTime(tp int32, apps []linApp) {
+	order := byOffset(apps)
+	best := int32(-1) // the append with the latest invoke among strictly lower offsets
+	pending := int32(-1)
 	for k, i := range order {
-		prev[i] = math.MinInt64
-		// the nearest lower distinct offset in the same window
-		for j := k - 1; j >= 0; j-- {
-			o := apps[order[j]].off
-			if winOf(o) != winOf(apps[i].off) {
-				break
+		if k > 0 && apps[order[k-1]].off != apps[i].off {
+			if pending >= 0 && (best < 0 || apps[pending].call > apps[best].call) {
+				best = pending
 			}
-			if o < apps[i].off {
-				prev[i] = o
-				break
+			pending = -1
+		}
+		if best >= 0 && apps[i].ret < apps[best].call {
+			lo, hi := &apps[best], &apps[i]
+			v := &RealTimeViolation{Value: a.c.vals[lo.val].str, Offset: lo.off, Process: lo.proc, InvokedS: secs(lo.call),
+				AfterValue: a.c.vals[hi.val].str, AfterOffset: hi.off, AfterDoneS: secs(hi.ret)}
+			v.Text = fmt.Sprintf("%s offset %d: p%d's send of %s was invoked at %.3f s, after offset %d (%s) was acked or read at %.3f s, yet took the lower offset",
+				a.c.tps[tp].name(), lo.off, lo.proc, v.Value, v.InvokedS, hi.off, v.AfterValue, v.AfterDoneS)
+			if a.rt == nil {
+				a.rt = map[int32]*RealTimeViolation{}
 			}
+			a.rt[tp] = v
+			return
+		}
+		if pending < 0 || apps[i].call > apps[pending].call {
+			pending = i
 		}
 	}
-	return prev
 }

@@ -24,8 +24,15 @@ func (a *analysis) values() {
 		vi := &c.vals[v]
 		k := kinds{dup: len(c.dupAt[int32(v)]) > 0}
 		if vi.read {
-			k.aborted = vi.send >= 0 && c.sends[vi.send].typ == opFail
 			k.unexpected = vi.send < 0
+			if !k.unexpected {
+				// Each place the value was seen is explained by its best
+				// send there: aborted if that send failed definitely.
+				k.aborted = c.sends[c.explainer(int32(v), vi.tp, vi.off)].typ == opFail
+				for _, o := range c.dupAt[int32(v)] {
+					k.aborted = k.aborted || c.sends[c.explainer(int32(v), o.tp, o.off)].typ == opFail
+				}
+			}
 		}
 		if k.dup || k.aborted || k.unexpected {
 			want[int32(v)] = k
@@ -71,10 +78,10 @@ func (a *analysis) values() {
 		tp := vi.tp
 		at := s.first
 		var ref *SendRef
-		if vi.send >= 0 {
-			tp, ref = c.sends[vi.send].tp, a.sendRef(vi.send)
+		if s := c.explainer(v, vi.tp, vi.off); s >= 0 {
+			tp, ref = c.sends[s].tp, a.sendRef(s)
 			if at < 0 {
-				at = c.sends[vi.send].ret
+				at = c.sends[s].ret
 			}
 		}
 		t := c.tps[tp]

@@ -46,6 +46,7 @@ func CheckPath(path string, opts Options) (*Result, string, error) {
 	switch {
 	case err == nil:
 		opts.Idempotent = ri.Producer.Idempotent
+		opts.Topic, opts.Partitions = ri.Topic, ri.Partitions
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, "", badInput(fmt.Errorf("run.json: %w", err))
 	}

@@ -63,7 +63,7 @@ func TestCheckPath(t *testing.T) {
 func TestCheckPathBadInput(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.jsonl")
-	if err := os.WriteFile(bad, []byte(`{"index":0,"time":0,"process":0,"type":"invoke","f":"send"}`+"\nnot json\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte(`{"index":0,"time":0,"process":0,"type":"invoke","f":"send","value":{"topic":"t","partition":0,"value":"a"}}`+"\nnot json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	badRun := filepath.Join(dir, "run")

@@ -65,6 +65,9 @@ type Result struct {
 	Stats        Stats         `json:"stats"`
 	// Idempotent is the producer setting the check assumed.
 	Idempotent bool `json:"producer_idempotent"`
+	// Against lists the anomaly names that count against validity in this
+	// check (CountsAgainst), whether or not any was found.
+	Against []string `json:"counted_against_validity,omitempty"`
 }
 
 // MarshalJSON writes results.json: "anomalies" (like every list and map)
@@ -83,7 +86,8 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		Explanations []Explanation  `json:"explanations,omitempty"`
 		Linearizable *Linearizable  `json:"linearizable,omitempty"`
 		Idempotent   bool           `json:"producer_idempotent"`
-	}{r.Valid, anomalies, r.Counts, &r.Stats, r.Reasons, r.Explanations, r.Linearizable, r.Idempotent})
+		Against      []string       `json:"counted_against_validity,omitempty"`
+	}{r.Valid, anomalies, r.Counts, &r.Stats, r.Reasons, r.Explanations, r.Linearizable, r.Idempotent, r.Against})
 }
 
 // Anomaly names, as HISTORY.md fixes them; Nonlinearizable is kchaos's
@@ -100,6 +104,11 @@ const (
 	Unseen           = "unseen"
 	Nonlinearizable  = "nonlinearizable"
 )
+
+// AnomalyNames is every anomaly name, in HISTORY.md's order: the
+// vocabulary that expectations and suites count by.
+var AnomalyNames = []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected,
+	NonmonotonicSend, PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable}
 
 // Anomalies lists each anomaly found, by name; a name is absent from
 // results.json when its list is empty.
@@ -295,6 +304,9 @@ type NonlinearizableEntry struct {
 	Partition     int32    `json:"partition"`
 	Windows       []Window `json:"windows"`
 	Visualization string   `json:"visualization,omitempty"`
+	// RealTime is the first pair of appends whose offsets go against real
+	// time (a send invoked after a higher offset was acked).
+	RealTime *RealTimeViolation `json:"real_time,omitempty"`
 }
 
 // Window is a range of offsets checked as one porcupine partition.

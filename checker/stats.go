@@ -24,6 +24,8 @@ type Stats struct {
 	FinalReadsNotCompleted []FinalTry `json:"final_reads_not_completed,omitempty"`
 	// TruncatedLine is the torn last line that the reader dropped, if any.
 	TruncatedLine int `json:"truncated_line,omitempty"`
+	// IgnoredOps counts client ops whose f the contract does not define, by f.
+	IgnoredOps map[string]int `json:"ignored_ops,omitempty"`
 }
 
 // SendStats counts sends by outcome.
@@ -110,6 +112,9 @@ func (a *analysis) stats() Stats {
 	}
 	if len(c.errs) > 0 {
 		st.Errors = c.errs
+	}
+	if len(c.ignored) > 0 {
+		st.IgnoredOps = c.ignored
 	}
 	for _, t := range c.tps {
 		st.Partitions[t.name()] = &PartitionStats{RecordsPolled: t.polled}

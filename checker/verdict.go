@@ -3,7 +3,48 @@ package checker
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
+
+// CountsAgainst lists the anomaly names that make a verdict false, in
+// HISTORY.md's order: the one statement of the rule (the report and the
+// CLI read it from the Result, never restate it). duplicate and
+// nonmonotonic-send count only for an idempotent producer; unseen never
+// makes a verdict false (it makes it unknown).
+func CountsAgainst(idempotent bool) []string {
+	out := []string{LostWrite, OffsetReuse}
+	if idempotent {
+		out = append(out, Duplicate)
+	}
+	out = append(out, AbortedRead, Unexpected)
+	if idempotent {
+		out = append(out, NonmonotonicSend)
+	}
+	return append(out, PollSkip, NonmonotonicPoll, Nonlinearizable)
+}
+
+// Counted reports whether anomaly kind counts against validity in r. A
+// results.json written before the list was recorded falls back to the rule
+// for the producer the check assumed.
+func (r *Result) Counted(kind string) bool {
+	against := r.Against
+	if against == nil {
+		against = CountsAgainst(r.Idempotent)
+	}
+	return slices.Contains(against, kind)
+}
+
+// ExitCode maps a verdict to the CLI's exit code: 0 valid, 1 invalid,
+// 2 unknown (HISTORY.md).
+func (v Verdict) ExitCode() int {
+	switch v {
+	case Valid:
+		return 0
+	case Invalid:
+		return 1
+	}
+	return 2
+}
 
 // verdict applies HISTORY.md's rules. false: any data-loss, integrity or
 // consumer-order anomaly (lost-write, offset-reuse, aborted-read,
@@ -16,22 +57,24 @@ func (a *analysis) verdict() {
 	c, r := a.c, a.r
 	n := r.Counts
 	var invalid, unknown, notes []string
-	for _, name := range []string{LostWrite, OffsetReuse, AbortedRead, Unexpected, PollSkip, NonmonotonicPoll, Nonlinearizable} {
-		if n[name] > 0 {
+	r.Against = CountsAgainst(c.opts.Idempotent)
+	for _, name := range r.Against {
+		switch {
+		case n[name] == 0:
+		case name == Duplicate || name == NonmonotonicSend:
+			invalid = append(invalid, fmt.Sprintf("%s: %d (the producer was idempotent)", name, n[name]))
+		default:
 			invalid = append(invalid, fmt.Sprintf("%s: %d", name, n[name]))
 		}
 	}
 	for _, name := range []string{Duplicate, NonmonotonicSend} {
-		switch {
-		case n[name] == 0:
-		case c.opts.Idempotent:
-			invalid = append(invalid, fmt.Sprintf("%s: %d (the producer was idempotent)", name, n[name]))
-		default:
+		if n[name] > 0 && !slices.Contains(r.Against, name) {
 			notes = append(notes, fmt.Sprintf("%s: %d, not counted: the producer was not idempotent", name, n[name]))
 		}
 	}
 	if n[Unseen] > 0 {
-		unknown = append(unknown, fmt.Sprintf("unseen: %d acked sends were never read, on partitions without a completed final read", n[Unseen]))
+		unknown = append(unknown, fmt.Sprintf("unseen: %d acked sends no completed final read could judge "+
+			"(on a partition without one and never polled, or acked at or after the invoke of the final read that judges the partition, and not in it)", n[Unseen]))
 	}
 	sent := make([]bool, len(c.tps))
 	for i := range c.sends {
@@ -54,6 +97,21 @@ func (a *analysis) verdict() {
 		}
 		slices.Sort(names)
 		unknown = append(unknown, fmt.Sprintf("linearizability check ran out of time on %v", names))
+	}
+	if len(c.ignored) > 0 {
+		fs := make([]string, 0, len(c.ignored))
+		for f := range c.ignored {
+			fs = append(fs, f)
+		}
+		slices.Sort(fs)
+		var parts []string
+		for _, f := range fs {
+			parts = append(parts, fmt.Sprintf("%s %d", f, c.ignored[f]))
+		}
+		notes = append(notes, fmt.Sprintf("ignored: client ops whose f the contract does not define (%s)", strings.Join(parts, ", ")))
+	}
+	if c.tornLine > 0 {
+		notes = append(notes, fmt.Sprintf("history line %d was torn (the writer stopped mid-line) and was dropped", c.tornLine))
 	}
 	switch {
 	case len(invalid) > 0:

@@ -24,7 +24,7 @@ func fastEvent(b []byte, e *Event) bool {
 	for first := true; ; first = false {
 		s.Space()
 		if s.Byte('}') {
-			if first || !s.End() {
+			if first || !s.End() || seen&requiredBits != requiredBits {
 				return false // "{}" is fine for json but pointless here; trailing data is an error
 			}
 			return true
@@ -89,6 +89,10 @@ func fastEvent(b []byte, e *Event) bool {
 		seen |= bit
 	}
 }
+
+// requiredBits are index, time, process, type and f: every event has them
+// (a line without one goes the slow way, which names the missing field).
+const requiredBits = 1 | 2 | 4 | 8 | 16
 
 // common are the strings most events carry: interning them saves two
 // allocations per event.

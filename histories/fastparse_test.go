@@ -15,7 +15,7 @@ var fastEventCases = []struct {
 	{`{"index":0,"time":5,"process":1,"type":"invoke","f":"send","value":{"topic":"t","partition":0,"value":"a"}}`, true},
 	{`{"index":3,"time":5,"process":-2,"type":"ok","f":"observe","value":{"isr":[0,1],"x":-1.5e3,"y":null,"z":true,"s":"\u00e9\n"}}`, true},
 	{`{ "index" : 1 , "time":0,"process":0,"type":"info","f":"send","error":"timeout" }`, true},
-	{`{"index":1}`, true},
+	{`{"index":1}`, false},                   // lacks required fields: the slow path names them
 	{`{"index":1,"index":2}`, false},         // duplicate key: last wins in encoding/json
 	{`{"Index":1}`, false},                   // case-insensitive match
 	{`{"index":01}`, false},                  // invalid JSON

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // LineError is a malformed line: the Reader names the 1-based line number.
@@ -102,6 +103,9 @@ func (r *Reader) parse(body []byte) (Event, error) {
 		if err := json.Unmarshal(body, &e); err != nil {
 			return e, fmt.Errorf("not a JSON event: %w", err)
 		}
+		if err := requireFields(body); err != nil {
+			return e, err
+		}
 	}
 	if e.Index != r.next {
 		return e, fmt.Errorf("index %d, want %d (indexes count 0, 1, 2, ... in file order)", e.Index, r.next)
@@ -120,6 +124,32 @@ func (r *Reader) parse(body []byte) (Event, error) {
 	}
 	r.next++
 	return e, nil
+}
+
+// eventFields are the fields every event has (docs/HISTORY.md): a line
+// without one is bad input, never an event with a zero filled in.
+var eventFields = []string{"index", "time", "process", "type", "f"}
+
+// requireFields names the first required field absent from an event line.
+// Keys match as encoding/json matches them, case-insensitively.
+func requireFields(body []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return fmt.Errorf("not a JSON event: %w", err)
+	}
+	for _, f := range eventFields {
+		found := false
+		for k, v := range m {
+			if strings.EqualFold(k, f) && string(v) != "null" {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("missing field %q (every event has index, time, process, type and f)", f)
+		}
+	}
+	return nil
 }
 
 // incomplete reports whether body is a proper prefix of a JSON value: what

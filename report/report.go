@@ -129,11 +129,11 @@ func build(dir string) (*view, error) {
 	}
 	if r.Res != nil {
 		for _, k := range AnomalyKinds {
-			v.Counts = append(v.Counts, countRow{k, r.Res.count(k), counted(k, r.Res.Idempotent)})
+			v.Counts = append(v.Counts, countRow{k, r.Res.count(k), r.Res.counted(k)})
 		}
 		for _, k := range r.Res.kinds() {
 			if !slices.Contains(AnomalyKinds, k) {
-				v.Counts = append(v.Counts, countRow{k, r.Res.count(k), true})
+				v.Counts = append(v.Counts, countRow{k, r.Res.count(k), r.Res.counted(k)})
 			}
 		}
 		v.Explanations = r.Res.Explanations
@@ -172,19 +172,6 @@ func build(dir string) (*view, error) {
 		}
 	}
 	return v, nil
-}
-
-// counted mirrors HISTORY.md's verdict rule: duplicate and
-// nonmonotonic-send count only for an idempotent producer (as the checker
-// assumed it), and unseen makes a run unknown rather than invalid.
-func counted(kind string, idempotent bool) bool {
-	switch kind {
-	case "duplicate", "nonmonotonic-send":
-		return idempotent
-	case "unseen":
-		return false
-	}
-	return true
 }
 
 func summary(v *view) string {

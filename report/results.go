@@ -95,6 +95,18 @@ type results struct {
 	LinResult    string // porcupine's overall result, "" if not run
 	Lin          []linRow
 	Idempotent   bool // the producer's idempotence the checker assumed
+	// counted says, from the checker's result, whether a kind counts
+	// against validity: the report never restates the rule.
+	against func(kind string) bool
+}
+
+// counted reports whether kind counts against validity, as the checker's
+// result says (checker.Result.Counted).
+func (r *results) counted(kind string) bool {
+	if r.against == nil {
+		return (&checker.Result{Idempotent: r.Idempotent}).Counted(kind)
+	}
+	return r.against(kind)
 }
 
 // readResults reads a results.json written by checker.WriteResults.
@@ -112,7 +124,7 @@ func readResults(path string) (*results, error) {
 
 func fromChecker(cr *checker.Result) *results {
 	r := &results{Valid: verdictOf(cr.Valid), Reasons: cr.Reasons, Errors: cr.Stats.Errors, Idempotent: cr.Idempotent,
-		Counts: anomalyCounts(&cr.Anomalies), Unavailable: map[string][]interval{}}
+		Counts: anomalyCounts(&cr.Anomalies), Unavailable: map[string][]interval{}, against: cr.Counted}
 	for k, n := range cr.Counts { // the checker's counts win over list lengths
 		r.Counts[k] = n
 	}

@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/report"
 )
 
 func init() { subcommands = append(subcommands, newCheckCmd) }
@@ -26,7 +28,8 @@ duplicate, aborted-read, unexpected, nonmonotonic-send, poll-skip,
 nonmonotonic-poll, unseen) and porcupine's linearizability model of each
 partition log. PATH is a run folder (history.jsonl, maybe run.json) or a
 history file. Writes results.json (NAME.results.json for a history not named
-history.jsonl) and porcupine's HTML visualizations beside the history.
+history.jsonl) and porcupine's HTML visualizations beside the history; for a
+run folder, also report.md, report.html and junit.xml from the new results.
 
 Exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad input, 255 internal error.`,
 		Args: cobra.ExactArgs(1),
@@ -42,13 +45,18 @@ Exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad input, 255 internal error.`,
 			w := cmd.OutOrStdout()
 			fmt.Fprint(w, res.Summary())
 			fmt.Fprintln(w, "results:", out)
-			switch res.Valid {
-			case checker.Valid:
-				return nil
-			case checker.Invalid:
-				return withCode(exitInvalid)
+			if filepath.Base(out) == checker.ResultsFile {
+				// A run folder: its report, report.html and junit.xml are
+				// remade from the new results, so that one judge speaks.
+				if err := report.Write(filepath.Dir(out)); err != nil {
+					return internal(fmt.Errorf("report: %w", err))
+				}
+				fmt.Fprintln(w, "report:", filepath.Join(filepath.Dir(out), report.ReportMD))
 			}
-			return withCode(exitUnknown)
+			if code := res.Valid.ExitCode(); code != exitValid {
+				return withCode(code)
+			}
+			return nil
 		},
 	}
 	f := cmd.Flags()

@@ -63,3 +63,34 @@ func TestCheckExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckRegeneratesReport: `kchaos check RUN_FOLDER` remakes report.md,
+// report.html and junit.xml from the new results, not only results.json.
+func TestCheckRegeneratesReport(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "histories", "testdata", "real-s1")
+	for _, name := range []string{"history.jsonl", "run.json"} {
+		b, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, name := range []string{"report.md", "report.html", "junit.xml"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("stale"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out := runCLI(t, "check", dir)
+	if code != exitValid {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, name := range []string{"report.md", "report.html", "junit.xml"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(b) == "stale" {
+			t.Errorf("%s not regenerated (%v)", name, err)
+		}
+	}
+}

@@ -124,15 +124,8 @@ func finishRun(out *harness.Outcome, err error) error {
 	return withCode(code)
 }
 
-func verdictCode(v checker.Verdict) int {
-	switch v {
-	case checker.Valid:
-		return exitValid
-	case checker.Invalid:
-		return exitInvalid
-	}
-	return exitUnknown
-}
+// verdictCode is the checker's verdict -> exit code mapping (one place).
+func verdictCode(v checker.Verdict) int { return v.ExitCode() }
 
 func cliLogger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
 )
@@ -32,6 +33,16 @@ type Scenario struct {
 	// Expect documents the seed's expected outcome (SCENARIOS.md), for the
 	// reader and the report. It never changes the verdict.
 	Expect string `yaml:"expect,omitempty"`
+	// Outcome is the machine-checkable part of the expected outcome, which
+	// a suite judges each cell by (harness/expect). It never changes the
+	// run's own verdict either.
+	Outcome expect.Spec `yaml:"outcome,omitempty"`
+}
+
+// Checks parses Outcome (Validate has reported its problems).
+func (s *Scenario) Checks() []expect.Check {
+	checks, _ := s.Outcome.Checks("outcome", KnownSetting)
+	return checks
 }
 
 // ClusterSpec is the Kafka cluster.
@@ -203,6 +214,8 @@ func (s *Scenario) Validate() error {
 			add("topic.configs", "empty key")
 		}
 	}
+	_, outcomeErrs := s.Outcome.Checks("outcome", KnownSetting)
+	errs = append(errs, outcomeErrs...)
 	return errors.Join(errs...)
 }
 

@@ -71,13 +71,14 @@ var mayImport = map[group][]group{
 }
 
 // testMayImport widens mayImport for a group's tests: integration tests
-// of the faults and the workloads start a real cluster, so they may name
-// the backend (never the other way round: a backend's tests may not use
-// the faults). Checker and report tests get nothing more.
+// of the faults, the workloads and the admin client start a real cluster,
+// so they may name the backend (never the other way round: a backend's
+// tests may not use the faults). Checker and report tests get nothing
+// more.
 var testMayImport = map[group][]group{
 	gNemesis:   {gBackend},
 	gWorkloads: {gBackend},
-	gBackend:   {gBackend},
+	gAdmin:     {gCluster, gBackend},
 }
 
 // pureDeps are the external packages checker and report must not depend

@@ -1,0 +1,72 @@
+package checker
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// BenchmarkCheckVsPython checks the 1M-op history of BenchmarkCheck1M and,
+// in the same run, times a bare python3 json.loads loop over the same file
+// (skipped without python3). It reports both in seconds: the target is a
+// check no slower than the loop.
+func BenchmarkCheckVsPython(b *testing.B) {
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		b.Skip("no python3")
+	}
+	path := filepath.Join(b.TempDir(), HistoryFile)
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	writeSynth(f, synthConfig{Ops: 1_000_000, Partitions: 8, Workers: 16, Seed: 1, InfoRate: 0.002, FailRate: 0.003})
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	script := "import json,sys\nfor l in open(sys.argv[1]):\n    json.loads(l)\n"
+	b.ResetTimer()
+	var goS, pyS float64
+	for range b.N {
+		start := time.Now()
+		if _, _, err := CheckPath(path, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		goS += time.Since(start).Seconds()
+		start = time.Now()
+		if out, err := exec.Command(py, "-c", script, path).CombinedOutput(); err != nil {
+			b.Fatalf("python3: %v: %s", err, out)
+		}
+		pyS += time.Since(start).Seconds()
+	}
+	b.ReportMetric(goS/float64(b.N), "check-s")
+	b.ReportMetric(pyS/float64(b.N), "python-json-s")
+}
+
+// BenchmarkHostile times the hostile shapes of TestHostileShapes (target
+// 2 s each).
+func BenchmarkHostile(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		write func(io.Writer)
+	}{
+		{"sparse-2^26", hostileSparse},
+		{"40000-values-one-offset", func(w io.Writer) { hostileOneOffset(w, 40000) }},
+		{"one-value-40000-offsets", func(w io.Writer) { hostileOneValue(w, 40000) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var buf bytes.Buffer
+			c.write(&buf)
+			b.ResetTimer()
+			for range b.N {
+				if _, err := CheckReader(bytes.NewReader(buf.Bytes()), Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/report"
+)
+
+func init() { subcommands = append(subcommands, newSuiteCmd) }
+
+func newSuiteCmd() *cobra.Command {
+	var (
+		f        runFlags
+		only     string
+		runs     int
+		baseline string
+	)
+	cmd := &cobra.Command{
+		Use:   "suite [NAME|FILE]",
+		Short: "Run scenarios × settings × Kafka versions and judge each cell against its expectation",
+		Long: `Run a suite (default: the built-in 'seeds', every seed story with its
+expectation) on every Kafka version given by --kafka (a list: 3.9.x,4.4.x,
+4.1.2, latest; default: every release kchaos knows, each image built first
+with 'make image KAFKA_VERSION=V'). Each cell is one scenario under one set of
+settings on one version, judged against the scenario's 'outcome' checks.
+Writes store/suite-<name>/<timestamp>/ with suite.md, suite.html, suite.json
+and junit.xml (one testcase per cell, named scenario/settings/version).
+--set applies to every cell. --baseline DIR lists the cells whose status
+changed since an earlier suite folder.
+Exit codes: 0 every cell matched, 1 a cell differed (a regression or a new
+finding), 2 a cell could not be judged, 254 bad input.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := "seeds"
+			if len(args) == 1 {
+				name = args[0]
+			}
+			s, err := harness.LoadSuite(name)
+			if err != nil {
+				return badInput(err)
+			}
+			if runs < 1 {
+				return badInput(fmt.Errorf("--runs %d: want at least 1", runs))
+			}
+			var versions []string
+			for _, v := range strings.Split(f.kafka, ",") {
+				if v = strings.TrimSpace(v); v != "" {
+					versions = append(versions, v)
+				}
+			}
+			f.kafka = "" // each cell sets its own version
+			var onlyList []string
+			for _, o := range strings.Split(only, ",") {
+				if o = strings.TrimSpace(o); o != "" {
+					onlyList = append(onlyList, o)
+				}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			res, err := harness.RunSuite(ctx, s, harness.SuiteOptions{
+				Options: harness.Options{Store: f.store, Log: cliLogger(), NoScreenshot: f.noScreenshot},
+				Kafka:   versions, Only: onlyList, Runs: runs, Baseline: baseline,
+				Load: func(n string, sets []string) (*scenario.Scenario, error) {
+					sc, _, err := f.load(n, sets...)
+					return sc, err
+				},
+				OnCell: func(done, total int, c report.Cell) {
+					fmt.Fprintf(os.Stderr, "suite: [%d/%d] %s: %s %s\n", done, total, c.ID, c.Status, c.Reason)
+				},
+			})
+			var bad *scenario.BadInputError
+			if errors.As(err, &bad) {
+				return badInput(err)
+			}
+			if res != nil {
+				fmt.Println("suite:", filepath.Join(res.Dir, "suite.md"))
+				if b, rerr := os.ReadFile(filepath.Join(res.Dir, "suite.md")); rerr == nil {
+					fmt.Print(string(b))
+				}
+			}
+			if err != nil {
+				return internal(err)
+			}
+			if ctx.Err() != nil {
+				return withCode(exitUnknown)
+			}
+			if code := res.ExitCode(); code != 0 {
+				return withCode(code)
+			}
+			return nil
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&only, "only", "", "run only these scenarios of the suite (comma-separated, e.g. s1,s2,s4)")
+	cmd.Flags().IntVar(&runs, "runs", 1, "runs per cell")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "an earlier suite folder to compare with")
+	return cmd
+}

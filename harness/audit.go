@@ -1,0 +1,174 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/report"
+)
+
+// AuditStories are the failure stories an audit runs under a user's
+// settings, each chosen for the configuration facts it exposes:
+//   - s1: the leader is cut off until it is the ISR alone, then killed
+//     (offline window; loss when unclean election is on);
+//   - s7: the ISR shrinks to the leader, which then loses power (loss when
+//     min.insync.replicas < 2, or with ELR off: Last Replica Standing);
+//   - s9: a rack is cut off and lags, then the other rack loses power
+//     (loss with unclean election on, else an outage);
+//   - s10: a whole rack of three dies (availability with
+//     min.insync.replicas against the replicas left).
+//
+// The stories' own topic configs and ELR choice are dropped first, so the
+// user's settings (or Kafka's defaults, for what they leave out) decide.
+var AuditStories = []string{"s1", "s7", "s9", "s10"}
+
+// AuditOptions tune an audit.
+type AuditOptions struct {
+	Options
+	// BrokerConfig and TopicConfig are the user's settings
+	// (server.properties and the topic's configs).
+	BrokerConfig, TopicConfig map[string]string
+	// Kafka is the version to audit (default: the scenarios' default).
+	Kafka string
+	// Sets apply to every story after the user's configs (e.g.
+	// workload.acks=1 for producers that use acks=1).
+	Sets []string
+	// OnStory is told about each story as it ends.
+	OnStory func(done, total int, r report.AuditRow)
+}
+
+// PlanAudit loads every audit story with the user's settings applied,
+// before any cluster starts. It returns the scenarios and, per story, the
+// keys kchaos had to override.
+func PlanAudit(opts AuditOptions) ([]*scenario.Scenario, []string, error) {
+	var out []*scenario.Scenario
+	var overridden []string
+	for _, name := range AuditStories {
+		sets := []string{"cluster.elr=default"}
+		if opts.Kafka != "" {
+			sets = append(sets, "cluster.kafka="+opts.Kafka)
+		}
+		s, err := scenario.Load(name, sets)
+		if err != nil {
+			return nil, nil, err
+		}
+		s.Topic.Configs = map[string]string{}
+		// A live set-config step would change what the user runs; the
+		// audit stories have none, and must not grow one unnoticed.
+		for i, st := range s.Nemesis.Steps {
+			if len(st.Config) > 0 {
+				return nil, nil, fmt.Errorf("audit story %s: step %d sets topic configs live; an audit must run the user's settings", name, i)
+			}
+		}
+		overridden = s.ApplyUserConfigs(opts.BrokerConfig, opts.TopicConfig)
+		if s, err = scenario.Derive(s, "audit story "+name+" with your settings", opts.Sets); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, s)
+	}
+	return out, overridden, nil
+}
+
+// AuditFacts are the configuration facts that explain an audit's
+// outcomes, derived from the settings as the stories ran them (all
+// stories share them). Each names the stories it bears on.
+func AuditFacts(s *scenario.Scenario) []report.AuditFact {
+	set := s.Settings()
+	var facts []report.AuditFact
+	add := func(key, value, meaning string, stories ...string) {
+		facts = append(facts, report.AuditFact{Setting: key, Value: value, Meaning: meaning, Stories: stories})
+	}
+	if n, err := strconv.Atoi(set["min.insync"]); err == nil && n < 2 {
+		add("min.insync.replicas", set["min.insync"],
+			"below 2: one replica alone acknowledges acks=all writes, and losing it (power, disk) loses them", "s7", "s9")
+	} else if err == nil && n >= s.Topic.ReplicationFactor {
+		add("min.insync.replicas", set["min.insync"],
+			fmt.Sprintf("not below the replication factor %d: one replica down refuses every write", s.Topic.ReplicationFactor), "s10")
+	}
+	if set["unclean"] == "true" {
+		add("unclean.leader.election.enable", "true",
+			"an out-of-sync replica may be elected leader: acked records it lacked are lost and their offsets reused", "s1", "s9")
+	} else {
+		add("unclean.leader.election.enable", "false",
+			"a partition whose in-sync replicas are all down stays offline until one returns", "s1", "s9")
+	}
+	if set["elr"] != "true" {
+		add("eligible.leader.replicas.version", "0 (ELR off)",
+			"after a power loss the last leader may be re-elected with a truncated log (Last Replica Standing)", "s7")
+	}
+	if set["acks"] != "all" {
+		add("acks", set["acks"], "the leader acknowledges before the followers have the record", AuditStories...)
+	}
+	if s.Cluster.BrokerConfig["log.flush.interval.messages"] == "" && s.Cluster.BrokerConfig["log.flush.interval.ms"] == "" {
+		add("log.flush.interval.messages", "(Kafka's default: never)",
+			"Kafka acknowledges from the page cache: a power loss drops what was not flushed (kchaos cuts at the last recovery point)", "s7")
+	}
+	return facts
+}
+
+// RunAudit runs every audit story under the user's settings and writes
+// store/audit/<timestamp>/audit.md and audit.html.
+func RunAudit(ctx context.Context, opts AuditOptions) (string, []report.AuditRow, error) {
+	stories, overridden, err := PlanAudit(opts)
+	if err != nil {
+		return "", nil, err
+	}
+	store := opts.Store
+	if store == "" {
+		store = DefaultStore
+	}
+	dir := filepath.Join(store, "audit", time.Now().UTC().Format("20060102T150405Z"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", nil, err
+	}
+	page := report.Audit{Kafka: stories[0].Cluster.Kafka, Facts: AuditFacts(stories[0]),
+		Overridden: overridden, BrokerConfig: opts.BrokerConfig, TopicConfig: opts.TopicConfig}
+	runOpts := opts.Options
+	runOpts.Overridden = overridden
+	for i, s := range stories {
+		if ctx.Err() != nil {
+			break
+		}
+		row := report.AuditRow{Story: s.Name, Description: firstLine(s.Description)}
+		out, err := Run(ctx, s, runOpts)
+		if out != nil {
+			row.RunDir = out.Dir
+		}
+		switch {
+		case err != nil:
+			row.Error = err.Error()
+		default:
+			if out.NemesisErr != nil {
+				row.Error = "the schedule did not play out: " + out.NemesisErr.Error()
+			}
+			m, merr := Metrics(out.Dir)
+			if merr != nil && row.Error == "" {
+				row.Error = merr.Error()
+			}
+			row.Verdict = fmt.Sprint(out.Result.Valid)
+			row.Lost, row.Reused = int(m["lost-write"]), int(m["offset-reuse"])
+			row.Acked = int(m[expect.Acked])
+			row.OfflineSeconds = m[expect.OfflineSeconds]
+		}
+		page.Rows = append(page.Rows, row)
+		if err := report.WriteAudit(dir, page); err != nil {
+			return dir, page.Rows, err
+		}
+		if opts.OnStory != nil {
+			opts.OnStory(i+1, len(stories), row)
+		}
+	}
+	return dir, page.Rows, report.WriteAudit(dir, page)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return line
+}

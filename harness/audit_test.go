@@ -1,0 +1,101 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/report"
+)
+
+func TestPlanAuditAppliesUserSettings(t *testing.T) {
+	weak := AuditOptions{BrokerConfig: map[string]string{"min.insync.replicas": "1", "unclean.leader.election.enable": "true",
+		"listeners": "PLAINTEXT://:9092"}}
+	strong := AuditOptions{BrokerConfig: map[string]string{"min.insync.replicas": "2"},
+		TopicConfig: map[string]string{"unclean.leader.election.enable": "false"}}
+	for _, tc := range []struct {
+		name      string
+		opts      AuditOptions
+		settings  map[string]string
+		facts     []string // settings named by a fact
+		noFacts   []string
+		overrides []string
+	}{
+		{"weak", weak, map[string]string{"min.insync": "1"},
+			[]string{"min.insync.replicas", "unclean.leader.election.enable=true"}, nil, []string{"listeners"}},
+		{"strong", strong, map[string]string{"min.insync": "2", "unclean": "false"},
+			[]string{"unclean.leader.election.enable=false"}, []string{"min.insync.replicas"}, nil},
+		{"strong with acks=1", AuditOptions{BrokerConfig: strong.BrokerConfig, Sets: []string{"workload.acks=1"}},
+			map[string]string{"acks": "1"}, []string{"acks"}, nil, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stories, overridden, err := PlanAudit(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(stories) != len(AuditStories) {
+				t.Fatalf("%d stories", len(stories))
+			}
+			for _, s := range stories {
+				// The stories' own min.insync and unclean settings are gone:
+				// the user's broker config decides.
+				if _, ok := s.Topic.Configs["min.insync.replicas"]; ok && tc.opts.TopicConfig["min.insync.replicas"] == "" {
+					t.Errorf("%s keeps the story's topic min.insync.replicas", s.Name)
+				}
+				for k, v := range tc.settings {
+					if got := s.Settings()[k]; got != v {
+						t.Errorf("%s: %s = %q, want %q", s.Name, k, got, v)
+					}
+				}
+				if s.Cluster.ELR != "default" {
+					t.Errorf("%s: elr %q, want the version's default", s.Name, s.Cluster.ELR)
+				}
+			}
+			var named []string
+			for _, f := range AuditFacts(stories[0]) {
+				named = append(named, f.Setting, f.Setting+"="+f.Value)
+			}
+			joined := strings.Join(named, " ")
+			for _, w := range tc.facts {
+				if !strings.Contains(" "+joined+" ", " "+w+" ") {
+					t.Errorf("facts %v lack %s", named, w)
+				}
+			}
+			for _, w := range tc.noFacts {
+				if strings.Contains(" "+joined+" ", " "+w+" ") {
+					t.Errorf("facts %v name %s", named, w)
+				}
+			}
+			if strings.Join(overridden, ",") != strings.Join(tc.overrides, ",") {
+				t.Errorf("overridden %v, want %v", overridden, tc.overrides)
+			}
+		})
+	}
+}
+
+func TestPlanAuditBadSet(t *testing.T) {
+	if _, _, err := PlanAudit(AuditOptions{Sets: []string{"workload.acks=2"}}); err == nil || !strings.Contains(err.Error(), "workload.acks") {
+		t.Errorf("bad --set: %v", err)
+	}
+}
+
+func TestWriteAudit(t *testing.T) {
+	dir := t.TempDir()
+	a := report.Audit{Kafka: "4.1.2", Overridden: []string{"listeners"},
+		Rows:  []report.AuditRow{{Story: "s7", Description: "power loss", Verdict: "false", Acked: 900, Lost: 812, Reused: 800, OfflineSeconds: 4.2}},
+		Facts: []report.AuditFact{{Setting: "min.insync.replicas", Value: "1", Meaning: "below 2", Stories: []string{"s7"}}}}
+	if err := report.WriteAudit(dir, a); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "audit.md"))
+	for _, w := range []string{"| s7 | power loss | false | 900 | 812 | 800 | 4.2 |", "- `min.insync.replicas` = 1: below 2 (s7)", "`listeners`"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("audit.md lacks %q:\n%s", w, md)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(dir, "audit.html"))
+	if !strings.Contains(string(html), "<code>listeners</code>") {
+		t.Errorf("audit.html lacks the overridden key")
+	}
+}

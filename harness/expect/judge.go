@@ -1,0 +1,139 @@
+package expect
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/kchaos/kchaos/checker"
+)
+
+// Metric names a check may use besides the anomaly names. Each is measured
+// from a run folder by the harness (harness.Metrics).
+const (
+	// OfflineSeconds is the longest time any one partition of the topic
+	// was without a leader, summed over its offline windows.
+	OfflineSeconds = "offline_seconds"
+	// LeaderAfterFault is the first broker other than the partition's
+	// leader at the first fault that the observer saw leading partition 0
+	// after that fault; absent when leadership never moved.
+	LeaderAfterFault = "leader_after_fault"
+	// Acked is the number of sends that completed ok with an offset.
+	Acked = "acked"
+	// ErrorsPrefix + a Kafka error name counts the sends that completed
+	// with that error (errors.NOT_ENOUGH_REPLICAS).
+	ErrorsPrefix = "errors."
+)
+
+// Anomalies are the checker's anomaly names a check may count; a run that
+// found none of a kind measured 0 of it.
+var Anomalies = checker.AnomalyNames
+
+// Known says why name is not a metric a check may use, or nil.
+func Known(name string) error {
+	switch {
+	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked:
+		return nil
+	case strings.HasPrefix(name, ErrorsPrefix):
+		code := strings.TrimPrefix(name, ErrorsPrefix)
+		if code == "" || strings.ToUpper(code) != code || strings.ContainsAny(code, " .") {
+			return fmt.Errorf("metric %q: want errors.<KAFKA_ERROR_NAME>, e.g. errors.NOT_ENOUGH_REPLICAS", name)
+		}
+		return nil
+	}
+	for _, a := range Anomalies {
+		if name == a {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
+		name, strings.Join(Anomalies, ", "), Acked, OfflineSeconds, LeaderAfterFault)
+}
+
+// Metrics is what one run measured, by metric name. Anomaly counts are
+// present (0 included) whenever the run was checked; errors.X is present
+// for every error the sends saw and read as 0 otherwise.
+type Metrics map[string]float64
+
+// value is the metric's measured value, and whether the run measured it.
+func (m Metrics) value(name string) (float64, bool) {
+	if v, ok := m[name]; ok {
+		return v, true
+	}
+	if strings.HasPrefix(name, ErrorsPrefix) {
+		if _, checked := m[Acked]; checked {
+			return 0, true // the sends were counted and none saw this error
+		}
+	}
+	return 0, false
+}
+
+// Status is a cell's standing against its expectation.
+type Status string
+
+// The statuses, as a suite reports them.
+const (
+	Match         Status = "match"          // every applicable check held
+	Differ        Status = "differ"         // at least one check did not hold
+	Unjudged      Status = "unjudged"       // a check's metric was not measured, or the run failed
+	NotApplicable Status = "not-applicable" // Kafka rules the combination out
+	NoExpectation Status = "no-expectation" // no check applies to these settings
+)
+
+// Result is one check against one run.
+type Result struct {
+	Check Check   `json:"-"`
+	Text  string  `json:"check"`
+	Got   float64 `json:"got"`
+	// Measured is false when the run did not measure the metric.
+	Measured bool `json:"measured"`
+	Held     bool `json:"held"`
+}
+
+// String is "lost-write > 0: got 0 (differs)".
+func (r Result) String() string {
+	switch {
+	case !r.Measured:
+		return r.Text + ": not measured"
+	case r.Held:
+		return r.Text + ": got " + number(r.Got)
+	}
+	return r.Text + ": got " + number(r.Got) + " (differs)"
+}
+
+// number writes a measured value to 0.1 (seconds) or as an integer.
+func number(v float64) string {
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
+}
+
+// Judge runs the checks that apply to settings against m. The status is
+// Differ if any applicable check fails, else Unjudged if any could not be
+// measured, else Match; NoExpectation when none applies.
+func Judge(checks []Check, settings map[string]string, m Metrics) (Status, []Result) {
+	var out []Result
+	differ, unjudged := false, false
+	for _, c := range checks {
+		if !c.Applies(settings) {
+			continue
+		}
+		r := Result{Check: c, Text: c.String()}
+		r.Got, r.Measured = m.value(c.Metric)
+		if r.Measured {
+			r.Held = c.holds(r.Got)
+			differ = differ || !r.Held
+		} else {
+			unjudged = true
+		}
+		out = append(out, r)
+	}
+	switch {
+	case len(out) == 0:
+		return NoExpectation, nil
+	case differ:
+		return Differ, out
+	case unjudged:
+		return Unjudged, out
+	}
+	return Match, out
+}

@@ -1,0 +1,76 @@
+package harness
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// TestScanForMetricsRealS2: in the recorded s2 run (an unclean election
+// after the leader's kill) leadership moved from broker 0 to broker 1.
+func TestScanForMetricsRealS2(t *testing.T) {
+	f, err := os.Open("../histories/testdata/real-s2/history.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	acked, errs, leader, err := scanForMetrics(histories.NewReader(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acked == 0 || leader != 1 {
+		t.Errorf("acked %d, leader after fault %d; want acked > 0 and leader 1 (s2's story)", acked, leader)
+	}
+	t.Logf("acked %d, errors %v, leader after fault %d", acked, errs, leader)
+}
+
+func TestScanForMetricsSynthetic(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		lines  []string
+		acked  int
+		errs   map[string]int
+		leader int32
+	}{
+		{"leader never moves", []string{
+			`{"index":0,"time":1,"process":-2,"type":"ok","f":"observe","value":{"topic":"t","partition":0,"leader":0,"leader_epoch":0}}`,
+			`{"index":1,"time":2,"process":-1,"type":"ok","f":"kill","value":{"nodes":[2]}}`,
+			`{"index":2,"time":3,"process":-2,"type":"ok","f":"observe","value":{"topic":"t","partition":0,"leader":0,"leader_epoch":0}}`,
+		}, 0, map[string]int{}, -1},
+		{"offline, then another leader; other partitions ignored", []string{
+			`{"index":0,"time":1,"process":-2,"type":"ok","f":"observe","value":{"topic":"t","partition":0,"leader":0,"leader_epoch":0}}`,
+			`{"index":1,"time":2,"process":-1,"type":"invoke","f":"kill","value":{"nodes":[0]}}`,
+			`{"index":2,"time":3,"process":-1,"type":"ok","f":"kill","value":{"nodes":[0]}}`,
+			`{"index":3,"time":4,"process":-2,"type":"ok","f":"observe","value":{"topic":"t","partition":0,"leader":-1,"leader_epoch":1}}`,
+			`{"index":4,"time":5,"process":-2,"type":"ok","f":"observe","value":{"topic":"t","partition":1,"leader":1,"leader_epoch":1}}`,
+			`{"index":5,"time":6,"process":-2,"type":"ok","f":"observe","value":{"topic":"t","partition":0,"leader":2,"leader_epoch":2}}`,
+			`{"index":6,"time":7,"process":-2,"type":"ok","f":"observe","value":{"topic":"t","partition":0,"leader":1,"leader_epoch":3}}`,
+		}, 0, map[string]int{}, 2},
+		{"acked and failed sends", []string{
+			`{"index":0,"time":1,"process":0,"type":"invoke","f":"send","value":{"topic":"t","partition":0,"value":"a"}}`,
+			`{"index":1,"time":2,"process":0,"type":"ok","f":"send","value":{"topic":"t","partition":0,"value":"a","offset":0}}`,
+			`{"index":2,"time":3,"process":0,"type":"invoke","f":"send","value":{"topic":"t","partition":0,"value":"b"}}`,
+			`{"index":3,"time":4,"process":0,"type":"fail","f":"send","value":{"topic":"t","partition":0,"value":"b"},"error":"NOT_ENOUGH_REPLICAS"}`,
+			`{"index":4,"time":5,"process":1,"type":"invoke","f":"send","value":{"topic":"t","partition":0,"value":"c"}}`,
+			`{"index":5,"time":6,"process":1,"type":"ok","f":"send","value":{"topic":"t","partition":0,"value":"c"}}`,
+		}, 1, map[string]int{"NOT_ENOUGH_REPLICAS": 1}, -1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := histories.NewReader(strings.NewReader(strings.Join(tc.lines, "\n") + "\n"))
+			acked, errs, leader, err := scanForMetrics(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if acked != tc.acked || leader != tc.leader || len(errs) != len(tc.errs) {
+				t.Fatalf("got acked %d errs %v leader %d; want %d %v %d", acked, errs, leader, tc.acked, tc.errs, tc.leader)
+			}
+			for k, n := range tc.errs {
+				if errs[k] != n {
+					t.Errorf("errs[%s] = %d, want %d", k, errs[k], n)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,104 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/nemesis"
+)
+
+// SettingPaths maps the short setting names that matrices vary, suites
+// report and expectations condition on (`when: {unclean: "true"}`) to the
+// scenario paths they stand for. A name that is not listed is a scenario
+// path itself (as --set takes it).
+var SettingPaths = map[string][]string{
+	// unclean=false means never: also in the live set-config steps of a
+	// story such as s2's, which switches it on while the partition is
+	// offline.
+	"unclean": {"topic.configs.unclean.leader.election.enable",
+		"nemesis.steps[*].config.unclean.leader.election.enable"},
+	"elr":  {"cluster.elr"},
+	"acks": {"workload.acks"},
+	// With ELR on, min.insync.replicas is a cluster-level setting the
+	// controller enforces: set it on the topic, the brokers and the
+	// controllers alike, so each value means one thing.
+	"min.insync": {"topic.configs.min.insync.replicas", "cluster.broker_config.min.insync.replicas",
+		"cluster.controller_config.min.insync.replicas"},
+	"kafka":      {"cluster.kafka"},
+	"idempotent": {"workload.idempotent"},
+}
+
+// SettingNames is the names of SettingPaths, sorted.
+func SettingNames() []string {
+	names := make([]string, 0, len(SettingPaths))
+	for k := range SettingPaths {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// KnownSetting says why name is not a setting Settings resolves, or nil.
+func KnownSetting(name string) error {
+	if _, ok := SettingPaths[name]; ok {
+		return nil
+	}
+	return fmt.Errorf("unknown setting %q: want one of %s", name, strings.Join(SettingNames(), ", "))
+}
+
+const uncleanKey = "unclean.leader.election.enable"
+
+// Settings resolves the short settings of a scenario with its defaults
+// filled, as the run will have them:
+//   - unclean: "true" when the topic starts with unclean election on (its
+//     own config, else the brokers' default) or a
+//     live set-config step turns it on (the story allows an unclean
+//     election at some point), else "false" (Kafka's default);
+//   - elr: "true" or "false", cluster.elr "default" resolved by the Kafka
+//     version's default for new clusters;
+//   - min.insync: the topic's value, else the brokers', else Kafka's 1;
+//   - acks, idempotent, kafka: as the workload and cluster have them.
+func (s *Scenario) Settings() map[string]string {
+	// A topic config overrides the brokers' default for it, as in Kafka.
+	uncleanCfg, ok := s.Topic.Configs[uncleanKey]
+	if !ok {
+		uncleanCfg = s.Cluster.BrokerConfig[uncleanKey]
+	}
+	unclean := strings.EqualFold(uncleanCfg, "true")
+	for _, st := range s.Nemesis.Steps {
+		if st.Fault == nemesis.FSetConfig {
+			if v := st.Config[uncleanKey]; v != nil && strings.EqualFold(*v, "true") {
+				unclean = true
+			}
+		}
+	}
+	minISR := s.Topic.Configs["min.insync.replicas"]
+	if minISR == "" {
+		minISR = s.Cluster.BrokerConfig["min.insync.replicas"]
+	}
+	if minISR == "" {
+		minISR = "1"
+	}
+	return map[string]string{
+		"unclean":    fmt.Sprint(unclean),
+		"elr":        fmt.Sprint(s.elrOn()),
+		"min.insync": minISR,
+		"acks":       string(s.Workload.Acks),
+		"idempotent": fmt.Sprint(s.Workload.Idempotent),
+		"kafka":      s.Cluster.Kafka,
+	}
+}
+
+// elrOn is whether the cluster is formatted with ELR on.
+func (s *Scenario) elrOn() bool {
+	switch s.Cluster.ELR {
+	case ELROn:
+		return true
+	case ELROff:
+		return false
+	}
+	v, err := cluster.ParseVersion(s.Cluster.Kafka)
+	return err == nil && v.ELRDefault()
+}

@@ -1,0 +1,109 @@
+package harness
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/report"
+)
+
+func TestPlanSeeds(t *testing.T) {
+	s, err := LoadSuite("seeds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.1.2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 12 stories, s7/s8/s9 twice each: 15 cells per version.
+	if len(plan) != 30 {
+		t.Fatalf("%d cells, want 30", len(plan))
+	}
+	byID := map[string]plannedCell{}
+	for _, pc := range plan {
+		byID[pc.cell.ID] = pc
+	}
+	for id, want := range map[string]string{
+		"s8/elr=on/3.9.2":        report.CellNotApplicable,
+		"s7/elr=on/3.9.2":        report.CellNotApplicable,
+		"s7/elr=off/3.9.2":       "",
+		"s8/elr=on/4.1.2":        "",
+		"s9/unclean=true/4.1.2":  "",
+		"s1/-/3.9.2":             "",
+		"s12/-/4.1.2":            "",
+		"s9/unclean=false/3.9.2": "",
+	} {
+		pc, ok := byID[id]
+		if !ok {
+			t.Errorf("no cell %s", id)
+			continue
+		}
+		if pc.cell.Status != want || (want == "") != (pc.scenario != nil) {
+			t.Errorf("cell %s: status %q (scenario loaded %v), want %q", id, pc.cell.Status, pc.scenario != nil, want)
+		}
+	}
+	if pc := byID["s9/unclean=true/4.1.2"]; pc.scenario.Settings()["unclean"] != "true" || pc.scenario.Cluster.Kafka != "4.1.2" {
+		t.Errorf("s9 unclean=true cell: settings %v on %s", pc.scenario.Settings(), pc.scenario.Cluster.Kafka)
+	}
+}
+
+func TestPlanSuiteBadInput(t *testing.T) {
+	s, _ := LoadSuite("seeds")
+	for _, tc := range []struct {
+		name string
+		opts SuiteOptions
+		want string
+	}{
+		{"unknown version line", SuiteOptions{Kafka: []string{"5.0.x"}}, "--kafka"},
+		{"unknown scenario in --only", SuiteOptions{Only: []string{"s99"}}, "--only s99"},
+		{"bad --set", SuiteOptions{Only: []string{"s1"}, Kafka: []string{"4.1.2"}, Sets: []string{"workload.acks=2"}}, "workload.acks"},
+	} {
+		_, err := PlanSuite(s, tc.opts)
+		var bad *scenario.BadInputError
+		if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err %v, want bad input naming %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestLoadSuiteFileProblems(t *testing.T) {
+	if _, err := LoadSuite("no-such-suite"); err == nil || !strings.Contains(err.Error(), "seeds") {
+		t.Errorf("unknown suite: %v", err)
+	}
+}
+
+func TestSuiteExitCode(t *testing.T) {
+	cells := func(st ...string) []report.Cell {
+		var out []report.Cell
+		for _, s := range st {
+			out = append(out, report.Cell{Status: s})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		cells []report.Cell
+		want  int
+	}{
+		{cells(report.CellMatch, report.CellNotApplicable), 0},
+		{cells(report.CellMatch, report.CellUnjudged), 2},
+		{cells(report.CellNoExpectation), 2},
+		{cells(report.CellUnjudged, report.CellDiffer), 1},
+	} {
+		r := SuiteResult{Cells: tc.cells}
+		if got := r.ExitCode(); got != tc.want {
+			t.Errorf("%v: exit %d, want %d", tc.cells, got, tc.want)
+		}
+	}
+}
+
+func TestCellID(t *testing.T) {
+	if got := cellID("s9", map[string]string{"unclean": "true", "elr": "off"}, "4.1.2", 2, 3); got != "s9/elr=off,unclean=true,run=2/4.1.2" {
+		t.Errorf("cellID = %q", got)
+	}
+	if got := cellID("s1", nil, "4.4.0", 1, 1); got != "s1/-/4.4.0" {
+		t.Errorf("cellID = %q", got)
+	}
+}

@@ -1,0 +1,103 @@
+package harness
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+// Suite is a named list of scenarios, each with the settings to vary, run
+// on one or more Kafka versions.
+//
+//	name: seeds
+//	kafka: [4.1.x, 4.4.x]     # optional; --kafka overrides it
+//	entries:
+//	  - scenario: s9          # a built-in's name or a scenario file
+//	    vary: {unclean: ["false", "true"]}
+type Suite struct {
+	Name    string       `yaml:"name"`
+	Kafka   []string     `yaml:"kafka,omitempty"`
+	Entries []SuiteEntry `yaml:"entries"`
+}
+
+// SuiteEntry is one scenario of a suite and the settings it varies (the
+// matrix's names, scenario.SettingPaths, or scenario paths).
+type SuiteEntry struct {
+	Scenario string              `yaml:"scenario"`
+	Vary     map[string][]string `yaml:"vary,omitempty"`
+}
+
+// variations is Vary in key order, so that cells come in a stable order.
+func (e SuiteEntry) variations() []Variation {
+	var vs []Variation
+	for _, k := range sortedKeys(e.Vary) {
+		vs = append(vs, Variation{Key: k, Values: e.Vary[k]})
+	}
+	return vs
+}
+
+//go:embed suites/*.yaml
+var builtinSuites embed.FS
+
+// BuiltinSuites lists the names of the built-in suites.
+func BuiltinSuites() []string {
+	ents, _ := builtinSuites.ReadDir("suites")
+	var names []string
+	for _, e := range ents {
+		names = append(names, strings.TrimSuffix(e.Name(), ".yaml"))
+	}
+	return names
+}
+
+// LoadSuite reads a built-in suite by name or a suite file. Problems are
+// bad input (exit 254), all of them, each with its field path.
+func LoadSuite(nameOrFile string) (*Suite, error) {
+	data, err := builtinSuites.ReadFile("suites/" + nameOrFile + ".yaml")
+	source := "suite " + nameOrFile
+	if err != nil {
+		data, err = os.ReadFile(nameOrFile)
+		if err != nil {
+			return nil, &scenario.BadInputError{Err: fmt.Errorf("suite %q: neither a built-in (%s) nor a readable file: %v",
+				nameOrFile, strings.Join(BuiltinSuites(), ", "), err)}
+		}
+		source = nameOrFile
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var s Suite
+	if err := dec.Decode(&s); err != nil {
+		return nil, &scenario.BadInputError{Err: fmt.Errorf("%s: %v", source, err)}
+	}
+	if err := s.validate(); err != nil {
+		return nil, &scenario.BadInputError{Err: fmt.Errorf("%s: %w", source, err)}
+	}
+	return &s, nil
+}
+
+func (s *Suite) validate() error {
+	var errs []error
+	if strings.TrimSpace(s.Name) == "" {
+		errs = append(errs, errors.New("name: missing"))
+	}
+	if len(s.Entries) == 0 {
+		errs = append(errs, errors.New("entries: none"))
+	}
+	for i, e := range s.Entries {
+		if strings.TrimSpace(e.Scenario) == "" {
+			errs = append(errs, fmt.Errorf("entries[%d].scenario: missing", i))
+		}
+		for _, k := range sortedKeys(e.Vary) {
+			if len(e.Vary[k]) == 0 {
+				errs = append(errs, fmt.Errorf("entries[%d].vary.%s: no values", i, k))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,115 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Audit is one page: the failure stories run under a user's settings, what
+// each lost and how long it was offline, and the configuration facts that
+// explain it.
+type Audit struct {
+	Kafka string
+	Rows  []AuditRow
+	Facts []AuditFact
+	// Overridden lists the user's keys kchaos had to replace to run at all
+	// (listeners, node ids, the quorum, failure-detection timeouts).
+	Overridden                []string
+	BrokerConfig, TopicConfig map[string]string
+}
+
+// AuditRow is one story's outcome.
+type AuditRow struct {
+	Story, Description string
+	Verdict            string // the checker's verdict; "" when the run failed
+	Acked, Lost        int
+	Reused             int
+	OfflineSeconds     float64
+	RunDir             string
+	Error              string
+}
+
+// AuditFact is a setting as the stories ran and what it means for them.
+type AuditFact struct {
+	Setting, Value, Meaning string
+	Stories                 []string
+}
+
+// WriteAudit writes audit.md and audit.html into dir.
+func WriteAudit(dir string, a Audit) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	rel := a
+	rel.Rows = slices.Clone(a.Rows)
+	for i, r := range rel.Rows {
+		if p, err := filepath.Rel(dir, r.RunDir); err == nil && r.RunDir != "" {
+			rel.Rows[i].RunDir = filepath.ToSlash(p)
+		}
+	}
+	var html bytes.Buffer
+	if err := auditTmpl.Execute(&html, rel); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "audit.html"), html.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "audit.md"), auditMarkdown(rel), 0o644)
+}
+
+func auditMarkdown(a Audit) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# kchaos audit (Kafka %s)\n\nThe failure stories run under your settings.\n\n", mdText(a.Kafka))
+	b.WriteString("| story | what happens | verdict | acked | acked lost | offsets reused | seconds offline | report |\n|---|---|---|---:|---:|---:|---:|---|\n")
+	for _, r := range a.Rows {
+		verdict := r.Verdict
+		if r.Error != "" {
+			verdict = strings.TrimSpace(verdict + " (" + r.Error + ")")
+		}
+		link := ""
+		if r.RunDir != "" {
+			link = "[report](" + r.RunDir + "/report.html)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %.1f | %s |\n", r.Story, mdCell(r.Description), mdCell(verdict),
+			r.Acked, r.Lost, r.Reused, r.OfflineSeconds, link)
+	}
+	b.WriteString("\n## What explains it\n\n")
+	for _, f := range a.Facts {
+		fmt.Fprintf(&b, "- `%s` = %s: %s (%s)\n", f.Setting, mdText(f.Value), mdText(f.Meaning), strings.Join(f.Stories, ", "))
+	}
+	if len(a.Overridden) > 0 {
+		fmt.Fprintf(&b, "\n## Settings kchaos overrode\n\n%s: kchaos owns these to run the cluster and show faults within seconds.\n",
+			"`"+strings.Join(a.Overridden, "`, `")+"`")
+	}
+	return b.Bytes()
+}
+
+var auditTmpl = template.Must(template.New("audit").Funcs(template.FuncMap{
+	"join": strings.Join,
+	"num":  func(f float64) string { return fmt.Sprintf("%.1f", f) },
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>kchaos audit</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
+table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.lost{color:#c0392b;font-weight:bold}.err{color:#c0392b;font-size:12px}code{background:#f4f4f4;padding:0 3px}
+</style></head><body>
+<h1>kchaos audit (Kafka {{.Kafka}})</h1>
+<p>The failure stories run under your settings: what each lost and how long the partition was offline.</p>
+<table><tr><th>story</th><th>what happens</th><th>verdict</th><th>acked</th><th>acked lost</th><th>offsets reused</th><th>seconds offline</th><th>report</th></tr>
+{{range .Rows}}<tr><td>{{.Story}}</td><td>{{.Description}}</td><td>{{.Verdict}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</td>
+<td class="n">{{.Acked}}</td><td class="n{{if .Lost}} lost{{end}}">{{.Lost}}</td><td class="n">{{.Reused}}</td><td class="n">{{num .OfflineSeconds}}</td>
+<td>{{if .RunDir}}<a href="{{.RunDir}}/report.html">report</a>{{end}}</td></tr>
+{{end}}</table>
+<h2>What explains it</h2><ul>
+{{range .Facts}}<li><code>{{.Setting}}</code> = {{.Value}}: {{.Meaning}} ({{join .Stories ", "}})</li>
+{{end}}</ul>
+{{if .Overridden}}<h2>Settings kchaos overrode</h2><p>{{range $i, $k := .Overridden}}{{if $i}}, {{end}}<code>{{$k}}</code>{{end}}: kchaos owns these to run the cluster and show faults within seconds.</p>{{end}}
+</body></html>
+`))
