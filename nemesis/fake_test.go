@@ -29,6 +29,8 @@ type fakeCluster struct {
 	onCall  func(call string) // may panic, for the runner's panic test
 }
 
+var _ cluster.Nodes = (*fakeCluster)(nil)
+
 func newFakeCluster() *fakeCluster {
 	f := &fakeCluster{nodes: map[int32]cluster.Node{}, state: map[int32]cluster.NodeState{},
 		rules: map[int32][]string{}}
