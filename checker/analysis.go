@@ -184,14 +184,23 @@ func (a *analysis) lostAndUnseen() {
 func (a *analysis) reuse() {
 	c := a.c
 	idx := map[tpOff]*OffsetReuseEntry{}
-	pos := map[offVal]int{} // (offset, value) -> its place in the entry's Values
+	// (partition, offset, value) -> its place in the entry's Values. The
+	// partition is in the key: two partitions may reuse one offset with
+	// one value (a value re-sent to another partition), each in its own
+	// entry (found by FuzzHistory; testdata/fuzz/FuzzHistory/e65541d671ebee03).
+	type tpOffVal struct {
+		tp  int32
+		off int64
+		val int32
+	}
+	pos := map[tpOffVal]int{}
 	var entries []*OffsetReuseEntry
 	for tp, t := range c.tps {
 		for _, off := range t.offs.reused() {
 			e := &OffsetReuseEntry{Topic: t.topic, Partition: t.partition, Offset: off}
 			for i, v := range t.offs.values(off) {
 				e.Values = append(e.Values, Observed{Value: c.vals[v].str, FirstS: math.Inf(1)})
-				pos[offVal{off, v}] = i
+				pos[tpOffVal{int32(tp), off, v}] = i
 			}
 			idx[tpOff{int32(tp), off}] = e
 			entries = append(entries, e)
@@ -205,7 +214,7 @@ func (a *analysis) reuse() {
 		if e == nil {
 			return
 		}
-		if i, ok := pos[offVal{off, val}]; ok {
+		if i, ok := pos[tpOffVal{tp, off, val}]; ok {
 			o := &e.Values[i]
 			o.FirstS = min(o.FirstS, secs(at))
 			if len(o.Sources) < 6 {

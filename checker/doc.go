@@ -1,6 +1,6 @@
 // Package checker turns a history (histories, format v1) into a verdict
 // that a durability review can rest on. It is pure: no Docker, no network.
-// It follows ../shared/HISTORY.md: the anomaly names, what each counts and
+// It follows docs/HISTORY.md: the anomaly names, what each counts and
 // the verdict rules are the contract's.
 //
 // # Entry points
@@ -44,7 +44,9 @@
 //
 //   - nonlinearizable (counted per topic-partition): porcupine found no
 //     linearization of the partition's log (model and what it adds in
-//     linmodel.go). It makes the verdict false.
+//     linmodel.go). It makes the verdict false. Large histories are
+//     checked in windows of offsets, and porcupine runs on time ranks
+//     rather than times; linmodel.go says why neither hides a violation.
 //   - A send recorded as fail with NOT_ENOUGH_REPLICAS_AFTER_APPEND or a
 //     timeout is taken as info: the contract says such a send is info, so
 //     the label is the workload's mistake, not Kafka's. Stats count them.

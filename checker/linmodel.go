@@ -86,6 +86,22 @@ import (
 // whole, so a window that fails is a real violation; what is lost is the
 // ordering between offsets of different windows. Histories of at most
 // SmallHistory ops are checked whole.
+//
+// Porcupine is given ranks, not times (rankTimes, linorder.go): every call
+// and return is numbered in time order, a call before a return at one
+// instant, and calls at one instant in the order the model applies them
+// (appends by offset, then reads, then final reads). This is sound because
+// porcupine's verdict depends on the times only through which op returned
+// before which was invoked, and the ranks keep every such comparison: only
+// calls among calls, or returns among returns, at one instant get an
+// order, and porcupine never compares those. What it buys is the search:
+// porcupine sorts by time unstably and restarts at the first pending call
+// after each step, so thousands of appends invoked at one instant (one
+// value that reads found at 40,000 offsets, each offset an append invoked
+// when the value's send was) cost a scan of half of them per step,
+// quadratic in all; in offset order the first call tried is the one the
+// model takes, and such a history checks in linear steps. The value is a
+// duplicate, found directly, whatever the model says.
 
 // linIn is a model operation's input; outputs are not used.
 type linIn struct {
@@ -102,6 +118,7 @@ type linIn struct {
 	bad  bool     // final: a record that no append explains
 	end  int64    // final: the log end it saw, or math.MinInt64
 	recs []rec    // read, final: its records, for descriptions
+	at   [2]int64 // its call and return before rankTimes, for descriptions
 }
 
 const (
@@ -228,7 +245,7 @@ func logModel(names func(int32) string) porcupine.Model {
 
 func describeOp(in *linIn, names func(int32) string) string {
 	if in.kind == kAppend {
-		return fmt.Sprintf("p%d send %s -> offset %d", in.proc, names(in.val), in.off)
+		return fmt.Sprintf("p%d send %s -> offset %d%s", in.proc, names(in.val), in.off, describeAt(in))
 	}
 	var b strings.Builder
 	if in.kind == kRead {
@@ -249,5 +266,17 @@ func describeOp(in *linIn, names func(int32) string) string {
 	if len(in.recs) == 0 {
 		b.WriteString(" nothing")
 	}
+	b.WriteString(describeAt(in))
 	return b.String()
+}
+
+// describeAt is an op's real interval (the model runs on ranks).
+func describeAt(in *linIn) string {
+	if in.at == [2]int64{} {
+		return ""
+	}
+	if in.at[1] >= infinity {
+		return fmt.Sprintf(" [%.3f s, never returned]", secs(in.at[0]))
+	}
+	return fmt.Sprintf(" [%.3f-%.3f s]", secs(in.at[0]), secs(in.at[1]))
 }

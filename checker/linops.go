@@ -156,6 +156,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 	for i := range ops {
 		wins[ops[i].Input.(*linIn).win].Ops++
 	}
+	rankTimes(ops)
 	return ops, wins
 }
 

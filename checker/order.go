@@ -13,6 +13,10 @@ type valueSeen struct {
 	epochs  []int32
 	offsets []int64
 	first   int64
+	// has holds the epochs and offsets already listed, so that a value
+	// read at many offsets costs linear time, not quadratic.
+	hasEpoch map[int32]bool
+	hasOff   map[int64]bool
 }
 
 // values finds duplicate, aborted-read and unexpected values.
@@ -48,16 +52,18 @@ func (a *analysis) values() {
 		}
 		s := seen[r.val]
 		if s == nil {
-			s = &valueSeen{first: op.ret}
+			s = &valueSeen{first: op.ret, hasEpoch: map[int32]bool{}, hasOff: map[int64]bool{}}
 			seen[r.val] = s
 		}
 		if len(s.readBy) < 5 {
 			s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", f, op.proc, secs(op.ret), r.off))
 		}
-		if !slices.Contains(s.epochs, r.epoch) {
+		if !s.hasEpoch[r.epoch] {
+			s.hasEpoch[r.epoch] = true
 			s.epochs = append(s.epochs, r.epoch)
 		}
-		if !slices.Contains(s.offsets, r.off) {
+		if !s.hasOff[r.off] {
+			s.hasOff[r.off] = true
 			s.offsets = append(s.offsets, r.off)
 		}
 		s.first = min(s.first, op.ret)

@@ -58,6 +58,8 @@ func writeLate(w io.Writer, n int, hole int64) {
 // offsets were acked, yet given a lower offset, is found in a short history
 // (checked whole) and in a long one (checked in windows).
 func TestVerdictIndependentOfLength(t *testing.T) {
+	// 3000 is checked whole and passed before issue 9 too; it is the
+	// control: 6000 and 12000 are checked in windows and failed then.
 	for _, n := range []int{3000, 6000, 12000} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			var buf bytes.Buffer
@@ -135,10 +137,17 @@ func TestHostileShapes(t *testing.T) {
 		maxAlloc uint64
 		maxTime  time.Duration
 		valid    Verdict
+		counts   map[string]int
 	}{
-		{"sparse offsets up to 2^26", hostileSparse, 64 << 20, 30 * time.Second, Valid},
-		{"40,000 values at one offset", func(w io.Writer) { hostileOneOffset(w, 40000) }, 1 << 30, 30 * time.Second, Invalid},
-		{"one value at 40,000 offsets", func(w io.Writer) { hostileOneValue(w, 40000) }, 1 << 30, 30 * time.Second, Unknown},
+		// The issue asks for 2 s each; BenchmarkHostile measures that (0.4 s
+		// and less on 2 cores). The test allows 4 s of wall clock, so that
+		// it cannot flake on a loaded machine, yet fails on the quadratic
+		// search this shape once took (5 to 8 s).
+		{"sparse offsets up to 2^26", hostileSparse, 64 << 20, 4 * time.Second, Valid, nil},
+		{"40,000 values at one offset", func(w io.Writer) { hostileOneOffset(w, 40000) }, 1 << 30, 4 * time.Second, Invalid,
+			map[string]int{OffsetReuse: 1, Nonlinearizable: 1, Unseen: 40000}},
+		{"one value at 40,000 offsets", func(w io.Writer) { hostileOneValue(w, 40000) }, 1 << 30, 4 * time.Second, Unknown,
+			map[string]int{Duplicate: 1}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -154,6 +163,9 @@ func TestHostileShapes(t *testing.T) {
 			t.Logf("%d bytes of history: %v, %d MiB allocated", buf.Len(), took, alloc>>20)
 			if res.Valid != c.valid {
 				t.Errorf("valid %v, want %v: %q", res.Valid, c.valid, res.Reasons)
+			}
+			if got := res.Counts; len(got)+len(c.counts) > 0 && !mapsEqual(got, c.counts) {
+				t.Errorf("counts %v, want %v", got, c.counts)
 			}
 			if alloc > c.maxAlloc {
 				t.Errorf("allocated %d MiB, want at most %d", alloc>>20, c.maxAlloc>>20)

@@ -68,6 +68,9 @@ func TestFinalReadConcurrency(t *testing.T) {
 			one(ev(35, 0, "ok", "send", ackV(0, "a", 3))),
 			one(ev(40, 9, "ok", "final-read", `{"topic":"t","records":[],"end_offsets":{"0":3}}`))),
 			Options{}, Unknown, map[string]int{Unseen: 1}, "unseen"},
+		// The next three passed before issue 9 too: that a later final read
+		// judges, and that an ack before the judging read's invoke missing
+		// from it is lost, were already right. They stay as controls.
 		{"a later final read covers it", cat(before, final(9, 30, 40, []int{0}, map[int]int64{0: 1}, "ok", "0:0:a"),
 			send(1, 50, 55, 0, "b", "ok", 1), final(8, 60, 70, []int{0}, map[int]int64{0: 2}, "ok", "0:0:a", "0:1:b")),
 			Options{}, Valid, nil, ""},
@@ -77,6 +80,16 @@ func TestFinalReadConcurrency(t *testing.T) {
 		{"acked before the final read and missing: lost", cat(before, send(1, 21, 22, 0, "b", "ok", 1),
 			final(9, 30, 40, []int{0}, map[int]int64{0: 1}, "ok", "0:0:a")),
 			Options{}, Invalid, map[string]int{LostWrite: 1, Nonlinearizable: 1}, ""},
+		// The final read invoked last judges, not the one that completed
+		// last: p9's read, invoked before b's ack, completes after p8's,
+		// which was invoked after it and holds b. Added as a candidate to
+		// fail before issue 9; it passed then too (that rule was already
+		// right), so it stays as a control.
+		{"the final read invoked last judges, though it completed first", cat(before,
+			one(ev(30, 9, "invoke", "final-read", `{"topic":"t","partitions":[0],"from":0}`)),
+			send(1, 50, 55, 0, "b", "ok", 1), final(8, 60, 70, []int{0}, map[int]int64{0: 2}, "ok", "0:0:a", "0:1:b"),
+			one(ev(80, 9, "ok", "final-read", `{"topic":"t","records":[{"partition":0,"offset":0,"value":"a","leader_epoch":1}],"end_offsets":{"0":1}}`))),
+			Options{}, Valid, nil, ""},
 	})
 }
 
@@ -91,6 +104,8 @@ func TestUnfinishedFinalRead(t *testing.T) {
 			Options{}, Invalid, map[string]int{Unexpected: 1, Unseen: 1, Nonlinearizable: 1}, "unexpected"},
 		{"offset reuse in an info final read", cat(base, final(9, 30, 40, []int{0}, nil, "info", "0:0:b")),
 			Options{}, Invalid, map[string]int{OffsetReuse: 1, Unexpected: 1, Unseen: 1, Nonlinearizable: 1}, "offset-reuse"},
+		// Passed before issue 9 too (an info final read already proved no
+		// loss); a control for the three above.
 		{"no loss from an info final read", cat(base, send(2, 23, 24, 0, "c", "ok", 1), final(9, 30, 40, []int{0}, nil, "info", "0:0:a")),
 			Options{}, Unknown, map[string]int{Unseen: 2}, "no completed final read"},
 	})
@@ -111,6 +126,8 @@ func TestOrderRules(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		{"failed assign does not reset", cat(sends, poll(5, 30, 40, []int{0}, "0:0:v0"), assign("fail"), poll(5, 50, 60, []int{0}, "0:3:v3"), fin),
 			Options{}, Invalid, map[string]int{PollSkip: 1}, "poll-skip"},
+		// Passed before issue 9 too (an ok assign already reset): the
+		// control of the case above.
 		{"ok assign resets", cat(sends, poll(5, 30, 40, []int{0}, "0:0:v0"), assign("ok"), poll(5, 50, 60, []int{0}, "0:3:v3"), fin),
 			Options{}, Valid, nil, ""},
 		{"skip inside one poll", cat(sends, poll(5, 30, 40, []int{0}, "0:0:v0", "0:2:v2"), fin),
@@ -129,10 +146,20 @@ func TestRepeatedValues(t *testing.T) {
 		{"failed, re-sent, acked", cat(send(0, 10, 20, 0, "a", "fail", -1, "NOT_ENOUGH_REPLICAS"), send(0, 21, 25, 0, "a", "ok", 0),
 			final(9, 30, 40, []int{0}, map[int]int64{0: 1}, "ok", "0:0:a")),
 			Options{}, Valid, nil, ""},
+		// Passed before issue 9 too (every send failed: aborted whoever
+		// explains it); a control.
 		{"every send of it failed", cat(send(0, 10, 20, 0, "a", "fail", -1, "NOT_ENOUGH_REPLICAS"), send(0, 21, 25, 0, "a", "fail", -1, "NOT_ENOUGH_REPLICAS"),
 			final(9, 30, 40, []int{0}, map[int]int64{0: 1}, "ok", "0:0:a")),
 			Options{}, Invalid, map[string]int{AbortedRead: 1, Nonlinearizable: 1}, "aborted-read"},
 		{"re-sent to another partition", cat(send(0, 10, 20, 0, "a", "fail", -1, "NOT_ENOUGH_REPLICAS"), send(0, 21, 25, 1, "a", "ok", 0),
+			final(9, 30, 40, []int{0, 1}, map[int]int64{0: 1, 1: 1}, "ok", "0:0:a", "1:0:a")),
+			Options{}, Invalid, map[string]int{AbortedRead: 1, Duplicate: 1, Nonlinearizable: 1}, "aborted-read"},
+		// The case above passed before issue 9 as well, since its first
+		// send is the failed one. Here the first send of a is acked on
+		// partition 1 and only the second, to partition 0, failed: the read
+		// at partition 0 is explained by the failed send, so it is aborted,
+		// which attributing every read to a value's first send misses.
+		{"acked on another partition, then failed here", cat(send(0, 10, 20, 1, "a", "ok", 0), send(0, 21, 25, 0, "a", "fail", -1, "NOT_ENOUGH_REPLICAS"),
 			final(9, 30, 40, []int{0, 1}, map[int]int64{0: 1, 1: 1}, "ok", "0:0:a", "1:0:a")),
 			Options{}, Invalid, map[string]int{AbortedRead: 1, Duplicate: 1, Nonlinearizable: 1}, "aborted-read"},
 	})

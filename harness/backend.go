@@ -7,12 +7,12 @@ import (
 	"github.com/kchaos/kchaos/cluster/docker"
 )
 
-// startCluster starts the run's cluster on its backend. Docker is the only
-// backend today; this is the one place that names it, so that the rest of
-// a run (nemesis, workloads, report) holds a cluster.Cluster and an SSH
-// backend needs a case here and nothing else. On error the backend has
-// already torn down what it made.
-func startCluster(ctx context.Context, cfg cluster.Config) (cluster.Cluster, error) {
+// startBackend starts the cluster on its backend. Docker is the only
+// backend today; this (with the shutdown's wording in lifecycle.go) is
+// where harness names it, so that the rest of a run (nemesis, workloads,
+// report) holds a cluster.Cluster and an SSH backend needs a case here.
+// On error the backend has already torn down what it made.
+func startBackend(ctx context.Context, cfg cluster.Config) (cluster.Cluster, error) {
 	c, err := docker.Start(ctx, cfg)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -117,21 +118,62 @@ func ResolveVersion(v string) string {
 	return v
 }
 
+// Cell is one combination of a matrix, loaded: its scenario, or the
+// reason the combination cannot run (a row with its error, such as ELR on
+// with Kafka 3.9: each setting alone is fine, together Kafka rules them
+// out).
+type Cell struct {
+	Combo    map[string]string
+	Scenario *scenario.Scenario
+	Err      error
+}
+
+// PlanMatrix checks every variation and combination before any cluster
+// starts. Bad input is an error naming every bad --vary (a key given
+// twice, or a key or value that makes the scenario fail on its own, such
+// as acks=2 or an unknown path): the CLI exits 254 at once. A combination
+// whose settings are each valid but conflict becomes a Cell with Err.
+func PlanMatrix(vs []Variation, load func(sets []string) (*scenario.Scenario, error)) ([]Cell, error) {
+	var errs []error
+	seen := map[string]bool{}
+	for _, v := range vs {
+		if seen[v.Key] {
+			errs = append(errs, fmt.Errorf("--vary %s: the key is given twice", v.Key))
+			continue
+		}
+		seen[v.Key] = true
+		for _, x := range v.Values {
+			if _, err := load(SetsFor(map[string]string{v.Key: x})); err != nil {
+				errs = append(errs, fmt.Errorf("--vary %s=%s: %w", v.Key, x, err))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	var cells []Cell
+	for _, combo := range Combinations(vs) {
+		s, err := load(SetsFor(combo))
+		cells = append(cells, Cell{Combo: combo, Scenario: s, Err: err})
+	}
+	return cells, nil
+}
+
 // MatrixOptions tune a matrix.
 type MatrixOptions struct {
 	Options
 	Runs int // runs per combination (default 1)
-	// Load reads the scenario with extra sets (the CLI's flags applied).
-	Load func(sets []string) (*scenario.Scenario, error)
 	// OnRun is told about each run as it ends.
 	OnRun func(combo map[string]string, out *Outcome, err error)
 }
 
-// RunMatrix runs every combination on a fresh cluster (Runs times each)
-// and writes matrix.md, matrix.html and matrix.json into
-// store/matrix-<name>/<timestamp>/. A combination that cannot be loaded
-// (e.g. elr=on with Kafka 3.9) or whose run fails gets a row with its error.
-func RunMatrix(ctx context.Context, name string, vs []Variation, opts MatrixOptions) (string, []report.Row, error) {
+// RunMatrix runs every cell on a fresh cluster (Runs times each) and
+// writes matrix.md, matrix.html and matrix.json into
+// store/matrix-<name>/<timestamp>/. A cell that could not be loaded or
+// whose run fails gets a row with its error. When ctx ends (a signal), the
+// run under way is interrupted (healed, torn down, checked: see Run), its
+// row written, and RunMatrix returns ctx's error.
+func RunMatrix(ctx context.Context, name string, cells []Cell, opts MatrixOptions) (string, []report.Row, error) {
 	runs := max(opts.Runs, 1)
 	store := opts.Store
 	if store == "" {
@@ -142,48 +184,52 @@ func RunMatrix(ctx context.Context, name string, vs []Variation, opts MatrixOpti
 		return "", nil, err
 	}
 	var rows []report.Row
-	for _, combo := range Combinations(vs) {
+	for _, cell := range cells {
 		for run := 1; run <= runs; run++ {
 			if ctx.Err() != nil {
 				return dir, rows, ctx.Err()
 			}
 			varied := map[string]string{}
-			for k, v := range combo {
+			for k, v := range cell.Combo {
 				varied[k] = v
 			}
 			if runs > 1 {
 				varied["run"] = fmt.Sprint(run)
 			}
-			row := runOne(ctx, combo, varied, opts)
+			row := runOne(ctx, cell, varied, opts)
 			rows = append(rows, row)
 			if err := report.WriteMatrix(dir, rows); err != nil {
 				return dir, rows, err
 			}
 		}
 	}
-	return dir, rows, nil
+	return dir, rows, ctx.Err()
 }
 
-func runOne(ctx context.Context, combo, varied map[string]string, opts MatrixOptions) report.Row {
-	s, err := opts.Load(SetsFor(combo))
-	if err != nil {
+func runOne(ctx context.Context, cell Cell, varied map[string]string, opts MatrixOptions) report.Row {
+	if cell.Err != nil {
 		if opts.OnRun != nil {
-			opts.OnRun(combo, nil, err)
+			opts.OnRun(cell.Combo, nil, cell.Err)
 		}
-		return report.Row{Config: varied, Error: err.Error()}
+		return report.Row{Config: varied, Error: cell.Err.Error()}
 	}
-	out, err := Run(ctx, s, opts.Options)
+	// Each run gets its own copy: Run fills the seed in.
+	s := *cell.Scenario
+	out, err := Run(ctx, &s, opts.Options)
 	if opts.OnRun != nil {
-		opts.OnRun(combo, out, err)
+		opts.OnRun(cell.Combo, out, err)
 	}
 	if out == nil {
 		return report.Row{Config: varied, Error: err.Error()}
 	}
 	row, rerr := report.RowFromRun(out.Dir, varied)
-	if err != nil {
+	switch {
+	case err != nil:
 		row.Error = err.Error()
-	} else if rerr != nil {
+	case rerr != nil:
 		row.Error = rerr.Error()
+	case out.Interrupted != "":
+		row.Error = out.Interrupted
 	}
 	if out.NemesisErr != nil && row.Error == "" {
 		row.Error = "nemesis schedule: " + out.NemesisErr.Error()

@@ -7,16 +7,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/harness/shutdown"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
@@ -27,10 +30,11 @@ import (
 type Options struct {
 	// Store is the store folder (default ./store).
 	Store string
-	// Log receives progress lines; nil discards them.
+	// Log receives log lines; nil discards them.
 	Log *slog.Logger
-	// Progress, when set, receives workload stats every ProgressEvery.
-	Progress      func(workloads.Stats)
+	// Progress receives one event per phase change, workload stats every
+	// ProgressEvery (default 2 s) and each nemesis step; nil discards them.
+	Progress      progress.Sink
 	ProgressEvery time.Duration
 	// NoScreenshot skips the headless-Chromium screenshot of report.html.
 	NoScreenshot bool
@@ -50,6 +54,11 @@ type Outcome struct {
 	FinalRead workloads.FinalReadResult
 	// ReportErr is set when report.html/md could not be written.
 	ReportErr error
+	// Interrupted is set when a signal (or the caller's context) stopped
+	// the run: "interrupted at workload by SIGINT". The run still healed,
+	// tore down and checked what was recorded; the verdict is unknown
+	// unless the check found anomalies.
+	Interrupted string
 }
 
 // Tail is how long the workload keeps running after the nemesis schedule
@@ -59,14 +68,18 @@ const Tail = 3 * time.Second
 // Run runs s and returns its outcome. An error means the run could not be
 // made (no cluster, no topic, a broken history): the CLI exits 255. The
 // run folder is kept whatever happens, with whatever history was written.
+//
+// When ctx ends early (a signal through a shutdown.Shutdown, as every
+// command that starts a cluster uses), Run still heals, reads, tears down,
+// checks what was recorded and writes the report; results.json then says
+// "interrupted at <phase>" and Run returns no error for the interruption.
 func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, error) {
-	log := opts.Log
-	if log == nil {
-		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := orDiscard(opts.Log)
+	ev := opts.Progress
+	if ev == nil {
+		ev = progress.Discard
 	}
-	if s.Seed == 0 {
-		s.Seed = time.Now().UnixNano() & (1<<53 - 1)
-	}
+	s.SetSeed(time.Now().UnixNano() & (1<<53 - 1))
 	dir, err := newRunDir(opts.Store, s.Name)
 	if err != nil {
 		return nil, err
@@ -85,39 +98,141 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 	}
 	log.Info("run folder", "dir", dir, "seed", s.Seed)
 
+	r := &run{s: s, opts: opts, log: log, ev: ev, out: out, dir: dir}
+	stop := context.AfterFunc(ctx, func() {
+		r.mu.Lock()
+		r.interruptedAt = r.phase
+		r.mu.Unlock()
+	})
+	err = r.play(ctx)
+	stop()
+	if ctx.Err() != nil {
+		r.mu.Lock()
+		at := r.interruptedAt
+		r.mu.Unlock()
+		// The shutdown names the phase at the signal itself; the AfterFunc
+		// runs a moment later, when the nemesis may already be healing.
+		if i, ok := shutdown.Cause(ctx); ok && i.Phase != "" {
+			at = i.Phase
+		}
+		if at == "" {
+			at = r.phase
+		}
+		out.Interrupted = interruption(ctx, at)
+		if err != nil && !isCancel(err) {
+			log.Warn("after the interruption", "err", err)
+		}
+	} else if err != nil {
+		return out, err
+	}
+
+	r.setPhase(ctx, progress.Check)
+	ev.Event(progress.Event{Phase: progress.Check, Text: "checking the history"})
+	var res *checker.Result
+	if historyExists(dir) {
+		res, _, err = checker.CheckPath(dir, checker.Options{})
+		if err != nil {
+			ev.Event(progress.Event{Phase: progress.Check, Text: err.Error(), Done: true, Failed: true})
+			return out, fmt.Errorf("check: %w", err)
+		}
+	}
+	if out.Interrupted != "" {
+		if res, err = markInterrupted(dir, res, out.Interrupted); err != nil {
+			return out, fmt.Errorf("check: %w", err)
+		}
+	}
+	out.Result = res
+	ev.Event(progress.Event{Phase: progress.Check, Text: verdictText(res), Done: true})
+
+	r.setPhase(ctx, progress.Report)
+	ev.Event(progress.Event{Phase: progress.Report, Text: "writing report.md, report.html, junit.xml"})
+	out.ReportErr = report.Write(dir)
+	if out.ReportErr == nil && !opts.NoScreenshot {
+		if err := report.Screenshot(dir); err != nil {
+			log.Warn("report screenshot", "err", err)
+		}
+	}
+	if out.ReportErr != nil {
+		ev.Event(progress.Event{Phase: progress.Report, Text: out.ReportErr.Error(), Done: true, Failed: true})
+	} else {
+		ev.Event(progress.Event{Phase: progress.Report, Text: dir, Done: true})
+	}
+	return out, nil
+}
+
+func verdictText(res *checker.Result) string {
+	v := res.Valid.String()
+	if len(res.Reasons) > 0 {
+		v += " (" + res.Reasons[0] + ")"
+	}
+	return v
+}
+
+// run is one Run's state.
+type run struct {
+	s    *scenario.Scenario
+	opts Options
+	log  *slog.Logger
+	ev   progress.Sink
+	out  *Outcome
+	dir  string
+
+	mu            sync.Mutex
+	phase         string // for "interrupted at <phase>"
+	interruptedAt string
+}
+
+func (r *run) setPhase(ctx context.Context, p progress.Phase, detail ...string) {
+	name := string(p)
+	if len(detail) > 0 && detail[0] != "" {
+		name += " (" + detail[0] + ")"
+	}
+	r.mu.Lock()
+	r.phase = name
+	r.mu.Unlock()
+	shutdown.SetPhase(ctx, name)
+}
+
+// play starts the cluster and the topic, runs the workload, observer and
+// nemesis, reads every partition to its end, and tears down (always).
+func (r *run) play(ctx context.Context) (err error) {
+	s, ev := r.s, r.ev
 	cfg := s.Cluster.ClusterConfig()
-	cfg.LogDir = filepath.Join(dir, "logs")
-	begin := time.Now()
-	c, err := startCluster(ctx, cfg)
+	cfg.LogDir = filepath.Join(r.dir, "logs")
+	r.setPhase(ctx, progress.Cluster)
+	c, teardown, err := startCluster(ctx, cfg, ev, r.log)
 	if err != nil {
-		return out, fmt.Errorf("cluster: %w", err)
+		return fmt.Errorf("cluster: %w", err)
 	}
 	defer func() {
-		tctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		if err := c.Teardown(tctx); err != nil {
-			log.Warn("teardown", "err", err)
+		if terr := teardown(); terr != nil && err == nil && ctx.Err() == nil {
+			r.log.Warn("teardown", "err", terr)
 		}
 	}()
-	log.Info("cluster ready", "run", c.RunID(), "took", time.Since(begin).Round(100*time.Millisecond),
-		"bootstrap", c.Bootstrap())
 
 	adm, err := c.Admin()
 	if err != nil {
-		return out, err
+		return err
 	}
 	defer adm.Close()
 	t := s.Topic
-	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: t.Name,
-		Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: t.Configs}); err != nil {
-		return out, err
+	r.setPhase(ctx, progress.Topic)
+	ev.Event(progress.Event{Phase: progress.Topic, Text: fmt.Sprintf("creating %s (%d partition(s), RF %d)", t.Name, t.Partitions, t.ReplicationFactor)})
+	if err := adm.CreateTopic(ctx, s.TopicSpec()); err != nil {
+		ev.Event(progress.Event{Phase: progress.Topic, Text: err.Error(), Done: true, Failed: true})
+		return err
 	}
-	if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), runInfo(s, c)); err != nil {
-		return out, err
-	}
-	rec, err := histories.Create(filepath.Join(dir, checker.HistoryFile))
+	ev.Event(progress.Event{Phase: progress.Topic, Text: "created " + t.Name, Done: true})
+	info, err := runInfo(ctx, s, c, adm)
 	if err != nil {
-		return out, err
+		return err
+	}
+	if err := histories.WriteRunInfo(filepath.Join(r.dir, histories.RunInfoFile), info); err != nil {
+		return err
+	}
+	rec, err := histories.Create(filepath.Join(r.dir, checker.HistoryFile))
+	if err != nil {
+		return err
 	}
 	closed := false
 	defer func() {
@@ -125,36 +240,20 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 			_ = rec.Close()
 		}
 	}()
-
-	if err := play(ctx, s, c, adm, rec, opts, log, out); err != nil {
-		return out, err
-	}
-	if err := rec.Close(); err != nil {
-		return out, fmt.Errorf("history: %w", err)
+	if err := r.workload(ctx, c, adm, rec); err != nil {
+		return err
 	}
 	closed = true
-	// Copy the logs now (teardown does it again, harmlessly) so that the
-	// report can link them.
-	_ = c.CopyLogs(ctx, cfg.LogDir)
-
-	res, _, err := checker.CheckPath(dir, checker.Options{})
-	if err != nil {
-		return out, fmt.Errorf("check: %w", err)
+	if err := rec.Close(); err != nil {
+		return fmt.Errorf("history: %w", err)
 	}
-	out.Result = res
-	out.ReportErr = report.Write(dir)
-	if out.ReportErr == nil && !opts.NoScreenshot {
-		if err := report.Screenshot(dir); err != nil {
-			log.Warn("report screenshot", "err", err)
-		}
-	}
-	return out, nil
+	return nil
 }
 
-// play runs the workload, the observer and the nemesis together, then the
-// final read.
-func play(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *admin.Client,
-	rec *histories.Recorder, opts Options, log *slog.Logger, out *Outcome) error {
+// workload runs the workload, the observer and the nemesis together, then
+// the final read.
+func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client, rec *histories.Recorder) error {
+	s, opts, log, ev, out := r.s, r.opts, r.log, r.ev, r.out
 	obs := workloads.NewObserver(adm, rec, s.Topic.Name, workloads.ObserverOptions{})
 	obs.Start(ctx)
 	defer obs.Stop()
@@ -162,15 +261,15 @@ func play(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *adm
 	// The workload runs for at least workload.duration, and on until the
 	// schedule (with its final heal) is done plus Tail: its own clock is
 	// set far out and the run stops it.
-	wcfg := s.Workload
+	wcfg := s.WorkloadConfig()
 	wcfg.Duration = workloads.Duration(24 * time.Hour)
-	// final.read_timeout is the scenario's bound on the final read (it
-	// defaults to workload.final_read_timeout).
-	wcfg.FinalReadTimeout = s.Final.ReadTimeout
 	wl, err := workloads.New(wcfg, c.Bootstrap(), rec)
 	if err != nil {
 		return err
 	}
+	r.setPhase(ctx, progress.Workload)
+	ev.Event(progress.Event{Phase: progress.Workload, Text: fmt.Sprintf("%d producer(s), %d consumer(s), acks %s, at least %s",
+		s.Workload.Producers, s.Workload.Consumers, s.Workload.Acks, s.Workload.Duration)})
 	wctx, stopWorkload := context.WithCancel(ctx)
 	defer stopWorkload()
 	type wlResult struct {
@@ -182,23 +281,25 @@ func play(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *adm
 		st, err := wl.Run(wctx)
 		wlDone <- wlResult{st, err}
 	}()
-	if opts.Progress != nil {
-		every := opts.ProgressEvery
-		if every == 0 {
-			every = 5 * time.Second
-		}
-		go func() {
-			for st := range wl.Progress(wctx, every) {
-				opts.Progress(st)
-			}
-		}()
+	every := opts.ProgressEvery
+	if every == 0 {
+		every = 2 * time.Second
 	}
+	progressDone := make(chan struct{})
+	go func() {
+		defer close(progressDone)
+		for st := range wl.Progress(wctx, every) {
+			ev.Event(progress.Event{Phase: progress.Workload, Stats: &st})
+		}
+	}()
 
-	env := &nemesis.Env{Cluster: c, Admin: adm, Topic: s.Topic.Name, Recorder: rec, Log: log, Seed: s.Seed}
-	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std()}
+	steps := newStepTracker(r, ctx)
+	env := &nemesis.Env{Cluster: c, Admin: adm, Topic: s.Topic.Name, Recorder: rec, Log: steps.logger(log), Seed: s.Seed}
+	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std(), OnStep: steps.onStep}
 	minEnd := time.After(s.Workload.Duration.Std())
 	out.NemesisErr = runner.Run(ctx, s.Nemesis)
-	if out.NemesisErr != nil {
+	steps.healed(out.NemesisErr)
+	if out.NemesisErr != nil && ctx.Err() == nil {
 		log.Warn("nemesis schedule", "err", out.NemesisErr)
 	}
 	select {
@@ -214,33 +315,43 @@ func play(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *adm
 	wl.Stop()
 	res := <-wlDone
 	stopWorkload()
+	<-progressDone
 	if res.err != nil {
+		ev.Event(progress.Event{Phase: progress.Workload, Text: res.err.Error(), Done: true, Failed: true})
 		return fmt.Errorf("workload: %w", res.err)
 	}
+	ev.Event(progress.Event{Phase: progress.Workload, Stats: &res.stats, Done: true})
 	log.Info("workload done", "acked", res.stats.Acked, "failed", res.stats.Failed, "indeterminate", res.stats.Indeterminate)
 
 	// After a Ctrl-C the final read still runs, on a fresh context bounded
 	// by its timeout, so the history stays checkable.
+	r.setPhase(ctx, progress.FinalRead)
+	ev.Event(progress.Event{Phase: progress.FinalRead, Text: fmt.Sprintf("reading every partition to its end (at most %s)", s.Final.ReadTimeout)})
 	fctx := ctx
 	if ctx.Err() != nil {
 		var cancel context.CancelFunc
-		fctx, cancel = context.WithTimeout(context.Background(), s.Final.ReadTimeout.Std()+10*time.Second)
+		fctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), s.Final.ReadTimeout.Std()+10*time.Second)
 		defer cancel()
 	}
 	fr, err := wl.FinalRead(fctx, adm)
 	out.FinalRead = fr
 	if err != nil && !errors.Is(err, context.Canceled) {
+		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
 		return fmt.Errorf("final read: %w", err)
 	}
+	ev.Event(progress.Event{Phase: progress.FinalRead, Text: "done", Done: true})
 	return nil
 }
 
-func runInfo(s *scenario.Scenario, c cluster.Cluster) histories.RunInfo {
+// runInfo is run.json: the run's settings as applied, read back from the
+// cluster (each node's server.properties as the node sees it, the topic's
+// configs as the brokers describe them), not restated from the scenario.
+func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *admin.Client) (histories.RunInfo, error) {
 	info := histories.RunInfo{
-		Scenario: s.Name, Seed: s.Seed, KafkaVersion: c.Config().KafkaVersion,
-		Topic: s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
-		TopicConfigs: s.Topic.Configs,
-		Producer:     s.Workload.ProducerInfo(),
+		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
+		KafkaVersion: c.Config().KafkaVersion,
+		Topic:        s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
+		Producer: s.Workload.ProducerInfo(),
 	}
 	v := c.Version()
 	elr := v.ELRDefault()
@@ -254,5 +365,54 @@ func runInfo(s *scenario.Scenario, c cluster.Cluster) histories.RunInfo {
 	for _, n := range c.Controllers() {
 		info.Controllers = append(info.Controllers, n.ID)
 	}
-	return info
+	var err error
+	if info.BrokerConfigs, err = nodeConfigs(ctx, c, c.Brokers()); err != nil {
+		return info, err
+	}
+	if info.ControllerConfigs, err = nodeConfigs(ctx, c, c.Controllers()); err != nil {
+		return info, err
+	}
+	applied, err := adm.TopicConfigs(ctx, s.Topic.Name)
+	if err != nil {
+		return info, err
+	}
+	info.TopicConfigs, info.TopicConfigSources = map[string]string{}, map[string]string{}
+	for k, cv := range applied {
+		info.TopicConfigs[k], info.TopicConfigSources[k] = cv.Value, cv.Source
+	}
+	return info, nil
+}
+
+// NodePropertiesPath is where a node's server.properties is inside its
+// container (image/entrypoint.sh runs Kafka with it).
+const NodePropertiesPath = "/etc/kafka/server.properties"
+
+// nodeConfigs reads each node's server.properties from inside its
+// container: the config exactly as the node read it at start.
+func nodeConfigs(ctx context.Context, c cluster.Cluster, nodes []cluster.Node) (map[int32]map[string]string, error) {
+	out := map[int32]map[string]string{}
+	for _, n := range nodes {
+		text, err := c.Exec(ctx, n.ID, "cat", NodePropertiesPath)
+		if err != nil {
+			return nil, fmt.Errorf("config of node %d: %w", n.ID, err)
+		}
+		out[n.ID] = parseProperties(text)
+	}
+	return out, nil
+}
+
+// parseProperties reads the key=value lines kchaos writes (cluster.Render);
+// # comments and blank lines are skipped.
+func parseProperties(text string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok {
+			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return out
 }

@@ -13,20 +13,46 @@ import (
 // history file without it is checked as from a non-idempotent producer.
 const RunInfoFile = "run.json"
 
-// RunInfo describes how a history was made.
+// RunInfo describes how a history was made. The configs in it are the
+// ones as applied, read back from the cluster after kchaos's overrides and
+// defaults, so that the report states a run's starting settings from here
+// alone (never by searching the scenario file, where a later live
+// set-config step would pass for a starting value). Live changes are in
+// the history, as the nemesis's set-config ops.
 type RunInfo struct {
-	Scenario     string            `json:"scenario,omitempty"`
-	Seed         int64             `json:"seed,omitempty"`
-	KafkaVersion string            `json:"kafka_version,omitempty"`
-	ELR          bool              `json:"elr,omitempty"`
-	Topic        string            `json:"topic,omitempty"`
-	Partitions   int               `json:"partitions,omitempty"`
-	Replication  int               `json:"replication_factor,omitempty"`
-	TopicConfigs map[string]string `json:"topic_configs,omitempty"`
-	Producer     ProducerInfo      `json:"producer"`
-	Brokers      []BrokerInfo      `json:"brokers,omitempty"`
-	Controllers  []int32           `json:"controllers,omitempty"`
+	Scenario string `json:"scenario,omitempty"`
+	// Description and Expect are the scenario's own words (documentation;
+	// Expect never changes the verdict).
+	Description  string `json:"description,omitempty"`
+	Expect       string `json:"expect,omitempty"`
+	Seed         int64  `json:"seed,omitempty"`
+	KafkaVersion string `json:"kafka_version,omitempty"`
+	ELR          bool   `json:"elr,omitempty"`
+	Topic        string `json:"topic,omitempty"`
+	Partitions   int    `json:"partitions,omitempty"`
+	Replication  int    `json:"replication_factor,omitempty"`
+	// TopicConfigs is every config of the topic as the brokers applied it
+	// at creation (DescribeConfigs): the ones set on the topic and those it
+	// inherits or defaults. TopicConfigSources says which, per key:
+	// ConfigSourceTopic, ConfigSourceBroker or ConfigSourceDefault. A
+	// run.json without sources (older runs) lists only the topic's own.
+	TopicConfigs       map[string]string `json:"topic_configs,omitempty"`
+	TopicConfigSources map[string]string `json:"topic_config_sources,omitempty"`
+	// BrokerConfigs and ControllerConfigs are each node's server.properties
+	// as the node read it, by node id.
+	BrokerConfigs     map[int32]map[string]string `json:"broker_configs,omitempty"`
+	ControllerConfigs map[int32]map[string]string `json:"controller_configs,omitempty"`
+	Producer          ProducerInfo                `json:"producer"`
+	Brokers           []BrokerInfo                `json:"brokers,omitempty"`
+	Controllers       []int32                     `json:"controllers,omitempty"`
 }
+
+// Sources of a topic config value (RunInfo.TopicConfigSources).
+const (
+	ConfigSourceTopic   = "topic"   // set on the topic
+	ConfigSourceBroker  = "broker"  // inherited from the brokers' config
+	ConfigSourceDefault = "default" // Kafka's built-in default
+)
 
 // ProducerInfo is the producer's durability settings.
 type ProducerInfo struct {

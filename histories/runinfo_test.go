@@ -20,10 +20,15 @@ func TestRunInfoRoundTrip(t *testing.T) {
 		{"full", RunInfo{
 			Scenario: "S2-lose-unflushed", Seed: -7, KafkaVersion: "4.1.0", ELR: true,
 			Topic: "kchaos", Partitions: 3, Replication: 3,
+			Description: "d", Expect: "zero loss",
 			TopicConfigs: map[string]string{"min.insync.replicas": "2", "unclean.leader.election.enable": "false"},
-			Producer:     ProducerInfo{Driver: "franz-go", Acks: "all", Idempotent: true, Retries: 5},
-			Brokers:      []BrokerInfo{{ID: 1, Rack: "a", Address: "kafka-1:9092"}, {ID: 2}},
-			Controllers:  []int32{101, 102, 103},
+			TopicConfigSources: map[string]string{"min.insync.replicas": ConfigSourceTopic,
+				"unclean.leader.election.enable": ConfigSourceDefault},
+			BrokerConfigs:     map[int32]map[string]string{1: {"num.io.threads": "2"}, 2: {"num.io.threads": "4"}},
+			ControllerConfigs: map[int32]map[string]string{101: {"unclean.leader.election.interval.ms": "1000"}},
+			Producer:          ProducerInfo{Driver: "franz-go", Acks: "all", Idempotent: true, Retries: 5},
+			Brokers:           []BrokerInfo{{ID: 1, Rack: "a", Address: "kafka-1:9092"}, {ID: 2}},
+			Controllers:       []int32{101, 102, 103},
 		}},
 		{"acks=0, not idempotent", RunInfo{Producer: ProducerInfo{Acks: "0"}}},
 	}

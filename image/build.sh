@@ -2,7 +2,9 @@
 # build.sh KAFKA_VERSION: build kchaos/kafka:$KAFKA_VERSION offline, only when missing.
 #   1. a base image (Debian bookworm root filesystem made with debootstrap, with
 #      openjdk-17-jre-headless, iproute2, iptables, procps), imported once and
-#      cached as kchaos/base:bookworm-jre17; BASE_IMAGE=... uses another image;
+#      cached as kchaos/base:bookworm-jre17, from the machine's own Debian
+#      mirror (mirror.sh: DEBIAN_MIRROR or the apt sources); BASE_IMAGE=...
+#      uses another image;
 #   2. the Kafka jars and a log4j2 backend resolved by Maven (image/pom.xml);
 #   3. the Kafka image: base + jars + entrypoint.
 # FORCE=1 rebuilds the Kafka image even when it exists; an image whose
@@ -12,12 +14,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 version=${1:?usage: build.sh KAFKA_VERSION}
 tag="kchaos/kafka:${version}"
 base=${BASE_IMAGE:-kchaos/base:bookworm-jre17}
-mirror=${DEBIAN_MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)}
-mirror=${mirror:-http://deb.debian.org/debian}
 
 # The image's revision is a hash of what goes into it besides the jars: an
 # image built from an older entrypoint is rebuilt, never silently reused.
-rev=$(cat "$here/entrypoint.sh" "$here/log4j2.yaml" "$here/Dockerfile" "$here/pom.xml" | sha256sum | cut -c1-16)
+rev=$(cat "$here/entrypoint.sh" "$here/cds.sh" "$here/log4j2.yaml" "$here/Dockerfile" "$here/pom.xml" | sha256sum | cut -c1-16)
 have=$(docker image inspect "$tag" --format '{{ index .Config.Labels "org.kchaos.image.rev" }}' 2>/dev/null || true)
 if [ "${FORCE:-0}" != 1 ] && [ "$have" = "$rev" ]; then
   echo "image: $tag already built"; exit 0
@@ -30,6 +30,10 @@ if [ "$base" = kchaos/base:bookworm-jre17 ] && ! docker image inspect "$base" >/
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
   }
+  # The machine's own Debian mirror (or DEBIAN_MIRROR); kchaos names none.
+  # shellcheck source=mirror.sh
+  . "$here/mirror.sh"
+  mirror=$(debian_mirror) || exit 1
   root=$(mktemp -d /var/tmp/kchaos-rootfs.XXXXXX)
   trap 'rm -rf "$root"' EXIT
   echo "image: debootstrap bookworm with a JRE from $mirror (about a minute)" >&2
@@ -52,6 +56,6 @@ mvn -q -B -f "$here/pom.xml" -Dkafka.version="$version" \
   -DoutputDirectory="$ctx/lib" dependency:copy-dependencies \
   -DincludeScope=runtime -DexcludeArtifactIds=slf4j-reload4j,reload4j,slf4j-log4j12,log4j >/dev/null || {
     echo "image: Maven could not resolve Kafka $version (is it on Maven Central?)" >&2; exit 1; }
-cp "$here/entrypoint.sh" "$here/log4j2.yaml" "$here/Dockerfile" "$ctx/"
+cp "$here/entrypoint.sh" "$here/cds.sh" "$here/log4j2.yaml" "$here/Dockerfile" "$ctx/"
 docker build -q --build-arg BASE="$base" --label org.kchaos.image=kafka --label org.kchaos.image.rev="$rev" -t "$tag" "$ctx" >/dev/null
 echo "image: built $tag in $(( $(date +%s) - start )) s"

@@ -21,6 +21,12 @@ type Runner struct {
 	Env *Env
 	// HealTimeout bounds the final heal's wait (default DefaultHealTimeout).
 	HealTimeout time.Duration
+	// OnStep, when set, is told before each step: step i (0-based) of n,
+	// named as in errors ("kill", "until partition 0 ..."); i == n is the
+	// final heal.
+	OnStep func(i, n int, name string)
+
+	steps int
 }
 
 func (r *Runner) healTimeout() time.Duration {
@@ -43,6 +49,9 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 		}
 		hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.healTimeout()+time.Minute)
 		defer cancel()
+		if r.OnStep != nil {
+			r.OnStep(r.steps, r.steps, "final heal")
+		}
 		if herr := r.FinalHeal(hctx); herr != nil {
 			err = errors.Join(err, fmt.Errorf("final heal: %w", herr))
 		}
@@ -61,12 +70,16 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 			"interval": s.Random.Interval, "duration": s.Random.Duration,
 			"faults": s.Random.Faults, "plan": steps}
 	}
+	r.steps = len(steps)
 	r.Env.log().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", len(steps))
 	r.Env.record(histories.Invoke, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
 	r.Env.record(histories.OK, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
 	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("nemesis: stopped before step %d: %w", i, err)
+		}
+		if r.OnStep != nil {
+			r.OnStep(i, len(steps), stepName(st))
 		}
 		if err := r.step(ctx, st); err != nil {
 			err = fmt.Errorf("nemesis: step %d (%s): %w", i, stepName(st), err)

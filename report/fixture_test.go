@@ -67,7 +67,7 @@ func (h *hist) nemesis(sec, dur float64, f string, nodes []int32, details map[st
 	h.ev(sec+dur, histories.NemesisProcess, histories.OK, f, v, "")
 }
 
-// s2Run builds the run folder of seed 001's story with unclean election
+// s2Run builds the run folder of seed 001's story (docs/SCENARIOS.md, s2) with unclean election
 // on (scenario S2): followers cut off, three records acked by broker 0
 // alone (offsets 10-12), broker 0 killed, unclean election of broker 1,
 // new sends reuse offsets 10-12. With unclean false the partition stays
@@ -126,8 +126,10 @@ func s2Run(t testing.TB, dir string, unclean bool) {
 
 	info := histories.RunInfo{Scenario: "s2", Seed: 7, KafkaVersion: "4.1.2", Topic: "orders", Partitions: 1, Replication: 3,
 		TopicConfigs: map[string]string{"unclean.leader.election.enable": fmt.Sprint(unclean)},
-		Producer:     histories.ProducerInfo{Driver: "franz-go", Acks: "all", Retries: 3},
-		Brokers:      []histories.BrokerInfo{{ID: 0, Rack: "a"}, {ID: 1, Rack: "a"}, {ID: 2, Rack: "b"}}}
+		BrokerConfigs: map[int32]map[string]string{0: {"min.insync.replicas": "1"}, 1: {"min.insync.replicas": "1"},
+			2: {"min.insync.replicas": "1"}},
+		Producer: histories.ProducerInfo{Driver: "franz-go", Acks: "all", Retries: 3},
+		Brokers:  []histories.BrokerInfo{{ID: 0, Rack: "a"}, {ID: 1, Rack: "a"}, {ID: 2, Rack: "b"}}}
 	if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), info); err != nil {
 		t.Fatal(err)
 	}

@@ -63,6 +63,7 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 <p><span class="verdict v-{{.Verdict}}">{{upper .Verdict}}</span>{{.Summary}}</p>
 {{if .Reasons}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <p>History: {{.Events}} events over {{.Duration}}.</p>
+{{if .Expect}}<p>Expected (the scenario's words; they never change the verdict): {{.Expect}}</p>{{end}}
 {{if .Problems}}<div class="problems"><b>Problems reading the run</b><ul>{{range .Problems}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 
 <div class="cols"><div>

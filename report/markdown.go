@@ -21,6 +21,9 @@ func renderMarkdown(v *view) []byte {
 		p("\n")
 	}
 	p("History: %d events over %s.\n\n", v.Events, v.Duration)
+	if v.Expect != "" {
+		p("Expected (the scenario's words; they never change the verdict): %s\n\n", mdText(strings.Join(strings.Fields(v.Expect), " ")))
+	}
 	if len(v.Problems) > 0 {
 		p("## Problems reading the run\n\n")
 		for _, s := range v.Problems {

@@ -16,7 +16,7 @@ import (
 
 // Row is one configuration of a matrix: the settings that were varied and
 // what the run measured. It is the "records lost vs seconds offline"
-// comparison of seeds 000 and 001, one line per configuration.
+// comparison of seeds 000 and 001 (docs/SCENARIOS.md), one line per configuration.
 type Row struct {
 	// Config holds the varied settings, e.g. unclean=true, elr=on, run=2.
 	Config map[string]string `json:"config"`

@@ -30,6 +30,7 @@ type view struct {
 	Verdict       Verdict
 	Summary       string // one line: what made the verdict
 	Settings      []setting
+	Expect        string // the scenario's expected outcome (documentation)
 	Counts        []countRow
 	Explanations  []explanation
 	Reasons       []string // the checker's words for the verdict
@@ -117,7 +118,8 @@ func build(dir string) (*view, error) {
 	tl, herr := scanHistory(filepath.Join(dir, HistoryFile), marksFrom(r.Res, r.Info.Topic))
 	v := &view{
 		Name: r.name(), RunID: filepath.Base(filepath.Clean(dir)),
-		Verdict: r.verdict(), Settings: r.Settings, Overrides: r.Over,
+		Verdict: r.verdict(), Settings: append(r.Settings, liveChanges(tl.Nemesis)...), Overrides: r.Over,
+		Expect:  r.Info.Expect,
 		Visuals: r.Visuals, Logs: r.Logs, Problems: r.Problems,
 		Events: tl.Events, Duration: secs(tl.End),
 	}

@@ -32,7 +32,8 @@ func TestWriteShowsTheEvidence(t *testing.T) {
 		{ReportMD, "**Verdict: INVALID**", "verdict"},
 		{ReportMD, "orders-0 offsets 10-12 (3 offsets)", "lost range from the lost-write entries"},
 		{ReportMD, "| acks | all | producer |", "acks"},
-		{ReportMD, "| min.insync.replicas | 1 | scenario.yaml |", "broker-level min.insync found in scenario.yaml"},
+		{ReportMD, "| min.insync.replicas | 1 | broker config |", "broker-level min.insync from run.json's broker configs"},
+		{ReportMD, "| unclean.leader.election.enable | true | live change (set-config) at 5.0 s |", "live change as a change"},
 		{ReportMD, "| unclean.leader.election.enable | true | topic config |", "unclean"},
 		{ReportMD, "| Eligible Leader Replicas (ELR) | off |", "ELR"},
 		{ReportMD, "| Kafka version | 4.1.2 |", "Kafka version"},
@@ -194,8 +195,8 @@ func TestWriteOnADamagedRun(t *testing.T) {
 	}
 	md := readString(t, filepath.Join(dir, ReportMD))
 	for _, want := range []string{"**Verdict: UNCHECKED**", "the last line was torn", "results.json:",
-		"| run.json | missing: acks, ELR, Kafka version and topic configs unknown |",
-		"| min.insync.replicas | 1 | scenario.yaml |", "| unclean.leader.election.enable | unknown |",
+		"| run.json | missing: acks, ELR, Kafka version and configs unknown |",
+		"| min.insync.replicas | unknown |", "| unclean.leader.election.enable | unknown |",
 		"Source: observer: no leader observed", "| orders-0 | 3.2 s | 7.6 s | 4.4 |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q", want)

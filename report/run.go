@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/histories"
-	yaml "gopkg.in/yaml.v3"
 )
 
 // File names in a run folder.
@@ -71,13 +70,10 @@ func loadRun(dir string) (*run, error) {
 	} else {
 		r.Problems = append(r.Problems, err.Error())
 	}
-	var scen map[string]any
-	if b, err := os.ReadFile(filepath.Join(dir, ScenarioFile)); err == nil {
-		if err := yaml.Unmarshal(b, &scen); err != nil {
-			r.Problems = append(r.Problems, fmt.Sprintf("%s: %v", ScenarioFile, err))
-		}
-	}
-	r.Settings = settings(r.Info, r.HaveInfo, scen)
+	// Settings come from run.json alone: scenario.yaml says what was asked
+	// for, and its later live set-config steps would pass for starting
+	// values. Live changes are added from the history (build).
+	r.Settings = settings(r.Info, r.HaveInfo)
 	r.Visuals, r.Logs = artifacts(dir)
 	return r, nil
 }
@@ -97,115 +93,6 @@ func (r *run) name() string {
 		return r.Info.Scenario
 	}
 	return filepath.Base(filepath.Dir(filepath.Clean(r.Dir)))
-}
-
-// settings builds the configuration summary. Topic configs win over
-// broker configs as in Kafka; broker-level values are found by key
-// anywhere in scenario.yaml because run.json does not record them.
-func settings(info histories.RunInfo, haveInfo bool, scen map[string]any) []setting {
-	var out []setting
-	add := func(name, value, source string) { out = append(out, setting{name, value, source}) }
-	if !haveInfo {
-		// Without run.json the producer's settings, ELR and the topic's
-		// configs are unknown: say so rather than show defaults.
-		add("run.json", "missing: acks, ELR, Kafka version and topic configs unknown", "")
-		for _, k := range []string{"min.insync.replicas", "unclean.leader.election.enable"} {
-			if v, ok := findKey(scen, k); ok {
-				add(k, v, "scenario.yaml")
-			} else {
-				add(k, "unknown", "")
-			}
-		}
-		return out
-	}
-	if info.KafkaVersion != "" {
-		add("Kafka version", info.KafkaVersion, "run.json")
-	}
-	elr := "off"
-	if info.ELR {
-		elr = "on"
-	}
-	add("Eligible Leader Replicas (ELR)", elr, "run.json")
-	acks := info.Producer.Acks
-	if acks == "" {
-		acks = "not recorded"
-	}
-	add("acks", acks, "producer")
-	add("idempotent producer", fmt.Sprint(info.Producer.Idempotent), "producer")
-	add("producer retries", fmt.Sprint(info.Producer.Retries), "producer")
-	if info.Producer.Driver != "" {
-		add("driver", info.Producer.Driver, "producer")
-	}
-	for _, k := range []struct{ key, def string }{
-		{"min.insync.replicas", "1"},
-		{"unclean.leader.election.enable", "false"},
-	} {
-		if v, ok := info.TopicConfigs[k.key]; ok {
-			add(k.key, v, "topic config")
-		} else if v, ok := findKey(scen, k.key); ok {
-			add(k.key, v, "scenario.yaml")
-		} else {
-			add(k.key, k.def, "Kafka default (not set)")
-		}
-	}
-	if info.Topic != "" {
-		add("topic", fmt.Sprintf("%s: %d partition(s), replication factor %d", info.Topic, info.Partitions, info.Replication), "run.json")
-	}
-	if len(info.Brokers) > 0 {
-		var bs []string
-		for _, b := range info.Brokers {
-			s := fmt.Sprint(b.ID)
-			if b.Rack != "" {
-				s += " (rack " + b.Rack + ")"
-			}
-			bs = append(bs, s)
-		}
-		add("brokers", strings.Join(bs, ", "), "run.json")
-	}
-	keys := make([]string, 0, len(info.TopicConfigs))
-	for k := range info.TopicConfigs {
-		if k != "min.insync.replicas" && k != "unclean.leader.election.enable" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		add(k, info.TopicConfigs[k], "topic config")
-	}
-	if info.Seed != 0 {
-		add("seed", fmt.Sprint(info.Seed), "run.json")
-	}
-	return out
-}
-
-// findKey searches a decoded YAML tree depth-first, map keys in sorted
-// order so that the answer does not depend on map iteration.
-func findKey(n any, key string) (string, bool) {
-	switch t := n.(type) {
-	case map[string]any:
-		if v, ok := t[key]; ok && v != nil {
-			if _, nested := v.(map[string]any); !nested {
-				return fmt.Sprint(v), true
-			}
-		}
-		ks := make([]string, 0, len(t))
-		for k := range t {
-			ks = append(ks, k)
-		}
-		sort.Strings(ks)
-		for _, k := range ks {
-			if v, ok := findKey(t[k], key); ok {
-				return v, true
-			}
-		}
-	case []any:
-		for _, e := range t {
-			if v, ok := findKey(e, key); ok {
-				return v, true
-			}
-		}
-	}
-	return "", false
 }
 
 // artifacts lists porcupine visualizations (any *.html in the folder or

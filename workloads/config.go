@@ -21,9 +21,20 @@ const (
 	ResetLatest   = "latest"
 )
 
+// Defaults of a workload. They are written here once: a scenario that sets
+// nothing runs with exactly these (harness/scenario fills from Defaults).
+const (
+	DefaultTopic            = "kchaos"
+	DefaultProducers        = 1
+	DefaultRequestTimeout   = 5 * time.Second
+	DefaultKeys             = 16
+	DefaultDuration         = 60 * time.Second
+	DefaultFinalReadTimeout = 60 * time.Second
+)
+
 // Config is one workload: which client, how it produces and consumes, and
 // for how long. The zero value plus Defaults is a valid one-producer,
-// acks=all, one-op-in-flight workload on topic "kchaos" with franz-go.
+// acks=all, one-op-in-flight workload on topic DefaultTopic with franz-go.
 type Config struct {
 	// Driver is the Kafka client library: "franz" (github.com/twmb/franz-go)
 	// or "kafka-go" (github.com/segmentio/kafka-go).
@@ -56,8 +67,10 @@ type Config struct {
 	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight"`
 	// Partitioning: "round-robin" (default) or "key".
 	Partitioning string `yaml:"partitioning" json:"partitioning"`
-	// Keys is the number of distinct keys in key mode (default 16).
-	Keys int `yaml:"keys" json:"keys"`
+	// Keys is the number of distinct keys in key mode (default 16). Only
+	// key mode has keys: Validate refuses keys with round-robin rather
+	// than ignore them.
+	Keys int `yaml:"keys,omitempty" json:"keys,omitempty"`
 	// Rate limits sends per second over all producers; 0 = unlimited.
 	Rate float64 `yaml:"rate" json:"rate"`
 
@@ -73,28 +86,31 @@ type Config struct {
 
 	// Duration of the produce/consume phase (default 60s).
 	Duration Duration `yaml:"duration" json:"duration"`
-	// FinalReadTimeout bounds the final read of all partitions (default 60s).
-	FinalReadTimeout Duration `yaml:"final_read_timeout" json:"final_read_timeout"`
+	// FinalReadTimeout bounds the final read of all partitions (default
+	// 60s). It is not part of a scenario's workload section: a scenario
+	// sets it as final.read_timeout, the final phase's bound, and the
+	// harness passes it here (one field for one fact).
+	FinalReadTimeout Duration `yaml:"-" json:"-"`
 }
 
 // Defaults fills unset fields and canonicalizes names.
 func (c *Config) Defaults() {
 	c.Driver = canonicalDriver(c.Driver)
 	if c.Topic == "" {
-		c.Topic = "kchaos"
+		c.Topic = DefaultTopic
 	}
 	if c.Partitions == 0 {
 		c.Partitions = 1
 	}
 	if c.Producers == 0 {
-		c.Producers = 1
+		c.Producers = DefaultProducers
 	}
 	if c.Acks == "" {
 		c.Acks = AcksAll
 	}
 	c.Acks = c.Acks.normalize()
 	if c.RequestTimeout == 0 {
-		c.RequestTimeout = Duration(5 * time.Second)
+		c.RequestTimeout = Duration(DefaultRequestTimeout)
 	}
 	if c.MaxInFlight == 0 {
 		c.MaxInFlight = 1
@@ -102,17 +118,17 @@ func (c *Config) Defaults() {
 	if c.Partitioning == "" {
 		c.Partitioning = RoundRobin
 	}
-	if c.Keys == 0 {
-		c.Keys = 16
+	if c.Partitioning == ByKey && c.Keys == 0 {
+		c.Keys = DefaultKeys
 	}
 	if c.OffsetReset == "" {
 		c.OffsetReset = ResetEarliest
 	}
 	if c.Duration == 0 {
-		c.Duration = Duration(60 * time.Second)
+		c.Duration = Duration(DefaultDuration)
 	}
 	if c.FinalReadTimeout == 0 {
-		c.FinalReadTimeout = Duration(60 * time.Second)
+		c.FinalReadTimeout = Duration(DefaultFinalReadTimeout)
 	}
 }
 
@@ -221,6 +237,9 @@ func (c *Config) Validate() error {
 	}
 	switch c.Partitioning {
 	case RoundRobin:
+		if c.Keys != 0 {
+			add("keys", "%d: only with partitioning %s (round-robin sends carry no key)", c.Keys, ByKey)
+		}
 	case ByKey:
 		if c.Keys < 1 || c.Keys > 1_000_000 {
 			add("keys", "%d: want 1..1000000", c.Keys)

@@ -17,7 +17,7 @@ func TestConfigDefaults(t *testing.T) {
 		t.Fatalf("defaults do not validate: %v", err)
 	}
 	want := Config{Driver: DriverFranz, Topic: "kchaos", Partitions: 1, Producers: 1, Acks: AcksAll,
-		RequestTimeout: Duration(5 * time.Second), MaxInFlight: 1, Partitioning: RoundRobin, Keys: 16,
+		RequestTimeout: Duration(5 * time.Second), MaxInFlight: 1, Partitioning: RoundRobin,
 		OffsetReset: ResetEarliest, Duration: Duration(time.Minute), FinalReadTimeout: Duration(time.Minute)}
 	if c != want {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
@@ -38,8 +38,9 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		{"ok franz idempotent", func(c *Config) { c.Idempotent, c.Retries = true, 3 }, nil},
 		{"ok kafka-go pipelined by key", func(c *Config) {
-			c.Driver, c.MaxInFlight, c.Partitioning, c.Partitions, c.Consumers = "kafka-go", 32, ByKey, 3, 3
+			c.Driver, c.MaxInFlight, c.Partitioning, c.Keys, c.Partitions, c.Consumers = "kafka-go", 32, ByKey, 8, 3, 3
 		}, nil},
+		{"keys without key partitioning", func(c *Config) { c.Keys = 8 }, []string{"keys"}},
 		{"alias franz-go", func(c *Config) { c.Driver = "franz-go" }, nil},
 		{"acks -1 is all", func(c *Config) { c.Acks = "-1" }, nil},
 		{"unknown driver", func(c *Config) { c.Driver = "sarama" }, []string{"driver"}},
@@ -113,14 +114,13 @@ rate: 500
 consumers: 2
 offset_reset: latest
 duration: 1m30s
-final_read_timeout: 45s
 `
 
 func TestConfigDecode(t *testing.T) {
 	want := Config{Driver: DriverKafkaGo, Topic: "orders", Partitions: 3, Producers: 4, Acks: AcksLeader,
 		RequestTimeout: Duration(2 * time.Second), MaxInFlight: 16, Partitioning: ByKey, Keys: 8, Rate: 500,
 		Consumers: 2, OffsetReset: ResetLatest, Duration: Duration(90 * time.Second),
-		FinalReadTimeout: Duration(45 * time.Second)}
+		FinalReadTimeout: Duration(DefaultFinalReadTimeout)}
 	decoders := map[string]func([]byte, any) error{
 		"gopkg.in/yaml.v3": yamlv3.Unmarshal,
 	}
@@ -134,13 +134,16 @@ func TestConfigDecode(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", name, c, want)
 		}
 	}
-	// JSON round trip, and numeric acks.
+	// JSON round trip, and numeric acks. FinalReadTimeout is no file
+	// field (a scenario's final.read_timeout sets it): Defaults refills it.
 	b, err := json.Marshal(want)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var back Config
-	if err := json.Unmarshal(b, &back); err != nil || back != want {
+	err = json.Unmarshal(b, &back)
+	back.Defaults()
+	if err != nil || back != want {
 		t.Errorf("JSON round trip: %v\n got %+v\nwant %+v", err, back, want)
 	}
 	for in, acks := range map[string]Acks{`{"acks":-1}`: AcksAll, `{"acks":0}`: AcksNone, `{"acks":"all"}`: AcksAll} {

@@ -1,6 +1,6 @@
 // Package workloads drives Kafka clients that produce and consume under a
 // chosen durability setting and records every operation into a history
-// (format v1, ../shared/HISTORY.md) through a histories.Recorder.
+// (format v1, docs/HISTORY.md) through a histories.Recorder.
 //
 // A run has four parts, each in its own file:
 //

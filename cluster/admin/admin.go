@@ -112,6 +112,27 @@ type TopicSpec struct {
 // CreateTopic creates a topic, with an explicit replica assignment when
 // given, and waits until every partition has a leader.
 func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
+	req := createTopicsRequest(spec)
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return fmt.Errorf("create topic %s: %w", spec.Name, err)
+	}
+	for _, rt := range resp.Topics {
+		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
+			msg := ""
+			if rt.ErrorMessage != nil {
+				msg = ": " + *rt.ErrorMessage
+			}
+			return fmt.Errorf("create topic %s: %w%s", spec.Name, err, msg)
+		}
+	}
+	return c.WaitLeaders(ctx, spec.Name, 30*time.Second)
+}
+
+// createTopicsRequest builds the CreateTopics request of spec: an explicit
+// replica assignment when given (partitions and replication then -1, as
+// Kafka requires), configs in sorted order.
+func createTopicsRequest(spec TopicSpec) *kmsg.CreateTopicsRequest {
 	req := kmsg.NewPtrCreateTopicsRequest()
 	req.TimeoutMillis = 30000
 	t := kmsg.NewCreateTopicsRequestTopic()
@@ -139,20 +160,7 @@ func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
 		t.Configs = append(t.Configs, cfg)
 	}
 	req.Topics = append(req.Topics, t)
-	resp, err := req.RequestWith(ctx, c.cl)
-	if err != nil {
-		return fmt.Errorf("create topic %s: %w", spec.Name, err)
-	}
-	for _, rt := range resp.Topics {
-		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
-			msg := ""
-			if rt.ErrorMessage != nil {
-				msg = ": " + *rt.ErrorMessage
-			}
-			return fmt.Errorf("create topic %s: %w%s", spec.Name, err, msg)
-		}
-	}
-	return c.WaitLeaders(ctx, spec.Name, 30*time.Second)
+	return req
 }
 
 // WaitLeaders waits until every partition of topic has a leader.

@@ -136,6 +136,17 @@ func (c *Client) HighWatermark(ctx context.Context, leader int32, topic string, 
 }
 
 func (c *Client) listOffsets(ctx context.Context, broker int32, topic string, partitions []int32, replicaID int32) (map[int32]int64, error) {
+	resp, err := listOffsetsRequest(topic, partitions, replicaID).RequestWith(ctx, c.cl.Broker(int(broker)))
+	if err != nil {
+		return nil, err
+	}
+	return parseListOffsets(topic, broker, resp)
+}
+
+// listOffsetsRequest asks for the latest offset of each partition: the
+// high watermark for a consumer's replica id (-1), a replica's own log end
+// offset for debugReplicaID.
+func listOffsetsRequest(topic string, partitions []int32, replicaID int32) *kmsg.ListOffsetsRequest {
 	req := kmsg.NewPtrListOffsetsRequest()
 	req.ReplicaID = replicaID
 	t := kmsg.NewListOffsetsRequestTopic()
@@ -148,10 +159,12 @@ func (c *Client) listOffsets(ctx context.Context, broker int32, topic string, pa
 		t.Partitions = append(t.Partitions, rp)
 	}
 	req.Topics = append(req.Topics, t)
-	resp, err := req.RequestWith(ctx, c.cl.Broker(int(broker)))
-	if err != nil {
-		return nil, err
-	}
+	return req
+}
+
+// parseListOffsets returns each answered partition's offset; partitions
+// with an error are left out, and only when none answered is it an error.
+func parseListOffsets(topic string, broker int32, resp *kmsg.ListOffsetsResponse) (map[int32]int64, error) {
 	out := map[int32]int64{}
 	var errs []error
 	for _, rt := range resp.Topics {

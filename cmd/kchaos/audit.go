@@ -5,15 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/harness/shutdown"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -38,13 +38,7 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 			if f.brokerCfg == "" {
 				return badInput(fmt.Errorf("--broker-config: required (your server.properties)"))
 			}
-			opts := harness.AuditOptions{
-				Options: harness.Options{Store: f.store, Log: cliLogger(), NoScreenshot: f.noScreenshot},
-				Kafka:   f.kafka, Sets: f.sets,
-				OnStory: func(done, total int, r report.AuditRow) {
-					fmt.Fprintf(os.Stderr, "audit: [%d/%d] %s: %d acked lost, %.1f s offline %s\n", done, total, r.Story, r.Lost, r.OfflineSeconds, r.Error)
-				},
-			}
+			opts := harness.AuditOptions{Kafka: f.kafka, Sets: f.sets}
 			var err error
 			if opts.BrokerConfig, err = scenario.ReadProperties(f.brokerCfg); err != nil {
 				return badInput(fmt.Errorf("--broker-config: %w", err))
@@ -57,9 +51,27 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 			if _, _, err := harness.PlanAudit(opts); err != nil {
 				return badInput(err)
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			dir, rows, err := harness.RunAudit(ctx, opts)
+			var (
+				dir     string
+				rows    []report.AuditRow
+				err2    error
+				stopped bool
+			)
+			serr := session(func(ctx context.Context, p *progress.Printer) error {
+				opts.Options = harness.Options{Store: f.store, Log: p.Logger(), Progress: p, NoScreenshot: f.noScreenshot}
+				opts.OnStory = func(done, total int, r report.AuditRow) {
+					p.Finish()
+					fmt.Fprintf(os.Stderr, "audit: [%d/%d] %s: %d acked lost, %.1f s offline %s\n", done, total, r.Story, r.Lost, r.OfflineSeconds, r.Error)
+				}
+				dir, rows, err2 = harness.RunAudit(ctx, opts)
+				p.Finish()
+				_, stopped = shutdown.Cause(ctx)
+				return nil
+			})
+			if serr != nil {
+				return serr
+			}
+			err = err2
 			var bad *scenario.BadInputError
 			if errors.As(err, &bad) {
 				return badInput(err)
@@ -82,7 +94,7 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 					code = exitUnknown
 				}
 			}
-			if ctx.Err() != nil && code == exitValid {
+			if stopped && code == exitValid {
 				code = exitUnknown
 			}
 			if code != exitValid {

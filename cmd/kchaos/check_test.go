@@ -18,6 +18,18 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 	return exitCode(root.Execute()), out.String()
 }
 
+// runCLIErr is runCLI with the error message in the output too.
+func runCLIErr(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	root.SetErr(&out)
+	root.SetArgs(args)
+	code := exitCodeTo(&out, root.Execute())
+	return code, out.String()
+}
+
 func testdataCopy(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "histories", "testdata", name))

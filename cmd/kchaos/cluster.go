@@ -4,15 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/docker"
+	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/progress"
+	"github.com/kchaos/kchaos/harness/shutdown"
 )
 
 func init() { subcommands = append(subcommands, newClusterCmd, newCleanCmd) }
@@ -49,33 +50,30 @@ func newClusterCmd() *cobra.Command {
 			if err := cfg.Validate(); err != nil {
 				return badInput(err)
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			begin := time.Now()
-			c, err := docker.Start(ctx, cfg)
-			if err != nil {
-				return internal(err)
-			}
-			defer func() {
-				tctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-				defer cancel()
-				fmt.Fprintln(os.Stderr, "tearing down run", c.RunID())
-				if err := c.Teardown(tctx); err != nil {
-					fmt.Fprintln(os.Stderr, "teardown:", err)
+			return sessionWith(shutdown.Options{Plan: "teardown"}, func(ctx context.Context, p *progress.Printer) error {
+				err := harness.Hold(ctx, cfg, p, p.Logger(), func(c cluster.Cluster) {
+					p.Finish()
+					fmt.Printf("run %s: ready (Kafka %s)\n", c.RunID(), cfg.KafkaVersion)
+					fmt.Printf("bootstrap: %s\n", strings.Join(c.Bootstrap(), ","))
+					for _, n := range append(c.Controllers(), c.Brokers()...) {
+						rack := ""
+						if n.Rack != "" {
+							rack = " rack " + n.Rack
+						}
+						fmt.Printf("  %-10s %4d  %s%s  (%s)\n", n.Role, n.ID, n.Addr(), rack, n.Name)
+					}
+					fmt.Println("Ctrl-C (or SIGTERM, SIGHUP) tears it down.")
+				})
+				if _, ok := shutdown.Cause(ctx); ok && err != nil {
+					// Interrupted while starting: Start tore down what it made.
+					fmt.Fprintln(os.Stderr, "kchaos: interrupted while starting:", err)
+					return nil
 				}
-			}()
-			fmt.Printf("run %s: ready in %.1f s (Kafka %s)\n", c.RunID(), time.Since(begin).Seconds(), cfg.KafkaVersion)
-			fmt.Printf("bootstrap: %s\n", strings.Join(c.Bootstrap(), ","))
-			for _, n := range append(c.Controllers(), c.Brokers()...) {
-				rack := ""
-				if n.Rack != "" {
-					rack = " rack " + n.Rack
+				if err != nil {
+					return internal(err)
 				}
-				fmt.Printf("  %-10s %4d  %s%s  (%s)\n", n.Role, n.ID, n.Addr(), rack, n.Name)
-			}
-			fmt.Println("Ctrl-C tears it down.")
-			<-ctx.Done()
-			return nil
+				return nil
+			})
 		},
 	}
 	f := up.Flags()

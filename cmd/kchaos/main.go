@@ -9,6 +9,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -53,6 +54,7 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
+	registerOutput(root)
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}
@@ -67,18 +69,21 @@ func main() {
 	os.Exit(exitCode(err))
 }
 
-func exitCode(err error) int {
+func exitCode(err error) int { return exitCodeTo(os.Stderr, err) }
+
+// exitCodeTo writes err's message to w and returns its exit code.
+func exitCodeTo(w io.Writer, err error) int {
 	if err == nil {
 		return exitValid
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(os.Stderr, "kchaos:", ee.err)
+			fmt.Fprintln(w, "kchaos:", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "kchaos:", err)
+	fmt.Fprintln(w, "kchaos:", err)
 	// cobra reports unknown commands and bad arguments as plain errors.
 	return exitBadInput
 }

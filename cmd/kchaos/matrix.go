@@ -4,16 +4,16 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/harness/shutdown"
 )
 
 func init() { subcommands = append(subcommands, newMatrixCmd) }
@@ -65,8 +65,8 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 			if runs < 1 {
 				return badInput(fmt.Errorf("--runs %d: want at least 1", runs))
 			}
-			// Check every combination loads before starting the first cluster,
-			// except those Kafka itself rules out (reported as rows).
+			// Every key, value and combination is checked before the first
+			// cluster starts: bad input is exit 254 at once.
 			load := func(sets []string) (*scenario.Scenario, error) {
 				s, _, err := f.load(args[0], sets...)
 				return s, err
@@ -74,23 +74,43 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 			if _, err := load(nil); err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			worst := exitValid
-			dir, _, err := harness.RunMatrix(ctx, args[0], vs, harness.MatrixOptions{
-				Options: harness.Options{Store: f.store, Log: cliLogger(), NoScreenshot: f.noScreenshot},
-				Runs:    runs,
-				Load:    load,
-				OnRun: func(combo map[string]string, out *harness.Outcome, err error) {
-					code := exitUnknown
-					if err == nil && out != nil && out.Result != nil {
-						code = verdictCode(out.Result.Valid)
+			cells, err := harness.PlanMatrix(vs, load)
+			if err != nil {
+				return badInput(err)
+			}
+			var (
+				dir  string
+				merr error
+			)
+			serr := session(func(ctx context.Context, p *progress.Printer) error {
+				worst := exitValid
+				dir, _, merr = harness.RunMatrix(ctx, args[0], cells, harness.MatrixOptions{
+					Options: harness.Options{Store: f.store, Log: p.Logger(), Progress: p, NoScreenshot: f.noScreenshot},
+					Runs:    runs,
+					OnRun: func(combo map[string]string, out *harness.Outcome, err error) {
+						code := exitUnknown
+						if err == nil && out != nil && out.Result != nil {
+							code = verdictCode(out.Result.Valid)
+						}
+						if code == exitInvalid || (code == exitUnknown && worst == exitValid) {
+							worst = code
+						}
+						p.Finish()
+						fmt.Fprintf(os.Stderr, "matrix: %s: %s\n", comboString(combo), describeRun(out, err))
+					},
+				})
+				p.Finish()
+				if _, ok := shutdown.Cause(ctx); ok {
+					fmt.Fprintln(os.Stderr, "matrix: interrupted; the table has the runs made so far")
+					merr = nil
+					if worst == exitValid {
+						worst = exitUnknown
 					}
-					if code == exitInvalid || (code == exitUnknown && worst == exitValid) {
-						worst = code
-					}
-					fmt.Fprintf(os.Stderr, "matrix: %s: %s\n", comboString(combo), describeRun(out, err))
-				},
+				}
+				if worst != exitValid {
+					return withCode(worst)
+				}
+				return nil
 			})
 			if dir != "" {
 				fmt.Println("matrix:", filepath.Join(dir, "matrix.md"))
@@ -98,13 +118,10 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 					fmt.Print(string(b))
 				}
 			}
-			if err != nil {
-				return internal(err)
+			if merr != nil {
+				return internal(merr)
 			}
-			if worst != exitValid {
-				return withCode(worst)
-			}
-			return nil
+			return serr
 		},
 	}
 	f.register(cmd)
@@ -134,6 +151,8 @@ func describeRun(out *harness.Outcome, err error) string {
 		return "error: " + err.Error()
 	case out.Result == nil:
 		return "no result (" + out.Dir + ")"
+	case out.Interrupted != "":
+		return fmt.Sprintf("%s, %s (%s)", out.Result.Valid, out.Interrupted, out.Dir)
 	}
 	return fmt.Sprintf("%s (%s)", out.Result.Valid, out.Dir)
 }

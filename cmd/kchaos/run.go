@@ -3,19 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
-	"os/signal"
-	"sort"
-	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
-	"github.com/kchaos/kchaos/workloads"
 )
 
 func init() { subcommands = append(subcommands, newRunCmd, newScenariosCmd) }
@@ -88,11 +83,12 @@ schedule did not play out), 254 bad input, 255 internal error.`,
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			out, err := harness.Run(ctx, s, harness.Options{Store: f.store, Log: cliLogger(),
-				Progress: printProgress, NoScreenshot: f.noScreenshot, Overridden: overridden})
-			return finishRun(out, err)
+			return session(func(ctx context.Context, p *progress.Printer) error {
+				out, err := harness.Run(ctx, s, harness.Options{Store: f.store, Log: p.Logger(),
+					Progress: p, NoScreenshot: f.noScreenshot, Overridden: overridden})
+				p.Finish()
+				return finishRun(out, err)
+			})
 		},
 	}
 	f.register(cmd)
@@ -107,12 +103,15 @@ func finishRun(out *harness.Outcome, err error) error {
 	if err != nil {
 		return internal(err)
 	}
+	if out.Interrupted != "" {
+		fmt.Println(out.Interrupted + ": healed, torn down and checked what was recorded")
+	}
 	fmt.Print(out.Result.Summary())
 	if out.ReportErr != nil {
 		fmt.Fprintln(os.Stderr, "report:", out.ReportErr)
 	}
 	code := verdictCode(out.Result.Valid)
-	if out.NemesisErr != nil {
+	if out.NemesisErr != nil && out.Interrupted == "" {
 		fmt.Fprintln(os.Stderr, "WARNING: the nemesis schedule did not play out as written:", out.NemesisErr)
 		if code == exitValid {
 			code = exitUnknown
@@ -126,24 +125,6 @@ func finishRun(out *harness.Outcome, err error) error {
 
 // verdictCode is the checker's verdict -> exit code mapping (one place).
 func verdictCode(v checker.Verdict) int { return v.ExitCode() }
-
-func cliLogger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
-func printProgress(st workloads.Stats) {
-	var errs []string
-	names := make([]string, 0, len(st.Errors))
-	for n := range st.Errors {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		errs = append(errs, fmt.Sprintf("%s=%d", n, st.Errors[n]))
-	}
-	fmt.Fprintf(os.Stderr, "progress: %6.0f ops/s  acked %d  failed %d  indeterminate %d  errors: %s\n",
-		st.OpsPerSec, st.Acked, st.Failed, st.Indeterminate, strings.Join(errs, " "))
-}
 
 func newScenariosCmd() *cobra.Command {
 	return &cobra.Command{

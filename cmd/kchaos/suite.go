@@ -5,15 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/harness/shutdown"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -66,34 +66,50 @@ finding), 2 a cell could not be judged, 254 bad input.`,
 					onlyList = append(onlyList, o)
 				}
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			res, err := harness.RunSuite(ctx, s, harness.SuiteOptions{
-				Options: harness.Options{Store: f.store, Log: cliLogger(), NoScreenshot: f.noScreenshot},
-				Kafka:   versions, Only: onlyList, Runs: runs, Baseline: baseline,
+			opts := harness.SuiteOptions{
+				Kafka: versions, Only: onlyList, Runs: runs, Baseline: baseline,
 				Load: func(n string, sets []string) (*scenario.Scenario, error) {
 					sc, _, err := f.load(n, sets...)
 					return sc, err
 				},
-				OnCell: func(done, total int, c report.Cell) {
+			}
+			// Every cell is loaded and checked before the first cluster.
+			if _, err := harness.PlanSuite(s, opts); err != nil {
+				return badInput(err)
+			}
+			var (
+				res  *harness.SuiteResult
+				rerr error
+			)
+			serr := session(func(ctx context.Context, p *progress.Printer) error {
+				opts.Options = harness.Options{Store: f.store, Log: p.Logger(), Progress: p, NoScreenshot: f.noScreenshot}
+				opts.OnCell = func(done, total int, c report.Cell) {
+					p.Finish()
 					fmt.Fprintf(os.Stderr, "suite: [%d/%d] %s: %s %s\n", done, total, c.ID, c.Status, c.Reason)
-				},
+				}
+				res, rerr = harness.RunSuite(ctx, s, opts)
+				p.Finish()
+				if _, ok := shutdown.Cause(ctx); ok {
+					fmt.Fprintln(os.Stderr, "suite: interrupted; the suite folder has the cells finished so far")
+					return withCode(exitUnknown)
+				}
+				return nil
 			})
 			var bad *scenario.BadInputError
-			if errors.As(err, &bad) {
-				return badInput(err)
+			if errors.As(rerr, &bad) {
+				return badInput(rerr)
 			}
 			if res != nil {
 				fmt.Println("suite:", filepath.Join(res.Dir, "suite.md"))
-				if b, rerr := os.ReadFile(filepath.Join(res.Dir, "suite.md")); rerr == nil {
+				if b, err := os.ReadFile(filepath.Join(res.Dir, "suite.md")); err == nil {
 					fmt.Print(string(b))
 				}
 			}
-			if err != nil {
-				return internal(err)
+			if rerr != nil {
+				return internal(rerr)
 			}
-			if ctx.Err() != nil {
-				return withCode(exitUnknown)
+			if serr != nil {
+				return serr
 			}
 			if code := res.ExitCode(); code != 0 {
 				return withCode(code)

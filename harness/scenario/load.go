@@ -93,12 +93,23 @@ func Load(nameOrFile string, sets []string) (*Scenario, error) {
 		data, source = b, nameOrFile
 	}
 	s, err := parse(data, source, sets)
-	if err != nil {
+	// Fields that decoded are still validated, so a file with several
+	// problems reports them all: decoding's (with their lines), then
+	// validation's (with their field paths).
+	var te *yaml.TypeError
+	if err != nil && (s == nil || !errors.As(err, &te)) {
 		return nil, &BadInputError{err}
 	}
 	s.Defaults()
-	if err := s.Validate(); err != nil {
-		return nil, &BadInputError{fmt.Errorf("%s: %w", source, err)}
+	if verr := s.Validate(); verr != nil {
+		verr = fmt.Errorf("%s: %w", source, verr)
+		if err != nil {
+			verr = errors.Join(err, verr)
+		}
+		return nil, &BadInputError{verr}
+	}
+	if err != nil {
+		return nil, &BadInputError{err}
 	}
 	return s, nil
 }
@@ -118,6 +129,9 @@ func parse(data []byte, source string, sets []string) (*Scenario, error) {
 			return nil, fmt.Errorf("--set %s: %v", set, err)
 		}
 	}
+	if err := refuseRemoved(doc.Content[0]); err != nil {
+		return nil, fmt.Errorf("%s: %v", source, err)
+	}
 	merged, err := yaml.Marshal(&doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", source, err)
@@ -126,20 +140,62 @@ func parse(data []byte, source string, sets []string) (*Scenario, error) {
 	dec.KnownFields(true)
 	var s Scenario
 	if err := dec.Decode(&s); err != nil {
+		// A *yaml.TypeError leaves the fields that did decode in s.
 		if len(sets) > 0 {
-			return nil, fmt.Errorf("%s (with --set %s): %v", source, strings.Join(sets, " --set "), err)
+			return &s, fmt.Errorf("%s (with --set %s): %w", source, strings.Join(sets, " --set "), err)
 		}
-		return nil, fmt.Errorf("%s: %v", source, err)
+		return &s, fmt.Errorf("%s: %w", source, err)
 	}
 	return &s, nil
 }
 
+// Removed are fields a scenario once accepted, with what to write instead.
+// They are refused by name (exit 254) rather than with a bare "field not
+// found", so that an old scenario file says how to fix itself.
+var Removed = []struct{ Path, Msg string }{
+	{"workload.final_read_timeout", "removed: use final.read_timeout (the one bound on the final read)"},
+	{"final.heal", "removed: the final heal always runs, because the final read needs a leader on every " +
+		"partition and a run must not leave faults behind; delete the field (to keep a fault until the end, " +
+		"end the schedule with a wait instead of a heal step)"},
+}
+
+// refuseRemoved reports the first removed field in the document, with its
+// line (0 for a field that only a --set made).
+func refuseRemoved(root *yaml.Node) error {
+	for _, r := range Removed {
+		node := root
+		var key *yaml.Node
+		for _, seg := range strings.Split(r.Path, ".") {
+			key = nil
+			if node == nil || node.Kind != yaml.MappingNode {
+				break
+			}
+			var next *yaml.Node
+			for j := 0; j+1 < len(node.Content); j += 2 {
+				if node.Content[j].Value == seg {
+					key, next = node.Content[j], node.Content[j+1]
+					break
+				}
+			}
+			node = next
+		}
+		if key != nil {
+			where := "--set"
+			if key.Line > 0 {
+				where = fmt.Sprintf("line %d", key.Line)
+			}
+			return fmt.Errorf("%s: %s: %s", where, r.Path, r.Msg)
+		}
+	}
+	return nil
+}
+
 // freeMaps are the mappings whose keys are Kafka config names, which
 // contain dots: in a --set path, everything after them is one key.
-// ("*" stands for any element of a list.)
+// ("*" stands for any element of a list, "#" for a broker id.)
 var freeMaps = map[string]bool{
 	"topic.configs": true, "cluster.broker_config": true, "cluster.controller_config": true,
-	"nemesis.steps.*.config": true,
+	"nemesis.steps.*.config": true, "cluster.per_broker.#": true,
 }
 
 // applySet sets one value in the YAML tree: "a.b.c=v". A segment "name[*]"
@@ -159,7 +215,11 @@ func applySet(doc *yaml.Node, set string) error {
 			segs[len(segs)-1] += "." + seg
 			continue
 		}
-		if name, ok := strings.CutSuffix(seg, "[*]"); ok {
+		if strings.Join(generic, ".") == "cluster.per_broker" {
+			// A broker id: its map of Kafka configs follows.
+			segs = append(segs, seg)
+			generic = append(generic, "#")
+		} else if name, ok := strings.CutSuffix(seg, "[*]"); ok {
 			segs = append(segs, name, "*")
 			generic = append(generic, name, "*")
 		} else {
@@ -226,7 +286,11 @@ func setPath(node *yaml.Node, segs []string, i int, value string, create, asStri
 			return nil
 		}
 		next = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: seg}, next)
+		tag := "!!str"
+		if i > 0 && segs[i-1] == "per_broker" {
+			tag = "!!int" // per_broker is keyed by broker id
+		}
+		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: seg}, next)
 	}
 	if !last {
 		return setPath(next, segs, i+1, value, create, asString)

@@ -1,18 +1,19 @@
 // Package scenario is kchaos's scenario file: a cluster, a topic, a
 // workload, a nemesis schedule and a final phase, in YAML. It parses,
 // fills defaults, applies --set overrides and validates with errors that
-// name the field path. The built-in scenarios s1..s12 (SCENARIOS.md) are
-// embedded YAML files of the same format.
+// name the field path. The built-in scenarios s1..s12 (docs/SCENARIOS.md)
+// are embedded YAML files of the same format.
 package scenario
 
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
@@ -30,8 +31,9 @@ type Scenario struct {
 	Workload workloads.Config `yaml:"workload"`
 	Nemesis  nemesis.Schedule `yaml:"nemesis,omitempty"`
 	Final    FinalSpec        `yaml:"final"`
-	// Expect documents the seed's expected outcome (SCENARIOS.md), for the
-	// reader and the report. It never changes the verdict.
+	// Expect documents the seed's expected outcome (docs/SCENARIOS.md), for
+	// the reader and the report (run.json carries it). It never changes the
+	// verdict.
 	Expect string `yaml:"expect,omitempty"`
 	// Outcome is the machine-checkable part of the expected outcome, which
 	// a suite judges each cell by (harness/expect). It never changes the
@@ -68,19 +70,19 @@ type TopicSpec struct {
 }
 
 // FinalSpec is the phase after the faults: heal, wait for every partition
-// to have a leader, read every partition to its end.
+// to have a leader, read every partition to its end. The final heal always
+// runs (the final read needs a leader on every partition, and a run must
+// not leave faults behind); there is no switch to skip it (see Removed).
 type FinalSpec struct {
-	// Heal runs the nemesis's final heal (default true; it always runs on
-	// error or Ctrl-C whatever this says).
-	Heal *bool `yaml:"heal,omitempty"`
-	// RecoverTimeout bounds the wait for every partition to have a leader.
+	// RecoverTimeout bounds the final heal's wait for every broker to be
+	// live and every partition to have a leader (default
+	// nemesis.DefaultHealTimeout).
 	RecoverTimeout workloads.Duration `yaml:"recover_timeout,omitempty"`
-	// ReadTimeout bounds the final read.
+	// ReadTimeout bounds the final read (default
+	// workloads.DefaultFinalReadTimeout). It is the only final-read bound a
+	// scenario has: workload.final_read_timeout is refused.
 	ReadTimeout workloads.Duration `yaml:"read_timeout,omitempty"`
 }
-
-// HealEnabled reports whether the final heal runs after the schedule.
-func (f FinalSpec) HealEnabled() bool { return f.Heal == nil || *f.Heal }
 
 // ELR values.
 const (
@@ -90,27 +92,27 @@ const (
 )
 
 // Defaults fills every unset field, so that the scenario as run (written
-// into the run folder) says everything.
+// into the run folder) says everything. Every default that a lower package
+// also has is taken from it (cluster.Config.Defaults, workloads.Config
+// Defaults, nemesis.DefaultHealTimeout), never restated here, so that a
+// scenario that sets nothing runs with what those packages would pick.
 func (s *Scenario) Defaults() {
 	c := &s.Cluster
-	if c.Kafka == "" {
-		c.Kafka = cluster.DefaultKafkaVersion
-	}
-	if c.Brokers == 0 {
-		c.Brokers = 3
-	}
-	if c.Controllers == 0 {
-		c.Controllers = 1
-	}
+	cc := c.ClusterConfig()
+	cc.Defaults()
+	c.Kafka, c.Brokers, c.Controllers = cc.KafkaVersion, cc.Brokers, cc.Controllers
 	if c.ELR == "" {
 		c.ELR = ELRDefault
 	}
 	t := &s.Topic
+	// topic.name and workload.topic (topic.partitions and
+	// workload.partitions) fill each other; what neither says comes from
+	// workloads.Config.Defaults. Given both and different is refused.
 	if t.Name == "" {
 		t.Name = s.Workload.Topic
 	}
-	if t.Name == "" {
-		t.Name = "orders"
+	if s.Workload.Topic == "" {
+		s.Workload.Topic = t.Name
 	}
 	if len(t.Assignment) > 0 {
 		if t.Partitions == 0 {
@@ -121,31 +123,65 @@ func (s *Scenario) Defaults() {
 		}
 	}
 	if t.Partitions == 0 {
-		t.Partitions = 1
-	}
-	if t.ReplicationFactor == 0 {
-		t.ReplicationFactor = min(3, c.Brokers)
-	}
-	if s.Workload.Topic == "" {
-		s.Workload.Topic = t.Name
+		t.Partitions = s.Workload.Partitions
 	}
 	if s.Workload.Partitions == 0 {
 		s.Workload.Partitions = t.Partitions
 	}
-	if s.Workload.Producers == 0 {
-		s.Workload.Producers = 4
-	}
 	s.Workload.Defaults()
-	if s.Final.Heal == nil {
-		on := true
-		s.Final.Heal = &on
+	if t.Name == "" {
+		t.Name = s.Workload.Topic
+	}
+	if t.Partitions == 0 {
+		t.Partitions = s.Workload.Partitions
+	}
+	if t.ReplicationFactor == 0 {
+		// No lower package has this default: the topic's replication is
+		// the scenario's to choose (3 copies, or every broker if fewer).
+		t.ReplicationFactor = min(3, c.Brokers)
 	}
 	if s.Final.RecoverTimeout == 0 {
-		s.Final.RecoverTimeout = workloads.Duration(90 * time.Second)
+		s.Final.RecoverTimeout = workloads.Duration(nemesis.DefaultHealTimeout)
 	}
 	if s.Final.ReadTimeout == 0 {
 		s.Final.ReadTimeout = s.Workload.FinalReadTimeout
 	}
+	s.Workload.FinalReadTimeout = s.Final.ReadTimeout
+	s.propagateSeed()
+}
+
+// SetSeed sets the run's seed (when the scenario left it 0) and hands it
+// to a random schedule without a seed of its own. The harness calls it
+// before the run, so that the seed recorded is the one that drove it.
+func (s *Scenario) SetSeed(seed int64) {
+	if s.Seed == 0 {
+		s.Seed = seed
+	}
+	s.propagateSeed()
+}
+
+// propagateSeed makes seed and nemesis.random.seed one value: either
+// given fills the other. (Both given and different is refused by
+// Validate, since the random schedule would ignore the scenario's seed.)
+func (s *Scenario) propagateSeed() {
+	r := s.Nemesis.Random
+	if r == nil {
+		return
+	}
+	if s.Seed == 0 {
+		s.Seed = r.Seed
+	}
+	if r.Seed == 0 {
+		r.Seed = s.Seed
+	}
+}
+
+// WorkloadConfig is the workload as run: the workload section with the
+// final phase's read bound.
+func (s *Scenario) WorkloadConfig() workloads.Config {
+	w := s.Workload
+	w.FinalReadTimeout = s.Final.ReadTimeout
+	return w
 }
 
 // Validate reports every problem, each naming its field path.
@@ -199,12 +235,30 @@ func (s *Scenario) Validate() error {
 	if s.Workload.Partitions > t.Partitions {
 		add("workload.partitions", "%d: the topic has %d", s.Workload.Partitions, t.Partitions)
 	}
-	if err := s.Workload.Validate(); err != nil {
+	if s.Final.RecoverTimeout <= 0 {
+		add("final.recover_timeout", "%s: want > 0", s.Final.RecoverTimeout)
+	}
+	if s.Final.ReadTimeout <= 0 {
+		add("final.read_timeout", "%s: want > 0", s.Final.ReadTimeout)
+	}
+	if r := s.Nemesis.Random; r != nil && r.Seed != 0 && s.Seed != 0 && r.Seed != s.Seed {
+		add("nemesis.random.seed", "%d differs from seed %d: set one (each defaults to the other)", r.Seed, s.Seed)
+	}
+	wc := s.WorkloadConfig()
+	if err := wc.Validate(); err != nil {
 		var ve *workloads.ValidationError
 		if errors.As(err, &ve) {
-			err = ve.Under("workload")
+			// The final-read bound is final.read_timeout in a scenario,
+			// reported above under that name.
+			ve.Problems = slices.DeleteFunc(ve.Problems, func(p workloads.FieldError) bool {
+				return p.Path == "final_read_timeout"
+			})
+			if len(ve.Problems) > 0 {
+				errs = append(errs, ve.Under("workload"))
+			}
+		} else {
+			errs = append(errs, err)
 		}
-		errs = append(errs, err)
 	}
 	if err := s.Nemesis.Validate(); err != nil {
 		errs = append(errs, err)
@@ -237,7 +291,13 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 	return cfg
 }
 
-// Assignment returns the topic's replica lists: the explicit one, or
+// TopicSpec is the topic as the harness creates it.
+func (s *Scenario) TopicSpec() admin.TopicSpec {
+	t := s.Topic
+	return admin.TopicSpec{Name: t.Name, Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: t.Configs}
+}
+
+// AssignmentOrDefault returns the topic's replica lists: the explicit one, or
 // partition p on brokers p, p+1, ... (mod brokers).
 func (t TopicSpec) AssignmentOrDefault(brokers int) [][]int32 {
 	if len(t.Assignment) > 0 {

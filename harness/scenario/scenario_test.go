@@ -13,7 +13,7 @@ import (
 func TestBuiltinsLoadAndValidate(t *testing.T) {
 	bs := Builtins()
 	if len(bs) != 12 {
-		t.Fatalf("%d built-in scenarios, want 12 (one per row of SCENARIOS.md)", len(bs))
+		t.Fatalf("%d built-in scenarios, want 12 (one per scenario of docs/SCENARIOS.md)", len(bs))
 	}
 	for i, b := range bs {
 		if want := "s" + strconv.Itoa(i+1); b.Name != want {

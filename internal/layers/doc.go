@@ -6,7 +6,8 @@
 //	    → cluster (the interface) → cluster/admin
 //	cluster/<backend> (docker, ...) → cluster, cluster/admin
 //	checker → histories;  report → checker, histories
-//	histories → nothing of kchaos;  internal/* may be imported by anyone
+//	histories, image (the Kafka image build) → nothing of kchaos
+//	internal/* may be imported by anyone
 //
 // Only harness and cmd may name a cluster backend, so that faults and
 // workloads run unchanged on any backend. checker and report are pure

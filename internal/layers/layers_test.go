@@ -27,6 +27,7 @@ const (
 	gReport    group = "report"
 	gHistories group = "histories"
 	gInternal  group = "internal"
+	gImage     group = "image" // the Kafka image build; its Go tests test its scripts
 )
 
 // groupOf places a package of the module by its path below the module.
@@ -50,6 +51,8 @@ func groupOf(rel string) (group, bool) {
 		return gBackend, true
 	case top == "internal":
 		return gInternal, true
+	case rel == "image":
+		return gImage, true
 	}
 	return "", false
 }
@@ -68,6 +71,7 @@ var mayImport = map[group][]group{
 	gChecker:   {gHistories},
 	gHistories: {},
 	gInternal:  {},
+	gImage:     {},
 }
 
 // testMayImport widens mayImport for a group's tests: integration tests
@@ -205,7 +209,7 @@ func TestGroupOf(t *testing.T) {
 		"nemesis": gNemesis, "workloads": gWorkloads, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
 		"checker": gChecker, "report": gReport, "histories": gHistories,
-		"internal/ctxsleep": gInternal, "internal/layers": gInternal,
+		"internal/ctxsleep": gInternal, "internal/layers": gInternal, "image": gImage,
 	} {
 		if got, ok := groupOf(rel); !ok || got != want {
 			t.Errorf("groupOf(%q) = %q, %v; want %q", rel, got, ok, want)

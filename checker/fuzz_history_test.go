@@ -1,0 +1,197 @@
+package checker
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// historyFromBytes turns any bytes into a well-formed history (format v1):
+// four bytes per step choose a process, what it does (invoke or complete a
+// send, poll, final read or assign), partitions, values, offsets and how
+// far time moves (often not at all, so events tie). Values, offsets and
+// processes are drawn from few, so that values repeat, offsets collide,
+// reads see what was and was not sent, and every anomaly can occur. A
+// mutated input is still a history the checker must judge, which byte-level
+// fuzzing of JSON mostly is not (it is rejected as bad input at once).
+func historyFromBytes(data []byte) string {
+	var b strings.Builder
+	idx, at := 0, int64(0)
+	open := map[int]string{} // slot: the f its process invoked
+	pid := map[int]int{}     // slot: its process (a new one after an info)
+	type sent struct {
+		part int
+		val  string
+	}
+	sendOf := map[int]sent{}
+	line := func(proc int, typ, f, v string, errText string) {
+		fmt.Fprintf(&b, `{"index":%d,"time":%d,"process":%d,"type":"%s","f":"%s"`, idx, at, proc, typ, f)
+		if v != "" {
+			b.WriteString(`,"value":` + v)
+		}
+		if errText != "" {
+			fmt.Fprintf(&b, `,"error":%q`, errText)
+		}
+		b.WriteString("}\n")
+		idx++
+	}
+	records := func(rest []byte) (string, map[int]int64) {
+		var rs []string
+		ends := map[int]int64{}
+		for i := 0; i+1 < len(rest) && len(rs) < 6; i += 2 {
+			p, off, v := int(rest[i]&1), int64(rest[i]>>1&7), int(rest[i+1]%10)
+			rs = append(rs, fmt.Sprintf(`{"partition":%d,"offset":%d,"value":"v%d","leader_epoch":%d}`, p, off, v, rest[i+1]>>6))
+			ends[p] = max(ends[p], off+1)
+		}
+		return "[" + strings.Join(rs, ",") + "]", ends
+	}
+	endsJSON := func(ends map[int]int64, extra byte) string {
+		var e []string
+		for p := range 2 {
+			if o, ok := ends[p]; ok || extra&(1<<p) != 0 {
+				e = append(e, fmt.Sprintf(`"%d":%d`, p, o+int64(extra>>4&1)))
+			}
+		}
+		return "{" + strings.Join(e, ",") + "}"
+	}
+	for len(data) >= 4 {
+		op, x, y, z := data[0], data[1], data[2], data[3]
+		data = data[4:]
+		at += int64(z % 3)
+		slot := int(op % 6)
+		if slot == 5 {
+			slot = 9 // the final reader
+		}
+		if _, ok := pid[slot]; !ok {
+			pid[slot] = slot
+		}
+		proc := pid[slot]
+		info := func() {
+			// A process whose op ended info never invokes again.
+			pid[slot] += 10
+			line(proc, "info", open[slot], "", "REQUEST_TIMED_OUT")
+		}
+		part := int(x & 1)
+		if f, ok := open[slot]; ok {
+			switch s := sendOf[slot]; f {
+			case "send":
+				switch x >> 1 % 5 {
+				case 0, 1:
+					line(proc, "ok", "send", ackV(s.part, s.val, int64(y%8)), "")
+				case 2:
+					line(proc, "ok", "send", sendV(s.part, s.val), "")
+				case 3:
+					line(proc, "fail", "send", sendV(s.part, s.val), "NOT_ENOUGH_REPLICAS")
+				default:
+					info()
+				}
+			case "poll", "final-read":
+				if x>>5 == 7 {
+					info() // a final read that ended info: no records, no proof
+					break
+				}
+				typ := "ok"
+				if x>>4&1 == 1 && f == "final-read" {
+					typ = "fail"
+				}
+				rs, ends := records(data[:min(len(data), int(y%13))])
+				if f == "poll" {
+					line(proc, typ, f, fmt.Sprintf(`{"topic":"t","records":%s}`, rs), "")
+				} else {
+					line(proc, typ, f, fmt.Sprintf(`{"topic":"t","records":%s,"end_offsets":%s}`, rs, endsJSON(ends, y)), "")
+				}
+			case "assign":
+				line(proc, []string{"ok", "fail"}[x>>1&1], "assign", fmt.Sprintf(`{"topic":"t","partitions":[%d],"offsets":{"%d":%d}}`, part, part, y%8), "")
+			}
+			delete(open, slot)
+			continue
+		}
+		switch {
+		case slot == 9:
+			open[slot] = "final-read"
+			line(proc, "invoke", "final-read", `{"topic":"t","partitions":[0,1],"from":0}`, "")
+		case op>>4 < 9:
+			open[slot] = "send"
+			sendOf[slot] = sent{part, fmt.Sprintf("v%d", y%10)}
+			line(proc, "invoke", "send", sendV(part, sendOf[slot].val), "")
+		case op>>4 < 14:
+			open[slot] = "poll"
+			line(proc, "invoke", "poll", `{"topic":"t","partitions":[0,1]}`, "")
+		default:
+			open[slot] = "assign"
+			line(proc, "invoke", "assign", fmt.Sprintf(`{"topic":"t","partitions":[%d],"offsets":{"%d":%d}}`, part, part, y%8), "")
+		}
+	}
+	return b.String()
+}
+
+// FuzzHistory holds the invariants of FuzzCheck on histories made from the
+// fuzzer's bytes (historyFromBytes), which are never bad input.
+func FuzzHistory(f *testing.F) {
+	for _, s := range []string{
+		"\x00\x00\x03\x01\x00\x00\x03\x01\x05\x00\x00\x01\x05\x00\x0c\x01\x06\x00\x00\x01",
+		"\x00\x00\x01\x00\x01\x00\x02\x00\x00\x02\x00\x00\x01\x00\x01\x01\x05\x00\x00\x00\x05\x00\x04\x00\x00\x01\x02\x03",
+		"\x90\x00\x00\x01\x00\x06\x05\x01\x90\x00\x05\x01\xf1\x00\x03\x01\xf1\x00\x03\x01",
+		strings.Repeat("\x01\x02\x03\x04\x02\x03\x04\x05\x05\x00\x07\x00", 8),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1024 {
+			return
+		}
+		h := historyFromBytes(data)
+		if _, err := CheckReader(strings.NewReader(h), Options{PorcupineTimeout: 10 * time.Second}); err != nil {
+			t.Fatalf("a well-formed history is bad input: %v\n%s", err, h)
+		}
+		holdsInvariants(t, []byte(h))
+	})
+}
+
+// holdsInvariants: what the checker accepts marshals to results.json,
+// checking twice gives the same bytes and summary, and a torn last line
+// added to a history ending in a newline is dropped: it never turns the
+// verdict valid, nor changes it (HISTORY.md, "Torn line").
+func holdsInvariants(t *testing.T, data []byte) {
+	t.Helper()
+	opts := Options{PorcupineTimeout: 10 * time.Second}
+	res, err := CheckReader(bytes.NewReader(data), opts)
+	if err != nil {
+		return
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatalf("results do not marshal: %v", err)
+	}
+	if res.Valid == Valid && len(res.Against) > 0 {
+		for _, name := range res.Against {
+			if res.Counts[name] > 0 {
+				t.Fatalf("valid with %s %d", name, res.Counts[name])
+			}
+		}
+	}
+	sum := res.Summary()
+	again, err := CheckReader(bytes.NewReader(data), opts)
+	if err != nil {
+		t.Fatalf("second check failed: %v", err)
+	}
+	if b2, _ := json.Marshal(again); !bytes.Equal(b, b2) || again.Summary() != sum {
+		t.Fatalf("not deterministic:\n%s\n%s", b, b2)
+	}
+	if len(data) == 0 || data[len(data)-1] != '\n' || res.Stats.TruncatedLine != 0 {
+		return
+	}
+	torn, err := CheckReader(bytes.NewReader(append(append([]byte(nil), data...), `{"index":`...)), opts)
+	if err != nil {
+		t.Fatalf("a torn last line made the history bad: %v", err)
+	}
+	if torn.Valid == Valid && res.Valid != Valid {
+		t.Fatalf("a torn last line turned %v into valid", res.Valid)
+	}
+	if torn.Valid != res.Valid {
+		t.Fatalf("a torn last line changed the verdict from %v to %v", res.Valid, torn.Valid)
+	}
+}

@@ -1,0 +1,78 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// ConfigValue is one applied config.
+type ConfigValue struct {
+	Value string
+	// Source is where the value came from, in the three kinds a
+	// durability review tells apart: histories.ConfigSourceTopic,
+	// ConfigSourceBroker (static or dynamic broker config) or
+	// ConfigSourceDefault (Kafka's built-in default).
+	Source string
+}
+
+// TopicConfigs returns every config of topic as the brokers apply it,
+// with where each value came from: what the topic was created with, what
+// it inherits from the brokers, and Kafka's defaults. It is the record of
+// a topic's starting settings that does not depend on what kchaos asked
+// for.
+func (c *Client) TopicConfigs(ctx context.Context, topic string) (map[string]ConfigValue, error) {
+	resp, err := topicConfigsRequest(topic).RequestWith(ctx, c.cl)
+	if err != nil {
+		return nil, fmt.Errorf("describe configs of %s: %w", topic, err)
+	}
+	return parseTopicConfigs(topic, resp)
+}
+
+func topicConfigsRequest(topic string) *kmsg.DescribeConfigsRequest {
+	req := kmsg.NewPtrDescribeConfigsRequest()
+	r := kmsg.NewDescribeConfigsRequestResource()
+	r.ResourceType = kmsg.ConfigResourceTypeTopic
+	r.ResourceName = topic
+	req.Resources = append(req.Resources, r) // ConfigNames nil: all of them
+	req.IncludeSynonyms = false
+	return req
+}
+
+func parseTopicConfigs(topic string, resp *kmsg.DescribeConfigsResponse) (map[string]ConfigValue, error) {
+	out := map[string]ConfigValue{}
+	for _, r := range resp.Resources {
+		if r.ResourceType != kmsg.ConfigResourceTypeTopic || r.ResourceName != topic {
+			continue
+		}
+		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
+			msg := ""
+			if r.ErrorMessage != nil {
+				msg = ": " + *r.ErrorMessage
+			}
+			return nil, fmt.Errorf("describe configs of %s: %w%s", topic, err, msg)
+		}
+		for _, cfg := range r.Configs {
+			if cfg.IsSensitive || cfg.Value == nil {
+				continue
+			}
+			out[cfg.Name] = ConfigValue{Value: *cfg.Value, Source: sourceOf(cfg.Source)}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("describe configs of %s: the topic is not in the response", topic)
+}
+
+func sourceOf(s kmsg.ConfigSource) string {
+	switch s {
+	case kmsg.ConfigSourceDynamicTopicConfig:
+		return histories.ConfigSourceTopic
+	case kmsg.ConfigSourceDynamicBrokerConfig, kmsg.ConfigSourceDynamicDefaultBrokerConfig, kmsg.ConfigSourceStaticBrokerConfig:
+		return histories.ConfigSourceBroker
+	}
+	return histories.ConfigSourceDefault
+}

@@ -1,0 +1,162 @@
+package harness
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+func TestParseVary(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Variation
+		err  string
+	}{
+		{"unclean=false,true", Variation{"unclean", []string{"false", "true"}}, ""},
+		{" acks = 1, all ,", Variation{"acks", []string{"1", "all"}}, ""},
+		{"topic.configs.min.insync.replicas=1,2", Variation{"topic.configs.min.insync.replicas", []string{"1", "2"}}, ""},
+		{"unclean", Variation{}, "want key=value,value"},
+		{"=1,2", Variation{}, "want key=value,value"},
+		{"acks=", Variation{}, "no values"},
+		{"acks= , ", Variation{}, "no values"},
+	} {
+		got, err := ParseVary(c.in)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("ParseVary(%q) error %v, want %q", c.in, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("ParseVary(%q): %v", c.in, err)
+		case c.err == "" && !reflect.DeepEqual(got, c.want):
+			t.Errorf("ParseVary(%q) = %+v, want %+v", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCombinations(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		vs   []Variation
+		want []map[string]string
+	}{
+		{"none", nil, []map[string]string{{}}},
+		{"one", []Variation{{"acks", []string{"1", "all"}}},
+			[]map[string]string{{"acks": "1"}, {"acks": "all"}}},
+		{"two, last fastest", []Variation{{"kafka", []string{"4.0.x", "4.1.x"}}, {"elr", []string{"off", "on"}}},
+			[]map[string]string{{"kafka": "4.0.x", "elr": "off"}, {"kafka": "4.0.x", "elr": "on"},
+				{"kafka": "4.1.x", "elr": "off"}, {"kafka": "4.1.x", "elr": "on"}}},
+	} {
+		if got := Combinations(c.vs); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: Combinations = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestSetsFor(t *testing.T) {
+	for _, c := range []struct {
+		combo map[string]string
+		want  []string
+	}{
+		{map[string]string{"unclean": "true"}, []string{"topic.configs.unclean.leader.election.enable=true",
+			"nemesis.steps[*].config.unclean.leader.election.enable=true"}},
+		{map[string]string{"min.insync": "2"}, []string{"topic.configs.min.insync.replicas=2",
+			"cluster.broker_config.min.insync.replicas=2", "cluster.controller_config.min.insync.replicas=2"}},
+		{map[string]string{"kafka": "4.0.x", "acks": "1"}, []string{"workload.acks=1", "cluster.kafka=4.0.2"}},
+		{map[string]string{"kafka": "4.1.1"}, []string{"cluster.kafka=4.1.1"}},
+		{map[string]string{"elr": "on", "idempotent": "true"}, []string{"cluster.elr=on", "workload.idempotent=true"}},
+		{map[string]string{"workload.producers": "8"}, []string{"workload.producers=8"}},
+	} {
+		if got := SetsFor(c.combo); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("SetsFor(%v) = %v, want %v", c.combo, got, c.want)
+		}
+	}
+}
+
+func TestResolveVersion(t *testing.T) {
+	for in, want := range map[string]string{"3.9.x": "3.9.1", "4.0.x": "4.0.2", "4.1.x": "4.1.2", "4.1.1": "4.1.1", "9.9.x": "9.9.x"} {
+		if got := ResolveVersion(in); got != want {
+			t.Errorf("ResolveVersion(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestPlanMatrix: every bad --vary is reported at once, naming the key,
+// value and field; settings valid alone but conflicting together (ELR on
+// with Kafka 3.9) become a cell with its error; good ones load.
+func TestPlanMatrix(t *testing.T) {
+	load := func(sets []string) (*scenario.Scenario, error) { return scenario.Load("s2", sets) }
+	for _, c := range []struct {
+		name    string
+		vs      []Variation
+		errs    []string // each must appear in the error
+		cells   int
+		badCell int // cells with an Err
+	}{
+		{"good", []Variation{{"unclean", []string{"false", "true"}}}, nil, 2, 0},
+		{"bad value", []Variation{{"acks", []string{"1", "2"}}}, []string{"--vary acks=2", "workload.acks"}, 0, 0},
+		{"bad key", []Variation{{"workload.bogus", []string{"1"}}}, []string{"--vary workload.bogus=1", "field bogus not found"}, 0, 0},
+		{"all reported", []Variation{{"acks", []string{"9"}}, {"elr", []string{"maybe"}}},
+			[]string{"--vary acks=9", "--vary elr=maybe", "cluster.elr"}, 0, 0},
+		{"key twice", []Variation{{"acks", []string{"1"}}, {"acks", []string{"all"}}}, []string{"--vary acks: the key is given twice"}, 0, 0},
+		{"conflict is a row", []Variation{{"kafka", []string{"3.9.x", "4.1.x"}}, {"elr", []string{"off", "on"}}}, nil, 4, 1},
+	} {
+		cells, err := PlanMatrix(c.vs, load)
+		if len(c.errs) > 0 {
+			if err == nil {
+				t.Errorf("%s: no error", c.name)
+				continue
+			}
+			for _, e := range c.errs {
+				if !strings.Contains(err.Error(), e) {
+					t.Errorf("%s: error %q lacks %q", c.name, err, e)
+				}
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		bad := 0
+		for _, cell := range cells {
+			if cell.Err != nil {
+				bad++
+				var bi *scenario.BadInputError
+				if !errors.As(cell.Err, &bi) {
+					t.Errorf("%s: cell error %v is not bad input", c.name, cell.Err)
+				}
+			} else if cell.Scenario == nil {
+				t.Errorf("%s: cell %v has no scenario", c.name, cell.Combo)
+			}
+		}
+		if len(cells) != c.cells || bad != c.badCell {
+			t.Errorf("%s: %d cells (%d bad), want %d (%d bad)", c.name, len(cells), bad, c.cells, c.badCell)
+		}
+	}
+}
+
+// TestPerCellSettings: each cell's scenario carries its combination's
+// settings, live set-config steps included.
+func TestPerCellSettings(t *testing.T) {
+	cells, err := PlanMatrix([]Variation{{"unclean", []string{"false", "true"}}, {"acks", []string{"1", "all"}}},
+		func(sets []string) (*scenario.Scenario, error) { return scenario.Load("s2", sets) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cell := range cells {
+		s := cell.Scenario
+		if got := s.Topic.Configs["unclean.leader.election.enable"]; got != cell.Combo["unclean"] {
+			t.Errorf("%v: topic unclean %q", cell.Combo, got)
+		}
+		if got := string(s.Workload.Acks); got != cell.Combo["acks"] {
+			t.Errorf("%v: acks %q", cell.Combo, got)
+		}
+		for i, st := range s.Nemesis.Steps {
+			if v, ok := st.Config["unclean.leader.election.enable"]; ok && (v == nil || *v != cell.Combo["unclean"]) {
+				t.Errorf("%v: step %d sets unclean %v", cell.Combo, i, v)
+			}
+		}
+	}
+}

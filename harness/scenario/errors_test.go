@@ -1,0 +1,55 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAllProblems: a file with several problems reports every one, the
+// decoding ones with their line and the validation ones with their field
+// path, and a single problem still reads as before.
+func TestAllProblems(t *testing.T) {
+	for _, c := range []struct {
+		name, yaml string
+		sets       []string
+		want       []string
+	}{
+		{"decode and validate", `name: multi
+cluster:
+  brokers: 3
+  bogus: 1
+topic:
+  replication_factor: 5
+  partitionz: 2
+workload:
+  acks: 7
+  producers: many
+nemesis:
+  steps:
+    - fault: nope
+`, nil, []string{"line 4: field bogus not found", "line 7: field partitionz not found", "line 10: cannot unmarshal",
+			"topic.replication_factor: 5", `workload.acks: "7"`, `nemesis.steps[0].fault: unknown fault "nope"`}},
+		{"validate only", "name: v\ntopic:\n  replication_factor: 4\nworkload:\n  acks: x\n", nil,
+			[]string{"topic.replication_factor: 4", `workload.acks: "x"`}},
+		{"with --set", "name: s\n", []string{"workload.bogus=1", "cluster.elr=maybe"},
+			[]string{"with --set workload.bogus=1", "field bogus not found", `cluster.elr: "maybe"`}},
+		{"syntax", "name: [\n", nil, []string{"yaml:"}},
+	} {
+		f := filepath.Join(t.TempDir(), "s.yaml")
+		if err := os.WriteFile(f, []byte(c.yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := Load(f, c.sets)
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error lacks %q:\n%v", c.name, w, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,282 @@
+package scenario
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/workloads"
+)
+
+// effect is everything a run takes from a scenario: what harness.Run
+// hands to the cluster, the topic creation, the workload, the nemesis
+// runner, what it writes into run.json and the report, and the checks a
+// suite judges the run by. A field that changes none of it is a dead knob.
+type effect struct {
+	Name, Description, Expect string
+	Seed                      int64
+	Cluster                   cluster.Config
+	Topic                     admin.TopicSpec
+	Workload                  workloads.Config
+	Nemesis                   nemesis.Schedule
+	HealTimeout               time.Duration
+	Checks                    []expect.Check
+}
+
+func effectOf(s *Scenario) effect {
+	cc := s.Cluster.ClusterConfig()
+	cc.Defaults()
+	return effect{Name: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
+		Cluster: cc, Topic: s.TopicSpec(), Workload: s.WorkloadConfig(), Nemesis: s.Nemesis,
+		HealTimeout: s.Final.RecoverTimeout.Std(), Checks: s.Checks()}
+}
+
+func loadText(t *testing.T, text string, sets ...string) (*Scenario, error) {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(f, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return Load(f, sets)
+}
+
+// A scenario that sets nothing runs with what the lower packages pick on
+// their own: every default is written once, in the package that uses it.
+func TestDefaultsComeFromLowerPackages(t *testing.T) {
+	s, err := loadText(t, "name: x\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cc cluster.Config
+	cc.Defaults()
+	if got := effectOf(s).Cluster; !reflect.DeepEqual(got, cc) {
+		t.Errorf("cluster:\n got %+v\nwant %+v (cluster.Config.Defaults)", got, cc)
+	}
+	var wc workloads.Config
+	wc.Defaults()
+	if got := s.WorkloadConfig(); got != wc {
+		t.Errorf("workload:\n got %+v\nwant %+v (workloads.Config.Defaults)", got, wc)
+	}
+	if s.Topic.Name != wc.Topic || s.Topic.Partitions != wc.Partitions {
+		t.Errorf("topic %s/%d, want the workload's default %s/%d", s.Topic.Name, s.Topic.Partitions, wc.Topic, wc.Partitions)
+	}
+	if got := s.Final.RecoverTimeout.Std(); got != nemesis.DefaultHealTimeout {
+		t.Errorf("final.recover_timeout %s, want nemesis.DefaultHealTimeout %s", got, nemesis.DefaultHealTimeout)
+	}
+	if got := s.Final.ReadTimeout.Std(); got != workloads.DefaultFinalReadTimeout {
+		t.Errorf("final.read_timeout %s, want workloads.DefaultFinalReadTimeout %s", got, workloads.DefaultFinalReadTimeout)
+	}
+}
+
+// fieldCases sets each scenario field to a non-default value (sets on top
+// of base) and says what must change in the run's effect.
+var fieldCases = []struct {
+	path  string
+	base  []string // applied to both runs, e.g. what the field needs
+	sets  []string
+	check func(before, after effect) bool
+}{
+	{"name", nil, []string{"name=y"}, func(_, a effect) bool { return a.Name == "y" }},
+	{"description", nil, []string{"description=d"}, func(_, a effect) bool { return a.Description == "d" }},
+	{"expect", nil, []string{"expect=e"}, func(_, a effect) bool { return a.Expect == "e" }},
+	{"outcome", nil, []string{`outcome=[{check: "lost-write == 0"}]`}, func(_, a effect) bool { return len(a.Checks) == 1 }},
+	{"seed", nil, []string{"seed=7"}, func(_, a effect) bool { return a.Seed == 7 }},
+	{"cluster.kafka", nil, []string{"cluster.kafka=4.0.2"},
+		func(_, a effect) bool {
+			return a.Cluster.KafkaVersion == "4.0.2" && a.Cluster.Image == "kchaos/kafka:4.0.2"
+		}},
+	{"cluster.brokers", nil, []string{"cluster.brokers=5"}, func(_, a effect) bool { return a.Cluster.Brokers == 5 }},
+	{"cluster.controllers", nil, []string{"cluster.controllers=3"}, func(_, a effect) bool { return a.Cluster.Controllers == 3 }},
+	{"cluster.racks", nil, []string{"cluster.racks={a: [0, 1], b: [2]}"},
+		func(_, a effect) bool { return a.Cluster.Racks.String() == "a=0,1;b=2" }},
+	{"cluster.elr", nil, []string{"cluster.elr=on"}, func(_, a effect) bool { return a.Cluster.ELR != nil && *a.Cluster.ELR }},
+	{"cluster.broker_config", nil, []string{"cluster.broker_config.num.io.threads=4"},
+		func(_, a effect) bool { return a.Cluster.BrokerConfig["num.io.threads"] == "4" }},
+	{"cluster.controller_config", nil, []string{"cluster.controller_config.num.io.threads=3"},
+		func(_, a effect) bool { return a.Cluster.ControllerConfig["num.io.threads"] == "3" }},
+	{"cluster.per_broker", nil, []string{"cluster.per_broker.2.num.replica.fetchers=2"},
+		func(_, a effect) bool { return a.Cluster.PerBroker[2]["num.replica.fetchers"] == "2" }},
+	{"topic.name", nil, []string{"topic.name=orders"},
+		func(_, a effect) bool { return a.Topic.Name == "orders" && a.Workload.Topic == "orders" }},
+	{"topic.partitions", nil, []string{"topic.partitions=2"},
+		func(_, a effect) bool { return len(a.Topic.Assignment) == 2 && a.Workload.Partitions == 2 }},
+	{"topic.replication_factor", nil, []string{"topic.replication_factor=2"},
+		func(_, a effect) bool { return len(a.Topic.Assignment[0]) == 2 }},
+	{"topic.assignment", nil, []string{"topic.assignment=[[2, 1, 0]]"},
+		func(_, a effect) bool { return slices.Equal(a.Topic.Assignment[0], []int32{2, 1, 0}) }},
+	{"topic.configs", nil, []string{"topic.configs.min.insync.replicas=2"},
+		func(_, a effect) bool { return a.Topic.Configs["min.insync.replicas"] == "2" }},
+	{"workload.driver", nil, []string{"workload.driver=kafka-go"},
+		func(_, a effect) bool { return a.Workload.Driver == workloads.DriverKafkaGo }},
+	{"workload.topic", nil, []string{"workload.topic=orders"},
+		func(_, a effect) bool { return a.Topic.Name == "orders" && a.Workload.Topic == "orders" }},
+	{"workload.partitions", []string{"topic.partitions=3"}, []string{"workload.partitions=2"},
+		func(b, a effect) bool { return b.Workload.Partitions == 3 && a.Workload.Partitions == 2 }},
+	{"workload.producers", nil, []string{"workload.producers=4"}, func(_, a effect) bool { return a.Workload.Producers == 4 }},
+	{"workload.acks", nil, []string{"workload.acks=1"}, func(_, a effect) bool { return a.Workload.Acks == workloads.AcksLeader }},
+	{"workload.idempotent", []string{"workload.retries=2"}, []string{"workload.idempotent=true"},
+		func(_, a effect) bool { return a.Workload.Idempotent }},
+	{"workload.retries", nil, []string{"workload.retries=2"}, func(_, a effect) bool { return a.Workload.Retries == 2 }},
+	{"workload.request_timeout", nil, []string{"workload.request_timeout=2s"},
+		func(_, a effect) bool { return a.Workload.RequestTimeout.Std() == 2*time.Second }},
+	{"workload.max_in_flight", nil, []string{"workload.max_in_flight=8"}, func(_, a effect) bool { return a.Workload.MaxInFlight == 8 }},
+	{"workload.partitioning", nil, []string{"workload.partitioning=key"},
+		func(_, a effect) bool { return a.Workload.Partitioning == workloads.ByKey }},
+	{"workload.keys", []string{"workload.partitioning=key"}, []string{"workload.keys=3"},
+		func(_, a effect) bool { return a.Workload.Keys == 3 }},
+	{"workload.rate", nil, []string{"workload.rate=100"}, func(_, a effect) bool { return a.Workload.Rate == 100 }},
+	{"workload.consumers", nil, []string{"workload.consumers=1"}, func(_, a effect) bool { return a.Workload.Consumers == 1 }},
+	{"workload.group", nil, []string{"workload.group=g"}, nil}, // refused: not implemented
+	{"workload.offset_reset", nil, []string{"workload.offset_reset=latest"},
+		func(_, a effect) bool { return a.Workload.OffsetReset == workloads.ResetLatest }},
+	{"workload.duration", nil, []string{"workload.duration=30s"},
+		func(_, a effect) bool { return a.Workload.Duration.Std() == 30*time.Second }},
+	{"nemesis.steps", nil, []string{"nemesis.steps=[{wait: 1s}]"},
+		func(_, a effect) bool { return len(a.Nemesis.Steps) == 1 }},
+	{"nemesis.random", nil, []string{"nemesis.random={interval: 1s, duration: 2s, faults: [kill]}"},
+		func(_, a effect) bool { return a.Nemesis.Random != nil && a.Nemesis.Random.Faults[0] == "kill" }},
+	{"final.recover_timeout", nil, []string{"final.recover_timeout=30s"},
+		func(_, a effect) bool { return a.HealTimeout == 30*time.Second }},
+	{"final.read_timeout", nil, []string{"final.read_timeout=45s"},
+		func(_, a effect) bool { return a.Workload.FinalReadTimeout.Std() == 45*time.Second }},
+}
+
+// Every field a scenario accepts changes what the run does (or, like
+// workload.group, is refused): no knob is accepted and ignored.
+func TestEveryFieldTakesEffect(t *testing.T) {
+	for _, tc := range fieldCases {
+		t.Run(tc.path, func(t *testing.T) {
+			base, err := loadText(t, "name: x\n", tc.base...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := loadText(t, "name: x\n", append(slices.Clone(tc.base), tc.sets...)...)
+			if tc.check == nil {
+				var bad *BadInputError
+				if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.path) {
+					t.Fatalf("want a refusal naming %s, got %v", tc.path, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, after := effectOf(base), effectOf(s)
+			if reflect.DeepEqual(before, after) {
+				t.Fatalf("setting %v changed nothing the run uses", tc.sets)
+			}
+			if !tc.check(before, after) {
+				t.Errorf("setting %v: effect %+v", tc.sets, after)
+			}
+		})
+	}
+}
+
+// The table covers every field of the scenario format: a new field without
+// a case (and so without proof that it does something) fails here.
+func TestFieldCasesCoverTheFormat(t *testing.T) {
+	covered := map[string]bool{}
+	for _, tc := range fieldCases {
+		covered[tc.path] = true
+	}
+	for _, p := range yamlPaths(reflect.TypeOf(Scenario{}), "") {
+		if !covered[p] {
+			t.Errorf("scenario field %s has no case in fieldCases", p)
+		}
+	}
+}
+
+// yamlPaths lists the YAML paths of a struct's fields, descending into the
+// scenario's own sections; nemesis.steps and nemesis.random are leaves
+// (the nemesis package owns and validates what is inside them).
+func yamlPaths(t reflect.Type, prefix string) []string {
+	var out []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" || !f.IsExported() {
+			continue
+		}
+		p := prefix + name
+		ft := f.Type
+		if ft.Kind() == reflect.Struct && ft != reflect.TypeOf(workloads.Duration(0)) && prefix == "" {
+			out = append(out, yamlPaths(ft, p+".")...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestRemovedFieldsRefused(t *testing.T) {
+	tests := []struct {
+		name, yaml string
+		sets       []string
+		want       []string
+	}{
+		{"workload.final_read_timeout in the file", "name: x\nworkload:\n  final_read_timeout: 30s\n", nil,
+			[]string{"line 3", "workload.final_read_timeout", "use final.read_timeout"}},
+		{"workload.final_read_timeout by --set", "name: x\n", []string{"workload.final_read_timeout=30s"},
+			[]string{"--set", "workload.final_read_timeout", "use final.read_timeout"}},
+		{"final.heal false", "name: x\nfinal:\n  heal: false\n", nil,
+			[]string{"line 3", "final.heal", "the final heal always runs"}},
+		{"final.heal true too", "name: x\nfinal:\n  heal: true\n", nil, []string{"final.heal: removed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := loadText(t, tt.yaml, tt.sets...)
+			var bad *BadInputError
+			if !errors.As(err, &bad) {
+				t.Fatalf("error %v is not a BadInputError (exit 254)", err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSeedIsOneValue(t *testing.T) {
+	random := "name: x\nnemesis:\n  random: {interval: 1s, duration: 2s, faults: [kill]}\n"
+	tests := []struct {
+		name      string
+		sets      []string
+		pick      int64 // what the harness would pick
+		seed, rnd int64
+		bad       string
+	}{
+		{"picked seed drives the random schedule", nil, 99, 99, 99, ""},
+		{"scenario seed drives it", []string{"seed=5"}, 99, 5, 5, ""},
+		{"random seed is the run's seed", []string{"nemesis.random.seed=6"}, 99, 6, 6, ""},
+		{"both and different", []string{"seed=5", "nemesis.random.seed=6"}, 0, 0, 0, "nemesis.random.seed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := loadText(t, random, tt.sets...)
+			if tt.bad != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.bad) {
+					t.Fatalf("want an error naming %s, got %v", tt.bad, err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.SetSeed(tt.pick)
+			if s.Seed != tt.seed || s.Nemesis.Random.Seed != tt.rnd {
+				t.Errorf("seed %d, random seed %d; want %d, %d", s.Seed, s.Nemesis.Random.Seed, tt.seed, tt.rnd)
+			}
+		})
+	}
+}
