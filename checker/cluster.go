@@ -110,10 +110,10 @@ type nemOp struct {
 }
 
 // healing names the nemesis ops that undo a fault rather than make one.
-func healing(f string) bool { return f == "start" || f == "resume" || f == "heal" }
+func healing(f string) bool { return histories.KindOf(f) == histories.Undo }
 
 // scheduleF is the nemesis op that records the schedule itself.
-const scheduleF = "schedule"
+const scheduleF = histories.FSchedule
 
 func (c *Checker) addNemesis(e *histories.Event) error {
 	if e.F == scheduleF {

@@ -4,45 +4,75 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
-	"fmt"
-	"hash/fnv"
-	"net/netip"
-	"os"
-	"path/filepath"
-	"sort"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/moby/moby/api/types/container"
-	"github.com/moby/moby/api/types/network"
-	"github.com/moby/moby/client"
-	"github.com/testcontainers/testcontainers-go"
-	tcnetwork "github.com/testcontainers/testcontainers-go/network"
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
-// Cluster is a running Kafka cluster of one run.
-type Cluster struct {
-	cfg         Config
-	version     Version
-	network     *testcontainers.DockerNetwork
-	docker      *client.Client
-	nodes       map[int32]Node
-	containers  map[int32]*testcontainers.DockerContainer
-	dataDirs    map[int32]string
-	brokers     []int32
-	controllers []int32
-	torn        sync.Once
-	tearErr     error
+// Nodes is the part of a cluster that faults act on: which nodes there
+// are, what can be done to one, and its log dir's files. Every method
+// acts on a node of this cluster only (a backend knows no others), so a
+// fault cannot touch anything outside the run. Node ids are Kafka's:
+// brokers 0..N-1, controllers from ControllerIDBase.
+type Nodes interface {
+	// Brokers and Controllers return the nodes in id order.
+	Brokers() []Node
+	Controllers() []Node
+	Node(id int32) (Node, bool)
+	// Bootstrap is the brokers' addresses, reachable from the harness.
+	Bootstrap() []string
+
+	// Start starts a stopped node again with the same disk. It returns
+	// once the process runs, not once Kafka is ready.
+	Start(ctx context.Context, id int32) error
+	// Stop stops a node cleanly: SIGTERM, then SIGKILL after timeout.
+	Stop(ctx context.Context, id int32, timeout time.Duration) error
+	// Kill sends SIGKILL: the process dies without flushing; its disk stays.
+	Kill(ctx context.Context, id int32) error
+	// Signal sends a signal by name ("KILL", "TERM", "STOP", "CONT") to the
+	// node's Kafka process.
+	Signal(ctx context.Context, id int32, sig string) error
+	// Pause freezes every process of the node (no signal the process can
+	// see); Resume thaws it.
+	Pause(ctx context.Context, id int32) error
+	Resume(ctx context.Context, id int32) error
+	// State reports whether the node's process runs and whether it is paused.
+	State(ctx context.Context, id int32) (NodeState, error)
+	// Exec runs cmd on the node (in its network namespace: iptables rules
+	// it adds cut the node's traffic) and returns the combined output; a
+	// non-zero exit is an error that carries the output.
+	Exec(ctx context.Context, id int32, cmd ...string) (string, error)
+	// Files is the node's Kafka log dir. It must work while the node is
+	// killed or stopped: that is when the power-loss fault cuts it.
+	Files(id int32) (LogFiles, error)
 }
 
-func init() {
-	// The Ryuk reaper image cannot be pulled here; kchaos cleans up its own
-	// containers by label (Teardown, Clean).
-	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
-		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
-	}
+// Cluster is a running Kafka cluster of one run, as the harness holds it:
+// the nodes, plus what a run needs around the faults.
+type Cluster interface {
+	Nodes
+	// RunID names the run (labels, folders, the cluster id).
+	RunID() string
+	// Config is the cluster's configuration with defaults filled.
+	Config() Config
+	// Version is the Kafka release.
+	Version() Version
+	// Logs returns a node's Kafka server log.
+	Logs(ctx context.Context, id int32) ([]byte, error)
+	// CopyLogs writes each node's log to dir/<role>-<id>.log.
+	CopyLogs(ctx context.Context, dir string) error
+	// Admin returns an admin client for the cluster; the caller closes it.
+	Admin() (*admin.Client, error)
+	// Teardown copies the logs into Config.LogDir (when set) and removes
+	// everything the backend made for the run. It is safe to call more
+	// than once and from a signal handler's goroutine.
+	Teardown(ctx context.Context) error
+}
+
+// NodeState is a node's process state.
+type NodeState struct {
+	Running, Paused bool
+	ExitCode        int
 }
 
 // NewRunID returns a fresh run id: a timestamp and random suffix.
@@ -50,246 +80,4 @@ func NewRunID() string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
-}
-
-// Start creates the network and containers, and waits until every broker is
-// registered and unfenced (checked through the admin API). On error it
-// tears down whatever it created.
-func Start(ctx context.Context, cfg Config) (c *Cluster, err error) {
-	cfg.Defaults()
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	if cfg.RunID == "" {
-		cfg.RunID = NewRunID()
-	}
-	v, _ := ParseVersion(cfg.KafkaVersion)
-	docker, err := testcontainers.NewDockerClientWithOpts(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("docker: %w (is the engine running? scripts/docker-up.sh starts one)", err)
-	}
-	if _, err := docker.ImageInspect(ctx, cfg.Image); err != nil {
-		return nil, fmt.Errorf("image %s is not built: run `make image KAFKA_VERSION=%s`", cfg.Image, cfg.KafkaVersion)
-	}
-	c = &Cluster{cfg: cfg, version: v, docker: docker.Client,
-		nodes: map[int32]Node{}, containers: map[int32]*testcontainers.DockerContainer{},
-		dataDirs: map[int32]string{}}
-	defer func() {
-		if err != nil {
-			tctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			_ = c.Teardown(tctx)
-		}
-	}()
-	subnet, err := c.createNetwork(ctx)
-	if err != nil {
-		return c, err
-	}
-	c.layout(subnet)
-	if err := c.startContainers(ctx); err != nil {
-		return c, err
-	}
-	if err := c.waitStarted(ctx, 150*time.Second); err != nil {
-		return c, err
-	}
-	return c, nil
-}
-
-// createNetwork makes the run's network with an explicit subnet: kchaos
-// sends traffic only to networks it created itself.
-func (c *Cluster) createNetwork(ctx context.Context) (netip.Prefix, error) {
-	var candidates []netip.Prefix
-	if c.cfg.Subnet != "" {
-		p, err := netip.ParsePrefix(c.cfg.Subnet)
-		if err != nil || !p.Addr().Is4() || p.Bits() > 26 {
-			return p, fmt.Errorf("subnet %q: want an IPv4 prefix of /26 or wider", c.cfg.Subnet)
-		}
-		candidates = []netip.Prefix{p.Masked()}
-	} else {
-		h := fnv.New32a()
-		h.Write([]byte(c.cfg.RunID))
-		start := h.Sum32() % 256
-		for i := uint32(0); i < 16; i++ {
-			third := byte((start + i*17) % 256)
-			candidates = append(candidates, netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 231, third, 0}), 24))
-		}
-	}
-	var lastErr error
-	for _, p := range candidates {
-		nw, err := tcnetwork.New(ctx,
-			tcnetwork.WithLabels(map[string]string{Label: c.cfg.RunID}),
-			tcnetwork.WithIPAM(&network.IPAM{Driver: "default",
-				Config: []network.IPAMConfig{{Subnet: p}}}),
-		)
-		if err == nil {
-			c.network = nw
-			return p, nil
-		}
-		lastErr = err
-		if !strings.Contains(err.Error(), "overlap") {
-			break
-		}
-	}
-	return netip.Prefix{}, fmt.Errorf("create network: %w", lastErr)
-}
-
-// layout names the nodes and gives each a fixed address: controllers .10+,
-// brokers .20+.
-func (c *Cluster) layout(subnet netip.Prefix) {
-	base := subnet.Addr().As4()
-	addr := func(last byte) string {
-		b := base
-		b[3] += last
-		return netip.AddrFrom4(b).String()
-	}
-	rackOf := c.cfg.Racks.RackOf()
-	for i := 0; i < c.cfg.Controllers; i++ {
-		id := int32(ControllerIDBase + i)
-		c.nodes[id] = Node{ID: id, Role: RoleController, IP: addr(byte(10 + i)),
-			Name: fmt.Sprintf("kchaos-%s-controller-%d", c.cfg.RunID, id)}
-		c.controllers = append(c.controllers, id)
-	}
-	for i := 0; i < c.cfg.Brokers; i++ {
-		id := int32(i)
-		c.nodes[id] = Node{ID: id, Role: RoleBroker, IP: addr(byte(20 + i)), Rack: rackOf[id],
-			Name: fmt.Sprintf("kchaos-%s-broker-%d", c.cfg.RunID, id)}
-		c.brokers = append(c.brokers, id)
-	}
-}
-
-func (c *Cluster) startContainers(ctx context.Context) error {
-	var ctrls []Node
-	for _, id := range c.controllers {
-		ctrls = append(ctrls, c.nodes[id])
-	}
-	voters := Voters(ctrls)
-	ids := append(append([]int32{}, c.controllers...), c.brokers...)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	errs := make([]error, len(ids))
-	for i, id := range ids {
-		wg.Add(1)
-		go func(i int, n Node) {
-			defer wg.Done()
-			ctr, dir, err := c.createNode(ctx, n, voters)
-			mu.Lock()
-			if ctr != nil {
-				c.containers[n.ID] = ctr
-			}
-			c.dataDirs[n.ID] = dir
-			mu.Unlock()
-			errs[i] = err
-		}(i, c.nodes[id])
-	}
-	wg.Wait()
-	return errors.Join(errs...)
-}
-
-func (c *Cluster) createNode(ctx context.Context, n Node, voters string) (*testcontainers.DockerContainer, string, error) {
-	dir := filepath.Join(c.cfg.DataRoot, c.cfg.RunID, fmt.Sprintf("%s-%d", n.Role, n.ID))
-	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
-		return nil, dir, err
-	}
-	var props string
-	heap := c.cfg.BrokerHeapMB
-	if n.Role == RoleBroker {
-		props = Render(n, voters, c.cfg.Brokers, c.cfg.BrokerConfig, c.cfg.PerBroker[n.ID])
-	} else {
-		props = Render(n, voters, c.cfg.Brokers, c.cfg.ControllerConfig)
-		heap = c.cfg.ControllerHeapMB
-	}
-	propsPath := filepath.Join(dir, "server.properties")
-	if err := os.WriteFile(propsPath, []byte(props), 0o644); err != nil {
-		return nil, dir, err
-	}
-	formatArgs := strings.Join(FormatArgs(c.version, c.cfg.ELR), " ")
-	ip, _ := netip.ParseAddr(n.IP)
-	req := testcontainers.ContainerRequest{
-		Image:    c.cfg.Image,
-		Name:     n.Name,
-		Hostname: fmt.Sprintf("%s-%d", n.Role, n.ID),
-		Labels: map[string]string{Label: c.cfg.RunID, "org.kchaos.node": fmt.Sprint(n.ID),
-			"org.kchaos.role": string(n.Role)},
-		Env: map[string]string{
-			"KCHAOS_CLUSTER_ID":  ClusterID(c.cfg.RunID),
-			"KCHAOS_FORMAT_ARGS": formatArgs,
-			"KAFKA_HEAP_OPTS":    fmt.Sprintf("-Xms%dm -Xmx%dm", heap/2, heap),
-		},
-		Networks:       []string{c.network.Name},
-		NetworkAliases: map[string][]string{c.network.Name: {fmt.Sprintf("%s-%d", n.Role, n.ID)}},
-		HostConfigModifier: func(hc *container.HostConfig) {
-			hc.CapAdd = append(hc.CapAdd, "NET_ADMIN")
-			hc.Binds = append(hc.Binds,
-				filepath.Join(dir, "data")+":"+DataDir,
-				propsPath+":/etc/kafka/server.properties:ro")
-		},
-		EndpointSettingsModifier: func(m map[string]*network.EndpointSettings) {
-			if es, ok := m[c.network.Name]; ok {
-				es.IPAMConfig = &network.EndpointIPAMConfig{IPv4Address: ip}
-			}
-		},
-	}
-	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
-		ContainerRequest: req, Started: true})
-	var dc *testcontainers.DockerContainer
-	if ctr != nil {
-		dc, _ = ctr.(*testcontainers.DockerContainer)
-	}
-	if err != nil {
-		return dc, dir, fmt.Errorf("start %s %d: %w", n.Role, n.ID, err)
-	}
-	return dc, dir, nil
-}
-
-// RunID is the value of the org.kchaos.run label.
-func (c *Cluster) RunID() string { return c.cfg.RunID }
-
-// Config is the cluster's configuration with defaults filled.
-func (c *Cluster) Config() Config { return c.cfg }
-
-// Version is the Kafka release.
-func (c *Cluster) Version() Version { return c.version }
-
-// Bootstrap is the brokers' addresses, reachable from the host.
-func (c *Cluster) Bootstrap() []string {
-	out := make([]string, 0, len(c.brokers))
-	for _, id := range c.brokers {
-		out = append(out, c.nodes[id].Addr())
-	}
-	return out
-}
-
-// Brokers returns the broker nodes in id order.
-func (c *Cluster) Brokers() []Node { return c.pick(c.brokers) }
-
-// Controllers returns the controller nodes in id order.
-func (c *Cluster) Controllers() []Node { return c.pick(c.controllers) }
-
-func (c *Cluster) pick(ids []int32) []Node {
-	out := make([]Node, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, c.nodes[id])
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
-}
-
-// Node returns the node with id.
-func (c *Cluster) Node(id int32) (Node, bool) {
-	n, ok := c.nodes[id]
-	return n, ok
-}
-
-// HostDataDir is the host folder bind-mounted at DataDir in node id's
-// container: its Kafka log dir. It survives kill -9 and restart.
-func (c *Cluster) HostDataDir(id int32) string {
-	return filepath.Join(c.dataDirs[id], "data")
-}
-
-// Subnet is the run's network prefix.
-func (c *Cluster) NetworkName() string {
-	if c.network == nil {
-		return ""
-	}
-	return c.network.Name
 }

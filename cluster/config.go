@@ -1,12 +1,9 @@
-// Package cluster runs a real KRaft Kafka cluster in Docker containers
-// (through testcontainers-go) for one kchaos run: a private network with an
-// explicit subnet, dedicated controllers, brokers with racks, data that
-// survives kill -9 and restart, and teardown by label.
 package cluster
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -14,15 +11,12 @@ import (
 // DefaultKafkaVersion is the newest 4.1.x that Maven Central serves here.
 const DefaultKafkaVersion = "4.1.2"
 
-// Label marks every container and network of a run: org.kchaos.run=<run id>.
-const Label = "org.kchaos.run"
-
 // ControllerIDBase is the node id of the first controller. Controllers get
 // ids apart from brokers (0..N-1) so that a history's node ids are
 // unambiguous.
 const ControllerIDBase = 1000
 
-// Ports inside the containers.
+// Ports of every node's listeners.
 const (
 	BrokerPort     = 9092
 	ControllerPort = 9093
@@ -82,12 +76,7 @@ func (r Racks) RackOf() map[int32]string {
 
 // Names returns the rack names in order.
 func (r Racks) Names() []string {
-	out := make([]string, 0, len(r))
-	for n := range r {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(r))
 }
 
 // Validate checks that every broker is in at most one rack and that every
@@ -149,7 +138,8 @@ type Config struct {
 	PerBroker        map[int32]map[string]string
 	ControllerConfig map[string]string
 	// Subnet of the run's Docker network (e.g. 10.231.7.0/24); chosen from
-	// 10.231.0.0/16 when empty.
+	// 10.231.0.0/16 when empty. Docker backend only, like Image, DataRoot
+	// and KeepData.
 	Subnet   string
 	DataRoot string // host folder for node data; default /var/tmp/kchaos
 	LogDir   string // where Teardown copies each node's log; none when empty

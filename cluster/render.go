@@ -2,7 +2,8 @@ package cluster
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -15,11 +16,11 @@ const (
 	RoleController Role = "controller"
 )
 
-// Node is one Kafka process in its container.
+// Node is one Kafka process of the cluster.
 type Node struct {
 	ID   int32
 	Role Role
-	Name string // container name
+	Name string // the backend's name for it: a container name, a host name
 	IP   string
 	Rack string
 }
@@ -62,9 +63,7 @@ func DefaultBrokerConfig(brokers int) map[string]string {
 		"log.segment.bytes":                        "16777216", // small segments: a power cut leaves a visible recovery point
 		"log.retention.check.interval.ms":          "300000",
 	}
-	for k, v := range failureDetection {
-		m[k] = v
-	}
+	maps.Copy(m, failureDetection)
 	return m
 }
 
@@ -92,7 +91,8 @@ var ForcedBrokerKeys = []string{
 	"metadata.log.dir", "broker.rack",
 }
 
-// DataDir is the log dir inside a node's container.
+// DataDir is the Kafka log dir on every node (log.dirs), whatever the
+// backend; LogFiles paths are relative to it.
 const DataDir = "/var/lib/kafka/data"
 
 // Render returns the server.properties of node n in a cluster of brokers
@@ -106,14 +106,9 @@ func Render(n Node, voters string, brokers int, overrides ...map[string]string) 
 	} else {
 		base = DefaultControllerConfig()
 	}
-	props := map[string]string{}
-	for k, v := range base {
-		props[k] = v
-	}
+	props := maps.Clone(base)
 	for _, o := range overrides {
-		for k, v := range o {
-			props[k] = v
-		}
+		maps.Copy(props, o)
 	}
 	props["node.id"] = strconv.Itoa(int(n.ID))
 	props["controller.quorum.voters"] = voters
@@ -139,14 +134,9 @@ func Render(n Node, voters string, brokers int, overrides ...map[string]string) 
 		delete(props, "inter.broker.listener.name")
 		delete(props, "broker.rack")
 	}
-	keys := make([]string, 0, len(props))
-	for k := range props {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var b strings.Builder
 	fmt.Fprintf(&b, "# server.properties of %s %d, written by kchaos\n", n.Role, n.ID)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
 		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
 	}
 	return b.String()
@@ -187,6 +177,6 @@ func OverriddenUserKeys(user map[string]string) []string {
 			out = append(out, k)
 		}
 	}
-	sort.Strings(out)
+	slices.Sort(out)
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 )
@@ -12,7 +13,7 @@ import (
 // logTailLines is how much of a failed node's log a start error quotes.
 const logTailLines = 12
 
-// NodeStartError says that one node did not come up: its container exited
+// NodeStartError says that one node did not come up: its process exited
 // or its Kafka listener never opened. It quotes the end of the node's log,
 // where Kafka writes why (for example kafka-storage's argument error or a
 // ConfigException naming the key).
@@ -31,16 +32,17 @@ func (e *NodeStartError) Error() string {
 	return msg
 }
 
-// waitStarted waits until every broker is registered and unfenced, like
-// WaitReady, but fails at once, naming the node and quoting its log, when a
-// node's container exits; at the limit it names every node whose listener
-// is still closed instead of only the brokers that are missing.
-func (c *Cluster) waitStarted(ctx context.Context, limit time.Duration) error {
+// WaitStarted waits until every broker is registered and unfenced, like
+// WaitBrokers, but fails at once, naming the node and quoting its log, when
+// a node's process exits; at the limit it names every node whose listener
+// is still closed instead of only the brokers that are missing. Backends
+// call it at the end of their start.
+func WaitStarted(ctx context.Context, c Cluster, limit time.Duration) error {
 	start := time.Now()
 	wctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	ready := make(chan error, 1)
-	go func() { ready <- c.WaitBrokers(wctx, c.brokers, limit) }()
+	go func() { ready <- WaitBrokers(wctx, c, ids(c.Brokers()), limit) }()
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -52,12 +54,12 @@ func (c *Cluster) waitStarted(ctx context.Context, limit time.Duration) error {
 			if ctx.Err() != nil {
 				return err
 			}
-			if nerr := c.closedListener(ctx, time.Since(start)); nerr != nil {
+			if nerr := closedListener(ctx, c, time.Since(start)); nerr != nil {
 				return nerr
 			}
 			return err
 		case <-tick.C:
-			if nerr := c.exitedNode(ctx, time.Since(start)); nerr != nil {
+			if nerr := exitedNode(ctx, c, time.Since(start)); nerr != nil {
 				cancel()
 				<-ready
 				return nerr
@@ -66,41 +68,89 @@ func (c *Cluster) waitStarted(ctx context.Context, limit time.Duration) error {
 	}
 }
 
-// exitedNode returns the first node (in id order) whose container is no
+// exitedNode returns the first node (in id order) whose process is no
 // longer running.
-func (c *Cluster) exitedNode(ctx context.Context, elapsed time.Duration) error {
-	for _, n := range c.allNodes() {
+func exitedNode(ctx context.Context, c Cluster, elapsed time.Duration) error {
+	for _, n := range AllNodes(c) {
 		st, err := c.State(ctx, n.ID)
 		if err != nil || st.Running {
 			continue
 		}
 		return &NodeStartError{Node: n, Cause: fmt.Sprintf("exited with code %d during start", st.ExitCode),
-			LogTail: c.logTail(ctx, n.ID), Elapsed: elapsed}
+			LogTail: logTail(ctx, c, n.ID), Elapsed: elapsed}
 	}
 	return nil
 }
 
 // closedListener returns the first node whose Kafka listener does not
 // accept a connection.
-func (c *Cluster) closedListener(ctx context.Context, elapsed time.Duration) error {
-	for _, n := range c.allNodes() {
+func closedListener(ctx context.Context, c Cluster, elapsed time.Duration) error {
+	for _, n := range AllNodes(c) {
 		conn, err := net.DialTimeout("tcp", n.Addr(), 2*time.Second)
 		if err == nil {
 			conn.Close()
 			continue
 		}
 		return &NodeStartError{Node: n, Cause: fmt.Sprintf("listener %s never opened", n.Addr()),
-			LogTail: c.logTail(ctx, n.ID), Elapsed: elapsed}
+			LogTail: logTail(ctx, c, n.ID), Elapsed: elapsed}
 	}
 	return nil
 }
 
-// allNodes is the controllers, then the brokers, each in id order.
-func (c *Cluster) allNodes() []Node {
+// AllNodes is the controllers, then the brokers, each in id order.
+func AllNodes(c Nodes) []Node {
 	return append(c.Controllers(), c.Brokers()...)
 }
 
-func (c *Cluster) logTail(ctx context.Context, id int32) string {
+func ids(ns []Node) []int32 {
+	out := make([]int32, len(ns))
+	for i, n := range ns {
+		out[i] = n.ID
+	}
+	return out
+}
+
+// WaitBrokers waits until the given brokers are all registered and
+// unfenced, as the admin API reports (the Metadata response lists only
+// unfenced brokers).
+func WaitBrokers(ctx context.Context, c Cluster, ids []int32, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	adm, err := c.Admin()
+	if err != nil {
+		return err
+	}
+	defer adm.Close()
+	var last []int32
+	var lastErr error
+	for {
+		live, err := adm.LiveBrokers(ctx)
+		if err == nil {
+			last = live
+			if containsAll(live, ids) {
+				return nil
+			}
+		} else {
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("brokers %v not all unfenced within %s (live: %v, last error: %v)", ids, limit, last, lastErr)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func containsAll(have, want []int32) bool {
+	for _, w := range want {
+		if !slices.Contains(have, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func logTail(ctx context.Context, c Cluster, id int32) string {
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	b, err := c.Logs(lctx, id)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/shutdown"
 )
@@ -24,16 +25,16 @@ const TeardownTimeout = 2 * time.Minute
 // fresh context bounded by TeardownTimeout (after a signal, too) and
 // reports its progress. Every command that starts a cluster goes through
 // here: Run (and so matrix, suite and audit) and Hold (cluster up).
-func startCluster(ctx context.Context, cfg cluster.Config, ev progress.Sink, log *slog.Logger) (*cluster.Cluster, func() error, error) {
+func startCluster(ctx context.Context, cfg cluster.Config, ev progress.Sink, log *slog.Logger) (cluster.Cluster, func() error, error) {
 	if cfg.RunID == "" {
 		cfg.RunID = cluster.NewRunID()
 	}
 	shutdown.SetPhase(ctx, string(progress.Cluster))
 	ev.Event(progress.Event{Phase: progress.Cluster, Text: fmt.Sprintf("starting %d controller(s) and %d broker(s), Kafka %s (run %s)",
 		max(cfg.Controllers, 1), cfg.Brokers, cfg.KafkaVersion, cfg.RunID)})
-	release := shutdown.Track(ctx, fmt.Sprintf("run %s: containers and network being created (label %s=%s)", cfg.RunID, cluster.Label, cfg.RunID))
+	release := shutdown.Track(ctx, fmt.Sprintf("run %s: containers and network being created (label %s=%s)", cfg.RunID, docker.Label, cfg.RunID))
 	begin := time.Now()
-	c, err := cluster.Start(ctx, cfg)
+	c, err := startBackend(ctx, cfg)
 	release() // Start tears down what it made when it fails
 	if err != nil {
 		ev.Event(progress.Event{Phase: progress.Cluster, Text: err.Error(), Done: true, Failed: true})
@@ -63,18 +64,21 @@ func startCluster(ctx context.Context, cfg cluster.Config, ev progress.Sink, log
 }
 
 // describe names what teardown removes.
-func describe(c *cluster.Cluster) string {
+func describe(c cluster.Cluster) string {
 	var names []string
 	for _, n := range append(c.Controllers(), c.Brokers()...) {
 		names = append(names, n.Name)
 	}
-	return fmt.Sprintf("run %s: containers %s and network %s", c.RunID(), strings.Join(names, ", "), c.NetworkName())
+	if d, ok := c.(interface{ NetworkName() string }); ok {
+		return fmt.Sprintf("run %s: containers %s and network %s", c.RunID(), strings.Join(names, ", "), d.NetworkName())
+	}
+	return fmt.Sprintf("run %s: nodes %s", c.RunID(), strings.Join(names, ", "))
 }
 
 // Hold starts cfg's cluster, calls ready, and keeps the cluster until ctx
 // is done (a signal, through a shutdown.Shutdown); then tears it down.
 // It is `kchaos cluster up`.
-func Hold(ctx context.Context, cfg cluster.Config, ev progress.Sink, log *slog.Logger, ready func(*cluster.Cluster)) error {
+func Hold(ctx context.Context, cfg cluster.Config, ev progress.Sink, log *slog.Logger, ready func(cluster.Cluster)) error {
 	if ev == nil {
 		ev = progress.Discard
 	}

@@ -252,7 +252,7 @@ func (r *run) play(ctx context.Context) (err error) {
 
 // workload runs the workload, the observer and the nemesis together, then
 // the final read.
-func (r *run) workload(ctx context.Context, c *cluster.Cluster, adm *admin.Client, rec *histories.Recorder) error {
+func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client, rec *histories.Recorder) error {
 	s, opts, log, ev, out := r.s, r.opts, r.log, r.ev, r.out
 	obs := workloads.NewObserver(adm, rec, s.Topic.Name, workloads.ObserverOptions{})
 	obs.Start(ctx)
@@ -346,7 +346,7 @@ func (r *run) workload(ctx context.Context, c *cluster.Cluster, adm *admin.Clien
 // runInfo is run.json: the run's settings as applied, read back from the
 // cluster (each node's server.properties as the node sees it, the topic's
 // configs as the brokers describe them), not restated from the scenario.
-func runInfo(ctx context.Context, s *scenario.Scenario, c *cluster.Cluster, adm *admin.Client) (histories.RunInfo, error) {
+func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *admin.Client) (histories.RunInfo, error) {
 	info := histories.RunInfo{
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
 		KafkaVersion: c.Config().KafkaVersion,
@@ -389,7 +389,7 @@ const NodePropertiesPath = "/etc/kafka/server.properties"
 
 // nodeConfigs reads each node's server.properties from inside its
 // container: the config exactly as the node read it at start.
-func nodeConfigs(ctx context.Context, c *cluster.Cluster, nodes []cluster.Node) (map[int32]map[string]string, error) {
+func nodeConfigs(ctx context.Context, c cluster.Cluster, nodes []cluster.Node) (map[int32]map[string]string, error) {
 	out := map[int32]map[string]string{}
 	for _, n := range nodes {
 		text, err := c.Exec(ctx, n.ID, "cat", NodePropertiesPath)

@@ -26,25 +26,6 @@ import (
 	"github.com/kchaos/kchaos/internal/ctxsleep"
 )
 
-// Cluster is what faults do to the run's containers; *cluster.Cluster
-// implements it. Faults act only through it, never through Docker by name,
-// so they can only touch containers of the current run: the cluster object
-// knows no others. It is an interface so that the runner and the target
-// logic can be tested without Docker.
-type Cluster interface {
-	Brokers() []cluster.Node
-	Controllers() []cluster.Node
-	Node(id int32) (cluster.Node, bool)
-	Kill(ctx context.Context, id int32) error
-	StartNode(ctx context.Context, id int32) error
-	Stop(ctx context.Context, id int32, timeout time.Duration) error
-	Pause(ctx context.Context, id int32) error
-	Unpause(ctx context.Context, id int32) error
-	State(ctx context.Context, id int32) (cluster.NodeState, error)
-	Exec(ctx context.Context, id int32, cmd ...string) (string, error)
-	HostDataDir(id int32) string
-}
-
 // StateSource is the cluster state that targets and conditions read;
 // *admin.Client implements it.
 type StateSource interface {
@@ -61,14 +42,15 @@ type Admin interface {
 	ElectLeaders(ctx context.Context, topic string, partitions []int32, unclean bool) error
 }
 
-var (
-	_ Cluster = (*cluster.Cluster)(nil)
-	_ Admin   = (*admin.Client)(nil)
-)
+var _ Admin = (*admin.Client)(nil)
 
 // Env is what a fault acts on and records to.
 type Env struct {
-	Cluster Cluster
+	// Cluster is the run's nodes. Faults act only through it (never
+	// through a backend such as Docker by name), so they can touch only
+	// nodes of the current run, and any backend (cluster/docker, SSH
+	// hosts) serves them unchanged; tests use an in-memory fake.
+	Cluster cluster.Nodes
 	Admin   Admin
 	// Topic is the workload topic: roles such as "leader of partition 0"
 	// and conditions refer to its partitions.

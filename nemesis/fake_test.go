@@ -18,13 +18,18 @@ import (
 // Docker, starting a stopped container gives it a fresh network namespace
 // (no rules).
 type fakeCluster struct {
-	mu     sync.Mutex
-	nodes  map[int32]cluster.Node
-	state  map[int32]cluster.NodeState
-	rules  map[int32][]string
-	calls  []string
-	onCall func(call string) // may panic, for the runner's panic test
+	mu    sync.Mutex
+	nodes map[int32]cluster.Node
+	state map[int32]cluster.NodeState
+	rules map[int32][]string
+	calls []string
+	// logDirs are the nodes' log dirs on the local disk, for the
+	// power-loss fault; tests set them.
+	logDirs map[int32]string
+	onCall  func(call string) // may panic, for the runner's panic test
 }
+
+var _ cluster.Nodes = (*fakeCluster)(nil)
 
 func newFakeCluster() *fakeCluster {
 	f := &fakeCluster{nodes: map[int32]cluster.Node{}, state: map[int32]cluster.NodeState{},
@@ -57,7 +62,24 @@ func (f *fakeCluster) Node(id int32) (cluster.Node, bool) {
 	n, ok := f.nodes[id]
 	return n, ok
 }
-func (f *fakeCluster) HostDataDir(id int32) string { return "" }
+func (f *fakeCluster) Bootstrap() []string {
+	var out []string
+	for _, n := range f.Brokers() {
+		out = append(out, n.Addr())
+	}
+	return out
+}
+
+// Files serves each node's log dir from a folder of the test's own
+// (SetLogDir); a node without one has no log dir to cut.
+func (f *fakeCluster) Files(id int32) (cluster.LogFiles, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if d, ok := f.logDirs[id]; ok {
+		return cluster.LocalDir(d), nil
+	}
+	return nil, fmt.Errorf("node %d: no log dir in the fake cluster", id)
+}
 
 // op records a call and changes a node's state; check refuses what Docker
 // refuses.
@@ -92,11 +114,23 @@ func (f *fakeCluster) Kill(_ context.Context, id int32) error {
 	return f.op("kill", id, mustRun, func(s *cluster.NodeState) { *s = cluster.NodeState{ExitCode: 137} })
 }
 
+// Signal delivers KILL like Kill and TERM like Stop; the nemesis sends
+// no others.
+func (f *fakeCluster) Signal(ctx context.Context, id int32, sig string) error {
+	switch sig {
+	case "KILL":
+		return f.Kill(ctx, id)
+	case "TERM":
+		return f.Stop(ctx, id, 0)
+	}
+	return fmt.Errorf("fake cluster: signal %s not simulated", sig)
+}
+
 func (f *fakeCluster) Stop(_ context.Context, id int32, _ time.Duration) error {
 	return f.op("stop", id, func(cluster.NodeState) error { return nil }, func(s *cluster.NodeState) { *s = cluster.NodeState{} })
 }
 
-func (f *fakeCluster) StartNode(_ context.Context, id int32) error {
+func (f *fakeCluster) Start(_ context.Context, id int32) error {
 	return f.op("start", id, func(cluster.NodeState) error { return nil }, func(s *cluster.NodeState) {
 		if !s.Running {
 			f.rules[id] = nil // a fresh network namespace
@@ -109,7 +143,7 @@ func (f *fakeCluster) Pause(_ context.Context, id int32) error {
 	return f.op("pause", id, mustRun, func(s *cluster.NodeState) { s.Paused = true })
 }
 
-func (f *fakeCluster) Unpause(_ context.Context, id int32) error {
+func (f *fakeCluster) Resume(_ context.Context, id int32) error {
 	return f.op("unpause", id, func(st cluster.NodeState) error {
 		if !st.Paused {
 			return fmt.Errorf("not paused")

@@ -151,8 +151,8 @@ func (e *Env) leaders(ctx context.Context, ids []int32) (map[string]int32, []int
 			break
 		}
 	}
-	for _, l := range out {
-		if l >= 0 {
+	for _, k := range slices.Sorted(maps.Keys(out)) {
+		if l := out[k]; l >= 0 {
 			nodes = append(nodes, l)
 		}
 	}
@@ -203,7 +203,7 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, e.waitHealthy(ctx, limit))
 		}
-		if kind != HealAll && kind != FPause && kind != FPartition && kind != FKill {
+		if !slices.Contains(healNames, kind) {
 			errs = append(errs, fmt.Errorf("unknown heal %q", kind))
 		}
 		return nodes, d, errors.Join(errs...)

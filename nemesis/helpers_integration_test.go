@@ -15,6 +15,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 )
@@ -28,7 +29,7 @@ import (
 // harness is one test's cluster, admin client, env and history.
 type harness struct {
 	t       *testing.T
-	c       *cluster.Cluster
+	c       *docker.Cluster
 	adm     *admin.Client
 	env     *nemesis.Env
 	history string
@@ -42,7 +43,7 @@ func start(t *testing.T, brokerConfig map[string]string) *harness {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	begin := time.Now()
-	c, err := cluster.Start(ctx, cluster.Config{
+	c, err := docker.Start(ctx, cluster.Config{
 		KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
 		Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
 		BrokerConfig: brokerConfig,
@@ -57,7 +58,7 @@ func start(t *testing.T, brokerConfig map[string]string) *harness {
 		if err := c.Teardown(ctx); err != nil {
 			t.Errorf("teardown: %v", err)
 		}
-		if ctrs, nets, _ := cluster.Labelled(ctx, c.RunID()); len(ctrs)+len(nets) != 0 {
+		if ctrs, nets, _ := docker.Labelled(ctx, c.RunID()); len(ctrs)+len(nets) != 0 {
 			t.Errorf("after teardown %d containers and %d networks of run %s remain", len(ctrs), len(nets), c.RunID())
 		}
 	})

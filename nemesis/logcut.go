@@ -3,16 +3,20 @@ package nemesis
 import (
 	"bufio"
 	"bytes"
+	"cmp"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
+	"maps"
+	"path"
+	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kchaos/kchaos/cluster"
 )
 
 // Names in a Kafka log dir.
@@ -133,55 +137,60 @@ func (r CutResult) Cut() bool { return r.EndAfter < r.EndBefore || r.BytesCut > 
 type segment struct {
 	base int64
 	path string
+	size int64
 }
 
-func segments(dir string) ([]segment, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.log"))
+// segments lists a partition dir's segment files in offset order; names
+// are the dir's entries, so that later steps need no second listing.
+func segments(ctx context.Context, files cluster.LogFiles, dir string) ([]segment, []cluster.FileInfo, error) {
+	entries, err := files.List(ctx, dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var out []segment
-	for _, p := range paths {
-		b, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(p), ".log"), 10, 64)
+	for _, e := range entries {
+		stem, ok := strings.CutSuffix(e.Name, ".log")
+		if e.Dir || !ok {
+			continue
+		}
+		b, err := strconv.ParseInt(stem, 10, 64)
 		if err != nil {
 			continue
 		}
-		out = append(out, segment{base: b, path: p})
+		out = append(out, segment{base: b, path: path.Join(dir, e.Name), size: e.Size})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].base < out[j].base })
-	return out, nil
+	slices.SortFunc(out, func(a, b segment) int { return cmp.Compare(a.base, b.base) })
+	return out, entries, nil
 }
 
-func scanFile(path string) ([]Batch, int64, error) {
-	f, err := os.Open(path)
+// scanFile reads a segment and its batch headers. The whole file is read
+// (at most log.segment.bytes): LogFiles has no random access, so that a
+// backend needs only whole-file reads.
+func scanFile(ctx context.Context, files cluster.LogFiles, p string) ([]Batch, int64, error) {
+	data, err := files.ReadFile(ctx, p)
 	if err != nil {
 		return nil, 0, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, 0, err
-	}
-	b, err := ScanBatches(f, st.Size())
-	return b, st.Size(), err
+	b, err := ScanBatches(bytes.NewReader(data), int64(len(data)))
+	return b, int64(len(data)), err
 }
 
-// CutLog cuts one partition dir back to recovery point rp, as a power
-// loss would leave it if nothing past the last flush reached the disk: in
-// the segment holding rp it keeps the batches that end below rp and
-// truncates the rest at that batch boundary; it deletes that segment's
-// offset and time indexes (Kafka rebuilds them), every later segment with
-// all its files, and every producer-state snapshot (Kafka rebuilds
-// producer state from the log).
-func CutLog(dir string, rp int64) (CutResult, error) {
-	res := CutResult{Partition: filepath.Base(dir), RecoveryPoint: rp}
-	segs, err := segments(dir)
+// CutLog cuts one partition dir (a path relative to the log dir) back to
+// recovery point rp, as a power loss would leave it if nothing past the
+// last flush reached the disk: in the segment holding rp it keeps the
+// batches that end below rp and truncates the rest at that batch
+// boundary; it deletes that segment's offset and time indexes (Kafka
+// rebuilds them), every later segment with all its files, and every
+// producer-state snapshot (Kafka rebuilds producer state from the log).
+func CutLog(ctx context.Context, files cluster.LogFiles, dir string, rp int64) (CutResult, error) {
+	res := CutResult{Partition: path.Base(dir), RecoveryPoint: rp}
+	segs, entries, err := segments(ctx, files, dir)
 	if err != nil || len(segs) == 0 {
 		return res, err
 	}
 	res.EndBefore = segs[len(segs)-1].base
 	for i := len(segs) - 1; i >= 0; i-- {
-		b, _, err := scanFile(segs[i].path)
+		b, _, err := scanFile(ctx, files, segs[i].path)
 		if err != nil {
 			return res, err
 		}
@@ -200,7 +209,7 @@ func CutLog(dir string, rp int64) (CutResult, error) {
 			idx = i
 		}
 	}
-	batches, size, err := scanFile(segs[idx].path)
+	batches, size, err := scanFile(ctx, files, segs[idx].path)
 	if err != nil {
 		return res, err
 	}
@@ -214,27 +223,29 @@ func CutLog(dir string, rp int64) (CutResult, error) {
 	}
 	res.EndAfter = next
 	if keep < size {
-		if err := os.Truncate(segs[idx].path, keep); err != nil {
+		if err := files.Truncate(ctx, segs[idx].path, keep); err != nil {
 			return res, err
 		}
 		res.BytesCut += size - keep
 	}
-	stem := strings.TrimSuffix(segs[idx].path, ".log")
-	var victims []string
-	for _, ext := range []string{".index", ".timeindex"} {
-		victims = append(victims, stem+ext)
-	}
+	stem := strings.TrimSuffix(path.Base(segs[idx].path), ".log")
+	victims := map[string]bool{stem + ".index": true, stem + ".timeindex": true}
 	for _, s := range segs[idx+1:] {
-		if st, err := os.Stat(s.path); err == nil {
-			res.BytesCut += st.Size()
+		res.BytesCut += s.size
+		later := strings.TrimSuffix(path.Base(s.path), ".log") + "."
+		for _, e := range entries {
+			if !e.Dir && strings.HasPrefix(e.Name, later) {
+				victims[e.Name] = true
+			}
 		}
-		more, _ := filepath.Glob(strings.TrimSuffix(s.path, ".log") + ".*")
-		victims = append(victims, more...)
 	}
-	snaps, _ := filepath.Glob(filepath.Join(dir, "*.snapshot"))
-	victims = append(victims, snaps...)
-	for _, v := range victims {
-		err := os.Remove(v)
+	for _, e := range entries {
+		if !e.Dir && strings.HasSuffix(e.Name, ".snapshot") {
+			victims[e.Name] = true
+		}
+	}
+	for _, v := range slices.Sorted(maps.Keys(victims)) {
+		err := files.Remove(ctx, path.Join(dir, v))
 		if err == nil {
 			res.FilesDeleted++
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -250,9 +261,9 @@ func CutLog(dir string, rp int64) (CutResult, error) {
 // marker is removed so that Kafka recovers as after a crash. It skips the
 // KRaft metadata log, which Raft manages and fsyncs itself and which the
 // checkpoint does not cover. Results are sorted by partition.
-func CutToRecoveryPoints(logDir string) ([]CutResult, error) {
+func CutToRecoveryPoints(ctx context.Context, files cluster.LogFiles) ([]CutResult, error) {
 	rps := map[string]int64{}
-	data, err := os.ReadFile(filepath.Join(logDir, RecoveryPointFile))
+	data, err := files.ReadFile(ctx, RecoveryPointFile)
 	switch {
 	case err == nil:
 		if rps, err = ParseCheckpoint(data); err != nil {
@@ -261,22 +272,22 @@ func CutToRecoveryPoints(logDir string) ([]CutResult, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
-	entries, err := os.ReadDir(logDir)
+	entries, err := files.List(ctx, ".")
 	if err != nil {
 		return nil, err
 	}
 	var out []CutResult
 	for _, e := range entries {
-		if !e.IsDir() || !isPartitionDir(e.Name()) {
+		if !e.Dir || !isPartitionDir(e.Name) {
 			continue
 		}
-		r, err := CutLog(filepath.Join(logDir, e.Name()), rps[e.Name()])
+		r, err := CutLog(ctx, files, e.Name, rps[e.Name])
 		if err != nil {
-			return out, fmt.Errorf("%s: %w", e.Name(), err)
+			return out, fmt.Errorf("%s: %w", e.Name, err)
 		}
 		out = append(out, r)
 	}
-	if err := os.Remove(filepath.Join(logDir, CleanShutdownFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := files.Remove(ctx, CleanShutdownFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return out, err
 	}
 	return out, nil

@@ -2,12 +2,15 @@ package nemesis
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/cluster"
 )
 
 // testdata/pl-0/00000000000000000000.log was written by a Kafka 4.1.2
@@ -179,7 +182,7 @@ func TestCutLogRealSegment(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := layout(t, data, batches, tc.splits...)
-			res, err := CutLog(dir, tc.rp)
+			res, err := cutLocal(dir, tc.rp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +212,7 @@ func TestCutLogRealSegment(t *testing.T) {
 			}
 			// What is left is a well-formed log ending at the cut.
 			if res.EndAfter > 0 {
-				again, err := CutLog(dir, 1<<40)
+				again, err := cutLocal(dir, 1<<40)
 				if err != nil || again.EndBefore != tc.after {
 					t.Errorf("after the cut the log ends at %d (%v), want %d", again.EndBefore, err, tc.after)
 				}
@@ -233,7 +236,7 @@ func TestCutLogSplitBatch(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "t-0")
 	os.MkdirAll(dir, 0o755)
 	write(t, filepath.Join(dir, "00000000000000000000.log"), buf)
-	res, err := CutLog(dir, 7)
+	res, err := cutLocal(dir, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +255,7 @@ func TestCutToRecoveryPoints(t *testing.T) {
 		os.MkdirAll(filepath.Join(logDir, d), 0o755)
 		write(t, filepath.Join(logDir, d, "00000000000000000000.log"), data)
 	}
-	res, err := CutToRecoveryPoints(logDir)
+	res, err := CutToRecoveryPoints(context.Background(), cluster.LocalDir(logDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,8 +280,14 @@ func TestCutToRecoveryPoints(t *testing.T) {
 	// A log dir without a checkpoint cuts everything.
 	os.Remove(filepath.Join(logDir, RecoveryPointFile))
 	write(t, filepath.Join(logDir, "pl-0", "00000000000000000000.log"), data)
-	res, err = CutToRecoveryPoints(logDir)
+	res, err = CutToRecoveryPoints(context.Background(), cluster.LocalDir(logDir))
 	if err != nil || res[1].EndAfter != 0 {
 		t.Errorf("no checkpoint: %+v %v", res, err)
 	}
+}
+
+// cutLocal cuts a partition dir on the local file system through
+// cluster.LocalDir, as the Docker backend's Files does.
+func cutLocal(dir string, rp int64) (CutResult, error) {
+	return CutLog(context.Background(), cluster.LocalDir(filepath.Dir(dir)), filepath.Base(dir), rp)
 }

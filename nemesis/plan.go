@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // randomFault maps a name of a random schedule's fault mix to a fault and
@@ -38,15 +40,8 @@ func randomFaultNames() []string {
 
 // healFor is the heal that undoes a random fault ("" when none is needed).
 func healFor(fault string) string {
-	switch fault {
-	case FPause:
-		return FPause
-	case FKill, FLoseUnflushed:
-		return FKill
-	case FPartition:
-		return FPartition
-	}
-	return ""
+	f, _ := histories.LookupFault(fault)
+	return f.Heal
 }
 
 // Plan expands a random schedule into scripted steps, as a pure function of

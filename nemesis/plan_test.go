@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 func mix(seed int64, faults ...string) RandomSchedule {
@@ -128,5 +130,22 @@ func TestPRNGPick(t *testing.T) {
 	}
 	if got := r.pick(brokers, 5); !slices.Equal(got, brokers) {
 		t.Errorf("pick 5 of 3: %v", got)
+	}
+}
+
+// TestFaultNamesInVocabulary: every fault a step may name, and every heal
+// kind, is described in the history's vocabulary, so that the checker and
+// the report know it.
+func TestFaultNamesInVocabulary(t *testing.T) {
+	for _, f := range append(slices.Clone(faultNames), FHeal, FSchedule) {
+		if _, ok := histories.LookupFault(f); !ok {
+			t.Errorf("fault %q is not in histories.Faults", f)
+		}
+	}
+	for _, f := range randomFaultNames() {
+		fault, _, _ := randomFault(f)
+		if k := histories.KindOf(fault); k == histories.Lasting && healFor(fault) == "" {
+			t.Errorf("random fault %s lasts but no heal undoes it", f)
+		}
 	}
 }

@@ -11,10 +11,11 @@ import (
 // loseUnflushed is the power loss of seed 004: the broker dies without a
 // flush and comes back having lost whatever had not reached the disk.
 //
-// How the loss is made: kill -9, then, on the host side of the broker's
-// bind-mounted log dir, cut every partition log back to its recovery point
-// from recovery-point-offset-checkpoint (CutToRecoveryPoints), and remove
-// .kafka_cleanshutdown. Why the checkpoint rather than LazyFS (Jepsen's
+// How the loss is made: kill -9, then, through the cluster's LogFiles of
+// the dead broker's log dir (the host side of the bind mount for Docker,
+// the host itself for SSH), cut every partition log back to its recovery
+// point from recovery-point-offset-checkpoint (CutToRecoveryPoints), and
+// remove .kafka_cleanshutdown. Why the checkpoint rather than LazyFS (Jepsen's
 // FUSE file system that drops un-fsynced writes at a crash):
 //
 //   - LazyFS needs FUSE inside the container (/dev/fuse, CAP_SYS_ADMIN or
@@ -71,7 +72,12 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string
 			continue
 		}
 		touched = append(touched, id)
-		res, err := CutToRecoveryPoints(e.Cluster.HostDataDir(id))
+		files, err := e.Cluster.Files(id)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("node %d: log dir: %w", id, err))
+			continue
+		}
+		res, err := CutToRecoveryPoints(ctx, files)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("node %d: cut logs: %w", id, err))
 		}
@@ -96,7 +102,7 @@ func (e *Env) powerOff(ctx context.Context, id int32) error {
 		return err
 	}
 	if st.Paused {
-		if err := e.Cluster.Unpause(ctx, id); err != nil {
+		if err := e.Cluster.Resume(ctx, id); err != nil {
 			return err
 		}
 	}

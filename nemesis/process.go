@@ -91,7 +91,7 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 		}
 		if paused {
 			// A frozen process cannot take SIGKILL until thawed.
-			if err := e.Cluster.Unpause(ctx, id); err != nil {
+			if err := e.Cluster.Resume(ctx, id); err != nil {
 				return false, err
 			}
 		}
@@ -180,7 +180,7 @@ func (e *Env) waitStopped(ctx context.Context, id int32, limit time.Duration) er
 
 // start starts a stopped node and removes rules a heal could not reach.
 func (e *Env) start(ctx context.Context, id int32) error {
-	if err := e.Cluster.StartNode(ctx, id); err != nil {
+	if err := e.Cluster.Start(ctx, id); err != nil {
 		return err
 	}
 	return e.retryPending(ctx, id)
@@ -188,7 +188,7 @@ func (e *Env) start(ctx context.Context, id int32) error {
 
 // resume thaws a paused node and removes rules a heal could not reach.
 func (e *Env) resume(ctx context.Context, id int32) error {
-	if err := e.Cluster.Unpause(ctx, id); err != nil {
+	if err := e.Cluster.Resume(ctx, id); err != nil {
 		return err
 	}
 	return e.retryPending(ctx, id)

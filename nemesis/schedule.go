@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/duration"
 )
 
@@ -119,22 +120,22 @@ type RandomSchedule struct {
 	Targets *Target  `yaml:"targets,omitempty" json:"targets,omitempty"`
 }
 
-// Fault names (a Step's Fault, and the f of the nemesis ops they record).
+// Fault names (a Step's Fault, and the f of the nemesis ops they record):
+// the history's vocabulary (histories/faults.go), named here too so that
+// schedules read in nemesis terms.
 const (
-	FPartition      = "partition"
-	FPause          = "pause"
-	FResume         = "resume"
-	FKill           = "kill"
-	FStart          = "start"
-	FRestart        = "restart"
-	FLoseUnflushed  = "lose-unflushed"
-	FSetConfig      = "set-config"
-	FElectUnclean   = "elect-unclean"
-	FElectPreferred = "elect-preferred"
-	FHeal           = "heal"
-	// FSchedule is recorded once at the start of a run: the mode and seed,
-	// so that a random run can be replayed.
-	FSchedule = "schedule"
+	FPartition      = histories.FPartition
+	FPause          = histories.FPause
+	FResume         = histories.FResume
+	FKill           = histories.FKill
+	FStart          = histories.FStart
+	FRestart        = histories.FRestart
+	FLoseUnflushed  = histories.FLoseUnflushed
+	FSetConfig      = histories.FSetConfig
+	FElectUnclean   = histories.FElectUnclean
+	FElectPreferred = histories.FElectPreferred
+	FHeal           = histories.FHeal
+	FSchedule       = histories.FSchedule
 )
 
 // Partition shapes.
@@ -160,10 +161,9 @@ const (
 	RoleNodes      = "nodes"
 )
 
-// Heal kinds (a Step's Heal).
-const (
-	HealAll = "all"
-)
+// HealAll is the heal kind (a Step's Heal) that undoes every fault; the
+// others are histories.HealKinds: partition, pause, kill.
+const HealAll = histories.HealAll
 
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
@@ -172,7 +172,7 @@ var (
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes}
-	healNames = []string{HealAll, FPartition, FPause, FKill}
+	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
 	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed}
 	// partitionRoles: roles that read a partition's state.

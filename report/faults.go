@@ -24,21 +24,8 @@ type band struct {
 	Detail     string
 }
 
-// lasting faults stay in effect until an op of these kinds undoes them.
-var undoneBy = map[string][]string{
-	"partition":      {"heal"},
-	"pause":          {"resume", "heal"},
-	"kill":           {"start", "restart", "heal"},
-	"lose-unflushed": {"start", "restart", "heal"},
-}
-
-// healTargets maps heal's value.fault to the fault kinds it undoes; an
-// empty fault or "all" undoes everything.
-var healTargets = map[string][]string{
-	"partition": {"partition"},
-	"pause":     {"pause"},
-	"kill":      {"kill", "lose-unflushed"},
-}
+// Which faults last, which ops undo them and which heal covers which
+// fault are the history's vocabulary: histories.Faults.
 
 // bands pairs nemesis ops into fault bands. Ops that ended in fail did
 // not happen and get no band; ops that only undo (heal, resume, start)
@@ -59,16 +46,16 @@ func bands(ops []nemOp, end int64) []band {
 			delete(open, i)
 		}
 		switch {
-		case undoneBy[op.F] != nil:
+		case histories.KindOf(op.F) == histories.Lasting:
 			b := newBand(op)
-			if op.F == "lose-unflushed" && truthy(op.Value.Details["start"]) {
+			if op.F == histories.FLoseUnflushed && truthy(op.Value.Details["start"]) {
 				b.End = op.End // the op started the broker again itself
 			} else {
 				b.End, b.Open = end, true
 				open[len(out)] = true
 			}
 			out = append(out, b)
-		case op.F == "heal" || op.F == "resume" || op.F == "start":
+		case histories.KindOf(op.F) == histories.Undo:
 			// undo-only ops are not faults of their own
 		default:
 			b := newBand(op)
@@ -82,15 +69,14 @@ func bands(ops []nemOp, end int64) []band {
 // undoes reports whether op ends the lasting fault b: the op's kind must
 // undo b's kind and, when both name nodes, they must share one.
 func undoes(op nemOp, b *band) bool {
-	if !slices.Contains(undoneBy[b.Kind], op.F) {
+	if !histories.Undoes(op.F, b.Kind) {
 		return false
 	}
-	if op.F == "heal" {
-		f := op.Value.Fault
-		if f != "" && f != "all" && f != "heal" && !slices.Contains(healTargets[f], b.Kind) {
+	if op.F == histories.FHeal {
+		if !histories.HealCovers(op.Value.Fault, b.Kind) {
 			return false
 		}
-		if f == "" || f == "all" || f == "heal" {
+		if histories.HealsAll(op.Value.Fault) {
 			return true
 		}
 	}
@@ -108,6 +94,9 @@ func undoes(op nemOp, b *band) bool {
 func newBand(op nemOp) band {
 	b := band{Kind: op.F, Nodes: op.Value.Nodes, Start: op.Start, End: op.End}
 	b.Label = op.F
+	if f, ok := histories.LookupFault(op.F); ok {
+		b.Label = f.Label
+	}
 	if len(op.Value.Nodes) > 0 {
 		b.Label += " " + nodeList(op.Value.Nodes)
 	}

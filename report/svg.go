@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // The timeline is one SVG so that every panel shares one time axis: a
@@ -187,23 +189,8 @@ func (c *canvas) faults(bs []band) {
 	c.y = top + float64(rows)*(laneH+2) + 10
 }
 
-func faultColor(kind string) string {
-	switch kind {
-	case "partition":
-		return "#4a7fc1"
-	case "pause":
-		return "#8e6bbf"
-	case "kill":
-		return "#c0392b"
-	case "lose-unflushed":
-		return "#7b1111"
-	case "set-config":
-		return "#d98c1f"
-	case "elect-unclean", "elect-preferred":
-		return "#e0457b"
-	}
-	return "#6b6b6b"
-}
+// faultColor is the colour the history's fault vocabulary gives kind.
+func faultColor(kind string) string { return histories.FaultColor(kind) }
 
 var brokerColors = []string{"#7fb3d5", "#82c99a", "#f0b27a", "#c39bd3", "#f7dc6f", "#76d7c4", "#e6b0aa", "#aeb6bf"}
 

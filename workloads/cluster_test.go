@@ -12,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/cluster/docker"
 )
 
 // One 1-controller, 3-broker cluster serves every integration test and
@@ -19,7 +20,7 @@ import (
 // ~25 s on the 2-core machines. TestMain tears it down.
 var shared struct {
 	once sync.Once
-	c    *cluster.Cluster
+	c    *docker.Cluster
 	err  error
 }
 
@@ -49,7 +50,7 @@ type tb interface {
 
 // sharedCluster starts the cluster on first use. It skips under -short and
 // when Docker or the Kafka image is missing.
-func sharedCluster(t tb) *cluster.Cluster {
+func sharedCluster(t tb) *docker.Cluster {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration: needs Docker and the Kafka image (skipped under -short)")
@@ -62,7 +63,7 @@ func sharedCluster(t tb) *cluster.Cluster {
 		defer cancel()
 		begin := time.Now()
 		logs, _ := os.MkdirTemp("", "kchaos-workloads-logs-")
-		shared.c, shared.err = cluster.Start(ctx, cluster.Config{
+		shared.c, shared.err = docker.Start(ctx, cluster.Config{
 			KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
 			Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
 			LogDir:       logs, // the brokers' logs, copied at teardown

@@ -2,7 +2,8 @@ package workloads
 
 import (
 	"context"
-	"sort"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
@@ -96,12 +97,10 @@ func (w *Workload) completePoll(pid int, req histories.ReadRequest, f Fetch, per
 // recorded as an assign.
 func (w *Workload) afterPoll(stop context.Context, pid int, c Consumer, parts []int32, pos map[int32]int64, f Fetch) error {
 	if len(f.Resets) > 0 {
-		moved := make([]int32, 0, len(f.Resets))
-		for p, o := range f.Resets {
-			pos[p] = o
-			moved = append(moved, p)
+		moved := slices.Sorted(maps.Keys(f.Resets))
+		for _, p := range moved {
+			pos[p] = f.Resets[p]
 		}
-		sort.Slice(moved, func(i, j int) bool { return moved[i] < moved[j] })
 		if err := w.recordAssign(pid, moved, f.Resets); err != nil {
 			return err
 		}

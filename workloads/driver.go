@@ -2,7 +2,8 @@ package workloads
 
 import (
 	"context"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -95,10 +96,5 @@ func DriverFor(name string) (Driver, bool) {
 
 // DriverNames lists the drivers.
 func DriverNames() []string {
-	out := make([]string, 0, len(drivers))
-	for n := range drivers {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(drivers))
 }

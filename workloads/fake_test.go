@@ -62,7 +62,7 @@ func newTestWorkload(t *testing.T, cfg Config, d Driver) (*Workload, *histories.
 		t.Fatal(err)
 	}
 	w := &Workload{cfg: cfg, drv: d, bootstrap: []string{"fake:9092"}, rec: rec,
-		c: newCounters(), parts: newPartitioner(cfg), pacer: newPacer(cfg.Rate), stopCh: make(chan struct{})}
+		c: newCounters(), parts: newPartitioner(cfg), limiter: newLimiter(cfg.Rate), stopCh: make(chan struct{})}
 	return w, rec, &buf
 }
 

@@ -55,7 +55,7 @@ func integration(t *testing.T, drv string) {
 	}
 
 	// The fault: pause follower 2 mid-run, resume it 10 s later.
-	t.Cleanup(func() { _ = c.Unpause(context.Background(), 2) })
+	t.Cleanup(func() { _ = c.Resume(context.Background(), 2) })
 	faultDone := make(chan error, 1)
 	go func() {
 		select {
@@ -67,7 +67,7 @@ func integration(t *testing.T, drv string) {
 			return
 		}
 		time.Sleep(10 * time.Second)
-		faultDone <- c.Unpause(ctx, 2)
+		faultDone <- c.Resume(ctx, 2)
 	}()
 	progress := w.Progress(ctx, 5*time.Second)
 	go func() {

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -79,11 +80,7 @@ func (c *kafkaGoConsumer) Poll(ctx context.Context) (Fetch, error) {
 	if c.pos == nil {
 		return Fetch{}, errors.New("consumer not assigned")
 	}
-	parts := make([]int32, 0, len(c.pos))
-	for p := range c.pos {
-		parts = append(parts, p)
-	}
-	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
+	parts := slices.Sorted(maps.Keys(c.pos))
 	type result struct {
 		recs     []histories.Record
 		logStart int64

@@ -2,8 +2,9 @@ package workloads
 
 import (
 	"context"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -140,11 +141,7 @@ func (o *Observer) Sample(ctx context.Context) {
 			brokerSet[b] = true
 		}
 	}
-	brokers := make([]int32, 0, len(brokerSet))
-	for b := range brokerSet {
-		brokers = append(brokers, b)
-	}
-	sort.Slice(brokers, func(i, j int) bool { return brokers[i] < brokers[j] })
+	brokers := slices.Sorted(maps.Keys(brokerSet))
 
 	// Offsets get a shorter bound than the sample: a broker that does not
 	// answer (paused, partitioned) only loses its own log end offset.

@@ -59,7 +59,7 @@ func (w *Workload) slot(stop, ops context.Context, p Producer) error {
 		if ended(stop) || !w.takeSend() {
 			return nil
 		}
-		if err := w.pacer.wait(stop); err != nil {
+		if err := w.limiter.Wait(stop); err != nil {
 			return nil
 		}
 		part, key := w.parts.pick()

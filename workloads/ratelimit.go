@@ -1,43 +1,15 @@
 package workloads
 
-import (
-	"context"
-	"sync"
-	"time"
+import "golang.org/x/time/rate"
 
-	"github.com/kchaos/kchaos/internal/ctxsleep"
-)
-
-// pacer spaces sends evenly at a global rate shared by every producer slot.
-// A nil pacer (rate 0) never waits.
-type pacer struct {
-	mu       sync.Mutex
-	interval time.Duration
-	next     time.Time
-}
-
-func newPacer(rate float64) *pacer {
-	if rate <= 0 {
-		return nil
+// newLimiter returns the send pacing shared by every producer slot:
+// golang.org/x/time/rate with a burst of one, so concurrent callers get
+// distinct, evenly spaced turns and a caller that falls behind earns no
+// burst beyond one send. sendsPerSec 0 means unlimited (rate.Inf, whose
+// Wait returns at once unless the context has ended).
+func newLimiter(sendsPerSec float64) *rate.Limiter {
+	if sendsPerSec <= 0 {
+		return rate.NewLimiter(rate.Inf, 1)
 	}
-	return &pacer{interval: time.Duration(float64(time.Second) / rate)}
-}
-
-// wait blocks until the caller's turn, or ctx ends (then it returns
-// ctx.Err()). Turns are reserved under the lock, so concurrent callers get
-// distinct, evenly spaced times; a caller that falls behind does not earn
-// a burst beyond one interval.
-func (p *pacer) wait(ctx context.Context) error {
-	if p == nil {
-		return ctx.Err()
-	}
-	p.mu.Lock()
-	now := time.Now()
-	if p.next.Before(now) {
-		p.next = now
-	}
-	at := p.next
-	p.next = p.next.Add(p.interval)
-	p.mu.Unlock()
-	return ctxsleep.Sleep(ctx, time.Until(at))
+	return rate.NewLimiter(rate.Limit(sendsPerSec), 1)
 }

@@ -1,8 +1,10 @@
 package workloads
 
 import (
+	"cmp"
 	"context"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,16 +35,10 @@ type Stats struct {
 
 // ErrorNames returns the error names by decreasing count.
 func (s Stats) ErrorNames() []string {
-	out := make([]string, 0, len(s.Errors))
-	for n := range s.Errors {
-		out = append(out, n)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if s.Errors[out[i]] != s.Errors[out[j]] {
-			return s.Errors[out[i]] > s.Errors[out[j]]
-		}
-		return out[i] < out[j]
-	})
+	// Sorted by name first, so that the stable sort by count breaks ties
+	// by name.
+	out := slices.Sorted(maps.Keys(s.Errors))
+	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(s.Errors[b], s.Errors[a]) })
 	return out
 }
 

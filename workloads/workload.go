@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Workload is one configured run of producers and consumers. Make one with
@@ -19,7 +21,7 @@ type Workload struct {
 	rec       Recorder
 	c         *counters
 	parts     *partitioner
-	pacer     *pacer
+	limiter   *rate.Limiter
 	budget    *atomic.Int64 // benchmarks: stop after this many sends
 	ran       atomic.Bool
 	stopOnce  sync.Once
@@ -41,7 +43,7 @@ func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 	}
 	drv, _ := DriverFor(cfg.Driver)
 	return &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
-		c: newCounters(), parts: newPartitioner(cfg), pacer: newPacer(cfg.Rate),
+		c: newCounters(), parts: newPartitioner(cfg), limiter: newLimiter(cfg.Rate),
 		stopCh: make(chan struct{})}, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -23,7 +24,7 @@ func TestAdminAgainstACluster(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION")})
+	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION")})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -100,7 +101,7 @@ func TestAdminAgainstACluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitLive(t, adm, []int32{0, 1}, 20*time.Second)
-	if err := c.StartNode(ctx, 2); err != nil {
+	if err := c.Start(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	waitLive(t, adm, []int32{0, 1, 2}, 90*time.Second)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/cluster/docker"
 )
 
 // TestSetFeatureLive: a cluster formatted with ELR off reports
@@ -27,7 +28,7 @@ func TestSetFeatureLive(t *testing.T) {
 		t.Skipf("Kafka %s has no ELR feature", v)
 	}
 	off := false
-	c, err := cluster.Start(ctx, cluster.Config{KafkaVersion: v, ELR: &off})
+	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: v, ELR: &off})
 	if err != nil {
 		t.Fatal(err)
 	}

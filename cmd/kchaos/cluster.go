@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/shutdown"
@@ -50,7 +51,7 @@ func newClusterCmd() *cobra.Command {
 				return badInput(err)
 			}
 			return sessionWith(shutdown.Options{Plan: "teardown"}, func(ctx context.Context, p *progress.Printer) error {
-				err := harness.Hold(ctx, cfg, p, p.Logger(), func(c *cluster.Cluster) {
+				err := harness.Hold(ctx, cfg, p, p.Logger(), func(c cluster.Cluster) {
 					p.Finish()
 					fmt.Printf("run %s: ready (Kafka %s)\n", c.RunID(), cfg.KafkaVersion)
 					fmt.Printf("bootstrap: %s\n", strings.Join(c.Bootstrap(), ","))
@@ -96,8 +97,8 @@ func newCleanCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			n, err := cluster.Clean(ctx, dataRoot)
-			fmt.Printf("removed %d containers and networks labelled %s\n", n, cluster.Label)
+			n, err := docker.Clean(ctx, dataRoot)
+			fmt.Printf("removed %d containers and networks labelled %s\n", n, docker.Label)
 			if err != nil {
 				return internal(err)
 			}

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/checker"
-	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/harness"
 )
 
@@ -137,13 +137,13 @@ func interruptRun(t *testing.T, bin, file string, sig syscall.Signal) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ctrs, nets, err := cluster.Labelled(ctx, runID)
+	ctrs, nets, err := docker.Labelled(ctx, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(ctrs)+len(nets) > 0 {
 		t.Errorf("run %s left %d containers and %d networks", runID, len(ctrs), len(nets))
-		_, _ = cluster.Clean(ctx, "")
+		_, _ = docker.Clean(ctx, "")
 	}
 
 	dirs, _ := filepath.Glob(filepath.Join(store, "interrupt", "*"))

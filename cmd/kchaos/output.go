@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/shutdown"
 )
@@ -45,7 +45,7 @@ func printer() (*progress.Printer, error) {
 		return nil, fmt.Errorf("--log-format %q: want text or json", output.format)
 	}
 	p := progress.NewPrinter(os.Stderr, o)
-	cluster.SetLog(p.Logger())
+	docker.SetLog(p.Logger())
 	return p, nil
 }
 

@@ -1,6 +1,6 @@
 // Package ctxsleep is the one context-aware sleep that the nemesis (waits
-// between steps) and the workloads (rate limit, backoff after a failure)
-// share.
+// between steps) and the workloads (backoff after a failure; the send rate
+// limit is golang.org/x/time/rate) share.
 package ctxsleep
 
 import (

@@ -1,4 +1,4 @@
-package cluster
+package docker
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 )
+
+// Label marks every container and network of a run: org.kchaos.run=<run id>.
+const Label = "org.kchaos.run"
 
 // RemoveRun force-removes the containers (with their anonymous volumes) and
 // networks labelled org.kchaos.run=runID; runID "" removes those of every

@@ -1,4 +1,4 @@
-package cluster
+package docker
 
 import (
 	"bytes"
@@ -6,15 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	tcexec "github.com/testcontainers/testcontainers-go/exec"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 )
 
@@ -46,9 +48,9 @@ func (c *Cluster) Signal(ctx context.Context, id int32, sig string) error {
 	return nil
 }
 
-// StartNode starts node id's stopped container again, with the same disk.
+// Start starts node id's stopped container again, with the same disk.
 // It returns once the container runs, not once Kafka is ready.
-func (c *Cluster) StartNode(ctx context.Context, id int32) error {
+func (c *Cluster) Start(ctx context.Context, id int32) error {
 	ctr, err := c.container(id)
 	if err != nil {
 		return err
@@ -84,8 +86,8 @@ func (c *Cluster) Pause(ctx context.Context, id int32) error {
 	return nil
 }
 
-// Unpause thaws node id.
-func (c *Cluster) Unpause(ctx context.Context, id int32) error {
+// Resume thaws node id (docker unpause).
+func (c *Cluster) Resume(ctx context.Context, id int32) error {
 	ctr, err := c.container(id)
 	if err != nil {
 		return err
@@ -96,23 +98,17 @@ func (c *Cluster) Unpause(ctx context.Context, id int32) error {
 	return nil
 }
 
-// NodeState is a container's run state.
-type NodeState struct {
-	Running, Paused bool
-	ExitCode        int
-}
-
 // State reports whether node id's container runs and whether it is paused.
-func (c *Cluster) State(ctx context.Context, id int32) (NodeState, error) {
+func (c *Cluster) State(ctx context.Context, id int32) (cluster.NodeState, error) {
 	ctr, err := c.container(id)
 	if err != nil {
-		return NodeState{}, err
+		return cluster.NodeState{}, err
 	}
 	st, err := ctr.State(ctx)
 	if err != nil {
-		return NodeState{}, fmt.Errorf("node %d: inspect: %w", id, err)
+		return cluster.NodeState{}, fmt.Errorf("node %d: inspect: %w", id, err)
 	}
-	return NodeState{Running: st.Running, Paused: st.Paused, ExitCode: st.ExitCode}, nil
+	return cluster.NodeState{Running: st.Running, Paused: st.Paused, ExitCode: st.ExitCode}, nil
 }
 
 // Exec runs cmd in node id's container and returns its combined output; a
@@ -150,52 +146,14 @@ func (c *Cluster) Logs(ctx context.Context, id int32) ([]byte, error) {
 // Admin returns an admin client for the cluster; the caller closes it.
 func (c *Cluster) Admin() (*admin.Client, error) { return admin.New(c.Bootstrap()) }
 
-// WaitReady waits until every broker is registered and unfenced, as the
-// admin API reports (the Metadata response lists only unfenced brokers).
+// WaitReady waits until every broker is registered and unfenced.
 func (c *Cluster) WaitReady(ctx context.Context, limit time.Duration) error {
-	return c.WaitBrokers(ctx, c.brokers, limit)
+	return cluster.WaitBrokers(ctx, c, c.brokers, limit)
 }
 
 // WaitBrokers waits until the given brokers are all registered and unfenced.
 func (c *Cluster) WaitBrokers(ctx context.Context, ids []int32, limit time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	adm, err := c.Admin()
-	if err != nil {
-		return err
-	}
-	defer adm.Close()
-	var last []int32
-	var lastErr error
-	for {
-		live, err := adm.LiveBrokers(ctx)
-		if err == nil {
-			last = live
-			if containsAll(live, ids) {
-				return nil
-			}
-		} else {
-			lastErr = err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("brokers %v not all unfenced within %s (live: %v, last error: %v)", ids, limit, last, lastErr)
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
-}
-
-func containsAll(have, want []int32) bool {
-	set := map[int32]bool{}
-	for _, h := range have {
-		set[h] = true
-	}
-	for _, w := range want {
-		if !set[w] {
-			return false
-		}
-	}
-	return true
+	return cluster.WaitBrokers(ctx, c, ids, limit)
 }
 
 // Teardown copies each node's log into Config.LogDir (when set), then
@@ -207,12 +165,7 @@ func (c *Cluster) Teardown(ctx context.Context) error {
 		if c.cfg.LogDir != "" {
 			errs = append(errs, c.CopyLogs(ctx, c.cfg.LogDir))
 		}
-		ids := make([]int32, 0, len(c.containers))
-		for id := range c.containers {
-			ids = append(ids, id)
-		}
-		sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-		for _, id := range ids {
+		for _, id := range slices.Sorted(maps.Keys(c.containers)) {
 			// Thaw first: a paused container cannot be removed cleanly.
 			_, _ = c.docker.ContainerUnpause(ctx, c.containers[id].GetContainerID(), client.ContainerUnpauseOptions{})
 		}
@@ -232,10 +185,8 @@ func (c *Cluster) CopyLogs(ctx context.Context, dir string) error {
 		return err
 	}
 	var errs []error
-	for id, n := range c.nodes {
-		if _, ok := c.containers[id]; !ok {
-			continue
-		}
+	for _, id := range slices.Sorted(maps.Keys(c.containers)) {
+		n := c.nodes[id]
 		b, err := c.Logs(ctx, id)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("logs of %s %d: %w", n.Role, id, err))

@@ -1,4 +1,4 @@
-package cluster_test
+package docker_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/docker"
 )
 
 // TestStartFailsFastOnFormatError gives broker 1 a config value Kafka
@@ -23,7 +24,7 @@ func TestStartFailsFastOnFormatError(t *testing.T) {
 	defer cancel()
 	runID := cluster.NewRunID()
 	begin := time.Now()
-	c, err := cluster.Start(ctx, cluster.Config{
+	c, err := docker.Start(ctx, cluster.Config{
 		RunID:        runID,
 		KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
 		PerBroker:    map[int32]map[string]string{1: {"num.network.threads": "abc"}},
@@ -47,7 +48,7 @@ func TestStartFailsFastOnFormatError(t *testing.T) {
 	if took > 45*time.Second {
 		t.Errorf("start took %s to fail; want it within seconds of the node's exit", took)
 	}
-	ctrs, nets, lerr := cluster.Labelled(ctx, runID)
+	ctrs, nets, lerr := docker.Labelled(ctx, runID)
 	if lerr != nil || len(ctrs)+len(nets) != 0 {
 		t.Errorf("after the failed start %d containers and %d networks remain (%v)", len(ctrs), len(nets), lerr)
 	}

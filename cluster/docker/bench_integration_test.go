@@ -1,4 +1,4 @@
-package cluster_test
+package docker_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/docker"
 )
 
 // BenchmarkClusterReady measures a cluster start (1 controller + 3 brokers)
@@ -22,7 +23,7 @@ func BenchmarkClusterReady(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		begin := time.Now()
-		c, err := cluster.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
+		c, err := docker.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
 			Image: os.Getenv("KCHAOS_IMAGE"), Racks: cluster.Racks{"a": {0, 1}, "b": {2}}})
 		took := time.Since(begin)
 		if err != nil {

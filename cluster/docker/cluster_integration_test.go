@@ -1,4 +1,4 @@
-package cluster_test
+package docker_test
 
 import (
 	"context"
@@ -14,11 +14,12 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/cluster/docker"
 )
 
 // startCluster starts 1 controller + 3 brokers on racks a: [0,1], b: [2]
 // and registers its teardown.
-func startCluster(t *testing.T, elr *bool) *cluster.Cluster {
+func startCluster(t *testing.T, elr *bool) *docker.Cluster {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: needs Docker and the Kafka image")
@@ -27,7 +28,7 @@ func startCluster(t *testing.T, elr *bool) *cluster.Cluster {
 	defer cancel()
 	logs := t.TempDir()
 	begin := time.Now()
-	c, err := cluster.Start(ctx, cluster.Config{
+	c, err := docker.Start(ctx, cluster.Config{
 		KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
 		Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
 		ELR:          elr,
@@ -43,7 +44,7 @@ func startCluster(t *testing.T, elr *bool) *cluster.Cluster {
 		if err := c.Teardown(ctx); err != nil {
 			t.Errorf("teardown: %v", err)
 		}
-		ctrs, nets, err := cluster.Labelled(ctx, c.RunID())
+		ctrs, nets, err := docker.Labelled(ctx, c.RunID())
 		if err != nil {
 			t.Errorf("list labelled: %v", err)
 		}
@@ -81,7 +82,7 @@ func waitISR(t *testing.T, adm *admin.Client, topic string, want []int32, limit 
 	}
 }
 
-func produce(t *testing.T, c *cluster.Cluster, topic string, n int, prefix string) {
+func produce(t *testing.T, c *docker.Cluster, topic string, n int, prefix string) {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...), kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.DefaultProduceTopic(topic))
@@ -100,7 +101,7 @@ func produce(t *testing.T, c *cluster.Cluster, topic string, n int, prefix strin
 	}
 }
 
-func readAll(t *testing.T, c *cluster.Cluster, topic string, want int) []string {
+func readAll(t *testing.T, c *docker.Cluster, topic string, want int) []string {
 	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Bootstrap()...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
@@ -169,7 +170,7 @@ func TestClusterProduceDescribePause(t *testing.T) {
 	paused := time.Now()
 	waitISR(t, adm, "t", []int32{0, 1}, 4*time.Second+8*time.Second)
 	t.Logf("ISR shrank %s after pause", time.Since(paused).Round(100*time.Millisecond))
-	if err := c.Unpause(ctx, 2); err != nil {
+	if err := c.Resume(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	waitISR(t, adm, "t", []int32{0, 1, 2}, 30*time.Second)
@@ -195,9 +196,10 @@ func TestClusterKillRestartKeepsData(t *testing.T) {
 	if err != nil || st.Running {
 		t.Fatalf("broker 2 still runs after kill -9: %+v %v", st, err)
 	}
+	checkFilesWhileDead(t, c, 2, "k-0")
 	waitISR(t, adm, "k", []int32{0, 1}, 15*time.Second)
 	produce(t, c, "k", 500, "b")
-	if err := c.StartNode(ctx, 2); err != nil {
+	if err := c.Start(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.WaitBrokers(ctx, []int32{2}, 60*time.Second); err != nil {
@@ -227,7 +229,7 @@ func TestClusterThreeControllers(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c, err := cluster.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"), Controllers: 3})
+	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"), Controllers: 3})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -266,5 +268,39 @@ func TestClusterThreeControllers(t *testing.T) {
 	}
 	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: "q", Assignment: [][]int32{{0, 1, 2}}}); err != nil {
 		t.Fatalf("create topic with 2 of 3 controllers: %v", err)
+	}
+}
+
+// checkFilesWhileDead reads a killed broker's log dir through the cluster
+// interface, as the power-loss fault does: the partition dir and its
+// segment are there, meta.properties names the broker, and a path that
+// leaves the log dir is refused.
+func checkFilesWhileDead(t *testing.T, c cluster.Nodes, id int32, partDir string) {
+	t.Helper()
+	ctx := context.Background()
+	files, err := c.Files(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := files.List(ctx, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(top, func(f cluster.FileInfo) bool { return f.Name == partDir && f.Dir }) {
+		t.Errorf("log dir of node %d: no %s in %+v", id, partDir, top)
+	}
+	part, err := files.List(ctx, partDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(part, func(f cluster.FileInfo) bool { return f.Name == "00000000000000000000.log" && f.Size > 0 }) {
+		t.Errorf("%s of node %d: no non-empty first segment in %+v", partDir, id, part)
+	}
+	meta, err := files.ReadFile(ctx, "meta.properties")
+	if err != nil || !strings.Contains(string(meta), fmt.Sprintf("node.id=%d", id)) {
+		t.Errorf("meta.properties of node %d: %q %v", id, meta, err)
+	}
+	if _, err := files.ReadFile(ctx, "../server.properties"); err == nil {
+		t.Error("a path outside the log dir was read")
 	}
 }

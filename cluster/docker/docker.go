@@ -1,0 +1,307 @@
+// Package docker is the Docker backend of package cluster: each node of a
+// run is a container (testcontainers-go) on a private network with an
+// explicit subnet, with its log dir bind-mounted from the host so that it
+// survives kill -9 and restart, and with NET_ADMIN so that faults can run
+// iptables inside it. Every container and network carries the label
+// org.kchaos.run=<run id>; Teardown and Clean remove them by that label.
+// The Ryuk reaper is off (its image cannot be pulled here), so cleaning
+// up is kchaos's own job.
+package docker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/network"
+	"github.com/moby/moby/client"
+	"github.com/testcontainers/testcontainers-go"
+	tcnetwork "github.com/testcontainers/testcontainers-go/network"
+
+	"github.com/kchaos/kchaos/cluster"
+)
+
+// Cluster is a running Kafka cluster of one run, in containers.
+type Cluster struct {
+	cfg         cluster.Config
+	version     cluster.Version
+	network     *testcontainers.DockerNetwork
+	docker      *client.Client
+	nodes       map[int32]cluster.Node
+	containers  map[int32]*testcontainers.DockerContainer
+	dataDirs    map[int32]string
+	brokers     []int32
+	controllers []int32
+	torn        sync.Once
+	tearErr     error
+}
+
+func init() {
+	// The Ryuk reaper image cannot be pulled here; kchaos cleans up its own
+	// containers by label (Teardown, Clean).
+	if os.Getenv("TESTCONTAINERS_RYUK_DISABLED") == "" {
+		os.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	}
+}
+
+var _ cluster.Cluster = (*Cluster)(nil)
+
+// Start creates the network and containers, and waits until every broker is
+// registered and unfenced (checked through the admin API). On error it
+// tears down whatever it created.
+func Start(ctx context.Context, cfg cluster.Config) (c *Cluster, err error) {
+	cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.RunID == "" {
+		cfg.RunID = cluster.NewRunID()
+	}
+	v, _ := cluster.ParseVersion(cfg.KafkaVersion)
+	docker, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("docker: %w (is the engine running? scripts/docker-up.sh starts one)", err)
+	}
+	if _, err := docker.ImageInspect(ctx, cfg.Image); err != nil {
+		return nil, fmt.Errorf("image %s is not built: run `make image KAFKA_VERSION=%s`", cfg.Image, cfg.KafkaVersion)
+	}
+	c = &Cluster{cfg: cfg, version: v, docker: docker.Client,
+		nodes: map[int32]cluster.Node{}, containers: map[int32]*testcontainers.DockerContainer{},
+		dataDirs: map[int32]string{}}
+	defer func() {
+		if err != nil {
+			tctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_ = c.Teardown(tctx)
+		}
+	}()
+	subnet, err := c.createNetwork(ctx)
+	if err != nil {
+		return c, err
+	}
+	c.layout(subnet)
+	if err := c.startContainers(ctx); err != nil {
+		return c, err
+	}
+	if err := cluster.WaitStarted(ctx, c, 150*time.Second); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// createNetwork makes the run's network with an explicit subnet: kchaos
+// sends traffic only to networks it created itself.
+func (c *Cluster) createNetwork(ctx context.Context) (netip.Prefix, error) {
+	var candidates []netip.Prefix
+	if c.cfg.Subnet != "" {
+		p, err := netip.ParsePrefix(c.cfg.Subnet)
+		if err != nil || !p.Addr().Is4() || p.Bits() > 26 {
+			return p, fmt.Errorf("subnet %q: want an IPv4 prefix of /26 or wider", c.cfg.Subnet)
+		}
+		candidates = []netip.Prefix{p.Masked()}
+	} else {
+		h := fnv.New32a()
+		h.Write([]byte(c.cfg.RunID))
+		start := h.Sum32() % 256
+		for i := uint32(0); i < 16; i++ {
+			third := byte((start + i*17) % 256)
+			candidates = append(candidates, netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 231, third, 0}), 24))
+		}
+	}
+	var lastErr error
+	for _, p := range candidates {
+		nw, err := tcnetwork.New(ctx,
+			tcnetwork.WithLabels(map[string]string{Label: c.cfg.RunID}),
+			tcnetwork.WithIPAM(&network.IPAM{Driver: "default",
+				Config: []network.IPAMConfig{{Subnet: p}}}),
+		)
+		if err == nil {
+			c.network = nw
+			return p, nil
+		}
+		lastErr = err
+		if !strings.Contains(err.Error(), "overlap") {
+			break
+		}
+	}
+	return netip.Prefix{}, fmt.Errorf("create network: %w", lastErr)
+}
+
+// layout names the nodes and gives each a fixed address: controllers .10+,
+// brokers .20+.
+func (c *Cluster) layout(subnet netip.Prefix) {
+	base := subnet.Addr().As4()
+	addr := func(last byte) string {
+		b := base
+		b[3] += last
+		return netip.AddrFrom4(b).String()
+	}
+	rackOf := c.cfg.Racks.RackOf()
+	for i := 0; i < c.cfg.Controllers; i++ {
+		id := int32(cluster.ControllerIDBase + i)
+		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: addr(byte(10 + i)),
+			Name: fmt.Sprintf("kchaos-%s-controller-%d", c.cfg.RunID, id)}
+		c.controllers = append(c.controllers, id)
+	}
+	for i := 0; i < c.cfg.Brokers; i++ {
+		id := int32(i)
+		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleBroker, IP: addr(byte(20 + i)), Rack: rackOf[id],
+			Name: fmt.Sprintf("kchaos-%s-broker-%d", c.cfg.RunID, id)}
+		c.brokers = append(c.brokers, id)
+	}
+}
+
+func (c *Cluster) startContainers(ctx context.Context) error {
+	var ctrls []cluster.Node
+	for _, id := range c.controllers {
+		ctrls = append(ctrls, c.nodes[id])
+	}
+	voters := cluster.Voters(ctrls)
+	ids := append(append([]int32{}, c.controllers...), c.brokers...)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	errs := make([]error, len(ids))
+	for i, id := range ids {
+		wg.Add(1)
+		go func(i int, n cluster.Node) {
+			defer wg.Done()
+			ctr, dir, err := c.createNode(ctx, n, voters)
+			mu.Lock()
+			if ctr != nil {
+				c.containers[n.ID] = ctr
+			}
+			c.dataDirs[n.ID] = dir
+			mu.Unlock()
+			errs[i] = err
+		}(i, c.nodes[id])
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters string) (*testcontainers.DockerContainer, string, error) {
+	dir := filepath.Join(c.cfg.DataRoot, c.cfg.RunID, fmt.Sprintf("%s-%d", n.Role, n.ID))
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		return nil, dir, err
+	}
+	var props string
+	heap := c.cfg.BrokerHeapMB
+	if n.Role == cluster.RoleBroker {
+		props = cluster.Render(n, voters, c.cfg.Brokers, c.cfg.BrokerConfig, c.cfg.PerBroker[n.ID])
+	} else {
+		props = cluster.Render(n, voters, c.cfg.Brokers, c.cfg.ControllerConfig)
+		heap = c.cfg.ControllerHeapMB
+	}
+	propsPath := filepath.Join(dir, "server.properties")
+	if err := os.WriteFile(propsPath, []byte(props), 0o644); err != nil {
+		return nil, dir, err
+	}
+	formatArgs := strings.Join(cluster.FormatArgs(c.version, c.cfg.ELR), " ")
+	ip, _ := netip.ParseAddr(n.IP)
+	req := testcontainers.ContainerRequest{
+		Image:    c.cfg.Image,
+		Name:     n.Name,
+		Hostname: fmt.Sprintf("%s-%d", n.Role, n.ID),
+		Labels: map[string]string{Label: c.cfg.RunID, "org.kchaos.node": fmt.Sprint(n.ID),
+			"org.kchaos.role": string(n.Role)},
+		Env: map[string]string{
+			"KCHAOS_CLUSTER_ID":  cluster.ClusterID(c.cfg.RunID),
+			"KCHAOS_FORMAT_ARGS": formatArgs,
+			"KAFKA_HEAP_OPTS":    fmt.Sprintf("-Xms%dm -Xmx%dm", heap/2, heap),
+		},
+		Networks:       []string{c.network.Name},
+		NetworkAliases: map[string][]string{c.network.Name: {fmt.Sprintf("%s-%d", n.Role, n.ID)}},
+		HostConfigModifier: func(hc *container.HostConfig) {
+			hc.CapAdd = append(hc.CapAdd, "NET_ADMIN")
+			hc.Binds = append(hc.Binds,
+				filepath.Join(dir, "data")+":"+cluster.DataDir,
+				propsPath+":/etc/kafka/server.properties:ro")
+		},
+		EndpointSettingsModifier: func(m map[string]*network.EndpointSettings) {
+			if es, ok := m[c.network.Name]; ok {
+				es.IPAMConfig = &network.EndpointIPAMConfig{IPv4Address: ip}
+			}
+		},
+	}
+	ctr, err := testcontainers.GenericContainer(ctx, testcontainers.GenericContainerRequest{
+		ContainerRequest: req, Started: true})
+	var dc *testcontainers.DockerContainer
+	if ctr != nil {
+		dc, _ = ctr.(*testcontainers.DockerContainer)
+	}
+	if err != nil {
+		return dc, dir, fmt.Errorf("start %s %d: %w", n.Role, n.ID, err)
+	}
+	return dc, dir, nil
+}
+
+// RunID is the value of the org.kchaos.run label.
+func (c *Cluster) RunID() string { return c.cfg.RunID }
+
+// Config is the cluster's configuration with defaults filled.
+func (c *Cluster) Config() cluster.Config { return c.cfg }
+
+// Version is the Kafka release.
+func (c *Cluster) Version() cluster.Version { return c.version }
+
+// Bootstrap is the brokers' addresses, reachable from the host.
+func (c *Cluster) Bootstrap() []string {
+	out := make([]string, 0, len(c.brokers))
+	for _, id := range c.brokers {
+		out = append(out, c.nodes[id].Addr())
+	}
+	return out
+}
+
+// Brokers returns the broker nodes in id order.
+func (c *Cluster) Brokers() []cluster.Node { return c.pick(c.brokers) }
+
+// Controllers returns the controller nodes in id order.
+func (c *Cluster) Controllers() []cluster.Node { return c.pick(c.controllers) }
+
+func (c *Cluster) pick(ids []int32) []cluster.Node {
+	out := make([]cluster.Node, 0, len(ids))
+	for _, id := range slices.Sorted(slices.Values(ids)) {
+		out = append(out, c.nodes[id])
+	}
+	return out
+}
+
+// Node returns the node with id.
+func (c *Cluster) Node(id int32) (cluster.Node, bool) {
+	n, ok := c.nodes[id]
+	return n, ok
+}
+
+// HostDataDir is the host folder bind-mounted at cluster.DataDir in node
+// id's container: its Kafka log dir. It survives kill -9 and restart.
+// Faults reach it through Files, which works for every backend.
+func (c *Cluster) HostDataDir(id int32) string {
+	return filepath.Join(c.dataDirs[id], "data")
+}
+
+// Files is node id's log dir, read and cut on the host side of its bind
+// mount: that works while the container is stopped, when Exec cannot.
+func (c *Cluster) Files(id int32) (cluster.LogFiles, error) {
+	if _, err := c.container(id); err != nil {
+		return nil, err
+	}
+	return cluster.LocalDir(c.HostDataDir(id)), nil
+}
+
+// NetworkName is the name of the run's Docker network.
+func (c *Cluster) NetworkName() string {
+	if c.network == nil {
+		return ""
+	}
+	return c.network.Name
+}

@@ -1,0 +1,155 @@
+package histories
+
+import "slices"
+
+// The fault vocabulary: the f of every nemesis op (process -1), what kind
+// of op it is, which ops end a lasting fault, and how a report draws it.
+// It is defined once, here, because it is part of the history's contract:
+// the nemesis writes these names, the checker reads them to tell faults
+// from heals, and the report pairs and colours them. Each of those
+// packages imports histories; none of them spells a fault name itself.
+
+// Nemesis op names (the f of nemesis ops).
+const (
+	FPartition      = "partition"
+	FPause          = "pause"
+	FResume         = "resume"
+	FKill           = "kill"
+	FStart          = "start"
+	FRestart        = "restart"
+	FLoseUnflushed  = "lose-unflushed"
+	FSetConfig      = "set-config"
+	FElectUnclean   = "elect-unclean"
+	FElectPreferred = "elect-preferred"
+	FHeal           = "heal"
+	// FSchedule is recorded once at the start of a run: the schedule's
+	// mode and seed, so that a random run can be replayed. It is no fault.
+	FSchedule = "schedule"
+)
+
+// HealAll is the value.fault of a heal op that undoes every kind of fault
+// (the final heal); an empty value.fault means the same.
+const HealAll = "all"
+
+// FaultKind is how a nemesis op acts on the cluster.
+type FaultKind string
+
+const (
+	// Lasting faults stay in effect until an op of their UndoneBy ends them.
+	Lasting FaultKind = "lasting"
+	// Instant faults act once and need no undoing (a restart, a config
+	// change, an election).
+	Instant FaultKind = "instant"
+	// Undo ops only end lasting faults; they are no fault of their own.
+	Undo FaultKind = "undo"
+	// Bookkeeping ops record something about the run (the schedule).
+	Bookkeeping FaultKind = "bookkeeping"
+)
+
+// Fault describes one nemesis op name.
+type Fault struct {
+	Name string
+	Kind FaultKind
+	// Heal is the heal kind (a step's `heal:`, a heal op's value.fault)
+	// that undoes a lasting fault: "partition" removes every kchaos rule,
+	// "pause" resumes, "kill" starts what is down (killed or powered off).
+	Heal string
+	// UndoneBy are the ops that end a lasting fault on the nodes they
+	// name (a heal op only when its value.fault covers the fault, see
+	// HealCovers).
+	UndoneBy []string
+	// Label is the text a report draws for the fault: the name itself, so
+	// that a report reads like the history it came from.
+	Label string
+	// Color is the report's colour for the fault (CSS hex).
+	Color string
+}
+
+// OtherFaultColor is the report's colour for an op it does not know.
+const OtherFaultColor = "#6b6b6b"
+
+var faults = []Fault{
+	{Name: FPartition, Kind: Lasting, Heal: FPartition, UndoneBy: []string{FHeal}, Color: "#4a7fc1"},
+	{Name: FPause, Kind: Lasting, Heal: FPause, UndoneBy: []string{FResume, FHeal}, Color: "#8e6bbf"},
+	{Name: FKill, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#c0392b"},
+	{Name: FLoseUnflushed, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#7b1111"},
+	{Name: FRestart, Kind: Instant, Color: OtherFaultColor},
+	{Name: FSetConfig, Kind: Instant, Color: "#d98c1f"},
+	{Name: FElectUnclean, Kind: Instant, Color: "#e0457b"},
+	{Name: FElectPreferred, Kind: Instant, Color: "#e0457b"},
+	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
+	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
+	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},
+	{Name: FSchedule, Kind: Bookkeeping, Color: OtherFaultColor},
+}
+
+func init() {
+	for i := range faults {
+		if faults[i].Label == "" {
+			faults[i].Label = faults[i].Name
+		}
+	}
+}
+
+// Faults returns every nemesis op name's description, lasting faults
+// first, in a fixed order.
+func Faults() []Fault { return slices.Clone(faults) }
+
+// LookupFault describes the nemesis op f.
+func LookupFault(f string) (Fault, bool) {
+	i := slices.IndexFunc(faults, func(x Fault) bool { return x.Name == f })
+	if i < 0 {
+		return Fault{}, false
+	}
+	return faults[i], true
+}
+
+// KindOf is f's kind; "" for a name outside the vocabulary.
+func KindOf(f string) FaultKind {
+	x, _ := LookupFault(f)
+	return x.Kind
+}
+
+// FaultColor is the report's colour for f.
+func FaultColor(f string) string {
+	if x, ok := LookupFault(f); ok {
+		return x.Color
+	}
+	return OtherFaultColor
+}
+
+// Undoes reports whether an op named op can end the lasting fault fault
+// (for a heal op, HealCovers must also hold for its value.fault).
+func Undoes(op, fault string) bool {
+	x, ok := LookupFault(fault)
+	return ok && slices.Contains(x.UndoneBy, op)
+}
+
+// HealsAll reports whether a heal op with this value.fault undoes every
+// kind of fault: "" and "all", and "heal", which the report has always
+// read that way.
+func HealsAll(healFault string) bool {
+	return healFault == "" || healFault == HealAll || healFault == FHeal
+}
+
+// HealCovers reports whether a heal op with value.fault healFault undoes
+// the fault fault.
+func HealCovers(healFault, fault string) bool {
+	if HealsAll(healFault) {
+		return true
+	}
+	x, ok := LookupFault(fault)
+	return ok && x.Heal == healFault
+}
+
+// HealKinds are the heal kinds a step may name besides HealAll, one per
+// group of lasting faults, in the order of Faults.
+func HealKinds() []string {
+	var out []string
+	for _, x := range faults {
+		if x.Heal != "" && !slices.Contains(out, x.Heal) {
+			out = append(out, x.Heal)
+		}
+	}
+	return out
+}

@@ -1,0 +1,52 @@
+package histories
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestFaultVocabulary(t *testing.T) {
+	seen := map[string]bool{}
+	for _, f := range Faults() {
+		if seen[f.Name] {
+			t.Errorf("%s described twice", f.Name)
+		}
+		seen[f.Name] = true
+		if f.Label == "" || f.Color == "" {
+			t.Errorf("%s: no label or colour", f.Name)
+		}
+		lasting := f.Kind == Lasting
+		if lasting != (f.Heal != "") || lasting != (len(f.UndoneBy) > 0) {
+			t.Errorf("%s (%s): heal %q, undone by %v: only lasting faults have both", f.Name, f.Kind, f.Heal, f.UndoneBy)
+		}
+		if lasting && !slices.Contains(f.UndoneBy, FHeal) {
+			t.Errorf("%s: a heal must undo every lasting fault", f.Name)
+		}
+		for _, u := range f.UndoneBy {
+			if k := KindOf(u); k != Undo && u != FRestart {
+				t.Errorf("%s is undone by %s of kind %q", f.Name, u, k)
+			}
+		}
+	}
+	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FPause, FKill}) {
+		t.Errorf("HealKinds = %v", got)
+	}
+	for _, tc := range []struct {
+		heal, fault string
+		want        bool
+	}{
+		{"", FPartition, true}, {HealAll, FKill, true}, {FHeal, FPause, true},
+		{FKill, FLoseUnflushed, true}, {FKill, FKill, true}, {FKill, FPause, false},
+		{FPartition, FPartition, true}, {FPause, FPartition, false},
+	} {
+		if got := HealCovers(tc.heal, tc.fault); got != tc.want {
+			t.Errorf("HealCovers(%q, %q) = %v", tc.heal, tc.fault, got)
+		}
+	}
+	if !Undoes(FResume, FPause) || Undoes(FResume, FKill) || !Undoes(FRestart, FLoseUnflushed) || Undoes(FHeal, FSetConfig) {
+		t.Error("Undoes disagrees with the table")
+	}
+	if FaultColor("no-such-fault") != OtherFaultColor || FaultColor(FKill) == OtherFaultColor {
+		t.Error("FaultColor")
+	}
+}

@@ -1,0 +1,18 @@
+// Package layers holds the test that keeps kchaos's imports pointing down.
+// It reads every package's imports with `go list -json ./...` and fails
+// when a package imports one above it or beside it:
+//
+//	cmd → harness (run, matrix, store, scenario) → nemesis, workloads
+//	    → cluster (the interface) → cluster/admin
+//	cluster/<backend> (docker, ...) → cluster, cluster/admin
+//	checker → histories;  report → checker, histories
+//	histories, image (the Kafka image build) → nothing of kchaos
+//	internal/* may be imported by anyone
+//
+// Only harness and cmd may name a cluster backend, so that faults and
+// workloads run unchanged on any backend. checker and report are pure
+// functions of a history: no cluster, no Docker, no Kafka client, not
+// even through another package. A package this table does not place is
+// an error too: a new package must take its place in the layering (and a
+// row in the README's layout table).
+package layers

@@ -1,0 +1,221 @@
+package layers
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/kchaos/kchaos"
+
+// group is a package's place in the layering.
+type group string
+
+const (
+	gCmd       group = "cmd"
+	gHarness   group = "harness"
+	gNemesis   group = "nemesis"
+	gWorkloads group = "workloads"
+	gCluster   group = "cluster"         // the interface and neutral types
+	gAdmin     group = "cluster/admin"   // the admin client
+	gBackend   group = "cluster/backend" // cluster/docker and later ones
+	gChecker   group = "checker"
+	gReport    group = "report"
+	gHistories group = "histories"
+	gInternal  group = "internal"
+	gImage     group = "image" // the Kafka image build; its Go tests test its scripts
+)
+
+// groupOf places a package of the module by its path below the module.
+func groupOf(rel string) (group, bool) {
+	top, _, _ := strings.Cut(rel, "/")
+	switch {
+	case top == "cmd":
+		return gCmd, true
+	case top == "harness":
+		return gHarness, true
+	case rel == "nemesis", rel == "workloads", rel == "checker", rel == "report", rel == "histories":
+		return group(rel), true
+	case strings.HasPrefix(rel, "nemesis/"), strings.HasPrefix(rel, "workloads/"),
+		strings.HasPrefix(rel, "checker/"), strings.HasPrefix(rel, "report/"), strings.HasPrefix(rel, "histories/"):
+		return group(top), true
+	case rel == "cluster":
+		return gCluster, true
+	case rel == "cluster/admin":
+		return gAdmin, true
+	case strings.HasPrefix(rel, "cluster/"):
+		return gBackend, true
+	case top == "internal":
+		return gInternal, true
+	case rel == "image":
+		return gImage, true
+	}
+	return "", false
+}
+
+// mayImport lists, per group, the groups its non-test code may import
+// (its own group and internal are always allowed).
+var mayImport = map[group][]group{
+	gCmd:       {gHarness, gNemesis, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories},
+	gHarness:   {gNemesis, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories},
+	gNemesis:   {gCluster, gAdmin, gHistories},
+	gWorkloads: {gCluster, gAdmin, gHistories},
+	gBackend:   {gCluster, gAdmin, gHistories},
+	gCluster:   {gAdmin, gHistories},
+	gAdmin:     {gHistories},
+	gReport:    {gChecker, gHistories},
+	gChecker:   {gHistories},
+	gHistories: {},
+	gInternal:  {},
+	gImage:     {},
+}
+
+// testMayImport widens mayImport for a group's tests: integration tests
+// of the faults, the workloads and the admin client start a real cluster,
+// so they may name the backend (never the other way round: a backend's
+// tests may not use the faults). Checker and report tests get nothing
+// more.
+var testMayImport = map[group][]group{
+	gNemesis:   {gBackend},
+	gWorkloads: {gBackend},
+	gAdmin:     {gCluster, gBackend},
+}
+
+// pureDeps are the external packages checker and report must not depend
+// on, even indirectly: Docker, and clients that touch the network.
+var pureDeps = []string{
+	"github.com/moby/", "github.com/docker/", "github.com/testcontainers/",
+	"github.com/twmb/franz-go/pkg/kgo", "github.com/twmb/franz-go/pkg/kadm",
+	"github.com/segmentio/kafka-go",
+}
+
+// dockerDeps are what faults and workloads must not depend on, even
+// indirectly: they hold a cluster through its interface.
+var dockerDeps = []string{"github.com/moby/", "github.com/docker/", "github.com/testcontainers/"}
+
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+	Deps         []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found %d packages; expected the whole module", len(pkgs))
+	}
+	return pkgs
+}
+
+func rel(path string) (string, bool) {
+	if path == module {
+		return "", true
+	}
+	return strings.CutPrefix(path, module+"/")
+}
+
+func TestImportsPointDown(t *testing.T) {
+	for _, p := range listPackages(t) {
+		name, _ := rel(p.ImportPath)
+		from, ok := groupOf(name)
+		if !ok {
+			t.Errorf("package %s has no place in the layering: add it to internal/layers and the README's layout table", name)
+			continue
+		}
+		check := func(imports []string, allowed []group, what string) {
+			for _, imp := range imports {
+				r, ours := rel(imp)
+				if !ours {
+					continue
+				}
+				to, ok := groupOf(r)
+				if !ok || to == from || to == gInternal || slices.Contains(allowed, to) {
+					continue
+				}
+				t.Errorf("%s%s imports %s: %s may import only %v (and internal/*)", name, what, r, from, allowed)
+			}
+		}
+		check(p.Imports, mayImport[from], "")
+		testAllowed := append(slices.Clone(mayImport[from]), testMayImport[from]...)
+		check(p.TestImports, testAllowed, " (tests)")
+		check(p.XTestImports, append(testAllowed, from), " (tests)")
+	}
+}
+
+func TestCheckerAndReportArePure(t *testing.T) {
+	for _, p := range listPackages(t) {
+		name, _ := rel(p.ImportPath)
+		g, _ := groupOf(name)
+		var banned []string
+		switch g {
+		case gChecker, gReport:
+			banned = pureDeps
+		case gNemesis, gWorkloads, gCluster, gAdmin:
+			banned = dockerDeps
+		default:
+			continue
+		}
+		for _, d := range append(append(slices.Clone(p.Deps), p.TestImports...), p.XTestImports...) {
+			if r, ours := rel(d); ours {
+				if to, _ := groupOf(r); (g == gChecker || g == gReport) && (to == gCluster || to == gAdmin || to == gBackend) {
+					t.Errorf("%s depends on %s: checker and report never touch a cluster", name, r)
+				}
+				continue
+			}
+			for _, b := range banned {
+				if strings.HasPrefix(d, b) {
+					if g == gChecker || g == gReport {
+						t.Errorf("%s depends on %s: checker and report use no Docker and no network client", name, d)
+					} else if slices.Contains(p.Deps, d) {
+						// Tests of faults and workloads may start a Docker
+						// cluster; their code may not.
+						t.Errorf("%s depends on %s: it must reach the cluster only through the cluster interface", name, d)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGroupOf pins the table on the module's own layout, so that a
+// renamed package is noticed here rather than silently unplaced.
+func TestGroupOf(t *testing.T) {
+	for rel, want := range map[string]group{
+		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
+		"nemesis": gNemesis, "workloads": gWorkloads, "cluster": gCluster,
+		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
+		"checker": gChecker, "report": gReport, "histories": gHistories,
+		"internal/ctxsleep": gInternal, "internal/layers": gInternal, "image": gImage,
+	} {
+		if got, ok := groupOf(rel); !ok || got != want {
+			t.Errorf("groupOf(%q) = %q, %v; want %q", rel, got, ok, want)
+		}
+	}
+	if g, ok := groupOf("tools"); ok {
+		t.Errorf("groupOf(tools) = %q: an unknown top-level package must not be placed", g)
+	}
+}
