@@ -1,5 +1,5 @@
 # kchaos: the few commands a person types. See README.md.
-KAFKA_VERSION ?= 4.1.2
+KAFKA_VERSION ?= 4.4.0
 SCENARIO      ?= s1
 GO            ?= go
 export TESTCONTAINERS_RYUK_DISABLED := true
