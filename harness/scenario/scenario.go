@@ -341,6 +341,18 @@ func (s *Scenario) ApplyUserConfigs(broker, topic map[string]string) []string {
 			s.Cluster.BrokerConfig[k] = v
 		}
 	}
+	// The topic defaults the KRaft controller resolves from its own config
+	// go to the controllers too, as in a cluster whose nodes share one
+	// server.properties: otherwise the user's unclean.leader.election.enable
+	// would reach the brokers only and never decide an election.
+	for _, k := range cluster.ControllerTopicDefaults {
+		if v, ok := broker[k]; ok {
+			if s.Cluster.ControllerConfig == nil {
+				s.Cluster.ControllerConfig = map[string]string{}
+			}
+			s.Cluster.ControllerConfig[k] = v
+		}
+	}
 	if len(topic) > 0 && s.Topic.Configs == nil {
 		s.Topic.Configs = map[string]string{}
 	}
