@@ -17,7 +17,7 @@ base=${BASE_IMAGE:-kchaos/base:bookworm-jre17}
 
 # The image's revision is a hash of what goes into it besides the jars: an
 # image built from an older entrypoint is rebuilt, never silently reused.
-rev=$(cat "$here/entrypoint.sh" "$here/cds.sh" "$here/log4j2.yaml" "$here/Dockerfile" "$here/pom.xml" | sha256sum | cut -c1-16)
+rev=$(cat "$here/entrypoint.sh" "$here/cds.sh" "$here/log4j2.xml" "$here/Dockerfile" "$here/pom.xml" | sha256sum | cut -c1-16)
 have=$(docker image inspect "$tag" --format '{{ index .Config.Labels "org.kchaos.image.rev" }}' 2>/dev/null || true)
 if [ "${FORCE:-0}" != 1 ] && [ "$have" = "$rev" ]; then
   echo "image: $tag already built"; exit 0
@@ -56,6 +56,6 @@ mvn -q -B -f "$here/pom.xml" -Dkafka.version="$version" \
   -DoutputDirectory="$ctx/lib" dependency:copy-dependencies \
   -DincludeScope=runtime -DexcludeArtifactIds=slf4j-reload4j,reload4j,slf4j-log4j12,log4j >/dev/null || {
     echo "image: Maven could not resolve Kafka $version (is it on Maven Central?)" >&2; exit 1; }
-cp "$here/entrypoint.sh" "$here/cds.sh" "$here/log4j2.yaml" "$here/Dockerfile" "$ctx/"
+cp "$here/entrypoint.sh" "$here/cds.sh" "$here/log4j2.xml" "$here/Dockerfile" "$ctx/"
 docker build -q --build-arg BASE="$base" --label org.kchaos.image=kafka --label org.kchaos.image.rev="$rev" -t "$tag" "$ctx" >/dev/null
 echo "image: built $tag in $(( $(date +%s) - start )) s"

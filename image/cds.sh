@@ -23,7 +23,7 @@ log.dirs=$d/data
 offsets.topic.replication.factor=1
 transaction.state.log.replication.factor=1
 PROPS
-OPTS="-Xmx384m -XX:ActiveProcessorCount=2 -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile=/opt/kafka/config/log4j2.yaml"
+OPTS="-Xmx384m -XX:ActiveProcessorCount=2 -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile=/opt/kafka/config/log4j2.xml"
 # shellcheck disable=SC2086
 java $OPTS -cp "$CP" kafka.tools.StorageTool format --config="$d/server.properties" --cluster-id=a2NoYW9zLWNkcy1hcmNoaXZl >"$d/format.log" 2>&1 || {
   echo "kchaos-cds: format failed, no archive:"; tail -5 "$d/format.log"; exit 0; }

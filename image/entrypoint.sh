@@ -12,7 +12,7 @@ CP="/opt/kafka/lib/*"
 # there is one: the JVM maps Kafka's classes instead of loading them.
 CDS=""
 [ -s /opt/kafka/kafka.jsa ] && CDS="-XX:SharedArchiveFile=/opt/kafka/kafka.jsa -Xshare:auto"
-JAVA_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m} $CDS -XX:ActiveProcessorCount=2 -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile=/opt/kafka/config/log4j2.yaml ${KAFKA_EXTRA_JAVA_OPTS:-}"
+JAVA_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx512m} $CDS -XX:ActiveProcessorCount=2 -XX:+UseG1GC -Djava.awt.headless=true -Dlog4j2.configurationFile=/opt/kafka/config/log4j2.xml ${KAFKA_EXTRA_JAVA_OPTS:-}"
 LOGDIR=$(sed -n 's/^log\.dirs=//p' "$PROPS" | cut -d, -f1)
 [ -n "$LOGDIR" ] || LOGDIR=$(sed -n 's/^log\.dir=//p' "$PROPS")
 META="$LOGDIR/meta.properties"
