@@ -392,7 +392,15 @@ const NodePropertiesPath = "/etc/kafka/server.properties"
 func nodeConfigs(ctx context.Context, c cluster.Cluster, nodes []cluster.Node) (map[int32]map[string]string, error) {
 	out := map[int32]map[string]string{}
 	for _, n := range nodes {
-		text, err := c.Exec(ctx, n.ID, "cat", NodePropertiesPath)
+		path := NodePropertiesPath
+		if pp, ok := c.(interface{ PropertiesPath(int32) string }); ok {
+			// A host's own server.properties (the ssh backend's
+			// service.config); none configured: not recorded.
+			if path = pp.PropertiesPath(n.ID); path == "" {
+				continue
+			}
+		}
+		text, err := c.Exec(ctx, n.ID, "cat", path)
 		if err != nil {
 			return nil, fmt.Errorf("config of node %d: %w", n.ID, err)
 		}

@@ -6,7 +6,7 @@ import (
 )
 
 // quote makes s one word of a POSIX shell command: unchanged when it is
-// plain, else in single quotes (a ' inside becomes '\'').
+// plain, else in single quotes (a ' inside becomes '\”).
 func quote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("@%+=:,./_-", r)))
