@@ -59,7 +59,7 @@ type ClusterSpec struct {
 	BrokerConfig     map[string]string           `yaml:"broker_config,omitempty"`
 	ControllerConfig map[string]string           `yaml:"controller_config,omitempty"`
 	PerBroker        map[int32]map[string]string `yaml:"per_broker,omitempty"`
-	// Backend is "docker" (default) or "ssh": the operator's own hosts,
+	// Backend is "docker" (also when empty) or "ssh": the operator's own hosts,
 	// described by Hosts, SSH and Service, and confirmed by ConfirmOwner
 	// (docs in README, "Your own hosts over SSH").
 	Backend      string        `yaml:"backend,omitempty"`
@@ -127,9 +127,6 @@ const (
 // scenario that sets nothing runs with what those packages would pick.
 func (s *Scenario) Defaults() {
 	c := &s.Cluster
-	if c.Backend == "" {
-		c.Backend = BackendDocker
-	}
 	if c.Backend == BackendSSH {
 		// The hosts are the cluster: brokers and controllers are counted,
 		// racks read from them.
@@ -253,7 +250,7 @@ func (s *Scenario) Validate() error {
 		add("cluster.elr", "%q: want on, off or default", c.ELR)
 	}
 	switch c.Backend {
-	case BackendDocker:
+	case "", BackendDocker:
 		if len(c.Hosts) > 0 || c.SSH != nil || c.Service != nil || c.ConfirmOwner {
 			add("cluster.backend", "docker: hosts, ssh, service and confirm_owner are for backend: ssh")
 		}
