@@ -181,3 +181,16 @@ func (d *dialer) close() {
 		d.ag.Close()
 	}
 }
+
+// RunOn runs one script on addr as a.User (through sudo when a.Sudo) and
+// returns its stdout and stderr together: for tools and tests that prepare
+// or inspect a host outside a run.
+func RunOn(ctx context.Context, a Auth, addr, script string, stdin io.Reader) (string, error) {
+	d, err := newDialer(a)
+	if err != nil {
+		return "", err
+	}
+	defer d.close()
+	out, errb, err := d.run(ctx, sshAddr(addr), script, stdin)
+	return string(out) + string(errb), err
+}
