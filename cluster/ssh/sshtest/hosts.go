@@ -178,8 +178,19 @@ func (h *Hosts) setup(ctx context.Context, cfg cluster.Config, v cluster.Version
 	if _, err := h.Run(ctx, n.IP, "cat > /etc/kafka/kchaos.env", strings.NewReader(env)); err != nil {
 		return err
 	}
-	_, err := h.Run(ctx, n.IP, h.Spec.Service.Start, nil)
-	return err
+	if _, err := h.Run(ctx, n.IP, h.Spec.Service.Start, nil); err != nil {
+		return err
+	}
+	// The start script formats the log dir first (a JVM of its own), then
+	// runs kafka.Kafka: wait for that process, as a service manager's
+	// start would.
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
+		if out, err := h.Run(ctx, n.IP, "pgrep -f '[k]afka.Kafka'", nil); err == nil && strings.TrimSpace(out) != "" {
+			return nil
+		}
+	}
+	log, _ := h.Run(ctx, n.IP, "tail -n 20 /var/log/kafka/server.log", nil)
+	return fmt.Errorf("node %d: kafka.Kafka never ran; log:\n%s", n.ID, log)
 }
 
 // Run runs a script on the host at ip over SSH.
