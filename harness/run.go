@@ -223,6 +223,19 @@ func (r *run) play(ctx context.Context) (err error) {
 		return err
 	}
 	ev.Event(progress.Event{Phase: progress.Topic, Text: "created " + t.Name, Done: true})
+	if cfg.Backend == scenario.BackendSSH {
+		// On the operator's own cluster kchaos removes the topic it made
+		// (and only that one) once the final read has it in the history.
+		defer func() {
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if err := adm.DeleteTopic(dctx, t.Name); err != nil {
+				r.log.Warn("delete the run's topic", "topic", t.Name, "err", err)
+			} else {
+				r.log.Info("deleted the run's topic", "topic", t.Name)
+			}
+		}()
+	}
 	info, err := runInfo(ctx, s, c, adm)
 	if err != nil {
 		return err

@@ -257,3 +257,12 @@ func TestRemoteFilesRefuseEscapes(t *testing.T) {
 		}
 	}
 }
+
+func TestHome(t *testing.T) {
+	t.Setenv("HOME", "/home/op")
+	for in, want := range map[string]string{"~/.ssh/id": "/home/op/.ssh/id", "/abs/k": "/abs/k", "~x/k": "~x/k", "": ""} {
+		if got := home(in); got != want {
+			t.Errorf("home(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
