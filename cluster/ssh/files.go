@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -39,21 +40,15 @@ func (f remoteFiles) path(p string) (string, error) {
 }
 
 func (f remoteFiles) run(ctx context.Context, p, script string, stdin []byte) ([]byte, error) {
-	var in *bytes.Reader
+	a, err := f.c.host(f.id)
+	if err != nil {
+		return nil, err
+	}
+	var in io.Reader // a nil []byte sends no stdin at all
 	if stdin != nil {
 		in = bytes.NewReader(stdin)
 	}
-	n, ok := f.c.nodes[f.id]
-	if !ok {
-		return nil, fmt.Errorf("node %d: no such node", f.id)
-	}
-	var out []byte
-	var err error
-	if in != nil {
-		out, _, err = f.c.d.run(ctx, f.c.addr[n.ID], script, in)
-	} else {
-		out, _, err = f.c.d.run(ctx, f.c.addr[n.ID], script, nil)
-	}
+	out, _, err := f.c.d.run(ctx, a, script, in)
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Code == notExist {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}

@@ -15,6 +15,7 @@ import (
 	"crypto/rand"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/big"
 	"net/netip"
 	"os"
@@ -194,10 +195,8 @@ func (h *Hosts) setup(ctx context.Context, cfg cluster.Config, v cluster.Version
 }
 
 // Run runs a script on the host at ip over SSH.
-func (h *Hosts) Run(ctx context.Context, ip, script string, stdin *strings.Reader) (string, error) {
-	if stdin == nil {
-		return sshb.RunOn(ctx, h.Spec.SSH, ip, script, nil)
-	}
+// stdin may be nil.
+func (h *Hosts) Run(ctx context.Context, ip, script string, stdin io.Reader) (string, error) {
 	return sshb.RunOn(ctx, h.Spec.SSH, ip, script, stdin)
 }
 
