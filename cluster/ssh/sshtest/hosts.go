@@ -35,6 +35,10 @@ import (
 // Label marks every container and network this package makes.
 const Label = "org.kchaos.sshtest"
 
+// runLabel is cluster/docker's run label (not imported: no Docker client
+// here), so that `kchaos clean` also removes test hosts a crashed test left.
+const runLabel = "org.kchaos.run"
+
 // Hosts is a set of running test hosts.
 type Hosts struct {
 	ID      string
@@ -127,7 +131,7 @@ func Start(ctx context.Context, cfg cluster.Config, dir string) (h *Hosts, err e
 	for _, n := range nodes {
 		name := fmt.Sprintf("kchaos-sshtest-%s-%s-%d", h.ID, n.Role, n.ID)
 		if _, err := docker(ctx, "run", "-d", "--name", name, "--hostname", fmt.Sprintf("%s-%d", n.Role, n.ID),
-			"--label", Label+"="+h.ID, "--network", h.Network, "--ip", n.IP, "--cap-add", "NET_ADMIN",
+			"--label", Label+"="+h.ID, "--label", runLabel+"="+h.ID, "--network", h.Network, "--ip", n.IP, "--cap-add", "NET_ADMIN",
 			"-v", dir+"/hostkeys:/kchaos-ssh:ro", Image(cfg.KafkaVersion)); err != nil {
 			return h, err
 		}
@@ -206,7 +210,7 @@ func (h *Hosts) network(ctx context.Context) (netip.Prefix, error) {
 		n, _ := rand.Int(rand.Reader, big.NewInt(256))
 		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 232, byte(n.Int64()), 0}), 24)
 		name := "kchaos-sshtest-" + h.ID
-		_, err := docker(ctx, "network", "create", "--subnet", p.String(), "--label", Label+"="+h.ID, name)
+		_, err := docker(ctx, "network", "create", "--subnet", p.String(), "--label", Label+"="+h.ID, "--label", runLabel+"="+h.ID, name)
 		if err == nil {
 			h.Network = name
 			return p, nil
