@@ -71,6 +71,9 @@ func describe(c cluster.Cluster) string {
 	if d, ok := c.(interface{ NetworkName() string }); ok {
 		return fmt.Sprintf("run %s: containers %s and network %s", c.RunID(), strings.Join(names, ", "), d.NetworkName())
 	}
+	if c.Config().Backend == "ssh" {
+		return fmt.Sprintf("run %s: SSH sessions to hosts %s (their Kafka stays)", c.RunID(), strings.Join(names, ", "))
+	}
 	return fmt.Sprintf("run %s: nodes %s", c.RunID(), strings.Join(names, ", "))
 }
 
