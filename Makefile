@@ -7,7 +7,7 @@ export KCHAOS_KAFKA_VERSION := $(KAFKA_VERSION)
 
 BIN := bin/kchaos
 
-.PHONY: all build docker image run test test-short test-scenarios bench vet chromium clean distclean
+.PHONY: all build docker image sshhost-image run test test-short test-scenarios bench vet chromium clean distclean
 
 all: build
 
@@ -21,6 +21,10 @@ docker:
 # The Kafka image, built offline and only when missing.
 image: docker
 	@image/build.sh $(KAFKA_VERSION)
+
+# The SSH backend's test host image (Kafka image + openssh-server), only when missing.
+sshhost-image: image
+	@image/sshhost/build.sh $(KAFKA_VERSION)
 
 # Debian's Chromium, for the report's headless-browser test and screenshot.
 chromium:

@@ -148,6 +148,12 @@ type Config struct {
 	ControllerHeapMB int
 	// KeepData leaves the data folders after Teardown (for inspection).
 	KeepData bool
+	// Backend names the backend that runs the cluster: "" or "docker"
+	// (containers, the default), "ssh" (the operator's hosts). BackendSpec
+	// is that backend's own settings (for ssh, a *ssh.Spec); package
+	// cluster never reads it.
+	Backend     string
+	BackendSpec any
 }
 
 // Defaults fills unset fields.
