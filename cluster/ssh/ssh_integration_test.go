@@ -4,9 +4,15 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	xssh "golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/kchaos/kchaos/cluster"
 	sshb "github.com/kchaos/kchaos/cluster/ssh"
@@ -128,5 +134,77 @@ func TestSSHBackend(t *testing.T) {
 	}
 	if err := cluster.WaitBrokers(ctx, c, []int32{0, 1, 2}, 90*time.Second); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSSHAgentAndSudo logs in with the SSH agent only (no key file: an
+// in-process agent on a unix socket holds the test key) and runs every
+// command through sudo -n, as on hosts where kchaos's user is not root.
+func TestSSHAgentAndSudo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs Docker and the test host image")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	cfg := cluster.Config{}
+	cfg.Defaults()
+	dir := t.TempDir()
+	h, err := sshtest.Start(ctx, cfg, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+
+	keyPEM, err := os.ReadFile(h.Spec.SSH.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := xssh.ParseRawPrivateKey(keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyring := agent.NewKeyring()
+	if err := keyring.Add(agent.AddedKey{PrivateKey: raw}); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "agent.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _ = agent.ServeAgent(keyring, conn); conn.Close() }()
+		}
+	}()
+	t.Setenv("SSH_AUTH_SOCK", sock)
+
+	spec := h.Spec
+	spec.SSH.Key, spec.SSH.Agent, spec.SSH.Sudo = "", true, true
+	c, err := sshb.Start(ctx, cluster.Config{KafkaVersion: cfg.KafkaVersion}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Teardown(context.Background())
+	out, err := c.Exec(ctx, 0, "id", "-u")
+	if err != nil || strings.TrimSpace(out) != "0" {
+		t.Fatalf("id -u through sudo: %q, %v", out, err)
+	}
+	if err := c.Pause(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.State(ctx, 1); err != nil || !s.Paused {
+		t.Errorf("after Pause through sudo: %+v, %v", s, err)
+	}
+	if err := c.Resume(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := c.State(ctx, 1); err != nil || s.Paused || !s.Running {
+		t.Errorf("after Resume through sudo: %+v, %v", s, err)
 	}
 }
