@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kchaos/kchaos/harness/expect"
@@ -28,6 +27,15 @@ import (
 // The stories' own topic configs and ELR choice are dropped first, so the
 // user's settings (or Kafka's defaults, for what they leave out) decide.
 var AuditStories = []string{"s1", "s7", "s9", "s10"}
+
+// auditStory says what each audit story does to the cluster, without the
+// settings the story itself names (an audit runs the user's).
+var auditStory = map[string]string{
+	"s1":  "the leader is cut off from its followers until it is the ISR alone, then killed; it restarts later",
+	"s7":  "the ISR shrinks to the leader, which then loses power (what it had not flushed is gone) and restarts",
+	"s9":  "rack B (broker 2) is cut off from rack A (0, 1) and lags; then rack A loses power",
+	"s10": "three racks, one replica each; the leader's whole rack dies",
+}
 
 // AuditOptions tune an audit.
 type AuditOptions struct {
@@ -102,6 +110,9 @@ func AuditFacts(s *scenario.Scenario) []report.AuditFact {
 	if set["elr"] != "true" {
 		add("eligible.leader.replicas.version", "0 (ELR off)",
 			"after a power loss the last leader may be re-elected with a truncated log (Last Replica Standing)", "s7")
+	} else {
+		add("eligible.leader.replicas.version", "1 (ELR on)",
+			"replicas that left the ISR only because it shrank stay eligible, and one of them is elected instead of an amnesiac leader", "s7")
 	}
 	if set["acks"] != "all" {
 		add("acks", set["acks"], "the leader acknowledges before the followers have the record", AuditStories...)
@@ -136,7 +147,7 @@ func RunAudit(ctx context.Context, opts AuditOptions) (string, []report.AuditRow
 		if ctx.Err() != nil {
 			break
 		}
-		row := report.AuditRow{Story: s.Name, Description: firstLine(s.Description)}
+		row := report.AuditRow{Story: s.Name, Description: auditStory[s.Name]}
 		out, err := Run(ctx, s, runOpts)
 		if out != nil {
 			row.RunDir = out.Dir
@@ -166,9 +177,4 @@ func RunAudit(ctx context.Context, opts AuditOptions) (string, []report.AuditRow
 		}
 	}
 	return dir, page.Rows, report.WriteAudit(dir, page)
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return line
 }

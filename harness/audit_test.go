@@ -99,3 +99,11 @@ func TestWriteAudit(t *testing.T) {
 		t.Errorf("audit.html lacks the overridden key")
 	}
 }
+
+func TestAuditStoriesDescribed(t *testing.T) {
+	for _, name := range AuditStories {
+		if auditStory[name] == "" {
+			t.Errorf("audit story %s has no description", name)
+		}
+	}
+}
