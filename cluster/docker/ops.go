@@ -21,7 +21,9 @@ import (
 )
 
 func (c *Cluster) container(id int32) (*testcontainers.DockerContainer, error) {
+	c.mu.RLock()
 	ctr, ok := c.containers[id]
+	c.mu.RUnlock()
 	if !ok || ctr == nil {
 		return nil, fmt.Errorf("node %d: no such node in run %s", id, c.cfg.RunID)
 	}
@@ -165,9 +167,11 @@ func (c *Cluster) Teardown(ctx context.Context) error {
 		if c.cfg.LogDir != "" {
 			errs = append(errs, c.CopyLogs(ctx, c.cfg.LogDir))
 		}
-		for _, id := range slices.Sorted(maps.Keys(c.containers)) {
+		for _, id := range c.ids() {
 			// Thaw first: a paused container cannot be removed cleanly.
-			_, _ = c.docker.ContainerUnpause(ctx, c.containers[id].GetContainerID(), client.ContainerUnpauseOptions{})
+			if ctr, err := c.container(id); err == nil {
+				_, _ = c.docker.ContainerUnpause(ctx, ctr.GetContainerID(), client.ContainerUnpauseOptions{})
+			}
 		}
 		_, err := RemoveRun(ctx, c.docker, c.cfg.RunID)
 		errs = append(errs, err)
@@ -185,7 +189,7 @@ func (c *Cluster) CopyLogs(ctx context.Context, dir string) error {
 		return err
 	}
 	var errs []error
-	for _, id := range slices.Sorted(maps.Keys(c.containers)) {
+	for _, id := range c.ids() {
 		n := c.nodes[id]
 		b, err := c.Logs(ctx, id)
 		if err != nil {
@@ -195,4 +199,11 @@ func (c *Cluster) CopyLogs(ctx context.Context, dir string) error {
 		errs = append(errs, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.log", n.Role, id)), b, 0o644))
 	}
 	return errors.Join(errs...)
+}
+
+// ids are the nodes that have a container, in id order.
+func (c *Cluster) ids() []int32 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return slices.Sorted(maps.Keys(c.containers))
 }
