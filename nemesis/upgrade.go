@@ -55,7 +55,9 @@ type rollingUpgrade struct{ step Step }
 
 func (f *rollingUpgrade) Name() string { return FUpgrade }
 
-func (f *rollingUpgrade) Play(ctx context.Context, e *Env) error { return e.RollingUpgrade(ctx, f.step) }
+func (f *rollingUpgrade) Play(ctx context.Context, e *Env) error {
+	return e.RollingUpgrade(ctx, f.step)
+}
 
 // Inject refuses: a rolling upgrade is one op per node, not one op.
 func (f *rollingUpgrade) Inject(context.Context, *Env) ([]int32, map[string]any, error) {
@@ -244,7 +246,11 @@ func (f *setFeature) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 	if !ok {
 		return nil, nil, errors.New("the admin client cannot set features")
 	}
-	before, err := fa.FinalizedFeatures(ctx)
+	var before map[string]int16
+	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
+		before, err = fa.FinalizedFeatures(ctx)
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,7 +273,9 @@ func (f *setFeature) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 		if before[name] == want[name] {
 			continue // already there: UpdateFeatures would refuse a no-op upgrade
 		}
-		err := fa.SetFeature(ctx, name, want[name], want[name] < before[name])
+		err := e.adminCall(ctx, func(ctx context.Context) error {
+			return fa.SetFeature(ctx, name, want[name], want[name] < before[name])
+		})
 		if err != nil {
 			return nil, d, err
 		}

@@ -2,11 +2,11 @@ package nemesis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
@@ -61,7 +61,7 @@ func (f *featureFake) SupportedFeatures(context.Context) (map[string]int16, erro
 
 func (f *featureFake) SetFeature(_ context.Context, name string, level int16, downgrade bool) error {
 	if f.supported[name] < level {
-		return errors.New("INVALID_UPDATE_VERSION")
+		return fmt.Errorf("update feature %s=%d: %w", name, level, kerr.InvalidUpdateVersion)
 	}
 	f.sets = append(f.sets, fmt.Sprintf("%s=%d downgrade=%v", name, level, downgrade))
 	f.finalized[name] = level
@@ -224,5 +224,3 @@ func TestUpgradeValidation(t *testing.T) {
 		})
 	}
 }
-
-var _ = time.Second
