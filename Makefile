@@ -49,7 +49,7 @@ test: vet image chromium
 
 # All twelve seed scenarios on real clusters.
 test-scenarios: image chromium
-	KCHAOS_ALL_SCENARIOS=1 $(GO) test -count=1 -p 1 -timeout 80m -run 'TestScenario' -v ./harness/...
+	KCHAOS_ALL_SCENARIOS=1 $(GO) test -count=1 -p 1 -timeout 80m -run 'TestScenario|TestUpgrade' -v ./harness/...
 
 # Speed and memory targets (Go benchmarks; workload benchmarks need Docker).
 bench: image

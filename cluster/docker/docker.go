@@ -44,6 +44,7 @@ type Cluster struct {
 	// mu guards containers and versions, which Upgrade replaces.
 	mu       sync.RWMutex
 	versions map[int32]string // each node's Kafka release (Upgrade changes it)
+	prevLogs map[int32][]byte // the logs of containers Upgrade replaced
 	voters   string
 	torn     sync.Once
 	tearErr  error
@@ -80,7 +81,7 @@ func Start(ctx context.Context, cfg cluster.Config) (c *Cluster, err error) {
 	}
 	c = &Cluster{cfg: cfg, version: v, docker: docker.Client,
 		nodes: map[int32]cluster.Node{}, containers: map[int32]*testcontainers.DockerContainer{},
-		dataDirs: map[int32]string{}, versions: map[int32]string{}}
+		dataDirs: map[int32]string{}, versions: map[int32]string{}, prevLogs: map[int32][]byte{}}
 	defer func() {
 		if err != nil {
 			tctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -137,12 +137,14 @@ func (c *Cluster) Logs(ctx context.Context, id int32) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := ctr.Logs(ctx)
-	if err != nil {
-		return nil, err
+	b, err := containerLogs(ctx, ctr)
+	c.mu.RLock()
+	prev := c.prevLogs[id]
+	c.mu.RUnlock()
+	if len(prev) > 0 {
+		b = append(append([]byte{}, prev...), b...)
 	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return b, err
 }
 
 // Admin returns an admin client for the cluster; the caller closes it.
@@ -206,4 +208,14 @@ func (c *Cluster) ids() []int32 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	return slices.Sorted(maps.Keys(c.containers))
+}
+
+// containerLogs is one container's output.
+func containerLogs(ctx context.Context, ctr *testcontainers.DockerContainer) ([]byte, error) {
+	r, err := ctr.Logs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
 }

@@ -47,6 +47,14 @@ func (c *Cluster) Upgrade(ctx context.Context, id int32, version string) error {
 	if _, err := c.docker.ContainerStop(ctx, old.GetContainerID(), client.ContainerStopOptions{Timeout: &secs}); err != nil {
 		return fmt.Errorf("node %d: upgrade: stop: %w", id, err)
 	}
+	// The old container's log goes with it: keep it, so that Logs and
+	// CopyLogs show the node's whole life, release by release.
+	if b, err := containerLogs(ctx, old); err == nil {
+		c.mu.Lock()
+		c.prevLogs[id] = append(c.prevLogs[id], b...)
+		c.prevLogs[id] = append(c.prevLogs[id], fmt.Sprintf("--- kchaos: %s %d upgraded from %s to %s ---\n", n.Role, id, c.versionOf(id), version)...)
+		c.mu.Unlock()
+	}
 	if _, err := c.docker.ContainerRemove(ctx, old.GetContainerID(), client.ContainerRemoveOptions{Force: true}); err != nil {
 		return fmt.Errorf("node %d: upgrade: remove the %s container: %w", id, c.versionOf(id), err)
 	}
