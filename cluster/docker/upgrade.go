@@ -49,14 +49,15 @@ func (c *Cluster) Upgrade(ctx context.Context, id int32, version string) error {
 	}
 	// The old container's log goes with it: keep it, so that Logs and
 	// CopyLogs show the node's whole life, release by release.
+	from := c.versionOf(id)
 	if b, err := containerLogs(ctx, old); err == nil {
+		mark := fmt.Sprintf("--- kchaos: %s %d upgraded from %s to %s ---\n", n.Role, id, from, version)
 		c.mu.Lock()
-		c.prevLogs[id] = append(c.prevLogs[id], b...)
-		c.prevLogs[id] = append(c.prevLogs[id], fmt.Sprintf("--- kchaos: %s %d upgraded from %s to %s ---\n", n.Role, id, c.versionOf(id), version)...)
+		c.prevLogs[id] = append(append(c.prevLogs[id], b...), mark...)
 		c.mu.Unlock()
 	}
 	if _, err := c.docker.ContainerRemove(ctx, old.GetContainerID(), client.ContainerRemoveOptions{Force: true}); err != nil {
-		return fmt.Errorf("node %d: upgrade: remove the %s container: %w", id, c.versionOf(id), err)
+		return fmt.Errorf("node %d: upgrade: remove the %s container: %w", id, from, err)
 	}
 	ctr, _, err := c.createNode(ctx, n, c.voters, image)
 	c.mu.Lock()
