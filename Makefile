@@ -1,5 +1,5 @@
 # kchaos: the few commands a person types. See README.md.
-KAFKA_VERSION ?= 4.1.2
+KAFKA_VERSION ?= 4.4.0
 SCENARIO      ?= s1
 GO            ?= go
 export TESTCONTAINERS_RYUK_DISABLED := true
@@ -7,7 +7,7 @@ export KCHAOS_KAFKA_VERSION := $(KAFKA_VERSION)
 
 BIN := bin/kchaos
 
-.PHONY: all build docker image upgrade-images run test test-short test-scenarios bench vet chromium clean distclean
+.PHONY: all build docker image upgrade-images sshhost-image run test test-short test-scenarios bench vet chromium clean distclean
 
 all: build
 
@@ -26,6 +26,10 @@ image: docker
 upgrade-images: docker
 	@image/build.sh 3.9.2
 	@image/build.sh 4.4.0
+
+# The SSH backend's test host image (Kafka image + openssh-server), only when missing.
+sshhost-image: image
+	@image/sshhost/build.sh $(KAFKA_VERSION)
 
 # Debian's Chromium, for the report's headless-browser test and screenshot.
 chromium:

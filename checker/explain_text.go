@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"github.com/kchaos/kchaos/histories"
 	"slices"
 	"strings"
 )
@@ -185,8 +186,7 @@ func electionWords(kind string) string {
 func decisive(faults []FaultRef) []FaultRef {
 	var out []FaultRef
 	for _, f := range faults {
-		switch f.F {
-		case "elect-unclean", "lose-unflushed", "kill", "restart", "set-config":
+		if histories.LosesAcked(f.F) {
 			out = append(out, f)
 		}
 	}

@@ -8,8 +8,9 @@ import (
 	"strings"
 )
 
-// DefaultKafkaVersion is the newest 4.1.x that Maven Central serves here.
-const DefaultKafkaVersion = "4.1.2"
+// DefaultKafkaVersion is the newest release kchaos knows (the last of
+// Releases); a test keeps the two together.
+const DefaultKafkaVersion = "4.4.0"
 
 // ControllerIDBase is the node id of the first controller. Controllers get
 // ids apart from brokers (0..N-1) so that a history's node ids are
@@ -147,6 +148,12 @@ type Config struct {
 	ControllerHeapMB int
 	// KeepData leaves the data folders after Teardown (for inspection).
 	KeepData bool
+	// Backend names the backend that runs the cluster: "" or "docker"
+	// (containers, the default), "ssh" (the operator's hosts). BackendSpec
+	// is that backend's own settings (for ssh, a *ssh.Spec); package
+	// cluster never reads it.
+	Backend     string
+	BackendSpec any
 }
 
 // Defaults fills unset fields.

@@ -180,3 +180,14 @@ func OverriddenUserKeys(user map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// ControllerTopicDefaults are the topic configs whose cluster-wide default
+// the KRaft controller resolves from its own configuration, not the
+// brokers': ConfigurationControlManager.getTopicConfig falls back from the
+// topic to the cluster's dynamic config to the controller's static config.
+// unclean.leader.election.enable decides the controller's automatic
+// unclean elections; min.insync.replicas its effective minimum ISR (the ELR
+// rules). A broker's server.properties alone does not set them for the
+// controller: the brokers then describe a topic as unclean=true while the
+// controller never elects uncleanly.
+var ControllerTopicDefaults = []string{"unclean.leader.election.enable", "min.insync.replicas"}

@@ -20,6 +20,9 @@ func TestResolveVersion(t *testing.T) {
 			t.Errorf("ResolveVersion(%q) = %q, %v; want %q, %q", tc.in, got, err, tc.want, tc.err)
 		}
 	}
+	if DefaultKafkaVersion != Releases[len(Releases)-1] {
+		t.Errorf("DefaultKafkaVersion %s is not the newest release %s", DefaultKafkaVersion, Releases[len(Releases)-1])
+	}
 	for i := 1; i < len(Releases); i++ {
 		a, _ := ParseVersion(Releases[i-1])
 		b, _ := ParseVersion(Releases[i])

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/cluster"
-	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/shutdown"
 )
@@ -32,7 +31,7 @@ func startCluster(ctx context.Context, cfg cluster.Config, ev progress.Sink, log
 	shutdown.SetPhase(ctx, string(progress.Cluster))
 	ev.Event(progress.Event{Phase: progress.Cluster, Text: fmt.Sprintf("starting %d controller(s) and %d broker(s), Kafka %s (run %s)",
 		max(cfg.Controllers, 1), cfg.Brokers, cfg.KafkaVersion, cfg.RunID)})
-	release := shutdown.Track(ctx, fmt.Sprintf("run %s: containers and network being created (label %s=%s)", cfg.RunID, docker.Label, cfg.RunID))
+	release := shutdown.Track(ctx, tracking(cfg))
 	begin := time.Now()
 	c, err := startBackend(ctx, cfg)
 	release() // Start tears down what it made when it fails
@@ -71,6 +70,9 @@ func describe(c cluster.Cluster) string {
 	}
 	if d, ok := c.(interface{ NetworkName() string }); ok {
 		return fmt.Sprintf("run %s: containers %s and network %s", c.RunID(), strings.Join(names, ", "), d.NetworkName())
+	}
+	if c.Config().Backend == "ssh" {
+		return fmt.Sprintf("run %s: SSH sessions to hosts %s (their Kafka stays)", c.RunID(), strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("run %s: nodes %s", c.RunID(), strings.Join(names, ", "))
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/report"
 )
@@ -18,25 +19,6 @@ import (
 type Variation struct {
 	Key    string
 	Values []string
-}
-
-// varyAliases maps the matrix's short names to scenario paths. A key that
-// is not an alias is taken as a scenario path (as --set takes it).
-var varyAliases = map[string][]string{
-	// unclean=false means never: also in the live set-config steps of a
-	// story such as s2's, which switches it on while the partition is
-	// offline.
-	"unclean": {"topic.configs.unclean.leader.election.enable",
-		"nemesis.steps[*].config.unclean.leader.election.enable"},
-	"elr":  {"cluster.elr"},
-	"acks": {"workload.acks"},
-	// With ELR on, min.insync.replicas is a cluster-level setting the
-	// controller enforces: set it on the topic, the brokers and the
-	// controllers alike, so each row means one thing.
-	"min.insync": {"topic.configs.min.insync.replicas", "cluster.broker_config.min.insync.replicas",
-		"cluster.controller_config.min.insync.replicas"},
-	"kafka":      {"cluster.kafka"},
-	"idempotent": {"workload.idempotent"},
 }
 
 // ParseVary parses "key=v1,v2,...".
@@ -93,7 +75,7 @@ func SetsFor(combo map[string]string) []string {
 		if k == "kafka" {
 			val = ResolveVersion(val)
 		}
-		paths, ok := varyAliases[k]
+		paths, ok := scenario.SettingPaths[k]
 		if !ok {
 			paths = []string{k}
 		}
@@ -104,16 +86,11 @@ func SetsFor(combo map[string]string) []string {
 	return sets
 }
 
-// latestPatch resolves "4.1.x" to the newest patch release kchaos knows to
-// build from Maven Central here.
-var latestPatch = map[string]string{"3.9": "3.9.1", "4.0": "4.0.2", "4.1": "4.1.2"}
-
-// ResolveVersion turns "4.1.x" into a release number; others pass through.
+// ResolveVersion turns "4.1.x" (or "latest") into the release kchaos knows
+// (cluster.Releases); anything else passes through, for Load to judge.
 func ResolveVersion(v string) string {
-	if strings.HasSuffix(v, ".x") {
-		if p, ok := latestPatch[strings.TrimSuffix(v, ".x")]; ok {
-			return p
-		}
+	if r, err := cluster.ResolveVersion(v); err == nil {
+		return r
 	}
 	return v
 }

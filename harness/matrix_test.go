@@ -75,7 +75,7 @@ func TestSetsFor(t *testing.T) {
 }
 
 func TestResolveVersion(t *testing.T) {
-	for in, want := range map[string]string{"3.9.x": "3.9.1", "4.0.x": "4.0.2", "4.1.x": "4.1.2", "4.1.1": "4.1.1", "9.9.x": "9.9.x"} {
+	for in, want := range map[string]string{"3.9.x": "3.9.2", "4.0.x": "4.0.2", "4.1.x": "4.1.2", "4.4.x": "4.4.0", "latest": "4.4.0", "4.1.1": "4.1.1", "9.9.x": "9.9.x"} {
 		if got := ResolveVersion(in); got != want {
 			t.Errorf("ResolveVersion(%q) = %q, want %q", in, got, want)
 		}

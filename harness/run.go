@@ -223,6 +223,19 @@ func (r *run) play(ctx context.Context) (err error) {
 		return err
 	}
 	ev.Event(progress.Event{Phase: progress.Topic, Text: "created " + t.Name, Done: true})
+	if cfg.Backend == scenario.BackendSSH {
+		// On the operator's own cluster kchaos removes the topic it made
+		// (and only that one) once the final read has it in the history.
+		defer func() {
+			dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+			defer cancel()
+			if err := adm.DeleteTopic(dctx, t.Name); err != nil {
+				r.log.Warn("delete the run's topic", "topic", t.Name, "err", err)
+			} else {
+				r.log.Info("deleted the run's topic", "topic", t.Name)
+			}
+		}()
+	}
 	info, err := runInfo(ctx, s, c, adm)
 	if err != nil {
 		return err
@@ -392,7 +405,15 @@ const NodePropertiesPath = "/etc/kafka/server.properties"
 func nodeConfigs(ctx context.Context, c cluster.Cluster, nodes []cluster.Node) (map[int32]map[string]string, error) {
 	out := map[int32]map[string]string{}
 	for _, n := range nodes {
-		text, err := c.Exec(ctx, n.ID, "cat", NodePropertiesPath)
+		path := NodePropertiesPath
+		if pp, ok := c.(interface{ PropertiesPath(int32) string }); ok {
+			// A host's own server.properties (the ssh backend's
+			// service.config); none configured: not recorded.
+			if path = pp.PropertiesPath(n.ID); path == "" {
+				continue
+			}
+		}
+		text, err := c.Exec(ctx, n.ID, "cat", path)
 		if err != nil {
 			return nil, fmt.Errorf("config of node %d: %w", n.ID, err)
 		}

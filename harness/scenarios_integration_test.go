@@ -30,6 +30,13 @@ type scenarioRun struct {
 
 func runScenario(t *testing.T, name string, sets ...string) scenarioRun {
 	t.Helper()
+	return runScenarioOn(t, nil, name, sets...)
+}
+
+// runScenarioOn runs a scenario after prepare (when given) has pointed it
+// at another backend's cluster (the SSH test hosts).
+func runScenarioOn(t *testing.T, prepare func(*testing.T, *scenario.Scenario), name string, sets ...string) scenarioRun {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: needs Docker and the Kafka image")
 	}
@@ -39,6 +46,9 @@ func runScenario(t *testing.T, name string, sets ...string) scenarioRun {
 	s, err := scenario.Load(name, sets)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if prepare != nil {
+		prepare(t, s)
 	}
 	store := os.Getenv("KCHAOS_TEST_STORE")
 	if store == "" {
@@ -175,8 +185,10 @@ func allScenarios(t *testing.T) {
 	}
 }
 
-func TestScenarioS1OfflineNoLoss(t *testing.T) {
-	r := runScenario(t, "s1")
+func TestScenarioS1OfflineNoLoss(t *testing.T) { assertS1(t, runScenario(t, "s1")) }
+
+// assertS1 is s1's outcome, on whichever backend ran it.
+func assertS1(t *testing.T, r scenarioRun) {
 	if n := r.count(checker.LostWrite) + r.count(checker.OffsetReuse); n != 0 {
 		t.Errorf("s1: %d lost writes or reused offsets, want none", n)
 	}
@@ -191,8 +203,10 @@ func TestScenarioS1OfflineNoLoss(t *testing.T) {
 	}
 }
 
-func TestScenarioS2UncleanLoss(t *testing.T) {
-	r := runScenario(t, "s2")
+func TestScenarioS2UncleanLoss(t *testing.T) { assertS2(t, runScenario(t, "s2")) }
+
+// assertS2 is s2's outcome, on whichever backend ran it.
+func assertS2(t *testing.T, r scenarioRun) {
 	if r.count(checker.LostWrite) == 0 || r.count(checker.OffsetReuse) == 0 {
 		t.Fatalf("s2: lost %d, reused %d: want both", r.count(checker.LostWrite), r.count(checker.OffsetReuse))
 	}
@@ -253,8 +267,10 @@ func TestScenarioS4Acks1Accepted(t *testing.T) {
 	}
 }
 
-func TestScenarioS7LastReplicaStanding(t *testing.T) {
-	r := runScenario(t, "s7")
+func TestScenarioS7LastReplicaStanding(t *testing.T) { assertS7(t, runScenario(t, "s7")) }
+
+// assertS7 is s7's outcome, on whichever backend ran it.
+func assertS7(t *testing.T, r scenarioRun) {
 	if r.count(checker.LostWrite) == 0 {
 		t.Fatal("s7: no acked record lost; the Last Replica Standing loss did not show")
 	}

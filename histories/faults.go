@@ -69,6 +69,10 @@ type Fault struct {
 	Label string
 	// Color is the report's colour for the fault (CSS hex).
 	Color string
+	// CanLoseAcked marks the faults that can lose acknowledged records by
+	// themselves (a crash, a power cut, an election that may be unclean, a
+	// config change that allows one): an explanation names these first.
+	CanLoseAcked bool
 }
 
 // OtherFaultColor is the report's colour for an op it does not know.
@@ -77,11 +81,11 @@ const OtherFaultColor = "#6b6b6b"
 var faults = []Fault{
 	{Name: FPartition, Kind: Lasting, Heal: FPartition, UndoneBy: []string{FHeal}, Color: "#4a7fc1"},
 	{Name: FPause, Kind: Lasting, Heal: FPause, UndoneBy: []string{FResume, FHeal}, Color: "#8e6bbf"},
-	{Name: FKill, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#c0392b"},
-	{Name: FLoseUnflushed, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#7b1111"},
-	{Name: FRestart, Kind: Instant, Color: OtherFaultColor},
-	{Name: FSetConfig, Kind: Instant, Color: "#d98c1f"},
-	{Name: FElectUnclean, Kind: Instant, Color: "#e0457b"},
+	{Name: FKill, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#c0392b", CanLoseAcked: true},
+	{Name: FLoseUnflushed, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#7b1111", CanLoseAcked: true},
+	{Name: FRestart, Kind: Instant, Color: OtherFaultColor, CanLoseAcked: true},
+	{Name: FSetConfig, Kind: Instant, Color: "#d98c1f", CanLoseAcked: true},
+	{Name: FElectUnclean, Kind: Instant, Color: "#e0457b", CanLoseAcked: true},
 	{Name: FElectPreferred, Kind: Instant, Color: "#e0457b"},
 	{Name: FUpgrade, Kind: Instant, Color: "#2e8b57"},
 	{Name: FSetFeature, Kind: Instant, Color: "#1f9e9e"},
@@ -110,6 +114,12 @@ func LookupFault(f string) (Fault, bool) {
 		return Fault{}, false
 	}
 	return faults[i], true
+}
+
+// LosesAcked reports whether the op f can by itself lose acked records.
+func LosesAcked(f string) bool {
+	x, _ := LookupFault(f)
+	return x.CanLoseAcked
 }
 
 // KindOf is f's kind; "" for a name outside the vocabulary.

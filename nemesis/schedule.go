@@ -186,7 +186,8 @@ var (
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
 	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed}
-	// partitionRoles: roles that read a partition's state.
+	// partitionRoles: roles that read a partition's state (a partition
+	// given with any other role would be ignored, so it is refused).
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
 )
 
@@ -240,7 +241,7 @@ func (s *Schedule) Validate() error {
 			}
 		}
 		if r.Targets != nil {
-			validateTarget("nemesis.random.targets", r.Targets, false, add)
+			validateTarget("nemesis.random.targets", r.Targets, false, false, add)
 		}
 	}
 	return errors.Join(errs...)
@@ -311,7 +312,7 @@ func validateStep(p string, st *Step, add addFunc) {
 			// that is only a partition number.
 			noRole := st.Fault == FElectUnclean || st.Fault == FElectPreferred ||
 				(isPart && (shape == ShapeLeaderFollowers || shape == ShapeRacks))
-			validateTarget(p+".target", st.Target, noRole, add)
+			validateTarget(p+".target", st.Target, noRole, isPart && shape == ShapeRacks, add)
 			if isPart && shape == ShapeLeaderFollowers && st.Target.Role != "" && st.Target.Role != RoleLeader {
 				add(p+".target.role", "shape leader-followers takes role leader (or none) and a partition")
 			}
@@ -364,13 +365,22 @@ func describeFault(f, shape string) string {
 	return f
 }
 
-func validateTarget(p string, t *Target, noRole bool, add addFunc) {
+// validateTarget checks a target. noRole: the step takes a bare partition
+// (an election, a leader-followers or racks partition); rackSide: the step
+// is a racks partition, whose rack names one side.
+func validateTarget(p string, t *Target, noRole, rackSide bool, add addFunc) {
 	if !slices.Contains(roleNames, t.Role) && !(noRole && t.Role == "") {
 		add(p+".role", "unknown role %q (want %s)", t.Role, strings.Join(roleNames, ", "))
 		return
 	}
 	if t.Partition < 0 {
 		add(p+".partition", "must not be negative")
+	}
+	if t.Partition > 0 && !slices.Contains(partitionRoles, t.Role) && !(noRole && t.Role == "") {
+		add(p+".partition", "role %s reads no partition (only %s do)", t.Role, strings.Join(partitionRoles, ", "))
+	}
+	if t.Rack != "" && t.Role != RoleRack && !rackSide {
+		add(p+".rack", "only for role rack, or a racks partition's side")
 	}
 	if t.Role == RoleRack && t.Rack == "" {
 		add(p+".rack", "role rack needs a rack name")

@@ -38,9 +38,13 @@ type Cell struct {
 	// Outcome is the run's measured verdict and anomaly counts, in one line.
 	Outcome string `json:"outcome,omitempty"`
 	// Reason says why a cell is unjudged or not applicable.
-	Reason  string  `json:"reason,omitempty"`
-	RunDir  string  `json:"run_dir,omitempty"`
-	Seconds float64 `json:"seconds,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	RunDir string `json:"run_dir,omitempty"`
+	// Seconds is the cell's wall time; StorySeconds the part its history
+	// spans (workload, faults, final read). The rest is kchaos's overhead:
+	// cluster start, check, report, teardown.
+	Seconds      float64 `json:"seconds,omitempty"`
+	StorySeconds float64 `json:"story_seconds,omitempty"`
 }
 
 // Change is a cell whose status differs from the baseline suite's.
@@ -157,7 +161,7 @@ func suiteSummary(cells []Cell) string {
 func suiteMarkdown(f SuiteFile) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# kchaos suite %s\n\n%s.\n\n", f.Name, suiteSummary(f.Cells))
-	b.WriteString("| cell | expectation | outcome | status | report |\n|---|---|---|---|---|\n")
+	b.WriteString("| cell | expectation | outcome | status | seconds (story + overhead) | report |\n|---|---|---|---|---|---|\n")
 	for _, c := range f.Cells {
 		exp := strings.Join(c.Checks, "; ")
 		if c.Reason != "" {
@@ -167,7 +171,11 @@ func suiteMarkdown(f SuiteFile) []byte {
 		if c.RunDir != "" {
 			link = "[report](" + c.RunDir + "/report.html)"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(c.ID), mdCell(exp), mdCell(c.Outcome), c.Status, link)
+		secs := ""
+		if c.Seconds > 0 {
+			secs = fmt.Sprintf("%.0f (%.0f + %.0f)", c.Seconds, c.StorySeconds, c.Seconds-c.StorySeconds)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(c.ID), mdCell(exp), mdCell(c.Outcome), c.Status, secs, link)
 	}
 	if f.Baseline != "" {
 		fmt.Fprintf(&b, "\n## Changes against %s\n\n", mdText(f.Baseline))

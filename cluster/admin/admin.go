@@ -236,3 +236,18 @@ func (c *Client) ElectLeaders(ctx context.Context, topic string, partitions []in
 	}
 	return errors.Join(errs...)
 }
+
+// DeleteTopic deletes one topic (the SSH backend's run topic, on a cluster
+// kchaos does not own, after the final read).
+func (c *Client) DeleteTopic(ctx context.Context, name string) error {
+	resp, err := c.adm.DeleteTopics(ctx, name)
+	if err != nil {
+		return fmt.Errorf("delete topic %s: %w", name, err)
+	}
+	for _, r := range resp {
+		if r.Err != nil {
+			return fmt.Errorf("delete topic %s: %w", name, r.Err)
+		}
+	}
+	return nil
+}

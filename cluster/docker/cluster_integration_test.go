@@ -206,9 +206,18 @@ func TestClusterKillRestartKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitISR(t, adm, "k", []int32{0, 1, 2}, 60*time.Second)
-	leo := adm.ReplicaLogEndOffsets(ctx, "k", []int32{0}, []int32{2})
-	if leo[0][2] != 1000 {
-		t.Errorf("restarted broker 2 log end offset %d, want 1000", leo[0][2])
+	// Broker 2 is back in the ISR, so it holds all 1,000 records. One
+	// ListOffsets to it can still go unanswered right after it rejoined
+	// (ReplicaLogEndOffsets leaves such a broker out): ask until it answers.
+	var got int64 = -1
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+		if leo, ok := adm.ReplicaLogEndOffsets(ctx, "k", []int32{0}, []int32{2})[0][2]; ok {
+			got = leo
+			break
+		}
+	}
+	if got != 1000 {
+		t.Errorf("restarted broker 2 log end offset %d (-1: it never answered), want 1000", got)
 	}
 	logs, err := c.Logs(ctx, 2)
 	if err != nil {

@@ -11,8 +11,10 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/docker"
+	sshb "github.com/kchaos/kchaos/cluster/ssh"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/progress"
+	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/harness/shutdown"
 )
 
@@ -89,14 +91,22 @@ func newClusterCmd() *cobra.Command {
 }
 
 func newCleanCmd() *cobra.Command {
-	var dataRoot string
+	var dataRoot, hosts string
 	cmd := &cobra.Command{
 		Use:   "clean",
-		Short: "Remove the containers, networks and data that crashed runs left",
-		Args:  cobra.NoArgs,
+		Short: "Remove the containers, networks and data that crashed runs left; with --hosts, undo faults left on SSH hosts",
+		Long: `Without flags: remove every container and network labelled by kchaos and
+the runs' data folders. With --hosts FILE (a scenario with backend: ssh):
+log in to its hosts and undo what a crashed run left there: delete every
+iptables rule tagged "kchaos", SIGCONT a stopped Kafka, and start Kafka
+(service.start) where the state file records that kchaos killed or stopped it.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
+			if hosts != "" {
+				return cleanHosts(ctx, hosts)
+			}
 			n, err := docker.Clean(ctx, dataRoot)
 			fmt.Printf("removed %d containers and networks labelled %s\n", n, docker.Label)
 			if err != nil {
@@ -106,5 +116,23 @@ func newCleanCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&dataRoot, "data", "/var/tmp/kchaos", "data root of the runs")
+	cmd.Flags().StringVar(&hosts, "hosts", "", "a scenario file with backend: ssh: undo the faults a crashed run left on its hosts")
 	return cmd
+}
+
+// cleanHosts undoes what a crashed run left on a scenario's SSH hosts.
+func cleanHosts(ctx context.Context, file string) error {
+	spec, err := scenario.LoadHosts(file)
+	if err != nil {
+		return badInput(err)
+	}
+	did, err := sshb.Clean(ctx, *spec)
+	for _, l := range did {
+		fmt.Println(l)
+	}
+	if err != nil {
+		return internal(err)
+	}
+	fmt.Printf("hosts clean: no kchaos iptables rule, no stopped Kafka, every Kafka kchaos stopped started (%d host(s))\n", len(spec.Hosts))
+	return nil
 }

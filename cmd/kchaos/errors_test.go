@@ -16,6 +16,16 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(multi, []byte("name: multi\ncluster:\n  bogus: 1\ntopic:\n  replication_factor: 5\nworkload:\n  acks: 7\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	hosts := filepath.Join(dir, "hosts.yaml")
+	sshScen := "name: mine\ncluster:\n  backend: ssh\n  hosts: [{id: 0, addr: a}]\n" +
+		"  ssh: {user: u, key: /k, known_hosts: /kh}\n  service: {start: s, stop: t, log_dirs: [/var/lib/kafka]}\n"
+	if err := os.WriteFile(hosts, []byte(sshScen), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	noKnown := filepath.Join(dir, "noknown.yaml")
+	if err := os.WriteFile(noKnown, []byte(strings.Replace(sshScen, ", known_hosts: /kh", "", 1)+"  confirm_owner: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -41,6 +51,10 @@ func TestBadInput(t *testing.T) {
 		{"matrix: every bad --vary", []string{"matrix", "s2", "--vary", "acks=9", "--vary", "elr=maybe"}, []string{"--vary acks=9", "--vary elr=maybe"}},
 		{"matrix: bad --runs", []string{"matrix", "s2", "--vary", "acks=1", "--runs", "0"}, []string{"--runs 0"}},
 		{"matrix: bad scenario", []string{"matrix", multi, "--vary", "acks=1"}, []string{"topic.replication_factor"}},
+		{"ssh: no confirmation", []string{"run", hosts}, []string{"cluster.confirm_owner", "--i-own-these-hosts"}},
+		{"ssh: no known_hosts", []string{"run", noKnown}, []string{"cluster.ssh.known_hosts: missing"}},
+		{"ssh: docker with hosts", []string{"run", "s1", "--set", "cluster.hosts=[{id: 0, addr: a}]"}, []string{"cluster.backend"}},
+		{"clean --hosts: not hosts", []string{"clean", "--hosts", multi}, []string{"cluster.hosts: missing"}},
 		{"cluster up: bad racks", []string{"cluster", "up", "--racks", "a=x"}, []string{"--racks", `"x" is not a number`}},
 		{"cluster up: elr twice", []string{"cluster", "up", "--elr", "--no-elr"}, []string{"--elr and --no-elr"}},
 		{"cluster up: no brokers", []string{"cluster", "up", "--brokers", "0"}, []string{"--brokers 0"}},

@@ -26,7 +26,7 @@ topic:
   name: orders
   assignment: [[0, 1, 2]]
   configs: {min.insync.replicas: "1"}
-workload: {producers: 2, consumers: 1, duration: 120s, final_read_timeout: 20s}
+workload: {producers: 2, consumers: 1, duration: 120s}
 nemesis:
   steps:
     - wait: 2s

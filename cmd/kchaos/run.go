@@ -22,6 +22,7 @@ type runFlags struct {
 	sets               []string
 	brokerCfg, topicCf string
 	noScreenshot       bool
+	ownHosts           bool
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
@@ -33,6 +34,7 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.brokerCfg, "broker-config", "", "your cluster's server.properties (or .yaml): run with its settings")
 	fl.StringVar(&f.topicCf, "topic-config", "", "your topic's configs (.properties or .yaml)")
 	fl.BoolVar(&f.noScreenshot, "no-screenshot", false, "skip the headless-Chromium screenshot of the report")
+	fl.BoolVar(&f.ownHosts, "i-own-these-hosts", false, "backend ssh: confirm that you own the scenario's hosts and may break their Kafka (cluster.confirm_owner)")
 }
 
 // load reads the scenario with the flags applied. Errors are bad input.
@@ -43,6 +45,9 @@ func (f *runFlags) load(name string, extra ...string) (*scenario.Scenario, []str
 	}
 	if f.seed != 0 {
 		sets = append(sets, fmt.Sprintf("seed=%d", f.seed))
+	}
+	if f.ownHosts {
+		sets = append(sets, "cluster.confirm_owner=true")
 	}
 	sets = append(sets, extra...)
 	s, err := scenario.Load(name, sets)

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	sshb "github.com/kchaos/kchaos/cluster/ssh"
+
 	"errors"
 	"os"
 	"path/filepath"
@@ -94,6 +96,14 @@ var fieldCases = []struct {
 		func(_, a effect) bool {
 			return a.Cluster.KafkaVersion == "4.0.2" && a.Cluster.Image == "kchaos/kafka:4.0.2"
 		}},
+	{"cluster.backend", nil, sshBase, func(_, a effect) bool { return a.Cluster.Backend == "ssh" && a.Cluster.Brokers == 2 }},
+	{"cluster.hosts", sshBase, []string{"cluster.hosts=[{id: 1000, addr: c, role: controller}, {id: 0, addr: a, rack: x}, {id: 1, addr: b, rack: y}, {id: 2, addr: d, rack: y}]"},
+		func(_, a effect) bool { return a.Cluster.Brokers == 3 && a.Cluster.Racks.String() == "x=0;y=1,2" }},
+	{"cluster.ssh", sshBase, []string{"cluster.ssh.sudo=true"}, func(_, a effect) bool { return sshSpec(a).SSH.Sudo }},
+	{"cluster.service", sshBase, []string{"cluster.service.process=kafka.Kafka2"},
+		func(_, a effect) bool { return sshSpec(a).Service.Process == "kafka.Kafka2" }},
+	{"cluster.confirm_owner", nil, sshBase[:len(sshBase)-1], nil},
+	{"cluster.state_dir", sshBase, []string{"cluster.state_dir=/tmp/st"}, func(_, a effect) bool { return sshSpec(a).StateDir == "/tmp/st" }},
 	{"cluster.brokers", nil, []string{"cluster.brokers=5"}, func(_, a effect) bool { return a.Cluster.Brokers == 5 }},
 	{"cluster.controllers", nil, []string{"cluster.controllers=3"}, func(_, a effect) bool { return a.Cluster.Controllers == 3 }},
 	{"cluster.racks", nil, []string{"cluster.racks={a: [0, 1], b: [2]}"},
@@ -148,6 +158,24 @@ var fieldCases = []struct {
 		func(_, a effect) bool { return a.HealTimeout == 30*time.Second }},
 	{"final.read_timeout", nil, []string{"final.read_timeout=45s"},
 		func(_, a effect) bool { return a.Workload.FinalReadTimeout.Std() == 45*time.Second }},
+}
+
+// sshBase is a minimal ssh backend section; confirm_owner last.
+var sshBase = []string{
+	"cluster.backend=ssh",
+	"cluster.hosts=[{id: 1000, addr: c, role: controller}, {id: 0, addr: a, rack: x}, {id: 1, addr: b, rack: y}]",
+	"cluster.ssh={user: kafka, key: /k, known_hosts: /kh}",
+	"cluster.service={start: start-kafka, stop: stop-kafka, log_dirs: [/var/lib/kafka]}",
+	"topic.replication_factor=2",
+	"cluster.confirm_owner=true",
+}
+
+func sshSpec(e effect) *sshb.Spec {
+	sp, _ := e.Cluster.BackendSpec.(*sshb.Spec)
+	if sp == nil {
+		return &sshb.Spec{}
+	}
+	return sp
 }
 
 // Every field a scenario accepts changes what the run does (or, like

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"bufio"
 	"bytes"
 	"embed"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/magiconair/properties"
 	"gopkg.in/yaml.v3"
 )
 
@@ -330,19 +330,18 @@ func ReadProperties(file string) (map[string]string, error) {
 		}
 		return out, nil
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	line := 0
-	for sc.Scan() {
-		line++
-		l := strings.TrimSpace(sc.Text())
-		if l == "" || l[0] == '#' || l[0] == '!' {
-			continue
-		}
-		i := strings.IndexAny(l, "=:")
-		if i <= 0 {
-			return nil, &BadInputError{fmt.Errorf("%s line %d: want key=value", file, line)}
-		}
-		out[strings.TrimSpace(l[:i])] = strings.TrimSpace(l[i+1:])
+	// Java's properties format, as Kafka reads server.properties
+	// (java.util.Properties.load: ISO-8859-1, backslash escapes, line
+	// continuations, '=', ':' or blanks between key and value, no ${}
+	// expansion): a library that implements it rather than a line split.
+	loader := properties.Loader{Encoding: properties.ISO_8859_1, DisableExpansion: true}
+	p, err := loader.LoadBytes(b)
+	if err != nil {
+		return nil, &BadInputError{fmt.Errorf("%s: %v", file, err)}
+	}
+	for _, k := range p.Keys() {
+		v, _ := p.Get(k)
+		out[k] = v
 	}
 	return out, nil
 }

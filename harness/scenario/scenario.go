@@ -14,6 +14,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	sshb "github.com/kchaos/kchaos/cluster/ssh"
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
@@ -58,6 +59,34 @@ type ClusterSpec struct {
 	BrokerConfig     map[string]string           `yaml:"broker_config,omitempty"`
 	ControllerConfig map[string]string           `yaml:"controller_config,omitempty"`
 	PerBroker        map[int32]map[string]string `yaml:"per_broker,omitempty"`
+	// Backend is "docker" (also when empty) or "ssh": the operator's own hosts,
+	// described by Hosts, SSH and Service, and confirmed by ConfirmOwner
+	// (docs in README, "Your own hosts over SSH").
+	Backend      string        `yaml:"backend,omitempty"`
+	Hosts        []sshb.Host   `yaml:"hosts,omitempty"`
+	SSH          *sshb.Auth    `yaml:"ssh,omitempty"`
+	Service      *sshb.Service `yaml:"service,omitempty"`
+	ConfirmOwner bool          `yaml:"confirm_owner,omitempty"`
+	StateDir     string        `yaml:"state_dir,omitempty"`
+}
+
+// Backend names.
+const (
+	BackendDocker = "docker"
+	BackendSSH    = "ssh"
+)
+
+// SSHSpec is the ssh backend's part of the spec.
+func (c ClusterSpec) SSHSpec() *sshb.Spec {
+	sp := &sshb.Spec{Hosts: c.Hosts, ConfirmOwner: c.ConfirmOwner, StateDir: c.StateDir}
+	if c.SSH != nil {
+		sp.SSH = *c.SSH
+	}
+	if c.Service != nil {
+		sp.Service = *c.Service
+	}
+	sp.Defaults()
+	return sp
 }
 
 // TopicSpec is the workload's topic.
@@ -98,6 +127,22 @@ const (
 // scenario that sets nothing runs with what those packages would pick.
 func (s *Scenario) Defaults() {
 	c := &s.Cluster
+	if c.Backend == BackendSSH {
+		// The hosts are the cluster: brokers and controllers are counted,
+		// racks read from them.
+		sp := c.SSHSpec()
+		c.Hosts = sp.Hosts
+		c.Brokers, c.Controllers = sp.Brokers(), max(sp.Controllers(), 1)
+		c.Racks = nil
+		for _, h := range sp.Hosts {
+			if h.Role == "broker" && h.Rack != "" {
+				if c.Racks == nil {
+					c.Racks = cluster.Racks{}
+				}
+				c.Racks[h.Rack] = append(c.Racks[h.Rack], h.ID)
+			}
+		}
+	}
 	cc := c.ClusterConfig()
 	cc.Defaults()
 	c.Kafka, c.Brokers, c.Controllers = cc.KafkaVersion, cc.Brokers, cc.Controllers
@@ -204,6 +249,19 @@ func (s *Scenario) Validate() error {
 	default:
 		add("cluster.elr", "%q: want on, off or default", c.ELR)
 	}
+	switch c.Backend {
+	case "", BackendDocker:
+		if len(c.Hosts) > 0 || c.SSH != nil || c.Service != nil || c.ConfirmOwner {
+			add("cluster.backend", "docker: hosts, ssh, service and confirm_owner are for backend: ssh")
+		}
+	case BackendSSH:
+		errs = append(errs, c.SSHSpec().Validate("cluster")...)
+		if !c.ConfirmOwner {
+			errs = append(errs, sshb.ErrNotConfirmed)
+		}
+	default:
+		add("cluster.backend", "%q: want docker or ssh", c.Backend)
+	}
 	t := s.Topic
 	if t.Partitions < 1 {
 		add("topic.partitions", "%d: want at least 1", t.Partitions)
@@ -278,7 +336,10 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 	cfg := cluster.Config{
 		KafkaVersion: c.Kafka, Brokers: c.Brokers, Controllers: c.Controllers,
 		Racks: c.Racks, BrokerConfig: c.BrokerConfig, ControllerConfig: c.ControllerConfig,
-		PerBroker: c.PerBroker,
+		PerBroker: c.PerBroker, Backend: c.Backend,
+	}
+	if c.Backend == BackendSSH {
+		cfg.BackendSpec = c.SSHSpec()
 	}
 	switch c.ELR {
 	case ELROn:
@@ -339,6 +400,18 @@ func (s *Scenario) ApplyUserConfigs(broker, topic map[string]string) []string {
 	for k, v := range broker {
 		if !drop[k] {
 			s.Cluster.BrokerConfig[k] = v
+		}
+	}
+	// The topic defaults the KRaft controller resolves from its own config
+	// go to the controllers too, as in a cluster whose nodes share one
+	// server.properties: otherwise the user's unclean.leader.election.enable
+	// would reach the brokers only and never decide an election.
+	for _, k := range cluster.ControllerTopicDefaults {
+		if v, ok := broker[k]; ok {
+			if s.Cluster.ControllerConfig == nil {
+				s.Cluster.ControllerConfig = map[string]string{}
+			}
+			s.Cluster.ControllerConfig[k] = v
 		}
 	}
 	if len(topic) > 0 && s.Topic.Configs == nil {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -142,10 +143,32 @@ func TestReadPropertiesAndApply(t *testing.T) {
 	if m["num.io.threads"] != "8" || m["replica.lag.time.max.ms"] != "30000" || m["min.insync.replicas"] != "2" {
 		t.Fatalf("parsed %v", m)
 	}
-	bad := filepath.Join(dir, "bad.properties")
-	os.WriteFile(bad, []byte("ok=1\njust-a-word\n"), 0o644)
-	if _, err := ReadProperties(bad); err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("bad properties: %v, want line 2", err)
+	// java.util.Properties' format, as Kafka reads server.properties.
+	for _, tc := range []struct {
+		src  string
+		want map[string]string
+		err  string
+	}{
+		{"listeners=PLAINTEXT://:9092,\\\n    CONTROLLER://:9093\n", map[string]string{"listeners": "PLAINTEXT://:9092,CONTROLLER://:9093"}, ""},
+		{"sasl.jaas.config=a\\=b\\:c\n", map[string]string{"sasl.jaas.config": "a=b:c"}, ""},
+		{"key\\ with\\ blanks = v\\tw\n", map[string]string{"key with blanks": "v\tw"}, ""},
+		{"num.io.threads 8\n! a comment\n", map[string]string{"num.io.threads": "8"}, ""},
+		{"log.dirs=${HOME}/x\n", map[string]string{"log.dirs": "${HOME}/x"}, ""},
+		{"just-a-key\n", map[string]string{"just-a-key": ""}, ""},
+		{"ok=1\nbad=\\uZZZZ\n", nil, "Line 2"},
+	} {
+		f := filepath.Join(dir, "case.properties")
+		os.WriteFile(f, []byte(tc.src), 0o644)
+		got, err := ReadProperties(f)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: err %v, want %q", tc.src, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || !maps.Equal(got, tc.want) {
+			t.Errorf("%q: %q, %v; want %q", tc.src, got, err, tc.want)
+		}
 	}
 	s, err := Load("s1", nil)
 	if err != nil {

@@ -53,7 +53,8 @@ const uncleanKey = "unclean.leader.election.enable"
 // Settings resolves the short settings of a scenario with its defaults
 // filled, as the run will have them:
 //   - unclean: "true" when the topic starts with unclean election on (its
-//     own config, else the brokers' default) or a
+//     own config, else the controllers' default, which is the one the KRaft
+//     controller elects by) or a
 //     live set-config step turns it on (the story allows an unclean
 //     election at some point), else "false" (Kafka's default);
 //   - elr: "true" or "false", cluster.elr "default" resolved by the Kafka
@@ -61,10 +62,12 @@ const uncleanKey = "unclean.leader.election.enable"
 //   - min.insync: the topic's value, else the brokers', else Kafka's 1;
 //   - acks, idempotent, kafka: as the workload and cluster have them.
 func (s *Scenario) Settings() map[string]string {
-	// A topic config overrides the brokers' default for it, as in Kafka.
+	// A topic config overrides the default, and the default that decides
+	// is the controller's (cluster.ControllerTopicDefaults), not the
+	// brokers'.
 	uncleanCfg, ok := s.Topic.Configs[uncleanKey]
 	if !ok {
-		uncleanCfg = s.Cluster.BrokerConfig[uncleanKey]
+		uncleanCfg = s.Cluster.ControllerConfig[uncleanKey]
 	}
 	unclean := strings.EqualFold(uncleanCfg, "true")
 	for _, st := range s.Nemesis.Steps {

@@ -80,3 +80,28 @@ func TestOutcomeValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestControllerDecidesUnclean: a user's server.properties with unclean
+// election on reaches the controllers too (the KRaft controller resolves
+// the topic default from its own config), and a scenario whose brokers
+// alone have it does not count as unclean (the controller would never
+// elect uncleanly; measured: kchaos's first audit of such a config saw
+// the brokers describe the topic as unclean=true and no unclean election).
+func TestControllerDecidesUnclean(t *testing.T) {
+	s, err := Load("s1", []string{"cluster.broker_config.unclean.leader.election.enable=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(s.Topic.Configs, "unclean.leader.election.enable")
+	if got := s.Settings()["unclean"]; got != "false" {
+		t.Errorf("brokers alone with unclean on: unclean = %s, want false", got)
+	}
+	s.ApplyUserConfigs(map[string]string{"unclean.leader.election.enable": "true", "min.insync.replicas": "1", "num.io.threads": "8"}, nil)
+	cc := s.Cluster.ControllerConfig
+	if cc["unclean.leader.election.enable"] != "true" || cc["min.insync.replicas"] != "1" || cc["num.io.threads"] != "" {
+		t.Errorf("controller config %v: want the two topic defaults and nothing else", cc)
+	}
+	if got := s.Settings()["unclean"]; got != "true" {
+		t.Errorf("user config with unclean on: unclean = %s, want true", got)
+	}
+}

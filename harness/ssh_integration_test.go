@@ -1,0 +1,42 @@
+package harness_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/cluster/ssh/sshtest"
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+// The seed scenarios s1, s2 and s7 on SSH test hosts (containers running
+// sshd, Kafka a plain process started over SSH), driven by the ssh backend
+// alone, with the same outcomes asserted as on the Docker backend.
+
+// onSSHHosts makes test hosts for the scenario's cluster (its broker and
+// controller configs rendered into each host's server.properties) and
+// points the scenario at them.
+func onSSHHosts(t *testing.T, s *scenario.Scenario) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	begin := time.Now()
+	h, err := sshtest.Start(ctx, s.Cluster.ClusterConfig(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	t.Logf("%s: SSH test hosts up in %s (network %s)", s.Name, time.Since(begin).Round(100*time.Millisecond), h.Network)
+	c := &s.Cluster
+	c.Backend = scenario.BackendSSH
+	c.Hosts, c.SSH, c.Service = h.Spec.Hosts, &h.Spec.SSH, &h.Spec.Service
+	c.ConfirmOwner, c.StateDir = true, h.Spec.StateDir
+	s.Defaults()
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSSHScenarioS1(t *testing.T) { assertS1(t, runScenarioOn(t, onSSHHosts, "s1")) }
+func TestSSHScenarioS2(t *testing.T) { assertS2(t, runScenarioOn(t, onSSHHosts, "s2")) }
+func TestSSHScenarioS7(t *testing.T) { assertS7(t, runScenarioOn(t, onSSHHosts, "s7")) }

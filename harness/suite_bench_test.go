@@ -1,0 +1,49 @@
+package harness
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+)
+
+// BenchmarkSuiteCell runs one suite cell (s1 on the default or
+// KCHAOS_KAFKA_VERSION release) and reports its wall time, the part its
+// history spans (the story: workload, faults, final read) and the rest,
+// kchaos's overhead per cell (cluster start, check, report, teardown).
+// Target: overhead at most 20 s.
+func BenchmarkSuiteCell(b *testing.B) {
+	if testing.Short() {
+		b.Skip("needs Docker and the Kafka image")
+	}
+	s, err := LoadSuite("seeds")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var kafka []string
+	if v := os.Getenv("KCHAOS_KAFKA_VERSION"); v != "" {
+		kafka = []string{v}
+	} else {
+		kafka = []string{"latest"}
+	}
+	var cell, story float64
+	for i := 0; i < b.N; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		res, err := RunSuite(ctx, s, SuiteOptions{Options: Options{Store: b.TempDir(), NoScreenshot: true},
+			Kafka: kafka, Only: []string{"s1"}})
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := res.Cells[0]
+		if c.Status != "match" {
+			b.Fatalf("cell %s: %s %s", c.ID, c.Status, c.Reason)
+		}
+		cell += c.Seconds
+		story += c.StorySeconds
+	}
+	n := float64(b.N)
+	b.ReportMetric(cell/n, "cell-s")
+	b.ReportMetric(story/n, "story-s")
+	b.ReportMetric((cell-story)/n, "overhead-s")
+}
