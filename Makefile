@@ -7,7 +7,7 @@ export KCHAOS_KAFKA_VERSION := $(KAFKA_VERSION)
 
 BIN := bin/kchaos
 
-.PHONY: all build docker image sshhost-image run test test-short test-scenarios bench vet chromium clean distclean
+.PHONY: all build docker image upgrade-images sshhost-image run test test-short test-scenarios bench vet chromium clean distclean
 
 all: build
 
@@ -21,6 +21,11 @@ docker:
 # The Kafka image, built offline and only when missing.
 image: docker
 	@image/build.sh $(KAFKA_VERSION)
+
+# The releases the upgrade scenarios u1, u2 start from and end on.
+upgrade-images: docker
+	@image/build.sh 3.9.2
+	@image/build.sh 4.4.0
 
 # The SSH backend's test host image (Kafka image + openssh-server), only when missing.
 sshhost-image: image
@@ -46,14 +51,14 @@ test-short: vet
 
 # Everything the default CI run needs: unit tests, then the integration tests
 # on real clusters (one package at a time: 2 cores), including the scenario
-# tests s1, s2, s4, s7, s8.
-test: vet image chromium
+# tests s1, s2, s4, s7, s8 and the upgrade scenarios u1, u2.
+test: vet image upgrade-images chromium
 	$(GO) test -short -count=1 ./...
 	$(GO) test -count=1 -p 1 -timeout 35m ./...
 
 # All twelve seed scenarios on real clusters.
-test-scenarios: image chromium
-	KCHAOS_ALL_SCENARIOS=1 $(GO) test -count=1 -p 1 -timeout 80m -run 'TestScenario' -v ./harness/...
+test-scenarios: image upgrade-images chromium
+	KCHAOS_ALL_SCENARIOS=1 $(GO) test -count=1 -p 1 -timeout 80m -run 'TestScenario|TestUpgrade' -v ./harness/...
 
 # Speed and memory targets (Go benchmarks; workload benchmarks need Docker).
 bench: image

@@ -81,3 +81,15 @@ func NewRunID() string {
 	_, _ = rand.Read(b[:])
 	return time.Now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(b[:])
 }
+
+// Upgrader is implemented by backends that can run a node on another
+// Kafka release in place: the node is stopped cleanly (SIGTERM, wait),
+// and started again on release version with the same data directory,
+// config, name and address, as an operator's rolling upgrade does. It
+// returns once the new process runs, not once Kafka is ready. Faults
+// type-assert a Nodes for it; a backend without it cannot upgrade.
+type Upgrader interface {
+	Upgrade(ctx context.Context, id int32, version string) error
+	// NodeVersion is the release node id runs now.
+	NodeVersion(id int32) (string, bool)
+}

@@ -21,7 +21,13 @@ const (
 	FSetConfig      = "set-config"
 	FElectUnclean   = "elect-unclean"
 	FElectPreferred = "elect-preferred"
-	FHeal           = "heal"
+	// FUpgrade restarts one node on another Kafka release with its data
+	// (a rolling upgrade is one op per node); FSetFeature sets finalized
+	// feature levels live (metadata.version at an upgrade's finalisation,
+	// eligible.leader.replicas.version, transaction.version).
+	FUpgrade    = "upgrade"
+	FSetFeature = "set-feature"
+	FHeal       = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
 	FSchedule = "schedule"
@@ -81,6 +87,8 @@ var faults = []Fault{
 	{Name: FSetConfig, Kind: Instant, Color: "#d98c1f", CanLoseAcked: true},
 	{Name: FElectUnclean, Kind: Instant, Color: "#e0457b", CanLoseAcked: true},
 	{Name: FElectPreferred, Kind: Instant, Color: "#e0457b"},
+	{Name: FUpgrade, Kind: Instant, Color: "#2e8b57"},
+	{Name: FSetFeature, Kind: Instant, Color: "#1f9e9e"},
 	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
 	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
 	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},

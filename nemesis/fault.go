@@ -46,6 +46,10 @@ func NewFault(st Step) (Fault, error) {
 		return &setConfig{config: st.Config}, nil
 	case FElectUnclean, FElectPreferred:
 		return &elect{unclean: st.Fault == FElectUnclean, target: st.Target}, nil
+	case FSetFeature:
+		return &setFeature{features: st.Feature}, nil
+	case FUpgrade:
+		return &rollingUpgrade{step: st}, nil
 	}
 	return nil, fmt.Errorf("unknown fault %q", st.Fault)
 }

@@ -120,6 +120,9 @@ func (r *Runner) step(ctx context.Context, st Step) error {
 		if err != nil {
 			return err
 		}
+		if seq, ok := f.(Sequence); ok {
+			return seq.Play(ctx, e)
+		}
 		return e.Inject(ctx, f)
 	case st.Heal != "":
 		return e.Heal(ctx, st.Heal, r.healTimeout())
@@ -143,6 +146,8 @@ func stepName(st Step) string {
 		return "until " + st.Until.String()
 	case st.Fault == FPartition && st.Shape != "":
 		return "partition " + st.Shape
+	case st.Fault == FUpgrade:
+		return "upgrade to " + st.Version
 	case st.Fault != "":
 		return st.Fault
 	case st.Heal != "":

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/duration"
 )
@@ -60,7 +61,8 @@ type Step struct {
 	// can make).
 	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
-	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred.
+	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred,
+	// upgrade, set-feature.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
 	// Shape of a partition fault (default isolate).
 	Shape string `yaml:"shape,omitempty" json:"shape,omitempty"`
@@ -75,6 +77,13 @@ type Step struct {
 	Start bool `yaml:"start,omitempty" json:"start,omitempty"`
 	// Heal undoes faults: "all", or one fault name (partition, pause, kill).
 	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
+	// Version is the Kafka release an upgrade moves nodes to ("4.4.0",
+	// "4.4.x", "latest"); Finalize then raises metadata.version.
+	Version  string `yaml:"version,omitempty" json:"version,omitempty"`
+	Finalize bool   `yaml:"finalize,omitempty" json:"finalize,omitempty"`
+	// Feature is the finalized feature levels a set-feature sets, e.g.
+	// {eligible.leader.replicas.version: 1}.
+	Feature map[string]int16 `yaml:"feature,omitempty" json:"feature,omitempty"`
 }
 
 // Target selects nodes at the moment a fault fires.
@@ -134,6 +143,8 @@ const (
 	FSetConfig      = histories.FSetConfig
 	FElectUnclean   = histories.FElectUnclean
 	FElectPreferred = histories.FElectPreferred
+	FUpgrade        = histories.FUpgrade
+	FSetFeature     = histories.FSetFeature
 	FHeal           = histories.FHeal
 	FSchedule       = histories.FSchedule
 )
@@ -167,7 +178,7 @@ const HealAll = histories.HealAll
 
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
-		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred}
+		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
@@ -266,7 +277,10 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition with shape groups")
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
-	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart, "timeout", "until and fault restart")
+	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade, "timeout", "until, fault restart and fault upgrade")
+	only(st.Version == "" || st.Fault == FUpgrade, "version", "fault upgrade")
+	only(!st.Finalize || st.Fault == FUpgrade, "finalize", "fault upgrade")
+	only(len(st.Feature) == 0 || st.Fault == FSetFeature, "feature", "fault set-feature")
 	only(!st.Optional || st.Until != nil, "optional", "until")
 	only(st.Target == nil || st.Fault != "", "target", "faults")
 	switch {
@@ -309,6 +323,7 @@ func validateStep(p string, st *Step, add addFunc) {
 		if isPart && shape == ShapeGroups {
 			validateGroups(p, st, add)
 		}
+		validateUpgrade(p, st, add)
 		if st.Fault == FSetConfig {
 			if len(st.Config) == 0 {
 				add(p+".config", "set-config needs at least one key")
@@ -399,4 +414,28 @@ func orNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, " and ")
+}
+
+// validateUpgrade checks the fields of upgrade and set-feature steps.
+func validateUpgrade(p string, st *Step, add addFunc) {
+	switch st.Fault {
+	case FUpgrade:
+		if st.Version == "" {
+			add(p+".version", "upgrade needs a version (e.g. 4.4.0, 4.4.x or latest)")
+		} else if _, err := cluster.ResolveVersion(st.Version); err != nil {
+			add(p+".version", "%v", err)
+		}
+	case FSetFeature:
+		if len(st.Feature) == 0 {
+			add(p+".feature", "set-feature needs at least one feature, e.g. {eligible.leader.replicas.version: 1}")
+		}
+		for k, v := range st.Feature {
+			if strings.TrimSpace(k) == "" {
+				add(p+".feature", "empty feature name")
+			}
+			if v < 0 {
+				add(p+".feature."+k, "level %d: must not be negative", v)
+			}
+		}
+	}
 }

@@ -172,7 +172,7 @@ func TestScheduleValidation(t *testing.T) {
 		{"config on kill", "steps:\n - fault: kill\n   target: {role: leader}\n   config: {a: b}", []string{"nemesis.steps[0].config: only for fault set-config"}},
 		{"set-config empty", "steps:\n - fault: set-config", []string{"nemesis.steps[0].config: set-config needs at least one key"}},
 		{"start on kill", "steps:\n - fault: kill\n   start: true\n   target: {role: leader}", []string{"nemesis.steps[0].start: only for fault lose-unflushed"}},
-		{"timeout on wait", "steps:\n - wait: 1s\n   timeout: 2s", []string{"nemesis.steps[0].timeout: only for until and fault restart"}},
+		{"timeout on wait", "steps:\n - wait: 1s\n   timeout: 2s", []string{"nemesis.steps[0].timeout: only for until, fault restart and fault upgrade"}},
 		{"timeout on kill", "steps:\n - fault: kill\n   timeout: 2s\n   target: {role: leader}", []string{"nemesis.steps[0].timeout: only for"}},
 		{"timeout on restart", "steps:\n - fault: restart\n   timeout: 2m\n   target: {role: leader}", nil},
 		{"target on heal", "steps:\n - heal: all\n   target: {role: leader}", []string{"nemesis.steps[0].target: only for faults"}},

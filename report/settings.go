@@ -155,6 +155,10 @@ func brokerValue(info histories.RunInfo, key string) (string, bool) {
 func liveChanges(ops []nemOp) []setting {
 	var out []setting
 	for _, op := range ops {
+		if op.F == histories.FUpgrade || op.F == histories.FSetFeature {
+			out = append(out, upgradeRows(op)...)
+			continue
+		}
 		if op.F != "set-config" {
 			continue
 		}
@@ -196,4 +200,54 @@ func configOf(d map[string]any) map[string]any {
 		}
 	}
 	return out
+}
+
+// upgradeRows are the rows of an upgrade op (a node's Kafka release,
+// from and to) and of a set-feature op (each finalized feature whose
+// level it changed, before and after): the evidence of what ran and what
+// was on, at its time.
+func upgradeRows(op nemOp) []setting {
+	src := "live change (" + op.F + ") at " + secs(op.Start)
+	if op.Type != histories.OK {
+		src += ", ended " + string(op.Type)
+		if op.Type == "" {
+			src = "live change (" + op.F + ") at " + secs(op.Start) + ", no completion recorded"
+		}
+	}
+	d := op.Value.Details
+	if op.F == histories.FUpgrade {
+		return []setting{{fmt.Sprintf("Kafka version of %v %v", d["role"], d["node"]),
+			fmt.Sprintf("%v → %v", d["from"], d["to"]), src}}
+	}
+	before, _ := d["features_before"].(map[string]any)
+	after, _ := d["features_after"].(map[string]any)
+	names := map[string]bool{}
+	for k := range before {
+		names[k] = true
+	}
+	for k := range after {
+		names[k] = true
+	}
+	keys := make([]string, 0, len(names))
+	for k := range names {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []setting
+	for _, k := range keys {
+		b, a := level(before[k]), level(after[k])
+		if b == a && after != nil {
+			continue
+		}
+		out = append(out, setting{"feature " + k, b + " → " + a, src})
+	}
+	return out
+}
+
+// level renders a finalized feature level; absent is 0, as Kafka reads it.
+func level(v any) string {
+	if v == nil {
+		return "0"
+	}
+	return fmt.Sprint(v)
 }

@@ -66,12 +66,20 @@ func TestLiveChanges(t *testing.T) {
 			"topic": "orders", "config": map[string]any{"unclean.leader.election.enable": "true", "min.insync.replicas": nil}}}},
 		{F: "set-config", Start: 3e9, Type: histories.Fail, Value: histories.NemesisValue{Details: map[string]any{
 			"topic": "orders", "config": map[string]any{"retention.ms": "1000"}}}},
+		{F: histories.FUpgrade, Start: 4e9, Type: histories.OK, Value: histories.NemesisValue{Details: map[string]any{
+			"node": 1000.0, "role": "controller", "from": "3.9.2", "to": "4.4.0"}}},
+		{F: histories.FSetFeature, Start: 5e9, Type: histories.OK, Value: histories.NemesisValue{Details: map[string]any{
+			"features_before": map[string]any{"metadata.version": 21.0},
+			"features_after":  map[string]any{"metadata.version": 27.0, "eligible.leader.replicas.version": 1.0}}}},
 	}
 	got := liveChanges(ops)
 	want := []setting{
 		{"min.insync.replicas", "deleted (back to the inherited value)", "live change (set-config) at 2.0 s"},
 		{"unclean.leader.election.enable", "true", "live change (set-config) at 2.0 s"},
 		{"retention.ms", "1000", "live change (set-config) at 3.0 s, ended fail"},
+		{"Kafka version of controller 1000", "3.9.2 → 4.4.0", "live change (upgrade) at 4.0 s"},
+		{"feature eligible.leader.replicas.version", "0 → 1", "live change (set-feature) at 5.0 s"},
+		{"feature metadata.version", "21 → 27", "live change (set-feature) at 5.0 s"},
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)

@@ -41,8 +41,13 @@ type Cluster struct {
 	dataDirs    map[int32]string
 	brokers     []int32
 	controllers []int32
-	torn        sync.Once
-	tearErr     error
+	// mu guards containers and versions, which Upgrade replaces.
+	mu       sync.RWMutex
+	versions map[int32]string // each node's Kafka release (Upgrade changes it)
+	prevLogs map[int32][]byte // the logs of containers Upgrade replaced
+	voters   string
+	torn     sync.Once
+	tearErr  error
 }
 
 func init() {
@@ -76,7 +81,7 @@ func Start(ctx context.Context, cfg cluster.Config) (c *Cluster, err error) {
 	}
 	c = &Cluster{cfg: cfg, version: v, docker: docker.Client,
 		nodes: map[int32]cluster.Node{}, containers: map[int32]*testcontainers.DockerContainer{},
-		dataDirs: map[int32]string{}}
+		dataDirs: map[int32]string{}, versions: map[int32]string{}, prevLogs: map[int32][]byte{}}
 	defer func() {
 		if err != nil {
 			tctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -166,6 +171,7 @@ func (c *Cluster) startContainers(ctx context.Context) error {
 		ctrls = append(ctrls, c.nodes[id])
 	}
 	voters := cluster.Voters(ctrls)
+	c.voters = voters
 	ids := append(append([]int32{}, c.controllers...), c.brokers...)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -174,11 +180,12 @@ func (c *Cluster) startContainers(ctx context.Context) error {
 		wg.Add(1)
 		go func(i int, n cluster.Node) {
 			defer wg.Done()
-			ctr, dir, err := c.createNode(ctx, n, voters)
+			ctr, dir, err := c.createNode(ctx, n, voters, c.cfg.Image)
 			mu.Lock()
 			if ctr != nil {
 				c.containers[n.ID] = ctr
 			}
+			c.versions[n.ID] = c.cfg.KafkaVersion
 			c.dataDirs[n.ID] = dir
 			mu.Unlock()
 			errs[i] = err
@@ -188,7 +195,7 @@ func (c *Cluster) startContainers(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters string) (*testcontainers.DockerContainer, string, error) {
+func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image string) (*testcontainers.DockerContainer, string, error) {
 	dir := filepath.Join(c.cfg.DataRoot, c.cfg.RunID, fmt.Sprintf("%s-%d", n.Role, n.ID))
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		return nil, dir, err
@@ -208,7 +215,7 @@ func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters string)
 	formatArgs := strings.Join(cluster.FormatArgs(c.version, c.cfg.ELR), " ")
 	ip, _ := netip.ParseAddr(n.IP)
 	req := testcontainers.ContainerRequest{
-		Image:    c.cfg.Image,
+		Image:    image,
 		Name:     n.Name,
 		Hostname: fmt.Sprintf("%s-%d", n.Role, n.ID),
 		Labels: map[string]string{Label: c.cfg.RunID, "org.kchaos.node": fmt.Sprint(n.ID),

@@ -21,7 +21,9 @@ import (
 )
 
 func (c *Cluster) container(id int32) (*testcontainers.DockerContainer, error) {
+	c.mu.RLock()
 	ctr, ok := c.containers[id]
+	c.mu.RUnlock()
 	if !ok || ctr == nil {
 		return nil, fmt.Errorf("node %d: no such node in run %s", id, c.cfg.RunID)
 	}
@@ -135,12 +137,14 @@ func (c *Cluster) Logs(ctx context.Context, id int32) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := ctr.Logs(ctx)
-	if err != nil {
-		return nil, err
+	b, err := containerLogs(ctx, ctr)
+	c.mu.RLock()
+	prev := c.prevLogs[id]
+	c.mu.RUnlock()
+	if len(prev) > 0 {
+		b = append(append([]byte{}, prev...), b...)
 	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return b, err
 }
 
 // Admin returns an admin client for the cluster; the caller closes it.
@@ -165,9 +169,11 @@ func (c *Cluster) Teardown(ctx context.Context) error {
 		if c.cfg.LogDir != "" {
 			errs = append(errs, c.CopyLogs(ctx, c.cfg.LogDir))
 		}
-		for _, id := range slices.Sorted(maps.Keys(c.containers)) {
+		for _, id := range c.ids() {
 			// Thaw first: a paused container cannot be removed cleanly.
-			_, _ = c.docker.ContainerUnpause(ctx, c.containers[id].GetContainerID(), client.ContainerUnpauseOptions{})
+			if ctr, err := c.container(id); err == nil {
+				_, _ = c.docker.ContainerUnpause(ctx, ctr.GetContainerID(), client.ContainerUnpauseOptions{})
+			}
 		}
 		_, err := RemoveRun(ctx, c.docker, c.cfg.RunID)
 		errs = append(errs, err)
@@ -185,7 +191,7 @@ func (c *Cluster) CopyLogs(ctx context.Context, dir string) error {
 		return err
 	}
 	var errs []error
-	for _, id := range slices.Sorted(maps.Keys(c.containers)) {
+	for _, id := range c.ids() {
 		n := c.nodes[id]
 		b, err := c.Logs(ctx, id)
 		if err != nil {
@@ -195,4 +201,21 @@ func (c *Cluster) CopyLogs(ctx context.Context, dir string) error {
 		errs = append(errs, os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%d.log", n.Role, id)), b, 0o644))
 	}
 	return errors.Join(errs...)
+}
+
+// ids are the nodes that have a container, in id order.
+func (c *Cluster) ids() []int32 {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return slices.Sorted(maps.Keys(c.containers))
+}
+
+// containerLogs is one container's output.
+func containerLogs(ctx context.Context, ctr *testcontainers.DockerContainer) ([]byte, error) {
+	r, err := ctr.Logs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
 }

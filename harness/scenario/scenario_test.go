@@ -13,11 +13,18 @@ import (
 
 func TestBuiltinsLoadAndValidate(t *testing.T) {
 	bs := Builtins()
-	if len(bs) != 12 {
-		t.Fatalf("%d built-in scenarios, want 12 (one per scenario of docs/SCENARIOS.md)", len(bs))
+	// One per seed story of docs/SCENARIOS.md, s1 to s12, then the
+	// upgrade stories u1 and u2 (issue 11).
+	var names []string
+	for i := 1; i <= 12; i++ {
+		names = append(names, "s"+strconv.Itoa(i))
+	}
+	names = append(names, "u1", "u2")
+	if len(bs) != len(names) {
+		t.Fatalf("%d built-in scenarios, want %d: %v", len(bs), len(names), names)
 	}
 	for i, b := range bs {
-		if want := "s" + strconv.Itoa(i+1); b.Name != want {
+		if want := names[i]; b.Name != want {
 			t.Errorf("built-in %d is %q, want %q (order)", i, b.Name, want)
 		}
 		s, err := Load(b.Name, nil)

@@ -1,0 +1,315 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"time"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
+)
+
+// FeatureAdmin is the part of the admin API that reads and sets finalized
+// features (KIP-584); *admin.Client implements it. Faults type-assert
+// Env.Admin for it, so that fakes without features still serve the rest.
+type FeatureAdmin interface {
+	FinalizedFeatures(ctx context.Context) (map[string]int16, error)
+	SupportedFeatures(ctx context.Context) (map[string]int16, error)
+	SetFeature(ctx context.Context, name string, level int16, downgrade bool) error
+}
+
+var _ FeatureAdmin = (*admin.Client)(nil)
+
+// DefaultUpgradeWait bounds, per node, a rolling upgrade's wait for the
+// upgraded node to be back in service (a step's timeout overrides it).
+const DefaultUpgradeWait = 2 * time.Minute
+
+// featureWait bounds the wait for a feature change to be read back.
+const featureWait = 30 * time.Second
+
+// controllerReady reports whether a restarted controller answers on its
+// listener; a variable so that tests of the fake cluster can replace it.
+var controllerReady = func(ctx context.Context, n cluster.Node) error {
+	d := net.Dialer{Timeout: 2 * time.Second}
+	conn, err := d.DialContext(ctx, "tcp", n.Addr())
+	if err != nil {
+		return err
+	}
+	return conn.Close()
+}
+
+// Sequence is a fault that is a series of ops, each recorded on its own
+// (a rolling upgrade: one op per node, one after the other); the runner
+// plays it instead of injecting it as one op.
+type Sequence interface {
+	Fault
+	Play(ctx context.Context, e *Env) error
+}
+
+// rollingUpgrade is an upgrade step (Env.RollingUpgrade).
+type rollingUpgrade struct{ step Step }
+
+func (f *rollingUpgrade) Name() string { return FUpgrade }
+
+func (f *rollingUpgrade) Play(ctx context.Context, e *Env) error {
+	return e.RollingUpgrade(ctx, f.step)
+}
+
+// Inject refuses: a rolling upgrade is one op per node, not one op.
+func (f *rollingUpgrade) Inject(context.Context, *Env) ([]int32, map[string]any, error) {
+	return nil, nil, errors.New("a rolling upgrade records one op per node: play it (Sequence)")
+}
+
+func (f *rollingUpgrade) Heal(context.Context, *Env) error { return nil }
+
+// RollingUpgrade plays an upgrade step: each target node, controllers
+// first and then brokers in id order, one at a time, is restarted on the
+// step's release with its data (cluster.Upgrader), and the next waits
+// until it is back: a broker registered, unfenced and in the ISR of every
+// partition of the workload topic it replicates; a controller answering
+// with the brokers live. Each node is one upgrade op in the history. With
+// finalize, metadata.version is then raised to the highest level every
+// node supports, recorded as a set-feature op.
+func (e *Env) RollingUpgrade(ctx context.Context, st Step) error {
+	version, err := cluster.ResolveVersion(st.Version)
+	if err != nil {
+		return err
+	}
+	ids, err := e.upgradeOrder(ctx, st.Target)
+	if err != nil {
+		return err
+	}
+	wait := st.Timeout.Std()
+	if wait <= 0 {
+		wait = DefaultUpgradeWait
+	}
+	for _, id := range ids {
+		if err := e.Inject(ctx, &upgradeNode{id: id, version: version, wait: wait}); err != nil {
+			return err
+		}
+	}
+	if st.Finalize {
+		return e.Inject(ctx, &setFeature{finalize: true})
+	}
+	return nil
+}
+
+// upgradeOrder is the target's nodes (every node without one),
+// controllers first, each group in id order.
+func (e *Env) upgradeOrder(ctx context.Context, t *Target) ([]int32, error) {
+	ids := e.AllNodes()
+	if t != nil {
+		var err error
+		if ids, err = e.Resolve(ctx, t); err != nil {
+			return nil, err
+		}
+	}
+	ctrls := e.controllerIDs()
+	slices.SortFunc(ids, func(a, b int32) int {
+		ca, cb := slices.Contains(ctrls, a), slices.Contains(ctrls, b)
+		switch {
+		case ca && !cb:
+			return -1
+		case cb && !ca:
+			return 1
+		}
+		return int(a - b)
+	})
+	return slices.Compact(ids), nil
+}
+
+// upgradeNode restarts one node on another release: an instant fault
+// (nothing heals it; the node keeps running the new release).
+type upgradeNode struct {
+	id      int32
+	version string
+	wait    time.Duration
+}
+
+func (f *upgradeNode) Name() string { return FUpgrade }
+
+func (f *upgradeNode) Spec() map[string]any {
+	return map[string]any{"node": f.id, "to": f.version}
+}
+
+func (f *upgradeNode) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	up, ok := e.Cluster.(cluster.Upgrader)
+	if !ok {
+		return nil, nil, fmt.Errorf("backend cannot upgrade: %T has no Upgrade (cluster.Upgrader)", e.Cluster)
+	}
+	n, ok := e.Cluster.Node(f.id)
+	if !ok {
+		return nil, nil, fmt.Errorf("node %d does not exist", f.id)
+	}
+	from, _ := up.NodeVersion(f.id)
+	d := map[string]any{"node": f.id, "role": string(n.Role), "from": from, "to": f.version}
+	begin := time.Now()
+	if err := up.Upgrade(ctx, f.id, f.version); err != nil {
+		return []int32{f.id}, d, err
+	}
+	if err := e.retryPending(ctx, f.id); err != nil {
+		return []int32{f.id}, d, err
+	}
+	var err error
+	if n.Role == cluster.RoleController {
+		err = e.waitController(ctx, n, f.wait)
+	} else {
+		err = e.waitInService(ctx, f.id, f.wait)
+	}
+	d["ready_s"] = time.Since(begin).Round(100 * time.Millisecond).Seconds()
+	if fa, ok := e.Admin.(FeatureAdmin); ok && err == nil {
+		if ff, ferr := fa.FinalizedFeatures(ctx); ferr == nil {
+			d["features"] = ff
+		}
+	}
+	return []int32{f.id}, d, err
+}
+
+func (f *upgradeNode) Heal(context.Context, *Env) error { return nil }
+
+// waitController waits until a restarted controller's listener answers
+// and every broker is live again (they register with the quorum).
+func (e *Env) waitController(ctx context.Context, n cluster.Node, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	for {
+		err := controllerReady(ctx, n)
+		if err == nil {
+			break
+		}
+		if sleep(ctx, PollInterval) != nil {
+			return fmt.Errorf("controller %d not answering within %s: %v", n.ID, limit, err)
+		}
+	}
+	return waitLive(ctx, e.State(), e.brokerIDs(), limit)
+}
+
+// waitInService waits until broker id is live and in the ISR of every
+// partition of the workload topic that it replicates.
+func (e *Env) waitInService(ctx context.Context, id int32, limit time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := waitLive(ctx, e.State(), []int32{id}, limit); err != nil {
+		return err
+	}
+	if e.Topic == "" {
+		return nil
+	}
+	var last string
+	for {
+		parts, err := e.State().Describe(ctx, e.Topic)
+		if err == nil {
+			var out []int32
+			for _, p := range parts {
+				if slices.Contains(p.Replicas, id) && !slices.Contains(p.ISR, id) {
+					out = append(out, p.Partition)
+				}
+			}
+			if len(out) == 0 {
+				return nil
+			}
+			last = fmt.Sprintf("not in the ISR of partitions %v", out)
+		} else {
+			last = err.Error()
+		}
+		if sleep(ctx, PollInterval) != nil {
+			return fmt.Errorf("broker %d not back in service within %s: %s", id, limit, last)
+		}
+	}
+}
+
+// setFeature sets finalized feature levels live (UpdateFeatures, as
+// kafka-features upgrade does), or, with finalize, raises
+// metadata.version to the highest level the nodes support. The op
+// records the finalized levels before and after: the evidence of what is
+// on.
+type setFeature struct {
+	features map[string]int16
+	finalize bool
+}
+
+func (f *setFeature) Name() string { return FSetFeature }
+
+func (f *setFeature) Spec() map[string]any {
+	if f.finalize {
+		return map[string]any{"finalize": admin.FeatureMetadataVersion}
+	}
+	return map[string]any{"feature": f.features}
+}
+
+func (f *setFeature) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	fa, ok := e.Admin.(FeatureAdmin)
+	if !ok {
+		return nil, nil, errors.New("the admin client cannot set features")
+	}
+	var before map[string]int16
+	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
+		before, err = fa.FinalizedFeatures(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	want := maps.Clone(f.features)
+	d := map[string]any{"features_before": before}
+	if f.finalize {
+		sup, err := fa.SupportedFeatures(ctx)
+		if err != nil {
+			return nil, d, err
+		}
+		lvl, ok := sup[admin.FeatureMetadataVersion]
+		if !ok {
+			return nil, d, fmt.Errorf("no node reports a supported %s", admin.FeatureMetadataVersion)
+		}
+		want = map[string]int16{admin.FeatureMetadataVersion: lvl}
+		d["supported"] = sup
+	}
+	d["set"] = want
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if before[name] == want[name] {
+			continue // already there: UpdateFeatures would refuse a no-op upgrade
+		}
+		err := e.adminCall(ctx, func(ctx context.Context) error {
+			return fa.SetFeature(ctx, name, want[name], want[name] < before[name])
+		})
+		if err != nil {
+			return nil, d, err
+		}
+	}
+	after, err := e.readFeatures(ctx, fa, want)
+	d["features_after"] = after
+	return nil, d, err
+}
+
+func (f *setFeature) Heal(context.Context, *Env) error { return nil }
+
+// readFeatures polls the finalized features until every level of want
+// reads back (a broker learns it from the metadata log).
+func (e *Env) readFeatures(ctx context.Context, fa FeatureAdmin, want map[string]int16) (map[string]int16, error) {
+	ctx, cancel := context.WithTimeout(ctx, featureWait)
+	defer cancel()
+	var last map[string]int16
+	var lastErr error
+	for {
+		got, err := fa.FinalizedFeatures(ctx)
+		if err == nil {
+			last = got
+			ok := true
+			for k, v := range want {
+				ok = ok && got[k] == v
+			}
+			if ok {
+				return got, nil
+			}
+		} else {
+			lastErr = err
+		}
+		if sleep(ctx, PollInterval) != nil {
+			return last, fmt.Errorf("features %v not read back within %s (read %v, last error %v)", want, featureWait, last, lastErr)
+		}
+	}
+}
