@@ -40,6 +40,8 @@ type Admin interface {
 	StateSource
 	SetTopicConfig(ctx context.Context, topic, key string, value *string) error
 	ElectLeaders(ctx context.Context, topic string, partitions []int32, unclean bool) error
+	// ElectLeadersVia sends the election to one broker, which forwards it.
+	ElectLeadersVia(ctx context.Context, via int32, topic string, partitions []int32, unclean bool) error
 }
 
 var _ Admin = (*admin.Client)(nil)

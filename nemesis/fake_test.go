@@ -234,6 +234,7 @@ type fakeAdmin struct {
 	err        error // returned by Describe when set
 	configs    map[string]*string
 	elections  []string
+	electVia   []int32 // the brokers ElectLeadersVia named
 	controller int32
 	electErrs  []error // returned, one per call, before elections succeed
 	liveCalls  int
@@ -323,6 +324,14 @@ func (a *fakeAdmin) SetTopicConfig(_ context.Context, topic, key string, value *
 	defer a.mu.Unlock()
 	a.configs[key] = value
 	return nil
+}
+
+// ElectLeadersVia is ElectLeaders; via must name a running broker.
+func (a *fakeAdmin) ElectLeadersVia(ctx context.Context, via int32, topic string, partitions []int32, unclean bool) error {
+	a.mu.Lock()
+	a.electVia = append(a.electVia, via)
+	a.mu.Unlock()
+	return a.ElectLeaders(ctx, topic, partitions, unclean)
 }
 
 // ElectLeaders elects the first live replica (unclean) or the preferred one.

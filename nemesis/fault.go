@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
+
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -123,7 +125,23 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 		return nil, nil, fmt.Errorf("topic %s has no partition %d", e.Topic, f.target.Partition)
 	}
 	err = e.adminCall(ctx, func(ctx context.Context) error {
-		return e.Admin.ElectLeaders(ctx, e.Topic, ids, f.unclean)
+		// Through a broker that runs, is not frozen and reaches the
+		// controller (it forwards the request), in readers' order: kgo's
+		// own pick may be a paused broker that times every request out.
+		via := e.readers(ctx)
+		if len(via) == 0 {
+			return e.Admin.ElectLeaders(ctx, e.Topic, ids, f.unclean)
+		}
+		var errs []error
+		for _, b := range via {
+			err := e.Admin.ElectLeadersVia(ctx, b, e.Topic, ids, f.unclean)
+			var ke *kerr.Error
+			if err == nil || (errors.As(err, &ke) && !ke.Retriable) || ctx.Err() != nil {
+				return err
+			}
+			errs = append(errs, err)
+		}
+		return errors.Join(errs...)
 	})
 	if err != nil {
 		return nil, map[string]any{"leaders_before": before}, err

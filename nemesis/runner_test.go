@@ -110,6 +110,11 @@ steps:
 		if len(a.elections) != 1 || a.elections[0] != "t [0] unclean=true" {
 			t.Errorf("elections %v", a.elections)
 		}
+		// Broker 0 is killed and 1 paused: the election must go through 2
+		// (a paused broker times every request out).
+		if len(a.electVia) != 1 || a.electVia[0] != 2 {
+			t.Errorf("elections sent via %v, want [2]", a.electVia)
+		}
 	})
 	if runErr == nil || !strings.Contains(runErr.Error(), "step 8 (until partition 0 leader 0)") {
 		t.Errorf("run error %v, want step 8's timeout", runErr)

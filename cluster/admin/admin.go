@@ -237,6 +237,45 @@ func (c *Client) ElectLeaders(ctx context.Context, topic string, partitions []in
 	return errors.Join(errs...)
 }
 
+// ElectLeadersVia is ElectLeaders sent to one broker, which forwards it to
+// the controller (KRaft): the nemesis names a broker it knows runs, since
+// the one kgo would pick may be frozen or dead after a fault (a paused
+// broker stays in kgo's view and times every request out).
+func (c *Client) ElectLeadersVia(ctx context.Context, via int32, topic string, partitions []int32, unclean bool) error {
+	req := kmsg.NewPtrElectLeadersRequest()
+	req.ElectionType = 0 // preferred
+	if unclean {
+		req.ElectionType = 1
+	}
+	req.TimeoutMillis = 10000
+	t := kmsg.NewElectLeadersRequestTopic()
+	t.Topic = topic
+	t.Partitions = partitions
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, c.cl.Broker(int(via)))
+	if err != nil {
+		return fmt.Errorf("elect leaders of %s %v via broker %d: %w", topic, partitions, via, err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return fmt.Errorf("elect leaders of %s %v via broker %d: %w", topic, partitions, via, err)
+	}
+	var errs []error
+	for _, rt := range resp.Topics {
+		for _, rp := range rt.Partitions {
+			// ELECTION_NOT_NEEDED: the partition already has the leader the
+			// election would choose. Not a failure.
+			if err := kerr.ErrorForCode(rp.ErrorCode); err != nil && !errors.Is(err, kerr.ElectionNotNeeded) {
+				msg := ""
+				if rp.ErrorMessage != nil {
+					msg = *rp.ErrorMessage
+				}
+				errs = append(errs, fmt.Errorf("%s-%d: %w %s", rt.Topic, rp.Partition, err, msg))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // DeleteTopic deletes one topic (the SSH backend's run topic, on a cluster
 // kchaos does not own, after the final read).
 func (c *Client) DeleteTopic(ctx context.Context, name string) error {
