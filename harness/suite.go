@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,7 +136,7 @@ func notApplicable(s *scenario.Scenario, version string) string {
 // key ("-" when nothing varies) and ",run=N" when a cell runs more than once.
 func cellID(name string, combo map[string]string, version string, run, runs int) string {
 	var kv []string
-	for _, k := range sortedKeys(combo) {
+	for _, k := range slices.Sorted(maps.Keys(combo)) {
 		kv = append(kv, k+"="+combo[k])
 	}
 	if runs > 1 {
@@ -305,7 +306,7 @@ func outcomeText(m expect.Metrics) string {
 		parts = append(parts, fmt.Sprintf("leader after fault %g", v))
 	}
 	var errs []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if code, ok := strings.CutPrefix(k, expect.ErrorsPrefix); ok {
 			errs = append(errs, fmt.Sprintf("%s %g", code, m[k]))
 		}
@@ -314,13 +315,4 @@ func outcomeText(m expect.Metrics) string {
 		parts = append(parts, "errors: "+strings.Join(errs, ", "))
 	}
 	return strings.Join(parts, "; ")
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -5,7 +5,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -37,7 +39,7 @@ type SuiteEntry struct {
 // variations is Vary in key order, so that cells come in a stable order.
 func (e SuiteEntry) variations() []Variation {
 	var vs []Variation
-	for _, k := range sortedKeys(e.Vary) {
+	for _, k := range slices.Sorted(maps.Keys(e.Vary)) {
 		vs = append(vs, Variation{Key: k, Values: e.Vary[k]})
 	}
 	return vs
@@ -93,7 +95,7 @@ func (s *Suite) validate() error {
 		if strings.TrimSpace(e.Scenario) == "" {
 			errs = append(errs, fmt.Errorf("entries[%d].scenario: missing", i))
 		}
-		for _, k := range sortedKeys(e.Vary) {
+		for _, k := range slices.Sorted(maps.Keys(e.Vary)) {
 			if len(e.Vary[k]) == 0 {
 				errs = append(errs, fmt.Errorf("entries[%d].vary.%s: no values", i, k))
 			}

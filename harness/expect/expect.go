@@ -14,6 +14,7 @@ package expect
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -54,7 +55,7 @@ func (c Check) String() string {
 	s := fmt.Sprintf("%s %s %s", c.Metric, c.Op, strconv.FormatFloat(c.Value, 'f', -1, 64))
 	if len(c.When) > 0 {
 		var w []string
-		for _, k := range sortedKeys(c.When) {
+		for _, k := range slices.Sorted(maps.Keys(c.When)) {
 			w = append(w, k+"="+c.When[k])
 		}
 		s += " when " + strings.Join(w, ",")
@@ -133,13 +134,4 @@ func (c Check) holds(got float64) bool {
 		return got >= c.Value
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -2,6 +2,8 @@ package expect
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 )
@@ -61,7 +63,7 @@ func (s Spec) Checks(field string, knownSetting func(string) error) ([]Check, []
 	for i, it := range s {
 		path := fmt.Sprintf("%s[%d]", field, i)
 		bad := false
-		for _, k := range sortedKeys(it.When) {
+		for _, k := range slices.Sorted(maps.Keys(it.When)) {
 			if knownSetting == nil {
 				break
 			}
