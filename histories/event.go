@@ -78,6 +78,10 @@ type ReadRequest struct {
 	Topic      string  `json:"topic"`
 	Partitions []int32 `json:"partitions"`
 	From       *int64  `json:"from,omitempty"`
+	// Isolation (extension, optional): ReadCommitted or ReadUncommitted;
+	// absent is read_uncommitted. A read_committed final read's
+	// end_offsets are the last stable offsets it read up to.
+	Isolation string `json:"isolation,omitempty"`
 }
 
 // Record is one record a poll or final read returned.

@@ -28,9 +28,12 @@ type RunInfo struct {
 	Seed         int64  `json:"seed,omitempty"`
 	KafkaVersion string `json:"kafka_version,omitempty"`
 	ELR          bool   `json:"elr,omitempty"`
-	Topic        string `json:"topic,omitempty"`
-	Partitions   int    `json:"partitions,omitempty"`
-	Replication  int    `json:"replication_factor,omitempty"`
+	// TransactionVersion is the cluster's finalized transaction.version
+	// feature level at the start of the run (0: unknown, or before 4.0).
+	TransactionVersion int    `json:"transaction_version,omitempty"`
+	Topic              string `json:"topic,omitempty"`
+	Partitions         int    `json:"partitions,omitempty"`
+	Replication        int    `json:"replication_factor,omitempty"`
 	// TopicConfigs is every config of the topic as the brokers applied it
 	// at creation (DescribeConfigs): the ones set on the topic and those it
 	// inherits or defaults. TopicConfigSources says which, per key:
@@ -60,6 +63,9 @@ type ProducerInfo struct {
 	Acks       string `json:"acks,omitempty"` // "0", "1" or "all"
 	Idempotent bool   `json:"idempotent"`
 	Retries    int    `json:"retries"`
+	// Transactional: the workload's producers are transactional (txn ops;
+	// every transactional producer is idempotent).
+	Transactional bool `json:"transactional,omitempty"`
 }
 
 // BrokerInfo names a broker and its rack.
