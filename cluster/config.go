@@ -133,6 +133,10 @@ type Config struct {
 	// the Kafka version's default (off in 4.0, on for new 4.1+ clusters,
 	// absent before 4.0).
 	ELR *bool
+	// TransactionVersion sets the transaction.version feature level at
+	// format time (0, 1 or 2; KIP-890's second phase is 2); nil keeps the
+	// release's default. Kafka 4.0 and later.
+	TransactionVersion *int16
 	// BrokerConfig applies to every broker, PerBroker to one; ControllerConfig
 	// to every controller. They override the defaults of DefaultBrokerConfig.
 	BrokerConfig     map[string]string
@@ -202,6 +206,14 @@ func (c *Config) Validate() error {
 	if c.ELR != nil && *c.ELR && !v.HasELR() {
 		return fmt.Errorf("elr: Eligible Leader Replicas (eligible.leader.replicas.version) needs Kafka 4.0 or later; %s does not have it", c.KafkaVersion)
 	}
+	if t := c.TransactionVersion; t != nil {
+		if !v.HasTransactionVersion() {
+			return fmt.Errorf("transaction_version: the transaction.version feature (KIP-890) needs Kafka 4.0 or later; %s does not have it", c.KafkaVersion)
+		}
+		if *t < 0 || *t > MaxTransactionVersion {
+			return fmt.Errorf("transaction_version: %d: want 0..%d", *t, MaxTransactionVersion)
+		}
+	}
 	for id := range c.PerBroker {
 		if id < 0 || int(id) >= c.Brokers {
 			return fmt.Errorf("per-broker config: broker %d does not exist", id)
@@ -244,6 +256,25 @@ func (v Version) Less(o Version) bool {
 
 // HasELR reports whether the release has the eligible.leader.replicas.version feature.
 func (v Version) HasELR() bool { return !v.Less(Version{4, 0, 0}) }
+
+// HasTransactionVersion reports whether transaction.version levels above 0
+// exist (TransactionVersion.TV_1 and TV_2 need metadata version
+// IBP_4_0_IV2: server-common TransactionVersion.java).
+func (v Version) HasTransactionVersion() bool { return !v.Less(Version{4, 0, 0}) }
+
+// TransactionVersionDefault is the release's level for new clusters: 2 on
+// every 4.x release kchaos knows (`StorageTool version-mapping` on 4.0.2,
+// 4.1.2 and 4.4.0 prints transaction.version=2), 0 before 4.0.
+func (v Version) TransactionVersionDefault() int16 {
+	if v.HasTransactionVersion() {
+		return MaxTransactionVersion
+	}
+	return 0
+}
+
+// MaxTransactionVersion is the highest transaction.version level Kafka
+// knows (TV_2: epoch bump per transaction, KIP-890 part 2).
+const MaxTransactionVersion = 2
 
 // ELRDefault is the release's default for new clusters.
 func (v Version) ELRDefault() bool { return !v.Less(Version{4, 1, 0}) }

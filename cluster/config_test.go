@@ -158,8 +158,24 @@ func TestFormatArgsAndVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := FormatArgs(v, tt.elr); !slices.Equal(got, tt.want) {
+		if got := FormatArgs(v, tt.elr, nil); !slices.Equal(got, tt.want) {
 			t.Errorf("FormatArgs(%s, %v) = %v, want %v", tt.version, tt.elr, got, tt.want)
+		}
+	}
+	tv1, tv9 := int16(1), int16(9)
+	v44, _ := ParseVersion("4.4.0")
+	if got, want := FormatArgs(v44, &on, &tv1), []string{"--feature", "eligible.leader.replicas.version=1", "--feature", "transaction.version=1"}; !slices.Equal(got, want) {
+		t.Errorf("FormatArgs with both features = %v, want %v", got, want)
+	}
+	for _, tc := range []struct {
+		version string
+		tv      *int16
+		err     string
+	}{{"3.9.2", &tv1, "needs Kafka 4.0"}, {"4.4.0", &tv9, "want 0..2"}, {"4.4.0", &tv1, ""}} {
+		c := Config{KafkaVersion: tc.version, TransactionVersion: tc.tv}
+		c.Defaults()
+		if err := c.Validate(); (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("transaction_version %d on %s: %v, want %q", *tc.tv, tc.version, err, tc.err)
 		}
 	}
 	cfg := Config{KafkaVersion: "3.9.1", ELR: &on}

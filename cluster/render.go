@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
 // Role is what a node does.
@@ -151,16 +153,26 @@ func Voters(controllers []Node) string {
 	return strings.Join(parts, ",")
 }
 
-// FormatArgs are the StorageTool format arguments beyond -c and -t.
-func FormatArgs(v Version, elr *bool) []string {
-	if !v.HasELR() || elr == nil {
+// FormatArgs are the StorageTool format arguments beyond -c and -t: the
+// feature levels a scenario fixes at format time (nil keeps the release's
+// default for new clusters). Both features exist from 4.0 (Config.Validate
+// refuses them before).
+func FormatArgs(v Version, elr *bool, txnVersion *int16) []string {
+	if !v.HasELR() {
 		return nil
 	}
-	on := "0"
-	if *elr {
-		on = "1"
+	var out []string
+	if elr != nil {
+		on := "0"
+		if *elr {
+			on = "1"
+		}
+		out = append(out, "--feature", admin.FeatureELR+"="+on)
 	}
-	return []string{"--feature", "eligible.leader.replicas.version=" + on}
+	if txnVersion != nil {
+		out = append(out, "--feature", fmt.Sprintf("%s=%d", admin.FeatureTransaction, *txnVersion))
+	}
+	return out
 }
 
 // OverriddenUserKeys lists the keys of a user's config that kchaos replaces

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/report"
@@ -108,10 +109,10 @@ func AuditFacts(s *scenario.Scenario) []report.AuditFact {
 			"a partition whose in-sync replicas are all down stays offline until one returns", "s1", "s9")
 	}
 	if set["elr"] != "true" {
-		add("eligible.leader.replicas.version", "0 (ELR off)",
+		add(admin.FeatureELR, "0 (ELR off)",
 			"after a power loss the last leader may be re-elected with a truncated log (Last Replica Standing)", "s7")
 	} else {
-		add("eligible.leader.replicas.version", "1 (ELR on)",
+		add(admin.FeatureELR, "1 (ELR on)",
 			"replicas that left the ISR only because it shrank stay eligible, and one of them is elected instead of an amnesiac leader", "s7")
 	}
 	if set["acks"] != "all" {

@@ -372,6 +372,13 @@ func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *
 		elr = *e
 	}
 	info.ELR = elr && v.HasELR()
+	// transaction.version as the cluster finalized it (read back, not
+	// restated; 0 stays "unknown" when the brokers cannot say).
+	if v.HasTransactionVersion() {
+		if ff, err := adm.FinalizedFeatures(ctx); err == nil {
+			info.TransactionVersion = int(ff[admin.FeatureTransaction])
+		}
+	}
 	for _, b := range c.Brokers() {
 		info.Brokers = append(info.Brokers, histories.BrokerInfo{ID: b.ID, Rack: b.Rack, Address: b.Addr()})
 	}

@@ -57,6 +57,9 @@ type Env struct {
 	// Topic is the workload topic: roles such as "leader of partition 0"
 	// and conditions refer to its partitions.
 	Topic string
+	// TransactionalIDs are the workload's transactional ids, in producer
+	// order: role txn-coordinator reads the first one's coordinator.
+	TransactionalIDs []string
 	// Recorder receives the nemesis ops; nil records nothing.
 	Recorder *histories.Recorder
 	// Log receives progress; nil discards it.

@@ -238,6 +238,8 @@ type fakeAdmin struct {
 	controller int32
 	electErrs  []error // returned, one per call, before elections succeed
 	liveCalls  int
+	// txnState is __transaction_state's partitions (Describe of that topic).
+	txnState []admin.PartitionState
 }
 
 func newFakeAdmin(c *fakeCluster) *fakeAdmin {
@@ -291,6 +293,9 @@ func (a *fakeAdmin) Describe(ctx context.Context, topic string) ([]admin.Partiti
 	defer a.mu.Unlock()
 	if a.err != nil {
 		return nil, a.err
+	}
+	if topic == admin.TransactionStateTopic {
+		return slices.Clone(a.txnState), nil
 	}
 	if a.simulate {
 		a.derive(ctx)

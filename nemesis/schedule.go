@@ -89,7 +89,7 @@ type Step struct {
 // Target selects nodes at the moment a fault fires.
 type Target struct {
 	// Role: leader, followers, isr, out-of-isr, controller (the active one),
-	// rack, random, nodes.
+	// rack, random, nodes, txn-coordinator.
 	Role string `yaml:"role,omitempty" json:"role,omitempty"`
 	// Partition of the workload topic whose leader/followers/ISR is meant.
 	Partition int32 `yaml:"partition,omitempty" json:"partition,omitempty"`
@@ -170,6 +170,10 @@ const (
 	RoleRack       = "rack"
 	RoleRandom     = "random"
 	RoleNodes      = "nodes"
+	// RoleTxnCoordinator is the transaction coordinator of the workload's
+	// first transactional producer: the leader of the __transaction_state
+	// partition that owns its transactional id.
+	RoleTxnCoordinator = "txn-coordinator"
 )
 
 // HealAll is the heal kind (a Step's Heal) that undoes every fault; the
@@ -182,7 +186,7 @@ var (
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
-		RoleController, RoleRack, RoleRandom, RoleNodes}
+		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator}
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
 	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed}

@@ -29,6 +29,8 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 			return nil, fmt.Errorf("active controller: %w", err)
 		}
 		return []int32{id}, nil
+	case RoleTxnCoordinator:
+		return e.txnCoordinator(ctx)
 	case RoleRack:
 		var out []int32
 		for _, b := range e.Cluster.Brokers() {
@@ -103,4 +105,31 @@ func describePartition(ctx context.Context, src StateSource, topic string, p int
 		}
 	}
 	return admin.PartitionState{}, fmt.Errorf("topic %s has no partition %d", topic, p)
+}
+
+// txnCoordinator is the leader of the __transaction_state partition that
+// owns the workload's first transactional id: Kafka's own mapping
+// (admin.TxnStatePartition), read from the partition's state now, like a
+// leader role, so the fault strikes whoever coordinates when it fires.
+func (e *Env) txnCoordinator(ctx context.Context) ([]int32, error) {
+	if len(e.TransactionalIDs) == 0 {
+		return nil, fmt.Errorf("role %s: the workload has no transactional producer", RoleTxnCoordinator)
+	}
+	id := e.TransactionalIDs[0]
+	parts, err := e.State().Describe(ctx, admin.TransactionStateTopic)
+	if err != nil {
+		return nil, fmt.Errorf("role %s: %s: %w", RoleTxnCoordinator, admin.TransactionStateTopic, err)
+	}
+	want := admin.TxnStatePartition(id, len(parts))
+	for _, p := range parts {
+		if p.Partition == want {
+			if p.Leader < 0 {
+				return nil, fmt.Errorf("role %s: %s partition %d (owner of %q) has no leader",
+					RoleTxnCoordinator, admin.TransactionStateTopic, want, id)
+			}
+			return []int32{p.Leader}, nil
+		}
+	}
+	return nil, fmt.Errorf("role %s: %s has no partition %d (owner of %q; it has %d; does the workload run transactions yet?)",
+		RoleTxnCoordinator, admin.TransactionStateTopic, want, id, len(parts))
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/cluster/admin"
 )
 
 func TestResolve(t *testing.T) {
@@ -67,5 +69,50 @@ func TestResolveRandomSeeded(t *testing.T) {
 	}
 	if a, b := draw(11), draw(11); a != b {
 		t.Errorf("seed 11 drew %s then %s", a, b)
+	}
+}
+
+// TestResolveTxnCoordinator: the coordinator is the leader of the
+// __transaction_state partition Kafka maps the first transactional id to
+// (here 11 of 50 for "kchaos-kchaos-txn-0", admin.TestTxnStatePartition).
+func TestResolveTxnCoordinator(t *testing.T) {
+	state := func(n int, leaderOf11 int32) []admin.PartitionState {
+		out := make([]admin.PartitionState, n)
+		for i := range out {
+			out[i] = admin.PartitionState{Partition: int32(i), Leader: int32(i % 3)}
+		}
+		if n > 11 {
+			out[11].Leader = leaderOf11
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		ids   []string
+		parts []admin.PartitionState
+		want  string
+		err   string
+	}{
+		{"leader of the owning partition", []string{"kchaos-kchaos-txn-0", "other"}, state(50, 1), "[1]", ""},
+		{"moves with the leader", []string{"kchaos-kchaos-txn-0"}, state(50, 0), "[0]", ""},
+		{"owner offline", []string{"kchaos-kchaos-txn-0"}, state(50, -1), "", "has no leader"},
+		{"topic not created yet", []string{"kchaos-kchaos-txn-0"}, nil, "", "has no partition"},
+		{"no transactional producer", nil, state(50, 1), "", "no transactional producer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, a := newFakeEnv()
+			env.TransactionalIDs = tc.ids
+			a.txnState = tc.parts
+			got, err := env.Resolve(context.Background(), &Target{Role: RoleTxnCoordinator})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || fmt.Sprint(got) != tc.want {
+				t.Fatalf("got %v %v, want %s", got, err, tc.want)
+			}
+		})
 	}
 }

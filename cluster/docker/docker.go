@@ -212,7 +212,7 @@ func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image 
 	if err := os.WriteFile(propsPath, []byte(props), 0o644); err != nil {
 		return nil, dir, err
 	}
-	formatArgs := strings.Join(cluster.FormatArgs(c.version, c.cfg.ELR), " ")
+	formatArgs := strings.Join(cluster.FormatArgs(c.version, c.cfg.ELR, c.cfg.TransactionVersion), " ")
 	ip, _ := netip.ParseAddr(n.IP)
 	req := testcontainers.ContainerRequest{
 		Image:    image,

@@ -108,6 +108,9 @@ var fieldCases = []struct {
 	{"cluster.controllers", nil, []string{"cluster.controllers=3"}, func(_, a effect) bool { return a.Cluster.Controllers == 3 }},
 	{"cluster.racks", nil, []string{"cluster.racks={a: [0, 1], b: [2]}"},
 		func(_, a effect) bool { return a.Cluster.Racks.String() == "a=0,1;b=2" }},
+	{"cluster.transaction_version", nil, []string{"cluster.transaction_version=1"}, func(_, a effect) bool {
+		return a.Cluster.TransactionVersion != nil && *a.Cluster.TransactionVersion == 1
+	}},
 	{"cluster.elr", nil, []string{"cluster.elr=on"}, func(_, a effect) bool { return a.Cluster.ELR != nil && *a.Cluster.ELR }},
 	{"cluster.broker_config", nil, []string{"cluster.broker_config.num.io.threads=4"},
 		func(_, a effect) bool { return a.Cluster.BrokerConfig["num.io.threads"] == "4" }},

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
@@ -55,10 +56,14 @@ type ClusterSpec struct {
 	Controllers int           `yaml:"controllers,omitempty"`
 	Racks       cluster.Racks `yaml:"racks,omitempty"`
 	// ELR: "on", "off", or "default" (the Kafka version's default).
-	ELR              string                      `yaml:"elr,omitempty"`
-	BrokerConfig     map[string]string           `yaml:"broker_config,omitempty"`
-	ControllerConfig map[string]string           `yaml:"controller_config,omitempty"`
-	PerBroker        map[int32]map[string]string `yaml:"per_broker,omitempty"`
+	ELR string `yaml:"elr,omitempty"`
+	// TransactionVersion: the transaction.version feature level at format
+	// time, "0", "1" or "2" (KIP-890), or "default" (the release's: 2 on
+	// 4.x). Kafka 4.0 and later.
+	TransactionVersion string                      `yaml:"transaction_version,omitempty"`
+	BrokerConfig       map[string]string           `yaml:"broker_config,omitempty"`
+	ControllerConfig   map[string]string           `yaml:"controller_config,omitempty"`
+	PerBroker          map[int32]map[string]string `yaml:"per_broker,omitempty"`
 	// Backend is "docker" (also when empty) or "ssh": the operator's own hosts,
 	// described by Hosts, SSH and Service, and confirmed by ConfirmOwner
 	// (docs in README, "Your own hosts over SSH").
@@ -113,6 +118,9 @@ type FinalSpec struct {
 	ReadTimeout workloads.Duration `yaml:"read_timeout,omitempty"`
 }
 
+// TxnVersionDefault is cluster.transaction_version's "the release's level".
+const TxnVersionDefault = "default"
+
 // ELR values.
 const (
 	ELROn      = "on"
@@ -146,6 +154,9 @@ func (s *Scenario) Defaults() {
 	cc := c.ClusterConfig()
 	cc.Defaults()
 	c.Kafka, c.Brokers, c.Controllers = cc.KafkaVersion, cc.Brokers, cc.Controllers
+	if c.TransactionVersion == "" {
+		c.TransactionVersion = TxnVersionDefault
+	}
 	if c.ELR == "" {
 		c.ELR = ELRDefault
 	}
@@ -249,6 +260,9 @@ func (s *Scenario) Validate() error {
 	default:
 		add("cluster.elr", "%q: want on, off or default", c.ELR)
 	}
+	if _, err := c.txnVersion(); err != nil {
+		add("cluster.transaction_version", "%v", err)
+	}
 	switch c.Backend {
 	case "", BackendDocker:
 		if len(c.Hosts) > 0 || c.SSH != nil || c.Service != nil || c.ConfirmOwner {
@@ -341,6 +355,7 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 	if c.Backend == BackendSSH {
 		cfg.BackendSpec = c.SSHSpec()
 	}
+	cfg.TransactionVersion, _ = c.txnVersion()
 	switch c.ELR {
 	case ELROn:
 		on := true
@@ -350,6 +365,19 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 		cfg.ELR = &off
 	}
 	return cfg
+}
+
+// txnVersion parses cluster.transaction_version: nil for the default.
+func (c ClusterSpec) txnVersion() (*int16, error) {
+	if c.TransactionVersion == "" || c.TransactionVersion == TxnVersionDefault {
+		return nil, nil
+	}
+	n, err := strconv.ParseInt(c.TransactionVersion, 10, 16)
+	if err != nil || n < 0 || n > cluster.MaxTransactionVersion {
+		return nil, fmt.Errorf("%q: want default or a level 0..%d", c.TransactionVersion, cluster.MaxTransactionVersion)
+	}
+	l := int16(n)
+	return &l, nil
 }
 
 // TopicSpec is the topic as the harness creates it.

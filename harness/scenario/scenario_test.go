@@ -99,6 +99,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"unknown field with line", "name: x\ncluster:\n  brokerz: 3\n", nil, "line 3: field brokerz not found"},
 		{"bad assignment", "name: x\ntopic:\n  assignment: [[0, 1, 7]]\n", nil, "topic.assignment[0]: broker 7 does not exist"},
 		{"bad elr", "name: x\ncluster:\n  elr: maybe\n", nil, "cluster.elr"},
+		{"bad transaction_version", "name: x\ncluster:\n  transaction_version: 3\n", nil, "cluster.transaction_version"},
+		{"transaction_version on 3.9", "name: x\ncluster:\n  kafka: 3.9.2\n  transaction_version: 1\n", nil, "needs Kafka 4.0"},
 		{"elr on 3.9", "name: x\ncluster:\n  kafka: 3.9.1\n  elr: \"on\"\n", nil, "needs Kafka 4.0"},
 		{"bad acks", "name: x\nworkload:\n  acks: \"2\"\n", nil, "workload.acks"},
 		{"bad set", "name: x\n", []string{"workload.acks"}, "want path=value"},

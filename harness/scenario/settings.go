@@ -19,8 +19,10 @@ var SettingPaths = map[string][]string{
 	// offline.
 	"unclean": {"topic.configs.unclean.leader.election.enable",
 		"nemesis.steps[*].config.unclean.leader.election.enable"},
-	"elr":  {"cluster.elr"},
-	"acks": {"workload.acks"},
+	"elr": {"cluster.elr"},
+	// txn.version: the transaction.version feature (KIP-890), 4.0+.
+	"txn.version": {"cluster.transaction_version"},
+	"acks":        {"workload.acks"},
 	// With ELR on, min.insync.replicas is a cluster-level setting the
 	// controller enforces: set it on the topic, the brokers and the
 	// controllers alike, so each value means one thing.
@@ -60,6 +62,8 @@ const uncleanKey = "unclean.leader.election.enable"
 //   - elr: "true" or "false", cluster.elr "default" resolved by the Kafka
 //     version's default for new clusters;
 //   - min.insync: the topic's value, else the brokers', else Kafka's 1;
+//   - txn.version: the transaction.version level the cluster is formatted
+//     with, "default" resolved by the release (2 on 4.x, 0 before);
 //   - acks, idempotent, kafka: as the workload and cluster have them.
 func (s *Scenario) Settings() map[string]string {
 	// A topic config overrides the default, and the default that decides
@@ -85,12 +89,13 @@ func (s *Scenario) Settings() map[string]string {
 		minISR = "1"
 	}
 	return map[string]string{
-		"unclean":    fmt.Sprint(unclean),
-		"elr":        fmt.Sprint(s.elrOn()),
-		"min.insync": minISR,
-		"acks":       string(s.Workload.Acks),
-		"idempotent": fmt.Sprint(s.Workload.Idempotent),
-		"kafka":      s.Cluster.Kafka,
+		"unclean":     fmt.Sprint(unclean),
+		"elr":         fmt.Sprint(s.elrOn()),
+		"min.insync":  minISR,
+		"acks":        string(s.Workload.Acks),
+		"idempotent":  fmt.Sprint(s.Workload.Idempotent),
+		"kafka":       s.Cluster.Kafka,
+		"txn.version": s.txnVersion(),
 	}
 }
 
@@ -104,4 +109,16 @@ func (s *Scenario) elrOn() bool {
 	}
 	v, err := cluster.ParseVersion(s.Cluster.Kafka)
 	return err == nil && v.ELRDefault()
+}
+
+// txnVersion is the transaction.version level the cluster is formatted with.
+func (s *Scenario) txnVersion() string {
+	if l, err := s.Cluster.txnVersion(); err == nil && l != nil {
+		return fmt.Sprint(*l)
+	}
+	v, err := cluster.ParseVersion(s.Cluster.Kafka)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprint(v.TransactionVersionDefault())
 }

@@ -48,6 +48,9 @@ func TestSettings(t *testing.T) {
 		{"s4", []string{"workload.acks=1"}, map[string]string{"acks": "1", "min.insync": "2"}},
 		{"s1", []string{"cluster.elr=default", "cluster.kafka=4.1.2"}, map[string]string{"elr": "true", "kafka": "4.1.2"}},
 		{"s1", []string{"cluster.elr=default", "cluster.kafka=4.0.2"}, map[string]string{"elr": "false"}},
+		{"s1", []string{"cluster.kafka=4.4.0"}, map[string]string{"txn.version": "2"}},
+		{"s1", []string{"cluster.kafka=3.9.2"}, map[string]string{"txn.version": "0"}},
+		{"s1", []string{"cluster.transaction_version=1"}, map[string]string{"txn.version": "1"}},
 	} {
 		s, err := Load(tc.name, tc.sets)
 		if err != nil {
