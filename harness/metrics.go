@@ -49,44 +49,60 @@ func Metrics(runDir string) (expect.Metrics, error) {
 		return m, fmt.Errorf("metrics: %w", err)
 	}
 	defer f.Close()
-	acked, errs, leader, herr := scanForMetrics(histories.NewReader(f))
+	sc, herr := scanForMetrics(histories.NewReader(f))
 	if herr != nil {
 		return m, fmt.Errorf("metrics: %s: %w", runDir, herr)
 	}
-	m[expect.Acked] = float64(acked)
-	for code, n := range errs {
+	m[expect.Acked] = float64(sc.acked)
+	m[expect.Committed] = float64(sc.committed)
+	m[expect.HistorySeconds] = float64(sc.last) / 1e9
+	for code, n := range sc.errs {
 		m[expect.ErrorsPrefix+code] = float64(n)
 	}
-	if leader >= 0 {
-		m[expect.LeaderAfterFault] = float64(leader)
+	if sc.leaderAfter >= 0 {
+		m[expect.LeaderAfterFault] = float64(sc.leaderAfter)
 	}
 	return m, rerr
 }
 
-// scanForMetrics counts acked sends and send errors by code, and finds the
-// first broker other than partition 0's leader at the first leader-moving
-// fault that the observer saw leading it afterwards (-1: none).
-func scanForMetrics(r *histories.Reader) (acked int, errs map[string]int, leaderAfter int32, err error) {
-	errs = map[string]int{}
-	leaderAfter = -1
+// runScan is what one pass over a history measures.
+type runScan struct {
+	acked     int            // sends ok with an offset
+	committed int            // txn ops ok (committed transactions)
+	errs      map[string]int // send and txn completions by error
+	// leaderAfter is the first broker other than partition 0's leader at
+	// the first leader-moving fault that the observer saw leading it
+	// afterwards (-1: none).
+	leaderAfter int32
+	last        int64 // the latest event time (ns since the run started)
+}
+
+// scanForMetrics measures a history in one pass.
+func scanForMetrics(r *histories.Reader) (runScan, error) {
+	sc := runScan{errs: map[string]int{}, leaderAfter: -1}
 	var before int32 = -1
 	faulted := false
 	for {
 		e, err := r.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return acked, errs, leaderAfter, nil
+				return sc, nil
 			}
-			return acked, errs, leaderAfter, err
+			return sc, err
 		}
+		sc.last = max(sc.last, e.Time)
 		switch {
-		case e.Process >= 0 && e.F == histories.FSend && e.Type != histories.Invoke:
-			if e.Error != "" {
-				errs[e.Error]++
-			} else if e.Type == histories.OK {
+		case e.Process >= 0 && (e.F == histories.FSend || e.F == histories.FTxn) && e.Type != histories.Invoke:
+			switch {
+			case e.Error != "":
+				sc.errs[e.Error]++
+			case e.Type != histories.OK:
+			case e.F == histories.FTxn:
+				sc.committed++
+			default:
 				var v histories.SendValue
 				if e.Decode(&v) == nil && v.Offset != nil {
-					acked++
+					sc.acked++
 				}
 			}
 		case e.Process == histories.NemesisProcess && e.Type == histories.OK && leaderMovingFaults[e.F]:
@@ -98,8 +114,8 @@ func scanForMetrics(r *histories.Reader) (acked int, errs map[string]int, leader
 			}
 			if !faulted {
 				before = v.Leader
-			} else if leaderAfter < 0 && v.Leader != before {
-				leaderAfter = v.Leader
+			} else if sc.leaderAfter < 0 && v.Leader != before {
+				sc.leaderAfter = v.Leader
 			}
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/harness/scenario"
-	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -241,8 +240,8 @@ func runCell(ctx context.Context, pc plannedCell, opts Options) report.Cell {
 		// against what did.
 		c.Status, c.Reason = report.CellUnjudged, "the schedule did not play out: "+out.NemesisErr.Error()
 	}
-	c.StorySeconds = historySpan(out.Dir)
 	m, merr := Metrics(out.Dir)
+	c.StorySeconds = m[expect.HistorySeconds]
 	c.Outcome = outcomeText(m)
 	status, results := expect.Judge(pc.scenario.Checks(), pc.scenario.Settings(), m)
 	for _, r := range results {
@@ -261,27 +260,6 @@ func runCell(ctx context.Context, pc plannedCell, opts Options) report.Cell {
 		}
 	}
 	return c
-}
-
-// historySpan is the seconds from the run's first to its last recorded
-// event: the story itself (workload, faults, final read), against which a
-// cell's overhead (cluster start, check, report, teardown) is measured.
-func historySpan(runDir string) float64 {
-	f, err := os.Open(filepath.Join(runDir, report.HistoryFile))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	r := histories.NewReader(f)
-	var last int64
-	for {
-		e, err := r.Next()
-		if err != nil {
-			break
-		}
-		last = max(last, e.Time)
-	}
-	return float64(last) / 1e9
 }
 
 // outcomeText is the measured anomalies and errors in one line, nonzero

@@ -21,6 +21,11 @@ const (
 	LeaderAfterFault = "leader_after_fault"
 	// Acked is the number of sends that completed ok with an offset.
 	Acked = "acked"
+	// Committed is the number of transactions that completed ok.
+	Committed = "committed"
+	// HistorySeconds is the time from the run's start to its last recorded
+	// event: the story's own length, without cluster start and teardown.
+	HistorySeconds = "history_seconds"
 	// ErrorsPrefix + a Kafka error name counts the sends that completed
 	// with that error (errors.NOT_ENOUGH_REPLICAS).
 	ErrorsPrefix = "errors."
@@ -33,7 +38,7 @@ var Anomalies = checker.AnomalyNames
 // Known says why name is not a metric a check may use, or nil.
 func Known(name string) error {
 	switch {
-	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked:
+	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked, name == Committed, name == HistorySeconds:
 		return nil
 	case strings.HasPrefix(name, ErrorsPrefix):
 		code := strings.TrimPrefix(name, ErrorsPrefix)
@@ -47,8 +52,8 @@ func Known(name string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
-		name, strings.Join(Anomalies, ", "), Acked, OfflineSeconds, LeaderAfterFault)
+	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
+		name, strings.Join(Anomalies, ", "), Acked, Committed, OfflineSeconds, LeaderAfterFault, HistorySeconds)
 }
 
 // Metrics is what one run measured, by metric name. Anomaly counts are
