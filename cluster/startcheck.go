@@ -22,10 +22,17 @@ type NodeStartError struct {
 	Cause   string // "exited with code 1", "listener 10.231.4.21:9092 never opened"
 	LogTail string
 	Elapsed time.Duration
+	// Hint explains a refusal that a Kafka release introduced (empty
+	// entries of a list-type config from 4.2, KIP-1161), so a config that
+	// an older release took is not blamed on kchaos; empty otherwise.
+	Hint string
 }
 
 func (e *NodeStartError) Error() string {
 	msg := fmt.Sprintf("cluster: %s %s (%s) %s after %s", e.Node.Role, e.Node.Name, e.Node.Addr(), e.Cause, e.Elapsed.Round(100*time.Millisecond))
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
 	if e.LogTail != "" {
 		msg += "; last lines of its log:\n" + indent(e.LogTail)
 	}
@@ -76,10 +83,35 @@ func exitedNode(ctx context.Context, c Cluster, elapsed time.Duration) error {
 		if err != nil || st.Running {
 			continue
 		}
+		tail := logTail(ctx, c, n.ID)
 		return &NodeStartError{Node: n, Cause: fmt.Sprintf("exited with code %d during start", st.ExitCode),
-			LogTail: logTail(ctx, c, n.ID), Elapsed: elapsed}
+			LogTail: tail, Elapsed: elapsed, Hint: startHint(c.Version(), tail)}
 	}
 	return nil
+}
+
+// strictListMarker is how Kafka 4.2+ words a list-type config with an
+// empty entry (ConfigDef.ValidList: "Configuration 'K' values must not be
+// empty."; checked on 4.4.0 with KafkaConfig.fromProps).
+const strictListMarker = "values must not be empty"
+
+// startHint is a NodeStartError's Hint for a node log tail.
+func startHint(v Version, tail string) string {
+	if !v.StrictListConfigs() || !strings.Contains(tail, strictListMarker) {
+		return ""
+	}
+	key := ""
+	if i := strings.Index(tail, "Configuration '"); i >= 0 {
+		rest := tail[i+len("Configuration '"):]
+		if j := strings.IndexByte(rest, '\''); j > 0 {
+			key = rest[:j]
+		}
+	}
+	what := "a list-type config"
+	if key != "" {
+		what = key + ", a list-type config,"
+	}
+	return fmt.Sprintf("Kafka %d.%d.%d refused %s with an empty entry (such as a doubled or trailing comma): from 4.2 list-type configs are validated strictly (KIP-1161), where earlier releases ignored empty entries; remove the empty entry from that line of your broker config", v.Major, v.Minor, v.Patch, what)
 }
 
 // closedListener returns the first node whose Kafka listener does not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -51,5 +52,57 @@ func TestStartFailsFastOnFormatError(t *testing.T) {
 	ctrs, nets, lerr := docker.Labelled(ctx, runID)
 	if lerr != nil || len(ctrs)+len(nets) != 0 {
 		t.Errorf("after the failed start %d containers and %d networks remain (%v)", len(ctrs), len(nets), lerr)
+	}
+}
+
+// TestStrictListConfigRefusal: a broker config line that Kafka 4.1 takes
+// (a list with an empty entry) is refused from 4.2 (KIP-1161); kchaos's
+// start error names the key, quotes Kafka and says why an older release
+// took it. On 4.1.2 the same line starts (when that image is built).
+func TestStrictListConfigRefusal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test: needs Docker and the Kafka image")
+	}
+	const key, value = "ssl.cipher.suites", "TLS_AES_128_GCM_SHA256,,TLS_AES_256_GCM_SHA384"
+	for _, tc := range []struct {
+		version string
+		refused bool
+	}{{cluster.DefaultKafkaVersion, true}, {"4.1.2", false}} {
+		t.Run(tc.version, func(t *testing.T) {
+			if !tc.refused && exec.Command("docker", "image", "inspect", "kchaos/kafka:"+tc.version).Run() != nil {
+				t.Skipf("image kchaos/kafka:%s not built", tc.version)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+			defer cancel()
+			runID := cluster.NewRunID()
+			c, err := docker.Start(ctx, cluster.Config{RunID: runID, KafkaVersion: tc.version, Brokers: 1,
+				BrokerConfig: map[string]string{key: value}})
+			if c != nil && err == nil {
+				defer c.Teardown(context.Background())
+			}
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("Kafka %s refused %s=%s: %v", tc.version, key, value, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Kafka %s started with %s=%s; want KIP-1161's refusal", tc.version, key, value)
+			}
+			var nerr *cluster.NodeStartError
+			if !errors.As(err, &nerr) {
+				t.Fatalf("error is not a NodeStartError: %v", err)
+			}
+			for _, want := range []string{key, "must not be empty", "KIP-1161"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("start error lacks %q:\n%v", want, err)
+				}
+			}
+			t.Logf("refused as: %v", err)
+			ctrs, nets, lerr := docker.Labelled(ctx, runID)
+			if lerr != nil || len(ctrs)+len(nets) != 0 {
+				t.Errorf("after the refused start %d containers and %d networks remain (%v)", len(ctrs), len(nets), lerr)
+			}
+		})
 	}
 }
