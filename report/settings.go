@@ -46,6 +46,9 @@ func settings(info histories.RunInfo, haveInfo bool) []setting {
 		elr = "on"
 	}
 	add("Eligible Leader Replicas (ELR)", elr, "run.json")
+	if info.TransactionVersion > 0 {
+		add("transaction.version", fmt.Sprint(info.TransactionVersion), "run.json")
+	}
 	acks := info.Producer.Acks
 	if acks == "" {
 		acks = "not recorded"
@@ -53,6 +56,9 @@ func settings(info histories.RunInfo, haveInfo bool) []setting {
 	add("acks", acks, "producer")
 	add("idempotent producer", fmt.Sprint(info.Producer.Idempotent), "producer")
 	add("producer retries", fmt.Sprint(info.Producer.Retries), "producer")
+	if info.Producer.Transactional {
+		add("transactional producer", "true", "producer")
+	}
 	if info.Producer.Driver != "" {
 		add("driver", info.Producer.Driver, "producer")
 	}
