@@ -107,8 +107,9 @@ func decodeTxn(what string, raw []byte, full bool) (*histories.TxnValue, []rawTx
 		return nil, nil, fmt.Errorf("%s: %w", what, fieldError(err))
 	}
 	var p struct {
-		TransactionalID, Intent, EndInvoked *json.RawMessage
-		Ops                                 []rawTxnOp
+		TransactionalID *json.RawMessage `json:"transactional_id"`
+		Intent          *json.RawMessage `json:"intent"`
+		Ops             []rawTxnOp       `json:"ops"`
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", what, err)

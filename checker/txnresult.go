@@ -88,9 +88,9 @@ type CycleEntry struct {
 	Txns  []TxnRef    `json:"txns"`
 	Steps []CycleStep `json:"steps"`
 	// SCCSize is the number of txns in the strongly connected component.
-	SCCSize int       `json:"scc_size"`
-	Where   Where     `json:"where"`
-	Text    string    `json:"text"`
+	SCCSize int    `json:"scc_size"`
+	Where   Where  `json:"where"`
+	Text    string `json:"text"`
 }
 
 // CycleStep is one edge of a cycle, from Txns[From] to Txns[To]. A ww
