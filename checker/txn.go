@@ -93,66 +93,79 @@ func (c *Checker) pollInvoke(pd *pending, e *histories.Event) error {
 	return err
 }
 
-// rawTxnOp says which fields of a micro-operation were there.
-type rawTxnOp struct {
-	F, Topic, Partition, Value, Offset, Partitions, Records *json.RawMessage
+// txnVal is a decoded txn value; a nil field was absent (or null). One
+// pass of encoding/json (a txn is a handful of micro-operations, not the
+// bulk of a history: its poll records go through decodeRead).
+type txnVal struct {
+	TransactionalID *string     `json:"transactional_id"`
+	Intent          *string     `json:"intent"`
+	EndInvoked      *int64      `json:"end_invoked"`
+	Ops             *[]txnMicro `json:"ops"`
+}
+
+// txnMicro is one decoded micro-operation.
+type txnMicro struct {
+	F          *string         `json:"f"`
+	Topic      *string         `json:"topic"`
+	Partition  *int32          `json:"partition"`
+	Value      *string         `json:"value"`
+	Offset     *int64          `json:"offset"`
+	Partitions *[]int32        `json:"partitions"`
+	Records    json.RawMessage `json:"records"`
+}
+
+func (v *txnVal) ops() []txnMicro {
+	if v.Ops == nil {
+		return nil
+	}
+	return *v.Ops
 }
 
 // decodeTxn decodes a txn value. full requires transactional_id, intent
 // and ops (an invoke, an ok completion); otherwise each may be absent, but
 // what is there must be well formed.
-func decodeTxn(what string, raw []byte, full bool) (*histories.TxnValue, []rawTxnOp, error) {
-	var v histories.TxnValue
+func decodeTxn(what string, raw []byte, full bool) (*txnVal, error) {
+	var v txnVal
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, fieldError(err))
+		return nil, fmt.Errorf("%s: %w", what, fieldError(err))
 	}
-	var p struct {
-		TransactionalID *json.RawMessage `json:"transactional_id"`
-		Intent          *json.RawMessage `json:"intent"`
-		Ops             []rawTxnOp       `json:"ops"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", what, err)
-	}
-	var o struct{ Ops *json.RawMessage }
-	_ = json.Unmarshal(raw, &o) // it decoded above
 	switch {
-	case full && (!present(p.TransactionalID) || v.TransactionalID == ""):
-		return nil, nil, fmt.Errorf("%s: missing field \"transactional_id\"", what)
-	case full && !present(p.Intent):
-		return nil, nil, fmt.Errorf("%s: missing field \"intent\"", what)
-	case full && !present(o.Ops):
-		return nil, nil, fmt.Errorf("%s: missing field \"ops\"", what)
+	case full && (v.TransactionalID == nil || *v.TransactionalID == ""):
+		return nil, fmt.Errorf("%s: missing field \"transactional_id\"", what)
+	case full && v.Intent == nil:
+		return nil, fmt.Errorf("%s: missing field \"intent\"", what)
+	case full && v.Ops == nil:
+		return nil, fmt.Errorf("%s: missing field \"ops\"", what)
 	}
-	if present(p.Intent) && v.Intent != histories.TxnCommit && v.Intent != histories.TxnAbort {
-		return nil, nil, fmt.Errorf("%s: field \"intent\": %q, want %q or %q", what, v.Intent, histories.TxnCommit, histories.TxnAbort)
+	if v.Intent != nil && *v.Intent != histories.TxnCommit && *v.Intent != histories.TxnAbort {
+		return nil, fmt.Errorf("%s: field \"intent\": %q, want %q or %q", what, *v.Intent, histories.TxnCommit, histories.TxnAbort)
 	}
-	for i, op := range p.Ops {
-		if !present(op.F) {
-			return nil, nil, fmt.Errorf("%s: op %d: missing field \"f\"", what, i)
+	for i, op := range v.ops() {
+		if op.F == nil {
+			return nil, fmt.Errorf("%s: op %d: missing field \"f\"", what, i)
 		}
-		switch v.Ops[i].F {
+		switch *op.F {
 		case histories.TxnSend:
 			for _, f := range []struct {
-				r    *json.RawMessage
+				ok   bool
 				name string
-			}{{op.Topic, "topic"}, {op.Partition, "partition"}, {op.Value, "value"}} {
-				if !present(f.r) {
-					return nil, nil, fmt.Errorf("%s: op %d (send): missing field %q", what, i, f.name)
+			}{{op.Topic != nil, "topic"}, {op.Partition != nil, "partition"}, {op.Value != nil, "value"}} {
+				if !f.ok {
+					return nil, fmt.Errorf("%s: op %d (send): missing field %q", what, i, f.name)
 				}
 			}
-			if off := v.Ops[i].Offset; off != nil && *off < 0 {
-				return nil, nil, fmt.Errorf("%s: op %d (send): field \"offset\": %d is negative", what, i, *off)
+			if op.Offset != nil && *op.Offset < 0 {
+				return nil, fmt.Errorf("%s: op %d (send): field \"offset\": %d is negative", what, i, *op.Offset)
 			}
 		case histories.TxnPoll:
-			if !present(op.Topic) {
-				return nil, nil, fmt.Errorf("%s: op %d (poll): missing field \"topic\"", what, i)
+			if op.Topic == nil {
+				return nil, fmt.Errorf("%s: op %d (poll): missing field \"topic\"", what, i)
 			}
 		default:
-			return nil, nil, fmt.Errorf("%s: op %d: field \"f\": %q, want %q or %q", what, i, v.Ops[i].F, histories.TxnSend, histories.TxnPoll)
+			return nil, fmt.Errorf("%s: op %d: field \"f\": %q, want %q or %q", what, i, *op.F, histories.TxnSend, histories.TxnPoll)
 		}
 	}
-	return &v, p.Ops, nil
+	return &v, nil
 }
 
 // txnID numbers a transactional id.
@@ -174,34 +187,35 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 	if len(e.Value) == 0 {
 		return errors.New(`txn invoke: missing field "value"`)
 	}
-	v, raw, err := decodeTxn(what, e.Value, true)
+	v, err := decodeTxn(what, e.Value, true)
 	if err != nil {
 		return err
 	}
 	pd.txn = int32(len(c.txns))
-	t := txnOp{proc: int32(e.Process), abort: v.Intent == histories.TxnAbort, id: c.txnID(v.TransactionalID),
+	t := txnOp{proc: int32(e.Process), abort: *v.Intent == histories.TxnAbort, id: c.txnID(*v.TransactionalID),
 		index: e.Index, call: e.Time, ret: -1, endInv: -1, start: int32(len(c.txnSends))}
-	for i, op := range v.Ops {
-		where := fmt.Sprintf("%s: op %d (%s)", what, i, op.F)
-		switch op.F {
+	for i, op := range v.ops() {
+		switch *op.F {
 		case histories.TxnSend:
-			if err := c.checkPlace(where, []byte(op.Topic), *op.Partition); err != nil {
+			where := fmt.Sprintf("%s: op %d (send)", what, i)
+			if err := c.checkPlace(where, []byte(*op.Topic), *op.Partition); err != nil {
 				return err
 			}
-			tp := c.tp([]byte(op.Topic), *op.Partition)
-			val := c.value([]byte(op.Value))
+			tp := c.tp([]byte(*op.Topic), *op.Partition)
+			val := c.value([]byte(*op.Value))
 			c.addTxnSendOf(val, int32(len(c.txnSends)))
 			c.txnSends = append(c.txnSends, txnSend{txn: pd.txn, val: val, tp: tp, off: -1})
 			c.markTxnTP(tp)
 		case histories.TxnPoll:
-			if !present(raw[i].Partitions) {
+			where := fmt.Sprintf("%s: op %d (poll)", what, i)
+			if op.Partitions == nil {
 				return fmt.Errorf("%s: missing field \"partitions\"", where)
 			}
-			for _, part := range op.Partitions {
-				if err := c.checkPlace(where, []byte(op.Topic), part); err != nil {
+			for _, part := range *op.Partitions {
+				if err := c.checkPlace(where, []byte(*op.Topic), part); err != nil {
 					return err
 				}
-				c.markTxnTP(c.tp([]byte(op.Topic), part))
+				c.markTxnTP(c.tp([]byte(*op.Topic), part))
 			}
 		}
 	}
@@ -248,15 +262,15 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 		}
 		return nil
 	}
-	v, raw, err := decodeTxn(what, e.Value, e.Type == histories.OK)
+	v, err := decodeTxn(what, e.Value, e.Type == histories.OK)
 	if err != nil {
 		return err
 	}
-	if v.TransactionalID != "" && v.TransactionalID != c.txnIDs[t.id] {
-		return fmt.Errorf("%s: field \"transactional_id\": %q, but its invoke named %q", what, v.TransactionalID, c.txnIDs[t.id])
+	if v.TransactionalID != nil && *v.TransactionalID != c.txnIDs[t.id] {
+		return fmt.Errorf("%s: field \"transactional_id\": %q, but its invoke named %q", what, *v.TransactionalID, c.txnIDs[t.id])
 	}
-	if v.Intent != "" && (v.Intent == histories.TxnAbort) != t.abort {
-		return fmt.Errorf("%s: field \"intent\": %q, but its invoke intended otherwise", what, v.Intent)
+	if v.Intent != nil && (*v.Intent == histories.TxnAbort) != t.abort {
+		return fmt.Errorf("%s: field \"intent\": %q, but its invoke intended otherwise", what, *v.Intent)
 	}
 	if e.Type == histories.OK && t.abort {
 		return fmt.Errorf("%s: field \"intent\": %q, but the txn completed ok (ok means committed)", what, histories.TxnAbort)
@@ -267,11 +281,11 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 		}
 		t.endInv = *v.EndInvoked
 	}
-	t.told = raw != nil
-	for i, op := range v.Ops {
-		where := fmt.Sprintf("%s: op %d (%s)", what, i, op.F)
-		switch op.F {
+	t.told = v.Ops != nil
+	for i, op := range v.ops() {
+		switch *op.F {
 		case histories.TxnSend:
+			where := fmt.Sprintf("%s: op %d (send)", what, i)
 			s, err := c.txnSendOf(t, where, &op)
 			if err != nil {
 				return err
@@ -285,12 +299,13 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 				c.saw(ts.tp, ts.off, ts.val)
 			}
 		case histories.TxnPoll:
-			recs := []byte("[]")
-			if present(raw[i].Records) {
-				recs = *raw[i].Records
+			topic, _ := json.Marshal(*op.Topic)
+			recs := op.Records
+			if len(recs) == 0 {
+				recs = []byte("[]")
 			}
-			body := append(append(append(append([]byte(`{"topic":`), *raw[i].Topic...), `,"records":`...), recs...), '}')
-			rd := readCtx{what: where, needTopic: true, polled: true, rc: true, proc: t.proc, at: e.Time}
+			body := append(append(append(append([]byte(`{"topic":`), topic...), `,"records":`...), recs...), '}')
+			rd := readCtx{what: fmt.Sprintf("%s: op %d (poll)", what, i), needTopic: true, polled: true, rc: true, proc: t.proc, at: e.Time}
 			start, end, _, err := c.recordsOf(&rd, body)
 			if err != nil {
 				return err
@@ -307,13 +322,13 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 
 // txnSendOf finds the send of t's invoke that a completion's send op
 // names (same topic, partition and value, not yet matched).
-func (c *Checker) txnSendOf(t *txnOp, where string, op *histories.TxnOp) (int32, error) {
+func (c *Checker) txnSendOf(t *txnOp, where string, op *txnMicro) (int32, error) {
 	for s := t.start; s < t.end; s++ {
 		ts := &c.txnSends[s]
 		tpi := c.tps[ts.tp]
-		if !ts.done && tpi.topic == op.Topic && tpi.partition == *op.Partition && c.vals[ts.val].str == op.Value {
+		if !ts.done && tpi.topic == *op.Topic && tpi.partition == *op.Partition && c.vals[ts.val].str == *op.Value {
 			return s, nil
 		}
 	}
-	return -1, fmt.Errorf("%s: field \"value\": %q to %s-%d, but its invoke lists no such send", where, op.Value, op.Topic, *op.Partition)
+	return -1, fmt.Errorf("%s: field \"value\": %q to %s-%d, but its invoke lists no such send", where, *op.Value, *op.Topic, *op.Partition)
 }

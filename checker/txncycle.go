@@ -208,18 +208,30 @@ func (a *analysis) wwEdges(vid []int32) []txnEdge {
 		off int64
 		ts  int32
 	}
-	per := make([][]at, len(c.tps))
-	for s := range c.txnSends {
-		ts := &c.txnSends[s]
-		off := ts.off
+	pos := func(s int) int64 {
 		if a.tsFin[s] >= 0 {
-			off = a.tsFin[s]
+			return a.tsFin[s]
 		}
-		if off >= 0 && vid[ts.txn] >= 0 {
-			per[ts.tp] = append(per[ts.tp], at{off, int32(s)})
+		return c.txnSends[s].off
+	}
+	// Sized in a first pass: a million sends must not be copied as the
+	// slices grow.
+	n := make([]int, len(c.tps))
+	for s := range c.txnSends {
+		if ts := &c.txnSends[s]; vid[ts.txn] >= 0 && pos(s) >= 0 {
+			n[ts.tp]++
 		}
 	}
-	var out []txnEdge
+	per := make([][]at, len(c.tps))
+	for tp := range per {
+		per[tp] = make([]at, 0, n[tp])
+	}
+	for s := range c.txnSends {
+		if ts := &c.txnSends[s]; vid[ts.txn] >= 0 && pos(s) >= 0 {
+			per[ts.tp] = append(per[ts.tp], at{pos(s), int32(s)})
+		}
+	}
+	out := make([]txnEdge, 0, len(c.txnSends))
 	for tp, list := range per {
 		slices.SortFunc(list, func(x, y at) int { return cmp.Or(cmp.Compare(x.off, y.off), cmp.Compare(x.ts, y.ts)) })
 		for i := 1; i < len(list); i++ {
@@ -237,7 +249,11 @@ func (a *analysis) wwEdges(vid []int32) []txnEdge {
 // read it.
 func (a *analysis) wrEdges(vid []int32) []txnEdge {
 	c := a.c
-	var out []txnEdge
+	n := 0
+	for i := range c.txnPolls {
+		n += int(c.txnPolls[i].end - c.txnPolls[i].start)
+	}
+	out := make([]txnEdge, 0, n)
 	for i := range c.txnPolls {
 		reader := vid[c.txnPollOf[i]]
 		if reader < 0 {
