@@ -195,13 +195,12 @@ func TestTestdataCoversEveryAnomaly(t *testing.T) {
 			seen[k] = true
 		}
 	}
-	for _, n := range []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected, NonmonotonicSend,
-		PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable} {
+	for _, n := range AnomalyNames {
 		if !seen[n] {
 			t.Errorf("no testdata history finds %s", n)
 		}
 	}
-	for _, n := range []string{"info-missing", "nera-present", "acks0", "assign"} {
+	for _, n := range []string{"info-missing", "nera-present", "acks0", "assign", "txn-valid"} {
 		if !names[n] {
 			t.Errorf("no testdata history %s", n)
 		}

@@ -277,6 +277,11 @@ func (a *analysis) txnLost() {
 			if r, ok := a.finalAt(ts.tp, ts.off); ok {
 				e.Now = &Held{Value: c.vals[r.val].str, LeaderEpoch: r.epoch}
 			}
+			e.Faults = a.faultsBetween(t.ret, f.call)
+			if o := tpi.at(f.call); o != nil {
+				epoch := o.epoch
+				e.FinalEpoch = &epoch
+			}
 			e.Text = txnLostText(tpi.name(), &e)
 			a.r.Anomalies.TxnLostWrite = append(a.r.Anomalies.TxnLostWrite, e)
 		}
@@ -300,6 +305,7 @@ func (a *analysis) txnTorn() {
 		var parts []TornPartition
 		var byTP []int32
 		committed, present, missing, disorder := t.typ == opOK, false, false, false
+		lastFinal := int64(-1)
 		for s := t.start; s < t.end; s++ {
 			ts := &c.txnSends[s]
 			if !ts.done || (t.typ == opInfo && ts.off < 0) {
@@ -330,6 +336,7 @@ func (a *analysis) txnTorn() {
 				continue
 			}
 			f := &c.finals[tpi.final]
+			lastFinal = max(lastFinal, f.call)
 			switch {
 			case a.tsFin[s] >= 0:
 				p.Present = append(p.Present, val)
@@ -362,6 +369,9 @@ func (a *analysis) txnTorn() {
 			at = t.call
 		}
 		e := TxnTornEntry{Txn: a.txnRef(int32(ti)), Partitions: parts, Where: a.where(byTP[0], at)}
+		if lastFinal > at {
+			e.Faults = a.faultsBetween(at, lastFinal)
+		}
 		e.Text = txnTornText(&e)
 		a.r.Anomalies.TxnTorn = append(a.r.Anomalies.TxnTorn, e)
 	}

@@ -53,8 +53,12 @@ type TxnLostWriteEntry struct {
 	// AtCommit is the partition when the txn completed.
 	AtCommit Where `json:"at_commit"`
 	// Now is what the final read holds at that offset, if anything.
-	Now  *Held  `json:"now,omitempty"`
-	Text string `json:"text"`
+	Now *Held `json:"now,omitempty"`
+	// Faults are the faults made between the commit and the final read
+	// (the last 5); FinalEpoch the leader epoch observed at the final read.
+	Faults     []FaultRef `json:"faults,omitempty"`
+	FinalEpoch *int32     `json:"final_leader_epoch,omitempty"`
+	Text       string     `json:"text"`
 }
 
 // TxnTornEntry is one txn seen in part: some of its values are in the
@@ -64,7 +68,10 @@ type TxnTornEntry struct {
 	Txn        TxnRef          `json:"txn"`
 	Partitions []TornPartition `json:"partitions"`
 	Where      Where           `json:"where"`
-	Text       string          `json:"text"`
+	// Faults are the faults made between the txn's completion and the
+	// last final read judging it (the last 5).
+	Faults []FaultRef `json:"faults,omitempty"`
+	Text   string     `json:"text"`
 }
 
 // TornPartition is one partition of a torn txn. Offsets are its values'

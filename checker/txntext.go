@@ -77,11 +77,27 @@ func txnLostText(name string, e *TxnLostWriteEntry) string {
 	if e.AtCommit.ISR != nil {
 		parts = append(parts, "committed while ISR was "+ints(e.AtCommit.ISR))
 	}
+	parts = append(parts, whereText(nil, e.AtCommit)...)
+	parts = append(parts, faultsText(e.Faults)...)
+	if e.FinalEpoch != nil {
+		parts = append(parts, fmt.Sprintf("leader epoch %d at the final read", *e.FinalEpoch))
+	}
 	if e.Now != nil {
 		parts = append(parts, fmt.Sprintf("the offset now holds %s (leader epoch %d)", e.Now.Value, e.Now.LeaderEpoch))
 	}
-	parts = append(parts, whereText(nil, e.AtCommit)...)
 	return strings.Join(parts, "; ")
+}
+
+// faultsText names the decisive faults made after a txn completed.
+func faultsText(faults []FaultRef) []string {
+	var s []string
+	for _, f := range decisive(faults) {
+		s = append(s, f.String())
+	}
+	if len(s) == 0 {
+		return nil
+	}
+	return []string{"then " + strings.Join(s, ", ")}
 }
 
 func txnTornText(e *TxnTornEntry) string {
@@ -102,6 +118,7 @@ func txnTornText(e *TxnTornEntry) string {
 		}
 	}
 	parts = append(parts, whereText(nil, e.Where)...)
+	parts = append(parts, faultsText(e.Faults)...)
 	return strings.Join(parts, "; ")
 }
 
