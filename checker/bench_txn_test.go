@@ -95,11 +95,13 @@ func writeTxnSynth(w io.Writer, n int) {
 // BenchmarkTxnCycles times the dependency-graph search (edges, Tarjan,
 // the cycles of each component) on 250,000 txns of 4 sends and a poll
 // (1.25M micro-operations), reporting the edges and cycles found and the
-// heap it allocates. The history is parsed once, outside the timing.
+// heap it allocates. The history is parsed once, outside the timing
+// (parse-add-s: reading and adding its events).
 func BenchmarkTxnCycles(b *testing.B) {
 	var buf bytes.Buffer
 	writeTxnSynth(&buf, 250_000)
 	c := New(Options{})
+	add0 := time.Now()
 	rd := histories.NewReader(bytes.NewReader(buf.Bytes()))
 	for {
 		e, err := rd.Next()
@@ -113,6 +115,7 @@ func BenchmarkTxnCycles(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	addS := time.Since(add0).Seconds()
 	c.closeOpen()
 	a := &analysis{c: c, r: &Result{}}
 	a.prepare()
@@ -132,4 +135,5 @@ func BenchmarkTxnCycles(b *testing.B) {
 	b.ReportMetric(float64(len(a.r.Anomalies.G0)), "G0")
 	b.ReportMetric(float64(len(a.r.Anomalies.G1c)), "G1c")
 	b.ReportMetric(float64(len(c.txnSends)+len(c.txnPolls)), "micro-ops")
+	b.ReportMetric(addS, "parse-add-s")
 }
