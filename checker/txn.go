@@ -126,8 +126,11 @@ func (v *txnVal) ops() []txnMicro {
 // what is there must be well formed.
 func decodeTxn(what string, raw []byte, full bool) (*txnVal, error) {
 	var v txnVal
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, fieldError(err))
+	if !fastTxn(raw, &v) {
+		v = txnVal{}
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, fieldError(err))
+		}
 	}
 	switch {
 	case full && (v.TransactionalID == nil || *v.TransactionalID == ""):
