@@ -102,7 +102,9 @@
 //	             unavailable_s, leadership[{at_s, leader, leader_epoch, isr,
 //	             elr, last_known_elr, high_watermark, election}]}},
 //	           recovery[{fault, recovered_s{"T-P": s}, not_recovered}],
-//	           final_reads_not_completed, truncated_line},
+//	           final_reads_not_completed, truncated_line,
+//	           txns{ok, fail, info, sends, poll_records, not_linearized,
+//	                ww_edges, wr_edges}},
 //	 "reasons": ["lost-write: 39", ...],          why not true, and notes
 //	 "explanations": [{kind, topic, partition, first_offset, last_offset,
 //	                   count, offsets, values, acked_s, isr_at_ack,
