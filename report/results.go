@@ -173,6 +173,9 @@ func anomalyCounts(a *checker.Anomalies) map[string]int {
 		checker.Unexpected: len(a.Unexpected), checker.NonmonotonicSend: len(a.NonmonotonicSend),
 		checker.PollSkip: len(a.PollSkip), checker.NonmonotonicPoll: len(a.NonmonotonicPoll),
 		checker.Unseen: len(a.Unseen), checker.Nonlinearizable: len(a.Nonlinearizable),
+		checker.TxnLostWrite: len(a.TxnLostWrite), checker.TxnAbortedRead: len(a.TxnAbortedRead),
+		checker.TxnUncommittedRead: len(a.TxnUncommittedRead), checker.TxnDuplicate: len(a.TxnDuplicate),
+		checker.TxnTorn: len(a.TxnTorn), checker.G0: len(a.G0), checker.G1c: len(a.G1c),
 	} {
 		if n > 0 {
 			m[k] = n
