@@ -27,6 +27,16 @@ type txnPlan struct {
 	crashAt int
 }
 
+// txnDone is a txn completion's value: histories.TxnValue plus an
+// extension, as sendDone is for sends. Crashed says the producer was
+// abandoned mid-transaction and a successor with the same transactional id
+// initialised before this client went on (see crash); readers that do not
+// know the field ignore it.
+type txnDone struct {
+	histories.TxnValue
+	Crashed bool `json:"crashed,omitempty"`
+}
+
 // txnRun is what running a plan learned.
 type txnRun struct {
 	value     histories.TxnValue // the completion's value
@@ -150,7 +160,7 @@ func (w *Workload) txnSlot(stop, ops context.Context, i int, cl TxnProducer, reg
 		w.c.txns.Add(1)
 		r := w.runTxn(ops, i, cl, plan, reg)
 		typ, name, recreate := txnOutcome(r.end)
-		if _, err := w.rec.Complete(pid, typ, histories.FTxn, r.value, name); err != nil {
+		if _, err := w.rec.Complete(pid, typ, histories.FTxn, txnDone{TxnValue: r.value, Crashed: r.crashed}, name); err != nil {
 			w.c.recordErrors.Add(1)
 			return err
 		}

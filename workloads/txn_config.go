@@ -110,7 +110,7 @@ func (c *Config) validateTxn() []FieldError {
 	}
 	if t.CrashRate < 0 || t.CrashRate > 1 {
 		add("transactions.crash_rate", "%g: want 0..1", t.CrashRate)
-	} else if t.AbortRate >= 0 && t.AbortRate+t.CrashRate > 1 {
+	} else if t.AbortRate >= 0 && t.AbortRate <= 1 && t.AbortRate+t.CrashRate > 1 {
 		add("transactions.crash_rate", "%g: abort_rate + crash_rate (%g) must be <= 1", t.CrashRate, t.AbortRate+t.CrashRate)
 	}
 	// Kafka's broker default transaction.max.timeout.ms is 15 minutes.
