@@ -17,7 +17,7 @@ type Stats struct {
 	// Sends: invoked; Acked: ok with an offset; AckedNoOffset: ok without
 	// one (acks=0, outcome unknown); Failed: fail; Indeterminate: info.
 	Sends, Acked, AckedNoOffset, Failed, Indeterminate int64
-	// InFlight sends: invoked, not yet completed.
+	// InFlight sends and transactions: invoked, not yet completed.
 	InFlight int64
 	// Polls completed, records they returned, assigns recorded.
 	Polls, PolledRecords, Assigns int64
