@@ -15,6 +15,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
 )
@@ -149,6 +150,12 @@ var fieldCases = []struct {
 	{"workload.rate", nil, []string{"workload.rate=100"}, func(_, a effect) bool { return a.Workload.Rate == 100 }},
 	{"workload.consumers", nil, []string{"workload.consumers=1"}, func(_, a effect) bool { return a.Workload.Consumers == 1 }},
 	{"workload.group", nil, []string{"workload.group=g"}, nil}, // refused: not implemented
+	{"workload.isolation", nil, []string{"workload.isolation=read_committed"},
+		func(_, a effect) bool { return a.Workload.Isolation == histories.ReadCommitted }},
+	{"workload.transactions", nil, []string{"workload.transactions={enabled: true, abort_rate: 0.3}"},
+		func(_, a effect) bool {
+			return a.Workload.Transactions.Enabled && a.Workload.Transactions.AbortRate == 0.3 && len(a.Workload.TransactionalIDs()) == 1
+		}},
 	{"workload.offset_reset", nil, []string{"workload.offset_reset=latest"},
 		func(_, a effect) bool { return a.Workload.OffsetReset == workloads.ResetLatest }},
 	{"workload.duration", nil, []string{"workload.duration=30s"},

@@ -335,6 +335,18 @@ func (s *Scenario) Validate() error {
 	if err := s.Nemesis.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	// The coordinator role reads the workload's transactional ids: without
+	// transactions it could only fail when the step fires.
+	if !s.Workload.Transactions.Enabled {
+		for i, st := range s.Nemesis.Steps {
+			if st.Target != nil && st.Target.Role == nemesis.RoleTxnCoordinator {
+				add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
+			}
+		}
+		if r := s.Nemesis.Random; r != nil && r.Targets != nil && r.Targets.Role == nemesis.RoleTxnCoordinator {
+			add("nemesis.random.targets.role", "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
+		}
+	}
 	for _, k := range sortedKeys(t.Configs) {
 		if strings.TrimSpace(k) == "" {
 			add("topic.configs", "empty key")
