@@ -36,6 +36,8 @@ nemesis:
 		{"with --set", "name: s\n", []string{"workload.bogus=1", "cluster.elr=maybe"},
 			[]string{"with --set workload.bogus=1", "field bogus not found", `cluster.elr: "maybe"`}},
 		{"syntax", "name: [\n", nil, []string{"yaml:"}},
+		{"KIP-848 before 4.0", "name: k\ncluster:\n  kafka: 3.9.2\nworkload:\n  group: {id: g, protocol: consumer}\n", nil,
+			[]string{"workload.group.protocol: consumer (KIP-848) needs Kafka 4.0 or later; 3.9.2"}},
 	} {
 		f := filepath.Join(t.TempDir(), "s.yaml")
 		if err := os.WriteFile(f, []byte(c.yaml), 0o644); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/kchaos/kchaos/cluster/admin"
 	sshb "github.com/kchaos/kchaos/cluster/ssh"
 	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
 )
@@ -303,6 +304,11 @@ func (s *Scenario) Validate() error {
 	}
 	if s.Workload.Topic != t.Name {
 		add("workload.topic", "%q differs from topic.name %q", s.Workload.Topic, t.Name)
+	}
+	if g := s.Workload.Group; g.Protocol == histories.ProtocolConsumer {
+		if v, err := cluster.ParseVersion(cc.KafkaVersion); err == nil && v.Less(cluster.Version{Major: 4}) {
+			add("workload.group.protocol", "consumer (KIP-848) needs Kafka 4.0 or later; %s has only the classic protocol", cc.KafkaVersion)
+		}
 	}
 	if s.Workload.Partitions > t.Partitions {
 		add("workload.partitions", "%d: the topic has %d", s.Workload.Partitions, t.Partitions)
