@@ -27,6 +27,17 @@ const (
 	// eligible.leader.replicas.version, transaction.version).
 	FUpgrade    = "upgrade"
 	FSetFeature = "set-feature"
+	// Client faults on consumer-group members (the workload's clients,
+	// not the cluster's nodes; value.details.member names the member):
+	// FMemberKill cuts a member's client off and closes it without leaving
+	// (a crashed process), FMemberLeave makes it leave the group cleanly,
+	// FMemberStart starts a new process in its place (undoing both), and
+	// FMemberStall stops it for value.details.for, past the rebalance
+	// timeout (max.poll.interval) if long enough.
+	FMemberKill  = "member-kill"
+	FMemberLeave = "member-leave"
+	FMemberStart = "member-start"
+	FMemberStall = "member-stall"
 	FHeal       = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
@@ -36,6 +47,10 @@ const (
 // HealAll is the value.fault of a heal op that undoes every kind of fault
 // (the final heal); an empty value.fault means the same.
 const HealAll = "all"
+
+// HealMember is the heal kind of the member faults: it starts every group
+// member that a member-kill or member-leave left without a client.
+const HealMember = "member"
 
 // FaultKind is how a nemesis op acts on the cluster.
 type FaultKind string
@@ -89,8 +104,12 @@ var faults = []Fault{
 	{Name: FElectPreferred, Kind: Instant, Color: "#e0457b"},
 	{Name: FUpgrade, Kind: Instant, Color: "#2e8b57"},
 	{Name: FSetFeature, Kind: Instant, Color: "#1f9e9e"},
+	{Name: FMemberKill, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#b5651d"},
+	{Name: FMemberLeave, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#c9a227"},
+	{Name: FMemberStall, Kind: Instant, Color: "#9c7a3c"},
 	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
 	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
+	{Name: FMemberStart, Kind: Undo, Color: OtherFaultColor},
 	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},
 	{Name: FSchedule, Kind: Bookkeeping, Color: OtherFaultColor},
 }

@@ -84,6 +84,11 @@ type Step struct {
 	// Feature is the finalized feature levels a set-feature sets, e.g.
 	// {eligible.leader.replicas.version: 1}.
 	Feature map[string]int16 `yaml:"feature,omitempty" json:"feature,omitempty"`
+	// Member is the group member a member fault acts on (member-0, ...),
+	// or random (the default): groupfault.go.
+	Member string `yaml:"member,omitempty" json:"member,omitempty"`
+	// For is how long a member-stall stops the member.
+	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
 }
 
 // Target selects nodes at the moment a fault fires.
@@ -182,7 +187,8 @@ const HealAll = histories.HealAll
 
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
-		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature}
+		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
+		FMemberKill, FMemberLeave, FMemberStart, FMemberStall}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
@@ -287,6 +293,13 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(len(st.Feature) == 0 || st.Fault == FSetFeature, "feature", "fault set-feature")
 	only(!st.Optional || st.Until != nil, "optional", "until")
 	only(st.Target == nil || st.Fault != "", "target", "faults")
+	isMember := slices.Contains(memberFaults, st.Fault)
+	only(st.Member == "" || isMember, "member", "member faults ("+strings.Join(memberFaults, ", ")+")")
+	only(st.For == 0 || st.Fault == FMemberStall, "for", "fault member-stall")
+	only(st.Target == nil || !isMember, "target", "node faults (a member fault names a member)")
+	if st.Fault == FMemberStall && st.For <= 0 {
+		add(p+".for", "member-stall needs a duration (for: 15s), longer than the group's max_poll_interval to make it leave")
+	}
 	switch {
 	case st.Until != nil:
 		validateCondition(p+".until", st.Until, add)

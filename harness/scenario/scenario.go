@@ -353,6 +353,28 @@ func (s *Scenario) Validate() error {
 			add("nemesis.random.targets.role", "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
 		}
 	}
+	// Member faults act on the workload's group members, and name one of
+	// them: without a group (or with a name it does not have) they could
+	// only fail when the step fires.
+	for i, st := range s.Nemesis.Steps {
+		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != nemesis.HealMember {
+			continue
+		}
+		g := s.Workload.Group
+		if !g.Enabled() {
+			add(fmt.Sprintf("nemesis.steps[%d]", i), "%s%s needs workload.group: the workload has no group members", st.Fault, st.Heal)
+			continue
+		}
+		if m := st.Member; m != "" && m != nemesis.RoleRandom {
+			var names []string
+			for j := range g.Members {
+				names = append(names, workloads.MemberName(j))
+			}
+			if !slices.Contains(names, m) {
+				add(fmt.Sprintf("nemesis.steps[%d].member", i), "%q: the group's members are %s (or random)", m, strings.Join(names, ", "))
+			}
+		}
+	}
 	for _, k := range sortedKeys(t.Configs) {
 		if strings.TrimSpace(k) == "" {
 			add("topic.configs", "empty key")
