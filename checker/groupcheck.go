@@ -350,10 +350,12 @@ func (a *analysis) backCauses(e *CommitBackwardsEntry, b backOp, from int64) []s
 }
 
 // mentionsOffsetsTopic reports whether a fault's details name
-// __consumer_offsets.
+// __consumer_offsets, or a target role that means its replicas (the
+// nemesis's group-coordinator and group-coordinator-followers: the
+// replicas of the __consumer_offsets partition that owns the group).
 func mentionsOffsetsTopic(d map[string]any) bool {
 	for _, v := range d {
-		if strings.Contains(fmt.Sprint(v), "__consumer_offsets") {
+		if s := fmt.Sprint(v); strings.Contains(s, "__consumer_offsets") || strings.Contains(s, "group-coordinator") {
 			return true
 		}
 	}

@@ -60,6 +60,9 @@ type Env struct {
 	// TransactionalIDs are the workload's transactional ids, in producer
 	// order: role txn-coordinator reads the first one's coordinator.
 	TransactionalIDs []string
+	// GroupID is the workload's consumer group, for the roles
+	// group-coordinator and group-coordinator-followers ("": none).
+	GroupID string
 	// Members are the workload's consumer-group members, for the member
 	// faults (groupfault.go); nil without a group.
 	Members Members

@@ -240,6 +240,8 @@ type fakeAdmin struct {
 	liveCalls  int
 	// txnState is __transaction_state's partitions (Describe of that topic).
 	txnState []admin.PartitionState
+	// groupState is __consumer_offsets' partitions, for the group roles.
+	groupState []admin.PartitionState
 }
 
 func newFakeAdmin(c *fakeCluster) *fakeAdmin {
@@ -296,6 +298,9 @@ func (a *fakeAdmin) Describe(ctx context.Context, topic string) ([]admin.Partiti
 	}
 	if topic == admin.TransactionStateTopic {
 		return slices.Clone(a.txnState), nil
+	}
+	if topic == admin.ConsumerOffsetsTopic {
+		return slices.Clone(a.groupState), nil
 	}
 	if a.simulate {
 		a.derive(ctx)

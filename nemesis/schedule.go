@@ -192,7 +192,8 @@ var (
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
-		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator}
+		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator,
+		RoleGroupCoordinator, RoleGroupCoordinatorFollowers}
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
 	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed}

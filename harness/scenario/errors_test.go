@@ -40,6 +40,8 @@ nemesis:
 			[]string{"nemesis.steps[0]: member-kill needs workload.group"}},
 		{"member fault naming no member", "name: m\nworkload:\n  group: {id: g, members: 2}\nnemesis:\n  steps:\n    - fault: member-kill\n      member: member-5\n", nil,
 			[]string{`nemesis.steps[0].member: "member-5": the group's members are member-0, member-1 (or random)`}},
+		{"group role without a group", "name: m\nnemesis:\n  steps:\n    - fault: kill\n      target: {role: group-coordinator}\n", nil,
+			[]string{"nemesis.steps[0].target.role: group-coordinator needs workload.group"}},
 		{"KIP-848 before 4.0", "name: k\ncluster:\n  kafka: 3.9.2\nworkload:\n  group: {id: g, protocol: consumer}\n", nil,
 			[]string{"workload.group.protocol: consumer (KIP-848) needs Kafka 4.0 or later; 3.9.2"}},
 	} {

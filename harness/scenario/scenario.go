@@ -357,6 +357,10 @@ func (s *Scenario) Validate() error {
 	// them: without a group (or with a name it does not have) they could
 	// only fail when the step fires.
 	for i, st := range s.Nemesis.Steps {
+		if t := st.Target; t != nil && (t.Role == nemesis.RoleGroupCoordinator || t.Role == nemesis.RoleGroupCoordinatorFollowers) &&
+			!s.Workload.Group.Enabled() {
+			add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.group: the workload has no consumer group", t.Role)
+		}
 		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != nemesis.HealMember {
 			continue
 		}

@@ -15,8 +15,9 @@ func TestBuiltinsLoadAndValidate(t *testing.T) {
 	bs := Builtins()
 	// One per seed story of docs/SCENARIOS.md, s1 to s12, then the
 	// transaction stories t1 to t3 (issue 14) and the upgrade stories u1
-	// and u2 (issue 11), in name order.
-	var names []string
+	// and u2 (issue 11), in name order, after the consumer-group stories g1
+	// to g3 (issue 13).
+	names := []string{"g1", "g2", "g3"}
 	for i := 1; i <= 12; i++ {
 		names = append(names, "s"+strconv.Itoa(i))
 	}
