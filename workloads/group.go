@@ -178,6 +178,7 @@ type memberSlot struct {
 	pid       int
 	cl        GroupMember
 	dead      bool            // the client was killed or left: its callbacks record nothing
+	inc       int             // the client's incarnation: a killed client's late callbacks name an older one
 	delivered map[int32]int64 // per partition, the offset after the last record delivered
 	committed map[int32]int64 // what this process last committed (ok) or asked to
 	lastSync  time.Time
@@ -188,15 +189,39 @@ type memberSlot struct {
 // gen returns the generation pointer of a poll or rebalance value.
 func genOf(g int32) *int32 { return &g }
 
-// Rebalanced records a rebalance; with revoked or lost partitions it first
-// commits what was delivered on them (both commit modes commit before a
-// revoke; a lost partition cannot be committed: the member was fenced).
-func (s *memberSlot) Rebalanced(ctx context.Context, r RebalanceEvent) {
+// memberHandler is the GroupHandler of one client of a slot: the
+// callbacks of a client that was killed or left (kgo's Close revokes,
+// kafka-go's last generation ends) may come after its successor started,
+// and must not be recorded as the successor's.
+type memberHandler struct {
+	s   *memberSlot
+	inc int
+}
+
+func (h memberHandler) Rebalanced(ctx context.Context, r RebalanceEvent) {
+	s := h.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.dead {
+	if s.dead || s.inc != h.inc {
 		return
 	}
+	s.rebalancedLocked(ctx, r)
+}
+
+func (h memberHandler) AutoCommitted(r CommitResult) {
+	s := h.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dead || s.inc != h.inc || len(r.Offsets) == 0 {
+		return
+	}
+	s.recordCommit(r, true)
+}
+
+// rebalancedLocked records a rebalance; with revoked partitions it first
+// commits what was delivered on them (both commit modes commit before a
+// revoke; a lost partition cannot be committed: the member was fenced).
+func (s *memberSlot) rebalancedLocked(ctx context.Context, r RebalanceEvent) {
 	if len(r.Revoked) > 0 {
 		s.commitLocked(ctx, r.Revoked, s.w.cfg.Group.Commit == CommitAuto && s.cl != nil && s.cl.AutoCommits())
 	}
@@ -214,17 +239,6 @@ func (s *memberSlot) Rebalanced(ctx context.Context, r RebalanceEvent) {
 		delete(s.delivered, p)
 		delete(s.committed, p)
 	}
-}
-
-// AutoCommitted records a commit the client made by itself: its invoke
-// now, just before its completion (HISTORY.md: "auto":true).
-func (s *memberSlot) AutoCommitted(r CommitResult) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dead || len(r.Offsets) == 0 {
-		return
-	}
-	s.recordCommit(r, true)
 }
 
 // recordCommit writes a commit's invoke and completion (s.mu held).
@@ -331,7 +345,8 @@ func (s *memberSlot) start() error {
 	s.pid = s.w.rec.NewProcess()
 	s.dead = false
 	s.delivered, s.committed = map[int32]int64{}, map[int32]int64{}
-	cl, err := s.drv.NewGroupMember(s.w.cfg, s.w.bootstrap, s.i, s)
+	s.inc++
+	cl, err := s.drv.NewGroupMember(s.w.cfg, s.w.bootstrap, s.i, memberHandler{s, s.inc})
 	if err != nil {
 		s.recordSubscribe(histories.Fail, ErrorName(err))
 		return err

@@ -227,6 +227,44 @@ func TestGroupMemberLoop(t *testing.T) {
 	}
 }
 
+// TestGroupStaleCallbacks: a killed client's late callbacks are not
+// recorded as its successor's.
+func TestGroupStaleCallbacks(t *testing.T) {
+	log := &fakeLog{}
+	d := &fakeGroupDriver{log: log}
+	cfg := Config{Duration: Duration(5 * time.Second), Group: GroupConfig{ID: "g", Members: 1}}
+	w, rec, buf := newTestWorkload(t, cfg, d)
+	slots, _ := w.newSlots()
+	s := slots[0]
+	s.mu.Lock()
+	if err := s.start(); err != nil {
+		t.Fatal(err)
+	}
+	old := memberHandler{s, s.inc}
+	s.mu.Unlock()
+	stop := context.Background()
+	if err := s.apply(stop, memberCtl{op: ctlKill}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.apply(stop, memberCtl{op: ctlStart}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the fake's own assign callbacks
+	old.Rebalanced(context.Background(), RebalanceEvent{MemberID: "stale", Generation: 1, Revoked: []int32{0}})
+	old.AutoCommitted(CommitResult{MemberID: "stale", Offsets: map[int32]int64{0: 1}, Committed: map[int32]int64{0: 1}})
+	for _, e := range readBack(t, rec, buf) {
+		if e.F == histories.FRebalance || e.F == histories.FCommit {
+			var v struct {
+				MemberID string `json:"member_id"`
+			}
+			_ = e.Decode(&v)
+			if v.MemberID == "stale" {
+				t.Errorf("the killed client's callback was recorded: %s", e.Value)
+			}
+		}
+	}
+}
+
 // TestGroupStallBlocksCallbacks: a stalled member holds its op lock, so a
 // rebalance callback waits until the stall ends.
 func TestGroupStallBlocksCallbacks(t *testing.T) {
@@ -249,7 +287,7 @@ func TestGroupStallBlocksCallbacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	began := time.Now()
-	s.Rebalanced(context.Background(), RebalanceEvent{Generation: 2, Revoked: []int32{0}})
+	memberHandler{s, s.inc}.Rebalanced(context.Background(), RebalanceEvent{Generation: 2, Revoked: []int32{0}})
 	if waited := time.Since(began); waited < 250*time.Millisecond {
 		t.Errorf("the callback waited %s, want the stall's 300ms", waited)
 	}
