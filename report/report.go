@@ -51,6 +51,7 @@ type view struct {
 	Duration      string
 	Timeline      svgDoc
 	Legend        []legendItem
+	Group         *groupView // the consumer group's lanes (groups.go); nil without one
 }
 
 type countRow struct {
@@ -164,6 +165,7 @@ func build(dir string) (*view, error) {
 			v.Epochs = append(v.Epochs, rangeRow{TP: p.TP.String(), Ranges: strings.Join(es, ", "), N: len(es)})
 		}
 	}
+	v.Group, _ = groupSection(dir)
 	bs := bands(tl.Nemesis, tl.End)
 	v.Timeline = timelineSVG(tl, bs, offline, r.Info.Replication, r.Info.ELR)
 	seen := map[string]bool{}
