@@ -21,7 +21,8 @@ import (
 //   - each member process subscribed before it polled; every poll names
 //     the group, a member id and a generation; more than one generation
 //     was seen (the faults rebalanced the group);
-//   - rebalances assigned every partition; commits completed ok;
+//   - rebalances assigned every partition; the group committed at least
+//     half of each partition's records (none was left with a dead member);
 //   - below the highest offset the group committed on each partition,
 //     every record of the final read was delivered to some member (no
 //     loss by commit under client faults alone);
@@ -116,6 +117,7 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 	delivered := map[[2]int64]string{}
 	committed := map[int32]int64{}
 	final := map[[2]int64]string{}
+	ends := map[int32]int64{}
 	var okCommits, otherCommits, rebalances, polls int
 	for _, e := range evs {
 		switch {
@@ -161,6 +163,9 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 			for _, r := range v.Records {
 				final[[2]int64{int64(r.Partition), r.Offset}] = r.Value
 			}
+			for _, p := range histories.SortedPartitions(v.EndOffsets) {
+				ends[p] = v.EndOffsets[histories.PartitionKey(p)]
+			}
 		}
 	}
 	t.Logf("%d member processes, %d polls, generations %v, %d rebalances, %d ok commits, %d others, committed %v",
@@ -181,8 +186,10 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 		if !assigned[p] {
 			t.Errorf("partition %d never assigned", p)
 		}
-		if committed[p] == 0 {
-			t.Errorf("partition %d: nothing committed", p)
+		if committed[p] < ends[p]/2 {
+			// A member's partitions held by a dead member for the whole run
+			// (KIP-848's broker-side session, 45 s by default) look like this.
+			t.Errorf("partition %d: committed up to %d of its %d records: the group stalled on it", p, committed[p], ends[p])
 		}
 		missing := 0
 		for off := int64(0); off < committed[p]; off++ {
