@@ -23,9 +23,10 @@ type member struct {
 	group  int32
 	name   string
 	id     string
-	ok     bool // its subscribe completed ok
-	latest bool // offset_reset latest
-	rc     bool // it polled at read_committed
+	ok     bool  // its subscribe completed ok
+	latest bool  // offset_reset latest
+	rc     bool  // it polled at read_committed
+	subAt  int64 // when its subscribe was invoked
 }
 
 // groupTP is a partition of a group.
@@ -250,7 +251,7 @@ func (c *Checker) invokeSubscribe(pd *pending, e *histories.Event) error {
 func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
 	what := fmt.Sprintf("subscribe %s value", e.Type)
 	inv := pd.gp.sub
-	m := &member{group: pd.gp.group, name: *inv.Member, latest: inv.OffsetReset != nil && *inv.OffsetReset == "latest"}
+	m := &member{group: pd.gp.group, name: *inv.Member, latest: inv.OffsetReset != nil && *inv.OffsetReset == "latest", subAt: pd.call}
 	if len(e.Value) > 0 {
 		var v subVal
 		if err := decodeGroup(what, e.Value, &v); err != nil {

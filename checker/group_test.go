@@ -258,6 +258,20 @@ func TestMentionsOffsetsTopic(t *testing.T) {
 	}
 }
 
+// TestGroupUnassignedAfterMemberKill: a member-kill ends its member's
+// process (which records nothing more) for the unassigned measure.
+func TestGroupUnassignedAfterMemberKill(t *testing.T) {
+	const s = int64(1e9)
+	kill := `{"fault":"member-kill","details":{"member":"m0"}}`
+	r := mustCheck(t, lines2hist(cat(fiveAcked, sub(10, 100, "m0"), rebal(10, 1*s, 1, []int{0}, nil),
+		[]string{ev(2*s, -1, "invoke", "member-kill", kill), ev(2*s+5, -1, "ok", "member-kill", kill)},
+		sub(11, 3*s, "m1"), rebal(11, 5*s, 2, []int{0}, nil),
+		gpoll(11, 6*s, 6*s+5, 2), finalAll(9*s, 0, 5, "0:0:v0", "0:1:v1", "0:2:v2", "0:3:v3", "0:4:v4"))...), Options{})
+	if got := r.Stats.Groups.UnassignedS["t-0"]; got < 2.99 || got > 3.01 {
+		t.Errorf("unassigned %v s, want 3 (the kill at 2 s to the assignment at 5 s)", got)
+	}
+}
+
 // TestGroupBadInput: a malformed group op is bad input naming its field.
 func TestGroupBadInput(t *testing.T) {
 	subOK := sub(10, 100, "m0")

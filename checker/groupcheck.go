@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // The consumer-group checks (docs/HISTORY.md "Consumer groups: what the
@@ -471,6 +473,34 @@ func (a *analysis) cause(key groupTP, f, d delivery) string {
 	return CauseSameGeneration
 }
 
+// killedAt finds the member processes that a member fault took away: a
+// member-kill or member-leave (done, ok) names its member in
+// details.member, and ends the process of that member that subscribed
+// last before it. A killed process records nothing more, so without this
+// it would seem to hold its partitions to the end.
+func (a *analysis) killedAt() map[int32]int64 {
+	c := a.c
+	out := map[int32]int64{}
+	for _, op := range c.nem {
+		if (op.f != histories.FMemberKill && op.f != histories.FMemberLeave) || op.typ != histories.OK {
+			continue
+		}
+		name, _ := op.v.Details["member"].(string)
+		best, bestAt := int32(-1), int64(-1)
+		for p, m := range c.members {
+			if m.name == name && m.subAt <= op.call && m.subAt > bestAt {
+				best, bestAt = p, m.subAt
+			}
+		}
+		if best >= 0 {
+			if g, ok := c.goneAt[best]; !ok || g > op.call {
+				out[best] = op.call
+			}
+		}
+	}
+	return out
+}
+
 // groupStats describes the groups; nil without any.
 func (a *analysis) groupStats() *GroupStats {
 	c := a.c
@@ -530,6 +560,9 @@ func (a *analysis) unassigned() map[string]float64 {
 	for p, at := range c.goneAt {
 		evs = append(evs, ev{at, p, -1, 0})
 		end = max(end, at)
+	}
+	for p, at := range a.killedAt() {
+		evs = append(evs, ev{at, p, -1, 0})
 	}
 	for _, gp := range c.gpolls {
 		end = max(end, c.polls[gp.poll].ret)
