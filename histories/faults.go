@@ -38,7 +38,7 @@ const (
 	FMemberLeave = "member-leave"
 	FMemberStart = "member-start"
 	FMemberStall = "member-stall"
-	FHeal       = "heal"
+	FHeal        = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
 	FSchedule = "schedule"
