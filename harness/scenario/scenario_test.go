@@ -13,13 +13,13 @@ import (
 
 func TestBuiltinsLoadAndValidate(t *testing.T) {
 	bs := Builtins()
-	// One per seed story of docs/SCENARIOS.md, s1 to s12, then the
-	// upgrade stories u1 and u2 (issue 11).
+	// One per seed story of docs/SCENARIOS.md, s1 to s12, then the disk
+	// story d1 (issue 15) and the upgrade stories u1 and u2 (issue 11).
 	var names []string
 	for i := 1; i <= 12; i++ {
 		names = append(names, "s"+strconv.Itoa(i))
 	}
-	names = append(names, "u1", "u2")
+	names = append(names, "d1", "u1", "u2")
 	if len(bs) != len(names) {
 		t.Fatalf("%d built-in scenarios, want %d: %v", len(bs), len(names), names)
 	}
