@@ -32,6 +32,17 @@ type Disks interface {
 	Fill(ctx context.Context, id int32, dir int, name string) (int64, error)
 	// Usage is the free and total bytes of the log dir's file system.
 	Usage(ctx context.Context, id int32, dir int) (free, total int64, err error)
+	// Throttle limits the bytes per second that broker id's own processes
+	// read from and write to the block device under log dir dir (the
+	// kernel's block I/O throttling of the node's cgroup); 0 removes the
+	// limit. It returns the device ("major:minor"). Only I/O the node
+	// issues itself is limited: direct I/O, fsync's writeback and reads
+	// that miss the page cache; a buffered write returns at memory speed.
+	Throttle(ctx context.Context, id int32, dir int, bytesPerSec int64) (string, error)
+	// Throttles lists the node's block I/O limits ("read 254:0 65536",
+	// "write 254:0 65536"); none for a node that does not run (a node
+	// starts without any).
+	Throttles(ctx context.Context, id int32) ([]string, error)
 }
 
 // LogDir is one of a broker's log dirs.

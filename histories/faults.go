@@ -29,9 +29,12 @@ const (
 	FSetFeature = "set-feature"
 	// FDiskFail makes one log dir of a broker unwritable, FDiskFull fills
 	// a bounded one: Kafka takes the dir's replicas offline (the broker
-	// halts if it is the metadata log's dir). Heal kind HealDisk undoes both.
+	// halts if it is the metadata log's dir). FDiskSlow limits the
+	// broker's block I/O on the dir's disk (its fsyncs and cold reads
+	// stall). Heal kind HealDisk undoes all three.
 	FDiskFail = "disk-fail"
 	FDiskFull = "disk-full"
+	FDiskSlow = "disk-slow"
 	FHeal     = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
@@ -43,8 +46,8 @@ const (
 const HealAll = "all"
 
 // HealDisk is the heal kind of the disk faults: every log dir writable
-// again and every fill file removed. (Kafka keeps a dir that failed
-// offline until the broker restarts.)
+// again, every fill file removed and every block I/O limit lifted. (Kafka
+// keeps a dir that failed offline until the broker restarts.)
 const HealDisk = "disk"
 
 // FaultKind is how a nemesis op acts on the cluster.
@@ -96,6 +99,8 @@ var faults = []Fault{
 	{Name: FLoseUnflushed, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#7b1111", CanLoseAcked: true},
 	{Name: FDiskFail, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#8b5a2b", CanLoseAcked: true},
 	{Name: FDiskFull, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#b8860b", CanLoseAcked: true},
+	// A restart also ends disk-slow: the broker starts in a fresh cgroup.
+	{Name: FDiskSlow, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FRestart, FHeal}, Color: "#a0785a"},
 	{Name: FRestart, Kind: Instant, Color: OtherFaultColor, CanLoseAcked: true},
 	{Name: FSetConfig, Kind: Instant, Color: "#d98c1f", CanLoseAcked: true},
 	{Name: FElectUnclean, Kind: Instant, Color: "#e0457b", CanLoseAcked: true},

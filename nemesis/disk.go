@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -64,17 +66,37 @@ type LogDirReader interface {
 var _ LogDirReader = (*admin.Client)(nil)
 
 type diskFault struct {
-	op      string // FDiskFail, FDiskFull
+	op      string // FDiskFail, FDiskFull, FDiskSlow
 	target  *Target
 	dir     int
 	timeout time.Duration
+	rate    int64   // disk-slow's bytes per second
 	nodes   []int32 // what Inject changed, for Heal
+}
+
+// minRate is the smallest disk-slow limit: one page a second.
+const minRate = 4 << 10
+
+// parseRate reads disk-slow's rate.
+func parseRate(s string) (int64, error) {
+	n, err := cluster.ParseSize(s)
+	if err != nil {
+		return 0, err
+	}
+	if n < minRate {
+		return 0, fmt.Errorf("%s: want at least %s a second", cluster.FormatSize(n), cluster.FormatSize(minRate))
+	}
+	return n, nil
 }
 
 func (f *diskFault) Name() string { return f.op }
 
 func (f *diskFault) Spec() map[string]any {
-	return map[string]any{"target": f.target, "dir": f.dir}
+	m := map[string]any{"target": f.target, "dir": f.dir}
+	if f.op == FDiskSlow {
+		m["rate"] = cluster.FormatSize(f.rate)
+	}
+	return m
 }
 
 // diskProof is what a disk fault did to one broker and how it took effect.
@@ -85,15 +107,19 @@ type diskProof struct {
 	Immutable int    `json:"immutable,omitempty"`
 	Filled    int64  `json:"filled_bytes,omitempty"`
 	FreeBytes *int64 `json:"free_bytes,omitempty"`
-	// Write is the file system's answer to a probe write into the dir.
+	// Device and Limit are disk-slow's disk and bytes per second.
+	Device string `json:"device,omitempty"`
+	Limit  int64  `json:"limit_bytes_per_s,omitempty"`
+	// Write is the file system's answer to a probe write into the dir
+	// (disk-slow: how long a direct write of twice the limit took).
 	Write string `json:"write"`
 	// Partitions were in the dir before the fault, as the broker said.
 	Partitions []string `json:"partitions"`
 	// Kafka is the broker's reaction: "offline: <error>" from
 	// DescribeLogDirs, or "halted" (the metadata log's dir failed);
 	// OfflineAfterMS how long after the change it showed.
-	Kafka          string `json:"kafka"`
-	OfflineAfterMS int64  `json:"offline_after_ms"`
+	Kafka          string `json:"kafka,omitempty"`
+	OfflineAfterMS int64  `json:"offline_after_ms,omitempty"`
 }
 
 func (e *Env) disks() (cluster.Disks, error) {
@@ -109,6 +135,9 @@ func (e *Env) disks() (cluster.Disks, error) {
 func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
 	if f.dir < 0 {
 		return nil, nil, fmt.Errorf("%s needs dir: a log dir's index in log.dirs", f.op)
+	}
+	if f.op == FDiskSlow && f.rate < minRate {
+		return nil, nil, fmt.Errorf("disk-slow needs rate: at least %s a second", cluster.FormatSize(minRate))
 	}
 	disks, err := e.disks()
 	if err != nil {
@@ -141,11 +170,12 @@ func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 		}
 		f.nodes = append(f.nodes, id)
 		begin[id] = time.Now()
-		if err := f.probe(ctx, disks, id, p); err != nil {
+		if err := f.probe(ctx, e, disks, id, p); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) == 0 {
+	if len(errs) == 0 && f.op != FDiskSlow {
+		// A slow disk is no failed one: Kafka does not react by itself.
 		errs = append(errs, f.awaitKafka(ctx, e, begin, proofs))
 	}
 	return f.nodes, details, errors.Join(errs...)
@@ -163,10 +193,18 @@ func (f *diskFault) check(disks cluster.Disks, e *Env, id int32) error {
 	if f.op == FDiskFull && dirs[f.dir].SizeBytes == 0 {
 		return fmt.Errorf("broker %d: log dir %d (%s) shares the host's disk: disk-full fills only a bounded dir (set cluster.log_dir_size)", id, f.dir, dirs[f.dir].Path)
 	}
+	if f.op == FDiskSlow && dirs[f.dir].SizeBytes != 0 {
+		return fmt.Errorf("broker %d: log dir %d (%s) is bounded, a tmpfs: memory has no block I/O to slow down", id, f.dir, dirs[f.dir].Path)
+	}
 	return nil
 }
 
 func (f *diskFault) apply(ctx context.Context, disks cluster.Disks, id int32, p *diskProof) error {
+	if f.op == FDiskSlow {
+		dev, err := disks.Throttle(ctx, id, f.dir, f.rate)
+		p.Device, p.Limit = dev, f.rate
+		return err
+	}
 	if f.op == FDiskFail {
 		n, err := disks.SetImmutable(ctx, id, f.dir, true)
 		p.Immutable = n
@@ -187,7 +225,10 @@ func (f *diskFault) apply(ctx context.Context, disks cluster.Disks, id int32, p 
 
 // probe writes ProbeFile into the dir: it must fail, with EPERM for an
 // immutable dir and ENOSPC for a full one.
-func (f *diskFault) probe(ctx context.Context, disks cluster.Disks, id int32, p *diskProof) error {
+func (f *diskFault) probe(ctx context.Context, e *Env, disks cluster.Disks, id int32, p *diskProof) error {
+	if f.op == FDiskSlow {
+		return f.probeSlow(ctx, e, disks, id, p)
+	}
 	files, err := disks.DirFiles(id, f.dir)
 	if err != nil {
 		return err
@@ -286,6 +327,11 @@ func (f *diskFault) Heal(ctx context.Context, e *Env) error {
 	}
 	var errs []error
 	for _, id := range f.nodes {
+		if f.op == FDiskSlow {
+			_, err := unthrottle(ctx, disks, id)
+			errs = append(errs, err)
+			continue
+		}
 		_, err := healDir(ctx, disks, id, f.dir)
 		errs = append(errs, err)
 	}
@@ -316,8 +362,8 @@ func healDir(ctx context.Context, disks cluster.Disks, id int32, dir int) (bool,
 }
 
 // healDisks is heal disk over the whole run, from the disks' actual state:
-// every log dir of every broker writable, every fill file gone. It returns
-// the brokers where it changed something.
+// every log dir of every broker writable, every fill file gone, every
+// block I/O limit lifted. It returns the brokers where it changed something.
 func (e *Env) healDisks(ctx context.Context) ([]int32, error) {
 	disks, ok := e.Cluster.(cluster.Disks)
 	if !ok {
@@ -326,7 +372,10 @@ func (e *Env) healDisks(ctx context.Context) ([]int32, error) {
 	var ids []int32
 	var errs []error
 	for _, id := range e.brokerIDs() {
-		changed := false
+		changed, err := unthrottle(ctx, disks, id)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("broker %d: %w", id, err))
+		}
 		for dir := range disks.LogDirs(id) {
 			c, err := healDir(ctx, disks, id, dir)
 			changed = changed || c
@@ -339,4 +388,64 @@ func (e *Env) healDisks(ctx context.Context) ([]int32, error) {
 		}
 	}
 	return ids, errors.Join(errs...)
+}
+
+// probeSlow writes twice the limit with O_DIRECT into the dir from inside
+// the node (dd, as the broker's own I/O, in its cgroup): at the limit it
+// takes about 2 s, and it must take at least 1 s; unlimited, milliseconds.
+func (f *diskFault) probeSlow(ctx context.Context, e *Env, disks cluster.Disks, id int32, p *diskProof) error {
+	bs := max(4096, f.rate/4&^4095)
+	count := (2*f.rate + bs - 1) / bs
+	path := disks.LogDirs(id)[f.dir].Path + "/" + ProbeFile
+	out, err := e.Cluster.Exec(ctx, id, "sh", "-c", fmt.Sprintf(
+		"dd if=/dev/zero of=%s bs=%d count=%d oflag=direct 2>&1; rc=$?; rm -f %s; exit $rc", path, bs, count, path))
+	if err != nil {
+		return fmt.Errorf("broker %d: probe write: %w", id, err)
+	}
+	secs, ok := ddSeconds(out)
+	if !ok {
+		return fmt.Errorf("broker %d: probe write: cannot read dd's time in %q", id, out)
+	}
+	n := bs * count
+	p.Write = fmt.Sprintf("%d bytes with O_DIRECT in %.2f s (%s/s; limit %s/s)", n, secs,
+		cluster.FormatSize(int64(float64(n)/max(secs, 1e-3))&^1023), cluster.FormatSize(f.rate))
+	if secs < 1 {
+		return fmt.Errorf("broker %d: log dir %d is not slowed: %s", id, f.dir, p.Write)
+	}
+	return nil
+}
+
+// ddSeconds reads the time from dd's last line ("... copied, 3.91 s, 66.9 kB/s").
+func ddSeconds(out string) (float64, bool) {
+	i := strings.LastIndex(out, "copied, ")
+	if i < 0 {
+		return 0, false
+	}
+	rest := out[i+len("copied, "):]
+	j := strings.Index(rest, " s")
+	if j < 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(rest[:j]), 64)
+	return v, err == nil
+}
+
+// unthrottle lifts every block I/O limit of node id and reports whether
+// there was one.
+func unthrottle(ctx context.Context, disks cluster.Disks, id int32) (bool, error) {
+	rules, err := disks.Throttles(ctx, id)
+	if err != nil || len(rules) == 0 {
+		return false, err
+	}
+	var errs []error
+	for dir, d := range disks.LogDirs(id) {
+		if d.SizeBytes == 0 {
+			_, err := disks.Throttle(ctx, id, dir, 0)
+			errs = append(errs, err)
+		}
+	}
+	if left, err := disks.Throttles(ctx, id); err != nil || len(left) > 0 {
+		errs = append(errs, fmt.Errorf("block I/O limits left: %v %v", left, err))
+	}
+	return true, errors.Join(errs...)
 }

@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
 	"golang.org/x/sys/unix"
 
 	"github.com/kchaos/kchaos/cluster"
@@ -243,4 +246,60 @@ func mountsBelow(t *testing.T, root string) []string {
 		}
 	}
 	return out
+}
+
+// TestDiskSlow: disk-slow limits broker 0's block I/O on its log dir's
+// disk. The proof inside Inject is a direct write from the container that
+// runs at the limit; Kafka's side is a topic with flush.messages=1, whose
+// every append fsyncs: acks=1 sends to broker 0 go from milliseconds to
+// hundreds of milliseconds while the limit holds and back after heal
+// disk, which leaves no limit behind.
+func TestDiskSlow(t *testing.T) {
+	h := start(t, nil)
+	ctx := context.Background()
+	h.topic("slow", []int32{0}, map[string]string{"flush.messages": "1"})
+	before := sendLatency(t, h, 20, "before")
+	begin := time.Now()
+	zero := 0
+	h.inject(nemesis.Step{Fault: nemesis.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Dir: &zero, Rate: "16KiB"})
+	ev, v, ok := completion(h.nemesisOps(), nemesis.FDiskSlow)
+	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{0}), "disk-slow completion %s %s", ev.Type, ev.Value)
+	t.Logf("disk-slow took %s: %s", since(begin), ev.Value)
+	rules, err := cluster.Disks(h.c).Throttles(ctx, 0)
+	must(t, err == nil && len(rules) == 2, "broker 0's limits: %v, %v; want a read and a write limit", rules, err)
+	t.Logf("broker 0's block I/O limits: %v", rules)
+	during := sendLatency(t, h, 10, "during")
+	h.heal(nemesis.HealDisk)
+	rules, err = cluster.Disks(h.c).Throttles(ctx, 0)
+	must(t, err == nil && len(rules) == 0, "limits left after heal disk: %v, %v", rules, err)
+	after := sendLatency(t, h, 20, "after")
+	t.Logf("median acks=1 send with flush.messages=1: %s before, %s while slowed to 16 KiB/s, %s after heal", before, during, after)
+	must(t, during >= 100*time.Millisecond && during >= 10*before, "sends while slowed: median %s, before %s: want a stall", during, before)
+	must(t, after < during/5, "sends after heal: median %s, while slowed %s: want them fast again", after, during)
+}
+
+// sendLatency sends n records one at a time with acks=1 through one
+// client (connected first) and returns the median time to ack.
+func sendLatency(t *testing.T, h *harness, n int, prefix string) time.Duration {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(h.c.Bootstrap()...), kgo.DefaultProduceTopic(h.env.Topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var ds []time.Duration
+	for i := range n + 1 {
+		begin := time.Now()
+		if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte(prefix + "-" + strconv.Itoa(i)), Partition: 0}).FirstErr(); err != nil {
+			t.Fatalf("produce: %v", err)
+		}
+		if i > 0 { // the first pays for the connection and metadata
+			ds = append(ds, time.Since(begin))
+		}
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2].Round(time.Millisecond)
 }

@@ -25,6 +25,48 @@ type diskCluster struct {
 	frozen map[[2]int]bool
 	filled map[[2]int]bool
 	probes map[[2]int]bool
+	// limits are the nodes' block I/O limits; ignore makes Throttle
+	// succeed without an effect (dd then runs fast).
+	limits map[int32]int64
+	ignore bool
+}
+
+func (c *diskCluster) Throttle(_ context.Context, id int32, dir int, rate int64) (string, error) {
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	if dir > 0 {
+		return "", fmt.Errorf("log dir %d: no block device", dir)
+	}
+	if rate == 0 {
+		delete(c.limits, id)
+	} else if !c.ignore {
+		c.limits[id] = rate
+	}
+	return "254:0", nil
+}
+
+func (c *diskCluster) Throttles(_ context.Context, id int32) ([]string, error) {
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	if r, ok := c.limits[id]; ok {
+		return []string{fmt.Sprintf("read 254:0 %d", r), fmt.Sprintf("write 254:0 %d", r)}, nil
+	}
+	return nil, nil
+}
+
+// Exec answers disk-slow's dd probe as the kernel would: 2 s at the limit.
+func (c *diskCluster) Exec(ctx context.Context, id int32, cmd ...string) (string, error) {
+	if len(cmd) == 3 && strings.HasPrefix(cmd[2], "dd ") {
+		c.dmu.Lock()
+		_, slow := c.limits[id]
+		c.dmu.Unlock()
+		secs := 0.004
+		if slow {
+			secs = 2.01
+		}
+		return fmt.Sprintf("8+0 records in\n8+0 records out\n131072 bytes (131 kB, 128 KiB) copied, %g s, 65.2 kB/s\n", secs), nil
+	}
+	return c.fakeCluster.Exec(ctx, id, cmd...)
 }
 
 var _ cluster.Disks = (*diskCluster)(nil)
@@ -140,7 +182,7 @@ func (a *diskAdmin) LogDirs(_ context.Context, broker int32) ([]admin.LogDirStat
 
 func newDiskEnv() (*Env, *diskCluster, *diskAdmin) {
 	c := &diskCluster{fakeCluster: newFakeCluster(), frozen: map[[2]int]bool{},
-		filled: map[[2]int]bool{}, probes: map[[2]int]bool{}}
+		filled: map[[2]int]bool{}, probes: map[[2]int]bool{}, limits: map[int32]int64{}}
 	a := &diskAdmin{fakeAdmin: newFakeAdmin(c.fakeCluster), c: c}
 	return &Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
 }
@@ -154,6 +196,7 @@ func TestDiskFaults(t *testing.T) {
 		step    Step
 		deaf    bool
 		noDisks bool
+		ignore  bool // the throttle has no effect
 		nodes   []int32 // changed on the disk, healed after
 		want    string  // in the error; "" for success
 		kafka   string  // in each proof's kafka field
@@ -171,6 +214,12 @@ func TestDiskFaults(t *testing.T) {
 			want: "node 1000 is not a broker"},
 		{name: "Kafka does not react", step: Step{Fault: FDiskFail, Target: followers, Dir: &one, Timeout: Duration(300 * time.Millisecond)},
 			deaf: true, nodes: []int32{1, 2}, want: `did not report log dir /var/lib/kafka/data-1 offline within 300ms (it says "online"`},
+		{name: "slow the leader's first dir", step: Step{Fault: FDiskSlow, Target: &Target{Role: RoleLeader}, Dir: &zero, Rate: "64KiB"},
+			nodes: []int32{0}, write: "131072 bytes with O_DIRECT in 2.01 s (63KiB/s; limit 64KiB/s)"},
+		{name: "a slow disk that is not", step: Step{Fault: FDiskSlow, Target: &Target{Role: RoleLeader}, Dir: &zero, Rate: "64KiB"},
+			ignore: true, nodes: []int32{0}, want: "log dir 0 is not slowed: 131072 bytes with O_DIRECT in 0.00 s"},
+		{name: "a bounded dir has no disk to slow", step: Step{Fault: FDiskSlow, Target: &Target{Role: RoleLeader}, Dir: &one, Rate: "64KiB"},
+			want: "is bounded, a tmpfs"},
 		{name: "a backend without disks", step: Step{Fault: FDiskFail, Target: followers, Dir: &one},
 			noDisks: true, want: "the backend cannot fail disks"},
 	}
@@ -178,6 +227,7 @@ func TestDiskFaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			env, c, a := newDiskEnv()
 			a.deaf = tt.deaf
+			c.ignore = tt.ignore
 			if tt.noDisks {
 				env.Cluster = c.fakeCluster
 			}
@@ -195,7 +245,8 @@ func TestDiskFaults(t *testing.T) {
 			}
 			for _, id := range tt.nodes {
 				p, _ := details[fmt.Sprint(id)].(*diskProof)
-				if p == nil || p.Dir != "/var/lib/kafka/data-1" || len(p.Partitions) != 1 {
+				wantDir := cluster.LogDirPaths(2)[*tt.step.Dir]
+				if p == nil || p.Dir != wantDir || len(p.Partitions) != *tt.step.Dir {
 					t.Fatalf("broker %d: proof %+v", id, p)
 				}
 				if !strings.Contains(p.Kafka, tt.kafka) || !strings.Contains(p.Write, tt.write) {
@@ -205,8 +256,8 @@ func TestDiskFaults(t *testing.T) {
 			if err := f.Heal(ctx, env); err != nil {
 				t.Fatal(err)
 			}
-			if len(c.frozen)+len(c.filled)+len(c.probes) != 0 && anyTrue(c.frozen, c.filled, c.probes) {
-				t.Errorf("after heal: frozen %v, filled %v, probes %v", c.frozen, c.filled, c.probes)
+			if anyTrue(c.frozen, c.filled, c.probes) || len(c.limits) > 0 {
+				t.Errorf("after heal: frozen %v, filled %v, probes %v, limits %v", c.frozen, c.filled, c.probes, c.limits)
 			}
 		})
 	}
@@ -218,12 +269,13 @@ func TestHealDisk(t *testing.T) {
 	env, c, _ := newDiskEnv()
 	c.frozen[key(0, 1)] = true
 	c.filled[key(2, 1)] = true
+	c.limits[1] = 4096
 	nodes, err := env.healDisks(context.Background())
-	if err != nil || !equalIDs(nodes, []int32{0, 2}) {
-		t.Fatalf("healDisks: %v, %v; want [0 2]", nodes, err)
+	if err != nil || !equalIDs(nodes, []int32{0, 1, 2}) {
+		t.Fatalf("healDisks: %v, %v; want [0 1 2]", nodes, err)
 	}
-	if anyTrue(c.frozen, c.filled) {
-		t.Errorf("left: frozen %v, filled %v", c.frozen, c.filled)
+	if anyTrue(c.frozen, c.filled) || len(c.limits) > 0 {
+		t.Errorf("left: frozen %v, filled %v, limits %v", c.frozen, c.filled, c.limits)
 	}
 	if nodes, err := env.healDisks(context.Background()); err != nil || len(nodes) != 0 {
 		t.Errorf("second heal: %v, %v; want nothing to do", nodes, err)

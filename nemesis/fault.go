@@ -58,6 +58,13 @@ func NewFault(st Step) (Fault, error) {
 			dir = *st.Dir
 		}
 		return &diskFault{op: st.Fault, target: st.Target, dir: dir, timeout: st.Timeout.Std()}, nil
+	case FDiskSlow:
+		dir := -1
+		if st.Dir != nil {
+			dir = *st.Dir
+		}
+		rate, _ := parseRate(st.Rate) // Validate reported a bad one; Inject refuses 0
+		return &diskFault{op: st.Fault, target: st.Target, dir: dir, rate: rate}, nil
 	}
 	return nil, fmt.Errorf("unknown fault %q", st.Fault)
 }

@@ -36,6 +36,10 @@ import (
 //	    - fault: disk-fail               # or disk-full (a bounded dir: cluster.log_dir_size)
 //	      target: {role: followers, partition: 0}
 //	      dir: 1                         # index in log.dirs (cluster.log_dirs)
+//	    - fault: disk-slow               # the broker's block I/O on the dir's disk
+//	      target: {role: leader, partition: 0}
+//	      dir: 0
+//	      rate: 64KiB                    # bytes per second
 //	    - heal: all                      # or a heal kind: partition, pause, kill, disk
 //	  random:                            # instead of steps
 //	    seed: 42
@@ -83,6 +87,9 @@ type Step struct {
 	// log.dirs (cluster.log_dirs); 0 is the first, which also holds the
 	// metadata log (Kafka halts the broker when that one fails).
 	Dir *int `yaml:"dir,omitempty" json:"dir,omitempty"`
+	// Rate is disk-slow's limit in bytes per second ("64KiB", "1MiB") on
+	// the broker's reads and writes of the dir's disk.
+	Rate string `yaml:"rate,omitempty" json:"rate,omitempty"`
 	// Heal undoes faults: "all", or one heal kind (partition, pause, kill, disk).
 	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
 	// Version is the Kafka release an upgrade moves nodes to ("4.4.0",
@@ -155,6 +162,7 @@ const (
 	FSetFeature     = histories.FSetFeature
 	FDiskFail       = histories.FDiskFail
 	FDiskFull       = histories.FDiskFull
+	FDiskSlow       = histories.FDiskSlow
 	FHeal           = histories.FHeal
 	FSchedule       = histories.FSchedule
 )
@@ -196,16 +204,16 @@ const HealDisk = histories.HealDisk
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
 		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
-		FDiskFail, FDiskFull}
+		FDiskFail, FDiskFull, FDiskSlow}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator}
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
-	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull}
+	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow}
 	// diskFaults take a dir.
-	diskFaults = []string{FDiskFail, FDiskFull}
+	diskFaults = []string{FDiskFail, FDiskFull, FDiskSlow}
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
@@ -298,9 +306,11 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
 	isDisk := slices.Contains(diskFaults, st.Fault)
-	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade || isDisk,
-		"timeout", "until, fault restart, fault upgrade and the disk faults")
-	only(st.Dir == nil || isDisk, "dir", "faults disk-fail and disk-full")
+	waitsForKafka := st.Fault == FDiskFail || st.Fault == FDiskFull
+	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade || waitsForKafka,
+		"timeout", "until and faults restart, upgrade, disk-fail and disk-full")
+	only(st.Dir == nil || isDisk, "dir", "faults disk-fail, disk-full and disk-slow")
+	only(st.Rate == "" || st.Fault == FDiskSlow, "rate", "fault disk-slow")
 	only(st.Version == "" || st.Fault == FUpgrade, "version", "fault upgrade")
 	only(!st.Finalize || st.Fault == FUpgrade, "finalize", "fault upgrade")
 	only(len(st.Feature) == 0 || st.Fault == FSetFeature, "feature", "fault set-feature")
@@ -352,6 +362,13 @@ func validateStep(p string, st *Step, add addFunc) {
 				add(p+".dir", "fault %s needs dir: the log dir's index in log.dirs (0 is the first, which holds the metadata log: Kafka halts the broker when it fails)", st.Fault)
 			} else if *st.Dir < 0 {
 				add(p+".dir", "must not be negative")
+			}
+		}
+		if st.Fault == FDiskSlow {
+			if st.Rate == "" {
+				add(p+".rate", "fault disk-slow needs rate: bytes per second, e.g. 64KiB")
+			} else if _, err := parseRate(st.Rate); err != nil {
+				add(p+".rate", "%v", err)
 			}
 		}
 		if st.Fault == FSetConfig {

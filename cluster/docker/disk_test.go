@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -115,5 +116,38 @@ func TestUnescapeMountinfo(t *testing.T) {
 		if got := unescapeMountinfo(in); got != want {
 			t.Errorf("unescape(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestCgroupBlkio(t *testing.T) {
+	v1 := "12:cpu,cpuacct:/docker/abc\n7:blkio:/docker/abc\n0::/system.slice\n"
+	if got, err := cgroupBlkio(v1); err != nil || got != "/sys/fs/cgroup/blkio/docker/abc" {
+		t.Errorf("v1: %q, %v", got, err)
+	}
+	if _, err := cgroupBlkio("0::/docker/abc\n"); err == nil || !strings.Contains(err.Error(), "cgroup v1 only") {
+		t.Errorf("v2 only: %v, want a refusal naming cgroup v1", err)
+	}
+}
+
+// TestBlockDevice: a host folder is on a disk (a partition's disk is
+// named); a tmpfs has none to slow down.
+func TestBlockDevice(t *testing.T) {
+	d := hostDir(t)
+	dev, err := blockDevice(d)
+	if err != nil {
+		t.Skipf("%s: %v", d, err)
+	}
+	if _, err := os.Stat(filepath.Join("/sys/dev/block", dev, "partition")); err == nil {
+		t.Errorf("%s: device %s is a partition, want its disk", d, dev)
+	}
+	at := filepath.Join(d, "tmp")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := mountTmpfs(at, "kchaos-test", 4<<20); err != nil {
+		t.Skip(err)
+	}
+	if _, err := blockDevice(at); err == nil || !strings.Contains(err.Error(), "no block device") {
+		t.Errorf("tmpfs: %v, want no block device", err)
 	}
 }
