@@ -196,7 +196,7 @@ func TestDiskFaults(t *testing.T) {
 		step    Step
 		deaf    bool
 		noDisks bool
-		ignore  bool // the throttle has no effect
+		ignore  bool    // the throttle has no effect
 		nodes   []int32 // changed on the disk, healed after
 		want    string  // in the error; "" for success
 		kafka   string  // in each proof's kafka field
