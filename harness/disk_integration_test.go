@@ -17,6 +17,7 @@ import (
 // the dir was failed, partition 0 never lost its leader, and nothing acked
 // was lost.
 func TestScenarioD1FollowerDiskFails(t *testing.T) {
+	allScenarios(t)
 	r := runScenario(t, "d1")
 	if n := r.count(checker.LostWrite) + r.count(checker.OffsetReuse); n != 0 {
 		t.Errorf("d1: %d lost writes or reused offsets, want none", n)
