@@ -164,11 +164,12 @@ func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 		if st, ok := e.logDir(ctx, id, ld.Path); ok {
 			p.Partitions = append(p.Partitions, st.Partitions...)
 		}
+		// Heal covers a broker even if the change failed half way.
+		f.nodes = append(f.nodes, id)
 		if err := f.apply(ctx, disks, id, p); err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		f.nodes = append(f.nodes, id)
 		begin[id] = time.Now()
 		if err := f.probe(ctx, e, disks, id, p); err != nil {
 			errs = append(errs, err)
