@@ -179,6 +179,9 @@ func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 		// A slow disk is no failed one: Kafka does not react by itself.
 		errs = append(errs, f.awaitKafka(ctx, e, begin, proofs))
 	}
+	for id, p := range proofs {
+		details[fmt.Sprint(id)] = *p // values, for the log lines
+	}
 	return f.nodes, details, errors.Join(errs...)
 }
 

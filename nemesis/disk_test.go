@@ -244,9 +244,9 @@ func TestDiskFaults(t *testing.T) {
 				t.Errorf("nodes %v, want %v", nodes, tt.nodes)
 			}
 			for _, id := range tt.nodes {
-				p, _ := details[fmt.Sprint(id)].(*diskProof)
+				p, ok := details[fmt.Sprint(id)].(diskProof)
 				wantDir := cluster.LogDirPaths(2)[*tt.step.Dir]
-				if p == nil || p.Dir != wantDir || len(p.Partitions) != *tt.step.Dir {
+				if !ok || p.Dir != wantDir || len(p.Partitions) != *tt.step.Dir {
 					t.Fatalf("broker %d: proof %+v", id, p)
 				}
 				if !strings.Contains(p.Kafka, tt.kafka) || !strings.Contains(p.Write, tt.write) {
