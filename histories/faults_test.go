@@ -28,7 +28,7 @@ func TestFaultVocabulary(t *testing.T) {
 			}
 		}
 	}
-	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FPause, FKill}) {
+	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FPause, FKill, HealDisk}) {
 		t.Errorf("HealKinds = %v", got)
 	}
 	for _, tc := range []struct {
@@ -38,6 +38,7 @@ func TestFaultVocabulary(t *testing.T) {
 		{"", FPartition, true}, {HealAll, FKill, true}, {FHeal, FPause, true},
 		{FKill, FLoseUnflushed, true}, {FKill, FKill, true}, {FKill, FPause, false},
 		{FPartition, FPartition, true}, {FPause, FPartition, false},
+		{HealDisk, FDiskFail, true}, {HealDisk, FDiskFull, true}, {FKill, FDiskFail, false}, {HealDisk, FKill, false},
 	} {
 		if got := HealCovers(tc.heal, tc.fault); got != tc.want {
 			t.Errorf("HealCovers(%q, %q) = %v", tc.heal, tc.fault, got)

@@ -52,6 +52,19 @@ func NewFault(st Step) (Fault, error) {
 		return &setFeature{features: st.Feature}, nil
 	case FUpgrade:
 		return &rollingUpgrade{step: st}, nil
+	case FDiskFail, FDiskFull:
+		dir := -1 // Validate requires one; Inject refuses a fault without
+		if st.Dir != nil {
+			dir = *st.Dir
+		}
+		return &diskFault{op: st.Fault, target: st.Target, dir: dir, timeout: st.Timeout.Std()}, nil
+	case FDiskSlow:
+		dir := -1
+		if st.Dir != nil {
+			dir = *st.Dir
+		}
+		rate, _ := parseRate(st.Rate) // Validate reported a bad one; Inject refuses 0
+		return &diskFault{op: st.Fault, target: st.Target, dir: dir, rate: rate}, nil
 	}
 	return nil, fmt.Errorf("unknown fault %q", st.Fault)
 }
@@ -186,8 +199,9 @@ func (f *elect) Heal(context.Context, *Env) error { return nil }
 // Heal undoes every fault of a kind across the run, from the containers'
 // actual state rather than from bookkeeping, so that it also repairs what
 // an interrupted injection left half done: partition removes every kchaos
-// rule, pause resumes every paused node, kill starts every stopped node
-// (killed, powered off or stopped), and all does the three and then waits,
+// rule, pause resumes every paused node, disk makes every log dir writable
+// and removes every fill file, kill starts every stopped node (killed,
+// powered off or stopped), and all does the four and then waits,
 // at most limit, until every broker is live and every partition of the
 // topic has a leader. It is recorded as one heal op.
 func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error {
@@ -217,6 +231,8 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, err)
 		}
+		// Disks before starts: a broker must not start on a frozen dir.
+		do(all || kind == HealDisk, "disks_healed", e.healDisks)
 		do(all || kind == FKill, "started", e.startAll)
 		if all {
 			if p := e.Pending(); len(p) > 0 {

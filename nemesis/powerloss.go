@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kchaos/kchaos/cluster"
 )
 
 // loseUnflushed is the power loss of seed 004: the broker dies without a
 // flush and comes back having lost whatever had not reached the disk.
 //
 // How the loss is made: kill -9, then, through the cluster's LogFiles of
-// the dead broker's log dir (the host side of the bind mount for Docker,
-// the host itself for SSH), cut every partition log back to its recovery
+// the dead broker's log dirs (the host side of the bind mounts for Docker,
+// a bounded dir's host tmpfs included; the host itself for SSH), cut every
+// partition log back to its recovery
 // point from recovery-point-offset-checkpoint (CutToRecoveryPoints), and
 // remove .kafka_cleanshutdown. Why the checkpoint rather than LazyFS (Jepsen's
 // FUSE file system that drops un-fsynced writes at a crash):
@@ -72,14 +75,18 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string
 			continue
 		}
 		touched = append(touched, id)
-		files, err := e.Cluster.Files(id)
+		dirs, err := e.logDirFiles(id)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("node %d: log dir: %w", id, err))
 			continue
 		}
-		res, err := CutToRecoveryPoints(ctx, files)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("node %d: cut logs: %w", id, err))
+		var res []CutResult
+		for i, files := range dirs {
+			r, err := CutToRecoveryPoints(ctx, files)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("node %d: log dir %d: cut logs: %w", id, i, err))
+			}
+			res = append(res, r...)
 		}
 		details[fmt.Sprint(id)] = e.reportCuts(res)
 	}
@@ -139,4 +146,24 @@ func (f *loseUnflushed) Heal(ctx context.Context, e *Env) error {
 	h := &processFault{op: FStart, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
 	_, _, err := h.Inject(ctx, e)
 	return err
+}
+
+// logDirFiles are every log dir of node id: each has its own recovery
+// point checkpoint, and a power cut hits them all. A backend without
+// cluster.Disks has one, Files.
+func (e *Env) logDirFiles(id int32) ([]cluster.LogFiles, error) {
+	disks, ok := e.Cluster.(cluster.Disks)
+	if !ok {
+		f, err := e.Cluster.Files(id)
+		return []cluster.LogFiles{f}, err
+	}
+	var out []cluster.LogFiles
+	for i := range disks.LogDirs(id) {
+		f, err := disks.DirFiles(id, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }

@@ -33,7 +33,14 @@ import (
 //	    - fault: set-config
 //	      config: {unclean.leader.election.enable: "true"}
 //	    - wait: 10s
-//	    - heal: all                      # or a fault name: partition, pause, kill
+//	    - fault: disk-fail               # or disk-full (a bounded dir: cluster.log_dir_size)
+//	      target: {role: followers, partition: 0}
+//	      dir: 1                         # index in log.dirs (cluster.log_dirs)
+//	    - fault: disk-slow               # the broker's block I/O on the dir's disk
+//	      target: {role: leader, partition: 0}
+//	      dir: 0
+//	      rate: 64KiB                    # bytes per second
+//	    - heal: all                      # or a heal kind: partition, pause, kill, disk
 //	  random:                            # instead of steps
 //	    seed: 42
 //	    interval: 10s
@@ -52,8 +59,9 @@ type Step struct {
 	// Until waits until a cluster condition holds, at most Timeout (default
 	// 60s); a timeout fails the schedule (the final heal still runs).
 	Until *Condition `yaml:"until,omitempty" json:"until,omitempty"`
-	// Timeout bounds an Until (default 60s), or a restart's wait for the
-	// broker to be unfenced again (default 90s).
+	// Timeout bounds an Until (default 60s), a restart's wait for the
+	// broker to be unfenced again (default 90s), or a disk fault's wait for
+	// Kafka to report the dir offline (default 30s).
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// Optional makes an until a soft wait: when its timeout passes, the
 	// schedule goes on instead of failing. For steps whose condition depends
@@ -62,7 +70,7 @@ type Step struct {
 	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
 	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred,
-	// upgrade, set-feature.
+	// upgrade, set-feature, disk-fail, disk-full.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
 	// Shape of a partition fault (default isolate).
 	Shape string `yaml:"shape,omitempty" json:"shape,omitempty"`
@@ -75,7 +83,14 @@ type Step struct {
 	Config map[string]*string `yaml:"config,omitempty" json:"config,omitempty"`
 	// Start asks lose-unflushed to start the broker again after the cut.
 	Start bool `yaml:"start,omitempty" json:"start,omitempty"`
-	// Heal undoes faults: "all", or one fault name (partition, pause, kill).
+	// Dir is the log dir a disk fault acts on: its index in the broker's
+	// log.dirs (cluster.log_dirs); 0 is the first, which also holds the
+	// metadata log (Kafka halts the broker when that one fails).
+	Dir *int `yaml:"dir,omitempty" json:"dir,omitempty"`
+	// Rate is disk-slow's limit in bytes per second ("64KiB", "1MiB") on
+	// the broker's reads and writes of the dir's disk.
+	Rate string `yaml:"rate,omitempty" json:"rate,omitempty"`
+	// Heal undoes faults: "all", or one heal kind (partition, pause, kill, disk).
 	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
 	// Version is the Kafka release an upgrade moves nodes to ("4.4.0",
 	// "4.4.x", "latest"); Finalize then raises metadata.version.
@@ -145,6 +160,9 @@ const (
 	FElectPreferred = histories.FElectPreferred
 	FUpgrade        = histories.FUpgrade
 	FSetFeature     = histories.FSetFeature
+	FDiskFail       = histories.FDiskFail
+	FDiskFull       = histories.FDiskFull
+	FDiskSlow       = histories.FDiskSlow
 	FHeal           = histories.FHeal
 	FSchedule       = histories.FSchedule
 )
@@ -180,16 +198,22 @@ const (
 // others are histories.HealKinds: partition, pause, kill.
 const HealAll = histories.HealAll
 
+// HealDisk is the heal kind of the disk faults.
+const HealDisk = histories.HealDisk
+
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
-		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature}
+		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
+		FDiskFail, FDiskFull, FDiskSlow}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator}
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
-	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed}
+	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow}
+	// diskFaults take a dir.
+	diskFaults = []string{FDiskFail, FDiskFull, FDiskSlow}
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
@@ -281,7 +305,12 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition with shape groups")
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
-	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade, "timeout", "until, fault restart and fault upgrade")
+	isDisk := slices.Contains(diskFaults, st.Fault)
+	waitsForKafka := st.Fault == FDiskFail || st.Fault == FDiskFull
+	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade || waitsForKafka,
+		"timeout", "until and faults restart, upgrade, disk-fail and disk-full")
+	only(st.Dir == nil || isDisk, "dir", "faults disk-fail, disk-full and disk-slow")
+	only(st.Rate == "" || st.Fault == FDiskSlow, "rate", "fault disk-slow")
 	only(st.Version == "" || st.Fault == FUpgrade, "version", "fault upgrade")
 	only(!st.Finalize || st.Fault == FUpgrade, "finalize", "fault upgrade")
 	only(len(st.Feature) == 0 || st.Fault == FSetFeature, "feature", "fault set-feature")
@@ -328,6 +357,20 @@ func validateStep(p string, st *Step, add addFunc) {
 			validateGroups(p, st, add)
 		}
 		validateUpgrade(p, st, add)
+		if isDisk {
+			if st.Dir == nil {
+				add(p+".dir", "fault %s needs dir: the log dir's index in log.dirs (0 is the first, which holds the metadata log: Kafka halts the broker when it fails)", st.Fault)
+			} else if *st.Dir < 0 {
+				add(p+".dir", "must not be negative")
+			}
+		}
+		if st.Fault == FDiskSlow {
+			if st.Rate == "" {
+				add(p+".rate", "fault disk-slow needs rate: bytes per second, e.g. 64KiB")
+			} else if _, err := parseRate(st.Rate); err != nil {
+				add(p+".rate", "%v", err)
+			}
+		}
 		if st.Fault == FSetConfig {
 			if len(st.Config) == 0 {
 				add(p+".config", "set-config needs at least one key")
