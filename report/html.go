@@ -19,6 +19,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"yesno":  yesNo,
 	"over":   overrideText,
 	"ivsecs": func(i interval) float64 { return i.seconds() },
+	"markerColor": markerColor,
 }).Parse(pageHTML + svgHTML))
 
 func renderHTML(v *view) ([]byte, error) {
@@ -111,8 +112,17 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 {{end}}</table>{{end}}
 
 <h2>Explained anomalies</h2>
-{{if .Explanations}}<ul>{{range .Explanations}}<li>{{if .Kind}}<b>{{.Kind}}</b>: {{end}}{{.Text}}</li>
+{{if .Explanations}}<ul>{{range .Explanations}}<li>{{if .Kind}}<b>{{.Kind}}</b>: {{end}}{{.Text}}{{with .LogsSay}}<br>Broker logs say: <a href="#{{.ID}}">{{.Brief}}</a>{{end}}</li>
 {{end}}</ul>{{else}}<p>The checker gave no explanations.</p>{{end}}
+
+{{if or .LogNodes .Markers}}<h2>Broker logs</h2>
+<p>Each node's own log (<code>logs/</code>, counted into <code>logs/summary.json</code>); they corroborate the explanations and never change the verdict.</p>
+{{if .LogNodes}}<table><tr><th>node</th><th>entries</th><th>WARN</th><th>ERROR</th><th>FATAL</th><th>markers</th><th>most frequent ERROR/FATAL</th></tr>
+{{range .LogNodes}}<tr><td><a href="{{.File}}">{{.Node}}</a></td><td class="n">{{.Lines}}</td><td class="n">{{.Warn}}</td><td class="n {{if .Error}}bad{{else}}zero{{end}}">{{.Error}}</td><td class="n {{if .Fatal}}bad{{else}}zero{{end}}">{{.Fatal}}</td><td>{{.Markers}}</td><td>{{if .TopError}}{{.TopErrorN}} × <code>{{.TopError}}</code>{{end}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Markers}}<table><tr><th>at</th><th>node</th><th>marker</th><th>partition</th><th>fields</th><th>line</th></tr>
+{{range .Markers}}<tr id="{{.ID}}"><td class="n">{{.At}}</td><td>{{.Node}}</td><td><span style="color:{{markerColor .Name}}">■</span> {{.Name}}</td><td>{{.Partition}}</td><td>{{.Fields}}</td><td><a href="{{.File}}">{{.File}}</a> line {{.Line}}: <code>{{.Text}}</code></td></tr>
+{{end}}</table>{{else}}<p>No known marker (truncation, unclean election, log dir failure, fencing, unclean recovery) in the logs.</p>{{end}}{{end}}
 
 {{if .Nemesis}}<h2>Faults</h2>
 <table><tr><th>invoked</th><th>completed</th><th>what</th></tr>
