@@ -13,12 +13,12 @@ import (
 // every string that came from the history or the checker.
 
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"secs":   secs,
-	"upper":  func(v Verdict) string { return strings.ToUpper(string(v)) },
-	"yesno":  yesNo,
-	"over":   overrideText,
-	"ivsecs": func(i interval) float64 { return i.seconds() },
+	"num":         func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"secs":        secs,
+	"upper":       func(v Verdict) string { return strings.ToUpper(string(v)) },
+	"yesno":       yesNo,
+	"over":        overrideText,
+	"ivsecs":      func(i interval) float64 { return i.seconds() },
 	"markerColor": markerColor,
 }).Parse(pageHTML + svgHTML))
 
