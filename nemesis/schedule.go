@@ -82,6 +82,14 @@ type Step struct {
 	Config map[string]*string `yaml:"config,omitempty" json:"config,omitempty"`
 	// Start asks lose-unflushed to start the broker again after the cut.
 	Start bool `yaml:"start,omitempty" json:"start,omitempty"`
+	// Model is lose-unflushed's power-loss model: recovery-point (the
+	// default: only what Kafka fsynced survives) or writeback (also what
+	// the kernel's page-cache writeback had written by the cut; see
+	// Writeback), with DirtyExpire and WritebackInterval (Linux's
+	// defaults, 30s and 5s, when not given).
+	Model             string   `yaml:"model,omitempty" json:"model,omitempty"`
+	DirtyExpire       Duration `yaml:"dirty_expire,omitempty" json:"dirty_expire,omitempty"`
+	WritebackInterval Duration `yaml:"writeback_interval,omitempty" json:"writeback_interval,omitempty"`
 	// Heal undoes faults: "all", or one fault name (partition, pause, kill).
 	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
 	// Version is the Kafka release an upgrade moves nodes to ("4.4.0",
@@ -295,6 +303,7 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition with shape groups")
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
+	validateModel(p, st, add)
 	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade, "timeout", "until, fault restart and fault upgrade")
 	only(st.Version == "" || st.Fault == FUpgrade, "version", "fault upgrade")
 	only(!st.Finalize || st.Fault == FUpgrade, "finalize", "fault upgrade")
