@@ -1,0 +1,33 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestWritebackNeedsLogAppendTime: the writeback power-loss model dates
+// batches by the broker's append time, so a scenario using it must give
+// the topic (or the brokers) LogAppendTime; otherwise the model would
+// silently cut as the recovery point does.
+func TestWritebackNeedsLogAppendTime(t *testing.T) {
+	const story = "name: w\nnemesis:\n  steps:\n    - wait: 1s\n    - fault: lose-unflushed\n      target: {role: leader}\n      model: writeback\n"
+	for _, tc := range []struct {
+		name string
+		sets []string
+		err  string
+	}{
+		{"no timestamp type", nil, "nemesis.steps[1].model: writeback dates each batch by the broker's append time"},
+		{"create time", []string{"topic.configs.message.timestamp.type=CreateTime"}, "nemesis.steps[1].model"},
+		{"topic", []string{"topic.configs.message.timestamp.type=LogAppendTime"}, ""},
+		{"brokers", []string{"cluster.broker_config.log.message.timestamp.type=LogAppendTime"}, ""},
+		{"topic overrides brokers", []string{"cluster.broker_config.log.message.timestamp.type=LogAppendTime",
+			"topic.configs.message.timestamp.type=CreateTime"}, "nemesis.steps[1].model"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadText(t, story, tc.sets...)
+			if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
