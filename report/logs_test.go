@@ -111,3 +111,19 @@ func TestReportWithoutOrBrokenSummary(t *testing.T) {
 		t.Error("a broken summary.json is not named among the problems")
 	}
 }
+
+// TestPowerLossBandNamesModel: the timeline's band of a power loss says
+// which model cut the log (the history's op details carry it).
+func TestPowerLossBandNamesModel(t *testing.T) {
+	for model, want := range map[string]string{"writeback": "(writeback)", "recovery-point": "(recovery-point)", "": ""} {
+		op := nemOp{F: "lose-unflushed", Start: 1e9, End: 2e9, Type: "ok"}
+		op.Value.Nodes = []int32{0}
+		if model != "" {
+			op.Value.Details = map[string]any{"model": model}
+		}
+		b := newBand(op)
+		if want != "" && !strings.HasSuffix(b.Label, " [0] "+want) || want == "" && strings.Contains(b.Label, "(") {
+			t.Errorf("model %q: label %q", model, b.Label)
+		}
+	}
+}
