@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -29,5 +30,24 @@ func TestWritebackNeedsLogAppendTime(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tc.err)
 			}
 		})
+	}
+}
+
+// TestExampleScenariosLoad: the scenario files under examples/ load and
+// validate (examples/s7-writeback.yaml uses the writeback model).
+func TestExampleScenariosLoad(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no examples/*.yaml")
+	}
+	for _, f := range files {
+		s, err := Load(f, nil)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if filepath.Base(f) == "s7-writeback.yaml" && s.Nemesis.Steps[4].Model != "writeback" {
+			t.Errorf("%s: step 4 is %+v, want the writeback power loss", f, s.Nemesis.Steps[4])
+		}
 	}
 }
