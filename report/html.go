@@ -86,7 +86,7 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 <p class="legend">{{range .Legend}}<span><i style="background:{{.Color}}"></i>{{.Text}}</span>{{end}}
 <span><i style="background:#3c9a5f"></i>send ok</span><span><i style="background:#f39c12"></i>send info (unknown)</span><span><i style="background:#7b241c"></i>send fail</span>
 <span><i style="background:#5b7fa6"></i>acked offset</span><span><i style="background:#e31a1c"></i>lost</span><span><i style="background:#ff8c00"></i>offset reused</span></p>
-<p>Shaded bands: {{.Timeline.Bands}} fault(s), from injection to the op that undid it. Lanes per partition come from the observer's samples; ISR is green at full size, yellow when shrunk, orange at one member. Hover for details.</p>
+<p>Shaded bands: {{.Timeline.Bands}} fault(s), from injection to the op that undid it. Lanes per partition come from the observer's samples; ISR is green at full size, yellow when shrunk, orange at one member.{{if .Markers}} "log:" rows mark what each node's own log said (<a href="#broker-logs">Broker logs</a>).{{end}} Hover for details.</p>
 {{template "svg" .Timeline}}
 
 {{if .LinResult}}<h2>Linearizability (porcupine)</h2>
@@ -115,7 +115,7 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 {{if .Explanations}}<ul>{{range .Explanations}}<li>{{if .Kind}}<b>{{.Kind}}</b>: {{end}}{{.Text}}{{with .LogsSay}}<br>Broker logs say: <a href="#{{.ID}}">{{.Brief}}</a>{{end}}</li>
 {{end}}</ul>{{else}}<p>The checker gave no explanations.</p>{{end}}
 
-{{if or .LogNodes .Markers}}<h2>Broker logs</h2>
+{{if or .LogNodes .Markers}}<h2 id="broker-logs">Broker logs</h2>
 <p>Each node's own log (<code>logs/</code>, counted into <code>logs/summary.json</code>); they corroborate the explanations and never change the verdict.</p>
 {{if .LogNodes}}<table><tr><th>node</th><th>entries</th><th>WARN</th><th>ERROR</th><th>FATAL</th><th>markers</th><th>most frequent ERROR/FATAL</th></tr>
 {{range .LogNodes}}<tr><td><a href="{{.File}}">{{.Node}}</a></td><td class="n">{{.Lines}}</td><td class="n">{{.Warn}}</td><td class="n {{if .Error}}bad{{else}}zero{{end}}">{{.Error}}</td><td class="n {{if .Fatal}}bad{{else}}zero{{end}}">{{.Fatal}}</td><td>{{.Markers}}</td><td>{{if .TopError}}{{.TopErrorN}} × <code>{{.TopError}}</code>{{end}}</td></tr>
