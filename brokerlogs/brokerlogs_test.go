@@ -182,3 +182,42 @@ func copyFixture(t *testing.T, from, to string) {
 		}
 	}
 }
+
+// TestSummarizeRealS2: the trimmed logs of a real `kchaos run s2` (Kafka
+// 4.4.0, run started 13:38:45.636 UTC). The checker found acked records
+// lost and offsets 720-4798 reused, broker 1 leading at epoch 2 by
+// unclean election at 20.2 s (the set-config); the logs say the same:
+// the controller's unclean change to leader 1 at epoch 2 at 20.4 s, and
+// broker 0, back after its kill, truncating at the divergence offset 720,
+// below its high watermark 4480. The followers' start-up truncations to 0
+// (no effect, or to the local high watermark) are not markers.
+func TestSummarizeRealS2(t *testing.T) {
+	dir := t.TempDir()
+	copyFixture(t, "testdata/s2", filepath.Join(dir, Dir))
+	start := time.Date(2026, 12, 1, 13, 38, 45, 635875959, time.UTC)
+	s, err := Summarize(dir, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range s.Markers {
+		got = append(got, fmt.Sprintf("%.1fs %s-%d %s %s %v", float64(*m.Time)/1e9, m.Role, m.Node, m.Name, m.Partition, m.Fields))
+	}
+	want := []string{
+		"17.1s controller-1000 fenced  map[broker:0 broker_epoch:16]",
+		"20.4s controller-1000 unclean-leader  map[leader:1 partition_index:0 topic_id:0LpMPWtAQu2QmZBLmqp5YA]",
+		"20.4s controller-1000 unclean-election orders-0 map[leader:1 leader_epoch:2 previous_leader:-1 previous_leader_epoch:1]",
+		"33.9s broker-0 unclean-recovery  map[dir:/var/lib/kafka/data logs:1]",
+		"35.3s broker-0 divergence orders-0 map[end_offset:720 leader:1 leader_epoch:0 offset:720 replica:0]",
+		"35.3s broker-0 truncate-below-hw orders-0 map[high_watermark:4480 offset:720]",
+		"35.3s broker-0 truncate orders-0 map[offset:720]",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("markers:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, n := range s.Nodes {
+		if (n.ID == 1 || n.ID == 2) && len(n.Markers) != 0 {
+			t.Errorf("broker %d: markers %v, want none (its truncations had no effect)", n.ID, n.Markers)
+		}
+	}
+}

@@ -144,10 +144,10 @@ func TestCutWriteback(t *testing.T) {
 	}
 }
 
-// TestLoseUnflushedWriteback: the fault with model writeback asks who
+// TestLoseUnflushedWritebackThroughFiles: the fault with model writeback asks who
 // leads the workload topic before the kill, cuts by the model and records
 // the model, its settings and the cut-off in the history.
-func TestLoseUnflushedWriteback(t *testing.T) {
+func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 	data, batches := stamped(t)
 	env, c, a := newFakeEnv()
 	a.parts[0].LeaderEpoch = 3
