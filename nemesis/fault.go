@@ -43,7 +43,7 @@ func NewFault(st Step) (Fault, error) {
 	case FKill, FStart, FPause, FResume, FRestart:
 		return &processFault{op: st.Fault, target: st.Target, timeout: st.Timeout.Std()}, nil
 	case FLoseUnflushed:
-		return &loseUnflushed{target: st.Target, start: st.Start}, nil
+		return &loseUnflushed{target: st.Target, start: st.Start, model: writebackOf(st)}, nil
 	case FSetConfig:
 		return &setConfig{config: st.Config}, nil
 	case FElectUnclean, FElectPreferred:

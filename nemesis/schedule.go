@@ -47,6 +47,13 @@ import (
 //	    duration: 60s                    # how long to keep injecting
 //	    faults: [pause, kill, partition-racks, restart]
 //	    targets: {role: random, count: 1}
+//	  random:                            # or in periods (Jepsen's rotating subsets)
+//	    seed: 42
+//	    faults: [pause, kill, partition-racks, restart]
+//	    subset: 2                        # faults together in each period
+//	    active: 10s                      # how long they hold
+//	    quiet: 5s                        # then all healed, and nothing
+//	    duration: 120s
 type Schedule struct {
 	Steps  []Step          `yaml:"steps,omitempty" json:"steps,omitempty"`
 	Random *RandomSchedule `yaml:"random,omitempty" json:"random,omitempty"`
@@ -90,6 +97,14 @@ type Step struct {
 	// Rate is disk-slow's limit in bytes per second ("64KiB", "1MiB") on
 	// the broker's reads and writes of the dir's disk.
 	Rate string `yaml:"rate,omitempty" json:"rate,omitempty"`
+	// Model is lose-unflushed's power-loss model: recovery-point (the
+	// default: only what Kafka fsynced survives) or writeback (also what
+	// the kernel's page-cache writeback had written by the cut; see
+	// Writeback), with DirtyExpire and WritebackInterval (Linux's
+	// defaults, 30s and 5s, when not given).
+	Model             string   `yaml:"model,omitempty" json:"model,omitempty"`
+	DirtyExpire       Duration `yaml:"dirty_expire,omitempty" json:"dirty_expire,omitempty"`
+	WritebackInterval Duration `yaml:"writeback_interval,omitempty" json:"writeback_interval,omitempty"`
 	// Heal undoes faults: "all", or one heal kind (partition, pause, kill, disk).
 	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
 	// Version is the Kafka release an upgrade moves nodes to ("4.4.0",
@@ -133,10 +148,22 @@ type Condition struct {
 
 // RandomSchedule injects a seeded random mix of faults: the same seed gives
 // the same sequence of (time, fault, target) choices (see Plan).
+//
+// With Active set it runs in periods instead of intervals: each period
+// draws Subset distinct faults of the mix, injects them one after the
+// other, holds them all for Active, heals them and stays quiet for Quiet,
+// so that a long run explores combinations of faults with recoveries
+// between them.
 type RandomSchedule struct {
 	Seed     int64    `yaml:"seed" json:"seed"`
-	Interval Duration `yaml:"interval" json:"interval"`
+	Interval Duration `yaml:"interval,omitempty" json:"interval,omitempty"`
 	Duration Duration `yaml:"duration" json:"duration"`
+	// Subset is how many distinct faults of the mix a period combines
+	// (default 1); Active how long they hold together; Quiet how long the
+	// cluster then runs without faults. Periods mode only (Active > 0).
+	Subset int      `yaml:"subset,omitempty" json:"subset,omitempty"`
+	Active Duration `yaml:"active,omitempty" json:"active,omitempty"`
+	Quiet  Duration `yaml:"quiet,omitempty" json:"quiet,omitempty"`
 	// Faults is the mix, drawn uniformly (repeat a name to weight it):
 	// pause, kill, restart, lose-unflushed, partition (= partition-isolate)
 	// and partition-<shape>.
@@ -254,12 +281,7 @@ func (s *Schedule) Validate() error {
 		validateStep(fmt.Sprintf("nemesis.steps[%d]", i), &s.Steps[i], add)
 	}
 	if r := s.Random; r != nil {
-		if r.Interval <= 0 {
-			add("nemesis.random.interval", "must be positive")
-		}
-		if r.Duration < r.Interval {
-			add("nemesis.random.duration", "%s is shorter than the interval %s", r.Duration, r.Interval)
-		}
+		validatePeriods(r, add)
 		if len(r.Faults) == 0 {
 			add("nemesis.random.faults", "empty: name at least one fault")
 		}
@@ -305,6 +327,7 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition with shape groups")
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
+	validateModel(p, st, add)
 	isDisk := slices.Contains(diskFaults, st.Fault)
 	waitsForKafka := st.Fault == FDiskFail || st.Fault == FDiskFull
 	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade || waitsForKafka,

@@ -366,6 +366,12 @@ func (s *Scenario) Validate() error {
 			add("nemesis.random.targets.role", "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
 		}
 	}
+	for i, st := range s.Nemesis.Steps {
+		if st.Model == nemesis.ModelWriteback && !s.logAppendTime() {
+			add(fmt.Sprintf("nemesis.steps[%d].model", i), "writeback dates each batch by the broker's append time: "+
+				"set topic.configs.message.timestamp.type: LogAppendTime (or cluster.broker_config.log.message.timestamp.type)")
+		}
+	}
 	for _, k := range sortedKeys(t.Configs) {
 		if strings.TrimSpace(k) == "" {
 			add("topic.configs", "empty key")
@@ -500,4 +506,15 @@ func (s *Scenario) ApplyUserConfigs(broker, topic map[string]string) []string {
 		s.Topic.Configs[k] = v
 	}
 	return overridden
+}
+
+// logAppendTime: the topic's batches carry the broker's append time (its
+// own message.timestamp.type, else the brokers' default), which the
+// writeback power-loss model needs.
+func (s *Scenario) logAppendTime() bool {
+	v, ok := s.Topic.Configs["message.timestamp.type"]
+	if !ok {
+		v = s.Cluster.BrokerConfig["log.message.timestamp.type"]
+	}
+	return v == "LogAppendTime"
 }
