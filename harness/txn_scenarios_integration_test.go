@@ -146,7 +146,7 @@ func TestScenarioT3TxnUncleanElection(t *testing.T) {
 	r := runScenario(t, "t3", "topic.configs.unclean.leader.election.enable=false")
 	// The live set-config step turns unclean election on: the stale
 	// follower leads partition 0 and committed records only broker 0 held
-	// are gone from the committed log.
+	// are gone from the committed log, their offsets reused.
 	o := r.txns(t)
 	t.Logf("t3: txns ok %d, fail %d, info %d, errors %v", o.ok, o.fail, o.info, o.byError)
 	if r.count(checker.TxnLostWrite) == 0 {
@@ -157,6 +157,9 @@ func TestScenarioT3TxnUncleanElection(t *testing.T) {
 	}
 	if r.res.Valid != checker.Invalid {
 		t.Errorf("t3: verdict %s, want invalid", r.res.Valid)
+	}
+	if r.count(checker.OffsetReuse) == 0 {
+		t.Errorf("t3: no offset reused after the unclean election")
 	}
 	final := r.finalValues(t)
 	missing := 0
