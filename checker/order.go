@@ -19,6 +19,28 @@ type valueSeen struct {
 	hasOff   map[int64]bool
 }
 
+// newValueSeen starts the record of a value first read by op.
+func newValueSeen(op *readOp) valueSeen {
+	return valueSeen{first: op.ret, hasEpoch: map[int32]bool{}, hasOff: map[int64]bool{}}
+}
+
+// note adds one read of the value: by whom (the first five), its epoch and
+// offset (each once), and the earliest read's completion.
+func (s *valueSeen) note(by string, op *readOp, r *rec) {
+	if len(s.readBy) < 5 {
+		s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", by, op.proc, secs(op.ret), r.off))
+	}
+	if !s.hasEpoch[r.epoch] {
+		s.hasEpoch[r.epoch] = true
+		s.epochs = append(s.epochs, r.epoch)
+	}
+	if !s.hasOff[r.off] {
+		s.hasOff[r.off] = true
+		s.offsets = append(s.offsets, r.off)
+	}
+	s.first = min(s.first, op.ret)
+}
+
 // values finds duplicate, aborted-read and unexpected values.
 func (a *analysis) values() {
 	c := a.c
@@ -62,21 +84,11 @@ func (a *analysis) values() {
 		}
 		s := seen[r.val]
 		if s == nil {
-			s = &valueSeen{first: op.ret, hasEpoch: map[int32]bool{}, hasOff: map[int64]bool{}}
+			vs := newValueSeen(op)
+			s = &vs
 			seen[r.val] = s
 		}
-		if len(s.readBy) < 5 {
-			s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", f, op.proc, secs(op.ret), r.off))
-		}
-		if !s.hasEpoch[r.epoch] {
-			s.hasEpoch[r.epoch] = true
-			s.epochs = append(s.epochs, r.epoch)
-		}
-		if !s.hasOff[r.off] {
-			s.hasOff[r.off] = true
-			s.offsets = append(s.offsets, r.off)
-		}
-		s.first = min(s.first, op.ret)
+		s.note(f, op, r)
 	})
 	vals := make([]int32, 0, len(want))
 	for v := range want {

@@ -132,21 +132,10 @@ func (a *analysis) txnReads() {
 	add := func(m map[int32]*txnRead, ts int32, by string, op *readOp, r *rec) {
 		s := m[r.val]
 		if s == nil {
-			s = &txnRead{ts: ts, valueSeen: valueSeen{first: op.ret, hasEpoch: map[int32]bool{}, hasOff: map[int64]bool{}}}
+			s = &txnRead{ts: ts, valueSeen: newValueSeen(op)}
 			m[r.val] = s
 		}
-		if len(s.readBy) < 5 {
-			s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", by, op.proc, secs(op.ret), r.off))
-		}
-		if !s.hasEpoch[r.epoch] {
-			s.hasEpoch[r.epoch] = true
-			s.epochs = append(s.epochs, r.epoch)
-		}
-		if !s.hasOff[r.off] {
-			s.hasOff[r.off] = true
-			s.offsets = append(s.offsets, r.off)
-		}
-		s.first = min(s.first, op.ret)
+		s.note(by, op, r)
 	}
 	// check judges one record of a read_committed read; reader is the txn
 	// whose poll it was, or -1.

@@ -142,18 +142,25 @@ func TestScenarioT2TxnCoordinatorKill(t *testing.T) {
 	}
 }
 
+// TestScenarioT3TxnUncleanElection runs under make test-scenarios: its
+// transactional loss is small and varies (0-3 lost committed writes, one
+// torn transaction in each of three measured runs), so the test asserts
+// the sum and the reuse that every run showed.
 func TestScenarioT3TxnUncleanElection(t *testing.T) {
+	allScenarios(t)
 	r := runScenario(t, "t3", "topic.configs.unclean.leader.election.enable=false")
 	// The live set-config step turns unclean election on: the stale
-	// follower leads partition 0 and committed records only broker 0 held
-	// are gone from the committed log.
+	// follower leads partition 0 and what only broker 0 held is gone.
 	o := r.txns(t)
 	t.Logf("t3: txns ok %d, fail %d, info %d, errors %v", o.ok, o.fail, o.info, o.byError)
-	if r.count(checker.TxnLostWrite) == 0 {
-		t.Fatalf("t3: no committed transactional write lost after the unclean election")
-	}
 	if led := r.leadersAfterFirstFault(0); !led[1] {
 		t.Errorf("t3: broker 1 never led partition 0 (leaders seen %v)", led)
+	}
+	if r.count(checker.OffsetReuse) == 0 {
+		t.Errorf("t3: no offset reused after the unclean election")
+	}
+	if n := r.count(checker.TxnLostWrite) + r.count(checker.TxnTorn); n == 0 {
+		t.Errorf("t3: no lost committed write and no torn transaction after the unclean election")
 	}
 	if r.res.Valid != checker.Invalid {
 		t.Errorf("t3: verdict %s, want invalid", r.res.Valid)

@@ -38,7 +38,15 @@ const (
 	FMemberLeave = "member-leave"
 	FMemberStart = "member-start"
 	FMemberStall = "member-stall"
-	FHeal        = "heal"
+	// FDiskFail makes one log dir of a broker unwritable, FDiskFull fills
+	// a bounded one: Kafka takes the dir's replicas offline (the broker
+	// halts if it is the metadata log's dir). FDiskSlow limits the
+	// broker's block I/O on the dir's disk (its fsyncs and cold reads
+	// stall). Heal kind HealDisk undoes all three.
+	FDiskFail = "disk-fail"
+	FDiskFull = "disk-full"
+	FDiskSlow = "disk-slow"
+	FHeal     = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
 	FSchedule = "schedule"
@@ -51,6 +59,11 @@ const HealAll = "all"
 // HealMember is the heal kind of the member faults: it starts every group
 // member that a member-kill or member-leave left without a client.
 const HealMember = "member"
+
+// HealDisk is the heal kind of the disk faults: every log dir writable
+// again, every fill file removed and every block I/O limit lifted. (Kafka
+// keeps a dir that failed offline until the broker restarts.)
+const HealDisk = "disk"
 
 // FaultKind is how a nemesis op acts on the cluster.
 type FaultKind string
@@ -73,7 +86,8 @@ type Fault struct {
 	Kind FaultKind
 	// Heal is the heal kind (a step's `heal:`, a heal op's value.fault)
 	// that undoes a lasting fault: "partition" removes every kchaos rule,
-	// "pause" resumes, "kill" starts what is down (killed or powered off).
+	// "pause" resumes, "kill" starts what is down (killed or powered off),
+	// "disk" makes every log dir writable and removes the fills.
 	Heal string
 	// UndoneBy are the ops that end a lasting fault on the nodes they
 	// name (a heal op only when its value.fault covers the fault, see
@@ -98,6 +112,10 @@ var faults = []Fault{
 	{Name: FPause, Kind: Lasting, Heal: FPause, UndoneBy: []string{FResume, FHeal}, Color: "#8e6bbf"},
 	{Name: FKill, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#c0392b", CanLoseAcked: true},
 	{Name: FLoseUnflushed, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#7b1111", CanLoseAcked: true},
+	{Name: FDiskFail, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#8b5a2b", CanLoseAcked: true},
+	{Name: FDiskFull, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#b8860b", CanLoseAcked: true},
+	// A restart also ends disk-slow: the broker starts in a fresh cgroup.
+	{Name: FDiskSlow, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FRestart, FHeal}, Color: "#a0785a"},
 	{Name: FRestart, Kind: Instant, Color: OtherFaultColor, CanLoseAcked: true},
 	{Name: FSetConfig, Kind: Instant, Color: "#d98c1f", CanLoseAcked: true},
 	{Name: FElectUnclean, Kind: Instant, Color: "#e0457b", CanLoseAcked: true},

@@ -28,7 +28,7 @@ func TestFaultVocabulary(t *testing.T) {
 			}
 		}
 	}
-	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FPause, FKill, HealMember}) {
+	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FPause, FKill, HealDisk, HealMember}) {
 		t.Errorf("HealKinds = %v", got)
 	}
 	for _, tc := range []struct {
@@ -39,6 +39,7 @@ func TestFaultVocabulary(t *testing.T) {
 		{FKill, FLoseUnflushed, true}, {FKill, FKill, true}, {FKill, FPause, false},
 		{FPartition, FPartition, true}, {FPause, FPartition, false},
 		{HealMember, FMemberKill, true}, {HealMember, FMemberLeave, true}, {HealMember, FKill, false}, {FKill, FMemberKill, false},
+		{HealDisk, FDiskFail, true}, {HealDisk, FDiskFull, true}, {FKill, FDiskFail, false}, {HealDisk, FKill, false},
 	} {
 		if got := HealCovers(tc.heal, tc.fault); got != tc.want {
 			t.Errorf("HealCovers(%q, %q) = %v", tc.heal, tc.fault, got)

@@ -43,7 +43,7 @@ func NewFault(st Step) (Fault, error) {
 	case FKill, FStart, FPause, FResume, FRestart:
 		return &processFault{op: st.Fault, target: st.Target, timeout: st.Timeout.Std()}, nil
 	case FLoseUnflushed:
-		return &loseUnflushed{target: st.Target, start: st.Start}, nil
+		return &loseUnflushed{target: st.Target, start: st.Start, model: writebackOf(st)}, nil
 	case FSetConfig:
 		return &setConfig{config: st.Config}, nil
 	case FElectUnclean, FElectPreferred:
@@ -54,6 +54,19 @@ func NewFault(st Step) (Fault, error) {
 		return &rollingUpgrade{step: st}, nil
 	case FMemberKill, FMemberLeave, FMemberStart, FMemberStall:
 		return &memberFault{op: st.Fault, member: st.Member, d: st.For.Std()}, nil
+	case FDiskFail, FDiskFull:
+		dir := -1 // Validate requires one; Inject refuses a fault without
+		if st.Dir != nil {
+			dir = *st.Dir
+		}
+		return &diskFault{op: st.Fault, target: st.Target, dir: dir, timeout: st.Timeout.Std()}, nil
+	case FDiskSlow:
+		dir := -1
+		if st.Dir != nil {
+			dir = *st.Dir
+		}
+		rate, _ := parseRate(st.Rate) // Validate reported a bad one; Inject refuses 0
+		return &diskFault{op: st.Fault, target: st.Target, dir: dir, rate: rate}, nil
 	}
 	return nil, fmt.Errorf("unknown fault %q", st.Fault)
 }
@@ -188,8 +201,9 @@ func (f *elect) Heal(context.Context, *Env) error { return nil }
 // Heal undoes every fault of a kind across the run, from the containers'
 // actual state rather than from bookkeeping, so that it also repairs what
 // an interrupted injection left half done: partition removes every kchaos
-// rule, pause resumes every paused node, kill starts every stopped node
-// (killed, powered off or stopped), and all does the three and then waits,
+// rule, pause resumes every paused node, disk makes every log dir writable
+// and removes every fill file, kill starts every stopped node (killed,
+// powered off or stopped), and all does the four and then waits,
 // at most limit, until every broker is live and every partition of the
 // topic has a leader. It is recorded as one heal op.
 func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error {
@@ -219,6 +233,8 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, err)
 		}
+		// Disks before starts: a broker must not start on a frozen dir.
+		do(all || kind == HealDisk, "disks_healed", e.healDisks)
 		do(all || kind == FKill, "started", e.startAll)
 		if all || kind == HealMember {
 			started, err := e.startMembers(ctx)

@@ -52,6 +52,10 @@ type view struct {
 	Timeline      svgDoc
 	Legend        []legendItem
 	Group         *groupView // the consumer group's lanes (groups.go); nil without one
+	// The nodes' own logs (logs/summary.json): counts per node and the
+	// markers found, in time order.
+	LogNodes []logNodeRow
+	Markers  []markerRow
 }
 
 type countRow struct {
@@ -130,6 +134,11 @@ func build(dir string) (*view, error) {
 	if tl.Torn {
 		v.Problems = append(v.Problems, HistoryFile+": the last line was torn (the harness stopped mid-write); it was skipped")
 	}
+	if nodes, marks, err := brokerLogs(dir); err != nil {
+		v.Problems = append(v.Problems, err.Error())
+	} else {
+		v.LogNodes, v.Markers = nodes, marks
+	}
 	if r.Res != nil {
 		for _, k := range AnomalyKinds {
 			v.Counts = append(v.Counts, countRow{k, r.Res.count(k), r.Res.counted(k)})
@@ -140,6 +149,9 @@ func build(dir string) (*view, error) {
 			}
 		}
 		v.Explanations = r.Res.Explanations
+		for i := range v.Explanations {
+			v.Explanations[i].LogsSay = logsSay(v.Explanations[i].src, v.Markers)
+		}
 		v.Lost = ranges(r.Res.Lost, r.Info.Topic)
 		v.Reused = ranges(r.Res.Reused, r.Info.Topic)
 		v.Reasons = r.Res.Reasons
@@ -167,7 +179,7 @@ func build(dir string) (*view, error) {
 	}
 	v.Group, _ = groupSection(dir)
 	bs := bands(tl.Nemesis, tl.End)
-	v.Timeline = timelineSVG(tl, bs, offline, r.Info.Replication, r.Info.ELR)
+	v.Timeline = timelineSVG(tl, bs, offline, r.Info.Replication, r.Info.ELR, v.Markers)
 	seen := map[string]bool{}
 	for _, b := range bs {
 		if !seen[b.Kind] {

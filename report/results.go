@@ -65,6 +65,9 @@ func (i interval) seconds() float64 { return float64(i.End-i.Start) / 1e9 }
 type explanation struct {
 	Kind string
 	Text string
+	// LogsSay is the broker-log marker that supports it (logsSay), if any.
+	LogsSay *markerRow
+	src     checker.Explanation
 }
 
 // anomalyLoc is where one lost send or reused offset sits.
@@ -145,7 +148,7 @@ func fromChecker(cr *checker.Result) *results {
 		r.Unavailable[name] = ivs
 	}
 	for _, e := range cr.Explanations {
-		r.Explanations = append(r.Explanations, explanation{Kind: e.Kind, Text: e.Text})
+		r.Explanations = append(r.Explanations, explanation{Kind: e.Kind, Text: e.Text, src: e})
 	}
 	if l := cr.Linearizable; l != nil {
 		r.LinResult = l.Result
