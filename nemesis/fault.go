@@ -130,10 +130,17 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 	}
 	var ids []int32
 	before := map[string]int32{}
+	// want: the leader a preferred election must give a partition, its
+	// first replica when that one is in the ISR (otherwise Kafka answers
+	// PREFERRED_LEADER_NOT_AVAILABLE and the step fails).
+	want := map[int32]int32{}
 	for _, p := range parts {
 		if f.target == nil || p.Partition == f.target.Partition {
 			ids = append(ids, p.Partition)
 			before[histories.PartitionKey(p.Partition)] = p.Leader
+			if !f.unclean && len(p.Replicas) > 0 && slices.Contains(p.ISR, p.Replicas[0]) {
+				want[p.Partition] = p.Replicas[0]
+			}
 		}
 	}
 	if len(ids) == 0 {
@@ -161,23 +168,27 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 	if err != nil {
 		return nil, map[string]any{"leaders_before": before}, err
 	}
-	after, leaders := e.leaders(ctx, ids)
+	after, leaders := e.leaders(ctx, ids, want)
 	return leaders, map[string]any{"leaders_before": before, "leaders_after": after}, nil
 }
 
-// leaders reads the partitions' leaders just after an election; the
-// controller applies it at once, so one Describe usually sees it.
-func (e *Env) leaders(ctx context.Context, ids []int32) (map[string]int32, []int32) {
+// leaders reads the partitions' leaders just after an election, until each
+// has one and each partition in want has that leader. The controller
+// answers once its quorum committed the change; a broker's metadata cache
+// follows a moment later (hundreds of milliseconds on a loaded machine), so
+// one Describe may still show the old leader.
+func (e *Env) leaders(ctx context.Context, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
 	out := map[string]int32{}
 	var nodes []int32
-	for range 10 {
+	for range 50 {
 		parts, err := e.State().Describe(ctx, e.Topic)
 		if err == nil {
 			all := true
 			for _, p := range parts {
 				if slices.Contains(ids, p.Partition) {
 					out[histories.PartitionKey(p.Partition)] = p.Leader
-					all = all && p.Leader >= 0
+					w, ok := want[p.Partition]
+					all = all && p.Leader >= 0 && (!ok || p.Leader == w)
 				}
 			}
 			if all {
