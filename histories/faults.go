@@ -27,6 +27,11 @@ const (
 	// eligible.leader.replicas.version, transaction.version).
 	FUpgrade    = "upgrade"
 	FSetFeature = "set-feature"
+	// FMoveCoordinator makes one broker the transaction coordinator of the
+	// workload's transactional ids (the leader of the __transaction_state
+	// partitions that own them): a placement, not a failure, so that a
+	// story can put the coordinator where its fault strikes.
+	FMoveCoordinator = "move-coordinator"
 	// FDiskFail makes one log dir of a broker unwritable, FDiskFull fills
 	// a bounded one: Kafka takes the dir's replicas offline (the broker
 	// halts if it is the metadata log's dir). FDiskSlow limits the
@@ -107,6 +112,7 @@ var faults = []Fault{
 	{Name: FElectPreferred, Kind: Instant, Color: "#e0457b"},
 	{Name: FUpgrade, Kind: Instant, Color: "#2e8b57"},
 	{Name: FSetFeature, Kind: Instant, Color: "#1f9e9e"},
+	{Name: FMoveCoordinator, Kind: Instant, Color: "#6a5acd"},
 	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
 	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
 	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},

@@ -50,6 +50,8 @@ func NewFault(st Step) (Fault, error) {
 		return &elect{unclean: st.Fault == FElectUnclean, target: st.Target}, nil
 	case FSetFeature:
 		return &setFeature{features: st.Feature}, nil
+	case FMoveCoordinator:
+		return &moveCoordinator{target: st.Target}, nil
 	case FUpgrade:
 		return &rollingUpgrade{step: st}, nil
 	case FDiskFail, FDiskFull:
@@ -166,7 +168,7 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 	if err != nil {
 		return nil, map[string]any{"leaders_before": before}, err
 	}
-	after, leaders := e.leaders(ctx, ids, want)
+	after, leaders := e.leaders(ctx, e.Topic, ids, want)
 	return leaders, map[string]any{"leaders_before": before, "leaders_after": after}, nil
 }
 
@@ -175,11 +177,11 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 // answers once its quorum committed the change; a broker's metadata cache
 // follows a moment later (hundreds of milliseconds on a loaded machine), so
 // one Describe may still show the old leader.
-func (e *Env) leaders(ctx context.Context, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
+func (e *Env) leaders(ctx context.Context, topic string, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
 	out := map[string]int32{}
 	var nodes []int32
 	for range 50 {
-		parts, err := e.State().Describe(ctx, e.Topic)
+		parts, err := e.State().Describe(ctx, topic)
 		if err == nil {
 			all := true
 			for _, p := range parts {

@@ -77,7 +77,8 @@ type Step struct {
 	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
 	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred,
-	// upgrade, set-feature, disk-fail, disk-full.
+	// upgrade, set-feature, move-coordinator, disk-fail, disk-full,
+	// disk-slow.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
 	// Shape of a partition fault (default isolate).
 	Shape string `yaml:"shape,omitempty" json:"shape,omitempty"`
@@ -175,23 +176,24 @@ type RandomSchedule struct {
 // the history's vocabulary (histories/faults.go), named here too so that
 // schedules read in nemesis terms.
 const (
-	FPartition      = histories.FPartition
-	FPause          = histories.FPause
-	FResume         = histories.FResume
-	FKill           = histories.FKill
-	FStart          = histories.FStart
-	FRestart        = histories.FRestart
-	FLoseUnflushed  = histories.FLoseUnflushed
-	FSetConfig      = histories.FSetConfig
-	FElectUnclean   = histories.FElectUnclean
-	FElectPreferred = histories.FElectPreferred
-	FUpgrade        = histories.FUpgrade
-	FSetFeature     = histories.FSetFeature
-	FDiskFail       = histories.FDiskFail
-	FDiskFull       = histories.FDiskFull
-	FDiskSlow       = histories.FDiskSlow
-	FHeal           = histories.FHeal
-	FSchedule       = histories.FSchedule
+	FPartition       = histories.FPartition
+	FPause           = histories.FPause
+	FResume          = histories.FResume
+	FKill            = histories.FKill
+	FStart           = histories.FStart
+	FRestart         = histories.FRestart
+	FLoseUnflushed   = histories.FLoseUnflushed
+	FSetConfig       = histories.FSetConfig
+	FElectUnclean    = histories.FElectUnclean
+	FElectPreferred  = histories.FElectPreferred
+	FMoveCoordinator = histories.FMoveCoordinator
+	FUpgrade         = histories.FUpgrade
+	FSetFeature      = histories.FSetFeature
+	FDiskFail        = histories.FDiskFail
+	FDiskFull        = histories.FDiskFull
+	FDiskSlow        = histories.FDiskSlow
+	FHeal            = histories.FHeal
+	FSchedule        = histories.FSchedule
 )
 
 // Partition shapes.
@@ -231,14 +233,14 @@ const HealDisk = histories.HealDisk
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
 		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
-		FDiskFail, FDiskFull, FDiskSlow}
+		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator}
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
-	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow}
+	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow, FMoveCoordinator}
 	// diskFaults take a dir.
 	diskFaults = []string{FDiskFail, FDiskFull, FDiskSlow}
 	// partitionRoles: roles that read a partition's state (a partition
