@@ -27,6 +27,12 @@ const (
 	// eligible.leader.replicas.version, transaction.version).
 	FUpgrade    = "upgrade"
 	FSetFeature = "set-feature"
+	// FNetem degrades chosen links (delay, jitter, loss, duplication,
+	// reordering, a bandwidth limit) with tc qdiscs inside the nodes;
+	// FCutClients drops the traffic between the client side (the kchaos
+	// host, where the workload runs) and chosen brokers' client port.
+	FNetem      = "netem"
+	FCutClients = "cut-clients"
 	FHeal       = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
@@ -83,6 +89,10 @@ var faults = []Fault{
 	{Name: FPause, Kind: Lasting, Heal: FPause, UndoneBy: []string{FResume, FHeal}, Color: "#8e6bbf"},
 	{Name: FKill, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#c0392b", CanLoseAcked: true},
 	{Name: FLoseUnflushed, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#7b1111", CanLoseAcked: true},
+	// A client cut is iptables rules tagged kchaos, as a partition is: heal
+	// partition removes both. A netem qdisc has its own heal.
+	{Name: FCutClients, Kind: Lasting, Heal: FPartition, UndoneBy: []string{FHeal}, Color: "#2c5d8f"},
+	{Name: FNetem, Kind: Lasting, Heal: FNetem, UndoneBy: []string{FHeal}, Color: "#c9a227"},
 	{Name: FRestart, Kind: Instant, Color: OtherFaultColor, CanLoseAcked: true},
 	{Name: FSetConfig, Kind: Instant, Color: "#d98c1f", CanLoseAcked: true},
 	{Name: FElectUnclean, Kind: Instant, Color: "#e0457b", CanLoseAcked: true},

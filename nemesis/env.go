@@ -76,6 +76,9 @@ type Env struct {
 	// changed in place, so readers may use it without the lock).
 	lastReader        int32
 	cutFromController map[int32]bool
+	// clientCut: brokers the kchaos host cannot reach (cut-clients); state
+	// reads skip them (same replacement rule).
+	clientCut map[int32]bool
 }
 
 func (e *Env) log() *slog.Logger {
@@ -123,14 +126,18 @@ func (e *Env) controllerIDs() []int32 {
 }
 
 // Inject injects f and records it: an invoke carrying the fault's spec,
-// then ok with the nodes it touched and what it did, or info with the
-// error (the fault may have been partly applied, so its outcome is
+// then ok with the nodes it touched and what it did (and, for a Prover,
+// the proof that it holds), or info with the error (the fault may have
+// been partly applied, or did not take effect, so its outcome is
 // unknown).
 func (e *Env) Inject(ctx context.Context, f Fault) error {
 	begin := time.Now()
 	e.record(histories.Invoke, f.Name(), histories.NemesisValue{Fault: f.Name(), Details: specOf(f)}, "")
 	defer e.completeOnPanic(f.Name(), histories.NemesisValue{Fault: f.Name()})
 	nodes, details, err := f.Inject(ctx, e)
+	if err == nil {
+		details, err = e.prove(ctx, f, details) // proof.go
+	}
 	v := histories.NemesisValue{Fault: f.Name(), Nodes: sortedIDs(nodes), Details: details}
 	if err != nil {
 		e.record(histories.Info, f.Name(), v, err.Error())

@@ -52,6 +52,10 @@ func NewFault(st Step) (Fault, error) {
 		return &setFeature{features: st.Feature}, nil
 	case FUpgrade:
 		return &rollingUpgrade{step: st}, nil
+	case FNetem:
+		return newNetem(st)
+	case FCutClients:
+		return &cutClients{target: st.Target}, nil
 	}
 	return nil, fmt.Errorf("unknown fault %q", st.Fault)
 }
@@ -186,8 +190,9 @@ func (f *elect) Heal(context.Context, *Env) error { return nil }
 // Heal undoes every fault of a kind across the run, from the containers'
 // actual state rather than from bookkeeping, so that it also repairs what
 // an interrupted injection left half done: partition removes every kchaos
-// rule, pause resumes every paused node, kill starts every stopped node
-// (killed, powered off or stopped), and all does the three and then waits,
+// rule (partitions and client cuts), netem every kchaos qdisc, pause
+// resumes every paused node, kill starts every stopped node (killed,
+// powered off or stopped), and all does the four and then waits,
 // at most limit, until every broker is live and every partition of the
 // topic has a leader. It is recorded as one heal op.
 func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error {
@@ -214,6 +219,14 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			if len(pending) > 0 {
 				// Down or paused: cleaned when started or resumed.
 				d["deferred"] = pending
+			}
+			errs = append(errs, err)
+		}
+		if all || kind == FNetem {
+			n, pending, err := e.healNetem(ctx) // netem.go
+			d["qdiscs_removed"] = n
+			if len(pending) > 0 {
+				d["netem_deferred"] = pending
 			}
 			errs = append(errs, err)
 		}

@@ -62,9 +62,10 @@ type Step struct {
 	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
 	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred,
-	// upgrade, set-feature.
+	// upgrade, set-feature, netem, cut-clients.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
-	// Shape of a partition fault (default isolate).
+	// Shape of a partition fault (default isolate), or the links a netem
+	// fault degrades: a partition shape's cut links, or clients.
 	Shape string `yaml:"shape,omitempty" json:"shape,omitempty"`
 	// Groups are the node groups of shape groups, e.g. [[0], [2]]: every
 	// group is cut from every other; nodes in no group keep all links.
@@ -84,6 +85,8 @@ type Step struct {
 	// Feature is the finalized feature levels a set-feature sets, e.g.
 	// {eligible.leader.replicas.version: 1}.
 	Feature map[string]int16 `yaml:"feature,omitempty" json:"feature,omitempty"`
+	// Netem is what a netem fault does to each link (netem.go).
+	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
 }
 
 // Target selects nodes at the moment a fault fires.
@@ -145,6 +148,8 @@ const (
 	FElectPreferred = histories.FElectPreferred
 	FUpgrade        = histories.FUpgrade
 	FSetFeature     = histories.FSetFeature
+	FNetem          = histories.FNetem
+	FCutClients     = histories.FCutClients
 	FHeal           = histories.FHeal
 	FSchedule       = histories.FSchedule
 )
@@ -182,14 +187,15 @@ const HealAll = histories.HealAll
 
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
-		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature}
+		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
+		FNetem, FCutClients}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator}
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
-	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed}
+	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FCutClients}
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
@@ -276,9 +282,11 @@ func validateStep(p string, st *Step, add addFunc) {
 			add(p+"."+field, "only for %s", what)
 		}
 	}
-	isPart := st.Fault == FPartition
-	only(st.Shape == "" || isPart, "shape", "fault partition")
-	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition with shape groups")
+	// netem picks its links with the partition's shapes (netem.go).
+	isPart := st.Fault == FPartition || st.Fault == FNetem
+	only(st.Shape == "" || isPart, "shape", "fault partition or netem")
+	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition or netem with shape groups")
+	only(st.Netem == nil || st.Fault == FNetem, "netem", "fault netem")
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
 	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade, "timeout", "until, fault restart and fault upgrade")
@@ -299,7 +307,11 @@ func validateStep(p string, st *Step, add addFunc) {
 			add(p+".fault", "unknown fault %q (want %s)", st.Fault, strings.Join(faultNames, ", "))
 			return
 		}
-		if isPart && st.Shape != "" && !slices.Contains(shapeNames, st.Shape) {
+		if st.Fault == FNetem {
+			validateNetem(p, st, add)
+		}
+		if isPart && st.Shape != "" && !slices.Contains(shapeNames, st.Shape) &&
+			!(st.Fault == FNetem && st.Shape == ShapeClients) {
 			add(p+".shape", "unknown shape %q (want %s)", st.Shape, strings.Join(shapeNames, ", "))
 		}
 		shape := st.Shape
@@ -307,7 +319,7 @@ func validateStep(p string, st *Step, add addFunc) {
 			shape = ShapeIsolate
 		}
 		needs := slices.Contains(needsTarget, st.Fault) ||
-			(isPart && (shape == ShapeIsolate || shape == ShapeFromController || shape == ShapeMajorityMinority))
+			(isPart && (shape == ShapeIsolate || shape == ShapeFromController || shape == ShapeMajorityMinority || shape == ShapeClients))
 		if needs && st.Target == nil {
 			add(p+".target", "fault %s needs a target", describeFault(st.Fault, shape))
 		}
@@ -363,7 +375,7 @@ func validateGroups(p string, st *Step, add addFunc) {
 }
 
 func describeFault(f, shape string) string {
-	if f == FPartition {
+	if f == FPartition || f == FNetem {
 		return f + " (shape " + shape + ")"
 	}
 	return f
