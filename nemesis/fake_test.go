@@ -197,13 +197,13 @@ func (f *fakeCluster) Exec(_ context.Context, id int32, cmd ...string) (string, 
 			return "", fmt.Errorf("fake exec: unexpected line %q", line)
 		}
 		spec := fs[4:]
+		for i, a := range spec { // iptables -S writes an address as a /32
+			if (a == "-s" || a == "-d") && i+1 < len(spec) && !strings.Contains(spec[i+1], "/") {
+				spec[i+1] += "/32"
+			}
+		}
 		switch fs[3] {
 		case "-I":
-			for i, a := range spec {
-				if (a == "-s" || a == "-d") && i+1 < len(spec) {
-					spec[i+1] += "/32"
-				}
-			}
 			f.rules[id] = append(f.rules[id], "-A "+strings.Join(spec, " "))
 		case "-D":
 			r := "-A " + strings.Join(spec, " ")
