@@ -95,9 +95,13 @@ const (
 func (r Reach) passes() bool { return r == ReachOpen || r == ReachRefused }
 
 // Probe limits: a dropped SYN is retried by the kernel for a minute, so a
-// probe that does not connect within these counts as dropped.
+// probe that does not connect within these counts as dropped. A proof
+// delays the schedule's next step by about the cut probe's limit (plus an
+// exec), so it is short: a running peer on the same network answers a SYN
+// in well under a millisecond; the control, which guards against a probe
+// that sees nothing, gets longer.
 const (
-	probeCut     = time.Second
+	probeCut     = 500 * time.Millisecond
 	probeControl = 2 * time.Second
 )
 
@@ -294,7 +298,7 @@ func (f *partitionFault) Prove(ctx context.Context, e *Env) (map[string]any, err
 // Prove shows that a kill or a pause holds: a killed node's process is
 // gone (the backend says it does not run, and its listener accepts no
 // connection from the kchaos host); a paused node answers no Kafka
-// request (an ApiVersions from the kchaos host gets no reply within 2 s).
+// request (an ApiVersions from the kchaos host gets no reply within 1 s).
 // A paused container cannot run a command, so its process state cannot be
 // read from inside; where the kchaos host cannot reach the listener (a
 // client cut), the backend's paused state is the proof, and says so.
@@ -356,5 +360,6 @@ func (f *processFault) Prove(ctx context.Context, e *Env) (map[string]any, error
 	return map[string]any{key: lines}, errors.Join(errs...)
 }
 
-// pauseProbe is how long a paused node's silence must last.
-const pauseProbe = 2 * time.Second
+// pauseProbe is how long a paused node's silence must last: a running
+// broker answers ApiVersions in milliseconds.
+const pauseProbe = time.Second

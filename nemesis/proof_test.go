@@ -71,7 +71,7 @@ func TestProofsRecorded(t *testing.T) {
 		// has an uncut peer for the control.
 		{FPartition, "cut", "[0->1 dropped 1->0 dropped 2->0 dropped 1000->0 dropped]"},
 		{FPartition, "control", "[1->1000 open 2->1000 open 1000->1 open]"},
-		{FPause, "frozen", "[1: paused, 10.9.0.21:9092 accepts TCP but no answer to ApiVersions in 2s]"},
+		{FPause, "frozen", "[1: paused, 10.9.0.21:9092 accepts TCP but no answer to ApiVersions in 1s]"},
 		{FKill, "stopped", "[2: not running (exit 137), 10.9.0.22:9092 unreachable]"},
 	} {
 		ev, p := proofOf(t, evs, tc.f)

@@ -32,8 +32,14 @@ import (
 //	    - until: {partition: 0, offline: true}
 //	    - fault: set-config
 //	      config: {unclean.leader.election.enable: "true"}
+//	    - fault: netem                   # degrade links: a partition shape's cut links, or clients
+//	      shape: clients
+//	      target: {role: leader, partition: 0}
+//	      netem: {delay: 100ms, jitter: 20ms, loss: 5%, duplicate: 1%, reorder: 25%, rate: 1mbit}
+//	    - fault: cut-clients             # the client side (kchaos) loses these brokers
+//	      target: {role: followers, partition: 0}
 //	    - wait: 10s
-//	    - heal: all                      # or a fault name: partition, pause, kill
+//	    - heal: all                      # or a fault name: partition (also cut-clients), pause, kill, netem
 //	  random:                            # instead of steps
 //	    seed: 42
 //	    interval: 10s
@@ -76,7 +82,8 @@ type Step struct {
 	Config map[string]*string `yaml:"config,omitempty" json:"config,omitempty"`
 	// Start asks lose-unflushed to start the broker again after the cut.
 	Start bool `yaml:"start,omitempty" json:"start,omitempty"`
-	// Heal undoes faults: "all", or one fault name (partition, pause, kill).
+	// Heal undoes faults: "all", or one fault name (partition, which also
+	// removes client cuts, pause, kill, netem).
 	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
 	// Version is the Kafka release an upgrade moves nodes to ("4.4.0",
 	// "4.4.x", "latest"); Finalize then raises metadata.version.
