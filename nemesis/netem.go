@@ -238,7 +238,7 @@ func (f *netemFault) peers(ctx context.Context, e *Env) (map[int32][]netip.Addr,
 // that is down or paused is skipped, as a partition skips it (its peers
 // still shape their side).
 func (f *netemFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	if d, ok := e.Cluster.(cluster.DisposableNetwork); !ok || !d.DisposableNetwork() {
+	if !e.netemCapable() {
 		return nil, nil, errors.New("the backend's nodes do not run in network namespaces of the run's own: " +
 			"a qdisc left by a crashed kchaos would stay on the host (the SSH backend's crash record knows only iptables rules), so netem is refused")
 	}
@@ -376,9 +376,19 @@ func rootQdiscs(out string) map[string]string {
 	return m
 }
 
+// netemCapable: netem runs only where the nodes' network namespaces are
+// the run's own (cluster.DisposableNetwork).
+func (e *Env) netemCapable() bool {
+	d, ok := e.Cluster.(cluster.DisposableNetwork)
+	return ok && d.DisposableNetwork()
+}
+
 // removeQdiscs deletes node id's kchaos netem roots (with their class,
 // netem and filters) and returns how many.
 func (e *Env) removeQdiscs(ctx context.Context, id int32) (int, error) {
+	if !e.netemCapable() {
+		return 0, nil // netem is refused there: nothing to remove, and tc may be missing
+	}
 	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
 	if err != nil {
 		return 0, err
@@ -421,6 +431,9 @@ func (e *Env) ListQdiscs(ctx context.Context, id int32) ([]string, error) {
 // starts or resumes them (retryPending); a Docker node started again
 // has a fresh network namespace anyway.
 func (e *Env) healNetem(ctx context.Context) (removed int, pending []int32, err error) {
+	if !e.netemCapable() {
+		return 0, nil, nil
+	}
 	var errs []error
 	for _, id := range e.AllNodes() {
 		if !e.runsUnpaused(ctx, id) {

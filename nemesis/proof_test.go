@@ -196,3 +196,38 @@ func TestRefusedWithoutCapability(t *testing.T) {
 		}
 	}
 }
+
+// execSpy is a backend without the optional capabilities that records
+// the commands run on it.
+type execSpy struct {
+	cluster.Nodes
+	cmds []string
+}
+
+func (s *execSpy) Exec(ctx context.Context, id int32, cmd ...string) (string, error) {
+	s.cmds = append(s.cmds, strings.Join(cmd, " "))
+	return s.Nodes.Exec(ctx, id, cmd...)
+}
+
+// TestNoTCWhereNetemIsRefused: on a backend where netem is refused (SSH),
+// the heals never run tc (its hosts may not have it), so a final heal
+// there is what it was before netem existed.
+func TestNoTCWhereNetemIsRefused(t *testing.T) {
+	env, c, _ := newFakeEnv()
+	spy := &execSpy{Nodes: c}
+	env.Cluster = spy
+	if err := (&Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(), Schedule{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Heal(context.Background(), FNetem, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range spy.cmds {
+		if strings.HasPrefix(cmd, "tc ") || strings.Contains(cmd, "\ntc ") {
+			t.Errorf("ran %q on a backend without netem", cmd)
+		}
+	}
+	if len(spy.cmds) == 0 {
+		t.Error("no command at all: the spy sees nothing")
+	}
+}
