@@ -56,10 +56,14 @@ func parsePercent(s string) (Percent, error) {
 	return Percent(v), nil
 }
 
+// UnmarshalYAML names the file line: a decoder error has no field path.
 func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
 	v, err := parsePercent(n.Value)
 	*p = v
-	return err
+	if err != nil {
+		return fmt.Errorf("line %d: netem percentage %w", n.Line, err)
+	}
+	return nil
 }
 
 func (p Percent) MarshalYAML() (any, error) { return p.String(), nil }
