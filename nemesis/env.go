@@ -1,7 +1,9 @@
 // Package nemesis injects faults into a kchaos run's Kafka cluster and
-// undoes them: network partitions (iptables inside the containers), paused
+// undoes them: network partitions (iptables inside the containers),
+// degraded links (netem: tc qdiscs), clients cut off from brokers, paused
 // and killed brokers, clean restarts, power loss (lose-unflushed), live
-// topic config changes and manual elections. Targets are chosen by role
+// topic config changes and manual elections. A fault that can proves that
+// it took effect before the schedule goes on (proof.go). Targets are chosen by role
 // when a fault fires; schedules are scripted or seeded-random; a final heal
 // always runs. Every injection and heal is recorded as a nemesis op
 // (process -1) in the run's history.
