@@ -231,3 +231,22 @@ func TestNoTCWhereNetemIsRefused(t *testing.T) {
 		t.Error("no command at all: the spy sees nothing")
 	}
 }
+
+// TestPartitionProofStacked: a second partition while a first still holds
+// proves itself: the control avoids the peers the first one cuts.
+func TestPartitionProofStacked(t *testing.T) {
+	env, _, _ := newFakeEnv()
+	ctx := context.Background()
+	first, _ := NewFault(Step{Fault: FPartition, Shape: ShapeGroups, Groups: [][]int32{{1000}, {1}}})
+	if err := env.Inject(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	second, _ := NewFault(Step{Fault: FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}})
+	if err := env.Inject(ctx, second); err != nil {
+		t.Fatalf("second partition: %v", err)
+	}
+	p, err := second.(Prover).Prove(ctx, env)
+	if err != nil || fmt.Sprint(p["control"]) != "[1->2 open 2->1000 open 1000->2 open]" {
+		t.Errorf("proof %v, %v", p, err)
+	}
+}
