@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
+	"slices"
 
 	"github.com/moby/moby/client"
 
@@ -17,7 +18,10 @@ var (
 
 // ClientAddr is the run network's gateway: the host's address on the
 // bridge, which is the source of every connection kchaos opens to a
-// container (the workload, the admin client, the observer).
+// container (the workload, the admin client, the observer). The network's
+// IPAM config names it only when it was given at creation (kchaos gives
+// just the subnet), so it is read from a running node's endpoint, where
+// Docker records the gateway it assigned.
 func (c *Cluster) ClientAddr(ctx context.Context) (netip.Addr, error) {
 	if c.network == nil {
 		return netip.Addr{}, fmt.Errorf("run %s: no network", c.cfg.RunID)
@@ -31,7 +35,21 @@ func (c *Cluster) ClientAddr(ctx context.Context) (netip.Addr, error) {
 			return cfg.Gateway, nil
 		}
 	}
-	return netip.Addr{}, fmt.Errorf("network %s: no IPv4 gateway in %+v", c.network.Name, res.Network.IPAM.Config)
+	for _, id := range append(slices.Clone(c.brokers), c.controllers...) {
+		ctr, err := c.container(id)
+		if err != nil {
+			continue
+		}
+		ci, err := c.docker.ContainerInspect(ctx, ctr.GetContainerID(), client.ContainerInspectOptions{})
+		if err != nil || ci.Container.NetworkSettings == nil {
+			continue
+		}
+		if ep, ok := ci.Container.NetworkSettings.Networks[c.network.Name]; ok && ep != nil && ep.Gateway.Is4() {
+			return ep.Gateway, nil
+		}
+	}
+	return netip.Addr{}, fmt.Errorf("network %s: no IPv4 gateway in its IPAM config %+v nor on a running node's endpoint",
+		c.network.Name, res.Network.IPAM.Config)
 }
 
 // DisposableNetwork: each node is a container with its own network
