@@ -22,10 +22,10 @@ docker:
 image: docker
 	@image/build.sh $(KAFKA_VERSION)
 
-# The releases the upgrade scenarios u1, u2 start from and end on.
-upgrade-images: docker
-	@image/build.sh 3.9.2
-	@image/build.sh 4.4.0
+# The releases the upgrade scenarios u1, u2 start from and end on, as the
+# scenarios themselves name them (kchaos versions).
+upgrade-images: docker build
+	@for v in $$($(BIN) versions u1 u2); do image/build.sh $$v || exit 1; done
 
 # The SSH backend's test host image (Kafka image + openssh-server), only when missing.
 sshhost-image: image

@@ -19,9 +19,11 @@ func (c *Checker) Result() *Result {
 	a.lostAndUnseen()
 	a.reuse()
 	a.values()
+	a.txnChecks()
 	a.sendOrder()
 	a.pollOrder()
 	a.explain()
+	a.explainTxns()
 	r.Stats = a.stats()
 	if c.opts.SkipLinearizability {
 		r.Linearizable = &Linearizable{Result: "skipped"}
@@ -49,6 +51,8 @@ func (c *Checker) closeOpen() {
 			c.sends[pd.send].ret = -1
 		case histories.FFinalRead:
 			c.failed = append(c.failed, finalTry{proc: p, typ: "open", at: pd.call, tps: pd.tps})
+		case histories.FTxn:
+			c.txns[pd.txn].typ = opInfo
 		}
 	}
 	c.open = map[int]*pending{}
@@ -64,16 +68,33 @@ type analysis struct {
 	acked  [][]int32                    // per partition, its sends acked with an offset, in send order
 	ackApp []int32                      // send -> its append in the partition's porcupine history
 	rt     map[int32]*RealTimeViolation // per partition, from realTime
+	tsFin  []int64                      // txn send -> its value's offset in the final read of its partition, or -1
+	wwN    int                          // edges of the txn dependency graph
+	wrN    int                          //
 }
 
 func (a *analysis) prepare() {
 	c := a.c
 	a.inFin = make([]uint64, len(c.vals)/64+1)
+	a.tsFin = make([]int64, len(c.txnSends))
+	for i := range a.tsFin {
+		a.tsFin[i] = -1
+	}
 	for tp := range c.tps {
 		for _, r := range a.finalRecs(int32(tp)) {
-			if s := c.explainer(r.val, int32(tp), r.off); s < 0 || c.sends[s].tp == int32(tp) {
-				a.inFin[r.val/64] |= 1 << (r.val % 64)
+			s, ts := c.writer(r.val, int32(tp), r.off)
+			switch {
+			case ts >= 0:
+				if c.txnSends[ts].tp != int32(tp) {
+					continue
+				}
+				if a.tsFin[ts] < 0 {
+					a.tsFin[ts] = r.off
+				}
+			case s >= 0 && c.sends[s].tp != int32(tp):
+				continue
 			}
+			a.inFin[r.val/64] |= 1 << (r.val % 64)
 		}
 	}
 	for i, op := range c.nem {
@@ -226,14 +247,22 @@ func (a *analysis) reuse() {
 					o.Leaders = append(o.Leaders, st.leader)
 				}
 			}
-			if s := c.explainer(val, tp, off); s >= 0 && o.Send == "" {
+			if s, ts := c.writer(val, tp, off); o.Send == "" && s >= 0 {
 				o.Send = a.sendWords(s)
+			} else if o.Send == "" && ts >= 0 {
+				o.Send = a.txnWords(ts)
 			}
 		}
 	}
 	for i := range c.sends {
 		if s := &c.sends[i]; s.typ == opOK {
 			see(s.tp, s.off, s.val, s.ret, fmt.Sprintf("send p%d acked at %.1f s", s.proc, secs(s.ret)), nil)
+		}
+	}
+	for i := range c.txnSends {
+		if s := &c.txnSends[i]; s.off >= 0 {
+			t := &c.txns[s.txn]
+			see(s.tp, s.off, s.val, max(t.ret, t.call), fmt.Sprintf("txn %q p%d acked inside it", c.txnIDs[t.id], t.proc), nil)
 		}
 	}
 	a.eachRead(func(f string, op *readOp, r *rec) {
@@ -258,12 +287,13 @@ func (a *analysis) reuse() {
 const unfinishedFinal = "unfinished final-read"
 
 // eachRead calls fn on every record of every completed poll and final
-// read, and of every unfinished final read that returned records.
+// read, of every unfinished final read that returned records, and of
+// every txn's polls.
 func (a *analysis) eachRead(fn func(f string, op *readOp, r *rec)) {
 	for _, set := range []struct {
 		f   string
 		ops []readOp
-	}{{histories.FPoll, a.c.polls}, {histories.FFinalRead, a.c.finals}, {unfinishedFinal, a.c.partials}} {
+	}{{histories.FPoll, a.c.polls}, {histories.FFinalRead, a.c.finals}, {unfinishedFinal, a.c.partials}, {txnPoll, a.c.txnPolls}} {
 		for i := range set.ops {
 			op := &set.ops[i]
 			for j := op.start; j < op.end; j++ {
@@ -272,6 +302,9 @@ func (a *analysis) eachRead(fn func(f string, op *readOp, r *rec)) {
 		}
 	}
 }
+
+// txnPoll names a txn's poll micro-operation in sources.
+const txnPoll = "txn poll"
 
 func (a *analysis) sendWords(s int32) string {
 	op, err := &a.c.sends[s], a.c.sendErr[s]

@@ -173,6 +173,7 @@ type Checker struct {
 	clients  int64                     // client ops invoked
 	tornLine int                       //
 	scratch  readVal                   //
+	txnState                           // transactions (txn.go)
 }
 
 // tpOff is a place in the log.
@@ -215,6 +216,7 @@ type readOp struct {
 	start, end int32           // its records in Checker.recs, sorted by (tp, offset)
 	ends       map[int32]int64 // final read: tp -> end offset
 	starts     map[int32]int64 // final read: tp -> log start offset
+	rc         bool            // read at read_committed
 }
 
 type rec struct {
@@ -228,15 +230,18 @@ type valueInfo struct {
 	send   int32 // first send that invoked it, or -1
 	tp     int32 // where it was first seen, or -1
 	off    int64
-	polled bool // some poll returned it
-	read   bool // some poll or final read returned it
+	txn    int32 // first txn send that invoked it, or -1
+	polled bool  // some poll returned it
+	read   bool  // some poll or final read returned it
 }
 
 type pending struct {
 	f    string
 	call int64
 	send int32   // index in sends
+	txn  int32   // index in txns
 	tps  []int32 // final read: the partitions asked for
+	rc   bool    // a poll or final read at read_committed
 }
 
 type finalTry struct {
@@ -337,7 +342,7 @@ func (c *Checker) value(v []byte) int32 {
 		id = int32(len(c.vals))
 		s := string(v)
 		c.valIdx[s] = id
-		c.vals = append(c.vals, valueInfo{str: s, send: -1, tp: -1, off: -1})
+		c.vals = append(c.vals, valueInfo{str: s, send: -1, txn: -1, tp: -1, off: -1})
 	}
 	return id
 }

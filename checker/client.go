@@ -22,6 +22,7 @@ type pollGap struct {
 	prevLast, first   int64
 	prevVal, firstVal int32
 	at                int64 // the poll's completion
+	rc                bool  // the poll was read_committed
 }
 
 type nmSend struct {
@@ -38,7 +39,7 @@ func (c *Checker) addClient(e *histories.Event) error {
 			return fmt.Errorf("process %d invokes %s while %s is open", p, e.F, o.f)
 		}
 		c.clients++
-		pd := &pending{f: e.F, call: e.Time, send: -1}
+		pd := &pending{f: e.F, call: e.Time, send: -1, txn: -1}
 		switch e.F {
 		case histories.FSend:
 			if len(e.Value) == 0 {
@@ -67,13 +68,26 @@ func (c *Checker) addClient(e *histories.Event) error {
 			if req.Topic == "" {
 				return errors.New(`final-read invoke value: missing field "topic"`)
 			}
+			rc, err := isolation("final-read invoke value", req.Isolation)
+			if err != nil {
+				return err
+			}
+			pd.rc = rc
 			for _, part := range req.Partitions {
 				if err := c.checkPlace("final-read invoke value", []byte(req.Topic), part); err != nil {
 					return err
 				}
 				pd.tps = append(pd.tps, c.tp([]byte(req.Topic), part))
 			}
-		case histories.FPoll, histories.FAssign:
+		case histories.FPoll:
+			if err := c.pollInvoke(pd, e); err != nil {
+				return err
+			}
+		case histories.FTxn:
+			if err := c.invokeTxn(pd, e); err != nil {
+				return err
+			}
+		case histories.FAssign:
 		default:
 			c.ignored[e.F]++
 		}
@@ -94,6 +108,8 @@ func (c *Checker) addClient(e *histories.Event) error {
 	switch e.F {
 	case histories.FSend:
 		return c.completeSend(pd, e)
+	case histories.FTxn:
+		return c.completeTxn(pd, e)
 	case histories.FPoll:
 		if e.Type == histories.OK {
 			return c.completePoll(pd, e)
@@ -136,9 +152,17 @@ func (c *Checker) checkPlace(what string, topic []byte, p int32) error {
 // record possible (ok, ok without offset, info); else one sent to tp that
 // failed; else any send of the value; -1 if none invoked it.
 func (c *Checker) explainer(val, tp int32, off int64) int32 {
+	best, _ := c.explainRank(val, tp, off)
+	return best
+}
+
+// explainRank is explainer with the rank of its choice: 4 acked there, 3
+// sent there with an outcome that leaves it possible, 2 sent there and
+// failed, 1 sent elsewhere, 0 none (see writer, which weighs txn sends).
+func (c *Checker) explainRank(val, tp int32, off int64) (int32, int) {
 	first := c.vals[val].send
 	if first < 0 {
-		return -1
+		return -1, 0
 	}
 	best, rank := int32(-1), -1
 	try := func(i int32) {
@@ -160,7 +184,7 @@ func (c *Checker) explainer(val, tp int32, off int64) int32 {
 	for _, i := range c.sendsOf[val] {
 		try(i)
 	}
-	return best
+	return best, rank
 }
 
 // addSendOf records that send s invoked value val (values the format
@@ -276,13 +300,31 @@ func (c *Checker) sameCompletion(s *sendOp, e *histories.Event) error {
 
 // readRecords decodes a read's records into c.recs, sorted by partition and
 // offset, and returns their range.
-func (c *Checker) readRecords(e *histories.Event, polled bool) (int32, int32, *readVal, error) {
-	v := &c.scratch
-	what := fmt.Sprintf("%s %s value", e.F, e.Type)
-	if err := decodeRead(e.Value, v); err != nil {
+func (c *Checker) readRecords(e *histories.Event, polled, rc bool) (int32, int32, *readVal, error) {
+	rd := readCtx{what: fmt.Sprintf("%s %s value", e.F, e.Type), needTopic: e.Type == histories.OK,
+		polled: polled, order: polled, rc: rc, proc: int32(e.Process), at: e.Time}
+	return c.recordsOf(&rd, e.Value)
+}
+
+// readCtx says how recordsOf takes a read: what names it in errors,
+// needTopic requires the topic even without records, polled marks the
+// values as polled, order follows the consumer's poll order (a txn's
+// polls are polled but not followed, see txn.go) and rc says the read was
+// read_committed.
+type readCtx struct {
+	what                         string
+	needTopic, polled, order, rc bool
+	proc                         int32
+	at                           int64
+}
+
+// recordsOf is readRecords on a raw read result.
+func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *readVal, error) {
+	v, what, polled := &c.scratch, rd.what, rd.polled
+	if err := decodeRead(raw, v); err != nil {
 		return 0, 0, nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if !v.hasTopic && (e.Type == histories.OK || len(v.recs) > 0 || len(v.ends) > 0 || len(v.starts) > 0) {
+	if !v.hasTopic && (rd.needTopic || len(v.recs) > 0 || len(v.ends) > 0 || len(v.starts) > 0) {
 		return 0, 0, nil, fmt.Errorf(`%s: missing field "topic"`, what)
 	}
 	if err := c.checkBounds(what, v); err != nil {
@@ -308,13 +350,16 @@ func (c *Checker) readRecords(e *histories.Event, polled bool) (int32, int32, *r
 		tp := c.tp(v.topic, r.partition)
 		val := c.value(r.value)
 		c.recs = append(c.recs, rec{tp: tp, val: val, off: r.offset, epoch: r.epoch})
+		if rd.rc {
+			c.markTxnTP(tp)
+		}
 		c.saw(tp, r.offset, val)
 		vi := &c.vals[val]
 		vi.read = true
 		vi.polled = vi.polled || polled
 	}
-	if polled {
-		c.pollOrder(int32(e.Process), c.recs[start:], e.Time)
+	if rd.order {
+		c.pollOrder(rd.proc, c.recs[start:], rd.at, rd.rc)
 	}
 	if got := c.recs[start:]; !slices.IsSortedFunc(got, recCmp) {
 		slices.SortStableFunc(got, recCmp)
@@ -356,7 +401,7 @@ func sortedKeys(m map[int32]int64) []int32 {
 // previous one it read on that partition (since its last assign). Going
 // back is nonmonotonic-poll; skipping ahead is a poll-skip candidate,
 // reported if the final read shows the skipped offsets exist.
-func (c *Checker) pollOrder(proc int32, recs []rec, at int64) {
+func (c *Checker) pollOrder(proc int32, recs []rec, at int64, rc bool) {
 	var key procTP
 	var seq *pollSeq
 	for _, r := range recs {
@@ -369,7 +414,7 @@ func (c *Checker) pollOrder(proc int32, recs []rec, at int64) {
 				continue
 			}
 		}
-		g := pollGap{proc: proc, tp: r.tp, prevLast: seq.last, first: r.off, prevVal: seq.val, firstVal: r.val, at: at}
+		g := pollGap{proc: proc, tp: r.tp, prevLast: seq.last, first: r.off, prevVal: seq.val, firstVal: r.val, at: at, rc: rc}
 		switch {
 		case r.off <= seq.last:
 			c.back = append(c.back, g)
@@ -385,12 +430,12 @@ func recCmp(a, b rec) int {
 }
 
 func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
-	start, end, _, err := c.readRecords(e, true)
+	start, end, _, err := c.readRecords(e, true, pd.rc)
 	if err != nil {
 		return err
 	}
 	proc := int32(e.Process)
-	c.polls = append(c.polls, readOp{proc: proc, call: pd.call, ret: e.Time, start: start, end: end})
+	c.polls = append(c.polls, readOp{proc: proc, call: pd.call, ret: e.Time, start: start, end: end, rc: pd.rc})
 	for i := start; i < end; i++ {
 		c.tps[c.recs[i].tp].polled++
 	}
@@ -401,20 +446,20 @@ func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
 // fail: they are evidence of what the log held (offset-reuse, aborted-read,
 // unexpected, and porcupine's reads), though they cannot prove a loss.
 func (c *Checker) completePartial(pd *pending, e *histories.Event) error {
-	start, end, _, err := c.readRecords(e, false)
+	start, end, _, err := c.readRecords(e, false, pd.rc)
 	if err != nil {
 		return err
 	}
-	c.partials = append(c.partials, readOp{proc: int32(e.Process), call: pd.call, ret: e.Time, start: start, end: end})
+	c.partials = append(c.partials, readOp{proc: int32(e.Process), call: pd.call, ret: e.Time, start: start, end: end, rc: pd.rc})
 	return nil
 }
 
 func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
-	start, end, v, err := c.readRecords(e, false)
+	start, end, v, err := c.readRecords(e, false, pd.rc)
 	if err != nil {
 		return err
 	}
-	op := readOp{proc: int32(e.Process), call: pd.call, ret: e.Time, start: start, end: end}
+	op := readOp{proc: int32(e.Process), call: pd.call, ret: e.Time, start: start, end: end, rc: pd.rc}
 	idx := int32(len(c.finals))
 	covered := append([]int32(nil), pd.tps...)
 	topic := v.topic
@@ -436,6 +481,9 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 		covered = append(covered, c.recs[i].tp)
 	}
 	for _, tp := range covered {
+		if op.rc {
+			c.markTxnTP(tp)
+		}
 		// A partition is judged by its completed final read invoked last:
 		// the one that could have seen the most acks.
 		if f := c.tps[tp].final; f < 0 || f == idx || c.finals[f].call <= op.call {

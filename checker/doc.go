@@ -27,13 +27,27 @@
 //	unseen            per send    acked, never polled, on a partition without
 //	                              a completed final read
 //
+// Transactions (txn ops; txn.go, txncheck.go, txncycle.go):
+//
+//	txn-lost-write       per send  a committed txn's acked send missing from
+//	                               the final read (lost-write's window)
+//	txn-aborted-read     per value a failed txn's value read at read_committed
+//	txn-uncommitted-read per value read at read_committed before its txn could
+//	                               have committed (or by the txn itself)
+//	txn-duplicate        per value a txn's value at two or more offsets
+//	txn-torn             per txn   partly visible, or out of send order
+//	G0                   per cycle ww-only cycle among txns: not counted
+//	G1c                  per cycle wr-only cycle among txns
+//
 // An ok send without an offset (acks=0) has an unknown outcome, like info.
 // An info send may or may not be in the log: neither is flagged.
 //
 // # Verdict
 //
 // false: lost-write, offset-reuse, aborted-read, unexpected, poll-skip,
-// nonmonotonic-poll or nonlinearizable; duplicate and nonmonotonic-send too
+// nonmonotonic-poll, nonlinearizable, or a txn anomaly other than G0
+// (Kafka does not isolate concurrent txns' writes, see txncycle.go);
+// duplicate and nonmonotonic-send too
 // when the producer was idempotent (Options.Idempotent; CheckPath reads it
 // from run.json, a bare history is from a non-idempotent producer).
 // "unknown": otherwise, if there are unseen sends, a partition that was sent
@@ -61,7 +75,11 @@
 //   - Bad input (exit 254, naming line and field): the required fields and
 //     impossible values listed in docs/HISTORY.md ("Rules the checker holds
 //     to"); with Options.Topic/Partitions (from run.json), other topics and
-//     partitions. Unknown client f: ignored, counted, said in reasons.
+//     partitions. Unknown client f: ignored, counted, said in reasons
+//     (txn is analysed).
+//   - Partitions holding txn writes or read_committed reads are left out
+//     of porcupine (it does not model transactions): said in reasons and
+//     stats.txns, never a reason for "unknown".
 //   - Reads are attributed to the send that explains them (explainer), so a
 //     value re-sent after a failure is judged by the send that wrote it.
 //   - The verdict rule lives in CountsAgainst (Result.Against,
@@ -84,7 +102,9 @@
 //	             unavailable_s, leadership[{at_s, leader, leader_epoch, isr,
 //	             elr, last_known_elr, high_watermark, election}]}},
 //	           recovery[{fault, recovered_s{"T-P": s}, not_recovered}],
-//	           final_reads_not_completed, truncated_line},
+//	           final_reads_not_completed, truncated_line,
+//	           txns{ok, fail, info, sends, poll_records, not_linearized,
+//	                ww_edges, wr_edges}},
 //	 "reasons": ["lost-write: 39", ...],          why not true, and notes
 //	 "explanations": [{kind, topic, partition, first_offset, last_offset,
 //	                   count, offsets, values, acked_s, isr_at_ack,

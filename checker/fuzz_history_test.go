@@ -11,7 +11,7 @@ import (
 
 // historyFromBytes turns any bytes into a well-formed history (format v1):
 // four bytes per step choose a process, what it does (invoke or complete a
-// send, poll, final read or assign), partitions, values, offsets and how
+// send, txn, poll, final read or assign), partitions, values, offsets and how
 // far time moves (often not at all, so events tie). Values, offsets and
 // processes are drawn from few, so that values repeat, offsets collide,
 // reads see what was and was not sent, and every anomaly can occur. A
@@ -27,6 +27,9 @@ func historyFromBytes(data []byte) string {
 		val  string
 	}
 	sendOf := map[int]sent{}
+	txnOf := map[int][]sent{}  // slot: its open txn's sends
+	txnPoll := map[int]bool{}  // slot: its open txn polls first
+	txnAbort := map[int]bool{} // slot: its open txn intends to abort
 	line := func(proc int, typ, f, v string, errText string) {
 		fmt.Fprintf(&b, `{"index":%d,"time":%d,"process":%d,"type":"%s","f":"%s"`, idx, at, proc, typ, f)
 		if v != "" {
@@ -103,6 +106,35 @@ func historyFromBytes(data []byte) string {
 				} else {
 					line(proc, typ, f, fmt.Sprintf(`{"topic":"t","records":%s,"end_offsets":%s}`, rs, endsJSON(ends, y)), "")
 				}
+			case "txn":
+				typ := []string{"ok", "fail", "info", "ok"}[x>>1&3]
+				if typ == "ok" && txnAbort[slot] {
+					typ = "fail" // ok means committed
+				}
+				if typ == "info" {
+					pid[slot] += 10
+				}
+				var ops []string
+				if txnPoll[slot] {
+					rs, _ := records(data[:min(len(data), int(y%7))])
+					ops = append(ops, fmt.Sprintf(`{"f":"poll","topic":"t","partitions":[0,1],"records":%s}`, rs))
+				}
+				for i, sd := range txnOf[slot] {
+					off := ""
+					if x>>3&1 == 0 {
+						off = fmt.Sprintf(`,"offset":%d`, int64(y>>(3*i)&7))
+					}
+					ops = append(ops, fmt.Sprintf(`{"f":"send","topic":"t","partition":%d,"value":%q%s}`, sd.part, sd.val, off))
+				}
+				end := ""
+				if x>>4&1 == 1 {
+					end = fmt.Sprintf(`,"end_invoked":%d`, at)
+				}
+				intent := "commit"
+				if txnAbort[slot] {
+					intent = "abort"
+				}
+				line(proc, typ, "txn", fmt.Sprintf(`{"transactional_id":"tx%d","intent":%q,"ops":[%s]%s}`, slot, intent, strings.Join(ops, ","), end), "")
 			case "assign":
 				line(proc, []string{"ok", "fail"}[x>>1&1], "assign", fmt.Sprintf(`{"topic":"t","partitions":[%d],"offsets":{"%d":%d}}`, part, part, y%8), "")
 			}
@@ -112,20 +144,49 @@ func historyFromBytes(data []byte) string {
 		switch {
 		case slot == 9:
 			open[slot] = "final-read"
-			line(proc, "invoke", "final-read", `{"topic":"t","partitions":[0,1],"from":0}`, "")
+			line(proc, "invoke", "final-read", `{"topic":"t","partitions":[0,1],"from":0`+fuzzIsolation(y)+`}`, "")
+		case op>>4 == 8:
+			// A txn of one or two sends (values drawn like sends'), and
+			// a poll first when y says so.
+			open[slot] = "txn"
+			txnOf[slot] = []sent{{part, fmt.Sprintf("v%d", y%10)}}
+			if y&0x40 != 0 {
+				txnOf[slot] = append(txnOf[slot], sent{part ^ 1, fmt.Sprintf("v%d", y/10%10)})
+			}
+			txnPoll[slot] = y&0x20 != 0
+			intent := "commit"
+			if txnAbort[slot] = x>>5&1 == 1; txnAbort[slot] {
+				intent = "abort"
+			}
+			var ops []string
+			if txnPoll[slot] {
+				ops = append(ops, `{"f":"poll","topic":"t","partitions":[0,1]}`)
+			}
+			for _, sd := range txnOf[slot] {
+				ops = append(ops, sendV(sd.part, sd.val)[:len(sendV(sd.part, sd.val))-1]+`,"f":"send"}`)
+			}
+			line(proc, "invoke", "txn", fmt.Sprintf(`{"transactional_id":"tx%d","intent":%q,"ops":[%s]}`, slot, intent, strings.Join(ops, ",")), "")
 		case op>>4 < 9:
 			open[slot] = "send"
 			sendOf[slot] = sent{part, fmt.Sprintf("v%d", y%10)}
 			line(proc, "invoke", "send", sendV(part, sendOf[slot].val), "")
 		case op>>4 < 14:
 			open[slot] = "poll"
-			line(proc, "invoke", "poll", `{"topic":"t","partitions":[0,1]}`, "")
+			line(proc, "invoke", "poll", `{"topic":"t","partitions":[0,1]`+fuzzIsolation(y)+`}`, "")
 		default:
 			open[slot] = "assign"
 			line(proc, "invoke", "assign", fmt.Sprintf(`{"topic":"t","partitions":[%d],"offsets":{"%d":%d}}`, part, part, y%8), "")
 		}
 	}
 	return b.String()
+}
+
+// fuzzIsolation makes one read in two read_committed.
+func fuzzIsolation(y byte) string {
+	if y&0x80 != 0 {
+		return `,"isolation":"read_committed"`
+	}
+	return ""
 }
 
 // FuzzHistory holds the invariants of FuzzCheck on histories made from the
@@ -136,6 +197,9 @@ func FuzzHistory(f *testing.F) {
 		"\x00\x00\x01\x00\x01\x00\x02\x00\x00\x02\x00\x00\x01\x00\x01\x01\x05\x00\x00\x00\x05\x00\x04\x00\x00\x01\x02\x03",
 		"\x90\x00\x00\x01\x00\x06\x05\x01\x90\x00\x05\x01\xf1\x00\x03\x01\xf1\x00\x03\x01",
 		strings.Repeat("\x01\x02\x03\x04\x02\x03\x04\x05\x05\x00\x07\x00", 8),
+		// txns: invoked and completed ok, fail and info, with polls,
+		// beside plain sends and read_committed reads.
+		"\x80\x00\x6b\x01\x80\x10\x5b\x01\x81\x20\xe7\x01\x81\x02\x3f\x01\x86\x00\x61\x01\x86\x04\x09\x01\x05\x00\x80\x01\x05\x00\x0c\x01",
 	} {
 		f.Add([]byte(s))
 	}

@@ -19,26 +19,58 @@ type valueSeen struct {
 	hasOff   map[int64]bool
 }
 
+// newValueSeen starts the record of a value first read by op.
+func newValueSeen(op *readOp) valueSeen {
+	return valueSeen{first: op.ret, hasEpoch: map[int32]bool{}, hasOff: map[int64]bool{}}
+}
+
+// note adds one read of the value: by whom (the first five), its epoch and
+// offset (each once), and the earliest read's completion.
+func (s *valueSeen) note(by string, op *readOp, r *rec) {
+	if len(s.readBy) < 5 {
+		s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", by, op.proc, secs(op.ret), r.off))
+	}
+	if !s.hasEpoch[r.epoch] {
+		s.hasEpoch[r.epoch] = true
+		s.epochs = append(s.epochs, r.epoch)
+	}
+	if !s.hasOff[r.off] {
+		s.hasOff[r.off] = true
+		s.offsets = append(s.offsets, r.off)
+	}
+	s.first = min(s.first, op.ret)
+}
+
 // values finds duplicate, aborted-read and unexpected values.
 func (a *analysis) values() {
 	c := a.c
-	type kinds struct{ dup, aborted, unexpected bool }
+	type kinds struct{ dup, txnDup, aborted, unexpected bool }
 	want := map[int32]kinds{}
 	for v := range c.vals {
 		vi := &c.vals[v]
 		k := kinds{dup: len(c.dupAt[int32(v)]) > 0}
+		if k.dup && vi.send < 0 && vi.txn >= 0 {
+			// Only txns sent it: transactional producers are
+			// idempotent, and exactly-once promises no duplicates.
+			k.dup, k.txnDup = false, true
+		}
 		if vi.read {
-			k.unexpected = vi.send < 0
+			k.unexpected = vi.send < 0 && vi.txn < 0
 			if !k.unexpected {
 				// Each place the value was seen is explained by its best
-				// send there: aborted if that send failed definitely.
-				k.aborted = c.sends[c.explainer(int32(v), vi.tp, vi.off)].typ == opFail
+				// send there: aborted if that send failed definitely (a
+				// txn's value is judged by the txn checks).
+				failed := func(tp int32, off int64) bool {
+					s, _ := c.writer(int32(v), tp, off)
+					return s >= 0 && c.sends[s].typ == opFail
+				}
+				k.aborted = failed(vi.tp, vi.off)
 				for _, o := range c.dupAt[int32(v)] {
-					k.aborted = k.aborted || c.sends[c.explainer(int32(v), o.tp, o.off)].typ == opFail
+					k.aborted = k.aborted || failed(o.tp, o.off)
 				}
 			}
 		}
-		if k.dup || k.aborted || k.unexpected {
+		if k.dup || k.txnDup || k.aborted || k.unexpected {
 			want[int32(v)] = k
 		}
 	}
@@ -52,21 +84,11 @@ func (a *analysis) values() {
 		}
 		s := seen[r.val]
 		if s == nil {
-			s = &valueSeen{first: op.ret, hasEpoch: map[int32]bool{}, hasOff: map[int64]bool{}}
+			vs := newValueSeen(op)
+			s = &vs
 			seen[r.val] = s
 		}
-		if len(s.readBy) < 5 {
-			s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", f, op.proc, secs(op.ret), r.off))
-		}
-		if !s.hasEpoch[r.epoch] {
-			s.hasEpoch[r.epoch] = true
-			s.epochs = append(s.epochs, r.epoch)
-		}
-		if !s.hasOff[r.off] {
-			s.hasOff[r.off] = true
-			s.offsets = append(s.offsets, r.off)
-		}
-		s.first = min(s.first, op.ret)
+		s.note(f, op, r)
 	})
 	vals := make([]int32, 0, len(want))
 	for v := range want {
@@ -93,6 +115,19 @@ func (a *analysis) values() {
 		t := c.tps[tp]
 		e := ValueEntry{Topic: t.topic, Partition: t.partition, Value: vi.str, Offsets: s.offsets,
 			LeaderEpochs: s.epochs, ReadBy: s.readBy, Send: ref, Where: a.where(tp, at)}
+		if k.txnDup {
+			offs := []int64{vi.off}
+			for _, o := range c.dupAt[v] {
+				offs = append(offs, o.off)
+			}
+			_, ts := c.writer(v, vi.tp, vi.off)
+			if ts < 0 {
+				ts = vi.txn
+			}
+			seen := *s
+			seen.offsets = offs
+			a.r.Anomalies.TxnDuplicate = append(a.r.Anomalies.TxnDuplicate, a.txnValueEntry(v, ts, &seen, TxnDuplicate))
+		}
 		if k.dup {
 			d := e
 			d.Offsets = []int64{vi.off}
@@ -147,6 +182,13 @@ func (a *analysis) pollOrder() {
 		recs := a.finalRecs(g.tp)
 		lo := sort.Search(len(recs), func(i int) bool { return recs[i].off > g.prevLast })
 		hi := sort.Search(len(recs), func(i int) bool { return recs[i].off >= g.first })
+		if g.rc {
+			// A read_committed reader skips aborted and open txns' records
+			// (and markers, which take offsets and are never read): only a
+			// record it should have seen makes a skip.
+			recs = slices.DeleteFunc(slices.Clone(recs[lo:hi]), func(r rec) bool { return !c.committedVisible(r.val, r.tp, r.off) })
+			lo, hi = 0, len(recs)
+		}
 		if lo >= hi {
 			continue
 		}

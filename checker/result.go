@@ -108,7 +108,8 @@ const (
 // AnomalyNames is every anomaly name, in HISTORY.md's order: the
 // vocabulary that expectations and suites count by.
 var AnomalyNames = []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected,
-	NonmonotonicSend, PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable}
+	NonmonotonicSend, PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable,
+	TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G0, G1c}
 
 // Anomalies lists each anomaly found, by name; a name is absent from
 // results.json when its list is empty.
@@ -123,6 +124,14 @@ type Anomalies struct {
 	NonmonotonicPoll []PollEntry             `json:"nonmonotonic-poll,omitempty"`
 	Unseen           []SendEntry             `json:"unseen,omitempty"`
 	Nonlinearizable  []NonlinearizableEntry  `json:"nonlinearizable,omitempty"`
+	// Transactions (txnresult.go).
+	TxnLostWrite       []TxnLostWriteEntry `json:"txn-lost-write,omitempty"`
+	TxnAbortedRead     []TxnValueEntry     `json:"txn-aborted-read,omitempty"`
+	TxnUncommittedRead []TxnValueEntry     `json:"txn-uncommitted-read,omitempty"`
+	TxnDuplicate       []TxnValueEntry     `json:"txn-duplicate,omitempty"`
+	TxnTorn            []TxnTornEntry      `json:"txn-torn,omitempty"`
+	G0                 []CycleEntry        `json:"G0,omitempty"`
+	G1c                []CycleEntry        `json:"G1c,omitempty"`
 }
 
 func (a *Anomalies) counts() map[string]int {
@@ -142,6 +151,13 @@ func (a *Anomalies) counts() map[string]int {
 	put(NonmonotonicPoll, len(a.NonmonotonicPoll))
 	put(Unseen, len(a.Unseen))
 	put(Nonlinearizable, len(a.Nonlinearizable))
+	put(TxnLostWrite, len(a.TxnLostWrite))
+	put(TxnAbortedRead, len(a.TxnAbortedRead))
+	put(TxnUncommittedRead, len(a.TxnUncommittedRead))
+	put(TxnDuplicate, len(a.TxnDuplicate))
+	put(TxnTorn, len(a.TxnTorn))
+	put(G0, len(a.G0))
+	put(G1c, len(a.G1c))
 	return m
 }
 
@@ -286,15 +302,17 @@ type PollEntry struct {
 	Where          Where    `json:"where"`
 }
 
-// SendEntry is one acked send (unseen).
+// SendEntry is one acked send (unseen): a plain send, or a send of a
+// committed txn (TransactionalID set; AckedS is when the txn committed).
 type SendEntry struct {
-	Topic     string  `json:"topic"`
-	Partition int32   `json:"partition"`
-	Value     string  `json:"value"`
-	Offset    int64   `json:"offset"`
-	Process   int     `json:"process"`
-	AckedS    float64 `json:"acked_s"`
-	AtAck     Where   `json:"at_ack"`
+	Topic           string  `json:"topic"`
+	Partition       int32   `json:"partition"`
+	Value           string  `json:"value"`
+	Offset          int64   `json:"offset"`
+	Process         int     `json:"process"`
+	AckedS          float64 `json:"acked_s"`
+	AtAck           Where   `json:"at_ack"`
+	TransactionalID string  `json:"transactional_id,omitempty"`
 }
 
 // NonlinearizableEntry is one topic-partition whose log porcupine could

@@ -26,6 +26,8 @@ type Stats struct {
 	TruncatedLine int `json:"truncated_line,omitempty"`
 	// IgnoredOps counts client ops whose f the contract does not define, by f.
 	IgnoredOps map[string]int `json:"ignored_ops,omitempty"`
+	// Txns describes the transactions, if there were any.
+	Txns *TxnStats `json:"txns,omitempty"`
 }
 
 // SendStats counts sends by outcome.
@@ -168,6 +170,7 @@ func (a *analysis) stats() Stats {
 		st.FinalReadsNotCompleted = append(st.FinalReadsNotCompleted, ft)
 	}
 	st.Recovery = a.recovery()
+	st.Txns = a.txnStats()
 	return st
 }
 
@@ -270,4 +273,27 @@ func (a *analysis) recovery() []Recovery {
 		out = append(out, r)
 	}
 	return out
+}
+
+// txnStats counts the txns by outcome, and their sends and polled records.
+func (a *analysis) txnStats() *TxnStats {
+	c := a.c
+	if len(c.txns) == 0 && len(c.txnTP) == 0 {
+		return nil
+	}
+	ts := &TxnStats{Sends: len(c.txnSends), NotLinearized: a.txnNotLinearized(), WWEdges: a.wwN, WREdges: a.wrN}
+	for i := range c.txns {
+		switch c.txns[i].typ {
+		case opOK:
+			ts.OK++
+		case opFail:
+			ts.Fail++
+		default:
+			ts.Info++
+		}
+	}
+	for i := range c.txnPolls {
+		ts.PollRecords += int(c.txnPolls[i].end - c.txnPolls[i].start)
+	}
+	return ts
 }

@@ -55,6 +55,9 @@ func (r *Result) Summary() string {
 	if s.OKWithoutOffset > 0 {
 		fmt.Fprintf(&b, ", %d ok without offset", s.OKWithoutOffset)
 	}
+	if t := r.Stats.Txns; t != nil {
+		fmt.Fprintf(&b, "; txns: %d ok, %d fail, %d info", t.OK, t.Fail, t.Info)
+	}
 	fmt.Fprintf(&b, "; %d events over %.1f s\n", r.Stats.Events, r.Stats.DurationS)
 	var down []string
 	for name, p := range r.Stats.Partitions {

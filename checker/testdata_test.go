@@ -157,6 +157,33 @@ func checkEntriesNamed(t *testing.T, r *Result) {
 			t.Errorf("poll entry without values: %+v", e)
 		}
 	}
+	for _, list := range [][]TxnValueEntry{a.TxnAbortedRead, a.TxnUncommittedRead, a.TxnDuplicate} {
+		for _, e := range list {
+			if e.Value == "" || len(e.Offsets) == 0 || e.Txn.TransactionalID == "" || e.Text == "" {
+				t.Errorf("txn entry without value, offsets, txn or text: %+v", e)
+			}
+		}
+	}
+	for _, e := range a.TxnLostWrite {
+		if e.Value == "" || e.Txn.TransactionalID == "" || e.Text == "" {
+			t.Errorf("txn-lost-write entry without value, txn or text: %+v", e)
+		}
+	}
+	for _, e := range a.TxnTorn {
+		if len(e.Partitions) == 0 || e.Txn.TransactionalID == "" || e.Text == "" {
+			t.Errorf("txn-torn entry without partitions, txn or text: %+v", e)
+		}
+	}
+	for _, e := range append(append([]CycleEntry(nil), a.G0...), a.G1c...) {
+		if len(e.Txns) < 2 || len(e.Steps) != len(e.Txns) || e.Text == "" {
+			t.Errorf("cycle entry without txns, steps or text: %+v", e)
+		}
+		for _, s := range e.Steps {
+			if len(s.Values) == 0 || len(s.Offsets) != len(s.Values) {
+				t.Errorf("cycle step without values and offsets: %+v", s)
+			}
+		}
+	}
 	for _, e := range a.Nonlinearizable {
 		if len(e.Windows) == 0 {
 			t.Errorf("nonlinearizable entry without windows: %+v", e)
@@ -195,13 +222,12 @@ func TestTestdataCoversEveryAnomaly(t *testing.T) {
 			seen[k] = true
 		}
 	}
-	for _, n := range []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected, NonmonotonicSend,
-		PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable} {
+	for _, n := range AnomalyNames {
 		if !seen[n] {
 			t.Errorf("no testdata history finds %s", n)
 		}
 	}
-	for _, n := range []string{"info-missing", "nera-present", "acks0", "assign"} {
+	for _, n := range []string{"info-missing", "nera-present", "acks0", "assign", "txn-valid"} {
 		if !names[n] {
 			t.Errorf("no testdata history %s", n)
 		}

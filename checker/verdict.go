@@ -10,7 +10,12 @@ import (
 // HISTORY.md's order: the one statement of the rule (the report and the
 // CLI read it from the Result, never restate it). duplicate and
 // nonmonotonic-send count only for an idempotent producer; unseen never
-// makes a verdict false (it makes it unknown).
+// makes a verdict false (it makes it unknown). The transaction anomalies
+// count whatever the plain producer's settings (a transactional producer
+// is idempotent and promises each of them), except G0: Kafka does not
+// isolate the writes of concurrent transactions, so their interleaving on
+// partitions is information, not a violation (Jepsen's kafka workload
+// allows it too).
 func CountsAgainst(idempotent bool) []string {
 	out := []string{LostWrite, OffsetReuse}
 	if idempotent {
@@ -20,7 +25,8 @@ func CountsAgainst(idempotent bool) []string {
 	if idempotent {
 		out = append(out, NonmonotonicSend)
 	}
-	return append(out, PollSkip, NonmonotonicPoll, Nonlinearizable)
+	return append(out, PollSkip, NonmonotonicPoll, Nonlinearizable,
+		TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c)
 }
 
 // Counted reports whether anomaly kind counts against validity in r. A
@@ -72,20 +78,32 @@ func (a *analysis) verdict() {
 			notes = append(notes, fmt.Sprintf("%s: %d, not counted: the producer was not idempotent", name, n[name]))
 		}
 	}
+	if n[G0] > 0 {
+		notes = append(notes, fmt.Sprintf("G0: %d write cycles among txns, not counted: Kafka does not isolate "+
+			"the writes of concurrent transactions (their records interleave on partitions)", n[G0]))
+	}
+	if tps := a.txnNotLinearized(); len(tps) > 0 && !c.opts.SkipLinearizability {
+		notes = append(notes, fmt.Sprintf("linearizability: %d partitions hold txn writes or read_committed reads "+
+			"and are left out of the log model, which does not model transactions (the txn checks judge them): %s",
+			len(tps), strings.Join(tps, ", ")))
+	}
 	if n[Unseen] > 0 {
 		unknown = append(unknown, fmt.Sprintf("unseen: %d acked sends no completed final read could judge "+
-			"(on a partition without one and never polled, or acked at or after the invoke of the final read that judges the partition, and not in it)", n[Unseen]))
+			"(on a partition without one and never polled, or acked (or their txn committed) at or after the invoke of the final read that judges the partition, and not in it)", n[Unseen]))
 	}
 	sent := make([]bool, len(c.tps))
 	for i := range c.sends {
 		sent[c.sends[i].tp] = true
+	}
+	for i := range c.txnSends {
+		sent[c.txnSends[i].tp] = true
 	}
 	for tp, t := range c.tps {
 		if sent[tp] && t.final < 0 {
 			unknown = append(unknown, fmt.Sprintf("no completed final read of %s%s", t.name(), a.finalTries(int32(tp))))
 		}
 	}
-	if len(c.sends) == 0 {
+	if len(c.sends) == 0 && len(c.txnSends) == 0 {
 		unknown = append(unknown, "nothing was sent")
 	}
 	if l := r.Linearizable; l != nil && l.Result == "unknown" {

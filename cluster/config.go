@@ -142,6 +142,16 @@ type Config struct {
 	BrokerConfig     map[string]string
 	PerBroker        map[int32]map[string]string
 	ControllerConfig map[string]string
+	// LogDirs is how many log dirs each broker has (log.dirs, JBOD; default
+	// 1): LogDirPaths. Controllers keep one. With two or more, a failed dir
+	// other than the first takes only its replicas offline (KIP-858); the
+	// first holds the metadata log, whose failure halts the broker.
+	LogDirs int
+	// LogDirSizeBytes, when set, bounds every broker's log dirs after the
+	// first: each is a file system of its own of that size (the Docker
+	// backend mounts a tmpfs), which the disk-full fault fills. 0: every
+	// dir shares the host's disk.
+	LogDirSizeBytes int64
 	// Subnet of the run's Docker network (e.g. 10.231.7.0/24); chosen from
 	// 10.231.0.0/16 when empty. Docker backend only, like Image, DataRoot
 	// and KeepData.
@@ -173,6 +183,9 @@ func (c *Config) Defaults() {
 	}
 	if c.Controllers == 0 {
 		c.Controllers = 1
+	}
+	if c.LogDirs == 0 {
+		c.LogDirs = 1
 	}
 	if c.DataRoot == "" {
 		c.DataRoot = "/var/tmp/kchaos"
@@ -212,6 +225,17 @@ func (c *Config) Validate() error {
 		}
 		if *t < 0 || *t > MaxTransactionVersion {
 			return fmt.Errorf("transaction_version: %d: want 0..%d", *t, MaxTransactionVersion)
+		}
+	}
+	if c.LogDirs < 1 || c.LogDirs > MaxLogDirs {
+		return fmt.Errorf("log_dirs: %d: want 1..%d", c.LogDirs, MaxLogDirs)
+	}
+	if c.LogDirSizeBytes != 0 {
+		if c.LogDirs < 2 {
+			return fmt.Errorf("log_dir_size: bounds the log dirs after the first, and there is only one (set log_dirs: 2 or more)")
+		}
+		if c.LogDirSizeBytes < MinLogDirSize {
+			return fmt.Errorf("log_dir_size: %s: want at least %s", FormatSize(c.LogDirSizeBytes), FormatSize(MinLogDirSize))
 		}
 	}
 	for id := range c.PerBroker {

@@ -102,6 +102,12 @@ const DataDir = "/var/lib/kafka/data"
 // ("1000@10.0.0.10:9093,..."). Overrides are applied in order over the
 // defaults; the keys kchaos owns (ForcedBrokerKeys) are set last.
 func Render(n Node, voters string, brokers int, overrides ...map[string]string) string {
+	return RenderLogDirs(n, voters, brokers, 1, overrides...)
+}
+
+// RenderLogDirs is Render for a broker with logDirs log dirs
+// (LogDirPaths); controllers always get one.
+func RenderLogDirs(n Node, voters string, brokers, logDirs int, overrides ...map[string]string) string {
 	var base map[string]string
 	if n.Role == RoleBroker {
 		base = DefaultBrokerConfig(brokers)
@@ -117,6 +123,9 @@ func Render(n Node, voters string, brokers int, overrides ...map[string]string) 
 	props["controller.listener.names"] = "CONTROLLER"
 	props["listener.security.protocol.map"] = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
 	props["log.dirs"] = DataDir
+	if n.Role == RoleBroker && logDirs > 1 {
+		props["log.dirs"] = strings.Join(LogDirPaths(logDirs), ",")
+	}
 	delete(props, "log.dir")
 	delete(props, "controller.quorum.bootstrap.servers")
 	if n.Role == RoleBroker {

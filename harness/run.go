@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kchaos/kchaos/brokerlogs"
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
@@ -126,6 +127,12 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 		return out, err
 	}
 
+	// Teardown has copied the nodes' logs: count and mark them for the
+	// report (never for the verdict).
+	if _, err := brokerlogs.Write(dir, r.started); err != nil && !errors.Is(err, os.ErrNotExist) {
+		log.Warn("broker logs", "err", err)
+	}
+
 	r.setPhase(ctx, progress.Check)
 	ev.Event(progress.Event{Phase: progress.Check, Text: "checking the history"})
 	var res *checker.Result
@@ -176,6 +183,8 @@ type run struct {
 	ev   progress.Sink
 	out  *Outcome
 	dir  string
+
+	started time.Time // the history's time zero, wall clock (run.json)
 
 	mu            sync.Mutex
 	phase         string // for "interrupted at <phase>"
@@ -240,9 +249,6 @@ func (r *run) play(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := histories.WriteRunInfo(filepath.Join(r.dir, histories.RunInfoFile), info); err != nil {
-		return err
-	}
 	rec, err := histories.Create(filepath.Join(r.dir, checker.HistoryFile))
 	if err != nil {
 		return err
@@ -253,6 +259,11 @@ func (r *run) play(ctx context.Context) (err error) {
 			_ = rec.Close()
 		}
 	}()
+	info.Started = rec.Start().Round(0).UTC()
+	r.started = info.Started
+	if err := histories.WriteRunInfo(filepath.Join(r.dir, histories.RunInfoFile), info); err != nil {
+		return err
+	}
 	if err := r.workload(ctx, c, adm, rec); err != nil {
 		return err
 	}
@@ -307,7 +318,8 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	}()
 
 	steps := newStepTracker(r, ctx)
-	env := &nemesis.Env{Cluster: c, Admin: adm, Topic: s.Topic.Name, Recorder: rec, Log: steps.logger(log), Seed: s.Seed}
+	env := &nemesis.Env{Cluster: c, Admin: adm, Topic: s.Topic.Name, Recorder: rec, Log: steps.logger(log), Seed: s.Seed,
+		TransactionalIDs: s.Workload.TransactionalIDs()}
 	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std(), OnStep: steps.onStep}
 	minEnd := time.After(s.Workload.Duration.Std())
 	out.NemesisErr = runner.Run(ctx, s.Nemesis)

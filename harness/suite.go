@@ -119,14 +119,18 @@ func planCell(name string, combo map[string]string, version string, run, runs in
 }
 
 // notApplicable says why Kafka version rules out the scenario's settings,
-// or "".
+// or "". The cluster's own validation is the rule (ELR, transaction.version
+// levels before 4.0, ...): the scenario loaded on its own version, so what
+// the other version refuses is the version's doing.
 func notApplicable(s *scenario.Scenario, version string) string {
-	v, err := cluster.ParseVersion(version)
-	if err != nil {
+	if _, err := cluster.ParseVersion(version); err != nil {
 		return ""
 	}
-	if s.Cluster.ELR == scenario.ELROn && !v.HasELR() {
-		return fmt.Sprintf("ELR (eligible.leader.replicas.version) needs Kafka 4.0 or later; %s does not have it", version)
+	cc := s.Cluster.ClusterConfig()
+	cc.KafkaVersion, cc.Image = version, ""
+	cc.Defaults()
+	if err := cc.Validate(); err != nil {
+		return err.Error()
 	}
 	return ""
 }

@@ -107,3 +107,29 @@ func TestCellID(t *testing.T) {
 		t.Errorf("cellID = %q", got)
 	}
 }
+
+func TestPlanTransactions(t *testing.T) {
+	s, err := LoadSuite("transactions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.4.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 16 {
+		t.Fatalf("%d cells, want 16 (t1, t2 × 2 levels, t3 × 2 settings × 2 levels, on 2 versions)", len(plan))
+	}
+	for _, pc := range plan {
+		want := ""
+		if strings.Contains(pc.cell.ID, "txn.version=") && strings.HasSuffix(pc.cell.ID, "3.9.2") {
+			want = report.CellNotApplicable // transaction.version levels 1, 2 need 4.0
+		}
+		if pc.cell.Status != want {
+			t.Errorf("cell %s: status %q, want %q (%s)", pc.cell.ID, pc.cell.Status, want, pc.cell.Reason)
+		}
+		if pc.scenario != nil && strings.Contains(pc.cell.ID, "txn.version=1") && pc.scenario.Settings()["txn.version"] != "1" {
+			t.Errorf("cell %s: settings %v", pc.cell.ID, pc.scenario.Settings())
+		}
+	}
+}

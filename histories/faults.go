@@ -33,7 +33,20 @@ const (
 	// host, where the workload runs) and chosen brokers' client port.
 	FNetem      = "netem"
 	FCutClients = "cut-clients"
-	FHeal       = "heal"
+	// FMoveCoordinator makes one broker the transaction coordinator of the
+	// workload's transactional ids (the leader of the __transaction_state
+	// partitions that own them): a placement, not a failure, so that a
+	// story can put the coordinator where its fault strikes.
+	FMoveCoordinator = "move-coordinator"
+	// FDiskFail makes one log dir of a broker unwritable, FDiskFull fills
+	// a bounded one: Kafka takes the dir's replicas offline (the broker
+	// halts if it is the metadata log's dir). FDiskSlow limits the
+	// broker's block I/O on the dir's disk (its fsyncs and cold reads
+	// stall). Heal kind HealDisk undoes all three.
+	FDiskFail = "disk-fail"
+	FDiskFull = "disk-full"
+	FDiskSlow = "disk-slow"
+	FHeal     = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
 	FSchedule = "schedule"
@@ -42,6 +55,11 @@ const (
 // HealAll is the value.fault of a heal op that undoes every kind of fault
 // (the final heal); an empty value.fault means the same.
 const HealAll = "all"
+
+// HealDisk is the heal kind of the disk faults: every log dir writable
+// again, every fill file removed and every block I/O limit lifted. (Kafka
+// keeps a dir that failed offline until the broker restarts.)
+const HealDisk = "disk"
 
 // FaultKind is how a nemesis op acts on the cluster.
 type FaultKind string
@@ -64,7 +82,8 @@ type Fault struct {
 	Kind FaultKind
 	// Heal is the heal kind (a step's `heal:`, a heal op's value.fault)
 	// that undoes a lasting fault: "partition" removes every kchaos rule,
-	// "pause" resumes, "kill" starts what is down (killed or powered off).
+	// "pause" resumes, "kill" starts what is down (killed or powered off),
+	// "disk" makes every log dir writable and removes the fills.
 	Heal string
 	// UndoneBy are the ops that end a lasting fault on the nodes they
 	// name (a heal op only when its value.fault covers the fault, see
@@ -93,12 +112,17 @@ var faults = []Fault{
 	// partition removes both. A netem qdisc has its own heal.
 	{Name: FCutClients, Kind: Lasting, Heal: FPartition, UndoneBy: []string{FHeal}, Color: "#2c5d8f"},
 	{Name: FNetem, Kind: Lasting, Heal: FNetem, UndoneBy: []string{FHeal}, Color: "#c9a227"},
+	{Name: FDiskFail, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#8b5a2b", CanLoseAcked: true},
+	{Name: FDiskFull, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#b8860b", CanLoseAcked: true},
+	// A restart also ends disk-slow: the broker starts in a fresh cgroup.
+	{Name: FDiskSlow, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FRestart, FHeal}, Color: "#a0785a"},
 	{Name: FRestart, Kind: Instant, Color: OtherFaultColor, CanLoseAcked: true},
 	{Name: FSetConfig, Kind: Instant, Color: "#d98c1f", CanLoseAcked: true},
 	{Name: FElectUnclean, Kind: Instant, Color: "#e0457b", CanLoseAcked: true},
 	{Name: FElectPreferred, Kind: Instant, Color: "#e0457b"},
 	{Name: FUpgrade, Kind: Instant, Color: "#2e8b57"},
 	{Name: FSetFeature, Kind: Instant, Color: "#1f9e9e"},
+	{Name: FMoveCoordinator, Kind: Instant, Color: "#6a5acd"},
 	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
 	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
 	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},

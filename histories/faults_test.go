@@ -28,7 +28,7 @@ func TestFaultVocabulary(t *testing.T) {
 			}
 		}
 	}
-	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FPause, FKill, FNetem}) {
+	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FPause, FKill, FNetem, HealDisk}) {
 		t.Errorf("HealKinds = %v", got)
 	}
 	for _, tc := range []struct {
@@ -40,6 +40,7 @@ func TestFaultVocabulary(t *testing.T) {
 		{FPartition, FPartition, true}, {FPause, FPartition, false},
 		{FPartition, FCutClients, true}, {FNetem, FCutClients, false},
 		{FNetem, FNetem, true}, {FPartition, FNetem, false}, {HealAll, FNetem, true},
+		{HealDisk, FDiskFail, true}, {HealDisk, FDiskFull, true}, {FKill, FDiskFail, false}, {HealDisk, FKill, false},
 	} {
 		if got := HealCovers(tc.heal, tc.fault); got != tc.want {
 			t.Errorf("HealCovers(%q, %q) = %v", tc.heal, tc.fault, got)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 )
 
 // RunInfoFile is the name of the run description written beside
@@ -21,6 +22,11 @@ const RunInfoFile = "run.json"
 // the history, as the nemesis's set-config ops.
 type RunInfo struct {
 	Scenario string `json:"scenario,omitempty"`
+	// Started is the wall-clock time of the history's time zero (the
+	// recorder's start, UTC): what maps a time written elsewhere, such as
+	// a broker's log line, onto the history's clock. Zero in run.json
+	// files written before it was recorded.
+	Started time.Time `json:"started,omitzero"`
 	// Description and Expect are the scenario's own words (documentation;
 	// Expect never changes the verdict).
 	Description  string `json:"description,omitempty"`

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestRunInfoRoundTrip(t *testing.T) {
@@ -18,7 +19,7 @@ func TestRunInfoRoundTrip(t *testing.T) {
 	}{
 		{"zero", RunInfo{}},
 		{"full", RunInfo{
-			Scenario: "S2-lose-unflushed", Seed: -7, KafkaVersion: "4.1.0", ELR: true,
+			Scenario: "S2-lose-unflushed", Started: time.Date(2026, 12, 1, 10, 46, 55, 912345678, time.UTC), Seed: -7, KafkaVersion: "4.1.0", ELR: true,
 			Topic: "kchaos", Partitions: 3, Replication: 3,
 			Description: "d", Expect: "zero loss",
 			TopicConfigs: map[string]string{"min.insync.replicas": "2", "unclean.leader.election.enable": "false"},
@@ -49,6 +50,10 @@ func TestRunInfoRoundTrip(t *testing.T) {
 			// "not recorded": the producer's idempotence is always written.
 			if !strings.Contains(string(b), `"idempotent": `) {
 				t.Fatalf("idempotent not written: %s", b)
+			}
+			// An unknown start is left out, not written as year 1.
+			if tc.info.Started.IsZero() == strings.Contains(string(b), `"started"`) {
+				t.Fatalf("started written %v for %v: %s", strings.Contains(string(b), `"started"`), tc.info.Started, b)
 			}
 			got, err := ReadRunInfo(path)
 			if err != nil {

@@ -44,6 +44,9 @@ type Admin interface {
 	ElectLeaders(ctx context.Context, topic string, partitions []int32, unclean bool) error
 	// ElectLeadersVia sends the election to one broker, which forwards it.
 	ElectLeadersVia(ctx context.Context, via int32, topic string, partitions []int32, unclean bool) error
+	// ReorderReplicas sets a partition's replicas to the same brokers in
+	// another order (move-coordinator puts its broker first).
+	ReorderReplicas(ctx context.Context, topic string, partition int32, replicas []int32) error
 }
 
 var _ Admin = (*admin.Client)(nil)

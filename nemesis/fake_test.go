@@ -247,6 +247,7 @@ type fakeAdmin struct {
 	liveCalls  int
 	// txnState is __transaction_state's partitions (Describe of that topic).
 	txnState []admin.PartitionState
+	reorders []string // ReorderReplicas calls
 }
 
 func newFakeAdmin(c *fakeCluster) *fakeAdmin {
@@ -346,7 +347,30 @@ func (a *fakeAdmin) ElectLeadersVia(ctx context.Context, via int32, topic string
 	return a.ElectLeaders(ctx, topic, partitions, unclean)
 }
 
-// ElectLeaders elects the first live replica (unclean) or the preferred one.
+// ReorderReplicas reorders a partition's replicas (the workload topic's
+// or __transaction_state's); the set must stay the same.
+func (a *fakeAdmin) ReorderReplicas(_ context.Context, topic string, partition int32, replicas []int32) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	parts := a.parts
+	if topic == admin.TransactionStateTopic {
+		parts = a.txnState
+	}
+	for i, p := range parts {
+		if p.Partition == partition {
+			if !slices.Equal(slices.Sorted(slices.Values(p.Replicas)), slices.Sorted(slices.Values(replicas))) {
+				return fmt.Errorf("fake: %s-%d: %v is not a reorder of %v", topic, partition, replicas, p.Replicas)
+			}
+			parts[i].Replicas = slices.Clone(replicas)
+			a.reorders = append(a.reorders, fmt.Sprintf("%s-%d %v", topic, partition, replicas))
+			return nil
+		}
+	}
+	return fmt.Errorf("fake: %s has no partition %d", topic, partition)
+}
+
+// ElectLeaders elects the first live replica (unclean) or the preferred one
+// (on __transaction_state: the first replica, of the partitions named).
 func (a *fakeAdmin) ElectLeaders(ctx context.Context, topic string, partitions []int32, unclean bool) error {
 	live, _ := a.LiveBrokers(ctx)
 	a.mu.Lock()
@@ -357,6 +381,14 @@ func (a *fakeAdmin) ElectLeaders(ctx context.Context, topic string, partitions [
 		return err
 	}
 	a.elections = append(a.elections, fmt.Sprintf("%s %v unclean=%t", topic, partitions, unclean))
+	if topic == admin.TransactionStateTopic {
+		for i, p := range a.txnState {
+			if slices.Contains(partitions, p.Partition) && slices.Contains(p.ISR, p.Replicas[0]) {
+				a.txnState[i].Leader = p.Replicas[0]
+			}
+		}
+		return nil
+	}
 	for i, p := range a.parts {
 		for _, r := range p.Replicas {
 			if slices.Contains(live, r) && (unclean || slices.Contains(p.ISR, r)) {

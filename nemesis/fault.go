@@ -43,19 +43,34 @@ func NewFault(st Step) (Fault, error) {
 	case FKill, FStart, FPause, FResume, FRestart:
 		return &processFault{op: st.Fault, target: st.Target, timeout: st.Timeout.Std()}, nil
 	case FLoseUnflushed:
-		return &loseUnflushed{target: st.Target, start: st.Start}, nil
+		return &loseUnflushed{target: st.Target, start: st.Start, model: writebackOf(st)}, nil
 	case FSetConfig:
 		return &setConfig{config: st.Config}, nil
 	case FElectUnclean, FElectPreferred:
 		return &elect{unclean: st.Fault == FElectUnclean, target: st.Target}, nil
 	case FSetFeature:
 		return &setFeature{features: st.Feature}, nil
+	case FMoveCoordinator:
+		return &moveCoordinator{target: st.Target}, nil
 	case FUpgrade:
 		return &rollingUpgrade{step: st}, nil
 	case FNetem:
 		return newNetem(st)
 	case FCutClients:
 		return &cutClients{target: st.Target}, nil
+	case FDiskFail, FDiskFull:
+		dir := -1 // Validate requires one; Inject refuses a fault without
+		if st.Dir != nil {
+			dir = *st.Dir
+		}
+		return &diskFault{op: st.Fault, target: st.Target, dir: dir, timeout: st.Timeout.Std()}, nil
+	case FDiskSlow:
+		dir := -1
+		if st.Dir != nil {
+			dir = *st.Dir
+		}
+		rate, _ := parseDiskRate(st.Rate) // Validate reported a bad one; Inject refuses 0
+		return &diskFault{op: st.Fault, target: st.Target, dir: dir, rate: rate}, nil
 	}
 	return nil, fmt.Errorf("unknown fault %q", st.Fault)
 }
@@ -119,10 +134,17 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 	}
 	var ids []int32
 	before := map[string]int32{}
+	// want: the leader a preferred election must give a partition, its
+	// first replica when that one is in the ISR (otherwise Kafka answers
+	// PREFERRED_LEADER_NOT_AVAILABLE and the step fails).
+	want := map[int32]int32{}
 	for _, p := range parts {
 		if f.target == nil || p.Partition == f.target.Partition {
 			ids = append(ids, p.Partition)
 			before[histories.PartitionKey(p.Partition)] = p.Leader
+			if !f.unclean && len(p.Replicas) > 0 && slices.Contains(p.ISR, p.Replicas[0]) {
+				want[p.Partition] = p.Replicas[0]
+			}
 		}
 	}
 	if len(ids) == 0 {
@@ -150,23 +172,27 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 	if err != nil {
 		return nil, map[string]any{"leaders_before": before}, err
 	}
-	after, leaders := e.leaders(ctx, ids)
+	after, leaders := e.leaders(ctx, e.Topic, ids, want)
 	return leaders, map[string]any{"leaders_before": before, "leaders_after": after}, nil
 }
 
-// leaders reads the partitions' leaders just after an election; the
-// controller applies it at once, so one Describe usually sees it.
-func (e *Env) leaders(ctx context.Context, ids []int32) (map[string]int32, []int32) {
+// leaders reads the partitions' leaders just after an election, until each
+// has one and each partition in want has that leader. The controller
+// answers once its quorum committed the change; a broker's metadata cache
+// follows a moment later (hundreds of milliseconds on a loaded machine), so
+// one Describe may still show the old leader.
+func (e *Env) leaders(ctx context.Context, topic string, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
 	out := map[string]int32{}
 	var nodes []int32
-	for range 10 {
-		parts, err := e.State().Describe(ctx, e.Topic)
+	for range 50 {
+		parts, err := e.State().Describe(ctx, topic)
 		if err == nil {
 			all := true
 			for _, p := range parts {
 				if slices.Contains(ids, p.Partition) {
 					out[histories.PartitionKey(p.Partition)] = p.Leader
-					all = all && p.Leader >= 0
+					w, ok := want[p.Partition]
+					all = all && p.Leader >= 0 && (!ok || p.Leader == w)
 				}
 			}
 			if all {
@@ -191,7 +217,8 @@ func (f *elect) Heal(context.Context, *Env) error { return nil }
 // actual state rather than from bookkeeping, so that it also repairs what
 // an interrupted injection left half done: partition removes every kchaos
 // rule (partitions and client cuts), netem every kchaos qdisc, pause
-// resumes every paused node, kill starts every stopped node (killed,
+// resumes every paused node, disk makes every log dir writable and
+// removes every fill file, kill starts every stopped node (killed,
 // powered off or stopped), and all does the four and then waits,
 // at most limit, until every broker is live and every partition of the
 // topic has a leader. It is recorded as one heal op.
@@ -222,6 +249,8 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, err)
 		}
+		// Disks before starts: a broker must not start on a frozen dir.
+		do(all || kind == HealDisk, "disks_healed", e.healDisks)
 		if all || kind == FNetem {
 			n, pending, err := e.healNetem(ctx) // netem.go
 			d["qdiscs_removed"] = n

@@ -37,18 +37,23 @@ type harness struct {
 
 func start(t *testing.T, brokerConfig map[string]string) *harness {
 	t.Helper()
+	return startConfig(t, cluster.Config{BrokerConfig: brokerConfig})
+}
+
+// startConfig is start with more of the cluster's configuration (log
+// dirs); version, racks and the log folder are the tests' own.
+func startConfig(t *testing.T, cfg cluster.Config) *harness {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("integration test: needs Docker and the Kafka image")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	begin := time.Now()
-	c, err := docker.Start(ctx, cluster.Config{
-		KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
-		Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
-		BrokerConfig: brokerConfig,
-		LogDir:       filepath.Join(t.TempDir(), "logs"),
-	})
+	cfg.KafkaVersion = os.Getenv("KCHAOS_KAFKA_VERSION")
+	cfg.Racks = cluster.Racks{"a": {0, 1}, "b": {2}}
+	cfg.LogDir = filepath.Join(t.TempDir(), "logs")
+	c, err := docker.Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

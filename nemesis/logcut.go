@@ -77,16 +77,26 @@ type Batch struct {
 	Pos, Size              int64 // byte range in the file
 	BaseOffset, LastOffset int64
 	LeaderEpoch            int32
+	// MaxTimestamp is the header's maxTimestamp (ms since the epoch).
+	// AppendTime says it is the broker's clock at append (the batch's
+	// timestamp type is LogAppendTime, attributes bit 3); otherwise it is
+	// the producer's CreateTime.
+	MaxTimestamp int64
+	AppendTime   bool
 }
 
 // v2 record batch header: baseOffset int64, batchLength int32,
 // partitionLeaderEpoch int32, magic int8, crc uint32, attributes int16,
-// lastOffsetDelta int32, ... A batch takes 12 + batchLength bytes, and
-// batchLength is at least 49 (the header after the length field).
+// lastOffsetDelta int32, baseTimestamp int64, maxTimestamp int64, ... A
+// batch takes 12 + batchLength bytes, and batchLength is at least 49 (the
+// header after the length field), so a whole batch always holds the 43
+// bytes read here.
 const (
-	batchHeaderLen   = 27
+	batchHeaderLen   = 43
 	minBatchLength   = 49
 	batchLogOverhead = 12
+	// attrLogAppendTime is the timestamp-type bit of the attributes.
+	attrLogAppendTime = 0x08
 )
 
 // ScanBatches reads the batch headers of a segment file from the start. It
@@ -111,8 +121,10 @@ func ScanBatches(r io.ReaderAt, size int64) ([]Batch, error) {
 		}
 		base := int64(binary.BigEndian.Uint64(h[0:8]))
 		out = append(out, Batch{Pos: pos, Size: n, BaseOffset: base,
-			LastOffset:  base + int64(int32(binary.BigEndian.Uint32(h[23:27]))),
-			LeaderEpoch: int32(binary.BigEndian.Uint32(h[12:16]))})
+			LastOffset:   base + int64(int32(binary.BigEndian.Uint32(h[23:27]))),
+			LeaderEpoch:  int32(binary.BigEndian.Uint32(h[12:16])),
+			MaxTimestamp: int64(binary.BigEndian.Uint64(h[35:43])),
+			AppendTime:   binary.BigEndian.Uint16(h[21:23])&attrLogAppendTime != 0})
 		pos += n
 	}
 	return out, nil
@@ -129,6 +141,11 @@ type CutResult struct {
 	// (a batch is written, flushed and lost as a unit).
 	SplitBatch   bool `json:"split_batch,omitempty"`
 	FilesDeleted int  `json:"files_deleted"`
+	// The writeback model only: WritebackPoint is where it cut (at or
+	// above the recovery point: what the kernel had written back is
+	// kept), NoAppendTime the batches it could not date (CreateTime).
+	WritebackPoint *int64 `json:"writeback_point,omitempty"`
+	NoAppendTime   int    `json:"batches_without_append_time,omitempty"`
 }
 
 // Cut reports whether anything was lost.
@@ -262,35 +279,9 @@ func CutLog(ctx context.Context, files cluster.LogFiles, dir string, rp int64) (
 // KRaft metadata log, which Raft manages and fsyncs itself and which the
 // checkpoint does not cover. Results are sorted by partition.
 func CutToRecoveryPoints(ctx context.Context, files cluster.LogFiles) ([]CutResult, error) {
-	rps := map[string]int64{}
-	data, err := files.ReadFile(ctx, RecoveryPointFile)
-	switch {
-	case err == nil:
-		if rps, err = ParseCheckpoint(data); err != nil {
-			return nil, fmt.Errorf("%s: %w", RecoveryPointFile, err)
-		}
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, err
-	}
-	entries, err := files.List(ctx, ".")
-	if err != nil {
-		return nil, err
-	}
-	var out []CutResult
-	for _, e := range entries {
-		if !e.Dir || !isPartitionDir(e.Name) {
-			continue
-		}
-		r, err := CutLog(ctx, files, e.Name, rps[e.Name])
-		if err != nil {
-			return out, fmt.Errorf("%s: %w", e.Name, err)
-		}
-		out = append(out, r)
-	}
-	if err := files.Remove(ctx, CleanShutdownFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return out, err
-	}
-	return out, nil
+	return cutEach(ctx, files, func(dir string, rp int64) (CutResult, error) {
+		return CutLog(ctx, files, dir, rp)
+	})
 }
 
 // isPartitionDir: a live "topic-N" dir, not the metadata log and not one

@@ -82,9 +82,9 @@ func (p Percent) MarshalJSON() ([]byte, error) { return json.Marshal(p.String())
 
 var rateRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(bit|kbit|mbit|gbit)$`)
 
-// parseRate reads a tc rate in bits per second ("1mbit", or tc's own
+// parseLinkRate reads a tc rate in bits per second ("1mbit", or tc's own
 // "1Mbit" when it prints one back).
-func parseRate(s string) (float64, error) {
+func parseLinkRate(s string) (float64, error) {
 	m := rateRE.FindStringSubmatch(strings.ToLower(s))
 	if m == nil {
 		return 0, fmt.Errorf("rate %q: want a number and bit, kbit, mbit or gbit (bits per second), e.g. 1mbit", s)
@@ -141,7 +141,7 @@ func validateNetem(p string, st *Step, add addFunc) {
 		add(p+".netem.reorder", "needs a delay: netem reorders by sending some packets without it")
 	}
 	if s.Rate != "" {
-		if _, err := parseRate(s.Rate); err != nil {
+		if _, err := parseLinkRate(s.Rate); err != nil {
 			add(p+".netem.rate", "%v", err)
 		}
 	}

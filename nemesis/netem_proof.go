@@ -231,7 +231,7 @@ func (f *netemFault) Prove(ctx context.Context, e *Env) (map[string]any, error) 
 	var errs []error
 	wantRate := 0.0
 	if f.spec.Rate != "" {
-		wantRate, _ = parseRate(f.spec.Rate)
+		wantRate, _ = parseLinkRate(f.spec.Rate)
 	}
 	for _, id := range f.touched {
 		for _, dev := range slices.Sorted(maps.Keys(f.links[id])) {
@@ -246,7 +246,7 @@ func (f *netemFault) Prove(ctx context.Context, e *Env) (map[string]any, error) 
 				missing = append(missing, "class "+netemClass)
 			}
 			if wantRate > 0 {
-				if got, err := parseRate(st.rate); err != nil || got < wantRate*0.99 || got > wantRate*1.01 {
+				if got, err := parseLinkRate(st.rate); err != nil || got < wantRate*0.99 || got > wantRate*1.01 {
 					missing = append(missing, fmt.Sprintf("rate %s (kernel says %q)", f.spec.Rate, st.rate))
 				}
 			}

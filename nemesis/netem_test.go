@@ -200,13 +200,13 @@ func TestParseTC(t *testing.T) {
 		t.Errorf("rootQdiscs: %v", roots)
 	}
 	for s, want := range map[string]float64{"1mbit": 1e6, "1Mbit": 1e6, "1500Kbit": 1.5e6, "10gbit": 1e10, "8000bit": 8000} {
-		if got, err := parseRate(s); err != nil || got != want {
-			t.Errorf("parseRate(%q) = %v, %v", s, got, err)
+		if got, err := parseLinkRate(s); err != nil || got != want {
+			t.Errorf("parseLinkRate(%q) = %v, %v", s, got, err)
 		}
 	}
 	for _, s := range []string{"1mbps", "1 mbit", "", "100bit", "fast"} {
-		if _, err := parseRate(s); err == nil {
-			t.Errorf("parseRate(%q) accepted", s)
+		if _, err := parseLinkRate(s); err == nil {
+			t.Errorf("parseLinkRate(%q) accepted", s)
 		}
 	}
 }

@@ -48,21 +48,45 @@ func healFor(fault string) string {
 // the schedule and the broker ids, so that the same seed gives the same
 // run (and a test can check it). Each interval injects one fault drawn
 // from the mix, holds it for a random time between half and all of the
-// interval, heals it, and waits out the rest of the interval.
+// interval, heals it, and waits out the rest of the interval; in periods
+// mode (Active set) see planPeriods.
 //
 // Random choices are made here, not when the fault fires: a `random`
 // target becomes explicit node ids. Roles that depend on the cluster's
 // state (leader, isr, ...) are kept and resolved at injection time.
 func Plan(rs RandomSchedule, brokers []int32) ([]Step, error) {
+	p, err := PlanRandom(rs, brokers)
+	return p.Steps, err
+}
+
+// Planned is a random schedule expanded: the steps, and in periods mode
+// what each period drew (recorded in the schedule op's details).
+type Planned struct {
+	Steps   []Step   `json:"steps"`
+	Periods []Period `json:"periods,omitempty"`
+}
+
+// Period is one period of a periods-mode schedule: the faults it drew (as
+// the mix names them) and where its steps start in the plan.
+type Period struct {
+	Faults    []string `json:"faults"`
+	FirstStep int      `json:"first_step"`
+}
+
+// PlanRandom is Plan with the periods drawn.
+func PlanRandom(rs RandomSchedule, brokers []int32) (Planned, error) {
 	if err := (&Schedule{Random: &rs}).Validate(); err != nil {
-		return nil, err
+		return Planned{}, err
 	}
 	if len(brokers) == 0 {
-		return nil, fmt.Errorf("nemesis: random schedule: no brokers")
+		return Planned{}, fmt.Errorf("nemesis: random schedule: no brokers")
 	}
 	ids := slices.Clone(brokers)
 	slices.Sort(ids)
 	r := newPRNG(rs.Seed)
+	if rs.Active > 0 {
+		return planPeriods(r, rs, ids), nil
+	}
 	cycles := int(rs.Duration / rs.Interval)
 	var steps []Step
 	for range cycles {
@@ -81,7 +105,85 @@ func Plan(rs RandomSchedule, brokers []int32) ([]Step, error) {
 			steps = append(steps, Step{Wait: rest})
 		}
 	}
-	return steps, nil
+	return Planned{Steps: steps}, nil
+}
+
+// planPeriods is Jepsen's rotating combined nemesis: duration / (active +
+// quiet) periods, each drawing Subset distinct faults of the mix (a name
+// repeated in the mix counts once here), injecting them one after the
+// other, holding them for Active (counted from the last injection, which
+// itself takes time: a kill waits for the exit, a restart for the
+// broker), healing each kind once, in the order injected, and staying
+// quiet for Quiet.
+func planPeriods(r *prng, rs RandomSchedule, ids []int32) Planned {
+	var names []string
+	for _, f := range rs.Faults {
+		if !slices.Contains(names, f) {
+			names = append(names, f)
+		}
+	}
+	subset := max(rs.Subset, 1)
+	var out Planned
+	for range int(rs.Duration / (rs.Active + rs.Quiet)) {
+		p := Period{FirstStep: len(out.Steps)}
+		var heals []string
+		for _, i := range r.draw(len(names), subset) {
+			fault, shape, _ := randomFault(names[i])
+			p.Faults = append(p.Faults, names[i])
+			out.Steps = append(out.Steps, Step{Fault: fault, Shape: shape, Target: planTarget(r, rs.Targets, fault, shape, ids)})
+			if h := healFor(fault); h != "" && !slices.Contains(heals, h) {
+				heals = append(heals, h)
+			}
+		}
+		out.Steps = append(out.Steps, Step{Wait: rs.Active})
+		for _, h := range heals {
+			out.Steps = append(out.Steps, Step{Heal: h})
+		}
+		if rs.Quiet > 0 {
+			out.Steps = append(out.Steps, Step{Wait: rs.Quiet})
+		}
+		out.Periods = append(out.Periods, p)
+	}
+	return out
+}
+
+// validatePeriods checks the timing fields of a random schedule: interval
+// mode (Interval) or periods mode (Active, Quiet, Subset), not both.
+func validatePeriods(r *RandomSchedule, add addFunc) {
+	const p = "nemesis.random"
+	if r.Active <= 0 {
+		if r.Interval <= 0 {
+			add(p+".interval", "must be positive (or give active and quiet for periods)")
+		}
+		if r.Duration < r.Interval {
+			add(p+".duration", "%s is shorter than the interval %s", r.Duration, r.Interval)
+		}
+		if r.Subset != 0 {
+			add(p+".subset", "only with active (periods of faults together)")
+		}
+		if r.Quiet != 0 {
+			add(p+".quiet", "only with active (periods of faults together)")
+		}
+		return
+	}
+	if r.Interval != 0 {
+		add(p+".interval", "not with active: a period is active + quiet")
+	}
+	if r.Quiet < 0 {
+		add(p+".quiet", "must not be negative")
+	}
+	if r.Duration < r.Active+r.Quiet {
+		add(p+".duration", "%s is shorter than one period (active %s + quiet %s)", r.Duration, r.Active, r.Quiet)
+	}
+	distinct := map[string]bool{}
+	for _, f := range r.Faults {
+		distinct[f] = true
+	}
+	if r.Subset < 0 {
+		add(p+".subset", "must not be negative")
+	} else if len(r.Faults) > 0 && r.Subset > len(distinct) {
+		add(p+".subset", "%d faults per period, but the mix names only %d distinct", r.Subset, len(distinct))
+	}
 }
 
 // planTarget picks a fault's target: the schedule's targets where they fit
@@ -131,6 +233,21 @@ func (p *prng) intn(n int) int {
 	return int(p.src.Uint64() % uint64(n))
 }
 
+// draw returns k distinct indexes of [0, n), in the order drawn, by a
+// partial Fisher-Yates shuffle.
+func (p *prng) draw(n, k int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	k = min(k, n)
+	for i := range k {
+		j := i + p.intn(n-i)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+	return idx[:k]
+}
+
 // pick returns k distinct ids of from (sorted), by a partial Fisher-Yates
 // shuffle.
 func (p *prng) pick(from []int32, k int) []int32 {
@@ -143,4 +260,18 @@ func (p *prng) pick(from []int32, k int) []int32 {
 	out := c[:k]
 	slices.Sort(out)
 	return out
+}
+
+// randomDetails is the schedule op's record of a random schedule: its
+// settings, the expanded plan and, in periods mode, each period's draw.
+func randomDetails(rs RandomSchedule, p Planned) map[string]any {
+	d := map[string]any{"mode": "random", "seed": rs.Seed, "duration": rs.Duration,
+		"faults": rs.Faults, "plan": p.Steps}
+	if rs.Active > 0 {
+		d["mode"] = "random-periods"
+		d["subset"], d["active"], d["quiet"], d["periods"] = max(rs.Subset, 1), rs.Active, rs.Quiet, p.Periods
+	} else {
+		d["interval"] = rs.Interval
+	}
+	return d
 }

@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"github.com/kchaos/kchaos/cluster"
 )
 
 // loseUnflushed is the power loss of seed 004: the broker dies without a
 // flush and comes back having lost whatever had not reached the disk.
 //
 // How the loss is made: kill -9, then, through the cluster's LogFiles of
-// the dead broker's log dir (the host side of the bind mount for Docker,
-// the host itself for SSH), cut every partition log back to its recovery
+// the dead broker's log dirs (the host side of the bind mounts for Docker,
+// a bounded dir's host tmpfs included; the host itself for SSH), cut every
+// partition log back to its recovery
 // point from recovery-point-offset-checkpoint (CutToRecoveryPoints), and
 // remove .kafka_cleanshutdown. Why the checkpoint rather than LazyFS (Jepsen's
 // FUSE file system that drops un-fsynced writes at a crash):
@@ -38,16 +42,71 @@ import (
 // whole), so Kafka sees a well-formed but shorter log, the same as after a
 // torn write it had truncated. It is more pessimistic than a real power
 // cut (which keeps what the kernel wrote back in time), never less.
+//
+// With model writeback (Writeback) the cut keeps, beyond the recovery
+// point, what the kernel's page-cache writeback would have written back by
+// the power cut, and drops only the last window.
 type loseUnflushed struct {
 	target *Target
 	start  bool
+	model  *Writeback // nil: the recovery-point model
 	nodes  []int32
 }
 
 func (f *loseUnflushed) Name() string { return FLoseUnflushed }
 
 func (f *loseUnflushed) Spec() map[string]any {
-	return map[string]any{"target": f.target, "start": f.start}
+	m := map[string]any{"target": f.target, "start": f.start}
+	for k, v := range f.modelDetails() {
+		m[k] = v
+	}
+	return m
+}
+
+// modelDetails says which model a cut used, for the history.
+func (f *loseUnflushed) modelDetails() map[string]any {
+	if f.model == nil {
+		return map[string]any{"model": ModelRecoveryPoint}
+	}
+	return map[string]any{"model": ModelWriteback, "dirty_expire": Duration(f.model.DirtyExpire),
+		"writeback_interval": Duration(f.model.Interval)}
+}
+
+// writebackOf is the writeback model a step asks for, defaults filled;
+// nil for the recovery-point model.
+func writebackOf(st Step) *Writeback {
+	if st.Model != ModelWriteback {
+		return nil
+	}
+	w := Writeback{DirtyExpire: st.DirtyExpire.Std(), Interval: st.WritebackInterval.Std()}
+	if w.DirtyExpire == 0 {
+		w.DirtyExpire = DefaultDirtyExpire
+	}
+	if w.Interval == 0 {
+		w.Interval = DefaultWritebackInterval
+	}
+	return &w
+}
+
+// validateModel checks a step's power-loss model fields.
+func validateModel(p string, st *Step, add addFunc) {
+	if st.Model != "" && st.Fault != FLoseUnflushed {
+		add(p+".model", "only for fault lose-unflushed")
+	}
+	if st.Model != "" && st.Model != ModelRecoveryPoint && st.Model != ModelWriteback {
+		add(p+".model", "unknown model %q (want %s or %s)", st.Model, ModelRecoveryPoint, ModelWriteback)
+	}
+	for _, f := range []struct {
+		name string
+		d    Duration
+	}{{"dirty_expire", st.DirtyExpire}, {"writeback_interval", st.WritebackInterval}} {
+		switch {
+		case f.d != 0 && st.Model != ModelWriteback:
+			add(p+"."+f.name, "only with model writeback")
+		case f.d < 0:
+			add(p+"."+f.name, "must not be negative")
+		}
+	}
 }
 
 // Inject kills each target broker, cuts its logs and, if asked, starts it
@@ -63,25 +122,49 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string
 			return nil, nil, fmt.Errorf("node %d is not a broker: lose-unflushed cuts partition logs", id)
 		}
 	}
-	details := map[string]any{}
+	details := f.modelDetails()
+	cutoffs := map[string]any{}
 	var touched []int32
 	var errs []error
 	for _, id := range ids {
+		var led map[string]int32
+		if f.model != nil {
+			led = e.ledPartitions(ctx, id)
+		}
+		// The power goes at the kill: the window is counted back from
+		// just before it, which can only cut more.
+		at := time.Now()
 		if err := e.powerOff(ctx, id); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		touched = append(touched, id)
-		files, err := e.Cluster.Files(id)
+		dirs, err := e.logDirFiles(id)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("node %d: log dir: %w", id, err))
 			continue
 		}
-		res, err := CutToRecoveryPoints(ctx, files)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("node %d: cut logs: %w", id, err))
+		var res []CutResult
+		for i, files := range dirs {
+			var r []CutResult
+			if f.model != nil {
+				r, err = CutWriteback(ctx, files, *f.model, at, led)
+			} else {
+				r, err = CutToRecoveryPoints(ctx, files)
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("node %d: log dir %d: cut logs: %w", id, i, err))
+			}
+			res = append(res, r...)
+		}
+		if f.model != nil {
+			cutoffs[fmt.Sprint(id)] = at.Add(-f.model.Window()).UTC().Format(time.RFC3339Nano)
 		}
 		details[fmt.Sprint(id)] = e.reportCuts(res)
+	}
+	if len(cutoffs) > 0 {
+		// Per broker: batches written (page cache) after this were dropped.
+		details["written_back_before"] = cutoffs
 	}
 	f.nodes = touched
 	if f.start {
@@ -139,4 +222,24 @@ func (f *loseUnflushed) Heal(ctx context.Context, e *Env) error {
 	h := &processFault{op: FStart, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
 	_, _, err := h.Inject(ctx, e)
 	return err
+}
+
+// logDirFiles are every log dir of node id: each has its own recovery
+// point checkpoint, and a power cut hits them all. A backend without
+// cluster.Disks has one, Files.
+func (e *Env) logDirFiles(id int32) ([]cluster.LogFiles, error) {
+	disks, ok := e.Cluster.(cluster.Disks)
+	if !ok {
+		f, err := e.Cluster.Files(id)
+		return []cluster.LogFiles{f}, err
+	}
+	var out []cluster.LogFiles
+	for i := range disks.LogDirs(id) {
+		f, err := disks.DirFiles(id, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }

@@ -65,12 +65,12 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 	details := map[string]any{"mode": "scripted", "seed": r.Env.Seed, "steps": len(steps)}
 	if random {
 		r.Env.Seed = s.Random.Seed
-		if steps, err = Plan(*s.Random, r.Env.brokerIDs()); err != nil {
+		p, err := PlanRandom(*s.Random, r.Env.brokerIDs())
+		if err != nil {
 			return err
 		}
-		details = map[string]any{"mode": "random", "seed": s.Random.Seed,
-			"interval": s.Random.Interval, "duration": s.Random.Duration,
-			"faults": s.Random.Faults, "plan": steps}
+		steps = p.Steps
+		details = randomDetails(*s.Random, p)
 	}
 	r.steps = len(steps)
 	r.Env.log().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", len(steps))

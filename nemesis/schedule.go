@@ -39,13 +39,27 @@ import (
 //	    - fault: cut-clients             # the client side (kchaos) loses these brokers
 //	      target: {role: followers, partition: 0}
 //	    - wait: 10s
-//	    - heal: all                      # or a fault name: partition (also cut-clients), pause, kill, netem
+//	    - fault: disk-fail               # or disk-full (a bounded dir: cluster.log_dir_size)
+//	      target: {role: followers, partition: 0}
+//	      dir: 1                         # index in log.dirs (cluster.log_dirs)
+//	    - fault: disk-slow               # the broker's block I/O on the dir's disk
+//	      target: {role: leader, partition: 0}
+//	      dir: 0
+//	      rate: 64KiB                    # bytes per second
+//	    - heal: all                      # or a heal kind: partition (also cut-clients), pause, kill, netem, disk
 //	  random:                            # instead of steps
 //	    seed: 42
 //	    interval: 10s
 //	    duration: 60s                    # how long to keep injecting
 //	    faults: [pause, kill, partition-racks, restart]
 //	    targets: {role: random, count: 1}
+//	  random:                            # or in periods (Jepsen's rotating subsets)
+//	    seed: 42
+//	    faults: [pause, kill, partition-racks, restart]
+//	    subset: 2                        # faults together in each period
+//	    active: 10s                      # how long they hold
+//	    quiet: 5s                        # then all healed, and nothing
+//	    duration: 120s
 type Schedule struct {
 	Steps  []Step          `yaml:"steps,omitempty" json:"steps,omitempty"`
 	Random *RandomSchedule `yaml:"random,omitempty" json:"random,omitempty"`
@@ -58,8 +72,9 @@ type Step struct {
 	// Until waits until a cluster condition holds, at most Timeout (default
 	// 60s); a timeout fails the schedule (the final heal still runs).
 	Until *Condition `yaml:"until,omitempty" json:"until,omitempty"`
-	// Timeout bounds an Until (default 60s), or a restart's wait for the
-	// broker to be unfenced again (default 90s).
+	// Timeout bounds an Until (default 60s), a restart's wait for the
+	// broker to be unfenced again (default 90s), or a disk fault's wait for
+	// Kafka to report the dir offline (default 30s).
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
 	// Optional makes an until a soft wait: when its timeout passes, the
 	// schedule goes on instead of failing. For steps whose condition depends
@@ -68,7 +83,8 @@ type Step struct {
 	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
 	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred,
-	// upgrade, set-feature, netem, cut-clients.
+	// upgrade, set-feature, move-coordinator, disk-fail, disk-full,
+	// disk-slow, netem, cut-clients.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
 	// Shape of a partition fault (default isolate), or the links a netem
 	// fault degrades: a partition shape's cut links, or clients.
@@ -82,8 +98,23 @@ type Step struct {
 	Config map[string]*string `yaml:"config,omitempty" json:"config,omitempty"`
 	// Start asks lose-unflushed to start the broker again after the cut.
 	Start bool `yaml:"start,omitempty" json:"start,omitempty"`
-	// Heal undoes faults: "all", or one fault name (partition, which also
-	// removes client cuts, pause, kill, netem).
+	// Dir is the log dir a disk fault acts on: its index in the broker's
+	// log.dirs (cluster.log_dirs); 0 is the first, which also holds the
+	// metadata log (Kafka halts the broker when that one fails).
+	Dir *int `yaml:"dir,omitempty" json:"dir,omitempty"`
+	// Rate is disk-slow's limit in bytes per second ("64KiB", "1MiB") on
+	// the broker's reads and writes of the dir's disk.
+	Rate string `yaml:"rate,omitempty" json:"rate,omitempty"`
+	// Model is lose-unflushed's power-loss model: recovery-point (the
+	// default: only what Kafka fsynced survives) or writeback (also what
+	// the kernel's page-cache writeback had written by the cut; see
+	// Writeback), with DirtyExpire and WritebackInterval (Linux's
+	// defaults, 30s and 5s, when not given).
+	Model             string   `yaml:"model,omitempty" json:"model,omitempty"`
+	DirtyExpire       Duration `yaml:"dirty_expire,omitempty" json:"dirty_expire,omitempty"`
+	WritebackInterval Duration `yaml:"writeback_interval,omitempty" json:"writeback_interval,omitempty"`
+	// Heal undoes faults: "all", or one heal kind (partition, which also
+	// removes client cuts, pause, kill, netem, disk).
 	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
 	// Version is the Kafka release an upgrade moves nodes to ("4.4.0",
 	// "4.4.x", "latest"); Finalize then raises metadata.version.
@@ -128,10 +159,22 @@ type Condition struct {
 
 // RandomSchedule injects a seeded random mix of faults: the same seed gives
 // the same sequence of (time, fault, target) choices (see Plan).
+//
+// With Active set it runs in periods instead of intervals: each period
+// draws Subset distinct faults of the mix, injects them one after the
+// other, holds them all for Active, heals them and stays quiet for Quiet,
+// so that a long run explores combinations of faults with recoveries
+// between them.
 type RandomSchedule struct {
 	Seed     int64    `yaml:"seed" json:"seed"`
-	Interval Duration `yaml:"interval" json:"interval"`
+	Interval Duration `yaml:"interval,omitempty" json:"interval,omitempty"`
 	Duration Duration `yaml:"duration" json:"duration"`
+	// Subset is how many distinct faults of the mix a period combines
+	// (default 1); Active how long they hold together; Quiet how long the
+	// cluster then runs without faults. Periods mode only (Active > 0).
+	Subset int      `yaml:"subset,omitempty" json:"subset,omitempty"`
+	Active Duration `yaml:"active,omitempty" json:"active,omitempty"`
+	Quiet  Duration `yaml:"quiet,omitempty" json:"quiet,omitempty"`
 	// Faults is the mix, drawn uniformly (repeat a name to weight it):
 	// pause, kill, restart, lose-unflushed, partition (= partition-isolate)
 	// and partition-<shape>.
@@ -143,22 +186,26 @@ type RandomSchedule struct {
 // the history's vocabulary (histories/faults.go), named here too so that
 // schedules read in nemesis terms.
 const (
-	FPartition      = histories.FPartition
-	FPause          = histories.FPause
-	FResume         = histories.FResume
-	FKill           = histories.FKill
-	FStart          = histories.FStart
-	FRestart        = histories.FRestart
-	FLoseUnflushed  = histories.FLoseUnflushed
-	FSetConfig      = histories.FSetConfig
-	FElectUnclean   = histories.FElectUnclean
-	FElectPreferred = histories.FElectPreferred
-	FUpgrade        = histories.FUpgrade
-	FSetFeature     = histories.FSetFeature
-	FNetem          = histories.FNetem
-	FCutClients     = histories.FCutClients
-	FHeal           = histories.FHeal
-	FSchedule       = histories.FSchedule
+	FPartition       = histories.FPartition
+	FPause           = histories.FPause
+	FResume          = histories.FResume
+	FKill            = histories.FKill
+	FStart           = histories.FStart
+	FRestart         = histories.FRestart
+	FLoseUnflushed   = histories.FLoseUnflushed
+	FSetConfig       = histories.FSetConfig
+	FElectUnclean    = histories.FElectUnclean
+	FElectPreferred  = histories.FElectPreferred
+	FMoveCoordinator = histories.FMoveCoordinator
+	FUpgrade         = histories.FUpgrade
+	FSetFeature      = histories.FSetFeature
+	FDiskFail        = histories.FDiskFail
+	FDiskFull        = histories.FDiskFull
+	FDiskSlow        = histories.FDiskSlow
+	FNetem           = histories.FNetem
+	FCutClients      = histories.FCutClients
+	FHeal            = histories.FHeal
+	FSchedule        = histories.FSchedule
 )
 
 // Partition shapes.
@@ -192,17 +239,22 @@ const (
 // others are histories.HealKinds: partition, pause, kill.
 const HealAll = histories.HealAll
 
+// HealDisk is the heal kind of the disk faults.
+const HealDisk = histories.HealDisk
+
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
 		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
-		FNetem, FCutClients}
+		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow, FNetem, FCutClients}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator}
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
-	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FCutClients}
+	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow, FMoveCoordinator, FCutClients}
+	// diskFaults take a dir.
+	diskFaults = []string{FDiskFail, FDiskFull, FDiskSlow}
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
@@ -243,12 +295,7 @@ func (s *Schedule) Validate() error {
 		validateStep(fmt.Sprintf("nemesis.steps[%d]", i), &s.Steps[i], add)
 	}
 	if r := s.Random; r != nil {
-		if r.Interval <= 0 {
-			add("nemesis.random.interval", "must be positive")
-		}
-		if r.Duration < r.Interval {
-			add("nemesis.random.duration", "%s is shorter than the interval %s", r.Duration, r.Interval)
-		}
+		validatePeriods(r, add)
 		if len(r.Faults) == 0 {
 			add("nemesis.random.faults", "empty: name at least one fault")
 		}
@@ -296,7 +343,13 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(st.Netem == nil || st.Fault == FNetem, "netem", "fault netem")
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
-	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade, "timeout", "until, fault restart and fault upgrade")
+	validateModel(p, st, add)
+	isDisk := slices.Contains(diskFaults, st.Fault)
+	waitsForKafka := st.Fault == FDiskFail || st.Fault == FDiskFull
+	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade || waitsForKafka,
+		"timeout", "until and faults restart, upgrade, disk-fail and disk-full")
+	only(st.Dir == nil || isDisk, "dir", "faults disk-fail, disk-full and disk-slow")
+	only(st.Rate == "" || st.Fault == FDiskSlow, "rate", "fault disk-slow")
 	only(st.Version == "" || st.Fault == FUpgrade, "version", "fault upgrade")
 	only(!st.Finalize || st.Fault == FUpgrade, "finalize", "fault upgrade")
 	only(len(st.Feature) == 0 || st.Fault == FSetFeature, "feature", "fault set-feature")
@@ -347,6 +400,20 @@ func validateStep(p string, st *Step, add addFunc) {
 			validateGroups(p, st, add)
 		}
 		validateUpgrade(p, st, add)
+		if isDisk {
+			if st.Dir == nil {
+				add(p+".dir", "fault %s needs dir: the log dir's index in log.dirs (0 is the first, which holds the metadata log: Kafka halts the broker when it fails)", st.Fault)
+			} else if *st.Dir < 0 {
+				add(p+".dir", "must not be negative")
+			}
+		}
+		if st.Fault == FDiskSlow {
+			if st.Rate == "" {
+				add(p+".rate", "fault disk-slow needs rate: bytes per second, e.g. 64KiB")
+			} else if _, err := parseDiskRate(st.Rate); err != nil {
+				add(p+".rate", "%v", err)
+			}
+		}
 		if st.Fault == FSetConfig {
 			if len(st.Config) == 0 {
 				add(p+".config", "set-config needs at least one key")

@@ -100,6 +100,9 @@ func newBand(op nemOp) band {
 	if len(op.Value.Nodes) > 0 {
 		b.Label += " " + nodeList(op.Value.Nodes)
 	}
+	if m, ok := op.Value.Details["model"].(string); ok && m != "" {
+		b.Label += " (" + m + ")" // a power loss's model: recovery-point or writeback
+	}
 	b.Detail = describeOp(op)
 	return b
 }

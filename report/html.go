@@ -13,12 +13,13 @@ import (
 // every string that came from the history or the checker.
 
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"num":    func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
-	"secs":   secs,
-	"upper":  func(v Verdict) string { return strings.ToUpper(string(v)) },
-	"yesno":  yesNo,
-	"over":   overrideText,
-	"ivsecs": func(i interval) float64 { return i.seconds() },
+	"num":         func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
+	"secs":        secs,
+	"upper":       func(v Verdict) string { return strings.ToUpper(string(v)) },
+	"yesno":       yesNo,
+	"over":        overrideText,
+	"ivsecs":      func(i interval) float64 { return i.seconds() },
+	"markerColor": markerColor,
 }).Parse(pageHTML + svgHTML))
 
 func renderHTML(v *view) ([]byte, error) {
@@ -85,7 +86,7 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 <p class="legend">{{range .Legend}}<span><i style="background:{{.Color}}"></i>{{.Text}}</span>{{end}}
 <span><i style="background:#3c9a5f"></i>send ok</span><span><i style="background:#f39c12"></i>send info (unknown)</span><span><i style="background:#7b241c"></i>send fail</span>
 <span><i style="background:#5b7fa6"></i>acked offset</span><span><i style="background:#e31a1c"></i>lost</span><span><i style="background:#ff8c00"></i>offset reused</span></p>
-<p>Shaded bands: {{.Timeline.Bands}} fault(s), from injection to the op that undid it. Lanes per partition come from the observer's samples; ISR is green at full size, yellow when shrunk, orange at one member. Hover for details.</p>
+<p>Shaded bands: {{.Timeline.Bands}} fault(s), from injection to the op that undid it. Lanes per partition come from the observer's samples; ISR is green at full size, yellow when shrunk, orange at one member.{{if .Markers}} "log:" rows mark what each node's own log said (<a href="#broker-logs">Broker logs</a>).{{end}} Hover for details.</p>
 {{template "svg" .Timeline}}
 
 {{if .LinResult}}<h2>Linearizability (porcupine)</h2>
@@ -111,8 +112,17 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 {{end}}</table>{{end}}
 
 <h2>Explained anomalies</h2>
-{{if .Explanations}}<ul>{{range .Explanations}}<li>{{if .Kind}}<b>{{.Kind}}</b>: {{end}}{{.Text}}</li>
+{{if .Explanations}}<ul>{{range .Explanations}}<li>{{if .Kind}}<b>{{.Kind}}</b>: {{end}}{{.Text}}{{with .LogsSay}}<br>Broker logs say: <a href="#{{.ID}}">{{.Brief}}</a>{{end}}</li>
 {{end}}</ul>{{else}}<p>The checker gave no explanations.</p>{{end}}
+
+{{if or .LogNodes .Markers}}<h2 id="broker-logs">Broker logs</h2>
+<p>Each node's own log (<code>logs/</code>, counted into <code>logs/summary.json</code>); they corroborate the explanations and never change the verdict.</p>
+{{if .LogNodes}}<table><tr><th>node</th><th>entries</th><th>WARN</th><th>ERROR</th><th>FATAL</th><th>markers</th><th>most frequent ERROR/FATAL</th></tr>
+{{range .LogNodes}}<tr><td><a href="{{.File}}">{{.Node}}</a></td><td class="n">{{.Lines}}</td><td class="n">{{.Warn}}</td><td class="n {{if .Error}}bad{{else}}zero{{end}}">{{.Error}}</td><td class="n {{if .Fatal}}bad{{else}}zero{{end}}">{{.Fatal}}</td><td>{{.Markers}}</td><td>{{if .TopError}}{{.TopErrorN}} × <code>{{.TopError}}</code>{{end}}</td></tr>
+{{end}}</table>{{end}}
+{{if .Markers}}<table><tr><th>at</th><th>node</th><th>marker</th><th>partition</th><th>fields</th><th>line</th></tr>
+{{range .Markers}}<tr id="{{.ID}}"><td class="n">{{.At}}</td><td>{{.Node}}</td><td><span style="color:{{markerColor .Name}}">■</span> {{.Name}}</td><td>{{.Partition}}</td><td>{{.Fields}}</td><td><a href="{{.File}}">{{.File}}</a> line {{.Line}}: <code>{{.Text}}</code></td></tr>
+{{end}}</table>{{else}}<p>No known marker (truncation, unclean election, log dir failure, fencing, unclean recovery) in the logs.</p>{{end}}{{end}}
 
 {{if .Nemesis}}<h2>Faults</h2>
 <table><tr><th>invoked</th><th>completed</th><th>what</th></tr>

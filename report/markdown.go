@@ -74,8 +74,32 @@ func renderMarkdown(v *view) []byte {
 			} else {
 				p("- %s\n", mdText(e.Text))
 			}
+			if m := e.LogsSay; m != nil {
+				p("  - broker logs say: %s\n", mdText(m.Brief()))
+			}
 		}
 		p("\n")
+	}
+	if len(v.LogNodes) > 0 || len(v.Markers) > 0 {
+		p("## Broker logs\n\nEach node's own log (`logs/`, counted into `logs/summary.json`); they corroborate the explanations and never change the verdict.\n\n")
+		if len(v.LogNodes) > 0 {
+			p("| node | entries | WARN | ERROR | FATAL | markers | most frequent ERROR/FATAL |\n|---|---:|---:|---:|---:|---|---|\n")
+			for _, n := range v.LogNodes {
+				top := ""
+				if n.TopError != "" {
+					top = n.TopErrorN + " × `" + mdCell(n.TopError) + "`"
+				}
+				p("| [%s](%s) | %d | %d | %d | %d | %s | %s |\n", n.Node, n.File, n.Lines, n.Warn, n.Error, n.Fatal, mdCell(n.Markers), top)
+			}
+			p("\n")
+		}
+		if len(v.Markers) > 0 {
+			p("| at | node | marker | partition | fields | line |\n|---:|---|---|---|---|---|\n")
+			for _, m := range v.Markers {
+				p("| %s | %s | %s | %s | %s | %s line %d |\n", m.At, m.Node, m.Name, m.Partition, mdCell(m.Fields), m.File, m.Line)
+			}
+			p("\n")
+		}
 	}
 
 	if v.LinResult != "" {

@@ -51,6 +51,10 @@ type view struct {
 	Duration      string
 	Timeline      svgDoc
 	Legend        []legendItem
+	// The nodes' own logs (logs/summary.json): counts per node and the
+	// markers found, in time order.
+	LogNodes []logNodeRow
+	Markers  []markerRow
 }
 
 type countRow struct {
@@ -129,6 +133,11 @@ func build(dir string) (*view, error) {
 	if tl.Torn {
 		v.Problems = append(v.Problems, HistoryFile+": the last line was torn (the harness stopped mid-write); it was skipped")
 	}
+	if nodes, marks, err := brokerLogs(dir); err != nil {
+		v.Problems = append(v.Problems, err.Error())
+	} else {
+		v.LogNodes, v.Markers = nodes, marks
+	}
 	if r.Res != nil {
 		for _, k := range AnomalyKinds {
 			v.Counts = append(v.Counts, countRow{k, r.Res.count(k), r.Res.counted(k)})
@@ -139,6 +148,9 @@ func build(dir string) (*view, error) {
 			}
 		}
 		v.Explanations = r.Res.Explanations
+		for i := range v.Explanations {
+			v.Explanations[i].LogsSay = logsSay(v.Explanations[i].src, v.Markers)
+		}
 		v.Lost = ranges(r.Res.Lost, r.Info.Topic)
 		v.Reused = ranges(r.Res.Reused, r.Info.Topic)
 		v.Reasons = r.Res.Reasons
@@ -165,7 +177,7 @@ func build(dir string) (*view, error) {
 		}
 	}
 	bs := bands(tl.Nemesis, tl.End)
-	v.Timeline = timelineSVG(tl, bs, offline, r.Info.Replication, r.Info.ELR)
+	v.Timeline = timelineSVG(tl, bs, offline, r.Info.Replication, r.Info.ELR, v.Markers)
 	seen := map[string]bool{}
 	for _, b := range bs {
 		if !seen[b.Kind] {

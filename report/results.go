@@ -65,6 +65,9 @@ func (i interval) seconds() float64 { return float64(i.End-i.Start) / 1e9 }
 type explanation struct {
 	Kind string
 	Text string
+	// LogsSay is the broker-log marker that supports it (logsSay), if any.
+	LogsSay *markerRow
+	src     checker.Explanation
 }
 
 // anomalyLoc is where one lost send or reused offset sits.
@@ -145,7 +148,7 @@ func fromChecker(cr *checker.Result) *results {
 		r.Unavailable[name] = ivs
 	}
 	for _, e := range cr.Explanations {
-		r.Explanations = append(r.Explanations, explanation{Kind: e.Kind, Text: e.Text})
+		r.Explanations = append(r.Explanations, explanation{Kind: e.Kind, Text: e.Text, src: e})
 	}
 	if l := cr.Linearizable; l != nil {
 		r.LinResult = l.Result
@@ -173,6 +176,9 @@ func anomalyCounts(a *checker.Anomalies) map[string]int {
 		checker.Unexpected: len(a.Unexpected), checker.NonmonotonicSend: len(a.NonmonotonicSend),
 		checker.PollSkip: len(a.PollSkip), checker.NonmonotonicPoll: len(a.NonmonotonicPoll),
 		checker.Unseen: len(a.Unseen), checker.Nonlinearizable: len(a.Nonlinearizable),
+		checker.TxnLostWrite: len(a.TxnLostWrite), checker.TxnAbortedRead: len(a.TxnAbortedRead),
+		checker.TxnUncommittedRead: len(a.TxnUncommittedRead), checker.TxnDuplicate: len(a.TxnDuplicate),
+		checker.TxnTorn: len(a.TxnTorn), checker.G0: len(a.G0), checker.G1c: len(a.G1c),
 	} {
 		if n > 0 {
 			m[k] = n

@@ -83,13 +83,14 @@ func secs(ns int64) string { return strconv.FormatFloat(float64(ns)/1e9, 'f', 1,
 // timelineSVG lays out the whole timeline: faults, then the sends of all
 // partitions, then each partition's state lanes with its offset plot right
 // below them, so that a partition's story reads in one place.
-func timelineSVG(tl *timeline, bs []band, offline map[tp][]interval, rf int, elr bool) svgDoc {
+func timelineSVG(tl *timeline, bs []band, offline map[tp][]interval, rf int, elr bool, marks []markerRow) svgDoc {
 	c := &canvas{t1: max(tl.End, 1e9), rf: rf, elr: elr}
 	c.doc.W = svgW
 	c.doc.Label = "timeline of faults, partition state, sends and offsets"
 	c.axis(22, true)
 	c.y = 32
 	c.faults(bs)
+	c.logLane(marks)
 	c.throughput(tl)
 	c.latency(tl)
 	for _, p := range tl.sortedParts() {

@@ -30,6 +30,11 @@ const (
 	DefaultKeys             = 16
 	DefaultDuration         = 60 * time.Second
 	DefaultFinalReadTimeout = 60 * time.Second
+	DefaultIsolation        = histories.ReadUncommitted
+	DefaultTxnMinSends      = 1
+	DefaultTxnMaxSends      = 4
+	DefaultTxnAbortRate     = 0.1
+	DefaultTxnTimeout       = 10 * time.Second
 )
 
 // Config is one workload: which client, how it produces and consumes, and
@@ -83,6 +88,14 @@ type Config struct {
 	// OffsetReset is where a consumer starts, and where it goes on
 	// OFFSET_OUT_OF_RANGE: "earliest" (default) or "latest".
 	OffsetReset string `yaml:"offset_reset" json:"offset_reset"`
+	// Isolation is the consumers' isolation level: "read_uncommitted"
+	// (default) or "read_committed" (franz only). The final read reads at
+	// read_committed whenever this says so or transactions are on.
+	Isolation string `yaml:"isolation,omitempty" json:"isolation,omitempty"`
+
+	// Transactions makes every producer transactional (txn_config.go).
+	// The zero value is off.
+	Transactions TxnConfig `yaml:"transactions,omitempty" json:"transactions,omitempty"`
 
 	// Duration of the produce/consume phase (default 60s).
 	Duration Duration `yaml:"duration" json:"duration"`
@@ -124,6 +137,17 @@ func (c *Config) Defaults() {
 	if c.OffsetReset == "" {
 		c.OffsetReset = ResetEarliest
 	}
+	if c.Isolation == "" {
+		c.Isolation = DefaultIsolation
+	}
+	c.Isolation = strings.ToLower(strings.TrimSpace(c.Isolation))
+	c.Transactions.defaults()
+	if c.Transactions.Enabled {
+		// A transactional producer is an idempotent one (Kafka requires
+		// it: InitProducerId gives both the producer id and the epoch that
+		// fences). Set here so that run.json says so.
+		c.Idempotent = true
+	}
 	if c.Duration == 0 {
 		c.Duration = Duration(DefaultDuration)
 	}
@@ -155,7 +179,18 @@ func (c *Config) RetriesEnabled() bool { return c.Retries > 0 || c.Idempotent }
 // them: the checker learns from it whether duplicates count.
 func (c *Config) ProducerInfo() histories.ProducerInfo {
 	return histories.ProducerInfo{Driver: canonicalDriver(c.Driver), Acks: string(c.Acks.normalize()),
-		Idempotent: c.Idempotent, Retries: c.Retries}
+		Idempotent: c.Idempotent || c.Transactions.Enabled, Retries: c.Retries,
+		Transactional: c.Transactions.Enabled}
+}
+
+// FinalReadIsolation is the isolation level of the final read:
+// read_committed when the consumers read so or producers are
+// transactional (then the committed records are what must survive).
+func (c *Config) FinalReadIsolation() string {
+	if c.Transactions.Enabled || histories.IsReadCommitted(c.Isolation) {
+		return histories.ReadCommitted
+	}
+	return histories.ReadUncommitted
 }
 
 // opTimeout is the backstop deadline of one send: every try's request
@@ -223,10 +258,10 @@ func (c *Config) Validate() error {
 	if c.Retries < 0 || c.Retries > 1000 {
 		add("retries", "%d: want 0..1000", c.Retries)
 	}
-	if c.Idempotent && c.Acks.Valid() && c.Acks.normalize() != AcksAll {
+	if c.Idempotent && c.Acks.Valid() && c.Acks.normalize() != AcksAll && !c.Transactions.Enabled {
 		add("idempotent", "needs acks=all (Kafka's idempotent producer requires it); acks is %s", c.Acks)
 	}
-	if c.Idempotent && c.Retries == 0 {
+	if c.Idempotent && c.Retries == 0 && !c.Transactions.Enabled {
 		add("idempotent", "needs retries > 0: an idempotent producer retries to keep its sequence numbers valid")
 	}
 	if rt := c.RequestTimeout.Std(); rt < 100*time.Millisecond || rt > 10*time.Minute {
@@ -259,6 +294,10 @@ func (c *Config) Validate() error {
 	if c.OffsetReset != ResetEarliest && c.OffsetReset != ResetLatest {
 		add("offset_reset", "%q: want %s or %s", c.OffsetReset, ResetEarliest, ResetLatest)
 	}
+	if c.Isolation != histories.ReadUncommitted && c.Isolation != histories.ReadCommitted {
+		add("isolation", "%q: want %s or %s", c.Isolation, histories.ReadUncommitted, histories.ReadCommitted)
+	}
+	ps = append(ps, c.validateTxn()...)
 	if c.Duration <= 0 {
 		add("duration", "%s: want > 0", c.Duration)
 	}

@@ -18,7 +18,7 @@ func TestConfigDefaults(t *testing.T) {
 	}
 	want := Config{Driver: DriverFranz, Topic: "kchaos", Partitions: 1, Producers: 1, Acks: AcksAll,
 		RequestTimeout: Duration(5 * time.Second), MaxInFlight: 1, Partitioning: RoundRobin,
-		OffsetReset: ResetEarliest, Duration: Duration(time.Minute), FinalReadTimeout: Duration(time.Minute)}
+		OffsetReset: ResetEarliest, Isolation: DefaultIsolation, Duration: Duration(time.Minute), FinalReadTimeout: Duration(time.Minute)}
 	if c != want {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
 	}
@@ -119,7 +119,7 @@ duration: 1m30s
 func TestConfigDecode(t *testing.T) {
 	want := Config{Driver: DriverKafkaGo, Topic: "orders", Partitions: 3, Producers: 4, Acks: AcksLeader,
 		RequestTimeout: Duration(2 * time.Second), MaxInFlight: 16, Partitioning: ByKey, Keys: 8, Rate: 500,
-		Consumers: 2, OffsetReset: ResetLatest, Duration: Duration(90 * time.Second),
+		Consumers: 2, OffsetReset: ResetLatest, Isolation: DefaultIsolation, Duration: Duration(90 * time.Second),
 		FinalReadTimeout: Duration(DefaultFinalReadTimeout)}
 	decoders := map[string]func([]byte, any) error{
 		"gopkg.in/yaml.v3": yamlv3.Unmarshal,

@@ -36,7 +36,7 @@ func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) erro
 	if err := w.assign(stop, pid, c, parts, pos); err != nil {
 		return err
 	}
-	req := histories.ReadRequest{Topic: w.cfg.Topic, Partitions: parts}
+	req := histories.ReadRequest{Topic: w.cfg.Topic, Partitions: parts, Isolation: txnIsolationOf(w.cfg.Isolation)}
 	for !ended(stop) {
 		if _, err := w.rec.Invoke(pid, histories.FPoll, req); err != nil {
 			w.c.recordErrors.Add(1)
@@ -50,6 +50,9 @@ func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) erro
 		}
 		for _, r := range f.Records {
 			pos[r.Partition] = r.Offset + 1
+		}
+		for p, next := range f.Next {
+			pos[p] = max(pos[p], next)
 		}
 		if err := w.afterPoll(stop, pid, c, parts, pos, f); err != nil {
 			return err

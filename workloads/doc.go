@@ -7,10 +7,15 @@
 //   - producers (producer.go): N concurrent Jepsen processes, each with one
 //     send in flight; in pipelined mode each producer client has several
 //     in-flight slots and every slot is a process of its own;
+//     With workload.transactions (txn*.go, franz_txn.go) every producer is
+//     transactional instead: each process runs one transaction at a time,
+//     recorded as one txn op (histories/txn.go), and may crash on purpose
+//     to be fenced by its successor;
 //   - consumers (consumer.go): assigned partitions, every poll recorded with
 //     partition, offset, value and the batch's leader epoch;
 //   - the final read (finalread.go): after the faults heal, each partition
-//     read from its log start to its high watermark;
+//     read from its log start to its high watermark (to its last stable
+//     offset when it reads at read_committed);
 //   - the observer (observer.go): process -2, sampling leader, ISR, ELR,
 //     high watermark and per-replica log end offsets.
 //

@@ -50,8 +50,9 @@ type Producer interface {
 // Consumer reads assigned partitions from explicit positions. It is used
 // by one goroutine at a time.
 type Consumer interface {
-	// Offsets returns each partition's log start (ResetEarliest) or high
-	// watermark (ResetLatest), as a consumer may read them.
+	// Offsets returns each partition's log start (ResetEarliest) or end
+	// (ResetLatest): the high watermark, or at read_committed the last
+	// stable offset, as the consumer may read them.
 	Offsets(ctx context.Context, partitions []int32, rule string) (map[int32]int64, error)
 	// Assign (re)positions the consumer: from now on it reads exactly these
 	// partitions, each from the given offset.
@@ -75,6 +76,11 @@ type Fetch struct {
 	Resets map[int32]int64
 	// LogStart is each polled partition's log start offset, where known.
 	LogStart map[int32]int64
+	// Next is each partition's position after this poll, where the client
+	// saw more than Records shows: transaction markers (control records)
+	// take offsets but are no records, so a reader that must reach an end
+	// offset steps by Next, not by the last record's offset + 1.
+	Next map[int32]int64
 }
 
 // PartitionError is a fetch error on one partition.

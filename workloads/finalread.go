@@ -56,6 +56,8 @@ func (r FinalReadResult) Complete() bool {
 // A partition's end is its high watermark when its read starts, asked of
 // its leader once it has one; records above it are not part of the read
 // (a send acked at or past that end was lost, if the watermark went back).
+// A read_committed final read (Config.FinalReadIsolation) ends at the last
+// stable offset instead, and its invoke says "isolation":"read_committed".
 func (w *Workload) FinalRead(ctx context.Context, view ClusterView) (FinalReadResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, w.cfg.FinalReadTimeout.Std())
 	defer cancel()
@@ -81,7 +83,8 @@ func (w *Workload) readPartition(ctx context.Context, view ClusterView, p int32)
 	pid := w.rec.NewProcess()
 	from := int64(0)
 	if _, err := w.rec.Invoke(pid, histories.FFinalRead, histories.ReadRequest{
-		Topic: w.cfg.Topic, Partitions: []int32{p}, From: &from}); err != nil {
+		Topic: w.cfg.Topic, Partitions: []int32{p}, From: &from,
+		Isolation: txnIsolationOf(w.cfg.FinalReadIsolation())}); err != nil {
 		return res, err
 	}
 	recs, start, end, rerr := w.readRange(ctx, view, p)
@@ -110,18 +113,26 @@ func (w *Workload) readPartition(ctx context.Context, view ClusterView, p int32)
 	return res, err
 }
 
-// readRange waits for a leader, takes the high watermark as the end, and
-// reads [log start, end).
+// readRange waits for a leader, takes the high watermark as the end (at
+// read_committed: the last stable offset, see stableEnd), and reads
+// [log start, end).
 func (w *Workload) readRange(ctx context.Context, view ClusterView, p int32) ([]histories.Record, int64, int64, error) {
 	end, err := endOffset(ctx, view, w.cfg.Topic, p)
 	if err != nil {
 		return nil, -1, -1, err
 	}
-	c, err := w.drv.NewConsumer(w.cfg, w.bootstrap, 1000+int(p))
+	ccfg := w.cfg
+	ccfg.Isolation = w.cfg.FinalReadIsolation()
+	c, err := w.drv.NewConsumer(ccfg, w.bootstrap, 1000+int(p))
 	if err != nil {
 		return nil, -1, end, err
 	}
 	defer c.Close()
+	if histories.IsReadCommitted(ccfg.Isolation) {
+		if end, err = w.stableEnd(ctx, c, p, end); err != nil {
+			return nil, -1, -1, err
+		}
+	}
 	start, err := startOffset(ctx, c, p)
 	if err != nil {
 		return nil, -1, end, err
@@ -152,6 +163,11 @@ func (w *Workload) readRange(ctx context.Context, view ClusterView, p int32) ([]
 			if r.Offset+1 > pos {
 				pos = r.Offset + 1
 			}
+		}
+		// Markers (and, at read_committed, aborted records) take offsets
+		// that no record shows: step by the client's position.
+		if next, ok := f.Next[p]; ok && next > pos {
+			pos = next
 		}
 		if perr != nil {
 			lastErr = perr
@@ -209,6 +225,51 @@ func tryEndOffset(ctx context.Context, view ClusterView, topic string, p int32) 
 		return view.HighWatermark(dctx, st.Leader, topic, p)
 	}
 	return -1, fmt.Errorf("partition %d not described", p)
+}
+
+// stableEnd is a read_committed final read's end: the partition's last
+// stable offset (what ListOffsets answers at read_committed), which is
+// all a read_committed reader can reach. A transaction still open holds
+// it below the high watermark hw; once the producers are gone, the
+// coordinator aborts such a transaction within its timeout (checked every
+// 10 s by default), so the read waits, up to stableWait, for the LSO to
+// reach hw, and otherwise reads to the LSO it has. Either way its
+// end_offsets claim only what it read. Stepping by Fetch.Next (control
+// records included) reaches an end that a marker precedes; the tail below
+// an LSO held by an open transaction can still be an aborted record whose
+// marker lies above it, which no read_committed fetch returns, hence the
+// wait.
+func (w *Workload) stableEnd(ctx context.Context, c Consumer, p int32, hw int64) (int64, error) {
+	deadline := time.Now().Add(w.stableWait())
+	var last error
+	for {
+		octx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		offs, err := c.Offsets(octx, []int32{p}, ResetLatest)
+		cancel()
+		if lso, ok := offs[p]; err == nil && ok {
+			if lso >= hw || time.Now().After(deadline) {
+				return lso, nil
+			}
+		} else {
+			last = err
+		}
+		select {
+		case <-ctx.Done():
+			return -1, fmt.Errorf("partition %d: last stable offset: %w (last: %v)", p, ctx.Err(), last)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// stableWait is how long a read_committed final read waits for open
+// transactions to end: twice their timeout plus the coordinator's 10 s
+// check interval, and at most half the final read's bound.
+func (w *Workload) stableWait() time.Duration {
+	to := w.cfg.Transactions.Timeout.Std()
+	if to == 0 {
+		to = DefaultTxnTimeout
+	}
+	return min(2*to+10*time.Second, w.cfg.FinalReadTimeout.Std()/2)
 }
 
 // startOffset is the log start offset, retried until ctx ends.

@@ -49,7 +49,10 @@ func (franzDriver) NewConsumer(cfg Config, bootstrap []string, id int) (Consumer
 // Offsets lists log start offsets (earliest) or high watermarks (latest).
 func (c *franzConsumer) Offsets(ctx context.Context, partitions []int32, rule string) (map[int32]int64, error) {
 	list := c.adm.ListStartOffsets
-	if rule == ResetLatest {
+	switch {
+	case rule == ResetLatest && histories.IsReadCommitted(c.cfg.Isolation):
+		list = c.adm.ListCommittedOffsets // the last stable offsets
+	case rule == ResetLatest:
 		list = c.adm.ListEndOffsets
 	}
 	listed, err := list(ctx, c.cfg.Topic)
@@ -82,7 +85,8 @@ func (c *franzConsumer) Assign(_ context.Context, offsets map[int32]int64) error
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.cfg.Topic: at}),
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchMaxWait(500*time.Millisecond),
-		kgo.FetchIsolationLevel(kgo.ReadUncommitted()),
+		kgo.FetchIsolationLevel(franzIsolation(c.cfg.Isolation)),
+		kgo.KeepControlRecords(), // markers move Fetch.Next; Poll drops them
 	)
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
@@ -134,12 +138,27 @@ func (c *franzConsumer) Poll(ctx context.Context) (Fetch, error) {
 			f.LogStart[p.Partition] = p.LogStartOffset
 		}
 		for _, r := range p.Records {
+			if f.Next == nil {
+				f.Next = map[int32]int64{}
+			}
+			f.Next[r.Partition] = max(f.Next[r.Partition], r.Offset+1)
+			if r.Attrs.IsControl() {
+				continue // a transaction marker: an offset, not a record
+			}
 			f.Records = append(f.Records, histories.Record{Partition: r.Partition, Offset: r.Offset,
 				Value: string(r.Value), LeaderEpoch: r.LeaderEpoch})
 		}
 	})
 	sort.SliceStable(f.Records, func(i, j int) bool { return f.Records[i].Partition < f.Records[j].Partition })
 	return f, nil
+}
+
+// franzIsolation maps workload.isolation to kgo's.
+func franzIsolation(level string) kgo.IsolationLevel {
+	if histories.IsReadCommitted(level) {
+		return kgo.ReadCommitted()
+	}
+	return kgo.ReadUncommitted()
 }
 
 // Close closes both clients.

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	kafka "github.com/segmentio/kafka-go"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // kafkaGoDriver is github.com/segmentio/kafka-go.
@@ -17,10 +19,19 @@ func (kafkaGoDriver) Name() string { return DriverKafkaGo }
 
 // Refuse lists what kafka-go cannot do: it has no idempotent producer (it
 // never sends InitProducerId, so its batches carry no producer id or
-// sequence numbers for the broker to deduplicate).
+// sequence numbers for the broker to deduplicate), hence no transactional
+// one, and kchaos's kafka-go consumer reads at read_uncommitted only.
 func (kafkaGoDriver) Refuse(cfg Config) []FieldError {
 	var out []FieldError
-	if cfg.Idempotent {
+	if cfg.Transactions.Enabled {
+		out = append(out, FieldError{Path: "transactions.enabled",
+			Msg: "kafka-go has no transactional producer (no InitProducerId, AddPartitionsToTxn or EndTxn); use driver franz"})
+	}
+	if histories.IsReadCommitted(cfg.Isolation) {
+		out = append(out, FieldError{Path: "isolation",
+			Msg: "the kafka-go consumer reads at read_uncommitted only; use driver franz for read_committed"})
+	}
+	if cfg.Idempotent && !cfg.Transactions.Enabled {
 		out = append(out, FieldError{Path: "idempotent",
 			Msg: "kafka-go has no idempotent producer (no producer id or sequence numbers); use driver franz or idempotent: false"})
 	}

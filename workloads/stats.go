@@ -17,11 +17,18 @@ type Stats struct {
 	// Sends: invoked; Acked: ok with an offset; AckedNoOffset: ok without
 	// one (acks=0, outcome unknown); Failed: fail; Indeterminate: info.
 	Sends, Acked, AckedNoOffset, Failed, Indeterminate int64
-	// InFlight sends: invoked, not yet completed.
+	// InFlight sends and transactions: invoked, not yet completed.
 	InFlight int64
 	// Polls completed, records they returned, assigns recorded.
 	Polls, PolledRecords, Assigns int64
-	// OpsPerSec is completed sends per second over the whole run;
+	// Transactions (workload.transactions): Txns invoked; TxnCommitted ok;
+	// TxnAborted fail (aborted on purpose or after an error, fenced, or
+	// crashed: definitely not committed); TxnUnknown info. TxnCrashes
+	// counts simulated producer crashes, TxnFenced transactions refused
+	// with PRODUCER_FENCED or INVALID_PRODUCER_EPOCH.
+	Txns, TxnCommitted, TxnAborted, TxnUnknown, TxnCrashes, TxnFenced int64
+	// OpsPerSec is completed sends and transactions per second over the
+	// whole run;
 	// RecentOpsPerSec over the last Progress interval (0 from Stats).
 	OpsPerSec, RecentOpsPerSec float64
 	// AckedPerSec is acked sends per second over the whole run.
@@ -42,11 +49,18 @@ func (s Stats) ErrorNames() []string {
 	return out
 }
 
+// completed is the number of completed ops: sends and transactions.
+func (s Stats) completed() int64 {
+	return s.Acked + s.AckedNoOffset + s.Failed + s.Indeterminate + s.TxnCommitted + s.TxnAborted + s.TxnUnknown
+}
+
 // counters is the live form of Stats, updated by many goroutines.
 type counters struct {
 	start                                              atomic.Int64 // unix nanos
 	sends, acked, ackedNoOffset, failed, indeterminate atomic.Int64
 	polls, polledRecords, assigns, recordErrors        atomic.Int64
+	txns, txnCommitted, txnAborted, txnUnknown         atomic.Int64
+	txnCrashes, txnFenced                              atomic.Int64
 	mu                                                 sync.Mutex
 	errors                                             map[string]int64
 }
@@ -73,9 +87,11 @@ func (c *counters) snapshot() Stats {
 		Failed: c.failed.Load(), Indeterminate: c.indeterminate.Load(),
 		Polls: c.polls.Load(), PolledRecords: c.polledRecords.Load(), Assigns: c.assigns.Load(),
 		RecordErrors: c.recordErrors.Load(),
+		Txns:         c.txns.Load(), TxnCommitted: c.txnCommitted.Load(), TxnAborted: c.txnAborted.Load(),
+		TxnUnknown: c.txnUnknown.Load(), TxnCrashes: c.txnCrashes.Load(), TxnFenced: c.txnFenced.Load(),
 	}
-	done := s.Acked + s.AckedNoOffset + s.Failed + s.Indeterminate
-	s.InFlight = s.Sends - done
+	done := s.completed()
+	s.InFlight = s.Sends + s.Txns - done
 	if secs := s.Elapsed.Seconds(); secs > 0 {
 		s.OpsPerSec = float64(done) / secs
 		s.AckedPerSec = float64(s.Acked) / secs
@@ -105,8 +121,7 @@ func (c *counters) progress(ctx context.Context, every time.Duration) <-chan Sta
 			case <-t.C:
 			}
 			s := c.snapshot()
-			doneNow := s.Acked + s.AckedNoOffset + s.Failed + s.Indeterminate
-			donePrev := prev.Acked + prev.AckedNoOffset + prev.Failed + prev.Indeterminate
+			doneNow, donePrev := s.completed(), prev.completed()
 			if dt := (s.Elapsed - prev.Elapsed).Seconds(); dt > 0 {
 				s.RecentOpsPerSec = float64(doneNow-donePrev) / dt
 			}

@@ -76,13 +76,24 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	if !w.ran.CompareAndSwap(false, true) {
 		return w.Stats(), errors.New("workload: Run called twice")
 	}
-	producers, err := w.openProducers()
+	var (
+		producers []Producer
+		txns      []TxnProducer
+		reg       = &txnClients{}
+		err       error
+	)
+	if w.cfg.Transactions.Enabled {
+		txns, err = w.openTxnProducers(reg)
+	} else {
+		producers, err = w.openProducers()
+	}
 	if err != nil {
 		return w.Stats(), err
 	}
 	consumers, err := w.openConsumers()
 	if err != nil {
 		closeAll(producers)
+		reg.closeAll()
 		return w.Stats(), err
 	}
 	w.c.restart()
@@ -108,7 +119,11 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	go func() {
 		defer wg.Done()
 		defer close(prodDone)
-		if err := w.runProducers(stop, ops, producers); err != nil {
+		run := func() error { return w.runProducers(stop, ops, producers) }
+		if w.cfg.Transactions.Enabled {
+			run = func() error { return w.runTxnProducers(stop, ops, txns, reg) }
+		}
+		if err := run(); err != nil {
 			errs <- err
 			stopNow() // the history is broken: end the run
 		}
@@ -140,7 +155,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		// complete as info (canceled).
 		cancelOps()
 	}
-	w.drain(prodDone, cancelOps, producers)
+	w.drain(prodDone, cancelOps, func() { closeAll(producers); reg.closeAll() })
 	wg.Wait()
 	closeAll(consumers)
 	close(errs)
@@ -151,7 +166,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 // then it cancels their contexts, then closes the clients, which fails
 // whatever is still buffered (franz-go's idempotent producer ignores
 // cancellation of a record already sent, to keep its sequence numbers).
-func (w *Workload) drain(done <-chan struct{}, cancelOps context.CancelFunc, producers []Producer) {
+func (w *Workload) drain(done <-chan struct{}, cancelOps context.CancelFunc, closeProducers func()) {
 	wait := func(d time.Duration) bool {
 		select {
 		case <-done:
@@ -160,15 +175,19 @@ func (w *Workload) drain(done <-chan struct{}, cancelOps context.CancelFunc, pro
 			return false
 		}
 	}
-	if !wait(w.cfg.opTimeout()) {
+	bound := w.cfg.opTimeout()
+	if w.cfg.Transactions.Enabled {
+		bound = w.cfg.txnDrainTimeout()
+	}
+	if !wait(bound) {
 		cancelOps()
 		if !wait(2 * time.Second) {
-			closeAll(producers)
+			closeProducers()
 			<-done
 			return
 		}
 	}
-	closeAll(producers)
+	closeProducers()
 }
 
 func (w *Workload) openConsumers() ([]Consumer, error) {

@@ -107,10 +107,15 @@ type TopicSpec struct {
 	// is the preferred leader); it fixes Partitions and ReplicationFactor.
 	Assignment [][]int32
 	Configs    map[string]string
+	// LogDir, when set, is the log dir (a log.dirs entry) every replica is
+	// moved to after creation (MoveReplicas); CreateTopic returns once
+	// they are all there.
+	LogDir string
 }
 
 // CreateTopic creates a topic, with an explicit replica assignment when
-// given, and waits until every partition has a leader.
+// given, and waits until every partition has a leader (and, with LogDir,
+// until every replica is in that log dir).
 func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
 	req := createTopicsRequest(spec)
 	resp, err := req.RequestWith(ctx, c.cl)
@@ -126,7 +131,10 @@ func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
 			return fmt.Errorf("create topic %s: %w%s", spec.Name, err, msg)
 		}
 	}
-	return c.WaitLeaders(ctx, spec.Name, 30*time.Second)
+	if err := c.WaitLeaders(ctx, spec.Name, 30*time.Second); err != nil || spec.LogDir == "" {
+		return err
+	}
+	return c.MoveReplicas(ctx, spec.Name, spec.LogDir, 60*time.Second)
 }
 
 // createTopicsRequest builds the CreateTopics request of spec: an explicit
@@ -235,6 +243,26 @@ func (c *Client) ElectLeaders(ctx context.Context, topic string, partitions []in
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// ReorderReplicas sets a partition's replica list to replicas: the same
+// brokers in another order, as kafka-reassign-partitions does with such a
+// plan. No replica moves, so the controller applies it at once; the first
+// replica becomes the preferred leader, which a preferred election (or
+// the next one) then makes the leader.
+func (c *Client) ReorderReplicas(ctx context.Context, topic string, partition int32, replicas []int32) error {
+	var req kadm.AlterPartitionAssignmentsReq
+	req.Assign(topic, partition, replicas)
+	resps, err := c.adm.AlterPartitionAssignments(ctx, req)
+	if err != nil {
+		return fmt.Errorf("reorder the replicas of %s-%d to %v: %w", topic, partition, replicas, err)
+	}
+	for _, r := range resps.Sorted() {
+		if r.Err != nil {
+			return fmt.Errorf("reorder the replicas of %s-%d to %v: %w %s", topic, partition, replicas, r.Err, r.ErrMessage)
+		}
+	}
+	return nil
 }
 
 // ElectLeadersVia is ElectLeaders sent to one broker, which forwards it to

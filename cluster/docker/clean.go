@@ -52,7 +52,9 @@ func RemoveRun(ctx context.Context, docker *client.Client, runID string) (int, e
 }
 
 // Clean removes what crashed runs left: every labelled container and
-// network, and the data folders under dataRoot (default /var/tmp/kchaos).
+// network, and the data folders under dataRoot (default /var/tmp/kchaos),
+// after clearing the immutable attributes and unmounting the tmpfs mounts
+// that disk faults and bounded log dirs left in them.
 func Clean(ctx context.Context, dataRoot string) (int, error) {
 	docker, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
@@ -65,6 +67,11 @@ func Clean(ctx context.Context, dataRoot string) (int, error) {
 	}
 	entries, _ := os.ReadDir(dataRoot)
 	for _, e := range entries {
+		// What the disk faults and bounded log dirs left: immutable
+		// attributes and tmpfs mounts.
+		if _, _, rerr := releaseDisks(filepath.Join(dataRoot, e.Name())); rerr != nil {
+			err = errors.Join(err, rerr)
+		}
 		if rerr := os.RemoveAll(filepath.Join(dataRoot, e.Name())); rerr != nil {
 			err = errors.Join(err, rerr)
 		}

@@ -1,8 +1,8 @@
 // Package docker is the Docker backend of package cluster: each node of a
 // run is a container (testcontainers-go) on a private network with an
-// explicit subnet, with its log dir bind-mounted from the host so that it
-// survives kill -9 and restart, and with NET_ADMIN so that faults can run
-// iptables inside it. Every container and network carries the label
+// explicit subnet, with its log dirs bind-mounted from the host so that
+// they survive kill -9 and restart (and the disk faults reach them there,
+// disk.go), and with NET_ADMIN so that faults can run iptables inside it. Every container and network carries the label
 // org.kchaos.run=<run id>; Teardown and Clean remove them by that label.
 // The Ryuk reaper is off (its image cannot be pulled here), so cleaning
 // up is kchaos's own job.
@@ -203,13 +203,17 @@ func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image 
 	var props string
 	heap := c.cfg.BrokerHeapMB
 	if n.Role == cluster.RoleBroker {
-		props = cluster.Render(n, voters, c.cfg.Brokers, c.cfg.BrokerConfig, c.cfg.PerBroker[n.ID])
+		props = cluster.RenderLogDirs(n, voters, c.cfg.Brokers, c.cfg.LogDirs, c.cfg.BrokerConfig, c.cfg.PerBroker[n.ID])
 	} else {
 		props = cluster.Render(n, voters, c.cfg.Brokers, c.cfg.ControllerConfig)
 		heap = c.cfg.ControllerHeapMB
 	}
 	propsPath := filepath.Join(dir, "server.properties")
 	if err := os.WriteFile(propsPath, []byte(props), 0o644); err != nil {
+		return nil, dir, err
+	}
+	logDirBinds, err := c.prepareLogDirs(n, dir)
+	if err != nil {
 		return nil, dir, err
 	}
 	formatArgs := strings.Join(cluster.FormatArgs(c.version, c.cfg.ELR, c.cfg.TransactionVersion), " ")
@@ -232,6 +236,7 @@ func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image 
 			hc.Binds = append(hc.Binds,
 				filepath.Join(dir, "data")+":"+cluster.DataDir,
 				propsPath+":/etc/kafka/server.properties:ro")
+			hc.Binds = append(hc.Binds, logDirBinds...)
 		},
 		EndpointSettingsModifier: func(m map[string]*network.EndpointSettings) {
 			if es, ok := m[c.network.Name]; ok {

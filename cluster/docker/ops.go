@@ -177,6 +177,11 @@ func (c *Cluster) Teardown(ctx context.Context) error {
 		}
 		_, err := RemoveRun(ctx, c.docker, c.cfg.RunID)
 		errs = append(errs, err)
+		// Immutable attributes and bounded dirs' tmpfs mounts, also with
+		// KeepData: a run leaves no mount behind (a kept bounded dir's
+		// content goes with its tmpfs).
+		_, _, err = releaseDisks(filepath.Join(c.cfg.DataRoot, c.cfg.RunID))
+		errs = append(errs, err)
 		if !c.cfg.KeepData {
 			errs = append(errs, os.RemoveAll(filepath.Join(c.cfg.DataRoot, c.cfg.RunID)))
 		}

@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -71,19 +69,9 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 			if serr != nil {
 				return serr
 			}
-			err = err2
-			var bad *scenario.BadInputError
-			if errors.As(err, &bad) {
-				return badInput(err)
-			}
-			if dir != "" {
-				fmt.Println("audit:", filepath.Join(dir, "audit.md"))
-				if b, rerr := os.ReadFile(filepath.Join(dir, "audit.md")); rerr == nil {
-					fmt.Print(string(b))
-				}
-			}
-			if err != nil {
-				return internal(err)
+			printPage("audit", dir, "audit.md")
+			if err2 != nil {
+				return runError(err2)
 			}
 			code := exitValid
 			for _, r := range rows {

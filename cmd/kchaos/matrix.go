@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -112,12 +111,7 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 				}
 				return nil
 			})
-			if dir != "" {
-				fmt.Println("matrix:", filepath.Join(dir, "matrix.md"))
-				if b, rerr := os.ReadFile(filepath.Join(dir, "matrix.md")); rerr == nil {
-					fmt.Print(string(b))
-				}
-			}
+			printPage("matrix", dir, "matrix.md")
 			if merr != nil {
 				return internal(merr)
 			}

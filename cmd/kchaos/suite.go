@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -53,19 +50,9 @@ finding), 2 a cell could not be judged, 254 bad input.`,
 			if runs < 1 {
 				return badInput(fmt.Errorf("--runs %d: want at least 1", runs))
 			}
-			var versions []string
-			for _, v := range strings.Split(f.kafka, ",") {
-				if v = strings.TrimSpace(v); v != "" {
-					versions = append(versions, v)
-				}
-			}
+			versions := splitList(f.kafka)
 			f.kafka = "" // each cell sets its own version
-			var onlyList []string
-			for _, o := range strings.Split(only, ",") {
-				if o = strings.TrimSpace(o); o != "" {
-					onlyList = append(onlyList, o)
-				}
-			}
+			onlyList := splitList(only)
 			opts := harness.SuiteOptions{
 				Kafka: versions, Only: onlyList, Runs: runs, Baseline: baseline,
 				Load: func(n string, sets []string) (*scenario.Scenario, error) {
@@ -95,18 +82,11 @@ finding), 2 a cell could not be judged, 254 bad input.`,
 				}
 				return nil
 			})
-			var bad *scenario.BadInputError
-			if errors.As(rerr, &bad) {
-				return badInput(rerr)
-			}
 			if res != nil {
-				fmt.Println("suite:", filepath.Join(res.Dir, "suite.md"))
-				if b, err := os.ReadFile(filepath.Join(res.Dir, "suite.md")); err == nil {
-					fmt.Print(string(b))
-				}
+				printPage("suite", res.Dir, "suite.md")
 			}
 			if rerr != nil {
-				return internal(rerr)
+				return runError(rerr)
 			}
 			if serr != nil {
 				return serr

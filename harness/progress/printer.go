@@ -108,6 +108,10 @@ func (p *Printer) Event(e Event) {
 		if st := e.Stats; st != nil {
 			attrs = append(attrs, "elapsed_s", st.Elapsed.Seconds(), "ops_per_s", st.OpsPerSec,
 				"acked", st.Acked, "failed_sends", st.Failed, "indeterminate", st.Indeterminate, "errors", st.Errors)
+			if st.Txns > 0 {
+				attrs = append(attrs, "txn_committed", st.TxnCommitted, "txn_aborted", st.TxnAborted, "txn_unknown", st.TxnUnknown,
+					"txn_crashes", st.TxnCrashes, "txn_fenced", st.TxnFenced)
+			}
 		}
 		r := slog.NewRecord(time.Now(), slog.LevelInfo, "progress", 0)
 		r.Add(attrs...)

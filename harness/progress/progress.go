@@ -83,8 +83,17 @@ func (e Event) Line() string {
 // StatsText is a workload's progress in words.
 func StatsText(st workloads.Stats) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s, %s ops/s, acked %s, failed %s, indeterminate %s",
-		st.Elapsed.Round(time.Second), count(int64(st.OpsPerSec+0.5)), count(st.Acked), count(st.Failed), count(st.Indeterminate))
+	if st.Txns > 0 {
+		// A transactional workload's ops are transactions.
+		fmt.Fprintf(&b, "%s, %s ops/s, transactions committed %s, aborted %s, unknown %s",
+			st.Elapsed.Round(time.Second), count(int64(st.OpsPerSec+0.5)), count(st.TxnCommitted), count(st.TxnAborted), count(st.TxnUnknown))
+		if st.TxnCrashes > 0 || st.TxnFenced > 0 {
+			fmt.Fprintf(&b, " (crashes %s, fenced %s)", count(st.TxnCrashes), count(st.TxnFenced))
+		}
+	} else {
+		fmt.Fprintf(&b, "%s, %s ops/s, acked %s, failed %s, indeterminate %s",
+			st.Elapsed.Round(time.Second), count(int64(st.OpsPerSec+0.5)), count(st.Acked), count(st.Failed), count(st.Indeterminate))
+	}
 	if names := st.ErrorNames(); len(names) > 0 {
 		b.WriteString("; errors")
 		for i, n := range names {

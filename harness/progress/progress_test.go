@@ -13,12 +13,15 @@ import (
 func TestLine(t *testing.T) {
 	st := workloads.Stats{Elapsed: 12300 * time.Millisecond, OpsPerSec: 1204.4, Acked: 48122, Failed: 10, Indeterminate: 2,
 		Errors: map[string]int64{"NOT_ENOUGH_REPLICAS": 10, "timeout": 2}}
+	txn := workloads.Stats{Elapsed: 5 * time.Second, OpsPerSec: 40, Txns: 200, TxnCommitted: 150, TxnAborted: 48, TxnUnknown: 1,
+		TxnCrashes: 3, TxnFenced: 3, Errors: map[string]int64{"PRODUCER_FENCED": 3}}
 	for _, c := range []struct {
 		e    Event
 		want string
 	}{
 		{Event{Phase: Cluster, Text: "ready in 15.2 s"}, "cluster: ready in 15.2 s"},
 		{Event{Phase: Workload, Stats: &st}, "workload: 12s, 1,204 ops/s, acked 48,122, failed 10, indeterminate 2; errors NOT_ENOUGH_REPLICAS 10, timeout 2"},
+		{Event{Phase: Workload, Stats: &txn}, "workload: 5s, 40 ops/s, transactions committed 150, aborted 48, unknown 1 (crashes 3, fenced 3); errors PRODUCER_FENCED 3"},
 		{Event{Phase: Nemesis, Step: 3, Steps: 8, Text: "kill: injected on nodes [0]"}, "nemesis step 3 of 8: kill: injected on nodes [0]"},
 		{Event{Phase: Heal}, "heal"},
 	} {

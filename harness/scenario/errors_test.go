@@ -36,6 +36,11 @@ nemesis:
 		{"with --set", "name: s\n", []string{"workload.bogus=1", "cluster.elr=maybe"},
 			[]string{"with --set workload.bogus=1", "field bogus not found", `cluster.elr: "maybe"`}},
 		{"syntax", "name: [\n", nil, []string{"yaml:"}},
+		{"log dirs", "name: d\ncluster:\n  log_dirs: 9\n  log_dir_size: lots\ntopic:\n  log_dir: 9\n", nil,
+			[]string{"cluster: log_dirs: 9: want 1..4", `cluster.log_dir_size: "lots": want a size`, "topic.log_dir: 9: the brokers have log dirs 0..8"}},
+		{"log dir size needs a second dir", "name: d\ncluster:\n  log_dir_size: 64MiB\ntopic:\n  log_dir: 1\n", nil,
+			[]string{"cluster: log_dir_size: bounds the log dirs after the first, and there is only one", "topic.log_dir: 1: the brokers have log dirs 0..0 (cluster.log_dirs: 1)"}},
+		{"small dir", "name: d\ncluster:\n  log_dirs: 2\n  log_dir_size: 1MiB\n", nil, []string{"log_dir_size: 1MiB: want at least 4MiB"}},
 	} {
 		f := filepath.Join(t.TempDir(), "s.yaml")
 		if err := os.WriteFile(f, []byte(c.yaml), 0o644); err != nil {
@@ -51,5 +56,19 @@ nemesis:
 				t.Errorf("%s: error lacks %q:\n%v", c.name, w, err)
 			}
 		}
+	}
+}
+
+// TestSSHRefusesLogDirs: the ssh backend runs the hosts' own log.dirs, so
+// the log-dir fields are refused there, naming the field.
+func TestSSHRefusesLogDirs(t *testing.T) {
+	for _, set := range []string{"cluster.log_dirs=2", "topic.log_dir=0"} {
+		_, err := loadText(t, "name: x\n", append(append([]string{}, sshBase...), set)...)
+		if err == nil || !strings.Contains(err.Error(), "cluster.log_dirs: the ssh backend runs your hosts' own log.dirs") {
+			t.Errorf("%s on ssh: %v", set, err)
+		}
+	}
+	if _, err := loadText(t, "name: x\n", sshBase...); err != nil {
+		t.Errorf("ssh without log-dir fields: %v", err)
 	}
 }

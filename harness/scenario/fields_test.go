@@ -15,6 +15,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
 )
@@ -118,6 +119,11 @@ var fieldCases = []struct {
 		func(_, a effect) bool { return a.Cluster.ControllerConfig["num.io.threads"] == "3" }},
 	{"cluster.per_broker", nil, []string{"cluster.per_broker.2.num.replica.fetchers=2"},
 		func(_, a effect) bool { return a.Cluster.PerBroker[2]["num.replica.fetchers"] == "2" }},
+	{"cluster.log_dirs", nil, []string{"cluster.log_dirs=2"}, func(_, a effect) bool { return a.Cluster.LogDirs == 2 }},
+	{"cluster.log_dir_size", []string{"cluster.log_dirs=2"}, []string{"cluster.log_dir_size=64MiB"},
+		func(_, a effect) bool { return a.Cluster.LogDirSizeBytes == 64<<20 }},
+	{"topic.log_dir", []string{"cluster.log_dirs=3"}, []string{"topic.log_dir=2"},
+		func(_, a effect) bool { return a.Topic.LogDir == "/var/lib/kafka/data-2" }},
 	{"topic.name", nil, []string{"topic.name=orders"},
 		func(_, a effect) bool { return a.Topic.Name == "orders" && a.Workload.Topic == "orders" }},
 	{"topic.partitions", nil, []string{"topic.partitions=2"},
@@ -149,6 +155,12 @@ var fieldCases = []struct {
 	{"workload.rate", nil, []string{"workload.rate=100"}, func(_, a effect) bool { return a.Workload.Rate == 100 }},
 	{"workload.consumers", nil, []string{"workload.consumers=1"}, func(_, a effect) bool { return a.Workload.Consumers == 1 }},
 	{"workload.group", nil, []string{"workload.group=g"}, nil}, // refused: not implemented
+	{"workload.isolation", nil, []string{"workload.isolation=read_committed"},
+		func(_, a effect) bool { return a.Workload.Isolation == histories.ReadCommitted }},
+	{"workload.transactions", nil, []string{"workload.transactions={enabled: true, abort_rate: 0.3}"},
+		func(_, a effect) bool {
+			return a.Workload.Transactions.Enabled && a.Workload.Transactions.AbortRate == 0.3 && len(a.Workload.TransactionalIDs()) == 1
+		}},
 	{"workload.offset_reset", nil, []string{"workload.offset_reset=latest"},
 		func(_, a effect) bool { return a.Workload.OffsetReset == workloads.ResetLatest }},
 	{"workload.duration", nil, []string{"workload.duration=30s"},

@@ -21,7 +21,7 @@ var builtinFS embed.FS
 // Builtin is a built-in scenario's name and one-line description.
 type Builtin struct{ Name, Description string }
 
-// Builtins lists the built-in scenarios in order (s1, s2, ..., s12).
+// Builtins lists the built-in scenarios in order (s1, s2, ..., s12, then d1, u1, u2).
 func Builtins() []Builtin {
 	entries, _ := fs.ReadDir(builtinFS, "builtin")
 	var out []Builtin
@@ -39,11 +39,12 @@ func Builtins() []Builtin {
 }
 
 func builtinOrder(name string) string {
-	// s2 before s10: pad the number.
+	// s2 before s10: pad the number; the seed stories first, then the
+	// others (d1, u1, ...) by name.
 	if strings.HasPrefix(name, "s") && len(name) < 4 {
 		return fmt.Sprintf("s%03s", name[1:])
 	}
-	return name
+	return "~" + name
 }
 
 func firstLine(s string) string {

@@ -64,6 +64,12 @@ type ClusterSpec struct {
 	BrokerConfig       map[string]string           `yaml:"broker_config,omitempty"`
 	ControllerConfig   map[string]string           `yaml:"controller_config,omitempty"`
 	PerBroker          map[int32]map[string]string `yaml:"per_broker,omitempty"`
+	// LogDirs is how many log dirs every broker has (log.dirs, JBOD;
+	// default 1); LogDirSize ("64MiB") makes each dir after the first a
+	// file system of that size, which fault disk-full can fill. Docker
+	// backend only.
+	LogDirs    int    `yaml:"log_dirs,omitempty"`
+	LogDirSize string `yaml:"log_dir_size,omitempty"`
 	// Backend is "docker" (also when empty) or "ssh": the operator's own hosts,
 	// described by Hosts, SSH and Service, and confirmed by ConfirmOwner
 	// (docs in README, "Your own hosts over SSH").
@@ -101,6 +107,9 @@ type TopicSpec struct {
 	ReplicationFactor int               `yaml:"replication_factor,omitempty"`
 	Assignment        [][]int32         `yaml:"assignment,omitempty"`
 	Configs           map[string]string `yaml:"configs,omitempty"`
+	// LogDir places every replica of the topic in that log dir (an index
+	// into cluster.log_dirs) before the workload starts.
+	LogDir *int `yaml:"log_dir,omitempty"`
 }
 
 // FinalSpec is the phase after the faults: heal, wait for every partition
@@ -154,6 +163,7 @@ func (s *Scenario) Defaults() {
 	cc := c.ClusterConfig()
 	cc.Defaults()
 	c.Kafka, c.Brokers, c.Controllers = cc.KafkaVersion, cc.Brokers, cc.Controllers
+	c.LogDirs = cc.LogDirs
 	if c.TransactionVersion == "" {
 		c.TransactionVersion = TxnVersionDefault
 	}
@@ -263,6 +273,12 @@ func (s *Scenario) Validate() error {
 	if _, err := c.txnVersion(); err != nil {
 		add("cluster.transaction_version", "%v", err)
 	}
+	if _, err := c.logDirSize(); err != nil {
+		add("cluster.log_dir_size", "%v", err)
+	}
+	if ld := s.Topic.LogDir; ld != nil && (*ld < 0 || *ld >= max(cc.LogDirs, 1)) {
+		add("topic.log_dir", "%d: the brokers have log dirs 0..%d (cluster.log_dirs: %d)", *ld, max(cc.LogDirs, 1)-1, max(cc.LogDirs, 1))
+	}
 	switch c.Backend {
 	case "", BackendDocker:
 		if len(c.Hosts) > 0 || c.SSH != nil || c.Service != nil || c.ConfirmOwner {
@@ -270,6 +286,9 @@ func (s *Scenario) Validate() error {
 		}
 	case BackendSSH:
 		errs = append(errs, c.SSHSpec().Validate("cluster")...)
+		if c.LogDirs > 1 || c.LogDirSize != "" || s.Topic.LogDir != nil {
+			add("cluster.log_dirs", "the ssh backend runs your hosts' own log.dirs (service.log_dirs): kchaos cannot add or bound log dirs there, place replicas in them, or fail disks (log_dirs, log_dir_size, topic.log_dir are for backend docker)")
+		}
 		if !c.ConfirmOwner {
 			errs = append(errs, sshb.ErrNotConfirmed)
 		}
@@ -335,6 +354,28 @@ func (s *Scenario) Validate() error {
 	if err := s.Nemesis.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	// The coordinator role and move-coordinator read the workload's
+	// transactional ids: without
+	// transactions it could only fail when the step fires.
+	if !s.Workload.Transactions.Enabled {
+		for i, st := range s.Nemesis.Steps {
+			if st.Target != nil && st.Target.Role == nemesis.RoleTxnCoordinator {
+				add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
+			}
+			if st.Fault == nemesis.FMoveCoordinator {
+				add(fmt.Sprintf("nemesis.steps[%d].fault", i), "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.FMoveCoordinator)
+			}
+		}
+		if r := s.Nemesis.Random; r != nil && r.Targets != nil && r.Targets.Role == nemesis.RoleTxnCoordinator {
+			add("nemesis.random.targets.role", "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
+		}
+	}
+	for i, st := range s.Nemesis.Steps {
+		if st.Model == nemesis.ModelWriteback && !s.logAppendTime() {
+			add(fmt.Sprintf("nemesis.steps[%d].model", i), "writeback dates each batch by the broker's append time: "+
+				"set topic.configs.message.timestamp.type: LogAppendTime (or cluster.broker_config.log.message.timestamp.type)")
+		}
+	}
 	for _, k := range sortedKeys(t.Configs) {
 		if strings.TrimSpace(k) == "" {
 			add("topic.configs", "empty key")
@@ -356,6 +397,8 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 		cfg.BackendSpec = c.SSHSpec()
 	}
 	cfg.TransactionVersion, _ = c.txnVersion()
+	cfg.LogDirs = c.LogDirs
+	cfg.LogDirSizeBytes, _ = c.logDirSize()
 	switch c.ELR {
 	case ELROn:
 		on := true
@@ -365,6 +408,18 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 		cfg.ELR = &off
 	}
 	return cfg
+}
+
+// logDirSize parses cluster.log_dir_size: 0 when unset.
+func (c ClusterSpec) logDirSize() (int64, error) {
+	if c.LogDirSize == "" {
+		return 0, nil
+	}
+	n, err := cluster.ParseSize(c.LogDirSize)
+	if err == nil && n == 0 {
+		err = fmt.Errorf("%q: want a positive size (leave it unset for dirs on the host's disk)", c.LogDirSize)
+	}
+	return n, err
 }
 
 // txnVersion parses cluster.transaction_version: nil for the default.
@@ -383,7 +438,13 @@ func (c ClusterSpec) txnVersion() (*int16, error) {
 // TopicSpec is the topic as the harness creates it.
 func (s *Scenario) TopicSpec() admin.TopicSpec {
 	t := s.Topic
-	return admin.TopicSpec{Name: t.Name, Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: t.Configs}
+	spec := admin.TopicSpec{Name: t.Name, Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: t.Configs}
+	if ld := t.LogDir; ld != nil {
+		if paths := cluster.LogDirPaths(max(s.Cluster.LogDirs, 1)); *ld >= 0 && *ld < len(paths) {
+			spec.LogDir = paths[*ld]
+		}
+	}
+	return spec
 }
 
 // AssignmentOrDefault returns the topic's replica lists: the explicit one, or
@@ -449,4 +510,15 @@ func (s *Scenario) ApplyUserConfigs(broker, topic map[string]string) []string {
 		s.Topic.Configs[k] = v
 	}
 	return overridden
+}
+
+// logAppendTime: the topic's batches carry the broker's append time (its
+// own message.timestamp.type, else the brokers' default), which the
+// writeback power-loss model needs.
+func (s *Scenario) logAppendTime() bool {
+	v, ok := s.Topic.Configs["message.timestamp.type"]
+	if !ok {
+		v = s.Cluster.BrokerConfig["log.message.timestamp.type"]
+	}
+	return v == "LogAppendTime"
 }

@@ -13,13 +13,14 @@ import (
 
 func TestBuiltinsLoadAndValidate(t *testing.T) {
 	bs := Builtins()
-	// One per seed story of docs/SCENARIOS.md, s1 to s12, then the
-	// upgrade stories u1 and u2 (issue 11).
+	// One per seed story of docs/SCENARIOS.md, s1 to s12, then the disk
+	// story d1 (issue 15), the transaction stories t1 to t3 (issue 14) and
+	// the upgrade stories u1 and u2 (issue 11).
 	var names []string
 	for i := 1; i <= 12; i++ {
 		names = append(names, "s"+strconv.Itoa(i))
 	}
-	names = append(names, "u1", "u2")
+	names = append(names, "d1", "t1", "t2", "t3", "u1", "u2")
 	if len(bs) != len(names) {
 		t.Fatalf("%d built-in scenarios, want %d: %v", len(bs), len(names), names)
 	}
@@ -99,6 +100,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"unknown field with line", "name: x\ncluster:\n  brokerz: 3\n", nil, "line 3: field brokerz not found"},
 		{"bad assignment", "name: x\ntopic:\n  assignment: [[0, 1, 7]]\n", nil, "topic.assignment[0]: broker 7 does not exist"},
 		{"bad elr", "name: x\ncluster:\n  elr: maybe\n", nil, "cluster.elr"},
+		{"coordinator without transactions", "name: x\nnemesis:\n  steps:\n    - fault: kill\n      target: {role: txn-coordinator}\n", nil, "nemesis.steps[0].target.role: txn-coordinator needs workload.transactions.enabled"},
 		{"bad transaction_version", "name: x\ncluster:\n  transaction_version: 3\n", nil, "cluster.transaction_version"},
 		{"transaction_version on 3.9", "name: x\ncluster:\n  kafka: 3.9.2\n  transaction_version: 1\n", nil, "needs Kafka 4.0"},
 		{"elr on 3.9", "name: x\ncluster:\n  kafka: 3.9.1\n  elr: \"on\"\n", nil, "needs Kafka 4.0"},

@@ -5,8 +5,9 @@
 //	cmd → harness (run, matrix, store, scenario) → nemesis, workloads
 //	    → cluster (the interface) → cluster/admin
 //	cluster/<backend> (docker, ...) → cluster, cluster/admin
-//	checker → histories;  report → checker, histories
-//	histories, image (the Kafka image build) → nothing of kchaos
+//	checker → histories;  report → checker, histories, brokerlogs
+//	histories, brokerlogs (the nodes' logs, read), image (the Kafka
+//	image build) → nothing of kchaos
 //	internal/* may be imported by anyone
 //
 // Only harness and cmd may name a cluster backend, so that faults and

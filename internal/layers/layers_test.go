@@ -16,18 +16,19 @@ const module = "github.com/kchaos/kchaos"
 type group string
 
 const (
-	gCmd       group = "cmd"
-	gHarness   group = "harness"
-	gNemesis   group = "nemesis"
-	gWorkloads group = "workloads"
-	gCluster   group = "cluster"         // the interface and neutral types
-	gAdmin     group = "cluster/admin"   // the admin client
-	gBackend   group = "cluster/backend" // cluster/docker and later ones
-	gChecker   group = "checker"
-	gReport    group = "report"
-	gHistories group = "histories"
-	gInternal  group = "internal"
-	gImage     group = "image" // the Kafka image build; its Go tests test its scripts
+	gCmd        group = "cmd"
+	gHarness    group = "harness"
+	gNemesis    group = "nemesis"
+	gWorkloads  group = "workloads"
+	gCluster    group = "cluster"         // the interface and neutral types
+	gAdmin      group = "cluster/admin"   // the admin client
+	gBackend    group = "cluster/backend" // cluster/docker and later ones
+	gChecker    group = "checker"
+	gReport     group = "report"
+	gHistories  group = "histories"
+	gBrokerLogs group = "brokerlogs" // the nodes' own logs, read (pure)
+	gInternal   group = "internal"
+	gImage      group = "image" // the Kafka image build; its Go tests test its scripts
 )
 
 // groupOf places a package of the module by its path below the module.
@@ -38,10 +39,11 @@ func groupOf(rel string) (group, bool) {
 		return gCmd, true
 	case top == "harness":
 		return gHarness, true
-	case rel == "nemesis", rel == "workloads", rel == "checker", rel == "report", rel == "histories":
+	case rel == "nemesis", rel == "workloads", rel == "checker", rel == "report", rel == "histories", rel == "brokerlogs":
 		return group(rel), true
 	case strings.HasPrefix(rel, "nemesis/"), strings.HasPrefix(rel, "workloads/"),
-		strings.HasPrefix(rel, "checker/"), strings.HasPrefix(rel, "report/"), strings.HasPrefix(rel, "histories/"):
+		strings.HasPrefix(rel, "checker/"), strings.HasPrefix(rel, "report/"), strings.HasPrefix(rel, "histories/"),
+		strings.HasPrefix(rel, "brokerlogs/"):
 		return group(top), true
 	case rel == "cluster":
 		return gCluster, true
@@ -60,18 +62,19 @@ func groupOf(rel string) (group, bool) {
 // mayImport lists, per group, the groups its non-test code may import
 // (its own group and internal are always allowed).
 var mayImport = map[group][]group{
-	gCmd:       {gHarness, gNemesis, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories},
-	gHarness:   {gNemesis, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories},
-	gNemesis:   {gCluster, gAdmin, gHistories},
-	gWorkloads: {gCluster, gAdmin, gHistories},
-	gBackend:   {gCluster, gAdmin, gHistories},
-	gCluster:   {gAdmin, gHistories},
-	gAdmin:     {gHistories},
-	gReport:    {gChecker, gHistories},
-	gChecker:   {gHistories},
-	gHistories: {},
-	gInternal:  {},
-	gImage:     {},
+	gCmd:        {gHarness, gNemesis, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gHarness:    {gNemesis, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gNemesis:    {gCluster, gAdmin, gHistories},
+	gWorkloads:  {gCluster, gAdmin, gHistories},
+	gBackend:    {gCluster, gAdmin, gHistories},
+	gCluster:    {gAdmin, gHistories},
+	gAdmin:      {gHistories},
+	gReport:     {gChecker, gHistories, gBrokerLogs},
+	gChecker:    {gHistories},
+	gHistories:  {},
+	gBrokerLogs: {},
+	gInternal:   {},
+	gImage:      {},
 }
 
 // testMayImport widens mayImport for a group's tests: integration tests
@@ -172,7 +175,7 @@ func TestCheckerAndReportArePure(t *testing.T) {
 		g, _ := groupOf(name)
 		var banned []string
 		switch g {
-		case gChecker, gReport:
+		case gChecker, gReport, gBrokerLogs:
 			banned = pureDeps
 		case gNemesis, gWorkloads, gCluster, gAdmin:
 			banned = dockerDeps
@@ -188,14 +191,14 @@ func TestCheckerAndReportArePure(t *testing.T) {
 		}
 		for _, d := range append(append(slices.Clone(p.Deps), p.TestImports...), p.XTestImports...) {
 			if r, ours := rel(d); ours {
-				if to, _ := groupOf(r); (g == gChecker || g == gReport) && (to == gCluster || to == gAdmin || to == gBackend) {
+				if to, _ := groupOf(r); (g == gChecker || g == gReport || g == gBrokerLogs) && (to == gCluster || to == gAdmin || to == gBackend) {
 					t.Errorf("%s depends on %s: checker and report never touch a cluster", name, r)
 				}
 				continue
 			}
 			for _, b := range banned {
 				if strings.HasPrefix(d, b) {
-					if g == gChecker || g == gReport {
+					if g == gChecker || g == gReport || g == gBrokerLogs {
 						t.Errorf("%s depends on %s: checker and report use no Docker and no network client", name, d)
 					} else if slices.Contains(p.Deps, d) {
 						// Tests of faults and workloads may start a Docker
@@ -219,7 +222,7 @@ func TestGroupOf(t *testing.T) {
 		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
 		"nemesis": gNemesis, "workloads": gWorkloads, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
-		"checker": gChecker, "report": gReport, "histories": gHistories,
+		"checker": gChecker, "report": gReport, "histories": gHistories, "brokerlogs": gBrokerLogs,
 		"internal/ctxsleep": gInternal, "internal/layers": gInternal, "image": gImage,
 	} {
 		if got, ok := groupOf(rel); !ok || got != want {

@@ -1,0 +1,404 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// The transaction checks (docs/HISTORY.md, "Transactions: what the
+// checker proves"). A txn's outcome decides what its values may do: an ok
+// txn committed, so every value it sent is in the log, at most once, in
+// its send order per partition, and visible to read_committed readers
+// once it committed; a fail txn did not commit, so no read_committed
+// reader may see its values (a read_uncommitted one may: aborted records
+// are in the log); an info txn did either, all or nothing.
+
+// txnRank is explainRank for the txn sends of a value: 4 acked at that
+// offset of tp (whatever the outcome: aborted records occupy offsets), 3
+// sent to tp by a txn that may have committed, 2 sent to tp by a failed
+// txn, 1 sent elsewhere, 0 none.
+func (c *Checker) txnRank(val, tp int32, off int64) (int32, int) {
+	first := c.vals[val].txn
+	if first < 0 {
+		return -1, 0
+	}
+	best, rank := int32(-1), -1
+	try := func(i int32) {
+		s := &c.txnSends[i]
+		r := 1
+		switch {
+		case s.tp == tp && s.off == off:
+			r = 4
+		case s.tp == tp && c.txns[s.txn].typ != opFail:
+			r = 3
+		case s.tp == tp:
+			r = 2
+		}
+		if r > rank {
+			best, rank = i, r
+		}
+	}
+	try(first)
+	for _, i := range c.txnSendsOf[val] {
+		try(i)
+	}
+	return best, rank
+}
+
+// writer returns who best explains value val at offset off of tp: a plain
+// send (plain >= 0) or a txn send (txn >= 0), neither if no send invoked
+// it. A txn send wins only when it explains the record strictly better,
+// so that histories without txns are judged exactly as before.
+func (c *Checker) writer(val, tp int32, off int64) (plain, txn int32) {
+	if c.vals[val].txn < 0 {
+		return c.explainer(val, tp, off), -1
+	}
+	p, pr := c.explainRank(val, tp, off)
+	t, tr := c.txnRank(val, tp, off)
+	if tr > pr {
+		return -1, t
+	}
+	return p, -1
+}
+
+// committedVisible reports whether a read_committed reader should see the
+// record val at off of tp: a plain send's value, a committed txn's, or a
+// value no send explains (unexpected: it is reported as such).
+func (c *Checker) committedVisible(val, tp int32, off int64) bool {
+	_, ts := c.writer(val, tp, off)
+	return ts < 0 || c.txns[c.txnSends[ts].txn].typ == opOK
+}
+
+func (a *analysis) txnRef(t int32) TxnRef {
+	c := a.c
+	op := &c.txns[t]
+	ref := TxnRef{TransactionalID: c.txnIDs[op.id], Index: op.index, Process: int(op.proc), Error: c.txnErr[t],
+		InvokedS: secs(op.call)}
+	if op.ret >= 0 {
+		ref.DoneS = secs(op.ret)
+	}
+	if op.endInv >= 0 {
+		s := secs(op.endInv)
+		ref.EndInvokedS = &s
+	}
+	switch op.typ {
+	case opOK:
+		ref.Type = "ok"
+	case opFail:
+		ref.Type = "fail"
+	default:
+		ref.Type = "info"
+	}
+	return ref
+}
+
+// txnWords describes the txn of a txn send, for offset-reuse sources.
+func (a *analysis) txnWords(ts int32) string {
+	r := a.txnRef(a.c.txnSends[ts].txn)
+	s := fmt.Sprintf("txn %q (index %d, p%d) %s", r.TransactionalID, r.Index, r.Process, r.Type)
+	if r.Error != "" {
+		s += " " + r.Error
+	}
+	return s
+}
+
+// txnChecks runs the transaction checks. prepare has filled a.tsFin.
+func (a *analysis) txnChecks() {
+	if len(a.c.txns) == 0 {
+		return
+	}
+	a.txnReads()
+	a.txnLost()
+	a.txnTorn()
+	a.txnCycles()
+}
+
+// txnRead gathers the read_committed reads of one value that offend.
+type txnRead struct {
+	ts int32
+	valueSeen
+}
+
+// txnReads finds the read_committed reads of values of failed txns
+// (txn-aborted-read) and of values read before their txn could have
+// committed (txn-uncommitted-read). A failed txn's value is the first
+// only: it never committed at all.
+func (a *analysis) txnReads() {
+	c := a.c
+	aborted, early := map[int32]*txnRead{}, map[int32]*txnRead{}
+	add := func(m map[int32]*txnRead, ts int32, by string, op *readOp, r *rec) {
+		s := m[r.val]
+		if s == nil {
+			s = &txnRead{ts: ts, valueSeen: newValueSeen(op)}
+			m[r.val] = s
+		}
+		s.note(by, op, r)
+	}
+	// check judges one record of a read_committed read; reader is the txn
+	// whose poll it was, or -1.
+	check := func(by string, op *readOp, reader int32, r *rec) {
+		_, ts := c.writer(r.val, r.tp, r.off)
+		if ts < 0 {
+			return
+		}
+		w := c.txnSends[ts].txn
+		wt := &c.txns[w]
+		switch {
+		case wt.typ == opFail:
+			add(aborted, ts, by, op, r)
+		case reader == w:
+			// A txn's poll precedes its own EndTxn: its own writes were
+			// not committed yet (Jepsen's precommitted read).
+			add(early, ts, by, op, r)
+		default:
+			done := op.ret
+			if reader >= 0 {
+				if rt := &c.txns[reader]; rt.endInv >= 0 {
+					done = rt.endInv // its polls came before it asked to end
+				}
+			}
+			bound := wt.call // before the txn began: always sound
+			if wt.endInv >= 0 {
+				bound = wt.endInv
+			}
+			if done < bound {
+				add(early, ts, by, op, r)
+			}
+		}
+	}
+	for _, set := range []struct {
+		f   string
+		ops []readOp
+	}{{histories.FPoll, c.polls}, {histories.FFinalRead, c.finals}, {unfinishedFinal, c.partials}} {
+		for i := range set.ops {
+			if op := &set.ops[i]; op.rc {
+				for j := op.start; j < op.end; j++ {
+					check(set.f+" (read_committed)", op, -1, &c.recs[j])
+				}
+			}
+		}
+	}
+	for i := range c.txnPolls {
+		op, reader := &c.txnPolls[i], c.txnPollOf[i]
+		by := fmt.Sprintf("txn %q (index %d) poll", c.txnIDs[c.txns[reader].id], c.txns[reader].index)
+		for j := op.start; j < op.end; j++ {
+			check(by, op, reader, &c.recs[j])
+		}
+	}
+	a.r.Anomalies.TxnAbortedRead = a.txnValueEntries(aborted, TxnAbortedRead)
+	a.r.Anomalies.TxnUncommittedRead = a.txnValueEntries(early, TxnUncommittedRead)
+}
+
+// txnValueEntries makes the entries of one kind, in the order of their
+// values' first sighting (partition, offset), then value number.
+func (a *analysis) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValueEntry {
+	c := a.c
+	vals := make([]int32, 0, len(m))
+	for v := range m {
+		vals = append(vals, v)
+	}
+	slices.SortFunc(vals, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(c.vals[x].tp, c.vals[y].tp), cmp.Compare(c.vals[x].off, c.vals[y].off), cmp.Compare(x, y))
+	})
+	var out []TxnValueEntry
+	for _, v := range vals {
+		s := m[v]
+		out = append(out, a.txnValueEntry(v, s.ts, &s.valueSeen, kind))
+	}
+	return out
+}
+
+func (a *analysis) txnValueEntry(v, ts int32, s *valueSeen, kind string) TxnValueEntry {
+	c := a.c
+	snd := &c.txnSends[ts]
+	t := c.tps[snd.tp]
+	at := s.first
+	if at < 0 {
+		at = max(c.txns[snd.txn].ret, c.txns[snd.txn].call)
+	}
+	offs := append([]int64(nil), s.offsets...)
+	slices.Sort(offs)
+	e := TxnValueEntry{Topic: t.topic, Partition: t.partition, Value: c.vals[v].str, Offsets: offs,
+		LeaderEpochs: s.epochs, ReadBy: s.readBy, Txn: a.txnRef(snd.txn), Where: a.where(snd.tp, at)}
+	e.Text = txnValueText(kind, t.name(), &e)
+	return e
+}
+
+// txnLost finds the sends of committed txns missing from the final read
+// of their partition, by the rule of lost-write: lost if the txn
+// completed strictly before the judging final read was invoked, unseen
+// (verdict unknown) if at or after it, and on a partition without a
+// completed final read, unseen unless some poll saw it.
+func (a *analysis) txnLost() {
+	c := a.c
+	for ti := range c.txns {
+		t := &c.txns[ti]
+		if t.typ != opOK {
+			continue
+		}
+		for s := t.start; s < t.end; s++ {
+			ts := &c.txnSends[s]
+			if ts.off < 0 {
+				continue
+			}
+			tpi := c.tps[ts.tp]
+			unseen := SendEntry{Topic: tpi.topic, Partition: tpi.partition, Value: c.vals[ts.val].str, Offset: ts.off,
+				Process: int(t.proc), AckedS: secs(t.ret), AtAck: a.where(ts.tp, t.ret), TransactionalID: c.txnIDs[t.id]}
+			if tpi.final < 0 {
+				if !c.vals[ts.val].polled {
+					a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, unseen)
+				}
+				continue
+			}
+			f := &c.finals[tpi.final]
+			if ts.off < f.starts[ts.tp] || a.tsFin[s] >= 0 {
+				continue
+			}
+			if t.ret >= f.call {
+				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, unseen)
+				continue
+			}
+			e := TxnLostWriteEntry{Topic: tpi.topic, Partition: tpi.partition, Offset: ts.off, Value: c.vals[ts.val].str,
+				Txn: a.txnRef(int32(ti)), AtCommit: a.where(ts.tp, t.ret)}
+			if r, ok := a.finalAt(ts.tp, ts.off); ok {
+				e.Now = &Held{Value: c.vals[r.val].str, LeaderEpoch: r.epoch}
+			}
+			e.Faults = a.faultsBetween(t.ret, f.call)
+			if o := tpi.at(f.call); o != nil {
+				epoch := o.epoch
+				e.FinalEpoch = &epoch
+			}
+			e.Text = txnLostText(tpi.name(), &e)
+			a.r.Anomalies.TxnLostWrite = append(a.r.Anomalies.TxnLostWrite, e)
+		}
+	}
+}
+
+// txnTorn finds txns seen in part, and committed txns whose values on a
+// partition are out of their send order. A txn whose outcome is ok is
+// judged on every send its completion lists; one whose outcome is
+// unknown on the sends acked inside it, and only once a read_committed
+// final read shows one of them (a read_uncommitted one also shows an
+// aborted txn's records). A value is missing only from a completed final
+// read invoked after the txn completed (the lost-write window).
+func (a *analysis) txnTorn() {
+	c := a.c
+	for ti := range c.txns {
+		t := &c.txns[ti]
+		if (t.typ != opOK && t.typ != opInfo) || !t.told {
+			continue
+		}
+		var parts []TornPartition
+		var byTP []int32
+		committed, present, missing, disorder := t.typ == opOK, false, false, false
+		lastFinal := int64(-1)
+		for s := t.start; s < t.end; s++ {
+			ts := &c.txnSends[s]
+			if !ts.done || (t.typ == opInfo && ts.off < 0) {
+				continue
+			}
+			k := slices.Index(byTP, ts.tp)
+			tpi := c.tps[ts.tp]
+			if k < 0 {
+				k = len(byTP)
+				byTP = append(byTP, ts.tp)
+				tp := TornPartition{Topic: tpi.topic, Partition: tpi.partition}
+				if tpi.final >= 0 {
+					tp.FinalReadIsolation = histories.ReadUncommitted
+					if c.finals[tpi.final].rc {
+						tp.FinalReadIsolation = histories.ReadCommitted
+					}
+				}
+				parts = append(parts, tp)
+			}
+			p := &parts[k]
+			off := ts.off
+			if a.tsFin[s] >= 0 {
+				off = a.tsFin[s]
+			}
+			val := c.vals[ts.val].str
+			p.Values, p.Offsets = append(p.Values, val), append(p.Offsets, off)
+			if tpi.final < 0 {
+				continue
+			}
+			f := &c.finals[tpi.final]
+			lastFinal = max(lastFinal, f.call)
+			switch {
+			case a.tsFin[s] >= 0:
+				p.Present = append(p.Present, val)
+				present = true
+				committed = committed || f.rc
+			case (ts.off < 0 || ts.off >= f.starts[ts.tp]) && t.ret >= 0 && t.ret < f.call:
+				p.Missing = append(p.Missing, val)
+				missing = true
+			}
+		}
+		if t.typ == opOK {
+			for k := range parts {
+				p, last := &parts[k], int64(-1)
+				for _, off := range p.Offsets {
+					if off < 0 {
+						continue
+					}
+					if off <= last {
+						p.OutOfOrder, disorder = true, true
+					}
+					last = off
+				}
+			}
+		}
+		if !(committed && present && missing) && !disorder {
+			continue
+		}
+		at := t.ret
+		if at < 0 {
+			at = t.call
+		}
+		e := TxnTornEntry{Txn: a.txnRef(int32(ti)), Partitions: parts, Where: a.where(byTP[0], at)}
+		if lastFinal > at {
+			e.Faults = a.faultsBetween(at, lastFinal)
+		}
+		e.Text = txnTornText(&e)
+		a.r.Anomalies.TxnTorn = append(a.r.Anomalies.TxnTorn, e)
+	}
+}
+
+// explainTxns adds an Explanation for each txn anomaly entry, after the
+// lost-write and offset-reuse ranges (whose indexes entries refer to).
+func (a *analysis) explainTxns() {
+	an := &a.r.Anomalies
+	add := func(kind, topic string, p int32, offs []int64, vals []string, f *FaultRef, text string) {
+		e := Explanation{Kind: kind, Topic: topic, Partition: p, Count: 1, Offsets: offs, Values: vals, FaultBefore: f, Text: text}
+		if len(offs) > 0 {
+			e.FirstOffset, e.LastOffset = slices.Min(offs), slices.Max(offs)
+		}
+		a.r.Explanations = append(a.r.Explanations, e)
+	}
+	for _, e := range an.TxnLostWrite {
+		add(TxnLostWrite, e.Topic, e.Partition, []int64{e.Offset}, []string{e.Value}, e.AtCommit.LastFault, e.Text)
+	}
+	for _, list := range []struct {
+		kind string
+		es   []TxnValueEntry
+	}{{TxnAbortedRead, an.TxnAbortedRead}, {TxnUncommittedRead, an.TxnUncommittedRead}, {TxnDuplicate, an.TxnDuplicate}} {
+		for _, e := range list.es {
+			add(list.kind, e.Topic, e.Partition, e.Offsets, []string{e.Value}, e.Where.LastFault, e.Text)
+		}
+	}
+	for _, e := range an.TxnTorn {
+		p := e.Partitions[0]
+		add(TxnTorn, p.Topic, p.Partition, nil, p.Values, e.Where.LastFault, e.Text)
+	}
+	for _, list := range []struct {
+		kind string
+		es   []CycleEntry
+	}{{G0, an.G0}, {G1c, an.G1c}} {
+		for _, e := range list.es {
+			s := e.Steps[0]
+			add(list.kind, s.Topic, s.Partition, s.Offsets, s.Values, e.Where.LastFault, e.Text)
+		}
+	}
+}

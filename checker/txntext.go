@@ -1,0 +1,163 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The sentences of the transaction anomalies: each names the txn (its
+// transactional id, history index, process and outcome), the values,
+// partitions, offsets and leader epochs, and the last fault before it.
+
+// txnName renders a txn reference, e.g. `txn "tx-1" (index 4, p1, fail
+// INVALID_PRODUCER_EPOCH)`.
+func txnName(r TxnRef) string {
+	out := r.Type
+	if r.Error != "" {
+		out += " " + r.Error
+	}
+	if r.EndInvokedS != nil {
+		out += fmt.Sprintf(", asked to end at %.1f s", *r.EndInvokedS)
+	}
+	return fmt.Sprintf("txn %q (index %d, p%d, %s)", r.TransactionalID, r.Index, r.Process, out)
+}
+
+func offsetList(offs []int64) string {
+	switch len(offs) {
+	case 0:
+		return "offset unknown"
+	case 1:
+		return fmt.Sprintf("offset %d", offs[0])
+	}
+	s := make([]string, len(offs))
+	for i, o := range offs {
+		s[i] = fmt.Sprint(o)
+	}
+	return "offsets " + strings.Join(s, ", ")
+}
+
+// whereText says the leader epochs read and the fault before.
+func whereText(epochs []int32, w Where) []string {
+	var out []string
+	if len(epochs) > 0 {
+		out = append(out, "leader epochs "+ints(epochs))
+	} else if w.LeaderEpoch != nil {
+		out = append(out, fmt.Sprintf("leader epoch %d observed", *w.LeaderEpoch))
+	}
+	if w.LastFault != nil {
+		out = append(out, "after "+w.LastFault.String())
+	}
+	return out
+}
+
+func txnValueText(kind, name string, e *TxnValueEntry) string {
+	var head string
+	switch kind {
+	case TxnAbortedRead:
+		head = fmt.Sprintf("%s %s: %s of %s read at read_committed, though the txn did not commit",
+			name, offsetList(e.Offsets), e.Value, txnName(e.Txn))
+	case TxnUncommittedRead:
+		head = fmt.Sprintf("%s %s: %s of %s read at read_committed before the txn could have committed",
+			name, offsetList(e.Offsets), e.Value, txnName(e.Txn))
+	default:
+		head = fmt.Sprintf("%s %s: %s of %s is in the log %d times",
+			name, offsetList(e.Offsets), e.Value, txnName(e.Txn), len(e.Offsets))
+	}
+	parts := []string{head}
+	if len(e.ReadBy) > 0 {
+		parts = append(parts, "read by "+strings.Join(e.ReadBy, ", "))
+	}
+	parts = append(parts, whereText(e.LeaderEpochs, e.Where)...)
+	return strings.Join(parts, "; ")
+}
+
+func txnLostText(name string, e *TxnLostWriteEntry) string {
+	parts := []string{fmt.Sprintf("%s offset %d: %s of committed %s is missing from the final read",
+		name, e.Offset, e.Value, txnName(e.Txn))}
+	if e.AtCommit.ISR != nil {
+		parts = append(parts, "committed while ISR was "+ints(e.AtCommit.ISR))
+	}
+	parts = append(parts, whereText(nil, e.AtCommit)...)
+	parts = append(parts, faultsText(e.Faults)...)
+	if e.FinalEpoch != nil {
+		parts = append(parts, fmt.Sprintf("leader epoch %d at the final read", *e.FinalEpoch))
+	}
+	if e.Now != nil {
+		parts = append(parts, fmt.Sprintf("the offset now holds %s (leader epoch %d)", e.Now.Value, e.Now.LeaderEpoch))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// faultsText names the decisive faults made after a txn completed.
+func faultsText(faults []FaultRef) []string {
+	var s []string
+	for _, f := range decisive(faults) {
+		s = append(s, f.String())
+	}
+	if len(s) == 0 {
+		return nil
+	}
+	return []string{"then " + strings.Join(s, ", ")}
+}
+
+func txnTornText(e *TxnTornEntry) string {
+	parts := []string{txnName(e.Txn) + " is torn"}
+	for _, p := range e.Partitions {
+		var s []string
+		if len(p.Present) > 0 {
+			s = append(s, "present "+strings.Join(p.Present, ", "))
+		}
+		if len(p.Missing) > 0 {
+			s = append(s, "missing "+strings.Join(p.Missing, ", "))
+		}
+		if p.OutOfOrder {
+			s = append(s, fmt.Sprintf("out of send order (%s at %s)", strings.Join(p.Values, ", "), offsetList(p.Offsets)))
+		}
+		if len(s) > 0 {
+			parts = append(parts, fmt.Sprintf("%s-%d %s", p.Topic, p.Partition, strings.Join(s, ", ")))
+		}
+	}
+	parts = append(parts, whereText(nil, e.Where)...)
+	parts = append(parts, faultsText(e.Faults)...)
+	return strings.Join(parts, "; ")
+}
+
+func cycleText(kind string, e *CycleEntry) string {
+	var steps []string
+	for _, s := range e.Steps {
+		from, to := e.Txns[s.From], e.Txns[s.To]
+		switch s.Type {
+		case "ww":
+			steps = append(steps, fmt.Sprintf("%q -ww-> %q (%s-%d: %s at %d before %s at %d)", from.TransactionalID,
+				to.TransactionalID, s.Topic, s.Partition, s.Values[0], s.Offsets[0], s.Values[1], s.Offsets[1]))
+		default:
+			steps = append(steps, fmt.Sprintf("%q -wr-> %q (%s-%d: %s at %d read by it)", from.TransactionalID,
+				to.TransactionalID, s.Topic, s.Partition, s.Values[0], s.Offsets[0]))
+		}
+	}
+	var txns []string
+	for _, t := range e.Txns {
+		txns = append(txns, txnName(t))
+	}
+	parts := []string{fmt.Sprintf("%s cycle of %d txns (component of %d): %s", kind, len(e.Txns), e.SCCSize, strings.Join(steps, ", ")),
+		strings.Join(txns, ", ")}
+	var epochs []int32
+	for _, s := range e.Steps {
+		for _, ep := range s.LeaderEpochs {
+			if !containsInt32(epochs, ep) {
+				epochs = append(epochs, ep)
+			}
+		}
+	}
+	parts = append(parts, whereText(epochs, e.Where)...)
+	return strings.Join(parts, "; ")
+}
+
+func containsInt32(s []int32, v int32) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,53 @@
+package scenario
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestWritebackNeedsLogAppendTime: the writeback power-loss model dates
+// batches by the broker's append time, so a scenario using it must give
+// the topic (or the brokers) LogAppendTime; otherwise the model would
+// silently cut as the recovery point does.
+func TestWritebackNeedsLogAppendTime(t *testing.T) {
+	const story = "name: w\nnemesis:\n  steps:\n    - wait: 1s\n    - fault: lose-unflushed\n      target: {role: leader}\n      model: writeback\n"
+	for _, tc := range []struct {
+		name string
+		sets []string
+		err  string
+	}{
+		{"no timestamp type", nil, "nemesis.steps[1].model: writeback dates each batch by the broker's append time"},
+		{"create time", []string{"topic.configs.message.timestamp.type=CreateTime"}, "nemesis.steps[1].model"},
+		{"topic", []string{"topic.configs.message.timestamp.type=LogAppendTime"}, ""},
+		{"brokers", []string{"cluster.broker_config.log.message.timestamp.type=LogAppendTime"}, ""},
+		{"topic overrides brokers", []string{"cluster.broker_config.log.message.timestamp.type=LogAppendTime",
+			"topic.configs.message.timestamp.type=CreateTime"}, "nemesis.steps[1].model"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadText(t, story, tc.sets...)
+			if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
+				t.Errorf("error %v, want %q", err, tc.err)
+			}
+		})
+	}
+}
+
+// TestExampleScenariosLoad: the scenario files under examples/ load and
+// validate (examples/s7-writeback.yaml uses the writeback model).
+func TestExampleScenariosLoad(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no examples/*.yaml")
+	}
+	for _, f := range files {
+		s, err := Load(f, nil)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		if filepath.Base(f) == "s7-writeback.yaml" && s.Nemesis.Steps[4].Model != "writeback" {
+			t.Errorf("%s: step 4 is %+v, want the writeback power loss", f, s.Nemesis.Steps[4])
+		}
+	}
+}

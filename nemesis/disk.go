@@ -1,0 +1,455 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
+)
+
+// The disk faults: one log dir of a broker (a JBOD broker has several,
+// cluster.log_dirs) stops taking writes, as a failed or full disk does.
+//
+//   - disk-fail makes the dir and everything in it immutable (the backend's
+//     cluster.Disks.SetImmutable, chattr +i): every write fails with EPERM,
+//     appends through files Kafka already has open included, and so do new
+//     segments and the checkpoints Kafka rewrites (the high watermark's
+//     every 5 s). Kafka runs as root in the container, so permissions
+//     would not stop it; the attribute does.
+//   - disk-full fills a bounded dir (cluster.log_dir_size) with one file,
+//     FillFile, to the last byte: the next write that needs a page fails
+//     with ENOSPC.
+//
+// Kafka turns the IOException into a log dir failure (LogDirFailureChannel):
+// it stops serving the dir's replicas, tells the controller (KIP-858), and
+// keeps serving its other dirs; the leaders of those partitions drop the
+// replica from the ISR. If the dir holds the metadata log (dir 0) the
+// broker halts instead (ReplicaManager.handleLogDirFailure). Inject proves
+// both sides before it returns: the file system refuses a probe write, and
+// Kafka reports the dir offline (DescribeLogDirs answers
+// KAFKA_STORAGE_ERROR for it) or, for dir 0, the broker has exited; else
+// it fails, with what it saw.
+//
+// The heal (heal: disk) clears the attribute and removes the fill file,
+// exactly what Inject did. Kafka never takes a failed dir back while it
+// runs: the replicas return when the broker restarts (fault: restart).
+
+// FillFile is the file disk-full writes in the dir's root (Kafka loads
+// only folders there); ProbeFile the one Inject tries to write as proof.
+const (
+	FillFile  = "kchaos-fill"
+	ProbeFile = "kchaos-probe"
+)
+
+// DefaultDiskTimeout bounds a disk fault's wait for Kafka's reaction. Kafka
+// notices at its next write to the dir: an append (a follower's fetch, a
+// produce) at once, else the high-watermark checkpoint within
+// replica.high.watermark.checkpoint.interval.ms (5 s), which covers only
+// dirs that hold partitions.
+const DefaultDiskTimeout = 30 * time.Second
+
+// LogDirReader is implemented by *admin.Client: a broker's own account of
+// its log dirs.
+type LogDirReader interface {
+	LogDirs(ctx context.Context, broker int32) ([]admin.LogDirState, error)
+}
+
+var _ LogDirReader = (*admin.Client)(nil)
+
+type diskFault struct {
+	op      string // FDiskFail, FDiskFull, FDiskSlow
+	target  *Target
+	dir     int
+	timeout time.Duration
+	rate    int64   // disk-slow's bytes per second
+	nodes   []int32 // what Inject changed, for Heal
+}
+
+// minRate is the smallest disk-slow limit: one page a second.
+const minRate = 4 << 10
+
+// parseDiskRate reads disk-slow's rate.
+func parseDiskRate(s string) (int64, error) {
+	n, err := cluster.ParseSize(s)
+	if err != nil {
+		return 0, err
+	}
+	if n < minRate {
+		return 0, fmt.Errorf("%s: want at least %s a second", cluster.FormatSize(n), cluster.FormatSize(minRate))
+	}
+	return n, nil
+}
+
+func (f *diskFault) Name() string { return f.op }
+
+func (f *diskFault) Spec() map[string]any {
+	m := map[string]any{"target": f.target, "dir": f.dir}
+	if f.op == FDiskSlow {
+		m["rate"] = cluster.FormatSize(f.rate)
+	}
+	return m
+}
+
+// diskProof is what a disk fault did to one broker and how it took effect.
+type diskProof struct {
+	Dir string `json:"dir"`
+	// Immutable is how many entries disk-fail made immutable; Filled the
+	// bytes disk-full wrote, FreeBytes what the file system had left.
+	Immutable int    `json:"immutable,omitempty"`
+	Filled    int64  `json:"filled_bytes,omitempty"`
+	FreeBytes *int64 `json:"free_bytes,omitempty"`
+	// Device and Limit are disk-slow's disk and bytes per second.
+	Device string `json:"device,omitempty"`
+	Limit  int64  `json:"limit_bytes_per_s,omitempty"`
+	// Write is the file system's answer to a probe write into the dir
+	// (disk-slow: how long a direct write of twice the limit took).
+	Write string `json:"write"`
+	// Partitions were in the dir before the fault, as the broker said.
+	Partitions []string `json:"partitions"`
+	// Kafka is the broker's reaction: "offline: <error>" from
+	// DescribeLogDirs, or "halted" (the metadata log's dir failed);
+	// OfflineAfterMS how long after the change it showed.
+	Kafka          string `json:"kafka,omitempty"`
+	OfflineAfterMS int64  `json:"offline_after_ms,omitempty"`
+}
+
+func (e *Env) disks() (cluster.Disks, error) {
+	d, ok := e.Cluster.(cluster.Disks)
+	if !ok {
+		return nil, fmt.Errorf("the backend cannot fail disks (it does not implement cluster.Disks)")
+	}
+	return d, nil
+}
+
+// Inject fails (or fills) the dir on each target broker and waits for
+// Kafka to take it offline. Details: the dir, and per broker a diskProof.
+func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	if f.dir < 0 {
+		return nil, nil, fmt.Errorf("%s needs dir: a log dir's index in log.dirs", f.op)
+	}
+	if f.op == FDiskSlow && f.rate < minRate {
+		return nil, nil, fmt.Errorf("disk-slow needs rate: at least %s a second", cluster.FormatSize(minRate))
+	}
+	disks, err := e.disks()
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, err := e.Resolve(ctx, f.target)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, id := range ids {
+		if err := f.check(disks, e, id); err != nil {
+			return nil, nil, err
+		}
+	}
+	details := map[string]any{"dir": f.dir}
+	proofs := map[int32]*diskProof{}
+	var errs []error
+	begin := map[int32]time.Time{}
+	for _, id := range ids {
+		ld := disks.LogDirs(id)[f.dir]
+		p := &diskProof{Dir: ld.Path, Partitions: []string{}}
+		proofs[id] = p
+		details[fmt.Sprint(id)] = p
+		if st, ok := e.logDir(ctx, id, ld.Path); ok {
+			p.Partitions = append(p.Partitions, st.Partitions...)
+		}
+		// Heal covers a broker even if the change failed half way.
+		f.nodes = append(f.nodes, id)
+		if err := f.apply(ctx, disks, id, p); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		begin[id] = time.Now()
+		if err := f.probe(ctx, e, disks, id, p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 0 && f.op != FDiskSlow {
+		// A slow disk is no failed one: Kafka does not react by itself.
+		errs = append(errs, f.awaitKafka(ctx, e, begin, proofs))
+	}
+	for id, p := range proofs {
+		details[fmt.Sprint(id)] = *p // values, for the log lines
+	}
+	return f.nodes, details, errors.Join(errs...)
+}
+
+// check refuses a target that is no broker, or lacks the dir.
+func (f *diskFault) check(disks cluster.Disks, e *Env, id int32) error {
+	if !slices.Contains(e.brokerIDs(), id) {
+		return fmt.Errorf("node %d is not a broker: %s acts on a broker's log dir", id, f.op)
+	}
+	dirs := disks.LogDirs(id)
+	if f.dir >= len(dirs) {
+		return fmt.Errorf("broker %d has no log dir %d: it has %d (cluster.log_dirs)", id, f.dir, len(dirs))
+	}
+	if f.op == FDiskFull && dirs[f.dir].SizeBytes == 0 {
+		return fmt.Errorf("broker %d: log dir %d (%s) shares the host's disk: disk-full fills only a bounded dir (set cluster.log_dir_size)", id, f.dir, dirs[f.dir].Path)
+	}
+	if f.op == FDiskSlow && dirs[f.dir].SizeBytes != 0 {
+		return fmt.Errorf("broker %d: log dir %d (%s) is bounded, a tmpfs: memory has no block I/O to slow down", id, f.dir, dirs[f.dir].Path)
+	}
+	return nil
+}
+
+func (f *diskFault) apply(ctx context.Context, disks cluster.Disks, id int32, p *diskProof) error {
+	if f.op == FDiskSlow {
+		dev, err := disks.Throttle(ctx, id, f.dir, f.rate)
+		p.Device, p.Limit = dev, f.rate
+		return err
+	}
+	if f.op == FDiskFail {
+		n, err := disks.SetImmutable(ctx, id, f.dir, true)
+		p.Immutable = n
+		return err
+	}
+	n, err := disks.Fill(ctx, id, f.dir, FillFile)
+	p.Filled = n
+	if err != nil {
+		return fmt.Errorf("broker %d: fill log dir %d: %w", id, f.dir, err)
+	}
+	free, _, err := disks.Usage(ctx, id, f.dir)
+	p.FreeBytes = &free
+	if err == nil && free != 0 {
+		err = fmt.Errorf("broker %d: log dir %d still has %d bytes free after the fill", id, f.dir, free)
+	}
+	return err
+}
+
+// probe writes ProbeFile into the dir: it must fail, with EPERM for an
+// immutable dir and ENOSPC for a full one.
+func (f *diskFault) probe(ctx context.Context, e *Env, disks cluster.Disks, id int32, p *diskProof) error {
+	if f.op == FDiskSlow {
+		return f.probeSlow(ctx, e, disks, id, p)
+	}
+	files, err := disks.DirFiles(id, f.dir)
+	if err != nil {
+		return err
+	}
+	err = files.WriteFile(ctx, ProbeFile, make([]byte, 64<<10))
+	if err == nil {
+		p.Write = "accepted"
+		_ = files.Remove(ctx, ProbeFile)
+		return fmt.Errorf("broker %d: log dir %d still takes writes after %s", id, f.dir, f.op)
+	}
+	p.Write = err.Error()
+	if f.op == FDiskFull {
+		// Creating the file took no block; its data did not fit.
+		_ = files.Remove(ctx, ProbeFile)
+		if !errors.Is(err, syscall.ENOSPC) {
+			return fmt.Errorf("broker %d: probe write into the full log dir %d: %w (want ENOSPC)", id, f.dir, err)
+		}
+		return nil
+	}
+	if !errors.Is(err, fs.ErrPermission) {
+		return fmt.Errorf("broker %d: probe write into the immutable log dir %d: %w (want EPERM)", id, f.dir, err)
+	}
+	return nil
+}
+
+// awaitKafka waits until every broker reports the dir offline, or, for the
+// metadata log's dir, has halted.
+func (f *diskFault) awaitKafka(ctx context.Context, e *Env, begin map[int32]time.Time, proofs map[int32]*diskProof) error {
+	limit := f.timeout
+	if limit <= 0 {
+		limit = DefaultDiskTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	pending := slices.Sorted(maps.Keys(begin))
+	last := map[int32]string{}
+	for {
+		for _, id := range slices.Clone(pending) {
+			p := proofs[id]
+			if f.dir == 0 {
+				if st, err := e.Cluster.State(ctx, id); err == nil && !st.Running {
+					p.Kafka = fmt.Sprintf("halted (exit %d): the metadata log's dir failed", st.ExitCode)
+				}
+			}
+			if p.Kafka == "" {
+				if st, ok := e.logDir(ctx, id, p.Dir); ok && st.Err != nil {
+					p.Kafka = "offline: " + st.Err.Error()
+				} else if ok {
+					last[id] = "online"
+				}
+			}
+			if p.Kafka != "" {
+				p.OfflineAfterMS = time.Since(begin[id]).Milliseconds()
+				pending = slices.DeleteFunc(pending, func(x int32) bool { return x == id })
+			}
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if sleep(ctx, PollInterval) != nil {
+			var errs []error
+			for _, id := range pending {
+				errs = append(errs, fmt.Errorf("broker %d: Kafka did not report log dir %s offline within %s (it says %q; Kafka notices at its next write there, and a dir without partitions is written rarely)",
+					id, proofs[id].Dir, limit, last[id]))
+			}
+			return errors.Join(errs...)
+		}
+	}
+}
+
+// logDir is broker id's own account of its log dir path.
+func (e *Env) logDir(ctx context.Context, id int32, path string) (admin.LogDirState, bool) {
+	r, ok := e.Admin.(LogDirReader)
+	if !ok {
+		return admin.LogDirState{}, false
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	dirs, err := r.LogDirs(rctx, id)
+	if err != nil {
+		return admin.LogDirState{}, false
+	}
+	for _, d := range dirs {
+		if d.Dir == path {
+			return d, true
+		}
+	}
+	return admin.LogDirState{}, false
+}
+
+// Heal undoes what Inject did on the brokers it changed.
+func (f *diskFault) Heal(ctx context.Context, e *Env) error {
+	disks, err := e.disks()
+	if err != nil || len(f.nodes) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, id := range f.nodes {
+		if f.op == FDiskSlow {
+			_, err := unthrottle(ctx, disks, id)
+			errs = append(errs, err)
+			continue
+		}
+		_, err := healDir(ctx, disks, id, f.dir)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// healDir makes one log dir writable and removes the files the disk faults
+// write; it reports whether it changed anything.
+func healDir(ctx context.Context, disks cluster.Disks, id int32, dir int) (bool, error) {
+	n, err := disks.SetImmutable(ctx, id, dir, false)
+	if err != nil {
+		return n > 0, err
+	}
+	files, err := disks.DirFiles(id, dir)
+	if err != nil {
+		return n > 0, err
+	}
+	changed := n > 0
+	for _, name := range []string{FillFile, ProbeFile} {
+		err := files.Remove(ctx, name)
+		if err == nil {
+			changed = true
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return changed, err
+		}
+	}
+	return changed, nil
+}
+
+// healDisks is heal disk over the whole run, from the disks' actual state:
+// every log dir of every broker writable, every fill file gone, every
+// block I/O limit lifted. It returns the brokers where it changed something.
+func (e *Env) healDisks(ctx context.Context) ([]int32, error) {
+	disks, ok := e.Cluster.(cluster.Disks)
+	if !ok {
+		return nil, nil
+	}
+	var ids []int32
+	var errs []error
+	for _, id := range e.brokerIDs() {
+		changed, err := unthrottle(ctx, disks, id)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("broker %d: %w", id, err))
+		}
+		for dir := range disks.LogDirs(id) {
+			c, err := healDir(ctx, disks, id, dir)
+			changed = changed || c
+			if err != nil {
+				errs = append(errs, fmt.Errorf("broker %d: log dir %d: %w", id, dir, err))
+			}
+		}
+		if changed {
+			ids = append(ids, id)
+		}
+	}
+	return ids, errors.Join(errs...)
+}
+
+// probeSlow writes twice the limit with O_DIRECT into the dir from inside
+// the node (dd, as the broker's own I/O, in its cgroup): at the limit it
+// takes about 2 s, and it must take at least 1 s; unlimited, milliseconds.
+func (f *diskFault) probeSlow(ctx context.Context, e *Env, disks cluster.Disks, id int32, p *diskProof) error {
+	bs := max(4096, f.rate/4&^4095)
+	count := (2*f.rate + bs - 1) / bs
+	path := disks.LogDirs(id)[f.dir].Path + "/" + ProbeFile
+	out, err := e.Cluster.Exec(ctx, id, "sh", "-c", fmt.Sprintf(
+		"dd if=/dev/zero of=%s bs=%d count=%d oflag=direct 2>&1; rc=$?; rm -f %s; exit $rc", path, bs, count, path))
+	if err != nil {
+		return fmt.Errorf("broker %d: probe write: %w", id, err)
+	}
+	secs, ok := ddSeconds(out)
+	if !ok {
+		return fmt.Errorf("broker %d: probe write: cannot read dd's time in %q", id, out)
+	}
+	n := bs * count
+	p.Write = fmt.Sprintf("%d bytes with O_DIRECT in %.2f s (%s/s; limit %s/s)", n, secs,
+		cluster.FormatSize(int64(float64(n)/max(secs, 1e-3))&^1023), cluster.FormatSize(f.rate))
+	if secs < 1 {
+		return fmt.Errorf("broker %d: log dir %d is not slowed: %s", id, f.dir, p.Write)
+	}
+	return nil
+}
+
+// ddSeconds reads the time from dd's last line ("... copied, 3.91 s, 66.9 kB/s").
+func ddSeconds(out string) (float64, bool) {
+	i := strings.LastIndex(out, "copied, ")
+	if i < 0 {
+		return 0, false
+	}
+	rest := out[i+len("copied, "):]
+	j := strings.Index(rest, " s")
+	if j < 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(rest[:j]), 64)
+	return v, err == nil
+}
+
+// unthrottle lifts every block I/O limit of node id and reports whether
+// there was one.
+func unthrottle(ctx context.Context, disks cluster.Disks, id int32) (bool, error) {
+	rules, err := disks.Throttles(ctx, id)
+	if err != nil || len(rules) == 0 {
+		return false, err
+	}
+	var errs []error
+	for dir, d := range disks.LogDirs(id) {
+		if d.SizeBytes == 0 {
+			_, err := disks.Throttle(ctx, id, dir, 0)
+			errs = append(errs, err)
+		}
+	}
+	if left, err := disks.Throttles(ctx, id); err != nil || len(left) > 0 {
+		errs = append(errs, fmt.Errorf("block I/O limits left: %v %v", left, err))
+	}
+	return true, errors.Join(errs...)
+}
