@@ -27,6 +27,12 @@ const (
 	// eligible.leader.replicas.version, transaction.version).
 	FUpgrade    = "upgrade"
 	FSetFeature = "set-feature"
+	// FNetem degrades chosen links (delay, jitter, loss, duplication,
+	// reordering, a bandwidth limit) with tc qdiscs inside the nodes;
+	// FCutClients drops the traffic between the client side (the kchaos
+	// host, where the workload runs) and chosen brokers' client port.
+	FNetem      = "netem"
+	FCutClients = "cut-clients"
 	// FMoveCoordinator makes one broker the transaction coordinator of the
 	// workload's transactional ids (the leader of the __transaction_state
 	// partitions that own them): a placement, not a failure, so that a
@@ -102,6 +108,10 @@ var faults = []Fault{
 	{Name: FPause, Kind: Lasting, Heal: FPause, UndoneBy: []string{FResume, FHeal}, Color: "#8e6bbf"},
 	{Name: FKill, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#c0392b", CanLoseAcked: true},
 	{Name: FLoseUnflushed, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#7b1111", CanLoseAcked: true},
+	// A client cut is iptables rules tagged kchaos, as a partition is: heal
+	// partition removes both. A netem qdisc has its own heal.
+	{Name: FCutClients, Kind: Lasting, Heal: FPartition, UndoneBy: []string{FHeal}, Color: "#2c5d8f"},
+	{Name: FNetem, Kind: Lasting, Heal: FNetem, UndoneBy: []string{FHeal}, Color: "#c9a227"},
 	{Name: FDiskFail, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#8b5a2b", CanLoseAcked: true},
 	{Name: FDiskFull, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#b8860b", CanLoseAcked: true},
 	// A restart also ends disk-slow: the broker starts in a fresh cgroup.

@@ -27,6 +27,8 @@ type fakeCluster struct {
 	// power-loss fault; tests set them.
 	logDirs map[int32]string
 	onCall  func(call string) // may panic, for the runner's panic test
+	// net is the simulated tc state, probes and host dials (netfake_test.go).
+	net fakeNet
 }
 
 var _ cluster.Nodes = (*fakeCluster)(nil)
@@ -134,6 +136,7 @@ func (f *fakeCluster) Start(_ context.Context, id int32) error {
 	return f.op("start", id, func(cluster.NodeState) error { return nil }, func(s *cluster.NodeState) {
 		if !s.Running {
 			f.rules[id] = nil // a fresh network namespace
+			delete(f.net.tc, id)
 		}
 		*s = cluster.NodeState{Running: true}
 	})
@@ -162,14 +165,18 @@ func (f *fakeCluster) State(_ context.Context, id int32) (cluster.NodeState, err
 	return st, nil
 }
 
-// Exec understands the two commands the nemesis runs: `iptables -w 5 -S`
-// and `sh -c` scripts of iptables -I/-D lines.
+// Exec understands the commands the nemesis runs: `iptables -w 5 -S`,
+// `sh -c` scripts of iptables -I/-D lines, and (netExec) tc, ip route and
+// the proofs' probes.
 func (f *fakeCluster) Exec(_ context.Context, id int32, cmd ...string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := f.state[id]
 	if !st.Running || st.Paused {
 		return "", fmt.Errorf("node %d: exec: container not running or paused", id)
+	}
+	if out, err, ok := f.netExec(id, cmd); ok {
+		return out, err
 	}
 	if slices.Equal(cmd, []string{"iptables", "-w", "5", "-S"}) {
 		out := "-P INPUT ACCEPT\n-P FORWARD ACCEPT\n-P OUTPUT ACCEPT\n-A INPUT -s 10.9.0.99/32 -j DROP\n"
@@ -190,13 +197,13 @@ func (f *fakeCluster) Exec(_ context.Context, id int32, cmd ...string) (string, 
 			return "", fmt.Errorf("fake exec: unexpected line %q", line)
 		}
 		spec := fs[4:]
+		for i, a := range spec { // iptables -S writes an address as a /32
+			if (a == "-s" || a == "-d") && i+1 < len(spec) && !strings.Contains(spec[i+1], "/") {
+				spec[i+1] += "/32"
+			}
+		}
 		switch fs[3] {
 		case "-I":
-			for i, a := range spec {
-				if (a == "-s" || a == "-d") && i+1 < len(spec) {
-					spec[i+1] += "/32"
-				}
-			}
 			f.rules[id] = append(f.rules[id], "-A "+strings.Join(spec, " "))
 		case "-D":
 			r := "-A " + strings.Join(spec, " ")

@@ -54,6 +54,10 @@ func NewFault(st Step) (Fault, error) {
 		return &moveCoordinator{target: st.Target}, nil
 	case FUpgrade:
 		return &rollingUpgrade{step: st}, nil
+	case FNetem:
+		return newNetem(st)
+	case FCutClients:
+		return &cutClients{target: st.Target}, nil
 	case FDiskFail, FDiskFull:
 		dir := -1 // Validate requires one; Inject refuses a fault without
 		if st.Dir != nil {
@@ -65,7 +69,7 @@ func NewFault(st Step) (Fault, error) {
 		if st.Dir != nil {
 			dir = *st.Dir
 		}
-		rate, _ := parseRate(st.Rate) // Validate reported a bad one; Inject refuses 0
+		rate, _ := parseDiskRate(st.Rate) // Validate reported a bad one; Inject refuses 0
 		return &diskFault{op: st.Fault, target: st.Target, dir: dir, rate: rate}, nil
 	}
 	return nil, fmt.Errorf("unknown fault %q", st.Fault)
@@ -212,8 +216,9 @@ func (f *elect) Heal(context.Context, *Env) error { return nil }
 // Heal undoes every fault of a kind across the run, from the containers'
 // actual state rather than from bookkeeping, so that it also repairs what
 // an interrupted injection left half done: partition removes every kchaos
-// rule, pause resumes every paused node, disk makes every log dir writable
-// and removes every fill file, kill starts every stopped node (killed,
+// rule (partitions and client cuts), netem every kchaos qdisc, pause
+// resumes every paused node, disk makes every log dir writable and
+// removes every fill file, kill starts every stopped node (killed,
 // powered off or stopped), and all does the four and then waits,
 // at most limit, until every broker is live and every partition of the
 // topic has a leader. It is recorded as one heal op.
@@ -246,6 +251,14 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 		}
 		// Disks before starts: a broker must not start on a frozen dir.
 		do(all || kind == HealDisk, "disks_healed", e.healDisks)
+		if all || kind == FNetem {
+			n, pending, err := e.healNetem(ctx) // netem.go
+			d["qdiscs_removed"] = n
+			if len(pending) > 0 {
+				d["netem_deferred"] = pending
+			}
+			errs = append(errs, err)
+		}
 		do(all || kind == FKill, "started", e.startAll)
 		if all {
 			if p := e.Pending(); len(p) > 0 {
