@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/kchaos/kchaos/checker"
@@ -153,6 +154,16 @@ func TestScenarioT3TxnUncleanElection(t *testing.T) {
 	// follower leads partition 0 and what only broker 0 held is gone.
 	o := r.txns(t)
 	t.Logf("t3: txns ok %d, fail %d, info %d, errors %v", o.ok, o.fail, o.info, o.byError)
+	moved := false
+	for _, e := range r.events {
+		var v histories.NemesisValue
+		if e.F == histories.FMoveCoordinator && e.Type == histories.OK && e.Decode(&v) == nil {
+			moved = slices.Equal(v.Nodes, []int32{0})
+		}
+	}
+	if !moved {
+		t.Errorf("t3: no move-coordinator to broker 0 completed")
+	}
 	if led := r.leadersAfterFirstFault(0); !led[1] {
 		t.Errorf("t3: broker 1 never led partition 0 (leaders seen %v)", led)
 	}

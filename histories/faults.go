@@ -38,6 +38,17 @@ const (
 	FMemberLeave = "member-leave"
 	FMemberStart = "member-start"
 	FMemberStall = "member-stall"
+	// FNetem degrades chosen links (delay, jitter, loss, duplication,
+	// reordering, a bandwidth limit) with tc qdiscs inside the nodes;
+	// FCutClients drops the traffic between the client side (the kchaos
+	// host, where the workload runs) and chosen brokers' client port.
+	FNetem      = "netem"
+	FCutClients = "cut-clients"
+	// FMoveCoordinator makes one broker the transaction coordinator of the
+	// workload's transactional ids (the leader of the __transaction_state
+	// partitions that own them): a placement, not a failure, so that a
+	// story can put the coordinator where its fault strikes.
+	FMoveCoordinator = "move-coordinator"
 	// FDiskFail makes one log dir of a broker unwritable, FDiskFull fills
 	// a bounded one: Kafka takes the dir's replicas offline (the broker
 	// halts if it is the metadata log's dir). FDiskSlow limits the
@@ -112,6 +123,10 @@ var faults = []Fault{
 	{Name: FPause, Kind: Lasting, Heal: FPause, UndoneBy: []string{FResume, FHeal}, Color: "#8e6bbf"},
 	{Name: FKill, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#c0392b", CanLoseAcked: true},
 	{Name: FLoseUnflushed, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#7b1111", CanLoseAcked: true},
+	// A client cut is iptables rules tagged kchaos, as a partition is: heal
+	// partition removes both. A netem qdisc has its own heal.
+	{Name: FCutClients, Kind: Lasting, Heal: FPartition, UndoneBy: []string{FHeal}, Color: "#2c5d8f"},
+	{Name: FNetem, Kind: Lasting, Heal: FNetem, UndoneBy: []string{FHeal}, Color: "#c9a227"},
 	{Name: FDiskFail, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#8b5a2b", CanLoseAcked: true},
 	{Name: FDiskFull, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#b8860b", CanLoseAcked: true},
 	// A restart also ends disk-slow: the broker starts in a fresh cgroup.
@@ -125,6 +140,7 @@ var faults = []Fault{
 	{Name: FMemberKill, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#b5651d"},
 	{Name: FMemberLeave, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#c9a227"},
 	{Name: FMemberStall, Kind: Instant, Color: "#9c7a3c"},
+	{Name: FMoveCoordinator, Kind: Instant, Color: "#6a5acd"},
 	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
 	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
 	{Name: FMemberStart, Kind: Undo, Color: OtherFaultColor},

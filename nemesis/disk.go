@@ -77,8 +77,8 @@ type diskFault struct {
 // minRate is the smallest disk-slow limit: one page a second.
 const minRate = 4 << 10
 
-// parseRate reads disk-slow's rate.
-func parseRate(s string) (int64, error) {
+// parseDiskRate reads disk-slow's rate.
+func parseDiskRate(s string) (int64, error) {
 	n, err := cluster.ParseSize(s)
 	if err != nil {
 		return 0, err

@@ -1,7 +1,9 @@
 // Package nemesis injects faults into a kchaos run's Kafka cluster and
-// undoes them: network partitions (iptables inside the containers), paused
+// undoes them: network partitions (iptables inside the containers),
+// degraded links (netem: tc qdiscs), clients cut off from brokers, paused
 // and killed brokers, clean restarts, power loss (lose-unflushed), live
-// topic config changes and manual elections. Targets are chosen by role
+// topic config changes and manual elections. A fault that can proves that
+// it took effect before the schedule goes on (proof.go). Targets are chosen by role
 // when a fault fires; schedules are scripted or seeded-random; a final heal
 // always runs. Every injection and heal is recorded as a nemesis op
 // (process -1) in the run's history.
@@ -42,6 +44,9 @@ type Admin interface {
 	ElectLeaders(ctx context.Context, topic string, partitions []int32, unclean bool) error
 	// ElectLeadersVia sends the election to one broker, which forwards it.
 	ElectLeadersVia(ctx context.Context, via int32, topic string, partitions []int32, unclean bool) error
+	// ReorderReplicas sets a partition's replicas to the same brokers in
+	// another order (move-coordinator puts its broker first).
+	ReorderReplicas(ctx context.Context, topic string, partition int32, replicas []int32) error
 }
 
 var _ Admin = (*admin.Client)(nil)
@@ -85,6 +90,9 @@ type Env struct {
 	// changed in place, so readers may use it without the lock).
 	lastReader        int32
 	cutFromController map[int32]bool
+	// clientCut: brokers the kchaos host cannot reach (cut-clients); state
+	// reads skip them (same replacement rule).
+	clientCut map[int32]bool
 }
 
 func (e *Env) log() *slog.Logger {
@@ -132,14 +140,18 @@ func (e *Env) controllerIDs() []int32 {
 }
 
 // Inject injects f and records it: an invoke carrying the fault's spec,
-// then ok with the nodes it touched and what it did, or info with the
-// error (the fault may have been partly applied, so its outcome is
+// then ok with the nodes it touched and what it did (and, for a Prover,
+// the proof that it holds), or info with the error (the fault may have
+// been partly applied, or did not take effect, so its outcome is
 // unknown).
 func (e *Env) Inject(ctx context.Context, f Fault) error {
 	begin := time.Now()
 	e.record(histories.Invoke, f.Name(), histories.NemesisValue{Fault: f.Name(), Details: specOf(f)}, "")
 	defer e.completeOnPanic(f.Name(), histories.NemesisValue{Fault: f.Name()})
 	nodes, details, err := f.Inject(ctx, e)
+	if err == nil {
+		details, err = e.prove(ctx, f, details) // proof.go
+	}
 	v := histories.NemesisValue{Fault: f.Name(), Nodes: sortedIDs(nodes), Details: details}
 	if err != nil {
 		e.record(histories.Info, f.Name(), v, err.Error())

@@ -27,6 +27,8 @@ type fakeCluster struct {
 	// power-loss fault; tests set them.
 	logDirs map[int32]string
 	onCall  func(call string) // may panic, for the runner's panic test
+	// net is the simulated tc state, probes and host dials (netfake_test.go).
+	net fakeNet
 }
 
 var _ cluster.Nodes = (*fakeCluster)(nil)
@@ -134,6 +136,7 @@ func (f *fakeCluster) Start(_ context.Context, id int32) error {
 	return f.op("start", id, func(cluster.NodeState) error { return nil }, func(s *cluster.NodeState) {
 		if !s.Running {
 			f.rules[id] = nil // a fresh network namespace
+			delete(f.net.tc, id)
 		}
 		*s = cluster.NodeState{Running: true}
 	})
@@ -162,14 +165,18 @@ func (f *fakeCluster) State(_ context.Context, id int32) (cluster.NodeState, err
 	return st, nil
 }
 
-// Exec understands the two commands the nemesis runs: `iptables -w 5 -S`
-// and `sh -c` scripts of iptables -I/-D lines.
+// Exec understands the commands the nemesis runs: `iptables -w 5 -S`,
+// `sh -c` scripts of iptables -I/-D lines, and (netExec) tc, ip route and
+// the proofs' probes.
 func (f *fakeCluster) Exec(_ context.Context, id int32, cmd ...string) (string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := f.state[id]
 	if !st.Running || st.Paused {
 		return "", fmt.Errorf("node %d: exec: container not running or paused", id)
+	}
+	if out, err, ok := f.netExec(id, cmd); ok {
+		return out, err
 	}
 	if slices.Equal(cmd, []string{"iptables", "-w", "5", "-S"}) {
 		out := "-P INPUT ACCEPT\n-P FORWARD ACCEPT\n-P OUTPUT ACCEPT\n-A INPUT -s 10.9.0.99/32 -j DROP\n"
@@ -190,13 +197,13 @@ func (f *fakeCluster) Exec(_ context.Context, id int32, cmd ...string) (string, 
 			return "", fmt.Errorf("fake exec: unexpected line %q", line)
 		}
 		spec := fs[4:]
+		for i, a := range spec { // iptables -S writes an address as a /32
+			if (a == "-s" || a == "-d") && i+1 < len(spec) && !strings.Contains(spec[i+1], "/") {
+				spec[i+1] += "/32"
+			}
+		}
 		switch fs[3] {
 		case "-I":
-			for i, a := range spec {
-				if (a == "-s" || a == "-d") && i+1 < len(spec) {
-					spec[i+1] += "/32"
-				}
-			}
 			f.rules[id] = append(f.rules[id], "-A "+strings.Join(spec, " "))
 		case "-D":
 			r := "-A " + strings.Join(spec, " ")
@@ -242,6 +249,7 @@ type fakeAdmin struct {
 	txnState []admin.PartitionState
 	// groupState is __consumer_offsets' partitions, for the group roles.
 	groupState []admin.PartitionState
+	reorders   []string // ReorderReplicas calls
 }
 
 func newFakeAdmin(c *fakeCluster) *fakeAdmin {
@@ -344,7 +352,30 @@ func (a *fakeAdmin) ElectLeadersVia(ctx context.Context, via int32, topic string
 	return a.ElectLeaders(ctx, topic, partitions, unclean)
 }
 
-// ElectLeaders elects the first live replica (unclean) or the preferred one.
+// ReorderReplicas reorders a partition's replicas (the workload topic's
+// or __transaction_state's); the set must stay the same.
+func (a *fakeAdmin) ReorderReplicas(_ context.Context, topic string, partition int32, replicas []int32) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	parts := a.parts
+	if topic == admin.TransactionStateTopic {
+		parts = a.txnState
+	}
+	for i, p := range parts {
+		if p.Partition == partition {
+			if !slices.Equal(slices.Sorted(slices.Values(p.Replicas)), slices.Sorted(slices.Values(replicas))) {
+				return fmt.Errorf("fake: %s-%d: %v is not a reorder of %v", topic, partition, replicas, p.Replicas)
+			}
+			parts[i].Replicas = slices.Clone(replicas)
+			a.reorders = append(a.reorders, fmt.Sprintf("%s-%d %v", topic, partition, replicas))
+			return nil
+		}
+	}
+	return fmt.Errorf("fake: %s has no partition %d", topic, partition)
+}
+
+// ElectLeaders elects the first live replica (unclean) or the preferred one
+// (on __transaction_state: the first replica, of the partitions named).
 func (a *fakeAdmin) ElectLeaders(ctx context.Context, topic string, partitions []int32, unclean bool) error {
 	live, _ := a.LiveBrokers(ctx)
 	a.mu.Lock()
@@ -355,6 +386,14 @@ func (a *fakeAdmin) ElectLeaders(ctx context.Context, topic string, partitions [
 		return err
 	}
 	a.elections = append(a.elections, fmt.Sprintf("%s %v unclean=%t", topic, partitions, unclean))
+	if topic == admin.TransactionStateTopic {
+		for i, p := range a.txnState {
+			if slices.Contains(partitions, p.Partition) && slices.Contains(p.ISR, p.Replicas[0]) {
+				a.txnState[i].Leader = p.Replicas[0]
+			}
+		}
+		return nil
+	}
 	for i, p := range a.parts {
 		for _, r := range p.Replicas {
 			if slices.Contains(live, r) && (unclean || slices.Contains(p.ISR, r)) {

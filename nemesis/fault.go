@@ -50,10 +50,16 @@ func NewFault(st Step) (Fault, error) {
 		return &elect{unclean: st.Fault == FElectUnclean, target: st.Target}, nil
 	case FSetFeature:
 		return &setFeature{features: st.Feature}, nil
+	case FMoveCoordinator:
+		return &moveCoordinator{target: st.Target}, nil
 	case FUpgrade:
 		return &rollingUpgrade{step: st}, nil
 	case FMemberKill, FMemberLeave, FMemberStart, FMemberStall:
 		return &memberFault{op: st.Fault, member: st.Member, d: st.For.Std()}, nil
+	case FNetem:
+		return newNetem(st)
+	case FCutClients:
+		return &cutClients{target: st.Target}, nil
 	case FDiskFail, FDiskFull:
 		dir := -1 // Validate requires one; Inject refuses a fault without
 		if st.Dir != nil {
@@ -65,7 +71,7 @@ func NewFault(st Step) (Fault, error) {
 		if st.Dir != nil {
 			dir = *st.Dir
 		}
-		rate, _ := parseRate(st.Rate) // Validate reported a bad one; Inject refuses 0
+		rate, _ := parseDiskRate(st.Rate) // Validate reported a bad one; Inject refuses 0
 		return &diskFault{op: st.Fault, target: st.Target, dir: dir, rate: rate}, nil
 	}
 	return nil, fmt.Errorf("unknown fault %q", st.Fault)
@@ -168,7 +174,7 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 	if err != nil {
 		return nil, map[string]any{"leaders_before": before}, err
 	}
-	after, leaders := e.leaders(ctx, ids, want)
+	after, leaders := e.leaders(ctx, e.Topic, ids, want)
 	return leaders, map[string]any{"leaders_before": before, "leaders_after": after}, nil
 }
 
@@ -177,11 +183,11 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 // answers once its quorum committed the change; a broker's metadata cache
 // follows a moment later (hundreds of milliseconds on a loaded machine), so
 // one Describe may still show the old leader.
-func (e *Env) leaders(ctx context.Context, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
+func (e *Env) leaders(ctx context.Context, topic string, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
 	out := map[string]int32{}
 	var nodes []int32
 	for range 50 {
-		parts, err := e.State().Describe(ctx, e.Topic)
+		parts, err := e.State().Describe(ctx, topic)
 		if err == nil {
 			all := true
 			for _, p := range parts {
@@ -212,8 +218,9 @@ func (f *elect) Heal(context.Context, *Env) error { return nil }
 // Heal undoes every fault of a kind across the run, from the containers'
 // actual state rather than from bookkeeping, so that it also repairs what
 // an interrupted injection left half done: partition removes every kchaos
-// rule, pause resumes every paused node, disk makes every log dir writable
-// and removes every fill file, kill starts every stopped node (killed,
+// rule (partitions and client cuts), netem every kchaos qdisc, pause
+// resumes every paused node, disk makes every log dir writable and
+// removes every fill file, kill starts every stopped node (killed,
 // powered off or stopped), and all does the four and then waits,
 // at most limit, until every broker is live and every partition of the
 // topic has a leader. It is recorded as one heal op.
@@ -246,6 +253,14 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 		}
 		// Disks before starts: a broker must not start on a frozen dir.
 		do(all || kind == HealDisk, "disks_healed", e.healDisks)
+		if all || kind == FNetem {
+			n, pending, err := e.healNetem(ctx) // netem.go
+			d["qdiscs_removed"] = n
+			if len(pending) > 0 {
+				d["netem_deferred"] = pending
+			}
+			errs = append(errs, err)
+		}
 		do(all || kind == FKill, "started", e.startAll)
 		if all || kind == HealMember {
 			started, err := e.startMembers(ctx)

@@ -61,6 +61,9 @@ type partitionFault struct {
 	shape  string
 	target *Target
 	groups [][]int32 // shape groups
+	// What Inject did, for Prove.
+	applied          Grudge
+	touched, skipped []int32
 }
 
 func (f *partitionFault) Name() string { return FPartition }
@@ -208,6 +211,7 @@ func (f *partitionFault) Inject(ctx context.Context, e *Env) ([]int32, map[strin
 	if len(skipped) > 0 {
 		details["skipped"] = skipped
 	}
+	f.applied, f.touched, f.skipped = g, touched, skipped
 	e.markCut(g)
 	return touched, details, errors.Join(errs...)
 }
@@ -324,7 +328,7 @@ func (e *Env) removeRules(ctx context.Context, id int32) (int, error) {
 // cleaned when the nemesis starts or resumes them (retryPending).
 func (e *Env) healPartitions(ctx context.Context) (removed int, pending []int32, err error) {
 	e.mu.Lock()
-	e.cutFromController = nil
+	e.cutFromController, e.clientCut = nil, nil
 	e.mu.Unlock()
 	var errs []error
 	for _, id := range e.AllNodes() {
@@ -346,8 +350,8 @@ func (e *Env) healPartitions(ctx context.Context) (removed int, pending []int32,
 	return removed, pending, errors.Join(errs...)
 }
 
-// retryPending removes the rules a heal could not reach on node id, now
-// that it runs again. A killed node restarts in a fresh network namespace
+// retryPending removes the rules (and netem qdiscs) a heal could not reach
+// on node id, now that it runs again. A killed node restarts in a fresh network namespace
 // without rules; the retry is then a cheap no-op.
 func (e *Env) retryPending(ctx context.Context, id int32) error {
 	e.mu.Lock()
@@ -357,6 +361,9 @@ func (e *Env) retryPending(ctx context.Context, id int32) error {
 		return nil
 	}
 	if _, err := e.removeRules(ctx, id); err != nil {
+		return err
+	}
+	if _, err := e.removeQdiscs(ctx, id); err != nil {
 		return err
 	}
 	e.setPending(id, false)

@@ -40,8 +40,10 @@ func (r *Runner) healTimeout() time.Duration {
 // happened: a failed step, a panic in a fault (turned into an error with
 // its stack, so the run can still read and store its history), or ctx
 // cancelled by Ctrl-C (the heal then gets a fresh, bounded context). A
-// scripted schedule stops at the first failed step; a random one records
-// the failure and goes on, as Jepsen's nemesis does.
+// scripted schedule stops at the first failed step (a fault whose proof
+// says it did not take effect is one); a random one records the failure
+// and goes on, as Jepsen's nemesis does, and returns the faults that did
+// not take effect at the end.
 func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -74,9 +76,10 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 	r.Env.log().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", len(steps))
 	r.Env.record(histories.Invoke, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
 	r.Env.record(histories.OK, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
+	var noEffect []error // random mode: faults that did not take effect
 	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("nemesis: stopped before step %d: %w", i, err)
+			return errors.Join(append(noEffect, fmt.Errorf("nemesis: stopped before step %d: %w", i, err))...)
 		}
 		if r.OnStep != nil {
 			r.OnStep(i, len(steps), stepName(st))
@@ -84,12 +87,17 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 		if err := r.step(ctx, st); err != nil {
 			err = fmt.Errorf("nemesis: step %d (%s): %w", i, stepName(st), err)
 			if !random || ctx.Err() != nil {
-				return err
+				return errors.Join(append(noEffect, err)...)
 			}
 			r.Env.log().Warn("nemesis: random step failed; going on", "err", err)
+			if ne := (*NoEffectError)(nil); errors.As(err, &ne) {
+				// The story goes on, but a fault that never held must
+				// not let the run pass as if it had (proof.go).
+				noEffect = append(noEffect, err)
+			}
 		}
 	}
-	return nil
+	return errors.Join(noEffect...)
 }
 
 func (r *Runner) step(ctx context.Context, st Step) error {
@@ -144,8 +152,8 @@ func stepName(st Step) string {
 		return "wait " + st.Wait.String()
 	case st.Until != nil:
 		return "until " + st.Until.String()
-	case st.Fault == FPartition && st.Shape != "":
-		return "partition " + st.Shape
+	case (st.Fault == FPartition || st.Fault == FNetem) && st.Shape != "":
+		return st.Fault + " " + st.Shape
 	case st.Fault == FUpgrade:
 		return "upgrade to " + st.Version
 	case st.Fault != "":

@@ -32,6 +32,12 @@ import (
 //	    - until: {partition: 0, offline: true}
 //	    - fault: set-config
 //	      config: {unclean.leader.election.enable: "true"}
+//	    - fault: netem                   # degrade links: a partition shape's cut links, or clients
+//	      shape: clients
+//	      target: {role: leader, partition: 0}
+//	      netem: {delay: 100ms, jitter: 20ms, loss: 5%, duplicate: 1%, reorder: 25%, rate: 1mbit}
+//	    - fault: cut-clients             # the client side (kchaos) loses these brokers
+//	      target: {role: followers, partition: 0}
 //	    - wait: 10s
 //	    - fault: disk-fail               # or disk-full (a bounded dir: cluster.log_dir_size)
 //	      target: {role: followers, partition: 0}
@@ -40,7 +46,7 @@ import (
 //	      target: {role: leader, partition: 0}
 //	      dir: 0
 //	      rate: 64KiB                    # bytes per second
-//	    - heal: all                      # or a heal kind: partition, pause, kill, disk
+//	    - heal: all                      # or a heal kind: partition (also cut-clients), pause, kill, netem, disk
 //	  random:                            # instead of steps
 //	    seed: 42
 //	    interval: 10s
@@ -77,9 +83,11 @@ type Step struct {
 	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
 	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred,
-	// upgrade, set-feature, disk-fail, disk-full.
+	// upgrade, set-feature, move-coordinator, disk-fail, disk-full,
+	// disk-slow, netem, cut-clients.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
-	// Shape of a partition fault (default isolate).
+	// Shape of a partition fault (default isolate), or the links a netem
+	// fault degrades: a partition shape's cut links, or clients.
 	Shape string `yaml:"shape,omitempty" json:"shape,omitempty"`
 	// Groups are the node groups of shape groups, e.g. [[0], [2]]: every
 	// group is cut from every other; nodes in no group keep all links.
@@ -105,7 +113,8 @@ type Step struct {
 	Model             string   `yaml:"model,omitempty" json:"model,omitempty"`
 	DirtyExpire       Duration `yaml:"dirty_expire,omitempty" json:"dirty_expire,omitempty"`
 	WritebackInterval Duration `yaml:"writeback_interval,omitempty" json:"writeback_interval,omitempty"`
-	// Heal undoes faults: "all", or one heal kind (partition, pause, kill, disk).
+	// Heal undoes faults: "all", or one heal kind (partition, which also
+	// removes client cuts, pause, kill, netem, disk).
 	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
 	// Version is the Kafka release an upgrade moves nodes to ("4.4.0",
 	// "4.4.x", "latest"); Finalize then raises metadata.version.
@@ -119,6 +128,8 @@ type Step struct {
 	Member string `yaml:"member,omitempty" json:"member,omitempty"`
 	// For is how long a member-stall stops the member.
 	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
+	// Netem is what a netem fault does to each link (netem.go).
+	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
 }
 
 // Target selects nodes at the moment a fault fires.
@@ -180,23 +191,26 @@ type RandomSchedule struct {
 // the history's vocabulary (histories/faults.go), named here too so that
 // schedules read in nemesis terms.
 const (
-	FPartition      = histories.FPartition
-	FPause          = histories.FPause
-	FResume         = histories.FResume
-	FKill           = histories.FKill
-	FStart          = histories.FStart
-	FRestart        = histories.FRestart
-	FLoseUnflushed  = histories.FLoseUnflushed
-	FSetConfig      = histories.FSetConfig
-	FElectUnclean   = histories.FElectUnclean
-	FElectPreferred = histories.FElectPreferred
-	FUpgrade        = histories.FUpgrade
-	FSetFeature     = histories.FSetFeature
-	FDiskFail       = histories.FDiskFail
-	FDiskFull       = histories.FDiskFull
-	FDiskSlow       = histories.FDiskSlow
-	FHeal           = histories.FHeal
-	FSchedule       = histories.FSchedule
+	FPartition       = histories.FPartition
+	FPause           = histories.FPause
+	FResume          = histories.FResume
+	FKill            = histories.FKill
+	FStart           = histories.FStart
+	FRestart         = histories.FRestart
+	FLoseUnflushed   = histories.FLoseUnflushed
+	FSetConfig       = histories.FSetConfig
+	FElectUnclean    = histories.FElectUnclean
+	FElectPreferred  = histories.FElectPreferred
+	FMoveCoordinator = histories.FMoveCoordinator
+	FUpgrade         = histories.FUpgrade
+	FSetFeature      = histories.FSetFeature
+	FDiskFail        = histories.FDiskFail
+	FDiskFull        = histories.FDiskFull
+	FDiskSlow        = histories.FDiskSlow
+	FNetem           = histories.FNetem
+	FCutClients      = histories.FCutClients
+	FHeal            = histories.FHeal
+	FSchedule        = histories.FSchedule
 )
 
 // Partition shapes.
@@ -237,7 +251,7 @@ var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
 		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
 		FMemberKill, FMemberLeave, FMemberStart, FMemberStall,
-		FDiskFail, FDiskFull, FDiskSlow}
+		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow, FNetem, FCutClients}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
@@ -245,7 +259,7 @@ var (
 		RoleGroupCoordinator, RoleGroupCoordinatorFollowers}
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
-	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow}
+	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow, FMoveCoordinator, FCutClients}
 	// diskFaults take a dir.
 	diskFaults = []string{FDiskFail, FDiskFull, FDiskSlow}
 	// partitionRoles: roles that read a partition's state (a partition
@@ -329,9 +343,11 @@ func validateStep(p string, st *Step, add addFunc) {
 			add(p+"."+field, "only for %s", what)
 		}
 	}
-	isPart := st.Fault == FPartition
-	only(st.Shape == "" || isPart, "shape", "fault partition")
-	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition with shape groups")
+	// netem picks its links with the partition's shapes (netem.go).
+	isPart := st.Fault == FPartition || st.Fault == FNetem
+	only(st.Shape == "" || isPart, "shape", "fault partition or netem")
+	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition or netem with shape groups")
+	only(st.Netem == nil || st.Fault == FNetem, "netem", "fault netem")
 	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
 	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
 	validateModel(p, st, add)
@@ -365,7 +381,11 @@ func validateStep(p string, st *Step, add addFunc) {
 			add(p+".fault", "unknown fault %q (want %s)", st.Fault, strings.Join(faultNames, ", "))
 			return
 		}
-		if isPart && st.Shape != "" && !slices.Contains(shapeNames, st.Shape) {
+		if st.Fault == FNetem {
+			validateNetem(p, st, add)
+		}
+		if isPart && st.Shape != "" && !slices.Contains(shapeNames, st.Shape) &&
+			!(st.Fault == FNetem && st.Shape == ShapeClients) {
 			add(p+".shape", "unknown shape %q (want %s)", st.Shape, strings.Join(shapeNames, ", "))
 		}
 		shape := st.Shape
@@ -373,7 +393,7 @@ func validateStep(p string, st *Step, add addFunc) {
 			shape = ShapeIsolate
 		}
 		needs := slices.Contains(needsTarget, st.Fault) ||
-			(isPart && (shape == ShapeIsolate || shape == ShapeFromController || shape == ShapeMajorityMinority))
+			(isPart && (shape == ShapeIsolate || shape == ShapeFromController || shape == ShapeMajorityMinority || shape == ShapeClients))
 		if needs && st.Target == nil {
 			add(p+".target", "fault %s needs a target", describeFault(st.Fault, shape))
 		}
@@ -404,7 +424,7 @@ func validateStep(p string, st *Step, add addFunc) {
 		if st.Fault == FDiskSlow {
 			if st.Rate == "" {
 				add(p+".rate", "fault disk-slow needs rate: bytes per second, e.g. 64KiB")
-			} else if _, err := parseRate(st.Rate); err != nil {
+			} else if _, err := parseDiskRate(st.Rate); err != nil {
 				add(p+".rate", "%v", err)
 			}
 		}
@@ -443,7 +463,7 @@ func validateGroups(p string, st *Step, add addFunc) {
 }
 
 func describeFault(f, shape string) string {
-	if f == FPartition {
+	if f == FPartition || f == FNetem {
 		return f + " (shape " + shape + ")"
 	}
 	return f

@@ -71,15 +71,15 @@ func (h *hedged) ActiveController(ctx context.Context) (int32, error) {
 
 // readers lists the brokers to read from, best first: the last one that
 // answered, then the others not cut off from the controller, then those
-// that are; all of them running and not paused.
+// that are; all of them running, not paused and not cut from clients.
 func (e *Env) readers(ctx context.Context) []int32 {
 	e.mu.Lock()
-	last, cut := e.lastReader, e.cutFromController
+	last, cut, clients := e.lastReader, e.cutFromController, e.clientCut
 	e.mu.Unlock()
 	var good, stale []int32
 	for _, id := range e.brokerIDs() {
-		if !e.runsUnpaused(ctx, id) {
-			continue
+		if clients[id] || !e.runsUnpaused(ctx, id) {
+			continue // a client cut drops kchaos's own requests too
 		}
 		if cut[id] {
 			stale = append(stale, id)

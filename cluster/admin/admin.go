@@ -245,6 +245,26 @@ func (c *Client) ElectLeaders(ctx context.Context, topic string, partitions []in
 	return errors.Join(errs...)
 }
 
+// ReorderReplicas sets a partition's replica list to replicas: the same
+// brokers in another order, as kafka-reassign-partitions does with such a
+// plan. No replica moves, so the controller applies it at once; the first
+// replica becomes the preferred leader, which a preferred election (or
+// the next one) then makes the leader.
+func (c *Client) ReorderReplicas(ctx context.Context, topic string, partition int32, replicas []int32) error {
+	var req kadm.AlterPartitionAssignmentsReq
+	req.Assign(topic, partition, replicas)
+	resps, err := c.adm.AlterPartitionAssignments(ctx, req)
+	if err != nil {
+		return fmt.Errorf("reorder the replicas of %s-%d to %v: %w", topic, partition, replicas, err)
+	}
+	for _, r := range resps.Sorted() {
+		if r.Err != nil {
+			return fmt.Errorf("reorder the replicas of %s-%d to %v: %w %s", topic, partition, replicas, r.Err, r.ErrMessage)
+		}
+	}
+	return nil
+}
+
 // ElectLeadersVia is ElectLeaders sent to one broker, which forwards it to
 // the controller (KRaft): the nemesis names a broker it knows runs, since
 // the one kgo would pick may be frozen or dead after a fault (a paused

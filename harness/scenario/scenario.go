@@ -360,12 +360,16 @@ func (s *Scenario) Validate() error {
 	if err := s.Nemesis.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	// The coordinator role reads the workload's transactional ids: without
+	// The coordinator role and move-coordinator read the workload's
+	// transactional ids: without
 	// transactions it could only fail when the step fires.
 	if !s.Workload.Transactions.Enabled {
 		for i, st := range s.Nemesis.Steps {
 			if st.Target != nil && st.Target.Role == nemesis.RoleTxnCoordinator {
 				add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
+			}
+			if st.Fault == nemesis.FMoveCoordinator {
+				add(fmt.Sprintf("nemesis.steps[%d].fault", i), "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.FMoveCoordinator)
 			}
 		}
 		if r := s.Nemesis.Random; r != nil && r.Targets != nil && r.Targets.Role == nemesis.RoleTxnCoordinator {

@@ -101,6 +101,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"bad assignment", "name: x\ntopic:\n  assignment: [[0, 1, 7]]\n", nil, "topic.assignment[0]: broker 7 does not exist"},
 		{"bad elr", "name: x\ncluster:\n  elr: maybe\n", nil, "cluster.elr"},
 		{"coordinator without transactions", "name: x\nnemesis:\n  steps:\n    - fault: kill\n      target: {role: txn-coordinator}\n", nil, "nemesis.steps[0].target.role: txn-coordinator needs workload.transactions.enabled"},
+		{"move-coordinator without transactions", "name: x\nnemesis:\n  steps:\n    - fault: move-coordinator\n      target: {role: nodes, nodes: [0]}\n", nil, "nemesis.steps[0].fault: move-coordinator needs workload.transactions.enabled"},
+		{"move-coordinator without a target", "name: x\nworkload:\n  transactions: {enabled: true}\nnemesis:\n  steps:\n    - fault: move-coordinator\n", nil, "nemesis.steps[0].target: fault move-coordinator needs a target"},
 		{"bad transaction_version", "name: x\ncluster:\n  transaction_version: 3\n", nil, "cluster.transaction_version"},
 		{"transaction_version on 3.9", "name: x\ncluster:\n  kafka: 3.9.2\n  transaction_version: 1\n", nil, "needs Kafka 4.0"},
 		{"elr on 3.9", "name: x\ncluster:\n  kafka: 3.9.1\n  elr: \"on\"\n", nil, "needs Kafka 4.0"},

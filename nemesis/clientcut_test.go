@@ -1,0 +1,101 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// TestCutClients: the leader's client port is cut from the client side
+// only (two rules, port and address), proven from the host with an uncut
+// broker as control; state reads leave the cut broker out; the fault's own
+// heal removes exactly its rules and heal partition removes them all.
+func TestCutClients(t *testing.T) {
+	env, c, _ := newFakeEnv()
+	var buf strings.Builder
+	env.Recorder = histories.NewRecorder(&buf)
+	ctx := context.Background()
+	f, err := NewFault(Step{Fault: FCutClients, Target: &Target{Role: RoleLeader}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Inject(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	rules := slices.Clone(c.rules[0])
+	c.mu.Unlock()
+	want := []string{
+		"-A INPUT -s 10.9.0.1/32 -p tcp --dport 9092 -m comment --comment kchaos -j DROP",
+		"-A OUTPUT -d 10.9.0.1/32 -p tcp --sport 9092 -m comment --comment kchaos -j DROP",
+	}
+	if !slices.Equal(rules, want) || c.ruleCount(1) != 0 || c.ruleCount(2) != 0 {
+		t.Errorf("rules on 0: %q (1: %d, 2: %d)", rules, c.ruleCount(1), c.ruleCount(2))
+	}
+	if r := env.readers(ctx); slices.Contains(r, 0) || len(r) != 2 {
+		t.Errorf("readers %v: the cut broker must be left out", r)
+	}
+	if err := env.Recorder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := histories.ReadAll(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, p := proofOf(t, evs, FCutClients)
+	var v histories.NemesisValue
+	_ = ev.Decode(&v)
+	if ev.Type != histories.OK || fmt.Sprint(p["cut"]) != "[host->0 dropped]" || p["control"] != "host->1 open" ||
+		v.Details["client_addr"] != "10.9.0.1" || fmt.Sprint(v.Nodes) != "[0]" {
+		t.Errorf("op %s nodes %v details %v", ev.Type, v.Nodes, v.Details)
+	}
+
+	// A partition rule beside it stays when the cut alone is healed.
+	part, _ := NewFault(Step{Fault: FPartition, Shape: ShapeGroups, Groups: [][]int32{{0}, {2}}})
+	if err := env.Inject(ctx, part); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Heal(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	if c.ruleCount(0) != 2 || !slices.Contains(env.readers(ctx), 0) {
+		t.Errorf("after healing the cut: %d rules on 0 (want the partition's 2), readers %v", c.ruleCount(0), env.readers(ctx))
+	}
+	if _, err := f.(Prover).Prove(ctx, env); err == nil || !strings.Contains(err.Error(), "still reaches broker 0") {
+		t.Errorf("proof of a healed cut: %v", err)
+	}
+	if err := env.Inject(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Heal(ctx, FPartition, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if c.ruleCount(0) != 0 || c.ruleCount(2) != 0 || !slices.Contains(env.readers(ctx), 0) {
+		t.Errorf("heal partition left %d rules on 0, readers %v", c.ruleCount(0), env.readers(ctx))
+	}
+}
+
+func TestCutClientsRefusals(t *testing.T) {
+	env, c, _ := newFakeEnv()
+	ctx := context.Background()
+	if err := c.Pause(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		nodes []int32
+		want  string
+	}{
+		{[]int32{1000}, "node 1000 is a controller: clients talk to brokers only"},
+		{[]int32{2}, "broker 2 is down or paused: cannot cut its clients"},
+	} {
+		f, _ := NewFault(Step{Fault: FCutClients, Target: &Target{Role: RoleNodes, Nodes: tc.nodes}})
+		if err := env.Inject(ctx, f); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("cut-clients %v: %v, want %q", tc.nodes, err, tc.want)
+		}
+	}
+}

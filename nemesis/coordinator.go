@@ -1,0 +1,152 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// txnStateWait bounds how long move-coordinator waits for
+// __transaction_state to exist: Kafka creates it at the first
+// FindCoordinator of a transactional producer, so at a run's start it
+// may not be there yet.
+const txnStateWait = 30 * time.Second
+
+// moveCoordinator makes one broker the transaction coordinator of every
+// transactional id of the workload. For each __transaction_state partition
+// that owns one (Kafka's partitionFor, admin.TxnStatePartition) it puts
+// the broker first in the replica list (the same replicas in another
+// order: nothing moves) and runs a preferred election, as an operator does
+// with kafka-reassign-partitions and kafka-leader-election.
+//
+// It is a placement, not a failure: a story uses it to put the coordinator
+// where its fault strikes. t3 puts it on the leader it then cuts off, so
+// that transactions go on committing there alone; with the coordinator on
+// another broker the cut-off leader cannot reach it, every transaction
+// writing there stalls, and the story has nothing to lose.
+//
+// The broker must be a replica of those partitions and in their ISR
+// (transaction.state.log.replication.factor is the brokers' count up to 3:
+// on three brokers each one is). Transactions open at the move see a
+// coordinator failover (NOT_COORDINATOR, then the new coordinator loads
+// the state). The op records the partitions with the ids they own and
+// their leaders before and after.
+type moveCoordinator struct{ target *Target }
+
+func (f *moveCoordinator) Name() string { return FMoveCoordinator }
+
+func (f *moveCoordinator) Heal(context.Context, *Env) error { return nil }
+
+func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	if len(e.TransactionalIDs) == 0 {
+		return nil, nil, fmt.Errorf("%s: the workload has no transactional producer", FMoveCoordinator)
+	}
+	nodes, err := e.Resolve(ctx, f.target)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(nodes) != 1 {
+		return nil, nil, fmt.Errorf("%s: the target is %d nodes %v; a coordinator is one broker", FMoveCoordinator, len(nodes), nodes)
+	}
+	to := nodes[0]
+	topic := admin.TransactionStateTopic
+	parts, err := e.txnStatePartitions(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	owners := map[int32][]string{}
+	for _, id := range e.TransactionalIDs {
+		p := admin.TxnStatePartition(id, len(parts))
+		owners[p] = append(owners[p], id)
+	}
+	ids := slices.Sorted(maps.Keys(owners))
+	details := map[string]any{"topic": topic, "to": to}
+	owned := map[string][]string{}
+	before := map[string]int32{}
+	orders := map[int32][]int32{}
+	for _, p := range parts {
+		if _, ok := owners[p.Partition]; !ok {
+			continue
+		}
+		k := histories.PartitionKey(p.Partition)
+		owned[k], before[k] = owners[p.Partition], p.Leader
+		if !slices.Contains(p.ISR, to) {
+			return nil, details, fmt.Errorf("%s: broker %d is not in the ISR %v of %s-%d (replicas %v): it cannot lead it",
+				FMoveCoordinator, to, p.ISR, topic, p.Partition, p.Replicas)
+		}
+		if len(p.Replicas) > 0 && p.Replicas[0] != to {
+			orders[p.Partition] = append([]int32{to}, slices.DeleteFunc(slices.Clone(p.Replicas), func(r int32) bool { return r == to })...)
+		}
+	}
+	// Checked all first: a refused move changes nothing.
+	for _, p := range slices.Sorted(maps.Keys(orders)) {
+		err := e.adminCall(ctx, func(ctx context.Context) error {
+			return e.Admin.ReorderReplicas(ctx, topic, p, orders[p])
+		})
+		if err != nil {
+			return nil, details, err
+		}
+	}
+	details["partitions"], details["leaders_before"] = owned, before
+	// The controller handles the election after the reorder it committed,
+	// so the new first replica is the preferred one.
+	err = e.adminCall(ctx, func(ctx context.Context) error {
+		return e.Admin.ElectLeaders(ctx, topic, ids, false)
+	})
+	if err != nil {
+		return nil, details, err
+	}
+	want := map[int32]int32{}
+	for _, p := range ids {
+		want[p] = to
+	}
+	after, _ := e.leaders(ctx, topic, ids, want)
+	details["leaders_after"] = after
+	for _, p := range ids {
+		if l := after[histories.PartitionKey(p)]; l != to {
+			return nil, details, fmt.Errorf("%s: %s-%d is led by %d after the election, not %d", FMoveCoordinator, topic, p, l, to)
+		}
+	}
+	return []int32{to}, details, nil
+}
+
+// txnStatePartitions describes __transaction_state, waiting (at most
+// txnStateWait) until it exists and the partitions owning the workload's
+// transactional ids have a leader.
+func (e *Env) txnStatePartitions(ctx context.Context) ([]admin.PartitionState, error) {
+	deadline := time.Now().Add(txnStateWait)
+	for {
+		parts, err := e.State().Describe(ctx, admin.TransactionStateTopic)
+		if err == nil && len(parts) > 0 {
+			var leaderless []int32
+			for _, id := range e.TransactionalIDs {
+				p := admin.TxnStatePartition(id, len(parts))
+				if i := slices.IndexFunc(parts, func(s admin.PartitionState) bool { return s.Partition == p }); i < 0 || parts[i].Leader < 0 {
+					leaderless = append(leaderless, p)
+				}
+			}
+			if len(leaderless) == 0 {
+				return parts, nil
+			}
+			err = fmt.Errorf("partitions %v have no leader", leaderless)
+		} else if err == nil {
+			err = fmt.Errorf("no partitions")
+		}
+		if time.Now().After(deadline) || sleep(ctx, PollInterval) != nil {
+			return nil, fmt.Errorf("%s: %s not ready after %s (does the workload run transactions yet?): %w",
+				FMoveCoordinator, admin.TransactionStateTopic, time.Since(deadline.Add(-txnStateWait)).Round(time.Millisecond), err)
+		}
+	}
+}
+
+func (f *moveCoordinator) Spec() map[string]any {
+	if f.target == nil {
+		return nil
+	}
+	return map[string]any{"target": f.target}
+}

@@ -1,0 +1,467 @@
+package nemesis
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/netip"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/kchaos/kchaos/cluster"
+)
+
+// ShapeClients is netem's own shape: the links between the target brokers
+// and the client side (the kchaos host: the workload, the admin client,
+// the observer). The other shapes are the partition's, whose cut links
+// netem degrades instead.
+const ShapeClients = "clients"
+
+// NetemSpec is what a netem step does to each chosen link, e.g.
+// {delay: 100ms, jitter: 20ms, loss: 5%, duplicate: 1%, reorder: 25%,
+// rate: 1mbit}. Delay, jitter, loss, duplicate and reorder are a netem
+// qdisc; rate is the htb class above it, so a rate alone needs no netem.
+type NetemSpec struct {
+	Delay     Duration `yaml:"delay,omitempty" json:"delay,omitempty"`
+	Jitter    Duration `yaml:"jitter,omitempty" json:"jitter,omitempty"`
+	Loss      Percent  `yaml:"loss,omitempty" json:"loss,omitempty"`
+	Duplicate Percent  `yaml:"duplicate,omitempty" json:"duplicate,omitempty"`
+	Reorder   Percent  `yaml:"reorder,omitempty" json:"reorder,omitempty"`
+	// Rate is a bandwidth limit in bits per second: 800kbit, 1mbit, 1.5gbit.
+	Rate string `yaml:"rate,omitempty" json:"rate,omitempty"`
+}
+
+// Percent is a share written with its sign, "5%" or "0.5%", so that 5 and
+// 0.05 cannot be confused.
+type Percent float64
+
+func (p Percent) String() string { return strconv.FormatFloat(float64(p), 'f', -1, 64) + "%" }
+
+func parsePercent(s string) (Percent, error) {
+	num, ok := strings.CutSuffix(strings.TrimSpace(s), "%")
+	if !ok {
+		return 0, fmt.Errorf("%q: write a percentage with its sign, e.g. 5%%", s)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v <= 0 || v > 100 {
+		return 0, fmt.Errorf("%q: want more than 0%% and at most 100%%", s)
+	}
+	return Percent(v), nil
+}
+
+// UnmarshalYAML names the file line: a decoder error has no field path.
+func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
+	v, err := parsePercent(n.Value)
+	*p = v
+	if err != nil {
+		return fmt.Errorf("line %d: netem percentage %w", n.Line, err)
+	}
+	return nil
+}
+
+func (p Percent) MarshalYAML() (any, error) { return p.String(), nil }
+
+func (p *Percent) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	v, err := parsePercent(s)
+	*p = v
+	return err
+}
+
+func (p Percent) MarshalJSON() ([]byte, error) { return json.Marshal(p.String()) }
+
+var rateRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(bit|kbit|mbit|gbit)$`)
+
+// parseLinkRate reads a tc rate in bits per second ("1mbit", or tc's own
+// "1Mbit" when it prints one back).
+func parseLinkRate(s string) (float64, error) {
+	m := rateRE.FindStringSubmatch(strings.ToLower(s))
+	if m == nil {
+		return 0, fmt.Errorf("rate %q: want a number and bit, kbit, mbit or gbit (bits per second), e.g. 1mbit", s)
+	}
+	v, _ := strconv.ParseFloat(m[1], 64)
+	mult := map[string]float64{"bit": 1, "kbit": 1e3, "mbit": 1e6, "gbit": 1e9}[m[2]]
+	if v*mult < 8000 {
+		return 0, fmt.Errorf("rate %q: below 8kbit a link cannot carry one TCP segment a second", s)
+	}
+	return v * mult, nil
+}
+
+// netemQdisc is whether the spec needs a netem qdisc (more than a rate).
+func (s *NetemSpec) netemQdisc() bool {
+	return s.Delay > 0 || s.Loss > 0 || s.Duplicate > 0 || s.Reorder > 0
+}
+
+// netemArgs is the netem qdisc's parameters, in tc's words.
+func (s *NetemSpec) netemArgs() []string {
+	var a []string
+	if s.Delay > 0 {
+		a = append(a, "delay", fmt.Sprintf("%dus", s.Delay.Std().Microseconds()))
+		if s.Jitter > 0 {
+			a = append(a, fmt.Sprintf("%dus", s.Jitter.Std().Microseconds()))
+		}
+	}
+	for _, p := range []struct {
+		k string
+		v Percent
+	}{{"loss", s.Loss}, {"duplicate", s.Duplicate}, {"reorder", s.Reorder}} {
+		if p.v > 0 {
+			a = append(a, p.k, p.v.String())
+		}
+	}
+	return a
+}
+
+func validateNetem(p string, st *Step, add addFunc) {
+	s := st.Netem
+	if s == nil {
+		add(p+".netem", "fault netem needs netem: {delay, jitter, loss, duplicate, reorder, rate}")
+		return
+	}
+	if !s.netemQdisc() && s.Rate == "" {
+		add(p+".netem", "empty: set delay, loss, duplicate, reorder or rate")
+	}
+	if s.Delay < 0 || s.Delay.Std() > 10*time.Second {
+		add(p+".netem.delay", "want 0 to 10s")
+	}
+	if s.Jitter != 0 && (s.Delay <= 0 || s.Jitter < 0 || s.Jitter >= s.Delay) {
+		add(p+".netem.jitter", "needs a delay and must be below it (netem clamps a negative delay to 0)")
+	}
+	if s.Reorder > 0 && s.Delay <= 0 {
+		add(p+".netem.reorder", "needs a delay: netem reorders by sending some packets without it")
+	}
+	if s.Rate != "" {
+		if _, err := parseLinkRate(s.Rate); err != nil {
+			add(p+".netem.rate", "%v", err)
+		}
+	}
+}
+
+// Names tc gives what netem adds: an htb root (handle ca05:) whose class
+// ca05:1 carries the chosen links (u32 filters on the peers' addresses),
+// with the netem qdisc ca06: under it. Unfiltered traffic bypasses the
+// class (htb default 0), so nothing else is touched; heal deletes the
+// root by its handle, never a qdisc kchaos did not add.
+const (
+	netemRoot  = "ca05:"
+	netemClass = "ca05:1"
+	netemChild = "ca06:"
+	// unlimited is the class rate when only netem parameters are set.
+	unlimited = "10gbit"
+)
+
+// newNetem builds a netem fault from its step (validated by Validate).
+func newNetem(st Step) (Fault, error) {
+	var spec NetemSpec
+	if st.Netem != nil {
+		spec = *st.Netem
+	}
+	shape := st.Shape
+	if shape == "" {
+		shape = ShapeIsolate
+	}
+	if shape != ShapeClients && !slices.Contains(shapeNames, shape) {
+		return nil, fmt.Errorf("unknown netem shape %q", shape)
+	}
+	return &netemFault{shape: shape, target: st.Target, groups: st.Groups, spec: spec}, nil
+}
+
+// netemFault degrades links chosen like a partition's cut links, or the
+// targets' links to the client side.
+type netemFault struct {
+	shape  string
+	target *Target
+	groups [][]int32
+	spec   NetemSpec
+	// What Inject did, for Heal and Prove: each node's shaped peers by
+	// device, and the delay measured on the first link before.
+	links    map[int32]map[string][]netip.Addr
+	touched  []int32
+	skipped  []int32
+	probe    *netemProbe
+	baseline *rttSample
+}
+
+func (f *netemFault) Name() string { return FNetem }
+
+func (f *netemFault) Spec() map[string]any {
+	m := map[string]any{"shape": f.shape, "netem": f.spec}
+	if f.shape == ShapeGroups {
+		m["groups"] = f.groups
+	} else if f.target != nil {
+		m["target"] = f.target
+	}
+	return m
+}
+
+// peers resolves which addresses each node's egress shapes.
+func (f *netemFault) peers(ctx context.Context, e *Env) (map[int32][]netip.Addr, error) {
+	out := map[int32][]netip.Addr{}
+	if f.shape == ShapeClients {
+		addr, err := e.clientAddr(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("cannot shape client links: %w", err)
+		}
+		ids, err := e.brokerTargets(ctx, f.target, "netem clients")
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			out[id] = []netip.Addr{addr}
+		}
+		return out, nil
+	}
+	g, err := (&partitionFault{shape: f.shape, target: f.target, groups: f.groups}).grudge(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	for id, ps := range g {
+		for _, p := range ps {
+			n, _ := e.Cluster.Node(p)
+			ip, err := netip.ParseAddr(n.IP)
+			if err != nil {
+				return nil, fmt.Errorf("node %d: bad IP %q", p, n.IP)
+			}
+			out[id] = append(out[id], ip)
+		}
+	}
+	return out, nil
+}
+
+// Inject installs the qdiscs on every node whose egress it shapes. A node
+// that is down or paused is skipped, as a partition skips it (its peers
+// still shape their side).
+func (f *netemFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	if !e.netemCapable() {
+		return nil, nil, errors.New("the backend's nodes do not run in network namespaces of the run's own: " +
+			"a qdisc left by a crashed kchaos would stay on the host (the SSH backend's crash record knows only iptables rules), so netem is refused")
+	}
+	if !f.spec.netemQdisc() && f.spec.Rate == "" {
+		return nil, nil, errors.New("nothing to do: set delay, loss, duplicate, reorder or rate")
+	}
+	peers, err := f.peers(ctx, e)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.links = map[int32]map[string][]netip.Addr{}
+	if f.spec.Delay > 0 {
+		f.baseline = f.measure(ctx, e, peers)
+	}
+	var errs []error
+	for _, id := range slices.Sorted(maps.Keys(peers)) {
+		if !e.runsUnpaused(ctx, id) {
+			f.skipped = append(f.skipped, id)
+			continue
+		}
+		byDev, err := f.install(ctx, e, id, peers[id])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("node %d: %w", id, err))
+			continue
+		}
+		f.links[id] = byDev
+		f.touched = append(f.touched, id)
+	}
+	details := map[string]any{"shape": f.shape, "links": f.linksJSON()}
+	if len(f.skipped) > 0 {
+		details["skipped"] = f.skipped
+	}
+	if f.baseline != nil {
+		details["baseline_rtt_us"] = f.baseline.median().Microseconds()
+	}
+	return f.touched, details, errors.Join(errs...)
+}
+
+func (f *netemFault) linksJSON() map[string][]string {
+	out := map[string][]string{}
+	for id, byDev := range f.links {
+		for dev, ips := range byDev {
+			for _, ip := range ips {
+				out[fmt.Sprint(id)] = append(out[fmt.Sprint(id)], dev+":"+ip.String())
+			}
+		}
+	}
+	return out
+}
+
+// install adds the root, class, netem and filters on node id.
+func (f *netemFault) install(ctx context.Context, e *Env, id int32, peers []netip.Addr) (map[string][]netip.Addr, error) {
+	byDev, err := routeDevs(ctx, e, id, peers)
+	if err != nil {
+		return nil, err
+	}
+	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
+	if err != nil {
+		return nil, err
+	}
+	roots := rootQdiscs(out)
+	rate := f.spec.Rate
+	if rate == "" {
+		rate = unlimited
+	}
+	lines := []string{"set -e"}
+	for _, dev := range slices.Sorted(maps.Keys(byDev)) {
+		switch h := roots[dev]; {
+		case h == netemRoot:
+			return nil, fmt.Errorf("dev %s already has a kchaos netem: heal netem first", dev)
+		case h != "" && h != "0:":
+			return nil, fmt.Errorf("dev %s has a root qdisc of its own (handle %s): netem would replace it", dev, h)
+		}
+		lines = append(lines,
+			fmt.Sprintf("tc qdisc add dev %s root handle %s htb", dev, netemRoot),
+			fmt.Sprintf("tc class add dev %s parent %s classid %s htb rate %s quantum 1514", dev, netemRoot, netemClass, rate))
+		if f.spec.netemQdisc() {
+			lines = append(lines, fmt.Sprintf("tc qdisc add dev %s parent %s handle %s netem %s",
+				dev, netemClass, netemChild, strings.Join(f.spec.netemArgs(), " ")))
+		}
+		for _, ip := range byDev[dev] {
+			lines = append(lines, fmt.Sprintf("tc filter add dev %s parent %s protocol ip prio 1 u32 match ip dst %s/32 flowid %s",
+				dev, netemRoot, ip, netemClass))
+		}
+	}
+	if out, err := e.Cluster.Exec(ctx, id, "sh", "-c", strings.Join(lines, "\n")); err != nil {
+		// Take back what the script added before it failed.
+		_, _ = e.removeQdiscs(ctx, id)
+		if strings.Contains(out+err.Error(), "qdisc kind is unknown") && f.spec.netemQdisc() {
+			return nil, fmt.Errorf("the kernel has no netem qdisc (CONFIG_NET_SCH_NETEM; tc: Specified qdisc kind is unknown): "+
+				"delay, jitter, loss, duplicate and reorder cannot be applied here (a rate alone can): %w", err)
+		}
+		return nil, err
+	}
+	return byDev, nil
+}
+
+// routeDevs asks the node's routing table which device reaches each peer.
+func routeDevs(ctx context.Context, e *Env, id int32, peers []netip.Addr) (map[string][]netip.Addr, error) {
+	var script []string
+	for _, p := range peers {
+		script = append(script, "ip -o route get "+p.String())
+	}
+	out, err := e.Cluster.Exec(ctx, id, "sh", "-c", strings.Join(script, "\n"))
+	if err != nil {
+		return nil, err
+	}
+	byDev := map[string][]netip.Addr{}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != len(peers) {
+		return nil, fmt.Errorf("ip route get: %d lines for %d peers: %q", len(lines), len(peers), out)
+	}
+	for i, l := range lines {
+		fs := strings.Fields(l)
+		j := slices.Index(fs, "dev")
+		if j < 0 || j+1 >= len(fs) || !safeArg.MatchString(fs[j+1]) {
+			return nil, fmt.Errorf("ip route get %s: no device in %q", peers[i], l)
+		}
+		byDev[fs[j+1]] = append(byDev[fs[j+1]], peers[i])
+	}
+	return byDev, nil
+}
+
+// rootQdiscs maps each device to its root qdisc's handle, from `tc qdisc
+// show` ("qdisc htb ca05: dev eth0 root refcnt 3 ...").
+func rootQdiscs(out string) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		fs := strings.Fields(l)
+		if len(fs) < 6 || fs[0] != "qdisc" || fs[3] != "dev" || fs[5] != "root" {
+			continue
+		}
+		m[fs[4]] = fs[2]
+	}
+	return m
+}
+
+// netemCapable: netem runs only where the nodes' network namespaces are
+// the run's own (cluster.DisposableNetwork).
+func (e *Env) netemCapable() bool {
+	d, ok := e.Cluster.(cluster.DisposableNetwork)
+	return ok && d.DisposableNetwork()
+}
+
+// removeQdiscs deletes node id's kchaos netem roots (with their class,
+// netem and filters) and returns how many.
+func (e *Env) removeQdiscs(ctx context.Context, id int32) (int, error) {
+	if !e.netemCapable() {
+		return 0, nil // netem is refused there: nothing to remove, and tc may be missing
+	}
+	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
+	if err != nil {
+		return 0, err
+	}
+	var lines []string
+	for dev, h := range rootQdiscs(out) {
+		if h == netemRoot && safeArg.MatchString(dev) {
+			lines = append(lines, fmt.Sprintf("tc qdisc del dev %s root handle %s", dev, netemRoot))
+		}
+	}
+	if len(lines) == 0 {
+		return 0, nil
+	}
+	slices.Sort(lines)
+	if _, err := e.Cluster.Exec(ctx, id, "sh", "-c", strings.Join(append([]string{"set -e"}, lines...), "\n")); err != nil {
+		return 0, err
+	}
+	return len(lines), nil
+}
+
+// ListQdiscs returns node id's kchaos netem roots as "dev handle". Tests
+// use it to check that a heal left none.
+func (e *Env) ListQdiscs(ctx context.Context, id int32) ([]string, error) {
+	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
+	if err != nil {
+		return nil, err
+	}
+	var l []string
+	for dev, h := range rootQdiscs(out) {
+		if h == netemRoot {
+			l = append(l, dev+" "+h)
+		}
+	}
+	slices.Sort(l)
+	return l, nil
+}
+
+// healNetem removes the kchaos qdiscs of every node of the run. Nodes
+// that are down or paused are remembered and cleaned when the nemesis
+// starts or resumes them (retryPending); a Docker node started again
+// has a fresh network namespace anyway.
+func (e *Env) healNetem(ctx context.Context) (removed int, pending []int32, err error) {
+	if !e.netemCapable() {
+		return 0, nil, nil
+	}
+	var errs []error
+	for _, id := range e.AllNodes() {
+		if !e.runsUnpaused(ctx, id) {
+			e.setPending(id, true)
+			pending = append(pending, id)
+			continue
+		}
+		n, rerr := e.removeQdiscs(ctx, id)
+		removed += n
+		if rerr != nil {
+			e.setPending(id, true)
+			pending = append(pending, id)
+			errs = append(errs, rerr)
+		}
+	}
+	return removed, pending, errors.Join(errs...)
+}
+
+// Heal removes the qdiscs from the nodes Inject touched.
+func (f *netemFault) Heal(ctx context.Context, e *Env) error {
+	var errs []error
+	for _, id := range f.touched {
+		_, err := e.removeQdiscs(ctx, id)
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
