@@ -22,8 +22,10 @@ func (c *Checker) Result() *Result {
 	a.txnChecks()
 	a.sendOrder()
 	a.pollOrder()
+	a.groupChecks()
 	a.explain()
 	a.explainTxns()
+	a.explainGroups()
 	r.Stats = a.stats()
 	if c.opts.SkipLinearizability {
 		r.Linearizable = &Linearizable{Result: "skipped"}
@@ -53,6 +55,8 @@ func (c *Checker) closeOpen() {
 			c.failed = append(c.failed, finalTry{proc: p, typ: "open", at: pd.call, tps: pd.tps})
 		case histories.FTxn:
 			c.txns[pd.txn].typ = opInfo
+		case histories.FCommit:
+			c.commits[pd.gp.commit].typ = opInfo
 		}
 	}
 	c.open = map[int]*pending{}
@@ -71,6 +75,11 @@ type analysis struct {
 	tsFin  []int64                      // txn send -> its value's offset in the final read of its partition, or -1
 	wwN    int                          // edges of the txn dependency graph
 	wrN    int                          //
+	// Consumer groups (groupcheck.go).
+	dels          map[groupTP][]delivery // deliveries per group and partition, in completion order
+	delivered     []map[int32]bool       // group -> values its members delivered
+	lostByCommitN int                    // records lost by commit
+	redeliveredN  int                    // records delivered again
 }
 
 func (a *analysis) prepare() {

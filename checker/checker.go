@@ -33,6 +33,10 @@ type Options struct {
 	// another topic, or a partition at or past Partitions, is bad input.
 	Topic      string
 	Partitions int
+	// ExactlyOnce says the run's consumer group declares exactly-once
+	// delivery (CheckPath takes it from run.json's group.delivery): only
+	// then does a redelivery count against validity.
+	ExactlyOnce bool
 
 	prefix   string // of visualization files; CheckPath sets it
 	sizeHint int64  // bytes of history, to size tables; CheckPath sets it
@@ -139,41 +143,42 @@ const batchSize = 512
 type Checker struct {
 	opts Options
 
-	topics   map[string]int32          // topic -> topic number
-	tpIdx    []map[int32]int32         // topic number -> partition -> tp
-	tps      []*tpInfo                 //
-	valIdx   map[string]int32          // value -> value number
-	vals     []valueInfo               //
-	dupAt    map[int32][]tpOff         // values seen at more than one offset: the others
-	dupSet   map[valAt]struct{}        // the pairs in dupAt
-	sends    []sendOp                  //
-	sendErr  map[int32]string          // send -> its error
-	polls    []readOp                  // ok polls
-	finals   []readOp                  // ok final reads
-	partials []readOp                  // final reads that ended info or fail with records
-	sendsOf  map[int32][]int32         // value -> its sends after the first (values re-sent)
-	ignored  map[string]int            // client ops with an f outside the contract, by f
-	recs     []rec                     // records of polls and final reads
-	open     map[int]*pending          // client process -> its open op
-	gone     map[int]bool              // client processes retired by an info
-	seqs     map[procTP]*pollSeq       // poll order per consumer and partition
-	sendAt   map[procTP]int32          // each process's last ok send per partition
-	gaps     []pollGap                 // polls that began past the offset after the last
-	back     []pollGap                 // polls that began at or before the last offset
-	nmSend   []nmSend                  // nonmonotonic sends
-	nem      []nemOp                   //
-	nemAt    map[string]int            // nemesis f -> its open op
-	failed   []finalTry                // final reads that did not complete
-	ops      map[string]map[string]int // f -> type -> events
-	errs     map[string]int            // error -> completions
-	reclas   int                       // fail sends taken as info (see completeSend)
-	first    int64                     //
-	last     int64                     //
-	events   int64                     //
-	clients  int64                     // client ops invoked
-	tornLine int                       //
-	scratch  readVal                   //
-	txnState                           // transactions (txn.go)
+	topics     map[string]int32          // topic -> topic number
+	tpIdx      []map[int32]int32         // topic number -> partition -> tp
+	tps        []*tpInfo                 //
+	valIdx     map[string]int32          // value -> value number
+	vals       []valueInfo               //
+	dupAt      map[int32][]tpOff         // values seen at more than one offset: the others
+	dupSet     map[valAt]struct{}        // the pairs in dupAt
+	sends      []sendOp                  //
+	sendErr    map[int32]string          // send -> its error
+	polls      []readOp                  // ok polls
+	finals     []readOp                  // ok final reads
+	partials   []readOp                  // final reads that ended info or fail with records
+	sendsOf    map[int32][]int32         // value -> its sends after the first (values re-sent)
+	ignored    map[string]int            // client ops with an f outside the contract, by f
+	recs       []rec                     // records of polls and final reads
+	open       map[int]*pending          // client process -> its open op
+	gone       map[int]bool              // client processes retired by an info
+	seqs       map[procTP]*pollSeq       // poll order per consumer and partition
+	sendAt     map[procTP]int32          // each process's last ok send per partition
+	gaps       []pollGap                 // polls that began past the offset after the last
+	back       []pollGap                 // polls that began at or before the last offset
+	nmSend     []nmSend                  // nonmonotonic sends
+	nem        []nemOp                   //
+	nemAt      map[string]int            // nemesis f -> its open op
+	failed     []finalTry                // final reads that did not complete
+	ops        map[string]map[string]int // f -> type -> events
+	errs       map[string]int            // error -> completions
+	reclas     int                       // fail sends taken as info (see completeSend)
+	first      int64                     //
+	last       int64                     //
+	events     int64                     //
+	clients    int64                     // client ops invoked
+	tornLine   int                       //
+	scratch    readVal                   //
+	txnState                             // transactions (txn.go)
+	groupState                           // consumer groups (group.go)
 }
 
 // tpOff is a place in the log.
@@ -238,10 +243,11 @@ type valueInfo struct {
 type pending struct {
 	f    string
 	call int64
-	send int32   // index in sends
-	txn  int32   // index in txns
-	tps  []int32 // final read: the partitions asked for
-	rc   bool    // a poll or final read at read_committed
+	send int32      // index in sends
+	txn  int32      // index in txns
+	tps  []int32    // final read: the partitions asked for
+	rc   bool       // a poll or final read at read_committed
+	gp   *groupPend // a group member's op (group.go)
 }
 
 type finalTry struct {

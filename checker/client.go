@@ -87,6 +87,18 @@ func (c *Checker) addClient(e *histories.Event) error {
 			if err := c.invokeTxn(pd, e); err != nil {
 				return err
 			}
+		case histories.FSubscribe:
+			if err := c.invokeSubscribe(pd, e); err != nil {
+				return err
+			}
+		case histories.FCommit:
+			if err := c.invokeCommit(pd, e); err != nil {
+				return err
+			}
+		case histories.FRebalance:
+			if err := c.invokeRebalance(pd, e); err != nil {
+				return err
+			}
 		case histories.FAssign:
 		default:
 			c.ignored[e.F]++
@@ -104,6 +116,9 @@ func (c *Checker) addClient(e *histories.Event) error {
 	delete(c.open, p)
 	if e.Type == histories.Info {
 		c.gone[p] = true
+		if c.members[int32(p)] != nil {
+			c.goneAt[int32(p)] = e.Time
+		}
 	}
 	switch e.F {
 	case histories.FSend:
@@ -112,8 +127,19 @@ func (c *Checker) addClient(e *histories.Event) error {
 		return c.completeTxn(pd, e)
 	case histories.FPoll:
 		if e.Type == histories.OK {
-			return c.completePoll(pd, e)
+			if err := c.completePoll(pd, e); err != nil {
+				return err
+			}
+			if pd.gp != nil {
+				c.groupPolled(pd, e)
+			}
 		}
+	case histories.FSubscribe:
+		return c.completeSubscribe(pd, e)
+	case histories.FCommit:
+		return c.completeCommit(pd, e)
+	case histories.FRebalance:
+		return c.completeRebalance(pd, e)
 	case histories.FFinalRead:
 		if e.Type == histories.OK {
 			return c.completeFinal(pd, e)

@@ -39,6 +39,16 @@
 //	G0                   per cycle ww-only cycle among txns: not counted
 //	G1c                  per cycle wr-only cycle among txns
 //
+// Consumer groups (subscribe, commit, rebalance, group polls; group.go,
+// groupcheck.go):
+//
+//	lost-by-commit       per range records of the final read below an ok
+//	                               commit that no member delivered
+//	commit-backwards     per case  a newly assigned member resumed below an
+//	                               ok commit, or an ok commit went lower
+//	redelivery           per range delivered again (counted only when
+//	                               Options.ExactlyOnce, from run.json)
+//
 // An ok send without an offset (acks=0) has an unknown outcome, like info.
 // An info send may or may not be in the log: neither is flagged.
 //
@@ -46,7 +56,9 @@
 //
 // false: lost-write, offset-reuse, aborted-read, unexpected, poll-skip,
 // nonmonotonic-poll, nonlinearizable, or a txn anomaly other than G0
-// (Kafka does not isolate concurrent txns' writes, see txncycle.go);
+// (Kafka does not isolate concurrent txns' writes, see txncycle.go),
+// lost-by-commit, commit-backwards, and redelivery under a declared
+// exactly-once;
 // duplicate and nonmonotonic-send too
 // when the producer was idempotent (Options.Idempotent; CheckPath reads it
 // from run.json, a bare history is from a non-idempotent producer).
@@ -104,7 +116,9 @@
 //	           recovery[{fault, recovered_s{"T-P": s}, not_recovered}],
 //	           final_reads_not_completed, truncated_line,
 //	           txns{ok, fail, info, sends, poll_records, not_linearized,
-//	                ww_edges, wr_edges}},
+//	                ww_edges, wr_edges},
+//	           groups{groups, members, processes, rebalances, commits,
+//	                  delivered, redelivered, lost_by_commit, unassigned_s}},
 //	 "reasons": ["lost-write: 39", ...],          why not true, and notes
 //	 "explanations": [{kind, topic, partition, first_offset, last_offset,
 //	                   count, offsets, values, acked_s, isr_at_ack,

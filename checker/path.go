@@ -47,6 +47,7 @@ func CheckPath(path string, opts Options) (*Result, string, error) {
 	case err == nil:
 		opts.Idempotent = ri.Producer.Idempotent
 		opts.Topic, opts.Partitions = ri.Topic, ri.Partitions
+		opts.ExactlyOnce = ri.Group != nil && ri.Group.Delivery == histories.ExactlyOnce
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, "", badInput(fmt.Errorf("run.json: %w", err))
 	}

@@ -109,7 +109,8 @@ const (
 // vocabulary that expectations and suites count by.
 var AnomalyNames = []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected,
 	NonmonotonicSend, PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable,
-	TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G0, G1c}
+	TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G0, G1c,
+	LostByCommit, CommitBackwards, Redelivery}
 
 // Anomalies lists each anomaly found, by name; a name is absent from
 // results.json when its list is empty.
@@ -132,6 +133,10 @@ type Anomalies struct {
 	TxnTorn            []TxnTornEntry      `json:"txn-torn,omitempty"`
 	G0                 []CycleEntry        `json:"G0,omitempty"`
 	G1c                []CycleEntry        `json:"G1c,omitempty"`
+	// Consumer groups (groupresult.go).
+	LostByCommit    []LostByCommitEntry    `json:"lost-by-commit,omitempty"`
+	CommitBackwards []CommitBackwardsEntry `json:"commit-backwards,omitempty"`
+	Redelivery      []RedeliveryEntry      `json:"redelivery,omitempty"`
 }
 
 func (a *Anomalies) counts() map[string]int {
@@ -158,6 +163,9 @@ func (a *Anomalies) counts() map[string]int {
 	put(TxnTorn, len(a.TxnTorn))
 	put(G0, len(a.G0))
 	put(G1c, len(a.G1c))
+	put(LostByCommit, len(a.LostByCommit))
+	put(CommitBackwards, len(a.CommitBackwards))
+	put(Redelivery, len(a.Redelivery))
 	return m
 }
 

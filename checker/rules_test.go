@@ -134,7 +134,7 @@ func TestOrderRules(t *testing.T) {
 			Options{}, Invalid, map[string]int{PollSkip: 1}, "poll-skip"},
 		{"back inside one poll", cat(sends, poll(5, 30, 40, []int{0}, "0:1:v1", "0:0:v0"), fin),
 			Options{}, Invalid, map[string]int{NonmonotonicPoll: 1}, "nonmonotonic-poll"},
-		{"unknown f is counted", cat(sends, one(ev(50, 6, "invoke", "commit", `{}`)), one(ev(51, 6, "ok", "commit", `{}`)), fin),
+		{"unknown f is counted", cat(sends, one(ev(50, 6, "invoke", "reticulate", `{}`)), one(ev(51, 6, "ok", "reticulate", `{}`)), fin),
 			Options{}, Valid, nil, "ignored"},
 	})
 }

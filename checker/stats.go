@@ -28,6 +28,8 @@ type Stats struct {
 	IgnoredOps map[string]int `json:"ignored_ops,omitempty"`
 	// Txns describes the transactions, if there were any.
 	Txns *TxnStats `json:"txns,omitempty"`
+	// Groups describes the consumer groups, if there were any.
+	Groups *GroupStats `json:"groups,omitempty"`
 }
 
 // SendStats counts sends by outcome.
@@ -171,6 +173,7 @@ func (a *analysis) stats() Stats {
 	}
 	st.Recovery = a.recovery()
 	st.Txns = a.txnStats()
+	st.Groups = a.groupStats()
 	return st
 }
 

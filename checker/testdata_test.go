@@ -169,6 +169,21 @@ func checkEntriesNamed(t *testing.T, r *Result) {
 			t.Errorf("txn-lost-write entry without value, txn or text: %+v", e)
 		}
 	}
+	for _, e := range a.LostByCommit {
+		if e.Group == "" || e.Count == 0 || len(e.Values) == 0 || e.Commit.Offset <= e.LastOffset || e.Text == "" {
+			t.Errorf("lost-by-commit entry without group, records, covering commit or text: %+v", e)
+		}
+	}
+	for _, e := range a.CommitBackwards {
+		if e.Group == "" || e.By <= 0 || len(e.Causes) == 0 || e.Text == "" {
+			t.Errorf("commit-backwards entry without group, amount, causes or text: %+v", e)
+		}
+	}
+	for _, e := range a.Redelivery {
+		if e.Group == "" || e.Count == 0 || e.Cause == "" || e.Text == "" {
+			t.Errorf("redelivery entry without group, records, cause or text: %+v", e)
+		}
+	}
 	for _, e := range a.TxnTorn {
 		if len(e.Partitions) == 0 || e.Txn.TransactionalID == "" || e.Text == "" {
 			t.Errorf("txn-torn entry without partitions, txn or text: %+v", e)

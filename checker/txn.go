@@ -84,13 +84,20 @@ func (c *Checker) pollInvoke(pd *pending, e *histories.Event) error {
 	}
 	var req struct {
 		Isolation string `json:"isolation"`
+		// A group member's poll (group.go).
+		Group      *string `json:"group"`
+		MemberID   *string `json:"member_id"`
+		Generation *int32  `json:"generation"`
 	}
 	if err := json.Unmarshal(e.Value, &req); err != nil {
 		return fmt.Errorf("poll invoke value: %w", fieldError(err))
 	}
 	rc, err := isolation("poll invoke value", req.Isolation)
 	pd.rc = rc
-	return err
+	if err != nil {
+		return err
+	}
+	return c.groupPollInvoke(pd, e, req.Group, req.MemberID, req.Generation)
 }
 
 // txnVal is a decoded txn value; a nil field was absent (or null). One

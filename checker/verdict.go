@@ -15,8 +15,11 @@ import (
 // is idempotent and promises each of them), except G0: Kafka does not
 // isolate the writes of concurrent transactions, so their interleaving on
 // partitions is information, not a violation (Jepsen's kafka workload
-// allows it too).
-func CountsAgainst(idempotent bool) []string {
+// allows it too). A consumer group's lost-by-commit and commit-backwards
+// always count (an acknowledged commit is a promise); a redelivery counts
+// only when the scenario declares exactly-once delivery (at-least-once
+// allows it).
+func CountsAgainst(idempotent, exactlyOnce bool) []string {
 	out := []string{LostWrite, OffsetReuse}
 	if idempotent {
 		out = append(out, Duplicate)
@@ -25,8 +28,12 @@ func CountsAgainst(idempotent bool) []string {
 	if idempotent {
 		out = append(out, NonmonotonicSend)
 	}
-	return append(out, PollSkip, NonmonotonicPoll, Nonlinearizable,
-		TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c)
+	out = append(out, PollSkip, NonmonotonicPoll, Nonlinearizable,
+		TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, LostByCommit, CommitBackwards)
+	if exactlyOnce {
+		out = append(out, Redelivery)
+	}
+	return out
 }
 
 // Counted reports whether anomaly kind counts against validity in r. A
@@ -35,7 +42,7 @@ func CountsAgainst(idempotent bool) []string {
 func (r *Result) Counted(kind string) bool {
 	against := r.Against
 	if against == nil {
-		against = CountsAgainst(r.Idempotent)
+		against = CountsAgainst(r.Idempotent, false)
 	}
 	return slices.Contains(against, kind)
 }
@@ -63,7 +70,7 @@ func (a *analysis) verdict() {
 	c, r := a.c, a.r
 	n := r.Counts
 	var invalid, unknown, notes []string
-	r.Against = CountsAgainst(c.opts.Idempotent)
+	r.Against = CountsAgainst(c.opts.Idempotent, c.opts.ExactlyOnce)
 	for _, name := range r.Against {
 		switch {
 		case n[name] == 0:
@@ -77,6 +84,10 @@ func (a *analysis) verdict() {
 		if n[name] > 0 && !slices.Contains(r.Against, name) {
 			notes = append(notes, fmt.Sprintf("%s: %d, not counted: the producer was not idempotent", name, n[name]))
 		}
+	}
+	if n[Redelivery] > 0 && !c.opts.ExactlyOnce {
+		notes = append(notes, fmt.Sprintf("redelivery: %d ranges (%d records) delivered again to the group, not counted: "+
+			"the group declares at-least-once delivery", n[Redelivery], a.redeliveredN))
 	}
 	if n[G0] > 0 {
 		notes = append(notes, fmt.Sprintf("G0: %d write cycles among txns, not counted: Kafka does not isolate "+

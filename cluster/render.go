@@ -44,6 +44,14 @@ var failureDetection = map[string]string{
 	"replica.fetch.wait.max.ms":    "200",  // 500; must stay <= replica.lag.time.max.ms
 	"broker.heartbeat.interval.ms": "500",  // 2000
 	"broker.session.timeout.ms":    "3000", // 9000 (controller side): fence a silent broker
+	// Consumer groups under the KIP-848 protocol take their session and
+	// heartbeat from the brokers (the classic protocol's from the client,
+	// within group.min.session.timeout.ms, 6000 by default): a killed
+	// member would hold its partitions for 45 s.
+	"group.consumer.session.timeout.ms":        "6000", // 45000
+	"group.consumer.min.session.timeout.ms":    "6000", // 45000
+	"group.consumer.heartbeat.interval.ms":     "1000", // 5000
+	"group.consumer.min.heartbeat.interval.ms": "1000", // 5000
 }
 
 // DefaultBrokerConfig is what every broker runs with unless overridden.

@@ -99,7 +99,7 @@ const requiredBits = 1 | 2 | 4 | 8 | 16
 var common = func() map[string]string {
 	m := map[string]string{}
 	for _, s := range []string{string(Invoke), string(OK), string(Fail), string(Info),
-		FSend, FPoll, FFinalRead, FAssign, FObserve, FTxn} {
+		FSend, FPoll, FFinalRead, FAssign, FObserve, FTxn, FSubscribe, FCommit, FRebalance} {
 		m[s] = s
 	}
 	return m

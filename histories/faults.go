@@ -27,6 +27,17 @@ const (
 	// eligible.leader.replicas.version, transaction.version).
 	FUpgrade    = "upgrade"
 	FSetFeature = "set-feature"
+	// Client faults on consumer-group members (the workload's clients,
+	// not the cluster's nodes; value.details.member names the member):
+	// FMemberKill cuts a member's client off and closes it without leaving
+	// (a crashed process), FMemberLeave makes it leave the group cleanly,
+	// FMemberStart starts a new process in its place (undoing both), and
+	// FMemberStall stops it for value.details.for, past the rebalance
+	// timeout (max.poll.interval) if long enough.
+	FMemberKill  = "member-kill"
+	FMemberLeave = "member-leave"
+	FMemberStart = "member-start"
+	FMemberStall = "member-stall"
 	// FNetem degrades chosen links (delay, jitter, loss, duplication,
 	// reordering, a bandwidth limit) with tc qdiscs inside the nodes;
 	// FCutClients drops the traffic between the client side (the kchaos
@@ -55,6 +66,10 @@ const (
 // HealAll is the value.fault of a heal op that undoes every kind of fault
 // (the final heal); an empty value.fault means the same.
 const HealAll = "all"
+
+// HealMember is the heal kind of the member faults: it starts every group
+// member that a member-kill or member-leave left without a client.
+const HealMember = "member"
 
 // HealDisk is the heal kind of the disk faults: every log dir writable
 // again, every fill file removed and every block I/O limit lifted. (Kafka
@@ -122,9 +137,13 @@ var faults = []Fault{
 	{Name: FElectPreferred, Kind: Instant, Color: "#e0457b"},
 	{Name: FUpgrade, Kind: Instant, Color: "#2e8b57"},
 	{Name: FSetFeature, Kind: Instant, Color: "#1f9e9e"},
+	{Name: FMemberKill, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#b5651d"},
+	{Name: FMemberLeave, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#c9a227"},
+	{Name: FMemberStall, Kind: Instant, Color: "#9c7a3c"},
 	{Name: FMoveCoordinator, Kind: Instant, Color: "#6a5acd"},
 	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
 	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
+	{Name: FMemberStart, Kind: Undo, Color: OtherFaultColor},
 	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},
 	{Name: FSchedule, Kind: Bookkeeping, Color: OtherFaultColor},
 }

@@ -28,7 +28,7 @@ func TestFaultVocabulary(t *testing.T) {
 			}
 		}
 	}
-	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FPause, FKill, FNetem, HealDisk}) {
+	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FPause, FKill, FNetem, HealDisk, HealMember}) {
 		t.Errorf("HealKinds = %v", got)
 	}
 	for _, tc := range []struct {
@@ -38,6 +38,7 @@ func TestFaultVocabulary(t *testing.T) {
 		{"", FPartition, true}, {HealAll, FKill, true}, {FHeal, FPause, true},
 		{FKill, FLoseUnflushed, true}, {FKill, FKill, true}, {FKill, FPause, false},
 		{FPartition, FPartition, true}, {FPause, FPartition, false},
+		{HealMember, FMemberKill, true}, {HealMember, FMemberLeave, true}, {HealMember, FKill, false}, {FKill, FMemberKill, false},
 		{FPartition, FCutClients, true}, {FNetem, FCutClients, false},
 		{FNetem, FNetem, true}, {FPartition, FNetem, false}, {HealAll, FNetem, true},
 		{HealDisk, FDiskFail, true}, {HealDisk, FDiskFull, true}, {FKill, FDiskFail, false}, {HealDisk, FKill, false},

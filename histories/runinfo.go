@@ -52,8 +52,11 @@ type RunInfo struct {
 	BrokerConfigs     map[int32]map[string]string `json:"broker_configs,omitempty"`
 	ControllerConfigs map[int32]map[string]string `json:"controller_configs,omitempty"`
 	Producer          ProducerInfo                `json:"producer"`
-	Brokers           []BrokerInfo                `json:"brokers,omitempty"`
-	Controllers       []int32                     `json:"controllers,omitempty"`
+	// Group is the workload's consumer group, when its consumers
+	// subscribe as one (groups.go).
+	Group       *GroupInfo   `json:"group,omitempty"`
+	Brokers     []BrokerInfo `json:"brokers,omitempty"`
+	Controllers []int32      `json:"controllers,omitempty"`
 }
 
 // Sources of a topic config value (RunInfo.TopicConfigSources).

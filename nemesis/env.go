@@ -65,6 +65,12 @@ type Env struct {
 	// TransactionalIDs are the workload's transactional ids, in producer
 	// order: role txn-coordinator reads the first one's coordinator.
 	TransactionalIDs []string
+	// GroupID is the workload's consumer group, for the roles
+	// group-coordinator and group-coordinator-followers ("": none).
+	GroupID string
+	// Members are the workload's consumer-group members, for the member
+	// faults (groupfault.go); nil without a group.
+	Members Members
 	// Recorder receives the nemesis ops; nil records nothing.
 	Recorder *histories.Recorder
 	// Log receives progress; nil discards it.
@@ -76,6 +82,9 @@ type Env struct {
 	mu      sync.Mutex
 	rng     *prng
 	pending map[int32]bool // nodes whose kchaos rules are still to be removed
+	// downMembers are the group members a member fault left without a
+	// client (killed or left), for member-start and the heals.
+	downMembers map[string]bool
 	// For state reads (state.go): the broker that answered last, and the
 	// brokers a partition cut off from the controller (replaced, never
 	// changed in place, so readers may use it without the lock).

@@ -247,7 +247,9 @@ type fakeAdmin struct {
 	liveCalls  int
 	// txnState is __transaction_state's partitions (Describe of that topic).
 	txnState []admin.PartitionState
-	reorders []string // ReorderReplicas calls
+	// groupState is __consumer_offsets' partitions, for the group roles.
+	groupState []admin.PartitionState
+	reorders   []string // ReorderReplicas calls
 }
 
 func newFakeAdmin(c *fakeCluster) *fakeAdmin {
@@ -304,6 +306,9 @@ func (a *fakeAdmin) Describe(ctx context.Context, topic string) ([]admin.Partiti
 	}
 	if topic == admin.TransactionStateTopic {
 		return slices.Clone(a.txnState), nil
+	}
+	if topic == admin.ConsumerOffsetsTopic {
+		return slices.Clone(a.groupState), nil
 	}
 	if a.simulate {
 		a.derive(ctx)

@@ -54,6 +54,8 @@ func NewFault(st Step) (Fault, error) {
 		return &moveCoordinator{target: st.Target}, nil
 	case FUpgrade:
 		return &rollingUpgrade{step: st}, nil
+	case FMemberKill, FMemberLeave, FMemberStart, FMemberStall:
+		return &memberFault{op: st.Fault, member: st.Member, d: st.For.Std()}, nil
 	case FNetem:
 		return newNetem(st)
 	case FCutClients:
@@ -260,6 +262,13 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			errs = append(errs, err)
 		}
 		do(all || kind == FKill, "started", e.startAll)
+		if all || kind == HealMember {
+			started, err := e.startMembers(ctx)
+			if len(started) > 0 {
+				d["members_started"] = started
+			}
+			errs = append(errs, err)
+		}
 		if all {
 			if p := e.Pending(); len(p) > 0 {
 				d["pending"] = p

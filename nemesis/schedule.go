@@ -123,6 +123,11 @@ type Step struct {
 	// Feature is the finalized feature levels a set-feature sets, e.g.
 	// {eligible.leader.replicas.version: 1}.
 	Feature map[string]int16 `yaml:"feature,omitempty" json:"feature,omitempty"`
+	// Member is the group member a member fault acts on (member-0, ...),
+	// or random (the default): groupfault.go.
+	Member string `yaml:"member,omitempty" json:"member,omitempty"`
+	// For is how long a member-stall stops the member.
+	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
 	// Netem is what a netem fault does to each link (netem.go).
 	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
 }
@@ -245,11 +250,13 @@ const HealDisk = histories.HealDisk
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
 		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
+		FMemberKill, FMemberLeave, FMemberStart, FMemberStall,
 		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow, FNetem, FCutClients}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
-		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator}
+		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator,
+		RoleGroupCoordinator, RoleGroupCoordinatorFollowers}
 	healNames = append([]string{HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
 	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow, FMoveCoordinator, FCutClients}
@@ -355,6 +362,13 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(len(st.Feature) == 0 || st.Fault == FSetFeature, "feature", "fault set-feature")
 	only(!st.Optional || st.Until != nil, "optional", "until")
 	only(st.Target == nil || st.Fault != "", "target", "faults")
+	isMember := slices.Contains(memberFaults, st.Fault)
+	only(st.Member == "" || isMember, "member", "member faults ("+strings.Join(memberFaults, ", ")+")")
+	only(st.For == 0 || st.Fault == FMemberStall, "for", "fault member-stall")
+	only(st.Target == nil || !isMember, "target", "node faults (a member fault names a member)")
+	if st.Fault == FMemberStall && st.For <= 0 {
+		add(p+".for", "member-stall needs a duration (for: 15s), longer than the group's max_poll_interval to make it leave")
+	}
 	switch {
 	case st.Until != nil:
 		validateCondition(p+".until", st.Until, add)

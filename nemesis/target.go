@@ -31,6 +31,8 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 		return []int32{id}, nil
 	case RoleTxnCoordinator:
 		return e.txnCoordinator(ctx)
+	case RoleGroupCoordinator, RoleGroupCoordinatorFollowers:
+		return e.groupCoordinator(ctx, t.Role)
 	case RoleRack:
 		var out []int32
 		for _, b := range e.Cluster.Brokers() {

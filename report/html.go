@@ -88,6 +88,13 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 <span><i style="background:#5b7fa6"></i>acked offset</span><span><i style="background:#e31a1c"></i>lost</span><span><i style="background:#ff8c00"></i>offset reused</span></p>
 <p>Shaded bands: {{.Timeline.Bands}} fault(s), from injection to the op that undid it. Lanes per partition come from the observer's samples; ISR is green at full size, yellow when shrunk, orange at one member.{{if .Markers}} "log:" rows mark what each node's own log said (<a href="#broker-logs">Broker logs</a>).{{end}} Hover for details.</p>
 {{template "svg" .Timeline}}
+{{with .Group}}<h2>Consumer group {{.ID}}</h2>
+<p>One lane per member: the partitions it held (a bar per partition, top to bottom by number), its rebalances (blue ticks) and commits (green ok, grey fail, orange unknown; red: a commit past records no member delivered, lost by commit). Hover for details.</p>
+{{range .Lost}}<p class="bad">{{.}}</p>{{end}}
+{{template "svg" .SVG}}
+<table><tr><th>member</th><th>processes</th><th>rebalances</th><th>commits ok</th><th>fail</th><th>info</th><th>partitions held (seconds)</th></tr>
+{{range .Members}}<tr><td>{{.Member}}</td><td>{{.Processes}}</td><td class="n">{{.Rebalances}}</td><td class="n">{{.OK}}</td><td class="n">{{.Fail}}</td><td class="n">{{.Info}}</td><td>{{.Held}}</td></tr>
+{{end}}</table>{{end}}
 
 {{if .LinResult}}<h2>Linearizability (porcupine)</h2>
 <p>Overall: <b>{{.LinResult}}</b>.</p>

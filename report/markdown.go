@@ -141,6 +141,20 @@ func renderMarkdown(v *view) []byte {
 		}
 		p("\n")
 	}
+	if g := v.Group; g != nil {
+		p("## Consumer group %s\n\n", mdText(g.ID))
+		for _, l := range g.Lost {
+			p("- **%s**\n", mdText(l))
+		}
+		if len(g.Lost) > 0 {
+			p("\n")
+		}
+		p("| member | processes | rebalances | commits ok | fail | info | partitions held (seconds) |\n|---|---|---:|---:|---:|---:|---|\n")
+		for _, m := range g.Members {
+			p("| %s | %s | %d | %d | %d | %d | %s |\n", mdCell(m.Member), mdCell(m.Processes), m.Rebalances, m.OK, m.Fail, m.Info, mdCell(m.Held))
+		}
+		p("\n")
+	}
 	if len(v.Ops) > 0 {
 		p("## Operations\n\n| op | ok | fail | info |\n|---|---:|---:|---:|\n")
 		for _, o := range v.Ops {

@@ -51,6 +51,7 @@ type view struct {
 	Duration      string
 	Timeline      svgDoc
 	Legend        []legendItem
+	Group         *groupView // the consumer group's lanes (groups.go); nil without one
 	// The nodes' own logs (logs/summary.json): counts per node and the
 	// markers found, in time order.
 	LogNodes []logNodeRow
@@ -176,6 +177,7 @@ func build(dir string) (*view, error) {
 			v.Epochs = append(v.Epochs, rangeRow{TP: p.TP.String(), Ranges: strings.Join(es, ", "), N: len(es)})
 		}
 	}
+	v.Group, _ = groupSection(dir)
 	bs := bands(tl.Nemesis, tl.End)
 	v.Timeline = timelineSVG(tl, bs, offline, r.Info.Replication, r.Info.ELR, v.Markers)
 	seen := map[string]bool{}

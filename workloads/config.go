@@ -82,9 +82,9 @@ type Config struct {
 	// Consumers is the number of consumer processes; each is assigned a
 	// share of the partitions (p % consumers). 0 = no consumers.
 	Consumers int `yaml:"consumers" json:"consumers"`
-	// Group, when set, would subscribe consumers as a consumer group. Not
-	// implemented: Validate refuses it rather than ignore it.
-	Group string `yaml:"group,omitempty" json:"group,omitempty"`
+	// Group, when its id is set, makes the consumers members of one
+	// consumer group (group_config.go) instead of assigned readers.
+	Group GroupConfig `yaml:"group,omitempty" json:"group,omitempty"`
 	// OffsetReset is where a consumer starts, and where it goes on
 	// OFFSET_OUT_OF_RANGE: "earliest" (default) or "latest".
 	OffsetReset string `yaml:"offset_reset" json:"offset_reset"`
@@ -142,6 +142,7 @@ func (c *Config) Defaults() {
 	}
 	c.Isolation = strings.ToLower(strings.TrimSpace(c.Isolation))
 	c.Transactions.defaults()
+	c.Group.defaults()
 	if c.Transactions.Enabled {
 		// A transactional producer is an idempotent one (Kafka requires
 		// it: InitProducerId gives both the producer id and the epoch that
@@ -288,9 +289,6 @@ func (c *Config) Validate() error {
 	if c.Consumers < 0 || c.Consumers > c.Partitions {
 		add("consumers", "%d: want 0..partitions (%d): each consumer is assigned at least one partition", c.Consumers, c.Partitions)
 	}
-	if c.Group != "" {
-		add("group", "group subscription is not implemented: consumers use assigned partitions (remove group)")
-	}
 	if c.OffsetReset != ResetEarliest && c.OffsetReset != ResetLatest {
 		add("offset_reset", "%q: want %s or %s", c.OffsetReset, ResetEarliest, ResetLatest)
 	}
@@ -298,6 +296,7 @@ func (c *Config) Validate() error {
 		add("isolation", "%q: want %s or %s", c.Isolation, histories.ReadUncommitted, histories.ReadCommitted)
 	}
 	ps = append(ps, c.validateTxn()...)
+	ps = append(ps, c.validateGroup()...)
 	if c.Duration <= 0 {
 		add("duration", "%s: want > 0", c.Duration)
 	}

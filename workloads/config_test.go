@@ -55,7 +55,24 @@ func TestConfigValidate(t *testing.T) {
 		{"partitioning", func(c *Config) { c.Partitioning = "hash" }, []string{"partitioning"}},
 		{"rate", func(c *Config) { c.Rate = -1 }, []string{"rate"}},
 		{"more consumers than partitions", func(c *Config) { c.Consumers = 2 }, []string{"consumers"}},
-		{"group refused", func(c *Config) { c.Group = "g" }, []string{"group"}},
+		{"ok group", func(c *Config) { c.Group = group(GroupConfig{ID: "g"}) }, nil},
+		{"ok group consumer protocol manual", func(c *Config) {
+			c.Group = group(GroupConfig{ID: "g", Members: 3, Protocol: "consumer", Commit: "manual", CommitInterval: Duration(time.Second)})
+		}, nil},
+		{"group fields without id", func(c *Config) { c.Group.Members = 2 }, []string{"group.id"}},
+		{"group bad id", func(c *Config) { c.Group = group(GroupConfig{ID: "a/b"}) }, []string{"group.id"}},
+		{"group members", func(c *Config) { c.Group = group(GroupConfig{ID: "g", Members: 500}) }, []string{"group.members"}},
+		{"group protocol", func(c *Config) { c.Group = group(GroupConfig{ID: "g", Protocol: "eager"}) }, []string{"group.protocol"}},
+		{"group commit", func(c *Config) { c.Group = group(GroupConfig{ID: "g", Commit: "sometimes"}) }, []string{"group.commit"}},
+		{"group commit interval", func(c *Config) { c.Group = group(GroupConfig{ID: "g", CommitInterval: Duration(time.Microsecond)}) }, []string{"group.commit_interval"}},
+		{"group session timeout", func(c *Config) { c.Group = group(GroupConfig{ID: "g", SessionTimeout: Duration(time.Millisecond)}) }, []string{"group.session_timeout"}},
+		{"group session timeout under KIP-848", func(c *Config) {
+			c.Group = group(GroupConfig{ID: "g", Protocol: "consumer", SessionTimeout: Duration(20 * time.Second)})
+		}, []string{"group.session_timeout"}},
+		{"group max poll interval", func(c *Config) { c.Group = group(GroupConfig{ID: "g", MaxPollInterval: Duration(time.Hour)}) }, []string{"group.max_poll_interval"}},
+		{"group delivery", func(c *Config) { c.Group = group(GroupConfig{ID: "g", Delivery: "at-most-once"}) }, []string{"group.delivery"}},
+		{"group and consumers", func(c *Config) { c.Group, c.Consumers = group(GroupConfig{ID: "g"}), 1 }, []string{"consumers"}},
+		{"kafka-go refuses KIP-848", func(c *Config) { c.Driver, c.Group = DriverKafkaGo, group(GroupConfig{ID: "g", Protocol: "consumer"}) }, []string{"group.protocol"}},
 		{"offset reset", func(c *Config) { c.OffsetReset = "none" }, []string{"offset_reset"}},
 		{"negative duration", func(c *Config) { c.Duration = -1 }, []string{"duration"}},
 		{"several at once", func(c *Config) { c.Partitions, c.Acks, c.FinalReadTimeout = 0, "x", -1 }, []string{"partitions", "acks", "final_read_timeout"}},
@@ -158,4 +175,10 @@ func TestConfigDecode(t *testing.T) {
 			t.Errorf("%q: want an error (a duration needs a unit)", bad)
 		}
 	}
+}
+
+// group fills g's defaults, as Config.Defaults does for a file's group.
+func group(g GroupConfig) GroupConfig {
+	g.defaults()
+	return g
 }

@@ -13,6 +13,12 @@
 //     to be fenced by its successor;
 //   - consumers (consumer.go): assigned partitions, every poll recorded with
 //     partition, offset, value and the batch's leader epoch;
+//     With workload.group (group*.go, franz_group.go, kafkago_group.go) the
+//     consumers are members of one consumer group instead: each subscribes,
+//     polls with its member id and generation, commits (auto or after
+//     delivery) and records the rebalances its client learns
+//     (histories/groups.go); GroupControl lets the nemesis kill, start,
+//     stall a member or make it leave;
 //   - the final read (finalread.go): after the faults heal, each partition
 //     read from its log start to its high watermark (to its last stable
 //     offset when it reads at read_committed);

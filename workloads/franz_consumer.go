@@ -111,6 +111,12 @@ func (c *franzConsumer) Poll(ctx context.Context) (Fetch, error) {
 	if cl == nil {
 		return Fetch{}, errors.New("consumer not assigned")
 	}
+	return franzFetch(ctx, cl)
+}
+
+// franzFetch is one PollFetches of cl as a Fetch (the assigned consumer's
+// and the group member's).
+func franzFetch(ctx context.Context, cl *kgo.Client) (Fetch, error) {
 	fs := cl.PollFetches(ctx)
 	if fs.IsClientClosed() {
 		return Fetch{}, kgo.ErrClientClosed

@@ -31,6 +31,10 @@ func (kafkaGoDriver) Refuse(cfg Config) []FieldError {
 		out = append(out, FieldError{Path: "isolation",
 			Msg: "the kafka-go consumer reads at read_uncommitted only; use driver franz for read_committed"})
 	}
+	if cfg.Group.Enabled() && cfg.Group.Protocol == histories.ProtocolConsumer {
+		out = append(out, FieldError{Path: "group.protocol",
+			Msg: "kafka-go has no KIP-848 consumer protocol (its ConsumerGroup speaks JoinGroup/SyncGroup only, no ConsumerGroupHeartbeat); use driver franz or protocol classic"})
+	}
 	if cfg.Idempotent && !cfg.Transactions.Enabled {
 		out = append(out, FieldError{Path: "idempotent",
 			Msg: "kafka-go has no idempotent producer (no producer id or sequence numbers); use driver franz or idempotent: false"})

@@ -26,6 +26,7 @@ type Workload struct {
 	ran       atomic.Bool
 	stopOnce  sync.Once
 	stopCh    chan struct{} // closed by Stop
+	slots     []*memberSlot // group members (workload.group), made by New
 }
 
 // New validates cfg (after Defaults) and prepares a workload that writes
@@ -42,9 +43,17 @@ func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 		return nil, errors.New("workload: no recorder")
 	}
 	drv, _ := DriverFor(cfg.Driver)
-	return &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
+	w := &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
 		c: newCounters(), parts: newPartitioner(cfg), limiter: newLimiter(cfg.Rate),
-		stopCh: make(chan struct{})}, nil
+		stopCh: make(chan struct{})}
+	if cfg.Group.Enabled() {
+		slots, err := w.newSlots()
+		if err != nil {
+			return nil, err
+		}
+		w.slots = slots
+	}
+	return w, nil
 }
 
 // Stop ends the run gracefully, as the end of cfg.Duration does: no new
@@ -113,7 +122,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	defer cancelOps()
 
 	var wg sync.WaitGroup
-	errs := make(chan error, 1+len(consumers))
+	errs := make(chan error, 2+len(consumers))
 	wg.Add(1)
 	prodDone := make(chan struct{})
 	go func() {
@@ -128,6 +137,16 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 			stopNow() // the history is broken: end the run
 		}
 	}()
+	if len(w.slots) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.runGroup(stop, w.slots); err != nil {
+				errs <- err
+				stopNow()
+			}
+		}()
+	}
 	for i, c := range consumers {
 		wg.Add(1)
 		go func(c Consumer, parts []int32) {

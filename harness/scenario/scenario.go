@@ -17,6 +17,7 @@ import (
 	"github.com/kchaos/kchaos/cluster/admin"
 	sshb "github.com/kchaos/kchaos/cluster/ssh"
 	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
 )
@@ -323,6 +324,11 @@ func (s *Scenario) Validate() error {
 	if s.Workload.Topic != t.Name {
 		add("workload.topic", "%q differs from topic.name %q", s.Workload.Topic, t.Name)
 	}
+	if g := s.Workload.Group; g.Protocol == histories.ProtocolConsumer {
+		if v, err := cluster.ParseVersion(cc.KafkaVersion); err == nil && v.Less(cluster.Version{Major: 4}) {
+			add("workload.group.protocol", "consumer (KIP-848) needs Kafka 4.0 or later; %s has only the classic protocol", cc.KafkaVersion)
+		}
+	}
 	if s.Workload.Partitions > t.Partitions {
 		add("workload.partitions", "%d: the topic has %d", s.Workload.Partitions, t.Partitions)
 	}
@@ -368,6 +374,32 @@ func (s *Scenario) Validate() error {
 		}
 		if r := s.Nemesis.Random; r != nil && r.Targets != nil && r.Targets.Role == nemesis.RoleTxnCoordinator {
 			add("nemesis.random.targets.role", "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
+		}
+	}
+	// Member faults act on the workload's group members, and name one of
+	// them: without a group (or with a name it does not have) they could
+	// only fail when the step fires.
+	for i, st := range s.Nemesis.Steps {
+		if t := st.Target; t != nil && (t.Role == nemesis.RoleGroupCoordinator || t.Role == nemesis.RoleGroupCoordinatorFollowers) &&
+			!s.Workload.Group.Enabled() {
+			add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.group: the workload has no consumer group", t.Role)
+		}
+		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != nemesis.HealMember {
+			continue
+		}
+		g := s.Workload.Group
+		if !g.Enabled() {
+			add(fmt.Sprintf("nemesis.steps[%d]", i), "%s%s needs workload.group: the workload has no group members", st.Fault, st.Heal)
+			continue
+		}
+		if m := st.Member; m != "" && m != nemesis.RoleRandom {
+			var names []string
+			for j := range g.Members {
+				names = append(names, workloads.MemberName(j))
+			}
+			if !slices.Contains(names, m) {
+				add(fmt.Sprintf("nemesis.steps[%d].member", i), "%q: the group's members are %s (or random)", m, strings.Join(names, ", "))
+			}
 		}
 	}
 	for i, st := range s.Nemesis.Steps {

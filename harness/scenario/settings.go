@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -30,6 +31,9 @@ var SettingPaths = map[string][]string{
 		"cluster.controller_config.min.insync.replicas"},
 	"kafka":      {"cluster.kafka"},
 	"idempotent": {"workload.idempotent"},
+	// group.protocol: a consumer group's rebalance protocol, classic or
+	// consumer (KIP-848); some outcomes hold under one only.
+	"group.protocol": {"workload.group.protocol"},
 }
 
 // SettingNames is the names of SettingPaths, sorted.
@@ -64,7 +68,9 @@ const uncleanKey = "unclean.leader.election.enable"
 //   - min.insync: the topic's value, else the brokers', else Kafka's 1;
 //   - txn.version: the transaction.version level the cluster is formatted
 //     with, "default" resolved by the release (2 on 4.x, 0 before);
-//   - acks, idempotent, kafka: as the workload and cluster have them.
+//   - acks, idempotent, kafka: as the workload and cluster have them;
+//   - group.protocol: the consumer group's protocol (classic by default),
+//     "" without a group.
 func (s *Scenario) Settings() map[string]string {
 	// A topic config overrides the default, and the default that decides
 	// is the controller's (cluster.ControllerTopicDefaults), not the
@@ -96,7 +102,23 @@ func (s *Scenario) Settings() map[string]string {
 		"idempotent":  fmt.Sprint(s.Workload.Idempotent),
 		"kafka":       s.Cluster.Kafka,
 		"txn.version": s.txnVersion(),
+		// Without a group there is no protocol: a condition on it never
+		// matches.
+		"group.protocol": s.groupProtocol(),
 	}
+}
+
+// groupProtocol is the workload group's rebalance protocol with its
+// default filled, or "" without a group.
+func (s *Scenario) groupProtocol() string {
+	g := s.Workload.Group
+	if !g.Enabled() {
+		return ""
+	}
+	if g.Protocol == "" {
+		return histories.ProtocolClassic
+	}
+	return g.Protocol
 }
 
 // elrOn is whether the cluster is formatted with ELR on.

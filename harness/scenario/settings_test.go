@@ -51,6 +51,9 @@ func TestSettings(t *testing.T) {
 		{"s1", []string{"cluster.kafka=4.4.0"}, map[string]string{"txn.version": "2"}},
 		{"s1", []string{"cluster.kafka=3.9.2"}, map[string]string{"txn.version": "0"}},
 		{"s1", []string{"cluster.transaction_version=1"}, map[string]string{"txn.version": "1"}},
+		{"s1", nil, map[string]string{"group.protocol": ""}},
+		{"g3", nil, map[string]string{"group.protocol": "classic"}},
+		{"g3", []string{"workload.group.protocol=consumer"}, map[string]string{"group.protocol": "consumer"}},
 	} {
 		s, err := Load(tc.name, tc.sets)
 		if err != nil {

@@ -1,0 +1,582 @@
+package checker
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Consumer groups (docs/HISTORY.md "Consumer groups"): how subscribe,
+// commit, rebalance and the group fields of a poll are decoded, validated
+// and kept. What the checks make of them is in groupcheck.go.
+//
+// Some of it must be followed as the history streams, because it depends
+// on what was true at a moment: the highest offset the group had committed
+// (ok) when a member was assigned a partition, or when a commit was
+// invoked. The rest (deliveries, losses, redeliveries) is judged at the end.
+
+// member is one process's membership of a group.
+type member struct {
+	group  int32
+	name   string
+	id     string
+	ok     bool  // its subscribe completed ok
+	latest bool  // offset_reset latest
+	rc     bool  // it polled at read_committed
+	subAt  int64 // when its subscribe was invoked
+}
+
+// groupTP is a partition of a group.
+type groupTP struct {
+	group, tp int32
+}
+
+// committedAt is the highest offset a group committed (ok) on a partition
+// so far, and the commit that did (-1: none).
+type committedAt struct {
+	off    int64
+	commit int32
+}
+
+// commitOp is one commit op.
+type commitOp struct {
+	group, proc int32
+	gen         int32
+	hasGen      bool
+	mid         string
+	auto        bool
+	typ         uint8 // opOpen, opOK, opFail, opInfo
+	index       int64
+	call, ret   int64
+	err         string
+	parts       []commitPart
+}
+
+// commitPart is one partition of a commit.
+type commitPart struct {
+	tp   int32
+	off  int64
+	ok   bool        // an ok completion listed it: it committed
+	prev committedAt // the group's commit of tp when this one was invoked
+}
+
+// rebalOp is one rebalance a member learned.
+type rebalOp struct {
+	group, proc             int32
+	gen                     int32
+	hasGen                  bool
+	mid                     string
+	index, at               int64
+	assigned, revoked, lost []int32 // tps
+}
+
+// groupPoll is an ok poll of a group member (c.polls[poll]).
+type groupPoll struct {
+	poll, group, proc int32
+	gen               int32
+	hasGen            bool
+	mid               string
+}
+
+// resumeAt waits for a newly assigned member's first delivery of a
+// partition, holding what the group had committed when it was assigned.
+type resumeAt struct {
+	at    committedAt
+	rebal int32
+}
+
+// backOp is a commit-backwards found while streaming.
+type backOp struct {
+	kind         string
+	group, tp    int32
+	commit       int32 // the higher commit
+	lower        int32 // CommittedLower: the lower commit
+	proc         int32 // ResumedBelowCommit: the member, its poll and rebalance
+	gpoll, rebal int32
+	committed    int64
+	resumed      int64
+	at           int64
+}
+
+// groupPend is what an open group op carries to its completion.
+type groupPend struct {
+	group  int32
+	gen    int32
+	hasGen bool
+	mid    string
+	commit int32 // commit: its index
+	rebal  *rebalVal
+	sub    *subVal
+}
+
+// groupState is the part of the Checker that holds consumer groups.
+type groupState struct {
+	groupNames []string
+	groupIdx   map[string]int32
+	members    map[int32]*member // client process -> its membership
+	commits    []commitOp
+	rebals     []rebalOp
+	gpolls     []groupPoll
+	lastGen    map[int32]int32 // process -> generation of its last group poll or rebalance
+	committed  map[groupTP]committedAt
+	resume     map[procTP]resumeAt
+	backs      []backOp
+	goneAt     map[int32]int64 // member process -> when an info retired it
+}
+
+func (c *Checker) groupID(name string) int32 {
+	if c.groupIdx == nil {
+		c.groupIdx = map[string]int32{}
+		c.members = map[int32]*member{}
+		c.lastGen = map[int32]int32{}
+		c.committed = map[groupTP]committedAt{}
+		c.resume = map[procTP]resumeAt{}
+		c.goneAt = map[int32]int64{}
+	}
+	id, ok := c.groupIdx[name]
+	if !ok {
+		id = int32(len(c.groupNames))
+		c.groupIdx[name] = id
+		c.groupNames = append(c.groupNames, name)
+	}
+	return id
+}
+
+// subVal is a decoded subscribe value; a nil field was absent.
+type subVal struct {
+	Group       *string `json:"group"`
+	Member      *string `json:"member"`
+	Topic       *string `json:"topic"`
+	Protocol    *string `json:"protocol"`
+	OffsetReset *string `json:"offset_reset"`
+	MemberID    *string `json:"member_id"`
+}
+
+// commitVal is a decoded commit value.
+type commitVal struct {
+	Group      *string            `json:"group"`
+	MemberID   *string            `json:"member_id"`
+	Generation *int32             `json:"generation"`
+	Topic      *string            `json:"topic"`
+	Offsets    *map[string]int64  `json:"offsets"`
+	Errors     *map[string]string `json:"errors"`
+	Auto       *bool              `json:"auto"`
+}
+
+// rebalVal is a decoded rebalance value.
+type rebalVal struct {
+	Group      *string  `json:"group"`
+	MemberID   *string  `json:"member_id"`
+	Generation *int32   `json:"generation"`
+	Topic      *string  `json:"topic"`
+	Assigned   *[]int32 `json:"assigned"`
+	Revoked    *[]int32 `json:"revoked"`
+	Lost       *[]int32 `json:"lost"`
+}
+
+// decodeGroup unmarshals a group op's value into v, naming the field of a
+// type error.
+func decodeGroup(what string, raw []byte, v any) error {
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("%s: %w", what, fieldError(err))
+	}
+	return nil
+}
+
+// need names the first absent field of fs.
+func need(what string, fs ...struct {
+	ok   bool
+	name string
+}) error {
+	for _, f := range fs {
+		if !f.ok {
+			return fmt.Errorf("%s: missing field %q", what, f.name)
+		}
+	}
+	return nil
+}
+
+type field = struct {
+	ok   bool
+	name string
+}
+
+// checkTopic rejects a topic other than the run's.
+func (c *Checker) checkTopic(what, topic string) error {
+	if c.opts.Topic != "" && topic != c.opts.Topic {
+		return fmt.Errorf("%s: field \"topic\": %q, but the run's topic is %q", what, topic, c.opts.Topic)
+	}
+	return nil
+}
+
+// memberOf returns process p's membership of group g, or an error naming
+// the field: a group op by a process that is no member is bad input.
+func (c *Checker) memberOf(what string, p int32, g string) (*member, error) {
+	m := c.members[p]
+	if m == nil || !m.ok || c.groupNames[m.group] != g {
+		return nil, fmt.Errorf("%s: field \"group\": %q, but process %d is not a member of it (no ok subscribe)", what, g, p)
+	}
+	return m, nil
+}
+
+func (c *Checker) invokeSubscribe(pd *pending, e *histories.Event) error {
+	const what = "subscribe invoke value"
+	if len(e.Value) == 0 {
+		return errors.New(`subscribe invoke: missing field "value"`)
+	}
+	var v subVal
+	if err := decodeGroup(what, e.Value, &v); err != nil {
+		return err
+	}
+	if err := need(what, field{v.Group != nil && *v.Group != "", "group"}, field{v.Member != nil && *v.Member != "", "member"},
+		field{v.Topic != nil, "topic"}, field{v.Protocol != nil, "protocol"}); err != nil {
+		return err
+	}
+	if p := *v.Protocol; p != histories.ProtocolClassic && p != histories.ProtocolConsumer {
+		return fmt.Errorf("%s: field \"protocol\": %q, want %q or %q", what, p, histories.ProtocolClassic, histories.ProtocolConsumer)
+	}
+	if r := v.OffsetReset; r != nil && *r != "earliest" && *r != "latest" {
+		return fmt.Errorf("%s: field \"offset_reset\": %q, want earliest or latest", what, *r)
+	}
+	if err := c.checkTopic(what, *v.Topic); err != nil {
+		return err
+	}
+	pd.gp = &groupPend{group: c.groupID(*v.Group), sub: &v}
+	return nil
+}
+
+func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
+	what := fmt.Sprintf("subscribe %s value", e.Type)
+	inv := pd.gp.sub
+	m := &member{group: pd.gp.group, name: *inv.Member, latest: inv.OffsetReset != nil && *inv.OffsetReset == "latest", subAt: pd.call}
+	if len(e.Value) > 0 {
+		var v subVal
+		if err := decodeGroup(what, e.Value, &v); err != nil {
+			return err
+		}
+		for _, f := range []struct {
+			name      string
+			got, want *string
+		}{{"group", v.Group, inv.Group}, {"member", v.Member, inv.Member}, {"topic", v.Topic, inv.Topic}, {"protocol", v.Protocol, inv.Protocol}} {
+			if f.got != nil && *f.got != *f.want {
+				return fmt.Errorf("%s: field %q: %q, but its invoke named %q", what, f.name, *f.got, *f.want)
+			}
+		}
+		if v.MemberID != nil {
+			m.id = *v.MemberID
+		}
+	}
+	m.ok = e.Type == histories.OK
+	c.members[int32(e.Process)] = m
+	return nil
+}
+
+// groupPollInvoke reads the group fields of a poll invoke: the member's
+// generation. A poll in a new generation starts the member's poll order
+// afresh (a rebalance moved its positions to the committed offsets).
+func (c *Checker) groupPollInvoke(pd *pending, e *histories.Event, group *string, mid *string, gen *int32) error {
+	const what = "poll invoke value"
+	if group == nil {
+		return nil
+	}
+	p := int32(e.Process)
+	m, err := c.memberOf(what, p, *group)
+	if err != nil {
+		return err
+	}
+	if gen == nil {
+		return fmt.Errorf("%s: missing field \"generation\"", what)
+	}
+	gp := &groupPend{group: m.group, gen: *gen, hasGen: true}
+	if mid != nil {
+		gp.mid = *mid
+	}
+	if last, ok := c.lastGen[p]; ok && last != *gen {
+		c.resetOrder(p, nil)
+	}
+	c.lastGen[p] = *gen
+	m.rc = m.rc || pd.rc
+	pd.gp = gp
+	return nil
+}
+
+// resetOrder forgets the poll order of process p on tps (nil: all).
+func (c *Checker) resetOrder(p int32, tps []int32) {
+	if tps == nil {
+		for k := range c.seqs {
+			if k.proc == p {
+				delete(c.seqs, k)
+			}
+		}
+		return
+	}
+	for _, tp := range tps {
+		delete(c.seqs, procTP{p, tp})
+	}
+}
+
+// partitionOffsets reads a commit's partition-keyed offsets.
+func (c *Checker) partitionOffsets(what, topic string, m map[string]int64) (map[int32]int64, error) {
+	out := make(map[int32]int64, len(m))
+	for k, o := range m {
+		p, err := histories.ParsePartitionKey(k)
+		if err != nil {
+			return nil, fmt.Errorf("%s: field \"offsets\": bad partition key %q", what, k)
+		}
+		out[p] = o
+	}
+	for _, p := range sortedKeys(out) {
+		if out[p] < 0 {
+			return nil, fmt.Errorf("%s: field \"offsets\": partition %d at %d, negative", what, p, out[p])
+		}
+		if err := c.checkPlace(what+": field \"offsets\"", []byte(topic), p); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
+	const what = "commit invoke value"
+	if len(e.Value) == 0 {
+		return errors.New(`commit invoke: missing field "value"`)
+	}
+	var v commitVal
+	if err := decodeGroup(what, e.Value, &v); err != nil {
+		return err
+	}
+	if err := need(what, field{v.Group != nil, "group"}, field{v.Topic != nil, "topic"}, field{v.Offsets != nil, "offsets"}); err != nil {
+		return err
+	}
+	if err := c.checkTopic(what, *v.Topic); err != nil {
+		return err
+	}
+	m, err := c.memberOf(what, int32(e.Process), *v.Group)
+	if err != nil {
+		return err
+	}
+	offs, err := c.partitionOffsets(what, *v.Topic, *v.Offsets)
+	if err != nil {
+		return err
+	}
+	op := commitOp{group: m.group, proc: int32(e.Process), index: e.Index, call: e.Time, ret: -1, auto: v.Auto != nil && *v.Auto}
+	if v.Generation != nil {
+		op.gen, op.hasGen = *v.Generation, true
+	}
+	if v.MemberID != nil {
+		op.mid = *v.MemberID
+	}
+	for _, p := range sortedKeys(offs) {
+		tp := c.tp([]byte(*v.Topic), p)
+		prev, ok := c.committed[groupTP{m.group, tp}]
+		if !ok {
+			prev = committedAt{off: -1, commit: -1}
+		}
+		op.parts = append(op.parts, commitPart{tp: tp, off: offs[p], prev: prev})
+	}
+	pd.gp = &groupPend{group: m.group, commit: int32(len(c.commits))}
+	c.commits = append(c.commits, op)
+	return nil
+}
+
+func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
+	ci := pd.gp.commit
+	op := &c.commits[ci]
+	op.ret, op.err = e.Time, e.Error
+	switch e.Type {
+	case histories.OK:
+		op.typ = opOK
+	case histories.Fail:
+		op.typ = opFail
+	default:
+		op.typ = opInfo
+	}
+	what := fmt.Sprintf("commit %s value", e.Type)
+	if len(e.Value) == 0 {
+		if e.Type == histories.OK {
+			return errors.New(`commit ok: missing field "value"`)
+		}
+		return nil
+	}
+	var v commitVal
+	if err := decodeGroup(what, e.Value, &v); err != nil {
+		return err
+	}
+	if v.Group != nil && *v.Group != c.groupNames[op.group] {
+		return fmt.Errorf("%s: field \"group\": %q, but its invoke named %q", what, *v.Group, c.groupNames[op.group])
+	}
+	if e.Type == histories.OK && v.Offsets == nil {
+		return fmt.Errorf("%s: missing field \"offsets\"", what)
+	}
+	if v.Offsets == nil {
+		return nil
+	}
+	topic := c.tps[op.parts[0].tp].topic
+	if v.Topic != nil {
+		topic = *v.Topic
+	}
+	offs, err := c.partitionOffsets(what, topic, *v.Offsets)
+	if err != nil {
+		return err
+	}
+	for _, p := range sortedKeys(offs) {
+		i := slices.IndexFunc(op.parts, func(cp commitPart) bool { return c.tps[cp.tp].partition == p && c.tps[cp.tp].topic == topic })
+		if i < 0 {
+			return fmt.Errorf("%s: field \"offsets\": partition %d, which its invoke did not ask for", what, p)
+		}
+		if offs[p] != op.parts[i].off {
+			return fmt.Errorf("%s: field \"offsets\": partition %d at %d, but its invoke asked for %d", what, p, offs[p], op.parts[i].off)
+		}
+		if e.Type == histories.OK {
+			op.parts[i].ok = true
+		}
+	}
+	if e.Type != histories.OK {
+		return nil
+	}
+	for _, cp := range op.parts {
+		if !cp.ok {
+			continue
+		}
+		key := groupTP{op.group, cp.tp}
+		cur, ok := c.committed[key]
+		if cp.prev.commit >= 0 && cp.off < cp.prev.off {
+			// Below what the group had committed before this commit was
+			// asked for: concurrent commits cannot explain it.
+			c.backs = append(c.backs, backOp{kind: CommittedLower, group: op.group, tp: cp.tp, commit: cp.prev.commit,
+				lower: ci, proc: op.proc, gpoll: -1, rebal: -1, committed: cp.prev.off, resumed: cp.off, at: e.Time})
+		}
+		if !ok || cp.off > cur.off {
+			c.committed[key] = committedAt{off: cp.off, commit: ci}
+		}
+	}
+	return nil
+}
+
+func (c *Checker) invokeRebalance(pd *pending, e *histories.Event) error {
+	const what = "rebalance invoke value"
+	if len(e.Value) == 0 {
+		return errors.New(`rebalance invoke: missing field "value"`)
+	}
+	v, err := c.decodeRebal(what, e.Value)
+	if err != nil {
+		return err
+	}
+	m, err := c.memberOf(what, int32(e.Process), *v.Group)
+	if err != nil {
+		return err
+	}
+	pd.gp = &groupPend{group: m.group, rebal: v}
+	return nil
+}
+
+func (c *Checker) decodeRebal(what string, raw []byte) (*rebalVal, error) {
+	var v rebalVal
+	if err := decodeGroup(what, raw, &v); err != nil {
+		return nil, err
+	}
+	if err := need(what, field{v.Group != nil, "group"}, field{v.Topic != nil, "topic"}); err != nil {
+		return nil, err
+	}
+	if err := c.checkTopic(what, *v.Topic); err != nil {
+		return nil, err
+	}
+	for _, l := range []struct {
+		name string
+		ps   *[]int32
+	}{{"assigned", v.Assigned}, {"revoked", v.Revoked}, {"lost", v.Lost}} {
+		if l.ps == nil {
+			continue
+		}
+		for _, p := range *l.ps {
+			if p < 0 {
+				return nil, fmt.Errorf("%s: field %q: partition %d is negative", what, l.name, p)
+			}
+			if err := c.checkPlace(fmt.Sprintf("%s: field %q", what, l.name), []byte(*v.Topic), p); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &v, nil
+}
+
+func (c *Checker) completeRebalance(pd *pending, e *histories.Event) error {
+	if e.Type != histories.OK {
+		return nil // a rebalance is learned: only an ok one says anything
+	}
+	const what = "rebalance ok value"
+	if len(e.Value) == 0 {
+		return errors.New(`rebalance ok: missing field "value"`)
+	}
+	v, err := c.decodeRebal(what, e.Value)
+	if err != nil {
+		return err
+	}
+	a, _ := json.Marshal(v)
+	b, _ := json.Marshal(pd.gp.rebal)
+	if string(a) != string(b) {
+		return fmt.Errorf("%s: differs from its invoke (%s, invoked %s)", what, a, b)
+	}
+	p := int32(e.Process)
+	tps := func(ps *[]int32) []int32 {
+		if ps == nil {
+			return nil
+		}
+		out := make([]int32, len(*ps))
+		for i, part := range *ps {
+			out[i] = c.tp([]byte(*v.Topic), part)
+		}
+		return out
+	}
+	r := rebalOp{group: pd.gp.group, proc: p, index: e.Index, at: e.Time,
+		assigned: tps(v.Assigned), revoked: tps(v.Revoked), lost: tps(v.Lost)}
+	if v.Generation != nil {
+		r.gen, r.hasGen = *v.Generation, true
+		c.lastGen[p] = *v.Generation
+	}
+	if v.MemberID != nil {
+		r.mid = *v.MemberID
+	}
+	ri := int32(len(c.rebals))
+	c.rebals = append(c.rebals, r)
+	for _, tp := range slices.Concat(r.revoked, r.lost) {
+		delete(c.resume, procTP{p, tp})
+	}
+	c.resetOrder(p, slices.Concat(r.assigned, r.revoked, r.lost))
+	for _, tp := range r.assigned {
+		at, ok := c.committed[groupTP{r.group, tp}]
+		if !ok {
+			at = committedAt{off: -1, commit: -1}
+		}
+		c.resume[procTP{p, tp}] = resumeAt{at: at, rebal: ri}
+	}
+	return nil
+}
+
+// groupPolled notes an ok poll of a group member (c.polls' last): the
+// first record of each partition a newly assigned member delivers says
+// where the group resumed it.
+func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
+	gp := pd.gp
+	pi := int32(len(c.polls) - 1)
+	p := int32(e.Process)
+	gi := int32(len(c.gpolls))
+	c.gpolls = append(c.gpolls, groupPoll{poll: pi, group: gp.group, proc: p, gen: gp.gen, hasGen: gp.hasGen, mid: gp.mid})
+	op := c.polls[pi]
+	for i := op.start; i < op.end; i++ {
+		r := c.recs[i]
+		key := procTP{p, r.tp}
+		w, ok := c.resume[key]
+		if !ok {
+			continue
+		}
+		delete(c.resume, key) // recs are sorted by offset: r is the first
+		if w.at.commit >= 0 && r.off < w.at.off {
+			c.backs = append(c.backs, backOp{kind: ResumedBelowCommit, group: gp.group, tp: r.tp, commit: w.at.commit,
+				lower: -1, proc: p, gpoll: gi, rebal: w.rebal, committed: w.at.off, resumed: r.off, at: e.Time})
+		}
+	}
+}

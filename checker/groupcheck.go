@@ -1,0 +1,641 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// The consumer-group checks (docs/HISTORY.md "Consumer groups: what the
+// checker proves"): lost-by-commit, commit-backwards and redelivery. Poll
+// order per member is the v1 rule (client.go), reset by rebalances and new
+// generations as the stream is read (group.go).
+
+// delivery is one record a group member's poll returned.
+type delivery struct {
+	gpoll int32
+	off   int64
+	val   int32
+}
+
+func (a *analysis) groupChecks() {
+	c := a.c
+	if len(c.gpolls) == 0 && len(c.commits) == 0 && len(c.rebals) == 0 {
+		return
+	}
+	// Deliveries per group and partition, in completion order (c.polls
+	// is in completion order, and so is c.gpolls).
+	a.dels = map[groupTP][]delivery{}
+	a.delivered = make([]map[int32]bool, len(c.groupNames))
+	for g := range a.delivered {
+		a.delivered[g] = map[int32]bool{}
+	}
+	for gi, gp := range c.gpolls {
+		op := c.polls[gp.poll]
+		for i := op.start; i < op.end; i++ {
+			r := c.recs[i]
+			key := groupTP{gp.group, r.tp}
+			a.dels[key] = append(a.dels[key], delivery{gpoll: int32(gi), off: r.off, val: r.val})
+			a.delivered[gp.group][r.val] = true
+		}
+	}
+	a.commitBackwards()
+	a.lostByCommit()
+	a.redeliveries()
+}
+
+// sortedGroupTPs returns the keys of m in (group, partition) order.
+func sortedGroupTPs[V any](m map[groupTP]V) []groupTP {
+	keys := make([]groupTP, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y groupTP) int { return cmp.Or(cmp.Compare(x.group, y.group), cmp.Compare(x.tp, y.tp)) })
+	return keys
+}
+
+func (a *analysis) commitRef(ci int32, tp int32) CommitRef {
+	c := a.c
+	op := &c.commits[ci]
+	r := CommitRef{Index: op.index, Process: int(op.proc), MemberID: op.mid, Type: typName(op.typ), Error: op.err,
+		Auto: op.auto, InvokedS: secs(op.call), DoneS: secs(op.ret), Offset: -1}
+	if m := c.members[op.proc]; m != nil {
+		r.Member = m.name
+	}
+	if op.hasGen {
+		g := op.gen
+		r.Generation = &g
+	}
+	for _, cp := range op.parts {
+		if cp.tp == tp {
+			r.Offset = cp.off
+		}
+	}
+	return r
+}
+
+func typName(t uint8) string {
+	switch t {
+	case opOK:
+		return "ok"
+	case opFail:
+		return "fail"
+	case opInfo:
+		return "info"
+	}
+	return "open"
+}
+
+func (a *analysis) deliveryRef(d delivery) DeliveryRef {
+	c := a.c
+	gp := c.gpolls[d.gpoll]
+	r := DeliveryRef{Process: int(gp.proc), MemberID: gp.mid, Offset: d.off, Value: c.vals[d.val].str, AtS: secs(c.polls[gp.poll].ret)}
+	if m := c.members[gp.proc]; m != nil {
+		r.Member = m.name
+	}
+	if gp.hasGen {
+		g := gp.gen
+		r.Generation = &g
+	}
+	return r
+}
+
+// who names a member process in a text: "p10 (member m0, generation 1)".
+func who(proc int, member string, gen *int32) string {
+	s := fmt.Sprintf("p%d", proc)
+	var parts []string
+	if member != "" {
+		parts = append(parts, "member "+member)
+	}
+	if gen != nil {
+		parts = append(parts, fmt.Sprintf("generation %d", *gen))
+	}
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
+// okCommits returns, per group and partition, the ok commits that
+// committed it, in completion order.
+func (a *analysis) okCommits() map[groupTP][]int32 {
+	c := a.c
+	idx := make([]int32, 0, len(c.commits))
+	for i := range c.commits {
+		if c.commits[i].typ == opOK {
+			idx = append(idx, int32(i))
+		}
+	}
+	slices.SortStableFunc(idx, func(x, y int32) int { return cmp.Compare(c.commits[x].ret, c.commits[y].ret) })
+	out := map[groupTP][]int32{}
+	for _, ci := range idx {
+		op := &c.commits[ci]
+		for _, cp := range op.parts {
+			if cp.ok {
+				key := groupTP{op.group, cp.tp}
+				out[key] = append(out[key], ci)
+			}
+		}
+	}
+	return out
+}
+
+func (a *analysis) partOff(ci, tp int32) int64 {
+	for _, cp := range a.c.commits[ci].parts {
+		if cp.tp == tp {
+			return cp.off
+		}
+	}
+	return -1
+}
+
+// lostByCommit finds, per group and partition, the records of the
+// completed final read below the highest offset the group committed (ok)
+// that no member of the group delivered. The log must hold the record (the
+// final read has it): a record the log lost is a lost write, not a loss by
+// commit. A read_committed group never had aborted or open txns' records
+// to deliver; a group that starts at the latest offset never had the
+// records before its first delivery (or its first commit).
+func (a *analysis) lostByCommit() {
+	c := a.c
+	oks := a.okCommits()
+	latest := make([]bool, len(c.groupNames))
+	rc := make([]bool, len(c.groupNames))
+	for _, m := range c.members {
+		latest[m.group] = latest[m.group] || m.latest
+		rc[m.group] = rc[m.group] || m.rc
+	}
+	for _, key := range sortedGroupTPs(oks) {
+		list := oks[key]
+		if c.tps[key.tp].final < 0 {
+			continue // cannot be told: the verdict is unknown for the partition anyway
+		}
+		// Running maximum of the committed offset, and the commit that
+		// first reached each level.
+		var levels []int64
+		var by []int32
+		for _, ci := range list {
+			off := a.partOff(ci, key.tp)
+			if len(levels) == 0 || off > levels[len(levels)-1] {
+				levels, by = append(levels, off), append(by, ci)
+			}
+		}
+		from := int64(0)
+		if latest[key.group] {
+			from = a.partOff(list[0], key.tp)
+			for _, d := range a.dels[key] {
+				from = min(from, d.off)
+			}
+		}
+		top := levels[len(levels)-1]
+		var cur *LostByCommitEntry
+		curBy := int32(-1)
+		for _, r := range a.finalRecs(key.tp) {
+			if r.off >= top {
+				break
+			}
+			lost := r.off >= from && !a.delivered[key.group][r.val] && (!rc[key.group] || c.committedVisible(r.val, r.tp, r.off))
+			if !lost {
+				cur = nil
+				continue
+			}
+			ci := by[sort.Search(len(levels), func(i int) bool { return levels[i] > r.off })]
+			if cur == nil || curBy != ci {
+				t := c.tps[key.tp]
+				a.r.Anomalies.LostByCommit = append(a.r.Anomalies.LostByCommit, LostByCommitEntry{
+					Group: c.groupNames[key.group], Topic: t.topic, Partition: t.partition, FirstOffset: r.off,
+					Commit: a.commitRef(ci, key.tp)})
+				cur, curBy = &a.r.Anomalies.LostByCommit[len(a.r.Anomalies.LostByCommit)-1], ci
+			}
+			cur.LastOffset = r.off
+			cur.Count++
+			a.lostByCommitN++
+			if len(cur.Values) < maxListed {
+				cur.Values = append(cur.Values, c.vals[r.val].str)
+			}
+			if s, _ := c.writer(r.val, r.tp, r.off); s >= 0 && c.sends[s].typ == opOK && c.sends[s].ret > c.commits[ci].ret {
+				cur.AckedAfterCommit++
+			}
+		}
+	}
+	for i := range a.r.Anomalies.LostByCommit {
+		e := &a.r.Anomalies.LostByCommit[i]
+		key := groupTP{c.groupIdx[e.Group], c.tp([]byte(e.Topic), e.Partition)}
+		var last *delivery
+		for _, d := range a.dels[key] {
+			if d.off < e.FirstOffset && (last == nil || d.off > last.off) {
+				last = &d
+			}
+		}
+		if last != nil {
+			ref := a.deliveryRef(*last)
+			e.LastDelivered = &ref
+		}
+		e.Text = a.lostByCommitText(e)
+	}
+}
+
+func (a *analysis) lostByCommitText(e *LostByCommitEntry) string {
+	cm := e.Commit
+	kind := "commit"
+	if cm.Auto {
+		kind = "auto-commit"
+	}
+	s := fmt.Sprintf("group %s: %d records of %s-%d at offsets %d-%d (%s) are in the log but were never delivered to any member of the group, "+
+		"yet %s #%d by %s committed offset %d at %.1f s: the group will not read them again",
+		e.Group, e.Count, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, strings.Join(e.Values, ", "),
+		kind, cm.Index, who(cm.Process, cm.Member, cm.Generation), cm.Offset, cm.DoneS)
+	if d := e.LastDelivered; d != nil {
+		s += fmt.Sprintf("; its last delivery below them was offset %d, by %s at %.1f s", d.Offset, who(d.Process, d.Member, d.Generation), d.AtS)
+	} else {
+		s += "; the group delivered nothing below them"
+	}
+	if e.AckedAfterCommit > 0 {
+		s += fmt.Sprintf("; %d of them were acked after the commit: written below a committed offset", e.AckedAfterCommit)
+	}
+	return s
+}
+
+// commitBackwards reports what group.go found while streaming, with what
+// the history holds that explains it.
+func (a *analysis) commitBackwards() {
+	c := a.c
+	for _, b := range c.backs {
+		t := c.tps[b.tp]
+		e := CommitBackwardsEntry{Group: c.groupNames[b.group], Topic: t.topic, Partition: t.partition, Kind: b.kind,
+			Committed: b.committed, Commit: a.commitRef(b.commit, b.tp), Resumed: b.resumed, By: b.committed - b.resumed}
+		var what string
+		switch b.kind {
+		case ResumedBelowCommit:
+			gp := c.gpolls[b.gpoll]
+			op := c.polls[gp.poll]
+			var recVal int32 = -1
+			for i := op.start; i < op.end; i++ {
+				if c.recs[i].tp == b.tp && c.recs[i].off == b.resumed {
+					recVal = c.recs[i].val
+				}
+			}
+			d := a.deliveryRef(delivery{gpoll: b.gpoll, off: b.resumed, val: max(recVal, 0)})
+			e.Member = &d
+			rb := c.rebals[b.rebal]
+			what = fmt.Sprintf("then %s, assigned the partition at %.1f s, resumed at offset %d", who(d.Process, d.Member, d.Generation), secs(rb.at), b.resumed)
+		case CommittedLower:
+			l := a.commitRef(b.lower, b.tp)
+			e.Lower = &l
+			what = fmt.Sprintf("then commit #%d by %s committed offset %d at %.1f s", l.Index, who(l.Process, l.Member, l.Generation), l.Offset, l.DoneS)
+		}
+		from := c.commits[b.commit].ret
+		for _, fi := range a.faults {
+			if op := c.nem[fi]; op.call > from && op.call <= b.at {
+				e.Faults = append(e.Faults, a.faultRef(fi))
+			}
+		}
+		e.Causes = a.backCauses(&e, b, from)
+		cm := e.Commit
+		e.Text = fmt.Sprintf("group %s's committed offset of %s-%d went back by %d: commit #%d by %s committed offset %d at %.1f s, %s; %s",
+			e.Group, e.Topic, e.Partition, e.By, cm.Index, who(cm.Process, cm.Member, cm.Generation), cm.Offset, cm.DoneS, what,
+			strings.Join(e.Causes, "; "))
+		a.r.Anomalies.CommitBackwards = append(a.r.Anomalies.CommitBackwards, e)
+	}
+}
+
+// backCauses lists what the history holds that explains a
+// commit-backwards: faults between (those on __consumer_offsets first),
+// the log truncated below the committed offset, commits that ended
+// unknown. It names nothing the history does not hold.
+func (a *analysis) backCauses(e *CommitBackwardsEntry, b backOp, from int64) []string {
+	c := a.c
+	var out []string
+	for _, f := range e.Faults {
+		if mentionsOffsetsTopic(f.Details) {
+			out = append(out, fmt.Sprintf("%s on __consumer_offsets (where the group's commits are stored), between the commit and the going back", f))
+		}
+	}
+	var others []string
+	for _, f := range e.Faults {
+		if !mentionsOffsetsTopic(f.Details) {
+			others = append(others, f.String())
+		}
+	}
+	if len(others) > 0 {
+		out = append(out, "faults between the commit and the going back: "+strings.Join(others, ", "))
+	}
+	if f := c.tps[b.tp].final; f >= 0 {
+		if end, ok := c.finals[f].ends[b.tp]; ok && end < b.committed {
+			out = append(out, fmt.Sprintf("the log of %s-%d ends at %d (final read), below the committed offset: the partition was truncated and the position reset", e.Topic, e.Partition, end))
+		}
+	}
+	for _, r := range a.r.Anomalies.OffsetReuse {
+		if r.Topic == e.Topic && r.Partition == e.Partition && r.Offset >= b.resumed && r.Offset < b.committed {
+			out = append(out, fmt.Sprintf("offset %d of the partition was reused (the log was truncated below the committed offset)", r.Offset))
+			break
+		}
+	}
+	n := 0
+	for i := range c.commits {
+		op := &c.commits[i]
+		if op.group == b.group && op.typ == opInfo && op.call > from && op.call <= b.at {
+			n++
+		}
+	}
+	if n > 0 {
+		out = append(out, fmt.Sprintf("%d commits of the group in between ended unknown", n))
+	}
+	if len(out) == 0 {
+		out = append(out, "the history holds no fault or truncation that explains it: the group coordinator returned an offset older than one it had acknowledged")
+	}
+	return out
+}
+
+// mentionsOffsetsTopic reports whether a fault's details name
+// __consumer_offsets, or a target role that means its replicas (the
+// nemesis's group-coordinator and group-coordinator-followers: the
+// replicas of the __consumer_offsets partition that owns the group).
+func mentionsOffsetsTopic(d map[string]any) bool {
+	for _, v := range d {
+		if s := fmt.Sprint(v); strings.Contains(s, "__consumer_offsets") || strings.Contains(s, "group-coordinator") {
+			return true
+		}
+	}
+	return false
+}
+
+// redeliveries finds records a group delivered more than once (the same
+// value at the same offset), grouped into ranges by who delivered them
+// first and again, and says why: the new owner resumed below a committed
+// offset, the member was restarted, the partition was reassigned, or the
+// same member went back within a generation.
+func (a *analysis) redeliveries() {
+	c := a.c
+	for _, key := range sortedGroupTPs(a.dels) {
+		first := map[int64]delivery{}
+		var cur *RedeliveryEntry
+		var curKey [3]int32
+		for _, d := range a.dels[key] {
+			f, ok := first[d.off]
+			if !ok {
+				first[d.off] = d
+				continue
+			}
+			if f.val != d.val {
+				continue // another value at the offset: offset-reuse, not a redelivery
+			}
+			a.redeliveredN++
+			cause := a.cause(key, f, d)
+			k := [3]int32{c.gpolls[f.gpoll].proc, c.gpolls[d.gpoll].proc, int32(len(cause))}
+			if cur == nil || k != curKey || cur.Cause != cause || d.off <= cur.LastOffset {
+				t := c.tps[key.tp]
+				a.r.Anomalies.Redelivery = append(a.r.Anomalies.Redelivery, RedeliveryEntry{Group: c.groupNames[key.group],
+					Topic: t.topic, Partition: t.partition, FirstOffset: d.off, First: a.deliveryRef(f), Again: a.deliveryRef(d), Cause: cause})
+				cur, curKey = &a.r.Anomalies.Redelivery[len(a.r.Anomalies.Redelivery)-1], k
+			}
+			cur.LastOffset = d.off
+			cur.Count++
+		}
+	}
+	for i := range a.r.Anomalies.Redelivery {
+		e := &a.r.Anomalies.Redelivery[i]
+		f, g := e.First, e.Again
+		s := fmt.Sprintf("group %s delivered %d records of %s-%d at offsets %d-%d again: first to %s at %.1f s, again to %s at %.1f s",
+			e.Group, e.Count, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, who(f.Process, f.Member, f.Generation), f.AtS,
+			who(g.Process, g.Member, g.Generation), g.AtS)
+		switch e.Cause {
+		case CauseCommitBackwards:
+			s += ", which resumed below the group's committed offset (commit-backwards)"
+		case CauseRestart:
+			s += fmt.Sprintf(", after member %s's process p%d was replaced by p%d, which resumed from the group's committed offset", g.Member, f.Process, g.Process)
+		case CauseRebalance:
+			s += fmt.Sprintf(", after a rebalance: the partition was assigned in generation %s and resumed from the group's committed offset", genText(g.Generation))
+		case CauseSameGeneration:
+			s += ", by the same member within one generation (see nonmonotonic-poll)"
+		}
+		if co, ok := a.committedBefore(e, g.AtS); ok {
+			s += fmt.Sprintf(" (offset %d, committed before)", co)
+		}
+		e.Text = s
+	}
+}
+
+func genText(g *int32) string {
+	if g == nil {
+		return "unknown"
+	}
+	return fmt.Sprint(*g)
+}
+
+// committedBefore returns the highest offset the group committed (ok) on
+// the entry's partition at or below its first offset, before at.
+func (a *analysis) committedBefore(e *RedeliveryEntry, at float64) (int64, bool) {
+	c := a.c
+	tp := c.tp([]byte(e.Topic), e.Partition)
+	g := c.groupIdx[e.Group]
+	best, ok := int64(-1), false
+	for i := range c.commits {
+		op := &c.commits[i]
+		if op.group != g || op.typ != opOK || secs(op.ret) > at {
+			continue
+		}
+		for _, cp := range op.parts {
+			if cp.ok && cp.tp == tp && cp.off <= e.FirstOffset && cp.off > best {
+				best, ok = cp.off, true
+			}
+		}
+	}
+	return best, ok
+}
+
+// cause says why delivery d repeated f.
+func (a *analysis) cause(key groupTP, f, d delivery) string {
+	c := a.c
+	pf, pd := c.gpolls[f.gpoll], c.gpolls[d.gpoll]
+	for _, b := range c.backs {
+		if b.kind == ResumedBelowCommit && b.group == key.group && b.tp == key.tp && b.proc == pd.proc &&
+			d.off >= b.resumed && d.off < b.committed && c.gpolls[b.gpoll].poll <= pd.poll {
+			return CauseCommitBackwards
+		}
+	}
+	mf, md := c.members[pf.proc], c.members[pd.proc]
+	if pf.proc != pd.proc && mf != nil && md != nil && mf.name == md.name {
+		return CauseRestart
+	}
+	if pf.proc != pd.proc || pf.gen != pd.gen || pf.hasGen != pd.hasGen {
+		return CauseRebalance
+	}
+	for _, r := range c.rebals {
+		if r.proc == pd.proc && r.at > c.polls[pf.poll].ret && r.at < c.polls[pd.poll].call && slices.Contains(r.assigned, key.tp) {
+			return CauseRebalance
+		}
+	}
+	return CauseSameGeneration
+}
+
+// killedAt finds the member processes that a member fault took away: a
+// member-kill or member-leave (done, ok) names its member in
+// details.member, and ends the process of that member that subscribed
+// last before it. A killed process records nothing more, so without this
+// it would seem to hold its partitions to the end.
+func (a *analysis) killedAt() map[int32]int64 {
+	c := a.c
+	out := map[int32]int64{}
+	for _, op := range c.nem {
+		if (op.f != histories.FMemberKill && op.f != histories.FMemberLeave) || op.typ != histories.OK {
+			continue
+		}
+		name, _ := op.v.Details["member"].(string)
+		best, bestAt := int32(-1), int64(-1)
+		for p, m := range c.members {
+			if m.name == name && m.subAt <= op.call && m.subAt > bestAt {
+				best, bestAt = p, m.subAt
+			}
+		}
+		if best >= 0 {
+			if g, ok := c.goneAt[best]; !ok || g > op.call {
+				out[best] = op.call
+			}
+		}
+	}
+	return out
+}
+
+// groupStats describes the groups; nil without any.
+func (a *analysis) groupStats() *GroupStats {
+	c := a.c
+	if len(c.groupNames) == 0 {
+		return nil
+	}
+	st := &GroupStats{Groups: len(c.groupNames), Processes: len(c.members), Rebalances: len(c.rebals),
+		Redelivered: a.redeliveredN, LostByCommit: a.lostByCommitN}
+	names := map[string]bool{}
+	for _, m := range c.members {
+		names[c.groupNames[m.group]+"\x00"+m.name] = true
+	}
+	st.Members = len(names)
+	for i := range c.commits {
+		if st.Commits == nil {
+			st.Commits = map[string]int{}
+		}
+		st.Commits[typName(c.commits[i].typ)]++
+		if c.commits[i].auto {
+			st.Commits["auto"]++
+		}
+	}
+	for _, ds := range a.dels {
+		st.Delivered += len(ds)
+	}
+	st.UnassignedS = a.unassigned()
+	return st
+}
+
+// unassigned measures, per partition, the seconds from its first
+// assignment to the last group event during which no live member of any
+// group held it (a member holds a partition from the rebalance that
+// assigned it to the one that revoked or lost it, or until an info retired
+// its process).
+func (a *analysis) unassigned() map[string]float64 {
+	c := a.c
+	if len(c.rebals) == 0 {
+		return nil
+	}
+	type ev struct {
+		at    int64
+		proc  int32
+		tp    int32
+		delta int // +1 held, -1 released; 0 a process retired
+	}
+	var evs []ev
+	end := int64(0)
+	for _, r := range c.rebals {
+		for _, tp := range slices.Concat(r.revoked, r.lost) {
+			evs = append(evs, ev{r.at, r.proc, tp, -1})
+		}
+		for _, tp := range r.assigned {
+			evs = append(evs, ev{r.at, r.proc, tp, +1})
+		}
+		end = max(end, r.at)
+	}
+	for p, at := range c.goneAt {
+		evs = append(evs, ev{at, p, -1, 0})
+		end = max(end, at)
+	}
+	for p, at := range a.killedAt() {
+		evs = append(evs, ev{at, p, -1, 0})
+	}
+	for _, gp := range c.gpolls {
+		end = max(end, c.polls[gp.poll].ret)
+	}
+	for i := range c.commits {
+		end = max(end, c.commits[i].ret)
+	}
+	slices.SortStableFunc(evs, func(x, y ev) int { return cmp.Compare(x.at, y.at) })
+	held := map[procTP]bool{}
+	count := map[int32]int{}
+	since := map[int32]int64{} // tp -> when it lost its last holder
+	total := map[int32]int64{}
+	release := func(k procTP, at int64) {
+		if !held[k] {
+			return
+		}
+		delete(held, k)
+		if count[k.tp]--; count[k.tp] == 0 {
+			since[k.tp] = at
+		}
+	}
+	for _, e := range evs {
+		switch {
+		case e.delta == 0:
+			for k := range held {
+				if k.proc == e.proc {
+					release(k, e.at)
+				}
+			}
+		case e.delta < 0:
+			release(procTP{e.proc, e.tp}, e.at)
+		default:
+			k := procTP{e.proc, e.tp}
+			if held[k] {
+				continue
+			}
+			held[k] = true
+			if s, ok := since[e.tp]; ok && count[e.tp] == 0 {
+				total[e.tp] += e.at - s
+				delete(since, e.tp)
+			}
+			if _, ok := total[e.tp]; !ok {
+				total[e.tp] = 0
+			}
+			count[e.tp]++
+		}
+	}
+	for tp, s := range since {
+		if count[tp] == 0 {
+			total[tp] += end - s
+		}
+	}
+	out := map[string]float64{}
+	for tp, d := range total {
+		out[c.tps[tp].name()] = secs(d)
+	}
+	return out
+}
+
+// explainGroups adds the group anomalies to the explanations, in words.
+func (a *analysis) explainGroups() {
+	an := &a.r.Anomalies
+	add := func(kind, topic string, p int32, first, last int64, n int, vals []string, faults []FaultRef, text string) {
+		a.r.Explanations = append(a.r.Explanations, Explanation{Kind: kind, Topic: topic, Partition: p,
+			FirstOffset: first, LastOffset: last, Count: n, Values: vals, FaultsAfter: faults, Text: text})
+	}
+	for _, e := range an.LostByCommit {
+		add(LostByCommit, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, e.Values, nil, e.Text)
+	}
+	for _, e := range an.CommitBackwards {
+		add(CommitBackwards, e.Topic, e.Partition, e.Resumed, e.Committed-1, int(e.By), nil, e.Faults, e.Text)
+	}
+	for _, e := range an.Redelivery {
+		add(Redelivery, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, nil, nil, e.Text)
+	}
+}

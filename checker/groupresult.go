@@ -1,0 +1,133 @@
+package checker
+
+// Anomaly names of consumer groups (docs/HISTORY.md, "Consumer groups:
+// what the checker proves").
+const (
+	LostByCommit    = "lost-by-commit"
+	CommitBackwards = "commit-backwards"
+	Redelivery      = "redelivery"
+)
+
+// Kinds of commit-backwards.
+const (
+	// ResumedBelowCommit: a member newly assigned a partition first
+	// delivered an offset below one the group had committed (ok) before
+	// that assignment: the group's committed offset went back.
+	ResumedBelowCommit = "resumed-below-commit"
+	// CommittedLower: an ok commit of a partition below an earlier ok one.
+	CommittedLower = "committed-lower"
+)
+
+// Causes of a redelivery.
+const (
+	CauseCommitBackwards = "commit-backwards" // the new owner resumed below a committed offset
+	CauseRestart         = "restart"          // the member's process was replaced
+	CauseRebalance       = "rebalance"        // the partition was (re)assigned in a new generation
+	CauseSameGeneration  = "same-generation"  // the same member went back within a generation (nonmonotonic-poll)
+)
+
+// CommitRef names a commit op.
+type CommitRef struct {
+	Index      int64   `json:"index"` // the history index of its invoke
+	Process    int     `json:"process"`
+	Member     string  `json:"member,omitempty"`
+	MemberID   string  `json:"member_id,omitempty"`
+	Generation *int32  `json:"generation,omitempty"`
+	Type       string  `json:"type"`
+	Error      string  `json:"error,omitempty"`
+	Auto       bool    `json:"auto,omitempty"`
+	InvokedS   float64 `json:"invoked_s"`
+	DoneS      float64 `json:"done_s"`
+	// Offset is what it committed on the entry's partition.
+	Offset int64 `json:"offset"`
+}
+
+// DeliveryRef names the delivery of one record by a group member's poll.
+type DeliveryRef struct {
+	Process    int     `json:"process"`
+	Member     string  `json:"member,omitempty"`
+	MemberID   string  `json:"member_id,omitempty"`
+	Generation *int32  `json:"generation,omitempty"`
+	Offset     int64   `json:"offset"`
+	Value      string  `json:"value"`
+	AtS        float64 `json:"at_s"`
+}
+
+// LostByCommitEntry is a range of records on one partition, below an
+// offset the group committed (ok), that the log holds (the completed final
+// read) and that no member of the group ever delivered.
+type LostByCommitEntry struct {
+	Group       string   `json:"group"`
+	Topic       string   `json:"topic"`
+	Partition   int32    `json:"partition"`
+	FirstOffset int64    `json:"first_offset"`
+	LastOffset  int64    `json:"last_offset"`
+	Count       int      `json:"count"`
+	Values      []string `json:"values"`
+	// Commit is the first ok commit that covered the range.
+	Commit CommitRef `json:"commit"`
+	// LastDelivered is the group's last delivery on the partition below
+	// the range, if any.
+	LastDelivered *DeliveryRef `json:"last_delivered,omitempty"`
+	// AckedAfterCommit counts records of the range whose send was acked
+	// after the commit completed: written below a committed offset.
+	AckedAfterCommit int    `json:"acked_after_commit,omitempty"`
+	Text             string `json:"text"`
+}
+
+// CommitBackwardsEntry is the group's committed offset of a partition
+// going back: by By offsets, from Committed to Resumed.
+type CommitBackwardsEntry struct {
+	Group     string `json:"group"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Kind      string `json:"kind"`
+	// Committed is the highest offset committed (ok) before; Commit the
+	// commit that did.
+	Committed int64     `json:"committed"`
+	Commit    CommitRef `json:"commit"`
+	// Resumed is where the group went on from: the first offset the newly
+	// assigned member delivered, or the lower commit's offset.
+	Resumed int64        `json:"resumed"`
+	By      int64        `json:"by"`
+	Member  *DeliveryRef `json:"member,omitempty"`
+	Lower   *CommitRef   `json:"lower,omitempty"`
+	// Faults are the faults made between the commit's completion and the
+	// going back.
+	Faults []FaultRef `json:"faults,omitempty"`
+	// Causes list what the history holds that explains it.
+	Causes []string `json:"causes,omitempty"`
+	Text   string   `json:"text"`
+}
+
+// RedeliveryEntry is a range of records on one partition that the group
+// delivered again: first by First, again by Again.
+type RedeliveryEntry struct {
+	Group       string      `json:"group"`
+	Topic       string      `json:"topic"`
+	Partition   int32       `json:"partition"`
+	FirstOffset int64       `json:"first_offset"`
+	LastOffset  int64       `json:"last_offset"`
+	Count       int         `json:"count"`
+	First       DeliveryRef `json:"first"`
+	Again       DeliveryRef `json:"again"`
+	Cause       string      `json:"cause"`
+	Text        string      `json:"text"`
+}
+
+// GroupStats describes the consumer groups of a run.
+type GroupStats struct {
+	Groups     int `json:"groups"`
+	Members    int `json:"members"`   // distinct member names
+	Processes  int `json:"processes"` // member processes (a restart is a new one)
+	Rebalances int `json:"rebalances"`
+	// Commits counts commit ops by outcome, and "auto" those the client
+	// made by itself.
+	Commits      map[string]int `json:"commits,omitempty"`
+	Delivered    int            `json:"delivered"`
+	Redelivered  int            `json:"redelivered"`
+	LostByCommit int            `json:"lost_by_commit"`
+	// UnassignedS is, per partition, the seconds from its first
+	// assignment to the group's last op during which no live member held it.
+	UnassignedS map[string]float64 `json:"unassigned_s,omitempty"`
+}

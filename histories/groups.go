@@ -1,0 +1,121 @@
+package histories
+
+// Consumer groups (extension of v1, docs/HISTORY.md "Consumer groups").
+//
+// A group member is a client process like any other: it follows the
+// operation model (an invoke, one completion; a new process after an
+// info). Its ops are:
+//
+//   - subscribe: the member joins group G on topic T with a rebalance
+//     protocol. ok: it is a member (it knows its member id); fail: it is
+//     not; info: unknown.
+//   - poll: a v1 poll, whose invoke adds the group, the member id and the
+//     generation the member was in when it polled. A reader of v1 sees a
+//     plain poll and judges it as before.
+//   - commit: the member commits offsets (the next offset to read, per
+//     partition, as Kafka's OffsetCommit does). Outcomes as for sends: ok
+//     means committed, fail definitely not (the coordinator refused:
+//     ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, ...),
+//     info unknown (a timeout, a lost connection). An ok completion lists
+//     the partitions that committed; one of the invoke's partitions absent
+//     from it did not (its error is in "errors").
+//   - rebalance: what the client learned from a rebalance: the partitions
+//     newly assigned to it, revoked from it, or lost (revoked without the
+//     chance to commit, after the member was fenced or timed out), and its
+//     generation after it. It is an invoke followed at once by an ok, like
+//     assign: the client learns it, it does not ask for it.
+//
+// Generation is the classic protocol's generation id, or the KIP-848
+// member epoch under the consumer protocol; -1 where the client cannot
+// tell.
+
+// Op names of group members.
+const (
+	FSubscribe = "subscribe"
+	FCommit    = "commit"
+	FRebalance = "rebalance"
+)
+
+// Rebalance protocols (SubscribeValue.Protocol).
+const (
+	ProtocolClassic  = "classic"
+	ProtocolConsumer = "consumer" // KIP-848, Kafka 4.0+
+)
+
+// Delivery guarantees a group may declare (RunInfo.Group.Delivery).
+const (
+	AtLeastOnce = "at-least-once"
+	ExactlyOnce = "exactly-once"
+)
+
+// SubscribeValue is a subscribe's value. The invoke names the member (the
+// workload's stable name for it, kept by the process that replaces a
+// killed one), the group, the topic and the protocol; an ok completion
+// adds the member id the group gave (or the client chose, KIP-848).
+type SubscribeValue struct {
+	Group    string `json:"group"`
+	Member   string `json:"member"`
+	Topic    string `json:"topic"`
+	Protocol string `json:"protocol"`
+	// OffsetReset is where the group starts a partition it has no
+	// committed offset for: "earliest" (absent) or "latest". With
+	// "latest" the records before the group's first delivery on a
+	// partition were never the group's to read.
+	OffsetReset string `json:"offset_reset,omitempty"`
+	MemberID    string `json:"member_id,omitempty"`
+}
+
+// GroupPoll is what a group member's poll invoke adds to a ReadRequest.
+type GroupPoll struct {
+	Group      string `json:"group,omitempty"`
+	MemberID   string `json:"member_id,omitempty"`
+	Generation *int32 `json:"generation,omitempty"`
+}
+
+// GroupReadRequest is a group member's poll invoke value: a v1 poll plus
+// the group fields.
+type GroupReadRequest struct {
+	ReadRequest
+	GroupPoll
+}
+
+// CommitValue is a commit's value: offsets are the next offsets to read,
+// per partition (JSON object keys are strings). An ok completion's offsets
+// are those that committed; errors names, per partition, why one did not.
+type CommitValue struct {
+	Group      string            `json:"group"`
+	MemberID   string            `json:"member_id,omitempty"`
+	Generation *int32            `json:"generation,omitempty"`
+	Topic      string            `json:"topic"`
+	Offsets    map[string]int64  `json:"offsets"`
+	Errors     map[string]string `json:"errors,omitempty"`
+	// Auto marks a commit the client made by itself (auto-commit, or the
+	// commit before a revoke): the workload learns of it only when the
+	// client reports its outcome, so its invoke is recorded at that
+	// moment, just before its completion.
+	Auto bool `json:"auto,omitempty"`
+}
+
+// RebalanceValue is a rebalance's value (the invoke's and the ok's are
+// the same).
+type RebalanceValue struct {
+	Group      string  `json:"group"`
+	MemberID   string  `json:"member_id,omitempty"`
+	Generation *int32  `json:"generation,omitempty"`
+	Topic      string  `json:"topic"`
+	Assigned   []int32 `json:"assigned,omitempty"`
+	Revoked    []int32 `json:"revoked,omitempty"`
+	Lost       []int32 `json:"lost,omitempty"`
+}
+
+// GroupInfo is run.json's record of the consumer group (RunInfo.Group).
+type GroupInfo struct {
+	ID       string `json:"id"`
+	Members  int    `json:"members"`
+	Protocol string `json:"protocol"`
+	Commit   string `json:"commit"`
+	// Delivery is what the scenario declares the group promises:
+	// AtLeastOnce (absent) or ExactlyOnce. Only under exactly-once does a
+	// redelivery count against validity.
+	Delivery string `json:"delivery,omitempty"`
+}

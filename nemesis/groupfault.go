@@ -1,0 +1,166 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Client faults: they act on the workload's consumer-group members, not
+// on the cluster's nodes (histories/faults.go: member-kill, member-leave,
+// member-start, member-stall). The workload owns the clients; the nemesis
+// reaches them through Members, which the harness hands over
+// (workloads.GroupControl implements it). They are recorded like broker
+// faults: an invoke and an ok or info on process -1, the member in
+// value.details.member.
+
+// Fault names of the member faults.
+const (
+	FMemberKill  = histories.FMemberKill
+	FMemberLeave = histories.FMemberLeave
+	FMemberStart = histories.FMemberStart
+	FMemberStall = histories.FMemberStall
+	// HealMember is the heal kind that starts every member a member-kill
+	// or member-leave left down.
+	HealMember = histories.HealMember
+)
+
+var memberFaults = []string{FMemberKill, FMemberLeave, FMemberStart, FMemberStall}
+
+// Members is the workload's group members as the faults act on them.
+type Members interface {
+	Members() []string
+	Kill(ctx context.Context, member string) error
+	Start(ctx context.Context, member string) error
+	Leave(ctx context.Context, member string) error
+	Stall(ctx context.Context, member string, d time.Duration) error
+}
+
+// memberFault is one client fault. member "" or "random" picks one at
+// injection time: a running member for kill, leave and stall, a down one
+// for start (member-start without a member starts every down member).
+type memberFault struct {
+	op     string
+	member string
+	d      time.Duration
+}
+
+func (f *memberFault) Name() string { return f.op }
+
+func (f *memberFault) Spec() map[string]any {
+	out := map[string]any{}
+	if f.member != "" {
+		out["member"] = f.member
+	}
+	if f.d > 0 {
+		out["for"] = f.d.String()
+	}
+	return out
+}
+
+// pick resolves the member of a fault among the running (up) or down ones.
+func (e *Env) pickMember(name string, up bool) (string, error) {
+	e.mu.Lock()
+	var cands []string
+	for _, m := range e.Members.Members() {
+		if e.downMembers[m] != up {
+			cands = append(cands, m)
+		}
+	}
+	e.mu.Unlock()
+	if name != "" && name != RoleRandom {
+		if !slices.Contains(e.Members.Members(), name) {
+			return "", fmt.Errorf("no group member %q (members %v)", name, e.Members.Members())
+		}
+		return name, nil
+	}
+	if len(cands) == 0 {
+		state := "running"
+		if !up {
+			state = "down"
+		}
+		return "", fmt.Errorf("no %s group member to choose from", state)
+	}
+	return cands[e.rand().intn(len(cands))], nil
+}
+
+func (f *memberFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	if e.Members == nil {
+		return nil, nil, errors.New("the workload has no consumer group (workload.group) for a member fault")
+	}
+	if f.op == FMemberStart && (f.member == "" || f.member == RoleRandom) {
+		started, err := e.startMembers(ctx)
+		return nil, map[string]any{"members": started}, err
+	}
+	m, err := e.pickMember(f.member, f.op != FMemberStart)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := map[string]any{"member": m}
+	switch f.op {
+	case FMemberKill:
+		err = e.Members.Kill(ctx, m)
+	case FMemberLeave:
+		err = e.Members.Leave(ctx, m)
+	case FMemberStart:
+		err = e.Members.Start(ctx, m)
+	case FMemberStall:
+		d["for"] = f.d.String()
+		err = e.Members.Stall(ctx, m, f.d)
+	}
+	if err == nil {
+		e.mu.Lock()
+		if e.downMembers == nil {
+			e.downMembers = map[string]bool{}
+		}
+		switch f.op {
+		case FMemberKill, FMemberLeave:
+			e.downMembers[m] = true
+		case FMemberStart:
+			delete(e.downMembers, m)
+		}
+		e.mu.Unlock()
+	}
+	return nil, d, err
+}
+
+// Heal starts the member a kill or leave took down.
+func (f *memberFault) Heal(ctx context.Context, e *Env) error {
+	if f.op != FMemberKill && f.op != FMemberLeave || e.Members == nil {
+		return nil
+	}
+	_, err := e.startMembers(ctx)
+	return err
+}
+
+// startMembers starts every member that is down, in name order.
+func (e *Env) startMembers(ctx context.Context) ([]string, error) {
+	if e.Members == nil {
+		return nil, nil
+	}
+	e.mu.Lock()
+	var down []string
+	for _, m := range e.Members.Members() {
+		if e.downMembers[m] {
+			down = append(down, m)
+		}
+	}
+	e.mu.Unlock()
+	var errs []error
+	var started []string
+	for _, m := range down {
+		if err := e.Members.Start(ctx, m); err != nil {
+			errs = append(errs, fmt.Errorf("start member %s: %w", m, err))
+			continue
+		}
+		started = append(started, m)
+		e.mu.Lock()
+		delete(e.downMembers, m)
+		e.mu.Unlock()
+	}
+	return started, errors.Join(errs...)
+}

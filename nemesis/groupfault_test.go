@@ -1,0 +1,187 @@
+package nemesis
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// fakeMembers records the member faults asked of it.
+type fakeMembers struct {
+	mu    sync.Mutex
+	names []string
+	calls []string
+	fail  error
+}
+
+func (f *fakeMembers) Members() []string { return f.names }
+func (f *fakeMembers) do(op, m string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, op+" "+m)
+	return f.fail
+}
+func (f *fakeMembers) Kill(_ context.Context, m string) error  { return f.do("kill", m) }
+func (f *fakeMembers) Start(_ context.Context, m string) error { return f.do("start", m) }
+func (f *fakeMembers) Leave(_ context.Context, m string) error { return f.do("leave", m) }
+func (f *fakeMembers) Stall(_ context.Context, m string, d time.Duration) error {
+	return f.do(fmt.Sprintf("stall %s", d), m)
+}
+
+func TestMemberFaults(t *testing.T) {
+	fm := &fakeMembers{names: []string{"member-0", "member-1", "member-2"}}
+	var buf bytes.Buffer
+	rec := histories.NewRecorder(&buf)
+	e := &Env{Cluster: newFakeCluster(), Members: fm, Seed: 1, Recorder: rec}
+	ctx := context.Background()
+	inject := func(st Step) error {
+		f, err := NewFault(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Inject(ctx, f)
+	}
+	if err := inject(Step{Fault: FMemberKill, Member: "member-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := inject(Step{Fault: FMemberLeave}); err != nil { // random: member-0 or member-2
+		t.Fatal(err)
+	}
+	if err := inject(Step{Fault: FMemberStall, Member: "member-0", For: Duration(15 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := inject(Step{Fault: FMemberKill, Member: "member-7"}); err == nil {
+		t.Error("an unknown member: want an error")
+	}
+	// heal member starts every member a kill or leave took down, once.
+	if err := e.Heal(ctx, HealMember, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Heal(ctx, HealMember, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	starts := 0
+	for _, c := range fm.calls {
+		if strings.HasPrefix(c, "start ") {
+			starts++
+		}
+	}
+	if fm.calls[0] != "kill member-1" || !strings.HasPrefix(fm.calls[1], "leave member-") || fm.calls[1] == "leave member-1" ||
+		fm.calls[2] != "stall 15s member-0" || starts != 2 {
+		t.Errorf("calls %v: want kill member-1, leave of a running member, the stall, then two starts", fm.calls)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := histories.ReadAll(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, ev := range evs {
+		if ev.Type == histories.Invoke {
+			continue
+		}
+		var v histories.NemesisValue
+		_ = ev.Decode(&v)
+		kinds = append(kinds, fmt.Sprintf("%s %s %v", ev.F, ev.Type, v.Details["member"]))
+	}
+	want := []string{"member-kill ok member-1", "member-leave ok " + strings.TrimPrefix(fm.calls[1], "leave "),
+		"member-stall ok member-0", "member-kill info <nil>", "heal ok <nil>", "heal ok <nil>"}
+	if !slices.Equal(kinds, want) {
+		t.Errorf("recorded %v, want %v", kinds, want)
+	}
+}
+
+func TestMemberFaultWithoutGroup(t *testing.T) {
+	e := &Env{Cluster: newFakeCluster()}
+	f, _ := NewFault(Step{Fault: FMemberKill})
+	if err := e.Inject(context.Background(), f); err == nil || !strings.Contains(err.Error(), "workload.group") {
+		t.Errorf("error %v: want one naming workload.group", err)
+	}
+	fm := &fakeMembers{names: []string{"member-0"}, fail: errors.New("boom")}
+	e = &Env{Cluster: newFakeCluster(), Members: fm}
+	if err := e.Inject(context.Background(), f); err == nil {
+		t.Error("a failing kill: want an error")
+	}
+}
+
+func TestMemberFaultValidation(t *testing.T) {
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"kill a member", "steps:\n - fault: member-kill\n   member: member-0", ""},
+		{"stall", "steps:\n - fault: member-stall\n   for: 15s", ""},
+		{"heal member", "steps:\n - heal: member", ""},
+		{"stall without for", "steps:\n - fault: member-stall", "nemesis.steps[0].for: member-stall needs a duration"},
+		{"for on kill", "steps:\n - fault: member-kill\n   for: 1s", "nemesis.steps[0].for: only for fault member-stall"},
+		{"member on a broker kill", "steps:\n - fault: kill\n   member: member-0\n   target: {role: leader}", "nemesis.steps[0].member: only for member faults"},
+		{"target on a member fault", "steps:\n - fault: member-leave\n   target: {role: leader}", "nemesis.steps[0].target: only for node faults"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseSchedule([]byte(tc.yaml))
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("want valid, got %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestResolveGroupCoordinator: the group roles read the __consumer_offsets
+// partition Kafka maps the group id to ("g2" is partition 43 of 50, 0 of 3).
+func TestResolveGroupCoordinator(t *testing.T) {
+	state := func(n int, owner int32, leader int32) []admin.PartitionState {
+		out := make([]admin.PartitionState, n)
+		for i := range out {
+			out[i] = admin.PartitionState{Partition: int32(i), Leader: 2, Replicas: []int32{2, 0}}
+		}
+		if int(owner) < n {
+			out[owner] = admin.PartitionState{Partition: owner, Leader: leader, Replicas: []int32{leader, 1}}
+			if leader < 0 {
+				out[owner].Replicas = []int32{0, 1}
+			}
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name, group, role string
+		parts             []admin.PartitionState
+		want, err         string
+	}{
+		{"coordinator of 50", "g2", RoleGroupCoordinator, state(50, 43, 0), "[0]", ""},
+		{"its followers", "g2", RoleGroupCoordinatorFollowers, state(50, 43, 0), "[1]", ""},
+		{"coordinator of 3", "g2", RoleGroupCoordinator, state(3, 0, 0), "[0]", ""},
+		{"offline", "g2", RoleGroupCoordinator, state(3, 0, -1), "", "is offline: no leader"},
+		{"no group", "", RoleGroupCoordinator, state(3, 0, 0), "", "no consumer group"},
+		{"not created yet", "g2", RoleGroupCoordinator, nil, "", "has no partition"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, a := newFakeEnv()
+			env.GroupID = tc.group
+			a.groupState = tc.parts
+			got, err := env.Resolve(context.Background(), &Target{Role: tc.role})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || fmt.Sprint(got) != tc.want {
+				t.Fatalf("got %v %v, want %s", got, err, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,289 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// The consumer group, one lane per member (docs/HISTORY.md "Consumer
+// groups"): the partitions it held over time (from the rebalances its
+// processes recorded: held from an assignment to the revoke or loss that
+// ended it, or until its process was retired or replaced), its commits
+// (ok, fail, info) and rebalances, and a mark on the commit of every
+// lost-by-commit range, named in its title.
+
+// groupView is the group section of a report; nil without a group.
+type groupView struct {
+	ID      string
+	Members []memberRow
+	Lost    []string // the lost-by-commit ranges, in words
+	SVG     svgDoc
+}
+
+type memberRow struct {
+	Member     string
+	Processes  string
+	Held       string // per partition, the intervals held
+	Rebalances int
+	OK, Fail   int
+	Info       int
+}
+
+// held is one partition held by one member process.
+type held struct {
+	tp         int32
+	start, end int64
+}
+
+type commitMark struct {
+	at   int64
+	typ  histories.Type
+	desc string
+	lost string // non-empty: a lost-by-commit range this commit covered
+}
+
+type lane struct {
+	member string
+	procs  []int
+	held   []held
+	open   map[int32]int64 // partition -> held since (its current process)
+	rebals []int64
+	commit []commitMark
+}
+
+// lostEntry is what the report reads of results.json's lost-by-commit.
+type lostEntry struct {
+	Topic       string `json:"topic"`
+	Partition   int32  `json:"partition"`
+	FirstOffset int64  `json:"first_offset"`
+	LastOffset  int64  `json:"last_offset"`
+	Count       int    `json:"count"`
+	Commit      struct {
+		Index int64 `json:"index"`
+	} `json:"commit"`
+}
+
+// readLostByCommit reads the lost-by-commit entries of results.json, if
+// any (a run without results shows its lanes unmarked).
+func readLostByCommit(dir string) []lostEntry {
+	b, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+	if err != nil {
+		return nil
+	}
+	var r struct {
+		Anomalies struct {
+			LostByCommit []lostEntry `json:"lost-by-commit"`
+		} `json:"anomalies"`
+	}
+	if json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	return r.Anomalies.LostByCommit
+}
+
+// groupSection streams the history once more for the group ops; nil when
+// the run had no group.
+func groupSection(dir string) (*groupView, error) {
+	f, err := os.Open(filepath.Join(dir, HistoryFile))
+	if err != nil {
+		return nil, nil
+	}
+	defer f.Close()
+	lost := map[int64][]lostEntry{} // commit invoke index -> ranges it covered
+	for _, e := range readLostByCommit(dir) {
+		lost[e.Commit.Index] = append(lost[e.Commit.Index], e)
+	}
+	lanes := map[string]*lane{}
+	byProc := map[int]*lane{}
+	commitAt := map[int]int64{} // process -> index of its open commit invoke
+	group := ""
+	var end int64
+	release := func(l *lane, p int32, at int64) {
+		if s, ok := l.open[p]; ok {
+			l.held = append(l.held, held{p, s, at})
+			delete(l.open, p)
+		}
+	}
+	rd := histories.NewReader(f)
+	for {
+		e, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			break // the main report names a damaged history
+		}
+		end = max(end, e.Time)
+		switch e.F {
+		case histories.FSubscribe:
+			var v histories.SubscribeValue
+			if e.Decode(&v) != nil || e.Type != histories.OK {
+				continue
+			}
+			group = v.Group
+			l := lanes[v.Member]
+			if l == nil {
+				l = &lane{member: v.Member, open: map[int32]int64{}}
+				lanes[v.Member] = l
+			}
+			// A new process of the member: what its predecessor held
+			// ended with it.
+			for p := range l.open {
+				release(l, p, e.Time)
+			}
+			l.procs = append(l.procs, e.Process)
+			byProc[e.Process] = l
+		case histories.FRebalance:
+			l := byProc[e.Process]
+			var v histories.RebalanceValue
+			if l == nil || e.Type != histories.OK || e.Decode(&v) != nil {
+				continue
+			}
+			l.rebals = append(l.rebals, e.Time)
+			for _, p := range slices.Concat(v.Revoked, v.Lost) {
+				release(l, p, e.Time)
+			}
+			for _, p := range v.Assigned {
+				if _, ok := l.open[p]; !ok {
+					l.open[p] = e.Time
+				}
+			}
+		case histories.FCommit:
+			l := byProc[e.Process]
+			if l == nil {
+				continue
+			}
+			if e.Type == histories.Invoke {
+				commitAt[e.Process] = e.Index
+				continue
+			}
+			var v histories.CommitValue
+			_ = e.Decode(&v)
+			var parts []string
+			for _, p := range histories.SortedPartitions(v.Offsets) {
+				parts = append(parts, fmt.Sprintf("%d@%d", p, v.Offsets[histories.PartitionKey(p)]))
+			}
+			m := commitMark{at: e.Time, typ: e.Type, desc: fmt.Sprintf("commit %s by p%d at %s: %s", e.Type, e.Process, secs(e.Time), strings.Join(parts, " "))}
+			if e.Error != "" {
+				m.desc += " (" + e.Error + ")"
+			}
+			for _, le := range lost[commitAt[e.Process]] {
+				m.lost += fmt.Sprintf("lost by commit: %s-%d offsets %d-%d (%d records) ", le.Topic, le.Partition, le.FirstOffset, le.LastOffset, le.Count)
+			}
+			l.commit = append(l.commit, m)
+		}
+	}
+	if len(lanes) == 0 {
+		return nil, nil
+	}
+	names := make([]string, 0, len(lanes))
+	for n := range lanes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	gv := &groupView{ID: group}
+	for _, n := range names {
+		l := lanes[n]
+		for p := range l.open {
+			release(l, p, end)
+		}
+		row := memberRow{Member: n, Rebalances: len(l.rebals)}
+		var ps []string
+		for _, p := range l.procs {
+			ps = append(ps, fmt.Sprintf("p%d", p))
+		}
+		row.Processes = strings.Join(ps, " ")
+		byTP := map[int32][]string{}
+		for _, h := range l.held {
+			byTP[h.tp] = append(byTP[h.tp], bareSecs(h.start)+"-"+secs(h.end))
+		}
+		var hs []string
+		for _, p := range slices.Sorted(func(y func(int32) bool) {
+			for p := range byTP {
+				if !y(p) {
+					return
+				}
+			}
+		}) {
+			hs = append(hs, fmt.Sprintf("%d: %s", p, strings.Join(byTP[p], ", ")))
+		}
+		row.Held = strings.Join(hs, "; ")
+		for _, c := range l.commit {
+			switch c.typ {
+			case histories.OK:
+				row.OK++
+			case histories.Fail:
+				row.Fail++
+			default:
+				row.Info++
+			}
+			if c.lost != "" {
+				gv.Lost = append(gv.Lost, strings.TrimSpace(c.lost)+" ("+c.desc+", member "+n+")")
+			}
+		}
+		gv.Members = append(gv.Members, row)
+	}
+	gv.SVG = groupSVG(names, lanes, end)
+	return gv, nil
+}
+
+// groupSVG draws one lane per member: a thin bar per partition held,
+// ticks for commits (green ok, grey fail, orange info, red when it
+// covered records lost by commit) and rebalances (blue).
+func groupSVG(names []string, lanes map[string]*lane, end int64) svgDoc {
+	const left, width, rowH = 110.0, 1000.0, 14.0
+	parts := map[int32]bool{}
+	for _, l := range lanes {
+		for _, h := range l.held {
+			parts[h.tp] = true
+		}
+	}
+	np := max(len(parts), 1)
+	laneH := float64(np)*rowH/2 + 26
+	doc := svgDoc{W: left + width + 20, H: 30 + laneH*float64(len(names)), Label: "consumer group lanes"}
+	x := func(t int64) float64 {
+		if end <= 0 {
+			return left
+		}
+		return left + width*float64(t)/float64(end)
+	}
+	for i := 0; i <= 10; i++ {
+		t := end * int64(i) / 10
+		doc.Under = append(doc.Under, el{Kind: "line", X: x(t), Y: 16, X2: x(t), Y2: doc.H, Stroke: "#eee", SW: 1})
+		doc.Els = append(doc.Els, el{Kind: "text", X: x(t), Y: 12, Anchor: "middle", Class: "tick", Text: secs(t)})
+	}
+	for i, n := range names {
+		l := lanes[n]
+		y0 := 24 + laneH*float64(i)
+		doc.Els = append(doc.Els, el{Kind: "text", X: 4, Y: y0 + 12, Class: "lane-head", Text: n})
+		for _, h := range l.held {
+			y := y0 + 18 + float64(h.tp)*rowH/2
+			doc.Els = append(doc.Els, el{Kind: "rect", X: x(h.start), Y: y, W: max(x(h.end)-x(h.start), 1), H: rowH/2 - 1,
+				Fill: "#4a7fc1", Opacity: 0.7, Title: fmt.Sprintf("%s holds partition %d from %s to %s", n, h.tp, bareSecs(h.start), secs(h.end))})
+		}
+		for _, t := range l.rebals {
+			doc.Els = append(doc.Els, el{Kind: "line", X: x(t), Y: y0 + 2, X2: x(t), Y2: y0 + 16, Stroke: "#1f5fa8", SW: 1})
+		}
+		for _, c := range l.commit {
+			color := map[histories.Type]string{histories.OK: "#2e8b57", histories.Fail: "#888", histories.Info: "#d68910"}[c.typ]
+			title := c.desc
+			if c.lost != "" {
+				color, title = "#c0392b", c.lost+"— "+c.desc
+			}
+			doc.Els = append(doc.Els, el{Kind: "rect", X: x(c.at) - 1, Y: y0 + 4, W: 2, H: 10, Fill: color, Title: title})
+		}
+	}
+	return doc
+}
+
+// bareSecs is secs without its unit, for the start of a range.
+func bareSecs(t int64) string { return strings.TrimSuffix(secs(t), " s") }

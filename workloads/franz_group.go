@@ -1,0 +1,223 @@
+package workloads
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// franzMember is a kgo group consumer (kgo.ConsumerGroup).
+//
+//   - protocol consumer: kgo.ServerSideBalancer with the range balancer
+//     (KIP-848; kgo runs it only against Kafka 4.0+, ConsumerGroupHeartbeat
+//     v1, and falls back to classic otherwise: the integration test checks
+//     the group's type on the broker);
+//   - commit auto: kgo's autocommit every commit interval, reported by
+//     AutoCommitCallback; since kchaos sets OnPartitionsRevoked (which
+//     replaces kgo's default revoke, the one that commits), the revoke
+//     callback commits what was polled, as that default does;
+//   - commit manual: DisableAutoCommit; the member loop commits through
+//     CommitOffsetsSync, and the revoke callback through the handler;
+//   - max poll interval: RebalanceTimeout (how long a member may take to
+//     rejoin, or under KIP-848 to acknowledge a revocation, before the
+//     coordinator drops it).
+//
+// Its dialer can be cut (Kill): every connection closed and new dials
+// refused, so the client vanishes as a crashed process would, and its
+// LeaveGroup on close never arrives.
+type franzMember struct {
+	cfg  Config
+	cl   *kgo.Client
+	h    GroupHandler
+	cut  *cutDialer
+	once sync.Once
+}
+
+// NewGroupMember makes member i's client, subscribed to cfg.Topic.
+func (franzDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h GroupHandler) (GroupMember, error) {
+	m := &franzMember{cfg: cfg, h: h, cut: &cutDialer{}}
+	g := cfg.Group
+	reset := kgo.NewOffset().AtStart()
+	if cfg.OffsetReset == ResetLatest {
+		reset = kgo.NewOffset().AtEnd()
+	}
+	opts := append(franzCommon(cfg, bootstrap, fmt.Sprintf("kchaos-%s-%s", g.ID, MemberName(i))),
+		kgo.Dialer(m.cut.dial),
+		kgo.ConsumerGroup(g.ID),
+		kgo.ConsumeTopics(cfg.Topic),
+		kgo.ConsumeResetOffset(reset),
+		kgo.FetchMaxWait(500*time.Millisecond),
+		kgo.FetchIsolationLevel(franzIsolation(cfg.Isolation)),
+		kgo.SessionTimeout(g.SessionTimeout.Std()),
+		kgo.HeartbeatInterval(g.SessionTimeout.Std()/6),
+		kgo.RebalanceTimeout(g.MaxPollInterval.Std()),
+		kgo.OnPartitionsAssigned(func(ctx context.Context, cl *kgo.Client, a map[string][]int32) {
+			m.rebalanced(ctx, RebalanceEvent{Assigned: sorted(a[cfg.Topic])})
+		}),
+		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, r map[string][]int32) {
+			if g.Commit == CommitAuto {
+				cl.CommitOffsetsSync(cl.Context(), cl.UncommittedOffsets(), m.autoCommitted)
+			}
+			m.rebalanced(ctx, RebalanceEvent{Revoked: sorted(r[cfg.Topic])})
+		}),
+		kgo.OnPartitionsLost(func(ctx context.Context, cl *kgo.Client, l map[string][]int32) {
+			m.rebalanced(ctx, RebalanceEvent{Lost: sorted(l[cfg.Topic])})
+		}),
+	)
+	if g.Protocol == histories.ProtocolConsumer {
+		opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+	}
+	if g.Commit == CommitManual {
+		opts = append(opts, kgo.DisableAutoCommit())
+	} else {
+		opts = append(opts, kgo.AutoCommitInterval(g.CommitInterval.Std()), kgo.AutoCommitCallback(m.autoCommitted))
+	}
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, err
+	}
+	m.cl = cl
+	return m, nil
+}
+
+func sorted(ps []int32) []int32 {
+	out := slices.Clone(ps)
+	slices.Sort(out)
+	return out
+}
+
+// rebalanced reports an assignment change with the generation kgo is in.
+// An empty change (kgo calls onAssigned after every sync) is not one.
+func (m *franzMember) rebalanced(ctx context.Context, ev RebalanceEvent) {
+	if len(ev.Assigned)+len(ev.Revoked)+len(ev.Lost) == 0 {
+		return
+	}
+	ev.MemberID, ev.Generation = m.Meta()
+	m.h.Rebalanced(ctx, ev)
+}
+
+// autoCommitted turns kgo's commit callback into a CommitResult.
+func (m *franzMember) autoCommitted(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+	m.h.AutoCommitted(franzCommitResult(m.cfg.Topic, req, resp, err))
+}
+
+func franzCommitResult(topic string, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) CommitResult {
+	r := CommitResult{MemberID: req.MemberID, Generation: req.Generation, Offsets: map[int32]int64{},
+		Committed: map[int32]int64{}, Err: err}
+	for _, t := range req.Topics {
+		if t.Topic != topic {
+			continue
+		}
+		for _, p := range t.Partitions {
+			r.Offsets[p.Partition] = p.Offset
+		}
+	}
+	if err != nil || resp == nil {
+		return r
+	}
+	for _, t := range resp.Topics {
+		if t.Topic != topic {
+			continue
+		}
+		for _, p := range t.Partitions {
+			if perr := kerr.ErrorForCode(p.ErrorCode); perr != nil {
+				if r.Errors == nil {
+					r.Errors = map[int32]error{}
+				}
+				r.Errors[p.Partition] = perr
+			} else if o, ok := r.Offsets[p.Partition]; ok {
+				r.Committed[p.Partition] = o
+			}
+		}
+	}
+	return r
+}
+
+func (m *franzMember) Poll(ctx context.Context) (Fetch, error) {
+	return franzFetch(ctx, m.cl)
+}
+
+func (m *franzMember) Commit(ctx context.Context, offsets map[int32]int64) CommitResult {
+	at := map[int32]kgo.EpochOffset{}
+	for p, o := range offsets {
+		at[p] = kgo.EpochOffset{Epoch: -1, Offset: o}
+	}
+	var r CommitResult
+	m.cl.CommitOffsetsSync(ctx, map[string]map[int32]kgo.EpochOffset{m.cfg.Topic: at},
+		func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
+			r = franzCommitResult(m.cfg.Topic, req, resp, err)
+		})
+	return r
+}
+
+func (m *franzMember) Meta() (string, int32) {
+	id, gen := m.cl.GroupMetadata()
+	return id, gen
+}
+
+func (m *franzMember) AutoCommits() bool { return true }
+
+func (m *franzMember) Leave(ctx context.Context) {
+	m.once.Do(func() {
+		_ = m.cl.LeaveGroupContext(ctx)
+		m.cl.Close()
+	})
+}
+
+func (m *franzMember) Kill() {
+	m.cut.cut()
+	// Close waits for the leave it cannot send; a crashed process
+	// would not wait at all.
+	m.once.Do(func() { go m.cl.Close() })
+}
+
+// cutDialer dials normally until cut, then closes every connection it
+// made and refuses new ones.
+type cutDialer struct {
+	mu    sync.Mutex
+	dead  bool
+	conns []net.Conn
+}
+
+func (d *cutDialer) dial(ctx context.Context, network, host string) (net.Conn, error) {
+	d.mu.Lock()
+	dead := d.dead
+	d.mu.Unlock()
+	if dead {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: errMemberKilled}
+	}
+	var nd net.Dialer
+	c, err := nd.DialContext(ctx, network, host)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.dead {
+		c.Close()
+		return nil, &net.OpError{Op: "dial", Net: network, Err: errMemberKilled}
+	}
+	d.conns = append(d.conns, c)
+	return c, nil
+}
+
+func (d *cutDialer) cut() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.dead = true
+	for _, c := range d.conns {
+		c.Close()
+	}
+	d.conns = nil
+}
+
+var errMemberKilled = fmt.Errorf("member killed by the nemesis")

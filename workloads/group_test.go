@@ -1,0 +1,294 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+func TestCommitOutcome(t *testing.T) {
+	offs := map[int32]int64{0: 5, 1: 7}
+	for _, tc := range []struct {
+		name string
+		r    CommitResult
+		typ  histories.Type
+		err  string
+	}{
+		{"all committed", CommitResult{Offsets: offs, Committed: offs}, histories.OK, ""},
+		{"refused: illegal generation", CommitResult{Offsets: offs, Err: kerr.IllegalGeneration}, histories.Fail, "ILLEGAL_GENERATION"},
+		{"refused: stale member epoch (KIP-848)", CommitResult{Offsets: offs, Err: kerr.StaleMemberEpoch}, histories.Fail, "STALE_MEMBER_EPOCH"},
+		{"coordinator not available: the append may have happened", CommitResult{Offsets: offs, Err: kerr.CoordinatorNotAvailable}, histories.Info, "COORDINATOR_NOT_AVAILABLE"},
+		{"not coordinator: maybe", CommitResult{Offsets: offs, Err: kerr.NotCoordinator}, histories.Info, "NOT_COORDINATOR"},
+		{"timeout", CommitResult{Offsets: offs, Err: context.DeadlineExceeded}, histories.Info, CauseTimeout},
+		{"partly refused definitely", CommitResult{Offsets: offs, Committed: map[int32]int64{0: 5},
+			Errors: map[int32]error{1: kerr.UnknownTopicOrPartition}}, histories.OK, "UNKNOWN_TOPIC_OR_PARTITION"},
+		{"one partition unknown makes it unknown", CommitResult{Offsets: offs, Committed: map[int32]int64{0: 5},
+			Errors: map[int32]error{1: kerr.RequestTimedOut}}, histories.Info, "REQUEST_TIMED_OUT"},
+		{"every partition refused", CommitResult{Offsets: offs, Committed: map[int32]int64{},
+			Errors: map[int32]error{0: kerr.RebalanceInProgress, 1: kerr.RebalanceInProgress}}, histories.Fail, "REBALANCE_IN_PROGRESS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			typ, name := commitOutcome(tc.r)
+			if typ != tc.typ || name != tc.err {
+				t.Errorf("got %s %q, want %s %q", typ, name, tc.typ, tc.err)
+			}
+		})
+	}
+}
+
+// fakeLog is one partition's records, shared by the fake producer and the
+// fake group members; the fake coordinator keeps the committed offset.
+type fakeLog struct {
+	mu        sync.Mutex
+	vals      []string
+	committed int64
+	gen       int32
+	commits   int
+}
+
+type fakeGroupDriver struct {
+	fakeDriver
+	log *fakeLog
+}
+
+func (d *fakeGroupDriver) NewGroupMember(_ Config, _ []string, i int, h GroupHandler) (GroupMember, error) {
+	d.log.mu.Lock()
+	d.log.gen++
+	gen := d.log.gen
+	pos := d.log.committed
+	d.log.mu.Unlock()
+	m := &fakeMember{log: d.log, h: h, gen: gen, pos: pos, id: MemberName(i)}
+	go h.Rebalanced(context.Background(), RebalanceEvent{MemberID: m.id, Generation: gen, Assigned: []int32{0}})
+	return m, nil
+}
+
+type fakeMember struct {
+	log    *fakeLog
+	h      GroupHandler
+	id     string
+	gen    int32
+	pos    int64
+	killed bool
+}
+
+func (m *fakeMember) Poll(ctx context.Context) (Fetch, error) {
+	m.log.mu.Lock()
+	var f Fetch
+	for ; m.pos < int64(len(m.log.vals)) && len(f.Records) < 3; m.pos++ {
+		f.Records = append(f.Records, histories.Record{Partition: 0, Offset: m.pos, Value: m.log.vals[m.pos], LeaderEpoch: 1})
+	}
+	m.log.mu.Unlock()
+	if len(f.Records) == 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return f, nil
+}
+
+func (m *fakeMember) Commit(_ context.Context, offs map[int32]int64) CommitResult {
+	m.log.mu.Lock()
+	defer m.log.mu.Unlock()
+	if m.gen != m.log.gen {
+		return CommitResult{Offsets: offs, Err: kerr.IllegalGeneration}
+	}
+	m.log.committed = offs[0]
+	m.log.commits++
+	return CommitResult{MemberID: m.id, Generation: m.gen, Offsets: offs, Committed: offs}
+}
+
+func (m *fakeMember) Meta() (string, int32) { return m.id, m.gen }
+func (m *fakeMember) AutoCommits() bool     { return false }
+func (m *fakeMember) Leave(ctx context.Context) {
+	m.h.Rebalanced(ctx, RebalanceEvent{MemberID: m.id, Generation: m.gen, Revoked: []int32{0}})
+}
+func (m *fakeMember) Kill() { m.killed = true }
+
+// TestGroupMemberLoop: a member subscribes, is assigned, polls with its
+// group, member id and generation, commits what it delivered; killed, it
+// records nothing more, and started again it is a new process under the
+// same member name that re-reads from the committed offset.
+func TestGroupMemberLoop(t *testing.T) {
+	log := &fakeLog{}
+	var offs offsets
+	d := &fakeGroupDriver{log: log}
+	d.send = func(_ int, m Message) (int64, error) {
+		log.mu.Lock()
+		defer log.mu.Unlock()
+		log.vals = append(log.vals, m.Value)
+		return offs.take(m.Partition), nil
+	}
+	cfg := Config{Rate: 200, Duration: Duration(1500 * time.Millisecond),
+		Group: GroupConfig{ID: "g", Members: 1, Commit: CommitManual, CommitInterval: Duration(50 * time.Millisecond)}}
+	w, rec, buf := newTestWorkload(t, cfg, d)
+	slots, err := w.newSlots()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.slots = slots
+	ctl := w.Group()
+	done := make(chan error, 1)
+	go func() { _, err := w.Run(context.Background()); done <- err }()
+	time.Sleep(500 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := ctl.Kill(ctx, "member-0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.Kill(ctx, "member-0"); err == nil {
+		t.Error("killing a killed member: want an error")
+	}
+	if err := ctl.Kill(ctx, "member-9"); err == nil {
+		t.Error("killing an unknown member: want an error")
+	}
+	time.Sleep(200 * time.Millisecond)
+	if err := ctl.Start(ctx, "member-0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	evs := readBack(t, rec, buf)
+
+	procs := map[int]bool{}
+	var subs, rebals, okCommits, groupPolls int
+	gens := map[int32]bool{}
+	for _, e := range evs {
+		if e.Process < 0 || e.Type == histories.Invoke {
+			continue
+		}
+		switch e.F {
+		case histories.FSubscribe:
+			var v histories.SubscribeValue
+			if err := e.Decode(&v); err != nil || v.Group != "g" || v.Member != "member-0" || v.Protocol != histories.ProtocolClassic {
+				t.Errorf("subscribe %s: %v", e.Value, err)
+			}
+			subs++
+			procs[e.Process] = true
+		case histories.FRebalance:
+			rebals++
+		case histories.FCommit:
+			if e.Type == histories.OK {
+				okCommits++
+			}
+		case histories.FPoll:
+			if !procs[e.Process] {
+				t.Errorf("poll by p%d, which never subscribed", e.Process)
+			}
+		}
+	}
+	for _, e := range evs {
+		if e.F == histories.FPoll && e.Type == histories.Invoke && e.Process >= 0 {
+			var v histories.GroupReadRequest
+			if err := e.Decode(&v); err != nil || v.Group != "g" || v.Generation == nil || v.MemberID != "member-0" {
+				t.Fatalf("group poll %s: %v", e.Value, err)
+			}
+			gens[*v.Generation] = true
+			groupPolls++
+		}
+	}
+	if subs != 2 || len(procs) != 2 {
+		t.Errorf("%d subscribes by %d processes, want 2 by 2 (a new process after the kill)", subs, len(procs))
+	}
+	if rebals < 3 || okCommits < 2 || groupPolls < 5 || len(gens) != 2 {
+		t.Errorf("rebalances %d (want >= 3: two assigns, the final leave's revoke), ok commits %d, group polls %d, generations %v",
+			rebals, okCommits, groupPolls, gens)
+	}
+	// The killed process recorded nothing after the kill: its last event
+	// precedes the second subscribe.
+	var first, second int = -1, -1
+	for _, e := range evs {
+		if e.F == histories.FSubscribe && e.Type == histories.Invoke {
+			if first < 0 {
+				first = e.Process
+			} else {
+				second = e.Process
+			}
+		}
+	}
+	var lastOfFirst, subOfSecond int64
+	for _, e := range evs {
+		if e.Process == first {
+			lastOfFirst = e.Index
+		}
+		if e.Process == second && e.F == histories.FSubscribe && subOfSecond == 0 {
+			subOfSecond = e.Index
+		}
+	}
+	if lastOfFirst > subOfSecond {
+		t.Errorf("killed p%d recorded event %d after p%d subscribed (%d)", first, lastOfFirst, second, subOfSecond)
+	}
+}
+
+// TestGroupStaleCallbacks: a killed client's late callbacks are not
+// recorded as its successor's.
+func TestGroupStaleCallbacks(t *testing.T) {
+	log := &fakeLog{}
+	d := &fakeGroupDriver{log: log}
+	cfg := Config{Duration: Duration(5 * time.Second), Group: GroupConfig{ID: "g", Members: 1}}
+	w, rec, buf := newTestWorkload(t, cfg, d)
+	slots, _ := w.newSlots()
+	s := slots[0]
+	s.mu.Lock()
+	if err := s.start(); err != nil {
+		t.Fatal(err)
+	}
+	old := memberHandler{s, s.inc}
+	s.mu.Unlock()
+	stop := context.Background()
+	if err := s.apply(stop, memberCtl{op: ctlKill}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.apply(stop, memberCtl{op: ctlStart}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the fake's own assign callbacks
+	old.Rebalanced(context.Background(), RebalanceEvent{MemberID: "stale", Generation: 1, Revoked: []int32{0}})
+	old.AutoCommitted(CommitResult{MemberID: "stale", Offsets: map[int32]int64{0: 1}, Committed: map[int32]int64{0: 1}})
+	for _, e := range readBack(t, rec, buf) {
+		if e.F == histories.FRebalance || e.F == histories.FCommit {
+			var v struct {
+				MemberID string `json:"member_id"`
+			}
+			_ = e.Decode(&v)
+			if v.MemberID == "stale" {
+				t.Errorf("the killed client's callback was recorded: %s", e.Value)
+			}
+		}
+	}
+}
+
+// TestGroupStallBlocksCallbacks: a stalled member holds its op lock, so a
+// rebalance callback waits until the stall ends.
+func TestGroupStallBlocksCallbacks(t *testing.T) {
+	log := &fakeLog{}
+	d := &fakeGroupDriver{log: log}
+	d.send = func(int, Message) (int64, error) { return 0, errors.New("no sends in this test") }
+	cfg := Config{Duration: Duration(5 * time.Second), Group: GroupConfig{ID: "g", Members: 1}}
+	w, _, _ := newTestWorkload(t, cfg, d)
+	slots, _ := w.newSlots()
+	w.slots = slots
+	s := slots[0]
+	stop, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.mu.Lock()
+	if err := s.start(); err != nil {
+		t.Fatal(err)
+	}
+	s.mu.Unlock()
+	if err := s.apply(stop, memberCtl{op: ctlStall, d: 300 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	memberHandler{s, s.inc}.Rebalanced(context.Background(), RebalanceEvent{Generation: 2, Revoked: []int32{0}})
+	if waited := time.Since(began); waited < 250*time.Millisecond {
+		t.Errorf("the callback waited %s, want the stall's 300ms", waited)
+	}
+}
