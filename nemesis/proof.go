@@ -351,10 +351,22 @@ func (f *processFault) Prove(ctx context.Context, e *Env) (map[string]any, error
 			if st.Running {
 				return r{fmt.Sprintf("%d: still runs", id), fmt.Errorf("node %d still runs after the kill", id)}
 			}
+			// A process killed with SIGKILL frees its memory before its
+			// files: a JVM with a large heap is gone from pgrep (its
+			// command line went with its memory) while its listener still
+			// accepts for a moment. So the listener gets killListenerWait
+			// to close.
+			begin := time.Now()
 			reach, _ := e.hostReach(ctx, ap.String(), probeCut)
+			for reach == ReachOpen && time.Since(begin) < killListenerWait && sleep(ctx, 100*time.Millisecond) == nil {
+				reach, _ = e.hostReach(ctx, ap.String(), probeCut)
+			}
 			line := fmt.Sprintf("%d: not running (exit %d), %s %s", id, st.ExitCode, n.Addr(), reach)
+			if waited := time.Since(begin); waited > 500*time.Millisecond {
+				line += fmt.Sprintf(" after %s", waited.Round(100*time.Millisecond))
+			}
 			if reach == ReachOpen {
-				return r{line, fmt.Errorf("node %d: %s accepts connections after the kill", id, n.Addr())}
+				return r{line, fmt.Errorf("node %d: %s accepts connections %s after the kill", id, n.Addr(), killListenerWait)}
 			}
 			return r{line: line}
 		}
@@ -384,6 +396,10 @@ func (f *processFault) Prove(ctx context.Context, e *Env) (map[string]any, error
 	}
 	return map[string]any{key: lines}, errors.Join(errs...)
 }
+
+// killListenerWait bounds how long a killed node's listener may go on
+// accepting (its process exiting) before the kill counts as no effect.
+const killListenerWait = 5 * time.Second
 
 // pauseProbe is how long a paused node's silence must last: a running
 // broker answers ApiVersions in milliseconds.

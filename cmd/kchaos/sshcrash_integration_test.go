@@ -93,7 +93,8 @@ nemesis:
 	t.Logf("kchaos killed with SIGKILL mid-nemesis; state file %s", statePath)
 	// What the crash left, as proof that clean has something to do.
 	if left := hostFaults(t, ctx, h); len(left) == 0 {
-		t.Fatal("the crash left nothing on the hosts: the test proves nothing")
+		b, _ := os.ReadFile(logf.Name())
+		t.Fatalf("the crash left nothing on the hosts: the test proves nothing; run log:\n%s", b)
 	} else {
 		t.Logf("left by the crash: %v", left)
 	}
