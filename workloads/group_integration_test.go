@@ -3,6 +3,7 @@ package workloads
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -54,7 +55,15 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 	createTopic(t, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	path := filepath.Join(t.TempDir(), "history.jsonl")
+	// KCHAOS_TEST_STORE keeps the history for a look after the test.
+	dir := t.TempDir()
+	if d := os.Getenv("KCHAOS_TEST_STORE"); d != "" {
+		dir = filepath.Join(d, topic)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	path := filepath.Join(dir, "history.jsonl")
 	rec, err := histories.Create(path)
 	if err != nil {
 		t.Fatal(err)
