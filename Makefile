@@ -56,9 +56,11 @@ test: vet image upgrade-images chromium
 	$(GO) test -short -count=1 ./...
 	$(GO) test -count=1 -p 1 -timeout 35m ./...
 
-# All twelve seed scenarios on real clusters.
+# Every built-in scenario on real clusters (the twelve seeds and the rest,
+# every group variant), and the group workload variants make test skips.
 test-scenarios: image upgrade-images chromium
 	KCHAOS_ALL_SCENARIOS=1 $(GO) test -count=1 -p 1 -timeout 80m -run 'TestScenario|TestUpgrade' -v ./harness/...
+	KCHAOS_ALL_SCENARIOS=1 $(GO) test -count=1 -p 1 -timeout 20m -run 'TestGroupWorkload' -v ./workloads
 
 # Speed and memory targets (Go benchmarks; workload benchmarks need Docker).
 bench: image

@@ -38,6 +38,14 @@ func TestGroupWorkload(t *testing.T) {
 		{DriverKafkaGo, histories.ProtocolClassic, CommitAuto},
 	} {
 		t.Run(fmt.Sprintf("%s/%s/%s", tc.drv, tc.protocol, tc.commit), func(t *testing.T) {
+			// Not reliable yet (issue 13): under KIP-848 with auto-commit a
+			// partition sometimes sits unfetched after the member faults
+			// (2 runs of 4 on 2026-12-01: fetches stop at the rejoin, the
+			// revoke comes 2 s later, the next owner does not fetch it for
+			// 4 s before it moves again). make test-scenarios runs it.
+			if tc.protocol == histories.ProtocolConsumer && tc.commit == CommitAuto && os.Getenv("KCHAOS_ALL_SCENARIOS") == "" {
+				t.Skip("runs under make test-scenarios (KCHAOS_ALL_SCENARIOS=1): not reliable yet, README \"Consumer groups\"")
+			}
 			groupIntegration(t, tc.drv, tc.protocol, tc.commit)
 		})
 	}
