@@ -72,6 +72,9 @@ type Env struct {
 	// Seed drives random target choices made at injection time (a scripted
 	// step with role random). The Runner records it.
 	Seed int64
+	// Clients are the workload's clients, for the client faults
+	// (producer-crash); nil: none (the fault is refused).
+	Clients Clients
 
 	mu      sync.Mutex
 	rng     *prng

@@ -58,6 +58,8 @@ func NewFault(st Step) (Fault, error) {
 		return newNetem(st)
 	case FCutClients:
 		return &cutClients{target: st.Target}, nil
+	case FProducerCrash:
+		return &producerCrash{producer: st.Producer, down: st.For.Std()}, nil
 	case FDiskFail, FDiskFull:
 		dir := -1 // Validate requires one; Inject refuses a fault without
 		if st.Dir != nil {

@@ -38,6 +38,9 @@ import (
 //	      netem: {delay: 100ms, jitter: 20ms, loss: 5%, duplicate: 1%, reorder: 25%, rate: 1mbit}
 //	    - fault: cut-clients             # the client side (kchaos) loses these brokers
 //	      target: {role: followers, partition: 0}
+//	    - fault: producer-crash          # a producer client dies; a new one (new processes) starts
+//	      producer: 0                    # the workload's producer client (absent: a seeded draw)
+//	      for: 2s                        # down this long first (default: restart at once)
 //	    - wait: 10s
 //	    - fault: disk-fail               # or disk-full (a bounded dir: cluster.log_dir_size)
 //	      target: {role: followers, partition: 0}
@@ -84,7 +87,7 @@ type Step struct {
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
 	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred,
 	// upgrade, set-feature, move-coordinator, disk-fail, disk-full,
-	// disk-slow, netem, cut-clients.
+	// disk-slow, netem, cut-clients, producer-crash.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
 	// Shape of a partition fault (default isolate), or the links a netem
 	// fault degrades: a partition shape's cut links, or clients.
@@ -125,6 +128,12 @@ type Step struct {
 	Feature map[string]int16 `yaml:"feature,omitempty" json:"feature,omitempty"`
 	// Netem is what a netem fault does to each link (netem.go).
 	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
+	// Producer is the workload's producer client a producer-crash crashes
+	// (0-based; absent: one drawn with the run's seed when it fires), For
+	// how long it stays down before its successor starts (default 0: at
+	// once).
+	Producer *int     `yaml:"producer,omitempty" json:"producer,omitempty"`
+	For      Duration `yaml:"for,omitempty" json:"for,omitempty"`
 }
 
 // Target selects nodes at the moment a fault fires.
@@ -204,6 +213,7 @@ const (
 	FDiskSlow        = histories.FDiskSlow
 	FNetem           = histories.FNetem
 	FCutClients      = histories.FCutClients
+	FProducerCrash   = histories.FProducerCrash
 	FHeal            = histories.FHeal
 	FSchedule        = histories.FSchedule
 )
@@ -245,7 +255,7 @@ const HealDisk = histories.HealDisk
 var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
 		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
-		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow, FNetem, FCutClients}
+		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow, FNetem, FCutClients, FProducerCrash}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
@@ -355,6 +365,11 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(len(st.Feature) == 0 || st.Fault == FSetFeature, "feature", "fault set-feature")
 	only(!st.Optional || st.Until != nil, "optional", "until")
 	only(st.Target == nil || st.Fault != "", "target", "faults")
+	only(st.Producer == nil || st.Fault == FProducerCrash, "producer", "fault producer-crash")
+	only(st.For == 0 || st.Fault == FProducerCrash, "for", "fault producer-crash")
+	if st.Fault == FProducerCrash {
+		validateProducerCrash(p, st, add) // producer_crash.go
+	}
 	switch {
 	case st.Until != nil:
 		validateCondition(p+".until", st.Until, add)
