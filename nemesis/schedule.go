@@ -185,10 +185,14 @@ type RandomSchedule struct {
 	Active Duration `yaml:"active,omitempty" json:"active,omitempty"`
 	Quiet  Duration `yaml:"quiet,omitempty" json:"quiet,omitempty"`
 	// Faults is the mix, drawn uniformly (repeat a name to weight it):
-	// pause, kill, restart, lose-unflushed, partition (= partition-isolate)
-	// and partition-<shape>.
+	// pause, kill, restart, lose-unflushed, cut-clients, partition (=
+	// partition-isolate), partition-<shape>, netem (= netem-isolate),
+	// netem-<shape> and netem-clients.
 	Faults  []string `yaml:"faults" json:"faults"`
 	Targets *Target  `yaml:"targets,omitempty" json:"targets,omitempty"`
+	// Netem is what every drawn netem does to its links (default
+	// DefaultRandomNetem: loss 10%).
+	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
 }
 
 // Fault names (a Step's Fault, and the f of the nemesis ops they record):
@@ -316,6 +320,12 @@ func (s *Schedule) Validate() error {
 		}
 		if r.Targets != nil {
 			validateTarget("nemesis.random.targets", r.Targets, false, false, add)
+		}
+		if r.Netem != nil {
+			validateNetem("nemesis.random", &Step{Fault: FNetem, Netem: r.Netem}, add)
+			if !slices.ContainsFunc(r.Faults, func(f string) bool { g, _, _ := randomFault(f); return g == FNetem }) {
+				add("nemesis.random.netem", "the mix draws no netem (name netem, netem-<shape> or netem-clients in faults)")
+			}
 		}
 	}
 	return errors.Join(errs...)
