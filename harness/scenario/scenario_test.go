@@ -14,13 +14,14 @@ import (
 func TestBuiltinsLoadAndValidate(t *testing.T) {
 	bs := Builtins()
 	// One per seed story of docs/SCENARIOS.md, s1 to s12, then the disk
-	// story d1 (issue 15), the transaction stories t1 to t3 (issue 14) and
-	// the upgrade stories u1 and u2 (issue 11).
+	// story d1 and the network stories n1 and n2 (issue 15), the
+	// transaction stories t1 to t3 (issue 14) and the upgrade stories u1
+	// and u2 (issue 11).
 	var names []string
 	for i := 1; i <= 12; i++ {
 		names = append(names, "s"+strconv.Itoa(i))
 	}
-	names = append(names, "d1", "t1", "t2", "t3", "u1", "u2")
+	names = append(names, "d1", "n1", "n2", "t1", "t2", "t3", "u1", "u2")
 	if len(bs) != len(names) {
 		t.Fatalf("%d built-in scenarios, want %d: %v", len(bs), len(names), names)
 	}
