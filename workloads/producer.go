@@ -73,9 +73,16 @@ func (w *Workload) slot(stop, ops context.Context, pc *producerClient, s int) er
 		v := histories.SendValue{Topic: w.cfg.Topic, Partition: part, Key: key,
 			Value: sendValueName(pid, seq)}
 		seq++
-		if _, err := w.rec.Invoke(pid, histories.FSend, v); err != nil {
+		invoked, err := pc.invoke(gen, func() error {
+			_, err := w.rec.Invoke(pid, histories.FSend, v)
+			return err
+		})
+		if err != nil {
 			w.c.recordErrors.Add(1)
 			return err
+		}
+		if !invoked {
+			continue // crashed since acquire: the slot's process is gone
 		}
 		w.c.sends.Add(1)
 		sctx, cancel := context.WithTimeout(ops, w.cfg.opTimeout())

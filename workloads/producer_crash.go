@@ -65,6 +65,18 @@ func (pc *producerClient) acquire(stop context.Context, s int) (Producer, int, i
 	}
 }
 
+// invoke records an invoke unless the client crashed since gen (then it
+// reports false): under the read lock, so that no process of a crashed
+// client invokes after the crash.
+func (pc *producerClient) invoke(gen int, record func() error) (bool, error) {
+	pc.mu.RLock()
+	defer pc.mu.RUnlock()
+	if pc.gen != gen {
+		return false, nil
+	}
+	return true, record()
+}
+
 // retire gives slot s a new process (its op of gen ended info), unless a
 // crash did or will (its restart gives every slot one).
 func (pc *producerClient) retire(s, gen, pid int, next func() int) {
