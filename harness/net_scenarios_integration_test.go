@@ -48,6 +48,25 @@ func (r scenarioRun) healAt(t *testing.T, kind string, from int64) int64 {
 	return 0
 }
 
+// healInvokedAt is the time of the first heal op of kind invoked after
+// from: the fault holds until then (the heal removes it while the op runs).
+func (r scenarioRun) healInvokedAt(t *testing.T, kind string, from int64) int64 {
+	for _, e := range r.events {
+		if e.Process != histories.NemesisProcess || e.F != histories.FHeal || e.Type != histories.Invoke || e.Time <= from {
+			continue
+		}
+		var v histories.NemesisValue
+		if err := e.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		if v.Fault == kind {
+			return e.Time
+		}
+	}
+	t.Fatalf("no heal %s invoked after %d", kind, from)
+	return 0
+}
+
 // judged measures the run folder as a suite does and judges the
 // scenario's own outcome.
 func judged(t *testing.T, r scenarioRun, name string) expect.Metrics {
@@ -128,8 +147,9 @@ func TestScenarioN1LossyReplication(t *testing.T) {
 }
 
 // TestScenarioN2ClientsCutFromLeader: n2's outcome from the run's
-// history: while the clients were cut off from broker 0 (the cut-clients
-// op proved), no send to partition 0 was acked and some failed or ended
+// history: while the clients were cut off from broker 0 (from the
+// cut-clients op's ok, after its proof, to the heal's invoke), no send to
+// partition 0 was acked and some failed or ended
 // unknown, the sends to partitions 1 and 2 were acked, partition 0 kept
 // broker 0 as its leader, partition 0 took writes again after the heal,
 // and nothing acked was lost.
@@ -147,8 +167,11 @@ func TestScenarioN2ClientsCutFromLeader(t *testing.T) {
 		t.Fatalf("n2: cut-clients ops %v", ops)
 	}
 	t.Logf("n2: cut-clients proof %v", ops[0].v.Details["proof"])
-	from, to := ops[0].at, r.healAt(t, histories.FPartition, ops[0].at)
+	from, to := ops[0].at, r.healInvokedAt(t, histories.FPartition, ops[0].at)
+	t.Logf("n2: the cut holds from %.2f s to %.2f s (heal invoked; ok at %.2f s)", float64(from)/1e9, float64(to)/1e9,
+		float64(r.healAt(t, histories.FPartition, from))/1e9)
 	invoked := map[int]histories.SendValue{}
+	invokedAt := map[int]int64{}
 	ackedDuring := map[int32]int{}
 	notAcked0, ackedAfter0 := map[string]int{}, 0
 	for _, e := range r.events {
@@ -161,12 +184,17 @@ func TestScenarioN2ClientsCutFromLeader(t *testing.T) {
 		}
 		if e.Type == histories.Invoke {
 			invoked[e.Process] = v
+			invokedAt[e.Process] = e.Time
 			continue
 		}
 		p := invoked[e.Process].Partition
 		switch {
 		case e.Type == histories.OK && e.Time > from && e.Time < to:
 			ackedDuring[p]++
+			if p == 0 {
+				t.Logf("n2: %s to partition 0 invoked at %.3f s, acked at %.3f s, during the cut", v.Value,
+					float64(invokedAt[e.Process])/1e9, float64(e.Time)/1e9)
+			}
 		case e.Type != histories.OK && p == 0 && e.Time > from && e.Time < to:
 			notAcked0[string(e.Type)+" "+e.Error]++
 		case e.Type == histories.OK && p == 0 && e.Time > to:
