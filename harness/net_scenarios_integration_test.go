@@ -8,6 +8,7 @@ import (
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -68,14 +69,29 @@ func (r scenarioRun) healInvokedAt(t *testing.T, kind string, from int64) int64 
 }
 
 // judged measures the run folder as a suite does and judges the
-// scenario's own outcome.
+// scenario's own outcome (its `outcome:` checks), which must match.
 func judged(t *testing.T, r scenarioRun, name string) expect.Metrics {
-	m, err := harness.Metrics(r.out.Dir)
+	return judgeDir(t, r.out.Dir, name)
+}
+
+func judgeDir(t *testing.T, dir, name string) expect.Metrics {
+	m, err := harness.Metrics(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%s: metrics lost-write %v offset-reuse %v acked %v acked_during_faults %v send_errors %v isr_changes %v offline_seconds %v",
 		name, m["lost-write"], m["offset-reuse"], m[expect.Acked], m[expect.AckedDuringFaults], m[expect.SendErrors], m[expect.ISRChanges], m[expect.OfflineSeconds])
+	s, err := scenario.Load(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, results := expect.Judge(s.Checks(), s.Settings(), m)
+	for _, res := range results {
+		t.Logf("%s: outcome %s", name, res)
+	}
+	if status != expect.Match {
+		t.Errorf("%s: the scenario's outcome is %s, want %s", name, status, expect.Match)
+	}
 	return m
 }
 
