@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/histories"
@@ -56,8 +57,12 @@ func Metrics(runDir string) (expect.Metrics, error) {
 	m[expect.Acked] = float64(sc.acked)
 	m[expect.Committed] = float64(sc.committed)
 	m[expect.HistorySeconds] = float64(sc.last) / 1e9
+	m[expect.AckedDuringFaults] = float64(sc.ackedFaulted)
+	m[expect.ISRChanges] = float64(sc.isrChanges)
+	m[expect.SendErrors] = 0
 	for code, n := range sc.errs {
 		m[expect.ErrorsPrefix+code] = float64(n)
+		m[expect.SendErrors] += float64(n)
 	}
 	if sc.leaderAfter >= 0 {
 		m[expect.LeaderAfterFault] = float64(sc.leaderAfter)
@@ -75,6 +80,26 @@ type runScan struct {
 	// afterwards (-1: none).
 	leaderAfter int32
 	last        int64 // the latest event time (ns since the run started)
+	// ackedFaulted: sends acked while a lasting fault held; isrChanges:
+	// observed ISR changes over the topic's partitions.
+	ackedFaulted int
+	isrChanges   int
+}
+
+// faultWindow follows which lasting faults hold, from the nemesis ops.
+type faultWindow map[string]int
+
+// apply counts a nemesis op's completion (ok only: an info op may or may
+// not have taken).
+func (w faultWindow) apply(f string, v histories.NemesisValue) {
+	if histories.KindOf(f) == histories.Lasting {
+		w[f]++
+	}
+	for open := range w {
+		if f == histories.FHeal && histories.HealCovers(v.Fault, open) || f != histories.FHeal && histories.Undoes(f, open) {
+			delete(w, open)
+		}
+	}
 }
 
 // scanForMetrics measures a history in one pass.
@@ -82,6 +107,8 @@ func scanForMetrics(r *histories.Reader) (runScan, error) {
 	sc := runScan{errs: map[string]int{}, leaderAfter: -1}
 	var before int32 = -1
 	faulted := false
+	open := faultWindow{}
+	isr := map[int32]string{}
 	for {
 		e, err := r.Next()
 		if err != nil {
@@ -103,13 +130,29 @@ func scanForMetrics(r *histories.Reader) (runScan, error) {
 				var v histories.SendValue
 				if e.Decode(&v) == nil && v.Offset != nil {
 					sc.acked++
+					if len(open) > 0 {
+						sc.ackedFaulted++
+					}
 				}
 			}
-		case e.Process == histories.NemesisProcess && e.Type == histories.OK && leaderMovingFaults[e.F]:
-			faulted = true
+		case e.Process == histories.NemesisProcess && e.Type == histories.OK:
+			var v histories.NemesisValue
+			_ = e.Decode(&v)
+			open.apply(e.F, v)
+			faulted = faulted || leaderMovingFaults[e.F]
 		case e.F == histories.FObserve && e.Type == histories.OK:
 			var v histories.ObserveValue
-			if e.Decode(&v) != nil || v.Partition != 0 || v.Leader < 0 {
+			if e.Decode(&v) != nil {
+				continue
+			}
+			set := slices.Clone(v.ISR)
+			slices.Sort(set)
+			key := fmt.Sprint(set)
+			if prev, seen := isr[v.Partition]; seen && prev != key {
+				sc.isrChanges++
+			}
+			isr[v.Partition] = key
+			if v.Partition != 0 || v.Leader < 0 {
 				continue
 			}
 			if !faulted {

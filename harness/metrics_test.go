@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -86,5 +87,42 @@ func TestScanForMetricsSynthetic(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScanFaultWindowsAndISR: acked_during_faults counts the acks between
+// a lasting fault's ok and the heal (or undo op) that covers it, and not
+// after; an info fault opens no window; isr_changes counts each recorded
+// ISR that differs, as a set, from its partition's previous one.
+func TestScanFaultWindowsAndISR(t *testing.T) {
+	ack := func(i, at int, v string) []string {
+		return []string{
+			fmt.Sprintf(`{"index":%d,"time":%d,"process":0,"type":"invoke","f":"send","value":{"topic":"t","partition":0,"value":"%s"}}`, i, at, v),
+			fmt.Sprintf(`{"index":%d,"time":%d,"process":0,"type":"ok","f":"send","value":{"topic":"t","partition":0,"value":"%s","offset":%d}}`, i+1, at+1, v, i),
+		}
+	}
+	obs := func(i, at, p int, isr string) string {
+		return fmt.Sprintf(`{"index":%d,"time":%d,"process":-2,"type":"ok","f":"observe","value":{"topic":"t","partition":%d,"leader":0,"leader_epoch":0,"isr":%s}}`, i, at, p, isr)
+	}
+	var lines []string
+	lines = append(lines, obs(0, 1, 0, "[0,1,2]"), obs(1, 2, 1, "[1,2,0]"))
+	lines = append(lines, ack(2, 3, "before")...)
+	lines = append(lines, `{"index":4,"time":5,"process":-1,"type":"info","f":"netem","value":{"fault":"netem"},"error":"no effect"}`)
+	lines = append(lines, ack(5, 6, "info fault")...)
+	lines = append(lines, `{"index":7,"time":8,"process":-1,"type":"ok","f":"cut-clients","value":{"fault":"cut-clients","nodes":[0]}}`)
+	lines = append(lines, ack(8, 9, "cut1")...)
+	lines = append(lines, obs(10, 11, 0, "[0]"), obs(11, 12, 1, "[0,1,2]"), obs(12, 13, 0, "[0]"))
+	lines = append(lines, ack(13, 14, "cut2")...)
+	lines = append(lines, `{"index":15,"time":16,"process":-1,"type":"ok","f":"heal","value":{"fault":"netem"}}`)
+	lines = append(lines, ack(16, 17, "netem heal covers no cut")...)
+	lines = append(lines, `{"index":18,"time":19,"process":-1,"type":"ok","f":"heal","value":{"fault":"partition"}}`)
+	lines = append(lines, ack(19, 20, "after")...)
+	lines = append(lines, obs(21, 22, 0, "[2,1,0]"))
+	sc, err := scanForMetrics(histories.NewReader(strings.NewReader(strings.Join(lines, "\n") + "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.acked != 6 || sc.ackedFaulted != 3 || sc.isrChanges != 2 {
+		t.Errorf("acked %d, during faults %d (want 3: cut1, cut2 and the one after heal netem), isr changes %d (want 2)", sc.acked, sc.ackedFaulted, sc.isrChanges)
 	}
 }

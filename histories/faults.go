@@ -57,7 +57,13 @@ const (
 	FDiskFail = "disk-fail"
 	FDiskFull = "disk-full"
 	FDiskSlow = "disk-slow"
-	FHeal     = "heal"
+	// FProducerCrash crashes one of the workload's plain producers: its
+	// client closed without a flush (what it had in flight completes
+	// info), then, after the op's down time, a new client with new
+	// processes (and a new producer id) in its place. The client side's
+	// half of a failure, where the brokers are fine.
+	FProducerCrash = "producer-crash"
+	FHeal          = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
 	FSchedule = "schedule"
@@ -141,6 +147,9 @@ var faults = []Fault{
 	{Name: FMemberLeave, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#c9a227"},
 	{Name: FMemberStall, Kind: Instant, Color: "#9c7a3c"},
 	{Name: FMoveCoordinator, Kind: Instant, Color: "#6a5acd"},
+	// The crash and the restart are one op (the restart is its end): a
+	// crashed process loses nothing acked by itself.
+	{Name: FProducerCrash, Kind: Instant, Color: "#a04000"},
 	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
 	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
 	{Name: FMemberStart, Kind: Undo, Color: OtherFaultColor},

@@ -1,7 +1,8 @@
 // Package nemesis injects faults into a kchaos run's Kafka cluster and
 // undoes them: network partitions (iptables inside the containers),
-// degraded links (netem: tc qdiscs), clients cut off from brokers, paused
-// and killed brokers, clean restarts, power loss (lose-unflushed), live
+// degraded links (netem: tc qdiscs, and iptables for loss), clients cut
+// off from brokers, crashed producers (through the workload: Clients),
+// paused and killed brokers, clean restarts, power loss (lose-unflushed), live
 // topic config changes and manual elections. A fault that can proves that
 // it took effect before the schedule goes on (proof.go). Targets are chosen by role
 // when a fault fires; schedules are scripted or seeded-random; a final heal
@@ -78,6 +79,9 @@ type Env struct {
 	// Seed drives random target choices made at injection time (a scripted
 	// step with role random). The Runner records it.
 	Seed int64
+	// Clients are the workload's clients, for the client faults
+	// (producer-crash); nil: none (the fault is refused).
+	Clients Clients
 
 	mu      sync.Mutex
 	rng     *prng

@@ -185,6 +185,9 @@ func (f *fakeCluster) Exec(_ context.Context, id int32, cmd ...string) (string, 
 		}
 		return out, nil
 	}
+	if slices.Equal(cmd, []string{"iptables", "-w", "5", "-S", "-v"}) {
+		return f.rulesWithCounters(id), nil
+	}
 	if len(cmd) != 3 || cmd[0] != "sh" || cmd[1] != "-c" {
 		return "", fmt.Errorf("fake exec: unexpected %q", cmd)
 	}
@@ -285,7 +288,7 @@ func (f *fakeCluster) cutOff(a, b int32) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for _, r := range f.rules[a] {
-		if strings.Contains(r, " "+f.nodes[b].IP+"/32 ") {
+		if strings.Contains(r, " "+f.nodes[b].IP+"/32 ") && !isLossRule(r) {
 			return true
 		}
 	}

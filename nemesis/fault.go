@@ -60,6 +60,8 @@ func NewFault(st Step) (Fault, error) {
 		return newNetem(st)
 	case FCutClients:
 		return &cutClients{target: st.Target}, nil
+	case FProducerCrash:
+		return &producerCrash{producer: st.Producer, down: st.For.Std()}, nil
 	case FDiskFail, FDiskFull:
 		dir := -1 // Validate requires one; Inject refuses a fault without
 		if st.Dir != nil {
@@ -218,7 +220,8 @@ func (f *elect) Heal(context.Context, *Env) error { return nil }
 // Heal undoes every fault of a kind across the run, from the containers'
 // actual state rather than from bookkeeping, so that it also repairs what
 // an interrupted injection left half done: partition removes every kchaos
-// rule (partitions and client cuts), netem every kchaos qdisc, pause
+// rule (partitions and client cuts), netem every kchaos qdisc and loss
+// rule (tagged kchaos-netem, which heal partition leaves alone), pause
 // resumes every paused node, disk makes every log dir writable and
 // removes every fill file, kill starts every stopped node (killed,
 // powered off or stopped), and all does the four and then waits,
@@ -254,8 +257,11 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 		// Disks before starts: a broker must not start on a frozen dir.
 		do(all || kind == HealDisk, "disks_healed", e.healDisks)
 		if all || kind == FNetem {
-			n, pending, err := e.healNetem(ctx) // netem.go
+			n, rules, pending, err := e.healNetem(ctx) // netem.go
 			d["qdiscs_removed"] = n
+			if rules > 0 {
+				d["loss_rules_removed"] = rules
+			}
 			if len(pending) > 0 {
 				d["netem_deferred"] = pending
 			}

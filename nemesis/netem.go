@@ -26,8 +26,10 @@ const ShapeClients = "clients"
 
 // NetemSpec is what a netem step does to each chosen link, e.g.
 // {delay: 100ms, jitter: 20ms, loss: 5%, duplicate: 1%, reorder: 25%,
-// rate: 1mbit}. Delay, jitter, loss, duplicate and reorder are a netem
-// qdisc; rate is the htb class above it, so a rate alone needs no netem.
+// rate: 1mbit}. Delay, jitter, duplicate and reorder are a netem qdisc;
+// rate is the htb class above it, so a rate alone needs no netem. Loss is
+// iptables' statistic match, never netem (netem_loss.go says why), so it
+// too works on kernels without sch_netem.
 type NetemSpec struct {
 	Delay     Duration `yaml:"delay,omitempty" json:"delay,omitempty"`
 	Jitter    Duration `yaml:"jitter,omitempty" json:"jitter,omitempty"`
@@ -97,10 +99,17 @@ func parseLinkRate(s string) (float64, error) {
 	return v * mult, nil
 }
 
-// netemQdisc is whether the spec needs a netem qdisc (more than a rate).
+// netemQdisc is whether the spec needs a netem qdisc (delay, duplicate or
+// reorder; loss is an iptables rule, netem_loss.go).
 func (s *NetemSpec) netemQdisc() bool {
-	return s.Delay > 0 || s.Loss > 0 || s.Duplicate > 0 || s.Reorder > 0
+	return s.Delay > 0 || s.Duplicate > 0 || s.Reorder > 0
 }
+
+// needsTC is whether the spec needs the tc tree (a rate or a netem qdisc).
+func (s *NetemSpec) needsTC() bool { return s.netemQdisc() || s.Rate != "" }
+
+// empty is a spec that does nothing.
+func (s *NetemSpec) empty() bool { return !s.needsTC() && s.Loss == 0 }
 
 // netemArgs is the netem qdisc's parameters, in tc's words.
 func (s *NetemSpec) netemArgs() []string {
@@ -114,7 +123,7 @@ func (s *NetemSpec) netemArgs() []string {
 	for _, p := range []struct {
 		k string
 		v Percent
-	}{{"loss", s.Loss}, {"duplicate", s.Duplicate}, {"reorder", s.Reorder}} {
+	}{{"duplicate", s.Duplicate}, {"reorder", s.Reorder}} {
 		if p.v > 0 {
 			a = append(a, p.k, p.v.String())
 		}
@@ -128,7 +137,7 @@ func validateNetem(p string, st *Step, add addFunc) {
 		add(p+".netem", "fault netem needs netem: {delay, jitter, loss, duplicate, reorder, rate}")
 		return
 	}
-	if !s.netemQdisc() && s.Rate == "" {
+	if s.empty() {
 		add(p+".netem", "empty: set delay, loss, duplicate, reorder or rate")
 	}
 	if s.Delay < 0 || s.Delay.Std() > 10*time.Second {
@@ -184,8 +193,10 @@ type netemFault struct {
 	groups [][]int32
 	spec   NetemSpec
 	// What Inject did, for Heal and Prove: each node's shaped peers by
-	// device, and the delay measured on the first link before.
+	// device, its loss rules, and the delay measured on the first link
+	// before.
 	links    map[int32]map[string][]netip.Addr
+	loss     map[int32][]lossRule
 	touched  []int32
 	skipped  []int32
 	probe    *netemProbe
@@ -246,7 +257,7 @@ func (f *netemFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 		return nil, nil, errors.New("the backend's nodes do not run in network namespaces of the run's own: " +
 			"a qdisc left by a crashed kchaos would stay on the host (the SSH backend's crash record knows only iptables rules), so netem is refused")
 	}
-	if !f.spec.netemQdisc() && f.spec.Rate == "" {
+	if f.spec.empty() {
 		return nil, nil, errors.New("nothing to do: set delay, loss, duplicate, reorder or rate")
 	}
 	peers, err := f.peers(ctx, e)
@@ -254,6 +265,7 @@ func (f *netemFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 		return nil, nil, err
 	}
 	f.links = map[int32]map[string][]netip.Addr{}
+	f.loss = map[int32][]lossRule{}
 	if f.spec.Delay > 0 {
 		f.baseline = f.measure(ctx, e, peers)
 	}
@@ -272,6 +284,9 @@ func (f *netemFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 		f.touched = append(f.touched, id)
 	}
 	details := map[string]any{"shape": f.shape, "links": f.linksJSON()}
+	if f.spec.Loss > 0 {
+		details["loss_rules"] = f.lossJSON()
+	}
 	if len(f.skipped) > 0 {
 		details["skipped"] = f.skipped
 	}
@@ -293,15 +308,33 @@ func (f *netemFault) linksJSON() map[string][]string {
 	return out
 }
 
-// install adds the root, class, netem and filters on node id.
+// install adds the root, class, netem and filters on node id (when the
+// spec needs them), then the loss rules (when it has a loss).
 func (f *netemFault) install(ctx context.Context, e *Env, id int32, peers []netip.Addr) (map[string][]netip.Addr, error) {
 	byDev, err := routeDevs(ctx, e, id, peers)
 	if err != nil {
 		return nil, err
 	}
+	if f.spec.needsTC() {
+		if err := f.installTC(ctx, e, id, byDev); err != nil {
+			return nil, err
+		}
+	}
+	if f.spec.Loss > 0 {
+		if err := f.installLoss(ctx, e, id, peers); err != nil { // netem_loss.go
+			_, _ = e.removeQdiscs(ctx, id)
+			return nil, err
+		}
+	}
+	return byDev, nil
+}
+
+// installTC adds the htb root, its class, the netem qdisc (delay,
+// duplicate, reorder) and a filter per peer on each device.
+func (f *netemFault) installTC(ctx context.Context, e *Env, id int32, byDev map[string][]netip.Addr) error {
 	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	roots := rootQdiscs(out)
 	rate := f.spec.Rate
@@ -312,9 +345,9 @@ func (f *netemFault) install(ctx context.Context, e *Env, id int32, peers []neti
 	for _, dev := range slices.Sorted(maps.Keys(byDev)) {
 		switch h := roots[dev]; {
 		case h == netemRoot:
-			return nil, fmt.Errorf("dev %s already has a kchaos netem: heal netem first", dev)
+			return fmt.Errorf("dev %s already has a kchaos netem: heal netem first", dev)
 		case h != "" && h != "0:":
-			return nil, fmt.Errorf("dev %s has a root qdisc of its own (handle %s): netem would replace it", dev, h)
+			return fmt.Errorf("dev %s has a root qdisc of its own (handle %s): netem would replace it", dev, h)
 		}
 		lines = append(lines,
 			fmt.Sprintf("tc qdisc add dev %s root handle %s htb", dev, netemRoot),
@@ -332,12 +365,12 @@ func (f *netemFault) install(ctx context.Context, e *Env, id int32, peers []neti
 		// Take back what the script added before it failed.
 		_, _ = e.removeQdiscs(ctx, id)
 		if strings.Contains(out+err.Error(), "qdisc kind is unknown") && f.spec.netemQdisc() {
-			return nil, fmt.Errorf("the kernel has no netem qdisc (CONFIG_NET_SCH_NETEM; tc: Specified qdisc kind is unknown): "+
-				"delay, jitter, loss, duplicate and reorder cannot be applied here (a rate alone can): %w", err)
+			return fmt.Errorf("the kernel has no netem qdisc (CONFIG_NET_SCH_NETEM; tc: Specified qdisc kind is unknown): "+
+				"delay, jitter, duplicate and reorder cannot be applied here (a rate or a loss can): %w", err)
 		}
-		return nil, err
+		return err
 	}
-	return byDev, nil
+	return nil
 }
 
 // routeDevs asks the node's routing table which device reaches each peer.
@@ -430,13 +463,14 @@ func (e *Env) ListQdiscs(ctx context.Context, id int32) ([]string, error) {
 	return l, nil
 }
 
-// healNetem removes the kchaos qdiscs of every node of the run. Nodes
-// that are down or paused are remembered and cleaned when the nemesis
-// starts or resumes them (retryPending); a Docker node started again
-// has a fresh network namespace anyway.
-func (e *Env) healNetem(ctx context.Context) (removed int, pending []int32, err error) {
+// healNetem removes the kchaos qdiscs and loss rules of every node of the
+// run (never a partition's or a client cut's rules: their comment is
+// another). Nodes that are down or paused are remembered and cleaned when
+// the nemesis starts or resumes them (retryPending); a Docker node
+// started again has a fresh network namespace anyway.
+func (e *Env) healNetem(ctx context.Context) (removed, rules int, pending []int32, err error) {
 	if !e.netemCapable() {
-		return 0, nil, nil
+		return 0, 0, nil, nil
 	}
 	var errs []error
 	for _, id := range e.AllNodes() {
@@ -447,21 +481,24 @@ func (e *Env) healNetem(ctx context.Context) (removed int, pending []int32, err 
 		}
 		n, rerr := e.removeQdiscs(ctx, id)
 		removed += n
-		if rerr != nil {
+		r, lerr := e.removeLossRules(ctx, id)
+		rules += r
+		if rerr = errors.Join(rerr, lerr); rerr != nil {
 			e.setPending(id, true)
 			pending = append(pending, id)
 			errs = append(errs, rerr)
 		}
 	}
-	return removed, pending, errors.Join(errs...)
+	return removed, rules, pending, errors.Join(errs...)
 }
 
-// Heal removes the qdiscs from the nodes Inject touched.
+// Heal removes the qdiscs and loss rules from the nodes Inject touched.
 func (f *netemFault) Heal(ctx context.Context, e *Env) error {
 	var errs []error
 	for _, id := range f.touched {
 		_, err := e.removeQdiscs(ctx, id)
-		errs = append(errs, err)
+		_, lerr := e.removeLossRules(ctx, id)
+		errs = append(errs, err, lerr)
 	}
 	return errors.Join(errs...)
 }

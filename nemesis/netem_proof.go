@@ -214,19 +214,33 @@ func u32Key(ip netip.Addr) string {
 	return fmt.Sprintf("%02x%02x%02x%02x/ffffffff", b[0], b[1], b[2], b[3])
 }
 
-// Prove reads back, on every node it shaped, what the kernel installed
-// (the htb class and its rate, the netem qdisc and its parameters, a
-// filter per peer), then sends connects over one shaped link and checks
-// that they went through the kchaos class (its packet counter grew); with
-// a delay, the fastest of those connects must exceed the link's round
-// trip before the fault by 90% of the added delay less jitter, once per
-// shaped direction. Loss is shown by the netem qdisc's own drop counter,
-// recorded (not required: a few probes need not lose a packet).
+// Prove proves each part of the spec: the tc tree (proveTC) when there is
+// a rate or a netem qdisc, the loss rules (proveLoss, netem_loss.go) when
+// there is a loss.
 func (f *netemFault) Prove(ctx context.Context, e *Env) (map[string]any, error) {
 	if len(f.touched) == 0 {
 		return nil, fmt.Errorf("no node took the qdiscs (skipped %v)", f.skipped)
 	}
 	proof := map[string]any{}
+	if f.spec.needsTC() {
+		if err := f.proveTC(ctx, e, proof); err != nil {
+			return proof, err
+		}
+	}
+	if f.spec.Loss > 0 {
+		return proof, f.proveLoss(ctx, e, proof)
+	}
+	return proof, nil
+}
+
+// proveTC reads back, on every node it shaped, what the kernel installed
+// (the htb class and its rate, the netem qdisc and its parameters, a
+// filter per peer), then sends connects over one shaped link and checks
+// that they went through the kchaos class (its packet counter grew); with
+// a delay, the fastest of those connects must exceed the link's round
+// trip before the fault by 90% of the added delay less jitter, once per
+// shaped direction. The netem qdisc's own drop counter is recorded.
+func (f *netemFault) proveTC(ctx context.Context, e *Env, proof map[string]any) error {
 	installed := map[string]string{}
 	var errs []error
 	wantRate := 0.0
@@ -254,7 +268,7 @@ func (f *netemFault) Prove(ctx context.Context, e *Env) (map[string]any, error) 
 				for _, k := range []struct {
 					on   bool
 					word string
-				}{{f.spec.Delay > 0, "delay"}, {f.spec.Loss > 0, "loss"}, {f.spec.Duplicate > 0, "duplicate"}, {f.spec.Reorder > 0, "reorder"}} {
+				}{{f.spec.Delay > 0, "delay"}, {f.spec.Duplicate > 0, "duplicate"}, {f.spec.Reorder > 0, "reorder"}} {
 					if k.on && !strings.Contains(st.netemLine, " "+k.word+" ") {
 						missing = append(missing, "netem "+k.word)
 					}
@@ -277,9 +291,9 @@ func (f *netemFault) Prove(ctx context.Context, e *Env) (map[string]any, error) 
 	}
 	proof["installed"] = installed
 	if len(errs) > 0 {
-		return proof, errors.Join(errs...)
+		return errors.Join(errs...)
 	}
-	return proof, f.proveTraffic(ctx, e, proof)
+	return f.proveTraffic(ctx, e, proof)
 }
 
 // proveTraffic sends the connects and judges the counters and the delay.

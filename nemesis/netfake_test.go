@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -27,6 +28,11 @@ type fakeNet struct {
 	ignoreTC bool
 	// answerPaused makes a paused node answer Kafka requests anyway.
 	answerPaused bool
+	// dropped counts, per node and rule, the packets a loss rule dropped;
+	// lossInert makes loss rules drop nothing (a rule that took but has
+	// no effect).
+	dropped   map[int32]map[string]int64
+	lossInert bool
 }
 
 type fakeTC struct {
@@ -64,7 +70,7 @@ func (f *fakeCluster) byIP(ip string) (cluster.Node, bool) {
 // address ip (from or to it), on port when the rule names one.
 func (f *fakeCluster) dropsLocked(a int32, ip string, port int) bool {
 	for _, r := range f.rules[a] {
-		if !strings.Contains(r, " "+ip+"/32 ") {
+		if !strings.Contains(r, " "+ip+"/32 ") || isLossRule(r) {
 			continue
 		}
 		if strings.Contains(r, "port ") && !strings.Contains(r, fmt.Sprintf("port %d ", port)) {
@@ -148,6 +154,9 @@ func (f *fakeCluster) netExec(id int32, cmd []string) (string, error, bool) {
 	switch {
 	case strings.Contains(script, "/dev/tcp/"):
 		return f.probe(id, script), nil, true
+	case strings.Contains(script, "/dev/udp/"):
+		f.lossProbe(id, script)
+		return "", nil, true
 	case strings.HasPrefix(script, "ip -o route get"):
 		var out []string
 		for _, l := range strings.Split(script, "\n") {
@@ -267,4 +276,44 @@ func (f *fakeCluster) tcScript(id int32, script string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// isLossRule tells a netem loss rule (random drops) from a cut.
+func isLossRule(r string) bool { return strings.Contains(r, "-m statistic") }
+
+var devUDP = regexp.MustCompile(`seq ([0-9]+)\); do echo x 2>/dev/null >/dev/udp/([0-9.]+)/`)
+
+// lossProbe sends the probe's datagrams through node id's OUTPUT loss
+// rule for their address: it drops n x p of them (rounded down), counted.
+// The caller holds f.mu.
+func (f *fakeCluster) lossProbe(id int32, script string) {
+	m := devUDP.FindStringSubmatch(script)
+	var n int
+	fmt.Sscan(m[1], &n)
+	for _, r := range f.rules[id] {
+		if !isLossRule(r) || !strings.HasPrefix(r, "-A OUTPUT -d "+m[2]+"/32 ") || f.net.lossInert {
+			continue
+		}
+		fs := strings.Fields(r)
+		p, _ := strconv.ParseFloat(fs[slices.Index(fs, "--probability")+1], 64)
+		if f.net.dropped == nil {
+			f.net.dropped = map[int32]map[string]int64{}
+		}
+		if f.net.dropped[id] == nil {
+			f.net.dropped[id] = map[string]int64{}
+		}
+		f.net.dropped[id][r] += int64(float64(n) * p)
+	}
+}
+
+// rulesWithCounters is `iptables -S -v`: each rule with its counters
+// before its target, as iptables prints them. The caller holds f.mu.
+func (f *fakeCluster) rulesWithCounters(id int32) string {
+	out := "-P INPUT ACCEPT -c 0 0\n-P FORWARD ACCEPT -c 0 0\n-P OUTPUT ACCEPT -c 0 0\n"
+	for _, r := range f.rules[id] {
+		n := f.net.dropped[id][r]
+		head, target, _ := strings.Cut(r, " -j ")
+		out += fmt.Sprintf("%s -c %d %d -j %s\n", head, n, n*30, target)
+	}
+	return out
 }

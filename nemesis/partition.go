@@ -274,7 +274,12 @@ var safeArg = regexp.MustCompile(`^[A-Za-z0-9./:_-]+$`)
 
 // kchaosRules picks, from `iptables -S` output, the rules kchaos added and
 // returns the arguments that delete each (-A becomes -D).
-func kchaosRules(out string) ([][]string, error) {
+func kchaosRules(out string) ([][]string, error) { return taggedRules(out, RuleComment) }
+
+// taggedRules picks the rules whose comment is exactly tag: RuleComment
+// (partitions and client cuts) and LossComment (netem's loss) are told
+// apart, so that each heal removes its own rules only.
+func taggedRules(out, tag string) ([][]string, error) {
 	var rules [][]string
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
@@ -282,10 +287,10 @@ func kchaosRules(out string) ([][]string, error) {
 			continue
 		}
 		i := slices.Index(f, "--comment")
-		if i < 0 || i+1 >= len(f) || strings.Trim(f[i+1], `"`) != RuleComment {
+		if i < 0 || i+1 >= len(f) || strings.Trim(f[i+1], `"`) != tag {
 			continue
 		}
-		f[i+1] = RuleComment
+		f[i+1] = tag
 		for _, a := range f {
 			if !safeArg.MatchString(a) {
 				return nil, fmt.Errorf("unexpected iptables rule %q", line)
@@ -300,16 +305,25 @@ func kchaosRules(out string) ([][]string, error) {
 // ListRules returns the kchaos rules installed on node id (as -D argument
 // lists). Tests use it to check that a heal left none.
 func (e *Env) ListRules(ctx context.Context, id int32) ([][]string, error) {
+	return e.listTagged(ctx, id, RuleComment)
+}
+
+func (e *Env) listTagged(ctx context.Context, id int32, tag string) ([][]string, error) {
 	out, err := e.Cluster.Exec(ctx, id, "iptables", "-w", "5", "-S")
 	if err != nil {
 		return nil, err
 	}
-	return kchaosRules(out)
+	return taggedRules(out, tag)
 }
 
 // removeRules deletes node id's kchaos rules and returns how many.
 func (e *Env) removeRules(ctx context.Context, id int32) (int, error) {
-	rules, err := e.ListRules(ctx, id)
+	return e.removeTagged(ctx, id, RuleComment)
+}
+
+// removeTagged deletes node id's rules tagged tag and returns how many.
+func (e *Env) removeTagged(ctx context.Context, id int32, tag string) (int, error) {
+	rules, err := e.listTagged(ctx, id, tag)
 	if err != nil || len(rules) == 0 {
 		return 0, err
 	}
@@ -350,7 +364,7 @@ func (e *Env) healPartitions(ctx context.Context) (removed int, pending []int32,
 	return removed, pending, errors.Join(errs...)
 }
 
-// retryPending removes the rules (and netem qdiscs) a heal could not reach
+// retryPending removes the rules (and netem's qdiscs and loss rules) a heal could not reach
 // on node id, now that it runs again. A killed node restarts in a fresh network namespace
 // without rules; the retry is then a cheap no-op.
 func (e *Env) retryPending(ctx context.Context, id int32) error {
@@ -364,6 +378,9 @@ func (e *Env) retryPending(ctx context.Context, id int32) error {
 		return err
 	}
 	if _, err := e.removeQdiscs(ctx, id); err != nil {
+		return err
+	}
+	if _, err := e.removeLossRules(ctx, id); err != nil {
 		return err
 	}
 	e.setPending(id, false)

@@ -11,31 +11,69 @@ import (
 )
 
 // randomFault maps a name of a random schedule's fault mix to a fault and
-// a partition shape. Only faults that a heal undoes (or that undo
-// themselves, like restart) may be drawn: a random run must not leave the
-// cluster in a state that no later step repairs.
+// a link shape: partition and netem take partition-<shape> and
+// netem-<shape> (netem also netem-clients), bare partition and netem are
+// shape isolate. Only faults that a heal undoes (or that undo themselves,
+// like restart) may be drawn: a random run must not leave the cluster in
+// a state that no later step repairs (netem: heal netem; cut-clients:
+// heal partition, as histories/faults.go says).
 func randomFault(name string) (fault, shape string, ok bool) {
 	switch name {
-	case FPause, FKill, FRestart, FLoseUnflushed:
+	case FPause, FKill, FRestart, FLoseUnflushed, FCutClients:
 		return name, "", true
-	case FPartition:
-		return FPartition, ShapeIsolate, true
+	case FPartition, FNetem:
+		return name, ShapeIsolate, true
 	}
-	// Shape groups is left out: its groups are written by hand.
-	if s, found := strings.CutPrefix(name, FPartition+"-"); found && slices.Contains(shapeNames, s) && s != ShapeGroups {
-		return FPartition, s, true
+	for _, f := range []string{FPartition, FNetem} {
+		// Shape groups is left out: its groups are written by hand.
+		s, found := strings.CutPrefix(name, f+"-")
+		if found && (slices.Contains(shapeNames, s) && s != ShapeGroups || f == FNetem && s == ShapeClients) {
+			return f, s, true
+		}
 	}
 	return "", "", false
 }
 
 func randomFaultNames() []string {
-	out := []string{FPause, FKill, FRestart, FLoseUnflushed, FPartition}
-	for _, s := range shapeNames {
-		if s != ShapeGroups {
-			out = append(out, FPartition+"-"+s)
+	out := []string{FPause, FKill, FRestart, FLoseUnflushed, FCutClients, FPartition, FNetem}
+	for _, f := range []string{FPartition, FNetem} {
+		for _, s := range shapeNames {
+			if s != ShapeGroups {
+				out = append(out, f+"-"+s)
+			}
 		}
 	}
-	return out
+	return append(out, FNetem+"-"+ShapeClients)
+}
+
+// DefaultRandomNetem is what a drawn netem does to its links unless the
+// schedule says otherwise (nemesis.random.netem): a 10% loss, because it
+// works on every kernel (iptables, netem_loss.go), where a delay needs
+// sch_netem, and because it is a degradation Kafka must ride out (TCP
+// retransmits; replication slows, nothing should be lost), where a rate
+// limit mostly measures throughput.
+var DefaultRandomNetem = NetemSpec{Loss: 10}
+
+// randomNetem is the spec of a drawn netem step (a copy per step).
+func randomNetem(rs RandomSchedule) *NetemSpec {
+	spec := DefaultRandomNetem
+	if rs.Netem != nil {
+		spec = *rs.Netem
+	}
+	return &spec
+}
+
+// planStep is the step a drawn fault injects.
+func planStep(r *prng, rs RandomSchedule, name string, ids []int32) Step {
+	fault, shape, _ := randomFault(name)
+	st := Step{Fault: fault, Target: planTarget(r, rs.Targets, fault, shape, ids)}
+	if fault == FPartition || fault == FNetem {
+		st.Shape = shape
+	}
+	if fault == FNetem {
+		st.Netem = randomNetem(rs)
+	}
+	return st
 }
 
 // healFor is the heal that undoes a random fault ("" when none is needed).
@@ -90,9 +128,9 @@ func PlanRandom(rs RandomSchedule, brokers []int32) (Planned, error) {
 	cycles := int(rs.Duration / rs.Interval)
 	var steps []Step
 	for range cycles {
-		fault, shape, _ := randomFault(rs.Faults[r.intn(len(rs.Faults))])
-		steps = append(steps, Step{Fault: fault, Shape: shape, Target: planTarget(r, rs.Targets, fault, shape, ids)})
-		heal := healFor(fault)
+		st := planStep(r, rs, rs.Faults[r.intn(len(rs.Faults))], ids)
+		steps = append(steps, st)
+		heal := healFor(st.Fault)
 		if heal == "" {
 			steps = append(steps, Step{Wait: rs.Interval})
 			continue
@@ -128,10 +166,10 @@ func planPeriods(r *prng, rs RandomSchedule, ids []int32) Planned {
 		p := Period{FirstStep: len(out.Steps)}
 		var heals []string
 		for _, i := range r.draw(len(names), subset) {
-			fault, shape, _ := randomFault(names[i])
+			st := planStep(r, rs, names[i], ids)
 			p.Faults = append(p.Faults, names[i])
-			out.Steps = append(out.Steps, Step{Fault: fault, Shape: shape, Target: planTarget(r, rs.Targets, fault, shape, ids)})
-			if h := healFor(fault); h != "" && !slices.Contains(heals, h) {
+			out.Steps = append(out.Steps, st)
+			if h := healFor(st.Fault); h != "" && !slices.Contains(heals, h) {
 				heals = append(heals, h)
 			}
 		}
@@ -195,16 +233,17 @@ func planTarget(r *prng, given *Target, fault, shape string, brokers []int32) *T
 		c.Nodes = slices.Clone(given.Nodes)
 		t = &c
 	}
+	links := fault == FPartition || fault == FNetem
 	switch {
-	case fault == FPartition && shape == ShapeRacks:
+	case links && shape == ShapeRacks:
 		if t == nil || t.Role != RoleRack {
 			return nil // every rack against every other
 		}
-	case fault == FPartition && shape == ShapeLeaderFollowers:
+	case links && shape == ShapeLeaderFollowers:
 		if t == nil || t.Role != RoleLeader {
 			t = &Target{Role: RoleLeader}
 		}
-	case fault == FPartition && shape == ShapeMajorityMinority && t == nil:
+	case links && shape == ShapeMajorityMinority && t == nil:
 		t = &Target{Role: RoleRandom, Count: max(1, (len(brokers)-1)/2)}
 	case t == nil:
 		t = &Target{Role: RoleRandom, Count: 1}

@@ -38,6 +38,9 @@ import (
 //	      netem: {delay: 100ms, jitter: 20ms, loss: 5%, duplicate: 1%, reorder: 25%, rate: 1mbit}
 //	    - fault: cut-clients             # the client side (kchaos) loses these brokers
 //	      target: {role: followers, partition: 0}
+//	    - fault: producer-crash          # a producer client dies; a new one (new processes) starts
+//	      producer: 0                    # the workload's producer client (absent: a seeded draw)
+//	      for: 2s                        # down this long first (default: restart at once)
 //	    - wait: 10s
 //	    - fault: disk-fail               # or disk-full (a bounded dir: cluster.log_dir_size)
 //	      target: {role: followers, partition: 0}
@@ -84,7 +87,7 @@ type Step struct {
 	// Fault injects a fault by name: partition, pause, resume, kill, start,
 	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred,
 	// upgrade, set-feature, move-coordinator, disk-fail, disk-full,
-	// disk-slow, netem, cut-clients.
+	// disk-slow, netem, cut-clients, producer-crash.
 	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
 	// Shape of a partition fault (default isolate), or the links a netem
 	// fault degrades: a partition shape's cut links, or clients.
@@ -126,10 +129,15 @@ type Step struct {
 	// Member is the group member a member fault acts on (member-0, ...),
 	// or random (the default): groupfault.go.
 	Member string `yaml:"member,omitempty" json:"member,omitempty"`
-	// For is how long a member-stall stops the member.
+	// For is how long a member-stall stops the member, or how long a
+	// crashed producer stays down before its successor starts.
 	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
 	// Netem is what a netem fault does to each link (netem.go).
 	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
+	// Producer is the workload's producer client a producer-crash crashes
+	// (0-based; absent: one drawn with the run's seed when it fires); For
+	// (default 0: at once) says when its successor starts.
+	Producer *int `yaml:"producer,omitempty" json:"producer,omitempty"`
 }
 
 // Target selects nodes at the moment a fault fires.
@@ -181,10 +189,14 @@ type RandomSchedule struct {
 	Active Duration `yaml:"active,omitempty" json:"active,omitempty"`
 	Quiet  Duration `yaml:"quiet,omitempty" json:"quiet,omitempty"`
 	// Faults is the mix, drawn uniformly (repeat a name to weight it):
-	// pause, kill, restart, lose-unflushed, partition (= partition-isolate)
-	// and partition-<shape>.
+	// pause, kill, restart, lose-unflushed, cut-clients, partition (=
+	// partition-isolate), partition-<shape>, netem (= netem-isolate),
+	// netem-<shape> and netem-clients.
 	Faults  []string `yaml:"faults" json:"faults"`
 	Targets *Target  `yaml:"targets,omitempty" json:"targets,omitempty"`
+	// Netem is what every drawn netem does to its links (default
+	// DefaultRandomNetem: loss 10%).
+	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
 }
 
 // Fault names (a Step's Fault, and the f of the nemesis ops they record):
@@ -209,6 +221,7 @@ const (
 	FDiskSlow        = histories.FDiskSlow
 	FNetem           = histories.FNetem
 	FCutClients      = histories.FCutClients
+	FProducerCrash   = histories.FProducerCrash
 	FHeal            = histories.FHeal
 	FSchedule        = histories.FSchedule
 )
@@ -251,7 +264,7 @@ var (
 	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
 		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
 		FMemberKill, FMemberLeave, FMemberStart, FMemberStall,
-		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow, FNetem, FCutClients}
+		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow, FNetem, FCutClients, FProducerCrash}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
@@ -314,6 +327,12 @@ func (s *Schedule) Validate() error {
 		if r.Targets != nil {
 			validateTarget("nemesis.random.targets", r.Targets, false, false, add)
 		}
+		if r.Netem != nil {
+			validateNetem("nemesis.random", &Step{Fault: FNetem, Netem: r.Netem}, add)
+			if !slices.ContainsFunc(r.Faults, func(f string) bool { g, _, _ := randomFault(f); return g == FNetem }) {
+				add("nemesis.random.netem", "the mix draws no netem (name netem, netem-<shape> or netem-clients in faults)")
+			}
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -364,10 +383,14 @@ func validateStep(p string, st *Step, add addFunc) {
 	only(st.Target == nil || st.Fault != "", "target", "faults")
 	isMember := slices.Contains(memberFaults, st.Fault)
 	only(st.Member == "" || isMember, "member", "member faults ("+strings.Join(memberFaults, ", ")+")")
-	only(st.For == 0 || st.Fault == FMemberStall, "for", "fault member-stall")
+	only(st.For == 0 || st.Fault == FMemberStall || st.Fault == FProducerCrash, "for", "faults member-stall and producer-crash")
 	only(st.Target == nil || !isMember, "target", "node faults (a member fault names a member)")
 	if st.Fault == FMemberStall && st.For <= 0 {
 		add(p+".for", "member-stall needs a duration (for: 15s), longer than the group's max_poll_interval to make it leave")
+	}
+	only(st.Producer == nil || st.Fault == FProducerCrash, "producer", "fault producer-crash")
+	if st.Fault == FProducerCrash {
+		validateProducerCrash(p, st, add) // producer_crash.go
 	}
 	switch {
 	case st.Until != nil:

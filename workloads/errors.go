@@ -101,6 +101,7 @@ const (
 	CauseCanceled          = "canceled"
 	CauseRetriesExhausted  = "retries exhausted"
 	CauseClientClosed      = "client closed"
+	CauseCrashed           = "crashed"
 	CauseConnectionRefused = "connection refused"
 	CauseConnectionReset   = "connection reset"
 	CauseBrokenPipe        = "broken pipe"
@@ -117,6 +118,7 @@ var ClientErrors = []ErrorRule{
 	{CauseCanceled, 0, Info, false, "the send was canceled, possibly after the request was written"},
 	{CauseRetriesExhausted, 0, Info, false, "franz-go's ErrRecordRetries: the batch was tried at least once (also how franz-go, with retries off, ends a REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND), or was buffered behind one that was"},
 	{CauseClientClosed, 0, Info, false, "the client closed with the record buffered or in flight"},
+	{CauseCrashed, 0, Info, false, "the nemesis crashed the producer (producer-crash) with the send buffered or in flight: the process died not knowing"},
 	{CauseConnectionRefused, 0, Fail, false, "the dial failed: nothing was written on this attempt (with retries on, an earlier attempt may have been)"},
 	{CauseConnectionReset, 0, Info, false, "the connection broke after the request may have been written"},
 	{CauseBrokenPipe, 0, Info, false, "the connection broke while the request was being written"},

@@ -105,6 +105,12 @@ func (p *franzProducer) Send(ctx context.Context, m Message) (int64, error) {
 	return r.Offset, perr
 }
 
+// ProducerID is the client's producer id and epoch (-1 for a producer that
+// is not idempotent), loading it with InitProducerID if need be.
+func (p *franzProducer) ProducerID(ctx context.Context) (int64, int16, error) {
+	return p.cl.ProducerID(ctx)
+}
+
 // Close closes the client; buffered and in-flight records fail with
 // ErrClientClosed.
 func (p *franzProducer) Close() { p.once.Do(p.cl.Close) }

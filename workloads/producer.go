@@ -28,18 +28,18 @@ type sendDone struct {
 //
 // ops bounds every send's context: canceling it ends sends still in
 // flight (as info) when draining takes too long.
-func (w *Workload) runProducers(stop, ops context.Context, clients []Producer) error {
+func (w *Workload) runProducers(stop, ops context.Context, clients []*producerClient) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(clients)*w.cfg.MaxInFlight)
-	for _, p := range clients {
+	for _, pc := range clients {
 		for s := 0; s < w.cfg.MaxInFlight; s++ {
 			wg.Add(1)
-			go func(p Producer) {
+			go func() {
 				defer wg.Done()
-				if err := w.slot(stop, ops, p); err != nil {
+				if err := w.slot(stop, ops, pc, s); err != nil {
 					errs <- err
 				}
-			}(p)
+			}()
 		}
 	}
 	wg.Wait()
@@ -51,10 +51,10 @@ func (w *Workload) runProducers(stop, ops context.Context, clients []Producer) e
 // did not succeed.
 const FailureBackoff = 50 * time.Millisecond
 
-// slot is one producer process (and its successors after an info).
-func (w *Workload) slot(stop, ops context.Context, p Producer) error {
-	pid := w.rec.NewProcess()
-	seq := 0
+// slot is one producer process (and its successors after an info or a
+// crash of its client: producer_crash.go).
+func (w *Workload) slot(stop, ops context.Context, pc *producerClient, s int) error {
+	seq, last := 0, -1
 	for {
 		if ended(stop) || !w.takeSend() {
 			return nil
@@ -62,24 +62,40 @@ func (w *Workload) slot(stop, ops context.Context, p Producer) error {
 		if err := w.limiter.Wait(stop); err != nil {
 			return nil
 		}
+		p, gen, pid, ok := pc.acquire(stop, s)
+		if !ok {
+			return nil
+		}
+		if pid != last {
+			seq, last = 0, pid
+		}
 		part, key := w.parts.pick()
 		v := histories.SendValue{Topic: w.cfg.Topic, Partition: part, Key: key,
 			Value: sendValueName(pid, seq)}
 		seq++
-		if _, err := w.rec.Invoke(pid, histories.FSend, v); err != nil {
+		invoked, err := pc.invoke(gen, func() error {
+			_, err := w.rec.Invoke(pid, histories.FSend, v)
+			return err
+		})
+		if err != nil {
 			w.c.recordErrors.Add(1)
 			return err
 		}
+		if !invoked {
+			continue // crashed since acquire: the slot's process is gone
+		}
 		w.c.sends.Add(1)
 		sctx, cancel := context.WithTimeout(ops, w.cfg.opTimeout())
+		pc.inFlight.Add(1)
 		off, err := p.Send(sctx, Message{Partition: part, Key: key, Value: v.Value})
+		pc.inFlight.Add(-1)
 		cancel()
-		retire, rerr := w.completeSend(pid, v, off, err)
+		retire, crashed, rerr := w.completeOn(pc, gen, pid, v, off, err)
 		if rerr != nil {
 			w.c.recordErrors.Add(1)
 			return rerr
 		}
-		if err != nil {
+		if err != nil && !crashed {
 			// A client that just failed waits a little before the next send,
 			// as Jepsen's clients do: while a partition has no leader, sends
 			// fail in microseconds, and without a pause a run would record
@@ -90,10 +106,31 @@ func (w *Workload) slot(stop, ops context.Context, p Producer) error {
 		if retire {
 			// Jepsen's model: a process whose op ended info never invokes
 			// again; the slot carries on as a fresh process.
-			pid = w.rec.NewProcess()
-			seq = 0
+			pc.retire(s, gen, pid, w.rec.NewProcess)
 		}
 	}
+}
+
+// completeOn records a send's completion unless the client it went
+// through crashed meanwhile (gen is no longer current): then the process
+// that sent it is dead and learns nothing, so the send is info `crashed`
+// whatever the client said, never ok. The read lock keeps a crash from
+// slipping between that check and the record.
+func (w *Workload) completeOn(pc *producerClient, gen, pid int, v histories.SendValue, off int64, err error) (retire, crashed bool, rerr error) {
+	pc.mu.RLock()
+	defer pc.mu.RUnlock()
+	if pc.gen == gen {
+		retire, rerr = w.completeSend(pid, v, off, err)
+		return retire, false, rerr
+	}
+	w.c.countError(CauseCrashed)
+	w.c.indeterminate.Add(1)
+	done := sendDone{SendValue: v, Detail: "the client said: ok"}
+	if err != nil {
+		done.Detail = "the client said: " + err.Error()
+	}
+	_, rerr = w.rec.Complete(pid, histories.Info, histories.FSend, done, CauseCrashed)
+	return true, true, rerr
 }
 
 // completeSend records a send's completion and counts it. It reports

@@ -27,6 +27,10 @@ type Workload struct {
 	stopOnce  sync.Once
 	stopCh    chan struct{} // closed by Stop
 	slots     []*memberSlot // group members (workload.group), made by New
+	// pcs are the plain producer clients while Run produces, for
+	// CrashProducer (nil before and after).
+	pcMu sync.Mutex
+	pcs  []*producerClient
 }
 
 // New validates cfg (after Defaults) and prepares a workload that writes
@@ -86,7 +90,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		return w.Stats(), errors.New("workload: Run called twice")
 	}
 	var (
-		producers []Producer
+		producers []*producerClient
 		txns      []TxnProducer
 		reg       = &txnClients{}
 		err       error
@@ -94,18 +98,28 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	if w.cfg.Transactions.Enabled {
 		txns, err = w.openTxnProducers(reg)
 	} else {
-		producers, err = w.openProducers()
+		var ps []Producer
+		ps, err = w.openProducers()
+		producers = w.newProducerClients(ps)
 	}
 	if err != nil {
 		return w.Stats(), err
 	}
 	consumers, err := w.openConsumers()
 	if err != nil {
-		closeAll(producers)
+		closeProducerClients(producers)
 		reg.closeAll()
 		return w.Stats(), err
 	}
 	w.c.restart()
+	w.pcMu.Lock()
+	w.pcs = producers
+	w.pcMu.Unlock()
+	defer func() {
+		w.pcMu.Lock()
+		w.pcs = nil
+		w.pcMu.Unlock()
+	}()
 
 	stop, stopNow := context.WithTimeout(ctx, w.cfg.Duration.Std())
 	defer stopNow()
@@ -174,7 +188,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		// complete as info (canceled).
 		cancelOps()
 	}
-	w.drain(prodDone, cancelOps, func() { closeAll(producers); reg.closeAll() })
+	w.drain(prodDone, cancelOps, func() { closeProducerClients(producers); reg.closeAll() })
 	wg.Wait()
 	closeAll(consumers)
 	close(errs)

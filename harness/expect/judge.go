@@ -29,6 +29,17 @@ const (
 	// ErrorsPrefix + a Kafka error name counts the sends that completed
 	// with that error (errors.NOT_ENOUGH_REPLICAS).
 	ErrorsPrefix = "errors."
+	// SendErrors counts the sends (and transactions) that completed with
+	// any error, fail or info: client-side causes (timeout, crashed) too,
+	// which errors.<NAME> cannot name.
+	SendErrors = "send_errors"
+	// AckedDuringFaults counts the sends acked while a lasting fault held
+	// (between its ok and the op that undid it): writes that went on.
+	AckedDuringFaults = "acked_during_faults"
+	// ISRChanges counts the changes of the topic's partitions' ISRs that
+	// the observer recorded (each sample whose ISR differs, as a set, from
+	// the partition's previous one): the ISR churn a fault caused.
+	ISRChanges = "isr_changes"
 )
 
 // Anomalies are the checker's anomaly names a check may count; a run that
@@ -38,7 +49,8 @@ var Anomalies = checker.AnomalyNames
 // Known says why name is not a metric a check may use, or nil.
 func Known(name string) error {
 	switch {
-	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked, name == Committed, name == HistorySeconds:
+	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked, name == Committed, name == HistorySeconds,
+		name == SendErrors, name == AckedDuringFaults, name == ISRChanges:
 		return nil
 	case strings.HasPrefix(name, ErrorsPrefix):
 		code := strings.TrimPrefix(name, ErrorsPrefix)
@@ -52,8 +64,9 @@ func Known(name string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
-		name, strings.Join(Anomalies, ", "), Acked, Committed, OfflineSeconds, LeaderAfterFault, HistorySeconds)
+	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
+		name, strings.Join(Anomalies, ", "), Acked, Committed, OfflineSeconds, LeaderAfterFault, HistorySeconds,
+		SendErrors, AckedDuringFaults, ISRChanges)
 }
 
 // Metrics is what one run measured, by metric name. Anomaly counts are

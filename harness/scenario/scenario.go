@@ -403,6 +403,16 @@ func (s *Scenario) Validate() error {
 		}
 	}
 	for i, st := range s.Nemesis.Steps {
+		// producer-crash crashes a plain producer of this workload.
+		if st.Fault == nemesis.FProducerCrash {
+			p := fmt.Sprintf("nemesis.steps[%d]", i)
+			if s.Workload.Transactions.Enabled {
+				add(p+".fault", "%s crashes plain producers; transactional ones crash with workload.transactions.crash_rate (a successor fences the zombie)", nemesis.FProducerCrash)
+			}
+			if st.Producer != nil && *st.Producer >= s.Workload.Producers {
+				add(p+".producer", "%d: the workload has %d producer(s), 0..%d", *st.Producer, s.Workload.Producers, s.Workload.Producers-1)
+			}
+		}
 		if st.Model == nemesis.ModelWriteback && !s.logAppendTime() {
 			add(fmt.Sprintf("nemesis.steps[%d].model", i), "writeback dates each batch by the broker's append time: "+
 				"set topic.configs.message.timestamp.type: LogAppendTime (or cluster.broker_config.log.message.timestamp.type)")

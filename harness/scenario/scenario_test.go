@@ -14,13 +14,14 @@ import (
 func TestBuiltinsLoadAndValidate(t *testing.T) {
 	bs := Builtins()
 	// One per seed story of docs/SCENARIOS.md, s1 to s12, then the disk
-	// story d1 (issue 15), the consumer-group stories g1 to g3 (issue 13), the transaction stories t1 to t3 (issue 14) and
-	// the upgrade stories u1 and u2 (issue 11).
+	// story d1, the consumer-group stories g1 to g3 (issue 13), the network
+	// stories n1 and n2 (issue 15), the transaction stories t1 to t3 (issue
+	// 14) and the upgrade stories u1 and u2 (issue 11).
 	var names []string
 	for i := 1; i <= 12; i++ {
 		names = append(names, "s"+strconv.Itoa(i))
 	}
-	names = append(names, "d1", "g1", "g2", "g3", "t1", "t2", "t3", "u1", "u2")
+	names = append(names, "d1", "g1", "g2", "g3", "n1", "n2", "t1", "t2", "t3", "u1", "u2")
 	if len(bs) != len(names) {
 		t.Fatalf("%d built-in scenarios, want %d: %v", len(bs), len(names), names)
 	}
@@ -103,6 +104,9 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"coordinator without transactions", "name: x\nnemesis:\n  steps:\n    - fault: kill\n      target: {role: txn-coordinator}\n", nil, "nemesis.steps[0].target.role: txn-coordinator needs workload.transactions.enabled"},
 		{"move-coordinator without transactions", "name: x\nnemesis:\n  steps:\n    - fault: move-coordinator\n      target: {role: nodes, nodes: [0]}\n", nil, "nemesis.steps[0].fault: move-coordinator needs workload.transactions.enabled"},
 		{"move-coordinator without a target", "name: x\nworkload:\n  transactions: {enabled: true}\nnemesis:\n  steps:\n    - fault: move-coordinator\n", nil, "nemesis.steps[0].target: fault move-coordinator needs a target"},
+		{"producer-crash of a producer not there", "name: x\nworkload:\n  producers: 2\nnemesis:\n  steps:\n    - fault: producer-crash\n      producer: 2\n", nil, "nemesis.steps[0].producer: 2: the workload has 2 producer(s), 0..1"},
+		{"producer-crash of the default producer", "name: x\nnemesis:\n  steps:\n    - fault: producer-crash\n      producer: 1\n", nil, "nemesis.steps[0].producer: 1: the workload has 1 producer(s), 0..0"},
+		{"producer-crash with transactions", "name: x\nworkload:\n  transactions: {enabled: true}\nnemesis:\n  steps:\n    - fault: producer-crash\n", nil, "nemesis.steps[0].fault: producer-crash crashes plain producers; transactional ones crash with workload.transactions.crash_rate"},
 		{"bad transaction_version", "name: x\ncluster:\n  transaction_version: 3\n", nil, "cluster.transaction_version"},
 		{"transaction_version on 3.9", "name: x\ncluster:\n  kafka: 3.9.2\n  transaction_version: 1\n", nil, "needs Kafka 4.0"},
 		{"elr on 3.9", "name: x\ncluster:\n  kafka: 3.9.1\n  elr: \"on\"\n", nil, "needs Kafka 4.0"},

@@ -1,0 +1,73 @@
+package nemesis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Clients is what the client faults need of the workload; the harness
+// wires the run's workload in (Env.Clients). nemesis cannot import
+// workloads (they are beside each other in the layering), so the workload
+// implements this.
+type Clients interface {
+	// Producers is the number of producer clients.
+	Producers() int
+	// CrashProducer crashes producer client i (closed without a flush:
+	// what it had in flight completes info), waits down, and starts a new
+	// client with new history processes in its place; it returns what it
+	// did for the op's details.
+	CrashProducer(ctx context.Context, i int, down time.Duration) (map[string]any, error)
+}
+
+// producerCrash is the client-side half of a failure: a producer process
+// dies mid-run while every broker is fine, and another process takes its
+// place. It touches no node.
+type producerCrash struct {
+	producer *int
+	down     time.Duration
+}
+
+func (f *producerCrash) Name() string { return FProducerCrash }
+
+func (f *producerCrash) Spec() map[string]any {
+	m := map[string]any{"for": Duration(f.down)}
+	if f.producer != nil {
+		m["producer"] = *f.producer
+	}
+	return m
+}
+
+func (f *producerCrash) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	if e.Clients == nil {
+		return nil, nil, errors.New("no workload producers to crash (the run wires them into the nemesis; this env has none)")
+	}
+	n := e.Clients.Producers()
+	i := 0
+	if f.producer != nil {
+		i = *f.producer
+	} else {
+		i = e.rand().intn(n) // drawn when it fires, from the run's seed
+	}
+	if i < 0 || i >= n {
+		return nil, nil, fmt.Errorf("producer %d: the workload has producers 0..%d", i, n-1)
+	}
+	d, err := e.Clients.CrashProducer(ctx, i, f.down)
+	return nil, d, err
+}
+
+// Heal: nothing to undo, the successor is already running.
+func (f *producerCrash) Heal(context.Context, *Env) error { return nil }
+
+func validateProducerCrash(p string, st *Step, add addFunc) {
+	if st.Producer != nil && *st.Producer < 0 {
+		add(p+".producer", "must not be negative (the workload's producers are 0..workload.producers-1)")
+	}
+	if st.For < 0 || st.For.Std() > 10*time.Minute {
+		add(p+".for", "want 0 to 10m (how long the producer stays down)")
+	}
+	if st.Target != nil {
+		add(p+".target", "producer-crash takes producer: N (a workload producer), not a target: it touches no broker")
+	}
+}
