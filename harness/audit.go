@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/harness/scenario"
@@ -123,6 +124,25 @@ func AuditFacts(s *scenario.Scenario) []report.AuditFact {
 			"Kafka acknowledges from the page cache: a power loss drops what was not flushed (kchaos cuts at the last recovery point)", "s7")
 	}
 	return facts
+}
+
+// AuditExitCode is the audit's exit code: 1 when a story lost acked
+// records or reused offsets, else 2 when a story could not be run or
+// checked (or the audit was interrupted), else 0.
+func AuditExitCode(rows []report.AuditRow, interrupted bool) int {
+	code := checker.Valid.ExitCode()
+	for _, r := range rows {
+		switch {
+		case r.Lost > 0 || r.Reused > 0:
+			return checker.Invalid.ExitCode()
+		case r.Error != "" || r.Verdict != checker.Valid.String():
+			code = checker.Unknown.ExitCode()
+		}
+	}
+	if interrupted {
+		code = checker.Unknown.ExitCode()
+	}
+	return code
 }
 
 // RunAudit runs every audit story under the user's settings and writes

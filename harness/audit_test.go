@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -104,6 +105,29 @@ func TestAuditStoriesDescribed(t *testing.T) {
 	for _, name := range AuditStories {
 		if auditStory[name] == "" {
 			t.Errorf("audit story %s has no description", name)
+		}
+	}
+}
+
+func TestAuditExitCode(t *testing.T) {
+	valid := report.AuditRow{Story: "s1", Verdict: checker.Valid.String()}
+	for _, tc := range []struct {
+		name        string
+		rows        []report.AuditRow
+		interrupted bool
+		want        int
+	}{
+		{"every story valid", []report.AuditRow{valid, valid}, false, 0},
+		{"a story lost acked records", []report.AuditRow{valid, {Story: "s7", Verdict: checker.Invalid.String(), Lost: 3}}, false, 1},
+		{"reused offsets", []report.AuditRow{{Story: "s9", Verdict: checker.Invalid.String(), Reused: 1}}, false, 1},
+		{"a story could not run", []report.AuditRow{valid, {Story: "s2", Error: "cluster start"}}, false, 2},
+		{"a verdict unknown", []report.AuditRow{{Story: "s2", Verdict: checker.Unknown.String()}}, false, 2},
+		{"loss beats an error before it", []report.AuditRow{{Story: "s2", Error: "x"}, {Story: "s7", Lost: 1}}, false, 1},
+		{"interrupted with nothing wrong", []report.AuditRow{valid}, true, 2},
+		{"interrupted after a loss", []report.AuditRow{{Story: "s7", Lost: 1}}, true, 1},
+	} {
+		if got := AuditExitCode(tc.rows, tc.interrupted); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
@@ -56,7 +55,7 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 				stopped bool
 			)
 			serr := session(func(ctx context.Context, p *progress.Printer) error {
-				opts.Options = harness.Options{Store: f.store, Log: p.Logger(), Progress: p, NoScreenshot: f.noScreenshot}
+				opts.Options = f.options(p)
 				opts.OnStory = func(done, total int, r report.AuditRow) {
 					p.Finish()
 					fmt.Fprintf(os.Stderr, "audit: [%d/%d] %s: %d acked lost, %.1f s offline %s\n", done, total, r.Story, r.Lost, r.OfflineSeconds, r.Error)
@@ -73,18 +72,7 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 			if err2 != nil {
 				return runError(err2)
 			}
-			code := exitValid
-			for _, r := range rows {
-				switch {
-				case r.Lost > 0 || r.Reused > 0:
-					code = exitInvalid
-				case (r.Error != "" || r.Verdict != checker.Valid.String()) && code == exitValid:
-					code = exitUnknown
-				}
-			}
-			if stopped && code == exitValid {
-				code = exitUnknown
-			}
+			code := harness.AuditExitCode(rows, stopped)
 			if code != exitValid {
 				return withCode(code)
 			}

@@ -3,8 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -84,7 +85,7 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 			serr := session(func(ctx context.Context, p *progress.Printer) error {
 				worst := exitValid
 				dir, _, merr = harness.RunMatrix(ctx, args[0], cells, harness.MatrixOptions{
-					Options: harness.Options{Store: f.store, Log: p.Logger(), Progress: p, NoScreenshot: f.noScreenshot},
+					Options: f.options(p),
 					Runs:    runs,
 					OnRun: func(combo map[string]string, out *harness.Outcome, err error) {
 						code := exitUnknown
@@ -125,14 +126,9 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 }
 
 func comboString(c map[string]string) string {
-	keys := make([]string, 0, len(c))
-	for k := range c {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + c[k]
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(c)) {
+		parts = append(parts, k+"="+c[k])
 	}
 	return strings.Join(parts, " ")
 }

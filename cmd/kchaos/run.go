@@ -37,6 +37,12 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.BoolVar(&f.ownHosts, "i-own-these-hosts", false, "backend ssh: confirm that you own the scenario's hosts and may break their Kafka (cluster.confirm_owner)")
 }
 
+// options are the harness options every command that runs clusters
+// passes: the store and screenshot flags, and the session's printer.
+func (f *runFlags) options(p *progress.Printer) harness.Options {
+	return harness.Options{Store: f.store, Log: p.Logger(), Progress: p, NoScreenshot: f.noScreenshot}
+}
+
 // load reads the scenario with the flags applied. Errors are bad input.
 func (f *runFlags) load(name string, extra ...string) (*scenario.Scenario, []string, error) {
 	sets := append([]string{}, f.sets...)
@@ -89,8 +95,9 @@ schedule did not play out), 254 bad input, 255 internal error.`,
 				return err
 			}
 			return session(func(ctx context.Context, p *progress.Printer) error {
-				out, err := harness.Run(ctx, s, harness.Options{Store: f.store, Log: p.Logger(),
-					Progress: p, NoScreenshot: f.noScreenshot, Overridden: overridden})
+				opts := f.options(p)
+				opts.Overridden = overridden
+				out, err := harness.Run(ctx, s, opts)
 				p.Finish()
 				return finishRun(out, err)
 			})

@@ -69,7 +69,7 @@ finding), 2 a cell could not be judged, 254 bad input.`,
 				rerr error
 			)
 			serr := session(func(ctx context.Context, p *progress.Printer) error {
-				opts.Options = harness.Options{Store: f.store, Log: p.Logger(), Progress: p, NoScreenshot: f.noScreenshot}
+				opts.Options = f.options(p)
 				opts.OnCell = func(done, total int, c report.Cell) {
 					p.Finish()
 					fmt.Fprintf(os.Stderr, "suite: [%d/%d] %s: %s %s\n", done, total, c.ID, c.Status, c.Reason)
