@@ -278,8 +278,18 @@ func (v Version) Less(o Version) bool {
 	return v.Patch < o.Patch
 }
 
+// String is "4.1.2".
+func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v.Major, v.Minor, v.Patch) }
+
 // HasELR reports whether the release has the eligible.leader.replicas.version feature.
 func (v Version) HasELR() bool { return !v.Less(Version{4, 0, 0}) }
+
+// HasConsumerProtocol reports whether consumer groups can use the KIP-848
+// `consumer` rebalance protocol: generally available and on by default in
+// the group coordinator from 4.0 (Kafka 4.0 upgrade notes: "the new
+// consumer rebalance protocol is generally available"); 3.9 has only the
+// classic protocol for clients.
+func (v Version) HasConsumerProtocol() bool { return !v.Less(Version{4, 0, 0}) }
 
 // HasTransactionVersion reports whether transaction.version levels above 0
 // exist (TransactionVersion.TV_1 and TV_2 need metadata version

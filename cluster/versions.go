@@ -39,6 +39,7 @@ func ResolveVersion(v string) (string, error) {
 //   - ELRDefault: ELR is on by default only for clusters created on 4.1+
 //     (Kafka 4.1 upgrade notes); an in-place upgrade keeps it off until the
 //     feature level is raised.
+//   - HasConsumerProtocol: the KIP-848 consumer group protocol from 4.0.
 //   - With ELR on, a broker-level min.insync.replicas is refused and the
 //     cluster-level value is used (KIP-966; ConfigurationControlManager).
 //   - StrictListConfigs: from 4.2, list-type configs are validated strictly

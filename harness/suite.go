@@ -120,7 +120,8 @@ func planCell(name string, combo map[string]string, version string, run, runs in
 
 // notApplicable says why Kafka version rules out the scenario's settings,
 // or "". The cluster's own validation is the rule (ELR, transaction.version
-// levels before 4.0, ...): the scenario loaded on its own version, so what
+// levels before 4.0, ...), and the workload's version rules (the KIP-848
+// group protocol): the scenario loaded on its own version, so what
 // the other version refuses is the version's doing.
 func notApplicable(s *scenario.Scenario, version string) string {
 	if _, err := cluster.ParseVersion(version); err != nil {
@@ -131,6 +132,10 @@ func notApplicable(s *scenario.Scenario, version string) string {
 	cc.Defaults()
 	if err := cc.Validate(); err != nil {
 		return err.Error()
+	}
+	v, _ := cluster.ParseVersion(version)
+	if path, problem := s.WorkloadVersionProblem(v); problem != "" {
+		return path + ": " + problem
 	}
 	return ""
 }

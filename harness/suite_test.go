@@ -133,3 +133,39 @@ func TestPlanTransactions(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanGroups(t *testing.T) {
+	s, err := LoadSuite("groups")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.4.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 18 {
+		t.Fatalf("%d cells, want 18 (g1-g3 × franz classic, franz consumer, kafka-go, on 2 versions)", len(plan))
+	}
+	for _, pc := range plan {
+		want := ""
+		if strings.Contains(pc.cell.ID, "group.protocol=consumer") && strings.HasSuffix(pc.cell.ID, "3.9.2") {
+			want = report.CellNotApplicable // KIP-848 needs 4.0
+		}
+		if pc.cell.Status != want {
+			t.Errorf("cell %s: status %q, want %q (%s)", pc.cell.ID, pc.cell.Status, want, pc.cell.Reason)
+		}
+		if want != "" && !strings.Contains(pc.cell.Reason, "workload.group.protocol") {
+			t.Errorf("cell %s: reason %q does not name the field", pc.cell.ID, pc.cell.Reason)
+		}
+		if pc.scenario == nil {
+			continue
+		}
+		st := pc.scenario.Settings()
+		if st["driver"] != pc.cell.Settings["driver"] {
+			t.Errorf("cell %s: driver %q, want %q", pc.cell.ID, st["driver"], pc.cell.Settings["driver"])
+		}
+		if p := pc.cell.Settings["group.protocol"]; p != "" && st["group.protocol"] != p {
+			t.Errorf("cell %s: protocol %q, want %q", pc.cell.ID, st["group.protocol"], p)
+		}
+	}
+}

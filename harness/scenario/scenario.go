@@ -251,6 +251,17 @@ func (s *Scenario) WorkloadConfig() workloads.Config {
 	return w
 }
 
+// WorkloadVersionProblem says which workload field Kafka release v rules
+// out and why ("" when none): the KIP-848 group protocol before 4.0. The
+// cluster's own version rules (ELR, transaction.version) are
+// cluster.Config.Validate's.
+func (s *Scenario) WorkloadVersionProblem(v cluster.Version) (path, problem string) {
+	if s.Workload.Group.Protocol == histories.ProtocolConsumer && !v.HasConsumerProtocol() {
+		return "workload.group.protocol", fmt.Sprintf("consumer (KIP-848) needs Kafka 4.0 or later; %s has only the classic protocol", v)
+	}
+	return "", ""
+}
+
 // Validate reports every problem, each naming its field path.
 func (s *Scenario) Validate() error {
 	var errs []error
@@ -324,9 +335,9 @@ func (s *Scenario) Validate() error {
 	if s.Workload.Topic != t.Name {
 		add("workload.topic", "%q differs from topic.name %q", s.Workload.Topic, t.Name)
 	}
-	if g := s.Workload.Group; g.Protocol == histories.ProtocolConsumer {
-		if v, err := cluster.ParseVersion(cc.KafkaVersion); err == nil && v.Less(cluster.Version{Major: 4}) {
-			add("workload.group.protocol", "consumer (KIP-848) needs Kafka 4.0 or later; %s has only the classic protocol", cc.KafkaVersion)
+	if v, err := cluster.ParseVersion(cc.KafkaVersion); err == nil {
+		if path, problem := s.WorkloadVersionProblem(v); problem != "" {
+			add(path, "%s", problem)
 		}
 	}
 	if s.Workload.Partitions > t.Partitions {

@@ -34,6 +34,9 @@ var SettingPaths = map[string][]string{
 	// group.protocol: a consumer group's rebalance protocol, classic or
 	// consumer (KIP-848); some outcomes hold under one only.
 	"group.protocol": {"workload.group.protocol"},
+	// driver: the client library (franz, kafka-go); what a group or a
+	// producer does under a fault is partly the client's.
+	"driver": {"workload.driver"},
 }
 
 // SettingNames is the names of SettingPaths, sorted.
@@ -68,7 +71,8 @@ const uncleanKey = "unclean.leader.election.enable"
 //   - min.insync: the topic's value, else the brokers', else Kafka's 1;
 //   - txn.version: the transaction.version level the cluster is formatted
 //     with, "default" resolved by the release (2 on 4.x, 0 before);
-//   - acks, idempotent, kafka: as the workload and cluster have them;
+//   - acks, idempotent, kafka, driver: as the workload and cluster have
+//     them;
 //   - group.protocol: the consumer group's protocol (classic by default),
 //     "" without a group.
 func (s *Scenario) Settings() map[string]string {
@@ -105,6 +109,7 @@ func (s *Scenario) Settings() map[string]string {
 		// Without a group there is no protocol: a condition on it never
 		// matches.
 		"group.protocol": s.groupProtocol(),
+		"driver":         s.Workload.Driver,
 	}
 }
 
