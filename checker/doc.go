@@ -46,6 +46,7 @@
 //	                               commit that no member delivered
 //	commit-backwards     per case  a newly assigned member resumed below an
 //	                               ok commit, or an ok commit went lower
+//	                               (an auto commit: see groupauto.go)
 //	redelivery           per range delivered again (counted only when
 //	                               Options.ExactlyOnce, from run.json)
 //

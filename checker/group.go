@@ -108,6 +108,7 @@ type groupPend struct {
 	hasGen bool
 	mid    string
 	commit int32 // commit: its index
+	clock  int64 // poll: the commit clock at its invoke (groupauto.go)
 	rebal  *rebalVal
 	sub    *subVal
 }
@@ -125,6 +126,7 @@ type groupState struct {
 	resume     map[procTP]resumeAt
 	backs      []backOp
 	goneAt     map[int32]int64 // member process -> when an info retired it
+	autoState
 }
 
 func (c *Checker) groupID(name string) int32 {
@@ -290,7 +292,7 @@ func (c *Checker) groupPollInvoke(pd *pending, e *histories.Event, group *string
 	if gen == nil {
 		return fmt.Errorf("%s: missing field \"generation\"", what)
 	}
-	gp := &groupPend{group: m.group, gen: *gen, hasGen: true}
+	gp := &groupPend{group: m.group, gen: *gen, hasGen: true, clock: c.clock}
 	if mid != nil {
 		gp.mid = *mid
 	}
@@ -375,6 +377,9 @@ func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
 		if !ok {
 			prev = committedAt{off: -1, commit: -1}
 		}
+		if op.auto {
+			prev = c.autoPrev(m.group, op.proc, tp, offs[p]) // recorded late: groupauto.go
+		}
 		op.parts = append(op.parts, commitPart{tp: tp, off: offs[p], prev: prev})
 	}
 	pd.gp = &groupPend{group: m.group, commit: int32(len(c.commits))}
@@ -451,6 +456,7 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 		}
 		if !ok || cp.off > cur.off {
 			c.committed[key] = committedAt{off: cp.off, commit: ci}
+			c.noteCommitted(key, c.committed[key])
 		}
 	}
 	return nil
@@ -545,6 +551,7 @@ func (c *Checker) completeRebalance(pd *pending, e *histories.Event) error {
 	for _, tp := range slices.Concat(r.revoked, r.lost) {
 		delete(c.resume, procTP{p, tp})
 	}
+	c.forgetDelivered(p, slices.Concat(r.revoked, r.lost))
 	c.resetOrder(p, slices.Concat(r.assigned, r.revoked, r.lost))
 	for _, tp := range r.assigned {
 		at, ok := c.committed[groupTP{r.group, tp}]
@@ -566,6 +573,7 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 	gi := int32(len(c.gpolls))
 	c.gpolls = append(c.gpolls, groupPoll{poll: pi, group: gp.group, proc: p, gen: gp.gen, hasGen: gp.hasGen, mid: gp.mid})
 	op := c.polls[pi]
+	c.noteDelivered(p, gp.clock, &op)
 	for i := op.start; i < op.end; i++ {
 		r := c.recs[i]
 		key := procTP{p, r.tp}

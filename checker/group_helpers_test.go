@@ -43,6 +43,14 @@ func gcommit(proc int, call, ret int64, gen int, typ string, ps ...string) []str
 	return []string{ev(call, proc, "invoke", "commit", v), ev(ret, proc, typ, "commit", v, errs...)}
 }
 
+// gauto is a commit the client made by itself (auto: true) of "P:O" pairs
+// in generation gen, completing ok: recorded as the workload does, its
+// invoke at once before its completion, at at.
+func gauto(proc int, at int64, gen int, ps ...string) []string {
+	v := fmt.Sprintf(`{"group":"g","member_id":"m","generation":%d,"topic":"t","offsets":%s,"auto":true}`, gen, offs(ps...))
+	return []string{ev(at, proc, "invoke", "commit", v), ev(at, proc, "ok", "commit", v)}
+}
+
 // rebal is a rebalance learned at at: generation gen, partitions assigned
 // and revoked.
 func rebal(proc int, at int64, gen int, assigned, revoked []int) []string {

@@ -11,6 +11,8 @@ import (
 var (
 	fiveAcked = acks(0, 0, 0, 5, "v")
 	fiveFinal = finalAll(900, 0, 5, "0:0:v0", "0:1:v1", "0:2:v2", "0:3:v3", "0:4:v4")
+	// m1 (process 11) is assigned partition 0 and reads offsets 0-3.
+	m1ReadsFour = cat(rebal(11, 104, 1, []int{0}, nil), gpoll(11, 105, 108, 1, "0:0:v0", "0:1:v1", "0:2:v2", "0:3:v3"))
 )
 
 func groupCounts(r *Result) map[string]int {
@@ -142,6 +144,34 @@ func TestGroupChecks(t *testing.T) {
 				t.Errorf("entry %+v: want the commit of 2 (index 18) below the commit of 4", e)
 			}
 		},
+	}, {
+		// The real run's case: m0 (stalled) reported its auto commit of 2
+		// after m1, the next owner, had resumed at 2 and committed 4; the
+		// coordinator applied m0's commit first (generation 1 before 2).
+		name: "an auto commit reported after a higher commit is not lower than it: it was in flight",
+		lines: cat(fiveAcked, sub(10, 100, "m0"), sub(11, 102, "m1"), rebal(10, 110, 1, []int{0}, nil),
+			gpoll(10, 120, 130, 1, "0:0:v0", "0:1:v1"),
+			rebal(11, 150, 2, []int{0}, nil), gpoll(11, 160, 170, 2, "0:2:v2", "0:3:v3"),
+			gcommit(11, 180, 190, 2, "ok", "0:4"), gauto(10, 200, 1, "0:2"), fiveFinal),
+		want: map[string]int{}, valid: Valid,
+	}, {
+		name: "an auto commit lower than a commit completed before the poll it commits from",
+		lines: cat(fiveAcked, sub(10, 100, "m0"), sub(11, 102, "m1"), m1ReadsFour, rebal(10, 110, 1, []int{0}, nil),
+			gcommit(11, 112, 118, 1, "ok", "0:4"), gpoll(10, 120, 130, 1, "0:0:v0", "0:1:v1"),
+			gauto(10, 140, 1, "0:2"), fiveFinal),
+		want: map[string]int{CommitBackwards: 1, Redelivery: 1}, valid: Invalid,
+		check: func(t *testing.T, r *Result) {
+			e := r.Anomalies.CommitBackwards[0]
+			if e.Kind != CommittedLower || e.Committed != 4 || e.Resumed != 2 || e.Lower == nil || !e.Lower.Auto || e.Commit.Process != 11 {
+				t.Errorf("entry %+v: want m0's auto commit of 2 below m1's commit of 4", e)
+			}
+		},
+	}, {
+		name: "an auto commit at an offset no poll of its process ended at is not judged",
+		lines: cat(fiveAcked, sub(10, 100, "m0"), sub(11, 102, "m1"), m1ReadsFour, rebal(10, 110, 1, []int{0}, nil),
+			gcommit(11, 112, 118, 1, "ok", "0:4"), gpoll(10, 120, 130, 1, "0:0:v0", "0:1:v1", "0:2:v2"),
+			gauto(10, 140, 1, "0:2"), fiveFinal),
+		want: map[string]int{Redelivery: 1}, valid: Valid,
 	}, {
 		name: "redelivery after a rebalance: information under at-least-once",
 		lines: cat(fiveAcked, sub(10, 100, "m0"), sub(11, 102, "m1"), rebal(10, 110, 1, []int{0}, nil),

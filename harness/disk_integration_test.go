@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -19,12 +18,7 @@ import (
 func TestScenarioD1FollowerDiskFails(t *testing.T) {
 	allScenarios(t)
 	r := runScenario(t, "d1")
-	if n := r.count(checker.LostWrite) + r.count(checker.OffsetReuse); n != 0 {
-		t.Errorf("d1: %d lost writes or reused offsets, want none", n)
-	}
-	if r.res.Valid != checker.Valid {
-		t.Errorf("d1: verdict %s, want valid (reasons %v)", r.res.Valid, r.res.Reasons)
-	}
+	r.wantValidNoLoss(t, "d1")
 	if off := r.offlineNoLeader(); off != 0 {
 		t.Errorf("d1: partition 0 without a leader for %.1f s, want never", off)
 	}

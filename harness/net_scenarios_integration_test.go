@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/harness/scenario"
@@ -104,12 +103,7 @@ func judgeDir(t *testing.T, dir, name string) expect.Metrics {
 func TestScenarioN1LossyReplication(t *testing.T) {
 	allScenarios(t)
 	r := runScenario(t, "n1")
-	if n := r.count(checker.LostWrite) + r.count(checker.OffsetReuse); n != 0 {
-		t.Errorf("n1: %d lost writes or reused offsets, want none", n)
-	}
-	if r.res.Valid != checker.Valid {
-		t.Errorf("n1: verdict %s, want valid (reasons %v)", r.res.Valid, r.res.Reasons)
-	}
+	r.wantValidNoLoss(t, "n1")
 	if off := r.offlineNoLeader(); off != 0 {
 		t.Errorf("n1: partition 0 without a leader for %.1f s, want never", off)
 	}
@@ -172,12 +166,7 @@ func TestScenarioN1LossyReplication(t *testing.T) {
 func TestScenarioN2ClientsCutFromLeader(t *testing.T) {
 	allScenarios(t)
 	r := runScenario(t, "n2")
-	if n := r.count(checker.LostWrite) + r.count(checker.OffsetReuse); n != 0 {
-		t.Errorf("n2: %d lost writes or reused offsets, want none", n)
-	}
-	if r.res.Valid != checker.Valid {
-		t.Errorf("n2: verdict %s, want valid (reasons %v)", r.res.Valid, r.res.Reasons)
-	}
+	r.wantValidNoLoss(t, "n2")
 	ops := r.nemesisOK(t, histories.FCutClients)
 	if len(ops) != 1 || !slices.Equal(ops[0].v.Nodes, []int32{0}) {
 		t.Fatalf("n2: cut-clients ops %v", ops)

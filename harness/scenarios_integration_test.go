@@ -100,6 +100,18 @@ func runScenarioOn(t *testing.T, prepare func(*testing.T, *scenario.Scenario), n
 func (r scenarioRun) count(name string) int { return r.res.Counts[name] }
 
 // offlineNoLeader is the longest no-leader window of partition 0.
+// wantValidNoLoss asserts a story that must keep everything: no lost write,
+// no reused offset, a valid verdict.
+func (r scenarioRun) wantValidNoLoss(t *testing.T, story string) {
+	t.Helper()
+	if n := r.count(checker.LostWrite) + r.count(checker.OffsetReuse); n != 0 {
+		t.Errorf("%s: %d lost writes or reused offsets, want none", story, n)
+	}
+	if r.res.Valid != checker.Valid {
+		t.Errorf("%s: verdict %s, want valid (reasons %v)", story, r.res.Valid, r.res.Reasons)
+	}
+}
+
 func (r scenarioRun) offlineNoLeader() float64 {
 	var longest float64
 	if ps := r.res.Stats.Partitions["orders-0"]; ps != nil {
@@ -189,12 +201,7 @@ func TestScenarioS1OfflineNoLoss(t *testing.T) { assertS1(t, runScenario(t, "s1"
 
 // assertS1 is s1's outcome, on whichever backend ran it.
 func assertS1(t *testing.T, r scenarioRun) {
-	if n := r.count(checker.LostWrite) + r.count(checker.OffsetReuse); n != 0 {
-		t.Errorf("s1: %d lost writes or reused offsets, want none", n)
-	}
-	if r.res.Valid != checker.Valid {
-		t.Errorf("s1: verdict %s, want valid (reasons %v)", r.res.Valid, r.res.Reasons)
-	}
+	r.wantValidNoLoss(t, "s1")
 	if off := r.offlineNoLeader(); off < 3 {
 		t.Errorf("s1: longest no-leader window %.1f s, want the partition offline while broker 0 is down", off)
 	}

@@ -202,23 +202,28 @@ func TestScheduleValidation(t *testing.T) {
 			[]string{"nemesis.random.duration: 5s is shorter than the interval 10s"}},
 		{"random empty", "random: {seed: 1, interval: 1s, duration: 5s}", []string{"nemesis.random.faults: empty"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseSchedule([]byte(tc.yaml))
-			if len(tc.want) == 0 {
-				if err != nil {
-					t.Fatalf("want valid, got %v", err)
-				}
-				return
-			}
-			if err == nil {
-				t.Fatalf("want errors %q, got none", tc.want)
-			}
-			for _, w := range tc.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q lacks %q", err, w)
-				}
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { checkParse(t, tc.yaml, tc.want) })
+	}
+}
+
+// checkParse parses a schedule: valid when want is empty, else an error
+// naming every string of want.
+func checkParse(t *testing.T, yaml string, want []string) {
+	t.Helper()
+	_, err := ParseSchedule([]byte(yaml))
+	if len(want) == 0 {
+		if err != nil {
+			t.Fatalf("want valid, got %v", err)
+		}
+		return
+	}
+	if err == nil {
+		t.Fatalf("want errors %q, got none", want)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q lacks %q", err, w)
+		}
 	}
 }
 
