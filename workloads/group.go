@@ -21,8 +21,16 @@ import (
 // A member's ops are serialized by its slot's lock: the member loop holds
 // it for each poll and commit, and the client's callbacks (a rebalance, an
 // auto-commit) take it to record theirs, so that one process never has two
-// ops open. A callback therefore waits for a poll in flight (at most
-// pollWait); neither driver's poll waits for a callback.
+// ops open. A callback therefore waits for a poll in flight, so a member
+// polls for at most groupPollWait: kgo runs the KIP-848 reconciliation
+// (and the offset fetch of newly assigned partitions) only after the
+// assign callback returns, and a callback held for a whole second per
+// step left partitions unfetched while the group kept moving them.
+// Neither driver's poll waits for a callback.
+
+// groupPollWait bounds a member's poll, and so how long a rebalance
+// callback waits for the member's lock.
+const groupPollWait = 200 * time.Millisecond
 
 // GroupDriver is a Driver that can make consumer-group members.
 type GroupDriver interface {
@@ -400,7 +408,7 @@ func (s *memberSlot) pollOnce(stop context.Context) error {
 		w.c.recordErrors.Add(1)
 		return err
 	}
-	pctx, cancel := context.WithTimeout(stop, pollWait)
+	pctx, cancel := context.WithTimeout(stop, groupPollWait)
 	f, perr := s.cl.Poll(pctx)
 	cancel()
 	if err := w.completePoll(s.pid, req.ReadRequest, f, perr); err != nil {
