@@ -271,7 +271,7 @@ func (a *analysis) reuse() {
 	for i := range c.txnSends {
 		if s := &c.txnSends[i]; s.off >= 0 {
 			t := &c.txns[s.txn]
-			see(s.tp, s.off, s.val, max(t.ret, t.call), fmt.Sprintf("txn %q p%d acked inside it", c.txnIDs[t.id], t.proc), nil)
+			see(s.tp, s.off, s.val, max(t.ret, t.call), fmt.Sprintf("txn %q p%d acked inside it", c.txnIDs.list[t.id], t.proc), nil)
 		}
 	}
 	a.eachRead(func(f string, op *readOp, r *rec) {

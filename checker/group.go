@@ -115,8 +115,7 @@ type groupPend struct {
 
 // groupState is the part of the Checker that holds consumer groups.
 type groupState struct {
-	groupNames []string
-	groupIdx   map[string]int32
+	groupNames names
 	members    map[int32]*member // client process -> its membership
 	commits    []commitOp
 	rebals     []rebalOp
@@ -130,21 +129,14 @@ type groupState struct {
 }
 
 func (c *Checker) groupID(name string) int32 {
-	if c.groupIdx == nil {
-		c.groupIdx = map[string]int32{}
+	if c.members == nil {
 		c.members = map[int32]*member{}
 		c.lastGen = map[int32]int32{}
 		c.committed = map[groupTP]committedAt{}
 		c.resume = map[procTP]resumeAt{}
 		c.goneAt = map[int32]int64{}
 	}
-	id, ok := c.groupIdx[name]
-	if !ok {
-		id = int32(len(c.groupNames))
-		c.groupIdx[name] = id
-		c.groupNames = append(c.groupNames, name)
-	}
-	return id
+	return c.groupNames.id(name)
 }
 
 // subVal is a decoded subscribe value; a nil field was absent.
@@ -218,7 +210,7 @@ func (c *Checker) checkTopic(what, topic string) error {
 // the field: a group op by a process that is no member is bad input.
 func (c *Checker) memberOf(what string, p int32, g string) (*member, error) {
 	m := c.members[p]
-	if m == nil || !m.ok || c.groupNames[m.group] != g {
+	if m == nil || !m.ok || c.groupNames.list[m.group] != g {
 		return nil, fmt.Errorf("%s: field \"group\": %q, but process %d is not a member of it (no ok subscribe)", what, g, p)
 	}
 	return m, nil
@@ -410,8 +402,8 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	if err := decodeGroup(what, e.Value, &v); err != nil {
 		return err
 	}
-	if v.Group != nil && *v.Group != c.groupNames[op.group] {
-		return fmt.Errorf("%s: field \"group\": %q, but its invoke named %q", what, *v.Group, c.groupNames[op.group])
+	if v.Group != nil && *v.Group != c.groupNames.list[op.group] {
+		return fmt.Errorf("%s: field \"group\": %q, but its invoke named %q", what, *v.Group, c.groupNames.list[op.group])
 	}
 	if e.Type == histories.OK && v.Offsets == nil {
 		return fmt.Errorf("%s: missing field \"offsets\"", what)

@@ -30,7 +30,7 @@ func (a *analysis) groupChecks() {
 	// Deliveries per group and partition, in completion order (c.polls
 	// is in completion order, and so is c.gpolls).
 	a.dels = map[groupTP][]delivery{}
-	a.delivered = make([]map[int32]bool, len(c.groupNames))
+	a.delivered = make([]map[int32]bool, len(c.groupNames.list))
 	for g := range a.delivered {
 		a.delivered[g] = map[int32]bool{}
 	}
@@ -163,8 +163,8 @@ func (a *analysis) partOff(ci, tp int32) int64 {
 func (a *analysis) lostByCommit() {
 	c := a.c
 	oks := a.okCommits()
-	latest := make([]bool, len(c.groupNames))
-	rc := make([]bool, len(c.groupNames))
+	latest := make([]bool, len(c.groupNames.list))
+	rc := make([]bool, len(c.groupNames.list))
 	for _, m := range c.members {
 		latest[m.group] = latest[m.group] || m.latest
 		rc[m.group] = rc[m.group] || m.rc
@@ -207,7 +207,7 @@ func (a *analysis) lostByCommit() {
 			if cur == nil || curBy != ci {
 				t := c.tps[key.tp]
 				a.r.Anomalies.LostByCommit = append(a.r.Anomalies.LostByCommit, LostByCommitEntry{
-					Group: c.groupNames[key.group], Topic: t.topic, Partition: t.partition, FirstOffset: r.off,
+					Group: c.groupNames.list[key.group], Topic: t.topic, Partition: t.partition, FirstOffset: r.off,
 					Commit: a.commitRef(ci, key.tp)})
 				cur, curBy = &a.r.Anomalies.LostByCommit[len(a.r.Anomalies.LostByCommit)-1], ci
 			}
@@ -224,7 +224,7 @@ func (a *analysis) lostByCommit() {
 	}
 	for i := range a.r.Anomalies.LostByCommit {
 		e := &a.r.Anomalies.LostByCommit[i]
-		key := groupTP{c.groupIdx[e.Group], c.tp([]byte(e.Topic), e.Partition)}
+		key := groupTP{c.groupNames.idx[e.Group], c.tp([]byte(e.Topic), e.Partition)}
 		var last *delivery
 		for _, d := range a.dels[key] {
 			if d.off < e.FirstOffset && (last == nil || d.off > last.off) {
@@ -266,7 +266,7 @@ func (a *analysis) commitBackwards() {
 	c := a.c
 	for _, b := range c.backs {
 		t := c.tps[b.tp]
-		e := CommitBackwardsEntry{Group: c.groupNames[b.group], Topic: t.topic, Partition: t.partition, Kind: b.kind,
+		e := CommitBackwardsEntry{Group: c.groupNames.list[b.group], Topic: t.topic, Partition: t.partition, Kind: b.kind,
 			Committed: b.committed, Commit: a.commitRef(b.commit, b.tp), Resumed: b.resumed, By: b.committed - b.resumed}
 		var what string
 		switch b.kind {
@@ -389,7 +389,7 @@ func (a *analysis) redeliveries() {
 			k := [3]int32{c.gpolls[f.gpoll].proc, c.gpolls[d.gpoll].proc, int32(len(cause))}
 			if cur == nil || k != curKey || cur.Cause != cause || d.off <= cur.LastOffset {
 				t := c.tps[key.tp]
-				a.r.Anomalies.Redelivery = append(a.r.Anomalies.Redelivery, RedeliveryEntry{Group: c.groupNames[key.group],
+				a.r.Anomalies.Redelivery = append(a.r.Anomalies.Redelivery, RedeliveryEntry{Group: c.groupNames.list[key.group],
 					Topic: t.topic, Partition: t.partition, FirstOffset: d.off, First: a.deliveryRef(f), Again: a.deliveryRef(d), Cause: cause})
 				cur, curKey = &a.r.Anomalies.Redelivery[len(a.r.Anomalies.Redelivery)-1], k
 			}
@@ -432,7 +432,7 @@ func genText(g *int32) string {
 func (a *analysis) committedBefore(e *RedeliveryEntry, at float64) (int64, bool) {
 	c := a.c
 	tp := c.tp([]byte(e.Topic), e.Partition)
-	g := c.groupIdx[e.Group]
+	g := c.groupNames.idx[e.Group]
 	best, ok := int64(-1), false
 	for i := range c.commits {
 		op := &c.commits[i]
@@ -504,14 +504,14 @@ func (a *analysis) killedAt() map[int32]int64 {
 // groupStats describes the groups; nil without any.
 func (a *analysis) groupStats() *GroupStats {
 	c := a.c
-	if len(c.groupNames) == 0 {
+	if len(c.groupNames.list) == 0 {
 		return nil
 	}
-	st := &GroupStats{Groups: len(c.groupNames), Processes: len(c.members), Rebalances: len(c.rebals),
+	st := &GroupStats{Groups: len(c.groupNames.list), Processes: len(c.members), Rebalances: len(c.rebals),
 		Redelivered: a.redeliveredN, LostByCommit: a.lostByCommitN}
 	names := map[string]bool{}
 	for _, m := range c.members {
-		names[c.groupNames[m.group]+"\x00"+m.name] = true
+		names[c.groupNames.list[m.group]+"\x00"+m.name] = true
 	}
 	st.Members = len(names)
 	for i := range c.commits {

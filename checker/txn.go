@@ -26,7 +26,7 @@ type txnOp struct {
 	typ        uint8 // opOpen, opOK, opFail or opInfo
 	abort      bool  // its intent was abort
 	told       bool  // its completion listed what was attempted
-	id         int32 // its transactional id, in txnState.txnIDs
+	id         int32 // its transactional id, in txnState.txnIDs.list
 	index      int64 // the history index of its invoke
 	call, ret  int64 // ret is -1 while open, and for a txn open at the end
 	endInv     int64 // end_invoked, -1 if not recorded
@@ -44,8 +44,7 @@ type txnSend struct {
 type txnState struct {
 	txns       []txnOp
 	txnSends   []txnSend
-	txnIDs     []string
-	txnIDIdx   map[string]int32
+	txnIDs     names
 	txnErr     map[int32]string  // txn -> its completion's error
 	txnSendsOf map[int32][]int32 // value -> its txn sends after the first
 	txnPolls   []readOp          // the poll micro-ops of completions
@@ -179,18 +178,7 @@ func decodeTxn(what string, raw []byte, full bool) (*txnVal, error) {
 }
 
 // txnID numbers a transactional id.
-func (c *Checker) txnID(s string) int32 {
-	if c.txnIDIdx == nil {
-		c.txnIDIdx = map[string]int32{}
-	}
-	id, ok := c.txnIDIdx[s]
-	if !ok {
-		id = int32(len(c.txnIDs))
-		c.txnIDIdx[s] = id
-		c.txnIDs = append(c.txnIDs, s)
-	}
-	return id
-}
+func (c *Checker) txnID(s string) int32 { return c.txnIDs.id(s) }
 
 func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 	const what = "txn invoke value"
@@ -276,8 +264,8 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	if v.TransactionalID != nil && *v.TransactionalID != c.txnIDs[t.id] {
-		return fmt.Errorf("%s: field \"transactional_id\": %q, but its invoke named %q", what, *v.TransactionalID, c.txnIDs[t.id])
+	if v.TransactionalID != nil && *v.TransactionalID != c.txnIDs.list[t.id] {
+		return fmt.Errorf("%s: field \"transactional_id\": %q, but its invoke named %q", what, *v.TransactionalID, c.txnIDs.list[t.id])
 	}
 	if v.Intent != nil && (*v.Intent == histories.TxnAbort) != t.abort {
 		return fmt.Errorf("%s: field \"intent\": %q, but its invoke intended otherwise", what, *v.Intent)

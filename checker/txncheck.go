@@ -75,7 +75,7 @@ func (c *Checker) committedVisible(val, tp int32, off int64) bool {
 func (a *analysis) txnRef(t int32) TxnRef {
 	c := a.c
 	op := &c.txns[t]
-	ref := TxnRef{TransactionalID: c.txnIDs[op.id], Index: op.index, Process: int(op.proc), Error: c.txnErr[t],
+	ref := TxnRef{TransactionalID: c.txnIDs.list[op.id], Index: op.index, Process: int(op.proc), Error: c.txnErr[t],
 		InvokedS: secs(op.call)}
 	if op.ret >= 0 {
 		ref.DoneS = secs(op.ret)
@@ -183,7 +183,7 @@ func (a *analysis) txnReads() {
 	}
 	for i := range c.txnPolls {
 		op, reader := &c.txnPolls[i], c.txnPollOf[i]
-		by := fmt.Sprintf("txn %q (index %d) poll", c.txnIDs[c.txns[reader].id], c.txns[reader].index)
+		by := fmt.Sprintf("txn %q (index %d) poll", c.txnIDs.list[c.txns[reader].id], c.txns[reader].index)
 		for j := op.start; j < op.end; j++ {
 			check(by, op, reader, &c.recs[j])
 		}
@@ -246,7 +246,7 @@ func (a *analysis) txnLost() {
 			}
 			tpi := c.tps[ts.tp]
 			unseen := SendEntry{Topic: tpi.topic, Partition: tpi.partition, Value: c.vals[ts.val].str, Offset: ts.off,
-				Process: int(t.proc), AckedS: secs(t.ret), AtAck: a.where(ts.tp, t.ret), TransactionalID: c.txnIDs[t.id]}
+				Process: int(t.proc), AckedS: secs(t.ret), AtAck: a.where(ts.tp, t.ret), TransactionalID: c.txnIDs.list[t.id]}
 			if tpi.final < 0 {
 				if !c.vals[ts.val].polled {
 					a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, unseen)
