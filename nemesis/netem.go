@@ -472,24 +472,14 @@ func (e *Env) healNetem(ctx context.Context) (removed, rules int, pending []int3
 	if !e.netemCapable() {
 		return 0, 0, nil, nil
 	}
-	var errs []error
-	for _, id := range e.AllNodes() {
-		if !e.runsUnpaused(ctx, id) {
-			e.setPending(id, true)
-			pending = append(pending, id)
-			continue
-		}
+	pending, err = e.healEachNode(ctx, false, func(id int32) error {
 		n, rerr := e.removeQdiscs(ctx, id)
 		removed += n
 		r, lerr := e.removeLossRules(ctx, id)
 		rules += r
-		if rerr = errors.Join(rerr, lerr); rerr != nil {
-			e.setPending(id, true)
-			pending = append(pending, id)
-			errs = append(errs, rerr)
-		}
-	}
-	return removed, rules, pending, errors.Join(errs...)
+		return errors.Join(rerr, lerr)
+	})
+	return removed, rules, pending, err
 }
 
 // Heal removes the qdiscs and loss rules from the nodes Inject touched.

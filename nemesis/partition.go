@@ -344,6 +344,21 @@ func (e *Env) healPartitions(ctx context.Context) (removed int, pending []int32,
 	e.mu.Lock()
 	e.cutFromController, e.clientCut = nil, nil
 	e.mu.Unlock()
+	pending, err = e.healEachNode(ctx, true, func(id int32) error {
+		n, rerr := e.removeRules(ctx, id)
+		removed += n
+		return rerr
+	})
+	return removed, pending, err
+}
+
+// healEachNode runs remove on every node that runs unpaused. A node it
+// cannot reach (paused or stopped) or where remove fails stays pending,
+// for retryPending to clear when it runs again. With settle, a node
+// remove succeeded on is no longer pending: the partition heal settles;
+// netem's leaves a pending mark alone, so that it never clears one a
+// partition rule left.
+func (e *Env) healEachNode(ctx context.Context, settle bool, remove func(id int32) error) (pending []int32, err error) {
 	var errs []error
 	for _, id := range e.AllNodes() {
 		if !e.runsUnpaused(ctx, id) {
@@ -351,17 +366,17 @@ func (e *Env) healPartitions(ctx context.Context) (removed int, pending []int32,
 			pending = append(pending, id)
 			continue
 		}
-		n, rerr := e.removeRules(ctx, id)
-		removed += n
-		if rerr != nil {
+		if rerr := remove(id); rerr != nil {
 			e.setPending(id, true)
 			pending = append(pending, id)
 			errs = append(errs, rerr)
 			continue
 		}
-		e.setPending(id, false)
+		if settle {
+			e.setPending(id, false)
+		}
 	}
-	return removed, pending, errors.Join(errs...)
+	return pending, errors.Join(errs...)
 }
 
 // retryPending removes the rules (and netem's qdiscs and loss rules) a heal could not reach
