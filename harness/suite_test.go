@@ -108,64 +108,56 @@ func TestCellID(t *testing.T) {
 	}
 }
 
-func TestPlanTransactions(t *testing.T) {
-	s, err := LoadSuite("transactions")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.4.0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plan) != 16 {
-		t.Fatalf("%d cells, want 16 (t1, t2 × 2 levels, t3 × 2 settings × 2 levels, on 2 versions)", len(plan))
-	}
-	for _, pc := range plan {
-		want := ""
-		if strings.Contains(pc.cell.ID, "txn.version=") && strings.HasSuffix(pc.cell.ID, "3.9.2") {
-			want = report.CellNotApplicable // transaction.version levels 1, 2 need 4.0
-		}
-		if pc.cell.Status != want {
-			t.Errorf("cell %s: status %q, want %q (%s)", pc.cell.ID, pc.cell.Status, want, pc.cell.Reason)
-		}
-		if pc.scenario != nil && strings.Contains(pc.cell.ID, "txn.version=1") && pc.scenario.Settings()["txn.version"] != "1" {
-			t.Errorf("cell %s: settings %v", pc.cell.ID, pc.scenario.Settings())
-		}
-	}
-}
-
-func TestPlanGroups(t *testing.T) {
-	s, err := LoadSuite("groups")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.4.0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(plan) != 18 {
-		t.Fatalf("%d cells, want 18 (g1-g3 × franz classic, franz consumer, kafka-go, on 2 versions)", len(plan))
-	}
-	for _, pc := range plan {
-		want := ""
-		if strings.Contains(pc.cell.ID, "group.protocol=consumer") && strings.HasSuffix(pc.cell.ID, "3.9.2") {
-			want = report.CellNotApplicable // KIP-848 needs 4.0
-		}
-		if pc.cell.Status != want {
-			t.Errorf("cell %s: status %q, want %q (%s)", pc.cell.ID, pc.cell.Status, want, pc.cell.Reason)
-		}
-		if want != "" && !strings.Contains(pc.cell.Reason, "workload.group.protocol") {
-			t.Errorf("cell %s: reason %q does not name the field", pc.cell.ID, pc.cell.Reason)
-		}
-		if pc.scenario == nil {
-			continue
-		}
-		st := pc.scenario.Settings()
-		if st["driver"] != pc.cell.Settings["driver"] {
-			t.Errorf("cell %s: driver %q, want %q", pc.cell.ID, st["driver"], pc.cell.Settings["driver"])
-		}
-		if p := pc.cell.Settings["group.protocol"]; p != "" && st["group.protocol"] != p {
-			t.Errorf("cell %s: protocol %q, want %q", pc.cell.ID, st["group.protocol"], p)
-		}
+// TestPlanBuiltinSuites plans the transaction and group suites on 3.9 and
+// 4.4: the cells a version rules out are not applicable (naming the field),
+// and every other cell's scenario has the setting its ID names.
+func TestPlanBuiltinSuites(t *testing.T) {
+	for _, tc := range []struct {
+		suite, why string
+		cells      int
+		na         func(id string) bool
+		field      string // what a not-applicable reason names
+	}{
+		{"transactions", "t1, t2 × 2 levels, t3 × 2 settings × 2 levels, on 2 versions", 16,
+			func(id string) bool { return strings.Contains(id, "txn.version=") && strings.HasSuffix(id, "3.9.2") }, "transaction_version"},
+		{"groups", "g1-g3 × franz classic, franz consumer, kafka-go, on 2 versions", 18,
+			func(id string) bool {
+				return strings.Contains(id, "group.protocol=consumer") && strings.HasSuffix(id, "3.9.2")
+			}, "workload.group.protocol"},
+	} {
+		t.Run(tc.suite, func(t *testing.T) {
+			s, err := LoadSuite(tc.suite)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.4.0"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan) != tc.cells {
+				t.Fatalf("%d cells, want %d (%s)", len(plan), tc.cells, tc.why)
+			}
+			for _, pc := range plan {
+				want := ""
+				if tc.na(pc.cell.ID) {
+					want = report.CellNotApplicable // the feature needs 4.0
+				}
+				if pc.cell.Status != want {
+					t.Errorf("cell %s: status %q, want %q (%s)", pc.cell.ID, pc.cell.Status, want, pc.cell.Reason)
+				}
+				if want != "" && !strings.Contains(pc.cell.Reason, tc.field) {
+					t.Errorf("cell %s: reason %q does not name the setting's field", pc.cell.ID, pc.cell.Reason)
+				}
+				if pc.scenario == nil {
+					continue
+				}
+				st := pc.scenario.Settings()
+				for k, v := range pc.cell.Settings {
+					if st[k] != v {
+						t.Errorf("cell %s: setting %s is %q, want %q", pc.cell.ID, k, st[k], v)
+					}
+				}
+			}
+		})
 	}
 }
