@@ -11,7 +11,8 @@ import (
 
 // historyFromBytes turns any bytes into a well-formed history (format v1):
 // four bytes per step choose a process, what it does (invoke or complete a
-// send, txn, poll, final read or assign), partitions, values, offsets and how
+// send, txn, poll, final read, assign, or a group op: subscribe, group poll,
+// commit, auto commit, rebalance), partitions, values, offsets and how
 // far time moves (often not at all, so events tie). Values, offsets and
 // processes are drawn from few, so that values repeat, offsets collide,
 // reads see what was and was not sent, and every anomaly can occur. A
@@ -27,9 +28,12 @@ func historyFromBytes(data []byte) string {
 		val  string
 	}
 	sendOf := map[int]sent{}
-	txnOf := map[int][]sent{}  // slot: its open txn's sends
-	txnPoll := map[int]bool{}  // slot: its open txn polls first
-	txnAbort := map[int]bool{} // slot: its open txn intends to abort
+	txnOf := map[int][]sent{}    // slot: its open txn's sends
+	txnPoll := map[int]bool{}    // slot: its open txn polls first
+	txnAbort := map[int]bool{}   // slot: its open txn intends to abort
+	member := map[int]bool{}     // process: its subscribe completed ok
+	gen := map[int]int{}         // process: its generation
+	commitOf := map[int]string{} // slot: its open commit's value
 	line := func(proc int, typ, f, v string, errText string) {
 		fmt.Fprintf(&b, `{"index":%d,"time":%d,"process":%d,"type":"%s","f":"%s"`, idx, at, proc, typ, f)
 		if v != "" {
@@ -137,6 +141,23 @@ func historyFromBytes(data []byte) string {
 				line(proc, typ, "txn", fmt.Sprintf(`{"transactional_id":"tx%d","intent":%q,"ops":[%s]%s}`, slot, intent, strings.Join(ops, ","), end), "")
 			case "assign":
 				line(proc, []string{"ok", "fail"}[x>>1&1], "assign", fmt.Sprintf(`{"topic":"t","partitions":[%d],"offsets":{"%d":%d}}`, part, part, y%8), "")
+			case "subscribe":
+				switch x >> 1 % 3 {
+				case 0, 1:
+					line(proc, "ok", "subscribe", fmt.Sprintf(`{"group":"g","member":"m%d","topic":"t","protocol":"classic","member_id":"id%d"}`, slot, proc), "")
+					member[proc] = true
+				default:
+					info()
+				}
+			case "commit":
+				switch x >> 1 % 4 {
+				case 0, 1:
+					line(proc, "ok", "commit", commitOf[slot], "")
+				case 2:
+					line(proc, "fail", "commit", commitOf[slot], "ILLEGAL_GENERATION")
+				default:
+					info()
+				}
 			}
 			delete(open, slot)
 			continue
@@ -173,9 +194,35 @@ func historyFromBytes(data []byte) string {
 		case op>>4 < 14:
 			open[slot] = "poll"
 			line(proc, "invoke", "poll", `{"topic":"t","partitions":[0,1]`+fuzzIsolation(y)+`}`, "")
-		default:
+		case op>>4 == 14:
 			open[slot] = "assign"
 			line(proc, "invoke", "assign", fmt.Sprintf(`{"topic":"t","partitions":[%d],"offsets":{"%d":%d}}`, part, part, y%8), "")
+		case !member[proc]:
+			open[slot] = "subscribe"
+			line(proc, "invoke", "subscribe", fmt.Sprintf(`{"group":"g","member":"m%d","topic":"t","protocol":"classic"}`, slot), "")
+		default:
+			// A member's group op: a poll in its generation, a commit
+			// (asked, or made by the client and recorded at once, as an
+			// auto commit is), or a rebalance it learned.
+			g := fmt.Sprintf(`"group":"g","member_id":"id%d","generation":%d`, proc, gen[proc])
+			switch x >> 1 % 4 {
+			case 0:
+				open[slot] = "poll"
+				line(proc, "invoke", "poll", `{"topic":"t","partitions":[0,1],`+g+fuzzIsolation(y)+`}`, "")
+			case 1:
+				open[slot] = "commit"
+				commitOf[slot] = fmt.Sprintf(`{%s,"topic":"t","offsets":{"%d":%d}}`, g, part, y%9)
+				line(proc, "invoke", "commit", commitOf[slot], "")
+			case 2:
+				v := fmt.Sprintf(`{%s,"topic":"t","offsets":{"%d":%d},"auto":true}`, g, part, y%9)
+				line(proc, "invoke", "commit", v, "")
+				line(proc, []string{"ok", "fail"}[y>>7], "commit", v, "")
+			default:
+				gen[proc] += int(y>>6) % 2
+				v := fmt.Sprintf(`{"group":"g","member_id":"id%d","generation":%d,"topic":"t","assigned":[%d],"revoked":[%d]}`, proc, gen[proc], part, part^1)
+				line(proc, "invoke", "rebalance", v, "")
+				line(proc, "ok", "rebalance", v, "")
+			}
 		}
 	}
 	return b.String()
@@ -200,6 +247,11 @@ func FuzzHistory(f *testing.F) {
 		// txns: invoked and completed ok, fail and info, with polls,
 		// beside plain sends and read_committed reads.
 		"\x80\x00\x6b\x01\x80\x10\x5b\x01\x81\x20\xe7\x01\x81\x02\x3f\x01\x86\x00\x61\x01\x86\x04\x09\x01\x05\x00\x80\x01\x05\x00\x0c\x01",
+		// a group: sends, subscribes, rebalances, group polls, commits
+		// and auto commits of two members, and a final read.
+		"\x00\x00\x03\x01\x00\x00\x03\x01\xf1\x00\x00\x01\xf1\x00\x00\x01\xf2\x00\x00\x01\xf2\x00\x00\x01" +
+			"\xf1\x06\x40\x01\xf1\x00\x00\x01\xf1\x00\x06\x01\xf1\x02\x02\x01\xf1\x00\x00\x01\xf1\x04\x01\x01" +
+			"\xf2\x06\x41\x01\xf2\x04\x00\x01\x05\x00\x0c\x01\x05\x00\x0c\x01",
 	} {
 		f.Add([]byte(s))
 	}
