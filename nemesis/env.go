@@ -79,8 +79,11 @@ type Env struct {
 	// Seed drives random target choices made at injection time (a scripted
 	// step with role random). The Runner records it.
 	Seed int64
-	// Clients are the workload's clients, for the client faults
-	// (producer-crash); nil: none (the fault is refused).
+	// Clients are the workload's producer clients, for producer-crash;
+	// nil: none (the fault is refused). Kept apart from Members: a group
+	// member and a producer are different clients with different faults
+	// (a member leaves, stalls and rejoins a group; a producer crashes
+	// with sends in flight), and each workload offers only its own.
 	Clients Clients
 
 	mu      sync.Mutex
