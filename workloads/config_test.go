@@ -82,25 +82,31 @@ func TestConfigValidate(t *testing.T) {
 			var c Config
 			c.Defaults()
 			tc.edit(&c)
-			err := c.Validate()
-			if len(tc.paths) == 0 {
-				if err != nil {
-					t.Fatalf("want valid, got %v", err)
-				}
-				return
-			}
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("want *ValidationError naming %v, got %v", tc.paths, err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, p.Path)
-			}
-			if strings.Join(got, ",") != strings.Join(tc.paths, ",") {
-				t.Errorf("paths %v, want %v (%v)", got, tc.paths, err)
-			}
+			wantProblemPaths(t, c.Validate(), tc.paths)
 		})
+	}
+}
+
+// wantProblemPaths fails unless err is a *ValidationError naming exactly
+// paths, in order (none: err is nil).
+func wantProblemPaths(t *testing.T, err error, paths []string) {
+	t.Helper()
+	if len(paths) == 0 {
+		if err != nil {
+			t.Fatalf("want valid, got %v", err)
+		}
+		return
+	}
+	var ve *ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("want *ValidationError naming %v, got %v", paths, err)
+	}
+	var got []string
+	for _, p := range ve.Problems {
+		got = append(got, p.Path)
+	}
+	if strings.Join(got, ",") != strings.Join(paths, ",") {
+		t.Errorf("paths %v, want %v (%v)", got, paths, err)
 	}
 }
 

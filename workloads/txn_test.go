@@ -88,24 +88,7 @@ func TestTxnConfig(t *testing.T) {
 			c.Transactions.Enabled = true
 			c.Defaults()
 			tc.edit(&c)
-			err := c.Validate()
-			if len(tc.paths) == 0 {
-				if err != nil {
-					t.Fatalf("want valid, got %v", err)
-				}
-				return
-			}
-			var ve *ValidationError
-			if !errors.As(err, &ve) {
-				t.Fatalf("want *ValidationError naming %v, got %v", tc.paths, err)
-			}
-			var got []string
-			for _, p := range ve.Problems {
-				got = append(got, p.Path)
-			}
-			if strings.Join(got, ",") != strings.Join(tc.paths, ",") {
-				t.Errorf("paths %v, want %v (%v)", got, tc.paths, err)
-			}
+			wantProblemPaths(t, c.Validate(), tc.paths)
 		})
 	}
 }
