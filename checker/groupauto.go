@@ -11,15 +11,20 @@ import (
 // completion (docs/HISTORY.md), later than the request really went out. A
 // commit of another member that completed between the two was not, as the
 // history's order would say, "completed before it was invoked": the
-// coordinator may well have applied the auto commit first. Seen on a real
-// run: a member stalled past max.poll.interval held its auto commit's
-// report back 9 s while the partition's next owner committed higher, and
-// committed-lower flagged an order the coordinator never saw.
+// coordinator may well have applied the auto commit first. How it
+// happens: a member stalled past max.poll.interval (g3) holds its slot's
+// lock, so its client's report of a commit the coordinator already applied
+// waits out the stall (9 s) while the partition's next owner, a
+// generation later, commits higher. Compared with its late record, the
+// first g3 run with 200 ms polls flagged three commits of generation 4
+// "lower" than generation 5's: an order the coordinator, which refuses an
+// old generation's commit, cannot have applied.
 //
 // What is sound: the client can ask for offset O of a partition only after
-// one of its polls returned the record at O-1 (kgo commits the offset after
-// the last record each poll returned, per partition), and that poll was
-// invoked before the client had it. So an auto commit is compared with what
+// one of its polls returned the record at O-1 (kgo commits the offset just
+// past the last record a poll returned for the partition:
+// groupConsumer.updateUncommitted), and that poll was invoked before the
+// client had it. So an auto commit is compared with what
 // the group had committed when that poll was invoked. An auto commit whose
 // offset is the end of none of its process's last autoBoundPolls polls of
 // the partition has no sound "before" and is not judged (committed-lower
