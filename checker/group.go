@@ -125,6 +125,7 @@ type groupState struct {
 	resume     map[procTP]resumeAt
 	backs      []backOp
 	goneAt     map[int32]int64 // member process -> when an info retired it
+	contTo     map[int32]int32 // member process -> the process that continues its client
 	autoState
 }
 
@@ -147,6 +148,7 @@ type subVal struct {
 	Protocol    *string `json:"protocol"`
 	OffsetReset *string `json:"offset_reset"`
 	MemberID    *string `json:"member_id"`
+	Continues   *int    `json:"continues"`
 }
 
 // commitVal is a decoded commit value.
@@ -264,6 +266,13 @@ func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
 		}
 	}
 	m.ok = e.Type == histories.OK
+	if inv.Continues != nil && m.ok {
+		from := int32(*inv.Continues)
+		if err := c.checkContinues("subscribe invoke value", from, m); err != nil {
+			return err
+		}
+		c.continueProcess(from, int32(e.Process)) // groupcontinue.go
+	}
 	c.members[int32(e.Process)] = m
 	return nil
 }

@@ -14,6 +14,13 @@ func sub(proc int, at int64, m string) []string {
 	return []string{ev(at, proc, "invoke", "subscribe", v), ev(at+1, proc, "ok", "subscribe", done)}
 }
 
+// subCont is a subscribe of process proc as member m that continues the
+// client of process from (its op ended info).
+func subCont(proc int, at int64, m string, from int) []string {
+	v := fmt.Sprintf(`{"group":"g","member":%q,"topic":"t","protocol":"classic","continues":%d}`, m, from)
+	return []string{ev(at, proc, "invoke", "subscribe", v), ev(at+1, proc, "ok", "subscribe", v)}
+}
+
 // gpoll is a group member's poll in generation gen returning rs ("P:OFF:VAL").
 func gpoll(proc int, call, ret int64, gen int, rs ...string) []string {
 	req := fmt.Sprintf(`{"topic":"t","partitions":[],"group":"g","member_id":"m","generation":%d}`, gen)

@@ -173,6 +173,21 @@ func TestGroupChecks(t *testing.T) {
 			gauto(10, 140, 1, "0:2"), fiveFinal),
 		want: map[string]int{Redelivery: 1}, valid: Valid,
 	}, {
+		// p10's commit ended info before its first delivery; p12 goes on
+		// with the same client (continues), so its first delivery is
+		// still where the group resumed the partition p10 was assigned.
+		name: "a process that continues a retired one's client resumes below the commit: commit-backwards",
+		lines: cat(fiveAcked, sub(10, 100, "m0"), sub(11, 102, "m1"), m1ReadsFour, gcommit(11, 109, 109, 1, "ok", "0:4"),
+			rebal(11, 110, 2, nil, []int{0}), rebal(10, 111, 2, []int{0}, nil), gcommit(10, 112, 115, 2, "info", "0:0"),
+			subCont(12, 116, "m0", 10), gpoll(12, 120, 130, 2, "0:2:v2", "0:3:v3", "0:4:v4"), fiveFinal),
+		want: map[string]int{CommitBackwards: 1, Redelivery: 1}, valid: Invalid,
+		check: func(t *testing.T, r *Result) {
+			e := r.Anomalies.CommitBackwards[0]
+			if e.Kind != ResumedBelowCommit || e.Committed != 4 || e.Resumed != 2 || e.Member == nil || e.Member.Process != 12 {
+				t.Errorf("entry %+v: want p12 resuming at 2 below the commit of 4", e)
+			}
+		},
+	}, {
 		name: "redelivery after a rebalance: information under at-least-once",
 		lines: cat(fiveAcked, sub(10, 100, "m0"), sub(11, 102, "m1"), rebal(10, 110, 1, []int{0}, nil),
 			gpoll(10, 120, 130, 1, "0:0:v0", "0:1:v1", "0:2:v2"), gcommit(10, 140, 150, 1, "ok", "0:1"),
@@ -288,6 +303,20 @@ func TestMentionsOffsetsTopic(t *testing.T) {
 	}
 }
 
+// TestGroupUnassignedContinued: a process that continues a retired one's
+// client holds its partitions on: the retire is no gap.
+func TestGroupUnassignedContinued(t *testing.T) {
+	const s = int64(1e9)
+	r := mustCheck(t, lines2hist(cat(fiveAcked, sub(10, 100, "m0"), rebal(10, 1*s, 1, []int{0}, nil),
+		gcommit(10, 2*s, 2*s+10, 1, "info", "0:1"), // p10 retired at 2 s, p11 goes on with its client
+		subCont(11, 3*s, "m0", 10), rebal(11, 6*s, 2, nil, []int{0}),
+		gpoll(11, 8*s, 8*s+5, 2), finalAll(9*s, 0, 5, "0:0:v0", "0:1:v1", "0:2:v2", "0:3:v3", "0:4:v4"))...), Options{})
+	// Held 1-6 s through p10 and p11; unheld 6 s to the last group op at 8 s.
+	if got := r.Stats.Groups.UnassignedS["t-0"]; got < 1.99 || got > 2.01 {
+		t.Errorf("unassigned %v s, want 2 (6-8 s)", got)
+	}
+}
+
 // TestGroupUnassignedAfterMemberKill: a member-kill ends its member's
 // process (which records nothing more) for the unassigned measure.
 func TestGroupUnassignedAfterMemberKill(t *testing.T) {
@@ -317,6 +346,8 @@ func TestGroupBadInput(t *testing.T) {
 		{"subscribe bad offset_reset", []string{ev(1, 10, "invoke", "subscribe", `{"group":"g","member":"m","topic":"t","protocol":"classic","offset_reset":"none"}`)}, `field "offset_reset"`},
 		{"subscribe ok names another group", []string{ev(1, 10, "invoke", "subscribe", `{"group":"g","member":"m","topic":"t","protocol":"classic"}`),
 			ev(2, 10, "ok", "subscribe", `{"group":"h","member":"m","topic":"t","protocol":"classic"}`)}, `field "group": "h", but its invoke named "g"`},
+		{"subscribe continues no member", cat(subOK, subCont(11, 200, "m1", 10)), `subscribe invoke value: field "continues": process 10 is not member "m1" of group "g"`},
+		{"subscribe continues twice", cat(subOK, subCont(11, 200, "m0", 10), subCont(12, 300, "m0", 10)), `field "continues": process 10 was already continued by process 11`},
 		{"group poll without subscribe", []string{ev(1, 10, "invoke", "poll", `{"topic":"t","partitions":[0],"group":"g","generation":1}`)}, `poll invoke value: field "group": "g", but process 10 is not a member of it`},
 		{"group poll without generation", cat(subOK, []string{ev(200, 10, "invoke", "poll", `{"topic":"t","partitions":[0],"group":"g"}`)}), `poll invoke value: missing field "generation"`},
 		{"commit without offsets", cat(subOK, []string{ev(200, 10, "invoke", "commit", `{"group":"g","topic":"t"}`)}), `commit invoke value: missing field "offsets"`},

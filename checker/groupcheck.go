@@ -548,21 +548,24 @@ func (a *analysis) unassigned() map[string]float64 {
 	}
 	var evs []ev
 	end := int64(0)
+	// A process whose client another continues holds what it held
+	// through it (groupcontinue.go): its events count as the last one's.
 	for _, r := range c.rebals {
+		p := c.heldBy(r.proc)
 		for _, tp := range slices.Concat(r.revoked, r.lost) {
-			evs = append(evs, ev{r.at, r.proc, tp, -1})
+			evs = append(evs, ev{r.at, p, tp, -1})
 		}
 		for _, tp := range r.assigned {
-			evs = append(evs, ev{r.at, r.proc, tp, +1})
+			evs = append(evs, ev{r.at, p, tp, +1})
 		}
 		end = max(end, r.at)
 	}
 	for p, at := range c.goneAt {
-		evs = append(evs, ev{at, p, -1, 0})
+		evs = append(evs, ev{at, c.heldBy(p), -1, 0})
 		end = max(end, at)
 	}
 	for p, at := range a.killedAt() {
-		evs = append(evs, ev{at, p, -1, 0})
+		evs = append(evs, ev{at, c.heldBy(p), -1, 0})
 	}
 	for _, gp := range c.gpolls {
 		end = max(end, c.polls[gp.poll].ret)

@@ -35,6 +35,11 @@ type groupRun struct {
 	protocol   string            // the run's rebalance protocol
 	delivered  map[int32]int     // records the group's polls delivered, per partition
 	ends       map[int32]int64   // the final read's end offset per partition
+	// outside are deliveries of a partition the member's recorded
+	// rebalances had not given it (or had taken back): the checker judges
+	// where a new owner resumed from its first delivery after the
+	// assignment, so the history must never show one before it.
+	outside []string
 }
 
 func (r scenarioRun) group(t *testing.T) groupRun {
@@ -48,6 +53,11 @@ func (r scenarioRun) group(t *testing.T) groupRun {
 			members[e.Process] = true
 		}
 	}
+	outside, err := histories.OutsideAssignment(r.events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.outside = outside
 	for _, e := range r.events {
 		switch {
 		case e.Process == histories.NemesisProcess && e.Type != histories.Invoke:
@@ -119,6 +129,10 @@ func groupStory(t *testing.T, name string, body func(t *testing.T, r scenarioRun
 			}
 			t.Logf("%s: %d member processes, %d rebalances, commits %v, delivered %d, redelivered %d, lost by commit %d, unassigned %v",
 				name, len(g.members), len(g.rebalances), g.commits, st.Delivered, st.Redelivered, st.LostByCommit, st.UnassignedS)
+			if len(g.outside) > 0 {
+				t.Errorf("%s: %d deliveries of a partition outside the member's recorded assignment, first: %s",
+					name, len(g.outside), g.outside[0])
+			}
 			// The group must have consumed every partition that has
 			// records: a group that sat unassigned (or stuck) through the
 			// story proves nothing about its commits.

@@ -1,5 +1,10 @@
 package histories
 
+import (
+	"fmt"
+	"maps"
+)
+
 // Consumer groups (extension of v1, docs/HISTORY.md "Consumer groups").
 //
 // A group member is a client process like any other: it follows the
@@ -63,6 +68,11 @@ type SubscribeValue struct {
 	// partition were never the group's to read.
 	OffsetReset string `json:"offset_reset,omitempty"`
 	MemberID    string `json:"member_id,omitempty"`
+	// Continues is the process whose client this one goes on with: that
+	// process's op ended info, so its next op needs a new process (the
+	// operation model), but the client, its membership and its
+	// assignment are the same. Absent: a new client.
+	Continues *int `json:"continues,omitempty"`
 }
 
 // GroupPoll is what a group member's poll invoke adds to a ReadRequest.
@@ -118,4 +128,62 @@ type GroupInfo struct {
 	// AtLeastOnce (absent) or ExactlyOnce. Only under exactly-once does a
 	// redelivery count against validity.
 	Delivery string `json:"delivery,omitempty"`
+}
+
+// OutsideAssignment lists the deliveries of a group member's polls of a
+// partition its recorded rebalances had not given it, or had taken back
+// (docs/HISTORY.md, "Consumer groups: what the checker proves": a member's
+// rebalances are recorded before it delivers from what they assign and
+// after it stopped delivering from what they revoke). A process that
+// continues another's client holds what that one held. The workload's
+// integration tests hold every group history to it; each entry names the
+// poll, the process, the partition and the offset.
+func OutsideAssignment(evs []Event) ([]string, error) {
+	owns := map[int]map[int32]bool{}
+	var out []string
+	for _, e := range evs {
+		if e.Type != OK {
+			continue
+		}
+		switch e.F {
+		case FSubscribe:
+			var v SubscribeValue
+			if err := e.Decode(&v); err != nil {
+				return nil, fmt.Errorf("subscribe %d: %w", e.Index, err)
+			}
+			owns[e.Process] = map[int32]bool{}
+			if v.Continues != nil {
+				maps.Copy(owns[e.Process], owns[*v.Continues]) // the same client
+			}
+		case FRebalance:
+			var v RebalanceValue
+			if err := e.Decode(&v); err != nil {
+				return nil, fmt.Errorf("rebalance %d: %w", e.Index, err)
+			}
+			if owns[e.Process] == nil {
+				owns[e.Process] = map[int32]bool{}
+			}
+			for _, p := range v.Assigned {
+				owns[e.Process][p] = true
+			}
+			for _, p := range append(append([]int32(nil), v.Revoked...), v.Lost...) {
+				delete(owns[e.Process], p)
+			}
+		case FPoll:
+			held, member := owns[e.Process]
+			if !member {
+				continue // not a group member's poll
+			}
+			var v ReadResult
+			if err := e.Decode(&v); err != nil {
+				return nil, fmt.Errorf("poll %d: %w", e.Index, err)
+			}
+			for _, r := range v.Records {
+				if !held[r.Partition] {
+					out = append(out, fmt.Sprintf("poll %d by p%d: partition %d offset %d", e.Index, e.Process, r.Partition, r.Offset))
+				}
+			}
+		}
+	}
+	return out, nil
 }

@@ -280,8 +280,9 @@ func (s *memberSlot) recordCommit(r CommitResult, auto bool) {
 // the history's process changes, and the new process re-subscribes (a
 // subscribe record: the same client, a new process).
 func (s *memberSlot) retire() {
+	old := s.pid
 	s.pid = s.w.rec.NewProcess()
-	s.recordSubscribe(histories.OK, "")
+	s.recordSubscribeAs(histories.OK, "", &old)
 }
 
 // commitLocked commits the delivered offsets of parts (all if nil) that
@@ -334,8 +335,15 @@ func (s *memberSlot) commitLocked(ctx context.Context, parts []int32, skip bool)
 // then typ (subscribing is local to the client: it fails only when the
 // client cannot be made).
 func (s *memberSlot) recordSubscribe(typ histories.Type, errText string) {
+	s.recordSubscribeAs(typ, errText, nil)
+}
+
+// recordSubscribeAs writes the subscribe, naming the process whose client
+// it continues (nil: a new client).
+func (s *memberSlot) recordSubscribeAs(typ histories.Type, errText string, continues *int) {
 	w := s.w
-	v := histories.SubscribeValue{Group: w.cfg.Group.ID, Member: s.name, Topic: w.cfg.Topic, Protocol: w.cfg.Group.Protocol}
+	v := histories.SubscribeValue{Group: w.cfg.Group.ID, Member: s.name, Topic: w.cfg.Topic, Protocol: w.cfg.Group.Protocol,
+		Continues: continues}
 	if w.cfg.OffsetReset == ResetLatest {
 		v.OffsetReset = ResetLatest
 	}

@@ -51,6 +51,9 @@ func TestGroupWorkload(t *testing.T) {
 	}
 }
 
+// groupRuns numbers the group workload runs of this test binary.
+var groupRuns int
+
 func groupIntegration(t *testing.T, drv, protocol, commit string) {
 	c := sharedCluster(t)
 	adm, err := c.Admin()
@@ -58,7 +61,9 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 		t.Fatal(err)
 	}
 	defer adm.Close()
-	topic := fmt.Sprintf("grp-%s-%s-%s", drv, protocol, commit)
+	// A run number in the name: -count=N reuses the shared cluster.
+	groupRuns++
+	topic := fmt.Sprintf("grp-%s-%s-%s-%d", drv, protocol, commit, groupRuns)
 	group := "g-" + topic
 	createTopic(t, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -127,6 +132,11 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 	evs, torn, err := histories.ReadFile(path)
 	if err != nil || torn {
 		t.Fatalf("read history: %v (torn %v)", err, torn)
+	}
+	// The checker judges where a new owner resumed from its first
+	// delivery after the assignment: none may come before it.
+	if out, err := histories.OutsideAssignment(evs); err != nil || len(out) > 0 {
+		t.Errorf("%d deliveries outside the member's recorded assignment (%v), first: %v", len(out), err, out[:min(len(out), 3)])
 	}
 	subscribed := map[int]bool{}
 	gens := map[int32]bool{}

@@ -36,11 +36,18 @@ type kafkaGoMember struct {
 	cut   *cutDialer
 	done  chan struct{} // closed when the generation loop ends
 
-	mu    sync.Mutex // gen, genID, mid, the fetcher's positions
+	mu    sync.Mutex // gen, genID, mid, fetching, the fetcher's positions
 	gen   *kafka.Generation
 	genID int32
 	mid   string
-	once  sync.Once
+	// fetching: Poll may deliver the generation's partitions. It is set
+	// only after the assignment was reported and cleared before the
+	// revoke is, so that the history never shows a delivery of a
+	// partition outside the rebalances that gave and took it (the
+	// checker judges where a newly assigned member resumed from its
+	// first delivery after the assignment).
+	fetching bool
+	once     sync.Once
 }
 
 // NewGroupMember joins member i; kafka-go has only the classic protocol.
@@ -120,15 +127,29 @@ func (m *kafkaGoMember) generations() {
 				pos[p] = o
 			}
 		}
+		// The assignment is recorded before Poll may deliver from it: a
+		// poll that ran first would show the new owner's first records
+		// before the rebalance that gave it the partition (seen in g2:
+		// both members resumed about 560 records below the group's commit, and
+		// the checker, which compares a member's first delivery after its
+		// assignment with the commit, saw no assignment yet).
 		m.mu.Lock()
-		m.gen, m.genID, m.mid = gen, gen.ID, gen.MemberID
-		_ = m.fetch.Assign(context.Background(), pos)
+		m.genID, m.mid = gen.ID, gen.MemberID
 		m.mu.Unlock()
 		if len(parts) > 0 {
 			m.h.Rebalanced(context.Background(), RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Assigned: parts})
 		}
+		m.mu.Lock()
+		m.gen, m.fetching = gen, true
+		_ = m.fetch.Assign(context.Background(), pos)
+		m.mu.Unlock()
 		gen.Start(func(ctx context.Context) {
 			<-ctx.Done()
+			// Deliveries stop before the revoke is recorded; the revoke's
+			// commit still has the generation.
+			m.mu.Lock()
+			m.fetching = false
+			m.mu.Unlock()
 			if len(parts) > 0 {
 				m.h.Rebalanced(context.Background(), RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Revoked: parts})
 			}
@@ -142,7 +163,7 @@ func (m *kafkaGoMember) generations() {
 
 func (m *kafkaGoMember) Poll(ctx context.Context) (Fetch, error) {
 	m.mu.Lock()
-	assigned := m.gen != nil
+	assigned := m.gen != nil && m.fetching
 	m.mu.Unlock()
 	if !assigned {
 		<-ctx.Done()
@@ -150,6 +171,9 @@ func (m *kafkaGoMember) Poll(ctx context.Context) (Fetch, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if !m.fetching {
+		return Fetch{}, nil // revoked in between
+	}
 	return m.fetch.Poll(ctx)
 }
 
