@@ -38,14 +38,10 @@ func TestGroupWorkload(t *testing.T) {
 		{DriverKafkaGo, histories.ProtocolClassic, CommitAuto},
 	} {
 		t.Run(fmt.Sprintf("%s/%s/%s", tc.drv, tc.protocol, tc.commit), func(t *testing.T) {
-			// Under KIP-848 with auto-commit a partition sat unfetched after
-			// the member faults in 2 runs of 4 (2026-12-01): rebalance
+			// Under KIP-848 with auto-commit a partition once sat unfetched
+			// after the member faults (2 runs of 4 on 2026-12-01): rebalance
 			// callbacks waited for a 1 s poll (groupPollWait, group.go, now
-			// 200 ms; 4 of 4 runs since passed). make test-scenarios runs it
-			// until more runs agree.
-			if tc.protocol == histories.ProtocolConsumer && tc.commit == CommitAuto && os.Getenv("KCHAOS_ALL_SCENARIOS") == "" {
-				t.Skip("runs under make test-scenarios (KCHAOS_ALL_SCENARIOS=1): recently fixed, README \"Consumer groups\"")
-			}
+			// 200 ms; 6 of 6 runs since committed every partition).
 			groupIntegration(t, tc.drv, tc.protocol, tc.commit)
 		})
 	}
