@@ -268,7 +268,7 @@ func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
 	m.ok = e.Type == histories.OK
 	if inv.Continues != nil && m.ok {
 		from := int32(*inv.Continues)
-		if err := c.checkContinues("subscribe invoke value", from, m); err != nil {
+		if err := c.checkContinues("subscribe invoke value", from, int32(e.Process), m); err != nil {
 			return err
 		}
 		c.continueProcess(from, int32(e.Process)) // groupcontinue.go

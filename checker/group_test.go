@@ -347,6 +347,8 @@ func TestGroupBadInput(t *testing.T) {
 		{"subscribe ok names another group", []string{ev(1, 10, "invoke", "subscribe", `{"group":"g","member":"m","topic":"t","protocol":"classic"}`),
 			ev(2, 10, "ok", "subscribe", `{"group":"h","member":"m","topic":"t","protocol":"classic"}`)}, `field "group": "h", but its invoke named "g"`},
 		{"subscribe continues no member", cat(subOK, subCont(11, 200, "m1", 10)), `subscribe invoke value: field "continues": process 10 is not member "m1" of group "g"`},
+		{"subscribe continues itself", cat(subOK, subCont(10, 200, "m0", 10)), `field "continues": process 10 would continue itself`},
+		{"subscribe continues in a cycle", cat(subOK, subCont(11, 200, "m0", 10), subCont(10, 300, "m0", 11)), `field "continues": process 11 would continue itself`},
 		{"subscribe continues twice", cat(subOK, subCont(11, 200, "m0", 10), subCont(12, 300, "m0", 10)), `field "continues": process 10 was already continued by process 11`},
 		{"group poll without subscribe", []string{ev(1, 10, "invoke", "poll", `{"topic":"t","partitions":[0],"group":"g","generation":1}`)}, `poll invoke value: field "group": "g", but process 10 is not a member of it`},
 		{"group poll without generation", cat(subOK, []string{ev(200, 10, "invoke", "poll", `{"topic":"t","partitions":[0],"group":"g"}`)}), `poll invoke value: missing field "generation"`},

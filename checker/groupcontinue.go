@@ -39,11 +39,14 @@ func (c *Checker) continueProcess(from, to int32) {
 
 // checkContinues rejects a "continues" naming no earlier ok member of the
 // same group under the same member name.
-func (c *Checker) checkContinues(what string, from int32, m *member) error {
+func (c *Checker) checkContinues(what string, from, to int32, m *member) error {
 	fm := c.members[from]
 	if from < 0 || fm == nil || !fm.ok || fm.group != m.group || fm.name != m.name {
 		return fmt.Errorf("%s: field \"continues\": process %d is not member %q of group %q (no ok subscribe)",
 			what, from, m.name, c.groupNames.list[m.group])
+	}
+	if c.heldBy(to) == from {
+		return fmt.Errorf("%s: field \"continues\": process %d would continue itself", what, from)
 	}
 	if _, done := c.contTo[from]; done {
 		return fmt.Errorf("%s: field \"continues\": process %d was already continued by process %d", what, from, c.contTo[from])
