@@ -33,6 +33,7 @@ type groupRun struct {
 	commits    map[histories.Type]int
 	nemesis    []histories.Event // nemesis completions
 	protocol   string            // the run's rebalance protocol
+	driver     string            // the run's client
 	delivered  map[int32]int     // records the group's polls delivered, per partition
 	ends       map[int32]int64   // the final read's end offset per partition
 	// outside are deliveries of a partition the member's recorded
@@ -121,7 +122,7 @@ func groupStory(t *testing.T, name string, body func(t *testing.T, r scenarioRun
 			}
 			r := runScenario(t, name, "workload.driver="+v.driver, "workload.group.protocol="+v.protocol)
 			g := r.group(t)
-			g.protocol = v.protocol
+			g.protocol, g.driver = v.protocol, v.driver
 			st := r.res.Stats.Groups
 			if st == nil || st.Delivered == 0 || g.commits[histories.OK] == 0 {
 				t.Fatalf("%s: group stats %+v, commits %v: the group delivered or committed nothing", name, st, g.commits)
@@ -263,7 +264,11 @@ func TestScenarioG3RebalanceStorm(t *testing.T) {
 		if len(g.rebalances) < faults {
 			t.Errorf("g3: %d rebalance events for %d member faults", len(g.rebalances), faults)
 		}
-		if g.protocol == histories.ProtocolClassic && r.count(checker.Redelivery) == 0 {
+		// kafka-go's eager group commits before every revoke and starts
+		// from what is committed when the assignment is recorded: it
+		// redelivered 0-5 records in five runs, so only franz-go's
+		// cooperative classic group is held to redelivering.
+		if g.protocol == histories.ProtocolClassic && g.driver == workloads.DriverFranz && r.count(checker.Redelivery) == 0 {
 			t.Error("g3: no redelivery after a dozen classic rebalances")
 		}
 	})

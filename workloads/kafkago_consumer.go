@@ -65,6 +65,35 @@ func (c *kafkaGoConsumer) Offsets(ctx context.Context, partitions []int32, rule 
 	return out, errors.Join(errs...)
 }
 
+// Committed reads the group's committed offsets of partitions from its
+// coordinator (kafka-go routes a group request there); -1: none.
+func (c *kafkaGoConsumer) Committed(ctx context.Context, group string, partitions []int32) (map[int32]int64, error) {
+	ps := make([]int, len(partitions))
+	for i, p := range partitions {
+		ps[i] = int(p)
+	}
+	resp, err := c.client.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{c.cfg.Topic: ps}})
+	if err != nil {
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, resp.Error
+	}
+	out := map[int32]int64{}
+	var errs []error
+	for _, p := range resp.Topics[c.cfg.Topic] {
+		if p.Error != nil {
+			errs = append(errs, p.Error)
+			continue
+		}
+		out[int32(p.Partition)] = p.CommittedOffset
+	}
+	if len(errs) == 0 && len(out) != len(partitions) {
+		errs = append(errs, fmt.Errorf("offset fetch answered for %d of %d partitions", len(out), len(partitions)))
+	}
+	return out, errors.Join(errs...)
+}
+
 // Assign sets the positions.
 func (c *kafkaGoConsumer) Assign(_ context.Context, offsets map[int32]int64) error {
 	c.pos = make(map[int32]int64, len(offsets))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -100,50 +101,47 @@ func (m *kafkaGoMember) generations() {
 			continue
 		}
 		var parts []int32
-		pos := map[int32]int64{}
-		var unknown []int32
 		for _, a := range gen.Assignments[m.cfg.Topic] {
-			p := int32(a.ID)
-			parts = append(parts, p)
-			if a.Offset >= 0 {
-				pos[p] = a.Offset
-			} else {
-				unknown = append(unknown, p)
-			}
+			parts = append(parts, int32(a.ID))
 		}
 		slices.Sort(parts)
-		if len(unknown) > 0 {
-			// No committed offset: the reset rule's, as the Reader would.
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			offs, err := m.fetch.Offsets(ctx, unknown, m.cfg.OffsetReset)
-			cancel()
-			if err != nil || len(offs) != len(unknown) {
-				// Without positions this generation cannot consume: end
-				// it (the group rejoins) rather than guess.
-				gen.Start(func(context.Context) {})
-				continue
-			}
-			for p, o := range offs {
-				pos[p] = o
-			}
-		}
 		// The assignment is recorded before Poll may deliver from it: a
 		// poll that ran first would show the new owner's first records
 		// before the rebalance that gave it the partition (seen in g2:
-		// both members resumed about 560 records below the group's commit, and
-		// the checker, which compares a member's first delivery after its
-		// assignment with the commit, saw no assignment yet).
+		// both members resumed about 560 records below the group's
+		// commit, and the checker, which compares a member's first
+		// delivery after its assignment with the commit, saw no
+		// assignment yet).
 		m.mu.Lock()
 		m.genID, m.mid = gen.ID, gen.MemberID
 		m.mu.Unlock()
 		if len(parts) > 0 {
 			m.h.Rebalanced(context.Background(), RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Assigned: parts})
 		}
+		// Where to start is read after the assignment is recorded, as kgo
+		// and the Java client fetch committed offsets after their
+		// assignment callback. kafka-go fetched them when the generation
+		// began, which can be seconds earlier (a member stalled while its
+		// assignment waited to be recorded), and a newer generation may
+		// have committed since: seen in g3, a stalled member resumed 155
+		// below a commit made after its generation's fetch.
+		pos, err := m.positions(parts)
+		if err != nil {
+			// Without positions this generation cannot consume: end it
+			// (the group rejoins) rather than guess.
+			if len(parts) > 0 {
+				m.h.Rebalanced(context.Background(), RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Revoked: parts})
+			}
+			gen.Start(func(context.Context) {})
+			continue
+		}
 		m.mu.Lock()
 		m.gen, m.fetching = gen, true
 		_ = m.fetch.Assign(context.Background(), pos)
 		m.mu.Unlock()
+		ended := make(chan struct{})
 		gen.Start(func(ctx context.Context) {
+			defer close(ended)
 			<-ctx.Done()
 			// Deliveries stop before the revoke is recorded; the revoke's
 			// commit still has the generation.
@@ -158,7 +156,44 @@ func (m *kafkaGoMember) generations() {
 			_ = m.fetch.Assign(context.Background(), map[int32]int64{})
 			m.mu.Unlock()
 		})
+		// The next generation waits for this one's revoke. kafka-go waits
+		// for the functions Start launched, but a generation that ended
+		// before Start was called (its assignment waited on a stalled
+		// member) has none to wait for, and its late revoke was recorded
+		// after the next generation's assignment, and cleared it.
+		<-ended
 	}
+}
+
+// positions are where the member starts its partitions: the group's
+// committed offsets now, else the reset rule's.
+func (m *kafkaGoMember) positions(parts []int32) (map[int32]int64, error) {
+	pos := map[int32]int64{}
+	if len(parts) == 0 {
+		return pos, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	committed, err := m.fetch.Committed(ctx, m.cfg.Group.ID, parts)
+	if err != nil {
+		return nil, err
+	}
+	var unknown []int32
+	for _, p := range parts {
+		if o, ok := committed[p]; ok && o >= 0 {
+			pos[p] = o
+		} else {
+			unknown = append(unknown, p)
+		}
+	}
+	if len(unknown) > 0 {
+		offs, err := m.fetch.Offsets(ctx, unknown, m.cfg.OffsetReset)
+		if err != nil || len(offs) != len(unknown) {
+			return nil, fmt.Errorf("reset positions of %v: %v", unknown, err)
+		}
+		maps.Copy(pos, offs)
+	}
+	return pos, nil
 }
 
 func (m *kafkaGoMember) Poll(ctx context.Context) (Fetch, error) {
