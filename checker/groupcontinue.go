@@ -15,18 +15,8 @@ import "fmt"
 
 // continueProcess moves process from's group state to process to.
 func (c *Checker) continueProcess(from, to int32) {
-	for k, w := range c.resume {
-		if k.proc == from {
-			delete(c.resume, k)
-			c.resume[procTP{to, k.tp}] = w
-		}
-	}
-	for k, s := range c.deliv {
-		if k.proc == from {
-			delete(c.deliv, k)
-			c.deliv[procTP{to, k.tp}] = s
-		}
-	}
+	moveProcess(c.resume, from, to)
+	moveProcess(c.deliv, from, to)
 	if g, ok := c.lastGen[from]; ok {
 		c.lastGen[to] = g
 	}
@@ -35,6 +25,16 @@ func (c *Checker) continueProcess(from, to int32) {
 		c.contTo = map[int32]int32{}
 	}
 	c.contTo[from] = to
+}
+
+// moveProcess re-keys process from's entries of m to process to.
+func moveProcess[V any](m map[procTP]V, from, to int32) {
+	for k, v := range m {
+		if k.proc == from {
+			delete(m, k)
+			m[procTP{to, k.tp}] = v
+		}
+	}
 }
 
 // checkContinues rejects a "continues" naming no earlier ok member of the
