@@ -66,13 +66,20 @@ func (c *Checker) closeOpen() {
 type analysis struct {
 	c      *Checker
 	r      *Result
-	inFin  []uint64                     // values in the final read of their partition
+	inFin  []uint64                     // values in some completed final read of their partition
+	held   [][]uint64                   // per completed final read, the values it holds (finals.go)
+	// First observations that prove a write the ack did not (finals.go):
+	// per plain send, and per txn send (read_committed reads only).
+	seenPlain, seenTxn map[int32]seenAt
+	lostBy             map[int32]int32  // lost send -> the final read that lacks it
+	lostSeen           map[int32]seenAt // lost send not acked with an offset -> its observation
+	txnMissing         map[int32]int32  // txn send missing from a final read that should hold it -> that read
 	faults []int                        // nemesis ops that make a fault, by time
 	lost   []int32                      // lost sends, in send order
 	acked  [][]int32                    // per partition, its sends acked with an offset, in send order
 	ackApp []int32                      // send -> its append in the partition's porcupine history
 	rt     map[int32]*RealTimeViolation // per partition, from realTime
-	tsFin  []int64                      // txn send -> its value's offset in the final read of its partition, or -1
+	tsFin  []int64                      // txn send -> its value's offset in the last final read holding it, or -1
 	wwN    int                          // edges of the txn dependency graph
 	wrN    int                          //
 	// Consumer groups (groupcheck.go).
@@ -84,28 +91,7 @@ type analysis struct {
 
 func (a *analysis) prepare() {
 	c := a.c
-	a.inFin = make([]uint64, len(c.vals)/64+1)
-	a.tsFin = make([]int64, len(c.txnSends))
-	for i := range a.tsFin {
-		a.tsFin[i] = -1
-	}
-	for tp := range c.tps {
-		for _, r := range a.finalRecs(int32(tp)) {
-			s, ts := c.writer(r.val, int32(tp), r.off)
-			switch {
-			case ts >= 0:
-				if c.txnSends[ts].tp != int32(tp) {
-					continue
-				}
-				if a.tsFin[ts] < 0 {
-					a.tsFin[ts] = r.off
-				}
-			case s >= 0 && c.sends[s].tp != int32(tp):
-				continue
-			}
-			a.inFin[r.val/64] |= 1 << (r.val % 64)
-		}
-	}
+	a.prepareFinals()
 	for i, op := range c.nem {
 		if !healing(op.f) {
 			a.faults = append(a.faults, i)
@@ -171,42 +157,47 @@ func (a *analysis) faultRef(i int) FaultRef {
 	return FaultRef{F: op.f, Fault: op.v.Fault, Nodes: op.v.Nodes, AtS: secs(op.call), Details: op.v.Details}
 }
 
-// lostAndUnseen finds the acked sends missing from their partition's final
-// read (a.lost; explain makes their entries, knowing their ranges) and, on
-// partitions without one, those no poll saw (unseen).
+// lostAndUnseen finds the sends missing from a completed final read that
+// should hold them (a.lost, with the read in a.lostBy; explain makes their
+// entries, knowing their ranges) and, where no read could judge them,
+// those no read holds (unseen). A send acked with an offset is known from
+// its ack; any other send whose value a read observed, from that read
+// (finals.go).
 func (a *analysis) lostAndUnseen() {
 	c := a.c
+	a.lostBy, a.lostSeen = map[int32]int32{}, map[int32]seenAt{}
 	for i := range c.sends {
 		s := &c.sends[i]
-		if s.typ != opOK {
+		seen, wasSeen := a.seenPlain[int32(i)]
+		off, at := s.off, s.ret
+		switch {
+		case s.typ == opOK:
+			if wasSeen && seen.at < at {
+				at = seen.at
+			}
+		case wasSeen:
+			off, at = seen.off, seen.at
+		default:
 			continue
 		}
 		t := c.tps[s.tp]
-		if t.final < 0 {
-			if !c.vals[s.val].polled {
-				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{
-					Topic: t.topic, Partition: t.partition, Value: c.vals[s.val].str, Offset: s.off,
-					Process: int(s.proc), AckedS: secs(s.ret), AtAck: a.where(s.tp, s.ret)})
+		j, miss := a.judge(s.val, s.tp, off, at)
+		switch {
+		case j == judgedLost:
+			a.lost = append(a.lost, int32(i))
+			a.lostBy[int32(i)] = miss
+			if s.typ != opOK {
+				a.lostSeen[int32(i)] = seen
 			}
-			continue
-		}
-		f := &c.finals[t.final]
-		if s.off < f.starts[s.tp] {
-			continue // below the log start: retention, not loss
-		}
-		if a.inFin[s.val/64]&(1<<(s.val%64)) != 0 {
-			continue
-		}
-		if s.ret >= f.call {
-			// Acked once the final read was under way (or after it): the
-			// read may have passed its offset before the record was
-			// there, so its absence proves nothing. Unseen, not lost.
+		case s.typ != opOK:
+		case j == judgedUnseen, j == judgedNoFinal && !c.vals[s.val].polled:
+			// Acked once every final read was under way (or after it), or
+			// on a partition without one and never polled: absence proves
+			// nothing. Unseen, not lost.
 			a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{
 				Topic: t.topic, Partition: t.partition, Value: c.vals[s.val].str, Offset: s.off,
 				Process: int(s.proc), AckedS: secs(s.ret), AtAck: a.where(s.tp, s.ret)})
-			continue
 		}
-		a.lost = append(a.lost, int32(i))
 	}
 }
 

@@ -222,6 +222,15 @@ type readOp struct {
 	ends       map[int32]int64 // final read: tp -> end offset
 	starts     map[int32]int64 // final read: tp -> log start offset
 	rc         bool            // read at read_committed
+	txnEnds    *finalTxnEnds   // final read: high watermarks, LSOs, open txns
+}
+
+// finalTxnEnds is what a final read learned of a partition's transactions:
+// its high watermark and last stable offset, and the transactions its
+// leader held open (the txn-hanging check, txnhang.go).
+type finalTxnEnds struct {
+	hws, lsos map[int32]int64
+	open      map[int32][]histories.OpenTxn
 }
 
 type rec struct {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -398,13 +399,29 @@ func (c *Checker) checkBounds(what string, v *readVal) error {
 	for _, m := range []struct {
 		name string
 		m    map[int32]int64
-	}{{"end_offsets", v.ends}, {"start_offsets", v.starts}} {
+	}{{"end_offsets", v.ends}, {"start_offsets", v.starts}, {"high_watermarks", v.hws}, {"last_stable_offsets", v.lsos}} {
 		for _, p := range sortedKeys(m.m) {
 			if m.m[p] < 0 {
 				return fmt.Errorf("%s: field %q: partition %d at %d, negative", what, m.name, p, m.m[p])
 			}
 			if err := c.checkPlace(fmt.Sprintf("%s: field %q", what, m.name), v.topic, p); err != nil {
 				return err
+			}
+		}
+	}
+	for _, p := range sortedKeys(v.hws) {
+		if lso, ok := v.lsos[p]; ok && lso > v.hws[p] {
+			return fmt.Errorf("%s: field \"last_stable_offsets\": partition %d at %d, above its high watermark %d", what, p, lso, v.hws[p])
+		}
+	}
+	for _, p := range slices.Sorted(maps.Keys(v.open)) {
+		txns := v.open[p]
+		if err := c.checkPlace(fmt.Sprintf("%s: field \"open_txns\"", what), v.topic, p); err != nil {
+			return err
+		}
+		for i, t := range txns {
+			if t.FirstOffset < 0 || t.ProducerID < 0 || t.OpenMS < 0 {
+				return fmt.Errorf("%s: field \"open_txns\": partition %d, entry %d: negative first_offset, producer_id or open_ms", what, p, i)
 			}
 		}
 	}
@@ -503,6 +520,18 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 			op.starts[c.tp(topic, p)] = v.starts[p]
 		}
 	}
+	if len(v.hws) > 0 || len(v.lsos) > 0 || len(v.open) > 0 {
+		op.txnEnds = &finalTxnEnds{hws: map[int32]int64{}, lsos: map[int32]int64{}, open: map[int32][]histories.OpenTxn{}}
+		for _, p := range sortedKeys(v.hws) {
+			op.txnEnds.hws[c.tp(topic, p)] = v.hws[p]
+		}
+		for _, p := range sortedKeys(v.lsos) {
+			op.txnEnds.lsos[c.tp(topic, p)] = v.lsos[p]
+		}
+		for _, p := range slices.Sorted(maps.Keys(v.open)) {
+			op.txnEnds.open[c.tp(topic, p)] = v.open[p]
+		}
+	}
 	for i := start; i < end; i++ {
 		covered = append(covered, c.recs[i].tp)
 	}
@@ -514,6 +543,11 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 		// the one that could have seen the most acks.
 		if f := c.tps[tp].final; f < 0 || f == idx || c.finals[f].call <= op.call {
 			c.tps[tp].final = idx
+		}
+		// Every completed final read is evidence (finals.go), whatever
+		// the order in which they ran.
+		if fs := c.tps[tp].finals; len(fs) == 0 || fs[len(fs)-1] != idx {
+			c.tps[tp].finals = append(fs, idx)
 		}
 	}
 	c.finals = append(c.finals, op)

@@ -15,6 +15,7 @@ type tpInfo struct {
 	offs      offsetTable
 	obs       []obsChange // observer samples, kept when something but the HW changed
 	final     int32       // the last completed final read covering it, or -1
+	finals    []int32     // every completed final read covering it, in completion order
 	avail     avail
 	polled    int           // records polled
 	epochs    map[int32]int // epoch -> its first sample with a leader; built after the last Add

@@ -84,6 +84,10 @@ type readVal struct {
 	recs     []rawRec
 	ends     map[int32]int64
 	starts   map[int32]int64
+	// Final reads only, on the slow path (fastRead refuses their keys):
+	// high watermarks, last stable offsets and open transactions.
+	hws, lsos map[int32]int64
+	open      map[int32][]histories.OpenTxn
 }
 
 func decodeSend(raw []byte, v *sendVal) error {
@@ -129,7 +133,10 @@ func decodeRead(raw []byte, v *readVal) error {
 	}
 	var p struct {
 		Topic   *json.RawMessage
-		Records []struct{ Partition, Offset, Value, LeaderEpoch *json.RawMessage }
+		Records []struct {
+			Partition, Offset, Value *json.RawMessage
+			LeaderEpoch              *json.RawMessage `json:"leader_epoch"`
+		}
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
@@ -154,8 +161,26 @@ func decodeRead(raw []byte, v *readVal) error {
 	if v.ends, err = partitionMap(rr.EndOffsets); err != nil {
 		return err
 	}
-	v.starts, err = partitionMap(rr.StartOffsets)
-	return err
+	if v.starts, err = partitionMap(rr.StartOffsets); err != nil {
+		return err
+	}
+	if v.hws, err = partitionMap(rr.HighWatermarks); err != nil {
+		return err
+	}
+	if v.lsos, err = partitionMap(rr.LastStableOffsets); err != nil {
+		return err
+	}
+	if rr.OpenTxns != nil {
+		v.open = make(map[int32][]histories.OpenTxn, len(rr.OpenTxns))
+		for k, txns := range rr.OpenTxns {
+			p, err := histories.ParsePartitionKey(k)
+			if err != nil {
+				return &json.UnsupportedValueError{Str: "partition key " + k}
+			}
+			v.open[p] = txns
+		}
+	}
+	return nil
 }
 
 func partitionMap(m map[string]int64) (map[int32]int64, error) {

@@ -18,6 +18,10 @@ type Explanation struct {
 	FirstOffset int64   `json:"first_offset"`
 	LastOffset  int64   `json:"last_offset"`
 	Count       int     `json:"count"` // lost sends, or reused offsets
+	// ReadNotAcked counts the lost values never acked with an offset that a
+	// read saw (what a reader saw was written); their acked_s is when the
+	// first read that saw them completed.
+	ReadNotAcked int `json:"read_not_acked,omitempty"`
 	Offsets     []int64 `json:"offsets"`
 	// Values are the lost values, or the values first seen at the reused
 	// offsets; AckedS their ack times (0 for a value never acked).
@@ -83,7 +87,11 @@ func (a *analysis) explain() {
 	for _, s := range a.lost {
 		op := &c.sends[s]
 		it := lostItem{send: s, off: op.off, ack: op.ret, epoch: -1}
-		if o := c.tps[op.tp].at(op.ret); o != nil {
+		if seen, ok := a.lostSeen[s]; ok {
+			// Never acked with an offset: where and when a read saw it.
+			it.off, it.ack = seen.off, seen.at
+		}
+		if o := c.tps[op.tp].at(it.ack); o != nil {
 			it.epoch = o.epoch
 		}
 		byTP[op.tp] = append(byTP[op.tp], it)
@@ -175,6 +183,9 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 		op := &c.sends[it.send]
 		e.Offsets = append(e.Offsets, it.off)
 		e.Values = append(e.Values, c.vals[op.val].str)
+		if _, ok := a.lostSeen[it.send]; ok {
+			e.ReadNotAcked++
+		}
 		e.AckedS = append(e.AckedS, secs(it.ack))
 		firstAck, lastAck = min(firstAck, it.ack), max(lastAck, it.ack)
 		if o := t.at(it.ack); o != nil {
@@ -190,8 +201,16 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 		}
 	}
 	e.FaultBefore = a.faultBefore(firstAck)
-	end := c.finals[t.final].call
-	if r, ok := a.finalAt(tp, e.FirstOffset); ok {
+	// The read that judges the range: of the reads that lack its sends,
+	// the one invoked last.
+	judge := a.lostBy[items[0].send]
+	for _, it := range items[1:] {
+		if f := a.lostBy[it.send]; c.finals[f].call > c.finals[judge].call {
+			judge = f
+		}
+	}
+	end := c.finals[judge].call
+	if r, ok := a.finalAtOf(judge, tp, e.FirstOffset); ok {
 		e.TookOver = a.takeover(t, r.epoch)
 	} else {
 		ackEpoch := items[0].epoch
@@ -209,8 +228,8 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 	}
 	e.FaultsAfter = a.faultsBetween(firstAck, end)
 	e.Elections = elections(t, firstAck, end)
-	e.NowHold = a.nowHold(tp, e.FirstOffset, e.LastOffset, lastAck)
-	if fin := c.finals[t.final]; fin.ends != nil {
+	e.NowHold = a.nowHold(judge, tp, e.FirstOffset, e.LastOffset, lastAck)
+	if fin := c.finals[judge]; fin.ends != nil {
 		if endOff, ok := fin.ends[tp]; ok && endOff <= e.LastOffset {
 			e.LogEnd = &endOff
 		}
@@ -220,10 +239,22 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 	a.r.Explanations = append(a.r.Explanations, e)
 	for _, it := range items {
 		op := &c.sends[it.send]
-		le := LostWriteEntry{Topic: t.topic, Partition: t.partition, Offset: op.off, Value: c.vals[op.val].str,
-			Process: int(op.proc), InvokedS: secs(op.call), AckedS: secs(op.ret), AtAck: a.where(tp, op.ret),
+		le := LostWriteEntry{Topic: t.topic, Partition: t.partition, Offset: it.off, Value: c.vals[op.val].str,
+			Process: int(op.proc), InvokedS: secs(op.call), AckedS: secs(it.ack), AtAck: a.where(tp, it.ack),
 			Range: idx, Faults: e.FaultsAfter}
-		if r, ok := a.finalAt(tp, op.off); ok {
+		if seen, ok := a.lostSeen[it.send]; ok {
+			le.AckedS = 0
+			le.Outcome = a.sendRef(it.send).Type
+			if le.Outcome == "ok" {
+				le.Outcome = "ok without offset"
+			}
+			at := secs(seen.at)
+			le.SeenS, le.SeenBy = &at, seen.by
+		}
+		if f := a.lostBy[it.send]; f != a.c.tps[tp].final {
+			le.JudgedBy = a.finalRef(f, tp)
+		}
+		if r, ok := a.finalAtOf(a.lostBy[it.send], tp, it.off); ok {
 			le.Now = &Held{Value: c.vals[r.val].str, LeaderEpoch: r.epoch}
 		}
 		if e.TookOver != nil {
@@ -272,8 +303,8 @@ func elections(t *tpInfo, from, to int64) []Election {
 }
 
 // nowHold describes the final read's records at offsets [first, last].
-func (a *analysis) nowHold(tp int32, first, last, after int64) *NowHold {
-	recs := a.finalRecs(tp)
+func (a *analysis) nowHold(f, tp int32, first, last, after int64) *NowHold {
+	recs := a.finalRecsOf(f, tp)
 	lo := sort.Search(len(recs), func(i int) bool { return recs[i].off >= first })
 	hi := sort.Search(len(recs), func(i int) bool { return recs[i].off > last })
 	if lo >= hi {

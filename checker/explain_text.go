@@ -85,15 +85,20 @@ func plural(n int, one, many string) string {
 // broker 1 became leader at epoch 2 (unclean election, elect-unclean [1]
 // at 12.4 s); offsets 61-65 now hold records written after the failure".
 func lostText(name string, e *Explanation) string {
-	parts := []string{fmt.Sprintf("%s %s: %s lost", name, offsetSpan("offset", e.FirstOffset, e.LastOffset),
-		plural(e.Count, "acked record", "acked records"))}
+	lost := plural(e.Count, "acked record", "acked records")
+	acked := "acked"
+	if n := e.ReadNotAcked; n > 0 {
+		lost = fmt.Sprintf("%s (%d acked, %d read but never acked)", plural(e.Count, "record", "records"), e.Count-n, n)
+		acked = "acked or read"
+	}
+	parts := []string{fmt.Sprintf("%s %s: %s lost", name, offsetSpan("offset", e.FirstOffset, e.LastOffset), lost)}
 	isr := "ISR at ack not observed"
 	if len(e.ISRAtAck) > 0 {
 		var s []string
 		for _, x := range e.ISRAtAck {
 			s = append(s, ints(x))
 		}
-		isr = "acked while ISR was " + strings.Join(s, " then ")
+		isr = acked + " while ISR was " + strings.Join(s, " then ")
 	}
 	if e.FaultBefore != nil {
 		isr += ", after " + e.FaultBefore.String()

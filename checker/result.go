@@ -226,6 +226,29 @@ type LostWriteEntry struct {
 	NewLeader      *int32     `json:"new_leader,omitempty"`
 	NewLeaderEpoch *int32     `json:"new_leader_epoch,omitempty"`
 	Faults         []FaultRef `json:"faults,omitempty"`
+	// A send never acked with an offset is lost when a read saw its value
+	// and a later completed final read lacks it (what a reader saw was
+	// written): Outcome is how the send ended (info, fail, or ok without
+	// offset), SeenS and SeenBy the first read that saw it (acked_s is 0
+	// and offset is where that read saw it).
+	Outcome string   `json:"outcome,omitempty"`
+	SeenS   *float64 `json:"seen_s,omitempty"`
+	SeenBy  string   `json:"seen_by,omitempty"`
+	// JudgedBy is the completed final read that lacks the value, when it
+	// is not the partition's last one (every completed final read is
+	// evidence).
+	JudgedBy *FinalReadRef `json:"judged_by,omitempty"`
+}
+
+// FinalReadRef names one completed final read.
+type FinalReadRef struct {
+	Process   int     `json:"process"`
+	InvokedS  float64 `json:"invoked_s"`
+	DoneS     float64 `json:"done_s"`
+	Isolation string  `json:"isolation"`
+	// End is the offset it read up to on the partition (a read_committed
+	// read's is the last stable offset), if it said.
+	End *int64 `json:"end,omitempty"`
 }
 
 // OffsetReuseEntry is one offset that held different values.

@@ -227,46 +227,67 @@ func (a *analysis) txnValueEntry(v, ts int32, s *valueSeen, kind string) TxnValu
 	return e
 }
 
-// txnLost finds the sends of committed txns missing from the final read
-// of their partition, by the rule of lost-write: lost if the txn
-// completed strictly before the judging final read was invoked, unseen
-// (verdict unknown) if at or after it, and on a partition without a
-// completed final read, unseen unless some poll saw it.
+// txnLost finds the values of committed txns missing from a completed
+// final read that should hold them (finals.go): a committed txn's send is
+// known from its commit; the value of a txn whose outcome is not ok, from
+// the first read_committed read that saw it (it committed, or the reader
+// could not have seen it). A value no read could judge is unseen, and on
+// a partition without a completed final read, unseen unless some poll saw
+// it.
 func (a *analysis) txnLost() {
 	c := a.c
+	a.txnMissing = map[int32]int32{}
 	for ti := range c.txns {
 		t := &c.txns[ti]
-		if t.typ != opOK {
-			continue
-		}
 		for s := t.start; s < t.end; s++ {
 			ts := &c.txnSends[s]
-			if ts.off < 0 {
+			off, at := ts.off, t.ret
+			seen, wasSeen := a.seenTxn[s]
+			switch {
+			case t.typ == opOK && wasSeen && seen.at < at:
+				at = seen.at
+			case t.typ == opOK:
+			case wasSeen:
+				off, at = seen.off, seen.at
+			default:
 				continue
+			}
+			if off < 0 {
+				if !wasSeen {
+					continue
+				}
+				off = seen.off
 			}
 			tpi := c.tps[ts.tp]
-			unseen := SendEntry{Topic: tpi.topic, Partition: tpi.partition, Value: c.vals[ts.val].str, Offset: ts.off,
-				Process: int(t.proc), AckedS: secs(t.ret), AtAck: a.where(ts.tp, t.ret), TransactionalID: c.txnIDs.list[t.id]}
-			if tpi.final < 0 {
-				if !c.vals[ts.val].polled {
-					a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, unseen)
+			j, miss := a.judge(ts.val, ts.tp, off, at)
+			switch j {
+			case judgedUnseen, judgedNoFinal:
+				if j == judgedNoFinal && c.vals[ts.val].polled {
+					continue
 				}
+				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{Topic: tpi.topic, Partition: tpi.partition,
+					Value: c.vals[ts.val].str, Offset: off, Process: int(t.proc), AckedS: secs(at), AtAck: a.where(ts.tp, at),
+					TransactionalID: c.txnIDs.list[t.id]})
+				continue
+			case judgedLost:
+			default:
 				continue
 			}
-			f := &c.finals[tpi.final]
-			if ts.off < f.starts[ts.tp] || a.tsFin[s] >= 0 {
-				continue
+			a.txnMissing[s] = miss
+			f := &c.finals[miss]
+			e := TxnLostWriteEntry{Topic: tpi.topic, Partition: tpi.partition, Offset: off, Value: c.vals[ts.val].str,
+				Txn: a.txnRef(int32(ti)), AtCommit: a.where(ts.tp, at)}
+			if wasSeen && t.typ != opOK {
+				sa := secs(seen.at)
+				e.SeenS, e.SeenBy = &sa, seen.by
 			}
-			if t.ret >= f.call {
-				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, unseen)
-				continue
+			if miss != tpi.final {
+				e.JudgedBy = a.finalRef(miss, ts.tp)
 			}
-			e := TxnLostWriteEntry{Topic: tpi.topic, Partition: tpi.partition, Offset: ts.off, Value: c.vals[ts.val].str,
-				Txn: a.txnRef(int32(ti)), AtCommit: a.where(ts.tp, t.ret)}
-			if r, ok := a.finalAt(ts.tp, ts.off); ok {
+			if r, ok := a.finalAtOf(miss, ts.tp, off); ok {
 				e.Now = &Held{Value: c.vals[r.val].str, LeaderEpoch: r.epoch}
 			}
-			e.Faults = a.faultsBetween(t.ret, f.call)
+			e.Faults = a.faultsBetween(at, f.call)
 			if o := tpi.at(f.call); o != nil {
 				epoch := o.epoch
 				e.FinalEpoch = &epoch
@@ -324,14 +345,18 @@ func (a *analysis) txnTorn() {
 			if tpi.final < 0 {
 				continue
 			}
-			f := &c.finals[tpi.final]
-			lastFinal = max(lastFinal, f.call)
+			for _, f := range tpi.finals {
+				lastFinal = max(lastFinal, c.finals[f].call)
+			}
+			if _, ok := a.seenTxn[s]; ok {
+				committed = true // a read_committed read saw it
+			}
 			switch {
 			case a.tsFin[s] >= 0:
 				p.Present = append(p.Present, val)
 				present = true
-				committed = committed || f.rc
-			case (ts.off < 0 || ts.off >= f.starts[ts.tp]) && t.ret >= 0 && t.ret < f.call:
+				committed = committed || a.heldAtRC(ts.tp, ts.val)
+			case a.txnSendMissing(s, t):
 				p.Missing = append(p.Missing, val)
 				missing = true
 			}
@@ -364,6 +389,33 @@ func (a *analysis) txnTorn() {
 		e.Text = txnTornText(&e)
 		a.r.Anomalies.TxnTorn = append(a.r.Anomalies.TxnTorn, e)
 	}
+}
+
+// heldAtRC reports whether a completed read_committed final read of tp
+// holds val: proof that its txn committed.
+func (a *analysis) heldAtRC(tp, val int32) bool {
+	for _, f := range a.c.tps[tp].finals {
+		if a.c.finals[f].rc && a.holds(f, val) {
+			return true
+		}
+	}
+	return false
+}
+
+// txnSendMissing reports whether txn send s of t is missing from a
+// completed final read that should hold it, judged from t's completion
+// (txnLost has judged the sends of committed txns and those a
+// read_committed read saw).
+func (a *analysis) txnSendMissing(s int32, t *txnOp) bool {
+	if _, ok := a.txnMissing[s]; ok {
+		return true
+	}
+	ts := &a.c.txnSends[s]
+	if t.ret < 0 {
+		return false
+	}
+	j, _ := a.judge(ts.val, ts.tp, ts.off, t.ret)
+	return j == judgedLost
 }
 
 // explainTxns adds an Explanation for each txn anomaly entry, after the

@@ -58,7 +58,14 @@ type TxnLostWriteEntry struct {
 	// (the last 5); FinalEpoch the leader epoch observed at the final read.
 	Faults     []FaultRef `json:"faults,omitempty"`
 	FinalEpoch *int32     `json:"final_leader_epoch,omitempty"`
-	Text       string     `json:"text"`
+	// SeenS and SeenBy: a txn whose outcome is not ok committed all the
+	// same when a read_committed read saw its value (the first such read).
+	SeenS  *float64 `json:"seen_s,omitempty"`
+	SeenBy string   `json:"seen_by,omitempty"`
+	// JudgedBy is the completed final read that lacks the value, when it
+	// is not the partition's last one.
+	JudgedBy *FinalReadRef `json:"judged_by,omitempty"`
+	Text     string        `json:"text"`
 }
 
 // TxnTornEntry is one txn seen in part: some of its values are in the

@@ -102,6 +102,60 @@ type ReadResult struct {
 	// StartOffsets (extension, optional): the log start offset of each
 	// partition at the time of the final read.
 	StartOffsets map[string]int64 `json:"start_offsets,omitempty"`
+	// HighWatermarks and LastStableOffsets (extension, optional, final
+	// reads): each partition's high watermark and last stable offset as
+	// its leader answered ListOffsets when the read took its end. Between
+	// the two lie the records a read_committed reader cannot reach yet.
+	HighWatermarks    map[string]int64 `json:"high_watermarks,omitempty"`
+	LastStableOffsets map[string]int64 `json:"last_stable_offsets,omitempty"`
+	// OpenTxns (extension, optional, final reads): per partition, the
+	// transactions its leader still holds open (DescribeProducers, KIP-664),
+	// with what the transaction coordinators say of them (ListTransactions,
+	// DescribeTransactions). See OpenTxn.
+	OpenTxns map[string][]OpenTxn `json:"open_txns,omitempty"`
+}
+
+// OpenTxn is one transaction a partition's leader holds open: a producer
+// whose current transaction began at FirstOffset and has no commit or abort
+// marker yet. It is what `kafka-transactions.sh describe-producers` shows,
+// joined with the coordinator's view, so that a report can say what
+// `find-hanging` would say and how an operator recovers (`abort` with the
+// producer id, epoch and coordinator epoch below).
+type OpenTxn struct {
+	ProducerID       int64 `json:"producer_id"`
+	ProducerEpoch    int16 `json:"producer_epoch"`
+	CoordinatorEpoch int32 `json:"coordinator_epoch"`
+	// FirstOffset is the offset of the transaction's first record on the
+	// partition: the last stable offset cannot pass it.
+	FirstOffset int64 `json:"first_offset"`
+	// LastTimestamp is the wall-clock time (ms since the Unix epoch) of the
+	// producer's last append to the partition; OpenMS is how long before the
+	// final read that was (the transaction has been open at least that long).
+	LastTimestamp int64 `json:"last_timestamp"`
+	OpenMS        int64 `json:"open_ms"`
+	// TransactionalID is the id whose producer this is, as ListTransactions
+	// names it; empty when no coordinator lists the producer id.
+	TransactionalID string `json:"transactional_id,omitempty"`
+	// CoordinatorState is the id's state at its coordinator
+	// (DescribeTransactions: Ongoing, PrepareCommit, CompleteCommit, ...),
+	// empty when unknown; CoordinatorHasPartition says whether the
+	// coordinator's current transaction includes this partition, and
+	// CoordinatorProducerEpoch is the epoch the coordinator holds for it.
+	CoordinatorState         string `json:"coordinator_state,omitempty"`
+	CoordinatorHasPartition  bool   `json:"coordinator_has_partition,omitempty"`
+	CoordinatorProducerEpoch *int16 `json:"coordinator_producer_epoch,omitempty"`
+	// TimeoutMS is the transaction's timeout as its coordinator knows it
+	// (0 when unknown).
+	TimeoutMS int64 `json:"timeout_ms,omitempty"`
+	// Hanging is what `kafka-transactions.sh find-hanging` decides from the
+	// same answers: the partition holds the transaction open while its
+	// coordinator does not (no id lists the producer, or the id's current
+	// transaction is another epoch, is not Ongoing, or lacks the partition).
+	// find-hanging lists it once OpenMS passes its --max-transaction-timeout
+	// (the broker's transaction.max.timeout.ms, 15 min by default).
+	Hanging bool `json:"hanging"`
+	// Error is why the coordinator's view could not be had, if it could not.
+	Error string `json:"error,omitempty"`
 }
 
 // AssignValue is an assign's value: where a consumer (re)positioned itself.
