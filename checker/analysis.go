@@ -64,24 +64,24 @@ func (c *Checker) closeOpen() {
 
 // analysis holds what the checks share while the Result is built.
 type analysis struct {
-	c      *Checker
-	r      *Result
-	inFin  []uint64                     // values in some completed final read of their partition
-	held   [][]uint64                   // per completed final read, the values it holds (finals.go)
+	c     *Checker
+	r     *Result
+	inFin []uint64   // values in some completed final read of their partition
+	held  [][]uint64 // per completed final read, the values it holds (finals.go)
 	// First observations that prove a write the ack did not (finals.go):
 	// per plain send, and per txn send (read_committed reads only).
 	seenPlain, seenTxn map[int32]seenAt
-	lostBy             map[int32]int32  // lost send -> the final read that lacks it
-	lostSeen           map[int32]seenAt // lost send not acked with an offset -> its observation
-	txnMissing         map[int32]int32  // txn send missing from a final read that should hold it -> that read
-	faults []int                        // nemesis ops that make a fault, by time
-	lost   []int32                      // lost sends, in send order
-	acked  [][]int32                    // per partition, its sends acked with an offset, in send order
-	ackApp []int32                      // send -> its append in the partition's porcupine history
-	rt     map[int32]*RealTimeViolation // per partition, from realTime
-	tsFin  []int64                      // txn send -> its value's offset in the last final read holding it, or -1
-	wwN    int                          // edges of the txn dependency graph
-	wrN    int                          //
+	lostBy             map[int32]int32              // lost send -> the final read that lacks it
+	lostSeen           map[int32]seenAt             // lost send not acked with an offset -> its observation
+	txnMissing         map[int32]int32              // txn send missing from a final read that should hold it -> that read
+	faults             []int                        // nemesis ops that make a fault, by time
+	lost               []int32                      // lost sends, in send order
+	acked              [][]int32                    // per partition, its sends acked with an offset, in send order
+	ackApp             []int32                      // send -> its append in the partition's porcupine history
+	rt                 map[int32]*RealTimeViolation // per partition, from realTime
+	tsFin              []int64                      // txn send -> its value's offset in the last final read holding it, or -1
+	wwN                int                          // edges of the txn dependency graph
+	wrN                int                          //
 	// Consumer groups (groupcheck.go).
 	dels          map[groupTP][]delivery // deliveries per group and partition, in completion order
 	delivered     []map[int32]bool       // group -> values its members delivered

@@ -12,17 +12,17 @@ import (
 // epoch that took over at the divergence offset, and what the offsets hold
 // now. Text is the same in one sentence.
 type Explanation struct {
-	Kind        string  `json:"kind"` // lost-write or offset-reuse
-	Topic       string  `json:"topic"`
-	Partition   int32   `json:"partition"`
-	FirstOffset int64   `json:"first_offset"`
-	LastOffset  int64   `json:"last_offset"`
-	Count       int     `json:"count"` // lost sends, or reused offsets
+	Kind        string `json:"kind"` // lost-write or offset-reuse
+	Topic       string `json:"topic"`
+	Partition   int32  `json:"partition"`
+	FirstOffset int64  `json:"first_offset"`
+	LastOffset  int64  `json:"last_offset"`
+	Count       int    `json:"count"` // lost sends, or reused offsets
 	// ReadNotAcked counts the lost values never acked with an offset that a
 	// read saw (what a reader saw was written); their acked_s is when the
 	// first read that saw them completed.
-	ReadNotAcked int `json:"read_not_acked,omitempty"`
-	Offsets     []int64 `json:"offsets"`
+	ReadNotAcked int     `json:"read_not_acked,omitempty"`
+	Offsets      []int64 `json:"offsets"`
 	// Values are the lost values, or the values first seen at the reused
 	// offsets; AckedS their ack times (0 for a value never acked).
 	Values      []string  `json:"values"`

@@ -53,7 +53,7 @@ func TestEveryFinalReadIsEvidence(t *testing.T) {
 	noLin := Options{SkipLinearizability: true}
 	a := send(0, 10, 20, 0, "a", "ok", 0)
 	b := send(0, 21, 22, 0, "b", "ok", 1)
-	ruEarly := final(8, 30, 35, []int{0}, map[int]int64{0: 2}, "ok", "0:0:a")      // lacks b
+	ruEarly := final(8, 30, 35, []int{0}, map[int]int64{0: 2}, "ok", "0:0:a")         // lacks b
 	ruLate := final(9, 40, 45, []int{0}, map[int]int64{0: 2}, "ok", "0:0:a", "0:1:b") // holds both
 	ruHold := final(9, 25, 50, []int{0}, map[int]int64{0: 2}, "ok", "0:0:a", "0:1:b") // holds both, invoked first
 	// A read_committed read held at LSO 1 by an open txn at offset 1 (the
