@@ -37,6 +37,12 @@ type Options struct {
 	// delivery (CheckPath takes it from run.json's group.delivery): only
 	// then does a redelivery count against validity.
 	ExactlyOnce bool
+	// TxnTimeout is the transactional producers' transaction.timeout.ms
+	// (CheckPath takes it from run.json): a txn-hanging that stayed open
+	// longer than it plus HangingMargin after the final heal counts. 0:
+	// the coordinator's answer recorded with the open txn, else Kafka's
+	// largest allowed timeout (transaction.max.timeout.ms, 15 min).
+	TxnTimeout time.Duration
 
 	prefix   string // of visualization files; CheckPath sets it
 	sizeHint int64  // bytes of history, to size tables; CheckPath sets it

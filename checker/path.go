@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -48,6 +49,7 @@ func CheckPath(path string, opts Options) (*Result, string, error) {
 		opts.Idempotent = ri.Producer.Idempotent
 		opts.Topic, opts.Partitions = ri.Topic, ri.Partitions
 		opts.ExactlyOnce = ri.Group != nil && ri.Group.Delivery == histories.ExactlyOnce
+		opts.TxnTimeout = time.Duration(ri.Producer.TransactionTimeoutMS) * time.Millisecond
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, "", badInput(fmt.Errorf("run.json: %w", err))
 	}

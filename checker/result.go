@@ -109,7 +109,7 @@ const (
 // vocabulary that expectations and suites count by.
 var AnomalyNames = []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected,
 	NonmonotonicSend, PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable,
-	TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G0, G1c,
+	TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G0, G1c, TxnHanging,
 	LostByCommit, CommitBackwards, Redelivery}
 
 // Anomalies lists each anomaly found, by name; a name is absent from
@@ -133,6 +133,7 @@ type Anomalies struct {
 	TxnTorn            []TxnTornEntry      `json:"txn-torn,omitempty"`
 	G0                 []CycleEntry        `json:"G0,omitempty"`
 	G1c                []CycleEntry        `json:"G1c,omitempty"`
+	TxnHanging         []TxnHangingEntry   `json:"txn-hanging,omitempty"`
 	// Consumer groups (groupresult.go).
 	LostByCommit    []LostByCommitEntry    `json:"lost-by-commit,omitempty"`
 	CommitBackwards []CommitBackwardsEntry `json:"commit-backwards,omitempty"`
@@ -163,6 +164,7 @@ func (a *Anomalies) counts() map[string]int {
 	put(TxnTorn, len(a.TxnTorn))
 	put(G0, len(a.G0))
 	put(G1c, len(a.G1c))
+	put(TxnHanging, len(a.TxnHanging))
 	put(LostByCommit, len(a.LostByCommit))
 	put(CommitBackwards, len(a.CommitBackwards))
 	put(Redelivery, len(a.Redelivery))

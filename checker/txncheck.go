@@ -107,6 +107,7 @@ func (a *analysis) txnWords(ts int32) string {
 
 // txnChecks runs the transaction checks. prepare has filled a.tsFin.
 func (a *analysis) txnChecks() {
+	a.txnHanging() // a partition may hold another client's txn open
 	if len(a.c.txns) == 0 {
 		return
 	}
@@ -439,6 +440,17 @@ func (a *analysis) explainTxns() {
 		for _, e := range list.es {
 			add(list.kind, e.Topic, e.Partition, e.Offsets, []string{e.Value}, e.Where.LastFault, e.Text)
 		}
+	}
+	for _, e := range an.TxnHanging {
+		var offs []int64
+		if e.HeldBack.Count > 0 {
+			offs = []int64{e.HeldBack.FirstOffset, e.HeldBack.LastOffset}
+		}
+		var f *FaultRef
+		if len(e.Faults) > 0 {
+			f = &e.Faults[len(e.Faults)-1]
+		}
+		add(TxnHanging, e.Topic, e.Partition, offs, e.HeldBack.Values, f, e.Text)
 	}
 	for _, e := range an.TxnTorn {
 		p := e.Partitions[0]

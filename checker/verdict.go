@@ -29,7 +29,7 @@ func CountsAgainst(idempotent, exactlyOnce bool) []string {
 		out = append(out, NonmonotonicSend)
 	}
 	out = append(out, PollSkip, NonmonotonicPoll, Nonlinearizable,
-		TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, LostByCommit, CommitBackwards)
+		TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, TxnHanging, LostByCommit, CommitBackwards)
 	if exactlyOnce {
 		out = append(out, Redelivery)
 	}
@@ -45,6 +45,17 @@ func (r *Result) Counted(kind string) bool {
 		against = CountsAgainst(r.Idempotent, false)
 	}
 	return slices.Contains(against, kind)
+}
+
+// hangingCounted is the number of txn-hanging entries that count.
+func (a *analysis) hangingCounted() int {
+	k := 0
+	for _, e := range a.r.Anomalies.TxnHanging {
+		if e.Counted {
+			k++
+		}
+	}
+	return k
 }
 
 // ExitCode maps a verdict to the CLI's exit code: 0 valid, 1 invalid,
@@ -74,6 +85,13 @@ func (a *analysis) verdict() {
 	for _, name := range r.Against {
 		switch {
 		case n[name] == 0:
+		case name == TxnHanging:
+			// Only a transaction open longer than its timeout plus the
+			// margin after the final heal is hanging for sure; a younger
+			// one may still be aborted (unknown, below).
+			if k := a.hangingCounted(); k > 0 {
+				invalid = append(invalid, fmt.Sprintf("%s: %d (open longer than their timeout plus %.0f s after the final heal)", name, k, HangingMargin.Seconds()))
+			}
 		case name == Duplicate || name == NonmonotonicSend:
 			invalid = append(invalid, fmt.Sprintf("%s: %d (the producer was idempotent)", name, n[name]))
 		default:
@@ -97,6 +115,9 @@ func (a *analysis) verdict() {
 		notes = append(notes, fmt.Sprintf("linearizability: %d partitions hold txn writes or read_committed reads "+
 			"and are left out of the log model, which does not model transactions (the txn checks judge them): %s",
 			len(tps), strings.Join(tps, ", ")))
+	}
+	if k := n[TxnHanging] - a.hangingCounted(); k > 0 {
+		unknown = append(unknown, fmt.Sprintf("txn-hanging: %d partitions held back by a transaction not yet open longer than its timeout plus %.0f s after the final heal (it may still be aborted)", k, HangingMargin.Seconds()))
 	}
 	if n[Unseen] > 0 {
 		unknown = append(unknown, fmt.Sprintf("unseen: %d acked sends no completed final read could judge "+

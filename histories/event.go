@@ -133,6 +133,9 @@ type OpenTxn struct {
 	// final read that was (the transaction has been open at least that long).
 	LastTimestamp int64 `json:"last_timestamp"`
 	OpenMS        int64 `json:"open_ms"`
+	// DescribedAt is when the leader was asked, on the history's clock
+	// (ns since the run started): the transaction was open then.
+	DescribedAt int64 `json:"described_at"`
 	// TransactionalID is the id whose producer this is, as ListTransactions
 	// names it; empty when no coordinator lists the producer id.
 	TransactionalID string `json:"transactional_id,omitempty"`

@@ -75,6 +75,10 @@ type ProducerInfo struct {
 	// Transactional: the workload's producers are transactional (txn ops;
 	// every transactional producer is idempotent).
 	Transactional bool `json:"transactional,omitempty"`
+	// TransactionTimeoutMS is the transactional producers'
+	// transaction.timeout.ms: how long the coordinator lets a transaction
+	// stay open before it aborts it (the txn-hanging check's bound).
+	TransactionTimeoutMS int64 `json:"transaction_timeout_ms,omitempty"`
 }
 
 // BrokerInfo names a broker and its rack.

@@ -179,9 +179,21 @@ func (c *Config) RetriesEnabled() bool { return c.Retries > 0 || c.Idempotent }
 // ProducerInfo is the producer's durability settings as run.json records
 // them: the checker learns from it whether duplicates count.
 func (c *Config) ProducerInfo() histories.ProducerInfo {
-	return histories.ProducerInfo{Driver: canonicalDriver(c.Driver), Acks: string(c.Acks.normalize()),
+	info := histories.ProducerInfo{Driver: canonicalDriver(c.Driver), Acks: string(c.Acks.normalize()),
 		Idempotent: c.Idempotent || c.Transactions.Enabled, Retries: c.Retries,
 		Transactional: c.Transactions.Enabled}
+	if c.Transactions.Enabled {
+		info.TransactionTimeoutMS = c.TxnTimeout().Milliseconds()
+	}
+	return info
+}
+
+// TxnTimeout is the transactional producers' transaction.timeout.ms.
+func (c *Config) TxnTimeout() time.Duration {
+	if to := c.Transactions.Timeout.Std(); to > 0 {
+		return to
+	}
+	return DefaultTxnTimeout
 }
 
 // FinalReadIsolation is the isolation level of the final read:

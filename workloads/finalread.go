@@ -265,10 +265,7 @@ func (w *Workload) stableEnd(ctx context.Context, c Consumer, p int32, hw int64)
 // transactions to end: twice their timeout plus the coordinator's 10 s
 // check interval, and at most half the final read's bound.
 func (w *Workload) stableWait() time.Duration {
-	to := w.cfg.Transactions.Timeout.Std()
-	if to == 0 {
-		to = DefaultTxnTimeout
-	}
+	to := w.cfg.TxnTimeout()
 	return min(2*to+10*time.Second, w.cfg.FinalReadTimeout.Std()/2)
 }
 
