@@ -113,6 +113,9 @@ type ReadResult struct {
 	// with what the transaction coordinators say of them (ListTransactions,
 	// DescribeTransactions). See OpenTxn.
 	OpenTxns map[string][]OpenTxn `json:"open_txns,omitempty"`
+	// OpenTxnsError says, per partition, why its open transactions could
+	// not be had.
+	OpenTxnsError map[string]string `json:"open_txns_error,omitempty"`
 }
 
 // OpenTxn is one transaction a partition's leader holds open: a producer

@@ -89,6 +89,7 @@ type fakeView struct {
 	failNext int            // Describe calls to fail
 	down     map[int32]bool // brokers that do not answer DescribeFrom
 	from     []int32        // brokers asked by DescribeFrom, in order
+	open     map[int32][]histories.OpenTxn
 }
 
 func (v *fakeView) set(f func(v *fakeView)) {
@@ -127,6 +128,12 @@ func (v *fakeView) HighWatermark(_ context.Context, _ int32, _ string, p int32) 
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.hw[p], nil
+}
+
+func (v *fakeView) OpenTxns(_ context.Context, _ string, p int32) ([]histories.OpenTxn, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]histories.OpenTxn(nil), v.open[p]...), nil
 }
 
 func (v *fakeView) ReplicaLogEndOffsets(_ context.Context, _ string, ps []int32, _ []int32) map[int32]map[int32]int64 {

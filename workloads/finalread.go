@@ -19,6 +19,10 @@ type ClusterView interface {
 	DescribeFrom(ctx context.Context, broker int32, topic string) ([]admin.PartitionState, error)
 	HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error)
 	ReplicaLogEndOffsets(ctx context.Context, topic string, partitions []int32, brokers []int32) map[int32]map[int32]int64
+	// OpenTxns is the transactions the partition's leader holds open, with
+	// their coordinators' view (KIP-664's DescribeProducers,
+	// ListTransactions, DescribeTransactions).
+	OpenTxns(ctx context.Context, topic string, partition int32) ([]histories.OpenTxn, error)
 }
 
 var _ ClusterView = (*admin.Client)(nil)
@@ -77,17 +81,42 @@ func (w *Workload) FinalRead(ctx context.Context, view ClusterView) (FinalReadRe
 
 // readPartition records one partition's final-read op. The returned error
 // is only a recorder error; a read that could not finish is info.
+//
+// A read_committed read records the partition's high watermark and last
+// stable offset; when the last stable offset stays below the high
+// watermark (a transaction holds it), it also records the transactions
+// the leader holds open (OpenTxns, checked by the checker's txn-hanging),
+// and a read_uncommitted read of the same partition follows, so that the
+// committed records held back are judged too (every completed final read
+// is evidence, docs/HISTORY.md).
 func (w *Workload) readPartition(ctx context.Context, view ClusterView, p int32) (PartitionRead, error) {
+	iso := w.cfg.FinalReadIsolation()
+	res, hw, err := w.readPartitionAt(ctx, view, p, iso)
+	if err != nil || !res.Complete || !histories.IsReadCommitted(iso) || res.End >= hw {
+		return res, err
+	}
+	more, _, err := w.readPartitionAt(ctx, view, p, histories.ReadUncommitted)
+	res.Records += more.Records
+	res.Took += more.Took
+	if !more.Complete {
+		res.Error = "read_uncommitted read of the records held back: " + more.Error
+	}
+	return res, err
+}
+
+// readPartitionAt is one final-read op of partition p at isolation iso; it
+// returns the high watermark it read (-1 if none).
+func (w *Workload) readPartitionAt(ctx context.Context, view ClusterView, p int32, iso string) (PartitionRead, int64, error) {
 	began := time.Now()
 	res := PartitionRead{Partition: p, Start: -1, End: -1}
 	pid := w.rec.NewProcess()
 	from := int64(0)
-	if _, err := w.rec.Invoke(pid, histories.FFinalRead, histories.ReadRequest{
-		Topic: w.cfg.Topic, Partitions: []int32{p}, From: &from,
-		Isolation: txnIsolationOf(w.cfg.FinalReadIsolation())}); err != nil {
-		return res, err
+	inv, err := w.rec.Invoke(pid, histories.FFinalRead, histories.ReadRequest{
+		Topic: w.cfg.Topic, Partitions: []int32{p}, From: &from, Isolation: txnIsolationOf(iso)})
+	if err != nil {
+		return res, -1, err
 	}
-	recs, start, end, rerr := w.readRange(ctx, view, p)
+	recs, start, end, hw, rerr := w.readRange(ctx, view, p, iso)
 	res.Records, res.Start, res.End, res.Took = len(recs), start, end, time.Since(began)
 	if recs == nil {
 		recs = []histories.Record{}
@@ -104,44 +133,68 @@ func (w *Workload) readPartition(ctx context.Context, view ClusterView, p int32)
 			name = ErrorName(rerr)
 		}
 		_, err := w.rec.Complete(pid, histories.Info, histories.FFinalRead, v, name)
-		return res, err
+		return res, hw, err
 	}
 	res.Complete = true
 	v.EndOffsets = map[string]int64{key: end}
 	v.StartOffsets = map[string]int64{key: start}
-	_, err := w.rec.Complete(pid, histories.OK, histories.FFinalRead, v, "")
-	return res, err
+	if hw >= 0 {
+		v.HighWatermarks = map[string]int64{key: hw}
+	}
+	if histories.IsReadCommitted(iso) {
+		v.LastStableOffsets = map[string]int64{key: end}
+		if end < hw {
+			open, oerr := view.OpenTxns(ctx, w.cfg.Topic, p)
+			at := inv.Time + int64(time.Since(began))
+			for i := range open {
+				open[i].DescribedAt = at
+			}
+			if oerr != nil {
+				v.OpenTxnsError = map[string]string{key: oerr.Error()}
+			} else {
+				v.OpenTxns = map[string][]histories.OpenTxn{key: open}
+			}
+		}
+	}
+	_, err = w.rec.Complete(pid, histories.OK, histories.FFinalRead, v, "")
+	return res, hw, err
 }
 
 // readRange waits for a leader, takes the high watermark as the end (at
 // read_committed: the last stable offset, see stableEnd), and reads
 // [log start, end).
-func (w *Workload) readRange(ctx context.Context, view ClusterView, p int32) ([]histories.Record, int64, int64, error) {
-	end, err := endOffset(ctx, view, w.cfg.Topic, p)
+func (w *Workload) readRange(ctx context.Context, view ClusterView, p int32, iso string) ([]histories.Record, int64, int64, int64, error) {
+	hw, err := endOffset(ctx, view, w.cfg.Topic, p)
 	if err != nil {
-		return nil, -1, -1, err
+		return nil, -1, -1, -1, err
 	}
+	end := hw
 	ccfg := w.cfg
-	ccfg.Isolation = w.cfg.FinalReadIsolation()
+	ccfg.Isolation = iso
 	c, err := w.drv.NewConsumer(ccfg, w.bootstrap, 1000+int(p))
 	if err != nil {
-		return nil, -1, end, err
+		return nil, -1, end, hw, err
 	}
 	defer c.Close()
 	if histories.IsReadCommitted(ccfg.Isolation) {
-		if end, err = w.stableEnd(ctx, c, p, end); err != nil {
-			return nil, -1, -1, err
+		if end, err = w.stableEnd(ctx, c, p, hw); err != nil {
+			return nil, -1, -1, hw, err
+		}
+		// The watermark may have moved while the read waited for the
+		// last stable offset: take the one that goes with it.
+		if now, err := tryEndOffset(ctx, view, w.cfg.Topic, p); err == nil && now >= end {
+			hw = now
 		}
 	}
 	start, err := startOffset(ctx, c, p)
 	if err != nil {
-		return nil, -1, end, err
+		return nil, -1, end, hw, err
 	}
 	if start >= end {
-		return nil, start, end, nil
+		return nil, start, end, hw, nil
 	}
 	if err := c.Assign(ctx, map[int32]int64{p: start}); err != nil {
-		return nil, start, end, err
+		return nil, start, end, hw, err
 	}
 	var recs []histories.Record
 	pos := start
@@ -151,7 +204,7 @@ func (w *Workload) readRange(ctx context.Context, view ClusterView, p int32) ([]
 			if lastErr == nil {
 				lastErr = ctx.Err()
 			}
-			return recs, start, end, fmt.Errorf("read %d..%d of [%d, %d): %w", start, pos, start, end, lastErr)
+			return recs, start, end, hw, fmt.Errorf("read %d..%d of [%d, %d): %w", start, pos, start, end, lastErr)
 		}
 		pctx, cancel := context.WithTimeout(ctx, pollWait)
 		f, perr := c.Poll(pctx)
@@ -187,7 +240,7 @@ func (w *Workload) readRange(ctx context.Context, view ClusterView, p int32) ([]
 		}
 	}
 	sort.SliceStable(recs, func(i, j int) bool { return recs[i].Offset < recs[j].Offset })
-	return recs, start, end, nil
+	return recs, start, end, hw, nil
 }
 
 // endOffset waits until the partition has a leader and asks it for the high
