@@ -88,6 +88,16 @@ type resumeAt struct {
 	rebal int32
 }
 
+// resumedAt is where a member process resumed a partition it was
+// assigned: its first delivery there (gpoll, off) and what the group had
+// committed (ok) when the assignment was recorded (-1: nothing). A
+// redelivery's text claims a resume from the committed offset only when
+// the two agree.
+type resumedAt struct {
+	proc, tp, gpoll int32
+	committed, off  int64
+}
+
 // backOp is a commit-backwards found while streaming.
 type backOp struct {
 	kind         string
@@ -124,6 +134,7 @@ type groupState struct {
 	committed  map[groupTP]committedAt
 	resume     map[procTP]resumeAt
 	backs      []backOp
+	resumed    []resumedAt
 	goneAt     map[int32]int64 // member process -> when an info retired it
 	contTo     map[int32]int32 // member process -> the process that continues its client
 	autoState
@@ -583,6 +594,7 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 			continue
 		}
 		delete(c.resume, key) // recs are sorted by offset: r is the first
+		c.resumed = append(c.resumed, resumedAt{proc: p, tp: r.tp, gpoll: gi, committed: w.at.off, off: r.off})
 		if w.at.commit >= 0 && r.off < w.at.off {
 			c.backs = append(c.backs, backOp{kind: ResumedBelowCommit, group: gp.group, tp: r.tp, commit: w.at.commit,
 				lower: -1, proc: p, gpoll: gi, rebal: w.rebal, committed: w.at.off, resumed: r.off, at: e.Time})

@@ -371,6 +371,11 @@ func mentionsOffsetsTopic(d map[string]any) bool {
 // same member went back within a generation.
 func (a *analysis) redeliveries() {
 	c := a.c
+	type againAt struct {
+		d  delivery
+		tp int32
+	}
+	var again []againAt // per entry, its first delivery again
 	for _, key := range sortedGroupTPs(a.dels) {
 		first := map[int64]delivery{}
 		var cur *RedeliveryEntry
@@ -392,6 +397,7 @@ func (a *analysis) redeliveries() {
 				a.r.Anomalies.Redelivery = append(a.r.Anomalies.Redelivery, RedeliveryEntry{Group: c.groupNames.list[key.group],
 					Topic: t.topic, Partition: t.partition, FirstOffset: d.off, First: a.deliveryRef(f), Again: a.deliveryRef(d), Cause: cause})
 				cur, curKey = &a.r.Anomalies.Redelivery[len(a.r.Anomalies.Redelivery)-1], k
+				again = append(again, againAt{d, key.tp})
 			}
 			cur.LastOffset = d.off
 			cur.Count++
@@ -407,14 +413,13 @@ func (a *analysis) redeliveries() {
 		case CauseCommitBackwards:
 			s += ", which resumed below the group's committed offset (commit-backwards)"
 		case CauseRestart:
-			s += fmt.Sprintf(", after member %s's process p%d was replaced by p%d, which resumed from the group's committed offset", g.Member, f.Process, g.Process)
+			s += fmt.Sprintf(", after member %s's process p%d was replaced by p%d", g.Member, f.Process, g.Process)
+			s += a.resumeWords(again[i].d, again[i].tp, ", which ")
 		case CauseRebalance:
-			s += fmt.Sprintf(", after a rebalance: the partition was assigned in generation %s and resumed from the group's committed offset", genText(g.Generation))
+			s += fmt.Sprintf(", after a rebalance: the partition was assigned in generation %s", genText(g.Generation))
+			s += a.resumeWords(again[i].d, again[i].tp, " and ")
 		case CauseSameGeneration:
 			s += ", by the same member within one generation (see nonmonotonic-poll)"
-		}
-		if co, ok := a.committedBefore(e, g.AtS); ok {
-			s += fmt.Sprintf(" (offset %d, committed before)", co)
 		}
 		e.Text = s
 	}
@@ -427,28 +432,36 @@ func genText(g *int32) string {
 	return fmt.Sprint(*g)
 }
 
-// committedBefore returns the highest offset the group committed (ok) on
-// the entry's partition at or below its first offset, before at.
-func (a *analysis) committedBefore(e *RedeliveryEntry, at float64) (int64, bool) {
+// resumeWords says where the client that delivered d again resumed the
+// partition after its last assignment, as far as the history shows it:
+// from the group's committed offset only when its first delivery there was
+// at the offset the group had committed (ok) when the assignment was
+// recorded; else where it did resume; nothing when the history holds no
+// assignment of it before d.
+func (a *analysis) resumeWords(d delivery, tp int32, join string) string {
 	c := a.c
-	tp := c.tp([]byte(e.Topic), e.Partition)
-	g := c.groupNames.idx[e.Group]
-	best, ok := int64(-1), false
-	for i := range c.commits {
-		op := &c.commits[i]
-		if op.group != g || op.typ != opOK || secs(op.ret) > at {
-			continue
-		}
-		for _, cp := range op.parts {
-			if cp.ok && cp.tp == tp && cp.off <= e.FirstOffset && cp.off > best {
-				best, ok = cp.off, true
-			}
+	client := c.heldBy(c.gpolls[d.gpoll].proc)
+	var last *resumedAt
+	for i := range c.resumed {
+		r := &c.resumed[i]
+		if r.gpoll <= d.gpoll && r.tp == tp && c.heldBy(r.proc) == client {
+			last = r
 		}
 	}
-	return best, ok
+	switch {
+	case last == nil:
+		return ""
+	case last.committed == last.off:
+		return fmt.Sprintf("%sresumed from the group's committed offset (offset %d, committed before)", join, last.off)
+	case last.committed < 0:
+		return fmt.Sprintf("%sresumed at offset %d, with nothing committed on the partition", join, last.off)
+	}
+	return fmt.Sprintf("%sresumed at offset %d, not at the group's committed offset %d", join, last.off, last.committed)
 }
 
-// cause says why delivery d repeated f.
+// cause says why delivery d repeated f. Processes of one client (a
+// process that continues another's, groupcontinue.go) are one consumer:
+// a redelivery between them is never a restart.
 func (a *analysis) cause(key groupTP, f, d delivery) string {
 	c := a.c
 	pf, pd := c.gpolls[f.gpoll], c.gpolls[d.gpoll]
@@ -458,15 +471,17 @@ func (a *analysis) cause(key groupTP, f, d delivery) string {
 			return CauseCommitBackwards
 		}
 	}
+	client := c.heldBy(pd.proc)
+	sameClient := c.heldBy(pf.proc) == client
 	mf, md := c.members[pf.proc], c.members[pd.proc]
-	if pf.proc != pd.proc && mf != nil && md != nil && mf.name == md.name {
+	if !sameClient && mf != nil && md != nil && mf.name == md.name {
 		return CauseRestart
 	}
-	if pf.proc != pd.proc || pf.gen != pd.gen || pf.hasGen != pd.hasGen {
+	if !sameClient || pf.gen != pd.gen || pf.hasGen != pd.hasGen {
 		return CauseRebalance
 	}
 	for _, r := range c.rebals {
-		if r.proc == pd.proc && r.at > c.polls[pf.poll].ret && r.at < c.polls[pd.poll].call && slices.Contains(r.assigned, key.tp) {
+		if c.heldBy(r.proc) == client && r.at > c.polls[pf.poll].ret && r.at < c.polls[pd.poll].call && slices.Contains(r.assigned, key.tp) {
 			return CauseRebalance
 		}
 	}
