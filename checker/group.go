@@ -280,7 +280,7 @@ func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
 	if inv.Continues != nil && m.ok {
 		from := int32(*inv.Continues)
 		if err := c.checkContinues("subscribe invoke value", from, int32(e.Process), m); err != nil {
-			return err
+			return atInvoke(pd, err) // the invoke carries "continues"
 		}
 		c.continueProcess(from, int32(e.Process)) // groupcontinue.go
 	}
