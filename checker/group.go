@@ -135,6 +135,8 @@ type groupState struct {
 	resume     map[procTP]resumeAt
 	backs      []backOp
 	resumed    []resumedAt
+	holds      histories.Holdings[int32] // member process -> the tps it holds (groupoutside.go)
+	outside    []outsideRun
 	goneAt     map[int32]int64 // member process -> when an info retired it
 	contTo     map[int32]int32 // member process -> the process that continues its client
 	autoState
@@ -283,6 +285,9 @@ func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
 			return atInvoke(pd, err) // the invoke carries "continues"
 		}
 		c.continueProcess(from, int32(e.Process)) // groupcontinue.go
+	}
+	if m.ok {
+		c.holds.Subscribe(e.Process, inv.Continues)
 	}
 	c.members[int32(e.Process)] = m
 	return nil
@@ -563,6 +568,7 @@ func (c *Checker) completeRebalance(pd *pending, e *histories.Event) error {
 	for _, tp := range slices.Concat(r.revoked, r.lost) {
 		delete(c.resume, procTP{p, tp})
 	}
+	c.holds.Rebalance(int(p), r.assigned, r.revoked, r.lost)
 	c.forgetDelivered(p, slices.Concat(r.revoked, r.lost))
 	c.resetOrder(p, slices.Concat(r.assigned, r.revoked, r.lost))
 	for _, tp := range r.assigned {
@@ -586,6 +592,7 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 	c.gpolls = append(c.gpolls, groupPoll{poll: pi, group: gp.group, proc: p, gen: gp.gen, hasGen: gp.hasGen, mid: gp.mid})
 	op := c.polls[pi]
 	c.noteDelivered(p, gp.clock, &op)
+	c.noteOutside(gi, p, op.start, op.end) // groupoutside.go
 	for i := op.start; i < op.end; i++ {
 		r := c.recs[i]
 		key := procTP{p, r.tp}

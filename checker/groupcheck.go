@@ -46,6 +46,7 @@ func (a *analysis) groupChecks() {
 	a.commitBackwards()
 	a.lostByCommit()
 	a.redeliveries()
+	a.outsideAssignment() // groupoutside.go
 }
 
 // sortedGroupTPs returns the keys of m in (group, partition) order.
@@ -655,5 +656,8 @@ func (a *analysis) explainGroups() {
 	}
 	for _, e := range an.Redelivery {
 		add(Redelivery, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, nil, nil, e.Text)
+	}
+	for _, e := range an.DeliveryOutsideAssignment {
+		add(DeliveryOutsideAssignment, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, e.Values, e.Faults, e.Text)
 	}
 }
