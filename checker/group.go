@@ -57,10 +57,15 @@ type commitOp struct {
 
 // commitPart is one partition of a commit.
 type commitPart struct {
-	tp   int32
-	off  int64
-	ok   bool        // an ok completion listed it: it committed
-	prev committedAt // the group's commit of tp when this one was invoked
+	tp  int32
+	off int64
+	ok  bool // an ok completion listed it: it committed
+	// reset: its member had not delivered the partition since an
+	// assignment recorded while the group had no ok commit of it (or
+	// held no assignment of it): it may commit a latest reset's position
+	// (grouplatest.go).
+	reset bool
+	prev  committedAt // the group's commit of tp when this one was invoked
 }
 
 // rebalOp is one rebalance a member learned.
@@ -137,6 +142,7 @@ type groupState struct {
 	resumed    []resumedAt
 	holds      histories.Holdings[int32] // member process -> the tps it holds (groupoutside.go)
 	outside    []outsideRun
+	resets     []resetEp       // where a latest group's member may have reset (grouplatest.go)
 	goneAt     map[int32]int64 // member process -> when an info retired it
 	contTo     map[int32]int32 // member process -> the process that continues its client
 	autoState
@@ -397,7 +403,9 @@ func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
 		if op.auto {
 			prev = c.autoPrev(m.group, op.proc, tp, offs[p]) // recorded late: groupauto.go
 		}
-		op.parts = append(op.parts, commitPart{tp: tp, off: offs[p], prev: prev})
+		w, waiting := c.resume[procTP{op.proc, tp}]
+		reset := waiting && w.at.commit < 0 || !c.holds.Holds(int(op.proc), tp)
+		op.parts = append(op.parts, commitPart{tp: tp, off: offs[p], prev: prev, reset: reset})
 	}
 	pd.gp = &groupPend{group: m.group, commit: int32(len(c.commits))}
 	c.commits = append(c.commits, op)
@@ -592,7 +600,7 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 	c.gpolls = append(c.gpolls, groupPoll{poll: pi, group: gp.group, proc: p, gen: gp.gen, hasGen: gp.hasGen, mid: gp.mid})
 	op := c.polls[pi]
 	c.noteDelivered(p, gp.clock, &op)
-	c.noteOutside(gi, p, op.start, op.end) // groupoutside.go
+	c.noteOutside(gi, p, gp.group, &op) // groupoutside.go
 	for i := op.start; i < op.end; i++ {
 		r := c.recs[i]
 		key := procTP{p, r.tp}
@@ -602,6 +610,9 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 		}
 		delete(c.resume, key) // recs are sorted by offset: r is the first
 		c.resumed = append(c.resumed, resumedAt{proc: p, tp: r.tp, gpoll: gi, committed: w.at.off, off: r.off})
+		if w.at.commit < 0 {
+			c.resets = append(c.resets, resetEp{group: gp.group, tp: r.tp, below: r.off, bound: e.Time})
+		}
 		if w.at.commit >= 0 && r.off < w.at.off {
 			c.backs = append(c.backs, backOp{kind: ResumedBelowCommit, group: gp.group, tp: r.tp, commit: w.at.commit,
 				lower: -1, proc: p, gpoll: gi, rebal: w.rebal, committed: w.at.off, resumed: r.off, at: e.Time})

@@ -160,7 +160,8 @@ func (a *analysis) partOff(ci, tp int32) int64 {
 // final read has it): a record the log lost is a lost write, not a loss by
 // commit. A read_committed group never had aborted or open txns' records
 // to deliver; a group that starts at the latest offset never had the
-// records before its first delivery (or its first commit).
+// records that a member's reset could have put below its position
+// (grouplatest.go), and must deliver the rest.
 func (a *analysis) lostByCommit() {
 	c := a.c
 	oks := a.okCommits()
@@ -185,12 +186,9 @@ func (a *analysis) lostByCommit() {
 				levels, by = append(levels, off), append(by, ci)
 			}
 		}
-		from := int64(0)
+		var resets []resetEp
 		if latest[key.group] {
-			from = a.partOff(list[0], key.tp)
-			for _, d := range a.dels[key] {
-				from = min(from, d.off)
-			}
+			resets = a.resetsOf(key) // grouplatest.go
 		}
 		top := levels[len(levels)-1]
 		var cur *LostByCommitEntry
@@ -199,7 +197,8 @@ func (a *analysis) lostByCommit() {
 			if r.off >= top {
 				break
 			}
-			lost := r.off >= from && !a.delivered[key.group][r.val] && (!rc[key.group] || c.committedVisible(r.val, r.tp, r.off))
+			lost := !a.delivered[key.group][r.val] && (!rc[key.group] || c.committedVisible(r.val, r.tp, r.off)) &&
+				(!latest[key.group] || !a.excused(resets, r))
 			if !lost {
 				cur = nil
 				continue

@@ -25,10 +25,12 @@ type outsideRun struct {
 	held       []int32 // what the poll's process held then
 }
 
-// noteOutside records the runs of group poll gi (process p, its records
-// c.recs[start:end], sorted by partition) outside p's assignment.
-func (c *Checker) noteOutside(gi, p, start, end int32) {
-	for i := start; i < end; {
+// noteOutside records the runs of group poll gi (process p of group g,
+// its records sorted by partition) outside p's assignment. Such a
+// delivery is one its recorded rebalances do not explain, so it may follow
+// a reset of a latest group (grouplatest.go).
+func (c *Checker) noteOutside(gi, p, g int32, op *readOp) {
+	for i, end := op.start, op.end; i < end; {
 		tp := c.recs[i].tp
 		j := i + 1
 		for j < end && c.recs[j].tp == tp {
@@ -42,6 +44,7 @@ func (c *Checker) noteOutside(gi, p, start, end int32) {
 				}
 			}
 			c.outside = append(c.outside, run)
+			c.resets = append(c.resets, resetEp{group: g, tp: tp, below: c.recs[i].off, bound: op.ret})
 		}
 		i = j
 	}
