@@ -65,8 +65,9 @@ type SubscribeValue struct {
 	Protocol string `json:"protocol"`
 	// OffsetReset is where the group starts a partition it has no
 	// committed offset for: "earliest" (absent) or "latest". With
-	// "latest" the records before the group's first delivery on a
-	// partition were never the group's to read.
+	// "latest" the records below the position a member was reset to were
+	// never the group's to read (docs/HISTORY.md says which the checker
+	// excuses).
 	OffsetReset string `json:"offset_reset,omitempty"`
 	MemberID    string `json:"member_id,omitempty"`
 	// Continues is the process whose client this one goes on with: that
