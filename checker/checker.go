@@ -63,7 +63,11 @@ func Check(events []histories.Event, opts Options) (*Result, error) {
 	c := New(opts)
 	for i := range events {
 		if err := c.Add(&events[i]); err != nil {
-			return nil, fmt.Errorf("event %d: %w", events[i].Index, err)
+			at := events[i].Index
+			if ie := (*invokeError)(nil); errors.As(err, &ie) {
+				at = ie.index // the event that carries the field
+			}
+			return nil, fmt.Errorf("event %d: %w", at, err)
 		}
 	}
 	return c.Result(), nil
@@ -114,8 +118,13 @@ func CheckReader(r io.Reader, opts Options) (*Result, error) {
 	for b := range batches {
 		for i := range b.events {
 			if addErr == nil {
+				c.line = b.lines[i]
 				if err := c.Add(&b.events[i]); err != nil {
-					addErr = &histories.LineError{Line: b.lines[i], Err: err}
+					line := b.lines[i]
+					if ie := (*invokeError)(nil); errors.As(err, &ie) && ie.line > 0 {
+						line = ie.line // the line that carries the field
+					}
+					addErr = &histories.LineError{Line: line, Err: err}
 					close(quit)
 				}
 			}
@@ -182,6 +191,7 @@ type Checker struct {
 	events     int64                     //
 	clients    int64                     // client ops invoked
 	tornLine   int                       //
+	line       int                       // the line of the event being added (CheckReader), 0 unknown
 	scratch    readVal                   //
 	txnState                             // transactions (txn.go)
 	groupState                           // consumer groups (group.go)
@@ -258,11 +268,39 @@ type valueInfo struct {
 type pending struct {
 	f    string
 	call int64
+	at   invokeAt   // where its invoke is, for errors in its fields found at completion
 	send int32      // index in sends
 	txn  int32      // index in txns
 	tps  []int32    // final read: the partitions asked for
 	rc   bool       // a poll or final read at read_committed
 	gp   *groupPend // a group member's op (group.go)
+}
+
+// invokeAt is where an invoke is: its history index and its line (0 when
+// the events do not come from a file).
+type invokeAt struct {
+	index int64
+	line  int
+}
+
+// invokeError is bad input found when an op completes, in a field that
+// its invoke carries (a subscribe's "continues" is judged once the
+// subscribe is known to be ok): it names the invoke's line, not the
+// completion's (docs/HISTORY.md, "Rules the checker holds to").
+type invokeError struct {
+	invokeAt
+	err error
+}
+
+func (e *invokeError) Error() string { return e.err.Error() }
+func (e *invokeError) Unwrap() error { return e.err }
+
+// atInvoke makes err name pd's invoke.
+func atInvoke(pd *pending, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &invokeError{pd.at, err}
 }
 
 type finalTry struct {

@@ -40,7 +40,7 @@ func (c *Checker) addClient(e *histories.Event) error {
 			return fmt.Errorf("process %d invokes %s while %s is open", p, e.F, o.f)
 		}
 		c.clients++
-		pd := &pending{f: e.F, call: e.Time, send: -1, txn: -1}
+		pd := &pending{f: e.F, call: e.Time, send: -1, txn: -1, at: invokeAt{e.Index, c.line}}
 		switch e.F {
 		case histories.FSend:
 			if len(e.Value) == 0 {

@@ -40,7 +40,7 @@
 //	G1c                  per cycle wr-only cycle among txns
 //
 // Consumer groups (subscribe, commit, rebalance, group polls; group.go,
-// groupcheck.go):
+// groupcheck.go, groupcontinue.go, grouplatest.go, groupoutside.go):
 //
 //	lost-by-commit       per range records of the final read below an ok
 //	                               commit that no member delivered
@@ -49,6 +49,10 @@
 //	                               (an auto commit: see groupauto.go)
 //	redelivery           per range delivered again (counted only when
 //	                               Options.ExactlyOnce, from run.json)
+//	delivery-outside-assignment
+//	                     per poll  a member's poll delivered a partition its
+//	                     and part. client did not hold (histories.Holdings;
+//	                               counted only when Options.ExactlyOnce)
 //
 // An ok send without an offset (acks=0) has an unknown outcome, like info.
 // An info send may or may not be in the log: neither is flagged.
@@ -58,8 +62,8 @@
 // false: lost-write, offset-reuse, aborted-read, unexpected, poll-skip,
 // nonmonotonic-poll, nonlinearizable, or a txn anomaly other than G0
 // (Kafka does not isolate concurrent txns' writes, see txncycle.go),
-// lost-by-commit, commit-backwards, and redelivery under a declared
-// exactly-once;
+// lost-by-commit, commit-backwards, and redelivery and
+// delivery-outside-assignment under a declared exactly-once;
 // duplicate and nonmonotonic-send too
 // when the producer was idempotent (Options.Idempotent; CheckPath reads it
 // from run.json, a bare history is from a non-idempotent producer).

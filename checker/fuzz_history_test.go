@@ -13,7 +13,9 @@ import (
 // four bytes per step choose a process, what it does (invoke or complete a
 // send, txn, poll, final read, assign, or a group op: subscribe, group poll,
 // commit, auto commit, rebalance), partitions, values, offsets and how
-// far time moves (often not at all, so events tie). Values, offsets and
+// far time moves (often not at all, so events tie). Subscribes may start
+// at latest, and may continue the client of the slot's member process
+// that an info retired. Values, offsets and
 // processes are drawn from few, so that values repeat, offsets collide,
 // reads see what was and was not sent, and every anomaly can occur. A
 // mutated input is still a history the checker must judge, which byte-level
@@ -34,6 +36,8 @@ func historyFromBytes(data []byte) string {
 	member := map[int]bool{}     // process: its subscribe completed ok
 	gen := map[int]int{}         // process: its generation
 	commitOf := map[int]string{} // slot: its open commit's value
+	retired := map[int]int{}     // slot: its member process retired by an info, not yet continued
+	contOf := map[int]int{}      // slot: the process its open subscribe continues, -1 none
 	line := func(proc int, typ, f, v string, errText string) {
 		fmt.Fprintf(&b, `{"index":%d,"time":%d,"process":%d,"type":"%s","f":"%s"`, idx, at, proc, typ, f)
 		if v != "" {
@@ -77,7 +81,11 @@ func historyFromBytes(data []byte) string {
 		}
 		proc := pid[slot]
 		info := func() {
-			// A process whose op ended info never invokes again.
+			// A process whose op ended info never invokes again; a
+			// member's client may go on in the next one (continues).
+			if member[proc] {
+				retired[slot] = proc
+			}
 			pid[slot] += 10
 			line(proc, "info", open[slot], "", "REQUEST_TIMED_OUT")
 		}
@@ -146,6 +154,9 @@ func historyFromBytes(data []byte) string {
 				case 0, 1:
 					line(proc, "ok", "subscribe", fmt.Sprintf(`{"group":"g","member":"m%d","topic":"t","protocol":"classic","member_id":"id%d"}`, slot, proc), "")
 					member[proc] = true
+					if from := contOf[slot]; from >= 0 && retired[slot] == from {
+						delete(retired, slot) // continued once
+					}
 				default:
 					info()
 				}
@@ -198,8 +209,19 @@ func historyFromBytes(data []byte) string {
 			open[slot] = "assign"
 			line(proc, "invoke", "assign", fmt.Sprintf(`{"topic":"t","partitions":[%d],"offsets":{"%d":%d}}`, part, part, y%8), "")
 		case !member[proc]:
+			// Some subscribes start at latest; some go on with the
+			// client of the slot's member process that an info retired.
 			open[slot] = "subscribe"
-			line(proc, "invoke", "subscribe", fmt.Sprintf(`{"group":"g","member":"m%d","topic":"t","protocol":"classic"}`, slot), "")
+			extra := ""
+			if y&2 != 0 {
+				extra += `,"offset_reset":"latest"`
+			}
+			contOf[slot] = -1
+			if from, ok := retired[slot]; ok && y&1 != 0 {
+				contOf[slot] = from
+				extra += fmt.Sprintf(`,"continues":%d`, from)
+			}
+			line(proc, "invoke", "subscribe", fmt.Sprintf(`{"group":"g","member":"m%d","topic":"t","protocol":"classic"%s}`, slot, extra), "")
 		default:
 			// A member's group op: a poll in its generation, a commit
 			// (asked, or made by the client and recorded at once, as an
@@ -252,6 +274,10 @@ func FuzzHistory(f *testing.F) {
 		"\x00\x00\x03\x01\x00\x00\x03\x01\xf1\x00\x00\x01\xf1\x00\x00\x01\xf2\x00\x00\x01\xf2\x00\x00\x01" +
 			"\xf1\x06\x40\x01\xf1\x00\x00\x01\xf1\x00\x06\x01\xf1\x02\x02\x01\xf1\x00\x00\x01\xf1\x04\x01\x01" +
 			"\xf2\x06\x41\x01\xf2\x04\x00\x01\x05\x00\x0c\x01\x05\x00\x0c\x01",
+		// a group with a latest member and a subscribe that continues a
+		// member process retired by an info, rebalances, commits and a
+		// final read.
+		"\xf2\x04\rV\xf3\x06\xb3/\xf4\x91\x950\xf4\x1aO~\xf4\xa7\xef\xe5\x10\xec`2\xbe\x80D\x83\x1a\x9eE\xdb\x7f\b\xfbd\xe4\xba(\x0f\xf2-/t\xf2\xfa\x87\x9f\xf0\xaa\xa8A\xf2\xf9 \xf2\xf4\x97\xa7\xd6j\xa4\x9a\xaa\xf1\xd6\t\xfc\xfbm\xc6\xf8\xf2\x048\x05\u016eB\x9a",
 	} {
 		f.Add([]byte(s))
 	}

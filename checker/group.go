@@ -57,10 +57,15 @@ type commitOp struct {
 
 // commitPart is one partition of a commit.
 type commitPart struct {
-	tp   int32
-	off  int64
-	ok   bool        // an ok completion listed it: it committed
-	prev committedAt // the group's commit of tp when this one was invoked
+	tp  int32
+	off int64
+	ok  bool // an ok completion listed it: it committed
+	// reset: its member had not delivered the partition since an
+	// assignment recorded while the group had no ok commit of it (or
+	// held no assignment of it): it may commit a latest reset's position
+	// (grouplatest.go).
+	reset bool
+	prev  committedAt // the group's commit of tp when this one was invoked
 }
 
 // rebalOp is one rebalance a member learned.
@@ -86,6 +91,16 @@ type groupPoll struct {
 type resumeAt struct {
 	at    committedAt
 	rebal int32
+}
+
+// resumedAt is where a member process resumed a partition it was
+// assigned: its first delivery there (gpoll, off) and what the group had
+// committed (ok) when the assignment was recorded (-1: nothing). A
+// redelivery's text claims a resume from the committed offset only when
+// the two agree.
+type resumedAt struct {
+	proc, tp, gpoll int32
+	committed, off  int64
 }
 
 // backOp is a commit-backwards found while streaming.
@@ -124,6 +139,10 @@ type groupState struct {
 	committed  map[groupTP]committedAt
 	resume     map[procTP]resumeAt
 	backs      []backOp
+	resumed    []resumedAt
+	holds      histories.Holdings[int32] // member process -> the tps it holds (groupoutside.go)
+	outside    []outsideRun
+	resets     []resetEp       // where a latest group's member may have reset (grouplatest.go)
 	goneAt     map[int32]int64 // member process -> when an info retired it
 	contTo     map[int32]int32 // member process -> the process that continues its client
 	autoState
@@ -269,9 +288,12 @@ func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
 	if inv.Continues != nil && m.ok {
 		from := int32(*inv.Continues)
 		if err := c.checkContinues("subscribe invoke value", from, int32(e.Process), m); err != nil {
-			return err
+			return atInvoke(pd, err) // the invoke carries "continues"
 		}
 		c.continueProcess(from, int32(e.Process)) // groupcontinue.go
+	}
+	if m.ok {
+		c.holds.Subscribe(e.Process, inv.Continues)
 	}
 	c.members[int32(e.Process)] = m
 	return nil
@@ -381,7 +403,9 @@ func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
 		if op.auto {
 			prev = c.autoPrev(m.group, op.proc, tp, offs[p]) // recorded late: groupauto.go
 		}
-		op.parts = append(op.parts, commitPart{tp: tp, off: offs[p], prev: prev})
+		w, waiting := c.resume[procTP{op.proc, tp}]
+		reset := waiting && w.at.commit < 0 || !c.holds.Holds(int(op.proc), tp)
+		op.parts = append(op.parts, commitPart{tp: tp, off: offs[p], prev: prev, reset: reset})
 	}
 	pd.gp = &groupPend{group: m.group, commit: int32(len(c.commits))}
 	c.commits = append(c.commits, op)
@@ -463,107 +487,6 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	return nil
 }
 
-func (c *Checker) invokeRebalance(pd *pending, e *histories.Event) error {
-	const what = "rebalance invoke value"
-	if len(e.Value) == 0 {
-		return errors.New(`rebalance invoke: missing field "value"`)
-	}
-	v, err := c.decodeRebal(what, e.Value)
-	if err != nil {
-		return err
-	}
-	m, err := c.memberOf(what, int32(e.Process), *v.Group)
-	if err != nil {
-		return err
-	}
-	pd.gp = &groupPend{group: m.group, rebal: v}
-	return nil
-}
-
-func (c *Checker) decodeRebal(what string, raw []byte) (*rebalVal, error) {
-	var v rebalVal
-	if err := decodeGroup(what, raw, &v); err != nil {
-		return nil, err
-	}
-	if err := need(what, field{v.Group != nil, "group"}, field{v.Topic != nil, "topic"}); err != nil {
-		return nil, err
-	}
-	if err := c.checkTopic(what, *v.Topic); err != nil {
-		return nil, err
-	}
-	for _, l := range []struct {
-		name string
-		ps   *[]int32
-	}{{"assigned", v.Assigned}, {"revoked", v.Revoked}, {"lost", v.Lost}} {
-		if l.ps == nil {
-			continue
-		}
-		for _, p := range *l.ps {
-			if p < 0 {
-				return nil, fmt.Errorf("%s: field %q: partition %d is negative", what, l.name, p)
-			}
-			if err := c.checkPlace(fmt.Sprintf("%s: field %q", what, l.name), []byte(*v.Topic), p); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return &v, nil
-}
-
-func (c *Checker) completeRebalance(pd *pending, e *histories.Event) error {
-	if e.Type != histories.OK {
-		return nil // a rebalance is learned: only an ok one says anything
-	}
-	const what = "rebalance ok value"
-	if len(e.Value) == 0 {
-		return errors.New(`rebalance ok: missing field "value"`)
-	}
-	v, err := c.decodeRebal(what, e.Value)
-	if err != nil {
-		return err
-	}
-	a, _ := json.Marshal(v)
-	b, _ := json.Marshal(pd.gp.rebal)
-	if string(a) != string(b) {
-		return fmt.Errorf("%s: differs from its invoke (%s, invoked %s)", what, a, b)
-	}
-	p := int32(e.Process)
-	tps := func(ps *[]int32) []int32 {
-		if ps == nil {
-			return nil
-		}
-		out := make([]int32, len(*ps))
-		for i, part := range *ps {
-			out[i] = c.tp([]byte(*v.Topic), part)
-		}
-		return out
-	}
-	r := rebalOp{group: pd.gp.group, proc: p, index: e.Index, at: e.Time,
-		assigned: tps(v.Assigned), revoked: tps(v.Revoked), lost: tps(v.Lost)}
-	if v.Generation != nil {
-		r.gen, r.hasGen = *v.Generation, true
-		c.lastGen[p] = *v.Generation
-	}
-	if v.MemberID != nil {
-		r.mid = *v.MemberID
-	}
-	ri := int32(len(c.rebals))
-	c.rebals = append(c.rebals, r)
-	for _, tp := range slices.Concat(r.revoked, r.lost) {
-		delete(c.resume, procTP{p, tp})
-	}
-	c.forgetDelivered(p, slices.Concat(r.revoked, r.lost))
-	c.resetOrder(p, slices.Concat(r.assigned, r.revoked, r.lost))
-	for _, tp := range r.assigned {
-		at, ok := c.committed[groupTP{r.group, tp}]
-		if !ok {
-			at = committedAt{off: -1, commit: -1}
-		}
-		c.resume[procTP{p, tp}] = resumeAt{at: at, rebal: ri}
-	}
-	return nil
-}
-
 // groupPolled notes an ok poll of a group member (c.polls' last): the
 // first record of each partition a newly assigned member delivers says
 // where the group resumed it.
@@ -575,6 +498,7 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 	c.gpolls = append(c.gpolls, groupPoll{poll: pi, group: gp.group, proc: p, gen: gp.gen, hasGen: gp.hasGen, mid: gp.mid})
 	op := c.polls[pi]
 	c.noteDelivered(p, gp.clock, &op)
+	c.noteOutside(gi, p, gp.group, &op) // groupoutside.go
 	for i := op.start; i < op.end; i++ {
 		r := c.recs[i]
 		key := procTP{p, r.tp}
@@ -583,6 +507,10 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 			continue
 		}
 		delete(c.resume, key) // recs are sorted by offset: r is the first
+		c.resumed = append(c.resumed, resumedAt{proc: p, tp: r.tp, gpoll: gi, committed: w.at.off, off: r.off})
+		if w.at.commit < 0 {
+			c.resets = append(c.resets, resetEp{group: gp.group, tp: r.tp, below: r.off, bound: e.Time})
+		}
 		if w.at.commit >= 0 && r.off < w.at.off {
 			c.backs = append(c.backs, backOp{kind: ResumedBelowCommit, group: gp.group, tp: r.tp, commit: w.at.commit,
 				lower: -1, proc: p, gpoll: gi, rebal: w.rebal, committed: w.at.off, resumed: r.off, at: e.Time})

@@ -46,6 +46,7 @@ func (a *analysis) groupChecks() {
 	a.commitBackwards()
 	a.lostByCommit()
 	a.redeliveries()
+	a.outsideAssignment() // groupoutside.go
 }
 
 // sortedGroupTPs returns the keys of m in (group, partition) order.
@@ -159,7 +160,8 @@ func (a *analysis) partOff(ci, tp int32) int64 {
 // final read has it): a record the log lost is a lost write, not a loss by
 // commit. A read_committed group never had aborted or open txns' records
 // to deliver; a group that starts at the latest offset never had the
-// records before its first delivery (or its first commit).
+// records that a member's reset could have put below its position
+// (grouplatest.go), and must deliver the rest.
 func (a *analysis) lostByCommit() {
 	c := a.c
 	oks := a.okCommits()
@@ -184,12 +186,9 @@ func (a *analysis) lostByCommit() {
 				levels, by = append(levels, off), append(by, ci)
 			}
 		}
-		from := int64(0)
+		var resets []resetEp
 		if latest[key.group] {
-			from = a.partOff(list[0], key.tp)
-			for _, d := range a.dels[key] {
-				from = min(from, d.off)
-			}
+			resets = a.resetsOf(key) // grouplatest.go
 		}
 		top := levels[len(levels)-1]
 		var cur *LostByCommitEntry
@@ -198,7 +197,8 @@ func (a *analysis) lostByCommit() {
 			if r.off >= top {
 				break
 			}
-			lost := r.off >= from && !a.delivered[key.group][r.val] && (!rc[key.group] || c.committedVisible(r.val, r.tp, r.off))
+			lost := !a.delivered[key.group][r.val] && (!rc[key.group] || c.committedVisible(r.val, r.tp, r.off)) &&
+				(!latest[key.group] || !a.excused(resets, r))
 			if !lost {
 				cur = nil
 				continue
@@ -362,115 +362,6 @@ func mentionsOffsetsTopic(d map[string]any) bool {
 		}
 	}
 	return false
-}
-
-// redeliveries finds records a group delivered more than once (the same
-// value at the same offset), grouped into ranges by who delivered them
-// first and again, and says why: the new owner resumed below a committed
-// offset, the member was restarted, the partition was reassigned, or the
-// same member went back within a generation.
-func (a *analysis) redeliveries() {
-	c := a.c
-	for _, key := range sortedGroupTPs(a.dels) {
-		first := map[int64]delivery{}
-		var cur *RedeliveryEntry
-		var curKey [3]int32
-		for _, d := range a.dels[key] {
-			f, ok := first[d.off]
-			if !ok {
-				first[d.off] = d
-				continue
-			}
-			if f.val != d.val {
-				continue // another value at the offset: offset-reuse, not a redelivery
-			}
-			a.redeliveredN++
-			cause := a.cause(key, f, d)
-			k := [3]int32{c.gpolls[f.gpoll].proc, c.gpolls[d.gpoll].proc, int32(len(cause))}
-			if cur == nil || k != curKey || cur.Cause != cause || d.off <= cur.LastOffset {
-				t := c.tps[key.tp]
-				a.r.Anomalies.Redelivery = append(a.r.Anomalies.Redelivery, RedeliveryEntry{Group: c.groupNames.list[key.group],
-					Topic: t.topic, Partition: t.partition, FirstOffset: d.off, First: a.deliveryRef(f), Again: a.deliveryRef(d), Cause: cause})
-				cur, curKey = &a.r.Anomalies.Redelivery[len(a.r.Anomalies.Redelivery)-1], k
-			}
-			cur.LastOffset = d.off
-			cur.Count++
-		}
-	}
-	for i := range a.r.Anomalies.Redelivery {
-		e := &a.r.Anomalies.Redelivery[i]
-		f, g := e.First, e.Again
-		s := fmt.Sprintf("group %s delivered %d records of %s-%d at offsets %d-%d again: first to %s at %.1f s, again to %s at %.1f s",
-			e.Group, e.Count, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, who(f.Process, f.Member, f.Generation), f.AtS,
-			who(g.Process, g.Member, g.Generation), g.AtS)
-		switch e.Cause {
-		case CauseCommitBackwards:
-			s += ", which resumed below the group's committed offset (commit-backwards)"
-		case CauseRestart:
-			s += fmt.Sprintf(", after member %s's process p%d was replaced by p%d, which resumed from the group's committed offset", g.Member, f.Process, g.Process)
-		case CauseRebalance:
-			s += fmt.Sprintf(", after a rebalance: the partition was assigned in generation %s and resumed from the group's committed offset", genText(g.Generation))
-		case CauseSameGeneration:
-			s += ", by the same member within one generation (see nonmonotonic-poll)"
-		}
-		if co, ok := a.committedBefore(e, g.AtS); ok {
-			s += fmt.Sprintf(" (offset %d, committed before)", co)
-		}
-		e.Text = s
-	}
-}
-
-func genText(g *int32) string {
-	if g == nil {
-		return "unknown"
-	}
-	return fmt.Sprint(*g)
-}
-
-// committedBefore returns the highest offset the group committed (ok) on
-// the entry's partition at or below its first offset, before at.
-func (a *analysis) committedBefore(e *RedeliveryEntry, at float64) (int64, bool) {
-	c := a.c
-	tp := c.tp([]byte(e.Topic), e.Partition)
-	g := c.groupNames.idx[e.Group]
-	best, ok := int64(-1), false
-	for i := range c.commits {
-		op := &c.commits[i]
-		if op.group != g || op.typ != opOK || secs(op.ret) > at {
-			continue
-		}
-		for _, cp := range op.parts {
-			if cp.ok && cp.tp == tp && cp.off <= e.FirstOffset && cp.off > best {
-				best, ok = cp.off, true
-			}
-		}
-	}
-	return best, ok
-}
-
-// cause says why delivery d repeated f.
-func (a *analysis) cause(key groupTP, f, d delivery) string {
-	c := a.c
-	pf, pd := c.gpolls[f.gpoll], c.gpolls[d.gpoll]
-	for _, b := range c.backs {
-		if b.kind == ResumedBelowCommit && b.group == key.group && b.tp == key.tp && b.proc == pd.proc &&
-			d.off >= b.resumed && d.off < b.committed && c.gpolls[b.gpoll].poll <= pd.poll {
-			return CauseCommitBackwards
-		}
-	}
-	mf, md := c.members[pf.proc], c.members[pd.proc]
-	if pf.proc != pd.proc && mf != nil && md != nil && mf.name == md.name {
-		return CauseRestart
-	}
-	if pf.proc != pd.proc || pf.gen != pd.gen || pf.hasGen != pd.hasGen {
-		return CauseRebalance
-	}
-	for _, r := range c.rebals {
-		if r.proc == pd.proc && r.at > c.polls[pf.poll].ret && r.at < c.polls[pd.poll].call && slices.Contains(r.assigned, key.tp) {
-			return CauseRebalance
-		}
-	}
-	return CauseSameGeneration
 }
 
 // killedAt finds the member processes that a member fault took away: a
@@ -640,5 +531,8 @@ func (a *analysis) explainGroups() {
 	}
 	for _, e := range an.Redelivery {
 		add(Redelivery, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, nil, nil, e.Text)
+	}
+	for _, e := range an.DeliveryOutsideAssignment {
+		add(DeliveryOutsideAssignment, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, e.Values, e.Faults, e.Text)
 	}
 }

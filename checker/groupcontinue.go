@@ -6,15 +6,19 @@ import "fmt"
 // client as process P, whose op ended info (docs/HISTORY.md, "Consumer
 // groups"): the operation model retires a process after an info, but the
 // client, its membership and its assignment go on. What the checker
-// follows per member process moves to the new process with it: a
+// follows per member process moves to the new process with it: its poll
+// order per partition (a poll that goes back or skips within the
+// generation is nonmonotonic-poll or poll-skip, as in one process), a
 // partition assigned to P that P had not yet delivered from is still
 // waiting for its first delivery (where the group resumed it), P's polls
 // bound its auto commits (groupauto.go), and the partitions P held are
 // held on, not given up, so that unassigned_s does not count the retire
-// as a gap.
+// as a gap. A redelivery across the two is the same client's, never a
+// restart (groupcheck.go's cause).
 
 // continueProcess moves process from's group state to process to.
 func (c *Checker) continueProcess(from, to int32) {
+	moveProcess(c.seqs, from, to)
 	moveProcess(c.resume, from, to)
 	moveProcess(c.deliv, from, to)
 	if g, ok := c.lastGen[from]; ok {

@@ -6,6 +6,9 @@ const (
 	LostByCommit    = "lost-by-commit"
 	CommitBackwards = "commit-backwards"
 	Redelivery      = "redelivery"
+	// DeliveryOutsideAssignment: a member delivered records of a
+	// partition its client did not hold (groupoutside.go).
+	DeliveryOutsideAssignment = "delivery-outside-assignment"
 )
 
 // Kinds of commit-backwards.
@@ -113,6 +116,46 @@ type RedeliveryEntry struct {
 	Again       DeliveryRef `json:"again"`
 	Cause       string      `json:"cause"`
 	Text        string      `json:"text"`
+}
+
+// RebalanceRef names a rebalance a member process learned.
+type RebalanceRef struct {
+	Index      int64   `json:"index"` // the history index of its ok
+	Process    int     `json:"process"`
+	Generation *int32  `json:"generation,omitempty"`
+	AtS        float64 `json:"at_s"`
+	// Kind is how it took the entry's partition: revoked or lost.
+	Kind string `json:"kind"`
+}
+
+// OutsideAssignmentEntry is a run of records of one partition that one
+// member's poll delivered while its client did not hold the partition
+// (histories.Holdings): a zombie consumer's reads.
+type OutsideAssignmentEntry struct {
+	Group       string   `json:"group"`
+	Topic       string   `json:"topic"`
+	Partition   int32    `json:"partition"`
+	Process     int      `json:"process"`
+	Member      string   `json:"member,omitempty"`
+	MemberID    string   `json:"member_id,omitempty"`
+	Generation  *int32   `json:"generation,omitempty"` // the poll's
+	AtS         float64  `json:"at_s"`                 // the poll's completion
+	FirstOffset int64    `json:"first_offset"`
+	LastOffset  int64    `json:"last_offset"`
+	Count       int      `json:"count"`
+	Offsets     []int64  `json:"offsets"`
+	Values      []string `json:"values"`
+	// Held is what the client held when it polled.
+	Held []string `json:"held,omitempty"`
+	// TakenBy is the last rebalance of the client that revoked or lost
+	// the partition before the poll; absent: none had assigned it since.
+	TakenBy *RebalanceRef `json:"taken_by,omitempty"`
+	// HeldBy names the live member processes that held it then.
+	HeldBy []string `json:"held_by,omitempty"`
+	// Faults are those made since the client's last rebalance (or its
+	// subscribe) up to the poll's completion, the last 5.
+	Faults []FaultRef `json:"faults,omitempty"`
+	Text   string     `json:"text"`
 }
 
 // GroupStats describes the consumer groups of a run.

@@ -110,7 +110,7 @@ const (
 var AnomalyNames = []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected,
 	NonmonotonicSend, PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable,
 	TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G0, G1c, TxnHanging,
-	LostByCommit, CommitBackwards, Redelivery}
+	LostByCommit, CommitBackwards, Redelivery, DeliveryOutsideAssignment}
 
 // Anomalies lists each anomaly found, by name; a name is absent from
 // results.json when its list is empty.
@@ -135,9 +135,10 @@ type Anomalies struct {
 	G1c                []CycleEntry        `json:"G1c,omitempty"`
 	TxnHanging         []TxnHangingEntry   `json:"txn-hanging,omitempty"`
 	// Consumer groups (groupresult.go).
-	LostByCommit    []LostByCommitEntry    `json:"lost-by-commit,omitempty"`
-	CommitBackwards []CommitBackwardsEntry `json:"commit-backwards,omitempty"`
-	Redelivery      []RedeliveryEntry      `json:"redelivery,omitempty"`
+	LostByCommit              []LostByCommitEntry      `json:"lost-by-commit,omitempty"`
+	CommitBackwards           []CommitBackwardsEntry   `json:"commit-backwards,omitempty"`
+	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty"`
+	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
 }
 
 func (a *Anomalies) counts() map[string]int {
@@ -168,6 +169,7 @@ func (a *Anomalies) counts() map[string]int {
 	put(LostByCommit, len(a.LostByCommit))
 	put(CommitBackwards, len(a.CommitBackwards))
 	put(Redelivery, len(a.Redelivery))
+	put(DeliveryOutsideAssignment, len(a.DeliveryOutsideAssignment))
 	return m
 }
 

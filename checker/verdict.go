@@ -16,9 +16,13 @@ import (
 // isolate the writes of concurrent transactions, so their interleaving on
 // partitions is information, not a violation (Jepsen's kafka workload
 // allows it too). A consumer group's lost-by-commit and commit-backwards
-// always count (an acknowledged commit is a promise); a redelivery counts
-// only when the scenario declares exactly-once delivery (at-least-once
-// allows it).
+// always count (an acknowledged commit is a promise); a redelivery and a
+// delivery-outside-assignment count only when the scenario declares
+// exactly-once delivery: at-least-once allows a record to be processed
+// twice, and a zombie's reads (a member reading a partition its client no
+// longer, or never, held) are at worst that, while its commits are judged
+// on their own (commit-backwards, lost-by-commit); exactly-once promises
+// one owner per record.
 func CountsAgainst(idempotent, exactlyOnce bool) []string {
 	out := []string{LostWrite, OffsetReuse}
 	if idempotent {
@@ -31,7 +35,7 @@ func CountsAgainst(idempotent, exactlyOnce bool) []string {
 	out = append(out, PollSkip, NonmonotonicPoll, Nonlinearizable,
 		TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, TxnHanging, LostByCommit, CommitBackwards)
 	if exactlyOnce {
-		out = append(out, Redelivery)
+		out = append(out, Redelivery, DeliveryOutsideAssignment)
 	}
 	return out
 }
@@ -106,6 +110,10 @@ func (a *analysis) verdict() {
 	if n[Redelivery] > 0 && !c.opts.ExactlyOnce {
 		notes = append(notes, fmt.Sprintf("redelivery: %d ranges (%d records) delivered again to the group, not counted: "+
 			"the group declares at-least-once delivery", n[Redelivery], a.redeliveredN))
+	}
+	if n[DeliveryOutsideAssignment] > 0 && !c.opts.ExactlyOnce {
+		notes = append(notes, fmt.Sprintf("delivery-outside-assignment: %d (a member's poll delivered records of a partition its client did not hold), "+
+			"not counted: the group declares at-least-once delivery", n[DeliveryOutsideAssignment]))
 	}
 	if n[G0] > 0 {
 		notes = append(notes, fmt.Sprintf("G0: %d write cycles among txns, not counted: Kafka does not isolate "+

@@ -3,6 +3,7 @@ package histories
 import (
 	"fmt"
 	"maps"
+	"slices"
 )
 
 // Consumer groups (extension of v1, docs/HISTORY.md "Consumer groups").
@@ -64,8 +65,9 @@ type SubscribeValue struct {
 	Protocol string `json:"protocol"`
 	// OffsetReset is where the group starts a partition it has no
 	// committed offset for: "earliest" (absent) or "latest". With
-	// "latest" the records before the group's first delivery on a
-	// partition were never the group's to read.
+	// "latest" the records below the position a member was reset to were
+	// never the group's to read (docs/HISTORY.md says which the checker
+	// excuses).
 	OffsetReset string `json:"offset_reset,omitempty"`
 	MemberID    string `json:"member_id,omitempty"`
 	// Continues is the process whose client this one goes on with: that
@@ -130,16 +132,85 @@ type GroupInfo struct {
 	Delivery string `json:"delivery,omitempty"`
 }
 
+// Holdings follows which partitions each member process holds, by the
+// recording rule (docs/HISTORY.md, "Consumer groups: what the checker
+// proves"): a member's rebalances are recorded before it delivers from
+// what they assign and after it stopped delivering from what they revoke
+// or lose. A process holds what its ok rebalances assigned and did not
+// take back since; a new client holds nothing, and a process that
+// continues another's client holds what that one held. It is the one
+// statement of the rule: OutsideAssignment (the integration tests) and
+// the checker's delivery-outside-assignment both follow it. K is how a
+// partition is named (a partition number here, the checker's
+// topic-partition number there).
+type Holdings[K comparable] struct {
+	owns map[int]map[K]bool
+}
+
+// Subscribe starts process proc's membership (an ok subscribe); continues
+// is the process whose client it goes on with, or nil.
+func (h *Holdings[K]) Subscribe(proc int, continues *int) {
+	if h.owns == nil {
+		h.owns = map[int]map[K]bool{}
+	}
+	h.owns[proc] = map[K]bool{}
+	if continues != nil {
+		maps.Copy(h.owns[proc], h.owns[*continues]) // the same client
+	}
+}
+
+// Rebalance applies an ok rebalance of process proc: it holds what was
+// assigned and no longer what was revoked or lost.
+func (h *Holdings[K]) Rebalance(proc int, assigned, revoked, lost []K) {
+	if h.owns == nil {
+		h.owns = map[int]map[K]bool{}
+	}
+	if h.owns[proc] == nil {
+		h.owns[proc] = map[K]bool{}
+	}
+	for _, p := range assigned {
+		h.owns[proc][p] = true
+	}
+	for _, p := range append(append([]K(nil), revoked...), lost...) {
+		delete(h.owns[proc], p)
+	}
+}
+
+// Member reports whether proc subscribed or learned a rebalance.
+func (h *Holdings[K]) Member(proc int) bool {
+	_, ok := h.owns[proc]
+	return ok
+}
+
+// Holds reports whether proc holds partition p now.
+func (h *Holdings[K]) Holds(proc int, p K) bool { return h.owns[proc][p] }
+
+// Holders lists the processes that hold partition p now, in order.
+func (h *Holdings[K]) Holders(p K) []int {
+	var out []int
+	for proc, held := range h.owns {
+		if held[p] {
+			out = append(out, proc)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Held lists what proc holds now, in the order less gives.
+func (h *Holdings[K]) Held(proc int, less func(a, b K) int) []K {
+	out := slices.Collect(maps.Keys(h.owns[proc]))
+	slices.SortFunc(out, less)
+	return out
+}
+
 // OutsideAssignment lists the deliveries of a group member's polls of a
 // partition its recorded rebalances had not given it, or had taken back
-// (docs/HISTORY.md, "Consumer groups: what the checker proves": a member's
-// rebalances are recorded before it delivers from what they assign and
-// after it stopped delivering from what they revoke). A process that
-// continues another's client holds what that one held. The workload's
-// integration tests hold every group history to it; each entry names the
-// poll, the process, the partition and the offset.
+// (Holdings). The workload's integration tests hold every group history
+// to it; each entry names the poll, the process, the partition and the
+// offset.
 func OutsideAssignment(evs []Event) ([]string, error) {
-	owns := map[int]map[int32]bool{}
+	var h Holdings[int32]
 	var out []string
 	for _, e := range evs {
 		if e.Type != OK {
@@ -151,27 +222,15 @@ func OutsideAssignment(evs []Event) ([]string, error) {
 			if err := e.Decode(&v); err != nil {
 				return nil, fmt.Errorf("subscribe %d: %w", e.Index, err)
 			}
-			owns[e.Process] = map[int32]bool{}
-			if v.Continues != nil {
-				maps.Copy(owns[e.Process], owns[*v.Continues]) // the same client
-			}
+			h.Subscribe(e.Process, v.Continues)
 		case FRebalance:
 			var v RebalanceValue
 			if err := e.Decode(&v); err != nil {
 				return nil, fmt.Errorf("rebalance %d: %w", e.Index, err)
 			}
-			if owns[e.Process] == nil {
-				owns[e.Process] = map[int32]bool{}
-			}
-			for _, p := range v.Assigned {
-				owns[e.Process][p] = true
-			}
-			for _, p := range append(append([]int32(nil), v.Revoked...), v.Lost...) {
-				delete(owns[e.Process], p)
-			}
+			h.Rebalance(e.Process, v.Assigned, v.Revoked, v.Lost)
 		case FPoll:
-			held, member := owns[e.Process]
-			if !member {
+			if !h.Member(e.Process) {
 				continue // not a group member's poll
 			}
 			var v ReadResult
@@ -179,7 +238,7 @@ func OutsideAssignment(evs []Event) ([]string, error) {
 				return nil, fmt.Errorf("poll %d: %w", e.Index, err)
 			}
 			for _, r := range v.Records {
-				if !held[r.Partition] {
+				if !h.Holds(e.Process, r.Partition) {
 					out = append(out, fmt.Sprintf("poll %d by p%d: partition %d offset %d", e.Index, e.Process, r.Partition, r.Offset))
 				}
 			}

@@ -19,13 +19,16 @@ import (
 // processes recorded: held from an assignment to the revoke or loss that
 // ended it, or until its process was retired or replaced), its commits
 // (ok, fail, info) and rebalances, and a mark on the commit of every
-// lost-by-commit range, named in its title.
+// lost-by-commit range, named in its title; and, in words, each
+// delivery-outside-assignment (a member reading a partition its client
+// did not hold: a zombie consumer).
 
 // groupView is the group section of a report; nil without a group.
 type groupView struct {
 	ID      string
 	Members []memberRow
 	Lost    []string // the lost-by-commit ranges, in words
+	Outside []string // the delivery-outside-assignment entries' texts
 	SVG     svgDoc
 }
 
@@ -72,22 +75,27 @@ type lostEntry struct {
 	} `json:"commit"`
 }
 
-// readLostByCommit reads the lost-by-commit entries of results.json, if
-// any (a run without results shows its lanes unmarked).
-func readLostByCommit(dir string) []lostEntry {
-	b, err := os.ReadFile(filepath.Join(dir, ResultsFile))
-	if err != nil {
-		return nil
-	}
+// groupAnomalies is what the report reads of results.json's group
+// anomalies.
+type groupAnomalies struct {
+	LostByCommit []lostEntry `json:"lost-by-commit"`
+	Outside      []struct {
+		Text string `json:"text"`
+	} `json:"delivery-outside-assignment"`
+}
+
+// readGroupAnomalies reads the lost-by-commit and
+// delivery-outside-assignment entries of results.json, if any (a run
+// without results shows its lanes unmarked).
+func readGroupAnomalies(dir string) groupAnomalies {
 	var r struct {
-		Anomalies struct {
-			LostByCommit []lostEntry `json:"lost-by-commit"`
-		} `json:"anomalies"`
+		Anomalies groupAnomalies `json:"anomalies"`
 	}
-	if json.Unmarshal(b, &r) != nil {
-		return nil
+	b, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+	if err != nil || json.Unmarshal(b, &r) != nil {
+		return groupAnomalies{}
 	}
-	return r.Anomalies.LostByCommit
+	return r.Anomalies
 }
 
 // groupSection streams the history once more for the group ops; nil when
@@ -99,7 +107,8 @@ func groupSection(dir string) (*groupView, error) {
 	}
 	defer f.Close()
 	lost := map[int64][]lostEntry{} // commit invoke index -> ranges it covered
-	for _, e := range readLostByCommit(dir) {
+	found := readGroupAnomalies(dir)
+	for _, e := range found.LostByCommit {
 		lost[e.Commit.Index] = append(lost[e.Commit.Index], e)
 	}
 	lanes := map[string]*lane{}
@@ -191,6 +200,9 @@ func groupSection(dir string) (*groupView, error) {
 	}
 	sort.Strings(names)
 	gv := &groupView{ID: group}
+	for _, e := range found.Outside {
+		gv.Outside = append(gv.Outside, "delivery outside the assignment: "+e.Text)
+	}
 	for _, n := range names {
 		l := lanes[n]
 		for p := range l.open {

@@ -46,6 +46,39 @@ func TestGroupLanes(t *testing.T) {
 	}
 }
 
+// TestGroupOutsideShown: the group section names each
+// delivery-outside-assignment in words, in report.md and report.html.
+func TestGroupOutsideShown(t *testing.T) {
+	dir := t.TempDir()
+	h, err := os.ReadFile("../histories/testdata/group-outside-assignment.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, HistoryFile), h, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := checker.CheckPath(filepath.Join(dir, HistoryFile), checker.Options{SkipLinearizability: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Counts[checker.DeliveryOutsideAssignment] != 1 {
+		t.Fatalf("the testdata history finds %v", res.Counts)
+	}
+	if err := checker.WriteResults(filepath.Join(dir, ResultsFile), res); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	want := "delivery outside the assignment: group g: p5 (member m0, generation 2) delivered 2 records of orders-0 at offsets 4-5"
+	if md := readString(t, filepath.Join(dir, ReportMD)); !strings.Contains(md, "- **"+want) {
+		t.Errorf("report.md lacks %q:\n%s", want, md)
+	}
+	if html := readString(t, filepath.Join(dir, ReportHTML)); !strings.Contains(html, `<p class="bad">`+want) {
+		t.Error("report.html lacks the delivery outside the assignment")
+	}
+}
+
 // TestNoGroupNoSection: a run without a group has no group section.
 func TestNoGroupNoSection(t *testing.T) {
 	dir := t.TempDir()

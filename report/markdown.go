@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -143,10 +144,10 @@ func renderMarkdown(v *view) []byte {
 	}
 	if g := v.Group; g != nil {
 		p("## Consumer group %s\n\n", mdText(g.ID))
-		for _, l := range g.Lost {
+		for _, l := range slices.Concat(g.Lost, g.Outside) {
 			p("- **%s**\n", mdText(l))
 		}
-		if len(g.Lost) > 0 {
+		if len(g.Lost)+len(g.Outside) > 0 {
 			p("\n")
 		}
 		p("| member | processes | rebalances | commits ok | fail | info | partitions held (seconds) |\n|---|---|---:|---:|---:|---:|---|\n")
