@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -90,64 +91,55 @@ type HeldBack struct {
 	InLog int `json:"in_log"`
 }
 
-// txnHanging finds, per partition, the transaction that holds back the
-// last stable offset in the last completed final read that recorded the
-// partition's transactions.
+// txnHanging finds, per partition, the transactions that held back the
+// last stable offset in some completed final read (every completed final
+// read is evidence: one that an operator aborted after a read saw it hang
+// stays reported), each described by the read invoked last that saw it.
 func (a *analysis) txnHanging() {
 	c := a.c
-	for tp := range c.tps {
-		f := a.lastTxnEnds(int32(tp))
-		if f < 0 {
-			continue
-		}
-		ends := c.finals[f].txnEnds
-		lso, okL := ends.lsos[int32(tp)]
-		hw, okH := ends.hws[int32(tp)]
-		if !okL || !okH || lso >= hw {
-			continue
-		}
-		// The transaction holding the last stable offset: the open one
-		// whose first record is there, as this read or an earlier one
-		// listed it.
-		if open, by := a.openAt(int32(tp), lso); open != nil {
-			a.r.Anomalies.TxnHanging = append(a.r.Anomalies.TxnHanging, a.hangingEntry(int32(tp), by, open, lso, hw))
-		}
+	type key struct {
+		pid   int64
+		first int64
 	}
-}
-
-// openAt is the open txn at first offset off of tp as the completed final
-// read invoked last that listed one there describes it, and that read.
-func (a *analysis) openAt(tp int32, off int64) (*histories.OpenTxn, int32) {
-	var best *histories.OpenTxn
-	by := int32(-1)
-	for _, f := range a.c.tps[tp].finals {
-		op := &a.c.finals[f]
-		if op.txnEnds == nil || (by >= 0 && op.call < a.c.finals[by].call) {
-			continue
+	for tp := range c.tps {
+		seen := map[key]int32{}
+		var order []key
+		for _, f := range c.tps[tp].finals {
+			ends := c.finals[f].txnEnds
+			if ends == nil {
+				continue
+			}
+			lso, okL := ends.lsos[int32(tp)]
+			hw, okH := ends.hws[int32(tp)]
+			if !okL || !okH || lso >= hw {
+				continue
+			}
+			for _, o := range ends.open[int32(tp)] {
+				if o.FirstOffset != lso {
+					continue
+				}
+				k := key{o.ProducerID, o.FirstOffset}
+				if prev, ok := seen[k]; !ok {
+					order = append(order, k)
+					seen[k] = f
+				} else if c.finals[f].call >= c.finals[prev].call {
+					seen[k] = f
+				}
+			}
 		}
-		for i := range op.txnEnds.open[tp] {
-			if o := &op.txnEnds.open[tp][i]; o.FirstOffset == off {
-				best, by = o, f
+		slices.SortFunc(order, func(x, y key) int { return cmp.Or(cmp.Compare(x.first, y.first), cmp.Compare(x.pid, y.pid)) })
+		for _, k := range order {
+			f := seen[k]
+			ends := c.finals[f].txnEnds
+			for i := range ends.open[int32(tp)] {
+				if o := &ends.open[int32(tp)][i]; o.ProducerID == k.pid && o.FirstOffset == k.first {
+					a.r.Anomalies.TxnHanging = append(a.r.Anomalies.TxnHanging,
+						a.hangingEntry(int32(tp), f, o, ends.lsos[int32(tp)], ends.hws[int32(tp)]))
+					break
+				}
 			}
 		}
 	}
-	return best, by
-}
-
-// lastTxnEnds is the completed final read of tp invoked last that recorded
-// its last stable offset, or -1.
-func (a *analysis) lastTxnEnds(tp int32) int32 {
-	best := int32(-1)
-	for _, f := range a.c.tps[tp].finals {
-		op := &a.c.finals[f]
-		if op.txnEnds == nil {
-			continue
-		}
-		if _, ok := op.txnEnds.lsos[tp]; ok && (best < 0 || op.call >= a.c.finals[best].call) {
-			best = f
-		}
-	}
-	return best
 }
 
 func (a *analysis) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64) TxnHangingEntry {

@@ -74,6 +74,11 @@ func TestTxnHanging(t *testing.T) {
 			noLin, Unknown, map[string]int{TxnHanging: 1}, ""},
 		{"last stable offset at the high watermark: nothing held", hangHist(20, 30, 60, 58000, 10000, 3, 3, true),
 			noLin, Valid, nil, ""},
+		{"aborted by an operator after the read saw it hang: still hanging, and the abort's cost is a txn-lost-write",
+			cat(hangHist(20, 30, 60, 58000, 10000, 1, 3, true),
+				withTxnEnds(rcFinal(11, 70*int64(time.Second), 71*int64(time.Second), map[int]int64{0: 4, 1: 0}, "0:2:p"),
+					map[int]int64{0: 4, 1: 0}, map[int]int64{0: 4, 1: 0})),
+			noLin, Invalid, map[string]int{TxnHanging: 1, TxnLostWrite: 1}, ""},
 		{"held back without a read_uncommitted read: hanging, and the held values unseen", hangHist(20, 30, 60, 58000, 10000, 1, 3, false),
 			noLin, Invalid, map[string]int{TxnHanging: 1, Unseen: 2}, ""},
 	})
