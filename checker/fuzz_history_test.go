@@ -68,6 +68,35 @@ func historyFromBytes(data []byte) string {
 		}
 		return "{" + strings.Join(e, ",") + "}"
 	}
+	// txnEndsJSON, on some final reads, adds what a read_committed read
+	// records of its partitions' transactions: high watermarks, last
+	// stable offsets (the ends) and, when the two differ, an open
+	// transaction holding the last stable offset (a hanging one).
+	txnEndsJSON := func(ends map[int]int64, y, z byte, at int64) string {
+		if y&0x08 == 0 {
+			return ""
+		}
+		var hws, lsos, open []string
+		for p := range 2 {
+			o, ok := ends[p]
+			if !ok {
+				continue
+			}
+			o += int64(y >> 4 & 1) // the end endsJSON wrote
+			hw := o + int64(y>>6)
+			hws = append(hws, fmt.Sprintf(`"%d":%d`, p, hw))
+			lsos = append(lsos, fmt.Sprintf(`"%d":%d`, p, o))
+			if hw > o {
+				open = append(open, fmt.Sprintf(`"%d":[{"producer_id":%d,"producer_epoch":1,"coordinator_epoch":0,"first_offset":%d,"last_timestamp":1,"open_ms":%d,"described_at":%d,"timeout_ms":%d,"hanging":true}]`,
+					p, z%3, o, int64(z)*1000, at, int64(z%4)*1000))
+			}
+		}
+		out := `,"high_watermarks":{` + strings.Join(hws, ",") + `},"last_stable_offsets":{` + strings.Join(lsos, ",") + "}"
+		if len(open) > 0 {
+			out += `,"open_txns":{` + strings.Join(open, ",") + "}"
+		}
+		return out
+	}
 	for len(data) >= 4 {
 		op, x, y, z := data[0], data[1], data[2], data[3]
 		data = data[4:]
@@ -116,7 +145,7 @@ func historyFromBytes(data []byte) string {
 				if f == "poll" {
 					line(proc, typ, f, fmt.Sprintf(`{"topic":"t","records":%s}`, rs), "")
 				} else {
-					line(proc, typ, f, fmt.Sprintf(`{"topic":"t","records":%s,"end_offsets":%s}`, rs, endsJSON(ends, y)), "")
+					line(proc, typ, f, fmt.Sprintf(`{"topic":"t","records":%s,"end_offsets":%s%s}`, rs, endsJSON(ends, y), txnEndsJSON(ends, y, z, at)), "")
 				}
 			case "txn":
 				typ := []string{"ok", "fail", "info", "ok"}[x>>1&3]
