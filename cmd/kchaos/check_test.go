@@ -67,7 +67,9 @@ func TestCheckExitCodes(t *testing.T) {
 		{"missing", []string{"check", filepath.Join(t.TempDir(), "nope")}, exitBadInput, ""},
 		{"no path", []string{"check"}, exitBadInput, ""},
 		{"bad flag", []string{"check", "--porcupine-timeout", "soon", bad}, exitBadInput, ""},
-		{"cannot write results", []string{"check", unwritable}, exitInternal, ""},
+		// A results path that is a folder is refused before the check,
+		// never replaced (issue 28: bad input, not an internal error).
+		{"results path is a folder", []string{"check", unwritable}, exitBadInput, ""},
 	} {
 		code, out := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(out, c.out) {
