@@ -58,8 +58,8 @@ func withCode(code int) error { return &exitError{code: code} }
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "kchaos",
-		Short:         "Jepsen-style fault injection for Apache Kafka",
+		Use:   "kchaos",
+		Short: "Jepsen-style fault injection for Apache Kafka",
 		Long: `kchaos runs Kafka clusters in containers (or on your own hosts over SSH),
 injects faults, records what clients saw and checks the history.
 
