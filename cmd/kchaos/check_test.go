@@ -108,3 +108,21 @@ func TestCheckRegeneratesReport(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNeverReplacesAReadOnlyResult (issue 28, item 3): a results
+// file this user may not write is refused (254) and left as it was,
+// never replaced by the rename that writes results.
+func TestCheckNeverReplacesAReadOnlyResult(t *testing.T) {
+	hist := testdataCopy(t, "valid.jsonl")
+	res := strings.TrimSuffix(hist, ".jsonl") + ".results.json"
+	if err := os.WriteFile(res, []byte("keep"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runCLIErr(t, "check", hist)
+	if code != exitBadInput || !strings.Contains(out, "is read-only: kchaos will not replace it") {
+		t.Errorf("exit %d, want %d:\n%s", code, exitBadInput, out)
+	}
+	if b, _ := os.ReadFile(res); string(b) != "keep" {
+		t.Errorf("the read-only results file was replaced: %q", b)
+	}
+}
