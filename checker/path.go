@@ -43,6 +43,9 @@ func CheckPath(path string, opts Options) (*Result, string, error) {
 		return nil, "", badInput(err)
 	}
 	dir := filepath.Dir(hist)
+	if err := writable(ResultsPath(hist)); err != nil {
+		return nil, "", badInput(err)
+	}
 	ri, err := histories.ReadRunInfo(filepath.Join(dir, histories.RunInfoFile))
 	switch {
 	case err == nil:
@@ -90,11 +93,34 @@ func locate(path string) (string, error) {
 	}
 	if st.IsDir() {
 		path = filepath.Join(path, HistoryFile)
-		if _, err := os.Stat(path); err != nil {
+		if st, err = os.Stat(path); err != nil {
 			return "", fmt.Errorf("not a run folder: %w", err)
 		}
 	}
+	// A device or a FIFO would be read forever (or as nothing) and the
+	// results written into /dev: only a regular file is a history.
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: not a regular file (want a run folder or a history .jsonl file)", path)
+	}
 	return path, nil
+}
+
+// writable refuses a results path that exists and is not a regular file
+// this user may write (its write bit set): the results replace it by a
+// rename, which would otherwise replace a read-only file silently.
+func writable(path string) error {
+	st, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s exists and is not a regular file: kchaos will not replace it", path)
+	case st.Mode().Perm()&0o200 == 0:
+		return fmt.Errorf("%s is read-only: kchaos will not replace it (make it writable, or check a copy)", path)
+	}
+	return nil
 }
 
 // ResultsPath is where CheckPath writes the results of a history.

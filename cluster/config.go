@@ -216,6 +216,9 @@ func (c *Config) Validate() error {
 	if v.Less(Version{3, 9, 0}) {
 		return fmt.Errorf("kafka version %s: kchaos supports 3.9 and later", c.KafkaVersion)
 	}
+	if err := KnownVersion(c.KafkaVersion); err != nil {
+		return fmt.Errorf("kafka version: %v", err)
+	}
 	if c.ELR != nil && *c.ELR && !v.HasELR() {
 		return fmt.Errorf("elr: Eligible Leader Replicas (eligible.leader.replicas.version) needs Kafka 4.0 or later; %s does not have it", c.KafkaVersion)
 	}

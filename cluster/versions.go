@@ -26,10 +26,30 @@ func ResolveVersion(v string) (string, error) {
 		}
 		return "", fmt.Errorf("kafka %q: kchaos knows no %s release (known: %s)", v, line, strings.Join(Releases, ", "))
 	}
-	if _, err := ParseVersion(v); err != nil {
-		return "", fmt.Errorf("kafka %v", err)
+	if err := KnownVersion(v); err != nil {
+		return "", err
 	}
 	return v, nil
+}
+
+// KnownVersion refuses a version that is not a release of a line kchaos
+// knows (Releases): 9.9.9 or 4.1.7 would otherwise pass every check and
+// fail only when its image is missing, after a matrix or suite had run
+// its good versions first. Earlier patches of a known line (4.1.0) are
+// releases and pass; a suffix after '-' (a local build) is ignored.
+func KnownVersion(s string) error {
+	v, err := ParseVersion(s)
+	if err != nil {
+		return fmt.Errorf("kafka %v", err)
+	}
+	for _, r := range Releases {
+		newest, _ := ParseVersion(r)
+		if newest.Major == v.Major && newest.Minor == v.Minor && !newest.Less(v) {
+			return nil
+		}
+	}
+	return fmt.Errorf("kafka %q: not a release kchaos knows (known: %s, or an earlier patch of one of their lines; 4.1.x and latest also work)",
+		s, strings.Join(Releases, ", "))
 }
 
 // Version facts kchaos depends on, each with where it was checked.

@@ -135,7 +135,7 @@ func AuditExitCode(rows []report.AuditRow, interrupted bool) int {
 		switch {
 		case r.Lost > 0 || r.Reused > 0:
 			return checker.Invalid.ExitCode()
-		case r.Error != "" || r.Verdict != checker.Valid.String():
+		case r.NotRun != "" || r.Error != "" || r.Verdict != checker.Valid.String():
 			code = checker.Unknown.ExitCode()
 		}
 	}
@@ -156,6 +156,8 @@ func RunAudit(ctx context.Context, opts AuditOptions) (string, []report.AuditRow
 	if store == "" {
 		store = DefaultStore
 	}
+	// store/audit is the store's own folder (scenario.CheckName keeps
+	// scenarios out of it); no user's name is part of this path.
 	dir := filepath.Join(store, "audit", time.Now().UTC().Format("20060102T150405Z"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", nil, err
@@ -174,6 +176,8 @@ func RunAudit(ctx context.Context, opts AuditOptions) (string, []report.AuditRow
 			row.RunDir = out.Dir
 		}
 		switch {
+		case err != nil && (out == nil || out.Result == nil):
+			row.NotRun = err.Error()
 		case err != nil:
 			row.Error = err.Error()
 		default:
@@ -196,6 +200,12 @@ func RunAudit(ctx context.Context, opts AuditOptions) (string, []report.AuditRow
 		if opts.OnStory != nil {
 			opts.OnStory(i+1, len(stories), row)
 		}
+	}
+	// Stories an interruption kept from starting are listed too: the page
+	// must say which stories it has nothing on.
+	for _, s := range stories[len(page.Rows):] {
+		page.Rows = append(page.Rows, report.AuditRow{Story: s.Name, Description: auditStory[s.Name],
+			NotRun: "the audit was interrupted before it started"})
 	}
 	return dir, page.Rows, report.WriteAudit(dir, page)
 }

@@ -101,6 +101,35 @@ func TestWriteAudit(t *testing.T) {
 	}
 }
 
+// TestAuditPageNotRun (issue 28, item 4): a story that never ran has no
+// figure on the page (a 0 would read as "nothing lost"), says "not run:"
+// and why, and the page says which stories it has nothing on.
+func TestAuditPageNotRun(t *testing.T) {
+	dir := t.TempDir()
+	a := report.Audit{Kafka: "4.0.0", Rows: []report.AuditRow{
+		{Story: "s1", Description: "cut off", Verdict: "true", Acked: 500, OfflineSeconds: 3},
+		{Story: "s7", Description: "power loss", NotRun: "cluster: image kchaos/kafka:4.0.0 is not built"}}}
+	if err := report.WriteAudit(dir, a); err != nil {
+		t.Fatal(err)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "audit.md"))
+	html, _ := os.ReadFile(filepath.Join(dir, "audit.html"))
+	for _, w := range []string{"| s7 | power loss | not run: cluster: image kchaos/kafka:4.0.0 is not built | — | — | — | — |",
+		"**Incomplete: s7 did not run**", "| s1 | cut off | true | 500 | 0 | 0 | 3.0 |"} {
+		if !strings.Contains(string(md), w) {
+			t.Errorf("audit.md lacks %q:\n%s", w, md)
+		}
+	}
+	if strings.Contains(string(md), "| s7 | power loss | not run: cluster: image kchaos/kafka:4.0.0 is not built | 0") {
+		t.Errorf("audit.md gives a figure for a story that never ran:\n%s", md)
+	}
+	for _, w := range []string{"not run: cluster: image", "Incomplete: s7 did not run"} {
+		if !strings.Contains(string(html), w) {
+			t.Errorf("audit.html lacks %q", w)
+		}
+	}
+}
+
 func TestAuditStoriesDescribed(t *testing.T) {
 	for _, name := range AuditStories {
 		if auditStory[name] == "" {
@@ -125,6 +154,7 @@ func TestAuditExitCode(t *testing.T) {
 		{"loss beats an error before it", []report.AuditRow{{Story: "s2", Error: "x"}, {Story: "s7", Lost: 1}}, false, 1},
 		{"interrupted with nothing wrong", []report.AuditRow{valid}, true, 2},
 		{"interrupted after a loss", []report.AuditRow{{Story: "s7", Lost: 1}}, true, 1},
+		{"a story did not run", []report.AuditRow{valid, {Story: "s7", NotRun: "image missing"}}, false, 2},
 	} {
 		if got := AuditExitCode(tc.rows, tc.interrupted); got != tc.want {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/harness/scenario"
@@ -119,7 +116,12 @@ func PlanMatrix(vs []Variation, load func(sets []string) (*scenario.Scenario, er
 			continue
 		}
 		seen[v.Key] = true
+		values := map[string]bool{}
 		for _, x := range v.Values {
+			if values[x] {
+				errs = append(errs, fmt.Errorf("--vary %s: value %s given twice (use --runs for repeats)", v.Key, x))
+			}
+			values[x] = true
 			if _, err := load(SetsFor(map[string]string{v.Key: x})); err != nil {
 				errs = append(errs, fmt.Errorf("--vary %s=%s: %w", v.Key, x, err))
 			}
@@ -146,18 +148,15 @@ type MatrixOptions struct {
 
 // RunMatrix runs every cell on a fresh cluster (Runs times each) and
 // writes matrix.md, matrix.html and matrix.json into
-// store/matrix-<name>/<timestamp>/. A cell that could not be loaded or
+// store/matrix-<name>/<timestamp>/ (name: the scenario's name, checked
+// like any store folder's). A cell that could not be loaded or
 // whose run fails gets a row with its error. When ctx ends (a signal), the
 // run under way is interrupted (healed, torn down, checked: see Run), its
 // row written, and RunMatrix returns ctx's error.
 func RunMatrix(ctx context.Context, name string, cells []Cell, opts MatrixOptions) (string, []report.Row, error) {
 	runs := max(opts.Runs, 1)
-	store := opts.Store
-	if store == "" {
-		store = DefaultStore
-	}
-	dir := filepath.Join(store, "matrix-"+name, time.Now().UTC().Format("20060102T150405Z"))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := makeStoreDir(opts.Store, "name", name, "matrix-")
+	if err != nil {
 		return "", nil, err
 	}
 	var rows []report.Row

@@ -6,18 +6,38 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/kchaos/kchaos/harness/scenario"
 )
 
 // DefaultStore is where runs are kept: store/<scenario>/<timestamp>/.
 const DefaultStore = "store"
 
-// newRunDir makes store/<name>/<timestamp>/ and points store/latest at it.
-func newRunDir(store, name string) (string, error) {
+// storeDir is store/<folder>/<timestamp>/ (store defaulted), for a
+// folder made from a name a user chose (a scenario's, a suite's): the
+// name is checked by scenario.CheckName, and the result must lie inside
+// the store, so that no name can make kchaos write elsewhere. stampFormat
+// is the timestamp's layout.
+func storeDir(store, what, name, prefix, stampFormat string) (string, string, error) {
 	if store == "" {
 		store = DefaultStore
 	}
-	stamp := time.Now().UTC().Format("20060102T150405.000Z")
-	rel := filepath.Join(name, stamp)
+	if err := scenario.CheckName(what, name); err != nil {
+		return "", "", &scenario.BadInputError{Err: err}
+	}
+	rel := filepath.Join(prefix+name, time.Now().UTC().Format(stampFormat))
+	if !filepath.IsLocal(rel) {
+		return "", "", &scenario.BadInputError{Err: fmt.Errorf("%s %q: not a folder inside the store", what, name)}
+	}
+	return store, rel, nil
+}
+
+// newRunDir makes store/<name>/<timestamp>/ and points store/latest at it.
+func newRunDir(store, name string) (string, error) {
+	store, rel, err := storeDir(store, "name", name, "", "20060102T150405.000Z")
+	if err != nil {
+		return "", err
+	}
 	dir := filepath.Join(store, rel)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("store: %w", err)
@@ -39,4 +59,15 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// makeStoreDir makes store/<prefix><name>/<timestamp>/ for a suite, a
+// matrix or an audit (storeDir's checks).
+func makeStoreDir(store, what, name, prefix string) (string, error) {
+	store, rel, err := storeDir(store, what, name, prefix, "20060102T150405Z")
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(store, rel)
+	return dir, os.MkdirAll(dir, 0o755)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -37,6 +35,21 @@ type SuiteOptions struct {
 	Load func(name string, sets []string) (*scenario.Scenario, error)
 	// OnCell is told about each cell as it ends.
 	OnCell func(done, total int, c report.Cell)
+}
+
+// ParseOnly reads --only: scenario names, comma-separated. An empty value
+// or a blank name in the list ("s1,,s2") is refused: it would otherwise
+// mean "every scenario", the opposite of what a user narrowing a suite
+// asked for.
+func ParseOnly(v string) ([]string, error) {
+	var out []string
+	for i, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			return nil, &scenario.BadInputError{Err: fmt.Errorf("--only %q: name %d is blank: want scenario names, comma-separated (e.g. s1,s2)", v, i+1)}
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 // plannedCell is a cell before it runs: its scenario loaded and checked.
@@ -76,6 +89,7 @@ func PlanSuite(s *Suite, opts SuiteOptions) ([]plannedCell, error) {
 	}
 	runs := max(opts.Runs, 1)
 	var out []plannedCell
+	seen := map[string]bool{}
 	for _, e := range s.Entries {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, e.Scenario) {
 			continue
@@ -87,6 +101,13 @@ func PlanSuite(s *Suite, opts SuiteOptions) ([]plannedCell, error) {
 					if err != nil {
 						return nil, err
 					}
+					// Two entries, two vary values or two --kafka versions
+					// (4.1.x and 4.1.2) can name one cell: refused rather
+					// than run twice under one id.
+					if seen[pc.cell.ID] {
+						return nil, &scenario.BadInputError{Err: fmt.Errorf("suite %s: cell %s would run twice (a scenario listed twice, a value repeated in vary, or two --kafka versions that resolve to one release): use --runs for repeats", s.Name, pc.cell.ID)}
+					}
+					seen[pc.cell.ID] = true
 					out = append(out, pc)
 				}
 			}
@@ -195,14 +216,11 @@ func RunSuite(ctx context.Context, s *Suite, opts SuiteOptions) (*SuiteResult, e
 		}
 		base = &b
 	}
-	store := opts.Store
-	if store == "" {
-		store = DefaultStore
-	}
-	res := &SuiteResult{Dir: filepath.Join(store, "suite-"+s.Name, time.Now().UTC().Format("20060102T150405Z"))}
-	if err := os.MkdirAll(res.Dir, 0o755); err != nil {
+	dir, err := makeStoreDir(opts.Store, "suite name", s.Name, "suite-")
+	if err != nil {
 		return nil, err
 	}
+	res := &SuiteResult{Dir: dir}
 	write := func() error {
 		f := report.SuiteFile{Name: s.Name, Cells: res.Cells}
 		if base != nil {
@@ -241,6 +259,11 @@ func runCell(ctx context.Context, pc plannedCell, opts Options) report.Cell {
 		c.RunDir = out.Dir
 	}
 	switch {
+	case err != nil && (out == nil || out.Result == nil):
+		// The story never ran (a cluster that could not start, a missing
+		// image): the cell carries no figure, only why.
+		c.Status, c.Reason = report.CellUnjudged, report.NotRun+err.Error()
+		return c
 	case err != nil:
 		c.Status, c.Reason = report.CellUnjudged, "the run failed: "+err.Error()
 		return c

@@ -85,8 +85,8 @@ func LoadSuite(nameOrFile string) (*Suite, error) {
 
 func (s *Suite) validate() error {
 	var errs []error
-	if strings.TrimSpace(s.Name) == "" {
-		errs = append(errs, errors.New("name: missing"))
+	if err := scenario.CheckName("name", s.Name); err != nil {
+		errs = append(errs, err)
 	}
 	if len(s.Entries) == 0 {
 		errs = append(errs, errors.New("entries: none"))

@@ -32,6 +32,20 @@ type AuditRow struct {
 	OfflineSeconds     float64
 	RunDir             string
 	Error              string
+	// NotRun is why the story never ran ("" when it did): the row then
+	// has no figures, and the page lists it as not run.
+	NotRun string
+}
+
+// NotRunStories are the stories of rows whose story never ran.
+func (a Audit) NotRunStories() []string {
+	var out []string
+	for _, r := range a.Rows {
+		if r.NotRun != "" {
+			out = append(out, r.Story)
+		}
+	}
+	return out
 }
 
 // AuditFact is a setting as the stories ran and what it means for them.
@@ -75,8 +89,17 @@ func auditMarkdown(a Audit) []byte {
 		if r.RunDir != "" {
 			link = "[report](" + r.RunDir + "/report.html)"
 		}
+		if r.NotRun != "" {
+			// No figure for a story that never ran: a 0 would read as
+			// "nothing lost".
+			fmt.Fprintf(&b, "| %s | %s | %s | — | — | — | — | %s |\n", r.Story, mdCell(r.Description), mdCell(NotRun+r.NotRun), link)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %.1f | %s |\n", r.Story, mdCell(r.Description), mdCell(verdict),
 			r.Acked, r.Lost, r.Reused, r.OfflineSeconds, link)
+	}
+	if n := a.NotRunStories(); len(n) > 0 {
+		fmt.Fprintf(&b, "\n**Incomplete: %s did not run**, so this page says nothing about what they would lose.\n", strings.Join(n, ", "))
 	}
 	b.WriteString("\n## What explains it\n\n")
 	for _, f := range a.Facts {
@@ -103,10 +126,12 @@ th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
 <h1>kchaos audit (Kafka {{.Kafka}})</h1>
 <p>The failure stories run under your settings: what each lost and how long the partition was offline.</p>
 <table><tr><th>story</th><th>what happens</th><th>verdict</th><th>acked</th><th>acked lost</th><th>offsets reused</th><th>seconds offline</th><th>report</th></tr>
-{{range .Rows}}<tr><td>{{.Story}}</td><td>{{.Description}}</td><td>{{.Verdict}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</td>
-<td class="n">{{.Acked}}</td><td class="n{{if .Lost}} lost{{end}}">{{.Lost}}</td><td class="n">{{.Reused}}</td><td class="n">{{num .OfflineSeconds}}</td>
+{{range .Rows}}<tr><td>{{.Story}}</td><td>{{.Description}}</td>{{if .NotRun}}<td class="err">not run: {{.NotRun}}</td>
+<td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td>{{else}}<td>{{.Verdict}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</td>
+<td class="n">{{.Acked}}</td><td class="n{{if .Lost}} lost{{end}}">{{.Lost}}</td><td class="n">{{.Reused}}</td><td class="n">{{num .OfflineSeconds}}</td>{{end}}
 <td>{{if .RunDir}}<a href="{{.RunDir}}/report.html">report</a>{{end}}</td></tr>
 {{end}}</table>
+{{with .NotRunStories}}<p class="err"><b>Incomplete: {{join . ", "}} did not run</b>, so this page says nothing about what they would lose.</p>{{end}}
 <h2>What explains it</h2><ul>
 {{range .Facts}}<li><code>{{.Setting}}</code> = {{.Value}}: {{.Meaning}} ({{join .Stories ", "}})</li>
 {{end}}</ul>

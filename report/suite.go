@@ -22,6 +22,11 @@ const (
 	CellNoExpectation = "no-expectation"
 )
 
+// NotRun starts the reason of a suite cell or an audit row whose story
+// never ran (a cluster that could not start, a missing image): such a
+// row carries no loss or offline figure, only this and why.
+const NotRun = "not run: "
+
 // Cell is one scenario × settings × Kafka version of a suite: what was
 // expected, what the run measured, and whether the two agree.
 type Cell struct {

@@ -8,8 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -30,7 +28,13 @@ type dialer struct {
 // newDialer reads the known_hosts file and the key (or opens the agent).
 // Host keys are always checked: there is no option to skip the check.
 func newDialer(a Auth) (*dialer, error) {
-	a.KnownHosts, a.Key = home(a.KnownHosts), home(a.Key)
+	var err error
+	if a.KnownHosts, err = ExpandHome(a.KnownHosts); err != nil {
+		return nil, fmt.Errorf("ssh.known_hosts: %w", err)
+	}
+	if a.Key, err = ExpandHome(a.Key); err != nil {
+		return nil, fmt.Errorf("ssh.key: %w", err)
+	}
 	hk, err := knownhosts.New(a.KnownHosts)
 	if err != nil {
 		return nil, fmt.Errorf("ssh.known_hosts: %w", err)
@@ -62,16 +66,6 @@ func newDialer(a Auth) (*dialer, error) {
 	}
 	d.cfg = &xssh.ClientConfig{User: a.User, Auth: methods, HostKeyCallback: hk, Timeout: 10 * time.Second}
 	return d, nil
-}
-
-// home expands a leading ~/ to the user's home folder.
-func home(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~/"); ok {
-		if h, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(h, rest)
-		}
-	}
-	return p
 }
 
 func (d *dialer) client(ctx context.Context, addr string) (*xssh.Client, error) {

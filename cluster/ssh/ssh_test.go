@@ -1,8 +1,10 @@
 package ssh
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -258,11 +260,60 @@ func TestRemoteFilesRefuseEscapes(t *testing.T) {
 	}
 }
 
-func TestHome(t *testing.T) {
+// TestExpandHome: ~ and ~/ are the user's home, ~name/ that user's (as a
+// shell reads them); a user that does not exist is an error, never a
+// relative path starting with "~".
+func TestExpandHome(t *testing.T) {
 	t.Setenv("HOME", "/home/op")
-	for in, want := range map[string]string{"~/.ssh/id": "/home/op/.ssh/id", "/abs/k": "/abs/k", "~x/k": "~x/k", "": ""} {
-		if got := home(in); got != want {
-			t.Errorf("home(%q) = %q, want %q", in, got, want)
+	root, err := user.Lookup("root")
+	if err != nil {
+		t.Skip("no root user to expand ~root/ for")
+	}
+	for _, c := range []struct{ in, want string }{
+		{"~/.ssh/id", "/home/op/.ssh/id"}, {"~", "/home/op"}, {"/abs/k", "/abs/k"}, {"", ""},
+		{"~root/.ssh/id", filepath.Join(root.HomeDir, ".ssh/id")},
+		{"~no-such-user-kchaos/k", ""},
+	} {
+		got, err := ExpandHome(c.in)
+		if c.want == "" && c.in != "" {
+			if err == nil {
+				t.Errorf("ExpandHome(%q) = %q, want an error", c.in, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("ExpandHome(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}
+
+// TestCheckFiles: a key or known_hosts that is missing, a folder or
+// unreadable is named by its field before any connection.
+func TestCheckFiles(t *testing.T) {
+	dir := t.TempDir()
+	ok := filepath.Join(dir, "ok")
+	if err := os.WriteFile(ok, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, key, known string
+		want             []string
+	}{
+		{"both fine", ok, ok, nil},
+		{"missing key", filepath.Join(dir, "none"), ok, []string{"c.ssh.key:", "no such file"}},
+		{"known_hosts a folder", ok, dir, []string{"c.ssh.known_hosts:", "not a regular file"}},
+		{"unknown user", "~no-such-user-kchaos/k", ok, []string{"c.ssh.key:", "no user"}},
+	} {
+		s := Spec{SSH: Auth{Key: c.key, KnownHosts: c.known}}
+		errs := s.CheckFiles("c")
+		msg := fmt.Sprint(errs)
+		if (len(c.want) == 0) != (len(errs) == 0) {
+			t.Errorf("%s: errors %v, want %v", c.name, errs, c.want)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q lacks %q", c.name, msg, w)
+			}
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/progress"
-	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/harness/shutdown"
 	"github.com/kchaos/kchaos/report"
 )
@@ -37,13 +36,8 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 			}
 			opts := harness.AuditOptions{Kafka: f.kafka, Sets: f.sets}
 			var err error
-			if opts.BrokerConfig, err = scenario.ReadProperties(f.brokerCfg); err != nil {
-				return badInput(fmt.Errorf("--broker-config: %w", err))
-			}
-			if f.topicCf != "" {
-				if opts.TopicConfig, err = scenario.ReadProperties(f.topicCf); err != nil {
-					return badInput(fmt.Errorf("--topic-config: %w", err))
-				}
+			if opts.BrokerConfig, opts.TopicConfig, err = f.userConfigs(); err != nil {
+				return err
 			}
 			if _, _, err := harness.PlanAudit(opts); err != nil {
 				return badInput(err)
@@ -58,6 +52,10 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 				opts.Options = f.options(p)
 				opts.OnStory = func(done, total int, r report.AuditRow) {
 					p.Finish()
+					if r.NotRun != "" {
+						fmt.Fprintf(os.Stderr, "audit: [%d/%d] %s: %s%s\n", done, total, r.Story, report.NotRun, r.NotRun)
+						return
+					}
 					fmt.Fprintf(os.Stderr, "audit: [%d/%d] %s: %d acked lost, %.1f s offline %s\n", done, total, r.Story, r.Lost, r.OfflineSeconds, r.Error)
 				}
 				dir, rows, err2 = harness.RunAudit(ctx, opts)

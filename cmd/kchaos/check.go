@@ -34,6 +34,9 @@ run folder, also report.md, report.html and junit.xml from the new results.
 Exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad input, 255 internal error.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if timeout <= 0 {
+				return badInput(fmt.Errorf("--porcupine-timeout %s: want a positive duration (use --skip-linearizability to leave porcupine out)", timeout))
+			}
 			res, out, err := checker.CheckPath(args[0], checker.Options{
 				Idempotent: idempotent, PorcupineTimeout: timeout, SkipLinearizability: skipLin})
 			switch {

@@ -67,7 +67,9 @@ func TestCheckExitCodes(t *testing.T) {
 		{"missing", []string{"check", filepath.Join(t.TempDir(), "nope")}, exitBadInput, ""},
 		{"no path", []string{"check"}, exitBadInput, ""},
 		{"bad flag", []string{"check", "--porcupine-timeout", "soon", bad}, exitBadInput, ""},
-		{"cannot write results", []string{"check", unwritable}, exitInternal, ""},
+		// A results path that is a folder is refused before the check,
+		// never replaced (issue 28: bad input, not an internal error).
+		{"results path is a folder", []string{"check", unwritable}, exitBadInput, ""},
 	} {
 		code, out := runCLI(t, c.args...)
 		if code != c.code || !strings.Contains(out, c.out) {
@@ -104,5 +106,23 @@ func TestCheckRegeneratesReport(t *testing.T) {
 		if err != nil || string(b) == "stale" {
 			t.Errorf("%s not regenerated (%v)", name, err)
 		}
+	}
+}
+
+// TestCheckNeverReplacesAReadOnlyResult (issue 28, item 3): a results
+// file this user may not write is refused (254) and left as it was,
+// never replaced by the rename that writes results.
+func TestCheckNeverReplacesAReadOnlyResult(t *testing.T) {
+	hist := testdataCopy(t, "valid.jsonl")
+	res := strings.TrimSuffix(hist, ".jsonl") + ".results.json"
+	if err := os.WriteFile(res, []byte("keep"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	code, out := runCLIErr(t, "check", hist)
+	if code != exitBadInput || !strings.Contains(out, "is read-only: kchaos will not replace it") {
+		t.Errorf("exit %d, want %d:\n%s", code, exitBadInput, out)
+	}
+	if b, _ := os.ReadFile(res); string(b) != "keep" {
+		t.Errorf("the read-only results file was replaced: %q", b)
 	}
 }

@@ -126,6 +126,11 @@ func cleanHosts(ctx context.Context, file string) error {
 	if err != nil {
 		return badInput(err)
 	}
+	if sessionGuard != nil {
+		if err := sessionGuard(); err != nil {
+			return err
+		}
+	}
 	did, err := sshb.Clean(ctx, *spec)
 	for _, l := range did {
 		fmt.Println(l)

@@ -16,6 +16,10 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(multi, []byte("name: multi\ncluster:\n  bogus: 1\ntopic:\n  replication_factor: 5\nworkload:\n  acks: 7\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	plain := filepath.Join(dir, "plain.yaml")
+	if err := os.WriteFile(plain, []byte("name: plain\ncluster:\n  brokers: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	hosts := filepath.Join(dir, "hosts.yaml")
 	sshScen := "name: mine\ncluster:\n  backend: ssh\n  hosts: [{id: 0, addr: a}]\n" +
 		"  ssh: {user: u, key: /k, known_hosts: /kh}\n  service: {start: s, stop: t, log_dirs: [/var/lib/kafka]}\n"
@@ -54,7 +58,8 @@ func TestBadInput(t *testing.T) {
 		{"ssh: no confirmation", []string{"run", hosts}, []string{"cluster.confirm_owner", "--i-own-these-hosts"}},
 		{"ssh: no known_hosts", []string{"run", noKnown}, []string{"cluster.ssh.known_hosts: missing"}},
 		{"ssh: docker with hosts", []string{"run", "s1", "--set", "cluster.hosts=[{id: 0, addr: a}]"}, []string{"cluster.backend"}},
-		{"clean --hosts: not hosts", []string{"clean", "--hosts", multi}, []string{"cluster.hosts: missing"}},
+		{"clean --hosts: not hosts", []string{"clean", "--hosts", plain}, []string{"cluster.hosts: missing"}},
+		{"clean --hosts: unknown key", []string{"clean", "--hosts", multi}, []string{"line 3: field bogus not found"}},
 		{"cluster up: bad racks", []string{"cluster", "up", "--racks", "a=x"}, []string{"--racks", `"x" is not a number`}},
 		{"cluster up: elr twice", []string{"cluster", "up", "--elr", "--no-elr"}, []string{"--elr and --no-elr"}},
 		{"cluster up: no brokers", []string{"cluster", "up", "--brokers", "0"}, []string{"--brokers 0"}},

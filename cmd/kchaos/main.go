@@ -24,6 +24,16 @@ const (
 	exitInternal = 255
 )
 
+// exitCodesHelp is the exit codes as help lists them (one text for all).
+var exitCodesHelp = fmt.Sprintf(`Exit codes (as Jepsen's):
+  %3d  valid (suite: every cell matched; audit: nothing lost)
+  %3d  invalid: an anomaly (acked records lost, offsets reused, ...)
+  %3d  unknown: could not be judged (also: valid, but the nemesis schedule did
+       not play out; an audit story or suite cell that did not run)
+  %3d  bad input: a scenario, suite, history or flag, named in the message;
+       nothing was started
+  %3d  internal error`, exitValid, exitInvalid, exitUnknown, exitBadInput, exitInternal)
+
 // exitError carries an exit code out of a command.
 type exitError struct {
 	code int
@@ -48,8 +58,17 @@ func withCode(code int) error { return &exitError{code: code} }
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:           "kchaos",
-		Short:         "Jepsen-style fault injection for Apache Kafka",
+		Use:   "kchaos",
+		Short: "Jepsen-style fault injection for Apache Kafka",
+		Long: `kchaos runs Kafka clusters in containers (or on your own hosts over SSH),
+injects faults, records what clients saw and checks the history.
+
+Start with 'kchaos scenarios' (the built-in stories), 'kchaos scenarios s2'
+(one as YAML, to copy) and 'kchaos validate FILE' (check a scenario or suite
+without starting anything). 'kchaos completion bash|zsh|fish' prints a shell
+completion script that offers the built-in scenario and suite names.
+
+` + exitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}

@@ -37,7 +37,8 @@ Keys: unclean, elr (on/off/default), acks (0/1/all), min.insync (topic, brokers
 and controllers), kafka (e.g. 4.1.x), idempotent, or any scenario path.
 Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 (unknown verdicts or failed runs), 254 bad input.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var vs []harness.Variation
 			for _, v := range varies {
@@ -71,7 +72,8 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 				s, _, err := f.load(args[0], sets...)
 				return s, err
 			}
-			if _, err := load(nil); err != nil {
+			base, err := load(nil)
+			if err != nil {
 				return err
 			}
 			cells, err := harness.PlanMatrix(vs, load)
@@ -84,7 +86,7 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 			)
 			serr := session(func(ctx context.Context, p *progress.Printer) error {
 				worst := exitValid
-				dir, _, merr = harness.RunMatrix(ctx, args[0], cells, harness.MatrixOptions{
+				dir, _, merr = harness.RunMatrix(ctx, base.Name, cells, harness.MatrixOptions{
 					Options: f.options(p),
 					Runs:    runs,
 					OnRun: func(combo map[string]string, out *harness.Outcome, err error) {

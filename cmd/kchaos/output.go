@@ -56,7 +56,17 @@ func session(body func(ctx context.Context, p *progress.Printer) error) error {
 	return sessionWith(shutdown.Options{}, body)
 }
 
+// sessionGuard, when set (by tests), is asked before any session starts
+// and before any SSH host is contacted: a test of bad input sets it to
+// fail, proving that no cluster, network or connection was made.
+var sessionGuard func() error
+
 func sessionWith(o shutdown.Options, body func(ctx context.Context, p *progress.Printer) error) error {
+	if sessionGuard != nil {
+		if err := sessionGuard(); err != nil {
+			return err
+		}
+	}
 	p, err := printer()
 	if err != nil {
 		return badInput(err)

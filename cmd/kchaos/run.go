@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -60,22 +62,38 @@ func (f *runFlags) load(name string, extra ...string) (*scenario.Scenario, []str
 	if err != nil {
 		return nil, nil, badInput(err)
 	}
-	var broker, topic map[string]string
-	if f.brokerCfg != "" {
-		if broker, err = scenario.ReadProperties(f.brokerCfg); err != nil {
-			return nil, nil, badInput(fmt.Errorf("--broker-config: %w", err))
-		}
-	}
-	if f.topicCf != "" {
-		if topic, err = scenario.ReadProperties(f.topicCf); err != nil {
-			return nil, nil, badInput(fmt.Errorf("--topic-config: %w", err))
-		}
+	broker, topic, err := f.userConfigs()
+	if err != nil {
+		return nil, nil, err
 	}
 	overridden := s.ApplyUserConfigs(broker, topic)
 	if err := s.Validate(); err != nil {
 		return nil, nil, badInput(err)
 	}
 	return s, overridden, nil
+}
+
+// userConfigs reads --broker-config and --topic-config, each value Kafka
+// would refuse named by its file and key (bad input).
+func (f *runFlags) userConfigs() (broker, topic map[string]string, err error) {
+	read := func(flag, file string, isTopic bool) (map[string]string, error) {
+		if file == "" {
+			return nil, nil
+		}
+		m, err := scenario.ReadProperties(file)
+		if err != nil {
+			return nil, badInput(fmt.Errorf("%s: %w", flag, err))
+		}
+		if errs := scenario.CheckKafkaConfig(flag+" "+file+":", m, isTopic); len(errs) > 0 {
+			return nil, badInput(errors.Join(errs...))
+		}
+		return m, nil
+	}
+	if broker, err = read("--broker-config", f.brokerCfg, false); err != nil {
+		return nil, nil, err
+	}
+	topic, err = read("--topic-config", f.topicCf, true)
+	return broker, topic, err
 }
 
 func newRunCmd() *cobra.Command {
@@ -88,7 +106,8 @@ The run folder store/<scenario>/<timestamp>/ gets the scenario as run, the
 history, results.json, report.md/html, junit.xml and each broker's log.
 Exit codes: 0 valid, 1 invalid, 2 unknown (also: valid, but the nemesis
 schedule did not play out), 254 bad input, 255 internal error.`,
-		Args: cobra.ExactArgs(1),
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			s, overridden, err := f.load(args[0])
 			if err != nil {
@@ -140,12 +159,25 @@ func verdictCode(v checker.Verdict) int { return v.ExitCode() }
 
 func newScenariosCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:   "scenarios",
-		Short: "List the built-in scenarios",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use:   "scenarios [NAME]",
+		Short: "List the built-in scenarios with their descriptions, or print one's YAML",
+		Long: `Without NAME: every built-in scenario and its whole description.
+With NAME: that scenario's YAML file, comments and all, a starting point for
+one's own (kchaos scenarios s2 > mine.yaml; kchaos validate mine.yaml).`,
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeScenarios,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			if len(args) == 1 {
+				b, ok := scenario.BuiltinYAML(args[0])
+				if !ok {
+					return badInput(fmt.Errorf("%q: not a built-in scenario (kchaos scenarios lists them)", args[0]))
+				}
+				_, err := w.Write(b)
+				return err
+			}
 			for _, b := range scenario.Builtins() {
-				fmt.Printf("%-4s %s\n", b.Name, b.Description)
+				fmt.Fprintf(w, "%s\n    %s\n\n", b.Name, strings.ReplaceAll(b.Description, "\n", "\n    "))
 			}
 			return nil
 		},

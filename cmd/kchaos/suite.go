@@ -37,7 +37,8 @@ and junit.xml (one testcase per cell, named scenario/settings/version).
 changed since an earlier suite folder.
 Exit codes: 0 every cell matched, 1 a cell differed (a regression or a new
 finding), 2 a cell could not be judged, 254 bad input.`,
-		Args: cobra.MaximumNArgs(1),
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: completeSuites,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := "seeds"
 			if len(args) == 1 {
@@ -52,7 +53,12 @@ finding), 2 a cell could not be judged, 254 bad input.`,
 			}
 			versions := splitList(f.kafka)
 			f.kafka = "" // each cell sets its own version
-			onlyList := splitList(only)
+			var onlyList []string
+			if cmd.Flags().Changed("only") {
+				if onlyList, err = harness.ParseOnly(only); err != nil {
+					return badInput(err)
+				}
+			}
 			opts := harness.SuiteOptions{
 				Kafka: versions, Only: onlyList, Runs: runs, Baseline: baseline,
 				Load: func(n string, sets []string) (*scenario.Scenario, error) {

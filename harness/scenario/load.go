@@ -18,7 +18,7 @@ import (
 //go:embed builtin/*.yaml
 var builtinFS embed.FS
 
-// Builtin is a built-in scenario's name and one-line description.
+// Builtin is a built-in scenario's name and its whole description.
 type Builtin struct{ Name, Description string }
 
 // Builtins lists the built-in scenarios in order (s1, s2, ..., s12, then d1, u1, u2).
@@ -32,7 +32,7 @@ func Builtins() []Builtin {
 		if err == nil {
 			desc = s.Description
 		}
-		out = append(out, Builtin{Name: name, Description: firstLine(desc)})
+		out = append(out, Builtin{Name: name, Description: strings.TrimSpace(desc)})
 	}
 	sort.Slice(out, func(i, j int) bool { return builtinOrder(out[i].Name) < builtinOrder(out[j].Name) })
 	return out
@@ -47,12 +47,11 @@ func builtinOrder(name string) string {
 	return "~" + name
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
+// BuiltinYAML is a built-in scenario's file as kchaos embeds it, comments
+// and all: a starting point for one's own (kchaos scenarios NAME).
+func BuiltinYAML(name string) ([]byte, bool) {
+	b, err := builtinFS.ReadFile(path.Join("builtin", name+".yaml"))
+	return b, err == nil
 }
 
 func mustRead(name string) []byte {

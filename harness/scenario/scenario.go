@@ -268,8 +268,8 @@ func (s *Scenario) Validate() error {
 	add := func(path, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
 	}
-	if strings.TrimSpace(s.Name) == "" {
-		add("name", "missing")
+	if err := CheckName("name", s.Name); err != nil {
+		errs = append(errs, err)
 	}
 	c := s.Cluster
 	cc := c.ClusterConfig()
@@ -298,6 +298,7 @@ func (s *Scenario) Validate() error {
 		}
 	case BackendSSH:
 		errs = append(errs, c.SSHSpec().Validate("cluster")...)
+		errs = append(errs, c.SSHSpec().CheckFiles("cluster")...)
 		if c.LogDirs > 1 || c.LogDirSize != "" || s.Topic.LogDir != nil {
 			add("cluster.log_dirs", "the ssh backend runs your hosts' own log.dirs (service.log_dirs): kchaos cannot add or bound log dirs there, place replicas in them, or fail disks (log_dirs, log_dir_size, topic.log_dir are for backend docker)")
 		}
@@ -436,6 +437,7 @@ func (s *Scenario) Validate() error {
 	}
 	_, outcomeErrs := s.Outcome.Checks("outcome", KnownSetting)
 	errs = append(errs, outcomeErrs...)
+	errs = append(errs, s.crossCheck()...)
 	return errors.Join(errs...)
 }
 

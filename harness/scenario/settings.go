@@ -83,17 +83,19 @@ func (s *Scenario) Settings() map[string]string {
 	if !ok {
 		uncleanCfg = s.Cluster.ControllerConfig[uncleanKey]
 	}
-	unclean := strings.EqualFold(uncleanCfg, "true")
+	// Values as Kafka reads them: trimmed, booleans in any case
+	// (KafkaConfigRules has refused what Kafka would not read).
+	unclean := strings.EqualFold(strings.TrimSpace(uncleanCfg), "true")
 	for _, st := range s.Nemesis.Steps {
 		if st.Fault == nemesis.FSetConfig {
-			if v := st.Config[uncleanKey]; v != nil && strings.EqualFold(*v, "true") {
+			if v := st.Config[uncleanKey]; v != nil && strings.EqualFold(strings.TrimSpace(*v), "true") {
 				unclean = true
 			}
 		}
 	}
-	minISR := s.Topic.Configs["min.insync.replicas"]
+	minISR := strings.TrimSpace(s.Topic.Configs["min.insync.replicas"])
 	if minISR == "" {
-		minISR = s.Cluster.BrokerConfig["min.insync.replicas"]
+		minISR = strings.TrimSpace(s.Cluster.BrokerConfig["min.insync.replicas"])
 	}
 	if minISR == "" {
 		minISR = "1"

@@ -111,3 +111,17 @@ func TestControllerDecidesUnclean(t *testing.T) {
 		t.Errorf("user config with unclean on: unclean = %s, want true", got)
 	}
 }
+
+// TestSettingsAsKafkaReadsThem (issue 28, item 4): the audit's facts
+// quote a value as Kafka reads it: " TRUE " is unclean election on and
+// " 2 " is min.insync.replicas 2, never "false" or a missing fact.
+func TestSettingsAsKafkaReadsThem(t *testing.T) {
+	s, err := Load("s1", []string{"topic.configs.unclean.leader.election.enable= TRUE ", "topic.configs.min.insync.replicas= 2 "})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := s.Settings()
+	if set["unclean"] != "true" || set["min.insync"] != "2" {
+		t.Errorf("settings %v: want unclean true, min.insync 2", set)
+	}
+}

@@ -1,0 +1,129 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// kafkaValue checks one Kafka config value as Kafka's ConfigDef parses it
+// (the value trimmed; booleans case-insensitive; INT 32-bit, LONG 64-bit,
+// SHORT 16-bit; enumerations exact), returning why Kafka would refuse it.
+type kafkaValue func(v string) error
+
+func intAtLeast(bits int, min int64) kafkaValue {
+	return func(v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, bits)
+		if err != nil {
+			return fmt.Errorf("%q: want a whole number (Kafka reads it as a %d-bit integer)", v, bits)
+		}
+		if n < min {
+			return fmt.Errorf("%q: want at least %d", v, min)
+		}
+		return nil
+	}
+}
+
+func boolean(v string) error {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "false":
+		return nil
+	}
+	return fmt.Errorf("%q: want true or false", v)
+}
+
+func oneOf(values ...string) kafkaValue {
+	return func(v string) error {
+		if slices.Contains(values, strings.TrimSpace(v)) {
+			return nil
+		}
+		return fmt.Errorf("%q: want %s (Kafka matches it exactly)", v, strings.Join(values, " or "))
+	}
+}
+
+func refused(why string) kafkaValue {
+	return func(string) error { return fmt.Errorf("%s", why) }
+}
+
+// KafkaConfigRules are the Kafka configs kchaos itself reads, sets or
+// explains (the audit's facts, the settings a matrix varies, the
+// writeback model's timestamp type), with the types and ranges Kafka's
+// own ConfigDef gives them: a value Kafka would refuse at start-up or at
+// topic creation is refused before any cluster, naming the key, and never
+// reported under another value (an audit that read "abc" as 1).
+var KafkaConfigRules = map[string]kafkaValue{
+	"min.insync.replicas":                      intAtLeast(32, 1),
+	"unclean.leader.election.enable":           boolean,
+	"default.replication.factor":               intAtLeast(32, 1),
+	"num.partitions":                           intAtLeast(32, 1),
+	"offsets.topic.replication.factor":         intAtLeast(16, 1),
+	"offsets.topic.num.partitions":             intAtLeast(32, 1),
+	"transaction.state.log.replication.factor": intAtLeast(16, 1),
+	"transaction.state.log.min.isr":            intAtLeast(32, 1),
+	"transaction.state.log.num.partitions":     intAtLeast(32, 1),
+	"log.flush.interval.messages":              intAtLeast(64, 1),
+	"log.flush.interval.ms":                    intAtLeast(64, 0),
+	"flush.messages":                           intAtLeast(64, 1),
+	"flush.ms":                                 intAtLeast(64, 0),
+	"message.timestamp.type":                   oneOf("CreateTime", "LogAppendTime"),
+	"log.message.timestamp.type":               oneOf("CreateTime", "LogAppendTime"),
+	"retention.ms":                             intAtLeast(64, -1),
+	"log.retention.ms":                         intAtLeast(64, -1),
+}
+
+// topicOnlyRules apply to a topic's configs only: not configs at all,
+// which Kafka refuses as unknown topic configs at creation (a broker only
+// warns about an unknown key), and a user who wrote them meant the
+// topic's own fields.
+var topicOnlyRules = map[string]kafkaValue{
+	"replication.factor": refused("not a topic config (Kafka refuses it at creation): set topic.replication_factor"),
+	"partitions":         refused("not a topic config (Kafka refuses it at creation): set topic.partitions"),
+}
+
+// CheckKafkaConfig reports each value of m that Kafka would refuse, each
+// error naming where.key; topic says m is a topic's configs. Keys kchaos
+// has no rule for are Kafka's to judge at start-up (the fail-fast start
+// quotes its refusal).
+func CheckKafkaConfig(where string, m map[string]string, topic bool) []error {
+	var errs []error
+	for _, k := range sortedKeys(m) {
+		rule, ok := KafkaConfigRules[strings.TrimSpace(k)]
+		if !ok && topic {
+			rule, ok = topicOnlyRules[strings.TrimSpace(k)]
+		}
+		if ok {
+			if err := rule(m[k]); err != nil {
+				errs = append(errs, fmt.Errorf("%s.%s: %w", where, k, err))
+			}
+		}
+	}
+	return errs
+}
+
+// checkKafkaConfigs checks every map of Kafka configs in the scenario:
+// the topic's, the brokers', the controllers', each broker's own, and the
+// values of live set-config steps (a null value deletes the key).
+func (s *Scenario) checkKafkaConfigs() []error {
+	errs := CheckKafkaConfig("topic.configs", s.Topic.Configs, true)
+	errs = append(errs, CheckKafkaConfig("cluster.broker_config", s.Cluster.BrokerConfig, false)...)
+	errs = append(errs, CheckKafkaConfig("cluster.controller_config", s.Cluster.ControllerConfig, false)...)
+	ids := make([]int, 0, len(s.Cluster.PerBroker))
+	for id := range s.Cluster.PerBroker {
+		ids = append(ids, int(id))
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		errs = append(errs, CheckKafkaConfig(fmt.Sprintf("cluster.per_broker.%d", id), s.Cluster.PerBroker[int32(id)], false)...)
+	}
+	for i, st := range s.Nemesis.Steps {
+		live := map[string]string{}
+		for k, v := range st.Config {
+			if v != nil {
+				live[k] = *v
+			}
+		}
+		errs = append(errs, CheckKafkaConfig(fmt.Sprintf("nemesis.steps[%d].config", i), live, true)...)
+	}
+	return errs
+}

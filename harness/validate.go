@@ -1,0 +1,73 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+// Validate checks a scenario or a suite (a built-in's name or a file;
+// a file holding `entries:` is a suite) exactly as run, suite and matrix
+// would before their first cluster, and describes what would run: a
+// scenario as run (every default filled, YAML), a suite as its cells.
+// Nothing is started. Problems are *scenario.BadInputError (exit 254).
+func Validate(nameOrFile string, opts SuiteOptions) (string, error) {
+	load := opts.Load
+	if load == nil {
+		load = scenario.Load
+	}
+	if !isSuite(nameOrFile) {
+		s, err := load(nameOrFile, opts.Sets)
+		if err != nil {
+			return "", err
+		}
+		b, err := s.Marshal()
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("# %s: valid scenario %s; it would run as:\n%s", nameOrFile, s.Name, b), nil
+	}
+	su, err := LoadSuite(nameOrFile)
+	if err != nil {
+		return "", err
+	}
+	cells, err := PlanSuite(su, opts)
+	if err != nil {
+		return "", err
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s: valid suite %s; %d cells:\n", nameOrFile, su.Name, len(cells))
+	for _, c := range cells {
+		if c.scenario == nil {
+			fmt.Fprintf(&b, "%s  (%s: %s)\n", c.cell.ID, c.cell.Status, c.cell.Reason)
+			continue
+		}
+		fmt.Fprintln(&b, c.cell.ID)
+	}
+	return b.String(), nil
+}
+
+// isSuite: a built-in suite's name, or a file whose top level has
+// `entries:` (a scenario never does).
+func isSuite(nameOrFile string) bool {
+	if slices.Contains(BuiltinSuites(), nameOrFile) {
+		if _, ok := scenario.BuiltinYAML(nameOrFile); !ok {
+			return true
+		}
+	}
+	b, err := os.ReadFile(nameOrFile)
+	if err != nil {
+		return false
+	}
+	var top map[string]yaml.Node
+	if yaml.Unmarshal(b, &top) != nil {
+		return false
+	}
+	_, ok := top["entries"]
+	return ok
+}
