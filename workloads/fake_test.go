@@ -61,8 +61,7 @@ func newTestWorkload(t *testing.T, cfg Config, d Driver) (*Workload, *histories.
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	w := &Workload{cfg: cfg, drv: d, bootstrap: []string{"fake:9092"}, rec: rec,
-		c: newCounters(), parts: newPartitioner(cfg), limiter: newLimiter(cfg.Rate), stopCh: make(chan struct{})}
+	w := newWorkload(cfg, d, []string{"fake:9092"}, rec)
 	return w, rec, &buf
 }
 

@@ -26,6 +26,11 @@ type Workload struct {
 	ran       atomic.Bool
 	stopOnce  sync.Once
 	stopCh    chan struct{} // closed by Stop
+	// prodStopCh is closed by StopProducers: the producers send no more,
+	// the consumers and group members go on until the run ends.
+	prodStopOnce sync.Once
+	prodStopCh   chan struct{}
+	prodDone     chan struct{} // closed when Run's producers have returned
 	slots     []*memberSlot // group members (workload.group), made by New
 	// pcs are the plain producer clients while Run produces, for
 	// CrashProducer (nil before and after).
@@ -47,9 +52,7 @@ func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 		return nil, errors.New("workload: no recorder")
 	}
 	drv, _ := DriverFor(cfg.Driver)
-	w := &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
-		c: newCounters(), parts: newPartitioner(cfg), limiter: newLimiter(cfg.Rate),
-		stopCh: make(chan struct{})}
+	w := newWorkload(cfg, drv, bootstrap, rec)
 	if cfg.Group.Enabled() {
 		slots, err := w.newSlots()
 		if err != nil {
@@ -66,6 +69,35 @@ func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 // flight are canceled and complete as info. Stop may be called at any
 // time, more than once, before or during Run.
 func (w *Workload) Stop() { w.stopOnce.Do(func() { close(w.stopCh) }) }
+
+// newWorkload makes a Workload of a checked cfg (New; tests with fake
+// drivers).
+func newWorkload(cfg Config, drv Driver, bootstrap []string, rec Recorder) *Workload {
+	return &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
+		c: newCounters(), parts: newPartitioner(cfg), limiter: newLimiter(cfg.Rate),
+		stopCh: make(chan struct{}), prodStopCh: make(chan struct{}), prodDone: make(chan struct{})}
+}
+
+// StopProducers ends the producing half of the run, as the end of
+// cfg.Duration does for it (no new sends or transactions; a transaction
+// under way ends as it would at the end of the run), while consumers and
+// group members go on reading until the run ends. It returns once the
+// producers have returned, or ctx ends, with what it did for the op's
+// details. It is the stop-producers step's half: a story that needs a
+// producer to go silent (a transaction left open on a partition that no
+// later marker of the same producer may close, KAFKA-20716).
+func (w *Workload) StopProducers(ctx context.Context) (map[string]any, error) {
+	began := time.Now()
+	w.prodStopOnce.Do(func() { close(w.prodStopCh) })
+	select {
+	case <-w.prodDone:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	st := w.Stats()
+	return map[string]any{"producers": w.cfg.Producers, "transactional": w.cfg.Transactions.Enabled,
+		"acked": st.Acked, "stopped_ms": time.Since(began).Milliseconds()}, nil
+}
 
 // Config is the workload's configuration with defaults filled.
 func (w *Workload) Config() Config { return w.cfg }
@@ -138,13 +170,23 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 2+len(consumers))
 	wg.Add(1)
-	prodDone := make(chan struct{})
+	prodDone := w.prodDone
+	// The producers stop at the end of the run, or earlier at StopProducers.
+	prodStop, stopProd := context.WithCancel(stop)
+	defer stopProd()
+	go func() {
+		select {
+		case <-w.prodStopCh:
+			stopProd()
+		case <-prodStop.Done():
+		}
+	}()
 	go func() {
 		defer wg.Done()
 		defer close(prodDone)
-		run := func() error { return w.runProducers(stop, ops, producers) }
+		run := func() error { return w.runProducers(prodStop, ops, producers) }
 		if w.cfg.Transactions.Enabled {
-			run = func() error { return w.runTxnProducers(stop, ops, txns, reg) }
+			run = func() error { return w.runTxnProducers(prodStop, ops, txns, reg) }
 		}
 		if err := run(); err != nil {
 			errs <- err
