@@ -31,7 +31,7 @@ type Workload struct {
 	prodStopOnce sync.Once
 	prodStopCh   chan struct{}
 	prodDone     chan struct{} // closed when Run's producers have returned
-	slots     []*memberSlot // group members (workload.group), made by New
+	slots        []*memberSlot // group members (workload.group), made by New
 	// pcs are the plain producer clients while Run produces, for
 	// CrashProducer (nil before and after).
 	pcMu sync.Mutex
