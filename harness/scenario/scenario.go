@@ -126,6 +126,16 @@ type FinalSpec struct {
 	// workloads.DefaultFinalReadTimeout). It is the only final-read bound a
 	// scenario has: workload.final_read_timeout is refused.
 	ReadTimeout workloads.Duration `yaml:"read_timeout,omitempty"`
+	// AbortHanging is what an operator does once read_committed consumers
+	// are stuck (KAFKA-20716): after the final read, every transaction that
+	// holds a partition's last stable offset and that its coordinator does
+	// not hold open (what `kafka-transactions.sh find-hanging` lists) is
+	// aborted as `kafka-transactions.sh abort` does (the abort-hanging
+	// fault, recorded as a nemesis op), and every partition is read again:
+	// the history then shows the hang and what the recovery cost. It needs
+	// a read_committed final read (transactions, or isolation
+	// read_committed).
+	AbortHanging bool `yaml:"abort_hanging,omitempty"`
 }
 
 // TxnVersionDefault is cluster.transaction_version's "the release's level".
@@ -349,6 +359,9 @@ func (s *Scenario) Validate() error {
 	}
 	if s.Final.ReadTimeout <= 0 {
 		add("final.read_timeout", "%s: want > 0", s.Final.ReadTimeout)
+	}
+	if wc := s.WorkloadConfig(); s.Final.AbortHanging && !histories.IsReadCommitted(wc.FinalReadIsolation()) {
+		add("final.abort_hanging", "needs a read_committed final read (workload.transactions.enabled, or workload.isolation read_committed)")
 	}
 	if r := s.Nemesis.Random; r != nil && r.Seed != 0 && s.Seed != 0 && r.Seed != s.Seed {
 		add("nemesis.random.seed", "%d differs from seed %d: set one (each defaults to the other)", r.Seed, s.Seed)
