@@ -1,9 +1,10 @@
+//go:build integration
+
 package admin_test
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -14,17 +15,16 @@ import (
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // The admin requests against a real cluster (1 controller + 3 brokers):
 // what the unit tests fake, answered by Kafka.
 func TestAdminAgainstACluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION")})
+	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: testenv.KafkaVersion()})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

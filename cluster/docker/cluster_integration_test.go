@@ -1,3 +1,5 @@
+//go:build integration
+
 package docker_test
 
 import (
@@ -15,21 +17,20 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/cluster/docker"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // startCluster starts 1 controller + 3 brokers on racks a: [0,1], b: [2]
 // and registers its teardown.
 func startCluster(t *testing.T, elr *bool) *docker.Cluster {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	logs := t.TempDir()
 	begin := time.Now()
 	c, err := docker.Start(ctx, cluster.Config{
-		KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
+		KafkaVersion: testenv.KafkaVersion(),
 		Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
 		ELR:          elr,
 		LogDir:       logs,
@@ -233,12 +234,10 @@ func TestClusterKillRestartKeepsData(t *testing.T) {
 // TestClusterThreeControllers: a 3-controller quorum comes up, elects an
 // active controller that the admin API names, and survives losing it.
 func TestClusterThreeControllers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"), Controllers: 3})
+	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: testenv.KafkaVersion(), Controllers: 3})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

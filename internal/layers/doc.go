@@ -1,5 +1,6 @@
 // Package layers holds the test that keeps kchaos's imports pointing down.
-// It reads every package's imports with `go list -json ./...` and fails
+// It reads every package's imports with `go list -json ./...` (with the
+// `integration` build tag, so integration tests count too) and fails
 // when a package imports one above it or beside it:
 //
 //	cmd → harness (run, matrix, store, scenario) → nemesis, workloads
