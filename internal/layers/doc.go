@@ -16,5 +16,5 @@
 // functions of a history: no cluster, no Docker, no Kafka client, not
 // even through another package. A package this table does not place is
 // an error too: a new package must take its place in the layering (and a
-// row in the README's layout table).
+// row in the layout table of docs/architecture.md).
 package layers

@@ -148,7 +148,7 @@ func TestImportsPointDown(t *testing.T) {
 		name, _ := rel(p.ImportPath)
 		from, ok := groupOf(name)
 		if !ok {
-			t.Errorf("package %s has no place in the layering: add it to internal/layers and the README's layout table", name)
+			t.Errorf("package %s has no place in the layering: add it to internal/layers and the layout table of docs/architecture.md", name)
 			continue
 		}
 		check := func(imports []string, allowed []group, what string) {
