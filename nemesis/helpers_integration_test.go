@@ -57,16 +57,7 @@ func startConfig(t *testing.T, cfg cluster.Config) *harness {
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := c.Teardown(ctx); err != nil {
-			t.Errorf("teardown: %v", err)
-		}
-		if ctrs, nets, _ := docker.Labelled(ctx, c.RunID()); len(ctrs)+len(nets) != 0 {
-			t.Errorf("after teardown %d containers and %d networks of run %s remain", len(ctrs), len(nets), c.RunID())
-		}
-	})
+	testenv.TearDown(t, c, docker.Labelled)
 	t.Logf("cluster %s ready in %s", c.RunID(), since(begin))
 	adm, err := c.Admin()
 	if err != nil {

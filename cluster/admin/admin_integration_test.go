@@ -28,13 +28,7 @@ func TestAdminAgainstACluster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	t.Cleanup(func() {
-		tctx, tcancel := context.WithTimeout(context.Background(), time.Minute)
-		defer tcancel()
-		if err := c.Teardown(tctx); err != nil {
-			t.Errorf("teardown: %v", err)
-		}
-	})
+	testenv.TearDown(t, c, docker.Labelled)
 	adm, err := c.Admin()
 	if err != nil {
 		t.Fatal(err)

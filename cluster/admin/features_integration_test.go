@@ -32,7 +32,7 @@ func TestSetFeatureLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = c.Teardown(context.Background()) }()
+	testenv.TearDown(t, c, docker.Labelled)
 	adm, err := c.Admin()
 	if err != nil {
 		t.Fatal(err)

@@ -39,19 +39,8 @@ func startCluster(t *testing.T, elr *bool) *docker.Cluster {
 		t.Fatalf("start: %v", err)
 	}
 	t.Logf("cluster %s ready in %s", c.RunID(), time.Since(begin).Round(100*time.Millisecond))
+	// Registered first, so it runs after the teardown copied the logs.
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := c.Teardown(ctx); err != nil {
-			t.Errorf("teardown: %v", err)
-		}
-		ctrs, nets, err := docker.Labelled(ctx, c.RunID())
-		if err != nil {
-			t.Errorf("list labelled: %v", err)
-		}
-		if len(ctrs)+len(nets) != 0 {
-			t.Errorf("after teardown %d containers and %d networks of run %s remain", len(ctrs), len(nets), c.RunID())
-		}
 		for _, n := range []string{"broker-0.log", "controller-1000.log"} {
 			b, err := os.ReadFile(filepath.Join(logs, n))
 			if err != nil || !strings.Contains(string(b), "Kafka") {
@@ -59,6 +48,7 @@ func startCluster(t *testing.T, elr *bool) *docker.Cluster {
 			}
 		}
 	})
+	testenv.TearDown(t, c, docker.Labelled)
 	return c
 }
 
@@ -241,11 +231,7 @@ func TestClusterThreeControllers(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = c.Teardown(ctx)
-	})
+	testenv.TearDown(t, c, docker.Labelled)
 	if n := len(c.Controllers()); n != 3 {
 		t.Fatalf("%d controllers, want 3", n)
 	}

@@ -93,3 +93,45 @@ func Program(t TB, path, target string) {
 		t.Fatalf("integration test: %s is missing (%v); `make %s` installs it", path, err, target)
 	}
 }
+
+// CleanupTB is what TearDown needs of a *testing.T or *testing.B.
+type CleanupTB interface {
+	Helper()
+	Cleanup(func())
+	Errorf(format string, args ...any)
+}
+
+// Cluster is what TearDown needs of a cluster a test started.
+type Cluster interface {
+	RunID() string
+	Teardown(ctx context.Context) error
+}
+
+// Labelled lists the containers and networks labelled with a run id that
+// still exist (the Docker backend's docker.Labelled).
+type Labelled func(ctx context.Context, runID string) (containers, networks []string, err error)
+
+// TearDown registers c's teardown as a cleanup of t, and then, when left
+// is given, the check that nothing labelled with its run id remains: a
+// test that leaves containers behind fails, as a run that did would.
+// Cleanups run last-registered first, so a check that needs the teardown
+// done (the brokers' logs copied) is registered before TearDown.
+func TearDown(t CleanupTB, c Cluster, left Labelled) {
+	t.Helper()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := c.Teardown(ctx); err != nil {
+			t.Errorf("teardown of run %s: %v", c.RunID(), err)
+		}
+		if left == nil {
+			return
+		}
+		ctrs, nets, err := left(ctx, c.RunID())
+		if err != nil {
+			t.Errorf("list what run %s left: %v", c.RunID(), err)
+		} else if len(ctrs)+len(nets) != 0 {
+			t.Errorf("after teardown %d containers and %d networks of run %s remain", len(ctrs), len(nets), c.RunID())
+		}
+	})
+}

@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -66,5 +68,66 @@ func TestStoreAndVersion(t *testing.T) {
 		if v := KafkaVersion(); v != tc.version {
 			t.Errorf("KafkaVersion with %s=%q: %q", EnvKafkaVersion, tc.version, v)
 		}
+	}
+}
+
+// fakeCleanup records cleanups and errors, so TearDown's checks can be run
+// and seen to fail.
+type fakeCleanup struct {
+	cleanups []func()
+	errs     []string
+}
+
+func (f *fakeCleanup) Helper()           {}
+func (f *fakeCleanup) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
+func (f *fakeCleanup) Errorf(format string, args ...any) {
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+
+type fakeCluster struct {
+	err  error
+	down bool
+}
+
+func (c *fakeCluster) RunID() string                  { return "run-1" }
+func (c *fakeCluster) Teardown(context.Context) error { c.down = true; return c.err }
+
+// TestTearDown: the teardown runs at cleanup, and a failed teardown or a
+// container left behind fails the test.
+func TestTearDown(t *testing.T) {
+	left := func(n int) Labelled {
+		return func(_ context.Context, runID string) ([]string, []string, error) {
+			if runID != "run-1" {
+				return nil, nil, fmt.Errorf("asked for run %q", runID)
+			}
+			return make([]string, n), nil, nil
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		teardown error
+		left     Labelled
+		want     []string
+	}{
+		{name: "clean", left: left(0)},
+		{name: "no leftover check", left: nil},
+		{name: "teardown fails", teardown: errors.New("boom"), left: left(0), want: []string{"teardown of run run-1: boom"}},
+		{name: "container left", left: left(2), want: []string{"after teardown 2 containers and 0 networks of run run-1 remain"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var f fakeCleanup
+			c := &fakeCluster{err: tc.teardown}
+			TearDown(&f, c, tc.left)
+			if c.down || len(f.cleanups) != 1 {
+				t.Fatalf("teardown ran before cleanup (%v) or %d cleanups registered", c.down, len(f.cleanups))
+			}
+			f.cleanups[0]()
+			if !c.down {
+				t.Error("cleanup did not tear the cluster down")
+			}
+			if strings.Join(f.errs, "; ") != strings.Join(tc.want, "; ") {
+				t.Errorf("errors %q, want %q", f.errs, tc.want)
+			}
+		})
 	}
 }
