@@ -1,3 +1,5 @@
+//go:build integration
+
 package harness_test
 
 import (
@@ -113,7 +115,7 @@ func (g groupRun) nemesisOK(f string) []histories.Event {
 // all three and g2, g3 under franz classic; the other variants run under
 // make test-scenarios (KCHAOS_ALL_SCENARIOS=1), to keep make test within
 // its time (each story takes about a minute). All nine passed together
-// on 2026-12-01 (README, "Consumer groups").
+// on 2026-12-01 (docs/measured/groups.md).
 func groupStory(t *testing.T, name string, body func(t *testing.T, r scenarioRun, g groupRun)) {
 	for i, v := range groupVariants {
 		t.Run(v.driver+"/"+v.protocol, func(t *testing.T) {

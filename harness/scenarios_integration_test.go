@@ -1,3 +1,5 @@
+//go:build integration
+
 package harness_test
 
 import (
@@ -14,6 +16,7 @@ import (
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // The seed scenarios on real clusters. Each test asserts the outcome column
@@ -37,10 +40,8 @@ func runScenario(t *testing.T, name string, sets ...string) scenarioRun {
 // at another backend's cluster (the SSH test hosts).
 func runScenarioOn(t *testing.T, prepare func(*testing.T, *scenario.Scenario), name string, sets ...string) scenarioRun {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
-	if v := os.Getenv("KCHAOS_KAFKA_VERSION"); v != "" {
+	testenv.Docker(t)
+	if v := testenv.KafkaVersion(); v != "" {
 		sets = append(sets, "cluster.kafka="+v)
 	}
 	s, err := scenario.Load(name, sets)
@@ -50,10 +51,7 @@ func runScenarioOn(t *testing.T, prepare func(*testing.T, *scenario.Scenario), n
 	if prepare != nil {
 		prepare(t, s)
 	}
-	store := os.Getenv("KCHAOS_TEST_STORE")
-	if store == "" {
-		store = t.TempDir()
-	}
+	store := testenv.Store(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	out, err := harness.Run(ctx, s, harness.Options{Store: store})

@@ -1,10 +1,13 @@
+//go:build integration
+
 package harness
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
+
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // BenchmarkSuiteCell runs one suite cell (s1 on the default or
@@ -13,15 +16,13 @@ import (
 // kchaos's overhead per cell (cluster start, check, report, teardown).
 // Target: overhead at most 20 s.
 func BenchmarkSuiteCell(b *testing.B) {
-	if testing.Short() {
-		b.Skip("needs Docker and the Kafka image")
-	}
+	testenv.Docker(b)
 	s, err := LoadSuite("seeds")
 	if err != nil {
 		b.Fatal(err)
 	}
 	var kafka []string
-	if v := os.Getenv("KCHAOS_KAFKA_VERSION"); v != "" {
+	if v := testenv.KafkaVersion(); v != "" {
 		kafka = []string{v}
 	} else {
 		kafka = []string{"latest"}

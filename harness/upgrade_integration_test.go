@@ -1,3 +1,5 @@
+//go:build integration
+
 package harness_test
 
 import (
@@ -8,6 +10,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // The upgrade scenarios u1 and u2 (a cluster created on 3.9, upgraded in
@@ -134,7 +137,7 @@ func (r scenarioRun) elrSeen(t *testing.T) bool {
 // pinVersions keeps the scenario's own releases (created on 3.9.2,
 // upgraded to the newest): make test's KCHAOS_KAFKA_VERSION would change
 // the release the cluster is created on, which is the point of the story.
-func pinVersions(t *testing.T) { t.Setenv("KCHAOS_KAFKA_VERSION", "") }
+func pinVersions(t *testing.T) { t.Setenv(testenv.EnvKafkaVersion, "") }
 
 func TestUpgradeU1InPlaceKeepsELROff(t *testing.T) {
 	pinVersions(t)

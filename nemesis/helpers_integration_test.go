@@ -1,10 +1,11 @@
+//go:build integration
+
 package nemesis_test
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/testenv"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -24,7 +26,7 @@ import (
 // racks a: [0 1] and b: [2]. Run them one at a time, under the machine's
 // Docker lock:
 //
-//	flock /tmp/kchaos-docker.lock go test -run TestX -v ./nemesis/
+//	flock /tmp/kchaos-cluster.lock go test -tags integration -run TestX -v ./nemesis/
 
 // harness is one test's cluster, admin client, env and history.
 type harness struct {
@@ -44,29 +46,18 @@ func start(t *testing.T, brokerConfig map[string]string) *harness {
 // dirs); version, racks and the log folder are the tests' own.
 func startConfig(t *testing.T, cfg cluster.Config) *harness {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	begin := time.Now()
-	cfg.KafkaVersion = os.Getenv("KCHAOS_KAFKA_VERSION")
+	cfg.KafkaVersion = testenv.KafkaVersion()
 	cfg.Racks = cluster.Racks{"a": {0, 1}, "b": {2}}
 	cfg.LogDir = filepath.Join(t.TempDir(), "logs")
 	c, err := docker.Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := c.Teardown(ctx); err != nil {
-			t.Errorf("teardown: %v", err)
-		}
-		if ctrs, nets, _ := docker.Labelled(ctx, c.RunID()); len(ctrs)+len(nets) != 0 {
-			t.Errorf("after teardown %d containers and %d networks of run %s remain", len(ctrs), len(nets), c.RunID())
-		}
-	})
+	testenv.TearDown(t, c, docker.Labelled)
 	t.Logf("cluster %s ready in %s", c.RunID(), since(begin))
 	adm, err := c.Admin()
 	if err != nil {

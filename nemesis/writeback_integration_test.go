@@ -1,3 +1,5 @@
+//go:build integration
+
 package nemesis_test
 
 import (

@@ -1,3 +1,5 @@
+//go:build integration
+
 package report
 
 import (
@@ -6,18 +8,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // TestScreenshotInChromium renders the report in Debian's headless
 // Chromium with networking off: the page must lay out into a picture with
 // content. A blank page must be caught, or the check would prove nothing.
 func TestScreenshotInChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
-	if _, err := os.Stat(ChromiumPath); err != nil {
-		t.Skipf("%s not installed (make installs Debian's chromium)", ChromiumPath)
-	}
+	testenv.Program(t, ChromiumPath, "chromium")
 	tests := []struct {
 		name    string
 		setup   func(t *testing.T, dir string)

@@ -1,10 +1,11 @@
+//go:build integration
+
 package workloads
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/cluster/docker"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // One 1-controller, 3-broker cluster serves every integration test and
@@ -48,23 +50,18 @@ type tb interface {
 	Cleanup(func())
 }
 
-// sharedCluster starts the cluster on first use. It skips under -short and
-// when Docker or the Kafka image is missing.
+// sharedCluster starts the cluster on first use. It fails the test when
+// Docker or the Kafka image is missing.
 func sharedCluster(t tb) *docker.Cluster {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration: needs Docker and the Kafka image (skipped under -short)")
-	}
-	if err := exec.Command("docker", "info").Run(); err != nil {
-		t.Skipf("docker unavailable: %v", err)
-	}
+	testenv.Docker(t)
 	shared.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		begin := time.Now()
 		logs, _ := os.MkdirTemp("", "kchaos-workloads-logs-")
 		shared.c, shared.err = docker.Start(ctx, cluster.Config{
-			KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
+			KafkaVersion: testenv.KafkaVersion(),
 			Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
 			LogDir:       logs, // the brokers' logs, copied at teardown
 		})

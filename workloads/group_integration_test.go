@@ -1,3 +1,5 @@
+//go:build integration
+
 package workloads
 
 import (
@@ -13,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // TestGroupWorkload runs three group members per driver, protocol and
@@ -66,7 +69,7 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 	defer cancel()
 	// KCHAOS_TEST_STORE keeps the history for a look after the test.
 	dir := t.TempDir()
-	if d := os.Getenv("KCHAOS_TEST_STORE"); d != "" {
+	if d := os.Getenv(testenv.EnvStore); d != "" {
 		dir = filepath.Join(d, topic)
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)

@@ -1,9 +1,10 @@
+//go:build integration
+
 package admin_test
 
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -14,27 +15,20 @@ import (
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // The admin requests against a real cluster (1 controller + 3 brokers):
 // what the unit tests fake, answered by Kafka.
 func TestAdminAgainstACluster(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION")})
+	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: testenv.KafkaVersion()})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	t.Cleanup(func() {
-		tctx, tcancel := context.WithTimeout(context.Background(), time.Minute)
-		defer tcancel()
-		if err := c.Teardown(tctx); err != nil {
-			t.Errorf("teardown: %v", err)
-		}
-	})
+	testenv.TearDown(t, c, docker.Labelled)
 	adm, err := c.Admin()
 	if err != nil {
 		t.Fatal(err)

@@ -1,26 +1,26 @@
+//go:build integration
+
 package admin_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/cluster/docker"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // TestSetFeatureLive: a cluster formatted with ELR off reports
 // eligible.leader.replicas.version 0 (or none); raising it live makes every
 // broker report 1, which is how an in-place upgrade turns ELR on.
 func TestSetFeatureLive(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	v := os.Getenv("KCHAOS_KAFKA_VERSION")
+	v := testenv.KafkaVersion()
 	if v == "" {
 		v = cluster.DefaultKafkaVersion
 	}
@@ -32,7 +32,7 @@ func TestSetFeatureLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = c.Teardown(context.Background()) }()
+	testenv.TearDown(t, c, docker.Labelled)
 	adm, err := c.Admin()
 	if err != nil {
 		t.Fatal(err)

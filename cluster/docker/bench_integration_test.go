@@ -1,3 +1,5 @@
+//go:build integration
+
 package docker_test
 
 import (
@@ -8,6 +10,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/docker"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // BenchmarkClusterReady measures a cluster start (1 controller + 3 brokers)
@@ -16,14 +19,12 @@ import (
 // another image to compare (for example one built without the
 // class-data-sharing archive).
 func BenchmarkClusterReady(b *testing.B) {
-	if testing.Short() {
-		b.Skip("needs Docker and the Kafka image")
-	}
+	testenv.Docker(b)
 	var total time.Duration
 	for i := 0; i < b.N; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		begin := time.Now()
-		c, err := docker.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
+		c, err := docker.Start(ctx, cluster.Config{KafkaVersion: testenv.KafkaVersion(),
 			Image: os.Getenv("KCHAOS_IMAGE"), Racks: cluster.Racks{"a": {0, 1}, "b": {2}}})
 		took := time.Since(begin)
 		if err != nil {

@@ -1,3 +1,5 @@
+//go:build integration
+
 package docker_test
 
 import (
@@ -15,21 +17,20 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/cluster/docker"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // startCluster starts 1 controller + 3 brokers on racks a: [0,1], b: [2]
 // and registers its teardown.
 func startCluster(t *testing.T, elr *bool) *docker.Cluster {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	logs := t.TempDir()
 	begin := time.Now()
 	c, err := docker.Start(ctx, cluster.Config{
-		KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
+		KafkaVersion: testenv.KafkaVersion(),
 		Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
 		ELR:          elr,
 		LogDir:       logs,
@@ -38,19 +39,8 @@ func startCluster(t *testing.T, elr *bool) *docker.Cluster {
 		t.Fatalf("start: %v", err)
 	}
 	t.Logf("cluster %s ready in %s", c.RunID(), time.Since(begin).Round(100*time.Millisecond))
+	// Registered first, so it runs after the teardown copied the logs.
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := c.Teardown(ctx); err != nil {
-			t.Errorf("teardown: %v", err)
-		}
-		ctrs, nets, err := docker.Labelled(ctx, c.RunID())
-		if err != nil {
-			t.Errorf("list labelled: %v", err)
-		}
-		if len(ctrs)+len(nets) != 0 {
-			t.Errorf("after teardown %d containers and %d networks of run %s remain", len(ctrs), len(nets), c.RunID())
-		}
 		for _, n := range []string{"broker-0.log", "controller-1000.log"} {
 			b, err := os.ReadFile(filepath.Join(logs, n))
 			if err != nil || !strings.Contains(string(b), "Kafka") {
@@ -58,6 +48,7 @@ func startCluster(t *testing.T, elr *bool) *docker.Cluster {
 			}
 		}
 	})
+	testenv.TearDown(t, c, docker.Labelled)
 	return c
 }
 
@@ -233,20 +224,14 @@ func TestClusterKillRestartKeepsData(t *testing.T) {
 // TestClusterThreeControllers: a 3-controller quorum comes up, elects an
 // active controller that the admin API names, and survives losing it.
 func TestClusterThreeControllers(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"), Controllers: 3})
+	c, err := docker.Start(ctx, cluster.Config{KafkaVersion: testenv.KafkaVersion(), Controllers: 3})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = c.Teardown(ctx)
-	})
+	testenv.TearDown(t, c, docker.Labelled)
 	if n := len(c.Controllers()); n != 3 {
 		t.Fatalf("%d controllers, want 3", n)
 	}

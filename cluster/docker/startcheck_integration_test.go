@@ -1,9 +1,10 @@
+//go:build integration
+
 package docker_test
 
 import (
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/docker"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // TestStartFailsFastOnFormatError gives broker 1 a config value Kafka
@@ -18,16 +20,14 @@ import (
 // start must fail within seconds (not after the 150 s readiness limit),
 // name broker 1 and quote Kafka's error, and leave nothing behind.
 func TestStartFailsFastOnFormatError(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	runID := cluster.NewRunID()
 	begin := time.Now()
 	c, err := docker.Start(ctx, cluster.Config{
 		RunID:        runID,
-		KafkaVersion: os.Getenv("KCHAOS_KAFKA_VERSION"),
+		KafkaVersion: testenv.KafkaVersion(),
 		PerBroker:    map[int32]map[string]string{1: {"num.network.threads": "abc"}},
 	})
 	took := time.Since(begin)
@@ -60,9 +60,7 @@ func TestStartFailsFastOnFormatError(t *testing.T) {
 // start error names the key, quotes Kafka and says why an older release
 // took it. On 4.1.2 the same line starts (when that image is built).
 func TestStrictListConfigRefusal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	const key, value = "ssl.cipher.suites", "TLS_AES_128_GCM_SHA256,,TLS_AES_256_GCM_SHA384"
 	for _, tc := range []struct {
 		version string

@@ -1,3 +1,5 @@
+//go:build integration
+
 package ssh_test
 
 import (
@@ -17,15 +19,14 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	sshb "github.com/kchaos/kchaos/cluster/ssh"
 	"github.com/kchaos/kchaos/cluster/ssh/sshtest"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // TestSSHBackend drives one test cluster through the SSH backend alone:
 // state, pause and resume, kill and start, iptables through Exec, the
 // log dir's files, the state file, and Clean.
 func TestSSHBackend(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the test host image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	cfg := cluster.Config{}
@@ -141,9 +142,7 @@ func TestSSHBackend(t *testing.T) {
 // in-process agent on a unix socket holds the test key) and runs every
 // command through sudo -n, as on hosts where kchaos's user is not root.
 func TestSSHAgentAndSudo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the test host image")
-	}
+	testenv.Docker(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	cfg := cluster.Config{}

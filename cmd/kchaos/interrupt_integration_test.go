@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // A small story: the leader is paused during a long workload, so an
@@ -42,9 +45,7 @@ final: {recover_timeout: 60s, read_timeout: 20s}
 // check: no container or network with the run's label remains, it exits
 // within the teardown bound, and results.json says "interrupted".
 func TestInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	testenv.Docker(t)
 	bin := filepath.Join(t.TempDir(), "kchaos")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
@@ -63,7 +64,7 @@ var runIDRE = regexp.MustCompile(`\(run ([0-9T]+-[0-9a-f]+)\)`)
 func interruptRun(t *testing.T, bin, file string, sig syscall.Signal) {
 	store := t.TempDir()
 	args := []string{"run", file, "--store", store, "--no-screenshot"}
-	if v := os.Getenv("KCHAOS_KAFKA_VERSION"); v != "" {
+	if v := testenv.KafkaVersion(); v != "" {
 		args = append(args, "--kafka", v)
 	}
 	cmd := exec.Command(bin, args...)

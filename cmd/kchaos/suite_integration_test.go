@@ -1,3 +1,5 @@
+//go:build integration
+
 package main
 
 import (
@@ -5,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // TestSuiteGate runs `kchaos suite seeds` on real clusters: s1, s2 and s4
@@ -14,10 +18,8 @@ import (
 // its followers accepts every send instead of refusing them with
 // NOT_ENOUGH_REPLICAS.
 func TestSuiteGate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
-	version := os.Getenv("KCHAOS_KAFKA_VERSION")
+	testenv.Docker(t)
+	version := testenv.KafkaVersion()
 	if version == "" {
 		version = "latest"
 	}

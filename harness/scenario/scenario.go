@@ -73,7 +73,7 @@ type ClusterSpec struct {
 	LogDirSize string `yaml:"log_dir_size,omitempty"`
 	// Backend is "docker" (also when empty) or "ssh": the operator's own hosts,
 	// described by Hosts, SSH and Service, and confirmed by ConfirmOwner
-	// (docs in README, "Your own hosts over SSH").
+	// (docs/ssh.md).
 	Backend      string        `yaml:"backend,omitempty"`
 	Hosts        []sshb.Host   `yaml:"hosts,omitempty"`
 	SSH          *sshb.Auth    `yaml:"ssh,omitempty"`

@@ -1,5 +1,6 @@
 // Package layers holds the test that keeps kchaos's imports pointing down.
-// It reads every package's imports with `go list -json ./...` and fails
+// It reads every package's imports with `go list -json ./...` (with the
+// `integration` build tag, so integration tests count too) and fails
 // when a package imports one above it or beside it:
 //
 //	cmd → harness (run, matrix, store, scenario) → nemesis, workloads
@@ -15,5 +16,5 @@
 // functions of a history: no cluster, no Docker, no Kafka client, not
 // even through another package. A package this table does not place is
 // an error too: a new package must take its place in the layering (and a
-// row in the README's layout table).
+// row in the layout table of docs/architecture.md).
 package layers
