@@ -1,3 +1,5 @@
+//go:build integration
+
 package harness
 
 import (
@@ -7,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kchaos/kchaos/internal/testenv"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -18,9 +21,7 @@ import (
 //
 //	flock /tmp/kchaos-cluster.lock go test -count=1 -p 1 -run TestAuditStoriesThatCannotStart ./harness/
 func TestAuditStoriesThatCannotStart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Docker")
-	}
+	testenv.Docker(t)
 	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	store := t.TempDir()
 	opts := AuditOptions{Options: Options{Store: store, NoScreenshot: true}, Kafka: "4.0.0",

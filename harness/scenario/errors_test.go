@@ -36,6 +36,8 @@ nemesis:
 		{"with --set", "name: s\n", []string{"workload.bogus=1", "cluster.elr=maybe"},
 			[]string{"with --set workload.bogus=1", "field bogus not found", `cluster.elr: "maybe"`}},
 		{"syntax", "name: [\n", nil, []string{"yaml:"}},
+		{"abort_hanging without a read_committed final read", "name: h\nfinal:\n  abort_hanging: true\n", nil,
+			[]string{"final.abort_hanging: needs a read_committed final read"}},
 		{"member fault without a group", "name: m\nnemesis:\n  steps:\n    - fault: member-kill\n", nil,
 			[]string{"nemesis.steps[0]: member-kill needs workload.group"}},
 		{"member fault naming no member", "name: m\nworkload:\n  group: {id: g, members: 2}\nnemesis:\n  steps:\n    - fault: member-kill\n      member: member-5\n", nil,

@@ -32,6 +32,7 @@ type effect struct {
 	Workload                  workloads.Config
 	Nemesis                   nemesis.Schedule
 	HealTimeout               time.Duration
+	AbortHanging              bool
 	Checks                    []expect.Check
 }
 
@@ -40,7 +41,7 @@ func effectOf(s *Scenario) effect {
 	cc.Defaults()
 	return effect{Name: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
 		Cluster: cc, Topic: s.TopicSpec(), Workload: s.WorkloadConfig(), Nemesis: s.Nemesis,
-		HealTimeout: s.Final.RecoverTimeout.Std(), Checks: s.Checks()}
+		HealTimeout: s.Final.RecoverTimeout.Std(), AbortHanging: s.Final.AbortHanging, Checks: s.Checks()}
 }
 
 func loadText(t *testing.T, text string, sets ...string) (*Scenario, error) {
@@ -192,6 +193,8 @@ var fieldCases = []struct {
 		func(_, a effect) bool { return a.HealTimeout == 30*time.Second }},
 	{"final.read_timeout", nil, []string{"final.read_timeout=45s"},
 		func(_, a effect) bool { return a.Workload.FinalReadTimeout.Std() == 45*time.Second }},
+	{"final.abort_hanging", []string{"workload.isolation=read_committed"}, []string{"final.abort_hanging=true"},
+		func(_, a effect) bool { return a.AbortHanging }},
 }
 
 // sshBase is a minimal ssh backend section; confirm_owner last.
