@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // cutClients drops, at each target broker, the packets between the client
@@ -33,7 +34,7 @@ type cutClients struct {
 	touched []int32
 }
 
-func (f *cutClients) Name() string { return FCutClients }
+func (f *cutClients) Name() string { return histories.FCutClients }
 
 func (f *cutClients) Spec() map[string]any { return map[string]any{"target": f.target} }
 
@@ -81,7 +82,7 @@ func (f *cutClients) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot cut clients: %w", err)
 	}
-	ids, err := e.brokerTargets(ctx, f.target, FCutClients)
+	ids, err := e.brokerTargets(ctx, f.target, histories.FCutClients)
 	if err != nil {
 		return nil, nil, err
 	}

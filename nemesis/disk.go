@@ -14,6 +14,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // The disk faults: one log dir of a broker (a JBOD broker has several,
@@ -66,7 +67,7 @@ type LogDirReader interface {
 var _ LogDirReader = (*admin.Client)(nil)
 
 type diskFault struct {
-	op      string // FDiskFail, FDiskFull, FDiskSlow
+	op      string // histories.FDiskFail, histories.FDiskFull, histories.FDiskSlow
 	target  *Target
 	dir     int
 	timeout time.Duration
@@ -93,7 +94,7 @@ func (f *diskFault) Name() string { return f.op }
 
 func (f *diskFault) Spec() map[string]any {
 	m := map[string]any{"target": f.target, "dir": f.dir}
-	if f.op == FDiskSlow {
+	if f.op == histories.FDiskSlow {
 		m["rate"] = cluster.FormatSize(f.rate)
 	}
 	return m
@@ -136,7 +137,7 @@ func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 	if f.dir < 0 {
 		return nil, nil, fmt.Errorf("%s needs dir: a log dir's index in log.dirs", f.op)
 	}
-	if f.op == FDiskSlow && f.rate < minRate {
+	if f.op == histories.FDiskSlow && f.rate < minRate {
 		return nil, nil, fmt.Errorf("disk-slow needs rate: at least %s a second", cluster.FormatSize(minRate))
 	}
 	disks, err := e.disks()
@@ -175,7 +176,7 @@ func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) == 0 && f.op != FDiskSlow {
+	if len(errs) == 0 && f.op != histories.FDiskSlow {
 		// A slow disk is no failed one: Kafka does not react by itself.
 		errs = append(errs, f.awaitKafka(ctx, e, begin, proofs))
 	}
@@ -194,22 +195,22 @@ func (f *diskFault) check(disks cluster.Disks, e *Env, id int32) error {
 	if f.dir >= len(dirs) {
 		return fmt.Errorf("broker %d has no log dir %d: it has %d (cluster.log_dirs)", id, f.dir, len(dirs))
 	}
-	if f.op == FDiskFull && dirs[f.dir].SizeBytes == 0 {
+	if f.op == histories.FDiskFull && dirs[f.dir].SizeBytes == 0 {
 		return fmt.Errorf("broker %d: log dir %d (%s) shares the host's disk: disk-full fills only a bounded dir (set cluster.log_dir_size)", id, f.dir, dirs[f.dir].Path)
 	}
-	if f.op == FDiskSlow && dirs[f.dir].SizeBytes != 0 {
+	if f.op == histories.FDiskSlow && dirs[f.dir].SizeBytes != 0 {
 		return fmt.Errorf("broker %d: log dir %d (%s) is bounded, a tmpfs: memory has no block I/O to slow down", id, f.dir, dirs[f.dir].Path)
 	}
 	return nil
 }
 
 func (f *diskFault) apply(ctx context.Context, disks cluster.Disks, id int32, p *diskProof) error {
-	if f.op == FDiskSlow {
+	if f.op == histories.FDiskSlow {
 		dev, err := disks.Throttle(ctx, id, f.dir, f.rate)
 		p.Device, p.Limit = dev, f.rate
 		return err
 	}
-	if f.op == FDiskFail {
+	if f.op == histories.FDiskFail {
 		n, err := disks.SetImmutable(ctx, id, f.dir, true)
 		p.Immutable = n
 		return err
@@ -230,7 +231,7 @@ func (f *diskFault) apply(ctx context.Context, disks cluster.Disks, id int32, p 
 // probe writes ProbeFile into the dir: it must fail, with EPERM for an
 // immutable dir and ENOSPC for a full one.
 func (f *diskFault) probe(ctx context.Context, e *Env, disks cluster.Disks, id int32, p *diskProof) error {
-	if f.op == FDiskSlow {
+	if f.op == histories.FDiskSlow {
 		return f.probeSlow(ctx, e, disks, id, p)
 	}
 	files, err := disks.DirFiles(id, f.dir)
@@ -244,7 +245,7 @@ func (f *diskFault) probe(ctx context.Context, e *Env, disks cluster.Disks, id i
 		return fmt.Errorf("broker %d: log dir %d still takes writes after %s", id, f.dir, f.op)
 	}
 	p.Write = err.Error()
-	if f.op == FDiskFull {
+	if f.op == histories.FDiskFull {
 		// Creating the file took no block; its data did not fit.
 		_ = files.Remove(ctx, ProbeFile)
 		if !errors.Is(err, syscall.ENOSPC) {
@@ -331,7 +332,7 @@ func (f *diskFault) Heal(ctx context.Context, e *Env) error {
 	}
 	var errs []error
 	for _, id := range f.nodes {
-		if f.op == FDiskSlow {
+		if f.op == histories.FDiskSlow {
 			_, err := unthrottle(ctx, disks, id)
 			errs = append(errs, err)
 			continue

@@ -180,16 +180,16 @@ func (e *Env) HealFault(ctx context.Context, f Fault) error {
 
 // recordHeal runs a heal and records it as f heal, value.fault = what.
 func (e *Env) recordHeal(ctx context.Context, what string, heal func(context.Context) ([]int32, map[string]any, error)) error {
-	e.record(histories.Invoke, FHeal, histories.NemesisValue{Fault: what}, "")
-	defer e.completeOnPanic(FHeal, histories.NemesisValue{Fault: what})
+	e.record(histories.Invoke, histories.FHeal, histories.NemesisValue{Fault: what}, "")
+	defer e.completeOnPanic(histories.FHeal, histories.NemesisValue{Fault: what})
 	nodes, details, err := heal(ctx)
 	v := histories.NemesisValue{Fault: what, Nodes: sortedIDs(nodes), Details: details}
 	if err != nil {
-		e.record(histories.Info, FHeal, v, err.Error())
+		e.record(histories.Info, histories.FHeal, v, err.Error())
 		e.log().Warn("nemesis: heal failed", "what", what, "err", err)
 		return fmt.Errorf("heal %s: %w", what, err)
 	}
-	e.record(histories.OK, FHeal, v, "")
+	e.record(histories.OK, histories.FHeal, v, "")
 	e.log().Info("nemesis: healed", "what", what, "nodes", v.Nodes, "details", details)
 	return nil
 }

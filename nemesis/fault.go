@@ -31,7 +31,7 @@ type Fault interface {
 // NewFault builds the fault a scripted step names.
 func NewFault(st Step) (Fault, error) {
 	switch st.Fault {
-	case FPartition:
+	case histories.FPartition:
 		shape := st.Shape
 		if shape == "" {
 			shape = ShapeIsolate
@@ -40,35 +40,35 @@ func NewFault(st Step) (Fault, error) {
 			return nil, fmt.Errorf("unknown partition shape %q", shape)
 		}
 		return &partitionFault{shape: shape, target: st.Target, groups: st.Groups}, nil
-	case FKill, FStart, FPause, FResume, FRestart:
+	case histories.FKill, histories.FStart, histories.FPause, histories.FResume, histories.FRestart:
 		return &processFault{op: st.Fault, target: st.Target, timeout: st.Timeout.Std()}, nil
-	case FLoseUnflushed:
+	case histories.FLoseUnflushed:
 		return &loseUnflushed{target: st.Target, start: st.Start, model: writebackOf(st)}, nil
-	case FSetConfig:
+	case histories.FSetConfig:
 		return &setConfig{config: st.Config}, nil
-	case FElectUnclean, FElectPreferred:
-		return &elect{unclean: st.Fault == FElectUnclean, target: st.Target}, nil
-	case FSetFeature:
+	case histories.FElectUnclean, histories.FElectPreferred:
+		return &elect{unclean: st.Fault == histories.FElectUnclean, target: st.Target}, nil
+	case histories.FSetFeature:
 		return &setFeature{features: st.Feature}, nil
-	case FMoveCoordinator:
+	case histories.FMoveCoordinator:
 		return &moveCoordinator{target: st.Target}, nil
-	case FUpgrade:
+	case histories.FUpgrade:
 		return &rollingUpgrade{step: st}, nil
-	case FMemberKill, FMemberLeave, FMemberStart, FMemberStall:
+	case histories.FMemberKill, histories.FMemberLeave, histories.FMemberStart, histories.FMemberStall:
 		return &memberFault{op: st.Fault, member: st.Member, d: st.For.Std()}, nil
-	case FNetem:
+	case histories.FNetem:
 		return newNetem(st)
-	case FCutClients:
+	case histories.FCutClients:
 		return &cutClients{target: st.Target}, nil
-	case FProducerCrash:
+	case histories.FProducerCrash:
 		return &producerCrash{producer: st.Producer, down: st.For.Std()}, nil
-	case FDiskFail, FDiskFull:
+	case histories.FDiskFail, histories.FDiskFull:
 		dir := -1 // Validate requires one; Inject refuses a fault without
 		if st.Dir != nil {
 			dir = *st.Dir
 		}
 		return &diskFault{op: st.Fault, target: st.Target, dir: dir, timeout: st.Timeout.Std()}, nil
-	case FDiskSlow:
+	case histories.FDiskSlow:
 		dir := -1
 		if st.Dir != nil {
 			dir = *st.Dir
@@ -85,7 +85,7 @@ func NewFault(st Step) (Fault, error) {
 // a config change is a deliberate act whose effect is the point.
 type setConfig struct{ config map[string]*string }
 
-func (f *setConfig) Name() string { return FSetConfig }
+func (f *setConfig) Name() string { return histories.FSetConfig }
 
 func (f *setConfig) Spec() map[string]any { return map[string]any{"config": f.config} }
 
@@ -119,9 +119,9 @@ type elect struct {
 
 func (f *elect) Name() string {
 	if f.unclean {
-		return FElectUnclean
+		return histories.FElectUnclean
 	}
-	return FElectPreferred
+	return histories.FElectPreferred
 }
 
 func (f *elect) Spec() map[string]any {
@@ -243,9 +243,9 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, err)
 		}
-		all := kind == HealAll
-		do(all || kind == FPause, "resumed", e.resumeAll)
-		if all || kind == FPartition {
+		all := kind == histories.HealAll
+		do(all || kind == histories.FPause, "resumed", e.resumeAll)
+		if all || kind == histories.FPartition {
 			n, pending, err := e.healPartitions(ctx)
 			d["rules_removed"] = n
 			if len(pending) > 0 {
@@ -255,8 +255,8 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			errs = append(errs, err)
 		}
 		// Disks before starts: a broker must not start on a frozen dir.
-		do(all || kind == HealDisk, "disks_healed", e.healDisks)
-		if all || kind == FNetem {
+		do(all || kind == histories.HealDisk, "disks_healed", e.healDisks)
+		if all || kind == histories.FNetem {
 			n, rules, pending, err := e.healNetem(ctx) // netem.go
 			d["qdiscs_removed"] = n
 			if rules > 0 {
@@ -267,8 +267,8 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, err)
 		}
-		do(all || kind == FKill, "started", e.startAll)
-		if all || kind == HealMember {
+		do(all || kind == histories.FKill, "started", e.startAll)
+		if all || kind == histories.HealMember {
 			started, err := e.startMembers(ctx)
 			if len(started) > 0 {
 				d["members_started"] = started
@@ -290,13 +290,13 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 }
 
 func (e *Env) resumeAll(ctx context.Context) ([]int32, error) {
-	f := &processFault{op: FResume}
+	f := &processFault{op: histories.FResume}
 	ids, _, err := f.Inject(ctx, e)
 	return ids, err
 }
 
 func (e *Env) startAll(ctx context.Context) ([]int32, error) {
-	f := &processFault{op: FStart}
+	f := &processFault{op: histories.FStart}
 	ids, _, err := f.Inject(ctx, e)
 	return ids, err
 }

@@ -18,18 +18,7 @@ import (
 // faults: an invoke and an ok or info on process -1, the member in
 // value.details.member.
 
-// Fault names of the member faults.
-const (
-	FMemberKill  = histories.FMemberKill
-	FMemberLeave = histories.FMemberLeave
-	FMemberStart = histories.FMemberStart
-	FMemberStall = histories.FMemberStall
-	// HealMember is the heal kind that starts every member a member-kill
-	// or member-leave left down.
-	HealMember = histories.HealMember
-)
-
-var memberFaults = []string{FMemberKill, FMemberLeave, FMemberStart, FMemberStall}
+var memberFaults = []string{histories.FMemberKill, histories.FMemberLeave, histories.FMemberStart, histories.FMemberStall}
 
 // Members is the workload's group members as the faults act on them.
 type Members interface {
@@ -92,23 +81,23 @@ func (f *memberFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]a
 	if e.Members == nil {
 		return nil, nil, errors.New("the workload has no consumer group (workload.group) for a member fault")
 	}
-	if f.op == FMemberStart && (f.member == "" || f.member == RoleRandom) {
+	if f.op == histories.FMemberStart && (f.member == "" || f.member == RoleRandom) {
 		started, err := e.startMembers(ctx)
 		return nil, map[string]any{"members": started}, err
 	}
-	m, err := e.pickMember(f.member, f.op != FMemberStart)
+	m, err := e.pickMember(f.member, f.op != histories.FMemberStart)
 	if err != nil {
 		return nil, nil, err
 	}
 	d := map[string]any{"member": m}
 	switch f.op {
-	case FMemberKill:
+	case histories.FMemberKill:
 		err = e.Members.Kill(ctx, m)
-	case FMemberLeave:
+	case histories.FMemberLeave:
 		err = e.Members.Leave(ctx, m)
-	case FMemberStart:
+	case histories.FMemberStart:
 		err = e.Members.Start(ctx, m)
-	case FMemberStall:
+	case histories.FMemberStall:
 		d["for"] = f.d.String()
 		err = e.Members.Stall(ctx, m, f.d)
 	}
@@ -118,9 +107,9 @@ func (f *memberFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]a
 			e.downMembers = map[string]bool{}
 		}
 		switch f.op {
-		case FMemberKill, FMemberLeave:
+		case histories.FMemberKill, histories.FMemberLeave:
 			e.downMembers[m] = true
-		case FMemberStart:
+		case histories.FMemberStart:
 			delete(e.downMembers, m)
 		}
 		e.mu.Unlock()
@@ -130,7 +119,7 @@ func (f *memberFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]a
 
 // Heal starts the member a kill or leave took down.
 func (f *memberFault) Heal(ctx context.Context, e *Env) error {
-	if f.op != FMemberKill && f.op != FMemberLeave || e.Members == nil {
+	if f.op != histories.FMemberKill && f.op != histories.FMemberLeave || e.Members == nil {
 		return nil
 	}
 	_, err := e.startMembers(ctx)

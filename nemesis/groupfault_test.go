@@ -50,23 +50,23 @@ func TestMemberFaults(t *testing.T) {
 		}
 		return e.Inject(ctx, f)
 	}
-	if err := inject(Step{Fault: FMemberKill, Member: "member-1"}); err != nil {
+	if err := inject(Step{Fault: histories.FMemberKill, Member: "member-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: FMemberLeave}); err != nil { // random: member-0 or member-2
+	if err := inject(Step{Fault: histories.FMemberLeave}); err != nil { // random: member-0 or member-2
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: FMemberStall, Member: "member-0", For: Duration(15 * time.Second)}); err != nil {
+	if err := inject(Step{Fault: histories.FMemberStall, Member: "member-0", For: Duration(15 * time.Second)}); err != nil {
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: FMemberKill, Member: "member-7"}); err == nil {
+	if err := inject(Step{Fault: histories.FMemberKill, Member: "member-7"}); err == nil {
 		t.Error("an unknown member: want an error")
 	}
 	// heal member starts every member a kill or leave took down, once.
-	if err := e.Heal(ctx, HealMember, time.Second); err != nil {
+	if err := e.Heal(ctx, histories.HealMember, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Heal(ctx, HealMember, time.Second); err != nil {
+	if err := e.Heal(ctx, histories.HealMember, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	starts := 0
@@ -104,7 +104,7 @@ func TestMemberFaults(t *testing.T) {
 
 func TestMemberFaultWithoutGroup(t *testing.T) {
 	e := &Env{Cluster: newFakeCluster()}
-	f, _ := NewFault(Step{Fault: FMemberKill})
+	f, _ := NewFault(Step{Fault: histories.FMemberKill})
 	if err := e.Inject(context.Background(), f); err == nil || !strings.Contains(err.Error(), "workload.group") {
 		t.Errorf("error %v: want one naming workload.group", err)
 	}

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // ShapeClients is netem's own shape: the links between the target brokers
@@ -203,7 +204,7 @@ type netemFault struct {
 	baseline *rttSample
 }
 
-func (f *netemFault) Name() string { return FNetem }
+func (f *netemFault) Name() string { return histories.FNetem }
 
 func (f *netemFault) Spec() map[string]any {
 	m := map[string]any{"shape": f.shape, "netem": f.spec}
@@ -414,10 +415,10 @@ func rootQdiscs(out string) map[string]string {
 }
 
 // netemCapable: netem runs only where the nodes' network namespaces are
-// the run's own (cluster.DisposableNetwork).
+// the run's own (cluster.CapNetem). Scenario validation refuses it before
+// the run on a backend without; this is the net for a hand-built Env.
 func (e *Env) netemCapable() bool {
-	d, ok := e.Cluster.(cluster.DisposableNetwork)
-	return ok && d.DisposableNetwork()
+	return e.Cluster.Capabilities().Has(cluster.NewCaps(cluster.CapNetem))
 }
 
 // removeQdiscs deletes node id's kchaos netem roots (with their class,

@@ -66,7 +66,7 @@ type partitionFault struct {
 	touched, skipped []int32
 }
 
-func (f *partitionFault) Name() string { return FPartition }
+func (f *partitionFault) Name() string { return histories.FPartition }
 
 func (f *partitionFault) Spec() map[string]any {
 	if f.shape == ShapeGroups {

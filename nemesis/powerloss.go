@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // loseUnflushed is the power loss of seed 004: the broker dies without a
@@ -53,7 +54,7 @@ type loseUnflushed struct {
 	nodes  []int32
 }
 
-func (f *loseUnflushed) Name() string { return FLoseUnflushed }
+func (f *loseUnflushed) Name() string { return histories.FLoseUnflushed }
 
 func (f *loseUnflushed) Spec() map[string]any {
 	m := map[string]any{"target": f.target, "start": f.start}
@@ -90,7 +91,7 @@ func writebackOf(st Step) *Writeback {
 
 // validateModel checks a step's power-loss model fields.
 func validateModel(p string, st *Step, add addFunc) {
-	if st.Model != "" && st.Fault != FLoseUnflushed {
+	if st.Model != "" && st.Fault != histories.FLoseUnflushed {
 		add(p+".model", "only for fault lose-unflushed")
 	}
 	if st.Model != "" && st.Model != ModelRecoveryPoint && st.Model != ModelWriteback {
@@ -219,7 +220,7 @@ func (f *loseUnflushed) Heal(ctx context.Context, e *Env) error {
 	if len(f.nodes) == 0 {
 		return nil
 	}
-	h := &processFault{op: FStart, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
+	h := &processFault{op: histories.FStart, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
 	_, _, err := h.Inject(ctx, e)
 	return err
 }

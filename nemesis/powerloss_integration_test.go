@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -53,7 +54,7 @@ func TestLoseUnflushed(t *testing.T) {
 		t.Fatal(err)
 	}
 	begin := time.Now()
-	h.inject(nemesis.Step{Fault: nemesis.FLoseUnflushed, Start: true,
+	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Start: true,
 		Target: &nemesis.Target{Role: nemesis.RoleLeader}})
 	t.Logf("lose-unflushed (kill -9, cut, start) took %s", since(begin))
 	after := h.leo(0)
@@ -76,7 +77,7 @@ func TestLoseUnflushed(t *testing.T) {
 	t.Logf("broker 0 logged: %s", recovered)
 
 	ops := h.nemesisOps()
-	ev, v, ok := completion(ops, nemesis.FLoseUnflushed)
+	ev, v, ok := completion(ops, histories.FLoseUnflushed)
 	must(t, ok && ev.Type == "ok", "lose-unflushed completion: %+v", ev)
 	t.Logf("recorded: %s", ev.Value)
 	if !bytes.Contains(ev.Value, []byte(`"partition":"pl-0","recovery_point":20,"log_end_before":50,"log_end_after":20`)) {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Timeouts of process faults (a step's timeout overrides restartWait).
@@ -22,7 +24,7 @@ const (
 
 // processFault kills, starts, pauses, resumes or restarts nodes.
 type processFault struct {
-	op      string // FKill, FStart, FPause, FResume, FRestart
+	op      string // histories.FKill, histories.FStart, histories.FPause, histories.FResume, histories.FRestart
 	target  *Target
 	timeout time.Duration
 	nodes   []int32 // what Inject touched, for Heal
@@ -77,7 +79,7 @@ func (f *processFault) targets(ctx context.Context, e *Env) ([]int32, error) {
 	if f.target != nil {
 		return e.Resolve(ctx, f.target)
 	}
-	if f.op != FStart && f.op != FResume {
+	if f.op != histories.FStart && f.op != histories.FResume {
 		return nil, fmt.Errorf("%s needs a target", f.op)
 	}
 	return e.AllNodes(), nil
@@ -85,7 +87,7 @@ func (f *processFault) targets(ctx context.Context, e *Env) ([]int32, error) {
 
 func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, paused bool) (bool, error) {
 	switch f.op {
-	case FKill:
+	case histories.FKill:
 		if !running {
 			return false, nil
 		}
@@ -96,22 +98,22 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 			}
 		}
 		return true, e.kill(ctx, id)
-	case FStart:
+	case histories.FStart:
 		if running {
 			return false, nil
 		}
 		return true, e.start(ctx, id)
-	case FPause:
+	case histories.FPause:
 		if !running || paused {
 			return false, nil
 		}
 		return true, e.Cluster.Pause(ctx, id)
-	case FResume:
+	case histories.FResume:
 		if !paused {
 			return false, nil
 		}
 		return true, e.resume(ctx, id)
-	case FRestart:
+	case histories.FRestart:
 		if paused {
 			if err := e.resume(ctx, id); err != nil {
 				return false, err
@@ -141,10 +143,10 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 func (f *processFault) Heal(ctx context.Context, e *Env) error {
 	var undo string
 	switch f.op {
-	case FKill:
-		undo = FStart
-	case FPause:
-		undo = FResume
+	case histories.FKill:
+		undo = histories.FStart
+	case histories.FPause:
+		undo = histories.FResume
 	default:
 		return nil
 	}

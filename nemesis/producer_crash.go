@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Clients is what the client faults need of the workload; the harness
@@ -29,7 +31,7 @@ type producerCrash struct {
 	down     time.Duration
 }
 
-func (f *producerCrash) Name() string { return FProducerCrash }
+func (f *producerCrash) Name() string { return histories.FProducerCrash }
 
 func (f *producerCrash) Spec() map[string]any {
 	m := map[string]any{"for": Duration(f.down)}

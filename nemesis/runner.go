@@ -74,8 +74,8 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 	}
 	r.steps = len(steps)
 	r.Env.log().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", len(steps))
-	r.Env.record(histories.Invoke, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
-	r.Env.record(histories.OK, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
+	r.Env.record(histories.Invoke, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
+	r.Env.record(histories.OK, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
 	var noEffect []error // random mode: faults that did not take effect
 	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
@@ -143,7 +143,7 @@ func (r *Runner) step(ctx context.Context, st Step) error {
 // broker is live and every partition has a leader. Harnesses call it
 // through Run; it is exported for a run that injects faults by hand.
 func (r *Runner) FinalHeal(ctx context.Context) error {
-	return r.Env.Heal(ctx, HealAll, r.healTimeout())
+	return r.Env.Heal(ctx, histories.HealAll, r.healTimeout())
 }
 
 func stepName(st Step) string {
@@ -152,9 +152,9 @@ func stepName(st Step) string {
 		return "wait " + st.Wait.String()
 	case st.Until != nil:
 		return "until " + st.Until.String()
-	case (st.Fault == FPartition || st.Fault == FNetem) && st.Shape != "":
+	case (st.Fault == histories.FPartition || st.Fault == histories.FNetem) && st.Shape != "":
 		return st.Fault + " " + st.Shape
-	case st.Fault == FUpgrade:
+	case st.Fault == histories.FUpgrade:
 		return "upgrade to " + st.Version
 	case st.Fault != "":
 		return st.Fault

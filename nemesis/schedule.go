@@ -199,33 +199,6 @@ type RandomSchedule struct {
 	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
 }
 
-// Fault names (a Step's Fault, and the f of the nemesis ops they record):
-// the history's vocabulary (histories/faults.go), named here too so that
-// schedules read in nemesis terms.
-const (
-	FPartition       = histories.FPartition
-	FPause           = histories.FPause
-	FResume          = histories.FResume
-	FKill            = histories.FKill
-	FStart           = histories.FStart
-	FRestart         = histories.FRestart
-	FLoseUnflushed   = histories.FLoseUnflushed
-	FSetConfig       = histories.FSetConfig
-	FElectUnclean    = histories.FElectUnclean
-	FElectPreferred  = histories.FElectPreferred
-	FMoveCoordinator = histories.FMoveCoordinator
-	FUpgrade         = histories.FUpgrade
-	FSetFeature      = histories.FSetFeature
-	FDiskFail        = histories.FDiskFail
-	FDiskFull        = histories.FDiskFull
-	FDiskSlow        = histories.FDiskSlow
-	FNetem           = histories.FNetem
-	FCutClients      = histories.FCutClients
-	FProducerCrash   = histories.FProducerCrash
-	FHeal            = histories.FHeal
-	FSchedule        = histories.FSchedule
-)
-
 // Partition shapes.
 const (
 	ShapeIsolate          = "isolate"
@@ -253,28 +226,21 @@ const (
 	RoleTxnCoordinator = "txn-coordinator"
 )
 
-// HealAll is the heal kind (a Step's Heal) that undoes every fault; the
-// others are histories.HealKinds: partition, pause, kill.
-const HealAll = histories.HealAll
-
-// HealDisk is the heal kind of the disk faults.
-const HealDisk = histories.HealDisk
-
 var (
-	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
-		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
-		FMemberKill, FMemberLeave, FMemberStart, FMemberStall,
-		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow, FNetem, FCutClients, FProducerCrash}
+	faultNames = []string{histories.FPartition, histories.FPause, histories.FResume, histories.FKill, histories.FStart, histories.FRestart,
+		histories.FLoseUnflushed, histories.FSetConfig, histories.FElectUnclean, histories.FElectPreferred, histories.FUpgrade, histories.FSetFeature,
+		histories.FMemberKill, histories.FMemberLeave, histories.FMemberStart, histories.FMemberStall,
+		histories.FMoveCoordinator, histories.FDiskFail, histories.FDiskFull, histories.FDiskSlow, histories.FNetem, histories.FCutClients, histories.FProducerCrash}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator,
 		RoleGroupCoordinator, RoleGroupCoordinatorFollowers}
-	healNames = append([]string{HealAll}, histories.HealKinds()...)
+	healNames = append([]string{histories.HealAll}, histories.HealKinds()...)
 	// needsTarget: faults that act on nodes and have no sensible default.
-	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow, FMoveCoordinator, FCutClients}
+	needsTarget = []string{histories.FPause, histories.FKill, histories.FRestart, histories.FLoseUnflushed, histories.FDiskFail, histories.FDiskFull, histories.FDiskSlow, histories.FMoveCoordinator, histories.FCutClients}
 	// diskFaults take a dir.
-	diskFaults = []string{FDiskFail, FDiskFull, FDiskSlow}
+	diskFaults = []string{histories.FDiskFail, histories.FDiskFull, histories.FDiskSlow}
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
@@ -328,8 +294,8 @@ func (s *Schedule) Validate() error {
 			validateTarget("nemesis.random.targets", r.Targets, false, false, add)
 		}
 		if r.Netem != nil {
-			validateNetem("nemesis.random", &Step{Fault: FNetem, Netem: r.Netem}, add)
-			if !slices.ContainsFunc(r.Faults, func(f string) bool { g, _, _ := randomFault(f); return g == FNetem }) {
+			validateNetem("nemesis.random", &Step{Fault: histories.FNetem, Netem: r.Netem}, add)
+			if !slices.ContainsFunc(r.Faults, func(f string) bool { g, _, _ := randomFault(f); return g == histories.FNetem }) {
 				add("nemesis.random.netem", "the mix draws no netem (name netem, netem-<shape> or netem-clients in faults)")
 			}
 		}
@@ -363,33 +329,33 @@ func validateStep(p string, st *Step, add addFunc) {
 		}
 	}
 	// netem picks its links with the partition's shapes (netem.go).
-	isPart := st.Fault == FPartition || st.Fault == FNetem
+	isPart := st.Fault == histories.FPartition || st.Fault == histories.FNetem
 	only(st.Shape == "" || isPart, "shape", "fault partition or netem")
 	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition or netem with shape groups")
-	only(st.Netem == nil || st.Fault == FNetem, "netem", "fault netem")
-	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
-	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
+	only(st.Netem == nil || st.Fault == histories.FNetem, "netem", "fault netem")
+	only(len(st.Config) == 0 || st.Fault == histories.FSetConfig, "config", "fault set-config")
+	only(!st.Start || st.Fault == histories.FLoseUnflushed, "start", "fault lose-unflushed")
 	validateModel(p, st, add)
 	isDisk := slices.Contains(diskFaults, st.Fault)
-	waitsForKafka := st.Fault == FDiskFail || st.Fault == FDiskFull
-	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade || waitsForKafka,
+	waitsForKafka := st.Fault == histories.FDiskFail || st.Fault == histories.FDiskFull
+	only(st.Timeout == 0 || st.Until != nil || st.Fault == histories.FRestart || st.Fault == histories.FUpgrade || waitsForKafka,
 		"timeout", "until and faults restart, upgrade, disk-fail and disk-full")
 	only(st.Dir == nil || isDisk, "dir", "faults disk-fail, disk-full and disk-slow")
-	only(st.Rate == "" || st.Fault == FDiskSlow, "rate", "fault disk-slow")
-	only(st.Version == "" || st.Fault == FUpgrade, "version", "fault upgrade")
-	only(!st.Finalize || st.Fault == FUpgrade, "finalize", "fault upgrade")
-	only(len(st.Feature) == 0 || st.Fault == FSetFeature, "feature", "fault set-feature")
+	only(st.Rate == "" || st.Fault == histories.FDiskSlow, "rate", "fault disk-slow")
+	only(st.Version == "" || st.Fault == histories.FUpgrade, "version", "fault upgrade")
+	only(!st.Finalize || st.Fault == histories.FUpgrade, "finalize", "fault upgrade")
+	only(len(st.Feature) == 0 || st.Fault == histories.FSetFeature, "feature", "fault set-feature")
 	only(!st.Optional || st.Until != nil, "optional", "until")
 	only(st.Target == nil || st.Fault != "", "target", "faults")
 	isMember := slices.Contains(memberFaults, st.Fault)
 	only(st.Member == "" || isMember, "member", "member faults ("+strings.Join(memberFaults, ", ")+")")
-	only(st.For == 0 || st.Fault == FMemberStall || st.Fault == FProducerCrash, "for", "faults member-stall and producer-crash")
+	only(st.For == 0 || st.Fault == histories.FMemberStall || st.Fault == histories.FProducerCrash, "for", "faults member-stall and producer-crash")
 	only(st.Target == nil || !isMember, "target", "node faults (a member fault names a member)")
-	if st.Fault == FMemberStall && st.For <= 0 {
+	if st.Fault == histories.FMemberStall && st.For <= 0 {
 		add(p+".for", "member-stall needs a duration (for: 15s), longer than the group's max_poll_interval to make it leave")
 	}
-	only(st.Producer == nil || st.Fault == FProducerCrash, "producer", "fault producer-crash")
-	if st.Fault == FProducerCrash {
+	only(st.Producer == nil || st.Fault == histories.FProducerCrash, "producer", "fault producer-crash")
+	if st.Fault == histories.FProducerCrash {
 		validateProducerCrash(p, st, add) // producer_crash.go
 	}
 	switch {
@@ -404,11 +370,11 @@ func validateStep(p string, st *Step, add addFunc) {
 			add(p+".fault", "unknown fault %q (want %s)", st.Fault, strings.Join(faultNames, ", "))
 			return
 		}
-		if st.Fault == FNetem {
+		if st.Fault == histories.FNetem {
 			validateNetem(p, st, add)
 		}
 		if isPart && st.Shape != "" && !slices.Contains(shapeNames, st.Shape) &&
-			!(st.Fault == FNetem && st.Shape == ShapeClients) {
+			!(st.Fault == histories.FNetem && st.Shape == ShapeClients) {
 			add(p+".shape", "unknown shape %q (want %s)", st.Shape, strings.Join(shapeNames, ", "))
 		}
 		shape := st.Shape
@@ -423,7 +389,7 @@ func validateStep(p string, st *Step, add addFunc) {
 		if st.Target != nil {
 			// Shapes and elections that read one partition take a target
 			// that is only a partition number.
-			noRole := st.Fault == FElectUnclean || st.Fault == FElectPreferred ||
+			noRole := st.Fault == histories.FElectUnclean || st.Fault == histories.FElectPreferred ||
 				(isPart && (shape == ShapeLeaderFollowers || shape == ShapeRacks))
 			validateTarget(p+".target", st.Target, noRole, isPart && shape == ShapeRacks, add)
 			if isPart && shape == ShapeLeaderFollowers && st.Target.Role != "" && st.Target.Role != RoleLeader {
@@ -444,14 +410,14 @@ func validateStep(p string, st *Step, add addFunc) {
 				add(p+".dir", "must not be negative")
 			}
 		}
-		if st.Fault == FDiskSlow {
+		if st.Fault == histories.FDiskSlow {
 			if st.Rate == "" {
 				add(p+".rate", "fault disk-slow needs rate: bytes per second, e.g. 64KiB")
 			} else if _, err := parseDiskRate(st.Rate); err != nil {
 				add(p+".rate", "%v", err)
 			}
 		}
-		if st.Fault == FSetConfig {
+		if st.Fault == histories.FSetConfig {
 			if len(st.Config) == 0 {
 				add(p+".config", "set-config needs at least one key")
 			}
@@ -486,7 +452,7 @@ func validateGroups(p string, st *Step, add addFunc) {
 }
 
 func describeFault(f, shape string) string {
-	if f == FPartition || f == FNetem {
+	if f == histories.FPartition || f == histories.FNetem {
 		return f + " (shape " + shape + ")"
 	}
 	return f
@@ -546,13 +512,13 @@ func orNone(s []string) string {
 // validateUpgrade checks the fields of upgrade and set-feature steps.
 func validateUpgrade(p string, st *Step, add addFunc) {
 	switch st.Fault {
-	case FUpgrade:
+	case histories.FUpgrade:
 		if st.Version == "" {
 			add(p+".version", "upgrade needs a version (e.g. 4.4.0, 4.4.x or latest)")
 		} else if _, err := cluster.ResolveVersion(st.Version); err != nil {
 			add(p+".version", "%v", err)
 		}
-	case FSetFeature:
+	case histories.FSetFeature:
 		if len(st.Feature) == 0 {
 			add(p+".feature", "set-feature needs at least one feature, e.g. {eligible.leader.replicas.version: 1}")
 		}

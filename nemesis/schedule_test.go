@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // exampleYAML is the schedule of schedule.go's doc comment.
@@ -44,7 +46,7 @@ func TestParseScheduleExample(t *testing.T) {
 	if st[0].Wait.Std() != 5*time.Second || st[8].Wait.Std() != 90*time.Second {
 		t.Errorf("waits %s %s", st[0].Wait, st[8].Wait)
 	}
-	if st[1].Fault != FPartition || st[1].Shape != ShapeLeaderFollowers || st[1].Target.Role != RoleLeader {
+	if st[1].Fault != histories.FPartition || st[1].Shape != ShapeLeaderFollowers || st[1].Target.Role != RoleLeader {
 		t.Errorf("step 1: %+v", st[1])
 	}
 	if c := st[2].Until; c == nil || !sameSet(c.ISR, []int32{0}) || st[2].Timeout.Std() != 30*time.Second {
@@ -59,7 +61,7 @@ func TestParseScheduleExample(t *testing.T) {
 	if v, ok := st[5].Config["retention.ms"]; !ok || v != nil {
 		t.Errorf("step 5: retention.ms null should delete: %v %v", v, ok)
 	}
-	if !st[7].Start || st[7].Target.Nodes[0] != 0 || st[9].Heal != HealAll {
+	if !st[7].Start || st[7].Target.Nodes[0] != 0 || st[9].Heal != histories.HealAll {
 		t.Errorf("steps 7, 9: %+v %+v", st[7], st[9])
 	}
 }

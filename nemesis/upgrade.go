@@ -11,6 +11,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // FeatureAdmin is the part of the admin API that reads and sets finalized
@@ -53,7 +54,7 @@ type Sequence interface {
 // rollingUpgrade is an upgrade step (Env.RollingUpgrade).
 type rollingUpgrade struct{ step Step }
 
-func (f *rollingUpgrade) Name() string { return FUpgrade }
+func (f *rollingUpgrade) Name() string { return histories.FUpgrade }
 
 func (f *rollingUpgrade) Play(ctx context.Context, e *Env) error {
 	return e.RollingUpgrade(ctx, f.step)
@@ -130,7 +131,7 @@ type upgradeNode struct {
 	wait    time.Duration
 }
 
-func (f *upgradeNode) Name() string { return FUpgrade }
+func (f *upgradeNode) Name() string { return histories.FUpgrade }
 
 func (f *upgradeNode) Spec() map[string]any {
 	return map[string]any{"node": f.id, "to": f.version}
@@ -232,7 +233,7 @@ type setFeature struct {
 	finalize bool
 }
 
-func (f *setFeature) Name() string { return FSetFeature }
+func (f *setFeature) Name() string { return histories.FSetFeature }
 
 func (f *setFeature) Spec() map[string]any {
 	if f.finalize {

@@ -162,7 +162,7 @@ func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 
 	// A window ending now keeps everything stamped (batches 0-48: the last
 	// has no later stamp); the batches are from t0, long past.
-	st := Step{Fault: FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}, Model: ModelWriteback,
+	st := Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}, Model: ModelWriteback,
 		DirtyExpire: Duration(time.Second), WritebackInterval: Duration(time.Second)}
 	if err := (&Schedule{Steps: []Step{st}}).Validate(); err != nil {
 		t.Fatal(err)
@@ -202,7 +202,7 @@ func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 
 func TestModelValidate(t *testing.T) {
 	lu := func(st Step) Step {
-		st.Fault, st.Target = FLoseUnflushed, &Target{Role: RoleNodes, Nodes: []int32{0}}
+		st.Fault, st.Target = histories.FLoseUnflushed, &Target{Role: RoleNodes, Nodes: []int32{0}}
 		return st
 	}
 	for _, tc := range []struct {
@@ -213,7 +213,7 @@ func TestModelValidate(t *testing.T) {
 		{"writeback", lu(Step{Model: ModelWriteback, DirtyExpire: Duration(time.Second)}), ""},
 		{"recovery point", lu(Step{Model: ModelRecoveryPoint}), ""},
 		{"unknown model", lu(Step{Model: "lazyfs"}), `nemesis.steps[0].model: unknown model "lazyfs" (want recovery-point or writeback)`},
-		{"model on kill", Step{Fault: FKill, Target: &Target{Role: RoleLeader}, Model: ModelWriteback}, "nemesis.steps[0].model: only for fault lose-unflushed"},
+		{"model on kill", Step{Fault: histories.FKill, Target: &Target{Role: RoleLeader}, Model: ModelWriteback}, "nemesis.steps[0].model: only for fault lose-unflushed"},
 		{"expire without writeback", lu(Step{DirtyExpire: Duration(time.Second)}), "nemesis.steps[0].dirty_expire: only with model writeback"},
 		{"interval with recovery point", lu(Step{Model: ModelRecoveryPoint, WritebackInterval: Duration(time.Second)}), "nemesis.steps[0].writeback_interval: only with model writeback"},
 		{"negative", lu(Step{Model: ModelWriteback, DirtyExpire: -Duration(time.Second)}), "nemesis.steps[0].dirty_expire: must not be negative"},
@@ -233,7 +233,7 @@ func TestModelValidate(t *testing.T) {
 	if w := writebackOf(s.Steps[0]); w == nil || w.DirtyExpire != DefaultDirtyExpire || w.Interval != 2*time.Second || w.Window() != 32*time.Second {
 		t.Errorf("model %+v", w)
 	}
-	if writebackOf(Step{Fault: FLoseUnflushed}) != nil {
+	if writebackOf(Step{Fault: histories.FLoseUnflushed}) != nil {
 		t.Error("no model given is not the recovery-point model")
 	}
 }

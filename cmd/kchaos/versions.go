@@ -8,7 +8,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/harness/scenario"
-	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/histories"
 )
 
 func init() { subcommands = append(subcommands, newVersionsCmd) }
@@ -34,7 +34,7 @@ func newVersionsCmd() *cobra.Command {
 				}
 				out = append(out, s.Cluster.Kafka)
 				for _, st := range s.Nemesis.Steps {
-					if st.Fault == nemesis.FUpgrade && st.Version != "" {
+					if st.Fault == histories.FUpgrade && st.Version != "" {
 						v, err := cluster.ResolveVersion(st.Version)
 						if err != nil {
 							return badInput(fmt.Errorf("%s: upgrade to %s: %w", a, st.Version, err))

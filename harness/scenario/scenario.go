@@ -379,8 +379,8 @@ func (s *Scenario) Validate() error {
 			if st.Target != nil && st.Target.Role == nemesis.RoleTxnCoordinator {
 				add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
 			}
-			if st.Fault == nemesis.FMoveCoordinator {
-				add(fmt.Sprintf("nemesis.steps[%d].fault", i), "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.FMoveCoordinator)
+			if st.Fault == histories.FMoveCoordinator {
+				add(fmt.Sprintf("nemesis.steps[%d].fault", i), "%s needs workload.transactions.enabled: the workload has no transactional id", histories.FMoveCoordinator)
 			}
 		}
 		if r := s.Nemesis.Random; r != nil && r.Targets != nil && r.Targets.Role == nemesis.RoleTxnCoordinator {
@@ -395,7 +395,7 @@ func (s *Scenario) Validate() error {
 			!s.Workload.Group.Enabled() {
 			add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.group: the workload has no consumer group", t.Role)
 		}
-		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != nemesis.HealMember {
+		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != histories.HealMember {
 			continue
 		}
 		g := s.Workload.Group
@@ -415,10 +415,10 @@ func (s *Scenario) Validate() error {
 	}
 	for i, st := range s.Nemesis.Steps {
 		// producer-crash crashes a plain producer of this workload.
-		if st.Fault == nemesis.FProducerCrash {
+		if st.Fault == histories.FProducerCrash {
 			p := fmt.Sprintf("nemesis.steps[%d]", i)
 			if s.Workload.Transactions.Enabled {
-				add(p+".fault", "%s crashes plain producers; transactional ones crash with workload.transactions.crash_rate (a successor fences the zombie)", nemesis.FProducerCrash)
+				add(p+".fault", "%s crashes plain producers; transactional ones crash with workload.transactions.crash_rate (a successor fences the zombie)", histories.FProducerCrash)
 			}
 			if st.Producer != nil && *st.Producer >= s.Workload.Producers {
 				add(p+".producer", "%d: the workload has %d producer(s), 0..%d", *st.Producer, s.Workload.Producers, s.Workload.Producers-1)

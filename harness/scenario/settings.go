@@ -7,7 +7,6 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
-	"github.com/kchaos/kchaos/nemesis"
 )
 
 // SettingPaths maps the short setting names that matrices vary, suites
@@ -85,7 +84,7 @@ func (s *Scenario) Settings() map[string]string {
 	}
 	unclean := strings.EqualFold(uncleanCfg, "true")
 	for _, st := range s.Nemesis.Steps {
-		if st.Fault == nemesis.FSetConfig {
+		if st.Fault == histories.FSetConfig {
 			if v := st.Config[uncleanKey]; v != nil && strings.EqualFold(*v, "true") {
 				unclean = true
 			}
