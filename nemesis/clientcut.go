@@ -13,6 +13,17 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
+// cutClientsKind cuts the client side from brokers with iptables rules.
+var cutClientsKind = Kind{Name: histories.FCutClients, Needs: cluster.NewCaps(cluster.CapPartition, cluster.CapClientCut),
+	New: func() Params { return &cutClientsParams{} }}
+
+// cutClientsParams: a client cut takes only its target.
+type cutClientsParams struct{}
+
+func (*cutClientsParams) validate(p string, st *Step, add addFunc) { validateNodeTarget(p, st, add) }
+
+func (*cutClientsParams) build(st Step) Fault { return &cutClients{target: st.Target} }
+
 // cutClients drops, at each target broker, the packets between the client
 // side and the broker's client port, both ways: the workload's producers
 // and consumers lose that broker while its replication and controller

@@ -17,6 +17,19 @@ import (
 // may not be there yet.
 const txnStateWait = 30 * time.Second
 
+// moveCoordinatorKind reorders replicas and elects through the admin API:
+// every backend can.
+var moveCoordinatorKind = Kind{Name: histories.FMoveCoordinator, New: func() Params { return &moveCoordinatorParams{} }}
+
+// moveCoordinatorParams: the move takes only its target, the broker.
+type moveCoordinatorParams struct{}
+
+func (*moveCoordinatorParams) validate(p string, st *Step, add addFunc) {
+	validateNodeTarget(p, st, add)
+}
+
+func (*moveCoordinatorParams) build(st Step) Fault { return &moveCoordinator{target: st.Target} }
+
 // moveCoordinator makes one broker the transaction coordinator of every
 // transactional id of the workload. For each __transaction_state partition
 // that owns one (Kafka's partitionFor, admin.TxnStatePartition) it puts

@@ -66,6 +66,77 @@ type LogDirReader interface {
 
 var _ LogDirReader = (*admin.Client)(nil)
 
+// The disk faults act on a broker's log dirs (cluster.Disks).
+var (
+	diskFailKind = Kind{Name: histories.FDiskFail, Needs: cluster.NewCaps(cluster.CapDisk),
+		New: func() Params { return &DiskParams{} }}
+	diskFullKind = Kind{Name: histories.FDiskFull, Needs: cluster.NewCaps(cluster.CapDisk),
+		New: func() Params { return &DiskParams{} }}
+	diskSlowKind = Kind{Name: histories.FDiskSlow, Needs: cluster.NewCaps(cluster.CapDisk),
+		New: func() Params { return &DiskSlowParams{} }}
+)
+
+// DiskParams are a disk-fail's or disk-full's.
+type DiskParams struct {
+	// Dir is the log dir: its index in the broker's log.dirs
+	// (cluster.log_dirs); 0 is the first, which also holds the metadata
+	// log (Kafka halts the broker when that one fails).
+	Dir *int `yaml:"dir,omitempty"`
+	// OfflineWithin bounds the wait for Kafka to report the dir offline
+	// (default DefaultDiskTimeout).
+	OfflineWithin Duration `yaml:"timeout,omitempty"`
+}
+
+func (dp *DiskParams) validate(p string, st *Step, add addFunc) {
+	validateNodeTarget(p, st, add)
+	validateDir(p, st.Fault, dp.Dir, add)
+}
+
+func (dp *DiskParams) build(st Step) Fault {
+	return &diskFault{op: st.Fault, target: st.Target, dir: dirOrNone(dp.Dir), timeout: dp.OfflineWithin.Std()}
+}
+
+// DiskSlowParams are a disk-slow's.
+type DiskSlowParams struct {
+	// Dir is the log dir whose disk is slowed (DiskParams.Dir).
+	Dir *int `yaml:"dir,omitempty"`
+	// Rate is the limit in bytes per second ("64KiB", "1MiB") on the
+	// broker's reads and writes of the dir's disk.
+	Rate string `yaml:"rate,omitempty"`
+}
+
+func (sp *DiskSlowParams) validate(p string, st *Step, add addFunc) {
+	validateNodeTarget(p, st, add)
+	validateDir(p, st.Fault, sp.Dir, add)
+	if sp.Rate == "" {
+		add(p+".rate", "fault disk-slow needs rate: bytes per second, e.g. 64KiB")
+	} else if _, err := parseDiskRate(sp.Rate); err != nil {
+		add(p+".rate", "%v", err)
+	}
+}
+
+func (sp *DiskSlowParams) build(st Step) Fault {
+	rate, _ := parseDiskRate(sp.Rate) // validate reported a bad one; Inject refuses 0
+	return &diskFault{op: st.Fault, target: st.Target, dir: dirOrNone(sp.Dir), rate: rate}
+}
+
+func validateDir(p, fault string, dir *int, add addFunc) {
+	if dir == nil {
+		add(p+".dir", "fault %s needs dir: the log dir's index in log.dirs (0 is the first, which holds the metadata log: Kafka halts the broker when it fails)", fault)
+	} else if *dir < 0 {
+		add(p+".dir", "must not be negative")
+	}
+}
+
+// dirOrNone is -1 for a missing dir: validate requires one, and Inject
+// refuses a fault without.
+func dirOrNone(dir *int) int {
+	if dir == nil {
+		return -1
+	}
+	return *dir
+}
+
 type diskFault struct {
 	op      string // histories.FDiskFail, histories.FDiskFull, histories.FDiskSlow
 	target  *Target

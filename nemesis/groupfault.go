@@ -18,7 +18,54 @@ import (
 // faults: an invoke and an ok or info on process -1, the member in
 // value.details.member.
 
-var memberFaults = []string{histories.FMemberKill, histories.FMemberLeave, histories.FMemberStart, histories.FMemberStall}
+// The member faults act on the workload's clients: no backend capability.
+var (
+	memberKillKind  = memberKind(histories.FMemberKill)
+	memberLeaveKind = memberKind(histories.FMemberLeave)
+	memberStartKind = memberKind(histories.FMemberStart)
+	memberStallKind = Kind{Name: histories.FMemberStall, New: func() Params { return &MemberStallParams{} }}
+)
+
+func memberKind(name string) Kind {
+	return Kind{Name: name, New: func() Params { return &MemberParams{} }}
+}
+
+// MemberParams are a member fault's: the member (member-0, ...), or
+// random (the default).
+type MemberParams struct {
+	Member string `yaml:"member,omitempty"`
+}
+
+func (*MemberParams) validate(p string, st *Step, add addFunc) { refuseMemberTarget(p, st, add) }
+
+func (mp *MemberParams) build(st Step) Fault { return &memberFault{op: st.Fault, member: mp.Member} }
+
+// MemberStallParams are a member-stall's: the member, and how long it is
+// stopped.
+type MemberStallParams struct {
+	Member string `yaml:"member,omitempty"`
+	// Stall is how long the member stops polling: longer than the group's
+	// max_poll_interval makes it leave.
+	Stall Duration `yaml:"for,omitempty"`
+}
+
+func (sp *MemberStallParams) validate(p string, st *Step, add addFunc) {
+	refuseMemberTarget(p, st, add)
+	if sp.Stall <= 0 {
+		add(p+".for", "member-stall needs a duration (for: 15s), longer than the group's max_poll_interval to make it leave")
+	}
+}
+
+func (sp *MemberStallParams) build(st Step) Fault {
+	return &memberFault{op: st.Fault, member: sp.Member, d: sp.Stall.Std()}
+}
+
+// refuseMemberTarget: a member fault names a member, not nodes.
+func refuseMemberTarget(p string, st *Step, add addFunc) {
+	if st.Target != nil {
+		add(p+".target", "only for node faults (a member fault names a member)")
+	}
+}
 
 // Members is the workload's group members as the faults act on them.
 type Members interface {

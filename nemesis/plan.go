@@ -67,11 +67,11 @@ func randomNetem(rs RandomSchedule) *NetemSpec {
 func planStep(r *prng, rs RandomSchedule, name string, ids []int32) Step {
 	fault, shape, _ := randomFault(name)
 	st := Step{Fault: fault, Target: planTarget(r, rs.Targets, fault, shape, ids)}
-	if fault == histories.FPartition || fault == histories.FNetem {
-		st.Shape = shape
-	}
-	if fault == histories.FNetem {
-		st.Netem = randomNetem(rs)
+	switch fault {
+	case histories.FPartition:
+		st.Params = &PartitionParams{Shape: shape}
+	case histories.FNetem:
+		st.Params = &NetemParams{Shape: shape, Netem: randomNetem(rs)}
 	}
 	return st
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -21,6 +22,48 @@ const (
 	// restartWait bounds a restart's wait for the broker to be unfenced.
 	restartWait = 90 * time.Second
 )
+
+// The process faults: pause and resume freeze and thaw the nodes' processes,
+// kill, start and restart stop and start them.
+var (
+	pauseKind   = processKind(histories.FPause, cluster.CapPause)
+	resumeKind  = processKind(histories.FResume, cluster.CapPause)
+	killKind    = processKind(histories.FKill, cluster.CapKill)
+	startKind   = processKind(histories.FStart, cluster.CapKill)
+	restartKind = Kind{Name: histories.FRestart, Needs: cluster.NewCaps(cluster.CapKill),
+		New: func() Params { return &RestartParams{} }}
+)
+
+func processKind(name string, c cluster.Capability) Kind {
+	return Kind{Name: name, Needs: cluster.NewCaps(c), New: func() Params { return &processParams{} }}
+}
+
+// processParams: kill, start, pause and resume take only a target (start
+// and resume without one mean every node that is down, or paused).
+type processParams struct{}
+
+func (*processParams) validate(p string, st *Step, add addFunc) {
+	if st.Fault == histories.FKill || st.Fault == histories.FPause {
+		validateNodeTarget(p, st, add)
+	} else if st.Target != nil {
+		validateTarget(p+".target", st.Target, false, false, add)
+	}
+}
+
+func (*processParams) build(st Step) Fault { return &processFault{op: st.Fault, target: st.Target} }
+
+// RestartParams are a clean restart's.
+type RestartParams struct {
+	// ReadyWithin bounds the wait for the restarted broker to be unfenced
+	// again (default restartWait).
+	ReadyWithin Duration `yaml:"timeout,omitempty"`
+}
+
+func (*RestartParams) validate(p string, st *Step, add addFunc) { validateNodeTarget(p, st, add) }
+
+func (rp *RestartParams) build(st Step) Fault {
+	return &processFault{op: st.Fault, target: st.Target, timeout: rp.ReadyWithin.Std()}
+}
 
 // processFault kills, starts, pauses, resumes or restarts nodes.
 type processFault struct {

@@ -146,17 +146,20 @@ func (r *Runner) FinalHeal(ctx context.Context) error {
 	return r.Env.Heal(ctx, histories.HealAll, r.healTimeout())
 }
 
+// labeler is implemented by parameters that name their step more
+// precisely than the fault's name ("partition racks", "upgrade to 4.4.0").
+type labeler interface{ label(fault string) string }
+
 func stepName(st Step) string {
 	switch {
 	case st.Wait > 0:
 		return "wait " + st.Wait.String()
 	case st.Until != nil:
 		return "until " + st.Until.String()
-	case (st.Fault == histories.FPartition || st.Fault == histories.FNetem) && st.Shape != "":
-		return st.Fault + " " + st.Shape
-	case st.Fault == histories.FUpgrade:
-		return "upgrade to " + st.Version
 	case st.Fault != "":
+		if l, ok := st.Params.(labeler); ok {
+			return l.label(st.Fault)
+		}
 		return st.Fault
 	case st.Heal != "":
 		return "heal " + st.Heal
