@@ -56,7 +56,7 @@ func TestCutClients(t *testing.T) {
 	}
 
 	// A partition rule beside it stays when the cut alone is healed.
-	part, _ := NewFault(Step{Fault: histories.FPartition, Shape: ShapeGroups, Groups: [][]int32{{0}, {2}}})
+	part, _ := NewFault(Step{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeGroups, Groups: [][]int32{{0}, {2}}}})
 	if err := env.Inject(ctx, part); err != nil {
 		t.Fatal(err)
 	}

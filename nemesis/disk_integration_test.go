@@ -61,7 +61,7 @@ func TestDiskFailAndFull(t *testing.T) {
 	// 1. An unwritable dir.
 	logs := brokerLog(t, h, 1)
 	begin := time.Now()
-	h.inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(1), Dir: &one})
+	h.inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(1), Params: &nemesis.DiskParams{Dir: &one}})
 	t.Logf("disk-fail took effect in %s", since(begin))
 	ev, v, ok := completion(h.nemesisOps(), histories.FDiskFail)
 	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{1}), "disk-fail completion %s %s", ev.Type, ev.Value)
@@ -100,7 +100,7 @@ func TestDiskFailAndFull(t *testing.T) {
 	must(t, err == nil && total == 64<<20, "broker 2's dir 1: %d of %d bytes free (%v), want a 64 MiB file system", free, total, err)
 	logs = brokerLog(t, h, 2)
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: histories.FDiskFull, Target: node(2), Dir: &one})
+	h.inject(nemesis.Step{Fault: histories.FDiskFull, Target: node(2), Params: &nemesis.DiskParams{Dir: &one}})
 	t.Logf("disk-full took effect in %s (%d bytes were free)", since(begin), free)
 	ev, v, ok = completion(h.nemesisOps(), histories.FDiskFull)
 	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{2}), "disk-full completion %s %s", ev.Type, ev.Value)
@@ -123,7 +123,7 @@ func TestDiskFailAndFull(t *testing.T) {
 
 	// 3. The metadata log's dir.
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(2), Dir: &zero})
+	h.inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(2), Params: &nemesis.DiskParams{Dir: &zero}})
 	_, v, _ = completion(h.nemesisOps(), histories.FDiskFail)
 	t.Logf("disk-fail of dir 0 took effect in %s: %+v", since(begin), v.Details["2"])
 	must(t, strings.Contains(proofKafka(v.Details["2"]), "halted"), "broker 2 with a failed metadata dir: %v", v.Details["2"])
@@ -262,7 +262,7 @@ func TestDiskSlow(t *testing.T) {
 	before := sendLatency(t, h, 20, "before")
 	begin := time.Now()
 	zero := 0
-	h.inject(nemesis.Step{Fault: histories.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Dir: &zero, Rate: "16KiB"})
+	h.inject(nemesis.Step{Fault: histories.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.DiskSlowParams{Dir: &zero, Rate: "16KiB"}})
 	ev, v, ok := completion(h.nemesisOps(), histories.FDiskSlow)
 	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{0}), "disk-slow completion %s %s", ev.Type, ev.Value)
 	t.Logf("disk-slow took %s: %s", since(begin), ev.Value)

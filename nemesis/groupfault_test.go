@@ -50,16 +50,16 @@ func TestMemberFaults(t *testing.T) {
 		}
 		return e.Inject(ctx, f)
 	}
-	if err := inject(Step{Fault: histories.FMemberKill, Member: "member-1"}); err != nil {
+	if err := inject(Step{Fault: histories.FMemberKill, Params: &MemberParams{Member: "member-1"}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := inject(Step{Fault: histories.FMemberLeave}); err != nil { // random: member-0 or member-2
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: histories.FMemberStall, Member: "member-0", For: Duration(15 * time.Second)}); err != nil {
+	if err := inject(Step{Fault: histories.FMemberStall, Params: &MemberStallParams{Member: "member-0", Stall: Duration(15 * time.Second)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: histories.FMemberKill, Member: "member-7"}); err == nil {
+	if err := inject(Step{Fault: histories.FMemberKill, Params: &MemberParams{Member: "member-7"}}); err == nil {
 		t.Error("an unknown member: want an error")
 	}
 	// heal member starts every member a kill or leave took down, once.
@@ -122,7 +122,7 @@ func TestMemberFaultValidation(t *testing.T) {
 		{"heal member", "steps:\n - heal: member", ""},
 		{"stall without for", "steps:\n - fault: member-stall", "nemesis.steps[0].for: member-stall needs a duration"},
 		{"for on kill", "steps:\n - fault: member-kill\n   for: 1s", "nemesis.steps[0].for: only for faults member-stall and producer-crash"},
-		{"member on a broker kill", "steps:\n - fault: kill\n   member: member-0\n   target: {role: leader}", "nemesis.steps[0].member: only for member faults"},
+		{"member on a broker kill", "steps:\n - fault: kill\n   member: member-0\n   target: {role: leader}", "nemesis.steps[0].member: only for faults member-kill, member-leave, member-start and member-stall"},
 		{"target on a member fault", "steps:\n - fault: member-leave\n   target: {role: leader}", "nemesis.steps[0].target: only for node faults"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 )
 
 func netemStep(shape string, target *Target, spec NetemSpec) Step {
-	return Step{Fault: histories.FNetem, Shape: shape, Target: target, Netem: &spec}
+	return Step{Fault: histories.FNetem, Target: target, Params: &NetemParams{Shape: shape, Netem: &spec}}
 }
 
 func tcNodes(c *fakeCluster) []int32 {
@@ -264,7 +264,7 @@ func TestNetemAndCutClientsValidation(t *testing.T) {
 		{"unknown netem field", "steps:\n - fault: netem\n   shape: racks\n   netem: {latency: 5ms}", []string{"field latency not found"}},
 		{"netem on kill", "steps:\n - fault: kill\n   target: {role: leader}\n   netem: {delay: 1ms}", []string{"nemesis.steps[0].netem: only for fault netem"}},
 		{"cut-clients needs target", "steps:\n - fault: cut-clients", []string{"nemesis.steps[0].target: fault cut-clients needs a target"}},
-		{"cut-clients shape", "steps:\n - fault: cut-clients\n   shape: racks\n   target: {role: leader}", []string{"nemesis.steps[0].shape: only for fault partition or netem"}},
+		{"cut-clients shape", "steps:\n - fault: cut-clients\n   shape: racks\n   target: {role: leader}", []string{"nemesis.steps[0].shape: only for faults partition and netem"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkParse(t, tc.yaml, tc.want) })
 	}

@@ -104,8 +104,8 @@ func TestNetFaults(t *testing.T) {
 	before := netState(h)
 
 	// Rate on the leader's replication links.
-	f, p, v := injectFault(h, nemesis.Step{Fault: histories.FNetem, Shape: nemesis.ShapeLeaderFollowers,
-		Target: &nemesis.Target{Partition: 0}, Netem: &nemesis.NetemSpec{Rate: "1mbit"}})
+	f, p, v := injectFault(h, nemesis.Step{Fault: histories.FNetem,
+		Target: &nemesis.Target{Partition: 0}, Params: &nemesis.NetemParams{Shape: nemesis.ShapeLeaderFollowers, Netem: &nemesis.NetemSpec{Rate: "1mbit"}}})
 	must(t, equal(v.Nodes, []int32{0, 1, 2}), "netem nodes %v", v.Nodes)
 	must(t, fmt.Sprint(p["class_packets"]) != "0", "no packet through the class: %v", p)
 	for _, id := range []int32{0, 1, 2} {
@@ -121,8 +121,8 @@ func TestNetFaults(t *testing.T) {
 	reprove(h, f, "the kernel does not show class ca05:1")
 
 	// Rate on the leader's links to the client side.
-	f, p, _ = injectFault(h, nemesis.Step{Fault: histories.FNetem, Shape: nemesis.ShapeClients,
-		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Netem: &nemesis.NetemSpec{Rate: "2mbit"}})
+	f, p, _ = injectFault(h, nemesis.Step{Fault: histories.FNetem,
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.NetemParams{Shape: nemesis.ShapeClients, Netem: &nemesis.NetemSpec{Rate: "2mbit"}}})
 	must(t, strings.HasPrefix(fmt.Sprint(p["link"]), "host->"), "client link probe %v", p["link"])
 	h.heal(histories.HealAll)
 	sameNet(h, before, "after the clients netem's heal")
@@ -131,8 +131,8 @@ func TestNetFaults(t *testing.T) {
 	has, msg := kernelHasNetem(h)
 	t.Logf("kernel has sch_netem: %v (%s)", has, msg)
 	s := nemesis.Schedule{Steps: []nemesis.Step{
-		{Fault: histories.FNetem, Shape: nemesis.ShapeIsolate, Target: nodes(2),
-			Netem: &nemesis.NetemSpec{Delay: nemesis.Duration(100 * time.Millisecond), Jitter: nemesis.Duration(10 * time.Millisecond)}},
+		{Fault: histories.FNetem, Target: nodes(2), Params: &nemesis.NetemParams{Shape: nemesis.ShapeIsolate,
+			Netem: &nemesis.NetemSpec{Delay: nemesis.Duration(100 * time.Millisecond), Jitter: nemesis.Duration(10 * time.Millisecond)}}},
 		{Wait: nemesis.Duration(time.Second)},
 	}}
 	err := (&nemesis.Runner{Env: h.env, HealTimeout: time.Minute}).Run(ctx, s)
@@ -248,8 +248,8 @@ func TestNetemLoss(t *testing.T) {
 	has, msg := kernelHasNetem(h)
 	t.Logf("kernel has sch_netem: %v (%s)", has, msg)
 
-	_, p, v := injectFault(h, nemesis.Step{Fault: histories.FNetem, Shape: nemesis.ShapeLeaderFollowers,
-		Target: &nemesis.Target{Partition: 0}, Netem: &nemesis.NetemSpec{Loss: 10}})
+	_, p, v := injectFault(h, nemesis.Step{Fault: histories.FNetem,
+		Target: &nemesis.Target{Partition: 0}, Params: &nemesis.NetemParams{Shape: nemesis.ShapeLeaderFollowers, Netem: &nemesis.NetemSpec{Loss: 10}}})
 	must(t, equal(v.Nodes, []int32{0, 1, 2}), "netem nodes %v", v.Nodes)
 	must(t, fmt.Sprint(p["loss_rules"]) == "map[0:[OUTPUT -d "+ip(h, 1)+" probability 0.10000000009 OUTPUT -d "+ip(h, 2)+" probability 0.10000000009] 1:[OUTPUT -d "+ip(h, 0)+" probability 0.10000000009] 2:[OUTPUT -d "+ip(h, 0)+" probability 0.10000000009]]",
 		"loss rules read back %v", p["loss_rules"])

@@ -22,8 +22,8 @@ func TestPartitionLeaderFollowers(t *testing.T) {
 	h.topic("lf", []int32{0, 1, 2}, nil)
 	h.produce(200, "a", false)
 	h.until(isr(0, 1, 2), 30*time.Second)
-	h.inject(nemesis.Step{Fault: histories.FPartition, Shape: nemesis.ShapeLeaderFollowers,
-		Target: &nemesis.Target{Role: nemesis.RoleLeader}})
+	h.inject(nemesis.Step{Fault: histories.FPartition,
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeLeaderFollowers}})
 	h.produceLeaderAck(10, "lag")
 	took := h.until(isr(0), 30*time.Second)
 	t.Logf("ISR [0 1 2] -> [0] %s after cutting leader 0 from its followers and writing (replica.lag.time.max.ms 4s)", took)
@@ -100,7 +100,7 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 	h.topic("rk", []int32{0, 1, 2}, nil)
 	must(t, len(connectivity(h)) == 0, "blocked before any fault: %v", connectivity(h))
 
-	h.inject(nemesis.Step{Fault: histories.FPartition, Shape: nemesis.ShapeRacks})
+	h.inject(nemesis.Step{Fault: histories.FPartition, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeRacks}})
 	begin := time.Now()
 	got := connectivity(h)
 	want := map[string]bool{"0->2": true, "1->2": true, "2->0": true, "2->1": true}
@@ -114,8 +114,8 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 	must(t, len(connectivity(h)) == 0, "blocked after heal: %v", connectivity(h))
 
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: histories.FPartition, Shape: nemesis.ShapeFromController,
-		Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}})
+	h.inject(nemesis.Step{Fault: histories.FPartition,
+		Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeFromController}})
 	took = h.until(nemesis.Condition{Fenced: []int32{2}}, 30*time.Second)
 	t.Logf("broker 2 fenced %s after being cut from the controller (broker.session.timeout.ms 3s)", took)
 	got = connectivity(h)

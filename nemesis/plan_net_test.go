@@ -47,17 +47,18 @@ func TestPlanNetFaults(t *testing.T) {
 					}
 				}
 				key := st.Fault
+				np, _ := st.Params.(*NetemParams)
 				switch st.Fault {
 				case histories.FNetem:
-					key += "-" + st.Shape
-					spec := fmt.Sprintf("loss %v rate %s", st.Netem.Loss, st.Netem.Rate)
+					key += "-" + np.Shape
+					spec := fmt.Sprintf("loss %v rate %s", np.Netem.Loss, np.Netem.Rate)
 					if tc.spec == nil && spec != "loss 10% rate " || tc.spec != nil && spec != "loss 0% rate 1mbit" {
 						t.Errorf("step %d: netem spec %s, want %s", i, spec, tc.want)
 					}
 					if heal != histories.FNetem {
 						t.Errorf("step %d: netem healed by %q", i, heal)
 					}
-					switch st.Shape {
+					switch np.Shape {
 					case ShapeLeaderFollowers:
 						if st.Target == nil || st.Target.Role != RoleLeader {
 							t.Errorf("step %d: leader-followers target %+v", i, st.Target)
@@ -68,7 +69,7 @@ func TestPlanNetFaults(t *testing.T) {
 						}
 					default:
 						if st.Target == nil || st.Target.Role != RoleNodes || len(st.Target.Nodes) == 0 {
-							t.Errorf("step %d: %s target %+v", i, st.Shape, st.Target)
+							t.Errorf("step %d: %s target %+v", i, np.Shape, st.Target)
 						}
 					}
 				case histories.FCutClients:

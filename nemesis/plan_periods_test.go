@@ -83,7 +83,7 @@ func TestPeriodsShape(t *testing.T) {
 				var heals []string
 				for j, st := range steps[:tc.subset] {
 					fault, shape, _ := randomFault(per.Faults[j])
-					if st.Fault != fault || st.Shape != shape {
+					if st.Fault != fault || shapeOf(st) != shape {
 						t.Errorf("period %d step %d: %+v, want %s %s", i, j, st, fault, shape)
 					}
 					if err := (&Schedule{Steps: []Step{st}}).Validate(); err != nil {

@@ -137,7 +137,7 @@ func TestPRNGPick(t *testing.T) {
 // kind, is described in the history's vocabulary, so that the checker and
 // the report know it.
 func TestFaultNamesInVocabulary(t *testing.T) {
-	for _, f := range append(slices.Clone(faultNames), histories.FHeal, histories.FSchedule) {
+	for _, f := range append(faultNames(), histories.FHeal, histories.FSchedule) {
 		if _, ok := histories.LookupFault(f); !ok {
 			t.Errorf("fault %q is not in histories.Faults", f)
 		}
@@ -148,4 +148,15 @@ func TestFaultNamesInVocabulary(t *testing.T) {
 			t.Errorf("random fault %s lasts but no heal undoes it", f)
 		}
 	}
+}
+
+// shapeOf is a partition's or a netem's shape ("" for other steps).
+func shapeOf(st Step) string {
+	switch p := st.Params.(type) {
+	case *PartitionParams:
+		return p.Shape
+	case *NetemParams:
+		return p.Shape
+	}
+	return ""
 }

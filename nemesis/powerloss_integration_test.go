@@ -54,8 +54,8 @@ func TestLoseUnflushed(t *testing.T) {
 		t.Fatal(err)
 	}
 	begin := time.Now()
-	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Start: true,
-		Target: &nemesis.Target{Role: nemesis.RoleLeader}})
+	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed,
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.LoseUnflushedParams{Start: true}})
 	t.Logf("lose-unflushed (kill -9, cut, start) took %s", since(begin))
 	after := h.leo(0)
 	t.Logf("broker 0 answers for pl-0 again %s after the fault", since(begin))

@@ -33,7 +33,7 @@ func TestProducerCrash(t *testing.T) {
 	fc := &fakeClients{n: 3}
 	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
 		env.Clients = fc
-		s := Schedule{Steps: []Step{{Fault: histories.FProducerCrash, Producer: &one, For: Duration(2 * time.Second)}, {Fault: histories.FProducerCrash}}}
+		s := Schedule{Steps: []Step{{Fault: histories.FProducerCrash, Params: &ProducerCrashParams{Producer: &one, Down: Duration(2 * time.Second)}}, {Fault: histories.FProducerCrash}}}
 		if err := (&Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestProducerCrash(t *testing.T) {
 		t.Errorf("without clients: %v", err)
 	}
 	env.Clients = &fakeClients{n: 1}
-	f, _ = NewFault(Step{Fault: histories.FProducerCrash, Producer: &one})
+	f, _ = NewFault(Step{Fault: histories.FProducerCrash, Params: &ProducerCrashParams{Producer: &one}})
 	if err := env.Inject(context.Background(), f); err == nil || !strings.Contains(err.Error(), "producer 1: the workload has producers 0..0") {
 		t.Errorf("producer out of range: %v", err)
 	}

@@ -94,7 +94,7 @@ func TestNoEffectFailsScripted(t *testing.T) {
 		setup func(*fakeCluster)
 		want  string
 	}{
-		{"tc accepted but installs nothing", Step{Fault: histories.FNetem, Shape: ShapeLeaderFollowers, Netem: &NetemSpec{Rate: "1mbit"}},
+		{"tc accepted but installs nothing", Step{Fault: histories.FNetem, Params: &NetemParams{Shape: ShapeLeaderFollowers, Netem: &NetemSpec{Rate: "1mbit"}}},
 			func(c *fakeCluster) { c.net.ignoreTC = true }, "the kernel does not show class ca05:1"},
 		{"paused node still answers", Step{Fault: histories.FPause, Target: &Target{Role: RoleLeader}},
 			func(c *fakeCluster) { c.net.answerPaused = true }, "node 0 answered a Kafka request while paused"},
@@ -182,8 +182,8 @@ func TestRefusedWithoutCapability(t *testing.T) {
 		want string
 	}{
 		{Step{Fault: histories.FCutClients, Target: &Target{Role: RoleLeader}}, "cannot cut clients: the backend does not say which address"},
-		{Step{Fault: histories.FNetem, Shape: ShapeRacks, Netem: &NetemSpec{Delay: Duration(50 * time.Millisecond)}}, "netem is refused"},
-		{Step{Fault: histories.FNetem, Shape: ShapeClients, Target: &Target{Role: RoleLeader}, Netem: &NetemSpec{Rate: "1mbit"}}, "netem is refused"},
+		{Step{Fault: histories.FNetem, Params: &NetemParams{Shape: ShapeRacks, Netem: &NetemSpec{Delay: Duration(50 * time.Millisecond)}}}, "netem is refused"},
+		{Step{Fault: histories.FNetem, Target: &Target{Role: RoleLeader}, Params: &NetemParams{Shape: ShapeClients, Netem: &NetemSpec{Rate: "1mbit"}}}, "netem is refused"},
 	} {
 		env, c, _ := newFakeEnv()
 		env.Cluster = hidden{c}
@@ -245,7 +245,7 @@ func TestNoTCWhereNetemIsRefused(t *testing.T) {
 func TestPartitionProofStacked(t *testing.T) {
 	env, _, _ := newFakeEnv()
 	ctx := context.Background()
-	first, _ := NewFault(Step{Fault: histories.FPartition, Shape: ShapeGroups, Groups: [][]int32{{1000}, {1}}})
+	first, _ := NewFault(Step{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeGroups, Groups: [][]int32{{1000}, {1}}}})
 	if err := env.Inject(ctx, first); err != nil {
 		t.Fatal(err)
 	}

@@ -101,9 +101,12 @@ func faultNames() []string {
 
 // paramKeys are the YAML keys of a parameter type (its fields' tags).
 func paramKeys(p Params) []string {
+	t := reflect.TypeOf(p).Elem()
 	var out []string
-	for _, f := range fieldsOf(p) {
-		out = append(out, f.key)
+	for i := range t.NumField() {
+		if k, _ := yamlKey(t.Field(i)); k != "" {
+			out = append(out, k)
+		}
 	}
 	return out
 }

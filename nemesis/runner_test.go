@@ -173,7 +173,7 @@ func TestRunnerHealsAfterPanic(t *testing.T) {
 func TestRunnerHealsAfterCancel(t *testing.T) {
 	s := Schedule{Steps: []Step{
 		{Fault: histories.FPause, Target: &Target{Role: RoleFollowers}},
-		{Fault: histories.FPartition, Shape: ShapeRacks},
+		{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeRacks}},
 		{Wait: Duration(time.Hour)},
 	}}
 	var runErr error

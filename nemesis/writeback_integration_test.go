@@ -54,10 +54,9 @@ func TestLoseUnflushedWriteback(t *testing.T) {
 
 	begin := time.Now()
 	h.env.Topic = "wb"
-	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Start: true, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}},
-		Model: nemesis.ModelWriteback, DirtyExpire: nemesis.Duration(3 * time.Second), WritebackInterval: nemesis.Duration(time.Second)})
+	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}, Params: &nemesis.LoseUnflushedParams{Start: true, Model: nemesis.ModelWriteback, DirtyExpire: nemesis.Duration(3 * time.Second), WritebackInterval: nemesis.Duration(time.Second)}})
 	h.env.Topic = "rp"
-	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Start: true, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}})
+	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}, Params: &nemesis.LoseUnflushedParams{Start: true}})
 	t.Logf("two power cuts (kill -9, cut, start) took %s", since(begin))
 	wbAfter, rpAfter := leoOf(h, "wb", 0), leoOf(h, "rp", 1)
 	t.Logf("log end of wb-0 (writeback, 4 s window): %d -> %d; of rp-0 (recovery point): %d -> %d", wbBefore, wbAfter, rpBefore, rpAfter)

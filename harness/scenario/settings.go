@@ -7,6 +7,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // SettingPaths maps the short setting names that matrices vary, suites
@@ -84,8 +85,8 @@ func (s *Scenario) Settings() map[string]string {
 	}
 	unclean := strings.EqualFold(uncleanCfg, "true")
 	for _, st := range s.Nemesis.Steps {
-		if st.Fault == histories.FSetConfig {
-			if v := st.Config[uncleanKey]; v != nil && strings.EqualFold(*v, "true") {
+		if sc, ok := st.Params.(*nemesis.SetConfigParams); ok {
+			if v := sc.Config[uncleanKey]; v != nil && strings.EqualFold(*v, "true") {
 				unclean = true
 			}
 		}
