@@ -11,7 +11,23 @@
 //
 // The design follows etcd's tests/robustness failpoints: a fault is a small
 // value with a Name and an Inject, driven by a runner that records when it
-// started and ended.
+// started and ended, and every fault kind is registered (registry.go) with
+// what it needs of the backend, so that a scenario asking a backend for a
+// fault it cannot apply (cluster.Caps) is refused at validation.
+//
+// Adding a fault kind is one new file and one registry line:
+//   - its name in histories/faults.go (the history's vocabulary: its kind,
+//     the heal kind that undoes it, its colour);
+//   - a file here with its Kind (name, the cluster capabilities it needs),
+//     its parameter type (the step's own YAML keys as yaml tags, with
+//     validate, and build returning the Fault), and the Fault itself
+//     (Name, Inject, Heal; Prover if it can prove it took effect);
+//   - its Kind on a line of registry in registry.go, and a case in
+//     registry_test.go (the test fails until there is one).
+//
+// The shared step fields (fault, target, wait, until, ...) are Step's; a
+// key that belongs to another fault's parameters is refused naming the
+// faults that take it.
 package nemesis
 
 import (
