@@ -45,6 +45,9 @@ type Nodes interface {
 	// Files is the node's Kafka log dir. It must work while the node is
 	// killed or stopped: that is when the power-loss fault cuts it.
 	Files(id int32) (LogFiles, error)
+	// Capabilities is what the backend can do to its nodes (its package's
+	// declared set): faults that need more are refused before they fire.
+	Capabilities() Caps
 }
 
 // Cluster is a running Kafka cluster of one run, as the harness holds it:

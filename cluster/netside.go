@@ -15,13 +15,3 @@ import (
 type ClientSide interface {
 	ClientAddr(ctx context.Context) (netip.Addr, error)
 }
-
-// DisposableNetwork is implemented by backends whose nodes each run in a
-// network namespace of the run's own (containers): kernel network state a
-// fault adds there (a tc qdisc) goes with the node at teardown or `kchaos
-// clean`, so a crash of kchaos cannot leave it on a machine. The netem
-// fault needs it; the SSH backend, whose hosts are the user's and whose
-// crash record (the state file) knows only iptables rules, lacks it.
-type DisposableNetwork interface {
-	DisposableNetwork() bool
-}

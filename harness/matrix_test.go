@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 func TestParseVary(t *testing.T) {
@@ -154,7 +155,11 @@ func TestPerCellSettings(t *testing.T) {
 			t.Errorf("%v: acks %q", cell.Combo, got)
 		}
 		for i, st := range s.Nemesis.Steps {
-			if v, ok := st.Config["unclean.leader.election.enable"]; ok && (v == nil || *v != cell.Combo["unclean"]) {
+			sc, _ := st.Params.(*nemesis.SetConfigParams)
+			if sc == nil {
+				continue
+			}
+			if v, ok := sc.Config["unclean.leader.election.enable"]; ok && (v == nil || *v != cell.Combo["unclean"]) {
 				t.Errorf("%v: step %d sets unclean %v", cell.Combo, i, v)
 			}
 		}

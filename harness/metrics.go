@@ -10,15 +10,14 @@ import (
 
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/histories"
-	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
 )
 
 // leaderMovingFaults are the nemesis ops after which leader_after_fault
 // looks for a new leader: the ones that can take a leader away.
 var leaderMovingFaults = map[string]bool{
-	nemesis.FPartition: true, nemesis.FPause: true, nemesis.FKill: true,
-	nemesis.FRestart: true, nemesis.FLoseUnflushed: true, nemesis.FElectUnclean: true,
+	histories.FPartition: true, histories.FPause: true, histories.FKill: true,
+	histories.FRestart: true, histories.FLoseUnflushed: true, histories.FElectUnclean: true,
 }
 
 // Metrics measures a finished run folder for expect.Judge: the checker's

@@ -10,7 +10,19 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
+
+// cutClientsKind cuts the client side from brokers with iptables rules.
+var cutClientsKind = Kind{Name: histories.FCutClients, Needs: cluster.NewCaps(cluster.CapPartition, cluster.CapClientCut),
+	New: func() Params { return &cutClientsParams{} }}
+
+// cutClientsParams: a client cut takes only its target.
+type cutClientsParams struct{}
+
+func (*cutClientsParams) validate(p string, st *Step, add addFunc) { validateNodeTarget(p, st, add) }
+
+func (*cutClientsParams) build(st Step) Fault { return &cutClients{target: st.Target} }
 
 // cutClients drops, at each target broker, the packets between the client
 // side and the broker's client port, both ways: the workload's producers
@@ -33,7 +45,7 @@ type cutClients struct {
 	touched []int32
 }
 
-func (f *cutClients) Name() string { return FCutClients }
+func (f *cutClients) Name() string { return histories.FCutClients }
 
 func (f *cutClients) Spec() map[string]any { return map[string]any{"target": f.target} }
 
@@ -81,7 +93,7 @@ func (f *cutClients) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot cut clients: %w", err)
 	}
-	ids, err := e.brokerTargets(ctx, f.target, FCutClients)
+	ids, err := e.brokerTargets(ctx, f.target, histories.FCutClients)
 	if err != nil {
 		return nil, nil, err
 	}

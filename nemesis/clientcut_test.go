@@ -20,7 +20,7 @@ func TestCutClients(t *testing.T) {
 	var buf strings.Builder
 	env.Recorder = histories.NewRecorder(&buf)
 	ctx := context.Background()
-	f, err := NewFault(Step{Fault: FCutClients, Target: &Target{Role: RoleLeader}})
+	f, err := NewFault(Step{Fault: histories.FCutClients, Target: &Target{Role: RoleLeader}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestCutClients(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, p := proofOf(t, evs, FCutClients)
+	ev, p := proofOf(t, evs, histories.FCutClients)
 	var v histories.NemesisValue
 	_ = ev.Decode(&v)
 	if ev.Type != histories.OK || fmt.Sprint(p["cut"]) != "[host->0 dropped]" || p["control"] != "host->1 open" ||
@@ -56,7 +56,7 @@ func TestCutClients(t *testing.T) {
 	}
 
 	// A partition rule beside it stays when the cut alone is healed.
-	part, _ := NewFault(Step{Fault: FPartition, Shape: ShapeGroups, Groups: [][]int32{{0}, {2}}})
+	part, _ := NewFault(Step{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeGroups, Groups: [][]int32{{0}, {2}}}})
 	if err := env.Inject(ctx, part); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestCutClients(t *testing.T) {
 	if err := env.Inject(ctx, f); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Heal(ctx, FPartition, time.Second); err != nil {
+	if err := env.Heal(ctx, histories.FPartition, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if c.ruleCount(0) != 0 || c.ruleCount(2) != 0 || !slices.Contains(env.readers(ctx), 0) {
@@ -93,7 +93,7 @@ func TestCutClientsRefusals(t *testing.T) {
 		{[]int32{1000}, "node 1000 is a controller: clients talk to brokers only"},
 		{[]int32{2}, "broker 2 is down or paused: cannot cut its clients"},
 	} {
-		f, _ := NewFault(Step{Fault: FCutClients, Target: &Target{Role: RoleNodes, Nodes: tc.nodes}})
+		f, _ := NewFault(Step{Fault: histories.FCutClients, Target: &Target{Role: RoleNodes, Nodes: tc.nodes}})
 		if err := env.Inject(ctx, f); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("cut-clients %v: %v, want %q", tc.nodes, err, tc.want)
 		}

@@ -17,6 +17,19 @@ import (
 // may not be there yet.
 const txnStateWait = 30 * time.Second
 
+// moveCoordinatorKind reorders replicas and elects through the admin API:
+// every backend can.
+var moveCoordinatorKind = Kind{Name: histories.FMoveCoordinator, New: func() Params { return &moveCoordinatorParams{} }}
+
+// moveCoordinatorParams: the move takes only its target, the broker.
+type moveCoordinatorParams struct{}
+
+func (*moveCoordinatorParams) validate(p string, st *Step, add addFunc) {
+	validateNodeTarget(p, st, add)
+}
+
+func (*moveCoordinatorParams) build(st Step) Fault { return &moveCoordinator{target: st.Target} }
+
 // moveCoordinator makes one broker the transaction coordinator of every
 // transactional id of the workload. For each __transaction_state partition
 // that owns one (Kafka's partitionFor, admin.TxnStatePartition) it puts
@@ -38,20 +51,20 @@ const txnStateWait = 30 * time.Second
 // their leaders before and after.
 type moveCoordinator struct{ target *Target }
 
-func (f *moveCoordinator) Name() string { return FMoveCoordinator }
+func (f *moveCoordinator) Name() string { return histories.FMoveCoordinator }
 
 func (f *moveCoordinator) Heal(context.Context, *Env) error { return nil }
 
 func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
 	if len(e.TransactionalIDs) == 0 {
-		return nil, nil, fmt.Errorf("%s: the workload has no transactional producer", FMoveCoordinator)
+		return nil, nil, fmt.Errorf("%s: the workload has no transactional producer", histories.FMoveCoordinator)
 	}
 	nodes, err := e.Resolve(ctx, f.target)
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(nodes) != 1 {
-		return nil, nil, fmt.Errorf("%s: the target is %d nodes %v; a coordinator is one broker", FMoveCoordinator, len(nodes), nodes)
+		return nil, nil, fmt.Errorf("%s: the target is %d nodes %v; a coordinator is one broker", histories.FMoveCoordinator, len(nodes), nodes)
 	}
 	to := nodes[0]
 	topic := admin.TransactionStateTopic
@@ -77,7 +90,7 @@ func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[stri
 		owned[k], before[k] = owners[p.Partition], p.Leader
 		if !slices.Contains(p.ISR, to) {
 			return nil, details, fmt.Errorf("%s: broker %d is not in the ISR %v of %s-%d (replicas %v): it cannot lead it",
-				FMoveCoordinator, to, p.ISR, topic, p.Partition, p.Replicas)
+				histories.FMoveCoordinator, to, p.ISR, topic, p.Partition, p.Replicas)
 		}
 		if len(p.Replicas) > 0 && p.Replicas[0] != to {
 			orders[p.Partition] = append([]int32{to}, slices.DeleteFunc(slices.Clone(p.Replicas), func(r int32) bool { return r == to })...)
@@ -109,7 +122,7 @@ func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[stri
 	details["leaders_after"] = after
 	for _, p := range ids {
 		if l := after[histories.PartitionKey(p)]; l != to {
-			return nil, details, fmt.Errorf("%s: %s-%d is led by %d after the election, not %d", FMoveCoordinator, topic, p, l, to)
+			return nil, details, fmt.Errorf("%s: %s-%d is led by %d after the election, not %d", histories.FMoveCoordinator, topic, p, l, to)
 		}
 	}
 	return []int32{to}, details, nil
@@ -139,7 +152,7 @@ func (e *Env) txnStatePartitions(ctx context.Context) ([]admin.PartitionState, e
 		}
 		if time.Now().After(deadline) || sleep(ctx, PollInterval) != nil {
 			return nil, fmt.Errorf("%s: %s not ready after %s (does the workload run transactions yet?): %w",
-				FMoveCoordinator, admin.TransactionStateTopic, time.Since(deadline.Add(-txnStateWait)).Round(time.Millisecond), err)
+				histories.FMoveCoordinator, admin.TransactionStateTopic, time.Since(deadline.Add(-txnStateWait)).Round(time.Millisecond), err)
 		}
 	}
 }

@@ -7,13 +7,12 @@ import (
 	"io/fs"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // The disk faults: one log dir of a broker (a JBOD broker has several,
@@ -65,8 +64,55 @@ type LogDirReader interface {
 
 var _ LogDirReader = (*admin.Client)(nil)
 
+// The disk faults act on a broker's log dirs (cluster.Disks).
+var (
+	diskFailKind = Kind{Name: histories.FDiskFail, Needs: cluster.NewCaps(cluster.CapDisk),
+		New: func() Params { return &DiskParams{} }}
+	diskFullKind = Kind{Name: histories.FDiskFull, Needs: cluster.NewCaps(cluster.CapDisk),
+		New: func() Params { return &DiskParams{} }}
+	diskSlowKind = Kind{Name: histories.FDiskSlow, Needs: cluster.NewCaps(cluster.CapDisk),
+		New: func() Params { return &DiskSlowParams{} }}
+)
+
+// DiskParams are a disk-fail's or disk-full's.
+type DiskParams struct {
+	// Dir is the log dir: its index in the broker's log.dirs
+	// (cluster.log_dirs); 0 is the first, which also holds the metadata
+	// log (Kafka halts the broker when that one fails).
+	Dir *int `yaml:"dir,omitempty"`
+	// OfflineWithin bounds the wait for Kafka to report the dir offline
+	// (default DefaultDiskTimeout).
+	OfflineWithin Duration `yaml:"timeout,omitempty"`
+}
+
+func (dp *DiskParams) validate(p string, st *Step, add addFunc) {
+	validateNodeTarget(p, st, add)
+	validateDir(p, st.Fault, dp.Dir, add)
+}
+
+func (dp *DiskParams) build(st Step) Fault {
+	return &diskFault{op: st.Fault, target: st.Target, dir: dirOrNone(dp.Dir), timeout: dp.OfflineWithin.Std()}
+}
+
+func validateDir(p, fault string, dir *int, add addFunc) {
+	if dir == nil {
+		add(p+".dir", "fault %s needs dir: the log dir's index in log.dirs (0 is the first, which holds the metadata log: Kafka halts the broker when it fails)", fault)
+	} else if *dir < 0 {
+		add(p+".dir", "must not be negative")
+	}
+}
+
+// dirOrNone is -1 for a missing dir: validate requires one, and Inject
+// refuses a fault without.
+func dirOrNone(dir *int) int {
+	if dir == nil {
+		return -1
+	}
+	return *dir
+}
+
 type diskFault struct {
-	op      string // FDiskFail, FDiskFull, FDiskSlow
+	op      string // histories.FDiskFail, histories.FDiskFull, histories.FDiskSlow
 	target  *Target
 	dir     int
 	timeout time.Duration
@@ -74,26 +120,11 @@ type diskFault struct {
 	nodes   []int32 // what Inject changed, for Heal
 }
 
-// minRate is the smallest disk-slow limit: one page a second.
-const minRate = 4 << 10
-
-// parseDiskRate reads disk-slow's rate.
-func parseDiskRate(s string) (int64, error) {
-	n, err := cluster.ParseSize(s)
-	if err != nil {
-		return 0, err
-	}
-	if n < minRate {
-		return 0, fmt.Errorf("%s: want at least %s a second", cluster.FormatSize(n), cluster.FormatSize(minRate))
-	}
-	return n, nil
-}
-
 func (f *diskFault) Name() string { return f.op }
 
 func (f *diskFault) Spec() map[string]any {
 	m := map[string]any{"target": f.target, "dir": f.dir}
-	if f.op == FDiskSlow {
+	if f.op == histories.FDiskSlow {
 		m["rate"] = cluster.FormatSize(f.rate)
 	}
 	return m
@@ -136,7 +167,7 @@ func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 	if f.dir < 0 {
 		return nil, nil, fmt.Errorf("%s needs dir: a log dir's index in log.dirs", f.op)
 	}
-	if f.op == FDiskSlow && f.rate < minRate {
+	if f.op == histories.FDiskSlow && f.rate < minRate {
 		return nil, nil, fmt.Errorf("disk-slow needs rate: at least %s a second", cluster.FormatSize(minRate))
 	}
 	disks, err := e.disks()
@@ -175,7 +206,7 @@ func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) == 0 && f.op != FDiskSlow {
+	if len(errs) == 0 && f.op != histories.FDiskSlow {
 		// A slow disk is no failed one: Kafka does not react by itself.
 		errs = append(errs, f.awaitKafka(ctx, e, begin, proofs))
 	}
@@ -194,22 +225,22 @@ func (f *diskFault) check(disks cluster.Disks, e *Env, id int32) error {
 	if f.dir >= len(dirs) {
 		return fmt.Errorf("broker %d has no log dir %d: it has %d (cluster.log_dirs)", id, f.dir, len(dirs))
 	}
-	if f.op == FDiskFull && dirs[f.dir].SizeBytes == 0 {
+	if f.op == histories.FDiskFull && dirs[f.dir].SizeBytes == 0 {
 		return fmt.Errorf("broker %d: log dir %d (%s) shares the host's disk: disk-full fills only a bounded dir (set cluster.log_dir_size)", id, f.dir, dirs[f.dir].Path)
 	}
-	if f.op == FDiskSlow && dirs[f.dir].SizeBytes != 0 {
+	if f.op == histories.FDiskSlow && dirs[f.dir].SizeBytes != 0 {
 		return fmt.Errorf("broker %d: log dir %d (%s) is bounded, a tmpfs: memory has no block I/O to slow down", id, f.dir, dirs[f.dir].Path)
 	}
 	return nil
 }
 
 func (f *diskFault) apply(ctx context.Context, disks cluster.Disks, id int32, p *diskProof) error {
-	if f.op == FDiskSlow {
+	if f.op == histories.FDiskSlow {
 		dev, err := disks.Throttle(ctx, id, f.dir, f.rate)
 		p.Device, p.Limit = dev, f.rate
 		return err
 	}
-	if f.op == FDiskFail {
+	if f.op == histories.FDiskFail {
 		n, err := disks.SetImmutable(ctx, id, f.dir, true)
 		p.Immutable = n
 		return err
@@ -230,7 +261,7 @@ func (f *diskFault) apply(ctx context.Context, disks cluster.Disks, id int32, p 
 // probe writes ProbeFile into the dir: it must fail, with EPERM for an
 // immutable dir and ENOSPC for a full one.
 func (f *diskFault) probe(ctx context.Context, e *Env, disks cluster.Disks, id int32, p *diskProof) error {
-	if f.op == FDiskSlow {
+	if f.op == histories.FDiskSlow {
 		return f.probeSlow(ctx, e, disks, id, p)
 	}
 	files, err := disks.DirFiles(id, f.dir)
@@ -244,7 +275,7 @@ func (f *diskFault) probe(ctx context.Context, e *Env, disks cluster.Disks, id i
 		return fmt.Errorf("broker %d: log dir %d still takes writes after %s", id, f.dir, f.op)
 	}
 	p.Write = err.Error()
-	if f.op == FDiskFull {
+	if f.op == histories.FDiskFull {
 		// Creating the file took no block; its data did not fit.
 		_ = files.Remove(ctx, ProbeFile)
 		if !errors.Is(err, syscall.ENOSPC) {
@@ -331,7 +362,7 @@ func (f *diskFault) Heal(ctx context.Context, e *Env) error {
 	}
 	var errs []error
 	for _, id := range f.nodes {
-		if f.op == FDiskSlow {
+		if f.op == histories.FDiskSlow {
 			_, err := unthrottle(ctx, disks, id)
 			errs = append(errs, err)
 			continue
@@ -392,64 +423,4 @@ func (e *Env) healDisks(ctx context.Context) ([]int32, error) {
 		}
 	}
 	return ids, errors.Join(errs...)
-}
-
-// probeSlow writes twice the limit with O_DIRECT into the dir from inside
-// the node (dd, as the broker's own I/O, in its cgroup): at the limit it
-// takes about 2 s, and it must take at least 1 s; unlimited, milliseconds.
-func (f *diskFault) probeSlow(ctx context.Context, e *Env, disks cluster.Disks, id int32, p *diskProof) error {
-	bs := max(4096, f.rate/4&^4095)
-	count := (2*f.rate + bs - 1) / bs
-	path := disks.LogDirs(id)[f.dir].Path + "/" + ProbeFile
-	out, err := e.Cluster.Exec(ctx, id, "sh", "-c", fmt.Sprintf(
-		"dd if=/dev/zero of=%s bs=%d count=%d oflag=direct 2>&1; rc=$?; rm -f %s; exit $rc", path, bs, count, path))
-	if err != nil {
-		return fmt.Errorf("broker %d: probe write: %w", id, err)
-	}
-	secs, ok := ddSeconds(out)
-	if !ok {
-		return fmt.Errorf("broker %d: probe write: cannot read dd's time in %q", id, out)
-	}
-	n := bs * count
-	p.Write = fmt.Sprintf("%d bytes with O_DIRECT in %.2f s (%s/s; limit %s/s)", n, secs,
-		cluster.FormatSize(int64(float64(n)/max(secs, 1e-3))&^1023), cluster.FormatSize(f.rate))
-	if secs < 1 {
-		return fmt.Errorf("broker %d: log dir %d is not slowed: %s", id, f.dir, p.Write)
-	}
-	return nil
-}
-
-// ddSeconds reads the time from dd's last line ("... copied, 3.91 s, 66.9 kB/s").
-func ddSeconds(out string) (float64, bool) {
-	i := strings.LastIndex(out, "copied, ")
-	if i < 0 {
-		return 0, false
-	}
-	rest := out[i+len("copied, "):]
-	j := strings.Index(rest, " s")
-	if j < 0 {
-		return 0, false
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(rest[:j]), 64)
-	return v, err == nil
-}
-
-// unthrottle lifts every block I/O limit of node id and reports whether
-// there was one.
-func unthrottle(ctx context.Context, disks cluster.Disks, id int32) (bool, error) {
-	rules, err := disks.Throttles(ctx, id)
-	if err != nil || len(rules) == 0 {
-		return false, err
-	}
-	var errs []error
-	for dir, d := range disks.LogDirs(id) {
-		if d.SizeBytes == 0 {
-			_, err := disks.Throttle(ctx, id, dir, 0)
-			errs = append(errs, err)
-		}
-	}
-	if left, err := disks.Throttles(ctx, id); err != nil || len(left) > 0 {
-		errs = append(errs, fmt.Errorf("block I/O limits left: %v %v", left, err))
-	}
-	return true, errors.Join(errs...)
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -62,9 +63,9 @@ func TestDiskFailAndFull(t *testing.T) {
 	// 1. An unwritable dir.
 	logs := brokerLog(t, h, 1)
 	begin := time.Now()
-	h.inject(nemesis.Step{Fault: nemesis.FDiskFail, Target: node(1), Dir: &one})
+	h.inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(1), Params: &nemesis.DiskParams{Dir: &one}})
 	t.Logf("disk-fail took effect in %s", since(begin))
-	ev, v, ok := completion(h.nemesisOps(), nemesis.FDiskFail)
+	ev, v, ok := completion(h.nemesisOps(), histories.FDiskFail)
 	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{1}), "disk-fail completion %s %s", ev.Type, ev.Value)
 	t.Logf("recorded: %s", ev.Value)
 	for _, want := range []string{`"kafka":"offline: KAFKA_STORAGE_ERROR`, `operation not permitted`, `"partitions":["disk-0"]`} {
@@ -83,14 +84,14 @@ func TestDiskFailAndFull(t *testing.T) {
 	err = os.WriteFile(filepath.Join(host, "x"), nil, 0o644)
 	must(t, errors.Is(err, fs.ErrPermission), "a write into the failed dir: %v, want EPERM", err)
 	h.produce(20, "during-fail", false) // acks=all, ISR {0, 2} >= min.insync 2
-	h.heal(nemesis.HealDisk)
-	_, hv, _ := completion(h.nemesisOps(), nemesis.FHeal)
+	h.heal(histories.HealDisk)
+	_, hv, _ := completion(h.nemesisOps(), histories.FHeal)
 	t.Logf("heal disk: %+v", hv.Details)
 	must(t, immutableEntries(t, hostDir(t, h, 1, 1)) == 0 && immutableEntries(t, hostDir(t, h, 1, 0)) == 0,
 		"immutable entries left on broker 1 after heal disk")
 	must(t, os.WriteFile(filepath.Join(host, "x"), nil, 0o644) == nil && os.Remove(filepath.Join(host, "x")) == nil,
 		"the healed dir refuses writes")
-	h.inject(nemesis.Step{Fault: nemesis.FRestart, Target: node(1)})
+	h.inject(nemesis.Step{Fault: histories.FRestart, Target: node(1)})
 	t.Logf("ISR {0, 1, 2} %s after the restart", h.until(isr(0, 1, 2), 60*time.Second))
 	d = logDirOf(t, h, 1, dir1)
 	must(t, d.Err == nil && strings.Join(d.Partitions, ",") == "disk-0", "after the restart broker 1's %s: %v, %v", dir1, d.Partitions, d.Err)
@@ -101,9 +102,9 @@ func TestDiskFailAndFull(t *testing.T) {
 	must(t, err == nil && total == 64<<20, "broker 2's dir 1: %d of %d bytes free (%v), want a 64 MiB file system", free, total, err)
 	logs = brokerLog(t, h, 2)
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: nemesis.FDiskFull, Target: node(2), Dir: &one})
+	h.inject(nemesis.Step{Fault: histories.FDiskFull, Target: node(2), Params: &nemesis.DiskParams{Dir: &one}})
 	t.Logf("disk-full took effect in %s (%d bytes were free)", since(begin), free)
-	ev, v, ok = completion(h.nemesisOps(), nemesis.FDiskFull)
+	ev, v, ok = completion(h.nemesisOps(), histories.FDiskFull)
 	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{2}), "disk-full completion %s %s", ev.Type, ev.Value)
 	t.Logf("recorded: %s", ev.Value)
 	for _, want := range []string{`"free_bytes":0`, `no space left on device`, `"kafka":"offline: KAFKA_STORAGE_ERROR`} {
@@ -114,18 +115,18 @@ func TestDiskFailAndFull(t *testing.T) {
 	line = logLine(brokerLog(t, h, 2)[len(logs):], "No space left on device")
 	must(t, line != "", "broker 2 did not log the ENOSPC")
 	t.Logf("broker 2 logged: %s", line)
-	h.heal(nemesis.HealDisk)
+	h.heal(histories.HealDisk)
 	_, err = os.Stat(filepath.Join(hostDir(t, h, 2, 1), nemesis.FillFile))
 	must(t, errors.Is(err, fs.ErrNotExist), "the fill file is left after heal disk: %v", err)
 	after, _, _ := disks.Usage(ctx, 2, 1)
 	must(t, after > 32<<20, "broker 2's dir 1 has %d bytes free after heal disk", after)
-	h.inject(nemesis.Step{Fault: nemesis.FRestart, Target: node(2)})
+	h.inject(nemesis.Step{Fault: histories.FRestart, Target: node(2)})
 	t.Logf("ISR {0, 1, 2} %s after the restart", h.until(isr(0, 1, 2), 60*time.Second))
 
 	// 3. The metadata log's dir.
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: nemesis.FDiskFail, Target: node(2), Dir: &zero})
-	_, v, _ = completion(h.nemesisOps(), nemesis.FDiskFail)
+	h.inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(2), Params: &nemesis.DiskParams{Dir: &zero}})
+	_, v, _ = completion(h.nemesisOps(), histories.FDiskFail)
 	t.Logf("disk-fail of dir 0 took effect in %s: %+v", since(begin), v.Details["2"])
 	must(t, strings.Contains(proofKafka(v.Details["2"]), "halted"), "broker 2 with a failed metadata dir: %v", v.Details["2"])
 	stop()
@@ -263,15 +264,15 @@ func TestDiskSlow(t *testing.T) {
 	before := sendLatency(t, h, 20, "before")
 	begin := time.Now()
 	zero := 0
-	h.inject(nemesis.Step{Fault: nemesis.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Dir: &zero, Rate: "16KiB"})
-	ev, v, ok := completion(h.nemesisOps(), nemesis.FDiskSlow)
+	h.inject(nemesis.Step{Fault: histories.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.DiskSlowParams{Dir: &zero, Rate: "16KiB"}})
+	ev, v, ok := completion(h.nemesisOps(), histories.FDiskSlow)
 	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{0}), "disk-slow completion %s %s", ev.Type, ev.Value)
 	t.Logf("disk-slow took %s: %s", since(begin), ev.Value)
 	rules, err := cluster.Disks(h.c).Throttles(ctx, 0)
 	must(t, err == nil && len(rules) == 2, "broker 0's limits: %v, %v; want a read and a write limit", rules, err)
 	t.Logf("broker 0's block I/O limits: %v", rules)
 	during := sendLatency(t, h, 10, "during")
-	h.heal(nemesis.HealDisk)
+	h.heal(histories.HealDisk)
 	rules, err = cluster.Disks(h.c).Throttles(ctx, 0)
 	must(t, err == nil && len(rules) == 0, "limits left after heal disk: %v, %v", rules, err)
 	after := sendLatency(t, h, 20, "after")

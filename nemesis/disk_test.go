@@ -13,6 +13,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // diskCluster is the fake cluster with two log dirs per broker, the second
@@ -29,6 +30,10 @@ type diskCluster struct {
 	// succeed without an effect (dd then runs fast).
 	limits map[int32]int64
 	ignore bool
+}
+
+func (c *diskCluster) Capabilities() cluster.Caps {
+	return c.fakeCluster.Capabilities() | cluster.NewCaps(cluster.CapDisk)
 }
 
 func (c *diskCluster) Throttle(_ context.Context, id int32, dir int, rate int64) (string, error) {
@@ -202,25 +207,25 @@ func TestDiskFaults(t *testing.T) {
 		kafka   string  // in each proof's kafka field
 		write   string  // in each proof's write field
 	}{
-		{name: "fail a follower dir", step: Step{Fault: FDiskFail, Target: followers, Dir: &one},
+		{name: "fail a follower dir", step: Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: &one}},
 			nodes: []int32{1, 2}, kafka: "offline: KAFKA_STORAGE_ERROR", write: "operation not permitted"},
-		{name: "fill a follower dir", step: Step{Fault: FDiskFull, Target: followers, Dir: &one},
+		{name: "fill a follower dir", step: Step{Fault: histories.FDiskFull, Target: followers, Params: &DiskParams{Dir: &one}},
 			nodes: []int32{1, 2}, kafka: "offline: KAFKA_STORAGE_ERROR", write: "no space left on device"},
-		{name: "no such dir", step: Step{Fault: FDiskFail, Target: followers, Dir: ptr(2)},
+		{name: "no such dir", step: Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: ptr(2)}},
 			want: "broker 1 has no log dir 2: it has 2"},
-		{name: "full needs a bounded dir", step: Step{Fault: FDiskFull, Target: followers, Dir: &zero},
+		{name: "full needs a bounded dir", step: Step{Fault: histories.FDiskFull, Target: followers, Params: &DiskParams{Dir: &zero}},
 			want: "shares the host's disk"},
-		{name: "a controller has no partition logs", step: Step{Fault: FDiskFail, Target: &Target{Role: RoleController}, Dir: &zero},
+		{name: "a controller has no partition logs", step: Step{Fault: histories.FDiskFail, Target: &Target{Role: RoleController}, Params: &DiskParams{Dir: &zero}},
 			want: "node 1000 is not a broker"},
-		{name: "Kafka does not react", step: Step{Fault: FDiskFail, Target: followers, Dir: &one, Timeout: Duration(300 * time.Millisecond)},
+		{name: "Kafka does not react", step: Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: &one, OfflineWithin: Duration(300 * time.Millisecond)}},
 			deaf: true, nodes: []int32{1, 2}, want: `did not report log dir /var/lib/kafka/data-1 offline within 300ms (it says "online"`},
-		{name: "slow the leader's first dir", step: Step{Fault: FDiskSlow, Target: &Target{Role: RoleLeader}, Dir: &zero, Rate: "64KiB"},
+		{name: "slow the leader's first dir", step: Step{Fault: histories.FDiskSlow, Target: &Target{Role: RoleLeader}, Params: &DiskSlowParams{Dir: &zero, Rate: "64KiB"}},
 			nodes: []int32{0}, write: "131072 bytes with O_DIRECT in 2.01 s (63KiB/s; limit 64KiB/s)"},
-		{name: "a slow disk that is not", step: Step{Fault: FDiskSlow, Target: &Target{Role: RoleLeader}, Dir: &zero, Rate: "64KiB"},
+		{name: "a slow disk that is not", step: Step{Fault: histories.FDiskSlow, Target: &Target{Role: RoleLeader}, Params: &DiskSlowParams{Dir: &zero, Rate: "64KiB"}},
 			ignore: true, nodes: []int32{0}, want: "log dir 0 is not slowed: 131072 bytes with O_DIRECT in 0.00 s"},
-		{name: "a bounded dir has no disk to slow", step: Step{Fault: FDiskSlow, Target: &Target{Role: RoleLeader}, Dir: &one, Rate: "64KiB"},
+		{name: "a bounded dir has no disk to slow", step: Step{Fault: histories.FDiskSlow, Target: &Target{Role: RoleLeader}, Params: &DiskSlowParams{Dir: &one, Rate: "64KiB"}},
 			want: "is bounded, a tmpfs"},
-		{name: "a backend without disks", step: Step{Fault: FDiskFail, Target: followers, Dir: &one},
+		{name: "a backend without disks", step: Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: &one}},
 			noDisks: true, want: "the backend cannot fail disks"},
 	}
 	for _, tt := range tests {
@@ -245,8 +250,9 @@ func TestDiskFaults(t *testing.T) {
 			}
 			for _, id := range tt.nodes {
 				p, ok := details[fmt.Sprint(id)].(diskProof)
-				wantDir := cluster.LogDirPaths(2)[*tt.step.Dir]
-				if !ok || p.Dir != wantDir || len(p.Partitions) != *tt.step.Dir {
+				dir := dirOf(tt.step)
+				wantDir := cluster.LogDirPaths(2)[dir]
+				if !ok || p.Dir != wantDir || len(p.Partitions) != dir {
 					t.Fatalf("broker %d: proof %+v", id, p)
 				}
 				if !strings.Contains(p.Kafka, tt.kafka) || !strings.Contains(p.Write, tt.write) {
@@ -280,8 +286,8 @@ func TestHealDisk(t *testing.T) {
 	if nodes, err := env.healDisks(context.Background()); err != nil || len(nodes) != 0 {
 		t.Errorf("second heal: %v, %v; want nothing to do", nodes, err)
 	}
-	if !strings.Contains(strings.Join(healNames, ","), HealDisk) {
-		t.Errorf("heal names %v lack %s", healNames, HealDisk)
+	if !strings.Contains(strings.Join(healNames, ","), histories.HealDisk) {
+		t.Errorf("heal names %v lack %s", healNames, histories.HealDisk)
 	}
 }
 
@@ -306,4 +312,15 @@ func equalIDs(a, b []int32) bool {
 		}
 	}
 	return true
+}
+
+// dirOf is a disk step's dir.
+func dirOf(st Step) int {
+	switch p := st.Params.(type) {
+	case *DiskParams:
+		return *p.Dir
+	case *DiskSlowParams:
+		return *p.Dir
+	}
+	return -1
 }

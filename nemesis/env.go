@@ -11,7 +11,23 @@
 //
 // The design follows etcd's tests/robustness failpoints: a fault is a small
 // value with a Name and an Inject, driven by a runner that records when it
-// started and ended.
+// started and ended, and every fault kind is registered (registry.go) with
+// what it needs of the backend, so that a scenario asking a backend for a
+// fault it cannot apply (cluster.Caps) is refused at validation.
+//
+// Adding a fault kind is one new file and one registry line:
+//   - its name in histories/faults.go (the history's vocabulary: its kind,
+//     the heal kind that undoes it, its colour);
+//   - a file here with its Kind (name, the cluster capabilities it needs),
+//     its parameter type (the step's own YAML keys as yaml tags, with
+//     validate, and build returning the Fault), and the Fault itself
+//     (Name, Inject, Heal; Prover if it can prove it took effect);
+//   - its Kind on a line of registry in registry.go, and a case in
+//     registry_test.go (the test fails until there is one).
+//
+// The shared step fields (fault, target, wait, until, ...) are Step's; a
+// key that belongs to another fault's parameters is refused naming the
+// faults that take it.
 package nemesis
 
 import (
@@ -180,16 +196,16 @@ func (e *Env) HealFault(ctx context.Context, f Fault) error {
 
 // recordHeal runs a heal and records it as f heal, value.fault = what.
 func (e *Env) recordHeal(ctx context.Context, what string, heal func(context.Context) ([]int32, map[string]any, error)) error {
-	e.record(histories.Invoke, FHeal, histories.NemesisValue{Fault: what}, "")
-	defer e.completeOnPanic(FHeal, histories.NemesisValue{Fault: what})
+	e.record(histories.Invoke, histories.FHeal, histories.NemesisValue{Fault: what}, "")
+	defer e.completeOnPanic(histories.FHeal, histories.NemesisValue{Fault: what})
 	nodes, details, err := heal(ctx)
 	v := histories.NemesisValue{Fault: what, Nodes: sortedIDs(nodes), Details: details}
 	if err != nil {
-		e.record(histories.Info, FHeal, v, err.Error())
+		e.record(histories.Info, histories.FHeal, v, err.Error())
 		e.log().Warn("nemesis: heal failed", "what", what, "err", err)
 		return fmt.Errorf("heal %s: %w", what, err)
 	}
-	e.record(histories.OK, FHeal, v, "")
+	e.record(histories.OK, histories.FHeal, v, "")
 	e.log().Info("nemesis: healed", "what", what, "nodes", v.Nodes, "details", details)
 	return nil
 }

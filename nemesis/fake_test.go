@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
@@ -408,4 +409,15 @@ func (a *fakeAdmin) ElectLeaders(ctx context.Context, topic string, partitions [
 		}
 	}
 	return nil
+}
+
+// TestFakeCapabilitiesMatchCode: the fakes declare what they implement,
+// as the real backends must (cluster.CheckCapabilities).
+func TestFakeCapabilitiesMatchCode(t *testing.T) {
+	f := newFakeCluster()
+	for _, n := range []cluster.Nodes{f, &diskCluster{fakeCluster: f}, &upgradingCluster{fakeCluster: f}} {
+		if err := cluster.CheckCapabilities(n); err != nil {
+			t.Error(err)
+		}
+	}
 }

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
-
-	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -27,195 +24,6 @@ type Fault interface {
 	// an election, a config change) return nil.
 	Heal(ctx context.Context, env *Env) error
 }
-
-// NewFault builds the fault a scripted step names.
-func NewFault(st Step) (Fault, error) {
-	switch st.Fault {
-	case FPartition:
-		shape := st.Shape
-		if shape == "" {
-			shape = ShapeIsolate
-		}
-		if !slices.Contains(shapeNames, shape) {
-			return nil, fmt.Errorf("unknown partition shape %q", shape)
-		}
-		return &partitionFault{shape: shape, target: st.Target, groups: st.Groups}, nil
-	case FKill, FStart, FPause, FResume, FRestart:
-		return &processFault{op: st.Fault, target: st.Target, timeout: st.Timeout.Std()}, nil
-	case FLoseUnflushed:
-		return &loseUnflushed{target: st.Target, start: st.Start, model: writebackOf(st)}, nil
-	case FSetConfig:
-		return &setConfig{config: st.Config}, nil
-	case FElectUnclean, FElectPreferred:
-		return &elect{unclean: st.Fault == FElectUnclean, target: st.Target}, nil
-	case FSetFeature:
-		return &setFeature{features: st.Feature}, nil
-	case FMoveCoordinator:
-		return &moveCoordinator{target: st.Target}, nil
-	case FUpgrade:
-		return &rollingUpgrade{step: st}, nil
-	case FMemberKill, FMemberLeave, FMemberStart, FMemberStall:
-		return &memberFault{op: st.Fault, member: st.Member, d: st.For.Std()}, nil
-	case FNetem:
-		return newNetem(st)
-	case FCutClients:
-		return &cutClients{target: st.Target}, nil
-	case FProducerCrash:
-		return &producerCrash{producer: st.Producer, down: st.For.Std()}, nil
-	case FDiskFail, FDiskFull:
-		dir := -1 // Validate requires one; Inject refuses a fault without
-		if st.Dir != nil {
-			dir = *st.Dir
-		}
-		return &diskFault{op: st.Fault, target: st.Target, dir: dir, timeout: st.Timeout.Std()}, nil
-	case FDiskSlow:
-		dir := -1
-		if st.Dir != nil {
-			dir = *st.Dir
-		}
-		rate, _ := parseDiskRate(st.Rate) // Validate reported a bad one; Inject refuses 0
-		return &diskFault{op: st.Fault, target: st.Target, dir: dir, rate: rate}, nil
-	}
-	return nil, fmt.Errorf("unknown fault %q", st.Fault)
-}
-
-// setConfig changes topic configs live (for instance
-// unclean.leader.election.enable=true while a partition is offline, which
-// makes the controller elect a replica outside the ISR). It has no heal:
-// a config change is a deliberate act whose effect is the point.
-type setConfig struct{ config map[string]*string }
-
-func (f *setConfig) Name() string { return FSetConfig }
-
-func (f *setConfig) Spec() map[string]any { return map[string]any{"config": f.config} }
-
-func (f *setConfig) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	set := map[string]any{}
-	for _, k := range slices.Sorted(maps.Keys(f.config)) {
-		err := e.adminCall(ctx, func(ctx context.Context) error {
-			return e.Admin.SetTopicConfig(ctx, e.Topic, k, f.config[k])
-		})
-		if err != nil {
-			return nil, map[string]any{"topic": e.Topic, "config": set}, err
-		}
-		set[k] = nil // deleted: the broker default applies again
-		if v := f.config[k]; v != nil {
-			set[k] = *v
-		}
-	}
-	return nil, map[string]any{"topic": e.Topic, "config": set}, nil
-}
-
-func (f *setConfig) Heal(context.Context, *Env) error { return nil }
-
-// elect triggers a leader election by hand: unclean (ElectLeaders type
-// UNCLEAN, which may pick a replica outside the ISR, losing what only the
-// old leader had) or preferred. The nodes it touched are the leaders it
-// left; without a target it covers every partition of the topic.
-type elect struct {
-	unclean bool
-	target  *Target
-}
-
-func (f *elect) Name() string {
-	if f.unclean {
-		return FElectUnclean
-	}
-	return FElectPreferred
-}
-
-func (f *elect) Spec() map[string]any {
-	if f.target == nil {
-		return nil
-	}
-	return map[string]any{"partition": f.target.Partition}
-}
-
-func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	parts, err := e.State().Describe(ctx, e.Topic)
-	if err != nil {
-		return nil, nil, err
-	}
-	var ids []int32
-	before := map[string]int32{}
-	// want: the leader a preferred election must give a partition, its
-	// first replica when that one is in the ISR (otherwise Kafka answers
-	// PREFERRED_LEADER_NOT_AVAILABLE and the step fails).
-	want := map[int32]int32{}
-	for _, p := range parts {
-		if f.target == nil || p.Partition == f.target.Partition {
-			ids = append(ids, p.Partition)
-			before[histories.PartitionKey(p.Partition)] = p.Leader
-			if !f.unclean && len(p.Replicas) > 0 && slices.Contains(p.ISR, p.Replicas[0]) {
-				want[p.Partition] = p.Replicas[0]
-			}
-		}
-	}
-	if len(ids) == 0 {
-		return nil, nil, fmt.Errorf("topic %s has no partition %d", e.Topic, f.target.Partition)
-	}
-	err = e.adminCall(ctx, func(ctx context.Context) error {
-		// Through a broker that runs, is not frozen and reaches the
-		// controller (it forwards the request), in readers' order: kgo's
-		// own pick may be a paused broker that times every request out.
-		via := e.readers(ctx)
-		if len(via) == 0 {
-			return e.Admin.ElectLeaders(ctx, e.Topic, ids, f.unclean)
-		}
-		var errs []error
-		for _, b := range via {
-			err := e.Admin.ElectLeadersVia(ctx, b, e.Topic, ids, f.unclean)
-			var ke *kerr.Error
-			if err == nil || (errors.As(err, &ke) && !ke.Retriable) || ctx.Err() != nil {
-				return err
-			}
-			errs = append(errs, err)
-		}
-		return errors.Join(errs...)
-	})
-	if err != nil {
-		return nil, map[string]any{"leaders_before": before}, err
-	}
-	after, leaders := e.leaders(ctx, e.Topic, ids, want)
-	return leaders, map[string]any{"leaders_before": before, "leaders_after": after}, nil
-}
-
-// leaders reads the partitions' leaders just after an election, until each
-// has one and each partition in want has that leader. The controller
-// answers once its quorum committed the change; a broker's metadata cache
-// follows a moment later (hundreds of milliseconds on a loaded machine), so
-// one Describe may still show the old leader.
-func (e *Env) leaders(ctx context.Context, topic string, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
-	out := map[string]int32{}
-	var nodes []int32
-	for range 50 {
-		parts, err := e.State().Describe(ctx, topic)
-		if err == nil {
-			all := true
-			for _, p := range parts {
-				if slices.Contains(ids, p.Partition) {
-					out[histories.PartitionKey(p.Partition)] = p.Leader
-					w, ok := want[p.Partition]
-					all = all && p.Leader >= 0 && (!ok || p.Leader == w)
-				}
-			}
-			if all {
-				break
-			}
-		}
-		if sleep(ctx, PollInterval) != nil {
-			break
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(out)) {
-		if l := out[k]; l >= 0 {
-			nodes = append(nodes, l)
-		}
-	}
-	return out, nodes
-}
-
-func (f *elect) Heal(context.Context, *Env) error { return nil }
 
 // Heal undoes every fault of a kind across the run, from the containers'
 // actual state rather than from bookkeeping, so that it also repairs what
@@ -243,9 +51,9 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, err)
 		}
-		all := kind == HealAll
-		do(all || kind == FPause, "resumed", e.resumeAll)
-		if all || kind == FPartition {
+		all := kind == histories.HealAll
+		do(all || kind == histories.FPause, "resumed", e.resumeAll)
+		if all || kind == histories.FPartition {
 			n, pending, err := e.healPartitions(ctx)
 			d["rules_removed"] = n
 			if len(pending) > 0 {
@@ -255,8 +63,8 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			errs = append(errs, err)
 		}
 		// Disks before starts: a broker must not start on a frozen dir.
-		do(all || kind == HealDisk, "disks_healed", e.healDisks)
-		if all || kind == FNetem {
+		do(all || kind == histories.HealDisk, "disks_healed", e.healDisks)
+		if all || kind == histories.FNetem {
 			n, rules, pending, err := e.healNetem(ctx) // netem.go
 			d["qdiscs_removed"] = n
 			if rules > 0 {
@@ -267,8 +75,8 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, err)
 		}
-		do(all || kind == FKill, "started", e.startAll)
-		if all || kind == HealMember {
+		do(all || kind == histories.FKill, "started", e.startAll)
+		if all || kind == histories.HealMember {
 			started, err := e.startMembers(ctx)
 			if len(started) > 0 {
 				d["members_started"] = started
@@ -290,13 +98,13 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 }
 
 func (e *Env) resumeAll(ctx context.Context) ([]int32, error) {
-	f := &processFault{op: FResume}
+	f := &processFault{op: histories.FResume}
 	ids, _, err := f.Inject(ctx, e)
 	return ids, err
 }
 
 func (e *Env) startAll(ctx context.Context) ([]int32, error) {
-	f := &processFault{op: FStart}
+	f := &processFault{op: histories.FStart}
 	ids, _, err := f.Inject(ctx, e)
 	return ids, err
 }

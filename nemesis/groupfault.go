@@ -18,18 +18,54 @@ import (
 // faults: an invoke and an ok or info on process -1, the member in
 // value.details.member.
 
-// Fault names of the member faults.
-const (
-	FMemberKill  = histories.FMemberKill
-	FMemberLeave = histories.FMemberLeave
-	FMemberStart = histories.FMemberStart
-	FMemberStall = histories.FMemberStall
-	// HealMember is the heal kind that starts every member a member-kill
-	// or member-leave left down.
-	HealMember = histories.HealMember
+// The member faults act on the workload's clients: no backend capability.
+var (
+	memberKillKind  = memberKind(histories.FMemberKill)
+	memberLeaveKind = memberKind(histories.FMemberLeave)
+	memberStartKind = memberKind(histories.FMemberStart)
+	memberStallKind = Kind{Name: histories.FMemberStall, New: func() Params { return &MemberStallParams{} }}
 )
 
-var memberFaults = []string{FMemberKill, FMemberLeave, FMemberStart, FMemberStall}
+func memberKind(name string) Kind {
+	return Kind{Name: name, New: func() Params { return &MemberParams{} }}
+}
+
+// MemberParams are a member fault's: the member (member-0, ...), or
+// random (the default).
+type MemberParams struct {
+	Member string `yaml:"member,omitempty"`
+}
+
+func (*MemberParams) validate(p string, st *Step, add addFunc) { refuseMemberTarget(p, st, add) }
+
+func (mp *MemberParams) build(st Step) Fault { return &memberFault{op: st.Fault, member: mp.Member} }
+
+// MemberStallParams are a member-stall's: the member, and how long it is
+// stopped.
+type MemberStallParams struct {
+	Member string `yaml:"member,omitempty"`
+	// Stall is how long the member stops polling: longer than the group's
+	// max_poll_interval makes it leave.
+	Stall Duration `yaml:"for,omitempty"`
+}
+
+func (sp *MemberStallParams) validate(p string, st *Step, add addFunc) {
+	refuseMemberTarget(p, st, add)
+	if sp.Stall <= 0 {
+		add(p+".for", "member-stall needs a duration (for: 15s), longer than the group's max_poll_interval to make it leave")
+	}
+}
+
+func (sp *MemberStallParams) build(st Step) Fault {
+	return &memberFault{op: st.Fault, member: sp.Member, d: sp.Stall.Std()}
+}
+
+// refuseMemberTarget: a member fault names a member, not nodes.
+func refuseMemberTarget(p string, st *Step, add addFunc) {
+	if st.Target != nil {
+		add(p+".target", "only for node faults (a member fault names a member)")
+	}
+}
 
 // Members is the workload's group members as the faults act on them.
 type Members interface {
@@ -92,23 +128,23 @@ func (f *memberFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]a
 	if e.Members == nil {
 		return nil, nil, errors.New("the workload has no consumer group (workload.group) for a member fault")
 	}
-	if f.op == FMemberStart && (f.member == "" || f.member == RoleRandom) {
+	if f.op == histories.FMemberStart && (f.member == "" || f.member == RoleRandom) {
 		started, err := e.startMembers(ctx)
 		return nil, map[string]any{"members": started}, err
 	}
-	m, err := e.pickMember(f.member, f.op != FMemberStart)
+	m, err := e.pickMember(f.member, f.op != histories.FMemberStart)
 	if err != nil {
 		return nil, nil, err
 	}
 	d := map[string]any{"member": m}
 	switch f.op {
-	case FMemberKill:
+	case histories.FMemberKill:
 		err = e.Members.Kill(ctx, m)
-	case FMemberLeave:
+	case histories.FMemberLeave:
 		err = e.Members.Leave(ctx, m)
-	case FMemberStart:
+	case histories.FMemberStart:
 		err = e.Members.Start(ctx, m)
-	case FMemberStall:
+	case histories.FMemberStall:
 		d["for"] = f.d.String()
 		err = e.Members.Stall(ctx, m, f.d)
 	}
@@ -118,9 +154,9 @@ func (f *memberFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]a
 			e.downMembers = map[string]bool{}
 		}
 		switch f.op {
-		case FMemberKill, FMemberLeave:
+		case histories.FMemberKill, histories.FMemberLeave:
 			e.downMembers[m] = true
-		case FMemberStart:
+		case histories.FMemberStart:
 			delete(e.downMembers, m)
 		}
 		e.mu.Unlock()
@@ -130,7 +166,7 @@ func (f *memberFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]a
 
 // Heal starts the member a kill or leave took down.
 func (f *memberFault) Heal(ctx context.Context, e *Env) error {
-	if f.op != FMemberKill && f.op != FMemberLeave || e.Members == nil {
+	if f.op != histories.FMemberKill && f.op != histories.FMemberLeave || e.Members == nil {
 		return nil
 	}
 	_, err := e.startMembers(ctx)

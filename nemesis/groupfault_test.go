@@ -50,23 +50,23 @@ func TestMemberFaults(t *testing.T) {
 		}
 		return e.Inject(ctx, f)
 	}
-	if err := inject(Step{Fault: FMemberKill, Member: "member-1"}); err != nil {
+	if err := inject(Step{Fault: histories.FMemberKill, Params: &MemberParams{Member: "member-1"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: FMemberLeave}); err != nil { // random: member-0 or member-2
+	if err := inject(Step{Fault: histories.FMemberLeave}); err != nil { // random: member-0 or member-2
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: FMemberStall, Member: "member-0", For: Duration(15 * time.Second)}); err != nil {
+	if err := inject(Step{Fault: histories.FMemberStall, Params: &MemberStallParams{Member: "member-0", Stall: Duration(15 * time.Second)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: FMemberKill, Member: "member-7"}); err == nil {
+	if err := inject(Step{Fault: histories.FMemberKill, Params: &MemberParams{Member: "member-7"}}); err == nil {
 		t.Error("an unknown member: want an error")
 	}
 	// heal member starts every member a kill or leave took down, once.
-	if err := e.Heal(ctx, HealMember, time.Second); err != nil {
+	if err := e.Heal(ctx, histories.HealMember, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Heal(ctx, HealMember, time.Second); err != nil {
+	if err := e.Heal(ctx, histories.HealMember, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	starts := 0
@@ -104,7 +104,7 @@ func TestMemberFaults(t *testing.T) {
 
 func TestMemberFaultWithoutGroup(t *testing.T) {
 	e := &Env{Cluster: newFakeCluster()}
-	f, _ := NewFault(Step{Fault: FMemberKill})
+	f, _ := NewFault(Step{Fault: histories.FMemberKill})
 	if err := e.Inject(context.Background(), f); err == nil || !strings.Contains(err.Error(), "workload.group") {
 		t.Errorf("error %v: want one naming workload.group", err)
 	}
@@ -122,7 +122,7 @@ func TestMemberFaultValidation(t *testing.T) {
 		{"heal member", "steps:\n - heal: member", ""},
 		{"stall without for", "steps:\n - fault: member-stall", "nemesis.steps[0].for: member-stall needs a duration"},
 		{"for on kill", "steps:\n - fault: member-kill\n   for: 1s", "nemesis.steps[0].for: only for faults member-stall and producer-crash"},
-		{"member on a broker kill", "steps:\n - fault: kill\n   member: member-0\n   target: {role: leader}", "nemesis.steps[0].member: only for member faults"},
+		{"member on a broker kill", "steps:\n - fault: kill\n   member: member-0\n   target: {role: leader}", "nemesis.steps[0].member: only for faults member-kill, member-leave, member-start and member-stall"},
 		{"target on a member fault", "steps:\n - fault: member-leave\n   target: {role: leader}", "nemesis.steps[0].target: only for node faults"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // ShapeClients is netem's own shape: the links between the target brokers
@@ -131,8 +132,7 @@ func (s *NetemSpec) netemArgs() []string {
 	return a
 }
 
-func validateNetem(p string, st *Step, add addFunc) {
-	s := st.Netem
+func validateNetem(p string, s *NetemSpec, add addFunc) {
 	if s == nil {
 		add(p+".netem", "fault netem needs netem: {delay, jitter, loss, duplicate, reorder, rate}")
 		return
@@ -169,20 +169,44 @@ const (
 	unlimited = "10gbit"
 )
 
-// newNetem builds a netem fault from its step (validated by Validate).
-func newNetem(st Step) (Fault, error) {
+// netemKind degrades links with tc qdiscs (and iptables for loss) in the
+// nodes' own network namespaces.
+var netemKind = Kind{Name: histories.FNetem, Needs: cluster.NewCaps(cluster.CapNetem, cluster.CapPartition),
+	New: func() Params { return &NetemParams{} }}
+
+// NetemParams are a netem's: the links (a partition shape's cut links, or
+// clients) and what it does to each.
+type NetemParams struct {
+	// Shape picks the links as a partition's shape would cut them (default
+	// isolate), or ShapeClients.
+	Shape string `yaml:"shape,omitempty"`
+	// Groups are shape groups' node groups (PartitionParams.Groups).
+	Groups [][]int32 `yaml:"groups,omitempty"`
+	// Netem is what the fault does to each link.
+	Netem *NetemSpec `yaml:"netem,omitempty"`
+}
+
+func (np *NetemParams) validate(p string, st *Step, add addFunc) {
+	validateNetem(p, np.Netem, add)
+	validateLinks(p, st, np.Shape, np.Groups, add)
+}
+
+// needs: the clients links are the client side's.
+func (np *NetemParams) needs() cluster.Caps {
+	if np.Shape == ShapeClients {
+		return cluster.NewCaps(cluster.CapClientCut)
+	}
+	return 0
+}
+
+func (np *NetemParams) label(fault string) string { return shapeLabel(fault, np.Shape) }
+
+func (np *NetemParams) build(st Step) Fault {
 	var spec NetemSpec
-	if st.Netem != nil {
-		spec = *st.Netem
+	if np.Netem != nil {
+		spec = *np.Netem
 	}
-	shape := st.Shape
-	if shape == "" {
-		shape = ShapeIsolate
-	}
-	if shape != ShapeClients && !slices.Contains(shapeNames, shape) {
-		return nil, fmt.Errorf("unknown netem shape %q", shape)
-	}
-	return &netemFault{shape: shape, target: st.Target, groups: st.Groups, spec: spec}, nil
+	return &netemFault{shape: orIsolate(np.Shape), target: st.Target, groups: np.Groups, spec: spec}
 }
 
 // netemFault degrades links chosen like a partition's cut links, or the
@@ -203,7 +227,7 @@ type netemFault struct {
 	baseline *rttSample
 }
 
-func (f *netemFault) Name() string { return FNetem }
+func (f *netemFault) Name() string { return histories.FNetem }
 
 func (f *netemFault) Spec() map[string]any {
 	m := map[string]any{"shape": f.shape, "netem": f.spec}
@@ -414,10 +438,10 @@ func rootQdiscs(out string) map[string]string {
 }
 
 // netemCapable: netem runs only where the nodes' network namespaces are
-// the run's own (cluster.DisposableNetwork).
+// the run's own (cluster.CapNetem). Scenario validation refuses it before
+// the run on a backend without; this is the net for a hand-built Env.
 func (e *Env) netemCapable() bool {
-	d, ok := e.Cluster.(cluster.DisposableNetwork)
-	return ok && d.DisposableNetwork()
+	return e.Cluster.Capabilities().Has(cluster.NewCaps(cluster.CapNetem))
 }
 
 // removeQdiscs deletes node id's kchaos netem roots (with their class,

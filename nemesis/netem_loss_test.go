@@ -34,9 +34,9 @@ func rulesOn(c *fakeCluster, id int32, want string) []string {
 func TestNetemLossWithoutNetem(t *testing.T) {
 	s := Schedule{Steps: []Step{
 		netemStep(ShapeLeaderFollowers, &Target{Partition: 0}, NetemSpec{Loss: 10}),
-		{Fault: FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{1000}}},
-		{Heal: FPartition},
-		{Heal: FNetem},
+		{Fault: histories.FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{1000}}},
+		{Heal: histories.FPartition},
+		{Heal: histories.FNetem},
 	}}
 	var runErr error
 	var lossAfterPartitionHeal, kchaosAfterNetemHeal map[int32]int
@@ -87,7 +87,7 @@ func TestNetemLossWithoutNetem(t *testing.T) {
 	if len(kchaosAfterNetemHeal) != 0 {
 		t.Errorf("rules left after heal netem: %v", kchaosAfterNetemHeal)
 	}
-	ev, p := proofOf(t, evs, FNetem)
+	ev, p := proofOf(t, evs, histories.FNetem)
 	if ev.Type != histories.OK {
 		t.Fatalf("netem loss %s %q", ev.Type, ev.Error)
 	}
@@ -100,11 +100,11 @@ func TestNetemLossWithoutNetem(t *testing.T) {
 	for _, e := range evs {
 		var v histories.NemesisValue
 		_ = e.Decode(&v)
-		if e.F == FHeal && e.Type == histories.OK && v.Fault == FNetem {
+		if e.F == histories.FHeal && e.Type == histories.OK && v.Fault == histories.FNetem {
 			healed = fmt.Sprint(v.Details["loss_rules_removed"]) == "4" && fmt.Sprint(v.Details["qdiscs_removed"]) == "0"
 		}
 		// Controller 1000 cut from the three brokers: 6 rules there, 2 on each broker.
-		if e.F == FHeal && e.Type == histories.OK && v.Fault == FPartition && fmt.Sprint(v.Details["rules_removed"]) != "12" {
+		if e.F == histories.FHeal && e.Type == histories.OK && v.Fault == histories.FPartition && fmt.Sprint(v.Details["rules_removed"]) != "12" {
 			t.Errorf("heal partition removed %v rules, want the partition's 12", v.Details["rules_removed"])
 		}
 	}
@@ -162,7 +162,7 @@ func TestNetemLossFailures(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no effect: node 0: the loss rule OUTPUT -d 10.9.0.22 dropped none of 100 datagrams") {
 		t.Errorf("inert loss rule: %v", err)
 	}
-	if err := env.Heal(ctx, HealAll, time.Second); err != nil {
+	if err := env.Heal(ctx, histories.HealAll, time.Second); err != nil {
 		t.Fatal(err)
 	}
 
@@ -189,10 +189,10 @@ func TestNetemLossFailures(t *testing.T) {
 	if err := c.Pause(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Heal(ctx, FNetem, time.Second); err != nil || len(rulesOn(c, 2, "kchaos-netem")) == 0 || !slices.Contains(env.Pending(), 2) {
+	if err := env.Heal(ctx, histories.FNetem, time.Second); err != nil || len(rulesOn(c, 2, "kchaos-netem")) == 0 || !slices.Contains(env.Pending(), 2) {
 		t.Fatalf("heal with node 2 paused: %v, rules %q, pending %v", err, rulesOn(c, 2, "kchaos-netem"), env.Pending())
 	}
-	if _, _, err := (&processFault{op: FResume}).Inject(ctx, env); err != nil {
+	if _, _, err := (&processFault{op: histories.FResume}).Inject(ctx, env); err != nil {
 		t.Fatal(err)
 	}
 	if r := rulesOn(c, 2, "kchaos"); len(r) != 0 || len(env.Pending()) != 0 {

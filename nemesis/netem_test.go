@@ -15,7 +15,7 @@ import (
 )
 
 func netemStep(shape string, target *Target, spec NetemSpec) Step {
-	return Step{Fault: FNetem, Shape: shape, Target: target, Netem: &spec}
+	return Step{Fault: histories.FNetem, Target: target, Params: &NetemParams{Shape: shape, Netem: &spec}}
 }
 
 func tcNodes(c *fakeCluster) []int32 {
@@ -38,7 +38,7 @@ func tcNodes(c *fakeCluster) []int32 {
 func TestNetemRateAndHeal(t *testing.T) {
 	s := Schedule{Steps: []Step{
 		netemStep(ShapeLeaderFollowers, nil, NetemSpec{Rate: "1mbit"}),
-		{Heal: FNetem},
+		{Heal: histories.FNetem},
 	}}
 	var runErr error
 	var afterInject []int32
@@ -59,7 +59,7 @@ func TestNetemRateAndHeal(t *testing.T) {
 	if fmt.Sprint(afterInject) != "[0 1 2]" {
 		t.Errorf("qdiscs on %v after the injection, want [0 1 2]", afterInject)
 	}
-	ev, p := proofOf(t, evs, FNetem)
+	ev, p := proofOf(t, evs, histories.FNetem)
 	var v histories.NemesisValue
 	_ = ev.Decode(&v)
 	if ev.Type != histories.OK || fmt.Sprint(v.Details["links"]) != "map[0:[eth0:10.9.0.21 eth0:10.9.0.22] 1:[eth0:10.9.0.20] 2:[eth0:10.9.0.20]]" {
@@ -73,7 +73,7 @@ func TestNetemRateAndHeal(t *testing.T) {
 	for _, e := range evs {
 		var hv histories.NemesisValue
 		_ = e.Decode(&hv)
-		if e.F == FHeal && e.Type == histories.OK && hv.Fault == FNetem {
+		if e.F == histories.FHeal && e.Type == histories.OK && hv.Fault == histories.FNetem {
 			found = fmt.Sprint(hv.Details["qdiscs_removed"]) == "3"
 		}
 	}
@@ -148,11 +148,11 @@ func TestNetemClientsAndPausedHeal(t *testing.T) {
 	if err := c.Pause(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	err := env.Heal(ctx, FNetem, time.Second)
+	err := env.Heal(ctx, histories.FNetem, time.Second)
 	if err != nil || fmt.Sprint(tcNodes(c)) != "[0]" || !slices.Contains(env.Pending(), 0) {
 		t.Fatalf("heal with node 0 paused: %v, qdiscs on %v, pending %v", err, tcNodes(c), env.Pending())
 	}
-	p := &processFault{op: FResume}
+	p := &processFault{op: histories.FResume}
 	if _, _, err := p.Inject(ctx, env); err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +264,7 @@ func TestNetemAndCutClientsValidation(t *testing.T) {
 		{"unknown netem field", "steps:\n - fault: netem\n   shape: racks\n   netem: {latency: 5ms}", []string{"field latency not found"}},
 		{"netem on kill", "steps:\n - fault: kill\n   target: {role: leader}\n   netem: {delay: 1ms}", []string{"nemesis.steps[0].netem: only for fault netem"}},
 		{"cut-clients needs target", "steps:\n - fault: cut-clients", []string{"nemesis.steps[0].target: fault cut-clients needs a target"}},
-		{"cut-clients shape", "steps:\n - fault: cut-clients\n   shape: racks\n   target: {role: leader}", []string{"nemesis.steps[0].shape: only for fault partition or netem"}},
+		{"cut-clients shape", "steps:\n - fault: cut-clients\n   shape: racks\n   target: {role: leader}", []string{"nemesis.steps[0].shape: only for faults partition and netem"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkParse(t, tc.yaml, tc.want) })
 	}

@@ -45,16 +45,20 @@ type fakeTC struct {
 const fakeClientAddr = "10.9.0.1"
 
 var (
-	_ cluster.ClientSide        = (*fakeCluster)(nil)
-	_ cluster.DisposableNetwork = (*fakeCluster)(nil)
-	_ Dialer                    = (*fakeCluster)(nil)
+	_ cluster.ClientSide = (*fakeCluster)(nil)
+	_ Dialer             = (*fakeCluster)(nil)
 )
 
 func (f *fakeCluster) ClientAddr(context.Context) (netip.Addr, error) {
 	return netip.MustParseAddr(fakeClientAddr), nil
 }
 
-func (f *fakeCluster) DisposableNetwork() bool { return true }
+// Capabilities: what the fake simulates (iptables, tc, processes, log dirs
+// on the local disk, the client side); disks and upgrades are wrappers'
+// (diskCluster, upgradingCluster), so that a test can take them away.
+func (f *fakeCluster) Capabilities() cluster.Caps {
+	return cluster.AllCaps() &^ cluster.NewCaps(cluster.CapDisk, cluster.CapUpgrade)
+}
 
 // byIP is the node with address ip; the caller holds f.mu.
 func (f *fakeCluster) byIP(ip string) (cluster.Node, bool) {

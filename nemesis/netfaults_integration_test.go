@@ -106,8 +106,8 @@ func TestNetFaults(t *testing.T) {
 	before := netState(h)
 
 	// Rate on the leader's replication links.
-	f, p, v := injectFault(h, nemesis.Step{Fault: nemesis.FNetem, Shape: nemesis.ShapeLeaderFollowers,
-		Target: &nemesis.Target{Partition: 0}, Netem: &nemesis.NetemSpec{Rate: "1mbit"}})
+	f, p, v := injectFault(h, nemesis.Step{Fault: histories.FNetem,
+		Target: &nemesis.Target{Partition: 0}, Params: &nemesis.NetemParams{Shape: nemesis.ShapeLeaderFollowers, Netem: &nemesis.NetemSpec{Rate: "1mbit"}}})
 	must(t, equal(v.Nodes, []int32{0, 1, 2}), "netem nodes %v", v.Nodes)
 	must(t, fmt.Sprint(p["class_packets"]) != "0", "no packet through the class: %v", p)
 	for _, id := range []int32{0, 1, 2} {
@@ -118,27 +118,27 @@ func TestNetFaults(t *testing.T) {
 	t.Logf("broker 0 class after the proof:\n%s", q)
 	h.produce(200, "slow", false) // replication through 1mbit
 	h.until(isr(0, 1, 2), 30*time.Second)
-	h.heal(nemesis.FNetem)
+	h.heal(histories.FNetem)
 	sameNet(h, before, "after heal netem")
 	reprove(h, f, "the kernel does not show class ca05:1")
 
 	// Rate on the leader's links to the client side.
-	f, p, _ = injectFault(h, nemesis.Step{Fault: nemesis.FNetem, Shape: nemesis.ShapeClients,
-		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Netem: &nemesis.NetemSpec{Rate: "2mbit"}})
+	f, p, _ = injectFault(h, nemesis.Step{Fault: histories.FNetem,
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.NetemParams{Shape: nemesis.ShapeClients, Netem: &nemesis.NetemSpec{Rate: "2mbit"}}})
 	must(t, strings.HasPrefix(fmt.Sprint(p["link"]), "host->"), "client link probe %v", p["link"])
-	h.heal(nemesis.HealAll)
+	h.heal(histories.HealAll)
 	sameNet(h, before, "after the clients netem's heal")
 
 	// Delay: the kernel decides.
 	has, msg := kernelHasNetem(h)
 	t.Logf("kernel has sch_netem: %v (%s)", has, msg)
 	s := nemesis.Schedule{Steps: []nemesis.Step{
-		{Fault: nemesis.FNetem, Shape: nemesis.ShapeIsolate, Target: nodes(2),
-			Netem: &nemesis.NetemSpec{Delay: nemesis.Duration(100 * time.Millisecond), Jitter: nemesis.Duration(10 * time.Millisecond)}},
+		{Fault: histories.FNetem, Target: nodes(2), Params: &nemesis.NetemParams{Shape: nemesis.ShapeIsolate,
+			Netem: &nemesis.NetemSpec{Delay: nemesis.Duration(100 * time.Millisecond), Jitter: nemesis.Duration(10 * time.Millisecond)}}},
 		{Wait: nemesis.Duration(time.Second)},
 	}}
 	err := (&nemesis.Runner{Env: h.env, HealTimeout: time.Minute}).Run(ctx, s)
-	ev, v, _ := completion(h.nemesisOps(), nemesis.FNetem)
+	ev, v, _ := completion(h.nemesisOps(), histories.FNetem)
 	if has {
 		must(t, err == nil && ev.Type == histories.OK, "netem delay: %v %+v", err, ev)
 		t.Logf("netem delay proof: %v", v.Details["proof"])
@@ -151,7 +151,7 @@ func TestNetFaults(t *testing.T) {
 	sameNet(h, before, "after the delay step and the final heal")
 
 	// cut-clients on the leader.
-	f, p, v = injectFault(h, nemesis.Step{Fault: nemesis.FCutClients, Target: &nemesis.Target{Role: nemesis.RoleLeader}})
+	f, p, v = injectFault(h, nemesis.Step{Fault: histories.FCutClients, Target: &nemesis.Target{Role: nemesis.RoleLeader}})
 	must(t, fmt.Sprint(p["cut"]) == "[host->0 dropped]" && strings.HasSuffix(fmt.Sprint(p["control"]), " open"), "proof %v", p)
 	rules, _ := h.env.ListRules(ctx, 0)
 	must(t, len(rules) == 2, "rules on 0: %v", rules)
@@ -162,27 +162,27 @@ func TestNetFaults(t *testing.T) {
 	t.Logf("produce to the cut leader failed after %s: %v", since(begin), perr)
 	// The broker side is untouched: 0 stays live and leads, the ISR whole.
 	h.until(nemesis.Condition{Live: []int32{0, 1, 2}, Leader: ptr(int32(0)), ISR: []int32{0, 1, 2}}, 10*time.Second)
-	h.heal(nemesis.FPartition)
+	h.heal(histories.FPartition)
 	sameNet(h, before, "after heal partition (client cut)")
 	reprove(h, f, "still reaches broker 0")
 
 	// Partition, pause, kill.
-	f, p, _ = injectFault(h, nemesis.Step{Fault: nemesis.FPartition, Target: nodes(2)})
+	f, p, _ = injectFault(h, nemesis.Step{Fault: histories.FPartition, Target: nodes(2)})
 	// Node 2 is cut from all (no control there); each other node from it.
 	must(t, fmt.Sprint(p["cut"]) == "[0->2 dropped 1->2 dropped 2->0 dropped 1000->2 dropped]" &&
 		fmt.Sprint(p["control"]) == "[0->1000 open 1->1000 open 1000->0 open]", "partition proof %v", p)
-	h.heal(nemesis.FPartition)
+	h.heal(histories.FPartition)
 	sameNet(h, before, "after heal partition")
 	reprove(h, f, "still reaches cut peer")
 
-	f, p, _ = injectFault(h, nemesis.Step{Fault: nemesis.FPause, Target: nodes(1)})
+	f, p, _ = injectFault(h, nemesis.Step{Fault: histories.FPause, Target: nodes(1)})
 	must(t, strings.Contains(fmt.Sprint(p["frozen"]), "accepts TCP but no answer"), "pause proof %v", p)
-	h.heal(nemesis.FPause)
+	h.heal(histories.FPause)
 	reprove(h, f, "is not paused")
 
-	f, p, _ = injectFault(h, nemesis.Step{Fault: nemesis.FKill, Target: nodes(2)})
+	f, p, _ = injectFault(h, nemesis.Step{Fault: histories.FKill, Target: nodes(2)})
 	must(t, strings.Contains(fmt.Sprint(p["stopped"]), "2: not running"), "kill proof %v", p)
-	h.heal(nemesis.FKill)
+	h.heal(histories.FKill)
 	reprove(h, f, "still runs after the kill")
 	if err := (&nemesis.Runner{Env: h.env}).FinalHeal(ctx); err != nil {
 		t.Fatal(err)
@@ -250,8 +250,8 @@ func TestNetemLoss(t *testing.T) {
 	has, msg := kernelHasNetem(h)
 	t.Logf("kernel has sch_netem: %v (%s)", has, msg)
 
-	_, p, v := injectFault(h, nemesis.Step{Fault: nemesis.FNetem, Shape: nemesis.ShapeLeaderFollowers,
-		Target: &nemesis.Target{Partition: 0}, Netem: &nemesis.NetemSpec{Loss: 10}})
+	_, p, v := injectFault(h, nemesis.Step{Fault: histories.FNetem,
+		Target: &nemesis.Target{Partition: 0}, Params: &nemesis.NetemParams{Shape: nemesis.ShapeLeaderFollowers, Netem: &nemesis.NetemSpec{Loss: 10}}})
 	must(t, equal(v.Nodes, []int32{0, 1, 2}), "netem nodes %v", v.Nodes)
 	must(t, fmt.Sprint(p["loss_rules"]) == "map[0:[OUTPUT -d "+ip(h, 1)+" probability 0.10000000009 OUTPUT -d "+ip(h, 2)+" probability 0.10000000009] 1:[OUTPUT -d "+ip(h, 0)+" probability 0.10000000009] 2:[OUTPUT -d "+ip(h, 0)+" probability 0.10000000009]]",
 		"loss rules read back %v", p["loss_rules"])
@@ -272,11 +272,11 @@ func TestNetemLoss(t *testing.T) {
 	t.Logf("500 acks=all records through the loss in %s; broker 0's rules:\n%s", since(begin), out)
 
 	// heal partition is not netem's heal.
-	h.heal(nemesis.FPartition)
+	h.heal(histories.FPartition)
 	l, _ := h.env.ListLossRules(ctx, 0)
 	must(t, len(l) == 2, "heal partition removed loss rules: left %v", l)
-	h.heal(nemesis.FNetem)
-	ev, hv, _ := completion(h.nemesisOps(), nemesis.FHeal)
+	h.heal(histories.FNetem)
+	ev, hv, _ := completion(h.nemesisOps(), histories.FHeal)
 	must(t, ev.Type == histories.OK && fmt.Sprint(hv.Details["loss_rules_removed"]) == "4", "heal netem %s %v", ev.Type, hv.Details)
 	sameNet(h, before, "after heal netem (loss)")
 	for _, id := range h.env.AllNodes() {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -56,6 +57,76 @@ func without(all, drop []int32) []int32 {
 	return out
 }
 
+// partitionKind cuts links with iptables rules inside the nodes.
+var partitionKind = Kind{Name: histories.FPartition, Needs: cluster.NewCaps(cluster.CapPartition),
+	New: func() Params { return &PartitionParams{} }}
+
+// PartitionParams are a partition's: the shape of the cut (default
+// isolate) and, for shape groups, the groups.
+type PartitionParams struct {
+	// Shape is one of shapeNames.
+	Shape string `yaml:"shape,omitempty"`
+	// Groups are the node groups of shape groups, e.g. [[0], [2]]: every
+	// group is cut from every other; nodes in no group keep all links.
+	Groups [][]int32 `yaml:"groups,omitempty"`
+}
+
+func (pp *PartitionParams) validate(p string, st *Step, add addFunc) {
+	validateLinks(p, st, pp.Shape, pp.Groups, add)
+}
+
+func (pp *PartitionParams) build(st Step) Fault {
+	return &partitionFault{shape: orIsolate(pp.Shape), target: st.Target, groups: pp.Groups}
+}
+
+// label names a step by its shape ("partition racks").
+func (pp *PartitionParams) label(fault string) string { return shapeLabel(fault, pp.Shape) }
+
+func shapeLabel(fault, shape string) string {
+	if shape == "" {
+		return fault
+	}
+	return fault + " " + shape
+}
+
+func orIsolate(shape string) string {
+	if shape == "" {
+		return ShapeIsolate
+	}
+	return shape
+}
+
+// validateLinks checks the links a partition cuts or a netem degrades:
+// the shape, its groups and the target it reads.
+func validateLinks(p string, st *Step, given string, groups [][]int32, add addFunc) {
+	if given != "" && !slices.Contains(shapeNames, given) && !(st.Fault == histories.FNetem && given == ShapeClients) {
+		add(p+".shape", "unknown shape %q (want %s)", given, strings.Join(shapeNames, ", "))
+	}
+	shape := orIsolate(given)
+	if len(groups) > 0 && shape != ShapeGroups {
+		add(p+".groups", "only for fault partition or netem with shape groups")
+	}
+	switch shape {
+	case ShapeIsolate, ShapeFromController, ShapeMajorityMinority, ShapeClients:
+		needTarget(p, st, describeFault(st.Fault, shape), add)
+	}
+	if st.Target != nil {
+		// Shapes that read one partition take a target that is only a
+		// partition number.
+		noRole := shape == ShapeLeaderFollowers || shape == ShapeRacks
+		validateTarget(p+".target", st.Target, noRole, shape == ShapeRacks, add)
+		if shape == ShapeLeaderFollowers && st.Target.Role != "" && st.Target.Role != RoleLeader {
+			add(p+".target.role", "shape leader-followers takes role leader (or none) and a partition")
+		}
+		if shape == ShapeRacks && st.Target.Role != "" && st.Target.Role != RoleRack {
+			add(p+".target.role", "shape racks takes role rack (or none)")
+		}
+	}
+	if shape == ShapeGroups {
+		validateGroups(p, groups, st, add)
+	}
+}
+
 // partitionFault cuts the network along a shape.
 type partitionFault struct {
 	shape  string
@@ -66,7 +137,7 @@ type partitionFault struct {
 	touched, skipped []int32
 }
 
-func (f *partitionFault) Name() string { return FPartition }
+func (f *partitionFault) Name() string { return histories.FPartition }
 
 func (f *partitionFault) Spec() map[string]any {
 	if f.shape == ShapeGroups {

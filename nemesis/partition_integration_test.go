@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -23,8 +24,8 @@ func TestPartitionLeaderFollowers(t *testing.T) {
 	h.topic("lf", []int32{0, 1, 2}, nil)
 	h.produce(200, "a", false)
 	h.until(isr(0, 1, 2), 30*time.Second)
-	h.inject(nemesis.Step{Fault: nemesis.FPartition, Shape: nemesis.ShapeLeaderFollowers,
-		Target: &nemesis.Target{Role: nemesis.RoleLeader}})
+	h.inject(nemesis.Step{Fault: histories.FPartition,
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeLeaderFollowers}})
 	h.produceLeaderAck(10, "lag")
 	took := h.until(isr(0), 30*time.Second)
 	t.Logf("ISR [0 1 2] -> [0] %s after cutting leader 0 from its followers and writing (replica.lag.time.max.ms 4s)", took)
@@ -39,12 +40,12 @@ func TestPartitionLeaderFollowers(t *testing.T) {
 	h.produce(50, "alone", false)
 	must(t, h.leo(0) == 260, "leader log end %d, want 260", h.leo(0))
 
-	h.heal(nemesis.FPartition)
+	h.heal(histories.FPartition)
 	h.noRules()
 	took = h.until(isr(0, 1, 2), 60*time.Second)
 	t.Logf("ISR back to [0 1 2] %s after the heal", took)
 	ops := h.nemesisOps()
-	_, v, _ := completion(ops, nemesis.FPartition)
+	_, v, _ := completion(ops, histories.FPartition)
 	t.Logf("recorded partition: nodes %v details %v", v.Nodes, v.Details)
 	must(t, fmt.Sprint(v.Details["grudge"]) == "map[0:[1 2] 1:[0] 2:[0]]", "grudge %v", v.Details["grudge"])
 }
@@ -101,7 +102,7 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 	h.topic("rk", []int32{0, 1, 2}, nil)
 	must(t, len(connectivity(h)) == 0, "blocked before any fault: %v", connectivity(h))
 
-	h.inject(nemesis.Step{Fault: nemesis.FPartition, Shape: nemesis.ShapeRacks})
+	h.inject(nemesis.Step{Fault: histories.FPartition, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeRacks}})
 	begin := time.Now()
 	got := connectivity(h)
 	want := map[string]bool{"0->2": true, "1->2": true, "2->0": true, "2->1": true}
@@ -110,19 +111,19 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 	h.produceLeaderAck(10, "lag")
 	took := h.until(isr(0, 1), 30*time.Second)
 	t.Logf("ISR -> [0 1] %s after a write: broker 2 (rack b) cannot fetch from leader 0 (rack a)", took)
-	h.heal(nemesis.FPartition)
+	h.heal(histories.FPartition)
 	h.noRules()
 	must(t, len(connectivity(h)) == 0, "blocked after heal: %v", connectivity(h))
 
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: nemesis.FPartition, Shape: nemesis.ShapeFromController,
-		Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}})
+	h.inject(nemesis.Step{Fault: histories.FPartition,
+		Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeFromController}})
 	took = h.until(nemesis.Condition{Fenced: []int32{2}}, 30*time.Second)
 	t.Logf("broker 2 fenced %s after being cut from the controller (broker.session.timeout.ms 3s)", took)
 	got = connectivity(h)
 	want = map[string]bool{"2->1000": true, "1000->2": true}
 	must(t, fmt.Sprint(got) == fmt.Sprint(want), "blocked pairs %v, want exactly %v", got, want)
-	h.heal(nemesis.FPartition)
+	h.heal(histories.FPartition)
 	h.noRules()
 	took = h.until(nemesis.Condition{Live: []int32{0, 1, 2}}, 60*time.Second)
 	t.Logf("broker 2 unfenced %s after the heal", took)

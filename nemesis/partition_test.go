@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 func newFakeEnv() (*Env, *fakeCluster, *fakeAdmin) {
@@ -171,13 +173,13 @@ func TestPartitionHealDeadAndPaused(t *testing.T) {
 	if c.ruleCount(1) != 2 || fmt.Sprint(env.Pending()) != "[0 1]" {
 		t.Fatalf("paused node 1 has %d rules, pending %v", c.ruleCount(1), env.Pending())
 	}
-	if err := env.Inject(ctx, &processFault{op: FResume, target: &Target{Role: RoleNodes, Nodes: []int32{1}}}); err != nil {
+	if err := env.Inject(ctx, &processFault{op: histories.FResume, target: &Target{Role: RoleNodes, Nodes: []int32{1}}}); err != nil {
 		t.Fatal(err)
 	}
 	if c.ruleCount(1) != 0 || fmt.Sprint(env.Pending()) != "[0]" {
 		t.Errorf("after resume: node 1 has %d rules, pending %v", c.ruleCount(1), env.Pending())
 	}
-	if err := env.Inject(ctx, &processFault{op: FStart}); err != nil {
+	if err := env.Inject(ctx, &processFault{op: histories.FStart}); err != nil {
 		t.Fatal(err)
 	}
 	if len(env.Pending()) != 0 {

@@ -19,15 +19,15 @@ import (
 // heal partition, as histories/faults.go says).
 func randomFault(name string) (fault, shape string, ok bool) {
 	switch name {
-	case FPause, FKill, FRestart, FLoseUnflushed, FCutClients:
+	case histories.FPause, histories.FKill, histories.FRestart, histories.FLoseUnflushed, histories.FCutClients:
 		return name, "", true
-	case FPartition, FNetem:
+	case histories.FPartition, histories.FNetem:
 		return name, ShapeIsolate, true
 	}
-	for _, f := range []string{FPartition, FNetem} {
+	for _, f := range []string{histories.FPartition, histories.FNetem} {
 		// Shape groups is left out: its groups are written by hand.
 		s, found := strings.CutPrefix(name, f+"-")
-		if found && (slices.Contains(shapeNames, s) && s != ShapeGroups || f == FNetem && s == ShapeClients) {
+		if found && (slices.Contains(shapeNames, s) && s != ShapeGroups || f == histories.FNetem && s == ShapeClients) {
 			return f, s, true
 		}
 	}
@@ -35,15 +35,15 @@ func randomFault(name string) (fault, shape string, ok bool) {
 }
 
 func randomFaultNames() []string {
-	out := []string{FPause, FKill, FRestart, FLoseUnflushed, FCutClients, FPartition, FNetem}
-	for _, f := range []string{FPartition, FNetem} {
+	out := []string{histories.FPause, histories.FKill, histories.FRestart, histories.FLoseUnflushed, histories.FCutClients, histories.FPartition, histories.FNetem}
+	for _, f := range []string{histories.FPartition, histories.FNetem} {
 		for _, s := range shapeNames {
 			if s != ShapeGroups {
 				out = append(out, f+"-"+s)
 			}
 		}
 	}
-	return append(out, FNetem+"-"+ShapeClients)
+	return append(out, histories.FNetem+"-"+ShapeClients)
 }
 
 // DefaultRandomNetem is what a drawn netem does to its links unless the
@@ -67,11 +67,11 @@ func randomNetem(rs RandomSchedule) *NetemSpec {
 func planStep(r *prng, rs RandomSchedule, name string, ids []int32) Step {
 	fault, shape, _ := randomFault(name)
 	st := Step{Fault: fault, Target: planTarget(r, rs.Targets, fault, shape, ids)}
-	if fault == FPartition || fault == FNetem {
-		st.Shape = shape
-	}
-	if fault == FNetem {
-		st.Netem = randomNetem(rs)
+	switch fault {
+	case histories.FPartition:
+		st.Params = &PartitionParams{Shape: shape}
+	case histories.FNetem:
+		st.Params = &NetemParams{Shape: shape, Netem: randomNetem(rs)}
 	}
 	return st
 }
@@ -233,7 +233,7 @@ func planTarget(r *prng, given *Target, fault, shape string, brokers []int32) *T
 		c.Nodes = slices.Clone(given.Nodes)
 		t = &c
 	}
-	links := fault == FPartition || fault == FNetem
+	links := fault == histories.FPartition || fault == histories.FNetem
 	switch {
 	case links && shape == ShapeRacks:
 		if t == nil || t.Role != RoleRack {

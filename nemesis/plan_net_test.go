@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // TestPlanNetFaults: netem (every link shape and clients) and cut-clients
@@ -14,7 +16,7 @@ import (
 // it, and is healed by heal netem; cut-clients by heal partition; the
 // expanded plan is a valid scripted schedule.
 func TestPlanNetFaults(t *testing.T) {
-	names := []string{"netem", "netem-leader-followers", "netem-racks", "netem-clients", "netem-majority-minority", FCutClients}
+	names := []string{"netem", "netem-leader-followers", "netem-racks", "netem-clients", "netem-majority-minority", histories.FCutClients}
 	for _, tc := range []struct {
 		name string
 		spec *NetemSpec
@@ -45,17 +47,18 @@ func TestPlanNetFaults(t *testing.T) {
 					}
 				}
 				key := st.Fault
+				np, _ := st.Params.(*NetemParams)
 				switch st.Fault {
-				case FNetem:
-					key += "-" + st.Shape
-					spec := fmt.Sprintf("loss %v rate %s", st.Netem.Loss, st.Netem.Rate)
+				case histories.FNetem:
+					key += "-" + np.Shape
+					spec := fmt.Sprintf("loss %v rate %s", np.Netem.Loss, np.Netem.Rate)
 					if tc.spec == nil && spec != "loss 10% rate " || tc.spec != nil && spec != "loss 0% rate 1mbit" {
 						t.Errorf("step %d: netem spec %s, want %s", i, spec, tc.want)
 					}
-					if heal != FNetem {
+					if heal != histories.FNetem {
 						t.Errorf("step %d: netem healed by %q", i, heal)
 					}
-					switch st.Shape {
+					switch np.Shape {
 					case ShapeLeaderFollowers:
 						if st.Target == nil || st.Target.Role != RoleLeader {
 							t.Errorf("step %d: leader-followers target %+v", i, st.Target)
@@ -66,11 +69,11 @@ func TestPlanNetFaults(t *testing.T) {
 						}
 					default:
 						if st.Target == nil || st.Target.Role != RoleNodes || len(st.Target.Nodes) == 0 {
-							t.Errorf("step %d: %s target %+v", i, st.Shape, st.Target)
+							t.Errorf("step %d: %s target %+v", i, np.Shape, st.Target)
 						}
 					}
-				case FCutClients:
-					if heal != FPartition || st.Target == nil || st.Target.Role != RoleNodes || len(st.Target.Nodes) != 1 {
+				case histories.FCutClients:
+					if heal != histories.FPartition || st.Target == nil || st.Target.Role != RoleNodes || len(st.Target.Nodes) != 1 {
 						t.Errorf("step %d: cut-clients target %+v healed by %q", i, st.Target, heal)
 					}
 				default:
@@ -88,7 +91,7 @@ func TestPlanNetFaults(t *testing.T) {
 // TestPlanNetPeriods: in periods, a partition and a cut-clients drawn
 // together are healed by one heal partition; netem by its own.
 func TestPlanNetPeriods(t *testing.T) {
-	rs := RandomSchedule{Seed: 1, Faults: []string{FPartition, FCutClients, "netem-clients"}, Subset: 3,
+	rs := RandomSchedule{Seed: 1, Faults: []string{histories.FPartition, histories.FCutClients, "netem-clients"}, Subset: 3,
 		Active: Duration(time.Second), Quiet: Duration(time.Second), Duration: Duration(2 * time.Second)}
 	p, err := Plan(rs, brokers)
 	if err != nil {
@@ -100,7 +103,7 @@ func TestPlanNetPeriods(t *testing.T) {
 			heals = append(heals, st.Heal)
 		}
 	}
-	if len(p) != 7 || len(heals) != 2 || !strings.Contains(strings.Join(heals, " "), FPartition) || !strings.Contains(strings.Join(heals, " "), FNetem) {
+	if len(p) != 7 || len(heals) != 2 || !strings.Contains(strings.Join(heals, " "), histories.FPartition) || !strings.Contains(strings.Join(heals, " "), histories.FNetem) {
 		t.Errorf("plan %+v: heals %v, want one partition and one netem", p, heals)
 	}
 }
@@ -110,7 +113,7 @@ func TestPlanNetPeriods(t *testing.T) {
 func TestRandomNetRuns(t *testing.T) {
 	env, c, _ := newFakeEnv()
 	s := Schedule{Random: &RandomSchedule{Seed: 9, Interval: Duration(50 * time.Millisecond), Duration: Duration(400 * time.Millisecond),
-		Faults: []string{"netem-leader-followers", "netem-clients", FCutClients, "netem"}}}
+		Faults: []string{"netem-leader-followers", "netem-clients", histories.FCutClients, "netem"}}}
 	if err := (&Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}

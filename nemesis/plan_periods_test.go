@@ -17,7 +17,7 @@ func periods(seed int64, subset int, faults ...string) RandomSchedule {
 		Duration: Duration(2 * time.Minute), Faults: faults}
 }
 
-var allRandom = []string{FPause, FKill, FRestart, FLoseUnflushed, "partition", "partition-racks", "partition-leader-followers"}
+var allRandom = []string{histories.FPause, histories.FKill, histories.FRestart, histories.FLoseUnflushed, "partition", "partition-racks", "partition-leader-followers"}
 
 func TestPeriodsSameSeedSameSchedule(t *testing.T) {
 	a, err := PlanRandom(periods(42, 2, allRandom...), brokers)
@@ -50,9 +50,9 @@ func TestPeriodsShape(t *testing.T) {
 		subset int
 	}{
 		{"pairs", periods(1, 2, allRandom...), 8, 2},
-		{"triples, repeated names count once", periods(2, 3, FKill, FKill, FPause, "partition-racks", FRestart), 8, 3},
-		{"default subset", RandomSchedule{Seed: 3, Active: Duration(time.Second), Duration: Duration(3 * time.Second), Faults: []string{FPause, FKill}}, 3, 1},
-		{"all of them", periods(4, 2, FPause, FKill), 8, 2},
+		{"triples, repeated names count once", periods(2, 3, histories.FKill, histories.FKill, histories.FPause, "partition-racks", histories.FRestart), 8, 3},
+		{"default subset", RandomSchedule{Seed: 3, Active: Duration(time.Second), Duration: Duration(3 * time.Second), Faults: []string{histories.FPause, histories.FKill}}, 3, 1},
+		{"all of them", periods(4, 2, histories.FPause, histories.FKill), 8, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := PlanRandom(tc.rs, brokers)
@@ -83,7 +83,7 @@ func TestPeriodsShape(t *testing.T) {
 				var heals []string
 				for j, st := range steps[:tc.subset] {
 					fault, shape, _ := randomFault(per.Faults[j])
-					if st.Fault != fault || st.Shape != shape {
+					if st.Fault != fault || shapeOf(st) != shape {
 						t.Errorf("period %d step %d: %+v, want %s %s", i, j, st, fault, shape)
 					}
 					if err := (&Schedule{Steps: []Step{st}}).Validate(); err != nil {
@@ -121,7 +121,7 @@ func TestPeriodsShape(t *testing.T) {
 // seeds no longer replay their runs.
 func TestPeriodsPinned(t *testing.T) {
 	p, err := PlanRandom(RandomSchedule{Seed: 7, Subset: 2, Active: Duration(4 * time.Second), Quiet: Duration(2 * time.Second),
-		Duration: Duration(12 * time.Second), Faults: []string{FPause, FKill, "partition-racks"}}, brokers)
+		Duration: Duration(12 * time.Second), Faults: []string{histories.FPause, histories.FKill, "partition-racks"}}, brokers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,21 +141,21 @@ func TestPeriodsValidate(t *testing.T) {
 		rs   RandomSchedule
 		err  string
 	}{
-		{"subset too large", RandomSchedule{Subset: 3, Active: sec(1), Duration: sec(5), Faults: []string{FKill, FKill, FPause}},
+		{"subset too large", RandomSchedule{Subset: 3, Active: sec(1), Duration: sec(5), Faults: []string{histories.FKill, histories.FKill, histories.FPause}},
 			"nemesis.random.subset: 3 faults per period, but the mix names only 2 distinct"},
-		{"interval and active", RandomSchedule{Interval: sec(1), Active: sec(1), Duration: sec(5), Faults: []string{FKill}},
+		{"interval and active", RandomSchedule{Interval: sec(1), Active: sec(1), Duration: sec(5), Faults: []string{histories.FKill}},
 			"nemesis.random.interval: not with active"},
-		{"subset without active", RandomSchedule{Interval: sec(1), Subset: 2, Duration: sec(5), Faults: []string{FKill, FPause}},
+		{"subset without active", RandomSchedule{Interval: sec(1), Subset: 2, Duration: sec(5), Faults: []string{histories.FKill, histories.FPause}},
 			"nemesis.random.subset: only with active"},
-		{"quiet without active", RandomSchedule{Interval: sec(1), Quiet: sec(1), Duration: sec(5), Faults: []string{FKill}},
+		{"quiet without active", RandomSchedule{Interval: sec(1), Quiet: sec(1), Duration: sec(5), Faults: []string{histories.FKill}},
 			"nemesis.random.quiet: only with active"},
-		{"negative quiet", RandomSchedule{Active: sec(2), Quiet: -sec(1), Duration: sec(5), Faults: []string{FKill}},
+		{"negative quiet", RandomSchedule{Active: sec(2), Quiet: -sec(1), Duration: sec(5), Faults: []string{histories.FKill}},
 			"nemesis.random.quiet: must not be negative"},
-		{"negative subset", RandomSchedule{Active: sec(2), Subset: -1, Duration: sec(5), Faults: []string{FKill}},
+		{"negative subset", RandomSchedule{Active: sec(2), Subset: -1, Duration: sec(5), Faults: []string{histories.FKill}},
 			"nemesis.random.subset: must not be negative"},
-		{"shorter than a period", RandomSchedule{Active: sec(4), Quiet: sec(2), Duration: sec(5), Faults: []string{FKill}},
+		{"shorter than a period", RandomSchedule{Active: sec(4), Quiet: sec(2), Duration: sec(5), Faults: []string{histories.FKill}},
 			"nemesis.random.duration: 5s is shorter than one period (active 4s + quiet 2s)"},
-		{"neither", RandomSchedule{Duration: sec(5), Faults: []string{FKill}}, "nemesis.random.interval: must be positive (or give active and quiet"},
+		{"neither", RandomSchedule{Duration: sec(5), Faults: []string{histories.FKill}}, "nemesis.random.interval: must be positive (or give active and quiet"},
 		{"yaml", RandomSchedule{}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -179,7 +179,7 @@ func TestPeriodsValidate(t *testing.T) {
 // injects exactly the plan's faults.
 func TestRunnerRecordsPeriods(t *testing.T) {
 	rs := RandomSchedule{Seed: 11, Subset: 2, Active: Duration(40 * time.Millisecond), Quiet: Duration(20 * time.Millisecond),
-		Duration: Duration(180 * time.Millisecond), Faults: []string{FPause, FKill, "partition-racks"}}
+		Duration: Duration(180 * time.Millisecond), Faults: []string{histories.FPause, histories.FKill, "partition-racks"}}
 	plan, err := PlanRandom(rs, brokers)
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +193,7 @@ func TestRunnerRecordsPeriods(t *testing.T) {
 		t.Errorf("run: %v", runErr)
 	}
 	var sched histories.NemesisValue
-	if err := evs[1].Decode(&sched); err != nil || evs[1].F != FSchedule {
+	if err := evs[1].Decode(&sched); err != nil || evs[1].F != histories.FSchedule {
 		t.Fatalf("schedule op: %s %v", evs[1].Value, err)
 	}
 	d := sched.Details
@@ -207,7 +207,7 @@ func TestRunnerRecordsPeriods(t *testing.T) {
 	}
 	var injected []string
 	for _, e := range evs[2 : len(evs)-2] {
-		if e.Type == histories.Invoke && e.F != FHeal {
+		if e.Type == histories.Invoke && e.F != histories.FHeal {
 			injected = append(injected, e.F)
 		}
 	}

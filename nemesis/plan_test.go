@@ -18,7 +18,7 @@ func mix(seed int64, faults ...string) RandomSchedule {
 var brokers = []int32{0, 1, 2}
 
 func TestPlanSameSeedSameSchedule(t *testing.T) {
-	rs := mix(42, FPause, FKill, "partition-racks", FRestart, FLoseUnflushed, "partition-bridge", "partition-majority-minority")
+	rs := mix(42, histories.FPause, histories.FKill, "partition-racks", histories.FRestart, histories.FLoseUnflushed, "partition-bridge", "partition-majority-minority")
 	a, err := Plan(rs, brokers)
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestPlanSameSeedSameSchedule(t *testing.T) {
 // seeds no longer replay their runs.
 func TestPlanPinned(t *testing.T) {
 	p, err := Plan(RandomSchedule{Seed: 7, Interval: Duration(4 * time.Second),
-		Duration: Duration(8 * time.Second), Faults: []string{FPause, FKill}}, brokers)
+		Duration: Duration(8 * time.Second), Faults: []string{histories.FPause, histories.FKill}}, brokers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,12 +61,12 @@ func TestPlanShape(t *testing.T) {
 		rs     RandomSchedule
 		cycles int
 	}{
-		{"default", mix(1, FPause, FKill, FRestart, FLoseUnflushed, "partition"), 6},
+		{"default", mix(1, histories.FPause, histories.FKill, histories.FRestart, histories.FLoseUnflushed, "partition"), 6},
 		{"partitions", mix(2, "partition-isolate", "partition-racks", "partition-leader-followers",
 			"partition-from-controller", "partition-majority-minority", "partition-bridge"), 6},
-		{"one cycle", RandomSchedule{Seed: 3, Interval: Duration(time.Second), Duration: Duration(1500 * time.Millisecond), Faults: []string{FKill}}, 1},
+		{"one cycle", RandomSchedule{Seed: 3, Interval: Duration(time.Second), Duration: Duration(1500 * time.Millisecond), Faults: []string{histories.FKill}}, 1},
 		{"targets", RandomSchedule{Seed: 4, Interval: Duration(time.Second), Duration: Duration(5 * time.Second),
-			Faults: []string{FPause}, Targets: &Target{Role: RoleRandom, Count: 2}}, 5},
+			Faults: []string{histories.FPause}, Targets: &Target{Role: RoleRandom, Count: 2}}, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p, err := Plan(tc.rs, brokers)
@@ -115,7 +115,7 @@ func TestPlanErrors(t *testing.T) {
 	if _, err := Plan(mix(1, "elect-unclean"), brokers); err == nil {
 		t.Error("elect-unclean in a random mix accepted")
 	}
-	if _, err := Plan(mix(1, FKill), nil); err == nil {
+	if _, err := Plan(mix(1, histories.FKill), nil); err == nil {
 		t.Error("no brokers accepted")
 	}
 }
@@ -137,7 +137,7 @@ func TestPRNGPick(t *testing.T) {
 // kind, is described in the history's vocabulary, so that the checker and
 // the report know it.
 func TestFaultNamesInVocabulary(t *testing.T) {
-	for _, f := range append(slices.Clone(faultNames), FHeal, FSchedule) {
+	for _, f := range append(faultNames(), histories.FHeal, histories.FSchedule) {
 		if _, ok := histories.LookupFault(f); !ok {
 			t.Errorf("fault %q is not in histories.Faults", f)
 		}
@@ -148,4 +148,15 @@ func TestFaultNamesInVocabulary(t *testing.T) {
 			t.Errorf("random fault %s lasts but no heal undoes it", f)
 		}
 	}
+}
+
+// shapeOf is a partition's or a netem's shape ("" for other steps).
+func shapeOf(st Step) string {
+	switch p := st.Params.(type) {
+	case *PartitionParams:
+		return p.Shape
+	case *NetemParams:
+		return p.Shape
+	}
+	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // loseUnflushed is the power loss of seed 004: the broker dies without a
@@ -53,7 +54,7 @@ type loseUnflushed struct {
 	nodes  []int32
 }
 
-func (f *loseUnflushed) Name() string { return FLoseUnflushed }
+func (f *loseUnflushed) Name() string { return histories.FLoseUnflushed }
 
 func (f *loseUnflushed) Spec() map[string]any {
 	m := map[string]any{"target": f.target, "start": f.start}
@@ -72,13 +73,36 @@ func (f *loseUnflushed) modelDetails() map[string]any {
 		"writeback_interval": Duration(f.model.Interval)}
 }
 
-// writebackOf is the writeback model a step asks for, defaults filled;
+// loseUnflushedKind kills brokers and cuts their logs as a power loss
+// would leave them.
+var loseUnflushedKind = Kind{Name: histories.FLoseUnflushed, Needs: cluster.NewCaps(cluster.CapKill, cluster.CapPowerLoss),
+	New: func() Params { return &LoseUnflushedParams{} }}
+
+// LoseUnflushedParams are a power loss's.
+type LoseUnflushedParams struct {
+	// Start starts the broker again after the cut.
+	Start bool `yaml:"start,omitempty"`
+	// Model is the power-loss model: recovery-point (the default: only
+	// what Kafka fsynced survives) or writeback (also what the kernel's
+	// page-cache writeback had written by the cut; see Writeback), with
+	// DirtyExpire and WritebackInterval (Linux's defaults, 30s and 5s,
+	// when not given).
+	Model             string   `yaml:"model,omitempty"`
+	DirtyExpire       Duration `yaml:"dirty_expire,omitempty"`
+	WritebackInterval Duration `yaml:"writeback_interval,omitempty"`
+}
+
+func (lp *LoseUnflushedParams) build(st Step) Fault {
+	return &loseUnflushed{target: st.Target, start: lp.Start, model: lp.writeback()}
+}
+
+// writeback is the writeback model the step asks for, defaults filled;
 // nil for the recovery-point model.
-func writebackOf(st Step) *Writeback {
-	if st.Model != ModelWriteback {
+func (lp *LoseUnflushedParams) writeback() *Writeback {
+	if lp.Model != ModelWriteback {
 		return nil
 	}
-	w := Writeback{DirtyExpire: st.DirtyExpire.Std(), Interval: st.WritebackInterval.Std()}
+	w := Writeback{DirtyExpire: lp.DirtyExpire.Std(), Interval: lp.WritebackInterval.Std()}
 	if w.DirtyExpire == 0 {
 		w.DirtyExpire = DefaultDirtyExpire
 	}
@@ -88,20 +112,17 @@ func writebackOf(st Step) *Writeback {
 	return &w
 }
 
-// validateModel checks a step's power-loss model fields.
-func validateModel(p string, st *Step, add addFunc) {
-	if st.Model != "" && st.Fault != FLoseUnflushed {
-		add(p+".model", "only for fault lose-unflushed")
-	}
-	if st.Model != "" && st.Model != ModelRecoveryPoint && st.Model != ModelWriteback {
-		add(p+".model", "unknown model %q (want %s or %s)", st.Model, ModelRecoveryPoint, ModelWriteback)
+func (lp *LoseUnflushedParams) validate(p string, st *Step, add addFunc) {
+	validateNodeTarget(p, st, add)
+	if lp.Model != "" && lp.Model != ModelRecoveryPoint && lp.Model != ModelWriteback {
+		add(p+".model", "unknown model %q (want %s or %s)", lp.Model, ModelRecoveryPoint, ModelWriteback)
 	}
 	for _, f := range []struct {
 		name string
 		d    Duration
-	}{{"dirty_expire", st.DirtyExpire}, {"writeback_interval", st.WritebackInterval}} {
+	}{{"dirty_expire", lp.DirtyExpire}, {"writeback_interval", lp.WritebackInterval}} {
 		switch {
-		case f.d != 0 && st.Model != ModelWriteback:
+		case f.d != 0 && lp.Model != ModelWriteback:
 			add(p+"."+f.name, "only with model writeback")
 		case f.d < 0:
 			add(p+"."+f.name, "must not be negative")
@@ -219,7 +240,7 @@ func (f *loseUnflushed) Heal(ctx context.Context, e *Env) error {
 	if len(f.nodes) == 0 {
 		return nil
 	}
-	h := &processFault{op: FStart, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
+	h := &processFault{op: histories.FStart, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
 	_, _, err := h.Inject(ctx, e)
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -55,8 +56,8 @@ func TestLoseUnflushed(t *testing.T) {
 		t.Fatal(err)
 	}
 	begin := time.Now()
-	h.inject(nemesis.Step{Fault: nemesis.FLoseUnflushed, Start: true,
-		Target: &nemesis.Target{Role: nemesis.RoleLeader}})
+	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed,
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.LoseUnflushedParams{Start: true}})
 	t.Logf("lose-unflushed (kill -9, cut, start) took %s", since(begin))
 	after := h.leo(0)
 	t.Logf("broker 0 answers for pl-0 again %s after the fault", since(begin))
@@ -78,7 +79,7 @@ func TestLoseUnflushed(t *testing.T) {
 	t.Logf("broker 0 logged: %s", recovered)
 
 	ops := h.nemesisOps()
-	ev, v, ok := completion(ops, nemesis.FLoseUnflushed)
+	ev, v, ok := completion(ops, histories.FLoseUnflushed)
 	must(t, ok && ev.Type == "ok", "lose-unflushed completion: %+v", ev)
 	t.Logf("recorded: %s", ev.Value)
 	if !bytes.Contains(ev.Value, []byte(`"partition":"pl-0","recovery_point":20,"log_end_before":50,"log_end_after":20`)) {

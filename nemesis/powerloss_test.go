@@ -28,7 +28,7 @@ func TestLoseUnflushedThroughFiles(t *testing.T) {
 	write(t, filepath.Join(logDir, RecoveryPointFile), []byte("0\n1\nt 0 20\n"))
 	write(t, filepath.Join(logDir, CleanShutdownFile), nil)
 
-	f, err := NewFault(Step{Fault: FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}})
+	f, err := NewFault(Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Timeouts of process faults (a step's timeout overrides restartWait).
@@ -20,9 +23,51 @@ const (
 	restartWait = 90 * time.Second
 )
 
+// The process faults: pause and resume freeze and thaw the nodes' processes,
+// kill, start and restart stop and start them.
+var (
+	pauseKind   = processKind(histories.FPause, cluster.CapPause)
+	resumeKind  = processKind(histories.FResume, cluster.CapPause)
+	killKind    = processKind(histories.FKill, cluster.CapKill)
+	startKind   = processKind(histories.FStart, cluster.CapKill)
+	restartKind = Kind{Name: histories.FRestart, Needs: cluster.NewCaps(cluster.CapKill),
+		New: func() Params { return &RestartParams{} }}
+)
+
+func processKind(name string, c cluster.Capability) Kind {
+	return Kind{Name: name, Needs: cluster.NewCaps(c), New: func() Params { return &processParams{} }}
+}
+
+// processParams: kill, start, pause and resume take only a target (start
+// and resume without one mean every node that is down, or paused).
+type processParams struct{}
+
+func (*processParams) validate(p string, st *Step, add addFunc) {
+	if st.Fault == histories.FKill || st.Fault == histories.FPause {
+		validateNodeTarget(p, st, add)
+	} else if st.Target != nil {
+		validateTarget(p+".target", st.Target, false, false, add)
+	}
+}
+
+func (*processParams) build(st Step) Fault { return &processFault{op: st.Fault, target: st.Target} }
+
+// RestartParams are a clean restart's.
+type RestartParams struct {
+	// ReadyWithin bounds the wait for the restarted broker to be unfenced
+	// again (default restartWait).
+	ReadyWithin Duration `yaml:"timeout,omitempty"`
+}
+
+func (*RestartParams) validate(p string, st *Step, add addFunc) { validateNodeTarget(p, st, add) }
+
+func (rp *RestartParams) build(st Step) Fault {
+	return &processFault{op: st.Fault, target: st.Target, timeout: rp.ReadyWithin.Std()}
+}
+
 // processFault kills, starts, pauses, resumes or restarts nodes.
 type processFault struct {
-	op      string // FKill, FStart, FPause, FResume, FRestart
+	op      string // histories.FKill, histories.FStart, histories.FPause, histories.FResume, histories.FRestart
 	target  *Target
 	timeout time.Duration
 	nodes   []int32 // what Inject touched, for Heal
@@ -77,7 +122,7 @@ func (f *processFault) targets(ctx context.Context, e *Env) ([]int32, error) {
 	if f.target != nil {
 		return e.Resolve(ctx, f.target)
 	}
-	if f.op != FStart && f.op != FResume {
+	if f.op != histories.FStart && f.op != histories.FResume {
 		return nil, fmt.Errorf("%s needs a target", f.op)
 	}
 	return e.AllNodes(), nil
@@ -85,7 +130,7 @@ func (f *processFault) targets(ctx context.Context, e *Env) ([]int32, error) {
 
 func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, paused bool) (bool, error) {
 	switch f.op {
-	case FKill:
+	case histories.FKill:
 		if !running {
 			return false, nil
 		}
@@ -96,22 +141,22 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 			}
 		}
 		return true, e.kill(ctx, id)
-	case FStart:
+	case histories.FStart:
 		if running {
 			return false, nil
 		}
 		return true, e.start(ctx, id)
-	case FPause:
+	case histories.FPause:
 		if !running || paused {
 			return false, nil
 		}
 		return true, e.Cluster.Pause(ctx, id)
-	case FResume:
+	case histories.FResume:
 		if !paused {
 			return false, nil
 		}
 		return true, e.resume(ctx, id)
-	case FRestart:
+	case histories.FRestart:
 		if paused {
 			if err := e.resume(ctx, id); err != nil {
 				return false, err
@@ -141,10 +186,10 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 func (f *processFault) Heal(ctx context.Context, e *Env) error {
 	var undo string
 	switch f.op {
-	case FKill:
-		undo = FStart
-	case FPause:
-		undo = FResume
+	case histories.FKill:
+		undo = histories.FStart
+	case histories.FPause:
+		undo = histories.FResume
 	default:
 		return nil
 	}

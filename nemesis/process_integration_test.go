@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -25,18 +26,18 @@ func TestPauseResume(t *testing.T) {
 	h.topic("pr", []int32{0, 1, 2}, nil)
 	h.produce(100, "a", false)
 	h.until(isr(0, 1, 2), 30*time.Second)
-	h.inject(nemesis.Step{Fault: nemesis.FPause, Target: nodes(2)})
+	h.inject(nemesis.Step{Fault: histories.FPause, Target: nodes(2)})
 	st, _ := h.c.State(context.Background(), 2)
 	must(t, st.Running && st.Paused, "broker 2 state after pause: %+v", st)
 	took := h.until(isr(0, 1), 30*time.Second)
 	t.Logf("ISR [0 1 2] -> [0 1] %s after pausing broker 2", took)
 	h.produce(100, "b", false)
-	h.inject(nemesis.Step{Fault: nemesis.FResume, Target: nodes(2)})
+	h.inject(nemesis.Step{Fault: histories.FResume, Target: nodes(2)})
 	took = h.until(isr(0, 1, 2), 60*time.Second)
 	t.Logf("broker 2 back in the ISR %s after resume", took)
 	must(t, h.leo(2) == 200, "broker 2 log end %d, want 200", h.leo(2))
 	ops := h.nemesisOps()
-	for _, f := range []string{nemesis.FPause, nemesis.FResume} {
+	for _, f := range []string{histories.FPause, histories.FResume} {
 		ev, v, ok := completion(ops, f)
 		must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{2}), "%s completion %+v %+v", f, ev, v)
 	}
@@ -98,7 +99,7 @@ func TestKillStartRestart(t *testing.T) {
 	mark := logLen(t, h, 0)
 
 	begin := time.Now()
-	h.inject(nemesis.Step{Fault: nemesis.FKill, Target: &nemesis.Target{Role: nemesis.RoleLeader}})
+	h.inject(nemesis.Step{Fault: histories.FKill, Target: &nemesis.Target{Role: nemesis.RoleLeader}})
 	t.Logf("kill -9 of leader 0 took %s", since(begin))
 	st, _ := h.c.State(ctx, 0)
 	must(t, !st.Running && st.ExitCode == 137, "broker 0 after kill: %+v", st)
@@ -108,7 +109,7 @@ func TestKillStartRestart(t *testing.T) {
 	h.produce(100, "b", false)
 
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: nemesis.FStart, Target: nodes(0)})
+	h.inject(nemesis.Step{Fault: histories.FStart, Target: nodes(0)})
 	h.until(isr(0, 1, 2), 90*time.Second)
 	t.Logf("broker 0 back in the ISR %s after start", since(begin))
 	must(t, h.leo(0) == 300, "broker 0 log end %d, want 300", h.leo(0))
@@ -120,9 +121,9 @@ func TestKillStartRestart(t *testing.T) {
 	// partition back to broker 0, first in the replica list.
 	p, _ := h.adm.Describe(ctx, "ks")
 	must(t, p[0].Leader != 0, "leader is already 0 before the preferred election: %+v", p[0])
-	h.inject(nemesis.Step{Fault: nemesis.FElectPreferred})
+	h.inject(nemesis.Step{Fault: histories.FElectPreferred})
 	ops := h.nemesisOps()
-	_, v, _ := completion(ops, nemesis.FElectPreferred)
+	_, v, _ := completion(ops, histories.FElectPreferred)
 	t.Logf("recorded elect-preferred: nodes %v details %v", v.Nodes, v.Details)
 	must(t, slices.Equal(v.Nodes, []int32{0}), "elect-preferred recorded leaders %v, want [0]", v.Nodes)
 	// Another broker's metadata cache may lag the one the step read by a
@@ -132,7 +133,7 @@ func TestKillStartRestart(t *testing.T) {
 
 	mark = logLen(t, h, 1)
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: nemesis.FRestart, Target: nodes(1)})
+	h.inject(nemesis.Step{Fault: histories.FRestart, Target: nodes(1)})
 	t.Logf("clean restart of broker 1 (SIGTERM, start, unfenced) took %s", since(begin))
 	line = recovery(logSince(t, h, 1, mark), "ks-0")
 	must(t, line == "", "broker 1 recovered ks-0 after a clean shutdown: %s", line)

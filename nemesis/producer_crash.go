@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Clients is what the client faults need of the workload; the harness
@@ -29,7 +31,7 @@ type producerCrash struct {
 	down     time.Duration
 }
 
-func (f *producerCrash) Name() string { return FProducerCrash }
+func (f *producerCrash) Name() string { return histories.FProducerCrash }
 
 func (f *producerCrash) Spec() map[string]any {
 	m := map[string]any{"for": Duration(f.down)}
@@ -60,11 +62,28 @@ func (f *producerCrash) Inject(ctx context.Context, e *Env) ([]int32, map[string
 // Heal: nothing to undo, the successor is already running.
 func (f *producerCrash) Heal(context.Context, *Env) error { return nil }
 
-func validateProducerCrash(p string, st *Step, add addFunc) {
-	if st.Producer != nil && *st.Producer < 0 {
+// producerCrashKind crashes a workload client: no backend capability.
+var producerCrashKind = Kind{Name: histories.FProducerCrash, New: func() Params { return &ProducerCrashParams{} }}
+
+// ProducerCrashParams are a producer-crash's.
+type ProducerCrashParams struct {
+	// Producer is the workload's producer client to crash (0-based;
+	// absent: one drawn with the run's seed when it fires).
+	Producer *int `yaml:"producer,omitempty"`
+	// Down is how long the crashed producer stays down before its
+	// successor starts (default 0: at once).
+	Down Duration `yaml:"for,omitempty"`
+}
+
+func (cp *ProducerCrashParams) build(Step) Fault {
+	return &producerCrash{producer: cp.Producer, down: cp.Down.Std()}
+}
+
+func (cp *ProducerCrashParams) validate(p string, st *Step, add addFunc) {
+	if cp.Producer != nil && *cp.Producer < 0 {
 		add(p+".producer", "must not be negative (the workload's producers are 0..workload.producers-1)")
 	}
-	if st.For < 0 || st.For.Std() > 10*time.Minute {
+	if cp.Down < 0 || cp.Down.Std() > 10*time.Minute {
 		add(p+".for", "want 0 to 10m (how long the producer stays down)")
 	}
 	if st.Target != nil {

@@ -33,7 +33,7 @@ func TestProducerCrash(t *testing.T) {
 	fc := &fakeClients{n: 3}
 	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
 		env.Clients = fc
-		s := Schedule{Steps: []Step{{Fault: FProducerCrash, Producer: &one, For: Duration(2 * time.Second)}, {Fault: FProducerCrash}}}
+		s := Schedule{Steps: []Step{{Fault: histories.FProducerCrash, Params: &ProducerCrashParams{Producer: &one, Down: Duration(2 * time.Second)}}, {Fault: histories.FProducerCrash}}}
 		if err := (&Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestProducerCrash(t *testing.T) {
 	}
 	n := 0
 	for _, e := range evs {
-		if e.F != FProducerCrash {
+		if e.F != histories.FProducerCrash {
 			continue
 		}
 		var v histories.NemesisValue
@@ -64,17 +64,17 @@ func TestProducerCrash(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d ok producer-crash ops: %s", n, summary(evs))
 	}
-	if k := histories.KindOf(FProducerCrash); k != histories.Instant {
+	if k := histories.KindOf(histories.FProducerCrash); k != histories.Instant {
 		t.Errorf("kind %s", k)
 	}
 
 	env, _, _ := newFakeEnv()
-	f, _ := NewFault(Step{Fault: FProducerCrash})
+	f, _ := NewFault(Step{Fault: histories.FProducerCrash})
 	if err := env.Inject(context.Background(), f); err == nil || !strings.Contains(err.Error(), "no workload producers to crash") {
 		t.Errorf("without clients: %v", err)
 	}
 	env.Clients = &fakeClients{n: 1}
-	f, _ = NewFault(Step{Fault: FProducerCrash, Producer: &one})
+	f, _ = NewFault(Step{Fault: histories.FProducerCrash, Params: &ProducerCrashParams{Producer: &one}})
 	if err := env.Inject(context.Background(), f); err == nil || !strings.Contains(err.Error(), "producer 1: the workload has producers 0..0") {
 		t.Errorf("producer out of range: %v", err)
 	}

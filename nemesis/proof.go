@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Prover is implemented by faults that can show that they hold. Env.Inject
@@ -328,7 +329,7 @@ func (f *partitionFault) Prove(ctx context.Context, e *Env) (map[string]any, err
 // read from inside; where the kchaos host cannot reach the listener (a
 // client cut), the backend's paused state is the proof, and says so.
 func (f *processFault) Prove(ctx context.Context, e *Env) (map[string]any, error) {
-	if f.op != FKill && f.op != FPause || len(f.nodes) == 0 {
+	if f.op != histories.FKill && f.op != histories.FPause || len(f.nodes) == 0 {
 		return nil, nil
 	}
 	rs := parallel(f.nodes, func(id int32) struct {
@@ -347,7 +348,7 @@ func (f *processFault) Prove(ctx context.Context, e *Env) (map[string]any, error
 		if err != nil {
 			return r{err: err}
 		}
-		if f.op == FKill {
+		if f.op == histories.FKill {
 			if st.Running {
 				return r{fmt.Sprintf("%d: still runs", id), fmt.Errorf("node %d still runs after the kill", id)}
 			}
@@ -391,7 +392,7 @@ func (f *processFault) Prove(ctx context.Context, e *Env) (map[string]any, error
 		errs = append(errs, r.err)
 	}
 	key := "stopped"
-	if f.op == FPause {
+	if f.op == histories.FPause {
 		key = "frozen"
 	}
 	return map[string]any{key: lines}, errors.Join(errs...)

@@ -55,9 +55,9 @@ func proofOf(t *testing.T, evs []histories.Event, f string) (histories.Event, ma
 // they hold in their ok op, probed through the fake's rules and states.
 func TestProofsRecorded(t *testing.T) {
 	s := Schedule{Steps: []Step{
-		{Fault: FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}},
-		{Fault: FPause, Target: &Target{Role: RoleNodes, Nodes: []int32{1}}},
-		{Fault: FKill, Target: &Target{Role: RoleNodes, Nodes: []int32{2}}},
+		{Fault: histories.FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}},
+		{Fault: histories.FPause, Target: &Target{Role: RoleNodes, Nodes: []int32{1}}},
+		{Fault: histories.FKill, Target: &Target{Role: RoleNodes, Nodes: []int32{2}}},
 	}}
 	var runErr error
 	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
@@ -69,10 +69,10 @@ func TestProofsRecorded(t *testing.T) {
 	for _, tc := range []struct{ f, key, want string }{
 		// Node 0 is cut from everyone; its peers from it alone, and each
 		// has an uncut peer for the control.
-		{FPartition, "cut", "[0->1 dropped 1->0 dropped 2->0 dropped 1000->0 dropped]"},
-		{FPartition, "control", "[1->1000 open 2->1000 open 1000->1 open]"},
-		{FPause, "frozen", "[1: paused, 10.9.0.21:9092 accepts TCP but no answer to ApiVersions in 1s]"},
-		{FKill, "stopped", "[2: not running (exit 137), 10.9.0.22:9092 unreachable]"},
+		{histories.FPartition, "cut", "[0->1 dropped 1->0 dropped 2->0 dropped 1000->0 dropped]"},
+		{histories.FPartition, "control", "[1->1000 open 2->1000 open 1000->1 open]"},
+		{histories.FPause, "frozen", "[1: paused, 10.9.0.21:9092 accepts TCP but no answer to ApiVersions in 1s]"},
+		{histories.FKill, "stopped", "[2: not running (exit 137), 10.9.0.22:9092 unreachable]"},
 	} {
 		ev, p := proofOf(t, evs, tc.f)
 		if ev.Type != histories.OK || fmt.Sprint(p[tc.key]) != tc.want {
@@ -94,9 +94,9 @@ func TestNoEffectFailsScripted(t *testing.T) {
 		setup func(*fakeCluster)
 		want  string
 	}{
-		{"tc accepted but installs nothing", Step{Fault: FNetem, Shape: ShapeLeaderFollowers, Netem: &NetemSpec{Rate: "1mbit"}},
+		{"tc accepted but installs nothing", Step{Fault: histories.FNetem, Params: &NetemParams{Shape: ShapeLeaderFollowers, Netem: &NetemSpec{Rate: "1mbit"}}},
 			func(c *fakeCluster) { c.net.ignoreTC = true }, "the kernel does not show class ca05:1"},
-		{"paused node still answers", Step{Fault: FPause, Target: &Target{Role: RoleLeader}},
+		{"paused node still answers", Step{Fault: histories.FPause, Target: &Target{Role: RoleLeader}},
 			func(c *fakeCluster) { c.net.answerPaused = true }, "node 0 answered a Kafka request while paused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -127,7 +127,7 @@ func TestNoEffectFailsScripted(t *testing.T) {
 // so the run cannot pass as if the fault had held.
 func TestNoEffectRandomGoesOnAndFails(t *testing.T) {
 	s := Schedule{Random: &RandomSchedule{Seed: 1, Interval: Duration(10 * time.Millisecond),
-		Duration: Duration(40 * time.Millisecond), Faults: []string{FPause}}}
+		Duration: Duration(40 * time.Millisecond), Faults: []string{histories.FPause}}}
 	var runErr error
 	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
 		c.net.answerPaused = true
@@ -139,7 +139,7 @@ func TestNoEffectRandomGoesOnAndFails(t *testing.T) {
 	}
 	n := 0
 	for _, e := range evs {
-		if e.F == FPause && e.Type == histories.Info {
+		if e.F == histories.FPause && e.Type == histories.Info {
 			n++
 		}
 	}
@@ -152,7 +152,7 @@ func TestNoEffectRandomGoesOnAndFails(t *testing.T) {
 // the rules are gone, proving the same fault again fails.
 func TestProofSeesAHealedCut(t *testing.T) {
 	env, c, _ := newFakeEnv()
-	f, _ := NewFault(Step{Fault: FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{2}}})
+	f, _ := NewFault(Step{Fault: histories.FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{2}}})
 	if err := env.Inject(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
@@ -170,14 +170,20 @@ func TestProofSeesAHealedCut(t *testing.T) {
 // SSH backend's position): only cluster.Nodes.
 type hidden struct{ cluster.Nodes }
 
+// withoutOptional is the SSH backend's set: none of the optional
+// capabilities.
+var withoutOptional = cluster.NewCaps(cluster.CapPartition, cluster.CapPause, cluster.CapKill, cluster.CapPowerLoss)
+
+func (hidden) Capabilities() cluster.Caps { return withoutOptional }
+
 func TestRefusedWithoutCapability(t *testing.T) {
 	for _, tc := range []struct {
 		step Step
 		want string
 	}{
-		{Step{Fault: FCutClients, Target: &Target{Role: RoleLeader}}, "cannot cut clients: the backend does not say which address"},
-		{Step{Fault: FNetem, Shape: ShapeRacks, Netem: &NetemSpec{Delay: Duration(50 * time.Millisecond)}}, "netem is refused"},
-		{Step{Fault: FNetem, Shape: ShapeClients, Target: &Target{Role: RoleLeader}, Netem: &NetemSpec{Rate: "1mbit"}}, "netem is refused"},
+		{Step{Fault: histories.FCutClients, Target: &Target{Role: RoleLeader}}, "cannot cut clients: the backend does not say which address"},
+		{Step{Fault: histories.FNetem, Params: &NetemParams{Shape: ShapeRacks, Netem: &NetemSpec{Delay: Duration(50 * time.Millisecond)}}}, "netem is refused"},
+		{Step{Fault: histories.FNetem, Target: &Target{Role: RoleLeader}, Params: &NetemParams{Shape: ShapeClients, Netem: &NetemSpec{Rate: "1mbit"}}}, "netem is refused"},
 	} {
 		env, c, _ := newFakeEnv()
 		env.Cluster = hidden{c}
@@ -204,6 +210,8 @@ type execSpy struct {
 	cmds []string
 }
 
+func (s *execSpy) Capabilities() cluster.Caps { return withoutOptional }
+
 func (s *execSpy) Exec(ctx context.Context, id int32, cmd ...string) (string, error) {
 	s.cmds = append(s.cmds, strings.Join(cmd, " "))
 	return s.Nodes.Exec(ctx, id, cmd...)
@@ -219,7 +227,7 @@ func TestNoTCWhereNetemIsRefused(t *testing.T) {
 	if err := (&Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(), Schedule{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Heal(context.Background(), FNetem, time.Second); err != nil {
+	if err := env.Heal(context.Background(), histories.FNetem, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	for _, cmd := range spy.cmds {
@@ -237,11 +245,11 @@ func TestNoTCWhereNetemIsRefused(t *testing.T) {
 func TestPartitionProofStacked(t *testing.T) {
 	env, _, _ := newFakeEnv()
 	ctx := context.Background()
-	first, _ := NewFault(Step{Fault: FPartition, Shape: ShapeGroups, Groups: [][]int32{{1000}, {1}}})
+	first, _ := NewFault(Step{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeGroups, Groups: [][]int32{{1000}, {1}}}})
 	if err := env.Inject(ctx, first); err != nil {
 		t.Fatal(err)
 	}
-	second, _ := NewFault(Step{Fault: FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}})
+	second, _ := NewFault(Step{Fault: histories.FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}})
 	if err := env.Inject(ctx, second); err != nil {
 		t.Fatalf("second partition: %v", err)
 	}

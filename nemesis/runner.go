@@ -74,8 +74,8 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 	}
 	r.steps = len(steps)
 	r.Env.log().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", len(steps))
-	r.Env.record(histories.Invoke, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
-	r.Env.record(histories.OK, FSchedule, histories.NemesisValue{Fault: FSchedule, Details: details}, "")
+	r.Env.record(histories.Invoke, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
+	r.Env.record(histories.OK, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
 	var noEffect []error // random mode: faults that did not take effect
 	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
@@ -143,8 +143,12 @@ func (r *Runner) step(ctx context.Context, st Step) error {
 // broker is live and every partition has a leader. Harnesses call it
 // through Run; it is exported for a run that injects faults by hand.
 func (r *Runner) FinalHeal(ctx context.Context) error {
-	return r.Env.Heal(ctx, HealAll, r.healTimeout())
+	return r.Env.Heal(ctx, histories.HealAll, r.healTimeout())
 }
+
+// labeler is implemented by parameters that name their step more
+// precisely than the fault's name ("partition racks", "upgrade to 4.4.0").
+type labeler interface{ label(fault string) string }
 
 func stepName(st Step) string {
 	switch {
@@ -152,11 +156,10 @@ func stepName(st Step) string {
 		return "wait " + st.Wait.String()
 	case st.Until != nil:
 		return "until " + st.Until.String()
-	case (st.Fault == FPartition || st.Fault == FNetem) && st.Shape != "":
-		return st.Fault + " " + st.Shape
-	case st.Fault == FUpgrade:
-		return "upgrade to " + st.Version
 	case st.Fault != "":
+		if l, ok := st.Params.(labeler); ok {
+			return l.label(st.Fault)
+		}
 		return st.Fault
 	case st.Heal != "":
 		return "heal " + st.Heal

@@ -63,7 +63,7 @@ func TestRunnerScriptedCancelled(t *testing.T) {
 	// Cancel once set-config is recorded: the schedule is then in its wait.
 	go func() {
 		for ctx.Err() == nil {
-			if h.env.Recorder.Flush() == nil && hasOK(h.history, nemesis.FSetConfig) {
+			if h.env.Recorder.Flush() == nil && hasOK(h.history, histories.FSetConfig) {
 				time.Sleep(time.Second)
 				cancel()
 				return
@@ -91,9 +91,9 @@ func TestRunnerScriptedCancelled(t *testing.T) {
 	}
 	want := "schedule:ok partition:ok pause:ok kill:ok elect-unclean:ok set-config:ok heal:ok"
 	must(t, strings.Join(fs, " ") == want, "history %v, want %s", fs, want)
-	ev, v, _ := completion(ops, nemesis.FElectUnclean)
+	ev, v, _ := completion(ops, histories.FElectUnclean)
 	must(t, equal(v.Nodes, []int32{2}), "unclean election: %s", ev.Value)
-	heal, _, _ := completion(ops, nemesis.FHeal)
+	heal, _, _ := completion(ops, histories.FHeal)
 	t.Logf("final heal recorded: %s", heal.Value)
 	for _, s := range []string{`"resumed":[1]`, `"started":[0]`} {
 		must(t, bytes.Contains(heal.Value, []byte(s)), "final heal lacks %s: %s", s, heal.Value)
@@ -124,7 +124,7 @@ func TestRunnerRandomOnCluster(t *testing.T) {
 	h.writeInBackground(wctx)
 	rs := nemesis.RandomSchedule{Seed: 3, Interval: nemesis.Duration(8 * time.Second),
 		Duration: nemesis.Duration(40 * time.Second),
-		Faults:   []string{nemesis.FPause, nemesis.FKill, "partition-racks", nemesis.FRestart, nemesis.FLoseUnflushed}}
+		Faults:   []string{histories.FPause, histories.FKill, "partition-racks", histories.FRestart, histories.FLoseUnflushed}}
 	plan, err := nemesis.Plan(rs, []int32{0, 1, 2})
 	if err != nil {
 		t.Fatal(err)
@@ -143,16 +143,16 @@ func TestRunnerRandomOnCluster(t *testing.T) {
 	}
 	var got []string
 	for _, e := range h.nemesisOps() {
-		if e.Type == histories.Invoke || e.F == nemesis.FSchedule {
+		if e.Type == histories.Invoke || e.F == histories.FSchedule {
 			continue
 		}
 		must(t, e.Type == histories.OK, "%s ended %s: %s %s", e.F, e.Type, e.Value, e.Error)
 		var v histories.NemesisValue
 		_ = e.Decode(&v)
 		switch {
-		case e.F == nemesis.FHeal && v.Fault != "all":
+		case e.F == histories.FHeal && v.Fault != "all":
 			got = append(got, v.Fault)
-		case e.F != nemesis.FHeal:
+		case e.F != histories.FHeal:
 			got = append(got, e.F)
 		}
 		t.Logf("%s %s nodes %v", e.F, v.Fault, v.Nodes)

@@ -139,9 +139,9 @@ steps:
 // panic comes back as an error, and the final heal still runs.
 func TestRunnerHealsAfterPanic(t *testing.T) {
 	s := Schedule{Steps: []Step{
-		{Fault: FKill, Target: &Target{Role: RoleNodes, Nodes: []int32{2}}},
-		{Fault: FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}},
-		{Fault: FPause, Target: &Target{Role: RoleNodes, Nodes: []int32{1}}},
+		{Fault: histories.FKill, Target: &Target{Role: RoleNodes, Nodes: []int32{2}}},
+		{Fault: histories.FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}},
+		{Fault: histories.FPause, Target: &Target{Role: RoleNodes, Nodes: []int32{1}}},
 		{Wait: Duration(time.Hour)},
 	}}
 	var runErr error
@@ -172,8 +172,8 @@ func TestRunnerHealsAfterPanic(t *testing.T) {
 // the schedule at once and the final heal runs on a fresh context.
 func TestRunnerHealsAfterCancel(t *testing.T) {
 	s := Schedule{Steps: []Step{
-		{Fault: FPause, Target: &Target{Role: RoleFollowers}},
-		{Fault: FPartition, Shape: ShapeRacks},
+		{Fault: histories.FPause, Target: &Target{Role: RoleFollowers}},
+		{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeRacks}},
 		{Wait: Duration(time.Hour)},
 	}}
 	var runErr error
@@ -202,7 +202,7 @@ func TestRunnerHealsAfterCancel(t *testing.T) {
 // ends healthy.
 func TestRunnerRandom(t *testing.T) {
 	rs := RandomSchedule{Seed: 5, Interval: Duration(60 * time.Millisecond), Duration: Duration(300 * time.Millisecond),
-		Faults: []string{FPause, FKill, "partition-racks", FRestart, FLoseUnflushed}}
+		Faults: []string{histories.FPause, histories.FKill, "partition-racks", histories.FRestart, histories.FLoseUnflushed}}
 	plan, err := Plan(rs, []int32{0, 1, 2})
 	if err != nil {
 		t.Fatal(err)
@@ -213,7 +213,7 @@ func TestRunnerRandom(t *testing.T) {
 			want = append(want, st.Fault)
 		}
 		if st.Heal != "" {
-			want = append(want, FHeal)
+			want = append(want, histories.FHeal)
 		}
 	}
 	var runErr error
@@ -237,7 +237,7 @@ func TestRunnerRandom(t *testing.T) {
 	}
 	var sched histories.NemesisValue
 	_ = evs[1].Decode(&sched)
-	if evs[1].F != FSchedule || sched.Details["seed"] != float64(5) || sched.Details["mode"] != "random" || sched.Details["plan"] == nil {
+	if evs[1].F != histories.FSchedule || sched.Details["seed"] != float64(5) || sched.Details["mode"] != "random" || sched.Details["plan"] == nil {
 		t.Errorf("schedule op: %s", evs[1].Value)
 	}
 }

@@ -11,7 +11,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/duration"
 )
@@ -69,75 +68,40 @@ type Schedule struct {
 }
 
 // Step is one scripted action: exactly one of Wait, Until, Fault or Heal.
+// It holds what every step shares; a fault's own parameters (a
+// partition's shape, a disk fault's dir, ...) are its kind's Params
+// (registry.go), written beside these fields in the same mapping
+// (stepcodec.go).
 type Step struct {
 	// Wait sleeps for a duration.
-	Wait Duration `yaml:"wait,omitempty" json:"wait,omitempty"`
+	Wait Duration `yaml:"wait,omitempty"`
 	// Until waits until a cluster condition holds, at most Timeout (default
 	// 60s); a timeout fails the schedule (the final heal still runs).
-	Until *Condition `yaml:"until,omitempty" json:"until,omitempty"`
-	// Timeout bounds an Until (default 60s), a restart's wait for the
-	// broker to be unfenced again (default 90s), or a disk fault's wait for
-	// Kafka to report the dir offline (default 30s).
-	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	Until *Condition `yaml:"until,omitempty"`
+	// Timeout bounds an Until (default DefaultUntilTimeout). (A fault's
+	// own bound, also written timeout, is its parameters': a restart's
+	// ReadyWithin, a disk fault's OfflineWithin.)
+	Timeout Duration `yaml:"timeout,omitempty"`
 	// Optional makes an until a soft wait: when its timeout passes, the
 	// schedule goes on instead of failing. For steps whose condition depends
 	// on a setting a matrix varies (a leader that only an unclean election
 	// can make).
-	Optional bool `yaml:"optional,omitempty" json:"optional,omitempty"`
-	// Fault injects a fault by name: partition, pause, resume, kill, start,
-	// restart, lose-unflushed, set-config, elect-unclean, elect-preferred,
-	// upgrade, set-feature, move-coordinator, disk-fail, disk-full,
-	// disk-slow, netem, cut-clients, producer-crash.
-	Fault string `yaml:"fault,omitempty" json:"fault,omitempty"`
-	// Shape of a partition fault (default isolate), or the links a netem
-	// fault degrades: a partition shape's cut links, or clients.
-	Shape string `yaml:"shape,omitempty" json:"shape,omitempty"`
-	// Groups are the node groups of shape groups, e.g. [[0], [2]]: every
-	// group is cut from every other; nodes in no group keep all links.
-	Groups [][]int32 `yaml:"groups,omitempty" json:"groups,omitempty"`
+	Optional bool `yaml:"optional,omitempty"`
+	// Fault injects a fault by its registered name (registry.go).
+	Fault string `yaml:"fault,omitempty"`
 	// Target chooses the nodes when the fault fires.
-	Target *Target `yaml:"target,omitempty" json:"target,omitempty"`
-	// Config is the topic config to set (set-config); a null value deletes.
-	Config map[string]*string `yaml:"config,omitempty" json:"config,omitempty"`
-	// Start asks lose-unflushed to start the broker again after the cut.
-	Start bool `yaml:"start,omitempty" json:"start,omitempty"`
-	// Dir is the log dir a disk fault acts on: its index in the broker's
-	// log.dirs (cluster.log_dirs); 0 is the first, which also holds the
-	// metadata log (Kafka halts the broker when that one fails).
-	Dir *int `yaml:"dir,omitempty" json:"dir,omitempty"`
-	// Rate is disk-slow's limit in bytes per second ("64KiB", "1MiB") on
-	// the broker's reads and writes of the dir's disk.
-	Rate string `yaml:"rate,omitempty" json:"rate,omitempty"`
-	// Model is lose-unflushed's power-loss model: recovery-point (the
-	// default: only what Kafka fsynced survives) or writeback (also what
-	// the kernel's page-cache writeback had written by the cut; see
-	// Writeback), with DirtyExpire and WritebackInterval (Linux's
-	// defaults, 30s and 5s, when not given).
-	Model             string   `yaml:"model,omitempty" json:"model,omitempty"`
-	DirtyExpire       Duration `yaml:"dirty_expire,omitempty" json:"dirty_expire,omitempty"`
-	WritebackInterval Duration `yaml:"writeback_interval,omitempty" json:"writeback_interval,omitempty"`
-	// Heal undoes faults: "all", or one heal kind (partition, which also
-	// removes client cuts, pause, kill, netem, disk).
-	Heal string `yaml:"heal,omitempty" json:"heal,omitempty"`
-	// Version is the Kafka release an upgrade moves nodes to ("4.4.0",
-	// "4.4.x", "latest"); Finalize then raises metadata.version.
-	Version  string `yaml:"version,omitempty" json:"version,omitempty"`
-	Finalize bool   `yaml:"finalize,omitempty" json:"finalize,omitempty"`
-	// Feature is the finalized feature levels a set-feature sets, e.g.
-	// {eligible.leader.replicas.version: 1}.
-	Feature map[string]int16 `yaml:"feature,omitempty" json:"feature,omitempty"`
-	// Member is the group member a member fault acts on (member-0, ...),
-	// or random (the default): groupfault.go.
-	Member string `yaml:"member,omitempty" json:"member,omitempty"`
-	// For is how long a member-stall stops the member, or how long a
-	// crashed producer stays down before its successor starts.
-	For Duration `yaml:"for,omitempty" json:"for,omitempty"`
-	// Netem is what a netem fault does to each link (netem.go).
-	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
-	// Producer is the workload's producer client a producer-crash crashes
-	// (0-based; absent: one drawn with the run's seed when it fires); For
-	// (default 0: at once) says when its successor starts.
-	Producer *int `yaml:"producer,omitempty" json:"producer,omitempty"`
+	Target *Target `yaml:"target,omitempty"`
+	// Heal undoes faults: "all", or one heal kind (histories.HealKinds:
+	// partition, which also removes client cuts, pause, kill, netem, disk,
+	// member).
+	Heal string `yaml:"heal,omitempty"`
+	// Params are the fault's own parameters, of its kind's type (nil: the
+	// kind's zero value).
+	Params Params `yaml:"-"`
+
+	// misplaced are keys of the step that only other faults take, kept by
+	// the decoder for Validate.
+	misplaced []string
 }
 
 // Target selects nodes at the moment a fault fires.
@@ -199,33 +163,6 @@ type RandomSchedule struct {
 	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
 }
 
-// Fault names (a Step's Fault, and the f of the nemesis ops they record):
-// the history's vocabulary (histories/faults.go), named here too so that
-// schedules read in nemesis terms.
-const (
-	FPartition       = histories.FPartition
-	FPause           = histories.FPause
-	FResume          = histories.FResume
-	FKill            = histories.FKill
-	FStart           = histories.FStart
-	FRestart         = histories.FRestart
-	FLoseUnflushed   = histories.FLoseUnflushed
-	FSetConfig       = histories.FSetConfig
-	FElectUnclean    = histories.FElectUnclean
-	FElectPreferred  = histories.FElectPreferred
-	FMoveCoordinator = histories.FMoveCoordinator
-	FUpgrade         = histories.FUpgrade
-	FSetFeature      = histories.FSetFeature
-	FDiskFail        = histories.FDiskFail
-	FDiskFull        = histories.FDiskFull
-	FDiskSlow        = histories.FDiskSlow
-	FNetem           = histories.FNetem
-	FCutClients      = histories.FCutClients
-	FProducerCrash   = histories.FProducerCrash
-	FHeal            = histories.FHeal
-	FSchedule        = histories.FSchedule
-)
-
 // Partition shapes.
 const (
 	ShapeIsolate          = "isolate"
@@ -253,28 +190,13 @@ const (
 	RoleTxnCoordinator = "txn-coordinator"
 )
 
-// HealAll is the heal kind (a Step's Heal) that undoes every fault; the
-// others are histories.HealKinds: partition, pause, kill.
-const HealAll = histories.HealAll
-
-// HealDisk is the heal kind of the disk faults.
-const HealDisk = histories.HealDisk
-
 var (
-	faultNames = []string{FPartition, FPause, FResume, FKill, FStart, FRestart,
-		FLoseUnflushed, FSetConfig, FElectUnclean, FElectPreferred, FUpgrade, FSetFeature,
-		FMemberKill, FMemberLeave, FMemberStart, FMemberStall,
-		FMoveCoordinator, FDiskFail, FDiskFull, FDiskSlow, FNetem, FCutClients, FProducerCrash}
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator,
 		RoleGroupCoordinator, RoleGroupCoordinatorFollowers}
-	healNames = append([]string{HealAll}, histories.HealKinds()...)
-	// needsTarget: faults that act on nodes and have no sensible default.
-	needsTarget = []string{FPause, FKill, FRestart, FLoseUnflushed, FDiskFail, FDiskFull, FDiskSlow, FMoveCoordinator, FCutClients}
-	// diskFaults take a dir.
-	diskFaults = []string{FDiskFail, FDiskFull, FDiskSlow}
+	healNames = append([]string{histories.HealAll}, histories.HealKinds()...)
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
@@ -328,8 +250,8 @@ func (s *Schedule) Validate() error {
 			validateTarget("nemesis.random.targets", r.Targets, false, false, add)
 		}
 		if r.Netem != nil {
-			validateNetem("nemesis.random", &Step{Fault: FNetem, Netem: r.Netem}, add)
-			if !slices.ContainsFunc(r.Faults, func(f string) bool { g, _, _ := randomFault(f); return g == FNetem }) {
+			validateNetem("nemesis.random", r.Netem, add)
+			if !slices.ContainsFunc(r.Faults, func(f string) bool { g, _, _ := randomFault(f); return g == histories.FNetem }) {
 				add("nemesis.random.netem", "the mix draws no netem (name netem, netem-<shape> or netem-clients in faults)")
 			}
 		}
@@ -357,40 +279,17 @@ func validateStep(p string, st *Step, add addFunc) {
 		add(p, "want exactly one of wait, until, fault, heal (got %s)", orNone(set))
 		return
 	}
-	only := func(ok bool, field, what string) {
-		if !ok {
-			add(p+"."+field, "only for %s", what)
-		}
+	for _, key := range st.misplaced {
+		add(p+"."+key, "only for %s", faultsTaking(key))
 	}
-	// netem picks its links with the partition's shapes (netem.go).
-	isPart := st.Fault == FPartition || st.Fault == FNetem
-	only(st.Shape == "" || isPart, "shape", "fault partition or netem")
-	only(len(st.Groups) == 0 || (isPart && st.Shape == ShapeGroups), "groups", "fault partition or netem with shape groups")
-	only(st.Netem == nil || st.Fault == FNetem, "netem", "fault netem")
-	only(len(st.Config) == 0 || st.Fault == FSetConfig, "config", "fault set-config")
-	only(!st.Start || st.Fault == FLoseUnflushed, "start", "fault lose-unflushed")
-	validateModel(p, st, add)
-	isDisk := slices.Contains(diskFaults, st.Fault)
-	waitsForKafka := st.Fault == FDiskFail || st.Fault == FDiskFull
-	only(st.Timeout == 0 || st.Until != nil || st.Fault == FRestart || st.Fault == FUpgrade || waitsForKafka,
-		"timeout", "until and faults restart, upgrade, disk-fail and disk-full")
-	only(st.Dir == nil || isDisk, "dir", "faults disk-fail, disk-full and disk-slow")
-	only(st.Rate == "" || st.Fault == FDiskSlow, "rate", "fault disk-slow")
-	only(st.Version == "" || st.Fault == FUpgrade, "version", "fault upgrade")
-	only(!st.Finalize || st.Fault == FUpgrade, "finalize", "fault upgrade")
-	only(len(st.Feature) == 0 || st.Fault == FSetFeature, "feature", "fault set-feature")
-	only(!st.Optional || st.Until != nil, "optional", "until")
-	only(st.Target == nil || st.Fault != "", "target", "faults")
-	isMember := slices.Contains(memberFaults, st.Fault)
-	only(st.Member == "" || isMember, "member", "member faults ("+strings.Join(memberFaults, ", ")+")")
-	only(st.For == 0 || st.Fault == FMemberStall || st.Fault == FProducerCrash, "for", "faults member-stall and producer-crash")
-	only(st.Target == nil || !isMember, "target", "node faults (a member fault names a member)")
-	if st.Fault == FMemberStall && st.For <= 0 {
-		add(p+".for", "member-stall needs a duration (for: 15s), longer than the group's max_poll_interval to make it leave")
+	if st.Timeout != 0 && st.Until == nil {
+		add(p+".timeout", "only for until and %s", faultsTaking("timeout"))
 	}
-	only(st.Producer == nil || st.Fault == FProducerCrash, "producer", "fault producer-crash")
-	if st.Fault == FProducerCrash {
-		validateProducerCrash(p, st, add) // producer_crash.go
+	if st.Optional && st.Until == nil {
+		add(p+".optional", "only for until")
+	}
+	if st.Target != nil && st.Fault == "" {
+		add(p+".target", "only for faults")
 	}
 	switch {
 	case st.Until != nil:
@@ -400,76 +299,42 @@ func validateStep(p string, st *Step, add addFunc) {
 			add(p+".heal", "unknown heal %q (want %s)", st.Heal, strings.Join(healNames, ", "))
 		}
 	case st.Fault != "":
-		if !slices.Contains(faultNames, st.Fault) {
-			add(p+".fault", "unknown fault %q (want %s)", st.Fault, strings.Join(faultNames, ", "))
+		if _, ok := LookupKind(st.Fault); !ok {
+			add(p+".fault", "unknown fault %q (want %s)", st.Fault, strings.Join(faultNames(), ", "))
 			return
 		}
-		if st.Fault == FNetem {
-			validateNetem(p, st, add)
+		_, params, err := st.params()
+		if err != nil {
+			add(p+".fault", "%v", err)
+			return
 		}
-		if isPart && st.Shape != "" && !slices.Contains(shapeNames, st.Shape) &&
-			!(st.Fault == FNetem && st.Shape == ShapeClients) {
-			add(p+".shape", "unknown shape %q (want %s)", st.Shape, strings.Join(shapeNames, ", "))
-		}
-		shape := st.Shape
-		if isPart && shape == "" {
-			shape = ShapeIsolate
-		}
-		needs := slices.Contains(needsTarget, st.Fault) ||
-			(isPart && (shape == ShapeIsolate || shape == ShapeFromController || shape == ShapeMajorityMinority || shape == ShapeClients))
-		if needs && st.Target == nil {
-			add(p+".target", "fault %s needs a target", describeFault(st.Fault, shape))
-		}
-		if st.Target != nil {
-			// Shapes and elections that read one partition take a target
-			// that is only a partition number.
-			noRole := st.Fault == FElectUnclean || st.Fault == FElectPreferred ||
-				(isPart && (shape == ShapeLeaderFollowers || shape == ShapeRacks))
-			validateTarget(p+".target", st.Target, noRole, isPart && shape == ShapeRacks, add)
-			if isPart && shape == ShapeLeaderFollowers && st.Target.Role != "" && st.Target.Role != RoleLeader {
-				add(p+".target.role", "shape leader-followers takes role leader (or none) and a partition")
-			}
-			if isPart && shape == ShapeRacks && st.Target.Role != "" && st.Target.Role != RoleRack {
-				add(p+".target.role", "shape racks takes role rack (or none)")
-			}
-		}
-		if isPart && shape == ShapeGroups {
-			validateGroups(p, st, add)
-		}
-		validateUpgrade(p, st, add)
-		if isDisk {
-			if st.Dir == nil {
-				add(p+".dir", "fault %s needs dir: the log dir's index in log.dirs (0 is the first, which holds the metadata log: Kafka halts the broker when it fails)", st.Fault)
-			} else if *st.Dir < 0 {
-				add(p+".dir", "must not be negative")
-			}
-		}
-		if st.Fault == FDiskSlow {
-			if st.Rate == "" {
-				add(p+".rate", "fault disk-slow needs rate: bytes per second, e.g. 64KiB")
-			} else if _, err := parseDiskRate(st.Rate); err != nil {
-				add(p+".rate", "%v", err)
-			}
-		}
-		if st.Fault == FSetConfig {
-			if len(st.Config) == 0 {
-				add(p+".config", "set-config needs at least one key")
-			}
-			for k := range st.Config {
-				if strings.TrimSpace(k) == "" {
-					add(p+".config", "empty key")
-				}
-			}
-		}
+		params.validate(p, st, add)
 	}
 }
 
-func validateGroups(p string, st *Step, add addFunc) {
-	if len(st.Groups) < 2 {
+// needTarget reports a fault step without a target whose fault has no
+// sensible default.
+func needTarget(p string, st *Step, what string, add addFunc) {
+	if st.Target == nil {
+		add(p+".target", "fault %s needs a target", what)
+	}
+}
+
+// validateNodeTarget checks the target of a fault that acts on the nodes
+// it names and needs them.
+func validateNodeTarget(p string, st *Step, add addFunc) {
+	needTarget(p, st, st.Fault, add)
+	if st.Target != nil {
+		validateTarget(p+".target", st.Target, false, false, add)
+	}
+}
+
+func validateGroups(p string, groups [][]int32, st *Step, add addFunc) {
+	if len(groups) < 2 {
 		add(p+".groups", "shape groups needs two or more groups")
 	}
 	seen := map[int32]int{}
-	for i, g := range st.Groups {
+	for i, g := range groups {
 		if len(g) == 0 {
 			add(fmt.Sprintf("%s.groups[%d]", p, i), "empty group")
 		}
@@ -486,7 +351,7 @@ func validateGroups(p string, st *Step, add addFunc) {
 }
 
 func describeFault(f, shape string) string {
-	if f == FPartition || f == FNetem {
+	if f == histories.FPartition || f == histories.FNetem {
 		return f + " (shape " + shape + ")"
 	}
 	return f
@@ -541,28 +406,4 @@ func orNone(s []string) string {
 		return "none"
 	}
 	return strings.Join(s, " and ")
-}
-
-// validateUpgrade checks the fields of upgrade and set-feature steps.
-func validateUpgrade(p string, st *Step, add addFunc) {
-	switch st.Fault {
-	case FUpgrade:
-		if st.Version == "" {
-			add(p+".version", "upgrade needs a version (e.g. 4.4.0, 4.4.x or latest)")
-		} else if _, err := cluster.ResolveVersion(st.Version); err != nil {
-			add(p+".version", "%v", err)
-		}
-	case FSetFeature:
-		if len(st.Feature) == 0 {
-			add(p+".feature", "set-feature needs at least one feature, e.g. {eligible.leader.replicas.version: 1}")
-		}
-		for k, v := range st.Feature {
-			if strings.TrimSpace(k) == "" {
-				add(p+".feature", "empty feature name")
-			}
-			if v < 0 {
-				add(p+".feature."+k, "level %d: must not be negative", v)
-			}
-		}
-	}
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // exampleYAML is the schedule of schedule.go's doc comment.
@@ -44,7 +46,7 @@ func TestParseScheduleExample(t *testing.T) {
 	if st[0].Wait.Std() != 5*time.Second || st[8].Wait.Std() != 90*time.Second {
 		t.Errorf("waits %s %s", st[0].Wait, st[8].Wait)
 	}
-	if st[1].Fault != FPartition || st[1].Shape != ShapeLeaderFollowers || st[1].Target.Role != RoleLeader {
+	if st[1].Fault != histories.FPartition || shapeOf(st[1]) != ShapeLeaderFollowers || st[1].Target.Role != RoleLeader {
 		t.Errorf("step 1: %+v", st[1])
 	}
 	if c := st[2].Until; c == nil || !sameSet(c.ISR, []int32{0}) || st[2].Timeout.Std() != 30*time.Second {
@@ -53,13 +55,14 @@ func TestParseScheduleExample(t *testing.T) {
 	if c := st[4].Until; c == nil || c.Offline == nil || !*c.Offline {
 		t.Errorf("step 4: %+v", st[4])
 	}
-	if v := st[5].Config["unclean.leader.election.enable"]; v == nil || *v != "true" {
-		t.Errorf("step 5 config: %v", st[5].Config)
+	config := st[5].Params.(*SetConfigParams).Config
+	if v := config["unclean.leader.election.enable"]; v == nil || *v != "true" {
+		t.Errorf("step 5 config: %v", config)
 	}
-	if v, ok := st[5].Config["retention.ms"]; !ok || v != nil {
+	if v, ok := config["retention.ms"]; !ok || v != nil {
 		t.Errorf("step 5: retention.ms null should delete: %v %v", v, ok)
 	}
-	if !st[7].Start || st[7].Target.Nodes[0] != 0 || st[9].Heal != HealAll {
+	if !st[7].Params.(*LoseUnflushedParams).Start || st[7].Target.Nodes[0] != 0 || st[9].Heal != histories.HealAll {
 		t.Errorf("steps 7, 9: %+v %+v", st[7], st[9])
 	}
 }
@@ -147,7 +150,7 @@ func TestScheduleValidation(t *testing.T) {
 		{"bad shape", "steps:\n - fault: partition\n   shape: ring\n   target: {role: leader}",
 			[]string{`nemesis.steps[0].shape: unknown shape "ring"`}},
 		{"shape on kill", "steps:\n - fault: kill\n   shape: racks\n   target: {role: leader}",
-			[]string{"nemesis.steps[0].shape: only for fault partition or netem"}},
+			[]string{"nemesis.steps[0].shape: only for faults partition and netem"}},
 		{"kill without target", "steps:\n - fault: kill", []string{"nemesis.steps[0].target: fault kill needs a target"}},
 		{"isolate without target", "steps:\n - fault: partition",
 			[]string{"nemesis.steps[0].target: fault partition (shape isolate) needs a target"}},
@@ -228,7 +231,7 @@ func checkParse(t *testing.T, yaml string, want []string) {
 }
 
 func TestNewFaultCoversEveryName(t *testing.T) {
-	for _, name := range faultNames {
+	for _, name := range faultNames() {
 		f, err := NewFault(Step{Fault: name})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)

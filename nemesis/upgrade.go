@@ -4,32 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"slices"
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
-	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
 )
-
-// FeatureAdmin is the part of the admin API that reads and sets finalized
-// features (KIP-584); *admin.Client implements it. Faults type-assert
-// Env.Admin for it, so that fakes without features still serve the rest.
-type FeatureAdmin interface {
-	FinalizedFeatures(ctx context.Context) (map[string]int16, error)
-	SupportedFeatures(ctx context.Context) (map[string]int16, error)
-	SetFeature(ctx context.Context, name string, level int16, downgrade bool) error
-}
-
-var _ FeatureAdmin = (*admin.Client)(nil)
 
 // DefaultUpgradeWait bounds, per node, a rolling upgrade's wait for the
 // upgraded node to be back in service (a step's timeout overrides it).
 const DefaultUpgradeWait = 2 * time.Minute
-
-// featureWait bounds the wait for a feature change to be read back.
-const featureWait = 30 * time.Second
 
 // controllerReady reports whether a restarted controller answers on its
 // listener; a variable so that tests of the fake cluster can replace it.
@@ -50,13 +35,47 @@ type Sequence interface {
 	Play(ctx context.Context, e *Env) error
 }
 
-// rollingUpgrade is an upgrade step (Env.RollingUpgrade).
-type rollingUpgrade struct{ step Step }
+// upgradeKind restarts nodes on another release in place.
+var upgradeKind = Kind{Name: histories.FUpgrade, Needs: cluster.NewCaps(cluster.CapUpgrade),
+	New: func() Params { return &UpgradeParams{} }}
 
-func (f *rollingUpgrade) Name() string { return FUpgrade }
+// UpgradeParams are a rolling upgrade's.
+type UpgradeParams struct {
+	// Version is the Kafka release the nodes move to ("4.4.0", "4.4.x",
+	// "latest").
+	Version string `yaml:"version,omitempty"`
+	// Finalize then raises metadata.version.
+	Finalize bool `yaml:"finalize,omitempty"`
+	// ReadyWithin bounds, per node, the wait for it to be back in service
+	// (default DefaultUpgradeWait).
+	ReadyWithin Duration `yaml:"timeout,omitempty"`
+}
+
+func (up *UpgradeParams) validate(p string, st *Step, add addFunc) {
+	if up.Version == "" {
+		add(p+".version", "upgrade needs a version (e.g. 4.4.0, 4.4.x or latest)")
+	} else if _, err := cluster.ResolveVersion(up.Version); err != nil {
+		add(p+".version", "%v", err)
+	}
+	if st.Target != nil {
+		validateTarget(p+".target", st.Target, false, false, add)
+	}
+}
+
+func (up *UpgradeParams) build(st Step) Fault { return &rollingUpgrade{target: st.Target, params: *up} }
+
+func (up *UpgradeParams) label(string) string { return "upgrade to " + up.Version }
+
+// rollingUpgrade is an upgrade step (Env.RollingUpgrade).
+type rollingUpgrade struct {
+	target *Target
+	params UpgradeParams
+}
+
+func (f *rollingUpgrade) Name() string { return histories.FUpgrade }
 
 func (f *rollingUpgrade) Play(ctx context.Context, e *Env) error {
-	return e.RollingUpgrade(ctx, f.step)
+	return e.RollingUpgrade(ctx, f.target, f.params)
 }
 
 // Inject refuses: a rolling upgrade is one op per node, not one op.
@@ -74,16 +93,16 @@ func (f *rollingUpgrade) Heal(context.Context, *Env) error { return nil }
 // with the brokers live. Each node is one upgrade op in the history. With
 // finalize, metadata.version is then raised to the highest level every
 // node supports, recorded as a set-feature op.
-func (e *Env) RollingUpgrade(ctx context.Context, st Step) error {
+func (e *Env) RollingUpgrade(ctx context.Context, target *Target, st UpgradeParams) error {
 	version, err := cluster.ResolveVersion(st.Version)
 	if err != nil {
 		return err
 	}
-	ids, err := e.upgradeOrder(ctx, st.Target)
+	ids, err := e.upgradeOrder(ctx, target)
 	if err != nil {
 		return err
 	}
-	wait := st.Timeout.Std()
+	wait := st.ReadyWithin.Std()
 	if wait <= 0 {
 		wait = DefaultUpgradeWait
 	}
@@ -130,7 +149,7 @@ type upgradeNode struct {
 	wait    time.Duration
 }
 
-func (f *upgradeNode) Name() string { return FUpgrade }
+func (f *upgradeNode) Name() string { return histories.FUpgrade }
 
 func (f *upgradeNode) Spec() map[string]any {
 	return map[string]any{"node": f.id, "to": f.version}
@@ -218,98 +237,6 @@ func (e *Env) waitInService(ctx context.Context, id int32, limit time.Duration) 
 		}
 		if sleep(ctx, PollInterval) != nil {
 			return fmt.Errorf("broker %d not back in service within %s: %s", id, limit, last)
-		}
-	}
-}
-
-// setFeature sets finalized feature levels live (UpdateFeatures, as
-// kafka-features upgrade does), or, with finalize, raises
-// metadata.version to the highest level the nodes support. The op
-// records the finalized levels before and after: the evidence of what is
-// on.
-type setFeature struct {
-	features map[string]int16
-	finalize bool
-}
-
-func (f *setFeature) Name() string { return FSetFeature }
-
-func (f *setFeature) Spec() map[string]any {
-	if f.finalize {
-		return map[string]any{"finalize": admin.FeatureMetadataVersion}
-	}
-	return map[string]any{"feature": f.features}
-}
-
-func (f *setFeature) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	fa, ok := e.Admin.(FeatureAdmin)
-	if !ok {
-		return nil, nil, errors.New("the admin client cannot set features")
-	}
-	var before map[string]int16
-	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
-		before, err = fa.FinalizedFeatures(ctx)
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	want := maps.Clone(f.features)
-	d := map[string]any{"features_before": before}
-	if f.finalize {
-		sup, err := fa.SupportedFeatures(ctx)
-		if err != nil {
-			return nil, d, err
-		}
-		lvl, ok := sup[admin.FeatureMetadataVersion]
-		if !ok {
-			return nil, d, fmt.Errorf("no node reports a supported %s", admin.FeatureMetadataVersion)
-		}
-		want = map[string]int16{admin.FeatureMetadataVersion: lvl}
-		d["supported"] = sup
-	}
-	d["set"] = want
-	for _, name := range slices.Sorted(maps.Keys(want)) {
-		if before[name] == want[name] {
-			continue // already there: UpdateFeatures would refuse a no-op upgrade
-		}
-		err := e.adminCall(ctx, func(ctx context.Context) error {
-			return fa.SetFeature(ctx, name, want[name], want[name] < before[name])
-		})
-		if err != nil {
-			return nil, d, err
-		}
-	}
-	after, err := e.readFeatures(ctx, fa, want)
-	d["features_after"] = after
-	return nil, d, err
-}
-
-func (f *setFeature) Heal(context.Context, *Env) error { return nil }
-
-// readFeatures polls the finalized features until every level of want
-// reads back (a broker learns it from the metadata log).
-func (e *Env) readFeatures(ctx context.Context, fa FeatureAdmin, want map[string]int16) (map[string]int16, error) {
-	ctx, cancel := context.WithTimeout(ctx, featureWait)
-	defer cancel()
-	var last map[string]int16
-	var lastErr error
-	for {
-		got, err := fa.FinalizedFeatures(ctx)
-		if err == nil {
-			last = got
-			ok := true
-			for k, v := range want {
-				ok = ok && got[k] == v
-			}
-			if ok {
-				return got, nil
-			}
-		} else {
-			lastErr = err
-		}
-		if sleep(ctx, PollInterval) != nil {
-			return last, fmt.Errorf("features %v not read back within %s (read %v, last error %v)", want, featureWait, last, lastErr)
 		}
 	}
 }

@@ -22,6 +22,10 @@ type upgradingCluster struct {
 	stuck    int32
 }
 
+func (u *upgradingCluster) Capabilities() cluster.Caps {
+	return u.fakeCluster.Capabilities() | cluster.NewCaps(cluster.CapUpgrade)
+}
+
 func (u *upgradingCluster) Upgrade(_ context.Context, id int32, v string) error {
 	u.mu.Lock()
 	defer u.mu.Unlock()

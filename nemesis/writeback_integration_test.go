@@ -56,10 +56,9 @@ func TestLoseUnflushedWriteback(t *testing.T) {
 
 	begin := time.Now()
 	h.env.Topic = "wb"
-	h.inject(nemesis.Step{Fault: nemesis.FLoseUnflushed, Start: true, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}},
-		Model: nemesis.ModelWriteback, DirtyExpire: nemesis.Duration(3 * time.Second), WritebackInterval: nemesis.Duration(time.Second)})
+	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}, Params: &nemesis.LoseUnflushedParams{Start: true, Model: nemesis.ModelWriteback, DirtyExpire: nemesis.Duration(3 * time.Second), WritebackInterval: nemesis.Duration(time.Second)}})
 	h.env.Topic = "rp"
-	h.inject(nemesis.Step{Fault: nemesis.FLoseUnflushed, Start: true, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}})
+	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}, Params: &nemesis.LoseUnflushedParams{Start: true}})
 	t.Logf("two power cuts (kill -9, cut, start) took %s", since(begin))
 	wbAfter, rpAfter := leoOf(h, "wb", 0), leoOf(h, "rp", 1)
 	t.Logf("log end of wb-0 (writeback, 4 s window): %d -> %d; of rp-0 (recovery point): %d -> %d", wbBefore, wbAfter, rpBefore, rpAfter)
@@ -74,7 +73,7 @@ func TestLoseUnflushedWriteback(t *testing.T) {
 	ops := h.nemesisOps()
 	var models []string
 	for _, e := range ops {
-		if e.F != nemesis.FLoseUnflushed || e.Type != "ok" {
+		if e.F != histories.FLoseUnflushed || e.Type != "ok" {
 			continue
 		}
 		var v struct {
@@ -85,7 +84,7 @@ func TestLoseUnflushedWriteback(t *testing.T) {
 		t.Logf("recorded: %s", e.Value)
 	}
 	must(t, len(models) == 2 && models[0] == `"writeback"` && models[1] == `"recovery-point"`, "models recorded %v", models)
-	_, wb, _ := completionAt(ops, nemesis.FLoseUnflushed, 0)
+	_, wb, _ := completionAt(ops, histories.FLoseUnflushed, 0)
 	must(t, bytes.Contains(wb, []byte(`"partition":"wb-0","recovery_point":0,"log_end_before":40,"log_end_after":19`)) &&
 		bytes.Contains(wb, []byte(`"writeback_point":19`)), "recorded cut of wb-0: %s", wb)
 	r := nemesis.Runner{Env: h.env}

@@ -162,8 +162,7 @@ func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 
 	// A window ending now keeps everything stamped (batches 0-48: the last
 	// has no later stamp); the batches are from t0, long past.
-	st := Step{Fault: FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}, Model: ModelWriteback,
-		DirtyExpire: Duration(time.Second), WritebackInterval: Duration(time.Second)}
+	st := Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}, Params: &LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: Duration(time.Second), WritebackInterval: Duration(time.Second)}}
 	if err := (&Schedule{Steps: []Step{st}}).Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -201,22 +200,20 @@ func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 }
 
 func TestModelValidate(t *testing.T) {
-	lu := func(st Step) Step {
-		st.Fault, st.Target = FLoseUnflushed, &Target{Role: RoleNodes, Nodes: []int32{0}}
-		return st
+	lu := func(p LoseUnflushedParams) Step {
+		return Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}, Params: &p}
 	}
 	for _, tc := range []struct {
 		name string
 		st   Step
 		err  string
 	}{
-		{"writeback", lu(Step{Model: ModelWriteback, DirtyExpire: Duration(time.Second)}), ""},
-		{"recovery point", lu(Step{Model: ModelRecoveryPoint}), ""},
-		{"unknown model", lu(Step{Model: "lazyfs"}), `nemesis.steps[0].model: unknown model "lazyfs" (want recovery-point or writeback)`},
-		{"model on kill", Step{Fault: FKill, Target: &Target{Role: RoleLeader}, Model: ModelWriteback}, "nemesis.steps[0].model: only for fault lose-unflushed"},
-		{"expire without writeback", lu(Step{DirtyExpire: Duration(time.Second)}), "nemesis.steps[0].dirty_expire: only with model writeback"},
-		{"interval with recovery point", lu(Step{Model: ModelRecoveryPoint, WritebackInterval: Duration(time.Second)}), "nemesis.steps[0].writeback_interval: only with model writeback"},
-		{"negative", lu(Step{Model: ModelWriteback, DirtyExpire: -Duration(time.Second)}), "nemesis.steps[0].dirty_expire: must not be negative"},
+		{"writeback", lu(LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: Duration(time.Second)}), ""},
+		{"recovery point", lu(LoseUnflushedParams{Model: ModelRecoveryPoint}), ""},
+		{"unknown model", lu(LoseUnflushedParams{Model: "lazyfs"}), `nemesis.steps[0].model: unknown model "lazyfs" (want recovery-point or writeback)`},
+		{"expire without writeback", lu(LoseUnflushedParams{DirtyExpire: Duration(time.Second)}), "nemesis.steps[0].dirty_expire: only with model writeback"},
+		{"interval with recovery point", lu(LoseUnflushedParams{Model: ModelRecoveryPoint, WritebackInterval: Duration(time.Second)}), "nemesis.steps[0].writeback_interval: only with model writeback"},
+		{"negative", lu(LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: -Duration(time.Second)}), "nemesis.steps[0].dirty_expire: must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := (&Schedule{Steps: []Step{tc.st}}).Validate()
@@ -225,15 +222,17 @@ func TestModelValidate(t *testing.T) {
 			}
 		})
 	}
+	// A model on another fault is refused by its key.
+	checkParse(t, "steps:\n - fault: kill\n   target: {role: leader}\n   model: writeback", []string{"nemesis.steps[0].model: only for fault lose-unflushed"})
 	// Defaults are Linux's; YAML spells the fields as documented.
 	s, err := ParseSchedule([]byte("steps:\n  - fault: lose-unflushed\n    target: {role: leader}\n    model: writeback\n    writeback_interval: 2s\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := writebackOf(s.Steps[0]); w == nil || w.DirtyExpire != DefaultDirtyExpire || w.Interval != 2*time.Second || w.Window() != 32*time.Second {
+	if w := s.Steps[0].Params.(*LoseUnflushedParams).writeback(); w == nil || w.DirtyExpire != DefaultDirtyExpire || w.Interval != 2*time.Second || w.Window() != 32*time.Second {
 		t.Errorf("model %+v", w)
 	}
-	if writebackOf(Step{Fault: FLoseUnflushed}) != nil {
+	if (&LoseUnflushedParams{}).writeback() != nil {
 		t.Error("no model given is not the recovery-point model")
 	}
 }

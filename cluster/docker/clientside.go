@@ -11,10 +11,18 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 )
 
-var (
-	_ cluster.ClientSide        = (*Cluster)(nil)
-	_ cluster.DisposableNetwork = (*Cluster)(nil)
-)
+var _ cluster.ClientSide = (*Cluster)(nil)
+
+// Capabilities is every fault kchaos has: each node is a container of the
+// run's own, with its own network namespace (tc qdiscs go with it),
+// cgroup (block I/O limits), log dir mounts (immutable, bounded, cut while
+// down) and image (an upgrade swaps it), and the host sits on the run's
+// bridge (its address is the client side).
+var Capabilities = cluster.NewCaps(cluster.CapPartition, cluster.CapNetem, cluster.CapPause, cluster.CapKill,
+	cluster.CapDisk, cluster.CapClientCut, cluster.CapPowerLoss, cluster.CapUpgrade)
+
+// Capabilities is the backend's declared set (Capabilities).
+func (c *Cluster) Capabilities() cluster.Caps { return Capabilities }
 
 // ClientAddr is the run network's gateway: the host's address on the
 // bridge, which is the source of every connection kchaos opens to a
@@ -51,7 +59,3 @@ func (c *Cluster) ClientAddr(ctx context.Context) (netip.Addr, error) {
 	return netip.Addr{}, fmt.Errorf("network %s: no IPv4 gateway in its IPAM config %+v nor on a running node's endpoint",
 		c.network.Name, res.Network.IPAM.Config)
 }
-
-// DisposableNetwork: each node is a container with its own network
-// namespace, removed with the run.
-func (c *Cluster) DisposableNetwork() bool { return true }

@@ -44,6 +44,18 @@ type Cluster struct {
 
 var _ cluster.Cluster = (*Cluster)(nil)
 
+// Capabilities is what kchaos can do on hosts it does not own: iptables
+// rules (recorded in the state file, so Clean removes what a crash left),
+// signals to the Kafka process, and its log dir over SFTP-like reads and
+// cuts while it is down. Not netem (a tc qdisc on the user's host would
+// outlive a crashed run: the state file records only iptables rules), not
+// disks (the hosts' log.dirs are their own), not client cuts (the kchaos
+// host's address on the hosts' network is unknown), not upgrades.
+var Capabilities = cluster.NewCaps(cluster.CapPartition, cluster.CapPause, cluster.CapKill, cluster.CapPowerLoss)
+
+// Capabilities is the backend's declared set (Capabilities).
+func (c *Cluster) Capabilities() cluster.Caps { return Capabilities }
+
 // ErrNotConfirmed is returned when the operator has not confirmed that
 // they own the hosts.
 var ErrNotConfirmed = errors.New("cluster.confirm_owner: kchaos breaks the Kafka cluster on these hosts (partitions, kill -9, power loss); " +

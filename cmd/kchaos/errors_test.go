@@ -30,6 +30,10 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(noKnown, []byte(strings.Replace(sshScen, ", known_hosts: /kh", "", 1)+"  confirm_owner: true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	sshNetem := filepath.Join(dir, "sshnetem.yaml")
+	if err := os.WriteFile(sshNetem, []byte(sshScen+"  confirm_owner: true\nnemesis:\n  steps:\n    - {fault: netem, shape: racks, netem: {delay: 50ms}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name string
 		args []string
@@ -56,6 +60,7 @@ func TestBadInput(t *testing.T) {
 		{"matrix: bad --runs", []string{"matrix", "s2", "--vary", "acks=1", "--runs", "0"}, []string{"--runs 0"}},
 		{"matrix: bad scenario", []string{"matrix", multi, "--vary", "acks=1"}, []string{"topic.replication_factor"}},
 		{"ssh: no confirmation", []string{"run", hosts}, []string{"cluster.confirm_owner", "--i-own-these-hosts"}},
+		{"ssh: netem", []string{"run", sshNetem}, []string{`nemesis.steps[0].fault: netem needs capability "netem", which backend ssh does not have`}},
 		{"ssh: no known_hosts", []string{"run", noKnown}, []string{"cluster.ssh.known_hosts: missing"}},
 		{"ssh: docker with hosts", []string{"run", "s1", "--set", "cluster.hosts=[{id: 0, addr: a}]"}, []string{"cluster.backend"}},
 		{"clean --hosts: not hosts", []string{"clean", "--hosts", plain}, []string{"cluster.hosts: missing"}},

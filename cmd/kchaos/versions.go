@@ -34,10 +34,10 @@ func newVersionsCmd() *cobra.Command {
 				}
 				out = append(out, s.Cluster.Kafka)
 				for _, st := range s.Nemesis.Steps {
-					if st.Fault == nemesis.FUpgrade && st.Version != "" {
-						v, err := cluster.ResolveVersion(st.Version)
+					if up, ok := st.Params.(*nemesis.UpgradeParams); ok && up.Version != "" {
+						v, err := cluster.ResolveVersion(up.Version)
 						if err != nil {
-							return badInput(fmt.Errorf("%s: upgrade to %s: %w", a, st.Version, err))
+							return badInput(fmt.Errorf("%s: upgrade to %s: %w", a, up.Version, err))
 						}
 						out = append(out, v)
 					}

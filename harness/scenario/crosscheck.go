@@ -98,15 +98,27 @@ func (w world) step(p string, st nemesis.Step, add addFunc) {
 	if st.Target != nil {
 		w.target(p+".target", st.Target, add)
 	}
-	for i, g := range st.Groups {
+	var groups [][]int32
+	var dir *int
+	switch ps := st.Params.(type) {
+	case *nemesis.PartitionParams:
+		groups = ps.Groups
+	case *nemesis.NetemParams:
+		groups = ps.Groups
+	case *nemesis.DiskParams:
+		dir = ps.Dir
+	case *nemesis.DiskSlowParams:
+		dir = ps.Dir
+	}
+	for i, g := range groups {
 		for _, id := range g {
 			if !w.isNode(id) {
 				add(fmt.Sprintf("%s.groups[%d]", p, i), "node %d does not exist (%s)", id, w.nodes())
 			}
 		}
 	}
-	if st.Dir != nil && w.docker && *st.Dir >= w.logDirs {
-		add(p+".dir", "%d: the brokers have log dirs 0..%d (cluster.log_dirs: %d)", *st.Dir, w.logDirs-1, w.logDirs)
+	if dir != nil && w.docker && *dir >= w.logDirs {
+		add(p+".dir", "%d: the brokers have log dirs 0..%d (cluster.log_dirs: %d)", *dir, w.logDirs-1, w.logDirs)
 	}
 	if c := st.Until; c != nil {
 		w.condition(p+".until", c, add)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // kafkaValue checks one Kafka config value as Kafka's ConfigDef parses it
@@ -117,8 +119,12 @@ func (s *Scenario) checkKafkaConfigs() []error {
 		errs = append(errs, CheckKafkaConfig(fmt.Sprintf("cluster.per_broker.%d", id), s.Cluster.PerBroker[int32(id)], false)...)
 	}
 	for i, st := range s.Nemesis.Steps {
+		sc, ok := st.Params.(*nemesis.SetConfigParams)
+		if !ok {
+			continue
+		}
 		live := map[string]string{}
-		for k, v := range st.Config {
+		for k, v := range sc.Config {
 			if v != nil {
 				live[k] = *v
 			}

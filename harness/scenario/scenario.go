@@ -15,6 +15,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/cluster/docker"
 	sshb "github.com/kchaos/kchaos/cluster/ssh"
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/histories"
@@ -385,6 +386,11 @@ func (s *Scenario) Validate() error {
 	if err := s.Nemesis.Validate(); err != nil {
 		errs = append(errs, err)
 	}
+	// Every fault against what the chosen backend can do, before any
+	// cluster starts.
+	if err := s.Nemesis.CheckBackend(c.backendName(), c.capabilities()); err != nil {
+		errs = append(errs, err)
+	}
 	// The coordinator role and move-coordinator read the workload's
 	// transactional ids: without
 	// transactions it could only fail when the step fires.
@@ -393,8 +399,8 @@ func (s *Scenario) Validate() error {
 			if st.Target != nil && st.Target.Role == nemesis.RoleTxnCoordinator {
 				add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.RoleTxnCoordinator)
 			}
-			if st.Fault == nemesis.FMoveCoordinator {
-				add(fmt.Sprintf("nemesis.steps[%d].fault", i), "%s needs workload.transactions.enabled: the workload has no transactional id", nemesis.FMoveCoordinator)
+			if st.Fault == histories.FMoveCoordinator {
+				add(fmt.Sprintf("nemesis.steps[%d].fault", i), "%s needs workload.transactions.enabled: the workload has no transactional id", histories.FMoveCoordinator)
 			}
 		}
 		if r := s.Nemesis.Random; r != nil && r.Targets != nil && r.Targets.Role == nemesis.RoleTxnCoordinator {
@@ -409,7 +415,7 @@ func (s *Scenario) Validate() error {
 			!s.Workload.Group.Enabled() {
 			add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.group: the workload has no consumer group", t.Role)
 		}
-		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != nemesis.HealMember {
+		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != histories.HealMember {
 			continue
 		}
 		g := s.Workload.Group
@@ -417,7 +423,7 @@ func (s *Scenario) Validate() error {
 			add(fmt.Sprintf("nemesis.steps[%d]", i), "%s%s needs workload.group: the workload has no group members", st.Fault, st.Heal)
 			continue
 		}
-		if m := st.Member; m != "" && m != nemesis.RoleRandom {
+		if m := memberOf(st); m != "" && m != nemesis.RoleRandom {
 			var names []string
 			for j := range g.Members {
 				names = append(names, workloads.MemberName(j))
@@ -429,16 +435,16 @@ func (s *Scenario) Validate() error {
 	}
 	for i, st := range s.Nemesis.Steps {
 		// producer-crash crashes a plain producer of this workload.
-		if st.Fault == nemesis.FProducerCrash {
+		if st.Fault == histories.FProducerCrash {
 			p := fmt.Sprintf("nemesis.steps[%d]", i)
 			if s.Workload.Transactions.Enabled {
-				add(p+".fault", "%s crashes plain producers; transactional ones crash with workload.transactions.crash_rate (a successor fences the zombie)", nemesis.FProducerCrash)
+				add(p+".fault", "%s crashes plain producers; transactional ones crash with workload.transactions.crash_rate (a successor fences the zombie)", histories.FProducerCrash)
 			}
-			if st.Producer != nil && *st.Producer >= s.Workload.Producers {
-				add(p+".producer", "%d: the workload has %d producer(s), 0..%d", *st.Producer, s.Workload.Producers, s.Workload.Producers-1)
+			if pc, ok := st.Params.(*nemesis.ProducerCrashParams); ok && pc.Producer != nil && *pc.Producer >= s.Workload.Producers {
+				add(p+".producer", "%d: the workload has %d producer(s), 0..%d", *pc.Producer, s.Workload.Producers, s.Workload.Producers-1)
 			}
 		}
-		if st.Model == nemesis.ModelWriteback && !s.logAppendTime() {
+		if lu, ok := st.Params.(*nemesis.LoseUnflushedParams); ok && lu.Model == nemesis.ModelWriteback && !s.logAppendTime() {
 			add(fmt.Sprintf("nemesis.steps[%d].model", i), "writeback dates each batch by the broker's append time: "+
 				"set topic.configs.message.timestamp.type: LogAppendTime (or cluster.broker_config.log.message.timestamp.type)")
 		}
@@ -589,4 +595,35 @@ func (s *Scenario) logAppendTime() bool {
 		v = s.Cluster.BrokerConfig["log.message.timestamp.type"]
 	}
 	return v == "LogAppendTime"
+}
+
+// memberOf is the member a member fault's step names ("" for none).
+func memberOf(st nemesis.Step) string {
+	switch p := st.Params.(type) {
+	case *nemesis.MemberParams:
+		return p.Member
+	case *nemesis.MemberStallParams:
+		return p.Member
+	}
+	return ""
+}
+
+// backendName is cluster.backend with its default.
+func (c ClusterSpec) backendName() string {
+	if c.Backend == "" {
+		return BackendDocker
+	}
+	return c.Backend
+}
+
+// capabilities is what the chosen backend declares it can do (an unknown
+// backend, reported above, is held to nothing more).
+func (c ClusterSpec) capabilities() cluster.Caps {
+	switch c.backendName() {
+	case BackendDocker:
+		return docker.Capabilities
+	case BackendSSH:
+		return sshb.Capabilities
+	}
+	return cluster.AllCaps()
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 func TestBuiltinsLoadAndValidate(t *testing.T) {
@@ -63,12 +65,16 @@ func TestSets(t *testing.T) {
 			func(s *Scenario) bool {
 				n := 0
 				for _, st := range s.Nemesis.Steps {
-					if v, ok := st.Config["unclean.leader.election.enable"]; ok {
+					sc, _ := st.Params.(*nemesis.SetConfigParams)
+					if sc == nil {
+						continue
+					}
+					if v, ok := sc.Config["unclean.leader.election.enable"]; ok {
 						n++
 						if v == nil || *v != "false" {
 							return false
 						}
-					} else if st.Config != nil {
+					} else if sc.Config != nil {
 						return false
 					}
 				}

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // TestWritebackNeedsLogAppendTime: the writeback power-loss model dates
@@ -46,7 +48,7 @@ func TestExampleScenariosLoad(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		if filepath.Base(f) == "s7-writeback.yaml" && s.Nemesis.Steps[4].Model != "writeback" {
+		if lu, _ := s.Nemesis.Steps[4].Params.(*nemesis.LoseUnflushedParams); filepath.Base(f) == "s7-writeback.yaml" && (lu == nil || lu.Model != "writeback") {
 			t.Errorf("%s: step 4 is %+v, want the writeback power loss", f, s.Nemesis.Steps[4])
 		}
 	}

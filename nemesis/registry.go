@@ -1,0 +1,199 @@
+package nemesis
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Kind is one registered fault kind, as etcd's robustness failpoints are
+// registered: its name (the f of the ops it records; histories/faults.go
+// owns the vocabulary and the heal kind that undoes it), what it needs of
+// the backend whatever its parameters, and its own parameter type, which
+// a step's fields decode into and which validates them and builds the
+// fault.
+type Kind struct {
+	Name string
+	// Needs is the backend capabilities the fault needs (none: it acts
+	// through the admin API or on the workload's clients).
+	Needs cluster.Caps
+	// New returns a fresh parameter value for a step of this kind.
+	New func() Params
+}
+
+// Params is a fault kind's own parameters: the fields of its step besides
+// the ones every step shares (fault, target). Each kind's type carries
+// yaml tags for its fields, which are the scenario format's keys.
+type Params interface {
+	// validate reports the parameters' problems (and the target's, whose
+	// rules are the fault's) under the step's path p.
+	validate(p string, st *Step, add addFunc)
+	// build makes the fault the step injects (st validated).
+	build(st Step) Fault
+}
+
+// paramNeeds is implemented by parameters that need more of the backend
+// than their kind always does (netem's clients links need the client
+// side).
+type paramNeeds interface{ needs() cluster.Caps }
+
+// registry is every fault kind, one line each, in the order errors list
+// them. Adding a fault: a file with its Kind, parameter type and Fault,
+// its name in histories/faults.go, and a line here.
+var registry = []Kind{
+	partitionKind,
+	netemKind,
+	cutClientsKind,
+	pauseKind,
+	resumeKind,
+	killKind,
+	startKind,
+	restartKind,
+	loseUnflushedKind,
+	setConfigKind,
+	electUncleanKind,
+	electPreferredKind,
+	upgradeKind,
+	setFeatureKind,
+	moveCoordinatorKind,
+	memberKillKind,
+	memberLeaveKind,
+	memberStartKind,
+	memberStallKind,
+	producerCrashKind,
+	diskFailKind,
+	diskFullKind,
+	diskSlowKind,
+}
+
+// Kinds returns the registered fault kinds, in registry order.
+func Kinds() []Kind { return slices.Clone(registry) }
+
+// LookupKind is the registered fault kind name.
+func LookupKind(name string) (Kind, bool) {
+	i := slices.IndexFunc(registry, func(k Kind) bool { return k.Name == name })
+	if i < 0 {
+		return Kind{}, false
+	}
+	return registry[i], true
+}
+
+// Heal is the heal kind that undoes the fault ("" for one that needs no
+// undoing): histories' word, not the registry's.
+func (k Kind) Heal() string {
+	f, _ := histories.LookupFault(k.Name)
+	return f.Heal
+}
+
+// faultNames are the registered faults' names.
+func faultNames() []string {
+	out := make([]string, len(registry))
+	for i, k := range registry {
+		out[i] = k.Name
+	}
+	return out
+}
+
+// paramKeys are the YAML keys of a parameter type (its fields' tags).
+func paramKeys(p Params) []string {
+	t := reflect.TypeOf(p).Elem()
+	var out []string
+	for i := range t.NumField() {
+		if k, _ := yamlKey(t.Field(i)); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// takes reports whether fault kind k has a parameter key.
+func (k Kind) takes(key string) bool { return slices.Contains(paramKeys(k.New()), key) }
+
+// faultsTaking names the faults that have a parameter key, for "only
+// for" errors: "fault disk-slow", "faults disk-fail, disk-full and
+// disk-slow".
+func faultsTaking(key string) string {
+	var names []string
+	for _, k := range registry {
+		if k.takes(key) {
+			names = append(names, k.Name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return ""
+	case 1:
+		return "fault " + names[0]
+	}
+	return "faults " + strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// params is the step's parameters: its own, or its kind's zero value.
+func (st *Step) params() (Kind, Params, error) {
+	k, ok := LookupKind(st.Fault)
+	if !ok {
+		return Kind{}, nil, fmt.Errorf("unknown fault %q", st.Fault)
+	}
+	if st.Params == nil {
+		return k, k.New(), nil
+	}
+	if want := reflect.TypeOf(k.New()); reflect.TypeOf(st.Params) != want {
+		return k, nil, fmt.Errorf("fault %s takes parameters %s, not %T", st.Fault, want, st.Params)
+	}
+	return k, st.Params, nil
+}
+
+// Needs is the backend capabilities a fault step needs: its kind's, and
+// what its parameters add.
+func (st *Step) Needs() cluster.Caps {
+	k, p, err := st.params()
+	if err != nil {
+		return 0
+	}
+	needs := k.Needs
+	if pn, ok := p.(paramNeeds); ok {
+		needs |= pn.needs()
+	}
+	return needs
+}
+
+// NewFault builds the fault a scripted step names, through its kind's
+// parameters.
+func NewFault(st Step) (Fault, error) {
+	_, p, err := st.params()
+	if err != nil {
+		return nil, err
+	}
+	return p.build(st), nil
+}
+
+// CheckBackend reports every fault of s that backend (with capabilities
+// caps) cannot apply, each under its step's path, so that a scenario is
+// refused before any cluster starts rather than when the fault fires.
+func (s *Schedule) CheckBackend(backend string, caps cluster.Caps) error {
+	var errs []error
+	check := func(path, what string, needs cluster.Caps) {
+		for _, c := range caps.Missing(needs).List() {
+			errs = append(errs, fmt.Errorf("%s: %s needs capability %q, which backend %s does not have", path, what, c, backend))
+		}
+	}
+	for i := range s.Steps {
+		if st := &s.Steps[i]; st.Fault != "" {
+			check(fmt.Sprintf("nemesis.steps[%d].fault", i), st.Fault, st.Needs())
+		}
+	}
+	if r := s.Random; r != nil {
+		for i, name := range r.Faults {
+			if _, _, ok := randomFault(name); ok {
+				st := planStep(newPRNG(r.Seed), *r, name, []int32{0})
+				check(fmt.Sprintf("nemesis.random.faults[%d]", i), name, st.Needs())
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
