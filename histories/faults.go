@@ -63,7 +63,17 @@ const (
 	// processes (and a new producer id) in its place. The client side's
 	// half of a failure, where the brokers are fine.
 	FProducerCrash = "producer-crash"
-	FHeal          = "heal"
+	// FStopProducers ends the workload's producing (no new sends or
+	// transactions; consumers go on): a client-side act, so that a story
+	// can leave a producer silent (KAFKA-20716's hanging transaction
+	// closes if its producer ever writes to the partition again).
+	FStopProducers = "stop-producers"
+	// FAbortHanging is an operator's recovery: every transaction that
+	// holds a partition's last stable offset while its coordinator does
+	// not hold it open is aborted, as `kafka-transactions.sh abort` does
+	// (WriteTxnMarkers, KIP-664).
+	FAbortHanging = "abort-hanging"
+	FHeal         = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
 	FSchedule = "schedule"
@@ -150,6 +160,10 @@ var faults = []Fault{
 	// The crash and the restart are one op (the restart is its end): a
 	// crashed process loses nothing acked by itself.
 	{Name: FProducerCrash, Kind: Instant, Color: "#a04000"},
+	{Name: FStopProducers, Kind: Instant, Color: "#5d6d7e"},
+	// Aborting a transaction whose commit Kafka had acknowledged makes its
+	// records unreadable to read_committed readers: the recovery's cost.
+	{Name: FAbortHanging, Kind: Instant, Color: "#17a589", CanLoseAcked: true},
 	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
 	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
 	{Name: FMemberStart, Kind: Undo, Color: OtherFaultColor},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // fakeCluster is an in-memory cluster: containers that run, pause and
@@ -254,6 +255,14 @@ type fakeAdmin struct {
 	// groupState is __consumer_offsets' partitions, for the group roles.
 	groupState []admin.PartitionState
 	reorders   []string // ReorderReplicas calls
+	// lso and open are partition 0's last stable offset and the
+	// transactions its leader holds open (abort-hanging); aborts are the
+	// AbortTxn calls, each of which ends its transaction (lso = hw) unless
+	// abortDeaf.
+	lso       *int64
+	open      []histories.OpenTxn
+	aborts    []string
+	abortDeaf bool
 }
 
 func newFakeAdmin(c *fakeCluster) *fakeAdmin {
@@ -318,6 +327,33 @@ func (a *fakeAdmin) Describe(ctx context.Context, topic string) ([]admin.Partiti
 		a.derive(ctx)
 	}
 	return slices.Clone(a.parts), nil
+}
+
+func (a *fakeAdmin) LastStableOffset(context.Context, int32, string, int32) (int64, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.lso == nil {
+		return a.hw, nil
+	}
+	return *a.lso, nil
+}
+
+func (a *fakeAdmin) OpenTxns(context.Context, string, int32) ([]histories.OpenTxn, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return slices.Clone(a.open), nil
+}
+
+func (a *fakeAdmin) AbortTxn(_ context.Context, topic string, p int32, t histories.OpenTxn) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.aborts = append(a.aborts, fmt.Sprintf("%s-%d pid %d epoch %d coord %d", topic, p, t.ProducerID, t.ProducerEpoch, t.CoordinatorEpoch))
+	if !a.abortDeaf {
+		hw := a.hw
+		a.lso = &hw
+		a.open = nil
+	}
+	return nil
 }
 
 func (a *fakeAdmin) LiveBrokers(ctx context.Context) ([]int32, error) {

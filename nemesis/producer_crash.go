@@ -21,6 +21,10 @@ type Clients interface {
 	// client with new history processes in its place; it returns what it
 	// did for the op's details.
 	CrashProducer(ctx context.Context, i int, down time.Duration) (map[string]any, error)
+	// StopProducers ends the producing half of the run (no new sends or
+	// transactions; consumers go on) and returns once the producers have
+	// returned, with what it did for the op's details.
+	StopProducers(ctx context.Context) (map[string]any, error)
 }
 
 // producerCrash is the client-side half of a failure: a producer process

@@ -14,10 +14,16 @@ import (
 type fakeClients struct {
 	n       int
 	crashes []string
+	stops   int
 	err     error
 }
 
 func (c *fakeClients) Producers() int { return c.n }
+
+func (c *fakeClients) StopProducers(context.Context) (map[string]any, error) {
+	c.stops++
+	return map[string]any{"producers": c.n}, c.err
+}
 
 func (c *fakeClients) CrashProducer(_ context.Context, i int, down time.Duration) (map[string]any, error) {
 	c.crashes = append(c.crashes, fmt.Sprintf("%d for %s", i, down))

@@ -66,6 +66,8 @@ var registry = []Kind{
 	memberStartKind,
 	memberStallKind,
 	producerCrashKind,
+	stopProducersKind,
+	abortHangingKind,
 	diskFailKind,
 	diskFullKind,
 	diskSlowKind,

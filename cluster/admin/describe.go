@@ -135,6 +135,26 @@ func (c *Client) HighWatermark(ctx context.Context, leader int32, topic string, 
 	return hw, nil
 }
 
+// LastStableOffset asks the partition's leader for its last stable offset
+// (ListOffsets at read_committed): what a read_committed reader can reach.
+func (c *Client) LastStableOffset(ctx context.Context, leader int32, topic string, partition int32) (int64, error) {
+	req := listOffsetsRequest(topic, []int32{partition}, -1)
+	req.IsolationLevel = 1
+	resp, err := req.RequestWith(ctx, c.cl.Broker(int(leader)))
+	if err != nil {
+		return -1, err
+	}
+	m, err := parseListOffsets(topic, leader, resp)
+	if err != nil {
+		return -1, err
+	}
+	lso, ok := m[partition]
+	if !ok {
+		return -1, fmt.Errorf("%s-%d: no offset from broker %d", topic, partition, leader)
+	}
+	return lso, nil
+}
+
 func (c *Client) listOffsets(ctx context.Context, broker int32, topic string, partitions []int32, replicaID int32) (map[int32]int64, error) {
 	resp, err := listOffsetsRequest(topic, partitions, replicaID).RequestWith(ctx, c.cl.Broker(int(broker)))
 	if err != nil {
