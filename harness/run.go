@@ -364,7 +364,35 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
 		return fmt.Errorf("final read: %w", err)
 	}
+	if s.Final.AbortHanging && fctx.Err() == nil {
+		if err := abortHangingAndReread(fctx, env, wl, adm, out, ev); err != nil {
+			return err
+		}
+	}
 	ev.Event(progress.Event{Phase: progress.FinalRead, Text: "done", Done: true})
+	return nil
+}
+
+// abortHangingAndReread is final.abort_hanging: the operator's recovery
+// from a hanging transaction (the abort-hanging fault, recorded as a
+// nemesis op), then every partition read again, so that the history holds
+// both the hang the first read saw and what the recovery cost (committed
+// records an abort made unreadable). A recovery that fails is a warning in
+// the history (the op completes info); the second read still runs.
+func abortHangingAndReread(ctx context.Context, env *nemesis.Env, wl *workloads.Workload, adm *admin.Client, out *Outcome, ev progress.Sink) error {
+	ev.Event(progress.Event{Phase: progress.FinalRead, Text: "aborting hanging transactions (final.abort_hanging), then reading again"})
+	f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FAbortHanging})
+	if err != nil {
+		return err
+	}
+	if err := env.Inject(ctx, f); err != nil {
+		env.Log.Warn("abort-hanging", "err", err)
+	}
+	fr, err := wl.FinalRead(ctx, adm)
+	out.FinalRead.Partitions = append(out.FinalRead.Partitions, fr.Partitions...)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("final read after abort-hanging: %w", err)
+	}
 	return nil
 }
 

@@ -118,7 +118,7 @@ func TestPlanBuiltinSuites(t *testing.T) {
 		na         func(id string) bool
 		field      string // what a not-applicable reason names
 	}{
-		{"transactions", "t1, t2 × 2 levels, t3 × 2 settings × 2 levels, on 2 versions", 16,
+		{"transactions", "t1, t2 × 2 levels, t3 × 2 settings × 2 levels, t4 × 2 settings, on 2 versions", 20,
 			func(id string) bool { return strings.Contains(id, "txn.version=") && strings.HasSuffix(id, "3.9.2") }, "transaction_version"},
 		{"groups", "g1-g3 × franz classic, franz consumer, kafka-go, on 2 versions", 18,
 			func(id string) bool {
