@@ -192,7 +192,7 @@ type Checker struct {
 	clients    int64                     // client ops invoked
 	tornLine   int                       //
 	line       int                       // the line of the event being added (CheckReader), 0 unknown
-	scratch    readVal                   //
+	scratch    histories.ReadFields      //
 	txnState                             // transactions (txn.go)
 	groupState                           // consumer groups (group.go)
 }

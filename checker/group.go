@@ -196,7 +196,7 @@ type rebalVal struct {
 // type error.
 func decodeGroup(what string, raw []byte, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("%s: %w", what, fieldError(err))
+		return fmt.Errorf("%s: %w", what, histories.FieldError(err))
 	}
 	return nil
 }
