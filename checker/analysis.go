@@ -15,23 +15,14 @@ func (c *Checker) Result() *Result {
 	c.closeOpen()
 	r := &Result{Idempotent: c.opts.Idempotent}
 	a := &analysis{c: c, r: r}
-	a.prepare()
-	a.lostAndUnseen()
-	a.reuse()
-	a.values()
-	a.txnChecks()
-	a.sendOrder()
-	a.pollOrder()
-	a.groupChecks()
-	a.explain()
-	a.explainTxns()
-	a.explainGroups()
-	r.Stats = a.stats()
-	if c.opts.SkipLinearizability {
-		r.Linearizable = &Linearizable{Result: "skipped"}
-	} else {
-		r.Linearizable = a.linearizability()
+	a.prepare() // the shared judgements (finals.go)
+	for _, d := range analyzers {
+		d.analyze(a)
 	}
+	for _, d := range analyzers {
+		d.explain(a)
+	}
+	r.Stats = a.stats()
 	r.Counts = r.Anomalies.counts()
 	a.verdict()
 	return r
