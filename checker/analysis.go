@@ -105,16 +105,16 @@ func (a *analysis) finalRecs(tp int32) []rec {
 	}
 	op := a.c.finals[f]
 	recs := a.c.recs[op.start:op.end]
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].tp >= tp })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].tp > tp })
+	lo := sort.Search(len(recs), func(i int) bool { return recs[i].TP >= tp })
+	hi := sort.Search(len(recs), func(i int) bool { return recs[i].TP > tp })
 	return recs[lo:hi]
 }
 
 // finalAt returns the final read's record of tp at off.
 func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
 	recs := a.finalRecs(tp)
-	i := sort.Search(len(recs), func(i int) bool { return recs[i].off >= off })
-	if i < len(recs) && recs[i].off == off {
+	i := sort.Search(len(recs), func(i int) bool { return recs[i].Off >= off })
+	if i < len(recs) && recs[i].Off == off {
 		return recs[i], true
 	}
 	return rec{}, false
@@ -257,8 +257,8 @@ func (a *analysis) reuse() {
 		}
 	}
 	a.eachRead(func(f string, op *readOp, r *rec) {
-		epoch := r.epoch
-		see(r.tp, r.off, r.val, op.ret, fmt.Sprintf("%s p%d at %.1f s", f, op.proc, secs(op.ret)), &epoch)
+		epoch := r.Epoch
+		see(r.TP, r.Off, r.Val, op.ret, fmt.Sprintf("%s p%d at %.1f s", f, op.proc, secs(op.ret)), &epoch)
 	})
 	for _, e := range entries {
 		for i := range e.Values {

@@ -376,7 +376,7 @@ func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.R
 		}
 		tp := c.tp(v.Topic, r.Partition)
 		val := c.value(r.Value)
-		c.recs = append(c.recs, rec{tp: tp, val: val, off: r.Offset, epoch: r.Epoch})
+		c.recs = append(c.recs, rec{TP: tp, Val: val, Off: r.Offset, Epoch: r.Epoch})
 		if rd.rc {
 			c.markTxnTP(tp)
 		}
@@ -448,28 +448,28 @@ func (c *Checker) pollOrder(proc int32, recs []rec, at int64, rc bool) {
 	var key procTP
 	var seq *pollSeq
 	for _, r := range recs {
-		if seq == nil || key.tp != r.tp {
-			key = procTP{proc, r.tp}
+		if seq == nil || key.tp != r.TP {
+			key = procTP{proc, r.TP}
 			seq = c.seqs[key]
 			if seq == nil {
-				seq = &pollSeq{last: r.off, val: r.val}
+				seq = &pollSeq{last: r.Off, val: r.Val}
 				c.seqs[key] = seq
 				continue
 			}
 		}
-		g := pollGap{proc: proc, tp: r.tp, prevLast: seq.last, first: r.off, prevVal: seq.val, firstVal: r.val, at: at, rc: rc}
+		g := pollGap{proc: proc, tp: r.TP, prevLast: seq.last, first: r.Off, prevVal: seq.val, firstVal: r.Val, at: at, rc: rc}
 		switch {
-		case r.off <= seq.last:
+		case r.Off <= seq.last:
 			c.back = append(c.back, g)
-		case r.off > seq.last+1:
+		case r.Off > seq.last+1:
 			c.gaps = append(c.gaps, g)
 		}
-		seq.last, seq.val = r.off, r.val
+		seq.last, seq.val = r.Off, r.Val
 	}
 }
 
 func recCmp(a, b rec) int {
-	return cmp.Or(cmp.Compare(a.tp, b.tp), cmp.Compare(a.off, b.off))
+	return cmp.Or(cmp.Compare(a.TP, b.TP), cmp.Compare(a.Off, b.Off))
 }
 
 func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
@@ -480,7 +480,7 @@ func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
 	proc := int32(e.Process)
 	c.polls = append(c.polls, readOp{proc: proc, call: pd.call, ret: e.Time, start: start, end: end, rc: pd.rc})
 	for i := start; i < end; i++ {
-		c.tps[c.recs[i].tp].polled++
+		c.tps[c.recs[i].TP].polled++
 	}
 	return nil
 }
@@ -533,7 +533,7 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 		}
 	}
 	for i := start; i < end; i++ {
-		covered = append(covered, c.recs[i].tp)
+		covered = append(covered, c.recs[i].TP)
 	}
 	for _, tp := range covered {
 		if op.rc {

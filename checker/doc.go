@@ -84,9 +84,9 @@
 //
 //   - nonlinearizable (counted per topic-partition): porcupine found no
 //     linearization of the partition's log (model and what it adds in
-//     linmodel.go). It makes the verdict false. Large histories are
+//     package logmodel). It makes the verdict false. Large histories are
 //     checked in windows of offsets, and porcupine runs on time ranks
-//     rather than times; linmodel.go says why neither hides a violation.
+//     rather than times; package logmodel says why neither hides a violation.
 //   - A send recorded as fail with NOT_ENOUGH_REPLICAS_AFTER_APPEND or a
 //     timeout is taken as info: the contract says such a send is info, so
 //     the label is the workload's mistake, not Kafka's. Stats count them.

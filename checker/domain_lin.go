@@ -10,7 +10,7 @@ import (
 
 // linearity is the linearizability domain: porcupine's search for a
 // linearization of each partition's log (linearizability.go, linops.go,
-// linmodel.go, linorder.go), kchaos's extension of the contract.
+// package logmodel), kchaos's extension of the contract.
 type linearity struct{ domainBase }
 
 var linKinds = []declared{

@@ -231,7 +231,7 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 				return err
 			}
 			for j := start; j < end; j++ {
-				c.tps[c.recs[j].tp].polled++
+				c.tps[c.recs[j].TP].polled++
 			}
 			c.txnPolls = append(c.txnPolls, readOp{proc: t.proc, call: t.call, ret: e.Time, start: start, end: end, rc: true})
 			c.txnPollOf = append(c.txnPollOf, ti)
