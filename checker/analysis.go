@@ -15,23 +15,14 @@ func (c *Checker) Result() *Result {
 	c.closeOpen()
 	r := &Result{Idempotent: c.opts.Idempotent}
 	a := &analysis{c: c, r: r}
-	a.prepare()
-	a.lostAndUnseen()
-	a.reuse()
-	a.values()
-	a.txnChecks()
-	a.sendOrder()
-	a.pollOrder()
-	a.groupChecks()
-	a.explain()
-	a.explainTxns()
-	a.explainGroups()
-	r.Stats = a.stats()
-	if c.opts.SkipLinearizability {
-		r.Linearizable = &Linearizable{Result: "skipped"}
-	} else {
-		r.Linearizable = a.linearizability()
+	a.prepare() // the shared judgements (finals.go)
+	for _, d := range analyzers {
+		d.analyze(a)
 	}
+	for _, d := range analyzers {
+		d.explain(a)
+	}
+	r.Stats = a.stats()
 	r.Counts = r.Anomalies.counts()
 	a.verdict()
 	return r
@@ -114,16 +105,16 @@ func (a *analysis) finalRecs(tp int32) []rec {
 	}
 	op := a.c.finals[f]
 	recs := a.c.recs[op.start:op.end]
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].tp >= tp })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].tp > tp })
+	lo := sort.Search(len(recs), func(i int) bool { return recs[i].TP >= tp })
+	hi := sort.Search(len(recs), func(i int) bool { return recs[i].TP > tp })
 	return recs[lo:hi]
 }
 
 // finalAt returns the final read's record of tp at off.
 func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
 	recs := a.finalRecs(tp)
-	i := sort.Search(len(recs), func(i int) bool { return recs[i].off >= off })
-	if i < len(recs) && recs[i].off == off {
+	i := sort.Search(len(recs), func(i int) bool { return recs[i].Off >= off })
+	if i < len(recs) && recs[i].Off == off {
 		return recs[i], true
 	}
 	return rec{}, false
@@ -266,8 +257,8 @@ func (a *analysis) reuse() {
 		}
 	}
 	a.eachRead(func(f string, op *readOp, r *rec) {
-		epoch := r.epoch
-		see(r.tp, r.off, r.val, op.ret, fmt.Sprintf("%s p%d at %.1f s", f, op.proc, secs(op.ret)), &epoch)
+		epoch := r.Epoch
+		see(r.TP, r.Off, r.Val, op.ret, fmt.Sprintf("%s p%d at %.1f s", f, op.proc, secs(op.ret)), &epoch)
 	})
 	for _, e := range entries {
 		for i := range e.Values {

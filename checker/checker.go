@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -26,7 +27,7 @@ type Options struct {
 	// (at most SmallHistory client ops).
 	VisualizeDir string
 	// Window is the number of offsets per porcupine partition in a large
-	// history (0 means DefaultWindow); see linmodel.go.
+	// history (0 means DefaultWindow); see package logmodel.
 	Window int64
 	// Topic and Partitions, when set, are the run's topic and its number
 	// of partitions (CheckPath takes them from run.json): an event naming
@@ -192,7 +193,7 @@ type Checker struct {
 	clients    int64                     // client ops invoked
 	tornLine   int                       //
 	line       int                       // the line of the event being added (CheckReader), 0 unknown
-	scratch    readVal                   //
+	scratch    histories.ReadFields      //
 	txnState                             // transactions (txn.go)
 	groupState                           // consumer groups (group.go)
 }
@@ -249,11 +250,8 @@ type finalTxnEnds struct {
 	open      map[int32][]histories.OpenTxn
 }
 
-type rec struct {
-	tp, val int32
-	off     int64
-	epoch   int32
-}
+// rec is a record read (model.Rec).
+type rec = model.Rec
 
 type valueInfo struct {
 	str    string

@@ -46,25 +46,25 @@ func (c *Checker) addClient(e *histories.Event) error {
 			if len(e.Value) == 0 {
 				return errors.New(`send invoke: missing field "value"`)
 			}
-			var v sendVal
-			if err := decodeSend(e.Value, &v); err != nil {
+			var v histories.SendFields
+			if err := histories.DecodeSendValue(e.Value, &v); err != nil {
 				return fmt.Errorf("send invoke value: %w", err)
 			}
-			if err := missing(v.has, hasTopic|hasPartition|hasValue); err != nil {
+			if err := histories.MissingField(v.Has, histories.FieldTopic|histories.FieldPartition|histories.FieldValue); err != nil {
 				return fmt.Errorf("send invoke value: %w", err)
 			}
-			if err := c.checkPlace("send invoke value", v.topic, v.partition); err != nil {
+			if err := c.checkPlace("send invoke value", v.Topic, v.Partition); err != nil {
 				return err
 			}
-			tp := c.tp(v.topic, v.partition)
-			val := c.value(v.value)
+			tp := c.tp(v.Topic, v.Partition)
+			val := c.value(v.Value)
 			pd.send = int32(len(c.sends))
 			c.sends = append(c.sends, sendOp{val: val, tp: tp, proc: int32(p), call: e.Time, off: -1})
 			c.addSendOf(val, pd.send)
 		case histories.FFinalRead:
 			var req histories.ReadRequest
 			if err := e.Decode(&req); err != nil {
-				return fmt.Errorf("final-read invoke value: %w", fieldError(err))
+				return fmt.Errorf("final-read invoke value: %w", histories.FieldError(err))
 			}
 			if req.Topic == "" {
 				return errors.New(`final-read invoke value: missing field "topic"`)
@@ -252,24 +252,24 @@ func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 		if len(e.Value) == 0 {
 			return errors.New(`send ok: missing field "value"`)
 		}
-		var v sendVal
-		if err := decodeSend(e.Value, &v); err != nil {
+		var v histories.SendFields
+		if err := histories.DecodeSendValue(e.Value, &v); err != nil {
 			return fmt.Errorf("send ok value: %w", err)
 		}
-		if err := missing(v.has, hasTopic|hasPartition|hasValue); err != nil {
+		if err := histories.MissingField(v.Has, histories.FieldTopic|histories.FieldPartition|histories.FieldValue); err != nil {
 			return fmt.Errorf("send ok value: %w", err)
 		}
 		if err := c.sameSend(s, &v); err != nil {
 			return err
 		}
-		if !v.hasOffset {
+		if !v.HasOffset {
 			s.typ = opOKNoOffset
 			return nil
 		}
-		if v.offset < 0 {
-			return fmt.Errorf("send ok value: field \"offset\": %d is negative", v.offset)
+		if v.Offset < 0 {
+			return fmt.Errorf("send ok value: field \"offset\": %d is negative", v.Offset)
 		}
-		s.typ, s.off = opOK, v.offset
+		s.typ, s.off = opOK, v.Offset
 		c.saw(s.tp, s.off, s.val)
 		key := procTP{s.proc, s.tp}
 		if prev, ok := c.sendAt[key]; ok && c.sends[prev].off > s.off {
@@ -299,15 +299,15 @@ func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 
 // sameSend rejects a completion that names another topic, partition or
 // value than its invoke.
-func (c *Checker) sameSend(s *sendOp, v *sendVal) error {
+func (c *Checker) sameSend(s *sendOp, v *histories.SendFields) error {
 	t := c.tps[s.tp]
 	switch {
-	case v.has&hasTopic != 0 && string(v.topic) != t.topic:
-		return fmt.Errorf("send %s value: field \"topic\": %q, but its invoke named %q", "completion", v.topic, t.topic)
-	case v.has&hasPartition != 0 && v.partition != t.partition:
-		return fmt.Errorf("send completion value: field \"partition\": %d, but its invoke named %d", v.partition, t.partition)
-	case v.has&hasValue != 0 && string(v.value) != c.vals[s.val].str:
-		return fmt.Errorf("send completion value: field \"value\": %q, but its invoke named %q", v.value, c.vals[s.val].str)
+	case v.Has&histories.FieldTopic != 0 && string(v.Topic) != t.topic:
+		return fmt.Errorf("send %s value: field \"topic\": %q, but its invoke named %q", "completion", v.Topic, t.topic)
+	case v.Has&histories.FieldPartition != 0 && v.Partition != t.partition:
+		return fmt.Errorf("send completion value: field \"partition\": %d, but its invoke named %d", v.Partition, t.partition)
+	case v.Has&histories.FieldValue != 0 && string(v.Value) != c.vals[s.val].str:
+		return fmt.Errorf("send completion value: field \"value\": %q, but its invoke named %q", v.Value, c.vals[s.val].str)
 	}
 	return nil
 }
@@ -318,8 +318,8 @@ func (c *Checker) sameCompletion(s *sendOp, e *histories.Event) error {
 	if len(e.Value) == 0 {
 		return nil
 	}
-	var v sendVal
-	if err := decodeSend(e.Value, &v); err != nil {
+	var v histories.SendFields
+	if err := histories.DecodeSendValue(e.Value, &v); err != nil {
 		return fmt.Errorf("send %s value: %w", e.Type, err)
 	}
 	return c.sameSend(s, &v)
@@ -327,7 +327,7 @@ func (c *Checker) sameCompletion(s *sendOp, e *histories.Event) error {
 
 // readRecords decodes a read's records into c.recs, sorted by partition and
 // offset, and returns their range.
-func (c *Checker) readRecords(e *histories.Event, polled, rc bool) (int32, int32, *readVal, error) {
+func (c *Checker) readRecords(e *histories.Event, polled, rc bool) (int32, int32, *histories.ReadFields, error) {
 	rd := readCtx{what: fmt.Sprintf("%s %s value", e.F, e.Type), needTopic: e.Type == histories.OK,
 		polled: polled, order: polled, rc: rc, proc: int32(e.Process), at: e.Time}
 	return c.recordsOf(&rd, e.Value)
@@ -346,41 +346,41 @@ type readCtx struct {
 }
 
 // recordsOf is readRecords on a raw read result.
-func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *readVal, error) {
+func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.ReadFields, error) {
 	v, what, polled := &c.scratch, rd.what, rd.polled
-	if err := decodeRead(raw, v); err != nil {
+	if err := histories.DecodeReadValue(raw, v); err != nil {
 		return 0, 0, nil, fmt.Errorf("%s: %w", what, err)
 	}
-	if !v.hasTopic && (rd.needTopic || len(v.recs) > 0 || len(v.ends) > 0 || len(v.starts) > 0) {
+	if !v.HasTopic && (rd.needTopic || len(v.Records) > 0 || len(v.Ends) > 0 || len(v.Starts) > 0) {
 		return 0, 0, nil, fmt.Errorf(`%s: missing field "topic"`, what)
 	}
 	if err := c.checkBounds(what, v); err != nil {
 		return 0, 0, nil, err
 	}
 	start := int32(len(c.recs))
-	for i, r := range v.recs {
-		if err := missing(r.has, hasPartition|hasOffsetBit|hasValue|hasEpoch); err != nil {
+	for i, r := range v.Records {
+		if err := histories.MissingField(r.Has, histories.FieldPartition|histories.FieldOffset|histories.FieldValue|histories.FieldEpoch); err != nil {
 			return 0, 0, nil, fmt.Errorf("%s: record %d: %w", what, i, err)
 		}
-		if r.offset < 0 {
-			return 0, 0, nil, fmt.Errorf("%s: record %d: field \"offset\": %d is negative", what, i, r.offset)
+		if r.Offset < 0 {
+			return 0, 0, nil, fmt.Errorf("%s: record %d: field \"offset\": %d is negative", what, i, r.Offset)
 		}
-		if err := c.checkPlace(fmt.Sprintf("%s: record %d", what, i), v.topic, r.partition); err != nil {
+		if err := c.checkPlace(fmt.Sprintf("%s: record %d", what, i), v.Topic, r.Partition); err != nil {
 			return 0, 0, nil, err
 		}
-		if end, ok := v.ends[r.partition]; ok && r.offset >= end {
-			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, at or past the end the read reports (field \"end_offsets\": %d)", what, i, r.offset, r.partition, end)
+		if end, ok := v.Ends[r.Partition]; ok && r.Offset >= end {
+			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, at or past the end the read reports (field \"end_offsets\": %d)", what, i, r.Offset, r.Partition, end)
 		}
-		if st, ok := v.starts[r.partition]; ok && r.offset < st {
-			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, below the log start the read reports (field \"start_offsets\": %d)", what, i, r.offset, r.partition, st)
+		if st, ok := v.Starts[r.Partition]; ok && r.Offset < st {
+			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, below the log start the read reports (field \"start_offsets\": %d)", what, i, r.Offset, r.Partition, st)
 		}
-		tp := c.tp(v.topic, r.partition)
-		val := c.value(r.value)
-		c.recs = append(c.recs, rec{tp: tp, val: val, off: r.offset, epoch: r.epoch})
+		tp := c.tp(v.Topic, r.Partition)
+		val := c.value(r.Value)
+		c.recs = append(c.recs, rec{TP: tp, Val: val, Off: r.Offset, Epoch: r.Epoch})
 		if rd.rc {
 			c.markTxnTP(tp)
 		}
-		c.saw(tp, r.offset, val)
+		c.saw(tp, r.Offset, val)
 		vi := &c.vals[val]
 		vi.read = true
 		vi.polled = vi.polled || polled
@@ -395,28 +395,28 @@ func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *readVal, er
 }
 
 // checkBounds rejects impossible end and start offsets and partitions.
-func (c *Checker) checkBounds(what string, v *readVal) error {
+func (c *Checker) checkBounds(what string, v *histories.ReadFields) error {
 	for _, m := range []struct {
 		name string
 		m    map[int32]int64
-	}{{"end_offsets", v.ends}, {"start_offsets", v.starts}, {"high_watermarks", v.hws}, {"last_stable_offsets", v.lsos}} {
+	}{{"end_offsets", v.Ends}, {"start_offsets", v.Starts}, {"high_watermarks", v.HWs}, {"last_stable_offsets", v.LSOs}} {
 		for _, p := range sortedKeys(m.m) {
 			if m.m[p] < 0 {
 				return fmt.Errorf("%s: field %q: partition %d at %d, negative", what, m.name, p, m.m[p])
 			}
-			if err := c.checkPlace(fmt.Sprintf("%s: field %q", what, m.name), v.topic, p); err != nil {
+			if err := c.checkPlace(fmt.Sprintf("%s: field %q", what, m.name), v.Topic, p); err != nil {
 				return err
 			}
 		}
 	}
-	for _, p := range sortedKeys(v.hws) {
-		if lso, ok := v.lsos[p]; ok && lso > v.hws[p] {
-			return fmt.Errorf("%s: field \"last_stable_offsets\": partition %d at %d, above its high watermark %d", what, p, lso, v.hws[p])
+	for _, p := range sortedKeys(v.HWs) {
+		if lso, ok := v.LSOs[p]; ok && lso > v.HWs[p] {
+			return fmt.Errorf("%s: field \"last_stable_offsets\": partition %d at %d, above its high watermark %d", what, p, lso, v.HWs[p])
 		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(v.open)) {
-		txns := v.open[p]
-		if err := c.checkPlace(fmt.Sprintf("%s: field \"open_txns\"", what), v.topic, p); err != nil {
+	for _, p := range slices.Sorted(maps.Keys(v.Open)) {
+		txns := v.Open[p]
+		if err := c.checkPlace(fmt.Sprintf("%s: field \"open_txns\"", what), v.Topic, p); err != nil {
 			return err
 		}
 		for i, t := range txns {
@@ -448,28 +448,28 @@ func (c *Checker) pollOrder(proc int32, recs []rec, at int64, rc bool) {
 	var key procTP
 	var seq *pollSeq
 	for _, r := range recs {
-		if seq == nil || key.tp != r.tp {
-			key = procTP{proc, r.tp}
+		if seq == nil || key.tp != r.TP {
+			key = procTP{proc, r.TP}
 			seq = c.seqs[key]
 			if seq == nil {
-				seq = &pollSeq{last: r.off, val: r.val}
+				seq = &pollSeq{last: r.Off, val: r.Val}
 				c.seqs[key] = seq
 				continue
 			}
 		}
-		g := pollGap{proc: proc, tp: r.tp, prevLast: seq.last, first: r.off, prevVal: seq.val, firstVal: r.val, at: at, rc: rc}
+		g := pollGap{proc: proc, tp: r.TP, prevLast: seq.last, first: r.Off, prevVal: seq.val, firstVal: r.Val, at: at, rc: rc}
 		switch {
-		case r.off <= seq.last:
+		case r.Off <= seq.last:
 			c.back = append(c.back, g)
-		case r.off > seq.last+1:
+		case r.Off > seq.last+1:
 			c.gaps = append(c.gaps, g)
 		}
-		seq.last, seq.val = r.off, r.val
+		seq.last, seq.val = r.Off, r.Val
 	}
 }
 
 func recCmp(a, b rec) int {
-	return cmp.Or(cmp.Compare(a.tp, b.tp), cmp.Compare(a.off, b.off))
+	return cmp.Or(cmp.Compare(a.TP, b.TP), cmp.Compare(a.Off, b.Off))
 }
 
 func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
@@ -480,7 +480,7 @@ func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
 	proc := int32(e.Process)
 	c.polls = append(c.polls, readOp{proc: proc, call: pd.call, ret: e.Time, start: start, end: end, rc: pd.rc})
 	for i := start; i < end; i++ {
-		c.tps[c.recs[i].tp].polled++
+		c.tps[c.recs[i].TP].polled++
 	}
 	return nil
 }
@@ -505,35 +505,35 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 	op := readOp{proc: int32(e.Process), call: pd.call, ret: e.Time, start: start, end: end, rc: pd.rc}
 	idx := int32(len(c.finals))
 	covered := append([]int32(nil), pd.tps...)
-	topic := v.topic
-	if len(v.ends) > 0 {
+	topic := v.Topic
+	if len(v.Ends) > 0 {
 		op.ends = map[int32]int64{}
-		for _, p := range sortedKeys(v.ends) {
+		for _, p := range sortedKeys(v.Ends) {
 			tp := c.tp(topic, p)
-			op.ends[tp] = v.ends[p]
+			op.ends[tp] = v.Ends[p]
 			covered = append(covered, tp)
 		}
 	}
-	if len(v.starts) > 0 {
+	if len(v.Starts) > 0 {
 		op.starts = map[int32]int64{}
-		for _, p := range sortedKeys(v.starts) {
-			op.starts[c.tp(topic, p)] = v.starts[p]
+		for _, p := range sortedKeys(v.Starts) {
+			op.starts[c.tp(topic, p)] = v.Starts[p]
 		}
 	}
-	if len(v.hws) > 0 || len(v.lsos) > 0 || len(v.open) > 0 {
+	if len(v.HWs) > 0 || len(v.LSOs) > 0 || len(v.Open) > 0 {
 		op.txnEnds = &finalTxnEnds{hws: map[int32]int64{}, lsos: map[int32]int64{}, open: map[int32][]histories.OpenTxn{}}
-		for _, p := range sortedKeys(v.hws) {
-			op.txnEnds.hws[c.tp(topic, p)] = v.hws[p]
+		for _, p := range sortedKeys(v.HWs) {
+			op.txnEnds.hws[c.tp(topic, p)] = v.HWs[p]
 		}
-		for _, p := range sortedKeys(v.lsos) {
-			op.txnEnds.lsos[c.tp(topic, p)] = v.lsos[p]
+		for _, p := range sortedKeys(v.LSOs) {
+			op.txnEnds.lsos[c.tp(topic, p)] = v.LSOs[p]
 		}
-		for _, p := range slices.Sorted(maps.Keys(v.open)) {
-			op.txnEnds.open[c.tp(topic, p)] = v.open[p]
+		for _, p := range slices.Sorted(maps.Keys(v.Open)) {
+			op.txnEnds.open[c.tp(topic, p)] = v.Open[p]
 		}
 	}
 	for i := start; i < end; i++ {
-		covered = append(covered, c.recs[i].tp)
+		covered = append(covered, c.recs[i].TP)
 	}
 	for _, tp := range covered {
 		if op.rc {

@@ -10,6 +10,15 @@
 // CheckReader streams a history; Check takes events in memory; New, Add and
 // Result feed events one at a time.
 //
+// # Domains
+//
+// The checker is composed of domains (domains.go), each declaring its
+// anomalies and the rule by which they count, and finding them on its own
+// after one decode of the history: log and order (domain_log.go),
+// linearizability (domain_lin.go), transactions (domain_txn.go), consumer
+// groups (domain_groups.go). The next domains (share groups, metadata)
+// register in the same list.
+//
 // # Anomalies (HISTORY.md) and their units
 //
 //	lost-write        per send    acked with an offset, value absent from the
@@ -75,9 +84,9 @@
 //
 //   - nonlinearizable (counted per topic-partition): porcupine found no
 //     linearization of the partition's log (model and what it adds in
-//     linmodel.go). It makes the verdict false. Large histories are
+//     package logmodel). It makes the verdict false. Large histories are
 //     checked in windows of offsets, and porcupine runs on time ranks
-//     rather than times; linmodel.go says why neither hides a violation.
+//     rather than times; package logmodel says why neither hides a violation.
 //   - A send recorded as fail with NOT_ENOUGH_REPLICAS_AFTER_APPEND or a
 //     timeout is taken as info: the contract says such a send is info, so
 //     the label is the workload's mistake, not Kafka's. Stats count them.
@@ -99,8 +108,10 @@
 //     stats.txns, never a reason for "unknown".
 //   - Reads are attributed to the send that explains them (explainer), so a
 //     value re-sent after a failure is judged by the send that wrote it.
-//   - The verdict rule lives in CountsAgainst (Result.Against,
-//     Result.Counted) and Verdict.ExitCode; report and CLI read them.
+//   - The verdict rule is declared by the domains (domains.go: each
+//     anomaly's name, unit and rule, package anomaly) and read through
+//     CountsAgainst (Result.Against, Result.Counted) and
+//     Verdict.ExitCode; report and CLI read them.
 //   - Determinism: partitions are numbered in file order (map-keyed fields
 //     in sorted order), so results.json and the summary are byte-identical
 //     for the same input.

@@ -211,7 +211,7 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 	}
 	end := c.finals[judge].call
 	if r, ok := a.finalAtOf(judge, tp, e.FirstOffset); ok {
-		e.TookOver = a.takeover(t, r.epoch)
+		e.TookOver = a.takeover(t, r.Epoch)
 	} else {
 		ackEpoch := items[0].epoch
 		for i := range t.obs {
@@ -255,7 +255,7 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 			le.JudgedBy = a.finalRef(f, tp)
 		}
 		if r, ok := a.finalAtOf(a.lostBy[it.send], tp, it.off); ok {
-			le.Now = &Held{Value: c.vals[r.val].str, LeaderEpoch: r.epoch}
+			le.Now = &Held{Value: c.vals[r.Val].str, LeaderEpoch: r.Epoch}
 		}
 		if e.TookOver != nil {
 			epoch := e.TookOver.LeaderEpoch
@@ -305,15 +305,15 @@ func elections(t *tpInfo, from, to int64) []Election {
 // nowHold describes the final read's records at offsets [first, last].
 func (a *analysis) nowHold(f, tp int32, first, last, after int64) *NowHold {
 	recs := a.finalRecsOf(f, tp)
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].off >= first })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].off > last })
+	lo := sort.Search(len(recs), func(i int) bool { return recs[i].Off >= first })
+	hi := sort.Search(len(recs), func(i int) bool { return recs[i].Off > last })
 	if lo >= hi {
 		return nil
 	}
-	n := &NowHold{FirstOffset: recs[lo].off, LastOffset: recs[hi-1].off, Count: hi - lo, WrittenAfterFailure: true}
+	n := &NowHold{FirstOffset: recs[lo].Off, LastOffset: recs[hi-1].Off, Count: hi - lo, WrittenAfterFailure: true}
 	for _, r := range recs[lo:hi] {
-		n.Values = append(n.Values, a.c.vals[r.val].str)
-		if s := a.c.vals[r.val].send; s < 0 || a.c.sends[s].call <= after {
+		n.Values = append(n.Values, a.c.vals[r.Val].str)
+		if s := a.c.vals[r.Val].send; s < 0 || a.c.sends[s].call <= after {
 			n.WrittenAfterFailure = false
 		}
 	}

@@ -42,7 +42,7 @@ func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 		e.AckedS = append(e.AckedS, acked)
 		later := r.Values[len(r.Values)-1]
 		if fr, ok := a.finalAt(tp, r.Offset); ok {
-			later = Observed{Value: c.vals[fr.val].str, LeaderEpochs: []int32{fr.epoch}}
+			later = Observed{Value: c.vals[fr.Val].str, LeaderEpochs: []int32{fr.Epoch}}
 		}
 		now = append(now, later.Value)
 		if nowEpoch < 0 && len(later.LeaderEpochs) > 0 {

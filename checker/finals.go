@@ -85,19 +85,19 @@ func (a *analysis) prepareFinals() {
 		set := make([]uint64, words)
 		for j := op.start; j < op.end; j++ {
 			r := &c.recs[j]
-			s, ts := c.writer(r.val, r.tp, r.off)
+			s, ts := c.writer(r.Val, r.TP, r.Off)
 			switch {
 			case ts >= 0:
-				if c.txnSends[ts].tp != r.tp {
+				if c.txnSends[ts].tp != r.TP {
 					continue
 				}
 				if a.tsFin[ts] < 0 {
-					a.tsFin[ts] = r.off
+					a.tsFin[ts] = r.Off
 				}
-			case s >= 0 && c.sends[s].tp != r.tp:
+			case s >= 0 && c.sends[s].tp != r.TP:
 				continue
 			}
-			set[r.val/64] |= 1 << (r.val % 64)
+			set[r.Val/64] |= 1 << (r.Val % 64)
 		}
 		a.held[f] = set
 		for w := range set {
@@ -106,14 +106,14 @@ func (a *analysis) prepareFinals() {
 	}
 	a.seenPlain, a.seenTxn = map[int32]seenAt{}, map[int32]seenAt{}
 	a.eachRead(func(f string, op *readOp, r *rec) {
-		s, ts := c.writer(r.val, r.tp, r.off)
+		s, ts := c.writer(r.Val, r.TP, r.Off)
 		switch {
 		case ts >= 0:
 			// Only a read_committed read proves a txn's value committed.
 			if !op.rc && f != txnPoll {
 				return
 			}
-			if c.txnSends[ts].tp != r.tp {
+			if c.txnSends[ts].tp != r.TP {
 				return
 			}
 			if t := &c.txns[c.txnSends[ts].txn]; t.typ == opOK && t.ret <= op.ret {
@@ -121,7 +121,7 @@ func (a *analysis) prepareFinals() {
 			}
 			a.noteSeen(a.seenTxn, ts, r, op, f)
 		case s >= 0:
-			if sd := &c.sends[s]; sd.tp != r.tp || (sd.typ == opOK && sd.ret <= op.ret) {
+			if sd := &c.sends[s]; sd.tp != r.TP || (sd.typ == opOK && sd.ret <= op.ret) {
 				return // its ack already makes it known
 			}
 			a.noteSeen(a.seenPlain, s, r, op, f)
@@ -133,7 +133,7 @@ func (a *analysis) noteSeen(m map[int32]seenAt, w int32, r *rec, op *readOp, f s
 	if old, ok := m[w]; ok && old.at <= op.ret {
 		return
 	}
-	m[w] = seenAt{tp: r.tp, off: r.off, at: op.ret, by: fmt.Sprintf("%s p%d", f, op.proc)}
+	m[w] = seenAt{tp: r.TP, off: r.Off, at: op.ret, by: fmt.Sprintf("%s p%d", f, op.proc)}
 }
 
 // holds reports whether completed final read f holds value val.
@@ -215,16 +215,16 @@ func (a *analysis) finalRecsOf(f, tp int32) []rec {
 	}
 	op := a.c.finals[f]
 	recs := a.c.recs[op.start:op.end]
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].tp >= tp })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].tp > tp })
+	lo := sort.Search(len(recs), func(i int) bool { return recs[i].TP >= tp })
+	hi := sort.Search(len(recs), func(i int) bool { return recs[i].TP > tp })
 	return recs[lo:hi]
 }
 
 // finalAtOf returns final read f's record of tp at off.
 func (a *analysis) finalAtOf(f, tp int32, off int64) (rec, bool) {
 	recs := a.finalRecsOf(f, tp)
-	i := sort.Search(len(recs), func(i int) bool { return recs[i].off >= off })
-	if i < len(recs) && recs[i].off == off {
+	i := sort.Search(len(recs), func(i int) bool { return recs[i].Off >= off })
+	if i < len(recs) && recs[i].Off == off {
 		return recs[i], true
 	}
 	return rec{}, false

@@ -196,7 +196,7 @@ type rebalVal struct {
 // type error.
 func decodeGroup(what string, raw []byte, v any) error {
 	if err := json.Unmarshal(raw, v); err != nil {
-		return fmt.Errorf("%s: %w", what, fieldError(err))
+		return fmt.Errorf("%s: %w", what, histories.FieldError(err))
 	}
 	return nil
 }
@@ -501,19 +501,19 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 	c.noteOutside(gi, p, gp.group, &op) // groupoutside.go
 	for i := op.start; i < op.end; i++ {
 		r := c.recs[i]
-		key := procTP{p, r.tp}
+		key := procTP{p, r.TP}
 		w, ok := c.resume[key]
 		if !ok {
 			continue
 		}
 		delete(c.resume, key) // recs are sorted by offset: r is the first
-		c.resumed = append(c.resumed, resumedAt{proc: p, tp: r.tp, gpoll: gi, committed: w.at.off, off: r.off})
+		c.resumed = append(c.resumed, resumedAt{proc: p, tp: r.TP, gpoll: gi, committed: w.at.off, off: r.Off})
 		if w.at.commit < 0 {
-			c.resets = append(c.resets, resetEp{group: gp.group, tp: r.tp, below: r.off, bound: e.Time})
+			c.resets = append(c.resets, resetEp{group: gp.group, tp: r.TP, below: r.Off, bound: e.Time})
 		}
-		if w.at.commit >= 0 && r.off < w.at.off {
-			c.backs = append(c.backs, backOp{kind: ResumedBelowCommit, group: gp.group, tp: r.tp, commit: w.at.commit,
-				lower: -1, proc: p, gpoll: gi, rebal: w.rebal, committed: w.at.off, resumed: r.off, at: e.Time})
+		if w.at.commit >= 0 && r.Off < w.at.off {
+			c.backs = append(c.backs, backOp{kind: ResumedBelowCommit, group: gp.group, tp: r.TP, commit: w.at.commit,
+				lower: -1, proc: p, gpoll: gi, rebal: w.rebal, committed: w.at.off, resumed: r.Off, at: e.Time})
 		}
 	}
 }

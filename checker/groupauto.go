@@ -74,7 +74,7 @@ func (c *Checker) noteDelivered(p int32, clock int64, op *readOp) {
 	ends := map[int32]int64{}
 	for i := op.start; i < op.end; i++ {
 		r := c.recs[i]
-		ends[r.tp] = max(ends[r.tp], r.off+1)
+		ends[r.TP] = max(ends[r.TP], r.Off+1)
 	}
 	for _, tp := range sortedKeys(ends) {
 		k := procTP{p, tp}

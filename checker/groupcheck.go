@@ -38,9 +38,9 @@ func (a *analysis) groupChecks() {
 		op := c.polls[gp.poll]
 		for i := op.start; i < op.end; i++ {
 			r := c.recs[i]
-			key := groupTP{gp.group, r.tp}
-			a.dels[key] = append(a.dels[key], delivery{gpoll: int32(gi), off: r.off, val: r.val})
-			a.delivered[gp.group][r.val] = true
+			key := groupTP{gp.group, r.TP}
+			a.dels[key] = append(a.dels[key], delivery{gpoll: int32(gi), off: r.Off, val: r.Val})
+			a.delivered[gp.group][r.Val] = true
 		}
 	}
 	a.commitBackwards()
@@ -194,30 +194,30 @@ func (a *analysis) lostByCommit() {
 		var cur *LostByCommitEntry
 		curBy := int32(-1)
 		for _, r := range a.finalRecs(key.tp) {
-			if r.off >= top {
+			if r.Off >= top {
 				break
 			}
-			lost := !a.delivered[key.group][r.val] && (!rc[key.group] || c.committedVisible(r.val, r.tp, r.off)) &&
+			lost := !a.delivered[key.group][r.Val] && (!rc[key.group] || c.committedVisible(r.Val, r.TP, r.Off)) &&
 				(!latest[key.group] || !a.excused(resets, r))
 			if !lost {
 				cur = nil
 				continue
 			}
-			ci := by[sort.Search(len(levels), func(i int) bool { return levels[i] > r.off })]
+			ci := by[sort.Search(len(levels), func(i int) bool { return levels[i] > r.Off })]
 			if cur == nil || curBy != ci {
 				t := c.tps[key.tp]
 				a.r.Anomalies.LostByCommit = append(a.r.Anomalies.LostByCommit, LostByCommitEntry{
-					Group: c.groupNames.list[key.group], Topic: t.topic, Partition: t.partition, FirstOffset: r.off,
+					Group: c.groupNames.list[key.group], Topic: t.topic, Partition: t.partition, FirstOffset: r.Off,
 					Commit: a.commitRef(ci, key.tp)})
 				cur, curBy = &a.r.Anomalies.LostByCommit[len(a.r.Anomalies.LostByCommit)-1], ci
 			}
-			cur.LastOffset = r.off
+			cur.LastOffset = r.Off
 			cur.Count++
 			a.lostByCommitN++
 			if len(cur.Values) < maxListed {
-				cur.Values = append(cur.Values, c.vals[r.val].str)
+				cur.Values = append(cur.Values, c.vals[r.Val].str)
 			}
-			if s, _ := c.writer(r.val, r.tp, r.off); s >= 0 && c.sends[s].typ == opOK && c.sends[s].ret > c.commits[ci].ret {
+			if s, _ := c.writer(r.Val, r.TP, r.Off); s >= 0 && c.sends[s].typ == opOK && c.sends[s].ret > c.commits[ci].ret {
 				cur.AckedAfterCommit++
 			}
 		}
@@ -275,8 +275,8 @@ func (a *analysis) commitBackwards() {
 			op := c.polls[gp.poll]
 			var recVal int32 = -1
 			for i := op.start; i < op.end; i++ {
-				if c.recs[i].tp == b.tp && c.recs[i].off == b.resumed {
-					recVal = c.recs[i].val
+				if c.recs[i].TP == b.tp && c.recs[i].Off == b.resumed {
+					recVal = c.recs[i].Val
 				}
 			}
 			d := a.deliveryRef(delivery{gpoll: b.gpoll, off: b.resumed, val: max(recVal, 0)})

@@ -66,13 +66,13 @@ func (a *analysis) resetsOf(key groupTP) []resetEp {
 func (a *analysis) excused(resets []resetEp, r rec) bool {
 	c := a.c
 	call := int64(math.MaxInt64) // no send known: it may have been anywhere
-	if s, ts := c.writer(r.val, r.tp, r.off); s >= 0 && c.sends[s].tp == r.tp {
+	if s, ts := c.writer(r.Val, r.TP, r.Off); s >= 0 && c.sends[s].tp == r.TP {
 		call = c.sends[s].call
-	} else if ts >= 0 && c.txnSends[ts].tp == r.tp {
+	} else if ts >= 0 && c.txnSends[ts].tp == r.TP {
 		call = c.txns[c.txnSends[ts].txn].call
 	}
 	for _, e := range resets {
-		if r.off < e.below && call <= e.bound {
+		if r.Off < e.below && call <= e.bound {
 			return true
 		}
 	}

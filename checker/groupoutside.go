@@ -31,9 +31,9 @@ type outsideRun struct {
 // a reset of a latest group (grouplatest.go).
 func (c *Checker) noteOutside(gi, p, g int32, op *readOp) {
 	for i, end := op.start, op.end; i < end; {
-		tp := c.recs[i].tp
+		tp := c.recs[i].TP
 		j := i + 1
-		for j < end && c.recs[j].tp == tp {
+		for j < end && c.recs[j].TP == tp {
 			j++
 		}
 		if !c.holds.Holds(int(p), tp) {
@@ -44,7 +44,7 @@ func (c *Checker) noteOutside(gi, p, g int32, op *readOp) {
 				}
 			}
 			c.outside = append(c.outside, run)
-			c.resets = append(c.resets, resetEp{group: g, tp: tp, below: c.recs[i].off, bound: op.ret})
+			c.resets = append(c.resets, resetEp{group: g, tp: tp, below: c.recs[i].Off, bound: op.ret})
 		}
 		i = j
 	}
@@ -61,8 +61,8 @@ func (a *analysis) outsideAssignment() {
 		op := c.polls[gp.poll]
 		t := c.tps[run.tp]
 		e := OutsideAssignmentEntry{Group: c.groupNames.list[gp.group], Topic: t.topic, Partition: t.partition,
-			Process: int(gp.proc), MemberID: gp.mid, AtS: secs(op.ret), FirstOffset: c.recs[run.start].off,
-			LastOffset: c.recs[run.end-1].off, Count: int(run.end - run.start)}
+			Process: int(gp.proc), MemberID: gp.mid, AtS: secs(op.ret), FirstOffset: c.recs[run.start].Off,
+			LastOffset: c.recs[run.end-1].Off, Count: int(run.end - run.start)}
 		if m := c.members[gp.proc]; m != nil {
 			e.Member = m.name
 		}
@@ -71,8 +71,8 @@ func (a *analysis) outsideAssignment() {
 			e.Generation = &g
 		}
 		for i := run.start; i < run.end && len(e.Values) < maxListed; i++ {
-			e.Offsets = append(e.Offsets, c.recs[i].off)
-			e.Values = append(e.Values, c.vals[c.recs[i].val].str)
+			e.Offsets = append(e.Offsets, c.recs[i].Off)
+			e.Values = append(e.Values, c.vals[c.recs[i].Val].str)
 		}
 		for _, h := range run.holders {
 			e.HeldBy = append(e.HeldBy, a.memberWords(h))

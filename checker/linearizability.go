@@ -3,7 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
-	"math"
+	"github.com/kchaos/kchaos/checker/logmodel"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +12,7 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// Linearizable is porcupine's verdict on the partition logs (see linmodel.go).
+// Linearizable is porcupine's verdict on the partition logs (see package logmodel).
 type Linearizable struct {
 	// Result is "ok", "illegal", "unknown" (the search ran out of time) or
 	// "skipped".
@@ -36,7 +36,7 @@ type LinPartition struct {
 }
 
 // infinity is the return time of an op that never returned.
-const infinity = math.MaxInt64 / 4
+const infinity = logmodel.Infinity
 
 // seg is the records of one read on one partition.
 type seg struct {
@@ -61,7 +61,7 @@ func (a *analysis) linearizability() *Linearizable {
 	}
 	out := &Linearizable{Result: "ok", WindowOffsets: window, Partitions: map[string]*LinPartition{}}
 	segs := a.segments()
-	model := logModel(func(v int32) string { return c.vals[v].str })
+	model := logmodel.Model(func(v int32) string { return c.vals[v].str })
 	for tp := range c.tps {
 		if c.isTxnTP(int32(tp)) {
 			continue // not modelled: see txnNotLinearized
@@ -147,7 +147,7 @@ func (a *analysis) checkPartition(model porcupine.Model, tp int32, ops []porcupi
 				continue
 			}
 		}
-		lp.Illegal = append(lp.Illegal, *wins[wops[0].Input.(*linIn).win])
+		lp.Illegal = append(lp.Illegal, *wins[wops[0].Input.(*logmodel.Op).Win])
 		if len(bad)+len(wops) <= SmallHistory && !sameOffset(wops) {
 			bad = append(bad, wops...)
 		}
@@ -172,11 +172,11 @@ func (a *analysis) checkPartition(model porcupine.Model, tp int32, ops []porcupi
 func sameOffset(ops []porcupine.Operation) bool {
 	seen := map[int64]bool{}
 	for i := range ops {
-		if in := ops[i].Input.(*linIn); in.kind == kAppend {
-			if seen[in.off] {
+		if in := ops[i].Input.(*logmodel.Op); in.Kind == logmodel.Append {
+			if seen[in.Off] {
 				return true
 			}
-			seen[in.off] = true
+			seen[in.Off] = true
 		}
 	}
 	return false
@@ -232,8 +232,8 @@ func (a *analysis) segments() [][]seg {
 		for i := range ops {
 			op := &ops[i]
 			for j := op.start; j < op.end; {
-				e, tp := j, c.recs[j].tp
-				for e < op.end && c.recs[e].tp == tp {
+				e, tp := j, c.recs[j].TP
+				for e < op.end && c.recs[e].TP == tp {
 					e++
 				}
 				if k != 1 || c.tps[tp].final != int32(i) {

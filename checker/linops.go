@@ -3,13 +3,14 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/logmodel"
 	"math"
 	"slices"
 
 	"github.com/anishathalye/porcupine"
 )
 
-// tighten enables the tightening of open-ended appends (see linmodel.go);
+// tighten enables the tightening of open-ended appends (see package logmodel);
 // a test turns it off to show that it changes no verdict.
 var tighten = true
 
@@ -58,12 +59,12 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		apps = append(apps, linApp{off: s.off, val: s.val, proc: s.proc, call: s.call, ret: s.ret})
 	}
 	lookup := func(r *rec) (int32, bool) {
-		if s := c.vals[r.val].send; s >= 0 {
-			if op := &c.sends[s]; op.typ == opOK && op.tp == tp && op.off == r.off {
+		if s := c.vals[r.Val].send; s >= 0 {
+			if op := &c.sends[s]; op.typ == opOK && op.tp == tp && op.off == r.Off {
 				return a.ackApp[s], true
 			}
 		}
-		i, ok := idx[linPair{r.off, r.val}]
+		i, ok := idx[linPair{r.Off, r.Val}]
 		return i, ok
 	}
 	// see returns the append that explains a record read by a read that
@@ -73,11 +74,11 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		i, ok := lookup(r)
 		if !ok {
 			i = -1
-			if s := c.explainer(r.val, tp, r.off); s >= 0 && c.sends[s].typ != opFail {
+			if s := c.explainer(r.Val, tp, r.Off); s >= 0 && c.sends[s].typ != opFail {
 				i = int32(len(apps))
-				apps = append(apps, linApp{off: r.off, val: r.val, proc: c.sends[s].proc, call: c.sends[s].call, ret: infinity})
+				apps = append(apps, linApp{off: r.Off, val: r.Val, proc: c.sends[s].proc, call: c.sends[s].call, ret: infinity})
 			}
-			idx[linPair{r.off, r.val}] = i
+			idx[linPair{r.Off, r.Val}] = i
 		}
 		if i >= 0 && tighten {
 			apps[i].ret = min(apps[i].ret, ret)
@@ -127,7 +128,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		count[ap.win]++
 		ap.ret = max(ap.ret, ap.call) // a read from the future: the read still precedes it
 		ops = append(ops, porcupine.Operation{ClientId: client(ap.proc), Call: ap.call, Return: ap.ret,
-			Input: &linIn{kind: kAppend, win: ap.win, proc: ap.proc, id: ap.id, off: ap.off, prev: prev[i], val: ap.val}})
+			Input: &logmodel.Op{Kind: logmodel.Append, Win: ap.win, Proc: ap.proc, ID: ap.id, Off: ap.off, Prev: prev[i], Val: ap.val}})
 	}
 	a.realTime(tp, apps)
 	appID := func(r *rec) int32 {
@@ -138,14 +139,14 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 	}
 	for _, sg := range segs {
 		for j := sg.start; j < sg.end; {
-			w := winOf(c.recs[j].off)
-			in := &linIn{kind: kRead, win: w, proc: sg.op.proc}
+			w := winOf(c.recs[j].Off)
+			in := &logmodel.Op{Kind: logmodel.Read, Win: w, Proc: sg.op.proc}
 			e := j
-			for ; e < sg.end && winOf(c.recs[e].off) == w; e++ {
-				in.ids = append(in.ids, appID(&c.recs[e]))
-				touch(c.recs[e].off)
+			for ; e < sg.end && winOf(c.recs[e].Off) == w; e++ {
+				in.IDs = append(in.IDs, appID(&c.recs[e]))
+				touch(c.recs[e].Off)
 			}
-			in.recs = c.recs[j:e]
+			in.Recs = c.recs[j:e]
 			ops = append(ops, porcupine.Operation{ClientId: client(sg.op.proc), Call: sg.op.call, Return: sg.op.ret, Input: in})
 			j = e
 		}
@@ -154,9 +155,9 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		ops = a.finalOps(tp, fin, finRecs, apps, appID, winOf, touch, client(fin.proc), ops)
 	}
 	for i := range ops {
-		wins[ops[i].Input.(*linIn).win].Ops++
+		wins[ops[i].Input.(*logmodel.Op).Win].Ops++
 	}
-	rankTimes(ops)
+	logmodel.RankTimes(ops)
 	return ops, wins
 }
 
@@ -169,16 +170,16 @@ func (a *analysis) finalOps(tp int32, fin *readOp, recs []rec, apps []linApp, ap
 	if !ok {
 		end = math.MinInt64
 	}
-	per := map[int64]*linIn{}
+	per := map[int64]*logmodel.Op{}
 	for i := range ops {
-		w := ops[i].Input.(*linIn).win
+		w := ops[i].Input.(*logmodel.Op).Win
 		if per[w] == nil {
-			per[w] = &linIn{kind: kFinal, win: w, proc: fin.proc, end: end}
+			per[w] = &logmodel.Op{Kind: logmodel.Final, Win: w, Proc: fin.proc, End: end}
 		}
 	}
 	for _, r := range recs {
-		if w := touch(r.off); per[w] == nil {
-			per[w] = &linIn{kind: kFinal, win: w, proc: fin.proc, end: end}
+		if w := touch(r.Off); per[w] == nil {
+			per[w] = &logmodel.Op{Kind: logmodel.Final, Win: w, Proc: fin.proc, End: end}
 		}
 	}
 	set := func(b *[]uint64, id int32) {
@@ -189,22 +190,22 @@ func (a *analysis) finalOps(tp int32, fin *readOp, recs []rec, apps []linApp, ap
 	}
 	for i := range apps {
 		if apps[i].off >= start {
-			set(&per[apps[i].win].mask, apps[i].id)
+			set(&per[apps[i].win].Mask, apps[i].id)
 		}
 	}
 	for j := range recs {
-		in := per[winOf(recs[j].off)]
-		if in.recs == nil {
-			in.recs = recs[j:j]
+		in := per[winOf(recs[j].Off)]
+		if in.Recs == nil {
+			in.Recs = recs[j:j]
 		}
-		in.recs = in.recs[:len(in.recs)+1]
+		in.Recs = in.Recs[:len(in.Recs)+1]
 		id := appID(&recs[j])
 		if id < 0 {
-			in.bad = true
+			in.Bad = true
 			continue
 		}
-		set(&in.want, id)
-		set(&in.mask, id)
+		set(&in.Want, id)
+		set(&in.Mask, id)
 	}
 	keys := make([]int64, 0, len(per))
 	for w := range per {

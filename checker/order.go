@@ -28,15 +28,15 @@ func newValueSeen(op *readOp) valueSeen {
 // offset (each once), and the earliest read's completion.
 func (s *valueSeen) note(by string, op *readOp, r *rec) {
 	if len(s.readBy) < 5 {
-		s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", by, op.proc, secs(op.ret), r.off))
+		s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", by, op.proc, secs(op.ret), r.Off))
 	}
-	if !s.hasEpoch[r.epoch] {
-		s.hasEpoch[r.epoch] = true
-		s.epochs = append(s.epochs, r.epoch)
+	if !s.hasEpoch[r.Epoch] {
+		s.hasEpoch[r.Epoch] = true
+		s.epochs = append(s.epochs, r.Epoch)
 	}
-	if !s.hasOff[r.off] {
-		s.hasOff[r.off] = true
-		s.offsets = append(s.offsets, r.off)
+	if !s.hasOff[r.Off] {
+		s.hasOff[r.Off] = true
+		s.offsets = append(s.offsets, r.Off)
 	}
 	s.first = min(s.first, op.ret)
 }
@@ -79,14 +79,14 @@ func (a *analysis) values() {
 	}
 	seen := map[int32]*valueSeen{}
 	a.eachRead(func(f string, op *readOp, r *rec) {
-		if _, ok := want[r.val]; !ok {
+		if _, ok := want[r.Val]; !ok {
 			return
 		}
-		s := seen[r.val]
+		s := seen[r.Val]
 		if s == nil {
 			vs := newValueSeen(op)
 			s = &vs
-			seen[r.val] = s
+			seen[r.Val] = s
 		}
 		s.note(f, op, r)
 	})
@@ -180,13 +180,13 @@ func (a *analysis) pollOrder() {
 	}
 	for _, g := range c.gaps {
 		recs := a.finalRecs(g.tp)
-		lo := sort.Search(len(recs), func(i int) bool { return recs[i].off > g.prevLast })
-		hi := sort.Search(len(recs), func(i int) bool { return recs[i].off >= g.first })
+		lo := sort.Search(len(recs), func(i int) bool { return recs[i].Off > g.prevLast })
+		hi := sort.Search(len(recs), func(i int) bool { return recs[i].Off >= g.first })
 		if g.rc {
 			// A read_committed reader skips aborted and open txns' records
 			// (and markers, which take offsets and are never read): only a
 			// record it should have seen makes a skip.
-			recs = slices.DeleteFunc(slices.Clone(recs[lo:hi]), func(r rec) bool { return !c.committedVisible(r.val, r.tp, r.off) })
+			recs = slices.DeleteFunc(slices.Clone(recs[lo:hi]), func(r rec) bool { return !c.committedVisible(r.Val, r.TP, r.Off) })
 			lo, hi = 0, len(recs)
 		}
 		if lo >= hi {
@@ -195,8 +195,8 @@ func (a *analysis) pollOrder() {
 		e := entry(g)
 		e.Skipped = hi - lo
 		for _, r := range recs[lo:min(hi, lo+maxListed)] {
-			e.SkippedOffsets = append(e.SkippedOffsets, r.off)
-			e.SkippedValues = append(e.SkippedValues, c.vals[r.val].str)
+			e.SkippedOffsets = append(e.SkippedOffsets, r.Off)
+			e.SkippedValues = append(e.SkippedValues, c.vals[r.Val].str)
 		}
 		a.r.Anomalies.PollSkip = append(a.r.Anomalies.PollSkip, e)
 	}

@@ -105,13 +105,6 @@ const (
 	Nonlinearizable  = "nonlinearizable"
 )
 
-// AnomalyNames is every anomaly name, in HISTORY.md's order: the
-// vocabulary that expectations and suites count by.
-var AnomalyNames = []string{LostWrite, OffsetReuse, Duplicate, AbortedRead, Unexpected,
-	NonmonotonicSend, PollSkip, NonmonotonicPoll, Unseen, Nonlinearizable,
-	TxnLostWrite, TxnAbortedRead, TxnUncommittedRead, TxnDuplicate, TxnTorn, G0, G1c, TxnHanging,
-	LostByCommit, CommitBackwards, Redelivery, DeliveryOutsideAssignment}
-
 // Anomalies lists each anomaly found, by name; a name is absent from
 // results.json when its list is empty.
 type Anomalies struct {
@@ -139,38 +132,6 @@ type Anomalies struct {
 	CommitBackwards           []CommitBackwardsEntry   `json:"commit-backwards,omitempty"`
 	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty"`
 	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
-}
-
-func (a *Anomalies) counts() map[string]int {
-	m := map[string]int{}
-	put := func(name string, n int) {
-		if n > 0 {
-			m[name] = n
-		}
-	}
-	put(LostWrite, len(a.LostWrite))
-	put(OffsetReuse, len(a.OffsetReuse))
-	put(Duplicate, len(a.Duplicate))
-	put(AbortedRead, len(a.AbortedRead))
-	put(Unexpected, len(a.Unexpected))
-	put(NonmonotonicSend, len(a.NonmonotonicSend))
-	put(PollSkip, len(a.PollSkip))
-	put(NonmonotonicPoll, len(a.NonmonotonicPoll))
-	put(Unseen, len(a.Unseen))
-	put(Nonlinearizable, len(a.Nonlinearizable))
-	put(TxnLostWrite, len(a.TxnLostWrite))
-	put(TxnAbortedRead, len(a.TxnAbortedRead))
-	put(TxnUncommittedRead, len(a.TxnUncommittedRead))
-	put(TxnDuplicate, len(a.TxnDuplicate))
-	put(TxnTorn, len(a.TxnTorn))
-	put(G0, len(a.G0))
-	put(G1c, len(a.G1c))
-	put(TxnHanging, len(a.TxnHanging))
-	put(LostByCommit, len(a.LostByCommit))
-	put(CommitBackwards, len(a.CommitBackwards))
-	put(Redelivery, len(a.Redelivery))
-	put(DeliveryOutsideAssignment, len(a.DeliveryOutsideAssignment))
-	return m
 }
 
 func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }

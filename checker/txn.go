@@ -89,7 +89,7 @@ func (c *Checker) pollInvoke(pd *pending, e *histories.Event) error {
 		Generation *int32  `json:"generation"`
 	}
 	if err := json.Unmarshal(e.Value, &req); err != nil {
-		return fmt.Errorf("poll invoke value: %w", fieldError(err))
+		return fmt.Errorf("poll invoke value: %w", histories.FieldError(err))
 	}
 	rc, err := isolation("poll invoke value", req.Isolation)
 	pd.rc = rc
@@ -97,84 +97,6 @@ func (c *Checker) pollInvoke(pd *pending, e *histories.Event) error {
 		return err
 	}
 	return c.groupPollInvoke(pd, e, req.Group, req.MemberID, req.Generation)
-}
-
-// txnVal is a decoded txn value; a nil field was absent (or null). One
-// pass of encoding/json (a txn is a handful of micro-operations, not the
-// bulk of a history: its poll records go through decodeRead).
-type txnVal struct {
-	TransactionalID *string     `json:"transactional_id"`
-	Intent          *string     `json:"intent"`
-	EndInvoked      *int64      `json:"end_invoked"`
-	Ops             *[]txnMicro `json:"ops"`
-}
-
-// txnMicro is one decoded micro-operation.
-type txnMicro struct {
-	F          *string         `json:"f"`
-	Topic      *string         `json:"topic"`
-	Partition  *int32          `json:"partition"`
-	Value      *string         `json:"value"`
-	Offset     *int64          `json:"offset"`
-	Partitions *[]int32        `json:"partitions"`
-	Records    json.RawMessage `json:"records"`
-}
-
-func (v *txnVal) ops() []txnMicro {
-	if v.Ops == nil {
-		return nil
-	}
-	return *v.Ops
-}
-
-// decodeTxn decodes a txn value. full requires transactional_id, intent
-// and ops (an invoke, an ok completion); otherwise each may be absent, but
-// what is there must be well formed.
-func decodeTxn(what string, raw []byte, full bool) (*txnVal, error) {
-	var v txnVal
-	if !fastTxn(raw, &v) {
-		v = txnVal{}
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, fieldError(err))
-		}
-	}
-	switch {
-	case full && (v.TransactionalID == nil || *v.TransactionalID == ""):
-		return nil, fmt.Errorf("%s: missing field \"transactional_id\"", what)
-	case full && v.Intent == nil:
-		return nil, fmt.Errorf("%s: missing field \"intent\"", what)
-	case full && v.Ops == nil:
-		return nil, fmt.Errorf("%s: missing field \"ops\"", what)
-	}
-	if v.Intent != nil && *v.Intent != histories.TxnCommit && *v.Intent != histories.TxnAbort {
-		return nil, fmt.Errorf("%s: field \"intent\": %q, want %q or %q", what, *v.Intent, histories.TxnCommit, histories.TxnAbort)
-	}
-	for i, op := range v.ops() {
-		if op.F == nil {
-			return nil, fmt.Errorf("%s: op %d: missing field \"f\"", what, i)
-		}
-		switch *op.F {
-		case histories.TxnSend:
-			for _, f := range []struct {
-				ok   bool
-				name string
-			}{{op.Topic != nil, "topic"}, {op.Partition != nil, "partition"}, {op.Value != nil, "value"}} {
-				if !f.ok {
-					return nil, fmt.Errorf("%s: op %d (send): missing field %q", what, i, f.name)
-				}
-			}
-			if op.Offset != nil && *op.Offset < 0 {
-				return nil, fmt.Errorf("%s: op %d (send): field \"offset\": %d is negative", what, i, *op.Offset)
-			}
-		case histories.TxnPoll:
-			if op.Topic == nil {
-				return nil, fmt.Errorf("%s: op %d (poll): missing field \"topic\"", what, i)
-			}
-		default:
-			return nil, fmt.Errorf("%s: op %d: field \"f\": %q, want %q or %q", what, i, *op.F, histories.TxnSend, histories.TxnPoll)
-		}
-	}
-	return &v, nil
 }
 
 // txnID numbers a transactional id.
@@ -185,14 +107,14 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 	if len(e.Value) == 0 {
 		return errors.New(`txn invoke: missing field "value"`)
 	}
-	v, err := decodeTxn(what, e.Value, true)
+	v, err := histories.DecodeTxnValue(what, e.Value, true)
 	if err != nil {
 		return err
 	}
 	pd.txn = int32(len(c.txns))
 	t := txnOp{proc: int32(e.Process), abort: *v.Intent == histories.TxnAbort, id: c.txnID(*v.TransactionalID),
 		index: e.Index, call: e.Time, ret: -1, endInv: -1, start: int32(len(c.txnSends))}
-	for i, op := range v.ops() {
+	for i, op := range v.MicroOps() {
 		switch *op.F {
 		case histories.TxnSend:
 			where := fmt.Sprintf("%s: op %d (send)", what, i)
@@ -260,7 +182,7 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 		}
 		return nil
 	}
-	v, err := decodeTxn(what, e.Value, e.Type == histories.OK)
+	v, err := histories.DecodeTxnValue(what, e.Value, e.Type == histories.OK)
 	if err != nil {
 		return err
 	}
@@ -280,7 +202,7 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 		t.endInv = *v.EndInvoked
 	}
 	t.told = v.Ops != nil
-	for i, op := range v.ops() {
+	for i, op := range v.MicroOps() {
 		switch *op.F {
 		case histories.TxnSend:
 			where := fmt.Sprintf("%s: op %d (send)", what, i)
@@ -309,7 +231,7 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 				return err
 			}
 			for j := start; j < end; j++ {
-				c.tps[c.recs[j].tp].polled++
+				c.tps[c.recs[j].TP].polled++
 			}
 			c.txnPolls = append(c.txnPolls, readOp{proc: t.proc, call: t.call, ret: e.Time, start: start, end: end, rc: true})
 			c.txnPollOf = append(c.txnPollOf, ti)
@@ -320,7 +242,7 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 
 // txnSendOf finds the send of t's invoke that a completion's send op
 // names (same topic, partition and value, not yet matched).
-func (c *Checker) txnSendOf(t *txnOp, where string, op *txnMicro) (int32, error) {
+func (c *Checker) txnSendOf(t *txnOp, where string, op *histories.TxnMicro) (int32, error) {
 	for s := t.start; s < t.end; s++ {
 		ts := &c.txnSends[s]
 		tpi := c.tps[ts.tp]

@@ -131,17 +131,17 @@ func (a *analysis) txnReads() {
 	c := a.c
 	aborted, early := map[int32]*txnRead{}, map[int32]*txnRead{}
 	add := func(m map[int32]*txnRead, ts int32, by string, op *readOp, r *rec) {
-		s := m[r.val]
+		s := m[r.Val]
 		if s == nil {
 			s = &txnRead{ts: ts, valueSeen: newValueSeen(op)}
-			m[r.val] = s
+			m[r.Val] = s
 		}
 		s.note(by, op, r)
 	}
 	// check judges one record of a read_committed read; reader is the txn
 	// whose poll it was, or -1.
 	check := func(by string, op *readOp, reader int32, r *rec) {
-		_, ts := c.writer(r.val, r.tp, r.off)
+		_, ts := c.writer(r.Val, r.TP, r.Off)
 		if ts < 0 {
 			return
 		}
@@ -286,7 +286,7 @@ func (a *analysis) txnLost() {
 				e.JudgedBy = a.finalRef(miss, ts.tp)
 			}
 			if r, ok := a.finalAtOf(miss, ts.tp, off); ok {
-				e.Now = &Held{Value: c.vals[r.val].str, LeaderEpoch: r.epoch}
+				e.Now = &Held{Value: c.vals[r.Val].str, LeaderEpoch: r.Epoch}
 			}
 			e.Faults = a.faultsBetween(at, f.call)
 			if o := tpi.at(f.call); o != nil {

@@ -262,12 +262,12 @@ func (a *analysis) wrEdges(vid []int32) []txnEdge {
 		op := &c.txnPolls[i]
 		for j := op.start; j < op.end; j++ {
 			r := &c.recs[j]
-			_, ts := c.writer(r.val, r.tp, r.off)
+			_, ts := c.writer(r.Val, r.TP, r.Off)
 			if ts < 0 {
 				continue
 			}
 			if w := vid[c.txnSends[ts].txn]; w >= 0 && w != reader {
-				out = append(out, txnEdge{from: w, to: reader, tp: r.tp, v1: r.val, v2: -1, o1: r.off, o2: -1, epoch: r.epoch})
+				out = append(out, txnEdge{from: w, to: reader, tp: r.TP, v1: r.Val, v2: -1, o1: r.Off, o2: -1, epoch: r.Epoch})
 			}
 		}
 	}

@@ -194,7 +194,7 @@ func (a *analysis) txnSendAt(tp int32, off int64) int32 {
 	}
 	for _, f := range a.c.tps[tp].finals {
 		if r, ok := a.finalAtOf(f, tp, off); ok {
-			if _, ts := a.c.writer(r.val, tp, off); ts >= 0 {
+			if _, ts := a.c.writer(r.Val, tp, off); ts >= 0 {
 				return ts
 			}
 		}

@@ -1,49 +1,49 @@
-package checker
+package histories
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/kchaos/kchaos/histories"
 )
 
 // The values of sends and reads are most of a history. Decoding them with
-// encoding/json into histories.SendValue and histories.ReadResult costs one
-// allocation per record and reflection per field; these decoders read the
-// canonical form (what the Recorder writes) directly, leaving strings as
-// slices of the event's value so that a value already known costs a map
-// lookup and nothing else. On anything outside that form they fall back to
-// encoding/json and the histories types, so they accept exactly what the
-// contract accepts (FuzzDecode checks that both paths agree).
+// encoding/json into SendValue and ReadResult costs one allocation per
+// record and reflection per field; these decoders read the canonical form
+// (what the Recorder writes) directly, leaving strings as slices of the
+// event's value so that a value already known costs a map lookup and
+// nothing else. On anything outside that form they fall back to
+// encoding/json and the types of event.go, so they accept exactly what the
+// contract accepts (FuzzDecode checks that both paths agree). They live
+// beside fastparse.go so that one package owns the format's fast paths;
+// they decode and report missing fields, and leave judging to the checker.
 
-// sendVal is a decoded send value; its byte slices alias the event's value.
-type sendVal struct {
-	topic     []byte
-	partition int32
-	value     []byte
-	offset    int64
-	hasOffset bool
-	has       uint8 // hasTopic | hasPartition | hasValue | hasOffset
+// SendFields is a decoded send value; its byte slices alias the event's value.
+type SendFields struct {
+	Topic     []byte
+	Partition int32
+	Value     []byte
+	Offset    int64
+	HasOffset bool
+	Has       uint8 // which of FieldTopic, FieldPartition, FieldValue, FieldOffset were there
 }
 
 // Presence bits of a send value's and a record's fields: the format
 // requires them, so a missing one is bad input rather than a zero.
 const (
-	hasTopic uint8 = 1 << iota
-	hasPartition
-	hasValue
-	hasOffsetBit
-	hasEpoch
+	FieldTopic uint8 = 1 << iota
+	FieldPartition
+	FieldValue
+	FieldOffset
+	FieldEpoch
 )
 
-// missing names the first of the fields in want that has lacks.
-func missing(has, want uint8) error {
+// MissingField names the first of the fields in want that has lacks.
+func MissingField(has, want uint8) error {
 	for _, f := range []struct {
 		bit  uint8
 		name string
-	}{{hasTopic, "topic"}, {hasPartition, "partition"}, {hasOffsetBit, "offset"}, {hasValue, "value"}, {hasEpoch, "leader_epoch"}} {
+	}{{FieldTopic, "topic"}, {FieldPartition, "partition"}, {FieldOffset, "offset"}, {FieldValue, "value"}, {FieldEpoch, "leader_epoch"}} {
 		if want&f.bit != 0 && has&f.bit == 0 {
 			return fmt.Errorf("missing field %q", f.name)
 		}
@@ -51,9 +51,9 @@ func missing(has, want uint8) error {
 	return nil
 }
 
-// fieldError names the field of an encoding/json type error (a number out
+// FieldError names the field of an encoding/json type error (a number out
 // of range, a string where a number belongs).
-func fieldError(err error) error {
+func FieldError(err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
 		f := te.Field
@@ -68,68 +68,72 @@ func fieldError(err error) error {
 // present reports whether a raw field was there and not null.
 func present(r *json.RawMessage) bool { return r != nil && string(*r) != "null" }
 
-// rawRec is a decoded record of a poll or final read.
-type rawRec struct {
-	partition int32
-	offset    int64
-	value     []byte
-	epoch     int32
-	has       uint8
+// RecordFields is a decoded record of a poll or final read; Value aliases
+// the event's value.
+type RecordFields struct {
+	Partition int32
+	Offset    int64
+	Value     []byte
+	Epoch     int32
+	Has       uint8 // which of FieldPartition, FieldOffset, FieldValue, FieldEpoch were there
 }
 
-// readVal is a decoded read result. recs is reused between calls.
-type readVal struct {
-	topic    []byte
-	hasTopic bool
-	recs     []rawRec
-	ends     map[int32]int64
-	starts   map[int32]int64
+// ReadFields is a decoded read result. Records is reused between calls.
+type ReadFields struct {
+	Topic    []byte
+	HasTopic bool
+	Records  []RecordFields
+	Ends     map[int32]int64
+	Starts   map[int32]int64
 	// Final reads only, on the slow path (fastRead refuses their keys):
 	// high watermarks, last stable offsets and open transactions.
-	hws, lsos map[int32]int64
-	open      map[int32][]histories.OpenTxn
+	HWs, LSOs map[int32]int64
+	Open      map[int32][]OpenTxn
 }
 
-func decodeSend(raw []byte, v *sendVal) error {
-	*v = sendVal{}
+// DecodeSendValue decodes a send's value (invoke or completion) into v.
+func DecodeSendValue(raw []byte, v *SendFields) error {
+	*v = SendFields{}
 	if len(raw) == 0 || fastSend(raw, v) {
 		return nil
 	}
-	*v = sendVal{}
-	var sv histories.SendValue
+	*v = SendFields{}
+	var sv SendValue
 	if err := json.Unmarshal(raw, &sv); err != nil {
-		return fieldError(err)
+		return FieldError(err)
 	}
 	var p struct{ Topic, Partition, Value, Offset *json.RawMessage }
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
-	v.topic, v.partition, v.value = []byte(sv.Topic), sv.Partition, []byte(sv.Value)
+	v.Topic, v.Partition, v.Value = []byte(sv.Topic), sv.Partition, []byte(sv.Value)
 	if sv.Offset != nil {
-		v.offset, v.hasOffset = *sv.Offset, true
-		v.has |= hasOffsetBit
+		v.Offset, v.HasOffset = *sv.Offset, true
+		v.Has |= FieldOffset
 	}
 	for _, f := range []struct {
 		r   *json.RawMessage
 		bit uint8
-	}{{p.Topic, hasTopic}, {p.Partition, hasPartition}, {p.Value, hasValue}} {
+	}{{p.Topic, FieldTopic}, {p.Partition, FieldPartition}, {p.Value, FieldValue}} {
 		if present(f.r) {
-			v.has |= f.bit
+			v.Has |= f.bit
 		}
 	}
 	return nil
 }
 
-func decodeRead(raw []byte, v *readVal) error {
-	recs := v.recs[:0]
-	*v = readVal{recs: recs}
+// DecodeReadValue decodes a poll's or final read's result into v,
+// reusing v.Records.
+func DecodeReadValue(raw []byte, v *ReadFields) error {
+	recs := v.Records[:0]
+	*v = ReadFields{Records: recs}
 	if len(raw) == 0 || fastRead(raw, v) {
 		return nil
 	}
-	*v = readVal{recs: recs[:0]}
-	var rr histories.ReadResult
+	*v = ReadFields{Records: recs[:0]}
+	var rr ReadResult
 	if err := json.Unmarshal(raw, &rr); err != nil {
-		return fieldError(err)
+		return FieldError(err)
 	}
 	var p struct {
 		Topic   *json.RawMessage
@@ -141,7 +145,7 @@ func decodeRead(raw []byte, v *readVal) error {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return err
 	}
-	v.topic, v.hasTopic = []byte(rr.Topic), present(p.Topic)
+	v.Topic, v.HasTopic = []byte(rr.Topic), present(p.Topic)
 	for i, r := range rr.Records {
 		var has uint8
 		if i < len(p.Records) {
@@ -149,35 +153,35 @@ func decodeRead(raw []byte, v *readVal) error {
 			for _, f := range []struct {
 				r   *json.RawMessage
 				bit uint8
-			}{{pr.Partition, hasPartition}, {pr.Offset, hasOffsetBit}, {pr.Value, hasValue}, {pr.LeaderEpoch, hasEpoch}} {
+			}{{pr.Partition, FieldPartition}, {pr.Offset, FieldOffset}, {pr.Value, FieldValue}, {pr.LeaderEpoch, FieldEpoch}} {
 				if present(f.r) {
 					has |= f.bit
 				}
 			}
 		}
-		v.recs = append(v.recs, rawRec{r.Partition, r.Offset, []byte(r.Value), r.LeaderEpoch, has})
+		v.Records = append(v.Records, RecordFields{r.Partition, r.Offset, []byte(r.Value), r.LeaderEpoch, has})
 	}
 	var err error
-	if v.ends, err = partitionMap(rr.EndOffsets); err != nil {
+	if v.Ends, err = partitionMap(rr.EndOffsets); err != nil {
 		return err
 	}
-	if v.starts, err = partitionMap(rr.StartOffsets); err != nil {
+	if v.Starts, err = partitionMap(rr.StartOffsets); err != nil {
 		return err
 	}
-	if v.hws, err = partitionMap(rr.HighWatermarks); err != nil {
+	if v.HWs, err = partitionMap(rr.HighWatermarks); err != nil {
 		return err
 	}
-	if v.lsos, err = partitionMap(rr.LastStableOffsets); err != nil {
+	if v.LSOs, err = partitionMap(rr.LastStableOffsets); err != nil {
 		return err
 	}
 	if rr.OpenTxns != nil {
-		v.open = make(map[int32][]histories.OpenTxn, len(rr.OpenTxns))
+		v.Open = make(map[int32][]OpenTxn, len(rr.OpenTxns))
 		for k, txns := range rr.OpenTxns {
-			p, err := histories.ParsePartitionKey(k)
+			p, err := ParsePartitionKey(k)
 			if err != nil {
 				return &json.UnsupportedValueError{Str: "partition key " + k}
 			}
-			v.open[p] = txns
+			v.Open[p] = txns
 		}
 	}
 	return nil
@@ -189,7 +193,7 @@ func partitionMap(m map[string]int64) (map[int32]int64, error) {
 	}
 	out := make(map[int32]int64, len(m))
 	for k, o := range m {
-		p, err := histories.ParsePartitionKey(k)
+		p, err := ParsePartitionKey(k)
 		if err != nil {
 			return nil, &json.UnsupportedValueError{Str: "partition key " + k}
 		}
@@ -199,26 +203,26 @@ func partitionMap(m map[string]int64) (map[int32]int64, error) {
 }
 
 // fastSend decodes {"topic":..,"partition":..,"value":..,"offset":..,"key":..}.
-func fastSend(b []byte, v *sendVal) bool {
-	s := histories.NewScanner(b)
+func fastSend(b []byte, v *SendFields) bool {
+	s := NewScanner(b)
 	var seen uint8
 	return s.Object(func(key []byte) bool {
 		var bit uint8
 		ok := false
 		switch string(key) {
 		case "topic":
-			bit = hasTopic
-			v.topic, ok = s.Plain()
+			bit = FieldTopic
+			v.Topic, ok = s.Plain()
 		case "partition":
-			bit = hasPartition
-			v.partition, ok = s.Int32()
+			bit = FieldPartition
+			v.Partition, ok = s.Int32()
 		case "value":
-			bit = hasValue
-			v.value, ok = s.Plain()
+			bit = FieldValue
+			v.Value, ok = s.Plain()
 		case "offset":
-			bit = hasOffsetBit
-			v.offset, ok = s.Int()
-			v.hasOffset = ok
+			bit = FieldOffset
+			v.Offset, ok = s.Int()
+			v.HasOffset = ok
 		case "key":
 			bit = 16
 			_, ok = s.Plain()
@@ -227,14 +231,14 @@ func fastSend(b []byte, v *sendVal) bool {
 			return false
 		}
 		seen |= bit
-		v.has = seen &^ 16
+		v.Has = seen &^ 16
 		return true
 	}) && s.End()
 }
 
 // fastRead decodes {"topic":..,"records":[..],"end_offsets":{..},"start_offsets":{..}}.
-func fastRead(b []byte, v *readVal) bool {
-	s := histories.NewScanner(b)
+func fastRead(b []byte, v *ReadFields) bool {
+	s := NewScanner(b)
 	var seen uint8
 	return s.Object(func(key []byte) bool {
 		var bit uint8
@@ -242,17 +246,17 @@ func fastRead(b []byte, v *readVal) bool {
 		switch string(key) {
 		case "topic":
 			bit = 1
-			v.topic, ok = s.Plain()
-			v.hasTopic = ok
+			v.Topic, ok = s.Plain()
+			v.HasTopic = ok
 		case "records":
 			bit = 2
 			ok = scanRecords(&s, v)
 		case "end_offsets":
 			bit = 4
-			v.ends, ok = scanOffsets(&s)
+			v.Ends, ok = scanOffsets(&s)
 		case "start_offsets":
 			bit = 8
-			v.starts, ok = scanOffsets(&s)
+			v.Starts, ok = scanOffsets(&s)
 		}
 		if !ok || seen&bit != 0 {
 			return false
@@ -262,7 +266,7 @@ func fastRead(b []byte, v *readVal) bool {
 	}) && s.End()
 }
 
-func scanRecords(s *histories.Scanner, v *readVal) bool {
+func scanRecords(s *Scanner, v *ReadFields) bool {
 	if s.Null() {
 		return true
 	}
@@ -274,36 +278,36 @@ func scanRecords(s *histories.Scanner, v *readVal) bool {
 		return true
 	}
 	for {
-		var r rawRec
+		var r RecordFields
 		var seen uint8
 		ok := s.Object(func(key []byte) bool {
 			var bit uint8
 			ok := false
 			switch string(key) {
 			case "partition":
-				bit = hasPartition
-				r.partition, ok = s.Int32()
+				bit = FieldPartition
+				r.Partition, ok = s.Int32()
 			case "offset":
-				bit = hasOffsetBit
-				r.offset, ok = s.Int()
+				bit = FieldOffset
+				r.Offset, ok = s.Int()
 			case "value":
-				bit = hasValue
-				r.value, ok = s.Plain()
+				bit = FieldValue
+				r.Value, ok = s.Plain()
 			case "leader_epoch":
-				bit = hasEpoch
-				r.epoch, ok = s.Int32()
+				bit = FieldEpoch
+				r.Epoch, ok = s.Int32()
 			}
 			if !ok || seen&bit != 0 {
 				return false
 			}
 			seen |= bit
-			r.has = seen
+			r.Has = seen
 			return true
 		})
 		if !ok {
 			return false
 		}
-		v.recs = append(v.recs, r)
+		v.Records = append(v.Records, r)
 		s.Space()
 		if s.Byte(']') {
 			return true
@@ -315,7 +319,7 @@ func scanRecords(s *histories.Scanner, v *readVal) bool {
 	}
 }
 
-func scanOffsets(s *histories.Scanner) (map[int32]int64, bool) {
+func scanOffsets(s *Scanner) (map[int32]int64, bool) {
 	if s.Null() {
 		return nil, true
 	}
@@ -336,7 +340,7 @@ func scanOffsets(s *histories.Scanner) (map[int32]int64, bool) {
 
 // parseKey reads a canonical partition key ("0", "12").
 func parseKey(k []byte) (int32, bool) {
-	s := histories.NewScanner(k)
+	s := NewScanner(k)
 	p, ok := s.Int32()
 	return p, ok && len(s.Rest()) == 0
 }

@@ -1,4 +1,4 @@
-package checker
+package logmodel
 
 import (
 	"math/rand/v2"
@@ -9,19 +9,19 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// TestRankTimesChangesNothing: renumbering the times to ranks (rankTimes)
+// TestRankTimesChangesNothing: renumbering the times to ranks (RankTimes)
 // gives porcupine's verdict on the original times, on random model
 // histories whose times are drawn from a few instants, so that calls and
 // returns tie often, and on the model cases of TestLogModel.
 func TestRankTimesChangesNothing(t *testing.T) {
-	model := logModel(func(v int32) string { return strconv.Itoa(int(v)) })
+	model := Model(func(v int32) string { return strconv.Itoa(int(v)) })
 	rng := rand.New(rand.NewPCG(9, 9))
 	seen := map[bool]int{}
 	for i := range 3000 {
 		ops := randomModelHistory(rng)
 		want := porcupine.CheckOperations(model, ops)
 		ranked := slices.Clone(ops)
-		rankTimes(ranked)
+		RankTimes(ranked)
 		if got := porcupine.CheckOperations(model, ranked); got != want {
 			t.Fatalf("history %d: ranked %v, original %v", i, got, want)
 		}
@@ -39,13 +39,13 @@ func TestRankTimesChangesNothing(t *testing.T) {
 
 // randomModelHistory: up to 6 appends (offsets drawn from 0..6, so some
 // collide), up to 3 reads of some of them and maybe a final read, with
-// times in 0..5 and returns possibly at infinity.
+// times in 0..5 and returns possibly at Infinity.
 func randomModelHistory(rng *rand.Rand) []porcupine.Operation {
 	span := func() (int64, int64) {
 		c := rng.Int64N(6)
 		r := c + rng.Int64N(4)
 		if rng.IntN(8) == 0 {
-			r = infinity
+			r = Infinity
 		}
 		return c, r
 	}
@@ -68,7 +68,7 @@ func randomModelHistory(rng *rand.Rand) []porcupine.Operation {
 	}
 	for range rng.IntN(4) {
 		c, r := span()
-		if r == infinity {
+		if r == Infinity {
 			r = c + 2
 		}
 		ops = append(ops, opRead(c, r, pick()...))

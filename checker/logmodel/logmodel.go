@@ -1,4 +1,9 @@
-package checker
+// Package logmodel is the linearizability model of one partition's log,
+// for porcupine: the operations, the steps, and the ranking of times that
+// keeps the search linear (order.go). The checker's linearizability domain
+// builds the operations from the history and judges porcupine's answer;
+// this package knows nothing of histories.
+package logmodel
 
 import (
 	"fmt"
@@ -6,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // The linearizability model: one partition's log.
@@ -22,7 +29,7 @@ import (
 //     value that reads found at an offset (an info send, an acks=0 send, a
 //     retried send's duplicate). It is invoked when V's send was invoked.
 //     An acked send returns at its ack; any other append is open-ended
-//     (return = infinity, as etcd's robustness tests do for failed writes),
+//     (return = Infinity, as etcd's robustness tests do for failed writes),
 //     then tightened to the return of the first read that saw it: the model
 //     forces the append before that read, so this changes no verdict, only
 //     the search. A value whose send failed, or that no send invoked, gets
@@ -87,7 +94,7 @@ import (
 // ordering between offsets of different windows. Histories of at most
 // SmallHistory ops are checked whole.
 //
-// Porcupine is given ranks, not times (rankTimes, linorder.go): every call
+// Porcupine is given ranks, not times (RankTimes, order.go): every call
 // and return is numbered in time order, a call before a return at one
 // instant, and calls at one instant in the order the model applies them
 // (appends by offset, then reads, then final reads). This is sound because
@@ -103,29 +110,37 @@ import (
 // model takes, and such a history checks in linear steps. The value is a
 // duplicate, found directly, whatever the model says.
 
-// linIn is a model operation's input; outputs are not used.
-type linIn struct {
-	kind uint8
-	win  int64
-	proc int32
-	id   int32    // append: its number in the window
-	off  int64    // append: its offset
-	prev int64    // append: the next lower offset of an append in the window
-	val  int32    // append: its value (for descriptions)
-	ids  []int32  // read: the appends of its records (-1: none explains it)
-	want []uint64 // final: the appends its records are
-	mask []uint64 // final: the appends it covers (offsets >= log start)
-	bad  bool     // final: a record that no append explains
-	end  int64    // final: the log end it saw, or math.MinInt64
-	recs []rec    // read, final: its records, for descriptions
-	at   [2]int64 // its call and return before rankTimes, for descriptions
+// Op is a model operation's input; outputs are not used.
+type Op struct {
+	Kind uint8 // Append, Read or Final
+	Win  int64 // its window of offsets (porcupine partition)
+	Proc int32
+	ID   int32       // append: its number in the window
+	Off  int64       // append: its offset
+	Prev int64       // append: the next lower offset of an append in the window
+	Val  int32       // append: its value (for descriptions)
+	IDs  []int32     // read: the appends of its records (-1: none explains it)
+	Want []uint64    // final: the appends its records are
+	Mask []uint64    // final: the appends it covers (offsets >= log start)
+	Bad  bool        // final: a record that no append explains
+	End  int64       // final: the log end it saw, or math.MinInt64
+	Recs []model.Rec // read, final: its records, for descriptions
+	At   [2]int64    // its call and return before RankTimes, for descriptions
 }
 
+// Kinds of Op.
 const (
-	kAppend uint8 = iota
-	kRead
-	kFinal
+	Append uint8 = iota
+	Read
+	Final
 )
+
+// Infinity is the return time of an op that never returned.
+const Infinity = math.MaxInt64 / 4
+
+// seconds is t (nanoseconds of the run) in seconds, to the millisecond,
+// as the checker's results give times.
+func seconds(t int64) float64 { return math.Round(float64(t)/1e6) / 1e3 }
 
 // linState is immutable: steps return new states.
 type linState struct {
@@ -156,34 +171,34 @@ func mix(x uint64) uint64 {
 }
 
 func linStep(state, input, _ any) (bool, any) {
-	st, in := state.(*linState), input.(*linIn)
-	switch in.kind {
-	case kAppend:
-		if in.off < st.frontier || (in.prev != math.MinInt64 && in.prev >= st.frontier) {
+	st, in := state.(*linState), input.(*Op)
+	switch in.Kind {
+	case Append:
+		if in.Off < st.frontier || (in.Prev != math.MinInt64 && in.Prev >= st.frontier) {
 			return false, st
 		}
-		set := make([]uint64, max(len(st.set), int(in.id/64)+1))
+		set := make([]uint64, max(len(st.set), int(in.ID/64)+1))
 		copy(set, st.set)
-		set[in.id/64] |= 1 << (in.id % 64)
-		return true, &linState{frontier: in.off + 1, set: set, hash: st.hash ^ mix(uint64(in.id))}
-	case kRead:
-		for _, id := range in.ids {
+		set[in.ID/64] |= 1 << (in.ID % 64)
+		return true, &linState{frontier: in.Off + 1, set: set, hash: st.hash ^ mix(uint64(in.ID))}
+	case Read:
+		for _, id := range in.IDs {
 			if id < 0 || !st.has(id) {
 				return false, st
 			}
 		}
 		return true, st
 	}
-	if in.bad {
+	if in.Bad {
 		return false, st
 	}
-	for i := range max(len(st.set), len(in.mask)) {
-		if word(st.set, i)&word(in.mask, i) != word(in.want, i) {
+	for i := range max(len(st.set), len(in.Mask)) {
+		if word(st.set, i)&word(in.Mask, i) != word(in.Want, i) {
 			return false, st
 		}
 	}
-	if in.end > st.frontier {
-		return true, &linState{frontier: in.end, set: st.set, hash: st.hash}
+	if in.End > st.frontier {
+		return true, &linState{frontier: in.End, set: st.set, hash: st.hash}
 	}
 	return true, st
 }
@@ -201,14 +216,14 @@ func linEqual(a, b any) bool {
 	return true
 }
 
-// logModel is the porcupine model; names resolves values for descriptions.
-func logModel(names func(int32) string) porcupine.Model {
+// Model is the porcupine model; names resolves values for descriptions.
+func Model(names func(int32) string) porcupine.Model {
 	return porcupine.Model{
 		Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
 			var out [][]porcupine.Operation
 			at := map[int64]int{}
 			for _, op := range h {
-				w := op.Input.(*linIn).win
+				w := op.Input.(*Op).Win
 				i, ok := at[w]
 				if !ok {
 					i = len(out)
@@ -226,7 +241,7 @@ func logModel(names func(int32) string) porcupine.Model {
 			st := s.(*linState)
 			return st.hash ^ mix(uint64(st.frontier))
 		},
-		DescribeOperation: func(input, _ any) string { return describeOp(input.(*linIn), names) },
+		DescribeOperation: func(input, _ any) string { return describeOp(input.(*Op), names) },
 		DescribeState: func(s any) string {
 			st := s.(*linState)
 			n := 0
@@ -243,27 +258,27 @@ func logModel(names func(int32) string) porcupine.Model {
 	}
 }
 
-func describeOp(in *linIn, names func(int32) string) string {
-	if in.kind == kAppend {
-		return fmt.Sprintf("p%d send %s -> offset %d%s", in.proc, names(in.val), in.off, describeAt(in))
+func describeOp(in *Op, names func(int32) string) string {
+	if in.Kind == Append {
+		return fmt.Sprintf("p%d send %s -> offset %d%s", in.Proc, names(in.Val), in.Off, describeAt(in))
 	}
 	var b strings.Builder
-	if in.kind == kRead {
-		fmt.Fprintf(&b, "p%d poll", in.proc)
+	if in.Kind == Read {
+		fmt.Fprintf(&b, "p%d poll", in.Proc)
 	} else {
-		fmt.Fprintf(&b, "p%d final-read", in.proc)
-		if in.end != math.MinInt64 {
-			fmt.Fprintf(&b, " (end %d)", in.end)
+		fmt.Fprintf(&b, "p%d final-read", in.Proc)
+		if in.End != math.MinInt64 {
+			fmt.Fprintf(&b, " (end %d)", in.End)
 		}
 	}
-	for i, r := range in.recs {
+	for i, r := range in.Recs {
 		if i == 8 {
-			fmt.Fprintf(&b, " ... (%d records)", len(in.recs))
+			fmt.Fprintf(&b, " ... (%d records)", len(in.Recs))
 			break
 		}
-		fmt.Fprintf(&b, " %d=%s", r.off, names(r.val))
+		fmt.Fprintf(&b, " %d=%s", r.Off, names(r.Val))
 	}
-	if len(in.recs) == 0 {
+	if len(in.Recs) == 0 {
 		b.WriteString(" nothing")
 	}
 	b.WriteString(describeAt(in))
@@ -271,12 +286,12 @@ func describeOp(in *linIn, names func(int32) string) string {
 }
 
 // describeAt is an op's real interval (the model runs on ranks).
-func describeAt(in *linIn) string {
-	if in.at == [2]int64{} {
+func describeAt(in *Op) string {
+	if in.At == [2]int64{} {
 		return ""
 	}
-	if in.at[1] >= infinity {
-		return fmt.Sprintf(" [%.3f s, never returned]", secs(in.at[0]))
+	if in.At[1] >= Infinity {
+		return fmt.Sprintf(" [%.3f s, never returned]", seconds(in.At[0]))
 	}
-	return fmt.Sprintf(" [%.3f-%.3f s]", secs(in.at[0]), secs(in.at[1]))
+	return fmt.Sprintf(" [%.3f-%.3f s]", seconds(in.At[0]), seconds(in.At[1]))
 }

@@ -1,4 +1,4 @@
-package checker
+package histories
 
 import (
 	"encoding/json"
@@ -28,11 +28,11 @@ var txnDecodeCases = []struct {
 // decodes the same.
 func compareTxnDecoders(t *testing.T, raw string) bool {
 	t.Helper()
-	var fast txnVal
+	var fast TxnFields
 	if !fastTxn([]byte(raw), &fast) {
 		return false
 	}
-	var slow txnVal
+	var slow TxnFields
 	if err := json.Unmarshal([]byte(raw), &slow); err != nil {
 		t.Fatalf("fast path took %s, encoding/json: %v", raw, err)
 	}

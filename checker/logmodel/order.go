@@ -1,4 +1,4 @@
-package checker
+package logmodel
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// rankTimes renumbers the call and return times of ops to their ranks in
+// RankTimes renumbers the call and return times of ops to their ranks in
 // one order of all the calls and returns: by time, a call before a return
 // at the same time (as porcupine orders them), and calls at one time in
 // the order the model can apply them: appends by offset, then reads, then
@@ -32,7 +32,7 @@ import (
 // tried on average half of them before the one whose offset is next, and
 // the check took time quadratic in them. In offset order the first call
 // tried is the one the model takes.
-func rankTimes(ops []porcupine.Operation) {
+func RankTimes(ops []porcupine.Operation) {
 	type ev struct {
 		t    int64
 		ret  bool
@@ -42,10 +42,10 @@ func rankTimes(ops []porcupine.Operation) {
 	}
 	evs := make([]ev, 0, 2*len(ops))
 	for i := range ops {
-		in := ops[i].Input.(*linIn)
-		in.at = [2]int64{ops[i].Call, ops[i].Return}
-		evs = append(evs, ev{t: ops[i].Call, kind: in.kind, off: in.off, i: int32(i)},
-			ev{t: ops[i].Return, ret: true, kind: in.kind, off: in.off, i: int32(i)})
+		in := ops[i].Input.(*Op)
+		in.At = [2]int64{ops[i].Call, ops[i].Return}
+		evs = append(evs, ev{t: ops[i].Call, kind: in.Kind, off: in.Off, i: int32(i)},
+			ev{t: ops[i].Return, ret: true, kind: in.Kind, off: in.Off, i: int32(i)})
 	}
 	slices.SortFunc(evs, func(x, y ev) int {
 		if c := cmp.Compare(x.t, y.t); c != 0 {
@@ -60,7 +60,7 @@ func rankTimes(ops []porcupine.Operation) {
 		if c := cmp.Compare(x.kind, y.kind); c != 0 {
 			return c
 		}
-		if x.kind == kAppend {
+		if x.kind == Append {
 			if c := cmp.Compare(x.off, y.off); c != 0 {
 				return c
 			}

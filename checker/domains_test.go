@@ -1,0 +1,112 @@
+package checker
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/checker/anomaly"
+)
+
+// TestDeclarations: the domains' declarations are well formed, name every
+// list of Anomalies once (in results.json's order) and count each from
+// its own list.
+func TestDeclarations(t *testing.T) {
+	if err := anomaly.Check(kinds()); err != nil {
+		t.Fatal(err)
+	}
+	var x Anomalies
+	v := reflect.ValueOf(&x).Elem()
+	var fields []string
+	for i := range v.NumField() {
+		f := v.Field(i)
+		f.Set(reflect.MakeSlice(f.Type(), i+1, i+1)) // a count no other field has
+		fields = append(fields, strings.Split(v.Type().Field(i).Tag.Get("json"), ",")[0])
+	}
+	if !slices.Equal(AnomalyNames, fields) {
+		t.Fatalf("declared %v,\nAnomalies holds %v", AnomalyNames, fields)
+	}
+	counts := x.counts()
+	for i, name := range fields {
+		if counts[name] != i+1 {
+			t.Errorf("%s counts %d entries, its list holds %d", name, counts[name], i+1)
+		}
+	}
+}
+
+// TestCountsAgainstPinned: the declarations give the rule HISTORY.md
+// states, as the list verdict.go held before the domains declared it.
+func TestCountsAgainstPinned(t *testing.T) {
+	always := func(idem, eo bool) []string {
+		out := []string{LostWrite, OffsetReuse}
+		if idem {
+			out = append(out, Duplicate)
+		}
+		out = append(out, AbortedRead, Unexpected)
+		if idem {
+			out = append(out, NonmonotonicSend)
+		}
+		out = append(out, PollSkip, NonmonotonicPoll, Nonlinearizable, TxnLostWrite, TxnAbortedRead,
+			TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, TxnHanging, LostByCommit, CommitBackwards)
+		if eo {
+			out = append(out, Redelivery, DeliveryOutsideAssignment)
+		}
+		return out
+	}
+	for _, tc := range []struct{ idem, eo bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+		if got, want := CountsAgainst(tc.idem, tc.eo), always(tc.idem, tc.eo); !slices.Equal(got, want) {
+			t.Errorf("idempotent %v, exactly-once %v:\n got %v\nwant %v", tc.idem, tc.eo, got, want)
+		}
+	}
+}
+
+// TestVerdictSpecialCases: the rules that are not "any entry counts" keep
+// their exact reasons and order: duplicate and nonmonotonic-send only when
+// idempotent, redelivery and delivery-outside-assignment only under
+// exactly-once, G0 never, txn-hanging by its counted entries (the rest
+// make the verdict unknown), unseen unknown.
+func TestVerdictSpecialCases(t *testing.T) {
+	margin := HangingMargin.Seconds()
+	notIdem := []string{"duplicate: 2, not counted: the producer was not idempotent",
+		"nonmonotonic-send: 1, not counted: the producer was not idempotent"}
+	atLeastOnce := []string{"redelivery: 3 ranges (5 records) delivered again to the group, not counted: the group declares at-least-once delivery",
+		"delivery-outside-assignment: 1 (a member's poll delivered records of a partition its client did not hold), not counted: the group declares at-least-once delivery"}
+	g0 := "G0: 1 write cycles among txns, not counted: Kafka does not isolate the writes of concurrent transactions (their records interleave on partitions)"
+	unseen := "unseen: 2 acked sends no completed final read could judge (on a partition without one and never polled, or acked (or their txn committed) at or after the invoke of the final read that judges the partition, and not in it)"
+	mixed := map[string]int{Duplicate: 2, NonmonotonicSend: 1, G0: 1, Redelivery: 3, DeliveryOutsideAssignment: 1}
+	for _, tc := range []struct {
+		name    string
+		opts    Options
+		counts  map[string]int
+		hanging []bool // txn-hanging entries' Counted
+		want    Verdict
+		reasons []string
+	}{
+		{"nothing counts", Options{}, mixed, nil, Unknown,
+			append(append(append([]string{"nothing was sent"}, notIdem...), atLeastOnce...), g0)},
+		{"idempotent, exactly-once", Options{Idempotent: true, ExactlyOnce: true}, mixed, nil, Invalid,
+			[]string{"duplicate: 2 (the producer was idempotent)", "nonmonotonic-send: 1 (the producer was idempotent)",
+				"redelivery: 3", "delivery-outside-assignment: 1", "nothing was sent", g0}},
+		{"some hanging counted", Options{}, map[string]int{TxnHanging: 3, Unseen: 2}, []bool{false, true, false}, Invalid,
+			[]string{fmt.Sprintf("txn-hanging: 1 (open longer than their timeout plus %.0f s after the final heal)", margin),
+				fmt.Sprintf("txn-hanging: 2 partitions held back by a transaction not yet open longer than its timeout plus %.0f s after the final heal (it may still be aborted)", margin),
+				unseen, "nothing was sent"}},
+		{"no hanging counted", Options{}, map[string]int{TxnHanging: 1}, []bool{false}, Unknown,
+			[]string{fmt.Sprintf("txn-hanging: 1 partitions held back by a transaction not yet open longer than its timeout plus %.0f s after the final heal (it may still be aborted)", margin),
+				"nothing was sent"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &Result{Counts: tc.counts}
+			for _, c := range tc.hanging {
+				r.Anomalies.TxnHanging = append(r.Anomalies.TxnHanging, TxnHangingEntry{Counted: c})
+			}
+			a := &analysis{c: New(tc.opts), r: r, redeliveredN: 5}
+			a.verdict()
+			if r.Valid != tc.want || !slices.Equal(r.Reasons, tc.reasons) {
+				t.Errorf("%v %q,\nwant %v %q", r.Valid, r.Reasons, tc.want, tc.reasons)
+			}
+		})
+	}
+}
