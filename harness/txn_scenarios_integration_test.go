@@ -210,3 +210,82 @@ func (r scenarioRun) leadersAfterFirstFault(p int32) map[int32]bool {
 	}
 	return out
 }
+
+// TestScenarioT4HangingTxn (issue 22): KAFKA-20716's shape on a real
+// cluster. The committed transaction the paused coordinator held back is
+// kept on broker 1 without its marker; broker 1 is elected uncleanly; the
+// read_committed final read stops at the transaction's first record and
+// the checker names it txn-hanging (not lost: a read_uncommitted read
+// holds every held-back record). Then the operator's recovery
+// (final.abort_hanging): the abort moves the last stable offset (read from
+// the cluster: the op's proof and the next final read's end), and the
+// committed records it aborted are the recovery's cost (txn-lost-write).
+func TestScenarioT4HangingTxn(t *testing.T) {
+	r := runScenario(t, "t4")
+	if n := len(r.nemesisOK(t, histories.FStopProducers)); n != 1 {
+		t.Errorf("t4: %d ok stop-producers ops, want 1", n)
+	}
+	hangs := r.res.Anomalies.TxnHanging
+	if len(hangs) == 0 {
+		t.Fatalf("t4: no txn-hanging (reasons %v)", r.res.Reasons)
+	}
+	h := hangs[0]
+	t.Logf("t4: %s", h.Text)
+	if !h.Counted || !h.FindHanging || h.Txn == nil || h.Txn.Type != "ok" {
+		t.Errorf("t4: hanging entry %+v: want counted, listed by find-hanging, the record of a committed txn", h)
+	}
+	if h.HeldBack.Count == 0 || h.HeldBack.InLog != h.HeldBack.Count {
+		t.Errorf("t4: held back %+v: want committed records, every one in the log", h.HeldBack)
+	}
+	if r.res.Valid != checker.Invalid {
+		t.Errorf("t4: verdict %s, want invalid", r.res.Valid)
+	}
+	// The recovery: the abort's proof, read from the partition's leader.
+	aborts := r.nemesisOK(t, histories.FAbortHanging)
+	if len(aborts) != 1 {
+		t.Fatalf("t4: %d ok abort-hanging ops, want 1", len(aborts))
+	}
+	var rep struct {
+		Partitions map[string]struct {
+			LSOBefore int64               `json:"lso_before"`
+			LSOAfter  int64               `json:"lso_after"`
+			HWAfter   int64               `json:"hw_after"`
+			Aborted   []histories.OpenTxn `json:"aborted"`
+		} `json:"partitions"`
+	}
+	b, _ := json.Marshal(aborts[0].v.Details)
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	p0 := rep.Partitions["0"]
+	if len(p0.Aborted) != 1 || p0.Aborted[0].ProducerID != h.ProducerID || p0.Aborted[0].FirstOffset != h.FirstOffset ||
+		p0.LSOAfter <= h.FirstOffset || p0.LSOAfter != p0.HWAfter {
+		t.Errorf("t4: abort-hanging did %s; want the hanging transaction aborted and the last stable offset at the high watermark", b)
+	}
+	// Readers move: the last read_committed final read reaches its high
+	// watermark.
+	var last histories.ReadResult // the last one that recorded a last stable offset
+	for _, e := range r.events {
+		if e.F == histories.FFinalRead && e.Type == histories.OK {
+			var v histories.ReadResult
+			if e.Decode(&v) == nil && v.LastStableOffsets != nil {
+				last = v
+			}
+		}
+	}
+	if last.EndOffsets["0"] != last.HighWatermarks["0"] || last.EndOffsets["0"] <= h.FirstOffset {
+		t.Errorf("t4: the last read_committed final read ended at %v, high watermark %v: readers did not move", last.EndOffsets, last.HighWatermarks)
+	}
+	// The cost: each committed record held back is now aborted, a
+	// txn-lost-write judged by that last read.
+	lost := map[string]bool{}
+	for _, e := range r.res.Anomalies.TxnLostWrite {
+		lost[e.Value] = true
+	}
+	for _, v := range h.HeldBack.Values {
+		if !lost[v] {
+			t.Errorf("t4: held-back committed value %s is not a txn-lost-write after the abort", v)
+		}
+	}
+	t.Logf("t4: %d committed records held back, %d txn-lost-write in all", h.HeldBack.Count, r.count(checker.TxnLostWrite))
+}
