@@ -95,8 +95,12 @@ func (w *Workload) StopProducers(ctx context.Context) (map[string]any, error) {
 		return nil, ctx.Err()
 	}
 	st := w.Stats()
-	return map[string]any{"producers": w.cfg.Producers, "transactional": w.cfg.Transactions.Enabled,
-		"acked": st.Acked, "stopped_ms": time.Since(began).Milliseconds()}, nil
+	d := map[string]any{"producers": w.cfg.Producers, "transactional": w.cfg.Transactions.Enabled,
+		"acked": st.Acked, "stopped_ms": time.Since(began).Milliseconds()}
+	if w.cfg.Transactions.Enabled {
+		d["committed"] = st.TxnCommitted
+	}
+	return d, nil
 }
 
 // Config is the workload's configuration with defaults filled.
