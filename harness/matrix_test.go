@@ -121,14 +121,14 @@ func TestPlanMatrix(t *testing.T) {
 		}
 		bad := 0
 		for _, cell := range cells {
-			if cell.Err != nil {
+			if cell.Scenario == nil {
 				bad++
 				var bi *scenario.BadInputError
 				if !errors.As(cell.Err, &bi) {
 					t.Errorf("%s: cell error %v is not bad input", c.name, cell.Err)
 				}
-			} else if cell.Scenario == nil {
-				t.Errorf("%s: cell %v has no scenario", c.name, cell.Combo)
+			} else if cell.Err != nil || cell.Row.Status != "" {
+				t.Errorf("%s: cell %v loaded, with error %v and status %q", c.name, cell.Row.Settings, cell.Err, cell.Row.Status)
 			}
 		}
 		if len(cells) != c.cells || bad != c.badCell {
@@ -147,15 +147,15 @@ func TestPerCellSettings(t *testing.T) {
 	}
 	for _, cell := range cells {
 		s := cell.Scenario
-		if got := s.Topic.Configs["unclean.leader.election.enable"]; got != cell.Combo["unclean"] {
-			t.Errorf("%v: topic unclean %q", cell.Combo, got)
+		if got := s.Topic.Configs["unclean.leader.election.enable"]; got != cell.Row.Settings["unclean"] {
+			t.Errorf("%v: topic unclean %q", cell.Row.Settings, got)
 		}
-		if got := string(s.Workload.Acks); got != cell.Combo["acks"] {
-			t.Errorf("%v: acks %q", cell.Combo, got)
+		if got := string(s.Workload.Acks); got != cell.Row.Settings["acks"] {
+			t.Errorf("%v: acks %q", cell.Row.Settings, got)
 		}
 		for i, st := range s.Nemesis.Steps {
-			if v, ok := st.Config["unclean.leader.election.enable"]; ok && (v == nil || *v != cell.Combo["unclean"]) {
-				t.Errorf("%v: step %d sets unclean %v", cell.Combo, i, v)
+			if v, ok := st.Config["unclean.leader.election.enable"]; ok && (v == nil || *v != cell.Row.Settings["unclean"]) {
+				t.Errorf("%v: step %d sets unclean %v", cell.Row.Settings, i, v)
 			}
 		}
 	}
