@@ -11,7 +11,8 @@ import (
 // scenario ran under which settings on which Kafka version, what the run
 // measured, and the cell's Status, judged by the batch's own rule. The
 // three batches share this one type; what each shows of it is its Page.
-// JSON names are suite.json's (matrix.json renames a few: Page.JSON).
+// JSON names are suite.json's; each page's JSON file lists the fields it
+// keeps, renamed or left out when empty (Page.JSON), so no tag omits here.
 type Row struct {
 	// ID names the cell: "scenario/settings/version" in a suite (junit.xml
 	// names its testcase so, and --baseline matches cells by it), the
@@ -19,32 +20,32 @@ type Row struct {
 	ID       string `json:"id"`
 	Scenario string `json:"scenario"`
 	// Description says what the story does to the cluster (audits).
-	Description string `json:"description,omitempty"`
+	Description string `json:"description"`
 	// Settings are the varied ones, e.g. unclean=true, elr=on (a
 	// matrix's include kafka and run).
-	Settings map[string]string `json:"settings,omitempty"`
+	Settings map[string]string `json:"settings"`
 	Kafka    string            `json:"kafka"`
 	// Status is the cell's judged status in its batch's vocabulary (a
 	// verdict, a suite status, an audit finding): Page.Exit maps it.
 	Status string `json:"status"`
 	// Checks is each applicable expectation with what the run gave:
 	// "lost-write > 0: got 2518".
-	Checks []string `json:"checks,omitempty"`
+	Checks []string `json:"checks"`
 	// Summary is the run's measured anomalies and errors in one line
 	// (suite.json's "outcome", kept for compatibility).
-	Summary string `json:"outcome,omitempty"`
+	Summary string `json:"outcome"`
 	// Reason says why a cell is not a clean measurement: not applicable,
 	// unjudged, not run (NotRun then), or the run's error.
-	Reason string `json:"reason,omitempty"`
+	Reason string `json:"reason"`
 	// NotRun: the story never ran (a cluster that could not start, a
 	// missing image, an interruption first), so the row has no figure.
-	NotRun bool   `json:"not_run,omitempty"`
-	RunDir string `json:"run_dir,omitempty"`
+	NotRun bool   `json:"not_run"`
+	RunDir string `json:"run_dir"`
 	// Seconds is the cell's wall time; StorySeconds the part its history
 	// spans (workload, faults, final read). The rest is kchaos's overhead:
 	// cluster start, check, report, teardown.
-	Seconds      float64 `json:"seconds,omitempty"`
-	StorySeconds float64 `json:"story_seconds,omitempty"`
+	Seconds      float64 `json:"seconds"`
+	StorySeconds float64 `json:"story_seconds"`
 	Measure
 }
 
@@ -58,14 +59,14 @@ type Measure struct {
 	Lost   int `json:"acked_lost"`
 	Reused int `json:"offsets_reused"`
 	// Other counts the other anomaly kinds that occurred.
-	Other map[string]int `json:"other_anomalies,omitempty"`
+	Other map[string]int `json:"other_anomalies"`
 	// Offline is the seconds each partition ("topic-P") was unavailable,
 	// summed over its windows; every partition of the topic is listed,
 	// 0 included, because "never offline" is the finding of half the rows.
 	Offline       map[string]float64 `json:"offline_seconds"`
-	OfflineSource string             `json:"offline_source,omitempty"`
+	OfflineSource string             `json:"offline_source"`
 	// SendErrors counts send completions by error code.
-	SendErrors map[string]int `json:"send_errors,omitempty"`
+	SendErrors map[string]int `json:"send_errors"`
 }
 
 // LongestOffline is the longest partition total of Offline.
