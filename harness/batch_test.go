@@ -28,10 +28,14 @@ func TestRunBatchWithoutClusters(t *testing.T) {
 		pageFiles []string
 	}{
 		{"suite of not-applicable cells", &Plan{Cells: []Cell{na, na}, What: "suite name", Name: "x", Prefix: "suite-",
-			Batch: func(rows []report.Row) report.Batch { return report.SuiteBatch(report.SuiteFile{Name: "x", Cells: rows}) }},
+			Batch: func(rows []report.Row) report.Batch {
+				return report.SuiteBatch(report.SuiteFile{Name: "x", Cells: rows})
+			}},
 			false, 2, 0, 0, []string{"suite.md", "suite.html", "suite.json", "junit.xml"}},
 		{"suite interrupted before its first cell", &Plan{Cells: []Cell{na}, What: "suite name", Name: "x", Prefix: "suite-",
-			Batch: func(rows []report.Row) report.Batch { return report.SuiteBatch(report.SuiteFile{Name: "x", Cells: rows}) }},
+			Batch: func(rows []report.Row) report.Batch {
+				return report.SuiteBatch(report.SuiteFile{Name: "x", Cells: rows})
+			}},
 			true, 0, 0, 2, []string{"suite.md"}},
 		{"audit interrupted lists its stories", &Plan{Cells: []Cell{story, story}, Prefix: "audit", NotRun: report.AuditNotRun,
 			ListUnstarted: true, Batch: func(rows []report.Row) report.Batch { return report.AuditBatch(report.Audit{Kafka: "4.4.0"}, rows) }},
