@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kchaos/kchaos/internal/itest"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -18,10 +19,7 @@ import (
 //
 //	flock /tmp/kchaos-cluster.lock go test -count=1 -p 1 -run TestAuditStoriesThatCannotStart ./harness/
 func TestAuditStoriesThatCannotStart(t *testing.T) {
-	if testing.Short() {
-		t.Skip("needs Docker")
-	}
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
+	itest.Cluster(t, "Docker")
 	store := t.TempDir()
 	plan, err := AuditPlan(AuditOptions{Kafka: "4.0.0", BrokerConfig: map[string]string{"min.insync.replicas": "2"}})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/itest"
 )
 
 // The seed scenarios on real clusters. Each test asserts the outcome column
@@ -37,10 +38,7 @@ func runScenario(t *testing.T, name string, sets ...string) scenarioRun {
 // at another backend's cluster (the SSH test hosts).
 func runScenarioOn(t *testing.T, prepare func(*testing.T, *scenario.Scenario), name string, sets ...string) scenarioRun {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
-	if v := os.Getenv("KCHAOS_KAFKA_VERSION"); v != "" {
+	if v := itest.Cluster(t, ""); v != "" {
 		sets = append(sets, "cluster.kafka="+v)
 	}
 	s, err := scenario.Load(name, sets)
@@ -50,10 +48,7 @@ func runScenarioOn(t *testing.T, prepare func(*testing.T, *scenario.Scenario), n
 	if prepare != nil {
 		prepare(t, s)
 	}
-	store := os.Getenv("KCHAOS_TEST_STORE")
-	if store == "" {
-		store = t.TempDir()
-	}
+	store := itest.Store(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	out, err := harness.Run(ctx, s, harness.Options{Store: store})

@@ -2,9 +2,10 @@ package harness
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
+
+	"github.com/kchaos/kchaos/internal/itest"
 )
 
 // BenchmarkSuiteCell runs one suite cell (s1 on the default or
@@ -13,18 +14,10 @@ import (
 // kchaos's overhead per cell (cluster start, check, report, teardown).
 // Target: overhead at most 20 s.
 func BenchmarkSuiteCell(b *testing.B) {
-	if testing.Short() {
-		b.Skip("needs Docker and the Kafka image")
-	}
+	kafka := []string{itest.Version(b)}
 	s, err := LoadSuite("seeds")
 	if err != nil {
 		b.Fatal(err)
-	}
-	var kafka []string
-	if v := os.Getenv("KCHAOS_KAFKA_VERSION"); v != "" {
-		kafka = []string{v}
-	} else {
-		kafka = []string{"latest"}
 	}
 	var cell, story float64
 	for i := 0; i < b.N; i++ {

@@ -16,6 +16,7 @@ import (
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/internal/itest"
 )
 
 // A small story: the leader is paused during a long workload, so an
@@ -42,9 +43,7 @@ final: {recover_timeout: 60s, read_timeout: 20s}
 // check: no container or network with the run's label remains, it exits
 // within the teardown bound, and results.json says "interrupted".
 func TestInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
+	version := itest.Cluster(t, "")
 	bin := filepath.Join(t.TempDir(), "kchaos")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
@@ -54,17 +53,17 @@ func TestInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) { interruptRun(t, bin, file, sig) })
+		t.Run(sig.String(), func(t *testing.T) { interruptRun(t, bin, file, version, sig) })
 	}
 }
 
 var runIDRE = regexp.MustCompile(`\(run ([0-9T]+-[0-9a-f]+)\)`)
 
-func interruptRun(t *testing.T, bin, file string, sig syscall.Signal) {
+func interruptRun(t *testing.T, bin, file, version string, sig syscall.Signal) {
 	store := t.TempDir()
 	args := []string{"run", file, "--store", store, "--no-screenshot"}
-	if v := os.Getenv("KCHAOS_KAFKA_VERSION"); v != "" {
-		args = append(args, "--kafka", v)
+	if version != "" {
+		args = append(args, "--kafka", version)
 	}
 	cmd := exec.Command(bin, args...)
 	r, w, err := os.Pipe()

@@ -14,6 +14,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	sshb "github.com/kchaos/kchaos/cluster/ssh"
 	"github.com/kchaos/kchaos/cluster/ssh/sshtest"
+	"github.com/kchaos/kchaos/internal/itest"
 )
 
 // TestSSHCrashThenClean: `kchaos run` on SSH test hosts is killed with
@@ -21,9 +22,7 @@ import (
 // force; `kchaos clean --hosts FILE` must then leave no kchaos iptables
 // rule, no stopped (T) Kafka and no missing Kafka, checked over SSH.
 func TestSSHCrashThenClean(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the test host image")
-	}
+	itest.Cluster(t, "Docker and the test host image")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	bin := filepath.Join(t.TempDir(), "kchaos")

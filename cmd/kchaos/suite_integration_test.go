@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kchaos/kchaos/internal/itest"
 )
 
 // TestSuiteGate runs `kchaos suite seeds` on real clusters: s1, s2 and s4
@@ -14,13 +16,7 @@ import (
 // its followers accepts every send instead of refusing them with
 // NOT_ENOUGH_REPLICAS.
 func TestSuiteGate(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test: needs Docker and the Kafka image")
-	}
-	version := os.Getenv("KCHAOS_KAFKA_VERSION")
-	if version == "" {
-		version = "latest"
-	}
+	version := itest.Version(t)
 	for _, tc := range []struct {
 		name  string
 		args  []string
