@@ -18,8 +18,8 @@ func newAuditCmd() *cobra.Command {
 		Long: `Run the failure stories (s1: leader cut off then killed; s7: the ISR
 shrinks to the leader, which loses power; s9: a rack outage; s10: a rack of
 three dies) under your server.properties and topic configs, each on a fresh
-cluster, and write one page (store/audit/<timestamp>/audit.md and
-audit.html): per story the acked records lost, the offsets reused and the
+cluster, and write one page (store/audit/<timestamp>/audit.md,
+audit.html and audit.json): per story the acked records lost, the offsets reused and the
 seconds offline, and the configuration facts that explain them. The keys
 kchaos must override to run at all are listed.
 Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
