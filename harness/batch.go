@@ -14,6 +14,13 @@ import (
 // one engine here (RunBatch): the cells, the run loop, interruption, the
 // rows, the pages and the exit code are its; what differs (which cells,
 // how a run is judged, what the page shows) is each plan's data.
+//
+// Words, one meaning each: a cell is one scenario under one set of
+// settings on one Kafka version; its run gives a RunResult (the folder,
+// the checker's verdict); its row (report.Row) is what the pages show of
+// it; its status is the row judged by the plan (a verdict in a matrix,
+// match or differ against the scenario's Expectation in a suite, lost or
+// not in an audit).
 
 // Cell is one scenario under one set of settings on one Kafka version,
 // loaded and checked before any cluster starts.
@@ -113,7 +120,7 @@ func RunBatch(ctx context.Context, plan *Plan, opts BatchOptions) (*BatchResult,
 		for _, c := range plan.Cells[len(res.Rows):] {
 			row := c.Row
 			row.NotRun, row.Status, row.Verdict = true, plan.NotRun, report.Unchecked
-			row.Reason = report.NotRun + "the batch was interrupted before it started"
+			row.Reason = report.NotRun + "interrupted before it started"
 			res.Rows = append(res.Rows, row)
 		}
 	}
