@@ -135,6 +135,44 @@ func PlanMatrix(vs []Variation, load func(sets []string) (*scenario.Scenario, er
 	return cells, nil
 }
 
+// NewMatrixPlan plans the matrix command: scenario (loaded by load with
+// sets) under every combination of the varies ("key=v1,v2") and, when
+// kafkas lists versions, each of them (the first column), runs times
+// each. Every key, value and combination is checked before the first
+// cluster starts: any error is bad input.
+func NewMatrixPlan(varies []string, kafkas string, runs int, load func(sets []string) (*scenario.Scenario, error)) (*Plan, error) {
+	var vs []Variation
+	for _, v := range varies {
+		pv, err := ParseVary(v)
+		if err != nil {
+			return nil, err
+		}
+		vs = append(vs, pv)
+	}
+	if kafkas != "" {
+		pv, err := ParseVary("kafka=" + kafkas)
+		if err != nil {
+			return nil, err
+		}
+		vs = append([]Variation{pv}, vs...)
+	}
+	if len(vs) == 0 {
+		return nil, errors.New("nothing to vary: give --vary key=v1,v2 or --kafka v1,v2")
+	}
+	if runs < 1 {
+		return nil, fmt.Errorf("--runs %d: want at least 1", runs)
+	}
+	base, err := load(nil)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := PlanMatrix(vs, load)
+	if err != nil {
+		return nil, err
+	}
+	return MatrixPlan(base.Name, cells, runs), nil
+}
+
 // MatrixPlan is the matrix of name over cells (from PlanMatrix), each run
 // runs times ("run=N" among its settings when more than once), written to
 // store/matrix-<name>/<timestamp>/ (name checked like any store folder's).

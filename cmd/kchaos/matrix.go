@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -34,47 +33,19 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeScenarios,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var vs []harness.Variation
-			for _, v := range varies {
-				pv, err := harness.ParseVary(v)
-				if err != nil {
-					return badInput(err)
-				}
-				vs = append(vs, pv)
-			}
 			// --kafka takes a list here: each version is a row (4.1.x is the
 			// newest 4.1 patch kchaos knows).
 			if strings.ContainsAny(f.kafka, ",x") {
 				kafkas, f.kafka = f.kafka, ""
 			}
-			if kafkas != "" {
-				pv, err := harness.ParseVary("kafka=" + kafkas)
-				if err != nil {
-					return badInput(err)
-				}
-				vs = append([]harness.Variation{pv}, vs...)
-			}
-			if len(vs) == 0 {
-				return badInput(fmt.Errorf("nothing to vary: give --vary key=v1,v2 or --kafka v1,v2"))
-			}
-			if runs < 1 {
-				return badInput(fmt.Errorf("--runs %d: want at least 1", runs))
-			}
-			// Every key, value and combination is checked before the first
-			// cluster starts: bad input is exit 254 at once.
-			load := func(sets []string) (*scenario.Scenario, error) {
+			plan, err := harness.NewMatrixPlan(varies, kafkas, runs, func(sets []string) (*scenario.Scenario, error) {
 				s, _, err := f.load(args[0], sets...)
 				return s, err
-			}
-			base, err := load(nil)
-			if err != nil {
-				return err
-			}
-			cells, err := harness.PlanMatrix(vs, load)
+			})
 			if err != nil {
 				return badInput(err)
 			}
-			return runBatch("matrix", harness.MatrixPlan(base.Name, cells, runs), &f)
+			return runBatch("matrix", plan, &f)
 		},
 	}
 	f.register(cmd)
