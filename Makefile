@@ -1,9 +1,17 @@
 # kchaos: the few commands a person types. See README.md.
-KAFKA_VERSION ?= 4.4.0
 SCENARIO      ?= s1
 GO            ?= go
 export TESTCONTAINERS_RYUK_DISABLED := true
+
+# The Kafka version: KAFKA_VERSION=V, else the one kchaos runs when none is
+# given, asked of kchaos itself (cluster.Releases is the only list of
+# releases; none is written here). Asked only by the targets that use it.
+VERSION = $(or $(KAFKA_VERSION),$(shell $(GO) run ./cmd/kchaos versions --default))
+# The integration tests take KAFKA_VERSION when it is given; without it
+# they run the same default.
+ifdef KAFKA_VERSION
 export KCHAOS_KAFKA_VERSION := $(KAFKA_VERSION)
+endif
 
 BIN := bin/kchaos
 
@@ -20,7 +28,7 @@ docker:
 
 # The Kafka image, built offline and only when missing.
 image: docker
-	@image/build.sh $(KAFKA_VERSION)
+	@image/build.sh $(VERSION)
 
 # The releases the upgrade scenarios u1, u2 start from and end on, as the
 # scenarios themselves name them (kchaos versions).
@@ -29,7 +37,7 @@ upgrade-images: docker build
 
 # The SSH backend's test host image (Kafka image + openssh-server), only when missing.
 sshhost-image: image
-	@image/sshhost/build.sh $(KAFKA_VERSION)
+	@image/sshhost/build.sh $(VERSION)
 
 # Debian's Chromium, for the report's headless-browser test and screenshot.
 chromium:
@@ -40,7 +48,7 @@ chromium:
 
 # Main job: set everything up, then run the default scenario.
 run: image chromium build
-	$(BIN) run $(SCENARIO) --kafka $(KAFKA_VERSION)
+	$(BIN) run $(SCENARIO) --kafka $(VERSION)
 
 # Both builds: the unit tests' and the integration tests' (build tag).
 vet:

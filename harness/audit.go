@@ -1,16 +1,10 @@
 package harness
 
 import (
-	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
-	"time"
 
-	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/cluster/admin"
-	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
@@ -40,9 +34,8 @@ var auditStory = map[string]string{
 	"s10": "three racks, one replica each; the leader's whole rack dies",
 }
 
-// AuditOptions tune an audit.
+// AuditOptions say what an audit runs.
 type AuditOptions struct {
-	Options
 	// BrokerConfig and TopicConfig are the user's settings
 	// (server.properties and the topic's configs).
 	BrokerConfig, TopicConfig map[string]string
@@ -51,8 +44,6 @@ type AuditOptions struct {
 	// Sets apply to every story after the user's configs (e.g.
 	// workload.acks=1 for producers that use acks=1).
 	Sets []string
-	// OnStory is told about each story as it ends.
-	OnStory func(done, total int, r report.AuditRow)
 }
 
 // PlanAudit loads every audit story with the user's settings applied,
@@ -127,86 +118,48 @@ func AuditFacts(s *scenario.Scenario) []report.AuditFact {
 	return facts
 }
 
-// AuditExitCode is the audit's exit code: 1 when a story lost acked
-// records or reused offsets, else 2 when a story could not be run or
-// checked (or the audit was interrupted), else 0.
-func AuditExitCode(rows []report.AuditRow, interrupted bool) int {
-	code := checker.Valid.ExitCode()
-	for _, r := range rows {
-		switch {
-		case r.Lost > 0 || r.Reused > 0:
-			return checker.Invalid.ExitCode()
-		case r.NotRun != "" || r.Error != "" || r.Verdict != checker.Valid.String():
-			code = checker.Unknown.ExitCode()
-		}
-	}
-	if interrupted {
-		code = checker.Unknown.ExitCode()
-	}
-	return code
-}
-
-// RunAudit runs every audit story under the user's settings and writes
-// store/audit/<timestamp>/audit.md and audit.html.
-func RunAudit(ctx context.Context, opts AuditOptions) (string, []report.AuditRow, error) {
+// AuditPlan plans an audit (PlanAudit) into a batch written to
+// store/audit/<timestamp>/: a row per story saying what it lost, and the
+// facts that explain it. Stories an interruption kept from starting are
+// listed too: the page must say which stories it has nothing on.
+func AuditPlan(opts AuditOptions) (*Plan, error) {
 	stories, overridden, err := PlanAudit(opts)
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	store := opts.Store
-	if store == "" {
-		store = DefaultStore
-	}
-	// store/audit is the store's own folder (scenario.CheckName keeps
-	// scenarios out of it); no user's name is part of this path.
-	dir := filepath.Join(store, "audit", time.Now().UTC().Format("20060102T150405Z"))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", nil, err
-	}
+	p := &Plan{Prefix: "audit", NotRun: report.AuditNotRun, Failed: report.AuditUnknown,
+		Judge: judgeAudit, ListUnstarted: true, Overridden: overridden}
 	page := report.Audit{Kafka: stories[0].Cluster.Kafka, Facts: AuditFacts(stories[0]),
 		Overridden: overridden, BrokerConfig: opts.BrokerConfig, TopicConfig: opts.TopicConfig}
-	runOpts := opts.Options
-	runOpts.Overridden = overridden
-	for i, s := range stories {
-		if ctx.Err() != nil {
-			break
-		}
-		row := report.AuditRow{Story: s.Name, Description: auditStory[s.Name]}
-		out, err := Run(ctx, s, runOpts)
-		if out != nil {
-			row.RunDir = out.Dir
-		}
-		switch {
-		case err != nil && (out == nil || out.Result == nil):
-			row.NotRun = err.Error()
-		case err != nil:
-			row.Error = err.Error()
-		default:
-			if out.NemesisErr != nil {
-				row.Error = "the schedule did not play out: " + out.NemesisErr.Error()
-			}
-			m, merr := Metrics(out.Dir)
-			if merr != nil && row.Error == "" {
-				row.Error = merr.Error()
-			}
-			row.Verdict = fmt.Sprint(out.Result.Valid)
-			row.Lost, row.Reused = int(m["lost-write"]), int(m["offset-reuse"])
-			row.Acked = int(m[expect.Acked])
-			row.OfflineSeconds = m[expect.OfflineSeconds]
-		}
-		page.Rows = append(page.Rows, row)
-		if err := report.WriteAudit(dir, page); err != nil {
-			return dir, page.Rows, err
-		}
-		if opts.OnStory != nil {
-			opts.OnStory(i+1, len(stories), row)
-		}
+	p.Batch = func(rows []report.Row) report.Batch { return report.AuditBatch(page, rows) }
+	for _, s := range stories {
+		p.Cells = append(p.Cells, Cell{Scenario: s, Row: report.Row{ID: s.Name, Scenario: s.Name,
+			Description: auditStory[s.Name], Kafka: s.Cluster.Kafka}})
 	}
-	// Stories an interruption kept from starting are listed too: the page
-	// must say which stories it has nothing on.
-	for _, s := range stories[len(page.Rows):] {
-		page.Rows = append(page.Rows, report.AuditRow{Story: s.Name, Description: auditStory[s.Name],
-			NotRun: "the audit was interrupted before it started"})
+	return p, nil
+}
+
+// judgeAudit explains a story's run for a reviewer: what was lost, and
+// why the figures may not be the whole story.
+func judgeAudit(_ Cell, row *report.Row, ran Ran) {
+	row.Reason = scheduleProblem(ran.Result)
+	if ran.MetricsErr != nil && row.Reason == "" {
+		row.Reason = ran.MetricsErr.Error()
 	}
-	return dir, page.Rows, report.WriteAudit(dir, page)
+	row.Status = auditStatus(*row)
+}
+
+// auditStatus: lost when a story lost acked records or reused offsets,
+// else not run, unknown when it could not be checked to a valid verdict,
+// else nothing lost.
+func auditStatus(r report.Row) string {
+	switch {
+	case r.Lost > 0 || r.Reused > 0:
+		return report.AuditLost
+	case r.NotRun:
+		return report.AuditNotRun
+	case r.Reason != "" || r.Verdict != report.Valid:
+		return report.AuditUnknown
+	}
+	return report.AuditNothing
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -84,13 +83,14 @@ func TestPlanAuditBadSet(t *testing.T) {
 func TestWriteAudit(t *testing.T) {
 	dir := t.TempDir()
 	a := report.Audit{Kafka: "4.1.2", Overridden: []string{"listeners"},
-		Rows:  []report.AuditRow{{Story: "s7", Description: "power loss", Verdict: "false", Acked: 900, Lost: 812, Reused: 800, OfflineSeconds: 4.2}},
 		Facts: []report.AuditFact{{Setting: "min.insync.replicas", Value: "1", Meaning: "below 2", Stories: []string{"s7"}}}}
-	if err := report.WriteAudit(dir, a); err != nil {
+	rows := []report.Row{{ID: "s7", Description: "power loss", Measure: report.Measure{Verdict: report.Invalid, Acked: 900, Lost: 812, Reused: 800,
+		Offline: map[string]float64{"orders-0": 4.2}}}}
+	if err := report.AuditBatch(a, rows).Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "audit.md"))
-	for _, w := range []string{"| s7 | power loss | false | 900 | 812 | 800 | 4.2 |", "- `min.insync.replicas` = 1: below 2 (s7)", "`listeners`"} {
+	for _, w := range []string{"| s7 | power loss | invalid | 900 | 812 | 800 | 4.2 |", "- `min.insync.replicas` = 1: below 2 (s7)", "`listeners`"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("audit.md lacks %q:\n%s", w, md)
 		}
@@ -106,16 +106,17 @@ func TestWriteAudit(t *testing.T) {
 // and why, and the page says which stories it has nothing on.
 func TestAuditPageNotRun(t *testing.T) {
 	dir := t.TempDir()
-	a := report.Audit{Kafka: "4.0.0", Rows: []report.AuditRow{
-		{Story: "s1", Description: "cut off", Verdict: "true", Acked: 500, OfflineSeconds: 3},
-		{Story: "s7", Description: "power loss", NotRun: "cluster: image kchaos/kafka:4.0.0 is not built"}}}
-	if err := report.WriteAudit(dir, a); err != nil {
+	a := report.Audit{Kafka: "4.0.0"}
+	rows := []report.Row{
+		{ID: "s1", Description: "cut off", Measure: report.Measure{Verdict: report.Valid, Acked: 500, Offline: map[string]float64{"orders-0": 3}}},
+		{ID: "s7", Description: "power loss", NotRun: true, Reason: report.NotRun + "cluster: image kchaos/kafka:4.0.0 is not built"}}
+	if err := report.AuditBatch(a, rows).Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "audit.md"))
 	html, _ := os.ReadFile(filepath.Join(dir, "audit.html"))
 	for _, w := range []string{"| s7 | power loss | not run: cluster: image kchaos/kafka:4.0.0 is not built | — | — | — | — |",
-		"**Incomplete: s7 did not run**", "| s1 | cut off | true | 500 | 0 | 0 | 3.0 |"} {
+		"**Incomplete: s7 did not run**", "| s1 | cut off | valid | 500 | 0 | 0 | 3.0 |"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("audit.md lacks %q:\n%s", w, md)
 		}
@@ -139,24 +140,30 @@ func TestAuditStoriesDescribed(t *testing.T) {
 }
 
 func TestAuditExitCode(t *testing.T) {
-	valid := report.AuditRow{Story: "s1", Verdict: checker.Valid.String()}
+	valid := report.Row{ID: "s1", Measure: report.Measure{Verdict: report.Valid}}
+	row := func(id string, v report.Verdict, lost, reused int, reason string, notRun bool) report.Row {
+		return report.Row{ID: id, Reason: reason, NotRun: notRun, Measure: report.Measure{Verdict: v, Lost: lost, Reused: reused}}
+	}
 	for _, tc := range []struct {
 		name        string
-		rows        []report.AuditRow
+		rows        []report.Row
 		interrupted bool
 		want        int
 	}{
-		{"every story valid", []report.AuditRow{valid, valid}, false, 0},
-		{"a story lost acked records", []report.AuditRow{valid, {Story: "s7", Verdict: checker.Invalid.String(), Lost: 3}}, false, 1},
-		{"reused offsets", []report.AuditRow{{Story: "s9", Verdict: checker.Invalid.String(), Reused: 1}}, false, 1},
-		{"a story could not run", []report.AuditRow{valid, {Story: "s2", Error: "cluster start"}}, false, 2},
-		{"a verdict unknown", []report.AuditRow{{Story: "s2", Verdict: checker.Unknown.String()}}, false, 2},
-		{"loss beats an error before it", []report.AuditRow{{Story: "s2", Error: "x"}, {Story: "s7", Lost: 1}}, false, 1},
-		{"interrupted with nothing wrong", []report.AuditRow{valid}, true, 2},
-		{"interrupted after a loss", []report.AuditRow{{Story: "s7", Lost: 1}}, true, 1},
-		{"a story did not run", []report.AuditRow{valid, {Story: "s7", NotRun: "image missing"}}, false, 2},
+		{"every story valid", []report.Row{valid, valid}, false, 0},
+		{"a story lost acked records", []report.Row{valid, row("s7", report.Invalid, 3, 0, "", false)}, false, 1},
+		{"reused offsets", []report.Row{row("s9", report.Invalid, 0, 1, "", false)}, false, 1},
+		{"a story could not run", []report.Row{valid, row("s2", report.Unchecked, 0, 0, "cluster start", false)}, false, 2},
+		{"a verdict unknown", []report.Row{row("s2", report.Unknown, 0, 0, "", false)}, false, 2},
+		{"loss beats an error before it", []report.Row{row("s2", "", 0, 0, "x", false), row("s7", "", 1, 0, "", false)}, false, 1},
+		{"interrupted with nothing wrong", []report.Row{valid}, true, 2},
+		{"interrupted after a loss", []report.Row{row("s7", "", 1, 0, "", false)}, true, 1},
+		{"a story did not run", []report.Row{valid, row("s7", report.Unchecked, 0, 0, "image missing", true)}, false, 2},
 	} {
-		if got := AuditExitCode(tc.rows, tc.interrupted); got != tc.want {
+		for i := range tc.rows {
+			tc.rows[i].Status = auditStatus(tc.rows[i])
+		}
+		if got := report.AuditPage.ExitCode(tc.rows, tc.interrupted); got != tc.want {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
 	}

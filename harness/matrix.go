@@ -1,9 +1,10 @@
 package harness
 
 import (
-	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -92,21 +93,13 @@ func ResolveVersion(v string) string {
 	return v
 }
 
-// Cell is one combination of a matrix, loaded: its scenario, or the
-// reason the combination cannot run (a row with its error, such as ELR on
-// with Kafka 3.9: each setting alone is fine, together Kafka rules them
-// out).
-type Cell struct {
-	Combo    map[string]string
-	Scenario *scenario.Scenario
-	Err      error
-}
-
 // PlanMatrix checks every variation and combination before any cluster
 // starts. Bad input is an error naming every bad --vary (a key given
 // twice, or a key or value that makes the scenario fail on its own, such
 // as acks=2 or an unknown path): the CLI exits 254 at once. A combination
-// whose settings are each valid but conflict becomes a Cell with Err.
+// whose settings are each valid but conflict (ELR on with Kafka 3.9: each
+// setting alone is fine, together Kafka rules them out) becomes a Cell
+// that does not run, with its Err.
 func PlanMatrix(vs []Variation, load func(sets []string) (*scenario.Scenario, error)) ([]Cell, error) {
 	var errs []error
 	seen := map[string]bool{}
@@ -133,82 +126,96 @@ func PlanMatrix(vs []Variation, load func(sets []string) (*scenario.Scenario, er
 	var cells []Cell
 	for _, combo := range Combinations(vs) {
 		s, err := load(SetsFor(combo))
-		cells = append(cells, Cell{Combo: combo, Scenario: s, Err: err})
+		c := Cell{Row: report.Row{Settings: combo}, Scenario: s, Err: err}
+		if err != nil {
+			c.Row.Status, c.Row.Verdict, c.Row.Reason = string(report.Unchecked), report.Unchecked, err.Error()
+		}
+		cells = append(cells, c)
 	}
 	return cells, nil
 }
 
-// MatrixOptions tune a matrix.
-type MatrixOptions struct {
-	Options
-	Runs int // runs per combination (default 1)
-	// OnRun is told about each run as it ends.
-	OnRun func(combo map[string]string, out *Outcome, err error)
+// NewMatrixPlan plans the matrix command: scenario (loaded by load with
+// sets) under every combination of the varies ("key=v1,v2") and, when
+// kafkas lists versions, each of them (the first column), runs times
+// each. Every key, value and combination is checked before the first
+// cluster starts: any error is bad input.
+func NewMatrixPlan(varies []string, kafkas string, runs int, load func(sets []string) (*scenario.Scenario, error)) (*Plan, error) {
+	var vs []Variation
+	for _, v := range varies {
+		pv, err := ParseVary(v)
+		if err != nil {
+			return nil, err
+		}
+		vs = append(vs, pv)
+	}
+	if kafkas != "" {
+		pv, err := ParseVary("kafka=" + kafkas)
+		if err != nil {
+			return nil, err
+		}
+		vs = append([]Variation{pv}, vs...)
+	}
+	if len(vs) == 0 {
+		return nil, errors.New("nothing to vary: give --vary key=v1,v2 or --kafka v1,v2")
+	}
+	if runs < 1 {
+		return nil, fmt.Errorf("--runs %d: want at least 1", runs)
+	}
+	base, err := load(nil)
+	if err != nil {
+		return nil, err
+	}
+	cells, err := PlanMatrix(vs, load)
+	if err != nil {
+		return nil, err
+	}
+	return MatrixPlan(base.Name, cells, runs), nil
 }
 
-// RunMatrix runs every cell on a fresh cluster (Runs times each) and
-// writes matrix.md, matrix.html and matrix.json into
-// store/matrix-<name>/<timestamp>/ (name: the scenario's name, checked
-// like any store folder's). A cell that could not be loaded or
-// whose run fails gets a row with its error. When ctx ends (a signal), the
-// run under way is interrupted (healed, torn down, checked: see Run), its
-// row written, and RunMatrix returns ctx's error.
-func RunMatrix(ctx context.Context, name string, cells []Cell, opts MatrixOptions) (string, []report.Row, error) {
-	runs := max(opts.Runs, 1)
-	dir, err := makeStoreDir(opts.Store, "name", name, "matrix-")
-	if err != nil {
-		return "", nil, err
-	}
-	var rows []report.Row
-	for _, cell := range cells {
+// MatrixPlan is the matrix of name over cells (from PlanMatrix), each run
+// runs times ("run=N" among its settings when more than once), written to
+// store/matrix-<name>/<timestamp>/ (name checked like any store folder's).
+// A row's status is its run's verdict, unknown when the run failed.
+func MatrixPlan(name string, cells []Cell, runs int) *Plan {
+	runs = max(runs, 1)
+	p := &Plan{What: "name", Name: name, Prefix: "matrix-",
+		NotRun: string(report.Unknown), Failed: string(report.Unknown),
+		Batch: func(rows []report.Row) report.Batch { return report.MatrixBatch(name, rows) },
+		Judge: judgeVerdict}
+	for _, c := range cells {
 		for run := 1; run <= runs; run++ {
-			if ctx.Err() != nil {
-				return dir, rows, ctx.Err()
-			}
-			varied := map[string]string{}
-			for k, v := range cell.Combo {
-				varied[k] = v
-			}
+			varied := maps.Clone(c.Row.Settings)
 			if runs > 1 {
 				varied["run"] = fmt.Sprint(run)
 			}
-			row := runOne(ctx, cell, varied, opts)
-			rows = append(rows, row)
-			if err := report.WriteMatrix(dir, rows); err != nil {
-				return dir, rows, err
-			}
+			rc := c
+			rc.Row.Settings, rc.Row.ID, rc.Row.Scenario = varied, settingsText(varied, " "), name
+			p.Cells = append(p.Cells, rc)
 		}
 	}
-	return dir, rows, ctx.Err()
+	return p
 }
 
-func runOne(ctx context.Context, cell Cell, varied map[string]string, opts MatrixOptions) report.Row {
-	if cell.Err != nil {
-		if opts.OnRun != nil {
-			opts.OnRun(cell.Combo, nil, cell.Err)
-		}
-		return report.Row{Config: varied, Error: cell.Err.Error()}
-	}
-	// Each run gets its own copy: Run fills the seed in.
-	s := *cell.Scenario
-	out, err := Run(ctx, &s, opts.Options)
-	if opts.OnRun != nil {
-		opts.OnRun(cell.Combo, out, err)
-	}
-	if out == nil {
-		return report.Row{Config: varied, Error: err.Error()}
-	}
-	row, rerr := report.RowFromRun(out.Dir, varied)
+// judgeVerdict: a matrix shows the checker's verdict, and why the run is
+// not a clean measurement.
+func judgeVerdict(_ Cell, row *report.Row, ran Ran) {
+	row.Status = string(row.Verdict)
 	switch {
-	case err != nil:
-		row.Error = err.Error()
-	case rerr != nil:
-		row.Error = rerr.Error()
-	case out.Interrupted != "":
-		row.Error = out.Interrupted
+	case ran.MetricsErr != nil:
+		row.Reason = ran.MetricsErr.Error()
+	case ran.Result.Interrupted != "":
+		row.Reason = ran.Result.Interrupted
+	default:
+		row.Reason = scheduleProblem(ran.Result)
 	}
-	if out.NemesisErr != nil && row.Error == "" {
-		row.Error = "nemesis schedule: " + out.NemesisErr.Error()
+}
+
+// settingsText is "k=v" sorted by key, joined by sep.
+func settingsText(m map[string]string, sep string) string {
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		kv = append(kv, k+"="+m[k])
 	}
-	return row
+	return strings.Join(kv, sep)
 }

@@ -122,14 +122,14 @@ func TestPlanMatrix(t *testing.T) {
 		}
 		bad := 0
 		for _, cell := range cells {
-			if cell.Err != nil {
+			if cell.Scenario == nil {
 				bad++
 				var bi *scenario.BadInputError
 				if !errors.As(cell.Err, &bi) {
 					t.Errorf("%s: cell error %v is not bad input", c.name, cell.Err)
 				}
-			} else if cell.Scenario == nil {
-				t.Errorf("%s: cell %v has no scenario", c.name, cell.Combo)
+			} else if cell.Err != nil || cell.Row.Status != "" {
+				t.Errorf("%s: cell %v loaded, with error %v and status %q", c.name, cell.Row.Settings, cell.Err, cell.Row.Status)
 			}
 		}
 		if len(cells) != c.cells || bad != c.badCell {
@@ -148,20 +148,55 @@ func TestPerCellSettings(t *testing.T) {
 	}
 	for _, cell := range cells {
 		s := cell.Scenario
-		if got := s.Topic.Configs["unclean.leader.election.enable"]; got != cell.Combo["unclean"] {
-			t.Errorf("%v: topic unclean %q", cell.Combo, got)
+		if got := s.Topic.Configs["unclean.leader.election.enable"]; got != cell.Row.Settings["unclean"] {
+			t.Errorf("%v: topic unclean %q", cell.Row.Settings, got)
 		}
-		if got := string(s.Workload.Acks); got != cell.Combo["acks"] {
-			t.Errorf("%v: acks %q", cell.Combo, got)
+		if got := string(s.Workload.Acks); got != cell.Row.Settings["acks"] {
+			t.Errorf("%v: acks %q", cell.Row.Settings, got)
 		}
 		for i, st := range s.Nemesis.Steps {
 			sc, _ := st.Params.(*nemesis.SetConfigParams)
 			if sc == nil {
 				continue
 			}
-			if v, ok := sc.Config["unclean.leader.election.enable"]; ok && (v == nil || *v != cell.Combo["unclean"]) {
-				t.Errorf("%v: step %d sets unclean %v", cell.Combo, i, v)
+			if v, ok := sc.Config["unclean.leader.election.enable"]; ok && (v == nil || *v != cell.Row.Settings["unclean"]) {
+				t.Errorf("%v: step %d sets unclean %v", cell.Row.Settings, i, v)
 			}
+		}
+	}
+}
+
+// TestNewMatrixPlan: the matrix command's input, all checked before any
+// cluster: --kafka's list is the first column, and each bad input is
+// refused naming its flag.
+func TestNewMatrixPlan(t *testing.T) {
+	load := func(sets []string) (*scenario.Scenario, error) { return scenario.Load("s2", sets) }
+	for _, tc := range []struct {
+		name   string
+		varies []string
+		kafkas string
+		runs   int
+		cells  int
+		first  string // the first cell's ID
+		err    string
+	}{
+		{"vary and versions", []string{"acks=1,all"}, "4.1.x,4.4.x", 1, 4, "acks=1 kafka=4.1.x", ""},
+		{"runs", []string{"unclean=false,true"}, "", 3, 6, "run=1 unclean=false", ""},
+		{"nothing to vary", nil, "", 1, 0, "", "nothing to vary"},
+		{"no runs", []string{"acks=1"}, "", 0, 0, "", "--runs 0"},
+		{"bad vary", []string{"acks"}, "", 1, 0, "", "want key=value,value"},
+		{"bad value", []string{"acks=2"}, "", 1, 0, "", "--vary acks=2"},
+	} {
+		p, err := NewMatrixPlan(tc.varies, tc.kafkas, tc.runs, load)
+		switch {
+		case tc.err != "":
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case len(p.Cells) != tc.cells || p.Cells[0].Row.ID != tc.first || p.Name != "s2":
+			t.Errorf("%s: %d cells, first %q, name %q; want %d, %q, s2", tc.name, len(p.Cells), p.Cells[0].Row.ID, p.Name, tc.cells, tc.first)
 		}
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/kchaos/kchaos/harness/expect"
@@ -27,8 +25,16 @@ var leaderMovingFaults = map[string]bool{
 // folder cannot support is left out, so a check on it is unjudged, never
 // guessed.
 func Metrics(runDir string) (expect.Metrics, error) {
+	_, m, err := measure(runDir)
+	return m, err
+}
+
+// measure reads a finished run folder once: the row's figures
+// (report.MeasureRun) and the metrics, from one pass over history.jsonl.
+func measure(runDir string) (report.Row, expect.Metrics, error) {
 	m := expect.Metrics{}
-	row, rerr := report.RowFromRun(runDir, nil)
+	sc := newRunScan()
+	row, rerr, herr := report.MeasureRun(runDir, sc.add)
 	if row.Verdict != report.Unchecked {
 		for _, a := range expect.Anomalies {
 			m[a] = 0
@@ -38,20 +44,10 @@ func Metrics(runDir string) (expect.Metrics, error) {
 		for k, n := range row.Other {
 			m[k] = float64(n)
 		}
-		longest := 0.0
-		for _, s := range row.Offline {
-			longest = max(longest, s)
-		}
-		m[expect.OfflineSeconds] = longest
+		m[expect.OfflineSeconds] = row.LongestOffline()
 	}
-	f, err := os.Open(filepath.Join(runDir, report.HistoryFile))
-	if err != nil {
-		return m, fmt.Errorf("metrics: %w", err)
-	}
-	defer f.Close()
-	sc, herr := scanForMetrics(histories.NewReader(f))
 	if herr != nil {
-		return m, fmt.Errorf("metrics: %s: %w", runDir, herr)
+		return row, m, fmt.Errorf("metrics: %w", herr)
 	}
 	m[expect.Acked] = float64(sc.acked)
 	m[expect.Committed] = float64(sc.committed)
@@ -66,7 +62,7 @@ func Metrics(runDir string) (expect.Metrics, error) {
 	if sc.leaderAfter >= 0 {
 		m[expect.LeaderAfterFault] = float64(sc.leaderAfter)
 	}
-	return m, rerr
+	return row, m, rerr
 }
 
 // runScan is what one pass over a history measures.
@@ -83,6 +79,14 @@ type runScan struct {
 	// observed ISR changes over the topic's partitions.
 	ackedFaulted int
 	isrChanges   int
+
+	// The pass's state: partition 0's leader before the first
+	// leader-moving fault, whether one happened, the lasting faults that
+	// hold, and each partition's last ISR.
+	before  int32
+	faulted bool
+	open    faultWindow
+	isr     map[int32]string
 }
 
 // faultWindow follows which lasting faults hold, from the nemesis ops.
@@ -102,12 +106,8 @@ func (w faultWindow) apply(f string, v histories.NemesisValue) {
 }
 
 // scanForMetrics measures a history in one pass.
-func scanForMetrics(r *histories.Reader) (runScan, error) {
-	sc := runScan{errs: map[string]int{}, leaderAfter: -1}
-	var before int32 = -1
-	faulted := false
-	open := faultWindow{}
-	isr := map[int32]string{}
+func scanForMetrics(r *histories.Reader) (*runScan, error) {
+	sc := newRunScan()
 	for {
 		e, err := r.Next()
 		if err != nil {
@@ -116,49 +116,58 @@ func scanForMetrics(r *histories.Reader) (runScan, error) {
 			}
 			return sc, err
 		}
-		sc.last = max(sc.last, e.Time)
+		sc.add(e)
+	}
+}
+
+func newRunScan() *runScan {
+	return &runScan{errs: map[string]int{}, leaderAfter: -1, before: -1, open: faultWindow{}, isr: map[int32]string{}}
+}
+
+// add measures one event.
+func (sc *runScan) add(e histories.Event) {
+	sc.last = max(sc.last, e.Time)
+	switch {
+	case e.Process >= 0 && (e.F == histories.FSend || e.F == histories.FTxn) && e.Type != histories.Invoke:
 		switch {
-		case e.Process >= 0 && (e.F == histories.FSend || e.F == histories.FTxn) && e.Type != histories.Invoke:
-			switch {
-			case e.Error != "":
-				sc.errs[e.Error]++
-			case e.Type != histories.OK:
-			case e.F == histories.FTxn:
-				sc.committed++
-			default:
-				var v histories.SendValue
-				if e.Decode(&v) == nil && v.Offset != nil {
-					sc.acked++
-					if len(open) > 0 {
-						sc.ackedFaulted++
-					}
+		case e.Error != "":
+			sc.errs[e.Error]++
+		case e.Type != histories.OK:
+		case e.F == histories.FTxn:
+			sc.committed++
+		default:
+			var v histories.SendValue
+			if e.Decode(&v) == nil && v.Offset != nil {
+				sc.acked++
+				if len(sc.open) > 0 {
+					sc.ackedFaulted++
 				}
 			}
-		case e.Process == histories.NemesisProcess && e.Type == histories.OK:
-			var v histories.NemesisValue
-			_ = e.Decode(&v)
-			open.apply(e.F, v)
-			faulted = faulted || leaderMovingFaults[e.F]
-		case e.F == histories.FObserve && e.Type == histories.OK:
-			var v histories.ObserveValue
-			if e.Decode(&v) != nil {
-				continue
-			}
-			set := slices.Clone(v.ISR)
-			slices.Sort(set)
-			key := fmt.Sprint(set)
-			if prev, seen := isr[v.Partition]; seen && prev != key {
-				sc.isrChanges++
-			}
-			isr[v.Partition] = key
-			if v.Partition != 0 || v.Leader < 0 {
-				continue
-			}
-			if !faulted {
-				before = v.Leader
-			} else if sc.leaderAfter < 0 && v.Leader != before {
-				sc.leaderAfter = v.Leader
-			}
+		}
+	case e.Process == histories.NemesisProcess && e.Type == histories.OK:
+		var v histories.NemesisValue
+		_ = e.Decode(&v)
+		sc.open.apply(e.F, v)
+		sc.faulted = sc.faulted || leaderMovingFaults[e.F]
+	case e.F == histories.FObserve && e.Type == histories.OK:
+		var v histories.ObserveValue
+		if e.Decode(&v) != nil {
+			return
+		}
+		set := slices.Clone(v.ISR)
+		slices.Sort(set)
+		key := fmt.Sprint(set)
+		if prev, seen := sc.isr[v.Partition]; seen && prev != key {
+			sc.isrChanges++
+		}
+		sc.isr[v.Partition] = key
+		if v.Partition != 0 || v.Leader < 0 {
+			return
+		}
+		if !sc.faulted {
+			sc.before = v.Leader
+		} else if sc.leaderAfter < 0 && v.Leader != sc.before {
+			sc.leaderAfter = v.Leader
 		}
 	}
 }

@@ -22,23 +22,25 @@ import (
 //	flock /tmp/kchaos-cluster.lock go test -count=1 -p 1 -run TestAuditStoriesThatCannotStart ./harness/
 func TestAuditStoriesThatCannotStart(t *testing.T) {
 	testenv.Docker(t)
-	t.Setenv("TESTCONTAINERS_RYUK_DISABLED", "true")
 	store := t.TempDir()
-	opts := AuditOptions{Options: Options{Store: store, NoScreenshot: true}, Kafka: "4.0.0",
-		BrokerConfig: map[string]string{"min.insync.replicas": "2"}}
-	dir, rows, err := RunAudit(context.Background(), opts)
+	plan, err := AuditPlan(AuditOptions{Kafka: "4.0.0", BrokerConfig: map[string]string{"min.insync.replicas": "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	res, err := RunBatch(context.Background(), plan, BatchOptions{Options: Options{Store: store, NoScreenshot: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, rows := res.Dir, res.Rows
 	if len(rows) != len(AuditStories) {
 		t.Fatalf("%d rows, want %d", len(rows), len(AuditStories))
 	}
 	for _, r := range rows {
-		if r.NotRun == "" || !strings.Contains(r.NotRun, "not built") || r.Acked != 0 || r.Lost != 0 || r.OfflineSeconds != 0 {
-			t.Errorf("%s: %+v, want not run (image not built) and no figures", r.Story, r)
+		if !r.NotRun || !strings.Contains(r.Reason, "not built") || r.Acked != 0 || r.Lost != 0 || r.LongestOffline() != 0 {
+			t.Errorf("%s: %+v, want not run (image not built) and no figures", r.ID, r)
 		}
 	}
-	if code := AuditExitCode(rows, false); code != 2 {
+	if code := res.ExitCode(); code != 2 {
 		t.Errorf("exit %d, want 2", code)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "audit.md"))

@@ -43,8 +43,10 @@ type Options struct {
 	Overridden []string
 }
 
-// Outcome is what a run produced.
-type Outcome struct {
+// RunResult is what a run produced (its folder, the checked history, what
+// went wrong on the way); a suite judges it against the scenario's
+// Expectation, a matrix shows its verdict.
+type RunResult struct {
 	Dir    string          // the run folder
 	Result *checker.Result // the checked history
 	// NemesisErr is set when the schedule did not play out as written (a
@@ -74,7 +76,7 @@ const Tail = 3 * time.Second
 // command that starts a cluster uses), Run still heals, reads, tears down,
 // checks what was recorded and writes the report; results.json then says
 // "interrupted at <phase>" and Run returns no error for the interruption.
-func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, error) {
+func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*RunResult, error) {
 	log := orDiscard(opts.Log)
 	ev := opts.Progress
 	if ev == nil {
@@ -85,7 +87,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*Outcome, err
 	if err != nil {
 		return nil, err
 	}
-	out := &Outcome{Dir: dir}
+	out := &RunResult{Dir: dir}
 	if b, err := s.Marshal(); err == nil {
 		err = os.WriteFile(filepath.Join(dir, "scenario.yaml"), b, 0o644)
 		if err != nil {
@@ -181,7 +183,7 @@ type run struct {
 	opts Options
 	log  *slog.Logger
 	ev   progress.Sink
-	out  *Outcome
+	out  *RunResult
 	dir  string
 
 	started time.Time // the history's time zero, wall clock (run.json)
@@ -379,7 +381,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 // both the hang the first read saw and what the recovery cost (committed
 // records an abort made unreadable). A recovery that fails is a warning in
 // the history (the op completes info); the second read still runs.
-func abortHangingAndReread(ctx context.Context, env *nemesis.Env, wl *workloads.Workload, adm *admin.Client, out *Outcome, ev progress.Sink) error {
+func abortHangingAndReread(ctx context.Context, env *nemesis.Env, wl *workloads.Workload, adm *admin.Client, out *RunResult, ev progress.Sink) error {
 	ev.Event(progress.Event{Phase: progress.FinalRead, Text: "aborting hanging transactions (final.abort_hanging), then reading again"})
 	f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FAbortHanging})
 	if err != nil {

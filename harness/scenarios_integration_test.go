@@ -26,7 +26,7 @@ import (
 // all twelve and the variants.
 
 type scenarioRun struct {
-	out    *harness.Outcome
+	out    *harness.RunResult
 	res    *checker.Result
 	events []histories.Event
 }

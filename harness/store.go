@@ -62,9 +62,19 @@ func writeJSON(path string, v any) error {
 }
 
 // makeStoreDir makes store/<prefix><name>/<timestamp>/ for a suite, a
-// matrix or an audit (storeDir's checks).
+// matrix or an audit (storeDir's checks); with no what, no user's name is
+// part of the path: store/<prefix>/<timestamp>/ (an audit's, a folder of
+// the store's own that scenario.CheckName keeps scenarios out of).
 func makeStoreDir(store, what, name, prefix string) (string, error) {
-	store, rel, err := storeDir(store, what, name, prefix, "20060102T150405Z")
+	stamp := "20060102T150405Z"
+	if what == "" {
+		if store == "" {
+			store = DefaultStore
+		}
+		dir := filepath.Join(store, prefix, time.Now().UTC().Format(stamp))
+		return dir, os.MkdirAll(dir, 0o755)
+	}
+	store, rel, err := storeDir(store, what, name, prefix, stamp)
 	if err != nil {
 		return "", err
 	}

@@ -1,12 +1,10 @@
 package harness
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/harness/expect"
@@ -14,9 +12,8 @@ import (
 	"github.com/kchaos/kchaos/report"
 )
 
-// SuiteOptions tune a suite.
+// SuiteOptions say which cells of a suite to plan.
 type SuiteOptions struct {
-	Options
 	// Kafka lists the versions to run on ("4.1.x", "latest" and full
 	// versions); empty means the suite's own list, else every release
 	// kchaos knows.
@@ -33,8 +30,6 @@ type SuiteOptions struct {
 	// Load reads a scenario by name or file with sets (the CLI applies its
 	// --broker-config and --topic-config here); nil means scenario.Load.
 	Load func(name string, sets []string) (*scenario.Scenario, error)
-	// OnCell is told about each cell as it ends.
-	OnCell func(done, total int, c report.Cell)
 }
 
 // ParseOnly reads --only: scenario names, comma-separated. An empty value
@@ -52,17 +47,11 @@ func ParseOnly(v string) ([]string, error) {
 	return out, nil
 }
 
-// plannedCell is a cell before it runs: its scenario loaded and checked.
-type plannedCell struct {
-	cell     report.Cell
-	scenario *scenario.Scenario
-}
-
 // PlanSuite expands the suite into cells and loads every one before any
 // cluster starts, so that bad input (an unknown scenario, a bad --set or
 // vary value, an unknown version) fails at once. A combination Kafka rules
 // out (ELR on 3.9) becomes a not-applicable cell, never an error.
-func PlanSuite(s *Suite, opts SuiteOptions) ([]plannedCell, error) {
+func PlanSuite(s *Suite, opts SuiteOptions) ([]Cell, error) {
 	load := opts.Load
 	if load == nil {
 		load = scenario.Load
@@ -88,7 +77,7 @@ func PlanSuite(s *Suite, opts SuiteOptions) ([]plannedCell, error) {
 		}
 	}
 	runs := max(opts.Runs, 1)
-	var out []plannedCell
+	var out []Cell
 	seen := map[string]bool{}
 	for _, e := range s.Entries {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, e.Scenario) {
@@ -104,10 +93,10 @@ func PlanSuite(s *Suite, opts SuiteOptions) ([]plannedCell, error) {
 					// Two entries, two vary values or two --kafka versions
 					// (4.1.x and 4.1.2) can name one cell: refused rather
 					// than run twice under one id.
-					if seen[pc.cell.ID] {
-						return nil, &scenario.BadInputError{Err: fmt.Errorf("suite %s: cell %s would run twice (a scenario listed twice, a value repeated in vary, or two --kafka versions that resolve to one release): use --runs for repeats", s.Name, pc.cell.ID)}
+					if seen[pc.Row.ID] {
+						return nil, &scenario.BadInputError{Err: fmt.Errorf("suite %s: cell %s would run twice (a scenario listed twice, a value repeated in vary, or two --kafka versions that resolve to one release): use --runs for repeats", s.Name, pc.Row.ID)}
 					}
-					seen[pc.cell.ID] = true
+					seen[pc.Row.ID] = true
 					out = append(out, pc)
 				}
 			}
@@ -120,23 +109,23 @@ func PlanSuite(s *Suite, opts SuiteOptions) ([]plannedCell, error) {
 }
 
 func planCell(name string, combo map[string]string, version string, run, runs int,
-	sets []string, load func(string, []string) (*scenario.Scenario, error)) (plannedCell, error) {
+	sets []string, load func(string, []string) (*scenario.Scenario, error)) (Cell, error) {
 	id := cellID(name, combo, version, run, runs)
 	all := append(append(append([]string{}, sets...), SetsFor(combo)...), "cluster.kafka="+version)
-	c := report.Cell{ID: id, Scenario: name, Settings: combo, Kafka: version}
+	c := report.Row{ID: id, Scenario: name, Settings: combo, Kafka: version}
 	s, err := load(name, all)
 	if err != nil {
 		// Load once more without the version: if the scenario is fine on
 		// its own, the version rules it out (ELR before 4.0).
 		if base, berr := load(name, append(append([]string{}, sets...), SetsFor(combo)...)); berr == nil {
 			if reason := notApplicable(base, version); reason != "" {
-				c.Status, c.Reason = report.CellNotApplicable, reason
-				return plannedCell{cell: c}, nil
+				c.Status, c.Reason, c.Verdict = report.CellNotApplicable, reason, report.Unchecked
+				return Cell{Row: c}, nil
 			}
 		}
-		return plannedCell{}, &scenario.BadInputError{Err: fmt.Errorf("cell %s: %w", id, err)}
+		return Cell{}, &scenario.BadInputError{Err: fmt.Errorf("cell %s: %w", id, err)}
 	}
-	return plannedCell{cell: c, scenario: s}, nil
+	return Cell{Row: c, Scenario: s}, nil
 }
 
 // notApplicable says why Kafka version rules out the scenario's settings,
@@ -164,47 +153,23 @@ func notApplicable(s *scenario.Scenario, version string) string {
 // cellID is "scenario/settings/version" with settings "k=v,k=v" sorted by
 // key ("-" when nothing varies) and ",run=N" when a cell runs more than once.
 func cellID(name string, combo map[string]string, version string, run, runs int) string {
-	var kv []string
-	for _, k := range slices.Sorted(maps.Keys(combo)) {
-		kv = append(kv, k+"="+combo[k])
-	}
+	settings := settingsText(combo, ",")
 	if runs > 1 {
-		kv = append(kv, fmt.Sprintf("run=%d", run))
+		settings = strings.TrimPrefix(settings+fmt.Sprintf(",run=%d", run), ",")
 	}
-	settings := strings.Join(kv, ",")
 	if settings == "" {
 		settings = "-"
 	}
 	return name + "/" + settings + "/" + version
 }
 
-// SuiteResult is a finished (or interrupted) suite.
-type SuiteResult struct {
-	Dir     string
-	Cells   []report.Cell
-	Changes []report.Change
-}
-
-// ExitCode is the suite's exit code: 1 when any cell differs from its
-// expectation, else 2 when any could not be judged (or has no applicable
-// expectation), else 0. Not-applicable cells count for nothing.
-func (r *SuiteResult) ExitCode() int {
-	n := report.SuiteCounts(r.Cells)
-	switch {
-	case n[report.CellDiffer] > 0:
-		return 1
-	case n[report.CellUnjudged] > 0 || n[report.CellNoExpectation] > 0:
-		return 2
-	}
-	return 0
-}
-
-// RunSuite runs every planned cell on a fresh cluster, judges it against
-// its scenario's outcome checks, and writes store/suite-<name>/<timestamp>/
-// after each cell. An error is bad input (from PlanSuite, before any
-// cluster starts) or a store that cannot be written.
-func RunSuite(ctx context.Context, s *Suite, opts SuiteOptions) (*SuiteResult, error) {
-	plan, err := PlanSuite(s, opts)
+// SuitePlan plans a suite (PlanSuite) into a batch written to
+// store/suite-<name>/<timestamp>/: each cell judged against its
+// scenario's expectation, and with a baseline the cells whose status
+// changed. Bad input (a cell, an unreadable baseline) is an error before
+// any cluster starts.
+func SuitePlan(s *Suite, opts SuiteOptions) (*Plan, error) {
+	cells, err := PlanSuite(s, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -216,87 +181,46 @@ func RunSuite(ctx context.Context, s *Suite, opts SuiteOptions) (*SuiteResult, e
 		}
 		base = &b
 	}
-	dir, err := makeStoreDir(opts.Store, "suite name", s.Name, "suite-")
-	if err != nil {
-		return nil, err
-	}
-	res := &SuiteResult{Dir: dir}
-	write := func() error {
-		f := report.SuiteFile{Name: s.Name, Cells: res.Cells}
-		if base != nil {
-			f.Baseline = opts.Baseline
-			res.Changes = report.Compare(base.Cells, res.Cells)
-			f.Changes = res.Changes
-		}
-		return report.WriteSuite(res.Dir, f)
-	}
-	for i, pc := range plan {
-		if ctx.Err() != nil {
-			break
-		}
-		c := pc.cell
-		if pc.scenario != nil {
-			c = runCell(ctx, pc, opts.Options)
-		}
-		res.Cells = append(res.Cells, c)
-		if err := write(); err != nil {
-			return res, err
-		}
-		if opts.OnCell != nil {
-			opts.OnCell(i+1, len(plan), c)
-		}
-	}
-	return res, write()
+	return &Plan{Cells: cells, What: "suite name", Name: s.Name, Prefix: "suite-",
+		NotRun: report.CellUnjudged, Failed: report.CellUnjudged, Judge: judgeExpectation,
+		Batch: func(rows []report.Row) report.Batch {
+			f := report.SuiteFile{Name: s.Name, Cells: rows}
+			if base != nil {
+				f.Baseline, f.Changes = opts.Baseline, report.Compare(base.Cells, rows)
+			}
+			return report.SuiteBatch(f)
+		}}, nil
 }
 
-// runCell runs one cell and judges it.
-func runCell(ctx context.Context, pc plannedCell, opts Options) report.Cell {
-	c := pc.cell
-	begin := time.Now()
-	out, err := Run(ctx, pc.scenario, opts)
-	c.Seconds = time.Since(begin).Seconds()
-	if out != nil {
-		c.RunDir = out.Dir
+// judgeExpectation holds a run against its scenario's expectation.
+func judgeExpectation(c Cell, row *report.Row, ran Ran) {
+	m := ran.Metrics
+	row.Summary = summaryText(m)
+	status, results := expect.Judge(c.Scenario.Checks(), c.Scenario.Settings(), m)
+	for _, r := range results {
+		row.Checks = append(row.Checks, r.String())
 	}
-	switch {
-	case err != nil && (out == nil || out.Result == nil):
-		// The story never ran (a cluster that could not start, a missing
-		// image): the cell carries no figure, only why.
-		c.Status, c.Reason = report.CellUnjudged, report.NotRun+err.Error()
-		return c
-	case err != nil:
-		c.Status, c.Reason = report.CellUnjudged, "the run failed: "+err.Error()
-		return c
-	case out.NemesisErr != nil:
+	if p := scheduleProblem(ran.Result); p != "" {
 		// The story may not have happened: its expectation cannot be held
 		// against what did.
-		c.Status, c.Reason = report.CellUnjudged, "the schedule did not play out: "+out.NemesisErr.Error()
+		row.Status, row.Reason = report.CellUnjudged, p
+		return
 	}
-	m, merr := Metrics(out.Dir)
-	c.StorySeconds = m[expect.HistorySeconds]
-	c.Outcome = outcomeText(m)
-	status, results := expect.Judge(pc.scenario.Checks(), pc.scenario.Settings(), m)
-	for _, r := range results {
-		c.Checks = append(c.Checks, r.String())
-	}
-	if c.Status == "" {
-		c.Status = string(status)
-		switch status {
-		case expect.Unjudged:
-			c.Reason = "a check's metric was not measured"
-			if merr != nil {
-				c.Reason += ": " + merr.Error()
-			}
-		case expect.NoExpectation:
-			c.Reason = fmt.Sprintf("no outcome check applies to settings %v", pc.scenario.Settings())
+	row.Status = string(status)
+	switch status {
+	case expect.Unjudged:
+		row.Reason = "a check's metric was not measured"
+		if ran.MetricsErr != nil {
+			row.Reason += ": " + ran.MetricsErr.Error()
 		}
+	case expect.NoExpectation:
+		row.Reason = fmt.Sprintf("no outcome check applies to settings %v", c.Scenario.Settings())
 	}
-	return c
 }
 
-// outcomeText is the measured anomalies and errors in one line, nonzero
+// summaryText is the measured anomalies and errors in one line, nonzero
 // ones only: "lost-write 2518, offset-reuse 2518, acked 9120, offline 20.5 s".
-func outcomeText(m expect.Metrics) string {
+func summaryText(m expect.Metrics) string {
 	var parts []string
 	for _, a := range expect.Anomalies {
 		if v, ok := m[a]; ok && v > 0 {

@@ -17,26 +17,27 @@ import (
 // Target: overhead at most 20 s.
 func BenchmarkSuiteCell(b *testing.B) {
 	testenv.Docker(b)
+	kafka := []string{"latest"}
+	if v := testenv.KafkaVersion(); v != "" {
+		kafka = []string{v}
+	}
 	s, err := LoadSuite("seeds")
 	if err != nil {
 		b.Fatal(err)
 	}
-	var kafka []string
-	if v := testenv.KafkaVersion(); v != "" {
-		kafka = []string{v}
-	} else {
-		kafka = []string{"latest"}
-	}
 	var cell, story float64
 	for i := 0; i < b.N; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		res, err := RunSuite(ctx, s, SuiteOptions{Options: Options{Store: b.TempDir(), NoScreenshot: true},
-			Kafka: kafka, Only: []string{"s1"}})
+		plan, err := SuitePlan(s, SuiteOptions{Kafka: kafka, Only: []string{"s1"}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := RunBatch(ctx, plan, BatchOptions{Options: Options{Store: b.TempDir(), NoScreenshot: true}})
 		cancel()
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := res.Cells[0]
+		c := res.Rows[0]
 		if c.Status != "match" {
 			b.Fatalf("cell %s: %s %s", c.ID, c.Status, c.Reason)
 		}

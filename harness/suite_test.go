@@ -22,9 +22,9 @@ func TestPlanSeeds(t *testing.T) {
 	if len(plan) != 30 {
 		t.Fatalf("%d cells, want 30", len(plan))
 	}
-	byID := map[string]plannedCell{}
+	byID := map[string]Cell{}
 	for _, pc := range plan {
-		byID[pc.cell.ID] = pc
+		byID[pc.Row.ID] = pc
 	}
 	for id, want := range map[string]string{
 		"s8/elr=on/3.9.2":        report.CellNotApplicable,
@@ -41,12 +41,12 @@ func TestPlanSeeds(t *testing.T) {
 			t.Errorf("no cell %s", id)
 			continue
 		}
-		if pc.cell.Status != want || (want == "") != (pc.scenario != nil) {
-			t.Errorf("cell %s: status %q (scenario loaded %v), want %q", id, pc.cell.Status, pc.scenario != nil, want)
+		if pc.Row.Status != want || (want == "") != (pc.Scenario != nil) {
+			t.Errorf("cell %s: status %q (scenario loaded %v), want %q", id, pc.Row.Status, pc.Scenario != nil, want)
 		}
 	}
-	if pc := byID["s9/unclean=true/4.1.2"]; pc.scenario.Settings()["unclean"] != "true" || pc.scenario.Cluster.Kafka != "4.1.2" {
-		t.Errorf("s9 unclean=true cell: settings %v on %s", pc.scenario.Settings(), pc.scenario.Cluster.Kafka)
+	if pc := byID["s9/unclean=true/4.1.2"]; pc.Scenario.Settings()["unclean"] != "true" || pc.Scenario.Cluster.Kafka != "4.1.2" {
+		t.Errorf("s9 unclean=true cell: settings %v on %s", pc.Scenario.Settings(), pc.Scenario.Cluster.Kafka)
 	}
 }
 
@@ -76,15 +76,15 @@ func TestLoadSuiteFileProblems(t *testing.T) {
 }
 
 func TestSuiteExitCode(t *testing.T) {
-	cells := func(st ...string) []report.Cell {
-		var out []report.Cell
+	cells := func(st ...string) []report.Row {
+		var out []report.Row
 		for _, s := range st {
-			out = append(out, report.Cell{Status: s})
+			out = append(out, report.Row{Status: s})
 		}
 		return out
 	}
 	for _, tc := range []struct {
-		cells []report.Cell
+		cells []report.Row
 		want  int
 	}{
 		{cells(report.CellMatch, report.CellNotApplicable), 0},
@@ -92,7 +92,7 @@ func TestSuiteExitCode(t *testing.T) {
 		{cells(report.CellNoExpectation), 2},
 		{cells(report.CellUnjudged, report.CellDiffer), 1},
 	} {
-		r := SuiteResult{Cells: tc.cells}
+		r := BatchResult{Rows: tc.cells, Page: report.SuitePage}
 		if got := r.ExitCode(); got != tc.want {
 			t.Errorf("%v: exit %d, want %d", tc.cells, got, tc.want)
 		}
@@ -139,22 +139,22 @@ func TestPlanBuiltinSuites(t *testing.T) {
 			}
 			for _, pc := range plan {
 				want := ""
-				if tc.na(pc.cell.ID) {
+				if tc.na(pc.Row.ID) {
 					want = report.CellNotApplicable // the feature needs 4.0
 				}
-				if pc.cell.Status != want {
-					t.Errorf("cell %s: status %q, want %q (%s)", pc.cell.ID, pc.cell.Status, want, pc.cell.Reason)
+				if pc.Row.Status != want {
+					t.Errorf("cell %s: status %q, want %q (%s)", pc.Row.ID, pc.Row.Status, want, pc.Row.Reason)
 				}
-				if want != "" && !strings.Contains(pc.cell.Reason, tc.field) {
-					t.Errorf("cell %s: reason %q does not name the setting's field", pc.cell.ID, pc.cell.Reason)
+				if want != "" && !strings.Contains(pc.Row.Reason, tc.field) {
+					t.Errorf("cell %s: reason %q does not name the setting's field", pc.Row.ID, pc.Row.Reason)
 				}
-				if pc.scenario == nil {
+				if pc.Scenario == nil {
 					continue
 				}
-				st := pc.scenario.Settings()
-				for k, v := range pc.cell.Settings {
+				st := pc.Scenario.Settings()
+				for k, v := range pc.Row.Settings {
 					if st[k] != v {
-						t.Errorf("cell %s: setting %s is %q, want %q", pc.cell.ID, k, st[k], v)
+						t.Errorf("cell %s: setting %s is %q, want %q", pc.Row.ID, k, st[k], v)
 					}
 				}
 			}

@@ -43,11 +43,11 @@ func Validate(nameOrFile string, opts SuiteOptions) (string, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s: valid suite %s; %d cells:\n", nameOrFile, su.Name, len(cells))
 	for _, c := range cells {
-		if c.scenario == nil {
-			fmt.Fprintf(&b, "%s  (%s: %s)\n", c.cell.ID, c.cell.Status, c.cell.Reason)
+		if c.Scenario == nil {
+			fmt.Fprintf(&b, "%s  (%s: %s)\n", c.Row.ID, c.Row.Status, c.Row.Reason)
 			continue
 		}
-		fmt.Fprintln(&b, c.cell.ID)
+		fmt.Fprintln(&b, c.Row.ID)
 	}
 	return b.String(), nil
 }

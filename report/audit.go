@@ -1,21 +1,91 @@
 package report
 
 import (
-	"bytes"
 	"fmt"
 	"html/template"
-	"os"
-	"path/filepath"
-	"slices"
+	"strconv"
 	"strings"
 )
 
-// Audit is one page: the failure stories run under a user's settings, what
-// each lost and how long it was offline, and the configuration facts that
-// explain it.
+// Audit statuses: what a story's row means for the user's settings.
+const (
+	AuditLost    = "lost"         // acked records lost or offsets reused
+	AuditNothing = "nothing-lost" // checked valid, nothing lost
+	AuditNotRun  = "not-run"      // the story never ran
+	AuditUnknown = "unknown"      // ran, but not to a valid check
+)
+
+// AuditPage explains for a reviewer: the failure stories run under a
+// user's settings, what each lost and how long it was offline, and (in
+// its sections) the configuration facts that explain it. A story that
+// never ran shows no figure: a 0 would read as "nothing lost".
+var AuditPage = &Page{
+	File: "audit",
+	Columns: []Column{
+		{Head: "story", Text: func(r Row) string { return r.ID }},
+		{Head: "what happens", Text: func(r Row) string { return r.Description }},
+		{Head: "verdict", Text: auditVerdict, Class: func(r Row) string {
+			if r.NotRun {
+				return "err"
+			}
+			return string(r.Verdict)
+		}, HTML: func(r Row, _ []Row) template.HTML {
+			if r.NotRun || r.Reason == "" {
+				return template.HTML(template.HTMLEscapeString(auditVerdict(r)))
+			}
+			return template.HTML(template.HTMLEscapeString(string(r.Verdict)) +
+				`<div class="err">` + template.HTMLEscapeString(r.Reason) + `</div>`)
+		}},
+		{Head: "acked", Right: true, Text: auditFigure(func(r Row) string { return strconv.Itoa(r.Acked) })},
+		{Head: "acked lost", Right: true, Text: auditFigure(func(r Row) string { return strconv.Itoa(r.Lost) }),
+			Class: func(r Row) string {
+				if r.Lost > 0 {
+					return "lost"
+				}
+				return ""
+			}},
+		{Head: "offsets reused", Right: true, Text: auditFigure(func(r Row) string { return strconv.Itoa(r.Reused) })},
+		{Head: "seconds offline", Right: true, Text: auditFigure(func(r Row) string { return fmt.Sprintf("%.1f", r.LongestOffline()) })},
+		{Head: "report", Text: reportText, HTML: func(r Row, _ []Row) template.HTML { return reportLink(r) }},
+	},
+	RowsKey: "rows",
+	JSON: []Field{{Key: "story", From: "id"}, {Key: "description"}, {Key: "status"}, {Key: "verdict"},
+		{Key: "acked"}, {Key: "acked_lost"}, {Key: "offsets_reused"}, {Key: "offline_seconds"},
+		{Key: "reason", Omit: true}, {Key: "not_run", Omit: true}, {Key: "run_dir", Omit: true}},
+	Pass: []string{AuditNothing}, Fail: []string{AuditLost},
+}
+
+func auditVerdict(r Row) string {
+	switch {
+	case r.NotRun:
+		return r.Reason
+	case r.Reason != "":
+		return strings.TrimSpace(string(r.Verdict) + " (" + r.Reason + ")")
+	}
+	return string(r.Verdict)
+}
+
+// auditFigure is "—" for a story that never ran.
+func auditFigure(f func(Row) string) func(Row) string {
+	return func(r Row) string {
+		if r.NotRun {
+			return "—"
+		}
+		return f(r)
+	}
+}
+
+// AuditFact is a setting as the stories ran and what it means for them.
+type AuditFact struct {
+	Setting string   `json:"setting"`
+	Value   string   `json:"value"`
+	Meaning string   `json:"meaning"`
+	Stories []string `json:"stories"`
+}
+
+// Audit is an audit page's content beside its rows.
 type Audit struct {
 	Kafka string
-	Rows  []AuditRow
 	Facts []AuditFact
 	// Overridden lists the user's keys kchaos had to replace to run at all
 	// (listeners, node ids, the quorum, failure-detection timeouts).
@@ -23,118 +93,40 @@ type Audit struct {
 	BrokerConfig, TopicConfig map[string]string
 }
 
-// AuditRow is one story's outcome.
-type AuditRow struct {
-	Story, Description string
-	Verdict            string // the checker's verdict; "" when the run failed
-	Acked, Lost        int
-	Reused             int
-	OfflineSeconds     float64
-	RunDir             string
-	Error              string
-	// NotRun is why the story never ran ("" when it did): the row then
-	// has no figures, and the page lists it as not run.
-	NotRun string
-}
-
-// NotRunStories are the stories of rows whose story never ran.
-func (a Audit) NotRunStories() []string {
-	var out []string
-	for _, r := range a.Rows {
-		if r.NotRun != "" {
-			out = append(out, r.Story)
+// AuditBatch is an audit's page family: the stories' rows, which stories
+// it has nothing on, the facts that explain the rows and the keys kchaos
+// overrode.
+func AuditBatch(a Audit, rows []Row) Batch {
+	b := Batch{Page: AuditPage, Title: "kchaos audit (Kafka " + a.Kafka + ")", Rows: rows,
+		Intro:    "The failure stories run under your settings: what each lost and how long the partition was offline.",
+		JSONHead: []Value{{Key: "kafka", Value: a.Kafka}},
+		JSONTail: []Value{{Key: "facts", Value: a.Facts}, {Key: "overridden", Value: a.Overridden, Omit: true},
+			{Key: "broker_config", Value: a.BrokerConfig, Omit: true}, {Key: "topic_config", Value: a.TopicConfig, Omit: true}}}
+	var notRun []string
+	for _, r := range rows {
+		if r.NotRun {
+			notRun = append(notRun, r.ID)
 		}
 	}
-	return out
-}
-
-// AuditFact is a setting as the stories ran and what it means for them.
-type AuditFact struct {
-	Setting, Value, Meaning string
-	Stories                 []string
-}
-
-// WriteAudit writes audit.md and audit.html into dir.
-func WriteAudit(dir string, a Audit) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+	if len(notRun) > 0 {
+		b.Sections = append(b.Sections, Section{Para: []Span{Strong("Incomplete: " + strings.Join(notRun, ", ") + " did not run"),
+			Plain(", so this page says nothing about what they would lose.")}})
 	}
-	rel := a
-	rel.Rows = slices.Clone(a.Rows)
-	for i, r := range rel.Rows {
-		if p, err := filepath.Rel(dir, r.RunDir); err == nil && r.RunDir != "" {
-			rel.Rows[i].RunDir = filepath.ToSlash(p)
-		}
-	}
-	var html bytes.Buffer
-	if err := auditTmpl.Execute(&html, rel); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "audit.html"), html.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "audit.md"), auditMarkdown(rel), 0o644)
-}
-
-func auditMarkdown(a Audit) []byte {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "# kchaos audit (Kafka %s)\n\nThe failure stories run under your settings.\n\n", mdText(a.Kafka))
-	b.WriteString("| story | what happens | verdict | acked | acked lost | offsets reused | seconds offline | report |\n|---|---|---|---:|---:|---:|---:|---|\n")
-	for _, r := range a.Rows {
-		verdict := r.Verdict
-		if r.Error != "" {
-			verdict = strings.TrimSpace(verdict + " (" + r.Error + ")")
-		}
-		link := ""
-		if r.RunDir != "" {
-			link = "[report](" + r.RunDir + "/report.html)"
-		}
-		if r.NotRun != "" {
-			// No figure for a story that never ran: a 0 would read as
-			// "nothing lost".
-			fmt.Fprintf(&b, "| %s | %s | %s | — | — | — | — | %s |\n", r.Story, mdCell(r.Description), mdCell(NotRun+r.NotRun), link)
-			continue
-		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %.1f | %s |\n", r.Story, mdCell(r.Description), mdCell(verdict),
-			r.Acked, r.Lost, r.Reused, r.OfflineSeconds, link)
-	}
-	if n := a.NotRunStories(); len(n) > 0 {
-		fmt.Fprintf(&b, "\n**Incomplete: %s did not run**, so this page says nothing about what they would lose.\n", strings.Join(n, ", "))
-	}
-	b.WriteString("\n## What explains it\n\n")
+	facts := Section{Title: "What explains it"}
 	for _, f := range a.Facts {
-		fmt.Fprintf(&b, "- `%s` = %s: %s (%s)\n", f.Setting, mdText(f.Value), mdText(f.Meaning), strings.Join(f.Stories, ", "))
+		facts.Items = append(facts.Items, []Span{Code(f.Setting), Plain(" = %s: %s (%s)", f.Value, f.Meaning, strings.Join(f.Stories, ", "))})
 	}
+	b.Sections = append(b.Sections, facts)
 	if len(a.Overridden) > 0 {
-		fmt.Fprintf(&b, "\n## Settings kchaos overrode\n\n%s: kchaos owns these to run the cluster and show faults within seconds.\n",
-			"`"+strings.Join(a.Overridden, "`, `")+"`")
+		var p []Span
+		for i, k := range a.Overridden {
+			if i > 0 {
+				p = append(p, Plain(", "))
+			}
+			p = append(p, Code(k))
+		}
+		p = append(p, Plain(": kchaos owns these to run the cluster and show faults within seconds."))
+		b.Sections = append(b.Sections, Section{Title: "Settings kchaos overrode", Para: p})
 	}
-	return b.Bytes()
+	return b
 }
-
-var auditTmpl = template.Must(template.New("audit").Funcs(template.FuncMap{
-	"join": strings.Join,
-	"num":  func(f float64) string { return fmt.Sprintf("%.1f", f) },
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>kchaos audit</title>
-<style>
-body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
-table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
-th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.lost{color:#c0392b;font-weight:bold}.err{color:#c0392b;font-size:12px}code{background:#f4f4f4;padding:0 3px}
-</style></head><body>
-<h1>kchaos audit (Kafka {{.Kafka}})</h1>
-<p>The failure stories run under your settings: what each lost and how long the partition was offline.</p>
-<table><tr><th>story</th><th>what happens</th><th>verdict</th><th>acked</th><th>acked lost</th><th>offsets reused</th><th>seconds offline</th><th>report</th></tr>
-{{range .Rows}}<tr><td>{{.Story}}</td><td>{{.Description}}</td>{{if .NotRun}}<td class="err">not run: {{.NotRun}}</td>
-<td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td>{{else}}<td>{{.Verdict}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</td>
-<td class="n">{{.Acked}}</td><td class="n{{if .Lost}} lost{{end}}">{{.Lost}}</td><td class="n">{{.Reused}}</td><td class="n">{{num .OfflineSeconds}}</td>{{end}}
-<td>{{if .RunDir}}<a href="{{.RunDir}}/report.html">report</a>{{end}}</td></tr>
-{{end}}</table>
-{{with .NotRunStories}}<p class="err"><b>Incomplete: {{join . ", "}} did not run</b>, so this page says nothing about what they would lose.</p>{{end}}
-<h2>What explains it</h2><ul>
-{{range .Facts}}<li><code>{{.Setting}}</code> = {{.Value}}: {{.Meaning}} ({{join .Stories ", "}})</li>
-{{end}}</ul>
-{{if .Overridden}}<h2>Settings kchaos overrode</h2><p>{{range $i, $k := .Overridden}}{{if $i}}, {{end}}<code>{{$k}}</code>{{end}}: kchaos owns these to run the cluster and show faults within seconds.</p>{{end}}
-</body></html>
-`))

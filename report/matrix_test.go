@@ -42,7 +42,7 @@ func TestMatrixFromRuns(t *testing.T) {
 	}
 
 	out := filepath.Join(store, "matrix")
-	if err := WriteMatrix(out, rows); err != nil {
+	if err := MatrixBatch("s2", rows).Write(out); err != nil {
 		t.Fatal(err)
 	}
 	md := readString(t, filepath.Join(out, "matrix.md"))
@@ -55,7 +55,10 @@ func TestMatrixFromRuns(t *testing.T) {
 			t.Errorf("matrix.md lacks %q\n%s", want, md)
 		}
 	}
-	var mf matrixFile
+	var mf struct {
+		Columns []string `json:"columns"`
+		Rows    []Row    `json:"rows"`
+	}
 	if err := json.Unmarshal([]byte(readString(t, filepath.Join(out, "matrix.json"))), &mf); err != nil {
 		t.Fatal(err)
 	}
@@ -78,13 +81,13 @@ func TestRowFromIncompleteRuns(t *testing.T) {
 	s2Run(t, dir, false)
 	os.Remove(filepath.Join(dir, ResultsFile))
 	row, err := RowFromRun(dir, map[string]string{"unclean": "false"})
-	if err == nil || row.Verdict != Unchecked || row.Error == "" {
+	if err == nil || row.Verdict != Unchecked || row.Reason == "" {
 		t.Errorf("no results.json: row %+v, err %v", row, err)
 	}
 	if _, ok := row.Offline["orders-0"]; !ok {
 		t.Error("a failed run's row does not list the topic's partitions")
 	}
-	if md := string(matrixMarkdown(nil, []Row{row})); !strings.Contains(md, "| — | — | — | 0.0 | — |") {
+	if md := string(MatrixBatch("s2", []Row{row}).markdown()); !strings.Contains(md, "| — | — | — | 0.0 | — |") {
 		t.Errorf("an unchecked row shows counts as if measured:\n%s", md)
 	}
 
@@ -101,17 +104,17 @@ func TestRowFromIncompleteRuns(t *testing.T) {
 	}
 
 	row, err = RowFromRun(filepath.Join(dir, "missing"), map[string]string{"x": "1"})
-	if err == nil || row.Error == "" || row.Config["x"] != "1" {
+	if err == nil || row.Reason == "" || row.Settings["x"] != "1" {
 		t.Errorf("missing folder: %+v, %v", row, err)
 	}
 }
 
 func TestMatrixColumns(t *testing.T) {
 	rows := []Row{
-		{Config: map[string]string{"run": "1", "zeta": "a", "min.insync": "2", "unclean": "true"}},
-		{Config: map[string]string{"run": "2", "kafka": "4.1.2", "alpha": "b"}},
+		{Settings: map[string]string{"run": "1", "zeta": "a", "min.insync": "2", "unclean": "true"}},
+		{Settings: map[string]string{"run": "2", "kafka": "4.1.2", "alpha": "b"}},
 	}
-	got := strings.Join(columns(rows), ",")
+	got := strings.Join(settingKeys(rows), ",")
 	if want := "kafka,unclean,min.insync,alpha,zeta,run"; got != want {
 		t.Errorf("columns %s, want %s", got, want)
 	}

@@ -120,7 +120,7 @@ func build(dir string) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	tl, herr := scanHistory(filepath.Join(dir, HistoryFile), marksFrom(r.Res, r.Info.Topic))
+	tl, herr := scanHistory(filepath.Join(dir, HistoryFile), marksFrom(r.Res, r.Info.Topic), nil)
 	v := &view{
 		Name: r.name(), RunID: filepath.Base(filepath.Clean(dir)),
 		Verdict: r.verdict(), Settings: append(r.Settings, liveChanges(tl.Nemesis)...), Overrides: r.Over,

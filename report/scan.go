@@ -172,8 +172,10 @@ func marksFrom(res *results, topic string) marks {
 
 // scanHistory streams history.jsonl once. A torn last line is tolerated
 // (and reported); any other malformed line is an error, but the timeline
-// read so far is still returned so that the report can show it.
-func scanHistory(path string, mk marks) (*timeline, error) {
+// read so far is still returned so that the report can show it. visit,
+// when not nil, sees every event of the pass (MeasureRun's callers measure
+// more without reading the file again).
+func scanHistory(path string, mk marks, visit func(histories.Event)) (*timeline, error) {
 	tl := &timeline{Width: 1e6, partIdx: map[tp]int{},
 		Errors: map[string]map[string]int{}, Ops: map[string]map[histories.Type]int{}}
 	f, err := os.Open(path)
@@ -193,6 +195,9 @@ func scanHistory(path string, mk marks) (*timeline, error) {
 		if err != nil {
 			tl.finish(pending)
 			return tl, err
+		}
+		if visit != nil {
+			visit(e)
 		}
 		tl.Events++
 		tl.End = max(tl.End, e.Time)

@@ -11,13 +11,13 @@ import (
 func TestWriteSuiteAndCompare(t *testing.T) {
 	dir := t.TempDir()
 	runDir := filepath.Join(dir, "..", "s4-run")
-	cells := []Cell{
+	cells := []Row{
 		{ID: "s1/-/4.1.2", Scenario: "s1", Kafka: "4.1.2", Status: CellMatch, Checks: []string{"lost-write == 0: got 0"}, RunDir: runDir},
 		{ID: "s4/-/4.1.2", Scenario: "s4", Kafka: "4.1.2", Status: CellDiffer, Checks: []string{"errors.NOT_ENOUGH_REPLICAS > 0: got 0 (differs)"}},
 		{ID: "s8/elr=on/3.9.1", Scenario: "s8", Kafka: "3.9.1", Status: CellNotApplicable, Reason: "ELR needs Kafka 4.0"},
 		{ID: "s9/unclean=true/4.1.2", Scenario: "s9", Kafka: "4.1.2", Status: CellUnjudged, Reason: "run failed: cluster"},
 	}
-	base := []Cell{
+	base := []Row{
 		{ID: "s1/-/4.1.2", Status: CellMatch},
 		{ID: "s4/-/4.1.2", Status: CellMatch},
 		{ID: "s5/-/4.1.2", Status: CellMatch},
@@ -33,7 +33,7 @@ func TestWriteSuiteAndCompare(t *testing.T) {
 			t.Errorf("change %d = %v, want %v", i, ch[i], want[i])
 		}
 	}
-	if err := WriteSuite(dir, SuiteFile{Name: "seeds", Cells: cells, Baseline: "old", Changes: ch}); err != nil {
+	if err := SuiteBatch(SuiteFile{Name: "seeds", Cells: cells, Baseline: "old", Changes: ch}).Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	back, err := ReadSuite(dir)

@@ -17,12 +17,14 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Outcome says what an error proves about a send.
-type Outcome int
+// ErrorClass says what an error proves about a send: whether the record
+// was definitely not appended or may have been (the histories' fail and
+// info).
+type ErrorClass int
 
 const (
 	// Fail: the record was definitely not appended.
-	Fail Outcome = iota
+	Fail ErrorClass = iota
 	// Info: the record may have been appended.
 	Info
 	// FailUnlessAcksAll: definite with acks 0/1, where the broker only
@@ -31,7 +33,7 @@ const (
 	FailUnlessAcksAll
 )
 
-func (o Outcome) String() string {
+func (o ErrorClass) String() string {
 	switch o {
 	case Fail:
 		return "fail"
@@ -43,9 +45,9 @@ func (o Outcome) String() string {
 
 // ErrorRule is one row of the produce error table.
 type ErrorRule struct {
-	Name    string // Kafka's error name (org.apache.kafka.common.protocol.Errors)
-	Code    int16  // its code; 0 for client-side causes
-	Outcome Outcome
+	Name  string // Kafka's error name (org.apache.kafka.common.protocol.Errors)
+	Code  int16  // its code; 0 for client-side causes
+	Class ErrorClass
 	// ClientOnly: raised by the client before the record was handed to the
 	// network, so it stays definite even when client retries are on.
 	ClientOnly bool
@@ -157,7 +159,7 @@ type Classification struct {
 // the send.
 func ClassifySend(err error, acks Acks, retried bool) Classification {
 	rule := RuleFor(err)
-	out := rule.Outcome
+	out := rule.Class
 	if out == FailUnlessAcksAll {
 		out = Fail
 		if acks.normalize() == AcksAll {
@@ -190,7 +192,7 @@ func RuleFor(err error) ErrorRule {
 		if r, ok := byCode[code]; ok {
 			return r
 		}
-		return ErrorRule{Name: kafkaName(code), Code: code, Outcome: Info,
+		return ErrorRule{Name: kafkaName(code), Code: code, Class: Info,
 			Why: "not in the table: unknown means maybe"}
 	}
 	return byCause[causeOf(err)]

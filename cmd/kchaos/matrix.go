@@ -1,19 +1,12 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"maps"
-	"os"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/harness"
-	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
-	"github.com/kchaos/kchaos/harness/shutdown"
 )
 
 func init() { subcommands = append(subcommands, newMatrixCmd) }
@@ -40,111 +33,23 @@ Exit code: 0 when every run was valid, 1 when any was invalid, 2 otherwise
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeScenarios,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var vs []harness.Variation
-			for _, v := range varies {
-				pv, err := harness.ParseVary(v)
-				if err != nil {
-					return badInput(err)
-				}
-				vs = append(vs, pv)
-			}
 			// --kafka takes a list here: each version is a row (4.1.x is the
 			// newest 4.1 patch kchaos knows).
 			if strings.ContainsAny(f.kafka, ",x") {
 				kafkas, f.kafka = f.kafka, ""
 			}
-			if kafkas != "" {
-				pv, err := harness.ParseVary("kafka=" + kafkas)
-				if err != nil {
-					return badInput(err)
-				}
-				vs = append([]harness.Variation{pv}, vs...)
-			}
-			if len(vs) == 0 {
-				return badInput(fmt.Errorf("nothing to vary: give --vary key=v1,v2 or --kafka v1,v2"))
-			}
-			if runs < 1 {
-				return badInput(fmt.Errorf("--runs %d: want at least 1", runs))
-			}
-			// Every key, value and combination is checked before the first
-			// cluster starts: bad input is exit 254 at once.
-			load := func(sets []string) (*scenario.Scenario, error) {
+			plan, err := harness.NewMatrixPlan(varies, kafkas, runs, func(sets []string) (*scenario.Scenario, error) {
 				s, _, err := f.load(args[0], sets...)
 				return s, err
-			}
-			base, err := load(nil)
-			if err != nil {
-				return err
-			}
-			cells, err := harness.PlanMatrix(vs, load)
+			})
 			if err != nil {
 				return badInput(err)
 			}
-			var (
-				dir  string
-				merr error
-			)
-			serr := session(func(ctx context.Context, p *progress.Printer) error {
-				worst := exitValid
-				dir, _, merr = harness.RunMatrix(ctx, base.Name, cells, harness.MatrixOptions{
-					Options: f.options(p),
-					Runs:    runs,
-					OnRun: func(combo map[string]string, out *harness.Outcome, err error) {
-						code := exitUnknown
-						if err == nil && out != nil && out.Result != nil {
-							code = verdictCode(out.Result.Valid)
-						}
-						if code == exitInvalid || (code == exitUnknown && worst == exitValid) {
-							worst = code
-						}
-						p.Finish()
-						fmt.Fprintf(os.Stderr, "matrix: %s: %s\n", comboString(combo), describeRun(out, err))
-					},
-				})
-				p.Finish()
-				if _, ok := shutdown.Cause(ctx); ok {
-					fmt.Fprintln(os.Stderr, "matrix: interrupted; the table has the runs made so far")
-					merr = nil
-					if worst == exitValid {
-						worst = exitUnknown
-					}
-				}
-				if worst != exitValid {
-					return withCode(worst)
-				}
-				return nil
-			})
-			printPage("matrix", dir, "matrix.md")
-			if merr != nil {
-				return internal(merr)
-			}
-			return serr
+			return runBatch("matrix", plan, &f)
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringArrayVar(&varies, "vary", nil, "a setting and its values: key=v1,v2 (repeatable)")
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs per combination")
 	return cmd
-}
-
-func comboString(c map[string]string) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(c)) {
-		parts = append(parts, k+"="+c[k])
-	}
-	return strings.Join(parts, " ")
-}
-
-func describeRun(out *harness.Outcome, err error) string {
-	switch {
-	case err != nil && out != nil:
-		return fmt.Sprintf("error: %v (%s)", err, out.Dir)
-	case err != nil:
-		return "error: " + err.Error()
-	case out.Result == nil:
-		return "no result (" + out.Dir + ")"
-	case out.Interrupted != "":
-		return fmt.Sprintf("%s, %s (%s)", out.Result.Valid, out.Interrupted, out.Dir)
-	}
-	return fmt.Sprintf("%s (%s)", out.Result.Valid, out.Dir)
 }

@@ -127,7 +127,7 @@ schedule did not play out), 254 bad input, 255 internal error.`,
 }
 
 // finishRun prints a run's outcome and turns it into an exit code.
-func finishRun(out *harness.Outcome, err error) error {
+func finishRun(out *harness.RunResult, err error) error {
 	if out != nil {
 		fmt.Println("run folder:", out.Dir)
 	}

@@ -1,17 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/harness"
-	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
-	"github.com/kchaos/kchaos/harness/shutdown"
-	"github.com/kchaos/kchaos/report"
 )
 
 func init() { subcommands = append(subcommands, newSuiteCmd) }
@@ -59,48 +54,18 @@ finding), 2 a cell could not be judged, 254 bad input.`,
 					return badInput(err)
 				}
 			}
-			opts := harness.SuiteOptions{
+			// Every cell is loaded and checked before the first cluster.
+			plan, err := harness.SuitePlan(s, harness.SuiteOptions{
 				Kafka: versions, Only: onlyList, Runs: runs, Baseline: baseline,
 				Load: func(n string, sets []string) (*scenario.Scenario, error) {
 					sc, _, err := f.load(n, sets...)
 					return sc, err
 				},
-			}
-			// Every cell is loaded and checked before the first cluster.
-			if _, err := harness.PlanSuite(s, opts); err != nil {
+			})
+			if err != nil {
 				return badInput(err)
 			}
-			var (
-				res  *harness.SuiteResult
-				rerr error
-			)
-			serr := session(func(ctx context.Context, p *progress.Printer) error {
-				opts.Options = f.options(p)
-				opts.OnCell = func(done, total int, c report.Cell) {
-					p.Finish()
-					fmt.Fprintf(os.Stderr, "suite: [%d/%d] %s: %s %s\n", done, total, c.ID, c.Status, c.Reason)
-				}
-				res, rerr = harness.RunSuite(ctx, s, opts)
-				p.Finish()
-				if _, ok := shutdown.Cause(ctx); ok {
-					fmt.Fprintln(os.Stderr, "suite: interrupted; the suite folder has the cells finished so far")
-					return withCode(exitUnknown)
-				}
-				return nil
-			})
-			if res != nil {
-				printPage("suite", res.Dir, "suite.md")
-			}
-			if rerr != nil {
-				return runError(rerr)
-			}
-			if serr != nil {
-				return serr
-			}
-			if code := res.ExitCode(); code != 0 {
-				return withCode(code)
-			}
-			return nil
+			return runBatch("suite", plan, &f)
 		},
 	}
 	f.register(cmd)

@@ -18,13 +18,21 @@ func init() { subcommands = append(subcommands, newVersionsCmd) }
 // kchaos knows (cluster.Releases), else the versions the given scenarios
 // need (their cluster.kafka and every upgrade step's target), so no
 // script restates a version a scenario already names.
+// --default prints the version kchaos runs when none is given (the
+// Makefile's KAFKA_VERSION default).
 func newVersionsCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "versions [SCENARIO|FILE ...]",
+	var dflt bool
+	cmd := &cobra.Command{
+		Use:   "versions [--default | SCENARIO|FILE ...]",
 		Short: "Print the Kafka versions kchaos knows, or those the given scenarios need",
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var out []string
-			if len(args) == 0 {
+			switch {
+			case dflt && len(args) > 0:
+				return badInput(fmt.Errorf("--default takes no scenario"))
+			case dflt:
+				out = []string{cluster.DefaultKafkaVersion}
+			case len(args) == 0:
 				out = slices.Clone(cluster.Releases)
 			}
 			for _, a := range args {
@@ -53,4 +61,6 @@ func newVersionsCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&dflt, "default", false, "print only the version kchaos runs when none is given")
+	return cmd
 }

@@ -19,6 +19,9 @@ func TestVersions(t *testing.T) {
 		// u1 starts on 3.9.2 and upgrades to "latest"; u2 the same: each once.
 		{[]string{"versions", "u1", "u2"}, 0, "3.9.2\n" + cluster.Releases[len(cluster.Releases)-1] + "\n"},
 		{[]string{"versions", "s1"}, 0, cluster.DefaultKafkaVersion + "\n"},
+		// The Makefile's KAFKA_VERSION default.
+		{[]string{"versions", "--default"}, 0, cluster.DefaultKafkaVersion + "\n"},
+		{[]string{"versions", "--default", "s1"}, exitBadInput, "--default takes no scenario"},
 		{[]string{"versions", "nosuch"}, exitBadInput, `"nosuch" is neither a built-in scenario`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

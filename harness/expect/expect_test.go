@@ -102,7 +102,7 @@ func TestSpecYAML(t *testing.T) {
   - {check: "offset-reuse > 0", when: {colour: blue}}
 `
 	var doc struct {
-		Outcome Spec `yaml:"outcome"`
+		Expectation Spec `yaml:"outcome"`
 	}
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		t.Fatal(err)
@@ -113,7 +113,7 @@ func TestSpecYAML(t *testing.T) {
 		}
 		return errors.New("not a setting")
 	}
-	checks, errs := doc.Outcome.Checks("outcome", known)
+	checks, errs := doc.Expectation.Checks("outcome", known)
 	if len(checks) != 2 {
 		t.Errorf("got %d checks, want 2: %v", len(checks), checks)
 	}

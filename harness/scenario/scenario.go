@@ -39,15 +39,16 @@ type Scenario struct {
 	// the reader and the report (run.json carries it). It never changes the
 	// verdict.
 	Expect string `yaml:"expect,omitempty"`
-	// Outcome is the machine-checkable part of the expected outcome, which
-	// a suite judges each cell by (harness/expect). It never changes the
-	// run's own verdict either.
-	Outcome expect.Spec `yaml:"outcome,omitempty"`
+	// Expectation is the machine-checkable part of the expected outcome,
+	// which a suite judges each cell by (harness/expect). It never changes
+	// the run's own verdict either. Its YAML key stays `outcome:` (the
+	// scenario files' compatibility); in Go, "outcome" names nothing else.
+	Expectation expect.Spec `yaml:"outcome,omitempty"`
 }
 
-// Checks parses Outcome (Validate has reported its problems).
+// Checks parses Expectation (Validate has reported its problems).
 func (s *Scenario) Checks() []expect.Check {
-	checks, _ := s.Outcome.Checks("outcome", KnownSetting)
+	checks, _ := s.Expectation.Checks("outcome", KnownSetting)
 	return checks
 }
 
@@ -454,8 +455,8 @@ func (s *Scenario) Validate() error {
 			add("topic.configs", "empty key")
 		}
 	}
-	_, outcomeErrs := s.Outcome.Checks("outcome", KnownSetting)
-	errs = append(errs, outcomeErrs...)
+	_, expectationErrs := s.Expectation.Checks("outcome", KnownSetting)
+	errs = append(errs, expectationErrs...)
 	errs = append(errs, s.crossCheck()...)
 	return errors.Join(errs...)
 }

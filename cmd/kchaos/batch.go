@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/progress"
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/report"
+)
+
+// runBatch runs a planned matrix, suite or audit in a session, a line per
+// row on stderr, then prints the page's path as "label: path" and the
+// page itself (markdown) on stdout; the exit code is the page's rule.
+func runBatch(label string, plan *harness.Plan, f *runFlags) error {
+	var (
+		res  *harness.BatchResult
+		rerr error
+	)
+	serr := session(func(ctx context.Context, p *progress.Printer) error {
+		res, rerr = harness.RunBatch(ctx, plan, harness.BatchOptions{Options: f.options(p),
+			OnRow: func(done, total int, r report.Row) {
+				p.Finish()
+				fmt.Fprintf(os.Stderr, "%s: [%d/%d] %s: %s %s\n", label, done, total, r.ID, r.Status, r.Reason)
+			}})
+		p.Finish()
+		if res != nil && res.Interrupted {
+			fmt.Fprintf(os.Stderr, "%s: interrupted; the %s folder has the rows finished so far\n", label, label)
+		}
+		return nil
+	})
+	if serr != nil {
+		return serr
+	}
+	if res != nil {
+		path := filepath.Join(res.Dir, res.Page.File+".md")
+		fmt.Println(label+":", path)
+		if b, err := os.ReadFile(path); err == nil {
+			fmt.Print(string(b))
+		}
+	}
+	if rerr != nil {
+		return runError(rerr)
+	}
+	if code := res.ExitCode(); code != exitValid {
+		return withCode(code)
+	}
+	return nil
+}
+
+// runError maps an error a harness run returned to its exit: bad input in
+// a scenario found late (254), anything else internal (255).
+func runError(err error) error {
+	var bad *scenario.BadInputError
+	if errors.As(err, &bad) {
+		return badInput(err)
+	}
+	return internal(err)
+}
+
+// splitList splits a comma-separated flag value, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
