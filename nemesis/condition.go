@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,7 +51,7 @@ func Check(ctx context.Context, src StateSource, topic string, c Condition) (boo
 	defer cancel()
 	ok := true
 	var seen []string
-	if len(c.ISR) > 0 || c.Offline != nil || c.Leader != nil || c.HighWatermark != nil {
+	if len(c.ISR) > 0 || c.Offline != nil || c.Leader != nil || c.HighWatermark != nil || c.OpenTxn != nil {
 		p, err := describePartition(ctx, src, topic, c.Partition)
 		if err != nil {
 			return false, err.Error()
@@ -77,6 +78,16 @@ func Check(ctx context.Context, src StateSource, topic string, c Condition) (boo
 				ok = ok && hw >= *c.HighWatermark
 			}
 		}
+		if c.OpenTxn != nil {
+			open, what, err := openTxn(ctx, src, topic, p.Partition, p.Leader)
+			if err != nil {
+				ok = false
+				seen = append(seen, err.Error())
+			} else {
+				seen = append(seen, what)
+				ok = ok && open == *c.OpenTxn
+			}
+		}
 	}
 	if len(c.Live) > 0 || len(c.Fenced) > 0 {
 		live, err := src.LiveBrokers(ctx)
@@ -94,6 +105,23 @@ func Check(ctx context.Context, src StateSource, topic string, c Condition) (boo
 	return ok, strings.Join(seen, "; ")
 }
 
+// openTxn reports whether the leader holds a transaction open on the
+// partition: its last stable offset below its high watermark.
+func openTxn(ctx context.Context, src StateSource, topic string, p, leader int32) (bool, string, error) {
+	if leader < 0 {
+		return false, "", errors.New("open transaction: no leader")
+	}
+	hw, err := src.HighWatermark(ctx, leader, topic, p)
+	if err != nil {
+		return false, "", fmt.Errorf("open transaction: high watermark: %w", err)
+	}
+	lso, err := src.LastStableOffset(ctx, leader, topic, p)
+	if err != nil {
+		return false, "", fmt.Errorf("open transaction: last stable offset: %w", err)
+	}
+	return lso < hw, fmt.Sprintf("last stable offset %d, high watermark %d", lso, hw), nil
+}
+
 // String renders c as the scenario file spells it.
 func (c Condition) String() string {
 	var parts []string
@@ -108,6 +136,9 @@ func (c Condition) String() string {
 	}
 	if c.HighWatermark != nil {
 		parts = append(parts, fmt.Sprintf("high watermark >= %d", *c.HighWatermark))
+	}
+	if c.OpenTxn != nil {
+		parts = append(parts, fmt.Sprintf("open transaction %t", *c.OpenTxn))
 	}
 	s := fmt.Sprintf("partition %d %s", c.Partition, strings.Join(parts, ", "))
 	if len(parts) == 0 {

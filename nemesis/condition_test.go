@@ -22,6 +22,7 @@ type moment struct {
 	part  admin.PartitionState
 	live  []int32
 	hw    int64
+	lso   *int64 // nil: at the high watermark
 	err   error
 }
 
@@ -44,6 +45,12 @@ func (tl *timeline) Describe(context.Context, string) ([]admin.PartitionState, e
 }
 func (tl *timeline) LiveBrokers(context.Context) ([]int32, error) { return tl.now().live, tl.now().err }
 func (tl *timeline) HighWatermark(context.Context, int32, string, int32) (int64, error) {
+	return tl.now().hw, nil
+}
+func (tl *timeline) LastStableOffset(context.Context, int32, string, int32) (int64, error) {
+	if m := tl.now(); m.lso != nil {
+		return *m.lso, nil
+	}
 	return tl.now().hw, nil
 }
 func (tl *timeline) ActiveController(context.Context) (int32, error) { return 1000, nil }
@@ -79,6 +86,11 @@ func TestWaitFor(t *testing.T) {
 		{"hw not reached", []moment{healthy}, Condition{HighWatermark: ptr[int64](40)}, 200 * time.Millisecond,
 			"high watermark >= 40: not within 200ms; last seen: partition 0 leader 0 epoch 0 isr [0 1 2] elr []; high watermark 10"},
 		{"hw offline", []moment{offline}, Condition{HighWatermark: ptr[int64](1)}, 200 * time.Millisecond, "not within"},
+		{"a transaction opens", []moment{healthy, {after: 100 * time.Millisecond, part: state(0, 0, 1, 2), hw: 12, lso: ptr[int64](10)}},
+			Condition{OpenTxn: &yes}, time.Second, ""},
+		{"no transaction open", []moment{healthy}, Condition{OpenTxn: &yes}, 200 * time.Millisecond,
+			"open transaction true: not within 200ms; last seen: partition 0 leader 0 epoch 0 isr [0 1 2] elr []; last stable offset 10, high watermark 10"},
+		{"open transaction offline", []moment{offline}, Condition{OpenTxn: &no}, 200 * time.Millisecond, "open transaction: no leader"},
 		{"live", []moment{offline, leader1, {after: 300 * time.Millisecond, part: state(1, 1), live: []int32{0, 1, 2}}},
 			Condition{Live: []int32{0, 1, 2}}, time.Second, ""},
 		{"fenced", []moment{healthy, offline}, Condition{Fenced: []int32{0}}, time.Second, ""},

@@ -51,6 +51,9 @@ type StateSource interface {
 	Describe(ctx context.Context, topic string) ([]admin.PartitionState, error)
 	LiveBrokers(ctx context.Context) ([]int32, error)
 	HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error)
+	// LastStableOffset is what a read_committed reader can reach (below
+	// the high watermark while a transaction is open on the partition).
+	LastStableOffset(ctx context.Context, leader int32, topic string, partition int32) (int64, error)
 	ActiveController(ctx context.Context) (int32, error)
 }
 
@@ -64,11 +67,9 @@ type Admin interface {
 	// ReorderReplicas sets a partition's replicas to the same brokers in
 	// another order (move-coordinator puts its broker first).
 	ReorderReplicas(ctx context.Context, topic string, partition int32, replicas []int32) error
-	// LastStableOffset, OpenTxns and AbortTxn are abort-hanging's:
-	// what a read_committed reader can reach, the transactions the leader
-	// holds open with their coordinators' view, and an abort marker
+	// OpenTxns and AbortTxn are abort-hanging's: the transactions the
+	// leader holds open with their coordinators' view, and an abort marker
 	// (KIP-664's admin calls).
-	LastStableOffset(ctx context.Context, leader int32, topic string, partition int32) (int64, error)
 	OpenTxns(ctx context.Context, topic string, partition int32) ([]histories.OpenTxn, error)
 	AbortTxn(ctx context.Context, topic string, partition int32, t histories.OpenTxn) error
 }

@@ -128,6 +128,10 @@ type Condition struct {
 	Offline       *bool  `yaml:"offline,omitempty" json:"offline,omitempty"`
 	Leader        *int32 `yaml:"leader,omitempty" json:"leader,omitempty"`
 	HighWatermark *int64 `yaml:"high_watermark,omitempty" json:"high_watermark,omitempty"` // at least
+	// OpenTxn true: the leader's last stable offset is below its high
+	// watermark, a transaction open on the partition with records written
+	// (false: none is). A story waits for it to strike mid-transaction.
+	OpenTxn *bool `yaml:"open_txn,omitempty" json:"open_txn,omitempty"`
 	// Live brokers are registered and unfenced (others may be too).
 	Live []int32 `yaml:"live,omitempty" json:"live,omitempty"`
 	// Fenced brokers are not live: killed, or cut off from the controller.
@@ -389,9 +393,9 @@ func validateTarget(p string, t *Target, noRole, rackSide bool, add addFunc) {
 }
 
 func validateCondition(p string, c *Condition, add addFunc) {
-	if len(c.ISR) == 0 && c.Offline == nil && c.Leader == nil && c.HighWatermark == nil &&
+	if len(c.ISR) == 0 && c.Offline == nil && c.Leader == nil && c.HighWatermark == nil && c.OpenTxn == nil &&
 		len(c.Live) == 0 && len(c.Fenced) == 0 {
-		add(p, "empty condition: set isr, offline, leader, high_watermark, live or fenced")
+		add(p, "empty condition: set isr, offline, leader, high_watermark, open_txn, live or fenced")
 	}
 	if c.Partition < 0 {
 		add(p+".partition", "must not be negative")

@@ -56,6 +56,10 @@ func (h *hedged) LiveBrokers(ctx context.Context) ([]int32, error) {
 	return ask(ctx, h.e, h.br.LiveBrokersFrom, h.e.Admin.LiveBrokers)
 }
 
+func (h *hedged) LastStableOffset(ctx context.Context, leader int32, topic string, partition int32) (int64, error) {
+	return h.e.Admin.LastStableOffset(ctx, leader, topic, partition)
+}
+
 func (h *hedged) HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error) {
 	return h.e.Admin.HighWatermark(ctx, leader, topic, partition)
 }

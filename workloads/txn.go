@@ -285,6 +285,12 @@ func (w *Workload) runTxn(ops context.Context, i int, cl TxnProducer, plan txnPl
 			r.successor, r.end.Superseded = w.crash(ops, i, reg)
 		}
 	}
+	if h := w.cfg.Transactions.Hold.Std(); h > 0 && r.end.StepErr == nil && plan.value.Intent != histories.TxnAbort {
+		select { // the work between the writes and the commit
+		case <-time.After(h):
+		case <-ops.Done():
+		}
+	}
 	ctx, cancel := context.WithTimeout(ops, w.cfg.opTimeout())
 	defer cancel()
 	switch {

@@ -43,6 +43,11 @@ type TxnConfig struct {
 	// Timeout is transaction.timeout.ms (default DefaultTxnTimeout): the
 	// coordinator aborts a transaction left open this long.
 	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	// Hold is how long a transaction stays open after its last send before
+	// it asks to end (default 0: at once), as a consume-transform-produce
+	// step that works between its writes and its commit does. A story uses
+	// it to catch a transaction open with its records written (t4).
+	Hold Duration `yaml:"hold,omitempty" json:"hold,omitempty"`
 }
 
 // TransactionalID is producer i's transactional id on topic. It is the one
@@ -112,6 +117,9 @@ func (c *Config) validateTxn() []FieldError {
 		add("transactions.crash_rate", "%g: want 0..1", t.CrashRate)
 	} else if t.AbortRate >= 0 && t.AbortRate <= 1 && t.AbortRate+t.CrashRate > 1 {
 		add("transactions.crash_rate", "%g: abort_rate + crash_rate (%g) must be <= 1", t.CrashRate, t.AbortRate+t.CrashRate)
+	}
+	if h := t.Hold.Std(); h < 0 || (t.Timeout.Std() > 0 && h >= t.Timeout.Std()) {
+		add("transactions.hold", "%s: want 0 up to less than transactions.timeout (%s), or the coordinator aborts every transaction", h, t.Timeout.Std())
 	}
 	// Kafka's broker default transaction.max.timeout.ms is 15 minutes.
 	if to := t.Timeout.Std(); to < time.Second || to > 15*time.Minute {

@@ -80,6 +80,8 @@ func TestTxnConfig(t *testing.T) {
 		{"crash rate", func(c *Config) { c.Transactions.CrashRate = -0.1 }, []string{"transactions.crash_rate"}},
 		{"rates sum", func(c *Config) { c.Transactions.AbortRate, c.Transactions.CrashRate = 0.6, 0.6 }, []string{"transactions.crash_rate"}},
 		{"timeout", func(c *Config) { c.Transactions.Timeout = Duration(time.Millisecond) }, []string{"transactions.timeout"}},
+		{"hold not below the timeout", func(c *Config) { c.Transactions.Hold = Duration(c.Transactions.Timeout) }, []string{"transactions.hold"}},
+		{"negative hold", func(c *Config) { c.Transactions.Hold = Duration(-time.Second) }, []string{"transactions.hold"}},
 		{"settings while off", func(c *Config) { c.Transactions = TxnConfig{Polls: true}; c.Idempotent = false }, []string{"transactions.enabled"}},
 	}
 	for _, tc := range cases {
