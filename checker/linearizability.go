@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"github.com/kchaos/kchaos/checker/logmodel"
+	"github.com/kchaos/kchaos/checker/model"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,7 +41,7 @@ const infinity = logmodel.Infinity
 
 // seg is the records of one read on one partition.
 type seg struct {
-	op         *readOp
+	op         *model.Read
 	start, end int32
 }
 
@@ -51,7 +52,7 @@ func (a *analysis) linearizability() *Linearizable {
 		budget = DefaultPorcupineTimeout
 	}
 	deadline := time.Now().Add(budget)
-	small := c.clients <= SmallHistory
+	small := c.Clients <= SmallHistory
 	window := int64(0)
 	if !small {
 		window = c.opts.Window
@@ -61,9 +62,9 @@ func (a *analysis) linearizability() *Linearizable {
 	}
 	out := &Linearizable{Result: "ok", WindowOffsets: window, Partitions: map[string]*LinPartition{}}
 	segs := a.segments()
-	model := logmodel.Model(func(v int32) string { return c.vals[v].str })
-	for tp := range c.tps {
-		if c.isTxnTP(int32(tp)) {
+	model := logmodel.Model(func(v int32) string { return c.Vals[v].Str })
+	for tp := range c.TPs {
+		if c.IsTxnTP(int32(tp)) {
 			continue // not modelled: see txnNotLinearized
 		}
 		ops, wins := a.linOps(int32(tp), segs[tp], window)
@@ -71,7 +72,7 @@ func (a *analysis) linearizability() *Linearizable {
 			continue
 		}
 		lp := &LinPartition{Ops: len(ops), Windows: len(wins)}
-		out.Partitions[c.tps[tp].name()] = lp
+		out.Partitions[c.TPs[tp].Name()] = lp
 		lp.Result = a.checkPartition(model, int32(tp), ops, wins, small, deadline, lp)
 		if v := a.rt[int32(tp)]; v != nil {
 			// The direct real-time check (see realTime) holds across
@@ -81,9 +82,9 @@ func (a *analysis) linearizability() *Linearizable {
 		switch {
 		case lp.Result == "illegal":
 			out.Result = "illegal"
-			t := c.tps[tp]
+			t := c.TPs[tp]
 			a.r.Anomalies.Nonlinearizable = append(a.r.Anomalies.Nonlinearizable, NonlinearizableEntry{
-				Topic: t.topic, Partition: t.partition, Windows: lp.Illegal, Visualization: lp.Visualization, RealTime: lp.RealTime})
+				Topic: t.Topic, Partition: t.Partition, Windows: lp.Illegal, Visualization: lp.Visualization, RealTime: lp.RealTime})
 		case lp.Result == "unknown" && out.Result == "ok":
 			out.Result = "unknown"
 		}
@@ -213,8 +214,8 @@ func VisualizationName(topic string, partition int32) string {
 }
 
 func (a *analysis) visualize(model porcupine.Model, info porcupine.LinearizationInfo, tp int32, dir string) string {
-	t := a.c.tps[tp]
-	name := a.c.opts.prefix + VisualizationName(t.topic, t.partition)
+	t := a.c.TPs[tp]
+	name := a.c.opts.prefix + VisualizationName(t.Topic, t.Partition)
 	if err := porcupine.VisualizePath(model, info, filepath.Join(dir, name)); err != nil {
 		a.r.Reasons = append(a.r.Reasons, fmt.Sprintf("could not write %s: %v", name, err))
 		return ""
@@ -227,16 +228,16 @@ func (a *analysis) visualize(model porcupine.Model, info porcupine.Linearization
 // that returned records, count as plain reads.
 func (a *analysis) segments() [][]seg {
 	c := a.c
-	out := make([][]seg, len(c.tps))
-	for k, ops := range [][]readOp{c.polls, c.finals, c.partials} {
+	out := make([][]seg, len(c.TPs))
+	for k, ops := range [][]model.Read{c.Polls, c.Finals, c.Partials} {
 		for i := range ops {
 			op := &ops[i]
-			for j := op.start; j < op.end; {
-				e, tp := j, c.recs[j].TP
-				for e < op.end && c.recs[e].TP == tp {
+			for j := op.Start; j < op.End; {
+				e, tp := j, c.Recs[j].TP
+				for e < op.End && c.Recs[e].TP == tp {
 					e++
 				}
-				if k != 1 || c.tps[tp].final != int32(i) {
+				if k != 1 || c.TPs[tp].Final != int32(i) {
 					out[tp] = append(out[tp], seg{op: op, start: j, end: e})
 				}
 				j = e
@@ -254,9 +255,9 @@ func (a *analysis) segments() [][]seg {
 // judge them instead, and leaving them out makes no verdict unknown.
 func (a *analysis) txnNotLinearized() []string {
 	var out []string
-	for tp, t := range a.c.tps {
-		if a.c.isTxnTP(int32(tp)) {
-			out = append(out, t.name())
+	for tp, t := range a.c.TPs {
+		if a.c.IsTxnTP(int32(tp)) {
+			out = append(out, t.Name())
 		}
 	}
 	return out
