@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -63,17 +64,15 @@ type analysis struct {
 	// First observations that prove a write the ack did not (finals.go):
 	// per plain send, and per txn send (read_committed reads only).
 	seenPlain, seenTxn map[int32]seenAt
-	lostBy             map[int32]int32              // lost send -> the final read that lacks it
-	lostSeen           map[int32]seenAt             // lost send not acked with an offset -> its observation
-	txnMissing         map[int32]int32              // txn send missing from a final read that should hold it -> that read
-	faults             []int                        // nemesis ops that make a fault, by time
-	lost               []int32                      // lost sends, in send order
-	acked              [][]int32                    // per partition, its sends acked with an offset, in send order
-	ackApp             []int32                      // send -> its append in the partition's porcupine history
-	rt                 map[int32]*RealTimeViolation // per partition, from realTime
-	tsFin              []int64                      // txn send -> its value's offset in the last final read holding it, or -1
-	wwN                int                          // edges of the txn dependency graph
-	wrN                int                          //
+	lostBy             map[int32]int32  // lost send -> the final read that lacks it
+	lostSeen           map[int32]seenAt // lost send not acked with an offset -> its observation
+	txnMissing         map[int32]int32  // txn send missing from a final read that should hold it -> that read
+	faults             []int            // nemesis ops that make a fault, by time
+	lost               []int32          // lost sends, in send order
+	acked              [][]int32        // per partition, its sends acked with an offset, in send order
+	tsFin              []int64          // txn send -> its value's offset in the last final read holding it, or -1
+	wwN                int              // edges of the txn dependency graph
+	wrN                int              //
 	// Consumer groups (groupcheck.go).
 	dels          map[groupTP][]delivery // deliveries per group and partition, in completion order
 	delivered     []map[int32]bool       // group -> values its members delivered
@@ -89,27 +88,12 @@ func (a *analysis) prepare() {
 			a.faults = append(a.faults, i)
 		}
 	}
-	a.acked = make([][]int32, len(c.TPs))
-	for i := range c.Sends {
-		if s := &c.Sends[i]; s.Typ == model.OpOK {
-			a.acked[s.TP] = append(a.acked[s.TP], int32(i))
-		}
-	}
+	a.acked = judge.Acked(&c.History)
 }
 
 // finalRecs returns the records of tp in its last completed final read,
 // by offset.
-func (a *analysis) finalRecs(tp int32) []rec {
-	f := a.c.TPs[tp].Final
-	if f < 0 {
-		return nil
-	}
-	op := a.c.Finals[f]
-	recs := a.c.Recs[op.Start:op.End]
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].TP >= tp })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].TP > tp })
-	return recs[lo:hi]
-}
+func (a *analysis) finalRecs(tp int32) []rec { return judge.FinalRecs(&a.c.History, tp) }
 
 // finalAt returns the final read's record of tp at off.
 func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
@@ -121,7 +105,8 @@ func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
 	return rec{}, false
 }
 
-func secs(t int64) float64 { return math.Round(float64(t)/1e6) / 1e3 }
+// secs is judge.Secs, for brevity.
+func secs(t int64) float64 { return judge.Secs(t) }
 
 // where describes partition tp at time t.
 func (a *analysis) where(tp int32, t int64) Where {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kchaos/kchaos/checker/linearize"
 	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
@@ -49,14 +50,15 @@ type Options struct {
 	sizeHint int64  // bytes of history, to size tables; CheckPath sets it
 }
 
+// The linearizability budget and windows (package linearize owns them).
 const (
 	// DefaultPorcupineTimeout is the linearizability budget of a check.
-	DefaultPorcupineTimeout = 2 * time.Minute
+	DefaultPorcupineTimeout = linearize.DefaultPorcupineTimeout
 	// DefaultWindow is the offsets per porcupine partition of a large history.
-	DefaultWindow = 2048
+	DefaultWindow = linearize.DefaultWindow
 	// SmallHistory is the most client ops of a history that porcupine checks
 	// whole (one partition per topic-partition) and visualizes throughout.
-	SmallHistory = 5000
+	SmallHistory = linearize.SmallHistory
 )
 
 // Check checks a whole history held in memory.

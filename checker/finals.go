@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
@@ -201,16 +202,7 @@ func (a *analysis) judge(val, tp int32, off, at int64) (j judgement, miss int32)
 
 // finalRecsOf returns the records of tp in completed final read f, by
 // offset.
-func (a *analysis) finalRecsOf(f, tp int32) []rec {
-	if f < 0 {
-		return nil
-	}
-	op := a.c.Finals[f]
-	recs := a.c.Recs[op.Start:op.End]
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].TP >= tp })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].TP > tp })
-	return recs[lo:hi]
-}
+func (a *analysis) finalRecsOf(f, tp int32) []rec { return judge.FinalRecsOf(&a.c.History, f, tp) }
 
 // finalAtOf returns final read f's record of tp at off.
 func (a *analysis) finalAtOf(f, tp int32, off int64) (rec, bool) {

@@ -311,25 +311,6 @@ type SendEntry struct {
 	TransactionalID string  `json:"transactional_id,omitempty"`
 }
 
-// NonlinearizableEntry is one topic-partition whose log porcupine could
-// not linearize.
-type NonlinearizableEntry struct {
-	Topic         string   `json:"topic"`
-	Partition     int32    `json:"partition"`
-	Windows       []Window `json:"windows"`
-	Visualization string   `json:"visualization,omitempty"`
-	// RealTime is the first pair of appends whose offsets go against real
-	// time (a send invoked after a higher offset was acked).
-	RealTime *RealTimeViolation `json:"real_time,omitempty"`
-}
-
-// Window is a range of offsets checked as one porcupine partition.
-type Window struct {
-	FirstOffset int64 `json:"first_offset"`
-	LastOffset  int64 `json:"last_offset"`
-	Ops         int   `json:"ops"`
-}
-
 func ints(v []int32) string {
 	b := []byte{'['}
 	for i, x := range v {

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/kchaos/kchaos/checker/linearize"
 	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
@@ -285,7 +286,7 @@ func (a *analysis) txnStats() *TxnStats {
 	if len(c.txns) == 0 && len(c.TxnTP) == 0 {
 		return nil
 	}
-	ts := &TxnStats{Sends: len(c.txnSends), NotLinearized: a.txnNotLinearized(), WWEdges: a.wwN, WREdges: a.wrN}
+	ts := &TxnStats{Sends: len(c.txnSends), NotLinearized: linearize.LeftOut(&a.c.History), WWEdges: a.wwN, WREdges: a.wrN}
 	for i := range c.txns {
 		switch c.txns[i].typ {
 		case model.OpOK:

@@ -1,4 +1,4 @@
-package checker
+package linearize
 
 import (
 	"cmp"
@@ -45,9 +45,9 @@ type seg struct {
 	start, end int32
 }
 
-func (a *analysis) linearizability() *Linearizable {
-	c := a.c
-	budget := c.opts.PorcupineTimeout
+func (a *run) linearizability() *Linearizable {
+	c := a.h
+	budget := a.cfg.Timeout
 	if budget <= 0 {
 		budget = DefaultPorcupineTimeout
 	}
@@ -55,7 +55,7 @@ func (a *analysis) linearizability() *Linearizable {
 	small := c.Clients <= SmallHistory
 	window := int64(0)
 	if !small {
-		window = c.opts.Window
+		window = a.cfg.Window
 		if window <= 0 {
 			window = DefaultWindow
 		}
@@ -65,7 +65,7 @@ func (a *analysis) linearizability() *Linearizable {
 	model := logmodel.Model(func(v int32) string { return c.Vals[v].Str })
 	for tp := range c.TPs {
 		if c.IsTxnTP(int32(tp)) {
-			continue // not modelled: see txnNotLinearized
+			continue // not modelled: see LeftOut
 		}
 		ops, wins := a.linOps(int32(tp), segs[tp], window)
 		if len(ops) == 0 {
@@ -83,7 +83,7 @@ func (a *analysis) linearizability() *Linearizable {
 		case lp.Result == "illegal":
 			out.Result = "illegal"
 			t := c.TPs[tp]
-			a.r.Anomalies.Nonlinearizable = append(a.r.Anomalies.Nonlinearizable, NonlinearizableEntry{
+			a.entries = append(a.entries, NonlinearizableEntry{
 				Topic: t.Topic, Partition: t.Partition, Windows: lp.Illegal, Visualization: lp.Visualization, RealTime: lp.RealTime})
 		case lp.Result == "unknown" && out.Result == "ok":
 			out.Result = "unknown"
@@ -98,12 +98,12 @@ func remaining(deadline time.Time) time.Duration {
 
 // checkPartition runs porcupine on one topic-partition, finds the windows
 // that fail and writes the visualizations.
-func (a *analysis) checkPartition(model porcupine.Model, tp int32, ops []porcupine.Operation,
+func (a *run) checkPartition(model porcupine.Model, tp int32, ops []porcupine.Operation,
 	wins map[int64]*Window, small bool, deadline time.Time, lp *LinPartition) string {
 	if time.Now().After(deadline) {
 		return "unknown"
 	}
-	dir := a.c.opts.VisualizeDir
+	dir := a.cfg.VisualizeDir
 	if small && sameOffset(ops) {
 		for _, w := range sortedWindows(wins) {
 			lp.Illegal = append(lp.Illegal, *w)
@@ -213,11 +213,11 @@ func VisualizationName(topic string, partition int32) string {
 	return fmt.Sprintf("linearizability-%s-%d.html", safe, partition)
 }
 
-func (a *analysis) visualize(model porcupine.Model, info porcupine.LinearizationInfo, tp int32, dir string) string {
-	t := a.c.TPs[tp]
-	name := a.c.opts.prefix + VisualizationName(t.Topic, t.Partition)
+func (a *run) visualize(model porcupine.Model, info porcupine.LinearizationInfo, tp int32, dir string) string {
+	t := a.h.TPs[tp]
+	name := a.cfg.Prefix + VisualizationName(t.Topic, t.Partition)
 	if err := porcupine.VisualizePath(model, info, filepath.Join(dir, name)); err != nil {
-		a.r.Reasons = append(a.r.Reasons, fmt.Sprintf("could not write %s: %v", name, err))
+		a.reasons = append(a.reasons, fmt.Sprintf("could not write %s: %v", name, err))
 		return ""
 	}
 	return name
@@ -226,8 +226,8 @@ func (a *analysis) visualize(model porcupine.Model, info porcupine.Linearization
 // segments cuts every read into its partitions' records. Final reads
 // other than the one a partition is judged by, and unfinished final reads
 // that returned records, count as plain reads.
-func (a *analysis) segments() [][]seg {
-	c := a.c
+func (a *run) segments() [][]seg {
+	c := a.h
 	out := make([][]seg, len(c.TPs))
 	for k, ops := range [][]model.Read{c.Polls, c.Finals, c.Partials} {
 		for i := range ops {
@@ -242,22 +242,6 @@ func (a *analysis) segments() [][]seg {
 				}
 				j = e
 			}
-		}
-	}
-	return out
-}
-
-// txnNotLinearized names the partitions that the log model leaves out:
-// those holding txn writes or read_committed reads. The model knows
-// appends and reads of one log, not transactions (a read_committed read
-// stops at the last stable offset, aborted records are in the log but
-// never visible to it, markers take offsets): the transaction checks
-// judge them instead, and leaving them out makes no verdict unknown.
-func (a *analysis) txnNotLinearized() []string {
-	var out []string
-	for tp, t := range a.c.TPs {
-		if a.c.IsTxnTP(int32(tp)) {
-			out = append(out, t.Name())
 		}
 	}
 	return out

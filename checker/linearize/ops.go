@@ -1,8 +1,9 @@
-package checker
+package linearize
 
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/logmodel"
 	"github.com/kchaos/kchaos/checker/model"
 	"math"
@@ -10,10 +11,6 @@ import (
 
 	"github.com/anishathalye/porcupine"
 )
-
-// tighten enables the tightening of open-ended appends (see package logmodel);
-// a test turns it off to show that it changes no verdict.
-var tighten = true
 
 // linApp is one append of the model: a distinct (offset, value) pair.
 type linApp struct {
@@ -33,8 +30,8 @@ type linPair struct {
 // linOps builds the porcupine history of one topic-partition: its appends,
 // its polls and its final read, cut into windows of offsets (window 0: one
 // window). It returns the ops and, per window, the offsets they touch.
-func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation, map[int64]*Window) {
-	c := a.c
+func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation, map[int64]*Window) {
+	c := a.h
 	winOf := func(off int64) int64 {
 		if window == 0 {
 			return 0
@@ -59,7 +56,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 		}
 		apps = append(apps, linApp{off: s.Off, val: s.Val, proc: s.Proc, call: s.Call, ret: s.Ret})
 	}
-	lookup := func(r *rec) (int32, bool) {
+	lookup := func(r *model.Rec) (int32, bool) {
 		if s := c.Vals[r.Val].Send; s >= 0 {
 			if op := &c.Sends[s]; op.Typ == model.OpOK && op.TP == tp && op.Off == r.Off {
 				return a.ackApp[s], true
@@ -71,7 +68,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 	// see returns the append that explains a record read by a read that
 	// returned at ret, making one for a value whose send may have written
 	// it; -1 if nothing can explain it.
-	see := func(r *rec, ret int64) int32 {
+	see := func(r *model.Rec, ret int64) int32 {
 		i, ok := lookup(r)
 		if !ok {
 			i = -1
@@ -81,15 +78,15 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 			}
 			idx[linPair{r.Off, r.Val}] = i
 		}
-		if i >= 0 && tighten {
+		if i >= 0 && !a.cfg.Loose {
 			apps[i].ret = min(apps[i].ret, ret)
 		}
 		return i
 	}
-	var finRecs []rec
+	var finRecs []model.Rec
 	var fin *model.Read
 	if f := c.TPs[tp].Final; f >= 0 {
-		fin, finRecs = &c.Finals[f], a.finalRecs(tp)
+		fin, finRecs = &c.Finals[f], judge.FinalRecs(a.h, tp)
 	}
 	for _, sg := range segs {
 		for j := sg.start; j < sg.end; j++ {
@@ -132,7 +129,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 			Input: &logmodel.Op{Kind: logmodel.Append, Win: ap.win, Proc: ap.proc, ID: ap.id, Off: ap.off, Prev: prev[i], Val: ap.val}})
 	}
 	a.realTime(tp, apps)
-	appID := func(r *rec) int32 {
+	appID := func(r *model.Rec) int32 {
 		if i, ok := lookup(r); ok && i >= 0 {
 			return apps[i].id
 		}
@@ -163,7 +160,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 }
 
 // finalOps adds the final read, one op per window.
-func (a *analysis) finalOps(tp int32, fin *model.Read, recs []rec, apps []linApp, appID func(*rec) int32,
+func (a *run) finalOps(tp int32, fin *model.Read, recs []model.Rec, apps []linApp, appID func(*model.Rec) int32,
 	winOf func(int64) int64, touch func(int64) int64, client int,
 	ops []porcupine.Operation) []porcupine.Operation {
 	start := fin.Starts[tp]
@@ -272,7 +269,7 @@ type RealTimeViolation struct {
 // goes against real time: i at a lower offset than j, invoked after j
 // returned. One pass over the appends by offset, keeping the latest
 // invoke among lower offsets.
-func (a *analysis) realTime(tp int32, apps []linApp) {
+func (a *run) realTime(tp int32, apps []linApp) {
 	order := byOffset(apps)
 	best := int32(-1) // the append with the latest invoke among strictly lower offsets
 	pending := int32(-1)
@@ -285,10 +282,10 @@ func (a *analysis) realTime(tp int32, apps []linApp) {
 		}
 		if best >= 0 && apps[i].ret < apps[best].call {
 			lo, hi := &apps[best], &apps[i]
-			v := &RealTimeViolation{Value: a.c.Vals[lo.val].Str, Offset: lo.off, Process: lo.proc, InvokedS: secs(lo.call),
-				AfterValue: a.c.Vals[hi.val].Str, AfterOffset: hi.off, AfterDoneS: secs(hi.ret)}
+			v := &RealTimeViolation{Value: a.h.Vals[lo.val].Str, Offset: lo.off, Process: lo.proc, InvokedS: judge.Secs(lo.call),
+				AfterValue: a.h.Vals[hi.val].Str, AfterOffset: hi.off, AfterDoneS: judge.Secs(hi.ret)}
 			v.Text = fmt.Sprintf("%s offset %d: p%d's send of %s was invoked at %.3f s, after offset %d (%s) was acked or read at %.3f s, yet took the lower offset",
-				a.c.TPs[tp].Name(), lo.off, lo.proc, v.Value, v.InvokedS, hi.off, v.AfterValue, v.AfterDoneS)
+				a.h.TPs[tp].Name(), lo.off, lo.proc, v.Value, v.InvokedS, hi.off, v.AfterValue, v.AfterDoneS)
 			if a.rt == nil {
 				a.rt = map[int32]*RealTimeViolation{}
 			}
