@@ -67,7 +67,7 @@ type analysis struct {
 	lostBy             map[int32]int32  // lost send -> the final read that lacks it
 	lostSeen           map[int32]seenAt // lost send not acked with an offset -> its observation
 	txnMissing         map[int32]int32  // txn send missing from a final read that should hold it -> that read
-	faults             []int            // nemesis ops that make a fault, by time
+	places             *judge.Places    // where a partition stood, the faults around a time
 	lost               []int32          // lost sends, in send order
 	acked              [][]int32        // per partition, its sends acked with an offset, in send order
 	tsFin              []int64          // txn send -> its value's offset in the last final read holding it, or -1
@@ -83,11 +83,7 @@ type analysis struct {
 func (a *analysis) prepare() {
 	c := a.c
 	a.prepareFinals()
-	for i, op := range c.nem {
-		if !healing(op.f) {
-			a.faults = append(a.faults, i)
-		}
-	}
+	a.places = judge.NewPlaces(&c.History)
 	a.acked = judge.Acked(&c.History)
 }
 
@@ -108,31 +104,10 @@ func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
 // secs is judge.Secs, for brevity.
 func secs(t int64) float64 { return judge.Secs(t) }
 
-// where describes partition tp at time t.
-func (a *analysis) where(tp int32, t int64) Where {
-	var w Where
-	if o := a.c.TPs[tp].At(t); o != nil {
-		leader, epoch, at := o.Leader, o.Epoch, secs(o.At)
-		w.Leader, w.LeaderEpoch, w.ObservedS, w.ISR, w.ELR = &leader, &epoch, &at, o.ISR, o.ELR
-	}
-	w.LastFault = a.faultBefore(t)
-	return w
-}
+// where describes partition tp at time t (judge.Places).
+func (a *analysis) where(tp int32, t int64) Where { return a.places.Where(tp, t) }
 
-// faultBefore returns the last fault made at or before t.
-func (a *analysis) faultBefore(t int64) *FaultRef {
-	i := sort.Search(len(a.faults), func(i int) bool { return a.c.nem[a.faults[i]].call > t })
-	if i == 0 {
-		return nil
-	}
-	f := a.faultRef(a.faults[i-1])
-	return &f
-}
-
-func (a *analysis) faultRef(i int) FaultRef {
-	op := a.c.nem[i]
-	return FaultRef{F: op.f, Fault: op.v.Fault, Nodes: op.v.Nodes, AtS: secs(op.call), Details: op.v.Details}
-}
+func (a *analysis) faultRef(i int) FaultRef { return a.places.FaultRef(i) }
 
 // lostAndUnseen finds the sends missing from a completed final read that
 // should hold them (a.lost, with the read in a.lostBy; explain makes their

@@ -174,7 +174,6 @@ type Checker struct {
 	gaps          []pollGap                 // polls that began past the offset after the last
 	back          []pollGap                 // polls that began at or before the last offset
 	nmSend        []nmSend                  // nonmonotonic sends
-	nem           []nemOp                   //
 	nemAt         map[string]int            // nemesis f -> its open op
 	failed        []finalTry                // final reads that did not complete
 	ops           map[string]map[string]int // f -> type -> events

@@ -45,17 +45,6 @@ func (c *Checker) addObserve(e *histories.Event) error {
 	return nil
 }
 
-// nemOp is one nemesis op: its invoke and completion.
-type nemOp struct {
-	f         string
-	typ       histories.Type // of the completion; "" while open
-	call, ret int64
-	v         histories.NemesisValue
-}
-
-// healing names the nemesis ops that undo a fault rather than make one.
-func healing(f string) bool { return histories.KindOf(f) == histories.Undo }
-
 // scheduleF is the nemesis op that records the schedule itself.
 const scheduleF = histories.FSchedule
 
@@ -70,29 +59,29 @@ func (c *Checker) addNemesis(e *histories.Event) error {
 		return fmt.Errorf("nemesis value: %w", err)
 	}
 	if e.Type == histories.Invoke {
-		c.nemAt[e.F] = len(c.nem)
-		c.nem = append(c.nem, nemOp{f: e.F, call: e.Time, ret: -1, v: v})
+		c.nemAt[e.F] = len(c.Nem)
+		c.Nem = append(c.Nem, model.NemOp{F: e.F, Call: e.Time, Ret: -1, V: v})
 		return nil
 	}
 	i, ok := c.nemAt[e.F]
 	if !ok {
-		c.nem = append(c.nem, nemOp{f: e.F, typ: e.Type, call: e.Time, ret: e.Time, v: v})
+		c.Nem = append(c.Nem, model.NemOp{F: e.F, Typ: e.Type, Call: e.Time, Ret: e.Time, V: v})
 		return nil
 	}
 	delete(c.nemAt, e.F)
-	op := &c.nem[i]
-	op.typ, op.ret = e.Type, e.Time
-	if op.v.Fault == "" {
-		op.v.Fault = v.Fault
+	op := &c.Nem[i]
+	op.Typ, op.Ret = e.Type, e.Time
+	if op.V.Fault == "" {
+		op.V.Fault = v.Fault
 	}
-	if len(op.v.Nodes) == 0 {
-		op.v.Nodes = v.Nodes
+	if len(op.V.Nodes) == 0 {
+		op.V.Nodes = v.Nodes
 	}
 	for k, d := range v.Details {
-		if op.v.Details == nil {
-			op.v.Details = map[string]any{}
+		if op.V.Details == nil {
+			op.V.Details = map[string]any{}
 		}
-		op.v.Details[k] = d
+		op.V.Details[k] = d
 	}
 	return nil
 }

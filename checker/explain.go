@@ -201,7 +201,7 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 			}
 		}
 	}
-	e.FaultBefore = a.faultBefore(firstAck)
+	e.FaultBefore = a.places.FaultBefore(firstAck)
 	// The read that judges the range: of the reads that lack its sends,
 	// the one invoked last.
 	judge := a.lostBy[items[0].send]
@@ -277,18 +277,7 @@ func (a *analysis) takeover(t *model.TP, epoch int32) *Takeover {
 }
 
 // faultsBetween returns the faults made in (from, to], at most the last 5.
-func (a *analysis) faultsBetween(from, to int64) []FaultRef {
-	var out []FaultRef
-	for _, i := range a.faults {
-		if at := a.c.nem[i].call; at > from && at <= to {
-			out = append(out, a.faultRef(i))
-		}
-	}
-	if len(out) > 5 {
-		out = out[len(out)-5:]
-	}
-	return out
-}
+func (a *analysis) faultsBetween(from, to int64) []FaultRef { return a.places.FaultsBetween(from, to) }
 
 // elections returns the epoch rises observed in (from, to], at most 5.
 func elections(t *model.TP, from, to int64) []Election {

@@ -53,7 +53,7 @@ func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 		r.Range = len(a.r.Explanations)
 	}
 	from, to := int64(oldSeen*1e9), int64(newSeen*1e9)
-	e.FaultBefore = a.faultBefore(from)
+	e.FaultBefore = a.places.FaultBefore(from)
 	e.FaultsAfter = a.faultsBetween(from, to)
 	e.Elections = elections(t, from, to)
 	if nowEpoch >= 0 {

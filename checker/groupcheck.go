@@ -290,8 +290,8 @@ func (a *analysis) commitBackwards() {
 			what = fmt.Sprintf("then commit #%d by %s committed offset %d at %.1f s", l.Index, who(l.Process, l.Member, l.Generation), l.Offset, l.DoneS)
 		}
 		from := c.commits[b.commit].ret
-		for _, fi := range a.faults {
-			if op := c.nem[fi]; op.call > from && op.call <= b.at {
+		for _, fi := range a.places.Faults() {
+			if op := c.Nem[fi]; op.Call > from && op.Call <= b.at {
 				e.Faults = append(e.Faults, a.faultRef(fi))
 			}
 		}
@@ -373,20 +373,20 @@ func mentionsOffsetsTopic(d map[string]any) bool {
 func (a *analysis) killedAt() map[int32]int64 {
 	c := a.c
 	out := map[int32]int64{}
-	for _, op := range c.nem {
-		if (op.f != histories.FMemberKill && op.f != histories.FMemberLeave) || op.typ != histories.OK {
+	for _, op := range c.Nem {
+		if (op.F != histories.FMemberKill && op.F != histories.FMemberLeave) || op.Typ != histories.OK {
 			continue
 		}
-		name, _ := op.v.Details["member"].(string)
+		name, _ := op.V.Details["member"].(string)
 		best, bestAt := int32(-1), int64(-1)
 		for p, m := range c.members {
-			if m.name == name && m.subAt <= op.call && m.subAt > bestAt {
+			if m.name == name && m.subAt <= op.Call && m.subAt > bestAt {
 				best, bestAt = p, m.subAt
 			}
 		}
 		if best >= 0 {
-			if g, ok := c.goneAt[best]; !ok || g > op.call {
-				out[best] = op.call
+			if g, ok := c.goneAt[best]; !ok || g > op.Call {
+				out[best] = op.Call
 			}
 		}
 	}

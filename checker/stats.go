@@ -261,8 +261,8 @@ func (a *analysis) recovery() []Recovery {
 		}
 	}
 	var out []Recovery
-	for _, fi := range a.faults {
-		at := c.nem[fi].call
+	for _, fi := range a.places.Faults() {
+		at := c.Nem[fi].Call
 		r := Recovery{Fault: a.faultRef(fi), RecoveredS: map[string]float64{}}
 		for tp, p := range per {
 			if p == nil {

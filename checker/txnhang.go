@@ -207,9 +207,9 @@ func (a *analysis) txnSendAt(tp int32, off int64) int32 {
 // or before t (the final heal), or 0.
 func (a *analysis) finalHealBefore(t int64) int64 {
 	at := int64(0)
-	for _, n := range a.c.nem {
-		if n.f == histories.FHeal && (n.v.Fault == "" || n.v.Fault == histories.HealAll) && n.call <= t {
-			at = max(at, n.call)
+	for _, n := range a.c.Nem {
+		if n.F == histories.FHeal && (n.V.Fault == "" || n.V.Fault == histories.HealAll) && n.Call <= t {
+			at = max(at, n.Call)
 		}
 	}
 	return at

@@ -1,8 +1,11 @@
 // Package judge holds what several of the checker's analyzers share when
 // they read a decoded history (package model): how a time is said in
 // results.json, which records a partition's final read holds, which sends
-// were acked with an offset. It imports only the model, so that every
-// analyzer can use it and none restates it.
+// were acked with an offset, and where the cluster stood at a moment
+// (Places: leader, epoch, ISR, ELR and the faults around it, the Where
+// and FaultRef of every entry). It imports only the model and the
+// history's vocabulary, so that every analyzer can use it and none
+// restates it.
 package judge
 
 import (

@@ -25,6 +25,15 @@ type History struct {
 	Recs     []Rec             // records of polls and final reads, each read's sorted by (tp, offset)
 	Clients  int64             // client ops invoked
 	TxnTP    []bool            // tp -> holds txn writes or read_committed reads
+	Nem      []NemOp           // nemesis ops, in invoke order
+}
+
+// NemOp is one nemesis op: its invoke and completion.
+type NemOp struct {
+	F         string
+	Typ       histories.Type // of the completion; "" while open
+	Call, Ret int64
+	V         histories.NemesisValue
 }
 
 // TP is what the checker knows of one topic-partition.
