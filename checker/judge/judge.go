@@ -15,7 +15,7 @@ import (
 	"github.com/kchaos/kchaos/checker/model"
 )
 
-// Secs is a history time (microseconds) in seconds, rounded to the
+// Secs is a history time (nanoseconds) in seconds, rounded to the
 // millisecond, as results.json gives times.
 func Secs(t int64) float64 { return math.Round(float64(t)/1e6) / 1e3 }
 
