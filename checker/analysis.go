@@ -3,10 +3,12 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 	"math"
 	"slices"
 	"sort"
 
+	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -40,14 +42,14 @@ func (c *Checker) closeOpen() {
 		pd := c.open[p]
 		switch pd.f {
 		case histories.FSend:
-			c.sends[pd.send].typ = opInfo
-			c.sends[pd.send].ret = -1
+			c.Sends[pd.send].Typ = model.OpInfo
+			c.Sends[pd.send].Ret = -1
 		case histories.FFinalRead:
 			c.failed = append(c.failed, finalTry{proc: p, typ: "open", at: pd.call, tps: pd.tps})
 		case histories.FTxn:
-			c.txns[pd.txn].typ = opInfo
+			c.txns[pd.txn].typ = model.OpInfo
 		case histories.FCommit:
-			c.commits[pd.gp.commit].typ = opInfo
+			c.commits[pd.gp.commit].typ = model.OpInfo
 		}
 	}
 	c.open = map[int]*pending{}
@@ -62,17 +64,15 @@ type analysis struct {
 	// First observations that prove a write the ack did not (finals.go):
 	// per plain send, and per txn send (read_committed reads only).
 	seenPlain, seenTxn map[int32]seenAt
-	lostBy             map[int32]int32              // lost send -> the final read that lacks it
-	lostSeen           map[int32]seenAt             // lost send not acked with an offset -> its observation
-	txnMissing         map[int32]int32              // txn send missing from a final read that should hold it -> that read
-	faults             []int                        // nemesis ops that make a fault, by time
-	lost               []int32                      // lost sends, in send order
-	acked              [][]int32                    // per partition, its sends acked with an offset, in send order
-	ackApp             []int32                      // send -> its append in the partition's porcupine history
-	rt                 map[int32]*RealTimeViolation // per partition, from realTime
-	tsFin              []int64                      // txn send -> its value's offset in the last final read holding it, or -1
-	wwN                int                          // edges of the txn dependency graph
-	wrN                int                          //
+	lostBy             map[int32]int32  // lost send -> the final read that lacks it
+	lostSeen           map[int32]seenAt // lost send not acked with an offset -> its observation
+	txnMissing         map[int32]int32  // txn send missing from a final read that should hold it -> that read
+	places             *judge.Places    // where a partition stood, the faults around a time
+	lost               []int32          // lost sends, in send order
+	acked              [][]int32        // per partition, its sends acked with an offset, in send order
+	tsFin              []int64          // txn send -> its value's offset in the last final read holding it, or -1
+	wwN                int              // edges of the txn dependency graph
+	wrN                int              //
 	// Consumer groups (groupcheck.go).
 	dels          map[groupTP][]delivery // deliveries per group and partition, in completion order
 	delivered     []map[int32]bool       // group -> values its members delivered
@@ -83,32 +83,13 @@ type analysis struct {
 func (a *analysis) prepare() {
 	c := a.c
 	a.prepareFinals()
-	for i, op := range c.nem {
-		if !healing(op.f) {
-			a.faults = append(a.faults, i)
-		}
-	}
-	a.acked = make([][]int32, len(c.tps))
-	for i := range c.sends {
-		if s := &c.sends[i]; s.typ == opOK {
-			a.acked[s.tp] = append(a.acked[s.tp], int32(i))
-		}
-	}
+	a.places = judge.NewPlaces(&c.History)
+	a.acked = judge.Acked(&c.History)
 }
 
 // finalRecs returns the records of tp in its last completed final read,
 // by offset.
-func (a *analysis) finalRecs(tp int32) []rec {
-	f := a.c.tps[tp].final
-	if f < 0 {
-		return nil
-	}
-	op := a.c.finals[f]
-	recs := a.c.recs[op.start:op.end]
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].TP >= tp })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].TP > tp })
-	return recs[lo:hi]
-}
+func (a *analysis) finalRecs(tp int32) []rec { return judge.FinalRecs(&a.c.History, tp) }
 
 // finalAt returns the final read's record of tp at off.
 func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
@@ -120,33 +101,13 @@ func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
 	return rec{}, false
 }
 
-func secs(t int64) float64 { return math.Round(float64(t)/1e6) / 1e3 }
+// secs is judge.Secs, for brevity.
+func secs(t int64) float64 { return judge.Secs(t) }
 
-// where describes partition tp at time t.
-func (a *analysis) where(tp int32, t int64) Where {
-	var w Where
-	if o := a.c.tps[tp].at(t); o != nil {
-		leader, epoch, at := o.leader, o.epoch, secs(o.at)
-		w.Leader, w.LeaderEpoch, w.ObservedS, w.ISR, w.ELR = &leader, &epoch, &at, o.isr, o.elr
-	}
-	w.LastFault = a.faultBefore(t)
-	return w
-}
+// where describes partition tp at time t (judge.Places).
+func (a *analysis) where(tp int32, t int64) Where { return a.places.Where(tp, t) }
 
-// faultBefore returns the last fault made at or before t.
-func (a *analysis) faultBefore(t int64) *FaultRef {
-	i := sort.Search(len(a.faults), func(i int) bool { return a.c.nem[a.faults[i]].call > t })
-	if i == 0 {
-		return nil
-	}
-	f := a.faultRef(a.faults[i-1])
-	return &f
-}
-
-func (a *analysis) faultRef(i int) FaultRef {
-	op := a.c.nem[i]
-	return FaultRef{F: op.f, Fault: op.v.Fault, Nodes: op.v.Nodes, AtS: secs(op.call), Details: op.v.Details}
-}
+func (a *analysis) faultRef(i int) FaultRef { return a.places.FaultRef(i) }
 
 // lostAndUnseen finds the sends missing from a completed final read that
 // should hold them (a.lost, with the read in a.lostBy; explain makes their
@@ -157,12 +118,12 @@ func (a *analysis) faultRef(i int) FaultRef {
 func (a *analysis) lostAndUnseen() {
 	c := a.c
 	a.lostBy, a.lostSeen = map[int32]int32{}, map[int32]seenAt{}
-	for i := range c.sends {
-		s := &c.sends[i]
+	for i := range c.Sends {
+		s := &c.Sends[i]
 		seen, wasSeen := a.seenPlain[int32(i)]
-		off, at := s.off, s.ret
+		off, at := s.Off, s.Ret
 		switch {
-		case s.typ == opOK:
+		case s.Typ == model.OpOK:
 			if wasSeen && seen.at < at {
 				at = seen.at
 			}
@@ -171,23 +132,23 @@ func (a *analysis) lostAndUnseen() {
 		default:
 			continue
 		}
-		t := c.tps[s.tp]
-		j, miss := a.judge(s.val, s.tp, off, at)
+		t := c.TPs[s.TP]
+		j, miss := a.judge(s.Val, s.TP, off, at)
 		switch {
 		case j == judgedLost:
 			a.lost = append(a.lost, int32(i))
 			a.lostBy[int32(i)] = miss
-			if s.typ != opOK {
+			if s.Typ != model.OpOK {
 				a.lostSeen[int32(i)] = seen
 			}
-		case s.typ != opOK:
-		case j == judgedUnseen, j == judgedNoFinal && !c.vals[s.val].polled:
+		case s.Typ != model.OpOK:
+		case j == judgedUnseen, j == judgedNoFinal && !c.Vals[s.Val].Polled:
 			// Acked once every final read was under way (or after it), or
 			// on a partition without one and never polled: absence proves
 			// nothing. Unseen, not lost.
 			a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{
-				Topic: t.topic, Partition: t.partition, Value: c.vals[s.val].str, Offset: s.off,
-				Process: int(s.proc), AckedS: secs(s.ret), AtAck: a.where(s.tp, s.ret)})
+				Topic: t.Topic, Partition: t.Partition, Value: c.Vals[s.Val].Str, Offset: s.Off,
+				Process: int(s.Proc), AckedS: secs(s.Ret), AtAck: a.where(s.TP, s.Ret)})
 		}
 	}
 }
@@ -207,11 +168,11 @@ func (a *analysis) reuse() {
 	}
 	pos := map[tpOffVal]int{}
 	var entries []*OffsetReuseEntry
-	for tp, t := range c.tps {
-		for _, off := range t.offs.reused() {
-			e := &OffsetReuseEntry{Topic: t.topic, Partition: t.partition, Offset: off}
-			for i, v := range t.offs.values(off) {
-				e.Values = append(e.Values, Observed{Value: c.vals[v].str, FirstS: math.Inf(1)})
+	for tp, t := range c.TPs {
+		for _, off := range t.Offs.Reused() {
+			e := &OffsetReuseEntry{Topic: t.Topic, Partition: t.Partition, Offset: off}
+			for i, v := range t.Offs.Values(off) {
+				e.Values = append(e.Values, Observed{Value: c.Vals[v].Str, FirstS: math.Inf(1)})
 				pos[tpOffVal{int32(tp), off, v}] = i
 			}
 			idx[tpOff{int32(tp), off}] = e
@@ -234,8 +195,8 @@ func (a *analysis) reuse() {
 			}
 			if epoch != nil && !slices.Contains(o.LeaderEpochs, *epoch) {
 				o.LeaderEpochs = append(o.LeaderEpochs, *epoch)
-				if st := c.tps[tp].epochStart(*epoch); st != nil && !slices.Contains(o.Leaders, st.leader) {
-					o.Leaders = append(o.Leaders, st.leader)
+				if st := c.TPs[tp].EpochStart(*epoch); st != nil && !slices.Contains(o.Leaders, st.Leader) {
+					o.Leaders = append(o.Leaders, st.Leader)
 				}
 			}
 			if s, ts := c.writer(val, tp, off); o.Send == "" && s >= 0 {
@@ -245,9 +206,9 @@ func (a *analysis) reuse() {
 			}
 		}
 	}
-	for i := range c.sends {
-		if s := &c.sends[i]; s.typ == opOK {
-			see(s.tp, s.off, s.val, s.ret, fmt.Sprintf("send p%d acked at %.1f s", s.proc, secs(s.ret)), nil)
+	for i := range c.Sends {
+		if s := &c.Sends[i]; s.Typ == model.OpOK {
+			see(s.TP, s.Off, s.Val, s.Ret, fmt.Sprintf("send p%d acked at %.1f s", s.Proc, secs(s.Ret)), nil)
 		}
 	}
 	for i := range c.txnSends {
@@ -256,9 +217,9 @@ func (a *analysis) reuse() {
 			see(s.tp, s.off, s.val, max(t.ret, t.call), fmt.Sprintf("txn %q p%d acked inside it", c.txnIDs.list[t.id], t.proc), nil)
 		}
 	}
-	a.eachRead(func(f string, op *readOp, r *rec) {
+	a.eachRead(func(f string, op *model.Read, r *rec) {
 		epoch := r.Epoch
-		see(r.TP, r.Off, r.Val, op.ret, fmt.Sprintf("%s p%d at %.1f s", f, op.proc, secs(op.ret)), &epoch)
+		see(r.TP, r.Off, r.Val, op.Ret, fmt.Sprintf("%s p%d at %.1f s", f, op.Proc, secs(op.Ret)), &epoch)
 	})
 	for _, e := range entries {
 		for i := range e.Values {
@@ -280,15 +241,15 @@ const unfinishedFinal = "unfinished final-read"
 // eachRead calls fn on every record of every completed poll and final
 // read, of every unfinished final read that returned records, and of
 // every txn's polls.
-func (a *analysis) eachRead(fn func(f string, op *readOp, r *rec)) {
+func (a *analysis) eachRead(fn func(f string, op *model.Read, r *rec)) {
 	for _, set := range []struct {
 		f   string
-		ops []readOp
-	}{{histories.FPoll, a.c.polls}, {histories.FFinalRead, a.c.finals}, {unfinishedFinal, a.c.partials}, {txnPoll, a.c.txnPolls}} {
+		ops []model.Read
+	}{{histories.FPoll, a.c.Polls}, {histories.FFinalRead, a.c.Finals}, {unfinishedFinal, a.c.Partials}, {txnPoll, a.c.txnPolls}} {
 		for i := range set.ops {
 			op := &set.ops[i]
-			for j := op.start; j < op.end; j++ {
-				fn(set.f, op, &a.c.recs[j])
+			for j := op.Start; j < op.End; j++ {
+				fn(set.f, op, &a.c.Recs[j])
 			}
 		}
 	}
@@ -298,34 +259,34 @@ func (a *analysis) eachRead(fn func(f string, op *readOp, r *rec)) {
 const txnPoll = "txn poll"
 
 func (a *analysis) sendWords(s int32) string {
-	op, err := &a.c.sends[s], a.c.sendErr[s]
-	switch op.typ {
-	case opOK:
-		return fmt.Sprintf("acked at offset %d (p%d, %.1f s)", op.off, op.proc, secs(op.ret))
-	case opOKNoOffset:
-		return fmt.Sprintf("ok without offset (acks=0, p%d)", op.proc)
-	case opFail:
-		return fmt.Sprintf("failed %s (p%d, %.1f s)", err, op.proc, secs(op.ret))
+	op, err := &a.c.Sends[s], a.c.SendErr[s]
+	switch op.Typ {
+	case model.OpOK:
+		return fmt.Sprintf("acked at offset %d (p%d, %.1f s)", op.Off, op.Proc, secs(op.Ret))
+	case model.OpOKNoOffset:
+		return fmt.Sprintf("ok without offset (acks=0, p%d)", op.Proc)
+	case model.OpFail:
+		return fmt.Sprintf("failed %s (p%d, %.1f s)", err, op.Proc, secs(op.Ret))
 	}
 	if err != "" {
-		return fmt.Sprintf("unknown outcome: %s (p%d)", err, op.proc)
+		return fmt.Sprintf("unknown outcome: %s (p%d)", err, op.Proc)
 	}
-	return fmt.Sprintf("unknown outcome (p%d)", op.proc)
+	return fmt.Sprintf("unknown outcome (p%d)", op.Proc)
 }
 
 func (a *analysis) sendRef(s int32) *SendRef {
-	op := &a.c.sends[s]
-	ref := &SendRef{Process: int(op.proc), Error: a.c.sendErr[s], InvokedS: secs(op.call)}
-	if op.ret >= 0 {
-		ref.DoneS = secs(op.ret)
+	op := &a.c.Sends[s]
+	ref := &SendRef{Process: int(op.Proc), Error: a.c.SendErr[s], InvokedS: secs(op.Call)}
+	if op.Ret >= 0 {
+		ref.DoneS = secs(op.Ret)
 	}
-	switch op.typ {
-	case opOK:
-		off := op.off
+	switch op.Typ {
+	case model.OpOK:
+		off := op.Off
 		ref.Type, ref.Offset = "ok", &off
-	case opOKNoOffset:
+	case model.OpOKNoOffset:
 		ref.Type = "ok"
-	case opFail:
+	case model.OpFail:
 		ref.Type = "fail"
 	default:
 		ref.Type = "info"

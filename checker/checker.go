@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/kchaos/kchaos/checker/linearize"
 	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
@@ -49,14 +50,15 @@ type Options struct {
 	sizeHint int64  // bytes of history, to size tables; CheckPath sets it
 }
 
+// The linearizability budget and windows (package linearize owns them).
 const (
 	// DefaultPorcupineTimeout is the linearizability budget of a check.
-	DefaultPorcupineTimeout = 2 * time.Minute
+	DefaultPorcupineTimeout = linearize.DefaultPorcupineTimeout
 	// DefaultWindow is the offsets per porcupine partition of a large history.
-	DefaultWindow = 2048
+	DefaultWindow = linearize.DefaultWindow
 	// SmallHistory is the most client ops of a history that porcupine checks
 	// whole (one partition per topic-partition) and visualizes throughout.
-	SmallHistory = 5000
+	SmallHistory = linearize.SmallHistory
 )
 
 // Check checks a whole history held in memory.
@@ -159,43 +161,33 @@ const batchSize = 512
 type Checker struct {
 	opts Options
 
-	topics     map[string]int32          // topic -> topic number
-	tpIdx      []map[int32]int32         // topic number -> partition -> tp
-	tps        []*tpInfo                 //
-	valIdx     map[string]int32          // value -> value number
-	vals       []valueInfo               //
-	dupAt      map[int32][]tpOff         // values seen at more than one offset: the others
-	dupSet     map[valAt]struct{}        // the pairs in dupAt
-	sends      []sendOp                  //
-	sendErr    map[int32]string          // send -> its error
-	polls      []readOp                  // ok polls
-	finals     []readOp                  // ok final reads
-	partials   []readOp                  // final reads that ended info or fail with records
-	sendsOf    map[int32][]int32         // value -> its sends after the first (values re-sent)
-	ignored    map[string]int            // client ops with an f outside the contract, by f
-	recs       []rec                     // records of polls and final reads
-	open       map[int]*pending          // client process -> its open op
-	gone       map[int]bool              // client processes retired by an info
-	seqs       map[procTP]*pollSeq       // poll order per consumer and partition
-	sendAt     map[procTP]int32          // each process's last ok send per partition
-	gaps       []pollGap                 // polls that began past the offset after the last
-	back       []pollGap                 // polls that began at or before the last offset
-	nmSend     []nmSend                  // nonmonotonic sends
-	nem        []nemOp                   //
-	nemAt      map[string]int            // nemesis f -> its open op
-	failed     []finalTry                // final reads that did not complete
-	ops        map[string]map[string]int // f -> type -> events
-	errs       map[string]int            // error -> completions
-	reclas     int                       // fail sends taken as info (see completeSend)
-	first      int64                     //
-	last       int64                     //
-	events     int64                     //
-	clients    int64                     // client ops invoked
-	tornLine   int                       //
-	line       int                       // the line of the event being added (CheckReader), 0 unknown
-	scratch    histories.ReadFields      //
-	txnState                             // transactions (txn.go)
-	groupState                           // consumer groups (group.go)
+	topics        map[string]int32          // topic -> topic number
+	tpIdx         []map[int32]int32         // topic number -> partition -> tp
+	valIdx        map[string]int32          // value -> value number
+	dupAt         map[int32][]tpOff         // values seen at more than one offset: the others
+	dupSet        map[valAt]struct{}        // the pairs in dupAt
+	ignored       map[string]int            // client ops with an f outside the contract, by f
+	open          map[int]*pending          // client process -> its open op
+	gone          map[int]bool              // client processes retired by an info
+	seqs          map[procTP]*pollSeq       // poll order per consumer and partition
+	sendAt        map[procTP]int32          // each process's last ok send per partition
+	gaps          []pollGap                 // polls that began past the offset after the last
+	back          []pollGap                 // polls that began at or before the last offset
+	nmSend        []nmSend                  // nonmonotonic sends
+	nemAt         map[string]int            // nemesis f -> its open op
+	failed        []finalTry                // final reads that did not complete
+	ops           map[string]map[string]int // f -> type -> events
+	errs          map[string]int            // error -> completions
+	reclas        int                       // fail sends taken as info (see completeSend)
+	first         int64                     //
+	last          int64                     //
+	events        int64                     //
+	tornLine      int                       //
+	line          int                       // the line of the event being added (CheckReader), 0 unknown
+	scratch       histories.ReadFields      //
+	txnState                                // transactions (txn.go)
+	groupState                              // consumer groups (group.go)
+	model.History                           // the tables the analyzers read
 }
 
 // tpOff is a place in the log.
@@ -214,54 +206,8 @@ type procTP struct {
 	tp   int32
 }
 
-// Op outcomes of a send.
-const (
-	opOpen uint8 = iota
-	opOK
-	opOKNoOffset // acks=0: unknown outcome
-	opFail
-	opInfo
-)
-
-// sendOp is a send. It holds no pointers, so that the garbage collector
-// never scans the million of them; errors are in Checker.sendErr.
-type sendOp struct {
-	val, tp, proc int32
-	typ           uint8
-	call, ret     int64
-	off           int64 // -1 unless acked with an offset
-}
-
-type readOp struct {
-	proc       int32
-	call, ret  int64
-	start, end int32           // its records in Checker.recs, sorted by (tp, offset)
-	ends       map[int32]int64 // final read: tp -> end offset
-	starts     map[int32]int64 // final read: tp -> log start offset
-	rc         bool            // read at read_committed
-	txnEnds    *finalTxnEnds   // final read: high watermarks, LSOs, open txns
-}
-
-// finalTxnEnds is what a final read learned of a partition's transactions:
-// its high watermark and last stable offset, and the transactions its
-// leader held open (the txn-hanging check, txnhang.go).
-type finalTxnEnds struct {
-	hws, lsos map[int32]int64
-	open      map[int32][]histories.OpenTxn
-}
-
 // rec is a record read (model.Rec).
 type rec = model.Rec
-
-type valueInfo struct {
-	str    string
-	send   int32 // first send that invoked it, or -1
-	tp     int32 // where it was first seen, or -1
-	off    int64
-	txn    int32 // first txn send that invoked it, or -1
-	polled bool  // some poll returned it
-	read   bool  // some poll or final read returned it
-}
 
 type pending struct {
 	f    string
@@ -316,16 +262,18 @@ func New(opts Options) *Checker {
 	// rehashing a map of a million values and copying the big slices.
 	n := int(min(opts.sizeHint, 1<<40) / 500)
 	return &Checker{
-		vals:    make([]valueInfo, 0, n),
-		sends:   make([]sendOp, 0, n),
-		recs:    make([]rec, 0, 2*n),
+		History: model.History{
+			Vals:    make([]model.Value, 0, n),
+			Sends:   make([]model.Send, 0, n),
+			Recs:    make([]rec, 0, 2*n),
+			SendErr: map[int32]string{},
+			SendsOf: map[int32][]int32{},
+		},
 		opts:    opts,
 		topics:  map[string]int32{},
 		valIdx:  make(map[string]int32, n),
 		dupAt:   map[int32][]tpOff{},
 		dupSet:  map[valAt]struct{}{},
-		sendErr: map[int32]string{},
-		sendsOf: map[int32][]int32{},
 		ignored: map[string]int{},
 		open:    map[int]*pending{},
 		gone:    map[int]bool{},
@@ -385,9 +333,9 @@ func (c *Checker) tp(topic []byte, p int32) int32 {
 	}
 	id, ok := c.tpIdx[t][p]
 	if !ok {
-		id = int32(len(c.tps))
+		id = int32(len(c.TPs))
 		c.tpIdx[t][p] = id
-		c.tps = append(c.tps, newTPInfo(string(topic), p))
+		c.TPs = append(c.TPs, model.NewTP(string(topic), p))
 	}
 	return id
 }
@@ -396,22 +344,22 @@ func (c *Checker) tp(topic []byte, p int32) int32 {
 func (c *Checker) value(v []byte) int32 {
 	id, ok := c.valIdx[string(v)]
 	if !ok {
-		id = int32(len(c.vals))
+		id = int32(len(c.Vals))
 		s := string(v)
 		c.valIdx[s] = id
-		c.vals = append(c.vals, valueInfo{str: s, send: -1, txn: -1, tp: -1, off: -1})
+		c.Vals = append(c.Vals, model.Value{Str: s, Send: -1, Txn: -1, TP: -1, Off: -1})
 	}
 	return id
 }
 
 // saw records that value val was at offset off of tp, by any source.
 func (c *Checker) saw(tp int32, off int64, val int32) {
-	c.tps[tp].offs.add(off, val)
-	vi := &c.vals[val]
+	c.TPs[tp].Offs.Add(off, val)
+	vi := &c.Vals[val]
 	switch {
-	case vi.tp < 0:
-		vi.tp, vi.off = tp, off
-	case vi.tp != tp || vi.off != off:
+	case vi.TP < 0:
+		vi.TP, vi.Off = tp, off
+	case vi.TP != tp || vi.Off != off:
 		at := valAt{val, tpOff{tp, off}}
 		if _, ok := c.dupSet[at]; ok {
 			return

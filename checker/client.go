@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 	"maps"
 	"slices"
 	"strings"
@@ -39,7 +40,7 @@ func (c *Checker) addClient(e *histories.Event) error {
 		if o := c.open[p]; o != nil {
 			return fmt.Errorf("process %d invokes %s while %s is open", p, e.F, o.f)
 		}
-		c.clients++
+		c.Clients++
 		pd := &pending{f: e.F, call: e.Time, send: -1, txn: -1, at: invokeAt{e.Index, c.line}}
 		switch e.F {
 		case histories.FSend:
@@ -58,8 +59,8 @@ func (c *Checker) addClient(e *histories.Event) error {
 			}
 			tp := c.tp(v.Topic, v.Partition)
 			val := c.value(v.Value)
-			pd.send = int32(len(c.sends))
-			c.sends = append(c.sends, sendOp{val: val, tp: tp, proc: int32(p), call: e.Time, off: -1})
+			pd.send = int32(len(c.Sends))
+			c.Sends = append(c.Sends, model.Send{Val: val, TP: tp, Proc: int32(p), Call: e.Time, Off: -1})
 			c.addSendOf(val, pd.send)
 		case histories.FFinalRead:
 			var req histories.ReadRequest
@@ -174,56 +175,16 @@ func (c *Checker) checkPlace(what string, topic []byte, p int32) error {
 	return nil
 }
 
-// explainer returns the send that best explains value val at offset off
-// of tp: one acked there; else one sent to tp whose outcome leaves the
-// record possible (ok, ok without offset, info); else one sent to tp that
-// failed; else any send of the value; -1 if none invoked it.
-func (c *Checker) explainer(val, tp int32, off int64) int32 {
-	best, _ := c.explainRank(val, tp, off)
-	return best
-}
-
-// explainRank is explainer with the rank of its choice: 4 acked there, 3
-// sent there with an outcome that leaves it possible, 2 sent there and
-// failed, 1 sent elsewhere, 0 none (see writer, which weighs txn sends).
-func (c *Checker) explainRank(val, tp int32, off int64) (int32, int) {
-	first := c.vals[val].send
-	if first < 0 {
-		return -1, 0
-	}
-	best, rank := int32(-1), -1
-	try := func(i int32) {
-		s := &c.sends[i]
-		r := 1
-		switch {
-		case s.tp == tp && s.typ == opOK && s.off == off:
-			r = 4
-		case s.tp == tp && s.typ != opFail:
-			r = 3
-		case s.tp == tp:
-			r = 2
-		}
-		if r > rank {
-			best, rank = i, r
-		}
-	}
-	try(first)
-	for _, i := range c.sendsOf[val] {
-		try(i)
-	}
-	return best, rank
-}
-
 // addSendOf records that send s invoked value val (values the format
 // says are unique may still be re-sent: each read is attributed to the
 // send that explains it, see explainer).
 func (c *Checker) addSendOf(val, s int32) {
-	vi := &c.vals[val]
-	if vi.send < 0 {
-		vi.send = s
+	vi := &c.Vals[val]
+	if vi.Send < 0 {
+		vi.Send = s
 		return
 	}
-	c.sendsOf[val] = append(c.sendsOf[val], s)
+	c.SendsOf[val] = append(c.SendsOf[val], s)
 }
 
 // indeterminate names the send errors that the contract makes info ("a
@@ -241,12 +202,12 @@ func indeterminate(err string) bool {
 }
 
 func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
-	s := &c.sends[pd.send]
-	s.ret = e.Time
+	s := &c.Sends[pd.send]
+	s.Ret = e.Time
 	if e.Error != "" {
-		c.sendErr[pd.send] = e.Error
+		c.SendErr[pd.send] = e.Error
 	}
-	tpi := c.tps[s.tp]
+	tpi := c.TPs[s.TP]
 	switch e.Type {
 	case histories.OK:
 		if len(e.Value) == 0 {
@@ -263,58 +224,58 @@ func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 			return err
 		}
 		if !v.HasOffset {
-			s.typ = opOKNoOffset
+			s.Typ = model.OpOKNoOffset
 			return nil
 		}
 		if v.Offset < 0 {
 			return fmt.Errorf("send ok value: field \"offset\": %d is negative", v.Offset)
 		}
-		s.typ, s.off = opOK, v.Offset
-		c.saw(s.tp, s.off, s.val)
-		key := procTP{s.proc, s.tp}
-		if prev, ok := c.sendAt[key]; ok && c.sends[prev].off > s.off {
+		s.Typ, s.Off = model.OpOK, v.Offset
+		c.saw(s.TP, s.Off, s.Val)
+		key := procTP{s.Proc, s.TP}
+		if prev, ok := c.sendAt[key]; ok && c.Sends[prev].Off > s.Off {
 			c.nmSend = append(c.nmSend, nmSend{prev: prev, next: pd.send})
 		}
 		c.sendAt[key] = pd.send
-		tpi.avail.ok(s.ret)
+		tpi.Avail.OK(s.Ret)
 	case histories.Fail:
 		if err := c.sameCompletion(s, e); err != nil {
 			return err
 		}
-		s.typ = opFail
+		s.Typ = model.OpFail
 		if indeterminate(e.Error) {
-			s.typ = opInfo
+			s.Typ = model.OpInfo
 			c.reclas++
 		}
-		tpi.avail.failed(s.call, s.ret, e.Type, e.Error)
+		tpi.Avail.Failed(s.Call, s.Ret, e.Type, e.Error)
 	case histories.Info:
 		if err := c.sameCompletion(s, e); err != nil {
 			return err
 		}
-		s.typ = opInfo
-		tpi.avail.failed(s.call, s.ret, e.Type, e.Error)
+		s.Typ = model.OpInfo
+		tpi.Avail.Failed(s.Call, s.Ret, e.Type, e.Error)
 	}
 	return nil
 }
 
 // sameSend rejects a completion that names another topic, partition or
 // value than its invoke.
-func (c *Checker) sameSend(s *sendOp, v *histories.SendFields) error {
-	t := c.tps[s.tp]
+func (c *Checker) sameSend(s *model.Send, v *histories.SendFields) error {
+	t := c.TPs[s.TP]
 	switch {
-	case v.Has&histories.FieldTopic != 0 && string(v.Topic) != t.topic:
-		return fmt.Errorf("send %s value: field \"topic\": %q, but its invoke named %q", "completion", v.Topic, t.topic)
-	case v.Has&histories.FieldPartition != 0 && v.Partition != t.partition:
-		return fmt.Errorf("send completion value: field \"partition\": %d, but its invoke named %d", v.Partition, t.partition)
-	case v.Has&histories.FieldValue != 0 && string(v.Value) != c.vals[s.val].str:
-		return fmt.Errorf("send completion value: field \"value\": %q, but its invoke named %q", v.Value, c.vals[s.val].str)
+	case v.Has&histories.FieldTopic != 0 && string(v.Topic) != t.Topic:
+		return fmt.Errorf("send %s value: field \"topic\": %q, but its invoke named %q", "completion", v.Topic, t.Topic)
+	case v.Has&histories.FieldPartition != 0 && v.Partition != t.Partition:
+		return fmt.Errorf("send completion value: field \"partition\": %d, but its invoke named %d", v.Partition, t.Partition)
+	case v.Has&histories.FieldValue != 0 && string(v.Value) != c.Vals[s.Val].Str:
+		return fmt.Errorf("send completion value: field \"value\": %q, but its invoke named %q", v.Value, c.Vals[s.Val].Str)
 	}
 	return nil
 }
 
 // sameCompletion checks the value of a fail or info send, which may be
 // absent but must not contradict the invoke.
-func (c *Checker) sameCompletion(s *sendOp, e *histories.Event) error {
+func (c *Checker) sameCompletion(s *model.Send, e *histories.Event) error {
 	if len(e.Value) == 0 {
 		return nil
 	}
@@ -357,7 +318,7 @@ func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.R
 	if err := c.checkBounds(what, v); err != nil {
 		return 0, 0, nil, err
 	}
-	start := int32(len(c.recs))
+	start := int32(len(c.Recs))
 	for i, r := range v.Records {
 		if err := histories.MissingField(r.Has, histories.FieldPartition|histories.FieldOffset|histories.FieldValue|histories.FieldEpoch); err != nil {
 			return 0, 0, nil, fmt.Errorf("%s: record %d: %w", what, i, err)
@@ -376,22 +337,22 @@ func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.R
 		}
 		tp := c.tp(v.Topic, r.Partition)
 		val := c.value(r.Value)
-		c.recs = append(c.recs, rec{TP: tp, Val: val, Off: r.Offset, Epoch: r.Epoch})
+		c.Recs = append(c.Recs, rec{TP: tp, Val: val, Off: r.Offset, Epoch: r.Epoch})
 		if rd.rc {
-			c.markTxnTP(tp)
+			c.MarkTxnTP(tp)
 		}
 		c.saw(tp, r.Offset, val)
-		vi := &c.vals[val]
-		vi.read = true
-		vi.polled = vi.polled || polled
+		vi := &c.Vals[val]
+		vi.Read = true
+		vi.Polled = vi.Polled || polled
 	}
 	if rd.order {
-		c.pollOrder(rd.proc, c.recs[start:], rd.at, rd.rc)
+		c.pollOrder(rd.proc, c.Recs[start:], rd.at, rd.rc)
 	}
-	if got := c.recs[start:]; !slices.IsSortedFunc(got, recCmp) {
+	if got := c.Recs[start:]; !slices.IsSortedFunc(got, recCmp) {
 		slices.SortStableFunc(got, recCmp)
 	}
-	return start, int32(len(c.recs)), v, nil
+	return start, int32(len(c.Recs)), v, nil
 }
 
 // checkBounds rejects impossible end and start offsets and partitions.
@@ -478,9 +439,9 @@ func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
 		return err
 	}
 	proc := int32(e.Process)
-	c.polls = append(c.polls, readOp{proc: proc, call: pd.call, ret: e.Time, start: start, end: end, rc: pd.rc})
+	c.Polls = append(c.Polls, model.Read{Proc: proc, Call: pd.call, Ret: e.Time, Start: start, End: end, RC: pd.rc})
 	for i := start; i < end; i++ {
-		c.tps[c.recs[i].TP].polled++
+		c.TPs[c.Recs[i].TP].Polled++
 	}
 	return nil
 }
@@ -493,7 +454,7 @@ func (c *Checker) completePartial(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	c.partials = append(c.partials, readOp{proc: int32(e.Process), call: pd.call, ret: e.Time, start: start, end: end, rc: pd.rc})
+	c.Partials = append(c.Partials, model.Read{Proc: int32(e.Process), Call: pd.call, Ret: e.Time, Start: start, End: end, RC: pd.rc})
 	return nil
 }
 
@@ -502,55 +463,55 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	op := readOp{proc: int32(e.Process), call: pd.call, ret: e.Time, start: start, end: end, rc: pd.rc}
-	idx := int32(len(c.finals))
+	op := model.Read{Proc: int32(e.Process), Call: pd.call, Ret: e.Time, Start: start, End: end, RC: pd.rc}
+	idx := int32(len(c.Finals))
 	covered := append([]int32(nil), pd.tps...)
 	topic := v.Topic
 	if len(v.Ends) > 0 {
-		op.ends = map[int32]int64{}
+		op.Ends = map[int32]int64{}
 		for _, p := range sortedKeys(v.Ends) {
 			tp := c.tp(topic, p)
-			op.ends[tp] = v.Ends[p]
+			op.Ends[tp] = v.Ends[p]
 			covered = append(covered, tp)
 		}
 	}
 	if len(v.Starts) > 0 {
-		op.starts = map[int32]int64{}
+		op.Starts = map[int32]int64{}
 		for _, p := range sortedKeys(v.Starts) {
-			op.starts[c.tp(topic, p)] = v.Starts[p]
+			op.Starts[c.tp(topic, p)] = v.Starts[p]
 		}
 	}
 	if len(v.HWs) > 0 || len(v.LSOs) > 0 || len(v.Open) > 0 {
-		op.txnEnds = &finalTxnEnds{hws: map[int32]int64{}, lsos: map[int32]int64{}, open: map[int32][]histories.OpenTxn{}}
+		op.TxnEnds = &model.FinalTxnEnds{HWs: map[int32]int64{}, LSOs: map[int32]int64{}, Open: map[int32][]histories.OpenTxn{}}
 		for _, p := range sortedKeys(v.HWs) {
-			op.txnEnds.hws[c.tp(topic, p)] = v.HWs[p]
+			op.TxnEnds.HWs[c.tp(topic, p)] = v.HWs[p]
 		}
 		for _, p := range sortedKeys(v.LSOs) {
-			op.txnEnds.lsos[c.tp(topic, p)] = v.LSOs[p]
+			op.TxnEnds.LSOs[c.tp(topic, p)] = v.LSOs[p]
 		}
 		for _, p := range slices.Sorted(maps.Keys(v.Open)) {
-			op.txnEnds.open[c.tp(topic, p)] = v.Open[p]
+			op.TxnEnds.Open[c.tp(topic, p)] = v.Open[p]
 		}
 	}
 	for i := start; i < end; i++ {
-		covered = append(covered, c.recs[i].TP)
+		covered = append(covered, c.Recs[i].TP)
 	}
 	for _, tp := range covered {
-		if op.rc {
-			c.markTxnTP(tp)
+		if op.RC {
+			c.MarkTxnTP(tp)
 		}
 		// A partition is judged by its completed final read invoked last:
 		// the one that could have seen the most acks.
-		if f := c.tps[tp].final; f < 0 || f == idx || c.finals[f].call <= op.call {
-			c.tps[tp].final = idx
+		if f := c.TPs[tp].Final; f < 0 || f == idx || c.Finals[f].Call <= op.Call {
+			c.TPs[tp].Final = idx
 		}
 		// Every completed final read is evidence (finals.go), whatever
 		// the order in which they ran.
-		if fs := c.tps[tp].finals; len(fs) == 0 || fs[len(fs)-1] != idx {
-			c.tps[tp].finals = append(fs, idx)
+		if fs := c.TPs[tp].Finals; len(fs) == 0 || fs[len(fs)-1] != idx {
+			c.TPs[tp].Finals = append(fs, idx)
 		}
 	}
-	c.finals = append(c.finals, op)
+	c.Finals = append(c.Finals, op)
 	return nil
 }
 

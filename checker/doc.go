@@ -19,6 +19,12 @@
 // groups (domain_groups.go). The next domains (share groups, metadata)
 // register in the same list.
 //
+// The decoded history is package model's History (the Checker fills it
+// one event at a time); what analyzers share in reading it is package
+// judge. An analyzer in a package of its own reads only those two and
+// returns its findings: linearizability is package linearize. The other
+// domains still run inside this package on the Checker's own tables.
+//
 // # Anomalies (HISTORY.md) and their units
 //
 //	lost-write        per send    acked with an offset, value absent from the

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"cmp"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
 )
@@ -85,16 +86,16 @@ func (a *analysis) explain() {
 	c := a.c
 	byTP := map[int32][]lostItem{}
 	for _, s := range a.lost {
-		op := &c.sends[s]
-		it := lostItem{send: s, off: op.off, ack: op.ret, epoch: -1}
+		op := &c.Sends[s]
+		it := lostItem{send: s, off: op.Off, ack: op.Ret, epoch: -1}
 		if seen, ok := a.lostSeen[s]; ok {
 			// Never acked with an offset: where and when a read saw it.
 			it.off, it.ack = seen.off, seen.at
 		}
-		if o := c.tps[op.tp].at(it.ack); o != nil {
-			it.epoch = o.epoch
+		if o := c.TPs[op.TP].At(it.ack); o != nil {
+			it.epoch = o.Epoch
 		}
-		byTP[op.tp] = append(byTP[op.tp], it)
+		byTP[op.TP] = append(byTP[op.TP], it)
 	}
 	tps := make([]int32, 0, len(byTP))
 	for tp := range byTP {
@@ -122,8 +123,8 @@ func (a *analysis) lostRanges(tp int32, items []lostItem) [][]lostItem {
 	}
 	var surv []lostItem
 	for _, i := range a.acked[tp] {
-		if s := &c.sends[i]; !lostSet[i] {
-			surv = append(surv, lostItem{send: i, off: s.off, ack: s.ret})
+		if s := &c.Sends[i]; !lostSet[i] {
+			surv = append(surv, lostItem{send: i, off: s.Off, ack: s.Ret})
 		}
 	}
 	slices.SortFunc(surv, func(x, y lostItem) int { return cmp.Compare(x.off, y.off) })
@@ -175,72 +176,72 @@ func (a *analysis) lostRanges(tp int32, items []lostItem) [][]lostItem {
 
 func (a *analysis) explainLost(tp int32, items []lostItem) {
 	c := a.c
-	t := c.tps[tp]
-	e := Explanation{Kind: LostWrite, Topic: t.topic, Partition: t.partition,
+	t := c.TPs[tp]
+	e := Explanation{Kind: LostWrite, Topic: t.Topic, Partition: t.Partition,
 		FirstOffset: items[0].off, LastOffset: items[len(items)-1].off, Count: len(items)}
 	firstAck, lastAck := items[0].ack, items[0].ack
 	for _, it := range items {
-		op := &c.sends[it.send]
+		op := &c.Sends[it.send]
 		e.Offsets = append(e.Offsets, it.off)
-		e.Values = append(e.Values, c.vals[op.val].str)
+		e.Values = append(e.Values, c.Vals[op.Val].Str)
 		if _, ok := a.lostSeen[it.send]; ok {
 			e.ReadNotAcked++
 		}
 		e.AckedS = append(e.AckedS, secs(it.ack))
 		firstAck, lastAck = min(firstAck, it.ack), max(lastAck, it.ack)
-		if o := t.at(it.ack); o != nil {
-			if !slices.ContainsFunc(e.ISRAtAck, func(s []int32) bool { return slices.Equal(s, o.isr) }) {
-				e.ISRAtAck = append(e.ISRAtAck, o.isr)
+		if o := t.At(it.ack); o != nil {
+			if !slices.ContainsFunc(e.ISRAtAck, func(s []int32) bool { return slices.Equal(s, o.ISR) }) {
+				e.ISRAtAck = append(e.ISRAtAck, o.ISR)
 			}
-			if !slices.Contains(e.LeaderAtAck, o.leader) {
-				e.LeaderAtAck = append(e.LeaderAtAck, o.leader)
+			if !slices.Contains(e.LeaderAtAck, o.Leader) {
+				e.LeaderAtAck = append(e.LeaderAtAck, o.Leader)
 			}
-			if !slices.Contains(e.EpochAtAck, o.epoch) {
-				e.EpochAtAck = append(e.EpochAtAck, o.epoch)
+			if !slices.Contains(e.EpochAtAck, o.Epoch) {
+				e.EpochAtAck = append(e.EpochAtAck, o.Epoch)
 			}
 		}
 	}
-	e.FaultBefore = a.faultBefore(firstAck)
+	e.FaultBefore = a.places.FaultBefore(firstAck)
 	// The read that judges the range: of the reads that lack its sends,
 	// the one invoked last.
 	judge := a.lostBy[items[0].send]
 	for _, it := range items[1:] {
-		if f := a.lostBy[it.send]; c.finals[f].call > c.finals[judge].call {
+		if f := a.lostBy[it.send]; c.Finals[f].Call > c.Finals[judge].Call {
 			judge = f
 		}
 	}
-	end := c.finals[judge].call
+	end := c.Finals[judge].Call
 	if r, ok := a.finalAtOf(judge, tp, e.FirstOffset); ok {
 		e.TookOver = a.takeover(t, r.Epoch)
 	} else {
 		ackEpoch := items[0].epoch
-		for i := range t.obs {
-			if o := &t.obs[i]; o.at > firstAck && o.epoch > ackEpoch && o.leader >= 0 {
-				e.TookOver = a.takeover(t, o.epoch)
+		for i := range t.Obs {
+			if o := &t.Obs[i]; o.At > firstAck && o.Epoch > ackEpoch && o.Leader >= 0 {
+				e.TookOver = a.takeover(t, o.Epoch)
 				break
 			}
 		}
 	}
 	if e.TookOver != nil && e.TookOver.SinceS != nil {
-		if since := t.epochStart(e.TookOver.LeaderEpoch).at; since > firstAck {
+		if since := t.EpochStart(e.TookOver.LeaderEpoch).At; since > firstAck {
 			end = since
 		}
 	}
 	e.FaultsAfter = a.faultsBetween(firstAck, end)
 	e.Elections = elections(t, firstAck, end)
 	e.NowHold = a.nowHold(judge, tp, e.FirstOffset, e.LastOffset, lastAck)
-	if fin := c.finals[judge]; fin.ends != nil {
-		if endOff, ok := fin.ends[tp]; ok && endOff <= e.LastOffset {
+	if fin := c.Finals[judge]; fin.Ends != nil {
+		if endOff, ok := fin.Ends[tp]; ok && endOff <= e.LastOffset {
 			e.LogEnd = &endOff
 		}
 	}
-	e.Text = lostText(t.name(), &e)
+	e.Text = lostText(t.Name(), &e)
 	idx := len(a.r.Explanations)
 	a.r.Explanations = append(a.r.Explanations, e)
 	for _, it := range items {
-		op := &c.sends[it.send]
-		le := LostWriteEntry{Topic: t.topic, Partition: t.partition, Offset: it.off, Value: c.vals[op.val].str,
-			Process: int(op.proc), InvokedS: secs(op.call), AckedS: secs(it.ack), AtAck: a.where(tp, it.ack),
+		op := &c.Sends[it.send]
+		le := LostWriteEntry{Topic: t.Topic, Partition: t.Partition, Offset: it.off, Value: c.Vals[op.Val].Str,
+			Process: int(op.Proc), InvokedS: secs(op.Call), AckedS: secs(it.ack), AtAck: a.where(tp, it.ack),
 			Range: idx, Faults: e.FaultsAfter}
 		if seen, ok := a.lostSeen[it.send]; ok {
 			le.AckedS = 0
@@ -251,11 +252,11 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 			at := secs(seen.at)
 			le.SeenS, le.SeenBy = &at, seen.by
 		}
-		if f := a.lostBy[it.send]; f != a.c.tps[tp].final {
+		if f := a.lostBy[it.send]; f != a.c.TPs[tp].Final {
 			le.JudgedBy = a.finalRef(f, tp)
 		}
 		if r, ok := a.finalAtOf(a.lostBy[it.send], tp, it.off); ok {
-			le.Now = &Held{Value: c.vals[r.Val].str, LeaderEpoch: r.Epoch}
+			le.Now = &Held{Value: c.Vals[r.Val].Str, LeaderEpoch: r.Epoch}
 		}
 		if e.TookOver != nil {
 			epoch := e.TookOver.LeaderEpoch
@@ -266,37 +267,26 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 }
 
 // takeover describes leader epoch epoch of t from the observer's samples.
-func (a *analysis) takeover(t *tpInfo, epoch int32) *Takeover {
+func (a *analysis) takeover(t *model.TP, epoch int32) *Takeover {
 	to := &Takeover{LeaderEpoch: epoch}
-	if st := t.epochStart(epoch); st != nil {
-		leader, since := st.leader, secs(st.at)
-		to.Leader, to.SinceS, to.Election = &leader, &since, st.election
+	if st := t.EpochStart(epoch); st != nil {
+		leader, since := st.Leader, secs(st.At)
+		to.Leader, to.SinceS, to.Election = &leader, &since, st.Election
 	}
 	return to
 }
 
 // faultsBetween returns the faults made in (from, to], at most the last 5.
-func (a *analysis) faultsBetween(from, to int64) []FaultRef {
-	var out []FaultRef
-	for _, i := range a.faults {
-		if at := a.c.nem[i].call; at > from && at <= to {
-			out = append(out, a.faultRef(i))
-		}
-	}
-	if len(out) > 5 {
-		out = out[len(out)-5:]
-	}
-	return out
-}
+func (a *analysis) faultsBetween(from, to int64) []FaultRef { return a.places.FaultsBetween(from, to) }
 
 // elections returns the epoch rises observed in (from, to], at most 5.
-func elections(t *tpInfo, from, to int64) []Election {
+func elections(t *model.TP, from, to int64) []Election {
 	var out []Election
-	for i := range t.obs {
-		o := &t.obs[i]
-		if o.at > from && o.at <= to && o.election != "" && len(out) < 5 {
-			out = append(out, Election{AtS: secs(o.at), Leader: o.leader, LeaderEpoch: o.epoch,
-				Kind: o.election, PreviousISR: t.obs[i-1].isr})
+	for i := range t.Obs {
+		o := &t.Obs[i]
+		if o.At > from && o.At <= to && o.Election != "" && len(out) < 5 {
+			out = append(out, Election{AtS: secs(o.At), Leader: o.Leader, LeaderEpoch: o.Epoch,
+				Kind: o.Election, PreviousISR: t.Obs[i-1].ISR})
 		}
 	}
 	return out
@@ -312,8 +302,8 @@ func (a *analysis) nowHold(f, tp int32, first, last, after int64) *NowHold {
 	}
 	n := &NowHold{FirstOffset: recs[lo].Off, LastOffset: recs[hi-1].Off, Count: hi - lo, WrittenAfterFailure: true}
 	for _, r := range recs[lo:hi] {
-		n.Values = append(n.Values, a.c.vals[r.Val].str)
-		if s := a.c.vals[r.Val].send; s < 0 || a.c.sends[s].call <= after {
+		n.Values = append(n.Values, a.c.Vals[r.Val].Str)
+		if s := a.c.Vals[r.Val].Send; s < 0 || a.c.Sends[s].Call <= after {
 			n.WrittenAfterFailure = false
 		}
 	}

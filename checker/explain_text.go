@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 	"slices"
 	"strings"
@@ -24,8 +25,8 @@ func (a *analysis) explainReuse() {
 func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 	c := a.c
 	tp := c.tpIdx[c.topics[run[0].Topic]][run[0].Partition]
-	t := c.tps[tp]
-	e := Explanation{Kind: OffsetReuse, Topic: t.topic, Partition: t.partition,
+	t := c.TPs[tp]
+	e := Explanation{Kind: OffsetReuse, Topic: t.Topic, Partition: t.Partition,
 		FirstOffset: run[0].Offset, LastOffset: run[len(run)-1].Offset, Count: len(run)}
 	oldSeen, newSeen := run[0].Values[0].FirstS, run[0].Values[len(run[0].Values)-1].FirstS
 	var now []string
@@ -36,13 +37,13 @@ func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 		e.Offsets = append(e.Offsets, r.Offset)
 		e.Values = append(e.Values, first.Value)
 		acked := 0.0
-		if s := c.vals[c.valIdx[first.Value]].send; s >= 0 && c.sends[s].typ == opOK && c.sends[s].off == r.Offset {
-			acked = secs(c.sends[s].ret)
+		if s := c.Vals[c.valIdx[first.Value]].Send; s >= 0 && c.Sends[s].Typ == model.OpOK && c.Sends[s].Off == r.Offset {
+			acked = secs(c.Sends[s].Ret)
 		}
 		e.AckedS = append(e.AckedS, acked)
 		later := r.Values[len(r.Values)-1]
 		if fr, ok := a.finalAt(tp, r.Offset); ok {
-			later = Observed{Value: c.vals[fr.Val].str, LeaderEpochs: []int32{fr.Epoch}}
+			later = Observed{Value: c.Vals[fr.Val].Str, LeaderEpochs: []int32{fr.Epoch}}
 		}
 		now = append(now, later.Value)
 		if nowEpoch < 0 && len(later.LeaderEpochs) > 0 {
@@ -52,7 +53,7 @@ func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 		r.Range = len(a.r.Explanations)
 	}
 	from, to := int64(oldSeen*1e9), int64(newSeen*1e9)
-	e.FaultBefore = a.faultBefore(from)
+	e.FaultBefore = a.places.FaultBefore(from)
 	e.FaultsAfter = a.faultsBetween(from, to)
 	e.Elections = elections(t, from, to)
 	if nowEpoch >= 0 {
@@ -62,7 +63,7 @@ func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 		run[k].Faults = e.FaultsAfter
 	}
 	e.NowHold = &NowHold{FirstOffset: e.FirstOffset, LastOffset: e.LastOffset, Count: len(now), Values: now}
-	e.Text = reuseText(t.name(), &e)
+	e.Text = reuseText(t.Name(), &e)
 	a.r.Explanations = append(a.r.Explanations, e)
 }
 

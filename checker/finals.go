@@ -3,6 +3,8 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
 
@@ -66,25 +68,25 @@ type seenAt struct {
 // prove a write (a.seenPlain, a.seenTxn).
 func (a *analysis) prepareFinals() {
 	c := a.c
-	words := len(c.vals)/64 + 1
+	words := len(c.Vals)/64 + 1
 	a.inFin = make([]uint64, words)
-	a.held = make([][]uint64, len(c.finals))
+	a.held = make([][]uint64, len(c.Finals))
 	a.tsFin = make([]int64, len(c.txnSends))
 	for i := range a.tsFin {
 		a.tsFin[i] = -1
 	}
 	// Latest-invoked first, so that tsFin takes the offset from the last
 	// read that holds the value (the first occurrence within it).
-	order := make([]int32, len(c.finals))
+	order := make([]int32, len(c.Finals))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(x, y int32) int { return cmp.Compare(c.finals[y].call, c.finals[x].call) })
+	slices.SortStableFunc(order, func(x, y int32) int { return cmp.Compare(c.Finals[y].Call, c.Finals[x].Call) })
 	for _, f := range order {
-		op := &c.finals[f]
+		op := &c.Finals[f]
 		set := make([]uint64, words)
-		for j := op.start; j < op.end; j++ {
-			r := &c.recs[j]
+		for j := op.Start; j < op.End; j++ {
+			r := &c.Recs[j]
 			s, ts := c.writer(r.Val, r.TP, r.Off)
 			switch {
 			case ts >= 0:
@@ -94,7 +96,7 @@ func (a *analysis) prepareFinals() {
 				if a.tsFin[ts] < 0 {
 					a.tsFin[ts] = r.Off
 				}
-			case s >= 0 && c.sends[s].tp != r.TP:
+			case s >= 0 && c.Sends[s].TP != r.TP:
 				continue
 			}
 			set[r.Val/64] |= 1 << (r.Val % 64)
@@ -105,23 +107,23 @@ func (a *analysis) prepareFinals() {
 		}
 	}
 	a.seenPlain, a.seenTxn = map[int32]seenAt{}, map[int32]seenAt{}
-	a.eachRead(func(f string, op *readOp, r *rec) {
+	a.eachRead(func(f string, op *model.Read, r *rec) {
 		s, ts := c.writer(r.Val, r.TP, r.Off)
 		switch {
 		case ts >= 0:
 			// Only a read_committed read proves a txn's value committed.
-			if !op.rc && f != txnPoll {
+			if !op.RC && f != txnPoll {
 				return
 			}
 			if c.txnSends[ts].tp != r.TP {
 				return
 			}
-			if t := &c.txns[c.txnSends[ts].txn]; t.typ == opOK && t.ret <= op.ret {
+			if t := &c.txns[c.txnSends[ts].txn]; t.typ == model.OpOK && t.ret <= op.Ret {
 				return // its commit already makes it known
 			}
 			a.noteSeen(a.seenTxn, ts, r, op, f)
 		case s >= 0:
-			if sd := &c.sends[s]; sd.tp != r.TP || (sd.typ == opOK && sd.ret <= op.ret) {
+			if sd := &c.Sends[s]; sd.TP != r.TP || (sd.Typ == model.OpOK && sd.Ret <= op.Ret) {
 				return // its ack already makes it known
 			}
 			a.noteSeen(a.seenPlain, s, r, op, f)
@@ -129,11 +131,11 @@ func (a *analysis) prepareFinals() {
 	})
 }
 
-func (a *analysis) noteSeen(m map[int32]seenAt, w int32, r *rec, op *readOp, f string) {
-	if old, ok := m[w]; ok && old.at <= op.ret {
+func (a *analysis) noteSeen(m map[int32]seenAt, w int32, r *rec, op *model.Read, f string) {
+	if old, ok := m[w]; ok && old.at <= op.Ret {
 		return
 	}
-	m[w] = seenAt{tp: r.TP, off: r.Off, at: op.ret, by: fmt.Sprintf("%s p%d", f, op.proc)}
+	m[w] = seenAt{tp: r.TP, off: r.Off, at: op.Ret, by: fmt.Sprintf("%s p%d", f, op.Proc)}
 }
 
 // holds reports whether completed final read f holds value val.
@@ -142,14 +144,14 @@ func (a *analysis) holds(f, val int32) bool { return a.held[f][val/64]&(1<<(val%
 // coverOf is how final read f stands to a value of tp at off, known to be
 // in the log since at.
 func (a *analysis) coverOf(f, tp int32, off, at int64) cover {
-	op := &a.c.finals[f]
+	op := &a.c.Finals[f]
 	switch {
-	case off >= 0 && off < op.starts[tp]:
+	case off >= 0 && off < op.Starts[tp]:
 		return coverBelowStart
-	case at >= op.call:
+	case at >= op.Call:
 		return coverLate
-	case op.rc:
-		end, ok := op.ends[tp]
+	case op.RC:
+		end, ok := op.Ends[tp]
 		if ok && off >= 0 && off < end {
 			return coverJudges
 		}
@@ -158,7 +160,7 @@ func (a *analysis) coverOf(f, tp int32, off, at int64) cover {
 		// watermark equal to its end (then the value is past the end of the
 		// log, as for a read_uncommitted read). Without the high watermark
 		// it cannot tell a lost record from one an open txn holds back.
-		if hw, has := op.hw(tp); ok && has && hw == end {
+		if hw, has := op.HW(tp); ok && has && hw == end {
 			return coverJudges
 		}
 		return coverAbove
@@ -170,7 +172,7 @@ func (a *analysis) coverOf(f, tp int32, off, at int64) cover {
 // known since at; on judgedLost, miss is the read invoked last among those
 // that should hold it and lack it.
 func (a *analysis) judge(val, tp int32, off, at int64) (j judgement, miss int32) {
-	fs := a.c.tps[tp].finals
+	fs := a.c.TPs[tp].Finals
 	if len(fs) == 0 {
 		return judgedNoFinal, -1
 	}
@@ -180,7 +182,7 @@ func (a *analysis) judge(val, tp int32, off, at int64) (j judgement, miss int32)
 		switch a.coverOf(f, tp, off, at) {
 		case coverJudges:
 			judged = true
-			if !a.holds(f, val) && (miss < 0 || a.c.finals[f].call >= a.c.finals[miss].call) {
+			if !a.holds(f, val) && (miss < 0 || a.c.Finals[f].Call >= a.c.Finals[miss].Call) {
 				miss = f
 			}
 		case coverLate, coverAbove:
@@ -198,27 +200,9 @@ func (a *analysis) judge(val, tp int32, off, at int64) (j judgement, miss int32)
 	return judgedRetention, -1
 }
 
-// hw is the high watermark a final read recorded for tp.
-func (op *readOp) hw(tp int32) (int64, bool) {
-	if op.txnEnds == nil {
-		return 0, false
-	}
-	hw, ok := op.txnEnds.hws[tp]
-	return hw, ok
-}
-
 // finalRecsOf returns the records of tp in completed final read f, by
 // offset.
-func (a *analysis) finalRecsOf(f, tp int32) []rec {
-	if f < 0 {
-		return nil
-	}
-	op := a.c.finals[f]
-	recs := a.c.recs[op.start:op.end]
-	lo := sort.Search(len(recs), func(i int) bool { return recs[i].TP >= tp })
-	hi := sort.Search(len(recs), func(i int) bool { return recs[i].TP > tp })
-	return recs[lo:hi]
-}
+func (a *analysis) finalRecsOf(f, tp int32) []rec { return judge.FinalRecsOf(&a.c.History, f, tp) }
 
 // finalAtOf returns final read f's record of tp at off.
 func (a *analysis) finalAtOf(f, tp int32, off int64) (rec, bool) {
@@ -232,7 +216,7 @@ func (a *analysis) finalAtOf(f, tp int32, off int64) (rec, bool) {
 
 // isolationOf names a final read's isolation.
 func (a *analysis) isolationOf(f int32) string {
-	if a.c.finals[f].rc {
+	if a.c.Finals[f].RC {
 		return histories.ReadCommitted
 	}
 	return histories.ReadUncommitted
@@ -240,9 +224,9 @@ func (a *analysis) isolationOf(f int32) string {
 
 // finalRef names completed final read f, with its end on tp.
 func (a *analysis) finalRef(f, tp int32) *FinalReadRef {
-	op := &a.c.finals[f]
-	ref := &FinalReadRef{Process: int(op.proc), InvokedS: secs(op.call), DoneS: secs(op.ret), Isolation: a.isolationOf(f)}
-	if end, ok := op.ends[tp]; ok {
+	op := &a.c.Finals[f]
+	ref := &FinalReadRef{Process: int(op.Proc), InvokedS: secs(op.Call), DoneS: secs(op.Ret), Isolation: a.isolationOf(f)}
+	if end, ok := op.Ends[tp]; ok {
 		ref.End = &end
 	}
 	return ref

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 
 	"github.com/kchaos/kchaos/histories"
@@ -418,11 +419,11 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	op.ret, op.err = e.Time, e.Error
 	switch e.Type {
 	case histories.OK:
-		op.typ = opOK
+		op.typ = model.OpOK
 	case histories.Fail:
-		op.typ = opFail
+		op.typ = model.OpFail
 	default:
-		op.typ = opInfo
+		op.typ = model.OpInfo
 	}
 	what := fmt.Sprintf("commit %s value", e.Type)
 	if len(e.Value) == 0 {
@@ -444,7 +445,7 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	if v.Offsets == nil {
 		return nil
 	}
-	topic := c.tps[op.parts[0].tp].topic
+	topic := c.TPs[op.parts[0].tp].Topic
 	if v.Topic != nil {
 		topic = *v.Topic
 	}
@@ -453,7 +454,7 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 		return err
 	}
 	for _, p := range sortedKeys(offs) {
-		i := slices.IndexFunc(op.parts, func(cp commitPart) bool { return c.tps[cp.tp].partition == p && c.tps[cp.tp].topic == topic })
+		i := slices.IndexFunc(op.parts, func(cp commitPart) bool { return c.TPs[cp.tp].Partition == p && c.TPs[cp.tp].Topic == topic })
 		if i < 0 {
 			return fmt.Errorf("%s: field \"offsets\": partition %d, which its invoke did not ask for", what, p)
 		}
@@ -492,15 +493,15 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 // where the group resumed it.
 func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 	gp := pd.gp
-	pi := int32(len(c.polls) - 1)
+	pi := int32(len(c.Polls) - 1)
 	p := int32(e.Process)
 	gi := int32(len(c.gpolls))
 	c.gpolls = append(c.gpolls, groupPoll{poll: pi, group: gp.group, proc: p, gen: gp.gen, hasGen: gp.hasGen, mid: gp.mid})
-	op := c.polls[pi]
+	op := c.Polls[pi]
 	c.noteDelivered(p, gp.clock, &op)
 	c.noteOutside(gi, p, gp.group, &op) // groupoutside.go
-	for i := op.start; i < op.end; i++ {
-		r := c.recs[i]
+	for i := op.Start; i < op.End; i++ {
+		r := c.Recs[i]
 		key := procTP{p, r.TP}
 		w, ok := c.resume[key]
 		if !ok {

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
 )
@@ -67,13 +68,13 @@ func (c *Checker) noteCommitted(key groupTP, at committedAt) {
 // noteDelivered records the ends, per partition, of process p's ok poll op
 // (records sorted by offset within a partition) invoked at commit clock
 // clock.
-func (c *Checker) noteDelivered(p int32, clock int64, op *readOp) {
+func (c *Checker) noteDelivered(p int32, clock int64, op *model.Read) {
 	if c.deliv == nil {
 		c.deliv = map[procTP][]delivStep{}
 	}
 	ends := map[int32]int64{}
-	for i := op.start; i < op.end; i++ {
-		r := c.recs[i]
+	for i := op.Start; i < op.End; i++ {
+		r := c.Recs[i]
 		ends[r.TP] = max(ends[r.TP], r.Off+1)
 	}
 	for _, tp := range sortedKeys(ends) {

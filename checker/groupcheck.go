@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
 	"strings"
@@ -35,9 +36,9 @@ func (a *analysis) groupChecks() {
 		a.delivered[g] = map[int32]bool{}
 	}
 	for gi, gp := range c.gpolls {
-		op := c.polls[gp.poll]
-		for i := op.start; i < op.end; i++ {
-			r := c.recs[i]
+		op := c.Polls[gp.poll]
+		for i := op.Start; i < op.End; i++ {
+			r := c.Recs[i]
 			key := groupTP{gp.group, r.TP}
 			a.dels[key] = append(a.dels[key], delivery{gpoll: int32(gi), off: r.Off, val: r.Val})
 			a.delivered[gp.group][r.Val] = true
@@ -81,11 +82,11 @@ func (a *analysis) commitRef(ci int32, tp int32) CommitRef {
 
 func typName(t uint8) string {
 	switch t {
-	case opOK:
+	case model.OpOK:
 		return "ok"
-	case opFail:
+	case model.OpFail:
 		return "fail"
-	case opInfo:
+	case model.OpInfo:
 		return "info"
 	}
 	return "open"
@@ -94,7 +95,7 @@ func typName(t uint8) string {
 func (a *analysis) deliveryRef(d delivery) DeliveryRef {
 	c := a.c
 	gp := c.gpolls[d.gpoll]
-	r := DeliveryRef{Process: int(gp.proc), MemberID: gp.mid, Offset: d.off, Value: c.vals[d.val].str, AtS: secs(c.polls[gp.poll].ret)}
+	r := DeliveryRef{Process: int(gp.proc), MemberID: gp.mid, Offset: d.off, Value: c.Vals[d.val].Str, AtS: secs(c.Polls[gp.poll].Ret)}
 	if m := c.members[gp.proc]; m != nil {
 		r.Member = m.name
 	}
@@ -127,7 +128,7 @@ func (a *analysis) okCommits() map[groupTP][]int32 {
 	c := a.c
 	idx := make([]int32, 0, len(c.commits))
 	for i := range c.commits {
-		if c.commits[i].typ == opOK {
+		if c.commits[i].typ == model.OpOK {
 			idx = append(idx, int32(i))
 		}
 	}
@@ -173,7 +174,7 @@ func (a *analysis) lostByCommit() {
 	}
 	for _, key := range sortedGroupTPs(oks) {
 		list := oks[key]
-		if c.tps[key.tp].final < 0 {
+		if c.TPs[key.tp].Final < 0 {
 			continue // cannot be told: the verdict is unknown for the partition anyway
 		}
 		// Running maximum of the committed offset, and the commit that
@@ -205,9 +206,9 @@ func (a *analysis) lostByCommit() {
 			}
 			ci := by[sort.Search(len(levels), func(i int) bool { return levels[i] > r.Off })]
 			if cur == nil || curBy != ci {
-				t := c.tps[key.tp]
+				t := c.TPs[key.tp]
 				a.r.Anomalies.LostByCommit = append(a.r.Anomalies.LostByCommit, LostByCommitEntry{
-					Group: c.groupNames.list[key.group], Topic: t.topic, Partition: t.partition, FirstOffset: r.Off,
+					Group: c.groupNames.list[key.group], Topic: t.Topic, Partition: t.Partition, FirstOffset: r.Off,
 					Commit: a.commitRef(ci, key.tp)})
 				cur, curBy = &a.r.Anomalies.LostByCommit[len(a.r.Anomalies.LostByCommit)-1], ci
 			}
@@ -215,9 +216,9 @@ func (a *analysis) lostByCommit() {
 			cur.Count++
 			a.lostByCommitN++
 			if len(cur.Values) < maxListed {
-				cur.Values = append(cur.Values, c.vals[r.Val].str)
+				cur.Values = append(cur.Values, c.Vals[r.Val].Str)
 			}
-			if s, _ := c.writer(r.Val, r.TP, r.Off); s >= 0 && c.sends[s].typ == opOK && c.sends[s].ret > c.commits[ci].ret {
+			if s, _ := c.writer(r.Val, r.TP, r.Off); s >= 0 && c.Sends[s].Typ == model.OpOK && c.Sends[s].Ret > c.commits[ci].ret {
 				cur.AckedAfterCommit++
 			}
 		}
@@ -265,18 +266,18 @@ func (a *analysis) lostByCommitText(e *LostByCommitEntry) string {
 func (a *analysis) commitBackwards() {
 	c := a.c
 	for _, b := range c.backs {
-		t := c.tps[b.tp]
-		e := CommitBackwardsEntry{Group: c.groupNames.list[b.group], Topic: t.topic, Partition: t.partition, Kind: b.kind,
+		t := c.TPs[b.tp]
+		e := CommitBackwardsEntry{Group: c.groupNames.list[b.group], Topic: t.Topic, Partition: t.Partition, Kind: b.kind,
 			Committed: b.committed, Commit: a.commitRef(b.commit, b.tp), Resumed: b.resumed, By: b.committed - b.resumed}
 		var what string
 		switch b.kind {
 		case ResumedBelowCommit:
 			gp := c.gpolls[b.gpoll]
-			op := c.polls[gp.poll]
+			op := c.Polls[gp.poll]
 			var recVal int32 = -1
-			for i := op.start; i < op.end; i++ {
-				if c.recs[i].TP == b.tp && c.recs[i].Off == b.resumed {
-					recVal = c.recs[i].Val
+			for i := op.Start; i < op.End; i++ {
+				if c.Recs[i].TP == b.tp && c.Recs[i].Off == b.resumed {
+					recVal = c.Recs[i].Val
 				}
 			}
 			d := a.deliveryRef(delivery{gpoll: b.gpoll, off: b.resumed, val: max(recVal, 0)})
@@ -289,8 +290,8 @@ func (a *analysis) commitBackwards() {
 			what = fmt.Sprintf("then commit #%d by %s committed offset %d at %.1f s", l.Index, who(l.Process, l.Member, l.Generation), l.Offset, l.DoneS)
 		}
 		from := c.commits[b.commit].ret
-		for _, fi := range a.faults {
-			if op := c.nem[fi]; op.call > from && op.call <= b.at {
+		for _, fi := range a.places.Faults() {
+			if op := c.Nem[fi]; op.Call > from && op.Call <= b.at {
 				e.Faults = append(e.Faults, a.faultRef(fi))
 			}
 		}
@@ -324,8 +325,8 @@ func (a *analysis) backCauses(e *CommitBackwardsEntry, b backOp, from int64) []s
 	if len(others) > 0 {
 		out = append(out, "faults between the commit and the going back: "+strings.Join(others, ", "))
 	}
-	if f := c.tps[b.tp].final; f >= 0 {
-		if end, ok := c.finals[f].ends[b.tp]; ok && end < b.committed {
+	if f := c.TPs[b.tp].Final; f >= 0 {
+		if end, ok := c.Finals[f].Ends[b.tp]; ok && end < b.committed {
 			out = append(out, fmt.Sprintf("the log of %s-%d ends at %d (final read), below the committed offset: the partition was truncated and the position reset", e.Topic, e.Partition, end))
 		}
 	}
@@ -338,7 +339,7 @@ func (a *analysis) backCauses(e *CommitBackwardsEntry, b backOp, from int64) []s
 	n := 0
 	for i := range c.commits {
 		op := &c.commits[i]
-		if op.group == b.group && op.typ == opInfo && op.call > from && op.call <= b.at {
+		if op.group == b.group && op.typ == model.OpInfo && op.call > from && op.call <= b.at {
 			n++
 		}
 	}
@@ -372,20 +373,20 @@ func mentionsOffsetsTopic(d map[string]any) bool {
 func (a *analysis) killedAt() map[int32]int64 {
 	c := a.c
 	out := map[int32]int64{}
-	for _, op := range c.nem {
-		if (op.f != histories.FMemberKill && op.f != histories.FMemberLeave) || op.typ != histories.OK {
+	for _, op := range c.Nem {
+		if (op.F != histories.FMemberKill && op.F != histories.FMemberLeave) || op.Typ != histories.OK {
 			continue
 		}
-		name, _ := op.v.Details["member"].(string)
+		name, _ := op.V.Details["member"].(string)
 		best, bestAt := int32(-1), int64(-1)
 		for p, m := range c.members {
-			if m.name == name && m.subAt <= op.call && m.subAt > bestAt {
+			if m.name == name && m.subAt <= op.Call && m.subAt > bestAt {
 				best, bestAt = p, m.subAt
 			}
 		}
 		if best >= 0 {
-			if g, ok := c.goneAt[best]; !ok || g > op.call {
-				out[best] = op.call
+			if g, ok := c.goneAt[best]; !ok || g > op.Call {
+				out[best] = op.Call
 			}
 		}
 	}
@@ -459,7 +460,7 @@ func (a *analysis) unassigned() map[string]float64 {
 		evs = append(evs, ev{at, c.heldBy(p), -1, 0})
 	}
 	for _, gp := range c.gpolls {
-		end = max(end, c.polls[gp.poll].ret)
+		end = max(end, c.Polls[gp.poll].Ret)
 	}
 	for i := range c.commits {
 		end = max(end, c.commits[i].ret)
@@ -511,7 +512,7 @@ func (a *analysis) unassigned() map[string]float64 {
 	}
 	out := map[string]float64{}
 	for tp, d := range total {
-		out[c.tps[tp].name()] = secs(d)
+		out[c.TPs[tp].Name()] = secs(d)
 	}
 	return out
 }

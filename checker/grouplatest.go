@@ -1,6 +1,10 @@
 package checker
 
-import "math"
+import (
+	"math"
+
+	"github.com/kchaos/kchaos/checker/model"
+)
 
 // A group that starts at "latest" (docs/HISTORY.md, "Consumer groups: what
 // the checker proves") never had to deliver the records below the position
@@ -49,7 +53,7 @@ func (a *analysis) resetsOf(key groupTP) []resetEp {
 	}
 	for i := range c.commits {
 		op := &c.commits[i]
-		if op.group != key.group || op.typ != opOK {
+		if op.group != key.group || op.typ != model.OpOK {
 			continue
 		}
 		for _, cp := range op.parts {
@@ -66,8 +70,8 @@ func (a *analysis) resetsOf(key groupTP) []resetEp {
 func (a *analysis) excused(resets []resetEp, r rec) bool {
 	c := a.c
 	call := int64(math.MaxInt64) // no send known: it may have been anywhere
-	if s, ts := c.writer(r.Val, r.TP, r.Off); s >= 0 && c.sends[s].tp == r.TP {
-		call = c.sends[s].call
+	if s, ts := c.writer(r.Val, r.TP, r.Off); s >= 0 && c.Sends[s].TP == r.TP {
+		call = c.Sends[s].Call
 	} else if ts >= 0 && c.txnSends[ts].tp == r.TP {
 		call = c.txns[c.txnSends[ts].txn].call
 	}

@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"strings"
 )
@@ -29,11 +30,11 @@ type outsideRun struct {
 // its records sorted by partition) outside p's assignment. Such a
 // delivery is one its recorded rebalances do not explain, so it may follow
 // a reset of a latest group (grouplatest.go).
-func (c *Checker) noteOutside(gi, p, g int32, op *readOp) {
-	for i, end := op.start, op.end; i < end; {
-		tp := c.recs[i].TP
+func (c *Checker) noteOutside(gi, p, g int32, op *model.Read) {
+	for i, end := op.Start, op.End; i < end; {
+		tp := c.Recs[i].TP
 		j := i + 1
-		for j < end && c.recs[j].TP == tp {
+		for j < end && c.Recs[j].TP == tp {
 			j++
 		}
 		if !c.holds.Holds(int(p), tp) {
@@ -44,7 +45,7 @@ func (c *Checker) noteOutside(gi, p, g int32, op *readOp) {
 				}
 			}
 			c.outside = append(c.outside, run)
-			c.resets = append(c.resets, resetEp{group: g, tp: tp, below: c.recs[i].Off, bound: op.ret})
+			c.resets = append(c.resets, resetEp{group: g, tp: tp, below: c.Recs[i].Off, bound: op.Ret})
 		}
 		i = j
 	}
@@ -58,11 +59,11 @@ func (a *analysis) outsideAssignment() {
 	c := a.c
 	for _, run := range c.outside {
 		gp := c.gpolls[run.gpoll]
-		op := c.polls[gp.poll]
-		t := c.tps[run.tp]
-		e := OutsideAssignmentEntry{Group: c.groupNames.list[gp.group], Topic: t.topic, Partition: t.partition,
-			Process: int(gp.proc), MemberID: gp.mid, AtS: secs(op.ret), FirstOffset: c.recs[run.start].Off,
-			LastOffset: c.recs[run.end-1].Off, Count: int(run.end - run.start)}
+		op := c.Polls[gp.poll]
+		t := c.TPs[run.tp]
+		e := OutsideAssignmentEntry{Group: c.groupNames.list[gp.group], Topic: t.Topic, Partition: t.Partition,
+			Process: int(gp.proc), MemberID: gp.mid, AtS: secs(op.Ret), FirstOffset: c.Recs[run.start].Off,
+			LastOffset: c.Recs[run.end-1].Off, Count: int(run.end - run.start)}
 		if m := c.members[gp.proc]; m != nil {
 			e.Member = m.name
 		}
@@ -71,8 +72,8 @@ func (a *analysis) outsideAssignment() {
 			e.Generation = &g
 		}
 		for i := run.start; i < run.end && len(e.Values) < maxListed; i++ {
-			e.Offsets = append(e.Offsets, c.recs[i].Off)
-			e.Values = append(e.Values, c.vals[c.recs[i].Val].str)
+			e.Offsets = append(e.Offsets, c.Recs[i].Off)
+			e.Values = append(e.Values, c.Vals[c.Recs[i].Val].Str)
 		}
 		for _, h := range run.holders {
 			e.HeldBy = append(e.HeldBy, a.memberWords(h))
@@ -85,7 +86,7 @@ func (a *analysis) outsideAssignment() {
 		var took *rebalOp
 		for i := range c.rebals {
 			r := &c.rebals[i]
-			if r.at >= op.call || c.heldBy(r.proc) != client {
+			if r.at >= op.Call || c.heldBy(r.proc) != client {
 				continue
 			}
 			since = max(since, r.at)
@@ -97,7 +98,7 @@ func (a *analysis) outsideAssignment() {
 			}
 		}
 		for _, h := range run.held {
-			e.Held = append(e.Held, c.tps[h].name())
+			e.Held = append(e.Held, c.TPs[h].Name())
 		}
 		if took != nil {
 			ref := RebalanceRef{Index: took.index, Process: int(took.proc), AtS: secs(took.at), Kind: "revoked"}
@@ -110,7 +111,7 @@ func (a *analysis) outsideAssignment() {
 			}
 			e.TakenBy = &ref
 		}
-		e.Faults = a.faultsBetween(since, op.ret)
+		e.Faults = a.faultsBetween(since, op.Ret)
 		e.Text = outsideText(&e)
 		a.r.Anomalies.DeliveryOutsideAssignment = append(a.r.Anomalies.DeliveryOutsideAssignment, e)
 	}

@@ -38,9 +38,9 @@ func (a *analysis) redeliveries() {
 			cause := a.cause(key, f, d)
 			k := [3]int32{c.gpolls[f.gpoll].proc, c.gpolls[d.gpoll].proc, int32(len(cause))}
 			if cur == nil || k != curKey || cur.Cause != cause || d.off <= cur.LastOffset {
-				t := c.tps[key.tp]
+				t := c.TPs[key.tp]
 				a.r.Anomalies.Redelivery = append(a.r.Anomalies.Redelivery, RedeliveryEntry{Group: c.groupNames.list[key.group],
-					Topic: t.topic, Partition: t.partition, FirstOffset: d.off, First: a.deliveryRef(f), Again: a.deliveryRef(d), Cause: cause})
+					Topic: t.Topic, Partition: t.Partition, FirstOffset: d.off, First: a.deliveryRef(f), Again: a.deliveryRef(d), Cause: cause})
 				cur, curKey = &a.r.Anomalies.Redelivery[len(a.r.Anomalies.Redelivery)-1], k
 				again = append(again, againAt{d, key.tp})
 			}
@@ -126,7 +126,7 @@ func (a *analysis) cause(key groupTP, f, d delivery) string {
 		return CauseRebalance
 	}
 	for _, r := range c.rebals {
-		if c.heldBy(r.proc) == client && r.at > c.polls[pf.poll].ret && r.at < c.polls[pd.poll].call && slices.Contains(r.assigned, key.tp) {
+		if c.heldBy(r.proc) == client && r.at > c.Polls[pf.poll].Ret && r.at < c.Polls[pd.poll].Call && slices.Contains(r.assigned, key.tp) {
 			return CauseRebalance
 		}
 	}

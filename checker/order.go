@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
 )
@@ -20,15 +21,15 @@ type valueSeen struct {
 }
 
 // newValueSeen starts the record of a value first read by op.
-func newValueSeen(op *readOp) valueSeen {
-	return valueSeen{first: op.ret, hasEpoch: map[int32]bool{}, hasOff: map[int64]bool{}}
+func newValueSeen(op *model.Read) valueSeen {
+	return valueSeen{first: op.Ret, hasEpoch: map[int32]bool{}, hasOff: map[int64]bool{}}
 }
 
 // note adds one read of the value: by whom (the first five), its epoch and
 // offset (each once), and the earliest read's completion.
-func (s *valueSeen) note(by string, op *readOp, r *rec) {
+func (s *valueSeen) note(by string, op *model.Read, r *rec) {
 	if len(s.readBy) < 5 {
-		s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", by, op.proc, secs(op.ret), r.Off))
+		s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", by, op.Proc, secs(op.Ret), r.Off))
 	}
 	if !s.hasEpoch[r.Epoch] {
 		s.hasEpoch[r.Epoch] = true
@@ -38,7 +39,7 @@ func (s *valueSeen) note(by string, op *readOp, r *rec) {
 		s.hasOff[r.Off] = true
 		s.offsets = append(s.offsets, r.Off)
 	}
-	s.first = min(s.first, op.ret)
+	s.first = min(s.first, op.Ret)
 }
 
 // values finds duplicate, aborted-read and unexpected values.
@@ -46,25 +47,25 @@ func (a *analysis) values() {
 	c := a.c
 	type kinds struct{ dup, txnDup, aborted, unexpected bool }
 	want := map[int32]kinds{}
-	for v := range c.vals {
-		vi := &c.vals[v]
+	for v := range c.Vals {
+		vi := &c.Vals[v]
 		k := kinds{dup: len(c.dupAt[int32(v)]) > 0}
-		if k.dup && vi.send < 0 && vi.txn >= 0 {
+		if k.dup && vi.Send < 0 && vi.Txn >= 0 {
 			// Only txns sent it: transactional producers are
 			// idempotent, and exactly-once promises no duplicates.
 			k.dup, k.txnDup = false, true
 		}
-		if vi.read {
-			k.unexpected = vi.send < 0 && vi.txn < 0
+		if vi.Read {
+			k.unexpected = vi.Send < 0 && vi.Txn < 0
 			if !k.unexpected {
 				// Each place the value was seen is explained by its best
 				// send there: aborted if that send failed definitely (a
 				// txn's value is judged by the txn checks).
 				failed := func(tp int32, off int64) bool {
 					s, _ := c.writer(int32(v), tp, off)
-					return s >= 0 && c.sends[s].typ == opFail
+					return s >= 0 && c.Sends[s].Typ == model.OpFail
 				}
-				k.aborted = failed(vi.tp, vi.off)
+				k.aborted = failed(vi.TP, vi.Off)
 				for _, o := range c.dupAt[int32(v)] {
 					k.aborted = k.aborted || failed(o.tp, o.off)
 				}
@@ -78,7 +79,7 @@ func (a *analysis) values() {
 		return
 	}
 	seen := map[int32]*valueSeen{}
-	a.eachRead(func(f string, op *readOp, r *rec) {
+	a.eachRead(func(f string, op *model.Read, r *rec) {
 		if _, ok := want[r.Val]; !ok {
 			return
 		}
@@ -95,34 +96,34 @@ func (a *analysis) values() {
 		vals = append(vals, v)
 	}
 	slices.SortFunc(vals, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(c.vals[x].tp, c.vals[y].tp), cmp.Compare(c.vals[x].off, c.vals[y].off), cmp.Compare(x, y))
+		return cmp.Or(cmp.Compare(c.Vals[x].TP, c.Vals[y].TP), cmp.Compare(c.Vals[x].Off, c.Vals[y].Off), cmp.Compare(x, y))
 	})
 	for _, v := range vals {
-		vi, k := &c.vals[v], want[v]
+		vi, k := &c.Vals[v], want[v]
 		s := seen[v]
 		if s == nil {
 			s = &valueSeen{first: -1}
 		}
-		tp := vi.tp
+		tp := vi.TP
 		at := s.first
 		var ref *SendRef
-		if s := c.explainer(v, vi.tp, vi.off); s >= 0 {
-			tp, ref = c.sends[s].tp, a.sendRef(s)
+		if s := c.Explainer(v, vi.TP, vi.Off); s >= 0 {
+			tp, ref = c.Sends[s].TP, a.sendRef(s)
 			if at < 0 {
-				at = c.sends[s].ret
+				at = c.Sends[s].Ret
 			}
 		}
-		t := c.tps[tp]
-		e := ValueEntry{Topic: t.topic, Partition: t.partition, Value: vi.str, Offsets: s.offsets,
+		t := c.TPs[tp]
+		e := ValueEntry{Topic: t.Topic, Partition: t.Partition, Value: vi.Str, Offsets: s.offsets,
 			LeaderEpochs: s.epochs, ReadBy: s.readBy, Send: ref, Where: a.where(tp, at)}
 		if k.txnDup {
-			offs := []int64{vi.off}
+			offs := []int64{vi.Off}
 			for _, o := range c.dupAt[v] {
 				offs = append(offs, o.off)
 			}
-			_, ts := c.writer(v, vi.tp, vi.off)
+			_, ts := c.writer(v, vi.TP, vi.Off)
 			if ts < 0 {
-				ts = vi.txn
+				ts = vi.Txn
 			}
 			seen := *s
 			seen.offsets = offs
@@ -130,7 +131,7 @@ func (a *analysis) values() {
 		}
 		if k.dup {
 			d := e
-			d.Offsets = []int64{vi.off}
+			d.Offsets = []int64{vi.Off}
 			for _, o := range c.dupAt[v] {
 				d.Offsets = append(d.Offsets, o.off)
 			}
@@ -150,13 +151,13 @@ func (a *analysis) values() {
 func (a *analysis) sendOrder() {
 	c := a.c
 	for _, n := range c.nmSend {
-		prev, next := &c.sends[n.prev], &c.sends[n.next]
-		t := c.tps[next.tp]
+		prev, next := &c.Sends[n.prev], &c.Sends[n.next]
+		t := c.TPs[next.TP]
 		a.r.Anomalies.NonmonotonicSend = append(a.r.Anomalies.NonmonotonicSend, NonmonotonicSendEntry{
-			Topic: t.topic, Partition: t.partition, Process: int(next.proc),
-			Value: c.vals[next.val].str, Offset: next.off, AckedS: secs(next.ret),
-			PrevValue: c.vals[prev.val].str, PrevOffset: prev.off, PrevAckedS: secs(prev.ret),
-			Where: a.where(next.tp, next.ret)})
+			Topic: t.Topic, Partition: t.Partition, Process: int(next.Proc),
+			Value: c.Vals[next.Val].Str, Offset: next.Off, AckedS: secs(next.Ret),
+			PrevValue: c.Vals[prev.Val].Str, PrevOffset: prev.Off, PrevAckedS: secs(prev.Ret),
+			Where: a.where(next.TP, next.Ret)})
 	}
 }
 
@@ -170,10 +171,10 @@ const maxListed = 20
 func (a *analysis) pollOrder() {
 	c := a.c
 	entry := func(g pollGap) PollEntry {
-		t := c.tps[g.tp]
-		return PollEntry{Topic: t.topic, Partition: t.partition, Process: int(g.proc), AtS: secs(g.at),
-			PrevOffset: g.prevLast, PrevValue: c.vals[g.prevVal].str, Offset: g.first,
-			Value: c.vals[g.firstVal].str, Where: a.where(g.tp, g.at)}
+		t := c.TPs[g.tp]
+		return PollEntry{Topic: t.Topic, Partition: t.Partition, Process: int(g.proc), AtS: secs(g.at),
+			PrevOffset: g.prevLast, PrevValue: c.Vals[g.prevVal].Str, Offset: g.first,
+			Value: c.Vals[g.firstVal].Str, Where: a.where(g.tp, g.at)}
 	}
 	for _, g := range c.back {
 		a.r.Anomalies.NonmonotonicPoll = append(a.r.Anomalies.NonmonotonicPoll, entry(g))
@@ -196,7 +197,7 @@ func (a *analysis) pollOrder() {
 		e.Skipped = hi - lo
 		for _, r := range recs[lo:min(hi, lo+maxListed)] {
 			e.SkippedOffsets = append(e.SkippedOffsets, r.Off)
-			e.SkippedValues = append(e.SkippedValues, c.vals[r.Val].str)
+			e.SkippedValues = append(e.SkippedValues, c.Vals[r.Val].Str)
 		}
 		a.r.Anomalies.PollSkip = append(a.r.Anomalies.PollSkip, e)
 	}

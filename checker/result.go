@@ -3,6 +3,7 @@ package checker
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/judge"
 )
 
 // Verdict is results.json's "valid": true, false or "unknown".
@@ -136,37 +137,12 @@ type Anomalies struct {
 
 func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }
 
-// Where is the cluster as the observer last saw the partition at a moment
-// (the latest observe sample at or before it) and the last nemesis fault
-// before it. Fields are absent when nothing was observed.
-type Where struct {
-	Leader      *int32    `json:"leader,omitempty"`
-	LeaderEpoch *int32    `json:"leader_epoch,omitempty"`
-	ISR         []int32   `json:"isr,omitempty"`
-	ELR         []int32   `json:"elr,omitempty"`
-	ObservedS   *float64  `json:"observed_s,omitempty"`
-	LastFault   *FaultRef `json:"last_fault,omitempty"`
-}
-
-// FaultRef names a nemesis op.
-type FaultRef struct {
-	F       string         `json:"f"`
-	Fault   string         `json:"fault,omitempty"`
-	Nodes   []int32        `json:"nodes,omitempty"`
-	AtS     float64        `json:"at_s"`
-	Details map[string]any `json:"details,omitempty"`
-}
-
-func (f FaultRef) String() string {
-	s := f.F
-	if f.Fault != "" && f.Fault != f.F {
-		s += " (" + f.Fault + ")"
-	}
-	if len(f.Nodes) > 0 {
-		s += " " + ints(f.Nodes)
-	}
-	return fmt.Sprintf("%s at %.1f s", s, f.AtS)
-}
+// Where and FaultRef are how every analyzer's entries say where the
+// cluster stood and which fault came before (package judge owns them).
+type (
+	Where    = judge.Where
+	FaultRef = judge.FaultRef
+)
 
 // Held is what a read found at an offset.
 type Held struct {
@@ -311,32 +287,4 @@ type SendEntry struct {
 	TransactionalID string  `json:"transactional_id,omitempty"`
 }
 
-// NonlinearizableEntry is one topic-partition whose log porcupine could
-// not linearize.
-type NonlinearizableEntry struct {
-	Topic         string   `json:"topic"`
-	Partition     int32    `json:"partition"`
-	Windows       []Window `json:"windows"`
-	Visualization string   `json:"visualization,omitempty"`
-	// RealTime is the first pair of appends whose offsets go against real
-	// time (a send invoked after a higher offset was acked).
-	RealTime *RealTimeViolation `json:"real_time,omitempty"`
-}
-
-// Window is a range of offsets checked as one porcupine partition.
-type Window struct {
-	FirstOffset int64 `json:"first_offset"`
-	LastOffset  int64 `json:"last_offset"`
-	Ops         int   `json:"ops"`
-}
-
-func ints(v []int32) string {
-	b := []byte{'['}
-	for i, x := range v {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = fmt.Appendf(b, "%d", x)
-	}
-	return string(append(b, ']'))
-}
+func ints(v []int32) string { return judge.Ints(v) }

@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"github.com/kchaos/kchaos/checker/linearize"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
 )
@@ -109,7 +111,7 @@ const maxLeadership = 500
 
 func (a *analysis) stats() Stats {
 	c := a.c
-	st := Stats{Events: c.events, ClientOps: c.clients, Ops: c.ops, TruncatedLine: c.tornLine,
+	st := Stats{Events: c.events, ClientOps: c.Clients, Ops: c.ops, TruncatedLine: c.tornLine,
 		Partitions: map[string]*PartitionStats{}}
 	if c.first >= 0 {
 		st.DurationS = secs(c.last - c.first)
@@ -120,18 +122,18 @@ func (a *analysis) stats() Stats {
 	if len(c.ignored) > 0 {
 		st.IgnoredOps = c.ignored
 	}
-	for _, t := range c.tps {
-		st.Partitions[t.name()] = &PartitionStats{RecordsPolled: t.polled}
+	for _, t := range c.TPs {
+		st.Partitions[t.Name()] = &PartitionStats{RecordsPolled: t.Polled}
 	}
-	for i := range c.sends {
-		s := &c.sends[i]
-		for _, ss := range []*SendStats{&st.Sends, &st.Partitions[c.tps[s.tp].name()].Sends} {
-			switch s.typ {
-			case opOK:
+	for i := range c.Sends {
+		s := &c.Sends[i]
+		for _, ss := range []*SendStats{&st.Sends, &st.Partitions[c.TPs[s.TP].Name()].Sends} {
+			switch s.Typ {
+			case model.OpOK:
 				ss.OK++
-			case opOKNoOffset:
+			case model.OpOKNoOffset:
 				ss.OKWithoutOffset++
-			case opFail:
+			case model.OpFail:
 				ss.Fail++
 			default:
 				ss.Info++
@@ -139,35 +141,35 @@ func (a *analysis) stats() Stats {
 		}
 	}
 	st.Sends.ReclassifiedAsInfo = c.reclas
-	for tp, t := range c.tps {
-		ps := st.Partitions[t.name()]
-		if t.final >= 0 {
-			f := &c.finals[t.final]
-			fs := &FinalReadStats{Process: int(f.proc), AtS: secs(f.ret), Records: len(a.finalRecs(int32(tp)))}
-			if e, ok := f.ends[int32(tp)]; ok {
+	for tp, t := range c.TPs {
+		ps := st.Partitions[t.Name()]
+		if t.Final >= 0 {
+			f := &c.Finals[t.Final]
+			fs := &FinalReadStats{Process: int(f.Proc), AtS: secs(f.Ret), Records: len(a.finalRecs(int32(tp)))}
+			if e, ok := f.Ends[int32(tp)]; ok {
 				fs.EndOffset = &e
 			}
-			if s, ok := f.starts[int32(tp)]; ok {
+			if s, ok := f.Starts[int32(tp)]; ok {
 				fs.StartOffset = &s
 			}
 			ps.FinalRead = fs
 		}
 		ps.Unavailable = a.unavailable(t)
 		ps.UnavailableS = unionSeconds(ps.Unavailable)
-		for i := range t.obs {
+		for i := range t.Obs {
 			if i == maxLeadership {
 				break
 			}
-			o := &t.obs[i]
-			ps.Leadership = append(ps.Leadership, LeaderChange{AtS: secs(o.at), Leader: o.leader,
-				LeaderEpoch: o.epoch, ISR: o.isr, ELR: o.elr, LastKnownELR: o.lastELR,
-				HighWatermark: o.hw, Election: o.election})
+			o := &t.Obs[i]
+			ps.Leadership = append(ps.Leadership, LeaderChange{AtS: secs(o.At), Leader: o.Leader,
+				LeaderEpoch: o.Epoch, ISR: o.ISR, ELR: o.ELR, LastKnownELR: o.LastELR,
+				HighWatermark: o.HW, Election: o.Election})
 		}
 	}
 	for _, f := range c.failed {
 		ft := FinalTry{Process: f.proc, Type: string(f.typ), AtS: secs(f.at), Error: f.err}
 		for _, tp := range f.tps {
-			ft.Partitions = append(ft.Partitions, c.tps[tp].name())
+			ft.Partitions = append(ft.Partitions, c.TPs[tp].Name())
 		}
 		st.FinalReadsNotCompleted = append(st.FinalReadsNotCompleted, ft)
 	}
@@ -179,7 +181,7 @@ func (a *analysis) stats() Stats {
 
 // unavailable merges the observer's leaderless spans and the clients'
 // failing spans of a partition, by start.
-func (a *analysis) unavailable(t *tpInfo) []Interval {
+func (a *analysis) unavailable(t *model.TP) []Interval {
 	end := a.c.last
 	var out []Interval
 	add := func(from, to int64, open bool, cause string, errs map[string]int) {
@@ -187,24 +189,24 @@ func (a *analysis) unavailable(t *tpInfo) []Interval {
 			Cause: cause, Open: open, Errors: errs})
 	}
 	since := int64(-1)
-	for i := range t.obs {
-		o := &t.obs[i]
+	for i := range t.Obs {
+		o := &t.Obs[i]
 		switch {
-		case o.leader < 0 && since < 0:
-			since = o.at
-		case o.leader >= 0 && since >= 0:
-			add(since, o.at, false, "no-leader", nil)
+		case o.Leader < 0 && since < 0:
+			since = o.At
+		case o.Leader >= 0 && since >= 0:
+			add(since, o.At, false, "no-leader", nil)
 			since = -1
 		}
 	}
 	if since >= 0 {
 		add(since, end, true, "no-leader", nil)
 	}
-	for _, s := range t.avail.spans {
-		add(s.from, s.to, false, s.cause, s.errs)
+	for _, s := range t.Avail.Spans {
+		add(s.From, s.To, false, s.Cause, s.Errs)
 	}
-	if t.avail.since >= 0 {
-		add(t.avail.since, max(end, t.avail.since), true, "sends-failing", t.avail.errs)
+	if t.Avail.Since >= 0 {
+		add(t.Avail.Since, max(end, t.Avail.Since), true, "sends-failing", t.Avail.Errs)
 	}
 	slices.SortStableFunc(out, func(x, y Interval) int {
 		switch {
@@ -238,17 +240,17 @@ func (a *analysis) recovery() []Recovery {
 		calls  []int64
 		suffix []int64 // earliest ack among sends invoked at or after calls[i]
 	}
-	per := make([]*acked, len(c.tps))
-	for i := range c.sends {
-		s := &c.sends[i]
-		if s.typ != opOK {
+	per := make([]*acked, len(c.TPs))
+	for i := range c.Sends {
+		s := &c.Sends[i]
+		if s.Typ != model.OpOK {
 			continue
 		}
-		if per[s.tp] == nil {
-			per[s.tp] = &acked{}
+		if per[s.TP] == nil {
+			per[s.TP] = &acked{}
 		}
-		per[s.tp].calls = append(per[s.tp].calls, s.call)
-		per[s.tp].suffix = append(per[s.tp].suffix, s.ret)
+		per[s.TP].calls = append(per[s.TP].calls, s.Call)
+		per[s.TP].suffix = append(per[s.TP].suffix, s.Ret)
 	}
 	for _, p := range per {
 		if p == nil {
@@ -259,8 +261,8 @@ func (a *analysis) recovery() []Recovery {
 		}
 	}
 	var out []Recovery
-	for _, fi := range a.faults {
-		at := c.nem[fi].call
+	for _, fi := range a.places.Faults() {
+		at := c.Nem[fi].Call
 		r := Recovery{Fault: a.faultRef(fi), RecoveredS: map[string]float64{}}
 		for tp, p := range per {
 			if p == nil {
@@ -268,9 +270,9 @@ func (a *analysis) recovery() []Recovery {
 			}
 			i := sort.Search(len(p.calls), func(i int) bool { return p.calls[i] >= at })
 			if i < len(p.calls) {
-				r.RecoveredS[c.tps[tp].name()] = secs(p.suffix[i] - at)
+				r.RecoveredS[c.TPs[tp].Name()] = secs(p.suffix[i] - at)
 			} else {
-				r.NotRecovered = append(r.NotRecovered, c.tps[tp].name())
+				r.NotRecovered = append(r.NotRecovered, c.TPs[tp].Name())
 			}
 		}
 		out = append(out, r)
@@ -281,22 +283,22 @@ func (a *analysis) recovery() []Recovery {
 // txnStats counts the txns by outcome, and their sends and polled records.
 func (a *analysis) txnStats() *TxnStats {
 	c := a.c
-	if len(c.txns) == 0 && len(c.txnTP) == 0 {
+	if len(c.txns) == 0 && len(c.TxnTP) == 0 {
 		return nil
 	}
-	ts := &TxnStats{Sends: len(c.txnSends), NotLinearized: a.txnNotLinearized(), WWEdges: a.wwN, WREdges: a.wrN}
+	ts := &TxnStats{Sends: len(c.txnSends), NotLinearized: linearize.LeftOut(&a.c.History), WWEdges: a.wwN, WREdges: a.wrN}
 	for i := range c.txns {
 		switch c.txns[i].typ {
-		case opOK:
+		case model.OpOK:
 			ts.OK++
-		case opFail:
+		case model.OpFail:
 			ts.Fail++
 		default:
 			ts.Info++
 		}
 	}
 	for i := range c.txnPolls {
-		ts.PollRecords += int(c.txnPolls[i].end - c.txnPolls[i].start)
+		ts.PollRecords += int(c.txnPolls[i].End - c.txnPolls[i].Start)
 	}
 	return ts
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -47,22 +48,9 @@ type txnState struct {
 	txnIDs     names
 	txnErr     map[int32]string  // txn -> its completion's error
 	txnSendsOf map[int32][]int32 // value -> its txn sends after the first
-	txnPolls   []readOp          // the poll micro-ops of completions
+	txnPolls   []model.Read      // the poll micro-ops of completions
 	txnPollOf  []int32           // txnPolls[i] -> its txn
-	txnTP      []bool            // tp -> holds txn writes or read_committed reads
 }
-
-// markTxnTP notes that tp holds txn writes or read_committed reads: the
-// linearizability model leaves it out (it does not model transactions).
-func (c *Checker) markTxnTP(tp int32) {
-	for int(tp) >= len(c.txnTP) {
-		c.txnTP = append(c.txnTP, false)
-	}
-	c.txnTP[tp] = true
-}
-
-// isTxnTP reports whether markTxnTP marked tp.
-func (c *Checker) isTxnTP(tp int32) bool { return int(tp) < len(c.txnTP) && c.txnTP[tp] }
 
 // isolation reads a read invoke's isolation: true for read_committed.
 func isolation(what, iso string) (bool, error) {
@@ -125,7 +113,7 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 			val := c.value([]byte(*op.Value))
 			c.addTxnSendOf(val, int32(len(c.txnSends)))
 			c.txnSends = append(c.txnSends, txnSend{txn: pd.txn, val: val, tp: tp, off: -1})
-			c.markTxnTP(tp)
+			c.MarkTxnTP(tp)
 		case histories.TxnPoll:
 			where := fmt.Sprintf("%s: op %d (poll)", what, i)
 			if op.Partitions == nil {
@@ -135,7 +123,7 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 				if err := c.checkPlace(where, []byte(*op.Topic), part); err != nil {
 					return err
 				}
-				c.markTxnTP(c.tp([]byte(*op.Topic), part))
+				c.MarkTxnTP(c.tp([]byte(*op.Topic), part))
 			}
 		}
 	}
@@ -146,9 +134,9 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 
 // addTxnSendOf records that txn send s invoked value val (see addSendOf).
 func (c *Checker) addTxnSendOf(val, s int32) {
-	vi := &c.vals[val]
-	if vi.txn < 0 {
-		vi.txn = s
+	vi := &c.Vals[val]
+	if vi.Txn < 0 {
+		vi.Txn = s
 		return
 	}
 	if c.txnSendsOf == nil {
@@ -163,11 +151,11 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 	t.ret = e.Time
 	switch e.Type {
 	case histories.OK:
-		t.typ = opOK
+		t.typ = model.OpOK
 	case histories.Fail:
-		t.typ = opFail
+		t.typ = model.OpFail
 	default:
-		t.typ = opInfo
+		t.typ = model.OpInfo
 	}
 	if e.Error != "" {
 		if c.txnErr == nil {
@@ -231,9 +219,9 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 				return err
 			}
 			for j := start; j < end; j++ {
-				c.tps[c.recs[j].TP].polled++
+				c.TPs[c.Recs[j].TP].Polled++
 			}
-			c.txnPolls = append(c.txnPolls, readOp{proc: t.proc, call: t.call, ret: e.Time, start: start, end: end, rc: true})
+			c.txnPolls = append(c.txnPolls, model.Read{Proc: t.proc, Call: t.call, Ret: e.Time, Start: start, End: end, RC: true})
 			c.txnPollOf = append(c.txnPollOf, ti)
 		}
 	}
@@ -245,8 +233,8 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 func (c *Checker) txnSendOf(t *txnOp, where string, op *histories.TxnMicro) (int32, error) {
 	for s := t.start; s < t.end; s++ {
 		ts := &c.txnSends[s]
-		tpi := c.tps[ts.tp]
-		if !ts.done && tpi.topic == *op.Topic && tpi.partition == *op.Partition && c.vals[ts.val].str == *op.Value {
+		tpi := c.TPs[ts.tp]
+		if !ts.done && tpi.Topic == *op.Topic && tpi.Partition == *op.Partition && c.Vals[ts.val].Str == *op.Value {
 			return s, nil
 		}
 	}

@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 
 	"github.com/kchaos/kchaos/histories"
@@ -21,7 +22,7 @@ import (
 // sent to tp by a txn that may have committed, 2 sent to tp by a failed
 // txn, 1 sent elsewhere, 0 none.
 func (c *Checker) txnRank(val, tp int32, off int64) (int32, int) {
-	first := c.vals[val].txn
+	first := c.Vals[val].Txn
 	if first < 0 {
 		return -1, 0
 	}
@@ -32,7 +33,7 @@ func (c *Checker) txnRank(val, tp int32, off int64) (int32, int) {
 		switch {
 		case s.tp == tp && s.off == off:
 			r = 4
-		case s.tp == tp && c.txns[s.txn].typ != opFail:
+		case s.tp == tp && c.txns[s.txn].typ != model.OpFail:
 			r = 3
 		case s.tp == tp:
 			r = 2
@@ -53,10 +54,10 @@ func (c *Checker) txnRank(val, tp int32, off int64) (int32, int) {
 // it. A txn send wins only when it explains the record strictly better,
 // so that histories without txns are judged exactly as before.
 func (c *Checker) writer(val, tp int32, off int64) (plain, txn int32) {
-	if c.vals[val].txn < 0 {
-		return c.explainer(val, tp, off), -1
+	if c.Vals[val].Txn < 0 {
+		return c.Explainer(val, tp, off), -1
 	}
-	p, pr := c.explainRank(val, tp, off)
+	p, pr := c.ExplainRank(val, tp, off)
 	t, tr := c.txnRank(val, tp, off)
 	if tr > pr {
 		return -1, t
@@ -69,7 +70,7 @@ func (c *Checker) writer(val, tp int32, off int64) (plain, txn int32) {
 // value no send explains (unexpected: it is reported as such).
 func (c *Checker) committedVisible(val, tp int32, off int64) bool {
 	_, ts := c.writer(val, tp, off)
-	return ts < 0 || c.txns[c.txnSends[ts].txn].typ == opOK
+	return ts < 0 || c.txns[c.txnSends[ts].txn].typ == model.OpOK
 }
 
 func (a *analysis) txnRef(t int32) TxnRef {
@@ -85,9 +86,9 @@ func (a *analysis) txnRef(t int32) TxnRef {
 		ref.EndInvokedS = &s
 	}
 	switch op.typ {
-	case opOK:
+	case model.OpOK:
 		ref.Type = "ok"
-	case opFail:
+	case model.OpFail:
 		ref.Type = "fail"
 	default:
 		ref.Type = "info"
@@ -130,7 +131,7 @@ type txnRead struct {
 func (a *analysis) txnReads() {
 	c := a.c
 	aborted, early := map[int32]*txnRead{}, map[int32]*txnRead{}
-	add := func(m map[int32]*txnRead, ts int32, by string, op *readOp, r *rec) {
+	add := func(m map[int32]*txnRead, ts int32, by string, op *model.Read, r *rec) {
 		s := m[r.Val]
 		if s == nil {
 			s = &txnRead{ts: ts, valueSeen: newValueSeen(op)}
@@ -140,7 +141,7 @@ func (a *analysis) txnReads() {
 	}
 	// check judges one record of a read_committed read; reader is the txn
 	// whose poll it was, or -1.
-	check := func(by string, op *readOp, reader int32, r *rec) {
+	check := func(by string, op *model.Read, reader int32, r *rec) {
 		_, ts := c.writer(r.Val, r.TP, r.Off)
 		if ts < 0 {
 			return
@@ -148,14 +149,14 @@ func (a *analysis) txnReads() {
 		w := c.txnSends[ts].txn
 		wt := &c.txns[w]
 		switch {
-		case wt.typ == opFail:
+		case wt.typ == model.OpFail:
 			add(aborted, ts, by, op, r)
 		case reader == w:
 			// A txn's poll precedes its own EndTxn: its own writes were
 			// not committed yet (Jepsen's precommitted read).
 			add(early, ts, by, op, r)
 		default:
-			done := op.ret
+			done := op.Ret
 			if reader >= 0 {
 				if rt := &c.txns[reader]; rt.endInv >= 0 {
 					done = rt.endInv // its polls came before it asked to end
@@ -172,12 +173,12 @@ func (a *analysis) txnReads() {
 	}
 	for _, set := range []struct {
 		f   string
-		ops []readOp
-	}{{histories.FPoll, c.polls}, {histories.FFinalRead, c.finals}, {unfinishedFinal, c.partials}} {
+		ops []model.Read
+	}{{histories.FPoll, c.Polls}, {histories.FFinalRead, c.Finals}, {unfinishedFinal, c.Partials}} {
 		for i := range set.ops {
-			if op := &set.ops[i]; op.rc {
-				for j := op.start; j < op.end; j++ {
-					check(set.f+" (read_committed)", op, -1, &c.recs[j])
+			if op := &set.ops[i]; op.RC {
+				for j := op.Start; j < op.End; j++ {
+					check(set.f+" (read_committed)", op, -1, &c.Recs[j])
 				}
 			}
 		}
@@ -185,8 +186,8 @@ func (a *analysis) txnReads() {
 	for i := range c.txnPolls {
 		op, reader := &c.txnPolls[i], c.txnPollOf[i]
 		by := fmt.Sprintf("txn %q (index %d) poll", c.txnIDs.list[c.txns[reader].id], c.txns[reader].index)
-		for j := op.start; j < op.end; j++ {
-			check(by, op, reader, &c.recs[j])
+		for j := op.Start; j < op.End; j++ {
+			check(by, op, reader, &c.Recs[j])
 		}
 	}
 	a.r.Anomalies.TxnAbortedRead = a.txnValueEntries(aborted, TxnAbortedRead)
@@ -202,7 +203,7 @@ func (a *analysis) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValue
 		vals = append(vals, v)
 	}
 	slices.SortFunc(vals, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(c.vals[x].tp, c.vals[y].tp), cmp.Compare(c.vals[x].off, c.vals[y].off), cmp.Compare(x, y))
+		return cmp.Or(cmp.Compare(c.Vals[x].TP, c.Vals[y].TP), cmp.Compare(c.Vals[x].Off, c.Vals[y].Off), cmp.Compare(x, y))
 	})
 	var out []TxnValueEntry
 	for _, v := range vals {
@@ -215,16 +216,16 @@ func (a *analysis) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValue
 func (a *analysis) txnValueEntry(v, ts int32, s *valueSeen, kind string) TxnValueEntry {
 	c := a.c
 	snd := &c.txnSends[ts]
-	t := c.tps[snd.tp]
+	t := c.TPs[snd.tp]
 	at := s.first
 	if at < 0 {
 		at = max(c.txns[snd.txn].ret, c.txns[snd.txn].call)
 	}
 	offs := append([]int64(nil), s.offsets...)
 	slices.Sort(offs)
-	e := TxnValueEntry{Topic: t.topic, Partition: t.partition, Value: c.vals[v].str, Offsets: offs,
+	e := TxnValueEntry{Topic: t.Topic, Partition: t.Partition, Value: c.Vals[v].Str, Offsets: offs,
 		LeaderEpochs: s.epochs, ReadBy: s.readBy, Txn: a.txnRef(snd.txn), Where: a.where(snd.tp, at)}
-	e.Text = txnValueText(kind, t.name(), &e)
+	e.Text = txnValueText(kind, t.Name(), &e)
 	return e
 }
 
@@ -245,9 +246,9 @@ func (a *analysis) txnLost() {
 			off, at := ts.off, t.ret
 			seen, wasSeen := a.seenTxn[s]
 			switch {
-			case t.typ == opOK && wasSeen && seen.at < at:
+			case t.typ == model.OpOK && wasSeen && seen.at < at:
 				at = seen.at
-			case t.typ == opOK:
+			case t.typ == model.OpOK:
 			case wasSeen:
 				off, at = seen.off, seen.at
 			default:
@@ -259,15 +260,15 @@ func (a *analysis) txnLost() {
 				}
 				off = seen.off
 			}
-			tpi := c.tps[ts.tp]
+			tpi := c.TPs[ts.tp]
 			j, miss := a.judge(ts.val, ts.tp, off, at)
 			switch j {
 			case judgedUnseen, judgedNoFinal:
-				if j == judgedNoFinal && c.vals[ts.val].polled {
+				if j == judgedNoFinal && c.Vals[ts.val].Polled {
 					continue
 				}
-				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{Topic: tpi.topic, Partition: tpi.partition,
-					Value: c.vals[ts.val].str, Offset: off, Process: int(t.proc), AckedS: secs(at), AtAck: a.where(ts.tp, at),
+				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{Topic: tpi.Topic, Partition: tpi.Partition,
+					Value: c.Vals[ts.val].Str, Offset: off, Process: int(t.proc), AckedS: secs(at), AtAck: a.where(ts.tp, at),
 					TransactionalID: c.txnIDs.list[t.id]})
 				continue
 			case judgedLost:
@@ -275,25 +276,25 @@ func (a *analysis) txnLost() {
 				continue
 			}
 			a.txnMissing[s] = miss
-			f := &c.finals[miss]
-			e := TxnLostWriteEntry{Topic: tpi.topic, Partition: tpi.partition, Offset: off, Value: c.vals[ts.val].str,
+			f := &c.Finals[miss]
+			e := TxnLostWriteEntry{Topic: tpi.Topic, Partition: tpi.Partition, Offset: off, Value: c.Vals[ts.val].Str,
 				Txn: a.txnRef(int32(ti)), AtCommit: a.where(ts.tp, at)}
-			if wasSeen && t.typ != opOK {
+			if wasSeen && t.typ != model.OpOK {
 				sa := secs(seen.at)
 				e.SeenS, e.SeenBy = &sa, seen.by
 			}
-			if miss != tpi.final {
+			if miss != tpi.Final {
 				e.JudgedBy = a.finalRef(miss, ts.tp)
 			}
 			if r, ok := a.finalAtOf(miss, ts.tp, off); ok {
-				e.Now = &Held{Value: c.vals[r.Val].str, LeaderEpoch: r.Epoch}
+				e.Now = &Held{Value: c.Vals[r.Val].Str, LeaderEpoch: r.Epoch}
 			}
-			e.Faults = a.faultsBetween(at, f.call)
-			if o := tpi.at(f.call); o != nil {
-				epoch := o.epoch
+			e.Faults = a.faultsBetween(at, f.Call)
+			if o := tpi.At(f.Call); o != nil {
+				epoch := o.Epoch
 				e.FinalEpoch = &epoch
 			}
-			e.Text = txnLostText(tpi.name(), &e)
+			e.Text = txnLostText(tpi.Name(), &e)
 			a.r.Anomalies.TxnLostWrite = append(a.r.Anomalies.TxnLostWrite, e)
 		}
 	}
@@ -310,27 +311,27 @@ func (a *analysis) txnTorn() {
 	c := a.c
 	for ti := range c.txns {
 		t := &c.txns[ti]
-		if (t.typ != opOK && t.typ != opInfo) || !t.told {
+		if (t.typ != model.OpOK && t.typ != model.OpInfo) || !t.told {
 			continue
 		}
 		var parts []TornPartition
 		var byTP []int32
-		committed, present, missing, disorder := t.typ == opOK, false, false, false
+		committed, present, missing, disorder := t.typ == model.OpOK, false, false, false
 		lastFinal := int64(-1)
 		for s := t.start; s < t.end; s++ {
 			ts := &c.txnSends[s]
-			if !ts.done || (t.typ == opInfo && ts.off < 0) {
+			if !ts.done || (t.typ == model.OpInfo && ts.off < 0) {
 				continue
 			}
 			k := slices.Index(byTP, ts.tp)
-			tpi := c.tps[ts.tp]
+			tpi := c.TPs[ts.tp]
 			if k < 0 {
 				k = len(byTP)
 				byTP = append(byTP, ts.tp)
-				tp := TornPartition{Topic: tpi.topic, Partition: tpi.partition}
-				if tpi.final >= 0 {
+				tp := TornPartition{Topic: tpi.Topic, Partition: tpi.Partition}
+				if tpi.Final >= 0 {
 					tp.FinalReadIsolation = histories.ReadUncommitted
-					if c.finals[tpi.final].rc {
+					if c.Finals[tpi.Final].RC {
 						tp.FinalReadIsolation = histories.ReadCommitted
 					}
 				}
@@ -341,13 +342,13 @@ func (a *analysis) txnTorn() {
 			if a.tsFin[s] >= 0 {
 				off = a.tsFin[s]
 			}
-			val := c.vals[ts.val].str
+			val := c.Vals[ts.val].Str
 			p.Values, p.Offsets = append(p.Values, val), append(p.Offsets, off)
-			if tpi.final < 0 {
+			if tpi.Final < 0 {
 				continue
 			}
-			for _, f := range tpi.finals {
-				lastFinal = max(lastFinal, c.finals[f].call)
+			for _, f := range tpi.Finals {
+				lastFinal = max(lastFinal, c.Finals[f].Call)
 			}
 			if _, ok := a.seenTxn[s]; ok {
 				committed = true // a read_committed read saw it
@@ -362,7 +363,7 @@ func (a *analysis) txnTorn() {
 				missing = true
 			}
 		}
-		if t.typ == opOK {
+		if t.typ == model.OpOK {
 			for k := range parts {
 				p, last := &parts[k], int64(-1)
 				for _, off := range p.Offsets {
@@ -395,8 +396,8 @@ func (a *analysis) txnTorn() {
 // heldAtRC reports whether a completed read_committed final read of tp
 // holds val: proof that its txn committed.
 func (a *analysis) heldAtRC(tp, val int32) bool {
-	for _, f := range a.c.tps[tp].finals {
-		if a.c.finals[f].rc && a.holds(f, val) {
+	for _, f := range a.c.TPs[tp].Finals {
+		if a.c.Finals[f].RC && a.holds(f, val) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"cmp"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 )
 
@@ -189,7 +190,7 @@ func (a *analysis) txnCycles() {
 	var vtx []int32                   // vertex -> txn
 	for i := range c.txns {
 		vid[i] = -1
-		if t := c.txns[i].typ; t == opOK || t == opInfo {
+		if t := c.txns[i].typ; t == model.OpOK || t == model.OpInfo {
 			vid[i] = int32(len(vtx))
 			vtx = append(vtx, int32(i))
 		}
@@ -216,13 +217,13 @@ func (a *analysis) wwEdges(vid []int32) []txnEdge {
 	}
 	// Sized in a first pass: a million sends must not be copied as the
 	// slices grow.
-	n := make([]int, len(c.tps))
+	n := make([]int, len(c.TPs))
 	for s := range c.txnSends {
 		if ts := &c.txnSends[s]; vid[ts.txn] >= 0 && pos(s) >= 0 {
 			n[ts.tp]++
 		}
 	}
-	per := make([][]at, len(c.tps))
+	per := make([][]at, len(c.TPs))
 	for tp := range per {
 		per[tp] = make([]at, 0, n[tp])
 	}
@@ -251,7 +252,7 @@ func (a *analysis) wrEdges(vid []int32) []txnEdge {
 	c := a.c
 	n := 0
 	for i := range c.txnPolls {
-		n += int(c.txnPolls[i].end - c.txnPolls[i].start)
+		n += int(c.txnPolls[i].End - c.txnPolls[i].Start)
 	}
 	out := make([]txnEdge, 0, n)
 	for i := range c.txnPolls {
@@ -260,8 +261,8 @@ func (a *analysis) wrEdges(vid []int32) []txnEdge {
 			continue
 		}
 		op := &c.txnPolls[i]
-		for j := op.start; j < op.end; j++ {
-			r := &c.recs[j]
+		for j := op.Start; j < op.End; j++ {
+			r := &c.Recs[j]
 			_, ts := c.writer(r.Val, r.TP, r.Off)
 			if ts < 0 {
 				continue
@@ -286,11 +287,11 @@ func (a *analysis) cycleEntries(kind string, vtx []int32, g *txnGraph) []CycleEn
 			e.Txns = append(e.Txns, a.txnRef(vtx[ed.from]))
 		}
 		for _, ed := range cyc {
-			t := c.tps[ed.tp]
-			st := CycleStep{Type: "ww", From: pos[ed.from], To: pos[ed.to], Topic: t.topic, Partition: t.partition,
-				Values: []string{c.vals[ed.v1].str}, Offsets: []int64{ed.o1}}
+			t := c.TPs[ed.tp]
+			st := CycleStep{Type: "ww", From: pos[ed.from], To: pos[ed.to], Topic: t.Topic, Partition: t.Partition,
+				Values: []string{c.Vals[ed.v1].Str}, Offsets: []int64{ed.o1}}
 			if ed.v2 >= 0 {
-				st.Values, st.Offsets = append(st.Values, c.vals[ed.v2].str), append(st.Offsets, ed.o2)
+				st.Values, st.Offsets = append(st.Values, c.Vals[ed.v2].Str), append(st.Offsets, ed.o2)
 			} else {
 				st.Type, st.LeaderEpochs = "wr", []int32{ed.epoch}
 			}

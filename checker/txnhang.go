@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"strings"
 	"time"
@@ -101,20 +102,20 @@ func (a *analysis) txnHanging() {
 		pid   int64
 		first int64
 	}
-	for tp := range c.tps {
+	for tp := range c.TPs {
 		seen := map[key]int32{}
 		var order []key
-		for _, f := range c.tps[tp].finals {
-			ends := c.finals[f].txnEnds
+		for _, f := range c.TPs[tp].Finals {
+			ends := c.Finals[f].TxnEnds
 			if ends == nil {
 				continue
 			}
-			lso, okL := ends.lsos[int32(tp)]
-			hw, okH := ends.hws[int32(tp)]
+			lso, okL := ends.LSOs[int32(tp)]
+			hw, okH := ends.HWs[int32(tp)]
 			if !okL || !okH || lso >= hw {
 				continue
 			}
-			for _, o := range ends.open[int32(tp)] {
+			for _, o := range ends.Open[int32(tp)] {
 				if o.FirstOffset != lso {
 					continue
 				}
@@ -122,7 +123,7 @@ func (a *analysis) txnHanging() {
 				if prev, ok := seen[k]; !ok {
 					order = append(order, k)
 					seen[k] = f
-				} else if c.finals[f].call >= c.finals[prev].call {
+				} else if c.Finals[f].Call >= c.Finals[prev].Call {
 					seen[k] = f
 				}
 			}
@@ -130,11 +131,11 @@ func (a *analysis) txnHanging() {
 		slices.SortFunc(order, func(x, y key) int { return cmp.Or(cmp.Compare(x.first, y.first), cmp.Compare(x.pid, y.pid)) })
 		for _, k := range order {
 			f := seen[k]
-			ends := c.finals[f].txnEnds
-			for i := range ends.open[int32(tp)] {
-				if o := &ends.open[int32(tp)][i]; o.ProducerID == k.pid && o.FirstOffset == k.first {
+			ends := c.Finals[f].TxnEnds
+			for i := range ends.Open[int32(tp)] {
+				if o := &ends.Open[int32(tp)][i]; o.ProducerID == k.pid && o.FirstOffset == k.first {
 					a.r.Anomalies.TxnHanging = append(a.r.Anomalies.TxnHanging,
-						a.hangingEntry(int32(tp), f, o, ends.lsos[int32(tp)], ends.hws[int32(tp)]))
+						a.hangingEntry(int32(tp), f, o, ends.LSOs[int32(tp)], ends.HWs[int32(tp)]))
 					break
 				}
 			}
@@ -144,16 +145,16 @@ func (a *analysis) txnHanging() {
 
 func (a *analysis) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64) TxnHangingEntry {
 	c := a.c
-	t := c.tps[tp]
-	op := &c.finals[f]
-	e := TxnHangingEntry{Topic: t.topic, Partition: t.partition, ProducerID: o.ProducerID, ProducerEpoch: o.ProducerEpoch,
+	t := c.TPs[tp]
+	op := &c.Finals[f]
+	e := TxnHangingEntry{Topic: t.Topic, Partition: t.Partition, ProducerID: o.ProducerID, ProducerEpoch: o.ProducerEpoch,
 		CoordinatorEpoch: o.CoordinatorEpoch, FirstOffset: o.FirstOffset, TransactionalID: o.TransactionalID,
 		CoordinatorState: o.CoordinatorState, FindHanging: o.Hanging, LastStableOffset: lso, HighWatermark: hw,
 		FinalRead: *a.finalRef(f, tp), MarginS: HangingMargin.Seconds()}
 	// When it was described: on the history's clock if recorded (and
 	// within the read), else the read's invoke (it was open no later).
-	at := op.call
-	if o.DescribedAt >= op.call && o.DescribedAt <= op.ret {
+	at := op.Call
+	if o.DescribedAt >= op.Call && o.DescribedAt <= op.Ret {
 		at = o.DescribedAt
 	}
 	since := at - o.OpenMS*int64(time.Millisecond)
@@ -179,8 +180,8 @@ func (a *analysis) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64
 	e.HeldBack = a.heldBack(tp, lso, hw)
 	e.Faults = a.faultsBetween(since, at)
 	e.Recovery = fmt.Sprintf("kafka-transactions.sh --bootstrap-server BROKER abort --topic %s --partition %d "+
-		"--producer-id %d --producer-epoch %d --coordinator-epoch %d", t.topic, t.partition, o.ProducerID, o.ProducerEpoch, o.CoordinatorEpoch)
-	e.Text = hangingText(t.name(), &e)
+		"--producer-id %d --producer-epoch %d --coordinator-epoch %d", t.Topic, t.Partition, o.ProducerID, o.ProducerEpoch, o.CoordinatorEpoch)
+	e.Text = hangingText(t.Name(), &e)
 	return e
 }
 
@@ -192,7 +193,7 @@ func (a *analysis) txnSendAt(tp int32, off int64) int32 {
 			return int32(i)
 		}
 	}
-	for _, f := range a.c.tps[tp].finals {
+	for _, f := range a.c.TPs[tp].Finals {
 		if r, ok := a.finalAtOf(f, tp, off); ok {
 			if _, ts := a.c.writer(r.Val, tp, off); ts >= 0 {
 				return ts
@@ -206,9 +207,9 @@ func (a *analysis) txnSendAt(tp int32, off int64) int32 {
 // or before t (the final heal), or 0.
 func (a *analysis) finalHealBefore(t int64) int64 {
 	at := int64(0)
-	for _, n := range a.c.nem {
-		if n.f == histories.FHeal && (n.v.Fault == "" || n.v.Fault == histories.HealAll) && n.call <= t {
-			at = max(at, n.call)
+	for _, n := range a.c.Nem {
+		if n.F == histories.FHeal && (n.V.Fault == "" || n.V.Fault == histories.HealAll) && n.Call <= t {
+			at = max(at, n.Call)
 		}
 	}
 	return at
@@ -222,14 +223,14 @@ func (a *analysis) heldBack(tp int32, lso, hw int64) HeldBack {
 		val int32
 	}
 	var hs []held
-	for i := range c.sends {
-		if s := &c.sends[i]; s.tp == tp && s.typ == opOK && s.off >= lso && s.off < hw {
-			hs = append(hs, held{s.off, s.val})
+	for i := range c.Sends {
+		if s := &c.Sends[i]; s.TP == tp && s.Typ == model.OpOK && s.Off >= lso && s.Off < hw {
+			hs = append(hs, held{s.Off, s.Val})
 		}
 	}
 	for i := range c.txnSends {
 		s := &c.txnSends[i]
-		if s.tp == tp && s.off >= lso && s.off < hw && c.txns[s.txn].typ == opOK {
+		if s.tp == tp && s.off >= lso && s.off < hw && c.txns[s.txn].typ == model.OpOK {
 			hs = append(hs, held{s.off, s.val})
 		}
 	}
@@ -242,7 +243,7 @@ func (a *analysis) heldBack(tp int32, lso, hw int64) HeldBack {
 		h.Count++
 		h.LastOffset = x.off
 		if len(h.Values) < 10 {
-			h.Values = append(h.Values, c.vals[x.val].str)
+			h.Values = append(h.Values, c.Vals[x.val].Str)
 		}
 		if a.inFin[x.val/64]&(1<<(x.val%64)) != 0 {
 			h.InLog++

@@ -75,19 +75,19 @@ func (a *analysis) verdict() {
 	for _, d := range analyzers {
 		notes = append(notes, d.notes(a)...)
 	}
-	sent := make([]bool, len(c.tps))
-	for i := range c.sends {
-		sent[c.sends[i].tp] = true
+	sent := make([]bool, len(c.TPs))
+	for i := range c.Sends {
+		sent[c.Sends[i].TP] = true
 	}
 	for i := range c.txnSends {
 		sent[c.txnSends[i].tp] = true
 	}
-	for tp, t := range c.tps {
-		if sent[tp] && t.final < 0 {
-			unknown = append(unknown, fmt.Sprintf("no completed final read of %s%s", t.name(), a.finalTries(int32(tp))))
+	for tp, t := range c.TPs {
+		if sent[tp] && t.Final < 0 {
+			unknown = append(unknown, fmt.Sprintf("no completed final read of %s%s", t.Name(), a.finalTries(int32(tp))))
 		}
 	}
-	if len(c.sends) == 0 && len(c.txnSends) == 0 {
+	if len(c.Sends) == 0 && len(c.txnSends) == 0 {
 		unknown = append(unknown, "nothing was sent")
 	}
 	for _, d := range analyzers {

@@ -1,8 +1,11 @@
 // Package model holds the compact form of a decoded history that the
-// checker's domains read. Today it holds the record, which the log domain
-// and the linearizability model (package logmodel) share without copying;
-// the rest of the checker's tables are to follow it here (see doc.go of
-// package checker), so that each domain can become its own package.
+// checker's analyzers read (History: values, sends, polls, final reads,
+// their records, the partitions with their observer samples and
+// availability), so that an analyzer can live in a package of its own and
+// read the tables without the checker's state machine. The checker fills
+// a History one event at a time; the analyzers only read it. What the
+// checker still keeps on its own (nemesis ops, poll order, transactions,
+// consumer groups) is listed in package checker's Checker.
 package model
 
 // Rec is one record a poll or final read returned: 24 bytes and no

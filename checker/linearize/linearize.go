@@ -1,9 +1,10 @@
-package checker
+package linearize
 
 import (
 	"cmp"
 	"fmt"
 	"github.com/kchaos/kchaos/checker/logmodel"
+	"github.com/kchaos/kchaos/checker/model"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -40,38 +41,38 @@ const infinity = logmodel.Infinity
 
 // seg is the records of one read on one partition.
 type seg struct {
-	op         *readOp
+	op         *model.Read
 	start, end int32
 }
 
-func (a *analysis) linearizability() *Linearizable {
-	c := a.c
-	budget := c.opts.PorcupineTimeout
+func (a *run) linearizability() *Linearizable {
+	c := a.h
+	budget := a.cfg.Timeout
 	if budget <= 0 {
 		budget = DefaultPorcupineTimeout
 	}
 	deadline := time.Now().Add(budget)
-	small := c.clients <= SmallHistory
+	small := c.Clients <= SmallHistory
 	window := int64(0)
 	if !small {
-		window = c.opts.Window
+		window = a.cfg.Window
 		if window <= 0 {
 			window = DefaultWindow
 		}
 	}
 	out := &Linearizable{Result: "ok", WindowOffsets: window, Partitions: map[string]*LinPartition{}}
 	segs := a.segments()
-	model := logmodel.Model(func(v int32) string { return c.vals[v].str })
-	for tp := range c.tps {
-		if c.isTxnTP(int32(tp)) {
-			continue // not modelled: see txnNotLinearized
+	model := logmodel.Model(func(v int32) string { return c.Vals[v].Str })
+	for tp := range c.TPs {
+		if c.IsTxnTP(int32(tp)) {
+			continue // not modelled: see LeftOut
 		}
 		ops, wins := a.linOps(int32(tp), segs[tp], window)
 		if len(ops) == 0 {
 			continue
 		}
 		lp := &LinPartition{Ops: len(ops), Windows: len(wins)}
-		out.Partitions[c.tps[tp].name()] = lp
+		out.Partitions[c.TPs[tp].Name()] = lp
 		lp.Result = a.checkPartition(model, int32(tp), ops, wins, small, deadline, lp)
 		if v := a.rt[int32(tp)]; v != nil {
 			// The direct real-time check (see realTime) holds across
@@ -81,9 +82,9 @@ func (a *analysis) linearizability() *Linearizable {
 		switch {
 		case lp.Result == "illegal":
 			out.Result = "illegal"
-			t := c.tps[tp]
-			a.r.Anomalies.Nonlinearizable = append(a.r.Anomalies.Nonlinearizable, NonlinearizableEntry{
-				Topic: t.topic, Partition: t.partition, Windows: lp.Illegal, Visualization: lp.Visualization, RealTime: lp.RealTime})
+			t := c.TPs[tp]
+			a.entries = append(a.entries, NonlinearizableEntry{
+				Topic: t.Topic, Partition: t.Partition, Windows: lp.Illegal, Visualization: lp.Visualization, RealTime: lp.RealTime})
 		case lp.Result == "unknown" && out.Result == "ok":
 			out.Result = "unknown"
 		}
@@ -97,12 +98,12 @@ func remaining(deadline time.Time) time.Duration {
 
 // checkPartition runs porcupine on one topic-partition, finds the windows
 // that fail and writes the visualizations.
-func (a *analysis) checkPartition(model porcupine.Model, tp int32, ops []porcupine.Operation,
+func (a *run) checkPartition(model porcupine.Model, tp int32, ops []porcupine.Operation,
 	wins map[int64]*Window, small bool, deadline time.Time, lp *LinPartition) string {
 	if time.Now().After(deadline) {
 		return "unknown"
 	}
-	dir := a.c.opts.VisualizeDir
+	dir := a.cfg.VisualizeDir
 	if small && sameOffset(ops) {
 		for _, w := range sortedWindows(wins) {
 			lp.Illegal = append(lp.Illegal, *w)
@@ -212,11 +213,11 @@ func VisualizationName(topic string, partition int32) string {
 	return fmt.Sprintf("linearizability-%s-%d.html", safe, partition)
 }
 
-func (a *analysis) visualize(model porcupine.Model, info porcupine.LinearizationInfo, tp int32, dir string) string {
-	t := a.c.tps[tp]
-	name := a.c.opts.prefix + VisualizationName(t.topic, t.partition)
+func (a *run) visualize(model porcupine.Model, info porcupine.LinearizationInfo, tp int32, dir string) string {
+	t := a.h.TPs[tp]
+	name := a.cfg.Prefix + VisualizationName(t.Topic, t.Partition)
 	if err := porcupine.VisualizePath(model, info, filepath.Join(dir, name)); err != nil {
-		a.r.Reasons = append(a.r.Reasons, fmt.Sprintf("could not write %s: %v", name, err))
+		a.reasons = append(a.reasons, fmt.Sprintf("could not write %s: %v", name, err))
 		return ""
 	}
 	return name
@@ -225,38 +226,22 @@ func (a *analysis) visualize(model porcupine.Model, info porcupine.Linearization
 // segments cuts every read into its partitions' records. Final reads
 // other than the one a partition is judged by, and unfinished final reads
 // that returned records, count as plain reads.
-func (a *analysis) segments() [][]seg {
-	c := a.c
-	out := make([][]seg, len(c.tps))
-	for k, ops := range [][]readOp{c.polls, c.finals, c.partials} {
+func (a *run) segments() [][]seg {
+	c := a.h
+	out := make([][]seg, len(c.TPs))
+	for k, ops := range [][]model.Read{c.Polls, c.Finals, c.Partials} {
 		for i := range ops {
 			op := &ops[i]
-			for j := op.start; j < op.end; {
-				e, tp := j, c.recs[j].TP
-				for e < op.end && c.recs[e].TP == tp {
+			for j := op.Start; j < op.End; {
+				e, tp := j, c.Recs[j].TP
+				for e < op.End && c.Recs[e].TP == tp {
 					e++
 				}
-				if k != 1 || c.tps[tp].final != int32(i) {
+				if k != 1 || c.TPs[tp].Final != int32(i) {
 					out[tp] = append(out[tp], seg{op: op, start: j, end: e})
 				}
 				j = e
 			}
-		}
-	}
-	return out
-}
-
-// txnNotLinearized names the partitions that the log model leaves out:
-// those holding txn writes or read_committed reads. The model knows
-// appends and reads of one log, not transactions (a read_committed read
-// stops at the last stable offset, aborted records are in the log but
-// never visible to it, markers take offsets): the transaction checks
-// judge them instead, and leaving them out makes no verdict unknown.
-func (a *analysis) txnNotLinearized() []string {
-	var out []string
-	for tp, t := range a.c.tps {
-		if a.c.isTxnTP(int32(tp)) {
-			out = append(out, t.name())
 		}
 	}
 	return out

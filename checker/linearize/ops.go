@@ -1,18 +1,16 @@
-package checker
+package linearize
 
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/logmodel"
+	"github.com/kchaos/kchaos/checker/model"
 	"math"
 	"slices"
 
 	"github.com/anishathalye/porcupine"
 )
-
-// tighten enables the tightening of open-ended appends (see package logmodel);
-// a test turns it off to show that it changes no verdict.
-var tighten = true
 
 // linApp is one append of the model: a distinct (offset, value) pair.
 type linApp struct {
@@ -32,8 +30,8 @@ type linPair struct {
 // linOps builds the porcupine history of one topic-partition: its appends,
 // its polls and its final read, cut into windows of offsets (window 0: one
 // window). It returns the ops and, per window, the offsets they touch.
-func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation, map[int64]*Window) {
-	c := a.c
+func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation, map[int64]*Window) {
+	c := a.h
 	winOf := func(off int64) int64 {
 		if window == 0 {
 			return 0
@@ -43,24 +41,24 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 	// Most records are the acked pair of their value's send: those are
 	// found through a.ackApp; the map holds the other pairs.
 	if a.ackApp == nil {
-		a.ackApp = make([]int32, len(c.sends))
+		a.ackApp = make([]int32, len(c.Sends))
 	}
 	idx := map[linPair]int32{}
 	var apps []linApp
 	for _, i := range a.acked[tp] {
-		s := &c.sends[i]
-		if c.vals[s.val].send == i {
+		s := &c.Sends[i]
+		if c.Vals[s.Val].Send == i {
 			a.ackApp[i] = int32(len(apps))
-		} else if _, dup := idx[linPair{s.off, s.val}]; dup {
+		} else if _, dup := idx[linPair{s.Off, s.Val}]; dup {
 			continue // a value sent twice and acked twice at one offset
 		} else {
-			idx[linPair{s.off, s.val}] = int32(len(apps))
+			idx[linPair{s.Off, s.Val}] = int32(len(apps))
 		}
-		apps = append(apps, linApp{off: s.off, val: s.val, proc: s.proc, call: s.call, ret: s.ret})
+		apps = append(apps, linApp{off: s.Off, val: s.Val, proc: s.Proc, call: s.Call, ret: s.Ret})
 	}
-	lookup := func(r *rec) (int32, bool) {
-		if s := c.vals[r.Val].send; s >= 0 {
-			if op := &c.sends[s]; op.typ == opOK && op.tp == tp && op.off == r.Off {
+	lookup := func(r *model.Rec) (int32, bool) {
+		if s := c.Vals[r.Val].Send; s >= 0 {
+			if op := &c.Sends[s]; op.Typ == model.OpOK && op.TP == tp && op.Off == r.Off {
 				return a.ackApp[s], true
 			}
 		}
@@ -70,33 +68,33 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 	// see returns the append that explains a record read by a read that
 	// returned at ret, making one for a value whose send may have written
 	// it; -1 if nothing can explain it.
-	see := func(r *rec, ret int64) int32 {
+	see := func(r *model.Rec, ret int64) int32 {
 		i, ok := lookup(r)
 		if !ok {
 			i = -1
-			if s := c.explainer(r.Val, tp, r.Off); s >= 0 && c.sends[s].typ != opFail {
+			if s := c.Explainer(r.Val, tp, r.Off); s >= 0 && c.Sends[s].Typ != model.OpFail {
 				i = int32(len(apps))
-				apps = append(apps, linApp{off: r.Off, val: r.Val, proc: c.sends[s].proc, call: c.sends[s].call, ret: infinity})
+				apps = append(apps, linApp{off: r.Off, val: r.Val, proc: c.Sends[s].Proc, call: c.Sends[s].Call, ret: infinity})
 			}
 			idx[linPair{r.Off, r.Val}] = i
 		}
-		if i >= 0 && tighten {
+		if i >= 0 && !a.cfg.Loose {
 			apps[i].ret = min(apps[i].ret, ret)
 		}
 		return i
 	}
-	var finRecs []rec
-	var fin *readOp
-	if f := c.tps[tp].final; f >= 0 {
-		fin, finRecs = &c.finals[f], a.finalRecs(tp)
+	var finRecs []model.Rec
+	var fin *model.Read
+	if f := c.TPs[tp].Final; f >= 0 {
+		fin, finRecs = &c.Finals[f], judge.FinalRecs(a.h, tp)
 	}
 	for _, sg := range segs {
 		for j := sg.start; j < sg.end; j++ {
-			see(&c.recs[j], sg.op.ret)
+			see(&c.Recs[j], sg.op.Ret)
 		}
 	}
 	for j := range finRecs {
-		see(&finRecs[j], fin.ret)
+		see(&finRecs[j], fin.Ret)
 	}
 	wins := map[int64]*Window{}
 	touch := func(off int64) int64 {
@@ -131,7 +129,7 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 			Input: &logmodel.Op{Kind: logmodel.Append, Win: ap.win, Proc: ap.proc, ID: ap.id, Off: ap.off, Prev: prev[i], Val: ap.val}})
 	}
 	a.realTime(tp, apps)
-	appID := func(r *rec) int32 {
+	appID := func(r *model.Rec) int32 {
 		if i, ok := lookup(r); ok && i >= 0 {
 			return apps[i].id
 		}
@@ -139,20 +137,20 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 	}
 	for _, sg := range segs {
 		for j := sg.start; j < sg.end; {
-			w := winOf(c.recs[j].Off)
-			in := &logmodel.Op{Kind: logmodel.Read, Win: w, Proc: sg.op.proc}
+			w := winOf(c.Recs[j].Off)
+			in := &logmodel.Op{Kind: logmodel.Read, Win: w, Proc: sg.op.Proc}
 			e := j
-			for ; e < sg.end && winOf(c.recs[e].Off) == w; e++ {
-				in.IDs = append(in.IDs, appID(&c.recs[e]))
-				touch(c.recs[e].Off)
+			for ; e < sg.end && winOf(c.Recs[e].Off) == w; e++ {
+				in.IDs = append(in.IDs, appID(&c.Recs[e]))
+				touch(c.Recs[e].Off)
 			}
-			in.Recs = c.recs[j:e]
-			ops = append(ops, porcupine.Operation{ClientId: client(sg.op.proc), Call: sg.op.call, Return: sg.op.ret, Input: in})
+			in.Recs = c.Recs[j:e]
+			ops = append(ops, porcupine.Operation{ClientId: client(sg.op.Proc), Call: sg.op.Call, Return: sg.op.Ret, Input: in})
 			j = e
 		}
 	}
 	if fin != nil {
-		ops = a.finalOps(tp, fin, finRecs, apps, appID, winOf, touch, client(fin.proc), ops)
+		ops = a.finalOps(tp, fin, finRecs, apps, appID, winOf, touch, client(fin.Proc), ops)
 	}
 	for i := range ops {
 		wins[ops[i].Input.(*logmodel.Op).Win].Ops++
@@ -162,11 +160,11 @@ func (a *analysis) linOps(tp int32, segs []seg, window int64) ([]porcupine.Opera
 }
 
 // finalOps adds the final read, one op per window.
-func (a *analysis) finalOps(tp int32, fin *readOp, recs []rec, apps []linApp, appID func(*rec) int32,
+func (a *run) finalOps(tp int32, fin *model.Read, recs []model.Rec, apps []linApp, appID func(*model.Rec) int32,
 	winOf func(int64) int64, touch func(int64) int64, client int,
 	ops []porcupine.Operation) []porcupine.Operation {
-	start := fin.starts[tp]
-	end, ok := fin.ends[tp]
+	start := fin.Starts[tp]
+	end, ok := fin.Ends[tp]
 	if !ok {
 		end = math.MinInt64
 	}
@@ -174,12 +172,12 @@ func (a *analysis) finalOps(tp int32, fin *readOp, recs []rec, apps []linApp, ap
 	for i := range ops {
 		w := ops[i].Input.(*logmodel.Op).Win
 		if per[w] == nil {
-			per[w] = &logmodel.Op{Kind: logmodel.Final, Win: w, Proc: fin.proc, End: end}
+			per[w] = &logmodel.Op{Kind: logmodel.Final, Win: w, Proc: fin.Proc, End: end}
 		}
 	}
 	for _, r := range recs {
 		if w := touch(r.Off); per[w] == nil {
-			per[w] = &logmodel.Op{Kind: logmodel.Final, Win: w, Proc: fin.proc, End: end}
+			per[w] = &logmodel.Op{Kind: logmodel.Final, Win: w, Proc: fin.Proc, End: end}
 		}
 	}
 	set := func(b *[]uint64, id int32) {
@@ -213,7 +211,7 @@ func (a *analysis) finalOps(tp int32, fin *readOp, recs []rec, apps []linApp, ap
 	}
 	slices.Sort(keys)
 	for _, w := range keys {
-		ops = append(ops, porcupine.Operation{ClientId: client, Call: fin.call, Return: fin.ret, Input: per[w]})
+		ops = append(ops, porcupine.Operation{ClientId: client, Call: fin.Call, Return: fin.Ret, Input: per[w]})
 	}
 	return ops
 }
@@ -271,7 +269,7 @@ type RealTimeViolation struct {
 // goes against real time: i at a lower offset than j, invoked after j
 // returned. One pass over the appends by offset, keeping the latest
 // invoke among lower offsets.
-func (a *analysis) realTime(tp int32, apps []linApp) {
+func (a *run) realTime(tp int32, apps []linApp) {
 	order := byOffset(apps)
 	best := int32(-1) // the append with the latest invoke among strictly lower offsets
 	pending := int32(-1)
@@ -284,10 +282,10 @@ func (a *analysis) realTime(tp int32, apps []linApp) {
 		}
 		if best >= 0 && apps[i].ret < apps[best].call {
 			lo, hi := &apps[best], &apps[i]
-			v := &RealTimeViolation{Value: a.c.vals[lo.val].str, Offset: lo.off, Process: lo.proc, InvokedS: secs(lo.call),
-				AfterValue: a.c.vals[hi.val].str, AfterOffset: hi.off, AfterDoneS: secs(hi.ret)}
+			v := &RealTimeViolation{Value: a.h.Vals[lo.val].Str, Offset: lo.off, Process: lo.proc, InvokedS: judge.Secs(lo.call),
+				AfterValue: a.h.Vals[hi.val].Str, AfterOffset: hi.off, AfterDoneS: judge.Secs(hi.ret)}
 			v.Text = fmt.Sprintf("%s offset %d: p%d's send of %s was invoked at %.3f s, after offset %d (%s) was acked or read at %.3f s, yet took the lower offset",
-				a.c.tps[tp].name(), lo.off, lo.proc, v.Value, v.InvokedS, hi.off, v.AfterValue, v.AfterDoneS)
+				a.h.TPs[tp].Name(), lo.off, lo.proc, v.Value, v.InvokedS, hi.off, v.AfterValue, v.AfterDoneS)
 			if a.rt == nil {
 				a.rt = map[int32]*RealTimeViolation{}
 			}
