@@ -63,6 +63,9 @@ func Metrics(runDir string) (expect.Metrics, error) {
 		m[expect.ErrorsPrefix+code] = float64(n)
 		m[expect.SendErrors] += float64(n)
 	}
+	if sc.untils > 0 {
+		m[expect.UntilsTimedOut] = float64(sc.untilsTimedOut)
+	}
 	if sc.leaderAfter >= 0 {
 		m[expect.LeaderAfterFault] = float64(sc.leaderAfter)
 	}
@@ -83,6 +86,8 @@ type runScan struct {
 	// observed ISR changes over the topic's partitions.
 	ackedFaulted int
 	isrChanges   int
+	// untils: until ops recorded; untilsTimedOut: those that failed.
+	untils, untilsTimedOut int
 }
 
 // faultWindow follows which lasting faults hold, from the nemesis ops.
@@ -133,6 +138,11 @@ func scanForMetrics(r *histories.Reader) (runScan, error) {
 						sc.ackedFaulted++
 					}
 				}
+			}
+		case e.Process == histories.NemesisProcess && e.F == histories.FUntil && e.Type != histories.Invoke:
+			sc.untils++
+			if e.Type == histories.Fail {
+				sc.untilsTimedOut++
 			}
 		case e.Process == histories.NemesisProcess && e.Type == histories.OK:
 			var v histories.NemesisValue
