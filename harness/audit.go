@@ -127,16 +127,18 @@ func AuditFacts(s *scenario.Scenario) []report.AuditFact {
 	return facts
 }
 
-// AuditExitCode is the audit's exit code: 1 when a story lost acked
-// records or reused offsets, else 2 when a story could not be run or
-// checked (or the audit was interrupted), else 0.
+// AuditExitCode is the audit's exit code, from the rows' statuses (the
+// page's words): 1 when a story lost acked records or reused offsets,
+// else 2 when a story could not be run or checked (or the audit was
+// interrupted), else 0.
 func AuditExitCode(rows []report.AuditRow, interrupted bool) int {
 	code := checker.Valid.ExitCode()
 	for _, r := range rows {
-		switch {
-		case r.Lost > 0 || r.Reused > 0:
+		switch r.Status() {
+		case report.StatusFail:
 			return checker.Invalid.ExitCode()
-		case r.NotRun != "" || r.Error != "" || r.Verdict != checker.Valid.String():
+		case report.StatusPass:
+		default:
 			code = checker.Unknown.ExitCode()
 		}
 	}
@@ -193,6 +195,11 @@ func RunAudit(ctx context.Context, opts AuditOptions) (string, []report.AuditRow
 			row.Lost, row.Reused = int(m["lost-write"]), int(m["offset-reuse"])
 			row.Acked = int(m[expect.Acked])
 			row.OfflineSeconds = m[expect.OfflineSeconds]
+			// What the story did under these settings, from its history:
+			// a branch a soft wait let it take is the outcome, not a fault.
+			if row.Account, err = report.StoryWords(out.Dir); err != nil {
+				row.Account = "no account of what happened: " + err.Error()
+			}
 		}
 		page.Rows = append(page.Rows, row)
 		if err := report.WriteAudit(dir, page); err != nil {

@@ -84,13 +84,13 @@ func TestPlanAuditBadSet(t *testing.T) {
 func TestWriteAudit(t *testing.T) {
 	dir := t.TempDir()
 	a := report.Audit{Kafka: "4.1.2", Overridden: []string{"listeners"},
-		Rows:  []report.AuditRow{{Story: "s7", Description: "power loss", Verdict: "false", Acked: 900, Lost: 812, Reused: 800, OfflineSeconds: 4.2}},
+		Rows:  []report.AuditRow{{Story: "s7", Description: "power loss", Verdict: checker.Invalid.String(), Acked: 900, Lost: 812, Reused: 800, OfflineSeconds: 4.2}},
 		Facts: []report.AuditFact{{Setting: "min.insync.replicas", Value: "1", Meaning: "below 2", Stories: []string{"s7"}}}}
 	if err := report.WriteAudit(dir, a); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "audit.md"))
-	for _, w := range []string{"| s7 | power loss | false | 900 | 812 | 800 | 4.2 |", "- `min.insync.replicas` = 1: below 2 (s7)", "`listeners`"} {
+	for _, w := range []string{"| s7 | power loss | FAIL (checker: invalid) | 900 | 812 | 800 | 4.2 |", "- `min.insync.replicas` = 1: below 2 (s7)", "`listeners`"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("audit.md lacks %q:\n%s", w, md)
 		}
@@ -107,7 +107,7 @@ func TestWriteAudit(t *testing.T) {
 func TestAuditPageNotRun(t *testing.T) {
 	dir := t.TempDir()
 	a := report.Audit{Kafka: "4.0.0", Rows: []report.AuditRow{
-		{Story: "s1", Description: "cut off", Verdict: "true", Acked: 500, OfflineSeconds: 3},
+		{Story: "s1", Description: "cut off", Verdict: checker.Valid.String(), Acked: 500, OfflineSeconds: 3},
 		{Story: "s7", Description: "power loss", NotRun: "cluster: image kchaos/kafka:4.0.0 is not built"}}}
 	if err := report.WriteAudit(dir, a); err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestAuditPageNotRun(t *testing.T) {
 	md, _ := os.ReadFile(filepath.Join(dir, "audit.md"))
 	html, _ := os.ReadFile(filepath.Join(dir, "audit.html"))
 	for _, w := range []string{"| s7 | power loss | not run: cluster: image kchaos/kafka:4.0.0 is not built | — | — | — | — |",
-		"**Incomplete: s7 did not run**", "| s1 | cut off | true | 500 | 0 | 0 | 3.0 |"} {
+		"**Incomplete: s7 did not run**", "| s1 | cut off | pass | 500 | 0 | 0 | 3.0 |"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("audit.md lacks %q:\n%s", w, md)
 		}

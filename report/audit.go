@@ -35,6 +35,49 @@ type AuditRow struct {
 	// NotRun is why the story never ran ("" when it did): the row then
 	// has no figures, and the page lists it as not run.
 	NotRun string
+	// Account is what the history shows the story did, in words
+	// (StoryWords): which branch it took under these settings, e.g.
+	// "when broker 0 was killed, ELR elected broker 1 within a second;
+	// broker 0 never led again; nothing lost".
+	Account string
+}
+
+// A row's status, in a reviewer's terms.
+const (
+	StatusPass      = "pass"       // ran, checked valid, nothing lost or reused
+	StatusFail      = "FAIL"       // acked records lost or offsets reused
+	StatusNotJudged = "not judged" // ran, but its run or its check failed
+	StatusNotRun    = "not run"    // never ran
+)
+
+// Status is the row's outcome: the rule the audit's exit code follows
+// too (harness.AuditExitCode), so that page and exit code agree.
+func (r AuditRow) Status() string {
+	switch {
+	case r.NotRun != "":
+		return StatusNotRun
+	case r.Lost > 0 || r.Reused > 0:
+		return StatusFail
+	case r.Error != "" || r.Verdict != string(Valid):
+		return StatusNotJudged
+	}
+	return StatusPass
+}
+
+// outcome is the row's outcome cell: its status, what happened and, for a
+// run that did not play out, why.
+func (r AuditRow) outcome() string {
+	w := r.Status()
+	if r.Account != "" {
+		w += ": " + r.Account
+	}
+	if r.Verdict != "" && r.Verdict != string(Valid) {
+		w += " (checker: " + r.Verdict + ")"
+	}
+	if r.Error != "" {
+		w += " (" + r.Error + ")"
+	}
+	return w
 }
 
 // NotRunStories are the stories of rows whose story never ran.
@@ -79,12 +122,8 @@ func WriteAudit(dir string, a Audit) error {
 func auditMarkdown(a Audit) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# kchaos audit (Kafka %s)\n\nThe failure stories run under your settings.\n\n", mdText(a.Kafka))
-	b.WriteString("| story | what happens | verdict | acked | acked lost | offsets reused | seconds offline | report |\n|---|---|---|---:|---:|---:|---:|---|\n")
+	b.WriteString("| story | what happens | outcome: what the history shows | acked | acked lost | offsets reused | seconds offline | report |\n|---|---|---|---:|---:|---:|---:|---|\n")
 	for _, r := range a.Rows {
-		verdict := r.Verdict
-		if r.Error != "" {
-			verdict = strings.TrimSpace(verdict + " (" + r.Error + ")")
-		}
 		link := ""
 		if r.RunDir != "" {
 			link = "[report](" + r.RunDir + "/report.html)"
@@ -95,7 +134,7 @@ func auditMarkdown(a Audit) []byte {
 			fmt.Fprintf(&b, "| %s | %s | %s | — | — | — | — | %s |\n", r.Story, mdCell(r.Description), mdCell(NotRun+r.NotRun), link)
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %.1f | %s |\n", r.Story, mdCell(r.Description), mdCell(verdict),
+		fmt.Fprintf(&b, "| %s | %s | %s | %d | %d | %d | %.1f | %s |\n", r.Story, mdCell(r.Description), mdCell(r.outcome()),
 			r.Acked, r.Lost, r.Reused, r.OfflineSeconds, link)
 	}
 	if n := a.NotRunStories(); len(n) > 0 {
@@ -121,13 +160,13 @@ var auditTmpl = template.Must(template.New("audit").Funcs(template.FuncMap{
 body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
 table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
-.lost{color:#c0392b;font-weight:bold}.err{color:#c0392b;font-size:12px}code{background:#f4f4f4;padding:0 3px}
+.lost{color:#c0392b;font-weight:bold}.ok{color:#1e7e34}.err{color:#c0392b;font-size:12px}code{background:#f4f4f4;padding:0 3px}
 </style></head><body>
 <h1>kchaos audit (Kafka {{.Kafka}})</h1>
 <p>The failure stories run under your settings: what each lost and how long the partition was offline.</p>
-<table><tr><th>story</th><th>what happens</th><th>verdict</th><th>acked</th><th>acked lost</th><th>offsets reused</th><th>seconds offline</th><th>report</th></tr>
+<table><tr><th>story</th><th>what happens</th><th>outcome: what the history shows</th><th>acked</th><th>acked lost</th><th>offsets reused</th><th>seconds offline</th><th>report</th></tr>
 {{range .Rows}}<tr><td>{{.Story}}</td><td>{{.Description}}</td>{{if .NotRun}}<td class="err">not run: {{.NotRun}}</td>
-<td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td>{{else}}<td>{{.Verdict}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</td>
+<td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td>{{else}}<td><b class="{{if eq .Status "pass"}}ok{{else}}lost{{end}}">{{.Status}}</b>{{with .Account}}: {{.}}{{end}}{{if and .Verdict (ne .Verdict "valid")}} (checker: {{.Verdict}}){{end}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</td>
 <td class="n">{{.Acked}}</td><td class="n{{if .Lost}} lost{{end}}">{{.Lost}}</td><td class="n">{{.Reused}}</td><td class="n">{{num .OfflineSeconds}}</td>{{end}}
 <td>{{if .RunDir}}<a href="{{.RunDir}}/report.html">report</a>{{end}}</td></tr>
 {{end}}</table>
