@@ -183,7 +183,15 @@ type StoryCounts struct {
 	Verdict      Verdict
 	Lost, Reused int
 	Other        map[string]int // other anomalies by name
+	// Refused counts the sends the brokers refused for want of in-sync
+	// replicas (NOT_ENOUGH_REPLICAS, ..._AFTER_APPEND): a strong config's
+	// price, where a weak one acknowledges.
+	Refused int
 }
+
+// refusedCodes are the Kafka errors of a write refused because the ISR
+// was below min.insync.replicas.
+var refusedCodes = []string{"NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND"}
 
 // Words says the story in a reviewer's language, e.g. "ELR elected broker
 // 1 when broker 0 lost power; the amnesiac leader (broker 0) never led
@@ -214,8 +222,8 @@ func (s Story) Words(c StoryCounts) string {
 		clauses = append(clauses, fmt.Sprintf("the observer saw no leader change of partition %d", s.Partition))
 	}
 	for _, u := range s.Untils {
-		if !u.TimedOut() || u.Leader != nil && said[*u.Leader] {
-			continue // a leader that never came back is said already
+		if !u.TimedOut() || u.Optional && u.Leader != nil && said[*u.Leader] {
+			continue // a soft wait for a leader whose fate is said already
 		}
 		w := u.words()
 		if !u.Optional {
@@ -304,6 +312,10 @@ func (u UntilOutcome) words() string {
 
 func (c StoryCounts) words() string {
 	var w []string
+	refused := ""
+	if c.Refused > 0 {
+		refused = fmt.Sprintf("%d writes refused for want of in-sync replicas (NOT_ENOUGH_REPLICAS); ", c.Refused)
+	}
 	if c.Lost > 0 {
 		w = append(w, fmt.Sprintf("%d acked records lost", c.Lost))
 	}
@@ -311,7 +323,7 @@ func (c StoryCounts) words() string {
 		w = append(w, fmt.Sprintf("%d offsets reused", c.Reused))
 	}
 	if len(w) > 0 {
-		return strings.Join(w, ", ")
+		return refused + strings.Join(w, ", ")
 	}
 	var other []string
 	for _, k := range slices.Sorted(maps.Keys(c.Other)) {
@@ -321,11 +333,11 @@ func (c StoryCounts) words() string {
 	}
 	switch {
 	case len(other) > 0:
-		return "nothing lost, but the checker found " + strings.Join(other, ", ")
+		return refused + "nothing lost, but the checker found " + strings.Join(other, ", ")
 	case c.Verdict == Valid:
-		return "nothing lost"
+		return refused + "nothing lost"
 	}
-	return "the checker could not decide"
+	return refused + "the checker could not decide"
 }
 
 // StoryWords reads a run folder's history and results and says what
@@ -348,5 +360,9 @@ func StoryWords(runDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return st.Words(StoryCounts{Verdict: row.Verdict, Lost: row.Lost, Reused: row.Reused, Other: row.Other}), nil
+	c := StoryCounts{Verdict: row.Verdict, Lost: row.Lost, Reused: row.Reused, Other: row.Other}
+	for _, code := range refusedCodes {
+		c.Refused += row.SendErrors[code]
+	}
+	return st.Words(c), nil
 }
