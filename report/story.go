@@ -22,9 +22,9 @@ import (
 // took another branch passes for a reason the history shows).
 type Story struct {
 	Partition int32
-	// Elections are partition leader changes the observer saw after the
-	// first fault that struck a broker (-1 never: a leaderless sample
-	// counts towards the next election's wait).
+	// Elections are the leader changes the observer saw after the first
+	// fault that struck a broker (a sample without a leader is no
+	// election: it counts towards the next one's Leaderless).
 	Elections []Election
 	// Struck are the brokers faults took down, in order, with how.
 	Struck []Strike
@@ -50,7 +50,8 @@ type Strike struct {
 const (
 	FromISR    = "isr"     // it was in the ISR
 	FromELR    = "elr"     // it was an eligible leader replica (KIP-966)
-	Unclean    = "unclean" // neither: an unclean election
+	FromLKELR  = "lkelr"   // it was in the last known ELR only (unclean recovery)
+	Unclean    = "unclean" // none of these: an unclean election
 	LedAgain   = "again"   // it had led before a fault struck it
 	FromUnsure = "unknown" // no sample before it to tell
 )
@@ -172,8 +173,10 @@ func eligibility(b int32, last *histories.ObserveValue, everLed map[int32]bool, 
 		return FromUnsure
 	case slices.Contains(last.ISR, b):
 		return FromISR
-	case slices.Contains(last.ELR, b) || slices.Contains(last.LastKnownELR, b):
+	case slices.Contains(last.ELR, b):
 		return FromELR
+	case slices.Contains(last.LastKnownELR, b):
+		return FromLKELR
 	}
 	return Unclean
 }
@@ -193,10 +196,11 @@ type StoryCounts struct {
 // was below min.insync.replicas.
 var refusedCodes = []string{"NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_APPEND"}
 
-// Words says the story in a reviewer's language, e.g. "ELR elected broker
-// 1 when broker 0 lost power; the amnesiac leader (broker 0) never led
-// again; nothing lost". Every clause comes from the history: elections
-// the observer saw, strikes, untils that timed out, the checker's counts.
+// Words says the story in a reviewer's language, e.g. "when broker 0 lost
+// power, ELR elected broker 1 within a second; the amnesiac leader
+// (broker 0) never led again; nothing lost". Every clause comes from the
+// history: the elections the observer saw, the faults that struck, the
+// untils that timed out, the writes refused and the checker's counts.
 func (s Story) Words(c StoryCounts) string {
 	var clauses []string
 	for _, el := range s.Elections {
@@ -244,6 +248,8 @@ func (el Election) words() string {
 		w = fmt.Sprintf("ELR elected broker %d", el.Broker)
 	case FromISR:
 		w = fmt.Sprintf("broker %d was elected from the ISR", el.Broker)
+	case FromLKELR:
+		w = fmt.Sprintf("broker %d was elected from the last known ELR", el.Broker)
 	case Unclean:
 		w = fmt.Sprintf("broker %d was elected uncleanly (in neither the ISR nor the ELR)", el.Broker)
 	case LedAgain:

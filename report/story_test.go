@@ -28,6 +28,12 @@ func (h *storyHistory) obs(ms int64, leader int32, isr, elr []int32) *storyHisto
 		"leader_epoch": 0, "isr": isr, "elr": elr, "last_known_elr": []int32{}, "high_watermark": 0}, "")
 }
 
+// obsLK is a sample with a last known ELR.
+func (h *storyHistory) obsLK(ms int64, leader int32, isr, lkelr []int32) *storyHistory {
+	return h.add(-2, "ok", "observe", ms, map[string]any{"topic": "orders", "partition": 0, "leader": leader,
+		"leader_epoch": 0, "isr": isr, "elr": []int32{}, "last_known_elr": lkelr, "high_watermark": 0}, "")
+}
+
 // fault is a nemesis op (invoke and ok) that struck nodes.
 func (h *storyHistory) fault(ms int64, f string, nodes ...int32) *storyHistory {
 	h.add(-1, "invoke", f, ms, map[string]any{"fault": f}, "")
@@ -104,6 +110,16 @@ func TestStoryWords(t *testing.T) {
 		{"s10: a clean election from the ISR",
 			newStory().obs(100, 0, all, none).fault(5000, "kill", 0).obs(5400, 1, []int32{1, 2}, none).
 				until(5100, 30000, map[string]any{"leader": 1}, false, true),
+			valid,
+			"when broker 0 was killed, broker 1 was elected from the ISR within a second; broker 0 never led again; nothing lost"},
+		{"a replica only in the last known ELR is elected",
+			newStory().obs(100, 0, all, none).fault(5000, "kill", 0).obsLK(5200, -1, isr0, []int32{1}).obs(7200, 1, []int32{1}, none),
+			valid,
+			"when broker 0 was killed, the partition had no leader for 2.0 s until broker 1 was elected from the last known ELR; broker 0 never led again; nothing lost"},
+		{"another topic's samples are not the story's",
+			newStory().obs(100, 0, all, none).fault(5000, "kill", 0).
+				add(-2, "ok", "observe", 5200, map[string]any{"topic": "other", "partition": 0, "leader": 2, "isr": []int32{2}}, "").
+				obs(5400, 1, []int32{1, 2}, none),
 			valid,
 			"when broker 0 was killed, broker 1 was elected from the ISR within a second; broker 0 never led again; nothing lost"},
 		{"the ISR never shrank and nothing moved",
