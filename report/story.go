@@ -67,6 +67,9 @@ type Election struct {
 	// After is the strike that took the previous leader down while it
 	// led, if one did.
 	After *Strike
+	// Returned: a fault had taken the elected broker down too (it led
+	// once it was back).
+	Returned bool
 }
 
 // UntilOutcome is one recorded until step.
@@ -137,7 +140,8 @@ func StoryOf(r io.Reader, topic string, p int32) (Story, error) {
 				continue
 			}
 			if len(st.Struck) > 0 && (v.Leader != leader || gapStart >= 0) {
-				el := Election{Broker: v.Leader, How: eligibility(v.Leader, last, everLed, struck), Time: e.Time}
+				el := Election{Broker: v.Leader, How: eligibility(v.Leader, last, everLed, struck), Time: e.Time,
+					Returned: struck[v.Leader] != nil}
 				if gapStart >= 0 {
 					el.Leaderless = time.Duration(e.Time - gapStart)
 				}
@@ -258,6 +262,9 @@ func (el Election) words() string {
 		w = fmt.Sprintf("broker %d became leader", el.Broker)
 	}
 	// The observer samples every 250 ms: under a second is "at once".
+	if el.Returned && el.How != LedAgain {
+		w += " once it was back"
+	}
 	if el.Leaderless >= time.Second {
 		w = fmt.Sprintf("the partition had no leader for %.1f s until %s", el.Leaderless.Seconds(), w)
 	} else {
@@ -294,26 +301,29 @@ func ids(n []int32) string {
 	return strings.Join(s, "")
 }
 
-// words renders a timed-out until as what did not happen.
+// words renders a timed-out until as what did not happen. A condition of
+// several parts did not hold as a whole, which says nothing of each part:
+// it is quoted as the scenario spells it.
 func (u UntilOutcome) words() string {
-	within := fmt.Sprintf(" within %s", time.Duration(u.TimeoutMS)*time.Millisecond)
+	waited := fmt.Sprintf("%g s", float64(u.TimeoutMS)/1000)
 	var w []string
 	if u.Leader != nil {
-		w = append(w, fmt.Sprintf("broker %d did not lead", *u.Leader))
+		w = append(w, fmt.Sprintf("broker %d did not lead in the %s waited", *u.Leader, waited))
 	}
 	if len(u.ISR) > 0 {
-		w = append(w, fmt.Sprintf("the ISR did not shrink or grow to {%s}", strings.Trim(strings.Join(strings.Fields(fmt.Sprint(u.ISR)), ", "), "[]")))
+		set := strings.Join(strings.Fields(strings.Trim(fmt.Sprint(u.ISR), "[]")), ", ")
+		w = append(w, fmt.Sprintf("the ISR did not become {%s} in the %s waited", set, waited))
 	}
 	if u.Offline != nil && *u.Offline {
-		w = append(w, fmt.Sprintf("partition %d did not go offline", u.Partition))
+		w = append(w, fmt.Sprintf("partition %d kept a leader through the %s waited for it to go offline", u.Partition, waited))
 	}
 	if u.Offline != nil && !*u.Offline {
-		w = append(w, fmt.Sprintf("partition %d stayed offline", u.Partition))
+		w = append(w, fmt.Sprintf("partition %d stayed without a leader through the %s waited", u.Partition, waited))
 	}
-	if len(w) == 0 {
-		return "the wait for " + u.Condition + " timed out after " + strings.TrimPrefix(within, " within ")
+	if len(w) != 1 || u.HighWatermark != nil || len(u.Live) > 0 || len(u.Fenced) > 0 {
+		return fmt.Sprintf("the wait for %s timed out after %s", u.Condition, waited)
 	}
-	return strings.Join(w, " and ") + within
+	return w[0]
 }
 
 func (c StoryCounts) words() string {

@@ -3,8 +3,10 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -44,9 +46,9 @@ func (h *storyHistory) fault(ms int64, f string, nodes ...int32) *storyHistory {
 func (h *storyHistory) until(ms, took int64, cond map[string]any, optional, held bool) *storyHistory {
 	d := map[string]any{"partition": 0, "optional": optional, "timeout_ms": took}
 	text := "partition 0"
-	for k, v := range cond {
-		d[k] = v
-		text += fmt.Sprintf(" %s %v", k, v)
+	for _, k := range slices.Sorted(maps.Keys(cond)) {
+		d[k] = cond[k]
+		text += fmt.Sprintf(" %s %v", k, cond[k])
 	}
 	d["condition"] = text
 	h.add(-1, "invoke", "until", ms, map[string]any{"fault": "until", "details": d}, "")
@@ -95,7 +97,7 @@ func TestStoryWords(t *testing.T) {
 			newStory().obs(100, 0, all, none).obs(9000, 0, isr0, none).fault(14000, "kill", 0).
 				obs(14200, 1, []int32{1}, none).until(14100, 30000, map[string]any{"offline": true}, true, false),
 			StoryCounts{Verdict: Invalid, Lost: 8539, Reused: 8543},
-			"when broker 0 was killed, broker 1 was elected uncleanly (in neither the ISR nor the ELR) within a second; broker 0 never led again; partition 0 did not go offline within 30s; 8539 acked records lost, 8543 offsets reused"},
+			"when broker 0 was killed, broker 1 was elected uncleanly (in neither the ISR nor the ELR) within a second; broker 0 never led again; partition 0 kept a leader through the 30 s waited for it to go offline; 8539 acked records lost, 8543 offsets reused"},
 		{"s1 seed: offline until the killed leader returns",
 			newStory().obs(100, 0, all, none).obs(9000, 0, isr0, none).fault(14000, "kill", 0).
 				obs(14300, -1, isr0, none).until(14100, 600, map[string]any{"offline": true}, true, true).
@@ -107,6 +109,15 @@ func TestStoryWords(t *testing.T) {
 				obs(9250, -1, []int32{0}, []int32{1}).obs(43250, 0, []int32{0}, none),
 			valid,
 			"when brokers 0 and 1 were killed, the partition had no leader for 34.0 s until broker 0 led again; nothing lost"},
+		{"s9 strong: a struck follower in the ELR leads once it is back",
+			newStory().obs(100, 0, all, none).obs(5000, 0, []int32{0, 1}, none).fault(9000, "kill", 0, 1).
+				obs(9250, -1, []int32{0}, []int32{1}).obs(31050, 1, []int32{1}, none),
+			valid,
+			"when brokers 0 and 1 were killed, the partition had no leader for 21.8 s until ELR elected broker 1 once it was back; broker 0 never led again; nothing lost"},
+		{"a condition of two parts is quoted whole",
+			newStory().obs(100, 0, all, none).until(100, 30000, map[string]any{"leader": 1, "isr": []int32{1}}, true, false),
+			valid,
+			"the wait for partition 0 isr [1] leader 1 timed out after 30 s; nothing lost"},
 		{"s10: a clean election from the ISR",
 			newStory().obs(100, 0, all, none).fault(5000, "kill", 0).obs(5400, 1, []int32{1, 2}, none).
 				until(5100, 30000, map[string]any{"leader": 1}, false, true),
@@ -126,16 +137,16 @@ func TestStoryWords(t *testing.T) {
 			newStory().obs(100, 0, all, none).fault(5000, "partition", 0, 1, 2).
 				until(5100, 30000, map[string]any{"isr": []int32{0}}, true, false).fault(36000, "pause", 2),
 			valid,
-			"the observer saw no leader change of partition 0; the ISR did not shrink or grow to {0} within 30s; nothing lost"},
+			"the observer saw no leader change of partition 0; the ISR did not become {0} in the 30 s waited; nothing lost"},
 		{"a required wait that timed out",
 			newStory().obs(100, 0, all, none).fault(5000, "kill", 0).obs(5300, 1, []int32{1, 2}, none).
 				until(5100, 60000, leader0, false, false),
 			StoryCounts{Verdict: Unknown},
-			"when broker 0 was killed, broker 1 was elected from the ISR within a second; broker 0 never led again; broker 0 did not lead within 1m0s (a required wait: the story stopped there); the checker could not decide"},
+			"when broker 0 was killed, broker 1 was elected from the ISR within a second; broker 0 never led again; broker 0 did not lead in the 60 s waited (a required wait: the story stopped there); the checker could not decide"},
 		{"another required wait that timed out stops the story",
 			newStory().obs(100, 0, all, none).until(100, 30000, map[string]any{"isr": []int32{0}}, false, false),
 			valid,
-			"the ISR did not shrink or grow to {0} within 30s (a required wait: the story stopped there); nothing lost"},
+			"the ISR did not become {0} in the 30 s waited (a required wait: the story stopped there); nothing lost"},
 		{"no observer sample",
 			newStory().fault(5000, "kill", 0),
 			valid,
