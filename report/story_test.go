@@ -1,8 +1,10 @@
 package report
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -192,5 +194,52 @@ func TestStoryWordsRealSeed(t *testing.T) {
 	want := "when broker 0 was killed, the partition had no leader for 13.2 s until broker 0 led again; nothing lost"
 	if got := st.Words(valid); got != want {
 		t.Errorf("words\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestStoryWordsRealAudit: real audit runs' folders (testdata/audit-*:
+// run.json, results.json and the gzipped history) read as a reviewer
+// would sign them, through StoryWords as the audit calls it.
+func TestStoryWordsRealAudit(t *testing.T) {
+	for _, tc := range []struct{ dir, want string }{
+		{"audit-strong-s7", "when broker 0 lost power, ELR elected broker 1 within a second; the amnesiac leader (broker 0) never led again; " +
+			"175 writes refused for want of in-sync replicas (NOT_ENOUGH_REPLICAS); nothing lost"},
+	} {
+		t.Run(tc.dir, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, name := range []string{"run.json", ResultsFile} {
+				b, err := os.ReadFile(filepath.Join("testdata", tc.dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			gz, err := os.Open(filepath.Join("testdata", tc.dir, HistoryFile+".gz"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer gz.Close()
+			zr, err := gzip.NewReader(gz)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, err := os.Create(filepath.Join(dir, HistoryFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(out, zr); err != nil {
+				t.Fatal(err)
+			}
+			out.Close()
+			got, err := StoryWords(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("words\n got %s\nwant %s", got, tc.want)
+			}
+		})
 	}
 }
