@@ -56,7 +56,7 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 						fmt.Fprintf(os.Stderr, "audit: [%d/%d] %s: %s%s\n", done, total, r.Story, report.NotRun, r.NotRun)
 						return
 					}
-					fmt.Fprintf(os.Stderr, "audit: [%d/%d] %s: %d acked lost, %.1f s offline %s\n", done, total, r.Story, r.Lost, r.OfflineSeconds, r.Error)
+					fmt.Fprintf(os.Stderr, "audit: [%d/%d] %s: %s: %d acked lost, %.1f s offline; %s %s\n", done, total, r.Story, r.Status(), r.Lost, r.OfflineSeconds, r.Account, r.Error)
 				}
 				dir, rows, err2 = harness.RunAudit(ctx, opts)
 				p.Finish()
