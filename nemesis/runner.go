@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
@@ -153,7 +152,9 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 		e.record(histories.Info, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, ctx.Err().Error())
 		return err
 	}
-	u.LastSeen = lastSeen(err)
+	if nw := (*NotWithinError)(nil); errors.As(err, &nw) {
+		u.LastSeen = nw.LastSeen
+	}
 	e.record(histories.Fail, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, err.Error())
 	if st.Optional {
 		// A soft wait: the story goes on either way.
@@ -161,16 +162,6 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 		return nil
 	}
 	return err
-}
-
-// lastSeen is the "last seen" part of WaitFor's timeout error.
-func lastSeen(err error) string {
-	const mark = "; last seen: "
-	s := err.Error()
-	if i := strings.Index(s, mark); i >= 0 {
-		return s[i+len(mark):]
-	}
-	return s
 }
 
 // FinalHeal puts the cluster back together: resume paused nodes, remove
