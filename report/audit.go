@@ -64,6 +64,24 @@ func (r AuditRow) Status() string {
 	return StatusPass
 }
 
+// Summary is the page's verdict in one line, from the rows' statuses.
+func (a Audit) Summary() string {
+	by := map[string][]string{}
+	for _, r := range a.Rows {
+		by[r.Status()] = append(by[r.Status()], r.Story)
+	}
+	switch {
+	case len(a.Rows) == 0:
+		return "No story has run yet."
+	case len(by[StatusFail]) > 0:
+		return StatusFail + ": " + strings.Join(by[StatusFail], ", ") + " lost acked records or reused offsets."
+	case len(by[StatusPass]) < len(a.Rows):
+		return "Not every story could be judged (" + strings.Join(append(by[StatusNotJudged], by[StatusNotRun]...), ", ") +
+			"); the others lost nothing."
+	}
+	return "Pass: every story ran, and none lost an acked record or reused an offset."
+}
+
 // outcome is the row's outcome cell: its status, what happened and, for a
 // run that did not play out, why.
 func (r AuditRow) outcome() string {
@@ -121,7 +139,7 @@ func WriteAudit(dir string, a Audit) error {
 
 func auditMarkdown(a Audit) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# kchaos audit (Kafka %s)\n\nThe failure stories run under your settings.\n\n", mdText(a.Kafka))
+	fmt.Fprintf(&b, "# kchaos audit (Kafka %s)\n\nThe failure stories run under your settings. **%s**\n\n", mdText(a.Kafka), a.Summary())
 	b.WriteString("| story | what happens | outcome: what the history shows | acked | acked lost | offsets reused | seconds offline | report |\n|---|---|---|---:|---:|---:|---:|---|\n")
 	for _, r := range a.Rows {
 		link := ""
@@ -163,7 +181,7 @@ th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}
 .lost{color:#c0392b;font-weight:bold}.ok{color:#1e7e34}.err{color:#c0392b;font-size:12px}code{background:#f4f4f4;padding:0 3px}
 </style></head><body>
 <h1>kchaos audit (Kafka {{.Kafka}})</h1>
-<p>The failure stories run under your settings: what each lost and how long the partition was offline.</p>
+<p>The failure stories run under your settings: what each lost and how long the partition was offline. <b>{{.Summary}}</b></p>
 <table><tr><th>story</th><th>what happens</th><th>outcome: what the history shows</th><th>acked</th><th>acked lost</th><th>offsets reused</th><th>seconds offline</th><th>report</th></tr>
 {{range .Rows}}<tr><td>{{.Story}}</td><td>{{.Description}}</td>{{if .NotRun}}<td class="err">not run: {{.NotRun}}</td>
 <td class="n">—</td><td class="n">—</td><td class="n">—</td><td class="n">—</td>{{else}}<td><b class="{{if eq .Status "pass"}}ok{{else}}lost{{end}}">{{.Status}}</b>{{with .Account}}: {{.}}{{end}}{{if and .Verdict (ne .Verdict "valid")}} (checker: {{.Verdict}}){{end}}{{if .Error}}<div class="err">{{.Error}}</div>{{end}}</td>

@@ -49,3 +49,26 @@ func TestAuditRowOutcome(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditSummary: the page's one-line verdict follows the rows'
+// statuses, as the exit code does.
+func TestAuditSummary(t *testing.T) {
+	pass := AuditRow{Story: "s1", Verdict: string(Valid)}
+	for _, tc := range []struct {
+		name string
+		rows []AuditRow
+		want string
+	}{
+		{"every story passed", []AuditRow{pass, {Story: "s7", Verdict: string(Valid)}},
+			"Pass: every story ran, and none lost an acked record or reused an offset."},
+		{"a loss", []AuditRow{pass, {Story: "s7", Verdict: string(Invalid), Lost: 3}, {Story: "s9", Reused: 1}},
+			"FAIL: s7, s9 lost acked records or reused offsets."},
+		{"one not judged, one not run", []AuditRow{pass, {Story: "s7", Error: "x"}, {Story: "s9", NotRun: "y"}},
+			"Not every story could be judged (s7, s9); the others lost nothing."},
+		{"nothing yet", nil, "No story has run yet."},
+	} {
+		if got := (Audit{Rows: tc.rows}).Summary(); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
