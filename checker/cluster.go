@@ -45,13 +45,10 @@ func (c *Checker) addObserve(e *histories.Event) error {
 	return nil
 }
 
-// scheduleF is the nemesis op that records the schedule itself.
-const scheduleF = histories.FSchedule
-
 func (c *Checker) addNemesis(e *histories.Event) error {
-	if e.F == scheduleF {
-		// The runner's record of the schedule (mode, seed, plan): not a
-		// fault, so never "the fault that preceded a loss".
+	if histories.IsBookkeeping(e.F) {
+		// The runner's records of the schedule (mode, seed, plan) and of
+		// its untils: no fault, so never "the fault that preceded a loss".
 		return nil
 	}
 	var v histories.NemesisValue

@@ -147,6 +147,14 @@ func judgeAudit(_ Cell, row *report.Row, ran Ran) {
 		row.Reason = ran.MetricsErr.Error()
 	}
 	row.Status = auditStatus(*row)
+	// What the story did under these settings, from its history: a branch
+	// a soft wait let it take is the outcome, not a fault.
+	if ran.Result != nil && ran.Result.Dir != "" {
+		var err error
+		if row.Account, err = report.StoryWords(ran.Result.Dir); err != nil {
+			row.Account = "no account of what happened: " + err.Error()
+		}
+	}
 }
 
 // auditStatus: lost when a story lost acked records or reused offsets,

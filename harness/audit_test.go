@@ -86,11 +86,12 @@ func TestWriteAudit(t *testing.T) {
 		Facts: []report.AuditFact{{Setting: "min.insync.replicas", Value: "1", Meaning: "below 2", Stories: []string{"s7"}}}}
 	rows := []report.Row{{ID: "s7", Description: "power loss", Measure: report.Measure{Verdict: report.Invalid, Acked: 900, Lost: 812, Reused: 800,
 		Offline: map[string]float64{"orders-0": 4.2}}}}
+	rows[0].Status = auditStatus(rows[0]) // as judgeAudit sets it
 	if err := report.AuditBatch(a, rows).Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "audit.md"))
-	for _, w := range []string{"| s7 | power loss | invalid | 900 | 812 | 800 | 4.2 |", "- `min.insync.replicas` = 1: below 2 (s7)", "`listeners`"} {
+	for _, w := range []string{"| s7 | power loss | FAIL (checker: invalid) | 900 | 812 | 800 | 4.2 |", "- `min.insync.replicas` = 1: below 2 (s7)", "`listeners`"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("audit.md lacks %q:\n%s", w, md)
 		}
@@ -110,13 +111,16 @@ func TestAuditPageNotRun(t *testing.T) {
 	rows := []report.Row{
 		{ID: "s1", Description: "cut off", Measure: report.Measure{Verdict: report.Valid, Acked: 500, Offline: map[string]float64{"orders-0": 3}}},
 		{ID: "s7", Description: "power loss", NotRun: true, Reason: report.NotRun + "cluster: image kchaos/kafka:4.0.0 is not built"}}
+	for i := range rows {
+		rows[i].Status = auditStatus(rows[i]) // as judgeAudit and the batch set it
+	}
 	if err := report.AuditBatch(a, rows).Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, "audit.md"))
 	html, _ := os.ReadFile(filepath.Join(dir, "audit.html"))
 	for _, w := range []string{"| s7 | power loss | not run: cluster: image kchaos/kafka:4.0.0 is not built | — | — | — | — |",
-		"**Incomplete: s7 did not run**", "| s1 | cut off | valid | 500 | 0 | 0 | 3.0 |"} {
+		"**Incomplete: s7 did not run**", "| s1 | cut off | pass | 500 | 0 | 0 | 3.0 |"} {
 		if !strings.Contains(string(md), w) {
 			t.Errorf("audit.md lacks %q:\n%s", w, md)
 		}

@@ -59,6 +59,9 @@ func measure(runDir string) (report.Row, expect.Metrics, error) {
 		m[expect.ErrorsPrefix+code] = float64(n)
 		m[expect.SendErrors] += float64(n)
 	}
+	if sc.untils > 0 {
+		m[expect.UntilsTimedOut] = float64(sc.untilsTimedOut)
+	}
 	if sc.leaderAfter >= 0 {
 		m[expect.LeaderAfterFault] = float64(sc.leaderAfter)
 	}
@@ -79,6 +82,8 @@ type runScan struct {
 	// observed ISR changes over the topic's partitions.
 	ackedFaulted int
 	isrChanges   int
+	// untils: until ops recorded; untilsTimedOut: those that failed.
+	untils, untilsTimedOut int
 
 	// The pass's state: partition 0's leader before the first
 	// leader-moving fault, whether one happened, the lasting faults that
@@ -143,6 +148,11 @@ func (sc *runScan) add(e histories.Event) {
 					sc.ackedFaulted++
 				}
 			}
+		}
+	case e.Process == histories.NemesisProcess && e.F == histories.FUntil && e.Type != histories.Invoke:
+		sc.untils++
+		if e.Type == histories.Fail {
+			sc.untilsTimedOut++
 		}
 	case e.Process == histories.NemesisProcess && e.Type == histories.OK:
 		var v histories.NemesisValue

@@ -126,3 +126,31 @@ func TestScanFaultWindowsAndISR(t *testing.T) {
 		t.Errorf("acked %d, during faults %d (want 3: cut1, cut2 and the one after heal netem), isr changes %d (want 2)", sc.acked, sc.ackedFaulted, sc.isrChanges)
 	}
 }
+
+// TestScanUntils: untils_timed_out counts the until ops that failed (a
+// soft wait that timed out), not the ones that held nor the invokes; a
+// history without until ops leaves it unmeasured.
+func TestScanUntils(t *testing.T) {
+	until := func(i int, typ string) string {
+		return fmt.Sprintf(`{"index":%d,"time":%d,"process":-1,"type":"%s","f":"until","value":{"fault":"until","details":{"condition":"partition 0 leader 0","partition":0,"leader":0,"optional":true,"timeout_ms":60000}}}`, i, i, typ)
+	}
+	for _, tc := range []struct {
+		name           string
+		lines          []string
+		untils, missed int
+	}{
+		{"no untils recorded", nil, 0, 0},
+		{"one held", []string{until(0, "invoke"), until(1, "ok")}, 1, 0},
+		{"one held, one timed out", []string{until(0, "invoke"), until(1, "ok"), until(2, "invoke"), until(3, "fail")}, 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := scanForMetrics(histories.NewReader(strings.NewReader(strings.Join(tc.lines, "\n") + "\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.untils != tc.untils || sc.untilsTimedOut != tc.missed {
+				t.Errorf("untils %d timed out %d, want %d and %d", sc.untils, sc.untilsTimedOut, tc.untils, tc.missed)
+			}
+		})
+	}
+}

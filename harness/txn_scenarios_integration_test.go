@@ -199,7 +199,7 @@ func (r scenarioRun) leadersAfterFirstFault(p int32) map[int32]bool {
 	faulted := false
 	for _, e := range r.events {
 		switch {
-		case e.Process == histories.NemesisProcess && e.Type == histories.OK && e.F != histories.FSchedule:
+		case e.Process == histories.NemesisProcess && e.Type == histories.OK && !histories.IsBookkeeping(e.F):
 			faulted = true
 		case faulted && e.F == histories.FObserve:
 			var v histories.ObserveValue

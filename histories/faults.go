@@ -77,6 +77,11 @@ const (
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
 	FSchedule = "schedule"
+	// FUntil records a scripted `until` step: the condition waited for
+	// (value.details, see Until) and whether it held (ok) or not within
+	// its timeout (fail). It is no fault; it is how a report tells which
+	// branch a story took when a soft (optional) wait timed out.
+	FUntil = "until"
 )
 
 // HealAll is the value.fault of a heal op that undoes every kind of fault
@@ -169,6 +174,7 @@ var faults = []Fault{
 	{Name: FMemberStart, Kind: Undo, Color: OtherFaultColor},
 	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},
 	{Name: FSchedule, Kind: Bookkeeping, Color: OtherFaultColor},
+	{Name: FUntil, Kind: Bookkeeping, Color: OtherFaultColor},
 }
 
 func init() {
@@ -203,6 +209,11 @@ func KindOf(f string) FaultKind {
 	x, _ := LookupFault(f)
 	return x.Kind
 }
+
+// IsBookkeeping reports whether the nemesis op f records something about
+// the run rather than acting on the cluster (the schedule, an until):
+// never a fault, never "the fault that preceded a loss".
+func IsBookkeeping(f string) bool { return KindOf(f) == Bookkeeping }
 
 // FaultColor is the report's colour for f.
 func FaultColor(f string) string {

@@ -37,10 +37,23 @@ func waitFor(ctx context.Context, src StateSource, topic string, c Condition, ti
 			} else if seen2 != "" {
 				seen = seen2
 			}
-			return fmt.Errorf("until %s: not within %s; last seen: %s", c, timeout, seen)
+			return &NotWithinError{Condition: c, Timeout: timeout, LastSeen: seen}
 		case <-time.After(poll):
 		}
 	}
+}
+
+// NotWithinError is WaitFor's timeout: the condition did not hold within
+// Timeout, and LastSeen is what the last look saw (the runner records it
+// in the until op).
+type NotWithinError struct {
+	Condition Condition
+	Timeout   time.Duration
+	LastSeen  string
+}
+
+func (e *NotWithinError) Error() string {
+	return fmt.Sprintf("until %s: not within %s; last seen: %s", e.Condition, e.Timeout, e.LastSeen)
 }
 
 // Check reports whether c holds now, and what it saw. A state that cannot

@@ -106,23 +106,7 @@ func (r *Runner) step(ctx context.Context, st Step) error {
 	case st.Wait > 0:
 		return sleep(ctx, st.Wait.Std())
 	case st.Until != nil:
-		limit := st.Timeout.Std()
-		if limit <= 0 {
-			limit = DefaultUntilTimeout
-		}
-		begin := time.Now()
-		if err := WaitFor(ctx, e.State(), e.Topic, *st.Until, limit); err != nil {
-			if st.Optional && ctx.Err() == nil {
-				// A soft wait: the story goes on either way (e.g. "until
-				// broker 1 leads" in a run where unclean election is off).
-				e.log().Info("nemesis: optional condition did not hold", "until", st.Until.String(), "after", limit)
-				return nil
-			}
-			return err
-		}
-		e.log().Info("nemesis: condition holds", "until", st.Until.String(),
-			"after", time.Since(begin).Round(time.Millisecond))
-		return nil
+		return r.until(ctx, st)
 	case st.Fault != "":
 		f, err := NewFault(st)
 		if err != nil {
@@ -136,6 +120,48 @@ func (r *Runner) step(ctx context.Context, st Step) error {
 		return e.Heal(ctx, st.Heal, r.healTimeout())
 	}
 	return errors.New("empty step")
+}
+
+// until waits for st's condition and records the wait as an until op
+// (histories.Until): held (ok) or not within its timeout (fail), so that
+// a reader of the history can tell which branch a story with a soft wait
+// took. An optional until that did not hold lets the story go on (e.g.
+// "until broker 0 leads" where ELR elected another).
+func (r *Runner) until(ctx context.Context, st Step) error {
+	e := r.Env
+	limit := st.Timeout.Std()
+	if limit <= 0 {
+		limit = DefaultUntilTimeout
+	}
+	c := *st.Until
+	u := histories.Until{Condition: c.String(), Partition: c.Partition, Leader: c.Leader, ISR: c.ISR,
+		Offline: c.Offline, HighWatermark: c.HighWatermark, OpenTxn: c.OpenTxn, Live: c.Live, Fenced: c.Fenced,
+		Optional: st.Optional, TimeoutMS: limit.Milliseconds()}
+	e.record(histories.Invoke, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, "")
+	begin := time.Now()
+	err := WaitFor(ctx, e.State(), e.Topic, c, limit)
+	u.TookMS = time.Since(begin).Milliseconds()
+	switch {
+	case err == nil:
+		u.Held = true
+		e.record(histories.OK, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, "")
+		e.log().Info("nemesis: condition holds", "until", c.String(), "after", time.Duration(u.TookMS)*time.Millisecond)
+		return nil
+	case ctx.Err() != nil:
+		// Interrupted: neither held nor timed out.
+		e.record(histories.Info, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, ctx.Err().Error())
+		return err
+	}
+	if nw := (*NotWithinError)(nil); errors.As(err, &nw) {
+		u.LastSeen = nw.LastSeen
+	}
+	e.record(histories.Fail, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, err.Error())
+	if st.Optional {
+		// A soft wait: the story goes on either way.
+		e.log().Info("nemesis: optional condition did not hold", "until", c.String(), "after", limit)
+		return nil
+	}
+	return err
 }
 
 // FinalHeal puts the cluster back together: resume paused nodes, remove

@@ -89,7 +89,7 @@ func TestRunnerScriptedCancelled(t *testing.T) {
 			fs = append(fs, e.F+":"+string(e.Type))
 		}
 	}
-	want := "schedule:ok partition:ok pause:ok kill:ok elect-unclean:ok set-config:ok heal:ok"
+	want := "schedule:ok partition:ok until:ok pause:ok kill:ok until:ok elect-unclean:ok until:ok set-config:ok heal:ok"
 	must(t, strings.Join(fs, " ") == want, "history %v, want %s", fs, want)
 	ev, v, _ := completion(ops, histories.FElectUnclean)
 	must(t, equal(v.Nodes, []int32{2}), "unclean election: %s", ev.Value)
@@ -143,7 +143,7 @@ func TestRunnerRandomOnCluster(t *testing.T) {
 	}
 	var got []string
 	for _, e := range h.nemesisOps() {
-		if e.Type == histories.Invoke || e.F == histories.FSchedule {
+		if e.Type == histories.Invoke || histories.IsBookkeeping(e.F) {
 			continue
 		}
 		must(t, e.Type == histories.OK, "%s ended %s: %s %s", e.F, e.Type, e.Value, e.Error)

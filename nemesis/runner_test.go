@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -119,7 +120,7 @@ steps:
 	if runErr == nil || !strings.Contains(runErr.Error(), "step 8 (until partition 0 leader 0)") {
 		t.Errorf("run error %v, want step 8's timeout", runErr)
 	}
-	want := "schedule:ok partition:ok[0 1 2] pause:ok[1] kill:ok[0] elect-unclean:ok[2] set-config:ok heal:ok[0 1]"
+	want := "schedule:ok partition:ok[0 1 2] until:ok pause:ok[1] kill:ok[0] until:ok elect-unclean:ok[2] until:ok set-config:ok until:fail heal:ok[0 1]"
 	if got := summary(evs); got != want {
 		t.Errorf("history:\n got %s\nwant %s", got, want)
 	}
@@ -273,21 +274,54 @@ func TestFinalHealTimesOut(t *testing.T) {
 	}
 }
 
-func TestOptionalUntilGoesOn(t *testing.T) {
-	no := int32(7)
-	for _, optional := range []bool{false, true} {
-		s := Schedule{Steps: []Step{{Until: &Condition{Leader: &no}, Timeout: Duration(300 * time.Millisecond), Optional: optional}}}
-		if err := s.Validate(); err != nil {
-			t.Fatal(err)
-		}
-		env, _, _ := newFakeEnv()
-		r := &Runner{Env: env, HealTimeout: 2 * time.Second}
-		err := r.Run(context.Background(), s)
-		if optional && err != nil {
-			t.Errorf("optional until that never holds failed the schedule: %v", err)
-		}
-		if !optional && err == nil {
-			t.Error("a required until that never holds did not fail the schedule")
-		}
+// TestUntilRecorded: every until is an op in the history, held (ok) or
+// not within its timeout (fail), soft or not, so that a report can tell
+// which branch a story took; only a required one fails the schedule.
+func TestUntilRecorded(t *testing.T) {
+	leader0, leader7 := int32(0), int32(7)
+	for _, tc := range []struct {
+		name     string
+		until    Condition
+		optional bool
+		wantType histories.Type
+		wantErr  bool
+	}{
+		{"held", Condition{Leader: &leader0}, false, histories.OK, false},
+		{"soft, held", Condition{Leader: &leader0}, true, histories.OK, false},
+		{"soft, timed out: the story goes on", Condition{Leader: &leader7}, true, histories.Fail, false},
+		{"required, timed out: the schedule fails", Condition{Leader: &leader7}, false, histories.Fail, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Schedule{Steps: []Step{{Until: &tc.until, Timeout: Duration(300 * time.Millisecond), Optional: tc.optional}}}
+			if err := s.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			evs := recorded(t, func(env *Env, _ *fakeCluster, _ *fakeAdmin) {
+				err = (&Runner{Env: env, HealTimeout: 2 * time.Second}).Run(context.Background(), s)
+			})
+			if (err != nil) != tc.wantErr {
+				t.Errorf("run error %v, want error %t", err, tc.wantErr)
+			}
+			i := slices.IndexFunc(evs, func(e histories.Event) bool { return e.F == histories.FUntil && e.Type != histories.Invoke })
+			if i < 0 {
+				t.Fatalf("no until op recorded: %s", summary(evs))
+			}
+			var v histories.NemesisValue
+			if err := evs[i].Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			u, err := histories.UntilOf(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if evs[i].Type != tc.wantType || u.Held != (tc.wantType == histories.OK) || u.Optional != tc.optional ||
+				u.Condition != tc.until.String() || u.Leader == nil || *u.Leader != *tc.until.Leader || u.TimeoutMS != 300 {
+				t.Errorf("until op %s %+v, want %s for %q optional %t", evs[i].Type, u, tc.wantType, tc.until, tc.optional)
+			}
+			if !u.Held && (u.LastSeen == "" || evs[i].Error == "") {
+				t.Errorf("an until that did not hold must say what was last seen: %+v, error %q", u, evs[i].Error)
+			}
+		})
 	}
 }

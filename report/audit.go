@@ -24,17 +24,30 @@ var AuditPage = &Page{
 	Columns: []Column{
 		{Head: "story", Text: func(r Row) string { return r.ID }},
 		{Head: "what happens", Text: func(r Row) string { return r.Description }},
-		{Head: "verdict", Text: auditVerdict, Class: func(r Row) string {
+		{Head: "outcome: what the history shows", Text: auditOutcome, Class: func(r Row) string {
 			if r.NotRun {
 				return "err"
 			}
 			return string(r.Verdict)
 		}, HTML: func(r Row, _ []Row) template.HTML {
-			if r.NotRun || r.Reason == "" {
-				return template.HTML(template.HTMLEscapeString(auditVerdict(r)))
+			if r.NotRun {
+				return template.HTML(template.HTMLEscapeString(auditOutcome(r)))
 			}
-			return template.HTML(template.HTMLEscapeString(string(r.Verdict)) +
-				`<div class="err">` + template.HTMLEscapeString(r.Reason) + `</div>`)
+			cls := "lost"
+			if r.Status == AuditNothing {
+				cls = "ok"
+			}
+			h := `<b class="` + cls + `">` + template.HTMLEscapeString(auditWord(r.Status)) + `</b>`
+			if r.Account != "" {
+				h += ": " + template.HTMLEscapeString(r.Account)
+			}
+			if r.Verdict != "" && r.Verdict != Valid {
+				h += " (checker: " + template.HTMLEscapeString(string(r.Verdict)) + ")"
+			}
+			if r.Reason != "" {
+				h += `<div class="err">` + template.HTMLEscapeString(r.Reason) + `</div>`
+			}
+			return template.HTML(h)
 		}},
 		{Head: "acked", Right: true, Text: auditFigure(func(r Row) string { return strconv.Itoa(r.Acked) })},
 		{Head: "acked lost", Right: true, Text: auditFigure(func(r Row) string { return strconv.Itoa(r.Lost) }),
@@ -49,20 +62,67 @@ var AuditPage = &Page{
 		{Head: "report", Text: reportText, HTML: func(r Row, _ []Row) template.HTML { return reportLink(r) }},
 	},
 	RowsKey: "rows",
-	JSON: []Field{{Key: "story", From: "id"}, {Key: "description"}, {Key: "status"}, {Key: "verdict"},
+	JSON: []Field{{Key: "story", From: "id"}, {Key: "description"}, {Key: "status"}, {Key: "verdict"}, {Key: "account", Omit: true},
 		{Key: "acked"}, {Key: "acked_lost"}, {Key: "offsets_reused"}, {Key: "offline_seconds"},
 		{Key: "reason", Omit: true}, {Key: "not_run", Omit: true}, {Key: "run_dir", Omit: true}},
 	Pass: []string{AuditNothing}, Fail: []string{AuditLost},
 }
 
-func auditVerdict(r Row) string {
-	switch {
-	case r.NotRun:
-		return r.Reason
-	case r.Reason != "":
-		return strings.TrimSpace(string(r.Verdict) + " (" + r.Reason + ")")
+// auditWord is an audit status in a reviewer's words.
+func auditWord(status string) string {
+	switch status {
+	case AuditNothing:
+		return "pass"
+	case AuditLost:
+		return "FAIL"
+	case AuditNotRun:
+		return "not run"
 	}
-	return string(r.Verdict)
+	return "not judged"
+}
+
+// auditOutcome is a row's outcome cell: its status in a reviewer's words,
+// what the history shows the story did, the checker's verdict when it is
+// not valid, and why the run is not a clean measurement.
+func auditOutcome(r Row) string {
+	if r.NotRun {
+		return r.Reason
+	}
+	w := auditWord(r.Status)
+	if r.Account != "" {
+		w += ": " + r.Account
+	}
+	if r.Verdict != "" && r.Verdict != Valid {
+		w += " (checker: " + string(r.Verdict) + ")"
+	}
+	if r.Reason != "" {
+		w += " (" + r.Reason + ")"
+	}
+	return w
+}
+
+// auditSummary is the page's verdict in one line, from the rows' statuses.
+func auditSummary(rows []Row) string {
+	var lost, passed, other []string
+	for _, r := range rows {
+		switch r.Status {
+		case AuditLost:
+			lost = append(lost, r.ID)
+		case AuditNothing:
+			passed = append(passed, r.ID)
+		default:
+			other = append(other, r.ID)
+		}
+	}
+	switch {
+	case len(rows) == 0:
+		return "No story has run yet."
+	case len(lost) > 0:
+		return "FAIL: " + strings.Join(lost, ", ") + " lost acked records or reused offsets."
+	case len(other) > 0:
+		return "Not every story could be judged (" + strings.Join(other, ", ") + "); the others lost nothing."
+	}
+	return "Pass: every story ran, and none lost an acked record or reused an offset."
 }
 
 // auditFigure is "—" for a story that never ran.
@@ -102,6 +162,7 @@ func AuditBatch(a Audit, rows []Row) Batch {
 		JSONHead: []Value{{Key: "kafka", Value: a.Kafka}},
 		JSONTail: []Value{{Key: "facts", Value: a.Facts}, {Key: "overridden", Value: a.Overridden, Omit: true},
 			{Key: "broker_config", Value: a.BrokerConfig, Omit: true}, {Key: "topic_config", Value: a.TopicConfig, Omit: true}}}
+	b.Sections = append(b.Sections, Section{Para: []Span{Strong(auditSummary(rows))}})
 	var notRun []string
 	for _, r := range rows {
 		if r.NotRun {

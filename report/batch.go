@@ -41,6 +41,9 @@ type Row struct {
 	// missing image, an interruption first), so the row has no figure.
 	NotRun bool   `json:"not_run"`
 	RunDir string `json:"run_dir"`
+	// Account is what the run's history shows the story did, in words
+	// (StoryWords, audits): the branch it took under these settings.
+	Account string `json:"account,omitempty"`
 	// Seconds is the cell's wall time; StorySeconds the part its history
 	// spans (workload, faults, final read). The rest is kchaos's overhead:
 	// cluster start, check, report, teardown.

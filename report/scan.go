@@ -203,8 +203,9 @@ func scanHistory(path string, mk marks, visit func(histories.Event)) (*timeline,
 		tl.End = max(tl.End, e.Time)
 		switch {
 		case e.Process == histories.NemesisProcess:
-			if e.F == "schedule" {
-				// The schedule's own record (mode, seed, plan), not a fault.
+			if histories.IsBookkeeping(e.F) {
+				// The schedule's own records (mode, seed, plan; its
+				// untils), not faults.
 				continue
 			}
 			if e.Type == histories.Invoke {

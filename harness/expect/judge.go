@@ -40,6 +40,12 @@ const (
 	// the observer recorded (each sample whose ISR differs, as a set, from
 	// the partition's previous one): the ISR churn a fault caused.
 	ISRChanges = "isr_changes"
+	// UntilsTimedOut counts the scenario's until steps that did not hold
+	// within their timeout (a soft one lets the story go on): a check
+	// "untils_timed_out == 0" under the settings where the story's every
+	// wait must hold keeps a soft wait as strict as a required one there.
+	// Measured only from a history that records its untils.
+	UntilsTimedOut = "untils_timed_out"
 )
 
 // Anomalies are the checker's anomaly names a check may count; a run that
@@ -50,7 +56,7 @@ var Anomalies = checker.AnomalyNames
 func Known(name string) error {
 	switch {
 	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked, name == Committed, name == HistorySeconds,
-		name == SendErrors, name == AckedDuringFaults, name == ISRChanges:
+		name == SendErrors, name == AckedDuringFaults, name == ISRChanges, name == UntilsTimedOut:
 		return nil
 	case strings.HasPrefix(name, ErrorsPrefix):
 		code := strings.TrimPrefix(name, ErrorsPrefix)
@@ -64,9 +70,9 @@ func Known(name string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
+	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
 		name, strings.Join(Anomalies, ", "), Acked, Committed, OfflineSeconds, LeaderAfterFault, HistorySeconds,
-		SendErrors, AckedDuringFaults, ISRChanges)
+		SendErrors, AckedDuringFaults, ISRChanges, UntilsTimedOut)
 }
 
 // Metrics is what one run measured, by metric name. Anomaly counts are
