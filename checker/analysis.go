@@ -6,7 +6,6 @@ import (
 	"github.com/kchaos/kchaos/checker/model"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/histories"
@@ -93,12 +92,7 @@ func (a *analysis) finalRecs(tp int32) []rec { return judge.FinalRecs(&a.c.Histo
 
 // finalAt returns the final read's record of tp at off.
 func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
-	recs := a.finalRecs(tp)
-	i := sort.Search(len(recs), func(i int) bool { return recs[i].Off >= off })
-	if i < len(recs) && recs[i].Off == off {
-		return recs[i], true
-	}
-	return rec{}, false
+	return a.finalAtOf(a.c.TPs[tp].Final, tp, off)
 }
 
 // secs is judge.Secs, for brevity.
