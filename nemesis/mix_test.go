@@ -1,0 +1,96 @@
+package nemesis
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/cluster"
+)
+
+// TestRandomMix: the default mix is read off the registry and the
+// backend's capabilities, never a hand list: every name in it is one a
+// random schedule accepts and the backend can apply, and every drawable
+// name left out is left out for a reason (a capability missing, or racks
+// without two racks).
+func TestRandomMix(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		caps  cluster.Caps
+		racks int
+	}{
+		{"every capability, racks", cluster.AllCaps(), 2},
+		{"every capability, no racks", cluster.AllCaps(), 0},
+		{"processes only", cluster.NewCaps(cluster.CapPause, cluster.CapKill), 0},
+		{"nothing", cluster.NewCaps(), 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mix := RandomMix(c.caps, c.racks)
+			for _, name := range randomFaultNames() {
+				fault, shape, _ := randomFault(name)
+				st := planStep(newPRNG(1), RandomSchedule{}, name, []int32{0})
+				canDo := c.caps.Has(st.Needs()) && (shape != ShapeRacks || c.racks >= 2)
+				if got := slices.Contains(mix, name); got != canDo {
+					t.Errorf("%s (fault %s, needs %v): in mix %v, want %v", name, fault, st.Needs(), got, canDo)
+				}
+			}
+			if len(mix) == 0 {
+				return
+			}
+			s := Schedule{Random: &RandomSchedule{Seed: 1, Faults: mix, Subset: 2, Active: Duration(1e10), Duration: Duration(1e10)}}
+			if err := s.Validate(); err != nil {
+				t.Errorf("the mix does not validate: %v", err)
+			}
+			if err := s.CheckBackend("test", c.caps); err != nil {
+				t.Errorf("the backend refuses its own mix: %v", err)
+			}
+		})
+	}
+	if all := RandomMix(cluster.AllCaps(), 2); len(all) != len(randomFaultNames()) {
+		t.Errorf("with every capability and racks the mix has %d of %d drawable faults", len(all), len(randomFaultNames()))
+	}
+}
+
+// TestStepFromOp: a recorded fault becomes the step that replays it.
+func TestStepFromOp(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		fault string
+		spec  map[string]any
+		nodes []int32
+		check func(Step) bool
+		err   string
+	}{
+		{"role pinned to the nodes struck", "kill", map[string]any{"target": map[string]any{"role": "leader"}}, []int32{2},
+			func(st Step) bool { return st.Target.Role == RoleNodes && slices.Equal(st.Target.Nodes, []int32{2}) }, ""},
+		{"link fault keeps its role", "partition", map[string]any{"shape": "leader-followers", "target": map[string]any{"role": "leader"}}, []int32{0, 1, 2},
+			func(st Step) bool {
+				return st.Target.Role == RoleLeader && st.Params.(*PartitionParams).Shape == ShapeLeaderFollowers
+			}, ""},
+		{"netem keeps its spec", "netem", map[string]any{"shape": "isolate", "netem": map[string]any{"loss": "10%"}, "target": map[string]any{"role": "nodes", "nodes": []any{1}}}, []int32{0, 1, 2},
+			func(st Step) bool { p := st.Params.(*NetemParams); return p.Netem.Loss == 10 && slices.Equal(st.Target.Nodes, []int32{1}) }, ""},
+		{"config", "set-config", map[string]any{"config": map[string]any{"unclean.leader.election.enable": "true"}}, nil,
+			func(st Step) bool { return st.Target == nil }, ""},
+		{"election's partition is its target's", "elect-unclean", map[string]any{"partition": 0}, []int32{1},
+			func(st Step) bool { return st.Target != nil && st.Target.Role == "" }, ""},
+		{"unknown parameter", "kill", map[string]any{"target": map[string]any{"role": "leader"}, "speed": 1}, nil, nil, "speed"},
+		{"unknown fault", "explode", nil, nil, nil, "explode"},
+		{"invalid as recorded", "partition", map[string]any{"shape": "[0] | [1 2]"}, nil, nil, "shape"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, err := StepFromOp(c.fault, c.spec, c.nodes)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("err = %v, want one naming %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !c.check(st) {
+				t.Errorf("step %+v (target %+v)", st, st.Target)
+			}
+		})
+	}
+}
