@@ -68,7 +68,10 @@ func TestStepFromOp(t *testing.T) {
 				return st.Target.Role == RoleLeader && st.Params.(*PartitionParams).Shape == ShapeLeaderFollowers
 			}, ""},
 		{"netem keeps its spec", "netem", map[string]any{"shape": "isolate", "netem": map[string]any{"loss": "10%"}, "target": map[string]any{"role": "nodes", "nodes": []any{1}}}, []int32{0, 1, 2},
-			func(st Step) bool { p := st.Params.(*NetemParams); return p.Netem.Loss == 10 && slices.Equal(st.Target.Nodes, []int32{1}) }, ""},
+			func(st Step) bool {
+				p := st.Params.(*NetemParams)
+				return p.Netem.Loss == 10 && slices.Equal(st.Target.Nodes, []int32{1})
+			}, ""},
 		{"config", "set-config", map[string]any{"config": map[string]any{"unclean.leader.election.enable": "true"}}, nil,
 			func(st Step) bool { return st.Target == nil }, ""},
 		{"election's partition is its target's", "elect-unclean", map[string]any{"partition": 0}, []int32{1},
