@@ -3,6 +3,7 @@ package explore
 import (
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -200,4 +201,4 @@ func TestShard(t *testing.T) {
 	}
 }
 
-func itoa(i int) string { return string(rune('0' + i)) }
+func itoa(i int) string { return strconv.Itoa(i) }
