@@ -39,7 +39,7 @@ func takesStore(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "run", "matrix", "suite", "audit", "validate":
+	case "run", "matrix", "suite", "audit", "validate", "explore", "bisect":
 		return true
 	}
 	return false

@@ -72,7 +72,8 @@ type Config struct {
 	// the wall time; one of them is set.
 	Runs int
 	For  time.Duration
-	// Seed is the base seed: run i draws with RunSeed(Seed, i).
+	// Seed is the base seed: run i draws with RunSeed(Seed, i) (0: one
+	// is picked and recorded).
 	Seed  int64
 	Shard Shard
 	// Store is the store folder; the exploration's is
@@ -118,6 +119,11 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 	}
 	if cfg.ShrinkFor <= 0 {
 		cfg.ShrinkFor = DefaultShrinkFor
+	}
+	if cfg.Seed == 0 {
+		// Picked and recorded, as a run's seed is: explore.json names it,
+		// and --seed with it redraws every run.
+		cfg.Seed = cfg.Now().UnixNano() & (1<<53 - 1)
 	}
 	if cfg.Runs <= 0 && cfg.For <= 0 {
 		return nil, "", &scenario.BadInputError{Err: errors.New("give --runs N or --for DURATION")}

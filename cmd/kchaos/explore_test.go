@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExploreRefusedBeforeAnyCluster (issue 24, item 6): bad flags, a
+// scenario the random mix cannot drive and a repro that is not a
+// scenario are exit 254 naming the flag or field, before any session
+// (no container, network or SSH connection) and with an empty store.
+func TestExploreRefusedBeforeAnyCluster(t *testing.T) {
+	dir := t.TempDir()
+	key := write(t, dir, "key", "k")
+	known := write(t, dir, "known_hosts", "")
+	ssh := write(t, dir, "ssh.yaml", "name: onhosts\ncluster:\n  backend: ssh\n  confirm_owner: true\n  hosts: [{id: 0, addr: a}]\n"+
+		"  service: {start: s, stop: t, log_dirs: [/var/lib/kafka]}\n  ssh: {user: u, key: "+key+", known_hosts: "+known+"}\n"+
+		"topic: {replication_factor: 1, assignment: [[0]]}\n")
+	sshRandom := write(t, dir, "sshrandom.yaml", "name: onhostsr\ncluster:\n  backend: ssh\n  confirm_owner: true\n  hosts: [{id: 0, addr: a}]\n"+
+		"  service: {start: s, stop: t, log_dirs: [/var/lib/kafka]}\n  ssh: {user: u, key: "+key+", known_hosts: "+known+"}\n"+
+		"topic: {replication_factor: 1, assignment: [[0]]}\nnemesis:\n  random: {seed: 1, interval: 5s, duration: 10s, faults: [netem-clients]}\n")
+	notScenario := write(t, dir, "notes.txt", "these are notes, not a scenario\n")
+	finding := write(t, dir, "finding.json", `{"id": "x"}`)
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"runs and for", []string{"explore", "s2", "--runs", "3", "--for", "1h"}, []string{"--runs and --for are exclusive"}},
+		{"zero runs", []string{"explore", "s2", "--runs", "0"}, []string{"--runs 0: want at least 1"}},
+		{"negative for", []string{"explore", "s2", "--for", "-1s"}, []string{"--for -1s: want a positive duration"}},
+		{"zero shrink budget", []string{"explore", "s2", "--shrink-for", "0s"}, []string{"--shrink-for 0s"}},
+		{"zero tries", []string{"explore", "s2", "--tries", "0"}, []string{"--tries 0"}},
+		{"shard past N", []string{"explore", "s2", "--shard", "3/2"}, []string{`--shard "3/2": want I/N with 1 <= I <= N`}},
+		{"shard not I/N", []string{"explore", "s2", "--shard", "half"}, []string{`--shard "half"`}},
+		{"unknown fault", []string{"explore", "s2", "--faults", "kill,kil"}, []string{`--faults: "kil" is not a fault a random schedule can draw`}},
+		{"fault no heal undoes", []string{"explore", "s2", "--faults", "set-config"}, []string{`--faults: "set-config"`}},
+		{"racks on a cluster without", []string{"explore", "s2", "--faults", "partition-racks"}, []string{`--faults: "partition-racks": backend docker cannot apply it`, "0 rack(s)"}},
+		{"a mix the backend cannot drive", []string{"explore", ssh, "--faults", "netem,cut-clients"}, []string{`--faults: "netem": backend ssh cannot apply it`}},
+		{"a random section the backend cannot drive", []string{"explore", sshRandom}, []string{"nemesis.random.faults[0]", "backend ssh does not have"}},
+		{"unknown scenario", []string{"explore", "s99"}, []string{`"s99" is neither a built-in scenario`}},
+		{"bad --set", []string{"explore", "s2", "--set", "workload.acks=2"}, []string{"workload.acks"}},
+		{"unknown version", []string{"explore", "s2", "--kafka", "9.9.9"}, []string{"not a release kchaos knows"}},
+		{"bisect: repro not a scenario", []string{"bisect", notScenario}, []string{notScenario + " is not a runnable scenario"}},
+		{"bisect: repro missing", []string{"bisect", filepath.Join(dir, "nope.yaml")}, []string{"is not a runnable scenario"}},
+		{"bisect: finding.json not a finding", []string{"bisect", write(t, filepath.Dir(finding), "repro.yaml", "name: r\n")}, []string{"finding.json beside the repro: not a finding record"}},
+		{"bisect: unknown version", []string{"bisect", "s2", "--kafka", "4.4.0,9.9.9"}, []string{"9.9.9", "not a release kchaos knows"}},
+		{"bisect: zero runs", []string{"bisect", "s2", "--runs", "0"}, []string{"--runs 0"}},
+		{"bisect: bad vary", []string{"bisect", "s2", "--vary", "acks"}, []string{`--vary "acks"`}},
+		{"merge: not an exploration", []string{"merge", dir}, []string{"not an exploration folder"}},
+		{"merge: nothing", []string{"merge"}, []string{"requires at least 1 arg"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, started, stored := guardCLI(t, c.args...)
+			if code != exitBadInput {
+				t.Errorf("exit %d, want %d; output:\n%s", code, exitBadInput, out)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if started {
+				t.Errorf("a cluster session or SSH connection was started")
+			}
+			if len(stored) > 0 {
+				t.Errorf("the store has %v", stored)
+			}
+		})
+	}
+}
+
+// TestExploreStartsASession: valid flags reach the session (the guard),
+// so the refusals above are the flags', not a command that never runs.
+func TestExploreStartsASession(t *testing.T) {
+	for _, args := range [][]string{
+		{"explore", "s2", "--runs", "2", "--seed", "7"},
+		{"explore", "s2", "--for", "10m", "--faults", "kill,partition-leader-followers", "--shard", "1/4"},
+		{"bisect", "s2", "--kafka", "4.4.0", "--runs", "1"},
+	} {
+		code, out, started, _ := guardCLI(t, args...)
+		if !started {
+			t.Errorf("%v: no session started (exit %d):\n%s", args, code, out)
+		}
+	}
+}
+
+// TestMergeCLI: two of three shards merged: the finding is listed (exit
+// 1) and shard 3 named missing; --out writes merged.md and merged.json.
+func TestMergeCLI(t *testing.T) {
+	shard := func(i int, findings string) string {
+		d := t.TempDir()
+		body := `{"scenario": "s2", "base_seed": 7, "shard": "` + string(rune('0'+i)) + `/3", "run_records": [{"index": ` +
+			string(rune('0'+i-1)) + `, "seed": 1, "verdict": "valid"}], "findings": ` + findings + `}`
+		if err := os.WriteFile(filepath.Join(d, "explore.json"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	a := shard(1, `[{"id": "000-lost-write", "class": "lost-write", "run": 0, "dir": "findings/000-lost-write", "reproduced": "3/3"}]`)
+	b := shard(2, `[]`)
+	out := filepath.Join(t.TempDir(), "merged")
+	code, text := runCLI(t, "merge", a, b, "--out", out)
+	if code != exitInvalid || !strings.Contains(text, "Missing shards: [3]") || !strings.Contains(text, "000-lost-write") {
+		t.Errorf("exit %d, output:\n%s", code, text)
+	}
+	var m struct{ Missing []int }
+	data, err := os.ReadFile(filepath.Join(out, "merged.json"))
+	if err != nil || json.Unmarshal(data, &m) != nil || len(m.Missing) != 1 {
+		t.Errorf("merged.json: %v %s", err, data)
+	}
+	if code, text := runCLI(t, "merge", b); code != exitUnknown {
+		t.Errorf("one shard of three, no finding: exit %d, want %d:\n%s", code, exitUnknown, text)
+	}
+}
