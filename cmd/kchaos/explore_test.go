@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/harness/explore"
+	"github.com/kchaos/kchaos/report"
 )
 
 // TestExploreRefusedBeforeAnyCluster (issue 24, item 6): bad flags, a
@@ -50,6 +54,7 @@ func TestExploreRefusedBeforeAnyCluster(t *testing.T) {
 		{"bisect: unknown version", []string{"bisect", "s2", "--kafka", "4.4.0,9.9.9"}, []string{"9.9.9", "not a release kchaos knows"}},
 		{"bisect: zero runs", []string{"bisect", "s2", "--runs", "0"}, []string{"--runs 0"}},
 		{"bisect: bad vary", []string{"bisect", "s2", "--vary", "acks"}, []string{`--vary "acks"`}},
+		{"suite: bad shard", []string{"suite", "--only", "s1", "--shard", "0/2"}, []string{`--shard "0/2"`}},
 		{"merge: not an exploration", []string{"merge", dir}, []string{"not an exploration folder"}},
 		{"merge: nothing", []string{"merge"}, []string{"requires at least 1 arg"}},
 	} {
@@ -80,6 +85,7 @@ func TestExploreStartsASession(t *testing.T) {
 		{"explore", "s2", "--runs", "2", "--seed", "7"},
 		{"explore", "s2", "--for", "10m", "--faults", "kill,partition-leader-followers", "--shard", "1/4"},
 		{"bisect", "s2", "--kafka", "4.4.0", "--runs", "1"},
+		{"suite", "--only", "s1,s2", "--kafka", "4.4.0", "--shard", "2/2"},
 	} {
 		code, out, started, _ := guardCLI(t, args...)
 		if !started {
@@ -114,5 +120,32 @@ func TestMergeCLI(t *testing.T) {
 	}
 	if code, text := runCLI(t, "merge", b); code != exitUnknown {
 		t.Errorf("one shard of three, no finding: exit %d, want %d:\n%s", code, exitUnknown, text)
+	}
+}
+
+// TestMergeSuiteCLI: two suite shard folders of three become one suite
+// page and junit.xml in --out; the missing shard makes it exit 2.
+func TestMergeSuiteCLI(t *testing.T) {
+	all := []string{"s1/-/4.4.0", "s2/-/4.4.0", "s4/-/4.4.0"}
+	shard := func(i int) string {
+		d := t.TempDir()
+		row := report.Row{ID: all[i-1], Scenario: strings.Split(all[i-1], "/")[0], Kafka: "4.4.0", Status: "match"}
+		row.Verdict = report.Valid
+		if err := report.SuiteBatch(report.SuiteFile{Name: "seeds", Cells: []report.Row{row}}).Write(d); err != nil {
+			t.Fatal(err)
+		}
+		if err := explore.WriteShard(d, explore.ShardRecord{Shard: strconv.Itoa(i) + "/3", Cells: all}); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	out := t.TempDir()
+	code, text := runCLI(t, "merge", shard(1), shard(3), "--out", out)
+	if code != exitUnknown || !strings.Contains(text, "missing shards: [2] (cells [s2/-/4.4.0])") {
+		t.Errorf("exit %d:\n%s", code, text)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "junit.xml"))
+	if err != nil || !strings.Contains(string(b), "s1/-/4.4.0") || !strings.Contains(string(b), "s4/-/4.4.0") {
+		t.Errorf("junit.xml: %v\n%s", err, b)
 	}
 }
