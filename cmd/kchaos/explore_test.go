@@ -58,23 +58,7 @@ func TestExploreRefusedBeforeAnyCluster(t *testing.T) {
 		{"merge: not an exploration", []string{"merge", dir}, []string{"not an exploration folder"}},
 		{"merge: nothing", []string{"merge"}, []string{"requires at least 1 arg"}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			code, out, started, stored := guardCLI(t, c.args...)
-			if code != exitBadInput {
-				t.Errorf("exit %d, want %d; output:\n%s", code, exitBadInput, out)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
-				}
-			}
-			if started {
-				t.Errorf("a cluster session or SSH connection was started")
-			}
-			if len(stored) > 0 {
-				t.Errorf("the store has %v", stored)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantRefused(t, c.args, c.want) })
 	}
 }
 

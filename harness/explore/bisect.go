@@ -47,7 +47,13 @@ func NewBisect(repro, kafkas string, runs int, varies []string, load func(sets [
 	if _, err := load(nil); err != nil {
 		return nil, bad(fmt.Errorf("%s is not a runnable scenario: %w", repro, err))
 	}
-	switch data, err := os.ReadFile(filepath.Join(filepath.Dir(repro), FindingFile)); {
+	// Only a repro file has a finding beside it (a built-in name has none).
+	beside := ""
+	if st, err := os.Stat(repro); err == nil && st.Mode().IsRegular() {
+		beside = filepath.Join(filepath.Dir(repro), FindingFile)
+	}
+	switch data, err := os.ReadFile(beside); {
+	case beside == "":
 	case err == nil:
 		var f FindingRecord
 		if err := json.Unmarshal(data, &f); err != nil || f.Class == "" {

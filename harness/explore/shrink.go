@@ -205,14 +205,9 @@ func split(xs []int, n int) [][]int {
 	return out
 }
 
+// without is xs without the items of drop.
 func without(xs, drop []int) []int {
-	var out []int
-	for _, x := range xs {
-		if !slices.Contains(drop, x) {
-			out = append(out, x)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(xs), func(x int) bool { return slices.Contains(drop, x) })
 }
 
 // tidy is steps with only the fault steps whose indexes are in keep; a
