@@ -1,6 +1,8 @@
 package nemesis
 
 import (
+	"encoding/json"
+	"gopkg.in/yaml.v3"
 	"slices"
 	"strings"
 	"testing"
@@ -93,6 +95,88 @@ func TestStepFromOp(t *testing.T) {
 			}
 			if !c.check(st) {
 				t.Errorf("step %+v (target %+v)", st, st.Target)
+			}
+		})
+	}
+}
+
+// TestStepFromOpReplaysEveryDrawnFault: for every fault a random
+// schedule can draw, the spec its fault records (Specer, through JSON as
+// the history holds it) gives back a step whose fault records that same
+// spec: the replay of an explored run is the run's own schedule.
+func TestStepFromOpReplaysEveryDrawnFault(t *testing.T) {
+	for _, name := range randomFaultNames() {
+		t.Run(name, func(t *testing.T) {
+			planned := planStep(newPRNG(3), RandomSchedule{}, name, []int32{0, 1, 2})
+			f, err := NewFault(planned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(specOf(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var spec map[string]any
+			if err := json.Unmarshal(b, &spec); err != nil {
+				t.Fatal(err)
+			}
+			var nodes []int32
+			if planned.Target != nil {
+				nodes = planned.Target.Nodes
+			}
+			got, err := StepFromOp(planned.Fault, spec, nodes)
+			if err != nil {
+				t.Fatalf("spec %s: %v", b, err)
+			}
+			// The replayed step makes the fault that records the same spec
+			// (a default may now be written out: lose-unflushed's model).
+			g, err := NewFault(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _ := json.Marshal(specOf(g))
+			if string(again) != string(b) {
+				have, _ := got.MarshalJSON()
+				t.Errorf("replayed %s records %s\nplanned spec %s", have, again, b)
+			}
+		})
+	}
+}
+
+// TestStepFromOpEveryKind: every registered kind's valid step (the
+// registry's own cases), recorded and replayed, makes a fault recording
+// the same spec, or is refused with an error naming the fault; never a
+// different fault silently.
+func TestStepFromOpEveryKind(t *testing.T) {
+	for name, c := range registryCases {
+		t.Run(name, func(t *testing.T) {
+			var st Step
+			if err := yaml.Unmarshal([]byte(c.valid), &st); err != nil {
+				t.Fatal(err)
+			}
+			f, err := NewFault(st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(specOf(f))
+			var spec map[string]any
+			_ = json.Unmarshal(b, &spec)
+			got, err := StepFromOp(name, spec, []int32{1})
+			if err != nil {
+				if !strings.Contains(err.Error(), name) {
+					t.Errorf("refusal %v does not name %s", err, name)
+				}
+				t.Logf("%s: not replayable from its record: %v", name, err)
+				return
+			}
+			g, err := NewFault(got)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, _ := json.Marshal(specOf(g))
+			pinned := got.Target != nil && got.Target.Role == RoleNodes && (st.Target == nil || st.Target.Role != RoleNodes)
+			if string(again) != string(b) && !pinned {
+				t.Errorf("replayed step records %s, the original %s", again, b)
 			}
 		})
 	}
