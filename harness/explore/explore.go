@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kchaos/kchaos/checker"
@@ -224,6 +225,7 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 	if err != nil {
 		return fail(fmt.Errorf("the realised schedule as a scenario: %w", err))
 	}
+	original.Expect = fmt.Sprintf("Showed %s (kchaos explore finding %s).", strings.Join(out.Classes, ", "), f.ID)
 	if err := writeScenario(filepath.Join(fdir, "original.yaml"), original); err != nil {
 		return fail(err)
 	}
@@ -244,6 +246,7 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 		o.cleanup(cfg.Keep, "", 0)
 		return fail(fmt.Errorf("the shrunk repro: %w", err))
 	}
+	repro.Expect = fmt.Sprintf("Reproduces %s, %s of %d reruns when it was shrunk (kchaos explore finding %s).", class, res.Rate(), res.Confirmations, f.ID)
 	if err := writeScenario(filepath.Join(fdir, "repro.yaml"), repro); err != nil {
 		return fail(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/kchaos/kchaos/harness/scenario"
@@ -174,7 +175,7 @@ func (sh *shrinker) faults(ctx context.Context, s *scenario.Scenario) (*scenario
 		for ci, chunk := range chunks {
 			rest := without(keep, chunk)
 			c := withSteps(s, tidy(steps, rest))
-			ok, err := sh.try(ctx, c, fmt.Sprintf("without fault steps %v (chunk %d of %d)", chunk, ci+1, len(chunks)))
+			ok, err := sh.try(ctx, c, fmt.Sprintf("without %s (chunk %d of %d)", faultNames(steps, chunk), ci+1, len(chunks)))
 			if err != nil {
 				return withSteps(s, tidy(steps, keep)), err
 			}
@@ -192,6 +193,16 @@ func (sh *shrinker) faults(ctx context.Context, s *scenario.Scenario) (*scenario
 		}
 	}
 	return withSteps(s, tidy(steps, keep)), nil
+}
+
+// faultNames names fault steps for the trail: "kill (step 4), pause
+// (step 7)", numbered from 1 as finding.md numbers the original's steps.
+func faultNames(steps []nemesis.Step, idx []int) string {
+	var out []string
+	for _, i := range idx {
+		out = append(out, fmt.Sprintf("%s (step %d)", StepWords(steps[i]), i+1))
+	}
+	return strings.Join(out, ", ")
 }
 
 // split cuts xs into n chunks as equal as they come.
@@ -239,19 +250,49 @@ func tidy(steps []nemesis.Step, keep []int) []nemesis.Step {
 	return out
 }
 
-// waits halves each wait while the class still shows (down to MinWait,
-// then tries without it), then the workload's duration (down to
-// MinWorkload).
+// waits first halves every wait at once while the class still shows
+// (one candidate a round: cheap when the timing does not matter), then
+// each wait alone (down to MinWait, then without it), then the workload's
+// duration (down to MinWorkload).
 func (sh *shrinker) waits(ctx context.Context, s *scenario.Scenario) (*scenario.Scenario, error) {
 	minW := duration.Duration(sh.opts.MinWait)
+	shorter := func(w duration.Duration) duration.Duration {
+		switch next := half(w); {
+		case w <= minW:
+			return 0
+		case next < minW:
+			return minW
+		default:
+			return next
+		}
+	}
+	for {
+		var steps []nemesis.Step
+		changed := false
+		for _, st := range s.Nemesis.Steps {
+			if st.Wait > 0 {
+				changed = true
+				if st.Wait = shorter(st.Wait); st.Wait == 0 {
+					continue
+				}
+			}
+			steps = append(steps, st)
+		}
+		if !changed {
+			break
+		}
+		ok, err := sh.try(ctx, withSteps(s, steps), "every wait halved")
+		if err != nil {
+			return s, err
+		}
+		if !ok {
+			break
+		}
+		s = withSteps(s, steps)
+	}
 	for i := 0; i < len(s.Nemesis.Steps); i++ {
 		for w := s.Nemesis.Steps[i].Wait; w > 0; w = s.Nemesis.Steps[i].Wait {
-			next := half(w)
-			if w <= minW {
-				next = 0
-			} else if next < minW {
-				next = minW
-			}
+			next := shorter(w)
 			steps := slices.Clone(s.Nemesis.Steps)
 			steps[i].Wait = next
 			what := fmt.Sprintf("wait of step %d %s -> %s", i, w, next)
