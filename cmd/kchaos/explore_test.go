@@ -55,6 +55,8 @@ func TestExploreRefusedBeforeAnyCluster(t *testing.T) {
 		{"bisect: zero runs", []string{"bisect", "s2", "--runs", "0"}, []string{"--runs 0"}},
 		{"bisect: bad vary", []string{"bisect", "s2", "--vary", "acks"}, []string{`--vary "acks"`}},
 		{"suite: bad shard", []string{"suite", "--only", "s1", "--shard", "0/2"}, []string{`--shard "0/2"`}},
+		{"name of an exploration folder", []string{"explore", "s2", "--set", "name=explore-s2"}, []string{`names starting with "explore-"`}},
+		{"name of a bisect folder", []string{"run", "s2", "--set", "name=bisect-s2"}, []string{`names starting with "bisect-"`}},
 		{"merge: not an exploration", []string{"merge", dir}, []string{"not an exploration folder"}},
 		{"merge: nothing", []string{"merge"}, []string{"requires at least 1 arg"}},
 	} {

@@ -15,8 +15,8 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
-// Outcome is one run as exploration judges it.
-type Outcome struct {
+// Judged is one run as exploration judges it.
+type Judged struct {
 	// Dir is the run folder (harness.Run's).
 	Dir     string
 	Verdict checker.Verdict
@@ -31,17 +31,17 @@ type Outcome struct {
 
 // Runner runs s once, its run folder under store, and judges it. The
 // real one is HarnessRunner; tests give a simulated one.
-type Runner func(ctx context.Context, s *scenario.Scenario, store string) (Outcome, error)
+type Runner func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error)
 
 // HarnessRunner is harness.Run on a fresh cluster, without the report's
 // screenshot (a headless browser per run halves the runs per hour), its
 // metrics read back as a suite reads them.
 func HarnessRunner(opts harness.Options) Runner {
-	return func(ctx context.Context, s *scenario.Scenario, store string) (Outcome, error) {
+	return func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
 		o := opts
 		o.Store, o.NoScreenshot = store, true
 		out, err := harness.Run(ctx, s, o)
-		var res Outcome
+		var res Judged
 		if out != nil {
 			res.Dir = out.Dir
 		}
@@ -199,7 +199,7 @@ func removeUnlessKept(dir string, keep bool) {
 // and writes repro.yaml, the last reproducing rerun (repro-run/) and
 // finding.md. Problems are the finding's Err: the run folder is kept
 // whatever happens.
-func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario.Scenario, out Outcome, run Runner) (FindingRecord, error) {
+func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario.Scenario, out Judged, run Runner) (FindingRecord, error) {
 	class := Primary(out.Classes)
 	f := FindingRecord{ID: fmt.Sprintf("%03d-%s", i, slug(class)), Class: class, Classes: out.Classes,
 		Run: i, Seed: s.Seed, Reasons: out.Reasons, Rate: "not shrunk"}

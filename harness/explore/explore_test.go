@@ -26,16 +26,16 @@ type simRunner struct {
 	runs int
 }
 
-func (r *simRunner) run(_ context.Context, s *scenario.Scenario, store string) (Outcome, error) {
+func (r *simRunner) run(_ context.Context, s *scenario.Scenario, store string) (Judged, error) {
 	r.runs++
 	if err := os.MkdirAll(store, 0o755); err != nil {
-		return Outcome{}, err
+		return Judged{}, err
 	}
 	dir, err := os.MkdirTemp(store, s.Name+"-")
 	if err != nil {
-		return Outcome{}, err
+		return Judged{}, err
 	}
-	out := Outcome{Dir: dir, Verdict: checker.Valid}
+	out := Judged{Dir: dir, Verdict: checker.Valid}
 	var lost bool
 	if s.Nemesis.Random != nil {
 		lost = s.Seed%2 == 0
@@ -156,7 +156,7 @@ func TestExploreForDuration(t *testing.T) {
 	}
 	now := time.Unix(0, 0)
 	r := &simRunner{t: t}
-	run := func(ctx context.Context, s *scenario.Scenario, store string) (Outcome, error) {
+	run := func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
 		now = now.Add(time.Minute)
 		s.Seed |= 1 // no findings
 		return r.run(ctx, s, store)
