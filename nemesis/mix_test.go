@@ -1,13 +1,17 @@
 package nemesis
 
 import (
+	"context"
 	"encoding/json"
-	"gopkg.in/yaml.v3"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // TestRandomMix: the default mix is read off the registry and the
@@ -179,5 +183,59 @@ func TestStepFromOpEveryKind(t *testing.T) {
 				t.Errorf("replayed step records %s, the original %s", again, b)
 			}
 		})
+	}
+}
+
+// TestStepFromOpOnARecordedRandomRun: a periods-mode random schedule run
+// on the fake cluster, recorded; each fault op of its history, replayed
+// from its record, is the planned step (the same spec, its target the
+// nodes the op names), in the plan's order.
+func TestStepFromOpOnARecordedRandomRun(t *testing.T) {
+	rs := RandomSchedule{Seed: 11, Subset: 2, Active: Duration(50 * time.Millisecond), Quiet: Duration(20 * time.Millisecond),
+		Duration: Duration(280 * time.Millisecond), Faults: []string{histories.FPause, histories.FKill, histories.FRestart, "partition-isolate"}}
+	p, err := PlanRandom(rs, []int32{0, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
+		if err := (&Runner{Env: env, HealTimeout: 2 * time.Second}).Run(context.Background(), Schedule{Random: &rs}); err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	var planned []Step
+	for _, st := range p.Steps {
+		if st.Fault != "" {
+			planned = append(planned, st)
+		}
+	}
+	n := 0
+	for i := 0; i+1 < len(evs); i += 2 {
+		inv, done := evs[i], evs[i+1]
+		if inv.F == histories.FSchedule || inv.F == histories.FHeal {
+			continue
+		}
+		var spec, got histories.NemesisValue
+		if err := inv.Decode(&spec); err != nil {
+			t.Fatal(err)
+		}
+		if err := done.Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		st, err := StepFromOp(inv.F, spec.Details, got.Nodes)
+		if err != nil {
+			t.Fatalf("op %d (%s): %v", inv.Index, inv.F, err)
+		}
+		if n >= len(planned) {
+			t.Fatalf("more fault ops than the plan's %d", len(planned))
+		}
+		want, _ := planned[n].MarshalJSON()
+		have, _ := st.MarshalJSON()
+		if string(have) != string(want) {
+			t.Errorf("fault %d: replayed %s, planned %s", n, have, want)
+		}
+		n++
+	}
+	if n != len(planned) || n == 0 {
+		t.Errorf("replayed %d fault ops of %d planned", n, len(planned))
 	}
 }
