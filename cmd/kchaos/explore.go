@@ -76,7 +76,7 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 			// --seed is the exploration's base seed, not one run's.
 			base := f.seed
 			f.seed = 0
-			s, _, err := f.load(args[0])
+			s, overridden, err := f.load(args[0])
 			if err != nil {
 				return err
 			}
@@ -95,8 +95,10 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 							pr.Last.Index, pr.Last.Seed, pr.Last.Verdict, pr.Last.Classes, pr.Done, pr.Findings, pr.PerHour)
 					},
 					Log: func(line string) { p.Finish(); fmt.Fprintln(os.Stderr, "explore: shrink:", line) }}
+				opts := f.options(p)
+				opts.Overridden = overridden
 				var rerr error
-				sum, dir, rerr = explore.Explore(ctx, cfg, explore.HarnessRunner(f.options(p)))
+				sum, dir, rerr = explore.Explore(ctx, cfg, explore.HarnessRunner(opts))
 				return rerr
 			})
 			if sum != nil {
