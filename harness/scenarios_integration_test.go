@@ -189,11 +189,7 @@ func (r scenarioRun) finalValues(t *testing.T) map[string]bool {
 	return vals
 }
 
-func allScenarios(t *testing.T) {
-	if os.Getenv("KCHAOS_ALL_SCENARIOS") == "" {
-		t.Skip("runs under make test-scenarios (KCHAOS_ALL_SCENARIOS=1)")
-	}
-}
+func allScenarios(t *testing.T) { testenv.AllScenarios(t) }
 
 func TestScenarioS1OfflineNoLoss(t *testing.T) { assertS1(t, runScenario(t, "s1")) }
 

@@ -61,6 +61,12 @@ func writeJSON(path string, v any) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
+// MakeStoreDir is makeStoreDir for the commands built on runs outside
+// this package (explore, bisect): one rule for where a batch's folder is.
+func MakeStoreDir(store, what, name, prefix string) (string, error) {
+	return makeStoreDir(store, what, name, prefix)
+}
+
 // makeStoreDir makes store/<prefix><name>/<timestamp>/ for a suite, a
 // matrix or an audit (storeDir's checks); with no what, no user's name is
 // part of the path: store/<prefix>/<timestamp>/ (an audit's, a folder of

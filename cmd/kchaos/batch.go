@@ -18,6 +18,12 @@ import (
 // row on stderr, then prints the page's path as "label: path" and the
 // page itself (markdown) on stdout; the exit code is the page's rule.
 func runBatch(label string, plan *harness.Plan, f *runFlags) error {
+	return runBatchThen(label, plan, f, nil)
+}
+
+// runBatchThen is runBatch whose finished batch then prints more and
+// decides the exit (bisect's table); nil keeps the page's rule.
+func runBatchThen(label string, plan *harness.Plan, f *runFlags, then func(res *harness.BatchResult) error) error {
 	var (
 		res  *harness.BatchResult
 		rerr error
@@ -46,6 +52,9 @@ func runBatch(label string, plan *harness.Plan, f *runFlags) error {
 	}
 	if rerr != nil {
 		return runError(rerr)
+	}
+	if then != nil {
+		return then(res)
 	}
 	if code := res.ExitCode(); code != exitValid {
 		return withCode(code)

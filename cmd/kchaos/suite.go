@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/explore"
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
@@ -17,6 +18,7 @@ func newSuiteCmd() *cobra.Command {
 		only     string
 		runs     int
 		baseline string
+		shard    string
 	)
 	cmd := &cobra.Command{
 		Use:   "suite [NAME|FILE]",
@@ -28,6 +30,8 @@ with 'make image KAFKA_VERSION=V'). Each cell is one scenario under one set of
 settings on one version, judged against the scenario's 'outcome' checks.
 Writes store/suite-<name>/<timestamp>/ with suite.md, suite.html, suite.json
 and junit.xml (one testcase per cell, named scenario/settings/version).
+--shard I/N runs every Nth cell (CI runners); 'kchaos merge' joins the
+shards' folders into one page and one junit.xml.
 --set applies to every cell. --baseline DIR lists the cells whose status
 changed since an earlier suite folder.
 Exit codes: 0 every cell matched, 1 a cell differed (a regression or a new
@@ -65,12 +69,29 @@ finding), 2 a cell could not be judged, 254 bad input.`,
 			if err != nil {
 				return badInput(err)
 			}
-			return runBatch("suite", plan, &f)
+			sh, err := explore.ParseShard(shard)
+			if err != nil {
+				return badInput(err)
+			}
+			if shard == "" {
+				return runBatch("suite", plan, &f)
+			}
+			rec := explore.ShardPlan(plan, sh)
+			return runBatchThen("suite", plan, &f, func(res *harness.BatchResult) error {
+				if err := explore.WriteShard(res.Dir, rec); err != nil {
+					return internal(err)
+				}
+				if code := res.ExitCode(); code != exitValid {
+					return withCode(code)
+				}
+				return nil
+			})
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&only, "only", "", "run only these scenarios of the suite (comma-separated, e.g. s1,s2,s4)")
 	cmd.Flags().IntVar(&runs, "runs", 1, "runs per cell")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "an earlier suite folder to compare with")
+	cmd.Flags().StringVar(&shard, "shard", "", "run shard I of N of the cells (I/N, e.g. 2/4): for CI runners; join them with 'kchaos merge'")
 	return cmd
 }

@@ -39,10 +39,31 @@ func takesStore(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "run", "matrix", "suite", "audit", "validate":
+	case "run", "matrix", "suite", "audit", "validate", "explore", "bisect":
 		return true
 	}
 	return false
+}
+
+// wantRefused runs the CLI with args and asserts a refusal before any
+// cluster: exit 254, every want in the output, no session, an empty store.
+func wantRefused(t *testing.T, args, want []string) {
+	t.Helper()
+	code, out, started, stored := guardCLI(t, args...)
+	if code != exitBadInput {
+		t.Errorf("exit %d, want %d; output:\n%s", code, exitBadInput, out)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if started {
+		t.Errorf("a cluster session or SSH connection was started")
+	}
+	if len(stored) > 0 {
+		t.Errorf("the store has %v", stored)
+	}
 }
 
 func write(t *testing.T, dir, name, text string) string {
@@ -155,23 +176,7 @@ func TestRefusedBeforeAnyCluster(t *testing.T) {
 		{"matrix: name with ..", []string{"matrix", "s2", "--set", "name=..", "--vary", "acks=1,all"}, []string{`name: ".."`}},
 		{"suite name with ..", []string{"suite", evilSuite}, []string{`name: "../../evil"`}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			code, out, started, stored := guardCLI(t, c.args...)
-			if code != exitBadInput {
-				t.Errorf("exit %d, want %d; output:\n%s", code, exitBadInput, out)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
-				}
-			}
-			if started {
-				t.Errorf("a cluster session or SSH connection was started")
-			}
-			if len(stored) > 0 {
-				t.Errorf("the store has %v", stored)
-			}
-		})
+		t.Run(c.name, func(t *testing.T) { wantRefused(t, c.args, c.want) })
 	}
 	if _, err := os.Stat(filepath.Join(dir, "..", "evil")); err == nil {
 		t.Errorf("something was written outside the store: %s", filepath.Join(dir, "..", "evil"))

@@ -12,10 +12,11 @@ import (
 var safeName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
 // reservedPrefixes are the store's own folders (store/latest,
-// store/audit/, store/suite-NAME/, store/matrix-NAME/): a scenario named
-// like one would mix its run folders into them.
+// store/audit/, store/suite-NAME/, store/matrix-NAME/,
+// store/explore-NAME/, store/bisect-NAME/): a scenario named like one
+// would mix its run folders into them.
 var reservedNames = []string{"latest", "audit"}
-var reservedPrefixes = []string{"suite-", "matrix-"}
+var reservedPrefixes = []string{"suite-", "matrix-", "explore-", "bisect-"}
 
 // CheckName reports why name cannot be a folder of the store (what is the
 // kind of name: "name" for a scenario's, "suite name", ...). kchaos

@@ -609,6 +609,13 @@ func memberOf(st nemesis.Step) string {
 	return ""
 }
 
+// Capabilities is what the chosen backend declares it can do: what a
+// random mix (kchaos explore) may draw from.
+func (c ClusterSpec) Capabilities() cluster.Caps { return c.capabilities() }
+
+// BackendName is cluster.backend with its default.
+func (c ClusterSpec) BackendName() string { return c.backendName() }
+
 // backendName is cluster.backend with its default.
 func (c ClusterSpec) backendName() string {
 	if c.Backend == "" {

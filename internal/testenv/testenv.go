@@ -31,7 +31,20 @@ const (
 	// EnvStore keeps the tests' run folders for a look afterwards;
 	// empty means a temporary folder removed with the test.
 	EnvStore = "KCHAOS_TEST_STORE"
+	// EnvAllScenarios opts in to the long integration tests (every seed
+	// story, upgrades, exploration) that make test leaves to make
+	// test-scenarios.
+	EnvAllScenarios = "KCHAOS_ALL_SCENARIOS"
 )
+
+// AllScenarios skips t unless KCHAOS_ALL_SCENARIOS is set: the gate of
+// the integration tests too long for make test.
+func AllScenarios(t testing.TB) {
+	t.Helper()
+	if os.Getenv(EnvAllScenarios) == "" {
+		t.Skip("runs under make test-scenarios (" + EnvAllScenarios + "=1)")
+	}
+}
 
 // TB is what the checks need of a *testing.T or *testing.B.
 type TB interface {

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kchaos/kchaos/harness/explore"
+	"github.com/kchaos/kchaos/harness/progress"
+)
+
+func init() { subcommands = append(subcommands, newExploreCmd) }
+
+func newExploreCmd() *cobra.Command {
+	var (
+		f         runFlags
+		runs      int
+		forD      time.Duration
+		faults    string
+		keep      bool
+		shrinkFor time.Duration
+		noShrink  bool
+		tries     int
+		shard     string
+	)
+	cmd := &cobra.Command{
+		Use:   "explore NAME|FILE [--runs N | --for DURATION]",
+		Short: "Run a scenario under seeded random faults, keep the runs that fail and shrink each to a minimal repro",
+		Long: `Run the scenario's cluster, topic, configs and workload again and again, each
+run under a seeded random schedule: the scenario's own 'random:' section, or
+else every fault a random schedule can draw that the backend can apply, two at
+a time for 10 s with 10 s of quiet between (Jepsen's rotating subsets);
+--faults replaces the mix. Run i draws with a seed derived from --seed and i,
+so the same --seed redraws the same schedules.
+
+A run is a finding when its verdict is invalid or it breaks one of the
+scenario's outcome checks. Each finding is kept in
+store/explore-<name>/<timestamp>/findings/<id>/: the run (original-run/), its
+schedule as it fired (original.yaml), the shrunk reproduction (repro.yaml,
+for 'kchaos run'), its last reproducing rerun (repro-run/) and finding.md.
+The shrink drops fault steps (halves, then single steps), shortens waits and
+the workload, and drops target nodes, keeping a candidate when any of
+--tries runs shows the same anomaly class; the repro is rerun --tries times
+and its rate written. explore.md lists every run (seed, verdict, anomalies).
+Other run folders are deleted unless --keep. docs/explore.md has the rest.
+
+Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
+254 bad input (before any cluster).`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case cmd.Flags().Changed("runs") && cmd.Flags().Changed("for"):
+				return badInput(errors.New("--runs and --for are exclusive: give one"))
+			case runs < 1:
+				return badInput(fmt.Errorf("--runs %d: want at least 1", runs))
+			case cmd.Flags().Changed("for") && forD <= 0:
+				return badInput(fmt.Errorf("--for %s: want a positive duration", forD))
+			case shrinkFor <= 0:
+				return badInput(fmt.Errorf("--shrink-for %s: want a positive duration", shrinkFor))
+			case tries < 1:
+				return badInput(fmt.Errorf("--tries %d: want at least 1", tries))
+			}
+			if cmd.Flags().Changed("for") {
+				runs = 0
+			}
+			sh, err := explore.ParseShard(shard)
+			if err != nil {
+				return badInput(err)
+			}
+			// --seed is the exploration's base seed, not one run's.
+			base := f.seed
+			f.seed = 0
+			s, overridden, err := f.load(args[0])
+			if err != nil {
+				return err
+			}
+			e, err := explore.Explorable(s, splitList(faults))
+			if err != nil {
+				return badInput(err)
+			}
+			var sum *explore.Summary
+			var dir string
+			serr := session(func(ctx context.Context, p *progress.Printer) error {
+				cfg := explore.Config{Scenario: e, Runs: runs, For: forD, Seed: base, Shard: sh, Store: f.store, Keep: keep,
+					ShrinkFor: shrinkFor, Tries: tries, NoShrink: noShrink,
+					OnRun: func(pr explore.Progress) {
+						p.Finish()
+						fmt.Fprintf(os.Stderr, "explore: run %d (seed %d): %s %v; %d runs, %d findings, %.1f runs/hour\n",
+							pr.Last.Index, pr.Last.Seed, pr.Last.Verdict, pr.Last.Classes, pr.Done, pr.Findings, pr.PerHour)
+					},
+					Log: func(line string) { p.Finish(); fmt.Fprintln(os.Stderr, "explore: shrink:", line) }}
+				opts := f.options(p)
+				opts.Overridden = overridden
+				var rerr error
+				sum, dir, rerr = explore.Explore(ctx, cfg, explore.HarnessRunner(opts))
+				return rerr
+			})
+			if sum != nil {
+				fmt.Println("explore:", filepath.Join(dir, "explore.md"))
+				fmt.Print(sum.Markdown())
+			}
+			if serr != nil {
+				return runError(serr)
+			}
+			return exploreExit(sum)
+		},
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.Lookup("seed").Usage = "base seed: run i draws with a seed made from it and i (0: pick one and record it in explore.json)"
+	fl.IntVar(&runs, "runs", 10, "runs to make (this shard's share of them with --shard)")
+	fl.DurationVar(&forD, "for", 0, "explore for this long instead of --runs (e.g. 2h)")
+	fl.StringVar(&faults, "faults", "", "the random mix, comma-separated (default: the scenario's random section, or every fault the backend can do)")
+	fl.BoolVar(&keep, "keep", false, "keep every run folder, not only the findings'")
+	fl.DurationVar(&shrinkFor, "shrink-for", explore.DefaultShrinkFor, "time budget of each finding's shrink")
+	fl.BoolVar(&noShrink, "no-shrink", false, "keep findings as found (original.yaml), without shrinking")
+	fl.IntVar(&tries, "tries", explore.DefaultTries, "K: runs per shrink candidate, and reruns of the final repro")
+	fl.StringVar(&shard, "shard", "", "do shard I of N of the runs (I/N, e.g. 2/4): for CI runners; join them with 'kchaos merge'")
+	return cmd
+}
+
+// exploreExit: a finding is exit 1; no run judged at all is 2.
+func exploreExit(sum *explore.Summary) error {
+	if sum == nil {
+		return withCode(exitUnknown)
+	}
+	if len(sum.Findings) > 0 {
+		return withCode(exitInvalid)
+	}
+	for _, r := range sum.RunRecords {
+		if r.Err == "" {
+			return nil
+		}
+	}
+	return withCode(exitUnknown)
+}

@@ -1,0 +1,15 @@
+// Package explore is kchaos explore, shrink and bisect (issue 24): many
+// runs of a scenario under seeded random fault mixes, each run judged by
+// the checker and the scenario's `outcome` checks; a run that breaks
+// either is a finding, whose realised schedule (the history's nemesis
+// ops) becomes a scripted scenario (repro.yaml) that the shrinker cuts
+// down by delta debugging, trying each candidate several times because
+// runs are not deterministic. docs/explore.md is the user's page.
+//
+// What a run is stays harness.Run's, and what a batch of runs over
+// versions is stays harness.RunBatch's (bisect is a matrix plan with its
+// own judge): this package only chooses schedules, judges runs as
+// findings and edits scenarios. The shrinker and the sharding are pure
+// (an Oracle runs the candidates), so they are unit-tested without a
+// cluster.
+package explore

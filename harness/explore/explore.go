@@ -1,0 +1,299 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+// Judged is one run as exploration judges it.
+type Judged struct {
+	// Dir is the run folder (harness.Run's).
+	Dir     string
+	Verdict checker.Verdict
+	// Classes are Classes of the run: empty unless it is a finding.
+	Classes []string
+	// Reasons are the checker's words for the verdict.
+	Reasons []string
+	// ScheduleErr says the schedule did not play out as written (a fault
+	// that did not take effect): recorded, and the run is still judged.
+	ScheduleErr string
+}
+
+// Runner runs s once, its run folder under store, and judges it. The
+// real one is HarnessRunner; tests give a simulated one.
+type Runner func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error)
+
+// HarnessRunner is harness.Run on a fresh cluster, without the report's
+// screenshot (a headless browser per run halves the runs per hour), its
+// metrics read back as a suite reads them.
+func HarnessRunner(opts harness.Options) Runner {
+	return func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
+		o := opts
+		o.Store, o.NoScreenshot = store, true
+		out, err := harness.Run(ctx, s, o)
+		var res Judged
+		if out != nil {
+			res.Dir = out.Dir
+		}
+		if err != nil {
+			return res, err
+		}
+		if out.Interrupted != "" {
+			return res, errors.New(out.Interrupted)
+		}
+		m, merr := harness.Metrics(out.Dir)
+		if merr != nil && len(m) == 0 {
+			return res, merr
+		}
+		res.Verdict, res.Reasons = out.Result.Valid, out.Result.Reasons
+		res.Classes = Classes(out.Result.Valid, m, s)
+		if out.NemesisErr != nil {
+			res.ScheduleErr = out.NemesisErr.Error()
+		}
+		return res, nil
+	}
+}
+
+// Config is one exploration.
+type Config struct {
+	// Scenario is what every run runs, with its random schedule
+	// (Explorable's).
+	Scenario *scenario.Scenario
+	// Runs bounds the runs (this shard's share of runs 0..Runs-1), For
+	// the wall time; one of them is set.
+	Runs int
+	For  time.Duration
+	// Seed is the base seed: run i draws with RunSeed(Seed, i) (0: one
+	// is picked and recorded).
+	Seed  int64
+	Shard Shard
+	// Store is the store folder; the exploration's is
+	// store/explore-<name>/<timestamp>/.
+	Store string
+	// Keep keeps every run folder (default: only findings').
+	Keep bool
+	// ShrinkFor is each finding's shrink budget; Tries its K. NoShrink
+	// keeps findings as found (the repro is the realised schedule).
+	ShrinkFor time.Duration
+	Tries     int
+	NoShrink  bool
+	// Now is the clock (tests); OnRun is told after each run, Log each
+	// shrink candidate.
+	Now   func() time.Time
+	OnRun func(Progress)
+	Log   func(string)
+}
+
+// DefaultShrinkFor is a finding's shrink budget unless --shrink-for says.
+const DefaultShrinkFor = 30 * time.Minute
+
+// Progress is the exploration so far.
+type Progress struct {
+	Done, Findings int
+	// PerHour is runs per hour of exploring (shrinking not counted).
+	PerHour float64
+	Last    RunRecord
+}
+
+// Explore runs cfg.Scenario under seed after seed until its runs or its
+// time are done (or ctx ends), keeps each finding with its repro, shrunk,
+// under findings/<id>/, and writes explore.json and explore.md after
+// every run. Run folders of runs that found nothing are deleted unless
+// cfg.Keep. The summary is returned with the exploration's folder; an
+// error is a store that cannot be written or a cancelled shrink.
+func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Tries <= 0 {
+		cfg.Tries = DefaultTries
+	}
+	if cfg.ShrinkFor <= 0 {
+		cfg.ShrinkFor = DefaultShrinkFor
+	}
+	if cfg.Seed == 0 {
+		// Picked and recorded, as a run's seed is: explore.json names it,
+		// and --seed with it redraws every run.
+		cfg.Seed = cfg.Now().UnixNano() & (1<<53 - 1)
+	}
+	if cfg.Runs <= 0 && cfg.For <= 0 {
+		return nil, "", &scenario.BadInputError{Err: errors.New("give --runs N or --for DURATION")}
+	}
+	dir, err := harness.MakeStoreDir(cfg.Store, "scenario name", cfg.Scenario.Name, "explore-")
+	if err != nil {
+		return nil, "", err
+	}
+	begin := cfg.Now()
+	sum := &Summary{Scenario: cfg.Scenario.Name, Kafka: cfg.Scenario.Cluster.Kafka, BaseSeed: cfg.Seed,
+		Shard: cfg.Shard.String(), Runs: cfg.Runs, Started: begin.UTC(), Settings: cfg.Scenario.Settings()}
+	if r := cfg.Scenario.Nemesis.Random; r != nil {
+		sum.Faults = r.Faults
+	}
+	runs := filepath.Join(dir, "runs")
+	var shrinking time.Duration
+	for i := cfg.Shard.Next(0); ; i = cfg.Shard.Next(i + 1) {
+		if ctx.Err() != nil || cfg.Runs > 0 && i >= cfg.Runs || cfg.For > 0 && cfg.Now().Sub(begin) >= cfg.For {
+			break
+		}
+		s := WithSeed(cfg.Scenario, RunSeed(cfg.Seed, i))
+		start := cfg.Now()
+		out, err := run(ctx, s, runs)
+		rec := RunRecord{Index: i, Seed: s.Seed, Seconds: cfg.Now().Sub(start).Seconds(), Classes: out.Classes, ScheduleErr: out.ScheduleErr}
+		switch {
+		case err != nil:
+			rec.Verdict, rec.Err = checker.Unknown.String(), err.Error()
+			removeUnlessKept(out.Dir, cfg.Keep)
+		case len(out.Classes) > 0:
+			rec.Verdict = out.Verdict.String()
+			t0 := cfg.Now()
+			f, ferr := keepFinding(ctx, cfg, dir, i, s, out, run)
+			shrinking += cfg.Now().Sub(t0)
+			rec.Finding = f.ID
+			sum.Findings = append(sum.Findings, f)
+			if ferr != nil && ctx.Err() != nil {
+				sum.Interrupted = true
+			}
+		default:
+			rec.Verdict = out.Verdict.String()
+			removeUnlessKept(out.Dir, cfg.Keep)
+		}
+		sum.RunRecords = append(sum.RunRecords, rec)
+		sum.Seconds = cfg.Now().Sub(begin).Seconds()
+		sum.ShrinkSeconds = shrinking.Seconds()
+		if explored := sum.Seconds - sum.ShrinkSeconds; explored > 0 {
+			sum.RunsPerHour = float64(len(sum.RunRecords)) / explored * 3600
+		}
+		if err := sum.Write(dir); err != nil {
+			return sum, dir, err
+		}
+		if cfg.OnRun != nil {
+			cfg.OnRun(Progress{Done: len(sum.RunRecords), Findings: len(sum.Findings), PerHour: sum.RunsPerHour, Last: rec})
+		}
+	}
+	sum.Interrupted = sum.Interrupted || ctx.Err() != nil
+	if !cfg.Keep {
+		_ = os.RemoveAll(runs)
+		_ = os.RemoveAll(filepath.Join(dir, "shrink"))
+	}
+	return sum, dir, sum.Write(dir)
+}
+
+func removeUnlessKept(dir string, keep bool) {
+	if dir != "" && !keep {
+		_ = os.RemoveAll(dir)
+	}
+}
+
+// keepFinding moves the run folder under findings/<id>/original-run/,
+// writes original.yaml (its realised schedule as a scenario), shrinks it
+// and writes repro.yaml, the last reproducing rerun (repro-run/) and
+// finding.md. Problems are the finding's Err: the run folder is kept
+// whatever happens.
+func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario.Scenario, out Judged, run Runner) (FindingRecord, error) {
+	class := Primary(out.Classes)
+	f := FindingRecord{ID: fmt.Sprintf("%03d-%s", i, slug(class)), Class: class, Classes: out.Classes,
+		Run: i, Seed: s.Seed, Reasons: out.Reasons, Rate: "not shrunk"}
+	fdir := filepath.Join(dir, "findings", f.ID)
+	f.Dir = filepath.Join("findings", f.ID)
+	fail := func(err error) (FindingRecord, error) {
+		f.Err = err.Error()
+		_ = writeFinding(fdir, s, f, nil, nil)
+		return f, err
+	}
+	if err := os.MkdirAll(fdir, 0o755); err != nil {
+		return fail(err)
+	}
+	orig := filepath.Join(fdir, "original-run")
+	if err := os.Rename(out.Dir, orig); err != nil {
+		return fail(err)
+	}
+	steps, err := ReadRealised(filepath.Join(orig, checker.HistoryFile))
+	if err != nil {
+		return fail(fmt.Errorf("the realised schedule: %w", err))
+	}
+	original, err := Repro(s, steps, fmt.Sprintf("kchaos explore finding %s: run %d (seed %d) of %s, its schedule as it fired", f.ID, i, s.Seed, s.Name))
+	if err != nil {
+		return fail(fmt.Errorf("the realised schedule as a scenario: %w", err))
+	}
+	original.Expect = fmt.Sprintf("Showed %s (kchaos explore finding %s).", strings.Join(out.Classes, ", "), f.ID)
+	if err := writeScenario(filepath.Join(fdir, "original.yaml"), original); err != nil {
+		return fail(err)
+	}
+	f.Steps = countFaults(original.Nemesis.Steps)
+	if cfg.NoShrink {
+		f.ReproSteps = f.Steps
+		return f, writeFinding(fdir, s, f, original, nil)
+	}
+	o := &runOracle{run: run, store: filepath.Join(dir, "shrink", f.ID), class: class}
+	res, err := Shrink(ctx, o, original, ShrinkOptions{Class: class, Tries: cfg.Tries, Budget: cfg.ShrinkFor, Now: cfg.Now, Log: cfg.Log})
+	if err != nil {
+		o.cleanup(cfg.Keep, "", 0)
+		return fail(fmt.Errorf("shrink: %w", err))
+	}
+	res.Scenario.Description = fmt.Sprintf("kchaos explore finding %s, shrunk: reproduced %s (%s) after %d shrink runs", f.ID, res.Rate(), class, res.Runs)
+	repro, err := Repro(res.Scenario, res.Scenario.Nemesis.Steps, res.Scenario.Description)
+	if err != nil {
+		o.cleanup(cfg.Keep, "", 0)
+		return fail(fmt.Errorf("the shrunk repro: %w", err))
+	}
+	repro.Expect = fmt.Sprintf("Reproduces %s, %s of %d reruns when it was shrunk (kchaos explore finding %s).", class, res.Rate(), res.Confirmations, f.ID)
+	if err := writeScenario(filepath.Join(fdir, "repro.yaml"), repro); err != nil {
+		return fail(err)
+	}
+	f.ReproSteps, f.Rate, f.ShrinkRuns = countFaults(repro.Nemesis.Steps), res.Rate(), res.Runs
+	f.ShrinkMinutes, f.OutOfBudget = res.Elapsed.Minutes(), res.OutOfBudget
+	o.cleanup(cfg.Keep, filepath.Join(fdir, "repro-run"), res.Confirmations)
+	return f, writeFinding(fdir, s, f, repro, res)
+}
+
+// runOracle is the shrinker's Oracle on a Runner: each candidate's run
+// folder under store; the last one that showed the class is kept as the
+// repro's run (its report), the rest deleted unless kept.
+type runOracle struct {
+	run       Runner
+	store     string
+	class     string
+	dirs      []string
+	lastRepro string
+}
+
+func (o *runOracle) Run(ctx context.Context, s *scenario.Scenario) ([]string, error) {
+	out, err := o.run(ctx, s, o.store)
+	if out.Dir != "" {
+		o.dirs = append(o.dirs, out.Dir)
+	}
+	if err == nil && shows(out.Classes, o.class) {
+		o.lastRepro = out.Dir
+	}
+	return out.Classes, err
+}
+
+// cleanup moves the last reproducing run among the final reruns (the
+// last confirmations runs) to keepAs, and removes the store unless keep.
+func (o *runOracle) cleanup(keep bool, keepAs string, confirmations int) {
+	final := o.dirs[max(len(o.dirs)-confirmations, 0):]
+	if keepAs != "" && o.lastRepro != "" && slices.Contains(final, o.lastRepro) {
+		_ = os.Rename(o.lastRepro, keepAs)
+	}
+	if !keep {
+		_ = os.RemoveAll(o.store)
+	}
+}
+
+func writeScenario(path string, s *scenario.Scenario) error {
+	b, err := s.Marshal()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}

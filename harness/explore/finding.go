@@ -1,0 +1,56 @@
+package explore
+
+import (
+	"slices"
+
+	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+// OutcomePrefix starts the class of a broken outcome check: "outcome
+// lost-write == 0 when unclean=false".
+const OutcomePrefix = "outcome "
+
+// InvalidClass is the class of an invalid verdict that counted no anomaly
+// by name (every invalid verdict today names one; kept so that a finding
+// is never classless).
+const InvalidClass = "invalid"
+
+// Classes are the anomaly classes a run showed, in the checker's order:
+// each anomaly it counted (lost-write, offset-reuse, txn-*, share-*, ...),
+// then each of the scenario's outcome checks that did not hold (harness/
+// expect judges them, as a suite does). A run is a finding when it has
+// any: its verdict is invalid, or it broke its scenario's outcome.
+func Classes(verdict checker.Verdict, m expect.Metrics, s *scenario.Scenario) []string {
+	var out []string
+	for _, a := range expect.Anomalies {
+		if m[a] > 0 {
+			out = append(out, a)
+		}
+	}
+	if verdict == checker.Invalid && len(out) == 0 {
+		out = append(out, InvalidClass)
+	}
+	if s != nil {
+		_, results := expect.Judge(s.Checks(), s.Settings(), m)
+		for _, r := range results {
+			if r.Measured && !r.Held {
+				out = append(out, OutcomePrefix+r.Text)
+			}
+		}
+	}
+	return out
+}
+
+// Primary is the class a shrink keeps: the first anomaly the checker
+// names (its order puts lost writes first), else the first broken check.
+func Primary(classes []string) string {
+	if len(classes) == 0 {
+		return ""
+	}
+	return classes[0]
+}
+
+// shows reports whether classes include class.
+func shows(classes []string, class string) bool { return slices.Contains(classes, class) }

@@ -1,0 +1,204 @@
+package explore
+
+import (
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/nemesis"
+)
+
+func load(t *testing.T, name string, sets ...string) *scenario.Scenario {
+	t.Helper()
+	s, err := scenario.Load(name, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestExplorableDefaultMix: a scripted scenario explores the default mix
+// (every fault the Docker backend can do, nemesis.RandomMix) in Jepsen's
+// periods, its steps dropped; --faults replaces the mix.
+func TestExplorableDefaultMix(t *testing.T) {
+	s := load(t, "s2")
+	e, err := Explorable(s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.Nemesis.Random
+	if r == nil || len(e.Nemesis.Steps) != 0 {
+		t.Fatalf("nemesis %+v: want a random schedule and no steps", e.Nemesis)
+	}
+	if want := nemesis.RandomMix(s.Cluster.Capabilities(), len(s.Cluster.Racks)); !slices.Equal(r.Faults, want) {
+		t.Errorf("mix %v, want %v", r.Faults, want)
+	}
+	if r.Subset != DefaultSubset || r.Active.Std() != DefaultActive || r.Quiet.Std() != DefaultQuiet {
+		t.Errorf("periods %d × %s + %s", r.Subset, r.Active, r.Quiet)
+	}
+	e, err = Explorable(s, []string{"kill", "partition-leader-followers"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(e.Nemesis.Random.Faults, []string{"kill", "partition-leader-followers"}) {
+		t.Errorf("--faults mix %v", e.Nemesis.Random.Faults)
+	}
+}
+
+// TestExplorableRefuses: what the mix cannot drive is bad input naming
+// the flag or the field.
+func TestExplorableRefuses(t *testing.T) {
+	sshOnlyProcesses := load(t, "s2")
+	sshOnlyProcesses.Cluster.Backend = "ssh"
+	for _, c := range []struct {
+		name   string
+		s      *scenario.Scenario
+		faults []string
+		want   string
+	}{
+		{"unknown fault", load(t, "s2"), []string{"kil"}, `--faults: "kil"`},
+		{"not drawable", load(t, "s2"), []string{"set-config"}, `--faults: "set-config"`},
+		{"racks without racks", load(t, "s2"), []string{"kill", "partition-racks"}, `--faults: "partition-racks": backend docker cannot apply it on this cluster (the cluster has 0 rack(s)`},
+		{"backend lacks it", sshOnlyProcesses, []string{"netem-clients"}, `--faults: "netem-clients": backend ssh`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Explorable(c.s, c.faults)
+			var bad *scenario.BadInputError
+			if !errors.As(err, &bad) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want bad input naming %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestSchedulesPerSeed: the same run seed draws the same schedule, a
+// different one another; run seeds are a pure function of (base, i).
+func TestSchedulesPerSeed(t *testing.T) {
+	e, err := Explorable(load(t, "s2", "workload.duration=60s"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers := []int32{0, 1, 2}
+	plan := func(seed int64) string {
+		r := WithSeed(e, seed)
+		if r.Seed != seed || r.Nemesis.Random.Seed != seed {
+			t.Fatalf("seed %d: scenario seed %d, schedule seed %d", seed, r.Seed, r.Nemesis.Random.Seed)
+		}
+		p, err := nemesis.PlanRandom(*r.Nemesis.Random, brokers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, st := range p.Steps {
+			j, _ := st.MarshalJSON()
+			b.Write(j)
+		}
+		return b.String()
+	}
+	seen := map[string]int64{}
+	for i := range 20 {
+		seed := RunSeed(42, i)
+		if seed != RunSeed(42, i) || seed <= 0 || seed >= 1<<53 {
+			t.Fatalf("RunSeed(42, %d) = %d: not deterministic or out of range", i, seed)
+		}
+		a, b := plan(seed), plan(seed)
+		if a != b {
+			t.Fatalf("seed %d drew two schedules", seed)
+		}
+		if other, dup := seen[a]; dup {
+			t.Errorf("seeds %d and %d drew the same schedule", other, seed)
+		}
+		seen[a] = seed
+	}
+	if RunSeed(42, 0) == RunSeed(43, 0) {
+		t.Error("two base seeds gave the same first run seed")
+	}
+}
+
+// TestClasses: a finding is an invalid verdict or a broken outcome check.
+func TestClasses(t *testing.T) {
+	// Explored, s2 keeps unclean off (its story's set-config is gone):
+	// lost-write == 0 and offset-reuse == 0 apply.
+	s2, err := Explorable(load(t, "s2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := func() expect.Metrics {
+		m := expect.Metrics{}
+		for _, a := range expect.Anomalies {
+			m[a] = 0
+		}
+		return m
+	}
+	lost := zero()
+	lost["lost-write"], lost["offset-reuse"] = 3, 2
+	for _, c := range []struct {
+		name    string
+		verdict checker.Verdict
+		m       expect.Metrics
+		s       *scenario.Scenario
+		want    []string
+	}{
+		{"valid, nothing broken", checker.Valid, zero(), s2, nil},
+		{"lost writes break the outcome too", checker.Invalid, lost, s2,
+			[]string{"lost-write", "offset-reuse", "outcome lost-write == 0 when unclean=false", "outcome offset-reuse == 0 when unclean=false"}},
+		{"no outcome", checker.Invalid, lost, nil, []string{"lost-write", "offset-reuse"}},
+		{"invalid without a named anomaly", checker.Invalid, zero(), nil, []string{InvalidClass}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := Classes(c.verdict, c.m, c.s)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("classes %q, want %q", got, c.want)
+			}
+			if Primary(got) != "" && Primary(got) != got[0] {
+				t.Errorf("primary %q", Primary(got))
+			}
+		})
+	}
+}
+
+// TestShard: N shards split items deterministically, disjoint and whole.
+func TestShard(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7} {
+		owner := map[int]int{}
+		for i := 1; i <= n; i++ {
+			sh, err := ParseShard(strings.Join([]string{itoa(i), itoa(n)}, "/"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, item := range sh.Items(20) {
+				if o, dup := owner[item]; dup {
+					t.Fatalf("%d/%d: item %d is also shard %d's", i, n, item, o)
+				}
+				owner[item] = i
+			}
+		}
+		for i := 1; i <= n; i++ {
+			sh := Shard{I: i, N: n}
+			for from := range 20 {
+				next := sh.Next(from)
+				if !sh.Owns(next) || next < from || next-from >= n {
+					t.Fatalf("%d/%d: Next(%d) = %d", i, n, from, next)
+				}
+			}
+		}
+		if len(owner) != 20 {
+			t.Errorf("%d shards cover %d of 20 items", n, len(owner))
+		}
+	}
+	for _, bad := range []string{"0/3", "4/3", "1/0", "a/b", "3", "-1/2"} {
+		if _, err := ParseShard(bad); err == nil || !strings.Contains(err.Error(), "--shard") {
+			t.Errorf("ParseShard(%q) = %v, want an error naming --shard", bad, err)
+		}
+	}
+	if sh, _ := ParseShard(""); !sh.Owns(5) || sh.String() != "" {
+		t.Error("the empty shard is not the whole")
+	}
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,362 @@
+package explore
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/duration"
+	"github.com/kchaos/kchaos/nemesis"
+)
+
+// Oracle runs a scenario once and says which anomaly classes the run
+// showed (Classes). An error is a run that could not be made; the
+// shrinker counts it as a try that did not reproduce. The real oracle is
+// harness.Run on a fresh cluster; tests simulate one.
+type Oracle interface {
+	Run(ctx context.Context, s *scenario.Scenario) ([]string, error)
+}
+
+// DefaultTries is K: how many times a candidate is tried before it is
+// given up, and how many times the final repro is rerun for its rate.
+const DefaultTries = 3
+
+// DefaultMinWait is the shortest a wait is cut to, and MinWorkload the
+// shortest workload.duration: below them a run is mostly cluster start.
+const (
+	DefaultMinWait = time.Second
+	MinWorkload    = 5 * time.Second
+)
+
+// ShrinkOptions tune a shrink.
+type ShrinkOptions struct {
+	// Class is the anomaly class a candidate must still show.
+	Class string
+	// Tries is K (default DefaultTries).
+	Tries int
+	// Budget bounds the search (0: none); the final rerun is outside it,
+	// because a repro without its rate is not one.
+	Budget time.Duration
+	// MinWait is the shortest wait (default DefaultMinWait).
+	MinWait time.Duration
+	// Now is the clock (tests give a fake one).
+	Now func() time.Time
+	// Log is told each candidate's outcome, one line each.
+	Log func(line string)
+}
+
+// Shrunk is a finished shrink.
+type Shrunk struct {
+	// Scenario is the smallest candidate that reproduced.
+	Scenario *scenario.Scenario
+	// Reproduced of Confirmations final reruns showed the class.
+	Reproduced, Confirmations int
+	// Runs is every oracle run the shrink made (its cost), Elapsed its
+	// wall time; OutOfBudget says the search stopped at the budget.
+	Runs        int
+	Elapsed     time.Duration
+	OutOfBudget bool
+	// Trail is what each candidate was and whether it was kept.
+	Trail []string
+}
+
+// Rate is "2/3".
+func (s *Shrunk) Rate() string { return fmt.Sprintf("%d/%d", s.Reproduced, s.Confirmations) }
+
+type shrinker struct {
+	o       Oracle
+	opts    ShrinkOptions
+	begin   time.Time
+	res     *Shrunk
+	stopped bool
+}
+
+// errBudget ends the search when the budget is spent.
+var errBudget = fmt.Errorf("shrink budget spent")
+
+// Shrink cuts s (a scripted repro that showed opts.Class) down: delta
+// debugging over its fault steps (drop halves, then smaller chunks down
+// to single steps, ddmin), then shorter waits and a shorter workload,
+// then fewer target nodes. A candidate is kept when any of K tries shows
+// the class, so a flaky reproduction can keep a step it did not need (the
+// result is larger, never wrong): a candidate is only ever kept on a run
+// that showed the class. The result is rerun K times and its rate
+// written. Only a cancelled ctx is an error.
+func Shrink(ctx context.Context, o Oracle, s *scenario.Scenario, opts ShrinkOptions) (*Shrunk, error) {
+	if opts.Tries <= 0 {
+		opts.Tries = DefaultTries
+	}
+	if opts.MinWait <= 0 {
+		opts.MinWait = DefaultMinWait
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	sh := &shrinker{o: o, opts: opts, begin: opts.Now(), res: &Shrunk{Scenario: s}}
+	for _, phase := range []func(context.Context, *scenario.Scenario) (*scenario.Scenario, error){
+		sh.faults, sh.waits, sh.targets,
+	} {
+		next, err := phase(ctx, sh.res.Scenario)
+		sh.res.Scenario = next
+		if err == errBudget {
+			sh.res.OutOfBudget = true
+			break
+		}
+		if err != nil {
+			return sh.res, err
+		}
+	}
+	for range opts.Tries {
+		classes, err := o.Run(ctx, sh.res.Scenario)
+		if ctx.Err() != nil {
+			return sh.res, ctx.Err()
+		}
+		sh.res.Runs++
+		sh.res.Confirmations++
+		if err == nil && shows(classes, opts.Class) {
+			sh.res.Reproduced++
+		}
+	}
+	sh.res.Elapsed = opts.Now().Sub(sh.begin)
+	return sh.res, nil
+}
+
+// try runs a candidate up to K times; true on the first run that shows
+// the class.
+func (sh *shrinker) try(ctx context.Context, c *scenario.Scenario, what string) (bool, error) {
+	for k := range sh.opts.Tries {
+		if sh.opts.Budget > 0 && sh.opts.Now().Sub(sh.begin) >= sh.opts.Budget {
+			return false, errBudget
+		}
+		classes, err := sh.o.Run(ctx, c)
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		sh.res.Runs++
+		if err == nil && shows(classes, sh.opts.Class) {
+			sh.log(fmt.Sprintf("kept: %s (reproduced on try %d)", what, k+1))
+			return true, nil
+		}
+	}
+	sh.log(fmt.Sprintf("dropped: %s (not reproduced in %d tries)", what, sh.opts.Tries))
+	return false, nil
+}
+
+func (sh *shrinker) log(line string) {
+	sh.res.Trail = append(sh.res.Trail, line)
+	if sh.opts.Log != nil {
+		sh.opts.Log(line)
+	}
+}
+
+// faults is ddmin over the fault steps: the schedule split into n chunks
+// of faults, each chunk's removal tried; a removal that reproduces is
+// kept and the split coarsened, none grows n, until single faults were
+// tried.
+func (sh *shrinker) faults(ctx context.Context, s *scenario.Scenario) (*scenario.Scenario, error) {
+	steps := s.Nemesis.Steps
+	var keep []int // indexes of fault steps
+	for i, st := range steps {
+		if st.Fault != "" {
+			keep = append(keep, i)
+		}
+	}
+	n := 2
+	for len(keep) > 0 {
+		if len(keep) == 1 {
+			n = 1
+		}
+		chunks := split(keep, n)
+		reduced := false
+		for ci, chunk := range chunks {
+			rest := without(keep, chunk)
+			c := withSteps(s, tidy(steps, rest))
+			ok, err := sh.try(ctx, c, fmt.Sprintf("without %s (chunk %d of %d)", faultNames(steps, chunk), ci+1, len(chunks)))
+			if err != nil {
+				return withSteps(s, tidy(steps, keep)), err
+			}
+			if ok {
+				keep, reduced = rest, true
+				n = max(n-1, 2)
+				break
+			}
+		}
+		if !reduced {
+			if n >= len(keep) {
+				break
+			}
+			n = min(2*n, len(keep))
+		}
+	}
+	return withSteps(s, tidy(steps, keep)), nil
+}
+
+// faultNames names fault steps for the trail: "kill (step 4), pause
+// (step 7)", numbered from 1 as finding.md numbers the original's steps.
+func faultNames(steps []nemesis.Step, idx []int) string {
+	var out []string
+	for _, i := range idx {
+		out = append(out, fmt.Sprintf("%s (step %d)", StepWords(steps[i]), i+1))
+	}
+	return strings.Join(out, ", ")
+}
+
+// split cuts xs into n chunks as equal as they come.
+func split(xs []int, n int) [][]int {
+	n = max(min(n, len(xs)), 1)
+	var out [][]int
+	for i := range n {
+		lo, hi := i*len(xs)/n, (i+1)*len(xs)/n
+		out = append(out, xs[lo:hi])
+	}
+	return out
+}
+
+// without is xs without the items of drop.
+func without(xs, drop []int) []int {
+	return slices.DeleteFunc(slices.Clone(xs), func(x int) bool { return slices.Contains(drop, x) })
+}
+
+// tidy is steps with only the fault steps whose indexes are in keep; a
+// heal that no remaining earlier fault needs is dropped with its fault,
+// and waits left side by side are joined (the time is kept, the step
+// count goes down).
+func tidy(steps []nemesis.Step, keep []int) []nemesis.Step {
+	var out []nemesis.Step
+	var heals []string // heal kinds of the faults kept so far
+	for i, st := range steps {
+		switch {
+		case st.Fault != "":
+			if !slices.Contains(keep, i) {
+				continue
+			}
+			if f, _ := histories.LookupFault(st.Fault); f.Heal != "" {
+				heals = append(heals, f.Heal)
+			}
+		case st.Heal != "":
+			if len(heals) == 0 || st.Heal != histories.HealAll && !slices.Contains(heals, st.Heal) {
+				continue
+			}
+		case st.Wait > 0 && len(out) > 0 && out[len(out)-1].Wait > 0:
+			out[len(out)-1].Wait += st.Wait
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// waits first halves every wait at once while the class still shows
+// (one candidate a round: cheap when the timing does not matter), then
+// each wait alone (down to MinWait, then without it), then the workload's
+// duration (down to MinWorkload).
+func (sh *shrinker) waits(ctx context.Context, s *scenario.Scenario) (*scenario.Scenario, error) {
+	minW := duration.Duration(sh.opts.MinWait)
+	shorter := func(w duration.Duration) duration.Duration {
+		switch next := half(w); {
+		case w <= minW:
+			return 0
+		case next < minW:
+			return minW
+		default:
+			return next
+		}
+	}
+	for {
+		var steps []nemesis.Step
+		changed := false
+		for _, st := range s.Nemesis.Steps {
+			if st.Wait > 0 {
+				changed = true
+				if st.Wait = shorter(st.Wait); st.Wait == 0 {
+					continue
+				}
+			}
+			steps = append(steps, st)
+		}
+		if !changed {
+			break
+		}
+		ok, err := sh.try(ctx, withSteps(s, steps), "every wait halved")
+		if err != nil {
+			return s, err
+		}
+		if !ok {
+			break
+		}
+		s = withSteps(s, steps)
+	}
+	for i := 0; i < len(s.Nemesis.Steps); i++ {
+		for w := s.Nemesis.Steps[i].Wait; w > 0; w = s.Nemesis.Steps[i].Wait {
+			next := shorter(w)
+			steps := slices.Clone(s.Nemesis.Steps)
+			steps[i].Wait = next
+			what := fmt.Sprintf("wait of step %d %s -> %s", i, w, next)
+			if next == 0 {
+				steps = slices.Delete(steps, i, i+1)
+				what = fmt.Sprintf("without the wait of step %d (%s)", i, w)
+			}
+			ok, err := sh.try(ctx, withSteps(s, steps), what)
+			if err != nil || !ok {
+				if err != nil {
+					return s, err
+				}
+				break
+			}
+			s = withSteps(s, steps)
+			if next == 0 {
+				i--
+				break
+			}
+		}
+	}
+	for d := s.Workload.Duration; d/2 >= duration.Duration(MinWorkload); d = s.Workload.Duration {
+		c := *s
+		c.Workload.Duration = half(d)
+		ok, err := sh.try(ctx, &c, fmt.Sprintf("workload.duration %s -> %s", d, c.Workload.Duration))
+		if err != nil {
+			return s, err
+		}
+		if !ok {
+			break
+		}
+		s = &c
+	}
+	return s, nil
+}
+
+// targets drops the nodes of each fault's target one at a time while
+// the class still shows (a role nodes target keeps at least one).
+func (sh *shrinker) targets(ctx context.Context, s *scenario.Scenario) (*scenario.Scenario, error) {
+	for i := range s.Nemesis.Steps {
+		for j := 0; ; {
+			t := s.Nemesis.Steps[i].Target
+			if t == nil || t.Role != nemesis.RoleNodes || len(t.Nodes) < 2 || j >= len(t.Nodes) {
+				break
+			}
+			nt := *t
+			nt.Nodes = slices.Delete(slices.Clone(t.Nodes), j, j+1)
+			steps := slices.Clone(s.Nemesis.Steps)
+			steps[i].Target = &nt
+			ok, err := sh.try(ctx, withSteps(s, steps), fmt.Sprintf("step %d (%s) without node %d", i, steps[i].Fault, t.Nodes[j]))
+			if err != nil {
+				return s, err
+			}
+			if ok {
+				s = withSteps(s, steps)
+				continue // the same j is now the next node
+			}
+			j++
+		}
+	}
+	return s, nil
+}
+
+// half is d/2 in tenths of a second.
+func half(d duration.Duration) duration.Duration {
+	return duration.Duration((d.Std() / 2).Round(WaitResolution))
+}

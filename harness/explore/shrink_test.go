@@ -1,0 +1,241 @@
+package explore
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/nemesis"
+)
+
+// simOracle is a simulated cluster: a run shows lost-write when the
+// schedule kills node 0 while a partition holds (a partition step before
+// the kill, with at least minGap of waiting between them), with
+// probability p per run (a seeded draw), else nothing.
+type simOracle struct {
+	p      float64
+	rng    *rand.Rand
+	minGap time.Duration
+	runs   int
+	clock  *fakeClock
+}
+
+func (o *simOracle) Run(_ context.Context, s *scenario.Scenario) ([]string, error) {
+	o.runs++
+	if o.clock != nil {
+		o.clock.now = o.clock.now.Add(time.Minute)
+	}
+	partition, gap := false, time.Duration(0)
+	hit := false
+	for _, st := range s.Nemesis.Steps {
+		switch {
+		case st.Fault == "partition":
+			partition, gap = true, 0
+		case st.Wait > 0 && partition:
+			gap += st.Wait.Std()
+		case st.Fault == "kill" && partition && gap >= o.minGap && st.Target != nil && slices.Contains(st.Target.Nodes, 0):
+			hit = true
+		case st.Heal == "partition":
+			partition = false
+		}
+	}
+	if s.Workload.Duration.Std() < 10*time.Second {
+		hit = false // the simulated anomaly needs 10 s of writes
+	}
+	if hit && (o.p >= 1 || o.rng.Float64() < o.p) {
+		return []string{"lost-write", "offset-reuse"}, nil
+	}
+	return nil, nil
+}
+
+type fakeClock struct{ now time.Time }
+
+// noisy is a repro of eight fault steps of which two matter (a partition
+// and, 4 s later, a kill of nodes 0 and 2), with long waits.
+func noisy(t *testing.T) *scenario.Scenario {
+	t.Helper()
+	base, err := scenario.Load("s2", []string{"workload.duration=60s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := `
+- {wait: 8s}
+- {fault: pause, target: {role: nodes, nodes: [1]}}
+- {wait: 6s}
+- {heal: pause}
+- {fault: restart, target: {role: nodes, nodes: [2]}}
+- {fault: partition, shape: leader-followers, target: {role: leader}}
+- {wait: 2s}
+- {fault: netem, shape: isolate, target: {role: nodes, nodes: [1]}, netem: {loss: 10%}}
+- {wait: 6s}
+- {fault: kill, target: {role: nodes, nodes: [0, 2]}}
+- {wait: 10s}
+- {fault: cut-clients, target: {role: nodes, nodes: [1]}}
+- {wait: 4s}
+- {heal: partition}
+- {heal: netem}
+- {fault: pause, target: {role: nodes, nodes: [2]}}
+- {wait: 5s}
+- {heal: all}
+- {fault: lose-unflushed, target: {role: nodes, nodes: [1]}}
+- {wait: 3s}
+`
+	var sched nemesis.Schedule
+	sched, err = nemesis.ParseSchedule([]byte("steps:" + strings.ReplaceAll(text, "\n-", "\n  -")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Repro(base, sched.Steps, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func faultsOf(s *scenario.Scenario) []string {
+	var out []string
+	for _, st := range s.Nemesis.Steps {
+		if st.Fault != "" {
+			out = append(out, st.Fault)
+		}
+	}
+	return out
+}
+
+// TestShrinkDeterministicOracle: an oracle that always reproduces when
+// the two steps that matter are there: the shrink keeps exactly them,
+// cuts the wait between them to the 4 s the anomaly needs (halving stops
+// at the first half that loses it), the workload to what it needs, the
+// kill's targets to node 0, and reruns the result K times: 3/3.
+func TestShrinkDeterministicOracle(t *testing.T) {
+	o := &simOracle{p: 1, minGap: 4 * time.Second}
+	res, err := Shrink(context.Background(), o, noisy(t), ShrinkOptions{Class: "lost-write"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := faultsOf(res.Scenario); !slices.Equal(got, []string{"partition", "kill"}) {
+		t.Fatalf("faults kept %v, want [partition kill]\ntrail:\n%s", got, strings.Join(res.Trail, "\n"))
+	}
+	var gap time.Duration
+	var kill *nemesis.Step
+	for i, st := range res.Scenario.Nemesis.Steps {
+		if st.Wait > 0 {
+			gap += st.Wait.Std()
+		}
+		if st.Fault == "kill" {
+			kill = &res.Scenario.Nemesis.Steps[i]
+		}
+		if st.Fault == "partition" {
+			gap = 0
+		}
+	}
+	if gap < 4*time.Second || gap >= 6*time.Second {
+		t.Errorf("wait between partition and kill %s, want at least the 4 s needed and shorter than the 6 s given", gap)
+	}
+	if !slices.Equal(kill.Target.Nodes, []int32{0}) {
+		t.Errorf("kill targets %v, want [0]", kill.Target.Nodes)
+	}
+	if d := res.Scenario.Workload.Duration.Std(); d < 10*time.Second || d >= 20*time.Second {
+		t.Errorf("workload.duration %s, want 10 s <= d < 20 s (halved from 60 s while it reproduced)", d)
+	}
+	if res.Rate() != "3/3" || res.Runs != o.runs || res.OutOfBudget {
+		t.Errorf("rate %s, runs %d (oracle saw %d), out of budget %v", res.Rate(), res.Runs, o.runs, res.OutOfBudget)
+	}
+	// The shrunk repro is still a valid scenario: it loads as repro.yaml.
+	if _, err := Repro(res.Scenario, res.Scenario.Nemesis.Steps, ""); err != nil {
+		t.Errorf("the shrunk repro does not validate: %v", err)
+	}
+}
+
+// TestShrinkFlakyOracle: an oracle that reproduces with probability 1/2
+// (seeded). Soundness: over many seeds a step the anomaly needs is never
+// dropped (it cannot reproduce without it), and the rate is what the
+// final reruns gave. Power: with K = 3 a needless step survives a try
+// only 1/8 of the time, so most shrinks still reach the two steps.
+func TestShrinkFlakyOracle(t *testing.T) {
+	minimal := 0
+	const seeds = 40
+	for seed := range uint64(seeds) {
+		o := &simOracle{p: 0.5, rng: rand.New(rand.NewPCG(seed, 7)), minGap: 4 * time.Second}
+		res, err := Shrink(context.Background(), o, noisy(t), ShrinkOptions{Class: "lost-write"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := faultsOf(res.Scenario)
+		if !slices.Contains(got, "partition") || !slices.Contains(got, "kill") {
+			t.Fatalf("seed %d: a needed step was dropped: %v", seed, got)
+		}
+		if res.Confirmations != DefaultTries || res.Reproduced > res.Confirmations {
+			t.Fatalf("seed %d: rate %s", seed, res.Rate())
+		}
+		if len(got) == 2 {
+			minimal++
+		}
+	}
+	if minimal < seeds/2 {
+		t.Errorf("only %d of %d flaky shrinks reached the two needed steps", minimal, seeds)
+	}
+}
+
+// TestShrinkKeepsWhatNeverReproducesWithout: a class the candidates never
+// show (a one-off) leaves the repro as it was: nothing is dropped on a
+// run that did not reproduce.
+func TestShrinkKeepsWhatNeverReproducesWithout(t *testing.T) {
+	s := noisy(t)
+	o := &simOracle{p: 1, minGap: 4 * time.Second}
+	res, err := Shrink(context.Background(), o, s, ShrinkOptions{Class: "txn-g1c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(faultsOf(res.Scenario), faultsOf(s)) || res.Reproduced != 0 {
+		t.Errorf("faults %v, rate %s; want the repro unchanged and 0/3", faultsOf(res.Scenario), res.Rate())
+	}
+}
+
+// TestShrinkBudget: the search stops at its time budget (each simulated
+// run takes a minute), then reruns the result K times.
+func TestShrinkBudget(t *testing.T) {
+	clock := &fakeClock{now: time.Unix(0, 0)}
+	o := &simOracle{p: 1, minGap: 4 * time.Second, clock: clock}
+	res, err := Shrink(context.Background(), o, noisy(t), ShrinkOptions{Class: "lost-write",
+		Budget: 5 * time.Minute, Now: func() time.Time { return clock.now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.OutOfBudget || res.Runs != 5+DefaultTries || res.Elapsed != time.Duration(res.Runs)*time.Minute {
+		t.Errorf("out of budget %v, runs %d, elapsed %s; want true, 5 + %d, a minute a run", res.OutOfBudget, res.Runs, res.Elapsed, DefaultTries)
+	}
+}
+
+// TestShrinkCancelled: a cancelled context ends the shrink with its error.
+func TestShrinkCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Shrink(ctx, &simOracle{p: 1}, noisy(t), ShrinkOptions{Class: "lost-write"}); err == nil {
+		t.Fatal("no error from a cancelled shrink")
+	}
+}
+
+// TestTidy: dropping a fault drops the heal only it needed and joins the
+// waits left side by side.
+func TestTidy(t *testing.T) {
+	steps := []nemesis.Step{
+		{Fault: "pause", Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}},
+		{Wait: nemesis.Duration(2 * time.Second)},
+		{Fault: "kill", Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}},
+		{Wait: nemesis.Duration(3 * time.Second)},
+		{Heal: "pause"},
+		{Heal: "kill"},
+	}
+	got := tidy(steps, []int{0})
+	if len(got) != 3 || got[1].Wait.Std() != 5*time.Second || got[2].Heal != "pause" {
+		t.Errorf("tidy kept %+v", got)
+	}
+	if got := tidy(steps, nil); len(got) != 1 || got[0].Wait.Std() != 5*time.Second {
+		t.Errorf("tidy without faults kept %+v", got)
+	}
+}

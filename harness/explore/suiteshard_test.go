@@ -1,0 +1,101 @@
+package explore
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/report"
+)
+
+// suiteShards plans the built-in seeds suite on one version, splits it
+// in n shards and writes each shard's folder as a suite run would (its
+// rows matched, shard.json beside), skipping the shards in skip.
+func suiteShards(t *testing.T, n int, skip ...int) (dirs []string, all []string) {
+	t.Helper()
+	s, err := harness.LoadSuite("seeds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		plan, err := harness.SuitePlan(s, harness.SuiteOptions{Kafka: []string{"4.4.0"}, Runs: 1,
+			Load: func(name string, sets []string) (*scenario.Scenario, error) { return scenario.Load(name, sets) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := ShardPlan(plan, Shard{I: i, N: n})
+		all = rec.Cells
+		if slices.Contains(skip, i) {
+			continue
+		}
+		dir := t.TempDir()
+		var rows []report.Row
+		for _, c := range plan.Cells {
+			row := c.Row
+			row.Status, row.Verdict = "match", report.Valid
+			row.RunDir = filepath.Join(dir, "runs", row.Scenario)
+			rows = append(rows, row)
+		}
+		if err := plan.Batch(rows).Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteShard(dir, rec); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+	}
+	return dirs, all
+}
+
+// TestSuiteShards: the shards of a suite run disjoint cells that together
+// are all of them; merged, they are one suite page (cells in the suite's
+// order, run folders still found) with junit.xml, and a missing shard is
+// named with its cells and makes the merge unknown.
+func TestSuiteShards(t *testing.T) {
+	dirs, all := suiteShards(t, 3)
+	m, err := MergeSuites(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range m.File.Cells {
+		ids = append(ids, r.ID)
+		if !filepath.IsAbs(r.RunDir) {
+			t.Errorf("cell %s: run folder %q not made absolute", r.ID, r.RunDir)
+		}
+	}
+	if !slices.Equal(ids, all) || len(m.Missing) != 0 || m.ExitCode() != 0 {
+		t.Errorf("merged cells %v, want %v; missing %v; exit %d", ids, all, m.Missing, m.ExitCode())
+	}
+	out := t.TempDir()
+	if err := m.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"suite.md", "suite.json", "junit.xml"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Errorf("merged folder lacks %s", f)
+		}
+	}
+
+	dirs, _ = suiteShards(t, 3, 2)
+	m, err = MergeSuites(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Shard{I: 2, N: 3}.Items(len(all))
+	if !slices.Equal(m.Missing, []int{2}) || len(m.MissingCells) != len(want) || m.ExitCode() != 2 {
+		t.Errorf("missing %v, cells %v (want %d), exit %d", m.Missing, m.MissingCells, len(want), m.ExitCode())
+	}
+	var be *scenario.BadInputError
+	if _, err := MergeSuites([]string{dirs[0], dirs[0]}); !errors.As(err, &be) {
+		t.Errorf("a shard twice: %v", err)
+	}
+	other, _ := suiteShards(t, 2)
+	if _, err := MergeSuites([]string{dirs[0], other[1]}); !errors.As(err, &be) {
+		t.Errorf("shards of two splits: %v", err)
+	}
+}

@@ -1,0 +1,248 @@
+package explore
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/nemesis"
+)
+
+// SummaryFile is an exploration folder's record (explore.json); merge
+// reads it, and explore.md is its page.
+const SummaryFile = "explore.json"
+
+// Summary is an exploration: every run (seed, verdict, classes) and every
+// finding.
+type Summary struct {
+	Scenario string            `json:"scenario"`
+	Kafka    string            `json:"kafka"`
+	Settings map[string]string `json:"settings"`
+	Faults   []string          `json:"faults"`
+	BaseSeed int64             `json:"base_seed"`
+	// Shard is "I/N" ("" for a whole exploration); Runs the run bound it
+	// shares (0: bounded by time).
+	Shard         string          `json:"shard,omitempty"`
+	Runs          int             `json:"runs,omitempty"`
+	Started       time.Time       `json:"started"`
+	Seconds       float64         `json:"seconds"`
+	ShrinkSeconds float64         `json:"shrink_seconds"`
+	RunsPerHour   float64         `json:"runs_per_hour"`
+	Interrupted   bool            `json:"interrupted,omitempty"`
+	RunRecords    []RunRecord     `json:"run_records"`
+	Findings      []FindingRecord `json:"findings"`
+}
+
+// RunRecord is one run of an exploration.
+type RunRecord struct {
+	Index       int      `json:"index"`
+	Seed        int64    `json:"seed"`
+	Verdict     string   `json:"verdict"`
+	Classes     []string `json:"classes,omitempty"`
+	Seconds     float64  `json:"seconds"`
+	Finding     string   `json:"finding,omitempty"`
+	ScheduleErr string   `json:"schedule_error,omitempty"`
+	Err         string   `json:"error,omitempty"`
+}
+
+// FindingRecord is one finding (finding.json, and a line of the
+// exploration's page).
+type FindingRecord struct {
+	ID      string   `json:"id"`
+	Class   string   `json:"class"`
+	Classes []string `json:"classes"`
+	Run     int      `json:"run"`
+	Seed    int64    `json:"seed"`
+	Reasons []string `json:"reasons,omitempty"`
+	// Steps and ReproSteps count fault steps before and after the shrink.
+	Steps         int     `json:"fault_steps"`
+	ReproSteps    int     `json:"repro_fault_steps"`
+	Rate          string  `json:"reproduced"`
+	ShrinkRuns    int     `json:"shrink_runs"`
+	ShrinkMinutes float64 `json:"shrink_minutes"`
+	OutOfBudget   bool    `json:"shrink_out_of_budget,omitempty"`
+	// Dir is the finding's folder, relative to the exploration's.
+	Dir string `json:"dir"`
+	Err string `json:"error,omitempty"`
+}
+
+// FindingFile is a finding folder's record; bisect reads the class a
+// repro must show from the one beside it.
+const FindingFile = "finding.json"
+
+// Write writes explore.json and explore.md into dir.
+func (s *Summary) Write(dir string) error {
+	if err := writeJSON(filepath.Join(dir, SummaryFile), s); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "explore.md"), []byte(s.Markdown()), 0o644)
+}
+
+// Markdown is explore.md.
+func (s *Summary) Markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# kchaos explore %s\n\n", s.Scenario)
+	fmt.Fprintf(&b, "Kafka %s, settings %s, base seed %d", s.Kafka, settingsText(s.Settings), s.BaseSeed)
+	if s.Shard != "" {
+		fmt.Fprintf(&b, ", shard %s", s.Shard)
+	}
+	fmt.Fprintf(&b, ".\nMix: %s.\n\n", strings.Join(s.Faults, ", "))
+	fmt.Fprintf(&b, "%d runs, %d findings, %.1f runs per hour (%.0f s exploring, %.0f s shrinking)", len(s.RunRecords), len(s.Findings),
+		s.RunsPerHour, s.Seconds-s.ShrinkSeconds, s.ShrinkSeconds)
+	if s.Interrupted {
+		b.WriteString(", interrupted")
+	}
+	b.WriteString(".\n\n")
+	writeFindings(&b, s.Findings, "")
+	b.WriteString("## Runs\n\n| run | seed | verdict | anomalies | seconds | note |\n|---|---|---|---|---|---|\n")
+	for _, r := range s.RunRecords {
+		note := r.Finding
+		if r.Err != "" {
+			note = "run failed: " + r.Err
+		} else if r.ScheduleErr != "" {
+			note = strings.TrimSpace(note + " schedule did not play out: " + r.ScheduleErr)
+		}
+		fmt.Fprintf(&b, "| %d | %d | %s | %s | %.0f | %s |\n", r.Index, r.Seed, r.Verdict, orDash(strings.Join(r.Classes, ", ")), r.Seconds, oneLine(note))
+	}
+	return b.String()
+}
+
+// writeFindings is the findings table; prefix is put before each folder
+// (a merge's shard folder).
+func writeFindings(b *strings.Builder, fs []FindingRecord, prefix string) {
+	if len(fs) == 0 {
+		b.WriteString("No findings.\n\n")
+		return
+	}
+	b.WriteString("## Findings\n\n| finding | class | run | seed | fault steps | repro steps | reproduced | shrink | folder |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, f := range fs {
+		shrink := fmt.Sprintf("%d runs, %.1f min", f.ShrinkRuns, f.ShrinkMinutes)
+		if f.OutOfBudget {
+			shrink += " (budget spent)"
+		}
+		if f.Err != "" {
+			shrink = "failed: " + f.Err
+		}
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %d | %d | %s | %s | %s |\n", f.ID, f.Class, f.Run, f.Seed, f.Steps, f.ReproSteps, f.Rate,
+			oneLine(shrink), filepath.Join(prefix, f.Dir))
+	}
+	b.WriteString("\n")
+}
+
+// writeFinding writes finding.json and finding.md: the anomaly and the
+// checker's words for it, the minimal steps in words, the rate, the
+// settings and version, and the shrink's cost.
+func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scenario.Scenario, res *Shrunk) error {
+	if err := writeJSON(filepath.Join(dir, FindingFile), f); err != nil {
+		return err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Finding %s: %s\n\n", f.ID, f.Class)
+	fmt.Fprintf(&b, "Scenario %s on Kafka %s, settings %s; run %d of the exploration, seed %d.\n\n", s.Name, s.Cluster.Kafka, settingsText(s.Settings()), f.Run, f.Seed)
+	fmt.Fprintf(&b, "Anomalies: %s.\n\n", strings.Join(f.Classes, ", "))
+	for _, r := range f.Reasons {
+		fmt.Fprintf(&b, "- %s\n", r)
+	}
+	if f.Err != "" {
+		fmt.Fprintf(&b, "\nThe finding could not be reduced: %s. The run folder is original-run/.\n", f.Err)
+		return os.WriteFile(filepath.Join(dir, "finding.md"), []byte(b.String()), 0o644)
+	}
+	if repro != nil {
+		fmt.Fprintf(&b, "\n## The reproduction (repro.yaml, `kchaos run repro.yaml`)\n\n")
+		for i, st := range repro.Nemesis.Steps {
+			fmt.Fprintf(&b, "%d. %s\n", i+1, StepWords(st))
+		}
+		fmt.Fprintf(&b, "\nWorkload: %d producer(s), acks %s, for at least %s.\n", repro.Workload.Producers, repro.Workload.Acks, repro.Workload.Duration)
+	}
+	if res != nil {
+		fmt.Fprintf(&b, "\nReproduced %s (%s) on %d final reruns. Shrunk from %d fault steps to %d in %d runs, %.1f minutes",
+			f.Rate, f.Class, res.Confirmations, f.Steps, f.ReproSteps, res.Runs, res.Elapsed.Minutes())
+		if res.OutOfBudget {
+			b.WriteString(" (the budget ran out: the repro may not be minimal)")
+		}
+		b.WriteString(".\n\nThe original run is original-run/ (its report.md), its schedule as it fired original.yaml; the last reproducing rerun of repro.yaml is repro-run/ when one reproduced.\n")
+		b.WriteString("\n## Shrink trail\n\n")
+		for _, l := range res.Trail {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	} else {
+		b.WriteString("\nNot shrunk: repro.yaml is not written; original.yaml is the schedule as it fired.\n")
+	}
+	return os.WriteFile(filepath.Join(dir, "finding.md"), []byte(b.String()), 0o644)
+}
+
+// StepWords is a step in words: "kill node(s) [0]", "wait 4s".
+func StepWords(st nemesis.Step) string {
+	switch {
+	case st.Wait > 0:
+		return "wait " + st.Wait.String()
+	case st.Until != nil:
+		return "until " + st.Until.String()
+	case st.Heal != "":
+		return "heal " + st.Heal
+	}
+	b, err := json.Marshal(st)
+	if err != nil {
+		return st.Fault
+	}
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	delete(m, "fault")
+	var parts []string
+	if t := st.Target; t != nil && t.Role == nemesis.RoleNodes {
+		parts = append(parts, fmt.Sprintf("on node(s) %v", t.Nodes))
+		delete(m, "target")
+	}
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v, _ := json.Marshal(m[k])
+		parts = append(parts, k+" "+string(v))
+	}
+	return strings.TrimSpace(st.Fault + " " + strings.Join(parts, ", "))
+}
+
+var slugRE = regexp.MustCompile(`[^a-z0-9]+`)
+
+// slug is a class as a folder name's part: "outcome lost-write == 0" ->
+// "outcome-lost-write-0".
+func slug(class string) string {
+	s := strings.Trim(slugRE.ReplaceAllString(strings.ToLower(class), "-"), "-")
+	if len(s) > 40 {
+		s = strings.TrimRight(s[:40], "-")
+	}
+	if s == "" {
+		return "finding"
+	}
+	return s
+}
+
+func settingsText(m map[string]string) string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
+	}
+	return orDash(strings.Join(parts, ", "))
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "\n", " "), "|", "/") }
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
