@@ -68,3 +68,61 @@ func TestFinalReadPerPartition(t *testing.T) {
 		}
 	}
 }
+
+// TestFinalReadDescribedAtWithinItsOp: a read_committed final read that
+// stops below the high watermark asks which transactions are open, and
+// stamps when on the history's clock within its own op, where the checker
+// looks for it (txn-hanging's age after the final heal). One t4 run's
+// stamp fell after the op's completion (the time since a moment before the
+// invoke, added to the invoke's time), and the checker fell back to the
+// read's start.
+func TestFinalReadDescribedAtWithinItsOp(t *testing.T) {
+	logs := map[int32][]string{0: {"a", "b", "c"}}
+	d := &fakeDriver{consumer: func() Consumer {
+		return &logConsumer{logs: logs, start: map[int32]int64{0: 0}}
+	}}
+	v := &fakeView{
+		parts: []admin.PartitionState{{Partition: 0, Leader: 1}},
+		hw:    map[int32]int64{0: 5}, // records 3 and 4 held back by an open transaction
+		open:  map[int32][]histories.OpenTxn{0: {{ProducerID: 7, FirstOffset: 3}}},
+	}
+	w, rec, buf := newTestWorkload(t, Config{Partitions: 1, Isolation: histories.ReadCommitted,
+		FinalReadTimeout: Duration(600 * time.Millisecond)}, d)
+	w.rec = slowInvokes{rec} // an invoke that waits for the recorder, as under load
+	if _, err := w.FinalRead(context.Background(), v); err != nil {
+		t.Fatal(err)
+	}
+	var call int64 = -1
+	found := false
+	for _, e := range readBack(t, rec, buf) {
+		if e.F != histories.FFinalRead {
+			continue
+		}
+		if e.Type == histories.Invoke {
+			call = e.Time
+			continue
+		}
+		var got histories.ReadResult
+		if err := e.Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range got.OpenTxns["0"] {
+			found = true
+			if o.DescribedAt < call || o.DescribedAt > e.Time {
+				t.Errorf("described_at %d outside its op [%d, %d]", o.DescribedAt, call, e.Time)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("no read recorded the open transaction")
+	}
+}
+
+// slowInvokes is a recorder whose invokes wait 50 ms before they are
+// stamped, as when the recorder's lock is contended.
+type slowInvokes struct{ *histories.Recorder }
+
+func (r slowInvokes) Invoke(process int, f string, value any) (histories.Event, error) {
+	time.Sleep(50 * time.Millisecond)
+	return r.Recorder.Invoke(process, f, value)
+}
