@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/model"
 	"math"
 	"slices"
@@ -15,7 +16,7 @@ import (
 func (c *Checker) Result() *Result {
 	c.closeOpen()
 	r := &Result{Idempotent: c.opts.Idempotent}
-	a := &analysis{c: c, r: r}
+	a := &analysis{c: c, r: r, found: map[string]domain.Findings{}}
 	a.prepare() // the shared judgements (finals.go)
 	for _, d := range analyzers {
 		d.analyze(a)
@@ -48,7 +49,7 @@ func (c *Checker) closeOpen() {
 		case histories.FTxn:
 			c.txns[pd.txn].typ = model.OpInfo
 		case histories.FCommit:
-			c.commits[pd.gp.commit].typ = model.OpInfo
+			c.Commits[pd.gp.commit].Typ = model.OpInfo
 		}
 	}
 	c.open = map[int]*pending{}
@@ -72,11 +73,11 @@ type analysis struct {
 	tsFin              []int64          // txn send -> its value's offset in the last final read holding it, or -1
 	wwN                int              // edges of the txn dependency graph
 	wrN                int              //
-	// Consumer groups (groupcheck.go).
-	dels          map[groupTP][]delivery // deliveries per group and partition, in completion order
-	delivered     []map[int32]bool       // group -> values its members delivered
-	lostByCommitN int                    // records lost by commit
-	redeliveredN  int                    // records delivered again
+	// Domains of their own package (domain_port.go): their input and
+	// findings, and what they add to the stats.
+	in      *domain.Input
+	found   map[string]domain.Findings
+	statsOf []func(st *Stats)
 }
 
 func (a *analysis) prepare() {
@@ -208,7 +209,7 @@ func (a *analysis) reuse() {
 	for i := range c.txnSends {
 		if s := &c.txnSends[i]; s.off >= 0 {
 			t := &c.txns[s.txn]
-			see(s.tp, s.off, s.val, max(t.ret, t.call), fmt.Sprintf("txn %q p%d acked inside it", c.txnIDs.list[t.id], t.proc), nil)
+			see(s.tp, s.off, s.val, max(t.ret, t.call), fmt.Sprintf("txn %q p%d acked inside it", c.txnIDs.List[t.id], t.proc), nil)
 		}
 	}
 	a.eachRead(func(f string, op *model.Read, r *rec) {

@@ -370,22 +370,6 @@ func (c *Checker) saw(tp int32, off int64, val int32) {
 }
 
 // names numbers strings in the order first seen (group names,
-// transactional ids): per-op structs hold the small id, not the string.
-type names struct {
-	list []string
-	idx  map[string]int32
-}
-
-// id is s's number, given on first sight.
-func (n *names) id(s string) int32 {
-	if n.idx == nil {
-		n.idx = map[string]int32{}
-	}
-	i, ok := n.idx[s]
-	if !ok {
-		i = int32(len(n.list))
-		n.idx[s] = i
-		n.list = append(n.list, s)
-	}
-	return i
-}
+// transactional ids): per-op structs hold the small id, not the string
+// (model.Names).
+type names = model.Names

@@ -118,8 +118,8 @@ func (c *Checker) addClient(e *histories.Event) error {
 	delete(c.open, p)
 	if e.Type == histories.Info {
 		c.gone[p] = true
-		if c.members[int32(p)] != nil {
-			c.goneAt[int32(p)] = e.Time
+		if c.Members[int32(p)] != nil {
+			c.GoneAt[int32(p)] = e.Time
 		}
 	}
 	switch e.F {

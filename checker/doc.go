@@ -15,15 +15,47 @@
 // The checker is composed of domains (domains.go), each declaring its
 // anomalies and the rule by which they count, and finding them on its own
 // after one decode of the history: log and order (domain_log.go),
-// linearizability (domain_lin.go), transactions (domain_txn.go), consumer
-// groups (domain_groups.go). The next domains (share groups, metadata)
-// register in the same list.
+// linearizability (domain_lin.go, package linearize), transactions
+// (domain_txn.go), consumer groups (domain_groups.go, package groupcheck).
 //
 // The decoded history is package model's History (the Checker fills it
-// one event at a time); what analyzers share in reading it is package
-// judge. An analyzer in a package of its own reads only those two and
-// returns its findings: linearizability is package linearize. The other
-// domains still run inside this package on the Checker's own tables.
+// one event at a time, consumer groups included: model.Groups); what
+// analyzers share in reading it is package judge (Where, FaultRef,
+// Explanation, final reads). An analyzer in a package of its own
+// implements package domain's Analyzer: it reads a domain.Input (the
+// History, judge.Places, the options its rules depend on, and
+// domain.Facts, the judgements that cross domains), appends its entries
+// to its own struct of entry lists, and returns its Findings
+// (explanations, reasons, anything it adds to the stats). Consumer groups
+// work so (package groupcheck); the log-and-order and transaction domains
+// still run inside this package on the Checker's own tables (the
+// unexported analyzer interface, domains.go).
+//
+// # Adding a domain
+//
+// The next domains (share groups, metadata) are added in their own
+// package, say checker/share:
+//
+//  1. What must be followed while the history streams (state at a moment)
+//     is decoded here, in the Checker's Add (client.go dispatches on f),
+//     into a table of model.History; the rest is judged in the package.
+//  2. The package declares its kinds (anomaly.Kind: name, unit, rule),
+//     its entry types, and a struct of entry lists with their
+//     results.json names and a Count method (domain.Entries), named after
+//     the domain (ShareAnomalies: Anomalies embeds it, so two domains'
+//     structs must not share a name); an Analyzer type with Name,
+//     Anomalies and Analyze(*domain.Input, *ShareAnomalies) *Found, where
+//     Found embeds domain.Base and overrides what it needs (Explanations,
+//     Invalid, Uncounted, Notes, Unknowns).
+//  3. Here, one glue file, domain_share.go: a var made by port (the
+//     analyzer, the slot of its struct in Anomalies, and what it adds to
+//     Stats, or nil), and aliases of its names and entry types where
+//     results.json's readers need them; one line embedding
+//     share.ShareAnomalies at the end of Anomalies (result.go: its JSON
+//     keys follow the others'), one line in the registry (domains.go).
+//
+// The verdict, the counts, CountsAgainst, AnomalyNames and the reasons
+// then read the domain's declarations and findings: nothing else changes.
 //
 // # Anomalies (HISTORY.md) and their units
 //
@@ -54,8 +86,9 @@
 //	G0                   per cycle ww-only cycle among txns: not counted
 //	G1c                  per cycle wr-only cycle among txns
 //
-// Consumer groups (subscribe, commit, rebalance, group polls; group.go,
-// groupcheck.go, groupcontinue.go, grouplatest.go, groupoutside.go):
+// Consumer groups (subscribe, commit, rebalance, group polls; decoded in
+// group.go, groupauto.go, groupcontinue.go, grouprebal.go, groupoutside.go;
+// judged in package groupcheck):
 //
 //	lost-by-commit       per range records of the final read below an ok
 //	                               commit that no member delivered

@@ -2,6 +2,8 @@ package checker
 
 import (
 	"fmt"
+	"github.com/kchaos/kchaos/checker/domain"
+	"github.com/kchaos/kchaos/checker/groupcheck"
 	"reflect"
 	"slices"
 	"strings"
@@ -18,13 +20,23 @@ func TestDeclarations(t *testing.T) {
 		t.Fatal(err)
 	}
 	var x Anomalies
-	v := reflect.ValueOf(&x).Elem()
 	var fields []string
-	for i := range v.NumField() {
-		f := v.Field(i)
-		f.Set(reflect.MakeSlice(f.Type(), i+1, i+1)) // a count no other field has
-		fields = append(fields, strings.Split(v.Type().Field(i).Tag.Get("json"), ",")[0])
+	// Each list, in results.json's order: a domain's struct of lists
+	// embedded in Anomalies marshals in place, so its lists count too.
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f, sf := v.Field(i), v.Type().Field(i)
+			if sf.Anonymous {
+				walk(f)
+				continue
+			}
+			n := len(fields) + 1
+			f.Set(reflect.MakeSlice(f.Type(), n, n)) // a count no other field has
+			fields = append(fields, strings.Split(sf.Tag.Get("json"), ",")[0])
+		}
 	}
+	walk(reflect.ValueOf(&x).Elem())
 	if !slices.Equal(AnomalyNames, fields) {
 		t.Fatalf("declared %v,\nAnomalies holds %v", AnomalyNames, fields)
 	}
@@ -102,7 +114,9 @@ func TestVerdictSpecialCases(t *testing.T) {
 			for _, c := range tc.hanging {
 				r.Anomalies.TxnHanging = append(r.Anomalies.TxnHanging, TxnHangingEntry{Counted: c})
 			}
-			a := &analysis{c: New(tc.opts), r: r, redeliveredN: 5}
+			// The group domain found 5 records delivered again.
+			found := map[string]domain.Findings{consumerGroups.Name(): &groupcheck.Found{Stats: &GroupStats{Redelivered: 5}}}
+			a := &analysis{c: New(tc.opts), r: r, found: found}
 			a.verdict()
 			if r.Valid != tc.want || !slices.Equal(r.Reasons, tc.reasons) {
 				t.Errorf("%v %q,\nwant %v %q", r.Valid, r.Reasons, tc.want, tc.reasons)

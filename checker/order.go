@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
@@ -162,7 +163,7 @@ func (a *analysis) sendOrder() {
 }
 
 // maxListed bounds the offsets and values listed in one entry.
-const maxListed = 20
+const maxListed = judge.MaxListed
 
 // pollOrder reports polls that went back (nonmonotonic-poll) and polls that
 // skipped offsets the final read shows exist (poll-skip). A skip on a

@@ -3,6 +3,7 @@ package checker
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/judge"
 )
 
@@ -128,11 +129,12 @@ type Anomalies struct {
 	G0                 []CycleEntry        `json:"G0,omitempty"`
 	G1c                []CycleEntry        `json:"G1c,omitempty"`
 	TxnHanging         []TxnHangingEntry   `json:"txn-hanging,omitempty"`
-	// Consumer groups (groupresult.go).
-	LostByCommit              []LostByCommitEntry      `json:"lost-by-commit,omitempty"`
-	CommitBackwards           []CommitBackwardsEntry   `json:"commit-backwards,omitempty"`
-	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty"`
-	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
+	// Consumer groups (package groupcheck): lost-by-commit,
+	// commit-backwards, redelivery, delivery-outside-assignment. A domain
+	// of its own package brings its entries as a struct embedded here:
+	// its fields are promoted (Anomalies.LostByCommit) and marshal in
+	// place.
+	groupcheck.GroupAnomalies
 }
 
 func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }

@@ -175,7 +175,9 @@ func (a *analysis) stats() Stats {
 	}
 	st.Recovery = a.recovery()
 	st.Txns = a.txnStats()
-	st.Groups = a.groupStats()
+	for _, f := range a.statsOf {
+		f(&st)
+	}
 	return st
 }
 

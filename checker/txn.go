@@ -88,7 +88,7 @@ func (c *Checker) pollInvoke(pd *pending, e *histories.Event) error {
 }
 
 // txnID numbers a transactional id.
-func (c *Checker) txnID(s string) int32 { return c.txnIDs.id(s) }
+func (c *Checker) txnID(s string) int32 { return c.txnIDs.ID(s) }
 
 func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 	const what = "txn invoke value"
@@ -174,8 +174,8 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	if v.TransactionalID != nil && *v.TransactionalID != c.txnIDs.list[t.id] {
-		return fmt.Errorf("%s: field \"transactional_id\": %q, but its invoke named %q", what, *v.TransactionalID, c.txnIDs.list[t.id])
+	if v.TransactionalID != nil && *v.TransactionalID != c.txnIDs.List[t.id] {
+		return fmt.Errorf("%s: field \"transactional_id\": %q, but its invoke named %q", what, *v.TransactionalID, c.txnIDs.List[t.id])
 	}
 	if v.Intent != nil && (*v.Intent == histories.TxnAbort) != t.abort {
 		return fmt.Errorf("%s: field \"intent\": %q, but its invoke intended otherwise", what, *v.Intent)

@@ -76,7 +76,7 @@ func (c *Checker) committedVisible(val, tp int32, off int64) bool {
 func (a *analysis) txnRef(t int32) TxnRef {
 	c := a.c
 	op := &c.txns[t]
-	ref := TxnRef{TransactionalID: c.txnIDs.list[op.id], Index: op.index, Process: int(op.proc), Error: c.txnErr[t],
+	ref := TxnRef{TransactionalID: c.txnIDs.List[op.id], Index: op.index, Process: int(op.proc), Error: c.txnErr[t],
 		InvokedS: secs(op.call)}
 	if op.ret >= 0 {
 		ref.DoneS = secs(op.ret)
@@ -185,7 +185,7 @@ func (a *analysis) txnReads() {
 	}
 	for i := range c.txnPolls {
 		op, reader := &c.txnPolls[i], c.txnPollOf[i]
-		by := fmt.Sprintf("txn %q (index %d) poll", c.txnIDs.list[c.txns[reader].id], c.txns[reader].index)
+		by := fmt.Sprintf("txn %q (index %d) poll", c.txnIDs.List[c.txns[reader].id], c.txns[reader].index)
 		for j := op.Start; j < op.End; j++ {
 			check(by, op, reader, &c.Recs[j])
 		}
@@ -269,7 +269,7 @@ func (a *analysis) txnLost() {
 				}
 				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{Topic: tpi.Topic, Partition: tpi.Partition,
 					Value: c.Vals[ts.val].Str, Offset: off, Process: int(t.proc), AckedS: secs(at), AtAck: a.where(ts.tp, at),
-					TransactionalID: c.txnIDs.list[t.id]})
+					TransactionalID: c.txnIDs.List[t.id]})
 				continue
 			case judgedLost:
 			default:

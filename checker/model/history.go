@@ -26,6 +26,7 @@ type History struct {
 	Clients  int64             // client ops invoked
 	TxnTP    []bool            // tp -> holds txn writes or read_committed reads
 	Nem      []NemOp           // nemesis ops, in invoke order
+	Groups                     // consumer groups (groups.go)
 }
 
 // NemOp is one nemesis op: its invoke and completion.

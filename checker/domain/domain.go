@@ -1,0 +1,108 @@
+// Package domain is the seam between package checker and the analyzers
+// it is composed of, as Jepsen composes checkers: an analyzer in a
+// package of its own (groupcheck, the next ones share groups and
+// metadata) implements Analyzer, reads the decoded history (package model)
+// and what the domains share (package judge, Facts), writes its entries
+// into its own part of the Result's anomalies and returns the rest of what
+// it found (Findings). Package checker registers it with one line and
+// reads its declarations (anomaly.Domain) for the verdict, so no rule is
+// restated outside the domain that owns it.
+//
+// It imports only the model, the shared judgements and the anomaly
+// vocabulary, so that an analyzer never imports package checker.
+package domain
+
+import (
+	"fmt"
+
+	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
+)
+
+// Entries is a domain's part of the Result's anomalies: a struct of
+// entry lists with their results.json names (package checker embeds it in
+// its Anomalies, so the JSON shape is the contract's).
+type Entries interface {
+	// Count is the number of entries of the anomaly kind named name.
+	Count(name string) int
+}
+
+// Analyzer is one domain of the checker. E is its part of the anomalies
+// (a pointer to the struct package checker embeds), F what else it found.
+type Analyzer[E Entries, F Findings] interface {
+	anomaly.Domain
+	// Analyze finds the domain's anomalies in in and appends them to out.
+	// It reads in and writes only out and what it returns, so the domains'
+	// order changes none of their findings, except where Facts says it
+	// reads another domain's (Facts.Reused).
+	Analyze(in *Input, out E) F
+}
+
+// Input is what every analyzer reads.
+type Input struct {
+	History *model.History
+	// Places says where the cluster stood at a time, and the faults
+	// around it (every entry's Where and FaultRef).
+	Places  *judge.Places
+	Options anomaly.Options
+	// Facts are what the checker established across domains.
+	Facts Facts
+}
+
+// Facts are the judgements package checker makes across domains, for an
+// analyzer that needs one that another domain owns.
+type Facts interface {
+	// Writer returns the plain send, or else the txn send, that wrote
+	// value val at offset off of tp (-1 for none).
+	Writer(val, tp int32, off int64) (plain, txn int32)
+	// WriteInvoked is when the write of val at off of tp was invoked: its
+	// send's invoke, or its txn's, when that send went to tp;
+	// math.MaxInt64 when no send is known.
+	WriteInvoked(val, tp int32, off int64) int64
+	// CommittedVisible reports whether a read_committed reader may see
+	// val at off of tp (not an aborted or open txn's write).
+	CommittedVisible(val, tp int32, off int64) bool
+	// Reused returns the offsets of tp that held more than one value
+	// (offset-reuse, the log domain's; it runs first), in order.
+	Reused(tp int32) []int64
+}
+
+// Findings is what an analyzer found beyond its entries: explanations and
+// the domain's reasons.
+type Findings interface {
+	// Explanations group the domain's entries in words (results.json's
+	// explanations, in the registry's order).
+	Explanations() []judge.Explanation
+	// Invalid is the reason for n entries of a kind that counts ("": none
+	// of them does, as for a PerEntry kind whose entries all wait).
+	Invalid(k anomaly.Kind, n int) string
+	// Uncounted is the reason for those of n entries of kind k that do
+	// not count: a note (IfIdempotent, IfExactlyOnce, Never) or a cause of
+	// "unknown" (PerEntry, Unjudged); "" for none.
+	Uncounted(k anomaly.Kind, n int) string
+	// Notes and Unknowns are the domain's reasons beyond its kinds.
+	Notes() []string
+	Unknowns() []string
+}
+
+// Base gives Findings its defaults: no explanations, the generic reasons,
+// no reasons beyond the kinds. A domain's findings embed it.
+type Base struct{}
+
+func (Base) Explanations() []judge.Explanation { return nil }
+
+// Invalid says "name: n", with the producer's setting for IfIdempotent.
+func (Base) Invalid(k anomaly.Kind, n int) string { return Invalid(k, n) }
+
+func (Base) Uncounted(anomaly.Kind, int) string { return "" }
+func (Base) Notes() []string                    { return nil }
+func (Base) Unknowns() []string                 { return nil }
+
+// Invalid is the generic reason for n entries of kind k that count.
+func Invalid(k anomaly.Kind, n int) string {
+	if k.Rule == anomaly.IfIdempotent {
+		return fmt.Sprintf("%s: %d (the producer was idempotent)", k.Name, n)
+	}
+	return fmt.Sprintf("%s: %d", k.Name, n)
+}
