@@ -47,7 +47,7 @@ func (c *Checker) closeOpen() {
 		case histories.FFinalRead:
 			c.failed = append(c.failed, finalTry{proc: p, typ: "open", at: pd.call, tps: pd.tps})
 		case histories.FTxn:
-			c.txns[pd.txn].typ = model.OpInfo
+			c.Txns[pd.txn].Typ = model.OpInfo
 		case histories.FCommit:
 			c.Commits[pd.gp.commit].Typ = model.OpInfo
 		}
@@ -57,10 +57,9 @@ func (c *Checker) closeOpen() {
 
 // analysis holds what the checks share while the Result is built.
 type analysis struct {
-	c     *Checker
-	r     *Result
-	inFin []uint64   // values in some completed final read of their partition
-	held  [][]uint64 // per completed final read, the values it holds (finals.go)
+	c   *Checker
+	r   *Result
+	fin *judge.Finals // the final-read judgement (finals.go)
 	// First observations that prove a write the ack did not (finals.go):
 	// per plain send, and per txn send (read_committed reads only).
 	seenPlain, seenTxn map[int32]seenAt
@@ -119,11 +118,11 @@ func (a *analysis) lostAndUnseen() {
 		off, at := s.Off, s.Ret
 		switch {
 		case s.Typ == model.OpOK:
-			if wasSeen && seen.at < at {
-				at = seen.at
+			if wasSeen && seen.At < at {
+				at = seen.At
 			}
 		case wasSeen:
-			off, at = seen.off, seen.at
+			off, at = seen.Off, seen.At
 		default:
 			continue
 		}
@@ -206,10 +205,10 @@ func (a *analysis) reuse() {
 			see(s.TP, s.Off, s.Val, s.Ret, fmt.Sprintf("send p%d acked at %.1f s", s.Proc, secs(s.Ret)), nil)
 		}
 	}
-	for i := range c.txnSends {
-		if s := &c.txnSends[i]; s.off >= 0 {
-			t := &c.txns[s.txn]
-			see(s.tp, s.off, s.val, max(t.ret, t.call), fmt.Sprintf("txn %q p%d acked inside it", c.txnIDs.List[t.id], t.proc), nil)
+	for i := range c.TxnSends {
+		if s := &c.TxnSends[i]; s.Off >= 0 {
+			t := &c.Txns[s.Txn]
+			see(s.TP, s.Off, s.Val, max(t.Ret, t.Call), fmt.Sprintf("txn %q p%d acked inside it", c.TxnIDs.List[t.ID], t.Proc), nil)
 		}
 	}
 	a.eachRead(func(f string, op *model.Read, r *rec) {
@@ -229,29 +228,6 @@ func (a *analysis) reuse() {
 		a.r.Anomalies.OffsetReuse = append(a.r.Anomalies.OffsetReuse, *e)
 	}
 }
-
-// unfinishedFinal names a final read that ended info or fail in sources.
-const unfinishedFinal = "unfinished final-read"
-
-// eachRead calls fn on every record of every completed poll and final
-// read, of every unfinished final read that returned records, and of
-// every txn's polls.
-func (a *analysis) eachRead(fn func(f string, op *model.Read, r *rec)) {
-	for _, set := range []struct {
-		f   string
-		ops []model.Read
-	}{{histories.FPoll, a.c.Polls}, {histories.FFinalRead, a.c.Finals}, {unfinishedFinal, a.c.Partials}, {txnPoll, a.c.txnPolls}} {
-		for i := range set.ops {
-			op := &set.ops[i]
-			for j := op.Start; j < op.End; j++ {
-				fn(set.f, op, &a.c.Recs[j])
-			}
-		}
-	}
-}
-
-// txnPoll names a txn's poll micro-operation in sources.
-const txnPoll = "txn poll"
 
 func (a *analysis) sendWords(s int32) string {
 	op, err := &a.c.Sends[s], a.c.SendErr[s]

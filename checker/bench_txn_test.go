@@ -134,6 +134,6 @@ func BenchmarkTxnCycles(b *testing.B) {
 	b.ReportMetric(float64(a.wrN), "wr-edges")
 	b.ReportMetric(float64(len(a.r.Anomalies.G0)), "G0")
 	b.ReportMetric(float64(len(a.r.Anomalies.G1c)), "G1c")
-	b.ReportMetric(float64(len(c.txnSends)+len(c.txnPolls)), "micro-ops")
+	b.ReportMetric(float64(len(c.TxnSends)+len(c.TxnPolls)), "micro-ops")
 	b.ReportMetric(addS, "parse-add-s")
 }

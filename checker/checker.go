@@ -185,7 +185,6 @@ type Checker struct {
 	tornLine      int                       //
 	line          int                       // the line of the event being added (CheckReader), 0 unknown
 	scratch       histories.ReadFields      //
-	txnState                                // transactions (txn.go)
 	groupState                              // consumer groups (group.go)
 	model.History                           // the tables the analyzers read
 }

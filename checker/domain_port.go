@@ -73,7 +73,7 @@ func (p ported[E, F]) unknowns(a *analysis) []string {
 func (a *analysis) input() *domain.Input {
 	if a.in == nil {
 		o := a.c.opts
-		a.in = &domain.Input{History: &a.c.History, Places: a.places,
+		a.in = &domain.Input{History: &a.c.History, Places: a.places, Finals: a.fin,
 			Options: anomaly.Options{Idempotent: o.Idempotent, ExactlyOnce: o.ExactlyOnce}, Facts: a}
 	}
 	return a.in
@@ -94,8 +94,8 @@ func (a *analysis) WriteInvoked(val, tp int32, off int64) int64 {
 	c := a.c
 	if s, ts := c.writer(val, tp, off); s >= 0 && c.Sends[s].TP == tp {
 		return c.Sends[s].Call
-	} else if ts >= 0 && c.txnSends[ts].tp == tp {
-		return c.txns[c.txnSends[ts].txn].call
+	} else if ts >= 0 && c.TxnSends[ts].TP == tp {
+		return c.Txns[c.TxnSends[ts].Txn].Call
 	}
 	return math.MaxInt64
 }

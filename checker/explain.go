@@ -35,7 +35,7 @@ func (a *analysis) explain() {
 		it := lostItem{send: s, off: op.Off, ack: op.Ret, epoch: -1}
 		if seen, ok := a.lostSeen[s]; ok {
 			// Never acked with an offset: where and when a read saw it.
-			it.off, it.ack = seen.off, seen.at
+			it.off, it.ack = seen.Off, seen.At
 		}
 		if o := c.TPs[op.TP].At(it.ack); o != nil {
 			it.epoch = o.Epoch
@@ -194,8 +194,8 @@ func (a *analysis) explainLost(tp int32, items []lostItem) {
 			if le.Outcome == "ok" {
 				le.Outcome = "ok without offset"
 			}
-			at := secs(seen.at)
-			le.SeenS, le.SeenBy = &at, seen.by
+			at := secs(seen.At)
+			le.SeenS, le.SeenBy = &at, seen.By
 		}
 		if f := a.lostBy[it.send]; f != a.c.TPs[tp].Final {
 			le.JudgedBy = a.finalRef(f, tp)

@@ -183,17 +183,6 @@ type LostWriteEntry struct {
 	JudgedBy *FinalReadRef `json:"judged_by,omitempty"`
 }
 
-// FinalReadRef names one completed final read.
-type FinalReadRef struct {
-	Process   int     `json:"process"`
-	InvokedS  float64 `json:"invoked_s"`
-	DoneS     float64 `json:"done_s"`
-	Isolation string  `json:"isolation"`
-	// End is the offset it read up to on the partition (a read_committed
-	// read's is the last stable offset), if it said.
-	End *int64 `json:"end,omitempty"`
-}
-
 // OffsetReuseEntry is one offset that held different values.
 type OffsetReuseEntry struct {
 	Topic     string     `json:"topic"`

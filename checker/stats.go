@@ -285,12 +285,12 @@ func (a *analysis) recovery() []Recovery {
 // txnStats counts the txns by outcome, and their sends and polled records.
 func (a *analysis) txnStats() *TxnStats {
 	c := a.c
-	if len(c.txns) == 0 && len(c.TxnTP) == 0 {
+	if len(c.Txns) == 0 && len(c.TxnTP) == 0 {
 		return nil
 	}
-	ts := &TxnStats{Sends: len(c.txnSends), NotLinearized: linearize.LeftOut(&a.c.History), WWEdges: a.wwN, WREdges: a.wrN}
-	for i := range c.txns {
-		switch c.txns[i].typ {
+	ts := &TxnStats{Sends: len(c.TxnSends), NotLinearized: linearize.LeftOut(&a.c.History), WWEdges: a.wwN, WREdges: a.wrN}
+	for i := range c.Txns {
+		switch c.Txns[i].Typ {
 		case model.OpOK:
 			ts.OK++
 		case model.OpFail:
@@ -299,8 +299,8 @@ func (a *analysis) txnStats() *TxnStats {
 			ts.Info++
 		}
 	}
-	for i := range c.txnPolls {
-		ts.PollRecords += int(c.txnPolls[i].End - c.txnPolls[i].Start)
+	for i := range c.TxnPolls {
+		ts.PollRecords += int(c.TxnPolls[i].End - c.TxnPolls[i].Start)
 	}
 	return ts
 }

@@ -17,75 +17,28 @@ import (
 // reader may see its values (a read_uncommitted one may: aborted records
 // are in the log); an info txn did either, all or nothing.
 
-// txnRank is explainRank for the txn sends of a value: 4 acked at that
-// offset of tp (whatever the outcome: aborted records occupy offsets), 3
-// sent to tp by a txn that may have committed, 2 sent to tp by a failed
-// txn, 1 sent elsewhere, 0 none.
-func (c *Checker) txnRank(val, tp int32, off int64) (int32, int) {
-	first := c.Vals[val].Txn
-	if first < 0 {
-		return -1, 0
-	}
-	best, rank := int32(-1), -1
-	try := func(i int32) {
-		s := &c.txnSends[i]
-		r := 1
-		switch {
-		case s.tp == tp && s.off == off:
-			r = 4
-		case s.tp == tp && c.txns[s.txn].typ != model.OpFail:
-			r = 3
-		case s.tp == tp:
-			r = 2
-		}
-		if r > rank {
-			best, rank = i, r
-		}
-	}
-	try(first)
-	for _, i := range c.txnSendsOf[val] {
-		try(i)
-	}
-	return best, rank
-}
+// writer returns who best explains value val at offset off of tp
+// (model.History.Writer).
+func (c *Checker) writer(val, tp int32, off int64) (plain, txn int32) { return c.Writer(val, tp, off) }
 
-// writer returns who best explains value val at offset off of tp: a plain
-// send (plain >= 0) or a txn send (txn >= 0), neither if no send invoked
-// it. A txn send wins only when it explains the record strictly better,
-// so that histories without txns are judged exactly as before.
-func (c *Checker) writer(val, tp int32, off int64) (plain, txn int32) {
-	if c.Vals[val].Txn < 0 {
-		return c.Explainer(val, tp, off), -1
-	}
-	p, pr := c.ExplainRank(val, tp, off)
-	t, tr := c.txnRank(val, tp, off)
-	if tr > pr {
-		return -1, t
-	}
-	return p, -1
-}
-
-// committedVisible reports whether a read_committed reader should see the
-// record val at off of tp: a plain send's value, a committed txn's, or a
-// value no send explains (unexpected: it is reported as such).
+// committedVisible: model.History.CommittedVisible.
 func (c *Checker) committedVisible(val, tp int32, off int64) bool {
-	_, ts := c.writer(val, tp, off)
-	return ts < 0 || c.txns[c.txnSends[ts].txn].typ == model.OpOK
+	return c.CommittedVisible(val, tp, off)
 }
 
 func (a *analysis) txnRef(t int32) TxnRef {
 	c := a.c
-	op := &c.txns[t]
-	ref := TxnRef{TransactionalID: c.txnIDs.List[op.id], Index: op.index, Process: int(op.proc), Error: c.txnErr[t],
-		InvokedS: secs(op.call)}
-	if op.ret >= 0 {
-		ref.DoneS = secs(op.ret)
+	op := &c.Txns[t]
+	ref := TxnRef{TransactionalID: c.TxnIDs.List[op.ID], Index: op.Index, Process: int(op.Proc), Error: c.TxnErr[t],
+		InvokedS: secs(op.Call)}
+	if op.Ret >= 0 {
+		ref.DoneS = secs(op.Ret)
 	}
-	if op.endInv >= 0 {
-		s := secs(op.endInv)
+	if op.EndInv >= 0 {
+		s := secs(op.EndInv)
 		ref.EndInvokedS = &s
 	}
-	switch op.typ {
+	switch op.Typ {
 	case model.OpOK:
 		ref.Type = "ok"
 	case model.OpFail:
@@ -98,7 +51,7 @@ func (a *analysis) txnRef(t int32) TxnRef {
 
 // txnWords describes the txn of a txn send, for offset-reuse sources.
 func (a *analysis) txnWords(ts int32) string {
-	r := a.txnRef(a.c.txnSends[ts].txn)
+	r := a.txnRef(a.c.TxnSends[ts].Txn)
 	s := fmt.Sprintf("txn %q (index %d, p%d) %s", r.TransactionalID, r.Index, r.Process, r.Type)
 	if r.Error != "" {
 		s += " " + r.Error
@@ -109,7 +62,7 @@ func (a *analysis) txnWords(ts int32) string {
 // txnChecks runs the transaction checks. prepare has filled a.tsFin.
 func (a *analysis) txnChecks() {
 	a.txnHanging() // a partition may hold another client's txn open
-	if len(a.c.txns) == 0 {
+	if len(a.c.Txns) == 0 {
 		return
 	}
 	a.txnReads()
@@ -146,10 +99,10 @@ func (a *analysis) txnReads() {
 		if ts < 0 {
 			return
 		}
-		w := c.txnSends[ts].txn
-		wt := &c.txns[w]
+		w := c.TxnSends[ts].Txn
+		wt := &c.Txns[w]
 		switch {
-		case wt.typ == model.OpFail:
+		case wt.Typ == model.OpFail:
 			add(aborted, ts, by, op, r)
 		case reader == w:
 			// A txn's poll precedes its own EndTxn: its own writes were
@@ -158,13 +111,13 @@ func (a *analysis) txnReads() {
 		default:
 			done := op.Ret
 			if reader >= 0 {
-				if rt := &c.txns[reader]; rt.endInv >= 0 {
-					done = rt.endInv // its polls came before it asked to end
+				if rt := &c.Txns[reader]; rt.EndInv >= 0 {
+					done = rt.EndInv // its polls came before it asked to end
 				}
 			}
-			bound := wt.call // before the txn began: always sound
-			if wt.endInv >= 0 {
-				bound = wt.endInv
+			bound := wt.Call // before the txn began: always sound
+			if wt.EndInv >= 0 {
+				bound = wt.EndInv
 			}
 			if done < bound {
 				add(early, ts, by, op, r)
@@ -183,9 +136,9 @@ func (a *analysis) txnReads() {
 			}
 		}
 	}
-	for i := range c.txnPolls {
-		op, reader := &c.txnPolls[i], c.txnPollOf[i]
-		by := fmt.Sprintf("txn %q (index %d) poll", c.txnIDs.List[c.txns[reader].id], c.txns[reader].index)
+	for i := range c.TxnPolls {
+		op, reader := &c.TxnPolls[i], c.TxnPollOf[i]
+		by := fmt.Sprintf("txn %q (index %d) poll", c.TxnIDs.List[c.Txns[reader].ID], c.Txns[reader].Index)
 		for j := op.Start; j < op.End; j++ {
 			check(by, op, reader, &c.Recs[j])
 		}
@@ -215,16 +168,16 @@ func (a *analysis) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValue
 
 func (a *analysis) txnValueEntry(v, ts int32, s *valueSeen, kind string) TxnValueEntry {
 	c := a.c
-	snd := &c.txnSends[ts]
-	t := c.TPs[snd.tp]
+	snd := &c.TxnSends[ts]
+	t := c.TPs[snd.TP]
 	at := s.first
 	if at < 0 {
-		at = max(c.txns[snd.txn].ret, c.txns[snd.txn].call)
+		at = max(c.Txns[snd.Txn].Ret, c.Txns[snd.Txn].Call)
 	}
 	offs := append([]int64(nil), s.offsets...)
 	slices.Sort(offs)
 	e := TxnValueEntry{Topic: t.Topic, Partition: t.Partition, Value: c.Vals[v].Str, Offsets: offs,
-		LeaderEpochs: s.epochs, ReadBy: s.readBy, Txn: a.txnRef(snd.txn), Where: a.where(snd.tp, at)}
+		LeaderEpochs: s.epochs, ReadBy: s.readBy, Txn: a.txnRef(snd.Txn), Where: a.where(snd.TP, at)}
 	e.Text = txnValueText(kind, t.Name(), &e)
 	return e
 }
@@ -239,18 +192,18 @@ func (a *analysis) txnValueEntry(v, ts int32, s *valueSeen, kind string) TxnValu
 func (a *analysis) txnLost() {
 	c := a.c
 	a.txnMissing = map[int32]int32{}
-	for ti := range c.txns {
-		t := &c.txns[ti]
-		for s := t.start; s < t.end; s++ {
-			ts := &c.txnSends[s]
-			off, at := ts.off, t.ret
+	for ti := range c.Txns {
+		t := &c.Txns[ti]
+		for s := t.Start; s < t.End; s++ {
+			ts := &c.TxnSends[s]
+			off, at := ts.Off, t.Ret
 			seen, wasSeen := a.seenTxn[s]
 			switch {
-			case t.typ == model.OpOK && wasSeen && seen.at < at:
-				at = seen.at
-			case t.typ == model.OpOK:
+			case t.Typ == model.OpOK && wasSeen && seen.At < at:
+				at = seen.At
+			case t.Typ == model.OpOK:
 			case wasSeen:
-				off, at = seen.off, seen.at
+				off, at = seen.Off, seen.At
 			default:
 				continue
 			}
@@ -258,18 +211,18 @@ func (a *analysis) txnLost() {
 				if !wasSeen {
 					continue
 				}
-				off = seen.off
+				off = seen.Off
 			}
-			tpi := c.TPs[ts.tp]
-			j, miss := a.judge(ts.val, ts.tp, off, at)
+			tpi := c.TPs[ts.TP]
+			j, miss := a.judge(ts.Val, ts.TP, off, at)
 			switch j {
 			case judgedUnseen, judgedNoFinal:
-				if j == judgedNoFinal && c.Vals[ts.val].Polled {
+				if j == judgedNoFinal && c.Vals[ts.Val].Polled {
 					continue
 				}
 				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{Topic: tpi.Topic, Partition: tpi.Partition,
-					Value: c.Vals[ts.val].Str, Offset: off, Process: int(t.proc), AckedS: secs(at), AtAck: a.where(ts.tp, at),
-					TransactionalID: c.txnIDs.List[t.id]})
+					Value: c.Vals[ts.Val].Str, Offset: off, Process: int(t.Proc), AckedS: secs(at), AtAck: a.where(ts.TP, at),
+					TransactionalID: c.TxnIDs.List[t.ID]})
 				continue
 			case judgedLost:
 			default:
@@ -277,16 +230,16 @@ func (a *analysis) txnLost() {
 			}
 			a.txnMissing[s] = miss
 			f := &c.Finals[miss]
-			e := TxnLostWriteEntry{Topic: tpi.Topic, Partition: tpi.Partition, Offset: off, Value: c.Vals[ts.val].Str,
-				Txn: a.txnRef(int32(ti)), AtCommit: a.where(ts.tp, at)}
-			if wasSeen && t.typ != model.OpOK {
-				sa := secs(seen.at)
-				e.SeenS, e.SeenBy = &sa, seen.by
+			e := TxnLostWriteEntry{Topic: tpi.Topic, Partition: tpi.Partition, Offset: off, Value: c.Vals[ts.Val].Str,
+				Txn: a.txnRef(int32(ti)), AtCommit: a.where(ts.TP, at)}
+			if wasSeen && t.Typ != model.OpOK {
+				sa := secs(seen.At)
+				e.SeenS, e.SeenBy = &sa, seen.By
 			}
 			if miss != tpi.Final {
-				e.JudgedBy = a.finalRef(miss, ts.tp)
+				e.JudgedBy = a.finalRef(miss, ts.TP)
 			}
-			if r, ok := a.finalAtOf(miss, ts.tp, off); ok {
+			if r, ok := a.finalAtOf(miss, ts.TP, off); ok {
 				e.Now = &Held{Value: c.Vals[r.Val].Str, LeaderEpoch: r.Epoch}
 			}
 			e.Faults = a.faultsBetween(at, f.Call)
@@ -309,25 +262,25 @@ func (a *analysis) txnLost() {
 // read invoked after the txn completed (the lost-write window).
 func (a *analysis) txnTorn() {
 	c := a.c
-	for ti := range c.txns {
-		t := &c.txns[ti]
-		if (t.typ != model.OpOK && t.typ != model.OpInfo) || !t.told {
+	for ti := range c.Txns {
+		t := &c.Txns[ti]
+		if (t.Typ != model.OpOK && t.Typ != model.OpInfo) || !t.Told {
 			continue
 		}
 		var parts []TornPartition
 		var byTP []int32
-		committed, present, missing, disorder := t.typ == model.OpOK, false, false, false
+		committed, present, missing, disorder := t.Typ == model.OpOK, false, false, false
 		lastFinal := int64(-1)
-		for s := t.start; s < t.end; s++ {
-			ts := &c.txnSends[s]
-			if !ts.done || (t.typ == model.OpInfo && ts.off < 0) {
+		for s := t.Start; s < t.End; s++ {
+			ts := &c.TxnSends[s]
+			if !ts.Done || (t.Typ == model.OpInfo && ts.Off < 0) {
 				continue
 			}
-			k := slices.Index(byTP, ts.tp)
-			tpi := c.TPs[ts.tp]
+			k := slices.Index(byTP, ts.TP)
+			tpi := c.TPs[ts.TP]
 			if k < 0 {
 				k = len(byTP)
-				byTP = append(byTP, ts.tp)
+				byTP = append(byTP, ts.TP)
 				tp := TornPartition{Topic: tpi.Topic, Partition: tpi.Partition}
 				if tpi.Final >= 0 {
 					tp.FinalReadIsolation = histories.ReadUncommitted
@@ -338,11 +291,11 @@ func (a *analysis) txnTorn() {
 				parts = append(parts, tp)
 			}
 			p := &parts[k]
-			off := ts.off
+			off := ts.Off
 			if a.tsFin[s] >= 0 {
 				off = a.tsFin[s]
 			}
-			val := c.Vals[ts.val].Str
+			val := c.Vals[ts.Val].Str
 			p.Values, p.Offsets = append(p.Values, val), append(p.Offsets, off)
 			if tpi.Final < 0 {
 				continue
@@ -357,13 +310,13 @@ func (a *analysis) txnTorn() {
 			case a.tsFin[s] >= 0:
 				p.Present = append(p.Present, val)
 				present = true
-				committed = committed || a.heldAtRC(ts.tp, ts.val)
+				committed = committed || a.heldAtRC(ts.TP, ts.Val)
 			case a.txnSendMissing(s, t):
 				p.Missing = append(p.Missing, val)
 				missing = true
 			}
 		}
-		if t.typ == model.OpOK {
+		if t.Typ == model.OpOK {
 			for k := range parts {
 				p, last := &parts[k], int64(-1)
 				for _, off := range p.Offsets {
@@ -380,9 +333,9 @@ func (a *analysis) txnTorn() {
 		if !(committed && present && missing) && !disorder {
 			continue
 		}
-		at := t.ret
+		at := t.Ret
 		if at < 0 {
-			at = t.call
+			at = t.Call
 		}
 		e := TxnTornEntry{Txn: a.txnRef(int32(ti)), Partitions: parts, Where: a.where(byTP[0], at)}
 		if lastFinal > at {
@@ -412,11 +365,11 @@ func (a *analysis) txnSendMissing(s int32, t *txnOp) bool {
 	if _, ok := a.txnMissing[s]; ok {
 		return true
 	}
-	ts := &a.c.txnSends[s]
-	if t.ret < 0 {
+	ts := &a.c.TxnSends[s]
+	if t.Ret < 0 {
 		return false
 	}
-	j, _ := a.judge(ts.val, ts.tp, ts.off, t.ret)
+	j, _ := a.judge(ts.Val, ts.TP, ts.Off, t.Ret)
 	return j == judgedLost
 }
 

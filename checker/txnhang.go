@@ -159,10 +159,10 @@ func (a *analysis) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64
 	}
 	since := at - o.OpenMS*int64(time.Millisecond)
 	if ts := a.txnSendAt(tp, o.FirstOffset); ts >= 0 {
-		txn := c.txnSends[ts].txn
+		txn := c.TxnSends[ts].Txn
 		ref := a.txnRef(txn)
 		e.Txn = &ref
-		since = min(since, c.txns[txn].call)
+		since = min(since, c.Txns[txn].Call)
 	}
 	since = max(since, 0)
 	heal := a.finalHealBefore(at)
@@ -188,8 +188,8 @@ func (a *analysis) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64
 // txnSendAt is the txn send acked at off of tp, or one a completed final
 // read holds there, or -1.
 func (a *analysis) txnSendAt(tp int32, off int64) int32 {
-	for i := range a.c.txnSends {
-		if s := &a.c.txnSends[i]; s.tp == tp && s.off == off {
+	for i := range a.c.TxnSends {
+		if s := &a.c.TxnSends[i]; s.TP == tp && s.Off == off {
 			return int32(i)
 		}
 	}
@@ -228,10 +228,10 @@ func (a *analysis) heldBack(tp int32, lso, hw int64) HeldBack {
 			hs = append(hs, held{s.Off, s.Val})
 		}
 	}
-	for i := range c.txnSends {
-		s := &c.txnSends[i]
-		if s.tp == tp && s.off >= lso && s.off < hw && c.txns[s.txn].typ == model.OpOK {
-			hs = append(hs, held{s.off, s.val})
+	for i := range c.TxnSends {
+		s := &c.TxnSends[i]
+		if s.TP == tp && s.Off >= lso && s.Off < hw && c.Txns[s.Txn].Typ == model.OpOK {
+			hs = append(hs, held{s.Off, s.Val})
 		}
 	}
 	slices.SortFunc(hs, func(x, y held) int { return int(x.off - y.off) })
@@ -245,7 +245,7 @@ func (a *analysis) heldBack(tp int32, lso, hw int64) HeldBack {
 		if len(h.Values) < 10 {
 			h.Values = append(h.Values, c.Vals[x.val].Str)
 		}
-		if a.inFin[x.val/64]&(1<<(x.val%64)) != 0 {
+		if a.inSome(x.val) {
 			h.InLog++
 		}
 	}

@@ -44,7 +44,11 @@ type Input struct {
 	History *model.History
 	// Places says where the cluster stood at a time, and the faults
 	// around it (every entry's Where and FaultRef).
-	Places  *judge.Places
+	Places *judge.Places
+	// Finals is the judgement of the completed final reads (every one is
+	// evidence): whether one should hold a value, and the first reads
+	// that prove a write.
+	Finals  *judge.Finals
 	Options anomaly.Options
 	// Facts are what the checker established across domains.
 	Facts Facts
