@@ -2,10 +2,11 @@ package checker
 
 import (
 	"fmt"
-	"github.com/kchaos/kchaos/checker/model"
-	"github.com/kchaos/kchaos/histories"
 	"slices"
 	"strings"
+
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // explainReuse groups reused offsets into runs of consecutive offsets.
@@ -151,7 +152,7 @@ func takeoverText(e *Explanation) []string {
 			details = append(details, w)
 		}
 	}
-	for _, f := range decisive(e.FaultsAfter) {
+	for _, f := range judge.Decisive(e.FaultsAfter) {
 		details = append(details, f.String())
 	}
 	to := e.TookOver
@@ -185,24 +186,6 @@ func electionWords(kind string) string {
 		return "unclean election"
 	}
 	return ""
-}
-
-// decisive picks at most two of the faults that can lose acked data (the
-// latest ones), or the last fault if none of them can.
-func decisive(faults []FaultRef) []FaultRef {
-	var out []FaultRef
-	for _, f := range faults {
-		if histories.LosesAcked(f.F) {
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 && len(faults) > 0 {
-		out = faults[len(faults)-1:]
-	}
-	if len(out) > 2 {
-		out = out[len(out)-2:]
-	}
-	return out
 }
 
 func valueSpan(v []string) string {

@@ -2,46 +2,16 @@ package checker
 
 import (
 	"cmp"
-	"fmt"
-	"github.com/kchaos/kchaos/checker/judge"
-	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
+
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
 )
 
-// valueSeen gathers, for the values that an anomaly names, who read them.
-type valueSeen struct {
-	readBy  []string
-	epochs  []int32
-	offsets []int64
-	first   int64
-	// has holds the epochs and offsets already listed, so that a value
-	// read at many offsets costs linear time, not quadratic.
-	hasEpoch map[int32]bool
-	hasOff   map[int64]bool
-}
-
-// newValueSeen starts the record of a value first read by op.
-func newValueSeen(op *model.Read) valueSeen {
-	return valueSeen{first: op.Ret, hasEpoch: map[int32]bool{}, hasOff: map[int64]bool{}}
-}
-
-// note adds one read of the value: by whom (the first five), its epoch and
-// offset (each once), and the earliest read's completion.
-func (s *valueSeen) note(by string, op *model.Read, r *rec) {
-	if len(s.readBy) < 5 {
-		s.readBy = append(s.readBy, fmt.Sprintf("%s p%d at %.1f s (offset %d)", by, op.Proc, secs(op.Ret), r.Off))
-	}
-	if !s.hasEpoch[r.Epoch] {
-		s.hasEpoch[r.Epoch] = true
-		s.epochs = append(s.epochs, r.Epoch)
-	}
-	if !s.hasOff[r.Off] {
-		s.hasOff[r.Off] = true
-		s.offsets = append(s.offsets, r.Off)
-	}
-	s.first = min(s.first, op.Ret)
-}
+// valueSeen gathers, for the values that an anomaly names, who read them
+// (judge.ValueSeen: the transaction domain's entries use it too).
+type valueSeen = judge.ValueSeen
 
 // values finds duplicate, aborted-read and unexpected values.
 func (a *analysis) values() {
@@ -86,11 +56,11 @@ func (a *analysis) values() {
 		}
 		s := seen[r.Val]
 		if s == nil {
-			vs := newValueSeen(op)
+			vs := judge.NewValueSeen(op)
 			s = &vs
 			seen[r.Val] = s
 		}
-		s.note(f, op, r)
+		s.Note(f, op, r)
 	})
 	vals := make([]int32, 0, len(want))
 	for v := range want {
@@ -103,10 +73,10 @@ func (a *analysis) values() {
 		vi, k := &c.Vals[v], want[v]
 		s := seen[v]
 		if s == nil {
-			s = &valueSeen{first: -1}
+			s = &valueSeen{First: -1}
 		}
 		tp := vi.TP
-		at := s.first
+		at := s.First
 		var ref *SendRef
 		if s := c.Explainer(v, vi.TP, vi.Off); s >= 0 {
 			tp, ref = c.Sends[s].TP, a.sendRef(s)
@@ -115,8 +85,8 @@ func (a *analysis) values() {
 			}
 		}
 		t := c.TPs[tp]
-		e := ValueEntry{Topic: t.Topic, Partition: t.Partition, Value: vi.Str, Offsets: s.offsets,
-			LeaderEpochs: s.epochs, ReadBy: s.readBy, Send: ref, Where: a.where(tp, at)}
+		e := ValueEntry{Topic: t.Topic, Partition: t.Partition, Value: vi.Str, Offsets: s.Offsets,
+			LeaderEpochs: s.Epochs, ReadBy: s.ReadBy, Send: ref, Where: a.where(tp, at)}
 		if k.txnDup {
 			offs := []int64{vi.Off}
 			for _, o := range c.dupAt[v] {
@@ -127,7 +97,7 @@ func (a *analysis) values() {
 				ts = vi.Txn
 			}
 			seen := *s
-			seen.offsets = offs
+			seen.Offsets = offs
 			a.r.Anomalies.TxnDuplicate = append(a.r.Anomalies.TxnDuplicate, a.txnValueEntry(v, ts, &seen, TxnDuplicate))
 		}
 		if k.dup {

@@ -265,17 +265,8 @@ type PollEntry struct {
 	Where          Where    `json:"where"`
 }
 
-// SendEntry is one acked send (unseen): a plain send, or a send of a
-// committed txn (TransactionalID set; AckedS is when the txn committed).
-type SendEntry struct {
-	Topic           string  `json:"topic"`
-	Partition       int32   `json:"partition"`
-	Value           string  `json:"value"`
-	Offset          int64   `json:"offset"`
-	Process         int     `json:"process"`
-	AckedS          float64 `json:"acked_s"`
-	AtAck           Where   `json:"at_ack"`
-	TransactionalID string  `json:"transactional_id,omitempty"`
-}
+// SendEntry is one acked send (unseen), of a plain send or of a
+// committed txn (package judge owns it: both domains report unseen sends).
+type SendEntry = judge.SendEntry
 
 func ints(v []int32) string { return judge.Ints(v) }

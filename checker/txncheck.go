@@ -3,9 +3,10 @@ package checker
 import (
 	"cmp"
 	"fmt"
-	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -74,7 +75,7 @@ func (a *analysis) txnChecks() {
 // txnRead gathers the read_committed reads of one value that offend.
 type txnRead struct {
 	ts int32
-	valueSeen
+	judge.ValueSeen
 }
 
 // txnReads finds the read_committed reads of values of failed txns
@@ -87,10 +88,10 @@ func (a *analysis) txnReads() {
 	add := func(m map[int32]*txnRead, ts int32, by string, op *model.Read, r *rec) {
 		s := m[r.Val]
 		if s == nil {
-			s = &txnRead{ts: ts, valueSeen: newValueSeen(op)}
+			s = &txnRead{ts: ts, ValueSeen: judge.NewValueSeen(op)}
 			m[r.Val] = s
 		}
-		s.note(by, op, r)
+		s.Note(by, op, r)
 	}
 	// check judges one record of a read_committed read; reader is the txn
 	// whose poll it was, or -1.
@@ -161,23 +162,23 @@ func (a *analysis) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValue
 	var out []TxnValueEntry
 	for _, v := range vals {
 		s := m[v]
-		out = append(out, a.txnValueEntry(v, s.ts, &s.valueSeen, kind))
+		out = append(out, a.txnValueEntry(v, s.ts, &s.ValueSeen, kind))
 	}
 	return out
 }
 
-func (a *analysis) txnValueEntry(v, ts int32, s *valueSeen, kind string) TxnValueEntry {
+func (a *analysis) txnValueEntry(v, ts int32, s *judge.ValueSeen, kind string) TxnValueEntry {
 	c := a.c
 	snd := &c.TxnSends[ts]
 	t := c.TPs[snd.TP]
-	at := s.first
+	at := s.First
 	if at < 0 {
 		at = max(c.Txns[snd.Txn].Ret, c.Txns[snd.Txn].Call)
 	}
-	offs := append([]int64(nil), s.offsets...)
+	offs := append([]int64(nil), s.Offsets...)
 	slices.Sort(offs)
 	e := TxnValueEntry{Topic: t.Topic, Partition: t.Partition, Value: c.Vals[v].Str, Offsets: offs,
-		LeaderEpochs: s.epochs, ReadBy: s.readBy, Txn: a.txnRef(snd.Txn), Where: a.where(snd.TP, at)}
+		LeaderEpochs: s.Epochs, ReadBy: s.ReadBy, Txn: a.txnRef(snd.Txn), Where: a.where(snd.TP, at)}
 	e.Text = txnValueText(kind, t.Name(), &e)
 	return e
 }

@@ -3,6 +3,8 @@ package checker
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kchaos/kchaos/checker/judge"
 )
 
 // The sentences of the transaction anomalies: each names the txn (its
@@ -91,7 +93,7 @@ func txnLostText(name string, e *TxnLostWriteEntry) string {
 // faultsText names the decisive faults made after a txn completed.
 func faultsText(faults []FaultRef) []string {
 	var s []string
-	for _, f := range decisive(faults) {
+	for _, f := range judge.Decisive(faults) {
 		s = append(s, f.String())
 	}
 	if len(s) == 0 {
