@@ -3,12 +3,13 @@ package checker
 import (
 	"cmp"
 	"fmt"
-	"github.com/kchaos/kchaos/checker/domain"
-	"github.com/kchaos/kchaos/checker/model"
 	"math"
 	"slices"
 
+	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/checker/txncheck"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -60,18 +61,14 @@ type analysis struct {
 	c   *Checker
 	r   *Result
 	fin *judge.Finals // the final-read judgement (finals.go)
-	// First observations that prove a write the ack did not (finals.go):
-	// per plain send, and per txn send (read_committed reads only).
-	seenPlain, seenTxn map[int32]seenAt
-	lostBy             map[int32]int32  // lost send -> the final read that lacks it
-	lostSeen           map[int32]seenAt // lost send not acked with an offset -> its observation
-	txnMissing         map[int32]int32  // txn send missing from a final read that should hold it -> that read
-	places             *judge.Places    // where a partition stood, the faults around a time
-	lost               []int32          // lost sends, in send order
-	acked              [][]int32        // per partition, its sends acked with an offset, in send order
-	tsFin              []int64          // txn send -> its value's offset in the last final read holding it, or -1
-	wwN                int              // edges of the txn dependency graph
-	wrN                int              //
+	// First observations that prove a plain send's write the ack did not
+	// (finals.go).
+	seenPlain map[int32]seenAt
+	lostBy    map[int32]int32  // lost send -> the final read that lacks it
+	lostSeen  map[int32]seenAt // lost send not acked with an offset -> its observation
+	places    *judge.Places    // where a partition stood, the faults around a time
+	lost      []int32          // lost sends, in send order
+	acked     [][]int32        // per partition, its sends acked with an offset, in send order
 	// Domains of their own package (domain_port.go): their input and
 	// findings, and what they add to the stats.
 	in      *domain.Input
@@ -193,10 +190,10 @@ func (a *analysis) reuse() {
 					o.Leaders = append(o.Leaders, st.Leader)
 				}
 			}
-			if s, ts := c.writer(val, tp, off); o.Send == "" && s >= 0 {
+			if s, ts := c.Writer(val, tp, off); o.Send == "" && s >= 0 {
 				o.Send = a.sendWords(s)
 			} else if o.Send == "" && ts >= 0 {
-				o.Send = a.txnWords(ts)
+				o.Send = txncheck.Words(&c.History, ts)
 			}
 		}
 	}

@@ -74,7 +74,7 @@
 //	unseen            per send    acked, never polled, on a partition without
 //	                              a completed final read
 //
-// Transactions (txn ops; txn.go, txncheck.go, txncycle.go):
+// Transactions (txn ops; decoded in txn.go, judged in package txncheck):
 //
 //	txn-lost-write       per send  a committed txn's acked send missing from
 //	                               the final read (lost-write's window)
@@ -109,7 +109,7 @@
 //
 // false: lost-write, offset-reuse, aborted-read, unexpected, poll-skip,
 // nonmonotonic-poll, nonlinearizable, or a txn anomaly other than G0
-// (Kafka does not isolate concurrent txns' writes, see txncycle.go),
+// (Kafka does not isolate concurrent txns' writes, see package txncheck),
 // lost-by-commit, commit-backwards, and redelivery and
 // delivery-outside-assignment under a declared exactly-once;
 // duplicate and nonmonotonic-send too

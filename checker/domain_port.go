@@ -9,17 +9,21 @@ import (
 
 // ported is a domain in a package of its own (domain.Analyzer) in the
 // registry: slot is its part of the Result's anomalies (the struct
-// Anomalies embeds), stats puts what it adds to the stats in place (nil:
-// nothing). Registering such a domain is one port call (domain_groups.go).
+// Anomalies embeds), place puts what it found for another domain's lists
+// in place (the transactions' unseen sends; nil: nothing), stats what it
+// adds to the stats (nil: nothing). Registering such a domain is one port
+// call (domain_groups.go).
 type ported[E domain.Entries, F domain.Findings] struct {
 	an    domain.Analyzer[E, F]
 	slot  func(x *Anomalies) E
+	place func(x *Anomalies, f F)
 	stats func(st *Stats, f F)
 }
 
 // port makes an analyzer of its own package a domain of the registry.
-func port[E domain.Entries, F domain.Findings](an domain.Analyzer[E, F], slot func(x *Anomalies) E, stats func(st *Stats, f F)) analyzer {
-	return ported[E, F]{an, slot, stats}
+func port[E domain.Entries, F domain.Findings](an domain.Analyzer[E, F], slot func(x *Anomalies) E,
+	place func(x *Anomalies, f F), stats func(st *Stats, f F)) analyzer {
+	return ported[E, F]{an, slot, place, stats}
 }
 
 func (p ported[E, F]) Name() string              { return p.an.Name() }
@@ -30,6 +34,9 @@ func (p ported[E, F]) count(x *Anomalies, name string) int { return p.slot(x).Co
 func (p ported[E, F]) analyze(a *analysis) {
 	f := p.an.Analyze(a.input(), p.slot(&a.r.Anomalies))
 	a.found[p.Name()] = f
+	if p.place != nil {
+		p.place(&a.r.Anomalies, f)
+	}
 	if p.stats != nil {
 		a.statsOf = append(a.statsOf, func(st *Stats) { p.stats(st, f) })
 	}
@@ -74,7 +81,7 @@ func (a *analysis) input() *domain.Input {
 	if a.in == nil {
 		o := a.c.opts
 		a.in = &domain.Input{History: &a.c.History, Places: a.places, Finals: a.fin,
-			Options: anomaly.Options{Idempotent: o.Idempotent, ExactlyOnce: o.ExactlyOnce}, Facts: a}
+			Options: anomaly.Options{Idempotent: o.Idempotent, ExactlyOnce: o.ExactlyOnce}, TxnTimeout: o.TxnTimeout, Facts: a}
 	}
 	return a.in
 }
@@ -83,16 +90,16 @@ func (a *analysis) input() *domain.Input {
 // (domain.Facts).
 
 func (a *analysis) Writer(val, tp int32, off int64) (plain, txn int32) {
-	return a.c.writer(val, tp, off)
+	return a.c.Writer(val, tp, off)
 }
 
 func (a *analysis) CommittedVisible(val, tp int32, off int64) bool {
-	return a.c.committedVisible(val, tp, off)
+	return a.c.CommittedVisible(val, tp, off)
 }
 
 func (a *analysis) WriteInvoked(val, tp int32, off int64) int64 {
 	c := a.c
-	if s, ts := c.writer(val, tp, off); s >= 0 && c.Sends[s].TP == tp {
+	if s, ts := c.Writer(val, tp, off); s >= 0 && c.Sends[s].TP == tp {
 		return c.Sends[s].Call
 	} else if ts >= 0 && c.TxnSends[ts].TP == tp {
 		return c.Txns[c.TxnSends[ts].Txn].Call

@@ -23,7 +23,7 @@ import (
 var analyzers = []analyzer{
 	logOrder{domainBase{"log and order", logKinds}},
 	linearity{domainBase{"linearizability", linKinds}},
-	transactions{domainBase{"transactions", txnKinds}},
+	transactions,
 	consumerGroups,
 	// share groups, metadata: next.
 }

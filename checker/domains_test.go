@@ -2,14 +2,15 @@ package checker
 
 import (
 	"fmt"
-	"github.com/kchaos/kchaos/checker/domain"
-	"github.com/kchaos/kchaos/checker/groupcheck"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/domain"
+	"github.com/kchaos/kchaos/checker/groupcheck"
+	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
 // TestDeclarations: the domains' declarations are well formed, name every
@@ -115,7 +116,8 @@ func TestVerdictSpecialCases(t *testing.T) {
 				r.Anomalies.TxnHanging = append(r.Anomalies.TxnHanging, TxnHangingEntry{Counted: c})
 			}
 			// The group domain found 5 records delivered again.
-			found := map[string]domain.Findings{consumerGroups.Name(): &groupcheck.Found{Stats: &GroupStats{Redelivered: 5}}}
+			found := map[string]domain.Findings{consumerGroups.Name(): &groupcheck.Found{Stats: &GroupStats{Redelivered: 5}},
+				transactions.Name(): txncheck.NewFound(&r.Anomalies.TxnAnomalies)}
 			a := &analysis{c: New(tc.opts), r: r, found: found}
 			a.verdict()
 			if r.Valid != tc.want || !slices.Equal(r.Reasons, tc.reasons) {

@@ -16,17 +16,17 @@ type (
 )
 
 const (
-	judgedHeld      = judge.Held
-	judgedLost      = judge.Lost
-	judgedUnseen    = judge.Unseen
-	judgedRetention = judge.Retention
-	judgedNoFinal   = judge.NoFinal
+	judgedHeld      = judge.JudgedHeld
+	judgedLost      = judge.JudgedLost
+	judgedUnseen    = judge.JudgedUnseen
+	judgedRetention = judge.JudgedRetention
+	judgedNoFinal   = judge.JudgedNoFinal
 )
 
 // prepareFinals judges the completed final reads (judge.NewFinals).
 func (a *analysis) prepareFinals() {
 	a.fin = judge.NewFinals(&a.c.History)
-	a.tsFin, a.seenPlain, a.seenTxn = a.fin.TsFin, a.fin.SeenPlain, a.fin.SeenTxn
+	a.seenPlain = a.fin.SeenPlain
 }
 
 // holds reports whether completed final read f holds value val.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
 // valueSeen gathers, for the values that an anomaly names, who read them
@@ -33,7 +34,7 @@ func (a *analysis) values() {
 				// send there: aborted if that send failed definitely (a
 				// txn's value is judged by the txn checks).
 				failed := func(tp int32, off int64) bool {
-					s, _ := c.writer(int32(v), tp, off)
+					s, _ := c.Writer(int32(v), tp, off)
 					return s >= 0 && c.Sends[s].Typ == model.OpFail
 				}
 				k.aborted = failed(vi.TP, vi.Off)
@@ -92,13 +93,13 @@ func (a *analysis) values() {
 			for _, o := range c.dupAt[v] {
 				offs = append(offs, o.off)
 			}
-			_, ts := c.writer(v, vi.TP, vi.Off)
+			_, ts := c.Writer(v, vi.TP, vi.Off)
 			if ts < 0 {
 				ts = vi.Txn
 			}
 			seen := *s
 			seen.Offsets = offs
-			a.r.Anomalies.TxnDuplicate = append(a.r.Anomalies.TxnDuplicate, a.txnValueEntry(v, ts, &seen, TxnDuplicate))
+			a.r.Anomalies.TxnDuplicate = append(a.r.Anomalies.TxnDuplicate, txncheck.ValueEntry(a.input(), v, ts, &seen, TxnDuplicate))
 		}
 		if k.dup {
 			d := e
@@ -158,7 +159,7 @@ func (a *analysis) pollOrder() {
 			// A read_committed reader skips aborted and open txns' records
 			// (and markers, which take offsets and are never read): only a
 			// record it should have seen makes a skip.
-			recs = slices.DeleteFunc(slices.Clone(recs[lo:hi]), func(r rec) bool { return !c.committedVisible(r.Val, r.TP, r.Off) })
+			recs = slices.DeleteFunc(slices.Clone(recs[lo:hi]), func(r rec) bool { return !c.CommittedVisible(r.Val, r.TP, r.Off) })
 			lo, hi = 0, len(recs)
 		}
 		if lo >= hi {

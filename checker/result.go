@@ -3,8 +3,10 @@ package checker
 import (
 	"encoding/json"
 	"fmt"
+
 	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
 // Verdict is results.json's "valid": true, false or "unknown".
@@ -120,15 +122,8 @@ type Anomalies struct {
 	NonmonotonicPoll []PollEntry             `json:"nonmonotonic-poll,omitempty"`
 	Unseen           []SendEntry             `json:"unseen,omitempty"`
 	Nonlinearizable  []NonlinearizableEntry  `json:"nonlinearizable,omitempty"`
-	// Transactions (txnresult.go).
-	TxnLostWrite       []TxnLostWriteEntry `json:"txn-lost-write,omitempty"`
-	TxnAbortedRead     []TxnValueEntry     `json:"txn-aborted-read,omitempty"`
-	TxnUncommittedRead []TxnValueEntry     `json:"txn-uncommitted-read,omitempty"`
-	TxnDuplicate       []TxnValueEntry     `json:"txn-duplicate,omitempty"`
-	TxnTorn            []TxnTornEntry      `json:"txn-torn,omitempty"`
-	G0                 []CycleEntry        `json:"G0,omitempty"`
-	G1c                []CycleEntry        `json:"G1c,omitempty"`
-	TxnHanging         []TxnHangingEntry   `json:"txn-hanging,omitempty"`
+	// Transactions (package txncheck): txn-lost-write ... txn-hanging.
+	txncheck.TxnAnomalies
 	// Consumer groups (package groupcheck): lost-by-commit,
 	// commit-backwards, redelivery, delivery-outside-assignment. A domain
 	// of its own package brings its entries as a struct embedded here:
@@ -146,11 +141,9 @@ type (
 	FaultRef = judge.FaultRef
 )
 
-// Held is what a read found at an offset.
-type Held struct {
-	Value       string `json:"value"`
-	LeaderEpoch int32  `json:"leader_epoch"`
-}
+// Held is what a read found at an offset (package judge owns it: the
+// log and transaction domains' lost writes name it).
+type Held = judge.Held
 
 // LostWriteEntry is one acked send whose value the final read lacks.
 type LostWriteEntry struct {

@@ -1,10 +1,10 @@
 package checker
 
 import (
-	"github.com/kchaos/kchaos/checker/linearize"
-	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
+
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // Stats describes the run rather than judging it.
@@ -174,7 +174,6 @@ func (a *analysis) stats() Stats {
 		st.FinalReadsNotCompleted = append(st.FinalReadsNotCompleted, ft)
 	}
 	st.Recovery = a.recovery()
-	st.Txns = a.txnStats()
 	for _, f := range a.statsOf {
 		f(&st)
 	}
@@ -280,27 +279,4 @@ func (a *analysis) recovery() []Recovery {
 		out = append(out, r)
 	}
 	return out
-}
-
-// txnStats counts the txns by outcome, and their sends and polled records.
-func (a *analysis) txnStats() *TxnStats {
-	c := a.c
-	if len(c.Txns) == 0 && len(c.TxnTP) == 0 {
-		return nil
-	}
-	ts := &TxnStats{Sends: len(c.TxnSends), NotLinearized: linearize.LeftOut(&a.c.History), WWEdges: a.wwN, WREdges: a.wrN}
-	for i := range c.Txns {
-		switch c.Txns[i].Typ {
-		case model.OpOK:
-			ts.OK++
-		case model.OpFail:
-			ts.Fail++
-		default:
-			ts.Info++
-		}
-	}
-	for i := range c.TxnPolls {
-		ts.PollRecords += int(c.TxnPolls[i].End - c.TxnPolls[i].Start)
-	}
-	return ts
 }

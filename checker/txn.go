@@ -10,8 +10,8 @@ import (
 )
 
 // Transactions (docs/HISTORY.md "Transactions"): how txn ops are decoded,
-// validated and kept. What the checks make of them is in txncheck.go, the
-// dependency cycles in txncycle.go.
+// validated and kept (model.Transactions). What the checks make of them is
+// package txncheck.
 //
 // A txn's sends are kept like plain sends (one fixed-size record each,
 // values numbered once), and each poll micro-op of a completion becomes a

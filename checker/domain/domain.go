@@ -14,6 +14,7 @@ package domain
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
 	"github.com/kchaos/kchaos/checker/judge"
@@ -50,6 +51,9 @@ type Input struct {
 	// that prove a write.
 	Finals  *judge.Finals
 	Options anomaly.Options
+	// TxnTimeout is the transactional producers' transaction.timeout.ms
+	// (0: unknown), for the transactions domain's txn-hanging.
+	TxnTimeout time.Duration
 	// Facts are what the checker established across domains.
 	Facts Facts
 }

@@ -46,11 +46,11 @@ const (
 type Judgement uint8
 
 const (
-	Held      Judgement = iota // every read that should hold it does, or one holds it
-	Lost                       // a read that should hold it lacks it
-	Unseen                     // no read could judge it and none holds it
-	Retention                  // every read began past it
-	NoFinal                    // its partition has no completed final read
+	JudgedHeld      Judgement = iota // every read that should hold it does, or one holds it
+	JudgedLost                       // a read that should hold it lacks it
+	JudgedUnseen                     // no read could judge it and none holds it
+	JudgedRetention                  // every read began past it
+	JudgedNoFinal                    // its partition has no completed final read
 )
 
 // SeenAt is the first observation of a value that proves it was in the
@@ -188,12 +188,12 @@ func (a *Finals) coverOf(f, tp int32, off, at int64) cover {
 }
 
 // Judge is what the completed final reads of tp say of value val at off,
-// known since at; on Lost, miss is the read invoked last among those
+// known since at; on JudgedLost, miss is the read invoked last among those
 // that should hold it and lack it.
 func (a *Finals) Judge(val, tp int32, off, at int64) (j Judgement, miss int32) {
 	fs := a.h.TPs[tp].Finals
 	if len(fs) == 0 {
-		return NoFinal, -1
+		return JudgedNoFinal, -1
 	}
 	miss = -1
 	judged, couldNot := false, false
@@ -210,13 +210,13 @@ func (a *Finals) Judge(val, tp int32, off, at int64) (j Judgement, miss int32) {
 	}
 	switch {
 	case miss >= 0:
-		return Lost, miss
+		return JudgedLost, miss
 	case judged || a.InSome(val):
-		return Held, -1
+		return JudgedHeld, -1
 	case couldNot:
-		return Unseen, -1
+		return JudgedUnseen, -1
 	}
-	return Retention, -1
+	return JudgedRetention, -1
 }
 
 // FinalAtOf returns completed final read f's record of tp at off.

@@ -71,3 +71,9 @@ func Decisive(faults []FaultRef) []FaultRef {
 	}
 	return out
 }
+
+// Held is what a read found at an offset.
+type Held struct {
+	Value       string `json:"value"`
+	LeaderEpoch int32  `json:"leader_epoch"`
+}

@@ -71,7 +71,7 @@ type CommitPart struct {
 	// Reset: its member had not delivered the partition since an
 	// assignment recorded while the group had no ok commit of it (or
 	// held no assignment of it): it may commit a latest reset's position
-	// (grouplatest.go).
+	// (package groupcheck, latest.go).
 	Reset bool
 	Prev  CommittedAt // the group's commit of tp when this one was invoked
 }

@@ -252,7 +252,7 @@ type Read struct {
 
 // FinalTxnEnds is what a final read learned of a partition's transactions:
 // its high watermark and last stable offset, and the transactions its
-// leader held open (the txn-hanging check, txnhang.go).
+// leader held open (the txn-hanging check, package txncheck).
 type FinalTxnEnds struct {
 	HWs, LSOs map[int32]int64
 	Open      map[int32][]histories.OpenTxn

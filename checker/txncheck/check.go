@@ -1,4 +1,4 @@
-package checker
+package txncheck
 
 import (
 	"cmp"
@@ -18,25 +18,16 @@ import (
 // reader may see its values (a read_uncommitted one may: aborted records
 // are in the log); an info txn did either, all or nothing.
 
-// writer returns who best explains value val at offset off of tp
-// (model.History.Writer).
-func (c *Checker) writer(val, tp int32, off int64) (plain, txn int32) { return c.Writer(val, tp, off) }
-
-// committedVisible: model.History.CommittedVisible.
-func (c *Checker) committedVisible(val, tp int32, off int64) bool {
-	return c.CommittedVisible(val, tp, off)
-}
-
-func (a *analysis) txnRef(t int32) TxnRef {
+func (a *run) txnRef(t int32) TxnRef {
 	c := a.c
 	op := &c.Txns[t]
 	ref := TxnRef{TransactionalID: c.TxnIDs.List[op.ID], Index: op.Index, Process: int(op.Proc), Error: c.TxnErr[t],
-		InvokedS: secs(op.Call)}
+		InvokedS: judge.Secs(op.Call)}
 	if op.Ret >= 0 {
-		ref.DoneS = secs(op.Ret)
+		ref.DoneS = judge.Secs(op.Ret)
 	}
 	if op.EndInv >= 0 {
-		s := secs(op.EndInv)
+		s := judge.Secs(op.EndInv)
 		ref.EndInvokedS = &s
 	}
 	switch op.Typ {
@@ -51,7 +42,7 @@ func (a *analysis) txnRef(t int32) TxnRef {
 }
 
 // txnWords describes the txn of a txn send, for offset-reuse sources.
-func (a *analysis) txnWords(ts int32) string {
+func (a *run) txnWords(ts int32) string {
 	r := a.txnRef(a.c.TxnSends[ts].Txn)
 	s := fmt.Sprintf("txn %q (index %d, p%d) %s", r.TransactionalID, r.Index, r.Process, r.Type)
 	if r.Error != "" {
@@ -60,8 +51,9 @@ func (a *analysis) txnWords(ts int32) string {
 	return s
 }
 
-// txnChecks runs the transaction checks. prepare has filled a.tsFin.
-func (a *analysis) txnChecks() {
+// txnChecks runs the transaction checks (the final reads are judged:
+// in.Finals).
+func (a *run) txnChecks() {
 	a.txnHanging() // a partition may hold another client's txn open
 	if len(a.c.Txns) == 0 {
 		return
@@ -82,10 +74,10 @@ type txnRead struct {
 // (txn-aborted-read) and of values read before their txn could have
 // committed (txn-uncommitted-read). A failed txn's value is the first
 // only: it never committed at all.
-func (a *analysis) txnReads() {
+func (a *run) txnReads() {
 	c := a.c
 	aborted, early := map[int32]*txnRead{}, map[int32]*txnRead{}
-	add := func(m map[int32]*txnRead, ts int32, by string, op *model.Read, r *rec) {
+	add := func(m map[int32]*txnRead, ts int32, by string, op *model.Read, r *model.Rec) {
 		s := m[r.Val]
 		if s == nil {
 			s = &txnRead{ts: ts, ValueSeen: judge.NewValueSeen(op)}
@@ -95,8 +87,8 @@ func (a *analysis) txnReads() {
 	}
 	// check judges one record of a read_committed read; reader is the txn
 	// whose poll it was, or -1.
-	check := func(by string, op *model.Read, reader int32, r *rec) {
-		_, ts := c.writer(r.Val, r.TP, r.Off)
+	check := func(by string, op *model.Read, reader int32, r *model.Rec) {
+		_, ts := c.Writer(r.Val, r.TP, r.Off)
 		if ts < 0 {
 			return
 		}
@@ -128,7 +120,7 @@ func (a *analysis) txnReads() {
 	for _, set := range []struct {
 		f   string
 		ops []model.Read
-	}{{histories.FPoll, c.Polls}, {histories.FFinalRead, c.Finals}, {unfinishedFinal, c.Partials}} {
+	}{{histories.FPoll, c.Polls}, {histories.FFinalRead, c.Finals}, {judge.UnfinishedFinal, c.Partials}} {
 		for i := range set.ops {
 			if op := &set.ops[i]; op.RC {
 				for j := op.Start; j < op.End; j++ {
@@ -144,13 +136,13 @@ func (a *analysis) txnReads() {
 			check(by, op, reader, &c.Recs[j])
 		}
 	}
-	a.r.Anomalies.TxnAbortedRead = a.txnValueEntries(aborted, TxnAbortedRead)
-	a.r.Anomalies.TxnUncommittedRead = a.txnValueEntries(early, TxnUncommittedRead)
+	a.out.TxnAbortedRead = a.txnValueEntries(aborted, TxnAbortedRead)
+	a.out.TxnUncommittedRead = a.txnValueEntries(early, TxnUncommittedRead)
 }
 
 // txnValueEntries makes the entries of one kind, in the order of their
 // values' first sighting (partition, offset), then value number.
-func (a *analysis) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValueEntry {
+func (a *run) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValueEntry {
 	c := a.c
 	vals := make([]int32, 0, len(m))
 	for v := range m {
@@ -167,7 +159,7 @@ func (a *analysis) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValue
 	return out
 }
 
-func (a *analysis) txnValueEntry(v, ts int32, s *judge.ValueSeen, kind string) TxnValueEntry {
+func (a *run) txnValueEntry(v, ts int32, s *judge.ValueSeen, kind string) TxnValueEntry {
 	c := a.c
 	snd := &c.TxnSends[ts]
 	t := c.TPs[snd.TP]
@@ -178,19 +170,19 @@ func (a *analysis) txnValueEntry(v, ts int32, s *judge.ValueSeen, kind string) T
 	offs := append([]int64(nil), s.Offsets...)
 	slices.Sort(offs)
 	e := TxnValueEntry{Topic: t.Topic, Partition: t.Partition, Value: c.Vals[v].Str, Offsets: offs,
-		LeaderEpochs: s.Epochs, ReadBy: s.ReadBy, Txn: a.txnRef(snd.Txn), Where: a.where(snd.TP, at)}
+		LeaderEpochs: s.Epochs, ReadBy: s.ReadBy, Txn: a.txnRef(snd.Txn), Where: a.in.Places.Where(snd.TP, at)}
 	e.Text = txnValueText(kind, t.Name(), &e)
 	return e
 }
 
 // txnLost finds the values of committed txns missing from a completed
-// final read that should hold them (finals.go): a committed txn's send is
+// final read that should hold them (judge.Finals): a committed txn's send is
 // known from its commit; the value of a txn whose outcome is not ok, from
 // the first read_committed read that saw it (it committed, or the reader
 // could not have seen it). A value no read could judge is unseen, and on
 // a partition without a completed final read, unseen unless some poll saw
 // it.
-func (a *analysis) txnLost() {
+func (a *run) txnLost() {
 	c := a.c
 	a.txnMissing = map[int32]int32{}
 	for ti := range c.Txns {
@@ -198,7 +190,7 @@ func (a *analysis) txnLost() {
 		for s := t.Start; s < t.End; s++ {
 			ts := &c.TxnSends[s]
 			off, at := ts.Off, t.Ret
-			seen, wasSeen := a.seenTxn[s]
+			seen, wasSeen := a.in.Finals.SeenTxn[s]
 			switch {
 			case t.Typ == model.OpOK && wasSeen && seen.At < at:
 				at = seen.At
@@ -215,41 +207,41 @@ func (a *analysis) txnLost() {
 				off = seen.Off
 			}
 			tpi := c.TPs[ts.TP]
-			j, miss := a.judge(ts.Val, ts.TP, off, at)
+			j, miss := a.in.Finals.Judge(ts.Val, ts.TP, off, at)
 			switch j {
-			case judgedUnseen, judgedNoFinal:
-				if j == judgedNoFinal && c.Vals[ts.Val].Polled {
+			case judge.JudgedUnseen, judge.JudgedNoFinal:
+				if j == judge.JudgedNoFinal && c.Vals[ts.Val].Polled {
 					continue
 				}
-				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{Topic: tpi.Topic, Partition: tpi.Partition,
-					Value: c.Vals[ts.Val].Str, Offset: off, Process: int(t.Proc), AckedS: secs(at), AtAck: a.where(ts.TP, at),
+				a.unseen = append(a.unseen, judge.SendEntry{Topic: tpi.Topic, Partition: tpi.Partition,
+					Value: c.Vals[ts.Val].Str, Offset: off, Process: int(t.Proc), AckedS: judge.Secs(at), AtAck: a.in.Places.Where(ts.TP, at),
 					TransactionalID: c.TxnIDs.List[t.ID]})
 				continue
-			case judgedLost:
+			case judge.JudgedLost:
 			default:
 				continue
 			}
 			a.txnMissing[s] = miss
 			f := &c.Finals[miss]
 			e := TxnLostWriteEntry{Topic: tpi.Topic, Partition: tpi.Partition, Offset: off, Value: c.Vals[ts.Val].Str,
-				Txn: a.txnRef(int32(ti)), AtCommit: a.where(ts.TP, at)}
+				Txn: a.txnRef(int32(ti)), AtCommit: a.in.Places.Where(ts.TP, at)}
 			if wasSeen && t.Typ != model.OpOK {
-				sa := secs(seen.At)
+				sa := judge.Secs(seen.At)
 				e.SeenS, e.SeenBy = &sa, seen.By
 			}
 			if miss != tpi.Final {
-				e.JudgedBy = a.finalRef(miss, ts.TP)
+				e.JudgedBy = judge.FinalRef(a.c, miss, ts.TP)
 			}
-			if r, ok := a.finalAtOf(miss, ts.TP, off); ok {
-				e.Now = &Held{Value: c.Vals[r.Val].Str, LeaderEpoch: r.Epoch}
+			if r, ok := judge.FinalAtOf(a.c, miss, ts.TP, off); ok {
+				e.Now = &judge.Held{Value: c.Vals[r.Val].Str, LeaderEpoch: r.Epoch}
 			}
-			e.Faults = a.faultsBetween(at, f.Call)
+			e.Faults = a.in.Places.FaultsBetween(at, f.Call)
 			if o := tpi.At(f.Call); o != nil {
 				epoch := o.Epoch
 				e.FinalEpoch = &epoch
 			}
 			e.Text = txnLostText(tpi.Name(), &e)
-			a.r.Anomalies.TxnLostWrite = append(a.r.Anomalies.TxnLostWrite, e)
+			a.out.TxnLostWrite = append(a.out.TxnLostWrite, e)
 		}
 	}
 }
@@ -261,7 +253,7 @@ func (a *analysis) txnLost() {
 // final read shows one of them (a read_uncommitted one also shows an
 // aborted txn's records). A value is missing only from a completed final
 // read invoked after the txn completed (the lost-write window).
-func (a *analysis) txnTorn() {
+func (a *run) txnTorn() {
 	c := a.c
 	for ti := range c.Txns {
 		t := &c.Txns[ti]
@@ -293,8 +285,8 @@ func (a *analysis) txnTorn() {
 			}
 			p := &parts[k]
 			off := ts.Off
-			if a.tsFin[s] >= 0 {
-				off = a.tsFin[s]
+			if a.in.Finals.TsFin[s] >= 0 {
+				off = a.in.Finals.TsFin[s]
 			}
 			val := c.Vals[ts.Val].Str
 			p.Values, p.Offsets = append(p.Values, val), append(p.Offsets, off)
@@ -304,11 +296,11 @@ func (a *analysis) txnTorn() {
 			for _, f := range tpi.Finals {
 				lastFinal = max(lastFinal, c.Finals[f].Call)
 			}
-			if _, ok := a.seenTxn[s]; ok {
+			if _, ok := a.in.Finals.SeenTxn[s]; ok {
 				committed = true // a read_committed read saw it
 			}
 			switch {
-			case a.tsFin[s] >= 0:
+			case a.in.Finals.TsFin[s] >= 0:
 				p.Present = append(p.Present, val)
 				present = true
 				committed = committed || a.heldAtRC(ts.TP, ts.Val)
@@ -338,20 +330,20 @@ func (a *analysis) txnTorn() {
 		if at < 0 {
 			at = t.Call
 		}
-		e := TxnTornEntry{Txn: a.txnRef(int32(ti)), Partitions: parts, Where: a.where(byTP[0], at)}
+		e := TxnTornEntry{Txn: a.txnRef(int32(ti)), Partitions: parts, Where: a.in.Places.Where(byTP[0], at)}
 		if lastFinal > at {
-			e.Faults = a.faultsBetween(at, lastFinal)
+			e.Faults = a.in.Places.FaultsBetween(at, lastFinal)
 		}
 		e.Text = txnTornText(&e)
-		a.r.Anomalies.TxnTorn = append(a.r.Anomalies.TxnTorn, e)
+		a.out.TxnTorn = append(a.out.TxnTorn, e)
 	}
 }
 
 // heldAtRC reports whether a completed read_committed final read of tp
 // holds val: proof that its txn committed.
-func (a *analysis) heldAtRC(tp, val int32) bool {
+func (a *run) heldAtRC(tp, val int32) bool {
 	for _, f := range a.c.TPs[tp].Finals {
-		if a.c.Finals[f].RC && a.holds(f, val) {
+		if a.c.Finals[f].RC && a.in.Finals.Holds(f, val) {
 			return true
 		}
 	}
@@ -362,7 +354,7 @@ func (a *analysis) heldAtRC(tp, val int32) bool {
 // completed final read that should hold it, judged from t's completion
 // (txnLost has judged the sends of committed txns and those a
 // read_committed read saw).
-func (a *analysis) txnSendMissing(s int32, t *txnOp) bool {
+func (a *run) txnSendMissing(s int32, t *model.Txn) bool {
 	if _, ok := a.txnMissing[s]; ok {
 		return true
 	}
@@ -370,20 +362,20 @@ func (a *analysis) txnSendMissing(s int32, t *txnOp) bool {
 	if t.Ret < 0 {
 		return false
 	}
-	j, _ := a.judge(ts.Val, ts.TP, ts.Off, t.Ret)
-	return j == judgedLost
+	j, _ := a.in.Finals.Judge(ts.Val, ts.TP, ts.Off, t.Ret)
+	return j == judge.JudgedLost
 }
 
 // explainTxns adds an Explanation for each txn anomaly entry, after the
 // lost-write and offset-reuse ranges (whose indexes entries refer to).
-func (a *analysis) explainTxns() {
-	an := &a.r.Anomalies
-	add := func(kind, topic string, p int32, offs []int64, vals []string, f *FaultRef, text string) {
-		e := Explanation{Kind: kind, Topic: topic, Partition: p, Count: 1, Offsets: offs, Values: vals, FaultBefore: f, Text: text}
+func (a *run) explainTxns() {
+	an := a.out
+	add := func(kind, topic string, p int32, offs []int64, vals []string, f *judge.FaultRef, text string) {
+		e := judge.Explanation{Kind: kind, Topic: topic, Partition: p, Count: 1, Offsets: offs, Values: vals, FaultBefore: f, Text: text}
 		if len(offs) > 0 {
 			e.FirstOffset, e.LastOffset = slices.Min(offs), slices.Max(offs)
 		}
-		a.r.Explanations = append(a.r.Explanations, e)
+		a.expl = append(a.expl, e)
 	}
 	for _, e := range an.TxnLostWrite {
 		add(TxnLostWrite, e.Topic, e.Partition, []int64{e.Offset}, []string{e.Value}, e.AtCommit.LastFault, e.Text)
@@ -401,7 +393,7 @@ func (a *analysis) explainTxns() {
 		if e.HeldBack.Count > 0 {
 			offs = []int64{e.HeldBack.FirstOffset, e.HeldBack.LastOffset}
 		}
-		var f *FaultRef
+		var f *judge.FaultRef
 		if len(e.Faults) > 0 {
 			f = &e.Faults[len(e.Faults)-1]
 		}

@@ -1,9 +1,10 @@
-package checker
+package txncheck
 
 import (
 	"cmp"
-	"github.com/kchaos/kchaos/checker/model"
 	"slices"
+
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // The dependency graph of txns, as Jepsen's kafka workload builds it
@@ -184,7 +185,7 @@ func (g *txnGraph) cycles() (out [][]*txnEdge, sccSize []int32) {
 }
 
 // txnCycles builds the graph's ww and wr edges and reports G0 and G1c.
-func (a *analysis) txnCycles() {
+func (a *run) txnCycles() {
 	c := a.c
 	vid := make([]int32, len(c.Txns)) // txn -> vertex, -1 none
 	var vtx []int32                   // vertex -> txn
@@ -197,21 +198,21 @@ func (a *analysis) txnCycles() {
 	}
 	ww, wr := a.wwEdges(vid), a.wrEdges(vid)
 	a.wwN, a.wrN = len(ww), len(wr)
-	a.r.Anomalies.G0 = a.cycleEntries(G0, vtx, newTxnGraph(len(vtx), ww))
-	a.r.Anomalies.G1c = a.cycleEntries(G1c, vtx, newTxnGraph(len(vtx), wr))
+	a.out.G0 = a.cycleEntries(G0, vtx, newTxnGraph(len(vtx), ww))
+	a.out.G1c = a.cycleEntries(G1c, vtx, newTxnGraph(len(vtx), wr))
 }
 
 // wwEdges links consecutive txn values of each partition, in offset order:
 // an offset from the final read of the partition, else as acked.
-func (a *analysis) wwEdges(vid []int32) []txnEdge {
+func (a *run) wwEdges(vid []int32) []txnEdge {
 	c := a.c
 	type at struct {
 		off int64
 		ts  int32
 	}
 	pos := func(s int) int64 {
-		if a.tsFin[s] >= 0 {
-			return a.tsFin[s]
+		if a.in.Finals.TsFin[s] >= 0 {
+			return a.in.Finals.TsFin[s]
 		}
 		return c.TxnSends[s].Off
 	}
@@ -248,7 +249,7 @@ func (a *analysis) wwEdges(vid []int32) []txnEdge {
 
 // wrEdges links each txn that sent a value to each other txn whose poll
 // read it.
-func (a *analysis) wrEdges(vid []int32) []txnEdge {
+func (a *run) wrEdges(vid []int32) []txnEdge {
 	c := a.c
 	n := 0
 	for i := range c.TxnPolls {
@@ -263,7 +264,7 @@ func (a *analysis) wrEdges(vid []int32) []txnEdge {
 		op := &c.TxnPolls[i]
 		for j := op.Start; j < op.End; j++ {
 			r := &c.Recs[j]
-			_, ts := c.writer(r.Val, r.TP, r.Off)
+			_, ts := c.Writer(r.Val, r.TP, r.Off)
 			if ts < 0 {
 				continue
 			}
@@ -275,7 +276,7 @@ func (a *analysis) wrEdges(vid []int32) []txnEdge {
 	return out
 }
 
-func (a *analysis) cycleEntries(kind string, vtx []int32, g *txnGraph) []CycleEntry {
+func (a *run) cycleEntries(kind string, vtx []int32, g *txnGraph) []CycleEntry {
 	c := a.c
 	cycles, sizes := g.cycles()
 	var out []CycleEntry
@@ -299,7 +300,7 @@ func (a *analysis) cycleEntries(kind string, vtx []int32, g *txnGraph) []CycleEn
 		}
 		root := &c.Txns[vtx[cyc[0].from]]
 		at := max(root.Ret, root.Call)
-		e.Where = a.where(cyc[0].tp, at)
+		e.Where = a.in.Places.Where(cyc[0].tp, at)
 		e.Text = cycleText(kind, &e)
 		out = append(out, e)
 	}
