@@ -166,7 +166,7 @@ func (a *analysis) reuse() {
 				e.Values = append(e.Values, Observed{Value: c.Vals[v].Str, FirstS: math.Inf(1)})
 				pos[tpOffVal{int32(tp), off, v}] = i
 			}
-			idx[tpOff{int32(tp), off}] = e
+			idx[tpOff{TP: int32(tp), Off: off}] = e
 			entries = append(entries, e)
 		}
 	}
@@ -174,7 +174,7 @@ func (a *analysis) reuse() {
 		return
 	}
 	see := func(tp int32, off int64, val int32, at int64, src string, epoch *int32) {
-		e := idx[tpOff{tp, off}]
+		e := idx[tpOff{TP: tp, Off: off}]
 		if e == nil {
 			return
 		}

@@ -164,16 +164,12 @@ type Checker struct {
 	topics        map[string]int32          // topic -> topic number
 	tpIdx         []map[int32]int32         // topic number -> partition -> tp
 	valIdx        map[string]int32          // value -> value number
-	dupAt         map[int32][]tpOff         // values seen at more than one offset: the others
-	dupSet        map[valAt]struct{}        // the pairs in dupAt
+	dupSet        map[valAt]struct{}        // the pairs in DupAt
 	ignored       map[string]int            // client ops with an f outside the contract, by f
 	open          map[int]*pending          // client process -> its open op
 	gone          map[int]bool              // client processes retired by an info
 	seqs          map[procTP]*pollSeq       // poll order per consumer and partition
 	sendAt        map[procTP]int32          // each process's last ok send per partition
-	gaps          []pollGap                 // polls that began past the offset after the last
-	back          []pollGap                 // polls that began at or before the last offset
-	nmSend        []nmSend                  // nonmonotonic sends
 	nemAt         map[string]int            // nemesis f -> its open op
 	failed        []finalTry                // final reads that did not complete
 	ops           map[string]map[string]int // f -> type -> events
@@ -189,11 +185,8 @@ type Checker struct {
 	model.History                           // the tables the analyzers read
 }
 
-// tpOff is a place in the log.
-type tpOff struct {
-	tp  int32
-	off int64
-}
+// tpOff is a place in the log (model.TPOff).
+type tpOff = model.TPOff
 
 type valAt struct {
 	val int32
@@ -267,11 +260,11 @@ func New(opts Options) *Checker {
 			Recs:    make([]rec, 0, 2*n),
 			SendErr: map[int32]string{},
 			SendsOf: map[int32][]int32{},
+			Log:     model.Log{DupAt: map[int32][]tpOff{}},
 		},
 		opts:    opts,
 		topics:  map[string]int32{},
 		valIdx:  make(map[string]int32, n),
-		dupAt:   map[int32][]tpOff{},
 		dupSet:  map[valAt]struct{}{},
 		ignored: map[string]int{},
 		open:    map[int]*pending{},
@@ -359,12 +352,12 @@ func (c *Checker) saw(tp int32, off int64, val int32) {
 	case vi.TP < 0:
 		vi.TP, vi.Off = tp, off
 	case vi.TP != tp || vi.Off != off:
-		at := valAt{val, tpOff{tp, off}}
+		at := valAt{val, tpOff{TP: tp, Off: off}}
 		if _, ok := c.dupSet[at]; ok {
 			return
 		}
 		c.dupSet[at] = struct{}{}
-		c.dupAt[val] = append(c.dupAt[val], at.at)
+		c.DupAt[val] = append(c.DupAt[val], at.at)
 	}
 }
 

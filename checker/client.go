@@ -17,18 +17,12 @@ type pollSeq struct {
 	val  int32
 }
 
-// pollGap is a poll that did not begin right after the previous one.
-type pollGap struct {
-	proc, tp          int32
-	prevLast, first   int64
-	prevVal, firstVal int32
-	at                int64 // the poll's completion
-	rc                bool  // the poll was read_committed
-}
-
-type nmSend struct {
-	prev, next int32 // sends
-}
+// The order tables, under the names the decoding uses (package model
+// owns them: History.Log).
+type (
+	pollGap = model.PollGap
+	nmSend  = model.NonmonotonicSend
+)
 
 func (c *Checker) addClient(e *histories.Event) error {
 	p := e.Process
@@ -233,7 +227,7 @@ func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 		c.saw(s.TP, s.Off, s.Val)
 		key := procTP{s.Proc, s.TP}
 		if prev, ok := c.sendAt[key]; ok && c.Sends[prev].Off > s.Off {
-			c.nmSend = append(c.nmSend, nmSend{prev: prev, next: pd.send})
+			c.NonmonotonicSends = append(c.NonmonotonicSends, nmSend{Prev: prev, Next: pd.send})
 		}
 		c.sendAt[key] = pd.send
 		tpi.Avail.OK(s.Ret)

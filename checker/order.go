@@ -21,7 +21,7 @@ func (a *analysis) values() {
 	want := map[int32]kinds{}
 	for v := range c.Vals {
 		vi := &c.Vals[v]
-		k := kinds{dup: len(c.dupAt[int32(v)]) > 0}
+		k := kinds{dup: len(c.DupAt[int32(v)]) > 0}
 		if k.dup && vi.Send < 0 && vi.Txn >= 0 {
 			// Only txns sent it: transactional producers are
 			// idempotent, and exactly-once promises no duplicates.
@@ -38,8 +38,8 @@ func (a *analysis) values() {
 					return s >= 0 && c.Sends[s].Typ == model.OpFail
 				}
 				k.aborted = failed(vi.TP, vi.Off)
-				for _, o := range c.dupAt[int32(v)] {
-					k.aborted = k.aborted || failed(o.tp, o.off)
+				for _, o := range c.DupAt[int32(v)] {
+					k.aborted = k.aborted || failed(o.TP, o.Off)
 				}
 			}
 		}
@@ -90,8 +90,8 @@ func (a *analysis) values() {
 			LeaderEpochs: s.Epochs, ReadBy: s.ReadBy, Send: ref, Where: a.where(tp, at)}
 		if k.txnDup {
 			offs := []int64{vi.Off}
-			for _, o := range c.dupAt[v] {
-				offs = append(offs, o.off)
+			for _, o := range c.DupAt[v] {
+				offs = append(offs, o.Off)
 			}
 			_, ts := c.Writer(v, vi.TP, vi.Off)
 			if ts < 0 {
@@ -104,8 +104,8 @@ func (a *analysis) values() {
 		if k.dup {
 			d := e
 			d.Offsets = []int64{vi.Off}
-			for _, o := range c.dupAt[v] {
-				d.Offsets = append(d.Offsets, o.off)
+			for _, o := range c.DupAt[v] {
+				d.Offsets = append(d.Offsets, o.Off)
 			}
 			slices.Sort(d.Offsets)
 			a.r.Anomalies.Duplicate = append(a.r.Anomalies.Duplicate, d)
@@ -122,8 +122,8 @@ func (a *analysis) values() {
 // sendOrder reports each process's ok sends that went back on a partition.
 func (a *analysis) sendOrder() {
 	c := a.c
-	for _, n := range c.nmSend {
-		prev, next := &c.Sends[n.prev], &c.Sends[n.next]
+	for _, n := range c.NonmonotonicSends {
+		prev, next := &c.Sends[n.Prev], &c.Sends[n.Next]
 		t := c.TPs[next.TP]
 		a.r.Anomalies.NonmonotonicSend = append(a.r.Anomalies.NonmonotonicSend, NonmonotonicSendEntry{
 			Topic: t.Topic, Partition: t.Partition, Process: int(next.Proc),
@@ -143,19 +143,19 @@ const maxListed = judge.MaxListed
 func (a *analysis) pollOrder() {
 	c := a.c
 	entry := func(g pollGap) PollEntry {
-		t := c.TPs[g.tp]
-		return PollEntry{Topic: t.Topic, Partition: t.Partition, Process: int(g.proc), AtS: secs(g.at),
-			PrevOffset: g.prevLast, PrevValue: c.Vals[g.prevVal].Str, Offset: g.first,
-			Value: c.Vals[g.firstVal].Str, Where: a.where(g.tp, g.at)}
+		t := c.TPs[g.TP]
+		return PollEntry{Topic: t.Topic, Partition: t.Partition, Process: int(g.Proc), AtS: secs(g.At),
+			PrevOffset: g.PrevLast, PrevValue: c.Vals[g.PrevVal].Str, Offset: g.First,
+			Value: c.Vals[g.FirstVal].Str, Where: a.where(g.TP, g.At)}
 	}
-	for _, g := range c.back {
+	for _, g := range c.PollBacks {
 		a.r.Anomalies.NonmonotonicPoll = append(a.r.Anomalies.NonmonotonicPoll, entry(g))
 	}
-	for _, g := range c.gaps {
-		recs := a.finalRecs(g.tp)
-		lo := sort.Search(len(recs), func(i int) bool { return recs[i].Off > g.prevLast })
-		hi := sort.Search(len(recs), func(i int) bool { return recs[i].Off >= g.first })
-		if g.rc {
+	for _, g := range c.PollGaps {
+		recs := a.finalRecs(g.TP)
+		lo := sort.Search(len(recs), func(i int) bool { return recs[i].Off > g.PrevLast })
+		hi := sort.Search(len(recs), func(i int) bool { return recs[i].Off >= g.First })
+		if g.RC {
 			// A read_committed reader skips aborted and open txns' records
 			// (and markers, which take offsets and are never read): only a
 			// record it should have seen makes a skip.

@@ -146,12 +146,12 @@ func (c *Checker) pollOrder(proc int32, recs []rec, at int64, rc bool) {
 				continue
 			}
 		}
-		g := pollGap{proc: proc, tp: r.TP, prevLast: seq.last, first: r.Off, prevVal: seq.val, firstVal: r.Val, at: at, rc: rc}
+		g := pollGap{Proc: proc, TP: r.TP, PrevLast: seq.last, First: r.Off, PrevVal: seq.val, FirstVal: r.Val, At: at, RC: rc}
 		switch {
 		case r.Off <= seq.last:
-			c.back = append(c.back, g)
+			c.PollBacks = append(c.PollBacks, g)
 		case r.Off > seq.last+1:
-			c.gaps = append(c.gaps, g)
+			c.PollGaps = append(c.PollGaps, g)
 		}
 		seq.last, seq.val = r.Off, r.Val
 	}

@@ -26,6 +26,7 @@ type History struct {
 	Clients      int64             // client ops invoked
 	TxnTP        []bool            // tp -> holds txn writes or read_committed reads
 	Nem          []NemOp           // nemesis ops, in invoke order
+	Log                            // the log's order (log.go)
 	Transactions                   // transactions (txns.go)
 	Groups                         // consumer groups (groups.go)
 }
