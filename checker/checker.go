@@ -161,9 +161,6 @@ const batchSize = 512
 type Checker struct {
 	opts Options
 
-	topics        map[string]int32          // topic -> topic number
-	tpIdx         []map[int32]int32         // topic number -> partition -> tp
-	valIdx        map[string]int32          // value -> value number
 	dupSet        map[valAt]struct{}        // the pairs in DupAt
 	ignored       map[string]int            // client ops with an f outside the contract, by f
 	open          map[int]*pending          // client process -> its open op
@@ -261,10 +258,10 @@ func New(opts Options) *Checker {
 			SendErr: map[int32]string{},
 			SendsOf: map[int32][]int32{},
 			Log:     model.Log{DupAt: map[int32][]tpOff{}},
+			Topics:  map[string]int32{},
+			ValIdx:  make(map[string]int32, n),
 		},
 		opts:    opts,
-		topics:  map[string]int32{},
-		valIdx:  make(map[string]int32, n),
 		dupSet:  map[valAt]struct{}{},
 		ignored: map[string]int{},
 		open:    map[int]*pending{},
@@ -317,16 +314,16 @@ func (c *Checker) Add(e *histories.Event) error {
 
 // tp returns the number of a topic-partition, creating it.
 func (c *Checker) tp(topic []byte, p int32) int32 {
-	t, ok := c.topics[string(topic)]
+	t, ok := c.Topics[string(topic)]
 	if !ok {
-		t = int32(len(c.tpIdx))
-		c.topics[string(topic)] = t
-		c.tpIdx = append(c.tpIdx, map[int32]int32{})
+		t = int32(len(c.TPIdx))
+		c.Topics[string(topic)] = t
+		c.TPIdx = append(c.TPIdx, map[int32]int32{})
 	}
-	id, ok := c.tpIdx[t][p]
+	id, ok := c.TPIdx[t][p]
 	if !ok {
 		id = int32(len(c.TPs))
-		c.tpIdx[t][p] = id
+		c.TPIdx[t][p] = id
 		c.TPs = append(c.TPs, model.NewTP(string(topic), p))
 	}
 	return id
@@ -334,11 +331,11 @@ func (c *Checker) tp(topic []byte, p int32) int32 {
 
 // value returns the number of a value, creating it.
 func (c *Checker) value(v []byte) int32 {
-	id, ok := c.valIdx[string(v)]
+	id, ok := c.ValIdx[string(v)]
 	if !ok {
 		id = int32(len(c.Vals))
 		s := string(v)
-		c.valIdx[s] = id
+		c.ValIdx[s] = id
 		c.Vals = append(c.Vals, model.Value{Str: s, Send: -1, Txn: -1, TP: -1, Off: -1})
 	}
 	return id

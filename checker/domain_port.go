@@ -80,7 +80,7 @@ func (p ported[E, F]) unknowns(a *analysis) []string {
 func (a *analysis) input() *domain.Input {
 	if a.in == nil {
 		o := a.c.opts
-		a.in = &domain.Input{History: &a.c.History, Places: a.places, Finals: a.fin,
+		a.in = &domain.Input{History: &a.c.History, Places: a.places, Finals: a.fin, Acked: a.acked,
 			Options: anomaly.Options{Idempotent: o.Idempotent, ExactlyOnce: o.ExactlyOnce}, TxnTimeout: o.TxnTimeout, Facts: a}
 	}
 	return a.in

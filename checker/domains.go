@@ -21,7 +21,7 @@ import (
 // (analysis); their lines go before the ported ones' because those may
 // read their findings (domain.Facts.Reused).
 var analyzers = []analyzer{
-	logOrder{domainBase{"log and order", logKinds}},
+	logOrder,
 	linearity{domainBase{"linearizability", linKinds}},
 	transactions,
 	consumerGroups,

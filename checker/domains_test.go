@@ -10,6 +10,7 @@ import (
 	"github.com/kchaos/kchaos/checker/anomaly"
 	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/groupcheck"
+	"github.com/kchaos/kchaos/checker/logorder"
 	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
@@ -115,9 +116,9 @@ func TestVerdictSpecialCases(t *testing.T) {
 			for _, c := range tc.hanging {
 				r.Anomalies.TxnHanging = append(r.Anomalies.TxnHanging, TxnHangingEntry{Counted: c})
 			}
-			// The group domain found 5 records delivered again.
+			// What the domains found (the group domain: 5 records delivered again).
 			found := map[string]domain.Findings{consumerGroups.Name(): &groupcheck.Found{Stats: &GroupStats{Redelivered: 5}},
-				transactions.Name(): txncheck.NewFound(&r.Anomalies.TxnAnomalies)}
+				transactions.Name(): txncheck.NewFound(&r.Anomalies.TxnAnomalies), logOrder.Name(): &logorder.Found{}}
 			a := &analysis{c: New(tc.opts), r: r, found: found}
 			a.verdict()
 			if r.Valid != tc.want || !slices.Equal(r.Reasons, tc.reasons) {

@@ -49,7 +49,10 @@ type Input struct {
 	// Finals is the judgement of the completed final reads (every one is
 	// evidence): whether one should hold a value, and the first reads
 	// that prove a write.
-	Finals  *judge.Finals
+	Finals *judge.Finals
+	// Acked is, per partition, its sends acked with an offset, in send
+	// order (judge.Acked).
+	Acked   [][]int32
 	Options anomaly.Options
 	// TxnTimeout is the transactional producers' transaction.timeout.ms
 	// (0: unknown), for the transactions domain's txn-hanging.

@@ -26,6 +26,9 @@ type History struct {
 	Clients      int64             // client ops invoked
 	TxnTP        []bool            // tp -> holds txn writes or read_committed reads
 	Nem          []NemOp           // nemesis ops, in invoke order
+	Topics       map[string]int32  // topic -> topic number
+	TPIdx        []map[int32]int32 // topic number -> partition -> tp
+	ValIdx       map[string]int32  // value -> value number
 	Log                            // the log's order (log.go)
 	Transactions                   // transactions (txns.go)
 	Groups                         // consumer groups (groups.go)

@@ -1,4 +1,4 @@
-package checker
+package logorder
 
 import (
 	"cmp"
@@ -10,12 +10,8 @@ import (
 	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
-// valueSeen gathers, for the values that an anomaly names, who read them
-// (judge.ValueSeen: the transaction domain's entries use it too).
-type valueSeen = judge.ValueSeen
-
 // values finds duplicate, aborted-read and unexpected values.
-func (a *analysis) values() {
+func (a *run) values() {
 	c := a.c
 	type kinds struct{ dup, txnDup, aborted, unexpected bool }
 	want := map[int32]kinds{}
@@ -50,8 +46,8 @@ func (a *analysis) values() {
 	if len(want) == 0 {
 		return
 	}
-	seen := map[int32]*valueSeen{}
-	a.eachRead(func(f string, op *model.Read, r *rec) {
+	seen := map[int32]*judge.ValueSeen{}
+	judge.EachRead(a.c, func(f string, op *model.Read, r *model.Rec) {
 		if _, ok := want[r.Val]; !ok {
 			return
 		}
@@ -74,7 +70,7 @@ func (a *analysis) values() {
 		vi, k := &c.Vals[v], want[v]
 		s := seen[v]
 		if s == nil {
-			s = &valueSeen{First: -1}
+			s = &judge.ValueSeen{First: -1}
 		}
 		tp := vi.TP
 		at := s.First
@@ -87,7 +83,7 @@ func (a *analysis) values() {
 		}
 		t := c.TPs[tp]
 		e := ValueEntry{Topic: t.Topic, Partition: t.Partition, Value: vi.Str, Offsets: s.Offsets,
-			LeaderEpochs: s.Epochs, ReadBy: s.ReadBy, Send: ref, Where: a.where(tp, at)}
+			LeaderEpochs: s.Epochs, ReadBy: s.ReadBy, Send: ref, Where: a.in.Places.Where(tp, at)}
 		if k.txnDup {
 			offs := []int64{vi.Off}
 			for _, o := range c.DupAt[v] {
@@ -99,7 +95,7 @@ func (a *analysis) values() {
 			}
 			seen := *s
 			seen.Offsets = offs
-			a.r.Anomalies.TxnDuplicate = append(a.r.Anomalies.TxnDuplicate, txncheck.ValueEntry(a.input(), v, ts, &seen, TxnDuplicate))
+			a.txnDup = append(a.txnDup, txncheck.ValueEntry(a.in, v, ts, &seen, txncheck.TxnDuplicate))
 		}
 		if k.dup {
 			d := e
@@ -108,58 +104,55 @@ func (a *analysis) values() {
 				d.Offsets = append(d.Offsets, o.Off)
 			}
 			slices.Sort(d.Offsets)
-			a.r.Anomalies.Duplicate = append(a.r.Anomalies.Duplicate, d)
+			a.out.Duplicate = append(a.out.Duplicate, d)
 		}
 		if k.aborted {
-			a.r.Anomalies.AbortedRead = append(a.r.Anomalies.AbortedRead, e)
+			a.out.AbortedRead = append(a.out.AbortedRead, e)
 		}
 		if k.unexpected {
-			a.r.Anomalies.Unexpected = append(a.r.Anomalies.Unexpected, e)
+			a.out.Unexpected = append(a.out.Unexpected, e)
 		}
 	}
 }
 
 // sendOrder reports each process's ok sends that went back on a partition.
-func (a *analysis) sendOrder() {
+func (a *run) sendOrder() {
 	c := a.c
 	for _, n := range c.NonmonotonicSends {
 		prev, next := &c.Sends[n.Prev], &c.Sends[n.Next]
 		t := c.TPs[next.TP]
-		a.r.Anomalies.NonmonotonicSend = append(a.r.Anomalies.NonmonotonicSend, NonmonotonicSendEntry{
+		a.out.NonmonotonicSend = append(a.out.NonmonotonicSend, NonmonotonicSendEntry{
 			Topic: t.Topic, Partition: t.Partition, Process: int(next.Proc),
-			Value: c.Vals[next.Val].Str, Offset: next.Off, AckedS: secs(next.Ret),
-			PrevValue: c.Vals[prev.Val].Str, PrevOffset: prev.Off, PrevAckedS: secs(prev.Ret),
-			Where: a.where(next.TP, next.Ret)})
+			Value: c.Vals[next.Val].Str, Offset: next.Off, AckedS: judge.Secs(next.Ret),
+			PrevValue: c.Vals[prev.Val].Str, PrevOffset: prev.Off, PrevAckedS: judge.Secs(prev.Ret),
+			Where: a.in.Places.Where(next.TP, next.Ret)})
 	}
 }
-
-// maxListed bounds the offsets and values listed in one entry.
-const maxListed = judge.MaxListed
 
 // pollOrder reports polls that went back (nonmonotonic-poll) and polls that
 // skipped offsets the final read shows exist (poll-skip). A skip on a
 // partition without a completed final read cannot be told from a gap in
 // the log, so it is not reported.
-func (a *analysis) pollOrder() {
+func (a *run) pollOrder() {
 	c := a.c
-	entry := func(g pollGap) PollEntry {
+	entry := func(g model.PollGap) PollEntry {
 		t := c.TPs[g.TP]
-		return PollEntry{Topic: t.Topic, Partition: t.Partition, Process: int(g.Proc), AtS: secs(g.At),
+		return PollEntry{Topic: t.Topic, Partition: t.Partition, Process: int(g.Proc), AtS: judge.Secs(g.At),
 			PrevOffset: g.PrevLast, PrevValue: c.Vals[g.PrevVal].Str, Offset: g.First,
-			Value: c.Vals[g.FirstVal].Str, Where: a.where(g.TP, g.At)}
+			Value: c.Vals[g.FirstVal].Str, Where: a.in.Places.Where(g.TP, g.At)}
 	}
 	for _, g := range c.PollBacks {
-		a.r.Anomalies.NonmonotonicPoll = append(a.r.Anomalies.NonmonotonicPoll, entry(g))
+		a.out.NonmonotonicPoll = append(a.out.NonmonotonicPoll, entry(g))
 	}
 	for _, g := range c.PollGaps {
-		recs := a.finalRecs(g.TP)
+		recs := judge.FinalRecs(a.c, g.TP)
 		lo := sort.Search(len(recs), func(i int) bool { return recs[i].Off > g.PrevLast })
 		hi := sort.Search(len(recs), func(i int) bool { return recs[i].Off >= g.First })
 		if g.RC {
 			// A read_committed reader skips aborted and open txns' records
 			// (and markers, which take offsets and are never read): only a
 			// record it should have seen makes a skip.
-			recs = slices.DeleteFunc(slices.Clone(recs[lo:hi]), func(r rec) bool { return !c.CommittedVisible(r.Val, r.TP, r.Off) })
+			recs = slices.DeleteFunc(slices.Clone(recs[lo:hi]), func(r model.Rec) bool { return !c.CommittedVisible(r.Val, r.TP, r.Off) })
 			lo, hi = 0, len(recs)
 		}
 		if lo >= hi {
@@ -167,10 +160,10 @@ func (a *analysis) pollOrder() {
 		}
 		e := entry(g)
 		e.Skipped = hi - lo
-		for _, r := range recs[lo:min(hi, lo+maxListed)] {
+		for _, r := range recs[lo:min(hi, lo+judge.MaxListed)] {
 			e.SkippedOffsets = append(e.SkippedOffsets, r.Off)
 			e.SkippedValues = append(e.SkippedValues, c.Vals[r.Val].Str)
 		}
-		a.r.Anomalies.PollSkip = append(a.r.Anomalies.PollSkip, e)
+		a.out.PollSkip = append(a.out.PollSkip, e)
 	}
 }
