@@ -120,16 +120,16 @@ func BenchmarkTxnCycles(b *testing.B) {
 	c.closeOpen()
 	a := &analysis{c: c, r: &Result{}}
 	a.prepare()
+	in := a.input()
+	out := new(txncheck.TxnAnomalies)
+	var ww, wr int
 	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	in := a.input()
-	var out txncheck.TxnAnomalies
-	var ww, wr int
 	for range b.N {
-		out = txncheck.TxnAnomalies{}
-		ww, wr = txncheck.Cycles(in, &out)
+		*out = txncheck.TxnAnomalies{}
+		ww, wr = txncheck.Cycles(in, out)
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()

@@ -12,24 +12,26 @@
 //
 // # Domains
 //
-// The checker is composed of domains (domains.go), each declaring its
-// anomalies and the rule by which they count, and finding them on its own
-// after one decode of the history: log and order (domain_log.go),
-// linearizability (domain_lin.go, package linearize), transactions
-// (domain_txn.go), consumer groups (domain_groups.go, package groupcheck).
+// The checker is composed of domains (domains.go), each in a package of
+// its own, declaring its anomalies and the rule by which they count, and
+// finding them on its own after one decode of the history: log and order
+// (package logorder), linearizability (package linearize), transactions
+// (package txncheck), consumer groups (package groupcheck). This package
+// decodes (Add: client.go, reads.go, txn.go, group*.go, cluster.go),
+// composes the domains (domains.go and one glue file each, domain_*.go)
+// and owns the verdict, the stats and results.json.
 //
 // The decoded history is package model's History (the Checker fills it
-// one event at a time, consumer groups included: model.Groups); what
-// analyzers share in reading it is package judge (Where, FaultRef,
-// Explanation, final reads). An analyzer in a package of its own
-// implements package domain's Analyzer: it reads a domain.Input (the
-// History, judge.Places, the options its rules depend on, and
+// one event at a time, with what must be followed while it streams:
+// model.Log, model.Transactions, model.Groups); what analyzers share in
+// reading it is package judge (Where, FaultRef, Explanation, the
+// final-read judgement judge.Finals). An analyzer implements package
+// domain's Analyzer: it reads a domain.Input (the History, judge.Places,
+// judge.Finals, the acked sends, the options its rules depend on, and
 // domain.Facts, the judgements that cross domains), appends its entries
 // to its own struct of entry lists, and returns its Findings
-// (explanations, reasons, anything it adds to the stats). Consumer groups
-// work so (package groupcheck); the log-and-order and transaction domains
-// still run inside this package on the Checker's own tables (the
-// unexported analyzer interface, domains.go).
+// (explanations, reasons, anything it adds to the stats or hands to
+// another domain's list).
 //
 // # Adding a domain
 //
@@ -48,8 +50,9 @@
 //     Found embeds domain.Base and overrides what it needs (Explanations,
 //     Invalid, Uncounted, Notes, Unknowns).
 //  3. Here, one glue file, domain_share.go: a var made by port (the
-//     analyzer, the slot of its struct in Anomalies, and what it adds to
-//     Stats, or nil), and aliases of its names and entry types where
+//     analyzer; the slot of its struct in Anomalies; what it hands to
+//     another domain's lists, or nil; what it adds to Stats, or nil: see
+//     domain_groups.go), and aliases of its names and entry types where
 //     results.json's readers need them; one line embedding
 //     share.ShareAnomalies at the end of Anomalies (result.go: its JSON
 //     keys follow the others'), one line in the registry (domains.go).

@@ -1,8 +1,6 @@
 package checker
 
 import (
-	"math"
-
 	"github.com/kchaos/kchaos/checker/anomaly"
 	"github.com/kchaos/kchaos/checker/domain"
 )
@@ -86,27 +84,7 @@ func (a *analysis) input() *domain.Input {
 	return a.in
 }
 
-// The judgements across domains that analyzers of their own package read
-// (domain.Facts).
-
-func (a *analysis) Writer(val, tp int32, off int64) (plain, txn int32) {
-	return a.c.Writer(val, tp, off)
-}
-
-func (a *analysis) CommittedVisible(val, tp int32, off int64) bool {
-	return a.c.CommittedVisible(val, tp, off)
-}
-
-func (a *analysis) WriteInvoked(val, tp int32, off int64) int64 {
-	c := a.c
-	if s, ts := c.Writer(val, tp, off); s >= 0 && c.Sends[s].TP == tp {
-		return c.Sends[s].Call
-	} else if ts >= 0 && c.TxnSends[ts].TP == tp {
-		return c.Txns[c.TxnSends[ts].Txn].Call
-	}
-	return math.MaxInt64
-}
-
+// Reused is the log domain's reused offsets of tp (domain.Facts).
 func (a *analysis) Reused(tp int32) []int64 {
 	t := a.c.TPs[tp]
 	var out []int64

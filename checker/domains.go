@@ -13,13 +13,16 @@ import (
 // in the registry's order; the verdict (verdict.go) reads the
 // declarations, never a list of names.
 //
-// A domain in a package of its own (package domain's Analyzer; consumer
-// groups, and the next ones: share groups, metadata) is registered by one
-// port call in its glue file (domain_groups.go; see "Adding a domain" in
-// doc.go). The log-and-order, linearizability and transactions domains
-// still implement the unexported analyzer below on the Checker's state
-// (analysis); their lines go before the ported ones' because those may
-// read their findings (domain.Facts.Reused).
+// Every domain is in a package of its own: log and order (logorder),
+// transactions (txncheck) and consumer groups (groupcheck) implement
+// package domain's Analyzer and are registered by one port call in their
+// glue file (domain_log.go, domain_txn.go, domain_groups.go; see "Adding
+// a domain" in doc.go); linearizability (package linearize) still has its
+// glue on the unexported analyzer below (domain_lin.go). The order
+// matters where a domain reads another's findings: the log domain first
+// (the transactions domain explains the txn-duplicate entries the log
+// domain's pass makes; consumer groups read its reused offsets through
+// domain.Facts.Reused).
 var analyzers = []analyzer{
 	logOrder,
 	linearity{domainBase{"linearizability", linKinds}},

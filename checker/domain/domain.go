@@ -1,8 +1,9 @@
 // Package domain is the seam between package checker and the analyzers
 // it is composed of, as Jepsen composes checkers: an analyzer in a
-// package of its own (groupcheck, the next ones share groups and
-// metadata) implements Analyzer, reads the decoded history (package model)
-// and what the domains share (package judge, Facts), writes its entries
+// package of its own (logorder, txncheck, groupcheck; the next ones
+// share groups and metadata) implements Analyzer, reads the decoded
+// history (package model) and what the domains share (package judge,
+// Facts), writes its entries
 // into its own part of the Result's anomalies and returns the rest of what
 // it found (Findings). Package checker registers it with one line and
 // reads its declarations (anomaly.Domain) for the verdict, so no rule is
@@ -62,18 +63,10 @@ type Input struct {
 }
 
 // Facts are the judgements package checker makes across domains, for an
-// analyzer that needs one that another domain owns.
+// analyzer that needs one that another domain owns. (Who wrote a record,
+// and when, are questions of the History: model.History.Writer,
+// CommittedVisible, WriteInvoked.)
 type Facts interface {
-	// Writer returns the plain send, or else the txn send, that wrote
-	// value val at offset off of tp (-1 for none).
-	Writer(val, tp int32, off int64) (plain, txn int32)
-	// WriteInvoked is when the write of val at off of tp was invoked: its
-	// send's invoke, or its txn's, when that send went to tp;
-	// math.MaxInt64 when no send is known.
-	WriteInvoked(val, tp int32, off int64) int64
-	// CommittedVisible reports whether a read_committed reader may see
-	// val at off of tp (not an aborted or open txn's write).
-	CommittedVisible(val, tp int32, off int64) bool
 	// Reused returns the offsets of tp that held more than one value
 	// (offset-reuse, the log domain's; it runs first), in order.
 	Reused(tp int32) []int64

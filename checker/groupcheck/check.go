@@ -198,7 +198,7 @@ func (a *run) lostByCommit() {
 			if r.Off >= top {
 				break
 			}
-			lost := !a.delivered[key.group][r.Val] && (!rc[key.group] || a.facts.CommittedVisible(r.Val, r.TP, r.Off)) &&
+			lost := !a.delivered[key.group][r.Val] && (!rc[key.group] || c.CommittedVisible(r.Val, r.TP, r.Off)) &&
 				(!latest[key.group] || !a.excused(resets, r))
 			if !lost {
 				cur = nil
@@ -218,7 +218,7 @@ func (a *run) lostByCommit() {
 			if len(cur.Values) < judge.MaxListed {
 				cur.Values = append(cur.Values, c.Vals[r.Val].Str)
 			}
-			if s, _ := a.facts.Writer(r.Val, r.TP, r.Off); s >= 0 && c.Sends[s].Typ == model.OpOK && c.Sends[s].Ret > c.Commits[ci].Ret {
+			if s, _ := c.Writer(r.Val, r.TP, r.Off); s >= 0 && c.Sends[s].Typ == model.OpOK && c.Sends[s].Ret > c.Commits[ci].Ret {
 				cur.AckedAfterCommit++
 			}
 		}

@@ -59,7 +59,7 @@ func (a *run) resetsOf(key groupTP) []model.Reset {
 // excused reports whether record r of the final read may have been below
 // a latest group's reset position (resets from resetsOf).
 func (a *run) excused(resets []model.Reset, r model.Rec) bool {
-	call := a.facts.WriteInvoked(r.Val, r.TP, r.Off) // MaxInt64, no send known: it may have been anywhere
+	call := a.c.WriteInvoked(r.Val, r.TP, r.Off) // MaxInt64, no send known: it may have been anywhere
 	for _, e := range resets {
 		if r.Off < e.Below && call <= e.Bound {
 			return true

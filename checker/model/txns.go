@@ -1,5 +1,7 @@
 package model
 
+import "math"
+
 // Transactions is what a history holds of transactions (docs/HISTORY.md
 // "Transactions"): each txn op, its sends kept like plain sends (one
 // fixed-size record each), and each poll micro-op of a completion as a
@@ -88,4 +90,16 @@ func (c *History) Writer(val, tp int32, off int64) (plain, txn int32) {
 func (c *History) CommittedVisible(val, tp int32, off int64) bool {
 	_, ts := c.Writer(val, tp, off)
 	return ts < 0 || c.Txns[c.TxnSends[ts].Txn].Typ == OpOK
+}
+
+// WriteInvoked is when the write of val at off of tp was invoked: its
+// send's invoke, or its txn's, when that send went to tp; math.MaxInt64
+// when no send is known (a latest group's reset, package groupcheck).
+func (c *History) WriteInvoked(val, tp int32, off int64) int64 {
+	if s, ts := c.Writer(val, tp, off); s >= 0 && c.Sends[s].TP == tp {
+		return c.Sends[s].Call
+	} else if ts >= 0 && c.TxnSends[ts].TP == tp {
+		return c.Txns[c.TxnSends[ts].Txn].Call
+	}
+	return math.MaxInt64
 }
