@@ -15,6 +15,8 @@ package domain
 
 import (
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
@@ -90,11 +92,12 @@ type Findings interface {
 	Unknowns() []string
 }
 
-// Base gives Findings its defaults: no explanations, the generic reasons,
-// no reasons beyond the kinds. A domain's findings embed it.
-type Base struct{}
+// Base gives Findings its defaults: the explanations in Expl, the
+// generic reasons, no reasons beyond the kinds. A domain's findings embed
+// it.
+type Base struct{ Expl []judge.Explanation }
 
-func (Base) Explanations() []judge.Explanation { return nil }
+func (b Base) Explanations() []judge.Explanation { return b.Expl }
 
 // Invalid says "name: n", with the producer's setting for IfIdempotent.
 func (Base) Invalid(k anomaly.Kind, n int) string { return Invalid(k, n) }
@@ -109,4 +112,18 @@ func Invalid(k anomaly.Kind, n int) string {
 		return fmt.Sprintf("%s: %d (the producer was idempotent)", k.Name, n)
 	}
 	return fmt.Sprintf("%s: %d", k.Name, n)
+}
+
+// Count is the number of entries of the kind named name in x, a pointer
+// to a struct of entry lists (Entries): the list whose results.json name
+// (its JSON tag) is name, so that the name is written once, where the
+// list is.
+func Count(x any, name string) int {
+	v := reflect.ValueOf(x).Elem()
+	for i := range v.NumField() {
+		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag == name {
+			return v.Field(i).Len()
+		}
+	}
+	return 0
 }

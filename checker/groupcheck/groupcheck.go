@@ -46,30 +46,16 @@ type GroupAnomalies struct {
 	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
 }
 
-// Count is the number of entries of the kind named name.
-func (x *GroupAnomalies) Count(name string) int {
-	switch name {
-	case LostByCommit:
-		return len(x.LostByCommit)
-	case CommitBackwards:
-		return len(x.CommitBackwards)
-	case Redelivery:
-		return len(x.Redelivery)
-	case DeliveryOutsideAssignment:
-		return len(x.DeliveryOutsideAssignment)
-	}
-	return 0
-}
+// Count is the number of entries of the kind named name (domain.Count:
+// the list with that JSON name).
+func (x *GroupAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // Found is what the analyzer found beyond its entries.
 type Found struct {
 	domain.Base
-	expl         []judge.Explanation
 	Stats        *GroupStats // nil without any group
 	redeliveredN int
 }
-
-func (f *Found) Explanations() []judge.Explanation { return f.expl }
 
 // Uncounted says why a redelivery or a delivery outside the assignment
 // does not count: the group declares at-least-once delivery.
@@ -90,7 +76,7 @@ func (Analyzer) Analyze(in *domain.Input, out *GroupAnomalies) *Found {
 	a := &run{c: in.History, places: in.Places, facts: in.Facts, out: out}
 	a.groupChecks()
 	a.explainGroups()
-	return &Found{expl: a.expl, Stats: a.groupStats()}
+	return &Found{Base: domain.Base{Expl: a.expl}, Stats: a.groupStats()}
 }
 
 // redelivered is the number of records delivered again.

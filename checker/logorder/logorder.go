@@ -58,44 +58,20 @@ type LogAnomalies struct {
 	Unseen           []judge.SendEntry       `json:"unseen,omitempty"`
 }
 
-// Count is the number of entries of the kind named name.
-func (x *LogAnomalies) Count(name string) int {
-	switch name {
-	case LostWrite:
-		return len(x.LostWrite)
-	case OffsetReuse:
-		return len(x.OffsetReuse)
-	case Duplicate:
-		return len(x.Duplicate)
-	case AbortedRead:
-		return len(x.AbortedRead)
-	case Unexpected:
-		return len(x.Unexpected)
-	case NonmonotonicSend:
-		return len(x.NonmonotonicSend)
-	case PollSkip:
-		return len(x.PollSkip)
-	case NonmonotonicPoll:
-		return len(x.NonmonotonicPoll)
-	case Unseen:
-		return len(x.Unseen)
-	}
-	return 0
-}
+// Count is the number of entries of the kind named name (domain.Count:
+// the list with that JSON name).
+func (x *LogAnomalies) Count(name string) int { return domain.Count(x, name) }
 
-// Found is what the analyzer found beyond its entries.
+// Found is what the analyzer found beyond its entries. Its explanations
+// are the lost-write ranges, then the reused offsets'; the entries' Range
+// is an index among them, which are the Result's first (the domain is the
+// registry's first).
 type Found struct {
 	domain.Base
-	expl []judge.Explanation
 	// TxnDuplicate are the txn-duplicate entries its pass over the values
 	// found (the transactions domain's anomaly).
 	TxnDuplicate []txncheck.TxnValueEntry
 }
-
-// Explanations are the lost-write ranges, then the reused offsets'; the
-// entries' Range is an index among them, which are the Result's first
-// (the domain is the registry's first).
-func (f *Found) Explanations() []judge.Explanation { return f.expl }
 
 // Uncounted: duplicate and nonmonotonic-send count only for an idempotent
 // producer; unseen sends leave the verdict unknown.
@@ -120,7 +96,7 @@ func (Analyzer) Analyze(in *domain.Input, out *LogAnomalies) *Found {
 	a.sendOrder()
 	a.pollOrder()
 	a.explain()
-	return &Found{expl: a.expl, TxnDuplicate: a.txnDup}
+	return &Found{Base: domain.Base{Expl: a.expl}, TxnDuplicate: a.txnDup}
 }
 
 // run is one analysis of a history's log and order.

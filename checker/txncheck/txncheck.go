@@ -59,28 +59,9 @@ type TxnAnomalies struct {
 	TxnHanging         []TxnHangingEntry   `json:"txn-hanging,omitempty"`
 }
 
-// Count is the number of entries of the kind named name.
-func (x *TxnAnomalies) Count(name string) int {
-	switch name {
-	case TxnLostWrite:
-		return len(x.TxnLostWrite)
-	case TxnAbortedRead:
-		return len(x.TxnAbortedRead)
-	case TxnUncommittedRead:
-		return len(x.TxnUncommittedRead)
-	case TxnDuplicate:
-		return len(x.TxnDuplicate)
-	case TxnTorn:
-		return len(x.TxnTorn)
-	case G0:
-		return len(x.G0)
-	case G1c:
-		return len(x.G1c)
-	case TxnHanging:
-		return len(x.TxnHanging)
-	}
-	return 0
-}
+// Count is the number of entries of the kind named name (domain.Count:
+// the list with that JSON name).
+func (x *TxnAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // HangingCounted is the number of txn-hanging entries that count.
 func (x *TxnAnomalies) HangingCounted() int {
@@ -96,8 +77,7 @@ func (x *TxnAnomalies) HangingCounted() int {
 // Found is what the analyzer found beyond its entries.
 type Found struct {
 	domain.Base
-	expl []judge.Explanation
-	out  *TxnAnomalies
+	out *TxnAnomalies
 	// Unseen are committed txns' sends that no completed final read
 	// could judge: the log domain's unseen entries.
 	Unseen []judge.SendEntry
@@ -107,8 +87,6 @@ type Found struct {
 // NewFound is the findings of an analysis whose entries are out, for a
 // test of the reasons.
 func NewFound(out *TxnAnomalies) *Found { return &Found{out: out} }
-
-func (f *Found) Explanations() []judge.Explanation { return f.expl }
 
 // Invalid: txn-hanging counts only its Counted entries.
 func (f *Found) Invalid(k anomaly.Kind, n int) string {
@@ -142,7 +120,7 @@ func (Analyzer) Analyze(in *domain.Input, out *TxnAnomalies) *Found {
 	a := &run{c: in.History, in: in, out: out}
 	a.txnChecks()
 	a.explainTxns()
-	return &Found{expl: a.expl, out: out, Unseen: a.unseen, Stats: a.txnStats()}
+	return &Found{Base: domain.Base{Expl: a.expl}, out: out, Unseen: a.unseen, Stats: a.txnStats()}
 }
 
 // run is one analysis of a history's transactions.
