@@ -42,13 +42,15 @@
 //     is decoded here, in the Checker's Add (client.go dispatches on f),
 //     into a table of model.History; the rest is judged in the package.
 //  2. The package declares its kinds (anomaly.Kind: name, unit, rule),
-//     its entry types, and a struct of entry lists with their
-//     results.json names and a Count method (domain.Entries), named after
-//     the domain (ShareAnomalies: Anomalies embeds it, so two domains'
-//     structs must not share a name); an Analyzer type with Name,
-//     Anomalies and Analyze(*domain.Input, *ShareAnomalies) *Found, where
-//     Found embeds domain.Base and overrides what it needs (Explanations,
-//     Invalid, Uncounted, Notes, Unknowns).
+//     its entry types, and a struct of entry lists whose JSON tags are
+//     the kinds' names, with Count(name) returning domain.Count(x, name)
+//     (domain.Entries), named after the domain (ShareAnomalies: Anomalies
+//     embeds it, so two domains' structs must not share a name); an
+//     Analyzer type with Name, Anomalies and Analyze(*domain.Input,
+//     *ShareAnomalies) *Found, where Found embeds domain.Base (its
+//     explanations in Base.Expl) and overrides the reasons it needs
+//     (Invalid, Uncounted, Notes, Unknowns). package groupcheck is the
+//     smallest example.
 //  3. Here, one glue file, domain_share.go: a var made by port (the
 //     analyzer; the slot of its struct in Anomalies; what it hands to
 //     another domain's lists, or nil; what it adds to Stats, or nil: see
