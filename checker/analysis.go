@@ -1,13 +1,11 @@
 package checker
 
 import (
-	"cmp"
-	"fmt"
-	"github.com/kchaos/kchaos/checker/model"
-	"math"
 	"slices"
 
+	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -15,7 +13,7 @@ import (
 func (c *Checker) Result() *Result {
 	c.closeOpen()
 	r := &Result{Idempotent: c.opts.Idempotent}
-	a := &analysis{c: c, r: r}
+	a := &analysis{c: c, r: r, found: map[string]domain.Findings{}}
 	a.prepare() // the shared judgements (finals.go)
 	for _, d := range analyzers {
 		d.analyze(a)
@@ -46,9 +44,9 @@ func (c *Checker) closeOpen() {
 		case histories.FFinalRead:
 			c.failed = append(c.failed, finalTry{proc: p, typ: "open", at: pd.call, tps: pd.tps})
 		case histories.FTxn:
-			c.txns[pd.txn].typ = model.OpInfo
+			c.Txns[pd.txn].Typ = model.OpInfo
 		case histories.FCommit:
-			c.commits[pd.gp.commit].typ = model.OpInfo
+			c.Commits[pd.gp.commit].Typ = model.OpInfo
 		}
 	}
 	c.open = map[int]*pending{}
@@ -56,27 +54,16 @@ func (c *Checker) closeOpen() {
 
 // analysis holds what the checks share while the Result is built.
 type analysis struct {
-	c     *Checker
-	r     *Result
-	inFin []uint64   // values in some completed final read of their partition
-	held  [][]uint64 // per completed final read, the values it holds (finals.go)
-	// First observations that prove a write the ack did not (finals.go):
-	// per plain send, and per txn send (read_committed reads only).
-	seenPlain, seenTxn map[int32]seenAt
-	lostBy             map[int32]int32  // lost send -> the final read that lacks it
-	lostSeen           map[int32]seenAt // lost send not acked with an offset -> its observation
-	txnMissing         map[int32]int32  // txn send missing from a final read that should hold it -> that read
-	places             *judge.Places    // where a partition stood, the faults around a time
-	lost               []int32          // lost sends, in send order
-	acked              [][]int32        // per partition, its sends acked with an offset, in send order
-	tsFin              []int64          // txn send -> its value's offset in the last final read holding it, or -1
-	wwN                int              // edges of the txn dependency graph
-	wrN                int              //
-	// Consumer groups (groupcheck.go).
-	dels          map[groupTP][]delivery // deliveries per group and partition, in completion order
-	delivered     []map[int32]bool       // group -> values its members delivered
-	lostByCommitN int                    // records lost by commit
-	redeliveredN  int                    // records delivered again
+	c      *Checker
+	r      *Result
+	fin    *judge.Finals // the final-read judgement (finals.go)
+	places *judge.Places // where a partition stood, the faults around a time
+	acked  [][]int32     // per partition, its sends acked with an offset, in send order
+	// Domains of their own package (domain_port.go): their input and
+	// findings, and what they add to the stats.
+	in      *domain.Input
+	found   map[string]domain.Findings
+	statsOf []func(st *Stats)
 }
 
 func (a *analysis) prepare() {
@@ -90,200 +77,8 @@ func (a *analysis) prepare() {
 // by offset.
 func (a *analysis) finalRecs(tp int32) []rec { return judge.FinalRecs(&a.c.History, tp) }
 
-// finalAt returns the final read's record of tp at off.
-func (a *analysis) finalAt(tp int32, off int64) (rec, bool) {
-	return a.finalAtOf(a.c.TPs[tp].Final, tp, off)
-}
-
 // secs is judge.Secs, for brevity.
 func secs(t int64) float64 { return judge.Secs(t) }
 
-// where describes partition tp at time t (judge.Places).
-func (a *analysis) where(tp int32, t int64) Where { return a.places.Where(tp, t) }
-
+// faultRef names nemesis op i (judge.Places).
 func (a *analysis) faultRef(i int) FaultRef { return a.places.FaultRef(i) }
-
-// lostAndUnseen finds the sends missing from a completed final read that
-// should hold them (a.lost, with the read in a.lostBy; explain makes their
-// entries, knowing their ranges) and, where no read could judge them,
-// those no read holds (unseen). A send acked with an offset is known from
-// its ack; any other send whose value a read observed, from that read
-// (finals.go).
-func (a *analysis) lostAndUnseen() {
-	c := a.c
-	a.lostBy, a.lostSeen = map[int32]int32{}, map[int32]seenAt{}
-	for i := range c.Sends {
-		s := &c.Sends[i]
-		seen, wasSeen := a.seenPlain[int32(i)]
-		off, at := s.Off, s.Ret
-		switch {
-		case s.Typ == model.OpOK:
-			if wasSeen && seen.at < at {
-				at = seen.at
-			}
-		case wasSeen:
-			off, at = seen.off, seen.at
-		default:
-			continue
-		}
-		t := c.TPs[s.TP]
-		j, miss := a.judge(s.Val, s.TP, off, at)
-		switch {
-		case j == judgedLost:
-			a.lost = append(a.lost, int32(i))
-			a.lostBy[int32(i)] = miss
-			if s.Typ != model.OpOK {
-				a.lostSeen[int32(i)] = seen
-			}
-		case s.Typ != model.OpOK:
-		case j == judgedUnseen, j == judgedNoFinal && !c.Vals[s.Val].Polled:
-			// Acked once every final read was under way (or after it), or
-			// on a partition without one and never polled: absence proves
-			// nothing. Unseen, not lost.
-			a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{
-				Topic: t.Topic, Partition: t.Partition, Value: c.Vals[s.Val].Str, Offset: s.Off,
-				Process: int(s.Proc), AckedS: secs(s.Ret), AtAck: a.where(s.TP, s.Ret)})
-		}
-	}
-}
-
-// reuse finds offsets that held more than one value, with who saw each.
-func (a *analysis) reuse() {
-	c := a.c
-	idx := map[tpOff]*OffsetReuseEntry{}
-	// (partition, offset, value) -> its place in the entry's Values. The
-	// partition is in the key: two partitions may reuse one offset with
-	// one value (a value re-sent to another partition), each in its own
-	// entry (found by FuzzHistory; testdata/fuzz/FuzzHistory/e65541d671ebee03).
-	type tpOffVal struct {
-		tp  int32
-		off int64
-		val int32
-	}
-	pos := map[tpOffVal]int{}
-	var entries []*OffsetReuseEntry
-	for tp, t := range c.TPs {
-		for _, off := range t.Offs.Reused() {
-			e := &OffsetReuseEntry{Topic: t.Topic, Partition: t.Partition, Offset: off}
-			for i, v := range t.Offs.Values(off) {
-				e.Values = append(e.Values, Observed{Value: c.Vals[v].Str, FirstS: math.Inf(1)})
-				pos[tpOffVal{int32(tp), off, v}] = i
-			}
-			idx[tpOff{int32(tp), off}] = e
-			entries = append(entries, e)
-		}
-	}
-	if len(entries) == 0 {
-		return
-	}
-	see := func(tp int32, off int64, val int32, at int64, src string, epoch *int32) {
-		e := idx[tpOff{tp, off}]
-		if e == nil {
-			return
-		}
-		if i, ok := pos[tpOffVal{tp, off, val}]; ok {
-			o := &e.Values[i]
-			o.FirstS = min(o.FirstS, secs(at))
-			if len(o.Sources) < 6 {
-				o.Sources = append(o.Sources, src)
-			}
-			if epoch != nil && !slices.Contains(o.LeaderEpochs, *epoch) {
-				o.LeaderEpochs = append(o.LeaderEpochs, *epoch)
-				if st := c.TPs[tp].EpochStart(*epoch); st != nil && !slices.Contains(o.Leaders, st.Leader) {
-					o.Leaders = append(o.Leaders, st.Leader)
-				}
-			}
-			if s, ts := c.writer(val, tp, off); o.Send == "" && s >= 0 {
-				o.Send = a.sendWords(s)
-			} else if o.Send == "" && ts >= 0 {
-				o.Send = a.txnWords(ts)
-			}
-		}
-	}
-	for i := range c.Sends {
-		if s := &c.Sends[i]; s.Typ == model.OpOK {
-			see(s.TP, s.Off, s.Val, s.Ret, fmt.Sprintf("send p%d acked at %.1f s", s.Proc, secs(s.Ret)), nil)
-		}
-	}
-	for i := range c.txnSends {
-		if s := &c.txnSends[i]; s.off >= 0 {
-			t := &c.txns[s.txn]
-			see(s.tp, s.off, s.val, max(t.ret, t.call), fmt.Sprintf("txn %q p%d acked inside it", c.txnIDs.list[t.id], t.proc), nil)
-		}
-	}
-	a.eachRead(func(f string, op *model.Read, r *rec) {
-		epoch := r.Epoch
-		see(r.TP, r.Off, r.Val, op.Ret, fmt.Sprintf("%s p%d at %.1f s", f, op.Proc, secs(op.Ret)), &epoch)
-	})
-	for _, e := range entries {
-		for i := range e.Values {
-			if len(e.Values[i].Sources) == 6 {
-				e.Values[i].Sources[5] = "..."
-			}
-			if math.IsInf(e.Values[i].FirstS, 1) {
-				e.Values[i].FirstS = 0
-			}
-		}
-		slices.SortStableFunc(e.Values, func(x, y Observed) int { return cmp.Compare(x.FirstS, y.FirstS) })
-		a.r.Anomalies.OffsetReuse = append(a.r.Anomalies.OffsetReuse, *e)
-	}
-}
-
-// unfinishedFinal names a final read that ended info or fail in sources.
-const unfinishedFinal = "unfinished final-read"
-
-// eachRead calls fn on every record of every completed poll and final
-// read, of every unfinished final read that returned records, and of
-// every txn's polls.
-func (a *analysis) eachRead(fn func(f string, op *model.Read, r *rec)) {
-	for _, set := range []struct {
-		f   string
-		ops []model.Read
-	}{{histories.FPoll, a.c.Polls}, {histories.FFinalRead, a.c.Finals}, {unfinishedFinal, a.c.Partials}, {txnPoll, a.c.txnPolls}} {
-		for i := range set.ops {
-			op := &set.ops[i]
-			for j := op.Start; j < op.End; j++ {
-				fn(set.f, op, &a.c.Recs[j])
-			}
-		}
-	}
-}
-
-// txnPoll names a txn's poll micro-operation in sources.
-const txnPoll = "txn poll"
-
-func (a *analysis) sendWords(s int32) string {
-	op, err := &a.c.Sends[s], a.c.SendErr[s]
-	switch op.Typ {
-	case model.OpOK:
-		return fmt.Sprintf("acked at offset %d (p%d, %.1f s)", op.Off, op.Proc, secs(op.Ret))
-	case model.OpOKNoOffset:
-		return fmt.Sprintf("ok without offset (acks=0, p%d)", op.Proc)
-	case model.OpFail:
-		return fmt.Sprintf("failed %s (p%d, %.1f s)", err, op.Proc, secs(op.Ret))
-	}
-	if err != "" {
-		return fmt.Sprintf("unknown outcome: %s (p%d)", err, op.Proc)
-	}
-	return fmt.Sprintf("unknown outcome (p%d)", op.Proc)
-}
-
-func (a *analysis) sendRef(s int32) *SendRef {
-	op := &a.c.Sends[s]
-	ref := &SendRef{Process: int(op.Proc), Error: a.c.SendErr[s], InvokedS: secs(op.Call)}
-	if op.Ret >= 0 {
-		ref.DoneS = secs(op.Ret)
-	}
-	switch op.Typ {
-	case model.OpOK:
-		off := op.Off
-		ref.Type, ref.Offset = "ok", &off
-	case model.OpOKNoOffset:
-		ref.Type = "ok"
-	case model.OpFail:
-		ref.Type = "fail"
-	default:
-		ref.Type = "info"
-	}
-	return ref
-}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/checker/txncheck"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -119,21 +120,24 @@ func BenchmarkTxnCycles(b *testing.B) {
 	c.closeOpen()
 	a := &analysis{c: c, r: &Result{}}
 	a.prepare()
+	in := a.input()
+	out := new(txncheck.TxnAnomalies)
+	var ww, wr int
 	runtime.GC()
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
 	for range b.N {
-		a.r.Anomalies = Anomalies{}
-		a.txnCycles()
+		*out = txncheck.TxnAnomalies{}
+		ww, wr = txncheck.Cycles(in, out)
 	}
 	elapsed := time.Since(start)
 	b.StopTimer()
 	b.ReportMetric(elapsed.Seconds()/float64(b.N), "s/search")
-	b.ReportMetric(float64(a.wwN), "ww-edges")
-	b.ReportMetric(float64(a.wrN), "wr-edges")
-	b.ReportMetric(float64(len(a.r.Anomalies.G0)), "G0")
-	b.ReportMetric(float64(len(a.r.Anomalies.G1c)), "G1c")
-	b.ReportMetric(float64(len(c.txnSends)+len(c.txnPolls)), "micro-ops")
+	b.ReportMetric(float64(ww), "ww-edges")
+	b.ReportMetric(float64(wr), "wr-edges")
+	b.ReportMetric(float64(len(out.G0)), "G0")
+	b.ReportMetric(float64(len(out.G1c)), "G1c")
+	b.ReportMetric(float64(len(c.TxnSends)+len(c.TxnPolls)), "micro-ops")
 	b.ReportMetric(addS, "parse-add-s")
 }

@@ -161,19 +161,12 @@ const batchSize = 512
 type Checker struct {
 	opts Options
 
-	topics        map[string]int32          // topic -> topic number
-	tpIdx         []map[int32]int32         // topic number -> partition -> tp
-	valIdx        map[string]int32          // value -> value number
-	dupAt         map[int32][]tpOff         // values seen at more than one offset: the others
-	dupSet        map[valAt]struct{}        // the pairs in dupAt
+	dupSet        map[valAt]struct{}        // the pairs in DupAt
 	ignored       map[string]int            // client ops with an f outside the contract, by f
 	open          map[int]*pending          // client process -> its open op
 	gone          map[int]bool              // client processes retired by an info
 	seqs          map[procTP]*pollSeq       // poll order per consumer and partition
 	sendAt        map[procTP]int32          // each process's last ok send per partition
-	gaps          []pollGap                 // polls that began past the offset after the last
-	back          []pollGap                 // polls that began at or before the last offset
-	nmSend        []nmSend                  // nonmonotonic sends
 	nemAt         map[string]int            // nemesis f -> its open op
 	failed        []finalTry                // final reads that did not complete
 	ops           map[string]map[string]int // f -> type -> events
@@ -185,16 +178,12 @@ type Checker struct {
 	tornLine      int                       //
 	line          int                       // the line of the event being added (CheckReader), 0 unknown
 	scratch       histories.ReadFields      //
-	txnState                                // transactions (txn.go)
 	groupState                              // consumer groups (group.go)
 	model.History                           // the tables the analyzers read
 }
 
-// tpOff is a place in the log.
-type tpOff struct {
-	tp  int32
-	off int64
-}
+// tpOff is a place in the log (model.TPOff).
+type tpOff = model.TPOff
 
 type valAt struct {
 	val int32
@@ -268,11 +257,11 @@ func New(opts Options) *Checker {
 			Recs:    make([]rec, 0, 2*n),
 			SendErr: map[int32]string{},
 			SendsOf: map[int32][]int32{},
+			Log:     model.Log{DupAt: map[int32][]tpOff{}},
+			Topics:  map[string]int32{},
+			ValIdx:  make(map[string]int32, n),
 		},
 		opts:    opts,
-		topics:  map[string]int32{},
-		valIdx:  make(map[string]int32, n),
-		dupAt:   map[int32][]tpOff{},
 		dupSet:  map[valAt]struct{}{},
 		ignored: map[string]int{},
 		open:    map[int]*pending{},
@@ -325,16 +314,16 @@ func (c *Checker) Add(e *histories.Event) error {
 
 // tp returns the number of a topic-partition, creating it.
 func (c *Checker) tp(topic []byte, p int32) int32 {
-	t, ok := c.topics[string(topic)]
+	t, ok := c.Topics[string(topic)]
 	if !ok {
-		t = int32(len(c.tpIdx))
-		c.topics[string(topic)] = t
-		c.tpIdx = append(c.tpIdx, map[int32]int32{})
+		t = int32(len(c.TPIdx))
+		c.Topics[string(topic)] = t
+		c.TPIdx = append(c.TPIdx, map[int32]int32{})
 	}
-	id, ok := c.tpIdx[t][p]
+	id, ok := c.TPIdx[t][p]
 	if !ok {
 		id = int32(len(c.TPs))
-		c.tpIdx[t][p] = id
+		c.TPIdx[t][p] = id
 		c.TPs = append(c.TPs, model.NewTP(string(topic), p))
 	}
 	return id
@@ -342,11 +331,11 @@ func (c *Checker) tp(topic []byte, p int32) int32 {
 
 // value returns the number of a value, creating it.
 func (c *Checker) value(v []byte) int32 {
-	id, ok := c.valIdx[string(v)]
+	id, ok := c.ValIdx[string(v)]
 	if !ok {
 		id = int32(len(c.Vals))
 		s := string(v)
-		c.valIdx[s] = id
+		c.ValIdx[s] = id
 		c.Vals = append(c.Vals, model.Value{Str: s, Send: -1, Txn: -1, TP: -1, Off: -1})
 	}
 	return id
@@ -360,32 +349,16 @@ func (c *Checker) saw(tp int32, off int64, val int32) {
 	case vi.TP < 0:
 		vi.TP, vi.Off = tp, off
 	case vi.TP != tp || vi.Off != off:
-		at := valAt{val, tpOff{tp, off}}
+		at := valAt{val, tpOff{TP: tp, Off: off}}
 		if _, ok := c.dupSet[at]; ok {
 			return
 		}
 		c.dupSet[at] = struct{}{}
-		c.dupAt[val] = append(c.dupAt[val], at.at)
+		c.DupAt[val] = append(c.DupAt[val], at.at)
 	}
 }
 
 // names numbers strings in the order first seen (group names,
-// transactional ids): per-op structs hold the small id, not the string.
-type names struct {
-	list []string
-	idx  map[string]int32
-}
-
-// id is s's number, given on first sight.
-func (n *names) id(s string) int32 {
-	if n.idx == nil {
-		n.idx = map[string]int32{}
-	}
-	i, ok := n.idx[s]
-	if !ok {
-		i = int32(len(n.list))
-		n.idx[s] = i
-		n.list = append(n.list, s)
-	}
-	return i
-}
+// transactional ids): per-op structs hold the small id, not the string
+// (model.Names).
+type names = model.Names

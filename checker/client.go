@@ -1,14 +1,13 @@
 package checker
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"github.com/kchaos/kchaos/checker/model"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -18,18 +17,12 @@ type pollSeq struct {
 	val  int32
 }
 
-// pollGap is a poll that did not begin right after the previous one.
-type pollGap struct {
-	proc, tp          int32
-	prevLast, first   int64
-	prevVal, firstVal int32
-	at                int64 // the poll's completion
-	rc                bool  // the poll was read_committed
-}
-
-type nmSend struct {
-	prev, next int32 // sends
-}
+// The order tables, under the names the decoding uses (package model
+// owns them: History.Log).
+type (
+	pollGap = model.PollGap
+	nmSend  = model.NonmonotonicSend
+)
 
 func (c *Checker) addClient(e *histories.Event) error {
 	p := e.Process
@@ -118,8 +111,8 @@ func (c *Checker) addClient(e *histories.Event) error {
 	delete(c.open, p)
 	if e.Type == histories.Info {
 		c.gone[p] = true
-		if c.members[int32(p)] != nil {
-			c.goneAt[int32(p)] = e.Time
+		if c.Members[int32(p)] != nil {
+			c.GoneAt[int32(p)] = e.Time
 		}
 	}
 	switch e.F {
@@ -234,7 +227,7 @@ func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 		c.saw(s.TP, s.Off, s.Val)
 		key := procTP{s.Proc, s.TP}
 		if prev, ok := c.sendAt[key]; ok && c.Sends[prev].Off > s.Off {
-			c.nmSend = append(c.nmSend, nmSend{prev: prev, next: pd.send})
+			c.NonmonotonicSends = append(c.NonmonotonicSends, nmSend{Prev: prev, Next: pd.send})
 		}
 		c.sendAt[key] = pd.send
 		tpi.Avail.OK(s.Ret)
@@ -284,153 +277,6 @@ func (c *Checker) sameCompletion(s *model.Send, e *histories.Event) error {
 		return fmt.Errorf("send %s value: %w", e.Type, err)
 	}
 	return c.sameSend(s, &v)
-}
-
-// readRecords decodes a read's records into c.recs, sorted by partition and
-// offset, and returns their range.
-func (c *Checker) readRecords(e *histories.Event, polled, rc bool) (int32, int32, *histories.ReadFields, error) {
-	rd := readCtx{what: fmt.Sprintf("%s %s value", e.F, e.Type), needTopic: e.Type == histories.OK,
-		polled: polled, order: polled, rc: rc, proc: int32(e.Process), at: e.Time}
-	return c.recordsOf(&rd, e.Value)
-}
-
-// readCtx says how recordsOf takes a read: what names it in errors,
-// needTopic requires the topic even without records, polled marks the
-// values as polled, order follows the consumer's poll order (a txn's
-// polls are polled but not followed, see txn.go) and rc says the read was
-// read_committed.
-type readCtx struct {
-	what                         string
-	needTopic, polled, order, rc bool
-	proc                         int32
-	at                           int64
-}
-
-// recordsOf is readRecords on a raw read result.
-func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.ReadFields, error) {
-	v, what, polled := &c.scratch, rd.what, rd.polled
-	if err := histories.DecodeReadValue(raw, v); err != nil {
-		return 0, 0, nil, fmt.Errorf("%s: %w", what, err)
-	}
-	if !v.HasTopic && (rd.needTopic || len(v.Records) > 0 || len(v.Ends) > 0 || len(v.Starts) > 0) {
-		return 0, 0, nil, fmt.Errorf(`%s: missing field "topic"`, what)
-	}
-	if err := c.checkBounds(what, v); err != nil {
-		return 0, 0, nil, err
-	}
-	start := int32(len(c.Recs))
-	for i, r := range v.Records {
-		if err := histories.MissingField(r.Has, histories.FieldPartition|histories.FieldOffset|histories.FieldValue|histories.FieldEpoch); err != nil {
-			return 0, 0, nil, fmt.Errorf("%s: record %d: %w", what, i, err)
-		}
-		if r.Offset < 0 {
-			return 0, 0, nil, fmt.Errorf("%s: record %d: field \"offset\": %d is negative", what, i, r.Offset)
-		}
-		if err := c.checkPlace(fmt.Sprintf("%s: record %d", what, i), v.Topic, r.Partition); err != nil {
-			return 0, 0, nil, err
-		}
-		if end, ok := v.Ends[r.Partition]; ok && r.Offset >= end {
-			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, at or past the end the read reports (field \"end_offsets\": %d)", what, i, r.Offset, r.Partition, end)
-		}
-		if st, ok := v.Starts[r.Partition]; ok && r.Offset < st {
-			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, below the log start the read reports (field \"start_offsets\": %d)", what, i, r.Offset, r.Partition, st)
-		}
-		tp := c.tp(v.Topic, r.Partition)
-		val := c.value(r.Value)
-		c.Recs = append(c.Recs, rec{TP: tp, Val: val, Off: r.Offset, Epoch: r.Epoch})
-		if rd.rc {
-			c.MarkTxnTP(tp)
-		}
-		c.saw(tp, r.Offset, val)
-		vi := &c.Vals[val]
-		vi.Read = true
-		vi.Polled = vi.Polled || polled
-	}
-	if rd.order {
-		c.pollOrder(rd.proc, c.Recs[start:], rd.at, rd.rc)
-	}
-	if got := c.Recs[start:]; !slices.IsSortedFunc(got, recCmp) {
-		slices.SortStableFunc(got, recCmp)
-	}
-	return start, int32(len(c.Recs)), v, nil
-}
-
-// checkBounds rejects impossible end and start offsets and partitions.
-func (c *Checker) checkBounds(what string, v *histories.ReadFields) error {
-	for _, m := range []struct {
-		name string
-		m    map[int32]int64
-	}{{"end_offsets", v.Ends}, {"start_offsets", v.Starts}, {"high_watermarks", v.HWs}, {"last_stable_offsets", v.LSOs}} {
-		for _, p := range sortedKeys(m.m) {
-			if m.m[p] < 0 {
-				return fmt.Errorf("%s: field %q: partition %d at %d, negative", what, m.name, p, m.m[p])
-			}
-			if err := c.checkPlace(fmt.Sprintf("%s: field %q", what, m.name), v.Topic, p); err != nil {
-				return err
-			}
-		}
-	}
-	for _, p := range sortedKeys(v.HWs) {
-		if lso, ok := v.LSOs[p]; ok && lso > v.HWs[p] {
-			return fmt.Errorf("%s: field \"last_stable_offsets\": partition %d at %d, above its high watermark %d", what, p, lso, v.HWs[p])
-		}
-	}
-	for _, p := range slices.Sorted(maps.Keys(v.Open)) {
-		txns := v.Open[p]
-		if err := c.checkPlace(fmt.Sprintf("%s: field \"open_txns\"", what), v.Topic, p); err != nil {
-			return err
-		}
-		for i, t := range txns {
-			if t.FirstOffset < 0 || t.ProducerID < 0 || t.OpenMS < 0 {
-				return fmt.Errorf("%s: field \"open_txns\": partition %d, entry %d: negative first_offset, producer_id or open_ms", what, p, i)
-			}
-		}
-	}
-	return nil
-}
-
-// sortedKeys returns a partition map's keys in order: iterating a map
-// directly would number partitions in Go's random map order.
-func sortedKeys(m map[int32]int64) []int32 {
-	out := make([]int32, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
-}
-
-// pollOrder follows one consumer through the records of a poll, in the
-// order the poll returned them: each record must come right after the
-// previous one it read on that partition (since its last assign). Going
-// back is nonmonotonic-poll; skipping ahead is a poll-skip candidate,
-// reported if the final read shows the skipped offsets exist.
-func (c *Checker) pollOrder(proc int32, recs []rec, at int64, rc bool) {
-	var key procTP
-	var seq *pollSeq
-	for _, r := range recs {
-		if seq == nil || key.tp != r.TP {
-			key = procTP{proc, r.TP}
-			seq = c.seqs[key]
-			if seq == nil {
-				seq = &pollSeq{last: r.Off, val: r.Val}
-				c.seqs[key] = seq
-				continue
-			}
-		}
-		g := pollGap{proc: proc, tp: r.TP, prevLast: seq.last, first: r.Off, prevVal: seq.val, firstVal: r.Val, at: at, rc: rc}
-		switch {
-		case r.Off <= seq.last:
-			c.back = append(c.back, g)
-		case r.Off > seq.last+1:
-			c.gaps = append(c.gaps, g)
-		}
-		seq.last, seq.val = r.Off, r.Val
-	}
-}
-
-func recCmp(a, b rec) int {
-	return cmp.Or(cmp.Compare(a.TP, b.TP), cmp.Compare(a.Off, b.Off))
 }
 
 func (c *Checker) completePoll(pd *pending, e *histories.Event) error {

@@ -12,18 +12,55 @@
 //
 // # Domains
 //
-// The checker is composed of domains (domains.go), each declaring its
-// anomalies and the rule by which they count, and finding them on its own
-// after one decode of the history: log and order (domain_log.go),
-// linearizability (domain_lin.go), transactions (domain_txn.go), consumer
-// groups (domain_groups.go). The next domains (share groups, metadata)
-// register in the same list.
+// The checker is composed of domains (domains.go), each in a package of
+// its own, declaring its anomalies and the rule by which they count, and
+// finding them on its own after one decode of the history: log and order
+// (package logorder), linearizability (package linearize), transactions
+// (package txncheck), consumer groups (package groupcheck). This package
+// decodes (Add: client.go, reads.go, txn.go, group*.go, cluster.go),
+// composes the domains (domains.go and one glue file each, domain_*.go)
+// and owns the verdict, the stats and results.json.
 //
 // The decoded history is package model's History (the Checker fills it
-// one event at a time); what analyzers share in reading it is package
-// judge. An analyzer in a package of its own reads only those two and
-// returns its findings: linearizability is package linearize. The other
-// domains still run inside this package on the Checker's own tables.
+// one event at a time, with what must be followed while it streams:
+// model.Log, model.Transactions, model.Groups); what analyzers share in
+// reading it is package judge (Where, FaultRef, Explanation, the
+// final-read judgement judge.Finals). An analyzer implements package
+// domain's Analyzer: it reads a domain.Input (the History, judge.Places,
+// judge.Finals, the acked sends, the options its rules depend on, and
+// domain.Facts, the judgements that cross domains), appends its entries
+// to its own struct of entry lists, and returns its Findings
+// (explanations, reasons, anything it adds to the stats or hands to
+// another domain's list).
+//
+// # Adding a domain
+//
+// The next domains (share groups, metadata) are added in their own
+// package, say checker/share:
+//
+//  1. What must be followed while the history streams (state at a moment)
+//     is decoded here, in the Checker's Add (client.go dispatches on f),
+//     into a table of model.History; the rest is judged in the package.
+//  2. The package declares its kinds (anomaly.Kind: name, unit, rule),
+//     its entry types, and a struct of entry lists whose JSON tags are
+//     the kinds' names, with Count(name) returning domain.Count(x, name)
+//     (domain.Entries), named after the domain (ShareAnomalies: Anomalies
+//     embeds it, so two domains' structs must not share a name); an
+//     Analyzer type with Name, Anomalies and Analyze(*domain.Input,
+//     *ShareAnomalies) *Found, where Found embeds domain.Base (its
+//     explanations in Base.Expl) and overrides the reasons it needs
+//     (Invalid, Uncounted, Notes, Unknowns). package groupcheck is the
+//     smallest example.
+//  3. Here, one glue file, domain_share.go: a var made by port (the
+//     analyzer; the slot of its struct in Anomalies; what it hands to
+//     another domain's lists, or nil; what it adds to Stats, or nil: see
+//     domain_groups.go), and aliases of its names and entry types where
+//     results.json's readers need them; one line embedding
+//     share.ShareAnomalies at the end of Anomalies (result.go: its JSON
+//     keys follow the others'), one line in the registry (domains.go).
+//
+// The verdict, the counts, CountsAgainst, AnomalyNames and the reasons
+// then read the domain's declarations and findings: nothing else changes.
 //
 // # Anomalies (HISTORY.md) and their units
 //
@@ -42,7 +79,7 @@
 //	unseen            per send    acked, never polled, on a partition without
 //	                              a completed final read
 //
-// Transactions (txn ops; txn.go, txncheck.go, txncycle.go):
+// Transactions (txn ops; decoded in txn.go, judged in package txncheck):
 //
 //	txn-lost-write       per send  a committed txn's acked send missing from
 //	                               the final read (lost-write's window)
@@ -54,8 +91,9 @@
 //	G0                   per cycle ww-only cycle among txns: not counted
 //	G1c                  per cycle wr-only cycle among txns
 //
-// Consumer groups (subscribe, commit, rebalance, group polls; group.go,
-// groupcheck.go, groupcontinue.go, grouplatest.go, groupoutside.go):
+// Consumer groups (subscribe, commit, rebalance, group polls; decoded in
+// group.go, groupauto.go, groupcontinue.go, grouprebal.go, groupoutside.go;
+// judged in package groupcheck):
 //
 //	lost-by-commit       per range records of the final read below an ok
 //	                               commit that no member delivered
@@ -76,7 +114,7 @@
 //
 // false: lost-write, offset-reuse, aborted-read, unexpected, poll-skip,
 // nonmonotonic-poll, nonlinearizable, or a txn anomaly other than G0
-// (Kafka does not isolate concurrent txns' writes, see txncycle.go),
+// (Kafka does not isolate concurrent txns' writes, see package txncheck),
 // lost-by-commit, commit-backwards, and redelivery and
 // delivery-outside-assignment under a declared exactly-once;
 // duplicate and nonmonotonic-send too

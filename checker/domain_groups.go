@@ -1,36 +1,42 @@
 package checker
 
-import (
-	"fmt"
+import "github.com/kchaos/kchaos/checker/groupcheck"
 
-	"github.com/kchaos/kchaos/checker/anomaly"
+// consumerGroups is the consumer-group domain, package groupcheck: what a
+// group's commits and assignments promise its members. The decoding of
+// subscribe, commit, rebalance and group polls (what must be followed as
+// the history streams) is in group.go and the group*.go files it names.
+var consumerGroups = port(groupcheck.Analyzer{},
+	func(x *Anomalies) *groupcheck.GroupAnomalies { return &x.GroupAnomalies }, nil,
+	func(st *Stats, f *groupcheck.Found) { st.Groups = f.Stats })
+
+// Anomaly names of consumer groups (package groupcheck owns them).
+const (
+	LostByCommit              = groupcheck.LostByCommit
+	CommitBackwards           = groupcheck.CommitBackwards
+	Redelivery                = groupcheck.Redelivery
+	DeliveryOutsideAssignment = groupcheck.DeliveryOutsideAssignment
 )
 
-// consumerGroups is the consumer-group domain: what a group's commits and
-// assignments promise its members (group.go, groupcheck.go and the
-// group*.go files they name).
-type consumerGroups struct{ domainBase }
+// Kinds of commit-backwards, and causes of a redelivery.
+const (
+	ResumedBelowCommit   = groupcheck.ResumedBelowCommit
+	CommittedLower       = groupcheck.CommittedLower
+	CauseCommitBackwards = groupcheck.CauseCommitBackwards
+	CauseRestart         = groupcheck.CauseRestart
+	CauseRebalance       = groupcheck.CauseRebalance
+	CauseSameGeneration  = groupcheck.CauseSameGeneration
+)
 
-var groupKinds = []declared{
-	{anomaly.Kind{Name: LostByCommit, Unit: "per range", Rule: anomaly.Always}, func(x *Anomalies) int { return len(x.LostByCommit) }},
-	{anomaly.Kind{Name: CommitBackwards, Unit: "per case", Rule: anomaly.Always}, func(x *Anomalies) int { return len(x.CommitBackwards) }},
-	// At-least-once allows a record to be processed twice, and a zombie's
-	// reads are at worst that; exactly-once promises one owner per record.
-	{anomaly.Kind{Name: Redelivery, Unit: "per range", Rule: anomaly.IfExactlyOnce}, func(x *Anomalies) int { return len(x.Redelivery) }},
-	{anomaly.Kind{Name: DeliveryOutsideAssignment, Unit: "per poll and partition", Rule: anomaly.IfExactlyOnce}, func(x *Anomalies) int { return len(x.DeliveryOutsideAssignment) }},
-}
-
-func (consumerGroups) analyze(a *analysis) { a.groupChecks() }
-func (consumerGroups) explain(a *analysis) { a.explainGroups() }
-
-func (consumerGroups) uncounted(a *analysis, k anomaly.Kind, n int) string {
-	switch k.Name {
-	case Redelivery:
-		return fmt.Sprintf("redelivery: %d ranges (%d records) delivered again to the group, not counted: "+
-			"the group declares at-least-once delivery", n, a.redeliveredN)
-	case DeliveryOutsideAssignment:
-		return fmt.Sprintf("delivery-outside-assignment: %d (a member's poll delivered records of a partition its client did not hold), "+
-			"not counted: the group declares at-least-once delivery", n)
-	}
-	return ""
-}
+// The group entries and stats, under the names results.json's readers
+// know (package groupcheck owns them).
+type (
+	CommitRef              = groupcheck.CommitRef
+	DeliveryRef            = groupcheck.DeliveryRef
+	LostByCommitEntry      = groupcheck.LostByCommitEntry
+	CommitBackwardsEntry   = groupcheck.CommitBackwardsEntry
+	RedeliveryEntry        = groupcheck.RedeliveryEntry
+	RebalanceRef           = groupcheck.RebalanceRef
+	OutsideAssignmentEntry = groupcheck.OutsideAssignmentEntry
+	GroupStats             = groupcheck.GroupStats
+)

@@ -8,6 +8,10 @@ import (
 	"testing"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/domain"
+	"github.com/kchaos/kchaos/checker/groupcheck"
+	"github.com/kchaos/kchaos/checker/logorder"
+	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
 // TestDeclarations: the domains' declarations are well formed, name every
@@ -18,13 +22,23 @@ func TestDeclarations(t *testing.T) {
 		t.Fatal(err)
 	}
 	var x Anomalies
-	v := reflect.ValueOf(&x).Elem()
 	var fields []string
-	for i := range v.NumField() {
-		f := v.Field(i)
-		f.Set(reflect.MakeSlice(f.Type(), i+1, i+1)) // a count no other field has
-		fields = append(fields, strings.Split(v.Type().Field(i).Tag.Get("json"), ",")[0])
+	// Each list, in results.json's order: a domain's struct of lists
+	// embedded in Anomalies marshals in place, so its lists count too.
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		for i := range v.NumField() {
+			f, sf := v.Field(i), v.Type().Field(i)
+			if sf.Anonymous {
+				walk(f)
+				continue
+			}
+			n := len(fields) + 1
+			f.Set(reflect.MakeSlice(f.Type(), n, n)) // a count no other field has
+			fields = append(fields, strings.Split(sf.Tag.Get("json"), ",")[0])
+		}
 	}
+	walk(reflect.ValueOf(&x).Elem())
 	if !slices.Equal(AnomalyNames, fields) {
 		t.Fatalf("declared %v,\nAnomalies holds %v", AnomalyNames, fields)
 	}
@@ -102,7 +116,10 @@ func TestVerdictSpecialCases(t *testing.T) {
 			for _, c := range tc.hanging {
 				r.Anomalies.TxnHanging = append(r.Anomalies.TxnHanging, TxnHangingEntry{Counted: c})
 			}
-			a := &analysis{c: New(tc.opts), r: r, redeliveredN: 5}
+			// What the domains found (the group domain: 5 records delivered again).
+			found := map[string]domain.Findings{consumerGroups.Name(): &groupcheck.Found{Stats: &GroupStats{Redelivered: 5}},
+				transactions.Name(): txncheck.NewFound(&r.Anomalies.TxnAnomalies), logOrder.Name(): &logorder.Found{}}
+			a := &analysis{c: New(tc.opts), r: r, found: found}
 			a.verdict()
 			if r.Valid != tc.want || !slices.Equal(r.Reasons, tc.reasons) {
 				t.Errorf("%v %q,\nwant %v %q", r.Valid, r.Reasons, tc.want, tc.reasons)

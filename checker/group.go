@@ -12,79 +12,17 @@ import (
 
 // Consumer groups (docs/HISTORY.md "Consumer groups"): how subscribe,
 // commit, rebalance and the group fields of a poll are decoded, validated
-// and kept. What the checks make of them is in groupcheck.go.
+// and kept (model.Groups). What the checks make of them is package
+// groupcheck.
 //
 // Some of it must be followed as the history streams, because it depends
 // on what was true at a moment: the highest offset the group had committed
 // (ok) when a member was assigned a partition, or when a commit was
 // invoked. The rest (deliveries, losses, redeliveries) is judged at the end.
 
-// member is one process's membership of a group.
-type member struct {
-	group  int32
-	name   string
-	id     string
-	ok     bool  // its subscribe completed ok
-	latest bool  // offset_reset latest
-	rc     bool  // it polled at read_committed
-	subAt  int64 // when its subscribe was invoked
-}
-
 // groupTP is a partition of a group.
 type groupTP struct {
 	group, tp int32
-}
-
-// committedAt is the highest offset a group committed (ok) on a partition
-// so far, and the commit that did (-1: none).
-type committedAt struct {
-	off    int64
-	commit int32
-}
-
-// commitOp is one commit op.
-type commitOp struct {
-	group, proc int32
-	gen         int32
-	hasGen      bool
-	mid         string
-	auto        bool
-	typ         uint8 // opOpen, opOK, opFail, opInfo
-	index       int64
-	call, ret   int64
-	err         string
-	parts       []commitPart
-}
-
-// commitPart is one partition of a commit.
-type commitPart struct {
-	tp  int32
-	off int64
-	ok  bool // an ok completion listed it: it committed
-	// reset: its member had not delivered the partition since an
-	// assignment recorded while the group had no ok commit of it (or
-	// held no assignment of it): it may commit a latest reset's position
-	// (grouplatest.go).
-	reset bool
-	prev  committedAt // the group's commit of tp when this one was invoked
-}
-
-// rebalOp is one rebalance a member learned.
-type rebalOp struct {
-	group, proc             int32
-	gen                     int32
-	hasGen                  bool
-	mid                     string
-	index, at               int64
-	assigned, revoked, lost []int32 // tps
-}
-
-// groupPoll is an ok poll of a group member (c.polls[poll]).
-type groupPoll struct {
-	poll, group, proc int32
-	gen               int32
-	hasGen            bool
-	mid               string
 }
 
 // resumeAt waits for a newly assigned member's first delivery of a
@@ -92,29 +30,6 @@ type groupPoll struct {
 type resumeAt struct {
 	at    committedAt
 	rebal int32
-}
-
-// resumedAt is where a member process resumed a partition it was
-// assigned: its first delivery there (gpoll, off) and what the group had
-// committed (ok) when the assignment was recorded (-1: nothing). A
-// redelivery's text claims a resume from the committed offset only when
-// the two agree.
-type resumedAt struct {
-	proc, tp, gpoll int32
-	committed, off  int64
-}
-
-// backOp is a commit-backwards found while streaming.
-type backOp struct {
-	kind         string
-	group, tp    int32
-	commit       int32 // the higher commit
-	lower        int32 // CommittedLower: the lower commit
-	proc         int32 // ResumedBelowCommit: the member, its poll and rebalance
-	gpoll, rebal int32
-	committed    int64
-	resumed      int64
-	at           int64
 }
 
 // groupPend is what an open group op carries to its completion.
@@ -129,35 +44,41 @@ type groupPend struct {
 	sub    *subVal
 }
 
-// groupState is the part of the Checker that holds consumer groups.
+// groupState is the part of the Checker that follows consumer groups
+// while the history streams; what the analyzer reads is model.Groups
+// (History.Groups).
 type groupState struct {
-	groupNames names
-	members    map[int32]*member // client process -> its membership
-	commits    []commitOp
-	rebals     []rebalOp
-	gpolls     []groupPoll
-	lastGen    map[int32]int32 // process -> generation of its last group poll or rebalance
-	committed  map[groupTP]committedAt
-	resume     map[procTP]resumeAt
-	backs      []backOp
-	resumed    []resumedAt
-	holds      histories.Holdings[int32] // member process -> the tps it holds (groupoutside.go)
-	outside    []outsideRun
-	resets     []resetEp       // where a latest group's member may have reset (grouplatest.go)
-	goneAt     map[int32]int64 // member process -> when an info retired it
-	contTo     map[int32]int32 // member process -> the process that continues its client
+	lastGen   map[int32]int32 // process -> generation of its last group poll or rebalance
+	committed map[groupTP]committedAt
+	resume    map[procTP]resumeAt
+	holds     histories.Holdings[int32] // member process -> the tps it holds (groupoutside.go)
 	autoState
 }
 
+// The group tables, under the names the streaming code uses (package
+// model owns them).
+type (
+	member      = model.Member
+	committedAt = model.CommittedAt
+	commitOp    = model.Commit
+	commitPart  = model.CommitPart
+	rebalOp     = model.Rebalance
+	groupPoll   = model.GroupPoll
+	resumedAt   = model.Resumed
+	backOp      = model.Back
+	outsideRun  = model.Outside
+	resetEp     = model.Reset
+)
+
 func (c *Checker) groupID(name string) int32 {
-	if c.members == nil {
-		c.members = map[int32]*member{}
+	if c.Members == nil {
+		c.Members = map[int32]*member{}
 		c.lastGen = map[int32]int32{}
 		c.committed = map[groupTP]committedAt{}
 		c.resume = map[procTP]resumeAt{}
-		c.goneAt = map[int32]int64{}
+		c.GoneAt = map[int32]int64{}
 	}
-	return c.groupNames.id(name)
+	return c.GroupNames.ID(name)
 }
 
 // subVal is a decoded subscribe value; a nil field was absent.
@@ -231,8 +152,8 @@ func (c *Checker) checkTopic(what, topic string) error {
 // memberOf returns process p's membership of group g, or an error naming
 // the field: a group op by a process that is no member is bad input.
 func (c *Checker) memberOf(what string, p int32, g string) (*member, error) {
-	m := c.members[p]
-	if m == nil || !m.ok || c.groupNames.list[m.group] != g {
+	m := c.Members[p]
+	if m == nil || !m.OK || c.GroupNames.List[m.Group] != g {
 		return nil, fmt.Errorf("%s: field \"group\": %q, but process %d is not a member of it (no ok subscribe)", what, g, p)
 	}
 	return m, nil
@@ -267,7 +188,7 @@ func (c *Checker) invokeSubscribe(pd *pending, e *histories.Event) error {
 func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
 	what := fmt.Sprintf("subscribe %s value", e.Type)
 	inv := pd.gp.sub
-	m := &member{group: pd.gp.group, name: *inv.Member, latest: inv.OffsetReset != nil && *inv.OffsetReset == "latest", subAt: pd.call}
+	m := &member{Group: pd.gp.group, Name: *inv.Member, Latest: inv.OffsetReset != nil && *inv.OffsetReset == "latest", SubAt: pd.call}
 	if len(e.Value) > 0 {
 		var v subVal
 		if err := decodeGroup(what, e.Value, &v); err != nil {
@@ -282,21 +203,21 @@ func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
 			}
 		}
 		if v.MemberID != nil {
-			m.id = *v.MemberID
+			m.ID = *v.MemberID
 		}
 	}
-	m.ok = e.Type == histories.OK
-	if inv.Continues != nil && m.ok {
+	m.OK = e.Type == histories.OK
+	if inv.Continues != nil && m.OK {
 		from := int32(*inv.Continues)
 		if err := c.checkContinues("subscribe invoke value", from, int32(e.Process), m); err != nil {
 			return atInvoke(pd, err) // the invoke carries "continues"
 		}
 		c.continueProcess(from, int32(e.Process)) // groupcontinue.go
 	}
-	if m.ok {
+	if m.OK {
 		c.holds.Subscribe(e.Process, inv.Continues)
 	}
-	c.members[int32(e.Process)] = m
+	c.Members[int32(e.Process)] = m
 	return nil
 }
 
@@ -316,7 +237,7 @@ func (c *Checker) groupPollInvoke(pd *pending, e *histories.Event, group *string
 	if gen == nil {
 		return fmt.Errorf("%s: missing field \"generation\"", what)
 	}
-	gp := &groupPend{group: m.group, gen: *gen, hasGen: true, clock: c.clock}
+	gp := &groupPend{group: m.Group, gen: *gen, hasGen: true, clock: c.clock}
 	if mid != nil {
 		gp.mid = *mid
 	}
@@ -324,7 +245,7 @@ func (c *Checker) groupPollInvoke(pd *pending, e *histories.Event, group *string
 		c.resetOrder(p, nil)
 	}
 	c.lastGen[p] = *gen
-	m.rc = m.rc || pd.rc
+	m.RC = m.RC || pd.rc
 	pd.gp = gp
 	return nil
 }
@@ -388,42 +309,42 @@ func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	op := commitOp{group: m.group, proc: int32(e.Process), index: e.Index, call: e.Time, ret: -1, auto: v.Auto != nil && *v.Auto}
+	op := commitOp{Group: m.Group, Proc: int32(e.Process), Index: e.Index, Call: e.Time, Ret: -1, Auto: v.Auto != nil && *v.Auto}
 	if v.Generation != nil {
-		op.gen, op.hasGen = *v.Generation, true
+		op.Gen, op.HasGen = *v.Generation, true
 	}
 	if v.MemberID != nil {
-		op.mid = *v.MemberID
+		op.MID = *v.MemberID
 	}
 	for _, p := range sortedKeys(offs) {
 		tp := c.tp([]byte(*v.Topic), p)
-		prev, ok := c.committed[groupTP{m.group, tp}]
+		prev, ok := c.committed[groupTP{m.Group, tp}]
 		if !ok {
-			prev = committedAt{off: -1, commit: -1}
+			prev = committedAt{Off: -1, Commit: -1}
 		}
-		if op.auto {
-			prev = c.autoPrev(m.group, op.proc, tp, offs[p]) // recorded late: groupauto.go
+		if op.Auto {
+			prev = c.autoPrev(m.Group, op.Proc, tp, offs[p]) // recorded late: groupauto.go
 		}
-		w, waiting := c.resume[procTP{op.proc, tp}]
-		reset := waiting && w.at.commit < 0 || !c.holds.Holds(int(op.proc), tp)
-		op.parts = append(op.parts, commitPart{tp: tp, off: offs[p], prev: prev, reset: reset})
+		w, waiting := c.resume[procTP{op.Proc, tp}]
+		reset := waiting && w.at.Commit < 0 || !c.holds.Holds(int(op.Proc), tp)
+		op.Parts = append(op.Parts, commitPart{TP: tp, Off: offs[p], Prev: prev, Reset: reset})
 	}
-	pd.gp = &groupPend{group: m.group, commit: int32(len(c.commits))}
-	c.commits = append(c.commits, op)
+	pd.gp = &groupPend{group: m.Group, commit: int32(len(c.Commits))}
+	c.Commits = append(c.Commits, op)
 	return nil
 }
 
 func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	ci := pd.gp.commit
-	op := &c.commits[ci]
-	op.ret, op.err = e.Time, e.Error
+	op := &c.Commits[ci]
+	op.Ret, op.Err = e.Time, e.Error
 	switch e.Type {
 	case histories.OK:
-		op.typ = model.OpOK
+		op.Typ = model.OpOK
 	case histories.Fail:
-		op.typ = model.OpFail
+		op.Typ = model.OpFail
 	default:
-		op.typ = model.OpInfo
+		op.Typ = model.OpInfo
 	}
 	what := fmt.Sprintf("commit %s value", e.Type)
 	if len(e.Value) == 0 {
@@ -436,8 +357,8 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	if err := decodeGroup(what, e.Value, &v); err != nil {
 		return err
 	}
-	if v.Group != nil && *v.Group != c.groupNames.list[op.group] {
-		return fmt.Errorf("%s: field \"group\": %q, but its invoke named %q", what, *v.Group, c.groupNames.list[op.group])
+	if v.Group != nil && *v.Group != c.GroupNames.List[op.Group] {
+		return fmt.Errorf("%s: field \"group\": %q, but its invoke named %q", what, *v.Group, c.GroupNames.List[op.Group])
 	}
 	if e.Type == histories.OK && v.Offsets == nil {
 		return fmt.Errorf("%s: missing field \"offsets\"", what)
@@ -445,7 +366,7 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	if v.Offsets == nil {
 		return nil
 	}
-	topic := c.TPs[op.parts[0].tp].Topic
+	topic := c.TPs[op.Parts[0].TP].Topic
 	if v.Topic != nil {
 		topic = *v.Topic
 	}
@@ -454,34 +375,34 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 		return err
 	}
 	for _, p := range sortedKeys(offs) {
-		i := slices.IndexFunc(op.parts, func(cp commitPart) bool { return c.TPs[cp.tp].Partition == p && c.TPs[cp.tp].Topic == topic })
+		i := slices.IndexFunc(op.Parts, func(cp commitPart) bool { return c.TPs[cp.TP].Partition == p && c.TPs[cp.TP].Topic == topic })
 		if i < 0 {
 			return fmt.Errorf("%s: field \"offsets\": partition %d, which its invoke did not ask for", what, p)
 		}
-		if offs[p] != op.parts[i].off {
-			return fmt.Errorf("%s: field \"offsets\": partition %d at %d, but its invoke asked for %d", what, p, offs[p], op.parts[i].off)
+		if offs[p] != op.Parts[i].Off {
+			return fmt.Errorf("%s: field \"offsets\": partition %d at %d, but its invoke asked for %d", what, p, offs[p], op.Parts[i].Off)
 		}
 		if e.Type == histories.OK {
-			op.parts[i].ok = true
+			op.Parts[i].OK = true
 		}
 	}
 	if e.Type != histories.OK {
 		return nil
 	}
-	for _, cp := range op.parts {
-		if !cp.ok {
+	for _, cp := range op.Parts {
+		if !cp.OK {
 			continue
 		}
-		key := groupTP{op.group, cp.tp}
+		key := groupTP{op.Group, cp.TP}
 		cur, ok := c.committed[key]
-		if cp.prev.commit >= 0 && cp.off < cp.prev.off {
+		if cp.Prev.Commit >= 0 && cp.Off < cp.Prev.Off {
 			// Below what the group had committed before this commit was
 			// asked for: concurrent commits cannot explain it.
-			c.backs = append(c.backs, backOp{kind: CommittedLower, group: op.group, tp: cp.tp, commit: cp.prev.commit,
-				lower: ci, proc: op.proc, gpoll: -1, rebal: -1, committed: cp.prev.off, resumed: cp.off, at: e.Time})
+			c.Backs = append(c.Backs, backOp{Kind: CommittedLower, Group: op.Group, TP: cp.TP, Commit: cp.Prev.Commit,
+				Lower: ci, Proc: op.Proc, GPoll: -1, Rebal: -1, Committed: cp.Prev.Off, Resumed: cp.Off, At: e.Time})
 		}
-		if !ok || cp.off > cur.off {
-			c.committed[key] = committedAt{off: cp.off, commit: ci}
+		if !ok || cp.Off > cur.Off {
+			c.committed[key] = committedAt{Off: cp.Off, Commit: ci}
 			c.noteCommitted(key, c.committed[key])
 		}
 	}
@@ -495,8 +416,8 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 	gp := pd.gp
 	pi := int32(len(c.Polls) - 1)
 	p := int32(e.Process)
-	gi := int32(len(c.gpolls))
-	c.gpolls = append(c.gpolls, groupPoll{poll: pi, group: gp.group, proc: p, gen: gp.gen, hasGen: gp.hasGen, mid: gp.mid})
+	gi := int32(len(c.GPolls))
+	c.GPolls = append(c.GPolls, groupPoll{Poll: pi, Group: gp.group, Proc: p, Gen: gp.gen, HasGen: gp.hasGen, MID: gp.mid})
 	op := c.Polls[pi]
 	c.noteDelivered(p, gp.clock, &op)
 	c.noteOutside(gi, p, gp.group, &op) // groupoutside.go
@@ -508,13 +429,13 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 			continue
 		}
 		delete(c.resume, key) // recs are sorted by offset: r is the first
-		c.resumed = append(c.resumed, resumedAt{proc: p, tp: r.TP, gpoll: gi, committed: w.at.off, off: r.Off})
-		if w.at.commit < 0 {
-			c.resets = append(c.resets, resetEp{group: gp.group, tp: r.TP, below: r.Off, bound: e.Time})
+		c.Resumed = append(c.Resumed, resumedAt{Proc: p, TP: r.TP, GPoll: gi, Committed: w.at.Off, Off: r.Off})
+		if w.at.Commit < 0 {
+			c.Resets = append(c.Resets, resetEp{Group: gp.group, TP: r.TP, Below: r.Off, Bound: e.Time})
 		}
-		if w.at.commit >= 0 && r.Off < w.at.off {
-			c.backs = append(c.backs, backOp{kind: ResumedBelowCommit, group: gp.group, tp: r.TP, commit: w.at.commit,
-				lower: -1, proc: p, gpoll: gi, rebal: w.rebal, committed: w.at.off, resumed: r.Off, at: e.Time})
+		if w.at.Commit >= 0 && r.Off < w.at.Off {
+			c.Backs = append(c.Backs, backOp{Kind: ResumedBelowCommit, Group: gp.group, TP: r.TP, Commit: w.at.Commit,
+				Lower: -1, Proc: p, GPoll: gi, Rebal: w.rebal, Committed: w.at.Off, Resumed: r.Off, At: e.Time})
 		}
 	}
 }

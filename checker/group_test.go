@@ -287,22 +287,6 @@ func TestGroupUnassigned(t *testing.T) {
 	}
 }
 
-func TestMentionsOffsetsTopic(t *testing.T) {
-	for _, tc := range []struct {
-		d    map[string]any
-		want bool
-	}{
-		{map[string]any{"topic": "__consumer_offsets"}, true},
-		{map[string]any{"target": map[string]any{"role": "group-coordinator-followers"}}, true},
-		{map[string]any{"target": map[string]any{"role": "leader", "partition": 0}}, false},
-		{nil, false},
-	} {
-		if got := mentionsOffsetsTopic(tc.d); got != tc.want {
-			t.Errorf("%v: %v, want %v", tc.d, got, tc.want)
-		}
-	}
-}
-
 // TestGroupUnassignedContinued: a process that continues a retired one's
 // client holds its partitions on: the retire is no gap.
 func TestGroupUnassignedContinued(t *testing.T) {

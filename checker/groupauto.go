@@ -99,7 +99,7 @@ func (c *Checker) forgetDelivered(p int32, tps []int32) {
 // poll whose end is off: the sound "before" of p's auto commit of off.
 // None (-1) when no kept poll ended there.
 func (c *Checker) autoPrev(g, p, tp int32, off int64) committedAt {
-	none := committedAt{off: -1, commit: -1}
+	none := committedAt{Off: -1, Commit: -1}
 	s := c.deliv[procTP{p, tp}]
 	i := len(s) - 1
 	for ; i >= 0 && s[i].end != off; i-- {

@@ -14,7 +14,7 @@ import "fmt"
 // bound its auto commits (groupauto.go), and the partitions P held are
 // held on, not given up, so that unassigned_s does not count the retire
 // as a gap. A redelivery across the two is the same client's, never a
-// restart (groupcheck.go's cause).
+// restart (package groupcheck's cause).
 
 // continueProcess moves process from's group state to process to.
 func (c *Checker) continueProcess(from, to int32) {
@@ -24,11 +24,11 @@ func (c *Checker) continueProcess(from, to int32) {
 	if g, ok := c.lastGen[from]; ok {
 		c.lastGen[to] = g
 	}
-	delete(c.goneAt, from) // the client did not go
-	if c.contTo == nil {
-		c.contTo = map[int32]int32{}
+	delete(c.GoneAt, from) // the client did not go
+	if c.ContTo == nil {
+		c.ContTo = map[int32]int32{}
 	}
-	c.contTo[from] = to
+	c.ContTo[from] = to
 }
 
 // moveProcess re-keys process from's entries of m to process to.
@@ -44,28 +44,16 @@ func moveProcess[V any](m map[procTP]V, from, to int32) {
 // checkContinues rejects a "continues" naming no earlier ok member of the
 // same group under the same member name.
 func (c *Checker) checkContinues(what string, from, to int32, m *member) error {
-	fm := c.members[from]
-	if from < 0 || fm == nil || !fm.ok || fm.group != m.group || fm.name != m.name {
+	fm := c.Members[from]
+	if from < 0 || fm == nil || !fm.OK || fm.Group != m.Group || fm.Name != m.Name {
 		return fmt.Errorf("%s: field \"continues\": process %d is not member %q of group %q (no ok subscribe)",
-			what, from, m.name, c.groupNames.list[m.group])
+			what, from, m.Name, c.GroupNames.List[m.Group])
 	}
-	if c.heldBy(to) == from {
+	if c.HeldBy(to) == from {
 		return fmt.Errorf("%s: field \"continues\": process %d would continue itself", what, from)
 	}
-	if _, done := c.contTo[from]; done {
-		return fmt.Errorf("%s: field \"continues\": process %d was already continued by process %d", what, from, c.contTo[from])
+	if _, done := c.ContTo[from]; done {
+		return fmt.Errorf("%s: field \"continues\": process %d was already continued by process %d", what, from, c.ContTo[from])
 	}
 	return nil
-}
-
-// heldBy is the process that holds what process p held: p, or the last
-// process that continues its client.
-func (c *Checker) heldBy(p int32) int32 {
-	for {
-		q, ok := c.contTo[p]
-		if !ok {
-			return p
-		}
-		p = q
-	}
 }

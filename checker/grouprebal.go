@@ -27,7 +27,7 @@ func (c *Checker) invokeRebalance(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	pd.gp = &groupPend{group: m.group, rebal: v}
+	pd.gp = &groupPend{group: m.Group, rebal: v}
 	return nil
 }
 
@@ -89,27 +89,27 @@ func (c *Checker) completeRebalance(pd *pending, e *histories.Event) error {
 		}
 		return out
 	}
-	r := rebalOp{group: pd.gp.group, proc: p, index: e.Index, at: e.Time,
-		assigned: tps(v.Assigned), revoked: tps(v.Revoked), lost: tps(v.Lost)}
+	r := rebalOp{Group: pd.gp.group, Proc: p, Index: e.Index, At: e.Time,
+		Assigned: tps(v.Assigned), Revoked: tps(v.Revoked), Lost: tps(v.Lost)}
 	if v.Generation != nil {
-		r.gen, r.hasGen = *v.Generation, true
+		r.Gen, r.HasGen = *v.Generation, true
 		c.lastGen[p] = *v.Generation
 	}
 	if v.MemberID != nil {
-		r.mid = *v.MemberID
+		r.MID = *v.MemberID
 	}
-	ri := int32(len(c.rebals))
-	c.rebals = append(c.rebals, r)
-	for _, tp := range slices.Concat(r.revoked, r.lost) {
+	ri := int32(len(c.Rebals))
+	c.Rebals = append(c.Rebals, r)
+	for _, tp := range slices.Concat(r.Revoked, r.Lost) {
 		delete(c.resume, procTP{p, tp})
 	}
-	c.holds.Rebalance(int(p), r.assigned, r.revoked, r.lost)
-	c.forgetDelivered(p, slices.Concat(r.revoked, r.lost))
-	c.resetOrder(p, slices.Concat(r.assigned, r.revoked, r.lost))
-	for _, tp := range r.assigned {
-		at, ok := c.committed[groupTP{r.group, tp}]
+	c.holds.Rebalance(int(p), r.Assigned, r.Revoked, r.Lost)
+	c.forgetDelivered(p, slices.Concat(r.Revoked, r.Lost))
+	c.resetOrder(p, slices.Concat(r.Assigned, r.Revoked, r.Lost))
+	for _, tp := range r.Assigned {
+		at, ok := c.committed[groupTP{r.Group, tp}]
 		if !ok {
-			at = committedAt{off: -1, commit: -1}
+			at = committedAt{Off: -1, Commit: -1}
 		}
 		c.resume[procTP{p, tp}] = resumeAt{at: at, rebal: ri}
 	}

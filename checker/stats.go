@@ -1,10 +1,10 @@
 package checker
 
 import (
-	"github.com/kchaos/kchaos/checker/linearize"
-	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"sort"
+
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // Stats describes the run rather than judging it.
@@ -174,8 +174,9 @@ func (a *analysis) stats() Stats {
 		st.FinalReadsNotCompleted = append(st.FinalReadsNotCompleted, ft)
 	}
 	st.Recovery = a.recovery()
-	st.Txns = a.txnStats()
-	st.Groups = a.groupStats()
+	for _, f := range a.statsOf {
+		f(&st)
+	}
 	return st
 }
 
@@ -278,27 +279,4 @@ func (a *analysis) recovery() []Recovery {
 		out = append(out, r)
 	}
 	return out
-}
-
-// txnStats counts the txns by outcome, and their sends and polled records.
-func (a *analysis) txnStats() *TxnStats {
-	c := a.c
-	if len(c.txns) == 0 && len(c.TxnTP) == 0 {
-		return nil
-	}
-	ts := &TxnStats{Sends: len(c.txnSends), NotLinearized: linearize.LeftOut(&a.c.History), WWEdges: a.wwN, WREdges: a.wrN}
-	for i := range c.txns {
-		switch c.txns[i].typ {
-		case model.OpOK:
-			ts.OK++
-		case model.OpFail:
-			ts.Fail++
-		default:
-			ts.Info++
-		}
-	}
-	for i := range c.txnPolls {
-		ts.PollRecords += int(c.txnPolls[i].End - c.txnPolls[i].Start)
-	}
-	return ts
 }

@@ -10,47 +10,23 @@ import (
 )
 
 // Transactions (docs/HISTORY.md "Transactions"): how txn ops are decoded,
-// validated and kept. What the checks make of them is in txncheck.go, the
-// dependency cycles in txncycle.go.
+// validated and kept (model.Transactions). What the checks make of them is
+// package txncheck.
 //
 // A txn's sends are kept like plain sends (one fixed-size record each,
 // values numbered once), and each poll micro-op of a completion becomes a
-// read of its own (txnState.txnPolls) whose records join c.recs: they are
+// read of its own (History.TxnPolls) whose records join History.Recs: they are
 // observations like any other (offset-reuse, duplicates), read at
 // read_committed. They are not followed as a consumer's poll order: the
 // position of a transactional consumer depends on the offsets its txns
 // committed, which the history does not record.
 
-// txnOp is one txn op. Like sendOp it holds no pointers.
-type txnOp struct {
-	proc       int32
-	typ        uint8 // opOpen, opOK, opFail or opInfo
-	abort      bool  // its intent was abort
-	told       bool  // its completion listed what was attempted
-	id         int32 // its transactional id, in txnState.txnIDs.list
-	index      int64 // the history index of its invoke
-	call, ret  int64 // ret is -1 while open, and for a txn open at the end
-	endInv     int64 // end_invoked, -1 if not recorded
-	start, end int32 // its sends, in txnState.txnSends
-}
-
-// txnSend is one send micro-operation.
-type txnSend struct {
-	txn, val, tp int32
-	off          int64 // -1 unless acked inside the txn
-	done         bool  // listed in the completion: attempted
-}
-
-// txnState is the part of the Checker that holds transactions.
-type txnState struct {
-	txns       []txnOp
-	txnSends   []txnSend
-	txnIDs     names
-	txnErr     map[int32]string  // txn -> its completion's error
-	txnSendsOf map[int32][]int32 // value -> its txn sends after the first
-	txnPolls   []model.Read      // the poll micro-ops of completions
-	txnPollOf  []int32           // txnPolls[i] -> its txn
-}
+// The txn tables, under the names the decoding uses (package model owns
+// them: History.Transactions).
+type (
+	txnOp   = model.Txn
+	txnSend = model.TxnSend
+)
 
 // isolation reads a read invoke's isolation: true for read_committed.
 func isolation(what, iso string) (bool, error) {
@@ -88,7 +64,7 @@ func (c *Checker) pollInvoke(pd *pending, e *histories.Event) error {
 }
 
 // txnID numbers a transactional id.
-func (c *Checker) txnID(s string) int32 { return c.txnIDs.id(s) }
+func (c *Checker) txnID(s string) int32 { return c.TxnIDs.ID(s) }
 
 func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 	const what = "txn invoke value"
@@ -99,9 +75,9 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	pd.txn = int32(len(c.txns))
-	t := txnOp{proc: int32(e.Process), abort: *v.Intent == histories.TxnAbort, id: c.txnID(*v.TransactionalID),
-		index: e.Index, call: e.Time, ret: -1, endInv: -1, start: int32(len(c.txnSends))}
+	pd.txn = int32(len(c.Txns))
+	t := txnOp{Proc: int32(e.Process), Abort: *v.Intent == histories.TxnAbort, ID: c.txnID(*v.TransactionalID),
+		Index: e.Index, Call: e.Time, Ret: -1, EndInv: -1, Start: int32(len(c.TxnSends))}
 	for i, op := range v.MicroOps() {
 		switch *op.F {
 		case histories.TxnSend:
@@ -111,8 +87,8 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 			}
 			tp := c.tp([]byte(*op.Topic), *op.Partition)
 			val := c.value([]byte(*op.Value))
-			c.addTxnSendOf(val, int32(len(c.txnSends)))
-			c.txnSends = append(c.txnSends, txnSend{txn: pd.txn, val: val, tp: tp, off: -1})
+			c.addTxnSendOf(val, int32(len(c.TxnSends)))
+			c.TxnSends = append(c.TxnSends, txnSend{Txn: pd.txn, Val: val, TP: tp, Off: -1})
 			c.MarkTxnTP(tp)
 		case histories.TxnPoll:
 			where := fmt.Sprintf("%s: op %d (poll)", what, i)
@@ -127,8 +103,8 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 			}
 		}
 	}
-	t.end = int32(len(c.txnSends))
-	c.txns = append(c.txns, t)
+	t.End = int32(len(c.TxnSends))
+	c.Txns = append(c.Txns, t)
 	return nil
 }
 
@@ -139,29 +115,29 @@ func (c *Checker) addTxnSendOf(val, s int32) {
 		vi.Txn = s
 		return
 	}
-	if c.txnSendsOf == nil {
-		c.txnSendsOf = map[int32][]int32{}
+	if c.TxnSendsOf == nil {
+		c.TxnSendsOf = map[int32][]int32{}
 	}
-	c.txnSendsOf[val] = append(c.txnSendsOf[val], s)
+	c.TxnSendsOf[val] = append(c.TxnSendsOf[val], s)
 }
 
 func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 	ti := pd.txn
-	t := &c.txns[ti]
-	t.ret = e.Time
+	t := &c.Txns[ti]
+	t.Ret = e.Time
 	switch e.Type {
 	case histories.OK:
-		t.typ = model.OpOK
+		t.Typ = model.OpOK
 	case histories.Fail:
-		t.typ = model.OpFail
+		t.Typ = model.OpFail
 	default:
-		t.typ = model.OpInfo
+		t.Typ = model.OpInfo
 	}
 	if e.Error != "" {
-		if c.txnErr == nil {
-			c.txnErr = map[int32]string{}
+		if c.TxnErr == nil {
+			c.TxnErr = map[int32]string{}
 		}
-		c.txnErr[ti] = e.Error
+		c.TxnErr[ti] = e.Error
 	}
 	what := fmt.Sprintf("txn %s value", e.Type)
 	if len(e.Value) == 0 {
@@ -174,22 +150,22 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	if v.TransactionalID != nil && *v.TransactionalID != c.txnIDs.list[t.id] {
-		return fmt.Errorf("%s: field \"transactional_id\": %q, but its invoke named %q", what, *v.TransactionalID, c.txnIDs.list[t.id])
+	if v.TransactionalID != nil && *v.TransactionalID != c.TxnIDs.List[t.ID] {
+		return fmt.Errorf("%s: field \"transactional_id\": %q, but its invoke named %q", what, *v.TransactionalID, c.TxnIDs.List[t.ID])
 	}
-	if v.Intent != nil && (*v.Intent == histories.TxnAbort) != t.abort {
+	if v.Intent != nil && (*v.Intent == histories.TxnAbort) != t.Abort {
 		return fmt.Errorf("%s: field \"intent\": %q, but its invoke intended otherwise", what, *v.Intent)
 	}
-	if e.Type == histories.OK && t.abort {
+	if e.Type == histories.OK && t.Abort {
 		return fmt.Errorf("%s: field \"intent\": %q, but the txn completed ok (ok means committed)", what, histories.TxnAbort)
 	}
 	if v.EndInvoked != nil {
-		if *v.EndInvoked < t.call || *v.EndInvoked > e.Time {
-			return fmt.Errorf("%s: field \"end_invoked\": %d, outside its op (invoked %d, completed %d)", what, *v.EndInvoked, t.call, e.Time)
+		if *v.EndInvoked < t.Call || *v.EndInvoked > e.Time {
+			return fmt.Errorf("%s: field \"end_invoked\": %d, outside its op (invoked %d, completed %d)", what, *v.EndInvoked, t.Call, e.Time)
 		}
-		t.endInv = *v.EndInvoked
+		t.EndInv = *v.EndInvoked
 	}
-	t.told = v.Ops != nil
+	t.Told = v.Ops != nil
 	for i, op := range v.MicroOps() {
 		switch *op.F {
 		case histories.TxnSend:
@@ -198,13 +174,13 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 			if err != nil {
 				return err
 			}
-			ts := &c.txnSends[s]
-			ts.done = true
+			ts := &c.TxnSends[s]
+			ts.Done = true
 			if op.Offset != nil {
 				// Aborted records occupy offsets too: any outcome's offset
 				// is an observation of the log.
-				ts.off = *op.Offset
-				c.saw(ts.tp, ts.off, ts.val)
+				ts.Off = *op.Offset
+				c.saw(ts.TP, ts.Off, ts.Val)
 			}
 		case histories.TxnPoll:
 			topic, _ := json.Marshal(*op.Topic)
@@ -213,7 +189,7 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 				recs = []byte("[]")
 			}
 			body := append(append(append(append([]byte(`{"topic":`), topic...), `,"records":`...), recs...), '}')
-			rd := readCtx{what: fmt.Sprintf("%s: op %d (poll)", what, i), needTopic: true, polled: true, rc: true, proc: t.proc, at: e.Time}
+			rd := readCtx{what: fmt.Sprintf("%s: op %d (poll)", what, i), needTopic: true, polled: true, rc: true, proc: t.Proc, at: e.Time}
 			start, end, _, err := c.recordsOf(&rd, body)
 			if err != nil {
 				return err
@@ -221,8 +197,8 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 			for j := start; j < end; j++ {
 				c.TPs[c.Recs[j].TP].Polled++
 			}
-			c.txnPolls = append(c.txnPolls, model.Read{Proc: t.proc, Call: t.call, Ret: e.Time, Start: start, End: end, RC: true})
-			c.txnPollOf = append(c.txnPollOf, ti)
+			c.TxnPolls = append(c.TxnPolls, model.Read{Proc: t.Proc, Call: t.Call, Ret: e.Time, Start: start, End: end, RC: true})
+			c.TxnPollOf = append(c.TxnPollOf, ti)
 		}
 	}
 	return nil
@@ -231,10 +207,10 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 // txnSendOf finds the send of t's invoke that a completion's send op
 // names (same topic, partition and value, not yet matched).
 func (c *Checker) txnSendOf(t *txnOp, where string, op *histories.TxnMicro) (int32, error) {
-	for s := t.start; s < t.end; s++ {
-		ts := &c.txnSends[s]
-		tpi := c.TPs[ts.tp]
-		if !ts.done && tpi.Topic == *op.Topic && tpi.Partition == *op.Partition && c.Vals[ts.val].Str == *op.Value {
+	for s := t.Start; s < t.End; s++ {
+		ts := &c.TxnSends[s]
+		tpi := c.TPs[ts.TP]
+		if !ts.Done && tpi.Topic == *op.Topic && tpi.Partition == *op.Partition && c.Vals[ts.Val].Str == *op.Value {
 			return s, nil
 		}
 	}

@@ -79,15 +79,15 @@ func (a *analysis) verdict() {
 	for i := range c.Sends {
 		sent[c.Sends[i].TP] = true
 	}
-	for i := range c.txnSends {
-		sent[c.txnSends[i].tp] = true
+	for i := range c.TxnSends {
+		sent[c.TxnSends[i].TP] = true
 	}
 	for tp, t := range c.TPs {
 		if sent[tp] && t.Final < 0 {
 			unknown = append(unknown, fmt.Sprintf("no completed final read of %s%s", t.Name(), a.finalTries(int32(tp))))
 		}
 	}
-	if len(c.Sends) == 0 && len(c.txnSends) == 0 {
+	if len(c.Sends) == 0 && len(c.TxnSends) == 0 {
 		unknown = append(unknown, "nothing was sent")
 	}
 	for _, d := range analyzers {

@@ -14,18 +14,24 @@ import (
 // value in Vals, a send in Sends, a read's records a range of Recs. The
 // checker fills it one event at a time; the analyzers only read it.
 type History struct {
-	TPs      []*TP             // topic-partitions, numbered in file order
-	Vals     []Value           // values, numbered in order first seen
-	Sends    []Send            // plain sends, in invoke order
-	SendErr  map[int32]string  // send -> its completion's error
-	Polls    []Read            // ok polls, in completion order
-	Finals   []Read            // ok (completed) final reads, in completion order
-	Partials []Read            // final reads that ended info or fail with records
-	SendsOf  map[int32][]int32 // value -> its sends after the first (values re-sent)
-	Recs     []Rec             // records of polls and final reads, each read's sorted by (tp, offset)
-	Clients  int64             // client ops invoked
-	TxnTP    []bool            // tp -> holds txn writes or read_committed reads
-	Nem      []NemOp           // nemesis ops, in invoke order
+	TPs          []*TP             // topic-partitions, numbered in file order
+	Vals         []Value           // values, numbered in order first seen
+	Sends        []Send            // plain sends, in invoke order
+	SendErr      map[int32]string  // send -> its completion's error
+	Polls        []Read            // ok polls, in completion order
+	Finals       []Read            // ok (completed) final reads, in completion order
+	Partials     []Read            // final reads that ended info or fail with records
+	SendsOf      map[int32][]int32 // value -> its sends after the first (values re-sent)
+	Recs         []Rec             // records of polls and final reads, each read's sorted by (tp, offset)
+	Clients      int64             // client ops invoked
+	TxnTP        []bool            // tp -> holds txn writes or read_committed reads
+	Nem          []NemOp           // nemesis ops, in invoke order
+	Topics       map[string]int32  // topic -> topic number
+	TPIdx        []map[int32]int32 // topic number -> partition -> tp
+	ValIdx       map[string]int32  // value -> value number
+	Log                            // the log's order (log.go)
+	Transactions                   // transactions (txns.go)
+	Groups                         // consumer groups (groups.go)
 }
 
 // NemOp is one nemesis op: its invoke and completion.
@@ -250,7 +256,7 @@ type Read struct {
 
 // FinalTxnEnds is what a final read learned of a partition's transactions:
 // its high watermark and last stable offset, and the transactions its
-// leader held open (the txn-hanging check, txnhang.go).
+// leader held open (the txn-hanging check, package txncheck).
 type FinalTxnEnds struct {
 	HWs, LSOs map[int32]int64
 	Open      map[int32][]histories.OpenTxn

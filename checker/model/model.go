@@ -3,9 +3,11 @@
 // their records, the partitions with their observer samples and
 // availability), so that an analyzer can live in a package of its own and
 // read the tables without the checker's state machine. The checker fills
-// a History one event at a time; the analyzers only read it. What the
-// checker still keeps on its own (nemesis ops, poll order, transactions,
-// consumer groups) is listed in package checker's Checker.
+// a History one event at a time, with what it must follow while the
+// history streams (Log: poll and send order; Transactions; Groups); the
+// analyzers only read it. What the checker keeps only for decoding (open
+// ops, each consumer's last poll, a group's committed offsets so far) is
+// package checker's Checker.
 package model
 
 // Rec is one record a poll or final read returned: 24 bytes and no

@@ -1,4 +1,4 @@
-package checker
+package groupcheck
 
 import (
 	"math"
@@ -32,33 +32,24 @@ import (
 // at any time, are excused. A reset that led to no delivery and no
 // commit moved nothing the group kept.
 
-// resetEp is one such reset of a partition by a member: records below
-// below whose send was invoked at or before bound may have been under its
-// position.
-type resetEp struct {
-	group, tp int32
-	below     int64
-	bound     int64
-}
-
 // resetsOf returns the resets of group g's partition tp, with those of the
 // ok commits that may have committed a reset position.
-func (a *analysis) resetsOf(key groupTP) []resetEp {
+func (a *run) resetsOf(key groupTP) []model.Reset {
 	c := a.c
-	var out []resetEp
-	for _, r := range c.resets {
-		if r.group == key.group && r.tp == key.tp {
+	var out []model.Reset
+	for _, r := range c.Resets {
+		if r.Group == key.group && r.TP == key.tp {
 			out = append(out, r)
 		}
 	}
-	for i := range c.commits {
-		op := &c.commits[i]
-		if op.group != key.group || op.typ != model.OpOK {
+	for i := range c.Commits {
+		op := &c.Commits[i]
+		if op.Group != key.group || op.Typ != model.OpOK {
 			continue
 		}
-		for _, cp := range op.parts {
-			if cp.ok && cp.reset && cp.tp == key.tp {
-				out = append(out, resetEp{group: key.group, tp: key.tp, below: cp.off, bound: math.MaxInt64})
+		for _, cp := range op.Parts {
+			if cp.OK && cp.Reset && cp.TP == key.tp {
+				out = append(out, model.Reset{Group: key.group, TP: key.tp, Below: cp.Off, Bound: math.MaxInt64})
 			}
 		}
 	}
@@ -67,16 +58,10 @@ func (a *analysis) resetsOf(key groupTP) []resetEp {
 
 // excused reports whether record r of the final read may have been below
 // a latest group's reset position (resets from resetsOf).
-func (a *analysis) excused(resets []resetEp, r rec) bool {
-	c := a.c
-	call := int64(math.MaxInt64) // no send known: it may have been anywhere
-	if s, ts := c.writer(r.Val, r.TP, r.Off); s >= 0 && c.Sends[s].TP == r.TP {
-		call = c.Sends[s].Call
-	} else if ts >= 0 && c.txnSends[ts].tp == r.TP {
-		call = c.txns[c.txnSends[ts].txn].call
-	}
+func (a *run) excused(resets []model.Reset, r model.Rec) bool {
+	call := a.c.WriteInvoked(r.Val, r.TP, r.Off) // MaxInt64, no send known: it may have been anywhere
 	for _, e := range resets {
-		if r.Off < e.below && call <= e.bound {
+		if r.Off < e.Below && call <= e.Bound {
 			return true
 		}
 	}

@@ -1,8 +1,10 @@
-package checker
+package groupcheck
 
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // Redeliveries of a group (docs/HISTORY.md, "Consumer groups: what the
@@ -14,7 +16,7 @@ import (
 // first and again, and says why: the new owner resumed below a committed
 // offset, the member was restarted, the partition was reassigned, or the
 // same member went back within a generation.
-func (a *analysis) redeliveries() {
+func (a *run) redeliveries() {
 	c := a.c
 	type againAt struct {
 		d  delivery
@@ -36,20 +38,20 @@ func (a *analysis) redeliveries() {
 			}
 			a.redeliveredN++
 			cause := a.cause(key, f, d)
-			k := [3]int32{c.gpolls[f.gpoll].proc, c.gpolls[d.gpoll].proc, int32(len(cause))}
+			k := [3]int32{c.GPolls[f.gpoll].Proc, c.GPolls[d.gpoll].Proc, int32(len(cause))}
 			if cur == nil || k != curKey || cur.Cause != cause || d.off <= cur.LastOffset {
 				t := c.TPs[key.tp]
-				a.r.Anomalies.Redelivery = append(a.r.Anomalies.Redelivery, RedeliveryEntry{Group: c.groupNames.list[key.group],
+				a.out.Redelivery = append(a.out.Redelivery, RedeliveryEntry{Group: c.GroupNames.List[key.group],
 					Topic: t.Topic, Partition: t.Partition, FirstOffset: d.off, First: a.deliveryRef(f), Again: a.deliveryRef(d), Cause: cause})
-				cur, curKey = &a.r.Anomalies.Redelivery[len(a.r.Anomalies.Redelivery)-1], k
+				cur, curKey = &a.out.Redelivery[len(a.out.Redelivery)-1], k
 				again = append(again, againAt{d, key.tp})
 			}
 			cur.LastOffset = d.off
 			cur.Count++
 		}
 	}
-	for i := range a.r.Anomalies.Redelivery {
-		e := &a.r.Anomalies.Redelivery[i]
+	for i := range a.out.Redelivery {
+		e := &a.out.Redelivery[i]
 		f, g := e.First, e.Again
 		s := fmt.Sprintf("group %s delivered %d records of %s-%d at offsets %d-%d again: first to %s at %.1f s, again to %s at %.1f s",
 			e.Group, e.Count, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, who(f.Process, f.Member, f.Generation), f.AtS,
@@ -83,50 +85,50 @@ func genText(g *int32) string {
 // at the offset the group had committed (ok) when the assignment was
 // recorded; else where it did resume; nothing when the history holds no
 // assignment of it before d.
-func (a *analysis) resumeWords(d delivery, tp int32, join string) string {
+func (a *run) resumeWords(d delivery, tp int32, join string) string {
 	c := a.c
-	client := c.heldBy(c.gpolls[d.gpoll].proc)
-	var last *resumedAt
-	for i := range c.resumed {
-		r := &c.resumed[i]
-		if r.gpoll <= d.gpoll && r.tp == tp && c.heldBy(r.proc) == client {
+	client := c.HeldBy(c.GPolls[d.gpoll].Proc)
+	var last *model.Resumed
+	for i := range c.Resumed {
+		r := &c.Resumed[i]
+		if r.GPoll <= d.gpoll && r.TP == tp && c.HeldBy(r.Proc) == client {
 			last = r
 		}
 	}
 	switch {
 	case last == nil:
 		return ""
-	case last.committed == last.off:
-		return fmt.Sprintf("%sresumed from the group's committed offset (offset %d, committed before)", join, last.off)
-	case last.committed < 0:
-		return fmt.Sprintf("%sresumed at offset %d, with nothing committed on the partition", join, last.off)
+	case last.Committed == last.Off:
+		return fmt.Sprintf("%sresumed from the group's committed offset (offset %d, committed before)", join, last.Off)
+	case last.Committed < 0:
+		return fmt.Sprintf("%sresumed at offset %d, with nothing committed on the partition", join, last.Off)
 	}
-	return fmt.Sprintf("%sresumed at offset %d, not at the group's committed offset %d", join, last.off, last.committed)
+	return fmt.Sprintf("%sresumed at offset %d, not at the group's committed offset %d", join, last.Off, last.Committed)
 }
 
 // cause says why delivery d repeated f. Processes of one client (a
-// process that continues another's, groupcontinue.go) are one consumer:
+// process that continues another's, model.Groups.HeldBy) are one consumer:
 // a redelivery between them is never a restart.
-func (a *analysis) cause(key groupTP, f, d delivery) string {
+func (a *run) cause(key groupTP, f, d delivery) string {
 	c := a.c
-	pf, pd := c.gpolls[f.gpoll], c.gpolls[d.gpoll]
-	for _, b := range c.backs {
-		if b.kind == ResumedBelowCommit && b.group == key.group && b.tp == key.tp && b.proc == pd.proc &&
-			d.off >= b.resumed && d.off < b.committed && c.gpolls[b.gpoll].poll <= pd.poll {
+	pf, pd := c.GPolls[f.gpoll], c.GPolls[d.gpoll]
+	for _, b := range c.Backs {
+		if b.Kind == ResumedBelowCommit && b.Group == key.group && b.TP == key.tp && b.Proc == pd.Proc &&
+			d.off >= b.Resumed && d.off < b.Committed && c.GPolls[b.GPoll].Poll <= pd.Poll {
 			return CauseCommitBackwards
 		}
 	}
-	client := c.heldBy(pd.proc)
-	sameClient := c.heldBy(pf.proc) == client
-	mf, md := c.members[pf.proc], c.members[pd.proc]
-	if !sameClient && mf != nil && md != nil && mf.name == md.name {
+	client := c.HeldBy(pd.Proc)
+	sameClient := c.HeldBy(pf.Proc) == client
+	mf, md := c.Members[pf.Proc], c.Members[pd.Proc]
+	if !sameClient && mf != nil && md != nil && mf.Name == md.Name {
 		return CauseRestart
 	}
-	if !sameClient || pf.gen != pd.gen || pf.hasGen != pd.hasGen {
+	if !sameClient || pf.Gen != pd.Gen || pf.HasGen != pd.HasGen {
 		return CauseRebalance
 	}
-	for _, r := range c.rebals {
-		if c.heldBy(r.proc) == client && r.at > c.Polls[pf.poll].Ret && r.at < c.Polls[pd.poll].Call && slices.Contains(r.assigned, key.tp) {
+	for _, r := range c.Rebals {
+		if c.HeldBy(r.Proc) == client && r.At > c.Polls[pf.Poll].Ret && r.At < c.Polls[pd.Poll].Call && slices.Contains(r.Assigned, key.tp) {
 			return CauseRebalance
 		}
 	}

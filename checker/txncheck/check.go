@@ -1,11 +1,12 @@
-package checker
+package txncheck
 
 import (
 	"cmp"
 	"fmt"
-	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -17,75 +18,19 @@ import (
 // reader may see its values (a read_uncommitted one may: aborted records
 // are in the log); an info txn did either, all or nothing.
 
-// txnRank is explainRank for the txn sends of a value: 4 acked at that
-// offset of tp (whatever the outcome: aborted records occupy offsets), 3
-// sent to tp by a txn that may have committed, 2 sent to tp by a failed
-// txn, 1 sent elsewhere, 0 none.
-func (c *Checker) txnRank(val, tp int32, off int64) (int32, int) {
-	first := c.Vals[val].Txn
-	if first < 0 {
-		return -1, 0
-	}
-	best, rank := int32(-1), -1
-	try := func(i int32) {
-		s := &c.txnSends[i]
-		r := 1
-		switch {
-		case s.tp == tp && s.off == off:
-			r = 4
-		case s.tp == tp && c.txns[s.txn].typ != model.OpFail:
-			r = 3
-		case s.tp == tp:
-			r = 2
-		}
-		if r > rank {
-			best, rank = i, r
-		}
-	}
-	try(first)
-	for _, i := range c.txnSendsOf[val] {
-		try(i)
-	}
-	return best, rank
-}
-
-// writer returns who best explains value val at offset off of tp: a plain
-// send (plain >= 0) or a txn send (txn >= 0), neither if no send invoked
-// it. A txn send wins only when it explains the record strictly better,
-// so that histories without txns are judged exactly as before.
-func (c *Checker) writer(val, tp int32, off int64) (plain, txn int32) {
-	if c.Vals[val].Txn < 0 {
-		return c.Explainer(val, tp, off), -1
-	}
-	p, pr := c.ExplainRank(val, tp, off)
-	t, tr := c.txnRank(val, tp, off)
-	if tr > pr {
-		return -1, t
-	}
-	return p, -1
-}
-
-// committedVisible reports whether a read_committed reader should see the
-// record val at off of tp: a plain send's value, a committed txn's, or a
-// value no send explains (unexpected: it is reported as such).
-func (c *Checker) committedVisible(val, tp int32, off int64) bool {
-	_, ts := c.writer(val, tp, off)
-	return ts < 0 || c.txns[c.txnSends[ts].txn].typ == model.OpOK
-}
-
-func (a *analysis) txnRef(t int32) TxnRef {
+func (a *run) txnRef(t int32) TxnRef {
 	c := a.c
-	op := &c.txns[t]
-	ref := TxnRef{TransactionalID: c.txnIDs.list[op.id], Index: op.index, Process: int(op.proc), Error: c.txnErr[t],
-		InvokedS: secs(op.call)}
-	if op.ret >= 0 {
-		ref.DoneS = secs(op.ret)
+	op := &c.Txns[t]
+	ref := TxnRef{TransactionalID: c.TxnIDs.List[op.ID], Index: op.Index, Process: int(op.Proc), Error: c.TxnErr[t],
+		InvokedS: judge.Secs(op.Call)}
+	if op.Ret >= 0 {
+		ref.DoneS = judge.Secs(op.Ret)
 	}
-	if op.endInv >= 0 {
-		s := secs(op.endInv)
+	if op.EndInv >= 0 {
+		s := judge.Secs(op.EndInv)
 		ref.EndInvokedS = &s
 	}
-	switch op.typ {
+	switch op.Typ {
 	case model.OpOK:
 		ref.Type = "ok"
 	case model.OpFail:
@@ -97,8 +42,8 @@ func (a *analysis) txnRef(t int32) TxnRef {
 }
 
 // txnWords describes the txn of a txn send, for offset-reuse sources.
-func (a *analysis) txnWords(ts int32) string {
-	r := a.txnRef(a.c.txnSends[ts].txn)
+func (a *run) txnWords(ts int32) string {
+	r := a.txnRef(a.c.TxnSends[ts].Txn)
 	s := fmt.Sprintf("txn %q (index %d, p%d) %s", r.TransactionalID, r.Index, r.Process, r.Type)
 	if r.Error != "" {
 		s += " " + r.Error
@@ -106,10 +51,11 @@ func (a *analysis) txnWords(ts int32) string {
 	return s
 }
 
-// txnChecks runs the transaction checks. prepare has filled a.tsFin.
-func (a *analysis) txnChecks() {
+// txnChecks runs the transaction checks (the final reads are judged:
+// in.Finals).
+func (a *run) txnChecks() {
 	a.txnHanging() // a partition may hold another client's txn open
-	if len(a.c.txns) == 0 {
+	if len(a.c.Txns) == 0 {
 		return
 	}
 	a.txnReads()
@@ -121,35 +67,35 @@ func (a *analysis) txnChecks() {
 // txnRead gathers the read_committed reads of one value that offend.
 type txnRead struct {
 	ts int32
-	valueSeen
+	judge.ValueSeen
 }
 
 // txnReads finds the read_committed reads of values of failed txns
 // (txn-aborted-read) and of values read before their txn could have
 // committed (txn-uncommitted-read). A failed txn's value is the first
 // only: it never committed at all.
-func (a *analysis) txnReads() {
+func (a *run) txnReads() {
 	c := a.c
 	aborted, early := map[int32]*txnRead{}, map[int32]*txnRead{}
-	add := func(m map[int32]*txnRead, ts int32, by string, op *model.Read, r *rec) {
+	add := func(m map[int32]*txnRead, ts int32, by string, op *model.Read, r *model.Rec) {
 		s := m[r.Val]
 		if s == nil {
-			s = &txnRead{ts: ts, valueSeen: newValueSeen(op)}
+			s = &txnRead{ts: ts, ValueSeen: judge.NewValueSeen(op)}
 			m[r.Val] = s
 		}
-		s.note(by, op, r)
+		s.Note(by, op, r)
 	}
 	// check judges one record of a read_committed read; reader is the txn
 	// whose poll it was, or -1.
-	check := func(by string, op *model.Read, reader int32, r *rec) {
-		_, ts := c.writer(r.Val, r.TP, r.Off)
+	check := func(by string, op *model.Read, reader int32, r *model.Rec) {
+		_, ts := c.Writer(r.Val, r.TP, r.Off)
 		if ts < 0 {
 			return
 		}
-		w := c.txnSends[ts].txn
-		wt := &c.txns[w]
+		w := c.TxnSends[ts].Txn
+		wt := &c.Txns[w]
 		switch {
-		case wt.typ == model.OpFail:
+		case wt.Typ == model.OpFail:
 			add(aborted, ts, by, op, r)
 		case reader == w:
 			// A txn's poll precedes its own EndTxn: its own writes were
@@ -158,13 +104,13 @@ func (a *analysis) txnReads() {
 		default:
 			done := op.Ret
 			if reader >= 0 {
-				if rt := &c.txns[reader]; rt.endInv >= 0 {
-					done = rt.endInv // its polls came before it asked to end
+				if rt := &c.Txns[reader]; rt.EndInv >= 0 {
+					done = rt.EndInv // its polls came before it asked to end
 				}
 			}
-			bound := wt.call // before the txn began: always sound
-			if wt.endInv >= 0 {
-				bound = wt.endInv
+			bound := wt.Call // before the txn began: always sound
+			if wt.EndInv >= 0 {
+				bound = wt.EndInv
 			}
 			if done < bound {
 				add(early, ts, by, op, r)
@@ -174,7 +120,7 @@ func (a *analysis) txnReads() {
 	for _, set := range []struct {
 		f   string
 		ops []model.Read
-	}{{histories.FPoll, c.Polls}, {histories.FFinalRead, c.Finals}, {unfinishedFinal, c.Partials}} {
+	}{{histories.FPoll, c.Polls}, {histories.FFinalRead, c.Finals}, {judge.UnfinishedFinal, c.Partials}} {
 		for i := range set.ops {
 			if op := &set.ops[i]; op.RC {
 				for j := op.Start; j < op.End; j++ {
@@ -183,20 +129,20 @@ func (a *analysis) txnReads() {
 			}
 		}
 	}
-	for i := range c.txnPolls {
-		op, reader := &c.txnPolls[i], c.txnPollOf[i]
-		by := fmt.Sprintf("txn %q (index %d) poll", c.txnIDs.list[c.txns[reader].id], c.txns[reader].index)
+	for i := range c.TxnPolls {
+		op, reader := &c.TxnPolls[i], c.TxnPollOf[i]
+		by := fmt.Sprintf("txn %q (index %d) poll", c.TxnIDs.List[c.Txns[reader].ID], c.Txns[reader].Index)
 		for j := op.Start; j < op.End; j++ {
 			check(by, op, reader, &c.Recs[j])
 		}
 	}
-	a.r.Anomalies.TxnAbortedRead = a.txnValueEntries(aborted, TxnAbortedRead)
-	a.r.Anomalies.TxnUncommittedRead = a.txnValueEntries(early, TxnUncommittedRead)
+	a.out.TxnAbortedRead = a.txnValueEntries(aborted, TxnAbortedRead)
+	a.out.TxnUncommittedRead = a.txnValueEntries(early, TxnUncommittedRead)
 }
 
 // txnValueEntries makes the entries of one kind, in the order of their
 // values' first sighting (partition, offset), then value number.
-func (a *analysis) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValueEntry {
+func (a *run) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValueEntry {
 	c := a.c
 	vals := make([]int32, 0, len(m))
 	for v := range m {
@@ -208,49 +154,49 @@ func (a *analysis) txnValueEntries(m map[int32]*txnRead, kind string) []TxnValue
 	var out []TxnValueEntry
 	for _, v := range vals {
 		s := m[v]
-		out = append(out, a.txnValueEntry(v, s.ts, &s.valueSeen, kind))
+		out = append(out, a.txnValueEntry(v, s.ts, &s.ValueSeen, kind))
 	}
 	return out
 }
 
-func (a *analysis) txnValueEntry(v, ts int32, s *valueSeen, kind string) TxnValueEntry {
+func (a *run) txnValueEntry(v, ts int32, s *judge.ValueSeen, kind string) TxnValueEntry {
 	c := a.c
-	snd := &c.txnSends[ts]
-	t := c.TPs[snd.tp]
-	at := s.first
+	snd := &c.TxnSends[ts]
+	t := c.TPs[snd.TP]
+	at := s.First
 	if at < 0 {
-		at = max(c.txns[snd.txn].ret, c.txns[snd.txn].call)
+		at = max(c.Txns[snd.Txn].Ret, c.Txns[snd.Txn].Call)
 	}
-	offs := append([]int64(nil), s.offsets...)
+	offs := append([]int64(nil), s.Offsets...)
 	slices.Sort(offs)
 	e := TxnValueEntry{Topic: t.Topic, Partition: t.Partition, Value: c.Vals[v].Str, Offsets: offs,
-		LeaderEpochs: s.epochs, ReadBy: s.readBy, Txn: a.txnRef(snd.txn), Where: a.where(snd.tp, at)}
+		LeaderEpochs: s.Epochs, ReadBy: s.ReadBy, Txn: a.txnRef(snd.Txn), Where: a.in.Places.Where(snd.TP, at)}
 	e.Text = txnValueText(kind, t.Name(), &e)
 	return e
 }
 
 // txnLost finds the values of committed txns missing from a completed
-// final read that should hold them (finals.go): a committed txn's send is
+// final read that should hold them (judge.Finals): a committed txn's send is
 // known from its commit; the value of a txn whose outcome is not ok, from
 // the first read_committed read that saw it (it committed, or the reader
 // could not have seen it). A value no read could judge is unseen, and on
 // a partition without a completed final read, unseen unless some poll saw
 // it.
-func (a *analysis) txnLost() {
+func (a *run) txnLost() {
 	c := a.c
 	a.txnMissing = map[int32]int32{}
-	for ti := range c.txns {
-		t := &c.txns[ti]
-		for s := t.start; s < t.end; s++ {
-			ts := &c.txnSends[s]
-			off, at := ts.off, t.ret
-			seen, wasSeen := a.seenTxn[s]
+	for ti := range c.Txns {
+		t := &c.Txns[ti]
+		for s := t.Start; s < t.End; s++ {
+			ts := &c.TxnSends[s]
+			off, at := ts.Off, t.Ret
+			seen, wasSeen := a.in.Finals.SeenTxn[s]
 			switch {
-			case t.typ == model.OpOK && wasSeen && seen.at < at:
-				at = seen.at
-			case t.typ == model.OpOK:
+			case t.Typ == model.OpOK && wasSeen && seen.At < at:
+				at = seen.At
+			case t.Typ == model.OpOK:
 			case wasSeen:
-				off, at = seen.off, seen.at
+				off, at = seen.Off, seen.At
 			default:
 				continue
 			}
@@ -258,44 +204,44 @@ func (a *analysis) txnLost() {
 				if !wasSeen {
 					continue
 				}
-				off = seen.off
+				off = seen.Off
 			}
-			tpi := c.TPs[ts.tp]
-			j, miss := a.judge(ts.val, ts.tp, off, at)
+			tpi := c.TPs[ts.TP]
+			j, miss := a.in.Finals.Judge(ts.Val, ts.TP, off, at)
 			switch j {
-			case judgedUnseen, judgedNoFinal:
-				if j == judgedNoFinal && c.Vals[ts.val].Polled {
+			case judge.JudgedUnseen, judge.JudgedNoFinal:
+				if j == judge.JudgedNoFinal && c.Vals[ts.Val].Polled {
 					continue
 				}
-				a.r.Anomalies.Unseen = append(a.r.Anomalies.Unseen, SendEntry{Topic: tpi.Topic, Partition: tpi.Partition,
-					Value: c.Vals[ts.val].Str, Offset: off, Process: int(t.proc), AckedS: secs(at), AtAck: a.where(ts.tp, at),
-					TransactionalID: c.txnIDs.list[t.id]})
+				a.unseen = append(a.unseen, judge.SendEntry{Topic: tpi.Topic, Partition: tpi.Partition,
+					Value: c.Vals[ts.Val].Str, Offset: off, Process: int(t.Proc), AckedS: judge.Secs(at), AtAck: a.in.Places.Where(ts.TP, at),
+					TransactionalID: c.TxnIDs.List[t.ID]})
 				continue
-			case judgedLost:
+			case judge.JudgedLost:
 			default:
 				continue
 			}
 			a.txnMissing[s] = miss
 			f := &c.Finals[miss]
-			e := TxnLostWriteEntry{Topic: tpi.Topic, Partition: tpi.Partition, Offset: off, Value: c.Vals[ts.val].Str,
-				Txn: a.txnRef(int32(ti)), AtCommit: a.where(ts.tp, at)}
-			if wasSeen && t.typ != model.OpOK {
-				sa := secs(seen.at)
-				e.SeenS, e.SeenBy = &sa, seen.by
+			e := TxnLostWriteEntry{Topic: tpi.Topic, Partition: tpi.Partition, Offset: off, Value: c.Vals[ts.Val].Str,
+				Txn: a.txnRef(int32(ti)), AtCommit: a.in.Places.Where(ts.TP, at)}
+			if wasSeen && t.Typ != model.OpOK {
+				sa := judge.Secs(seen.At)
+				e.SeenS, e.SeenBy = &sa, seen.By
 			}
 			if miss != tpi.Final {
-				e.JudgedBy = a.finalRef(miss, ts.tp)
+				e.JudgedBy = judge.FinalRef(a.c, miss, ts.TP)
 			}
-			if r, ok := a.finalAtOf(miss, ts.tp, off); ok {
-				e.Now = &Held{Value: c.Vals[r.Val].Str, LeaderEpoch: r.Epoch}
+			if r, ok := judge.FinalAtOf(a.c, miss, ts.TP, off); ok {
+				e.Now = &judge.Held{Value: c.Vals[r.Val].Str, LeaderEpoch: r.Epoch}
 			}
-			e.Faults = a.faultsBetween(at, f.Call)
+			e.Faults = a.in.Places.FaultsBetween(at, f.Call)
 			if o := tpi.At(f.Call); o != nil {
 				epoch := o.Epoch
 				e.FinalEpoch = &epoch
 			}
 			e.Text = txnLostText(tpi.Name(), &e)
-			a.r.Anomalies.TxnLostWrite = append(a.r.Anomalies.TxnLostWrite, e)
+			a.out.TxnLostWrite = append(a.out.TxnLostWrite, e)
 		}
 	}
 }
@@ -307,27 +253,27 @@ func (a *analysis) txnLost() {
 // final read shows one of them (a read_uncommitted one also shows an
 // aborted txn's records). A value is missing only from a completed final
 // read invoked after the txn completed (the lost-write window).
-func (a *analysis) txnTorn() {
+func (a *run) txnTorn() {
 	c := a.c
-	for ti := range c.txns {
-		t := &c.txns[ti]
-		if (t.typ != model.OpOK && t.typ != model.OpInfo) || !t.told {
+	for ti := range c.Txns {
+		t := &c.Txns[ti]
+		if (t.Typ != model.OpOK && t.Typ != model.OpInfo) || !t.Told {
 			continue
 		}
 		var parts []TornPartition
 		var byTP []int32
-		committed, present, missing, disorder := t.typ == model.OpOK, false, false, false
+		committed, present, missing, disorder := t.Typ == model.OpOK, false, false, false
 		lastFinal := int64(-1)
-		for s := t.start; s < t.end; s++ {
-			ts := &c.txnSends[s]
-			if !ts.done || (t.typ == model.OpInfo && ts.off < 0) {
+		for s := t.Start; s < t.End; s++ {
+			ts := &c.TxnSends[s]
+			if !ts.Done || (t.Typ == model.OpInfo && ts.Off < 0) {
 				continue
 			}
-			k := slices.Index(byTP, ts.tp)
-			tpi := c.TPs[ts.tp]
+			k := slices.Index(byTP, ts.TP)
+			tpi := c.TPs[ts.TP]
 			if k < 0 {
 				k = len(byTP)
-				byTP = append(byTP, ts.tp)
+				byTP = append(byTP, ts.TP)
 				tp := TornPartition{Topic: tpi.Topic, Partition: tpi.Partition}
 				if tpi.Final >= 0 {
 					tp.FinalReadIsolation = histories.ReadUncommitted
@@ -338,11 +284,11 @@ func (a *analysis) txnTorn() {
 				parts = append(parts, tp)
 			}
 			p := &parts[k]
-			off := ts.off
-			if a.tsFin[s] >= 0 {
-				off = a.tsFin[s]
+			off := ts.Off
+			if a.in.Finals.TsFin[s] >= 0 {
+				off = a.in.Finals.TsFin[s]
 			}
-			val := c.Vals[ts.val].Str
+			val := c.Vals[ts.Val].Str
 			p.Values, p.Offsets = append(p.Values, val), append(p.Offsets, off)
 			if tpi.Final < 0 {
 				continue
@@ -350,20 +296,20 @@ func (a *analysis) txnTorn() {
 			for _, f := range tpi.Finals {
 				lastFinal = max(lastFinal, c.Finals[f].Call)
 			}
-			if _, ok := a.seenTxn[s]; ok {
+			if _, ok := a.in.Finals.SeenTxn[s]; ok {
 				committed = true // a read_committed read saw it
 			}
 			switch {
-			case a.tsFin[s] >= 0:
+			case a.in.Finals.TsFin[s] >= 0:
 				p.Present = append(p.Present, val)
 				present = true
-				committed = committed || a.heldAtRC(ts.tp, ts.val)
+				committed = committed || a.heldAtRC(ts.TP, ts.Val)
 			case a.txnSendMissing(s, t):
 				p.Missing = append(p.Missing, val)
 				missing = true
 			}
 		}
-		if t.typ == model.OpOK {
+		if t.Typ == model.OpOK {
 			for k := range parts {
 				p, last := &parts[k], int64(-1)
 				for _, off := range p.Offsets {
@@ -380,24 +326,24 @@ func (a *analysis) txnTorn() {
 		if !(committed && present && missing) && !disorder {
 			continue
 		}
-		at := t.ret
+		at := t.Ret
 		if at < 0 {
-			at = t.call
+			at = t.Call
 		}
-		e := TxnTornEntry{Txn: a.txnRef(int32(ti)), Partitions: parts, Where: a.where(byTP[0], at)}
+		e := TxnTornEntry{Txn: a.txnRef(int32(ti)), Partitions: parts, Where: a.in.Places.Where(byTP[0], at)}
 		if lastFinal > at {
-			e.Faults = a.faultsBetween(at, lastFinal)
+			e.Faults = a.in.Places.FaultsBetween(at, lastFinal)
 		}
 		e.Text = txnTornText(&e)
-		a.r.Anomalies.TxnTorn = append(a.r.Anomalies.TxnTorn, e)
+		a.out.TxnTorn = append(a.out.TxnTorn, e)
 	}
 }
 
 // heldAtRC reports whether a completed read_committed final read of tp
 // holds val: proof that its txn committed.
-func (a *analysis) heldAtRC(tp, val int32) bool {
+func (a *run) heldAtRC(tp, val int32) bool {
 	for _, f := range a.c.TPs[tp].Finals {
-		if a.c.Finals[f].RC && a.holds(f, val) {
+		if a.c.Finals[f].RC && a.in.Finals.Holds(f, val) {
 			return true
 		}
 	}
@@ -408,28 +354,28 @@ func (a *analysis) heldAtRC(tp, val int32) bool {
 // completed final read that should hold it, judged from t's completion
 // (txnLost has judged the sends of committed txns and those a
 // read_committed read saw).
-func (a *analysis) txnSendMissing(s int32, t *txnOp) bool {
+func (a *run) txnSendMissing(s int32, t *model.Txn) bool {
 	if _, ok := a.txnMissing[s]; ok {
 		return true
 	}
-	ts := &a.c.txnSends[s]
-	if t.ret < 0 {
+	ts := &a.c.TxnSends[s]
+	if t.Ret < 0 {
 		return false
 	}
-	j, _ := a.judge(ts.val, ts.tp, ts.off, t.ret)
-	return j == judgedLost
+	j, _ := a.in.Finals.Judge(ts.Val, ts.TP, ts.Off, t.Ret)
+	return j == judge.JudgedLost
 }
 
 // explainTxns adds an Explanation for each txn anomaly entry, after the
 // lost-write and offset-reuse ranges (whose indexes entries refer to).
-func (a *analysis) explainTxns() {
-	an := &a.r.Anomalies
-	add := func(kind, topic string, p int32, offs []int64, vals []string, f *FaultRef, text string) {
-		e := Explanation{Kind: kind, Topic: topic, Partition: p, Count: 1, Offsets: offs, Values: vals, FaultBefore: f, Text: text}
+func (a *run) explainTxns() {
+	an := a.out
+	add := func(kind, topic string, p int32, offs []int64, vals []string, f *judge.FaultRef, text string) {
+		e := judge.Explanation{Kind: kind, Topic: topic, Partition: p, Count: 1, Offsets: offs, Values: vals, FaultBefore: f, Text: text}
 		if len(offs) > 0 {
 			e.FirstOffset, e.LastOffset = slices.Min(offs), slices.Max(offs)
 		}
-		a.r.Explanations = append(a.r.Explanations, e)
+		a.expl = append(a.expl, e)
 	}
 	for _, e := range an.TxnLostWrite {
 		add(TxnLostWrite, e.Topic, e.Partition, []int64{e.Offset}, []string{e.Value}, e.AtCommit.LastFault, e.Text)
@@ -447,7 +393,7 @@ func (a *analysis) explainTxns() {
 		if e.HeldBack.Count > 0 {
 			offs = []int64{e.HeldBack.FirstOffset, e.HeldBack.LastOffset}
 		}
-		var f *FaultRef
+		var f *judge.FaultRef
 		if len(e.Faults) > 0 {
 			f = &e.Faults[len(e.Faults)-1]
 		}

@@ -1,4 +1,8 @@
-package checker
+package txncheck
+
+import (
+	"github.com/kchaos/kchaos/checker/judge"
+)
 
 // Anomaly names of transactions (docs/HISTORY.md, "Transactions: what the
 // checker proves"). G0 and G1c are Adya's names, as Jepsen's kafka
@@ -31,15 +35,15 @@ type TxnRef struct {
 // txn-uncommitted-read, txn-duplicate): where it was read, by whom, and
 // the txn that sent it.
 type TxnValueEntry struct {
-	Topic        string   `json:"topic"`
-	Partition    int32    `json:"partition"`
-	Value        string   `json:"value"`
-	Offsets      []int64  `json:"offsets"`
-	LeaderEpochs []int32  `json:"leader_epochs,omitempty"`
-	ReadBy       []string `json:"read_by,omitempty"`
-	Txn          TxnRef   `json:"txn"`
-	Where        Where    `json:"where"`
-	Text         string   `json:"text"`
+	Topic        string      `json:"topic"`
+	Partition    int32       `json:"partition"`
+	Value        string      `json:"value"`
+	Offsets      []int64     `json:"offsets"`
+	LeaderEpochs []int32     `json:"leader_epochs,omitempty"`
+	ReadBy       []string    `json:"read_by,omitempty"`
+	Txn          TxnRef      `json:"txn"`
+	Where        judge.Where `json:"where"`
+	Text         string      `json:"text"`
 }
 
 // TxnLostWriteEntry is one send of a committed txn missing from the final
@@ -51,21 +55,21 @@ type TxnLostWriteEntry struct {
 	Value     string `json:"value"`
 	Txn       TxnRef `json:"txn"`
 	// AtCommit is the partition when the txn completed.
-	AtCommit Where `json:"at_commit"`
+	AtCommit judge.Where `json:"at_commit"`
 	// Now is what the final read holds at that offset, if anything.
-	Now *Held `json:"now,omitempty"`
+	Now *judge.Held `json:"now,omitempty"`
 	// Faults are the faults made between the commit and the final read
 	// (the last 5); FinalEpoch the leader epoch observed at the final read.
-	Faults     []FaultRef `json:"faults,omitempty"`
-	FinalEpoch *int32     `json:"final_leader_epoch,omitempty"`
+	Faults     []judge.FaultRef `json:"faults,omitempty"`
+	FinalEpoch *int32           `json:"final_leader_epoch,omitempty"`
 	// SeenS and SeenBy: a txn whose outcome is not ok committed all the
 	// same when a read_committed read saw its value (the first such read).
 	SeenS  *float64 `json:"seen_s,omitempty"`
 	SeenBy string   `json:"seen_by,omitempty"`
 	// JudgedBy is the completed final read that lacks the value, when it
 	// is not the partition's last one.
-	JudgedBy *FinalReadRef `json:"judged_by,omitempty"`
-	Text     string        `json:"text"`
+	JudgedBy *judge.FinalReadRef `json:"judged_by,omitempty"`
+	Text     string              `json:"text"`
 }
 
 // TxnTornEntry is one txn seen in part: some of its values are in the
@@ -74,11 +78,11 @@ type TxnLostWriteEntry struct {
 type TxnTornEntry struct {
 	Txn        TxnRef          `json:"txn"`
 	Partitions []TornPartition `json:"partitions"`
-	Where      Where           `json:"where"`
+	Where      judge.Where     `json:"where"`
 	// Faults are the faults made between the txn's completion and the
 	// last final read judging it (the last 5).
-	Faults []FaultRef `json:"faults,omitempty"`
-	Text   string     `json:"text"`
+	Faults []judge.FaultRef `json:"faults,omitempty"`
+	Text   string           `json:"text"`
 }
 
 // TornPartition is one partition of a torn txn. Offsets are its values'
@@ -102,9 +106,9 @@ type CycleEntry struct {
 	Txns  []TxnRef    `json:"txns"`
 	Steps []CycleStep `json:"steps"`
 	// SCCSize is the number of txns in the strongly connected component.
-	SCCSize int    `json:"scc_size"`
-	Where   Where  `json:"where"`
-	Text    string `json:"text"`
+	SCCSize int         `json:"scc_size"`
+	Where   judge.Where `json:"where"`
+	Text    string      `json:"text"`
 }
 
 // CycleStep is one edge of a cycle, from Txns[From] to Txns[To]. A ww

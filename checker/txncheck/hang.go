@@ -1,13 +1,14 @@
-package checker
+package txncheck
 
 import (
 	"cmp"
 	"fmt"
-	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -74,8 +75,8 @@ type TxnHangingEntry struct {
 	// watermark: a read_committed reader cannot reach them.
 	HeldBack HeldBack `json:"held_back"`
 	// FinalRead is the final read that recorded it.
-	FinalRead FinalReadRef `json:"final_read"`
-	Faults    []FaultRef   `json:"faults,omitempty"`
+	FinalRead judge.FinalReadRef `json:"final_read"`
+	Faults    []judge.FaultRef   `json:"faults,omitempty"`
 	// Recovery is what an operator runs to end it (KIP-664's tool).
 	Recovery string `json:"recovery"`
 	Text     string `json:"text"`
@@ -96,7 +97,7 @@ type HeldBack struct {
 // last stable offset in some completed final read (every completed final
 // read is evidence: one that an operator aborted after a read saw it hang
 // stays reported), each described by the read invoked last that saw it.
-func (a *analysis) txnHanging() {
+func (a *run) txnHanging() {
 	c := a.c
 	type key struct {
 		pid   int64
@@ -134,7 +135,7 @@ func (a *analysis) txnHanging() {
 			ends := c.Finals[f].TxnEnds
 			for i := range ends.Open[int32(tp)] {
 				if o := &ends.Open[int32(tp)][i]; o.ProducerID == k.pid && o.FirstOffset == k.first {
-					a.r.Anomalies.TxnHanging = append(a.r.Anomalies.TxnHanging,
+					a.out.TxnHanging = append(a.out.TxnHanging,
 						a.hangingEntry(int32(tp), f, o, ends.LSOs[int32(tp)], ends.HWs[int32(tp)]))
 					break
 				}
@@ -143,14 +144,14 @@ func (a *analysis) txnHanging() {
 	}
 }
 
-func (a *analysis) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64) TxnHangingEntry {
+func (a *run) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64) TxnHangingEntry {
 	c := a.c
 	t := c.TPs[tp]
 	op := &c.Finals[f]
 	e := TxnHangingEntry{Topic: t.Topic, Partition: t.Partition, ProducerID: o.ProducerID, ProducerEpoch: o.ProducerEpoch,
 		CoordinatorEpoch: o.CoordinatorEpoch, FirstOffset: o.FirstOffset, TransactionalID: o.TransactionalID,
 		CoordinatorState: o.CoordinatorState, FindHanging: o.Hanging, LastStableOffset: lso, HighWatermark: hw,
-		FinalRead: *a.finalRef(f, tp), MarginS: HangingMargin.Seconds()}
+		FinalRead: *judge.FinalRef(a.c, f, tp), MarginS: HangingMargin.Seconds()}
 	// When it was described: on the history's clock if recorded (and
 	// within the read), else the read's invoke (it was open no later).
 	at := op.Call
@@ -159,16 +160,16 @@ func (a *analysis) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64
 	}
 	since := at - o.OpenMS*int64(time.Millisecond)
 	if ts := a.txnSendAt(tp, o.FirstOffset); ts >= 0 {
-		txn := c.txnSends[ts].txn
+		txn := c.TxnSends[ts].Txn
 		ref := a.txnRef(txn)
 		e.Txn = &ref
-		since = min(since, c.txns[txn].call)
+		since = min(since, c.Txns[txn].Call)
 	}
 	since = max(since, 0)
 	heal := a.finalHealBefore(at)
-	e.OpenS = secs(at - since)
-	e.OpenAfterHealS = secs(at - max(since, heal))
-	timeout := a.c.opts.TxnTimeout
+	e.OpenS = judge.Secs(at - since)
+	e.OpenAfterHealS = judge.Secs(at - max(since, heal))
+	timeout := a.in.TxnTimeout
 	if timeout <= 0 && o.TimeoutMS > 0 {
 		timeout = time.Duration(o.TimeoutMS) * time.Millisecond
 	}
@@ -178,7 +179,7 @@ func (a *analysis) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64
 	e.TimeoutS = timeout.Seconds()
 	e.Counted = time.Duration(at-max(since, heal)) > timeout+HangingMargin
 	e.HeldBack = a.heldBack(tp, lso, hw)
-	e.Faults = a.faultsBetween(since, at)
+	e.Faults = a.in.Places.FaultsBetween(since, at)
 	e.Recovery = fmt.Sprintf("kafka-transactions.sh --bootstrap-server BROKER abort --topic %s --partition %d "+
 		"--producer-id %d --producer-epoch %d --coordinator-epoch %d", t.Topic, t.Partition, o.ProducerID, o.ProducerEpoch, o.CoordinatorEpoch)
 	e.Text = hangingText(t.Name(), &e)
@@ -187,15 +188,15 @@ func (a *analysis) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64
 
 // txnSendAt is the txn send acked at off of tp, or one a completed final
 // read holds there, or -1.
-func (a *analysis) txnSendAt(tp int32, off int64) int32 {
-	for i := range a.c.txnSends {
-		if s := &a.c.txnSends[i]; s.tp == tp && s.off == off {
+func (a *run) txnSendAt(tp int32, off int64) int32 {
+	for i := range a.c.TxnSends {
+		if s := &a.c.TxnSends[i]; s.TP == tp && s.Off == off {
 			return int32(i)
 		}
 	}
 	for _, f := range a.c.TPs[tp].Finals {
-		if r, ok := a.finalAtOf(f, tp, off); ok {
-			if _, ts := a.c.writer(r.Val, tp, off); ts >= 0 {
+		if r, ok := judge.FinalAtOf(a.c, f, tp, off); ok {
+			if _, ts := a.c.Writer(r.Val, tp, off); ts >= 0 {
 				return ts
 			}
 		}
@@ -205,7 +206,7 @@ func (a *analysis) txnSendAt(tp int32, off int64) int32 {
 
 // finalHealBefore is the time of the last heal of every fault invoked at
 // or before t (the final heal), or 0.
-func (a *analysis) finalHealBefore(t int64) int64 {
+func (a *run) finalHealBefore(t int64) int64 {
 	at := int64(0)
 	for _, n := range a.c.Nem {
 		if n.F == histories.FHeal && (n.V.Fault == "" || n.V.Fault == histories.HealAll) && n.Call <= t {
@@ -216,7 +217,7 @@ func (a *analysis) finalHealBefore(t int64) int64 {
 }
 
 // heldBack gathers the committed values at offsets [lso, hw) of tp.
-func (a *analysis) heldBack(tp int32, lso, hw int64) HeldBack {
+func (a *run) heldBack(tp int32, lso, hw int64) HeldBack {
 	c := a.c
 	type held struct {
 		off int64
@@ -228,10 +229,10 @@ func (a *analysis) heldBack(tp int32, lso, hw int64) HeldBack {
 			hs = append(hs, held{s.Off, s.Val})
 		}
 	}
-	for i := range c.txnSends {
-		s := &c.txnSends[i]
-		if s.tp == tp && s.off >= lso && s.off < hw && c.txns[s.txn].typ == model.OpOK {
-			hs = append(hs, held{s.off, s.val})
+	for i := range c.TxnSends {
+		s := &c.TxnSends[i]
+		if s.TP == tp && s.Off >= lso && s.Off < hw && c.Txns[s.Txn].Typ == model.OpOK {
+			hs = append(hs, held{s.Off, s.Val})
 		}
 	}
 	slices.SortFunc(hs, func(x, y held) int { return int(x.off - y.off) })
@@ -245,7 +246,7 @@ func (a *analysis) heldBack(tp int32, lso, hw int64) HeldBack {
 		if len(h.Values) < 10 {
 			h.Values = append(h.Values, c.Vals[x.val].Str)
 		}
-		if a.inFin[x.val/64]&(1<<(x.val%64)) != 0 {
+		if a.in.Finals.InSome(x.val) {
 			h.InLog++
 		}
 	}

@@ -1,4 +1,8 @@
-package checker
+package groupcheck
+
+import (
+	"github.com/kchaos/kchaos/checker/judge"
+)
 
 // Anomaly names of consumer groups (docs/HISTORY.md, "Consumer groups:
 // what the checker proves").
@@ -7,7 +11,7 @@ const (
 	CommitBackwards = "commit-backwards"
 	Redelivery      = "redelivery"
 	// DeliveryOutsideAssignment: a member delivered records of a
-	// partition its client did not hold (groupoutside.go).
+	// partition its client did not hold (outside.go).
 	DeliveryOutsideAssignment = "delivery-outside-assignment"
 )
 
@@ -97,7 +101,7 @@ type CommitBackwardsEntry struct {
 	Lower   *CommitRef   `json:"lower,omitempty"`
 	// Faults are the faults made between the commit's completion and the
 	// going back.
-	Faults []FaultRef `json:"faults,omitempty"`
+	Faults []judge.FaultRef `json:"faults,omitempty"`
 	// Causes list what the history holds that explains it.
 	Causes []string `json:"causes,omitempty"`
 	Text   string   `json:"text"`
@@ -154,8 +158,8 @@ type OutsideAssignmentEntry struct {
 	HeldBy []string `json:"held_by,omitempty"`
 	// Faults are those made since the client's last rebalance (or its
 	// subscribe) up to the poll's completion, the last 5.
-	Faults []FaultRef `json:"faults,omitempty"`
-	Text   string     `json:"text"`
+	Faults []judge.FaultRef `json:"faults,omitempty"`
+	Text   string           `json:"text"`
 }
 
 // GroupStats describes the consumer groups of a run.

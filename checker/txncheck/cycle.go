@@ -1,9 +1,10 @@
-package checker
+package txncheck
 
 import (
 	"cmp"
-	"github.com/kchaos/kchaos/checker/model"
 	"slices"
+
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // The dependency graph of txns, as Jepsen's kafka workload builds it
@@ -184,61 +185,61 @@ func (g *txnGraph) cycles() (out [][]*txnEdge, sccSize []int32) {
 }
 
 // txnCycles builds the graph's ww and wr edges and reports G0 and G1c.
-func (a *analysis) txnCycles() {
+func (a *run) txnCycles() {
 	c := a.c
-	vid := make([]int32, len(c.txns)) // txn -> vertex, -1 none
+	vid := make([]int32, len(c.Txns)) // txn -> vertex, -1 none
 	var vtx []int32                   // vertex -> txn
-	for i := range c.txns {
+	for i := range c.Txns {
 		vid[i] = -1
-		if t := c.txns[i].typ; t == model.OpOK || t == model.OpInfo {
+		if t := c.Txns[i].Typ; t == model.OpOK || t == model.OpInfo {
 			vid[i] = int32(len(vtx))
 			vtx = append(vtx, int32(i))
 		}
 	}
 	ww, wr := a.wwEdges(vid), a.wrEdges(vid)
 	a.wwN, a.wrN = len(ww), len(wr)
-	a.r.Anomalies.G0 = a.cycleEntries(G0, vtx, newTxnGraph(len(vtx), ww))
-	a.r.Anomalies.G1c = a.cycleEntries(G1c, vtx, newTxnGraph(len(vtx), wr))
+	a.out.G0 = a.cycleEntries(G0, vtx, newTxnGraph(len(vtx), ww))
+	a.out.G1c = a.cycleEntries(G1c, vtx, newTxnGraph(len(vtx), wr))
 }
 
 // wwEdges links consecutive txn values of each partition, in offset order:
 // an offset from the final read of the partition, else as acked.
-func (a *analysis) wwEdges(vid []int32) []txnEdge {
+func (a *run) wwEdges(vid []int32) []txnEdge {
 	c := a.c
 	type at struct {
 		off int64
 		ts  int32
 	}
 	pos := func(s int) int64 {
-		if a.tsFin[s] >= 0 {
-			return a.tsFin[s]
+		if a.in.Finals.TsFin[s] >= 0 {
+			return a.in.Finals.TsFin[s]
 		}
-		return c.txnSends[s].off
+		return c.TxnSends[s].Off
 	}
 	// Sized in a first pass: a million sends must not be copied as the
 	// slices grow.
 	n := make([]int, len(c.TPs))
-	for s := range c.txnSends {
-		if ts := &c.txnSends[s]; vid[ts.txn] >= 0 && pos(s) >= 0 {
-			n[ts.tp]++
+	for s := range c.TxnSends {
+		if ts := &c.TxnSends[s]; vid[ts.Txn] >= 0 && pos(s) >= 0 {
+			n[ts.TP]++
 		}
 	}
 	per := make([][]at, len(c.TPs))
 	for tp := range per {
 		per[tp] = make([]at, 0, n[tp])
 	}
-	for s := range c.txnSends {
-		if ts := &c.txnSends[s]; vid[ts.txn] >= 0 && pos(s) >= 0 {
-			per[ts.tp] = append(per[ts.tp], at{pos(s), int32(s)})
+	for s := range c.TxnSends {
+		if ts := &c.TxnSends[s]; vid[ts.Txn] >= 0 && pos(s) >= 0 {
+			per[ts.TP] = append(per[ts.TP], at{pos(s), int32(s)})
 		}
 	}
-	out := make([]txnEdge, 0, len(c.txnSends))
+	out := make([]txnEdge, 0, len(c.TxnSends))
 	for tp, list := range per {
 		slices.SortFunc(list, func(x, y at) int { return cmp.Or(cmp.Compare(x.off, y.off), cmp.Compare(x.ts, y.ts)) })
 		for i := 1; i < len(list); i++ {
-			p, q := &c.txnSends[list[i-1].ts], &c.txnSends[list[i].ts]
-			if p.txn != q.txn {
-				out = append(out, txnEdge{from: vid[p.txn], to: vid[q.txn], tp: int32(tp), v1: p.val, v2: q.val,
+			p, q := &c.TxnSends[list[i-1].ts], &c.TxnSends[list[i].ts]
+			if p.Txn != q.Txn {
+				out = append(out, txnEdge{from: vid[p.Txn], to: vid[q.Txn], tp: int32(tp), v1: p.Val, v2: q.Val,
 					o1: list[i-1].off, o2: list[i].off, epoch: -1})
 			}
 		}
@@ -248,26 +249,26 @@ func (a *analysis) wwEdges(vid []int32) []txnEdge {
 
 // wrEdges links each txn that sent a value to each other txn whose poll
 // read it.
-func (a *analysis) wrEdges(vid []int32) []txnEdge {
+func (a *run) wrEdges(vid []int32) []txnEdge {
 	c := a.c
 	n := 0
-	for i := range c.txnPolls {
-		n += int(c.txnPolls[i].End - c.txnPolls[i].Start)
+	for i := range c.TxnPolls {
+		n += int(c.TxnPolls[i].End - c.TxnPolls[i].Start)
 	}
 	out := make([]txnEdge, 0, n)
-	for i := range c.txnPolls {
-		reader := vid[c.txnPollOf[i]]
+	for i := range c.TxnPolls {
+		reader := vid[c.TxnPollOf[i]]
 		if reader < 0 {
 			continue
 		}
-		op := &c.txnPolls[i]
+		op := &c.TxnPolls[i]
 		for j := op.Start; j < op.End; j++ {
 			r := &c.Recs[j]
-			_, ts := c.writer(r.Val, r.TP, r.Off)
+			_, ts := c.Writer(r.Val, r.TP, r.Off)
 			if ts < 0 {
 				continue
 			}
-			if w := vid[c.txnSends[ts].txn]; w >= 0 && w != reader {
+			if w := vid[c.TxnSends[ts].Txn]; w >= 0 && w != reader {
 				out = append(out, txnEdge{from: w, to: reader, tp: r.TP, v1: r.Val, v2: -1, o1: r.Off, o2: -1, epoch: r.Epoch})
 			}
 		}
@@ -275,7 +276,7 @@ func (a *analysis) wrEdges(vid []int32) []txnEdge {
 	return out
 }
 
-func (a *analysis) cycleEntries(kind string, vtx []int32, g *txnGraph) []CycleEntry {
+func (a *run) cycleEntries(kind string, vtx []int32, g *txnGraph) []CycleEntry {
 	c := a.c
 	cycles, sizes := g.cycles()
 	var out []CycleEntry
@@ -297,9 +298,9 @@ func (a *analysis) cycleEntries(kind string, vtx []int32, g *txnGraph) []CycleEn
 			}
 			e.Steps = append(e.Steps, st)
 		}
-		root := &c.txns[vtx[cyc[0].from]]
-		at := max(root.ret, root.call)
-		e.Where = a.where(cyc[0].tp, at)
+		root := &c.Txns[vtx[cyc[0].from]]
+		at := max(root.Ret, root.Call)
+		e.Where = a.in.Places.Where(cyc[0].tp, at)
 		e.Text = cycleText(kind, &e)
 		out = append(out, e)
 	}

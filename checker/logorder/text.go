@@ -1,16 +1,17 @@
-package checker
+package logorder
 
 import (
 	"fmt"
-	"github.com/kchaos/kchaos/checker/model"
-	"github.com/kchaos/kchaos/histories"
 	"slices"
 	"strings"
+
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // explainReuse groups reused offsets into runs of consecutive offsets.
-func (a *analysis) explainReuse() {
-	entries := a.r.Anomalies.OffsetReuse
+func (a *run) explainReuse() {
+	entries := a.out.OffsetReuse
 	for i := 0; i < len(entries); {
 		j := i + 1
 		for j < len(entries) && entries[j].Topic == entries[i].Topic && entries[j].Partition == entries[i].Partition &&
@@ -22,11 +23,11 @@ func (a *analysis) explainReuse() {
 	}
 }
 
-func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
+func (a *run) explainReuseRun(run []OffsetReuseEntry) {
 	c := a.c
-	tp := c.tpIdx[c.topics[run[0].Topic]][run[0].Partition]
+	tp := c.TPIdx[c.Topics[run[0].Topic]][run[0].Partition]
 	t := c.TPs[tp]
-	e := Explanation{Kind: OffsetReuse, Topic: t.Topic, Partition: t.Partition,
+	e := judge.Explanation{Kind: OffsetReuse, Topic: t.Topic, Partition: t.Partition,
 		FirstOffset: run[0].Offset, LastOffset: run[len(run)-1].Offset, Count: len(run)}
 	oldSeen, newSeen := run[0].Values[0].FirstS, run[0].Values[len(run[0].Values)-1].FirstS
 	var now []string
@@ -37,12 +38,12 @@ func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 		e.Offsets = append(e.Offsets, r.Offset)
 		e.Values = append(e.Values, first.Value)
 		acked := 0.0
-		if s := c.Vals[c.valIdx[first.Value]].Send; s >= 0 && c.Sends[s].Typ == model.OpOK && c.Sends[s].Off == r.Offset {
-			acked = secs(c.Sends[s].Ret)
+		if s := c.Vals[c.ValIdx[first.Value]].Send; s >= 0 && c.Sends[s].Typ == model.OpOK && c.Sends[s].Off == r.Offset {
+			acked = judge.Secs(c.Sends[s].Ret)
 		}
 		e.AckedS = append(e.AckedS, acked)
 		later := r.Values[len(r.Values)-1]
-		if fr, ok := a.finalAt(tp, r.Offset); ok {
+		if fr, ok := judge.FinalAtOf(c, c.TPs[tp].Final, tp, r.Offset); ok {
 			later = Observed{Value: c.Vals[fr.Val].Str, LeaderEpochs: []int32{fr.Epoch}}
 		}
 		now = append(now, later.Value)
@@ -50,11 +51,11 @@ func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 			nowEpoch = slices.Max(later.LeaderEpochs)
 		}
 		oldSeen, newSeen = min(oldSeen, first.FirstS), max(newSeen, r.Values[len(r.Values)-1].FirstS)
-		r.Range = len(a.r.Explanations)
+		r.Range = len(a.expl)
 	}
 	from, to := int64(oldSeen*1e9), int64(newSeen*1e9)
-	e.FaultBefore = a.places.FaultBefore(from)
-	e.FaultsAfter = a.faultsBetween(from, to)
+	e.FaultBefore = a.in.Places.FaultBefore(from)
+	e.FaultsAfter = a.in.Places.FaultsBetween(from, to)
 	e.Elections = elections(t, from, to)
 	if nowEpoch >= 0 {
 		e.TookOver = a.takeover(t, nowEpoch)
@@ -62,9 +63,9 @@ func (a *analysis) explainReuseRun(run []OffsetReuseEntry) {
 	for k := range run {
 		run[k].Faults = e.FaultsAfter
 	}
-	e.NowHold = &NowHold{FirstOffset: e.FirstOffset, LastOffset: e.LastOffset, Count: len(now), Values: now}
+	e.NowHold = &judge.NowHold{FirstOffset: e.FirstOffset, LastOffset: e.LastOffset, Count: len(now), Values: now}
 	e.Text = reuseText(t.Name(), &e)
-	a.r.Explanations = append(a.r.Explanations, e)
+	a.expl = append(a.expl, e)
 }
 
 func offsetSpan(what string, first, last int64) string {
@@ -85,7 +86,7 @@ func plural(n int, one, many string) string {
 // "orders-0 offsets 61-99: 39 acked records lost; acked while ISR was [0];
 // broker 1 became leader at epoch 2 (unclean election, elect-unclean [1]
 // at 12.4 s); offsets 61-65 now hold records written after the failure".
-func lostText(name string, e *Explanation) string {
+func lostText(name string, e *judge.Explanation) string {
 	lost := plural(e.Count, "acked record", "acked records")
 	acked := "acked"
 	if n := e.ReadNotAcked; n > 0 {
@@ -97,7 +98,7 @@ func lostText(name string, e *Explanation) string {
 	if len(e.ISRAtAck) > 0 {
 		var s []string
 		for _, x := range e.ISRAtAck {
-			s = append(s, ints(x))
+			s = append(s, judge.Ints(x))
 		}
 		isr = acked + " while ISR was " + strings.Join(s, " then ")
 	}
@@ -125,7 +126,7 @@ func lostText(name string, e *Explanation) string {
 }
 
 // reuseText renders a reused-offset range as one sentence.
-func reuseText(name string, e *Explanation) string {
+func reuseText(name string, e *judge.Explanation) string {
 	first := fmt.Sprintf("first held %s", valueSpan(e.Values))
 	var acked []float64
 	for _, s := range e.AckedS {
@@ -144,14 +145,14 @@ func reuseText(name string, e *Explanation) string {
 }
 
 // takeoverText says who took over and which faults came before.
-func takeoverText(e *Explanation) []string {
+func takeoverText(e *judge.Explanation) []string {
 	var details []string
 	if to := e.TookOver; to != nil {
 		if w := electionWords(to.Election); w != "" {
 			details = append(details, w)
 		}
 	}
-	for _, f := range decisive(e.FaultsAfter) {
+	for _, f := range judge.Decisive(e.FaultsAfter) {
 		details = append(details, f.String())
 	}
 	to := e.TookOver
@@ -185,24 +186,6 @@ func electionWords(kind string) string {
 		return "unclean election"
 	}
 	return ""
-}
-
-// decisive picks at most two of the faults that can lose acked data (the
-// latest ones), or the last fault if none of them can.
-func decisive(faults []FaultRef) []FaultRef {
-	var out []FaultRef
-	for _, f := range faults {
-		if histories.LosesAcked(f.F) {
-			out = append(out, f)
-		}
-	}
-	if len(out) == 0 && len(faults) > 0 {
-		out = faults[len(faults)-1:]
-	}
-	if len(out) > 2 {
-		out = out[len(out)-2:]
-	}
-	return out
 }
 
 func valueSpan(v []string) string {

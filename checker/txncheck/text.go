@@ -1,8 +1,10 @@
-package checker
+package txncheck
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kchaos/kchaos/checker/judge"
 )
 
 // The sentences of the transaction anomalies: each names the txn (its
@@ -37,10 +39,10 @@ func offsetList(offs []int64) string {
 }
 
 // whereText says the leader epochs read and the fault before.
-func whereText(epochs []int32, w Where) []string {
+func whereText(epochs []int32, w judge.Where) []string {
 	var out []string
 	if len(epochs) > 0 {
-		out = append(out, "leader epochs "+ints(epochs))
+		out = append(out, "leader epochs "+judge.Ints(epochs))
 	} else if w.LeaderEpoch != nil {
 		out = append(out, fmt.Sprintf("leader epoch %d observed", *w.LeaderEpoch))
 	}
@@ -75,7 +77,7 @@ func txnLostText(name string, e *TxnLostWriteEntry) string {
 	parts := []string{fmt.Sprintf("%s offset %d: %s of committed %s is missing from the final read",
 		name, e.Offset, e.Value, txnName(e.Txn))}
 	if e.AtCommit.ISR != nil {
-		parts = append(parts, "committed while ISR was "+ints(e.AtCommit.ISR))
+		parts = append(parts, "committed while ISR was "+judge.Ints(e.AtCommit.ISR))
 	}
 	parts = append(parts, whereText(nil, e.AtCommit)...)
 	parts = append(parts, faultsText(e.Faults)...)
@@ -89,9 +91,9 @@ func txnLostText(name string, e *TxnLostWriteEntry) string {
 }
 
 // faultsText names the decisive faults made after a txn completed.
-func faultsText(faults []FaultRef) []string {
+func faultsText(faults []judge.FaultRef) []string {
 	var s []string
-	for _, f := range decisive(faults) {
+	for _, f := range judge.Decisive(faults) {
 		s = append(s, f.String())
 	}
 	if len(s) == 0 {

@@ -1,0 +1,129 @@
+// Package domain is the seam between package checker and the analyzers
+// it is composed of, as Jepsen composes checkers: an analyzer in a
+// package of its own (logorder, txncheck, groupcheck; the next ones
+// share groups and metadata) implements Analyzer, reads the decoded
+// history (package model) and what the domains share (package judge,
+// Facts), writes its entries
+// into its own part of the Result's anomalies and returns the rest of what
+// it found (Findings). Package checker registers it with one line and
+// reads its declarations (anomaly.Domain) for the verdict, so no rule is
+// restated outside the domain that owns it.
+//
+// It imports only the model, the shared judgements and the anomaly
+// vocabulary, so that an analyzer never imports package checker.
+package domain
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
+)
+
+// Entries is a domain's part of the Result's anomalies: a struct of
+// entry lists with their results.json names (package checker embeds it in
+// its Anomalies, so the JSON shape is the contract's).
+type Entries interface {
+	// Count is the number of entries of the anomaly kind named name.
+	Count(name string) int
+}
+
+// Analyzer is one domain of the checker. E is its part of the anomalies
+// (a pointer to the struct package checker embeds), F what else it found.
+type Analyzer[E Entries, F Findings] interface {
+	anomaly.Domain
+	// Analyze finds the domain's anomalies in in and appends them to out.
+	// It reads in and writes only out and what it returns, so the domains'
+	// order changes none of their findings, except where Facts says it
+	// reads another domain's (Facts.Reused).
+	Analyze(in *Input, out E) F
+}
+
+// Input is what every analyzer reads.
+type Input struct {
+	History *model.History
+	// Places says where the cluster stood at a time, and the faults
+	// around it (every entry's Where and FaultRef).
+	Places *judge.Places
+	// Finals is the judgement of the completed final reads (every one is
+	// evidence): whether one should hold a value, and the first reads
+	// that prove a write.
+	Finals *judge.Finals
+	// Acked is, per partition, its sends acked with an offset, in send
+	// order (judge.Acked).
+	Acked   [][]int32
+	Options anomaly.Options
+	// TxnTimeout is the transactional producers' transaction.timeout.ms
+	// (0: unknown), for the transactions domain's txn-hanging.
+	TxnTimeout time.Duration
+	// Facts are what the checker established across domains.
+	Facts Facts
+}
+
+// Facts are the judgements package checker makes across domains, for an
+// analyzer that needs one that another domain owns. (Who wrote a record,
+// and when, are questions of the History: model.History.Writer,
+// CommittedVisible, WriteInvoked.)
+type Facts interface {
+	// Reused returns the offsets of tp that held more than one value
+	// (offset-reuse, the log domain's; it runs first), in order.
+	Reused(tp int32) []int64
+}
+
+// Findings is what an analyzer found beyond its entries: explanations and
+// the domain's reasons.
+type Findings interface {
+	// Explanations group the domain's entries in words (results.json's
+	// explanations, in the registry's order).
+	Explanations() []judge.Explanation
+	// Invalid is the reason for n entries of a kind that counts ("": none
+	// of them does, as for a PerEntry kind whose entries all wait).
+	Invalid(k anomaly.Kind, n int) string
+	// Uncounted is the reason for those of n entries of kind k that do
+	// not count: a note (IfIdempotent, IfExactlyOnce, Never) or a cause of
+	// "unknown" (PerEntry, Unjudged); "" for none.
+	Uncounted(k anomaly.Kind, n int) string
+	// Notes and Unknowns are the domain's reasons beyond its kinds.
+	Notes() []string
+	Unknowns() []string
+}
+
+// Base gives Findings its defaults: the explanations in Expl, the
+// generic reasons, no reasons beyond the kinds. A domain's findings embed
+// it.
+type Base struct{ Expl []judge.Explanation }
+
+func (b Base) Explanations() []judge.Explanation { return b.Expl }
+
+// Invalid says "name: n", with the producer's setting for IfIdempotent.
+func (Base) Invalid(k anomaly.Kind, n int) string { return Invalid(k, n) }
+
+func (Base) Uncounted(anomaly.Kind, int) string { return "" }
+func (Base) Notes() []string                    { return nil }
+func (Base) Unknowns() []string                 { return nil }
+
+// Invalid is the generic reason for n entries of kind k that count.
+func Invalid(k anomaly.Kind, n int) string {
+	if k.Rule == anomaly.IfIdempotent {
+		return fmt.Sprintf("%s: %d (the producer was idempotent)", k.Name, n)
+	}
+	return fmt.Sprintf("%s: %d", k.Name, n)
+}
+
+// Count is the number of entries of the kind named name in x, a pointer
+// to a struct of entry lists (Entries): the list whose results.json name
+// (its JSON tag) is name, so that the name is written once, where the
+// list is.
+func Count(x any, name string) int {
+	v := reflect.ValueOf(x).Elem()
+	for i := range v.NumField() {
+		if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag == name {
+			return v.Field(i).Len()
+		}
+	}
+	return 0
+}

@@ -1,0 +1,123 @@
+// Package groupcheck is the checker's consumer-group analyzer: what a
+// group's commits and assignments promise its members (docs/HISTORY.md,
+// "Consumer groups: what the checker proves"). It declares lost-by-commit,
+// commit-backwards, redelivery and delivery-outside-assignment, finds them
+// in the group tables the checker decoded (model.Groups) and explains them.
+//
+// What must be followed as the history streams (what the group had
+// committed when a member was assigned a partition, where it resumed, the
+// commits that went back) is found by package checker while decoding and
+// kept in model.Groups; everything else is judged here, at the end.
+package groupcheck
+
+import (
+	"fmt"
+
+	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/domain"
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
+)
+
+// Analyzer is the consumer-group domain (domain.Analyzer).
+type Analyzer struct{}
+
+var _ domain.Analyzer[*GroupAnomalies, *Found] = Analyzer{}
+
+// kinds declares the domain's anomalies, in HISTORY.md's order.
+var kinds = []anomaly.Kind{
+	{Name: LostByCommit, Unit: "per range", Rule: anomaly.Always},
+	{Name: CommitBackwards, Unit: "per case", Rule: anomaly.Always},
+	// At-least-once allows a record to be processed twice, and a zombie's
+	// reads are at worst that; exactly-once promises one owner per record.
+	{Name: Redelivery, Unit: "per range", Rule: anomaly.IfExactlyOnce},
+	{Name: DeliveryOutsideAssignment, Unit: "per poll and partition", Rule: anomaly.IfExactlyOnce},
+}
+
+func (Analyzer) Name() string              { return "consumer groups" }
+func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+
+// GroupAnomalies is the domain's part of the Result's anomalies (package
+// checker embeds it: the JSON names are results.json's).
+type GroupAnomalies struct {
+	LostByCommit              []LostByCommitEntry      `json:"lost-by-commit,omitempty"`
+	CommitBackwards           []CommitBackwardsEntry   `json:"commit-backwards,omitempty"`
+	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty"`
+	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
+}
+
+// Count is the number of entries of the kind named name (domain.Count:
+// the list with that JSON name).
+func (x *GroupAnomalies) Count(name string) int { return domain.Count(x, name) }
+
+// Found is what the analyzer found beyond its entries.
+type Found struct {
+	domain.Base
+	Stats        *GroupStats // nil without any group
+	redeliveredN int
+}
+
+// Uncounted says why a redelivery or a delivery outside the assignment
+// does not count: the group declares at-least-once delivery.
+func (f *Found) Uncounted(k anomaly.Kind, n int) string {
+	switch k.Name {
+	case Redelivery:
+		return fmt.Sprintf("redelivery: %d ranges (%d records) delivered again to the group, not counted: "+
+			"the group declares at-least-once delivery", n, f.redelivered())
+	case DeliveryOutsideAssignment:
+		return fmt.Sprintf("delivery-outside-assignment: %d (a member's poll delivered records of a partition its client did not hold), "+
+			"not counted: the group declares at-least-once delivery", n)
+	}
+	return ""
+}
+
+// Analyze finds the group anomalies of in's history and appends them to out.
+func (Analyzer) Analyze(in *domain.Input, out *GroupAnomalies) *Found {
+	a := &run{c: in.History, places: in.Places, facts: in.Facts, out: out}
+	a.groupChecks()
+	a.explainGroups()
+	return &Found{Base: domain.Base{Expl: a.expl}, Stats: a.groupStats()}
+}
+
+// redelivered is the number of records delivered again.
+func (f *Found) redelivered() int {
+	if f.Stats == nil {
+		return 0
+	}
+	return f.Stats.Redelivered
+}
+
+// run is one analysis of a history's groups.
+type run struct {
+	c      *model.History
+	places *judge.Places
+	facts  domain.Facts
+	out    *GroupAnomalies
+	expl   []judge.Explanation
+
+	dels          map[groupTP][]delivery // deliveries per group and partition, in completion order
+	delivered     []map[int32]bool       // group -> values its members delivered
+	lostByCommitN int                    // records lost by commit
+	redeliveredN  int                    // records delivered again
+}
+
+// groupTP is a partition of a group.
+type groupTP struct {
+	group, tp int32
+}
+
+// procTP is a member process's partition.
+type procTP struct {
+	proc int32
+	tp   int32
+}
+
+// tpOf is the number of the topic-partition an entry names.
+func (a *run) tpOf(topic string, p int32) int32 {
+	for i, t := range a.c.TPs {
+		if t.Topic == topic && t.Partition == p {
+			return int32(i)
+		}
+	}
+	return -1
+}

@@ -1,0 +1,114 @@
+// Package logorder is the checker's plain log-and-order analyzer: what the
+// contract (docs/HISTORY.md, v1) promises of acked sends, of each offset
+// and value, and of each producer's and consumer's order. It declares
+// lost-write, offset-reuse, duplicate, aborted-read, unexpected,
+// nonmonotonic-send, poll-skip, nonmonotonic-poll and unseen, finds them
+// in the decoded history (model.History, with the order the checker
+// followed while streaming: model.Log) and the shared final-read
+// judgement (judge.Finals), and explains lost writes and reused offsets
+// in ranges.
+//
+// Its one pass over the values read also finds txn-duplicate (a value
+// only transactions sent, at two offsets): the entries are made by
+// package txncheck (ValueEntry) and returned in Found.TxnDuplicate.
+package logorder
+
+import (
+	"fmt"
+
+	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/domain"
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/checker/txncheck"
+)
+
+// Analyzer is the log-and-order domain (domain.Analyzer).
+type Analyzer struct{}
+
+var _ domain.Analyzer[*LogAnomalies, *Found] = Analyzer{}
+
+// kinds declares the domain's anomalies, in HISTORY.md's order.
+var kinds = []anomaly.Kind{
+	{Name: LostWrite, Unit: "per send", Rule: anomaly.Always},
+	{Name: OffsetReuse, Unit: "per offset", Rule: anomaly.Always},
+	{Name: Duplicate, Unit: "per value", Rule: anomaly.IfIdempotent},
+	{Name: AbortedRead, Unit: "per value", Rule: anomaly.Always},
+	{Name: Unexpected, Unit: "per value", Rule: anomaly.Always},
+	{Name: NonmonotonicSend, Unit: "occurrence", Rule: anomaly.IfIdempotent},
+	{Name: PollSkip, Unit: "occurrence", Rule: anomaly.Always},
+	{Name: NonmonotonicPoll, Unit: "occurrence", Rule: anomaly.Always},
+	{Name: Unseen, Unit: "per send", Rule: anomaly.Unjudged},
+}
+
+func (Analyzer) Name() string              { return "log and order" }
+func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+
+// LogAnomalies is the domain's part of the Result's anomalies (package
+// checker embeds it: the JSON names are results.json's).
+type LogAnomalies struct {
+	LostWrite        []LostWriteEntry        `json:"lost-write,omitempty"`
+	OffsetReuse      []OffsetReuseEntry      `json:"offset-reuse,omitempty"`
+	Duplicate        []ValueEntry            `json:"duplicate,omitempty"`
+	AbortedRead      []ValueEntry            `json:"aborted-read,omitempty"`
+	Unexpected       []ValueEntry            `json:"unexpected,omitempty"`
+	NonmonotonicSend []NonmonotonicSendEntry `json:"nonmonotonic-send,omitempty"`
+	PollSkip         []PollEntry             `json:"poll-skip,omitempty"`
+	NonmonotonicPoll []PollEntry             `json:"nonmonotonic-poll,omitempty"`
+	Unseen           []judge.SendEntry       `json:"unseen,omitempty"`
+}
+
+// Count is the number of entries of the kind named name (domain.Count:
+// the list with that JSON name).
+func (x *LogAnomalies) Count(name string) int { return domain.Count(x, name) }
+
+// Found is what the analyzer found beyond its entries. Its explanations
+// are the lost-write ranges, then the reused offsets'; the entries' Range
+// is an index among them, which are the Result's first (the domain is the
+// registry's first).
+type Found struct {
+	domain.Base
+	// TxnDuplicate are the txn-duplicate entries its pass over the values
+	// found (the transactions domain's anomaly).
+	TxnDuplicate []txncheck.TxnValueEntry
+}
+
+// Uncounted: duplicate and nonmonotonic-send count only for an idempotent
+// producer; unseen sends leave the verdict unknown.
+func (f *Found) Uncounted(k anomaly.Kind, n int) string {
+	switch k.Rule {
+	case anomaly.IfIdempotent:
+		return fmt.Sprintf("%s: %d, not counted: the producer was not idempotent", k.Name, n)
+	case anomaly.Unjudged:
+		return fmt.Sprintf("unseen: %d acked sends no completed final read could judge "+
+			"(on a partition without one and never polled, or acked (or their txn committed) at or after the invoke of the final read that judges the partition, and not in it)", n)
+	}
+	return ""
+}
+
+// Analyze finds the log-and-order anomalies of in's history and appends
+// them to out, with their explanations.
+func (Analyzer) Analyze(in *domain.Input, out *LogAnomalies) *Found {
+	a := &run{c: in.History, in: in, out: out, acked: in.Acked, seenPlain: in.Finals.SeenPlain}
+	a.lostAndUnseen()
+	a.reuse()
+	a.values() // also finds txn-duplicate: one pass over the values read
+	a.sendOrder()
+	a.pollOrder()
+	a.explain()
+	return &Found{Base: domain.Base{Expl: a.expl}, TxnDuplicate: a.txnDup}
+}
+
+// run is one analysis of a history's log and order.
+type run struct {
+	c         *model.History
+	in        *domain.Input
+	out       *LogAnomalies
+	expl      []judge.Explanation
+	txnDup    []txncheck.TxnValueEntry
+	acked     [][]int32              // per partition, its sends acked with an offset, in send order
+	seenPlain map[int32]judge.SeenAt // first observations that prove a plain send's write
+	lost      []int32                // lost sends, in send order
+	lostBy    map[int32]int32        // lost send -> the final read that lacks it
+	lostSeen  map[int32]judge.SeenAt // lost send not acked with an offset -> its observation
+}
