@@ -39,7 +39,8 @@ a time for 10 s with 10 s of quiet between (Jepsen's rotating subsets);
 so the same --seed redraws the same schedules.
 
 A run is a finding when its verdict is invalid or it breaks one of the
-scenario's outcome checks. Each finding is kept in
+scenario's invariant outcome checks (one a run where nothing happened holds,
+e.g. lost-write == 0; a story's 'lost-write > 0' is not judged). Each finding is kept in
 store/explore-<name>/<timestamp>/findings/<id>/: the run (original-run/), its
 schedule as it fired (original.yaml), the shrunk reproduction (repro.yaml,
 for 'kchaos run'), its last reproducing rerun (repro-run/) and finding.md.
