@@ -38,8 +38,8 @@ func TestExplorableDefaultMix(t *testing.T) {
 	if want := nemesis.RandomMix(s.Cluster.Capabilities(), len(s.Cluster.Racks)); !slices.Equal(r.Faults, want) {
 		t.Errorf("mix %v, want %v", r.Faults, want)
 	}
-	if r.Subset != DefaultSubset || r.Active.Std() != DefaultActive || r.Quiet.Std() != DefaultQuiet {
-		t.Errorf("periods %d × %s + %s", r.Subset, r.Active, r.Quiet)
+	if r.Subset != DefaultSubset || r.Active.Std() != DefaultActive || r.Quiet.Std() != DefaultQuiet || r.Stagger.Std() != DefaultStagger {
+		t.Errorf("periods %d × %s + %s, stagger %s", r.Subset, r.Active, r.Quiet, r.Stagger)
 	}
 	e, err = Explorable(s, []string{"kill", "partition-leader-followers"})
 	if err != nil {
