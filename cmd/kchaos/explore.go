@@ -99,7 +99,9 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 				opts := f.options(p)
 				opts.Overridden = overridden
 				var rerr error
-				sum, dir, rerr = explore.Explore(ctx, cfg, explore.HarnessRunner(opts))
+				pipe := explore.NewPipeline(opts)
+				cfg.Ahead = pipe.Ahead
+				sum, dir, rerr = explore.Explore(ctx, cfg, pipe.Run)
 				return rerr
 			})
 			if sum != nil {

@@ -40,11 +40,12 @@ func exploreReal(t *testing.T, name string, faults []string, runs int, sets ...s
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 80*time.Minute)
 	defer cancel()
-	sum, dir, err := Explore(ctx, Config{Scenario: e, Runs: runs, Seed: 24, Store: testenv.Store(t), ShrinkFor: 40 * time.Minute,
+	pipe := NewPipeline(harness.Options{})
+	sum, dir, err := Explore(ctx, Config{Scenario: e, Runs: runs, Seed: 24, Store: testenv.Store(t), ShrinkFor: 40 * time.Minute, Ahead: pipe.Ahead,
 		OnRun: func(p Progress) {
 			t.Logf("run %d (seed %d): %s %v; %d findings, %.1f runs/hour", p.Last.Index, p.Last.Seed, p.Last.Verdict, p.Last.Classes, p.Findings, p.PerHour)
 		},
-		Log: func(l string) { t.Log("shrink:", l) }}, HarnessRunner(harness.Options{}))
+		Log: func(l string) { t.Log("shrink:", l) }}, pipe.Run)
 	if err != nil {
 		t.Fatal(err)
 	}
