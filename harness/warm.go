@@ -26,6 +26,7 @@ type Warm struct {
 	dir  string
 
 	done     chan struct{}
+	cancel   context.CancelFunc // ends a start still under way (Discard)
 	c        cluster.Cluster
 	teardown func() error
 	err      error
@@ -53,10 +54,15 @@ func StartWarm(ctx context.Context, s *scenario.Scenario, opts Options) (*Warm, 
 		return w, nil
 	}
 	cfg.LogDir = filepath.Join(dir, "logs")
+	// Its own context, so that Discard need not wait for a boot it will
+	// tear down (a start that fails removes what it made). Only Discard
+	// cancels it: the cluster a run uses lives on the run's context.
+	sctx, cancel := context.WithCancel(ctx)
+	w.cancel = cancel
 	go func() {
 		defer close(w.done)
 		begin := time.Now()
-		w.c, w.teardown, w.err = startCluster(ctx, cfg, progress.Discard, orDiscard(opts.Log))
+		w.c, w.teardown, w.err = startCluster(sctx, cfg, progress.Discard, orDiscard(opts.Log))
 		w.took = time.Since(begin)
 	}()
 	return w, nil
@@ -74,12 +80,16 @@ func (w *Warm) Run(ctx context.Context) (*RunResult, error) {
 	return runIn(ctx, w.s, w.opts, w.dir, w)
 }
 
-// Discard tears the unused cluster down and removes the run's folder.
+// Discard stops the cluster's start, or tears the cluster down, and
+// removes the run's folder.
 func (w *Warm) Discard() {
 	if w.used {
 		return
 	}
 	w.used = true
+	if w.cancel != nil {
+		w.cancel()
+	}
 	<-w.done
 	if w.teardown != nil {
 		_ = w.teardown()
