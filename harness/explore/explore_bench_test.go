@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkExploreThroughput (issue 24, item 4) explores s2 (10 s
-// workloads, one pause a period, no shrink) for four runs, serially
+// workloads, one pause a period, no shrink) for three runs, serially
 // (HarnessRunner: each cluster starts when the run before it is done) and
 // overlapped (Pipeline: each starts when the workload before it stops),
 // and reports runs per hour and the idle time between one run's end of
@@ -39,7 +39,7 @@ func BenchmarkExploreThroughput(b *testing.B) {
 			var perHour, idle float64
 			for i := 0; i < b.N; i++ {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-				cfg := Config{Scenario: e, Runs: 4, Seed: 11, Store: b.TempDir(), NoShrink: true}
+				cfg := Config{Scenario: e, Runs: 3, Seed: 11, Store: b.TempDir(), NoShrink: true}
 				run := HarnessRunner(harness.Options{})
 				if mode == "overlapped" {
 					p := NewPipeline(harness.Options{})
