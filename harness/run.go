@@ -41,6 +41,11 @@ type Options struct {
 	NoScreenshot bool
 	// Overridden lists user config keys kchaos replaced (for the report).
 	Overridden []string
+	// AfterWorkload, when set, is called once the workload has stopped
+	// (before the final read, the teardown, the check and the report):
+	// kchaos explore starts the next run's cluster then (StartWarm), so
+	// that it boots while this run finishes, never while a workload runs.
+	AfterWorkload func()
 }
 
 // RunResult is what a run produced (its folder, the checked history, what
@@ -62,6 +67,11 @@ type RunResult struct {
 	// tore down and checked what was recorded; the verdict is unknown
 	// unless the check found anomalies.
 	Interrupted string
+	// WorkloadStarted and WorkloadEnded are when the workload started and
+	// stopped (wall clock; zero when it did not run): the time between
+	// one run's end and the next run's start is what a batch of runs
+	// spends idle (kchaos explore measures it).
+	WorkloadStarted, WorkloadEnded time.Time
 }
 
 // Tail is how long the workload keeps running after the nemesis schedule
@@ -77,37 +87,34 @@ const Tail = 3 * time.Second
 // checks what was recorded and writes the report; results.json then says
 // "interrupted at <phase>" and Run returns no error for the interruption.
 func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*RunResult, error) {
+	dir, err := prepareRun(s, opts)
+	if dir == "" {
+		return nil, err
+	}
+	if err != nil {
+		return &RunResult{Dir: dir}, err
+	}
+	return runIn(ctx, s, opts, dir, nil)
+}
+
+// runIn is Run in a prepared folder, on warm's cluster when given (else
+// one it starts).
+func runIn(ctx context.Context, s *scenario.Scenario, opts Options, dir string, warm *Warm) (*RunResult, error) {
 	log := orDiscard(opts.Log)
 	ev := opts.Progress
 	if ev == nil {
 		ev = progress.Discard
 	}
-	s.SetSeed(time.Now().UnixNano() & (1<<53 - 1))
-	dir, err := newRunDir(opts.Store, s.Name)
-	if err != nil {
-		return nil, err
-	}
 	out := &RunResult{Dir: dir}
-	if b, err := s.Marshal(); err == nil {
-		err = os.WriteFile(filepath.Join(dir, "scenario.yaml"), b, 0o644)
-		if err != nil {
-			return out, err
-		}
-	}
-	if len(opts.Overridden) > 0 {
-		if err := writeJSON(filepath.Join(dir, "overrides.json"), opts.Overridden); err != nil {
-			return out, err
-		}
-	}
 	log.Info("run folder", "dir", dir, "seed", s.Seed)
 
-	r := &run{s: s, opts: opts, log: log, ev: ev, out: out, dir: dir}
+	r := &run{s: s, opts: opts, log: log, ev: ev, out: out, dir: dir, warm: warm}
 	stop := context.AfterFunc(ctx, func() {
 		r.mu.Lock()
 		r.interruptedAt = r.phase
 		r.mu.Unlock()
 	})
-	err = r.play(ctx)
+	err := r.play(ctx)
 	stop()
 	if ctx.Err() != nil {
 		r.mu.Lock()
@@ -185,6 +192,7 @@ type run struct {
 	ev   progress.Sink
 	out  *RunResult
 	dir  string
+	warm *Warm // a cluster started ahead, or nil
 
 	started time.Time // the history's time zero, wall clock (run.json)
 
@@ -211,7 +219,13 @@ func (r *run) play(ctx context.Context) (err error) {
 	cfg := s.Cluster.ClusterConfig()
 	cfg.LogDir = filepath.Join(r.dir, "logs")
 	r.setPhase(ctx, progress.Cluster)
-	c, teardown, err := startCluster(ctx, cfg, ev, r.log)
+	var c cluster.Cluster
+	var teardown func() error
+	if r.warm != nil {
+		c, teardown, err = r.warm.wait(ctx, ev)
+	} else {
+		c, teardown, err = startCluster(ctx, cfg, ev, r.log)
+	}
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
@@ -303,6 +317,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		err   error
 	}
 	wlDone := make(chan wlResult, 1)
+	out.WorkloadStarted = time.Now()
 	go func() {
 		st, err := wl.Run(wctx)
 		wlDone <- wlResult{st, err}
@@ -343,6 +358,10 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	res := <-wlDone
 	stopWorkload()
 	<-progressDone
+	out.WorkloadEnded = time.Now()
+	if opts.AfterWorkload != nil && ctx.Err() == nil {
+		opts.AfterWorkload()
+	}
 	if res.err != nil {
 		ev.Event(progress.Event{Phase: progress.Workload, Text: res.err.Error(), Done: true, Failed: true})
 		return fmt.Errorf("workload: %w", res.err)

@@ -87,3 +87,25 @@ func makeStoreDir(store, what, name, prefix string) (string, error) {
 	dir := filepath.Join(store, rel)
 	return dir, os.MkdirAll(dir, 0o755)
 }
+
+// prepareRun picks s's seed and makes its run folder with scenario.yaml
+// (and overrides.json). The folder is "" when it could not be made.
+func prepareRun(s *scenario.Scenario, opts Options) (string, error) {
+	s.SetSeed(time.Now().UnixNano() & (1<<53 - 1))
+	dir, err := newRunDir(opts.Store, s.Name)
+	if err != nil {
+		return "", err
+	}
+	if b, err := s.Marshal(); err == nil {
+		err = os.WriteFile(filepath.Join(dir, "scenario.yaml"), b, 0o644)
+		if err != nil {
+			return dir, err
+		}
+	}
+	if len(opts.Overridden) > 0 {
+		if err := writeJSON(filepath.Join(dir, "overrides.json"), opts.Overridden); err != nil {
+			return dir, err
+		}
+	}
+	return dir, nil
+}

@@ -122,6 +122,9 @@ func PlanRandom(rs RandomSchedule, brokers []int32) (Planned, error) {
 	ids := slices.Clone(brokers)
 	slices.Sort(ids)
 	r := newPRNG(rs.Seed)
+	if rs.Active > 0 && rs.Stagger > 0 {
+		return planStaggered(r, rs, ids), nil
+	}
 	if rs.Active > 0 {
 		return planPeriods(r, rs, ids), nil
 	}
@@ -162,7 +165,7 @@ func planPeriods(r *prng, rs RandomSchedule, ids []int32) Planned {
 	}
 	subset := max(rs.Subset, 1)
 	var out Planned
-	for range int(rs.Duration / (rs.Active + rs.Quiet)) {
+	for range int(rs.Duration / rs.period()) {
 		p := Period{FirstStep: len(out.Steps)}
 		var heals []string
 		for _, i := range r.draw(len(names), subset) {
@@ -202,7 +205,13 @@ func validatePeriods(r *RandomSchedule, add addFunc) {
 		if r.Quiet != 0 {
 			add(p+".quiet", "only with active (periods of faults together)")
 		}
+		if r.Stagger != 0 {
+			add(p+".stagger", "only with active (periods of faults together)")
+		}
 		return
+	}
+	if r.Stagger < 0 {
+		add(p+".stagger", "must not be negative")
 	}
 	if r.Interval != 0 {
 		add(p+".interval", "not with active: a period is active + quiet")
@@ -210,8 +219,8 @@ func validatePeriods(r *RandomSchedule, add addFunc) {
 	if r.Quiet < 0 {
 		add(p+".quiet", "must not be negative")
 	}
-	if r.Duration < r.Active+r.Quiet {
-		add(p+".duration", "%s is shorter than one period (active %s + quiet %s)", r.Duration, r.Active, r.Quiet)
+	if period := r.period(); r.Duration < period {
+		add(p+".duration", "%s is shorter than one period (%s)", r.Duration, r.periodText())
 	}
 	distinct := map[string]bool{}
 	for _, f := range r.Faults {
@@ -309,6 +318,9 @@ func randomDetails(rs RandomSchedule, p Planned) map[string]any {
 	if rs.Active > 0 {
 		d["mode"] = "random-periods"
 		d["subset"], d["active"], d["quiet"], d["periods"] = max(rs.Subset, 1), rs.Active, rs.Quiet, p.Periods
+		if rs.Stagger > 0 {
+			d["mode"], d["stagger"] = "random-staggered", rs.Stagger
+		}
 	} else {
 		d["interval"] = rs.Interval
 	}

@@ -145,7 +145,9 @@ type Condition struct {
 // draws Subset distinct faults of the mix, injects them one after the
 // other, holds them all for Active, heals them and stays quiet for Quiet,
 // so that a long run explores combinations of faults with recoveries
-// between them.
+// between them. With Stagger set too, a period's faults start Stagger
+// apart and each holds Active from its own start (planStaggered): they
+// overlap, and start and end at different times.
 type RandomSchedule struct {
 	Seed     int64    `yaml:"seed" json:"seed"`
 	Interval Duration `yaml:"interval,omitempty" json:"interval,omitempty"`
@@ -156,6 +158,10 @@ type RandomSchedule struct {
 	Subset int      `yaml:"subset,omitempty" json:"subset,omitempty"`
 	Active Duration `yaml:"active,omitempty" json:"active,omitempty"`
 	Quiet  Duration `yaml:"quiet,omitempty" json:"quiet,omitempty"`
+	// Stagger is the mean gap between a period's injections (each drawn
+	// between half and one and a half of it); 0 injects them one after
+	// the other. Periods mode only.
+	Stagger Duration `yaml:"stagger,omitempty" json:"stagger,omitempty"`
 	// Faults is the mix, drawn uniformly (repeat a name to weight it):
 	// pause, kill, restart, lose-unflushed, cut-clients, partition (=
 	// partition-isolate), partition-<shape>, netem (= netem-isolate),

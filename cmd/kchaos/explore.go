@@ -39,7 +39,8 @@ a time for 10 s with 10 s of quiet between (Jepsen's rotating subsets);
 so the same --seed redraws the same schedules.
 
 A run is a finding when its verdict is invalid or it breaks one of the
-scenario's outcome checks. Each finding is kept in
+scenario's invariant outcome checks (one a run where nothing happened holds,
+e.g. lost-write == 0; a story's 'lost-write > 0' is not judged). Each finding is kept in
 store/explore-<name>/<timestamp>/findings/<id>/: the run (original-run/), its
 schedule as it fired (original.yaml), the shrunk reproduction (repro.yaml,
 for 'kchaos run'), its last reproducing rerun (repro-run/) and finding.md.
@@ -98,7 +99,9 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 				opts := f.options(p)
 				opts.Overridden = overridden
 				var rerr error
-				sum, dir, rerr = explore.Explore(ctx, cfg, explore.HarnessRunner(opts))
+				pipe := explore.NewPipeline(opts)
+				cfg.Ahead = pipe.Ahead
+				sum, dir, rerr = explore.Explore(ctx, cfg, pipe.Run)
 				return rerr
 			})
 			if sum != nil {

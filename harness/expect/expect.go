@@ -117,6 +117,15 @@ func sameSetting(a, b string) bool {
 	return norm(a) == norm(b)
 }
 
+// Invariant reports whether the check bounds what must hold under any
+// faults rather than tells a story: it holds on a run where nothing
+// happened (its metric measured 0: no anomaly, no error, no offline
+// time). "lost-write == 0" and "offline_seconds <= 60" are invariants;
+// "lost-write > 0" or "leader_after_fault == 1" expect a story's scripted
+// faults to do something, and a run under other faults (kchaos explore)
+// that does not is no failure of Kafka's.
+func (c Check) Invariant() bool { return c.holds(0) }
+
 // holds reports whether got Op Value.
 func (c Check) holds(got float64) bool {
 	switch c.Op {

@@ -50,6 +50,34 @@ func must(t *testing.T, expr string, when map[string]string) Check {
 	return c
 }
 
+// TestInvariant: a check is an invariant when a run where nothing
+// happened (its metric 0) holds it; a story's expectation of its faults'
+// effect is not.
+func TestInvariant(t *testing.T) {
+	for _, tc := range []struct {
+		expr string
+		want bool
+	}{
+		{"lost-write == 0", true},
+		{"offset-reuse <= 0", true},
+		{"offline_seconds <= 60", true},
+		{"send_errors < 10", true},
+		{"lost-write != 3", true},
+		{"lost-write > 0", false},
+		{"offset-reuse >= 1", false},
+		{"leader_after_fault == 1", false},
+		{"errors.NOT_ENOUGH_REPLICAS > 0", false},
+		{"acked >= 100", false},
+		{"lost-write != 0", false},
+	} {
+		t.Run(tc.expr, func(t *testing.T) {
+			if got := must(t, tc.expr, nil).Invariant(); got != tc.want {
+				t.Errorf("Invariant() = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestJudge(t *testing.T) {
 	lossWhenUnclean := []Check{
 		must(t, "lost-write > 0", map[string]string{"unclean": "true"}),

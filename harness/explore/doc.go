@@ -1,7 +1,7 @@
 // Package explore is kchaos explore, shrink and bisect (issue 24): many
 // runs of a scenario under seeded random fault mixes, each run judged by
-// the checker and the scenario's `outcome` checks; a run that breaks
-// either is a finding, whose realised schedule (the history's nemesis
+// the checker and the scenario's invariant `outcome` checks; a run that
+// breaks either is a finding, whose realised schedule (the history's nemesis
 // ops) becomes a scripted scenario (repro.yaml) that the shrinker cuts
 // down by delta debugging, trying each candidate several times because
 // runs are not deterministic. docs/explore.md is the user's page.

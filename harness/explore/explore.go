@@ -27,6 +27,10 @@ type Judged struct {
 	// ScheduleErr says the schedule did not play out as written (a fault
 	// that did not take effect): recorded, and the run is still judged.
 	ScheduleErr string
+	// WorkloadStarted and WorkloadEnded are when its workload ran (zero
+	// when unknown): the gap from one run's end to the next's start is
+	// the exploration's idle time.
+	WorkloadStarted, WorkloadEnded time.Time
 }
 
 // Runner runs s once, its run folder under store, and judges it. The
@@ -41,27 +45,33 @@ func HarnessRunner(opts harness.Options) Runner {
 		o := opts
 		o.Store, o.NoScreenshot = store, true
 		out, err := harness.Run(ctx, s, o)
-		var res Judged
-		if out != nil {
-			res.Dir = out.Dir
-		}
-		if err != nil {
-			return res, err
-		}
-		if out.Interrupted != "" {
-			return res, errors.New(out.Interrupted)
-		}
-		m, merr := harness.Metrics(out.Dir)
-		if merr != nil && len(m) == 0 {
-			return res, merr
-		}
-		res.Verdict, res.Reasons = out.Result.Valid, out.Result.Reasons
-		res.Classes = Classes(out.Result.Valid, m, s)
-		if out.NemesisErr != nil {
-			res.ScheduleErr = out.NemesisErr.Error()
-		}
-		return res, nil
+		return judge(s, out, err)
 	}
+}
+
+// judge is a harness run as exploration judges it.
+func judge(s *scenario.Scenario, out *harness.RunResult, err error) (Judged, error) {
+	var res Judged
+	if out != nil {
+		res.Dir = out.Dir
+		res.WorkloadStarted, res.WorkloadEnded = out.WorkloadStarted, out.WorkloadEnded
+	}
+	if err != nil {
+		return res, err
+	}
+	if out.Interrupted != "" {
+		return res, errors.New(out.Interrupted)
+	}
+	m, merr := harness.Metrics(out.Dir)
+	if merr != nil && len(m) == 0 {
+		return res, merr
+	}
+	res.Verdict, res.Reasons = out.Result.Valid, out.Result.Reasons
+	res.Classes = Classes(out.Result.Valid, m, s)
+	if out.NemesisErr != nil {
+		res.ScheduleErr = out.NemesisErr.Error()
+	}
+	return res, nil
 }
 
 // Config is one exploration.
@@ -87,6 +97,10 @@ type Config struct {
 	ShrinkFor time.Duration
 	Tries     int
 	NoShrink  bool
+	// Ahead, when set, is told before each run which run follows it (its
+	// scenario and store; nil at the end), so that its cluster can start
+	// ahead (Pipeline.Ahead).
+	Ahead func(next *scenario.Scenario, store string)
 	// Now is the clock (tests); OnRun is told after each run, Log each
 	// shrink candidate.
 	Now   func() time.Time
@@ -141,14 +155,31 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 	}
 	runs := filepath.Join(dir, "runs")
 	var shrinking time.Duration
+	var lastEnd time.Time
+	if cfg.Ahead != nil {
+		defer cfg.Ahead(nil, "")
+	}
+	next := WithSeed(cfg.Scenario, RunSeed(cfg.Seed, cfg.Shard.Next(0)))
 	for i := cfg.Shard.Next(0); ; i = cfg.Shard.Next(i + 1) {
 		if ctx.Err() != nil || cfg.Runs > 0 && i >= cfg.Runs || cfg.For > 0 && cfg.Now().Sub(begin) >= cfg.For {
 			break
 		}
-		s := WithSeed(cfg.Scenario, RunSeed(cfg.Seed, i))
+		s := next
+		if j := cfg.Shard.Next(i + 1); cfg.Runs <= 0 || j < cfg.Runs {
+			next = WithSeed(cfg.Scenario, RunSeed(cfg.Seed, j))
+		} else {
+			next = nil
+		}
+		if cfg.Ahead != nil {
+			cfg.Ahead(next, runs)
+		}
 		start := cfg.Now()
 		out, err := run(ctx, s, runs)
 		rec := RunRecord{Index: i, Seed: s.Seed, Seconds: cfg.Now().Sub(start).Seconds(), Classes: out.Classes, ScheduleErr: out.ScheduleErr}
+		if !lastEnd.IsZero() && !out.WorkloadStarted.IsZero() {
+			rec.IdleSeconds = out.WorkloadStarted.Sub(lastEnd).Seconds()
+		}
+		lastEnd = out.WorkloadEnded
 		switch {
 		case err != nil:
 			rec.Verdict, rec.Err = checker.Unknown.String(), err.Error()
@@ -158,6 +189,7 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 			t0 := cfg.Now()
 			f, ferr := keepFinding(ctx, cfg, dir, i, s, out, run)
 			shrinking += cfg.Now().Sub(t0)
+			lastEnd = time.Time{} // the shrink's runs came between: no idle gap to measure
 			rec.Finding = f.ID
 			sum.Findings = append(sum.Findings, f)
 			if ferr != nil && ctx.Err() != nil {
@@ -173,6 +205,7 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 		if explored := sum.Seconds - sum.ShrinkSeconds; explored > 0 {
 			sum.RunsPerHour = float64(len(sum.RunRecords)) / explored * 3600
 		}
+		sum.IdleSeconds = meanIdle(sum.RunRecords)
 		if err := sum.Write(dir); err != nil {
 			return sum, dir, err
 		}

@@ -38,8 +38,8 @@ func TestExplorableDefaultMix(t *testing.T) {
 	if want := nemesis.RandomMix(s.Cluster.Capabilities(), len(s.Cluster.Racks)); !slices.Equal(r.Faults, want) {
 		t.Errorf("mix %v, want %v", r.Faults, want)
 	}
-	if r.Subset != DefaultSubset || r.Active.Std() != DefaultActive || r.Quiet.Std() != DefaultQuiet {
-		t.Errorf("periods %d × %s + %s", r.Subset, r.Active, r.Quiet)
+	if r.Subset != DefaultSubset || r.Active.Std() != DefaultActive || r.Quiet.Std() != DefaultQuiet || r.Stagger.Std() != DefaultStagger {
+		t.Errorf("periods %d × %s + %s, stagger %s", r.Subset, r.Active, r.Quiet, r.Stagger)
 	}
 	e, err = Explorable(s, []string{"kill", "partition-leader-followers"})
 	if err != nil {
@@ -120,11 +120,28 @@ func TestSchedulesPerSeed(t *testing.T) {
 	}
 }
 
-// TestClasses: a finding is an invalid verdict or a broken outcome check.
+// TestClasses: a finding is an invalid verdict or a broken invariant
+// outcome check; a story's expectation of its own faults' effect (s2's
+// "lost-write > 0 when unclean=true") is not one.
 func TestClasses(t *testing.T) {
 	// Explored, s2 keeps unclean off (its story's set-config is gone):
 	// lost-write == 0 and offset-reuse == 0 apply.
 	s2, err := Explorable(load(t, "s2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// With unclean on, only s2's story checks apply (lost-write > 0,
+	// offset-reuse > 0, leader_after_fault == 1): none is an invariant.
+	unclean, err := scenario.Load("s2", []string{"topic.configs.unclean.leader.election.enable=true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2unclean, err := Explorable(unclean, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A scenario of one's own whose outcome bounds the outage.
+	bounded, err := scenario.Load("s2", []string{"outcome=[{check: \"offline_seconds <= 60\"}]"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,6 +165,10 @@ func TestClasses(t *testing.T) {
 		{"lost writes break the outcome too", checker.Invalid, lost, s2,
 			[]string{"lost-write", "offset-reuse", "outcome lost-write == 0 when unclean=false", "outcome offset-reuse == 0 when unclean=false"}},
 		{"no outcome", checker.Invalid, lost, nil, []string{"lost-write", "offset-reuse"}},
+		{"unclean on, no loss: the story's expectations are no finding", checker.Valid, zero(), s2unclean, nil},
+		{"unclean on, loss: the anomalies alone", checker.Invalid, lost, s2unclean, []string{"lost-write", "offset-reuse"}},
+		{"an invariant broken on a valid run", checker.Valid, withOffline(zero(), 75), bounded, []string{"outcome offline_seconds <= 60"}},
+		{"an invariant held", checker.Valid, withOffline(zero(), 12), bounded, nil},
 		{"invalid without a named anomaly", checker.Invalid, zero(), nil, []string{InvalidClass}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -160,6 +181,11 @@ func TestClasses(t *testing.T) {
 			}
 		})
 	}
+}
+
+func withOffline(m expect.Metrics, s float64) expect.Metrics {
+	m[expect.OfflineSeconds] = s
+	return m
 }
 
 // TestShard: N shards split items deterministically, disjoint and whole.

@@ -222,25 +222,32 @@ func without(xs, drop []int) []int {
 }
 
 // tidy is steps with only the fault steps whose indexes are in keep; a
-// heal that no remaining earlier fault needs is dropped with its fault,
-// and waits left side by side are joined (the time is kept, the step
-// count goes down).
+// heal that no remaining fault needs (none of its kind kept since the
+// last heal of that kind: its faults were dropped, or healed already) is
+// dropped with its fault, and waits left side by side are joined (the
+// time is kept, the step count goes down).
 func tidy(steps []nemesis.Step, keep []int) []nemesis.Step {
 	var out []nemesis.Step
-	var heals []string // heal kinds of the faults kept so far
+	var pending []string // heal kinds of kept faults not healed yet
 	for i, st := range steps {
 		switch {
 		case st.Fault != "":
 			if !slices.Contains(keep, i) {
 				continue
 			}
-			if f, _ := histories.LookupFault(st.Fault); f.Heal != "" {
-				heals = append(heals, f.Heal)
+			if f, _ := histories.LookupFault(st.Fault); f.Heal != "" && !slices.Contains(pending, f.Heal) {
+				pending = append(pending, f.Heal)
 			}
-		case st.Heal != "":
-			if len(heals) == 0 || st.Heal != histories.HealAll && !slices.Contains(heals, st.Heal) {
+		case st.Heal == histories.HealAll:
+			if len(pending) == 0 {
 				continue
 			}
+			pending = nil
+		case st.Heal != "":
+			if !slices.Contains(pending, st.Heal) {
+				continue
+			}
+			pending = slices.DeleteFunc(pending, func(h string) bool { return h == st.Heal })
 		case st.Wait > 0 && len(out) > 0 && out[len(out)-1].Wait > 0:
 			out[len(out)-1].Wait += st.Wait
 			continue

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -237,5 +238,27 @@ func TestTidy(t *testing.T) {
 	}
 	if got := tidy(steps, nil); len(got) != 1 || got[0].Wait.Std() != 5*time.Second {
 		t.Errorf("tidy without faults kept %+v", got)
+	}
+	// Two periods of partition + kill, the second's faults dropped (a
+	// real shrink's, 2026-12-02): its heals heal nothing and go too.
+	cut := nemesis.Step{Fault: "partition", Params: &nemesis.PartitionParams{Shape: nemesis.ShapeLeaderFollowers}, Target: &nemesis.Target{Role: nemesis.RoleLeader}}
+	kill := nemesis.Step{Fault: "kill", Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}}
+	wait := nemesis.Step{Wait: nemesis.Duration(5 * time.Second)}
+	two := []nemesis.Step{cut, wait, kill, wait, {Heal: "partition"}, wait, {Heal: "kill"}, wait,
+		kill, wait, cut, wait, {Heal: "kill"}, wait, {Heal: "partition"}, wait}
+	got = tidy(two, []int{0, 2})
+	var heals []string
+	for _, st := range got {
+		if st.Heal != "" {
+			heals = append(heals, st.Heal)
+		}
+	}
+	if !slices.Equal(heals, []string{"partition", "kill"}) || got[len(got)-1].Wait.Std() != 25*time.Second {
+		t.Errorf("tidy of two periods kept heals %v: %+v", heals, got)
+	}
+	// heal all heals what is pending, and nothing after it.
+	all := []nemesis.Step{kill, {Heal: histories.HealAll}, {Heal: "kill"}, {Heal: histories.HealAll}}
+	if got := tidy(all, []int{0}); len(got) != 2 || got[1].Heal != histories.HealAll {
+		t.Errorf("tidy kept %+v, want the kill and one heal all", got)
 	}
 }

@@ -29,27 +29,34 @@ type Summary struct {
 	BaseSeed int64             `json:"base_seed"`
 	// Shard is "I/N" ("" for a whole exploration); Runs the run bound it
 	// shares (0: bounded by time).
-	Shard         string          `json:"shard,omitempty"`
-	Runs          int             `json:"runs,omitempty"`
-	Started       time.Time       `json:"started"`
-	Seconds       float64         `json:"seconds"`
-	ShrinkSeconds float64         `json:"shrink_seconds"`
-	RunsPerHour   float64         `json:"runs_per_hour"`
-	Interrupted   bool            `json:"interrupted,omitempty"`
-	RunRecords    []RunRecord     `json:"run_records"`
-	Findings      []FindingRecord `json:"findings"`
+	Shard         string    `json:"shard,omitempty"`
+	Runs          int       `json:"runs,omitempty"`
+	Started       time.Time `json:"started"`
+	Seconds       float64   `json:"seconds"`
+	ShrinkSeconds float64   `json:"shrink_seconds"`
+	RunsPerHour   float64   `json:"runs_per_hour"`
+	// IdleSeconds is the mean time from one run's end of workload to the
+	// next run's start of workload (runs straight after a run; 0: none).
+	IdleSeconds float64         `json:"idle_seconds,omitempty"`
+	Interrupted bool            `json:"interrupted,omitempty"`
+	RunRecords  []RunRecord     `json:"run_records"`
+	Findings    []FindingRecord `json:"findings"`
 }
 
 // RunRecord is one run of an exploration.
 type RunRecord struct {
-	Index       int      `json:"index"`
-	Seed        int64    `json:"seed"`
-	Verdict     string   `json:"verdict"`
-	Classes     []string `json:"classes,omitempty"`
-	Seconds     float64  `json:"seconds"`
-	Finding     string   `json:"finding,omitempty"`
-	ScheduleErr string   `json:"schedule_error,omitempty"`
-	Err         string   `json:"error,omitempty"`
+	Index   int      `json:"index"`
+	Seed    int64    `json:"seed"`
+	Verdict string   `json:"verdict"`
+	Classes []string `json:"classes,omitempty"`
+	Seconds float64  `json:"seconds"`
+	// IdleSeconds is the time from the previous run's end of workload to
+	// this run's start of workload (0 for the first run, and after a
+	// finding, whose shrink came between).
+	IdleSeconds float64 `json:"idle_seconds,omitempty"`
+	Finding     string  `json:"finding,omitempty"`
+	ScheduleErr string  `json:"schedule_error,omitempty"`
+	Err         string  `json:"error,omitempty"`
 }
 
 // FindingRecord is one finding (finding.json, and a line of the
@@ -96,6 +103,9 @@ func (s *Summary) Markdown() string {
 	fmt.Fprintf(&b, ".\nMix: %s.\n\n", strings.Join(s.Faults, ", "))
 	fmt.Fprintf(&b, "%d runs, %d findings, %.1f runs per hour (%.0f s exploring, %.0f s shrinking)", len(s.RunRecords), len(s.Findings),
 		s.RunsPerHour, s.Seconds-s.ShrinkSeconds, s.ShrinkSeconds)
+	if s.IdleSeconds > 0 {
+		fmt.Fprintf(&b, ", %.1f s idle between one run's workload and the next's", s.IdleSeconds)
+	}
 	if s.Interrupted {
 		b.WriteString(", interrupted")
 	}
@@ -245,4 +255,20 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// meanIdle is the mean idle gap over the runs that measured one.
+func meanIdle(rs []RunRecord) float64 {
+	var sum float64
+	n := 0
+	for _, r := range rs {
+		if r.IdleSeconds > 0 {
+			sum += r.IdleSeconds
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }

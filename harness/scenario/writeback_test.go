@@ -48,7 +48,13 @@ func TestExampleScenariosLoad(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		if lu, _ := s.Nemesis.Steps[4].Params.(*nemesis.LoseUnflushedParams); filepath.Base(f) == "s7-writeback.yaml" && (lu == nil || lu.Model != "writeback") {
+		if filepath.Base(f) != "s7-writeback.yaml" {
+			continue
+		}
+		if len(s.Nemesis.Steps) < 5 {
+			t.Fatalf("%s: %d steps, want the writeback power loss at step 4", f, len(s.Nemesis.Steps))
+		}
+		if lu, _ := s.Nemesis.Steps[4].Params.(*nemesis.LoseUnflushedParams); lu == nil || lu.Model != "writeback" {
 			t.Errorf("%s: step 4 is %+v, want the writeback power loss", f, s.Nemesis.Steps[4])
 		}
 	}

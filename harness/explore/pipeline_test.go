@@ -1,0 +1,90 @@
+package explore
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+// TestExploreAnnouncesTheNextRun: before each run Explore tells Ahead
+// which run follows it (the very scenario it then runs, so that a
+// Pipeline's warm cluster is used), nil after the last run and at the
+// end; a finding's shrink runs are not announced; the idle time between
+// one run's workload and the next's is measured, except across a shrink.
+func TestExploreAnnouncesTheNextRun(t *testing.T) {
+	e, err := Explorable(load(t, "s2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		runs     int
+		shard    Shard
+		findings bool // even seeds are findings (simRunner)
+	}{
+		{"whole", 4, Shard{}, false},
+		{"shard 2/3", 8, Shard{I: 2, N: 3}, false},
+		{"with findings", 6, Shard{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &simRunner{t: t}
+			var announced *scenario.Scenario
+			var ahead []*scenario.Scenario
+			clock := time.Unix(0, 0)
+			var ran, unannounced int
+			run := func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
+				if !tc.findings {
+					s.Seed |= 1
+				}
+				if s.Nemesis.Random != nil {
+					ran++
+					if ran > 1 && s != announced {
+						t.Errorf("run %d was not the one announced", ran)
+					}
+				} else {
+					unannounced++
+				}
+				if len(ahead) > 0 {
+					announced = ahead[len(ahead)-1]
+				}
+				out, err := r.run(ctx, s, store)
+				clock = clock.Add(2 * time.Second) // cluster start and topic
+				out.WorkloadStarted = clock
+				clock = clock.Add(20 * time.Second)
+				out.WorkloadEnded = clock
+				clock = clock.Add(3 * time.Second) // read, check, report, teardown
+				return out, err
+			}
+			sum, _, err := Explore(context.Background(), Config{Scenario: e, Runs: tc.runs, Seed: 7, Store: t.TempDir(), Shard: tc.shard,
+				Now: func() time.Time { return clock }, Tries: 1,
+				Ahead: func(next *scenario.Scenario, _ string) { ahead = append(ahead, next) }}, run)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := len(sum.RunRecords)
+			// One announcement per run, then the final nil of the defer.
+			if len(ahead) != n+1 || ahead[n-1] != nil || ahead[n] != nil {
+				t.Fatalf("%d runs, announcements %v", n, ahead)
+			}
+			for i := 0; i < n-1; i++ {
+				if ahead[i] == nil || ahead[i].Seed != sum.RunRecords[i+1].Seed {
+					t.Errorf("announcement %d: %v, want the seed of run %d (%d)", i, ahead[i], sum.RunRecords[i+1].Index, sum.RunRecords[i+1].Seed)
+				}
+			}
+			if tc.findings != (unannounced > 0) {
+				t.Errorf("%d shrink runs with findings %v", unannounced, tc.findings)
+			}
+			for i, rec := range sum.RunRecords {
+				after := i > 0 && sum.RunRecords[i-1].Finding == ""
+				if want := 5.0; after && rec.IdleSeconds != want || !after && rec.IdleSeconds != 0 {
+					t.Errorf("run %d: idle %.1f s (after a plain run: %v)", rec.Index, rec.IdleSeconds, after)
+				}
+			}
+			if !tc.findings && sum.IdleSeconds != 5 {
+				t.Errorf("mean idle %.1f s, want 5", sum.IdleSeconds)
+			}
+		})
+	}
+}

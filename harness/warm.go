@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/harness/progress"
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+// Warm is a run whose cluster starts ahead of it: kchaos explore starts
+// run i+1's cluster when run i's workload stops (Options.AfterWorkload),
+// so that it boots while run i reads, tears down, checks and reports,
+// and run i+1's workload starts seconds after run i's ended instead of a
+// cluster start later. Only the Docker backend starts ahead (an SSH
+// cluster is the operator's, already up); a Warm of another backend
+// starts its cluster when it runs, as Run does.
+type Warm struct {
+	s    *scenario.Scenario
+	opts Options
+	dir  string
+
+	done     chan struct{}
+	cancel   context.CancelFunc // ends a start still under way (Discard)
+	c        cluster.Cluster
+	teardown func() error
+	err      error
+	took     time.Duration
+	used     bool
+}
+
+// StartWarm prepares s's run (its seed and folder, as Run does) and starts
+// its cluster in the background. Run it with Run, or Discard it: a Warm
+// neither run nor discarded leaves its containers behind until the
+// shutdown's teardown. The start reports no progress (the run before it
+// owns the terminal); Run tells how long it took.
+func StartWarm(ctx context.Context, s *scenario.Scenario, opts Options) (*Warm, error) {
+	dir, err := prepareRun(s, opts)
+	if err != nil {
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
+		return nil, err
+	}
+	w := &Warm{s: s, opts: opts, dir: dir, done: make(chan struct{})}
+	cfg := s.Cluster.ClusterConfig()
+	if cfg.Backend != "" && cfg.Backend != scenario.BackendDocker {
+		close(w.done) // started by Run, in its turn
+		return w, nil
+	}
+	cfg.LogDir = filepath.Join(dir, "logs")
+	// Its own context, so that Discard need not wait for a boot it will
+	// tear down (a start that fails removes what it made). Only Discard
+	// cancels it: the cluster a run uses lives on the run's context.
+	sctx, cancel := context.WithCancel(ctx)
+	w.cancel = cancel
+	go func() {
+		defer close(w.done)
+		begin := time.Now()
+		w.c, w.teardown, w.err = startCluster(sctx, cfg, progress.Discard, orDiscard(opts.Log))
+		w.took = time.Since(begin)
+	}()
+	return w, nil
+}
+
+// Scenario is the scenario the Warm runs.
+func (w *Warm) Scenario() *scenario.Scenario { return w.s }
+
+// Run runs the Warm's scenario on its cluster, as Run would (once).
+func (w *Warm) Run(ctx context.Context) (*RunResult, error) {
+	if w.used {
+		return nil, errors.New("harness: a warm run runs once")
+	}
+	w.used = true
+	return runIn(ctx, w.s, w.opts, w.dir, w)
+}
+
+// Discard stops the cluster's start, or tears the cluster down, and
+// removes the run's folder.
+func (w *Warm) Discard() {
+	if w.used {
+		return
+	}
+	w.used = true
+	if w.cancel != nil {
+		w.cancel()
+	}
+	<-w.done
+	if w.teardown != nil {
+		_ = w.teardown()
+	}
+	_ = os.RemoveAll(w.dir)
+}
+
+// wait is the started cluster (or, for a backend that does not start
+// ahead, one started now), reported as startCluster reports it.
+func (w *Warm) wait(ctx context.Context, ev progress.Sink) (cluster.Cluster, func() error, error) {
+	select {
+	case <-w.done:
+	case <-ctx.Done():
+		<-w.done // the start ends on ctx too; its teardown is ours
+	}
+	if w.c == nil && w.err == nil {
+		cfg := w.s.Cluster.ClusterConfig()
+		cfg.LogDir = filepath.Join(w.dir, "logs")
+		return startCluster(ctx, cfg, ev, orDiscard(w.opts.Log))
+	}
+	if w.err != nil {
+		ev.Event(progress.Event{Phase: progress.Cluster, Text: w.err.Error(), Done: true, Failed: true})
+		return nil, nil, w.err
+	}
+	ev.Event(progress.Event{Phase: progress.Cluster, Done: true,
+		Text: fmt.Sprintf("started ahead in %.1f s (run %s)", w.took.Seconds(), w.c.RunID())})
+	return w.c, w.teardown, nil
+}
