@@ -180,10 +180,10 @@ const (
 
 // Target roles.
 const (
-	RoleLeader     = "leader"
-	RoleFollowers  = "followers"
-	RoleISR        = "isr"
-	RoleOutOfISR   = "out-of-isr"
+	RoleLeader    = "leader"
+	RoleFollowers = "followers"
+	RoleISR       = "isr"
+	RoleOutOfISR  = "out-of-isr"
 	// RoleController is the active controller (RoleActiveController's
 	// older name; the quorum roles are in quorumtarget.go).
 	RoleController = "controller"
