@@ -123,6 +123,7 @@ func (w world) step(p string, st nemesis.Step, add addFunc) {
 	if c := st.Until; c != nil {
 		w.condition(p+".until", c, add)
 	}
+	w.quorum(p, st, add) // quorumcheck.go
 }
 
 func (w world) target(p string, t *nemesis.Target, add addFunc) {
