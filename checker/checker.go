@@ -187,6 +187,7 @@ type Checker struct {
 	scratch       histories.ReadFields      //
 	txnState                                // transactions (txn.go)
 	groupState                              // consumer groups (group.go)
+	meta          metadataState             // KRaft metadata (domain_metadata.go)
 	model.History                           // the tables the analyzers read
 }
 
@@ -311,6 +312,9 @@ func (c *Checker) Add(e *histories.Event) error {
 	byType[string(e.Type)]++
 	if e.Error != "" && e.Type != histories.Invoke {
 		c.errs[e.Error]++
+	}
+	if mine, err := c.meta.add(e); mine || err != nil {
+		return err
 	}
 	switch {
 	case e.Process == histories.NemesisProcess:

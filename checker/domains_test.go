@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/metadata"
 )
 
 // TestDeclarations: the domains' declarations are well formed, name every
@@ -53,6 +54,7 @@ func TestCountsAgainstPinned(t *testing.T) {
 		if eo {
 			out = append(out, Redelivery, DeliveryOutsideAssignment)
 		}
+		out = append(out, metadata.Lost, metadata.Diverged, metadata.SplitBrain)
 		return out
 	}
 	for _, tc := range []struct{ idem, eo bool }{{false, false}, {true, false}, {false, true}, {true, true}} {

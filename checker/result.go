@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/metadata"
 )
 
 // Verdict is results.json's "valid": true, false or "unknown".
@@ -69,6 +70,10 @@ type Result struct {
 	// Against lists the anomaly names that count against validity in this
 	// check (CountsAgainst), whether or not any was found.
 	Against []string `json:"counted_against_validity,omitempty"`
+	// QuorumTerms are the KRaft leader epochs the quorum samples saw
+	// (domain_metadata.go): information, e.g. how fast a deposed leader
+	// resigned.
+	QuorumTerms []metadata.Term `json:"quorum_terms,omitempty"`
 }
 
 // MarshalJSON writes results.json: "anomalies" (like every list and map)
@@ -79,16 +84,17 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		anomalies = &r.Anomalies
 	}
 	return json.Marshal(struct {
-		Valid        Verdict        `json:"valid"`
-		Anomalies    *Anomalies     `json:"anomalies,omitempty"`
-		Counts       map[string]int `json:"counts,omitempty"`
-		Stats        *Stats         `json:"stats"`
-		Reasons      []string       `json:"reasons,omitempty"`
-		Explanations []Explanation  `json:"explanations,omitempty"`
-		Linearizable *Linearizable  `json:"linearizable,omitempty"`
-		Idempotent   bool           `json:"producer_idempotent"`
-		Against      []string       `json:"counted_against_validity,omitempty"`
-	}{r.Valid, anomalies, r.Counts, &r.Stats, r.Reasons, r.Explanations, r.Linearizable, r.Idempotent, r.Against})
+		Valid        Verdict         `json:"valid"`
+		Anomalies    *Anomalies      `json:"anomalies,omitempty"`
+		Counts       map[string]int  `json:"counts,omitempty"`
+		Stats        *Stats          `json:"stats"`
+		Reasons      []string        `json:"reasons,omitempty"`
+		Explanations []Explanation   `json:"explanations,omitempty"`
+		Linearizable *Linearizable   `json:"linearizable,omitempty"`
+		Idempotent   bool            `json:"producer_idempotent"`
+		Against      []string        `json:"counted_against_validity,omitempty"`
+		QuorumTerms  []metadata.Term `json:"quorum_terms,omitempty"`
+	}{r.Valid, anomalies, r.Counts, &r.Stats, r.Reasons, r.Explanations, r.Linearizable, r.Idempotent, r.Against, r.QuorumTerms})
 }
 
 // Anomaly names, as HISTORY.md fixes them; Nonlinearizable is kchaos's
@@ -133,6 +139,11 @@ type Anomalies struct {
 	CommitBackwards           []CommitBackwardsEntry   `json:"commit-backwards,omitempty"`
 	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty"`
 	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
+	// KRaft metadata (domain_metadata.go; package metadata finds them).
+	MetadataLost        []metadata.LostEntry        `json:"metadata-lost,omitempty"`
+	MetadataDiverged    []metadata.DivergedEntry    `json:"metadata-diverged,omitempty"`
+	SplitBrain          []metadata.SplitBrainEntry  `json:"split-brain,omitempty"`
+	MetadataUnavailable []metadata.UnavailableEntry `json:"metadata-unavailable,omitempty"`
 }
 
 func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }

@@ -19,16 +19,22 @@ const (
 	Unavailable = "metadata-unavailable"
 )
 
-// Result is what the domain found.
+// Result is what the domain found: its anomalies (the checker's
+// Anomalies embeds them) and the quorum's terms.
 type Result struct {
-	Lost        []LostEntry        `json:"metadata-lost,omitempty"`
-	Diverged    []DivergedEntry    `json:"metadata-diverged,omitempty"`
-	SplitBrain  []SplitBrainEntry  `json:"split-brain,omitempty"`
-	Unavailable []UnavailableEntry `json:"metadata-unavailable,omitempty"`
+	Anomalies
 	// Terms are the quorum's leaders as the samples saw them (information:
 	// how fast leadership moved, and how long a deposed leader still
 	// answered as leader).
 	Terms []Term `json:"quorum_terms,omitempty"`
+}
+
+// Anomalies are the domain's entries, under their anomaly names.
+type Anomalies struct {
+	Lost        []LostEntry        `json:"metadata-lost,omitempty"`
+	Diverged    []DivergedEntry    `json:"metadata-diverged,omitempty"`
+	SplitBrain  []SplitBrainEntry  `json:"split-brain,omitempty"`
+	Unavailable []UnavailableEntry `json:"metadata-unavailable,omitempty"`
 }
 
 // LostEntry is an acknowledged change the converged metadata lacks, or a
