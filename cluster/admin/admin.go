@@ -34,8 +34,10 @@ func New(bootstrap []string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{cl: cl, adm: kadm.NewClient(cl)}, nil
+	return wrap(cl), nil
 }
+
+func wrap(cl *kgo.Client) *Client { return &Client{cl: cl, adm: kadm.NewClient(cl)} }
 
 // Close releases the connections.
 func (c *Client) Close() { c.cl.Close() }

@@ -1,6 +1,9 @@
 package admin
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -71,5 +74,25 @@ func TestQuorumFrom(t *testing.T) {
 				t.Fatalf("got %+v %v\nwant %+v", got, err, tc.want)
 			}
 		})
+	}
+}
+
+// TestMetaOutcome: a Kafka error code proves the change was not made
+// (fail), except REQUEST_TIMED_OUT; anything else is unknown (info).
+func TestMetaOutcome(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want histories.Type
+	}{
+		{nil, histories.OK},
+		{kerr.NotController, histories.Fail},
+		{fmt.Errorf("wrapped: %w", kerr.TopicAlreadyExists), histories.Fail},
+		{kerr.RequestTimedOut, histories.Info},
+		{context.DeadlineExceeded, histories.Info},
+		{errors.New("broken pipe"), histories.Info},
+	} {
+		if got := MetaOutcome(tc.err); got != tc.want {
+			t.Errorf("MetaOutcome(%v) = %s, want %s", tc.err, got, tc.want)
+		}
 	}
 }
