@@ -124,3 +124,23 @@ func TestPartitionFromVotersProved(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanTargetQuorumShapes: a random mix's cut of controllers aims at
+// the active controller unless the schedule's targets name controllers.
+func TestPlanTargetQuorumShapes(t *testing.T) {
+	for _, tc := range []struct {
+		given *Target
+		want  string
+	}{
+		{nil, "active-controller []"},
+		{&Target{Role: RoleRandom, Count: 1}, "active-controller []"},
+		{&Target{Role: RoleLeader}, "active-controller []"},
+		{&Target{Role: RoleControllerFollowers}, "controller-followers []"},
+		{&Target{Role: RoleNodes, Nodes: []int32{1001}}, "nodes [1001]"},
+	} {
+		got := planTarget(newPRNG(1), tc.given, histories.FPartition, ShapeFromVoters, []int32{0, 1, 2})
+		if s := fmt.Sprintf("%s %v", got.Role, got.Nodes); s != tc.want {
+			t.Errorf("targets %+v: got %s, want %s", tc.given, s, tc.want)
+		}
+	}
+}

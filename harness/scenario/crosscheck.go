@@ -53,6 +53,9 @@ func (s *Scenario) crossCheck() []error {
 	if r := s.Nemesis.Random; r != nil && r.Targets != nil {
 		w.target("nemesis.random.targets", r.Targets, add)
 	}
+	if r := s.Nemesis.Random; r != nil {
+		w.randomQuorum(r.Faults, add) // quorumcheck.go
+	}
 	return errs
 }
 

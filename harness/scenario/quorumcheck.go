@@ -51,6 +51,22 @@ func (w world) quorum(p string, st nemesis.Step, add addFunc) {
 	}
 }
 
+// randomQuorum refuses a random mix that draws a cut of controllers on a
+// one-controller cluster, naming the fault.
+func (w world) randomQuorum(faults []string, add addFunc) {
+	if w.controllers >= 2 {
+		return
+	}
+	for i, f := range faults {
+		for _, s := range []string{nemesis.ShapeFromVoters} {
+			if strings.HasSuffix(f, "-"+s) {
+				add(fmt.Sprintf("nemesis.random.faults[%d]", i), "%s: the cluster has %s (cluster.controllers): no other voter to cut it from; set cluster.controllers: 3",
+					f, controllersWord(w.controllers))
+			}
+		}
+	}
+}
+
 // controllersWord is for messages: "1 controller", "3 controllers".
 func controllersWord(n int) string {
 	if n == 1 {

@@ -47,6 +47,9 @@ func TestQuorumValidation(t *testing.T) {
 			"nemesis.steps[0].target: fault partition (shape from-voters) needs a target"},
 		{"active controller paused", step("pause", "", "{role: active-controller}"), nil, ""},
 		{"unknown role", step("pause", "", "{role: active-controllers}"), nil, `unknown role "active-controllers"`},
+		{"random from-voters with one controller", "name: q\nnemesis:\n  random:\n    seed: 1\n    duration: 30s\n    interval: 5s\n    faults: [pause, partition-from-voters]\n", nil,
+			"nemesis.random.faults[1]: partition-from-voters: the cluster has 1 controller"},
+		{"random from-voters with three", "name: q\nnemesis:\n  random:\n    seed: 1\n    duration: 30s\n    interval: 5s\n    faults: [pause, partition-from-voters]\n", three, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := loadText(t, tc.yaml, tc.sets...)
