@@ -1,6 +1,9 @@
 package checker
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/kchaos/kchaos/checker/anomaly"
 	"github.com/kchaos/kchaos/checker/metadata"
 	"github.com/kchaos/kchaos/histories"
@@ -18,6 +21,27 @@ var metadataKinds = []declared{
 	// How long changes failed under a fault is what the quorum promises
 	// nothing about: information.
 	{anomaly.Kind{Name: metadata.Unavailable, Unit: "per window", Rule: anomaly.Never}, func(x *Anomalies) int { return len(x.MetadataUnavailable) }},
+}
+
+// invalid names the first entry of a kind, so that the verdict's reason
+// says what was lost or who led twice, not only how many.
+func (metadataDomain) invalid(a *analysis, k anomaly.Kind, n int) string {
+	x := &a.r.Anomalies
+	first := ""
+	switch {
+	case k.Name == metadata.Lost && len(x.MetadataLost) > 0:
+		e := x.MetadataLost[0]
+		first = fmt.Sprintf("%s %s acked at %.1f s: want %s, node %d has %s", e.F, e.Topic, e.AckedS, e.Want, e.Node, e.Got)
+	case k.Name == metadata.Diverged && len(x.MetadataDiverged) > 0:
+		e := x.MetadataDiverged[0]
+		first = fmt.Sprintf("node %d: %s", e.Node, strings.Join(e.Differences, "; "))
+	case k.Name == metadata.SplitBrain && len(x.SplitBrain) > 0:
+		first = x.SplitBrain[0].Why
+	}
+	if first == "" {
+		return fmt.Sprintf("%s: %d", k.Name, n)
+	}
+	return fmt.Sprintf("%s: %d (first: %s)", k.Name, n, first)
 }
 
 func (metadataDomain) analyze(a *analysis) {
