@@ -231,8 +231,8 @@ func MetadataFinalRead(ctx context.Context, view MetaView, rec Recorder, brokers
 		qctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		q, qerr := view.Quorum(qctx)
 		cancel()
-		clear(leo)
-		if qerr == nil {
+		if qerr == nil { // else the last answer's offsets stand
+			clear(leo)
 			for _, r := range append(slices.Clone(q.Voters), q.Observers...) {
 				leo[r.ID] = r.LogEndOffset
 			}
