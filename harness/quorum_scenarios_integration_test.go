@@ -107,6 +107,7 @@ func (r scenarioRun) wantMetadataRead(t *testing.T, story string) {
 func (r scenarioRun) quorumAround(t *testing.T, at, until int64) (int32, int32, []histories.QuorumValue) {
 	t.Helper()
 	before, epoch := int32(-1), int32(-1)
+	var last histories.QuorumValue
 	var after []histories.QuorumValue
 	for _, e := range r.events {
 		if e.F != histories.FQuorum {
@@ -117,13 +118,19 @@ func (r scenarioRun) quorumAround(t *testing.T, at, until int64) (int32, int32, 
 			t.Fatal(err)
 		}
 		if e.Time < at {
-			before, epoch = q.LeaderID, q.LeaderEpoch
+			before, epoch, last = q.LeaderID, q.LeaderEpoch, q
 		} else if e.Time < until {
 			after = append(after, q)
 		}
 	}
 	if before < 1000 {
 		t.Fatalf("no quorum sample with a leader before %.1f s", float64(at)/1e9)
+	}
+	// The sample decodes Kafka's answer whole: the three voters, the
+	// three brokers observing, the leader's own lag 0.
+	if fmt.Sprint(last.VoterIDs()) != "[1000 1001 1002]" || len(last.Observers) < 3 ||
+		!slices.ContainsFunc(last.Voters, func(v histories.QuorumReplica) bool { return v.ID == before && v.Lag == 0 && v.LogEndOffset > 0 }) {
+		t.Errorf("the last quorum sample before %.1f s: %+v: want voters 1000-1002 (the leader's lag 0) and the 3 brokers observing", float64(at)/1e9, last)
 	}
 	return before, epoch, after
 }
