@@ -235,6 +235,13 @@ func TestUnavailable(t *testing.T) {
 			op(4, 1, histories.FCreateTopic, create("m-3", 1), histories.Info, "REQUEST_TIMED_OUT: y").
 			op(7, 0, histories.FCreateTopic, create("m-4", 1), histories.OK, ""),
 			"3-7.1 ended 2 ops map[NOT_CONTROLLER:1 REQUEST_TIMED_OUT:1] after partition [1000] at 2.0 s"},
+		{"fault proven after the window opened", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 1), histories.OK, "").
+			op(2, 0, histories.FCreateTopic, create("m-2", 1), histories.Info, "read tcp 10.1.2.3:4->10.1.2.4:9092: i/o timeout").
+			fault(2.5, histories.FPartition, 1001).
+			op(3, 1, histories.FAlterConfig, set("m-1", "retention.ms", "1"), histories.Info, "unable to dial: dial tcp 10.1.2.5:9092: connection refused").
+			fault(4, histories.FPause, 1002).
+			op(6, 0, histories.FCreateTopic, create("m-4", 1), histories.OK, ""),
+			"2-6.1 ended 2 ops map[connection lost:1 timeout:1] after partition [1001] at 2.5 s"},
 		{"never ended", new(h).op(3, 0, histories.FCreateTopic, create("m-2", 1), histories.Info, "").quorum(9, 1000, 1, 1),
 			"3-9 open 1 ops map[(no error: info):1] after "},
 		{"refusals only", new(h).op(1, 0, histories.FCreatePartitions, create("m-1", 3), histories.Fail, "UNKNOWN_TOPIC_OR_PARTITION: gone").

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -345,31 +346,47 @@ func (c *Collector) unavailable() []UnavailableEntry {
 		case o.Type == histories.OK:
 			if w != nil {
 				w.ToS, w.Ended = secs(o.Complete), true
+				w.Fault = c.faultOf(w)
 				out = append(out, *w)
 				w = nil
 			}
 		case refused(o):
 		default:
 			if w == nil {
-				w = &UnavailableEntry{FromS: secs(o.Invoke), Errors: map[string]int{}, Fault: c.faultBefore(o.Invoke)}
+				w = &UnavailableEntry{FromS: secs(o.Invoke), Errors: map[string]int{}}
 			}
 			w.FromS = min(w.FromS, secs(o.Invoke))
 			w.Ops++
-			msg := o.Error
-			if i := strings.IndexByte(msg, ':'); i > 0 {
-				msg = msg[:i]
-			}
-			if msg == "" {
-				msg = "(no error: " + string(o.Type) + ")"
-			}
-			w.Errors[msg]++
+			w.Errors[errorClass(o)]++
 		}
 	}
 	if w != nil {
 		w.ToS = secs(c.last)
+		w.Fault = c.faultOf(w)
 		out = append(out, *w)
 	}
 	return out
+}
+
+// kafkaCode is a Kafka error name at the start of an error text.
+var kafkaCode = regexp.MustCompile(`^[A-Z][A-Z_]+[A-Z]\b`)
+
+// errorClass names why an op failed, for the windows' counts: the Kafka
+// error code when the answer had one, else what the client saw (a timeout,
+// a lost connection), without addresses that would split the counts.
+func errorClass(o Op) string {
+	msg := o.Error
+	switch {
+	case msg == "":
+		return "(no error: " + string(o.Type) + ")"
+	case kafkaCode.MatchString(msg):
+		return kafkaCode.FindString(msg)
+	case strings.Contains(msg, "timeout") || strings.Contains(msg, "deadline exceeded"):
+		return "timeout"
+	case strings.Contains(msg, "EOF") || strings.Contains(msg, "connection"):
+		return "connection lost"
+	}
+	return "other"
 }
 
 func end(o Op, last int64) int64 {
@@ -379,13 +396,18 @@ func end(o Op, last int64) int64 {
 	return o.Complete
 }
 
-func (c *Collector) faultBefore(t int64) string {
+// faultOf names the fault a window belongs to: the last that took effect
+// before it opened, or else the first during it (an op invoked while a
+// fault was being injected and proven opens the window before the fault's
+// ok is recorded).
+func (c *Collector) faultOf(w *UnavailableEntry) string {
 	name := ""
 	for _, f := range c.faults {
-		if f.At > t {
+		at := secs(f.At)
+		if at > w.ToS || name != "" && at > w.FromS {
 			break
 		}
-		name = fmt.Sprintf("%s %v at %.1f s", f.Name, f.Nodes, secs(f.At))
+		name = fmt.Sprintf("%s %v at %.1f s", f.Name, f.Nodes, at)
 	}
 	return name
 }
