@@ -57,7 +57,11 @@ const (
 	// OldControllerClaimedSeconds is how long after that fault a sample
 	// last showed the old active controller answering as leader of its
 	// old epoch (0: never after the fault): how fast a deposed leader
-	// resigned, as far as the 250 ms samples can tell.
+	// resigned, as far as the 250 ms samples can tell. Like every "after
+	// the fault" here it counts from the fault's ok, which is recorded once
+	// the fault is proven (a partition's probes take about a second after
+	// its rules are in): the resignation itself began up to that much
+	// earlier.
 	OldControllerClaimedSeconds = "old_controller_claimed_seconds"
 )
 
