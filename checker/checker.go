@@ -179,6 +179,7 @@ type Checker struct {
 	line          int                       // the line of the event being added (CheckReader), 0 unknown
 	scratch       histories.ReadFields      //
 	groupState                              // consumer groups (group.go)
+	meta          metadataState             // KRaft metadata (domain_metadata.go)
 	model.History                           // the tables the analyzers read
 }
 
@@ -300,6 +301,9 @@ func (c *Checker) Add(e *histories.Event) error {
 	byType[string(e.Type)]++
 	if e.Error != "" && e.Type != histories.Invoke {
 		c.errs[e.Error]++
+	}
+	if mine, err := c.meta.add(e); mine || err != nil {
+		return err
 	}
 	switch {
 	case e.Process == histories.NemesisProcess:

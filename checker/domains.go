@@ -28,7 +28,8 @@ var analyzers = []analyzer{
 	linearity{domainBase{"linearizability", linKinds}},
 	transactions,
 	consumerGroups,
-	// share groups, metadata: next.
+	metadataDomain{domainBase{"metadata", metadataKinds}},
+	// share groups: next.
 }
 
 // analyzer is one domain of the checker.

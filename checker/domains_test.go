@@ -11,6 +11,7 @@ import (
 	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/logorder"
+	"github.com/kchaos/kchaos/checker/metadata"
 	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
@@ -67,6 +68,7 @@ func TestCountsAgainstPinned(t *testing.T) {
 		if eo {
 			out = append(out, Redelivery, DeliveryOutsideAssignment)
 		}
+		out = append(out, metadata.Lost, metadata.Diverged, metadata.SplitBrain)
 		return out
 	}
 	for _, tc := range []struct{ idem, eo bool }{{false, false}, {true, false}, {false, true}, {true, true}} {

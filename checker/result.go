@@ -7,6 +7,7 @@ import (
 	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/logorder"
+	"github.com/kchaos/kchaos/checker/metadata"
 	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
@@ -73,6 +74,10 @@ type Result struct {
 	// Against lists the anomaly names that count against validity in this
 	// check (CountsAgainst), whether or not any was found.
 	Against []string `json:"counted_against_validity,omitempty"`
+	// QuorumTerms are the KRaft leader epochs the quorum samples saw
+	// (domain_metadata.go): information, e.g. how fast a deposed leader
+	// resigned.
+	QuorumTerms []metadata.Term `json:"quorum_terms,omitempty"`
 }
 
 // MarshalJSON writes results.json: "anomalies" (like every list and map)
@@ -83,16 +88,17 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		anomalies = &r.Anomalies
 	}
 	return json.Marshal(struct {
-		Valid        Verdict        `json:"valid"`
-		Anomalies    *Anomalies     `json:"anomalies,omitempty"`
-		Counts       map[string]int `json:"counts,omitempty"`
-		Stats        *Stats         `json:"stats"`
-		Reasons      []string       `json:"reasons,omitempty"`
-		Explanations []Explanation  `json:"explanations,omitempty"`
-		Linearizable *Linearizable  `json:"linearizable,omitempty"`
-		Idempotent   bool           `json:"producer_idempotent"`
-		Against      []string       `json:"counted_against_validity,omitempty"`
-	}{r.Valid, anomalies, r.Counts, &r.Stats, r.Reasons, r.Explanations, r.Linearizable, r.Idempotent, r.Against})
+		Valid        Verdict         `json:"valid"`
+		Anomalies    *Anomalies      `json:"anomalies,omitempty"`
+		Counts       map[string]int  `json:"counts,omitempty"`
+		Stats        *Stats          `json:"stats"`
+		Reasons      []string        `json:"reasons,omitempty"`
+		Explanations []Explanation   `json:"explanations,omitempty"`
+		Linearizable *Linearizable   `json:"linearizable,omitempty"`
+		Idempotent   bool            `json:"producer_idempotent"`
+		Against      []string        `json:"counted_against_validity,omitempty"`
+		QuorumTerms  []metadata.Term `json:"quorum_terms,omitempty"`
+	}{r.Valid, anomalies, r.Counts, &r.Stats, r.Reasons, r.Explanations, r.Linearizable, r.Idempotent, r.Against, r.QuorumTerms})
 }
 
 // Anomaly names, as HISTORY.md fixes them (package logorder owns the
@@ -125,6 +131,11 @@ type Anomalies struct {
 	// its fields are promoted (Anomalies.LostByCommit) and marshal in
 	// place.
 	groupcheck.GroupAnomalies
+	// KRaft metadata (domain_metadata.go; package metadata finds them).
+	MetadataLost        []metadata.LostEntry        `json:"metadata-lost,omitempty"`
+	MetadataDiverged    []metadata.DivergedEntry    `json:"metadata-diverged,omitempty"`
+	SplitBrain          []metadata.SplitBrainEntry  `json:"split-brain,omitempty"`
+	MetadataUnavailable []metadata.UnavailableEntry `json:"metadata-unavailable,omitempty"`
 }
 
 func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }

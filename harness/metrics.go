@@ -65,6 +65,7 @@ func measure(runDir string) (report.Row, expect.Metrics, error) {
 	if sc.leaderAfter >= 0 {
 		m[expect.LeaderAfterFault] = float64(sc.leaderAfter)
 	}
+	sc.quorum.metrics(m)
 	return row, m, rerr
 }
 
@@ -84,6 +85,9 @@ type runScan struct {
 	isrChanges   int
 	// untils: until ops recorded; untilsTimedOut: those that failed.
 	untils, untilsTimedOut int
+	// quorum measures the KRaft leadership around the first fault
+	// (metrics_quorum.go).
+	quorum quorumScan
 
 	// The pass's state: partition 0's leader before the first
 	// leader-moving fault, whether one happened, the lasting faults that
@@ -126,7 +130,8 @@ func scanForMetrics(r *histories.Reader) (*runScan, error) {
 }
 
 func newRunScan() *runScan {
-	return &runScan{errs: map[string]int{}, leaderAfter: -1, before: -1, open: faultWindow{}, isr: map[int32]string{}}
+	return &runScan{errs: map[string]int{}, leaderAfter: -1, before: -1, open: faultWindow{}, isr: map[int32]string{},
+		quorum: newQuorumScan()}
 }
 
 // add measures one event.
@@ -159,6 +164,11 @@ func (sc *runScan) add(e histories.Event) {
 		_ = e.Decode(&v)
 		sc.open.apply(e.F, v)
 		sc.faulted = sc.faulted || leaderMovingFaults[e.F]
+		if leaderMovingFaults[e.F] {
+			sc.quorum.fault(e.Time)
+		}
+	case e.F == histories.FQuorum && e.Process == histories.ObserverProcess:
+		sc.quorum.sample(e)
 	case e.F == histories.FObserve && e.Type == histories.OK:
 		var v histories.ObserveValue
 		if e.Decode(&v) != nil {

@@ -322,6 +322,10 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		st, err := wl.Run(wctx)
 		wlDone <- wlResult{st, err}
 	}()
+	meta, err := startMetadata(wctx, s, c, rec, log) // metadata.go; nil without workload.metadata
+	if err != nil {
+		return err
+	}
 	every := opts.ProgressEvery
 	if every == 0 {
 		every = 2 * time.Second
@@ -355,12 +359,16 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	// Stop lets in-flight sends finish (each within its own timeout);
 	// cancelling wctx instead would abort them as info.
 	wl.Stop()
+	metaErr := meta.stop()
 	res := <-wlDone
 	stopWorkload()
 	<-progressDone
 	out.WorkloadEnded = time.Now()
 	if opts.AfterWorkload != nil && ctx.Err() == nil {
 		opts.AfterWorkload()
+	}
+	if res.err == nil {
+		res.err = metaErr
 	}
 	if res.err != nil {
 		ev.Event(progress.Event{Phase: progress.Workload, Text: res.err.Error(), Done: true, Failed: true})
@@ -384,6 +392,10 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	if err != nil && !errors.Is(err, context.Canceled) {
 		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
 		return fmt.Errorf("final read: %w", err)
+	}
+	if err := meta.finalRead(fctx, s, c, adm, rec); err != nil && !errors.Is(err, context.Canceled) {
+		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
+		return err
 	}
 	if s.Final.AbortHanging && fctx.Err() == nil {
 		if err := abortHangingAndReread(fctx, env, wl, adm, out, ev); err != nil {

@@ -72,6 +72,9 @@ type Admin interface {
 	// (KIP-664's admin calls).
 	OpenTxns(ctx context.Context, topic string, partition int32) ([]histories.OpenTxn, error)
 	AbortTxn(ctx context.Context, topic string, partition int32, t histories.OpenTxn) error
+	// Quorum is the KRaft quorum as DescribeQuorum reports it, for the
+	// quorum roles (quorumtarget.go).
+	Quorum(ctx context.Context) (histories.QuorumValue, error)
 }
 
 var _ Admin = (*admin.Client)(nil)

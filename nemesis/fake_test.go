@@ -263,6 +263,8 @@ type fakeAdmin struct {
 	open      []histories.OpenTxn
 	aborts    []string
 	abortDeaf bool
+	// quorum, when set, is what Quorum answers.
+	quorum *histories.QuorumValue
 }
 
 func newFakeAdmin(c *fakeCluster) *fakeAdmin {
@@ -376,6 +378,24 @@ func (a *fakeAdmin) HighWatermark(context.Context, int32, string, int32) (int64,
 }
 
 func (a *fakeAdmin) ActiveController(context.Context) (int32, error) { return a.controller, nil }
+
+// Quorum is q when set, else the fake cluster's controllers as voters led
+// by a.controller and its brokers as observers.
+func (a *fakeAdmin) Quorum(context.Context) (histories.QuorumValue, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.quorum != nil {
+		return *a.quorum, nil
+	}
+	q := histories.QuorumValue{LeaderID: a.controller, LeaderEpoch: 1}
+	for _, n := range a.c.Controllers() {
+		q.Voters = append(q.Voters, histories.QuorumReplica{ID: n.ID})
+	}
+	for _, n := range a.c.Brokers() {
+		q.Observers = append(q.Observers, histories.QuorumReplica{ID: n.ID})
+	}
+	return q, nil
+}
 
 func (a *fakeAdmin) SetTopicConfig(_ context.Context, topic, key string, value *string) error {
 	a.mu.Lock()

@@ -24,18 +24,21 @@ func TestRandomMix(t *testing.T) {
 		name  string
 		caps  cluster.Caps
 		racks int
+		ctrls int
 	}{
-		{"every capability, racks", cluster.AllCaps(), 2},
-		{"every capability, no racks", cluster.AllCaps(), 0},
-		{"processes only", cluster.NewCaps(cluster.CapPause, cluster.CapKill), 0},
-		{"nothing", cluster.NewCaps(), 0},
+		{"every capability, racks", cluster.AllCaps(), 2, 3},
+		{"every capability, no racks", cluster.AllCaps(), 0, 3},
+		{"every capability, one controller", cluster.AllCaps(), 2, 1},
+		{"processes only", cluster.NewCaps(cluster.CapPause, cluster.CapKill), 0, 3},
+		{"nothing", cluster.NewCaps(), 0, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			mix := RandomMix(c.caps, c.racks)
+			mix := RandomMix(c.caps, c.racks, c.ctrls)
 			for _, name := range randomFaultNames() {
 				fault, shape, _ := randomFault(name)
 				st := planStep(newPRNG(1), RandomSchedule{}, name, []int32{0})
-				canDo := c.caps.Has(st.Needs()) && (shape != ShapeRacks || c.racks >= 2)
+				canDo := c.caps.Has(st.Needs()) && (shape != ShapeRacks || c.racks >= 2) &&
+					(!slices.Contains(QuorumShapes, shape) || c.ctrls >= 2)
 				if got := slices.Contains(mix, name); got != canDo {
 					t.Errorf("%s (fault %s, needs %v): in mix %v, want %v", name, fault, st.Needs(), got, canDo)
 				}
@@ -52,7 +55,7 @@ func TestRandomMix(t *testing.T) {
 			}
 		})
 	}
-	if all := RandomMix(cluster.AllCaps(), 2); len(all) != len(randomFaultNames()) {
+	if all := RandomMix(cluster.AllCaps(), 2, 3); len(all) != len(randomFaultNames()) {
 		t.Errorf("with every capability and racks the mix has %d of %d drawable faults", len(all), len(randomFaultNames()))
 	}
 }

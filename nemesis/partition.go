@@ -107,7 +107,7 @@ func validateLinks(p string, st *Step, given string, groups [][]int32, add addFu
 		add(p+".groups", "only for fault partition or netem with shape groups")
 	}
 	switch shape {
-	case ShapeIsolate, ShapeFromController, ShapeMajorityMinority, ShapeClients:
+	case ShapeIsolate, ShapeFromController, ShapeMajorityMinority, ShapeClients, ShapeFromVoters, ShapeFromBrokers:
 		needTarget(p, st, describeFault(st.Fault, shape), add)
 	}
 	if st.Target != nil {
@@ -220,6 +220,8 @@ func (f *partitionFault) grudge(ctx context.Context, e *Env) (Grudge, error) {
 			return nil, fmt.Errorf("from-controller: targets are controllers")
 		}
 		return cut(ids, ctrls), nil
+	case ShapeFromVoters, ShapeFromBrokers:
+		return e.quorumGrudge(ctx, f.shape, f.target) // quorumtarget.go
 	case ShapeGroups:
 		// Explicit groups, for a cut no role describes (S3 makes broker 2
 		// lag alone before the leader loses both followers).

@@ -252,6 +252,13 @@ func planTarget(r *prng, given *Target, fault, shape string, brokers []int32) *T
 		if t == nil || t.Role != RoleLeader {
 			t = &Target{Role: RoleLeader}
 		}
+	case links && slices.Contains(QuorumShapes, shape):
+		// A cut of controllers takes a controller role or ids (which the
+		// scenario's validation checks are controllers); anything else
+		// (no target, a broker role) cuts the active controller.
+		if t == nil || t.Role != RoleNodes && !slices.Contains(ControllerRoles, t.Role) {
+			t = &Target{Role: RoleActiveController}
+		}
 	case links && shape == ShapeMajorityMinority && t == nil:
 		t = &Target{Role: RoleRandom, Count: max(1, (len(brokers)-1)/2)}
 	case t == nil:

@@ -130,8 +130,16 @@ func (lp *LoseUnflushedParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-// Inject kills each target broker, cuts its logs and, if asked, starts it
-// again. Details list, per broker, the partitions that lost data (always
+// Inject kills each target node, cuts its logs and, if asked, starts it
+// again. A controller has no partition log to cut: its power loss is the
+// kill and the clean-shutdown marker removed, so that it recovers its
+// metadata log (__cluster_metadata-0) as after a crash (KAFKA-15375's
+// ground). The metadata log itself is left as Raft fsynced it: KRaft
+// flushes every append before it reports it (to the leader, or as the
+// leader to the high watermark), and kchaos cannot see which tail beyond
+// that is safe to cut; a guess below what was fsynced could let a voter
+// with a shorter log win an election and lose committed metadata that a
+// real power cut cannot lose (the same holds for a broker's copy of it). Details list, per broker, the partitions that lost data (always
 // those of the workload topic), with the offsets before and after.
 func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
 	ids, err := e.Resolve(ctx, f.target)
@@ -139,8 +147,8 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string
 		return nil, nil, err
 	}
 	for _, id := range ids {
-		if !slices.Contains(e.brokerIDs(), id) {
-			return nil, nil, fmt.Errorf("node %d is not a broker: lose-unflushed cuts partition logs", id)
+		if !slices.Contains(e.brokerIDs(), id) && !slices.Contains(e.controllerIDs(), id) {
+			return nil, nil, fmt.Errorf("node %d is not in this run", id)
 		}
 	}
 	details := f.modelDetails()

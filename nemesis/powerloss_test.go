@@ -71,3 +71,36 @@ func TestLoseUnflushedThroughFiles(t *testing.T) {
 		t.Errorf("cut %v: want t-0 from 50 to 20", cut)
 	}
 }
+
+// TestLoseUnflushedController: on a controller the power loss kills it and
+// removes the clean-shutdown marker; its metadata log is left whole (Raft
+// fsynced it) and the op names no cut.
+func TestLoseUnflushedController(t *testing.T) {
+	env, c, _ := newFakeEnv()
+	logDir := t.TempDir()
+	c.logDirs = map[int32]string{1000: logDir}
+	os.MkdirAll(filepath.Join(logDir, metadataLogDir), 0o755)
+	seg := filepath.Join(logDir, metadataLogDir, "00000000000000000000.log")
+	write(t, seg, []byte("metadata"))
+	write(t, filepath.Join(logDir, CleanShutdownFile), nil)
+	f, err := NewFault(Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleActiveController}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := env.Inject(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := c.State(ctx, 1000); st.Running {
+		t.Error("controller 1000 still runs after the power loss")
+	}
+	if b, err := os.ReadFile(seg); err != nil || string(b) != "metadata" {
+		t.Errorf("metadata log %q %v, want it whole", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(logDir, CleanShutdownFile)); err == nil {
+		t.Error(".kafka_cleanshutdown left")
+	}
+	if got := f.(*loseUnflushed).nodes; len(got) != 1 || got[0] != 1000 {
+		t.Errorf("touched %v, want [1000]", got)
+	}
+}

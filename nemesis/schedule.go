@@ -186,10 +186,12 @@ const (
 
 // Target roles.
 const (
-	RoleLeader     = "leader"
-	RoleFollowers  = "followers"
-	RoleISR        = "isr"
-	RoleOutOfISR   = "out-of-isr"
+	RoleLeader    = "leader"
+	RoleFollowers = "followers"
+	RoleISR       = "isr"
+	RoleOutOfISR  = "out-of-isr"
+	// RoleController is the active controller (RoleActiveController's
+	// older name; the quorum roles are in quorumtarget.go).
 	RoleController = "controller"
 	RoleRack       = "rack"
 	RoleRandom     = "random"
@@ -202,10 +204,11 @@ const (
 
 var (
 	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
-		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
+		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups, ShapeFromVoters, ShapeFromBrokers}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator,
-		RoleGroupCoordinator, RoleGroupCoordinatorFollowers}
+		RoleGroupCoordinator, RoleGroupCoordinatorFollowers,
+		RoleActiveController, RoleControllerFollowers, RoleObservers}
 	healNames = append([]string{histories.HealAll}, histories.HealKinds()...)
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).

@@ -23,12 +23,8 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 			return nil, err
 		}
 		return partitionRole(p, t.Role)
-	case RoleController:
-		id, err := e.State().ActiveController(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("active controller: %w", err)
-		}
-		return []int32{id}, nil
+	case RoleController, RoleActiveController, RoleControllerFollowers, RoleObservers:
+		return e.quorum(ctx, t.Role) // quorumtarget.go
 	case RoleTxnCoordinator:
 		return e.txnCoordinator(ctx)
 	case RoleGroupCoordinator, RoleGroupCoordinatorFollowers:

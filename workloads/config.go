@@ -97,6 +97,10 @@ type Config struct {
 	// The zero value is off.
 	Transactions TxnConfig `yaml:"transactions,omitempty" json:"transactions,omitempty"`
 
+	// Metadata runs admin clients that change the KRaft metadata beside
+	// the producers (metadata.go); the zero value is off.
+	Metadata MetadataConfig `yaml:"metadata,omitempty" json:"metadata,omitempty"`
+
 	// Duration of the produce/consume phase (default 60s).
 	Duration Duration `yaml:"duration" json:"duration"`
 	// FinalReadTimeout bounds the final read of all partitions (default
@@ -143,6 +147,7 @@ func (c *Config) Defaults() {
 	c.Isolation = strings.ToLower(strings.TrimSpace(c.Isolation))
 	c.Transactions.defaults()
 	c.Group.defaults()
+	c.Metadata.defaults()
 	if c.Transactions.Enabled {
 		// A transactional producer is an idempotent one (Kafka requires
 		// it: InitProducerId gives both the producer id and the epoch that
@@ -309,6 +314,7 @@ func (c *Config) Validate() error {
 	}
 	ps = append(ps, c.validateTxn()...)
 	ps = append(ps, c.validateGroup()...)
+	ps = append(ps, c.validateMetadata()...)
 	if c.Duration <= 0 {
 		add("duration", "%s: want > 0", c.Duration)
 	}

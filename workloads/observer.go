@@ -35,7 +35,8 @@ type ObserverOptions struct {
 	Heartbeat time.Duration
 }
 
-// Observer is the cluster observer, process -2. Every Interval it samples,
+// Observer is the cluster observer, process -2. Every Interval it samples
+// the KRaft quorum (observequorum.go, when the view can) and,
 // for each partition of the topic, the leader, leader epoch, ISR, ELR,
 // LastKnownElr (DescribeTopicPartitions), the high watermark (ListOffsets
 // to the leader) and each replica's log end offset (ListOffsets with
@@ -53,8 +54,9 @@ type Observer struct {
 
 	last   map[int32]histories.ObserveValue
 	lastAt map[int32]time.Time
-	via    int32 // the broker asked for Describe; -1: none chosen yet
-	failed int32 // the broker that last failed to answer
+	quorum quorumState // the last quorum sample recorded (observequorum.go)
+	via    int32       // the broker asked for Describe; -1: none chosen yet
+	failed int32       // the broker that last failed to answer
 
 	samples, recorded, failures atomic.Int64
 	mu                          sync.Mutex
@@ -128,6 +130,11 @@ func (o *Observer) Sample(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	o.samples.Add(1)
+	// The quorum is sampled beside the partitions, so that a partition
+	// sample that fails does not lose the quorum's (nor the reverse).
+	qdone := make(chan struct{})
+	go func() { defer close(qdone); o.sampleQuorum(ctx) }()
+	defer func() { <-qdone }()
 	parts, err := o.describe(ctx)
 	if err != nil {
 		o.failures.Add(1)

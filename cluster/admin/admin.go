@@ -34,8 +34,10 @@ func New(bootstrap []string) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Client{cl: cl, adm: kadm.NewClient(cl)}, nil
+	return wrap(cl), nil
 }
+
+func wrap(cl *kgo.Client) *Client { return &Client{cl: cl, adm: kadm.NewClient(cl)} }
 
 // Close releases the connections.
 func (c *Client) Close() { c.cl.Close() }
@@ -74,28 +76,11 @@ func (c *Client) liveBrokers(ctx context.Context, via kmsg.Requestor) ([]int32, 
 // ActiveController returns the id of the active KRaft controller, from
 // DescribeQuorum on the metadata topic (the controllers' Raft leader).
 func (c *Client) ActiveController(ctx context.Context) (int32, error) {
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	t := kmsg.NewDescribeQuorumRequestTopic()
-	t.Topic = "__cluster_metadata"
-	p := kmsg.NewDescribeQuorumRequestTopicPartition()
-	t.Partitions = append(t.Partitions, p)
-	req.Topics = append(req.Topics, t)
-	resp, err := req.RequestWith(ctx, c.cl)
+	q, err := c.Quorum(ctx)
 	if err != nil {
 		return -1, err
 	}
-	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return -1, err
-	}
-	for _, t := range resp.Topics {
-		for _, p := range t.Partitions {
-			if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
-				return -1, err
-			}
-			return p.LeaderID, nil
-		}
-	}
-	return -1, errors.New("describe quorum: empty response")
+	return q.LeaderID, nil
 }
 
 // TopicSpec is a topic to create.

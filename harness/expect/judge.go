@@ -3,6 +3,7 @@ package expect
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -46,7 +47,26 @@ const (
 	// wait must hold keeps a soft wait as strict as a required one there.
 	// Measured only from a history that records its untils.
 	UntilsTimedOut = "untils_timed_out"
+	// ControllerAfterFault is the first controller other than the active
+	// one at the first leader-moving fault that a quorum sample showed
+	// leading afterwards; absent when none did.
+	ControllerAfterFault = "controller_after_fault"
+	// NewControllerSeconds is how long after that fault a sample first
+	// showed it.
+	NewControllerSeconds = "new_controller_seconds"
+	// OldControllerClaimedSeconds is how long after that fault a sample
+	// last showed the old active controller answering as leader of its
+	// old epoch (0: never after the fault): how fast a deposed leader
+	// resigned, as far as the 250 ms samples can tell. Like every "after
+	// the fault" here it counts from the fault's ok, which is recorded once
+	// the fault is proven (a partition's probes take about a second after
+	// its rules are in): the resignation itself began up to that much
+	// earlier.
+	OldControllerClaimedSeconds = "old_controller_claimed_seconds"
 )
+
+// quorumMetrics are the quorum's metrics (harness/metrics_quorum.go).
+var quorumMetrics = []string{ControllerAfterFault, NewControllerSeconds, OldControllerClaimedSeconds}
 
 // Anomalies are the checker's anomaly names a check may count; a run that
 // found none of a kind measured 0 of it.
@@ -57,6 +77,8 @@ func Known(name string) error {
 	switch {
 	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked, name == Committed, name == HistorySeconds,
 		name == SendErrors, name == AckedDuringFaults, name == ISRChanges, name == UntilsTimedOut:
+		return nil
+	case slices.Contains(quorumMetrics, name):
 		return nil
 	case strings.HasPrefix(name, ErrorsPrefix):
 		code := strings.TrimPrefix(name, ErrorsPrefix)
@@ -70,9 +92,9 @@ func Known(name string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
+	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
 		name, strings.Join(Anomalies, ", "), Acked, Committed, OfflineSeconds, LeaderAfterFault, HistorySeconds,
-		SendErrors, AckedDuringFaults, ISRChanges, UntilsTimedOut)
+		SendErrors, AckedDuringFaults, ISRChanges, UntilsTimedOut, strings.Join(quorumMetrics, ", "))
 }
 
 // Metrics is what one run measured, by metric name. Anomaly counts are

@@ -46,11 +46,11 @@ func Explorable(s *scenario.Scenario, faults []string) (*scenario.Scenario, erro
 			return nil, bad("--faults: %q is not a fault a random schedule can draw (want %s)", f, strings.Join(nemesis.RandomFaultNames(), ", "))
 		}
 	}
-	can := nemesis.RandomMix(s.Cluster.Capabilities(), len(s.Cluster.Racks))
+	can := nemesis.RandomMix(s.Cluster.Capabilities(), len(s.Cluster.Racks), s.Cluster.Controllers)
 	for _, f := range faults {
 		if !slices.Contains(can, f) {
-			return nil, bad("--faults: %q: backend %s cannot apply it on this cluster (the cluster has %d rack(s); the faults it can: %s)",
-				f, s.Cluster.BackendName(), len(s.Cluster.Racks), strings.Join(can, ", "))
+			return nil, bad("--faults: %q: backend %s cannot apply it on this cluster (the cluster has %d rack(s) and %d controller(s); the faults it can: %s)",
+				f, s.Cluster.BackendName(), len(s.Cluster.Racks), s.Cluster.Controllers, strings.Join(can, ", "))
 		}
 	}
 	c := *s

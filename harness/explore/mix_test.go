@@ -35,7 +35,7 @@ func TestExplorableDefaultMix(t *testing.T) {
 	if r == nil || len(e.Nemesis.Steps) != 0 {
 		t.Fatalf("nemesis %+v: want a random schedule and no steps", e.Nemesis)
 	}
-	if want := nemesis.RandomMix(s.Cluster.Capabilities(), len(s.Cluster.Racks)); !slices.Equal(r.Faults, want) {
+	if want := nemesis.RandomMix(s.Cluster.Capabilities(), len(s.Cluster.Racks), s.Cluster.Controllers); !slices.Equal(r.Faults, want) {
 		t.Errorf("mix %v, want %v", r.Faults, want)
 	}
 	if r.Subset != DefaultSubset || r.Active.Std() != DefaultActive || r.Quiet.Std() != DefaultQuiet || r.Stagger.Std() != DefaultStagger {

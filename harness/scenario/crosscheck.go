@@ -53,6 +53,9 @@ func (s *Scenario) crossCheck() []error {
 	if r := s.Nemesis.Random; r != nil && r.Targets != nil {
 		w.target("nemesis.random.targets", r.Targets, add)
 	}
+	if r := s.Nemesis.Random; r != nil {
+		w.randomQuorum(r.Faults, add) // quorumcheck.go
+	}
 	return errs
 }
 
@@ -123,6 +126,7 @@ func (w world) step(p string, st nemesis.Step, add addFunc) {
 	if c := st.Until; c != nil {
 		w.condition(p+".until", c, add)
 	}
+	w.quorum(p, st, add) // quorumcheck.go
 }
 
 func (w world) target(p string, t *nemesis.Target, add addFunc) {

@@ -155,6 +155,11 @@ var fieldCases = []struct {
 		func(_, a effect) bool { return a.Workload.Keys == 3 }},
 	{"workload.rate", nil, []string{"workload.rate=100"}, func(_, a effect) bool { return a.Workload.Rate == 100 }},
 	{"workload.consumers", nil, []string{"workload.consumers=1"}, func(_, a effect) bool { return a.Workload.Consumers == 1 }},
+	{"workload.metadata", nil, []string{"workload.metadata={clients: 2}"},
+		func(_, a effect) bool { return a.Workload.Metadata.Clients == 2 && a.Workload.Metadata.Rate == 2 }},
+	{"workload.metadata.clients", nil, []string{"workload.metadata.clients=3"}, func(_, a effect) bool { return a.Workload.Metadata.Clients == 3 }},
+	{"workload.metadata.rate", []string{"workload.metadata.clients=1"}, []string{"workload.metadata.rate=5"},
+		func(_, a effect) bool { return a.Workload.Metadata.Rate == 5 }},
 	{"workload.group", nil, []string{"workload.group={id: g}"},
 		func(_, a effect) bool {
 			return a.Workload.Group.ID == "g" && a.Workload.Group.Members == workloads.DefaultGroupMembers &&

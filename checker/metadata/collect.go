@@ -1,0 +1,182 @@
+// Package metadata is the checker of the KRaft quorum's metadata: what an
+// admin client's metadata changes promise (an acknowledged topic,
+// partition count or config stays; a deleted topic stays deleted), that
+// the nodes agree once healed, that the quorum had one leader per epoch,
+// and how long metadata changes failed under each fault. It reads the
+// history's metadata ops, metadata reads, quorum samples and nemesis ops
+// (histories/metadata.go, histories/quorum.go) and nothing else: it is
+// pure, like the rest of the checker.
+package metadata
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// DefaultResignGrace is how long after a newer epoch is first seen a
+// sample may still show the old leader claiming its older epoch before
+// that counts as split-brain. Raft allows a deposed leader to believe it
+// leads until it learns otherwise, and since KAFKA-15489 (3.7, 3.6.1) a
+// KRaft leader resigns when a majority has not fetched from it for 1.5 ×
+// controller.quorum.fetch.timeout.ms (3 s by default); the rest is the
+// observer's 250 ms sampling and a forwarded request's delay.
+const DefaultResignGrace = 10 * time.Second
+
+// Options tune the checker; zero values take the defaults.
+type Options struct {
+	ResignGrace time.Duration
+}
+
+// Op is one metadata change and its outcome.
+type Op struct {
+	Process  int
+	F        string
+	Value    histories.MetaOp
+	Type     histories.Type // ok, fail, info; info also for an op the history left open
+	Invoke   int64
+	Complete int64 // -1: never completed
+	Error    string
+}
+
+// Sample is one quorum sample.
+type Sample struct {
+	At int64
+	histories.QuorumValue
+}
+
+// Fault is one nemesis op that took effect (ok), for the windows.
+type Fault struct {
+	At    int64
+	Name  string
+	Nodes []int32
+}
+
+// Collector gathers the metadata domain's events as the history streams.
+type Collector struct {
+	opts    Options
+	ops     []Op
+	open    map[int]int // process -> its open op (index into ops), metadata ops only
+	reading map[int]int64
+	reads   map[int32]histories.MetadataRead // node -> its last ok read
+	readAt  map[int32]int64
+	samples []Sample
+	faults  []Fault
+	last    int64
+}
+
+// New returns an empty Collector.
+func New(opts Options) *Collector {
+	if opts.ResignGrace <= 0 {
+		opts.ResignGrace = DefaultResignGrace
+	}
+	return &Collector{opts: opts, open: map[int]int{}, reading: map[int]int64{},
+		reads: map[int32]histories.MetadataRead{}, readAt: map[int32]int64{}}
+}
+
+// Takes reports whether the event is the metadata domain's alone (its ops,
+// reads and quorum samples); nemesis ops are read by every domain.
+func Takes(e *histories.Event) bool {
+	switch {
+	case e.Process == histories.ObserverProcess:
+		return e.F == histories.FQuorum
+	case e.Process >= 0:
+		return e.F == histories.FMetadataRead || slices.Contains(histories.MetadataOps, e.F)
+	}
+	return false
+}
+
+// Add takes the next event. Events the domain does not read are ignored;
+// an event of its own that breaks the operation model or its contract
+// shape is an error naming the field.
+func (c *Collector) Add(e *histories.Event) error {
+	c.last = e.Time
+	switch {
+	case e.Process == histories.NemesisProcess:
+		if e.Type == histories.OK && !histories.IsBookkeeping(e.F) && e.F != histories.FHeal {
+			var v histories.NemesisValue
+			if err := e.Decode(&v); err == nil {
+				c.faults = append(c.faults, Fault{At: e.Time, Name: e.F, Nodes: v.Nodes})
+			}
+		}
+		return nil
+	case !Takes(e):
+		return nil
+	case e.F == histories.FQuorum:
+		var q histories.QuorumValue
+		if err := e.Decode(&q); err != nil {
+			return fmt.Errorf("quorum value: %w", err)
+		}
+		c.samples = append(c.samples, Sample{At: e.Time, QuorumValue: q})
+		return nil
+	case e.F == histories.FMetadataRead:
+		return c.addRead(e)
+	}
+	return c.addOp(e)
+}
+
+func (c *Collector) addOp(e *histories.Event) error {
+	p := e.Process
+	if e.Type == histories.Invoke {
+		if i, ok := c.open[p]; ok {
+			return fmt.Errorf("process %d invokes %s while %s is open", p, e.F, c.ops[i].F)
+		}
+		var v histories.MetaOp
+		if err := e.Decode(&v); err != nil {
+			return fmt.Errorf("%s invoke value: %w", e.F, err)
+		}
+		if v.Topic == "" {
+			return fmt.Errorf(`%s invoke value: missing field "topic"`, e.F)
+		}
+		if e.F == histories.FAlterConfig && v.Key == "" {
+			return fmt.Errorf(`%s invoke value: missing field "key"`, e.F)
+		}
+		if (e.F == histories.FCreateTopic || e.F == histories.FCreatePartitions) && v.Partitions <= 0 {
+			return fmt.Errorf(`%s invoke value: "partitions" must be positive`, e.F)
+		}
+		c.open[p] = len(c.ops)
+		c.ops = append(c.ops, Op{Process: p, F: e.F, Value: v, Invoke: e.Time, Complete: -1})
+		return nil
+	}
+	i, ok := c.open[p]
+	if !ok || c.ops[i].F != e.F {
+		return fmt.Errorf("process %d completes %s without its invoke", p, e.F)
+	}
+	delete(c.open, p)
+	c.ops[i].Type, c.ops[i].Complete, c.ops[i].Error = e.Type, e.Time, e.Error
+	return nil
+}
+
+func (c *Collector) addRead(e *histories.Event) error {
+	p := e.Process
+	if e.Type == histories.Invoke {
+		c.reading[p] = e.Time
+		return nil
+	}
+	if _, ok := c.reading[p]; !ok {
+		return fmt.Errorf("process %d completes %s without its invoke", p, e.F)
+	}
+	delete(c.reading, p)
+	if e.Type != histories.OK {
+		return nil
+	}
+	var r histories.MetadataRead
+	if err := e.Decode(&r); err != nil {
+		return fmt.Errorf("metadata-read value: %w", err)
+	}
+	if r.Role == "" {
+		return fmt.Errorf(`metadata-read value: missing field "role"`)
+	}
+	c.reads[r.Node], c.readAt[r.Node] = r, e.Time
+	return nil
+}
+
+// closeOpen ends the ops the history left open as Jepsen does: unknown.
+func (c *Collector) closeOpen() {
+	for p, i := range c.open {
+		c.ops[i].Type = histories.Info
+		delete(c.open, p)
+	}
+}

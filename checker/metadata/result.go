@@ -1,0 +1,413 @@
+package metadata
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Anomaly names, in the order the domain declares them.
+const (
+	Lost        = "metadata-lost"
+	Diverged    = "metadata-diverged"
+	SplitBrain  = "split-brain"
+	Unavailable = "metadata-unavailable"
+)
+
+// Result is what the domain found: its anomalies (the checker's
+// Anomalies embeds them) and the quorum's terms.
+type Result struct {
+	Anomalies
+	// Terms are the quorum's leaders as the samples saw them (information:
+	// how fast leadership moved, and how long a deposed leader still
+	// answered as leader).
+	Terms []Term `json:"quorum_terms,omitempty"`
+}
+
+// Anomalies are the domain's entries, under their anomaly names.
+type Anomalies struct {
+	Lost        []LostEntry        `json:"metadata-lost,omitempty"`
+	Diverged    []DivergedEntry    `json:"metadata-diverged,omitempty"`
+	SplitBrain  []SplitBrainEntry  `json:"split-brain,omitempty"`
+	Unavailable []UnavailableEntry `json:"metadata-unavailable,omitempty"`
+}
+
+// LostEntry is an acknowledged change the converged metadata lacks, or a
+// deleted topic that came back.
+type LostEntry struct {
+	F        string  `json:"f"`
+	Topic    string  `json:"topic"`
+	Process  int     `json:"process"`
+	InvokedS float64 `json:"invoked_s"`
+	AckedS   float64 `json:"acked_s"`
+	// Want is what the ack promised; Got what the converged metadata holds
+	// (read from node Node).
+	Want string `json:"want"`
+	Got  string `json:"got"`
+	Node int32  `json:"node"`
+}
+
+// DivergedEntry is a node that still disagrees after the convergence wait,
+// or a quorum whose high watermark went back under one leader and epoch.
+type DivergedEntry struct {
+	Node int32 `json:"node"`
+	// Differences say what the node holds against the reference node (the
+	// most advanced one), a few at most.
+	Differences []string `json:"differences"`
+	Reference   int32    `json:"reference"`
+	AtS         float64  `json:"at_s,omitempty"`
+}
+
+// SplitBrainEntry is two controllers acting as leader in one epoch, or a
+// leader of an older epoch still answering as leader longer than the
+// resign grace after a newer epoch was seen.
+type SplitBrainEntry struct {
+	Epoch   int32   `json:"epoch"`
+	Leaders []int32 `json:"leaders"`
+	AtS     float64 `json:"at_s"`
+	// NewerEpoch is set when an older epoch's leader answered after it.
+	NewerEpoch *int32 `json:"newer_epoch,omitempty"`
+	Why        string `json:"why"`
+}
+
+// UnavailableEntry is a window during which metadata changes failed (or
+// ended unknown) for want of a quorum or a controller: information.
+type UnavailableEntry struct {
+	FromS  float64        `json:"from_s"`
+	ToS    float64        `json:"to_s"` // the next success; the history's end without one
+	Ended  bool           `json:"ended"`
+	Ops    int            `json:"ops"`
+	Errors map[string]int `json:"errors"`
+	// Fault is the last fault that took effect before the window opened.
+	Fault string `json:"fault,omitempty"`
+}
+
+// Term is one leader epoch as the samples saw it. StaleS is how long
+// after a newer epoch was first seen this epoch's leader still answered
+// as leader (0: never after it; -1: not superseded).
+type Term struct {
+	Epoch  int32   `json:"epoch"`
+	Leader int32   `json:"leader"`
+	FirstS float64 `json:"first_s"`
+	LastS  float64 `json:"last_s"`
+	StaleS float64 `json:"stale_s"`
+}
+
+func secs(t int64) float64 { return math.Round(float64(t)/1e6) / 1e3 }
+
+// Result judges what was collected. Call it once, after the last Add.
+func (c *Collector) Result() Result {
+	c.closeOpen()
+	var r Result
+	ref, view := c.reference()
+	r.Lost = c.lost(ref, view)
+	r.Diverged = append(c.diverged(ref, view), c.watermarkBack()...)
+	r.SplitBrain, r.Terms = c.splitBrain()
+	r.Unavailable = c.unavailable()
+	return r
+}
+
+// reference is the converged metadata the acks are judged against: the
+// read of the broker with the highest metadata log end offset (ties: the
+// lowest id). Nil without a broker's read: nothing is judged lost.
+func (c *Collector) reference() (int32, map[string]histories.TopicMeta) {
+	best := int32(-1)
+	for _, id := range slices.Sorted(maps.Keys(c.reads)) {
+		r := c.reads[id]
+		if r.Topics == nil && r.Role != "broker" {
+			continue
+		}
+		if best < 0 || r.LogEndOffset > c.reads[best].LogEndOffset {
+			best = id
+		}
+	}
+	if best < 0 {
+		return -1, nil
+	}
+	v := c.reads[best].Topics
+	if v == nil {
+		v = map[string]histories.TopicMeta{}
+	}
+	return best, v
+}
+
+// after reports whether some op of f on topic, not failed, may take
+// effect after time t: it completed after t, or never did.
+func (c *Collector) after(f, topic string, t int64, match func(Op) bool) bool {
+	for _, o := range c.ops {
+		if o.F == f && o.Value.Topic == topic && o.Type != histories.Fail &&
+			(o.Complete < 0 || o.Type == histories.Info || o.Complete > t) && (match == nil || match(o)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *Collector) lost(ref int32, view map[string]histories.TopicMeta) []LostEntry {
+	if view == nil {
+		return nil
+	}
+	var out []LostEntry
+	for _, o := range c.ops {
+		if o.Type != histories.OK {
+			continue // unknown outcomes are never lost
+		}
+		t := o.Value.Topic
+		meta, has := view[t]
+		e := LostEntry{F: o.F, Topic: t, Process: o.Process, InvokedS: secs(o.Invoke), AckedS: secs(o.Complete), Node: ref}
+		deletedAfter := c.after(histories.FDeleteTopic, t, o.Invoke, nil)
+		recreatedAfter := c.after(histories.FCreateTopic, t, o.Invoke, nil)
+		switch o.F {
+		case histories.FCreateTopic:
+			if !has && !deletedAfter {
+				e.Want, e.Got = fmt.Sprintf("topic with %d partitions", o.Value.Partitions), "no such topic"
+			}
+		case histories.FDeleteTopic:
+			if has && !recreatedAfter {
+				e.Want, e.Got = "topic deleted", fmt.Sprintf("topic with %d partitions", meta.Partitions)
+			}
+		case histories.FCreatePartitions:
+			if has && meta.Partitions < o.Value.Partitions && !deletedAfter && !recreatedAfter {
+				e.Want, e.Got = fmt.Sprintf("%d partitions", o.Value.Partitions), fmt.Sprintf("%d partitions", meta.Partitions)
+			}
+		case histories.FAlterConfig:
+			got, set := meta.Configs[o.Value.Key]
+			if !has || deletedAfter || recreatedAfter || (set && got == o.Value.Value) {
+				continue
+			}
+			// A register: the final value may be any write that could take
+			// effect after this one.
+			if set && c.after(histories.FAlterConfig, t, o.Invoke, func(w Op) bool {
+				return w.Value.Key == o.Value.Key && w.Value.Value == got
+			}) {
+				continue
+			}
+			e.Want = fmt.Sprintf("%s=%s", o.Value.Key, o.Value.Value)
+			e.Got = o.Value.Key + " unset"
+			if set {
+				e.Got = fmt.Sprintf("%s=%s, which no write after this one set", o.Value.Key, got)
+			}
+		}
+		if e.Want != "" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// diverged: broker reads that differ from the reference, and controllers
+// whose log end offset trails the most advanced node's after the wait.
+func (c *Collector) diverged(ref int32, view map[string]histories.TopicMeta) []DivergedEntry {
+	if view == nil {
+		return nil
+	}
+	var out []DivergedEntry
+	for _, id := range slices.Sorted(maps.Keys(c.reads)) {
+		r := c.reads[id]
+		if id == ref || (r.Topics == nil && r.Role != "broker") {
+			continue
+		}
+		if d := differences(r.Topics, view); len(d) > 0 {
+			out = append(out, DivergedEntry{Node: id, Reference: ref, Differences: d, AtS: secs(c.readAt[id])})
+		}
+	}
+	return out
+}
+
+// differences lists how a differs from b, at most five.
+func differences(a, b map[string]histories.TopicMeta) []string {
+	var out []string
+	names := slices.Sorted(maps.Keys(a))
+	for n := range b {
+		if _, ok := a[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		x, inA := a[n]
+		y, inB := b[n]
+		switch {
+		case !inA:
+			out = append(out, fmt.Sprintf("lacks topic %s", n))
+		case !inB:
+			out = append(out, fmt.Sprintf("still has topic %s", n))
+		case x.Partitions != y.Partitions:
+			out = append(out, fmt.Sprintf("%s has %d partitions, not %d", n, x.Partitions, y.Partitions))
+		case !maps.Equal(x.Configs, y.Configs):
+			out = append(out, fmt.Sprintf("%s configs %v, not %v", n, x.Configs, y.Configs))
+		}
+	}
+	return out[:min(len(out), 5)]
+}
+
+// watermarkBack finds the quorum's high watermark going back while one
+// leader held one epoch: a leader never lowers it (KRaft's LeaderState
+// refuses to), so a lower one means a committed offset was forgotten.
+func (c *Collector) watermarkBack() []DivergedEntry {
+	var out []DivergedEntry
+	type term struct{ epoch, leader int32 }
+	high := map[term]int64{}
+	for _, s := range c.samples {
+		if s.LeaderID < 0 || s.HighWatermark < 0 {
+			continue
+		}
+		k := term{s.LeaderEpoch, s.LeaderID}
+		if h, ok := high[k]; ok && s.HighWatermark < h {
+			out = append(out, DivergedEntry{Node: s.LeaderID, Reference: s.LeaderID, AtS: secs(s.At),
+				Differences: []string{fmt.Sprintf("high watermark went back from %d to %d in epoch %d", h, s.HighWatermark, s.LeaderEpoch)}})
+		}
+		high[k] = max(high[k], s.HighWatermark)
+	}
+	return out
+}
+
+func (c *Collector) splitBrain() ([]SplitBrainEntry, []Term) {
+	var out []SplitBrainEntry
+	terms := map[int32]*Term{}
+	reported := map[int32]bool{}
+	maxEpoch, maxAt := int32(-1), int64(0)
+	for _, s := range c.samples {
+		if s.LeaderID < 0 {
+			continue
+		}
+		e := s.LeaderEpoch
+		t := terms[e]
+		switch {
+		case t == nil:
+			terms[e] = &Term{Epoch: e, Leader: s.LeaderID, FirstS: secs(s.At), LastS: secs(s.At), StaleS: -1}
+		case t.Leader != s.LeaderID:
+			if !reported[e] {
+				reported[e] = true
+				out = append(out, SplitBrainEntry{Epoch: e, Leaders: sorted(t.Leader, s.LeaderID), AtS: secs(s.At),
+					Why: fmt.Sprintf("controllers %d and %d both answered as leader of epoch %d", t.Leader, s.LeaderID, e)})
+			}
+		default:
+			t.LastS = secs(s.At)
+		}
+		if e > maxEpoch {
+			maxEpoch, maxAt = e, s.At
+			continue
+		}
+		if e == maxEpoch {
+			continue
+		}
+		// An older epoch's leader still answering as leader.
+		stale := s.At - maxAt
+		if t != nil && t.Leader == s.LeaderID {
+			t.StaleS = max(t.StaleS, secs(stale))
+		}
+		if stale > c.opts.ResignGrace.Nanoseconds() && !reported[e] {
+			reported[e] = true
+			newer := maxEpoch
+			out = append(out, SplitBrainEntry{Epoch: e, Leaders: sorted(s.LeaderID, terms[maxEpoch].Leader), AtS: secs(s.At), NewerEpoch: &newer,
+				Why: fmt.Sprintf("controller %d still answered as leader of epoch %d %.1f s after epoch %d (leader %d) was seen (grace %s)",
+					s.LeaderID, e, secs(stale), maxEpoch, terms[maxEpoch].Leader, c.opts.ResignGrace)})
+		}
+	}
+	ts := make([]Term, 0, len(terms))
+	for _, e := range slices.Sorted(maps.Keys(terms)) {
+		t := *terms[e]
+		if t.StaleS < 0 && e < maxEpoch {
+			t.StaleS = 0
+		}
+		ts = append(ts, t)
+	}
+	return out, ts
+}
+
+func sorted(ids ...int32) []int32 { slices.Sort(ids); return slices.Compact(ids) }
+
+// refusals are answers that say the change was judged and refused, not
+// that the quorum could not take it: they open no unavailability window.
+var refusals = []string{"UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_ALREADY_EXISTS", "INVALID_PARTITIONS",
+	"INVALID_REPLICATION_FACTOR", "POLICY_VIOLATION", "INVALID_CONFIG", "INVALID_REQUEST", "TOPIC_DELETION_DISABLED"}
+
+func refused(o Op) bool {
+	return o.Type == histories.Fail && slices.ContainsFunc(refusals, func(r string) bool { return strings.Contains(o.Error, r) })
+}
+
+// unavailable finds the windows in which metadata changes failed or ended
+// unknown for want of a quorum: from the first such op's invoke to the
+// next op that succeeded.
+func (c *Collector) unavailable() []UnavailableEntry {
+	done := slices.Clone(c.ops)
+	slices.SortStableFunc(done, func(a, b Op) int { return cmp.Compare(end(a, c.last), end(b, c.last)) })
+	var out []UnavailableEntry
+	var w *UnavailableEntry
+	for _, o := range done {
+		switch {
+		case o.Type == histories.OK:
+			if w != nil {
+				w.ToS, w.Ended = secs(o.Complete), true
+				w.Fault = c.faultOf(w)
+				out = append(out, *w)
+				w = nil
+			}
+		case refused(o):
+		default:
+			if w == nil {
+				w = &UnavailableEntry{FromS: secs(o.Invoke), Errors: map[string]int{}}
+			}
+			w.FromS = min(w.FromS, secs(o.Invoke))
+			w.Ops++
+			w.Errors[errorClass(o)]++
+		}
+	}
+	if w != nil {
+		w.ToS = secs(c.last)
+		w.Fault = c.faultOf(w)
+		out = append(out, *w)
+	}
+	return out
+}
+
+// kafkaCode is a Kafka error name at the start of an error text.
+var kafkaCode = regexp.MustCompile(`^[A-Z][A-Z_]+[A-Z]\b`)
+
+// errorClass names why an op failed, for the windows' counts: the Kafka
+// error code when the answer had one, else what the client saw (a timeout,
+// a lost connection), without addresses that would split the counts.
+func errorClass(o Op) string {
+	msg := o.Error
+	switch {
+	case msg == "":
+		return "(no error: " + string(o.Type) + ")"
+	case kafkaCode.MatchString(msg):
+		return kafkaCode.FindString(msg)
+	case strings.Contains(msg, "timeout") || strings.Contains(msg, "deadline exceeded"):
+		return "timeout"
+	case strings.Contains(msg, "EOF") || strings.Contains(msg, "connection"):
+		return "connection lost"
+	}
+	return "other"
+}
+
+func end(o Op, last int64) int64 {
+	if o.Complete < 0 {
+		return last
+	}
+	return o.Complete
+}
+
+// faultOf names the fault a window belongs to: the last that took effect
+// before it opened, or else the first during it (an op invoked while a
+// fault was being injected and proven opens the window before the fault's
+// ok is recorded).
+func (c *Collector) faultOf(w *UnavailableEntry) string {
+	name := ""
+	for _, f := range c.faults {
+		at := secs(f.At)
+		if at > w.ToS || name != "" && at > w.FromS {
+			break
+		}
+		name = fmt.Sprintf("%s %v at %.1f s", f.Name, f.Nodes, at)
+	}
+	return name
+}

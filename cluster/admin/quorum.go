@@ -1,0 +1,83 @@
+package admin
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// MetadataTopic is KRaft's metadata log; its one partition is the quorum.
+const MetadataTopic = "__cluster_metadata"
+
+// Quorum describes the KRaft quorum (DescribeQuorum on
+// __cluster_metadata-0). A broker forwards the request to the controller
+// it believes active, so the answer is that controller's own view.
+func (c *Client) Quorum(ctx context.Context) (histories.QuorumValue, error) {
+	req := kmsg.NewPtrDescribeQuorumRequest()
+	t := kmsg.NewDescribeQuorumRequestTopic()
+	t.Topic = MetadataTopic
+	t.Partitions = append(t.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return histories.QuorumValue{}, err
+	}
+	return QuorumFrom(resp)
+}
+
+// QuorumFrom decodes a DescribeQuorum response into the history's sample:
+// the first partition of the metadata topic, voters and observers in id
+// order, each with its lag behind the leader's log end offset.
+func QuorumFrom(resp *kmsg.DescribeQuorumResponse) (histories.QuorumValue, error) {
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return histories.QuorumValue{}, fmt.Errorf("describe quorum: %w%s", err, message(resp.ErrorMessage))
+	}
+	for _, t := range resp.Topics {
+		if t.Topic != MetadataTopic || len(t.Partitions) == 0 {
+			continue
+		}
+		p := t.Partitions[0]
+		if err := kerr.ErrorForCode(p.ErrorCode); err != nil {
+			return histories.QuorumValue{}, fmt.Errorf("describe quorum: %w%s", err, message(p.ErrorMessage))
+		}
+		q := histories.QuorumValue{LeaderID: p.LeaderID, LeaderEpoch: p.LeaderEpoch, HighWatermark: p.HighWatermark}
+		leaderLEO := int64(-1)
+		for _, v := range p.CurrentVoters {
+			if v.ReplicaID == p.LeaderID {
+				leaderLEO = v.LogEndOffset
+			}
+		}
+		q.Voters = replicas(p.CurrentVoters, leaderLEO)
+		q.Observers = replicas(p.Observers, leaderLEO)
+		return q, nil
+	}
+	return histories.QuorumValue{}, errors.New("describe quorum: no " + MetadataTopic + " partition in the answer")
+}
+
+func replicas(in []kmsg.DescribeQuorumResponseTopicPartitionReplicaState, leaderLEO int64) []histories.QuorumReplica {
+	out := make([]histories.QuorumReplica, 0, len(in))
+	for _, r := range in {
+		lag := int64(-1)
+		if leaderLEO >= 0 && r.LogEndOffset >= 0 {
+			lag = leaderLEO - r.LogEndOffset
+		}
+		out = append(out, histories.QuorumReplica{ID: r.ReplicaID, LogEndOffset: r.LogEndOffset, Lag: lag,
+			LastFetchMS: r.LastFetchTimestamp, LastCaughtUpMS: r.LastCaughtUpTimestamp})
+	}
+	slices.SortFunc(out, func(a, b histories.QuorumReplica) int { return cmp.Compare(a.ID, b.ID) })
+	return out
+}
+
+func message(m *string) string {
+	if m == nil || *m == "" {
+		return ""
+	}
+	return ": " + *m
+}

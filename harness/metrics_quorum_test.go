@@ -1,0 +1,57 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// TestQuorumMetrics: the new controller and how long the old one still
+// answered as leader are measured from the quorum samples around the
+// first leader-moving fault; a run without samples or a fault measures
+// nothing.
+func TestQuorumMetrics(t *testing.T) {
+	q := func(s float64, leader, epoch int32) histories.Event {
+		b, _ := json.Marshal(histories.QuorumValue{LeaderID: leader, LeaderEpoch: epoch})
+		return histories.Event{Time: int64(s * 1e9), Process: histories.ObserverProcess, Type: histories.OK, F: histories.FQuorum, Value: b}
+	}
+	fault := func(s float64) histories.Event {
+		b, _ := json.Marshal(histories.NemesisValue{Fault: histories.FPartition, Nodes: []int32{1000}})
+		return histories.Event{Time: int64(s * 1e9), Process: histories.NemesisProcess, Type: histories.OK, F: histories.FPartition, Value: b}
+	}
+	for _, tc := range []struct {
+		name string
+		evs  []histories.Event
+		want string
+	}{
+		{"resigned", []histories.Event{q(1, 1000, 3), fault(2), q(2.5, 1000, 3), q(5, 1000, 3), q(5.5, 1001, 4), q(6, 1001, 4)},
+			"after 1001 new 3.5 old 3"},
+		{"old leader never seen again", []histories.Event{q(1, 1000, 3), fault(2), q(4, 1002, 4)}, "after 1002 new 2 old 0"},
+		{"no new leader", []histories.Event{q(1, 1000, 3), fault(2), q(3, 1000, 3)}, "after - new - old 1"},
+		{"old leader re-elected is not the old epoch", []histories.Event{q(1, 1000, 3), fault(2), q(3, 1000, 5)}, "after - new - old 0"},
+		{"no samples", []histories.Event{fault(2)}, "after - new - old -"},
+		{"no fault", []histories.Event{q(1, 1000, 3), q(3, 1001, 4)}, "after - new - old -"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := newRunScan()
+			for _, e := range tc.evs {
+				sc.add(e)
+			}
+			m := expect.Metrics{}
+			sc.quorum.metrics(m)
+			get := func(k string) string {
+				if v, ok := m[k]; ok {
+					return fmt.Sprint(v)
+				}
+				return "-"
+			}
+			got := fmt.Sprintf("after %s new %s old %s", get(expect.ControllerAfterFault), get(expect.NewControllerSeconds), get(expect.OldControllerClaimedSeconds))
+			if got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,146 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// newQuorumEnv is the fake env with three controllers (1000-1002) and the
+// quorum q.
+func newQuorumEnv(q *histories.QuorumValue) (*Env, *fakeCluster, *fakeAdmin) {
+	env, c, a := newFakeEnv()
+	for i := int32(1); i < 3; i++ {
+		id := cluster.ControllerIDBase + i
+		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
+		c.state[id] = cluster.NodeState{Running: true}
+	}
+	a.quorum = q
+	return env, c, a
+}
+
+func quorum(leader int32, voters, observers []int32) *histories.QuorumValue {
+	q := &histories.QuorumValue{LeaderID: leader, LeaderEpoch: 4}
+	for _, v := range voters {
+		q.Voters = append(q.Voters, histories.QuorumReplica{ID: v})
+	}
+	for _, o := range observers {
+		q.Observers = append(q.Observers, histories.QuorumReplica{ID: o})
+	}
+	return q
+}
+
+// TestResolveQuorumRoles: the quorum roles come from DescribeQuorum as it
+// is when the fault fires, not from the cluster's layout.
+func TestResolveQuorumRoles(t *testing.T) {
+	full := quorum(1001, []int32{1000, 1001, 1002}, []int32{0, 1, 2})
+	for _, tc := range []struct {
+		name string
+		q    *histories.QuorumValue
+		role string
+		want string
+		err  string
+	}{
+		{"active", full, RoleActiveController, "[1001]", ""},
+		{"controller is the active one", full, RoleController, "[1001]", ""},
+		{"followers", full, RoleControllerFollowers, "[1000 1002]", ""},
+		{"observers", full, RoleObservers, "[0 1 2]", ""},
+		{"a removed voter observes", quorum(1000, []int32{1000, 1001}, []int32{0, 1002}), RoleObservers, "[0 1002]", ""},
+		{"followers of a shrunk quorum", quorum(1000, []int32{1000, 1001}, nil), RoleControllerFollowers, "[1001]", ""},
+		{"no leader", quorum(-1, []int32{1000, 1001, 1002}, nil), RoleActiveController, "", "no leader (epoch 4)"},
+		{"no leader no followers", quorum(-1, []int32{1000, 1001, 1002}, nil), RoleControllerFollowers, "", "no followers"},
+		{"single voter has no followers", quorum(1000, []int32{1000}, []int32{0}), RoleControllerFollowers, "", "none in the quorum"},
+		{"no observers", quorum(1000, []int32{1000}, nil), RoleObservers, "", "none in the quorum"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, _ := newQuorumEnv(tc.q)
+			got, err := env.Resolve(context.Background(), &Target{Role: tc.role})
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || fmt.Sprint(got) != tc.want {
+				t.Fatalf("got %v %v, want %s", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestQuorumShapes: from-voters cuts the targeted controllers from the
+// other controllers only (the brokers keep both sides); from-brokers cuts
+// them from the brokers only. Brokers as targets are refused.
+func TestQuorumShapes(t *testing.T) {
+	full := quorum(1001, []int32{1000, 1001, 1002}, []int32{0, 1, 2})
+	for _, tc := range []struct {
+		name, shape string
+		target      Target
+		want        string
+		err         string
+	}{
+		{"active from voters", ShapeFromVoters, Target{Role: RoleActiveController}, "map[1000:[1001] 1001:[1000 1002] 1002:[1001]]", ""},
+		{"active from brokers", ShapeFromBrokers, Target{Role: RoleActiveController}, "map[0:[1001] 1:[1001] 2:[1001] 1001:[0 1 2]]", ""},
+		{"followers from voters", ShapeFromVoters, Target{Role: RoleControllerFollowers}, "map[1000:[1001] 1001:[1000 1002] 1002:[1001]]", ""},
+		{"explicit ids", ShapeFromVoters, Target{Role: RoleNodes, Nodes: []int32{1002}}, "map[1000:[1002] 1001:[1002] 1002:[1000 1001]]", ""},
+		{"brokers refused", ShapeFromVoters, Target{Role: RoleObservers}, "", "are brokers, not controllers"},
+		{"every voter", ShapeFromVoters, Target{Role: RoleNodes, Nodes: []int32{1000, 1001, 1002}}, "", "no node to cut"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, _ := newQuorumEnv(full)
+			g, err := (&partitionFault{shape: tc.shape, target: &tc.target}).grudge(context.Background(), env)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil || fmt.Sprint(g) != tc.want {
+				t.Fatalf("got %v %v, want %s", g, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPartitionFromVotersProved: the from-voters cut installs on the
+// controllers and its proof passes on the fake network, with the brokers
+// untouched.
+func TestPartitionFromVotersProved(t *testing.T) {
+	env, c, _ := newQuorumEnv(quorum(1001, []int32{1000, 1001, 1002}, []int32{0, 1, 2}))
+	f := &partitionFault{shape: ShapeFromVoters, target: &Target{Role: RoleActiveController}}
+	if err := env.Inject(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(f.touched) != "[1000 1001 1002]" {
+		t.Errorf("touched %v, want the three controllers", f.touched)
+	}
+	for _, b := range []int32{0, 1, 2} {
+		if len(c.rules[b]) > 0 {
+			t.Errorf("broker %d got rules %v", b, c.rules[b])
+		}
+	}
+}
+
+// TestPlanTargetQuorumShapes: a random mix's cut of controllers aims at
+// the active controller unless the schedule's targets name controllers.
+func TestPlanTargetQuorumShapes(t *testing.T) {
+	for _, tc := range []struct {
+		given *Target
+		want  string
+	}{
+		{nil, "active-controller []"},
+		{&Target{Role: RoleRandom, Count: 1}, "active-controller []"},
+		{&Target{Role: RoleLeader}, "active-controller []"},
+		{&Target{Role: RoleControllerFollowers}, "controller-followers []"},
+		{&Target{Role: RoleNodes, Nodes: []int32{1001}}, "nodes [1001]"},
+	} {
+		got := planTarget(newPRNG(1), tc.given, histories.FPartition, ShapeFromVoters, []int32{0, 1, 2})
+		if s := fmt.Sprintf("%s %v", got.Role, got.Nodes); s != tc.want {
+			t.Errorf("targets %+v: got %s, want %s", tc.given, s, tc.want)
+		}
+	}
+}
