@@ -24,7 +24,8 @@ var analyzers = []analyzer{
 	linearity{domainBase{"linearizability", linKinds}},
 	transactions{domainBase{"transactions", txnKinds}},
 	consumerGroups{domainBase{"consumer groups", groupKinds}},
-	// share groups, metadata: next.
+	shareGroups{domainBase{"share groups", shareKinds}},
+	// metadata: next.
 }
 
 // analyzer is one domain of the checker.

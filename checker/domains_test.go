@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/share"
 )
 
 // TestDeclarations: the domains' declarations are well formed, name every
@@ -53,7 +54,8 @@ func TestCountsAgainstPinned(t *testing.T) {
 		if eo {
 			out = append(out, Redelivery, DeliveryOutsideAssignment)
 		}
-		return out
+		// A share group's anomalies count whatever the run declares.
+		return append(out, share.Lost, share.DoubleAcquire, share.RedeliveredAfterAccept, share.DeliveryCount)
 	}
 	for _, tc := range []struct{ idem, eo bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 		if got, want := CountsAgainst(tc.idem, tc.eo), always(tc.idem, tc.eo); !slices.Equal(got, want) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/share"
 )
 
 // Verdict is results.json's "valid": true, false or "unknown".
@@ -133,6 +134,13 @@ type Anomalies struct {
 	CommitBackwards           []CommitBackwardsEntry   `json:"commit-backwards,omitempty"`
 	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty"`
 	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
+	// Share groups (package share, domain_share.go).
+	ShareLost                   []share.RecordEntry     `json:"share-lost,omitempty"`
+	ShareDoubleAcquire          []share.PairEntry       `json:"share-double-acquire,omitempty"`
+	ShareRedeliveredAfterAccept []share.PairEntry       `json:"share-redelivered-after-accept,omitempty"`
+	ShareDeliveryCount          []share.CountEntry      `json:"share-delivery-count,omitempty"`
+	ShareRedelivery             []share.RedeliveryEntry `json:"share-redelivery,omitempty"`
+	ShareUnknown                []share.RecordEntry     `json:"share-unknown,omitempty"`
 }
 
 func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }

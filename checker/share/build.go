@@ -284,3 +284,6 @@ func (b *Builder) Finish() {
 	}
 	clear(b.open)
 }
+
+// Topic is the share group's topic ("" before a share-subscribe).
+func (b *Builder) Topic() string { return b.topic }

@@ -116,8 +116,8 @@ type Stats struct {
 	Causes     map[string]int `json:"redeliveries_by_cause,omitempty"`
 }
 
-// Result is what Check found.
-type Result struct {
+// Shares is what Check found: the share anomalies, keyed in results.json by their names (the checker inlines them in its Anomalies).
+type Shares struct {
 	Lost                   []RecordEntry     `json:"share-lost,omitempty"`
 	DoubleAcquire          []PairEntry       `json:"share-double-acquire,omitempty"`
 	RedeliveredAfterAccept []PairEntry       `json:"share-redelivered-after-accept,omitempty"`
@@ -159,8 +159,8 @@ func (b *Builder) faultsIn(from, to int64) []string {
 
 // Check judges the share ops added so far against log (nil: no completed
 // final read of the topic). Call Finish first.
-func (b *Builder) Check(log *Log) *Result {
-	r := &Result{Stats: Stats{Deliveries: len(b.dels), Records: len(b.byRec), Acks: map[string]int{}, Causes: map[string]int{}}}
+func (b *Builder) Check(log *Log) *Shares {
+	r := &Shares{Stats: Stats{Deliveries: len(b.dels), Records: len(b.byRec), Acks: map[string]int{}, Causes: map[string]int{}}}
 	for _, a := range b.acks {
 		r.Stats.Acks[a.status+" "+a.outcome]++
 	}
@@ -200,7 +200,7 @@ func (b *Builder) okAck(i int, statuses ...string) int {
 //     record was delivered again.
 //
 // Neither needs to know when a client fetched what it hands out.
-func (b *Builder) checkRecord(r *Result, ds []int) {
+func (b *Builder) checkRecord(r *Shares, ds []int) {
 	first := b.dels[ds[0]]
 	for _, i := range ds {
 		d := b.dels[i]
@@ -233,7 +233,7 @@ func (b *Builder) checkRecord(r *Result, ds []int) {
 }
 
 // pair judges delivery i and delivery j acquired after it (higher count).
-func (b *Builder) pair(r *Result, i, j int, from int64) {
+func (b *Builder) pair(r *Shares, i, j int, from int64) {
 	a, c := b.dels[i], b.dels[j]
 	for _, ai := range a.acks {
 		k := b.acks[ai]
@@ -259,7 +259,7 @@ func (b *Builder) pair(r *Result, i, j int, from int64) {
 
 // redeliveries lists each delivery after the first with its cause, in
 // count order (information).
-func (b *Builder) redeliveries(r *Result, ds []int) {
+func (b *Builder) redeliveries(r *Shares, ds []int) {
 	byCount := slices.Clone(ds)
 	slices.SortStableFunc(byCount, func(x, y int) int { return cmp.Compare(b.dels[x].count, b.dels[y].count) })
 	for x := 1; x < len(byCount); x++ {
@@ -303,7 +303,7 @@ func (b *Builder) refused(i int) bool {
 // share-lost, as is one no member was ever delivered by the end of the
 // drain; one whose fate rests on an ack of unknown outcome, or that the
 // drain left in flight, is share-unknown.
-func (b *Builder) checkLog(r *Result, log *Log) {
+func (b *Builder) checkLog(r *Shares, log *Log) {
 	if !b.Used() {
 		return
 	}

@@ -67,7 +67,7 @@ func (h *hb) offsets(spso int64) {
 	h.op(99, histories.FShareOffsets, histories.OK, v, done)
 }
 
-func (h *hb) check(t *testing.T, logEnd int64) *Result {
+func (h *hb) check(t *testing.T, logEnd int64) *Shares {
 	t.Helper()
 	b := NewBuilder()
 	for i := range h.evs {
@@ -92,7 +92,7 @@ const (
 	unk = histories.ShareOutcomeInfo
 )
 
-func counts(r *Result) map[string]int {
+func counts(r *Shares) map[string]int {
 	m := map[string]int{}
 	for name, n := range map[string]int{Lost: len(r.Lost), DoubleAcquire: len(r.DoubleAcquire),
 		RedeliveredAfterAccept: len(r.RedeliveredAfterAccept), DeliveryCount: len(r.DeliveryCount),
