@@ -406,7 +406,7 @@ func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
 		KafkaVersion: c.Config().KafkaVersion,
 		Topic:        s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
-		Producer: s.Workload.ProducerInfo(), Group: s.Workload.GroupInfo(),
+		Producer: s.Workload.ProducerInfo(), Group: s.Workload.GroupInfo(), Shares: s.Workload.ShareInfo(),
 	}
 	v := c.Version()
 	elr := v.ELRDefault()

@@ -123,8 +123,6 @@ type ShareOffsetsValue struct {
 
 // ShareInfo is run.json's record of the share group (RunInfo.Shares).
 type ShareInfo struct {
-	Group         string `json:"group"`
-	Members       int    `json:"members"`
-	LockMS        int64  `json:"lock_ms"`
-	DeliveryLimit int32  `json:"delivery_limit"`
+	Group   string `json:"group"`
+	Members int    `json:"members"`
 }
