@@ -35,7 +35,17 @@ type shareSlot struct {
 
 	mu      sync.Mutex
 	results []kgo.ShareAckResult // the ack callback's, since the last flush
+
+	// A kill or stall waits for the member's next poll that delivers
+	// records, so that it strikes while the member holds their locks
+	// (killAt: when the kill came; past killWait it strikes anyway).
+	kill   *memberCtl
+	killAt time.Time
+	stall  time.Duration
 }
+
+// killWait bounds how long a kill waits for a poll that delivers records.
+const killWait = 3 * time.Second
 
 // shareMember is one client of a slot (a new one after a kill).
 type shareMember struct {
@@ -167,6 +177,10 @@ func (w *Workload) shareLoop(ctx context.Context, s *shareSlot, done func() bool
 			continue
 		default:
 		}
+		if s.kill != nil && time.Since(s.killAt) > killWait {
+			m = s.strike(m)
+			continue
+		}
 		if m == nil {
 			// Killed or left: wait for a start.
 			select {
@@ -184,7 +198,14 @@ func (w *Workload) shareLoop(ctx context.Context, s *shareSlot, done func() bool
 		if err != nil {
 			return err
 		}
-		if !alive {
+		switch {
+		case s.kill != nil && alive:
+			m = s.strike(m) // it holds what its last poll delivered
+		case !alive:
+			if s.kill != nil {
+				s.kill.done <- nil // its process ended anyway
+				s.kill = nil
+			}
 			m.cl.Close()
 			m = nil
 		}
@@ -202,11 +223,8 @@ func (w *Workload) shareCtl(ctx context.Context, s *shareSlot, m *shareMember, c
 			c.done <- fmt.Errorf("%s is not running", s.name)
 			return m, nil
 		}
-		// Connections cut first: the release on close never arrives, as
-		// with a crashed process.
-		m.cut.cut()
-		go m.cl.Close()
-		m = nil
+		s.kill, s.killAt = &c, time.Now()
+		return m, nil
 	case ctlLeave:
 		if m == nil {
 			c.done <- fmt.Errorf("%s is not running", s.name)
@@ -221,17 +239,28 @@ func (w *Workload) shareCtl(ctx context.Context, s *shareSlot, m *shareMember, c
 		}
 		m, err = w.openShareMember(s)
 	case ctlStall:
-		// The member holds what it was delivered and does nothing: past
-		// the lock duration the broker gives its records to others.
+		// After its next poll that delivers records the member holds them
+		// and does nothing for d: past the lock duration the broker gives
+		// them to others, and its late acks are refused.
+		s.stall = c.d
 		c.done <- nil
-		select {
-		case <-time.After(c.d):
-		case <-ctx.Done():
-		}
 		return m, nil
 	}
 	c.done <- err
 	return m, err
+}
+
+// strike carries out a pending kill: connections cut first, so that the
+// release a closing client sends never arrives, as with a crashed
+// process; what the member holds comes back when the broker notices.
+func (s *shareSlot) strike(m *shareMember) *shareMember {
+	if m != nil {
+		m.cut.cut()
+		go m.cl.Close()
+	}
+	s.kill.done <- nil
+	s.kill = nil
+	return nil
 }
 
 // shareRound is one poll, its processing and its acks. It reports false
@@ -264,6 +293,13 @@ func (w *Workload) shareRound(ctx context.Context, s *shareSlot, m *shareMember)
 	}
 	w.c.polls.Add(1)
 	w.c.polledRecords.Add(int64(len(recs)))
+	if s.kill != nil {
+		return true, nil // killed holding these (shareLoop strikes)
+	}
+	if d := s.stall; d > 0 {
+		s.stall = 0
+		sleepCtx(ctx, d)
+	}
 	if cfg.Renew {
 		alive, err := w.shareAck(ctx, s, m, recs, func(*kgo.Record) kgo.AckStatus { return kgo.AckRenew })
 		if err != nil || !alive {
