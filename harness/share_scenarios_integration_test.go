@@ -60,23 +60,23 @@ func sharePolled(t *testing.T, e histories.Event) []histories.ShareRecord {
 	return v.Records
 }
 
-// TestScenarioQ1ShareMembersHoldingLocks: q1's members are stalled and
+// TestScenarioW1ShareMembersHoldingLocks: w1's members are stalled and
 // killed while holding record locks; nothing is lost, no record is held
 // twice or delivered again after a confirmed accept, and what the killed
 // member held is delivered to a member again, with a higher count.
-func TestScenarioQ1ShareMembersHoldingLocks(t *testing.T) {
-	r := runScenario(t, "q1")
+func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) {
+	r := runScenario(t, "w1")
 	for _, k := range []string{share.Lost, share.DoubleAcquire, share.RedeliveredAfterAccept, share.DeliveryCount} {
 		if n := r.count(k); n != 0 {
-			t.Errorf("q1: %d %s, want none: %v", n, k, r.res.Reasons)
+			t.Errorf("w1: %d %s, want none: %v", n, k, r.res.Reasons)
 		}
 	}
 	s := r.shares(t)
 	if len(s.polls) == 0 || len(s.acks) == 0 || s.offsets == nil {
-		t.Fatalf("q1: %d share-polls, %d share-acks, start offsets %v: the group consumed nothing or was never asked", len(s.polls), len(s.acks), s.offsets)
+		t.Fatalf("w1: %d share-polls, %d share-acks, start offsets %v: the group consumed nothing or was never asked", len(s.polls), len(s.acks), s.offsets)
 	}
 	if len(s.kills) != 1 {
-		t.Fatalf("q1: %d member kills, want 1", len(s.kills))
+		t.Fatalf("w1: %d member kills, want 1", len(s.kills))
 	}
 	// The killed member's process: the last subscribed under share-1
 	// before the kill. What its last poll delivered it never acked.
@@ -106,7 +106,7 @@ func TestScenarioQ1ShareMembersHoldingLocks(t *testing.T) {
 		}
 	}
 	if len(held) == 0 {
-		t.Fatalf("q1: the killed member (p%d) held no unacked records at its kill: the story did not kill it holding locks", victim)
+		t.Fatalf("w1: the killed member (p%d) held no unacked records at its kill: the story did not kill it holding locks", victim)
 	}
 	back := 0
 	for _, h := range held {
@@ -122,11 +122,11 @@ func TestScenarioQ1ShareMembersHoldingLocks(t *testing.T) {
 		}
 	}
 	if back == 0 {
-		t.Errorf("q1: none of the %d records the killed member held was delivered again", len(held))
+		t.Errorf("w1: none of the %d records the killed member held was delivered again", len(held))
 	}
 	if r.count(share.Redelivery) == 0 {
-		t.Errorf("q1: no redelivery recorded, though a member was killed holding %d records", len(held))
+		t.Errorf("w1: no redelivery recorded, though a member was killed holding %d records", len(held))
 	}
-	t.Logf("q1: %d member processes, %d polls, %d acks, %d held at the kill (%d redeliveries of them), counts %v, start offsets %v (drained %v)",
+	t.Logf("w1: %d member processes, %d polls, %d acks, %d held at the kill (%d redeliveries of them), counts %v, start offsets %v (drained %v)",
 		len(s.members), len(s.polls), len(s.acks), len(held), back, r.res.Counts, s.offsets.StartOffsets, s.offsets.Drained)
 }
