@@ -321,7 +321,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 
 	steps := newStepTracker(r, ctx)
 	env := &nemesis.Env{Cluster: c, Admin: adm, Topic: s.Topic.Name, Recorder: rec, Log: steps.logger(log), Seed: s.Seed,
-		TransactionalIDs: s.Workload.TransactionalIDs(), Members: wl.Group(), GroupID: s.Workload.Group.ID, Clients: wl}
+		TransactionalIDs: s.Workload.TransactionalIDs(), Members: wl.Group(), GroupID: s.Workload.Group.ID, ShareGroup: s.Workload.Shares.Group, Clients: wl}
 	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std(), OnStep: steps.onStep}
 	minEnd := time.After(s.Workload.Duration.Std())
 	out.NemesisErr = runner.Run(ctx, s.Nemesis)

@@ -199,7 +199,7 @@ var (
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator,
-		RoleGroupCoordinator, RoleGroupCoordinatorFollowers}
+		RoleGroupCoordinator, RoleGroupCoordinatorFollowers, RoleShareCoordinator}
 	healNames = append([]string{histories.HealAll}, histories.HealKinds()...)
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).

@@ -429,6 +429,9 @@ func (s *Scenario) Validate() error {
 			!s.Workload.Group.Enabled() {
 			add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.group: the workload has no consumer group", t.Role)
 		}
+		if t := st.Target; t != nil && t.Role == nemesis.RoleShareCoordinator && !s.Workload.Shares.Enabled() {
+			add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.shares: the workload has no share group", t.Role)
+		}
 		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != histories.HealMember {
 			continue
 		}
