@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // Share groups (workload.shares, KIP-932): what a scenario must say for
@@ -65,6 +66,11 @@ func (s *Scenario) shareVersionProblem(v cluster.Version) (path, problem string)
 	if level < 1 {
 		return "cluster.share_version", fmt.Sprintf("share.version is %d on this cluster: share groups are off "+
 			"(Kafka %s formats new clusters with share.version=%d; set cluster.share_version: 1)", level, v, v.ShareVersionDefault())
+	}
+	for i, st := range s.Nemesis.Steps {
+		if t := st.Target; t != nil && t.Role == nemesis.RoleShareCoordinator && v.Less(cluster.Version{Major: 4, Minor: 2}) {
+			return fmt.Sprintf("nemesis.steps[%d].target.role", i), fmt.Sprintf("%s is found by FindCoordinator with key type SHARE, which Kafka answers from 4.2; %s does not", t.Role, v)
+		}
 	}
 	if s.Workload.Shares.Renew && v.Less(cluster.Version{Major: 4, Minor: 2}) {
 		return "workload.shares.renew", fmt.Sprintf("lock renewal (AckRenew, KIP-1222) needs Kafka 4.2 or later; %s does not have it", v)
