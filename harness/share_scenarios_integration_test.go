@@ -178,3 +178,27 @@ func TestScenarioW2ShareCoordinatorKilled(t *testing.T) {
 	t.Logf("w2: killed %v at %.1fs; %d acks confirmed after; counts %v; start offsets %v (drained %v)",
 		killed, float64(killedAt)/1e9, confirmed, r.res.Counts, s.offsets.StartOffsets, s.offsets.Drained)
 }
+
+// TestScenarioW4ShareLeaderPowerLoss: w4's data partition leader loses
+// power (acks all, min.insync 2): no accepted record comes back, nothing
+// is lost (make test-scenarios).
+func TestScenarioW4ShareLeaderPowerLoss(t *testing.T) {
+	allScenarios(t)
+	r := runScenario(t, "w4")
+	for _, k := range []string{share.Lost, share.DoubleAcquire, share.RedeliveredAfterAccept, share.DeliveryCount, "lost-write"} {
+		if n := r.count(k); n != 0 {
+			t.Errorf("w4: %d %s, want none: %v", n, k, r.res.Reasons)
+		}
+	}
+	cut := 0
+	for _, e := range r.events {
+		if e.Process == histories.NemesisProcess && e.F == histories.FLoseUnflushed && e.Type == histories.OK {
+			cut++
+		}
+	}
+	s := r.shares(t)
+	if cut != 1 || s.offsets == nil || len(s.acks) == 0 {
+		t.Fatalf("w4: %d power cuts, %d acks, start offsets %v: want one cut, acks and start offsets", cut, len(s.acks), s.offsets)
+	}
+	t.Logf("w4: counts %v; start offsets %v (drained %v)", r.res.Counts, s.offsets.StartOffsets, s.offsets.Drained)
+}
