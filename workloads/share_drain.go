@@ -58,7 +58,16 @@ func (w *Workload) setupShares(ctx context.Context) error {
 }
 
 func (w *Workload) shareSetupOnce(ctx context.Context, adm *kadm.Client, cl *kgo.Client) error {
-	rcs, err := adm.DescribeBrokerConfigs(ctx)
+	// A broker's own configs (no broker id would answer the cluster-wide
+	// dynamic defaults only, without server.properties).
+	md, err := adm.BrokerMetadata(ctx)
+	if err != nil {
+		return err
+	}
+	if len(md.Brokers) == 0 {
+		return fmt.Errorf("no brokers in the metadata")
+	}
+	rcs, err := adm.DescribeBrokerConfigs(ctx, md.Brokers[0].NodeID)
 	if err != nil {
 		return err
 	}
