@@ -114,8 +114,8 @@ func (w *Workload) shareSetupOnce(ctx context.Context, adm *kadm.Client, cl *kgo
 // workload.shares.drain passes; then the group's start offsets are
 // recorded (share-offsets). It returns a recorder error only.
 func (w *Workload) DrainShares(ctx context.Context) error {
-	if !w.cfg.Shares.Enabled() {
-		return nil
+	if !w.cfg.Shares.Enabled() || !w.shareDrained.CompareAndSwap(false, true) {
+		return nil // no share group, or drained by an earlier final read
 	}
 	adm, cl, err := w.shareAdmin()
 	if err != nil {

@@ -37,6 +37,8 @@ type Workload struct {
 	shareSlots []*shareSlot
 	shareLim   shareLimits
 	shareTally shareTally
+	// shareDrained: the drain ran (once, before the first final read).
+	shareDrained atomic.Bool
 	// pcs are the plain producer clients while Run produces, for
 	// CrashProducer (nil before and after).
 	pcMu sync.Mutex
