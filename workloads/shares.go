@@ -359,6 +359,11 @@ func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, r
 	for i := range done.Acks {
 		a := &done.Acks[i]
 		a.Outcome, a.Error = shareOutcome(byPart[a.Partition])
+		if ferr != nil {
+			// The flush did not finish: a result in hand may be another
+			// ack's, and this one's may come later.
+			a.Outcome, a.Error = histories.ShareOutcomeInfo, ErrorName(ferr)
+		}
 		if a.Outcome == histories.ShareOutcomeOK && (a.Status == histories.AckAccept || a.Status == histories.AckReject) {
 			w.shareTally.add(a.Partition, a.Offset)
 		}
@@ -376,8 +381,12 @@ func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, r
 // shareOutcome maps a partition's ack results in one flush to a record's
 // outcome: ok when every result says the broker applied the acks; fail
 // when every one is INVALID_RECORD_STATE (the broker checked the records
-// and refused: the member no longer held them); info otherwise (no
-// result, or an error that does not say whether anything was applied).
+// and refused: the member no longer held them; franz-go also reports it
+// for acks it dropped unsent because the partition's cursor moved to
+// another broker, which released the locks); info otherwise (no result,
+// or an error that does not say whether anything was applied). FlushAcks
+// returns once every queued ack's callback ran, so a finished flush holds
+// each of its acks' results.
 func shareOutcome(errs []error) (string, string) {
 	if len(errs) == 0 {
 		return histories.ShareOutcomeInfo, "no ack result for the partition"
