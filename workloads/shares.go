@@ -341,7 +341,11 @@ func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, r
 	for i, r := range recs {
 		r.Ack(sts[i])
 	}
-	fctx, cancel := context.WithTimeout(ctx, w.cfg.opTimeout())
+	// The flush outlives the run's end (as a send in flight does): acks
+	// canceled at the stop would leave records whose accept Kafka applied
+	// with an unknown outcome, which the drain then waits for in vain
+	// (w1, 2026-12-02: 22 such records, the drain never finished).
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.opTimeout())
 	ferr := m.cl.FlushAcks(fctx)
 	cancel()
 	s.mu.Lock()
