@@ -180,6 +180,7 @@ type Checker struct {
 	scratch       histories.ReadFields      //
 	groupState                              // consumer groups (group.go)
 	meta          metadataState             // KRaft metadata (domain_metadata.go)
+	shares        shareState                // share groups (domain_share.go)
 	model.History                           // the tables the analyzers read
 }
 
@@ -313,7 +314,10 @@ func (c *Checker) Add(e *histories.Event) error {
 	case e.Process < 0:
 		return fmt.Errorf("process %d: want >= 0, -1 (nemesis) or -2 (observer)", e.Process)
 	}
-	return c.addClient(e)
+	if err := c.addClient(e); err != nil {
+		return err
+	}
+	return c.addShare(e)
 }
 
 // tp returns the number of a topic-partition, creating it.

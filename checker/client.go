@@ -95,6 +95,7 @@ func (c *Checker) addClient(e *histories.Event) error {
 				return err
 			}
 		case histories.FAssign:
+		case histories.FShareSubscribe, histories.FSharePoll, histories.FShareAck, histories.FShareOffsets: // domain_share.go
 		default:
 			c.ignored[e.F]++
 		}

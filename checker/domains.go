@@ -28,8 +28,8 @@ var analyzers = []analyzer{
 	linearity{domainBase{"linearizability", linKinds}},
 	transactions,
 	consumerGroups,
+	shareGroups{domainBase{"share groups", shareKinds}},
 	metadataDomain{domainBase{"metadata", metadataKinds}},
-	// share groups: next.
 }
 
 // analyzer is one domain of the checker.

@@ -12,6 +12,7 @@ import (
 	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/logorder"
 	"github.com/kchaos/kchaos/checker/metadata"
+	"github.com/kchaos/kchaos/checker/share"
 	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
@@ -68,8 +69,9 @@ func TestCountsAgainstPinned(t *testing.T) {
 		if eo {
 			out = append(out, Redelivery, DeliveryOutsideAssignment)
 		}
-		out = append(out, metadata.Lost, metadata.Diverged, metadata.SplitBrain)
-		return out
+		// A share group's anomalies count whatever the run declares.
+		out = append(out, share.Lost, share.DoubleAcquire, share.RedeliveredAfterAccept, share.DeliveryCount)
+		return append(out, metadata.Lost, metadata.Diverged, metadata.SplitBrain)
 	}
 	for _, tc := range []struct{ idem, eo bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 		if got, want := CountsAgainst(tc.idem, tc.eo), always(tc.idem, tc.eo); !slices.Equal(got, want) {

@@ -12,7 +12,8 @@ import (
 // historyFromBytes turns any bytes into a well-formed history (format v1):
 // four bytes per step choose a process, what it does (invoke or complete a
 // send, txn, poll, final read, assign, or a group op: subscribe, group poll,
-// commit, auto commit, rebalance), partitions, values, offsets and how
+// commit, auto commit, rebalance; or a share op: share-subscribe,
+// share-poll, share-ack of each status and outcome, share-offsets), partitions, values, offsets and how
 // far time moves (often not at all, so events tie). Subscribes may start
 // at latest, and may continue the client of the slot's member process
 // that an info retired. Values, offsets and
@@ -38,6 +39,12 @@ func historyFromBytes(data []byte) string {
 	commitOf := map[int]string{} // slot: its open commit's value
 	retired := map[int]int{}     // slot: its member process retired by an info, not yet continued
 	contOf := map[int]int{}      // slot: the process its open subscribe continues, -1 none
+	shareSub := map[int]bool{}   // process: its share-subscribe completed ok
+	type shareDel struct {
+		part, off, val, count int
+	}
+	delivered := map[int][]shareDel{} // process: what its share-polls delivered
+	ackOf := map[int]string{}         // slot: its open share-ack's acks
 	line := func(proc int, typ, f, v string, errText string) {
 		fmt.Fprintf(&b, `{"index":%d,"time":%d,"process":%d,"type":"%s","f":"%s"`, idx, at, proc, typ, f)
 		if v != "" {
@@ -189,6 +196,36 @@ func historyFromBytes(data []byte) string {
 				default:
 					info()
 				}
+			case "share-subscribe":
+				if x>>1&3 == 3 {
+					info()
+					break
+				}
+				line(proc, "ok", f, `{"group":"q","member":"s","topic":"t","lock_ms":30000,"delivery_limit":3}`, "")
+				shareSub[proc] = true
+			case "share-poll":
+				if x>>1&3 == 3 {
+					info()
+					break
+				}
+				var rs []string
+				for i := 0; i+1 < len(data) && i < int(y%9); i += 2 {
+					d := shareDel{int(data[i] & 1), int(data[i] >> 1 & 7), int(data[i+1] % 10), int(data[i+1]>>4) % 5}
+					delivered[proc] = append(delivered[proc], d)
+					rs = append(rs, fmt.Sprintf(`{"partition":%d,"offset":%d,"value":"v%d","delivery_count":%d}`, d.part, d.off, d.val, d.count))
+				}
+				line(proc, "ok", f, `{"group":"q","member":"s","topic":"t","records":[`+strings.Join(rs, ",")+`]}`, "")
+			case "share-ack":
+				switch x >> 1 & 3 {
+				case 0, 1:
+					line(proc, "ok", f, `{"group":"q","member":"s","topic":"t","acks":[`+strings.ReplaceAll(ackOf[slot], `"status"`, fmt.Sprintf(`"outcome":%q,"status"`, []string{"ok", "fail", "info", "ok"}[y&3]))+`]}`, "")
+				case 2:
+					line(proc, "fail", f, "", "INVALID_RECORD_STATE")
+				default:
+					info()
+				}
+			case "share-offsets":
+				line(proc, "ok", f, fmt.Sprintf(`{"group":"q","topic":"t","start_offsets":{"0":%d,"1":%d},"drained":%v}`, y%9, z%9, y&1 == 0), "")
 			case "commit":
 				switch x >> 1 % 4 {
 				case 0, 1:
@@ -237,6 +274,27 @@ func historyFromBytes(data []byte) string {
 		case op>>4 == 14:
 			open[slot] = "assign"
 			line(proc, "invoke", "assign", fmt.Sprintf(`{"topic":"t","partitions":[%d],"offsets":{"%d":%d}}`, part, part, y%8), "")
+		case x&0x80 != 0 && !shareSub[proc]:
+			open[slot] = "share-subscribe"
+			line(proc, "invoke", "share-subscribe", `{"group":"q","member":"s","topic":"t","lock_ms":30000,"delivery_limit":3}`, "")
+		case x&0x80 != 0:
+			// A share member polls, acks what it was delivered (by
+			// status from y), or asks for the start offsets.
+			ds := delivered[proc]
+			switch {
+			case y&0x60 == 0x60:
+				open[slot] = "share-offsets"
+				line(proc, "invoke", "share-offsets", `{"group":"q","topic":"t"}`, "")
+			case y&0x40 != 0 && len(ds) > 0:
+				d := ds[int(z)%len(ds)]
+				open[slot] = "share-ack"
+				ackOf[slot] = fmt.Sprintf(`{"partition":%d,"offset":%d,"value":"v%d","delivery_count":%d,"status":%q}`,
+					d.part, d.off, d.val, d.count, []string{"accept", "release", "reject", "renew"}[y>>2&3])
+				line(proc, "invoke", "share-ack", `{"group":"q","member":"s","topic":"t","acks":[`+ackOf[slot]+`]}`, "")
+			default:
+				open[slot] = "share-poll"
+				line(proc, "invoke", "share-poll", `{"group":"q","member":"s","topic":"t"}`, "")
+			}
 		case !member[proc]:
 			// Some subscribes start at latest; some go on with the
 			// client of the slot's member process that an info retired.
@@ -303,6 +361,11 @@ func FuzzHistory(f *testing.F) {
 		"\x00\x00\x03\x01\x00\x00\x03\x01\xf1\x00\x00\x01\xf1\x00\x00\x01\xf2\x00\x00\x01\xf2\x00\x00\x01" +
 			"\xf1\x06\x40\x01\xf1\x00\x00\x01\xf1\x00\x06\x01\xf1\x02\x02\x01\xf1\x00\x00\x01\xf1\x04\x01\x01" +
 			"\xf2\x06\x41\x01\xf2\x04\x00\x01\x05\x00\x0c\x01\x05\x00\x0c\x01",
+		// a share group: subscribes, polls, acks of each status and
+		// outcome, start offsets, beside sends and a final read.
+		"\x00\x00\x03\x01\x00\x00\x03\x01\x06\x00\x05\x01\x06\x00\x05\x01\xf2\x80\x00\x01\xf2\x80\x00\x01\xf2\x80\x08\x01\xf2\x80\x08\x01" +
+			"\xf2\x80\x40\x00\xf2\x80\x40\x00\xf2\x80\x44\x01\xf2\x82\x45\x01\xf2\x80\x08\x01\xf2\x80\x08\x01\xf2\x80\x60\x01\xf2\x80\x60\x01" +
+			"\x05\x00\x0c\x01\x05\x00\x0c\x01\x06\x02\x13\x01\x00\x04\x25\x01\x00\x06\x37\x01",
 		// a group with a latest member and a subscribe that continues a
 		// member process retired by an info, rebalances, commits and a
 		// final read.

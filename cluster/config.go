@@ -137,6 +137,10 @@ type Config struct {
 	// format time (0, 1 or 2; KIP-890's second phase is 2); nil keeps the
 	// release's default. Kafka 4.0 and later.
 	TransactionVersion *int16
+	// ShareVersion sets the share.version feature level at format time
+	// (share groups, KIP-932: 1 turns them on); nil keeps the release's
+	// default (ShareVersionDefault). Kafka 4.1 and later.
+	ShareVersion *int16
 	// BrokerConfig applies to every broker, PerBroker to one; ControllerConfig
 	// to every controller. They override the defaults of DefaultBrokerConfig.
 	BrokerConfig     map[string]string
@@ -230,6 +234,14 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("transaction_version: %d: want 0..%d", *t, MaxTransactionVersion)
 		}
 	}
+	if t := c.ShareVersion; t != nil {
+		if !v.HasShareGroups() {
+			return fmt.Errorf("share_version: share groups (KIP-932) need Kafka 4.1 or later (4.0's early access cannot be upgraded); %s does not have them", c.KafkaVersion)
+		}
+		if *t < 0 || *t > v.MaxShareVersion() {
+			return fmt.Errorf("share_version: %d: want 0..%d on Kafka %s", *t, v.MaxShareVersion(), c.KafkaVersion)
+		}
+	}
 	if c.LogDirs < 1 || c.LogDirs > MaxLogDirs {
 		return fmt.Errorf("log_dirs: %d: want 1..%d", c.LogDirs, MaxLogDirs)
 	}
@@ -305,6 +317,40 @@ func (v Version) HasTransactionVersion() bool { return !v.Less(Version{4, 0, 0})
 func (v Version) TransactionVersionDefault() int16 {
 	if v.HasTransactionVersion() {
 		return MaxTransactionVersion
+	}
+	return 0
+}
+
+// HasShareGroups reports whether share groups (KIP-932) can run: from
+// 4.1, as a preview behind share.version=1, production-ready from 4.2.
+// 4.0 shipped an early access (group.share.enable) that cannot be
+// upgraded: kchaos does not run share groups there.
+func (v Version) HasShareGroups() bool { return !v.Less(Version{4, 1, 0}) }
+
+// ShareVersionDefault is the share.version level a new cluster of the
+// release is formatted with (kafka-storage version-mapping on kchaos's
+// images): 0 on 4.1 (share groups off), 1 on 4.2 and 4.3, 2 on 4.4; 0
+// before 4.1.
+func (v Version) ShareVersionDefault() int16 {
+	switch {
+	case !v.Less(Version{4, 4, 0}):
+		return 2
+	case !v.Less(Version{4, 2, 0}):
+		return 1
+	}
+	return 0
+}
+
+// MaxShareVersion is the highest share.version the release formats with:
+// 1 on 4.1 to 4.3 (kafka-storage feature-dependencies: "Feature level 2
+// is not supported for feature share.version" on 4.1 and 4.2), 2 from
+// 4.4.
+func (v Version) MaxShareVersion() int16 {
+	if !v.Less(Version{4, 4, 0}) {
+		return 2
+	}
+	if v.HasShareGroups() {
+		return 1
 	}
 	return 0
 }

@@ -158,13 +158,13 @@ func TestFormatArgsAndVersions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := FormatArgs(v, tt.elr, nil); !slices.Equal(got, tt.want) {
+		if got := FormatArgs(v, tt.elr, nil, nil); !slices.Equal(got, tt.want) {
 			t.Errorf("FormatArgs(%s, %v) = %v, want %v", tt.version, tt.elr, got, tt.want)
 		}
 	}
 	tv1, tv9 := int16(1), int16(9)
 	v44, _ := ParseVersion("4.4.0")
-	if got, want := FormatArgs(v44, &on, &tv1), []string{"--feature", "eligible.leader.replicas.version=1", "--feature", "transaction.version=1"}; !slices.Equal(got, want) {
+	if got, want := FormatArgs(v44, &on, &tv1, nil), []string{"--feature", "eligible.leader.replicas.version=1", "--feature", "transaction.version=1"}; !slices.Equal(got, want) {
 		t.Errorf("FormatArgs with both features = %v, want %v", got, want)
 	}
 	for _, tc := range []struct {

@@ -172,9 +172,9 @@ func Voters(controllers []Node) string {
 
 // FormatArgs are the StorageTool format arguments beyond -c and -t: the
 // feature levels a scenario fixes at format time (nil keeps the release's
-// default for new clusters). Both features exist from 4.0 (Config.Validate
-// refuses them before).
-func FormatArgs(v Version, elr *bool, txnVersion *int16) []string {
+// default for new clusters). ELR and transaction.version exist from 4.0,
+// share.version from 4.1 (Config.Validate refuses them before).
+func FormatArgs(v Version, elr *bool, txnVersion, shareVersion *int16) []string {
 	if !v.HasELR() {
 		return nil
 	}
@@ -188,6 +188,9 @@ func FormatArgs(v Version, elr *bool, txnVersion *int16) []string {
 	}
 	if txnVersion != nil {
 		out = append(out, "--feature", fmt.Sprintf("%s=%d", admin.FeatureTransaction, *txnVersion))
+	}
+	if shareVersion != nil && v.HasShareGroups() {
+		out = append(out, "--feature", fmt.Sprintf("%s=%d", admin.FeatureShare, *shareVersion))
 	}
 	return out
 }

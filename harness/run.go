@@ -340,7 +340,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 
 	steps := newStepTracker(r, ctx)
 	env := &nemesis.Env{Cluster: c, Admin: adm, Topic: s.Topic.Name, Recorder: rec, Log: steps.logger(log), Seed: s.Seed,
-		TransactionalIDs: s.Workload.TransactionalIDs(), Members: wl.Group(), GroupID: s.Workload.Group.ID, Clients: wl}
+		TransactionalIDs: s.Workload.TransactionalIDs(), Members: wl.Group(), GroupID: s.Workload.Group.ID, ShareGroup: s.Workload.Shares.Group, Clients: wl}
 	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std(), OnStep: steps.onStep}
 	minEnd := time.After(s.Workload.Duration.Std())
 	out.NemesisErr = runner.Run(ctx, s.Nemesis)
@@ -437,7 +437,7 @@ func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
 		KafkaVersion: c.Config().KafkaVersion,
 		Topic:        s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
-		Producer: s.Workload.ProducerInfo(), Group: s.Workload.GroupInfo(),
+		Producer: s.Workload.ProducerInfo(), Group: s.Workload.GroupInfo(), Shares: s.Workload.ShareInfo(),
 	}
 	v := c.Version()
 	elr := v.ELRDefault()

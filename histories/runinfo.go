@@ -54,7 +54,9 @@ type RunInfo struct {
 	Producer          ProducerInfo                `json:"producer"`
 	// Group is the workload's consumer group, when its consumers
 	// subscribe as one (groups.go).
-	Group       *GroupInfo   `json:"group,omitempty"`
+	Group *GroupInfo `json:"group,omitempty"`
+	// Shares is the workload's share group (KIP-932), when it has one.
+	Shares      *ShareInfo   `json:"shares,omitempty"`
 	Brokers     []BrokerInfo `json:"brokers,omitempty"`
 	Controllers []int32      `json:"controllers,omitempty"`
 }

@@ -96,6 +96,9 @@ type Env struct {
 	// GroupID is the workload's consumer group, for the roles
 	// group-coordinator and group-coordinator-followers ("": none).
 	GroupID string
+	// ShareGroup is the workload's share group, for the role
+	// share-coordinator ("": none).
+	ShareGroup string
 	// Members are the workload's consumer-group members, for the member
 	// faults (groupfault.go); nil without a group.
 	Members Members

@@ -207,7 +207,7 @@ var (
 		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups, ShapeFromVoters, ShapeFromBrokers}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator,
-		RoleGroupCoordinator, RoleGroupCoordinatorFollowers,
+		RoleGroupCoordinator, RoleGroupCoordinatorFollowers, RoleShareCoordinator,
 		RoleActiveController, RoleControllerFollowers, RoleObservers}
 	healNames = append([]string{histories.HealAll}, histories.HealKinds()...)
 	// partitionRoles: roles that read a partition's state (a partition

@@ -29,6 +29,8 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 		return e.txnCoordinator(ctx)
 	case RoleGroupCoordinator, RoleGroupCoordinatorFollowers:
 		return e.groupCoordinator(ctx, t.Role)
+	case RoleShareCoordinator:
+		return e.shareCoordinator(ctx)
 	case RoleRack:
 		var out []int32
 		for _, b := range e.Cluster.Brokers() {

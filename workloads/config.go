@@ -85,6 +85,9 @@ type Config struct {
 	// Group, when its id is set, makes the consumers members of one
 	// consumer group (group_config.go) instead of assigned readers.
 	Group GroupConfig `yaml:"group,omitempty" json:"group,omitempty"`
+	// Shares, when its group is set, adds members of one share group
+	// (KIP-932, share_config.go) beside the producers.
+	Shares ShareConfig `yaml:"shares,omitempty" json:"shares,omitempty"`
 	// OffsetReset is where a consumer starts, and where it goes on
 	// OFFSET_OUT_OF_RANGE: "earliest" (default) or "latest".
 	OffsetReset string `yaml:"offset_reset" json:"offset_reset"`
@@ -148,6 +151,7 @@ func (c *Config) Defaults() {
 	c.Transactions.defaults()
 	c.Group.defaults()
 	c.Metadata.defaults()
+	c.Shares.defaults()
 	if c.Transactions.Enabled {
 		// A transactional producer is an idempotent one (Kafka requires
 		// it: InitProducerId gives both the producer id and the epoch that
@@ -315,6 +319,7 @@ func (c *Config) Validate() error {
 	ps = append(ps, c.validateTxn()...)
 	ps = append(ps, c.validateGroup()...)
 	ps = append(ps, c.validateMetadata()...)
+	ps = append(ps, c.validateShares()...)
 	if c.Duration <= 0 {
 		add("duration", "%s: want > 0", c.Duration)
 	}

@@ -63,6 +63,11 @@ func (r FinalReadResult) Complete() bool {
 // A read_committed final read (Config.FinalReadIsolation) ends at the last
 // stable offset instead, and its invoke says "isolation":"read_committed".
 func (w *Workload) FinalRead(ctx context.Context, view ClusterView) (FinalReadResult, error) {
+	// A share group drains first (share_drain.go): its members' last
+	// acks, and the start offsets, come before the log is read.
+	if err := w.DrainShares(ctx); err != nil {
+		return FinalReadResult{}, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, w.cfg.FinalReadTimeout.Std())
 	defer cancel()
 	out := FinalReadResult{Partitions: make([]PartitionRead, w.cfg.Partitions)}

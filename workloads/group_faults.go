@@ -57,29 +57,41 @@ type memberCtl struct {
 type groupControl struct{ w *Workload }
 
 // Group returns the handle on the group members, nil without a group.
+// Share-group members (workload.shares) take the same faults.
 func (w *Workload) Group() GroupControl {
-	if !w.cfg.Group.Enabled() {
+	if !w.cfg.Group.Enabled() && !w.cfg.Shares.Enabled() {
 		return nil
 	}
 	return groupControl{w}
 }
 
-func (g groupControl) Members() []string {
-	out := make([]string, len(g.w.slots))
-	for i, s := range g.w.slots {
-		out[i] = s.name
+// ctls is each member's name and fault channel.
+func (g groupControl) ctls() ([]string, []chan memberCtl) {
+	var names []string
+	var chs []chan memberCtl
+	for _, s := range g.w.slots {
+		names, chs = append(names, s.name), append(chs, s.ctl)
 	}
-	return out
+	for _, s := range g.w.shareSlots {
+		names, chs = append(names, s.name), append(chs, s.ctl)
+	}
+	return names, chs
+}
+
+func (g groupControl) Members() []string {
+	names, _ := g.ctls()
+	return names
 }
 
 func (g groupControl) send(ctx context.Context, member string, op ctlOp, d time.Duration) error {
-	i := slices.IndexFunc(g.w.slots, func(s *memberSlot) bool { return s.name == member })
+	names, chs := g.ctls()
+	i := slices.Index(names, member)
 	if i < 0 {
 		return fmt.Errorf("no group member %q (members %v)", member, g.Members())
 	}
 	c := memberCtl{op: op, d: d, done: make(chan error, 1)}
 	select {
-	case g.w.slots[i].ctl <- c:
+	case chs[i] <- c:
 	case <-ctx.Done():
 		return ctx.Err()
 	}

@@ -32,6 +32,13 @@ type Workload struct {
 	prodStopCh   chan struct{}
 	prodDone     chan struct{} // closed when Run's producers have returned
 	slots        []*memberSlot // group members (workload.group), made by New
+	// Share-group members (workload.shares, shares.go), made by New; the
+	// brokers' lock and delivery limit; what the members saw final.
+	shareSlots []*shareSlot
+	shareLim   shareLimits
+	shareTally shareTally
+	// shareDrained: the drain ran (once, before the first final read).
+	shareDrained atomic.Bool
 	// pcs are the plain producer clients while Run produces, for
 	// CrashProducer (nil before and after).
 	pcMu sync.Mutex
@@ -60,6 +67,9 @@ func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 		}
 		w.slots = slots
 	}
+	if cfg.Shares.Enabled() {
+		w.shareSlots = w.newShareSlots()
+	}
 	return w, nil
 }
 
@@ -75,7 +85,8 @@ func (w *Workload) Stop() { w.stopOnce.Do(func() { close(w.stopCh) }) }
 func newWorkload(cfg Config, drv Driver, bootstrap []string, rec Recorder) *Workload {
 	return &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
 		c: newCounters(), parts: newPartitioner(cfg), limiter: newLimiter(cfg.Rate),
-		stopCh: make(chan struct{}), prodStopCh: make(chan struct{}), prodDone: make(chan struct{})}
+		stopCh: make(chan struct{}), prodStopCh: make(chan struct{}), prodDone: make(chan struct{}),
+		shareTally: shareTally{final: map[int32]map[int64]bool{}}}
 }
 
 // StopProducers ends the producing half of the run, as the end of
@@ -141,6 +152,13 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return w.Stats(), err
 	}
+	if len(w.shareSlots) > 0 {
+		if err := w.setupShares(ctx); err != nil {
+			closeProducerClients(producers)
+			reg.closeAll()
+			return w.Stats(), err
+		}
+	}
 	consumers, err := w.openConsumers()
 	if err != nil {
 		closeProducerClients(producers)
@@ -172,7 +190,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	defer cancelOps()
 
 	var wg sync.WaitGroup
-	errs := make(chan error, 2+len(consumers))
+	errs := make(chan error, 3+len(consumers))
 	wg.Add(1)
 	prodDone := w.prodDone
 	// The producers stop at the end of the run, or earlier at StopProducers.
@@ -202,6 +220,16 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		go func() {
 			defer wg.Done()
 			if err := w.runGroup(stop, w.slots); err != nil {
+				errs <- err
+				stopNow()
+			}
+		}()
+	}
+	if len(w.shareSlots) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.runShares(stop); err != nil {
 				errs <- err
 				stopNow()
 			}

@@ -14,6 +14,7 @@ const (
 	FeatureMetadataVersion = "metadata.version"
 	FeatureELR             = "eligible.leader.replicas.version"
 	FeatureTransaction     = "transaction.version"
+	FeatureShare           = "share.version"
 )
 
 // FinalizedFeatures returns the cluster's finalized feature levels, as a

@@ -216,7 +216,7 @@ func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image 
 	if err != nil {
 		return nil, dir, err
 	}
-	formatArgs := strings.Join(cluster.FormatArgs(c.version, c.cfg.ELR, c.cfg.TransactionVersion), " ")
+	formatArgs := strings.Join(cluster.FormatArgs(c.version, c.cfg.ELR, c.cfg.TransactionVersion, c.cfg.ShareVersion), " ")
 	ip, _ := netip.ParseAddr(n.IP)
 	req := testcontainers.ContainerRequest{
 		Image:    image,

@@ -113,6 +113,9 @@ var fieldCases = []struct {
 	{"cluster.transaction_version", nil, []string{"cluster.transaction_version=1"}, func(_, a effect) bool {
 		return a.Cluster.TransactionVersion != nil && *a.Cluster.TransactionVersion == 1
 	}},
+	{"cluster.share_version", nil, []string{"cluster.share_version=1"}, func(_, a effect) bool {
+		return a.Cluster.ShareVersion != nil && *a.Cluster.ShareVersion == 1
+	}},
 	{"cluster.elr", nil, []string{"cluster.elr=on"}, func(_, a effect) bool { return a.Cluster.ELR != nil && *a.Cluster.ELR }},
 	{"cluster.broker_config", nil, []string{"cluster.broker_config.num.io.threads=4"},
 		func(_, a effect) bool { return a.Cluster.BrokerConfig["num.io.threads"] == "4" }},
@@ -165,6 +168,13 @@ var fieldCases = []struct {
 			return a.Workload.Group.ID == "g" && a.Workload.Group.Members == workloads.DefaultGroupMembers &&
 				a.Workload.Group.Protocol == histories.ProtocolClassic && a.Workload.Group.Commit == workloads.CommitAuto
 		}},
+	{"workload.shares", nil, []string{"workload.shares={group: q}"},
+		func(_, a effect) bool {
+			return a.Workload.Shares.Group == "q" && a.Workload.Shares.Members == workloads.DefaultShareMembers &&
+				a.Workload.Shares.Ack.Accept == 1
+		}},
+	{"workload.shares.members", []string{"workload.shares.group=q"}, []string{"workload.shares.members=3"},
+		func(_, a effect) bool { return a.Workload.Shares.Members == 3 }},
 	{"workload.group.members", []string{"workload.group.id=g"}, []string{"workload.group.members=3"},
 		func(_, a effect) bool { return a.Workload.Group.Members == 3 }},
 	{"workload.group.protocol", []string{"workload.group.id=g"}, []string{"workload.group.protocol=consumer"},

@@ -63,10 +63,14 @@ type ClusterSpec struct {
 	// TransactionVersion: the transaction.version feature level at format
 	// time, "0", "1" or "2" (KIP-890), or "default" (the release's: 2 on
 	// 4.x). Kafka 4.0 and later.
-	TransactionVersion string                      `yaml:"transaction_version,omitempty"`
-	BrokerConfig       map[string]string           `yaml:"broker_config,omitempty"`
-	ControllerConfig   map[string]string           `yaml:"controller_config,omitempty"`
-	PerBroker          map[int32]map[string]string `yaml:"per_broker,omitempty"`
+	TransactionVersion string `yaml:"transaction_version,omitempty"`
+	// ShareVersion: the share.version feature level at format time (share
+	// groups, KIP-932: 1 turns them on), or "default" (the release's: 0
+	// on 4.1, 1 on 4.2 and 4.3, 2 on 4.4). Kafka 4.1 and later.
+	ShareVersion     string                      `yaml:"share_version,omitempty"`
+	BrokerConfig     map[string]string           `yaml:"broker_config,omitempty"`
+	ControllerConfig map[string]string           `yaml:"controller_config,omitempty"`
+	PerBroker        map[int32]map[string]string `yaml:"per_broker,omitempty"`
 	// LogDirs is how many log dirs every broker has (log.dirs, JBOD;
 	// default 1); LogDirSize ("64MiB") makes each dir after the first a
 	// file system of that size, which fault disk-full can fill. Docker
@@ -180,6 +184,9 @@ func (s *Scenario) Defaults() {
 	if c.TransactionVersion == "" {
 		c.TransactionVersion = TxnVersionDefault
 	}
+	if c.ShareVersion == "" {
+		c.ShareVersion = ShareVersionDefault
+	}
 	if c.ELR == "" {
 		c.ELR = ELRDefault
 	}
@@ -271,7 +278,7 @@ func (s *Scenario) WorkloadVersionProblem(v cluster.Version) (path, problem stri
 	if s.Workload.Group.Protocol == histories.ProtocolConsumer && !v.HasConsumerProtocol() {
 		return "workload.group.protocol", fmt.Sprintf("consumer (KIP-848) needs Kafka 4.0 or later; %s has only the classic protocol", v)
 	}
-	return "", ""
+	return s.shareVersionProblem(v)
 }
 
 // Validate reports every problem, each naming its field path.
@@ -296,6 +303,12 @@ func (s *Scenario) Validate() error {
 	}
 	if _, err := c.txnVersion(); err != nil {
 		add("cluster.transaction_version", "%v", err)
+	}
+	if _, err := c.shareVersion(); err != nil {
+		add("cluster.share_version", "%v", err)
+	}
+	if s.Workload.Shares.Enabled() {
+		errs = append(errs, s.shareConfigProblems()...)
 	}
 	if _, err := c.logDirSize(); err != nil {
 		add("cluster.log_dir_size", "%v", err)
@@ -416,18 +429,24 @@ func (s *Scenario) Validate() error {
 			!s.Workload.Group.Enabled() {
 			add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.group: the workload has no consumer group", t.Role)
 		}
+		if t := st.Target; t != nil && t.Role == nemesis.RoleShareCoordinator && !s.Workload.Shares.Enabled() {
+			add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.shares: the workload has no share group", t.Role)
+		}
 		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != histories.HealMember {
 			continue
 		}
-		g := s.Workload.Group
-		if !g.Enabled() {
-			add(fmt.Sprintf("nemesis.steps[%d]", i), "%s%s needs workload.group: the workload has no group members", st.Fault, st.Heal)
+		g, sh := s.Workload.Group, s.Workload.Shares
+		if !g.Enabled() && !sh.Enabled() {
+			add(fmt.Sprintf("nemesis.steps[%d]", i), "%s%s needs workload.group or workload.shares: the workload has no group members", st.Fault, st.Heal)
 			continue
 		}
 		if m := memberOf(st); m != "" && m != nemesis.RoleRandom {
 			var names []string
 			for j := range g.Members {
 				names = append(names, workloads.MemberName(j))
+			}
+			for j := range sh.Members {
+				names = append(names, workloads.ShareMemberName(j))
 			}
 			if !slices.Contains(names, m) {
 				add(fmt.Sprintf("nemesis.steps[%d].member", i), "%q: the group's members are %s (or random)", m, strings.Join(names, ", "))
@@ -472,6 +491,7 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 		cfg.BackendSpec = c.SSHSpec()
 	}
 	cfg.TransactionVersion, _ = c.txnVersion()
+	cfg.ShareVersion, _ = c.shareVersion()
 	cfg.LogDirs = c.LogDirs
 	cfg.LogDirSizeBytes, _ = c.logDirSize()
 	switch c.ELR {

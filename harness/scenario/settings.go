@@ -23,7 +23,10 @@ var SettingPaths = map[string][]string{
 	"elr": {"cluster.elr"},
 	// txn.version: the transaction.version feature (KIP-890), 4.0+.
 	"txn.version": {"cluster.transaction_version"},
-	"acks":        {"workload.acks"},
+	// share.version: the share.version feature (share groups, KIP-932),
+	// 4.1+.
+	"share.version": {"cluster.share_version"},
+	"acks":          {"workload.acks"},
 	// With ELR on, min.insync.replicas is a cluster-level setting the
 	// controller enforces: set it on the topic, the brokers and the
 	// controllers alike, so each value means one thing.
@@ -101,13 +104,14 @@ func (s *Scenario) Settings() map[string]string {
 		minISR = "1"
 	}
 	return map[string]string{
-		"unclean":     fmt.Sprint(unclean),
-		"elr":         fmt.Sprint(s.elrOn()),
-		"min.insync":  minISR,
-		"acks":        string(s.Workload.Acks),
-		"idempotent":  fmt.Sprint(s.Workload.Idempotent),
-		"kafka":       s.Cluster.Kafka,
-		"txn.version": s.txnVersion(),
+		"unclean":       fmt.Sprint(unclean),
+		"elr":           fmt.Sprint(s.elrOn()),
+		"min.insync":    minISR,
+		"acks":          string(s.Workload.Acks),
+		"idempotent":    fmt.Sprint(s.Workload.Idempotent),
+		"kafka":         s.Cluster.Kafka,
+		"txn.version":   s.txnVersion(),
+		"share.version": s.shareVersionSetting(),
 		// Without a group there is no protocol: a condition on it never
 		// matches.
 		"group.protocol": s.groupProtocol(),
@@ -138,6 +142,19 @@ func (s *Scenario) elrOn() bool {
 	}
 	v, err := cluster.ParseVersion(s.Cluster.Kafka)
 	return err == nil && v.ELRDefault()
+}
+
+// shareVersionSetting is the share.version level the cluster is
+// formatted with ("" when the version is unknown).
+func (s *Scenario) shareVersionSetting() string {
+	if l, err := s.Cluster.shareVersion(); err == nil && l != nil {
+		return fmt.Sprint(*l)
+	}
+	v, err := cluster.ParseVersion(s.Cluster.Kafka)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprint(v.ShareVersionDefault())
 }
 
 // txnVersion is the transaction.version level the cluster is formatted with.

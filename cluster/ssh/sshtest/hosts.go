@@ -167,7 +167,7 @@ func (h *Hosts) setup(ctx context.Context, cfg cluster.Config, v cluster.Version
 		heap = cfg.ControllerHeapMB
 	}
 	env := fmt.Sprintf("KCHAOS_CLUSTER_ID=%s\nKCHAOS_FORMAT_ARGS='%s'\nKAFKA_HEAP_OPTS='-Xms%dm -Xmx%dm'\n",
-		cluster.ClusterID(h.ID), strings.Join(cluster.FormatArgs(v, cfg.ELR, cfg.TransactionVersion), " "), heap/2, heap)
+		cluster.ClusterID(h.ID), strings.Join(cluster.FormatArgs(v, cfg.ELR, cfg.TransactionVersion, cfg.ShareVersion), " "), heap/2, heap)
 	var last error
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(300 * time.Millisecond) {
 		if _, last = h.Run(ctx, n.IP, "mkdir -p "+cluster.DataDir+" /etc/kafka", nil); last == nil {

@@ -1,0 +1,390 @@
+package share
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Anomaly names (docs/HISTORY.md).
+const (
+	Lost                   = "share-lost"
+	DoubleAcquire          = "share-double-acquire"
+	RedeliveredAfterAccept = "share-redelivered-after-accept"
+	DeliveryCount          = "share-delivery-count"
+	Redelivery             = "share-redelivery"
+	Unknown                = "share-unknown"
+)
+
+// Redelivery causes (RedeliveryEntry.Cause).
+const (
+	CauseRelease     = "release"      // the member released it (ack confirmed)
+	CauseAckRefused  = "ack-refused"  // the broker refused the member's ack: it no longer held the lock
+	CauseMemberDeath = "member-death" // the member's client ended before acking
+	CauseFault       = "fault"        // a nemesis op (broker kill, coordinator failover, ...) came between
+	CauseLockExpiry  = "lock-expiry"  // none of those: the lock ran out
+)
+
+// Log is what the completed final read holds of the share group's topic:
+// per partition, its records in offset order, and the offset it read up to.
+type Log struct {
+	Records map[int32][]LogRecord
+	Ends    map[int32]int64
+}
+
+// LogRecord is one record of the log.
+type LogRecord struct {
+	Offset int64
+	Value  string
+}
+
+// Delivery is one delivery as an entry shows it.
+type Delivery struct {
+	Process       int     `json:"process"`
+	Member        string  `json:"member"`
+	DeliveryCount int32   `json:"delivery_count"`
+	DeliveredS    float64 `json:"delivered_s"`
+	Acks          []Ack   `json:"acks,omitempty"`
+}
+
+// Ack is one acknowledgement of a delivery.
+type Ack struct {
+	Status   string   `json:"status"`
+	Outcome  string   `json:"outcome"`
+	Error    string   `json:"error,omitempty"`
+	InvokedS float64  `json:"invoked_s"`
+	DoneS    *float64 `json:"done_s,omitempty"`
+}
+
+// RecordEntry is a record that never reached a final state (share-lost)
+// or whose fate is unknown (share-unknown).
+type RecordEntry struct {
+	Partition   int32      `json:"partition"`
+	Offset      int64      `json:"offset"`
+	Value       string     `json:"value"`
+	Reason      string     `json:"reason"`
+	StartOffset *int64     `json:"start_offset,omitempty"`
+	Deliveries  []Delivery `json:"deliveries,omitempty"`
+	Faults      []string   `json:"faults,omitempty"`
+}
+
+// PairEntry is two deliveries of one record that cannot both be right
+// (share-double-acquire, share-redelivered-after-accept).
+type PairEntry struct {
+	Partition int32    `json:"partition"`
+	Offset    int64    `json:"offset"`
+	Value     string   `json:"value"`
+	Reason    string   `json:"reason"`
+	First     Delivery `json:"first"`
+	Second    Delivery `json:"second"`
+	Faults    []string `json:"faults,omitempty"`
+}
+
+// CountEntry is a delivery whose count is impossible (share-delivery-count).
+type CountEntry struct {
+	Partition int32    `json:"partition"`
+	Offset    int64    `json:"offset"`
+	Value     string   `json:"value"`
+	Reason    string   `json:"reason"`
+	Delivery  Delivery `json:"delivery"`
+	Limit     int32    `json:"limit"`
+}
+
+// RedeliveryEntry is a record delivered again, with why (information).
+// Unseen is how many acquisitions between the two the members never saw
+// (their counts skip): a client releases what it cannot hand out, and a
+// killed member's fetched records expire unseen.
+type RedeliveryEntry struct {
+	Partition int32    `json:"partition"`
+	Offset    int64    `json:"offset"`
+	Value     string   `json:"value"`
+	Cause     string   `json:"cause"`
+	From      Delivery `json:"from"`
+	To        Delivery `json:"to"`
+	Unseen    int32    `json:"unseen,omitempty"`
+	Faults    []string `json:"faults,omitempty"`
+}
+
+// Stats counts what the share ops did.
+type Stats struct {
+	Deliveries int            `json:"deliveries"`
+	Records    int            `json:"records"` // distinct records delivered
+	Acks       map[string]int `json:"acks,omitempty"`
+	Causes     map[string]int `json:"redeliveries_by_cause,omitempty"`
+}
+
+// Shares is what Check found: the share anomalies, keyed in results.json by their names (the checker inlines them in its Anomalies).
+type Shares struct {
+	Lost                   []RecordEntry     `json:"share-lost,omitempty"`
+	DoubleAcquire          []PairEntry       `json:"share-double-acquire,omitempty"`
+	RedeliveredAfterAccept []PairEntry       `json:"share-redelivered-after-accept,omitempty"`
+	DeliveryCount          []CountEntry      `json:"share-delivery-count,omitempty"`
+	Redelivery             []RedeliveryEntry `json:"share-redelivery,omitempty"`
+	Unknown                []RecordEntry     `json:"share-unknown,omitempty"`
+	Stats                  Stats             `json:"-"`
+	// Unjudged says why records could not be judged at all ("": they were).
+	Unjudged string `json:"-"`
+}
+
+func secs(t int64) float64 { return float64(t) / 1e9 }
+
+func (b *Builder) view(i int) Delivery {
+	d := b.dels[i]
+	out := Delivery{Process: d.proc, Member: d.member, DeliveryCount: d.count, DeliveredS: secs(d.ret)}
+	for _, ai := range d.acks {
+		a := b.acks[ai]
+		v := Ack{Status: a.status, Outcome: a.outcome, Error: a.err, InvokedS: secs(a.call)}
+		if a.ret >= 0 {
+			s := secs(a.ret)
+			v.DoneS = &s
+		}
+		out.Acks = append(out.Acks, v)
+	}
+	return out
+}
+
+// faultsIn names the nemesis ops invoked in [from, to].
+func (b *Builder) faultsIn(from, to int64) []string {
+	var out []string
+	for _, f := range b.faults {
+		if f.call >= from && f.call <= to {
+			out = append(out, fmt.Sprintf("%s %v at %.3fs", f.f, f.nodes, secs(f.call)))
+		}
+	}
+	return out
+}
+
+// Check judges the share ops added so far against log (nil: no completed
+// final read of the topic). Call Finish first.
+func (b *Builder) Check(log *Log) *Shares {
+	r := &Shares{Stats: Stats{Deliveries: len(b.dels), Records: len(b.byRec), Acks: map[string]int{}, Causes: map[string]int{}}}
+	for _, a := range b.acks {
+		r.Stats.Acks[a.status+" "+a.outcome]++
+	}
+	keys := slices.SortedFunc(maps.Keys(b.byRec), func(x, y recKey) int {
+		return cmp.Or(cmp.Compare(x.part, y.part), cmp.Compare(x.off, y.off))
+	})
+	for _, k := range keys {
+		b.checkRecord(r, b.byRec[k])
+	}
+	b.checkLog(r, log)
+	return r
+}
+
+// okAck returns the first ack of delivery i confirmed ok with one of the
+// statuses (any, if none given), or -1.
+func (b *Builder) okAck(i int, statuses ...string) int {
+	for _, ai := range b.dels[i].acks {
+		a := b.acks[ai]
+		if a.outcome == histories.ShareOutcomeOK && (len(statuses) == 0 || slices.Contains(statuses, a.status)) {
+			return ai
+		}
+	}
+	return -1
+}
+
+// checkRecord judges the deliveries of one record, in completion order.
+//
+// Counts rise with each acquisition, so a delivery with a higher count
+// was acquired after one with a lower count. Then, for a delivery A and a
+// later-acquired delivery B of the same record:
+//   - B completed before A's ack was invoked, and the broker confirmed
+//     that ack: the broker let A act on a record B already held (double
+//     acquire), whatever the lock's timing;
+//   - B completed after A's accept or reject was confirmed: the record was
+//     acquired again after its final state (or, if B acquired it before
+//     the accept took effect, while A held it): either way an accepted
+//     record was delivered again.
+//
+// Neither needs to know when a client fetched what it hands out.
+func (b *Builder) checkRecord(r *Shares, ds []int) {
+	first := b.dels[ds[0]]
+	for _, i := range ds {
+		d := b.dels[i]
+		switch {
+		case d.count < 1:
+			r.DeliveryCount = append(r.DeliveryCount, CountEntry{Partition: d.part, Offset: d.off, Value: d.val,
+				Reason: fmt.Sprintf("delivery count %d: a delivered record's count is at least 1", d.count), Delivery: b.view(i), Limit: b.limit})
+		case b.limit > 0 && d.count > b.limit:
+			r.DeliveryCount = append(r.DeliveryCount, CountEntry{Partition: d.part, Offset: d.off, Value: d.val,
+				Reason:   fmt.Sprintf("delivery count %d exceeds group.share.delivery.count.limit %d: the record should have been archived", d.count, b.limit),
+				Delivery: b.view(i), Limit: b.limit})
+		}
+	}
+	for x, i := range ds {
+		for _, j := range ds[x+1:] {
+			a, c := b.dels[i], b.dels[j]
+			if a.count == c.count {
+				r.DoubleAcquire = append(r.DoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
+					Reason: fmt.Sprintf("delivered twice with delivery count %d: one acquisition handed to two deliveries", a.count),
+					First:  b.view(i), Second: b.view(j), Faults: b.faultsIn(first.call, c.ret)})
+				continue
+			}
+			if a.count > c.count {
+				a, c, i, j = c, a, j, i
+			}
+			b.pair(r, i, j, first.call)
+		}
+	}
+	b.redeliveries(r, ds)
+}
+
+// pair judges delivery i and delivery j acquired after it (higher count).
+func (b *Builder) pair(r *Shares, i, j int, from int64) {
+	a, c := b.dels[i], b.dels[j]
+	for _, ai := range a.acks {
+		k := b.acks[ai]
+		if k.outcome != histories.ShareOutcomeOK {
+			continue
+		}
+		if c.ret < k.call {
+			r.DoubleAcquire = append(r.DoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
+				Reason: fmt.Sprintf("p%d had the record (delivery %d) at %.3fs, before p%d's %s of delivery %d was invoked at %.3fs, and the broker confirmed that %s: two members held it at once",
+					c.proc, c.count, secs(c.ret), a.proc, k.status, a.count, secs(k.call), k.status),
+				First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, k.ret)})
+			return
+		}
+		if (k.status == histories.AckAccept || k.status == histories.AckReject) && k.ret >= 0 && c.ret > k.ret {
+			r.RedeliveredAfterAccept = append(r.RedeliveredAfterAccept, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
+				Reason: fmt.Sprintf("p%d's %s of delivery %d was confirmed at %.3fs; p%d was delivered the record again (delivery %d) at %.3fs",
+					a.proc, k.status, a.count, secs(k.ret), c.proc, c.count, secs(c.ret)),
+				First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, c.ret)})
+			return
+		}
+	}
+}
+
+// redeliveries lists each delivery after the first with its cause, in
+// count order (information).
+func (b *Builder) redeliveries(r *Shares, ds []int) {
+	byCount := slices.Clone(ds)
+	slices.SortStableFunc(byCount, func(x, y int) int { return cmp.Compare(b.dels[x].count, b.dels[y].count) })
+	for x := 1; x < len(byCount); x++ {
+		i, j := byCount[x-1], byCount[x]
+		a, c := b.dels[i], b.dels[j]
+		if a.count == c.count {
+			continue // a double acquire, not a redelivery
+		}
+		cause := CauseLockExpiry
+		faults := b.faultsIn(a.ret, c.ret)
+		end, ended := b.endedAt[a.proc]
+		switch {
+		case b.okAck(i, histories.AckRelease) >= 0:
+			cause = CauseRelease
+		case b.refused(i):
+			cause = CauseAckRefused
+		case ended && end <= c.ret:
+			cause = CauseMemberDeath
+		case len(faults) > 0:
+			cause = CauseFault
+		}
+		r.Stats.Causes[cause]++
+		r.Redelivery = append(r.Redelivery, RedeliveryEntry{Partition: a.part, Offset: a.off, Value: a.val, Cause: cause,
+			From: b.view(i), To: b.view(j), Unseen: max(0, c.count-a.count-1), Faults: faults})
+	}
+}
+
+func (b *Builder) refused(i int) bool {
+	for _, ai := range b.dels[i].acks {
+		if b.acks[ai].outcome == histories.ShareOutcomeFail {
+			return true
+		}
+	}
+	return false
+}
+
+// checkLog judges every record the final read holds, below its end: it
+// must have reached a final state the members saw confirmed (an accept or
+// reject, or a release at the delivery limit), or be archived at the
+// limit. A record the share-partition start offset passed without one is
+// share-lost, as is one no member was ever delivered by the end of the
+// drain; one whose fate rests on an ack of unknown outcome, or that the
+// drain left in flight, is share-unknown.
+func (b *Builder) checkLog(r *Shares, log *Log) {
+	if !b.Used() {
+		return
+	}
+	switch {
+	case log == nil:
+		r.Unjudged = "no completed final read of the share group's topic: no record could be judged lost"
+		return
+	case b.offsets == nil:
+		r.Unjudged = "no completed share-offsets: the group's start offsets are unknown, no record could be judged lost"
+		return
+	}
+	for _, p := range slices.Sorted(maps.Keys(log.Records)) {
+		end, hasEnd := log.Ends[p]
+		spso, hasSPSO := b.offsets.StartOffsets[histories.PartitionKey(p)]
+		for _, rec := range log.Records[p] {
+			if hasEnd && rec.Offset >= end {
+				break
+			}
+			ds := b.byRec[recKey{p, rec.Offset}]
+			if b.final(ds) {
+				continue
+			}
+			e := RecordEntry{Partition: p, Offset: rec.Offset, Value: rec.Value}
+			if hasSPSO {
+				e.StartOffset = &spso
+			}
+			maxCount := int32(0)
+			for _, i := range ds {
+				e.Deliveries = append(e.Deliveries, b.view(i))
+				maxCount = max(maxCount, b.dels[i].count)
+			}
+			if len(ds) > 0 {
+				e.Faults = b.faultsIn(b.dels[ds[0]].call, b.offAt)
+			}
+			switch {
+			case b.limit > 0 && maxCount >= b.limit:
+				continue // archived at the delivery limit
+			case b.unsure(ds):
+				e.Reason = "an ack of unknown outcome may have accepted or rejected it"
+				r.Unknown = append(r.Unknown, e)
+			case hasSPSO && rec.Offset < spso:
+				e.Reason = fmt.Sprintf("the share-partition start offset %d passed it, yet no accept or reject of it was confirmed "+
+					"and it was delivered %d times, below the limit %d", spso, maxCount, b.limit)
+				r.Lost = append(r.Lost, e)
+			case !hasSPSO:
+				e.Reason = "the group reported no start offset for its partition"
+				r.Unknown = append(r.Unknown, e)
+			case len(ds) == 0:
+				e.Reason = fmt.Sprintf("never delivered to any member by the end of the drain (start offset %d)", spso)
+				r.Lost = append(r.Lost, e)
+			default:
+				e.Reason = fmt.Sprintf("still in flight when the drain ended (at or past the start offset %d)", spso)
+				r.Unknown = append(r.Unknown, e)
+			}
+		}
+	}
+}
+
+// final reports whether one of deliveries ds reached a confirmed final
+// state: an accept or reject confirmed ok, or a release confirmed at the
+// delivery limit (Kafka archives it).
+func (b *Builder) final(ds []int) bool {
+	for _, i := range ds {
+		if b.okAck(i, histories.AckAccept, histories.AckReject) >= 0 {
+			return true
+		}
+		if b.limit > 0 && b.dels[i].count >= b.limit && b.okAck(i, histories.AckRelease) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// unsure reports whether a terminal ack of one of ds has an unknown outcome.
+func (b *Builder) unsure(ds []int) bool {
+	for _, i := range ds {
+		for _, ai := range b.dels[i].acks {
+			if a := b.acks[ai]; a.status != histories.AckRenew && a.outcome == histories.ShareOutcomeInfo {
+				return true
+			}
+		}
+	}
+	return false
+}

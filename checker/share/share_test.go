@@ -1,0 +1,346 @@
+package share
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// hb builds a share history: each op is an invoke and a completion one
+// time step apart.
+type hb struct {
+	t   int64
+	evs []histories.Event
+}
+
+func (h *hb) op(proc int, f string, typ histories.Type, inv, done any) {
+	h.t += 10
+	h.evs = append(h.evs, histories.Event{Time: h.t, Process: proc, Type: histories.Invoke, F: f, Value: js(inv)})
+	h.t += 10
+	h.evs = append(h.evs, histories.Event{Time: h.t, Process: proc, Type: typ, F: f, Value: js(done)})
+}
+
+func js(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+func (h *hb) sub(proc int, member string) {
+	v := histories.ShareSubscribeValue{Group: "g", Member: member, Topic: "t", LockMS: 1000, DeliveryLimit: 3}
+	h.op(proc, histories.FShareSubscribe, histories.OK, v, v)
+}
+
+// poll delivers offsets of partition 0 at delivery count n.
+func (h *hb) poll(proc int, n int32, offs ...int64) {
+	v := histories.SharePollValue{Group: "g", Topic: "t"}
+	done := v
+	for _, o := range offs {
+		done.Records = append(done.Records, histories.ShareRecord{Partition: 0, Offset: o, Value: val(o), DeliveryCount: n})
+	}
+	h.op(proc, histories.FSharePoll, histories.OK, v, done)
+}
+
+func val(o int64) string { return string(rune('a' + o)) }
+
+// ack acknowledges offset off (delivery n) with status and outcome; an
+// empty outcome leaves the completion without it (unknown), typ is the
+// op's own type.
+func (h *hb) ack(proc int, n int32, off int64, status, outcome string, typ histories.Type) {
+	a := histories.ShareAck{Partition: 0, Offset: off, Value: val(off), DeliveryCount: n, Status: status}
+	inv := histories.ShareAckValue{Group: "g", Topic: "t", Acks: []histories.ShareAck{a}}
+	done := inv
+	a.Outcome = outcome
+	done.Acks = []histories.ShareAck{a}
+	h.op(proc, histories.FShareAck, typ, inv, done)
+}
+
+func (h *hb) offsets(spso int64) {
+	v := histories.ShareOffsetsValue{Group: "g", Topic: "t"}
+	done := v
+	done.StartOffsets = map[string]int64{"0": spso}
+	done.Drained = true
+	h.op(99, histories.FShareOffsets, histories.OK, v, done)
+}
+
+func (h *hb) check(t *testing.T, logEnd int64) *Shares {
+	t.Helper()
+	b := NewBuilder()
+	for i := range h.evs {
+		if err := b.Add(&h.evs[i]); err != nil {
+			t.Fatalf("event %d: %v", i, err)
+		}
+	}
+	b.Finish()
+	log := &Log{Records: map[int32][]LogRecord{0: nil}, Ends: map[int32]int64{0: logEnd}}
+	for o := int64(0); o < logEnd; o++ {
+		log.Records[0] = append(log.Records[0], LogRecord{Offset: o, Value: val(o)})
+	}
+	return b.Check(log)
+}
+
+const (
+	acc = histories.AckAccept
+	rel = histories.AckRelease
+	rej = histories.AckReject
+	ok  = histories.ShareOutcomeOK
+	nok = histories.ShareOutcomeFail
+	unk = histories.ShareOutcomeInfo
+)
+
+func counts(r *Shares) map[string]int {
+	m := map[string]int{}
+	for name, n := range map[string]int{Lost: len(r.Lost), DoubleAcquire: len(r.DoubleAcquire),
+		RedeliveredAfterAccept: len(r.RedeliveredAfterAccept), DeliveryCount: len(r.DeliveryCount),
+		Redelivery: len(r.Redelivery), Unknown: len(r.Unknown)} {
+		if n > 0 {
+			m[name] = n
+		}
+	}
+	return m
+}
+
+func TestShareAnomalies(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func(h *hb)
+		end   int64
+		want  map[string]int
+	}{
+		{"clean: two records accepted", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 1, 0, 1)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.ack(1, 1, 1, acc, ok, histories.OK)
+			h.offsets(2)
+		}, 2, map[string]int{}},
+		// share-lost: the start offset passed offset 1, whose only ack failed.
+		{"lost: start offset passed a record without a final state", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 1, 0, 1)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.ack(1, 1, 1, acc, nok, histories.OK)
+			h.offsets(2)
+		}, 2, map[string]int{Lost: 1}},
+		// Almost: the same, but the failed ack's record was delivered
+		// up to the limit: Kafka archived it.
+		{"almost lost: archived at the delivery limit", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 1, 0, 1)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.ack(1, 1, 1, rel, ok, histories.OK)
+			h.poll(1, 2, 1)
+			h.ack(1, 2, 1, rel, ok, histories.OK)
+			h.poll(1, 3, 1)
+			h.ack(1, 3, 1, acc, nok, histories.OK)
+			h.offsets(2)
+		}, 2, map[string]int{Redelivery: 2}},
+		{"lost: never delivered by the end of the drain", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 1, 0)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 2, map[string]int{Lost: 1}},
+		// Almost: the ack's outcome is unknown: unknown, never lost.
+		{"almost lost: an ack of unknown outcome", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 1, 0, 1)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.ack(1, 1, 1, acc, "", histories.Info)
+			h.offsets(2)
+		}, 2, map[string]int{Unknown: 1}},
+		// share-double-acquire: p2 held offset 0 (delivery 2) before p1's
+		// accept of delivery 1 was invoked, and that accept was confirmed.
+		{"double acquire: a confirmed ack after another member held it", func(h *hb) {
+			h.sub(1, "m0")
+			h.sub(2, "m1")
+			h.poll(1, 1, 0)
+			h.poll(2, 2, 0)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.ack(2, 2, 0, acc, nok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{DoubleAcquire: 1, Redelivery: 1}},
+		// Almost: the broker refused p1's late accept.
+		{"almost double acquire: the late ack refused", func(h *hb) {
+			h.sub(1, "m0")
+			h.sub(2, "m1")
+			h.poll(1, 1, 0)
+			h.poll(2, 2, 0)
+			h.ack(1, 1, 0, acc, nok, histories.OK)
+			h.ack(2, 2, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{Redelivery: 1}},
+		{"double acquire: one delivery count handed to two members", func(h *hb) {
+			h.sub(1, "m0")
+			h.sub(2, "m1")
+			h.poll(1, 1, 0)
+			h.poll(2, 1, 0)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.ack(2, 1, 0, acc, nok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{DoubleAcquire: 1}},
+		// share-redelivered-after-accept.
+		{"redelivered after a confirmed accept", func(h *hb) {
+			h.sub(1, "m0")
+			h.sub(2, "m1")
+			h.poll(1, 1, 0)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.poll(2, 2, 0)
+			h.ack(2, 2, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{RedeliveredAfterAccept: 1, Redelivery: 1}},
+		// Almost: the accept was refused (the lock had expired).
+		{"almost redelivered after accept: the accept refused", func(h *hb) {
+			h.sub(1, "m0")
+			h.sub(2, "m1")
+			h.poll(1, 1, 0)
+			h.ack(1, 1, 0, acc, nok, histories.OK)
+			h.poll(2, 2, 0)
+			h.ack(2, 2, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{Redelivery: 1}},
+		// Almost: a release, not an accept, came before the redelivery.
+		{"almost redelivered after accept: released", func(h *hb) {
+			h.sub(1, "m0")
+			h.sub(2, "m1")
+			h.poll(1, 1, 0)
+			h.ack(1, 1, 0, rel, ok, histories.OK)
+			h.poll(2, 2, 0)
+			h.ack(2, 2, 0, rej, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{Redelivery: 1}},
+		// share-delivery-count: past the limit (3), and 0.
+		{"delivery count past the limit", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 4, 0)
+			h.ack(1, 4, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{DeliveryCount: 1}},
+		{"delivery count zero", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 0, 0)
+			h.ack(1, 0, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{DeliveryCount: 1}},
+		// Almost: at the limit exactly.
+		{"almost delivery count: at the limit", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 3, 0)
+			h.ack(1, 3, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{}},
+		{"still in flight when the drain ended", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 1, 0)
+			h.offsets(0)
+		}, 1, map[string]int{Unknown: 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			tc.build(h)
+			got := counts(h.check(t, tc.end))
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for k, n := range tc.want {
+				if got[k] != n {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestRedeliveryCauses(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		build func(h *hb)
+		want  string
+	}{
+		{"release", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 1, 0)
+			h.ack(1, 1, 0, rel, ok, histories.OK)
+			h.poll(1, 2, 0)
+		}, CauseRelease},
+		{"ack refused", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 1, 0)
+			h.ack(1, 1, 0, acc, nok, histories.OK)
+			h.poll(1, 2, 0)
+		}, CauseAckRefused},
+		{"member death", func(h *hb) {
+			h.sub(1, "m0")
+			h.sub(2, "m1")
+			h.poll(1, 1, 0)
+			h.op(1, histories.FSharePoll, histories.Info, histories.SharePollValue{Group: "g"}, nil)
+			h.poll(2, 2, 0)
+		}, CauseMemberDeath},
+		{"fault", func(h *hb) {
+			h.sub(1, "m0")
+			h.sub(2, "m1")
+			h.poll(1, 1, 0)
+			h.t += 10
+			h.poll(2, 2, 0)
+		}, CauseFault},
+		{"lock expiry", func(h *hb) {
+			h.sub(1, "m0")
+			h.sub(2, "m1")
+			h.poll(1, 1, 0)
+			h.poll(2, 2, 0)
+		}, CauseLockExpiry},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &hb{}
+			tc.build(h)
+			b := NewBuilder()
+			for i := range h.evs {
+				if err := b.Add(&h.evs[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.want == CauseFault {
+				b.Nemesis("kill", []int32{1}, 85, 86) // between the two polls
+			}
+			b.Finish()
+			r := b.Check(nil)
+			if len(r.Redelivery) != 1 || r.Redelivery[0].Cause != tc.want {
+				t.Fatalf("redeliveries %+v, want one by %s", r.Redelivery, tc.want)
+			}
+		})
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ev   histories.Event
+		want string
+	}{
+		{"subscribe without lock", histories.Event{Process: 1, Type: histories.Invoke, F: histories.FShareSubscribe,
+			Value: js(histories.ShareSubscribeValue{Group: "g", Member: "m", DeliveryLimit: 5})}, `"lock_ms"`},
+		{"ack with an unknown status", histories.Event{Process: 1, Type: histories.Invoke, F: histories.FShareAck,
+			Value: js(histories.ShareAckValue{Acks: []histories.ShareAck{{Status: "keep"}}})}, `status "keep"`},
+		{"ack of a record never delivered", histories.Event{Process: 1, Type: histories.Invoke, F: histories.FShareAck,
+			Value: js(histories.ShareAckValue{Acks: []histories.ShareAck{{Status: acc, Offset: 3, DeliveryCount: 1}}})}, "never delivered"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBuilder()
+			err := b.Add(&tc.ev)
+			if err == nil && tc.ev.F == histories.FShareAck {
+				done := tc.ev
+				done.Type = histories.OK
+				err = b.Add(&done)
+			}
+			if err == nil || !contains(err.Error(), tc.want) {
+				t.Fatalf("err %v, want one naming %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

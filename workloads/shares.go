@@ -1,0 +1,429 @@
+package workloads
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Share-group members (workload.shares, share_config.go): each member is
+// a client process that subscribes, polls, processes and acks, recorded
+// in the vocabulary of histories/shares.go. A member's ops are serial (it
+// flushes its acks before it polls again), so one process never has two
+// ops open. Its client fetches only when it polls (MaxConcurrentFetches
+// 0, no fetch buffering), so what a poll returns was acquired during it.
+
+// sharePollWait bounds a poll, so that a member answers its faults.
+const sharePollWait = 500 * time.Millisecond
+
+// shareSlot is one member: its name, its client while it runs, and the
+// faults sent to its loop.
+type shareSlot struct {
+	i    int
+	name string
+	ctl  chan memberCtl
+	rng  *rand.Rand
+
+	mu      sync.Mutex
+	results []kgo.ShareAckResult // the ack callback's, since the last flush
+
+	// A kill or stall waits for the member's next poll that delivers
+	// records, so that it strikes while the member holds their locks
+	// (killAt: when the kill came; past killWait it strikes anyway).
+	kill   *memberCtl
+	killAt time.Time
+	stall  time.Duration
+}
+
+// killWait bounds how long a kill waits for a poll that delivers records.
+const killWait = 3 * time.Second
+
+// shareMember is one client of a slot (a new one after a kill).
+type shareMember struct {
+	proc int
+	cl   *kgo.Client
+	cut  *cutDialer
+}
+
+// shareTally is what every member saw confirmed: records in a final
+// state (accept or reject confirmed ok), for the drain.
+type shareTally struct {
+	mu    sync.Mutex
+	final map[int32]map[int64]bool
+}
+
+func (t *shareTally) add(p int32, off int64) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.final[p] == nil {
+		t.final[p] = map[int64]bool{}
+	}
+	t.final[p][off] = true
+}
+
+// missing counts the offsets below ends not yet final.
+func (t *shareTally) missing(starts, ends map[int32]int64) int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var n int64
+	for p, end := range ends {
+		for off := starts[p]; off < end; off++ {
+			if !t.final[p][off] {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// shareLimits is what the brokers run with: the lock duration and the
+// delivery count limit (read once, recorded in each share-subscribe).
+type shareLimits struct {
+	lockMS int64
+	limit  int32
+}
+
+func (w *Workload) newShareSlots() []*shareSlot {
+	out := make([]*shareSlot, w.cfg.Shares.Members)
+	for i := range out {
+		out[i] = &shareSlot{i: i, name: ShareMemberName(i), ctl: make(chan memberCtl),
+			rng: rand.New(rand.NewPCG(w.cfg.Shares.Seed, uint64(i)))}
+	}
+	return out
+}
+
+// openShareMember makes a slot's client and records its share-subscribe.
+func (w *Workload) openShareMember(s *shareSlot) (*shareMember, error) {
+	m := &shareMember{proc: w.rec.NewProcess(), cut: &cutDialer{}}
+	v := histories.ShareSubscribeValue{Group: w.cfg.Shares.Group, Member: s.name, Topic: w.cfg.Topic,
+		LockMS: w.shareLim.lockMS, DeliveryLimit: w.shareLim.limit}
+	if _, err := w.rec.Invoke(m.proc, histories.FShareSubscribe, v); err != nil {
+		return nil, err
+	}
+	opts := append(franzCommon(w.cfg, w.bootstrap, fmt.Sprintf("kchaos-%s-%s", w.cfg.Shares.Group, s.name)),
+		kgo.Dialer(m.cut.dial),
+		kgo.ShareGroup(w.cfg.Shares.Group),
+		kgo.ConsumeTopics(w.cfg.Topic),
+		kgo.MaxConcurrentFetches(0),
+		kgo.ShareMaxRecords(int32(w.cfg.Shares.MaxRecords)),
+		kgo.FetchMaxWait(sharePollWait),
+		kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
+			s.mu.Lock()
+			s.results = append(s.results, rs...)
+			s.mu.Unlock()
+		}),
+	)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		_, rerr := w.rec.Complete(m.proc, histories.Fail, histories.FShareSubscribe, v, err.Error())
+		return nil, errors.Join(err, rerr)
+	}
+	m.cl = cl
+	if _, err := w.rec.Complete(m.proc, histories.OK, histories.FShareSubscribe, v, ""); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	return m, nil
+}
+
+// runShares runs every member until stop; then they leave (their client
+// closes and releases what it holds). A recorder error ends the run.
+func (w *Workload) runShares(stop context.Context) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(w.shareSlots))
+	for _, s := range w.shareSlots {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.shareLoop(stop, s, nil); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
+}
+
+// shareLoop is one slot's member: poll, process, ack, until ctx ends or
+// done says the drain is over; it carries out the faults sent to it.
+func (w *Workload) shareLoop(ctx context.Context, s *shareSlot, done func() bool) error {
+	m, err := w.openShareMember(s)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if m != nil {
+			m.cl.Close()
+		}
+	}()
+	for ctx.Err() == nil && (done == nil || !done()) {
+		select {
+		case c := <-s.ctl:
+			var err error
+			m, err = w.shareCtl(ctx, s, m, c)
+			if err != nil {
+				return err
+			}
+			continue
+		default:
+		}
+		if s.kill != nil && time.Since(s.killAt) > killWait {
+			m = s.strike(m)
+			continue
+		}
+		if m == nil {
+			// Killed or left: wait for a start.
+			select {
+			case c := <-s.ctl:
+				var err error
+				if m, err = w.shareCtl(ctx, s, m, c); err != nil {
+					return err
+				}
+			case <-ctx.Done():
+			case <-time.After(sharePollWait):
+			}
+			continue
+		}
+		alive, err := w.shareRound(ctx, s, m)
+		if err != nil {
+			return err
+		}
+		switch {
+		case s.kill != nil && alive:
+			m = s.strike(m) // it holds what its last poll delivered
+		case !alive:
+			if s.kill != nil {
+				s.kill.done <- nil // its process ended anyway
+				s.kill = nil
+			}
+			m.cl.Close()
+			m = nil
+		}
+	}
+	return nil
+}
+
+// shareCtl carries out a member fault; it returns the member's client
+// after it (nil: none running).
+func (w *Workload) shareCtl(ctx context.Context, s *shareSlot, m *shareMember, c memberCtl) (*shareMember, error) {
+	var err error
+	switch c.op {
+	case ctlKill:
+		if m == nil {
+			c.done <- fmt.Errorf("%s is not running", s.name)
+			return m, nil
+		}
+		s.kill, s.killAt = &c, time.Now()
+		return m, nil
+	case ctlLeave:
+		if m == nil {
+			c.done <- fmt.Errorf("%s is not running", s.name)
+			return m, nil
+		}
+		m.cl.Close()
+		m = nil
+	case ctlStart:
+		if m != nil {
+			c.done <- fmt.Errorf("%s is running", s.name)
+			return m, nil
+		}
+		m, err = w.openShareMember(s)
+	case ctlStall:
+		// After its next poll that delivers records the member holds them
+		// and does nothing for d: past the lock duration the broker gives
+		// them to others, and its late acks are refused.
+		s.stall = c.d
+		c.done <- nil
+		return m, nil
+	}
+	c.done <- err
+	return m, err
+}
+
+// strike carries out a pending kill: connections cut first, so that the
+// release a closing client sends never arrives, as with a crashed
+// process; what the member holds comes back when the broker notices.
+func (s *shareSlot) strike(m *shareMember) *shareMember {
+	if m != nil {
+		m.cut.cut()
+		go m.cl.Close()
+	}
+	s.kill.done <- nil
+	s.kill = nil
+	return nil
+}
+
+// shareRound is one poll, its processing and its acks. It reports false
+// when the member's op ended info (the process is retired).
+func (w *Workload) shareRound(ctx context.Context, s *shareSlot, m *shareMember) (bool, error) {
+	cfg := w.cfg.Shares
+	inv := histories.SharePollValue{Group: cfg.Group, Member: s.name, Topic: w.cfg.Topic}
+	if _, err := w.rec.Invoke(m.proc, histories.FSharePoll, inv); err != nil {
+		return false, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, sharePollWait)
+	fs := m.cl.PollRecords(pctx, cfg.MaxRecords)
+	cancel()
+	if fs.IsClientClosed() {
+		_, err := w.rec.Complete(m.proc, histories.Info, histories.FSharePoll, inv, "client closed")
+		return false, err
+	}
+	var recs []*kgo.Record
+	done := inv
+	fs.EachRecord(func(r *kgo.Record) {
+		recs = append(recs, r)
+		done.Records = append(done.Records, histories.ShareRecord{Partition: r.Partition, Offset: r.Offset,
+			Value: string(r.Value), DeliveryCount: r.DeliveryCount()})
+	})
+	if _, err := w.rec.Complete(m.proc, histories.OK, histories.FSharePoll, done, ""); err != nil {
+		return false, err
+	}
+	if len(recs) == 0 {
+		return true, nil
+	}
+	w.c.polls.Add(1)
+	w.c.polledRecords.Add(int64(len(recs)))
+	if s.kill != nil {
+		return true, nil // killed holding these (shareLoop strikes)
+	}
+	if d := s.stall; d > 0 {
+		s.stall = 0
+		sleepCtx(ctx, d)
+	}
+	if cfg.Renew {
+		alive, err := w.shareAck(ctx, s, m, recs, func(*kgo.Record) kgo.AckStatus { return kgo.AckRenew })
+		if err != nil || !alive {
+			return alive, err
+		}
+	}
+	sleepCtx(ctx, cfg.Processing.Std())
+	return w.shareAck(ctx, s, m, recs, func(*kgo.Record) kgo.AckStatus { return s.draw(cfg.Ack) })
+}
+
+// draw picks an ack status by the mix's weights.
+func (s *shareSlot) draw(mix ShareAckMix) kgo.AckStatus {
+	n := s.rng.IntN(mix.Accept + mix.Release + mix.Reject)
+	switch {
+	case n < mix.Accept:
+		return kgo.AckAccept
+	case n < mix.Accept+mix.Release:
+		return kgo.AckRelease
+	}
+	return kgo.AckReject
+}
+
+// shareAck acks recs with the statuses status gives, flushes, and records
+// one share-ack op with each record's outcome (shareOutcome).
+func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, recs []*kgo.Record, status func(*kgo.Record) kgo.AckStatus) (bool, error) {
+	v := histories.ShareAckValue{Group: w.cfg.Shares.Group, Member: s.name, Topic: w.cfg.Topic}
+	sts := make([]kgo.AckStatus, len(recs))
+	for i, r := range recs {
+		sts[i] = status(r)
+		v.Acks = append(v.Acks, histories.ShareAck{Partition: r.Partition, Offset: r.Offset, Value: string(r.Value),
+			DeliveryCount: r.DeliveryCount(), Status: sts[i].String()})
+	}
+	if _, err := w.rec.Invoke(m.proc, histories.FShareAck, v); err != nil {
+		return false, err
+	}
+	s.mu.Lock()
+	s.results = nil
+	s.mu.Unlock()
+	for i, r := range recs {
+		r.Ack(sts[i])
+	}
+	// The flush outlives the run's end (as a send in flight does): acks
+	// canceled at the stop would leave records whose accept Kafka applied
+	// with an unknown outcome, which the drain then waits for in vain
+	// (w1, 2026-12-02: 22 such records, the drain never finished).
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.opTimeout())
+	ferr := m.cl.FlushAcks(fctx)
+	cancel()
+	s.mu.Lock()
+	res := slices.Clone(s.results)
+	s.results = nil
+	s.mu.Unlock()
+	byPart := map[int32][]error{}
+	for _, r := range res {
+		if r.Topic == w.cfg.Topic {
+			byPart[r.Partition] = append(byPart[r.Partition], r.Err)
+		}
+	}
+	done := v
+	done.Acks = slices.Clone(v.Acks)
+	for i := range done.Acks {
+		a := &done.Acks[i]
+		a.Outcome, a.Error = shareOutcome(byPart[a.Partition])
+		if ferr != nil {
+			// The flush did not finish: a result in hand may be another
+			// ack's, and this one's may come later.
+			a.Outcome, a.Error = histories.ShareOutcomeInfo, ErrorName(ferr)
+		}
+		if a.Outcome == histories.ShareOutcomeOK && (a.Status == histories.AckAccept || a.Status == histories.AckReject) {
+			w.shareTally.add(a.Partition, a.Offset)
+		}
+	}
+	typ, errText := histories.OK, ""
+	if ferr != nil {
+		typ, errText = histories.Info, ErrorName(ferr)
+	}
+	if _, err := w.rec.Complete(m.proc, typ, histories.FShareAck, done, errText); err != nil {
+		return false, err
+	}
+	return typ == histories.OK, nil
+}
+
+// shareOutcome maps a partition's ack results in one flush to a record's
+// outcome: ok when every result says the broker applied the acks; fail
+// when every one is INVALID_RECORD_STATE (the broker checked the records
+// and refused: the member no longer held them; franz-go also reports it
+// for acks it dropped unsent because the partition's cursor moved to
+// another broker, which released the locks); info otherwise (no result,
+// or an error that does not say whether anything was applied). FlushAcks
+// returns once every queued ack's callback ran, so a finished flush holds
+// each of its acks' results.
+func shareOutcome(errs []error) (string, string) {
+	if len(errs) == 0 {
+		return histories.ShareOutcomeInfo, "no ack result for the partition"
+	}
+	okN, refused := 0, 0
+	name := ""
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			okN++
+		case errors.Is(err, kerr.InvalidRecordState):
+			refused++
+			name = ErrorName(err)
+		default:
+			name = ErrorName(err)
+		}
+	}
+	switch {
+	case okN == len(errs):
+		return histories.ShareOutcomeOK, ""
+	case refused == len(errs):
+		return histories.ShareOutcomeFail, name
+	}
+	return histories.ShareOutcomeInfo, name
+}
+
+// sleepCtx sleeps d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
+}
