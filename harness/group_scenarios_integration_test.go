@@ -230,6 +230,7 @@ func TestScenarioG2OffsetsUncleanElection(t *testing.T) {
 // TestScenarioG3RebalanceStorm: a dozen rebalances under load lose
 // nothing by commit.
 func TestScenarioG3RebalanceStorm(t *testing.T) {
+	allScenarios(t) // g1 and g2 represent the group stories in make test
 	groupStory(t, "g3", func(t *testing.T, r scenarioRun, g groupRun) {
 		for _, k := range []string{checker.LostByCommit, checker.CommitBackwards, checker.LostWrite} {
 			if n := r.count(k); n != 0 {

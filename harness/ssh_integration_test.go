@@ -39,6 +39,14 @@ func onSSHHosts(t *testing.T, s *scenario.Scenario) {
 	}
 }
 
-func TestSSHScenarioS1(t *testing.T) { assertS1(t, runScenarioOn(t, onSSHHosts, "s1")) }
+// S2 is the SSH backend's representative in make test; S1 and S7 run
+// under make test-scenarios (make test's 45-minute budget).
+func TestSSHScenarioS1(t *testing.T) {
+	allScenarios(t)
+	assertS1(t, runScenarioOn(t, onSSHHosts, "s1"))
+}
 func TestSSHScenarioS2(t *testing.T) { assertS2(t, runScenarioOn(t, onSSHHosts, "s2")) }
-func TestSSHScenarioS7(t *testing.T) { assertS7(t, runScenarioOn(t, onSSHHosts, "s7")) }
+func TestSSHScenarioS7(t *testing.T) {
+	allScenarios(t)
+	assertS7(t, runScenarioOn(t, onSSHHosts, "s7"))
+}

@@ -120,6 +120,7 @@ func TestScenarioT1TxnLeaderKill(t *testing.T) {
 }
 
 func TestScenarioT2TxnCoordinatorKill(t *testing.T) {
+	allScenarios(t) // t1 and t4 represent the transaction stories in make test
 	r := runScenario(t, "t2")
 	o := assertExactlyOnce(t, "t2", r)
 	if o.crashed == 0 {
