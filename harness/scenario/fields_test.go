@@ -123,6 +123,8 @@ var fieldCases = []struct {
 	{"cluster.log_dirs", nil, []string{"cluster.log_dirs=2"}, func(_, a effect) bool { return a.Cluster.LogDirs == 2 }},
 	{"cluster.log_dir_size", []string{"cluster.log_dirs=2"}, []string{"cluster.log_dir_size=64MiB"},
 		func(_, a effect) bool { return a.Cluster.LogDirSizeBytes == 64<<20 }},
+	{"cluster.tiered", nil, []string{"cluster.tiered.segment_ms=3000"},
+		func(_, a effect) bool { return a.Cluster.Tiered != nil && a.Topic.Configs["segment.ms"] == "3000" }},
 	{"topic.log_dir", []string{"cluster.log_dirs=3"}, []string{"topic.log_dir=2"},
 		func(_, a effect) bool { return a.Topic.LogDir == "/var/lib/kafka/data-2" }},
 	{"topic.name", nil, []string{"topic.name=orders"},

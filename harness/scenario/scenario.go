@@ -73,6 +73,8 @@ type ClusterSpec struct {
 	// backend only.
 	LogDirs    int    `yaml:"log_dirs,omitempty"`
 	LogDirSize string `yaml:"log_dir_size,omitempty"`
+	// Tiered turns on tiered storage (KIP-405): tiered.go.
+	Tiered *TieredSpec `yaml:"tiered,omitempty"`
 	// Backend is "docker" (also when empty) or "ssh": the operator's own hosts,
 	// described by Hosts, SSH and Service, and confirmed by ConfirmOwner
 	// (docs/ssh.md).
@@ -455,6 +457,7 @@ func (s *Scenario) Validate() error {
 			add("topic.configs", "empty key")
 		}
 	}
+	errs = append(errs, s.checkTiered()...)
 	_, expectationErrs := s.Expectation.Checks("outcome", KnownSetting)
 	errs = append(errs, expectationErrs...)
 	errs = append(errs, s.crossCheck()...)
@@ -474,6 +477,7 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 	cfg.TransactionVersion, _ = c.txnVersion()
 	cfg.LogDirs = c.LogDirs
 	cfg.LogDirSizeBytes, _ = c.logDirSize()
+	cfg.Tiered = c.Tiered.config()
 	switch c.ELR {
 	case ELROn:
 		on := true
@@ -513,7 +517,7 @@ func (c ClusterSpec) txnVersion() (*int16, error) {
 // TopicSpec is the topic as the harness creates it.
 func (s *Scenario) TopicSpec() admin.TopicSpec {
 	t := s.Topic
-	spec := admin.TopicSpec{Name: t.Name, Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: t.Configs}
+	spec := admin.TopicSpec{Name: t.Name, Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: s.topicConfigs()}
 	if ld := t.LogDir; ld != nil {
 		if paths := cluster.LogDirPaths(max(s.Cluster.LogDirs, 1)); *ld >= 0 && *ld < len(paths) {
 			spec.LogDir = paths[*ld]
