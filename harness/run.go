@@ -280,7 +280,7 @@ func (r *run) play(ctx context.Context) (err error) {
 // the final read.
 func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client, rec *histories.Recorder) error {
 	s, opts, log, ev, out := r.s, r.opts, r.log, r.ev, r.out
-	obs := workloads.NewObserver(adm, rec, s.Topic.Name, workloads.ObserverOptions{})
+	obs := workloads.NewObserver(adm, rec, s.Topic.Name, workloads.ObserverOptions{Tiered: s.Cluster.Tiered != nil})
 	obs.Start(ctx)
 	defer obs.Stop()
 
