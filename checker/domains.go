@@ -21,6 +21,7 @@ import (
 // registry says "next".
 var analyzers = []analyzer{
 	logOrder{domainBase{"log and order", logKinds}},
+	retentionDomain{domainBase{"retention", retentionKinds}},
 	linearity{domainBase{"linearizability", linKinds}},
 	transactions{domainBase{"transactions", txnKinds}},
 	consumerGroups{domainBase{"consumer groups", groupKinds}},

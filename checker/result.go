@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/retention"
 )
 
 // Verdict is results.json's "valid": true, false or "unknown".
@@ -118,7 +119,9 @@ type Anomalies struct {
 	PollSkip         []PollEntry             `json:"poll-skip,omitempty"`
 	NonmonotonicPoll []PollEntry             `json:"nonmonotonic-poll,omitempty"`
 	Unseen           []SendEntry             `json:"unseen,omitempty"`
-	Nonlinearizable  []NonlinearizableEntry  `json:"nonlinearizable,omitempty"`
+	// Retention (domain_retention.go).
+	LogStartJump    []retention.Jump       `json:"log-start-jump,omitempty"`
+	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty"`
 	// Transactions (txnresult.go).
 	TxnLostWrite       []TxnLostWriteEntry `json:"txn-lost-write,omitempty"`
 	TxnAbortedRead     []TxnValueEntry     `json:"txn-aborted-read,omitempty"`
