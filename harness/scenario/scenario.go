@@ -44,6 +44,11 @@ type Scenario struct {
 	// the run's own verdict either. Its YAML key stays `outcome:` (the
 	// scenario files' compatibility); in Go, "outcome" names nothing else.
 	Expectation expect.Spec `yaml:"outcome,omitempty"`
+	// Jira names the Kafka bugs the scenario guards against (KAFKA-NNNNN)
+	// and Docs links what explains it: shown on the run report, the suite
+	// page and junit.xml.
+	Jira []string `yaml:"jira,omitempty"`
+	Docs []string `yaml:"docs,omitempty"`
 }
 
 // Checks parses Expectation (Validate has reported its problems).
@@ -458,6 +463,16 @@ func (s *Scenario) Validate() error {
 		}
 	}
 	errs = append(errs, s.checkTiered()...)
+	for i, id := range s.Jira {
+		if err := histories.CheckJira(id); err != nil {
+			add(fmt.Sprintf("jira[%d]", i), "%v", err)
+		}
+	}
+	for i, d := range s.Docs {
+		if err := histories.CheckDocURL(d); err != nil {
+			add(fmt.Sprintf("docs[%d]", i), "%v", err)
+		}
+	}
 	_, expectationErrs := s.Expectation.Checks("outcome", KnownSetting)
 	errs = append(errs, expectationErrs...)
 	errs = append(errs, s.crossCheck()...)

@@ -78,3 +78,30 @@ func TestTieredReachesClusterAndTopic(t *testing.T) {
 		t.Errorf("tiered storage on without cluster.tiered: %+v %v", e.Cluster.Tiered, e.Topic.Configs)
 	}
 }
+
+// jira and docs are checked for form before any cluster.
+func TestRefsValidation(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"jira: [KAFKA-20732, KAFKA-1]\ndocs: [\"https://kafka.apache.org/documentation/#tiered_storage\"]", ""},
+		{"jira: [kafka-20732]", "jira[0]"},
+		{"jira: [KAFKA-20732, ZOOKEEPER-1]", "jira[1]"},
+		{"jira: [KAFKA-0123]", "jira[0]"},
+		{"jira: [\"KAFKA-20732 \"]", "jira[0]"},
+		{"docs: [kafka.apache.org]", "docs[0]"},
+		{"docs: [\"ftp://example.org/x\"]", "docs[0]"},
+		{"docs: [\"https://\"]", "docs[0]"},
+	} {
+		_, err := loadText(t, "name: x\n"+tc.yaml+"\n")
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.yaml, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: got %v, want an error naming %s", tc.yaml, err, tc.want)
+		case tc.want != "":
+			var bad *BadInputError
+			if !errors.As(err, &bad) {
+				t.Errorf("%s: %v is not bad input (exit 254)", tc.yaml, err)
+			}
+		}
+	}
+}
