@@ -216,6 +216,9 @@ func (r *run) play(ctx context.Context) (err error) {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	defer func() {
+		if rerr := writeRemoteTier(c, r.dir); rerr != nil {
+			r.log.Warn("remote tier", "err", rerr)
+		}
 		if terr := teardown(); terr != nil && err == nil && ctx.Err() == nil {
 			r.log.Warn("teardown", "err", terr)
 		}
