@@ -72,8 +72,8 @@ func (t Tiered) Validate(c *Config) error {
 		return fmt.Errorf("tiered: with log_dirs %d: kchaos runs tiered storage with one log dir per broker only", c.LogDirs)
 	case t.SegmentMS < 500:
 		return fmt.Errorf("tiered.segment_ms: %d: want at least 500 (a segment rolls on the first append after it)", t.SegmentMS)
-	case t.LocalRetentionMS < 0:
-		return fmt.Errorf("tiered.local_retention_ms: %d: want 0 or more", t.LocalRetentionMS)
+	case t.LocalRetentionMS < 0 && t.LocalRetentionMS != -2:
+		return fmt.Errorf("tiered.local_retention_ms: %d: want -2 (as retention.ms) or a positive number", t.LocalRetentionMS)
 	case t.TaskIntervalMS < 100 || t.TaskIntervalMS > 60000:
 		return fmt.Errorf("tiered.task_interval_ms: %d: want 100..60000", t.TaskIntervalMS)
 	}
