@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/checker/retention"
 )
 
@@ -86,4 +87,23 @@ func (retentionDomain) notes(a *analysis) []string {
 		}
 	}
 	return nil
+}
+
+// explain words each jump for the report and junit: where the start
+// went, how many acked records retention should have kept, and why.
+func (retentionDomain) explain(a *analysis) {
+	tps := map[string]*model.TP{}
+	for _, t := range a.c.TPs {
+		tps[t.Name()] = t
+	}
+	for _, j := range a.r.Anomalies.LogStartJump {
+		t := tps[j.Partition]
+		if t == nil {
+			continue
+		}
+		a.r.Explanations = append(a.r.Explanations, Explanation{Kind: LogStartJump, Topic: t.Topic, Partition: t.Partition,
+			FirstOffset: j.First, LastOffset: j.To - 1, Count: j.Kept, Offsets: []int64{}, Values: []string{},
+			Text: fmt.Sprintf("%s: the log start went from %d to %d (seen at %.1f s by the %s), past %d acked records that retention still keeps; %s",
+				j.Partition, j.From, j.To, float64(j.At)/1e9, j.By, j.Kept, j.Why)})
+	}
 }
