@@ -101,6 +101,15 @@ func (t Tiered) BrokerConfig(brokers int) map[string]string {
 	}
 }
 
+// ControllerConfig is what every controller runs with: the KRaft
+// controller validates a topic's configs at creation against its own
+// configuration, and refuses remote.storage.enable ("Tiered Storage
+// functionality is disabled in the broker") unless the system is enabled
+// there too (measured on 4.4.0). Controllers run no RemoteLogManager.
+func (t Tiered) ControllerConfig() map[string]string {
+	return map[string]string{"remote.log.storage.system.enable": "true"}
+}
+
 // TopicConfigs are the workload topic's settings for the remote tier.
 func (t Tiered) TopicConfigs() map[string]string {
 	return map[string]string{

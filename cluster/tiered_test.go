@@ -29,6 +29,10 @@ func TestTieredBrokerConfig(t *testing.T) {
 	if got := tr.TopicConfigs(); got["remote.storage.enable"] != "true" || got["segment.ms"] != "2000" || got["local.retention.ms"] != "2000" {
 		t.Errorf("topic configs %v", got)
 	}
+	ctrl := Render(Node{ID: 1000, Role: RoleController, IP: "10.0.0.10"}, "1000@10.0.0.10:9093", 3, tr.ControllerConfig())
+	if !strings.Contains(ctrl, "remote.log.storage.system.enable=true\n") {
+		t.Errorf("controller server.properties lacks remote.log.storage.system.enable=true:\n%s", ctrl)
+	}
 	one := Tiered{}
 	one.Defaults()
 	if rf := one.BrokerConfig(1)["rlmm.config.remote.log.metadata.topic.replication.factor"]; rf != "1" {

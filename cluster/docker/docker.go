@@ -211,7 +211,11 @@ func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image 
 		}
 		props = cluster.RenderLogDirs(n, voters, c.cfg.Brokers, c.cfg.LogDirs, tiered, c.cfg.BrokerConfig, c.cfg.PerBroker[n.ID])
 	} else {
-		props = cluster.Render(n, voters, c.cfg.Brokers, c.cfg.ControllerConfig)
+		var tiered map[string]string
+		if t := c.cfg.Tiered; t != nil {
+			tiered = t.ControllerConfig()
+		}
+		props = cluster.Render(n, voters, c.cfg.Brokers, tiered, c.cfg.ControllerConfig)
 		heap = c.cfg.ControllerHeapMB
 	}
 	propsPath := filepath.Join(dir, "server.properties")
