@@ -45,6 +45,9 @@ type Options struct {
 	// the coordinator's answer recorded with the open txn, else Kafka's
 	// largest allowed timeout (transaction.max.timeout.ms, 15 min).
 	TxnTimeout time.Duration
+	// TopicConfigs is the topic's configs as applied (CheckPath takes them
+	// from run.json): log-start-jump reads retention.ms and retention.bytes.
+	TopicConfigs map[string]string
 
 	prefix   string // of visualization files; CheckPath sets it
 	sizeHint int64  // bytes of history, to size tables; CheckPath sets it

@@ -20,6 +20,20 @@ func (c *Checker) addObserve(e *histories.Event) error {
 		return nil
 	}
 	t := c.TPs[c.tp([]byte(v.Topic), v.Partition)]
+	if v.LogStartOffset != nil {
+		// The log end is known only with the leader's own (a follower's
+		// or the watermark can lag it): else -1, which rules nothing out.
+		end := int64(-1)
+		if leo, ok := v.LogEndOffsets[histories.PartitionKey(v.Leader)]; ok {
+			end = leo
+			for _, o := range v.LogEndOffsets {
+				end = max(end, o)
+			}
+		}
+		if n := len(t.LogStarts); n == 0 || t.LogStarts[n-1].Offset != *v.LogStartOffset {
+			t.LogStarts = append(t.LogStarts, model.LogStart{At: e.Time, Offset: *v.LogStartOffset, End: end})
+		}
+	}
 	o := model.Sample{At: e.Time, Leader: v.Leader, Epoch: v.LeaderEpoch, ISR: v.ISR, ELR: v.ELR,
 		LastELR: v.LastKnownELR, HW: v.HighWatermark}
 	if n := len(t.Obs); n > 0 {

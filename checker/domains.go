@@ -25,6 +25,7 @@ import (
 // domain.Facts.Reused).
 var analyzers = []analyzer{
 	logOrder,
+	retentionDomain{domainBase{"retention", retentionKinds}},
 	linearity{domainBase{"linearizability", linKinds}},
 	transactions,
 	consumerGroups,

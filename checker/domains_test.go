@@ -64,7 +64,7 @@ func TestCountsAgainstPinned(t *testing.T) {
 		if idem {
 			out = append(out, NonmonotonicSend)
 		}
-		out = append(out, PollSkip, NonmonotonicPoll, Nonlinearizable, TxnLostWrite, TxnAbortedRead,
+		out = append(out, PollSkip, NonmonotonicPoll, LogStartJump, Nonlinearizable, TxnLostWrite, TxnAbortedRead,
 			TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, TxnHanging, LostByCommit, CommitBackwards)
 		if eo {
 			out = append(out, Redelivery, DeliveryOutsideAssignment)

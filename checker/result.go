@@ -8,6 +8,7 @@ import (
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/logorder"
 	"github.com/kchaos/kchaos/checker/metadata"
+	"github.com/kchaos/kchaos/checker/retention"
 	"github.com/kchaos/kchaos/checker/share"
 	"github.com/kchaos/kchaos/checker/txncheck"
 )
@@ -123,6 +124,8 @@ const (
 type Anomalies struct {
 	// Log and order (package logorder): lost-write ... unseen.
 	logorder.LogAnomalies
+	// Retention (package retention, domain_retention.go).
+	LogStartJump    []retention.Jump       `json:"log-start-jump,omitempty"`
 	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty"`
 	// Transactions (package txncheck): txn-lost-write ... txn-hanging.
 	txncheck.TxnAnomalies

@@ -146,6 +146,8 @@ type Config struct {
 	BrokerConfig     map[string]string
 	PerBroker        map[int32]map[string]string
 	ControllerConfig map[string]string
+	// Tiered, when set, turns on tiered storage (tiered.go).
+	Tiered *Tiered
 	// LogDirs is how many log dirs each broker has (log.dirs, JBOD; default
 	// 1): LogDirPaths. Controllers keep one. With two or more, a failed dir
 	// other than the first takes only its replicas offline (KIP-858); the
@@ -199,6 +201,9 @@ func (c *Config) Defaults() {
 	}
 	if c.ControllerHeapMB == 0 {
 		c.ControllerHeapMB = 256
+	}
+	if c.Tiered != nil {
+		c.Tiered.Defaults()
 	}
 }
 
@@ -257,6 +262,9 @@ func (c *Config) Validate() error {
 		if id < 0 || int(id) >= c.Brokers {
 			return fmt.Errorf("per-broker config: broker %d does not exist", id)
 		}
+	}
+	if c.Tiered != nil {
+		return c.Tiered.Validate(c)
 	}
 	return nil
 }

@@ -230,6 +230,9 @@ func (r *run) play(ctx context.Context) (err error) {
 		return fmt.Errorf("cluster: %w", err)
 	}
 	defer func() {
+		if rerr := writeRemoteTier(c, r.dir); rerr != nil {
+			r.log.Warn("remote tier", "err", rerr)
+		}
 		if terr := teardown(); terr != nil && err == nil && ctx.Err() == nil {
 			r.log.Warn("teardown", "err", terr)
 		}
@@ -294,7 +297,7 @@ func (r *run) play(ctx context.Context) (err error) {
 // the final read.
 func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client, rec *histories.Recorder) error {
 	s, opts, log, ev, out := r.s, r.opts, r.log, r.ev, r.out
-	obs := workloads.NewObserver(adm, rec, s.Topic.Name, workloads.ObserverOptions{})
+	obs := workloads.NewObserver(adm, rec, s.Topic.Name, workloads.ObserverOptions{Tiered: s.Cluster.Tiered != nil})
 	obs.Start(ctx)
 	defer obs.Stop()
 
@@ -435,6 +438,7 @@ func abortHangingAndReread(ctx context.Context, env *nemesis.Env, wl *workloads.
 func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *admin.Client) (histories.RunInfo, error) {
 	info := histories.RunInfo{
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
+		Jira: s.Jira, Docs: s.Docs,
 		KafkaVersion: c.Config().KafkaVersion,
 		Topic:        s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
 		Producer: s.Workload.ProducerInfo(), Group: s.Workload.GroupInfo(), Shares: s.Workload.ShareInfo(),

@@ -125,6 +125,7 @@ func planCell(name string, combo map[string]string, version string, run, runs in
 		}
 		return Cell{}, &scenario.BadInputError{Err: fmt.Errorf("cell %s: %w", id, err)}
 	}
+	c.Jira, c.Docs = s.Jira, s.Docs
 	return Cell{Row: c, Scenario: s}, nil
 }
 

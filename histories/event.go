@@ -102,6 +102,14 @@ type ReadResult struct {
 	// StartOffsets (extension, optional): the log start offset of each
 	// partition at the time of the final read.
 	StartOffsets map[string]int64 `json:"start_offsets,omitempty"`
+	// LocalStartOffsets and HighestRemoteOffsets (extension, optional,
+	// final reads): each partition's local log start offset and highest
+	// offset in the remote tier as its leader answered them when the read
+	// began (ListOffsets -4 and -5, as the observer's). On a tiered
+	// partition the records below the local log start were served from
+	// the remote tier.
+	LocalStartOffsets    map[string]int64 `json:"local_start_offsets,omitempty"`
+	HighestRemoteOffsets map[string]int64 `json:"highest_remote_offsets,omitempty"`
 	// HighWatermarks and LastStableOffsets (extension, optional, final
 	// reads): each partition's high watermark and last stable offset as
 	// its leader answered ListOffsets when the read took its end. Between
@@ -182,6 +190,16 @@ type ObserveValue struct {
 	LastKnownELR  []int32          `json:"last_known_elr"`
 	HighWatermark int64            `json:"high_watermark"`
 	LogEndOffsets map[string]int64 `json:"log_end_offsets,omitempty"`
+	// LogStartOffset (extension, optional): the partition's log start
+	// offset as its leader answered ListOffsets (earliest, -2): below it
+	// nothing can be read, locally or from the remote tier.
+	LogStartOffset *int64 `json:"log_start_offset,omitempty"`
+	// LocalLogStartOffset and HighestRemoteOffset (extension, optional,
+	// tiered storage): the first offset still on the leader's disk
+	// (earliest-local, -4, KIP-405) and the highest offset in the remote
+	// tier (latest-tiered, -5, KIP-1005; -1 while nothing is tiered).
+	LocalLogStartOffset *int64 `json:"local_log_start_offset,omitempty"`
+	HighestRemoteOffset *int64 `json:"highest_remote_offset,omitempty"`
 }
 
 // NemesisValue is the value of a nemesis op. Fault names the fault, Nodes

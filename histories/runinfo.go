@@ -29,11 +29,15 @@ type RunInfo struct {
 	Started time.Time `json:"started,omitzero"`
 	// Description and Expect are the scenario's own words (documentation;
 	// Expect never changes the verdict).
-	Description  string `json:"description,omitempty"`
-	Expect       string `json:"expect,omitempty"`
-	Seed         int64  `json:"seed,omitempty"`
-	KafkaVersion string `json:"kafka_version,omitempty"`
-	ELR          bool   `json:"elr,omitempty"`
+	Description string `json:"description,omitempty"`
+	Expect      string `json:"expect,omitempty"`
+	// Jira and Docs are the Kafka bugs the scenario guards against and
+	// the documents that explain it (refs.go).
+	Jira         []string `json:"jira,omitempty"`
+	Docs         []string `json:"docs,omitempty"`
+	Seed         int64    `json:"seed,omitempty"`
+	KafkaVersion string   `json:"kafka_version,omitempty"`
+	ELR          bool     `json:"elr,omitempty"`
 	// TransactionVersion is the cluster's finalized transaction.version
 	// feature level at the start of the run (0: unknown, or before 4.0).
 	TransactionVersion int    `json:"transaction_version,omitempty"`

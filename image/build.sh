@@ -6,7 +6,9 @@
 #      mirror (mirror.sh: DEBIAN_MIRROR or the apt sources); BASE_IMAGE=...
 #      uses another image;
 #   2. the Kafka jars and a log4j2 backend resolved by Maven (image/pom.xml);
-#   3. the Kafka image: base + jars + entrypoint.
+#   3. kchaos's RemoteStorageManager (image/rsm, tiered storage) compiled
+#      with the host's javac against those jars;
+#   4. the Kafka image: base + jars + entrypoint.
 # FORCE=1 rebuilds the Kafka image even when it exists; an image whose
 # org.kchaos.image.rev label differs from the hash of image/ is rebuilt.
 set -euo pipefail
@@ -17,7 +19,8 @@ base=${BASE_IMAGE:-kchaos/base:bookworm-jre17}
 
 # The image's revision is a hash of what goes into it besides the jars: an
 # image built from an older entrypoint is rebuilt, never silently reused.
-rev=$(cat "$here/entrypoint.sh" "$here/cds.sh" "$here/log4j2.xml" "$here/Dockerfile" "$here/pom.xml" | sha256sum | cut -c1-16)
+rsm_src="$here/rsm/org/kchaos/rsm/DirRemoteStorageManager.java"
+rev=$(cat "$here/entrypoint.sh" "$here/cds.sh" "$here/log4j2.xml" "$here/Dockerfile" "$here/pom.xml" "$rsm_src" | sha256sum | cut -c1-16)
 have=$(docker image inspect "$tag" --format '{{ index .Config.Labels "org.kchaos.image.rev" }}' 2>/dev/null || true)
 if [ "${FORCE:-0}" != 1 ] && [ "$have" = "$rev" ]; then
   echo "image: $tag already built"; exit 0
@@ -56,6 +59,14 @@ mvn -q -B -f "$here/pom.xml" -Dkafka.version="$version" \
   -DoutputDirectory="$ctx/lib" dependency:copy-dependencies \
   -DincludeScope=runtime -DexcludeArtifactIds=slf4j-reload4j,reload4j,slf4j-log4j12,log4j >/dev/null || {
     echo "image: Maven could not resolve Kafka $version (is it on Maven Central?)" >&2; exit 1; }
+# The remote tier's RemoteStorageManager (cluster.tiered), built against
+# this release's own plugin interface (kafka-storage-api) in lib/.
+command -v javac >/dev/null 2>&1 || { echo "image: javac (a JDK 17+) is needed to build kchaos's RemoteStorageManager" >&2; exit 1; }
+mkdir -p "$ctx/rsm"
+javac -nowarn --release 17 -d "$ctx/rsm" -cp "$ctx/lib/*" "$rsm_src" || {
+  echo "image: kchaos's RemoteStorageManager does not compile against Kafka $version" >&2; exit 1; }
+jar cf "$ctx/lib/kchaos-rsm.jar" -C "$ctx/rsm" .
+rm -rf "$ctx/rsm"
 cp "$here/entrypoint.sh" "$here/cds.sh" "$here/log4j2.xml" "$here/Dockerfile" "$ctx/"
 docker build -q --build-arg BASE="$base" --label org.kchaos.image=kafka --label org.kchaos.image.rev="$rev" -t "$tag" "$ctx" >/dev/null
 echo "image: built $tag in $(( $(date +%s) - start )) s"

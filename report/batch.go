@@ -49,6 +49,10 @@ type Row struct {
 	// cluster start, check, report, teardown.
 	Seconds      float64 `json:"seconds"`
 	StorySeconds float64 `json:"story_seconds"`
+	// Jira and Docs are the scenario's bugs and documents (a suite's
+	// cells): shown beside the cell, in junit.xml as properties.
+	Jira []string `json:"jira,omitempty"`
+	Docs []string `json:"docs,omitempty"`
 	Measure
 }
 

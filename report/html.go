@@ -20,6 +20,7 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"over":        overrideText,
 	"ivsecs":      func(i interval) float64 { return i.seconds() },
 	"markerColor": markerColor,
+	"refsHTML":    refsHTML,
 }).Parse(pageHTML + svgHTML))
 
 func renderHTML(v *view) ([]byte, error) {
@@ -65,6 +66,7 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 {{if .Reasons}}<ul>{{range .Reasons}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <p>History: {{.Events}} events over {{.Duration}}.</p>
 {{if .Expect}}<p>Expected (the scenario's words; they never change the verdict): {{.Expect}}</p>{{end}}
+{{if or .Jira .Docs}}<p>Guards against: {{refsHTML .Jira .Docs}}</p>{{end}}
 {{if .Problems}}<div class="problems"><b>Problems reading the run</b><ul>{{range .Problems}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 
 <div class="cols"><div>

@@ -25,6 +25,9 @@ func renderMarkdown(v *view) []byte {
 	if v.Expect != "" {
 		p("Expected (the scenario's words; they never change the verdict): %s\n\n", mdText(strings.Join(strings.Fields(v.Expect), " ")))
 	}
+	if refs := refsMarkdown(v.Jira, v.Docs); refs != "" {
+		p("Guards against: %s\n\n", refs)
+	}
 	if len(v.Problems) > 0 {
 		p("## Problems reading the run\n\n")
 		for _, s := range v.Problems {

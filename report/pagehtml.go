@@ -161,6 +161,8 @@ func (b Batch) junit() ([]byte, error) {
 		Error     *junitProblem `xml:"error,omitempty"`
 		Skipped   *skipped      `xml:"skipped,omitempty"`
 		SystemOut string        `xml:"system-out,omitempty"`
+		// A cell's Kafka bugs and documents (refs.go).
+		Properties *junitProperties `xml:"properties,omitempty"`
 	}
 	type ts struct {
 		XMLName  xml.Name `xml:"testsuite"`
@@ -178,7 +180,7 @@ func (b Batch) junit() ([]byte, error) {
 	}
 	s := ts{Name: class, Tests: len(b.Rows)}
 	for _, r := range b.Rows {
-		k := tc{Name: r.ID, ClassName: class, SystemOut: r.Summary}
+		k := tc{Name: r.ID, ClassName: class, SystemOut: r.Summary, Properties: caseProperties(r.Jira, r.Docs)}
 		if r.Seconds > 0 {
 			k.Time = fmt.Sprintf("%.1f", r.Seconds)
 		}

@@ -34,7 +34,20 @@ const NotRun = "not run: "
 var SuitePage = &Page{
 	File: "suite",
 	Columns: []Column{
-		{Head: "cell", Text: func(r Row) string { return r.ID }},
+		// A cell that guards against Kafka bugs names them (and its
+		// documents) under its id.
+		{Head: "cell", Text: func(r Row) string {
+			if refs := refsText(r.Jira, r.Docs); refs != "" {
+				return r.ID + " (" + refs + ")"
+			}
+			return r.ID
+		}, HTML: func(r Row, _ []Row) template.HTML {
+			h := template.HTMLEscapeString(r.ID)
+			if len(r.Jira)+len(r.Docs) > 0 {
+				h += `<div class="refs">` + string(refsHTML(r.Jira, r.Docs)) + "</div>"
+			}
+			return template.HTML(h)
+		}},
 		{Head: "expectation", Text: func(r Row) string {
 			exp := strings.Join(r.Checks, "; ")
 			if r.Reason != "" {
@@ -65,7 +78,8 @@ var SuitePage = &Page{
 	RowsKey: "cells",
 	JSON: []Field{{Key: "id"}, {Key: "scenario"}, {Key: "settings", Omit: true}, {Key: "kafka"}, {Key: "status"},
 		{Key: "checks", Omit: true}, {Key: "outcome", Omit: true}, {Key: "reason", Omit: true},
-		{Key: "run_dir", Omit: true}, {Key: "seconds", Omit: true}, {Key: "story_seconds", Omit: true}},
+		{Key: "run_dir", Omit: true}, {Key: "seconds", Omit: true}, {Key: "story_seconds", Omit: true},
+		{Key: "jira", Omit: true}, {Key: "docs", Omit: true}},
 	Pass: []string{CellMatch}, Fail: []string{CellDiffer}, Skip: []string{CellNotApplicable},
 	FailMessage:        "outcome differs from the expectation",
 	InterruptedUnknown: true,

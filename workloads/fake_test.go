@@ -89,6 +89,7 @@ type fakeView struct {
 	down     map[int32]bool // brokers that do not answer DescribeFrom
 	from     []int32        // brokers asked by DescribeFrom, in order
 	open     map[int32][]histories.OpenTxn
+	at       map[int32]map[int64]int64 // partition -> ListOffsets timestamp -> offset
 }
 
 func (v *fakeView) set(f func(v *fakeView)) {
@@ -127,6 +128,18 @@ func (v *fakeView) HighWatermark(_ context.Context, _ int32, _ string, p int32) 
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return v.hw[p], nil
+}
+
+func (v *fakeView) OffsetsAt(_ context.Context, _ int32, _ string, p int32, ts ...int64) map[int64]int64 {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := map[int64]int64{}
+	for _, t := range ts {
+		if o, ok := v.at[p][t]; ok {
+			out[t] = o
+		}
+	}
+	return out
 }
 
 func (v *fakeView) OpenTxns(_ context.Context, _ string, p int32) ([]histories.OpenTxn, error) {

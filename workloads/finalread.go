@@ -18,6 +18,9 @@ type ClusterView interface {
 	Describe(ctx context.Context, topic string) ([]admin.PartitionState, error)
 	DescribeFrom(ctx context.Context, broker int32, topic string) ([]admin.PartitionState, error)
 	HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error)
+	// OffsetsAt is the partition's offsets at ListOffsets' special
+	// timestamps (admin.EarliestTimestamp, ...) as its leader answers.
+	OffsetsAt(ctx context.Context, leader int32, topic string, partition int32, timestamps ...int64) map[int64]int64
 	ReplicaLogEndOffsets(ctx context.Context, topic string, partitions []int32, brokers []int32) map[int32]map[int32]int64
 	// OpenTxns is the transactions the partition's leader holds open, with
 	// their coordinators' view (KIP-664's DescribeProducers,
@@ -121,6 +124,7 @@ func (w *Workload) readPartitionAt(ctx context.Context, view ClusterView, p int3
 	if err != nil {
 		return res, -1, err
 	}
+	tier := tierOffsets(ctx, view, w.cfg.Topic, p)
 	invoked := time.Now()
 	recs, start, end, hw, rerr := w.readRange(ctx, view, p, iso)
 	res.Records, res.Start, res.End, res.Took = len(recs), start, end, time.Since(began)
@@ -144,6 +148,14 @@ func (w *Workload) readPartitionAt(ctx context.Context, view ClusterView, p int3
 	res.Complete = true
 	v.EndOffsets = map[string]int64{key: end}
 	v.StartOffsets = map[string]int64{key: start}
+	// Only a partition with data in a remote tier: elsewhere the local
+	// log start is the log start and there is no remote offset.
+	if remote, ok := tier[admin.LatestTieredTimestamp]; ok && remote >= 0 {
+		v.HighestRemoteOffsets = map[string]int64{key: remote}
+		if o, ok := tier[admin.EarliestLocalTimestamp]; ok {
+			v.LocalStartOffsets = map[string]int64{key: o}
+		}
+	}
 	if hw >= 0 {
 		v.HighWatermarks = map[string]int64{key: hw}
 	}
@@ -290,6 +302,24 @@ func tryEndOffset(ctx context.Context, view ClusterView, topic string, p int32) 
 		return view.HighWatermark(dctx, st.Leader, topic, p)
 	}
 	return -1, fmt.Errorf("partition %d not described", p)
+}
+
+// tierOffsets is partition p's local log start offset and highest offset
+// in the remote tier, as its leader answers them now (none without a
+// leader): what tells a final read's records served from the remote tier.
+func tierOffsets(ctx context.Context, view ClusterView, topic string, p int32) map[int64]int64 {
+	dctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	parts, err := view.Describe(dctx, topic)
+	if err != nil {
+		return nil
+	}
+	for _, st := range parts {
+		if st.Partition == p && st.Leader >= 0 {
+			return view.OffsetsAt(dctx, st.Leader, topic, p, admin.EarliestLocalTimestamp, admin.LatestTieredTimestamp)
+		}
+	}
+	return nil
 }
 
 // stableEnd is a read_committed final read's end: the partition's last

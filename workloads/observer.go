@@ -33,6 +33,9 @@ const offsetsTimeout = 600 * time.Millisecond
 type ObserverOptions struct {
 	Interval  time.Duration
 	Heartbeat time.Duration
+	// Tiered also asks each leader for its local log start offset and the
+	// highest offset in the remote tier (the topic is tiered).
+	Tiered bool
 }
 
 // Observer is the cluster observer, process -2. Every Interval it samples
@@ -156,6 +159,11 @@ func (o *Observer) Sample(ctx context.Context) {
 	defer ocancel()
 	var leos map[int32]map[int32]int64
 	hws := make([]int64, len(parts))
+	starts := make([]map[int64]int64, len(parts))
+	timestamps := []int64{admin.EarliestTimestamp}
+	if o.opts.Tiered {
+		timestamps = append(timestamps, admin.EarliestLocalTimestamp, admin.LatestTieredTimestamp)
+	}
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -173,12 +181,13 @@ func (o *Observer) Sample(ctx context.Context) {
 			if hw, err := o.view.HighWatermark(octx, st.Leader, o.topic, st.Partition); err == nil {
 				hws[i] = hw
 			}
+			starts[i] = o.view.OffsetsAt(octx, st.Leader, o.topic, st.Partition, timestamps...)
 		}(i, st)
 	}
 	wg.Wait()
 	now := time.Now()
 	for i, st := range parts {
-		v := observeValue(o.topic, st, hws[i], leos[st.Partition])
+		v := observeValue(o.topic, st, hws[i], leos[st.Partition], starts[i])
 		if prev, seen := o.last[st.Partition]; seen && reflect.DeepEqual(prev, v) &&
 			now.Sub(o.lastAt[st.Partition]) < o.opts.Heartbeat {
 			continue
@@ -245,13 +254,19 @@ func pickBroker(parts []admin.PartitionState, not int32) int32 {
 	return -1
 }
 
-func observeValue(topic string, st admin.PartitionState, hw int64, leo map[int32]int64) histories.ObserveValue {
+func observeValue(topic string, st admin.PartitionState, hw int64, leo map[int32]int64, at map[int64]int64) histories.ObserveValue {
 	v := histories.ObserveValue{Topic: topic, Partition: st.Partition, Leader: st.Leader,
 		LeaderEpoch: st.LeaderEpoch, ISR: nonNil(st.ISR), ELR: nonNil(st.ELR),
 		LastKnownELR: nonNil(st.LastKnownELR), HighWatermark: hw,
 		LogEndOffsets: map[string]int64{}}
 	for b, o := range leo {
 		v.LogEndOffsets[strconv.Itoa(int(b))] = o
+	}
+	for ts, field := range map[int64]**int64{admin.EarliestTimestamp: &v.LogStartOffset,
+		admin.EarliestLocalTimestamp: &v.LocalLogStartOffset, admin.LatestTieredTimestamp: &v.HighestRemoteOffset} {
+		if o, ok := at[ts]; ok {
+			*field = &o
+		}
 	}
 	return v
 }

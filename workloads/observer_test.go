@@ -98,3 +98,45 @@ func TestObserverStartStop(t *testing.T) {
 		t.Errorf("offline partition: %+v, want leader -1 and high watermark -1 (unknown)", ov)
 	}
 }
+
+// The observer records each partition's log start offset, and on a tiered
+// topic its local log start and highest remote offset; a change of the
+// log start alone is a new event.
+func TestObserverRecordsLogStartAndTier(t *testing.T) {
+	for _, tiered := range []bool{false, true} {
+		v := &fakeView{
+			parts: []admin.PartitionState{{Partition: 0, Leader: 0, LeaderEpoch: 1, Replicas: []int32{0}, ISR: []int32{0}}},
+			hw:    map[int32]int64{0: 50},
+			at: map[int32]map[int64]int64{0: {admin.EarliestTimestamp: 0,
+				admin.EarliestLocalTimestamp: 30, admin.LatestTieredTimestamp: 29}},
+		}
+		var buf bytes.Buffer
+		rec := histories.NewRecorder(&buf)
+		o := NewObserver(v, rec, "t", ObserverOptions{Heartbeat: time.Hour, Tiered: tiered})
+		o.Sample(context.Background())
+		v.set(func(v *fakeView) { v.at[0][admin.EarliestTimestamp] = 10 })
+		o.Sample(context.Background())
+		var got []string
+		for _, e := range readBack(t, rec, &buf) {
+			var ov histories.ObserveValue
+			if err := e.Decode(&ov); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, fmt.Sprintf("start=%v local=%v remote=%v", deref(ov.LogStartOffset), deref(ov.LocalLogStartOffset), deref(ov.HighestRemoteOffset)))
+		}
+		want := "[start=0 local=none remote=none start=10 local=none remote=none]"
+		if tiered {
+			want = "[start=0 local=30 remote=29 start=10 local=30 remote=29]"
+		}
+		if fmt.Sprint(got) != want {
+			t.Errorf("tiered=%v: recorded %v, want %s", tiered, got, want)
+		}
+	}
+}
+
+func deref(p *int64) string {
+	if p == nil {
+		return "none"
+	}
+	return fmt.Sprint(*p)
+}

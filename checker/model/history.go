@@ -47,9 +47,10 @@ type TP struct {
 	Topic     string
 	Partition int32
 	Offs      OffsetTable
-	Obs       []Sample // observer samples, kept when something but the HW changed
-	Final     int32    // the last completed final read covering it, or -1
-	Finals    []int32  // every completed final read covering it, in completion order
+	Obs       []Sample   // observer samples, kept when something but the HW changed
+	LogStarts []LogStart // observer samples with a log start offset, kept when it changed
+	Final     int32      // the last completed final read covering it, or -1
+	Finals    []int32    // every completed final read covering it, in completion order
 	Avail     Avail
 	Polled    int           // records polled
 	epochs    map[int32]int // epoch -> its first sample with a leader; built after the last Add
@@ -73,6 +74,11 @@ type Sample struct {
 	// "elr", "last-known-elr", else "unclean"; "" with no previous sample).
 	Election string
 }
+
+// LogStart is an observer sample's log start offset of a partition, with
+// its log end then (the highest of the replicas' log end offsets and the
+// high watermark; -1 unknown).
+type LogStart struct{ At, Offset, End int64 }
 
 // At returns the latest sample at or before time t, or nil.
 func (t *TP) At(when int64) *Sample {

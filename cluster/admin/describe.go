@@ -201,3 +201,43 @@ func parseListOffsets(topic string, broker int32, resp *kmsg.ListOffsetsResponse
 	}
 	return out, nil
 }
+
+// ListOffsets special timestamps kchaos asks beyond latest (-1): the log
+// start offset, the local log start offset (KIP-405: of a tiered
+// partition, the first offset still on the leader's disk; else the log
+// start) and the highest offset in remote storage (KIP-1005, Kafka 3.9+:
+// -1 when nothing is tiered).
+const (
+	EarliestTimestamp      int64 = -2
+	EarliestLocalTimestamp int64 = -4
+	LatestTieredTimestamp  int64 = -5
+)
+
+// OffsetsAt asks the leader broker for the partition's offset at each of
+// timestamps (one ListOffsets each: Kafka refuses a partition twice in
+// one request), as a consumer; an offset it did not answer is left out.
+func (c *Client) OffsetsAt(ctx context.Context, leader int32, topic string, partition int32, timestamps ...int64) map[int64]int64 {
+	out := map[int64]int64{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, ts := range timestamps {
+		wg.Add(1)
+		go func(ts int64) {
+			defer wg.Done()
+			req := listOffsetsRequest(topic, []int32{partition}, -1)
+			req.Topics[0].Partitions[0].Timestamp = ts
+			resp, err := req.RequestWith(ctx, c.cl.Broker(int(leader)))
+			if err != nil {
+				return
+			}
+			m, err := parseListOffsets(topic, leader, resp)
+			if o, ok := m[partition]; err == nil && ok {
+				mu.Lock()
+				out[ts] = o
+				mu.Unlock()
+			}
+		}(ts)
+	}
+	wg.Wait()
+	return out
+}

@@ -203,9 +203,19 @@ func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image 
 	var props string
 	heap := c.cfg.BrokerHeapMB
 	if n.Role == cluster.RoleBroker {
-		props = cluster.RenderLogDirs(n, voters, c.cfg.Brokers, c.cfg.LogDirs, c.cfg.BrokerConfig, c.cfg.PerBroker[n.ID])
+		// Tiered storage's settings come first: a scenario's broker_config
+		// may tune them (task interval, thread pools).
+		var tiered map[string]string
+		if t := c.cfg.Tiered; t != nil {
+			tiered = t.BrokerConfig(c.cfg.Brokers)
+		}
+		props = cluster.RenderLogDirs(n, voters, c.cfg.Brokers, c.cfg.LogDirs, tiered, c.cfg.BrokerConfig, c.cfg.PerBroker[n.ID])
 	} else {
-		props = cluster.Render(n, voters, c.cfg.Brokers, c.cfg.ControllerConfig)
+		var tiered map[string]string
+		if t := c.cfg.Tiered; t != nil {
+			tiered = t.ControllerConfig()
+		}
+		props = cluster.Render(n, voters, c.cfg.Brokers, tiered, c.cfg.ControllerConfig)
 		heap = c.cfg.ControllerHeapMB
 	}
 	propsPath := filepath.Join(dir, "server.properties")
@@ -215,6 +225,13 @@ func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image 
 	logDirBinds, err := c.prepareLogDirs(n, dir)
 	if err != nil {
 		return nil, dir, err
+	}
+	if c.cfg.Tiered != nil && n.Role == cluster.RoleBroker {
+		remote := c.HostRemoteDir()
+		if err := os.MkdirAll(remote, 0o777); err != nil {
+			return nil, dir, err
+		}
+		logDirBinds = append(logDirBinds, remote+":"+cluster.RemoteDir)
 	}
 	formatArgs := strings.Join(cluster.FormatArgs(c.version, c.cfg.ELR, c.cfg.TransactionVersion, c.cfg.ShareVersion), " ")
 	ip, _ := netip.ParseAddr(n.IP)
@@ -299,6 +316,13 @@ func (c *Cluster) Node(id int32) (cluster.Node, bool) {
 // Faults reach it through Files, which works for every backend.
 func (c *Cluster) HostDataDir(id int32) string {
 	return filepath.Join(c.dataDirs[id], "data")
+}
+
+// HostRemoteDir is the host folder every broker of a tiered cluster
+// (Config.Tiered) mounts at cluster.RemoteDir: the remote tier, shared by
+// all brokers, surviving kill -9 and readable from the host.
+func (c *Cluster) HostRemoteDir() string {
+	return filepath.Join(c.cfg.DataRoot, c.cfg.RunID, "remote")
 }
 
 // Files is node id's log dir, read and cut on the host side of its bind

@@ -26,6 +26,7 @@ import (
 // suite judges the run by. A field that changes none of it is a dead knob.
 type effect struct {
 	Name, Description, Expect string
+	Jira, Docs                []string
 	Seed                      int64
 	Cluster                   cluster.Config
 	Topic                     admin.TopicSpec
@@ -39,7 +40,7 @@ type effect struct {
 func effectOf(s *Scenario) effect {
 	cc := s.Cluster.ClusterConfig()
 	cc.Defaults()
-	return effect{Name: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
+	return effect{Name: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed, Jira: s.Jira, Docs: s.Docs,
 		Cluster: cc, Topic: s.TopicSpec(), Workload: s.WorkloadConfig(), Nemesis: s.Nemesis,
 		HealTimeout: s.Final.RecoverTimeout.Std(), AbortHanging: s.Final.AbortHanging, Checks: s.Checks()}
 }
@@ -92,6 +93,9 @@ var fieldCases = []struct {
 	{"name", nil, []string{"name=y"}, func(_, a effect) bool { return a.Name == "y" }},
 	{"description", nil, []string{"description=d"}, func(_, a effect) bool { return a.Description == "d" }},
 	{"expect", nil, []string{"expect=e"}, func(_, a effect) bool { return a.Expect == "e" }},
+	{"jira", nil, []string{"jira=[KAFKA-20732]"}, func(_, a effect) bool { return slices.Equal(a.Jira, []string{"KAFKA-20732"}) }},
+	{"docs", nil, []string{"docs=[https://kafka.apache.org/documentation/#tiered_storage]"},
+		func(_, a effect) bool { return len(a.Docs) == 1 }},
 	{"outcome", nil, []string{`outcome=[{check: "lost-write == 0"}]`}, func(_, a effect) bool { return len(a.Checks) == 1 }},
 	{"seed", nil, []string{"seed=7"}, func(_, a effect) bool { return a.Seed == 7 }},
 	{"cluster.kafka", nil, []string{"cluster.kafka=4.0.2"},
@@ -126,6 +130,8 @@ var fieldCases = []struct {
 	{"cluster.log_dirs", nil, []string{"cluster.log_dirs=2"}, func(_, a effect) bool { return a.Cluster.LogDirs == 2 }},
 	{"cluster.log_dir_size", []string{"cluster.log_dirs=2"}, []string{"cluster.log_dir_size=64MiB"},
 		func(_, a effect) bool { return a.Cluster.LogDirSizeBytes == 64<<20 }},
+	{"cluster.tiered", nil, []string{"cluster.tiered.segment_ms=3000"},
+		func(_, a effect) bool { return a.Cluster.Tiered != nil && a.Topic.Configs["segment.ms"] == "3000" }},
 	{"topic.log_dir", []string{"cluster.log_dirs=3"}, []string{"topic.log_dir=2"},
 		func(_, a effect) bool { return a.Topic.LogDir == "/var/lib/kafka/data-2" }},
 	{"topic.name", nil, []string{"topic.name=orders"},

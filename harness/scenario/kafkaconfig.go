@@ -72,6 +72,11 @@ var KafkaConfigRules = map[string]kafkaValue{
 	"log.message.timestamp.type":               oneOf("CreateTime", "LogAppendTime"),
 	"retention.ms":                             intAtLeast(64, -1),
 	"log.retention.ms":                         intAtLeast(64, -1),
+	"retention.bytes":                          intAtLeast(64, -1),
+	"log.retention.bytes":                      intAtLeast(64, -1),
+	"remote.storage.enable":                    boolean,
+	"local.retention.ms":                       intAtLeast(64, -2),
+	"local.retention.bytes":                    intAtLeast(64, -2),
 }
 
 // topicOnlyRules apply to a topic's configs only: not configs at all,

@@ -44,6 +44,11 @@ type Scenario struct {
 	// the run's own verdict either. Its YAML key stays `outcome:` (the
 	// scenario files' compatibility); in Go, "outcome" names nothing else.
 	Expectation expect.Spec `yaml:"outcome,omitempty"`
+	// Jira names the Kafka bugs the scenario guards against (KAFKA-NNNNN)
+	// and Docs links what explains it: shown on the run report, the suite
+	// page and junit.xml.
+	Jira []string `yaml:"jira,omitempty"`
+	Docs []string `yaml:"docs,omitempty"`
 }
 
 // Checks parses Expectation (Validate has reported its problems).
@@ -77,6 +82,8 @@ type ClusterSpec struct {
 	// backend only.
 	LogDirs    int    `yaml:"log_dirs,omitempty"`
 	LogDirSize string `yaml:"log_dir_size,omitempty"`
+	// Tiered turns on tiered storage (KIP-405): tiered.go.
+	Tiered *TieredSpec `yaml:"tiered,omitempty"`
 	// Backend is "docker" (also when empty) or "ssh": the operator's own hosts,
 	// described by Hosts, SSH and Service, and confirmed by ConfirmOwner
 	// (docs/ssh.md).
@@ -474,6 +481,17 @@ func (s *Scenario) Validate() error {
 			add("topic.configs", "empty key")
 		}
 	}
+	errs = append(errs, s.checkTiered()...)
+	for i, id := range s.Jira {
+		if err := histories.CheckJira(id); err != nil {
+			add(fmt.Sprintf("jira[%d]", i), "%v", err)
+		}
+	}
+	for i, d := range s.Docs {
+		if err := histories.CheckDocURL(d); err != nil {
+			add(fmt.Sprintf("docs[%d]", i), "%v", err)
+		}
+	}
 	_, expectationErrs := s.Expectation.Checks("outcome", KnownSetting)
 	errs = append(errs, expectationErrs...)
 	errs = append(errs, s.crossCheck()...)
@@ -494,6 +512,7 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 	cfg.ShareVersion, _ = c.shareVersion()
 	cfg.LogDirs = c.LogDirs
 	cfg.LogDirSizeBytes, _ = c.logDirSize()
+	cfg.Tiered = c.Tiered.config()
 	switch c.ELR {
 	case ELROn:
 		on := true
@@ -533,7 +552,7 @@ func (c ClusterSpec) txnVersion() (*int16, error) {
 // TopicSpec is the topic as the harness creates it.
 func (s *Scenario) TopicSpec() admin.TopicSpec {
 	t := s.Topic
-	spec := admin.TopicSpec{Name: t.Name, Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: t.Configs}
+	spec := admin.TopicSpec{Name: t.Name, Assignment: t.AssignmentOrDefault(s.Cluster.Brokers), Configs: s.topicConfigs()}
 	if ld := t.LogDir; ld != nil {
 		if paths := cluster.LogDirPaths(max(s.Cluster.LogDirs, 1)); *ld >= 0 && *ld < len(paths) {
 			spec.LogDir = paths[*ld]

@@ -1,0 +1,33 @@
+package histories
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+)
+
+// A scenario may name the Kafka bugs it guards against (RunInfo.Jira) and
+// documents that explain it (RunInfo.Docs): the run report, the suite page
+// and junit.xml show them, so that a red cell leads to its bug.
+
+var jiraID = regexp.MustCompile(`^KAFKA-[1-9][0-9]{0,5}$`)
+
+// CheckJira refuses an id that is not an Apache Kafka JIRA key.
+func CheckJira(id string) error {
+	if !jiraID.MatchString(id) {
+		return fmt.Errorf("%q: want an Apache Kafka JIRA key, KAFKA-NNNNN", id)
+	}
+	return nil
+}
+
+// JiraURL is the issue's page.
+func JiraURL(id string) string { return "https://issues.apache.org/jira/browse/" + id }
+
+// CheckDocURL refuses a link that is not an absolute http(s) URL.
+func CheckDocURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("%q: want an absolute http(s) URL", s)
+	}
+	return nil
+}
