@@ -72,6 +72,7 @@ test: vet image upgrade-images chromium
 # Every built-in scenario on real clusters (the twelve seeds and the rest,
 # every group variant), and the group workload variants make test skips.
 test-scenarios: image upgrade-images chromium
+	@image/build.sh 4.3.1   # TestScenarioR1Affected: a release without KAFKA-20732's fix
 	KCHAOS_ALL_SCENARIOS=1 $(GO) test -tags integration -count=1 -p 1 -timeout 80m -run 'TestScenario|TestUpgrade|TestSSHScenario' -v ./harness/...
 	KCHAOS_ALL_SCENARIOS=1 $(GO) test -tags integration -count=1 -p 1 -timeout 20m -run 'TestGroupWorkload' -v ./workloads
 

@@ -212,6 +212,7 @@ func r1Story(t *testing.T, version string) scenarioRun {
 // under leader moves keeps everything it should: no lost write, no
 // log-start-jump.
 func TestScenarioR1Fixed(t *testing.T) {
+	allScenarios(t) // the tiered read-back represents tiered storage in make test
 	r := r1Story(t, "4.4.0")
 	if n := r.count(checker.LostWrite) + r.count(checker.LogStartJump); n != 0 {
 		t.Errorf("r1 on 4.4.0: lost-write %d, log-start-jump %d, want 0 (the fix is in)", r.count(checker.LostWrite), r.count(checker.LogStartJump))
@@ -221,5 +222,9 @@ func TestScenarioR1Fixed(t *testing.T) {
 // TestScenarioR1Affected runs r1 on 4.3.1, which lacks the fix. The bug is
 // a race per leader move, so one run may or may not show it: the test
 // asserts the story played and logs what the checker found (measured
-// rates belong in the findings suite, `--runs`).
-func TestScenarioR1Affected(t *testing.T) { r1Story(t, "4.3.1") }
+// rates belong in the findings suite, `--runs`). It needs the 4.3.1
+// image, which make test-scenarios builds.
+func TestScenarioR1Affected(t *testing.T) {
+	allScenarios(t)
+	r1Story(t, "4.3.1")
+}
