@@ -21,7 +21,8 @@ var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"ivsecs":      func(i interval) float64 { return i.seconds() },
 	"markerColor": markerColor,
 	"refsHTML":    refsHTML,
-}).Parse(pageHTML + svgHTML))
+	"offset":      offsetCell,
+}).Parse(pageHTML + svgHTML + lanesHTML))
 
 func renderHTML(v *view) ([]byte, error) {
 	var b bytes.Buffer
@@ -98,6 +99,8 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 <table><tr><th>member</th><th>processes</th><th>rebalances</th><th>commits ok</th><th>fail</th><th>info</th><th>partitions held (seconds)</th></tr>
 {{range .Members}}<tr><td>{{.Member}}</td><td>{{.Processes}}</td><td class="n">{{.Rebalances}}</td><td class="n">{{.OK}}</td><td class="n">{{.Fail}}</td><td class="n">{{.Info}}</td><td>{{.Held}}</td></tr>
 {{end}}</table>{{end}}
+{{template "shares" .Shares}}
+{{template "quorum" .Quorum}}
 
 {{if .LinResult}}<h2>Linearizability (porcupine)</h2>
 <p>Overall: <b>{{.LinResult}}</b>.</p>

@@ -159,6 +159,8 @@ func renderMarkdown(v *view) []byte {
 		}
 		p("\n")
 	}
+	mdShares(p, v.Shares)
+	mdQuorum(p, v.Quorum)
 	if len(v.Ops) > 0 {
 		p("## Operations\n\n| op | ok | fail | info |\n|---|---:|---:|---:|\n")
 		for _, o := range v.Ops {

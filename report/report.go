@@ -52,7 +52,9 @@ type view struct {
 	Duration      string
 	Timeline      svgDoc
 	Legend        []legendItem
-	Group         *groupView // the consumer group's lanes (groups.go); nil without one
+	Group         *groupView  // the consumer group's lanes (groups.go); nil without one
+	Shares        *shareView  // the share group's members, redeliveries, start offsets (shareexplain.go)
+	Quorum        *quorumView // the KRaft quorum's leaders and voters (quorum.go)
 	// The nodes' own logs (logs/summary.json): counts per node and the
 	// markers found, in time order.
 	LogNodes []logNodeRow
@@ -121,7 +123,12 @@ func build(dir string) (*view, error) {
 	if err != nil {
 		return nil, err
 	}
-	tl, herr := scanHistory(filepath.Join(dir, HistoryFile), marksFrom(r.Res, r.Info.Topic), nil)
+	ss, qs := newShareScan(), &quorumScan{}
+	tl, herr := scanHistory(filepath.Join(dir, HistoryFile), marksFrom(r.Res, r.Info.Topic), func(e histories.Event) {
+		ss.add(&e)
+		qs.add(&e)
+	})
+	tl.shares, tl.quorum = ss, qs
 	v := &view{
 		Name: r.name(), RunID: filepath.Base(filepath.Clean(dir)),
 		Verdict: r.verdict(), Settings: append(r.Settings, liveChanges(tl.Nemesis)...), Overrides: r.Over,
@@ -149,7 +156,7 @@ func build(dir string) (*view, error) {
 				v.Counts = append(v.Counts, countRow{k, r.Res.count(k), r.Res.counted(k)})
 			}
 		}
-		v.Explanations = r.Res.Explanations
+		v.Explanations = slices.Concat(r.Res.Explanations, shareExplanations(r.Res, ss.topic), metadataExplanations(r.Res))
 		for i := range v.Explanations {
 			v.Explanations[i].LogsSay = logsSay(v.Explanations[i].src, v.Markers)
 		}
@@ -179,6 +186,7 @@ func build(dir string) (*view, error) {
 		}
 	}
 	v.Group, _ = groupSection(dir)
+	v.Shares, v.Quorum = shareSection(ss, r.Res, tl.Nemesis), quorumSection(qs, r.Res, tl.End)
 	bs := bands(tl.Nemesis, tl.End)
 	v.Timeline = timelineSVG(tl, bs, offline, r.Info.Replication, r.Info.ELR, v.Markers)
 	seen := map[string]bool{}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/checker/metadata"
 )
 
 // Verdict is the report's verdict: checker's three, plus Unchecked for a
@@ -98,6 +99,11 @@ type results struct {
 	LinResult    string // porcupine's overall result, "" if not run
 	Lin          []linRow
 	Idempotent   bool // the producer's idempotence the checker assumed
+	// Anoms are the checker's entries as results.json holds them: the
+	// share and metadata sections explain theirs (shareexplain.go,
+	// quorum.go) without judging anything again.
+	Anoms checker.Anomalies
+	Terms []metadata.Term // the quorum's leader epochs (information)
 	// counted says, from the checker's result, whether a kind counts
 	// against validity: the report never restates the rule.
 	against func(kind string) bool
@@ -127,7 +133,8 @@ func readResults(path string) (*results, error) {
 
 func fromChecker(cr *checker.Result) *results {
 	r := &results{Valid: verdictOf(cr.Valid), Reasons: cr.Reasons, Errors: cr.Stats.Errors, Idempotent: cr.Idempotent,
-		Counts: anomalyCounts(&cr.Anomalies), Unavailable: map[string][]interval{}, against: cr.Counted}
+		Counts: anomalyCounts(&cr.Anomalies), Unavailable: map[string][]interval{}, against: cr.Counted,
+		Anoms: cr.Anomalies, Terms: cr.QuorumTerms}
 	for k, n := range cr.Counts { // the checker's counts win over list lengths
 		r.Counts[k] = n
 	}

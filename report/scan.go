@@ -130,6 +130,10 @@ type timeline struct {
 	Nemesis     []nemOp
 	Errors      map[string]map[string]int         // code -> f -> count
 	Ops         map[string]map[histories.Type]int // f -> completion type -> count
+	// The share group's and the KRaft quorum's lanes (sharescan.go,
+	// quorumscan.go), filled by build's visit; nil without their events.
+	shares *shareScan
+	quorum *quorumScan
 }
 
 // marks says which acked sends the checker found lost or whose offset was

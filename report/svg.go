@@ -90,6 +90,7 @@ func timelineSVG(tl *timeline, bs []band, offline map[tp][]interval, rf int, elr
 	c.axis(22, true)
 	c.y = 32
 	c.faults(bs)
+	c.quorumLanes(tl.quorum)
 	c.logLane(marks)
 	c.throughput(tl)
 	c.latency(tl)
@@ -102,6 +103,7 @@ func timelineSVG(tl *timeline, bs []band, offline map[tp][]interval, rf int, elr
 		}
 		c.y += 6
 	}
+	c.shareLanes(tl.shares, tl.Nemesis)
 	c.axis(c.y+14, false)
 	c.doc.H = c.y + 22
 	c.grid()
