@@ -21,11 +21,11 @@ share-partition start offsets the group reported (purple). The share anomalies a
 {{range .Offsets}}<tr><td class="n">{{.Partition}}</td><td class="n">{{.At}}</td><td class="n">{{offset .Start}}</td><td class="n">{{offset .LogEnd}}</td><td class="n">{{.FinalEnd}}</td><td>{{.Drained}}</td><td>{{.Error}}</td></tr>
 {{end}}</table>{{else}}<p>The group reported no start offsets (no share-offsets completed).</p>{{end}}{{end}}{{end}}
 {{define "quorum"}}{{with .}}<h2>KRaft quorum</h2>
-<p>{{.Samples}} quorum samples with a new state. No leader named for {{printf "%.3f" .NoLeaderTotal}} s{{if .NoLeader}} ({{range .NoLeader}}{{secs .Start}} to {{secs .End}}; {{end}}){{end}}.
+<p>{{.Samples}} quorum samples with a new state. {{.NoLeaderText}}.
 On the timeline: the active controller and its epoch as DescribeQuorum answered, a purple dashed mark at each leader change, and each voter's lag behind the leader
 (green caught up, yellow behind, grey unknown, no bar while not a voter).</p>
 <h3>Leader changes</h3>
-{{if .Changes}}<ul>{{range .Changes}}<li>{{.Text}}</li>{{end}}{{if .MoreChanges}}<li>... and {{.MoreChanges}} more</li>{{end}}</ul>{{else}}<p>The samples saw one leader and epoch throughout.</p>{{end}}
+{{if .Changes}}<ul>{{range .Changes}}<li>{{.Text}}</li>{{end}}{{if .MoreChanges}}<li>... and {{.MoreChanges}} more</li>{{end}}</ul>{{else}}<p>No change of leader or epoch between the samples that named one.</p>{{end}}
 {{if .Voters}}<h3>Voters</h3><table><tr><th>voter</th><th>max lag</th><th>seconds behind</th><th>seconds unknown</th><th>last lag</th></tr>
 {{range .Voters}}<tr><td class="n">{{.ID}}</td><td class="n">{{.MaxLag}}</td><td class="n">{{num .LaggingS}}</td><td class="n">{{num .Unknown}}</td><td class="n">{{.Last}}</td></tr>
 {{end}}</table>{{end}}

@@ -49,17 +49,10 @@ func mdQuorum(p func(string, ...any), qv *quorumView) {
 	if qv == nil {
 		return
 	}
-	p("## KRaft quorum\n\n%d quorum samples with a new state. No leader named for %.3f s", qv.Samples, qv.NoLeaderTotal)
-	if len(qv.NoLeader) > 0 {
-		p(" (%d windows:", len(qv.NoLeader))
-		for _, iv := range qv.NoLeader {
-			p(" %s to %s;", bareSecs(iv.Start), secs(iv.End))
-		}
-		p(")")
-	}
+	p("## KRaft quorum\n\n%d quorum samples with a new state. %s", qv.Samples, qv.NoLeaderText())
 	p(".\n\n### Leader changes\n\n")
 	if len(qv.Changes) == 0 {
-		p("The samples saw one leader and epoch throughout.\n\n")
+		p("No change of leader or epoch between the samples that named one.\n\n")
 	} else {
 		for _, c := range qv.Changes {
 			p("- %s\n", mdText(c.Text()))

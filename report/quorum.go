@@ -138,6 +138,22 @@ func quorumSection(q *quorumScan, res *results, end int64) *quorumView {
 	return qv
 }
 
+// NoLeaderText says how long the samples named no leader, and when.
+func (qv *quorumView) NoLeaderText() string {
+	s := fmt.Sprintf("No leader named for %.3f s", qv.NoLeaderTotal)
+	for i, iv := range qv.NoLeader {
+		sep := ", "
+		if i == 0 {
+			sep = " ("
+		}
+		s += sep + bareSecs(iv.Start) + "-" + secs(iv.End)
+		if i == len(qv.NoLeader)-1 {
+			s += ")"
+		}
+	}
+	return s
+}
+
 // voterRows sums each voter's lag over the samples: a sample's lag holds
 // until the next sample.
 func voterRows(ss []qSample, end int64) []voterRow {
@@ -172,7 +188,8 @@ func voterRows(ss []qSample, end int64) []voterRow {
 }
 
 // quorumLanes draws the quorum under the fault lane: the active
-// controller, its epoch, a dashed mark at each leader change, and a lag
+// controller, its epoch, a dashed mark at each leader change (from the
+// last leader named to the next one, as the section lists them), and a lag
 // lane per voter (green caught up, yellow behind, grey unknown; no bar
 // while it was not a voter).
 func (c *canvas) quorumLanes(q *quorumScan) {
@@ -216,15 +233,19 @@ func (c *canvas) quorumLanes(q *quorumScan) {
 		}
 		c.runLane(fmt.Sprintf("voter %d lag", id), pts)
 	}
-	for i := 1; i < len(q.samples); i++ {
-		a, b := q.samples[i-1], q.samples[i]
-		if a.v.LeaderID == b.v.LeaderID && a.v.LeaderEpoch == b.v.LeaderEpoch {
+	var last *qSample // the last sample that named a leader
+	for i := range q.samples {
+		b := &q.samples[i]
+		if b.v.LeaderID < 0 {
 			continue
 		}
-		x := c.x(b.at)
-		c.add(el{Kind: "line", X: x, Y: top, X2: x, Y2: c.y, Stroke: "#8e44ad", SW: 1.5, Dash: "3 2", Class: "leader-change"})
-		c.rect(x-2, top, 4, laneH, "#8e44ad", "leader-change", fmt.Sprintf("leader %s (epoch %d) to %s (epoch %d) at %s",
-			a.leader, a.v.LeaderEpoch, b.leader, b.v.LeaderEpoch, secs(b.at)))
+		if a := last; a != nil && (a.v.LeaderID != b.v.LeaderID || a.v.LeaderEpoch != b.v.LeaderEpoch) {
+			x := c.x(b.at)
+			c.add(el{Kind: "line", X: x, Y: top, X2: x, Y2: c.y, Stroke: "#8e44ad", SW: 1.5, Dash: "3 2", Class: "leader-change"})
+			c.rect(x-2, top, 4, laneH, "#8e44ad", "leader-change", fmt.Sprintf("leader %s (epoch %d) to %s (epoch %d) at %s",
+				a.leader, a.v.LeaderEpoch, b.leader, b.v.LeaderEpoch, secs(b.at)))
+		}
+		last = b
 	}
 	c.y += 8
 }

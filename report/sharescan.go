@@ -25,6 +25,7 @@ const (
 )
 
 var shareRowNames = [shKinds]string{"acquired", "accepted", "released", "rejected", "ack refused/unknown"}
+var shareRowClasses = [shKinds]string{"share-acquired", "share-accepted", "share-released", "share-rejected", "share-refused"}
 var shareRowColors = [shKinds]string{"#4a7fc1", "#2e8b57", "#8e7cc3", "#c0392b", "#d68910"}
 
 // counter counts events of shKinds kinds in time bins whose width doubles

@@ -18,7 +18,7 @@ func (c *canvas) shareLanes(s *shareScan, nem []nemOp) {
 	if !s.used() {
 		return
 	}
-	const rowH = 9.0
+	const rowH = 12.0
 	c.text(8, c.y+12, fmt.Sprintf("share group %s on %s", s.group, s.topic), "start", "part-head")
 	c.y += laneH + 2
 	var peak [shKinds]int
@@ -45,10 +45,10 @@ func (c *canvas) shareLanes(s *shareScan, nem []nemOp) {
 		}
 		c.y += laneH
 		for k := 0; k < shKinds; k++ {
-			c.text(24, c.y+rowH-1, fmt.Sprintf("%s (%d)", shareRowNames[k], l.total[k]), "start", "lane")
+			c.text(24, c.y+rowH-2, fmt.Sprintf("%s (%d)", shareRowNames[k], l.total[k]), "start", "lane")
 			if peak[k] > 0 {
 				if d := c.countBars(&l.cnt, k, c.y+rowH, (rowH-1)/float64(peak[k])); d != "" {
-					c.add(el{Kind: "path", D: d, Stroke: shareRowColors[k], SW: c.countWidth(&l.cnt), Class: "share-" + strings.Fields(shareRowNames[k])[0]})
+					c.add(el{Kind: "path", D: d, Stroke: shareRowColors[k], SW: c.countWidth(&l.cnt), Class: shareRowClasses[k]})
 				}
 			}
 			c.y += rowH
@@ -75,7 +75,7 @@ func (c *canvas) countBars(cn *counter, k int, base, scale float64) string {
 }
 
 func (c *canvas) countWidth(cn *counter) float64 {
-	return math.Max(float64(cn.width)/float64(c.t1)*plotW*0.9, 1.5)
+	return math.Max(float64(cn.width)/float64(c.t1)*plotW*0.9, 3)
 }
 
 // shareProgress plots one partition of the share group's topic: the log
