@@ -128,6 +128,7 @@ func build(dir string) (*view, error) {
 		ss.add(&e)
 		qs.add(&e)
 	})
+	ss.finish(tl)
 	tl.shares, tl.quorum = ss, qs
 	v := &view{
 		Name: r.name(), RunID: filepath.Base(filepath.Clean(dir)),

@@ -118,7 +118,7 @@ type shareScan struct {
 	limit        int32
 	lanes        map[string]*shareLane
 	byProc       map[int]*shareLane
-	logEnd       map[tp]*series    // from acked sends (the group's topic is picked at the end)
+	logEnd       map[int32]*series // from the timeline's acked sends (finish)
 	delivered    map[int32]*series // highest offset delivered, plus one
 	spso         []spsoPoint
 	finalEnd     map[int32]int64 // the final read's end offsets of the topic
@@ -127,7 +127,7 @@ type shareScan struct {
 
 func newShareScan() *shareScan {
 	return &shareScan{lanes: map[string]*shareLane{}, byProc: map[int]*shareLane{},
-		logEnd: map[tp]*series{}, delivered: map[int32]*series{}, finalEnd: map[int32]int64{}}
+		logEnd: map[int32]*series{}, delivered: map[int32]*series{}, finalEnd: map[int32]int64{}}
 }
 
 func seriesOf(m map[int32]*series, p int32) *series {
@@ -140,8 +140,8 @@ func seriesOf(m map[int32]*series, p int32) *series {
 // used reports whether the history had a share group.
 func (s *shareScan) used() bool { return s != nil && len(s.lanes) > 0 }
 
-// add takes one event of the history (any: it picks the share ops, the
-// sends and the final read of the group's topic).
+// add takes one event of the history (any: it picks the share ops and
+// the final read of the group's topic).
 func (s *shareScan) add(e *histories.Event) {
 	if e.Process < 0 || e.Type == histories.Invoke {
 		return
@@ -200,18 +200,9 @@ func (s *shareScan) add(e *histories.Event) {
 			}
 		}
 		s.spso = append(s.spso, pt)
-	case histories.FSend:
-		var v histories.SendValue
-		if e.Type == histories.OK && e.Decode(&v) == nil && v.Offset != nil {
-			t := tp{v.Topic, v.Partition}
-			if s.logEnd[t] == nil {
-				s.logEnd[t] = &series{}
-			}
-			s.logEnd[t].rise(e.Time, *v.Offset+1)
-		}
 	case histories.FFinalRead:
-		var rr histories.ReadResult
-		if e.Type == histories.OK && e.Decode(&rr) == nil && (s.topic == "" || rr.Topic == s.topic) {
+		var rr histories.ReadResult // a large value: decoded again only for a share group
+		if e.Type == histories.OK && s.used() && e.Decode(&rr) == nil && rr.Topic == s.topic {
 			for k, o := range rr.EndOffsets {
 				if p, err := histories.ParsePartitionKey(k); err == nil {
 					s.finalEnd[p] = o
@@ -227,10 +218,41 @@ func (s *shareScan) add(e *histories.Event) {
 
 // logEndOf is partition p's log end over time on the group's topic.
 func (s *shareScan) logEndOf(p int32) *series {
-	if l := s.logEnd[tp{s.topic, p}]; l != nil {
+	if l := s.logEnd[p]; l != nil {
 		return l
 	}
 	return &series{}
+}
+
+// finish takes the log end of the group's topic over time from the
+// timeline's bins (the highest acked offset so far, plus one), which
+// already hold every acked send: the sends are not decoded twice.
+func (s *shareScan) finish(tl *timeline) {
+	if !s.used() {
+		return
+	}
+	for _, p := range tl.Parts {
+		if p.TP.Topic != s.topic {
+			continue
+		}
+		i, l := tl.partIdx[p.TP], &series{}
+		for j := range tl.Bins {
+			if i >= len(tl.Bins[j].Parts) {
+				continue
+			}
+			ob := tl.Bins[j].Parts[i]
+			top := int64(-1)
+			for _, sp := range []span{ob.Acked, ob.Lost, ob.Reused} {
+				if sp.N > 0 {
+					top = max(top, sp.Max)
+				}
+			}
+			if top >= 0 {
+				l.rise(int64(j+1)*tl.Width, top+1) // known by the bin's end
+			}
+		}
+		s.logEnd[p.TP.Partition] = l
+	}
 }
 
 func (l *shareLane) count(t int64, k, n int) {
@@ -279,10 +301,8 @@ func (s *shareScan) partitions() []int32 {
 	for p := range s.delivered {
 		seen[p] = true
 	}
-	for t := range s.logEnd {
-		if t.Topic == s.topic {
-			seen[t.Partition] = true
-		}
+	for p := range s.logEnd {
+		seen[p] = true
 	}
 	for _, pt := range s.spso {
 		for p := range pt.start {
