@@ -101,25 +101,32 @@ func TestLanes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			md, html := checkedRun(t, tc.history(t))
-			for _, w := range tc.md {
-				if !strings.Contains(md, w) {
-					t.Errorf("report.md lacks %q", w)
-				}
-			}
-			for _, w := range tc.html {
-				if !strings.Contains(html, w) {
-					t.Errorf("report.html lacks %q", w)
-				}
-			}
-			for _, w := range tc.absent {
-				if strings.Contains(md, w) || strings.Contains(html, w) {
-					t.Errorf("the report shows %q", w)
-				}
-			}
-			if t.Failed() {
-				t.Logf("report.md:\n%s", md)
-			}
+			wantReport(t, md, html, tc.md, tc.html, tc.absent)
 		})
+	}
+}
+
+// wantReport checks that report.md and report.html hold what they should
+// and that neither shows what it should not.
+func wantReport(t *testing.T, md, html string, wantMD, wantHTML, absent []string) {
+	t.Helper()
+	for _, w := range wantMD {
+		if !strings.Contains(md, w) {
+			t.Errorf("report.md lacks %q", w)
+		}
+	}
+	for _, w := range wantHTML {
+		if !strings.Contains(html, w) {
+			t.Errorf("report.html lacks %q", w)
+		}
+	}
+	for _, w := range absent {
+		if strings.Contains(md, w) || strings.Contains(html, w) {
+			t.Errorf("the report shows %q", w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("report.md:\n%s", md)
 	}
 }
 
@@ -183,24 +190,7 @@ func TestQuorumLane(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			md, html := checkedRun(t, built(t, tc.history)(t))
-			for _, w := range tc.md {
-				if !strings.Contains(md, w) {
-					t.Errorf("report.md lacks %q", w)
-				}
-			}
-			for _, w := range tc.html {
-				if !strings.Contains(html, w) {
-					t.Errorf("report.html lacks %q", w)
-				}
-			}
-			for _, w := range tc.absent {
-				if strings.Contains(html, w) {
-					t.Errorf("report.html shows %q", w)
-				}
-			}
-			if t.Failed() {
-				t.Logf("report.md:\n%s", md)
-			}
+			wantReport(t, md, html, tc.md, tc.html, tc.absent)
 		})
 	}
 }
@@ -239,61 +229,8 @@ func TestShareMemberFaults(t *testing.T) {
 		h.ev(3.3, 21, histories.OK, histories.FFinalRead, histories.ReadResult{Topic: "orders", EndOffsets: map[string]int64{"0": 1},
 			Records: []histories.Record{{Offset: 0, Value: "v0"}}}, "")
 	})(t))
-	for _, w := range []string{"| share-0 | p10 p11 | 2 | 1 | 0 | 0 | 0 | 2 | 1 |", "| member-death | 1 | 1 | 0 | 1 |", "| 0 | 3.1 s | 1 | 1 | 1 | yes |  |"} {
-		if !strings.Contains(md, w) {
-			t.Errorf("report.md lacks %q", w)
-		}
-	}
-	for _, w := range []string{`class="member-fault"><title>member-kill`, `class="member-fault"><title>member-start`, "process p10 ended (share-poll info) at 0.8 s"} {
-		if !strings.Contains(html, w) {
-			t.Errorf("report.html lacks %q", w)
-		}
-	}
-	if t.Failed() {
-		t.Logf("report.md:\n%s", md)
-	}
-}
-
-// TestLaneBounds: the share lanes' bins and series stay bounded however
-// long the history, and keep their totals and their last value.
-func TestLaneBounds(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		n    int
-		step int64 // ns between events
-	}{
-		{"short", 100, 1e6},
-		{"an hour at 1 kHz", 3_600_000, 1e6},
-		{"a day, sparse", 10_000, 8_640_000_000},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			var c counter
-			var s series
-			for i := 0; i < tc.n; i++ {
-				c.add(int64(i)*tc.step, shAcquired, 1)
-				s.rise(int64(i)*tc.step, int64(i)+1)
-			}
-			total := 0
-			for _, b := range c.bins {
-				total += b[shAcquired]
-			}
-			if len(c.bins) > maxBins || total != tc.n {
-				t.Errorf("counter: %d bins (max %d), total %d, want %d", len(c.bins), maxBins, total, tc.n)
-			}
-			if len(s.pts) > maxSeries || s.last() != int64(tc.n) {
-				t.Errorf("series: %d points (max %d), last %d, want %d", len(s.pts), maxSeries, s.last(), tc.n)
-			}
-			for i := 1; i < len(s.pts); i++ {
-				if s.pts[i][0] < s.pts[i-1][0] || s.pts[i][1] <= s.pts[i-1][1] {
-					t.Fatalf("series not rising at %d: %v %v", i, s.pts[i-1], s.pts[i])
-				}
-			}
-			if got := valueAt(&s, int64(tc.n-1)*tc.step); got != int64(tc.n) {
-				t.Errorf("valueAt the last time = %d, want %d", got, tc.n)
-			}
-			if got := valueAt(&s, -1); got != -1 {
-				t.Errorf("valueAt before the first point = %d, want -1", got)
-			}
-		})
-	}
+	wantReport(t, md, html,
+		[]string{"| share-0 | p10 p11 | 2 | 1 | 0 | 0 | 0 | 2 | 1 |", "| member-death | 1 | 1 | 0 | 1 |", "| 0 | 3.1 s | 1 | 1 | 1 | yes |  |"},
+		[]string{`class="member-fault"><title>member-kill`, `class="member-fault"><title>member-start`, "process p10 ended (share-poll info) at 0.8 s"},
+		nil)
 }

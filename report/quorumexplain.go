@@ -20,14 +20,7 @@ func metadataExplanations(res *results) []explanation {
 	}
 	a := &res.Anoms
 	var out []explanation
-	add := func(kind string, n int, text func(i int) string) {
-		for i := 0; i < min(n, maxExplained); i++ {
-			out = append(out, explanation{Kind: kind, Text: text(i)})
-		}
-		if n > maxExplained {
-			out = append(out, explanation{Kind: kind, Text: fmt.Sprintf("... and %d more in results.json", n-maxExplained)})
-		}
-	}
+	add := func(kind string, n int, text func(i int) string) { out = explainEach(out, kind, n, text) }
 	add(metadata.Lost, len(a.MetadataLost), func(i int) string {
 		e := a.MetadataLost[i]
 		return fmt.Sprintf("%s %s by p%d (invoked at %.3f s, acknowledged at %.3f s): the ack promised %s; the converged metadata (node %d) has %s",

@@ -126,6 +126,18 @@ func causeRows(rs []share.RedeliveryEntry) []causeRow {
 	return out
 }
 
+// explainEach appends the first maxExplained of n entries of kind, in
+// words, and a count of the rest.
+func explainEach(out []explanation, kind string, n int, text func(i int) string) []explanation {
+	for i := 0; i < min(n, maxExplained); i++ {
+		out = append(out, explanation{Kind: kind, Text: text(i)})
+	}
+	if n > maxExplained {
+		out = append(out, explanation{Kind: kind, Text: fmt.Sprintf("... and %d more in results.json", n-maxExplained)})
+	}
+	return out
+}
+
 // shareExplanations are the share anomalies of res in words, at most
 // maxExplained of each kind.
 func shareExplanations(res *results, topic string) []explanation {
@@ -134,14 +146,7 @@ func shareExplanations(res *results, topic string) []explanation {
 	}
 	a := &res.Anoms
 	var out []explanation
-	add := func(kind string, n int, text func(i int) string) {
-		for i := 0; i < min(n, maxExplained); i++ {
-			out = append(out, explanation{Kind: kind, Text: text(i)})
-		}
-		if n > maxExplained {
-			out = append(out, explanation{Kind: kind, Text: fmt.Sprintf("... and %d more in results.json", n-maxExplained)})
-		}
-	}
+	add := func(kind string, n int, text func(i int) string) { out = explainEach(out, kind, n, text) }
 	rec := func(p int32, o int64, v string) string {
 		return fmt.Sprintf("%s-%d offset %d (value %q)", topic, p, o, v)
 	}
