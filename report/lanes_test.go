@@ -234,3 +234,47 @@ func TestShareMemberFaults(t *testing.T) {
 		[]string{`class="member-fault"><title>member-kill`, `class="member-fault"><title>member-start`, "process p10 ended (share-poll info) at 0.8 s"},
 		nil)
 }
+
+// TestLaneBounds: the share lanes' bins and series stay bounded however
+// long the history, and keep their totals and their last value.
+func TestLaneBounds(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		n    int
+		step int64 // ns between events
+	}{
+		{"short", 100, 1e6},
+		{"an hour at 1 kHz", 3_600_000, 1e6},
+		{"a day, sparse", 10_000, 8_640_000_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var c counter
+			var s series
+			for i := 0; i < tc.n; i++ {
+				c.add(int64(i)*tc.step, shAcquired, 1)
+				s.rise(int64(i)*tc.step, int64(i)+1)
+			}
+			total := 0
+			for _, b := range c.bins {
+				total += b[shAcquired]
+			}
+			if len(c.bins) > maxBins || total != tc.n {
+				t.Errorf("counter: %d bins (max %d), total %d, want %d", len(c.bins), maxBins, total, tc.n)
+			}
+			if len(s.pts) > maxSeries || s.last() != int64(tc.n) {
+				t.Errorf("series: %d points (max %d), last %d, want %d", len(s.pts), maxSeries, s.last(), tc.n)
+			}
+			for i := 1; i < len(s.pts); i++ {
+				if s.pts[i][0] < s.pts[i-1][0] || s.pts[i][1] <= s.pts[i-1][1] {
+					t.Fatalf("series not rising at %d: %v %v", i, s.pts[i-1], s.pts[i])
+				}
+			}
+			if got := valueAt(&s, int64(tc.n-1)*tc.step); got != int64(tc.n) {
+				t.Errorf("valueAt the last time = %d, want %d", got, tc.n)
+			}
+			if got := valueAt(&s, -1); got != -1 {
+				t.Errorf("valueAt before the first point = %d, want -1", got)
+			}
+		})
+	}
+}
