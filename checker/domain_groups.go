@@ -7,8 +7,8 @@ import "github.com/kchaos/kchaos/checker/groupcheck"
 // subscribe, commit, rebalance and group polls (what must be followed as
 // the history streams) is in group.go and the group*.go files it names.
 var consumerGroups = port(groupcheck.Analyzer{},
-	func(x *Anomalies) *groupcheck.GroupAnomalies { return &x.GroupAnomalies }, nil,
-	func(st *Stats, f *groupcheck.Found) { st.Groups = f.Stats })
+	func(x *Anomalies) *groupcheck.GroupAnomalies { return &x.GroupAnomalies },
+	glue[*groupcheck.Found]{stats: func(st *Stats, f *groupcheck.Found) { st.Groups = f.Stats }})
 
 // Anomaly names of consumer groups (package groupcheck owns them).
 const (

@@ -11,7 +11,9 @@ import "github.com/kchaos/kchaos/checker/logorder"
 // domain's list.
 var logOrder = port(logorder.Analyzer{},
 	func(x *Anomalies) *logorder.LogAnomalies { return &x.LogAnomalies },
-	func(x *Anomalies, f *logorder.Found) { x.TxnDuplicate = append(x.TxnDuplicate, f.TxnDuplicate...) }, nil)
+	glue[*logorder.Found]{place: func(r *Result, f *logorder.Found) {
+		r.Anomalies.TxnDuplicate = append(r.Anomalies.TxnDuplicate, f.TxnDuplicate...)
+	}})
 
 // The log entries, under the names results.json's readers know (package
 // logorder owns them).

@@ -5,23 +5,33 @@ import (
 	"github.com/kchaos/kchaos/checker/domain"
 )
 
+// glue is what a domain's port call says beyond its analyzer and slot;
+// every hook may be nil (nothing).
+type glue[F domain.Findings] struct {
+	// place puts what the domain found beyond its entries in the Result:
+	// another domain's lists (the transactions' unseen sends), or a part
+	// of the Result of its own (linearizable, quorum_terms).
+	place func(r *Result, f F)
+	// stats is what it adds to the stats.
+	stats func(st *Stats, f F)
+	// decoded is what the Checker decoded for the domain alone while the
+	// history streamed (domain.Input.Decoded).
+	decoded func(c *Checker) any
+}
+
 // ported is a domain in a package of its own (domain.Analyzer) in the
 // registry: slot is its part of the Result's anomalies (the struct
-// Anomalies embeds), place puts what it found for another domain's lists
-// in place (the transactions' unseen sends; nil: nothing), stats what it
-// adds to the stats (nil: nothing). Registering such a domain is one port
-// call (domain_groups.go).
+// Anomalies embeds). Registering such a domain is one port call
+// (domain_groups.go).
 type ported[E domain.Entries, F domain.Findings] struct {
-	an    domain.Analyzer[E, F]
-	slot  func(x *Anomalies) E
-	place func(x *Anomalies, f F)
-	stats func(st *Stats, f F)
+	an   domain.Analyzer[E, F]
+	slot func(x *Anomalies) E
+	glue[F]
 }
 
 // port makes an analyzer of its own package a domain of the registry.
-func port[E domain.Entries, F domain.Findings](an domain.Analyzer[E, F], slot func(x *Anomalies) E,
-	place func(x *Anomalies, f F), stats func(st *Stats, f F)) analyzer {
-	return ported[E, F]{an, slot, place, stats}
+func port[E domain.Entries, F domain.Findings](an domain.Analyzer[E, F], slot func(x *Anomalies) E, g glue[F]) analyzer {
+	return ported[E, F]{an, slot, g}
 }
 
 func (p ported[E, F]) Name() string              { return p.an.Name() }
@@ -30,10 +40,16 @@ func (p ported[E, F]) Anomalies() []anomaly.Kind { return p.an.Anomalies() }
 func (p ported[E, F]) count(x *Anomalies, name string) int { return p.slot(x).Count(name) }
 
 func (p ported[E, F]) analyze(a *analysis) {
-	f := p.an.Analyze(a.input(), p.slot(&a.r.Anomalies))
+	in := a.input()
+	if p.decoded != nil {
+		own := *in
+		own.Decoded = p.decoded(a.c)
+		in = &own
+	}
+	f := p.an.Analyze(in, p.slot(&a.r.Anomalies))
 	a.found[p.Name()] = f
 	if p.place != nil {
-		p.place(&a.r.Anomalies, f)
+		p.place(a.r, f)
 	}
 	if p.stats != nil {
 		a.statsOf = append(a.statsOf, func(st *Stats) { p.stats(st, f) })
@@ -79,7 +95,8 @@ func (a *analysis) input() *domain.Input {
 	if a.in == nil {
 		o := a.c.opts
 		a.in = &domain.Input{History: &a.c.History, Places: a.places, Finals: a.fin, Acked: a.acked,
-			Options: anomaly.Options{Idempotent: o.Idempotent, ExactlyOnce: o.ExactlyOnce}, TxnTimeout: o.TxnTimeout, Facts: a}
+			Options: anomaly.Options{Idempotent: o.Idempotent, ExactlyOnce: o.ExactlyOnce}, TxnTimeout: o.TxnTimeout,
+			TopicConfigs: o.TopicConfigs, Facts: a}
 	}
 	return a.in
 }

@@ -9,8 +9,9 @@ import "github.com/kchaos/kchaos/checker/txncheck"
 // no read could judge join the log domain's unseen.
 var transactions = port(txncheck.Analyzer{},
 	func(x *Anomalies) *txncheck.TxnAnomalies { return &x.TxnAnomalies },
-	func(x *Anomalies, f *txncheck.Found) { x.Unseen = append(x.Unseen, f.Unseen...) },
-	func(st *Stats, f *txncheck.Found) { st.Txns = f.Stats })
+	glue[*txncheck.Found]{
+		place: func(r *Result, f *txncheck.Found) { r.Anomalies.Unseen = append(r.Anomalies.Unseen, f.Unseen...) },
+		stats: func(st *Stats, f *txncheck.Found) { st.Txns = f.Stats }})
 
 // Anomaly names of transactions (package txncheck owns them).
 const (

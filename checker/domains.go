@@ -25,7 +25,7 @@ import (
 // domain.Facts.Reused).
 var analyzers = []analyzer{
 	logOrder,
-	retentionDomain{domainBase{"retention", retentionKinds}},
+	retentionDomain,
 	linearity{domainBase{"linearizability", linKinds}},
 	transactions,
 	consumerGroups,

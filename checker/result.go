@@ -124,8 +124,8 @@ const (
 type Anomalies struct {
 	// Log and order (package logorder): lost-write ... unseen.
 	logorder.LogAnomalies
-	// Retention (package retention, domain_retention.go).
-	LogStartJump    []retention.Jump       `json:"log-start-jump,omitempty"`
+	// Retention (package retention): log-start-jump.
+	retention.RetentionAnomalies
 	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty"`
 	// Transactions (package txncheck): txn-lost-write ... txn-hanging.
 	txncheck.TxnAnomalies

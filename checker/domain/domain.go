@@ -60,8 +60,38 @@ type Input struct {
 	// TxnTimeout is the transactional producers' transaction.timeout.ms
 	// (0: unknown), for the transactions domain's txn-hanging.
 	TxnTimeout time.Duration
+	// TopicConfigs are the topic's configs as run.json recorded them
+	// (applied, defaults included; nil for a bare history), for the
+	// retention domain.
+	TopicConfigs map[string]string
+	// Porcupine steers the linearizability domain's search.
+	Porcupine Porcupine
+	// Decoded is what package checker decoded for this domain alone while
+	// the history streamed, in the domain's own type (the share ops, the
+	// metadata events); nil for a domain whose tables are in History.
+	Decoded any
 	// Facts are what the checker established across domains.
 	Facts Facts
+}
+
+// Porcupine steers the linearizability search (package checker's Options
+// set it; package linearize reads it as its Config).
+type Porcupine struct {
+	// Skip leaves the search out: the result says "skipped".
+	Skip bool
+	// Timeout bounds the whole search (0: linearize.DefaultPorcupineTimeout);
+	// a search cut short is "unknown", never a pass.
+	Timeout time.Duration
+	// Window is the offsets per porcupine partition of a large history
+	// (0: linearize.DefaultWindow).
+	Window int64
+	// VisualizeDir, if set, receives porcupine's HTML visualization of each
+	// topic-partition that fails, and of every one when the history is
+	// small; Prefix starts their file names.
+	VisualizeDir, Prefix string
+	// Loose leaves open-ended appends untightened (see package logmodel):
+	// a test shows that tightening changes no verdict.
+	Loose bool
 }
 
 // Facts are the judgements package checker makes across domains, for an
