@@ -96,7 +96,9 @@ func (a *analysis) input() *domain.Input {
 		o := a.c.opts
 		a.in = &domain.Input{History: &a.c.History, Places: a.places, Finals: a.fin, Acked: a.acked,
 			Options: anomaly.Options{Idempotent: o.Idempotent, ExactlyOnce: o.ExactlyOnce}, TxnTimeout: o.TxnTimeout,
-			TopicConfigs: o.TopicConfigs, Facts: a}
+			TopicConfigs: o.TopicConfigs, Facts: a,
+			Porcupine: domain.Porcupine{Skip: o.SkipLinearizability, Timeout: o.PorcupineTimeout, Window: o.Window,
+				VisualizeDir: o.VisualizeDir, Prefix: o.prefix, Loose: !tighten}}
 	}
 	return a.in
 }

@@ -26,7 +26,7 @@ import (
 var analyzers = []analyzer{
 	logOrder,
 	retentionDomain,
-	linearity{domainBase{"linearizability", linKinds}},
+	linearity,
 	transactions,
 	consumerGroups,
 	shareGroups{domainBase{"share groups", shareKinds}},

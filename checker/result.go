@@ -6,6 +6,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/linearize"
 	"github.com/kchaos/kchaos/checker/logorder"
 	"github.com/kchaos/kchaos/checker/metadata"
 	"github.com/kchaos/kchaos/checker/retention"
@@ -104,8 +105,8 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 }
 
 // Anomaly names, as HISTORY.md fixes them (package logorder owns the
-// log's); Nonlinearizable is kchaos's extension (porcupine found no
-// linearization of a partition's log).
+// log's); Nonlinearizable is kchaos's extension (package linearize: porcupine
+// found no linearization of a partition's log).
 const (
 	LostWrite        = logorder.LostWrite
 	OffsetReuse      = logorder.OffsetReuse
@@ -116,7 +117,7 @@ const (
 	PollSkip         = logorder.PollSkip
 	NonmonotonicPoll = logorder.NonmonotonicPoll
 	Unseen           = logorder.Unseen
-	Nonlinearizable  = "nonlinearizable"
+	Nonlinearizable  = linearize.Nonlinearizable
 )
 
 // Anomalies lists each anomaly found, by name; a name is absent from
@@ -126,7 +127,8 @@ type Anomalies struct {
 	logorder.LogAnomalies
 	// Retention (package retention): log-start-jump.
 	retention.RetentionAnomalies
-	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty"`
+	// Linearizability (package linearize): nonlinearizable.
+	linearize.LinAnomalies
 	// Transactions (package txncheck): txn-lost-write ... txn-hanging.
 	txncheck.TxnAnomalies
 	// Consumer groups (package groupcheck): lost-by-commit,
