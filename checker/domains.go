@@ -29,7 +29,7 @@ var analyzers = []analyzer{
 	linearity,
 	transactions,
 	consumerGroups,
-	shareGroups{domainBase{"share groups", shareKinds}},
+	shareGroups,
 	metadataDomain{domainBase{"metadata", metadataKinds}},
 }
 

@@ -137,13 +137,8 @@ type Anomalies struct {
 	// its fields are promoted (Anomalies.LostByCommit) and marshal in
 	// place.
 	groupcheck.GroupAnomalies
-	// Share groups (package share, domain_share.go).
-	ShareLost                   []share.RecordEntry     `json:"share-lost,omitempty"`
-	ShareDoubleAcquire          []share.PairEntry       `json:"share-double-acquire,omitempty"`
-	ShareRedeliveredAfterAccept []share.PairEntry       `json:"share-redelivered-after-accept,omitempty"`
-	ShareDeliveryCount          []share.CountEntry      `json:"share-delivery-count,omitempty"`
-	ShareRedelivery             []share.RedeliveryEntry `json:"share-redelivery,omitempty"`
-	ShareUnknown                []share.RecordEntry     `json:"share-unknown,omitempty"`
+	// Share groups (package share): share-lost ... share-unknown.
+	share.ShareAnomalies
 	// KRaft metadata (domain_metadata.go; package metadata finds them).
 	MetadataLost        []metadata.LostEntry        `json:"metadata-lost,omitempty"`
 	MetadataDiverged    []metadata.DivergedEntry    `json:"metadata-diverged,omitempty"`
