@@ -30,7 +30,7 @@ var analyzers = []analyzer{
 	transactions,
 	consumerGroups,
 	shareGroups,
-	metadataDomain{domainBase{"metadata", metadataKinds}},
+	metadataDomain,
 }
 
 // analyzer is one domain of the checker.

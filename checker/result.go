@@ -139,11 +139,9 @@ type Anomalies struct {
 	groupcheck.GroupAnomalies
 	// Share groups (package share): share-lost ... share-unknown.
 	share.ShareAnomalies
-	// KRaft metadata (domain_metadata.go; package metadata finds them).
-	MetadataLost        []metadata.LostEntry        `json:"metadata-lost,omitempty"`
-	MetadataDiverged    []metadata.DivergedEntry    `json:"metadata-diverged,omitempty"`
-	SplitBrain          []metadata.SplitBrainEntry  `json:"split-brain,omitempty"`
-	MetadataUnavailable []metadata.UnavailableEntry `json:"metadata-unavailable,omitempty"`
+	// KRaft metadata (package metadata): metadata-lost ...
+	// metadata-unavailable.
+	metadata.MetadataAnomalies
 }
 
 func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }
