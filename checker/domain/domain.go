@@ -1,7 +1,7 @@
 // Package domain is the seam between package checker and the analyzers
 // it is composed of, as Jepsen composes checkers: an analyzer in a
-// package of its own (logorder, txncheck, groupcheck; the next ones
-// share groups and metadata) implements Analyzer, reads the decoded
+// package of its own (logorder, retention, linearize, txncheck,
+// groupcheck, share, metadata) implements Analyzer, reads the decoded
 // history (package model) and what the domains share (package judge,
 // Facts), writes its entries
 // into its own part of the Result's anomalies and returns the rest of what
