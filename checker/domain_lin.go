@@ -6,7 +6,7 @@ import "github.com/kchaos/kchaos/checker/linearize"
 // search for a linearization of each partition's log (with the model in
 // package logmodel), kchaos's extension of the contract. Its result is
 // results.json's "linearizable".
-var linearity = port(linearize.Analyzer{},
+var linearity = port(linearize.Analyzer,
 	func(x *Anomalies) *linearize.LinAnomalies { return &x.LinAnomalies },
 	glue[*linearize.Analysis]{place: func(r *Result, f *linearize.Analysis) {
 		r.Linearizable = f.Linearizable
@@ -17,14 +17,12 @@ var linearity = port(linearize.Analyzer{},
 // turns it off to show that it changes no verdict.
 var tighten = true
 
-// The analyzer's result types, under the names results.json's readers
-// know (package linearize owns them).
+// The analyzer's result types that the report and the harness read
+// (package linearize owns them).
 type (
-	Linearizable         = linearize.Linearizable
-	LinPartition         = linearize.LinPartition
-	RealTimeViolation    = linearize.RealTimeViolation
-	NonlinearizableEntry = linearize.NonlinearizableEntry
-	Window               = linearize.Window
+	Linearizable = linearize.Linearizable
+	LinPartition = linearize.LinPartition
+	Window       = linearize.Window
 )
 
 // VisualizationName is the file name of porcupine's HTML visualization of

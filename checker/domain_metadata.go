@@ -9,7 +9,7 @@ import (
 // admin client's metadata changes, the nodes' final metadata reads and
 // the quorum samples. This file only feeds it the domain's events as the
 // history streams; its quorum terms are results.json's quorum_terms.
-var metadataDomain = port(metadata.Analyzer{},
+var metadataDomain = port(metadata.Analyzer,
 	func(x *Anomalies) *metadata.MetadataAnomalies { return &x.MetadataAnomalies },
 	glue[*metadata.Found]{
 		decoded: func(c *Checker) any { return c.meta.collector() },

@@ -7,7 +7,7 @@ import (
 
 // shareGroups is the share-group domain (KIP-932), package share: this
 // file only feeds it the share ops as the history streams.
-var shareGroups = port(share.Analyzer{},
+var shareGroups = port(share.Analyzer,
 	func(x *Anomalies) *share.ShareAnomalies { return &x.ShareAnomalies },
 	glue[*share.Found]{decoded: func(c *Checker) any { return c.shares }})
 

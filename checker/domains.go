@@ -35,7 +35,7 @@ var analyzers = []registered{
 // the Result's anomalies, and its run, which returns its findings.
 type registered struct {
 	anomaly.Domain
-	entries func(x *Anomalies) domain.Entries
+	entries func(x *Anomalies) any
 	analyze func(a *analysis) domain.Findings
 }
 
@@ -56,9 +56,9 @@ type glue[F domain.Findings] struct {
 // port makes an analyzer of its own package a domain of the registry:
 // slot is its part of the Result's anomalies (the struct Anomalies
 // embeds).
-func port[E domain.Entries, F domain.Findings](an domain.Analyzer[E, F], slot func(x *Anomalies) E, g glue[F]) registered {
+func port[E any, F domain.Findings](an domain.Analyzer[E, F], slot func(x *Anomalies) E, g glue[F]) registered {
 	return registered{Domain: an,
-		entries: func(x *Anomalies) domain.Entries { return slot(x) },
+		entries: func(x *Anomalies) any { return slot(x) },
 		analyze: func(a *analysis) domain.Findings {
 			in := a.input()
 			if g.decoded != nil {
@@ -123,7 +123,7 @@ func (x *Anomalies) counts() map[string]int {
 	m := map[string]int{}
 	for _, d := range analyzers {
 		for _, k := range d.Anomalies() {
-			if n := d.entries(x).Count(k.Name); n > 0 {
+			if n := domain.Count(d.entries(x), k.Name); n > 0 {
 				m[k.Name] = n
 			}
 		}

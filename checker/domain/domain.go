@@ -24,17 +24,12 @@ import (
 	"github.com/kchaos/kchaos/checker/model"
 )
 
-// Entries is a domain's part of the Result's anomalies: a struct of
-// entry lists with their results.json names (package checker embeds it in
-// its Anomalies, so the JSON shape is the contract's).
-type Entries interface {
-	// Count is the number of entries of the anomaly kind named name.
-	Count(name string) int
-}
-
-// Analyzer is one domain of the checker. E is its part of the anomalies
-// (a pointer to the struct package checker embeds), F what else it found.
-type Analyzer[E Entries, F Findings] interface {
+// Analyzer is one domain of the checker. E is its part of the anomalies:
+// a pointer to a struct of entry lists whose JSON tags are the kinds'
+// names (package checker embeds the struct in its Anomalies, so the JSON
+// shape is the contract's, and counts the lists with Count). F is what
+// else it found.
+type Analyzer[E any, F Findings] interface {
 	anomaly.Domain
 	// Analyze finds the domain's anomalies in in and appends them to out.
 	// It reads in and writes only out and what it returns, so the domains'
@@ -42,6 +37,24 @@ type Analyzer[E Entries, F Findings] interface {
 	// reads another domain's (Facts.Reused).
 	Analyze(in *Input, out E) F
 }
+
+// New makes a domain's Analyzer of its name, its kinds (in HISTORY.md's
+// order) and its analyze function, so that a domain's package writes only
+// what is its own.
+func New[E any, F Findings](name string, kinds []anomaly.Kind, analyze func(in *Input, out E) F) Analyzer[E, F] {
+	return declared[E, F]{name, kinds, analyze}
+}
+
+// declared is the Analyzer New makes.
+type declared[E any, F Findings] struct {
+	name    string
+	kinds   []anomaly.Kind
+	analyze func(in *Input, out E) F
+}
+
+func (d declared[E, F]) Name() string               { return d.name }
+func (d declared[E, F]) Anomalies() []anomaly.Kind  { return d.kinds }
+func (d declared[E, F]) Analyze(in *Input, out E) F { return d.analyze(in, out) }
 
 // Input is what every analyzer reads.
 type Input struct {
@@ -145,7 +158,7 @@ func Invalid(k anomaly.Kind, n int) string {
 }
 
 // Count is the number of entries of the kind named name in x, a pointer
-// to a struct of entry lists (Entries): the list whose results.json name
+// to a struct of entry lists (Analyzer's E): the list whose results.json name
 // (its JSON tag) is name, so that the name is written once, where the
 // list is.
 func Count(x any, name string) int {

@@ -19,23 +19,16 @@ import (
 	"github.com/kchaos/kchaos/checker/model"
 )
 
-// Analyzer is the consumer-group domain (domain.Analyzer).
-type Analyzer struct{}
-
-var _ domain.Analyzer[*GroupAnomalies, *Found] = Analyzer{}
-
-// kinds declares the domain's anomalies, in HISTORY.md's order.
-var kinds = []anomaly.Kind{
+// Analyzer is the consumer-group domain (domain.Analyzer), with its
+// kinds in HISTORY.md's order.
+var Analyzer = domain.New("consumer groups", []anomaly.Kind{
 	{Name: LostByCommit, Unit: "per range", Rule: anomaly.Always},
 	{Name: CommitBackwards, Unit: "per case", Rule: anomaly.Always},
 	// At-least-once allows a record to be processed twice, and a zombie's
 	// reads are at worst that; exactly-once promises one owner per record.
 	{Name: Redelivery, Unit: "per range", Rule: anomaly.IfExactlyOnce},
 	{Name: DeliveryOutsideAssignment, Unit: "per poll and partition", Rule: anomaly.IfExactlyOnce},
-}
-
-func (Analyzer) Name() string              { return "consumer groups" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+}, analyze)
 
 // GroupAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it: the JSON names are results.json's).
@@ -45,10 +38,6 @@ type GroupAnomalies struct {
 	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty"`
 	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
 }
-
-// Count is the number of entries of the kind named name (domain.Count:
-// the list with that JSON name).
-func (x *GroupAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // Found is what the analyzer found beyond its entries.
 type Found struct {
@@ -71,8 +60,8 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	return ""
 }
 
-// Analyze finds the group anomalies of in's history and appends them to out.
-func (Analyzer) Analyze(in *domain.Input, out *GroupAnomalies) *Found {
+// analyze finds the group anomalies of in's history and appends them to out.
+func analyze(in *domain.Input, out *GroupAnomalies) *Found {
 	a := &run{c: in.History, places: in.Places, facts: in.Facts, out: out}
 	a.groupChecks()
 	a.explainGroups()

@@ -14,23 +14,13 @@ import (
 const Nonlinearizable = "nonlinearizable"
 
 // Analyzer is the linearizability domain (domain.Analyzer).
-type Analyzer struct{}
-
-var _ domain.Analyzer[*LinAnomalies, *Analysis] = Analyzer{}
-
-var kinds = []anomaly.Kind{{Name: Nonlinearizable, Unit: "per partition", Rule: anomaly.Always}}
-
-func (Analyzer) Name() string              { return "linearizability" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+var Analyzer = domain.New("linearizability", []anomaly.Kind{{Name: Nonlinearizable, Unit: "per partition", Rule: anomaly.Always}}, analyze)
 
 // LinAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it: the JSON names are results.json's).
 type LinAnomalies struct {
 	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty"`
 }
-
-// Count is the number of entries of the kind named name (domain.Count).
-func (x *LinAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // Analysis is what the analyzer found beyond its entries: the search's
 // result (results.json's "linearizable") and its notes.
@@ -43,9 +33,9 @@ type Analysis struct {
 	notes   []string
 }
 
-// Analyze searches each partition's log (Check) unless in.Porcupine says
+// analyze searches each partition's log (Check) unless in.Porcupine says
 // to skip it, and appends the partitions that have no linearization to out.
-func (Analyzer) Analyze(in *domain.Input, out *LinAnomalies) *Analysis {
+func analyze(in *domain.Input, out *LinAnomalies) *Analysis {
 	if in.Porcupine.Skip {
 		return &Analysis{Linearizable: &Linearizable{Result: "skipped"}}
 	}

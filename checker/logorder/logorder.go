@@ -23,13 +23,9 @@ import (
 	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
-// Analyzer is the log-and-order domain (domain.Analyzer).
-type Analyzer struct{}
-
-var _ domain.Analyzer[*LogAnomalies, *Found] = Analyzer{}
-
-// kinds declares the domain's anomalies, in HISTORY.md's order.
-var kinds = []anomaly.Kind{
+// Analyzer is the log-and-order domain (domain.Analyzer), with its kinds
+// in HISTORY.md's order.
+var Analyzer = domain.New("log and order", []anomaly.Kind{
 	{Name: LostWrite, Unit: "per send", Rule: anomaly.Always},
 	{Name: OffsetReuse, Unit: "per offset", Rule: anomaly.Always},
 	{Name: Duplicate, Unit: "per value", Rule: anomaly.IfIdempotent},
@@ -39,10 +35,7 @@ var kinds = []anomaly.Kind{
 	{Name: PollSkip, Unit: "occurrence", Rule: anomaly.Always},
 	{Name: NonmonotonicPoll, Unit: "occurrence", Rule: anomaly.Always},
 	{Name: Unseen, Unit: "per send", Rule: anomaly.Unjudged},
-}
-
-func (Analyzer) Name() string              { return "log and order" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+}, analyze)
 
 // LogAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it: the JSON names are results.json's).
@@ -57,10 +50,6 @@ type LogAnomalies struct {
 	NonmonotonicPoll []PollEntry             `json:"nonmonotonic-poll,omitempty"`
 	Unseen           []judge.SendEntry       `json:"unseen,omitempty"`
 }
-
-// Count is the number of entries of the kind named name (domain.Count:
-// the list with that JSON name).
-func (x *LogAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // Found is what the analyzer found beyond its entries. Its explanations
 // are the lost-write ranges, then the reused offsets'; the entries' Range
@@ -86,9 +75,9 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	return ""
 }
 
-// Analyze finds the log-and-order anomalies of in's history and appends
+// analyze finds the log-and-order anomalies of in's history and appends
 // them to out, with their explanations.
-func (Analyzer) Analyze(in *domain.Input, out *LogAnomalies) *Found {
+func analyze(in *domain.Input, out *LogAnomalies) *Found {
 	a := &run{c: in.History, in: in, out: out, acked: in.Acked, seenPlain: in.Finals.SeenPlain}
 	a.lostAndUnseen()
 	a.reuse()

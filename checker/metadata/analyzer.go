@@ -8,27 +8,17 @@ import (
 	"github.com/kchaos/kchaos/checker/domain"
 )
 
-// Analyzer is the KRaft metadata domain (domain.Analyzer): it judges what
-// package checker gave a Collector while the history streamed
-// (domain.Input.Decoded).
-type Analyzer struct{}
-
-var _ domain.Analyzer[*MetadataAnomalies, *Found] = Analyzer{}
-
-var kinds = []anomaly.Kind{
+// Analyzer is the KRaft metadata domain (domain.Analyzer), with its kinds
+// in HISTORY.md's order: it judges what package checker gave a Collector
+// while the history streamed (domain.Input.Decoded).
+var Analyzer = domain.New("metadata", []anomaly.Kind{
 	{Name: Lost, Unit: "per change", Rule: anomaly.Always},
 	{Name: Diverged, Unit: "per node", Rule: anomaly.Always},
 	{Name: SplitBrain, Unit: "per epoch", Rule: anomaly.Always},
 	// How long changes failed under a fault is what the quorum promises
 	// nothing about: information.
 	{Name: Unavailable, Unit: "per window", Rule: anomaly.Never},
-}
-
-func (Analyzer) Name() string              { return "metadata" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
-
-// Count is the number of entries of the kind named name (domain.Count).
-func (x *MetadataAnomalies) Count(name string) int { return domain.Count(x, name) }
+}, analyze)
 
 // Found is what the analyzer found beyond its entries.
 type Found struct {
@@ -38,9 +28,9 @@ type Found struct {
 	x     *MetadataAnomalies
 }
 
-// Analyze judges the Collector in in.Decoded (nil: an empty one) and puts
+// analyze judges the Collector in in.Decoded (nil: an empty one) and puts
 // the anomalies in out.
-func (Analyzer) Analyze(in *domain.Input, out *MetadataAnomalies) *Found {
+func analyze(in *domain.Input, out *MetadataAnomalies) *Found {
 	c, _ := in.Decoded.(*Collector)
 	if c == nil {
 		c = New(Options{})

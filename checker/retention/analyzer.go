@@ -15,23 +15,13 @@ import (
 // history's acked records and log start observations to Check. Beside
 // lost-write: a final read judges only the records at or past its log
 // start, so records lost below it are this domain's to count.
-type Analyzer struct{}
-
-var _ domain.Analyzer[*RetentionAnomalies, *Found] = Analyzer{}
-
-var kinds = []anomaly.Kind{{Name: LogStartJump, Unit: "per jump", Rule: anomaly.Always}}
-
-func (Analyzer) Name() string              { return "retention" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+var Analyzer = domain.New("retention", []anomaly.Kind{{Name: LogStartJump, Unit: "per jump", Rule: anomaly.Always}}, analyze)
 
 // RetentionAnomalies is the domain's part of the Result's anomalies
 // (package checker embeds it: the JSON names are results.json's).
 type RetentionAnomalies struct {
 	LogStartJump []Jump `json:"log-start-jump,omitempty"`
 }
-
-// Count is the number of entries of the kind named name (domain.Count).
-func (x *RetentionAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // Found is what the analyzer found beyond its entries.
 type Found struct {
@@ -46,8 +36,8 @@ func (f *Found) Notes() []string { return f.notes }
 // a record is stamped after its send's invoke.
 const slack = int64(500e6)
 
-// Analyze finds the log start jumps of in's history and appends them to out.
-func (Analyzer) Analyze(in *domain.Input, out *RetentionAnomalies) *Found {
+// analyze finds the log start jumps of in's history and appends them to out.
+func analyze(in *domain.Input, out *RetentionAnomalies) *Found {
 	h := in.History
 	cfg, ok := config(in.TopicConfigs)
 	if !ok {

@@ -13,15 +13,11 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Analyzer is the share-group domain (domain.Analyzer): it judges the
-// share ops package checker fed a Builder while the history streamed
-// (domain.Input.Decoded), with the nemesis ops and the final read of the
-// group's topic.
-type Analyzer struct{}
-
-var _ domain.Analyzer[*ShareAnomalies, *Found] = Analyzer{}
-
-var kinds = []anomaly.Kind{
+// Analyzer is the share-group domain (domain.Analyzer), with its kinds in
+// HISTORY.md's order: it judges the share ops package checker fed a
+// Builder while the history streamed (domain.Input.Decoded), with the
+// nemesis ops and the final read of the group's topic.
+var Analyzer = domain.New("share groups", []anomaly.Kind{
 	{Name: Lost, Unit: "per record", Rule: anomaly.Always},
 	{Name: DoubleAcquire, Unit: "per pair of deliveries", Rule: anomaly.Always},
 	{Name: RedeliveredAfterAccept, Unit: "per pair of deliveries", Rule: anomaly.Always},
@@ -30,10 +26,7 @@ var kinds = []anomaly.Kind{
 	// that promise, information with its cause.
 	{Name: Redelivery, Unit: "per redelivery", Rule: anomaly.Never},
 	{Name: Unknown, Unit: "per record", Rule: anomaly.Unjudged},
-}
-
-func (Analyzer) Name() string              { return "share groups" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+}, analyze)
 
 // ShareAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it: the JSON names are results.json's).
@@ -46,18 +39,15 @@ type ShareAnomalies struct {
 	ShareUnknown                []RecordEntry     `json:"share-unknown,omitempty"`
 }
 
-// Count is the number of entries of the kind named name (domain.Count).
-func (x *ShareAnomalies) Count(name string) int { return domain.Count(x, name) }
-
 // Found is what the analyzer found beyond its entries.
 type Found struct {
 	domain.Base
 	shares *Shares // nil without share ops
 }
 
-// Analyze judges the share ops in in.Decoded (a *Builder, nil without
+// analyze judges the share ops in in.Decoded (a *Builder, nil without
 // any) and puts the anomalies in out.
-func (Analyzer) Analyze(in *domain.Input, out *ShareAnomalies) *Found {
+func analyze(in *domain.Input, out *ShareAnomalies) *Found {
 	b, _ := in.Decoded.(*Builder)
 	if b == nil || !b.Used() {
 		return &Found{}

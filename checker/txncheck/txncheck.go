@@ -21,13 +21,9 @@ import (
 	"github.com/kchaos/kchaos/checker/model"
 )
 
-// Analyzer is the transactions domain (domain.Analyzer).
-type Analyzer struct{}
-
-var _ domain.Analyzer[*TxnAnomalies, *Found] = Analyzer{}
-
-// kinds declares the domain's anomalies, in HISTORY.md's order.
-var kinds = []anomaly.Kind{
+// Analyzer is the transactions domain (domain.Analyzer), with its kinds
+// in HISTORY.md's order.
+var Analyzer = domain.New("transactions", []anomaly.Kind{
 	{Name: TxnLostWrite, Unit: "per send", Rule: anomaly.Always},
 	{Name: TxnAbortedRead, Unit: "per value", Rule: anomaly.Always},
 	{Name: TxnUncommittedRead, Unit: "per value", Rule: anomaly.Always},
@@ -41,10 +37,7 @@ var kinds = []anomaly.Kind{
 	// after the final heal is hanging for sure (its entry is Counted); a
 	// younger one may still be aborted: unknown.
 	{Name: TxnHanging, Unit: "per partition", Rule: anomaly.PerEntry},
-}
-
-func (Analyzer) Name() string              { return "transactions" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+}, analyze)
 
 // TxnAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it: the JSON names are results.json's).
@@ -58,10 +51,6 @@ type TxnAnomalies struct {
 	G1c                []CycleEntry        `json:"G1c,omitempty"`
 	TxnHanging         []TxnHangingEntry   `json:"txn-hanging,omitempty"`
 }
-
-// Count is the number of entries of the kind named name (domain.Count:
-// the list with that JSON name).
-func (x *TxnAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // HangingCounted is the number of txn-hanging entries that count.
 func (x *TxnAnomalies) HangingCounted() int {
@@ -114,9 +103,9 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	return ""
 }
 
-// Analyze finds the transaction anomalies of in's history and appends
+// analyze finds the transaction anomalies of in's history and appends
 // them to out (whose TxnDuplicate the log domain has filled).
-func (Analyzer) Analyze(in *domain.Input, out *TxnAnomalies) *Found {
+func analyze(in *domain.Input, out *TxnAnomalies) *Found {
 	a := &run{c: in.History, in: in, out: out}
 	a.txnChecks()
 	a.explainTxns()
