@@ -48,16 +48,17 @@
 //     over as domain.Input.Decoded (share.Builder, metadata.Collector);
 //     the rest is judged in the package. An option of a check that a rule
 //     depends on reaches it as a field of domain.Input.
-//  2. The package declares its kinds (anomaly.Kind: name, unit, rule),
-//     its entry types, and a struct of entry lists whose JSON tags are
-//     the kinds' names, with Count(name) returning domain.Count(x, name)
-//     (domain.Entries), named after the domain (ShareAnomalies: Anomalies
-//     embeds it, so two domains' structs must not share a name); an
-//     Analyzer type with Name, Anomalies and Analyze(*domain.Input,
-//     *ShareAnomalies) *Found, where Found embeds domain.Base (its
-//     explanations in Base.Expl) and overrides the reasons it needs
-//     (Invalid, Uncounted, Notes, Unknowns). package groupcheck is the
-//     smallest example.
+//  2. The package declares its entry types and a struct of their lists,
+//     named after the domain (ShareAnomalies: Anomalies embeds it, so two
+//     domains' structs must not share a name), each list tagged with its
+//     kind: the name as its JSON name, the unit and the rule, e.g.
+//     `json:"share-lost,omitempty" unit:"per record" rule:"always"`
+//     (domain.Kinds; a comment above a list says why its rule is what it
+//     is); its Analyzer, made by domain.New of its name and its
+//     analyze(*domain.Input, *ShareAnomalies) *Found, where Found embeds
+//     domain.Base (its explanations in Base.Expl) and overrides the
+//     reasons it needs (Invalid, Uncounted, Notes, Unknowns). package
+//     groupcheck and package retention are the smallest examples.
 //  3. Here, one glue file, domain_share.go: a var made by port (the
 //     analyzer; the slot of its struct in Anomalies; a glue of the hooks
 //     it needs, each optional: place, what it puts in the Result beyond

@@ -24,11 +24,12 @@ import (
 	"github.com/kchaos/kchaos/checker/model"
 )
 
-// Analyzer is one domain of the checker. E is its part of the anomalies:
-// a pointer to a struct of entry lists whose JSON tags are the kinds'
-// names (package checker embeds the struct in its Anomalies, so the JSON
-// shape is the contract's, and counts the lists with Count). F is what
-// else it found.
+// Analyzer is one domain of the checker. E is its part of the anomalies
+// and its declaration: a pointer to a struct of entry lists, each tagged
+// with its kind's name (its JSON name), unit and rule (Kinds); package
+// checker embeds the struct in its Anomalies, so the JSON shape is the
+// contract's, and counts the lists with Count. F is what else it found.
+// New makes one.
 type Analyzer[E any, F Findings] interface {
 	anomaly.Domain
 	// Analyze finds the domain's anomalies in in and appends them to out.
@@ -38,11 +39,40 @@ type Analyzer[E any, F Findings] interface {
 	Analyze(in *Input, out E) F
 }
 
-// New makes a domain's Analyzer of its name, its kinds (in HISTORY.md's
-// order) and its analyze function, so that a domain's package writes only
-// what is its own.
-func New[E any, F Findings](name string, kinds []anomaly.Kind, analyze func(in *Input, out E) F) Analyzer[E, F] {
+// New makes a domain's Analyzer of its name and its analyze function, so
+// that a domain's package writes only what is its own. Its kinds are
+// those E declares (Kinds); a declaration that cannot be right is a
+// programming error, and New panics at the package's start.
+func New[E any, F Findings](name string, analyze func(in *Input, out E) F) Analyzer[E, F] {
+	kinds, err := Kinds(reflect.TypeFor[E]())
+	if err != nil {
+		panic(fmt.Sprintf("domain %s: %v", name, err))
+	}
 	return declared[E, F]{name, kinds, analyze}
+}
+
+// Kinds are the anomaly kinds that a struct of entry lists (or a pointer
+// to one) declares, in its fields' order: each list's JSON name is the
+// kind's name, its tags unit and rule (anomaly.Rule's words, ParseRule)
+// are the kind's, so that a kind is declared once, beside its list.
+func Kinds(t reflect.Type) ([]anomaly.Kind, error) {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("entries: want a struct of entry lists, got %v", t)
+	}
+	var out []anomaly.Kind
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		rule, err := anomaly.ParseRule(f.Tag.Get("rule"))
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s): %v", f.Name, name, err)
+		}
+		out = append(out, anomaly.Kind{Name: name, Unit: f.Tag.Get("unit"), Rule: rule})
+	}
+	return out, anomaly.Check(out)
 }
 
 // declared is the Analyzer New makes.

@@ -19,24 +19,19 @@ import (
 	"github.com/kchaos/kchaos/checker/model"
 )
 
-// Analyzer is the consumer-group domain (domain.Analyzer), with its
-// kinds in HISTORY.md's order.
-var Analyzer = domain.New("consumer groups", []anomaly.Kind{
-	{Name: LostByCommit, Unit: "per range", Rule: anomaly.Always},
-	{Name: CommitBackwards, Unit: "per case", Rule: anomaly.Always},
-	// At-least-once allows a record to be processed twice, and a zombie's
-	// reads are at worst that; exactly-once promises one owner per record.
-	{Name: Redelivery, Unit: "per range", Rule: anomaly.IfExactlyOnce},
-	{Name: DeliveryOutsideAssignment, Unit: "per poll and partition", Rule: anomaly.IfExactlyOnce},
-}, analyze)
+// Analyzer is the consumer-group domain (domain.Analyzer).
+var Analyzer = domain.New("consumer groups", analyze)
 
 // GroupAnomalies is the domain's part of the Result's anomalies (package
-// checker embeds it: the JSON names are results.json's).
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
 type GroupAnomalies struct {
-	LostByCommit              []LostByCommitEntry      `json:"lost-by-commit,omitempty"`
-	CommitBackwards           []CommitBackwardsEntry   `json:"commit-backwards,omitempty"`
-	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty"`
-	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
+	LostByCommit    []LostByCommitEntry    `json:"lost-by-commit,omitempty" unit:"per range" rule:"always"`
+	CommitBackwards []CommitBackwardsEntry `json:"commit-backwards,omitempty" unit:"per case" rule:"always"`
+	// At-least-once allows a record to be processed twice, and a zombie's
+	// reads are at worst that; exactly-once promises one owner per record.
+	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty" unit:"per range" rule:"if exactly-once"`
+	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty" unit:"per poll and partition" rule:"if exactly-once"`
 }
 
 // Found is what the analyzer found beyond its entries.

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kchaos/kchaos/checker/anomaly"
 	"github.com/kchaos/kchaos/checker/domain"
 )
 
@@ -14,12 +13,13 @@ import (
 const Nonlinearizable = "nonlinearizable"
 
 // Analyzer is the linearizability domain (domain.Analyzer).
-var Analyzer = domain.New("linearizability", []anomaly.Kind{{Name: Nonlinearizable, Unit: "per partition", Rule: anomaly.Always}}, analyze)
+var Analyzer = domain.New("linearizability", analyze)
 
 // LinAnomalies is the domain's part of the Result's anomalies (package
-// checker embeds it: the JSON names are results.json's).
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
 type LinAnomalies struct {
-	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty"`
+	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty" unit:"per partition" rule:"always"`
 }
 
 // Analysis is what the analyzer found beyond its entries: the search's

@@ -8,17 +8,10 @@ import (
 	"github.com/kchaos/kchaos/checker/domain"
 )
 
-// Analyzer is the KRaft metadata domain (domain.Analyzer), with its kinds
-// in HISTORY.md's order: it judges what package checker gave a Collector
-// while the history streamed (domain.Input.Decoded).
-var Analyzer = domain.New("metadata", []anomaly.Kind{
-	{Name: Lost, Unit: "per change", Rule: anomaly.Always},
-	{Name: Diverged, Unit: "per node", Rule: anomaly.Always},
-	{Name: SplitBrain, Unit: "per epoch", Rule: anomaly.Always},
-	// How long changes failed under a fault is what the quorum promises
-	// nothing about: information.
-	{Name: Unavailable, Unit: "per window", Rule: anomaly.Never},
-}, analyze)
+// Analyzer is the KRaft metadata domain (domain.Analyzer): it judges what
+// package checker gave a Collector while the history streamed
+// (domain.Input.Decoded).
+var Analyzer = domain.New("metadata", analyze)
 
 // Found is what the analyzer found beyond its entries.
 type Found struct {

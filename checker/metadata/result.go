@@ -29,13 +29,16 @@ type Result struct {
 	Terms []Term `json:"quorum_terms,omitempty"`
 }
 
-// MetadataAnomalies is the domain's part of the Result's anomalies
-// (package checker embeds it: the JSON names are results.json's).
+// MetadataAnomalies is the domain's part of the Result's anomalies (package
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
 type MetadataAnomalies struct {
-	MetadataLost        []LostEntry        `json:"metadata-lost,omitempty"`
-	MetadataDiverged    []DivergedEntry    `json:"metadata-diverged,omitempty"`
-	SplitBrain          []SplitBrainEntry  `json:"split-brain,omitempty"`
-	MetadataUnavailable []UnavailableEntry `json:"metadata-unavailable,omitempty"`
+	MetadataLost     []LostEntry       `json:"metadata-lost,omitempty" unit:"per change" rule:"always"`
+	MetadataDiverged []DivergedEntry   `json:"metadata-diverged,omitempty" unit:"per node" rule:"always"`
+	SplitBrain       []SplitBrainEntry `json:"split-brain,omitempty" unit:"per epoch" rule:"always"`
+	// How long changes failed under a fault is what the quorum promises
+	// nothing about: information.
+	MetadataUnavailable []UnavailableEntry `json:"metadata-unavailable,omitempty" unit:"per window" rule:"never"`
 }
 
 // LostEntry is an acknowledged change the converged metadata lacks, or a

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/kchaos/kchaos/checker/anomaly"
 	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
@@ -15,12 +14,13 @@ import (
 // history's acked records and log start observations to Check. Beside
 // lost-write: a final read judges only the records at or past its log
 // start, so records lost below it are this domain's to count.
-var Analyzer = domain.New("retention", []anomaly.Kind{{Name: LogStartJump, Unit: "per jump", Rule: anomaly.Always}}, analyze)
+var Analyzer = domain.New("retention", analyze)
 
-// RetentionAnomalies is the domain's part of the Result's anomalies
-// (package checker embeds it: the JSON names are results.json's).
+// RetentionAnomalies is the domain's part of the Result's anomalies (package
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
 type RetentionAnomalies struct {
-	LogStartJump []Jump `json:"log-start-jump,omitempty"`
+	LogStartJump []Jump `json:"log-start-jump,omitempty" unit:"per jump" rule:"always"`
 }
 
 // Found is what the analyzer found beyond its entries.

@@ -13,30 +13,24 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Analyzer is the share-group domain (domain.Analyzer), with its kinds in
-// HISTORY.md's order: it judges the share ops package checker fed a
-// Builder while the history streamed (domain.Input.Decoded), with the
-// nemesis ops and the final read of the group's topic.
-var Analyzer = domain.New("share groups", []anomaly.Kind{
-	{Name: Lost, Unit: "per record", Rule: anomaly.Always},
-	{Name: DoubleAcquire, Unit: "per pair of deliveries", Rule: anomaly.Always},
-	{Name: RedeliveredAfterAccept, Unit: "per pair of deliveries", Rule: anomaly.Always},
-	{Name: DeliveryCount, Unit: "per delivery", Rule: anomaly.Always},
-	// A share group promises at-least-once: a redelivery is how it keeps
-	// that promise, information with its cause.
-	{Name: Redelivery, Unit: "per redelivery", Rule: anomaly.Never},
-	{Name: Unknown, Unit: "per record", Rule: anomaly.Unjudged},
-}, analyze)
+// Analyzer is the share-group domain (domain.Analyzer): it judges the
+// share ops package checker fed a Builder while the history streamed
+// (domain.Input.Decoded), with the nemesis ops and the final read of the
+// group's topic.
+var Analyzer = domain.New("share groups", analyze)
 
 // ShareAnomalies is the domain's part of the Result's anomalies (package
-// checker embeds it: the JSON names are results.json's).
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
 type ShareAnomalies struct {
-	ShareLost                   []RecordEntry     `json:"share-lost,omitempty"`
-	ShareDoubleAcquire          []PairEntry       `json:"share-double-acquire,omitempty"`
-	ShareRedeliveredAfterAccept []PairEntry       `json:"share-redelivered-after-accept,omitempty"`
-	ShareDeliveryCount          []CountEntry      `json:"share-delivery-count,omitempty"`
-	ShareRedelivery             []RedeliveryEntry `json:"share-redelivery,omitempty"`
-	ShareUnknown                []RecordEntry     `json:"share-unknown,omitempty"`
+	ShareLost                   []RecordEntry `json:"share-lost,omitempty" unit:"per record" rule:"always"`
+	ShareDoubleAcquire          []PairEntry   `json:"share-double-acquire,omitempty" unit:"per pair of deliveries" rule:"always"`
+	ShareRedeliveredAfterAccept []PairEntry   `json:"share-redelivered-after-accept,omitempty" unit:"per pair of deliveries" rule:"always"`
+	ShareDeliveryCount          []CountEntry  `json:"share-delivery-count,omitempty" unit:"per delivery" rule:"always"`
+	// A share group promises at-least-once: a redelivery is how it keeps
+	// that promise, information with its cause.
+	ShareRedelivery []RedeliveryEntry `json:"share-redelivery,omitempty" unit:"per redelivery" rule:"never"`
+	ShareUnknown    []RecordEntry     `json:"share-unknown,omitempty" unit:"per record" rule:"unknown"`
 }
 
 // Found is what the analyzer found beyond its entries.

@@ -21,35 +21,26 @@ import (
 	"github.com/kchaos/kchaos/checker/model"
 )
 
-// Analyzer is the transactions domain (domain.Analyzer), with its kinds
-// in HISTORY.md's order.
-var Analyzer = domain.New("transactions", []anomaly.Kind{
-	{Name: TxnLostWrite, Unit: "per send", Rule: anomaly.Always},
-	{Name: TxnAbortedRead, Unit: "per value", Rule: anomaly.Always},
-	{Name: TxnUncommittedRead, Unit: "per value", Rule: anomaly.Always},
-	{Name: TxnDuplicate, Unit: "per value", Rule: anomaly.Always},
-	{Name: TxnTorn, Unit: "per txn", Rule: anomaly.Always},
+// Analyzer is the transactions domain (domain.Analyzer).
+var Analyzer = domain.New("transactions", analyze)
+
+// TxnAnomalies is the domain's part of the Result's anomalies (package
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
+type TxnAnomalies struct {
+	TxnLostWrite       []TxnLostWriteEntry `json:"txn-lost-write,omitempty" unit:"per send" rule:"always"`
+	TxnAbortedRead     []TxnValueEntry     `json:"txn-aborted-read,omitempty" unit:"per value" rule:"always"`
+	TxnUncommittedRead []TxnValueEntry     `json:"txn-uncommitted-read,omitempty" unit:"per value" rule:"always"`
+	TxnDuplicate       []TxnValueEntry     `json:"txn-duplicate,omitempty" unit:"per value" rule:"always"`
+	TxnTorn            []TxnTornEntry      `json:"txn-torn,omitempty" unit:"per txn" rule:"always"`
 	// Kafka does not isolate the writes of concurrent transactions: their
 	// records interleave on partitions (see cycle.go).
-	{Name: G0, Unit: "per cycle", Rule: anomaly.Never},
-	{Name: G1c, Unit: "per cycle", Rule: anomaly.Always},
+	G0  []CycleEntry `json:"G0,omitempty" unit:"per cycle" rule:"never"`
+	G1c []CycleEntry `json:"G1c,omitempty" unit:"per cycle" rule:"always"`
 	// Only a transaction open longer than its timeout plus the margin
 	// after the final heal is hanging for sure (its entry is Counted); a
 	// younger one may still be aborted: unknown.
-	{Name: TxnHanging, Unit: "per partition", Rule: anomaly.PerEntry},
-}, analyze)
-
-// TxnAnomalies is the domain's part of the Result's anomalies (package
-// checker embeds it: the JSON names are results.json's).
-type TxnAnomalies struct {
-	TxnLostWrite       []TxnLostWriteEntry `json:"txn-lost-write,omitempty"`
-	TxnAbortedRead     []TxnValueEntry     `json:"txn-aborted-read,omitempty"`
-	TxnUncommittedRead []TxnValueEntry     `json:"txn-uncommitted-read,omitempty"`
-	TxnDuplicate       []TxnValueEntry     `json:"txn-duplicate,omitempty"`
-	TxnTorn            []TxnTornEntry      `json:"txn-torn,omitempty"`
-	G0                 []CycleEntry        `json:"G0,omitempty"`
-	G1c                []CycleEntry        `json:"G1c,omitempty"`
-	TxnHanging         []TxnHangingEntry   `json:"txn-hanging,omitempty"`
+	TxnHanging []TxnHangingEntry `json:"txn-hanging,omitempty" unit:"per partition" rule:"per entry"`
 }
 
 // HangingCounted is the number of txn-hanging entries that count.
