@@ -5,7 +5,7 @@ import (
 	"github.com/kchaos/kchaos/checker/domain"
 )
 
-// input is what every analyzer of its own package reads (domain.Input).
+// input is what every domain reads (domain.Input), made once per Result.
 func (a *analysis) input() *domain.Input {
 	if a.in == nil {
 		o := a.c.opts

@@ -1,9 +1,8 @@
 package checker
 
 import (
-	"github.com/kchaos/kchaos/checker/domain"
-
 	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/domain"
 )
 
 // The checker is composed of domains, as Jepsen composes checkers: each
