@@ -13,13 +13,13 @@ import (
 func (c *Checker) Result() *Result {
 	c.closeOpen()
 	r := &Result{Idempotent: c.opts.Idempotent}
-	a := &analysis{c: c, r: r, found: map[string]domain.Findings{}}
+	a := &analysis{c: c, r: r, found: make([]domain.Findings, len(analyzers))}
 	a.prepare() // the shared judgements (finals.go)
-	for _, d := range analyzers {
-		d.analyze(a)
+	for i, d := range analyzers {
+		a.found[i] = d.analyze(a)
 	}
-	for _, d := range analyzers {
-		d.explain(a)
+	for _, f := range a.found {
+		r.Explanations = append(r.Explanations, f.Explanations()...)
 	}
 	r.Stats = a.stats()
 	r.Counts = r.Anomalies.counts()
@@ -59,10 +59,10 @@ type analysis struct {
 	fin    *judge.Finals // the final-read judgement (finals.go)
 	places *judge.Places // where a partition stood, the faults around a time
 	acked  [][]int32     // per partition, its sends acked with an offset, in send order
-	// Domains of their own package (domain_port.go): their input and
-	// findings, and what they add to the stats.
+	// The domains' input (domain_input.go), their findings in the
+	// registry's order, and what they add to the stats.
 	in      *domain.Input
-	found   map[string]domain.Findings
+	found   []domain.Findings
 	statsOf []func(st *Stats)
 }
 

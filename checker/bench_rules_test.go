@@ -3,9 +3,7 @@ package checker
 import (
 	"bytes"
 	"io"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -19,15 +17,7 @@ func BenchmarkCheckVsPython(b *testing.B) {
 	if err != nil {
 		b.Skip("no python3")
 	}
-	path := filepath.Join(b.TempDir(), HistoryFile)
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	writeSynth(f, synthConfig{Ops: 1_000_000, Partitions: 8, Workers: 16, Seed: 1, InfoRate: 0.002, FailRate: 0.003})
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	path := synth1M(b)
 	script := "import json,sys\nfor l in open(sys.argv[1]):\n    json.loads(l)\n"
 	b.ResetTimer()
 	var goS, pyS float64

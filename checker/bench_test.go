@@ -25,15 +25,7 @@ func cpuTime() time.Duration {
 // check, the explanations, the stats and porcupine. It reports the seconds
 // per check and the peak heap (sampled every 10 ms) besides ns/op.
 func BenchmarkCheck1M(b *testing.B) {
-	path := filepath.Join(b.TempDir(), HistoryFile)
-	f, err := os.Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	writeSynth(f, synthConfig{Ops: 1_000_000, Partitions: 8, Workers: 16, Seed: 1, InfoRate: 0.002, FailRate: 0.003})
-	if err := f.Close(); err != nil {
-		b.Fatal(err)
-	}
+	path := synth1M(b)
 	runtime.GC()
 	var peak atomic.Uint64
 	stop := make(chan struct{})
@@ -75,4 +67,20 @@ func BenchmarkCheck1M(b *testing.B) {
 	b.ReportMetric(elapsed.Seconds()/float64(b.N), "s/check")
 	b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/check")
 	b.ReportMetric(float64(peak.Load())/(1<<20), "peak-heap-MiB")
+}
+
+// synth1M writes the benchmarks' history of 1,000,000 client ops (8
+// partitions, 16 processes, a few failed and unknown sends) to a
+// temporary history file and returns its path.
+func synth1M(b *testing.B) string {
+	path := filepath.Join(b.TempDir(), HistoryFile)
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	writeSynth(f, synthConfig{Ops: 1_000_000, Partitions: 8, Workers: 16, Seed: 1, InfoRate: 0.002, FailRate: 0.003})
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/linearize"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/checker/share"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -183,7 +184,7 @@ type Checker struct {
 	scratch       histories.ReadFields      //
 	groupState                              // consumer groups (group.go)
 	meta          metadataState             // KRaft metadata (domain_metadata.go)
-	shares        shareState                // share groups (domain_share.go)
+	shares        *share.Builder            // share ops (domain_share.go), nil without any
 	model.History                           // the tables the analyzers read
 }
 

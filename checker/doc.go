@@ -15,8 +15,10 @@
 // The checker is composed of domains (domains.go), each in a package of
 // its own, declaring its anomalies and the rule by which they count, and
 // finding them on its own after one decode of the history: log and order
-// (package logorder), linearizability (package linearize), transactions
-// (package txncheck), consumer groups (package groupcheck). This package
+// (package logorder), retention (package retention), linearizability
+// (package linearize), transactions (package txncheck), consumer groups
+// (package groupcheck), share groups (package share) and KRaft metadata
+// (package metadata). This package
 // decodes (Add: client.go, reads.go, txn.go, group*.go, cluster.go),
 // composes the domains (domains.go and one glue file each, domain_*.go)
 // and owns the verdict, the stats and results.json.
@@ -28,34 +30,42 @@
 // final-read judgement judge.Finals). An analyzer implements package
 // domain's Analyzer: it reads a domain.Input (the History, judge.Places,
 // judge.Finals, the acked sends, the options its rules depend on, and
-// domain.Facts, the judgements that cross domains), appends its entries
-// to its own struct of entry lists, and returns its Findings
-// (explanations, reasons, anything it adds to the stats or hands to
-// another domain's list).
+// domain.Facts, the judgements that cross domains, and what this package
+// decoded for it alone, domain.Input.Decoded), appends its entries to its
+// own struct of entry lists, and returns its Findings (explanations,
+// reasons, anything it adds to the stats, to the Result or to another
+// domain's list).
 //
 // # Adding a domain
 //
-// The next domains (share groups, metadata) are added in their own
-// package, say checker/share:
+// A new domain is added in its own package, say checker/share (the
+// newest domains, share groups, metadata and retention, are examples):
 //
 //  1. What must be followed while the history streams (state at a moment)
 //     is decoded here, in the Checker's Add (client.go dispatches on f),
-//     into a table of model.History; the rest is judged in the package.
-//  2. The package declares its kinds (anomaly.Kind: name, unit, rule),
-//     its entry types, and a struct of entry lists whose JSON tags are
-//     the kinds' names, with Count(name) returning domain.Count(x, name)
-//     (domain.Entries), named after the domain (ShareAnomalies: Anomalies
-//     embeds it, so two domains' structs must not share a name); an
-//     Analyzer type with Name, Anomalies and Analyze(*domain.Input,
-//     *ShareAnomalies) *Found, where Found embeds domain.Base (its
-//     explanations in Base.Expl) and overrides the reasons it needs
-//     (Invalid, Uncounted, Notes, Unknowns). package groupcheck is the
-//     smallest example.
+//     into a table of model.History, or, if no other domain needs it,
+//     into the package's own decoder, which the Checker keeps and hands
+//     over as domain.Input.Decoded (share.Builder, metadata.Collector);
+//     the rest is judged in the package. An option of a check that a rule
+//     depends on reaches it as a field of domain.Input.
+//  2. The package declares its entry types and a struct of their lists,
+//     named after the domain (ShareAnomalies: Anomalies embeds it, so two
+//     domains' structs must not share a name), each list tagged with its
+//     kind: the name as its JSON name, the unit and the rule, e.g.
+//     `json:"share-lost,omitempty" unit:"per record" rule:"always"`
+//     (domain.Kinds; a comment above a list says why its rule is what it
+//     is); its Analyzer, made by domain.New of its name and its
+//     analyze(*domain.Input, *ShareAnomalies) *Found, where Found embeds
+//     domain.Base (its explanations in Base.Expl) and overrides the
+//     reasons it needs (Invalid, Uncounted, Notes, Unknowns). package
+//     groupcheck and package retention are the smallest examples.
 //  3. Here, one glue file, domain_share.go: a var made by port (the
-//     analyzer; the slot of its struct in Anomalies; what it hands to
-//     another domain's lists, or nil; what it adds to Stats, or nil: see
-//     domain_groups.go), and aliases of its names and entry types where
-//     results.json's readers need them; one line embedding
+//     analyzer; the slot of its struct in Anomalies; a glue of the hooks
+//     it needs, each optional: place, what it puts in the Result beyond
+//     its entries (domain_lin.go); stats, what it adds to Stats
+//     (domain_groups.go); decoded, its own decoder (domain_share.go)),
+//     and aliases of its names and entry types where results.json's
+//     readers need them; one line embedding
 //     share.ShareAnomalies at the end of Anomalies (result.go: its JSON
 //     keys follow the others'), one line in the registry (domains.go).
 //

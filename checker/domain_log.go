@@ -9,18 +9,15 @@ import "github.com/kchaos/kchaos/checker/logorder"
 // decoded in client.go and reads.go (model.Log). Its pass over the values
 // read also finds txn-duplicate, which it hands to the transactions
 // domain's list.
-var logOrder = port(logorder.Analyzer{},
+var logOrder = port(logorder.Analyzer,
 	func(x *Anomalies) *logorder.LogAnomalies { return &x.LogAnomalies },
-	func(x *Anomalies, f *logorder.Found) { x.TxnDuplicate = append(x.TxnDuplicate, f.TxnDuplicate...) }, nil)
+	glue[*logorder.Found]{place: func(r *Result, f *logorder.Found) {
+		r.Anomalies.TxnDuplicate = append(r.Anomalies.TxnDuplicate, f.TxnDuplicate...)
+	}})
 
-// The log entries, under the names results.json's readers know (package
-// logorder owns them).
+// The log entries that the report reads (package logorder owns them).
 type (
-	LostWriteEntry        = logorder.LostWriteEntry
-	OffsetReuseEntry      = logorder.OffsetReuseEntry
-	Observed              = logorder.Observed
-	ValueEntry            = logorder.ValueEntry
-	SendRef               = logorder.SendRef
-	NonmonotonicSendEntry = logorder.NonmonotonicSendEntry
-	PollEntry             = logorder.PollEntry
+	LostWriteEntry   = logorder.LostWriteEntry
+	OffsetReuseEntry = logorder.OffsetReuseEntry
+	Observed         = logorder.Observed
 )

@@ -7,10 +7,11 @@ import "github.com/kchaos/kchaos/checker/txncheck"
 // decoding of txn ops is in txn.go; txn-duplicate is found in the log
 // domain's pass over the values read (order.go), and the committed sends
 // no read could judge join the log domain's unseen.
-var transactions = port(txncheck.Analyzer{},
+var transactions = port(txncheck.Analyzer,
 	func(x *Anomalies) *txncheck.TxnAnomalies { return &x.TxnAnomalies },
-	func(x *Anomalies, f *txncheck.Found) { x.Unseen = append(x.Unseen, f.Unseen...) },
-	func(st *Stats, f *txncheck.Found) { st.Txns = f.Stats })
+	glue[*txncheck.Found]{
+		place: func(r *Result, f *txncheck.Found) { r.Anomalies.Unseen = append(r.Anomalies.Unseen, f.Unseen...) },
+		stats: func(st *Stats, f *txncheck.Found) { st.Txns = f.Stats }})
 
 // Anomaly names of transactions (package txncheck owns them).
 const (
@@ -28,18 +29,3 @@ const (
 // stay open after the final heal before it counts as hanging (package
 // txncheck owns it).
 const HangingMargin = txncheck.HangingMargin
-
-// The txn entries and stats, under the names results.json's readers know
-// (package txncheck owns them).
-type (
-	TxnRef            = txncheck.TxnRef
-	TxnValueEntry     = txncheck.TxnValueEntry
-	TxnLostWriteEntry = txncheck.TxnLostWriteEntry
-	TxnTornEntry      = txncheck.TxnTornEntry
-	TornPartition     = txncheck.TornPartition
-	CycleEntry        = txncheck.CycleEntry
-	CycleStep         = txncheck.CycleStep
-	TxnStats          = txncheck.TxnStats
-	TxnHangingEntry   = txncheck.TxnHangingEntry
-	HeldBack          = txncheck.HeldBack
-)

@@ -1,100 +1,80 @@
 package checker
 
 import (
-	"github.com/kchaos/kchaos/checker/domain"
-
 	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/domain"
 )
 
 // The checker is composed of domains, as Jepsen composes checkers: each
 // declares its anomalies (anomaly.Kind: name, unit, the rule by which they
 // count against validity) and finds them in the decoded history on its
-// own. Result runs every domain's analyze, then every domain's explain,
-// in the registry's order; the verdict (verdict.go) reads the
-// declarations, never a list of names.
+// own. Result runs every domain's analyzer, then gathers their
+// explanations, in the registry's order; the verdict (verdict.go) reads
+// the declarations and the findings' reasons, never a list of names.
 //
-// Every domain is in a package of its own: log and order (logorder),
-// transactions (txncheck) and consumer groups (groupcheck) implement
-// package domain's Analyzer and are registered by one port call in their
-// glue file (domain_log.go, domain_txn.go, domain_groups.go; see "Adding
-// a domain" in doc.go); linearizability (package linearize) still has its
-// glue on the unexported analyzer below (domain_lin.go). The order
-// matters where a domain reads another's findings: the log domain first
-// (the transactions domain explains the txn-duplicate entries the log
-// domain's pass makes; consumer groups read its reused offsets through
-// domain.Facts.Reused).
-var analyzers = []analyzer{
+// Every domain is in a package of its own and implements package
+// domain's Analyzer; its glue file (domain_log.go, domain_retention.go,
+// domain_lin.go, domain_txn.go, domain_groups.go, domain_share.go,
+// domain_metadata.go) registers it with one port call (see "Adding a
+// domain" in doc.go). The order matters where a domain reads another's
+// findings: the log domain first (the transactions domain explains the
+// txn-duplicate entries the log domain's pass makes; consumer groups read
+// its reused offsets through domain.Facts.Reused).
+var analyzers = []registered{
 	logOrder,
-	retentionDomain{domainBase{"retention", retentionKinds}},
-	linearity{domainBase{"linearizability", linKinds}},
+	retentionDomain,
+	linearity,
 	transactions,
 	consumerGroups,
-	shareGroups{domainBase{"share groups", shareKinds}},
-	metadataDomain{domainBase{"metadata", metadataKinds}},
+	shareGroups,
+	metadataDomain,
 }
 
-// analyzer is one domain of the checker.
-type analyzer interface {
+// registered is a domain in the registry: its declarations, its part of
+// the Result's anomalies, and its run, which returns its findings.
+type registered struct {
 	anomaly.Domain
-	// count is the number of entries of kind name in x.
-	count(x *Anomalies, name string) int
-	// analyze finds the domain's anomalies. Domains read the history and
-	// the shared judgements (finals.go); they write only their own
-	// entries and analysis fields, so their order does not change them.
-	analyze(a *analysis)
-	// explain groups what analyze found into r.Explanations.
-	explain(a *analysis)
-	// invalid is the reason for n entries of a kind that counts ("": none
-	// of them does, as for a PerEntry kind whose entries all wait).
-	invalid(a *analysis, k anomaly.Kind, n int) string
-	// uncounted is the reason for those of n entries of kind k that do
-	// not count: a note (IfIdempotent, IfExactlyOnce, Never) or a cause of
-	// "unknown" (PerEntry, Unjudged); "" for none.
-	uncounted(a *analysis, k anomaly.Kind, n int) string
-	// notes and unknowns are the domain's reasons beyond its kinds.
-	notes(a *analysis) []string
-	unknowns(a *analysis) []string
+	entries func(x *Anomalies) any
+	analyze func(a *analysis) domain.Findings
 }
 
-// declared is an anomaly kind with where its entries are in Anomalies.
-type declared struct {
-	anomaly.Kind
-	entries func(x *Anomalies) int
+// glue is what a domain's port call says beyond its analyzer and slot;
+// every hook may be nil (nothing).
+type glue[F domain.Findings] struct {
+	// place puts what the domain found beyond its entries in the Result:
+	// another domain's lists (the transactions' unseen sends), or a part
+	// of the Result of its own (linearizable, quorum_terms).
+	place func(r *Result, f F)
+	// stats is what it adds to the stats.
+	stats func(st *Stats, f F)
+	// decoded is what the Checker decoded for the domain alone while the
+	// history streamed (domain.Input.Decoded).
+	decoded func(c *Checker) any
 }
 
-// domainBase gives a domain its declarations' plumbing and the hooks'
-// defaults: no explanations, the generic reasons, no extra reasons.
-type domainBase struct {
-	name  string
-	kinds []declared
+// port makes an analyzer of its own package a domain of the registry:
+// slot is its part of the Result's anomalies (the struct Anomalies
+// embeds).
+func port[E any, F domain.Findings](an domain.Analyzer[E, F], slot func(x *Anomalies) E, g glue[F]) registered {
+	return registered{Domain: an,
+		entries: func(x *Anomalies) any { return slot(x) },
+		analyze: func(a *analysis) domain.Findings {
+			in := a.input()
+			if g.decoded != nil {
+				own := *in
+				own.Decoded = g.decoded(a.c)
+				in = &own
+			}
+			f := an.Analyze(in, slot(&a.r.Anomalies))
+			if g.place != nil {
+				g.place(a.r, f)
+			}
+			if g.stats != nil {
+				a.statsOf = append(a.statsOf, func(st *Stats) { g.stats(st, f) })
+			}
+			return f
+		}}
 }
-
-func (d domainBase) Name() string { return d.name }
-
-func (d domainBase) Anomalies() []anomaly.Kind {
-	out := make([]anomaly.Kind, len(d.kinds))
-	for i, k := range d.kinds {
-		out[i] = k.Kind
-	}
-	return out
-}
-
-func (d domainBase) count(x *Anomalies, name string) int {
-	for _, k := range d.kinds {
-		if k.Name == name {
-			return k.entries(x)
-		}
-	}
-	return 0
-}
-
-func (domainBase) explain(*analysis) {}
-
-func (domainBase) invalid(_ *analysis, k anomaly.Kind, n int) string { return domain.Invalid(k, n) }
-
-func (domainBase) uncounted(*analysis, anomaly.Kind, int) string { return "" }
-func (domainBase) notes(*analysis) []string                      { return nil }
-func (domainBase) unknowns(*analysis) []string                   { return nil }
 
 // kinds is every declared anomaly, in the registry's order.
 func kinds() []anomaly.Kind {
@@ -142,7 +122,7 @@ func (x *Anomalies) counts() map[string]int {
 	m := map[string]int{}
 	for _, d := range analyzers {
 		for _, k := range d.Anomalies() {
-			if n := d.count(x, k.Name); n > 0 {
+			if n := domain.Count(d.entries(x), k.Name); n > 0 {
 				m[k.Name] = n
 			}
 		}

@@ -118,11 +118,18 @@ func TestVerdictSpecialCases(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Result{Counts: tc.counts}
 			for _, c := range tc.hanging {
-				r.Anomalies.TxnHanging = append(r.Anomalies.TxnHanging, TxnHangingEntry{Counted: c})
+				r.Anomalies.TxnHanging = append(r.Anomalies.TxnHanging, txncheck.TxnHangingEntry{Counted: c})
 			}
-			// What the domains found (the group domain: 5 records delivered again).
-			found := map[string]domain.Findings{consumerGroups.Name(): &groupcheck.Found{Stats: &GroupStats{Redelivered: 5}},
+			// What the domains found (the group domain: 5 records delivered
+			// again; the others: nothing beyond the generic reasons).
+			byName := map[string]domain.Findings{consumerGroups.Name(): &groupcheck.Found{Stats: &groupcheck.GroupStats{Redelivered: 5}},
 				transactions.Name(): txncheck.NewFound(&r.Anomalies.TxnAnomalies), logOrder.Name(): &logorder.Found{}}
+			found := make([]domain.Findings, len(analyzers))
+			for i, d := range analyzers {
+				if found[i] = byName[d.Name()]; found[i] == nil {
+					found[i] = domain.Base{}
+				}
+			}
 			a := &analysis{c: New(tc.opts), r: r, found: found}
 			a.verdict()
 			if r.Valid != tc.want || !slices.Equal(r.Reasons, tc.reasons) {

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/kchaos/kchaos/checker/model"
 	"slices"
 
+	"github.com/kchaos/kchaos/checker/groupcheck"
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -398,7 +399,7 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 		if cp.Prev.Commit >= 0 && cp.Off < cp.Prev.Off {
 			// Below what the group had committed before this commit was
 			// asked for: concurrent commits cannot explain it.
-			c.Backs = append(c.Backs, backOp{Kind: CommittedLower, Group: op.Group, TP: cp.TP, Commit: cp.Prev.Commit,
+			c.Backs = append(c.Backs, backOp{Kind: groupcheck.CommittedLower, Group: op.Group, TP: cp.TP, Commit: cp.Prev.Commit,
 				Lower: ci, Proc: op.Proc, GPoll: -1, Rebal: -1, Committed: cp.Prev.Off, Resumed: cp.Off, At: e.Time})
 		}
 		if !ok || cp.Off > cur.Off {
@@ -434,7 +435,7 @@ func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
 			c.Resets = append(c.Resets, resetEp{Group: gp.group, TP: r.TP, Below: r.Off, Bound: e.Time})
 		}
 		if w.at.Commit >= 0 && r.Off < w.at.Off {
-			c.Backs = append(c.Backs, backOp{Kind: ResumedBelowCommit, Group: gp.group, TP: r.TP, Commit: w.at.Commit,
+			c.Backs = append(c.Backs, backOp{Kind: groupcheck.ResumedBelowCommit, Group: gp.group, TP: r.TP, Commit: w.at.Commit,
 				Lower: -1, Proc: p, GPoll: gi, Rebal: w.rebal, Committed: w.at.Off, Resumed: r.Off, At: e.Time})
 		}
 	}

@@ -3,6 +3,8 @@ package checker
 import (
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/checker/groupcheck"
 )
 
 // m0ReadsThree: member m0 (process 10) is assigned partition 0 in
@@ -27,7 +29,7 @@ func TestGroupContinuedOrder(t *testing.T) {
 		name:  "a continued process goes back within the generation: nonmonotonic-poll",
 		lines: cat(fiveAcked, m0ReadsThree, subCont(12, 160, "m0", 10), gpoll(12, 170, 180, 1, "0:1:v1", "0:2:v2", "0:3:v3", "0:4:v4"), fiveFinal),
 		want:  map[string]int{NonmonotonicPoll: 1, Redelivery: 1},
-		cause: CauseSameGeneration, not: []string{"replaced", "resumed from the group's committed offset"},
+		cause: groupcheck.CauseSameGeneration, not: []string{"replaced", "resumed from the group's committed offset"},
 	}, {
 		name:  "a continued process skips an existing offset within the generation: poll-skip",
 		lines: cat(fiveAcked, m0ReadsThree, subCont(12, 160, "m0", 10), gpoll(12, 170, 180, 1, "0:4:v4"), fiveFinal),
@@ -41,19 +43,19 @@ func TestGroupContinuedOrder(t *testing.T) {
 		lines: cat(fiveAcked, m0ReadsThree, subCont(12, 160, "m0", 10),
 			gpoll(12, 170, 180, 2, "0:1:v1", "0:2:v2", "0:3:v3", "0:4:v4"), fiveFinal),
 		want:  map[string]int{Redelivery: 1},
-		cause: CauseRebalance, not: []string{"replaced", "resumed from the group's committed offset"},
+		cause: groupcheck.CauseRebalance, not: []string{"replaced", "resumed from the group's committed offset"},
 	}, {
 		name: "a continued process reassigned the partition in the generation: a rebalance",
 		lines: cat(fiveAcked, m0ReadsThree, subCont(12, 160, "m0", 10), rebal(12, 165, 1, []int{0}, []int{0}),
 			gpoll(12, 170, 180, 1, "0:1:v1", "0:2:v2", "0:3:v3", "0:4:v4"), fiveFinal),
 		want:  map[string]int{Redelivery: 1},
-		cause: CauseRebalance, has: []string{"resumed at offset 1, with nothing committed"},
+		cause: groupcheck.CauseRebalance, has: []string{"resumed at offset 1, with nothing committed"},
 	}, {
 		name: "a restarted member that resumed where nothing was committed: no claim of a committed offset",
 		lines: cat(fiveAcked, m0ReadsThree, sub(12, 160, "m0"), rebal(12, 170, 2, []int{0}, nil),
 			gpoll(12, 180, 190, 2, "0:0:v0", "0:1:v1", "0:2:v2", "0:3:v3", "0:4:v4"), fiveFinal),
 		want:  map[string]int{Redelivery: 1},
-		cause: CauseRestart, has: []string{"replaced by p12", "resumed at offset 0, with nothing committed"},
+		cause: groupcheck.CauseRestart, has: []string{"replaced by p12", "resumed at offset 0, with nothing committed"},
 		not: []string{"resumed from the group's committed offset"},
 	}, {
 		name: "a new owner that resumed above the committed offset: no claim that it resumed from it",
@@ -62,7 +64,7 @@ func TestGroupContinuedOrder(t *testing.T) {
 			rebal(10, 160, 2, nil, []int{0}), rebal(11, 161, 2, []int{0}, nil),
 			gpoll(11, 170, 180, 2, "0:2:v2", "0:3:v3", "0:4:v4"), fiveFinal),
 		want:  map[string]int{Redelivery: 1},
-		cause: CauseRebalance, has: []string{"resumed at offset 2, not at the group's committed offset 1"},
+		cause: groupcheck.CauseRebalance, has: []string{"resumed at offset 2, not at the group's committed offset 1"},
 		not: []string{"resumed from the group's committed offset"},
 	}, {
 		name: "a new owner that resumed at the committed offset: said so",
@@ -71,7 +73,7 @@ func TestGroupContinuedOrder(t *testing.T) {
 			rebal(10, 160, 2, nil, []int{0}), rebal(11, 161, 2, []int{0}, nil),
 			gpoll(11, 170, 180, 2, "0:1:v1", "0:2:v2", "0:3:v3", "0:4:v4"), fiveFinal),
 		want:  map[string]int{Redelivery: 1},
-		cause: CauseRebalance, has: []string{"resumed from the group's committed offset (offset 1, committed before)"},
+		cause: groupcheck.CauseRebalance, has: []string{"resumed from the group's committed offset (offset 1, committed before)"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mustCheck(t, lines2hist(tc.lines...), tc.opts)

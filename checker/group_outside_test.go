@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/checker/groupcheck"
 )
 
 // TestGroupOutsideAssignment: a member's poll that delivers records of a
@@ -19,7 +21,7 @@ func TestGroupOutsideAssignment(t *testing.T) {
 		opts  Options
 		want  int // entries
 		valid Verdict
-		check func(t *testing.T, e OutsideAssignmentEntry)
+		check func(t *testing.T, e groupcheck.OutsideAssignmentEntry)
 	}{{
 		name:  "delivered after its assignment: nothing",
 		lines: cat(fiveAcked, sub(10, 100, "m0"), rebal(10, 110, 1, []int{0}, nil), gpoll(10, 120, 130, 1, "0:0:v0", "0:1:v1"), fiveFinal),
@@ -28,7 +30,7 @@ func TestGroupOutsideAssignment(t *testing.T) {
 		name:  "delivered with no assignment recorded",
 		lines: cat(fiveAcked, sub(10, 100, "m0"), gpoll(10, 120, 130, 1, "0:0:v0", "0:1:v1"), fiveFinal),
 		want:  1, valid: Valid,
-		check: func(t *testing.T, e OutsideAssignmentEntry) {
+		check: func(t *testing.T, e groupcheck.OutsideAssignmentEntry) {
 			if e.Process != 10 || e.Member != "m0" || e.Generation == nil || *e.Generation != 1 || e.Partition != 0 ||
 				e.FirstOffset != 0 || e.LastOffset != 1 || e.Count != 2 || !slices.Equal(e.Values, []string{"v0", "v1"}) ||
 				!slices.Equal(e.Offsets, []int64{0, 1}) || e.TakenBy != nil || len(e.Held) != 0 {
@@ -51,7 +53,7 @@ func TestGroupOutsideAssignment(t *testing.T) {
 			gpoll(10, 120, 130, 1, "0:0:v0"), rebal(10, 140, 2, nil, []int{0}), rebal(11, 141, 2, []int{0}, nil), pause,
 			gpoll(10, 160, 170, 2, "0:1:v1", "0:2:v2"), fiveFinal),
 		want: 1, valid: Valid,
-		check: func(t *testing.T, e OutsideAssignmentEntry) {
+		check: func(t *testing.T, e groupcheck.OutsideAssignmentEntry) {
 			if r := e.TakenBy; r == nil || r.Kind != "revoked" || r.Process != 10 || r.Generation == nil || *r.Generation != 2 {
 				t.Errorf("taken by %+v: want the revoke of generation 2 by p10", r)
 			}
@@ -70,7 +72,7 @@ func TestGroupOutsideAssignment(t *testing.T) {
 			[]string{ev(140, 10, "invoke", "rebalance", lost), ev(140, 10, "ok", "rebalance", lost)},
 			gpoll(10, 160, 170, 2, "0:1:v1"), fiveFinal),
 		want: 1, valid: Valid,
-		check: func(t *testing.T, e OutsideAssignmentEntry) {
+		check: func(t *testing.T, e groupcheck.OutsideAssignmentEntry) {
 			if e.TakenBy == nil || e.TakenBy.Kind != "lost" {
 				t.Errorf("taken by %+v: want lost", e.TakenBy)
 			}
@@ -80,7 +82,7 @@ func TestGroupOutsideAssignment(t *testing.T) {
 		lines: cat(fiveAcked, send(1, 50, 55, 1, "w0", "ok", 0), sub(10, 100, "m0"), rebal(10, 110, 1, []int{0}, nil),
 			gpoll(10, 120, 130, 1, "0:0:v0", "1:0:w0"), fiveFinal, final(98, 950, 960, []int{1}, map[int]int64{1: 1}, "ok", "1:0:w0")),
 		want: 1, valid: Valid,
-		check: func(t *testing.T, e OutsideAssignmentEntry) {
+		check: func(t *testing.T, e groupcheck.OutsideAssignmentEntry) {
 			if e.Partition != 1 || e.Count != 1 || !slices.Equal(e.Held, []string{"t-0"}) || !strings.Contains(e.Text, "(it held t-0)") {
 				t.Errorf("entry %+v: want t-1 only, t-0 held", e)
 			}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/checker/groupcheck"
 )
 
 // five acked sends v0..v4 at offsets 0..4 of partition 0, and a final read
@@ -107,7 +109,7 @@ func TestGroupChecks(t *testing.T) {
 		want: map[string]int{CommitBackwards: 1, Redelivery: 1}, valid: Invalid,
 		check: func(t *testing.T, r *Result) {
 			e := r.Anomalies.CommitBackwards[0]
-			if e.Kind != ResumedBelowCommit || e.Committed != 4 || e.Resumed != 2 || e.By != 2 || e.Commit.Index != 16 {
+			if e.Kind != groupcheck.ResumedBelowCommit || e.Committed != 4 || e.Resumed != 2 || e.By != 2 || e.Commit.Index != 16 {
 				t.Errorf("entry %+v: want resumed at 2 below the commit of 4 (index 16), by 2", e)
 			}
 			if len(e.Faults) != 1 || e.Faults[0].F != "elect-unclean" {
@@ -119,7 +121,7 @@ func TestGroupChecks(t *testing.T) {
 				}
 			}
 			d := r.Anomalies.Redelivery[0]
-			if d.FirstOffset != 2 || d.LastOffset != 3 || d.Count != 2 || d.Cause != CauseCommitBackwards {
+			if d.FirstOffset != 2 || d.LastOffset != 3 || d.Count != 2 || d.Cause != groupcheck.CauseCommitBackwards {
 				t.Errorf("redelivery %+v: want 2-3 caused by the commit going back", d)
 			}
 		},
@@ -140,7 +142,7 @@ func TestGroupChecks(t *testing.T) {
 		want: map[string]int{CommitBackwards: 1}, valid: Invalid,
 		check: func(t *testing.T, r *Result) {
 			e := r.Anomalies.CommitBackwards[0]
-			if e.Kind != CommittedLower || e.Committed != 4 || e.Resumed != 2 || e.By != 2 || e.Lower == nil || e.Lower.Index != 18 {
+			if e.Kind != groupcheck.CommittedLower || e.Committed != 4 || e.Resumed != 2 || e.By != 2 || e.Lower == nil || e.Lower.Index != 18 {
 				t.Errorf("entry %+v: want the commit of 2 (index 18) below the commit of 4", e)
 			}
 		},
@@ -162,7 +164,7 @@ func TestGroupChecks(t *testing.T) {
 		want: map[string]int{CommitBackwards: 1, Redelivery: 1}, valid: Invalid,
 		check: func(t *testing.T, r *Result) {
 			e := r.Anomalies.CommitBackwards[0]
-			if e.Kind != CommittedLower || e.Committed != 4 || e.Resumed != 2 || e.Lower == nil || !e.Lower.Auto || e.Commit.Process != 11 {
+			if e.Kind != groupcheck.CommittedLower || e.Committed != 4 || e.Resumed != 2 || e.Lower == nil || !e.Lower.Auto || e.Commit.Process != 11 {
 				t.Errorf("entry %+v: want m0's auto commit of 2 below m1's commit of 4", e)
 			}
 		},
@@ -183,7 +185,7 @@ func TestGroupChecks(t *testing.T) {
 		want: map[string]int{CommitBackwards: 1, Redelivery: 1}, valid: Invalid,
 		check: func(t *testing.T, r *Result) {
 			e := r.Anomalies.CommitBackwards[0]
-			if e.Kind != ResumedBelowCommit || e.Committed != 4 || e.Resumed != 2 || e.Member == nil || e.Member.Process != 12 {
+			if e.Kind != groupcheck.ResumedBelowCommit || e.Committed != 4 || e.Resumed != 2 || e.Member == nil || e.Member.Process != 12 {
 				t.Errorf("entry %+v: want p12 resuming at 2 below the commit of 4", e)
 			}
 		},
@@ -196,7 +198,7 @@ func TestGroupChecks(t *testing.T) {
 		want: map[string]int{Redelivery: 1}, valid: Valid,
 		check: func(t *testing.T, r *Result) {
 			d := r.Anomalies.Redelivery[0]
-			if d.FirstOffset != 1 || d.LastOffset != 2 || d.Count != 2 || d.Cause != CauseRebalance ||
+			if d.FirstOffset != 1 || d.LastOffset != 2 || d.Count != 2 || d.Cause != groupcheck.CauseRebalance ||
 				d.First.Process != 10 || d.Again.Process != 11 || d.Again.Generation == nil || *d.Again.Generation != 2 {
 				t.Errorf("redelivery %+v: want 1-2 first by p10, again by p11 in generation 2, after a rebalance", d)
 			}
@@ -223,7 +225,7 @@ func TestGroupChecks(t *testing.T) {
 			gpoll(12, 180, 190, 2, "0:0:v0", "0:1:v1", "0:2:v2", "0:3:v3", "0:4:v4"), fiveFinal),
 		want: map[string]int{Redelivery: 1}, valid: Valid,
 		check: func(t *testing.T, r *Result) {
-			if d := r.Anomalies.Redelivery[0]; d.Cause != CauseRestart || d.Count != 2 || !strings.Contains(d.Text, "p10") {
+			if d := r.Anomalies.Redelivery[0]; d.Cause != groupcheck.CauseRestart || d.Count != 2 || !strings.Contains(d.Text, "p10") {
 				t.Errorf("redelivery %+v: want 2 after member m0's restart (p10 replaced)", d)
 			}
 		},
@@ -246,8 +248,8 @@ func TestGroupChecks(t *testing.T) {
 			gpoll(10, 150, 160, 1, "0:1:v1", "0:2:v2"), gpoll(10, 170, 180, 1, "0:4:v4"), fiveFinal),
 		want: map[string]int{Redelivery: 1, NonmonotonicPoll: 1, PollSkip: 1}, valid: Invalid,
 		check: func(t *testing.T, r *Result) {
-			if d := r.Anomalies.Redelivery[0]; d.Cause != CauseSameGeneration {
-				t.Errorf("redelivery cause %q, want %q", d.Cause, CauseSameGeneration)
+			if d := r.Anomalies.Redelivery[0]; d.Cause != groupcheck.CauseSameGeneration {
+				t.Errorf("redelivery cause %q, want %q", d.Cause, groupcheck.CauseSameGeneration)
 			}
 		},
 	}, {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/linearize"
 	"github.com/kchaos/kchaos/checker/logorder"
 	"github.com/kchaos/kchaos/checker/metadata"
 	"github.com/kchaos/kchaos/checker/retention"
@@ -104,8 +105,8 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 }
 
 // Anomaly names, as HISTORY.md fixes them (package logorder owns the
-// log's); Nonlinearizable is kchaos's extension (porcupine found no
-// linearization of a partition's log).
+// log's); Nonlinearizable is kchaos's extension (package linearize: porcupine
+// found no linearization of a partition's log).
 const (
 	LostWrite        = logorder.LostWrite
 	OffsetReuse      = logorder.OffsetReuse
@@ -116,7 +117,7 @@ const (
 	PollSkip         = logorder.PollSkip
 	NonmonotonicPoll = logorder.NonmonotonicPoll
 	Unseen           = logorder.Unseen
-	Nonlinearizable  = "nonlinearizable"
+	Nonlinearizable  = linearize.Nonlinearizable
 )
 
 // Anomalies lists each anomaly found, by name; a name is absent from
@@ -124,9 +125,10 @@ const (
 type Anomalies struct {
 	// Log and order (package logorder): lost-write ... unseen.
 	logorder.LogAnomalies
-	// Retention (package retention, domain_retention.go).
-	LogStartJump    []retention.Jump       `json:"log-start-jump,omitempty"`
-	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty"`
+	// Retention (package retention): log-start-jump.
+	retention.RetentionAnomalies
+	// Linearizability (package linearize): nonlinearizable.
+	linearize.LinAnomalies
 	// Transactions (package txncheck): txn-lost-write ... txn-hanging.
 	txncheck.TxnAnomalies
 	// Consumer groups (package groupcheck): lost-by-commit,
@@ -135,18 +137,11 @@ type Anomalies struct {
 	// its fields are promoted (Anomalies.LostByCommit) and marshal in
 	// place.
 	groupcheck.GroupAnomalies
-	// Share groups (package share, domain_share.go).
-	ShareLost                   []share.RecordEntry     `json:"share-lost,omitempty"`
-	ShareDoubleAcquire          []share.PairEntry       `json:"share-double-acquire,omitempty"`
-	ShareRedeliveredAfterAccept []share.PairEntry       `json:"share-redelivered-after-accept,omitempty"`
-	ShareDeliveryCount          []share.CountEntry      `json:"share-delivery-count,omitempty"`
-	ShareRedelivery             []share.RedeliveryEntry `json:"share-redelivery,omitempty"`
-	ShareUnknown                []share.RecordEntry     `json:"share-unknown,omitempty"`
-	// KRaft metadata (domain_metadata.go; package metadata finds them).
-	MetadataLost        []metadata.LostEntry        `json:"metadata-lost,omitempty"`
-	MetadataDiverged    []metadata.DivergedEntry    `json:"metadata-diverged,omitempty"`
-	SplitBrain          []metadata.SplitBrainEntry  `json:"split-brain,omitempty"`
-	MetadataUnavailable []metadata.UnavailableEntry `json:"metadata-unavailable,omitempty"`
+	// Share groups (package share): share-lost ... share-unknown.
+	share.ShareAnomalies
+	// KRaft metadata (package metadata): metadata-lost ...
+	// metadata-unavailable.
+	metadata.MetadataAnomalies
 }
 
 func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }

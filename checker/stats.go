@@ -4,7 +4,9 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
 // Stats describes the run rather than judging it.
@@ -29,9 +31,9 @@ type Stats struct {
 	// IgnoredOps counts client ops whose f the contract does not define, by f.
 	IgnoredOps map[string]int `json:"ignored_ops,omitempty"`
 	// Txns describes the transactions, if there were any.
-	Txns *TxnStats `json:"txns,omitempty"`
+	Txns *txncheck.TxnStats `json:"txns,omitempty"`
 	// Groups describes the consumer groups, if there were any.
-	Groups *GroupStats `json:"groups,omitempty"`
+	Groups *groupcheck.GroupStats `json:"groups,omitempty"`
 }
 
 // SendStats counts sends by outcome.

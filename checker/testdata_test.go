@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/checker/logorder"
+	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
 // expectation is a testdata history's NAME.expected.json.
@@ -145,19 +148,19 @@ func checkEntriesNamed(t *testing.T, r *Result) {
 			t.Errorf("offset-reuse entry without values or sources: %+v", e)
 		}
 	}
-	for _, list := range [][]ValueEntry{a.Duplicate, a.AbortedRead, a.Unexpected} {
+	for _, list := range [][]logorder.ValueEntry{a.Duplicate, a.AbortedRead, a.Unexpected} {
 		for _, e := range list {
 			if e.Value == "" || len(e.Offsets) == 0 {
 				t.Errorf("entry without value or offsets: %+v", e)
 			}
 		}
 	}
-	for _, e := range append(append([]PollEntry(nil), a.PollSkip...), a.NonmonotonicPoll...) {
+	for _, e := range append(append([]logorder.PollEntry(nil), a.PollSkip...), a.NonmonotonicPoll...) {
 		if e.Value == "" || e.PrevValue == "" {
 			t.Errorf("poll entry without values: %+v", e)
 		}
 	}
-	for _, list := range [][]TxnValueEntry{a.TxnAbortedRead, a.TxnUncommittedRead, a.TxnDuplicate} {
+	for _, list := range [][]txncheck.TxnValueEntry{a.TxnAbortedRead, a.TxnUncommittedRead, a.TxnDuplicate} {
 		for _, e := range list {
 			if e.Value == "" || len(e.Offsets) == 0 || e.Txn.TransactionalID == "" || e.Text == "" {
 				t.Errorf("txn entry without value, offsets, txn or text: %+v", e)
@@ -189,7 +192,7 @@ func checkEntriesNamed(t *testing.T, r *Result) {
 			t.Errorf("txn-torn entry without partitions, txn or text: %+v", e)
 		}
 	}
-	for _, e := range append(append([]CycleEntry(nil), a.G0...), a.G1c...) {
+	for _, e := range append(append([]txncheck.CycleEntry(nil), a.G0...), a.G1c...) {
 		if len(e.Txns) < 2 || len(e.Steps) != len(e.Txns) || e.Text == "" {
 			t.Errorf("cycle entry without txns, steps or text: %+v", e)
 		}

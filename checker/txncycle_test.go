@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
 // TestTxnCycles: G0 (ww only) is reported and does not count, G1c (wr
@@ -67,7 +69,7 @@ func TestTxnCycleSteps(t *testing.T) {
 	if len(e.Txns) != 2 || e.Txns[0].TransactionalID != "tx-1" || e.Txns[0].Index != 0 || e.Txns[1].Index != 2 || e.SCCSize != 2 {
 		t.Fatalf("txns %+v, scc %d", e.Txns, e.SCCSize)
 	}
-	want := []CycleStep{
+	want := []txncheck.CycleStep{
 		{Type: "ww", From: 0, To: 1, Topic: "t", Partition: 0, Values: []string{"a", "b"}, Offsets: []int64{0, 1}},
 		{Type: "ww", From: 1, To: 0, Topic: "t", Partition: 1, Values: []string{"d", "c"}, Offsets: []int64{0, 1}},
 	}

@@ -47,22 +47,22 @@ func (a *analysis) verdict() {
 	var invalid, unknown, notes []string
 	o := anomaly.Options{Idempotent: c.opts.Idempotent, ExactlyOnce: c.opts.ExactlyOnce}
 	r.Against = CountsAgainst(o.Idempotent, o.ExactlyOnce)
-	for _, d := range analyzers {
+	for i, d := range analyzers {
 		for _, k := range d.Anomalies() {
 			if n[k.Name] > 0 && k.Counts(o) {
-				if line := d.invalid(a, k, n[k.Name]); line != "" {
+				if line := a.found[i].Invalid(k, n[k.Name]); line != "" {
 					invalid = append(invalid, line)
 				}
 			}
 		}
 	}
 	for _, rule := range []anomaly.Rule{anomaly.IfIdempotent, anomaly.IfExactlyOnce, anomaly.PerEntry, anomaly.Never, anomaly.Unjudged} {
-		for _, d := range analyzers {
+		for i, d := range analyzers {
 			for _, k := range d.Anomalies() {
 				if k.Rule != rule || n[k.Name] == 0 || (k.Counts(o) && rule != anomaly.PerEntry) {
 					continue
 				}
-				switch line := d.uncounted(a, k, n[k.Name]); {
+				switch line := a.found[i].Uncounted(k, n[k.Name]); {
 				case line == "":
 				case rule == anomaly.PerEntry || rule == anomaly.Unjudged:
 					unknown = append(unknown, line)
@@ -72,8 +72,8 @@ func (a *analysis) verdict() {
 			}
 		}
 	}
-	for _, d := range analyzers {
-		notes = append(notes, d.notes(a)...)
+	for _, f := range a.found {
+		notes = append(notes, f.Notes()...)
 	}
 	sent := make([]bool, len(c.TPs))
 	for i := range c.Sends {
@@ -90,8 +90,8 @@ func (a *analysis) verdict() {
 	if len(c.Sends) == 0 && len(c.TxnSends) == 0 {
 		unknown = append(unknown, "nothing was sent")
 	}
-	for _, d := range analyzers {
-		unknown = append(unknown, d.unknowns(a)...)
+	for _, f := range a.found {
+		unknown = append(unknown, f.Unknowns()...)
 	}
 	if len(c.ignored) > 0 {
 		fs := make([]string, 0, len(c.ignored))

@@ -52,6 +52,16 @@ func (r Rule) String() string {
 	return fmt.Sprintf("Rule(%d)", uint8(r))
 }
 
+// ParseRule is the Rule whose String is s.
+func ParseRule(s string) (Rule, error) {
+	for r := Always; r <= Unjudged; r++ {
+		if r.String() == s {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown rule %q", s)
+}
+
 // Options are the run's settings a rule depends on.
 type Options struct {
 	Idempotent  bool // the producer was idempotent

@@ -69,3 +69,18 @@ func TestCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRule: every rule reads back from its String, and nothing else
+// is a rule.
+func TestParseRule(t *testing.T) {
+	for r := Always; r <= Unjudged; r++ {
+		if got, err := ParseRule(r.String()); got != r || err != nil {
+			t.Errorf("%v: %v, %v", r, got, err)
+		}
+	}
+	for _, s := range []string{"", "Always", "sometimes", "Rule(0)"} {
+		if r, err := ParseRule(s); err == nil {
+			t.Errorf("%q: %v, want an error", s, r)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 // Package domain is the seam between package checker and the analyzers
 // it is composed of, as Jepsen composes checkers: an analyzer in a
-// package of its own (logorder, txncheck, groupcheck; the next ones
-// share groups and metadata) implements Analyzer, reads the decoded
+// package of its own (logorder, retention, linearize, txncheck,
+// groupcheck, share, metadata) implements Analyzer, reads the decoded
 // history (package model) and what the domains share (package judge,
 // Facts), writes its entries
 // into its own part of the Result's anomalies and returns the rest of what
@@ -24,17 +24,13 @@ import (
 	"github.com/kchaos/kchaos/checker/model"
 )
 
-// Entries is a domain's part of the Result's anomalies: a struct of
-// entry lists with their results.json names (package checker embeds it in
-// its Anomalies, so the JSON shape is the contract's).
-type Entries interface {
-	// Count is the number of entries of the anomaly kind named name.
-	Count(name string) int
-}
-
 // Analyzer is one domain of the checker. E is its part of the anomalies
-// (a pointer to the struct package checker embeds), F what else it found.
-type Analyzer[E Entries, F Findings] interface {
+// and its declaration: a pointer to a struct of entry lists, each tagged
+// with its kind's name (its JSON name), unit and rule (Kinds); package
+// checker embeds the struct in its Anomalies, so the JSON shape is the
+// contract's, and counts the lists with Count. F is what else it found.
+// New makes one.
+type Analyzer[E any, F Findings] interface {
 	anomaly.Domain
 	// Analyze finds the domain's anomalies in in and appends them to out.
 	// It reads in and writes only out and what it returns, so the domains'
@@ -42,6 +38,53 @@ type Analyzer[E Entries, F Findings] interface {
 	// reads another domain's (Facts.Reused).
 	Analyze(in *Input, out E) F
 }
+
+// New makes a domain's Analyzer of its name and its analyze function, so
+// that a domain's package writes only what is its own. Its kinds are
+// those E declares (Kinds); a declaration that cannot be right is a
+// programming error, and New panics at the package's start.
+func New[E any, F Findings](name string, analyze func(in *Input, out E) F) Analyzer[E, F] {
+	kinds, err := Kinds(reflect.TypeFor[E]())
+	if err != nil {
+		panic(fmt.Sprintf("domain %s: %v", name, err))
+	}
+	return declared[E, F]{name, kinds, analyze}
+}
+
+// Kinds are the anomaly kinds that a struct of entry lists (or a pointer
+// to one) declares, in its fields' order: each list's JSON name is the
+// kind's name, its tags unit and rule (anomaly.Rule's words, ParseRule)
+// are the kind's, so that a kind is declared once, beside its list.
+func Kinds(t reflect.Type) ([]anomaly.Kind, error) {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("entries: want a struct of entry lists, got %v", t)
+	}
+	var out []anomaly.Kind
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		rule, err := anomaly.ParseRule(f.Tag.Get("rule"))
+		if err != nil {
+			return nil, fmt.Errorf("%s (%s): %v", f.Name, name, err)
+		}
+		out = append(out, anomaly.Kind{Name: name, Unit: f.Tag.Get("unit"), Rule: rule})
+	}
+	return out, anomaly.Check(out)
+}
+
+// declared is the Analyzer New makes.
+type declared[E any, F Findings] struct {
+	name    string
+	kinds   []anomaly.Kind
+	analyze func(in *Input, out E) F
+}
+
+func (d declared[E, F]) Name() string               { return d.name }
+func (d declared[E, F]) Anomalies() []anomaly.Kind  { return d.kinds }
+func (d declared[E, F]) Analyze(in *Input, out E) F { return d.analyze(in, out) }
 
 // Input is what every analyzer reads.
 type Input struct {
@@ -60,8 +103,38 @@ type Input struct {
 	// TxnTimeout is the transactional producers' transaction.timeout.ms
 	// (0: unknown), for the transactions domain's txn-hanging.
 	TxnTimeout time.Duration
+	// TopicConfigs are the topic's configs as run.json recorded them
+	// (applied, defaults included; nil for a bare history), for the
+	// retention domain.
+	TopicConfigs map[string]string
+	// Porcupine steers the linearizability domain's search.
+	Porcupine Porcupine
+	// Decoded is what package checker decoded for this domain alone while
+	// the history streamed, in the domain's own type (the share ops, the
+	// metadata events); nil for a domain whose tables are in History.
+	Decoded any
 	// Facts are what the checker established across domains.
 	Facts Facts
+}
+
+// Porcupine steers the linearizability search (package checker's Options
+// set it; package linearize reads it as its Config).
+type Porcupine struct {
+	// Skip leaves the search out: the result says "skipped".
+	Skip bool
+	// Timeout bounds the whole search (0: linearize.DefaultPorcupineTimeout);
+	// a search cut short is "unknown", never a pass.
+	Timeout time.Duration
+	// Window is the offsets per porcupine partition of a large history
+	// (0: linearize.DefaultWindow).
+	Window int64
+	// VisualizeDir, if set, receives porcupine's HTML visualization of each
+	// topic-partition that fails, and of every one when the history is
+	// small; Prefix starts their file names.
+	VisualizeDir, Prefix string
+	// Loose leaves open-ended appends untightened (see package logmodel):
+	// a test shows that tightening changes no verdict.
+	Loose bool
 }
 
 // Facts are the judgements package checker makes across domains, for an
@@ -115,7 +188,7 @@ func Invalid(k anomaly.Kind, n int) string {
 }
 
 // Count is the number of entries of the kind named name in x, a pointer
-// to a struct of entry lists (Entries): the list whose results.json name
+// to a struct of entry lists (Analyzer's E): the list whose results.json name
 // (its JSON tag) is name, so that the name is written once, where the
 // list is.
 func Count(x any, name string) int {

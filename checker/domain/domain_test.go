@@ -1,6 +1,9 @@
 package domain
 
 import (
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
@@ -36,6 +39,43 @@ func TestInvalid(t *testing.T) {
 	} {
 		if got := (Base{}).Invalid(tc.k, 3); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.k.Name, got, tc.want)
+		}
+	}
+}
+
+// TestKinds: a struct of entry lists declares a kind per list, in order,
+// from its tags; a list without a known rule or unit, or something other
+// than a struct, is an error (a name declared twice is anomaly.Check's,
+// and go vet's).
+func TestKinds(t *testing.T) {
+	type good struct {
+		A []int    `json:"a-kind,omitempty" unit:"per send" rule:"always"`
+		B []string `json:"b-kind" unit:"per value" rule:"if idempotent"`
+		C []int    `json:"c-kind,omitempty" unit:"per case" rule:"unknown"`
+	}
+	got, err := Kinds(reflect.TypeFor[*good]())
+	want := []anomaly.Kind{{Name: "a-kind", Unit: "per send", Rule: anomaly.Always},
+		{Name: "b-kind", Unit: "per value", Rule: anomaly.IfIdempotent}, {Name: "c-kind", Unit: "per case", Rule: anomaly.Unjudged}}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("%v, %v; want %v", got, err, want)
+	}
+	for _, tc := range []struct {
+		typ  reflect.Type
+		want string
+	}{
+		{reflect.TypeFor[struct {
+			A []int `json:"a" unit:"per send"`
+		}](), "unknown rule"},
+		{reflect.TypeFor[struct {
+			A []int `json:"a" unit:"per send" rule:"Always"`
+		}](), "unknown rule"},
+		{reflect.TypeFor[struct {
+			A []int `json:"a" rule:"always"`
+		}](), "no unit"},
+		{reflect.TypeFor[[]int](), "want a struct"},
+	} {
+		if _, err := Kinds(tc.typ); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want %q", tc.typ, err, tc.want)
 		}
 	}
 }

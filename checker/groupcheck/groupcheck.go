@@ -20,35 +20,19 @@ import (
 )
 
 // Analyzer is the consumer-group domain (domain.Analyzer).
-type Analyzer struct{}
-
-var _ domain.Analyzer[*GroupAnomalies, *Found] = Analyzer{}
-
-// kinds declares the domain's anomalies, in HISTORY.md's order.
-var kinds = []anomaly.Kind{
-	{Name: LostByCommit, Unit: "per range", Rule: anomaly.Always},
-	{Name: CommitBackwards, Unit: "per case", Rule: anomaly.Always},
-	// At-least-once allows a record to be processed twice, and a zombie's
-	// reads are at worst that; exactly-once promises one owner per record.
-	{Name: Redelivery, Unit: "per range", Rule: anomaly.IfExactlyOnce},
-	{Name: DeliveryOutsideAssignment, Unit: "per poll and partition", Rule: anomaly.IfExactlyOnce},
-}
-
-func (Analyzer) Name() string              { return "consumer groups" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+var Analyzer = domain.New("consumer groups", analyze)
 
 // GroupAnomalies is the domain's part of the Result's anomalies (package
-// checker embeds it: the JSON names are results.json's).
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
 type GroupAnomalies struct {
-	LostByCommit              []LostByCommitEntry      `json:"lost-by-commit,omitempty"`
-	CommitBackwards           []CommitBackwardsEntry   `json:"commit-backwards,omitempty"`
-	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty"`
-	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty"`
+	LostByCommit    []LostByCommitEntry    `json:"lost-by-commit,omitempty" unit:"per range" rule:"always"`
+	CommitBackwards []CommitBackwardsEntry `json:"commit-backwards,omitempty" unit:"per case" rule:"always"`
+	// At-least-once allows a record to be processed twice, and a zombie's
+	// reads are at worst that; exactly-once promises one owner per record.
+	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty" unit:"per range" rule:"if exactly-once"`
+	DeliveryOutsideAssignment []OutsideAssignmentEntry `json:"delivery-outside-assignment,omitempty" unit:"per poll and partition" rule:"if exactly-once"`
 }
-
-// Count is the number of entries of the kind named name (domain.Count:
-// the list with that JSON name).
-func (x *GroupAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // Found is what the analyzer found beyond its entries.
 type Found struct {
@@ -71,8 +55,8 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	return ""
 }
 
-// Analyze finds the group anomalies of in's history and appends them to out.
-func (Analyzer) Analyze(in *domain.Input, out *GroupAnomalies) *Found {
+// analyze finds the group anomalies of in's history and appends them to out.
+func analyze(in *domain.Input, out *GroupAnomalies) *Found {
 	a := &run{c: in.History, places: in.Places, facts: in.Facts, out: out}
 	a.groupChecks()
 	a.explainGroups()

@@ -1,9 +1,9 @@
 // Package linearize is the checker's linearizability analyzer: porcupine's
 // search for a linearization of each partition's log (the model and what
 // it adds are in package logmodel), kchaos's extension of the contract.
-// It reads the decoded history (package model) and returns what it found;
-// package checker declares its anomaly (nonlinearizable, per partition,
-// always against validity) and places the findings in the Result.
+// It declares its anomaly (nonlinearizable, per partition, always against
+// validity), reads the decoded history (package model) and returns what it
+// found (Analyzer, domain.Analyzer).
 //
 // Partitions holding transactional writes or read_committed reads are
 // left out: the model does not know transactions (LeftOut names them).
@@ -12,6 +12,7 @@ package linearize
 import (
 	"time"
 
+	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/model"
 )
 
@@ -25,24 +26,11 @@ const (
 	SmallHistory = 5000
 )
 
-// Config steers the search.
-type Config struct {
-	// Timeout bounds the whole search (0: DefaultPorcupineTimeout); a
-	// search cut short is "unknown", never a pass.
-	Timeout time.Duration
-	// Window is the offsets per porcupine partition of a large history
-	// (0: DefaultWindow).
-	Window int64
-	// VisualizeDir, if set, receives porcupine's HTML visualization of each
-	// topic-partition that fails, and of every one when the history is
-	// small; Prefix starts their file names.
-	VisualizeDir, Prefix string
-	// Loose leaves open-ended appends untightened (see package logmodel):
-	// a test shows that tightening changes no verdict.
-	Loose bool
-}
+// Config steers the search (package domain owns its fields, since every
+// check's options reach the domains through domain.Input).
+type Config = domain.Porcupine
 
-// Found is what the analyzer found.
+// Found is what the search found.
 type Found struct {
 	Linearizable    *Linearizable
 	Nonlinearizable []NonlinearizableEntry

@@ -159,16 +159,10 @@ func (a *run) sendRef(s int32) *SendRef {
 	if op.Ret >= 0 {
 		ref.DoneS = judge.Secs(op.Ret)
 	}
-	switch op.Typ {
-	case model.OpOK:
+	ref.Type = model.Outcome(op.Typ)
+	if op.Typ == model.OpOK {
 		off := op.Off
-		ref.Type, ref.Offset = "ok", &off
-	case model.OpOKNoOffset:
-		ref.Type = "ok"
-	case model.OpFail:
-		ref.Type = "fail"
-	default:
-		ref.Type = "info"
+		ref.Offset = &off
 	}
 	return ref
 }

@@ -24,43 +24,22 @@ import (
 )
 
 // Analyzer is the log-and-order domain (domain.Analyzer).
-type Analyzer struct{}
-
-var _ domain.Analyzer[*LogAnomalies, *Found] = Analyzer{}
-
-// kinds declares the domain's anomalies, in HISTORY.md's order.
-var kinds = []anomaly.Kind{
-	{Name: LostWrite, Unit: "per send", Rule: anomaly.Always},
-	{Name: OffsetReuse, Unit: "per offset", Rule: anomaly.Always},
-	{Name: Duplicate, Unit: "per value", Rule: anomaly.IfIdempotent},
-	{Name: AbortedRead, Unit: "per value", Rule: anomaly.Always},
-	{Name: Unexpected, Unit: "per value", Rule: anomaly.Always},
-	{Name: NonmonotonicSend, Unit: "occurrence", Rule: anomaly.IfIdempotent},
-	{Name: PollSkip, Unit: "occurrence", Rule: anomaly.Always},
-	{Name: NonmonotonicPoll, Unit: "occurrence", Rule: anomaly.Always},
-	{Name: Unseen, Unit: "per send", Rule: anomaly.Unjudged},
-}
-
-func (Analyzer) Name() string              { return "log and order" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
+var Analyzer = domain.New("log and order", analyze)
 
 // LogAnomalies is the domain's part of the Result's anomalies (package
-// checker embeds it: the JSON names are results.json's).
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
 type LogAnomalies struct {
-	LostWrite        []LostWriteEntry        `json:"lost-write,omitempty"`
-	OffsetReuse      []OffsetReuseEntry      `json:"offset-reuse,omitempty"`
-	Duplicate        []ValueEntry            `json:"duplicate,omitempty"`
-	AbortedRead      []ValueEntry            `json:"aborted-read,omitempty"`
-	Unexpected       []ValueEntry            `json:"unexpected,omitempty"`
-	NonmonotonicSend []NonmonotonicSendEntry `json:"nonmonotonic-send,omitempty"`
-	PollSkip         []PollEntry             `json:"poll-skip,omitempty"`
-	NonmonotonicPoll []PollEntry             `json:"nonmonotonic-poll,omitempty"`
-	Unseen           []judge.SendEntry       `json:"unseen,omitempty"`
+	LostWrite        []LostWriteEntry        `json:"lost-write,omitempty" unit:"per send" rule:"always"`
+	OffsetReuse      []OffsetReuseEntry      `json:"offset-reuse,omitempty" unit:"per offset" rule:"always"`
+	Duplicate        []ValueEntry            `json:"duplicate,omitempty" unit:"per value" rule:"if idempotent"`
+	AbortedRead      []ValueEntry            `json:"aborted-read,omitempty" unit:"per value" rule:"always"`
+	Unexpected       []ValueEntry            `json:"unexpected,omitempty" unit:"per value" rule:"always"`
+	NonmonotonicSend []NonmonotonicSendEntry `json:"nonmonotonic-send,omitempty" unit:"occurrence" rule:"if idempotent"`
+	PollSkip         []PollEntry             `json:"poll-skip,omitempty" unit:"occurrence" rule:"always"`
+	NonmonotonicPoll []PollEntry             `json:"nonmonotonic-poll,omitempty" unit:"occurrence" rule:"always"`
+	Unseen           []judge.SendEntry       `json:"unseen,omitempty" unit:"per send" rule:"unknown"`
 }
-
-// Count is the number of entries of the kind named name (domain.Count:
-// the list with that JSON name).
-func (x *LogAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // Found is what the analyzer found beyond its entries. Its explanations
 // are the lost-write ranges, then the reused offsets'; the entries' Range
@@ -86,9 +65,9 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	return ""
 }
 
-// Analyze finds the log-and-order anomalies of in's history and appends
+// analyze finds the log-and-order anomalies of in's history and appends
 // them to out, with their explanations.
-func (Analyzer) Analyze(in *domain.Input, out *LogAnomalies) *Found {
+func analyze(in *domain.Input, out *LogAnomalies) *Found {
 	a := &run{c: in.History, in: in, out: out, acked: in.Acked, seenPlain: in.Finals.SeenPlain}
 	a.lostAndUnseen()
 	a.reuse()

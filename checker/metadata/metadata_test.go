@@ -134,7 +134,7 @@ func TestLost(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, tc.b)
 			var got []string
-			for _, e := range r.Lost {
+			for _, e := range r.MetadataLost {
 				got = append(got, fmt.Sprintf("%s %s: want %s, got %s", e.F, e.Topic, e.Want, e.Got))
 			}
 			if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) != 1 || !strings.Contains(got[0], tc.want)) {
@@ -166,7 +166,7 @@ func TestDiverged(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, tc.b)
 			var got []string
-			for _, e := range r.Diverged {
+			for _, e := range r.MetadataDiverged {
 				got = append(got, fmt.Sprintf("%d: %v", e.Node, e.Differences))
 			}
 			if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) != 1 || got[0] != tc.want) {
@@ -250,7 +250,7 @@ func TestUnavailable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, tc.b)
 			var got []string
-			for _, w := range r.Unavailable {
+			for _, w := range r.MetadataUnavailable {
 				state := "open"
 				if w.Ended {
 					state = "ended"

@@ -20,22 +20,25 @@ const (
 	Unavailable = "metadata-unavailable"
 )
 
-// Result is what the domain found: its anomalies (the checker's
-// Anomalies embeds them) and the quorum's terms.
+// Result is what the domain found: its anomalies and the quorum's terms.
 type Result struct {
-	Anomalies
+	MetadataAnomalies
 	// Terms are the quorum's leaders as the samples saw them (information:
 	// how fast leadership moved, and how long a deposed leader still
 	// answered as leader).
 	Terms []Term `json:"quorum_terms,omitempty"`
 }
 
-// Anomalies are the domain's entries, under their anomaly names.
-type Anomalies struct {
-	Lost        []LostEntry        `json:"metadata-lost,omitempty"`
-	Diverged    []DivergedEntry    `json:"metadata-diverged,omitempty"`
-	SplitBrain  []SplitBrainEntry  `json:"split-brain,omitempty"`
-	Unavailable []UnavailableEntry `json:"metadata-unavailable,omitempty"`
+// MetadataAnomalies is the domain's part of the Result's anomalies (package
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
+type MetadataAnomalies struct {
+	MetadataLost     []LostEntry       `json:"metadata-lost,omitempty" unit:"per change" rule:"always"`
+	MetadataDiverged []DivergedEntry   `json:"metadata-diverged,omitempty" unit:"per node" rule:"always"`
+	SplitBrain       []SplitBrainEntry `json:"split-brain,omitempty" unit:"per epoch" rule:"always"`
+	// How long changes failed under a fault is what the quorum promises
+	// nothing about: information.
+	MetadataUnavailable []UnavailableEntry `json:"metadata-unavailable,omitempty" unit:"per window" rule:"never"`
 }
 
 // LostEntry is an acknowledged change the converged metadata lacks, or a
@@ -106,10 +109,10 @@ func (c *Collector) Result() Result {
 	c.closeOpen()
 	var r Result
 	ref, view := c.reference()
-	r.Lost = c.lost(ref, view)
-	r.Diverged = append(c.diverged(ref, view), c.watermarkBack()...)
+	r.MetadataLost = c.lost(ref, view)
+	r.MetadataDiverged = append(c.diverged(ref, view), c.watermarkBack()...)
 	r.SplitBrain, r.Terms = c.splitBrain()
-	r.Unavailable = c.unavailable()
+	r.MetadataUnavailable = c.unavailable()
 	return r
 }
 

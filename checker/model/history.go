@@ -304,31 +304,46 @@ func (h *History) Explainer(val, tp int32, off int64) int32 {
 // sent there with an outcome that leaves it possible, 2 sent there and
 // failed, 1 sent elsewhere, 0 none (see writer, which weighs txn sends).
 func (h *History) ExplainRank(val, tp int32, off int64) (int32, int) {
-	first := h.Vals[val].Send
+	return bestRanked(h.Vals[val].Send, h.SendsOf[val], func(i int32) int {
+		s := &h.Sends[i]
+		switch {
+		case s.TP == tp && s.Typ == OpOK && s.Off == off:
+			return 4
+		case s.TP == tp && s.Typ != OpFail:
+			return 3
+		case s.TP == tp:
+			return 2
+		}
+		return 1
+	})
+}
+
+// bestRanked returns, of first (-1: none) and more, the first of the
+// highest rank, and its rank (0 for none): how ExplainRank and txnRank
+// choose among a value's sends.
+func bestRanked(first int32, more []int32, rank func(i int32) int) (int32, int) {
 	if first < 0 {
 		return -1, 0
 	}
-	best, rank := int32(-1), -1
-	try := func(i int32) {
-		s := &h.Sends[i]
-		r := 1
-		switch {
-		case s.TP == tp && s.Typ == OpOK && s.Off == off:
-			r = 4
-		case s.TP == tp && s.Typ != OpFail:
-			r = 3
-		case s.TP == tp:
-			r = 2
-		}
-		if r > rank {
-			best, rank = i, r
+	best, top := first, rank(first)
+	for _, i := range more {
+		if r := rank(i); r > top {
+			best, top = i, r
 		}
 	}
-	try(first)
-	for _, i := range h.SendsOf[val] {
-		try(i)
+	return best, top
+}
+
+// Outcome is an op's outcome as results.json words it: ok (with or
+// without an offset), fail, or info.
+func Outcome(typ uint8) string {
+	switch typ {
+	case OpOK, OpOKNoOffset:
+		return "ok"
+	case OpFail:
+		return "fail"
 	}
-	return best, rank
+	return "info"
 }
 
 // HW is the high watermark a final read recorded for tp.

@@ -41,31 +41,18 @@ type TxnSend struct {
 // sent to tp by a txn that may have committed, 2 sent to tp by a failed
 // txn, 1 sent elsewhere, 0 none.
 func (c *History) txnRank(val, tp int32, off int64) (int32, int) {
-	first := c.Vals[val].Txn
-	if first < 0 {
-		return -1, 0
-	}
-	best, rank := int32(-1), -1
-	try := func(i int32) {
+	return bestRanked(c.Vals[val].Txn, c.TxnSendsOf[val], func(i int32) int {
 		s := &c.TxnSends[i]
-		r := 1
 		switch {
 		case s.TP == tp && s.Off == off:
-			r = 4
+			return 4
 		case s.TP == tp && c.Txns[s.Txn].Typ != OpFail:
-			r = 3
+			return 3
 		case s.TP == tp:
-			r = 2
+			return 2
 		}
-		if r > rank {
-			best, rank = i, r
-		}
-	}
-	try(first)
-	for _, i := range c.TxnSendsOf[val] {
-		try(i)
-	}
-	return best, rank
+		return 1
+	})
 }
 
 // Writer returns who best explains value val at offset off of tp: a plain

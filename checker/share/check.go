@@ -116,17 +116,13 @@ type Stats struct {
 	Causes     map[string]int `json:"redeliveries_by_cause,omitempty"`
 }
 
-// Shares is what Check found: the share anomalies, keyed in results.json by their names (the checker inlines them in its Anomalies).
+// Shares is what Check found: the share anomalies (ShareAnomalies), the
+// counts of what the share ops did, and why records could not be judged.
 type Shares struct {
-	Lost                   []RecordEntry     `json:"share-lost,omitempty"`
-	DoubleAcquire          []PairEntry       `json:"share-double-acquire,omitempty"`
-	RedeliveredAfterAccept []PairEntry       `json:"share-redelivered-after-accept,omitempty"`
-	DeliveryCount          []CountEntry      `json:"share-delivery-count,omitempty"`
-	Redelivery             []RedeliveryEntry `json:"share-redelivery,omitempty"`
-	Unknown                []RecordEntry     `json:"share-unknown,omitempty"`
-	Stats                  Stats             `json:"-"`
+	ShareAnomalies
+	Stats Stats
 	// Unjudged says why records could not be judged at all ("": they were).
-	Unjudged string `json:"-"`
+	Unjudged string
 }
 
 func secs(t int64) float64 { return float64(t) / 1e9 }
@@ -206,10 +202,10 @@ func (b *Builder) checkRecord(r *Shares, ds []int) {
 		d := b.dels[i]
 		switch {
 		case d.count < 1:
-			r.DeliveryCount = append(r.DeliveryCount, CountEntry{Partition: d.part, Offset: d.off, Value: d.val,
+			r.ShareDeliveryCount = append(r.ShareDeliveryCount, CountEntry{Partition: d.part, Offset: d.off, Value: d.val,
 				Reason: fmt.Sprintf("delivery count %d: a delivered record's count is at least 1", d.count), Delivery: b.view(i), Limit: b.limit})
 		case b.limit > 0 && d.count > b.limit:
-			r.DeliveryCount = append(r.DeliveryCount, CountEntry{Partition: d.part, Offset: d.off, Value: d.val,
+			r.ShareDeliveryCount = append(r.ShareDeliveryCount, CountEntry{Partition: d.part, Offset: d.off, Value: d.val,
 				Reason:   fmt.Sprintf("delivery count %d exceeds group.share.delivery.count.limit %d: the record should have been archived", d.count, b.limit),
 				Delivery: b.view(i), Limit: b.limit})
 		}
@@ -218,7 +214,7 @@ func (b *Builder) checkRecord(r *Shares, ds []int) {
 		for _, j := range ds[x+1:] {
 			a, c := b.dels[i], b.dels[j]
 			if a.count == c.count {
-				r.DoubleAcquire = append(r.DoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
+				r.ShareDoubleAcquire = append(r.ShareDoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
 					Reason: fmt.Sprintf("delivered twice with delivery count %d: one acquisition handed to two deliveries", a.count),
 					First:  b.view(i), Second: b.view(j), Faults: b.faultsIn(first.call, c.ret)})
 				continue
@@ -241,14 +237,14 @@ func (b *Builder) pair(r *Shares, i, j int, from int64) {
 			continue
 		}
 		if c.ret < k.call {
-			r.DoubleAcquire = append(r.DoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
+			r.ShareDoubleAcquire = append(r.ShareDoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
 				Reason: fmt.Sprintf("p%d had the record (delivery %d) at %.3fs, before p%d's %s of delivery %d was invoked at %.3fs, and the broker confirmed that %s: two members held it at once",
 					c.proc, c.count, secs(c.ret), a.proc, k.status, a.count, secs(k.call), k.status),
 				First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, k.ret)})
 			return
 		}
 		if (k.status == histories.AckAccept || k.status == histories.AckReject) && k.ret >= 0 && c.ret > k.ret {
-			r.RedeliveredAfterAccept = append(r.RedeliveredAfterAccept, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
+			r.ShareRedeliveredAfterAccept = append(r.ShareRedeliveredAfterAccept, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
 				Reason: fmt.Sprintf("p%d's %s of delivery %d was confirmed at %.3fs; p%d was delivered the record again (delivery %d) at %.3fs",
 					a.proc, k.status, a.count, secs(k.ret), c.proc, c.count, secs(c.ret)),
 				First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, c.ret)})
@@ -282,7 +278,7 @@ func (b *Builder) redeliveries(r *Shares, ds []int) {
 			cause = CauseFault
 		}
 		r.Stats.Causes[cause]++
-		r.Redelivery = append(r.Redelivery, RedeliveryEntry{Partition: a.part, Offset: a.off, Value: a.val, Cause: cause,
+		r.ShareRedelivery = append(r.ShareRedelivery, RedeliveryEntry{Partition: a.part, Offset: a.off, Value: a.val, Cause: cause,
 			From: b.view(i), To: b.view(j), Unseen: max(0, c.count-a.count-1), Faults: faults})
 	}
 }
@@ -343,20 +339,20 @@ func (b *Builder) checkLog(r *Shares, log *Log) {
 				continue // archived at the delivery limit
 			case b.unsure(ds):
 				e.Reason = "an ack of unknown outcome may have accepted or rejected it"
-				r.Unknown = append(r.Unknown, e)
+				r.ShareUnknown = append(r.ShareUnknown, e)
 			case hasSPSO && rec.Offset < spso:
 				e.Reason = fmt.Sprintf("the share-partition start offset %d passed it, yet no accept or reject of it was confirmed "+
 					"and it was delivered %d times, below the limit %d", spso, maxCount, b.limit)
-				r.Lost = append(r.Lost, e)
+				r.ShareLost = append(r.ShareLost, e)
 			case !hasSPSO:
 				e.Reason = "the group reported no start offset for its partition"
-				r.Unknown = append(r.Unknown, e)
+				r.ShareUnknown = append(r.ShareUnknown, e)
 			case len(ds) == 0:
 				e.Reason = fmt.Sprintf("never delivered to any member by the end of the drain (start offset %d)", spso)
-				r.Lost = append(r.Lost, e)
+				r.ShareLost = append(r.ShareLost, e)
 			default:
 				e.Reason = fmt.Sprintf("still in flight when the drain ended (at or past the start offset %d)", spso)
-				r.Unknown = append(r.Unknown, e)
+				r.ShareUnknown = append(r.ShareUnknown, e)
 			}
 		}
 	}

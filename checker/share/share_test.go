@@ -94,9 +94,9 @@ const (
 
 func counts(r *Shares) map[string]int {
 	m := map[string]int{}
-	for name, n := range map[string]int{Lost: len(r.Lost), DoubleAcquire: len(r.DoubleAcquire),
-		RedeliveredAfterAccept: len(r.RedeliveredAfterAccept), DeliveryCount: len(r.DeliveryCount),
-		Redelivery: len(r.Redelivery), Unknown: len(r.Unknown)} {
+	for name, n := range map[string]int{Lost: len(r.ShareLost), DoubleAcquire: len(r.ShareDoubleAcquire),
+		RedeliveredAfterAccept: len(r.ShareRedeliveredAfterAccept), DeliveryCount: len(r.ShareDeliveryCount),
+		Redelivery: len(r.ShareRedelivery), Unknown: len(r.ShareUnknown)} {
 		if n > 0 {
 			m[name] = n
 		}
@@ -308,8 +308,8 @@ func TestRedeliveryCauses(t *testing.T) {
 			}
 			b.Finish()
 			r := b.Check(nil)
-			if len(r.Redelivery) != 1 || r.Redelivery[0].Cause != tc.want {
-				t.Fatalf("redeliveries %+v, want one by %s", r.Redelivery, tc.want)
+			if len(r.ShareRedelivery) != 1 || r.ShareRedelivery[0].Cause != tc.want {
+				t.Fatalf("redeliveries %+v, want one by %s", r.ShareRedelivery, tc.want)
 			}
 		})
 	}

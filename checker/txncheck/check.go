@@ -30,14 +30,7 @@ func (a *run) txnRef(t int32) TxnRef {
 		s := judge.Secs(op.EndInv)
 		ref.EndInvokedS = &s
 	}
-	switch op.Typ {
-	case model.OpOK:
-		ref.Type = "ok"
-	case model.OpFail:
-		ref.Type = "fail"
-	default:
-		ref.Type = "info"
-	}
+	ref.Type = model.Outcome(op.Typ)
 	return ref
 }
 

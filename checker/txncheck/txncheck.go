@@ -22,46 +22,26 @@ import (
 )
 
 // Analyzer is the transactions domain (domain.Analyzer).
-type Analyzer struct{}
+var Analyzer = domain.New("transactions", analyze)
 
-var _ domain.Analyzer[*TxnAnomalies, *Found] = Analyzer{}
-
-// kinds declares the domain's anomalies, in HISTORY.md's order.
-var kinds = []anomaly.Kind{
-	{Name: TxnLostWrite, Unit: "per send", Rule: anomaly.Always},
-	{Name: TxnAbortedRead, Unit: "per value", Rule: anomaly.Always},
-	{Name: TxnUncommittedRead, Unit: "per value", Rule: anomaly.Always},
-	{Name: TxnDuplicate, Unit: "per value", Rule: anomaly.Always},
-	{Name: TxnTorn, Unit: "per txn", Rule: anomaly.Always},
+// TxnAnomalies is the domain's part of the Result's anomalies (package
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
+type TxnAnomalies struct {
+	TxnLostWrite       []TxnLostWriteEntry `json:"txn-lost-write,omitempty" unit:"per send" rule:"always"`
+	TxnAbortedRead     []TxnValueEntry     `json:"txn-aborted-read,omitempty" unit:"per value" rule:"always"`
+	TxnUncommittedRead []TxnValueEntry     `json:"txn-uncommitted-read,omitempty" unit:"per value" rule:"always"`
+	TxnDuplicate       []TxnValueEntry     `json:"txn-duplicate,omitempty" unit:"per value" rule:"always"`
+	TxnTorn            []TxnTornEntry      `json:"txn-torn,omitempty" unit:"per txn" rule:"always"`
 	// Kafka does not isolate the writes of concurrent transactions: their
 	// records interleave on partitions (see cycle.go).
-	{Name: G0, Unit: "per cycle", Rule: anomaly.Never},
-	{Name: G1c, Unit: "per cycle", Rule: anomaly.Always},
+	G0  []CycleEntry `json:"G0,omitempty" unit:"per cycle" rule:"never"`
+	G1c []CycleEntry `json:"G1c,omitempty" unit:"per cycle" rule:"always"`
 	// Only a transaction open longer than its timeout plus the margin
 	// after the final heal is hanging for sure (its entry is Counted); a
 	// younger one may still be aborted: unknown.
-	{Name: TxnHanging, Unit: "per partition", Rule: anomaly.PerEntry},
+	TxnHanging []TxnHangingEntry `json:"txn-hanging,omitempty" unit:"per partition" rule:"per entry"`
 }
-
-func (Analyzer) Name() string              { return "transactions" }
-func (Analyzer) Anomalies() []anomaly.Kind { return kinds }
-
-// TxnAnomalies is the domain's part of the Result's anomalies (package
-// checker embeds it: the JSON names are results.json's).
-type TxnAnomalies struct {
-	TxnLostWrite       []TxnLostWriteEntry `json:"txn-lost-write,omitempty"`
-	TxnAbortedRead     []TxnValueEntry     `json:"txn-aborted-read,omitempty"`
-	TxnUncommittedRead []TxnValueEntry     `json:"txn-uncommitted-read,omitempty"`
-	TxnDuplicate       []TxnValueEntry     `json:"txn-duplicate,omitempty"`
-	TxnTorn            []TxnTornEntry      `json:"txn-torn,omitempty"`
-	G0                 []CycleEntry        `json:"G0,omitempty"`
-	G1c                []CycleEntry        `json:"G1c,omitempty"`
-	TxnHanging         []TxnHangingEntry   `json:"txn-hanging,omitempty"`
-}
-
-// Count is the number of entries of the kind named name (domain.Count:
-// the list with that JSON name).
-func (x *TxnAnomalies) Count(name string) int { return domain.Count(x, name) }
 
 // HangingCounted is the number of txn-hanging entries that count.
 func (x *TxnAnomalies) HangingCounted() int {
@@ -114,9 +94,9 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	return ""
 }
 
-// Analyze finds the transaction anomalies of in's history and appends
+// analyze finds the transaction anomalies of in's history and appends
 // them to out (whose TxnDuplicate the log domain has filled).
-func (Analyzer) Analyze(in *domain.Input, out *TxnAnomalies) *Found {
+func analyze(in *domain.Input, out *TxnAnomalies) *Found {
 	a := &run{c: in.History, in: in, out: out}
 	a.txnChecks()
 	a.explainTxns()

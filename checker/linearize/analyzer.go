@@ -1,0 +1,71 @@
+package linearize
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kchaos/kchaos/checker/domain"
+)
+
+// Nonlinearizable is the anomaly's name: kchaos's extension of the
+// contract (porcupine found no linearization of a partition's log).
+const Nonlinearizable = "nonlinearizable"
+
+// Analyzer is the linearizability domain (domain.Analyzer).
+var Analyzer = domain.New("linearizability", analyze)
+
+// LinAnomalies is the domain's part of the Result's anomalies (package
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
+type LinAnomalies struct {
+	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty" unit:"per partition" rule:"always"`
+}
+
+// Analysis is what the analyzer found beyond its entries: the search's
+// result (results.json's "linearizable") and its notes.
+type Analysis struct {
+	domain.Base
+	Linearizable *Linearizable
+	// Reasons are notes for the Result's reasons, after the verdict's
+	// (a visualization that could not be written).
+	Reasons []string
+	notes   []string
+}
+
+// analyze searches each partition's log (Check) unless in.Porcupine says
+// to skip it, and appends the partitions that have no linearization to out.
+func analyze(in *domain.Input, out *LinAnomalies) *Analysis {
+	if in.Porcupine.Skip {
+		return &Analysis{Linearizable: &Linearizable{Result: "skipped"}}
+	}
+	f := Check(in.History, in.Acked, in.Porcupine)
+	out.Nonlinearizable = append(out.Nonlinearizable, f.Nonlinearizable...)
+	a := &Analysis{Linearizable: f.Linearizable, Reasons: f.Reasons}
+	if tps := LeftOut(in.History); len(tps) > 0 {
+		a.notes = []string{fmt.Sprintf("linearizability: %d partitions hold txn writes or read_committed reads "+
+			"and are left out of the log model, which does not model transactions (the txn checks judge them): %s",
+			len(tps), strings.Join(tps, ", "))}
+	}
+	return a
+}
+
+// Notes says which partitions were left out of the model: they hold
+// transactions, which the transactions domain judges.
+func (a *Analysis) Notes() []string { return a.notes }
+
+// Unknowns: a search that ran out of time proves nothing.
+func (a *Analysis) Unknowns() []string {
+	l := a.Linearizable
+	if l == nil || l.Result != "unknown" {
+		return nil
+	}
+	var names []string
+	for name, p := range l.Partitions {
+		if p.Result == "unknown" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return []string{fmt.Sprintf("linearizability check ran out of time on %v", names)}
+}

@@ -1,0 +1,103 @@
+package share
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/domain"
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Analyzer is the share-group domain (domain.Analyzer): it judges the
+// share ops package checker fed a Builder while the history streamed
+// (domain.Input.Decoded), with the nemesis ops and the final read of the
+// group's topic.
+var Analyzer = domain.New("share groups", analyze)
+
+// ShareAnomalies is the domain's part of the Result's anomalies (package
+// checker embeds it) and declares its kinds: each list's JSON name, unit
+// and rule (domain.Kinds), in HISTORY.md's order.
+type ShareAnomalies struct {
+	ShareLost                   []RecordEntry `json:"share-lost,omitempty" unit:"per record" rule:"always"`
+	ShareDoubleAcquire          []PairEntry   `json:"share-double-acquire,omitempty" unit:"per pair of deliveries" rule:"always"`
+	ShareRedeliveredAfterAccept []PairEntry   `json:"share-redelivered-after-accept,omitempty" unit:"per pair of deliveries" rule:"always"`
+	ShareDeliveryCount          []CountEntry  `json:"share-delivery-count,omitempty" unit:"per delivery" rule:"always"`
+	// A share group promises at-least-once: a redelivery is how it keeps
+	// that promise, information with its cause.
+	ShareRedelivery []RedeliveryEntry `json:"share-redelivery,omitempty" unit:"per redelivery" rule:"never"`
+	ShareUnknown    []RecordEntry     `json:"share-unknown,omitempty" unit:"per record" rule:"unknown"`
+}
+
+// Found is what the analyzer found beyond its entries.
+type Found struct {
+	domain.Base
+	shares *Shares // nil without share ops
+}
+
+// analyze judges the share ops in in.Decoded (a *Builder, nil without
+// any) and puts the anomalies in out.
+func analyze(in *domain.Input, out *ShareAnomalies) *Found {
+	b, _ := in.Decoded.(*Builder)
+	if b == nil || !b.Used() {
+		return &Found{}
+	}
+	for _, n := range in.History.Nem {
+		if !histories.IsBookkeeping(n.F) {
+			b.Nemesis(n.F, n.V.Nodes, n.Call, n.Ret)
+		}
+	}
+	b.Finish()
+	s := b.Check(finalLog(in.History, b.Topic()))
+	*out = s.ShareAnomalies
+	return &Found{shares: s}
+}
+
+// finalLog is what the completed final reads hold of topic, nil if none.
+func finalLog(h *model.History, topic string) *Log {
+	var log *Log
+	for tp, t := range h.TPs {
+		if t.Topic != topic || t.Final < 0 {
+			continue
+		}
+		if log == nil {
+			log = &Log{Records: map[int32][]LogRecord{}, Ends: map[int32]int64{}}
+		}
+		for _, r := range judge.FinalRecs(h, int32(tp)) {
+			log.Records[t.Partition] = append(log.Records[t.Partition], LogRecord{Offset: r.Off, Value: h.Vals[r.Val].Str})
+		}
+		if end, ok := h.Finals[t.Final].Ends[int32(tp)]; ok {
+			log.Ends[t.Partition] = end
+		}
+	}
+	return log
+}
+
+// Uncounted gives a redelivery's causes, and why records are unknown.
+func (f *Found) Uncounted(k anomaly.Kind, n int) string {
+	switch k.Name {
+	case Redelivery:
+		causes := f.shares.Stats.Causes
+		var by []string
+		for _, c := range slices.Sorted(maps.Keys(causes)) {
+			by = append(by, fmt.Sprintf("%s %d", c, causes[c]))
+		}
+		return fmt.Sprintf("%s: %d records delivered again (by cause: %s), not counted: a share group promises at-least-once delivery",
+			k.Name, n, strings.Join(by, ", "))
+	case Unknown:
+		return fmt.Sprintf("%s: %d records whose fate rests on an ack of unknown outcome, or still in flight when the drain ended", k.Name, n)
+	}
+	return ""
+}
+
+// Unknowns says why the records could not be judged at all.
+func (f *Found) Unknowns() []string {
+	if f.shares != nil && f.shares.Unjudged != "" {
+		return []string{"share group: " + f.shares.Unjudged}
+	}
+	return nil
+}
