@@ -142,7 +142,16 @@ func (r scenarioRun) quorumAround(t *testing.T, at, until int64) (int32, int32, 
 // voter again with a metadata log end offset; nothing acknowledged lost
 // (records or metadata), no split brain, every broker agrees; the
 // scenario's own outcome checks hold.
+//
+// It runs under make test-scenarios (q1 represents the quorum in make
+// test): in make test on 2026-12-02 its run was valid with nothing lost,
+// but the first sample naming a new leader came 19.4 s after the power
+// cut, after 1002 was back, so no sample while it was down showed one (an
+// earlier run: 14.1 s). Why the samples, which reach the quorum through
+// the brokers, take that long to name the new leader is the open question
+// of q2 (docs/SCENARIOS.md).
 func TestScenarioQ2ActiveControllerPowerCut(t *testing.T) {
+	allScenarios(t)
 	r := runScenario(t, "q2")
 	r.wantValidNoLoss(t, "q2")
 	cuts := r.nemesisOK(t, histories.FLoseUnflushed)
