@@ -64,7 +64,9 @@ func exploreReal(t *testing.T, name string, faults []string, runs int, sets ...s
 // loss on every broker at once (lose-unflushed, count 3), tried first,
 // lost nothing in its run on 2026-12-02.
 func TestExploreWeakConfigFindsAndShrinks(t *testing.T) {
-	sum, dir := exploreReal(t, filepath.Join("..", "..", "examples", "weak-leader.yaml"), nil, 3)
+	// One run: each finding is shrunk with a 10-minute budget, and with
+	// three runs (all findings on this config) the test ran past 45 min.
+	sum, dir := exploreReal(t, filepath.Join("..", "..", "examples", "weak-leader.yaml"), nil, 1)
 	if len(sum.Findings) == 0 {
 		t.Fatalf("no finding in %d runs", len(sum.RunRecords))
 	}
