@@ -157,12 +157,7 @@ func PlanRandom(rs RandomSchedule, brokers []int32) (Planned, error) {
 // broker), healing each kind once, in the order injected, and staying
 // quiet for Quiet.
 func planPeriods(r *prng, rs RandomSchedule, ids []int32) Planned {
-	var names []string
-	for _, f := range rs.Faults {
-		if !slices.Contains(names, f) {
-			names = append(names, f)
-		}
-	}
+	names := distinctFaults(rs)
 	subset := max(rs.Subset, 1)
 	var out Planned
 	for range int(rs.Duration / rs.period()) {
@@ -332,4 +327,16 @@ func randomDetails(rs RandomSchedule, p Planned) map[string]any {
 		d["interval"] = rs.Interval
 	}
 	return d
+}
+
+// distinctFaults is the schedule's fault names, each once, in the order
+// first listed: the pool both periodic planners draw subsets from.
+func distinctFaults(rs RandomSchedule) []string {
+	var names []string
+	for _, f := range rs.Faults {
+		if !slices.Contains(names, f) {
+			names = append(names, f)
+		}
+	}
+	return names
 }

@@ -39,12 +39,7 @@ type staggerEvent struct {
 // the leader from its followers, let the ISR shrink to it, then kill it)
 // is drawn, where planPeriods injects everything at once.
 func planStaggered(r *prng, rs RandomSchedule, ids []int32) Planned {
-	var names []string
-	for _, f := range rs.Faults {
-		if !slices.Contains(names, f) {
-			names = append(names, f)
-		}
-	}
+	names := distinctFaults(rs)
 	subset := max(rs.Subset, 1)
 	var out Planned
 	for range int(rs.Duration / rs.period()) {
