@@ -16,33 +16,11 @@ import (
 // the line with its usual message. When it returns true, e is exactly what
 // json.Unmarshal would have produced (FuzzFastEvent checks this).
 func fastEvent(b []byte, e *Event) bool {
-	s := Scanner{b: b}
-	if !s.Byte('{') {
-		return false
+	if len(b) == 0 || b[0] != '{' {
+		return false // the Recorder writes no leading space
 	}
-	var seen uint8
-	for first := true; ; first = false {
-		s.Space()
-		if s.Byte('}') {
-			if first || !s.End() || seen&requiredBits != requiredBits {
-				return false // "{}" is fine for json but pointless here; trailing data is an error
-			}
-			return true
-		}
-		if !first && !s.Byte(',') {
-			return false
-		}
-		s.Space()
-		key, ok := s.Plain()
-		if !ok {
-			return false
-		}
-		s.Space()
-		if !s.Byte(':') {
-			return false
-		}
-		s.Space()
-		var bit uint8
+	s := Scanner{b: b}
+	seen, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
 		switch string(key) {
 		case "index":
 			bit = 1
@@ -74,20 +52,17 @@ func fastEvent(b []byte, e *Event) bool {
 			bit = 64
 			start := s.i
 			if s.i >= len(s.b) || s.b[s.i] != '{' {
-				return false
+				return 0, false
 			}
-			ok = s.skipValue(0)
-			if ok {
+			if ok = s.skipValue(0); ok {
 				e.Value = append(json.RawMessage(nil), s.b[start:s.i]...)
 			}
-		default:
-			return false // unknown keys and other spellings: encoding/json decides
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-	}
+		return bit, ok // unknown keys and other spellings: encoding/json decides
+	})
+	// "{}" is fine for json but pointless here (it lacks the required
+	// fields); trailing data is an error.
+	return ok && s.End() && seen&requiredBits == requiredBits
 }
 
 // requiredBits are index, time, process, type and f: every event has them
@@ -145,15 +120,7 @@ func (s *Scanner) Null() bool { return s.word("null") }
 // for the caller (see End).
 func (s *Scanner) Object(field func(key []byte) bool) bool {
 	s.Space()
-	if !s.Byte('{') {
-		return false
-	}
-	s.Space()
-	if s.Byte('}') {
-		return true
-	}
-	for {
-		s.Space()
+	return s.list('{', '}', func() bool {
 		key, ok := s.Plain()
 		if !ok {
 			return false
@@ -163,16 +130,54 @@ func (s *Scanner) Object(field func(key []byte) bool) bool {
 			return false
 		}
 		s.Space()
-		if !field(key) {
+		return field(key)
+	})
+}
+
+// Fields walks an object as Object does, for a decoder that knows the keys
+// the Recorder writes: field reads the value at key and returns the key's
+// bit, or false for a key it does not know. A key that stands twice also
+// gives false (encoding/json would keep the last one; the slow path
+// decides). Fields returns the bits of the keys seen.
+func (s *Scanner) Fields(field func(key []byte) (bit uint8, ok bool)) (uint8, bool) {
+	var seen uint8
+	ok := s.Object(func(key []byte) bool {
+		bit, ok := field(key)
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return true
+	})
+	return seen, ok
+}
+
+// Array walks [elem, ...], calling elem with s positioned at each element;
+// elem must read it and return true.
+func (s *Scanner) Array(elem func() bool) bool { return s.list('[', ']', elem) }
+
+// list walks open elem, elem, ... close with white space around the
+// elements: the one loop of Object, Array and skipValue.
+func (s *Scanner) list(open, close byte, elem func() bool) bool {
+	if !s.Byte(open) {
+		return false
+	}
+	s.Space()
+	if s.Byte(close) {
+		return true
+	}
+	for {
+		if !elem() {
 			return false
 		}
 		s.Space()
-		if s.Byte('}') {
+		if s.Byte(close) {
 			return true
 		}
 		if !s.Byte(',') {
 			return false
 		}
+		s.Space()
 	}
 }
 
@@ -261,13 +266,7 @@ func (s *Scanner) skipValue(depth int) bool {
 	}
 	switch c := s.b[s.i]; {
 	case c == '{':
-		s.i++
-		s.Space()
-		if s.Byte('}') {
-			return true
-		}
-		for {
-			s.Space()
+		return s.list('{', '}', func() bool {
 			if !s.str() {
 				return false
 			}
@@ -276,36 +275,10 @@ func (s *Scanner) skipValue(depth int) bool {
 				return false
 			}
 			s.Space()
-			if !s.skipValue(depth + 1) {
-				return false
-			}
-			s.Space()
-			if s.Byte('}') {
-				return true
-			}
-			if !s.Byte(',') {
-				return false
-			}
-		}
+			return s.skipValue(depth + 1)
+		})
 	case c == '[':
-		s.i++
-		s.Space()
-		if s.Byte(']') {
-			return true
-		}
-		for {
-			s.Space()
-			if !s.skipValue(depth + 1) {
-				return false
-			}
-			s.Space()
-			if s.Byte(']') {
-				return true
-			}
-			if !s.Byte(',') {
-				return false
-			}
-		}
+		return s.list('[', ']', func() bool { return s.skipValue(depth + 1) })
 	case c == '"':
 		return s.str()
 	case c == '-' || (c >= '0' && c <= '9'):

@@ -94,7 +94,6 @@ func DecodeTxnValue(what string, raw []byte, full bool) (*TxnFields, error) {
 // alias raw.
 func fastTxn(raw []byte, v *TxnFields) bool {
 	s := NewScanner(raw)
-	var seen uint8
 	str := func() (*string, bool) {
 		b, ok := s.Plain()
 		if !ok {
@@ -103,9 +102,7 @@ func fastTxn(raw []byte, v *TxnFields) bool {
 		x := string(b)
 		return &x, true
 	}
-	return s.Object(func(key []byte) bool {
-		var bit uint8
-		ok := false
+	_, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
 		switch string(key) {
 		case "transactional_id":
 			bit = 1
@@ -131,31 +128,18 @@ func fastTxn(raw []byte, v *TxnFields) bool {
 			bit = 32
 			_, ok = s.Int()
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return true
-	}) && s.End()
+		return bit, ok
+	})
+	return ok && s.End()
 }
 
 // fastTxnOps reads the ops array of a txn value.
 func fastTxnOps(s *Scanner, str func() (*string, bool)) ([]TxnMicro, bool) {
-	if !s.Byte('[') {
-		return nil, false
-	}
 	ops := []TxnMicro{}
-	s.Space()
-	if s.Byte(']') {
-		return ops, true
-	}
 	var scratch ReadFields
-	for {
+	ok := s.Array(func() bool {
 		var op TxnMicro
-		var seen uint8
-		ok := s.Object(func(key []byte) bool {
-			var bit uint8
-			ok := false
+		_, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
 			switch string(key) {
 			case "f":
 				bit = 1
@@ -191,50 +175,31 @@ func fastTxnOps(s *Scanner, str func() (*string, bool)) ([]TxnMicro, bool) {
 					op.Records = before[:len(before)-len(s.Rest())]
 				}
 			}
-			if !ok || seen&bit != 0 {
-				return false
-			}
-			seen |= bit
-			return true
+			return bit, ok
 		})
-		if !ok {
-			return nil, false
+		if ok {
+			ops = append(ops, op)
 		}
-		ops = append(ops, op)
-		s.Space()
-		if s.Byte(']') {
-			return ops, true
-		}
-		if !s.Byte(',') {
-			return nil, false
-		}
-		s.Space()
+		return ok
+	})
+	if !ok {
+		return nil, false
 	}
+	return ops, true
 }
 
 // fastInt32s reads an array of canonical int32s.
 func fastInt32s(s *Scanner) ([]int32, bool) {
-	if !s.Byte('[') {
+	out := []int32{}
+	ok := s.Array(func() bool {
+		p, ok := s.Int32()
+		if ok {
+			out = append(out, p)
+		}
+		return ok
+	})
+	if !ok {
 		return nil, false
 	}
-	out := []int32{}
-	s.Space()
-	if s.Byte(']') {
-		return out, true
-	}
-	for {
-		p, ok := s.Int32()
-		if !ok {
-			return nil, false
-		}
-		out = append(out, p)
-		s.Space()
-		if s.Byte(']') {
-			return out, true
-		}
-		if !s.Byte(',') {
-			return nil, false
-		}
-		s.Space()
-	}
+	return out, true
 }

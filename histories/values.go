@@ -205,10 +205,7 @@ func partitionMap(m map[string]int64) (map[int32]int64, error) {
 // fastSend decodes {"topic":..,"partition":..,"value":..,"offset":..,"key":..}.
 func fastSend(b []byte, v *SendFields) bool {
 	s := NewScanner(b)
-	var seen uint8
-	return s.Object(func(key []byte) bool {
-		var bit uint8
-		ok := false
+	seen, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
 		switch string(key) {
 		case "topic":
 			bit = FieldTopic
@@ -227,22 +224,16 @@ func fastSend(b []byte, v *SendFields) bool {
 			bit = 16
 			_, ok = s.Plain()
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		v.Has = seen &^ 16
-		return true
-	}) && s.End()
+		return bit, ok
+	})
+	v.Has = seen &^ 16
+	return ok && s.End()
 }
 
 // fastRead decodes {"topic":..,"records":[..],"end_offsets":{..},"start_offsets":{..}}.
 func fastRead(b []byte, v *ReadFields) bool {
 	s := NewScanner(b)
-	var seen uint8
-	return s.Object(func(key []byte) bool {
-		var bit uint8
-		ok := false
+	_, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
 		switch string(key) {
 		case "topic":
 			bit = 1
@@ -258,31 +249,19 @@ func fastRead(b []byte, v *ReadFields) bool {
 			bit = 8
 			v.Starts, ok = scanOffsets(&s)
 		}
-		if !ok || seen&bit != 0 {
-			return false
-		}
-		seen |= bit
-		return true
-	}) && s.End()
+		return bit, ok
+	})
+	return ok && s.End()
 }
 
 func scanRecords(s *Scanner, v *ReadFields) bool {
 	if s.Null() {
 		return true
 	}
-	if !s.Byte('[') {
-		return false
-	}
-	s.Space()
-	if s.Byte(']') {
-		return true
-	}
-	for {
+	return s.Array(func() bool {
 		var r RecordFields
-		var seen uint8
-		ok := s.Object(func(key []byte) bool {
-			var bit uint8
-			ok := false
+		var ok bool
+		r.Has, ok = s.Fields(func(key []byte) (bit uint8, ok bool) {
 			switch string(key) {
 			case "partition":
 				bit = FieldPartition
@@ -297,26 +276,13 @@ func scanRecords(s *Scanner, v *ReadFields) bool {
 				bit = FieldEpoch
 				r.Epoch, ok = s.Int32()
 			}
-			if !ok || seen&bit != 0 {
-				return false
-			}
-			seen |= bit
-			r.Has = seen
-			return true
+			return bit, ok
 		})
-		if !ok {
-			return false
+		if ok {
+			v.Records = append(v.Records, r)
 		}
-		v.Records = append(v.Records, r)
-		s.Space()
-		if s.Byte(']') {
-			return true
-		}
-		if !s.Byte(',') {
-			return false
-		}
-		s.Space()
-	}
+		return ok
+	})
 }
 
 func scanOffsets(s *Scanner) (map[int32]int64, bool) {
