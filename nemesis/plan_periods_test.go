@@ -19,24 +19,43 @@ func periods(seed int64, subset int, faults ...string) RandomSchedule {
 
 var allRandom = []string{histories.FPause, histories.FKill, histories.FRestart, histories.FLoseUnflushed, "partition", "partition-racks", "partition-leader-followers"}
 
-func TestPeriodsSameSeedSameSchedule(t *testing.T) {
-	a, err := PlanRandom(periods(42, 2, allRandom...), brokers)
-	if err != nil {
-		t.Fatal(err)
+// TestRandomSameSeedSameSchedule: in both modes a seed plans the same
+// steps whatever the order of the brokers, and different seeds plan
+// different steps.
+func TestRandomSameSeedSameSchedule(t *testing.T) {
+	for _, tc := range []struct {
+		mode     string
+		schedule func(seed int64, subset int, faults ...string) RandomSchedule
+	}{{"periods", periods}, {"staggered", staggered}} {
+		t.Run(tc.mode, func(t *testing.T) {
+			a, err := PlanRandom(tc.schedule(42, 2, allRandom...), brokers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := PlanRandom(tc.schedule(42, 2, allRandom...), []int32{2, 1, 0})
+			if !reflect.DeepEqual(a, b) {
+				t.Fatalf("same seed, different plans:\n%v\n%v", a, b)
+			}
+			seen := map[string]bool{}
+			for seed := int64(0); seed < 8; seed++ {
+				p, _ := PlanRandom(tc.schedule(seed, 2, allRandom...), brokers)
+				j, _ := json.Marshal(p)
+				seen[string(j)] = true
+			}
+			if len(seen) < 7 {
+				t.Errorf("8 seeds gave only %d distinct plans", len(seen))
+			}
+		})
 	}
-	b, _ := PlanRandom(periods(42, 2, allRandom...), []int32{2, 1, 0})
-	if !reflect.DeepEqual(a, b) {
-		t.Fatalf("same seed, different plans:\n%v\n%v", a, b)
+}
+
+// periodSteps are the steps of period i of p.
+func periodSteps(p Planned, i int) []Step {
+	end := len(p.Steps)
+	if i+1 < len(p.Periods) {
+		end = p.Periods[i+1].FirstStep
 	}
-	seen := map[string]bool{}
-	for seed := int64(0); seed < 8; seed++ {
-		p, _ := PlanRandom(periods(seed, 2, allRandom...), brokers)
-		j, _ := json.Marshal(p)
-		seen[string(j)] = true
-	}
-	if len(seen) < 7 {
-		t.Errorf("8 seeds gave only %d distinct plans", len(seen))
-	}
+	return p.Steps[p.Periods[i].FirstStep:end]
 }
 
 // TestPeriodsShape: every period injects Subset distinct faults of the
@@ -71,11 +90,7 @@ func TestPeriodsShape(t *testing.T) {
 				t.Errorf("waits add up to %s, want %s", total, want)
 			}
 			for i, per := range p.Periods {
-				end := len(p.Steps)
-				if i+1 < len(p.Periods) {
-					end = p.Periods[i+1].FirstStep
-				}
-				steps := p.Steps[per.FirstStep:end]
+				steps := periodSteps(p, i)
 				if len(per.Faults) != tc.subset || len(slices.Compact(slices.Sorted(slices.Values(per.Faults)))) != tc.subset {
 					t.Errorf("period %d drew %v, want %d distinct", i, per.Faults, tc.subset)
 				}
@@ -134,7 +149,8 @@ func TestPeriodsPinned(t *testing.T) {
 	}
 }
 
-func TestPeriodsValidate(t *testing.T) {
+// TestRandomValidate: the fields of the periods and staggered modes.
+func TestRandomValidate(t *testing.T) {
 	sec := func(n int) Duration { return Duration(time.Duration(n) * time.Second) }
 	for _, tc := range []struct {
 		name string
@@ -156,21 +172,28 @@ func TestPeriodsValidate(t *testing.T) {
 		{"shorter than a period", RandomSchedule{Active: sec(4), Quiet: sec(2), Duration: sec(5), Faults: []string{histories.FKill}},
 			"nemesis.random.duration: 5s is shorter than one period (active 4s + quiet 2s)"},
 		{"neither", RandomSchedule{Duration: sec(5), Faults: []string{histories.FKill}}, "nemesis.random.interval: must be positive (or give active and quiet"},
-		{"yaml", RandomSchedule{}, ""},
+		{"stagger without active", RandomSchedule{Interval: sec(1), Stagger: sec(1), Duration: sec(5), Faults: []string{histories.FKill}},
+			"nemesis.random.stagger: only with active"},
+		{"negative stagger", RandomSchedule{Active: sec(2), Stagger: -sec(1), Duration: sec(5), Faults: []string{histories.FKill}},
+			"nemesis.random.stagger: must not be negative"},
+		{"shorter than a staggered period", RandomSchedule{Active: sec(4), Quiet: sec(2), Stagger: sec(3), Subset: 2, Duration: sec(8),
+			Faults: []string{histories.FKill, histories.FPause}},
+			"nemesis.random.duration: 8s is shorter than one period (active 4s + quiet 2s + 1 stagger gaps of 3s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.name == "yaml" {
-				s, err := ParseSchedule([]byte("random: {seed: 3, faults: [kill, pause], subset: 2, active: 10s, quiet: 5s, duration: 60s}\n"))
-				if err != nil || s.Random.Subset != 2 || s.Random.Active != sec(10) || s.Random.Quiet != sec(5) {
-					t.Errorf("%+v %v", s.Random, err)
-				}
-				return
-			}
 			err := (&Schedule{Random: &tc.rs}).Validate()
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("error %v, want %q", err, tc.err)
 			}
 		})
+	}
+	s, err := ParseSchedule([]byte("random: {seed: 3, faults: [kill, pause], subset: 2, active: 10s, quiet: 5s, duration: 60s}\n"))
+	if err != nil || s.Random.Subset != 2 || s.Random.Active != sec(10) || s.Random.Quiet != sec(5) {
+		t.Errorf("yaml: %+v %v", s.Random, err)
+	}
+	s, err = ParseSchedule([]byte("random: {seed: 3, faults: [kill, pause], subset: 2, active: 10s, quiet: 5s, stagger: 4s, duration: 60s}\n"))
+	if err != nil || s.Random.Stagger != sec(4) {
+		t.Errorf("yaml with stagger: %+v %v", s.Random, err)
 	}
 }
 

@@ -1,10 +1,7 @@
 package nemesis
 
 import (
-	"encoding/json"
-	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -37,26 +34,6 @@ func plannedAt(steps []Step) []timedStep {
 	return out
 }
 
-func TestStaggeredSameSeedSameSchedule(t *testing.T) {
-	a, err := PlanRandom(staggered(42, 2, allRandom...), brokers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := PlanRandom(staggered(42, 2, allRandom...), []int32{2, 1, 0})
-	if !reflect.DeepEqual(a, b) {
-		t.Fatalf("same seed, different plans:\n%v\n%v", a, b)
-	}
-	seen := map[string]bool{}
-	for seed := int64(0); seed < 8; seed++ {
-		p, _ := PlanRandom(staggered(seed, 2, allRandom...), brokers)
-		j, _ := json.Marshal(p)
-		seen[string(j)] = true
-	}
-	if len(seen) < 7 {
-		t.Errorf("8 seeds gave only %d distinct plans", len(seen))
-	}
-}
-
 // TestStaggeredShape: each period injects Subset distinct faults, the
 // gaps between injections between half and one and a half of Stagger;
 // each heal kind comes Active after the last injection of its kind, so
@@ -82,11 +59,7 @@ func TestStaggeredShape(t *testing.T) {
 			}
 			stagger, active := tc.rs.Stagger.Std(), tc.rs.Active.Std()
 			for i, per := range p.Periods {
-				end := len(p.Steps)
-				if i+1 < len(p.Periods) {
-					end = p.Periods[i+1].FirstStep
-				}
-				steps := p.Steps[per.FirstStep:end]
+				steps := periodSteps(p, i)
 				if q := steps[len(steps)-1]; q.Wait != tc.rs.Quiet {
 					t.Errorf("period %d ends with %+v, want quiet %s", i, q, tc.rs.Quiet)
 				}
@@ -190,33 +163,5 @@ func TestStaggeredDrawsSequences(t *testing.T) {
 	t.Logf("of 200 seeds, plans with a fault 4 s into another's hold: %v", found)
 	if found["periods"] != 0 || found["staggered"] < 100 {
 		t.Errorf("plans with a fault 4 s into another's hold: %v; want none in periods, most in staggered", found)
-	}
-}
-
-func TestStaggeredValidate(t *testing.T) {
-	sec := func(n int) Duration { return Duration(time.Duration(n) * time.Second) }
-	for _, tc := range []struct {
-		name string
-		rs   RandomSchedule
-		err  string
-	}{
-		{"stagger without active", RandomSchedule{Interval: sec(1), Stagger: sec(1), Duration: sec(5), Faults: []string{histories.FKill}},
-			"nemesis.random.stagger: only with active"},
-		{"negative stagger", RandomSchedule{Active: sec(2), Stagger: -sec(1), Duration: sec(5), Faults: []string{histories.FKill}},
-			"nemesis.random.stagger: must not be negative"},
-		{"shorter than a staggered period", RandomSchedule{Active: sec(4), Quiet: sec(2), Stagger: sec(3), Subset: 2, Duration: sec(8),
-			Faults: []string{histories.FKill, histories.FPause}},
-			"nemesis.random.duration: 8s is shorter than one period (active 4s + quiet 2s + 1 stagger gaps of 3s)"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			err := (&Schedule{Random: &tc.rs}).Validate()
-			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("error %v, want %q", err, tc.err)
-			}
-		})
-	}
-	s, err := ParseSchedule([]byte("random: {seed: 3, faults: [kill, pause], subset: 2, active: 10s, quiet: 5s, stagger: 4s, duration: 60s}\n"))
-	if err != nil || s.Random.Stagger != sec(4) {
-		t.Errorf("yaml: %+v %v", s.Random, err)
 	}
 }
