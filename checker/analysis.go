@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/kchaos/kchaos/checker/domain"
@@ -30,11 +31,7 @@ func (c *Checker) Result() *Result {
 // closeOpen ends the ops still open when the history ends as Jepsen does:
 // their outcome is unknown (info). A final read still open did not complete.
 func (c *Checker) closeOpen() {
-	procs := make([]int, 0, len(c.open))
-	for p := range c.open {
-		procs = append(procs, p)
-	}
-	slices.Sort(procs)
+	procs := slices.Sorted(maps.Keys(c.open))
 	for _, p := range procs {
 		pd := c.open[p]
 		switch pd.f {

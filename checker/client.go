@@ -316,7 +316,7 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 	topic := v.Topic
 	if len(v.Ends) > 0 {
 		op.Ends = map[int32]int64{}
-		for _, p := range sortedKeys(v.Ends) {
+		for _, p := range slices.Sorted(maps.Keys(v.Ends)) {
 			tp := c.tp(topic, p)
 			op.Ends[tp] = v.Ends[p]
 			covered = append(covered, tp)
@@ -324,16 +324,16 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 	}
 	if len(v.Starts) > 0 {
 		op.Starts = map[int32]int64{}
-		for _, p := range sortedKeys(v.Starts) {
+		for _, p := range slices.Sorted(maps.Keys(v.Starts)) {
 			op.Starts[c.tp(topic, p)] = v.Starts[p]
 		}
 	}
 	if len(v.HWs) > 0 || len(v.LSOs) > 0 || len(v.Open) > 0 {
 		op.TxnEnds = &model.FinalTxnEnds{HWs: map[int32]int64{}, LSOs: map[int32]int64{}, Open: map[int32][]histories.OpenTxn{}}
-		for _, p := range sortedKeys(v.HWs) {
+		for _, p := range slices.Sorted(maps.Keys(v.HWs)) {
 			op.TxnEnds.HWs[c.tp(topic, p)] = v.HWs[p]
 		}
-		for _, p := range sortedKeys(v.LSOs) {
+		for _, p := range slices.Sorted(maps.Keys(v.LSOs)) {
 			op.TxnEnds.LSOs[c.tp(topic, p)] = v.LSOs[p]
 		}
 		for _, p := range slices.Sorted(maps.Keys(v.Open)) {
@@ -379,11 +379,7 @@ func (c *Checker) assign(p int, e *histories.Event) error {
 		return nil
 	}
 	parts := append([]int32(nil), a.Partitions...)
-	keys := make([]string, 0, len(a.Offsets))
-	for k := range a.Offsets {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(a.Offsets))
 	for _, k := range keys {
 		part, err := histories.ParsePartitionKey(k)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/kchaos/kchaos/checker/groupcheck"
@@ -276,7 +277,7 @@ func (c *Checker) partitionOffsets(what, topic string, m map[string]int64) (map[
 		}
 		out[p] = o
 	}
-	for _, p := range sortedKeys(out) {
+	for _, p := range slices.Sorted(maps.Keys(out)) {
 		if out[p] < 0 {
 			return nil, fmt.Errorf("%s: field \"offsets\": partition %d at %d, negative", what, p, out[p])
 		}
@@ -317,7 +318,7 @@ func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
 	if v.MemberID != nil {
 		op.MID = *v.MemberID
 	}
-	for _, p := range sortedKeys(offs) {
+	for _, p := range slices.Sorted(maps.Keys(offs)) {
 		tp := c.tp([]byte(*v.Topic), p)
 		prev, ok := c.committed[groupTP{m.Group, tp}]
 		if !ok {
@@ -375,7 +376,7 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range sortedKeys(offs) {
+	for _, p := range slices.Sorted(maps.Keys(offs)) {
 		i := slices.IndexFunc(op.Parts, func(cp commitPart) bool { return c.TPs[cp.TP].Partition == p && c.TPs[cp.TP].Topic == topic })
 		if i < 0 {
 			return fmt.Errorf("%s: field \"offsets\": partition %d, which its invoke did not ask for", what, p)

@@ -89,7 +89,7 @@ func (c *Checker) checkBounds(what string, v *histories.ReadFields) error {
 		name string
 		m    map[int32]int64
 	}{{"end_offsets", v.Ends}, {"start_offsets", v.Starts}, {"high_watermarks", v.HWs}, {"last_stable_offsets", v.LSOs}} {
-		for _, p := range sortedKeys(m.m) {
+		for _, p := range slices.Sorted(maps.Keys(m.m)) {
 			if m.m[p] < 0 {
 				return fmt.Errorf("%s: field %q: partition %d at %d, negative", what, m.name, p, m.m[p])
 			}
@@ -98,7 +98,7 @@ func (c *Checker) checkBounds(what string, v *histories.ReadFields) error {
 			}
 		}
 	}
-	for _, p := range sortedKeys(v.HWs) {
+	for _, p := range slices.Sorted(maps.Keys(v.HWs)) {
 		if lso, ok := v.LSOs[p]; ok && lso > v.HWs[p] {
 			return fmt.Errorf("%s: field \"last_stable_offsets\": partition %d at %d, above its high watermark %d", what, p, lso, v.HWs[p])
 		}
@@ -115,17 +115,6 @@ func (c *Checker) checkBounds(what string, v *histories.ReadFields) error {
 		}
 	}
 	return nil
-}
-
-// sortedKeys returns a partition map's keys in order: iterating a map
-// directly would number partitions in Go's random map order.
-func sortedKeys(m map[int32]int64) []int32 {
-	out := make([]int32, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // pollOrder follows one consumer through the records of a poll, in the

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -15,11 +16,7 @@ func (r *Result) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", strings.ToUpper(r.Valid.String()))
 	if len(r.Counts) > 0 {
-		names := make([]string, 0, len(r.Counts))
-		for n := range r.Counts {
-			names = append(names, n)
-		}
-		slices.Sort(names)
+		names := slices.Sorted(maps.Keys(r.Counts))
 		var parts []string
 		for _, n := range names {
 			parts = append(parts, fmt.Sprintf("%s %d", n, r.Counts[n]))

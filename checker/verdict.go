@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -94,11 +95,7 @@ func (a *analysis) verdict() {
 		unknown = append(unknown, f.Unknowns()...)
 	}
 	if len(c.ignored) > 0 {
-		fs := make([]string, 0, len(c.ignored))
-		for f := range c.ignored {
-			fs = append(fs, f)
-		}
-		slices.Sort(fs)
+		fs := slices.Sorted(maps.Keys(c.ignored))
 		var parts []string
 		for _, f := range fs {
 			parts = append(parts, fmt.Sprintf("%s %d", f, c.ignored[f]))

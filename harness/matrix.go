@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
@@ -62,11 +61,7 @@ func Combinations(vs []Variation) []map[string]string {
 
 // SetsFor turns one combination into --set overrides.
 func SetsFor(combo map[string]string) []string {
-	keys := make([]string, 0, len(combo))
-	for k := range combo {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(combo))
 	var sets []string
 	for _, k := range keys {
 		val := combo[k]

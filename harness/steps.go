@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -133,7 +134,7 @@ func faultText(r slog.Record) (string, bool) {
 			}
 		case "details":
 			if m, ok := v.(map[string]any); ok {
-				for _, k := range sortedAnyKeys(m) {
+				for _, k := range slices.Sorted(maps.Keys(m)) {
 					rest = append(rest, k+" "+progress.Readable(m[k]))
 				}
 			} else if s := progress.Readable(v); s != "-" {
@@ -149,13 +150,4 @@ func faultText(r slog.Record) (string, bool) {
 		b.WriteString(strings.Join(rest, ", "))
 	}
 	return b.String(), true
-}
-
-func sortedAnyKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -2,8 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kchaos/kchaos/histories"
@@ -119,11 +119,7 @@ func describeOp(op nemOp) string {
 		sb.WriteString(" nodes " + nodeList(op.Value.Nodes))
 	}
 	if len(op.Value.Details) > 0 {
-		keys := make([]string, 0, len(op.Value.Details))
-		for k := range op.Value.Details {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(op.Value.Details))
 		var kv []string
 		for _, k := range keys {
 			kv = append(kv, fmt.Sprintf("%s=%v", k, op.Value.Details[k]))

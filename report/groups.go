@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kchaos/kchaos/histories"
@@ -194,11 +194,7 @@ func groupSection(dir string) (*groupView, error) {
 	if len(lanes) == 0 {
 		return nil, nil
 	}
-	names := make([]string, 0, len(lanes))
-	for n := range lanes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(lanes))
 	gv := &groupView{ID: group}
 	for _, e := range found.Outside {
 		gv.Outside = append(gv.Outside, "delivery outside the assignment: "+e.Text)

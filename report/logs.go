@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -84,7 +85,7 @@ func brokerLogs(dir string) ([]logNodeRow, []markerRow, error) {
 		row := logNodeRow{Node: fmt.Sprintf("%s %d", n.Role, n.ID), File: n.File, Lines: n.Lines,
 			Warn: n.Warn, Error: n.Error, Fatal: n.Fatal}
 		var ms []string
-		for _, k := range sortedKeys(n.Markers) {
+		for _, k := range slices.Sorted(maps.Keys(n.Markers)) {
 			ms = append(ms, fmt.Sprintf("%s %d", k, n.Markers[k]))
 		}
 		row.Markers = strings.Join(ms, ", ")
@@ -101,7 +102,7 @@ func brokerLogs(dir string) ([]logNodeRow, []markerRow, error) {
 			row.T, row.HasT, row.At = *m.Time, true, secs(*m.Time)
 		}
 		var fs []string
-		for _, k := range sortedKeys(m.Fields) {
+		for _, k := range slices.Sorted(maps.Keys(m.Fields)) {
 			fs = append(fs, k+" "+m.Fields[k])
 		}
 		row.Fields = strings.Join(fs, ", ")

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,7 +97,7 @@ func countsText(m map[string]int) string {
 	if len(m) == 0 {
 		return "0"
 	}
-	ks := sortedKeys(m)
+	ks := slices.Sorted(maps.Keys(m))
 	sort.SliceStable(ks, func(i, j int) bool { return m[ks[i]] > m[ks[j]] })
 	parts := make([]string, len(ks))
 	for i, k := range ks {
@@ -116,7 +118,7 @@ func offlineText(m map[string]float64) string {
 		}
 	}
 	var parts []string
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, k+" "+f(m[k]))
 	}
 	return strings.Join(parts, "; ")

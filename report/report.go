@@ -14,6 +14,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,7 +171,7 @@ func build(dir string) (*view, error) {
 	offline, source := offlineByTP(r, tl)
 	v.Offline, v.OfflineSource = offlineRows(offline), source
 	v.Errors, v.ErrorsSource = errorRows(r, tl)
-	for _, f := range sortedKeys(tl.Ops) {
+	for _, f := range slices.Sorted(maps.Keys(tl.Ops)) {
 		c := tl.Ops[f]
 		v.Ops = append(v.Ops, opRow{f, c[histories.OK], c[histories.Fail], c[histories.Info]})
 	}
@@ -355,14 +356,5 @@ func sortedTPs[V any](m map[tp]V) []tp {
 		}
 		return out[i].Partition < out[j].Partition
 	})
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -159,11 +160,7 @@ func fromChecker(cr *checker.Result) *results {
 	}
 	if l := cr.Linearizable; l != nil {
 		r.LinResult = l.Result
-		names := make([]string, 0, len(l.Partitions))
-		for n := range l.Partitions {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(l.Partitions))
 		for _, n := range names {
 			p := l.Partitions[n]
 			r.Lin = append(r.Lin, linRow{TP: n, Result: p.Result, Visualization: p.Visualization,

@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -169,11 +171,7 @@ func liveChanges(ops []nemOp) []setting {
 			continue
 		}
 		cfg := configOf(op.Value.Details)
-		keys := make([]string, 0, len(cfg))
-		for k := range cfg {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(cfg))
 		for _, k := range keys {
 			v := "deleted (back to the inherited value)"
 			if cfg[k] != nil {
@@ -234,11 +232,7 @@ func upgradeRows(op nemOp) []setting {
 	for k := range after {
 		names[k] = true
 	}
-	keys := make([]string, 0, len(names))
-	for k := range names {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(names))
 	var out []setting
 	for _, k := range keys {
 		b, a := level(before[k]), level(after[k])

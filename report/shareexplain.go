@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -119,7 +120,7 @@ func causeRows(rs []share.RedeliveryEntry) []causeRow {
 		recs[r.Cause][[2]int64{int64(r.Partition), r.Offset}] = true
 	}
 	var out []causeRow
-	for _, k := range sortedKeys(by) {
+	for _, k := range slices.Sorted(maps.Keys(by)) {
 		by[k].Recs = len(recs[k])
 		out = append(out, *by[k])
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/kchaos/kchaos/histories"
@@ -289,7 +290,7 @@ func ackRow(a histories.ShareAck, op histories.Type) int {
 // members returns the lanes in name order.
 func (s *shareScan) members() []*shareLane {
 	var out []*shareLane
-	for _, n := range sortedKeys(s.lanes) {
+	for _, n := range slices.Sorted(maps.Keys(s.lanes)) {
 		out = append(out, s.lanes[n])
 	}
 	return out
@@ -309,10 +310,5 @@ func (s *shareScan) partitions() []int32 {
 			seen[p] = true
 		}
 	}
-	out := make([]int32, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }

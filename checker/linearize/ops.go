@@ -3,13 +3,15 @@ package linearize
 import (
 	"cmp"
 	"fmt"
-	"github.com/kchaos/kchaos/checker/judge"
-	"github.com/kchaos/kchaos/checker/logmodel"
-	"github.com/kchaos/kchaos/checker/model"
+	"maps"
 	"math"
 	"slices"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/logmodel"
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // linApp is one append of the model: a distinct (offset, value) pair.
@@ -205,11 +207,7 @@ func (a *run) finalOps(tp int32, fin *model.Read, recs []model.Rec, apps []linAp
 		set(&in.Want, id)
 		set(&in.Mask, id)
 	}
-	keys := make([]int64, 0, len(per))
-	for w := range per {
-		keys = append(keys, w)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(per))
 	for _, w := range keys {
 		ops = append(ops, porcupine.Operation{ClientId: client, Call: fin.Call, Return: fin.Ret, Input: per[w]})
 	}

@@ -2,6 +2,7 @@ package logorder
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"sort"
 
@@ -33,11 +34,7 @@ func (a *run) explain() {
 		}
 		byTP[op.TP] = append(byTP[op.TP], it)
 	}
-	tps := make([]int32, 0, len(byTP))
-	for tp := range byTP {
-		tps = append(tps, tp)
-	}
-	slices.Sort(tps)
+	tps := slices.Sorted(maps.Keys(byTP))
 	for _, tp := range tps {
 		for _, rng := range a.lostRanges(tp, byTP[tp]) {
 			a.explainLost(tp, rng)

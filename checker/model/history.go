@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 
@@ -187,12 +188,7 @@ func (t *OffsetTable) Values(off int64) []int32 {
 
 // reused returns the offsets that held more than one value, in order.
 func (t *OffsetTable) Reused() []int64 {
-	out := make([]int64, 0, len(t.more))
-	for o := range t.more {
-		out = append(out, o)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(t.more))
 }
 
 // Avail follows a partition's availability as its sends see it: a send that

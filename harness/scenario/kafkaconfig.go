@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,7 +95,7 @@ var topicOnlyRules = map[string]kafkaValue{
 // quotes its refusal).
 func CheckKafkaConfig(where string, m map[string]string, topic bool) []error {
 	var errs []error
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		rule, ok := KafkaConfigRules[strings.TrimSpace(k)]
 		if !ok && topic {
 			rule, ok = topicOnlyRules[strings.TrimSpace(k)]
@@ -115,13 +116,8 @@ func (s *Scenario) checkKafkaConfigs() []error {
 	errs := CheckKafkaConfig("topic.configs", s.Topic.Configs, true)
 	errs = append(errs, CheckKafkaConfig("cluster.broker_config", s.Cluster.BrokerConfig, false)...)
 	errs = append(errs, CheckKafkaConfig("cluster.controller_config", s.Cluster.ControllerConfig, false)...)
-	ids := make([]int, 0, len(s.Cluster.PerBroker))
-	for id := range s.Cluster.PerBroker {
-		ids = append(ids, int(id))
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		errs = append(errs, CheckKafkaConfig(fmt.Sprintf("cluster.per_broker.%d", id), s.Cluster.PerBroker[int32(id)], false)...)
+	for _, id := range slices.Sorted(maps.Keys(s.Cluster.PerBroker)) {
+		errs = append(errs, CheckKafkaConfig(fmt.Sprintf("cluster.per_broker.%d", id), s.Cluster.PerBroker[id], false)...)
 	}
 	for i, st := range s.Nemesis.Steps {
 		sc, ok := st.Params.(*nemesis.SetConfigParams)

@@ -8,8 +8,8 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -476,7 +476,7 @@ func (s *Scenario) Validate() error {
 				"set topic.configs.message.timestamp.type: LogAppendTime (or cluster.broker_config.log.message.timestamp.type)")
 		}
 	}
-	for _, k := range sortedKeys(t.Configs) {
+	for _, k := range slices.Sorted(maps.Keys(t.Configs)) {
 		if strings.TrimSpace(k) == "" {
 			add("topic.configs", "empty key")
 		}
@@ -573,15 +573,6 @@ func (t TopicSpec) AssignmentOrDefault(brokers int) [][]int32 {
 			out[p] = append(out[p], int32((p+r)%brokers))
 		}
 	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -44,12 +45,7 @@ var SettingPaths = map[string][]string{
 
 // SettingNames is the names of SettingPaths, sorted.
 func SettingNames() []string {
-	names := make([]string, 0, len(SettingPaths))
-	for k := range SettingPaths {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(SettingPaths))
 }
 
 // KnownSetting says why name is not a setting Settings resolves, or nil.
