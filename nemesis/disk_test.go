@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -245,7 +246,7 @@ func TestDiskFaults(t *testing.T) {
 			if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)) {
 				t.Fatalf("inject: %v; want %q", err, tt.want)
 			}
-			if !equalIDs(nodes, tt.nodes) {
+			if !slices.Equal(nodes, tt.nodes) {
 				t.Errorf("nodes %v, want %v", nodes, tt.nodes)
 			}
 			for _, id := range tt.nodes {
@@ -277,7 +278,7 @@ func TestHealDisk(t *testing.T) {
 	c.filled[key(2, 1)] = true
 	c.limits[1] = 4096
 	nodes, err := env.healDisks(context.Background())
-	if err != nil || !equalIDs(nodes, []int32{0, 1, 2}) {
+	if err != nil || !slices.Equal(nodes, []int32{0, 1, 2}) {
 		t.Fatalf("healDisks: %v, %v; want [0 1 2]", nodes, err)
 	}
 	if anyTrue(c.frozen, c.filled) || len(c.limits) > 0 {
@@ -300,18 +301,6 @@ func anyTrue(ms ...map[[2]int]bool) bool {
 		}
 	}
 	return false
-}
-
-func equalIDs(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // dirOf is a disk step's dir.

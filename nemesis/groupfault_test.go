@@ -127,15 +127,7 @@ func TestMemberFaultValidation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseSchedule([]byte(tc.yaml))
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("want valid, got %v", err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want %q", err, tc.want)
-			}
+			wantErr(t, err, tc.want)
 		})
 	}
 }
@@ -173,15 +165,7 @@ func TestResolveGroupCoordinator(t *testing.T) {
 			env.GroupID = tc.group
 			a.groupState = tc.parts
 			got, err := env.Resolve(context.Background(), &Target{Role: tc.role})
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil || fmt.Sprint(got) != tc.want {
-				t.Fatalf("got %v %v, want %s", got, err, tc.want)
-			}
+			wantResolved(t, got, err, tc.want, tc.err)
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // testdata/pl-0/00000000000000000000.log was written by a Kafka 4.1.2
@@ -146,6 +147,22 @@ func write(t *testing.T, path string, b []byte) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// brokerLogDir gives broker 0 of the fake cluster a log dir whose t-0
+// holds the segment data, with a recovery-point checkpoint at offset 20,
+// and env a recorder writing to buf: the set-up of the power-loss tests.
+func brokerLogDir(t *testing.T, env *Env, c *fakeCluster, data []byte) (buf *bytes.Buffer, logDir, seg string) {
+	t.Helper()
+	buf = &bytes.Buffer{}
+	env.Recorder = histories.NewRecorder(buf)
+	logDir = t.TempDir()
+	c.logDirs = map[int32]string{0: logDir}
+	os.MkdirAll(filepath.Join(logDir, "t-0"), 0o755)
+	seg = filepath.Join(logDir, "t-0", "00000000000000000000.log")
+	write(t, seg, data)
+	write(t, filepath.Join(logDir, RecoveryPointFile), []byte("0\n1\nt 0 20\n"))
+	return buf, logDir, seg
 }
 
 func TestCutLogRealSegment(t *testing.T) {

@@ -1,7 +1,6 @@
 package nemesis
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -207,14 +206,7 @@ func TestRunnerRecordsPeriods(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var runErr error
-	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
-		runErr = (&Runner{Env: env, HealTimeout: 2 * time.Second}).Run(context.Background(), Schedule{Random: &rs})
-		healthy(t, env, c)
-	})
-	if runErr != nil {
-		t.Errorf("run: %v", runErr)
-	}
+	evs := runRandom(t, rs)
 	var sched histories.NemesisValue
 	if err := evs[1].Decode(&sched); err != nil || evs[1].F != histories.FSchedule {
 		t.Fatalf("schedule op: %s %v", evs[1].Value, err)

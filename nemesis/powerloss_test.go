@@ -1,7 +1,6 @@
 package nemesis
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -18,14 +17,7 @@ import (
 func TestLoseUnflushedThroughFiles(t *testing.T) {
 	data, batches := readReal(t)
 	env, c, _ := newFakeEnv()
-	var buf bytes.Buffer
-	env.Recorder = histories.NewRecorder(&buf)
-	logDir := t.TempDir()
-	c.logDirs = map[int32]string{0: logDir}
-	os.MkdirAll(filepath.Join(logDir, "t-0"), 0o755)
-	seg := filepath.Join(logDir, "t-0", "00000000000000000000.log")
-	write(t, seg, data)
-	write(t, filepath.Join(logDir, RecoveryPointFile), []byte("0\n1\nt 0 20\n"))
+	buf, logDir, seg := brokerLogDir(t, env, c, data)
 	write(t, filepath.Join(logDir, CleanShutdownFile), nil)
 
 	f, err := NewFault(Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}})
@@ -54,7 +46,7 @@ func TestLoseUnflushedThroughFiles(t *testing.T) {
 	if err := env.Recorder.Close(); err != nil {
 		t.Fatal(err)
 	}
-	evs, _, err := histories.ReadAll(&buf)
+	evs, _, err := histories.ReadAll(buf)
 	if err != nil || len(evs) != 4 {
 		t.Fatalf("%d events (%v), want invoke, ok, heal invoke, heal ok", len(evs), err)
 	}

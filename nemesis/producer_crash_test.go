@@ -98,15 +98,7 @@ func TestProducerCrashValidation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseSchedule([]byte(tc.yaml))
-			if tc.want == "" {
-				if err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %v, want %q", err, tc.want)
-			}
+			wantErr(t, err, tc.want)
 		})
 	}
 }

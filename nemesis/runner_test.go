@@ -217,16 +217,9 @@ func TestRunnerRandom(t *testing.T) {
 			want = append(want, histories.FHeal)
 		}
 	}
-	var runErr error
-	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
-		runErr = (&Runner{Env: env, HealTimeout: 2 * time.Second}).Run(context.Background(), Schedule{Random: &rs})
-		healthy(t, env, c)
-	})
 	// lose-unflushed on the fake has no log dir to cut: it fails, is
 	// recorded as info, and the random schedule goes on.
-	if runErr != nil {
-		t.Errorf("run: %v", runErr)
-	}
+	evs := runRandom(t, rs)
 	var got []string
 	for _, e := range evs[2 : len(evs)-2] {
 		if e.Type == histories.Invoke {
@@ -324,4 +317,19 @@ func TestUntilRecorded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runRandom runs the random schedule rs on the fake cluster, which must
+// end healthy, and returns what it recorded.
+func runRandom(t *testing.T, rs RandomSchedule) []histories.Event {
+	t.Helper()
+	var runErr error
+	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
+		runErr = (&Runner{Env: env, HealTimeout: 2 * time.Second}).Run(context.Background(), Schedule{Random: &rs})
+		healthy(t, env, c)
+	})
+	if runErr != nil {
+		t.Errorf("run: %v", runErr)
+	}
+	return evs
 }

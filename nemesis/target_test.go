@@ -38,15 +38,7 @@ func TestResolve(t *testing.T) {
 			env, _, a := newFakeEnv()
 			a.parts[0].ISR, a.parts[0].Leader = tc.isr, tc.leader
 			got, err := env.Resolve(context.Background(), &tc.target)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil || fmt.Sprint(got) != tc.want {
-				t.Fatalf("got %v %v, want %s", got, err, tc.want)
-			}
+			wantResolved(t, got, err, tc.want, tc.err)
 		})
 	}
 }
@@ -104,15 +96,7 @@ func TestResolveTxnCoordinator(t *testing.T) {
 			env.TransactionalIDs = tc.ids
 			a.txnState = tc.parts
 			got, err := env.Resolve(context.Background(), &Target{Role: RoleTxnCoordinator})
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil || fmt.Sprint(got) != tc.want {
-				t.Fatalf("got %v %v, want %s", got, err, tc.want)
-			}
+			wantResolved(t, got, err, tc.want, tc.err)
 		})
 	}
 }

@@ -151,14 +151,7 @@ func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 	data, batches := stamped(t)
 	env, c, a := newFakeEnv()
 	a.parts[0].LeaderEpoch = 3
-	var buf bytes.Buffer
-	env.Recorder = histories.NewRecorder(&buf)
-	logDir := t.TempDir()
-	c.logDirs = map[int32]string{0: logDir}
-	os.MkdirAll(filepath.Join(logDir, "t-0"), 0o755)
-	seg := filepath.Join(logDir, "t-0", "00000000000000000000.log")
-	write(t, seg, data)
-	write(t, filepath.Join(logDir, RecoveryPointFile), []byte("0\n1\nt 0 20\n"))
+	buf, _, seg := brokerLogDir(t, env, c, data)
 
 	// A window ending now keeps everything stamped (batches 0-48: the last
 	// has no later stamp); the batches are from t0, long past.
@@ -177,7 +170,7 @@ func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 		t.Errorf("segment %v (%v), want cut before the last batch at %d", s, err, batches[49].Pos)
 	}
 	env.Recorder.Close()
-	evs, _, err := histories.ReadAll(&buf)
+	evs, _, err := histories.ReadAll(buf)
 	if err != nil || len(evs) != 2 {
 		t.Fatalf("%d events %v", len(evs), err)
 	}
