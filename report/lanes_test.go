@@ -14,6 +14,13 @@ import (
 // real checker (results.json) and writes the report.
 func checkedRun(t *testing.T, write func(dir string)) (md, html string) {
 	t.Helper()
+	_, md, html = checkedResults(t, write)
+	return md, html
+}
+
+// checkedResults is checkedRun that also returns the checker's results.
+func checkedResults(t *testing.T, write func(dir string)) (res *checker.Result, md, html string) {
+	t.Helper()
 	dir := t.TempDir()
 	write(dir)
 	res, _, err := checker.CheckPath(filepath.Join(dir, HistoryFile), checker.Options{SkipLinearizability: true})
@@ -26,7 +33,7 @@ func checkedRun(t *testing.T, write func(dir string)) (md, html string) {
 	if err := Write(dir); err != nil {
 		t.Fatal(err)
 	}
-	return readString(t, filepath.Join(dir, ReportMD)), readString(t, filepath.Join(dir, ReportHTML))
+	return res, readString(t, filepath.Join(dir, ReportMD)), readString(t, filepath.Join(dir, ReportHTML))
 }
 
 func testdataHistory(name string) func(t *testing.T) func(string) {

@@ -76,6 +76,15 @@ func run(t *testing.T, b *h) Result {
 	return c.Result()
 }
 
+// wantOne fails t unless got, the entries of one anomaly rendered as
+// text, is empty when want is, or is exactly want.
+func wantOne(t *testing.T, anomaly string, got []string, want string) {
+	t.Helper()
+	if want == "" && len(got) > 0 || want != "" && (len(got) != 1 || got[0] != want) {
+		t.Fatalf("%s %q, want %q", anomaly, got, want)
+	}
+}
+
 var (
 	create = func(topic string, n int32) histories.MetaOp { return histories.MetaOp{Topic: topic, Partitions: n} }
 	del    = func(topic string) histories.MetaOp { return histories.MetaOp{Topic: topic} }
@@ -169,9 +178,7 @@ func TestDiverged(t *testing.T) {
 			for _, e := range r.MetadataDiverged {
 				got = append(got, fmt.Sprintf("%d: %v", e.Node, e.Differences))
 			}
-			if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) != 1 || got[0] != tc.want) {
-				t.Fatalf("diverged %q, want %q", got, tc.want)
-			}
+			wantOne(t, "diverged", got, tc.want)
 		})
 	}
 }
@@ -204,9 +211,7 @@ func TestSplitBrain(t *testing.T) {
 				}
 				got = append(got, s)
 			}
-			if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) != 1 || got[0] != tc.want) {
-				t.Fatalf("split-brain %q, want %q", got, tc.want)
-			}
+			wantOne(t, "split-brain", got, tc.want)
 			if tc.terms != "" {
 				var ts []string
 				for _, x := range r.Terms {
@@ -257,9 +262,7 @@ func TestUnavailable(t *testing.T) {
 				}
 				got = append(got, fmt.Sprintf("%g-%g %s %d ops %v after %s", w.FromS, w.ToS, state, w.Ops, w.Errors, w.Fault))
 			}
-			if tc.want == "" && len(got) > 0 || tc.want != "" && (len(got) != 1 || got[0] != tc.want) {
-				t.Fatalf("windows %q, want %q", got, tc.want)
-			}
+			wantOne(t, "windows", got, tc.want)
 		})
 	}
 }
