@@ -2,6 +2,7 @@ package share
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -59,6 +60,20 @@ func (h *hb) ack(proc int, n int32, off int64, status, outcome string, typ histo
 	h.op(proc, histories.FShareAck, typ, inv, done)
 }
 
+// members subscribes n members, m0 on process 1, m1 on process 2 and so on.
+func (h *hb) members(n int) {
+	for i := range n {
+		h.sub(i+1, fmt.Sprintf("m%d", i))
+	}
+}
+
+// deliver polls offset off at delivery count n and acknowledges it with
+// status and outcome (an ok ack op).
+func (h *hb) deliver(proc int, n int32, off int64, status, outcome string) {
+	h.poll(proc, n, off)
+	h.ack(proc, n, off, status, outcome, histories.OK)
+}
+
 func (h *hb) offsets(spso int64) {
 	v := histories.ShareOffsetsValue{Group: "g", Topic: "t"}
 	done := v
@@ -67,7 +82,8 @@ func (h *hb) offsets(spso int64) {
 	h.op(99, histories.FShareOffsets, histories.OK, v, done)
 }
 
-func (h *hb) check(t *testing.T, logEnd int64) *Shares {
+// builder feeds the history to a new Builder.
+func (h *hb) builder(t *testing.T) *Builder {
 	t.Helper()
 	b := NewBuilder()
 	for i := range h.evs {
@@ -75,6 +91,12 @@ func (h *hb) check(t *testing.T, logEnd int64) *Shares {
 			t.Fatalf("event %d: %v", i, err)
 		}
 	}
+	return b
+}
+
+func (h *hb) check(t *testing.T, logEnd int64) *Shares {
+	t.Helper()
+	b := h.builder(t)
 	b.Finish()
 	log := &Log{Records: map[int32][]LogRecord{0: nil}, Ends: map[int32]int64{0: logEnd}}
 	for o := int64(0); o < logEnd; o++ {
@@ -112,7 +134,7 @@ func TestShareAnomalies(t *testing.T) {
 		want  map[string]int
 	}{
 		{"clean: two records accepted", func(h *hb) {
-			h.sub(1, "m0")
+			h.members(1)
 			h.poll(1, 1, 0, 1)
 			h.ack(1, 1, 0, acc, ok, histories.OK)
 			h.ack(1, 1, 1, acc, ok, histories.OK)
@@ -120,7 +142,7 @@ func TestShareAnomalies(t *testing.T) {
 		}, 2, map[string]int{}},
 		// share-lost: the start offset passed offset 1, whose only ack failed.
 		{"lost: start offset passed a record without a final state", func(h *hb) {
-			h.sub(1, "m0")
+			h.members(1)
 			h.poll(1, 1, 0, 1)
 			h.ack(1, 1, 0, acc, ok, histories.OK)
 			h.ack(1, 1, 1, acc, nok, histories.OK)
@@ -129,25 +151,22 @@ func TestShareAnomalies(t *testing.T) {
 		// Almost: the same, but the failed ack's record was delivered
 		// up to the limit: Kafka archived it.
 		{"almost lost: archived at the delivery limit", func(h *hb) {
-			h.sub(1, "m0")
+			h.members(1)
 			h.poll(1, 1, 0, 1)
 			h.ack(1, 1, 0, acc, ok, histories.OK)
 			h.ack(1, 1, 1, rel, ok, histories.OK)
-			h.poll(1, 2, 1)
-			h.ack(1, 2, 1, rel, ok, histories.OK)
-			h.poll(1, 3, 1)
-			h.ack(1, 3, 1, acc, nok, histories.OK)
+			h.deliver(1, 2, 1, rel, ok)
+			h.deliver(1, 3, 1, acc, nok)
 			h.offsets(2)
 		}, 2, map[string]int{Redelivery: 2}},
 		{"lost: never delivered by the end of the drain", func(h *hb) {
-			h.sub(1, "m0")
-			h.poll(1, 1, 0)
-			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.members(1)
+			h.deliver(1, 1, 0, acc, ok)
 			h.offsets(1)
 		}, 2, map[string]int{Lost: 1}},
 		// Almost: the ack's outcome is unknown: unknown, never lost.
 		{"almost lost: an ack of unknown outcome", func(h *hb) {
-			h.sub(1, "m0")
+			h.members(1)
 			h.poll(1, 1, 0, 1)
 			h.ack(1, 1, 0, acc, ok, histories.OK)
 			h.ack(1, 1, 1, acc, "", histories.Info)
@@ -156,8 +175,7 @@ func TestShareAnomalies(t *testing.T) {
 		// share-double-acquire: p2 held offset 0 (delivery 2) before p1's
 		// accept of delivery 1 was invoked, and that accept was confirmed.
 		{"double acquire: a confirmed ack after another member held it", func(h *hb) {
-			h.sub(1, "m0")
-			h.sub(2, "m1")
+			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
 			h.ack(1, 1, 0, acc, ok, histories.OK)
@@ -166,8 +184,7 @@ func TestShareAnomalies(t *testing.T) {
 		}, 1, map[string]int{DoubleAcquire: 1, Redelivery: 1}},
 		// Almost: the broker refused p1's late accept.
 		{"almost double acquire: the late ack refused", func(h *hb) {
-			h.sub(1, "m0")
-			h.sub(2, "m1")
+			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
 			h.ack(1, 1, 0, acc, nok, histories.OK)
@@ -175,8 +192,7 @@ func TestShareAnomalies(t *testing.T) {
 			h.offsets(1)
 		}, 1, map[string]int{Redelivery: 1}},
 		{"double acquire: one delivery count handed to two members", func(h *hb) {
-			h.sub(1, "m0")
-			h.sub(2, "m1")
+			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 1, 0)
 			h.ack(1, 1, 0, acc, ok, histories.OK)
@@ -185,56 +201,44 @@ func TestShareAnomalies(t *testing.T) {
 		}, 1, map[string]int{DoubleAcquire: 1}},
 		// share-redelivered-after-accept.
 		{"redelivered after a confirmed accept", func(h *hb) {
-			h.sub(1, "m0")
-			h.sub(2, "m1")
-			h.poll(1, 1, 0)
-			h.ack(1, 1, 0, acc, ok, histories.OK)
-			h.poll(2, 2, 0)
-			h.ack(2, 2, 0, acc, ok, histories.OK)
+			h.members(2)
+			h.deliver(1, 1, 0, acc, ok)
+			h.deliver(2, 2, 0, acc, ok)
 			h.offsets(1)
 		}, 1, map[string]int{RedeliveredAfterAccept: 1, Redelivery: 1}},
 		// Almost: the accept was refused (the lock had expired).
 		{"almost redelivered after accept: the accept refused", func(h *hb) {
-			h.sub(1, "m0")
-			h.sub(2, "m1")
-			h.poll(1, 1, 0)
-			h.ack(1, 1, 0, acc, nok, histories.OK)
-			h.poll(2, 2, 0)
-			h.ack(2, 2, 0, acc, ok, histories.OK)
+			h.members(2)
+			h.deliver(1, 1, 0, acc, nok)
+			h.deliver(2, 2, 0, acc, ok)
 			h.offsets(1)
 		}, 1, map[string]int{Redelivery: 1}},
 		// Almost: a release, not an accept, came before the redelivery.
 		{"almost redelivered after accept: released", func(h *hb) {
-			h.sub(1, "m0")
-			h.sub(2, "m1")
-			h.poll(1, 1, 0)
-			h.ack(1, 1, 0, rel, ok, histories.OK)
-			h.poll(2, 2, 0)
-			h.ack(2, 2, 0, rej, ok, histories.OK)
+			h.members(2)
+			h.deliver(1, 1, 0, rel, ok)
+			h.deliver(2, 2, 0, rej, ok)
 			h.offsets(1)
 		}, 1, map[string]int{Redelivery: 1}},
 		// share-delivery-count: past the limit (3), and 0.
 		{"delivery count past the limit", func(h *hb) {
-			h.sub(1, "m0")
-			h.poll(1, 4, 0)
-			h.ack(1, 4, 0, acc, ok, histories.OK)
+			h.members(1)
+			h.deliver(1, 4, 0, acc, ok)
 			h.offsets(1)
 		}, 1, map[string]int{DeliveryCount: 1}},
 		{"delivery count zero", func(h *hb) {
-			h.sub(1, "m0")
-			h.poll(1, 0, 0)
-			h.ack(1, 0, 0, acc, ok, histories.OK)
+			h.members(1)
+			h.deliver(1, 0, 0, acc, ok)
 			h.offsets(1)
 		}, 1, map[string]int{DeliveryCount: 1}},
 		// Almost: at the limit exactly.
 		{"almost delivery count: at the limit", func(h *hb) {
-			h.sub(1, "m0")
-			h.poll(1, 3, 0)
-			h.ack(1, 3, 0, acc, ok, histories.OK)
+			h.members(1)
+			h.deliver(1, 3, 0, acc, ok)
 			h.offsets(1)
 		}, 1, map[string]int{}},
 		{"still in flight when the drain ended", func(h *hb) {
-			h.sub(1, "m0")
+			h.members(1)
 			h.poll(1, 1, 0)
 			h.offsets(0)
 		}, 1, map[string]int{Unknown: 1}},
@@ -262,34 +266,29 @@ func TestRedeliveryCauses(t *testing.T) {
 		want  string
 	}{
 		{"release", func(h *hb) {
-			h.sub(1, "m0")
-			h.poll(1, 1, 0)
-			h.ack(1, 1, 0, rel, ok, histories.OK)
+			h.members(1)
+			h.deliver(1, 1, 0, rel, ok)
 			h.poll(1, 2, 0)
 		}, CauseRelease},
 		{"ack refused", func(h *hb) {
-			h.sub(1, "m0")
-			h.poll(1, 1, 0)
-			h.ack(1, 1, 0, acc, nok, histories.OK)
+			h.members(1)
+			h.deliver(1, 1, 0, acc, nok)
 			h.poll(1, 2, 0)
 		}, CauseAckRefused},
 		{"member death", func(h *hb) {
-			h.sub(1, "m0")
-			h.sub(2, "m1")
+			h.members(2)
 			h.poll(1, 1, 0)
 			h.op(1, histories.FSharePoll, histories.Info, histories.SharePollValue{Group: "g"}, nil)
 			h.poll(2, 2, 0)
 		}, CauseMemberDeath},
 		{"fault", func(h *hb) {
-			h.sub(1, "m0")
-			h.sub(2, "m1")
+			h.members(2)
 			h.poll(1, 1, 0)
 			h.t += 10
 			h.poll(2, 2, 0)
 		}, CauseFault},
 		{"lock expiry", func(h *hb) {
-			h.sub(1, "m0")
-			h.sub(2, "m1")
+			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
 		}, CauseLockExpiry},
@@ -297,12 +296,7 @@ func TestRedeliveryCauses(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &hb{}
 			tc.build(h)
-			b := NewBuilder()
-			for i := range h.evs {
-				if err := b.Add(&h.evs[i]); err != nil {
-					t.Fatal(err)
-				}
-			}
+			b := h.builder(t)
 			if tc.want == CauseFault {
 				b.Nemesis("kill", []int32{1}, 85, 86) // between the two polls
 			}
