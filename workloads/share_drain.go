@@ -137,20 +137,7 @@ func (w *Workload) DrainShares(ctx context.Context) error {
 		}
 		return drained
 	}
-	var wg sync.WaitGroup
-	errs := make(chan error, len(w.shareSlots))
-	for _, s := range w.shareSlots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.shareLoop(dctx, s, done); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
+	if err := w.shareLoops(dctx, done); err != nil {
 		return err
 	}
 	return w.recordShareOffsets(ctx, adm, done())

@@ -137,14 +137,18 @@ func (w *Workload) openShareMember(s *shareSlot) (*shareMember, error) {
 
 // runShares runs every member until stop; then they leave (their client
 // closes and releases what it holds). A recorder error ends the run.
-func (w *Workload) runShares(stop context.Context) error {
+func (w *Workload) runShares(stop context.Context) error { return w.shareLoops(stop, nil) }
+
+// shareLoops runs every slot's shareLoop at once until they end (ctx, or
+// done for the drain) and returns the first error.
+func (w *Workload) shareLoops(ctx context.Context, done func() bool) error {
 	var wg sync.WaitGroup
 	errs := make(chan error, len(w.shareSlots))
 	for _, s := range w.shareSlots {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.shareLoop(stop, s, nil); err != nil {
+			if err := w.shareLoop(ctx, s, done); err != nil {
 				errs <- err
 			}
 		}()
