@@ -195,6 +195,18 @@ func indeterminate(err string) bool {
 	return false
 }
 
+// completedAs is the model's type of an op that completed as typ: a
+// completion neither ok nor fail is info.
+func completedAs(typ histories.Type) uint8 {
+	switch typ {
+	case histories.OK:
+		return model.OpOK
+	case histories.Fail:
+		return model.OpFail
+	}
+	return model.OpInfo
+}
+
 func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 	s := &c.Sends[pd.send]
 	s.Ret = e.Time

@@ -340,14 +340,7 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	ci := pd.gp.commit
 	op := &c.Commits[ci]
 	op.Ret, op.Err = e.Time, e.Error
-	switch e.Type {
-	case histories.OK:
-		op.Typ = model.OpOK
-	case histories.Fail:
-		op.Typ = model.OpFail
-	default:
-		op.Typ = model.OpInfo
-	}
+	op.Typ = completedAs(e.Type)
 	what := fmt.Sprintf("commit %s value", e.Type)
 	if len(e.Value) == 0 {
 		if e.Type == histories.OK {

@@ -125,14 +125,7 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 	ti := pd.txn
 	t := &c.Txns[ti]
 	t.Ret = e.Time
-	switch e.Type {
-	case histories.OK:
-		t.Typ = model.OpOK
-	case histories.Fail:
-		t.Typ = model.OpFail
-	default:
-		t.Typ = model.OpInfo
-	}
+	t.Typ = completedAs(e.Type)
 	if e.Error != "" {
 		if c.TxnErr == nil {
 			c.TxnErr = map[int32]string{}
