@@ -98,10 +98,6 @@ func TestSummarizeRealLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, m := range s.Markers {
-		got = append(got, fmt.Sprintf("%s-%d:%d %s %s %.1fs", m.Role, m.Node, m.Line, m.Name, m.Partition, float64(*m.Time)/1e9))
-	}
 	want := []string{
 		"controller-1000:9 fenced  15.7s",
 		"controller-1000:10 fenced  16.1s",
@@ -112,9 +108,9 @@ func TestSummarizeRealLogs(t *testing.T) {
 		"broker-0:11 divergence orders-0 38.2s",
 		"broker-0:12 truncate orders-0 38.2s",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("markers:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantMarkers(t, s.Markers, func(m Marker) string {
+		return fmt.Sprintf("%s-%d:%d %s %s %.1fs", m.Role, m.Node, m.Line, m.Name, m.Partition, float64(*m.Time)/1e9)
+	}, want)
 	if len(s.Nodes) != 3 || s.Nodes[0].Role != "broker" || s.Nodes[0].ID != 0 || s.Nodes[2].ID != 1000 {
 		t.Fatalf("nodes %+v", s.Nodes)
 	}
@@ -199,10 +195,6 @@ func TestSummarizeRealS2(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, m := range s.Markers {
-		got = append(got, fmt.Sprintf("%.1fs %s-%d %s %s %v", float64(*m.Time)/1e9, m.Role, m.Node, m.Name, m.Partition, m.Fields))
-	}
 	want := []string{
 		"17.1s controller-1000 fenced  map[broker:0 broker_epoch:16]",
 		"20.4s controller-1000 unclean-leader  map[leader:1 partition_index:0 topic_id:0LpMPWtAQu2QmZBLmqp5YA]",
@@ -212,12 +204,24 @@ func TestSummarizeRealS2(t *testing.T) {
 		"35.3s broker-0 truncate-below-hw orders-0 map[high_watermark:4480 offset:720]",
 		"35.3s broker-0 truncate orders-0 map[offset:720]",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("markers:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	wantMarkers(t, s.Markers, func(m Marker) string {
+		return fmt.Sprintf("%.1fs %s-%d %s %s %v", float64(*m.Time)/1e9, m.Role, m.Node, m.Name, m.Partition, m.Fields)
+	}, want)
 	for _, n := range s.Nodes {
 		if (n.ID == 1 || n.ID == 2) && len(n.Markers) != 0 {
 			t.Errorf("broker %d: markers %v, want none (its truncations had no effect)", n.ID, n.Markers)
 		}
+	}
+}
+
+// wantMarkers checks the markers, each rendered by line, against want.
+func wantMarkers(t *testing.T, markers []Marker, line func(Marker) string, want []string) {
+	t.Helper()
+	var got []string
+	for _, m := range markers {
+		got = append(got, line(m))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("markers:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -2,31 +2,37 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// runCLI runs kchaos with args and returns its exit code and output (the
+// error message goes to stderr, as in main).
 func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	root := newRoot()
-	var out bytes.Buffer
-	root.SetOut(&out)
-	root.SetErr(&out)
-	root.SetArgs(args)
-	return exitCode(root.Execute()), out.String()
+	return execCLI(false, args)
 }
 
 // runCLIErr is runCLI with the error message in the output too.
 func runCLIErr(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	return execCLI(true, args)
+}
+
+func execCLI(errInOutput bool, args []string) (int, string) {
 	root := newRoot()
 	var out bytes.Buffer
 	root.SetOut(&out)
 	root.SetErr(&out)
 	root.SetArgs(args)
-	code := exitCodeTo(&out, root.Execute())
+	errTo := io.Writer(os.Stderr)
+	if errInOutput {
+		errTo = &out
+	}
+	code := exitCodeTo(errTo, root.Execute())
 	return code, out.String()
 }
 
