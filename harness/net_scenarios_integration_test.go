@@ -181,18 +181,11 @@ func TestScenarioN2ClientsCutFromLeader(t *testing.T) {
 	invokedAt := map[int]int64{}
 	ackedDuring := map[int32]int{}
 	notAcked0, ackedAfter0 := map[string]int{}, 0
-	for _, e := range r.events {
-		if e.F != histories.FSend || e.Process < 0 {
-			continue
-		}
-		var v histories.SendValue
-		if err := e.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
+	eachValue(t, r.events, clientSend, func(e histories.Event, v histories.SendValue) {
 		if e.Type == histories.Invoke {
 			invoked[e.Process] = v
 			invokedAt[e.Process] = e.Time
-			continue
+			return
 		}
 		p := invoked[e.Process].Partition
 		switch {
@@ -207,7 +200,7 @@ func TestScenarioN2ClientsCutFromLeader(t *testing.T) {
 		case e.Type == histories.OK && p == 0 && e.Time > to:
 			ackedAfter0++
 		}
-	}
+	})
 	t.Logf("n2: during the cut: acked by partition %v, partition 0's sends ended %v; after the heal partition 0 acked %d", ackedDuring, notAcked0, ackedAfter0)
 	if ackedDuring[0] != 0 || ackedDuring[1] == 0 || ackedDuring[2] == 0 || len(notAcked0) == 0 || ackedAfter0 == 0 {
 		t.Error("n2: want no ack of partition 0 during the cut, acks of partitions 1 and 2, partition 0's sends failing or unknown, and acks of partition 0 after the heal")

@@ -153,24 +153,36 @@ func (r scenarioRun) lastLeader(t *testing.T) int32 {
 func (r scenarioRun) sendsWithError(t *testing.T, typ histories.Type, code string) []string {
 	invoked := map[int]string{}
 	var out []string
-	for _, e := range r.events {
-		if e.F != histories.FSend || e.Process < 0 {
+	eachValue(t, r.events, clientSend, func(e histories.Event, v histories.SendValue) {
+		switch {
+		case e.Type == histories.Invoke:
+			invoked[e.Process] = v.Value
+		case e.Type == typ && e.Error == code:
+			out = append(out, invoked[e.Process])
+		}
+	})
+	return out
+}
+
+// eachValue calls fn with every event that keep accepts and its value
+// decoded into a V; a value that does not decode fails t.
+func eachValue[V any](t *testing.T, events []histories.Event, keep func(histories.Event) bool, fn func(e histories.Event, v V)) {
+	t.Helper()
+	for _, e := range events {
+		if !keep(e) {
 			continue
 		}
-		var v histories.SendValue
+		var v V
 		if err := e.Decode(&v); err != nil {
 			t.Fatal(err)
 		}
-		if e.Type == histories.Invoke {
-			invoked[e.Process] = v.Value
-			continue
-		}
-		if e.Type == typ && e.Error == code {
-			out = append(out, invoked[e.Process])
-		}
+		fn(e, v)
 	}
-	return out
 }
+
+// clientSend keeps the clients' send events; observe the observer's samples.
+func clientSend(e histories.Event) bool { return e.F == histories.FSend && e.Process >= 0 }
+func observe(e histories.Event) bool    { return e.F == histories.FObserve }
 
 // finalValues is every value in the final read.
 func (r scenarioRun) finalValues(t *testing.T) map[string]bool {

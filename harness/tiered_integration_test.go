@@ -57,18 +57,11 @@ func TestTieredReadBackThroughRemote(t *testing.T) {
 
 	// The observer saw data tiered during the run.
 	var remoteSeen int64 = -1
-	for _, e := range r.events {
-		if e.F != histories.FObserve {
-			continue
-		}
-		var v histories.ObserveValue
-		if err := e.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
+	eachValue(t, r.events, observe, func(_ histories.Event, v histories.ObserveValue) {
 		if v.HighestRemoteOffset != nil && *v.HighestRemoteOffset > remoteSeen {
 			remoteSeen = *v.HighestRemoteOffset
 		}
-	}
+	})
 	if remoteSeen < 0 {
 		t.Errorf("tiered: the observer never saw a highest remote offset >= 0")
 	}
@@ -175,14 +168,7 @@ func r1Story(t *testing.T, version string) scenarioRun {
 	}
 	leaders := map[int32]bool{}
 	var remote, start int64 = -1, 0
-	for _, e := range r.events {
-		if e.F != histories.FObserve {
-			continue
-		}
-		var v histories.ObserveValue
-		if err := e.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
+	eachValue(t, r.events, observe, func(_ histories.Event, v histories.ObserveValue) {
 		if v.Leader >= 0 {
 			leaders[v.Leader] = true
 		}
@@ -192,7 +178,7 @@ func r1Story(t *testing.T, version string) scenarioRun {
 		if v.LogStartOffset != nil {
 			start = max(start, *v.LogStartOffset)
 		}
-	}
+	})
 	t.Logf("r1 on %s: leaders %v, highest remote offset %d, log start reached %d; lost-write %d, log-start-jump %d",
 		version, leaders, remote, start, r.count(checker.LostWrite), r.count(checker.LogStartJump))
 	for _, e := range r.res.Explanations {

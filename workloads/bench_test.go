@@ -62,12 +62,7 @@ func envDuration(name string, def time.Duration) time.Duration {
 }
 
 func benchProduce(b *testing.B, drv string) {
-	c := sharedCluster(b)
-	adm, err := c.Admin()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer adm.Close()
+	c, adm := sharedAdmin(b)
 	topic := "bench-" + drv + "-" + time.Now().Format("150405.000")
 	createTopic(b, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}})
 	warmup := envDuration("KCHAOS_BENCH_WARMUP", 20*time.Second)

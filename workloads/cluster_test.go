@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/cluster/docker"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/testenv"
 )
 
@@ -76,6 +78,31 @@ func sharedCluster(t tb) *docker.Cluster {
 		t.Fatalf("start cluster: %v", shared.err)
 	}
 	return shared.c
+}
+
+// sharedAdmin is sharedCluster with an admin client, closed when the test
+// ends.
+func sharedAdmin(t tb) (*docker.Cluster, *admin.Client) {
+	t.Helper()
+	c := sharedCluster(t)
+	adm, err := c.Admin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(adm.Close)
+	return c, adm
+}
+
+// newHistory creates history.jsonl in dir and returns its path and the
+// recorder writing it.
+func newHistory(t tb, dir string) (string, *histories.Recorder) {
+	t.Helper()
+	path := filepath.Join(dir, "history.jsonl")
+	rec, err := histories.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, rec
 }
 
 // createTopic creates topic with the assignment and min.insync.replicas 2.

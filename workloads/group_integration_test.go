@@ -54,12 +54,7 @@ func TestGroupWorkload(t *testing.T) {
 var groupRuns int
 
 func groupIntegration(t *testing.T, drv, protocol, commit string) {
-	c := sharedCluster(t)
-	adm, err := c.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
+	c, adm := sharedAdmin(t)
 	// A run number in the name: -count=N reuses the shared cluster.
 	groupRuns++
 	topic := fmt.Sprintf("grp-%s-%s-%s-%d", drv, protocol, commit, groupRuns)
@@ -75,11 +70,7 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join(dir, "history.jsonl")
-	rec, err := histories.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, rec := newHistory(t, dir)
 	w, err := New(Config{Driver: drv, Topic: topic, Partitions: 4, Producers: 2, Rate: 200,
 		Group:    GroupConfig{ID: group, Members: 3, Protocol: protocol, Commit: commit, CommitInterval: Duration(500 * time.Millisecond)},
 		Duration: Duration(25 * time.Second), FinalReadTimeout: Duration(60 * time.Second)}, c.Bootstrap(), rec)

@@ -5,7 +5,6 @@ package workloads
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -30,22 +29,13 @@ func TestIntegration(t *testing.T) {
 }
 
 func integration(t *testing.T, drv string) {
-	c := sharedCluster(t)
-	adm, err := c.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
+	c, adm := sharedAdmin(t)
 	topic := "wl-" + drv
 	createTopic(t, adm, topic, [][]int32{{0, 1, 2}, {1, 0, 2}})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 
-	path := filepath.Join(t.TempDir(), "history.jsonl")
-	rec, err := histories.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, rec := newHistory(t, t.TempDir())
 	obs := NewObserver(adm, rec, topic, ObserverOptions{})
 	obs.Start(ctx)
 	w, err := New(Config{Driver: drv, Topic: topic, Partitions: 2, Producers: 3, Acks: AcksAll,

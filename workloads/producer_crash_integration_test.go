@@ -5,7 +5,6 @@ package workloads
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,21 +28,12 @@ import (
 //   - every acked send is in the final read at its offset (nothing acked
 //     is lost), and producer 1 kept writing through the crash.
 func TestProducerCrashIntegration(t *testing.T) {
-	c := sharedCluster(t)
-	adm, err := c.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
+	c, adm := sharedAdmin(t)
 	topic := "wl-crash"
 	createTopic(t, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	path := filepath.Join(t.TempDir(), "history.jsonl")
-	rec, err := histories.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, rec := newHistory(t, t.TempDir())
 	w, err := New(Config{Driver: DriverFranz, Topic: topic, Partitions: 2, Producers: 2, MaxInFlight: 8,
 		Acks: AcksAll, Idempotent: true, Retries: 3, RequestTimeout: Duration(3 * time.Second),
 		Duration: Duration(12 * time.Second), FinalReadTimeout: Duration(60 * time.Second)}, c.Bootstrap(), rec)

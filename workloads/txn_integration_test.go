@@ -4,7 +4,6 @@ package workloads
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -22,22 +21,13 @@ import (
 // an aborted value (the aborts really wrote records); and that every
 // crashed producer's zombie transaction failed fenced.
 func TestTxnWorkload(t *testing.T) {
-	c := sharedCluster(t)
-	adm, err := c.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
+	c, adm := sharedAdmin(t)
 	topic := "wl-txn"
 	createTopic(t, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	path := filepath.Join(t.TempDir(), "history.jsonl")
-	rec, err := histories.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, rec := newHistory(t, t.TempDir())
 	cfg := Config{Topic: topic, Partitions: 3, Producers: 3, Consumers: 1,
 		Isolation: histories.ReadCommitted, RequestTimeout: Duration(3 * time.Second),
 		Transactions: TxnConfig{Enabled: true, Polls: true, AbortRate: 0.3, CrashRate: 0.1},
