@@ -25,14 +25,7 @@ func TestScenarioD1FollowerDiskFails(t *testing.T) {
 		t.Errorf("d1: partition 0 without a leader for %.1f s, want never", off)
 	}
 	var failAt, healAt int64
-	for _, e := range r.events {
-		if e.Process != histories.NemesisProcess || e.Type != histories.OK {
-			continue
-		}
-		var v histories.NemesisValue
-		if err := e.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
+	eachValue(t, r.events, nemesisOK, func(e histories.Event, v histories.NemesisValue) {
 		switch {
 		case e.F == histories.FDiskFail:
 			failAt = e.Time
@@ -45,7 +38,7 @@ func TestScenarioD1FollowerDiskFails(t *testing.T) {
 			healAt = e.Time
 			t.Logf("d1: heal disk: %s", e.Value)
 		}
-	}
+	})
 	if failAt == 0 || healAt <= failAt {
 		t.Fatalf("d1: disk-fail at %d, heal disk at %d", failAt, healAt)
 	}

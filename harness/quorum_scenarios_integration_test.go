@@ -84,19 +84,12 @@ func (r scenarioRun) wantMetadataRead(t *testing.T, story string) {
 		}
 	}
 	reads := map[string]int{}
-	for _, e := range r.events {
-		if e.F != histories.FMetadataRead || e.Type != histories.OK {
-			continue
-		}
-		var rd histories.MetadataRead
-		if err := e.Decode(&rd); err != nil {
-			t.Fatal(err)
-		}
+	eachValue(t, r.events, okOf(histories.FMetadataRead), func(_ histories.Event, rd histories.MetadataRead) {
 		reads[rd.Role]++
 		if rd.Role == "controller" && rd.LogEndOffset <= 0 {
 			t.Errorf("%s: controller %d reported metadata log end offset %d", story, rd.Node, rd.LogEndOffset)
 		}
-	}
+	})
 	if reads["broker"] < 3 || reads["controller"] != 3 {
 		t.Errorf("%s: metadata reads %v, want every broker (at least once) and the 3 controllers", story, reads)
 	}

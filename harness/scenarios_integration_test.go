@@ -180,9 +180,16 @@ func eachValue[V any](t *testing.T, events []histories.Event, keep func(historie
 	}
 }
 
-// clientSend keeps the clients' send events; observe the observer's samples.
+// clientSend keeps the clients' send events; observe the observer's
+// samples; okOf the ok completions of f; nemesisOK the nemesis's.
 func clientSend(e histories.Event) bool { return e.F == histories.FSend && e.Process >= 0 }
 func observe(e histories.Event) bool    { return e.F == histories.FObserve }
+func okOf(f string) func(histories.Event) bool {
+	return func(e histories.Event) bool { return e.F == f && e.Type == histories.OK }
+}
+func nemesisOK(e histories.Event) bool {
+	return e.Process == histories.NemesisProcess && e.Type == histories.OK
+}
 
 // finalValues is every value in the final read.
 func (r scenarioRun) finalValues(t *testing.T) map[string]bool {
@@ -317,16 +324,9 @@ func TestScenarioS8ELR(t *testing.T) {
 		sawLKELR  bool
 		sawELRAny bool
 	)
-	for _, e := range r.events {
-		if e.F != histories.FObserve || e.Type != histories.OK {
-			continue
-		}
-		var v histories.ObserveValue
-		if err := e.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
+	eachValue(t, r.events, okOf(histories.FObserve), func(e histories.Event, v histories.ObserveValue) {
 		if v.Partition != 0 {
-			continue
+			return
 		}
 		sawELRAny = sawELRAny || len(v.ELR) > 0
 		sawLKELR = sawLKELR || len(v.LastKnownELR) > 0
@@ -335,12 +335,12 @@ func TestScenarioS8ELR(t *testing.T) {
 			if slices.Equal(v.ISR, []int32{0}) {
 				elrAlone = v.ELR
 			}
-			continue
+			return
 		}
 		if elected == nil && v.Leader >= 0 && v.LeaderEpoch > epochCut {
 			elected = &v
 		}
-	}
+	})
 	if !sawELRAny {
 		t.Fatal("s8: the observer never saw a non-empty ELR: ELR was not engaged")
 	}

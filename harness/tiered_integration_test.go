@@ -116,21 +116,14 @@ func TestTieredReadBackThroughRemote(t *testing.T) {
 	for _, rec := range final.Records {
 		held[rec.Value] = true
 	}
-	for _, e := range r.events {
-		if e.F != histories.FSend || e.Type != histories.OK {
-			continue
-		}
-		var v histories.SendValue
-		if err := e.Decode(&v); err != nil {
-			t.Fatal(err)
-		}
+	eachValue(t, r.events, okOf(histories.FSend), func(_ histories.Event, v histories.SendValue) {
 		if v.Offset != nil && *v.Offset < local {
 			acked++
 			if !held[v.Value] {
 				t.Errorf("tiered: acked %s at offset %d (remote tier) missing from the final read", v.Value, *v.Offset)
 			}
 		}
-	}
+	})
 	if acked == 0 {
 		t.Errorf("tiered: no acked send below the local log start %d", local)
 	}
