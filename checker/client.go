@@ -35,6 +35,7 @@ func (c *Checker) addClient(e *histories.Event) error {
 		}
 		c.Clients++
 		pd := &pending{f: e.F, call: e.Time, send: -1, txn: -1, at: invokeAt{e.Index, c.line}}
+		var err error
 		switch e.F {
 		case histories.FSend:
 			if len(e.Value) == 0 {
@@ -75,29 +76,22 @@ func (c *Checker) addClient(e *histories.Event) error {
 				pd.tps = append(pd.tps, c.tp([]byte(req.Topic), part))
 			}
 		case histories.FPoll:
-			if err := c.pollInvoke(pd, e); err != nil {
-				return err
-			}
+			err = c.pollInvoke(pd, e)
 		case histories.FTxn:
-			if err := c.invokeTxn(pd, e); err != nil {
-				return err
-			}
+			err = c.invokeTxn(pd, e)
 		case histories.FSubscribe:
-			if err := c.invokeSubscribe(pd, e); err != nil {
-				return err
-			}
+			err = c.invokeSubscribe(pd, e)
 		case histories.FCommit:
-			if err := c.invokeCommit(pd, e); err != nil {
-				return err
-			}
+			err = c.invokeCommit(pd, e)
 		case histories.FRebalance:
-			if err := c.invokeRebalance(pd, e); err != nil {
-				return err
-			}
+			err = c.invokeRebalance(pd, e)
 		case histories.FAssign:
 		case histories.FShareSubscribe, histories.FSharePoll, histories.FShareAck, histories.FShareOffsets: // domain_share.go
 		default:
 			c.ignored[e.F]++
+		}
+		if err != nil {
+			return err
 		}
 		c.open[p] = pd
 		return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/model"
@@ -125,6 +126,15 @@ func decodeGroup(what string, raw []byte, v any) error {
 	return nil
 }
 
+// decodeRequired is decodeGroup for a value the op must have: an empty
+// one is an error naming the field "value" of what's op ("commit invoke").
+func decodeRequired(what string, raw []byte, v any) error {
+	if len(raw) == 0 {
+		return fmt.Errorf("%s: missing field \"value\"", strings.TrimSuffix(what, " value"))
+	}
+	return decodeGroup(what, raw, v)
+}
+
 // need names the first absent field of fs.
 func need(what string, fs ...struct {
 	ok   bool
@@ -163,11 +173,8 @@ func (c *Checker) memberOf(what string, p int32, g string) (*member, error) {
 
 func (c *Checker) invokeSubscribe(pd *pending, e *histories.Event) error {
 	const what = "subscribe invoke value"
-	if len(e.Value) == 0 {
-		return errors.New(`subscribe invoke: missing field "value"`)
-	}
 	var v subVal
-	if err := decodeGroup(what, e.Value, &v); err != nil {
+	if err := decodeRequired(what, e.Value, &v); err != nil {
 		return err
 	}
 	if err := need(what, field{v.Group != nil && *v.Group != "", "group"}, field{v.Member != nil && *v.Member != "", "member"},
@@ -290,11 +297,8 @@ func (c *Checker) partitionOffsets(what, topic string, m map[string]int64) (map[
 
 func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
 	const what = "commit invoke value"
-	if len(e.Value) == 0 {
-		return errors.New(`commit invoke: missing field "value"`)
-	}
 	var v commitVal
-	if err := decodeGroup(what, e.Value, &v); err != nil {
+	if err := decodeRequired(what, e.Value, &v); err != nil {
 		return err
 	}
 	if err := need(what, field{v.Group != nil, "group"}, field{v.Topic != nil, "topic"}, field{v.Offsets != nil, "offsets"}); err != nil {

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -16,9 +15,6 @@ import (
 
 func (c *Checker) invokeRebalance(pd *pending, e *histories.Event) error {
 	const what = "rebalance invoke value"
-	if len(e.Value) == 0 {
-		return errors.New(`rebalance invoke: missing field "value"`)
-	}
 	v, err := c.decodeRebal(what, e.Value)
 	if err != nil {
 		return err
@@ -33,7 +29,7 @@ func (c *Checker) invokeRebalance(pd *pending, e *histories.Event) error {
 
 func (c *Checker) decodeRebal(what string, raw []byte) (*rebalVal, error) {
 	var v rebalVal
-	if err := decodeGroup(what, raw, &v); err != nil {
+	if err := decodeRequired(what, raw, &v); err != nil {
 		return nil, err
 	}
 	if err := need(what, field{v.Group != nil, "group"}, field{v.Topic != nil, "topic"}); err != nil {
@@ -66,9 +62,6 @@ func (c *Checker) completeRebalance(pd *pending, e *histories.Event) error {
 		return nil // a rebalance is learned: only an ok one says anything
 	}
 	const what = "rebalance ok value"
-	if len(e.Value) == 0 {
-		return errors.New(`rebalance ok: missing field "value"`)
-	}
 	v, err := c.decodeRebal(what, e.Value)
 	if err != nil {
 		return err
