@@ -177,13 +177,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 
 	stop, stopNow := context.WithTimeout(ctx, w.cfg.Duration.Std())
 	defer stopNow()
-	go func() {
-		select {
-		case <-w.stopCh:
-			stopNow()
-		case <-stop.Done():
-		}
-	}()
+	go cancelOn(stop, w.stopCh, stopNow)
 	// ops outlives stop: sends in flight when the run ends get up to their
 	// own timeout to complete; then ops is canceled and the clients closed.
 	ops, cancelOps := context.WithCancel(context.WithoutCancel(ctx))
@@ -196,13 +190,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	// The producers stop at the end of the run, or earlier at StopProducers.
 	prodStop, stopProd := context.WithCancel(stop)
 	defer stopProd()
-	go func() {
-		select {
-		case <-w.prodStopCh:
-			stopProd()
-		case <-prodStop.Done():
-		}
-	}()
+	go cancelOn(prodStop, w.prodStopCh, stopProd)
 	go func() {
 		defer wg.Done()
 		defer close(prodDone)
@@ -331,4 +319,14 @@ func Run(ctx context.Context, cfg Config, bootstrap []string, rec Recorder) (Sta
 		return Stats{}, err
 	}
 	return w.Run(ctx)
+}
+
+// cancelOn calls cancel when ch is closed (Stop, StopProducers), unless
+// ctx ends first; run it in its own goroutine.
+func cancelOn(ctx context.Context, ch <-chan struct{}, cancel func()) {
+	select {
+	case <-ch:
+		cancel()
+	case <-ctx.Done():
+	}
 }

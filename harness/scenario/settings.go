@@ -143,24 +143,24 @@ func (s *Scenario) elrOn() bool {
 // shareVersionSetting is the share.version level the cluster is
 // formatted with ("" when the version is unknown).
 func (s *Scenario) shareVersionSetting() string {
-	if l, err := s.Cluster.shareVersion(); err == nil && l != nil {
-		return fmt.Sprint(*l)
-	}
-	v, err := cluster.ParseVersion(s.Cluster.Kafka)
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprint(v.ShareVersionDefault())
+	return s.formattedLevel(s.Cluster.shareVersion, cluster.Version.ShareVersionDefault)
 }
 
 // txnVersion is the transaction.version level the cluster is formatted with.
 func (s *Scenario) txnVersion() string {
-	if l, err := s.Cluster.txnVersion(); err == nil && l != nil {
+	return s.formattedLevel(s.Cluster.txnVersion, cluster.Version.TransactionVersionDefault)
+}
+
+// formattedLevel is a feature's level the cluster is formatted with: the
+// scenario's own (set), else the release's default ("" when the release
+// is unknown).
+func (s *Scenario) formattedLevel(set func() (*int16, error), def func(cluster.Version) int16) string {
+	if l, err := set(); err == nil && l != nil {
 		return fmt.Sprint(*l)
 	}
 	v, err := cluster.ParseVersion(s.Cluster.Kafka)
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprint(v.TransactionVersionDefault())
+	return fmt.Sprint(def(v))
 }
