@@ -92,13 +92,7 @@ func (c *franzConsumer) Assign(_ context.Context, offsets map[int32]int64) error
 	if err != nil {
 		return err
 	}
-	c.mu.Lock()
-	old := c.cl
-	c.cl = cl
-	c.mu.Unlock()
-	if old != nil {
-		old.Close()
-	}
+	c.setClient(cl)
 	return nil
 }
 
@@ -169,12 +163,17 @@ func franzIsolation(level string) kgo.IsolationLevel {
 
 // Close closes both clients.
 func (c *franzConsumer) Close() {
-	c.mu.Lock()
-	cl := c.cl
-	c.cl = nil
-	c.mu.Unlock()
-	if cl != nil {
-		cl.Close()
-	}
+	c.setClient(nil)
 	c.closeOnce.Do(c.meta.Close)
+}
+
+// setClient makes cl the fetching client and closes the one before it.
+func (c *franzConsumer) setClient(cl *kgo.Client) {
+	c.mu.Lock()
+	old := c.cl
+	c.cl = cl
+	c.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
 }
