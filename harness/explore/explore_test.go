@@ -63,10 +63,7 @@ func (r *simRunner) run(_ context.Context, s *scenario.Scenario, store string) (
 }
 
 func TestExploreKeepsFindingsAndShrinks(t *testing.T) {
-	e, err := Explorable(load(t, "s2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := explorable(t, "s2")
 	store := t.TempDir()
 	r := &simRunner{t: t}
 	var progress []Progress
@@ -150,10 +147,7 @@ func TestExploreKeepsFindingsAndShrinks(t *testing.T) {
 
 // TestExploreForDuration: --for bounds the runs by the clock.
 func TestExploreForDuration(t *testing.T) {
-	e, err := Explorable(load(t, "s2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := explorable(t, "s2")
 	now := time.Unix(0, 0)
 	r := &simRunner{t: t}
 	run := func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {

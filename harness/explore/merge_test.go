@@ -18,10 +18,7 @@ import (
 // findings' folders point into their shard folders, and shard 3 is named
 // missing. Mixing explorations or repeating a shard is bad input.
 func TestMerge(t *testing.T) {
-	e, err := Explorable(load(t, "s2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := explorable(t, "s2")
 	r := &simRunner{t: t}
 	var dirs []string
 	for i := 1; i <= 3; i++ {

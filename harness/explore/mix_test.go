@@ -22,6 +22,17 @@ func load(t *testing.T, name string, sets ...string) *scenario.Scenario {
 	return s
 }
 
+// explorable loads name with sets and makes it explorable with the
+// default mix.
+func explorable(t *testing.T, name string, sets ...string) *scenario.Scenario {
+	t.Helper()
+	e, err := Explorable(load(t, name, sets...), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
 // TestExplorableDefaultMix: a scripted scenario explores the default mix
 // (every fault the Docker backend can do, nemesis.RandomMix) in Jepsen's
 // periods, its steps dropped; --faults replaces the mix.
@@ -79,10 +90,7 @@ func TestExplorableRefuses(t *testing.T) {
 // TestSchedulesPerSeed: the same run seed draws the same schedule, a
 // different one another; run seeds are a pure function of (base, i).
 func TestSchedulesPerSeed(t *testing.T) {
-	e, err := Explorable(load(t, "s2", "workload.duration=60s"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := explorable(t, "s2", "workload.duration=60s")
 	brokers := []int32{0, 1, 2}
 	plan := func(seed int64) string {
 		r := WithSeed(e, seed)
@@ -126,10 +134,7 @@ func TestSchedulesPerSeed(t *testing.T) {
 func TestClasses(t *testing.T) {
 	// Explored, s2 keeps unclean off (its story's set-config is gone):
 	// lost-write == 0 and offset-reuse == 0 apply.
-	s2, err := Explorable(load(t, "s2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s2 := explorable(t, "s2")
 	// With unclean on, only s2's story checks apply (lost-write > 0,
 	// offset-reuse > 0, leader_after_fault == 1): none is an invariant.
 	unclean, err := scenario.Load("s2", []string{"topic.configs.unclean.leader.election.enable=true"})

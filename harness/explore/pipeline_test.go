@@ -14,10 +14,7 @@ import (
 // end; a finding's shrink runs are not announced; the idle time between
 // one run's workload and the next's is measured, except across a shrink.
 func TestExploreAnnouncesTheNextRun(t *testing.T) {
-	e, err := Explorable(load(t, "s2"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := explorable(t, "s2")
 	for _, tc := range []struct {
 		name     string
 		runs     int
