@@ -84,6 +84,15 @@ func (w tWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// replicated creates topic on brokers 0, 1 and 2, produces n records and
+// waits until all three are in sync: where most tests here start.
+func (h *harness) replicated(topic string, n int) {
+	h.t.Helper()
+	h.topic(topic, []int32{0, 1, 2}, nil)
+	h.produce(n, "a", false)
+	h.until(isr(0, 1, 2), 30*time.Second)
+}
+
 // topic creates topic with the replica list and configs, and makes it the
 // env's workload topic.
 func (h *harness) topic(name string, replicas []int32, configs map[string]string) {

@@ -99,9 +99,7 @@ func kernelHasNetem(h *harness) (bool, string) {
 //   - partition, pause and kill proofs.
 func TestNetFaults(t *testing.T) {
 	h := start(t, nil)
-	h.topic("nf", []int32{0, 1, 2}, nil)
-	h.produce(100, "a", false)
-	h.until(isr(0, 1, 2), 30*time.Second)
+	h.replicated("nf", 100)
 	ctx := context.Background()
 	before := netState(h)
 
@@ -238,9 +236,7 @@ func iptablesSave(h *harness, id int32) string {
 // every node's iptables-save as before, with no qdisc.
 func TestNetemLoss(t *testing.T) {
 	h := start(t, nil)
-	h.topic("nl", []int32{0, 1, 2}, nil)
-	h.produce(100, "a", false)
-	h.until(isr(0, 1, 2), 30*time.Second)
+	h.replicated("nl", 100)
 	ctx := context.Background()
 	before := netState(h)
 	saved := map[int32]string{}

@@ -21,9 +21,7 @@ import (
 // brings them back into the ISR and leaves no kchaos rule.
 func TestPartitionLeaderFollowers(t *testing.T) {
 	h := start(t, nil)
-	h.topic("lf", []int32{0, 1, 2}, nil)
-	h.produce(200, "a", false)
-	h.until(isr(0, 1, 2), 30*time.Second)
+	h.replicated("lf", 200)
 	h.inject(nemesis.Step{Fault: histories.FPartition,
 		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeLeaderFollowers}})
 	h.produceLeaderAck(10, "lag")

@@ -23,9 +23,7 @@ func nodes(ids ...int32) *nemesis.Target {
 // replica.lag.time.max.ms, and rejoins once resumed.
 func TestPauseResume(t *testing.T) {
 	h := start(t, nil)
-	h.topic("pr", []int32{0, 1, 2}, nil)
-	h.produce(100, "a", false)
-	h.until(isr(0, 1, 2), 30*time.Second)
+	h.replicated("pr", 100)
 	h.inject(nemesis.Step{Fault: histories.FPause, Target: nodes(2)})
 	st, _ := h.c.State(context.Background(), 2)
 	must(t, st.Running && st.Paused, "broker 2 state after pause: %+v", st)
@@ -93,9 +91,7 @@ func logLen(t *testing.T, h *harness, id int32) int {
 func TestKillStartRestart(t *testing.T) {
 	h := start(t, nil)
 	ctx := context.Background()
-	h.topic("ks", []int32{0, 1, 2}, nil)
-	h.produce(200, "a", false)
-	h.until(isr(0, 1, 2), 30*time.Second)
+	h.replicated("ks", 200)
 	mark := logLen(t, h, 0)
 
 	begin := time.Now()

@@ -48,9 +48,7 @@ steps:
 // is live and the partition has a leader; no kchaos rule may remain.
 func TestRunnerScriptedCancelled(t *testing.T) {
 	h := start(t, nil)
-	h.topic("s11", []int32{0, 1, 2}, nil)
-	h.produce(100, "a", false)
-	h.until(isr(0, 1, 2), 30*time.Second)
+	h.replicated("s11", 100)
 	s, err := nemesis.ParseSchedule([]byte(s11))
 	if err != nil {
 		t.Fatal(err)
