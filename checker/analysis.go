@@ -1,9 +1,6 @@
 package checker
 
 import (
-	"maps"
-	"slices"
-
 	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
@@ -31,7 +28,7 @@ func (c *Checker) Result() *Result {
 // closeOpen ends the ops still open when the history ends as Jepsen does:
 // their outcome is unknown (info). A final read still open did not complete.
 func (c *Checker) closeOpen() {
-	procs := slices.Sorted(maps.Keys(c.open))
+	procs := sortedKeys(c.open)
 	for _, p := range procs {
 		pd := c.open[p]
 		switch pd.f {

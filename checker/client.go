@@ -3,8 +3,6 @@ package checker
 import (
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/kchaos/kchaos/checker/model"
@@ -322,7 +320,7 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 	topic := v.Topic
 	if len(v.Ends) > 0 {
 		op.Ends = map[int32]int64{}
-		for _, p := range slices.Sorted(maps.Keys(v.Ends)) {
+		for _, p := range sortedKeys(v.Ends) {
 			tp := c.tp(topic, p)
 			op.Ends[tp] = v.Ends[p]
 			covered = append(covered, tp)
@@ -330,19 +328,19 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 	}
 	if len(v.Starts) > 0 {
 		op.Starts = map[int32]int64{}
-		for _, p := range slices.Sorted(maps.Keys(v.Starts)) {
+		for _, p := range sortedKeys(v.Starts) {
 			op.Starts[c.tp(topic, p)] = v.Starts[p]
 		}
 	}
 	if len(v.HWs) > 0 || len(v.LSOs) > 0 || len(v.Open) > 0 {
 		op.TxnEnds = &model.FinalTxnEnds{HWs: map[int32]int64{}, LSOs: map[int32]int64{}, Open: map[int32][]histories.OpenTxn{}}
-		for _, p := range slices.Sorted(maps.Keys(v.HWs)) {
+		for _, p := range sortedKeys(v.HWs) {
 			op.TxnEnds.HWs[c.tp(topic, p)] = v.HWs[p]
 		}
-		for _, p := range slices.Sorted(maps.Keys(v.LSOs)) {
+		for _, p := range sortedKeys(v.LSOs) {
 			op.TxnEnds.LSOs[c.tp(topic, p)] = v.LSOs[p]
 		}
-		for _, p := range slices.Sorted(maps.Keys(v.Open)) {
+		for _, p := range sortedKeys(v.Open) {
 			op.TxnEnds.Open[c.tp(topic, p)] = v.Open[p]
 		}
 	}
@@ -385,7 +383,7 @@ func (c *Checker) assign(p int, e *histories.Event) error {
 		return nil
 	}
 	parts := append([]int32(nil), a.Partitions...)
-	keys := slices.Sorted(maps.Keys(a.Offsets))
+	keys := sortedKeys(a.Offsets)
 	for _, k := range keys {
 		part, err := histories.ParsePartitionKey(k)
 		if err != nil {

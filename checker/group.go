@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -284,7 +283,7 @@ func (c *Checker) partitionOffsets(what, topic string, m map[string]int64) (map[
 		}
 		out[p] = o
 	}
-	for _, p := range slices.Sorted(maps.Keys(out)) {
+	for _, p := range sortedKeys(out) {
 		if out[p] < 0 {
 			return nil, fmt.Errorf("%s: field \"offsets\": partition %d at %d, negative", what, p, out[p])
 		}
@@ -322,7 +321,7 @@ func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
 	if v.MemberID != nil {
 		op.MID = *v.MemberID
 	}
-	for _, p := range slices.Sorted(maps.Keys(offs)) {
+	for _, p := range sortedKeys(offs) {
 		tp := c.tp([]byte(*v.Topic), p)
 		prev, ok := c.committed[groupTP{m.Group, tp}]
 		if !ok {
@@ -373,7 +372,7 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 	if err != nil {
 		return err
 	}
-	for _, p := range slices.Sorted(maps.Keys(offs)) {
+	for _, p := range sortedKeys(offs) {
 		i := slices.IndexFunc(op.Parts, func(cp commitPart) bool { return c.TPs[cp.TP].Partition == p && c.TPs[cp.TP].Topic == topic })
 		if i < 0 {
 			return fmt.Errorf("%s: field \"offsets\": partition %d, which its invoke did not ask for", what, p)

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"github.com/kchaos/kchaos/checker/model"
-	"maps"
 	"slices"
 	"sort"
 )
@@ -78,7 +77,7 @@ func (c *Checker) noteDelivered(p int32, clock int64, op *model.Read) {
 		r := c.Recs[i]
 		ends[r.TP] = max(ends[r.TP], r.Off+1)
 	}
-	for _, tp := range slices.Sorted(maps.Keys(ends)) {
+	for _, tp := range sortedKeys(ends) {
 		k := procTP{p, tp}
 		s := append(c.deliv[k], delivStep{end: ends[tp], clock: clock})
 		if len(s) > autoBoundPolls {

@@ -89,7 +89,7 @@ func (c *Checker) checkBounds(what string, v *histories.ReadFields) error {
 		name string
 		m    map[int32]int64
 	}{{"end_offsets", v.Ends}, {"start_offsets", v.Starts}, {"high_watermarks", v.HWs}, {"last_stable_offsets", v.LSOs}} {
-		for _, p := range slices.Sorted(maps.Keys(m.m)) {
+		for _, p := range sortedKeys(m.m) {
 			if m.m[p] < 0 {
 				return fmt.Errorf("%s: field %q: partition %d at %d, negative", what, m.name, p, m.m[p])
 			}
@@ -98,12 +98,12 @@ func (c *Checker) checkBounds(what string, v *histories.ReadFields) error {
 			}
 		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(v.HWs)) {
+	for _, p := range sortedKeys(v.HWs) {
 		if lso, ok := v.LSOs[p]; ok && lso > v.HWs[p] {
 			return fmt.Errorf("%s: field \"last_stable_offsets\": partition %d at %d, above its high watermark %d", what, p, lso, v.HWs[p])
 		}
 	}
-	for _, p := range slices.Sorted(maps.Keys(v.Open)) {
+	for _, p := range sortedKeys(v.Open) {
 		txns := v.Open[p]
 		if err := c.checkPlace(fmt.Sprintf("%s: field \"open_txns\"", what), v.Topic, p); err != nil {
 			return err
@@ -115,6 +115,16 @@ func (c *Checker) checkBounds(what string, v *histories.ReadFields) error {
 		}
 	}
 	return nil
+}
+
+// sortedKeys returns m's keys in order (iterating a map directly would
+// number partitions in Go's random map order) in one allocation, where
+// slices.Sorted(maps.Keys(m)) grows its slice: a check sorts the
+// partitions of every read.
+func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
+	keys := slices.AppendSeq(make([]K, 0, len(m)), maps.Keys(m))
+	slices.Sort(keys)
+	return keys
 }
 
 // pollOrder follows one consumer through the records of a poll, in the

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 )
@@ -16,7 +15,7 @@ func (r *Result) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", strings.ToUpper(r.Valid.String()))
 	if len(r.Counts) > 0 {
-		names := slices.Sorted(maps.Keys(r.Counts))
+		names := sortedKeys(r.Counts)
 		var parts []string
 		for _, n := range names {
 			parts = append(parts, fmt.Sprintf("%s %d", n, r.Counts[n]))

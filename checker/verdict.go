@@ -2,7 +2,6 @@ package checker
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -95,7 +94,7 @@ func (a *analysis) verdict() {
 		unknown = append(unknown, f.Unknowns()...)
 	}
 	if len(c.ignored) > 0 {
-		fs := slices.Sorted(maps.Keys(c.ignored))
+		fs := sortedKeys(c.ignored)
 		var parts []string
 		for _, f := range fs {
 			parts = append(parts, fmt.Sprintf("%s %d", f, c.ignored[f]))
