@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -120,25 +121,43 @@ func (e *Env) waitHealthy(ctx context.Context, limit time.Duration) error {
 	if e.Topic == "" {
 		return nil
 	}
+	if last, ok := e.untilTopic(ctx, func(parts []admin.PartitionState) (string, bool) {
+		if len(parts) == 0 {
+			return "", false
+		}
+		var offline []int32
+		for _, p := range parts {
+			if p.Leader < 0 {
+				offline = append(offline, p.Partition)
+			}
+		}
+		if len(offline) == 0 {
+			return "", true
+		}
+		return fmt.Sprintf("partitions without a leader: %v", offline), false
+	}); !ok {
+		return fmt.Errorf("topic %s: not every partition has a leader within %s (%s)", e.Topic, limit, last)
+	}
+	return nil
+}
+
+// untilTopic describes the workload topic every PollInterval until
+// pending, given its partitions, says they are done, or ctx ends: then it
+// returns the last thing pending (or the last error; a pending that says
+// nothing keeps the one before) and false.
+func (e *Env) untilTopic(ctx context.Context, pending func([]admin.PartitionState) (what string, done bool)) (string, bool) {
 	var last string
 	for {
 		parts, err := e.State().Describe(ctx, e.Topic)
-		if err == nil && len(parts) > 0 {
-			var offline []int32
-			for _, p := range parts {
-				if p.Leader < 0 {
-					offline = append(offline, p.Partition)
-				}
-			}
-			if len(offline) == 0 {
-				return nil
-			}
-			last = fmt.Sprintf("partitions without a leader: %v", offline)
-		} else if err != nil {
+		if err != nil {
 			last = err.Error()
+		} else if what, done := pending(parts); done {
+			return "", true
+		} else if what != "" {
+			last = what
 		}
 		if sleep(ctx, PollInterval) != nil {
-			return fmt.Errorf("topic %s: not every partition has a leader within %s (%s)", e.Topic, limit, last)
+			return last, false
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -218,25 +219,19 @@ func (e *Env) waitInService(ctx context.Context, id int32, limit time.Duration) 
 	if e.Topic == "" {
 		return nil
 	}
-	var last string
-	for {
-		parts, err := e.State().Describe(ctx, e.Topic)
-		if err == nil {
-			var out []int32
-			for _, p := range parts {
-				if slices.Contains(p.Replicas, id) && !slices.Contains(p.ISR, id) {
-					out = append(out, p.Partition)
-				}
+	if last, ok := e.untilTopic(ctx, func(parts []admin.PartitionState) (string, bool) {
+		var out []int32
+		for _, p := range parts {
+			if slices.Contains(p.Replicas, id) && !slices.Contains(p.ISR, id) {
+				out = append(out, p.Partition)
 			}
-			if len(out) == 0 {
-				return nil
-			}
-			last = fmt.Sprintf("not in the ISR of partitions %v", out)
-		} else {
-			last = err.Error()
 		}
-		if sleep(ctx, PollInterval) != nil {
-			return fmt.Errorf("broker %d not back in service within %s: %s", id, limit, last)
+		if len(out) == 0 {
+			return "", true
 		}
+		return fmt.Sprintf("not in the ISR of partitions %v", out), false
+	}); !ok {
+		return fmt.Errorf("broker %d not back in service within %s: %s", id, limit, last)
 	}
+	return nil
 }
