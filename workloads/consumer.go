@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
 )
 
 // pollWait bounds one poll: long enough to batch records, short enough that
@@ -155,10 +156,8 @@ func (w *Workload) offsetsUntil(stop context.Context, c Consumer, parts []int32)
 		if err != nil {
 			w.c.countError(ErrorName(err))
 		}
-		select {
-		case <-stop.Done():
+		if ctxsleep.Sleep(stop, 250*time.Millisecond) != nil {
 			return nil, stop.Err()
-		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }

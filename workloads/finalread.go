@@ -10,6 +10,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
 )
 
 // ClusterView is what the final read and the observer need of the
@@ -277,10 +278,8 @@ func endOffset(ctx context.Context, view ClusterView, topic string, p int32) (in
 		} else {
 			last = err
 		}
-		select {
-		case <-ctx.Done():
+		if ctxsleep.Sleep(ctx, 250*time.Millisecond) != nil {
 			return -1, fmt.Errorf("partition %d: high watermark: %w (last: %v)", p, ctx.Err(), last)
-		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }
@@ -348,10 +347,8 @@ func (w *Workload) stableEnd(ctx context.Context, c Consumer, p int32, hw int64)
 		} else {
 			last = err
 		}
-		select {
-		case <-ctx.Done():
+		if ctxsleep.Sleep(ctx, 250*time.Millisecond) != nil {
 			return -1, fmt.Errorf("partition %d: last stable offset: %w (last: %v)", p, ctx.Err(), last)
-		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }
@@ -373,10 +370,8 @@ func startOffset(ctx context.Context, c Consumer, p int32) (int64, error) {
 		if o, ok := offs[p]; err == nil && ok {
 			return o, nil
 		}
-		select {
-		case <-ctx.Done():
+		if ctxsleep.Sleep(ctx, 250*time.Millisecond) != nil {
 			return -1, fmt.Errorf("partition %d: log start: %w (last: %v)", p, ctx.Err(), err)
-		case <-time.After(250 * time.Millisecond):
 		}
 	}
 }
