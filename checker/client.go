@@ -164,13 +164,19 @@ func (c *Checker) checkPlace(what string, topic []byte, p int32) error {
 // addSendOf records that send s invoked value val (values the format
 // says are unique may still be re-sent: each read is attributed to the
 // send that explains it, see explainer).
-func (c *Checker) addSendOf(val, s int32) {
-	vi := &c.Vals[val]
-	if vi.Send < 0 {
-		vi.Send = s
+func (c *Checker) addSendOf(val, s int32) { addWriter(&c.Vals[val].Send, &c.SendsOf, val, s) }
+
+// addWriter records that s wrote val: as its first writer, or after it
+// in more (made on first use).
+func addWriter(first *int32, more *map[int32][]int32, val, s int32) {
+	if *first < 0 {
+		*first = s
 		return
 	}
-	c.SendsOf[val] = append(c.SendsOf[val], s)
+	if *more == nil {
+		*more = map[int32][]int32{}
+	}
+	(*more)[val] = append((*more)[val], s)
 }
 
 // indeterminate names the send errors that the contract makes info ("a

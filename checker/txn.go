@@ -109,17 +109,7 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 }
 
 // addTxnSendOf records that txn send s invoked value val (see addSendOf).
-func (c *Checker) addTxnSendOf(val, s int32) {
-	vi := &c.Vals[val]
-	if vi.Txn < 0 {
-		vi.Txn = s
-		return
-	}
-	if c.TxnSendsOf == nil {
-		c.TxnSendsOf = map[int32][]int32{}
-	}
-	c.TxnSendsOf[val] = append(c.TxnSendsOf[val], s)
-}
+func (c *Checker) addTxnSendOf(val, s int32) { addWriter(&c.Vals[val].Txn, &c.TxnSendsOf, val, s) }
 
 func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 	ti := pd.txn
