@@ -464,25 +464,11 @@ func (s *memberSlot) close() {
 
 // runGroup runs every member until stop.
 func (w *Workload) runGroup(stop context.Context, slots []*memberSlot) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, len(slots))
-	for _, s := range slots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := s.run(stop); err != nil {
-				errs <- fmt.Errorf("group member %s: %w", s.name, err)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return errors.Join(slices.Collect(func(yield func(error) bool) {
-		for e := range errs {
-			if !yield(e) {
-				return
-			}
+	return errors.Join(runAll(len(slots), func(i int) error {
+		if err := slots[i].run(stop); err != nil {
+			return fmt.Errorf("group member %s: %w", slots[i].name, err)
 		}
+		return nil
 	})...)
 }
 

@@ -142,20 +142,7 @@ func (w *Workload) runShares(stop context.Context) error { return w.shareLoops(s
 // shareLoops runs every slot's shareLoop at once until they end (ctx, or
 // done for the drain) and returns the first error.
 func (w *Workload) shareLoops(ctx context.Context, done func() bool) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, len(w.shareSlots))
-	for _, s := range w.shareSlots {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.shareLoop(ctx, s, done); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
+	return firstErr(runAll(len(w.shareSlots), func(i int) error { return w.shareLoop(ctx, w.shareSlots[i], done) }))
 }
 
 // shareLoop is one slot's member: poll, process, ack, until ctx ends or

@@ -102,20 +102,7 @@ func (w *Workload) openTxnProducers(reg *txnClients) ([]TxnProducer, error) {
 // ends and each one's last transaction completed. ops bounds every
 // request, as for sends.
 func (w *Workload) runTxnProducers(stop, ops context.Context, clients []TxnProducer, reg *txnClients) error {
-	var wg sync.WaitGroup
-	errs := make(chan error, len(clients))
-	for i, cl := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.txnSlot(stop, ops, i, cl, reg); err != nil {
-				errs <- err
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
+	return firstErr(runAll(len(clients), func(i int) error { return w.txnSlot(stop, ops, i, clients[i], reg) }))
 }
 
 // txnSlot is producer i's process (and its successors): one transaction

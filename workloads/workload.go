@@ -330,3 +330,34 @@ func cancelOn(ctx context.Context, ch <-chan struct{}, cancel func()) {
 	case <-ctx.Done():
 	}
 }
+
+// runAll runs run(0), ..., run(n-1) at once, waits for all of them and
+// returns their errors in the order they came.
+func runAll(n int, run func(i int) error) []error {
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := run(i); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// firstErr is the first of errs, or nil.
+func firstErr(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return errs[0]
+}
