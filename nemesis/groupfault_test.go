@@ -86,15 +86,9 @@ func TestMemberFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var kinds []string
-	for _, ev := range evs {
-		if ev.Type == histories.Invoke {
-			continue
-		}
-		var v histories.NemesisValue
-		_ = ev.Decode(&v)
-		kinds = append(kinds, fmt.Sprintf("%s %s %v", ev.F, ev.Type, v.Details["member"]))
-	}
+	kinds := completions(evs, func(e histories.Event, v histories.NemesisValue) string {
+		return fmt.Sprintf("%s %s %v", e.F, e.Type, v.Details["member"])
+	})
 	want := []string{"member-kill ok member-1", "member-leave ok " + strings.TrimPrefix(fm.calls[1], "leave "),
 		"member-stall ok member-0", "member-kill info <nil>", "heal ok <nil>", "heal ok <nil>"}
 	if !slices.Equal(kinds, want) {
