@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"maps"
 	"strings"
 	"testing"
 
@@ -77,7 +78,7 @@ func TestGroupContinuedOrder(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mustCheck(t, lines2hist(tc.lines...), tc.opts)
-			if got := groupCounts(r); !mapsEqual(got, tc.want) {
+			if got := groupCounts(r); !maps.Equal(got, tc.want) {
 				t.Fatalf("counts %v, want %v; anomalies %+v", got, tc.want, r.Anomalies)
 			}
 			if tc.cause == "" {

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -262,7 +263,7 @@ func TestGroupChecks(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mustCheck(t, lines2hist(tc.lines...), tc.opts)
-			if got := groupCounts(r); !mapsEqual(got, tc.want) {
+			if got := groupCounts(r); !maps.Equal(got, tc.want) {
 				t.Errorf("counts %v, want %v; anomalies %+v", got, tc.want, r.Anomalies)
 			}
 			if r.Valid != tc.valid {

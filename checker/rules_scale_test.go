@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
 	"strconv"
 	"testing"
@@ -164,7 +165,7 @@ func TestHostileShapes(t *testing.T) {
 			if res.Valid != c.valid {
 				t.Errorf("valid %v, want %v: %q", res.Valid, c.valid, res.Reasons)
 			}
-			if got := res.Counts; len(got)+len(c.counts) > 0 && !mapsEqual(got, c.counts) {
+			if got := res.Counts; len(got)+len(c.counts) > 0 && !maps.Equal(got, c.counts) {
 				t.Errorf("counts %v, want %v", got, c.counts)
 			}
 			if alloc > c.maxAlloc {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -27,14 +28,7 @@ func runRuleCases(t *testing.T, cases []ruleCase) {
 			if res.Valid != c.valid {
 				t.Errorf("valid = %v, want %v; reasons %q", res.Valid, c.valid, res.Reasons)
 			}
-			got := res.Counts
-			if got == nil {
-				got = map[string]int{}
-			}
-			if c.counts == nil {
-				c.counts = map[string]int{}
-			}
-			if !mapsEqual(got, c.counts) {
+			if got := res.Counts; !maps.Equal(got, c.counts) {
 				t.Errorf("counts = %v, want %v; reasons %q", got, c.counts, res.Reasons)
 			}
 			if c.reason != "" && !strings.Contains(strings.Join(res.Reasons, "\n"), c.reason) {

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,14 +71,7 @@ func TestTestdata(t *testing.T) {
 			if res.Valid != want.Valid {
 				t.Errorf("valid = %v, want %v; reasons %q", res.Valid, want.Valid, res.Reasons)
 			}
-			got := res.Counts
-			if got == nil {
-				got = map[string]int{}
-			}
-			if want.Counts == nil {
-				want.Counts = map[string]int{}
-			}
-			if !mapsEqual(got, want.Counts) {
+			if got := res.Counts; !maps.Equal(got, want.Counts) {
 				t.Errorf("counts = %v, want %v", got, want.Counts)
 			}
 			if res.Linearizable == nil || res.Linearizable.Result != want.Linearizable {
@@ -207,18 +201,6 @@ func checkEntriesNamed(t *testing.T, r *Result) {
 			t.Errorf("nonlinearizable entry without windows: %+v", e)
 		}
 	}
-}
-
-func mapsEqual(a, b map[string]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestTestdataCoversEveryAnomaly: the corpus has a history for each
