@@ -5,6 +5,7 @@ package nemesis_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
@@ -105,7 +106,7 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 	got := connectivity(h)
 	want := map[string]bool{"0->2": true, "1->2": true, "2->0": true, "2->1": true}
 	must(t, fmt.Sprint(got) == fmt.Sprint(want), "blocked pairs %v, want exactly %v", got, want)
-	t.Logf("rack partition: blocked %v; the other 8 pairs connect (probes took %s)", keys(got), since(begin))
+	t.Logf("rack partition: blocked %v; the other 8 pairs connect (probes took %s)", slices.Sorted(maps.Keys(got)), since(begin))
 	h.produceLeaderAck(10, "lag")
 	took := h.until(isr(0, 1), 30*time.Second)
 	t.Logf("ISR -> [0 1] %s after a write: broker 2 (rack b) cannot fetch from leader 0 (rack a)", took)
@@ -128,13 +129,4 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 	if err := (&nemesis.Runner{Env: h.env}).FinalHeal(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func keys(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
