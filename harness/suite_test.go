@@ -2,6 +2,8 @@ package harness
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -197,6 +199,71 @@ func TestPlanSharesSuite(t *testing.T) {
 	for id := range want {
 		if !runs[id] {
 			t.Errorf("cell %s does not run", id)
+		}
+	}
+}
+
+// TestLoadSuiteFileEntries: a suite file's entries, runs among them, are
+// validated before any cluster; every problem is bad input naming its
+// field, and a valid runs gives the entry that many cells per version.
+func TestLoadSuiteFileEntries(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       string // "" valid; else what the error names
+		cells      int    // on one version, when valid
+	}{
+		{"runs raises the entry", "name: x\nentries:\n  - scenario: s1\n    runs: 3\n  - scenario: s4\n", "", 4},
+		{"runs 1", "name: x\nentries:\n  - scenario: s1\n    runs: 1\n", "", 1},
+		{"runs 0", "name: x\nentries:\n  - scenario: s1\n    runs: 0\n", "entries[0].runs: 0: want at least 1", 0},
+		{"runs negative", "name: x\nentries:\n  - scenario: s4\n  - scenario: s1\n    runs: -2\n", "entries[1].runs: -2", 0},
+		{"runs not a number", "name: x\nentries:\n  - scenario: s1\n    runs: three\n", "three", 0},
+		{"runs a list", "name: x\nentries:\n  - scenario: s1\n    runs: [3]\n", "runs", 0},
+		{"unknown key", "name: x\nentries:\n  - scenario: s1\n    run: 3\n", "run", 0},
+		{"no scenario", "name: x\nentries:\n  - runs: 3\n", "entries[0].scenario: missing", 0},
+		{"empty vary", "name: x\nentries:\n  - scenario: s9\n    vary: {unclean: []}\n", "entries[0].vary.unclean: no values", 0},
+		{"no entries", "name: x\n", "entries: none", 0},
+		{"bad name", "name: suite-x\nentries:\n  - scenario: s1\n", "name", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "suite.yaml")
+			if err := os.WriteFile(f, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := LoadSuite(f)
+			if tc.want != "" {
+				var bad *scenario.BadInputError
+				if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err %v, want bad input naming %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"4.4.0"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan) != tc.cells {
+				t.Fatalf("%d cells, want %d", len(plan), tc.cells)
+			}
+		})
+	}
+}
+
+// TestEntryRunsAndFlag: an entry's runs is a floor under --runs, which
+// raises every entry; the default is DefaultRuns.
+func TestEntryRunsAndFlag(t *testing.T) {
+	three := 3
+	for _, tc := range []struct {
+		entry *int
+		flag  int
+		want  int
+	}{
+		{nil, 0, DefaultRuns}, {nil, 2, 2}, {&three, 0, 3}, {&three, 1, 3}, {&three, 5, 5},
+	} {
+		if got := (SuiteEntry{Scenario: "s1", Runs: tc.entry}).runs(tc.flag); got != tc.want {
+			t.Errorf("entry runs %v, --runs %d: %d runs, want %d", tc.entry, tc.flag, got, tc.want)
 		}
 	}
 }
