@@ -126,7 +126,7 @@ func planCell(name string, combo map[string]string, version string, run, runs in
 		}
 		return Cell{}, &scenario.BadInputError{Err: fmt.Errorf("cell %s: %w", id, err)}
 	}
-	c.Jira, c.Docs = s.Jira, s.Docs
+	c.Jira, c.Docs, c.Finding = s.Jira, s.Docs, s.FindingInfo()
 	return Cell{Row: c, Scenario: s}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -265,5 +266,78 @@ func TestEntryRunsAndFlag(t *testing.T) {
 		if got := (SuiteEntry{Scenario: "s1", Runs: tc.entry}).runs(tc.flag); got != tc.want {
 			t.Errorf("entry runs %v, --runs %d: %d runs, want %d", tc.entry, tc.flag, got, tc.want)
 		}
+	}
+}
+
+// TestPlanFindingsSuite plans the findings suite on every release kchaos
+// knows: r1 and s13 three runs per version, every cell names its JIRA or
+// carries a finding (the JIRA's status and the minimal steps), each
+// scenario's expectation parses into checks, and ELR's cells are not
+// applicable on 3.9.
+func TestPlanFindingsSuite(t *testing.T) {
+	s, err := LoadSuite("findings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanSuite(s, SuiteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per version: r1 × 3, s8 elr=on, s13 × 3, t4 × 2, q1, d1 = 11.
+	if want := 11 * 6; len(plan) != want {
+		t.Fatalf("%d cells, want %d", len(plan), want)
+	}
+	byID := map[string]Cell{}
+	for _, pc := range plan {
+		byID[pc.Row.ID] = pc
+	}
+	for id, want := range map[string]string{
+		"r1/run=1/3.9.2": "", "r1/run=3/4.4.0": "", "r1/run=2/4.3.1": "",
+		"s13/run=1/3.9.2": report.CellNotApplicable, "s13/run=3/4.1.2": "",
+		"s8/elr=on/3.9.2": report.CellNotApplicable, "s8/elr=on/4.4.0": "",
+		"t4/unclean=true/4.0.2": "", "q1/-/4.2.2": "", "d1/-/4.4.0": "",
+	} {
+		pc, ok := byID[id]
+		if !ok {
+			t.Errorf("no cell %s", id)
+			continue
+		}
+		if pc.Row.Status != want {
+			t.Errorf("cell %s: status %q (%s), want %q", id, pc.Row.Status, pc.Row.Reason, want)
+		}
+	}
+	jira := map[string]string{"r1": "KAFKA-20732", "t4": "KAFKA-20716", "q1": "KAFKA-15489", "d1": "KAFKA-16234"}
+	for _, pc := range plan {
+		if pc.Scenario == nil {
+			continue
+		}
+		name := pc.Scenario.Name
+		if want := jira[name]; want != "" && !slices.Contains(pc.Row.Jira, want) {
+			t.Errorf("cell %s: jira %v, want %s", pc.Row.ID, pc.Row.Jira, want)
+		}
+		if f := pc.Row.Finding; f == nil || f.Status == "" || f.Steps == "" {
+			t.Errorf("cell %s: finding %+v: want the JIRA's status and the minimal steps", pc.Row.ID, f)
+		}
+		if len(pc.Row.Docs) == 0 {
+			t.Errorf("cell %s: no docs", pc.Row.ID)
+		}
+		if _, errs := pc.Scenario.Expectation.Checks("outcome", scenario.KnownSetting); len(errs) > 0 {
+			t.Errorf("cell %s: expectation: %v", pc.Row.ID, errs)
+		}
+		if len(pc.Scenario.Checks()) == 0 {
+			t.Errorf("cell %s: no outcome checks", pc.Row.ID)
+		}
+	}
+	// The ELR emptied: kept as measured (loss), with no JIRA to name.
+	s13 := byID["s13/run=1/4.4.0"].Scenario
+	if len(s13.Jira) != 0 || !strings.Contains(s13.Finding.Status, "No JIRA") {
+		t.Errorf("s13: jira %v, finding %q: want none, and the finding saying so", s13.Jira, s13.Finding.Status)
+	}
+	var lossExpected bool
+	for _, c := range s13.Checks() {
+		lossExpected = lossExpected || c.String() == "lost-write > 0"
+	}
+	if !lossExpected {
+		t.Errorf("s13: checks %v: want lost-write > 0 (the measured outcome)", s13.Checks())
 	}
 }
