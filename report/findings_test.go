@@ -108,6 +108,7 @@ func TestFindingOnRunReport(t *testing.T) {
 	for file, want := range map[string][]string{
 		ReportMD:   {"JIRA status: fixed in 4.4.0 & 4.3.2", "Minimal steps: restart the leader"},
 		ReportHTML: {"<p>JIRA status: fixed in 4.4.0 &amp; 4.3.2</p>", "<p>Minimal steps: restart the leader &lt;3 times&gt;</p>"},
+		JUnitFile:  {`<property name="jira_status" value="fixed in 4.4.0 &amp; 4.3.2"></property>`, `<property name="steps" value="restart the leader &lt;3 times&gt;"></property>`},
 	} {
 		got := readString(t, filepath.Join(dir, file))
 		for _, w := range want {
@@ -120,6 +121,9 @@ func TestFindingOnRunReport(t *testing.T) {
 	cells := []Row{{ID: "r1/-/4.4.0", Scenario: "r1", Kafka: "4.4.0", Status: CellMatch, Finding: info.Finding}}
 	if err := SuiteBatch(SuiteFile{Name: "findings", Cells: cells}).Write(sdir); err != nil {
 		t.Fatal(err)
+	}
+	if j := readString(t, filepath.Join(sdir, "junit.xml")); !strings.Contains(j, `<property name="jira_status" value="fixed in 4.4.0 &amp; 4.3.2"></property>`) {
+		t.Errorf("suite junit.xml lacks the cell's jira_status:\n%s", j)
 	}
 	if j := readString(t, filepath.Join(sdir, "suite.json")); !strings.Contains(j, `"finding": {`) || !strings.Contains(j, `"steps": "restart the leader \u003c3 times\u003e"`) {
 		t.Errorf("suite.json lacks the cell's finding:\n%s", j)
