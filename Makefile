@@ -69,7 +69,7 @@ test: vet image upgrade-images chromium
 	$(GO) test -count=1 ./...
 	$(GO) test -tags integration -count=1 -p 1 -timeout 35m ./...
 
-# Every built-in scenario on real clusters (the twelve seeds and the rest,
+# Every built-in scenario on real clusters (the thirteen seeds and the rest,
 # every group variant), and the group workload variants make test skips.
 test-scenarios: image upgrade-images chromium
 	@image/build.sh 4.3.1   # TestScenarioR1Affected: a release without KAFKA-20732's fix

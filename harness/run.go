@@ -438,7 +438,7 @@ func abortHangingAndReread(ctx context.Context, env *nemesis.Env, wl *workloads.
 func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *admin.Client) (histories.RunInfo, error) {
 	info := histories.RunInfo{
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
-		Jira: s.Jira, Docs: s.Docs,
+		Jira: s.Jira, Docs: s.Docs, Finding: s.FindingInfo(),
 		KafkaVersion: c.Config().KafkaVersion,
 		Topic:        s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
 		Producer: s.Workload.ProducerInfo(), Group: s.Workload.GroupInfo(), Shares: s.Workload.ShareInfo(),

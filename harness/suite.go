@@ -22,7 +22,8 @@ type SuiteOptions struct {
 	Only []string
 	// Sets apply to every cell, before the cell's own settings.
 	Sets []string
-	// Runs is the number of runs per cell (default 1); each is a cell of
+	// Runs is the number of runs per cell (0: DefaultRuns), raised for an
+	// entry that asks for more (SuiteEntry.Runs); each run is a cell of
 	// its own, "run=N" in its id.
 	Runs int
 	// Baseline is an earlier suite folder to compare with.
@@ -76,13 +77,13 @@ func PlanSuite(s *Suite, opts SuiteOptions) ([]Cell, error) {
 			return nil, &scenario.BadInputError{Err: fmt.Errorf("--only %s: suite %s has no such scenario", name, s.Name)}
 		}
 	}
-	runs := max(opts.Runs, 1)
 	var out []Cell
 	seen := map[string]bool{}
 	for _, e := range s.Entries {
 		if len(opts.Only) > 0 && !slices.Contains(opts.Only, e.Scenario) {
 			continue
 		}
+		runs := e.runs(opts.Runs)
 		for _, combo := range Combinations(e.variations()) {
 			for _, v := range resolved {
 				for run := 1; run <= runs; run++ {
@@ -125,7 +126,7 @@ func planCell(name string, combo map[string]string, version string, run, runs in
 		}
 		return Cell{}, &scenario.BadInputError{Err: fmt.Errorf("cell %s: %w", id, err)}
 	}
-	c.Jira, c.Docs = s.Jira, s.Docs
+	c.Jira, c.Docs, c.Finding = s.Jira, s.Docs, s.FindingInfo()
 	return Cell{Row: c, Scenario: s}, nil
 }
 

@@ -2,6 +2,9 @@ package harness
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -198,5 +201,143 @@ func TestPlanSharesSuite(t *testing.T) {
 		if !runs[id] {
 			t.Errorf("cell %s does not run", id)
 		}
+	}
+}
+
+// TestLoadSuiteFileEntries: a suite file's entries, runs among them, are
+// validated before any cluster; every problem is bad input naming its
+// field, and a valid runs gives the entry that many cells per version.
+func TestLoadSuiteFileEntries(t *testing.T) {
+	for _, tc := range []struct {
+		name, text string
+		want       string // "" valid; else what the error names
+		cells      int    // on one version, when valid
+	}{
+		{"runs raises the entry", "name: x\nentries:\n  - scenario: s1\n    runs: 3\n  - scenario: s4\n", "", 4},
+		{"runs 1", "name: x\nentries:\n  - scenario: s1\n    runs: 1\n", "", 1},
+		{"runs 0", "name: x\nentries:\n  - scenario: s1\n    runs: 0\n", "entries[0].runs: 0: want at least 1", 0},
+		{"runs negative", "name: x\nentries:\n  - scenario: s4\n  - scenario: s1\n    runs: -2\n", "entries[1].runs: -2", 0},
+		{"runs not a number", "name: x\nentries:\n  - scenario: s1\n    runs: three\n", "three", 0},
+		{"runs a list", "name: x\nentries:\n  - scenario: s1\n    runs: [3]\n", "runs", 0},
+		{"unknown key", "name: x\nentries:\n  - scenario: s1\n    run: 3\n", "run", 0},
+		{"no scenario", "name: x\nentries:\n  - runs: 3\n", "entries[0].scenario: missing", 0},
+		{"empty vary", "name: x\nentries:\n  - scenario: s9\n    vary: {unclean: []}\n", "entries[0].vary.unclean: no values", 0},
+		{"no entries", "name: x\n", "entries: none", 0},
+		{"bad name", "name: suite-x\nentries:\n  - scenario: s1\n", "name", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := filepath.Join(t.TempDir(), "suite.yaml")
+			if err := os.WriteFile(f, []byte(tc.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, err := LoadSuite(f)
+			if tc.want != "" {
+				var bad *scenario.BadInputError
+				if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("err %v, want bad input naming %q", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"4.4.0"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(plan) != tc.cells {
+				t.Fatalf("%d cells, want %d", len(plan), tc.cells)
+			}
+		})
+	}
+}
+
+// TestEntryRunsAndFlag: an entry's runs is a floor under --runs, which
+// raises every entry; the default is DefaultRuns.
+func TestEntryRunsAndFlag(t *testing.T) {
+	three := 3
+	for _, tc := range []struct {
+		entry *int
+		flag  int
+		want  int
+	}{
+		{nil, 0, DefaultRuns}, {nil, 2, 2}, {&three, 0, 3}, {&three, 1, 3}, {&three, 5, 5},
+	} {
+		if got := (SuiteEntry{Scenario: "s1", Runs: tc.entry}).runs(tc.flag); got != tc.want {
+			t.Errorf("entry runs %v, --runs %d: %d runs, want %d", tc.entry, tc.flag, got, tc.want)
+		}
+	}
+}
+
+// TestPlanFindingsSuite plans the findings suite on every release kchaos
+// knows: r1 and s13 three runs per version, every cell names its JIRA or
+// carries a finding (the JIRA's status and the minimal steps), each
+// scenario's expectation parses into checks, and ELR's cells are not
+// applicable on 3.9.
+func TestPlanFindingsSuite(t *testing.T) {
+	s, err := LoadSuite("findings")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanSuite(s, SuiteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per version: r1 × 3, s8 elr=on, s13 × 3, t4 × 2, q1, d1 = 11.
+	if want := 11 * 6; len(plan) != want {
+		t.Fatalf("%d cells, want %d", len(plan), want)
+	}
+	byID := map[string]Cell{}
+	for _, pc := range plan {
+		byID[pc.Row.ID] = pc
+	}
+	for id, want := range map[string]string{
+		"r1/run=1/3.9.2": "", "r1/run=3/4.4.0": "", "r1/run=2/4.3.1": "",
+		"s13/run=1/3.9.2": report.CellNotApplicable, "s13/run=3/4.1.2": "",
+		"s8/elr=on/3.9.2": report.CellNotApplicable, "s8/elr=on/4.4.0": "",
+		"t4/unclean=true/4.0.2": "", "q1/-/4.2.2": "", "d1/-/4.4.0": "",
+	} {
+		pc, ok := byID[id]
+		if !ok {
+			t.Errorf("no cell %s", id)
+			continue
+		}
+		if pc.Row.Status != want {
+			t.Errorf("cell %s: status %q (%s), want %q", id, pc.Row.Status, pc.Row.Reason, want)
+		}
+	}
+	jira := map[string]string{"r1": "KAFKA-20732", "t4": "KAFKA-20716", "q1": "KAFKA-15489", "d1": "KAFKA-16234"}
+	for _, pc := range plan {
+		if pc.Scenario == nil {
+			continue
+		}
+		name := pc.Scenario.Name
+		if want := jira[name]; want != "" && !slices.Contains(pc.Row.Jira, want) {
+			t.Errorf("cell %s: jira %v, want %s", pc.Row.ID, pc.Row.Jira, want)
+		}
+		if f := pc.Row.Finding; f == nil || f.Status == "" || f.Steps == "" {
+			t.Errorf("cell %s: finding %+v: want the JIRA's status and the minimal steps", pc.Row.ID, f)
+		}
+		if len(pc.Row.Docs) == 0 {
+			t.Errorf("cell %s: no docs", pc.Row.ID)
+		}
+		if _, errs := pc.Scenario.Expectation.Checks("outcome", scenario.KnownSetting); len(errs) > 0 {
+			t.Errorf("cell %s: expectation: %v", pc.Row.ID, errs)
+		}
+		if len(pc.Scenario.Checks()) == 0 {
+			t.Errorf("cell %s: no outcome checks", pc.Row.ID)
+		}
+	}
+	// The ELR emptied: kept as measured (loss), with no JIRA to name.
+	s13 := byID["s13/run=1/4.4.0"].Scenario
+	if len(s13.Jira) != 0 || !strings.Contains(s13.Finding.Status, "No JIRA") {
+		t.Errorf("s13: jira %v, finding %q: want none, and the finding saying so", s13.Jira, s13.Finding.Status)
+	}
+	var lossExpected bool
+	for _, c := range s13.Checks() {
+		lossExpected = lossExpected || c.String() == "lost-write > 0"
+	}
+	if !lossExpected {
+		t.Errorf("s13: checks %v: want lost-write > 0 (the measured outcome)", s13.Checks())
 	}
 }

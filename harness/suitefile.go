@@ -23,6 +23,7 @@ import (
 //	entries:
 //	  - scenario: s9          # a built-in's name or a scenario file
 //	    vary: {unclean: ["false", "true"]}
+//	    runs: 3               # optional; at least this many runs per cell
 type Suite struct {
 	Name    string       `yaml:"name"`
 	Kafka   []string     `yaml:"kafka,omitempty"`
@@ -34,6 +35,26 @@ type Suite struct {
 type SuiteEntry struct {
 	Scenario string              `yaml:"scenario"`
 	Vary     map[string][]string `yaml:"vary,omitempty"`
+	// Runs is the fewest runs each cell of the entry gets, whatever
+	// --runs says (a larger --runs raises it): a regression cell whose
+	// bug is a race needs several runs to give a reproduction rate, the
+	// others one. Nil: --runs alone. A pointer, so that "runs: 0" is
+	// refused rather than read as absent.
+	Runs *int `yaml:"runs,omitempty"`
+}
+
+// DefaultRuns is the number of runs per cell when neither --runs nor the
+// entry says.
+const DefaultRuns = 1
+
+// runs is how many runs each cell of the entry gets under --runs n (0:
+// not given).
+func (e SuiteEntry) runs(n int) int {
+	n = max(n, DefaultRuns)
+	if e.Runs != nil {
+		n = max(n, *e.Runs)
+	}
+	return n
 }
 
 // variations is Vary in key order, so that cells come in a stable order.
@@ -94,6 +115,9 @@ func (s *Suite) validate() error {
 	for i, e := range s.Entries {
 		if strings.TrimSpace(e.Scenario) == "" {
 			errs = append(errs, fmt.Errorf("entries[%d].scenario: missing", i))
+		}
+		if e.Runs != nil && *e.Runs < 1 {
+			errs = append(errs, fmt.Errorf("entries[%d].runs: %d: want at least 1 (runs per cell of the entry)", i, *e.Runs))
 		}
 		for _, k := range slices.Sorted(maps.Keys(e.Vary)) {
 			if len(e.Vary[k]) == 0 {

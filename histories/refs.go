@@ -20,6 +20,16 @@ func CheckJira(id string) error {
 	return nil
 }
 
+// Finding is what a regression cell proves beyond its checks, in the
+// scenario's words: its JIRA's own status (or that no JIRA describes it)
+// and the fewest steps that show the bug. The run report and the suite
+// page show it beside the JIRA keys, so that a red cell says how far
+// upstream the bug has got and how to reproduce it by hand.
+type Finding struct {
+	Status string `json:"status"`
+	Steps  string `json:"steps"`
+}
+
 // JiraURL is the issue's page.
 func JiraURL(id string) string { return "https://issues.apache.org/jira/browse/" + id }
 

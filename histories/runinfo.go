@@ -33,8 +33,10 @@ type RunInfo struct {
 	Expect      string `json:"expect,omitempty"`
 	// Jira and Docs are the Kafka bugs the scenario guards against and
 	// the documents that explain it (refs.go).
-	Jira         []string `json:"jira,omitempty"`
-	Docs         []string `json:"docs,omitempty"`
+	Jira []string `json:"jira,omitempty"`
+	Docs []string `json:"docs,omitempty"`
+	// Finding is a regression cell's JIRA status and minimal steps.
+	Finding      *Finding `json:"finding,omitempty"`
 	Seed         int64    `json:"seed,omitempty"`
 	KafkaVersion string   `json:"kafka_version,omitempty"`
 	ELR          bool     `json:"elr,omitempty"`

@@ -53,6 +53,9 @@ type Row struct {
 	// cells): shown beside the cell, in junit.xml as properties.
 	Jira []string `json:"jira,omitempty"`
 	Docs []string `json:"docs,omitempty"`
+	// Finding is the scenario's JIRA status and minimal steps (a suite's
+	// regression cells): the suite page's Findings section.
+	Finding *histories.Finding `json:"finding,omitempty"`
 	Measure
 }
 

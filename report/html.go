@@ -68,6 +68,7 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 <p>History: {{.Events}} events over {{.Duration}}.</p>
 {{if .Expect}}<p>Expected (the scenario's words; they never change the verdict): {{.Expect}}</p>{{end}}
 {{if or .Jira .Docs}}<p>Guards against: {{refsHTML .Jira .Docs}}</p>{{end}}
+{{with .Finding}}<p>JIRA status: {{.Status}}</p><p>Minimal steps: {{.Steps}}</p>{{end}}
 {{if .Problems}}<div class="problems"><b>Problems reading the run</b><ul>{{range .Problems}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 
 <div class="cols"><div>

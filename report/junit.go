@@ -58,7 +58,7 @@ func renderJUnit(v *view) ([]byte, error) {
 	for _, st := range v.Settings {
 		s.Properties = append(s.Properties, junitProperty{st.Name, st.Value})
 	}
-	s.Properties = append(s.Properties, refsProperties(v.Jira, v.Docs)...)
+	s.Properties = append(s.Properties, refsProperties(v.Jira, v.Docs, v.Finding)...)
 	byKind := map[string][]string{}
 	var unkinded []string
 	for _, e := range v.Explanations {

@@ -28,6 +28,9 @@ func renderMarkdown(v *view) []byte {
 	if refs := refsMarkdown(v.Jira, v.Docs); refs != "" {
 		p("Guards against: %s\n\n", refs)
 	}
+	if f := v.Finding; f != nil {
+		p("JIRA status: %s\n\nMinimal steps: %s\n\n", mdText(f.Status), mdText(f.Steps))
+	}
 	if len(v.Problems) > 0 {
 		p("## Problems reading the run\n\n")
 		for _, s := range v.Problems {

@@ -180,7 +180,7 @@ func (b Batch) junit() ([]byte, error) {
 	}
 	s := ts{Name: class, Tests: len(b.Rows)}
 	for _, r := range b.Rows {
-		k := tc{Name: r.ID, ClassName: class, SystemOut: r.Summary, Properties: caseProperties(r.Jira, r.Docs)}
+		k := tc{Name: r.ID, ClassName: class, SystemOut: r.Summary, Properties: caseProperties(r.Jira, r.Docs, r.Finding)}
 		if r.Seconds > 0 {
 			k.Time = fmt.Sprintf("%.1f", r.Seconds)
 		}

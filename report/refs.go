@@ -54,22 +54,26 @@ type junitProperties struct {
 }
 
 // caseProperties is refsProperties for a testcase: nil when none.
-func caseProperties(jira, docs []string) *junitProperties {
-	if ps := refsProperties(jira, docs); len(ps) > 0 {
+func caseProperties(jira, docs []string, f *histories.Finding) *junitProperties {
+	if ps := refsProperties(jira, docs, f); len(ps) > 0 {
 		return &junitProperties{ps}
 	}
 	return nil
 }
 
 // refsProperties are junit.xml's properties for them: "jira" and "docs",
-// each comma-separated, absent when empty.
-func refsProperties(jira, docs []string) []junitProperty {
+// each comma-separated, and a finding's "jira_status" and "steps"; each
+// absent when empty.
+func refsProperties(jira, docs []string, f *histories.Finding) []junitProperty {
 	var out []junitProperty
 	if len(jira) > 0 {
 		out = append(out, junitProperty{"jira", strings.Join(jira, ",")})
 	}
 	if len(docs) > 0 {
 		out = append(out, junitProperty{"docs", strings.Join(docs, ",")})
+	}
+	if f != nil {
+		out = append(out, junitProperty{"jira_status", f.Status}, junitProperty{"steps", f.Steps})
 	}
 	return out
 }

@@ -31,8 +31,9 @@ type view struct {
 	Verdict       Verdict
 	Summary       string // one line: what made the verdict
 	Settings      []setting
-	Expect        string   // the scenario's expected outcome (documentation)
-	Jira, Docs    []string // the Kafka bugs the scenario guards against, its documents
+	Expect        string             // the scenario's expected outcome (documentation)
+	Jira, Docs    []string           // the Kafka bugs the scenario guards against, its documents
+	Finding       *histories.Finding // the JIRA's status and the minimal steps
 	Counts        []countRow
 	Explanations  []explanation
 	Reasons       []string // the checker's words for the verdict
@@ -134,7 +135,7 @@ func build(dir string) (*view, error) {
 	v := &view{
 		Name: r.name(), RunID: filepath.Base(filepath.Clean(dir)),
 		Verdict: r.verdict(), Settings: append(r.Settings, liveChanges(tl.Nemesis)...), Overrides: r.Over,
-		Expect: r.Info.Expect, Jira: r.Info.Jira, Docs: r.Info.Docs,
+		Expect: r.Info.Expect, Jira: r.Info.Jira, Docs: r.Info.Docs, Finding: r.Info.Finding,
 		Visuals: r.Visuals, Logs: r.Logs, Problems: r.Problems,
 		Events: tl.Events, Duration: secs(tl.End),
 	}

@@ -79,7 +79,7 @@ var SuitePage = &Page{
 	JSON: []Field{{Key: "id"}, {Key: "scenario"}, {Key: "settings", Omit: true}, {Key: "kafka"}, {Key: "status"},
 		{Key: "checks", Omit: true}, {Key: "outcome", Omit: true}, {Key: "reason", Omit: true},
 		{Key: "run_dir", Omit: true}, {Key: "seconds", Omit: true}, {Key: "story_seconds", Omit: true},
-		{Key: "jira", Omit: true}, {Key: "docs", Omit: true}},
+		{Key: "jira", Omit: true}, {Key: "docs", Omit: true}, {Key: "finding", Omit: true}},
 	Pass: []string{CellMatch}, Fail: []string{CellDiffer}, Skip: []string{CellNotApplicable},
 	FailMessage:        "outcome differs from the expectation",
 	InterruptedUnknown: true,
@@ -108,6 +108,9 @@ func SuiteBatch(f SuiteFile) Batch {
 		Intro:    suiteSummary(f.Cells) + ". A cell is one scenario under one set of settings on one Kafka version, judged against the scenario's checkable expectation.",
 		JSONHead: []Value{{Key: "name", Value: f.Name}},
 		JSONTail: []Value{{Key: "baseline", Value: f.Baseline, Omit: true}, {Key: "changes", Value: f.Changes, Omit: true}}}
+	if s := findingsSection(f.Cells); s != nil {
+		b.Sections = append(b.Sections, *s)
+	}
 	if f.Baseline != "" {
 		s := Section{Title: "Changes against " + f.Baseline}
 		if len(f.Changes) == 0 {

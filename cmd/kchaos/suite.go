@@ -90,7 +90,7 @@ finding), 2 a cell could not be judged, 254 bad input.`,
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&only, "only", "", "run only these scenarios of the suite (comma-separated, e.g. s1,s2,s4)")
-	cmd.Flags().IntVar(&runs, "runs", 1, "runs per cell")
+	cmd.Flags().IntVar(&runs, "runs", harness.DefaultRuns, "runs per cell (an entry's own runs: raises it for that entry)")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "an earlier suite folder to compare with")
 	cmd.Flags().StringVar(&shard, "shard", "", "run shard I of N of the cells (I/N, e.g. 2/4): for CI runners; join them with 'kchaos merge'")
 	return cmd

@@ -93,6 +93,7 @@ func TestRefusedBeforeAnyCluster(t *testing.T) {
 	hostsTypo := write(t, dir, "hosts.yaml", "hosts: [{id: 0, addr: a}]\nssh: {user: u, key: "+key+", known_host: "+known+"}\n"+
 		"service: {start: s, stop: t, log_dirs: [/var/lib/kafka]}\n")
 	twice := write(t, dir, "twice.yaml", "name: twice\nentries:\n  - scenario: s1\n  - scenario: s1\n")
+	runsZero := write(t, dir, "runs0.yaml", "name: runs0\nentries:\n  - scenario: s1\n    runs: 0\n")
 	evilSuite := write(t, dir, "evil.yaml", "name: ../../evil\nentries:\n  - scenario: s1\n")
 	histDir := filepath.Join(dir, "run")
 	if err := os.MkdirAll(filepath.Join(histDir, "history.jsonl"), 0o755); err != nil {
@@ -162,6 +163,7 @@ func TestRefusedBeforeAnyCluster(t *testing.T) {
 		{"suite: blank id in --only", []string{"suite", "--only", "s1,,s2"}, []string{`--only "s1,,s2": name 2 is blank`}},
 		{"suite: a cell twice by versions", []string{"suite", "--only", "s1", "--kafka", "4.4.0,4.4.x"}, []string{"cell s1/-/4.4.0 would run twice"}},
 		{"suite: a cell twice by entries", []string{"suite", twice}, []string{"would run twice"}},
+		{"suite: an entry's runs 0", []string{"suite", runsZero}, []string{"entries[0].runs: 0: want at least 1"}},
 		{"check: zero porcupine timeout", []string{"check", "--porcupine-timeout", "0", histDir}, []string{"--porcupine-timeout 0s: want a positive duration"}},
 		{"check: negative porcupine timeout", []string{"check", "--porcupine-timeout", "-1s", histDir}, []string{"--porcupine-timeout -1s"}},
 		{"check: a device", []string{"check", os.DevNull}, []string{"not a regular file"}},

@@ -27,6 +27,7 @@ import (
 type effect struct {
 	Name, Description, Expect string
 	Jira, Docs                []string
+	Finding                   *histories.Finding
 	Seed                      int64
 	Cluster                   cluster.Config
 	Topic                     admin.TopicSpec
@@ -40,7 +41,7 @@ type effect struct {
 func effectOf(s *Scenario) effect {
 	cc := s.Cluster.ClusterConfig()
 	cc.Defaults()
-	return effect{Name: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed, Jira: s.Jira, Docs: s.Docs,
+	return effect{Name: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed, Jira: s.Jira, Docs: s.Docs, Finding: s.FindingInfo(),
 		Cluster: cc, Topic: s.TopicSpec(), Workload: s.WorkloadConfig(), Nemesis: s.Nemesis,
 		HealTimeout: s.Final.RecoverTimeout.Std(), AbortHanging: s.Final.AbortHanging, Checks: s.Checks()}
 }
@@ -96,6 +97,10 @@ var fieldCases = []struct {
 	{"jira", nil, []string{"jira=[KAFKA-20732]"}, func(_, a effect) bool { return slices.Equal(a.Jira, []string{"KAFKA-20732"}) }},
 	{"docs", nil, []string{"docs=[https://kafka.apache.org/documentation/#tiered_storage]"},
 		func(_, a effect) bool { return len(a.Docs) == 1 }},
+	{"finding", nil, []string{"finding={status: fixed in 4.4.0, steps: restart the leader}"},
+		func(_, a effect) bool {
+			return a.Finding != nil && a.Finding.Status == "fixed in 4.4.0" && a.Finding.Steps == "restart the leader"
+		}},
 	{"outcome", nil, []string{`outcome=[{check: "lost-write == 0"}]`}, func(_, a effect) bool { return len(a.Checks) == 1 }},
 	{"seed", nil, []string{"seed=7"}, func(_, a effect) bool { return a.Seed == 7 }},
 	{"cluster.kafka", nil, []string{"cluster.kafka=4.0.2"},

@@ -49,6 +49,9 @@ type Scenario struct {
 	// page and junit.xml.
 	Jira []string `yaml:"jira,omitempty"`
 	Docs []string `yaml:"docs,omitempty"`
+	// Finding says what a regression cell proves beyond its checks: the
+	// JIRA's own status (or that none exists) and the minimal steps.
+	Finding *FindingSpec `yaml:"finding,omitempty"`
 }
 
 // Checks parses Expectation (Validate has reported its problems).
@@ -492,6 +495,7 @@ func (s *Scenario) Validate() error {
 			add(fmt.Sprintf("docs[%d]", i), "%v", err)
 		}
 	}
+	errs = append(errs, s.Finding.check()...)
 	_, expectationErrs := s.Expectation.Checks("outcome", KnownSetting)
 	errs = append(errs, expectationErrs...)
 	errs = append(errs, s.crossCheck()...)

@@ -80,7 +80,7 @@ func TestTieredReachesClusterAndTopic(t *testing.T) {
 	}
 }
 
-// jira and docs are checked for form before any cluster.
+// jira, docs and finding are checked for form before any cluster.
 func TestRefsValidation(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"jira: [KAFKA-20732, KAFKA-1]\ndocs: [\"https://kafka.apache.org/documentation/#tiered_storage\"]", ""},
@@ -91,6 +91,11 @@ func TestRefsValidation(t *testing.T) {
 		{"docs: [kafka.apache.org]", "docs[0]"},
 		{"docs: [\"ftp://example.org/x\"]", "docs[0]"},
 		{"docs: [\"https://\"]", "docs[0]"},
+		{"finding: {status: fixed in 4.4.0, steps: restart the leader}", ""},
+		{"finding: {steps: restart the leader}", "finding.status: missing"},
+		{"finding: {status: fixed, steps: \"  \"}", "finding.steps: missing"},
+		{"finding: {status: fixed, steps: s, jira: KAFKA-1}", "jira"},
+		{"finding: fixed", "finding"},
 	} {
 		_, err := loadText(t, "name: x\n"+tc.yaml+"\n")
 		switch {
