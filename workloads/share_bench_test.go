@@ -31,9 +31,10 @@ import (
 // machine's drift falls on both alike (the reason BenchmarkProduce
 // toggles). The bare consumer does what a workload member does minus the
 // history: poll up to 50 records (500 ms fetch wait), accept each, flush
-// the acks, count the records whose partition's ack result was ok. The
-// workload accepts every record (ack mix accept only, no processing
-// time). After a warm-up (KCHAOS_BENCH_WARMUP, default 20s) it counts
+// the acks, count the records whose partition's ack result was ok, with
+// the workload's client options (franzCommon). Both sleep 1 µs per poll
+// for processing (a workload's 0 means 20 ms), and the workload accepts
+// every record (ack mix accept only). After a warm-up (KCHAOS_BENCH_WARMUP, default 20s) it counts
 // for KCHAOS_BENCH_MEASURE (default 30s); a group that ran out of backlog
 // inside the window fails the benchmark (the figure would be the
 // producer's).
@@ -68,11 +69,11 @@ func BenchmarkShareAccept(b *testing.B) {
 	// adds a few dozen records to the backlog.
 	w, err := New(Config{Driver: DriverFranz, Topic: topic, Partitions: 3, Producers: 1, Rate: 1, Acks: AcksAll,
 		RequestTimeout: Duration(5 * time.Second), Duration: Duration(warmup + measure + 2*time.Second),
-		Shares: ShareConfig{Group: "bench-workload", Members: 2, Processing: Duration(0)}}, c.Bootstrap(), rec)
+		Shares: ShareConfig{Group: "bench-workload", Members: 2, Processing: Duration(benchProcessing)}}, c.Bootstrap(), rec)
 	if err != nil {
 		b.Fatal(err)
 	}
-	bare, err := startBareShare(c.Bootstrap(), topic, "bench-bare", 2)
+	bare, err := startBareShare(w.cfg, c.Bootstrap(), topic, "bench-bare", 2)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -173,7 +174,12 @@ type bareShare struct {
 	first    error
 }
 
-func startBareShare(bootstrap []string, topic, group string, members int) (*bareShare, error) {
+// benchProcessing is both groups' processing time per poll: a workload's
+// zero means DefaultShareProcessing (20 ms), which would make the
+// benchmark measure sleeps, so both sleep this instead.
+const benchProcessing = time.Microsecond
+
+func startBareShare(cfg Config, bootstrap []string, topic, group string, members int) (*bareShare, error) {
 	if err := setEarliest(bootstrap, group); err != nil {
 		return nil, err
 	}
@@ -184,14 +190,14 @@ func startBareShare(bootstrap []string, topic, group string, members int) (*bare
 			mu      sync.Mutex
 			results kgo.ShareAckResults
 		)
-		cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...), kgo.ClientID(fmt.Sprintf("bench-bare-%d", i)),
+		cl, err := kgo.NewClient(append(franzCommon(cfg, bootstrap, fmt.Sprintf("bench-bare-%d", i)),
 			kgo.ShareGroup(group), kgo.ConsumeTopics(topic), kgo.MaxConcurrentFetches(0),
 			kgo.ShareMaxRecords(int32(DefaultShareMaxRecords)), kgo.FetchMaxWait(sharePollWait),
 			kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
 				mu.Lock()
 				results = append(results, rs...)
 				mu.Unlock()
-			}))
+			}))...)
 		if err != nil {
 			cancel()
 			return nil, err
@@ -212,6 +218,7 @@ func startBareShare(bootstrap []string, topic, group string, members int) (*bare
 				if len(perPart) == 0 {
 					continue
 				}
+				sleepCtx(ctx, benchProcessing)
 				mu.Lock()
 				results = nil
 				mu.Unlock()
