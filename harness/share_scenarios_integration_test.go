@@ -146,11 +146,13 @@ func assertW1(t *testing.T, r scenarioRun) {
 // delivered again after a confirmed accept.
 func TestScenarioW2ShareCoordinatorKilled(t *testing.T) { assertW2(t, runScenario(t, "w2")) }
 
-// assertW2 is w2's outcome from its run: the verdict valid and the
-// scenario's own outcome checks matched, acks confirmed before the kill
-// (the fault struck a consuming group) and after it.
+// assertW2 is w2's outcome from its run: the verdict valid (or unknown
+// only by acks in flight at the kill: w2 on 4.2.2, 2026-12-02, had 14,
+// answered INVALID_SHARE_SESSION_EPOCH), the scenario's own outcome checks
+// matched, acks confirmed before the kill (the fault struck a consuming
+// group) and after it.
 func assertW2(t *testing.T, r scenarioRun) {
-	r.wantValidNoLoss(t, "w2")
+	r.wantNoLossUnknownOnlyAtFault(t, "w2")
 	judged(t, r, "w2")
 	for _, k := range []string{share.Lost, share.DoubleAcquire, share.RedeliveredAfterAccept, share.DeliveryCount} {
 		if n := r.count(k); n != 0 {
