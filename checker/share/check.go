@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -197,16 +198,19 @@ func (b *Builder) okAck(i int, statuses ...string) int {
 //
 // Neither needs to know when a client fetched what it hands out.
 //
-// Two deliveries at one count are one acquisition handed out twice,
-// unless a fault came between them: KIP-932 does not persist an
-// acquisition ("the Acquired state is not recorded because it's
-// transient ... In the unlikely event of a share-partition leader crash,
-// memory of the in-flight delivery will be lost"), so a new leader hands
-// the record out again at the count of its last persisted state (w4,
-// 4.4.0: 12 records at their first delivery's count after the leader's
-// power cut). Such a pair is a redelivery by the fault, and a double
-// acquire only on the evidence above: a confirmed ack of the first
-// invoked after the second delivery.
+// Counts rise with acquisitions only while the share-partition's leader
+// and its persisted state last. KIP-932 does not persist an acquisition
+// ("the Acquired state is not recorded because it's transient ... In the
+// unlikely event of a share-partition leader crash, memory of the
+// in-flight delivery will be lost"), so after a leader change a record
+// comes back at the count of its last persisted state (w4, 4.4.0: 12
+// records at their first delivery's count after the leader's power cut;
+// w3: after move-leader), and after state is lost (w3's unclean election
+// of __share_group_state, 4.3.1) at a lower count than before. So when a
+// cluster fault overlaps two deliveries, they are ordered by time, not
+// count, and judged by the same two rules: a double acquire only on a
+// confirmed ack of the earlier one invoked after the later one, a
+// redelivery after accept on a confirmed accept of the earlier one.
 func (b *Builder) checkRecord(r *Shares, ds []int) {
 	first := b.dels[ds[0]]
 	for _, i := range ds {
@@ -224,8 +228,8 @@ func (b *Builder) checkRecord(r *Shares, ds []int) {
 	for x, i := range ds {
 		for _, j := range ds[x+1:] {
 			a, c := b.dels[i], b.dels[j]
-			if a.count == c.count && b.leaderMayHaveChanged(i, j) {
-				b.pair(r, i, j, first.call)
+			if b.leaderMayHaveChanged(i, j) {
+				b.pair(r, i, j, first.call) // ds is in completion order
 				continue
 			}
 			if a.count == c.count {
@@ -269,12 +273,11 @@ func (b *Builder) pair(r *Shares, i, j int, from int64) {
 }
 
 // redeliveries lists each delivery after the first with its cause, in
-// count order (information).
+// completion order, which is count order while no fault intervenes
+// (information).
 func (b *Builder) redeliveries(r *Shares, ds []int) {
-	byCount := slices.Clone(ds)
-	slices.SortStableFunc(byCount, func(x, y int) int { return cmp.Compare(b.dels[x].count, b.dels[y].count) })
-	for x := 1; x < len(byCount); x++ {
-		i, j := byCount[x-1], byCount[x]
+	for x := 1; x < len(ds); x++ {
+		i, j := ds[x-1], ds[x]
 		a, c := b.dels[i], b.dels[j]
 		if a.count == c.count && !b.leaderMayHaveChanged(i, j) {
 			continue // a double acquire, not a redelivery
@@ -298,11 +301,22 @@ func (b *Builder) redeliveries(r *Shares, ds []int) {
 	}
 }
 
-// leaderMayHaveChanged reports whether a fault began between delivery i
-// and the later delivery j: the share-partition leader may have changed,
-// and with it the memory of i's acquisition.
+// leaderMayHaveChanged reports whether a cluster fault overlapped
+// delivery i (from its poll's invoke) and the later delivery j: the
+// share-partition's leader or its persisted state may have changed, and
+// with it the memory of i's acquisition. Member and producer faults act
+// on clients and do not count.
 func (b *Builder) leaderMayHaveChanged(i, j int) bool {
-	return len(b.faultsIn(b.dels[i].ret, b.dels[j].ret)) > 0
+	from, to := b.dels[i].call, b.dels[j].ret
+	for _, f := range b.faults {
+		if strings.HasPrefix(f.f, "member-") || f.f == histories.FProducerCrash || f.f == histories.FStopProducers {
+			continue
+		}
+		if f.call <= to && (f.ret < 0 || f.ret >= from) {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *Builder) refused(i int) bool {

@@ -217,6 +217,18 @@ func TestShareAnomalies(t *testing.T) {
 			h.ack(2, 1, 0, acc, nok, histories.OK)
 			h.offsets(1)
 		}, 1, map[string]int{DoubleAcquire: 1, Redelivery: 1}},
+		// share-redelivered-after-accept, at a lower count: an unclean
+		// election of __share_group_state lost the accept's state (w3,
+		// 4.3.1); ordered by time across the fault, not by count.
+		{"redelivered after accept at a lower count across a fault", func(h *hb) {
+			h.sub(1, "m0")
+			h.poll(1, 2, 0)
+			h.ack(1, 2, 0, acc, ok, histories.OK)
+			h.fault()
+			h.poll(1, 1, 0)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{RedeliveredAfterAccept: 1, Redelivery: 1}},
 		// share-redelivered-after-accept.
 		{"redelivered after a confirmed accept", func(h *hb) {
 			h.sub(1, "m0")
