@@ -5,6 +5,7 @@ package harness_test
 import (
 	"testing"
 
+	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/checker/share"
 	"github.com/kchaos/kchaos/histories"
 )
@@ -64,8 +65,15 @@ func sharePolled(t *testing.T, e histories.Event) []histories.ShareRecord {
 // killed while holding record locks; nothing is lost, no record is held
 // twice or delivered again after a confirmed accept, and what the killed
 // member held is delivered to a member again, with a higher count.
-func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) {
-	r := runScenario(t, "w1")
+func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) { assertW1(t, runScenario(t, "w1")) }
+
+// assertW1 is w1's outcome from its run: the verdict valid and the
+// scenario's own outcome checks matched, the stalled member's records
+// given to the other member and its late acks refused, the killed
+// member's records delivered again.
+func assertW1(t *testing.T, r scenarioRun) {
+	r.wantValidNoLoss(t, "w1")
+	judged(t, r, "w1")
 	for _, k := range []string{share.Lost, share.DoubleAcquire, share.RedeliveredAfterAccept, share.DeliveryCount} {
 		if n := r.count(k); n != 0 {
 			t.Errorf("w1: %d %s, want none: %v", n, k, r.res.Reasons)
@@ -78,6 +86,7 @@ func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) {
 	if len(s.kills) != 1 {
 		t.Fatalf("w1: %d member kills, want 1", len(s.kills))
 	}
+	r.wantStallHandedOver(t, s)
 	// The killed member's process: the last subscribed under share-1
 	// before the kill. What its last poll delivered it never acked.
 	killedAt := s.kills[0].Time
@@ -135,8 +144,16 @@ func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) {
 // broker under load and restarts it; acks are confirmed after the kill
 // (progress resumes), nothing is lost, no record is held twice or
 // delivered again after a confirmed accept.
-func TestScenarioW2ShareCoordinatorKilled(t *testing.T) {
-	r := runScenario(t, "w2")
+func TestScenarioW2ShareCoordinatorKilled(t *testing.T) { assertW2(t, runScenario(t, "w2")) }
+
+// assertW2 is w2's outcome from its run: the verdict valid (or unknown
+// only by acks in flight at the kill: w2 on 4.2.2, 2026-12-02, had 14,
+// answered INVALID_SHARE_SESSION_EPOCH), the scenario's own outcome checks
+// matched, acks confirmed before the kill (the fault struck a consuming
+// group) and after it.
+func assertW2(t *testing.T, r scenarioRun) {
+	r.wantNoLossUnknownOnlyAtFault(t, "w2")
+	judged(t, r, "w2")
 	for _, k := range []string{share.Lost, share.DoubleAcquire, share.RedeliveredAfterAccept, share.DeliveryCount} {
 		if n := r.count(k); n != 0 {
 			t.Errorf("w2: %d %s, want none: %v", n, k, r.res.Reasons)
@@ -159,19 +176,10 @@ func TestScenarioW2ShareCoordinatorKilled(t *testing.T) {
 	if killedAt < 0 {
 		t.Fatal("w2: the share coordinator's broker was never killed")
 	}
-	confirmed := 0
-	for _, e := range s.acks {
-		if e.Time <= killedAt {
-			continue
-		}
-		var v histories.ShareAckValue
-		_ = e.Decode(&v)
-		for _, a := range v.Acks {
-			if a.Outcome == histories.ShareOutcomeOK && a.Status != histories.AckRenew {
-				confirmed++
-			}
-		}
+	if n := confirmedBetween(t, s, 0, killedAt); n == 0 {
+		t.Errorf("w2: no ack confirmed before broker %v (the share coordinator) was killed: the fault struck a group that was not consuming", killed)
 	}
+	confirmed := confirmedBetween(t, s, killedAt, -1)
 	if confirmed == 0 {
 		t.Errorf("w2: no ack confirmed after broker %v (the share coordinator) was killed: progress did not resume", killed)
 	}
@@ -184,14 +192,23 @@ func TestScenarioW2ShareCoordinatorKilled(t *testing.T) {
 // is lost (make test-scenarios).
 func TestScenarioW4ShareLeaderPowerLoss(t *testing.T) {
 	allScenarios(t)
-	r := runScenario(t, "w4")
+	assertW4(t, runScenario(t, "w4"))
+}
+
+// assertW4 is w4's outcome from its run.
+func assertW4(t *testing.T, r scenarioRun) {
 	for _, k := range []string{share.Lost, share.DoubleAcquire, share.RedeliveredAfterAccept, share.DeliveryCount, "lost-write"} {
 		if n := r.count(k); n != 0 {
 			t.Errorf("w4: %d %s, want none: %v", n, k, r.res.Reasons)
 		}
 	}
-	cut := 0
+	r.wantNoLossUnknownOnlyAtFault(t, "w4")
+	judged(t, r, "w4")
+	cut, cutAt := 0, int64(-1)
 	for _, e := range r.events {
+		if e.Process == histories.NemesisProcess && e.F == histories.FLoseUnflushed && e.Type == histories.Invoke && cutAt < 0 {
+			cutAt = e.Time
+		}
 		if e.Process == histories.NemesisProcess && e.F == histories.FLoseUnflushed && e.Type == histories.OK {
 			cut++
 		}
@@ -200,5 +217,229 @@ func TestScenarioW4ShareLeaderPowerLoss(t *testing.T) {
 	if cut != 1 || s.offsets == nil || len(s.acks) == 0 {
 		t.Fatalf("w4: %d power cuts, %d acks, start offsets %v: want one cut, acks and start offsets", cut, len(s.acks), s.offsets)
 	}
+	// The story is the leader change under a consuming group: partition 0
+	// delivered and acks confirmed before the cut.
+	p0 := 0
+	for _, e := range s.polls {
+		if e.Time < cutAt {
+			for _, rec := range sharePolled(t, e) {
+				if rec.Partition == 0 {
+					p0++
+				}
+			}
+		}
+	}
+	if n := confirmedBetween(t, s, 0, cutAt); p0 == 0 || n == 0 {
+		t.Errorf("w4: before the power cut partition 0 delivered %d records and %d acks were confirmed: the cut struck a group that was not consuming", p0, n)
+	}
 	t.Logf("w4: counts %v; start offsets %v (drained %v)", r.res.Counts, s.offsets.StartOffsets, s.offsets.Drained)
+}
+
+// wantStallHandedOver asserts w1's stall: what share-0's first poll after
+// the member-stall op delivered (held 8 s, past the 5 s lock) is
+// delivered again, every record of it, with a higher count and no sooner
+// than the lock after that poll, and every one of share-0's late acks of
+// it is refused (the broker no longer held the lock for it). Which member
+// gets them again is Kafka's choice: with two members on two partitions
+// the share assignor gives each member one partition, so they come back
+// to share-0 itself (2026-12-02, 4.4.0: all 50 at count 2, 14 ms after
+// its late ack was refused with INVALID_RECORD_STATE).
+func (r scenarioRun) wantStallHandedOver(t *testing.T, s shareRun) {
+	t.Helper()
+	stalledAt := int64(-1)
+	for _, e := range r.events {
+		if e.Process == histories.NemesisProcess && e.F == histories.FMemberStall && e.Type == histories.OK {
+			stalledAt = e.Time
+			break
+		}
+	}
+	if stalledAt < 0 {
+		t.Fatal("w1: no member-stall op completed")
+	}
+	var poll *histories.Event
+	for i, e := range s.polls {
+		if e.Time > stalledAt && s.members[e.Process] == "share-0" && len(sharePolled(t, e)) > 0 {
+			poll = &s.polls[i]
+			break
+		}
+	}
+	if poll == nil {
+		t.Fatal("w1: share-0 polled no records after its stall was ordered")
+	}
+	held := sharePolled(t, *poll)
+	var late *histories.ShareAckValue
+	var lateAt int64
+	for _, e := range s.acks {
+		if e.Process == poll.Process && e.Time > poll.Time {
+			var v histories.ShareAckValue
+			if err := e.Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			late, lateAt = &v, e.Time
+			break
+		}
+	}
+	if late == nil {
+		t.Fatalf("w1: share-0 (p%d) never acked the %d records it held through its stall", poll.Process, len(held))
+	}
+	if lateAt-poll.Time < 5e9 {
+		t.Errorf("w1: share-0's acks came %.1f s after its poll: it did not hold the records past the 5 s lock", float64(lateAt-poll.Time)/1e9)
+	}
+	refused := 0
+	for _, a := range late.Acks {
+		switch {
+		case a.Status == histories.AckRenew:
+		case a.Outcome == histories.ShareOutcomeOK:
+			t.Errorf("w1: share-0's late %s of %d@%d (count %d) was confirmed %.1f s after its poll, past the lock",
+				a.Status, a.Partition, a.Offset, a.DeliveryCount, float64(lateAt-poll.Time)/1e9)
+		default:
+			refused++
+		}
+	}
+	back := 0
+	for _, h := range held {
+	next:
+		for _, e := range s.polls {
+			if e.Time <= poll.Time {
+				continue
+			}
+			for _, rec := range sharePolled(t, e) {
+				if rec.Partition == h.Partition && rec.Offset == h.Offset && rec.DeliveryCount > h.DeliveryCount {
+					if e.Time-poll.Time < 5e9 {
+						t.Errorf("w1: %d@%d, held by share-0 from %.1f s, delivered again to p%d %.1f s later, before its 5 s lock ran out",
+							h.Partition, h.Offset, float64(poll.Time)/1e9, e.Process, float64(e.Time-poll.Time)/1e9)
+					}
+					back++
+					break next
+				}
+			}
+		}
+	}
+	if back != len(held) {
+		t.Errorf("w1: %d of the %d records share-0 held through its stall were delivered again, want all", back, len(held))
+	}
+	t.Logf("w1: share-0 stalled holding %d records; %d of them delivered again, %d of its late acks refused", len(held), back, refused)
+}
+
+// confirmedBetween counts the acks (accept, release, reject) Kafka
+// confirmed whose share-ack completed in (from, to]; to < 0: no end.
+func confirmedBetween(t *testing.T, s shareRun, from, to int64) int {
+	t.Helper()
+	n := 0
+	for _, e := range s.acks {
+		if e.Time <= from || to >= 0 && e.Time > to {
+			continue
+		}
+		var v histories.ShareAckValue
+		if err := e.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range v.Acks {
+			if a.Outcome == histories.ShareOutcomeOK && a.Status != histories.AckRenew {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// TestScenarioW3ShareStateUnclean: w3 switches unclean election on for
+// __share_group_state, cuts the share coordinator off from the other
+// brokers while it confirms acks alone, kills it, and a follower that
+// lacks that state is elected (make test-scenarios). What the group
+// loses or delivers again is measured and logged, not assumed; the test
+// asserts that the story played out as written (the set-config on
+// __share_group_state, partition 0 led by the coordinator that is cut
+// off and killed) and the scenario's own outcome checks (nothing acked
+// lost from the data topic).
+func TestScenarioW3ShareStateUnclean(t *testing.T) {
+	allScenarios(t)
+	assertW3(t, runScenario(t, "w3"))
+}
+
+// assertW3 is w3's outcome from its run.
+func assertW3(t *testing.T, r scenarioRun) {
+	judged(t, r, "w3")
+	var setAt, cutAt, killedAt int64 = -1, -1, -1
+	var killed []int32
+	movedTo := int32(-1)
+	for _, e := range r.events {
+		if e.Process != histories.NemesisProcess || e.Type != histories.OK {
+			continue
+		}
+		var v histories.NemesisValue
+		if err := e.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case e.F == histories.FSetConfig && setAt < 0:
+			if v.Details["topic"] != "__share_group_state" {
+				t.Errorf("w3: set-config changed topic %v, want __share_group_state", v.Details["topic"])
+			}
+			setAt = e.Time
+		case e.F == histories.FMoveLeader && len(v.Nodes) == 1:
+			movedTo = v.Nodes[0]
+		case e.F == histories.FPartition && cutAt < 0:
+			cutAt = e.Time
+		case e.F == histories.FKill && killedAt < 0:
+			killedAt, killed = e.Time, v.Nodes
+		}
+	}
+	if setAt < 0 || cutAt < setAt || killedAt < cutAt || len(killed) != 1 {
+		t.Fatalf("w3: set-config at %d, cut at %d, kill of %v at %d: want all three, in that order", setAt, cutAt, killed, killedAt)
+	}
+	s := r.shares(t)
+	if s.offsets == nil {
+		t.Fatal("w3: no start offsets recorded")
+	}
+	if movedTo < 0 || len(killed) == 1 && movedTo != killed[0] {
+		t.Errorf("w3: partition 0's leadership moved to broker %d, but broker %v was killed as its share coordinator", movedTo, killed)
+	}
+	// Measured, not required: on 4.4.0 (2026-12-02) the cut-off
+	// coordinator confirmed no ack (the members' acks were answered
+	// INVALID_SHARE_SESSION_EPOCH) though its state partition took writes
+	// alone that the unclean election then truncated.
+	alone := confirmedBetween(t, s, cutAt, killedAt)
+	after := 0
+	for _, e := range s.polls {
+		if e.Time > killedAt {
+			after += len(sharePolled(t, e))
+		}
+	}
+	t.Logf("w3 MEASURED: verdict %s; coordinator %v cut at %.1f s, killed at %.1f s; %d deliveries after the kill; %d acks confirmed before the cut, %d while it was cut off, %d after the kill; "+
+		"share-lost %d, share-redelivered-after-accept %d, share-double-acquire %d, share-delivery-count %d, share-unknown %d, share-redelivery %d; start offsets %v (drained %v)",
+		r.res.Valid, killed, float64(cutAt)/1e9, float64(killedAt)/1e9, after, confirmedBetween(t, s, 0, cutAt), alone, confirmedBetween(t, s, killedAt, -1),
+		r.count(share.Lost), r.count(share.RedeliveredAfterAccept), r.count(share.DoubleAcquire), r.count(share.DeliveryCount), r.count(share.Unknown), r.count(share.Redelivery),
+		s.offsets.StartOffsets, s.offsets.Drained)
+}
+
+// wantNoLossUnknownOnlyAtFault asserts a story that strikes the brokers
+// while members' acks are in flight: nothing lost, and a valid verdict,
+// or an unknown one only by share-unknown records whose unknown ack came
+// with the fault. Such an ack has no known outcome, and the charter keeps
+// it out of a verdict: w4 on 4.4.0 (2026-12-02) had 16 accepts and
+// rejects in flight at the power cut answered INVALID_SHARE_SESSION_EPOCH
+// and never delivered again (the start offset passed them: Kafka had
+// applied them).
+func (r scenarioRun) wantNoLossUnknownOnlyAtFault(t *testing.T, story string) {
+	t.Helper()
+	if n := r.count(checker.LostWrite) + r.count(checker.OffsetReuse); n != 0 {
+		t.Errorf("%s: %d lost writes or reused offsets, want none", story, n)
+	}
+	switch r.res.Valid {
+	case checker.Valid:
+	case checker.Unknown:
+		unk := r.res.Anomalies.ShareUnknown
+		if len(unk) == 0 || r.count("unseen") != 0 {
+			t.Errorf("%s: verdict unknown, not only by share-unknown records (%d): %v", story, len(unk), r.res.Reasons)
+		}
+		for _, e := range unk {
+			if len(e.Faults) == 0 {
+				t.Errorf("%s: %d@%d unknown with no fault around it: %s", story, e.Partition, e.Offset, e.Reason)
+			}
+		}
+		t.Logf("%s: verdict unknown by %d share-unknown records, each at a fault", story, len(unk))
+	default:
+		t.Errorf("%s: verdict %s, want valid (or unknown by acks in flight at the fault): %v", story, r.res.Valid, r.res.Reasons)
+	}
 }

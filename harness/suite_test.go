@@ -123,7 +123,7 @@ func TestPlanBuiltinSuites(t *testing.T) {
 	}{
 		{"transactions", "t1, t2 × 2 levels, t3 × 2 settings × 2 levels, t4 × 2 settings, on 2 versions", 20,
 			func(id string) bool { return strings.Contains(id, "txn.version=") && strings.HasSuffix(id, "3.9.2") }, "transaction_version"},
-		{"shares", "w1, w2, w4 × share.version 1, 2, on 2 versions: share groups need 4.1", 12,
+		{"shares", "w1-w4 × share.version 1, 2, on 2 versions: share groups need 4.1", 16,
 			func(id string) bool { return strings.HasSuffix(id, "3.9.2") }, "share"},
 		{"groups", "g1-g3 × franz classic, franz consumer, kafka-go, on 2 versions", 18,
 			func(id string) bool {
@@ -169,7 +169,7 @@ func TestPlanBuiltinSuites(t *testing.T) {
 
 // TestPlanSharesSuite: the shares suite on every 4.x line: share groups
 // from 4.1 (level 1 only there and on 4.2 and 4.3; level 2 from 4.4), w2's
-// share-coordinator target from 4.2, nothing on 4.0.
+// and w3's share-coordinator target from 4.2, nothing on 4.0.
 func TestPlanSharesSuite(t *testing.T) {
 	s, err := LoadSuite("shares")
 	if err != nil {
@@ -191,11 +191,13 @@ func TestPlanSharesSuite(t *testing.T) {
 		"w1/share.version=1/4.3.1": true, "w2/share.version=1/4.3.1": true,
 		"w1/share.version=1/4.4.0": true, "w2/share.version=1/4.4.0": true,
 		"w1/share.version=2/4.4.0": true, "w2/share.version=2/4.4.0": true,
+		"w3/share.version=1/4.2.2": true, "w3/share.version=1/4.3.1": true,
+		"w3/share.version=1/4.4.0": true, "w3/share.version=2/4.4.0": true,
 		"w4/share.version=1/4.1.2": true, "w4/share.version=1/4.2.2": true, "w4/share.version=1/4.3.1": true,
 		"w4/share.version=1/4.4.0": true, "w4/share.version=2/4.4.0": true,
 	}
-	if len(plan) != 30 || len(runs) != len(want) {
-		t.Fatalf("%d cells, %d run: %v; want 30 cells, these run: %v", len(plan), len(runs), runs, want)
+	if len(plan) != 40 || len(runs) != len(want) {
+		t.Fatalf("%d cells, %d run: %v; want 40 cells, these run: %v", len(plan), len(runs), runs, want)
 	}
 	for id := range want {
 		if !runs[id] {

@@ -49,6 +49,12 @@ const (
 	// partitions that own them): a placement, not a failure, so that a
 	// story can put the coordinator where its fault strikes.
 	FMoveCoordinator = "move-coordinator"
+	// FMoveLeader makes one broker the leader of a partition of the
+	// workload's topic (its replicas reordered, a preferred election): a
+	// placement too (w3 puts partition 0's leader on its share
+	// coordinator, so that the coordinator confirms that share-partition's
+	// acks alone once cut off).
+	FMoveLeader = "move-leader"
 	// FDiskFail makes one log dir of a broker unwritable, FDiskFull fills
 	// a bounded one: Kafka takes the dir's replicas offline (the broker
 	// halts if it is the metadata log's dir). FDiskSlow limits the
@@ -162,6 +168,7 @@ var faults = []Fault{
 	{Name: FMemberLeave, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#c9a227"},
 	{Name: FMemberStall, Kind: Instant, Color: "#9c7a3c"},
 	{Name: FMoveCoordinator, Kind: Instant, Color: "#6a5acd"},
+	{Name: FMoveLeader, Kind: Instant, Color: "#7b68ee"},
 	// The crash and the restart are one op (the restart is its end): a
 	// crashed process loses nothing acked by itself.
 	{Name: FProducerCrash, Kind: Instant, Color: "#a04000"},

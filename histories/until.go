@@ -27,6 +27,9 @@ type Until struct {
 	OpenTxn *bool   `json:"open_txn,omitempty"`
 	Live    []int32 `json:"live,omitempty"`
 	Fenced  []int32 `json:"fenced,omitempty"`
+	// ShareStart is "at least": the share group's start offset on the
+	// partition.
+	ShareStart *int64 `json:"share_start_offset,omitempty"`
 	// Optional marks a soft wait (`optional: true`).
 	Optional bool `json:"optional,omitempty"`
 	// TimeoutMS is the wait's bound.

@@ -102,6 +102,18 @@ func Check(ctx context.Context, src StateSource, topic string, c Condition) (boo
 			}
 		}
 	}
+	if c.ShareStart != nil {
+		sp, can := src.(ShareProgress)
+		if !can {
+			return false, strings.Join(append(seen, "share start offset: no share group to ask about"), "; ")
+		}
+		off, err := sp.ShareStartOffset(ctx, topic, c.Partition)
+		if err != nil {
+			return false, strings.Join(append(seen, "share start offset: "+err.Error()), "; ")
+		}
+		seen = append(seen, fmt.Sprintf("share start offset %d", off))
+		ok = ok && off >= *c.ShareStart
+	}
 	if len(c.Live) > 0 || len(c.Fenced) > 0 {
 		live, err := src.LiveBrokers(ctx)
 		if err != nil {
@@ -153,6 +165,9 @@ func (c Condition) String() string {
 	if c.OpenTxn != nil {
 		parts = append(parts, fmt.Sprintf("open transaction %t", *c.OpenTxn))
 	}
+	if c.ShareStart != nil {
+		parts = append(parts, fmt.Sprintf("share start offset >= %d", *c.ShareStart))
+	}
 	s := fmt.Sprintf("partition %d %s", c.Partition, strings.Join(parts, ", "))
 	if len(parts) == 0 {
 		s = ""
@@ -169,4 +184,41 @@ func (c Condition) String() string {
 func sameSet(a, b []int32) bool {
 	x, y := sortedIDs(a), sortedIDs(b)
 	return slices.Equal(x, y)
+}
+
+// ShareProgress is what condition share_start_offset needs: the start
+// offset of the workload's share group on a partition of topic. The
+// runner's state source has it when the workload has a share group
+// (shareState).
+type ShareProgress interface {
+	ShareStartOffset(ctx context.Context, topic string, partition int32) (int64, error)
+}
+
+// ShareOffsets is what the admin client must answer for it (*admin.Client
+// does).
+type ShareOffsets interface {
+	ShareStartOffset(ctx context.Context, group, topic string, partition int32) (int64, error)
+}
+
+// shareState is a state source that also reads the share group's start
+// offsets.
+type shareState struct {
+	StateSource
+	adm   ShareOffsets
+	group string
+}
+
+func (s shareState) ShareStartOffset(ctx context.Context, topic string, partition int32) (int64, error) {
+	return s.adm.ShareStartOffset(ctx, s.group, topic, partition)
+}
+
+// untilState is the state source of an until: e.State(), with the share
+// group's start offsets when the workload has one and the admin client
+// can read them.
+func (e *Env) untilState() StateSource {
+	src := e.State()
+	if so, ok := e.Admin.(ShareOffsets); ok && e.ShareGroup != "" {
+		return shareState{StateSource: src, adm: so, group: e.ShareGroup}
+	}
+	return src
 }

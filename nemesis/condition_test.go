@@ -140,3 +140,64 @@ func TestWaitForCancelled(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// shareOffsetsAt is a ShareOffsets whose start offset rises to at after
+// the given delay from its first read, or fails with err.
+type shareOffsetsAt struct {
+	begin time.Time
+	after time.Duration
+	at    int64
+	err   error
+	asked string
+}
+
+func (s *shareOffsetsAt) ShareStartOffset(_ context.Context, group, topic string, p int32) (int64, error) {
+	if s.begin.IsZero() {
+		s.begin = time.Now()
+	}
+	s.asked = group + ":" + topic
+	if s.err != nil {
+		return -1, s.err
+	}
+	if time.Since(s.begin) < s.after {
+		return 0, nil
+	}
+	return s.at, nil
+}
+
+// TestWaitForShareStart: share_start_offset holds once the share group's
+// start offset reaches it; it says what it saw otherwise, and a source
+// without a share group never holds.
+func TestWaitForShareStart(t *testing.T) {
+	healthy := []moment{{part: state(0, 0, 1, 2), live: []int32{0, 1, 2}}}
+	for _, tc := range []struct {
+		name string
+		offs *shareOffsetsAt // nil: no share group
+		c    Condition
+		err  string
+	}{
+		{"reached", &shareOffsetsAt{after: 100 * time.Millisecond, at: 60}, Condition{ShareStart: ptr[int64](50)}, ""},
+		{"not reached", &shareOffsetsAt{at: 10}, Condition{ShareStart: ptr[int64](50)},
+			"until partition 0 share start offset >= 50: not within 200ms; last seen: share start offset 10"},
+		{"not started", &shareOffsetsAt{err: errors.New("no start offset on t-0 yet")}, Condition{ShareStart: ptr[int64](1)},
+			"last seen: share start offset: no start offset on t-0 yet"},
+		{"no share group", nil, Condition{ShareStart: ptr[int64](1)}, "share start offset: no share group to ask about"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var src StateSource = &timeline{events: healthy}
+			if tc.offs != nil {
+				src = shareState{StateSource: src, adm: tc.offs, group: "q"}
+			}
+			err := waitFor(context.Background(), src, "t", tc.c, 200*time.Millisecond, 20*time.Millisecond)
+			if tc.err == "" {
+				if err != nil || tc.offs.asked != "q:t" {
+					t.Fatalf("%v (asked %q)", err, tc.offs.asked)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("error %v, want %q", err, tc.err)
+			}
+		})
+	}
+}

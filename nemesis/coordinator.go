@@ -96,36 +96,51 @@ func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[stri
 			orders[p.Partition] = append([]int32{to}, slices.DeleteFunc(slices.Clone(p.Replicas), func(r int32) bool { return r == to })...)
 		}
 	}
-	// Checked all first: a refused move changes nothing.
+	details["partitions"], details["leaders_before"] = owned, before
+	after, err := e.lead(ctx, histories.FMoveCoordinator, topic, ids, orders, to)
+	if after != nil {
+		details["leaders_after"] = after
+	}
+	if err != nil {
+		return nil, details, err
+	}
+	return []int32{to}, details, nil
+}
+
+// lead reorders the replicas of topic's partitions (orders: the new
+// order of those not led by to yet, every one checked beforehand, so
+// that a refused move changes nothing), runs a preferred election of ids
+// and checks that to leads each: move-coordinator's and move-leader's
+// placement, as an operator does with kafka-reassign-partitions and
+// kafka-leader-election. It returns the leaders after.
+func (e *Env) lead(ctx context.Context, op, topic string, ids []int32, orders map[int32][]int32, to int32) (map[string]int32, error) {
 	for _, p := range slices.Sorted(maps.Keys(orders)) {
 		err := e.adminCall(ctx, func(ctx context.Context) error {
 			return e.Admin.ReorderReplicas(ctx, topic, p, orders[p])
 		})
 		if err != nil {
-			return nil, details, err
+			return nil, err
 		}
 	}
-	details["partitions"], details["leaders_before"] = owned, before
 	// The controller handles the election after the reorder it committed,
 	// so the new first replica is the preferred one.
-	err = e.adminCall(ctx, func(ctx context.Context) error {
+	err := e.adminCall(ctx, func(ctx context.Context) error {
 		return e.Admin.ElectLeaders(ctx, topic, ids, false)
 	})
 	if err != nil {
-		return nil, details, err
+		return nil, err
 	}
 	want := map[int32]int32{}
 	for _, p := range ids {
 		want[p] = to
 	}
 	after, _ := e.leaders(ctx, topic, ids, want)
-	details["leaders_after"] = after
 	for _, p := range ids {
 		if l := after[histories.PartitionKey(p)]; l != to {
-			return nil, details, fmt.Errorf("%s: %s-%d is led by %d after the election, not %d", histories.FMoveCoordinator, topic, p, l, to)
+			return after, fmt.Errorf("%s: %s-%d is led by %d after the election, not %d", op, topic, p, l, to)
 		}
 	}
-	return []int32{to}, details, nil
+	return after, nil
 }
 
 // txnStatePartitions describes __transaction_state, waiting (at most

@@ -245,6 +245,7 @@ type fakeAdmin struct {
 	hw         int64
 	err        error // returned by Describe when set
 	configs    map[string]*string
+	configOf   string // the topic of the last SetTopicConfig
 	elections  []string
 	electVia   []int32 // the brokers ElectLeadersVia named
 	controller int32
@@ -401,6 +402,7 @@ func (a *fakeAdmin) SetTopicConfig(_ context.Context, topic, key string, value *
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.configs[key] = value
+	a.configOf = topic
 	return nil
 }
 

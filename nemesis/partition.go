@@ -115,8 +115,8 @@ func validateLinks(p string, st *Step, given string, groups [][]int32, add addFu
 		// partition number.
 		noRole := shape == ShapeLeaderFollowers || shape == ShapeRacks
 		validateTarget(p+".target", st.Target, noRole, shape == ShapeRacks, add)
-		if shape == ShapeLeaderFollowers && st.Target.Role != "" && st.Target.Role != RoleLeader {
-			add(p+".target.role", "shape leader-followers takes role leader (or none) and a partition")
+		if shape == ShapeLeaderFollowers && st.Target.Role != "" && st.Target.Role != RoleLeader && st.Target.Role != RoleShareCoordinator {
+			add(p+".target.role", "shape leader-followers takes role leader (or none) and a partition, or role %s", RoleShareCoordinator)
 		}
 		if shape == ShapeRacks && st.Target.Role != "" && st.Target.Role != RoleRack {
 			add(p+".target.role", "shape racks takes role rack (or none)")
@@ -191,6 +191,22 @@ func (f *partitionFault) grudge(ctx context.Context, e *Env) (Grudge, error) {
 		// without any crash, replica.lag.time.max.ms after the leader has
 		// records they lack (an idle follower that has everything stays in
 		// the ISR however long it is silent: a workload must be writing).
+		if f.target != nil && f.target.Role == RoleShareCoordinator {
+			// The leader of the __share_group_state partition that holds
+			// the share group's state, from the other brokers: its
+			// followers wherever that topic's replicas span every broker
+			// (Kafka's default replication factor 3, kchaos's 3 brokers),
+			// so the state's ISR shrinks to the coordinator alone.
+			ids, err := e.Resolve(ctx, f.target)
+			if err != nil {
+				return nil, err
+			}
+			rest := without(brokers, ids)
+			if len(rest) == 0 {
+				return nil, fmt.Errorf("leader-followers: share coordinator %v is every broker: no follower to cut it from", ids)
+			}
+			return cut(ids, rest), nil
+		}
 		t := Target{Role: RoleLeader}
 		if f.target != nil {
 			t.Partition = f.target.Partition

@@ -244,7 +244,7 @@ func planTarget(r *prng, given *Target, fault, shape string, brokers []int32) *T
 			return nil // every rack against every other
 		}
 	case links && shape == ShapeLeaderFollowers:
-		if t == nil || t.Role != RoleLeader {
+		if t == nil || t.Role != RoleLeader && t.Role != RoleShareCoordinator {
 			t = &Target{Role: RoleLeader}
 		}
 	case links && slices.Contains(QuorumShapes, shape):

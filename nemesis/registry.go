@@ -61,6 +61,7 @@ var registry = []Kind{
 	upgradeKind,
 	setFeatureKind,
 	moveCoordinatorKind,
+	moveLeaderKind,
 	memberKillKind,
 	memberLeaveKind,
 	memberStartKind,

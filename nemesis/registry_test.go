@@ -49,6 +49,8 @@ var registryCases = map[string]struct {
 		"{fault: set-feature, feature: {transaction.version: -1}}", "feature.transaction.version: level -1", 0},
 	histories.FMoveCoordinator: {"{fault: move-coordinator, target: {role: leader}}",
 		"{fault: move-coordinator}", "target: fault move-coordinator needs a target", 0},
+	histories.FMoveLeader: {"{fault: move-leader, target: {role: share-coordinator}, partition: 0}",
+		"{fault: move-leader, target: {role: leader}, partition: -1}", "partition: must not be negative", 0},
 	histories.FMemberKill: {"{fault: member-kill, member: member-0}",
 		"{fault: member-kill, target: {role: leader}}", "target: only for node faults", 0},
 	histories.FMemberLeave: {"{fault: member-leave}",

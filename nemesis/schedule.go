@@ -136,6 +136,12 @@ type Condition struct {
 	Live []int32 `yaml:"live,omitempty" json:"live,omitempty"`
 	// Fenced brokers are not live: killed, or cut off from the controller.
 	Fenced []int32 `yaml:"fenced,omitempty" json:"fenced,omitempty"`
+	// ShareStart is "at least": the workload's share group's start offset
+	// on the partition (DescribeShareGroupOffsets), so every record below
+	// it reached a final state. A share story waits for it to strike a
+	// group that is consuming: its first deliveries wait for Kafka to
+	// create __share_group_state, 20 s and more on a loaded machine.
+	ShareStart *int64 `yaml:"share_start_offset,omitempty" json:"share_start_offset,omitempty"`
 }
 
 // RandomSchedule injects a seeded random mix of faults: the same seed gives
@@ -403,8 +409,11 @@ func validateTarget(p string, t *Target, noRole, rackSide bool, add addFunc) {
 
 func validateCondition(p string, c *Condition, add addFunc) {
 	if len(c.ISR) == 0 && c.Offline == nil && c.Leader == nil && c.HighWatermark == nil && c.OpenTxn == nil &&
-		len(c.Live) == 0 && len(c.Fenced) == 0 {
-		add(p, "empty condition: set isr, offline, leader, high_watermark, open_txn, live or fenced")
+		len(c.Live) == 0 && len(c.Fenced) == 0 && c.ShareStart == nil {
+		add(p, "empty condition: set isr, offline, leader, high_watermark, open_txn, live, fenced or share_start_offset")
+	}
+	if c.ShareStart != nil && *c.ShareStart < 0 {
+		add(p+".share_start_offset", "must not be negative")
 	}
 	if c.Partition < 0 {
 		add(p+".partition", "must not be negative")

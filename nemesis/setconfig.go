@@ -17,6 +17,12 @@ var setConfigKind = Kind{Name: histories.FSetConfig, New: func() Params { return
 type SetConfigParams struct {
 	// Config is the topic config to set; a null value deletes the key.
 	Config map[string]*string `yaml:"config,omitempty"`
+	// Topic is the topic whose config changes: the scenario's when empty.
+	// Kafka validates an internal topic's config like any other (the
+	// controller's ControllerConfigurationValidator checks the name's
+	// characters and LogConfig, nothing more), so a story can switch
+	// unclean election on for __share_group_state alone.
+	Topic string `yaml:"topic,omitempty"`
 }
 
 func (cp *SetConfigParams) validate(p string, st *Step, add addFunc) {
@@ -28,38 +34,53 @@ func (cp *SetConfigParams) validate(p string, st *Step, add addFunc) {
 			add(p+".config", "empty key")
 		}
 	}
+	if cp.Topic != "" && strings.TrimSpace(cp.Topic) != cp.Topic {
+		add(p+".topic", "%q: a topic name has no surrounding spaces", cp.Topic)
+	}
 	if st.Target != nil {
 		validateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
-func (cp *SetConfigParams) build(Step) Fault { return &setConfig{config: cp.Config} }
+func (cp *SetConfigParams) build(Step) Fault { return &setConfig{config: cp.Config, topic: cp.Topic} }
 
 // setConfig changes topic configs live (for instance
 // unclean.leader.election.enable=true while a partition is offline, which
 // makes the controller elect a replica outside the ISR). It has no heal:
 // a config change is a deliberate act whose effect is the point.
-type setConfig struct{ config map[string]*string }
+type setConfig struct {
+	config map[string]*string
+	topic  string // "" for the scenario's
+}
 
 func (f *setConfig) Name() string { return histories.FSetConfig }
 
-func (f *setConfig) Spec() map[string]any { return map[string]any{"config": f.config} }
+func (f *setConfig) Spec() map[string]any {
+	if f.topic != "" {
+		return map[string]any{"config": f.config, "topic": f.topic}
+	}
+	return map[string]any{"config": f.config}
+}
 
 func (f *setConfig) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	topic := e.Topic
+	if f.topic != "" {
+		topic = f.topic
+	}
 	set := map[string]any{}
 	for _, k := range slices.Sorted(maps.Keys(f.config)) {
 		err := e.adminCall(ctx, func(ctx context.Context) error {
-			return e.Admin.SetTopicConfig(ctx, e.Topic, k, f.config[k])
+			return e.Admin.SetTopicConfig(ctx, topic, k, f.config[k])
 		})
 		if err != nil {
-			return nil, map[string]any{"topic": e.Topic, "config": set}, err
+			return nil, map[string]any{"topic": topic, "config": set}, err
 		}
 		set[k] = nil // deleted: the broker default applies again
 		if v := f.config[k]; v != nil {
 			set[k] = *v
 		}
 	}
-	return nil, map[string]any{"topic": e.Topic, "config": set}, nil
+	return nil, map[string]any{"topic": topic, "config": set}, nil
 }
 
 func (f *setConfig) Heal(context.Context, *Env) error { return nil }

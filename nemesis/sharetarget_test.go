@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,76 @@ func TestResolveShareCoordinator(t *testing.T) {
 				t.Fatalf("got %v %v (asked %q), want %s", got, err, sa.asked, tc.want)
 			}
 		})
+	}
+}
+
+// TestShareCoordinatorLeaderFollowers: shape leader-followers with role
+// share-coordinator cuts the coordinator from the other brokers (its
+// __share_group_state partition's followers), the controller and clients
+// kept; a coordinator it cannot find is the step's error.
+func TestShareCoordinatorLeaderFollowers(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		coord int32
+		err   error
+		want  Grudge
+		wantE string
+	}{
+		{"coordinator 2", 2, nil, Grudge{2: {0, 1}, 0: {2}, 1: {2}}, ""},
+		{"coordinator 0", 0, nil, Grudge{0: {1, 2}, 1: {0}, 2: {0}}, ""},
+		{"not found", 0, errors.New("COORDINATOR_NOT_AVAILABLE"), nil, "COORDINATOR_NOT_AVAILABLE"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, a := newFakeEnv()
+			env.ShareGroup = "q"
+			env.Admin = &shareAdmin{fakeAdmin: a, coord: tc.coord, err: tc.err}
+			g, err := (&partitionFault{shape: ShapeLeaderFollowers, target: &Target{Role: RoleShareCoordinator}}).grudge(context.Background(), env)
+			if tc.wantE != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantE) {
+					t.Fatalf("error %v, want %q", err, tc.wantE)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(g, tc.want) {
+				t.Fatalf("grudge %v (%v), want %v", g, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSetConfigTopic: set-config changes the scenario's topic unless the
+// step names another (w3: __share_group_state), and records which.
+func TestSetConfigTopic(t *testing.T) {
+	v := "true"
+	for _, tc := range []struct {
+		name, topic, want string
+	}{
+		{"the scenario's", "", "t"},
+		{"an internal topic", "__share_group_state", "__share_group_state"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, a := newFakeEnv()
+			f := (&SetConfigParams{Config: map[string]*string{"unclean.leader.election.enable": &v}, Topic: tc.topic}).build(Step{})
+			_, details, err := f.Inject(context.Background(), env)
+			if err != nil || a.configOf != tc.want || details["topic"] != tc.want {
+				t.Fatalf("set %q (details %v, %v), want topic %q", a.configOf, details, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestShareCoordinatorStepsValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       []string // empty: valid
+	}{
+		{"leader-followers share-coordinator", "steps:\n - fault: partition\n   shape: leader-followers\n   target: {role: share-coordinator}", nil},
+		{"leader-followers controller", "steps:\n - fault: partition\n   shape: leader-followers\n   target: {role: controller}",
+			[]string{"nemesis.steps[0].target.role: shape leader-followers takes role leader (or none) and a partition, or role share-coordinator"}},
+		{"set-config on a topic", "steps:\n - fault: set-config\n   topic: __share_group_state\n   config: {min.insync.replicas: \"1\"}", nil},
+		{"set-config topic with spaces", "steps:\n - fault: set-config\n   topic: \" x\"\n   config: {min.insync.replicas: \"1\"}",
+			[]string{`nemesis.steps[0].topic: " x": a topic name has no surrounding spaces`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkParse(t, tc.yaml, tc.want) })
 	}
 }

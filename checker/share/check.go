@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -196,6 +197,20 @@ func (b *Builder) okAck(i int, statuses ...string) int {
 //     record was delivered again.
 //
 // Neither needs to know when a client fetched what it hands out.
+//
+// Counts rise with acquisitions only while the share-partition's leader
+// and its persisted state last. KIP-932 does not persist an acquisition
+// ("the Acquired state is not recorded because it's transient ... In the
+// unlikely event of a share-partition leader crash, memory of the
+// in-flight delivery will be lost"), so after a leader change a record
+// comes back at the count of its last persisted state (w4, 4.4.0: 12
+// records at their first delivery's count after the leader's power cut;
+// w3: after move-leader), and after state is lost (w3's unclean election
+// of __share_group_state, 4.3.1) at a lower count than before. So when a
+// cluster fault overlaps two deliveries, they are ordered by time, not
+// count, and judged by the same two rules: a double acquire only on a
+// confirmed ack of the earlier one invoked after the later one, a
+// redelivery after accept on a confirmed accept of the earlier one.
 func (b *Builder) checkRecord(r *Shares, ds []int) {
 	first := b.dels[ds[0]]
 	for _, i := range ds {
@@ -213,6 +228,10 @@ func (b *Builder) checkRecord(r *Shares, ds []int) {
 	for x, i := range ds {
 		for _, j := range ds[x+1:] {
 			a, c := b.dels[i], b.dels[j]
+			if b.leaderMayHaveChanged(i, j) {
+				b.pair(r, i, j, first.call) // ds is in completion order
+				continue
+			}
 			if a.count == c.count {
 				r.ShareDoubleAcquire = append(r.ShareDoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
 					Reason: fmt.Sprintf("delivered twice with delivery count %d: one acquisition handed to two deliveries", a.count),
@@ -254,14 +273,13 @@ func (b *Builder) pair(r *Shares, i, j int, from int64) {
 }
 
 // redeliveries lists each delivery after the first with its cause, in
-// count order (information).
+// completion order, which is count order while no fault intervenes
+// (information).
 func (b *Builder) redeliveries(r *Shares, ds []int) {
-	byCount := slices.Clone(ds)
-	slices.SortStableFunc(byCount, func(x, y int) int { return cmp.Compare(b.dels[x].count, b.dels[y].count) })
-	for x := 1; x < len(byCount); x++ {
-		i, j := byCount[x-1], byCount[x]
+	for x := 1; x < len(ds); x++ {
+		i, j := ds[x-1], ds[x]
 		a, c := b.dels[i], b.dels[j]
-		if a.count == c.count {
+		if a.count == c.count && !b.leaderMayHaveChanged(i, j) {
 			continue // a double acquire, not a redelivery
 		}
 		cause := CauseLockExpiry
@@ -281,6 +299,24 @@ func (b *Builder) redeliveries(r *Shares, ds []int) {
 		r.ShareRedelivery = append(r.ShareRedelivery, RedeliveryEntry{Partition: a.part, Offset: a.off, Value: a.val, Cause: cause,
 			From: b.view(i), To: b.view(j), Unseen: max(0, c.count-a.count-1), Faults: faults})
 	}
+}
+
+// leaderMayHaveChanged reports whether a cluster fault overlapped
+// delivery i (from its poll's invoke) and the later delivery j: the
+// share-partition's leader or its persisted state may have changed, and
+// with it the memory of i's acquisition. Member and producer faults act
+// on clients and do not count.
+func (b *Builder) leaderMayHaveChanged(i, j int) bool {
+	from, to := b.dels[i].call, b.dels[j].ret
+	for _, f := range b.faults {
+		if strings.HasPrefix(f.f, "member-") || f.f == histories.FProducerCrash || f.f == histories.FStopProducers {
+			continue
+		}
+		if f.call <= to && (f.ret < 0 || f.ret >= from) {
+			return true
+		}
+	}
+	return false
 }
 
 func (b *Builder) refused(i int) bool {

@@ -35,3 +35,25 @@ func (c *Client) ShareCoordinator(ctx context.Context, group, topic string, part
 	}
 	return r.NodeID, nil
 }
+
+// ShareStartOffset returns share group group's start offset on
+// topic-partition (DescribeShareGroupOffsets, KIP-932): every record below
+// it reached a final state. A partition the group has not started on is
+// an error.
+func (c *Client) ShareStartOffset(ctx context.Context, group, topic string, partition int32) (int64, error) {
+	got, err := kadm.NewClient(c.cl).DescribeShareGroupOffsets(ctx, group)
+	if err == nil {
+		err = got.Error()
+	}
+	if err != nil {
+		return -1, fmt.Errorf("share group %s offsets: %w", group, err)
+	}
+	o, ok := got[group].Offsets.Lookup(topic, partition)
+	switch {
+	case !ok:
+		return -1, fmt.Errorf("share group %s: no start offset on %s-%d yet", group, topic, partition)
+	case o.Err != nil:
+		return -1, fmt.Errorf("share group %s on %s-%d: %w", group, topic, partition, o.Err)
+	}
+	return o.StartOffset, nil
+}

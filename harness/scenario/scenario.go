@@ -442,6 +442,9 @@ func (s *Scenario) Validate() error {
 		if t := st.Target; t != nil && t.Role == nemesis.RoleShareCoordinator && !s.Workload.Shares.Enabled() {
 			add(fmt.Sprintf("nemesis.steps[%d].target.role", i), "%s needs workload.shares: the workload has no share group", t.Role)
 		}
+		if u := st.Until; u != nil && u.ShareStart != nil && !s.Workload.Shares.Enabled() {
+			add(fmt.Sprintf("nemesis.steps[%d].until.share_start_offset", i), "needs workload.shares: the workload has no share group")
+		}
 		if !strings.HasPrefix(st.Fault, "member-") && st.Heal != histories.HealMember {
 			continue
 		}

@@ -21,13 +21,13 @@ func TestBuiltinsLoadAndValidate(t *testing.T) {
 	// stories n1 and n2 (issue 15), the transaction stories t1 to t3 (issue
 	// 14), the hanging transaction t4 (issue 22), the KRaft quorum stories q1 and q2
 	// (issue 26), the retention story r1 (KAFKA-20732, issue 27), the upgrade
-	// stories u1 and u2 (issue 11) and the share-group stories w1, w2 and w4
+	// stories u1 and u2 (issue 11) and the share-group stories w1 to w4
 	// (issue 25: work queues).
 	var names []string
 	for i := 1; i <= 13; i++ {
 		names = append(names, "s"+strconv.Itoa(i))
 	}
-	names = append(names, "d1", "g1", "g2", "g3", "n1", "n2", "q1", "q2", "r1", "t1", "t2", "t3", "t4", "u1", "u2", "w1", "w2", "w4")
+	names = append(names, "d1", "g1", "g2", "g3", "n1", "n2", "q1", "q2", "r1", "t1", "t2", "t3", "t4", "u1", "u2", "w1", "w2", "w3", "w4")
 	if len(bs) != len(names) {
 		t.Fatalf("%d built-in scenarios, want %d: %v", len(bs), len(names), names)
 	}

@@ -68,6 +68,19 @@ func Docker(t TB) {
 	}
 }
 
+// DockerOrSkip skips t unless a Docker engine answers. Only for
+// benchmarks: a measurement without a cluster has nothing to measure and
+// no verdict to fake, so `make bench` on a machine without Docker skips
+// the cluster benchmarks and still runs the pure ones. A test must use
+// Docker, which fails.
+func DockerOrSkip(t testing.TB) {
+	t.Helper()
+	docker.once.Do(func() { docker.err = pingDocker() })
+	if docker.err != nil {
+		t.Skipf("no Docker engine answers (%v): this benchmark needs a Kafka cluster (`make docker`)", docker.err)
+	}
+}
+
 func pingDocker() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
