@@ -36,12 +36,15 @@ const (
 	reconfigRetry = time.Second
 )
 
-func (e *Env) quorumAdmin() (QuorumAdmin, error) {
+// reconfigStart is a reconfiguration's first read: the admin client that
+// can change the voter set, and the quorum before the change.
+func (e *Env) reconfigStart(ctx context.Context) (QuorumAdmin, admin.Members, error) {
 	qa, ok := e.Admin.(QuorumAdmin)
 	if !ok {
-		return nil, errors.New("the admin client cannot change the KRaft voter set")
+		return nil, admin.Members{}, errors.New("the admin client cannot change the KRaft voter set")
 	}
-	return qa, nil
+	before, err := e.members(ctx, qa)
+	return qa, before, err
 }
 
 // members reads the voter set and observers (retrying as every admin read).

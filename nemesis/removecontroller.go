@@ -103,13 +103,9 @@ func (f *removeController) Spec() map[string]any {
 }
 
 func (f *removeController) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	qa, err := e.quorumAdmin()
-	if err != nil {
-		return nil, nil, err
-	}
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	before, err := e.members(ctx, qa)
+	qa, before, err := e.reconfigStart(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

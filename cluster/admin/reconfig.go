@@ -80,12 +80,7 @@ func find(ms []Member, id int32) (Member, bool) {
 // QuorumMembers describes the quorum's voters and observers with their
 // directory ids (DescribeQuorum v2; 3.9 and later answer it).
 func (c *Client) QuorumMembers(ctx context.Context) (Members, error) {
-	req := kmsg.NewPtrDescribeQuorumRequest()
-	t := kmsg.NewDescribeQuorumRequestTopic()
-	t.Topic = MetadataTopic
-	t.Partitions = append(t.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
-	req.Topics = append(req.Topics, t)
-	resp, err := req.RequestWith(ctx, c.cl)
+	resp, err := c.describeQuorum(ctx)
 	if err != nil {
 		return Members{}, err
 	}
