@@ -141,6 +141,9 @@ type Config struct {
 	// (share groups, KIP-932: 1 turns them on); nil keeps the release's
 	// default (ShareVersionDefault). Kafka 4.1 and later.
 	ShareVersion *int16
+	// Quorum is the KRaft quorum's shape (quorum.go): nil or not dynamic
+	// is a static quorum of the Controllers.
+	Quorum *Quorum
 	// BrokerConfig applies to every broker, PerBroker to one; ControllerConfig
 	// to every controller. They override the defaults of DefaultBrokerConfig.
 	BrokerConfig     map[string]string
@@ -257,6 +260,9 @@ func (c *Config) Validate() error {
 		if c.LogDirSizeBytes < MinLogDirSize {
 			return fmt.Errorf("log_dir_size: %s: want at least %s", FormatSize(c.LogDirSizeBytes), FormatSize(MinLogDirSize))
 		}
+	}
+	if err := c.Quorum.validate(v); err != nil {
+		return err
 	}
 	for id := range c.PerBroker {
 		if id < 0 || int(id) >= c.Brokers {

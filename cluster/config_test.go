@@ -89,7 +89,7 @@ func TestRenderBroker(t *testing.T) {
 		"replica.lag.time.max.ms": "10000",
 		"log.dirs":                "/elsewhere",
 	}
-	p := props(Render(n, "1000@10.231.5.10:9093", 3, user, map[string]string{"num.io.threads": "4"}))
+	p := props(Render(n, StaticVoters("1000@10.231.5.10:9093"), 3, user, map[string]string{"num.io.threads": "4"}))
 	want := map[string]string{
 		"node.id":                          "2",
 		"process.roles":                    "broker",
@@ -116,7 +116,7 @@ func TestRenderBroker(t *testing.T) {
 }
 
 func TestRenderControllerAndSmallCluster(t *testing.T) {
-	c := props(Render(Node{ID: 1000, Role: RoleController, IP: "10.0.0.10"}, "1000@10.0.0.10:9093", 1))
+	c := props(Render(Node{ID: 1000, Role: RoleController, IP: "10.0.0.10"}, StaticVoters("1000@10.0.0.10:9093"), 1))
 	if c["process.roles"] != "controller" || c["listeners"] != "CONTROLLER://0.0.0.0:9093" {
 		t.Errorf("controller props: %v", c)
 	}
@@ -128,7 +128,7 @@ func TestRenderControllerAndSmallCluster(t *testing.T) {
 	if c["unclean.leader.election.interval.ms"] == "" {
 		t.Error("controller lacks a fast unclean.leader.election.interval.ms: an unclean election would wait 5 minutes")
 	}
-	b := props(Render(Node{ID: 0, Role: RoleBroker, IP: "10.0.0.20"}, "x", 1))
+	b := props(Render(Node{ID: 0, Role: RoleBroker, IP: "10.0.0.20"}, StaticVoters("x"), 1))
 	if b["offsets.topic.replication.factor"] != "1" {
 		t.Errorf("1-broker cluster: offsets.topic.replication.factor %q, want 1", b["offsets.topic.replication.factor"])
 	}

@@ -97,7 +97,7 @@ var ForcedBrokerKeys = []string{
 	"process.roles", "node.id", "listeners", "advertised.listeners",
 	"listener.security.protocol.map", "controller.listener.names",
 	"inter.broker.listener.name", "controller.quorum.voters",
-	"controller.quorum.bootstrap.servers", "log.dirs", "log.dir",
+	"controller.quorum.bootstrap.servers", AutoJoinConfig, "log.dirs", "log.dir",
 	"metadata.log.dir", "broker.rack",
 }
 
@@ -106,16 +106,16 @@ var ForcedBrokerKeys = []string{
 const DataDir = "/var/lib/kafka/data"
 
 // Render returns the server.properties of node n in a cluster of brokers
-// brokers. voters is the static controller quorum
-// ("1000@10.0.0.10:9093,..."). Overrides are applied in order over the
-// defaults; the keys kchaos owns (ForcedBrokerKeys) are set last.
-func Render(n Node, voters string, brokers int, overrides ...map[string]string) string {
-	return RenderLogDirs(n, voters, brokers, 1, overrides...)
+// brokers. q is how it reaches the quorum (StaticVoters, or a
+// KRaftLayout's Addrs). Overrides are applied in order over the defaults;
+// the keys kchaos owns (ForcedBrokerKeys) are set last.
+func Render(n Node, q QuorumAddrs, brokers int, overrides ...map[string]string) string {
+	return RenderLogDirs(n, q, brokers, 1, overrides...)
 }
 
 // RenderLogDirs is Render for a broker with logDirs log dirs
 // (LogDirPaths); controllers always get one.
-func RenderLogDirs(n Node, voters string, brokers, logDirs int, overrides ...map[string]string) string {
+func RenderLogDirs(n Node, q QuorumAddrs, brokers, logDirs int, overrides ...map[string]string) string {
 	var base map[string]string
 	if n.Role == RoleBroker {
 		base = DefaultBrokerConfig(brokers)
@@ -127,7 +127,17 @@ func RenderLogDirs(n Node, voters string, brokers, logDirs int, overrides ...map
 		maps.Copy(props, o)
 	}
 	props["node.id"] = strconv.Itoa(int(n.ID))
-	props["controller.quorum.voters"] = voters
+	delete(props, "controller.quorum.voters")
+	delete(props, "controller.quorum.bootstrap.servers")
+	delete(props, AutoJoinConfig)
+	if q.BootstrapServers != "" {
+		props["controller.quorum.bootstrap.servers"] = q.BootstrapServers
+	} else {
+		props["controller.quorum.voters"] = q.Voters
+	}
+	if q.AutoJoin != nil && n.Role == RoleController {
+		props[AutoJoinConfig] = strconv.FormatBool(*q.AutoJoin)
+	}
 	props["controller.listener.names"] = "CONTROLLER"
 	props["listener.security.protocol.map"] = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
 	props["log.dirs"] = DataDir
@@ -135,7 +145,6 @@ func RenderLogDirs(n Node, voters string, brokers, logDirs int, overrides ...map
 		props["log.dirs"] = strings.Join(LogDirPaths(logDirs), ",")
 	}
 	delete(props, "log.dir")
-	delete(props, "controller.quorum.bootstrap.servers")
 	if n.Role == RoleBroker {
 		props["process.roles"] = "broker"
 		props["listeners"] = fmt.Sprintf("PLAINTEXT://0.0.0.0:%d", BrokerPort)

@@ -12,7 +12,7 @@ func TestTieredBrokerConfig(t *testing.T) {
 	tr := Tiered{}
 	tr.Defaults()
 	n := Node{ID: 0, Role: RoleBroker, IP: "10.0.0.20"}
-	props := Render(n, "1000@10.0.0.10:9093", 3, tr.BrokerConfig(3), map[string]string{"remote.log.manager.task.interval.ms": "5000"})
+	props := Render(n, StaticVoters("1000@10.0.0.10:9093"), 3, tr.BrokerConfig(3), map[string]string{"remote.log.manager.task.interval.ms": "5000"})
 	for _, want := range []string{
 		"remote.log.storage.system.enable=true",
 		"remote.log.storage.manager.class.name=" + RemoteStorageManagerClass,
@@ -29,7 +29,7 @@ func TestTieredBrokerConfig(t *testing.T) {
 	if got := tr.TopicConfigs(); got["remote.storage.enable"] != "true" || got["segment.ms"] != "2000" || got["local.retention.ms"] != "2000" {
 		t.Errorf("topic configs %v", got)
 	}
-	ctrl := Render(Node{ID: 1000, Role: RoleController, IP: "10.0.0.10"}, "1000@10.0.0.10:9093", 3, tr.ControllerConfig())
+	ctrl := Render(Node{ID: 1000, Role: RoleController, IP: "10.0.0.10"}, StaticVoters("1000@10.0.0.10:9093"), 3, tr.ControllerConfig())
 	if !strings.Contains(ctrl, "remote.log.storage.system.enable=true\n") {
 		t.Errorf("controller server.properties lacks remote.log.storage.system.enable=true:\n%s", ctrl)
 	}

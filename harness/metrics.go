@@ -66,6 +66,7 @@ func measure(runDir string) (report.Row, expect.Metrics, error) {
 		m[expect.LeaderAfterFault] = float64(sc.leaderAfter)
 	}
 	sc.quorum.metrics(m)
+	sc.voters.metrics(m)
 	return row, m, rerr
 }
 
@@ -88,6 +89,7 @@ type runScan struct {
 	// quorum measures the KRaft leadership around the first fault
 	// (metrics_quorum.go).
 	quorum quorumScan
+	voters voterScan
 
 	// The pass's state: partition 0's leader before the first
 	// leader-moving fault, whether one happened, the lasting faults that
@@ -131,7 +133,7 @@ func scanForMetrics(r *histories.Reader) (*runScan, error) {
 
 func newRunScan() *runScan {
 	return &runScan{errs: map[string]int{}, leaderAfter: -1, before: -1, open: faultWindow{}, isr: map[int32]string{},
-		quorum: newQuorumScan()}
+		quorum: newQuorumScan(), voters: newVoterScan()}
 }
 
 // add measures one event.
@@ -159,6 +161,9 @@ func (sc *runScan) add(e histories.Event) {
 		if e.Type == histories.Fail {
 			sc.untilsTimedOut++
 		}
+	case e.Process == histories.NemesisProcess && e.Type != histories.Invoke &&
+		(e.F == histories.FAddController || e.F == histories.FRemoveController):
+		sc.voters.op(e)
 	case e.Process == histories.NemesisProcess && e.Type == histories.OK:
 		var v histories.NemesisValue
 		_ = e.Decode(&v)
@@ -168,7 +173,11 @@ func (sc *runScan) add(e histories.Event) {
 			sc.quorum.fault(e.Time)
 		}
 	case e.F == histories.FQuorum && e.Process == histories.ObserverProcess:
-		sc.quorum.sample(e)
+		var q histories.QuorumValue
+		if e.Decode(&q) == nil {
+			sc.quorum.sample(e, q)
+			sc.voters.sample(q, e.Time)
+		}
 	case e.F == histories.FObserve && e.Type == histories.OK:
 		var v histories.ObserveValue
 		if e.Decode(&v) != nil {

@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"slices"
+
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/histories"
 )
@@ -30,9 +32,8 @@ func (q *quorumScan) fault(at int64) {
 	}
 }
 
-func (q *quorumScan) sample(e histories.Event) {
-	var v histories.QuorumValue
-	if e.Decode(&v) != nil || v.LeaderID < 0 {
+func (q *quorumScan) sample(e histories.Event, v histories.QuorumValue) {
+	if v.LeaderID < 0 {
 		return
 	}
 	q.samples++
@@ -60,4 +61,65 @@ func (q *quorumScan) metrics(m expect.Metrics) {
 	if q.lastOldClaim > q.faultAt {
 		m[expect.OldControllerClaimedSeconds] = float64(q.lastOldClaim-q.faultAt) / 1e9
 	}
+}
+
+// voterScan measures the voter set of a reconfigured quorum from the
+// quorum samples and the add-controller and remove-controller ops: its
+// size at the end and at its smallest, whether a removed controller came
+// back as a voter and how soon (auto-join re-adds a removed controller
+// that runs: KAFKA-19850), and how many reconfiguration steps Kafka did
+// not carry out.
+type voterScan struct {
+	samples        int
+	final, least   int
+	removed        int32 // the node of the first remove-controller, -1 none
+	removedAt      int64
+	backAt         int64 // the first sample after it with the node voting again, -1 none
+	reconfigFailed int
+}
+
+func newVoterScan() voterScan { return voterScan{removed: -1, backAt: -1} }
+
+// op follows a completed reconfiguration op.
+func (s *voterScan) op(e histories.Event) {
+	if e.Type != histories.OK {
+		s.reconfigFailed++
+		return
+	}
+	if e.F != histories.FRemoveController || s.removed >= 0 {
+		return
+	}
+	var v histories.NemesisValue
+	if e.Decode(&v) != nil {
+		return
+	}
+	if id, ok := v.Details["node"].(float64); ok {
+		s.removed, s.removedAt = int32(id), e.Time
+	}
+}
+
+func (s *voterScan) sample(q histories.QuorumValue, at int64) {
+	if q.LeaderID < 0 {
+		return
+	}
+	n := len(q.Voters)
+	if s.samples == 0 || n < s.least {
+		s.least = n
+	}
+	s.samples++
+	s.final = n
+	if s.removed >= 0 && s.backAt < 0 && at > s.removedAt && slices.Contains(q.VoterIDs(), s.removed) {
+		s.backAt = at
+	}
+}
+
+func (s *voterScan) metrics(m expect.Metrics) {
+	if s.samples > 0 {
+		m[expect.FinalVoters] = float64(s.final)
+		m[expect.MinVoters] = float64(s.least)
+	}
+	if s.backAt >= 0 {
+		m[expect.RemovedVoterBackSeconds] = float64(s.backAt-s.removedAt) / 1e9
+	}
+	m[expect.ReconfigFailed] = float64(s.reconfigFailed)
 }

@@ -55,3 +55,58 @@ func TestQuorumMetrics(t *testing.T) {
 		})
 	}
 }
+
+// TestVoterMetrics: the voter set's size at the end and at its smallest,
+// how soon a removed controller voted again, and the reconfiguration ops
+// that did not complete ok, from the samples and the ops.
+func TestVoterMetrics(t *testing.T) {
+	q := func(s float64, leader int32, voters ...int32) histories.Event {
+		v := histories.QuorumValue{LeaderID: leader, LeaderEpoch: 2}
+		for _, id := range voters {
+			v.Voters = append(v.Voters, histories.QuorumReplica{ID: id})
+		}
+		b, _ := json.Marshal(v)
+		return histories.Event{Time: int64(s * 1e9), Process: histories.ObserverProcess, Type: histories.OK, F: histories.FQuorum, Value: b}
+	}
+	op := func(s float64, f string, typ histories.Type, node int32) histories.Event {
+		b, _ := json.Marshal(histories.NemesisValue{Fault: f, Nodes: []int32{node}, Details: map[string]any{"node": node}})
+		return histories.Event{Time: int64(s * 1e9), Process: histories.NemesisProcess, Type: typ, F: f, Value: b}
+	}
+	rm, add := histories.FRemoveController, histories.FAddController
+	for _, tc := range []struct {
+		name string
+		evs  []histories.Event
+		want string
+	}{
+		{"removed and added back", []histories.Event{q(1, 1000, 1000, 1001, 1002), op(2, rm, histories.OK, 1002),
+			q(2.5, 1000, 1000, 1001), op(5, add, histories.OK, 1002), q(6, 1000, 1000, 1001, 1002)},
+			"final 3 min 2 back 4 failed 0"},
+		{"auto-join brings it back at once", []histories.Event{q(1, 1000, 1000, 1001, 1002), op(2, rm, histories.OK, 1002),
+			q(2.25, 1000, 1000, 1001, 1002)}, "final 3 min 3 back 0.25 failed 0"},
+		{"a sample without a leader counts for nothing", []histories.Event{q(1, 1000, 1000, 1001, 1002), op(2, rm, histories.OK, 1002),
+			q(2.5, -1), q(3, 1001, 1000, 1001)}, "final 2 min 2 back - failed 0"},
+		{"a refused add", []histories.Event{q(1, 1000, 1000, 1001), op(2, add, histories.Info, 1003), q(3, 1000, 1000, 1001)},
+			"final 2 min 2 back - failed 1"},
+		{"no samples", []histories.Event{op(2, rm, histories.OK, 1002)}, "final - min - back - failed 0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := newRunScan()
+			for _, e := range tc.evs {
+				sc.add(e)
+			}
+			m := expect.Metrics{}
+			sc.voters.metrics(m)
+			get := func(k string) string {
+				if v, ok := m[k]; ok {
+					return fmt.Sprint(v)
+				}
+				return "-"
+			}
+			got := fmt.Sprintf("final %s min %s back %s failed %s", get(expect.FinalVoters), get(expect.MinVoters),
+				get(expect.RemovedVoterBackSeconds), get(expect.ReconfigFailed))
+			if got != tc.want {
+				t.Errorf("got %s, want %s", got, tc.want)
+			}
+		})
+	}
+}

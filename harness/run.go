@@ -46,6 +46,11 @@ type Options struct {
 	// kchaos explore starts the next run's cluster then (StartWarm), so
 	// that it boots while this run finishes, never while a workload runs.
 	AfterWorkload func()
+	// Inspect, when set, is called after the final read with the run's
+	// cluster still up (before the teardown): an integration test asks
+	// Kafka itself what the history says it did (the voter set a
+	// reconfiguration left, DescribeQuorum). Its error fails the run.
+	Inspect func(ctx context.Context, c cluster.Cluster) error
 }
 
 // RunResult is what a run produced (its folder, the checked history, what
@@ -403,6 +408,11 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	if s.Final.AbortHanging && fctx.Err() == nil {
 		if err := abortHangingAndReread(fctx, env, wl, adm, out, ev); err != nil {
 			return err
+		}
+	}
+	if opts.Inspect != nil && fctx.Err() == nil {
+		if err := opts.Inspect(fctx, c); err != nil {
+			return fmt.Errorf("inspect: %w", err)
 		}
 	}
 	ev.Event(progress.Event{Phase: progress.FinalRead, Text: "done", Done: true})

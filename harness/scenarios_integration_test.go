@@ -40,6 +40,12 @@ func runScenario(t *testing.T, name string, sets ...string) scenarioRun {
 // at another backend's cluster (the SSH test hosts).
 func runScenarioOn(t *testing.T, prepare func(*testing.T, *scenario.Scenario), name string, sets ...string) scenarioRun {
 	t.Helper()
+	return runScenarioOpts(t, prepare, harness.Options{}, name, sets...)
+}
+
+// runScenarioOpts runs a scenario with opts (its store set here).
+func runScenarioOpts(t *testing.T, prepare func(*testing.T, *scenario.Scenario), opts harness.Options, name string, sets ...string) scenarioRun {
+	t.Helper()
 	testenv.Docker(t)
 	if v := testenv.KafkaVersion(); v != "" {
 		sets = append(sets, "cluster.kafka="+v)
@@ -54,7 +60,8 @@ func runScenarioOn(t *testing.T, prepare func(*testing.T, *scenario.Scenario), n
 	store := testenv.Store(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	out, err := harness.Run(ctx, s, harness.Options{Store: store})
+	opts.Store = store
+	out, err := harness.Run(ctx, s, opts)
 	if err != nil {
 		t.Fatalf("run %s: %v", name, err)
 	}

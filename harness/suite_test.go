@@ -129,6 +129,8 @@ func TestPlanBuiltinSuites(t *testing.T) {
 			func(id string) bool {
 				return strings.Contains(id, "group.protocol=consumer") && strings.HasSuffix(id, "3.9.2")
 			}, "workload.group.protocol"},
+		{"quorum", "q1-q5 on 2 versions: q5's auto-join needs 4.2", 10,
+			func(id string) bool { return strings.HasPrefix(id, "q5/") && strings.HasSuffix(id, "3.9.2") }, "quorum.auto_join"},
 	} {
 		t.Run(tc.suite, func(t *testing.T) {
 			s, err := LoadSuite(tc.suite)

@@ -79,7 +79,14 @@ const (
 	// not hold it open is aborted, as `kafka-transactions.sh abort` does
 	// (WriteTxnMarkers, KIP-664).
 	FAbortHanging = "abort-hanging"
-	FHeal         = "heal"
+	// FAddController and FRemoveController change the KRaft quorum's voter
+	// set (KIP-853: AddRaftVoter, RemoveRaftVoter) on a dynamic quorum:
+	// value.details holds Kafka's answers and the voter set before and
+	// after (DescribeQuorum). Each is instant: a voter set change is no
+	// fault that a heal undoes, only another change.
+	FAddController    = "add-controller"
+	FRemoveController = "remove-controller"
+	FHeal             = "heal"
 	// FSchedule is recorded once at the start of a run: the schedule's
 	// mode and seed, so that a random run can be replayed. It is no fault.
 	FSchedule = "schedule"
@@ -164,6 +171,8 @@ var faults = []Fault{
 	{Name: FElectPreferred, Kind: Instant, Color: "#e0457b"},
 	{Name: FUpgrade, Kind: Instant, Color: "#2e8b57"},
 	{Name: FSetFeature, Kind: Instant, Color: "#1f9e9e"},
+	{Name: FAddController, Kind: Instant, Color: "#3b8e5a"},
+	{Name: FRemoveController, Kind: Instant, Color: "#8e3b5a"},
 	{Name: FMemberKill, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#b5651d"},
 	{Name: FMemberLeave, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#c9a227"},
 	{Name: FMemberStall, Kind: Instant, Color: "#9c7a3c"},

@@ -60,6 +60,8 @@ var registry = []Kind{
 	electPreferredKind,
 	upgradeKind,
 	setFeatureKind,
+	addControllerKind,
+	removeControllerKind,
 	moveCoordinatorKind,
 	moveLeaderKind,
 	memberKillKind,

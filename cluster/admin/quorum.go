@@ -20,16 +20,22 @@ const MetadataTopic = "__cluster_metadata"
 // __cluster_metadata-0). A broker forwards the request to the controller
 // it believes active, so the answer is that controller's own view.
 func (c *Client) Quorum(ctx context.Context) (histories.QuorumValue, error) {
+	resp, err := c.describeQuorum(ctx)
+	if err != nil {
+		return histories.QuorumValue{}, err
+	}
+	return QuorumFrom(resp)
+}
+
+// describeQuorum sends DescribeQuorum for the metadata partition (the
+// newest version both ends know: 2 from 3.9, with directory ids).
+func (c *Client) describeQuorum(ctx context.Context) (*kmsg.DescribeQuorumResponse, error) {
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()
 	t.Topic = MetadataTopic
 	t.Partitions = append(t.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
 	req.Topics = append(req.Topics, t)
-	resp, err := req.RequestWith(ctx, c.cl)
-	if err != nil {
-		return histories.QuorumValue{}, err
-	}
-	return QuorumFrom(resp)
+	return req.RequestWith(ctx, c.cl)
 }
 
 // QuorumFrom decodes a DescribeQuorum response into the history's sample:

@@ -45,7 +45,7 @@ type Cluster struct {
 	mu       sync.RWMutex
 	versions map[int32]string // each node's Kafka release (Upgrade changes it)
 	prevLogs map[int32][]byte // the logs of containers Upgrade replaced
-	voters   string
+	kraft    cluster.KRaftLayout
 	torn     sync.Once
 	tearErr  error
 }
@@ -141,8 +141,9 @@ func (c *Cluster) createNetwork(ctx context.Context) (netip.Prefix, error) {
 	return netip.Prefix{}, fmt.Errorf("create network: %w", lastErr)
 }
 
-// layout names the nodes and gives each a fixed address: controllers .10+,
-// brokers .20+.
+// layout names the nodes and gives each a fixed address: controllers .10+
+// (the initial voters, then a dynamic quorum's spare controllers), brokers
+// .20+.
 func (c *Cluster) layout(subnet netip.Prefix) {
 	base := subnet.Addr().As4()
 	addr := func(last byte) string {
@@ -151,7 +152,7 @@ func (c *Cluster) layout(subnet netip.Prefix) {
 		return netip.AddrFrom4(b).String()
 	}
 	rackOf := c.cfg.Racks.RackOf()
-	for i := 0; i < c.cfg.Controllers; i++ {
+	for i := 0; i < c.cfg.Controllers+c.cfg.Quorum.Spares(); i++ {
 		id := int32(cluster.ControllerIDBase + i)
 		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: addr(byte(10 + i)),
 			Name: fmt.Sprintf("kchaos-%s-controller-%d", c.cfg.RunID, id)}
@@ -170,8 +171,7 @@ func (c *Cluster) startContainers(ctx context.Context) error {
 	for _, id := range c.controllers {
 		ctrls = append(ctrls, c.nodes[id])
 	}
-	voters := cluster.Voters(ctrls)
-	c.voters = voters
+	c.kraft = cluster.NewKRaftLayout(c.cfg, ctrls)
 	ids := append(append([]int32{}, c.controllers...), c.brokers...)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -180,7 +180,7 @@ func (c *Cluster) startContainers(ctx context.Context) error {
 		wg.Add(1)
 		go func(i int, n cluster.Node) {
 			defer wg.Done()
-			ctr, dir, err := c.createNode(ctx, n, voters, c.cfg.Image)
+			ctr, dir, err := c.createNode(ctx, n, c.cfg.Image)
 			mu.Lock()
 			if ctr != nil {
 				c.containers[n.ID] = ctr
@@ -195,12 +195,13 @@ func (c *Cluster) startContainers(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image string) (*testcontainers.DockerContainer, string, error) {
+func (c *Cluster) createNode(ctx context.Context, n cluster.Node, image string) (*testcontainers.DockerContainer, string, error) {
 	dir := filepath.Join(c.cfg.DataRoot, c.cfg.RunID, fmt.Sprintf("%s-%d", n.Role, n.ID))
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		return nil, dir, err
 	}
 	var props string
+	voters := c.kraft.Addrs(n)
 	heap := c.cfg.BrokerHeapMB
 	if n.Role == cluster.RoleBroker {
 		// Tiered storage's settings come first: a scenario's broker_config
@@ -233,7 +234,8 @@ func (c *Cluster) createNode(ctx context.Context, n cluster.Node, voters, image 
 		}
 		logDirBinds = append(logDirBinds, remote+":"+cluster.RemoteDir)
 	}
-	formatArgs := strings.Join(cluster.FormatArgs(c.version, c.cfg.ELR, c.cfg.TransactionVersion, c.cfg.ShareVersion), " ")
+	formatArgs := strings.Join(append(cluster.FormatArgs(c.version, c.cfg.ELR, c.cfg.TransactionVersion, c.cfg.ShareVersion),
+		c.kraft.FormatArgs(n)...), " ")
 	ip, _ := netip.ParseAddr(n.IP)
 	req := testcontainers.ContainerRequest{
 		Image:    image,

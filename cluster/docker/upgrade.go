@@ -59,7 +59,7 @@ func (c *Cluster) Upgrade(ctx context.Context, id int32, version string) error {
 	if _, err := c.docker.ContainerRemove(ctx, old.GetContainerID(), client.ContainerRemoveOptions{Force: true}); err != nil {
 		return fmt.Errorf("node %d: upgrade: remove the %s container: %w", id, from, err)
 	}
-	ctr, _, err := c.createNode(ctx, n, c.voters, image)
+	ctr, _, err := c.createNode(ctx, n, image)
 	c.mu.Lock()
 	if ctr != nil {
 		c.containers[id] = ctr

@@ -63,10 +63,26 @@ const (
 	// its rules are in): the resignation itself began up to that much
 	// earlier.
 	OldControllerClaimedSeconds = "old_controller_claimed_seconds"
+	// FinalVoters is how many voters the last quorum sample with a leader
+	// showed, MinVoters the fewest any such sample showed: a reconfigured
+	// quorum's shape at the end and at its smallest (its fault tolerance
+	// then: a quorum of n voters outlives (n-1)/2 of them, rounded down).
+	FinalVoters = "final_voters"
+	MinVoters   = "min_voters"
+	// RemovedVoterBackSeconds is how long after the first
+	// remove-controller's ok a quorum sample first showed the removed
+	// controller voting again (auto-join re-adds one that runs:
+	// KAFKA-19850); absent when none did.
+	RemovedVoterBackSeconds = "removed_voter_back_seconds"
+	// ReconfigFailed counts the add-controller and remove-controller ops
+	// that did not complete ok (Kafka refused, or the change was not read
+	// back in time).
+	ReconfigFailed = "reconfig_failed"
 )
 
 // quorumMetrics are the quorum's metrics (harness/metrics_quorum.go).
-var quorumMetrics = []string{ControllerAfterFault, NewControllerSeconds, OldControllerClaimedSeconds}
+var quorumMetrics = []string{ControllerAfterFault, NewControllerSeconds, OldControllerClaimedSeconds,
+	FinalVoters, MinVoters, RemovedVoterBackSeconds, ReconfigFailed}
 
 // Anomalies are the checker's anomaly names a check may count; a run that
 // found none of a kind measured 0 of it.

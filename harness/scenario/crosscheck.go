@@ -56,6 +56,7 @@ func (s *Scenario) crossCheck() []error {
 	if r := s.Nemesis.Random; r != nil {
 		w.randomQuorum(r.Faults, add) // quorumcheck.go
 	}
+	w.reconfig(s.Nemesis.Steps, add) // reconfigcheck.go
 	return errs
 }
 
@@ -64,15 +65,20 @@ func (s *Scenario) crossCheck() []error {
 type world struct {
 	brokers     int
 	controllers int
-	partitions  int
-	assignment  [][]int32
-	racks       cluster.Racks
-	logDirs     int
-	docker      bool
+	// spares are a dynamic quorum's controllers beyond the initial voters
+	// (ids after theirs); dynamic says the voter set may change.
+	spares     int
+	dynamic    bool
+	partitions int
+	assignment [][]int32
+	racks      cluster.Racks
+	logDirs    int
+	docker     bool
 }
 
 func (s *Scenario) world() world {
 	return world{brokers: s.Cluster.Brokers, controllers: s.Cluster.Controllers,
+		spares: s.Cluster.Quorum.Spares(), dynamic: s.Cluster.Quorum.IsDynamic(),
 		partitions: s.Topic.Partitions, assignment: s.Topic.AssignmentOrDefault(max(s.Cluster.Brokers, 1)),
 		racks: s.Cluster.Racks, logDirs: max(s.Cluster.LogDirs, 1), docker: s.Cluster.Backend != BackendSSH}
 }
@@ -80,11 +86,11 @@ func (s *Scenario) world() world {
 func (w world) isBroker(id int32) bool { return id >= 0 && int(id) < w.brokers }
 
 func (w world) isNode(id int32) bool {
-	return w.isBroker(id) || (id >= cluster.ControllerIDBase && int(id) < cluster.ControllerIDBase+w.controllers)
+	return w.isBroker(id) || (id >= cluster.ControllerIDBase && int(id) < cluster.ControllerIDBase+w.controllers+w.spares)
 }
 
 func (w world) nodes() string {
-	return fmt.Sprintf("brokers 0..%d, controllers %d..%d", w.brokers-1, cluster.ControllerIDBase, cluster.ControllerIDBase+w.controllers-1)
+	return fmt.Sprintf("brokers 0..%d, controllers %d..%d", w.brokers-1, cluster.ControllerIDBase, cluster.ControllerIDBase+w.controllers+w.spares-1)
 }
 
 func (w world) partition(p string, n int32, add addFunc) bool {

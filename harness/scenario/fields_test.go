@@ -126,6 +126,9 @@ var fieldCases = []struct {
 		return a.Cluster.ShareVersion != nil && *a.Cluster.ShareVersion == 1
 	}},
 	{"cluster.elr", nil, []string{"cluster.elr=on"}, func(_, a effect) bool { return a.Cluster.ELR != nil && *a.Cluster.ELR }},
+	{"cluster.quorum", nil, []string{"cluster.quorum.dynamic=true", "cluster.quorum.spare_controllers=1"}, func(_, a effect) bool {
+		return a.Cluster.Quorum.IsDynamic() && a.Cluster.Quorum.Spares() == 1
+	}},
 	{"cluster.broker_config", nil, []string{"cluster.broker_config.num.io.threads=4"},
 		func(_, a effect) bool { return a.Cluster.BrokerConfig["num.io.threads"] == "4" }},
 	{"cluster.controller_config", nil, []string{"cluster.controller_config.num.io.threads=3"},

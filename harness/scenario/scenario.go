@@ -75,7 +75,10 @@ type ClusterSpec struct {
 	// ShareVersion: the share.version feature level at format time (share
 	// groups, KIP-932: 1 turns them on), or "default" (the release's: 0
 	// on 4.1, 1 on 4.2 and 4.3, 2 on 4.4). Kafka 4.1 and later.
-	ShareVersion     string                      `yaml:"share_version,omitempty"`
+	ShareVersion string `yaml:"share_version,omitempty"`
+	// Quorum is the KRaft quorum's shape (cluster.Quorum owns its keys:
+	// dynamic, auto_join, spare_controllers); unset, a static quorum.
+	Quorum           *cluster.Quorum             `yaml:"quorum,omitempty"`
 	BrokerConfig     map[string]string           `yaml:"broker_config,omitempty"`
 	ControllerConfig map[string]string           `yaml:"controller_config,omitempty"`
 	PerBroker        map[int32]map[string]string `yaml:"per_broker,omitempty"`
@@ -334,6 +337,9 @@ func (s *Scenario) Validate() error {
 	case BackendSSH:
 		errs = append(errs, c.SSHSpec().Validate("cluster")...)
 		errs = append(errs, c.SSHSpec().CheckFiles("cluster")...)
+		if c.Quorum.IsDynamic() {
+			add("cluster.quorum.dynamic", "the ssh backend runs your hosts' own quorum as they are formatted: kchaos cannot format it as a dynamic quorum (backend docker only)")
+		}
 		if c.LogDirs > 1 || c.LogDirSize != "" || s.Topic.LogDir != nil {
 			add("cluster.log_dirs", "the ssh backend runs your hosts' own log.dirs (service.log_dirs): kchaos cannot add or bound log dirs there, place replicas in them, or fail disks (log_dirs, log_dir_size, topic.log_dir are for backend docker)")
 		}
@@ -510,7 +516,7 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 	cfg := cluster.Config{
 		KafkaVersion: c.Kafka, Brokers: c.Brokers, Controllers: c.Controllers,
 		Racks: c.Racks, BrokerConfig: c.BrokerConfig, ControllerConfig: c.ControllerConfig,
-		PerBroker: c.PerBroker, Backend: c.Backend,
+		PerBroker: c.PerBroker, Backend: c.Backend, Quorum: c.Quorum,
 	}
 	if c.Backend == BackendSSH {
 		cfg.BackendSpec = c.SSHSpec()

@@ -138,7 +138,7 @@ func Start(ctx context.Context, cfg cluster.Config, dir string) (h *Hosts, err e
 		h.names = append(h.names, name)
 	}
 	v, _ := cluster.ParseVersion(cfg.KafkaVersion)
-	voters := cluster.Voters(nodes[:cfg.Controllers])
+	voters := cluster.StaticVoters(cluster.Voters(nodes[:cfg.Controllers]))
 	var wg sync.WaitGroup
 	errs := make([]error, len(nodes))
 	for i, n := range nodes {
@@ -159,7 +159,7 @@ func Start(ctx context.Context, cfg cluster.Config, dir string) (h *Hosts, err e
 
 // setup writes node n's server.properties and settings over SSH and
 // starts Kafka with the service's start command.
-func (h *Hosts) setup(ctx context.Context, cfg cluster.Config, v cluster.Version, n cluster.Node, voters string) error {
+func (h *Hosts) setup(ctx context.Context, cfg cluster.Config, v cluster.Version, n cluster.Node, voters cluster.QuorumAddrs) error {
 	props := cluster.Render(n, voters, cfg.Brokers, cfg.BrokerConfig, cfg.PerBroker[n.ID])
 	heap := cfg.BrokerHeapMB
 	if n.Role == cluster.RoleController {

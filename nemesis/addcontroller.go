@@ -1,0 +1,145 @@
+package nemesis
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// addControllerKind adds a controller to a dynamic quorum's voter set. It
+// may start the node first (a removed controller that was stopped), so it
+// needs the backend's kill capability (stop and start).
+var addControllerKind = Kind{Name: histories.FAddController, Needs: cluster.NewCaps(cluster.CapKill),
+	New: func() Params { return &AddControllerParams{} }}
+
+// AddControllerParams are an add-controller's. Its target, optional, is
+// one controller by id (role nodes); without one it adds the controller
+// of lowest id that is not a voter when the step fires (a spare, or one
+// a remove-controller took out).
+type AddControllerParams struct {
+	// Timeout bounds the step (default reconfigWait): the node's start,
+	// its catching up as an observer, and the new voter set read back.
+	Timeout Duration `yaml:"timeout,omitempty"`
+}
+
+func (ap *AddControllerParams) validate(p string, st *Step, add addFunc) {
+	if t := st.Target; t != nil {
+		validateTarget(p+".target", t, false, false, add)
+		if t.Role != RoleNodes || len(t.Nodes) != 1 {
+			add(p+".target", "add-controller adds one controller: give role nodes with one controller id, or no target (the lowest controller that is not a voter)")
+		}
+	}
+}
+
+func (ap *AddControllerParams) build(st Step) Fault {
+	return &addController{target: st.Target, timeout: durationOr(ap.Timeout, reconfigWait)}
+}
+
+func durationOr(d Duration, def time.Duration) time.Duration {
+	if d > 0 {
+		return d.Std()
+	}
+	return def
+}
+
+// addController starts a controller if it is down, waits until the
+// leader lists it as an observer (DescribeQuorum names its metadata
+// directory id, which AddRaftVoter needs), and sends AddRaftVoter until
+// Kafka accepts it (REQUEST_TIMED_OUT while it catches up) or the voter
+// set shows it. The op records Kafka's answers and the quorum before and
+// after.
+type addController struct {
+	target  *Target
+	timeout time.Duration
+}
+
+func (f *addController) Name() string { return histories.FAddController }
+
+func (f *addController) Spec() map[string]any {
+	if f.target == nil {
+		return nil
+	}
+	return map[string]any{"target": f.target}
+}
+
+func (f *addController) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	qa, before, err := e.reconfigStart(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := map[string]any{"quorum_before": before}
+	id, err := f.pick(e, before)
+	if err != nil {
+		return nil, d, err
+	}
+	d["node"] = id
+	n, _ := e.Cluster.Node(id)
+	st, err := e.Cluster.State(ctx, id)
+	if err != nil {
+		return nil, d, err
+	}
+	if !st.Running {
+		if err := e.start(ctx, id); err != nil {
+			return nil, d, err
+		}
+		d["started"] = true
+	}
+	isVoter := func(m admin.Members) bool { _, ok := m.Voter(id); return ok }
+	obs, err := e.waitMembers(ctx, qa, fmt.Sprintf("controller %d as an observer", id), func(m admin.Members) bool {
+		_, ok := m.Observer(id)
+		return ok || isVoter(m)
+	})
+	if err != nil {
+		return []int32{id}, d, err
+	}
+	if v, ok := obs.Voter(id); ok {
+		// Auto-join (4.2+) may add it before the step does.
+		d["already_voter"] = v
+		d["quorum_after"] = obs
+		return []int32{id}, d, nil
+	}
+	o, _ := obs.Observer(id)
+	d["directory_id"] = o.DirectoryID
+	answers, err := e.reconfigure(ctx, qa, fmt.Sprintf("add controller %d", id), func(ctx context.Context) (admin.Answer, error) {
+		return qa.AddRaftVoter(ctx, id, o.DirectoryID, n.IP, cluster.ControllerPort)
+	}, isVoter)
+	d["answers"] = answers
+	if err != nil {
+		return []int32{id}, d, err
+	}
+	after, err := e.waitMembers(ctx, qa, fmt.Sprintf("controller %d as a voter", id), isVoter)
+	d["quorum_after"] = after
+	return []int32{id}, d, err
+}
+
+// pick is the target's controller, or the lowest controller that is not
+// a voter.
+func (f *addController) pick(e *Env, m admin.Members) (int32, error) {
+	ctrls := e.controllerIDs()
+	if f.target != nil {
+		id := f.target.Nodes[0]
+		if !slices.Contains(ctrls, id) {
+			return 0, fmt.Errorf("node %d is not a controller of this run (controllers %v)", id, ctrls)
+		}
+		if _, ok := m.Voter(id); ok {
+			return 0, fmt.Errorf("controller %d is a voter already (voters %v)", id, m.VoterIDs())
+		}
+		return id, nil
+	}
+	for _, id := range ctrls {
+		if _, ok := m.Voter(id); !ok {
+			return id, nil
+		}
+	}
+	return 0, fmt.Errorf("every controller of this run is a voter (%v): none to add (cluster.quorum.spare_controllers adds spares)", m.VoterIDs())
+}
+
+// Heal: a voter set change is undone only by another change.
+func (f *addController) Heal(context.Context, *Env) error { return nil }
