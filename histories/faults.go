@@ -147,6 +147,10 @@ type Fault struct {
 	// themselves (a crash, a power cut, an election that may be unclean, a
 	// config change that allows one): an explanation names these first.
 	CanLoseAcked bool
+	// OnClients marks the ops that act on kchaos's own clients (a group
+	// or share member, a producer), not on a broker or controller: they
+	// cannot change a partition's leader or what Kafka persisted.
+	OnClients bool
 }
 
 // OtherFaultColor is the report's colour for an op it does not know.
@@ -173,21 +177,21 @@ var faults = []Fault{
 	{Name: FSetFeature, Kind: Instant, Color: "#1f9e9e"},
 	{Name: FAddController, Kind: Instant, Color: "#3b8e5a"},
 	{Name: FRemoveController, Kind: Instant, Color: "#8e3b5a"},
-	{Name: FMemberKill, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#b5651d"},
-	{Name: FMemberLeave, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#c9a227"},
-	{Name: FMemberStall, Kind: Instant, Color: "#9c7a3c"},
+	{Name: FMemberKill, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#b5651d", OnClients: true},
+	{Name: FMemberLeave, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#c9a227", OnClients: true},
+	{Name: FMemberStall, Kind: Instant, Color: "#9c7a3c", OnClients: true},
 	{Name: FMoveCoordinator, Kind: Instant, Color: "#6a5acd"},
 	{Name: FMoveLeader, Kind: Instant, Color: "#7b68ee"},
 	// The crash and the restart are one op (the restart is its end): a
 	// crashed process loses nothing acked by itself.
-	{Name: FProducerCrash, Kind: Instant, Color: "#a04000"},
-	{Name: FStopProducers, Kind: Instant, Color: "#5d6d7e"},
+	{Name: FProducerCrash, Kind: Instant, Color: "#a04000", OnClients: true},
+	{Name: FStopProducers, Kind: Instant, Color: "#5d6d7e", OnClients: true},
 	// Aborting a transaction whose commit Kafka had acknowledged makes its
 	// records unreadable to read_committed readers: the recovery's cost.
 	{Name: FAbortHanging, Kind: Instant, Color: "#17a589", CanLoseAcked: true},
 	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
 	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
-	{Name: FMemberStart, Kind: Undo, Color: OtherFaultColor},
+	{Name: FMemberStart, Kind: Undo, Color: OtherFaultColor, OnClients: true},
 	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},
 	{Name: FSchedule, Kind: Bookkeeping, Color: OtherFaultColor},
 	{Name: FUntil, Kind: Bookkeeping, Color: OtherFaultColor},
@@ -218,6 +222,13 @@ func LookupFault(f string) (Fault, bool) {
 func LosesAcked(f string) bool {
 	x, _ := LookupFault(f)
 	return x.CanLoseAcked
+}
+
+// OnClients reports whether the op f acts on kchaos's own clients
+// rather than on the cluster (Fault.OnClients).
+func OnClients(f string) bool {
+	x, _ := LookupFault(f)
+	return x.OnClients
 }
 
 // KindOf is f's kind; "" for a name outside the vocabulary.

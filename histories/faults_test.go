@@ -54,3 +54,22 @@ func TestFaultVocabulary(t *testing.T) {
 		t.Error("FaultColor")
 	}
 }
+
+// TestOnClients: the ops that act on kchaos's own clients are told from
+// those that act on the cluster (checker/share orders deliveries across
+// the latter by time, as a leader change may drop acquisitions).
+func TestOnClients(t *testing.T) {
+	for _, tc := range []struct {
+		f    string
+		want bool
+	}{
+		{FMemberKill, true}, {FMemberLeave, true}, {FMemberStall, true}, {FMemberStart, true},
+		{FProducerCrash, true}, {FStopProducers, true},
+		{FKill, false}, {FLoseUnflushed, false}, {FPartition, false}, {FMoveLeader, false},
+		{FMoveCoordinator, false}, {FSetConfig, false}, {FRestart, false}, {"no-such-op", false},
+	} {
+		if got := OnClients(tc.f); got != tc.want {
+			t.Errorf("OnClients(%q) = %v, want %v", tc.f, got, tc.want)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -309,7 +308,7 @@ func (b *Builder) redeliveries(r *Shares, ds []int) {
 func (b *Builder) leaderMayHaveChanged(i, j int) bool {
 	from, to := b.dels[i].call, b.dels[j].ret
 	for _, f := range b.faults {
-		if strings.HasPrefix(f.f, "member-") || f.f == histories.FProducerCrash || f.f == histories.FStopProducers {
+		if histories.OnClients(f.f) {
 			continue
 		}
 		if f.call <= to && (f.ret < 0 || f.ret >= from) {
