@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -440,94 +439,4 @@ func abortHangingAndReread(ctx context.Context, env *nemesis.Env, wl *workloads.
 		return fmt.Errorf("final read after abort-hanging: %w", err)
 	}
 	return nil
-}
-
-// runInfo is run.json: the run's settings as applied, read back from the
-// cluster (each node's server.properties as the node sees it, the topic's
-// configs as the brokers describe them), not restated from the scenario.
-func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *admin.Client) (histories.RunInfo, error) {
-	info := histories.RunInfo{
-		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
-		Jira: s.Jira, Docs: s.Docs, Finding: s.FindingInfo(),
-		KafkaVersion: c.Config().KafkaVersion,
-		Topic:        s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
-		Producer: s.Workload.ProducerInfo(), Group: s.Workload.GroupInfo(), Shares: s.Workload.ShareInfo(),
-	}
-	v := c.Version()
-	elr := v.ELRDefault()
-	if e := c.Config().ELR; e != nil {
-		elr = *e
-	}
-	info.ELR = elr && v.HasELR()
-	// transaction.version as the cluster finalized it (read back, not
-	// restated; 0 stays "unknown" when the brokers cannot say).
-	if v.HasTransactionVersion() {
-		if ff, err := adm.FinalizedFeatures(ctx); err == nil {
-			info.TransactionVersion = int(ff[admin.FeatureTransaction])
-		}
-	}
-	for _, b := range c.Brokers() {
-		info.Brokers = append(info.Brokers, histories.BrokerInfo{ID: b.ID, Rack: b.Rack, Address: b.Addr()})
-	}
-	for _, n := range c.Controllers() {
-		info.Controllers = append(info.Controllers, n.ID)
-	}
-	var err error
-	if info.BrokerConfigs, err = nodeConfigs(ctx, c, c.Brokers()); err != nil {
-		return info, err
-	}
-	if info.ControllerConfigs, err = nodeConfigs(ctx, c, c.Controllers()); err != nil {
-		return info, err
-	}
-	applied, err := adm.TopicConfigs(ctx, s.Topic.Name)
-	if err != nil {
-		return info, err
-	}
-	info.TopicConfigs, info.TopicConfigSources = map[string]string{}, map[string]string{}
-	for k, cv := range applied {
-		info.TopicConfigs[k], info.TopicConfigSources[k] = cv.Value, cv.Source
-	}
-	return info, nil
-}
-
-// NodePropertiesPath is where a node's server.properties is inside its
-// container (image/entrypoint.sh runs Kafka with it).
-const NodePropertiesPath = "/etc/kafka/server.properties"
-
-// nodeConfigs reads each node's server.properties from inside its
-// container: the config exactly as the node read it at start.
-func nodeConfigs(ctx context.Context, c cluster.Cluster, nodes []cluster.Node) (map[int32]map[string]string, error) {
-	out := map[int32]map[string]string{}
-	for _, n := range nodes {
-		path := NodePropertiesPath
-		if pp, ok := c.(interface{ PropertiesPath(int32) string }); ok {
-			// A host's own server.properties (the ssh backend's
-			// service.config); none configured: not recorded.
-			if path = pp.PropertiesPath(n.ID); path == "" {
-				continue
-			}
-		}
-		text, err := c.Exec(ctx, n.ID, "cat", path)
-		if err != nil {
-			return nil, fmt.Errorf("config of node %d: %w", n.ID, err)
-		}
-		out[n.ID] = parseProperties(text)
-	}
-	return out, nil
-}
-
-// parseProperties reads the key=value lines kchaos writes (cluster.Render);
-// # comments and blank lines are skipped.
-func parseProperties(text string) map[string]string {
-	out := map[string]string{}
-	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue
-		}
-		if k, v, ok := strings.Cut(line, "="); ok {
-			out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-		}
-	}
-	return out
 }
