@@ -124,22 +124,21 @@ func (c *Client) ReplicaLogEndOffsets(ctx context.Context, topic string, partiti
 // HighWatermark asks the leader broker for a partition's high watermark
 // (ListOffsets latest, as a consumer, read-uncommitted).
 func (c *Client) HighWatermark(ctx context.Context, leader int32, topic string, partition int32) (int64, error) {
-	m, err := c.listOffsets(ctx, leader, topic, []int32{partition}, -1)
-	if err != nil {
-		return -1, err
-	}
-	hw, ok := m[partition]
-	if !ok {
-		return -1, fmt.Errorf("%s-%d: no offset from broker %d", topic, partition, leader)
-	}
-	return hw, nil
+	return c.latestOffset(ctx, leader, topic, partition, 0)
 }
 
 // LastStableOffset asks the partition's leader for its last stable offset
 // (ListOffsets at read_committed): what a read_committed reader can reach.
 func (c *Client) LastStableOffset(ctx context.Context, leader int32, topic string, partition int32) (int64, error) {
+	return c.latestOffset(ctx, leader, topic, partition, 1)
+}
+
+// latestOffset is one partition's latest offset from its leader, as a
+// consumer at the isolation level (0 read_uncommitted: the high
+// watermark; 1 read_committed: the last stable offset).
+func (c *Client) latestOffset(ctx context.Context, leader int32, topic string, partition int32, isolation int8) (int64, error) {
 	req := listOffsetsRequest(topic, []int32{partition}, -1)
-	req.IsolationLevel = 1
+	req.IsolationLevel = isolation
 	resp, err := req.RequestWith(ctx, c.cl.Broker(int(leader)))
 	if err != nil {
 		return -1, err
@@ -148,11 +147,11 @@ func (c *Client) LastStableOffset(ctx context.Context, leader int32, topic strin
 	if err != nil {
 		return -1, err
 	}
-	lso, ok := m[partition]
+	off, ok := m[partition]
 	if !ok {
 		return -1, fmt.Errorf("%s-%d: no offset from broker %d", topic, partition, leader)
 	}
-	return lso, nil
+	return off, nil
 }
 
 func (c *Client) listOffsets(ctx context.Context, broker int32, topic string, partitions []int32, replicaID int32) (map[int32]int64, error) {

@@ -21,15 +21,9 @@ const (
 // broker reports them in its ApiVersions response (v3+, KIP-584), e.g.
 // {"metadata.version": 27, "eligible.leader.replicas.version": 1}.
 func (c *Client) FinalizedFeatures(ctx context.Context) (map[string]int16, error) {
-	req := kmsg.NewPtrApiVersionsRequest()
-	req.ClientSoftwareName = "kchaos"
-	req.ClientSoftwareVersion = "1"
-	resp, err := req.RequestWith(ctx, c.cl)
+	resp, err := c.apiVersions(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("api versions: %w", err)
-	}
-	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-		return nil, fmt.Errorf("api versions: %w", err)
+		return nil, err
 	}
 	out := map[string]int16{}
 	for _, f := range resp.FinalizedFeatures {
@@ -62,6 +56,20 @@ func (c *Client) SetFeature(ctx context.Context, name string, level int16, downg
 // answering supports (the ApiVersions SupportedFeatures max): the level a
 // finalisation after an upgrade can raise metadata.version to.
 func (c *Client) SupportedFeatures(ctx context.Context) (map[string]int16, error) {
+	resp, err := c.apiVersions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int16{}
+	for _, f := range resp.SupportedFeatures {
+		out[f.Name] = f.MaxVersion
+	}
+	return out, nil
+}
+
+// apiVersions is one broker's ApiVersions answer (v3+ carries the
+// features, KIP-584); an answer with an error code is an error.
+func (c *Client) apiVersions(ctx context.Context) (*kmsg.ApiVersionsResponse, error) {
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.ClientSoftwareName = "kchaos"
 	req.ClientSoftwareVersion = "1"
@@ -69,9 +77,8 @@ func (c *Client) SupportedFeatures(ctx context.Context) (map[string]int16, error
 	if err != nil {
 		return nil, fmt.Errorf("api versions: %w", err)
 	}
-	out := map[string]int16{}
-	for _, f := range resp.SupportedFeatures {
-		out[f.Name] = f.MaxVersion
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return nil, fmt.Errorf("api versions: %w", err)
 	}
-	return out, nil
+	return resp, nil
 }
