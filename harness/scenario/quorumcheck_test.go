@@ -52,17 +52,24 @@ func TestQuorumValidation(t *testing.T) {
 		{"random from-voters with three", "name: q\nnemesis:\n  random:\n    seed: 1\n    duration: 30s\n    interval: 5s\n    faults: [pause, partition-from-voters]\n", three, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := loadText(t, tc.yaml, tc.sets...)
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("refused: %v", err)
-				}
-				return
-			}
-			var bad *BadInputError
-			if err == nil || !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want a BadInputError with %q", err, tc.want)
-			}
+			wantLoad(t, tc.yaml, tc.sets, tc.want)
 		})
+	}
+}
+
+// wantLoad loads text with sets: accepted when want is "", else refused
+// with a BadInputError whose message holds want.
+func wantLoad(t *testing.T, text string, sets []string, want string) {
+	t.Helper()
+	_, err := loadText(t, text, sets...)
+	if want == "" {
+		if err != nil {
+			t.Fatalf("refused: %v", err)
+		}
+		return
+	}
+	var bad *BadInputError
+	if err == nil || !errors.As(err, &bad) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want a BadInputError with %q", err, want)
 	}
 }
