@@ -3,7 +3,6 @@ package nemesis
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 
@@ -56,9 +55,7 @@ func TestMoveCoordinator(t *testing.T) {
 			f := &moveCoordinator{target: tc.target}
 			got, d, err := f.Inject(ctx, env)
 			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
+				wantErr(t, err, tc.err)
 				if len(a.reorders) != 0 {
 					t.Errorf("refused, yet reordered %v", a.reorders)
 				}

@@ -3,7 +3,6 @@ package nemesis
 import (
 	"context"
 	"fmt"
-	"strings"
 	"testing"
 	"time"
 )
@@ -38,9 +37,7 @@ func TestMoveLeader(t *testing.T) {
 			defer cancel()
 			got, d, err := (&MoveLeaderParams{}).build(Step{Target: tc.target}).Inject(ctx, env)
 			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
+				wantErr(t, err, tc.err)
 				if len(a.reorders) != 0 {
 					t.Errorf("refused, yet reordered %v", a.reorders)
 				}
