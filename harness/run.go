@@ -301,7 +301,13 @@ func (r *run) play(ctx context.Context) (err error) {
 // the final read.
 func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client, rec *histories.Recorder) error {
 	s, opts, log, ev, out := r.s, r.opts, r.log, r.ev, r.out
-	obs := workloads.NewObserver(adm, rec, s.Topic.Name, workloads.ObserverOptions{Tiered: s.Cluster.Tiered != nil})
+	oopts := workloads.ObserverOptions{Tiered: s.Cluster.Tiered != nil}
+	ctrl := controllersOf(c, log)
+	if ctrl != nil {
+		defer ctrl.Close()
+		oopts.Controllers = ctrl
+	}
+	obs := workloads.NewObserver(adm, rec, s.Topic.Name, oopts)
 	obs.Start(ctx)
 	defer obs.Stop()
 
@@ -348,6 +354,9 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	steps := newStepTracker(r, ctx)
 	env := &nemesis.Env{Cluster: c, Admin: adm, Topic: s.Topic.Name, Recorder: rec, Log: steps.logger(log), Seed: s.Seed,
 		TransactionalIDs: s.Workload.TransactionalIDs(), Members: wl.Group(), GroupID: s.Workload.Group.ID, ShareGroup: s.Workload.Shares.Group, Clients: wl}
+	if ctrl != nil {
+		env.Quorum = ctrl
+	}
 	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std(), OnStep: steps.onStep}
 	minEnd := time.After(s.Workload.Duration.Std())
 	out.NemesisErr = runner.Run(ctx, s.Nemesis)
@@ -439,4 +448,29 @@ func abortHangingAndReread(ctx context.Context, env *nemesis.Env, wl *workloads.
 		return fmt.Errorf("final read after abort-hanging: %w", err)
 	}
 	return nil
+}
+
+// controllersOf connects the observer to each controller's own listener
+// (admin.Controllers says why the quorum is sampled there, not through a
+// broker), on clusters whose listeners kchaos rendered: the Docker
+// backend's. An SSH cluster's controller listeners are the operator's,
+// at ports kchaos does not know, so there the samples go through a broker
+// (nil).
+func controllersOf(c cluster.Cluster, log *slog.Logger) *admin.Controllers {
+	if b := c.Config().Backend; b != "" && b != scenario.BackendDocker {
+		return nil
+	}
+	addrs := map[int32]string{}
+	for _, n := range c.Controllers() {
+		addrs[n.ID] = n.Addr()
+	}
+	if len(addrs) == 0 {
+		return nil
+	}
+	ctrl, err := admin.NewControllers(addrs)
+	if err != nil {
+		log.Warn("quorum samples through a broker: " + err.Error())
+		return nil
+	}
+	return ctrl
 }

@@ -7,11 +7,17 @@ package histories
 const FQuorum = "quorum"
 
 // QuorumValue is one sample of the KRaft quorum of __cluster_metadata-0
-// as DescribeQuorum answered it (KIP-595, KIP-853). The answer comes from
-// the controller that the asked broker forwarded it to, which is the
-// active controller as that controller sees itself: two samples naming
-// different leaders in one epoch are two controllers each claiming it.
+// as DescribeQuorum answered it (KIP-595, KIP-853). Only a controller that
+// believes it leads answers with the quorum's state, so every sample is
+// one controller's claim to lead: two samples naming different leaders in
+// one epoch are two controllers each claiming it. The observer asks each
+// controller directly (From names the one that answered); a sample
+// without From came through a broker, which forwarded the request to the
+// controller it had cached as active (histories written before From).
 type QuorumValue struct {
+	// From is the controller that answered, 0 when the request went
+	// through a broker (then the answer is the forwarded-to controller's).
+	From int32 `json:"from,omitempty"`
 	// LeaderID is the active controller, -1 when the answer named none.
 	LeaderID    int32 `json:"leader_id"`
 	LeaderEpoch int32 `json:"leader_epoch"`
@@ -51,7 +57,7 @@ func (q QuorumValue) SameState(o QuorumValue) bool {
 		}
 		return true
 	}
-	return q.LeaderID == o.LeaderID && q.LeaderEpoch == o.LeaderEpoch && q.HighWatermark == o.HighWatermark &&
+	return q.From == o.From && q.LeaderID == o.LeaderID && q.LeaderEpoch == o.LeaderEpoch && q.HighWatermark == o.HighWatermark &&
 		same(q.Voters, o.Voters) && same(q.Observers, o.Observers)
 }
 

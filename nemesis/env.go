@@ -79,6 +79,11 @@ type Admin interface {
 
 var _ Admin = (*admin.Client)(nil)
 
+// QuorumSource answers the KRaft quorum as one sample.
+type QuorumSource interface {
+	Quorum(ctx context.Context) (histories.QuorumValue, error)
+}
+
 // Env is what a fault acts on and records to.
 type Env struct {
 	// Cluster is the run's nodes. Faults act only through it (never
@@ -87,6 +92,12 @@ type Env struct {
 	// hosts) serves them unchanged; tests use an in-memory fake.
 	Cluster cluster.Nodes
 	Admin   Admin
+	// Quorum, when set, answers the quorum roles (active-controller,
+	// controller-followers, observers) instead of Admin: the controllers
+	// asked on their own listeners (*admin.Controllers), which know a new
+	// leader as soon as it is elected, where a broker forwards to the
+	// controller it cached (15-20 s stale after that one's host vanished).
+	Quorum QuorumSource
 	// Topic is the workload topic: roles such as "leader of partition 0"
 	// and conditions refer to its partitions.
 	Topic string

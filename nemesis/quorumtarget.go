@@ -51,7 +51,11 @@ var QuorumShapes = []string{ShapeFromVoters, ShapeFromBrokers}
 func (e *Env) quorum(ctx context.Context, role string) ([]int32, error) {
 	var q histories.QuorumValue
 	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
-		q, err = e.Admin.Quorum(ctx)
+		if e.Quorum != nil {
+			q, err = e.Quorum.Quorum(ctx)
+		} else {
+			q, err = e.Admin.Quorum(ctx)
+		}
 		return err
 	})
 	if err != nil {

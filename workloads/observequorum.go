@@ -14,42 +14,68 @@ type QuorumView interface {
 	Quorum(ctx context.Context) (histories.QuorumValue, error)
 }
 
+// QuorumClaims is the observer's preferred source of quorum samples:
+// every controller asked directly, each answer a claim to lead stamped
+// with who made it (*admin.Controllers). Without it the observer asks
+// the view, through a broker.
+type QuorumClaims interface {
+	Claims(ctx context.Context) ([]histories.QuorumValue, error)
+}
+
 // quorumTimeout bounds one DescribeQuorum: a broker that forwards it to a
 // controller that no longer answers must not stall the partitions' sample.
 const quorumTimeout = 800 * time.Millisecond
 
-// quorumState is the observer's memory of the last quorum sample recorded.
+// quorumState is the observer's memory of the last quorum sample
+// recorded from each source (a controller's id, or 0 through a broker).
 type quorumState struct {
-	last   *histories.QuorumValue
-	lastAt time.Time
+	last   map[int32]histories.QuorumValue
+	lastAt map[int32]time.Time
 }
 
-// sampleQuorum records a `quorum` event when the quorum's state changed
-// since the last one recorded (leader, epoch, high watermark, a voter's or
-// observer's log end offset; not the fetch timestamps, which move every
-// time) or Heartbeat has passed. A failed DescribeQuorum records nothing,
-// like a failed partition sample; the gap in the samples is the record of
-// the quorum not answering.
+// sampleQuorum records a `quorum` event for each answer whose state
+// changed since the last one recorded from the same source (leader,
+// epoch, high watermark, a voter's or observer's log end offset; not the
+// fetch timestamps, which move every time) or when Heartbeat has passed.
+// A failed ask records nothing, like a failed partition sample; the gap
+// in the samples is the record of the quorum not answering.
 func (o *Observer) sampleQuorum(ctx context.Context) {
-	qv, ok := o.view.(QuorumView)
-	if !ok {
-		return
-	}
 	ctx, cancel := context.WithTimeout(ctx, quorumTimeout)
 	defer cancel()
-	q, err := qv.Quorum(ctx)
-	if err != nil {
-		o.failures.Add(1)
-		return
+	var answers []histories.QuorumValue
+	switch {
+	case o.opts.Controllers != nil:
+		claims, err := o.opts.Controllers.Claims(ctx)
+		if err != nil {
+			o.failures.Add(1)
+			return
+		}
+		answers = claims
+	default:
+		qv, ok := o.view.(QuorumView)
+		if !ok {
+			return
+		}
+		q, err := qv.Quorum(ctx)
+		if err != nil {
+			o.failures.Add(1)
+			return
+		}
+		answers = []histories.QuorumValue{q}
+	}
+	if o.quorum.last == nil {
+		o.quorum = quorumState{last: map[int32]histories.QuorumValue{}, lastAt: map[int32]time.Time{}}
 	}
 	now := time.Now()
-	if o.quorum.last != nil && o.quorum.last.SameState(q) && now.Sub(o.quorum.lastAt) < o.opts.Heartbeat {
-		return
+	for _, q := range answers {
+		if last, ok := o.quorum.last[q.From]; ok && last.SameState(q) && now.Sub(o.quorum.lastAt[q.From]) < o.opts.Heartbeat {
+			continue
+		}
+		if _, err := o.rec.Record(histories.ObserverProcess, histories.OK, histories.FQuorum, q, ""); err != nil {
+			o.failures.Add(1)
+			return
+		}
+		o.recorded.Add(1)
+		o.quorum.last[q.From], o.quorum.lastAt[q.From] = q, now
 	}
-	if _, err := o.rec.Record(histories.ObserverProcess, histories.OK, histories.FQuorum, q, ""); err != nil {
-		o.failures.Add(1)
-		return
-	}
-	o.recorded.Add(1)
-	o.quorum = quorumState{last: &q, lastAt: now}
 }

@@ -79,3 +79,65 @@ func TestObserverSamplesQuorum(t *testing.T) {
 		t.Errorf("recorded %d, failed %d; want 3, 1", r, f)
 	}
 }
+
+// claimsFake scripts the controllers' answers, one slice per sample.
+type claimsFake struct {
+	answers [][]histories.QuorumValue
+	next    int
+}
+
+func (f *claimsFake) Claims(context.Context) ([]histories.QuorumValue, error) {
+	a := f.answers[min(f.next, len(f.answers)-1)]
+	f.next++
+	if len(a) == 0 {
+		return nil, errors.New("no controller answered as leader")
+	}
+	return a, nil
+}
+
+// TestObserverRecordsEachControllersClaim: with Controllers set, every
+// controller's claim is recorded with its From, deduplicated per
+// controller (so an old leader that still claims beside the new one shows
+// in the history side by side), and the view is not asked.
+func TestObserverRecordsEachControllersClaim(t *testing.T) {
+	claim := func(from, epoch int32, hw int64) histories.QuorumValue {
+		return histories.QuorumValue{From: from, LeaderID: from, LeaderEpoch: epoch, HighWatermark: hw,
+			Voters: []histories.QuorumReplica{{ID: 1000, LogEndOffset: hw}, {ID: 1001, LogEndOffset: hw}}}
+	}
+	c := &claimsFake{answers: [][]histories.QuorumValue{
+		{claim(1000, 3, 50)},
+		{claim(1000, 3, 50), claim(1001, 4, 52)}, // 1000 unchanged: only 1001's
+		{},                                       // nobody claims: nothing, a failure
+		{claim(1000, 3, 50), claim(1001, 4, 53)}, // 1001 moved on: only 1001's
+	}}
+	v := &quorumFake{fakeView: &fakeView{}, answers: []quorumAnswer{{err: errors.New("the view must not be asked")}}}
+	var buf bytes.Buffer
+	rec := histories.NewRecorder(&buf)
+	o := NewObserver(v, rec, "t", ObserverOptions{Heartbeat: time.Hour, Controllers: c})
+	for range 4 {
+		o.sampleQuorum(context.Background())
+	}
+	var got []histories.QuorumValue
+	for _, e := range readBack(t, rec, &buf) {
+		var qv histories.QuorumValue
+		if err := e.Decode(&qv); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, qv)
+	}
+	want := []histories.QuorumValue{claim(1000, 3, 50), claim(1001, 4, 52), claim(1001, 4, 53)}
+	if len(got) != len(want) {
+		t.Fatalf("%d quorum events %+v, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if !got[i].SameState(want[i]) || got[i].From != want[i].From {
+			t.Errorf("event %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if v.next != 0 {
+		t.Errorf("the view was asked %d times; want 0", v.next)
+	}
+	if _, r, f := o.Counts(); r != 3 || f != 1 {
+		t.Errorf("recorded %d, failed %d; want 3, 1", r, f)
+	}
+}

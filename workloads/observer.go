@@ -36,6 +36,9 @@ type ObserverOptions struct {
 	// Tiered also asks each leader for its local log start offset and the
 	// highest offset in the remote tier (the topic is tiered).
 	Tiered bool
+	// Controllers, when set, is asked for the quorum samples instead of
+	// the view (observequorum.go says why).
+	Controllers QuorumClaims
 }
 
 // Observer is the cluster observer, process -2. Every Interval it samples

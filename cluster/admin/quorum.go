@@ -30,12 +30,17 @@ func (c *Client) Quorum(ctx context.Context) (histories.QuorumValue, error) {
 // describeQuorum sends DescribeQuorum for the metadata partition (the
 // newest version both ends know: 2 from 3.9, with directory ids).
 func (c *Client) describeQuorum(ctx context.Context) (*kmsg.DescribeQuorumResponse, error) {
+	return describeQuorumRequest().RequestWith(ctx, c.cl)
+}
+
+// describeQuorumRequest asks for the metadata partition's quorum.
+func describeQuorumRequest() *kmsg.DescribeQuorumRequest {
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()
 	t.Topic = MetadataTopic
 	t.Partitions = append(t.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
 	req.Topics = append(req.Topics, t)
-	return req.RequestWith(ctx, c.cl)
+	return req
 }
 
 // QuorumFrom decodes a DescribeQuorum response into the history's sample:
