@@ -38,9 +38,14 @@ type Controllers struct {
 	cls []*kgo.Client
 }
 
-// claimTimeout bounds one controller's answer: a paused or cut-off
-// controller must not hold up the others' (they are asked at once).
-const claimTimeout = 800 * time.Millisecond
+// claimTimeout bounds one controller's answer: a paused, cut-off or
+// vanished controller must not hold up the others' (they are asked at
+// once), nor the observer's tick, which waits for the quorum's sample
+// beside the partitions' (every 250 ms while all answer, at most this
+// long while one does not). A controller answers DescribeQuorum from its
+// Raft thread in milliseconds; one slower than this loses a sample,
+// never makes one.
+const claimTimeout = 400 * time.Millisecond
 
 // NewControllers connects to the controllers at addrs (id -> host:port of
 // the controller listener). Nothing is dialled until the first request.
