@@ -164,13 +164,15 @@ func (sc *runScan) add(e histories.Event) {
 	case e.Process == histories.NemesisProcess && e.Type != histories.Invoke &&
 		(e.F == histories.FAddController || e.F == histories.FRemoveController):
 		sc.voters.op(e)
+	case e.Process == histories.NemesisProcess && e.Type == histories.Invoke && leaderMovingFaults[e.F]:
+		sc.quorum.invoked(e.F, e.Time)
 	case e.Process == histories.NemesisProcess && e.Type == histories.OK:
 		var v histories.NemesisValue
 		_ = e.Decode(&v)
 		sc.open.apply(e.F, v)
 		sc.faulted = sc.faulted || leaderMovingFaults[e.F]
 		if leaderMovingFaults[e.F] {
-			sc.quorum.fault(e.Time)
+			sc.quorum.fault(e.F, e.Time)
 		}
 	case e.F == histories.FQuorum && e.Process == histories.ObserverProcess:
 		var q histories.QuorumValue

@@ -13,53 +13,79 @@ import (
 // fault a sample still showed the old leader answering as leader of its
 // old epoch (a deposed leader resigns when a majority of voters stops
 // fetching from it: KAFKA-15489).
+//
+// The fault counts from its invoke, not its ok: a partition's rules are in
+// before its proof's probes finish (about a second), and the observer asks
+// every controller directly, so the new leader's first claim can come
+// before the fault's ok, beside the old leader's last. The samples are
+// kept and measured at the end, so that one taken between the invoke and
+// the ok is judged after the fault, never as the leader before it.
 type quorumScan struct {
-	faultAt             int64 // -1: no leader-moving fault yet
-	before, beforeEpoch int32 // the leader and epoch before it
-	after               int32 // the first other leader after it, -1 none
-	afterAt             int64
-	lastOldClaim        int64 // the last sample after the fault of the old leader in its old epoch, -1 none
-	samples             int
+	invokes map[string]int64 // leader-moving fault kind -> its last invoke
+	faultAt int64            // the first leader-moving fault's invoke; -1 none
+	samples []quorumSample
 }
 
-func newQuorumScan() quorumScan {
-	return quorumScan{faultAt: -1, before: -1, beforeEpoch: -1, after: -1, lastOldClaim: -1}
+type quorumSample struct {
+	at int64
+	q  histories.QuorumValue
 }
 
-func (q *quorumScan) fault(at int64) {
-	if q.faultAt < 0 {
-		q.faultAt = at
+func newQuorumScan() quorumScan { return quorumScan{invokes: map[string]int64{}, faultAt: -1} }
+
+// invoked notes a leader-moving fault's invoke; fault takes its ok.
+func (q *quorumScan) invoked(f string, at int64) { q.invokes[f] = at }
+
+func (q *quorumScan) fault(f string, at int64) {
+	if q.faultAt >= 0 {
+		return
+	}
+	q.faultAt = at
+	if inv, ok := q.invokes[f]; ok && inv <= at {
+		q.faultAt = inv
 	}
 }
 
 func (q *quorumScan) sample(e histories.Event, v histories.QuorumValue) {
-	if v.LeaderID < 0 {
-		return
-	}
-	q.samples++
-	switch {
-	case q.faultAt < 0:
-		q.before, q.beforeEpoch = v.LeaderID, v.LeaderEpoch
-	case v.LeaderID == q.before && v.LeaderEpoch == q.beforeEpoch:
-		q.lastOldClaim = e.Time
-	case q.after < 0 && v.LeaderID != q.before:
-		q.after, q.afterAt = v.LeaderID, e.Time
+	if v.LeaderID >= 0 {
+		q.samples = append(q.samples, quorumSample{e.Time, v})
 	}
 }
 
 // metrics adds what was measured; nothing without quorum samples on both
 // sides of a fault.
 func (q *quorumScan) metrics(m expect.Metrics) {
-	if q.samples == 0 || q.faultAt < 0 || q.before < 0 {
+	if len(q.samples) == 0 || q.faultAt < 0 {
 		return
 	}
-	if q.after >= 0 {
-		m[expect.ControllerAfterFault] = float64(q.after)
-		m[expect.NewControllerSeconds] = float64(q.afterAt-q.faultAt) / 1e9
+	before, beforeEpoch := int32(-1), int32(-1)
+	after, afterAt, lastOldClaim := int32(-1), int64(0), int64(-1)
+	for _, s := range q.samples {
+		v := s.q
+		switch {
+		case s.at < q.faultAt:
+			// The newest epoch's leader before the fault (with claims from
+			// every controller, a deposed one may still answer beside it).
+			if v.LeaderEpoch >= beforeEpoch {
+				before, beforeEpoch = v.LeaderID, v.LeaderEpoch
+			}
+		case before < 0:
+		case v.LeaderID == before && v.LeaderEpoch == beforeEpoch:
+			lastOldClaim = s.at
+		case after < 0 && v.LeaderID != before && v.LeaderEpoch > beforeEpoch:
+			after, afterAt = v.LeaderID, s.at
+		}
+	}
+	if before < 0 {
+		return
+	}
+	if after >= 0 {
+		m[expect.ControllerAfterFault] = float64(after)
+		m[expect.NewControllerSeconds] = float64(afterAt-q.faultAt) / 1e9
 	}
 	m[expect.OldControllerClaimedSeconds] = 0
-	if q.lastOldClaim > q.faultAt {
-		m[expect.OldControllerClaimedSeconds] = float64(q.lastOldClaim-q.faultAt) / 1e9
+	if lastOldClaim > q.faultAt {
+		m[expect.OldControllerClaimedSeconds] = float64(lastOldClaim-q.faultAt) / 1e9
 	}
 }
 

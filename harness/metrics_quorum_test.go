@@ -18,10 +18,14 @@ func TestQuorumMetrics(t *testing.T) {
 		b, _ := json.Marshal(histories.QuorumValue{LeaderID: leader, LeaderEpoch: epoch})
 		return histories.Event{Time: int64(s * 1e9), Process: histories.ObserverProcess, Type: histories.OK, F: histories.FQuorum, Value: b}
 	}
-	fault := func(s float64) histories.Event {
+	invoke := func(s float64) histories.Event {
+		return histories.Event{Time: int64(s * 1e9), Process: histories.NemesisProcess, Type: histories.Invoke, F: histories.FPartition}
+	}
+	ok := func(s float64) histories.Event {
 		b, _ := json.Marshal(histories.NemesisValue{Fault: histories.FPartition, Nodes: []int32{1000}})
 		return histories.Event{Time: int64(s * 1e9), Process: histories.NemesisProcess, Type: histories.OK, F: histories.FPartition, Value: b}
 	}
+	fault := func(s float64) histories.Event { return ok(s) } // an ok without its invoke counts from the ok
 	for _, tc := range []struct {
 		name string
 		evs  []histories.Event
@@ -33,6 +37,15 @@ func TestQuorumMetrics(t *testing.T) {
 		{"no new leader", []histories.Event{q(1, 1000, 3), fault(2), q(3, 1000, 3)}, "after - new - old 1"},
 		{"old leader re-elected is not the old epoch", []histories.Event{q(1, 1000, 3), fault(2), q(3, 1000, 5)}, "after - new - old 0"},
 		{"no samples", []histories.Event{fault(2)}, "after - new - old -"},
+		// Claims from every controller: the new leader's first claim and the
+		// old one's last came between the fault's invoke (2) and its ok
+		// (2.8, after the proof); measured from the invoke, with the old
+		// leader the one before the invoke (a q1 run on 4.0.2 took the new
+		// leader for the old and measured 41.8 s of "old" claims).
+		{"claims between invoke and ok", []histories.Event{q(1, 1000, 3), invoke(2), q(2.3, 1000, 3), q(2.3, 1001, 4), ok(2.8), q(3, 1001, 4), q(9, 1001, 4)},
+			"after 1001 new 0.3 old 0.3"},
+		{"the newest epoch before the fault is the leader", []histories.Event{q(0.5, 1001, 4), q(0.5, 1000, 3), invoke(2), ok(2.5), q(3, 1000, 3), q(4, 1002, 5)},
+			"after 1002 new 2 old 0"}, // 1000's stale claim of epoch 3 is no new leader
 		{"no fault", []histories.Event{q(1, 1000, 3), q(3, 1001, 4)}, "after - new - old -"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -194,7 +194,7 @@ func TestScenarioQ3TwoVotersPowerCut(t *testing.T) {
 		t.Fatalf("q3: ok lose-unflushed ops %+v, want one that took two controllers", cuts)
 	}
 	heal := r.healAt(t, histories.FKill, cuts[0].at)
-	before, _, _ := r.quorumAround(t, cuts[0].at, heal)
+	before, _, _ := r.quorumAround(t, r.invokeAt(t, histories.FLoseUnflushed, cuts[0].at), heal)
 	if slices.Contains(cuts[0].v.Nodes, before) {
 		t.Errorf("q3: the power loss took %v, including the active controller %d; want its two followers", cuts[0].v.Nodes, before)
 	}

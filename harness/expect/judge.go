@@ -58,10 +58,10 @@ const (
 	// last showed the old active controller answering as leader of its
 	// old epoch (0: never after the fault): how fast a deposed leader
 	// resigned, as far as the 250 ms samples can tell. Like every "after
-	// the fault" here it counts from the fault's ok, which is recorded once
-	// the fault is proven (a partition's probes take about a second after
-	// its rules are in): the resignation itself began up to that much
-	// earlier.
+	// the fault" of the quorum's metrics it counts from the fault's invoke
+	// (a partition's rules are in before its proof's probes finish, about
+	// a second before the ok), and the old leader is the newest epoch's
+	// before it (harness/metrics_quorum.go).
 	OldControllerClaimedSeconds = "old_controller_claimed_seconds"
 	// FinalVoters is how many voters the last quorum sample with a leader
 	// showed, MinVoters the fewest any such sample showed: a reconfigured
