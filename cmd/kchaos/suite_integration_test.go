@@ -11,12 +11,14 @@ import (
 	"github.com/kchaos/kchaos/internal/testenv"
 )
 
-// TestSuiteGate runs `kchaos suite seeds` on real clusters: s1, s2 and s4
-// match their seed stories' expectations (exit 0, one junit testcase per
-// cell), and the same suite with min.insync.replicas=1 forced on s4 turns
-// red (exit 1): with one in-sync replica enough, the leader cut off from
-// its followers accepts every send instead of refusing them with
-// NOT_ENOUGH_REPLICAS.
+// TestSuiteGate runs `kchaos suite seeds` on real clusters: s1 matches its
+// seed story's expectation (exit 0, one junit testcase per cell), and the
+// same suite with min.insync.replicas=1 forced on s4 turns red (exit 1):
+// with one in-sync replica enough, the leader cut off from its followers
+// accepts every send instead of refusing them with NOT_ENOUGH_REPLICAS.
+// (It ran s1, s2 and s4 green until 2026-12-02; s2 and s4 have their own
+// scenario tests in make test, and the two extra cells cost two minutes
+// of its 45.)
 func TestSuiteGate(t *testing.T) {
 	testenv.Docker(t)
 	version := testenv.KafkaVersion()
@@ -29,7 +31,7 @@ func TestSuiteGate(t *testing.T) {
 		want  int
 		cells int
 	}{
-		{"seeds s1,s2,s4", []string{"--only", "s1,s2,s4"}, 0, 3},
+		{"seed s1", []string{"--only", "s1"}, 0, 1},
 		{"s4 with min.insync 1", []string{"--only", "s4", "--set", "topic.configs.min.insync.replicas=1"}, 1, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
