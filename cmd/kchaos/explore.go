@@ -112,7 +112,7 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 				opts.Overridden = overridden
 				var rerr error
 				pipe := explore.NewPipeline(opts, !fresh)
-				cfg.Ahead = pipe.Ahead
+				cfg.Ahead, cfg.Close = pipe.Ahead, pipe.Close
 				sum, dir, rerr = explore.Explore(ctx, cfg, pipe.Run)
 				return rerr
 			})

@@ -109,6 +109,11 @@ type Config struct {
 	// scenario and store; nil at the end), so that its cluster can start
 	// ahead (Pipeline.Ahead).
 	Ahead func(next *scenario.Scenario, store string)
+	// Close, when set, is called when the exploration ends: the cluster
+	// started ahead or kept for a run that will not come goes
+	// (Pipeline.Close). Not Ahead(nil), which also comes before the last
+	// run, whose cluster is already started or kept.
+	Close func()
 	// Now is the clock (tests); OnRun is told after each run, Log each
 	// shrink candidate.
 	Now   func() time.Time
@@ -164,6 +169,9 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 	runs := filepath.Join(dir, "runs")
 	var shrinking time.Duration
 	var lastEnd time.Time
+	if cfg.Close != nil {
+		defer cfg.Close()
+	}
 	if cfg.Ahead != nil {
 		defer cfg.Ahead(nil, "")
 	}

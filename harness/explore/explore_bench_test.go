@@ -45,7 +45,7 @@ func BenchmarkExploreThroughput(b *testing.B) {
 				var p *Pipeline
 				if mode != "serial" {
 					p = NewPipeline(harness.Options{}, mode == "reused")
-					cfg.Ahead, run = p.Ahead, p.Run
+					cfg.Ahead, cfg.Close, run = p.Ahead, p.Close, p.Run
 				}
 				sum, _, err := Explore(ctx, cfg, run)
 				cancel()

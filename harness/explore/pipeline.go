@@ -25,8 +25,8 @@ import (
 // reruns always run on fresh ones, so that a reproduction never depends on
 // what an earlier run left.
 //
-// Its Run is a Runner; give Ahead to Config.Ahead and call Close at the
-// end (Explore's last Ahead(nil) does). Not safe for concurrent use: runs
+// Its Run is a Runner; give Ahead to Config.Ahead and Close to
+// Config.Close (or call it at the end). Not safe for concurrent use: runs
 // are one at a time.
 type Pipeline struct {
 	opts harness.Options
@@ -54,13 +54,11 @@ func NewPipeline(opts harness.Options, reuse bool) *Pipeline {
 	return p
 }
 
-// Ahead announces the run after the next one Run is given (nil: none);
-// a warm cluster for another run is torn down.
+// Ahead announces the run after the next one Run is given (nil: none).
+// The cluster started ahead or kept for the next one stays: it is that
+// run's (an Ahead(nil) comes before the last run; Close ends).
 func (p *Pipeline) Ahead(next *scenario.Scenario, store string) {
 	p.ahead, p.aheadStore, p.explored = next, store, true
-	if next == nil {
-		p.Close()
-	}
 }
 
 // Close tears down a warm cluster no run used, and a kept one.
