@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
 )
@@ -174,6 +175,7 @@ func (r *run) keepOrRefuse(ctx context.Context, c cluster.Cluster, teardown func
 		h = &held{c: c, teardown: teardown, key: reuseKey(r.s), offsets: map[int32]int{}, voters: r.voters,
 			brokerConfigs: r.info.BrokerConfigs, controllerConfigs: r.info.ControllerConfigs}
 	}
+	r.ev.Event(progress.Event{Phase: progress.Teardown, Text: "writing this run's slice of the node logs; checking the cluster to keep it for the next run"})
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), TeardownTimeout)
 	defer cancel()
 	if lerr := h.writeLogs(lctx, filepath.Join(r.dir, "logs")); lerr != nil {
@@ -187,10 +189,12 @@ func (r *run) keepOrRefuse(ctx context.Context, c cluster.Cluster, teardown func
 		reuse.refuse(why)
 		r.log.Info("cluster not kept for the next run", "why", why)
 		r.out.ReuseRefused = why
+		r.ev.Event(progress.Event{Phase: progress.Teardown, Text: "not kept: " + why})
 		return false
 	}
 	h.last, h.runs = filepath.Base(r.dir), h.runs+1
 	reuse.put(h)
+	r.ev.Event(progress.Event{Phase: progress.Teardown, Done: true, Text: fmt.Sprintf("kept run %s's cluster for the next run (healthy; %d run(s) on it)", c.RunID(), h.runs)})
 	r.log.Info("cluster kept for the next run", "run", c.RunID(), "runs", h.runs)
 	return true
 }

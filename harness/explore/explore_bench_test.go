@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/internal/testenv"
 )
@@ -44,7 +45,14 @@ func BenchmarkExploreThroughput(b *testing.B) {
 				run := HarnessRunner(harness.Options{})
 				var p *Pipeline
 				if mode != "serial" {
-					p = NewPipeline(harness.Options{}, mode == "reused")
+					// Each phase change with its time, to say where the
+					// idle time goes.
+					opts := harness.Options{Progress: progress.Func(func(ev progress.Event) {
+						if ev.Stats == nil || ev.Done {
+							b.Logf("%s %s %s done=%v %s", mode, time.Now().UTC().Format("15:04:05.000"), ev.Phase, ev.Done, ev.Text)
+						}
+					})}
+					p = NewPipeline(opts, mode == "reused")
 					cfg.Ahead, cfg.Close, run = p.Ahead, p.Close, p.Run
 				}
 				sum, _, err := Explore(ctx, cfg, run)
