@@ -313,11 +313,7 @@ func (r *run) play(ctx context.Context) (err error) {
 			}
 		}()
 	}
-	var known *held // node configs read at the cluster's first run
-	if r.lease != nil {
-		known = r.lease
-	}
-	info, err := runInfo(ctx, s, c, adm, known)
+	info, err := runInfo(ctx, s, c, adm, r.lease) // a lease knows the node configs
 	if err != nil {
 		return err
 	}
