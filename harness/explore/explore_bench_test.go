@@ -22,6 +22,9 @@ import (
 // workload and the next's start of workload. Target: idle at most 5 s.
 //
 //	TESTCONTAINERS_RYUK_DISABLED=true flock /tmp/kchaos-cluster.lock go test -tags integration -run '^$' -bench ExploreThroughput -benchtime 1x ./harness/explore
+//
+// Add -v (and -bench ExploreThroughput/reused for one mode) for every
+// phase change with its time.
 func BenchmarkExploreThroughput(b *testing.B) {
 	testenv.Docker(b)
 	sets := []string{"workload.duration=10s"}
@@ -45,13 +48,17 @@ func BenchmarkExploreThroughput(b *testing.B) {
 				run := HarnessRunner(harness.Options{})
 				var p *Pipeline
 				if mode != "serial" {
-					// Each phase change with its time, to say where the
-					// idle time goes.
-					opts := harness.Options{Progress: progress.Func(func(ev progress.Event) {
-						if ev.Stats == nil || ev.Done {
-							b.Logf("%s %s %s done=%v %s", mode, time.Now().UTC().Format("15:04:05.000"), ev.Phase, ev.Done, ev.Text)
-						}
-					})}
+					// With -v, each phase change with its time, to say where
+					// the idle time goes (without -v a benchmark's log is cut
+					// at 10 lines, and the per-run lines below must show).
+					var opts harness.Options
+					if testing.Verbose() {
+						opts.Progress = progress.Func(func(ev progress.Event) {
+							if ev.Stats == nil || ev.Done {
+								b.Logf("%s %s %s done=%v %s", mode, time.Now().UTC().Format("15:04:05.000"), ev.Phase, ev.Done, ev.Text)
+							}
+						})
+					}
 					p = NewPipeline(opts, mode == "reused")
 					cfg.Ahead, cfg.Close, run = p.Ahead, p.Close, p.Run
 				}
