@@ -50,6 +50,12 @@ type Options struct {
 	// Kafka itself what the history says it did (the voter set a
 	// reconfiguration left, DescribeQuorum). Its error fails the run.
 	Inspect func(ctx context.Context, c cluster.Cluster) error
+	// Reuse, when set, keeps clusters between runs (kchaos explore; see
+	// Reuse): the run runs on the cluster the run before it left there
+	// when its settings are the same (under fresh names), and leaves its
+	// own there at its end unless something refuses it. AfterWorkload is
+	// then called only once the cluster is refused.
+	Reuse *Reuse
 }
 
 // RunResult is what a run produced (its folder, the checked history, what
@@ -76,6 +82,12 @@ type RunResult struct {
 	// one run's end and the next run's start is what a batch of runs
 	// spends idle (kchaos explore measures it).
 	WorkloadStarted, WorkloadEnded time.Time
+	// Cluster is the cluster the run ran on (run.json's): started for it,
+	// or reused after another run (Options.Reuse).
+	Cluster *histories.ClusterUse
+	// ReuseRefused says why the run did not leave its cluster for the next
+	// run (Options.Reuse; "" when it did, or was not asked to).
+	ReuseRefused string
 }
 
 // Tail is how long the workload keeps running after the nemesis schedule
@@ -91,19 +103,28 @@ const Tail = 3 * time.Second
 // checks what was recorded and writes the report; results.json then says
 // "interrupted at <phase>" and Run returns no error for the interruption.
 func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*RunResult, error) {
-	dir, err := prepareRun(s, opts)
-	if dir == "" {
-		return nil, err
+	var lease *held
+	if opts.Reuse != nil {
+		if lease = opts.Reuse.take(s); lease != nil {
+			s = s.Fresh(freshSuffix(lease.runs))
+		}
 	}
-	if err != nil {
+	dir, err := prepareRun(s, opts)
+	if dir == "" || err != nil {
+		if lease != nil {
+			_ = lease.teardown()
+		}
+		if dir == "" {
+			return nil, err
+		}
 		return &RunResult{Dir: dir}, err
 	}
-	return runIn(ctx, s, opts, dir, nil)
+	return runIn(ctx, s, opts, dir, nil, lease)
 }
 
-// runIn is Run in a prepared folder, on warm's cluster when given (else
-// one it starts).
-func runIn(ctx context.Context, s *scenario.Scenario, opts Options, dir string, warm *Warm) (*RunResult, error) {
+// runIn is Run in a prepared folder, on lease's or warm's cluster when
+// given (else one it starts).
+func runIn(ctx context.Context, s *scenario.Scenario, opts Options, dir string, warm *Warm, lease *held) (*RunResult, error) {
 	log := orDiscard(opts.Log)
 	ev := opts.Progress
 	if ev == nil {
@@ -112,7 +133,7 @@ func runIn(ctx context.Context, s *scenario.Scenario, opts Options, dir string, 
 	out := &RunResult{Dir: dir}
 	log.Info("run folder", "dir", dir, "seed", s.Seed)
 
-	r := &run{s: s, opts: opts, log: log, ev: ev, out: out, dir: dir, warm: warm}
+	r := &run{s: s, opts: opts, log: log, ev: ev, out: out, dir: dir, warm: warm, lease: lease}
 	stop := context.AfterFunc(ctx, func() {
 		r.mu.Lock()
 		r.interruptedAt = r.phase
@@ -197,8 +218,19 @@ type run struct {
 	out  *RunResult
 	dir  string
 	warm *Warm // a cluster started ahead, or nil
+	// lease is the cluster an earlier run left (Options.Reuse), or nil.
+	lease *held
 
 	started time.Time // the history's time zero, wall clock (run.json)
+	info    histories.RunInfo
+	// voters are the quorum's voters at the start of a cluster's first
+	// run (Options.Reuse: a kept cluster must still have them).
+	voters []int32
+	// env and runner are the nemesis's, once the workload ran; deferred
+	// is set when AfterWorkload waits for the reuse decision.
+	env      *nemesis.Env
+	runner   *nemesis.Runner
+	deferred bool
 
 	mu            sync.Mutex
 	phase         string // for "interrupted at <phase>"
@@ -225,9 +257,14 @@ func (r *run) play(ctx context.Context) (err error) {
 	r.setPhase(ctx, progress.Cluster)
 	var c cluster.Cluster
 	var teardown func() error
-	if r.warm != nil {
+	switch {
+	case r.lease != nil:
+		c, teardown = r.lease.c, r.lease.teardown
+		ev.Event(progress.Event{Phase: progress.Cluster, Done: true,
+			Text: fmt.Sprintf("reusing the cluster of run %s (run %s, %d run(s) on it)", r.lease.last, c.RunID(), r.lease.runs)})
+	case r.warm != nil:
 		c, teardown, err = r.warm.wait(ctx, ev)
-	} else {
+	default:
 		c, teardown, err = startCluster(ctx, cfg, ev, r.log)
 	}
 	if err != nil {
@@ -236,6 +273,14 @@ func (r *run) play(ctx context.Context) (err error) {
 	defer func() {
 		if rerr := writeRemoteTier(c, r.dir); rerr != nil {
 			r.log.Warn("remote tier", "err", rerr)
+		}
+		if r.opts.Reuse != nil {
+			if r.keepOrRefuse(ctx, c, teardown, err) { // reuse.go
+				return
+			}
+			if r.deferred && ctx.Err() == nil {
+				r.opts.AfterWorkload() // refused: the next cluster starts now
+			}
 		}
 		if terr := teardown(); terr != nil && err == nil && ctx.Err() == nil {
 			r.log.Warn("teardown", "err", terr)
@@ -268,9 +313,16 @@ func (r *run) play(ctx context.Context) (err error) {
 			}
 		}()
 	}
-	info, err := runInfo(ctx, s, c, adm)
+	info, err := runInfo(ctx, s, c, adm, r.lease) // a lease knows the node configs
 	if err != nil {
 		return err
+	}
+	info.Cluster = clusterUse(c, r.lease)
+	r.out.Cluster = info.Cluster
+	if r.opts.Reuse != nil && r.lease == nil && Reusable(s) == "" {
+		if q, qerr := adm.Quorum(ctx); qerr == nil {
+			r.voters = voterIDs(q)
+		}
 	}
 	rec, err := histories.Create(filepath.Join(r.dir, checker.HistoryFile))
 	if err != nil {
@@ -284,6 +336,7 @@ func (r *run) play(ctx context.Context) (err error) {
 	}()
 	info.Started = rec.Start().Round(0).UTC()
 	r.started = info.Started
+	r.info = info
 	if err := histories.WriteRunInfo(filepath.Join(r.dir, histories.RunInfoFile), info); err != nil {
 		return err
 	}
@@ -358,6 +411,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		env.Quorum = ctrl
 	}
 	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std(), OnStep: steps.onStep}
+	r.env, r.runner = env, runner
 	minEnd := time.After(s.Workload.Duration.Std())
 	out.NemesisErr = runner.Run(ctx, s.Nemesis)
 	steps.healed(out.NemesisErr)
@@ -381,7 +435,11 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	<-progressDone
 	out.WorkloadEnded = time.Now()
 	if opts.AfterWorkload != nil && ctx.Err() == nil {
-		opts.AfterWorkload()
+		if r.mayKeep() {
+			r.deferred = true // called if the cluster is not kept (play)
+		} else {
+			opts.AfterWorkload()
+		}
 	}
 	if res.err == nil {
 		res.err = metaErr
@@ -425,52 +483,4 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	}
 	ev.Event(progress.Event{Phase: progress.FinalRead, Text: "done", Done: true})
 	return nil
-}
-
-// abortHangingAndReread is final.abort_hanging: the operator's recovery
-// from a hanging transaction (the abort-hanging fault, recorded as a
-// nemesis op), then every partition read again, so that the history holds
-// both the hang the first read saw and what the recovery cost (committed
-// records an abort made unreadable). A recovery that fails is a warning in
-// the history (the op completes info); the second read still runs.
-func abortHangingAndReread(ctx context.Context, env *nemesis.Env, wl *workloads.Workload, adm *admin.Client, out *RunResult, ev progress.Sink) error {
-	ev.Event(progress.Event{Phase: progress.FinalRead, Text: "aborting hanging transactions (final.abort_hanging), then reading again"})
-	f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FAbortHanging})
-	if err != nil {
-		return err
-	}
-	if err := env.Inject(ctx, f); err != nil {
-		env.Log.Warn("abort-hanging", "err", err)
-	}
-	fr, err := wl.FinalRead(ctx, adm)
-	out.FinalRead.Partitions = append(out.FinalRead.Partitions, fr.Partitions...)
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return fmt.Errorf("final read after abort-hanging: %w", err)
-	}
-	return nil
-}
-
-// controllersOf connects the observer to each controller's own listener
-// (admin.Controllers says why the quorum is sampled there, not through a
-// broker), on clusters whose listeners kchaos rendered: the Docker
-// backend's. An SSH cluster's controller listeners are the operator's,
-// at ports kchaos does not know, so there the samples go through a broker
-// (nil).
-func controllersOf(c cluster.Cluster, log *slog.Logger) *admin.Controllers {
-	if b := c.Config().Backend; b != "" && b != scenario.BackendDocker {
-		return nil
-	}
-	addrs := map[int32]string{}
-	for _, n := range c.Controllers() {
-		addrs[n.ID] = n.Addr()
-	}
-	if len(addrs) == 0 {
-		return nil
-	}
-	ctrl, err := admin.NewControllers(addrs)
-	if err != nil {
-		log.Warn("quorum samples through a broker: " + err.Error())
-		return nil
-	}
-	return ctrl
 }

@@ -14,7 +14,10 @@ import (
 // runInfo is run.json: the run's settings as applied, read back from the
 // cluster (each node's server.properties as the node sees it, the topic's
 // configs as the brokers describe them), not restated from the scenario.
-func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *admin.Client) (histories.RunInfo, error) {
+//
+// On a reused cluster (known), the node configs are the ones its first run
+// read: no fault that restarts a node with others is reused (Reuse).
+func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *admin.Client, known *held) (histories.RunInfo, error) {
 	info := histories.RunInfo{
 		Scenario: s.Name, Description: s.Description, Expect: s.Expect, Seed: s.Seed,
 		Jira: s.Jira, Docs: s.Docs, Finding: s.FindingInfo(),
@@ -42,10 +45,11 @@ func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *
 		info.Controllers = append(info.Controllers, n.ID)
 	}
 	var err error
-	if info.BrokerConfigs, err = nodeConfigs(ctx, c, c.Brokers()); err != nil {
+	if known != nil && known.brokerConfigs != nil {
+		info.BrokerConfigs, info.ControllerConfigs = known.brokerConfigs, known.controllerConfigs
+	} else if info.BrokerConfigs, err = nodeConfigs(ctx, c, c.Brokers()); err != nil {
 		return info, err
-	}
-	if info.ControllerConfigs, err = nodeConfigs(ctx, c, c.Controllers()); err != nil {
+	} else if info.ControllerConfigs, err = nodeConfigs(ctx, c, c.Controllers()); err != nil {
 		return info, err
 	}
 	applied, err := adm.TopicConfigs(ctx, s.Topic.Name)

@@ -77,7 +77,7 @@ func (w *Warm) Run(ctx context.Context) (*RunResult, error) {
 		return nil, errors.New("harness: a warm run runs once")
 	}
 	w.used = true
-	return runIn(ctx, w.s, w.opts, w.dir, w)
+	return runIn(ctx, w.s, w.opts, w.dir, w, nil)
 }
 
 // Discard stops the cluster's start, or tears the cluster down, and

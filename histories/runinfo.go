@@ -65,7 +65,28 @@ type RunInfo struct {
 	Shares      *ShareInfo   `json:"shares,omitempty"`
 	Brokers     []BrokerInfo `json:"brokers,omitempty"`
 	Controllers []int32      `json:"controllers,omitempty"`
+	// Cluster is the cluster the run ran on: the one started for it, or
+	// one reused from the run before (kchaos explore), which a finding
+	// must say (its reproduction then reruns on a fresh cluster).
+	Cluster *ClusterUse `json:"cluster,omitempty"`
 }
+
+// ClusterUse is which cluster a run ran on.
+type ClusterUse struct {
+	// RunID is the cluster's own id (its containers' label, its data
+	// folder): the id of the run that started it.
+	RunID string `json:"run_id"`
+	// Containers is each node's container id (Docker), by node id.
+	Containers map[int32]string `json:"containers,omitempty"`
+	// ReusedFrom is the run folder (its name) of the run before this one
+	// on the same cluster; empty when the cluster started for this run.
+	ReusedFrom string `json:"reused_from,omitempty"`
+	// RunsBefore is how many runs the cluster ran before this one.
+	RunsBefore int `json:"runs_before,omitempty"`
+}
+
+// Reused reports whether the run ran on a cluster an earlier run used.
+func (u *ClusterUse) Reused() bool { return u != nil && u.ReusedFrom != "" }
 
 // Sources of a topic config value (RunInfo.TopicConfigSources).
 const (

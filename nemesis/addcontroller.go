@@ -15,7 +15,8 @@ import (
 // may start the node first (a removed controller that was stopped), so it
 // needs the backend's kill capability (stop and start).
 var addControllerKind = Kind{Name: histories.FAddController, Needs: cluster.NewCaps(cluster.CapKill),
-	New: func() Params { return &AddControllerParams{} }}
+	New:         func() Params { return &AddControllerParams{} },
+	LeavesState: "changes the controller quorum's voters"}
 
 // AddControllerParams are an add-controller's. Its target, optional, is
 // one controller by id (role nodes); without one it adds the controller

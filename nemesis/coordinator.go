@@ -19,7 +19,9 @@ const txnStateWait = 30 * time.Second
 
 // moveCoordinatorKind reorders replicas and elects through the admin API:
 // every backend can.
-var moveCoordinatorKind = Kind{Name: histories.FMoveCoordinator, New: func() Params { return &moveCoordinatorParams{} }}
+// It leaves __transaction_state's replicas reordered.
+var moveCoordinatorKind = Kind{Name: histories.FMoveCoordinator, New: func() Params { return &moveCoordinatorParams{} },
+	LeavesState: "reorders __transaction_state's replicas"}
 
 // moveCoordinatorParams: the move takes only its target, the broker.
 type moveCoordinatorParams struct{}

@@ -66,12 +66,15 @@ var _ LogDirReader = (*admin.Client)(nil)
 
 // The disk faults act on a broker's log dirs (cluster.Disks).
 var (
+	// A failed log dir stays offline in the broker until it restarts,
+	// and what a full or throttled dir did to the replicas in it (moved,
+	// offline) outlives the heal: no run follows one on its cluster.
 	diskFailKind = Kind{Name: histories.FDiskFail, Needs: cluster.NewCaps(cluster.CapDisk),
-		New: func() Params { return &DiskParams{} }}
+		New: func() Params { return &DiskParams{} }, LeavesState: "fails a log dir (offline in the broker until it restarts)"}
 	diskFullKind = Kind{Name: histories.FDiskFull, Needs: cluster.NewCaps(cluster.CapDisk),
-		New: func() Params { return &DiskParams{} }}
+		New: func() Params { return &DiskParams{} }, LeavesState: "fills a log dir (its replicas may go offline or move)"}
 	diskSlowKind = Kind{Name: histories.FDiskSlow, Needs: cluster.NewCaps(cluster.CapDisk),
-		New: func() Params { return &DiskSlowParams{} }}
+		New: func() Params { return &DiskSlowParams{} }, LeavesState: "throttles a log dir's device"}
 )
 
 // DiskParams are a disk-fail's or disk-full's.

@@ -18,7 +18,8 @@
 // Adding a fault kind is one new file and one registry line:
 //   - its name in histories/faults.go (the history's vocabulary: its kind,
 //     the heal kind that undoes it, its colour);
-//   - a file here with its Kind (name, the cluster capabilities it needs),
+//   - a file here with its Kind (name, the cluster capabilities it needs,
+//     what it leaves behind that a heal does not undo),
 //     its parameter type (the step's own YAML keys as yaml tags, with
 //     validate, and build returning the Fault), and the Fault itself
 //     (Name, Inject, Heal; Prover if it can prove it took effect);
@@ -35,6 +36,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -141,6 +143,31 @@ type Env struct {
 	// clientCut: brokers the kchaos host cannot reach (cut-clients); state
 	// reads skip them (same replacement rule).
 	clientCut map[int32]bool
+	// invoked: every registered fault kind the run invoked (Invoked).
+	invoked map[string]bool
+}
+
+// Invoked is every fault kind this Env invoked (an invoke recorded,
+// whatever its outcome: a fault that failed may have been partly
+// applied), sorted: a reused cluster's next run asks each kind whether it
+// leaves state (LeavesState).
+func (e *Env) Invoked() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Sorted(maps.Keys(e.invoked))
+}
+
+// Leaves is what the faults this Env invoked leave behind that a heal
+// does not undo, one line per kind ("remove-controller: changes the
+// controller quorum's voters"); empty when nothing.
+func (e *Env) Leaves() []string {
+	var out []string
+	for _, f := range e.Invoked() {
+		if why := LeavesState(f); why != "" {
+			out = append(out, f+": "+why)
+		}
+	}
+	return out
 }
 
 func (e *Env) log() *slog.Logger {
@@ -247,6 +274,14 @@ func (e *Env) completeOnPanic(f string, v histories.NemesisValue) {
 // record appends a nemesis op. A recorder error is logged, not returned:
 // losing a history line must not stop the heal that follows.
 func (e *Env) record(typ histories.Type, f string, v histories.NemesisValue, errText string) {
+	if _, ok := LookupKind(f); ok && typ == histories.Invoke {
+		e.mu.Lock()
+		if e.invoked == nil {
+			e.invoked = map[string]bool{}
+		}
+		e.invoked[f] = true
+		e.mu.Unlock()
+	}
 	if e.Recorder == nil {
 		return
 	}

@@ -74,7 +74,12 @@ func (f *loseUnflushed) modelDetails() map[string]any {
 }
 
 // loseUnflushedKind kills brokers and cuts their logs as a power loss
-// would leave them.
+// would leave them. It leaves no state a heal does not undo (LeavesState
+// empty): the cut is at a batch boundary, so the restarted broker
+// recovers a well-formed shorter log as after a crash and truncates or
+// refetches from the leaders; the metadata log is never cut. What it
+// loses of internal topics belongs to the group and transactional ids of
+// the run that cut it, and a reused cluster's next run has fresh ones.
 var loseUnflushedKind = Kind{Name: histories.FLoseUnflushed, Needs: cluster.NewCaps(cluster.CapKill, cluster.CapPowerLoss),
 	New: func() Params { return &LoseUnflushedParams{} }}
 

@@ -24,6 +24,14 @@ type Kind struct {
 	Needs cluster.Caps
 	// New returns a fresh parameter value for a step of this kind.
 	New func() Params
+	// LeavesState says what the fault leaves behind that the final heal
+	// does not undo ("": nothing): a changed voter set, a failed or full
+	// log dir, another release, a config or feature level that outlives
+	// the run's topic. kchaos explore runs the next run on the same
+	// cluster only when every fault of the run just done leaves nothing
+	// (harness.Reuse), so the kind that knows what it does says so here,
+	// not a list in explore.
+	LeavesState string
 }
 
 // Params is a fault kind's own parameters: the fields of its step besides
@@ -86,6 +94,17 @@ func LookupKind(name string) (Kind, bool) {
 		return Kind{}, false
 	}
 	return registry[i], true
+}
+
+// LeavesState is what fault kind name leaves behind that a heal does not
+// undo (Kind.LeavesState); an unknown name leaves unknown state, and says
+// so.
+func LeavesState(name string) string {
+	k, ok := LookupKind(name)
+	if !ok {
+		return "unknown fault " + name
+	}
+	return k.LeavesState
 }
 
 // Heal is the heal kind that undoes the fault ("" for one that needs no

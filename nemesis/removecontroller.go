@@ -14,7 +14,8 @@ import (
 // removeControllerKind removes a voter from a dynamic quorum through the
 // admin API; stopping the node too needs the backend's kill capability
 // (RemoveControllerParams.needs).
-var removeControllerKind = Kind{Name: histories.FRemoveController, New: func() Params { return &RemoveControllerParams{} }}
+var removeControllerKind = Kind{Name: histories.FRemoveController, New: func() Params { return &RemoveControllerParams{} },
+	LeavesState: "changes the controller quorum's voters"}
 
 // When remove-controller stops the removed node.
 const (

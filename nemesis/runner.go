@@ -25,6 +25,10 @@ type Runner struct {
 	// named as in errors ("kill", "until partition 0 ..."); i == n is the
 	// final heal.
 	OnStep func(i, n int, name string)
+	// HealErr is the final heal's error once Run returned (nil: every
+	// fault healed, every broker live, every partition led): a cluster
+	// whose heal failed is never reused for another run.
+	HealErr error
 
 	steps int
 }
@@ -55,6 +59,7 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 			r.OnStep(r.steps, r.steps, "final heal")
 		}
 		if herr := r.FinalHeal(hctx); herr != nil {
+			r.HealErr = herr
 			err = errors.Join(err, fmt.Errorf("final heal: %w", herr))
 		}
 	}()

@@ -11,7 +11,11 @@ import (
 
 // setConfigKind changes topic configs through the admin API: every backend
 // can.
-var setConfigKind = Kind{Name: histories.FSetConfig, New: func() Params { return &SetConfigParams{} }}
+//
+// It leaves state: with topic: it changes an internal topic's config
+// (__share_group_state), which outlives the run's own topic.
+var setConfigKind = Kind{Name: histories.FSetConfig, New: func() Params { return &SetConfigParams{} },
+	LeavesState: "changes topic configs, an internal topic's too, which outlive the run's topic"}
 
 // SetConfigParams are a set-config's.
 type SetConfigParams struct {

@@ -15,7 +15,8 @@ import (
 
 // setFeatureKind sets feature levels through the admin API: every backend
 // can.
-var setFeatureKind = Kind{Name: histories.FSetFeature, New: func() Params { return &SetFeatureParams{} }}
+var setFeatureKind = Kind{Name: histories.FSetFeature, New: func() Params { return &SetFeatureParams{} },
+	LeavesState: "changes the cluster's finalized feature levels"}
 
 // SetFeatureParams are a set-feature's.
 type SetFeatureParams struct {

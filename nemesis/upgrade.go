@@ -38,7 +38,8 @@ type Sequence interface {
 
 // upgradeKind restarts nodes on another release in place.
 var upgradeKind = Kind{Name: histories.FUpgrade, Needs: cluster.NewCaps(cluster.CapUpgrade),
-	New: func() Params { return &UpgradeParams{} }}
+	New:         func() Params { return &UpgradeParams{} },
+	LeavesState: "runs nodes on another Kafka release"}
 
 // UpgradeParams are a rolling upgrade's.
 type UpgradeParams struct {

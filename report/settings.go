@@ -43,6 +43,11 @@ func settings(info histories.RunInfo, haveInfo bool) []setting {
 	if info.KafkaVersion != "" {
 		add("Kafka version", info.KafkaVersion, "run.json")
 	}
+	if info.Cluster.Reused() {
+		// The run shared its brokers with earlier runs (kchaos explore):
+		// a reader of a finding must know; its repro reruns fresh.
+		add("cluster", fmt.Sprintf("reused: %s, after run %s (%d run(s) before this one)", info.Cluster.RunID, info.Cluster.ReusedFrom, info.Cluster.RunsBefore), "run.json")
+	}
 	elr := "off"
 	if info.ELR {
 		elr = "on"

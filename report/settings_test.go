@@ -119,3 +119,30 @@ func TestTopicSettingSources(t *testing.T) {
 		})
 	}
 }
+
+// TestSettingsSayAReusedCluster: a run on a cluster an earlier run used
+// (kchaos explore) says so in its settings, naming the cluster and the run
+// before; a run on its own cluster says nothing of it.
+func TestSettingsSayAReusedCluster(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		use  *histories.ClusterUse
+		want string
+	}{
+		{"none recorded", nil, ""},
+		{"own cluster", &histories.ClusterUse{RunID: "c1", Containers: map[int32]string{0: "abc"}}, ""},
+		{"reused", &histories.ClusterUse{RunID: "c1", ReusedFrom: "20261202T120000.000", RunsBefore: 2}, "reused: c1, after run 20261202T120000.000 (2 run(s) before this one)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ""
+			for _, s := range settings(histories.RunInfo{KafkaVersion: "4.4.0", Cluster: tc.use}, true) {
+				if s.Name == "cluster" {
+					got = s.Value
+				}
+			}
+			if got != tc.want {
+				t.Errorf("cluster setting %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -336,6 +336,29 @@ func (c *Cluster) Files(id int32) (cluster.LogFiles, error) {
 	return cluster.LocalDir(c.HostDataDir(id)), nil
 }
 
+// ContainerIDs is each node's container id (Docker's), by node id: a run
+// on a reused cluster (kchaos explore) records them in run.json, so that
+// which runs shared which containers can be read off the run folders.
+func (c *Cluster) ContainerIDs() map[int32]string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make(map[int32]string, len(c.containers))
+	for id, ctr := range c.containers {
+		out[id] = ctr.GetContainerID()
+	}
+	return out
+}
+
+// SetLogDir changes where Teardown copies the nodes' logs ("": nowhere).
+// A cluster reused by several runs writes each run's slice of the logs
+// itself (harness.Reuse): its teardown must not copy the whole logs into
+// the folder of the run that started it.
+func (c *Cluster) SetLogDir(dir string) {
+	c.mu.Lock()
+	c.cfg.LogDir = dir
+	c.mu.Unlock()
+}
+
 // NetworkName is the name of the run's Docker network.
 func (c *Cluster) NetworkName() string {
 	if c.network == nil {

@@ -166,8 +166,11 @@ func (c *Cluster) WaitBrokers(ctx context.Context, ids []int32, limit time.Durat
 func (c *Cluster) Teardown(ctx context.Context) error {
 	c.torn.Do(func() {
 		var errs []error
-		if c.cfg.LogDir != "" {
-			errs = append(errs, c.CopyLogs(ctx, c.cfg.LogDir))
+		c.mu.RLock()
+		logDir := c.cfg.LogDir
+		c.mu.RUnlock()
+		if logDir != "" {
+			errs = append(errs, c.CopyLogs(ctx, logDir))
 		}
 		for _, id := range c.ids() {
 			// Thaw first: a paused container cannot be removed cleanly.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/explore"
 	"github.com/kchaos/kchaos/harness/progress"
 )
@@ -27,6 +28,7 @@ func newExploreCmd() *cobra.Command {
 		noShrink  bool
 		tries     int
 		shard     string
+		fresh     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "explore NAME|FILE [--runs N | --for DURATION]",
@@ -48,7 +50,14 @@ The shrink drops fault steps (halves, then single steps), shortens waits and
 the workload, and drops target nodes, keeping a candidate when any of
 --tries runs shows the same anomaly class; the repro is rerun --tries times
 and its rate written. explore.md lists every run (seed, verdict, anomalies).
-Other run folders are deleted unless --keep. docs/explore.md has the rest.
+Other run folders are deleted unless --keep.
+
+Runs share one cluster while they can: after a run's final heal and read,
+a healthy cluster whose run used no fault that leaves state (a changed
+quorum, a failed disk, an upgrade, a config or feature change) runs the
+next run under a fresh topic and groups; run.json says so. --fresh starts
+a cluster per run. A shrink's runs always run on fresh clusters.
+docs/explore.md has the rest.
 
 Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 254 bad input (before any cluster).`,
@@ -85,6 +94,9 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 			if err != nil {
 				return badInput(err)
 			}
+			if why := harness.Reusable(e); why != "" && cmd.Flags().Changed("fresh") && !fresh {
+				return badInput(fmt.Errorf("--fresh=false: runs of %s cannot share a cluster (%s)", e.Name, why))
+			}
 			var sum *explore.Summary
 			var dir string
 			serr := session(func(ctx context.Context, p *progress.Printer) error {
@@ -99,8 +111,8 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 				opts := f.options(p)
 				opts.Overridden = overridden
 				var rerr error
-				pipe := explore.NewPipeline(opts)
-				cfg.Ahead = pipe.Ahead
+				pipe := explore.NewPipeline(opts, !fresh)
+				cfg.Ahead, cfg.Close = pipe.Ahead, pipe.Close
 				sum, dir, rerr = explore.Explore(ctx, cfg, pipe.Run)
 				return rerr
 			})
@@ -124,6 +136,7 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 	fl.DurationVar(&shrinkFor, "shrink-for", explore.DefaultShrinkFor, "time budget of each finding's shrink")
 	fl.BoolVar(&noShrink, "no-shrink", false, "keep findings as found (original.yaml), without shrinking")
 	fl.IntVar(&tries, "tries", explore.DefaultTries, "K: runs per shrink candidate, and reruns of the final repro")
+	fl.BoolVar(&fresh, "fresh", false, "start a fresh cluster for every run (default: runs share one while no fault leaves state and it is healthy)")
 	fl.StringVar(&shard, "shard", "", "do shard I of N of the runs (I/N, e.g. 2/4): for CI runners; join them with 'kchaos merge'")
 	return cmd
 }

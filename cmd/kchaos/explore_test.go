@@ -45,6 +45,8 @@ func TestExploreRefusedBeforeAnyCluster(t *testing.T) {
 		{"racks on a cluster without", []string{"explore", "s2", "--faults", "partition-racks"}, []string{`--faults: "partition-racks": backend docker cannot apply it`, "0 rack(s)"}},
 		{"a mix the backend cannot drive", []string{"explore", ssh, "--faults", "netem,cut-clients"}, []string{`--faults: "netem": backend ssh cannot apply it`}},
 		{"a random section the backend cannot drive", []string{"explore", sshRandom}, []string{"nemesis.random.faults[0]", "backend ssh does not have"}},
+		{"reuse asked of an operator's cluster", []string{"explore", ssh, "--faults", "kill", "--fresh=false"}, []string{"--fresh=false", "cannot share a cluster", "backend ssh"}},
+		{"reuse asked beside the metadata workload", []string{"explore", "s2", "--set", "workload.metadata.clients=1", "--fresh=false"}, []string{"--fresh=false", "kchaos-meta-"}},
 		{"unknown scenario", []string{"explore", "s99"}, []string{`"s99" is neither a built-in scenario`}},
 		{"bad --set", []string{"explore", "s2", "--set", "workload.acks=2"}, []string{"workload.acks"}},
 		{"unknown version", []string{"explore", "s2", "--kafka", "9.9.9"}, []string{"not a release kchaos knows"}},
@@ -69,6 +71,8 @@ func TestExploreRefusedBeforeAnyCluster(t *testing.T) {
 func TestExploreStartsASession(t *testing.T) {
 	for _, args := range [][]string{
 		{"explore", "s2", "--runs", "2", "--seed", "7"},
+		{"explore", "s2", "--runs", "2", "--fresh"},
+		{"explore", "s2", "--runs", "2", "--fresh=false"},
 		{"explore", "s2", "--for", "10m", "--faults", "kill,partition-leader-followers", "--shard", "1/4"},
 		{"bisect", "s2", "--kafka", "4.4.0", "--runs", "1"},
 		{"suite", "--only", "s1,s2", "--kafka", "4.4.0", "--shard", "2/2"},

@@ -31,6 +31,10 @@ type Judged struct {
 	// when unknown): the gap from one run's end to the next's start is
 	// the exploration's idle time.
 	WorkloadStarted, WorkloadEnded time.Time
+	// ReusedFrom is the run folder (its name) of the run whose cluster
+	// this one ran on ("": a cluster of its own); ReuseRefused why the run
+	// did not leave its cluster to the next (Pipeline with reuse).
+	ReusedFrom, ReuseRefused string
 }
 
 // Runner runs s once, its run folder under store, and judges it. The
@@ -55,6 +59,10 @@ func judge(s *scenario.Scenario, out *harness.RunResult, err error) (Judged, err
 	if out != nil {
 		res.Dir = out.Dir
 		res.WorkloadStarted, res.WorkloadEnded = out.WorkloadStarted, out.WorkloadEnded
+		if out.Cluster.Reused() {
+			res.ReusedFrom = out.Cluster.ReusedFrom
+		}
+		res.ReuseRefused = out.ReuseRefused
 	}
 	if err != nil {
 		return res, err
@@ -101,6 +109,11 @@ type Config struct {
 	// scenario and store; nil at the end), so that its cluster can start
 	// ahead (Pipeline.Ahead).
 	Ahead func(next *scenario.Scenario, store string)
+	// Close, when set, is called when the exploration ends: the cluster
+	// started ahead or kept for a run that will not come goes
+	// (Pipeline.Close). Not Ahead(nil), which also comes before the last
+	// run, whose cluster is already started or kept.
+	Close func()
 	// Now is the clock (tests); OnRun is told after each run, Log each
 	// shrink candidate.
 	Now   func() time.Time
@@ -156,6 +169,9 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 	runs := filepath.Join(dir, "runs")
 	var shrinking time.Duration
 	var lastEnd time.Time
+	if cfg.Close != nil {
+		defer cfg.Close()
+	}
 	if cfg.Ahead != nil {
 		defer cfg.Ahead(nil, "")
 	}
@@ -175,7 +191,8 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 		}
 		start := cfg.Now()
 		out, err := run(ctx, s, runs)
-		rec := RunRecord{Index: i, Seed: s.Seed, Seconds: cfg.Now().Sub(start).Seconds(), Classes: out.Classes, ScheduleErr: out.ScheduleErr}
+		rec := RunRecord{Index: i, Seed: s.Seed, Seconds: cfg.Now().Sub(start).Seconds(), Classes: out.Classes, ScheduleErr: out.ScheduleErr,
+			ReusedFrom: out.ReusedFrom, ReuseRefused: out.ReuseRefused}
 		if !lastEnd.IsZero() && !out.WorkloadStarted.IsZero() {
 			rec.IdleSeconds = out.WorkloadStarted.Sub(lastEnd).Seconds()
 		}
@@ -235,7 +252,7 @@ func removeUnlessKept(dir string, keep bool) {
 func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario.Scenario, out Judged, run Runner) (FindingRecord, error) {
 	class := Primary(out.Classes)
 	f := FindingRecord{ID: fmt.Sprintf("%03d-%s", i, slug(class)), Class: class, Classes: out.Classes,
-		Run: i, Seed: s.Seed, Reasons: out.Reasons, Rate: "not shrunk"}
+		Run: i, Seed: s.Seed, Reasons: out.Reasons, Rate: "not shrunk", ReusedFrom: out.ReusedFrom}
 	fdir := filepath.Join(dir, "findings", f.ID)
 	f.Dir = filepath.Join("findings", f.ID)
 	fail := func(err error) (FindingRecord, error) {

@@ -54,11 +54,18 @@ func TestExploreAnnouncesTheNextRun(t *testing.T) {
 				clock = clock.Add(3 * time.Second) // read, check, report, teardown
 				return out, err
 			}
+			closed, closedAfter := 0, 0
 			sum, _, err := Explore(context.Background(), Config{Scenario: e, Runs: tc.runs, Seed: 7, Store: t.TempDir(), Shard: tc.shard,
 				Now: func() time.Time { return clock }, Tries: 1,
-				Ahead: func(next *scenario.Scenario, _ string) { ahead = append(ahead, next) }}, run)
+				Ahead: func(next *scenario.Scenario, _ string) { ahead = append(ahead, next) },
+				Close: func() { closed, closedAfter = closed+1, len(ahead) }}, run)
 			if err != nil {
 				t.Fatal(err)
+			}
+			// Close comes once, at the end: the Ahead(nil) before the last
+			// run must leave that run's cluster alone.
+			if closed != 1 || closedAfter != len(ahead) {
+				t.Errorf("Close called %d times, after %d of %d announcements", closed, closedAfter, len(ahead))
 			}
 			n := len(sum.RunRecords)
 			// One announcement per run, then the final nil of the defer.

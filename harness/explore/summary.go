@@ -57,6 +57,11 @@ type RunRecord struct {
 	Finding     string  `json:"finding,omitempty"`
 	ScheduleErr string  `json:"schedule_error,omitempty"`
 	Err         string  `json:"error,omitempty"`
+	// ReusedFrom is the run folder (its name) of the run whose cluster
+	// this run ran on ("": its own, fresh); ReuseRefused says why it did
+	// not leave its cluster to the next run.
+	ReusedFrom   string `json:"reused_from,omitempty"`
+	ReuseRefused string `json:"reuse_refused,omitempty"`
 }
 
 // FindingRecord is one finding (finding.json, and a line of the
@@ -75,6 +80,10 @@ type FindingRecord struct {
 	ShrinkRuns    int     `json:"shrink_runs"`
 	ShrinkMinutes float64 `json:"shrink_minutes"`
 	OutOfBudget   bool    `json:"shrink_out_of_budget,omitempty"`
+	// ReusedFrom is set when the finding's run ran on the cluster of an
+	// earlier run (its folder's name): the shrink and the repro run on
+	// fresh clusters, so a repro never depends on what that run left.
+	ReusedFrom string `json:"reused_from,omitempty"`
 	// Dir is the finding's folder, relative to the exploration's.
 	Dir string `json:"dir"`
 	Err string `json:"error,omitempty"`
@@ -114,6 +123,9 @@ func (s *Summary) Markdown() string {
 	b.WriteString("## Runs\n\n| run | seed | verdict | anomalies | seconds | note |\n|---|---|---|---|---|---|\n")
 	for _, r := range s.RunRecords {
 		note := r.Finding
+		if r.ReusedFrom != "" {
+			note = strings.TrimSpace(note + " cluster reused")
+		}
 		if r.Err != "" {
 			note = "run failed: " + r.Err
 		} else if r.ScheduleErr != "" {
@@ -157,6 +169,9 @@ func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scen
 	fmt.Fprintf(&b, "# Finding %s: %s\n\n", f.ID, f.Class)
 	fmt.Fprintf(&b, "Scenario %s on Kafka %s, settings %s; run %d of the exploration, seed %d.\n\n", s.Name, s.Cluster.Kafka, settingsText(s.Settings()), f.Run, f.Seed)
 	fmt.Fprintf(&b, "Anomalies: %s.\n\n", strings.Join(f.Classes, ", "))
+	if f.ReusedFrom != "" {
+		fmt.Fprintf(&b, "The run ran on a cluster reused from run %s (fresh topic and groups, same brokers); the shrink and the repro run on fresh clusters.\n\n", f.ReusedFrom)
+	}
 	for _, r := range f.Reasons {
 		fmt.Fprintf(&b, "- %s\n", r)
 	}
