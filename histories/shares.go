@@ -99,6 +99,28 @@ type ShareAck struct {
 	Status        string `json:"status"`
 	Outcome       string `json:"outcome,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// Wire is the broker's answer to the request that carried this ack,
+	// read on the member's connection (completion only; nil: no request
+	// carried it, or the workload did not read the wire). It is evidence,
+	// beside Outcome: franz-go's callback reports one error per partition
+	// and makes some up itself, this is what the broker sent.
+	Wire *ShareAckWire `json:"wire,omitempty"`
+}
+
+// ShareAckWire is one ack's request and the broker's answer to it.
+type ShareAckWire struct {
+	// Request is the Kafka request that carried the ack:
+	// "ShareAcknowledge" or "ShareFetch" (acks piggybacked on a fetch).
+	Request      string `json:"request"`
+	SessionEpoch int32  `json:"session_epoch"`
+	// Answered is false when no response to the request was read (the
+	// connection ended first).
+	Answered bool `json:"answered"`
+	// TopError is the response's top-level error ("" for none); Error is
+	// the partition's acknowledge error, "NONE" for error code 0, ""
+	// when the response did not list the partition.
+	TopError string `json:"top_error,omitempty"`
+	Error    string `json:"error,omitempty"`
 }
 
 // ShareAckValue is a share-ack's value.
