@@ -34,8 +34,10 @@ package histories
 //     (DescribeShareGroupOffsets, KIP-932): every record below it reached
 //     a final state (acknowledged, rejected, or archived at the delivery
 //     limit), as far as Kafka is concerned. Drained says whether every
-//     record below the log end was acknowledged (a final state the members
-//     saw confirmed) before the drain's bound passed.
+//     record below the log end reached a final state before the drain's
+//     bound passed: one the members saw confirmed, or one the start offset
+//     passed (Kafka never delivers such a record again, so an ack Kafka
+//     applied whose answer was lost could never be confirmed).
 
 // Op names of share-group members.
 const (

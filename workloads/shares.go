@@ -71,13 +71,15 @@ func (t *shareTally) add(p int32, off int64) {
 	t.final[p][off] = true
 }
 
-// missing counts the offsets below ends not yet final.
-func (t *shareTally) missing(starts, ends map[int32]int64) int64 {
+// missing counts the offsets below ends not yet final: from the log start
+// (starts) or, past it, the group's share-partition start offset (spso,
+// nil if unknown), below which Kafka holds every record final.
+func (t *shareTally) missing(starts, spso, ends map[int32]int64) int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var n int64
 	for p, end := range ends {
-		for off := starts[p]; off < end; off++ {
+		for off := max(starts[p], spso[p]); off < end; off++ {
 			if !t.final[p][off] {
 				n++
 			}
