@@ -123,6 +123,11 @@ type ShareAckWire struct {
 	// when the response did not list the partition.
 	TopError string `json:"top_error,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// Attempts is how many requests carried the ack (the fields above are
+	// the last one's): more than one when the client sent it again (a
+	// retry after a broken connection), and an earlier one unanswered may
+	// have been applied.
+	Attempts int `json:"attempts"`
 }
 
 // ShareAckValue is a share-ack's value.

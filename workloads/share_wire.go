@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"net"
+	"slices"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -305,32 +306,34 @@ func (f *frames) feed(b []byte) {
 	}
 }
 
-// wireFor finds the last exchange whose request carried the ack of
-// partition p offset off, as the history records it (nil: none did).
+// wireFor describes the exchanges whose requests carried the ack of
+// partition p offset off, as the history records it: the last one's
+// answer and how many there were (nil: none carried it).
 func wireFor(ex []*wireExchange, p int32, off int64, tap *ackTap) *histories.ShareAckWire {
 	tap.mu.Lock()
 	defer tap.mu.Unlock()
-	for i := len(ex) - 1; i >= 0; i-- {
-		e := ex[i]
-		for _, b := range e.batches {
-			if b.part != p || off < b.first || off > b.last {
-				continue
+	var w *histories.ShareAckWire
+	for _, e := range ex {
+		if !slices.ContainsFunc(e.batches, func(b wireBatch) bool { return b.part == p && b.first <= off && off <= b.last }) {
+			continue
+		}
+		n := 1
+		if w != nil {
+			n = w.Attempts + 1
+		}
+		w = &histories.ShareAckWire{Request: e.request, SessionEpoch: e.epoch, Answered: e.answered, Attempts: n}
+		if !e.answered {
+			continue
+		}
+		if e.topErr != 0 {
+			w.TopError = kafkaName(e.topErr)
+		}
+		if code, ok := e.partErr[p]; ok {
+			w.Error = "NONE"
+			if code != 0 {
+				w.Error = kafkaName(code)
 			}
-			w := &histories.ShareAckWire{Request: e.request, SessionEpoch: e.epoch, Answered: e.answered}
-			if !e.answered {
-				return w
-			}
-			if e.topErr != 0 {
-				w.TopError = kafkaName(e.topErr)
-			}
-			if code, ok := e.partErr[p]; ok {
-				w.Error = "NONE"
-				if code != 0 {
-					w.Error = kafkaName(code)
-				}
-			}
-			return w
 		}
 	}
-	return nil
+	return w
 }

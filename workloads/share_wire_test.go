@@ -113,21 +113,24 @@ func TestAckTap(t *testing.T) {
 		want    *histories.ShareAckWire
 	}{
 		{"accepted", [][]byte{wireReq(ackReq(3, 1, 100, 149), 1, 7)}, [][]byte{wireResp(ackResp(0, 1, 0), 1, 7)}, 1, 120,
-			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 3, Answered: true, Error: "NONE"}},
+			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 3, Answered: true, Error: "NONE", Attempts: 1}},
 		{"refused", [][]byte{wireReq(ackReq(4, 1, 100, 149), 1, 8)}, [][]byte{wireResp(ackResp(0, 1, irs), 1, 8)}, 1, 100,
-			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 4, Answered: true, Error: "INVALID_RECORD_STATE"}},
+			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 4, Answered: true, Error: "INVALID_RECORD_STATE", Attempts: 1}},
 		{"top-level error", [][]byte{wireReq(ackReq(9, 0, 5, 5), 1, 2)}, [][]byte{wireResp(ackResp(epoch, 0, 0), 1, 2)}, 0, 5,
-			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 9, Answered: true, TopError: "INVALID_SHARE_SESSION_EPOCH"}},
+			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 9, Answered: true, TopError: "INVALID_SHARE_SESSION_EPOCH", Attempts: 1}},
 		{"unanswered", [][]byte{wireReq(ackReq(2, 1, 0, 9), 1, 5)}, nil, 1, 9,
-			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 2}},
+			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 2, Attempts: 1}},
 		{"other offset", [][]byte{wireReq(ackReq(2, 1, 0, 9), 1, 5)}, [][]byte{wireResp(ackResp(0, 1, 0), 1, 5)}, 1, 10, nil},
 		{"other partition", [][]byte{wireReq(ackReq(2, 1, 0, 9), 1, 5)}, [][]byte{wireResp(ackResp(0, 1, 0), 1, 5)}, 0, 5, nil},
 		{"piggybacked on a fetch", [][]byte{wireReq(fetchReq(6, 0, true), 1, 11)}, [][]byte{wireResp(fetchResp(0, irs), 1, 11)}, 0, 15,
-			&histories.ShareAckWire{Request: "ShareFetch", SessionEpoch: 6, Answered: true, Error: "INVALID_RECORD_STATE"}},
+			&histories.ShareAckWire{Request: "ShareFetch", SessionEpoch: 6, Answered: true, Error: "INVALID_RECORD_STATE", Attempts: 1}},
 		{"fetch without acks", [][]byte{wireReq(fetchReq(6, 0, false), 1, 11)}, [][]byte{wireResp(fetchResp(0, 0), 1, 11)}, 0, 15, nil},
+		{"sent again after no answer", [][]byte{wireReq(ackReq(5, 1, 0, 9), 1, 1), wireReq(ackReq(5, 1, 0, 9), 1, 2)},
+			[][]byte{wireResp(ackResp(epoch, 1, 0), 1, 2)}, 1, 4,
+			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 5, Answered: true, TopError: "INVALID_SHARE_SESSION_EPOCH", Attempts: 2}},
 		{"among other requests, the latest answer", [][]byte{wireReq(meta, 12, 1), wireReq(ackReq(1, 1, 0, 9), 1, 2), wireReq(meta, 12, 3), wireReq(ackReq(2, 1, 0, 9), 1, 4)},
 			[][]byte{wireResp(metaResp, 12, 1), wireResp(ackResp(0, 1, irs), 1, 2), wireResp(metaResp, 12, 3), wireResp(ackResp(0, 1, 0), 1, 4)}, 1, 3,
-			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 2, Answered: true, Error: "NONE"}},
+			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 2, Answered: true, Error: "NONE", Attempts: 2}},
 	}
 	for _, tt := range tests {
 		for _, chunk := range []int{1, 3, 1 << 20} {
