@@ -66,19 +66,16 @@ func sharePolled(t *testing.T, e histories.Event) []histories.ShareRecord {
 // twice or delivered again after a confirmed accept, and what the killed
 // member held is delivered to a member again, with a higher count.
 //
-// Under make test-scenarios, not make test: in 2 of 10 runs on
-// 2026-12-02 (4.4.0 at share.version 2, 4.1.2 at 1) the stalled member's
-// accepts, sent 8.5 s after its poll (past the 5 s lock) and after another
-// member had the same records and its accepts confirmed, came back
-// confirmed: 54 and 56 share-double-acquire. Whether Kafka confirmed acks
-// it should refuse, or franz-go's per-partition ack result is not the
-// answer to those acks, is not settled (docs/SCENARIOS.md, w1); until it
-// is, the test that finds it cannot gate every commit. w2 represents
-// share groups in make test.
-func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) {
-	allScenarios(t)
-	assertW1(t, runScenario(t, "w1"))
-}
+// Back in make test (2026-12-02): the 2 runs in 15 that found double
+// acquires were Kafka answering the stalled member's late acks with
+// error code 0 because another member's confirmed accepts had made the
+// records final (SharePartition skips acks below the start offset;
+// TestShareLateAckBelowStartOffset shows it on the wire, docs/findings.md).
+// The checker no longer reads such an answer as holding, and this test
+// accepts a confirmed late ack only for a record made final before it,
+// with the broker's NONE read on the wire. Two runs on 4.4.0 after the
+// change passed (the late acks refused, INVALID_RECORD_STATE on the wire).
+func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) { assertW1(t, runScenario(t, "w1")) }
 
 // assertW1 is w1's outcome from its run: the verdict valid and the
 // scenario's own outcome checks matched, the stalled member's records
