@@ -109,6 +109,19 @@ type ShareAck struct {
 	Wire *ShareAckWire `json:"wire,omitempty"`
 }
 
+// Summary is the answer in a word or two (ShareAckWire.Earlier's form).
+func (w *ShareAckWire) Summary() string {
+	switch {
+	case !w.Answered:
+		return "no answer"
+	case w.TopError != "":
+		return "top-level " + w.TopError
+	case w.Error == "":
+		return "partition not listed"
+	}
+	return w.Error
+}
+
 // ShareAckWire is one ack's request and the broker's answer to it.
 type ShareAckWire struct {
 	// Request is the Kafka request that carried the ack:
@@ -128,6 +141,9 @@ type ShareAckWire struct {
 	// retry after a broken connection), and an earlier one unanswered may
 	// have been applied.
 	Attempts int `json:"attempts"`
+	// Earlier is each earlier request's answer, oldest first: "no answer",
+	// "NONE", the partition's error, or "top-level " and the response's.
+	Earlier []string `json:"earlier,omitempty"`
 }
 
 // ShareAckValue is a share-ack's value.

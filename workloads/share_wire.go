@@ -317,11 +317,11 @@ func wireFor(ex []*wireExchange, p int32, off int64, tap *ackTap) *histories.Sha
 		if !slices.ContainsFunc(e.batches, func(b wireBatch) bool { return b.part == p && b.first <= off && off <= b.last }) {
 			continue
 		}
-		n := 1
+		n, earlier := 1, []string(nil)
 		if w != nil {
-			n = w.Attempts + 1
+			n, earlier = w.Attempts+1, append(w.Earlier, w.Summary())
 		}
-		w = &histories.ShareAckWire{Request: e.request, SessionEpoch: e.epoch, Answered: e.answered, Attempts: n}
+		w = &histories.ShareAckWire{Request: e.request, SessionEpoch: e.epoch, Answered: e.answered, Attempts: n, Earlier: earlier}
 		if !e.answered {
 			continue
 		}

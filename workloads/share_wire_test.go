@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
+	"reflect"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -127,10 +128,10 @@ func TestAckTap(t *testing.T) {
 		{"fetch without acks", [][]byte{wireReq(fetchReq(6, 0, false), 1, 11)}, [][]byte{wireResp(fetchResp(0, 0), 1, 11)}, 0, 15, nil},
 		{"sent again after no answer", [][]byte{wireReq(ackReq(5, 1, 0, 9), 1, 1), wireReq(ackReq(5, 1, 0, 9), 1, 2)},
 			[][]byte{wireResp(ackResp(epoch, 1, 0), 1, 2)}, 1, 4,
-			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 5, Answered: true, TopError: "INVALID_SHARE_SESSION_EPOCH", Attempts: 2}},
+			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 5, Answered: true, TopError: "INVALID_SHARE_SESSION_EPOCH", Attempts: 2, Earlier: []string{"no answer"}}},
 		{"among other requests, the latest answer", [][]byte{wireReq(meta, 12, 1), wireReq(ackReq(1, 1, 0, 9), 1, 2), wireReq(meta, 12, 3), wireReq(ackReq(2, 1, 0, 9), 1, 4)},
 			[][]byte{wireResp(metaResp, 12, 1), wireResp(ackResp(0, 1, irs), 1, 2), wireResp(metaResp, 12, 3), wireResp(ackResp(0, 1, 0), 1, 4)}, 1, 3,
-			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 2, Answered: true, Error: "NONE", Attempts: 2}},
+			&histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 2, Answered: true, Error: "NONE", Attempts: 2, Earlier: []string{"INVALID_RECORD_STATE"}}},
 	}
 	for _, tt := range tests {
 		for _, chunk := range []int{1, 3, 1 << 20} {
@@ -153,7 +154,7 @@ func TestAckTap(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := wireFor(tap.take(), tt.part, tt.off, tap)
-			if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("%s, %d-byte reads: got %+v, want %+v", tt.name, chunk, got, tt.want)
 			}
 		}
