@@ -73,7 +73,7 @@ func sharePolled(t *testing.T, e histories.Event) []histories.ShareRecord {
 // TestShareLateAckBelowStartOffset shows it on the wire, docs/findings.md).
 // The checker no longer reads such an answer as holding, and this test
 // accepts a confirmed late ack only for a record made final before it,
-// with the broker's NONE read on the wire. Two runs on 4.4.0 after the
+// with the broker's NONE read on the wire. Six runs on 4.4.0 after the
 // change passed (the late acks refused, INVALID_RECORD_STATE on the wire).
 func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) { assertW1(t, runScenario(t, "w1")) }
 
