@@ -66,19 +66,16 @@ func sharePolled(t *testing.T, e histories.Event) []histories.ShareRecord {
 // twice or delivered again after a confirmed accept, and what the killed
 // member held is delivered to a member again, with a higher count.
 //
-// Under make test-scenarios, not make test: in 2 of 10 runs on
-// 2026-12-02 (4.4.0 at share.version 2, 4.1.2 at 1) the stalled member's
-// accepts, sent 8.5 s after its poll (past the 5 s lock) and after another
-// member had the same records and its accepts confirmed, came back
-// confirmed: 54 and 56 share-double-acquire. Whether Kafka confirmed acks
-// it should refuse, or franz-go's per-partition ack result is not the
-// answer to those acks, is not settled (docs/SCENARIOS.md, w1); until it
-// is, the test that finds it cannot gate every commit. w2 represents
-// share groups in make test.
-func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) {
-	allScenarios(t)
-	assertW1(t, runScenario(t, "w1"))
-}
+// Back in make test (2026-12-02): the 2 runs in 15 that found double
+// acquires were Kafka answering the stalled member's late acks with
+// error code 0 because another member's confirmed accepts had made the
+// records final (SharePartition skips acks below the start offset;
+// TestShareLateAckBelowStartOffset shows it on the wire, docs/findings.md).
+// The checker no longer reads such an answer as holding, and this test
+// accepts a confirmed late ack only for a record made final before it,
+// with the broker's NONE read on the wire. Six runs on 4.4.0 after the
+// change passed (the late acks refused, INVALID_RECORD_STATE on the wire).
+func TestScenarioW1ShareMembersHoldingLocks(t *testing.T) { assertW1(t, runScenario(t, "w1")) }
 
 // assertW1 is w1's outcome from its run: the verdict valid and the
 // scenario's own outcome checks matched, the stalled member's records
@@ -298,13 +295,28 @@ func (r scenarioRun) wantStallHandedOver(t *testing.T, s shareRun) {
 	if lateAt-poll.Time < 5e9 {
 		t.Errorf("w1: share-0's acks came %.1f s after its poll: it did not hold the records past the 5 s lock", float64(lateAt-poll.Time)/1e9)
 	}
-	refused := 0
+	// The late acks' invoke: the process's last share-ack invoke before
+	// their completion.
+	lateInv := int64(-1)
+	for _, e := range r.events {
+		if e.Process == poll.Process && e.F == histories.FShareAck && e.Type == histories.Invoke && e.Time < lateAt {
+			lateInv = e.Time
+		}
+	}
+	refused, ofFinal := 0, 0
 	for _, a := range late.Acks {
 		switch {
 		case a.Status == histories.AckRenew:
+		case a.Outcome == histories.ShareOutcomeOK && s.finalBefore(t, poll.Process, a.Partition, a.Offset, lateInv) &&
+			a.Wire != nil && a.Wire.Answered && a.Wire.Error == "NONE":
+			// Another member's accept or reject of the record was confirmed
+			// before: Kafka answers an ack below the share-partition start
+			// offset with error code 0 without applying it (SharePartition
+			// skips it; docs/SCENARIOS.md, w1), as the wire shows.
+			ofFinal++
 		case a.Outcome == histories.ShareOutcomeOK:
-			t.Errorf("w1: share-0's late %s of %d@%d (count %d) was confirmed %.1f s after its poll, past the lock",
-				a.Status, a.Partition, a.Offset, a.DeliveryCount, float64(lateAt-poll.Time)/1e9)
+			t.Errorf("w1: share-0's late %s of %d@%d (count %d) was confirmed %.1f s after its poll, past the lock, and no other member had made the record final (broker's answer %+v)",
+				a.Status, a.Partition, a.Offset, a.DeliveryCount, float64(lateAt-poll.Time)/1e9, a.Wire)
 		default:
 			refused++
 		}
@@ -331,7 +343,30 @@ func (r scenarioRun) wantStallHandedOver(t *testing.T, s shareRun) {
 	if back != len(held) {
 		t.Errorf("w1: %d of the %d records share-0 held through its stall were delivered again, want all", back, len(held))
 	}
-	t.Logf("w1: share-0 stalled holding %d records; %d of them delivered again, %d of its late acks refused", len(held), back, refused)
+	t.Logf("w1: share-0 stalled holding %d records; %d of them delivered again, %d of its late acks refused, %d answered no error after another member had made the record final",
+		len(held), back, refused, ofFinal)
+}
+
+// finalBefore reports whether a process other than proc had an accept or
+// reject of partition p offset off confirmed before time at.
+func (s shareRun) finalBefore(t *testing.T, proc int, p int32, off int64, at int64) bool {
+	t.Helper()
+	for _, e := range s.acks {
+		if e.Process == proc || e.Time >= at {
+			continue
+		}
+		var v histories.ShareAckValue
+		if err := e.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range v.Acks {
+			if a.Partition == p && a.Offset == off && a.Outcome == histories.ShareOutcomeOK &&
+				(a.Status == histories.AckAccept || a.Status == histories.AckReject) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // confirmedBetween counts the acks (accept, release, reject) Kafka

@@ -34,8 +34,10 @@ package histories
 //     (DescribeShareGroupOffsets, KIP-932): every record below it reached
 //     a final state (acknowledged, rejected, or archived at the delivery
 //     limit), as far as Kafka is concerned. Drained says whether every
-//     record below the log end was acknowledged (a final state the members
-//     saw confirmed) before the drain's bound passed.
+//     record below the log end reached a final state before the drain's
+//     bound passed: one the members saw confirmed, or one the start offset
+//     passed (Kafka never delivers such a record again, so an ack Kafka
+//     applied whose answer was lost could never be confirmed).
 
 // Op names of share-group members.
 const (
@@ -99,6 +101,49 @@ type ShareAck struct {
 	Status        string `json:"status"`
 	Outcome       string `json:"outcome,omitempty"`
 	Error         string `json:"error,omitempty"`
+	// Wire is the broker's answer to the request that carried this ack,
+	// read on the member's connection (completion only; nil: no request
+	// carried it, or the workload did not read the wire). It is evidence,
+	// beside Outcome: franz-go's callback reports one error per partition
+	// and makes some up itself, this is what the broker sent.
+	Wire *ShareAckWire `json:"wire,omitempty"`
+}
+
+// Summary is the answer in a word or two (ShareAckWire.Earlier's form).
+func (w *ShareAckWire) Summary() string {
+	switch {
+	case !w.Answered:
+		return "no answer"
+	case w.TopError != "":
+		return "top-level " + w.TopError
+	case w.Error == "":
+		return "partition not listed"
+	}
+	return w.Error
+}
+
+// ShareAckWire is one ack's request and the broker's answer to it.
+type ShareAckWire struct {
+	// Request is the Kafka request that carried the ack:
+	// "ShareAcknowledge" or "ShareFetch" (acks piggybacked on a fetch).
+	Request      string `json:"request"`
+	SessionEpoch int32  `json:"session_epoch"`
+	// Answered is false when no response to the request was read (the
+	// connection ended first).
+	Answered bool `json:"answered"`
+	// TopError is the response's top-level error ("" for none); Error is
+	// the partition's acknowledge error, "NONE" for error code 0, ""
+	// when the response did not list the partition.
+	TopError string `json:"top_error,omitempty"`
+	Error    string `json:"error,omitempty"`
+	// Attempts is how many requests carried the ack (the fields above are
+	// the last one's): more than one when the client sent it again (a
+	// retry after a broken connection), and an earlier one unanswered may
+	// have been applied.
+	Attempts int `json:"attempts"`
+	// Earlier is each earlier request's answer, oldest first: "no answer",
+	// "NONE", the partition's error, or "top-level " and the response's.
+	Earlier []string `json:"earlier,omitempty"`
 }
 
 // ShareAckValue is a share-ack's value.

@@ -186,6 +186,7 @@ type cutDialer struct {
 	mu    sync.Mutex
 	dead  bool
 	conns []net.Conn
+	tap   *ackTap // nil: the connections are not read (share members read theirs)
 }
 
 func (d *cutDialer) dial(ctx context.Context, network, host string) (net.Conn, error) {
@@ -205,6 +206,9 @@ func (d *cutDialer) dial(ctx context.Context, network, host string) (net.Conn, e
 	if d.dead {
 		c.Close()
 		return nil, &net.OpError{Op: "dial", Net: network, Err: errMemberKilled}
+	}
+	if d.tap != nil {
+		c = d.tap.wrap(c)
 	}
 	d.conns = append(d.conns, c)
 	return c, nil

@@ -110,9 +110,19 @@ func (w *Workload) shareSetupOnce(ctx context.Context, adm *kadm.Client, cl *kgo
 
 // DrainShares runs after the final heal, before the final read: the
 // members (a fresh client in each slot) poll and ack until every record
-// below the log end reached a final state they saw confirmed, or
-// workload.shares.drain passes; then the group's start offsets are
-// recorded (share-offsets). It returns a recorder error only.
+// below the log end reached a final state, or workload.shares.drain
+// passes; then the group's start offsets are recorded (share-offsets). It
+// returns a recorder error only.
+//
+// A record is final for the drain when a member saw its accept or reject
+// confirmed, or when the group's share-partition start offset passed it
+// (Kafka holds it final: accepted, rejected or archived). Without the
+// second, a record whose ack Kafka applied but whose answer the member
+// never got (in flight at a coordinator kill or a leader's power cut:
+// w2-w4, 11-29 records a cell) kept the drain waiting to its bound: Kafka
+// never delivers a final record again, so no member could confirm it. The
+// checker still judges such a record unknown (its ack's outcome is), so
+// this ends the wait, not a verdict.
 func (w *Workload) DrainShares(ctx context.Context) error {
 	if !w.cfg.Shares.Enabled() || !w.shareDrained.CompareAndSwap(false, true) {
 		return nil // no share group, or drained by an earlier final read
@@ -128,19 +138,56 @@ func (w *Workload) DrainShares(ctx context.Context) error {
 	var (
 		mu      sync.Mutex
 		drained bool
+		spso    map[int32]int64
+		asked   time.Time
 	)
 	done := func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		if !drained && ends != nil && w.shareTally.missing(starts, ends) == 0 {
-			drained = true
+		if drained || ends == nil {
+			return drained
 		}
+		if w.shareTally.missing(starts, spso, ends) > 0 && time.Since(asked) >= shareDrainAsk {
+			asked = time.Now()
+			spso, _, _ = w.shareStartOffsets(dctx, adm)
+		}
+		drained = w.shareTally.missing(starts, spso, ends) == 0
 		return drained
 	}
 	if err := w.shareLoops(dctx, done); err != nil {
 		return err
 	}
 	return w.recordShareOffsets(ctx, adm, done())
+}
+
+// shareDrainAsk is how often the drain asks for the group's start offsets.
+const shareDrainAsk = time.Second
+
+// shareStartOffsets is the group's share-partition start offsets on the
+// workload's topic, and the partitions it did not report (with why).
+func (w *Workload) shareStartOffsets(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]string, error) {
+	octx, cancel := context.WithTimeout(ctx, w.cfg.opTimeout())
+	defer cancel()
+	got, err := adm.DescribeShareGroupOffsets(octx, w.cfg.Shares.Group)
+	if err == nil {
+		err = got.Error()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	offs, errs := map[int32]int64{}, map[int32]string{}
+	for p := int32(0); p < int32(w.cfg.Partitions); p++ {
+		o, ok := got[w.cfg.Shares.Group].Offsets.Lookup(w.cfg.Topic, p)
+		switch {
+		case !ok:
+			errs[p] = "not reported"
+		case o.Err != nil:
+			errs[p] = ErrorName(o.Err)
+		default:
+			offs[p] = o.StartOffset
+		}
+	}
+	return offs, errs, nil
 }
 
 // shareBounds is each partition's log start and end offsets at the
@@ -169,12 +216,7 @@ func (w *Workload) recordShareOffsets(ctx context.Context, adm *kadm.Client, dra
 	if _, err := w.rec.Invoke(proc, histories.FShareOffsets, v); err != nil {
 		return err
 	}
-	octx, cancel := context.WithTimeout(ctx, w.cfg.opTimeout())
-	defer cancel()
-	got, err := adm.DescribeShareGroupOffsets(octx, w.cfg.Shares.Group)
-	if err == nil {
-		err = got.Error()
-	}
+	offs, errs, err := w.shareStartOffsets(ctx, adm)
 	if err != nil {
 		_, rerr := w.rec.Complete(proc, histories.Info, histories.FShareOffsets, v, ErrorName(err))
 		return rerr
@@ -182,16 +224,11 @@ func (w *Workload) recordShareOffsets(ctx context.Context, adm *kadm.Client, dra
 	done := v
 	done.Drained = drained
 	done.StartOffsets, done.Errors = map[string]int64{}, map[string]string{}
-	for p := int32(0); p < int32(w.cfg.Partitions); p++ {
-		o, ok := got[w.cfg.Shares.Group].Offsets.Lookup(w.cfg.Topic, p)
-		switch {
-		case !ok:
-			done.Errors[histories.PartitionKey(p)] = "not reported"
-		case o.Err != nil:
-			done.Errors[histories.PartitionKey(p)] = ErrorName(o.Err)
-		default:
-			done.StartOffsets[histories.PartitionKey(p)] = o.StartOffset
-		}
+	for p, o := range offs {
+		done.StartOffsets[histories.PartitionKey(p)] = o
+	}
+	for p, e := range errs {
+		done.Errors[histories.PartitionKey(p)] = e
 	}
 	if len(done.Errors) == 0 {
 		done.Errors = nil

@@ -35,6 +35,7 @@ type shareSlot struct {
 
 	mu      sync.Mutex
 	results []kgo.ShareAckResult // the ack callback's, since the last flush
+	wire    *ackTap              // the broker's answers, read on its connections
 
 	// A kill or stall waits for the member's next poll that delivers
 	// records, so that it strikes while the member holds their locks
@@ -70,13 +71,15 @@ func (t *shareTally) add(p int32, off int64) {
 	t.final[p][off] = true
 }
 
-// missing counts the offsets below ends not yet final.
-func (t *shareTally) missing(starts, ends map[int32]int64) int64 {
+// missing counts the offsets below ends not yet final: from the log start
+// (starts) or, past it, the group's share-partition start offset (spso,
+// nil if unknown), below which Kafka holds every record final.
+func (t *shareTally) missing(starts, spso, ends map[int32]int64) int64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var n int64
 	for p, end := range ends {
-		for off := starts[p]; off < end; off++ {
+		for off := max(starts[p], spso[p]); off < end; off++ {
 			if !t.final[p][off] {
 				n++
 			}
@@ -96,14 +99,14 @@ func (w *Workload) newShareSlots() []*shareSlot {
 	out := make([]*shareSlot, w.cfg.Shares.Members)
 	for i := range out {
 		out[i] = &shareSlot{i: i, name: ShareMemberName(i), ctl: make(chan memberCtl),
-			rng: rand.New(rand.NewPCG(w.cfg.Shares.Seed, uint64(i)))}
+			rng: rand.New(rand.NewPCG(w.cfg.Shares.Seed, uint64(i))), wire: &ackTap{}}
 	}
 	return out
 }
 
 // openShareMember makes a slot's client and records its share-subscribe.
 func (w *Workload) openShareMember(s *shareSlot) (*shareMember, error) {
-	m := &shareMember{proc: w.rec.NewProcess(), cut: &cutDialer{}}
+	m := &shareMember{proc: w.rec.NewProcess(), cut: &cutDialer{tap: s.wire}}
 	v := histories.ShareSubscribeValue{Group: w.cfg.Shares.Group, Member: s.name, Topic: w.cfg.Topic,
 		LockMS: w.shareLim.lockMS, DeliveryLimit: w.shareLim.limit}
 	if _, err := w.rec.Invoke(m.proc, histories.FShareSubscribe, v); err != nil {
@@ -329,6 +332,7 @@ func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, r
 	s.mu.Lock()
 	s.results = nil
 	s.mu.Unlock()
+	s.wire.take() // answers to earlier requests are not this op's
 	for i, r := range recs {
 		r.Ack(sts[i])
 	}
@@ -343,6 +347,7 @@ func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, r
 	res := slices.Clone(s.results)
 	s.results = nil
 	s.mu.Unlock()
+	wire := s.wire.take()
 	byPart := map[int32][]error{}
 	for _, r := range res {
 		if r.Topic == w.cfg.Topic {
@@ -354,6 +359,7 @@ func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, r
 	for i := range done.Acks {
 		a := &done.Acks[i]
 		a.Outcome, a.Error = shareOutcome(byPart[a.Partition])
+		a.Wire = wireFor(wire, a.Partition, a.Offset, s.wire)
 		if ferr != nil {
 			// The flush did not finish: a result in hand may be another
 			// ack's, and this one's may come later.

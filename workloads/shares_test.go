@@ -59,3 +59,31 @@ func TestShareDraw(t *testing.T) {
 		t.Fatalf("reject-only mix drew %v", only)
 	}
 }
+
+// TestShareTallyMissing: the drain waits for the records below the log end
+// that no member saw final, except those below the group's start offset
+// (final as far as Kafka is concerned: an ack it applied whose answer was
+// lost never brings them back).
+func TestShareTallyMissing(t *testing.T) {
+	tally := &shareTally{final: map[int32]map[int64]bool{}}
+	for _, off := range []int64{0, 1, 3} {
+		tally.add(0, off)
+	}
+	tally.add(1, 5)
+	starts := map[int32]int64{0: 0, 1: 5}
+	ends := map[int32]int64{0: 5, 1: 7}
+	for _, tc := range []struct {
+		name string
+		spso map[int32]int64
+		want int64
+	}{
+		{"no start offsets", nil, 3},                        // 0: 2, 4; 1: 6
+		{"start offset passed 2", map[int32]int64{0: 3}, 2}, // 0: 4; 1: 6
+		{"start offsets at the ends", map[int32]int64{0: 5, 1: 7}, 0},
+		{"start offset below the log start", map[int32]int64{0: -1, 1: 0}, 3},
+	} {
+		if got := tally.missing(starts, tc.spso, ends); got != tc.want {
+			t.Errorf("%s: %d missing, want %d", tc.name, got, tc.want)
+		}
+	}
+}

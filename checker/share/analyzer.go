@@ -86,8 +86,13 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 		for _, c := range slices.Sorted(maps.Keys(causes)) {
 			by = append(by, fmt.Sprintf("%s %d", c, causes[c]))
 		}
-		return fmt.Sprintf("%s: %d records delivered again (by cause: %s), not counted: a share group promises at-least-once delivery",
+		out := fmt.Sprintf("%s: %d records delivered again (by cause: %s), not counted: a share group promises at-least-once delivery",
 			k.Name, n, strings.Join(by, ", "))
+		if a := f.shares.Stats.AcksOfFinal; a > 0 {
+			out += fmt.Sprintf("; %d acks of records another member's confirmed accept or reject had made final were answered with no error "+
+				"(Kafka does so for acks below the share-partition start offset, without applying them): no evidence of who held them", a)
+		}
+		return out
 	case Unknown:
 		return fmt.Sprintf("%s: %d records whose fate rests on an ack of unknown outcome, or still in flight when the drain ended", k.Name, n)
 	}

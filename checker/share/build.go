@@ -44,7 +44,8 @@ type ack struct {
 	proc            int
 	status, outcome string // outcome "" while open: unknown
 	err             string
-	call, ret       int64 // ret -1 while open
+	wire            *histories.ShareAckWire // the broker's answer read on the wire, if recorded
+	call, ret       int64                   // ret -1 while open
 }
 
 // fault is a nemesis op, for causes and context.
@@ -252,7 +253,7 @@ func (b *Builder) acked(p int, pd *pend, e *histories.Event) error {
 		k := delKey{p, a.Partition, a.Offset, a.DeliveryCount}
 		out := ack{proc: p, status: a.Status, outcome: histories.ShareOutcomeInfo, call: pd.call, ret: e.Time}
 		if r, ok := got[k]; ok && r.Outcome != "" {
-			out.outcome, out.err = r.Outcome, r.Error
+			out.outcome, out.err, out.wire = r.Outcome, r.Error, r.Wire
 		}
 		if e.Type == histories.Fail {
 			out.outcome = histories.ShareOutcomeFail

@@ -57,6 +57,9 @@ type Ack struct {
 	Error    string   `json:"error,omitempty"`
 	InvokedS float64  `json:"invoked_s"`
 	DoneS    *float64 `json:"done_s,omitempty"`
+	// Wire is the broker's answer to the request that carried the ack,
+	// as the member's connection read it (histories.ShareAckWire).
+	Wire *histories.ShareAckWire `json:"wire,omitempty"`
 }
 
 // RecordEntry is a record that never reached a final state (share-lost)
@@ -114,6 +117,11 @@ type Stats struct {
 	Records    int            `json:"records"` // distinct records delivered
 	Acks       map[string]int `json:"acks,omitempty"`
 	Causes     map[string]int `json:"redeliveries_by_cause,omitempty"`
+	// AcksOfFinal counts acks confirmed ok though they were invoked after
+	// another delivery's confirmed accept or reject had made the record
+	// final: Kafka answers those with no error without applying them or
+	// checking who holds the record (finalBefore), so they prove nothing.
+	AcksOfFinal int `json:"acks_of_final_records,omitempty"`
 }
 
 // Shares is what Check found: the share anomalies (ShareAnomalies), the
@@ -132,7 +140,7 @@ func (b *Builder) view(i int) Delivery {
 	out := Delivery{Process: d.proc, Member: d.member, DeliveryCount: d.count, DeliveredS: secs(d.ret)}
 	for _, ai := range d.acks {
 		a := b.acks[ai]
-		v := Ack{Status: a.status, Outcome: a.outcome, Error: a.err, InvokedS: secs(a.call)}
+		v := Ack{Status: a.status, Outcome: a.outcome, Error: a.err, InvokedS: secs(a.call), Wire: a.wire}
 		if a.ret >= 0 {
 			s := secs(a.ret)
 			v.DoneS = &s
@@ -189,7 +197,10 @@ func (b *Builder) okAck(i int, statuses ...string) int {
 // later-acquired delivery B of the same record:
 //   - B completed before A's ack was invoked, and the broker confirmed
 //     that ack: the broker let A act on a record B already held (double
-//     acquire), whatever the lock's timing;
+//     acquire), whatever the lock's timing; unless the record was final
+//     before A's ack was sent (finalBefore: Kafka answers an ack below
+//     the share-partition start offset with no error, whoever sends it),
+//     or may have been (share-unknown);
 //   - B completed after A's accept or reject was confirmed: the record was
 //     acquired again after its final state (or, if B acquired it before
 //     the accept took effect, while A held it): either way an accepted
@@ -255,6 +266,21 @@ func (b *Builder) pair(r *Shares, i, j int, from int64) {
 			continue
 		}
 		if c.ret < k.call {
+			settled, maybe := b.finalBefore(i, k)
+			switch {
+			case settled:
+				r.Stats.AcksOfFinal++
+				continue
+			case maybe >= 0:
+				m := b.acks[maybe]
+				b.addUnknown(r, RecordEntry{Partition: a.part, Offset: a.off, Value: a.val,
+					Reason: fmt.Sprintf("p%d's %s of delivery %d, invoked at %.3fs after p%d had the record (delivery %d), was confirmed; "+
+						"but p%d's %s invoked at %.3fs (outcome %s) may have made the record final first, and Kafka answers an ack "+
+						"of records below the share-partition start offset with no error, whoever holds them: whether two members held it at once is unknown",
+						a.proc, k.status, a.count, secs(k.call), c.proc, c.count, m.proc, m.status, secs(m.call), m.outcome),
+					Deliveries: []Delivery{b.view(i), b.view(j)}, Faults: b.faultsIn(from, k.ret)})
+				return
+			}
 			r.ShareDoubleAcquire = append(r.ShareDoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
 				Reason: fmt.Sprintf("p%d had the record (delivery %d) at %.3fs, before p%d's %s of delivery %d was invoked at %.3fs, and the broker confirmed that %s: two members held it at once",
 					c.proc, c.count, secs(c.ret), a.proc, k.status, a.count, secs(k.call), k.status),
@@ -269,6 +295,54 @@ func (b *Builder) pair(r *Shares, i, j int, from int64) {
 			return
 		}
 	}
+}
+
+// finalBefore reports whether another delivery of delivery i's record
+// reached a final state before ack k of i was invoked: settled when an
+// accept or reject of it (or a release at the delivery limit: Kafka
+// archives it) was confirmed before; otherwise maybe is such an ack whose
+// outcome is unknown, or that was in flight while k was, and may have
+// been applied first (-1: none). A record in a final state cannot be
+// acked again, yet Kafka answers an ack of records below the
+// share-partition start offset with error code 0 before checking who
+// holds them (SharePartition.acknowledge skips such a batch:
+// SharePartition.java 1043-1046 in 4.4.0, 930-933 in 4.1.2; w1,
+// docs/SCENARIOS.md). So a confirmed k after a final state is no evidence
+// that i's member still held the record.
+func (b *Builder) finalBefore(i int, k ack) (settled bool, maybe int) {
+	maybe = -1
+	d := b.dels[i]
+	for _, j := range b.byRec[recKey{d.part, d.off}] {
+		if j == i {
+			continue
+		}
+		o := b.dels[j]
+		for _, ai := range o.acks {
+			a := b.acks[ai]
+			final := a.status == histories.AckAccept || a.status == histories.AckReject ||
+				a.status == histories.AckRelease && b.limit > 0 && o.count >= b.limit
+			switch {
+			case !final || a.outcome == histories.ShareOutcomeFail:
+			case a.outcome == histories.ShareOutcomeOK && a.ret >= 0 && a.ret < k.call:
+				return true, -1
+			case k.ret < 0 || a.call < k.ret:
+				if maybe < 0 {
+					maybe = ai
+				}
+			}
+		}
+	}
+	return false, maybe
+}
+
+// addUnknown adds a share-unknown entry, one per record.
+func (b *Builder) addUnknown(r *Shares, e RecordEntry) {
+	for _, u := range r.ShareUnknown {
+		if u.Partition == e.Partition && u.Offset == e.Offset {
+			return
+		}
+	}
+	r.ShareUnknown = append(r.ShareUnknown, e)
 }
 
 // redeliveries lists each delivery after the first with its cause, in
@@ -374,7 +448,7 @@ func (b *Builder) checkLog(r *Shares, log *Log) {
 				continue // archived at the delivery limit
 			case b.unsure(ds):
 				e.Reason = "an ack of unknown outcome may have accepted or rejected it"
-				r.ShareUnknown = append(r.ShareUnknown, e)
+				b.addUnknown(r, e)
 			case hasSPSO && rec.Offset < spso:
 				e.Reason = fmt.Sprintf("the share-partition start offset %d passed it, yet no accept or reject of it was confirmed "+
 					"and it was delivered %d times, below the limit %d", spso, maxCount, b.limit)

@@ -201,6 +201,55 @@ func TestShareAnomalies(t *testing.T) {
 			h.ack(2, 2, 0, acc, ok, histories.OK)
 			h.offsets(1)
 		}, 1, map[string]int{Redelivery: 1}},
+		// Not a double acquire: p2's accept was confirmed before p1's late
+		// accept was invoked, so the record was final and Kafka's "no
+		// error" to p1 is its answer to an ack below the start offset (w1,
+		// 2026-12-02: 54 and 56 such records).
+		{"not a double acquire: the late ack of a record another member's accept made final", func(h *hb) {
+			h.members(2)
+			h.poll(1, 1, 0)
+			h.poll(2, 2, 0)
+			h.ack(2, 2, 0, acc, ok, histories.OK)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{Redelivery: 1}},
+		{"not a double acquire: after another member's confirmed reject", func(h *hb) {
+			h.members(2)
+			h.poll(1, 1, 0)
+			h.poll(2, 2, 0)
+			h.ack(2, 2, 0, rej, ok, histories.OK)
+			h.ack(1, 1, 0, rel, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{Redelivery: 1}},
+		{"not a double acquire: after a release at the delivery limit", func(h *hb) {
+			h.members(2)
+			h.poll(1, 2, 0)
+			h.poll(2, 3, 0)
+			h.ack(2, 3, 0, rel, ok, histories.OK)
+			h.ack(1, 2, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{Redelivery: 1}},
+		// Almost: p2's accept has no known outcome: it may have made the
+		// record final before p1's accept, or not: unknown.
+		{"unknown: the other member's accept of unknown outcome came first", func(h *hb) {
+			h.members(2)
+			h.poll(1, 1, 0)
+			h.poll(2, 2, 0)
+			h.ack(2, 2, 0, acc, "", histories.Info)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{Unknown: 1, Redelivery: 1}},
+		// Almost: p2 released (a release below the limit is not final):
+		// the record was p2's or available, and p1's accept should have
+		// been refused.
+		{"double acquire: the late ack confirmed after the other member's release", func(h *hb) {
+			h.members(2)
+			h.poll(1, 1, 0)
+			h.poll(2, 2, 0)
+			h.ack(2, 2, 0, rel, ok, histories.OK)
+			h.ack(1, 1, 0, acc, ok, histories.OK)
+			h.offsets(1)
+		}, 1, map[string]int{DoubleAcquire: 1, Redelivery: 1}},
 		{"double acquire: one delivery count handed to two members", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
@@ -302,6 +351,37 @@ func TestShareAnomalies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAcksOfFinalRecords: the late ack the double-acquire rule now sets
+// aside is counted, and the entries show the broker's answer read on the
+// wire.
+func TestAcksOfFinalRecords(t *testing.T) {
+	h := &hb{}
+	h.members(2)
+	h.poll(1, 1, 0)
+	h.poll(2, 2, 0)
+	h.ack(2, 2, 0, acc, ok, histories.OK)
+	// p1's late accept, its completion carrying the broker's answer.
+	a := histories.ShareAck{Partition: 0, Offset: 0, Value: val(0), DeliveryCount: 1, Status: acc}
+	inv := histories.ShareAckValue{Group: "g", Topic: "t", Acks: []histories.ShareAck{a}}
+	a.Outcome = ok
+	a.Wire = &histories.ShareAckWire{Request: "ShareAcknowledge", SessionEpoch: 7, Answered: true, Error: "NONE"}
+	done := inv
+	done.Acks = []histories.ShareAck{a}
+	h.op(1, histories.FShareAck, histories.OK, inv, done)
+	h.offsets(1)
+	r := h.check(t, 1)
+	if r.Stats.AcksOfFinal != 1 || len(r.ShareDoubleAcquire) != 0 {
+		t.Fatalf("acks of final records %d, double acquires %d: want 1 and 0", r.Stats.AcksOfFinal, len(r.ShareDoubleAcquire))
+	}
+	if len(r.ShareRedelivery) != 1 || r.ShareRedelivery[0].Cause != CauseLockExpiry {
+		t.Fatalf("redeliveries %+v, want one by lock expiry", r.ShareRedelivery)
+	}
+	got := r.ShareRedelivery[0].From.Acks
+	if len(got) != 1 || got[0].Wire == nil || got[0].Wire.Error != "NONE" || got[0].Wire.SessionEpoch != 7 {
+		t.Fatalf("p1's ack as the entry shows it: %+v, want the broker's answer NONE at epoch 7", got)
 	}
 }
 
