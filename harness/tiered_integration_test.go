@@ -8,9 +8,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -150,46 +152,91 @@ func TestTieredReadBackThroughRemote(t *testing.T) {
 	t.Logf("tiered: %d segments of orders-0 in the remote tier (%d files)", segs, len(files))
 }
 
-// r1Story asserts that r1's story played on version: three leader moves,
-// data tiered, and size retention at work (the log start moved); it
-// returns the run.
+// r1Story asserts that r1's story played on version and returns the run:
+// data in the remote tier on every partition before the moves; the
+// producers stopped; four clean restarts; and the window the scenario
+// drives: after the producers stopped, partition 0's leadership went at
+// least twice to a broker back from its restart less than a task interval
+// (cluster.tiered.task_interval_ms) before, whose follower task had not
+// yet learned the highest offset in remote storage.
 func r1Story(t *testing.T, version string) scenarioRun {
 	t.Helper()
-	r := runScenario(t, "r1", "cluster.kafka="+version)
-	if n := len(r.nemesisOps(t, histories.FRestart)); n != 3 {
-		t.Errorf("r1 on %s: %d restarts, want 3", version, n)
+	s, err := scenario.Load("r1", nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	leaders := map[int32]bool{}
-	var remote, start int64 = -1, 0
-	eachValue(t, r.events, observe, func(_ histories.Event, v histories.ObserveValue) {
-		if v.Leader >= 0 {
-			leaders[v.Leader] = true
+	interval := s.Cluster.Tiered.TaskIntervalMS * int64(time.Millisecond)
+	r := runScenario(t, "r1", "cluster.kafka="+version)
+	stops := r.nemesisOK(t, histories.FStopProducers)
+	if len(stops) != 1 {
+		t.Fatalf("r1 on %s: %d stop-producers, want 1", version, len(stops))
+	}
+	stopAt := stops[0].at
+	back := map[int32][]int64{} // each broker's restarts, when it was back (unfenced)
+	restarts := r.nemesisOK(t, histories.FRestart)
+	for _, op := range restarts {
+		for _, n := range op.v.Nodes {
+			back[n] = append(back[n], op.at)
 		}
-		if v.HighestRemoteOffset != nil {
-			remote = max(remote, *v.HighestRemoteOffset)
+	}
+	if len(restarts) != 4 {
+		t.Errorf("r1 on %s: %d restarts, want 4", version, len(restarts))
+	}
+	leader, fresh, moves := int32(-1), 0, 0
+	tiered := map[int32]bool{}
+	var start int64
+	eachValue(t, r.events, observe, func(e histories.Event, v histories.ObserveValue) {
+		if e.Time < stopAt {
+			if v.HighestRemoteOffset != nil && *v.HighestRemoteOffset >= 0 {
+				tiered[v.Partition] = true
+			}
+			if v.LogStartOffset != nil {
+				start = max(start, *v.LogStartOffset)
+			}
 		}
-		if v.LogStartOffset != nil {
-			start = max(start, *v.LogStartOffset)
+		if v.Partition != 0 || v.Leader < 0 || v.Leader == leader {
+			return
+		}
+		prev := leader
+		leader = v.Leader
+		if prev < 0 || e.Time < stopAt {
+			return
+		}
+		moves++
+		var since int64 = -1
+		for _, at := range back[v.Leader] {
+			if at <= e.Time {
+				since = e.Time - at
+			}
+		}
+		t.Logf("r1 on %s: at %.1f s partition 0's leader %d -> %d, back from its restart %.1f s before",
+			version, float64(e.Time)/1e9, prev, v.Leader, float64(since)/1e9)
+		if since >= 0 && since < interval {
+			fresh++
 		}
 	})
-	t.Logf("r1 on %s: leaders %v, highest remote offset %d, log start reached %d; lost-write %d, log-start-jump %d",
-		version, leaders, remote, start, r.count(checker.LostWrite), r.count(checker.LogStartJump))
+	t.Logf("r1 on %s: partitions tiered before the stop %v, log start reached then %d; %d moves, %d to a broker restarted within %v; lost-write %d, log-start-jump %d",
+		version, tiered, start, moves, fresh, time.Duration(interval), r.count(checker.LostWrite), r.count(checker.LogStartJump))
 	for _, e := range r.res.Explanations {
 		if e.Kind == checker.LogStartJump {
 			t.Logf("r1 on %s: %s", version, e.Text)
 		}
 	}
-	if len(leaders) < 2 || remote < 0 || start == 0 {
-		t.Errorf("r1 on %s: the story did not play: leaders %v, highest remote offset %d, log start %d (want leader moves, data tiered, size retention)",
-			version, leaders, remote, start)
+	if len(tiered) < s.Topic.Partitions {
+		t.Errorf("r1 on %s: before the stop, partitions with data in the remote tier %v, want all %d",
+			version, tiered, s.Topic.Partitions)
+	}
+	if fresh < 2 {
+		t.Errorf("r1 on %s: %d of %d leader moves went to a broker restarted within %v: the window was not driven",
+			version, fresh, moves, time.Duration(interval))
 	}
 	return r
 }
 
 // TestScenarioR1Fixed: on 4.4.0, which carries KAFKA-20732's fix (its
 // RLMExpirationTask seeds the highest remote offset first), size retention
-// under leader moves keeps everything it should: no lost write, no
-// log-start-jump.
+// on the freshly restarted leaders keeps everything it should: no lost
+// write, no log-start-jump.
 func TestScenarioR1Fixed(t *testing.T) {
 	allScenarios(t) // the tiered read-back represents tiered storage in make test
 	r := r1Story(t, "4.4.0")
@@ -198,12 +245,29 @@ func TestScenarioR1Fixed(t *testing.T) {
 	}
 }
 
-// TestScenarioR1Affected runs r1 on 4.3.1, which lacks the fix. The bug is
-// a race per leader move, so one run may or may not show it: the test
-// asserts the story played and logs what the checker found (measured
-// rates belong in the findings suite, `--runs`). It needs the 4.3.1
-// image, which make test-scenarios builds.
+// TestScenarioR1Affected runs r1 on 4.3.1, which lacks the fix, and
+// asserts the bug from the history: a log-start-jump after the producers
+// stopped (nothing was written, so size retention had nothing new to
+// delete), past acked records that retention.bytes keeps, and nothing lost
+// above the log start (lost-write 0: the records are gone below it). It
+// needs the 4.3.1 image, which make test-scenarios builds.
 func TestScenarioR1Affected(t *testing.T) {
 	allScenarios(t)
-	r1Story(t, "4.3.1")
+	r := r1Story(t, "4.3.1")
+	if n := r.count(checker.LostWrite); n != 0 {
+		t.Errorf("r1 on 4.3.1: lost-write %d, want 0 (the bug loses records below the log start)", n)
+	}
+	stopAt := r.nemesisOK(t, histories.FStopProducers)[0].at
+	jumps := 0
+	for _, j := range r.res.Anomalies.LogStartJump {
+		if j.At <= stopAt {
+			t.Errorf("r1 on 4.3.1: log-start-jump on %s at %.1f s, before the producers stopped at %.1f s", j.Partition, float64(j.At)/1e9, float64(stopAt)/1e9)
+		}
+		jumps += j.Kept
+	}
+	if len(r.res.Anomalies.LogStartJump) == 0 || jumps == 0 {
+		t.Fatalf("r1 on 4.3.1: no log-start-jump: KAFKA-20732 did not show (a fresh leader's copy task seeded the highest remote offset before its expiration task ran, on every partition and move)")
+	}
+	t.Logf("r1 on 4.3.1 FINDING: %d log-start-jumps, %d acked records below the log start that retention.bytes keeps",
+		len(r.res.Anomalies.LogStartJump), jumps)
 }
