@@ -2,7 +2,9 @@ package admin
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -25,13 +27,32 @@ type ConfigValue struct {
 // it inherits from the brokers, and Kafka's defaults. It is the record of
 // a topic's starting settings that does not depend on what kchaos asked
 // for.
+//
+// A topic created a moment ago may be unknown to the broker asked (it
+// applies the metadata log a little behind the controller): that answer,
+// UNKNOWN_TOPIC_OR_PARTITION, is asked again for up to topicKnownWait.
 func (c *Client) TopicConfigs(ctx context.Context, topic string) (map[string]ConfigValue, error) {
-	resp, err := topicConfigsRequest(topic).RequestWith(ctx, c.cl)
-	if err != nil {
-		return nil, fmt.Errorf("describe configs of %s: %w", topic, err)
+	deadline := time.Now().Add(topicKnownWait)
+	for {
+		resp, err := topicConfigsRequest(topic).RequestWith(ctx, c.cl)
+		if err != nil {
+			return nil, fmt.Errorf("describe configs of %s: %w", topic, err)
+		}
+		out, err := parseTopicConfigs(topic, resp)
+		if !errors.Is(err, kerr.UnknownTopicOrPartition) || time.Now().After(deadline) {
+			return out, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("describe configs of %s: %w", topic, ctx.Err())
+		case <-time.After(200 * time.Millisecond):
+		}
 	}
-	return parseTopicConfigs(topic, resp)
 }
+
+// topicKnownWait bounds how long TopicConfigs waits for a broker to learn
+// a topic just created.
+const topicKnownWait = 10 * time.Second
 
 func topicConfigsRequest(topic string) *kmsg.DescribeConfigsRequest {
 	req := kmsg.NewPtrDescribeConfigsRequest()

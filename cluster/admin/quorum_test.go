@@ -96,3 +96,18 @@ func TestMetaOutcome(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownTopicConfigsIsRetriable: a broker that does not know a topic
+// yet answers DescribeConfigs with UNKNOWN_TOPIC_OR_PARTITION, and the
+// error parseTopicConfigs makes of it is the one TopicConfigs asks again
+// on (a run's start read the configs of a topic just created and exited
+// 255 on 3.9.2 before it did).
+func TestUnknownTopicConfigsIsRetriable(t *testing.T) {
+	resp := kmsg.NewPtrDescribeConfigsResponse()
+	r := kmsg.NewDescribeConfigsResponseResource()
+	r.ResourceType, r.ResourceName, r.ErrorCode = kmsg.ConfigResourceTypeTopic, "orders", kerr.UnknownTopicOrPartition.Code
+	resp.Resources = append(resp.Resources, r)
+	if _, err := parseTopicConfigs("orders", resp); !errors.Is(err, kerr.UnknownTopicOrPartition) {
+		t.Fatalf("err %v: want one that wraps UNKNOWN_TOPIC_OR_PARTITION", err)
+	}
+}
