@@ -85,24 +85,26 @@ func (r *Reuse) Refused() string {
 // Close tears the kept cluster down (its logs were written out by the
 // runs).
 func (r *Reuse) Close() error {
+	if h := r.detach(); h != nil {
+		return h.teardown()
+	}
+	return nil
+}
+
+// detach takes the kept cluster out of r (nil: none kept).
+func (r *Reuse) detach() *held {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	h := r.held
 	r.held = nil
-	r.mu.Unlock()
-	if h == nil {
-		return nil
-	}
-	return h.teardown()
+	return h
 }
 
 // take hands the kept cluster to a run of s when its settings are s's;
 // one that does not fit is torn down (one cluster at a time), and nil
 // returned.
 func (r *Reuse) take(s *scenario.Scenario) *held {
-	r.mu.Lock()
-	h := r.held
-	r.held = nil
-	r.mu.Unlock()
+	h := r.detach()
 	if h == nil {
 		return nil
 	}
