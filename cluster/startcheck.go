@@ -49,7 +49,7 @@ func WaitStarted(ctx context.Context, c Cluster, limit time.Duration) error {
 	wctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	ready := make(chan error, 1)
-	go func() { ready <- WaitBrokers(wctx, c, ids(c.Brokers()), limit) }()
+	go func() { ready <- WaitBrokers(wctx, c, IDs(c.Brokers()), limit) }()
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -134,7 +134,8 @@ func AllNodes(c Nodes) []Node {
 	return append(c.Controllers(), c.Brokers()...)
 }
 
-func ids(ns []Node) []int32 {
+// IDs is the nodes' ids, in the nodes' order.
+func IDs(ns []Node) []int32 {
 	out := make([]int32, len(ns))
 	for i, n := range ns {
 		out[i] = n.ID

@@ -57,14 +57,7 @@ func (mr *metaRun) finalRead(ctx context.Context, s *scenario.Scenario, c cluste
 	if mr == nil {
 		return nil
 	}
-	var brokers, ctrls []int32
-	for _, n := range c.Brokers() {
-		brokers = append(brokers, n.ID)
-	}
-	for _, n := range c.Controllers() {
-		ctrls = append(ctrls, n.ID)
-	}
-	if err := workloads.MetadataFinalRead(ctx, adm, rec, brokers, ctrls, s.Final.ReadTimeout.Std()); err != nil {
+	if err := workloads.MetadataFinalRead(ctx, adm, rec, cluster.IDs(c.Brokers()), cluster.IDs(c.Controllers()), s.Final.ReadTimeout.Std()); err != nil {
 		return fmt.Errorf("metadata final read: %w", err)
 	}
 	return nil

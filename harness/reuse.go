@@ -252,7 +252,7 @@ func checkHealth(ctx context.Context, c cluster.Cluster, voters []int32) error {
 	if d, ok := ctx.Deadline(); ok {
 		limit = time.Until(d)
 	}
-	if err := cluster.WaitBrokers(ctx, c, brokerIDs(c), limit); err != nil {
+	if err := cluster.WaitBrokers(ctx, c, cluster.IDs(c.Brokers()), limit); err != nil {
 		return err
 	}
 	adm, err := c.Admin()
@@ -267,27 +267,10 @@ func checkHealth(ctx context.Context, c cluster.Cluster, voters []int32) error {
 	if q.LeaderID < 0 {
 		return errors.New("the controller quorum has no leader")
 	}
-	if got := voterIDs(q); voters != nil && !slices.Equal(got, voters) {
+	if got := q.VoterIDs(); voters != nil && !slices.Equal(got, voters) {
 		return fmt.Errorf("the controller quorum's voters are %v, were %v", got, voters)
 	}
 	return nil
-}
-
-func voterIDs(q histories.QuorumValue) []int32 {
-	out := make([]int32, 0, len(q.Voters))
-	for _, v := range q.Voters {
-		out = append(out, v.ID)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func brokerIDs(c cluster.Cluster) []int32 {
-	var out []int32
-	for _, n := range c.Brokers() {
-		out = append(out, n.ID)
-	}
-	return out
 }
 
 // writeLogs writes each node's log written since the last run handed the

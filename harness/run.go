@@ -321,7 +321,7 @@ func (r *run) play(ctx context.Context) (err error) {
 	r.out.Cluster = info.Cluster
 	if r.opts.Reuse != nil && r.lease == nil && Reusable(s) == "" {
 		if q, qerr := adm.Quorum(ctx); qerr == nil {
-			r.voters = voterIDs(q)
+			r.voters = q.VoterIDs()
 		}
 	}
 	rec, err := histories.Create(filepath.Join(r.dir, checker.HistoryFile))

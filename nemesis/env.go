@@ -187,32 +187,11 @@ func (e *Env) rand() *prng {
 }
 
 // AllNodes returns every node id of the run: controllers, then brokers.
-func (e *Env) AllNodes() []int32 {
-	var out []int32
-	for _, n := range e.Cluster.Controllers() {
-		out = append(out, n.ID)
-	}
-	for _, n := range e.Cluster.Brokers() {
-		out = append(out, n.ID)
-	}
-	return out
-}
+func (e *Env) AllNodes() []int32 { return cluster.IDs(cluster.AllNodes(e.Cluster)) }
 
-func (e *Env) brokerIDs() []int32 {
-	var out []int32
-	for _, n := range e.Cluster.Brokers() {
-		out = append(out, n.ID)
-	}
-	return out
-}
+func (e *Env) brokerIDs() []int32 { return cluster.IDs(e.Cluster.Brokers()) }
 
-func (e *Env) controllerIDs() []int32 {
-	var out []int32
-	for _, n := range e.Cluster.Controllers() {
-		out = append(out, n.ID)
-	}
-	return out
-}
+func (e *Env) controllerIDs() []int32 { return cluster.IDs(e.Cluster.Controllers()) }
 
 // Inject injects f and records it: an invoke carrying the fault's spec,
 // then ok with the nodes it touched and what it did (and, for a Prover,
