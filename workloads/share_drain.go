@@ -147,11 +147,13 @@ func (w *Workload) DrainShares(ctx context.Context) error {
 		if drained || ends == nil {
 			return drained
 		}
-		if w.shareTally.missing(starts, spso, ends) > 0 && time.Since(asked) >= shareDrainAsk {
+		missing := w.shareTally.missing(starts, spso, ends)
+		if missing > 0 && time.Since(asked) >= shareDrainAsk {
 			asked = time.Now()
 			spso, _, _ = w.shareStartOffsets(dctx, adm)
+			missing = w.shareTally.missing(starts, spso, ends)
 		}
-		drained = w.shareTally.missing(starts, spso, ends) == 0
+		drained = missing == 0
 		return drained
 	}
 	if err := w.shareLoops(dctx, done); err != nil {
