@@ -322,6 +322,10 @@ func marshalValue(v any) (json.RawMessage, error) {
 		if len(x) == 0 {
 			return nil, nil
 		}
+	case SharePollValue:
+		return x.appendJSON(make([]byte, 0, 128+len(x.Records)*96)), nil
+	case ShareAckValue:
+		return x.appendJSON(make([]byte, 0, 128+len(x.Acks)*224)), nil
 	}
 	return json.Marshal(v)
 }
