@@ -46,8 +46,8 @@ type MetadataRead struct {
 	Role         string               `json:"role"`
 	Topics       map[string]TopicMeta `json:"topics,omitempty"`
 	LogEndOffset int64                `json:"log_end_offset"`
-	// Attempt counts the reads of this node before it agreed with the
-	// others (the convergence wait), from 1.
+	// Attempt counts the reads of this node until the brokers agreed on
+	// the same view twice in a row (the convergence wait), from 1.
 	Attempt int `json:"attempt,omitempty"`
 }
 

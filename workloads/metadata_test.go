@@ -145,16 +145,51 @@ func TestMetadataWorkload(t *testing.T) {
 			t.Errorf("no %s op in %v", f, fs)
 		}
 	}
-	// Broker 1 lags two reads: three attempts of both brokers, then the
-	// controller's read.
+	// Broker 1 lags two reads: the brokers agree at the third attempt and
+	// again, unchanged, at the fourth; then the controller's read.
 	var got []string
 	for _, r := range reads {
 		got = append(got, fmt.Sprintf("%d/%s/%d/%d", r.Node, r.Role, r.Attempt, r.LogEndOffset))
 	}
-	if strings.Join(got, " ") != "0/broker/1/39 1/broker/1/-1 0/broker/2/39 1/broker/2/-1 0/broker/3/39 1/broker/3/-1 1000/controller/0/40" {
+	if strings.Join(got, " ") != "0/broker/1/39 1/broker/1/-1 0/broker/2/39 1/broker/2/-1 0/broker/3/39 1/broker/3/-1 0/broker/4/39 1/broker/4/-1 1000/controller/0/40" {
 		t.Errorf("reads %v", got)
 	}
 	if len(reads[len(reads)-2].Topics) == 0 || fmt.Sprint(reads[len(reads)-2].Topics) != fmt.Sprint(reads[len(reads)-3].Topics) {
 		t.Errorf("the last reads disagree: %v vs %v", reads[len(reads)-3].Topics, reads[len(reads)-2].Topics)
+	}
+}
+
+// TestMetadataFinalReadWaitsForASettledView: brokers that lag the quorum
+// together agree on an older state (q1 on 3.9.2, 2026-12-02); the read
+// goes on until the same view comes back twice in a row.
+func TestMetadataFinalReadWaitsForASettledView(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		lag      map[int32]int
+		attempts int
+	}{
+		{"both lag one read: they agree on nothing, then on the topics", map[int32]int{0: 1, 1: 1}, 3},
+		{"neither lags", map[int32]int{}, 2},
+		{"one lags two reads", map[int32]int{1: 2}, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &metaFake{topics: map[string]histories.TopicMeta{MetadataTopicPrefix + "0-1": {Partitions: 2}}, lag: tc.lag}
+			var buf bytes.Buffer
+			rec := histories.NewRecorder(&buf)
+			if err := MetadataFinalRead(context.Background(), f, rec, []int32{0, 1}, nil, 10*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			var last histories.MetadataRead
+			for _, e := range readBack(t, rec, &buf) {
+				if e.Type == histories.OK {
+					if err := e.Decode(&last); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if last.Attempt != tc.attempts || len(last.Topics) != 1 {
+				t.Errorf("last read: attempt %d with %d topics, want attempt %d with the topic", last.Attempt, len(last.Topics), tc.attempts)
+			}
+		})
 	}
 }
