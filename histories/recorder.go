@@ -128,7 +128,10 @@ func (r *Recorder) Complete(process int, typ Type, f string, value any, errText 
 // invoke, and no invoke after an info. Negative processes (the nemesis and
 // the observer) may record any sequence. It refuses what the Reader would
 // reject (a bad type, an empty f, a process below ObserverProcess, a value
-// that is not JSON); a refused event changes nothing.
+// that is not JSON); a refused event changes nothing. The returned Event
+// is what the file holds, except that a share member's poll and ack
+// values (SharePollValue, ShareAckValue) are not kept: its Value is nil
+// (they are encoded into a pooled buffer, shares_json.go).
 func (r *Recorder) Record(process int, typ Type, f string, value any, errText string) (Event, error) {
 	if !typ.Valid() {
 		return Event{}, fmt.Errorf("histories: bad event type %q", typ)
@@ -140,16 +143,20 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 		return Event{}, fmt.Errorf("histories: process %d: want >= 0, %d (nemesis) or %d (observer)",
 			process, NemesisProcess, ObserverProcess)
 	}
-	raw, err := marshalValue(value)
-	if err != nil {
-		return Event{}, fmt.Errorf("histories: encode %s value: %w", f, err)
-	}
-	// Everything but index and time is encoded before taking the lock, so
-	// that concurrent clients serialise only on a few bytes: the recording
-	// overhead stays small next to a send (see BenchmarkRecordSend).
-	tail, err := encodeTail(typ, f, raw, errText)
-	if err != nil {
-		return Event{}, err
+	// The value is encoded before taking the lock, so that concurrent
+	// clients serialise only on copying bytes: the recording overhead
+	// stays small next to a send (see BenchmarkRecordSend). A share
+	// member's values go into a pooled buffer (appendPerRecord) and the
+	// Event does not keep them.
+	var raw json.RawMessage
+	if buf, ok := appendPerRecord(value); ok {
+		raw = buf.b
+		defer buf.put()
+	} else {
+		var err error
+		if raw, err = marshalValue(value); err != nil {
+			return Event{}, fmt.Errorf("histories: encode %s value: %w", f, err)
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -166,6 +173,9 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 	}
 	e := Event{Index: r.next, Time: int64(time.Since(r.start)), Process: process,
 		Type: typ, F: f, Value: raw, Error: errText}
+	if isPerRecord(value) {
+		e.Value = nil // pooled: written, not kept
+	}
 	line := r.line[:0]
 	line = append(line, `{"index":`...)
 	line = strconv.AppendInt(line, e.Index, 10)
@@ -173,7 +183,7 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 	line = strconv.AppendInt(line, e.Time, 10)
 	line = append(line, `,"process":`...)
 	line = strconv.AppendInt(line, int64(process), 10)
-	line = append(line, tail...)
+	line = appendTail(line, typ, f, raw, errText)
 	r.line = line
 	if _, err := r.w.Write(line); err != nil {
 		r.err = err
@@ -283,37 +293,28 @@ func (r *Recorder) Close() error {
 	return r.err
 }
 
-// marshalValue encodes an event's value. A json.RawMessage is validated and
-// encoded as json.Marshal will write it in the line (compact, HTML-escaped),
-// so that the Event that Record returns is byte for byte what the file holds.
-// encodeTail renders an event's fields after "process", in the order and
+// appendTail appends an event's fields after "process", in the order and
 // with the omissions of encoding/json on Event (the Reader's fast path
 // relies on that exact form), and the closing brace and newline.
-func encodeTail(typ Type, f string, raw json.RawMessage, errText string) ([]byte, error) {
-	fq, err := json.Marshal(f)
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 0, 32+len(fq)+len(raw)+len(errText))
+func appendTail(b []byte, typ Type, f string, raw json.RawMessage, errText string) []byte {
 	b = append(b, `,"type":"`...)
 	b = append(b, typ...)
 	b = append(b, `","f":`...)
-	b = append(b, fq...)
+	b = appendJSONString(b, f)
 	if len(raw) > 0 {
 		b = append(b, `,"value":`...)
 		b = append(b, raw...)
 	}
 	if errText != "" {
-		eq, err := json.Marshal(errText)
-		if err != nil {
-			return nil, err
-		}
 		b = append(b, `,"error":`...)
-		b = append(b, eq...)
+		b = appendJSONString(b, errText)
 	}
-	return append(b, '}', '\n'), nil
+	return append(b, '}', '\n')
 }
 
+// marshalValue encodes an event's value. A json.RawMessage is validated and
+// encoded as json.Marshal will write it in the line (compact, HTML-escaped),
+// so that the Event that Record returns is byte for byte what the file holds.
 func marshalValue(v any) (json.RawMessage, error) {
 	switch x := v.(type) {
 	case nil:
@@ -322,10 +323,6 @@ func marshalValue(v any) (json.RawMessage, error) {
 		if len(x) == 0 {
 			return nil, nil
 		}
-	case SharePollValue:
-		return x.appendJSON(make([]byte, 0, 128+len(x.Records)*96)), nil
-	case ShareAckValue:
-		return x.appendJSON(make([]byte, 0, 128+len(x.Acks)*224)), nil
 	}
 	return json.Marshal(v)
 }

@@ -3,15 +3,59 @@ package histories
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 )
 
 // A share member writes every delivery and every ack (three records'
 // worth of JSON per record it accepts, in its synchronous poll, ack, flush
-// loop), so its values render themselves: the same bytes encoding/json
-// writes for them (TestShareValuesEncodeAsEncodingJSON holds the two
-// equal), without reflection and in one allocation. encoding/json stays
-// the encoder of every other value; these are the only ones written per
-// record at a group's full rate (BenchmarkRecordShareRound).
+// loop), so its values render themselves, into pooled buffers
+// (appendPerRecord): the same bytes encoding/json writes for them
+// (TestShareValuesEncodeAsEncodingJSON holds the two equal), without
+// reflection and without allocating. encoding/json stays the encoder of
+// every other value; these are the only ones written per record at a
+// group's full rate (BenchmarkRecordShareRound, BenchmarkShareAccept).
+
+// valueBuf is a pooled buffer a per-record value is encoded into.
+type valueBuf struct{ b []byte }
+
+var valueBufs = sync.Pool{New: func() any { return &valueBuf{b: make([]byte, 0, 16<<10)} }}
+
+// put returns the buffer to the pool, unless it grew very large (one huge
+// poll should not pin its memory).
+func (v *valueBuf) put() {
+	if cap(v.b) <= 1<<20 {
+		v.b = v.b[:0]
+		valueBufs.Put(v)
+	}
+}
+
+// isPerRecord reports whether value is one of the values a share member
+// writes per record: the Recorder encodes them into pooled buffers and
+// does not keep them in the Event it returns.
+func isPerRecord(value any) bool {
+	switch value.(type) {
+	case SharePollValue, ShareAckValue:
+		return true
+	}
+	return false
+}
+
+// appendPerRecord encodes a per-record value into a pooled buffer (false:
+// value is not one).
+func appendPerRecord(value any) (*valueBuf, bool) {
+	var buf *valueBuf
+	switch x := value.(type) {
+	case SharePollValue:
+		buf = valueBufs.Get().(*valueBuf)
+		buf.b = x.appendJSON(buf.b[:0])
+	case ShareAckValue:
+		buf = valueBufs.Get().(*valueBuf)
+		buf.b = x.appendJSON(buf.b[:0])
+	default:
+		return nil, false
+	}
+	return buf, true
+}
 
 func (v SharePollValue) appendJSON(b []byte) []byte {
 	b = appendMemberHead(b, v.Group, v.Member, v.Topic)

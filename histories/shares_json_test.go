@@ -51,10 +51,12 @@ func sameAsEncodingJSON(t *testing.T, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := marshalValue(v)
-	if err != nil {
-		t.Fatal(err)
+	buf, ok := appendPerRecord(v)
+	if !ok {
+		t.Fatalf("%T is not a per-record value", v)
 	}
+	got := bytes.Clone(buf.b)
+	buf.put()
 	if !bytes.Equal(got, want) {
 		t.Fatalf("encoded\n got %s\nwant %s", got, want)
 	}

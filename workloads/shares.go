@@ -56,19 +56,31 @@ type shareMember struct {
 }
 
 // shareTally is what every member saw confirmed: records in a final
-// state (accept or reject confirmed ok), for the drain.
+// state (accept or reject confirmed ok), for the drain. It is a bitset per
+// partition, 64 offsets to a word: the members add every record they
+// finish at the group's full rate, and a map entry per record (millions
+// in a long run) cost them map growth and garbage collection in their
+// synchronous loops (BenchmarkShareAccept).
 type shareTally struct {
 	mu    sync.Mutex
-	final map[int32]map[int64]bool
+	final map[int32]map[int64]uint64 // partition -> offset/64 -> bits
 }
 
 func (t *shareTally) add(p int32, off int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.final[p] == nil {
-		t.final[p] = map[int64]bool{}
+	if t.final == nil {
+		t.final = map[int32]map[int64]uint64{}
 	}
-	t.final[p][off] = true
+	if t.final[p] == nil {
+		t.final[p] = map[int64]uint64{}
+	}
+	t.final[p][off>>6] |= 1 << (off & 63)
+}
+
+// has reports whether partition p's offset off is final (under mu).
+func (t *shareTally) has(p int32, off int64) bool {
+	return t.final[p][off>>6]&(1<<(off&63)) != 0
 }
 
 // missing counts the offsets below ends not yet final: from the log start
@@ -80,7 +92,7 @@ func (t *shareTally) missing(starts, spso, ends map[int32]int64) int64 {
 	var n int64
 	for p, end := range ends {
 		for off := max(starts[p], spso[p]); off < end; off++ {
-			if !t.final[p][off] {
+			if !t.has(p, off) {
 				n++
 			}
 		}

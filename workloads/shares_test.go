@@ -65,7 +65,7 @@ func TestShareDraw(t *testing.T) {
 // (final as far as Kafka is concerned: an ack it applied whose answer was
 // lost never brings them back).
 func TestShareTallyMissing(t *testing.T) {
-	tally := &shareTally{final: map[int32]map[int64]bool{}}
+	tally := &shareTally{}
 	for _, off := range []int64{0, 1, 3} {
 		tally.add(0, off)
 	}
@@ -84,6 +84,29 @@ func TestShareTallyMissing(t *testing.T) {
 	} {
 		if got := tally.missing(starts, tc.spso, ends); got != tc.want {
 			t.Errorf("%s: %d missing, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestShareTallyWords: offsets on either side of a bitset word's edge, and
+// far apart, are each counted once.
+func TestShareTallyWords(t *testing.T) {
+	tally := &shareTally{}
+	for _, off := range []int64{62, 63, 64, 127, 128, 1 << 40} {
+		tally.add(2, off)
+	}
+	tally.add(2, 64) // twice: still one record
+	for _, tc := range []struct {
+		start, end int64
+		want       int64
+	}{
+		{62, 65, 0},
+		{61, 66, 2},   // 61, 65
+		{60, 130, 65}, // 70 offsets, 5 of them final
+		{1 << 40, 1<<40 + 2, 1},
+	} {
+		if got := tally.missing(map[int32]int64{2: tc.start}, nil, map[int32]int64{2: tc.end}); got != tc.want {
+			t.Errorf("[%d, %d): %d missing, want %d", tc.start, tc.end, got, tc.want)
 		}
 	}
 }

@@ -86,7 +86,7 @@ func newWorkload(cfg Config, drv Driver, bootstrap []string, rec Recorder) *Work
 	return &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
 		c: newCounters(), parts: newPartitioner(cfg), limiter: newLimiter(cfg.Rate),
 		stopCh: make(chan struct{}), prodStopCh: make(chan struct{}), prodDone: make(chan struct{}),
-		shareTally: shareTally{final: map[int32]map[int64]bool{}}}
+	}
 }
 
 // StopProducers ends the producing half of the run, as the end of
