@@ -121,7 +121,7 @@ var ClientErrors = []ErrorRule{
 	{CauseRetriesExhausted, 0, Info, false, "franz-go's ErrRecordRetries: the batch was tried at least once (also how franz-go, with retries off, ends a REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND), or was buffered behind one that was"},
 	{CauseClientClosed, 0, Info, false, "the client closed with the record buffered or in flight"},
 	{CauseCrashed, 0, Info, false, "the nemesis crashed the producer (producer-crash) with the send buffered or in flight: the process died not knowing"},
-	{CauseConnectionRefused, 0, Fail, false, "the dial failed: nothing was written on this attempt (with retries on, an earlier attempt may have been)"},
+	{CauseConnectionRefused, 0, Fail, false, "the dial failed: nothing was written on this attempt (with retries on, or after franz-go wrote the record before, an earlier attempt may have been)"},
 	{CauseConnectionReset, 0, Info, false, "the connection broke after the request may have been written"},
 	{CauseBrokenPipe, 0, Info, false, "the connection broke while the request was being written"},
 	{CauseConnectionClosed, 0, Info, false, "EOF before the response: the request may have been processed"},
@@ -152,11 +152,32 @@ type Classification struct {
 	Rule ErrorRule
 }
 
+// errMaybeWritten wraps a send's error when the client wrote the record's
+// request before the attempt the error is about: an earlier write may
+// have landed, so the error cannot prove the record absent.
+type errMaybeWritten struct{ error }
+
+func (e errMaybeWritten) Unwrap() error { return e.error }
+
+// maybeWritten wraps err when writes, the Produce requests the client
+// wrote during the send, say an earlier attempt may have landed: two or
+// more (the last answered with err, an earlier one may not have been), or
+// one when err is a dial's (the last attempt wrote nothing, so the one
+// write was earlier). In pipelined mode other records' writes count too:
+// the wrapping is then conservative, never wrong.
+func maybeWritten(err error, writes int64) error {
+	if writes >= 2 || writes >= 1 && causeOf(err) == CauseConnectionRefused {
+		return errMaybeWritten{err}
+	}
+	return err
+}
+
 // ClassifySend maps a send's error to fail or info. acks is the producer's
 // setting; retried says whether the client may have resent the record
-// (Config.RetriesEnabled): then only ClientOnly causes stay definite,
-// because an earlier attempt may have landed before the error that ended
-// the send.
+// (Config.RetriesEnabled), or the driver saw it written before the
+// attempt the error is about (errMaybeWritten): then only ClientOnly
+// causes stay definite, because an earlier attempt may have landed before
+// the error that ended the send.
 func ClassifySend(err error, acks Acks, retried bool) Classification {
 	rule := RuleFor(err)
 	out := rule.Class
@@ -166,7 +187,7 @@ func ClassifySend(err error, acks Acks, retried bool) Classification {
 			out = Info
 		}
 	}
-	if retried && !rule.ClientOnly {
+	if (retried || errors.As(err, new(errMaybeWritten))) && !rule.ClientOnly {
 		out = Info
 	}
 	typ := histories.Info

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -47,8 +48,9 @@ func franzCommon(cfg Config, bootstrap []string, clientID string) []kgo.Opt {
 // franzProducer is one kgo client. Its records are pinned to the partition
 // the workload chose (ManualPartitioner), and sent without lingering.
 type franzProducer struct {
-	cl   *kgo.Client
-	once sync.Once
+	cl     *kgo.Client
+	once   sync.Once
+	writes produceWrites
 }
 
 // NewProducer maps Config onto kgo options:
@@ -80,11 +82,34 @@ func (franzDriver) NewProducer(cfg Config, bootstrap []string, id int) (Producer
 	if !cfg.Idempotent {
 		opts = append(opts, kgo.DisableIdempotentWrite())
 	}
+	p := &franzProducer{}
+	opts = append(opts, kgo.WithHooks(&p.writes))
 	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return nil, err
 	}
-	return &franzProducer{cl: cl}, nil
+	p.cl = cl
+	return p, nil
+}
+
+// produceWrites counts the Produce requests a client wrote (any bytes of
+// one on the wire). kgo reports a send's last error only, and it writes a
+// record's batch again beyond RecordRetries: a batch whose request broke
+// while its partition moved to another broker is retried there at once,
+// not counted, and a batch it is unsure about (after REQUEST_TIMED_OUT or
+// NOT_ENOUGH_REPLICAS_AFTER_APPEND) is retried whatever the limit (sink.go
+// handleRetryBatches, handleReqResp). So an earlier write may have landed
+// whatever the last error says: s13 on 4.4.0, 2026-12-02, a send failed
+// "connection refused" 30 ms after its invoke, and its value was read at
+// offset 11 (aborted-read). Counting the writes during a send tells when
+// its error cannot be definite (Send wraps it: errMaybeWritten).
+type produceWrites struct{ n atomic.Int64 }
+
+// OnBrokerWrite implements kgo.HookBrokerWrite.
+func (w *produceWrites) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, bytesWritten int, _, _ time.Duration, _ error) {
+	if key == 0 && bytesWritten > 0 { // 0: Produce
+		w.n.Add(1)
+	}
 }
 
 // Send produces one record synchronously.
@@ -97,11 +122,15 @@ func (p *franzProducer) Send(ctx context.Context, m Message) (int64, error) {
 		done = make(chan struct{})
 		perr error
 	)
+	before := p.writes.n.Load()
 	p.cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
 		perr = err
 		close(done)
 	})
 	<-done
+	if perr != nil {
+		perr = maybeWritten(perr, p.writes.n.Load()-before)
+	}
 	return r.Offset, perr
 }
 
