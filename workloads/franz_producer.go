@@ -105,6 +105,8 @@ func (franzDriver) NewProducer(cfg Config, bootstrap []string, id int) (Producer
 // its error cannot be definite (Send wraps it: errMaybeWritten).
 type produceWrites struct{ n atomic.Int64 }
 
+var _ kgo.HookBrokerWrite = (*produceWrites)(nil)
+
 // OnBrokerWrite implements kgo.HookBrokerWrite.
 func (w *produceWrites) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, bytesWritten int, _, _ time.Duration, _ error) {
 	if key == 0 && bytesWritten > 0 { // 0: Produce
