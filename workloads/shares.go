@@ -284,8 +284,10 @@ func (w *Workload) shareRound(ctx context.Context, s *shareSlot, m *shareMember)
 		_, err := w.rec.Complete(m.proc, histories.Info, histories.FSharePoll, inv, "client closed")
 		return false, err
 	}
-	var recs []*kgo.Record
+	n := fs.NumRecords()
+	recs := make([]*kgo.Record, 0, n)
 	done := inv
+	done.Records = make([]histories.ShareRecord, 0, n)
 	fs.EachRecord(func(r *kgo.Record) {
 		recs = append(recs, r)
 		done.Records = append(done.Records, histories.ShareRecord{Partition: r.Partition, Offset: r.Offset,
@@ -307,13 +309,13 @@ func (w *Workload) shareRound(ctx context.Context, s *shareSlot, m *shareMember)
 		sleepCtx(ctx, d)
 	}
 	if cfg.Renew {
-		alive, err := w.shareAck(ctx, s, m, recs, func(*kgo.Record) kgo.AckStatus { return kgo.AckRenew })
+		alive, err := w.shareAck(ctx, s, m, recs, done.Records, func(*kgo.Record) kgo.AckStatus { return kgo.AckRenew })
 		if err != nil || !alive {
 			return alive, err
 		}
 	}
 	sleepCtx(ctx, cfg.Processing.Std())
-	return w.shareAck(ctx, s, m, recs, func(*kgo.Record) kgo.AckStatus { return s.draw(cfg.Ack) })
+	return w.shareAck(ctx, s, m, recs, done.Records, func(*kgo.Record) kgo.AckStatus { return s.draw(cfg.Ack) })
 }
 
 // draw picks an ack status by the mix's weights.
@@ -330,13 +332,15 @@ func (s *shareSlot) draw(mix ShareAckMix) kgo.AckStatus {
 
 // shareAck acks recs with the statuses status gives, flushes, and records
 // one share-ack op with each record's outcome (shareOutcome).
-func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, recs []*kgo.Record, status func(*kgo.Record) kgo.AckStatus) (bool, error) {
-	v := histories.ShareAckValue{Group: w.cfg.Shares.Group, Member: s.name, Topic: w.cfg.Topic}
+func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, recs []*kgo.Record, polled []histories.ShareRecord, status func(*kgo.Record) kgo.AckStatus) (bool, error) {
+	v := histories.ShareAckValue{Group: w.cfg.Shares.Group, Member: s.name, Topic: w.cfg.Topic,
+		Acks: make([]histories.ShareAck, len(recs))}
 	sts := make([]kgo.AckStatus, len(recs))
 	for i, r := range recs {
 		sts[i] = status(r)
-		v.Acks = append(v.Acks, histories.ShareAck{Partition: r.Partition, Offset: r.Offset, Value: string(r.Value),
-			DeliveryCount: r.DeliveryCount(), Status: sts[i].String()})
+		// polled[i] is r as the poll recorded it (its value already a string).
+		v.Acks[i] = histories.ShareAck{Partition: r.Partition, Offset: r.Offset, Value: polled[i].Value,
+			DeliveryCount: r.DeliveryCount(), Status: sts[i].String()}
 	}
 	if _, err := w.rec.Invoke(m.proc, histories.FShareAck, v); err != nil {
 		return false, err
