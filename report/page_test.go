@@ -24,7 +24,7 @@ func TestPageJSONShapes(t *testing.T) {
 		{"matrix", MatrixBatch("s1", []Row{row}), "matrix.json",
 			"columns rows config run_dir scenario verdict acked_lost offsets_reused offline_seconds error"},
 		{"suite", SuiteBatch(SuiteFile{Name: "seeds", Cells: []Row{row}}), "suite.json",
-			"name cells id scenario settings kafka status outcome reason"},
+			"name cells id scenario settings kafka status outcome reason verdict acked_lost"},
 		{"audit", AuditBatch(Audit{Kafka: "4.4.0"}, []Row{row}), "audit.json",
 			"kafka rows story description status verdict acked acked_lost offsets_reused offline_seconds reason facts"},
 	} {

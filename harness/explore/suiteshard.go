@@ -111,6 +111,14 @@ func MergeSuites(dirs []string) (*MergedSuite, error) {
 			if r.RunDir != "" && !filepath.IsAbs(r.RunDir) {
 				r.RunDir = filepath.Join(dir, filepath.FromSlash(r.RunDir))
 			}
+			if r.Verdict == "" && r.RunDir != "" {
+				// A shard written before suite.json carried verdicts
+				// (2026-12-02): measure its run folder again, else the
+				// merged Findings section calls every run unjudged.
+				if row, err, _ := report.MeasureRun(r.RunDir, nil); err == nil {
+					r.Measure = row.Measure
+				}
+			}
 			m.File.Cells = append(m.File.Cells, r)
 		}
 	}

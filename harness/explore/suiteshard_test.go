@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/report"
@@ -64,6 +65,9 @@ func TestSuiteShards(t *testing.T) {
 	var ids []string
 	for _, r := range m.File.Cells {
 		ids = append(ids, r.ID)
+		if r.Verdict != report.Valid {
+			t.Errorf("cell %s: verdict %q through suite.json, want valid (the Findings section reads it)", r.ID, r.Verdict)
+		}
 		if !filepath.IsAbs(r.RunDir) {
 			t.Errorf("cell %s: run folder %q not made absolute", r.ID, r.RunDir)
 		}
@@ -97,5 +101,55 @@ func TestSuiteShards(t *testing.T) {
 	other, _ := suiteShards(t, 2)
 	if _, err := MergeSuites([]string{dirs[0], other[1]}); !errors.As(err, &be) {
 		t.Errorf("shards of two splits: %v", err)
+	}
+}
+
+// TestSuiteShardsWithoutVerdicts: a shard whose suite.json predates the
+// verdict field (2026-12-02) is measured again from its run folders, so
+// the merged Findings section counts its runs instead of calling them
+// unjudged.
+func TestSuiteShardsWithoutVerdicts(t *testing.T) {
+	dirs, _ := suiteShards(t, 1)
+	run := filepath.Join(t.TempDir(), "run")
+	if err := os.MkdirAll(run, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join("..", "..", "histories", "testdata", "duplicate-idempotent")
+	for _, f := range []string{"history.jsonl", "run.json"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(run, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, _, err := checker.CheckPath(run, checker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := report.ReadSuite(dirs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Cells {
+		f.Cells[i].Measure = report.Measure{}
+		f.Cells[i].RunDir = run
+	}
+	if err := report.SuiteBatch(f).Write(dirs[0]); err != nil {
+		t.Fatal(err)
+	}
+	m, err := MergeSuites(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := report.Verdict(res.Valid.String())
+	if want == "" || want == report.Unchecked {
+		t.Fatalf("checker verdict %v", res.Valid)
+	}
+	for _, r := range m.File.Cells {
+		if r.Verdict != want {
+			t.Fatalf("cell %s: verdict %q, want %q measured from its run folder", r.ID, r.Verdict, want)
+		}
 	}
 }
