@@ -1,7 +1,6 @@
 package histories
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,9 +12,10 @@ import (
 )
 
 // FlushInterval bounds how long an event may sit in the Recorder's buffer
-// before it reaches the operating system. A crash of the harness therefore
-// loses at most the last FlushInterval of history (and a torn last line,
-// which the Reader accepts and reports).
+// before its write to the operating system begins. A crash of the harness
+// therefore loses at most the last FlushInterval of history, plus what
+// waited behind a write the disk was still stalling (at most maxPending
+// bytes), and a torn last line, which the Reader accepts and reports.
 const FlushInterval = 100 * time.Millisecond
 
 // ErrRetired is returned when a process whose last op ended in info invokes
@@ -29,9 +29,19 @@ var ErrClosed = errors.New("histories: recorder closed")
 // Recorder appends events to a history. It is safe for concurrent use: one
 // mutex orders all events, so index order is file order and times, taken
 // under the same lock from one monotonic base, never go backwards.
+//
+// Record only appends the event's line to memory; the flusher goroutine
+// writes what has accumulated to the file every FlushInterval/2, or as
+// soon as writeAt bytes wait. A client therefore never waits on the disk
+// (on 2026-12-02 a share group's members, writing 10 MB/s of history
+// beside three brokers' logs on the same disk, lost 13-30 % of their rate
+// to write calls in Record, while the history without its writes cost
+// nothing measurable), except when maxPending bytes are waiting: then
+// Record waits for the flusher (backpressure, not loss). A nemesis event
+// is written at once, before Record returns.
 type Recorder struct {
 	mu      sync.Mutex
-	w       *bufio.Writer
+	out     io.Writer
 	file    *os.File     // nil when writing to a plain io.Writer
 	sync    func() error // file.Sync; a seam for tests
 	start   time.Time
@@ -39,14 +49,24 @@ type Recorder struct {
 	nextPID int
 	open    map[int]string // process -> f of its open invoke
 	retired map[int]bool
-	dirty   bool
-	line    []byte // reused line buffer, under mu
-	err     error  // first write error; sticky
+	pending []byte     // lines not yet written, in index order; under mu
+	spare   []byte     // the flusher's last buffer, for reuse; under mu
+	room    *sync.Cond // on mu: signalled when the flusher took pending
+	wmu     sync.Mutex // orders the writes: held from taking pending to writing it
+	kick    chan struct{}
+	err     error // first write error; sticky
 	closed  bool
 	done    chan struct{} // closed by Close to stop the flusher
 	shut    chan struct{} // closed when Close has synced and closed the file
 	wg      sync.WaitGroup
 }
+
+// writeAt is how many pending bytes wake the flusher before its tick;
+// maxPending how many make Record wait for it.
+const (
+	writeAt    = 64 << 10
+	maxPending = 16 << 20
+)
 
 // Create opens path for writing (truncating it) and returns a Recorder
 // whose time zero is now.
@@ -65,13 +85,15 @@ func Create(path string) (*Recorder, error) {
 // *os.File opened by Create it is also synced and closed.
 func NewRecorder(w io.Writer) *Recorder {
 	r := &Recorder{
-		w:       bufio.NewWriterSize(w, 64<<10),
+		out:     w,
+		kick:    make(chan struct{}, 1),
 		start:   time.Now(),
 		open:    map[int]string{},
 		retired: map[int]bool{},
 		done:    make(chan struct{}),
 		shut:    make(chan struct{}),
 	}
+	r.room = sync.NewCond(&r.mu)
 	r.wg.Add(1)
 	go r.flusher()
 	return r
@@ -86,11 +108,9 @@ func (r *Recorder) flusher() {
 		case <-r.done:
 			return
 		case <-t.C:
-			r.mu.Lock()
-			if r.dirty {
-				r.flushLocked()
-			}
-			r.mu.Unlock()
+			r.write()
+		case <-r.kick:
+			r.write()
 		}
 	}
 }
@@ -159,13 +179,36 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 		}
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
+	for len(r.pending) >= maxPending && !r.closed && r.err == nil {
+		r.room.Wait()
+	}
 	if r.closed {
+		r.mu.Unlock()
 		return Event{}, ErrClosed
 	}
 	if r.err != nil {
+		defer r.mu.Unlock()
 		return Event{}, r.err
 	}
+	e, err := r.appendLocked(process, typ, f, value, raw, errText)
+	if len(r.pending) >= writeAt {
+		select {
+		case r.kick <- struct{}{}:
+		default:
+		}
+	}
+	r.mu.Unlock()
+	if err == nil && process == NemesisProcess {
+		// Faults are rare and decisive: write each at once so that a crash
+		// right after a fault still leaves it in the history.
+		err = r.Flush()
+	}
+	return e, err
+}
+
+// appendLocked checks the event against the operation model and appends
+// its line to pending (under mu).
+func (r *Recorder) appendLocked(process int, typ Type, f string, value any, raw json.RawMessage, errText string) (Event, error) {
 	if process >= 0 {
 		if err := r.checkModel(process, typ, f); err != nil {
 			return Event{}, err
@@ -176,35 +219,23 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 	if isPerRecord(value) {
 		e.Value = nil // pooled: written, not kept
 	}
-	line := r.line[:0]
+	line := r.pending
 	line = append(line, `{"index":`...)
 	line = strconv.AppendInt(line, e.Index, 10)
 	line = append(line, `,"time":`...)
 	line = strconv.AppendInt(line, e.Time, 10)
 	line = append(line, `,"process":`...)
 	line = strconv.AppendInt(line, int64(process), 10)
-	line = appendTail(line, typ, f, raw, errText)
-	r.line = line
-	if _, err := r.w.Write(line); err != nil {
-		r.err = err
-		return Event{}, err
-	}
-	// Only a written event moves the operation model on.
+	r.pending = appendTail(line, typ, f, raw, errText)
 	if process >= 0 {
 		r.applyModel(process, typ, f)
 	}
 	r.next++
-	r.dirty = true
-	if process == NemesisProcess {
-		// Faults are rare and decisive: flush each at once so that a crash
-		// right after a fault still leaves it in the history.
-		r.flushLocked()
-	}
-	return e, r.err
+	return e, nil
 }
 
 // checkModel reports whether a client process may record the event. It
-// changes nothing: applyModel does, once the event is written.
+// changes nothing: applyModel does, once the event is appended.
 func (r *Recorder) checkModel(process int, typ Type, f string) error {
 	if r.retired[process] {
 		return fmt.Errorf("histories: process %d: %w", process, ErrRetired)
@@ -239,18 +270,40 @@ func (r *Recorder) applyModel(process int, typ Type, f string) {
 	}
 }
 
-func (r *Recorder) flushLocked() {
-	if err := r.w.Flush(); err != nil && r.err == nil {
-		r.err = err
+// write takes the pending lines and writes them to the file, outside mu
+// (wmu keeps the writes in order); a write error is kept (sticky).
+func (r *Recorder) write() {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	r.mu.Lock()
+	buf := r.pending
+	r.pending, r.spare = r.spare[:0], nil
+	if r.pending == nil {
+		r.pending = make([]byte, 0, 2*writeAt)
 	}
-	r.dirty = false
+	failed := r.err != nil
+	r.room.Broadcast()
+	r.mu.Unlock()
+	var err error
+	if len(buf) > 0 && !failed {
+		_, err = r.out.Write(buf)
+	}
+	r.mu.Lock()
+	if err != nil && r.err == nil {
+		r.err = err
+		r.room.Broadcast()
+	}
+	if cap(buf) <= 4*maxPending {
+		r.spare = buf[:0]
+	}
+	r.mu.Unlock()
 }
 
-// Flush writes buffered events to the file now.
+// Flush writes the events recorded so far to the file now.
 func (r *Recorder) Flush() error {
+	r.write()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.flushLocked()
 	return r.err
 }
 
@@ -274,10 +327,11 @@ func (r *Recorder) Close() error {
 		return r.err
 	}
 	r.closed = true
-	r.flushLocked()
+	r.room.Broadcast()
 	close(r.done)
 	r.mu.Unlock()
 	r.wg.Wait()
+	r.write()
 
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -8,7 +8,9 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -674,5 +676,81 @@ func BenchmarkRecordSend(b *testing.B) {
 	b.StopTimer()
 	if err := rec.Close(); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// gateWriter blocks every write until open is closed, as a disk under
+// writeback throttling does.
+type gateWriter struct {
+	open chan struct{}
+	mu   sync.Mutex
+	buf  bytes.Buffer
+}
+
+func (w *gateWriter) Write(p []byte) (int, error) {
+	<-w.open
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.Write(p)
+}
+
+// TestRecorderSlowDisk: a client's Record never waits on the file, only
+// on memory: with every write blocked, Records go on until maxPending
+// bytes wait, then wait (backpressure, nothing dropped); once the writes
+// go through, every event is in the file, in index order.
+func TestRecorderSlowDisk(t *testing.T) {
+	w := &gateWriter{open: make(chan struct{})}
+	rec := NewRecorder(w)
+	p := rec.NewProcess()
+	v := SendValue{Topic: "kchaos", Value: strings.Repeat("v", 100)}
+	var n atomic.Int64
+	stuck := make(chan struct{})
+	go func() {
+		defer close(stuck)
+		for i := 0; ; i++ {
+			typ := Invoke
+			if i%2 == 1 {
+				typ = OK
+			}
+			if _, err := rec.Record(p, typ, FSend, v, ""); err != nil {
+				return
+			}
+			n.Add(1)
+			if n.Load() > 2*maxPending/100 {
+				return // never held back: the test fails below
+			}
+		}
+	}()
+	// The writes are blocked: Records go on in memory up to maxPending.
+	deadline := time.Now().Add(10 * time.Second)
+	last := int64(-1)
+	for time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+		if c := n.Load(); c == last {
+			break
+		} else {
+			last = c
+		}
+	}
+	perEvent := int64(len(`{"index":1000,"time":1000000000,"process":0,"type":"invoke","f":"send","value":{"topic":"kchaos","partition":0,"value":""}}`) + 100)
+	if c := n.Load(); c < maxPending/(2*perEvent) || c > 2*maxPending/100 {
+		t.Fatalf("%d events recorded with the disk blocked: want them held back near %d bytes of history", c, maxPending)
+	}
+	close(w.open) // released, the Records go on to the goroutine's limit
+	<-stuck
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	events, truncated, err := ReadAll(&w.buf)
+	if err != nil || truncated {
+		t.Fatalf("ReadAll: truncated=%v, err=%v", truncated, err)
+	}
+	if int64(len(events)) < n.Load() {
+		t.Fatalf("%d events in the file, %d recorded", len(events), n.Load())
+	}
+	for i, e := range events {
+		if e.Index != int64(i) {
+			t.Fatalf("event %d has index %d", i, e.Index)
+		}
 	}
 }
