@@ -169,7 +169,8 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 	// member's values go into a pooled buffer (appendPerRecord) and the
 	// Event does not keep them.
 	var raw json.RawMessage
-	if buf, ok := appendPerRecord(value); ok {
+	buf, pooled := appendPerRecord(value)
+	if pooled {
 		raw = buf.b
 		defer buf.put()
 	} else {
@@ -182,15 +183,18 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 	for len(r.pending) >= maxPending && !r.closed && r.err == nil {
 		r.room.Wait()
 	}
-	if r.closed {
+	if r.closed || r.err != nil {
+		err := r.err
+		if r.closed {
+			err = ErrClosed
+		}
 		r.mu.Unlock()
-		return Event{}, ErrClosed
+		return Event{}, err
 	}
-	if r.err != nil {
-		defer r.mu.Unlock()
-		return Event{}, r.err
+	e, err := r.appendLocked(process, typ, f, raw, errText)
+	if pooled {
+		e.Value = nil // written, not kept
 	}
-	e, err := r.appendLocked(process, typ, f, value, raw, errText)
 	if len(r.pending) >= writeAt {
 		select {
 		case r.kick <- struct{}{}:
@@ -208,7 +212,7 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 
 // appendLocked checks the event against the operation model and appends
 // its line to pending (under mu).
-func (r *Recorder) appendLocked(process int, typ Type, f string, value any, raw json.RawMessage, errText string) (Event, error) {
+func (r *Recorder) appendLocked(process int, typ Type, f string, raw json.RawMessage, errText string) (Event, error) {
 	if process >= 0 {
 		if err := r.checkModel(process, typ, f); err != nil {
 			return Event{}, err
@@ -216,9 +220,6 @@ func (r *Recorder) appendLocked(process int, typ Type, f string, value any, raw 
 	}
 	e := Event{Index: r.next, Time: int64(time.Since(r.start)), Process: process,
 		Type: typ, F: f, Value: raw, Error: errText}
-	if isPerRecord(value) {
-		e.Value = nil // pooled: written, not kept
-	}
 	line := r.pending
 	line = append(line, `{"index":`...)
 	line = strconv.AppendInt(line, e.Index, 10)

@@ -29,31 +29,21 @@ func (v *valueBuf) put() {
 	}
 }
 
-// isPerRecord reports whether value is one of the values a share member
-// writes per record: the Recorder encodes them into pooled buffers and
-// does not keep them in the Event it returns.
-func isPerRecord(value any) bool {
-	switch value.(type) {
-	case SharePollValue, ShareAckValue:
-		return true
-	}
-	return false
-}
-
-// appendPerRecord encodes a per-record value into a pooled buffer (false:
-// value is not one).
+// appendPerRecord encodes one of the values a share member writes per
+// record into a pooled buffer (false: value is not one). The Recorder
+// does not keep these in the Event it returns.
 func appendPerRecord(value any) (*valueBuf, bool) {
-	var buf *valueBuf
+	var enc func([]byte) []byte
 	switch x := value.(type) {
 	case SharePollValue:
-		buf = valueBufs.Get().(*valueBuf)
-		buf.b = x.appendJSON(buf.b[:0])
+		enc = x.appendJSON
 	case ShareAckValue:
-		buf = valueBufs.Get().(*valueBuf)
-		buf.b = x.appendJSON(buf.b[:0])
+		enc = x.appendJSON
 	default:
 		return nil, false
 	}
+	buf := valueBufs.Get().(*valueBuf)
+	buf.b = enc(buf.b[:0])
 	return buf, true
 }
 

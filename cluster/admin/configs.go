@@ -32,27 +32,45 @@ type ConfigValue struct {
 // applies the metadata log a little behind the controller): that answer,
 // UNKNOWN_TOPIC_OR_PARTITION, is asked again for up to topicKnownWait.
 func (c *Client) TopicConfigs(ctx context.Context, topic string) (map[string]ConfigValue, error) {
-	deadline := time.Now().Add(topicKnownWait)
-	for {
+	var out map[string]ConfigValue
+	err := whileTopicUnknown(ctx, func() error {
 		resp, err := topicConfigsRequest(topic).RequestWith(ctx, c.cl)
 		if err != nil {
-			return nil, fmt.Errorf("describe configs of %s: %w", topic, err)
+			out = nil
+			return fmt.Errorf("describe configs of %s: %w", topic, err)
 		}
-		out, err := parseTopicConfigs(topic, resp)
+		out, err = parseTopicConfigs(topic, resp)
+		return err
+	})
+	if err != nil && err == ctx.Err() {
+		return nil, fmt.Errorf("describe configs of %s: %w", topic, err)
+	}
+	return out, err
+}
+
+// topicKnownWait bounds how long a request waits for the broker it asks
+// to learn a topic just created (whileTopicUnknown).
+const topicKnownWait = 10 * time.Second
+
+// whileTopicUnknown calls ask again every 200 ms while it answers
+// UNKNOWN_TOPIC_OR_PARTITION, for up to topicKnownWait: a broker applies
+// the metadata log a little behind the controller, so a topic created a
+// moment ago may be unknown to the broker asked. It returns ask's last
+// error, or ctx's.
+func whileTopicUnknown(ctx context.Context, ask func() error) error {
+	deadline := time.Now().Add(topicKnownWait)
+	for {
+		err := ask()
 		if !errors.Is(err, kerr.UnknownTopicOrPartition) || time.Now().After(deadline) {
-			return out, err
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("describe configs of %s: %w", topic, ctx.Err())
+			return ctx.Err()
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }
-
-// topicKnownWait bounds how long TopicConfigs waits for a broker to learn
-// a topic just created.
-const topicKnownWait = 10 * time.Second
 
 func topicConfigsRequest(topic string) *kmsg.DescribeConfigsRequest {
 	req := kmsg.NewPtrDescribeConfigsRequest()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // LogDirState is one log dir of a broker as the broker itself describes it
@@ -53,14 +52,14 @@ func (c *Client) MoveReplicas(ctx context.Context, topic, dir string, limit time
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	// Describe asks the brokers in turn, and one whose metadata cache lags
-	// does not know a topic created a moment ago (make test, 2026-12-02:
+	// may not know the topic yet (make test, 2026-12-02:
 	// UNKNOWN_TOPIC_OR_PARTITION right after WaitLeaders had its leaders
-	// from another broker): ask again until the deadline.
-	parts, err := c.Describe(ctx, topic)
-	for errors.Is(err, kerr.UnknownTopicOrPartition) && ctx.Err() == nil {
-		time.Sleep(200 * time.Millisecond)
+	// from another broker).
+	var parts []PartitionState
+	err := whileTopicUnknown(ctx, func() (err error) {
 		parts, err = c.Describe(ctx, topic)
-	}
+		return err
+	})
 	if err != nil {
 		return err
 	}
