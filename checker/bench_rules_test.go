@@ -37,8 +37,10 @@ func BenchmarkCheckVsPython(b *testing.B) {
 	b.ReportMetric(pyS/float64(b.N), "python-json-s")
 }
 
-// BenchmarkHostile times the hostile shapes of TestHostileShapes (target
-// 2 s each).
+// BenchmarkHostile times the hostile shapes of TestHostileShapes,
+// TestHostileVanished (values a poll saw that the final reads lack: lost,
+// at one offset, at many, and lacked by many final reads) and
+// TestTxnManySends (target 2 s each).
 func BenchmarkHostile(b *testing.B) {
 	for _, c := range []struct {
 		name  string
@@ -47,6 +49,11 @@ func BenchmarkHostile(b *testing.B) {
 		{"sparse-2^26", hostileSparse},
 		{"40000-values-one-offset", func(w io.Writer) { hostileOneOffset(w, 40000) }},
 		{"one-value-40000-offsets", func(w io.Writer) { hostileOneValue(w, 40000) }},
+		{"vanished-40000-values-one-offset", func(w io.Writer) { hostileVanishedOneOffset(w, 40000) }},
+		{"vanished-40000-values-40000-offsets", func(w io.Writer) { hostileVanishedOffsets(w, 40000, 1) }},
+		{"vanished-40000-values-200-offsets", func(w io.Writer) { hostileVanishedOffsets(w, 40000, 200) }},
+		{"vanished-40000-values-10000-final-reads", func(w io.Writer) { hostileVanishedFinals(w, 40000, 10000) }},
+		{"txn-40000-sends", func(w io.Writer) { io.WriteString(w, lines2hist(txnManySends(40000, "")...)) }},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var buf bytes.Buffer

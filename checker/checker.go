@@ -3,13 +3,13 @@ package checker
 import (
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/kchaos/kchaos/checker/linearize"
 	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/checker/share"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/histories/pass"
 )
 
 // Options steer a check.
@@ -25,8 +25,11 @@ type Options struct {
 	// SkipLinearizability leaves porcupine out; the result says "skipped".
 	SkipLinearizability bool
 	// VisualizeDir, if set, receives porcupine's HTML visualization of each
-	// topic-partition that fails, and of every one when the history is small
-	// (at most SmallHistory client ops).
+	// topic-partition that fails, and only of those: a page is written for
+	// a human to open on a violation, and one per partition of every small
+	// history cost a write nobody read. Each holds at most SmallHistory ops
+	// (the partition of a small history, or its failing windows; about
+	// 230 bytes an op, so at most about 1.2 MB).
 	VisualizeDir string
 	// Window is the number of offsets per porcupine partition in a large
 	// history (0 means DefaultWindow); see package logmodel.
@@ -49,6 +52,17 @@ type Options struct {
 	// TopicConfigs is the topic's configs as applied (CheckPath takes them
 	// from run.json): log-start-jump reads retention.ms and retention.bytes.
 	TopicConfigs map[string]string
+	// ControllerConfigs are the controllers' server.properties (CheckPath
+	// takes them from run.json; nil: not recorded): the metadata domain
+	// reads controller.quorum.auto.join.enable, without which a removed
+	// voter that voted again may have re-added itself (KAFKA-19850).
+	ControllerConfigs map[int32]map[string]string
+	// Pass, if set, takes every event of the check's read of the history
+	// (on a goroutine of its own, beside the checking): the report and the
+	// harness's metrics attach their sinks to it, so that a run's history
+	// is decoded once (package histories/pass). CheckReader ends it (Done)
+	// when the history was read to its end.
+	Pass *pass.Pass
 
 	prefix   string // of visualization files; CheckPath sets it
 	sizeHint int64  // bytes of history, to size tables; CheckPath sets it
@@ -77,87 +91,9 @@ func Check(events []histories.Event, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("event %d: %w", at, err)
 		}
 	}
+	feed(opts.Pass, events)
 	return c.Result(), nil
 }
-
-// CheckReader checks a history as it streams from r: the events are never
-// all in memory at once, and parsing (one goroutine) overlaps checking
-// (another). A malformed line, or an event that breaks the operation model
-// or whose value does not have its contract shape, is a
-// *histories.LineError naming the line.
-func CheckReader(r io.Reader, opts Options) (*Result, error) {
-	rd := histories.NewReader(r)
-	batches := make(chan *batch, 4)
-	free := make(chan *batch, 6)
-	quit := make(chan struct{})
-	var readErr error
-	go func() {
-		defer close(batches)
-		for {
-			var b *batch
-			select {
-			case b = <-free:
-				b.events, b.lines = b.events[:0], b.lines[:0]
-			default:
-				b = &batch{}
-			}
-			for len(b.events) < batchSize {
-				e, err := rd.Next()
-				if err != nil {
-					if !errors.Is(err, io.EOF) {
-						readErr = err
-					}
-					batches <- b
-					return
-				}
-				b.events = append(b.events, e)
-				b.lines = append(b.lines, rd.Lines())
-			}
-			select {
-			case batches <- b:
-			case <-quit:
-				return
-			}
-		}
-	}()
-	c := New(opts)
-	var addErr error
-	for b := range batches {
-		for i := range b.events {
-			if addErr == nil {
-				c.line = b.lines[i]
-				if err := c.Add(&b.events[i]); err != nil {
-					line := b.lines[i]
-					if ie := (*invokeError)(nil); errors.As(err, &ie) && ie.line > 0 {
-						line = ie.line // the line that carries the field
-					}
-					addErr = &histories.LineError{Line: line, Err: err}
-					close(quit)
-				}
-			}
-		}
-		select {
-		case free <- b:
-		default:
-		}
-	}
-	if addErr != nil {
-		return nil, addErr
-	}
-	if readErr != nil {
-		return nil, readErr
-	}
-	c.tornLine = rd.TornLine()
-	return c.Result(), nil
-}
-
-// batch carries events from the parsing goroutine to the checking one.
-type batch struct {
-	events []histories.Event
-	lines  []int
-}
-
-const batchSize = 512
 
 // Checker accumulates a history one event at a time (Add) and then judges
 // it (Result). It keeps a compact form of what the checks need: each value
@@ -184,6 +120,7 @@ type Checker struct {
 	scratch       histories.ReadFields      //
 	groupState                              // consumer groups (group.go)
 	meta          metadataState             // KRaft metadata (domain_metadata.go)
+	metaIn        metaInput                 // metadata ops' required fields (metadata_input.go)
 	shares        *share.Builder            // share ops (domain_share.go), nil without any
 	model.History                           // the tables the analyzers read
 }
@@ -306,6 +243,9 @@ func (c *Checker) Add(e *histories.Event) error {
 	byType[string(e.Type)]++
 	if e.Error != "" && e.Type != histories.Invoke {
 		c.errs[e.Error]++
+	}
+	if err := c.metaIn.check(e); err != nil {
+		return err
 	}
 	if mine, err := c.meta.add(e); mine || err != nil {
 		return err

@@ -161,6 +161,13 @@ func (c *Checker) checkPlace(what string, topic []byte, p int32) error {
 	return nil
 }
 
+// misplaced reports whether checkPlace refuses topic and p: a caller
+// that builds checkPlace's words per record asks it first, so that a
+// read of a million records formats no words for the records in place.
+func (c *Checker) misplaced(topic []byte, p int32) bool {
+	return c.checkPlace("", topic, p) != nil // words only for a misplaced one
+}
+
 // addSendOf records that send s invoked value val (values the format
 // says are unique may still be re-sent: each read is attributed to the
 // send that explains it, see explainer).

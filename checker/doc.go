@@ -117,6 +117,21 @@
 //	                     and part. client did not hold (histories.Holdings;
 //	                               counted only when Options.ExactlyOnce)
 //
+// KRaft metadata and the controller quorum (metadata ops, metadata reads,
+// quorum samples, add-controller and remove-controller; judged in package
+// metadata, which docs/HISTORY.md's "KRaft metadata and the controller
+// quorum: what the checker proves" states):
+//
+//	metadata-lost        per change an acked topic change the converged
+//	                                metadata lacks
+//	metadata-diverged    per node   a broker off the converged metadata, a
+//	                                leader's high watermark gone back
+//	split-brain          per epoch  two leaders of one epoch, or a stale one
+//	voter-change-lost    per change a voter change Kafka answered NONE that
+//	                                a later sample contradicts (a removal
+//	                                auto-join may explain: unknown)
+//	metadata-unavailable per window changes failing: not counted
+//
 // An ok send without an offset (acks=0) has an unknown outcome, like info.
 // An info send may or may not be in the log: neither is flagged.
 //
@@ -188,7 +203,9 @@
 //	           txns{ok, fail, info, sends, poll_records, not_linearized,
 //	                ww_edges, wr_edges},
 //	           groups{groups, members, processes, rebalances, commits,
-//	                  delivered, redelivered, lost_by_commit, unassigned_s}},
+//	                  delivered, redelivered, lost_by_commit, unassigned_s},
+//	           shares{deliveries, records, acks{"STATUS OUTCOME" n},
+//	                  redeliveries_by_cause, acks_of_final_records}},
 //	 "reasons": ["lost-write: 39", ...],          why not true, and notes
 //	 "explanations": [{kind, topic, partition, first_offset, last_offset,
 //	                   count, offsets, values, acked_s, isr_at_ack,

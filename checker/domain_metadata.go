@@ -8,12 +8,16 @@ import (
 // metadataDomain is the KRaft metadata domain, package metadata: the
 // admin client's metadata changes, the nodes' final metadata reads and
 // the quorum samples. This file only feeds it the domain's events as the
-// history streams; its quorum terms are results.json's quorum_terms.
+// history streams, and at the end the controllers' auto-join settings
+// (Options.ControllerConfigs, from run.json), which only its voter-set
+// judgement reads; its quorum terms are results.json's quorum_terms.
 var metadataDomain = port(metadata.Analyzer,
 	func(x *Anomalies) *metadata.MetadataAnomalies { return &x.MetadataAnomalies },
 	glue[*metadata.Found]{
-		decoded: func(c *Checker) any { return c.meta.collector() },
-		place:   func(r *Result, f *metadata.Found) { r.QuorumTerms = f.Terms }})
+		decoded: func(c *Checker) any {
+			return c.meta.collector().WithAutoJoin(metadata.AutoJoinFrom(c.opts.ControllerConfigs))
+		},
+		place: func(r *Result, f *metadata.Found) { r.QuorumTerms = f.Terms }})
 
 // metadataState is the Checker's collector of the domain's events,
 // created at the first one.

@@ -9,7 +9,8 @@ import (
 // file only feeds it the share ops as the history streams.
 var shareGroups = port(share.Analyzer,
 	func(x *Anomalies) *share.ShareAnomalies { return &x.ShareAnomalies },
-	glue[*share.Found]{decoded: func(c *Checker) any { return c.shares }})
+	glue[*share.Found]{decoded: func(c *Checker) any { return c.shares },
+		stats: func(st *Stats, f *share.Found) { st.Shares = f.Stats() }})
 
 // addShare gives a share op to the share domain (after addClient held it
 // to the operation model).

@@ -71,7 +71,7 @@ func TestCountsAgainstPinned(t *testing.T) {
 		}
 		// A share group's anomalies count whatever the run declares.
 		out = append(out, share.Lost, share.DoubleAcquire, share.RedeliveredAfterAccept, share.DeliveryCount)
-		return append(out, metadata.Lost, metadata.Diverged, metadata.SplitBrain)
+		return append(out, metadata.Lost, metadata.Diverged, metadata.SplitBrain, metadata.VoterChangeLost)
 	}
 	for _, tc := range []struct{ idem, eo bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
 		if got, want := CountsAgainst(tc.idem, tc.eo), always(tc.idem, tc.eo); !slices.Equal(got, want) {

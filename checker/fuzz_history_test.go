@@ -13,11 +13,15 @@ import (
 // four bytes per step choose a process, what it does (invoke or complete a
 // send, txn, poll, final read, assign, or a group op: subscribe, group poll,
 // commit, auto commit, rebalance; or a share op: share-subscribe,
-// share-poll, share-ack of each status and outcome, share-offsets), partitions, values, offsets and how
+// share-poll, share-ack of each status and outcome, share-offsets; a
+// share-poll may hand another member's record again while that member's
+// ack of it is in flight), partitions, values, offsets and how
 // far time moves (often not at all, so events tie). Subscribes may start
 // at latest, and may continue the client of the slot's member process
-// that an info retired. Values, offsets and
-// processes are drawn from few, so that values repeat, offsets collide,
+// that an info retired. On the final reader's slot, some steps are a
+// voter-set step instead (fuzzVoters, fuzz_voters_test.go: a quorum
+// sample, an add-controller or remove-controller, a kill, start or heal).
+// Values, offsets and processes are drawn from few, so that values repeat, offsets collide,
 // reads see what was and was not sent, and every anomaly can occur. A
 // mutated input is still a history the checker must judge, which byte-level
 // fuzzing of JSON mostly is not (it is rejected as bad input at once).
@@ -45,6 +49,8 @@ func historyFromBytes(data []byte) string {
 	}
 	delivered := map[int][]shareDel{} // process: what its share-polls delivered
 	ackOf := map[int]string{}         // slot: its open share-ack's acks
+	ackDel := map[int]shareDel{}      // slot: the delivery its open share-ack acks
+	voters := newFuzzVoters()         // the voter set the voter-set steps change
 	line := func(proc int, typ, f, v string, errText string) {
 		fmt.Fprintf(&b, `{"index":%d,"time":%d,"process":%d,"type":"%s","f":"%s"`, idx, at, proc, typ, f)
 		if v != "" {
@@ -209,6 +215,18 @@ func historyFromBytes(data []byte) string {
 					break
 				}
 				var rs []string
+				// Some polls hand the record another slot's open ack is
+				// acking to this member again, one count up: a
+				// redelivery inside that ack's window (share-redelivered-
+				// after-accept when an accept is then confirmed).
+				for _, other := range []int{0, 1, 2, 3, 4, 9} { // in order: the same bytes, the same history
+					if d, ok := ackDel[other]; ok && other != slot && z&0x10 != 0 && open[other] == "share-ack" {
+						d.count++
+						delivered[proc] = append(delivered[proc], d)
+						rs = append(rs, fmt.Sprintf(`{"partition":%d,"offset":%d,"value":"v%d","delivery_count":%d}`, d.part, d.off, d.val, d.count))
+						break
+					}
+				}
 				for i := 0; i+1 < len(data) && i < int(y%9); i += 2 {
 					d := shareDel{int(data[i] & 1), int(data[i] >> 1 & 7), int(data[i+1] % 10), int(data[i+1]>>4) % 5}
 					delivered[proc] = append(delivered[proc], d)
@@ -240,6 +258,8 @@ func historyFromBytes(data []byte) string {
 			continue
 		}
 		switch {
+		case slot == 9 && op>>4 == 15 && x>>6 == 3:
+			voters.step(line, x, y, z) // no client op: the nemesis's and the observer's
 		case slot == 9:
 			open[slot] = "final-read"
 			line(proc, "invoke", "final-read", `{"topic":"t","partitions":[0,1],"from":0`+fuzzIsolation(y)+`}`, "")
@@ -288,6 +308,7 @@ func historyFromBytes(data []byte) string {
 			case y&0x40 != 0 && len(ds) > 0:
 				d := ds[int(z)%len(ds)]
 				open[slot] = "share-ack"
+				ackDel[slot] = d
 				ackOf[slot] = fmt.Sprintf(`{"partition":%d,"offset":%d,"value":"v%d","delivery_count":%d,"status":%q}`,
 					d.part, d.off, d.val, d.count, []string{"accept", "release", "reject", "renew"}[y>>2&3])
 				line(proc, "invoke", "share-ack", `{"group":"q","member":"s","topic":"t","acks":[`+ackOf[slot]+`]}`, "")
@@ -366,9 +387,20 @@ func FuzzHistory(f *testing.F) {
 		"\x00\x00\x03\x01\x00\x00\x03\x01\x06\x00\x05\x01\x06\x00\x05\x01\xf2\x80\x00\x01\xf2\x80\x00\x01\xf2\x80\x08\x01\xf2\x80\x08\x01" +
 			"\xf2\x80\x40\x00\xf2\x80\x40\x00\xf2\x80\x44\x01\xf2\x82\x45\x01\xf2\x80\x08\x01\xf2\x80\x08\x01\xf2\x80\x60\x01\xf2\x80\x60\x01" +
 			"\x05\x00\x0c\x01\x05\x00\x0c\x01\x06\x02\x13\x01\x00\x04\x25\x01\x00\x06\x37\x01",
+		// two share members: m0's accept of offset 0 is in flight while
+		// m1's poll is handed offset 0 again (count 2); the accept is
+		// confirmed (share-redelivered-after-accept), and its near miss,
+		// the same accept refused (a redelivery only).
+		"\xf0\x80\x00\x00\xf0\x00\x00\x00\xf1\x80\x00\x00\xf1\x00\x00\x00\xf0\x80\x00\x00\xf0\x00\x02\x00" +
+			"\xf0\xb0\x40\x00\xf1\x80\x00\x10\xf1\x00\x00\x10\xf0\x00\x00\x01",
+		"\xf0\x80\x00\x00\xf0\x00\x00\x00\xf1\x80\x00\x00\xf1\x00\x00\x00\xf0\x80\x00\x00\xf0\x00\x02\x00" +
+			"\xf0\xb0\x40\x00\xf1\x80\x00\x10\xf1\x00\x00\x10\xf0\x00\x01\x01",
 		// a group with a latest member and a subscribe that continues a
 		// member process retired by an info, rebalances, commits and a
 		// final read.
+		// voter changes (fuzz_voters_test.go): an add and a removal
+		// answered NONE, then samples that contradict both.
+		fuzzVotersSeed,
 		"\xf2\x04\rV\xf3\x06\xb3/\xf4\x91\x950\xf4\x1aO~\xf4\xa7\xef\xe5\x10\xec`2\xbe\x80D\x83\x1a\x9eE\xdb\x7f\b\xfbd\xe4\xba(\x0f\xf2-/t\xf2\xfa\x87\x9f\xf0\xaa\xa8A\xf2\xf9 \xf2\xf4\x97\xa7\xd6j\xa4\x9a\xaa\xf1\xd6\t\xfc\xfbm\xc6\xf8\xf2\x048\x05\u016eB\x9a",
 	} {
 		f.Add([]byte(s))

@@ -54,6 +54,7 @@ func CheckPath(path string, opts Options) (*Result, string, error) {
 		opts.ExactlyOnce = ri.Group != nil && ri.Group.Delivery == histories.ExactlyOnce
 		opts.TxnTimeout = time.Duration(ri.Producer.TransactionTimeoutMS) * time.Millisecond
 		opts.TopicConfigs = ri.TopicConfigs
+		opts.ControllerConfigs = ri.ControllerConfigs
 	case !errors.Is(err, fs.ErrNotExist):
 		return nil, "", badInput(fmt.Errorf("run.json: %w", err))
 	}

@@ -54,8 +54,8 @@ func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.R
 		if r.Offset < 0 {
 			return 0, 0, nil, fmt.Errorf("%s: record %d: field \"offset\": %d is negative", what, i, r.Offset)
 		}
-		if err := c.checkPlace(fmt.Sprintf("%s: record %d", what, i), v.Topic, r.Partition); err != nil {
-			return 0, 0, nil, err
+		if c.misplaced(v.Topic, r.Partition) {
+			return 0, 0, nil, c.checkPlace(fmt.Sprintf("%s: record %d", what, i), v.Topic, r.Partition)
 		}
 		if end, ok := v.Ends[r.Partition]; ok && r.Offset >= end {
 			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, at or past the end the read reports (field \"end_offsets\": %d)", what, i, r.Offset, r.Partition, end)

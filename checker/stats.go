@@ -6,6 +6,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/checker/share"
 	"github.com/kchaos/kchaos/checker/txncheck"
 )
 
@@ -34,6 +35,9 @@ type Stats struct {
 	Txns *txncheck.TxnStats `json:"txns,omitempty"`
 	// Groups describes the consumer groups, if there were any.
 	Groups *groupcheck.GroupStats `json:"groups,omitempty"`
+	// Shares describes the share group, if there was one (absent from
+	// the results of a history without share ops).
+	Shares *share.Stats `json:"shares,omitempty"`
 }
 
 // SendStats counts sends by outcome.

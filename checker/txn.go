@@ -149,11 +149,12 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 		t.EndInv = *v.EndInvoked
 	}
 	t.Told = v.Ops != nil
+	m := txnMatch{c: c, t: t}
 	for i, op := range v.MicroOps() {
 		switch *op.F {
 		case histories.TxnSend:
 			where := fmt.Sprintf("%s: op %d (send)", what, i)
-			s, err := c.txnSendOf(t, where, &op)
+			s, err := m.of(where, &op)
 			if err != nil {
 				return err
 			}
@@ -187,14 +188,47 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 	return nil
 }
 
-// txnSendOf finds the send of t's invoke that a completion's send op
-// names (same topic, partition and value, not yet matched).
-func (c *Checker) txnSendOf(t *txnOp, where string, op *histories.TxnMicro) (int32, error) {
-	for s := t.Start; s < t.End; s++ {
-		ts := &c.TxnSends[s]
-		tpi := c.TPs[ts.TP]
-		if !ts.Done && tpi.Topic == *op.Topic && tpi.Partition == *op.Partition && c.Vals[ts.Val].Str == *op.Value {
-			return s, nil
+// txnMatch finds the send of t's invoke that each send op of its
+// completion names (same topic, partition and value, the first not yet
+// matched).
+type txnMatch struct {
+	c   *Checker
+	t   *txnOp
+	idx map[txnKey][]int32 // unmatched sends by what they name, in send order
+}
+
+type txnKey struct {
+	topic     string
+	partition int32
+	value     string
+}
+
+// of matches one send op. A txn of a few sends is searched; a larger one
+// is indexed once, so that a txn of tens of thousands of sends does not
+// cost their square.
+func (m *txnMatch) of(where string, op *histories.TxnMicro) (int32, error) {
+	c, t := m.c, m.t
+	key := txnKey{*op.Topic, *op.Partition, *op.Value}
+	if t.End-t.Start <= 16 {
+		for s := t.Start; s < t.End; s++ {
+			ts := &c.TxnSends[s]
+			tpi := c.TPs[ts.TP]
+			if !ts.Done && tpi.Topic == key.topic && tpi.Partition == key.partition && c.Vals[ts.Val].Str == key.value {
+				return s, nil
+			}
+		}
+	} else {
+		if m.idx == nil {
+			m.idx = map[txnKey][]int32{}
+			for s := t.Start; s < t.End; s++ {
+				ts := &c.TxnSends[s]
+				k := txnKey{c.TPs[ts.TP].Topic, c.TPs[ts.TP].Partition, c.Vals[ts.Val].Str}
+				m.idx[k] = append(m.idx[k], s)
+			}
+		}
+		if q := m.idx[key]; len(q) > 0 {
+			m.idx[key] = q[1:]
+			return q[0], nil
 		}
 	}
 	return -1, fmt.Errorf("%s: field \"value\": %q to %s-%d, but its invoke lists no such send", where, *op.Value, *op.Topic, *op.Partition)

@@ -184,8 +184,13 @@ func (c *Config) Defaults() {
 	if c.KafkaVersion == "" {
 		c.KafkaVersion = DefaultKafkaVersion
 	}
+	// "4.1.x" and "latest" run as the release they name; a version
+	// outside the grammar stays, for Validate to refuse.
+	if r, err := ResolveVersion(c.KafkaVersion); err == nil {
+		c.KafkaVersion = r
+	}
 	if c.Image == "" {
-		c.Image = "kchaos/kafka:" + c.KafkaVersion
+		c.Image = Image(c.KafkaVersion)
 	}
 	if c.Brokers == 0 {
 		c.Brokers = 3
@@ -221,16 +226,11 @@ func (c *Config) Validate() error {
 	if err := c.Racks.Validate(c.Brokers); err != nil {
 		return err
 	}
-	v, err := ParseVersion(c.KafkaVersion)
+	resolved, err := ResolveVersion(c.KafkaVersion)
 	if err != nil {
-		return fmt.Errorf("kafka version: %v", err)
+		return fmt.Errorf("kafka: %v", err)
 	}
-	if v.Less(Version{3, 9, 0}) {
-		return fmt.Errorf("kafka version %s: kchaos supports 3.9 and later", c.KafkaVersion)
-	}
-	if err := KnownVersion(c.KafkaVersion); err != nil {
-		return fmt.Errorf("kafka version: %v", err)
-	}
+	v, _ := ParseVersion(resolved)
 	if c.ELR != nil && *c.ELR && !v.HasELR() {
 		return fmt.Errorf("elr: Eligible Leader Replicas (eligible.leader.replicas.version) needs Kafka 4.0 or later; %s does not have it", c.KafkaVersion)
 	}
@@ -277,24 +277,6 @@ func (c *Config) Validate() error {
 
 // Version is a Kafka release number.
 type Version struct{ Major, Minor, Patch int }
-
-// ParseVersion parses "4.1.2" (a suffix after '-' is ignored).
-func ParseVersion(s string) (Version, error) {
-	core, _, _ := strings.Cut(s, "-")
-	parts := strings.Split(core, ".")
-	if len(parts) < 2 || len(parts) > 3 {
-		return Version{}, fmt.Errorf("%q: want MAJOR.MINOR.PATCH", s)
-	}
-	var n [3]int
-	for i, p := range parts {
-		v, err := strconv.Atoi(p)
-		if err != nil || v < 0 {
-			return Version{}, fmt.Errorf("%q: want MAJOR.MINOR.PATCH", s)
-		}
-		n[i] = v
-	}
-	return Version{n[0], n[1], n[2]}, nil
-}
 
 // Less orders versions.
 func (v Version) Less(o Version) bool {

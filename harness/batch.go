@@ -71,6 +71,10 @@ type BatchOptions struct {
 	Options
 	// OnRow is told about each row as it is written.
 	OnRow func(done, total int, r report.Row)
+	// AllowEmpty accepts a batch whose every cell was skipped (not
+	// applicable) as passed (--allow-empty); by default nothing judged
+	// is exit 2.
+	AllowEmpty bool
 }
 
 // BatchResult is a finished (or interrupted) batch.
@@ -79,10 +83,16 @@ type BatchResult struct {
 	Rows        []report.Row
 	Interrupted bool
 	Page        *report.Page
+	AllowEmpty  bool
 }
 
-// ExitCode maps the rows to the batch's exit code (its page's rule).
-func (r *BatchResult) ExitCode() int { return r.Page.ExitCode(r.Rows, r.Interrupted) }
+// ExitCode maps the rows to the batch's exit code (its page's rule, with
+// AllowEmpty).
+func (r *BatchResult) ExitCode() int { return r.Page.Exit(r.Rows, r.Interrupted, r.AllowEmpty) }
+
+// NothingJudged says why, when the batch judged no row (the page's
+// words); nil when it judged one.
+func (r *BatchResult) NothingJudged() error { return r.Page.NothingJudged(r.Rows) }
 
 // RunBatch runs every cell of plan on a fresh cluster through Run and
 // writes the batch's pages after each row. When ctx ends (a signal
@@ -95,7 +105,7 @@ func RunBatch(ctx context.Context, plan *Plan, opts BatchOptions) (*BatchResult,
 	if err != nil {
 		return nil, err
 	}
-	res := &BatchResult{Dir: dir, Page: plan.Batch(nil).Page}
+	res := &BatchResult{Dir: dir, Page: plan.Batch(nil).Page, AllowEmpty: opts.AllowEmpty}
 	write := func() error { return plan.Batch(res.Rows).Write(dir) }
 	runOpts := opts.Options
 	runOpts.Overridden = plan.Overridden
@@ -149,7 +159,7 @@ func runCell(ctx context.Context, plan *Plan, c Cell, opts Options) report.Row {
 		row.Status, row.Reason = plan.Failed, "the run failed: "+err.Error()
 		return row
 	}
-	measured, m, merr := measure(out.Dir)
+	measured, m, merr := measure(out.Dir, out.pass)
 	row.Measure = measured.Measure
 	row.Acked = int(m[expect.Acked])
 	row.StorySeconds = m[expect.HistorySeconds]

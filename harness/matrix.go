@@ -104,6 +104,14 @@ func PlanMatrix(vs []Variation, load func(sets []string) (*scenario.Scenario, er
 			continue
 		}
 		seen[v.Key] = true
+		// Versions as the grammar has them, and no two that name one
+		// release (latest and 4.4.0): one row twice.
+		if v.Key == "kafka" {
+			if _, err := cluster.ResolveVersions(v.Values, func(int) string { return "--vary kafka" }); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
 		values := map[string]bool{}
 		for _, x := range v.Values {
 			if values[x] {
@@ -147,6 +155,9 @@ func NewMatrixPlan(varies []string, kafkas string, runs int, load func(sets []st
 	if kafkas != "" {
 		pv, err := ParseVary("kafka=" + kafkas)
 		if err != nil {
+			return nil, err
+		}
+		if _, err := cluster.ResolveVersions(pv.Values, func(int) string { return "--kafka" }); err != nil {
 			return nil, err
 		}
 		vs = append([]Variation{pv}, vs...)

@@ -186,6 +186,12 @@ func TestNewMatrixPlan(t *testing.T) {
 		{"no runs", []string{"acks=1"}, "", 0, 0, "", "--runs 0"},
 		{"bad vary", []string{"acks"}, "", 1, 0, "", "want key=value,value"},
 		{"bad value", []string{"acks=2"}, "", 1, 0, "", "--vary acks=2"},
+		// Versions: the grammar, and one row per release.
+		{"latest is 4.4.0", nil, "latest,4.4.0", 1, 0, "", `--kafka: "4.4.0" is 4.4.0, as "latest" (--kafka) is`},
+		{"a line is its patch", []string{"kafka=4.4.x,4.4.0"}, "", 1, 0, "", `--vary kafka: "4.4.0" is 4.4.0, as "4.4.x" (--vary kafka) is`},
+		{"malformed in --kafka", nil, "4.4.0,4.4", 1, 0, "", `--kafka: "4.4" is not a Kafka version`},
+		{"malformed in --vary", []string{"kafka=04.04.00"}, "", 1, 0, "", `--vary kafka: "04.04.00" is not a Kafka version`},
+		{"unlisted releases", nil, "4.3.2,4.4.1", 1, 2, "kafka=4.3.2", ""},
 	} {
 		p, err := NewMatrixPlan(tc.varies, tc.kafkas, tc.runs, load)
 		switch {

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/histories/pass"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -25,16 +27,43 @@ var leaderMovingFaults = map[string]bool{
 // folder cannot support is left out, so a check on it is unjudged, never
 // guessed.
 func Metrics(runDir string) (expect.Metrics, error) {
-	_, m, err := measure(runDir)
+	_, m, err := measure(runDir, nil)
 	return m, err
 }
 
-// measure reads a finished run folder once: the row's figures
-// (report.MeasureRun) and the metrics, from one pass over history.jsonl.
-func measure(runDir string) (report.Row, expect.Metrics, error) {
+// Metrics is Metrics of the run's folder, from the check's pass over its
+// history when there was one (the history is not read again).
+func (r *RunResult) Metrics() (expect.Metrics, error) {
+	_, m, err := measure(r.Dir, r.pass)
+	return m, err
+}
+
+// runPass is the sinks a run attaches to its check's pass over the
+// history (histories/pass): the report's Scan and the metrics. The run
+// writes its report from it and its batch cell measures from it, so the
+// history is decoded once per run.
+type runPass struct {
+	p       *pass.Pass
+	report  *report.Scan
+	metrics *runScan
+}
+
+func newRunPass() *runPass {
+	p := pass.New()
+	return &runPass{p: p, report: report.NewScan(p), metrics: attachRunScan(p)}
+}
+
+// measure reads a finished run folder: the row's figures
+// (report.MeasureScan) and the metrics, from rp when its pass ended (the
+// run's check read the history), else from one pass over history.jsonl.
+func measure(runDir string, rp *runPass) (report.Row, expect.Metrics, error) {
+	if rp == nil || !rp.p.Finished() {
+		rp = newRunPass()
+		rp.p.ReadFile(filepath.Join(runDir, report.HistoryFile))
+	}
 	m := expect.Metrics{}
-	sc := newRunScan()
-	row, rerr, herr := report.MeasureRun(runDir, sc.add)
+	sc := rp.metrics
+	row, rerr, herr := report.MeasureScan(runDir, rp.report)
 	if row.Verdict != report.Unchecked {
 		for _, a := range expect.Anomalies {
 			m[a] = 0
@@ -92,28 +121,14 @@ type runScan struct {
 	voters voterScan
 
 	// The pass's state: partition 0's leader before the first
-	// leader-moving fault, whether one happened, the lasting faults that
-	// hold, and each partition's last ISR.
+	// leader-moving fault, whether one happened, and each partition's
+	// last ISR; the pass (its Timeline holds the typed faults and
+	// samples) and a send value's scratch.
 	before  int32
 	faulted bool
-	open    faultWindow
 	isr     map[int32]string
-}
-
-// faultWindow follows which lasting faults hold, from the nemesis ops.
-type faultWindow map[string]int
-
-// apply counts a nemesis op's completion (ok only: an info op may or may
-// not have taken).
-func (w faultWindow) apply(f string, v histories.NemesisValue) {
-	if histories.KindOf(f) == histories.Lasting {
-		w[f]++
-	}
-	for open := range w {
-		if f == histories.FHeal && histories.HealCovers(v.Fault, open) || f != histories.FHeal && histories.Undoes(f, open) {
-			delete(w, open)
-		}
-	}
+	p       *pass.Pass
+	sf      histories.SendFields
 }
 
 // scanForMetrics measures a history in one pass.
@@ -131,13 +146,24 @@ func scanForMetrics(r *histories.Reader) (*runScan, error) {
 	}
 }
 
-func newRunScan() *runScan {
-	return &runScan{errs: map[string]int{}, leaderAfter: -1, before: -1, open: faultWindow{}, isr: map[int32]string{},
+// newRunScan is a runScan on a pass of its own (add feeds it).
+func newRunScan() *runScan { return attachRunScan(pass.New()) }
+
+// attachRunScan attaches a runScan to p: it reads the faults and samples
+// from p's Timeline, which decodes them.
+func attachRunScan(p *pass.Pass) *runScan {
+	sc := &runScan{p: p, errs: map[string]int{}, leaderAfter: -1, before: -1, isr: map[int32]string{},
 		quorum: newQuorumScan(), voters: newVoterScan()}
+	p.Attach(sc)
+	return sc
 }
 
-// add measures one event.
-func (sc *runScan) add(e histories.Event) {
+// add feeds one event to the scan's pass.
+func (sc *runScan) add(e histories.Event) { sc.p.Add(&e) }
+
+// Add measures one event (pass.Sink).
+func (sc *runScan) Add(e *histories.Event) {
+	tl := &sc.p.Timeline
 	sc.last = max(sc.last, e.Time)
 	switch {
 	case e.Process >= 0 && (e.F == histories.FSend || e.F == histories.FTxn) && e.Type != histories.Invoke:
@@ -148,10 +174,9 @@ func (sc *runScan) add(e histories.Event) {
 		case e.F == histories.FTxn:
 			sc.committed++
 		default:
-			var v histories.SendValue
-			if e.Decode(&v) == nil && v.Offset != nil {
+			if histories.DecodeSendValue(e.Value, &sc.sf) == nil && sc.sf.HasOffset {
 				sc.acked++
-				if len(sc.open) > 0 {
+				if tl.Holding() {
 					sc.ackedFaulted++
 				}
 			}
@@ -163,28 +188,26 @@ func (sc *runScan) add(e histories.Event) {
 		}
 	case e.Process == histories.NemesisProcess && e.Type != histories.Invoke &&
 		(e.F == histories.FAddController || e.F == histories.FRemoveController):
-		sc.voters.op(e)
+		sc.voters.op(tl.LastNemesis())
 	case e.Process == histories.NemesisProcess && e.Type == histories.Invoke && leaderMovingFaults[e.F]:
 		sc.quorum.invoked(e.F, e.Time)
 	case e.Process == histories.NemesisProcess && e.Type == histories.OK:
-		var v histories.NemesisValue
-		_ = e.Decode(&v)
-		sc.open.apply(e.F, v)
+		// The Timeline follows which lasting faults hold (Holding).
 		sc.faulted = sc.faulted || leaderMovingFaults[e.F]
 		if leaderMovingFaults[e.F] {
 			sc.quorum.fault(e.F, e.Time)
 		}
 	case e.F == histories.FQuorum && e.Process == histories.ObserverProcess:
-		var q histories.QuorumValue
-		if e.Decode(&q) == nil {
-			sc.quorum.sample(e, q)
-			sc.voters.sample(q, e.Time)
+		if q := tl.LastQuorum(); q != nil {
+			sc.quorum.sample(e.Time, q.Value)
+			sc.voters.sample(q.Value, e.Time)
 		}
 	case e.F == histories.FObserve && e.Type == histories.OK:
-		var v histories.ObserveValue
-		if e.Decode(&v) != nil {
+		o := tl.LastObserved()
+		if o == nil {
 			return
 		}
+		v := &o.Value
 		set := slices.Clone(v.ISR)
 		slices.Sort(set)
 		key := fmt.Sprint(set)

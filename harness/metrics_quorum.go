@@ -5,6 +5,7 @@ import (
 
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/histories/pass"
 )
 
 // quorumScan measures the KRaft quorum's leadership around the first
@@ -46,9 +47,9 @@ func (q *quorumScan) fault(f string, at int64) {
 	}
 }
 
-func (q *quorumScan) sample(e histories.Event, v histories.QuorumValue) {
+func (q *quorumScan) sample(at int64, v histories.QuorumValue) {
 	if v.LeaderID >= 0 {
-		q.samples = append(q.samples, quorumSample{e.Time, v})
+		q.samples = append(q.samples, quorumSample{at, v})
 	}
 }
 
@@ -106,20 +107,17 @@ type voterScan struct {
 
 func newVoterScan() voterScan { return voterScan{removed: -1, backAt: -1} }
 
-// op follows a completed reconfiguration op.
-func (s *voterScan) op(e histories.Event) {
+// op follows a completed reconfiguration op (the pass's Timeline decoded
+// its value).
+func (s *voterScan) op(e *pass.NemEvent) {
 	if e.Type != histories.OK {
 		s.reconfigFailed++
 		return
 	}
-	if e.F != histories.FRemoveController || s.removed >= 0 {
+	if e.F != histories.FRemoveController || s.removed >= 0 || e.BadValue {
 		return
 	}
-	var v histories.NemesisValue
-	if e.Decode(&v) != nil {
-		return
-	}
-	if id, ok := v.Details["node"].(float64); ok {
+	if id, ok := e.Value.Details["node"].(float64); ok {
 		s.removed, s.removedAt = int32(id), e.Time
 	}
 }

@@ -88,7 +88,13 @@ type RunResult struct {
 	// ReuseRefused says why the run did not leave its cluster for the next
 	// run (Options.Reuse; "" when it did, or was not asked to).
 	ReuseRefused string
+
+	// pass is the check's pass over the history with the report's and the
+	// metrics' sinks: the report is written and the batch cell measured
+	// from it, without reading the history again (nil: no history).
+	pass *runPass
 }
+
 
 // Tail is how long the workload keeps running after the nemesis schedule
 // finished (and its final heal), so the history shows the recovery.
@@ -171,7 +177,10 @@ func runIn(ctx context.Context, s *scenario.Scenario, opts Options, dir string, 
 	ev.Event(progress.Event{Phase: progress.Check, Text: "checking the history"})
 	var res *checker.Result
 	if historyExists(dir) {
-		res, _, err = checker.CheckPath(dir, checker.Options{})
+		// One decode of the history: the checker reads it, and the report
+		// and the metrics take what they need from that pass.
+		out.pass = newRunPass()
+		res, _, err = checker.CheckPath(dir, checker.Options{Pass: out.pass.p})
 		if err != nil {
 			ev.Event(progress.Event{Phase: progress.Check, Text: err.Error(), Done: true, Failed: true})
 			return out, fmt.Errorf("check: %w", err)
@@ -187,7 +196,11 @@ func runIn(ctx context.Context, s *scenario.Scenario, opts Options, dir string, 
 
 	r.setPhase(ctx, progress.Report)
 	ev.Event(progress.Event{Phase: progress.Report, Text: "writing report.md, report.html, junit.xml"})
-	out.ReportErr = report.Write(dir)
+	if out.pass != nil && out.pass.p.Finished() {
+		out.ReportErr = report.WriteScan(dir, out.pass.report)
+	} else {
+		out.ReportErr = report.Write(dir)
+	}
 	if out.ReportErr == nil && !opts.NoScreenshot {
 		if err := report.Screenshot(dir); err != nil {
 			log.Warn("report screenshot", "err", err)

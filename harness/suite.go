@@ -57,20 +57,18 @@ func PlanSuite(s *Suite, opts SuiteOptions) ([]Cell, error) {
 	if load == nil {
 		load = scenario.Load
 	}
-	versions := opts.Kafka
+	// The versions, each problem blamed on where it was written: --kafka,
+	// else the suite's kafka: (LoadSuite has checked a file's already).
+	versions, label := opts.Kafka, func(int) string { return "--kafka" }
 	if len(versions) == 0 {
-		versions = s.Kafka
+		versions, label = s.Kafka, func(i int) string { return fmt.Sprintf("suite %s: kafka[%d]", s.Name, i) }
 	}
 	if len(versions) == 0 {
 		versions = cluster.Releases
 	}
-	var resolved []string
-	for _, v := range versions {
-		r, err := cluster.ResolveVersion(v)
-		if err != nil {
-			return nil, &scenario.BadInputError{Err: fmt.Errorf("--kafka: %v", err)}
-		}
-		resolved = append(resolved, r)
+	resolved, err := cluster.ResolveVersions(versions, label)
+	if err != nil {
+		return nil, &scenario.BadInputError{Err: err}
 	}
 	for _, name := range opts.Only {
 		if !slices.ContainsFunc(s.Entries, func(e SuiteEntry) bool { return e.Scenario == name }) {
@@ -91,11 +89,11 @@ func PlanSuite(s *Suite, opts SuiteOptions) ([]Cell, error) {
 					if err != nil {
 						return nil, err
 					}
-					// Two entries, two vary values or two --kafka versions
-					// (4.1.x and 4.1.2) can name one cell: refused rather
-					// than run twice under one id.
+					// Two entries or two vary values can name one cell
+					// (two versions that resolve to one were refused
+					// above): refused rather than run twice under one id.
 					if seen[pc.Row.ID] {
-						return nil, &scenario.BadInputError{Err: fmt.Errorf("suite %s: cell %s would run twice (a scenario listed twice, a value repeated in vary, or two --kafka versions that resolve to one release): use --runs for repeats", s.Name, pc.Row.ID)}
+						return nil, &scenario.BadInputError{Err: fmt.Errorf("suite %s: cell %s would run twice (a scenario listed twice or a value repeated in vary): use --runs for repeats", s.Name, pc.Row.ID)}
 					}
 					seen[pc.Row.ID] = true
 					out = append(out, pc)

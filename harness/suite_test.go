@@ -61,10 +61,17 @@ func TestPlanSuiteBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown version line", SuiteOptions{Kafka: []string{"5.0.x"}}, "--kafka"},
+		{"malformed version", SuiteOptions{Kafka: []string{"4.4.0-rc1"}}, `--kafka: "4.4.0-rc1" is not a Kafka version (want X.Y.Z, X.Y.x, latest or local:NAME)`},
+		{"one release twice", SuiteOptions{Kafka: []string{"latest", "4.4.0"}}, `--kafka: "4.4.0" is 4.4.0, as "latest" (--kafka) is`},
+		{"the suite's list", SuiteOptions{}, "suite seeds: kafka[1]: "},
 		{"unknown scenario in --only", SuiteOptions{Only: []string{"s99"}}, "--only s99"},
 		{"bad --set", SuiteOptions{Only: []string{"s1"}, Kafka: []string{"4.1.2"}, Sets: []string{"workload.acks=2"}}, "workload.acks"},
 	} {
-		_, err := PlanSuite(s, tc.opts)
+		s := *s
+		if tc.name == "the suite's list" {
+			s.Kafka = []string{"4.1.x", "4.1.2"} // a suite built in code, not read by LoadSuite
+		}
+		_, err := PlanSuite(&s, tc.opts)
 		var bad *scenario.BadInputError
 		if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want bad input naming %q", tc.name, err, tc.want)
@@ -75,6 +82,28 @@ func TestPlanSuiteBadInput(t *testing.T) {
 func TestLoadSuiteFileProblems(t *testing.T) {
 	if _, err := LoadSuite("no-such-suite"); err == nil || !strings.Contains(err.Error(), "seeds") {
 		t.Errorf("unknown suite: %v", err)
+	}
+	// A suite file's versions are the file's: blamed on it and the field,
+	// never on --kafka, which was not given.
+	file := filepath.Join(t.TempDir(), "x.yaml")
+	if err := os.WriteFile(file, []byte("name: x\nkafka: [banana, latest, 4.4.0, 4.3.2, 4.4.1]\nentries: [{scenario: s1}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadSuite(file)
+	var bad *scenario.BadInputError
+	if !errors.As(err, &bad) {
+		t.Fatalf("kafka: [banana, ...]: %v, want bad input", err)
+	}
+	for _, want := range []string{
+		file + `: kafka[0]: "banana" is not a Kafka version (want X.Y.Z, X.Y.x, latest or local:NAME)`,
+		`kafka[2]: "4.4.0" is 4.4.0, as "latest" (kafka[1]) is`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "--kafka") || strings.Contains(err.Error(), "kafka[3]") || strings.Contains(err.Error(), "kafka[4]") {
+		t.Errorf("blames --kafka, or 4.3.2 or 4.4.1:\n%v", err)
 	}
 }
 
@@ -296,7 +325,7 @@ func TestPlanFindingsSuite(t *testing.T) {
 		byID[pc.Row.ID] = pc
 	}
 	for id, want := range map[string]string{
-		"r1/run=1/3.9.2": "", "r1/run=3/4.4.0": "", "r1/run=2/4.3.1": "",
+		"r1/run=1/3.9.2": "", "r1/run=3/4.4.0": "", "r1/run=2/4.3.2": "",
 		"s13/run=1/3.9.2": report.CellNotApplicable, "s13/run=3/4.1.2": "",
 		"s8/elr=on/3.9.2": report.CellNotApplicable, "s8/elr=on/4.4.0": "",
 		"t4/unclean=true/4.0.2": "", "q1/-/4.2.2": "", "d1/-/4.4.0": "",

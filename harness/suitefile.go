@@ -6,20 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/internal/bounds"
 )
 
 // Suite is a named list of scenarios, each with the settings to vary, run
 // on one or more Kafka versions.
 //
 //	name: seeds
-//	kafka: [4.1.x, 4.4.x]     # optional; --kafka overrides it
+//	kafka: [4.1.x, 4.4.x]     # optional (cluster.ResolveVersion's forms); --kafka overrides it
 //	entries:
 //	  - scenario: s9          # a built-in's name or a scenario file
 //	    vary: {unclean: ["false", "true"]}
@@ -85,12 +86,16 @@ func LoadSuite(nameOrFile string) (*Suite, error) {
 	data, err := builtinSuites.ReadFile("suites/" + nameOrFile + ".yaml")
 	source := "suite " + nameOrFile
 	if err != nil {
-		data, err = os.ReadFile(nameOrFile)
+		data, err = scenario.ReadInput(nameOrFile, "suite")
 		if err != nil {
 			return nil, &scenario.BadInputError{Err: fmt.Errorf("suite %q: neither a built-in (%s) nor a readable file: %v",
-				nameOrFile, strings.Join(BuiltinSuites(), ", "), err)}
+				bounds.Cut(nameOrFile), strings.Join(BuiltinSuites(), ", "), err)}
 		}
 		source = nameOrFile
+	}
+	// Bounded (size, nodes with aliases expanded) before decoding.
+	if _, err := scenario.ParseYAML(data, source); err != nil {
+		return nil, &scenario.BadInputError{Err: err}
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
@@ -107,6 +112,9 @@ func LoadSuite(nameOrFile string) (*Suite, error) {
 func (s *Suite) validate() error {
 	var errs []error
 	if err := scenario.CheckName("name", s.Name); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := cluster.ResolveVersions(s.Kafka, func(i int) string { return fmt.Sprintf("kafka[%d]", i) }); err != nil {
 		errs = append(errs, err)
 	}
 	if len(s.Entries) == 0 {

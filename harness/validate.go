@@ -3,10 +3,7 @@ package harness
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"slices"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/kchaos/kchaos/harness/scenario"
 )
@@ -60,14 +57,21 @@ func isSuite(nameOrFile string) bool {
 			return true
 		}
 	}
-	b, err := os.ReadFile(nameOrFile)
+	// Bounded like any input: a file too large or too deep is the
+	// scenario loader's to refuse, naming it.
+	b, err := scenario.ReadInput(nameOrFile, "scenario")
 	if err != nil {
 		return false
 	}
-	var top map[string]yaml.Node
-	if yaml.Unmarshal(b, &top) != nil {
+	doc, err := scenario.ParseYAML(b, nameOrFile)
+	if err != nil {
 		return false
 	}
-	_, ok := top["entries"]
-	return ok
+	top := doc.Content[0]
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		if top.Content[i].Value == "entries" {
+			return true
+		}
+	}
+	return false
 }

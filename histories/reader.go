@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/kchaos/kchaos/internal/bounds"
 )
 
 // LineError is a malformed line: the Reader names the 1-based line number.
@@ -20,7 +22,9 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("history line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// Reader streams events from a history. Lines may be of any length. A last
+// Reader streams events from a history. A line may be up to
+// bounds.HistoryLine long; a longer one is a *LineError, read no further
+// than the bound. A last
 // line without its newline that is incomplete JSON (a proper prefix of a
 // JSON value, as a crash of the writer leaves it) is taken as torn: the
 // Reader stops there and Truncated reports it. Any other malformed line,
@@ -60,7 +64,12 @@ func (r *Reader) Next() (Event, error) {
 		if r.done {
 			return Event{}, io.EOF
 		}
-		raw, err := r.br.ReadBytes('\n')
+		raw, err := r.readLine()
+		if errors.Is(err, errLineTooLong) {
+			r.line++
+			r.err = &LineError{Line: r.line, Err: err}
+			return Event{}, r.err
+		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return Event{}, err
 		}
@@ -93,6 +102,40 @@ func (r *Reader) Next() (Event, error) {
 		}
 		return e, nil
 	}
+}
+
+// errLineTooLong is a line over bounds.HistoryLine.
+var errLineTooLong = fmt.Errorf("longer than %s: want at most that per line (a final read of a partition is the longest real line)",
+	bounds.Size(bounds.HistoryLine))
+
+// readLine reads one line, its newline included, holding at most
+// bounds.HistoryLine bytes of it: a longer line is errLineTooLong, read
+// no further. The line may alias the Reader's buffer until the next call
+// (parse copies what it keeps).
+func (r *Reader) readLine() ([]byte, error) {
+	b, err := r.br.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return b, err
+	}
+	// Longer than the buffer: gather the pieces, then join them once.
+	var parts [][]byte
+	n := 0
+	for errors.Is(err, bufio.ErrBufferFull) {
+		n += len(b)
+		if n > bounds.HistoryLine {
+			return nil, errLineTooLong
+		}
+		parts = append(parts, append([]byte(nil), b...))
+		b, err = r.br.ReadSlice('\n')
+	}
+	if n += len(b); n > bounds.HistoryLine+1 { // the newline is not the line's
+		return nil, errLineTooLong
+	}
+	line := make([]byte, 0, n)
+	for _, p := range parts {
+		line = append(line, p...)
+	}
+	return append(line, b...), err
 }
 
 func (r *Reader) parse(body []byte) (Event, error) {

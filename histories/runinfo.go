@@ -129,7 +129,7 @@ func WriteRunInfo(path string, info RunInfo) error {
 // ReadRunInfo reads a run.json.
 func ReadRunInfo(path string) (RunInfo, error) {
 	var info RunInfo
-	b, err := os.ReadFile(path)
+	b, err := ReadRegular(path)
 	if err != nil {
 		return info, err
 	}

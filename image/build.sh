@@ -1,5 +1,9 @@
 #!/usr/bin/env bash
 # build.sh KAFKA_VERSION: build kchaos/kafka:$KAFKA_VERSION offline, only when missing.
+# KAFKA_VERSION is a release (4.3.2: any that Maven Central serves, listed or
+# not in cluster.Releases) or a local build local:NAME (kchaos/kafka:NAME from
+# org.apache.kafka:kafka_2.13:NAME, e.g. 4.5.0-SNAPSHOT that Kafka's
+# `./gradlew publishToMavenLocal` put in the local Maven repository).
 #   1. a base image (Debian bookworm root filesystem made with debootstrap, with
 #      openjdk-17-jre-headless, iproute2, iptables, procps), imported once and
 #      cached as kchaos/base:bookworm-jre17, from the machine's own Debian
@@ -14,6 +18,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 version=${1:?usage: build.sh KAFKA_VERSION}
+version=${version#local:}
 tag="kchaos/kafka:${version}"
 base=${BASE_IMAGE:-kchaos/base:bookworm-jre17}
 
@@ -54,11 +59,11 @@ if [ "$base" = kchaos/base:bookworm-jre17 ] && ! docker image inspect "$base" >/
 fi
 ctx=$(mktemp -d /var/tmp/kchaos-image.XXXXXX)
 trap 'rm -rf "$ctx" ${root:+"$root"}' EXIT
-echo "image: resolving org.apache.kafka:kafka_2.13:$version from Maven Central" >&2
+echo "image: resolving org.apache.kafka:kafka_2.13:$version through Maven (the local repository, then Maven Central)" >&2
 mvn -q -B -f "$here/pom.xml" -Dkafka.version="$version" \
   -DoutputDirectory="$ctx/lib" dependency:copy-dependencies \
   -DincludeScope=runtime -DexcludeArtifactIds=slf4j-reload4j,reload4j,slf4j-log4j12,log4j >/dev/null || {
-    echo "image: Maven could not resolve Kafka $version (is it on Maven Central?)" >&2; exit 1; }
+    echo "image: Maven could not resolve Kafka $version (is it on Maven Central? kchaos versions --available lists what is)" >&2; exit 1; }
 # The remote tier's RemoteStorageManager (cluster.tiered), built against
 # this release's own plugin interface (kafka-storage-api) in lib/.
 command -v javac >/dev/null 2>&1 || { echo "image: javac (a JDK 17+) is needed to build kchaos's RemoteStorageManager" >&2; exit 1; }

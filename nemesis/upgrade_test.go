@@ -207,8 +207,10 @@ func indentLines(s string) string {
 func TestUpgradeValidation(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"- {fault: upgrade}", "nemesis.steps[0].version: upgrade needs a version"},
-		{"- {fault: upgrade, version: 5.x}", "nemesis.steps[0].version: kafka \"5.x\": kchaos knows no 5 release"},
-		{"- {fault: upgrade, version: banana}", "nemesis.steps[0].version: kafka"},
+		{"- {fault: upgrade, version: 5.0.x}", "nemesis.steps[0].version: \"5.0.x\": kchaos knows no 5.0 release"},
+		{"- {fault: upgrade, version: 5.x}", "nemesis.steps[0].version: \"5.x\" is not a Kafka version (want X.Y.Z, X.Y.x, latest or local:NAME)"},
+		{"- {fault: upgrade, version: banana}", "nemesis.steps[0].version: \"banana\" is not a Kafka version"},
+		{"- {fault: upgrade, version: 4.4.1}", ""},
 		{"- {fault: kill, version: 4.4.0, target: {role: leader}}", "nemesis.steps[0].version: only for fault upgrade"},
 		{"- {fault: restart, finalize: true, target: {role: leader}}", "nemesis.steps[0].finalize: only for fault upgrade"},
 		{"- {fault: set-feature}", "nemesis.steps[0].feature: set-feature needs at least one feature"},

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/histories/pass"
 )
 
 // Row is one cell of a batch (a matrix, a suite or an audit): which
@@ -92,10 +93,25 @@ func (m Measure) LongestOffline() float64 {
 // history.jsonl: results.json and run.json for the verdict and counts,
 // the history for the send errors by code and the offline windows; visit
 // (if not nil) sees every history event of that same pass, so a caller
-// measuring more (harness.Metrics) reads the history no second time.
-// err says what could not be read (the row is usable whatever it says);
-// histErr is set when the history itself could not be read to its end.
+// measuring more reads the history no second time. err says what could
+// not be read (the row is usable whatever it says); histErr is set when
+// the history itself could not be read to its end. A caller that has a
+// pass over the history already (the run's check) uses MeasureScan.
 func MeasureRun(runDir string, visit func(histories.Event)) (row Row, err, histErr error) {
+	p := pass.New()
+	s := NewScan(p)
+	if visit != nil {
+		p.Attach(pass.SinkFunc(func(e *histories.Event) { visit(*e) }))
+	}
+	if _, err := loadRun(runDir); err == nil {
+		p.ReadFile(filepath.Join(runDir, HistoryFile))
+	}
+	return MeasureScan(runDir, s)
+}
+
+// MeasureScan is MeasureRun from a Scan of the folder's history (NewScan)
+// whose pass has ended: the history is not read again.
+func MeasureScan(runDir string, s *Scan) (row Row, err, histErr error) {
 	row = Row{RunDir: runDir, Measure: Measure{Verdict: Unchecked, Offline: map[string]float64{}}}
 	m := &row.Measure
 	r, err := loadRun(runDir)
@@ -106,8 +122,8 @@ func MeasureRun(runDir string, visit func(histories.Event)) (row Row, err, histE
 	for p := 0; p < r.Info.Partitions; p++ {
 		m.Offline[tp{r.Info.Topic, int32(p)}.String()] = 0
 	}
-	tl, herr := scanHistory(filepath.Join(runDir, HistoryFile), marks{}, visit)
-	if herr != nil {
+	tl := s.summary()
+	if herr := s.histErr(); herr != nil {
 		histErr = fmt.Errorf("%s: %v", runDir, herr)
 	}
 	if r.Res == nil {

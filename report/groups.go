@@ -2,11 +2,8 @@ package report
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,6 +46,7 @@ type held struct {
 
 type commitMark struct {
 	at   int64
+	inv  int64 // the index of the commit's invoke
 	typ  histories.Type
 	desc string
 	lost string // non-empty: a lost-by-commit range this commit covered
@@ -91,109 +89,118 @@ func readGroupAnomalies(dir string) groupAnomalies {
 	var r struct {
 		Anomalies groupAnomalies `json:"anomalies"`
 	}
-	b, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+	b, err := histories.ReadRegular(filepath.Join(dir, ResultsFile))
 	if err != nil || json.Unmarshal(b, &r) != nil {
 		return groupAnomalies{}
 	}
 	return r.Anomalies
 }
 
-// groupSection streams the history once more for the group ops; nil when
-// the run had no group.
-func groupSection(dir string) (*groupView, error) {
-	f, err := os.Open(filepath.Join(dir, HistoryFile))
-	if err != nil {
-		return nil, nil
+// groupScan follows the group ops of a pass: the lanes, their commits
+// (each with the index of its invoke, for the lost-by-commit marks that
+// results.json gives after the pass) and rebalances.
+type groupScan struct {
+	lanes    map[string]*lane
+	byProc   map[int]*lane
+	commitAt map[int]int64 // process -> index of its open commit invoke
+	group    string
+}
+
+func newGroupScan() *groupScan {
+	return &groupScan{lanes: map[string]*lane{}, byProc: map[int]*lane{}, commitAt: map[int]int64{}}
+}
+
+// release ends l's hold of partition p at time at.
+func (l *lane) release(p int32, at int64) {
+	if s, ok := l.open[p]; ok {
+		l.held = append(l.held, held{p, s, at})
+		delete(l.open, p)
 	}
-	defer f.Close()
+}
+
+// add takes one event of the pass (any: it picks the group ops).
+func (g *groupScan) add(e *histories.Event) {
+	switch e.F {
+	case histories.FSubscribe:
+		var v histories.SubscribeValue
+		if e.Decode(&v) != nil || e.Type != histories.OK {
+			return
+		}
+		g.group = v.Group
+		l := g.lanes[v.Member]
+		if l == nil {
+			l = &lane{member: v.Member, open: map[int32]int64{}}
+			g.lanes[v.Member] = l
+		}
+		// A new process of the member: what its predecessor held
+		// ended with it.
+		for p := range l.open {
+			l.release(p, e.Time)
+		}
+		l.procs = append(l.procs, e.Process)
+		g.byProc[e.Process] = l
+	case histories.FRebalance:
+		l := g.byProc[e.Process]
+		var v histories.RebalanceValue
+		if l == nil || e.Type != histories.OK || e.Decode(&v) != nil {
+			return
+		}
+		l.rebals = append(l.rebals, e.Time)
+		for _, p := range slices.Concat(v.Revoked, v.Lost) {
+			l.release(p, e.Time)
+		}
+		for _, p := range v.Assigned {
+			if _, ok := l.open[p]; !ok {
+				l.open[p] = e.Time
+			}
+		}
+	case histories.FCommit:
+		l := g.byProc[e.Process]
+		if l == nil {
+			return
+		}
+		if e.Type == histories.Invoke {
+			g.commitAt[e.Process] = e.Index
+			return
+		}
+		var v histories.CommitValue
+		_ = e.Decode(&v)
+		var parts []string
+		for _, p := range histories.SortedPartitions(v.Offsets) {
+			parts = append(parts, fmt.Sprintf("%d@%d", p, v.Offsets[histories.PartitionKey(p)]))
+		}
+		m := commitMark{at: e.Time, typ: e.Type, inv: g.commitAt[e.Process], desc: fmt.Sprintf("commit %s by p%d at %s: %s", e.Type, e.Process, secs(e.Time), strings.Join(parts, " "))}
+		if e.Error != "" {
+			m.desc += " (" + e.Error + ")"
+		}
+		l.commit = append(l.commit, m)
+	}
+}
+
+// section is the group section of the run folder dir (its results.json
+// marks the commits that covered lost-by-commit ranges), end the
+// history's last time; nil when the run had no group. Call it once: it
+// ends the lanes' open holds at end.
+func (g *groupScan) section(dir string, end int64) *groupView {
+	lanes := g.lanes
+	if len(lanes) == 0 {
+		return nil
+	}
 	lost := map[int64][]lostEntry{} // commit invoke index -> ranges it covered
 	found := readGroupAnomalies(dir)
 	for _, e := range found.LostByCommit {
 		lost[e.Commit.Index] = append(lost[e.Commit.Index], e)
 	}
-	lanes := map[string]*lane{}
-	byProc := map[int]*lane{}
-	commitAt := map[int]int64{} // process -> index of its open commit invoke
-	group := ""
-	var end int64
-	release := func(l *lane, p int32, at int64) {
-		if s, ok := l.open[p]; ok {
-			l.held = append(l.held, held{p, s, at})
-			delete(l.open, p)
-		}
-	}
-	rd := histories.NewReader(f)
-	for {
-		e, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			break // the main report names a damaged history
-		}
-		end = max(end, e.Time)
-		switch e.F {
-		case histories.FSubscribe:
-			var v histories.SubscribeValue
-			if e.Decode(&v) != nil || e.Type != histories.OK {
-				continue
-			}
-			group = v.Group
-			l := lanes[v.Member]
-			if l == nil {
-				l = &lane{member: v.Member, open: map[int32]int64{}}
-				lanes[v.Member] = l
-			}
-			// A new process of the member: what its predecessor held
-			// ended with it.
-			for p := range l.open {
-				release(l, p, e.Time)
-			}
-			l.procs = append(l.procs, e.Process)
-			byProc[e.Process] = l
-		case histories.FRebalance:
-			l := byProc[e.Process]
-			var v histories.RebalanceValue
-			if l == nil || e.Type != histories.OK || e.Decode(&v) != nil {
-				continue
-			}
-			l.rebals = append(l.rebals, e.Time)
-			for _, p := range slices.Concat(v.Revoked, v.Lost) {
-				release(l, p, e.Time)
-			}
-			for _, p := range v.Assigned {
-				if _, ok := l.open[p]; !ok {
-					l.open[p] = e.Time
-				}
-			}
-		case histories.FCommit:
-			l := byProc[e.Process]
-			if l == nil {
-				continue
-			}
-			if e.Type == histories.Invoke {
-				commitAt[e.Process] = e.Index
-				continue
-			}
-			var v histories.CommitValue
-			_ = e.Decode(&v)
-			var parts []string
-			for _, p := range histories.SortedPartitions(v.Offsets) {
-				parts = append(parts, fmt.Sprintf("%d@%d", p, v.Offsets[histories.PartitionKey(p)]))
-			}
-			m := commitMark{at: e.Time, typ: e.Type, desc: fmt.Sprintf("commit %s by p%d at %s: %s", e.Type, e.Process, secs(e.Time), strings.Join(parts, " "))}
-			if e.Error != "" {
-				m.desc += " (" + e.Error + ")"
-			}
-			for _, le := range lost[commitAt[e.Process]] {
+	for _, l := range lanes {
+		for i := range l.commit {
+			m := &l.commit[i]
+			for _, le := range lost[m.inv] {
 				m.lost += fmt.Sprintf("lost by commit: %s-%d offsets %d-%d (%d records) ", le.Topic, le.Partition, le.FirstOffset, le.LastOffset, le.Count)
 			}
-			l.commit = append(l.commit, m)
 		}
 	}
-	if len(lanes) == 0 {
-		return nil, nil
-	}
+	group := g.group
+
 	names := slices.Sorted(maps.Keys(lanes))
 	gv := &groupView{ID: group}
 	for _, e := range found.Outside {
@@ -202,7 +209,7 @@ func groupSection(dir string) (*groupView, error) {
 	for _, n := range names {
 		l := lanes[n]
 		for p := range l.open {
-			release(l, p, end)
+			l.release(p, end)
 		}
 		row := memberRow{Member: n, Rebalances: len(l.rebals)}
 		var ps []string
@@ -241,7 +248,7 @@ func groupSection(dir string) (*groupView, error) {
 		gv.Members = append(gv.Members, row)
 	}
 	gv.SVG = groupSVG(names, lanes, end)
-	return gv, nil
+	return gv
 }
 
 // groupSVG draws one lane per member: a thin bar per partition held,

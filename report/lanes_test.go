@@ -103,6 +103,14 @@ func TestLanes(t *testing.T) {
 				"<title>active controller 1000 from 1.0 s to 4.0 s</title>", "<b>split-brain</b>: epoch 4",
 			},
 			[]string{"Share group"}},
+		{"voter changes", testdataHistory("metadata-voters.jsonl"),
+			[]string{
+				"## KRaft quorum",
+				"- **voter-change-lost**: add-controller of voter 1003 (directory id AAAAAAAAAAAAAAAAAAAAAw) acknowledged at 2.500 s (epoch 3 then): the quorum sample at 8.000 s (leader 1001, epoch 4) voters [1000 1001 1002] lacks 1003",
+				"- **voter-change-lost**: remove-controller of voter 1002 (directory id AAAAAAAAAAAAAAAAAAAAAg) acknowledged at 4.500 s (epoch 3 then): the quorum sample at 8.000 s (leader 1001, epoch 4) voters [1000 1001 1002] has 1002 again while it was down",
+			},
+			[]string{"<b>voter-change-lost</b>: add-controller of voter 1003"},
+			[]string{"Share group"}},
 		{"neither", testdataHistory("lost-write.jsonl"), nil, nil,
 			[]string{"Share group", "KRaft quorum", "share-", "leader-change"}},
 	} {

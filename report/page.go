@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html/template"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,8 +107,14 @@ func Plain(format string, a ...any) Span { return Span{Text: fmt.Sprintf(format,
 
 // ExitCode is the batch's exit code: 1 when any row has a Fail status,
 // else 2 when any has a status neither Pass nor Skip, else 0; an
-// interruption makes 0 into 2 (or everything, InterruptedUnknown).
-func (p *Page) ExitCode(rows []Row, interrupted bool) int {
+// interruption makes 0 into 2 (or everything, InterruptedUnknown). A
+// batch in which nothing was judged (every row skipped, or none) is 2: a
+// gate is not green on nothing (Exit with allowEmpty accepts it).
+func (p *Page) ExitCode(rows []Row, interrupted bool) int { return p.Exit(rows, interrupted, false) }
+
+// Exit is ExitCode, where allowEmpty makes a batch whose rows were all
+// skipped (not applicable) 0, as a batch of passes.
+func (p *Page) Exit(rows []Row, interrupted, allowEmpty bool) int {
 	code := 0
 	for _, r := range rows {
 		switch {
@@ -116,10 +124,51 @@ func (p *Page) ExitCode(rows []Row, interrupted bool) int {
 			code = 2
 		}
 	}
+	if code == 0 && !allowEmpty && p.Judged(rows) == 0 {
+		code = 2
+	}
 	if interrupted && (code == 0 || p.InterruptedUnknown) {
 		code = 2
 	}
 	return code
+}
+
+// Judged counts the rows the batch judged: those of a Pass or Fail
+// status (not skipped, not unjudged, not failed to run).
+func (p *Page) Judged(rows []Row) int {
+	n := 0
+	for _, r := range rows {
+		if slices.Contains(p.Pass, r.Status) || slices.Contains(p.Fail, r.Status) {
+			n++
+		}
+	}
+	return n
+}
+
+// NothingJudged says, when no row was judged, why ("nothing was judged:
+// ..."), naming how many rows of which status; nil when one was. Every
+// batch command ends with it (exit 2) rather than pass on nothing.
+func (p *Page) NothingJudged(rows []Row) error {
+	if p.Judged(rows) > 0 {
+		return nil
+	}
+	noun := p.RowsKey
+	if noun == "" {
+		noun = "rows"
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("nothing was judged: no %s", noun)
+	}
+	n := StatusCounts(rows)
+	var parts []string
+	for _, st := range slices.Sorted(maps.Keys(n)) {
+		parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+	}
+	msg := fmt.Sprintf("nothing was judged: %d %s, %s", len(rows), noun, strings.Join(parts, ", "))
+	if r := rows[0]; r.Reason != "" {
+		msg += fmt.Sprintf(" (%s: %s)", r.ID, r.Reason)
+	}
+	return errors.New(msg)
 }
 
 // Write writes the page family into dir: File.md, File.html, File.json
@@ -155,8 +204,12 @@ func (b Batch) Write(dir string) error {
 			return err
 		}
 	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+	names := slices.Sorted(maps.Keys(files))
+	if err := CheckOutputs(dir, names...); err != nil {
+		return err
+	}
+	for _, name := range names {
+		if err := WriteOutput(filepath.Join(dir, name), files[name]); err != nil {
 			return err
 		}
 	}

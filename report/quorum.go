@@ -25,20 +25,14 @@ type quorumScan struct{ samples []qSample }
 
 func (q *quorumScan) used() bool { return q != nil && len(q.samples) > 0 }
 
-// add takes one event of the history; it keeps the observer's quorum
-// samples whose state changed (a heartbeat sample repeats the last one).
-func (q *quorumScan) add(e *histories.Event) {
-	if e.Process != histories.ObserverProcess || e.F != histories.FQuorum {
-		return
-	}
-	var v histories.QuorumValue
-	if e.Decode(&v) != nil {
-		return
-	}
+// add takes one of the observer's quorum samples (the pass's Timeline
+// decoded them); it keeps those whose state changed (a heartbeat sample
+// repeats the last one).
+func (q *quorumScan) add(at int64, v histories.QuorumValue) {
 	if n := len(q.samples); n > 0 && q.samples[n-1].v.SameState(v) {
 		return
 	}
-	s := qSample{at: e.Time, v: v, leader: "none"}
+	s := qSample{at: at, v: v, leader: "none"}
 	if v.LeaderID >= 0 {
 		s.leader = fmt.Sprint(v.LeaderID)
 	}

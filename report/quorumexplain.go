@@ -12,8 +12,9 @@ import (
 // metadataExplanations are the metadata anomalies of res in words, at
 // most maxExplained of each kind: the change, who made it and when, what
 // the ack promised and what the converged metadata holds; the node that
-// disagrees and how; the controllers that led one epoch; and how long
-// metadata changes failed, after which fault.
+// disagrees and how; the controllers that led one epoch; the voter set
+// change a later quorum sample contradicts; and how long metadata changes
+// failed, after which fault.
 func metadataExplanations(res *results) []explanation {
 	if res == nil {
 		return nil
@@ -41,6 +42,12 @@ func metadataExplanations(res *results) []explanation {
 			s += fmt.Sprintf(" (epoch %d already seen)", *e.NewerEpoch)
 		}
 		return s
+	})
+	add(metadata.VoterChangeLost, len(a.VoterChangeLost), func(i int) string {
+		// Why names the voter, its directory id, the epoch at the ack and
+		// the samples (the first that contradicts it, the final one), and
+		// says when it does not count.
+		return a.VoterChangeLost[i].Why
 	})
 	add(metadata.Unavailable, len(a.MetadataUnavailable), func(i int) string {
 		e := a.MetadataUnavailable[i]

@@ -15,7 +15,6 @@ package report
 import (
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -97,9 +96,19 @@ type nemRow struct{ Start, End, Desc string }
 // Write reads the run folder dir and writes report.md, report.html and
 // junit.xml into it. A run without results.json or with a damaged history
 // still gets a report that says what is missing; only an unreadable
-// folder or a failed write is an error.
-func Write(dir string) error {
-	v, err := build(dir)
+// folder or a failed write is an error (an *OutputError, before anything
+// is written, when an output exists and is not a regular file).
+//
+// Write decodes the history itself (one pass); a caller that has just
+// checked it gives the checker's pass instead (WriteScan).
+func Write(dir string) error { return WriteScan(dir, scanRun(dir)) }
+
+// WriteScan is Write from a Scan of the folder's history, attached to the
+// pass that checked it (NewScan): the history is not read again. The
+// results are read from the folder, so a check's results.json must be
+// written (and amended, as an interrupted run's is) first.
+func WriteScan(dir string, s *Scan) error {
+	v, err := build(dir, s)
 	if err != nil {
 		return err
 	}
@@ -112,26 +121,28 @@ func Write(dir string) error {
 	if err != nil {
 		return fmt.Errorf("junit.xml: %w", err)
 	}
-	for name, b := range map[string][]byte{ReportMD: md, ReportHTML: html, JUnitFile: junit} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+	// Every output is checked before the first is written (WriteOutput).
+	if err := CheckOutputs(dir, ReportMD, ReportHTML, JUnitFile); err != nil {
+		return err
+	}
+	for _, o := range []struct {
+		name string
+		b    []byte
+	}{{ReportMD, md}, {ReportHTML, html}, {JUnitFile, junit}} {
+		if err := WriteOutput(filepath.Join(dir, o.name), o.b); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func build(dir string) (*view, error) {
+func build(dir string, s *Scan) (*view, error) {
 	r, err := loadRun(dir)
 	if err != nil {
 		return nil, err
 	}
-	ss, qs := newShareScan(), &quorumScan{}
-	tl, herr := scanHistory(filepath.Join(dir, HistoryFile), marksFrom(r.Res, r.Info.Topic), func(e histories.Event) {
-		ss.add(&e)
-		qs.add(&e)
-	})
-	ss.finish(tl)
-	tl.shares, tl.quorum = ss, qs
+	tl, herr := s.timeline(marksFrom(r.Res, r.Info.Topic)), s.histErr()
+	ss, qs := tl.shares, tl.quorum
 	v := &view{
 		Name: r.name(), RunID: filepath.Base(filepath.Clean(dir)),
 		Verdict: r.verdict(), Settings: append(r.Settings, liveChanges(tl.Nemesis)...), Overrides: r.Over,
@@ -188,7 +199,7 @@ func build(dir string) (*view, error) {
 			v.Epochs = append(v.Epochs, rangeRow{TP: p.TP.String(), Ranges: strings.Join(es, ", "), N: len(es)})
 		}
 	}
-	v.Group, _ = groupSection(dir)
+	v.Group = s.gs.section(dir, tl.End)
 	v.Shares, v.Quorum = shareSection(ss, r.Res, tl.Nemesis), quorumSection(qs, r.Res, tl.End)
 	bs := bands(tl.Nemesis, tl.End)
 	v.Timeline = timelineSVG(tl, bs, offline, r.Info.Replication, r.Info.ELR, v.Markers)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/checker/metadata"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Verdict is the report's verdict: checker's three, plus Unchecked for a
@@ -121,7 +122,7 @@ func (r *results) counted(kind string) bool {
 
 // readResults reads a results.json written by checker.WriteResults.
 func readResults(path string) (*results, error) {
-	b, err := os.ReadFile(path)
+	b, err := histories.ReadRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +245,7 @@ type override struct {
 // harness writes it and its shape is not fixed yet. A missing file is no
 // overrides.
 func readOverrides(path string) ([]override, error) {
-	b, err := os.ReadFile(path)
+	b, err := histories.ReadRegular(path)
 	if os.IsNotExist(err) {
 		return nil, nil
 	}

@@ -1,14 +1,12 @@
 package report
 
 import (
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"slices"
 	"sort"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/histories/pass"
 )
 
 // maxBins bounds the number of time bins. The history is streamed once and
@@ -109,17 +107,13 @@ type part struct {
 	EpochStart map[int32]int64
 }
 
-// nemOp is one nemesis op: its invoke and completion.
-type nemOp struct {
-	F          string
-	Value      histories.NemesisValue
-	Start, End int64
-	Type       histories.Type // of the completion; "" if none was recorded
-}
+// nemOp is one nemesis op: its invoke and completion (the pass's
+// Timeline pairs them).
+type nemOp = pass.Fault
 
-// timeline is the streamed summary of a history: everything the charts
-// and tables need, in memory bounded by maxBins and by the number of
-// partition state changes and nemesis ops.
+// timeline is the summary of a history: everything the charts and tables
+// need, in memory bounded by maxBins and by the number of partition state
+// changes and nemesis ops. Scan assembles it from one pass (scanpass.go).
 type timeline struct {
 	End, Events int64
 	Torn        bool
@@ -131,7 +125,7 @@ type timeline struct {
 	Errors      map[string]map[string]int         // code -> f -> count
 	Ops         map[string]map[histories.Type]int // f -> completion type -> count
 	// The share group's and the KRaft quorum's lanes (sharescan.go,
-	// quorumscan.go), filled by build's visit; nil without their events.
+	// quorum.go), from the same pass; nil without their events.
 	shares *shareScan
 	quorum *quorumScan
 }
@@ -174,161 +168,27 @@ func marksFrom(res *results, topic string) marks {
 	return m
 }
 
-// scanHistory streams history.jsonl once. A torn last line is tolerated
-// (and reported); any other malformed line is an error, but the timeline
-// read so far is still returned so that the report can show it. visit,
-// when not nil, sees every event of the pass (MeasureRun's callers measure
-// more without reading the file again).
-func scanHistory(path string, mk marks, visit func(histories.Event)) (*timeline, error) {
-	tl := &timeline{Width: 1e6, partIdx: map[tp]int{},
-		Errors: map[string]map[string]int{}, Ops: map[string]map[histories.Type]int{}}
-	f, err := os.Open(path)
-	if err != nil {
-		return tl, err
-	}
-	defer f.Close()
-	rd := histories.NewReader(f)
-	sendStart := map[int]int64{}
-	seenLostOff := map[tp]map[int64]bool{}
-	var pending *nemOp
-	for {
-		e, err := rd.Next()
-		if errors.Is(err, io.EOF) {
-			break
+// finalRead records where each leader epoch starts in the final log. A
+// final read is the largest value of a history: it is decoded by the
+// format's fast path, encoding/json only when that refuses it.
+func (tl *timeline) finalRead(e *histories.Event, rf *histories.ReadFields) {
+	if err := histories.DecodeReadValue(e.Value, rf); err != nil {
+		var rr histories.ReadResult
+		if e.Decode(&rr) != nil {
+			return
 		}
-		if err != nil {
-			tl.finish(pending)
-			return tl, err
-		}
-		if visit != nil {
-			visit(e)
-		}
-		tl.Events++
-		tl.End = max(tl.End, e.Time)
-		switch {
-		case e.Process == histories.NemesisProcess:
-			if histories.IsBookkeeping(e.F) {
-				// The schedule's own records (mode, seed, plan; its
-				// untils), not faults.
-				continue
-			}
-			if e.Type == histories.Invoke {
-				if pending != nil {
-					tl.Nemesis = append(tl.Nemesis, *pending)
-				}
-				pending = &nemOp{F: e.F, Start: e.Time, End: e.Time}
-				_ = e.Decode(&pending.Value)
-				continue
-			}
-			if pending == nil || pending.F != e.F {
-				pending = &nemOp{F: e.F, Start: e.Time}
-			}
-			pending.End, pending.Type = e.Time, e.Type
-			var v histories.NemesisValue
-			if e.Decode(&v) == nil {
-				mergeNemesis(&pending.Value, v)
-			}
-			tl.Nemesis = append(tl.Nemesis, *pending)
-			pending = nil
-		case e.Process == histories.ObserverProcess && e.F == histories.FObserve:
-			var v histories.ObserveValue
-			if e.Decode(&v) != nil {
-				continue
-			}
-			p := tl.part(tp{v.Topic, v.Partition})
-			s := state{Time: e.Time, Leader: v.Leader, Epoch: v.LeaderEpoch, ISR: sorted(v.ISR), ELR: sorted(v.ELR), LKELR: sorted(v.LastKnownELR)}
-			if n := len(p.States); n == 0 || !p.States[n-1].same(s) {
-				p.States = append(p.States, s)
-			}
-		case e.Process >= 0:
-			if e.Type == histories.Invoke {
-				if e.F == histories.FSend {
-					sendStart[e.Process] = e.Time
-				}
-				continue
-			}
-			if tl.Ops[e.F] == nil {
-				tl.Ops[e.F] = map[histories.Type]int{}
-			}
-			tl.Ops[e.F][e.Type]++
-			if e.Error != "" && e.Type != histories.OK {
-				if tl.Errors[e.Error] == nil {
-					tl.Errors[e.Error] = map[string]int{}
-				}
-				tl.Errors[e.Error][e.F]++
-			}
-			if e.F == histories.FFinalRead && e.Type == histories.OK {
-				tl.finalRead(&e)
-			}
-			if e.F != histories.FSend {
-				continue
-			}
-			b := tl.binAt(e.Time)
-			start, had := sendStart[e.Process]
-			delete(sendStart, e.Process)
-			switch e.Type {
-			case histories.Fail:
-				b.Fail++
-				continue
-			case histories.Info:
-				b.Info++
-				continue
-			}
-			b.OK++
-			if had {
-				lat := e.Time - start
-				b.LatSum, b.LatN, b.LatMax = b.LatSum+lat, b.LatN+1, max(b.LatMax, lat)
-			}
-			var v histories.SendValue
-			if e.Decode(&v) != nil || v.Offset == nil {
-				continue // acks=0: no offset, nothing to place
-			}
-			t, off := tp{v.Topic, v.Partition}, *v.Offset
-			p := tl.part(t)
-			i := tl.partIdx[t]
-			for len(b.Parts) <= i {
-				b.Parts = append(b.Parts, offBin{})
-			}
-			p.MaxOffset = max(p.MaxOffset, off)
-			lost := mk.lostVal[v.Value]
-			if !lost && mk.lostOff[t][off] && !seenLostOff[t][off] {
-				lost = true
-				if seenLostOff[t] == nil {
-					seenLostOff[t] = map[int64]bool{}
-				}
-				seenLostOff[t][off] = true
-			}
-			switch {
-			case lost:
-				b.Parts[i].Lost.add(off)
-				p.Lost++
-			case mk.reused[t][off]:
-				b.Parts[i].Reused.add(off)
-				p.Reused++
-			default:
-				b.Parts[i].Acked.add(off)
-				p.Acked++
-			}
+		rf.Topic, rf.Records = []byte(rr.Topic), rf.Records[:0]
+		for _, r := range rr.Records {
+			rf.Records = append(rf.Records, histories.RecordFields{Partition: r.Partition, Offset: r.Offset, Epoch: r.LeaderEpoch})
 		}
 	}
-	tl.Torn = rd.Truncated()
-	tl.finish(pending)
-	return tl, nil
-}
-
-// finalRead records where each leader epoch starts in the final log.
-func (tl *timeline) finalRead(e *histories.Event) {
-	var rr histories.ReadResult
-	if e.Decode(&rr) != nil {
-		return
-	}
-	for _, r := range rr.Records {
-		p := tl.part(tp{rr.Topic, r.Partition})
+	for _, r := range rf.Records {
+		p := tl.part(tp{string(rf.Topic), r.Partition})
 		if p.EpochStart == nil {
 			p.EpochStart = map[int32]int64{}
 		}
-		if o, ok := p.EpochStart[r.LeaderEpoch]; !ok || r.Offset < o {
-			p.EpochStart[r.LeaderEpoch] = r.Offset
+		if o, ok := p.EpochStart[r.Epoch]; !ok || r.Offset < o {
+			p.EpochStart[r.Epoch] = r.Offset
 		}
 		p.MaxOffset = max(p.MaxOffset, r.Offset)
 	}
@@ -342,13 +202,6 @@ func (p *part) epochs() [][2]int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i][1] < out[j][1] || out[i][1] == out[j][1] && out[i][0] < out[j][0] })
 	return out
-}
-
-// finish keeps a nemesis op whose completion was never recorded.
-func (tl *timeline) finish(pending *nemOp) {
-	if pending != nil {
-		tl.Nemesis = append(tl.Nemesis, *pending)
-	}
 }
 
 // sortedParts returns the partitions by topic, then number.
@@ -416,23 +269,6 @@ func (tl *timeline) offline() map[tp][]interval {
 		}
 	}
 	return out
-}
-
-// mergeNemesis fills what the invoke did not know (the nodes a role
-// resolved to, details learned while injecting) from the completion.
-func mergeNemesis(dst *histories.NemesisValue, src histories.NemesisValue) {
-	if dst.Fault == "" {
-		dst.Fault = src.Fault
-	}
-	if len(dst.Nodes) == 0 {
-		dst.Nodes = src.Nodes
-	}
-	for k, v := range src.Details {
-		if dst.Details == nil {
-			dst.Details = map[string]any{}
-		}
-		dst.Details[k] = v
-	}
 }
 
 func sorted(s []int32) []int32 {

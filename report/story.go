@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -363,7 +362,7 @@ func StoryWords(runDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	f, err := os.Open(filepath.Join(runDir, HistoryFile))
+	f, err := histories.OpenRegular(filepath.Join(runDir, HistoryFile))
 	if err != nil {
 		return "", err
 	}

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Suite cell statuses, as the harness's expectation judge names them
@@ -132,7 +133,7 @@ func SuiteBatch(f SuiteFile) Batch {
 // ReadSuite reads an earlier suite folder's suite.json (for --baseline).
 func ReadSuite(dir string) (SuiteFile, error) {
 	var f SuiteFile
-	b, err := os.ReadFile(filepath.Join(dir, "suite.json"))
+	b, err := histories.ReadRegular(filepath.Join(dir, "suite.json"))
 	if err != nil {
 		return f, fmt.Errorf("baseline: %w", err)
 	}

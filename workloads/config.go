@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/bounds"
 )
 
 // Partitioning modes.
@@ -268,8 +269,8 @@ func (c *Config) Validate() error {
 	if !topicName.MatchString(c.Topic) || c.Topic == "." || c.Topic == ".." {
 		add("topic", "%q: want 1-249 characters of [a-zA-Z0-9._-]", c.Topic)
 	}
-	if c.Partitions < 1 || c.Partitions > 10000 {
-		add("partitions", "%d: want 1..10000", c.Partitions)
+	if c.Partitions < 1 || c.Partitions > bounds.Partitions {
+		add("partitions", "%d: want 1..%d", c.Partitions, bounds.Partitions)
 	}
 	if c.Producers < 1 || c.Producers > 1000 {
 		add("producers", "%d: want 1..1000", c.Producers)

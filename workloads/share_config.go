@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
@@ -49,6 +50,10 @@ const (
 	DefaultShareDrain      = 60 * time.Second
 	DefaultShareMaxRecords = 50
 )
+
+// MaxShareAckWeight bounds each weight of a ShareAckMix: weights are
+// proportions, and a larger one only risks their sum overflowing.
+const MaxShareAckWeight = 1_000_000
 
 // ShareAckMix is the seeded mix of acknowledgements: weights of accept,
 // release and reject (default all accept).
@@ -127,8 +132,9 @@ func (c *Config) validateShares() []FieldError {
 	if s.Members < 1 || s.Members > 100 {
 		add("members", "%d: want 1..100", s.Members)
 	}
-	if s.Ack.Accept < 0 || s.Ack.Release < 0 || s.Ack.Reject < 0 || s.Ack.Accept+s.Ack.Release+s.Ack.Reject == 0 {
-		add("ack", "%+v: want weights >= 0, not all 0", s.Ack)
+	a := s.Ack
+	if w := []int{a.Accept, a.Release, a.Reject}; slices.Min(w) < 0 || slices.Max(w) > MaxShareAckWeight || a.Accept+a.Release+a.Reject == 0 {
+		add("ack", "accept %d, release %d, reject %d: want weights 0..%d, not all 0", a.Accept, a.Release, a.Reject, MaxShareAckWeight)
 	}
 	if d := s.Processing.Std(); d < 0 || d > 10*time.Minute {
 		add("processing", "%s: want 0..10m", d)

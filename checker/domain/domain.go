@@ -129,8 +129,8 @@ type Porcupine struct {
 	// (0: linearize.DefaultWindow).
 	Window int64
 	// VisualizeDir, if set, receives porcupine's HTML visualization of each
-	// topic-partition that fails, and of every one when the history is
-	// small; Prefix starts their file names.
+	// topic-partition that fails (only those: checker.Options.VisualizeDir);
+	// Prefix starts their file names.
 	VisualizeDir, Prefix string
 	// Loose leaves open-ended appends untightened (see package logmodel):
 	// a test shows that tightening changes no verdict.

@@ -66,7 +66,12 @@ type SeenAt struct {
 type Finals struct {
 	h     *model.History
 	inFin []uint64   // values in some completed final read of their partition
-	held  [][]uint64 // per completed final read, the values it holds
+	held  []valueSet // per completed final read, the values it holds
+	byTP  []tpFinals // per partition, its completed final reads for Judge
+	// rcHolders are, per value, the read_committed final reads holding it
+	// (indexRC, on the first HeldAtRC).
+	rcHolders map[int32][]int32
+	tsRU      []uint64 // txn sends some read_uncommitted final read holds
 	// TsFin is, per txn send, its value's offset in the last final read
 	// holding it, or -1.
 	TsFin []int64
@@ -84,8 +89,9 @@ func NewFinals(h *model.History) *Finals {
 	c := h
 	words := len(c.Vals)/64 + 1
 	a.inFin = make([]uint64, words)
-	a.held = make([][]uint64, len(c.Finals))
+	a.held = make([]valueSet, len(c.Finals))
 	a.TsFin = make([]int64, len(c.TxnSends))
+	a.tsRU = make([]uint64, len(c.TxnSends)/64+1)
 	for i := range a.TsFin {
 		a.TsFin[i] = -1
 	}
@@ -96,9 +102,10 @@ func NewFinals(h *model.History) *Finals {
 		order[i] = int32(i)
 	}
 	slices.SortStableFunc(order, func(x, y int32) int { return cmp.Compare(c.Finals[y].Call, c.Finals[x].Call) })
+	var vals []int32 // one read's values, reused
 	for _, f := range order {
 		op := &c.Finals[f]
-		set := make([]uint64, words)
+		vals = vals[:0]
 		for j := op.Start; j < op.End; j++ {
 			r := &c.Recs[j]
 			s, ts := c.Writer(r.Val, r.TP, r.Off)
@@ -110,16 +117,18 @@ func NewFinals(h *model.History) *Finals {
 				if a.TsFin[ts] < 0 {
 					a.TsFin[ts] = r.Off
 				}
+				if !op.RC {
+					a.tsRU[ts/64] |= 1 << (ts % 64)
+				}
 			case s >= 0 && c.Sends[s].TP != r.TP:
 				continue
 			}
-			set[r.Val/64] |= 1 << (r.Val % 64)
+			vals = append(vals, r.Val)
+			a.inFin[r.Val/64] |= 1 << (r.Val % 64)
 		}
-		a.held[f] = set
-		for w := range set {
-			a.inFin[w] |= set[w]
-		}
+		a.held[f] = newValueSet(vals, len(c.Vals))
 	}
+	a.indexFinals()
 	a.SeenPlain, a.SeenTxn = map[int32]SeenAt{}, map[int32]SeenAt{}
 	EachRead(h, func(f string, op *model.Read, r *model.Rec) {
 		s, ts := c.Writer(r.Val, r.TP, r.Off)
@@ -154,7 +163,7 @@ func noteSeen(m map[int32]SeenAt, w int32, r *model.Rec, op *model.Read, f strin
 }
 
 // Holds reports whether completed final read f holds value val.
-func (a *Finals) Holds(f, val int32) bool { return a.held[f][val/64]&(1<<(val%64)) != 0 }
+func (a *Finals) Holds(f, val int32) bool { return a.held[f].has(val) }
 
 // InSome reports whether some completed final read of its partition holds
 // value val.
@@ -185,38 +194,6 @@ func (a *Finals) coverOf(f, tp int32, off, at int64) cover {
 		return coverAbove
 	}
 	return coverJudges
-}
-
-// Judge is what the completed final reads of tp say of value val at off,
-// known since at; on JudgedLost, miss is the read invoked last among those
-// that should hold it and lack it.
-func (a *Finals) Judge(val, tp int32, off, at int64) (j Judgement, miss int32) {
-	fs := a.h.TPs[tp].Finals
-	if len(fs) == 0 {
-		return JudgedNoFinal, -1
-	}
-	miss = -1
-	judged, couldNot := false, false
-	for _, f := range fs {
-		switch a.coverOf(f, tp, off, at) {
-		case coverJudges:
-			judged = true
-			if !a.Holds(f, val) && (miss < 0 || a.h.Finals[f].Call >= a.h.Finals[miss].Call) {
-				miss = f
-			}
-		case coverLate, coverAbove:
-			couldNot = true
-		}
-	}
-	switch {
-	case miss >= 0:
-		return JudgedLost, miss
-	case judged || a.InSome(val):
-		return JudgedHeld, -1
-	case couldNot:
-		return JudgedUnseen, -1
-	}
-	return JudgedRetention, -1
 }
 
 // FinalAtOf returns completed final read f's record of tp at off.

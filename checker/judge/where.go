@@ -103,15 +103,15 @@ func (p *Places) FaultRef(i int) FaultRef {
 }
 
 // FaultsBetween returns the faults made in (from, to], at most the last 5.
+// The faults are in time order (a history's times never go back): two
+// binary searches find them, so that naming the faults of every lost
+// range or txn entry does not cost entries times faults.
 func (p *Places) FaultsBetween(from, to int64) []FaultRef {
+	lo := sort.Search(len(p.faults), func(i int) bool { return p.h.Nem[p.faults[i]].Call > from })
+	hi := sort.Search(len(p.faults), func(i int) bool { return p.h.Nem[p.faults[i]].Call > to })
 	var out []FaultRef
-	for _, i := range p.faults {
-		if at := p.h.Nem[i].Call; at > from && at <= to {
-			out = append(out, p.FaultRef(i))
-		}
-	}
-	if len(out) > 5 {
-		out = out[len(out)-5:]
+	for _, i := range p.faults[max(lo, hi-5):max(lo, hi)] {
+		out = append(out, p.FaultRef(i))
 	}
 	return out
 }

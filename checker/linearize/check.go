@@ -44,8 +44,7 @@ type run struct {
 	h       *model.History
 	acked   [][]int32 // per partition, its sends acked with an offset, in send order
 	cfg     Config
-	ackApp  []int32                      // send -> its append in the partition's porcupine history
-	rt      map[int32]*RealTimeViolation // per partition, from realTime
+	ackApp  []int32 // send -> its append in the partition's porcupine history
 	entries []NonlinearizableEntry
 	reasons []string
 }

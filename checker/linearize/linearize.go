@@ -3,14 +3,18 @@ package linearize
 import (
 	"cmp"
 	"fmt"
-	"github.com/kchaos/kchaos/checker/logmodel"
-	"github.com/kchaos/kchaos/checker/model"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/kchaos/kchaos/checker/logmodel"
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // Linearizable is porcupine's verdict on the partition logs (see package logmodel).
@@ -63,22 +67,37 @@ func (a *run) linearizability() *Linearizable {
 	out := &Linearizable{Result: "ok", WindowOffsets: window, Partitions: map[string]*LinPartition{}}
 	segs := a.segments()
 	model := logmodel.Model(func(v int32) string { return c.Vals[v].Str })
-	for tp := range c.TPs {
+	// The partitions are independent: each is built and searched on its
+	// own goroutine (porcupine was most of a large check's judging, one
+	// core busy and the other idle), and gathered in partition order, so
+	// the result is the sequential one.
+	a.ackApp = make([]int32, len(c.Sends))
+	parts := make([]tpLin, len(c.TPs))
+	forEach(len(c.TPs), func(tp int) {
 		if c.IsTxnTP(int32(tp)) {
-			continue // not modelled: see LeftOut
+			return // not modelled: see LeftOut
 		}
-		ops, wins := a.linOps(int32(tp), segs[tp], window)
+		pl := &parts[tp]
+		ops, wins, rt := a.linOps(int32(tp), segs[tp], window)
 		if len(ops) == 0 {
-			continue
+			return
 		}
 		lp := &LinPartition{Ops: len(ops), Windows: len(wins)}
-		out.Partitions[c.TPs[tp].Name()] = lp
-		lp.Result = a.checkPartition(model, int32(tp), ops, wins, small, deadline, lp)
-		if v := a.rt[int32(tp)]; v != nil {
+		pl.lp = lp
+		lp.Result = a.checkPartition(model, int32(tp), ops, wins, small, deadline, lp, &pl.reasons)
+		if rt != nil {
 			// The direct real-time check (see realTime) holds across
 			// windows: a violation it finds is one, however the model was cut.
-			lp.RealTime, lp.Result = v, "illegal"
+			lp.RealTime, lp.Result = rt, "illegal"
 		}
+	})
+	for tp := range c.TPs {
+		lp := parts[tp].lp
+		if lp == nil {
+			continue
+		}
+		a.reasons = append(a.reasons, parts[tp].reasons...)
+		out.Partitions[c.TPs[tp].Name()] = lp
 		switch {
 		case lp.Result == "illegal":
 			out.Result = "illegal"
@@ -92,6 +111,28 @@ func (a *run) linearizability() *Linearizable {
 	return out
 }
 
+// tpLin is one partition's verdict, made on its own goroutine.
+type tpLin struct {
+	lp      *LinPartition // nil: not modelled, or no ops
+	reasons []string      // visualizations that could not be written
+}
+
+// forEach runs f(0..n-1) on as many goroutines as Go runs at once.
+func forEach(n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 func remaining(deadline time.Time) time.Duration {
 	return max(time.Until(deadline), time.Millisecond)
 }
@@ -99,7 +140,7 @@ func remaining(deadline time.Time) time.Duration {
 // checkPartition runs porcupine on one topic-partition, finds the windows
 // that fail and writes the visualizations.
 func (a *run) checkPartition(model porcupine.Model, tp int32, ops []porcupine.Operation,
-	wins map[int64]*Window, small bool, deadline time.Time, lp *LinPartition) string {
+	wins map[int64]*Window, small bool, deadline time.Time, lp *LinPartition, reasons *[]string) string {
 	if time.Now().After(deadline) {
 		return "unknown"
 	}
@@ -117,8 +158,8 @@ func (a *run) checkPartition(model porcupine.Model, tp int32, ops []porcupine.Op
 		} else {
 			var info porcupine.LinearizationInfo
 			res, info = porcupine.CheckOperationsVerbose(model, ops, remaining(deadline))
-			if res != porcupine.Unknown {
-				lp.Visualization = a.visualize(model, info, tp, dir)
+			if res == porcupine.Illegal {
+				lp.Visualization = a.visualize(model, info, tp, dir, reasons)
 			}
 		}
 		if res == porcupine.Illegal {
@@ -162,7 +203,7 @@ func (a *run) checkPartition(model porcupine.Model, tp int32, ops []porcupine.Op
 	slices.SortFunc(lp.Illegal, func(x, y Window) int { return cmp.Compare(x.FirstOffset, y.FirstOffset) })
 	if dir != "" && len(bad) > 0 {
 		if r, info := porcupine.CheckOperationsVerbose(model, bad, remaining(deadline)); r == porcupine.Illegal {
-			lp.Visualization = a.visualize(model, info, tp, dir)
+			lp.Visualization = a.visualize(model, info, tp, dir, reasons)
 		}
 	}
 	return "illegal"
@@ -213,11 +254,11 @@ func VisualizationName(topic string, partition int32) string {
 	return fmt.Sprintf("linearizability-%s-%d.html", safe, partition)
 }
 
-func (a *run) visualize(model porcupine.Model, info porcupine.LinearizationInfo, tp int32, dir string) string {
+func (a *run) visualize(model porcupine.Model, info porcupine.LinearizationInfo, tp int32, dir string, reasons *[]string) string {
 	t := a.h.TPs[tp]
 	name := a.cfg.Prefix + VisualizationName(t.Topic, t.Partition)
 	if err := porcupine.VisualizePath(model, info, filepath.Join(dir, name)); err != nil {
-		a.reasons = append(a.reasons, fmt.Sprintf("could not write %s: %v", name, err))
+		*reasons = append(*reasons, fmt.Sprintf("could not write %s: %v", name, err))
 		return ""
 	}
 	return name

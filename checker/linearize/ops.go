@@ -31,8 +31,11 @@ type linPair struct {
 
 // linOps builds the porcupine history of one topic-partition: its appends,
 // its polls and its final read, cut into windows of offsets (window 0: one
-// window). It returns the ops and, per window, the offsets they touch.
-func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation, map[int64]*Window) {
+// window). It returns the ops, per window the offsets they touch, and the
+// first real-time violation of the appends (realTime), if any. It runs
+// beside the other partitions' (linearizability): it writes only its
+// sends' entries of a.ackApp.
+func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation, map[int64]*Window, *RealTimeViolation) {
 	c := a.h
 	winOf := func(off int64) int64 {
 		if window == 0 {
@@ -41,10 +44,8 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 		return off / window
 	}
 	// Most records are the acked pair of their value's send: those are
-	// found through a.ackApp; the map holds the other pairs.
-	if a.ackApp == nil {
-		a.ackApp = make([]int32, len(c.Sends))
-	}
+	// found through a.ackApp (made by linearizability); the map holds the
+	// other pairs.
 	idx := map[linPair]int32{}
 	var apps []linApp
 	for _, i := range a.acked[tp] {
@@ -130,7 +131,7 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 		ops = append(ops, porcupine.Operation{ClientId: client(ap.proc), Call: ap.call, Return: ap.ret,
 			Input: &logmodel.Op{Kind: logmodel.Append, Win: ap.win, Proc: ap.proc, ID: ap.id, Off: ap.off, Prev: prev[i], Val: ap.val}})
 	}
-	a.realTime(tp, apps)
+	rt := a.realTime(tp, apps)
 	appID := func(r *model.Rec) int32 {
 		if i, ok := lookup(r); ok && i >= 0 {
 			return apps[i].id
@@ -158,7 +159,7 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 		wins[ops[i].Input.(*logmodel.Op).Win].Ops++
 	}
 	logmodel.RankTimes(ops)
-	return ops, wins
+	return ops, wins, rt
 }
 
 // finalOps adds the final read, one op per window.
@@ -267,7 +268,7 @@ type RealTimeViolation struct {
 // goes against real time: i at a lower offset than j, invoked after j
 // returned. One pass over the appends by offset, keeping the latest
 // invoke among lower offsets.
-func (a *run) realTime(tp int32, apps []linApp) {
+func (a *run) realTime(tp int32, apps []linApp) *RealTimeViolation {
 	order := byOffset(apps)
 	best := int32(-1) // the append with the latest invoke among strictly lower offsets
 	pending := int32(-1)
@@ -284,14 +285,11 @@ func (a *run) realTime(tp int32, apps []linApp) {
 				AfterValue: a.h.Vals[hi.val].Str, AfterOffset: hi.off, AfterDoneS: judge.Secs(hi.ret)}
 			v.Text = fmt.Sprintf("%s offset %d: p%d's send of %s was invoked at %.3f s, after offset %d (%s) was acked or read at %.3f s, yet took the lower offset",
 				a.h.TPs[tp].Name(), lo.off, lo.proc, v.Value, v.InvokedS, hi.off, v.AfterValue, v.AfterDoneS)
-			if a.rt == nil {
-				a.rt = map[int32]*RealTimeViolation{}
-			}
-			a.rt[tp] = v
-			return
+			return v
 		}
 		if pending < 0 || apps[i].call > apps[pending].call {
 			pending = i
 		}
 	}
+	return nil
 }

@@ -1,7 +1,6 @@
 package logorder
 
 import (
-	"cmp"
 	"maps"
 	"slices"
 	"sort"
@@ -34,77 +33,23 @@ func (a *run) explain() {
 		}
 		byTP[op.TP] = append(byTP[op.TP], it)
 	}
+	// Room for every entry and range at once: a history that loses tens of
+	// thousands of sends would otherwise copy them over and over.
+	a.out.LostWrite = slices.Grow(a.out.LostWrite, len(a.lost))
 	tps := slices.Sorted(maps.Keys(byTP))
-	for _, tp := range tps {
-		for _, rng := range a.lostRanges(tp, byTP[tp]) {
+	ranges := make([][][]lostItem, len(tps))
+	n := 0
+	for i, tp := range tps {
+		ranges[i] = a.lostRanges(tp, byTP[tp])
+		n += len(ranges[i])
+	}
+	a.expl = slices.Grow(a.expl, n)
+	for i, tp := range tps {
+		for _, rng := range ranges[i] {
 			a.explainLost(tp, rng)
 		}
 	}
 	a.explainReuse()
-}
-
-// lostRanges splits the lost sends of a partition into ranges. Sends acked
-// in different leader epochs are different branches of the log and never
-// share a range; within an epoch, sends are taken by offset, an offset seen
-// twice starts another pass (two losses at the same offsets), and a send
-// that survived between two lost ones, acked between them, ends a range.
-func (a *run) lostRanges(tp int32, items []lostItem) [][]lostItem {
-	c := a.c
-	lostSet := map[int32]bool{}
-	for _, it := range items {
-		lostSet[it.send] = true
-	}
-	var surv []lostItem
-	for _, i := range a.acked[tp] {
-		if s := &c.Sends[i]; !lostSet[i] {
-			surv = append(surv, lostItem{send: i, off: s.Off, ack: s.Ret})
-		}
-	}
-	slices.SortFunc(surv, func(x, y lostItem) int { return cmp.Compare(x.off, y.off) })
-	between := func(x, y lostItem) bool {
-		lo := sort.Search(len(surv), func(i int) bool { return surv[i].off > x.off })
-		from, to := min(x.ack, y.ack), max(x.ack, y.ack)
-		for i := lo; i < len(surv) && surv[i].off < y.off; i++ {
-			if surv[i].ack >= from && surv[i].ack <= to {
-				return true
-			}
-		}
-		return false
-	}
-	slices.SortFunc(items, func(x, y lostItem) int {
-		return cmp.Or(cmp.Compare(x.epoch, y.epoch), cmp.Compare(x.off, y.off), cmp.Compare(x.ack, y.ack))
-	})
-	var out [][]lostItem
-	for start := 0; start < len(items); {
-		end := start
-		for end < len(items) && items[end].epoch == items[start].epoch {
-			end++
-		}
-		rest := items[start:end]
-		for len(rest) > 0 {
-			var pass, deferred []lostItem
-			for _, it := range rest {
-				if len(pass) == 0 || it.off > pass[len(pass)-1].off {
-					pass = append(pass, it)
-				} else {
-					deferred = append(deferred, it)
-				}
-			}
-			cur := []lostItem{pass[0]}
-			for _, it := range pass[1:] {
-				if between(cur[len(cur)-1], it) {
-					out = append(out, cur)
-					cur = nil
-				}
-				cur = append(cur, it)
-			}
-			out = append(out, cur)
-			rest = deferred
-		}
-		start = end
-	}
-	slices.SortStableFunc(out, func(x, y []lostItem) int { return cmp.Compare(x[0].off, y[0].off) })
-	return out
 }
 
 func (a *run) explainLost(tp int32, items []lostItem) {
@@ -148,8 +93,8 @@ func (a *run) explainLost(tp int32, items []lostItem) {
 		e.TookOver = a.takeover(t, r.Epoch)
 	} else {
 		ackEpoch := items[0].epoch
-		for i := range t.Obs {
-			if o := &t.Obs[i]; o.At > firstAck && o.Epoch > ackEpoch && o.Leader >= 0 {
+		for i := obsAfter(t, firstAck); i < len(t.Obs); i++ {
+			if o := &t.Obs[i]; o.Epoch > ackEpoch && o.Leader >= 0 {
 				e.TookOver = a.takeover(t, o.Epoch)
 				break
 			}
@@ -214,12 +159,18 @@ func (a *run) faultsBetween(from, to int64) []judge.FaultRef {
 	return a.in.Places.FaultsBetween(from, to)
 }
 
+// obsAfter is the index of t's first observer sample after at: the
+// samples are in time order, so that each lost range looks only at those
+// after its acks rather than at all of them.
+func obsAfter(t *model.TP, at int64) int {
+	return sort.Search(len(t.Obs), func(i int) bool { return t.Obs[i].At > at })
+}
+
 // elections returns the epoch rises observed in (from, to], at most 5.
 func elections(t *model.TP, from, to int64) []judge.Election {
 	var out []judge.Election
-	for i := range t.Obs {
-		o := &t.Obs[i]
-		if o.At > from && o.At <= to && o.Election != "" && len(out) < 5 {
+	for i := obsAfter(t, from); i < len(t.Obs) && t.Obs[i].At <= to && len(out) < 5; i++ {
+		if o := &t.Obs[i]; o.Election != "" {
 			out = append(out, judge.Election{AtS: judge.Secs(o.At), Leader: o.Leader, LeaderEpoch: o.Epoch,
 				Kind: o.Election, PreviousISR: t.Obs[i-1].ISR})
 		}

@@ -19,6 +19,8 @@ type Found struct {
 	// Terms are the quorum's leaders (Result.Terms).
 	Terms []Term
 	x     *MetadataAnomalies
+	// unknowns and notes are Result.Unknowns and Result.Notes.
+	unknowns, notes []string
 }
 
 // analyze judges the Collector in in.Decoded (nil: an empty one) and puts
@@ -30,7 +32,33 @@ func analyze(in *domain.Input, out *MetadataAnomalies) *Found {
 	}
 	r := c.Result()
 	*out = r.MetadataAnomalies
-	return &Found{Terms: r.Terms, x: out}
+	return &Found{Terms: r.Terms, x: out, unknowns: r.Unknowns, notes: r.Notes}
+}
+
+// Unknowns: acknowledged changes nothing after them could judge (no
+// broker's metadata read, no quorum sample listing the voters).
+func (f *Found) Unknowns() []string { return f.unknowns }
+
+// Notes: removed voters back by auto-join.
+func (f *Found) Notes() []string { return f.notes }
+
+// Uncounted: a removed voter voting again while it may have run with
+// auto-join on leaves the verdict unknown.
+func (f *Found) Uncounted(k anomaly.Kind, n int) string {
+	if k.Name != VoterChangeLost {
+		return ""
+	}
+	if rest := n - f.x.CountedVoters(); rest > 0 {
+		first := ""
+		for _, e := range f.x.VoterChangeLost {
+			if !e.Counted {
+				first = e.Why
+				break
+			}
+		}
+		return fmt.Sprintf("%s: %d acknowledged removals whose voter voted again with no add-controller, while it may have been running with auto-join on (first: %s)", k.Name, rest, first)
+	}
+	return ""
 }
 
 // Invalid names the first entry of a kind, so that the verdict's reason
@@ -47,6 +75,18 @@ func (f *Found) Invalid(k anomaly.Kind, n int) string {
 		first = fmt.Sprintf("node %d: %s", e.Node, strings.Join(e.Differences, "; "))
 	case k.Name == SplitBrain && len(x.SplitBrain) > 0:
 		first = x.SplitBrain[0].Why
+	case k.Name == VoterChangeLost:
+		// Only the counted entries make the verdict false (Uncounted
+		// says the rest).
+		if n = x.CountedVoters(); n == 0 {
+			return ""
+		}
+		for _, e := range x.VoterChangeLost {
+			if e.Counted {
+				first = e.Why
+				break
+			}
+		}
 	}
 	if first == "" {
 		return fmt.Sprintf("%s: %d", k.Name, n)

@@ -2,10 +2,14 @@
 // admin client's metadata changes promise (an acknowledged topic,
 // partition count or config stays; a deleted topic stays deleted), that
 // the nodes agree once healed, that the quorum had one leader per epoch,
-// and how long metadata changes failed under each fault. It reads the
-// history's metadata ops, metadata reads, quorum samples and nemesis ops
-// (histories/metadata.go, histories/quorum.go) and nothing else: it is
-// pure, like the rest of the checker.
+// and how long metadata changes failed under each fault; and that the
+// controller quorum's voter set keeps what KIP-853 acknowledged (an
+// AddRaftVoter or RemoveRaftVoter answered NONE is committed: voters.go).
+// It reads the history's metadata ops, metadata reads, quorum samples and
+// nemesis ops (histories/metadata.go, histories/quorum.go,
+// add-controller and remove-controller in histories/faults.go) and, from
+// run.json through Options, each controller's auto-join setting; nothing
+// else: it is pure, like the rest of the checker.
 package metadata
 
 import (
@@ -28,6 +32,31 @@ const DefaultResignGrace = 10 * time.Second
 // Options tune the checker; zero values take the defaults.
 type Options struct {
 	ResignGrace time.Duration
+	// AutoJoin is each controller's controller.quorum.auto.join.enable
+	// (AutoJoinKey) as run.json's controller_configs recorded it (false:
+	// recorded, and off or absent, Kafka's default); a controller missing
+	// from it, or a nil map (a bare history), is unknown. An auto-joining
+	// controller that was removed while it runs adds itself back
+	// (KAFKA-19850), which is no lost removal.
+	AutoJoin map[int32]bool
+}
+
+// AutoJoinKey is Kafka's name of the auto-join setting (KIP-853, 4.2+),
+// cluster.AutoJoinConfig: the checker is pure and imports no cluster.
+const AutoJoinKey = "controller.quorum.auto.join.enable"
+
+// AutoJoinFrom reads Options.AutoJoin from run.json's controller_configs
+// (each controller's server.properties as the node read it): nil when
+// none is recorded.
+func AutoJoinFrom(configs map[int32]map[string]string) map[int32]bool {
+	if len(configs) == 0 {
+		return nil
+	}
+	out := map[int32]bool{}
+	for id, props := range configs {
+		out[id] = props[AutoJoinKey] == "true"
+	}
+	return out
 }
 
 // Op is one metadata change and its outcome.
@@ -54,6 +83,20 @@ type Fault struct {
 	Nodes []int32
 }
 
+// NemOp is one nemesis op, invoke and completion, for the voter-set
+// analysis: which controllers were stopped or may have been started, and
+// the reconfigurations with what Kafka answered them (Details, kept for
+// add-controller and remove-controller only).
+type NemOp struct {
+	F        string
+	Index    int64 // the completion's history index; -1 never completed
+	Invoke   int64
+	Complete int64 // -1: never completed
+	Type     histories.Type
+	Nodes    []int32
+	Details  map[string]any
+}
+
 // Collector gathers the metadata domain's events as the history streams.
 type Collector struct {
 	opts    Options
@@ -64,6 +107,8 @@ type Collector struct {
 	readAt  map[int32]int64
 	samples []Sample
 	faults  []Fault
+	nem     []NemOp
+	nemOpen map[string]int // f -> its open op (index into nem)
 	last    int64
 }
 
@@ -73,7 +118,14 @@ func New(opts Options) *Collector {
 		opts.ResignGrace = DefaultResignGrace
 	}
 	return &Collector{opts: opts, open: map[int]int{}, reading: map[int]int64{},
-		reads: map[int32]histories.MetadataRead{}, readAt: map[int32]int64{}}
+		reads: map[int32]histories.MetadataRead{}, readAt: map[int32]int64{}, nemOpen: map[string]int{}}
+}
+
+// WithAutoJoin sets Options.AutoJoin (known only once run.json is read;
+// only Result reads it) and returns c.
+func (c *Collector) WithAutoJoin(m map[int32]bool) *Collector {
+	c.opts.AutoJoin = m
+	return c
 }
 
 // Takes reports whether the event is the metadata domain's alone (its ops,
@@ -95,12 +147,12 @@ func (c *Collector) Add(e *histories.Event) error {
 	c.last = e.Time
 	switch {
 	case e.Process == histories.NemesisProcess:
-		if e.Type == histories.OK && !histories.IsBookkeeping(e.F) && e.F != histories.FHeal {
-			var v histories.NemesisValue
-			if err := e.Decode(&v); err == nil {
-				c.faults = append(c.faults, Fault{At: e.Time, Name: e.F, Nodes: v.Nodes})
-			}
+		var v histories.NemesisValue
+		decoded := e.Decode(&v) == nil
+		if e.Type == histories.OK && !histories.IsBookkeeping(e.F) && e.F != histories.FHeal && decoded {
+			c.faults = append(c.faults, Fault{At: e.Time, Name: e.F, Nodes: v.Nodes})
 		}
+		c.addNemesis(e, v)
 		return nil
 	case !Takes(e):
 		return nil
@@ -173,10 +225,37 @@ func (c *Collector) addRead(e *histories.Event) error {
 	return nil
 }
 
+// addNemesis follows a nemesis op (one op of a kind open at a time, as
+// the nemesis runs them; a completion without its invoke is taken as
+// invoked then). Its value is free-form: one that does not decode is
+// kept without nodes or details, never bad input (no domain owns it).
+func (c *Collector) addNemesis(e *histories.Event, v histories.NemesisValue) {
+	if e.Type == histories.Invoke {
+		c.nemOpen[e.F] = len(c.nem)
+		c.nem = append(c.nem, NemOp{F: e.F, Index: -1, Invoke: e.Time, Complete: -1})
+		return
+	}
+	i, ok := c.nemOpen[e.F]
+	if !ok {
+		i = len(c.nem)
+		c.nem = append(c.nem, NemOp{F: e.F, Invoke: e.Time})
+	}
+	delete(c.nemOpen, e.F)
+	o := &c.nem[i]
+	o.Index, o.Complete, o.Type, o.Nodes = e.Index, e.Time, e.Type, v.Nodes
+	if e.F == histories.FAddController || e.F == histories.FRemoveController {
+		o.Details = v.Details
+	}
+}
+
 // closeOpen ends the ops the history left open as Jepsen does: unknown.
 func (c *Collector) closeOpen() {
 	for p, i := range c.open {
 		c.ops[i].Type = histories.Info
 		delete(c.open, p)
+	}
+	for f, i := range c.nemOpen {
+		c.nem[i].Type = histories.Info
+		delete(c.nemOpen, f)
 	}
 }

@@ -65,6 +65,9 @@ func broker(id int32, leo int64, t map[string]histories.TopicMeta) histories.Met
 	return histories.MetadataRead{Node: id, Role: "broker", Topics: t, LogEndOffset: leo}
 }
 
+// attempt marks r as read at the convergence wait's attempt a.
+func attempt(a int, r histories.MetadataRead) histories.MetadataRead { r.Attempt = a; return r }
+
 func run(t *testing.T, b *h) Result {
 	t.Helper()
 	c := New(Options{ResignGrace: 5 * time.Second})
@@ -139,6 +142,20 @@ func TestLost(t *testing.T) {
 		{"no read judges nothing", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, ""), ""},
 		{"judged against the most advanced broker", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
 			read(9, 5, broker(0, 40, topics())).read(9.1, 5, broker(1, 50, topics("m-1", tm(2)))), ""},
+		// An acked change proves its topic, however its creation ended.
+		{"unknown create, acked config, topic gone", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 1), histories.Info, "REQUEST_TIMED_OUT").
+			op(2, 1, histories.FAlterConfig, set("m-1", "retention.ms", "1"), histories.OK, "").
+			read(9, 5, broker(0, 50, topics())), "alter-config m-1: want topic (this ack proves it existed) with retention.ms=1, got no such topic"},
+		{"unknown create, acked config, unknown delete", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 1), histories.Info, "REQUEST_TIMED_OUT").
+			op(2, 1, histories.FAlterConfig, set("m-1", "retention.ms", "1"), histories.OK, "").
+			op(3, 1, histories.FDeleteTopic, del("m-1"), histories.Info, "timeout").
+			read(9, 5, broker(0, 50, topics())), ""},
+		{"unknown create, acked partitions, topic gone", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 1), histories.Info, "REQUEST_TIMED_OUT").
+			op(2, 1, histories.FCreatePartitions, create("m-1", 3), histories.OK, "").
+			read(9, 5, broker(0, 50, topics())), "create-partitions m-1: want topic (this ack proves it existed) with 3 partitions, got no such topic"},
+		{"unknown create, refused config, topic gone", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 1), histories.Info, "REQUEST_TIMED_OUT").
+			op(2, 1, histories.FAlterConfig, set("m-1", "retention.ms", "1"), histories.Fail, "UNKNOWN_TOPIC_OR_PARTITION").
+			read(9, 5, broker(0, 50, topics())), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, tc.b)
@@ -171,6 +188,20 @@ func TestDiverged(t *testing.T) {
 		{"watermark back in one epoch", new(h).quorum(1, 1000, 3, 100).quorum(2, 1000, 3, 90), "1000: [high watermark went back from 100 to 90 in epoch 3]"},
 		{"watermark lower in a new epoch", new(h).quorum(1, 1000, 3, 100).quorum(2, 1001, 4, 90).quorum(3, 1001, 4, 120), ""},
 		{"unknown watermark", new(h).quorum(1, 1000, 3, 100).quorum(2, 1000, 3, -1), ""},
+		// Counted per node, as documented: one leader's watermark going
+		// back in three samples is one entry.
+		{"watermark back three times in one epoch", new(h).quorum(1, 1000, 3, 100).quorum(2, 1000, 3, 90).quorum(3, 1000, 3, 95).quorum(4, 1000, 3, 80),
+			"1000: [high watermark went back from 100 to 90 in epoch 3 high watermark went back from 100 to 95 in epoch 3 high watermark went back from 100 to 80 in epoch 3]"},
+		{"watermark back seven times: five listed", new(h).quorum(1, 1000, 3, 100).quorum(2, 1000, 3, 90).quorum(3, 1000, 3, 91).
+			quorum(4, 1000, 3, 92).quorum(5, 1000, 3, 93).quorum(6, 1000, 3, 94).quorum(7, 1000, 3, 95).quorum(8, 1000, 3, 96),
+			"1000: [high watermark went back from 100 to 90 in epoch 3 high watermark went back from 100 to 91 in epoch 3 " +
+				"high watermark went back from 100 to 92 in epoch 3 high watermark went back from 100 to 93 in epoch 3 " +
+				"high watermark went back from 100 to 94 in epoch 3 and 2 more]"},
+		// Only the final attempt of the convergence wait is judged.
+		{"early lagging answer, later attempts failed", new(h).read(9, 5, attempt(2, broker(0, 50, topics("m-1", tm(2))))).
+			read(8, 5, attempt(1, broker(1, 40, topics()))), ""},
+		{"lagging in the final attempt", new(h).read(9, 5, attempt(2, broker(0, 50, topics("m-1", tm(2))))).
+			read(9.1, 5, attempt(2, broker(1, 40, topics()))), "1: [lacks topic m-1]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := run(t, tc.b)
@@ -292,6 +323,32 @@ func TestBadEvents(t *testing.T) {
 			}
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestUnknownWithoutRead: acknowledged changes and no broker's metadata
+// read judge nothing, which leaves the verdict unknown; unknown outcomes
+// alone, or a broker's read, do not.
+func TestUnknownWithoutRead(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		b    *h
+		want string
+	}{
+		{"acked, no read", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, ""),
+			"metadata-lost: 1 acknowledged metadata changes (first: create-topic m-1 by p0 acknowledged at 1.100 s) and no broker's completed metadata read: nothing shows whether they held"},
+		{"acked, a controller's read only", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
+			read(9, 5, histories.MetadataRead{Node: 1000, Role: "controller", LogEndOffset: 50}), "metadata-lost: 1 acknowledged"},
+		{"unknown outcomes only, no read", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.Info, "timeout"), ""},
+		{"acked, a broker's read", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
+			read(9, 5, broker(0, 50, topics("m-1", tm(2)))), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Join(run(t, tc.b).Unknowns, "\n")
+			if tc.want == "" && got != "" || !strings.Contains(got, tc.want) {
+				t.Fatalf("unknowns %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -14,10 +14,11 @@ import (
 
 // Anomaly names, in the order the domain declares them.
 const (
-	Lost        = "metadata-lost"
-	Diverged    = "metadata-diverged"
-	SplitBrain  = "split-brain"
-	Unavailable = "metadata-unavailable"
+	Lost            = "metadata-lost"
+	Diverged        = "metadata-diverged"
+	SplitBrain      = "split-brain"
+	VoterChangeLost = "voter-change-lost"
+	Unavailable     = "metadata-unavailable"
 )
 
 // Result is what the domain found: its anomalies and the quorum's terms.
@@ -27,6 +28,12 @@ type Result struct {
 	// how fast leadership moved, and how long a deposed leader still
 	// answered as leader).
 	Terms []Term `json:"quorum_terms,omitempty"`
+	// Unknowns are what leaves the verdict unknown beyond the entries:
+	// acknowledged changes that nothing after them can judge (no broker's
+	// metadata read; no quorum sample listing the voters). Notes are
+	// removals that auto-join explains. Both go to the reasons.
+	Unknowns []string `json:"-"`
+	Notes    []string `json:"-"`
 }
 
 // MetadataAnomalies is the domain's part of the Result's anomalies (package
@@ -36,13 +43,22 @@ type MetadataAnomalies struct {
 	MetadataLost     []LostEntry       `json:"metadata-lost,omitempty" unit:"per change" rule:"always"`
 	MetadataDiverged []DivergedEntry   `json:"metadata-diverged,omitempty" unit:"per node" rule:"always"`
 	SplitBrain       []SplitBrainEntry `json:"split-brain,omitempty" unit:"per epoch" rule:"always"`
+	// An acknowledged voter set change is committed (voters.go): its loss
+	// counts, except a removed voter voting again while it may have run
+	// with auto-join on (KAFKA-19850 re-adds it), which leaves the
+	// verdict unknown (the entries Counted marks count).
+	VoterChangeLost []VoterChangeEntry `json:"voter-change-lost,omitempty" unit:"per change" rule:"per entry"`
 	// How long changes failed under a fault is what the quorum promises
-	// nothing about: information.
+	// nothing about: information (in counts like every kind, never in
+	// counted_against_validity, as G0 and redelivery).
 	MetadataUnavailable []UnavailableEntry `json:"metadata-unavailable,omitempty" unit:"per window" rule:"never"`
 }
 
 // LostEntry is an acknowledged change the converged metadata lacks, or a
-// deleted topic that came back.
+// deleted topic that came back. An acknowledged create-partitions or
+// alter-config proves its topic existed (Kafka answers
+// UNKNOWN_TOPIC_OR_PARTITION otherwise), so its topic missing with no
+// delete after it is lost too, however its creation ended.
 type LostEntry struct {
 	F        string  `json:"f"`
 	Topic    string  `json:"topic"`
@@ -108,36 +124,34 @@ func secs(t int64) float64 { return math.Round(float64(t)/1e6) / 1e3 }
 func (c *Collector) Result() Result {
 	c.closeOpen()
 	var r Result
-	ref, view := c.reference()
+	reads := c.converged()
+	ref, view := reference(reads)
 	r.MetadataLost = c.lost(ref, view)
-	r.MetadataDiverged = append(c.diverged(ref, view), c.watermarkBack()...)
+	r.MetadataDiverged = perNode(c.diverged(reads, ref, view), c.watermarkBack())
 	r.SplitBrain, r.Terms = c.splitBrain()
+	r.VoterChangeLost, r.Unknowns, r.Notes = c.voterChanges()
 	r.MetadataUnavailable = c.unavailable()
+	if view == nil {
+		if n, first := c.acked(); n > 0 {
+			r.Unknowns = append([]string{fmt.Sprintf("%s: %d acknowledged metadata changes (first: %s) and no broker's completed metadata read: nothing shows whether they held",
+				Lost, n, first)}, r.Unknowns...)
+		}
+	}
 	return r
 }
 
-// reference is the converged metadata the acks are judged against: the
-// read of the broker with the highest metadata log end offset (ties: the
-// lowest id). Nil without a broker's read: nothing is judged lost.
-func (c *Collector) reference() (int32, map[string]histories.TopicMeta) {
-	best := int32(-1)
-	for _, id := range slices.Sorted(maps.Keys(c.reads)) {
-		r := c.reads[id]
-		if r.Topics == nil && r.Role != "broker" {
-			continue
-		}
-		if best < 0 || r.LogEndOffset > c.reads[best].LogEndOffset {
-			best = id
+// acked counts the acknowledged metadata changes and names the first.
+func (c *Collector) acked() (int, string) {
+	n, first := 0, ""
+	for _, o := range c.ops {
+		if o.Type == histories.OK {
+			if n == 0 {
+				first = fmt.Sprintf("%s %s by p%d acknowledged at %.3f s", o.F, o.Value.Topic, o.Process, secs(o.Complete))
+			}
+			n++
 		}
 	}
-	if best < 0 {
-		return -1, nil
-	}
-	v := c.reads[best].Topics
-	if v == nil {
-		v = map[string]histories.TopicMeta{}
-	}
-	return best, v
+	return n, first
 }
 
 // after reports whether some op of f on topic, not failed, may take
@@ -176,11 +190,20 @@ func (c *Collector) lost(ref int32, view map[string]histories.TopicMeta) []LostE
 				e.Want, e.Got = "topic deleted", fmt.Sprintf("topic with %d partitions", meta.Partitions)
 			}
 		case histories.FCreatePartitions:
-			if has && meta.Partitions < o.Value.Partitions && !deletedAfter && !recreatedAfter {
+			switch {
+			case !has && !deletedAfter:
+				// The ack proves the topic: Kafka refuses a change to a
+				// topic it does not have.
+				e.Want, e.Got = fmt.Sprintf("topic (this ack proves it existed) with %d partitions", o.Value.Partitions), "no such topic"
+			case has && meta.Partitions < o.Value.Partitions && !deletedAfter && !recreatedAfter:
 				e.Want, e.Got = fmt.Sprintf("%d partitions", o.Value.Partitions), fmt.Sprintf("%d partitions", meta.Partitions)
 			}
 		case histories.FAlterConfig:
 			got, set := meta.Configs[o.Value.Key]
+			if !has && !deletedAfter {
+				e.Want, e.Got = fmt.Sprintf("topic (this ack proves it existed) with %s=%s", o.Value.Key, o.Value.Value), "no such topic"
+				break
+			}
 			if !has || deletedAfter || recreatedAfter || (set && got == o.Value.Value) {
 				continue
 			}
@@ -200,73 +223,6 @@ func (c *Collector) lost(ref int32, view map[string]histories.TopicMeta) []LostE
 		if e.Want != "" {
 			out = append(out, e)
 		}
-	}
-	return out
-}
-
-// diverged: broker reads that differ from the reference, and controllers
-// whose log end offset trails the most advanced node's after the wait.
-func (c *Collector) diverged(ref int32, view map[string]histories.TopicMeta) []DivergedEntry {
-	if view == nil {
-		return nil
-	}
-	var out []DivergedEntry
-	for _, id := range slices.Sorted(maps.Keys(c.reads)) {
-		r := c.reads[id]
-		if id == ref || (r.Topics == nil && r.Role != "broker") {
-			continue
-		}
-		if d := differences(r.Topics, view); len(d) > 0 {
-			out = append(out, DivergedEntry{Node: id, Reference: ref, Differences: d, AtS: secs(c.readAt[id])})
-		}
-	}
-	return out
-}
-
-// differences lists how a differs from b, at most five.
-func differences(a, b map[string]histories.TopicMeta) []string {
-	var out []string
-	names := slices.Sorted(maps.Keys(a))
-	for n := range b {
-		if _, ok := a[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		x, inA := a[n]
-		y, inB := b[n]
-		switch {
-		case !inA:
-			out = append(out, fmt.Sprintf("lacks topic %s", n))
-		case !inB:
-			out = append(out, fmt.Sprintf("still has topic %s", n))
-		case x.Partitions != y.Partitions:
-			out = append(out, fmt.Sprintf("%s has %d partitions, not %d", n, x.Partitions, y.Partitions))
-		case !maps.Equal(x.Configs, y.Configs):
-			out = append(out, fmt.Sprintf("%s configs %v, not %v", n, x.Configs, y.Configs))
-		}
-	}
-	return out[:min(len(out), 5)]
-}
-
-// watermarkBack finds the quorum's high watermark going back while one
-// leader held one epoch: a leader never lowers it (KRaft's LeaderState
-// refuses to), so a lower one means a committed offset was forgotten.
-func (c *Collector) watermarkBack() []DivergedEntry {
-	var out []DivergedEntry
-	type term struct{ epoch, leader int32 }
-	high := map[term]int64{}
-	for _, s := range c.samples {
-		if s.LeaderID < 0 || s.HighWatermark < 0 {
-			continue
-		}
-		k := term{s.LeaderEpoch, s.LeaderID}
-		if h, ok := high[k]; ok && s.HighWatermark < h {
-			out = append(out, DivergedEntry{Node: s.LeaderID, Reference: s.LeaderID, AtS: secs(s.At),
-				Differences: []string{fmt.Sprintf("high watermark went back from %d to %d in epoch %d", h, s.HighWatermark, s.LeaderEpoch)}})
-		}
-		high[k] = max(high[k], s.HighWatermark)
 	}
 	return out
 }

@@ -77,6 +77,17 @@ func finalLog(h *model.History, topic string) *Log {
 	return log
 }
 
+// Stats is what the share ops did, for results.json's stats.shares; nil
+// without share ops, so that a history without them keeps its
+// results.json as it was.
+func (f *Found) Stats() *Stats {
+	if f.shares == nil {
+		return nil
+	}
+	st := f.shares.Stats
+	return &st
+}
+
 // Uncounted gives a redelivery's causes, and why records are unknown.
 func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	switch k.Name {

@@ -13,7 +13,6 @@ package share
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -70,6 +69,7 @@ type delKey struct {
 type pend struct {
 	f    string
 	call int64
+	sub  histories.ShareSubscribeValue
 	poll histories.SharePollValue
 	ack  histories.ShareAckValue
 }
@@ -93,7 +93,10 @@ type Builder struct {
 	offsets *histories.ShareOffsetsValue // the last ok share-offsets
 	offAt   int64
 	tried   bool // a share-offsets was invoked
-	last    int64
+	// finalAcks are the acks confirmed ok that Check set aside: invoked
+	// after another delivery's confirmed final state (finalBefore).
+	finalAcks map[int]bool
+	last      int64
 }
 
 // NewBuilder returns an empty Builder.
@@ -110,7 +113,9 @@ func (b *Builder) Nemesis(f string, nodes []int32, call, ret int64) {
 	b.faults = append(b.faults, fault{f: f, nodes: nodes, call: call, ret: ret})
 }
 
-// Add takes a share op's event (IsOp(e.F)).
+// Add takes a share op's event (IsOp(e.F)). A field the contract
+// requires that is missing, or a completion that contradicts its invoke,
+// is an error naming the field (input.go): bad input, never a zero.
 func (b *Builder) Add(e *histories.Event) error {
 	b.last = max(b.last, e.Time)
 	p := e.Process
@@ -118,24 +123,32 @@ func (b *Builder) Add(e *histories.Event) error {
 		pd := &pend{f: e.F, call: e.Time}
 		switch e.F {
 		case histories.FShareSubscribe:
-			var v histories.ShareSubscribeValue
-			if err := e.Decode(&v); err != nil {
+			if err := e.Decode(&pd.sub); err != nil {
 				return fmt.Errorf("%s invoke value: %w", e.F, histories.FieldError(err))
 			}
-			if err := b.subscribe(p, v); err != nil {
+			if err := b.checkSubscribe("share-subscribe invoke value", pd.sub, nil); err != nil {
 				return err
 			}
+			b.group, b.topic, b.lockMS, b.limit = pd.sub.Group, pd.sub.Topic, pd.sub.LockMS, pd.sub.DeliveryLimit
+			b.members[p] = pd.sub.Member
 		case histories.FSharePoll:
 			if err := e.Decode(&pd.poll); err != nil {
 				return fmt.Errorf("%s invoke value: %w", e.F, histories.FieldError(err))
 			}
 		case histories.FShareAck:
-			if err := e.Decode(&pd.ack); err != nil {
-				return fmt.Errorf("%s invoke value: %w", e.F, histories.FieldError(err))
+			v, err := decodeAcks(e, "share-ack invoke value", false)
+			if err != nil {
+				return err
 			}
-			if err := checkAcks(pd.ack.Acks, false); err != nil {
-				return fmt.Errorf("%s invoke value: %w", e.F, err)
+			// An ack names a delivery of its own process, by partition,
+			// offset and count: one its earlier share-polls delivered.
+			for _, a := range v.Acks {
+				if _, ok := b.byDel[delKey{p, a.Partition, a.Offset, a.DeliveryCount}]; !ok {
+					return fmt.Errorf("share-ack invoke value: process %d acks partition %d offset %d delivery %d, which was never delivered to it",
+						p, a.Partition, a.Offset, a.DeliveryCount)
+				}
 			}
+			pd.ack = v
 		case histories.FShareOffsets:
 			b.tried = true
 		}
@@ -151,6 +164,12 @@ func (b *Builder) Add(e *histories.Event) error {
 		b.endedAt[p] = e.Time
 	}
 	switch e.F {
+	case histories.FShareSubscribe:
+		var v histories.ShareSubscribeValue
+		if err := e.Decode(&v); err != nil {
+			return fmt.Errorf("%s %s value: %w", e.F, e.Type, histories.FieldError(err))
+		}
+		return b.checkSubscribe(fmt.Sprintf("share-subscribe %s value", e.Type), v, &pd.sub)
 	case histories.FSharePoll:
 		if e.Type == histories.OK {
 			return b.polled(p, pd, e)
@@ -163,10 +182,8 @@ func (b *Builder) Add(e *histories.Event) error {
 			if err := e.Decode(&v); err != nil {
 				return fmt.Errorf("%s ok value: %w", e.F, histories.FieldError(err))
 			}
-			for k := range v.StartOffsets {
-				if _, err := histories.ParsePartitionKey(k); err != nil {
-					return fmt.Errorf("%s ok value: field \"start_offsets\": key %q is not a partition", e.F, k)
-				}
+			if err := checkOffsets(v); err != nil {
+				return err
 			}
 			b.offsets, b.offAt = &v, e.Time
 		}
@@ -174,35 +191,12 @@ func (b *Builder) Add(e *histories.Event) error {
 	return nil
 }
 
-func (b *Builder) subscribe(p int, v histories.ShareSubscribeValue) error {
-	const what = "share-subscribe invoke value"
-	switch {
-	case v.Group == "":
-		return fmt.Errorf(`%s: missing field "group"`, what)
-	case v.Member == "":
-		return fmt.Errorf(`%s: missing field "member"`, what)
-	case v.LockMS <= 0:
-		return fmt.Errorf(`%s: field "lock_ms": %d, want > 0`, what, v.LockMS)
-	case v.DeliveryLimit <= 0:
-		return fmt.Errorf(`%s: field "delivery_limit": %d, want > 0`, what, v.DeliveryLimit)
-	case b.group != "" && (v.Group != b.group || v.LockMS != b.lockMS || v.DeliveryLimit != b.limit):
-		return fmt.Errorf(`%s: group %q lock_ms %d delivery_limit %d, but an earlier subscribe had %q %d %d (one share group per run)`,
-			what, v.Group, v.LockMS, v.DeliveryLimit, b.group, b.lockMS, b.limit)
-	}
-	b.group, b.topic, b.lockMS, b.limit = v.Group, v.Topic, v.LockMS, v.DeliveryLimit
-	b.members[p] = v.Member
-	return nil
-}
-
 func (b *Builder) polled(p int, pd *pend, e *histories.Event) error {
-	var v histories.SharePollValue
-	if err := e.Decode(&v); err != nil {
-		return fmt.Errorf("share-poll ok value: %w", histories.FieldError(err))
+	v, err := decodePoll(e, pd.poll)
+	if err != nil {
+		return err
 	}
-	for i, r := range v.Records {
-		if r.Partition < 0 || r.Offset < 0 {
-			return fmt.Errorf("share-poll ok value: records[%d]: partition %d offset %d, want >= 0", i, r.Partition, r.Offset)
-		}
+	for _, r := range v.Records {
 		d := delivery{proc: p, member: b.members[p], part: r.Partition, off: r.Offset, val: r.Value,
 			count: r.DeliveryCount, call: pd.call, ret: e.Time}
 		if d.member == "" {
@@ -219,18 +213,6 @@ func (b *Builder) polled(p int, pd *pend, e *histories.Event) error {
 var statuses = []string{histories.AckAccept, histories.AckRelease, histories.AckReject, histories.AckRenew}
 var outcomes = []string{histories.ShareOutcomeOK, histories.ShareOutcomeFail, histories.ShareOutcomeInfo}
 
-func checkAcks(acks []histories.ShareAck, done bool) error {
-	for i, a := range acks {
-		if !slices.Contains(statuses, a.Status) {
-			return fmt.Errorf("field \"acks\"[%d]: status %q, want one of %v", i, a.Status, statuses)
-		}
-		if done && a.Outcome != "" && !slices.Contains(outcomes, a.Outcome) {
-			return fmt.Errorf("field \"acks\"[%d]: outcome %q, want one of %v", i, a.Outcome, outcomes)
-		}
-	}
-	return nil
-}
-
 // acked records an ack op's completion: each record's outcome as the
 // completion reports it; a record it does not report, or an op that
 // ended info without one, is unknown (info), and a fail op applied
@@ -238,11 +220,13 @@ func checkAcks(acks []histories.ShareAck, done bool) error {
 func (b *Builder) acked(p int, pd *pend, e *histories.Event) error {
 	var v histories.ShareAckValue
 	if len(e.Value) > 0 {
-		if err := e.Decode(&v); err != nil {
-			return fmt.Errorf("share-ack %s value: %w", e.Type, histories.FieldError(err))
+		what := fmt.Sprintf("share-ack %s value", e.Type)
+		var err error
+		if v, err = decodeAcks(e, what, true); err != nil {
+			return err
 		}
-		if err := checkAcks(v.Acks, true); err != nil {
-			return fmt.Errorf("share-ack %s value: %w", e.Type, err)
+		if err := sameAcks(what, pd.ack, v); err != nil {
+			return err
 		}
 	}
 	got := map[delKey]histories.ShareAck{}
@@ -258,11 +242,7 @@ func (b *Builder) acked(p int, pd *pend, e *histories.Event) error {
 		if e.Type == histories.Fail {
 			out.outcome = histories.ShareOutcomeFail
 		}
-		di, ok := b.byDel[k]
-		if !ok {
-			return fmt.Errorf("share-ack by process %d: partition %d offset %d delivery %d was never delivered to it",
-				p, a.Partition, a.Offset, a.DeliveryCount)
-		}
+		di := b.byDel[k] // its invoke was refused unless it named a delivery
 		b.dels[di].acks = append(b.dels[di].acks, len(b.acks))
 		b.acks = append(b.acks, out)
 	}

@@ -111,7 +111,10 @@ type RedeliveryEntry struct {
 	Faults    []string `json:"faults,omitempty"`
 }
 
-// Stats counts what the share ops did.
+// Stats counts what the share ops did (results.json's stats.shares,
+// docs/HISTORY.md "Share groups: what the checker proves"): deliveries,
+// distinct records delivered, acks by status and outcome ("accept ok"),
+// redeliveries by cause, and the confirmed acks set aside as no evidence.
 type Stats struct {
 	Deliveries int            `json:"deliveries"`
 	Records    int            `json:"records"` // distinct records delivered
@@ -121,7 +124,7 @@ type Stats struct {
 	// another delivery's confirmed accept or reject had made the record
 	// final: Kafka answers those with no error without applying them or
 	// checking who holds the record (finalBefore), so they prove nothing.
-	AcksOfFinal int `json:"acks_of_final_records,omitempty"`
+	AcksOfFinal int `json:"acks_of_final_records"`
 }
 
 // Shares is what Check found: the share anomalies (ShareAnomalies), the
@@ -165,6 +168,7 @@ func (b *Builder) faultsIn(from, to int64) []string {
 // final read of the topic). Call Finish first.
 func (b *Builder) Check(log *Log) *Shares {
 	r := &Shares{Stats: Stats{Deliveries: len(b.dels), Records: len(b.byRec), Acks: map[string]int{}, Causes: map[string]int{}}}
+	b.finalAcks = map[int]bool{}
 	for _, a := range b.acks {
 		r.Stats.Acks[a.status+" "+a.outcome]++
 	}
@@ -175,6 +179,7 @@ func (b *Builder) Check(log *Log) *Shares {
 		b.checkRecord(r, b.byRec[k])
 	}
 	b.checkLog(r, log)
+	r.Stats.AcksOfFinal = len(b.finalAcks)
 	return r
 }
 
@@ -194,19 +199,23 @@ func (b *Builder) okAck(i int, statuses ...string) int {
 //
 // Counts rise with each acquisition, so a delivery with a higher count
 // was acquired after one with a lower count. Then, for a delivery A and a
-// later-acquired delivery B of the same record:
+// later-acquired delivery B of the same record by another process
+// (pair, order.go, by the time order of A's confirmed acks and B's poll):
 //   - B completed before A's ack was invoked, and the broker confirmed
 //     that ack: the broker let A act on a record B already held (double
-//     acquire), whatever the lock's timing; unless the record was final
-//     before A's ack was sent (finalBefore: Kafka answers an ack below
-//     the share-partition start offset with no error, whoever sends it),
-//     or may have been (share-unknown);
+//     acquire), whatever the lock's timing; unless A's process acquired
+//     it again after B (it acked a record it held), or the record was
+//     final before A's ack was sent (finalBefore: Kafka answers an ack
+//     below the share-partition start offset with no error, whoever
+//     sends it), or may have been (share-unknown);
+//   - B completed while A's accept or reject was in flight, and it was
+//     confirmed: a violation in either order (ack overlaps redelivery);
 //   - B completed after A's accept or reject was confirmed: the record was
 //     acquired again after its final state (or, if B acquired it before
 //     the accept took effect, while A held it): either way an accepted
 //     record was delivered again.
 //
-// Neither needs to know when a client fetched what it hands out.
+// None needs to know when a client fetched what it hands out.
 //
 // Counts rise with acquisitions only while the share-partition's leader
 // and its persisted state last. KIP-932 does not persist an acquisition
@@ -257,84 +266,6 @@ func (b *Builder) checkRecord(r *Shares, ds []int) {
 	b.redeliveries(r, ds)
 }
 
-// pair judges delivery i and delivery j acquired after it (higher count).
-func (b *Builder) pair(r *Shares, i, j int, from int64) {
-	a, c := b.dels[i], b.dels[j]
-	for _, ai := range a.acks {
-		k := b.acks[ai]
-		if k.outcome != histories.ShareOutcomeOK {
-			continue
-		}
-		if c.ret < k.call {
-			settled, maybe := b.finalBefore(i, k)
-			switch {
-			case settled:
-				r.Stats.AcksOfFinal++
-				continue
-			case maybe >= 0:
-				m := b.acks[maybe]
-				b.addUnknown(r, RecordEntry{Partition: a.part, Offset: a.off, Value: a.val,
-					Reason: fmt.Sprintf("p%d's %s of delivery %d, invoked at %.3fs after p%d had the record (delivery %d), was confirmed; "+
-						"but p%d's %s invoked at %.3fs (outcome %s) may have made the record final first, and Kafka answers an ack "+
-						"of records below the share-partition start offset with no error, whoever holds them: whether two members held it at once is unknown",
-						a.proc, k.status, a.count, secs(k.call), c.proc, c.count, m.proc, m.status, secs(m.call), m.outcome),
-					Deliveries: []Delivery{b.view(i), b.view(j)}, Faults: b.faultsIn(from, k.ret)})
-				return
-			}
-			r.ShareDoubleAcquire = append(r.ShareDoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
-				Reason: fmt.Sprintf("p%d had the record (delivery %d) at %.3fs, before p%d's %s of delivery %d was invoked at %.3fs, and the broker confirmed that %s: two members held it at once",
-					c.proc, c.count, secs(c.ret), a.proc, k.status, a.count, secs(k.call), k.status),
-				First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, k.ret)})
-			return
-		}
-		if (k.status == histories.AckAccept || k.status == histories.AckReject) && k.ret >= 0 && c.ret > k.ret {
-			r.ShareRedeliveredAfterAccept = append(r.ShareRedeliveredAfterAccept, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
-				Reason: fmt.Sprintf("p%d's %s of delivery %d was confirmed at %.3fs; p%d was delivered the record again (delivery %d) at %.3fs",
-					a.proc, k.status, a.count, secs(k.ret), c.proc, c.count, secs(c.ret)),
-				First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, c.ret)})
-			return
-		}
-	}
-}
-
-// finalBefore reports whether another delivery of delivery i's record
-// reached a final state before ack k of i was invoked: settled when an
-// accept or reject of it (or a release at the delivery limit: Kafka
-// archives it) was confirmed before; otherwise maybe is such an ack whose
-// outcome is unknown, or that was in flight while k was, and may have
-// been applied first (-1: none). A record in a final state cannot be
-// acked again, yet Kafka answers an ack of records below the
-// share-partition start offset with error code 0 before checking who
-// holds them (SharePartition.acknowledge skips such a batch:
-// SharePartition.java 1043-1046 in 4.4.0, 930-933 in 4.1.2; w1,
-// docs/SCENARIOS.md). So a confirmed k after a final state is no evidence
-// that i's member still held the record.
-func (b *Builder) finalBefore(i int, k ack) (settled bool, maybe int) {
-	maybe = -1
-	d := b.dels[i]
-	for _, j := range b.byRec[recKey{d.part, d.off}] {
-		if j == i {
-			continue
-		}
-		o := b.dels[j]
-		for _, ai := range o.acks {
-			a := b.acks[ai]
-			final := a.status == histories.AckAccept || a.status == histories.AckReject ||
-				a.status == histories.AckRelease && b.limit > 0 && o.count >= b.limit
-			switch {
-			case !final || a.outcome == histories.ShareOutcomeFail:
-			case a.outcome == histories.ShareOutcomeOK && a.ret >= 0 && a.ret < k.call:
-				return true, -1
-			case k.ret < 0 || a.call < k.ret:
-				if maybe < 0 {
-					maybe = ai
-				}
-			}
-		}
-	}
-	return false, maybe
-}
-
 // addUnknown adds a share-unknown entry, one per record.
 func (b *Builder) addUnknown(r *Shares, e RecordEntry) {
 	for _, u := range r.ShareUnknown {
@@ -347,7 +278,9 @@ func (b *Builder) addUnknown(r *Shares, e RecordEntry) {
 
 // redeliveries lists each delivery after the first with its cause, in
 // completion order, which is count order while no fault intervenes
-// (information).
+// (information). A cause respects time: a release or a refused ack
+// counts only if invoked before the redelivery's poll completed
+// (causedBy), a member's death only if its process ended by then.
 func (b *Builder) redeliveries(r *Shares, ds []int) {
 	for x := 1; x < len(ds); x++ {
 		i, j := ds[x-1], ds[x]
@@ -359,9 +292,11 @@ func (b *Builder) redeliveries(r *Shares, ds []int) {
 		faults := b.faultsIn(a.ret, c.ret)
 		end, ended := b.endedAt[a.proc]
 		switch {
-		case b.okAck(i, histories.AckRelease) >= 0:
+		case b.causedBy(i, c.ret, func(a ack) bool {
+			return a.status == histories.AckRelease && a.outcome == histories.ShareOutcomeOK
+		}):
 			cause = CauseRelease
-		case b.refused(i):
+		case b.causedBy(i, c.ret, func(a ack) bool { return a.outcome == histories.ShareOutcomeFail }):
 			cause = CauseAckRefused
 		case ended && end <= c.ret:
 			cause = CauseMemberDeath
@@ -380,7 +315,12 @@ func (b *Builder) redeliveries(r *Shares, ds []int) {
 // with it the memory of i's acquisition. Member and producer faults act
 // on clients and do not count.
 func (b *Builder) leaderMayHaveChanged(i, j int) bool {
-	from, to := b.dels[i].call, b.dels[j].ret
+	return b.clusterFault(b.dels[i].call, b.dels[j].ret)
+}
+
+// clusterFault reports whether a cluster fault (not a member's or a
+// producer's) overlapped [from, to].
+func (b *Builder) clusterFault(from, to int64) bool {
 	for _, f := range b.faults {
 		if histories.OnClients(f.f) {
 			continue
@@ -392,9 +332,15 @@ func (b *Builder) leaderMayHaveChanged(i, j int) bool {
 	return false
 }
 
-func (b *Builder) refused(i int) bool {
+// causedBy reports whether an ack of delivery i that is may have caused
+// a redelivery whose poll completed at t: it was invoked before t, so it
+// may have taken effect before the record was acquired again. One
+// invoked at or after t cannot have (its confirmation, whenever it came,
+// is no cause); requiring it confirmed before t would misname a release
+// answered while the next member's poll waited, the common case.
+func (b *Builder) causedBy(i int, t int64, is func(ack) bool) bool {
 	for _, ai := range b.dels[i].acks {
-		if b.acks[ai].outcome == histories.ShareOutcomeFail {
+		if a := b.acks[ai]; a.call < t && is(a) {
 			return true
 		}
 	}

@@ -177,7 +177,7 @@ func (a *run) txnValueEntry(v, ts int32, s *judge.ValueSeen, kind string) TxnVal
 // it.
 func (a *run) txnLost() {
 	c := a.c
-	a.txnMissing = map[int32]int32{}
+	a.txnMissing, a.missAt = map[int32]int32{}, map[int32]known{}
 	for ti := range c.Txns {
 		t := &c.Txns[ti]
 		for s := t.Start; s < t.End; s++ {
@@ -214,7 +214,7 @@ func (a *run) txnLost() {
 			default:
 				continue
 			}
-			a.txnMissing[s] = miss
+			a.txnMissing[s], a.missAt[s] = miss, known{off, at}
 			f := &c.Finals[miss]
 			e := TxnLostWriteEntry{Topic: tpi.Topic, Partition: tpi.Partition, Offset: off, Value: c.Vals[ts.Val].Str,
 				Txn: a.txnRef(int32(ti)), AtCommit: a.in.Places.Where(ts.TP, at)}
@@ -237,126 +237,6 @@ func (a *run) txnLost() {
 			a.out.TxnLostWrite = append(a.out.TxnLostWrite, e)
 		}
 	}
-}
-
-// txnTorn finds txns seen in part, and committed txns whose values on a
-// partition are out of their send order. A txn whose outcome is ok is
-// judged on every send its completion lists; one whose outcome is
-// unknown on the sends acked inside it, and only once a read_committed
-// final read shows one of them (a read_uncommitted one also shows an
-// aborted txn's records). A value is missing only from a completed final
-// read invoked after the txn completed (the lost-write window).
-func (a *run) txnTorn() {
-	c := a.c
-	for ti := range c.Txns {
-		t := &c.Txns[ti]
-		if (t.Typ != model.OpOK && t.Typ != model.OpInfo) || !t.Told {
-			continue
-		}
-		var parts []TornPartition
-		var byTP []int32
-		committed, present, missing, disorder := t.Typ == model.OpOK, false, false, false
-		lastFinal := int64(-1)
-		for s := t.Start; s < t.End; s++ {
-			ts := &c.TxnSends[s]
-			if !ts.Done || (t.Typ == model.OpInfo && ts.Off < 0) {
-				continue
-			}
-			k := slices.Index(byTP, ts.TP)
-			tpi := c.TPs[ts.TP]
-			if k < 0 {
-				k = len(byTP)
-				byTP = append(byTP, ts.TP)
-				tp := TornPartition{Topic: tpi.Topic, Partition: tpi.Partition}
-				if tpi.Final >= 0 {
-					tp.FinalReadIsolation = histories.ReadUncommitted
-					if c.Finals[tpi.Final].RC {
-						tp.FinalReadIsolation = histories.ReadCommitted
-					}
-				}
-				parts = append(parts, tp)
-			}
-			p := &parts[k]
-			off := ts.Off
-			if a.in.Finals.TsFin[s] >= 0 {
-				off = a.in.Finals.TsFin[s]
-			}
-			val := c.Vals[ts.Val].Str
-			p.Values, p.Offsets = append(p.Values, val), append(p.Offsets, off)
-			if tpi.Final < 0 {
-				continue
-			}
-			for _, f := range tpi.Finals {
-				lastFinal = max(lastFinal, c.Finals[f].Call)
-			}
-			if _, ok := a.in.Finals.SeenTxn[s]; ok {
-				committed = true // a read_committed read saw it
-			}
-			switch {
-			case a.in.Finals.TsFin[s] >= 0:
-				p.Present = append(p.Present, val)
-				present = true
-				committed = committed || a.heldAtRC(ts.TP, ts.Val)
-			case a.txnSendMissing(s, t):
-				p.Missing = append(p.Missing, val)
-				missing = true
-			}
-		}
-		if t.Typ == model.OpOK {
-			for k := range parts {
-				p, last := &parts[k], int64(-1)
-				for _, off := range p.Offsets {
-					if off < 0 {
-						continue
-					}
-					if off <= last {
-						p.OutOfOrder, disorder = true, true
-					}
-					last = off
-				}
-			}
-		}
-		if !(committed && present && missing) && !disorder {
-			continue
-		}
-		at := t.Ret
-		if at < 0 {
-			at = t.Call
-		}
-		e := TxnTornEntry{Txn: a.txnRef(int32(ti)), Partitions: parts, Where: a.in.Places.Where(byTP[0], at)}
-		if lastFinal > at {
-			e.Faults = a.in.Places.FaultsBetween(at, lastFinal)
-		}
-		e.Text = txnTornText(&e)
-		a.out.TxnTorn = append(a.out.TxnTorn, e)
-	}
-}
-
-// heldAtRC reports whether a completed read_committed final read of tp
-// holds val: proof that its txn committed.
-func (a *run) heldAtRC(tp, val int32) bool {
-	for _, f := range a.c.TPs[tp].Finals {
-		if a.c.Finals[f].RC && a.in.Finals.Holds(f, val) {
-			return true
-		}
-	}
-	return false
-}
-
-// txnSendMissing reports whether txn send s of t is missing from a
-// completed final read that should hold it, judged from t's completion
-// (txnLost has judged the sends of committed txns and those a
-// read_committed read saw).
-func (a *run) txnSendMissing(s int32, t *model.Txn) bool {
-	if _, ok := a.txnMissing[s]; ok {
-		return true
-	}
-	ts := &a.c.TxnSends[s]
-	if t.Ret < 0 {
-		return false
-	}
-	j, _ := a.in.Finals.Judge(ts.Val, ts.TP, ts.Off, t.Ret)
-	return j == judge.JudgedLost
 }
 
 // explainTxns adds an Explanation for each txn anomaly entry, after the

@@ -95,6 +95,15 @@ type TornPartition struct {
 	Values     []string `json:"values"`
 	Offsets    []int64  `json:"offsets"`
 	OutOfOrder bool     `json:"out_of_order,omitempty"`
+	// MarkerMissing are the missing values whose records are in the log
+	// without their commit marker: a read_uncommitted final read holds
+	// them, only read_committed ones that should hold them lack them.
+	MarkerMissing []string `json:"marker_missing,omitempty"`
+	// Vanished are the missing values that a completed final read holds,
+	// lost from the log since (a read_uncommitted final read that should
+	// hold them lacks them, or no read_uncommitted read holds them). A
+	// missing value in neither list is in no final read at all.
+	Vanished []string `json:"vanished,omitempty"`
 	// FinalReadIsolation is the isolation of the final read judging it.
 	FinalReadIsolation string `json:"final_read_isolation"`
 }

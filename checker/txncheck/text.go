@@ -118,6 +118,16 @@ func txnTornText(e *TxnTornEntry) string {
 		if len(s) > 0 {
 			parts = append(parts, fmt.Sprintf("%s-%d %s", p.Topic, p.Partition, strings.Join(s, ", ")))
 		}
+		// Why each missing value is missing, when a final read holds it
+		// (a value in none is lost, as "missing" alone says).
+		if len(p.MarkerMissing) > 0 {
+			parts = append(parts, fmt.Sprintf("marker missing on %s-%d (%s in a read_uncommitted final read, absent at read_committed)",
+				p.Topic, p.Partition, strings.Join(p.MarkerMissing, ", ")))
+		}
+		if len(p.Vanished) > 0 {
+			parts = append(parts, fmt.Sprintf("value lost on %s-%d (%s in a final read, missing from another that should hold it)",
+				p.Topic, p.Partition, strings.Join(p.Vanished, ", ")))
+		}
 	}
 	parts = append(parts, whereText(nil, e.Where)...)
 	parts = append(parts, faultsText(e.Faults)...)

@@ -111,8 +111,13 @@ type run struct {
 	expl       []judge.Explanation
 	unseen     []judge.SendEntry
 	txnMissing map[int32]int32 // txn send missing from a final read that should hold it -> that read
+	missAt     map[int32]known // txn send in txnMissing -> where and since when it was known
 	wwN, wrN   int             // edges of the txn dependency graph
 }
+
+// known is where a txn's value was known to be in the log, and since when
+// (its offset as acked or as a read saw it; the commit or that read).
+type known struct{ off, at int64 }
 
 // Words describes the txn of txn send ts, for offset-reuse sources.
 func Words(h *model.History, ts int32) string { return (&run{c: h}).txnWords(ts) }

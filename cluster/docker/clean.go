@@ -51,32 +51,82 @@ func RemoveRun(ctx context.Context, docker *client.Client, runID string) (int, e
 	return removed, errors.Join(errs...)
 }
 
+// DataMarker is the file kchaos writes into every run's data folder
+// (DataRoot/<run id>/) when it makes it: Clean removes only folders that
+// hold it, so that a data root given by mistake (--data ~) loses nothing
+// kchaos did not make.
+const DataMarker = ".kchaos-data"
+
+// MakeDataDir makes a run's data folder under root and marks it as
+// kchaos's (DataMarker). Start calls it before any node's folder.
+func MakeDataDir(root, runID string) (string, error) {
+	dir := filepath.Join(root, runID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("data folder: %w", err)
+	}
+	marker := "kchaos run " + runID + ": this folder and what it holds are kchaos's; 'kchaos clean' removes it\n"
+	if err := os.WriteFile(filepath.Join(dir, DataMarker), []byte(marker), 0o644); err != nil {
+		return "", fmt.Errorf("data folder: %w", err)
+	}
+	return dir, nil
+}
+
+// Cleaned is what Clean removed, and what it left.
+type Cleaned struct {
+	// Labelled counts the containers and networks removed.
+	Labelled int
+	// Removed are the data folders removed (names under the root); Left
+	// the entries of the root that are not kchaos's (no DataMarker), left
+	// as they were.
+	Removed, Left []string
+}
+
 // Clean removes what crashed runs left: every labelled container and
-// network, and the data folders under dataRoot (default /var/tmp/kchaos),
-// after clearing the immutable attributes and unmounting the tmpfs mounts
-// that disk faults and bounded log dirs left in them.
-func Clean(ctx context.Context, dataRoot string) (int, error) {
+// network, and the data folders under dataRoot (default /var/tmp/kchaos)
+// (CleanData).
+func Clean(ctx context.Context, dataRoot string) (Cleaned, error) {
 	docker, err := testcontainers.NewDockerClientWithOpts(ctx)
 	if err != nil {
-		return 0, fmt.Errorf("docker: %w", err)
+		return Cleaned{}, fmt.Errorf("docker: %w", err)
 	}
 	defer docker.Close()
 	n, err := RemoveRun(ctx, docker.Client, "")
-	if dataRoot == "" {
-		dataRoot = "/var/tmp/kchaos"
+	removed, left, derr := CleanData(dataRoot)
+	return Cleaned{Labelled: n, Removed: removed, Left: left}, errors.Join(err, derr)
+}
+
+// CleanData removes the data folders under root (default /var/tmp/kchaos)
+// that kchaos made (those holding DataMarker; a symbolic link is never
+// followed), after clearing the immutable attributes and unmounting the
+// tmpfs mounts that disk faults and bounded log dirs left in them. Every
+// other entry is left, and listed.
+func CleanData(root string) (removed, left []string, err error) {
+	if root == "" {
+		root = "/var/tmp/kchaos"
 	}
-	entries, _ := os.ReadDir(dataRoot)
+	entries, _ := os.ReadDir(root)
 	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		if !e.IsDir() {
+			left = append(left, e.Name())
+			continue
+		}
+		if st, merr := os.Lstat(filepath.Join(dir, DataMarker)); merr != nil || !st.Mode().IsRegular() {
+			left = append(left, e.Name())
+			continue
+		}
 		// What the disk faults and bounded log dirs left: immutable
 		// attributes and tmpfs mounts.
-		if _, _, rerr := releaseDisks(filepath.Join(dataRoot, e.Name())); rerr != nil {
+		if _, _, rerr := releaseDisks(dir); rerr != nil {
 			err = errors.Join(err, rerr)
 		}
-		if rerr := os.RemoveAll(filepath.Join(dataRoot, e.Name())); rerr != nil {
+		if rerr := os.RemoveAll(dir); rerr != nil {
 			err = errors.Join(err, rerr)
+			continue
 		}
+		removed = append(removed, e.Name())
 	}
-	return n, err
+	return removed, left, err
 }
 
 // Labelled lists the ids of containers and networks that carry the run

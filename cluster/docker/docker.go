@@ -89,6 +89,11 @@ func Start(ctx context.Context, cfg cluster.Config) (c *Cluster, err error) {
 			_ = c.Teardown(tctx)
 		}
 	}()
+	// The run's data folder, marked as kchaos's before any node's folder
+	// is made in it: kchaos clean removes only marked folders.
+	if _, err := MakeDataDir(cfg.DataRoot, cfg.RunID); err != nil {
+		return c, err
+	}
 	subnet, err := c.createNetwork(ctx)
 	if err != nil {
 		return c, err

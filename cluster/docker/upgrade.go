@@ -33,7 +33,7 @@ func (c *Cluster) Upgrade(ctx context.Context, id int32, version string) error {
 	if _, err := cluster.ParseVersion(version); err != nil {
 		return fmt.Errorf("node %d: upgrade: kafka %v", id, err)
 	}
-	image := "kchaos/kafka:" + version
+	image := cluster.Image(version)
 	if _, err := c.docker.ImageInspect(ctx, image); err != nil {
 		return fmt.Errorf("node %d: upgrade: image %s is not built: run `make image KAFKA_VERSION=%s`", id, image, version)
 	}

@@ -29,6 +29,11 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 			if f.brokerCfg == "" {
 				return badInput(fmt.Errorf("--broker-config: required (your server.properties)"))
 			}
+			if f.kafka != "" {
+				if err := kafkaFlag(f.kafka); err != nil {
+					return err
+				}
+			}
 			opts := harness.AuditOptions{Kafka: f.kafka, Sets: f.sets}
 			var err error
 			if opts.BrokerConfig, opts.TopicConfig, err = f.userConfigs(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
@@ -29,7 +31,7 @@ func runBatchThen(label string, plan *harness.Plan, f *runFlags, then func(res *
 		rerr error
 	)
 	serr := session(func(ctx context.Context, p *progress.Printer) error {
-		res, rerr = harness.RunBatch(ctx, plan, harness.BatchOptions{Options: f.options(p),
+		res, rerr = harness.RunBatch(ctx, plan, harness.BatchOptions{Options: f.options(p), AllowEmpty: f.allowEmpty,
 			OnRow: func(done, total int, r report.Row) {
 				p.Finish()
 				fmt.Fprintf(os.Stderr, "%s: [%d/%d] %s: %s %s\n", label, done, total, r.ID, r.Status, r.Reason)
@@ -56,10 +58,30 @@ func runBatchThen(label string, plan *harness.Plan, f *runFlags, then func(res *
 	if then != nil {
 		return then(res)
 	}
-	if code := res.ExitCode(); code != exitValid {
-		return withCode(code)
+	return batchExit(res)
+}
+
+// batchExit is the batch's exit code (its page's rule); a batch that
+// judged no row says so ("nothing was judged: ..."), and when every row
+// was not applicable, that --allow-empty would accept it.
+func batchExit(res *harness.BatchResult) error {
+	code := res.ExitCode()
+	if code == exitValid {
+		return nil
 	}
-	return nil
+	if err := res.NothingJudged(); err != nil && code == exitUnknown {
+		if !res.Interrupted && res.Page.Exit(res.Rows, false, true) == exitValid {
+			err = fmt.Errorf("%w; a gate is not green on nothing (--allow-empty accepts it)", err)
+		}
+		return &exitError{code: code, err: err}
+	}
+	return withCode(code)
+}
+
+// registerAllowEmpty adds --allow-empty to a command that judges cells.
+func registerAllowEmpty(cmd *cobra.Command, allow *bool) {
+	cmd.Flags().BoolVar(allow, "allow-empty", false,
+		"pass when nothing was judged because every cell is not applicable (default: exit 2, a gate is not green on nothing)")
 }
 
 // runError maps an error a harness run returned to its exit: bad input in

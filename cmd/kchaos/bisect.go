@@ -30,7 +30,8 @@ store/bisect-<name>/<timestamp>/ with the matrix page of every run and
 bisect.md: each version's reproduced k/N and anomaly counts, and the first and
 last affected. A run reproduces when it shows the class of the finding.json
 beside the repro (any finding when there is none).
-Exit codes: 0 the table was written, 2 a run could not be made, 254 bad input.`,
+Exit codes: 0 the table was written, 2 a run could not be made (no run made:
+"nothing was judged"), 254 bad input.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kafkas := f.kafka
@@ -49,6 +50,9 @@ Exit codes: 0 the table was written, 2 a run could not be made, 254 bad input.`,
 				}
 				fmt.Println("bisect:", filepath.Join(res.Dir, "bisect.md"))
 				fmt.Print(b.Markdown(rows))
+				if why := b.NothingJudged(rows); why != nil {
+					return &exitError{code: exitUnknown, err: why}
+				}
 				for _, r := range rows {
 					if r.NotRun > 0 {
 						return withCode(exitUnknown)

@@ -37,7 +37,16 @@ Exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad input, 255 internal error.`,
 			if timeout <= 0 {
 				return badInput(fmt.Errorf("--porcupine-timeout %s: want a positive duration (use --skip-linearizability to leave porcupine out)", timeout))
 			}
-			res, out, err := checker.CheckPath(args[0], checker.Options{
+			// Every output is checked before the first is written: the
+			// checker checks its results file; the report's files and the
+			// porcupine pages are checked here (kchaos writes only its own
+			// files, never through a link).
+			if err := report.CheckOutputsOf(args[0]); err != nil {
+				return badInput(err)
+			}
+			// One decode of the history: the report takes what it needs
+			// from the checker's pass (report.Check, WriteScan).
+			res, out, scan, err := report.Check(args[0], checker.Options{
 				Idempotent: idempotent, PorcupineTimeout: timeout, SkipLinearizability: skipLin})
 			switch {
 			case errors.Is(err, checker.ErrInput):
@@ -51,8 +60,8 @@ Exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad input, 255 internal error.`,
 			if filepath.Base(out) == checker.ResultsFile {
 				// A run folder: its report, report.html and junit.xml are
 				// remade from the new results, so that one judge speaks.
-				if err := report.Write(filepath.Dir(out)); err != nil {
-					return internal(fmt.Errorf("report: %w", err))
+				if err := report.WriteScan(filepath.Dir(out), scan); err != nil {
+					return writeError(fmt.Errorf("report: %w", err))
 				}
 				fmt.Fprintln(w, "report:", filepath.Join(filepath.Dir(out), report.ReportMD))
 			}

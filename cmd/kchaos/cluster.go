@@ -36,6 +36,9 @@ func newClusterCmd() *cobra.Command {
 			if brokers < 1 {
 				return badInput(fmt.Errorf("--brokers %d: want at least 1", brokers))
 			}
+			if err := kafkaFlag(version); err != nil {
+				return err
+			}
 			r, err := cluster.ParseRacks(racks)
 			if err != nil {
 				return badInput(fmt.Errorf("--racks: %w", err))
@@ -82,7 +85,7 @@ func newClusterCmd() *cobra.Command {
 	f.IntVar(&brokers, "brokers", 3, "number of brokers")
 	f.IntVar(&controllers, "controllers", 1, "number of KRaft controllers (1 or 3)")
 	f.StringVar(&racks, "racks", "", "broker racks, e.g. a=0,1;b=2")
-	f.StringVar(&version, "kafka", cluster.DefaultKafkaVersion, "Kafka version (its image must be built: make image KAFKA_VERSION=...)")
+	f.StringVar(&version, "kafka", cluster.DefaultKafkaVersion, "Kafka version, "+cluster.VersionForms+" (its image must be built: make image KAFKA_VERSION=...)")
 	f.BoolVar(&elr, "elr", false, "turn Eligible Leader Replicas on (Kafka 4.0+)")
 	f.BoolVar(&noELR, "no-elr", false, "turn Eligible Leader Replicas off")
 	f.StringVar(&logDir, "logs", "", "copy each node's log into this folder at teardown")
@@ -96,7 +99,8 @@ func newCleanCmd() *cobra.Command {
 		Use:   "clean",
 		Short: "Remove the containers, networks and data that crashed runs left; with --hosts, undo faults left on SSH hosts",
 		Long: `Without flags: remove every container and network labelled by kchaos and
-the runs' data folders. With --hosts FILE (a scenario with backend: ssh):
+the runs' data folders under --data: only the folders kchaos made (each holds
+a .kchaos-data marker); anything else there is left, and named. With --hosts FILE (a scenario with backend: ssh):
 log in to its hosts and undo what a crashed run left there: delete every
 iptables rule tagged "kchaos", SIGCONT a stopped Kafka, and start Kafka
 (service.start) where the state file records that kchaos killed or stopped it.`,
@@ -107,8 +111,15 @@ iptables rule tagged "kchaos", SIGCONT a stopped Kafka, and start Kafka
 			if hosts != "" {
 				return cleanHosts(ctx, hosts)
 			}
-			n, err := docker.Clean(ctx, dataRoot)
-			fmt.Printf("removed %d containers and networks labelled %s\n", n, docker.Label)
+			done, err := docker.Clean(ctx, dataRoot)
+			fmt.Printf("removed %d containers and networks labelled %s\n", done.Labelled, docker.Label)
+			if len(done.Removed) > 0 {
+				fmt.Printf("removed %d data folder(s) under %s\n", len(done.Removed), dataRoot)
+			}
+			if len(done.Left) > 0 {
+				fmt.Fprintf(os.Stderr, "left %d entr%s of %s that kchaos did not make (no %s marker): %s\n",
+					len(done.Left), plural(len(done.Left), "y", "ies"), dataRoot, docker.DataMarker, listSome(done.Left, 10))
+			}
 			if err != nil {
 				return internal(err)
 			}
@@ -140,4 +151,20 @@ func cleanHosts(ctx context.Context, file string) error {
 	}
 	fmt.Printf("hosts clean: no kchaos iptables rule, no stopped Kafka, every Kafka kchaos stopped started (%d host(s))\n", len(spec.Hosts))
 	return nil
+}
+
+// plural is one or many by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// listSome is the first n names, and how many more.
+func listSome(names []string, n int) string {
+	if len(names) <= n {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:n], ", "), len(names)-n)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/explore"
 	"github.com/kchaos/kchaos/harness/progress"
+	"github.com/kchaos/kchaos/harness/scenario"
 )
 
 func init() { subcommands = append(subcommands, newExploreCmd) }
@@ -59,8 +60,12 @@ next run under a fresh topic and groups; run.json says so. --fresh starts
 a cluster per run. A shrink's runs always run on fresh clusters.
 docs/explore.md has the rest.
 
-Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
-254 bad input (before any cluster).`,
+Runs that fail before their check (no image, no engine) stop the
+exploration after 3 in a row. --for is at most a week (168h).
+
+Exit codes: 0 no finding, 1 a finding, 2 no run could be judged (or the
+exploration stopped on runs failing in a row), 254 bad input (before any
+cluster).`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeScenarios,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -71,6 +76,10 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 				return badInput(fmt.Errorf("--runs %d: want at least 1", runs))
 			case cmd.Flags().Changed("for") && forD <= 0:
 				return badInput(fmt.Errorf("--for %s: want a positive duration", forD))
+			case forD > scenario.MaxDuration:
+				return badInput(fmt.Errorf("--for %s: want at most %s (a week)", forD, scenario.MaxDuration))
+			case shrinkFor > scenario.MaxDuration:
+				return badInput(fmt.Errorf("--shrink-for %s: want at most %s (a week)", shrinkFor, scenario.MaxDuration))
 			case shrinkFor <= 0:
 				return badInput(fmt.Errorf("--shrink-for %s: want a positive duration", shrinkFor))
 			case tries < 1:
@@ -90,7 +99,13 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 			if err != nil {
 				return err
 			}
-			e, err := explore.Explorable(s, splitList(faults))
+			var mix []string
+			if cmd.Flags().Changed("faults") {
+				if mix, err = explore.ParseFaults(faults); err != nil {
+					return badInput(err)
+				}
+			}
+			e, err := explore.Explorable(s, mix)
 			if err != nil {
 				return badInput(err)
 			}
@@ -141,18 +156,18 @@ Exit codes: 0 no finding, 1 a finding, 2 no run could be judged,
 	return cmd
 }
 
-// exploreExit: a finding is exit 1; no run judged at all is 2.
+// exploreExit is the exploration's exit (explore.Summary.Exit), saying
+// why when it is 2.
 func exploreExit(sum *explore.Summary) error {
 	if sum == nil {
 		return withCode(exitUnknown)
 	}
-	if len(sum.Findings) > 0 {
-		return withCode(exitInvalid)
+	code := sum.Exit()
+	if code == exitValid {
+		return nil
 	}
-	for _, r := range sum.RunRecords {
-		if r.Err == "" {
-			return nil
-		}
+	if why := sum.Why(); why != nil {
+		return &exitError{code: code, err: why}
 	}
-	return withCode(exitUnknown)
+	return withCode(code)
 }

@@ -13,6 +13,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/kchaos/kchaos/internal/bounds"
 )
 
 // Exit codes.
@@ -74,9 +76,12 @@ completion script that offers the built-in scenario and suite names.
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badInput(err) })
 	registerOutput(root)
+	// One flag layer for every command (flags.go).
+	root.PersistentPreRunE = checkFlags
 	for _, add := range subcommands {
 		root.AddCommand(add())
 	}
+	strict(root)
 	return root
 }
 
@@ -97,12 +102,16 @@ func exitCodeTo(w io.Writer, err error) int {
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
-		if ee.err != nil {
+		if ee.err != nil && ee.code == exitBadInput {
+			// Bad input may quote the input: never more than a readable
+			// part of one value.
+			fmt.Fprintln(w, "kchaos:", bounds.CutWords(ee.err.Error()))
+		} else if ee.err != nil {
 			fmt.Fprintln(w, "kchaos:", ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(w, "kchaos:", err)
+	fmt.Fprintln(w, "kchaos:", bounds.CutWords(err.Error()))
 	// cobra reports unknown commands and bad arguments as plain errors.
 	return exitBadInput
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -26,27 +25,19 @@ func registerOutput(root *cobra.Command) {
 }
 
 // printer is the progress and log printer the output flags ask for; it
-// also routes testcontainers' own log lines (debug: --verbose only).
-func printer() (*progress.Printer, error) {
-	o := progress.Options{}
+// also routes testcontainers' own log lines (debug: --verbose only). The
+// flags were checked by the flag layer (checkFlags), for every command.
+func printer() *progress.Printer {
+	o := progress.Options{JSON: output.format == "json"}
 	switch {
-	case output.quiet && output.verbose:
-		return nil, fmt.Errorf("--quiet and --verbose together")
 	case output.quiet:
 		o.Verbosity = progress.Quiet
 	case output.verbose:
 		o.Verbosity = progress.Verbose
 	}
-	switch output.format {
-	case "text":
-	case "json":
-		o.JSON = true
-	default:
-		return nil, fmt.Errorf("--log-format %q: want text or json", output.format)
-	}
 	p := progress.NewPrinter(os.Stderr, o)
 	docker.SetLog(p.Logger())
-	return p, nil
+	return p
 }
 
 // session is what every command that starts a cluster runs in: the
@@ -67,13 +58,10 @@ func sessionWith(o shutdown.Options, body func(ctx context.Context, p *progress.
 			return err
 		}
 	}
-	p, err := printer()
-	if err != nil {
-		return badInput(err)
-	}
+	p := printer()
 	sd := shutdown.Start(context.Background(), o)
 	defer sd.Stop()
-	err = body(sd.Context(), p)
+	err := body(sd.Context(), p)
 	p.Finish()
 	return err
 }

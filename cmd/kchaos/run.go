@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/progress"
 	"github.com/kchaos/kchaos/harness/scenario"
@@ -25,12 +26,15 @@ type runFlags struct {
 	brokerCfg, topicCf string
 	noScreenshot       bool
 	ownHosts           bool
+	// allowEmpty is --allow-empty (suite): a batch whose every cell was
+	// not applicable passes (registerAllowEmpty).
+	allowEmpty bool
 }
 
 func (f *runFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.store, "store", harness.DefaultStore, "store folder for run folders")
-	fl.StringVar(&f.kafka, "kafka", "", "Kafka version (overrides the scenario's cluster.kafka)")
+	fl.StringVar(&f.kafka, "kafka", "", "Kafka version, "+cluster.VersionForms+" (overrides the scenario's cluster.kafka)")
 	fl.Int64Var(&f.seed, "seed", 0, "seed for random schedules and targets (0: pick one and record it)")
 	fl.StringArrayVar(&f.sets, "set", nil, "override a scenario field: path=value (e.g. workload.acks=1, topic.configs.min.insync.replicas=2); repeatable")
 	fl.StringVar(&f.brokerCfg, "broker-config", "", "your cluster's server.properties (or .yaml): run with its settings")
@@ -49,6 +53,9 @@ func (f *runFlags) options(p *progress.Printer) harness.Options {
 func (f *runFlags) load(name string, extra ...string) (*scenario.Scenario, []string, error) {
 	sets := append([]string{}, f.sets...)
 	if f.kafka != "" {
+		if err := kafkaFlag(f.kafka); err != nil {
+			return nil, nil, err
+		}
 		sets = append(sets, "cluster.kafka="+f.kafka)
 	}
 	if f.seed != 0 {
@@ -132,7 +139,9 @@ func finishRun(out *harness.RunResult, err error) error {
 		fmt.Println("run folder:", out.Dir)
 	}
 	if err != nil {
-		return internal(err)
+		// Bad input found late (a store that cannot be made: 254, naming
+		// --store); anything else internal.
+		return runError(err)
 	}
 	if out.Interrupted != "" {
 		fmt.Println(out.Interrupted + ": healed, torn down and checked what was recorded")

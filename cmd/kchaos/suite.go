@@ -35,7 +35,8 @@ shards' folders into one page and one junit.xml.
 --set applies to every cell. --baseline DIR lists the cells whose status
 changed since an earlier suite folder.
 Exit codes: 0 every cell matched, 1 a cell differed (a regression or a new
-finding), 2 a cell could not be judged, 254 bad input.`,
+finding), 2 a cell could not be judged, or nothing was judged (every cell
+not applicable on these versions; --allow-empty passes that), 254 bad input.`,
 		Args:              cobra.MaximumNArgs(1),
 		ValidArgsFunction: completeSuites,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -81,14 +82,12 @@ finding), 2 a cell could not be judged, 254 bad input.`,
 				if err := explore.WriteShard(res.Dir, rec); err != nil {
 					return internal(err)
 				}
-				if code := res.ExitCode(); code != exitValid {
-					return withCode(code)
-				}
-				return nil
+				return batchExit(res)
 			})
 		},
 	}
 	f.register(cmd)
+	registerAllowEmpty(cmd, &f.allowEmpty)
 	cmd.Flags().StringVar(&only, "only", "", "run only these scenarios of the suite (comma-separated, e.g. s1,s2,s4)")
 	cmd.Flags().IntVar(&runs, "runs", harness.DefaultRuns, "runs per cell (an entry's own runs: raises it for that entry)")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "an earlier suite folder to compare with")

@@ -56,8 +56,11 @@ func NewBisect(repro, kafkas string, runs int, varies []string, load func(sets [
 	case beside == "":
 	case err == nil:
 		var f FindingRecord
-		if err := json.Unmarshal(data, &f); err != nil || f.Class == "" {
+		if err := json.Unmarshal(data, &f); err != nil {
 			return nil, bad(fmt.Errorf("%s beside the repro: not a finding record (%v)", FindingFile, err))
+		}
+		if f.Class == "" {
+			return nil, bad(fmt.Errorf("%s beside the repro: not a finding record: class missing (a finding record names the class of anomaly explore found)", FindingFile))
 		}
 		b.Class = f.Class
 	case !errors.Is(err, fs.ErrNotExist):
@@ -175,5 +178,5 @@ func (b *Bisect) Write(dir string, rows []BisectRow) error {
 	}{b.Repro, b.Class, rows}); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "bisect.md"), []byte(b.Markdown(rows)), 0o644)
+	return report.WriteOutput(filepath.Join(dir, "bisect.md"), []byte(b.Markdown(rows)))
 }

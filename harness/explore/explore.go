@@ -13,6 +13,7 @@ import (
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/report"
 )
 
 // Judged is one run as exploration judges it.
@@ -70,7 +71,7 @@ func judge(s *scenario.Scenario, out *harness.RunResult, err error) (Judged, err
 	if out.Interrupted != "" {
 		return res, errors.New(out.Interrupted)
 	}
-	m, merr := harness.Metrics(out.Dir)
+	m, merr := out.Metrics()
 	if merr != nil && len(m) == 0 {
 		return res, merr
 	}
@@ -124,6 +125,12 @@ type Config struct {
 // DefaultShrinkFor is a finding's shrink budget unless --shrink-for says.
 const DefaultShrinkFor = 30 * time.Minute
 
+// MaxFailedInARow stops an exploration whose runs keep failing before
+// their check (no image, no engine, a cluster that cannot start): after
+// this many in a row it ends, Summary.Stopped naming the last error,
+// rather than spin through failing runs until --for is up.
+const MaxFailedInARow = 3
+
 // Progress is the exploration so far.
 type Progress struct {
 	Done, Findings int
@@ -175,6 +182,7 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 	if cfg.Ahead != nil {
 		defer cfg.Ahead(nil, "")
 	}
+	failedInARow := 0
 	next := WithSeed(cfg.Scenario, RunSeed(cfg.Seed, cfg.Shard.Next(0)))
 	for i := cfg.Shard.Next(0); ; i = cfg.Shard.Next(i + 1) {
 		if ctx.Err() != nil || cfg.Runs > 0 && i >= cfg.Runs || cfg.For > 0 && cfg.Now().Sub(begin) >= cfg.For {
@@ -201,7 +209,11 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 		case err != nil:
 			rec.Verdict, rec.Err = checker.Unknown.String(), err.Error()
 			removeUnlessKept(out.Dir, cfg.Keep)
+			if ctx.Err() == nil {
+				failedInARow++
+			}
 		case len(out.Classes) > 0:
+			failedInARow = 0
 			rec.Verdict = out.Verdict.String()
 			t0 := cfg.Now()
 			f, ferr := keepFinding(ctx, cfg, dir, i, s, out, run)
@@ -213,8 +225,12 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 				sum.Interrupted = true
 			}
 		default:
+			failedInARow = 0
 			rec.Verdict = out.Verdict.String()
 			removeUnlessKept(out.Dir, cfg.Keep)
+		}
+		if failedInARow >= MaxFailedInARow {
+			sum.Stopped = fmt.Sprintf("stopped: %d runs in a row failed before their check; the last: %s", failedInARow, rec.Err)
 		}
 		sum.RunRecords = append(sum.RunRecords, rec)
 		sum.Seconds = cfg.Now().Sub(begin).Seconds()
@@ -228,6 +244,9 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 		}
 		if cfg.OnRun != nil {
 			cfg.OnRun(Progress{Done: len(sum.RunRecords), Findings: len(sum.Findings), PerHour: sum.RunsPerHour, Last: rec})
+		}
+		if sum.Stopped != "" {
+			break
 		}
 	}
 	sum.Interrupted = sum.Interrupted || ctx.Err() != nil
@@ -345,5 +364,5 @@ func writeScenario(path string, s *scenario.Scenario) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	return report.WriteOutput(path, b)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/report"
 )
 
 // Merged is the shard folders of one exploration joined: every run and
@@ -20,6 +22,10 @@ type Merged struct {
 	Present  []int    `json:"present"`
 	Missing  []int    `json:"missing"`
 	Dirs     []string `json:"dirs"`
+	// Failed are the shards none of whose runs was judged (every run
+	// failed before its check, or none ran): explore itself exits 2 on
+	// such a shard.
+	Failed []int `json:"failed,omitempty"`
 	// RunRecords are every shard's runs by index; Findings every
 	// finding, its Dir joined to its shard's folder.
 	RunRecords  []RunRecord     `json:"run_records"`
@@ -41,13 +47,9 @@ func Merge(dirs []string) (*Merged, error) {
 	m := &Merged{Dirs: dirs}
 	seen := map[int]string{}
 	for k, dir := range dirs {
-		b, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+		s, err := readShard(dir)
 		if err != nil {
-			return nil, bad("%s: not an exploration folder (%v)", dir, err)
-		}
-		var s Summary
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, bad("%s: %v", filepath.Join(dir, SummaryFile), err)
+			return nil, &scenario.BadInputError{Err: err}
 		}
 		sh, err := ParseShard(s.Shard)
 		if err != nil {
@@ -66,6 +68,9 @@ func Merge(dirs []string) (*Merged, error) {
 			return nil, bad("%s and %s are both shard %d/%d", other, dir, sh.I, sh.N)
 		}
 		seen[sh.I] = dir
+		if s.Judged() == 0 {
+			m.Failed = append(m.Failed, sh.I)
+		}
 		m.RunRecords = append(m.RunRecords, s.RunRecords...)
 		for _, f := range s.Findings {
 			f.Dir = filepath.Join(dir, f.Dir)
@@ -85,6 +90,64 @@ func Merge(dirs []string) (*Merged, error) {
 	return m, nil
 }
 
+// shardFields are the fields every explore.json has (Summary.Write
+// writes them all): a JSON object without them is not an exploration's
+// record, whatever it parses as.
+var shardFields = []string{"scenario", "kafka", "base_seed", "started", "run_records", "findings"}
+
+// readShard reads dir's explore.json (a regular file only: a FIFO would
+// block the merge) and refuses one that is not an exploration's record:
+// a field missing ({} parses as an empty Summary), an empty scenario, a
+// zero base seed or start.
+func readShard(dir string) (*Summary, error) {
+	path := filepath.Join(dir, SummaryFile)
+	b, err := histories.ReadRegular(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not an exploration folder (%v)", dir, err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var missing []string
+	for _, f := range shardFields {
+		if _, ok := fields[f]; !ok {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s: not an exploration's record: field(s) %s missing", path, strings.Join(missing, ", "))
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	switch {
+	case s.Scenario == "":
+		return nil, fmt.Errorf("%s: not an exploration's record: scenario is empty", path)
+	case s.BaseSeed == 0:
+		return nil, fmt.Errorf("%s: not an exploration's record: base_seed is 0 (explore records the seed it picked)", path)
+	case s.Started.IsZero():
+		return nil, fmt.Errorf("%s: not an exploration's record: started is not set", path)
+	}
+	return &s, nil
+}
+
+// Write writes merged.json and merged.md into dir (made as needed; each
+// file as kchaos writes its outputs, report.WriteOutput).
+func (m *Merged) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := report.CheckOutputs(dir, "merged.json", "merged.md"); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(dir, "merged.json"), m); err != nil {
+		return err
+	}
+	return report.WriteOutput(filepath.Join(dir, "merged.md"), []byte(m.Markdown()))
+}
+
 // Markdown is the merged page: the shards, the findings, every run.
 func (m *Merged) Markdown() string {
 	var b strings.Builder
@@ -92,6 +155,9 @@ func (m *Merged) Markdown() string {
 	fmt.Fprintf(&b, "Base seed %d. Shards present: %v.", m.BaseSeed, m.Present)
 	if len(m.Missing) > 0 {
 		fmt.Fprintf(&b, " **Missing shards: %v** (their runs are not in this page).", m.Missing)
+	}
+	if len(m.Failed) > 0 {
+		fmt.Fprintf(&b, " **Shards with no run judged: %v** (every run failed before its check).", m.Failed)
 	}
 	fmt.Fprintf(&b, "\n\n%d runs, %d findings, %.1f runs per hour over all shards.\n\n", len(m.RunRecords), len(m.Findings), m.RunsPerHour)
 	writeFindings(&b, m.Findings, "")

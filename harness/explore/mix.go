@@ -28,6 +28,21 @@ const (
 	DefaultStagger = 5 * time.Second
 )
 
+// ParseFaults reads --faults: fault names, comma-separated. A value with
+// no name (" , ") or a blank name in the list ("kill,,pause") is refused:
+// an empty mix given is not the default mix.
+func ParseFaults(v string) ([]string, error) {
+	var out []string
+	for i, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			return nil, &scenario.BadInputError{Err: fmt.Errorf("--faults %q: name %d is blank: want fault names, comma-separated (e.g. kill,pause; %s)",
+				v, i+1, strings.Join(nemesis.RandomFaultNames(), ", "))}
+		}
+		out = append(out, name)
+	}
+	return out, nil
+}
+
 // Explorable is s ready to explore: its own `random:` section, or else a
 // staggered periods schedule over the workload's duration (at least one
 // period)

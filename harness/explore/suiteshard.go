@@ -11,6 +11,7 @@ import (
 
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -80,7 +81,7 @@ func MergeSuites(dirs []string) (*MergedSuite, error) {
 			return nil, bad("%s: not a suite folder (%v)", dir, err)
 		}
 		var rec ShardRecord
-		switch b, err := os.ReadFile(filepath.Join(dir, ShardFile)); {
+		switch b, err := histories.ReadRegular(filepath.Join(dir, ShardFile)); {
 		case errors.Is(err, fs.ErrNotExist):
 			rec.Shard = ""
 		case err != nil:
@@ -147,11 +148,18 @@ func MergeSuites(dirs []string) (*MergedSuite, error) {
 func (m *MergedSuite) Write(dir string) error { return report.SuiteBatch(m.File).Write(dir) }
 
 // ExitCode is the suite page's rule over the merged cells; a merge with
-// shards missing and nothing worse is 2 (unknown).
-func (m *MergedSuite) ExitCode() int {
-	code := report.SuiteBatch(m.File).Page.ExitCode(m.File.Cells, false)
+// shards missing and nothing worse is 2 (unknown), and so is one that
+// judged no cell (Exit with allowEmpty accepts every cell not applicable).
+func (m *MergedSuite) ExitCode() int { return m.Exit(false) }
+
+// Exit is ExitCode with the page's allowEmpty (--allow-empty).
+func (m *MergedSuite) Exit(allowEmpty bool) int {
+	code := report.SuitePage.Exit(m.File.Cells, false, allowEmpty)
 	if code == 0 && (len(m.Missing) > 0 || len(m.MissingCells) > 0) {
 		code = 2
 	}
 	return code
 }
+
+// NothingJudged says why, when no merged cell was judged; nil otherwise.
+func (m *MergedSuite) NothingJudged() error { return report.SuitePage.NothingJudged(m.File.Cells) }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/report"
 )
 
 // SummaryFile is an exploration folder's record (explore.json); merge
@@ -37,10 +37,13 @@ type Summary struct {
 	RunsPerHour   float64   `json:"runs_per_hour"`
 	// IdleSeconds is the mean time from one run's end of workload to the
 	// next run's start of workload (runs straight after a run; 0: none).
-	IdleSeconds float64         `json:"idle_seconds,omitempty"`
-	Interrupted bool            `json:"interrupted,omitempty"`
-	RunRecords  []RunRecord     `json:"run_records"`
-	Findings    []FindingRecord `json:"findings"`
+	IdleSeconds float64 `json:"idle_seconds,omitempty"`
+	Interrupted bool    `json:"interrupted,omitempty"`
+	// Stopped says why the exploration ended before its runs or time
+	// (MaxFailedInARow runs in a row failed before their check).
+	Stopped    string          `json:"stopped,omitempty"`
+	RunRecords []RunRecord     `json:"run_records"`
+	Findings   []FindingRecord `json:"findings"`
 }
 
 // RunRecord is one run of an exploration.
@@ -98,7 +101,7 @@ func (s *Summary) Write(dir string) error {
 	if err := writeJSON(filepath.Join(dir, SummaryFile), s); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "explore.md"), []byte(s.Markdown()), 0o644)
+	return report.WriteOutput(filepath.Join(dir, "explore.md"), []byte(s.Markdown()))
 }
 
 // Markdown is explore.md.
@@ -117,6 +120,9 @@ func (s *Summary) Markdown() string {
 	}
 	if s.Interrupted {
 		b.WriteString(", interrupted")
+	}
+	if s.Stopped != "" {
+		b.WriteString(", " + oneLine(s.Stopped))
 	}
 	b.WriteString(".\n\n")
 	writeFindings(&b, s.Findings, "")
@@ -177,7 +183,7 @@ func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scen
 	}
 	if f.Err != "" {
 		fmt.Fprintf(&b, "\nThe finding could not be reduced: %s. The run folder is original-run/.\n", f.Err)
-		return os.WriteFile(filepath.Join(dir, "finding.md"), []byte(b.String()), 0o644)
+		return report.WriteOutput(filepath.Join(dir, "finding.md"), []byte(b.String()))
 	}
 	if repro != nil {
 		fmt.Fprintf(&b, "\n## The reproduction (repro.yaml, `kchaos run repro.yaml`)\n\n")
@@ -200,7 +206,7 @@ func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scen
 	} else {
 		b.WriteString("\nNot shrunk: repro.yaml is not written; original.yaml is the schedule as it fired.\n")
 	}
-	return os.WriteFile(filepath.Join(dir, "finding.md"), []byte(b.String()), 0o644)
+	return report.WriteOutput(filepath.Join(dir, "finding.md"), []byte(b.String()))
 }
 
 // StepWords is a step in words: "kill node(s) [0]", "wait 4s".
@@ -269,7 +275,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return report.WriteOutput(path, append(b, '\n'))
 }
 
 // meanIdle is the mean idle gap over the runs that measured one.

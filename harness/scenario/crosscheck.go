@@ -9,14 +9,13 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/internal/bounds"
 	"github.com/kchaos/kchaos/internal/duration"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// MaxDuration bounds every duration a scenario gives (a wait, a timeout,
-// the workload's length): a week. Anything longer is a typo (876000h, a
-// unit left off) that would hold a cluster until someone noticed.
-const MaxDuration = 7 * 24 * time.Hour
+// MaxDuration bounds every duration a scenario gives: bounds.Duration.
+const MaxDuration = bounds.Duration
 
 // MaxRate bounds workload.rate (sends per second per producer): far above
 // what one producer on this harness reaches, far below a typo's 1e300.
@@ -77,10 +76,17 @@ type world struct {
 }
 
 func (s *Scenario) world() world {
-	return world{brokers: s.Cluster.Brokers, controllers: s.Cluster.Controllers,
+	w := world{brokers: s.Cluster.Brokers, controllers: s.Cluster.Controllers,
 		spares: s.Cluster.Quorum.Spares(), dynamic: s.Cluster.Quorum.IsDynamic(),
-		partitions: s.Topic.Partitions, assignment: s.Topic.AssignmentOrDefault(max(s.Cluster.Brokers, 1)),
-		racks: s.Cluster.Racks, logDirs: max(s.Cluster.LogDirs, 1), docker: s.Cluster.Backend != BackendSSH}
+		partitions: s.Topic.Partitions,
+		racks:      s.Cluster.Racks, logDirs: max(s.Cluster.LogDirs, 1), docker: s.Cluster.Backend != BackendSSH}
+	// The assignment is sized by the partitions and the replication
+	// factor: only when both are within their bounds (checkBounds, and
+	// the brokers for the factor; Validate reports them otherwise).
+	if t := s.Topic; t.Partitions <= bounds.Partitions && t.ReplicationFactor >= 1 && t.ReplicationFactor <= max(w.brokers, 1) {
+		w.assignment = t.AssignmentOrDefault(max(w.brokers, 1))
+	}
+	return w
 }
 
 func (w world) isBroker(id int32) bool { return id >= 0 && int(id) < w.brokers }
@@ -156,12 +162,15 @@ func (w world) condition(p string, c *nemesis.Condition, add addFunc) {
 	if !w.partition(p+".partition", c.Partition, add) {
 		return
 	}
-	replicas := w.assignment[c.Partition]
+	var replicas []int32
+	if int(c.Partition) < len(w.assignment) {
+		replicas = w.assignment[c.Partition]
+	}
 	onReplica := func(field string, ids []int32) {
 		for _, id := range ids {
 			if !w.isBroker(id) {
 				add(p+"."+field, "broker %d does not exist (brokers 0..%d)", id, w.brokers-1)
-			} else if (field == "isr" || field == "leader") && !slices.Contains(replicas, id) {
+			} else if (field == "isr" || field == "leader") && replicas != nil && !slices.Contains(replicas, id) {
 				add(p+"."+field, "broker %d is not a replica of partition %d (replicas %v)", id, c.Partition, replicas)
 			}
 		}

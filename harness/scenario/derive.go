@@ -11,7 +11,7 @@ func Derive(s *Scenario, source string, sets []string) (*Scenario, error) {
 	if err != nil {
 		return nil, &BadInputError{fmt.Errorf("%s: %v", source, err)}
 	}
-	d, err := parse(b, source, sets)
+	d, err := parse(b, source, sets, false)
 	if err != nil {
 		return nil, &BadInputError{err}
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 
 	"gopkg.in/yaml.v3"
 
@@ -26,17 +25,17 @@ type bareHosts struct {
 // its line (a `known_host:` ignored would leave no host key check to make),
 // and the key and known_hosts files must exist and be readable.
 func LoadHosts(file string) (*sshb.Spec, error) {
-	b, err := os.ReadFile(file)
+	b, err := ReadInput(file, "hosts")
 	if err != nil {
 		return nil, err
 	}
-	var top map[string]yaml.Node
-	if err := yaml.Unmarshal(b, &top); err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
+	doc, err := ParseYAML(b, file)
+	if err != nil {
+		return nil, err
 	}
 	spec := &sshb.Spec{}
-	if _, ok := top["cluster"]; ok {
-		s, err := parse(b, file, nil)
+	if hasKey(doc.Content[0], "cluster") {
+		s, err := parse(b, file, nil, true)
 		if err != nil {
 			return nil, err
 		}
@@ -53,7 +52,8 @@ func LoadHosts(file string) (*sshb.Spec, error) {
 		dec.KnownFields(true)
 		var hf bareHosts
 		if err := dec.Decode(&hf); err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
+			o := &origins{lines: true}
+			return nil, o.translate(err, file, doc, b)
 		}
 		spec.Hosts, spec.StateDir = hf.Hosts, hf.StateDir
 		if hf.SSH != nil {
@@ -70,4 +70,14 @@ func LoadHosts(file string) (*sshb.Spec, error) {
 		return nil, fmt.Errorf("%s: %w", file, errors.Join(errs...))
 	}
 	return spec, nil
+}
+
+// hasKey reports whether the mapping m has key.
+func hasKey(m *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }

@@ -1,12 +1,14 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/kchaos/kchaos/internal/bounds"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -19,10 +21,24 @@ func intAtLeast(bits int, min int64) kafkaValue {
 	return func(v string) error {
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, bits)
 		if err != nil {
-			return fmt.Errorf("%q: want a whole number (Kafka reads it as a %d-bit integer)", v, bits)
+			return fmt.Errorf("%q: want a whole number (Kafka reads it as a %d-bit integer)", bounds.Cut(v), bits)
 		}
 		if n < min {
-			return fmt.Errorf("%q: want at least %d", v, min)
+			return fmt.Errorf("%q: want at least %d", bounds.Cut(v), min)
+		}
+		return nil
+	}
+}
+
+func intBetween(bits int, lo, hi int64) kafkaValue {
+	return func(v string) error {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, bits)
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrSyntax {
+			return fmt.Errorf("%q: want an integer, %d..%d", bounds.Cut(v), lo, hi)
+		}
+		if err != nil || n < lo || n > hi {
+			return fmt.Errorf("%s: Kafka wants %d..%d", bounds.Cut(strings.TrimSpace(v)), lo, hi)
 		}
 		return nil
 	}
@@ -33,7 +49,7 @@ func boolean(v string) error {
 	case "true", "false":
 		return nil
 	}
-	return fmt.Errorf("%q: want true or false", v)
+	return fmt.Errorf("%q: want true or false", bounds.Cut(v))
 }
 
 func oneOf(values ...string) kafkaValue {
@@ -41,7 +57,7 @@ func oneOf(values ...string) kafkaValue {
 		if slices.Contains(values, strings.TrimSpace(v)) {
 			return nil
 		}
-		return fmt.Errorf("%q: want %s (Kafka matches it exactly)", v, strings.Join(values, " or "))
+		return fmt.Errorf("%q: want %s (Kafka matches it exactly)", bounds.Cut(v), strings.Join(values, " or "))
 	}
 }
 
@@ -78,6 +94,12 @@ var KafkaConfigRules = map[string]kafkaValue{
 	"remote.storage.enable":                    boolean,
 	"local.retention.ms":                       intAtLeast(64, -2),
 	"local.retention.bytes":                    intAtLeast(64, -2),
+	// Share groups (Kafka's ShareGroupConfig, 4.1-4.4; the record lock
+	// duration's upper end is 4.2+'s, 4.1 stopped at 60000).
+	shareLockKey:    intBetween(32, 1000, 3600000),
+	shareLockMinKey: intBetween(32, 1000, 30000),
+	shareLockMaxKey: intBetween(32, 30000, 3600000),
+	shareLimitKey:   intBetween(32, shareLimitMin, shareLimitMax),
 }
 
 // topicOnlyRules apply to a topic's configs only: not configs at all,

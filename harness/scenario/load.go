@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"sort"
 	"strings"
 
 	"github.com/magiconair/properties"
 	"gopkg.in/yaml.v3"
+
+	"github.com/kchaos/kchaos/internal/bounds"
 )
 
 //go:embed builtin/*.yaml
@@ -27,7 +28,7 @@ func Builtins() []Builtin {
 	var out []Builtin
 	for _, e := range entries {
 		name := strings.TrimSuffix(e.Name(), ".yaml")
-		s, err := parse(mustRead("builtin/"+e.Name()), e.Name(), nil)
+		s, err := parse(mustRead("builtin/"+e.Name()), e.Name(), nil, true)
 		desc := ""
 		if err == nil {
 			desc = s.Description
@@ -79,20 +80,20 @@ func Load(nameOrFile string, sets []string) (*Scenario, error) {
 	if b, err := builtinFS.ReadFile(path.Join("builtin", nameOrFile+".yaml")); err == nil {
 		data, source = b, "built-in scenario "+nameOrFile
 	} else {
-		b, err := os.ReadFile(nameOrFile)
+		b, err := ReadInput(nameOrFile, "scenario")
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				var names []string
 				for _, b := range Builtins() {
 					names = append(names, b.Name)
 				}
-				return nil, &BadInputError{fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", nameOrFile, strings.Join(names, ", "))}
+				return nil, &BadInputError{fmt.Errorf("%q is neither a built-in scenario (%s) nor a file", bounds.Cut(nameOrFile), strings.Join(names, ", "))}
 			}
 			return nil, &BadInputError{err}
 		}
 		data, source = b, nameOrFile
 	}
-	s, err := parse(data, source, sets)
+	s, err := parse(data, source, sets, true)
 	// Fields that decoded are still validated, so a file with several
 	// problems reports them all: decoding's (with their lines), then
 	// validation's (with their field paths).
@@ -115,24 +116,30 @@ func Load(nameOrFile string, sets []string) (*Scenario, error) {
 }
 
 // parse decodes YAML strictly (unknown fields are errors with their line),
-// after applying sets to the document tree.
-func parse(data []byte, source string, sets []string) (*Scenario, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: %v", source, err)
+// after applying sets to the document tree. lines says the document's
+// lines are the user's (a file's, a built-in's): a problem is named by
+// its line, else by its field path; one in what a --set made, by the set.
+func parse(data []byte, source string, sets []string, lines bool) (*Scenario, error) {
+	doc, err := ParseYAML(data, source)
+	if err != nil {
+		return nil, err
 	}
-	if doc.Kind == 0 {
-		doc = yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}}
-	}
+	o := &origins{lines: lines}
 	for _, set := range sets {
-		if err := applySet(&doc, set); err != nil {
-			return nil, fmt.Errorf("--set %s: %v", set, err)
+		if err := applySet(doc, set, o); err != nil {
+			return nil, fmt.Errorf("--set %s: %v", bounds.Cut(set), err)
 		}
 	}
 	if err := refuseRemoved(doc.Content[0]); err != nil {
 		return nil, fmt.Errorf("%s: %v", source, err)
 	}
-	merged, err := yaml.Marshal(&doc)
+	if len(sets) > 0 {
+		// What the sets made counts too (a list given in a --set).
+		if err := CheckNodes(doc, source+" with --set"); err != nil {
+			return nil, err
+		}
+	}
+	merged, err := yaml.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", source, err)
 	}
@@ -141,10 +148,7 @@ func parse(data []byte, source string, sets []string) (*Scenario, error) {
 	var s Scenario
 	if err := dec.Decode(&s); err != nil {
 		// A *yaml.TypeError leaves the fields that did decode in s.
-		if len(sets) > 0 {
-			return &s, fmt.Errorf("%s (with --set %s): %w", source, strings.Join(sets, " --set "), err)
-		}
-		return &s, fmt.Errorf("%s: %w", source, err)
+		return &s, o.translate(err, source, doc, merged)
 	}
 	return &s, nil
 }
@@ -203,7 +207,7 @@ var freeMaps = map[string]bool{
 // in elements where it already exists, e.g.
 // nemesis.steps[*].config.unclean.leader.election.enable=false changes
 // every live set-config step of that key and adds nothing.
-func applySet(doc *yaml.Node, set string) error {
+func applySet(doc *yaml.Node, set string, o *origins) error {
 	key, value, ok := strings.Cut(set, "=")
 	if !ok || strings.TrimSpace(key) == "" {
 		return errors.New("want path=value, e.g. workload.acks=1")
@@ -237,7 +241,8 @@ func applySet(doc *yaml.Node, set string) error {
 	for i, sg := range segs {
 		segs[i] = strings.TrimPrefix(sg, ".")
 	}
-	return setPath(doc.Content[0], segs, 0, value, true, freeMapValue(generic))
+	mark := func(n *yaml.Node) { o.mark(n, set) }
+	return setPath(doc.Content[0], segs, 0, value, true, freeMapValue(generic), mark)
 }
 
 // freeMapValue reports whether the value sits in a free map (Kafka configs
@@ -251,7 +256,7 @@ func freeMapValue(generic []string) bool {
 	return false
 }
 
-func setPath(node *yaml.Node, segs []string, i int, value string, create, asString bool) error {
+func setPath(node *yaml.Node, segs []string, i int, value string, create, asString bool, mark func(*yaml.Node)) error {
 	seg := segs[i]
 	last := i == len(segs)-1
 	if seg == "*" {
@@ -262,7 +267,7 @@ func setPath(node *yaml.Node, segs []string, i int, value string, create, asStri
 			return nil
 		}
 		for _, el := range node.Content {
-			if err := setPath(el, segs, i+1, value, false, asString); err != nil {
+			if err := setPath(el, segs, i+1, value, false, asString, mark); err != nil {
 				return err
 			}
 		}
@@ -290,10 +295,12 @@ func setPath(node *yaml.Node, segs []string, i int, value string, create, asStri
 		if i > 0 && segs[i-1] == "per_broker" {
 			tag = "!!int" // per_broker is keyed by broker id
 		}
-		node.Content = append(node.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: seg}, next)
+		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: seg}
+		node.Content = append(node.Content, key, next)
+		mark(key)
 	}
 	if !last {
-		return setPath(next, segs, i+1, value, create, asString)
+		return setPath(next, segs, i+1, value, create, asString, mark)
 	}
 	var v yaml.Node
 	switch {
@@ -304,6 +311,7 @@ func setPath(node *yaml.Node, segs []string, i int, value string, create, asStri
 	default:
 		*next = yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: value}
 	}
+	mark(next)
 	return nil
 }
 
@@ -311,20 +319,24 @@ func setPath(node *yaml.Node, segs []string, i int, value string, create, asStri
 // # and ! comments) for --broker-config and --topic-config; a .yaml or
 // .yml file is read as a flat mapping instead.
 func ReadProperties(file string) (map[string]string, error) {
-	b, err := os.ReadFile(file)
+	b, err := ReadInput(file, "properties")
 	if err != nil {
 		return nil, &BadInputError{err}
 	}
 	out := map[string]string{}
 	if strings.HasSuffix(file, ".yaml") || strings.HasSuffix(file, ".yml") {
+		doc, err := ParseYAML(b, file)
+		if err != nil {
+			return nil, &BadInputError{err}
+		}
 		var m map[string]any
-		if err := yaml.Unmarshal(b, &m); err != nil {
+		if err := doc.Decode(&m); err != nil {
 			return nil, &BadInputError{fmt.Errorf("%s: %v", file, err)}
 		}
 		for k, v := range m {
 			switch v.(type) {
 			case map[string]any, []any:
-				return nil, &BadInputError{fmt.Errorf("%s: key %s: want a scalar value", file, k)}
+				return nil, &BadInputError{fmt.Errorf("%s: key %s: want a scalar value", file, bounds.Cut(k))}
 			}
 			out[k] = fmt.Sprint(v)
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/kchaos/kchaos/internal/bounds"
 )
 
 // safeName is what a name that becomes a folder of the store may be: a
@@ -27,7 +29,7 @@ func CheckName(what, name string) error {
 	case strings.TrimSpace(name) == "":
 		return fmt.Errorf("%s: missing", what)
 	case !safeName.MatchString(name) || strings.Contains(name, ".."):
-		return fmt.Errorf("%s: %q: want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit, and no \"..\" (it names a folder of the store)", what, name)
+		return fmt.Errorf("%s: %q: want 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit, and no \"..\" (it names a folder of the store)", what, bounds.Cut(name))
 	case strings.HasSuffix(name, ".tmp"):
 		return fmt.Errorf("%s: %q: the store keeps its own .tmp entries", what, name)
 	}

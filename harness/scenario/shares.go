@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/nemesis"
@@ -88,12 +89,10 @@ func (s *Scenario) shareConfigProblems() []error {
 		if !ok {
 			return def, true
 		}
-		n, err := strconv.ParseInt(v, 10, 32)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("cluster.broker_config.%s: %q: want an integer", key, v))
-			return 0, false
-		}
-		return n, true
+		// A value Kafka would refuse on its own is KafkaConfigRules'
+		// to report (checkKafkaConfigs), with its range.
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+		return n, err == nil && KafkaConfigRules[key](v) == nil
 	}
 	lock, ok1 := num(shareLockKey, shareLockDef)
 	lo, ok2 := num(shareLockMinKey, shareLockMinDef)
@@ -101,9 +100,6 @@ func (s *Scenario) shareConfigProblems() []error {
 	if ok1 && ok2 && ok3 && (lock < lo || lock > hi) {
 		errs = append(errs, fmt.Errorf("cluster.broker_config.%s: %d: Kafka refuses a lock duration outside %s..%s (%d..%d)",
 			shareLockKey, lock, shareLockMinKey, shareLockMaxKey, lo, hi))
-	}
-	if n, ok := num(shareLimitKey, shareLimitDef); ok && (n < shareLimitMin || n > shareLimitMax) {
-		errs = append(errs, fmt.Errorf("cluster.broker_config.%s: %d: Kafka wants %d..%d", shareLimitKey, n, shareLimitMin, shareLimitMax))
 	}
 	return errs
 }

@@ -3,9 +3,11 @@ package scenario
 import (
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/internal/bounds"
 )
 
 // TieredSpec is cluster.tiered: tiered storage (KIP-405) on, with a remote
@@ -64,7 +66,38 @@ func (s *Scenario) checkTiered() []error {
 		add("topic.configs.remote.storage.enable", "false: cluster.tiered is for the workload's topic; remove the key or cluster.tiered")
 	}
 	if v := cfg["cleanup.policy"]; strings.Contains(v, "compact") {
-		add("topic.configs.cleanup.policy", "%q: Kafka refuses remote storage on a compacted topic", v)
+		add("topic.configs.cleanup.policy", "%q: Kafka refuses remote storage on a compacted topic", bounds.Cut(v))
 	}
-	return errs
+	errs = append(errs, s.checkLocalRetention("ms", "local_retention_ms")...)
+	return append(errs, s.checkLocalRetention("bytes", "")...)
+}
+
+// checkLocalRetention refuses what Kafka's LogConfig refuses of a topic
+// with remote storage: local.retention.<unit> above retention.<unit> (the
+// topic's, else the brokers' log.retention.<unit>), or -1 (unbounded)
+// under a bounded retention. tieredField is cluster.tiered's field that
+// gives the local retention when the topic does not.
+func (s *Scenario) checkLocalRetention(unit, tieredField string) []error {
+	eff := s.topicConfigs()
+	retention, ok := eff["retention."+unit]
+	if !ok {
+		retention, ok = s.Cluster.BrokerConfig["log.retention."+unit]
+	}
+	local, hasLocal := eff["local.retention."+unit]
+	r, rerr := strconv.ParseInt(strings.TrimSpace(retention), 10, 64)
+	l, lerr := strconv.ParseInt(strings.TrimSpace(local), 10, 64)
+	if !ok || !hasLocal || rerr != nil || lerr != nil || r == -1 || l == -2 {
+		return nil // unbounded retention, or local as retention: anything goes
+	}
+	field := "topic.configs.local.retention." + unit
+	if _, own := s.Topic.Configs["local.retention."+unit]; !own && tieredField != "" {
+		field = "cluster.tiered." + tieredField
+	}
+	switch {
+	case l == -1:
+		return []error{fmt.Errorf("%s: -1: Kafka refuses an unbounded local retention when retention.%s is %d (use -2: as retention.%s)", field, unit, r, unit)}
+	case l > r:
+		return []error{fmt.Errorf("%s: %d: Kafka refuses a local retention above retention.%s (%d)", field, l, unit, r)}
+	}
+	return nil
 }

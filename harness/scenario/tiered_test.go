@@ -19,7 +19,7 @@ func TestTieredValidation(t *testing.T) {
 		{"defaults", "cluster: {tiered: {}}", ""},
 		{"tuned", "cluster: {tiered: {segment_ms: 1000, local_retention_ms: 500, task_interval_ms: 500}}", ""},
 		{"local retention as retention", "cluster: {tiered: {local_retention_ms: -2}}", ""},
-		{"old version", "cluster: {kafka: 3.8.1, tiered: {}}", "kafka version"},
+		{"old version", "cluster: {kafka: 3.8.1, tiered: {}}", `cluster: kafka: "3.8.1": kchaos supports 3.9`},
 		{"ssh backend", "cluster: {backend: ssh, confirm_owner: true, hosts: [{id: 0, role: broker, address: h0}], tiered: {}}", "tiered: the remote tier"},
 		{"jbod", "cluster: {log_dirs: 2, tiered: {}}", "tiered: with log_dirs 2"},
 		{"segment too short", "cluster: {tiered: {segment_ms: 100}}", "tiered.segment_ms: 100"},

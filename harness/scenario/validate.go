@@ -20,6 +20,9 @@ func (s *Scenario) Validate() error {
 	add := func(path, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
 	}
+	if errs := s.checkBounds(); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
 	if err := CheckName("name", s.Name); err != nil {
 		errs = append(errs, err)
 	}
@@ -73,7 +76,10 @@ func (s *Scenario) Validate() error {
 	if t.Partitions < 1 {
 		add("topic.partitions", "%d: want at least 1", t.Partitions)
 	}
-	if t.ReplicationFactor < 1 || t.ReplicationFactor > c.Brokers {
+	switch {
+	case t.ReplicationFactor < 1:
+		add("topic.replication_factor", "%d: want at least 1", t.ReplicationFactor)
+	case c.Brokers >= 1 && t.ReplicationFactor > c.Brokers:
 		add("topic.replication_factor", "%d: want 1..%d (the number of brokers)", t.ReplicationFactor, c.Brokers)
 	}
 	if len(t.Assignment) > 0 && len(t.Assignment) != t.Partitions {

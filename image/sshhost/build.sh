@@ -6,6 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 version=${1:?usage: build.sh KAFKA_VERSION}
+version=${version#local:}   # a local build: its image's tag
 tag="kchaos/sshhost:${version}"
 "$here/../build.sh" "$version" >/dev/null
 rev=$(cat "$here"/Dockerfile "$here"/*.sh | sha256sum | cut -c1-16)

@@ -49,7 +49,7 @@ type Hosts struct {
 }
 
 // Image is the test host image of a Kafka version.
-func Image(version string) string { return "kchaos/sshhost:" + version }
+func Image(version string) string { return "kchaos/sshhost:" + cluster.ImageTag(version) }
 
 // EnsureImage builds the test host image when it is missing
 // (image/sshhost/build.sh, which builds the Kafka image first if needed).

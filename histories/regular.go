@@ -1,0 +1,66 @@
+package histories
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"syscall"
+)
+
+// ErrNotRegular is what OpenRegular and ReadRegular refuse: a path that is
+// not a regular file (a FIFO, a device, a socket, a folder).
+var ErrNotRegular = errors.New("not a regular file")
+
+// OpenRegular opens path for reading when it is a regular file, and
+// refuses anything else with ErrNotRegular: a FIFO would block its reader
+// until a writer comes (forever, in a run folder nobody writes), a device
+// would be read without end. The open itself never blocks (O_NONBLOCK;
+// a regular file reads as usual), and the check is of the file opened,
+// by its descriptor, not of the name a moment before. Every file kchaos
+// reads back from a folder (a history, run.json, results.json, a suite's
+// or an exploration's record) is opened here.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(st.Mode()))}
+	}
+	return f, nil
+}
+
+// ReadRegular is os.ReadFile of a regular file only (OpenRegular).
+func ReadRegular(path string) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// kindOf names a file mode's type in words.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
