@@ -293,6 +293,18 @@ func (c *Checker) value(v []byte) int32 {
 	return id
 }
 
+// valueAt is value for a record read at offset off of tp. The value
+// first seen there (its send's ack, an earlier read) is nearly always the
+// one read, and comparing it costs a fraction of a lookup in the table of
+// every value, which was the largest cost of taking a read; the ids are
+// the same (a value's string has one id).
+func (c *Checker) valueAt(tp int32, off int64, v []byte) int32 {
+	if id, ok := c.TPs[tp].Offs.First(off); ok && c.Vals[id].Str == string(v) {
+		return id
+	}
+	return c.value(v)
+}
+
 // saw records that value val was at offset off of tp, by any source.
 func (c *Checker) saw(tp int32, off int64, val int32) {
 	c.TPs[tp].Offs.Add(off, val)

@@ -64,7 +64,7 @@ func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.R
 			return 0, 0, nil, fmt.Errorf("%s: record %d at offset %d of partition %d, below the log start the read reports (field \"start_offsets\": %d)", what, i, r.Offset, r.Partition, st)
 		}
 		tp := c.tp(v.Topic, r.Partition)
-		val := c.value(r.Value)
+		val := c.valueAt(tp, r.Offset, r.Value)
 		c.Recs = append(c.Recs, rec{TP: tp, Val: val, Off: r.Offset, Epoch: r.Epoch})
 		if rd.rc {
 			c.MarkTxnTP(tp)

@@ -45,14 +45,8 @@ func (c *Checker) pollInvoke(pd *pending, e *histories.Event) error {
 	if len(e.Value) == 0 {
 		return nil
 	}
-	var req struct {
-		Isolation string `json:"isolation"`
-		// A group member's poll (group.go).
-		Group      *string `json:"group"`
-		MemberID   *string `json:"member_id"`
-		Generation *int32  `json:"generation"`
-	}
-	if err := json.Unmarshal(e.Value, &req); err != nil {
+	var req histories.PollRequest // a group member's poll: group.go
+	if err := histories.DecodePollRequest(e.Value, &req); err != nil {
 		return fmt.Errorf("poll invoke value: %w", histories.FieldError(err))
 	}
 	rc, err := isolation("poll invoke value", req.Isolation)

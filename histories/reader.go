@@ -37,7 +37,8 @@ type Reader struct {
 	truncated bool
 	tornLine  int
 	done      bool
-	err       error // sticky LineError
+	err       error  // sticky LineError
+	arena     []byte // the block the events' values are copied into (carve)
 }
 
 // NewReader reads a history from r.
@@ -140,7 +141,7 @@ func (r *Reader) readLine() ([]byte, error) {
 
 func (r *Reader) parse(body []byte) (Event, error) {
 	var e Event
-	if !fastEvent(body, &e) { // the common case, decoded without reflection
+	if !fastEventIn(body, &e, &r.arena) { // the common case, decoded without reflection
 		e = Event{}
 		// Unmarshal also rejects anything after the first value on the line.
 		if err := json.Unmarshal(body, &e); err != nil {

@@ -19,15 +19,15 @@ import (
 //
 // Which acked sends were lost or had their offset reused is known only
 // from the results, after the pass: the pass keeps each acked send's
-// time, partition, offset and value compactly (about 30 bytes a send)
+// time, partition, offset and value compactly (32 bytes and the value a send)
 // and the marks are applied to them when the report is built.
 type Scan struct {
 	p         *pass.Pass
 	tl        *timeline
 	sendStart map[int]int64
-	acks      []ack
-	vals      []byte // the acks' values back to back (ack.end)
-	placed    bool   // the acks are in the bins (place)
+	acks      [][]ack // in chunks of ackChunk: never copied as they grow
+	vals      []byte  // the acks' values back to back (ack.end)
+	placed    bool    // the acks are in the bins (place)
 	ss        *shareScan
 	gs        *groupScan
 	sf        histories.SendFields
@@ -37,9 +37,11 @@ type Scan struct {
 // ack is one ok send with an offset: where its mark will go.
 type ack struct {
 	t, off int64
-	part   int32  // index into timeline.Parts
-	end    uint32 // its value is vals[previous ack's end:end]
+	part   int32 // index into timeline.Parts
+	end    int   // its value is vals[previous ack's end:end]
 }
+
+const ackChunk = 1 << 14
 
 // NewScan returns a Scan attached to p.
 func NewScan(p *pass.Pass) *Scan {
@@ -132,7 +134,11 @@ func (s *Scan) send(e *histories.Event) {
 	i := tl.partIdx[t]
 	p.MaxOffset = max(p.MaxOffset, v.Offset)
 	s.vals = append(s.vals, v.Value...)
-	s.acks = append(s.acks, ack{t: e.Time, off: v.Offset, part: int32(i), end: uint32(len(s.vals))})
+	if n := len(s.acks); n == 0 || len(s.acks[n-1]) == ackChunk {
+		s.acks = append(s.acks, make([]ack, 0, ackChunk))
+	}
+	last := &s.acks[len(s.acks)-1]
+	*last = append(*last, ack{t: e.Time, off: v.Offset, part: int32(i), end: len(s.vals)})
 }
 
 // place puts the kept acks into the bins as the marks say, once: the
@@ -142,35 +148,37 @@ func (s *Scan) place(mk marks) {
 	s.placed = true
 	tl := s.tl
 	seenLostOff := map[tp]map[int64]bool{}
-	var from uint32
-	for _, a := range s.acks {
-		val := s.vals[from:a.end]
-		from = a.end
-		b := tl.binAt(a.t)
-		i := int(a.part)
-		for len(b.Parts) <= i {
-			b.Parts = append(b.Parts, offBin{})
-		}
-		p := tl.Parts[i]
-		t, off := p.TP, a.off
-		lost := mk.lostVal[string(val)]
-		if !lost && mk.lostOff[t][off] && !seenLostOff[t][off] {
-			lost = true
-			if seenLostOff[t] == nil {
-				seenLostOff[t] = map[int64]bool{}
+	var from int
+	for _, chunk := range s.acks {
+		for _, a := range chunk {
+			val := s.vals[from:a.end]
+			from = a.end
+			b := tl.binAt(a.t)
+			i := int(a.part)
+			for len(b.Parts) <= i {
+				b.Parts = append(b.Parts, offBin{})
 			}
-			seenLostOff[t][off] = true
-		}
-		switch {
-		case lost:
-			b.Parts[i].Lost.add(off)
-			p.Lost++
-		case mk.reused[t][off]:
-			b.Parts[i].Reused.add(off)
-			p.Reused++
-		default:
-			b.Parts[i].Acked.add(off)
-			p.Acked++
+			p := tl.Parts[i]
+			t, off := p.TP, a.off
+			lost := mk.lostVal[string(val)]
+			if !lost && mk.lostOff[t][off] && !seenLostOff[t][off] {
+				lost = true
+				if seenLostOff[t] == nil {
+					seenLostOff[t] = map[int64]bool{}
+				}
+				seenLostOff[t][off] = true
+			}
+			switch {
+			case lost:
+				b.Parts[i].Lost.add(off)
+				p.Lost++
+			case mk.reused[t][off]:
+				b.Parts[i].Reused.add(off)
+				p.Reused++
+			default:
+				b.Parts[i].Acked.add(off)
+				p.Acked++
+			}
 		}
 	}
 	s.acks, s.vals = nil, nil

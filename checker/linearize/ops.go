@@ -91,13 +91,21 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 	if f := c.TPs[tp].Final; f >= 0 {
 		fin, finRecs = &c.Finals[f], judge.FinalRecs(a.h, tp)
 	}
+	// The append each record's see found, in the order read below (the
+	// reads' records, then the final read's): looking a record up is a
+	// walk through the value and send tables, done once.
+	var nrec int
+	for _, sg := range segs {
+		nrec += int(sg.end - sg.start)
+	}
+	recApp := make([]int32, 0, nrec+len(finRecs))
 	for _, sg := range segs {
 		for j := sg.start; j < sg.end; j++ {
-			see(&c.Recs[j], sg.op.Ret)
+			recApp = append(recApp, see(&c.Recs[j], sg.op.Ret))
 		}
 	}
 	for j := range finRecs {
-		see(&finRecs[j], fin.Ret)
+		recApp = append(recApp, see(&finRecs[j], fin.Ret))
 	}
 	wins := map[int64]*Window{}
 	touch := func(off int64) int64 {
@@ -122,29 +130,34 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 	}
 	ops := make([]porcupine.Operation, 0, len(apps)+len(segs))
 	prev := prevOffsets(apps, winOf)
+	appOps := make([]logmodel.Op, len(apps)) // one allocation for the appends' inputs
 	for i := range apps {
 		ap := &apps[i]
 		ap.win = touch(ap.off)
 		ap.id = count[ap.win]
 		count[ap.win]++
 		ap.ret = max(ap.ret, ap.call) // a read from the future: the read still precedes it
-		ops = append(ops, porcupine.Operation{ClientId: client(ap.proc), Call: ap.call, Return: ap.ret,
-			Input: &logmodel.Op{Kind: logmodel.Append, Win: ap.win, Proc: ap.proc, ID: ap.id, Off: ap.off, Prev: prev[i], Val: ap.val}})
+		appOps[i] = logmodel.Op{Kind: logmodel.Append, Win: ap.win, Proc: ap.proc, ID: ap.id, Off: ap.off, Prev: prev[i], Val: ap.val}
+		ops = append(ops, porcupine.Operation{ClientId: client(ap.proc), Call: ap.call, Return: ap.ret, Input: &appOps[i]})
 	}
 	rt := a.realTime(tp, apps)
-	appID := func(r *model.Rec) int32 {
-		if i, ok := lookup(r); ok && i >= 0 {
+	// appID is the id in its window of the append that explains the k-th
+	// record of recApp, -1 for none.
+	appID := func(k int) int32 {
+		if i := recApp[k]; i >= 0 {
 			return apps[i].id
 		}
 		return -1
 	}
+	k := 0
 	for _, sg := range segs {
 		for j := sg.start; j < sg.end; {
 			w := winOf(c.Recs[j].Off)
 			in := &logmodel.Op{Kind: logmodel.Read, Win: w, Proc: sg.op.Proc}
 			e := j
 			for ; e < sg.end && winOf(c.Recs[e].Off) == w; e++ {
-				in.IDs = append(in.IDs, appID(&c.Recs[e]))
+				in.IDs = append(in.IDs, appID(k))
+				k++
 				touch(c.Recs[e].Off)
 			}
 			in.Recs = c.Recs[j:e]
@@ -153,7 +166,7 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 		}
 	}
 	if fin != nil {
-		ops = a.finalOps(tp, fin, finRecs, apps, appID, winOf, touch, client(fin.Proc), ops)
+		ops = a.finalOps(tp, fin, finRecs, apps, func(j int) int32 { return appID(k + j) }, winOf, touch, client(fin.Proc), ops)
 	}
 	for i := range ops {
 		wins[ops[i].Input.(*logmodel.Op).Win].Ops++
@@ -162,8 +175,9 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 	return ops, wins, rt
 }
 
-// finalOps adds the final read, one op per window.
-func (a *run) finalOps(tp int32, fin *model.Read, recs []model.Rec, apps []linApp, appID func(*model.Rec) int32,
+// finalOps adds the final read, one op per window; appID(j) is the id of
+// the append that explains recs[j], -1 for none.
+func (a *run) finalOps(tp int32, fin *model.Read, recs []model.Rec, apps []linApp, appID func(j int) int32,
 	winOf func(int64) int64, touch func(int64) int64, client int,
 	ops []porcupine.Operation) []porcupine.Operation {
 	start := fin.Starts[tp]
@@ -200,7 +214,7 @@ func (a *run) finalOps(tp int32, fin *model.Read, recs []model.Rec, apps []linAp
 			in.Recs = recs[j:j]
 		}
 		in.Recs = in.Recs[:len(in.Recs)+1]
-		id := appID(&recs[j])
+		id := appID(j)
 		if id < 0 {
 			in.Bad = true
 			continue

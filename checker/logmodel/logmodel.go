@@ -219,21 +219,7 @@ func linEqual(a, b any) bool {
 // Model is the porcupine model; names resolves values for descriptions.
 func Model(names func(int32) string) porcupine.Model {
 	return porcupine.Model{
-		Partition: func(h []porcupine.Operation) [][]porcupine.Operation {
-			var out [][]porcupine.Operation
-			at := map[int64]int{}
-			for _, op := range h {
-				w := op.Input.(*Op).Win
-				i, ok := at[w]
-				if !ok {
-					i = len(out)
-					at[w] = i
-					out = append(out, nil)
-				}
-				out[i] = append(out[i], op)
-			}
-			return out
-		},
+		Partition: partition,
 		Init:  func() any { return initState },
 		Step:  linStep,
 		Equal: linEqual,
@@ -256,6 +242,39 @@ func Model(names func(int32) string) porcupine.Model {
 			return fmt.Sprintf("%d appends; next offset >= %d", n, st.frontier)
 		},
 	}
+}
+
+// partition cuts h into its windows, in the order of their first op,
+// each op keeping its order. The windows are carved from one array sized
+// by a first count: growing a slice per window by appending copied the
+// ops of a large history (56 bytes each) several times over, the largest
+// allocation of a check.
+func partition(h []porcupine.Operation) [][]porcupine.Operation {
+	at := map[int64]int32{}
+	win := make([]int32, len(h)) // each op's window index
+	var count []int
+	for k := range h {
+		w := h[k].Input.(*Op).Win
+		i, ok := at[w]
+		if !ok {
+			i = int32(len(count))
+			at[w] = i
+			count = append(count, 0)
+		}
+		win[k] = i
+		count[i]++
+	}
+	all := make([]porcupine.Operation, len(h))
+	out := make([][]porcupine.Operation, len(count))
+	pos := 0
+	for i, n := range count {
+		out[i] = all[pos : pos : pos+n]
+		pos += n
+	}
+	for k := range h {
+		out[win[k]] = append(out[win[k]], h[k])
+	}
+	return out
 }
 
 func describeOp(in *Op, names func(int32) string) string {

@@ -123,6 +123,9 @@ type offVal struct {
 
 const maxDense = 1 << 26
 
+// First is the first value seen at off, if any.
+func (t *OffsetTable) First(off int64) (int32, bool) { return t.first(off) }
+
 func (t *OffsetTable) first(off int64) (int32, bool) {
 	if off < int64(len(t.dense)) {
 		v := t.dense[off]

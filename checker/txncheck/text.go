@@ -2,6 +2,7 @@ package txncheck
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kchaos/kchaos/checker/judge"
@@ -118,8 +119,8 @@ func txnTornText(e *TxnTornEntry) string {
 		if len(s) > 0 {
 			parts = append(parts, fmt.Sprintf("%s-%d %s", p.Topic, p.Partition, strings.Join(s, ", ")))
 		}
-		// Why each missing value is missing, when a final read holds it
-		// (a value in none is lost, as "missing" alone says).
+		// Why each missing value is missing: its marker, a value one final
+		// read holds and another lacks, or a value no final read holds.
 		if len(p.MarkerMissing) > 0 {
 			parts = append(parts, fmt.Sprintf("marker missing on %s-%d (%s in a read_uncommitted final read, absent at read_committed)",
 				p.Topic, p.Partition, strings.Join(p.MarkerMissing, ", ")))
@@ -127,6 +128,10 @@ func txnTornText(e *TxnTornEntry) string {
 		if len(p.Vanished) > 0 {
 			parts = append(parts, fmt.Sprintf("value lost on %s-%d (%s in a final read, missing from another that should hold it)",
 				p.Topic, p.Partition, strings.Join(p.Vanished, ", ")))
+		}
+		if gone := inNone(p); len(gone) > 0 {
+			parts = append(parts, fmt.Sprintf("value lost on %s-%d (%s in no final read)",
+				p.Topic, p.Partition, strings.Join(gone, ", ")))
 		}
 	}
 	parts = append(parts, whereText(nil, e.Where)...)
@@ -172,4 +177,16 @@ func containsInt32(s []int32, v int32) bool {
 		}
 	}
 	return false
+}
+
+// inNone is the missing values of p that no final read holds: neither a
+// missing marker nor a value that vanished between reads.
+func inNone(p TornPartition) []string {
+	var out []string
+	for _, v := range p.Missing {
+		if !slices.Contains(p.MarkerMissing, v) && !slices.Contains(p.Vanished, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
