@@ -11,7 +11,10 @@ import (
 // BenchmarkCheckVsPython checks the 1M-op history of BenchmarkCheck1M and,
 // in the same run, times a bare python3 json.loads loop over the same file
 // (skipped without python3). It reports both in seconds: the target is a
-// check no slower than the loop.
+// check no slower than the loop. BenchmarkCheckCommandVsPython (package
+// report, which may import the checker but not the other way round)
+// times what `kchaos check` runs on the same history, the report
+// included, against the same loop.
 func BenchmarkCheckVsPython(b *testing.B) {
 	py, err := exec.LookPath("python3")
 	if err != nil {

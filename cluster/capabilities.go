@@ -41,6 +41,25 @@ const (
 	capEnd
 )
 
+// registered is the next capability RegisterCapability hands out: a fault
+// kind that needs something no backend had before declares it in its own
+// file, and the backends that can do it add it to their set, so that this
+// list need not change for it.
+var registered = capEnd
+
+// RegisterCapability declares a capability beyond the built-in ones, named
+// as errors and docs spell it. Call it from a package-level var (at init),
+// not while scenarios are being checked: AllCaps grows with it.
+func RegisterCapability(name string) Capability {
+	if registered == 0 {
+		panic("cluster: no capability bit left for " + name)
+	}
+	c := registered
+	capNames[c] = name
+	registered <<= 1
+	return c
+}
+
 // capNames are the capabilities' names, as errors and docs spell them.
 var capNames = map[Capability]string{
 	CapPartition: "partition", CapNetem: "netem", CapPause: "pause", CapKill: "kill",
@@ -60,7 +79,7 @@ func NewCaps(cs ...Capability) Caps {
 }
 
 // AllCaps is every capability (an in-memory test cluster's set).
-func AllCaps() Caps { return Caps(capEnd - 1) }
+func AllCaps() Caps { return Caps(registered - 1) }
 
 // Has reports whether every capability of want is in s.
 func (s Caps) Has(want Caps) bool { return s&want == want }
@@ -71,7 +90,7 @@ func (s Caps) Missing(want Caps) Caps { return want &^ s }
 // List is the set's capabilities, in declaration order.
 func (s Caps) List() []Capability {
 	var out []Capability
-	for c := Capability(1); c < capEnd; c <<= 1 {
+	for c := Capability(1); c != 0 && c < registered; c <<= 1 {
 		if s&Caps(c) != 0 {
 			out = append(out, c)
 		}

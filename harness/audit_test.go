@@ -167,7 +167,7 @@ func TestAuditExitCode(t *testing.T) {
 		for i := range tc.rows {
 			tc.rows[i].Status = auditStatus(tc.rows[i])
 		}
-		if got := report.AuditPage.ExitCode(tc.rows, tc.interrupted); got != tc.want {
+		if got := ExitCode(report.AuditPage, tc.rows, tc.interrupted, false); got != tc.want {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
 	}

@@ -9,11 +9,12 @@ import (
 	"github.com/kchaos/kchaos/report"
 )
 
-// A batch runs many cells, each on a fresh cluster, and keeps one page
-// family of their rows. matrix, suite and audit are three plans for the
-// one engine here (RunBatch): the cells, the run loop, interruption, the
-// rows, the pages and the exit code are its; what differs (which cells,
-// how a run is judged, what the page shows) is each plan's data.
+// A batch runs many cells and keeps one page family of their rows.
+// matrix, suite and audit are three plans for the one engine here
+// (RunBatch): the run loop, the clusters the cells run on (Clusters),
+// interruption, the rows, the pages and the exit code (ExitCode) are its;
+// what differs (which cells, from a fixed list or a Strategy, how a run
+// is judged, what the page shows) is each plan's data.
 //
 // Words, one meaning each: a cell is one scenario under one set of
 // settings on one Kafka version; its run gives a RunResult (the folder,
@@ -36,7 +37,16 @@ type Cell struct {
 
 // Plan is a batch ready to run.
 type Plan struct {
+	// Cells are the cells to run, in order, unless Strategy yields them.
 	Cells []Cell
+	// Strategy, when set, yields the cells instead of Cells.
+	Strategy Strategy
+	// Clusters decides which cluster each cell runs on (nil: a fresh one
+	// each, what matrix, suite and audit want: a cell's figures must not
+	// depend on what the cell before it left). The engine announces each
+	// next cell to it when the strategy knows it, and closes it at the
+	// end.
+	Clusters *Clusters
 	// What, Name and Prefix make the batch's store folder,
 	// store/<Prefix><Name>/<timestamp>/ (What names Name in an error; ""
 	// when no user's name is part of the path).
@@ -86,16 +96,24 @@ type BatchResult struct {
 	AllowEmpty  bool
 }
 
-// ExitCode maps the rows to the batch's exit code (its page's rule, with
-// AllowEmpty).
-func (r *BatchResult) ExitCode() int { return r.Page.Exit(r.Rows, r.Interrupted, r.AllowEmpty) }
+// ExitCode maps the rows to the batch's exit code (the engine's rule,
+// ExitCode, over the page's statuses, with AllowEmpty).
+func (r *BatchResult) ExitCode() int { return ExitCode(r.Page, r.Rows, r.Interrupted, r.AllowEmpty) }
 
-// NothingJudged says why, when the batch judged no row (the page's
-// words); nil when it judged one.
-func (r *BatchResult) NothingJudged() error { return r.Page.NothingJudged(r.Rows) }
+// AllowedEmpty reports whether --allow-empty would have made the batch's
+// rows pass (every row skipped, none failed): a batch that exits 2 on
+// nothing judged says so.
+func (r *BatchResult) AllowedEmpty() bool {
+	return !r.Interrupted && ExitCode(r.Page, r.Rows, false, true) == 0
+}
 
-// RunBatch runs every cell of plan on a fresh cluster through Run and
-// writes the batch's pages after each row. When ctx ends (a signal
+// NothingJudged says why, when the batch judged no row; nil when it
+// judged one.
+func (r *BatchResult) NothingJudged() error { return NothingJudged(r.Page, r.Rows) }
+
+// RunBatch runs every cell of plan through Run, each on the cluster
+// plan.Clusters gives (a fresh one by default), and writes the batch's
+// pages after each row. When ctx ends (a signal
 // through harness/shutdown), the cell under way is interrupted (healed,
 // torn down, checked: see Run), its row written, and no further cell
 // starts. An error is a store that cannot be made or written; the result
@@ -108,13 +126,26 @@ func RunBatch(ctx context.Context, plan *Plan, opts BatchOptions) (*BatchResult,
 	res := &BatchResult{Dir: dir, Page: plan.Batch(nil).Page, AllowEmpty: opts.AllowEmpty}
 	write := func() error { return plan.Batch(res.Rows).Write(dir) }
 	runOpts := opts.Options
-	runOpts.Overridden = plan.Overridden
-	for i, c := range plan.Cells {
-		if ctx.Err() != nil {
+	runOpts.Overridden, runOpts.Clusters = plan.Overridden, plan.Clusters
+	defer plan.Clusters.Close()
+	st := plan.Strategy
+	if st == nil {
+		st = &cellList{cells: plan.Cells}
+	}
+	src := &cellSource{st: st}
+	total := len(st.Left()) // 0: decided as the batch goes
+	for ctx.Err() == nil {
+		c, after, ok := src.next(res.Rows)
+		if !ok {
 			break
 		}
 		row := c.Row
 		if c.Scenario != nil {
+			if after != nil && after.Scenario != nil {
+				plan.Clusters.Announce(after.Scenario, opts.Store)
+			} else {
+				plan.Clusters.Announce(nil, "")
+			}
 			row = runCell(ctx, plan, c, runOpts)
 		}
 		res.Rows = append(res.Rows, row)
@@ -122,12 +153,12 @@ func RunBatch(ctx context.Context, plan *Plan, opts BatchOptions) (*BatchResult,
 			return res, err
 		}
 		if opts.OnRow != nil {
-			opts.OnRow(i+1, len(plan.Cells), row)
+			opts.OnRow(len(res.Rows), total, row)
 		}
 	}
 	res.Interrupted = ctx.Err() != nil
 	if plan.ListUnstarted {
-		for _, c := range plan.Cells[len(res.Rows):] {
+		for _, c := range src.left() {
 			row := c.Row
 			row.NotRun, row.Status, row.Verdict = true, plan.NotRun, report.Unchecked
 			row.Reason = report.NotRun + "interrupted before it started"
@@ -140,10 +171,8 @@ func RunBatch(ctx context.Context, plan *Plan, opts BatchOptions) (*BatchResult,
 // runCell runs one cell and judges its row.
 func runCell(ctx context.Context, plan *Plan, c Cell, opts Options) report.Row {
 	row := c.Row
-	// Each run gets its own copy: Run fills the seed in.
-	s := *c.Scenario
 	begin := time.Now()
-	out, err := Run(ctx, &s, opts)
+	out, err := Run(ctx, c.Scenario, opts) // the engine's own copy (cellSource)
 	row.Seconds = time.Since(begin).Seconds()
 	row.Verdict = report.Unchecked
 	if out != nil {
@@ -174,4 +203,83 @@ func scheduleProblem(out *RunResult) string {
 		return ""
 	}
 	return "the schedule did not play out: " + out.NemesisErr.Error()
+}
+
+// Strategy yields a batch's cells one at a time, so that the engine has
+// one loop whether the cells are known up front or decided as the batch
+// goes: matrix, suite and audit plan a fixed list (Plan.Cells); a
+// strategy that reads the rows so far can yield the next cell from what
+// came before (a random schedule after a clean run, a shrink candidate
+// after a finding), and the engine runs it, on the cluster its Clusters
+// gives, like any other.
+type Strategy interface {
+	// Next is the cell to run after the rows so far; false ends the
+	// batch.
+	Next(rows []report.Row) (Cell, bool)
+	// Left lists the cells still to come when they are known without the
+	// rows (a fixed list), nil when the strategy decides them as it goes:
+	// the engine then knows the batch's size for its progress lines, can
+	// announce the next cell to its Clusters (a cluster started ahead),
+	// and lists what an interruption kept from starting.
+	Left() []Cell
+}
+
+// cellList is the Strategy of a fixed list of cells, in order.
+type cellList struct {
+	cells []Cell
+	next  int
+}
+
+func (l *cellList) Next([]report.Row) (Cell, bool) {
+	if l.next >= len(l.cells) {
+		return Cell{}, false
+	}
+	l.next++
+	return l.cells[l.next-1], true
+}
+
+func (l *cellList) Left() []Cell { return l.cells[l.next:] }
+
+// cellSource is the engine's side of a Strategy: each cell's scenario a
+// copy of its own (Run fills the seed in), and with a fixed list the
+// next cell taken early, so that its scenario can be announced to the
+// batch's Clusters before the cell before it runs (a cluster started
+// ahead is matched to its run by that very scenario).
+type cellSource struct {
+	st     Strategy
+	peeked *Cell
+}
+
+// next is the cell to run and the one after it when the strategy knows
+// it already (nil otherwise).
+func (src *cellSource) next(rows []report.Row) (c Cell, after *Cell, ok bool) {
+	if src.peeked != nil {
+		c, ok, src.peeked = *src.peeked, true, nil
+	} else if c, ok = src.st.Next(rows); ok {
+		c = ownScenario(c)
+	}
+	if ok && src.st.Left() != nil {
+		if n, more := src.st.Next(rows); more {
+			n = ownScenario(n)
+			src.peeked = &n
+		}
+	}
+	return c, src.peeked, ok
+}
+
+// left is every cell still to come when known: the one taken early too.
+func (src *cellSource) left() []Cell {
+	left := src.st.Left()
+	if src.peeked != nil {
+		left = append([]Cell{*src.peeked}, left...)
+	}
+	return left
+}
+
+func ownScenario(c Cell) Cell {
+	if c.Scenario != nil {
+		s := *c.Scenario
+		c.Scenario = &s
+	}
+	return c
 }

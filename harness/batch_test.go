@@ -95,7 +95,7 @@ func TestMatrixPlanRuns(t *testing.T) {
 		t.Error("MatrixPlan changed the planned cell's settings")
 	}
 	rows := []report.Row{{Status: string(report.Valid)}, p.Cells[2].Row}
-	if got := report.MatrixPage.ExitCode(rows, false); got != 2 {
+	if got := ExitCode(report.MatrixPage, rows, false, false); got != 2 {
 		t.Errorf("exit %d with a row that could not run, want 2", got)
 	}
 }

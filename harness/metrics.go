@@ -10,15 +10,14 @@ import (
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/histories/pass"
+	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
 )
 
 // leaderMovingFaults are the nemesis ops after which leader_after_fault
-// looks for a new leader: the ones that can take a leader away.
-var leaderMovingFaults = map[string]bool{
-	histories.FPartition: true, histories.FPause: true, histories.FKill: true,
-	histories.FRestart: true, histories.FLoseUnflushed: true, histories.FElectUnclean: true,
-}
+// looks for a new leader: the ones that can take a leader away, as each
+// fault kind declares (nemesis.Kind.MovesLeaders).
+func leaderMovingFaults(f string) bool { return nemesis.MovesLeaders(f) }
 
 // Metrics measures a finished run folder for expect.Judge: the checker's
 // anomaly counts (from results.json), acked sends and send errors by code
@@ -189,12 +188,12 @@ func (sc *runScan) Add(e *histories.Event) {
 	case e.Process == histories.NemesisProcess && e.Type != histories.Invoke &&
 		(e.F == histories.FAddController || e.F == histories.FRemoveController):
 		sc.voters.op(tl.LastNemesis())
-	case e.Process == histories.NemesisProcess && e.Type == histories.Invoke && leaderMovingFaults[e.F]:
+	case e.Process == histories.NemesisProcess && e.Type == histories.Invoke && leaderMovingFaults(e.F):
 		sc.quorum.invoked(e.F, e.Time)
 	case e.Process == histories.NemesisProcess && e.Type == histories.OK:
 		// The Timeline follows which lasting faults hold (Holding).
-		sc.faulted = sc.faulted || leaderMovingFaults[e.F]
-		if leaderMovingFaults[e.F] {
+		sc.faulted = sc.faulted || leaderMovingFaults(e.F)
+		if leaderMovingFaults(e.F) {
 			sc.quorum.fault(e.F, e.Time)
 		}
 	case e.F == histories.FQuorum && e.Process == histories.ObserverProcess:

@@ -18,8 +18,9 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Reuse keeps a cluster between runs (kchaos explore, issue 24): a run
-// given Options.Reuse runs on the cluster the run before it left there
+// Reuse keeps a cluster between runs (kchaos explore, issue 24; its
+// Clusters asks it): a run it is offered to runs on the cluster the run
+// before it left there
 // when its cluster settings are the same, and at its end leaves its own
 // cluster there instead of tearing it down when nothing refuses it. What
 // refuses it (Reuse.Refused says which, per run):
@@ -163,12 +164,13 @@ func freshSuffix(runs int) string { return fmt.Sprintf("-reuse%d", runs) }
 // healthLimit bounds the health check of a cluster to keep.
 const healthLimit = 20 * time.Second
 
-// keepOrRefuse runs at the end of a run given Options.Reuse, after its
-// final read (its error err): it writes the run's slice of the node logs
+// keepOrRefuse runs at the end of a run that may keep its cluster
+// (r.keep), after its final read (its error err): it writes the run's
+// slice of the node logs
 // and either leaves the cluster in the Reuse (true) or says why not
 // (false: the caller tears it down, without the backend's own log copy).
 func (r *run) keepOrRefuse(ctx context.Context, c cluster.Cluster, teardown func() error, err error) bool {
-	reuse := r.opts.Reuse
+	reuse := r.keep
 	if reuse == nil || Reusable(r.s) != "" {
 		return false
 	}
@@ -225,10 +227,10 @@ func (r *run) refusal(ctx context.Context, c cluster.Cluster, h *held, err error
 }
 
 // mayKeep reports, when the workload stops, whether the run may still
-// leave its cluster for the next one: then Options.AfterWorkload (the
-// next cluster's early start) waits until that is decided.
+// leave its cluster for the next one: then the next cluster's early start
+// (r.ahead) waits until that is decided.
 func (r *run) mayKeep() bool {
-	return r.opts.Reuse != nil && Reusable(r.s) == "" && r.env != nil && r.runner != nil &&
+	return r.keep != nil && Reusable(r.s) == "" && r.env != nil && r.runner != nil &&
 		r.runner.HealErr == nil && len(r.env.Leaves()) == 0
 }
 

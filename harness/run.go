@@ -40,22 +40,16 @@ type Options struct {
 	NoScreenshot bool
 	// Overridden lists user config keys kchaos replaced (for the report).
 	Overridden []string
-	// AfterWorkload, when set, is called once the workload has stopped
-	// (before the final read, the teardown, the check and the report):
-	// kchaos explore starts the next run's cluster then (StartWarm), so
-	// that it boots while this run finishes, never while a workload runs.
-	AfterWorkload func()
 	// Inspect, when set, is called after the final read with the run's
 	// cluster still up (before the teardown): an integration test asks
 	// Kafka itself what the history says it did (the voter set a
 	// reconfiguration left, DescribeQuorum). Its error fails the run.
 	Inspect func(ctx context.Context, c cluster.Cluster) error
-	// Reuse, when set, keeps clusters between runs (kchaos explore; see
-	// Reuse): the run runs on the cluster the run before it left there
-	// when its settings are the same (under fresh names), and leaves its
-	// own there at its end unless something refuses it. AfterWorkload is
-	// then called only once the cluster is refused.
-	Reuse *Reuse
+	// Clusters, when set, decides which cluster the run runs on (one the
+	// run before kept, one started ahead, or a fresh one) and what the run
+	// does for the next (see Clusters: kchaos explore); nil starts a fresh
+	// cluster for the run and nothing ahead.
+	Clusters *Clusters
 }
 
 // RunResult is what a run produced (its folder, the checked history, what
@@ -83,10 +77,10 @@ type RunResult struct {
 	// spends idle (kchaos explore measures it).
 	WorkloadStarted, WorkloadEnded time.Time
 	// Cluster is the cluster the run ran on (run.json's): started for it,
-	// or reused after another run (Options.Reuse).
+	// or reused after another run (Options.Clusters).
 	Cluster *histories.ClusterUse
 	// ReuseRefused says why the run did not leave its cluster for the next
-	// run (Options.Reuse; "" when it did, or was not asked to).
+	// run (Options.Clusters; "" when it did, or was not asked to).
 	ReuseRefused string
 
 	// pass is the check's pass over the history with the report's and the
@@ -94,7 +88,6 @@ type RunResult struct {
 	// from it, without reading the history again (nil: no history).
 	pass *runPass
 }
-
 
 // Tail is how long the workload keeps running after the nemesis schedule
 // finished (and its final heal), so the history shows the recovery.
@@ -109,37 +102,31 @@ const Tail = 3 * time.Second
 // checks what was recorded and writes the report; results.json then says
 // "interrupted at <phase>" and Run returns no error for the interruption.
 func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*RunResult, error) {
-	var lease *held
-	if opts.Reuse != nil {
-		if lease = opts.Reuse.take(s); lease != nil {
-			s = s.Fresh(freshSuffix(lease.runs))
+	cl := opts.Clusters.claim(ctx, s, opts)
+	dir := cl.dir
+	if dir == "" {
+		var err error
+		if dir, err = prepareRun(cl.s, opts); dir == "" || err != nil {
+			cl.release()
+			if dir == "" {
+				return nil, err
+			}
+			return &RunResult{Dir: dir}, err
 		}
 	}
-	dir, err := prepareRun(s, opts)
-	if dir == "" || err != nil {
-		if lease != nil {
-			_ = lease.teardown()
-		}
-		if dir == "" {
-			return nil, err
-		}
-		return &RunResult{Dir: dir}, err
-	}
-	return runIn(ctx, s, opts, dir, nil, lease)
+	return runIn(ctx, cl, opts, dir)
 }
 
-// runIn is Run in a prepared folder, on lease's or warm's cluster when
-// given (else one it starts).
-func runIn(ctx context.Context, s *scenario.Scenario, opts Options, dir string, warm *Warm, lease *held) (*RunResult, error) {
-	log := orDiscard(opts.Log)
-	ev := opts.Progress
+// runIn is Run in a prepared folder, on the cluster cl says.
+func runIn(ctx context.Context, cl claim, opts Options, dir string) (*RunResult, error) {
+	log, ev := orDiscard(opts.Log), opts.Progress
 	if ev == nil {
 		ev = progress.Discard
 	}
 	out := &RunResult{Dir: dir}
-	log.Info("run folder", "dir", dir, "seed", s.Seed)
+	log.Info("run folder", "dir", dir, "seed", cl.s.Seed)
 
-	r := &run{s: s, opts: opts, log: log, ev: ev, out: out, dir: dir, warm: warm, lease: lease}
+	r := &run{s: cl.s, opts: opts, log: log, ev: ev, out: out, dir: dir, warm: cl.warm, lease: cl.lease, keep: cl.keep, ahead: cl.ahead}
 	stop := context.AfterFunc(ctx, func() {
 		r.mu.Lock()
 		r.interruptedAt = r.phase
@@ -231,16 +218,20 @@ type run struct {
 	out  *RunResult
 	dir  string
 	warm *Warm // a cluster started ahead, or nil
-	// lease is the cluster an earlier run left (Options.Reuse), or nil.
+	// lease is the cluster an earlier run left (Options.Clusters), or nil;
+	// keep, when set, may take this run's cluster for the next run; ahead
+	// starts the next run's cluster (claim).
 	lease *held
+	keep  *Reuse
+	ahead func()
 
 	started time.Time // the history's time zero, wall clock (run.json)
 	info    histories.RunInfo
 	// voters are the quorum's voters at the start of a cluster's first
-	// run (Options.Reuse: a kept cluster must still have them).
+	// run (a kept cluster must still have them).
 	voters []int32
 	// env and runner are the nemesis's, once the workload ran; deferred
-	// is set when AfterWorkload waits for the reuse decision.
+	// is set when ahead waits for the reuse decision.
 	env      *nemesis.Env
 	runner   *nemesis.Runner
 	deferred bool
@@ -287,12 +278,12 @@ func (r *run) play(ctx context.Context) (err error) {
 		if rerr := writeRemoteTier(c, r.dir); rerr != nil {
 			r.log.Warn("remote tier", "err", rerr)
 		}
-		if r.opts.Reuse != nil {
+		if r.keep != nil {
 			if r.keepOrRefuse(ctx, c, teardown, err) { // reuse.go
 				return
 			}
 			if r.deferred && ctx.Err() == nil {
-				r.opts.AfterWorkload() // refused: the next cluster starts now
+				r.ahead() // refused: the next cluster starts now
 			}
 		}
 		if terr := teardown(); terr != nil && err == nil && ctx.Err() == nil {
@@ -332,7 +323,7 @@ func (r *run) play(ctx context.Context) (err error) {
 	}
 	info.Cluster = clusterUse(c, r.lease)
 	r.out.Cluster = info.Cluster
-	if r.opts.Reuse != nil && r.lease == nil && Reusable(s) == "" {
+	if r.keep != nil && r.lease == nil && Reusable(s) == "" {
 		if q, qerr := adm.Quorum(ctx); qerr == nil {
 			r.voters = q.VoterIDs()
 		}
@@ -447,11 +438,13 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	stopWorkload()
 	<-progressDone
 	out.WorkloadEnded = time.Now()
-	if opts.AfterWorkload != nil && ctx.Err() == nil {
+	// The next run's cluster starts now that no workload runs, unless
+	// this cluster may be kept for it (then once it is refused: play).
+	if r.ahead != nil && ctx.Err() == nil {
 		if r.mayKeep() {
-			r.deferred = true // called if the cluster is not kept (play)
+			r.deferred = true
 		} else {
-			opts.AfterWorkload()
+			r.ahead()
 		}
 	}
 	if res.err == nil {

@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,8 +12,8 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
-// Warm is a run whose cluster starts ahead of it: kchaos explore starts
-// run i+1's cluster when run i's workload stops (Options.AfterWorkload),
+// Warm is a run whose cluster starts ahead of it: Clusters starts run
+// i+1's cluster when run i's workload stops (claim.ahead),
 // so that it boots while run i reads, tears down, checks and reports,
 // and run i+1's workload starts seconds after run i's ended instead of a
 // cluster start later. Only the Docker backend starts ahead (an SSH
@@ -31,15 +30,15 @@ type Warm struct {
 	teardown func() error
 	err      error
 	took     time.Duration
-	used     bool
+	used     bool // discarded (a Warm is discarded once)
 }
 
-// StartWarm prepares s's run (its seed and folder, as Run does) and starts
-// its cluster in the background. Run it with Run, or Discard it: a Warm
-// neither run nor discarded leaves its containers behind until the
-// shutdown's teardown. The start reports no progress (the run before it
-// owns the terminal); Run tells how long it took.
-func StartWarm(ctx context.Context, s *scenario.Scenario, opts Options) (*Warm, error) {
+// startWarm prepares s's run (its seed and folder, as Run does) and starts
+// its cluster in the background. Clusters hands it to the run of s, or
+// Discards it: a Warm neither run nor discarded leaves its containers
+// behind until the shutdown's teardown. The start reports no progress
+// (the run before it owns the terminal); the run tells how long it took.
+func startWarm(ctx context.Context, s *scenario.Scenario, opts Options) (*Warm, error) {
 	dir, err := prepareRun(s, opts)
 	if err != nil {
 		if dir != "" {
@@ -66,18 +65,6 @@ func StartWarm(ctx context.Context, s *scenario.Scenario, opts Options) (*Warm, 
 		w.took = time.Since(begin)
 	}()
 	return w, nil
-}
-
-// Scenario is the scenario the Warm runs.
-func (w *Warm) Scenario() *scenario.Scenario { return w.s }
-
-// Run runs the Warm's scenario on its cluster, as Run would (once).
-func (w *Warm) Run(ctx context.Context) (*RunResult, error) {
-	if w.used {
-		return nil, errors.New("harness: a warm run runs once")
-	}
-	w.used = true
-	return runIn(ctx, w.s, w.opts, w.dir, w, nil)
 }
 
 // Discard stops the cluster's start, or tears the cluster down, and

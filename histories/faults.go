@@ -156,45 +156,44 @@ type Fault struct {
 // OtherFaultColor is the report's colour for an op it does not know.
 const OtherFaultColor = "#6b6b6b"
 
-var faults = []Fault{
-	{Name: FPartition, Kind: Lasting, Heal: FPartition, UndoneBy: []string{FHeal}, Color: "#4a7fc1"},
-	{Name: FPause, Kind: Lasting, Heal: FPause, UndoneBy: []string{FResume, FHeal}, Color: "#8e6bbf"},
-	{Name: FKill, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#c0392b", CanLoseAcked: true},
-	{Name: FLoseUnflushed, Kind: Lasting, Heal: FKill, UndoneBy: []string{FStart, FRestart, FHeal}, Color: "#7b1111", CanLoseAcked: true},
-	// A client cut is iptables rules tagged kchaos, as a partition is: heal
-	// partition removes both. A netem qdisc has its own heal.
-	{Name: FCutClients, Kind: Lasting, Heal: FPartition, UndoneBy: []string{FHeal}, Color: "#2c5d8f"},
-	{Name: FNetem, Kind: Lasting, Heal: FNetem, UndoneBy: []string{FHeal}, Color: "#c9a227"},
-	{Name: FDiskFail, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#8b5a2b", CanLoseAcked: true},
-	{Name: FDiskFull, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FHeal}, Color: "#b8860b", CanLoseAcked: true},
-	// A restart also ends disk-slow: the broker starts in a fresh cgroup.
-	{Name: FDiskSlow, Kind: Lasting, Heal: HealDisk, UndoneBy: []string{FRestart, FHeal}, Color: "#a0785a"},
-	{Name: FRestart, Kind: Instant, Color: OtherFaultColor, CanLoseAcked: true},
-	{Name: FSetConfig, Kind: Instant, Color: "#d98c1f", CanLoseAcked: true},
-	{Name: FElectUnclean, Kind: Instant, Color: "#e0457b", CanLoseAcked: true},
-	{Name: FElectPreferred, Kind: Instant, Color: "#e0457b"},
-	{Name: FUpgrade, Kind: Instant, Color: "#2e8b57"},
-	{Name: FSetFeature, Kind: Instant, Color: "#1f9e9e"},
-	{Name: FAddController, Kind: Instant, Color: "#3b8e5a"},
-	{Name: FRemoveController, Kind: Instant, Color: "#8e3b5a"},
-	{Name: FMemberKill, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#b5651d", OnClients: true},
-	{Name: FMemberLeave, Kind: Lasting, Heal: HealMember, UndoneBy: []string{FMemberStart, FHeal}, Color: "#c9a227", OnClients: true},
-	{Name: FMemberStall, Kind: Instant, Color: "#9c7a3c", OnClients: true},
-	{Name: FMoveCoordinator, Kind: Instant, Color: "#6a5acd"},
-	{Name: FMoveLeader, Kind: Instant, Color: "#7b68ee"},
-	// The crash and the restart are one op (the restart is its end): a
-	// crashed process loses nothing acked by itself.
-	{Name: FProducerCrash, Kind: Instant, Color: "#a04000", OnClients: true},
-	{Name: FStopProducers, Kind: Instant, Color: "#5d6d7e", OnClients: true},
-	// Aborting a transaction whose commit Kafka had acknowledged makes its
-	// records unreadable to read_committed readers: the recovery's cost.
-	{Name: FAbortHanging, Kind: Instant, Color: "#17a589", CanLoseAcked: true},
-	{Name: FResume, Kind: Undo, Color: OtherFaultColor},
-	{Name: FStart, Kind: Undo, Color: OtherFaultColor},
-	{Name: FMemberStart, Kind: Undo, Color: OtherFaultColor, OnClients: true},
+// vocabulary is the ops that are no fault kind of the nemesis's: the heal
+// and the bookkeeping. The fault kinds' own rows are declared by
+// each kind in package nemesis, where the fault is written, and reach this
+// table through RegisterFault (kindFacts holds them for readers that do
+// not link the nemesis, such as the checker and the report: it is
+// generated from the kinds, faults_kinds.go).
+var vocabulary = []Fault{
 	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},
 	{Name: FSchedule, Kind: Bookkeeping, Color: OtherFaultColor},
 	{Name: FUntil, Kind: Bookkeeping, Color: OtherFaultColor},
+}
+
+// faults is the fault kinds' rows (registration order), then the
+// vocabulary: lasting and instant faults first, as Faults promises.
+var faults = slices.Concat(kindFacts, vocabulary)
+
+// RegisterFault declares (or declares again, replacing the row of the
+// same name in place) the history facts of a fault kind: its kind, the
+// heal kind and ops that undo it, its colour and whether it may lose
+// acked records. Package nemesis calls it for every kind it registers,
+// so that the facts a history is read by are the ones the kind itself
+// declares; the returned func takes a new name out again (a test's
+// kind). Not safe to call while histories are being read.
+func RegisterFault(f Fault) (undo func()) {
+	if f.Label == "" {
+		f.Label = f.Name
+	}
+	if i := slices.IndexFunc(faults, func(x Fault) bool { return x.Name == f.Name }); i >= 0 {
+		old := faults[i]
+		faults[i] = f
+		return func() { faults[slices.IndexFunc(faults, func(x Fault) bool { return x.Name == f.Name })] = old }
+	}
+	// Before the vocabulary, so that fault kinds stay first.
+	at := len(faults) - len(vocabulary)
+	faults = slices.Insert(faults, at, f)
+	return func() {
+		faults = slices.DeleteFunc(faults, func(x Fault) bool { return x.Name == f.Name })
+	}
 }
 
 func init() {
@@ -205,8 +204,8 @@ func init() {
 	}
 }
 
-// Faults returns every nemesis op name's description, lasting faults
-// first, in a fixed order.
+// Faults returns every nemesis op name's description: the fault kinds in
+// the nemesis's registry order, then the heal and the bookkeeping.
 func Faults() []Fault { return slices.Clone(faults) }
 
 // LookupFault describes the nemesis op f.

@@ -12,7 +12,11 @@ import (
 
 // abortHangingKind is an operator's recovery through the admin API: every
 // backend can.
-var abortHangingKind = Kind{Name: histories.FAbortHanging, New: func() Params { return &AbortHangingParams{} }}
+var abortHangingKind = Kind{Name: histories.FAbortHanging, New: func() Params { return &AbortHangingParams{} },
+	// Aborting a transaction whose commit Kafka had acknowledged makes its
+	// records unreadable to read_committed readers: the recovery's cost.
+	Heal: Instant, Color: "#17a589", LosesAcked: Yes, MovesLeaders: No, Draw: NotDrawn,
+	Proof: "the last stable offset must move past the aborted transaction (else info, no effect)"}
 
 // AbortHangingParams are an abort-hanging's.
 type AbortHangingParams struct {

@@ -16,7 +16,8 @@ import (
 // needs the backend's kill capability (stop and start).
 var addControllerKind = Kind{Name: histories.FAddController, Needs: cluster.NewCaps(cluster.CapKill),
 	New:         func() Params { return &AddControllerParams{} },
-	LeavesState: "changes the controller quorum's voters"}
+	LeavesState: "changes the controller quorum's voters",
+	Heal:        Instant, Color: "#3b8e5a", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: quorumProof}
 
 // AddControllerParams are an add-controller's. Its target, optional, is
 // one controller by id (role nodes); without one it adds the controller

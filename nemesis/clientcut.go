@@ -15,7 +15,11 @@ import (
 
 // cutClientsKind cuts the client side from brokers with iptables rules.
 var cutClientsKind = Kind{Name: histories.FCutClients, Needs: cluster.NewCaps(cluster.CapPartition, cluster.CapClientCut),
-	New: func() Params { return &cutClientsParams{} }}
+	New: func() Params { return &cutClientsParams{} },
+	// A client cut is iptables rules tagged kchaos, as a partition is:
+	// heal partition removes both.
+	Heal: partitionHeal, Color: "#2c5d8f", LosesAcked: No, MovesLeaders: No, Proof: Proved,
+	Draw: &Draw{Rank: 5}}
 
 // cutClientsParams: a client cut takes only its target.
 type cutClientsParams struct{}

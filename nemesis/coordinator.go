@@ -21,7 +21,8 @@ const txnStateWait = 30 * time.Second
 // every backend can.
 // It leaves __transaction_state's replicas reordered.
 var moveCoordinatorKind = Kind{Name: histories.FMoveCoordinator, New: func() Params { return &moveCoordinatorParams{} },
-	LeavesState: "reorders __transaction_state's replicas"}
+	LeavesState: "reorders __transaction_state's replicas",
+	Heal:        Instant, Color: "#6a5acd", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
 
 // moveCoordinatorParams: the move takes only its target, the broker.
 type moveCoordinatorParams struct{}

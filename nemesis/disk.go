@@ -70,12 +70,37 @@ var (
 	// and what a full or throttled dir did to the replicas in it (moved,
 	// offline) outlives the heal: no run follows one on its cluster.
 	diskFailKind = Kind{Name: histories.FDiskFail, Needs: cluster.NewCaps(cluster.CapDisk),
-		New: func() Params { return &DiskParams{} }, LeavesState: "fails a log dir (offline in the broker until it restarts)"}
+		New: func() Params { return &DiskParams{} }, LeavesState: "fails a log dir (offline in the broker until it restarts)",
+		Heal: diskHeal, Color: "#8b5a2b", LosesAcked: Yes, MovesLeaders: No, Draw: diskNotDrawn, Proof: diskProved}
 	diskFullKind = Kind{Name: histories.FDiskFull, Needs: cluster.NewCaps(cluster.CapDisk),
-		New: func() Params { return &DiskParams{} }, LeavesState: "fills a log dir (its replicas may go offline or move)"}
+		New: func() Params { return &DiskParams{} }, LeavesState: "fills a log dir (its replicas may go offline or move)",
+		Heal: diskHeal, Color: "#b8860b", LosesAcked: Yes, MovesLeaders: No, Draw: diskNotDrawn, Proof: diskProved}
+	// A restart also ends disk-slow: the broker starts in a fresh cgroup.
 	diskSlowKind = Kind{Name: histories.FDiskSlow, Needs: cluster.NewCaps(cluster.CapDisk),
-		New: func() Params { return &DiskSlowParams{} }, LeavesState: "throttles a log dir's device"}
+		New: func() Params { return &DiskSlowParams{} }, LeavesState: "throttles a log dir's device",
+		Heal: diskHeal, UndoneBy: []string{histories.FRestart}, Color: "#a0785a", LosesAcked: No, MovesLeaders: No,
+		Draw: diskNotDrawn, Proof: diskProved}
 )
+
+// The disk faults are never drawn: they leave state a heal does not undo
+// (LeavesState), and need a dir chosen by hand. Each proves itself inside
+// its Inject (a probe write refused, the dir reported offline; a timed
+// direct write for disk-slow) and records the proof with the op.
+var (
+	diskNotDrawn = NotDrawn
+	diskProved   = "proves itself in Inject (probe write, dir offline), recorded with the op"
+)
+
+// diskHeal makes every log dir writable, removes every fill file and lifts
+// every block I/O limit; before nodes start (a broker must not start on a
+// frozen dir).
+var diskHeal = &HealKind{Name: histories.HealDisk, Rank: 3, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
+	ids, err := e.healDisks(ctx)
+	if len(ids) > 0 {
+		d["disks_healed"] = ids
+	}
+	return ids, err
+}}
 
 // DiskParams are a disk-fail's or disk-full's.
 type DiskParams struct {
@@ -426,4 +451,8 @@ func (e *Env) healDisks(ctx context.Context) ([]int32, error) {
 		}
 	}
 	return ids, errors.Join(errs...)
+}
+
+func (dp *DiskParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+	v.checkDir(p, dp.Dir, add)
 }

@@ -112,3 +112,7 @@ func unthrottle(ctx context.Context, disks cluster.Disks, id int32) (bool, error
 	}
 	return true, errors.Join(errs...)
 }
+
+func (sp *DiskSlowParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+	v.checkDir(p, sp.Dir, add)
+}

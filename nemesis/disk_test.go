@@ -287,8 +287,8 @@ func TestHealDisk(t *testing.T) {
 	if nodes, err := env.healDisks(context.Background()); err != nil || len(nodes) != 0 {
 		t.Errorf("second heal: %v, %v; want nothing to do", nodes, err)
 	}
-	if !strings.Contains(strings.Join(healNames, ","), histories.HealDisk) {
-		t.Errorf("heal names %v lack %s", healNames, histories.HealDisk)
+	if !strings.Contains(strings.Join(healNames(), ","), histories.HealDisk) {
+		t.Errorf("heal names %v lack %s", healNames(), histories.HealDisk)
 	}
 }
 

@@ -14,8 +14,12 @@ import (
 
 // The elections go through the admin API: every backend can.
 var (
-	electUncleanKind   = Kind{Name: histories.FElectUnclean, New: func() Params { return &electParams{} }}
-	electPreferredKind = Kind{Name: histories.FElectPreferred, New: func() Params { return &electParams{} }}
+	// An unclean election may elect a replica without the acked records.
+	electUncleanKind = Kind{Name: histories.FElectUnclean, New: func() Params { return &electParams{} },
+		Heal: Instant, Color: "#e0457b", LosesAcked: Yes, MovesLeaders: Yes, Draw: NotDrawn, Proof: adminProof}
+	// A preferred election puts back the leader the replicas prefer.
+	electPreferredKind = Kind{Name: histories.FElectPreferred, New: func() Params { return &electParams{} },
+		Heal: Instant, Color: "#e0457b", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
 )
 
 // electParams: an election takes only a target, a bare partition (none:

@@ -16,15 +16,23 @@
 // fault it cannot apply (cluster.Caps) is refused at validation.
 //
 // Adding a fault kind is one new file and one registry line:
-//   - its name in histories/faults.go (the history's vocabulary: its kind,
-//     the heal kind that undoes it, its colour);
-//   - a file here with its Kind (name, the cluster capabilities it needs,
-//     what it leaves behind that a heal does not undo),
+//   - a file here with its Kind (kind.go: name, the cluster capabilities
+//     it needs, a new one through cluster.RegisterCapability, how it
+//     ends: its own HealKind if lasting, Instant or UndoOp; whether and
+//     how a random schedule draws it; its colour, whether it may lose
+//     acked records or move leaders; its proof; what it leaves behind),
 //     its parameter type (the step's own YAML keys as yaml tags, with
-//     validate, and build returning the Fault), and the Fault itself
-//     (Name, Inject, Heal; Prover if it can prove it took effect);
-//   - its Kind on a line of registry in registry.go, and a case in
-//     registry_test.go (the test fails until there is one).
+//     validate, checkScenario when its rules need the scenario, and build
+//     returning the Fault), and the Fault itself (Name, Inject, Heal;
+//     Prover if it can prove it took effect);
+//   - its Kind on a line of registry in registry.go.
+//
+// Then go generate ./nemesis copies its history facts into
+// histories/faults_kinds.go for the checker and the report, which do not
+// link this package (TestHistoryFactsGenerated fails until it is run),
+// and TestRegistry wants a valid and an invalid step for it
+// (registry_test.go). TestKindsDecide fails while the kind leaves any of
+// the above unsaid; pagecache_fixture_test.go is such a kind, whole.
 //
 // The shared step fields (fault, target, wait, until, ...) are Step's; a
 // key that belongs to another fault's parameters is refused naming the

@@ -26,63 +26,24 @@ type Fault interface {
 	Heal(ctx context.Context, env *Env) error
 }
 
-// Heal undoes every fault of a kind across the run, from the containers'
-// actual state rather than from bookkeeping, so that it also repairs what
-// an interrupted injection left half done: partition removes every kchaos
-// rule (partitions and client cuts), netem every kchaos qdisc and loss
-// rule (tagged kchaos-netem, which heal partition leaves alone), pause
-// resumes every paused node, disk makes every log dir writable and
-// removes every fill file, kill starts every stopped node (killed,
-// powered off or stopped), and all does the four and then waits,
-// at most limit, until every broker is live and every partition of the
-// topic has a leader. It is recorded as one heal op.
+// Heal undoes every fault of a heal kind across the run (HealKind.Heal,
+// declared by the kind that owns it: partition, netem, pause, disk,
+// kill, member), from the nodes' actual state rather than from
+// bookkeeping; all runs every heal kind in Rank order and then waits, at
+// most limit, until every broker is live and every partition of the topic
+// has a leader. It is recorded as one heal op.
 func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error {
 	return e.recordHeal(ctx, kind, func(ctx context.Context) ([]int32, map[string]any, error) {
 		d := map[string]any{}
 		var nodes []int32
 		var errs []error
-		do := func(on bool, what string, f func(context.Context) ([]int32, error)) {
-			if !on {
-				return
-			}
-			ids, err := f(ctx)
-			nodes = append(nodes, ids...)
-			if len(ids) > 0 {
-				d[what] = ids
-			}
-			errs = append(errs, err)
-		}
 		all := kind == histories.HealAll
-		do(all || kind == histories.FPause, "resumed", e.resumeAll)
-		if all || kind == histories.FPartition {
-			n, pending, err := e.healPartitions(ctx)
-			d["rules_removed"] = n
-			if len(pending) > 0 {
-				// Down or paused: cleaned when started or resumed.
-				d["deferred"] = pending
+		for _, h := range heals() {
+			if all || kind == h.Name {
+				ids, err := h.Heal(ctx, e, d)
+				nodes = append(nodes, ids...)
+				errs = append(errs, err)
 			}
-			errs = append(errs, err)
-		}
-		// Disks before starts: a broker must not start on a frozen dir.
-		do(all || kind == histories.HealDisk, "disks_healed", e.healDisks)
-		if all || kind == histories.FNetem {
-			n, rules, pending, err := e.healNetem(ctx) // netem.go
-			d["qdiscs_removed"] = n
-			if rules > 0 {
-				d["loss_rules_removed"] = rules
-			}
-			if len(pending) > 0 {
-				d["netem_deferred"] = pending
-			}
-			errs = append(errs, err)
-		}
-		do(all || kind == histories.FKill, "started", e.startAll)
-		if all || kind == histories.HealMember {
-			started, err := e.startMembers(ctx)
-			if len(started) > 0 {
-				d["members_started"] = started
-			}
-			errs = append(errs, err)
 		}
 		if all {
 			if p := e.Pending(); len(p) > 0 {
@@ -91,23 +52,11 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 			errs = append(errs, e.waitHealthy(ctx, limit))
 		}
-		if !slices.Contains(healNames, kind) {
+		if !slices.Contains(healNames(), kind) {
 			errs = append(errs, fmt.Errorf("unknown heal %q", kind))
 		}
 		return nodes, d, errors.Join(errs...)
 	})
-}
-
-func (e *Env) resumeAll(ctx context.Context) ([]int32, error) {
-	f := &processFault{op: histories.FResume}
-	ids, _, err := f.Inject(ctx, e)
-	return ids, err
-}
-
-func (e *Env) startAll(ctx context.Context) ([]int32, error) {
-	f := &processFault{op: histories.FStart}
-	ids, _, err := f.Inject(ctx, e)
-	return ids, err
 }
 
 // waitHealthy waits until every broker is live and every partition of the

@@ -20,15 +20,37 @@ import (
 
 // The member faults act on the workload's clients: no backend capability.
 var (
-	memberKillKind  = memberKind(histories.FMemberKill)
-	memberLeaveKind = memberKind(histories.FMemberLeave)
-	memberStartKind = memberKind(histories.FMemberStart)
-	memberStallKind = Kind{Name: histories.FMemberStall, New: func() Params { return &MemberStallParams{} }}
+	memberKillKind = memberKind(histories.FMemberKill, Kind{Heal: memberHeal,
+		UndoneBy: []string{histories.FMemberStart}, Color: "#b5651d"})
+	memberLeaveKind = memberKind(histories.FMemberLeave, Kind{Heal: memberHeal,
+		UndoneBy: []string{histories.FMemberStart}, Color: "#c9a227"})
+	memberStartKind = memberKind(histories.FMemberStart, Kind{Heal: UndoOp, Color: histories.OtherFaultColor})
+	// A stall ends by itself (after its for:).
+	memberStallKind = memberKind(histories.FMemberStall, Kind{Heal: Instant, Color: "#9c7a3c",
+		New: func() Params { return &MemberStallParams{} }})
 )
 
-func memberKind(name string) Kind {
-	return Kind{Name: name, New: func() Params { return &MemberParams{} }}
+// memberKind completes k as a member fault: on kchaos's own clients, so it
+// can neither lose what Kafka acked nor move a leader; never drawn (a
+// random schedule aims at brokers); its op's outcome is its proof.
+func memberKind(name string, k Kind) Kind {
+	k.Name, k.OnClients, k.LosesAcked, k.MovesLeaders, k.Draw = name, true, No, No, NotDrawn
+	k.Proof = "acts on the workload's own client: the client's answer is its proof"
+	if k.New == nil {
+		k.New = func() Params { return &MemberParams{} }
+	}
+	return k
 }
+
+// memberHeal starts every group member that a member-kill or member-leave
+// left without a client; last in a heal all.
+var memberHeal = &HealKind{Name: histories.HealMember, Rank: 6, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
+	started, err := e.startMembers(ctx)
+	if len(started) > 0 {
+		d["members_started"] = started
+	}
+	return nil, err
+}, Check: func(p string, st *Step, v *ScenarioView, add addFunc) { v.checkMember(p, st, "", add) }}
 
 // MemberParams are a member fault's: the member (member-0, ...), or
 // random (the default).

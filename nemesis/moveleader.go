@@ -10,7 +10,10 @@ import (
 
 // moveLeaderKind reorders replicas and elects through the admin API:
 // every backend can.
-var moveLeaderKind = Kind{Name: histories.FMoveLeader, New: func() Params { return &MoveLeaderParams{} }}
+var moveLeaderKind = Kind{Name: histories.FMoveLeader, New: func() Params { return &MoveLeaderParams{} },
+	// A placement the story chose, not a failure: the metrics do not look
+	// for a new leader after it.
+	Heal: Instant, Color: "#7b68ee", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
 
 // MoveLeaderParams are a move-leader's: which partition of the workload's
 // topic the target broker is to lead.

@@ -172,7 +172,26 @@ const (
 // netemKind degrades links with tc qdiscs (and iptables for loss) in the
 // nodes' own network namespaces.
 var netemKind = Kind{Name: histories.FNetem, Needs: cluster.NewCaps(cluster.CapNetem, cluster.CapPartition),
-	New: func() Params { return &NetemParams{} }}
+	New: func() Params { return &NetemParams{} }, Heal: netemHeal, Color: "#c9a227",
+	LosesAcked: No, MovesLeaders: No, Proof: Proved,
+	Draw: &Draw{Rank: 7, Shape: ShapeIsolate, Shapes: append(drawnShapes(), ShapeClients), Links: true,
+		Params: func(rs RandomSchedule, shape string) Params {
+			return &NetemParams{Shape: shape, Netem: randomNetem(rs)}
+		}}}
+
+// netemHeal deletes every kchaos qdisc and loss rule (tagged
+// kchaos-netem, which heal partition leaves alone).
+var netemHeal = &HealKind{Name: histories.FNetem, Rank: 4, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
+	n, rules, pending, err := e.healNetem(ctx)
+	d["qdiscs_removed"] = n
+	if rules > 0 {
+		d["loss_rules_removed"] = rules
+	}
+	if len(pending) > 0 {
+		d["netem_deferred"] = pending
+	}
+	return nil, err
+}}
 
 // NetemParams are a netem's: the links (a partition shape's cut links, or
 // clients) and what it does to each.
@@ -515,4 +534,8 @@ func (f *netemFault) Heal(ctx context.Context, e *Env) error {
 		errs = append(errs, err, lerr)
 	}
 	return errors.Join(errs...)
+}
+
+func (np *NetemParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+	v.checkGroups(p, np.Groups, add)
 }

@@ -59,7 +59,28 @@ func without(all, drop []int32) []int32 {
 
 // partitionKind cuts links with iptables rules inside the nodes.
 var partitionKind = Kind{Name: histories.FPartition, Needs: cluster.NewCaps(cluster.CapPartition),
-	New: func() Params { return &PartitionParams{} }}
+	New: func() Params { return &PartitionParams{} }, Heal: partitionHeal, Color: "#4a7fc1",
+	LosesAcked: No, MovesLeaders: Yes, Proof: Proved,
+	Draw: &Draw{Rank: 6, Shape: ShapeIsolate, Shapes: drawnShapes(), Links: true,
+		Params: func(_ RandomSchedule, shape string) Params { return &PartitionParams{Shape: shape} }}}
+
+// drawnShapes are the shapes a random mix may name (partition-<shape>):
+// every one but groups, whose groups are written by hand.
+func drawnShapes() []string {
+	return slices.DeleteFunc(slices.Clone(shapeNames), func(s string) bool { return s == ShapeGroups })
+}
+
+// partitionHeal removes every kchaos rule (partitions and client cuts),
+// second in a heal all: a node still down or paused is cleaned when it
+// starts or resumes.
+var partitionHeal = &HealKind{Name: histories.FPartition, Rank: 2, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
+	n, pending, err := e.healPartitions(ctx)
+	d["rules_removed"] = n
+	if len(pending) > 0 {
+		d["deferred"] = pending
+	}
+	return nil, err
+}}
 
 // PartitionParams are a partition's: the shape of the cut (default
 // isolate) and, for shape groups, the groups.
@@ -73,6 +94,10 @@ type PartitionParams struct {
 
 func (pp *PartitionParams) validate(p string, st *Step, add addFunc) {
 	validateLinks(p, st, pp.Shape, pp.Groups, add)
+}
+
+func (pp *PartitionParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+	v.checkGroups(p, pp.Groups, add)
 }
 
 func (pp *PartitionParams) build(st Step) Fault {

@@ -6,44 +6,51 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/kchaos/kchaos/histories"
 )
 
 // randomFault maps a name of a random schedule's fault mix to a fault and
-// a link shape: partition and netem take partition-<shape> and
-// netem-<shape> (netem also netem-clients), bare partition and netem are
-// shape isolate. Only faults that a heal undoes (or that undo themselves,
-// like restart) may be drawn: a random run must not leave the cluster in
-// a state that no later step repairs (netem: heal netem; cut-clients:
-// heal partition, as histories/faults.go says).
+// a link shape, as the kinds' Draw declares them: a kind's own name (a
+// link fault's Draw.Shape: partition and netem are shape isolate) or
+// name-<shape> for each of its Draw.Shapes. A kind with NotDrawn is never
+// drawn.
 func randomFault(name string) (fault, shape string, ok bool) {
-	switch name {
-	case histories.FPause, histories.FKill, histories.FRestart, histories.FLoseUnflushed, histories.FCutClients:
-		return name, "", true
-	case histories.FPartition, histories.FNetem:
-		return name, ShapeIsolate, true
-	}
-	for _, f := range []string{histories.FPartition, histories.FNetem} {
-		// Shape groups is left out: its groups are written by hand.
-		s, found := strings.CutPrefix(name, f+"-")
-		if found && (slices.Contains(shapeNames, s) && s != ShapeGroups || f == histories.FNetem && s == ShapeClients) {
-			return f, s, true
+	for _, k := range drawable() {
+		if name == k.Name {
+			return k.Name, k.Draw.Shape, true
+		}
+		if s, found := strings.CutPrefix(name, k.Name+"-"); found && slices.Contains(k.Draw.Shapes, s) {
+			return k.Name, s, true
 		}
 	}
 	return "", "", false
 }
 
-func randomFaultNames() []string {
-	out := []string{histories.FPause, histories.FKill, histories.FRestart, histories.FLoseUnflushed, histories.FCutClients, histories.FPartition, histories.FNetem}
-	for _, f := range []string{histories.FPartition, histories.FNetem} {
-		for _, s := range shapeNames {
-			if s != ShapeGroups {
-				out = append(out, f+"-"+s)
-			}
+// drawable are the kinds a random schedule may draw, in Draw.Rank order.
+func drawable() []Kind {
+	var out []Kind
+	for _, k := range registry {
+		if k.Draw != nil && k.Draw != NotDrawn {
+			out = append(out, k)
 		}
 	}
-	return append(out, histories.FNetem+"-"+ShapeClients)
+	slices.SortStableFunc(out, func(a, b Kind) int { return a.Draw.Rank - b.Draw.Rank })
+	return out
+}
+
+// randomFaultNames are the drawable names: every kind's own, then every
+// kind's name-<shape> variants, each in Draw.Rank order.
+func randomFaultNames() []string {
+	var out []string
+	kinds := drawable()
+	for _, k := range kinds {
+		out = append(out, k.Name)
+	}
+	for _, k := range kinds {
+		for _, s := range k.Draw.Shapes {
+			out = append(out, k.Name+"-"+s)
+		}
+	}
+	return out
 }
 
 // DefaultRandomNetem is what a drawn netem does to its links unless the
@@ -66,20 +73,20 @@ func randomNetem(rs RandomSchedule) *NetemSpec {
 // planStep is the step a drawn fault injects.
 func planStep(r *prng, rs RandomSchedule, name string, ids []int32) Step {
 	fault, shape, _ := randomFault(name)
-	st := Step{Fault: fault, Target: planTarget(r, rs.Targets, fault, shape, ids)}
-	switch fault {
-	case histories.FPartition:
-		st.Params = &PartitionParams{Shape: shape}
-	case histories.FNetem:
-		st.Params = &NetemParams{Shape: shape, Netem: randomNetem(rs)}
+	k, _ := LookupKind(fault)
+	st := Step{Fault: fault, Target: planTarget(r, rs.Targets, k.Draw != nil && k.Draw.Links, shape, ids)}
+	if k.Draw != nil && k.Draw.Params != nil {
+		st.Params = k.Draw.Params(rs, shape)
 	}
 	return st
 }
 
 // healFor is the heal that undoes a random fault ("" when none is needed).
 func healFor(fault string) string {
-	f, _ := histories.LookupFault(fault)
-	return f.Heal
+	if k, ok := LookupKind(fault); ok && k.lasting() {
+		return k.Heal.Name
+	}
+	return ""
 }
 
 // Plan expands a random schedule into scripted steps, as a pure function of
@@ -230,14 +237,13 @@ func validatePeriods(r *RandomSchedule, add addFunc) {
 
 // planTarget picks a fault's target: the schedule's targets where they fit
 // the fault, a per-fault default otherwise, with random roles drawn now.
-func planTarget(r *prng, given *Target, fault, shape string, brokers []int32) *Target {
+func planTarget(r *prng, given *Target, links bool, shape string, brokers []int32) *Target {
 	var t *Target
 	if given != nil {
 		c := *given
 		c.Nodes = slices.Clone(given.Nodes)
 		t = &c
 	}
-	links := fault == histories.FPartition || fault == histories.FNetem
 	switch {
 	case links && shape == ShapeRacks:
 		if t == nil || t.Role != RoleRack {

@@ -81,7 +81,10 @@ func (f *loseUnflushed) modelDetails() map[string]any {
 // loses of internal topics belongs to the group and transactional ids of
 // the run that cut it, and a reused cluster's next run has fresh ones.
 var loseUnflushedKind = Kind{Name: histories.FLoseUnflushed, Needs: cluster.NewCaps(cluster.CapKill, cluster.CapPowerLoss),
-	New: func() Params { return &LoseUnflushedParams{} }}
+	New: func() Params { return &LoseUnflushedParams{} }, Heal: killHeal,
+	UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#7b1111", LosesAcked: Yes,
+	MovesLeaders: Yes, Draw: &Draw{Rank: 4},
+	Proof: "the node is down when its log is cut: the cut is its record (the offsets cut)"}
 
 // LoseUnflushedParams are a power loss's.
 type LoseUnflushedParams struct {

@@ -26,16 +26,52 @@ const (
 // The process faults: pause and resume freeze and thaw the nodes' processes,
 // kill, start and restart stop and start them.
 var (
-	pauseKind   = processKind(histories.FPause, cluster.CapPause)
-	resumeKind  = processKind(histories.FResume, cluster.CapPause)
-	killKind    = processKind(histories.FKill, cluster.CapKill)
-	startKind   = processKind(histories.FStart, cluster.CapKill)
+	pauseKind = processKind(histories.FPause, cluster.CapPause, Kind{Heal: pauseHeal,
+		UndoneBy: []string{histories.FResume}, Color: "#8e6bbf", LosesAcked: No, MovesLeaders: Yes,
+		Draw: &Draw{Rank: 1}})
+	resumeKind = processKind(histories.FResume, cluster.CapPause, Kind{Heal: UndoOp,
+		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn})
+	killKind = processKind(histories.FKill, cluster.CapKill, Kind{Heal: killHeal,
+		UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#c0392b", LosesAcked: Yes,
+		MovesLeaders: Yes, Draw: &Draw{Rank: 2}})
+	startKind = processKind(histories.FStart, cluster.CapKill, Kind{Heal: UndoOp,
+		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn})
+	// A restart undoes itself: it may be drawn, and needs no heal.
 	restartKind = Kind{Name: histories.FRestart, Needs: cluster.NewCaps(cluster.CapKill),
-		New: func() Params { return &RestartParams{} }}
+		New: func() Params { return &RestartParams{} }, Heal: Instant, Color: histories.OtherFaultColor,
+		LosesAcked: Yes, MovesLeaders: Yes, Draw: &Draw{Rank: 3}, Proof: Proved}
 )
 
-func processKind(name string, c cluster.Capability) Kind {
-	return Kind{Name: name, Needs: cluster.NewCaps(c), New: func() Params { return &processParams{} }}
+// processKind completes k, which says how the fault ends, is drawn and is
+// drawn in the report, as a process fault: every one proves itself
+// (proof.go) and takes only a target.
+func processKind(name string, c cluster.Capability, k Kind) Kind {
+	k.Name, k.Needs, k.Proof = name, cluster.NewCaps(c), Proved
+	k.New = func() Params { return &processParams{} }
+	return k
+}
+
+var (
+	// pauseHeal resumes every paused node. First in a heal all: a frozen
+	// node's rules cannot be removed.
+	pauseHeal = &HealKind{Name: histories.FPause, Rank: 1, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
+		return e.healWith(ctx, d, "resumed", histories.FResume)
+	}}
+	// killHeal starts every stopped node (killed, powered off or stopped),
+	// after the disks are healed.
+	killHeal = &HealKind{Name: histories.FKill, Rank: 5, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
+		return e.healWith(ctx, d, "started", histories.FStart)
+	}}
+)
+
+// healWith runs the process op op (resume, start) on every node it
+// applies to, recording the nodes under what.
+func (e *Env) healWith(ctx context.Context, d map[string]any, what, op string) ([]int32, error) {
+	ids, _, err := (&processFault{op: op}).Inject(ctx, e)
+	if len(ids) > 0 {
+		d[what] = ids
+	}
+	return ids, err
 }
 
 // processParams: kill, start, pause and resume take only a target (start

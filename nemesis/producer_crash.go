@@ -67,7 +67,11 @@ func (f *producerCrash) Inject(ctx context.Context, e *Env) ([]int32, map[string
 func (f *producerCrash) Heal(context.Context, *Env) error { return nil }
 
 // producerCrashKind crashes a workload client: no backend capability.
-var producerCrashKind = Kind{Name: histories.FProducerCrash, New: func() Params { return &ProducerCrashParams{} }}
+var producerCrashKind = Kind{Name: histories.FProducerCrash, New: func() Params { return &ProducerCrashParams{} },
+	// The crash and the restart are one op (the restart is its end): a
+	// crashed process loses nothing acked by itself.
+	Heal: Instant, Color: "#a04000", LosesAcked: No, MovesLeaders: No, OnClients: true, Draw: NotDrawn,
+	Proof: "acts on the workload's own client: the sends it failed are recorded with the op"}
 
 // ProducerCrashParams are a producer-crash's.
 type ProducerCrashParams struct {

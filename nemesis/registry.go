@@ -8,31 +8,7 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
-	"github.com/kchaos/kchaos/histories"
 )
-
-// Kind is one registered fault kind, as etcd's robustness failpoints are
-// registered: its name (the f of the ops it records; histories/faults.go
-// owns the vocabulary and the heal kind that undoes it), what it needs of
-// the backend whatever its parameters, and its own parameter type, which
-// a step's fields decode into and which validates them and builds the
-// fault.
-type Kind struct {
-	Name string
-	// Needs is the backend capabilities the fault needs (none: it acts
-	// through the admin API or on the workload's clients).
-	Needs cluster.Caps
-	// New returns a fresh parameter value for a step of this kind.
-	New func() Params
-	// LeavesState says what the fault leaves behind that the final heal
-	// does not undo ("": nothing): a changed voter set, a failed or full
-	// log dir, another release, a config or feature level that outlives
-	// the run's topic. kchaos explore runs the next run on the same
-	// cluster only when every fault of the run just done leaves nothing
-	// (harness.Reuse), so the kind that knows what it does says so here,
-	// not a list in explore.
-	LeavesState string
-}
 
 // Params is a fault kind's own parameters: the fields of its step besides
 // the ones every step shares (fault, target). Each kind's type carries
@@ -50,9 +26,11 @@ type Params interface {
 // side).
 type paramNeeds interface{ needs() cluster.Caps }
 
-// registry is every fault kind, one line each, in the order errors list
-// them. Adding a fault: a file with its Kind, parameter type and Fault,
-// its name in histories/faults.go, and a line here.
+// registry is every built-in fault kind, one line each, in the order
+// errors list them and histories describes them. Adding a fault: a file
+// with its Kind, parameter type and Fault, and a line here (then go
+// generate ./nemesis, which copies the kinds' history facts for the
+// readers that do not link the nemesis: histories/faults_kinds.go).
 var registry = []Kind{
 	partitionKind,
 	netemKind,
@@ -105,13 +83,6 @@ func LeavesState(name string) string {
 		return "unknown fault " + name
 	}
 	return k.LeavesState
-}
-
-// Heal is the heal kind that undoes the fault ("" for one that needs no
-// undoing): histories' word, not the registry's.
-func (k Kind) Heal() string {
-	f, _ := histories.LookupFault(k.Name)
-	return f.Heal
 }
 
 // faultNames are the registered faults' names.

@@ -15,7 +15,11 @@ import (
 // admin API; stopping the node too needs the backend's kill capability
 // (RemoveControllerParams.needs).
 var removeControllerKind = Kind{Name: histories.FRemoveController, New: func() Params { return &RemoveControllerParams{} },
-	LeavesState: "changes the controller quorum's voters"}
+	LeavesState: "changes the controller quorum's voters",
+	Heal:        Instant, Color: "#8e3b5a", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: quorumProof}
+
+// quorumProof: a voter set change reads the quorum back after it.
+const quorumProof = "the quorum read back after the change (DescribeQuorum), recorded with the op"
 
 // When remove-controller stops the removed node.
 const (

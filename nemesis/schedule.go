@@ -215,7 +215,6 @@ var (
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator,
 		RoleGroupCoordinator, RoleGroupCoordinatorFollowers, RoleShareCoordinator,
 		RoleActiveController, RoleControllerFollowers, RoleObservers}
-	healNames = append([]string{histories.HealAll}, histories.HealKinds()...)
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
@@ -314,8 +313,8 @@ func validateStep(p string, st *Step, add addFunc) {
 	case st.Until != nil:
 		validateCondition(p+".until", st.Until, add)
 	case st.Heal != "":
-		if !slices.Contains(healNames, st.Heal) {
-			add(p+".heal", "unknown heal %q (want %s)", st.Heal, strings.Join(healNames, ", "))
+		if !slices.Contains(healNames(), st.Heal) {
+			add(p+".heal", "unknown heal %q (want %s)", st.Heal, strings.Join(healNames(), ", "))
 		}
 	case st.Fault != "":
 		if _, ok := LookupKind(st.Fault); !ok {

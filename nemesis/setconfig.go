@@ -15,7 +15,13 @@ import (
 // It leaves state: with topic: it changes an internal topic's config
 // (__share_group_state), which outlives the run's own topic.
 var setConfigKind = Kind{Name: histories.FSetConfig, New: func() Params { return &SetConfigParams{} },
-	LeavesState: "changes topic configs, an internal topic's too, which outlive the run's topic"}
+	LeavesState: "changes topic configs, an internal topic's too, which outlive the run's topic",
+	// A config change may allow an unclean election.
+	Heal: Instant, Color: "#d98c1f", LosesAcked: Yes, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
+
+// adminProof is the Proof of the kinds that act through the admin API:
+// Kafka's answer to the request is the proof, recorded with the op.
+const adminProof = "Kafka's answer to its admin request, recorded with the op"
 
 // SetConfigParams are a set-config's.
 type SetConfigParams struct {

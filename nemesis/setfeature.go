@@ -16,7 +16,8 @@ import (
 // setFeatureKind sets feature levels through the admin API: every backend
 // can.
 var setFeatureKind = Kind{Name: histories.FSetFeature, New: func() Params { return &SetFeatureParams{} },
-	LeavesState: "changes the cluster's finalized feature levels"}
+	LeavesState: "changes the cluster's finalized feature levels",
+	Heal:        Instant, Color: "#1f9e9e", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
 
 // SetFeatureParams are a set-feature's.
 type SetFeatureParams struct {

@@ -9,7 +9,9 @@ import (
 
 // stopProducersKind ends the workload's producing: no backend capability
 // (it acts on the workload's clients).
-var stopProducersKind = Kind{Name: histories.FStopProducers, New: func() Params { return &StopProducersParams{} }}
+var stopProducersKind = Kind{Name: histories.FStopProducers, New: func() Params { return &StopProducersParams{} },
+	Heal: Instant, Color: "#5d6d7e", LosesAcked: No, MovesLeaders: No, OnClients: true, Draw: NotDrawn,
+	Proof: "acts on the workload's own producers, which report when they stopped"}
 
 // StopProducersParams are a stop-producers' (none: every producer stops).
 type StopProducersParams struct{}

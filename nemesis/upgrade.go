@@ -39,7 +39,10 @@ type Sequence interface {
 // upgradeKind restarts nodes on another release in place.
 var upgradeKind = Kind{Name: histories.FUpgrade, Needs: cluster.NewCaps(cluster.CapUpgrade),
 	New:         func() Params { return &UpgradeParams{} },
-	LeavesState: "runs nodes on another Kafka release"}
+	LeavesState: "runs nodes on another Kafka release",
+	// Nothing downgrades: an upgrade is no fault a heal undoes.
+	Heal: Instant, Color: "#2e8b57", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn,
+	Proof: "waits for each node to be back (unfenced, in the ISR) and records the levels read after"}
 
 // UpgradeParams are a rolling upgrade's.
 type UpgradeParams struct {

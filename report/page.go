@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"maps"
@@ -27,16 +26,18 @@ type Page struct {
 	// lists the fields of a row there, in order.
 	RowsKey string
 	JSON    []Field
-	// Pass, Fail and Skip sort the statuses: a row of a Fail status makes
-	// the batch exit 1 (a junit failure), a Pass or Skip status counts for
-	// nothing (Skip: a junit skip), any other status is exit 2 (a junit
-	// error: the cell could not be judged).
+	// Pass, Fail and Skip sort the statuses: a row of a Fail status is a
+	// junit failure, a Skip status a junit skip, any other status than
+	// these and Pass a junit error (the cell could not be judged). The
+	// batch engine's exit rule reads the same sorting (harness.ExitCode:
+	// Fail is exit 1, a status of none of the three exit 2).
 	Pass, Fail, Skip []string
 	// FailMessage is a junit failure's message.
 	FailMessage string
-	// InterruptedUnknown: an interrupted batch exits 2 whatever its rows
-	// (a suite: a gate must not pass or fail on part of its cells);
-	// otherwise an interruption only turns 0 into 2.
+	// InterruptedUnknown asks the engine's exit rule to make an
+	// interrupted batch exit 2 whatever its rows (a suite: a gate must not
+	// pass or fail on part of its cells); otherwise an interruption only
+	// turns 0 into 2.
 	InterruptedUnknown bool
 	// JUnit asks for junit.xml beside the pages.
 	JUnit bool
@@ -104,72 +105,6 @@ func Strong(s string) Span { return Span{Text: s, Strong: true} }
 
 // Plain is a span of text.
 func Plain(format string, a ...any) Span { return Span{Text: fmt.Sprintf(format, a...)} }
-
-// ExitCode is the batch's exit code: 1 when any row has a Fail status,
-// else 2 when any has a status neither Pass nor Skip, else 0; an
-// interruption makes 0 into 2 (or everything, InterruptedUnknown). A
-// batch in which nothing was judged (every row skipped, or none) is 2: a
-// gate is not green on nothing (Exit with allowEmpty accepts it).
-func (p *Page) ExitCode(rows []Row, interrupted bool) int { return p.Exit(rows, interrupted, false) }
-
-// Exit is ExitCode, where allowEmpty makes a batch whose rows were all
-// skipped (not applicable) 0, as a batch of passes.
-func (p *Page) Exit(rows []Row, interrupted, allowEmpty bool) int {
-	code := 0
-	for _, r := range rows {
-		switch {
-		case slices.Contains(p.Fail, r.Status):
-			code = 1
-		case code == 0 && !slices.Contains(p.Pass, r.Status) && !slices.Contains(p.Skip, r.Status):
-			code = 2
-		}
-	}
-	if code == 0 && !allowEmpty && p.Judged(rows) == 0 {
-		code = 2
-	}
-	if interrupted && (code == 0 || p.InterruptedUnknown) {
-		code = 2
-	}
-	return code
-}
-
-// Judged counts the rows the batch judged: those of a Pass or Fail
-// status (not skipped, not unjudged, not failed to run).
-func (p *Page) Judged(rows []Row) int {
-	n := 0
-	for _, r := range rows {
-		if slices.Contains(p.Pass, r.Status) || slices.Contains(p.Fail, r.Status) {
-			n++
-		}
-	}
-	return n
-}
-
-// NothingJudged says, when no row was judged, why ("nothing was judged:
-// ..."), naming how many rows of which status; nil when one was. Every
-// batch command ends with it (exit 2) rather than pass on nothing.
-func (p *Page) NothingJudged(rows []Row) error {
-	if p.Judged(rows) > 0 {
-		return nil
-	}
-	noun := p.RowsKey
-	if noun == "" {
-		noun = "rows"
-	}
-	if len(rows) == 0 {
-		return fmt.Errorf("nothing was judged: no %s", noun)
-	}
-	n := StatusCounts(rows)
-	var parts []string
-	for _, st := range slices.Sorted(maps.Keys(n)) {
-		parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
-	}
-	msg := fmt.Sprintf("nothing was judged: %d %s, %s", len(rows), noun, strings.Join(parts, ", "))
-	if r := rows[0]; r.Reason != "" {
-		msg += fmt.Sprintf(" (%s: %s)", r.ID, r.Reason)
-	}
-	return errors.New(msg)
-}
 
 // Write writes the page family into dir: File.md, File.html, File.json
 // and, when the page asks, junit.xml. Run folders are linked relative to

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,84 +43,6 @@ func TestPageJSONShapes(t *testing.T) {
 		}
 		if got := strings.Join(keys, " "); got != tc.keys {
 			t.Errorf("%s: keys\n%s\nwant\n%s\n%s", tc.name, got, tc.keys, b)
-		}
-	}
-}
-
-// TestPageExitCode: what a row's status means for the exit code, per page.
-func TestPageExitCode(t *testing.T) {
-	rows := func(st ...string) []Row {
-		var out []Row
-		for _, s := range st {
-			out = append(out, Row{Status: s})
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name        string
-		page        *Page
-		rows        []Row
-		interrupted bool
-		want        int
-	}{
-		{"matrix valid", MatrixPage, rows("valid", "valid"), false, 0},
-		{"matrix invalid beats unknown", MatrixPage, rows("unknown", "invalid"), false, 1},
-		{"matrix unchecked", MatrixPage, rows("valid", "unchecked"), false, 2},
-		{"matrix interrupted", MatrixPage, rows("valid"), true, 2},
-		{"matrix interrupted after invalid", MatrixPage, rows("invalid"), true, 1},
-		{"suite not applicable counts for nothing", SuitePage, rows(CellMatch, CellNotApplicable), false, 0},
-		{"suite no expectation", SuitePage, rows(CellNoExpectation), false, 2},
-		{"suite interrupted after a differ", SuitePage, rows(CellDiffer), true, 2},
-		{"audit lost", AuditPage, rows(AuditNothing, AuditLost, AuditNotRun), false, 1},
-		{"audit not run", AuditPage, rows(AuditNothing, AuditNotRun), false, 2},
-		// A gate is not green on nothing (issue 37): no row, or every row
-		// skipped, is 2; --allow-empty (Exit's allowEmpty) makes it 0.
-		{"empty", SuitePage, nil, false, 2},
-		{"suite every cell not applicable", SuitePage, rows(CellNotApplicable, CellNotApplicable), false, 2},
-	} {
-		if got := tc.page.ExitCode(tc.rows, tc.interrupted); got != tc.want {
-			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
-		}
-	}
-	for _, tc := range []struct {
-		name        string
-		rows        []Row
-		interrupted bool
-		want        int
-	}{
-		{"allowed: every cell not applicable", rows(CellNotApplicable), false, 0},
-		{"allowed: no row", nil, false, 0},
-		{"allowed, but unjudged is still 2", rows(CellNotApplicable, CellUnjudged), false, 2},
-		{"allowed, but interrupted is still 2", rows(CellNotApplicable), true, 2},
-		{"allowed: a differ is still 1", rows(CellNotApplicable, CellDiffer), false, 1},
-	} {
-		if got := SuitePage.Exit(tc.rows, tc.interrupted, true); got != tc.want {
-			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
-		}
-	}
-}
-
-// TestNothingJudged: the message a batch that judged no row ends with.
-func TestNothingJudged(t *testing.T) {
-	na := Row{ID: "w1/share.version=1/3.9.2", Status: CellNotApplicable, Reason: "share groups need Kafka 4.1"}
-	for _, tc := range []struct {
-		name string
-		page *Page
-		rows []Row
-		want string // "" for nil
-	}{
-		{"a match", SuitePage, []Row{na, {Status: CellMatch}}, ""},
-		{"a differ", SuitePage, []Row{{Status: CellDiffer}}, ""},
-		{"every cell not applicable", SuitePage, []Row{na, na},
-			"nothing was judged: 2 cells, 2 not-applicable (w1/share.version=1/3.9.2: share groups need Kafka 4.1)"},
-		{"unjudged only", SuitePage, []Row{{Status: CellUnjudged}}, "nothing was judged: 1 cells, 1 unjudged"},
-		{"no row", SuitePage, nil, "nothing was judged: no cells"},
-		{"matrix of unknowns", MatrixPage, []Row{{Status: "unknown"}}, "nothing was judged: 1 rows, 1 unknown"},
-		{"audit with a story", AuditPage, []Row{{Status: AuditNothing}}, ""},
-	} {
-		err := tc.page.NothingJudged(tc.rows)
-		if got := fmt.Sprint(err); tc.want == "" && err != nil || tc.want != "" && got != tc.want {
-			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }

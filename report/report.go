@@ -106,8 +106,12 @@ func Write(dir string) error { return WriteScan(dir, scanRun(dir)) }
 // WriteScan is Write from a Scan of the folder's history, attached to the
 // pass that checked it (NewScan): the history is not read again. The
 // results are read from the folder, so a check's results.json must be
-// written (and amended, as an interrupted run's is) first.
+// written (and amended, as an interrupted run's is) first. A nil Scan, or
+// one whose pass did not end, is Write.
 func WriteScan(dir string, s *Scan) error {
+	if s == nil || !s.p.Finished() {
+		s = scanRun(dir) // no pass, or one a failed check abandoned
+	}
 	v, err := build(dir, s)
 	if err != nil {
 		return err

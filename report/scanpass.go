@@ -1,6 +1,7 @@
 package report
 
 import (
+	"os"
 	"path/filepath"
 
 	"github.com/kchaos/kchaos/checker"
@@ -19,8 +20,8 @@ import (
 //
 // Which acked sends were lost or had their offset reused is known only
 // from the results, after the pass: the pass keeps each acked send's
-// time, partition, offset and value compactly (32 bytes and the value a send)
-// and the marks are applied to them when the report is built.
+// time, partition, offset and value compactly (32 bytes and the value's
+// own) and the marks are applied to them when the report is built.
 type Scan struct {
 	p         *pass.Pass
 	tl        *timeline
@@ -218,11 +219,15 @@ func (s *Scan) histErr() error { return s.p.Timeline.Err }
 
 // Check is checker.CheckPath with a Scan attached to the check's pass:
 // `kchaos check` writes a run folder's report from the Scan (WriteScan),
-// so the history is decoded once for results.json and the report.
+// so the history is decoded once for results.json and the report. A
+// history not named history.jsonl gets no report, and no Scan (nil).
 func Check(path string, opts checker.Options) (*checker.Result, string, *Scan, error) {
-	p := pass.New()
-	s := NewScan(p)
-	opts.Pass = p
+	var s *Scan
+	if st, err := os.Stat(path); err == nil && (st.IsDir() || filepath.Base(path) == HistoryFile) {
+		p := pass.New()
+		s = NewScan(p)
+		opts.Pass = p
+	}
 	res, out, err := checker.CheckPath(path, opts)
 	return res, out, s, err
 }

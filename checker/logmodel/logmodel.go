@@ -220,9 +220,9 @@ func linEqual(a, b any) bool {
 func Model(names func(int32) string) porcupine.Model {
 	return porcupine.Model{
 		Partition: partition,
-		Init:  func() any { return initState },
-		Step:  linStep,
-		Equal: linEqual,
+		Init:      func() any { return initState },
+		Step:      linStep,
+		Equal:     linEqual,
 		Hash: func(s any) uint64 {
 			st := s.(*linState)
 			return st.hash ^ mix(uint64(st.frontier))

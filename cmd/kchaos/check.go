@@ -28,8 +28,9 @@ duplicate, aborted-read, unexpected, nonmonotonic-send, poll-skip,
 nonmonotonic-poll, unseen) and porcupine's linearizability model of each
 partition log. PATH is a run folder (history.jsonl, maybe run.json) or a
 history file. Writes results.json (NAME.results.json for a history not named
-history.jsonl) and porcupine's HTML visualizations beside the history; for a
-run folder, also report.md, report.html and junit.xml from the new results.
+history.jsonl) and porcupine's HTML visualizations of the partitions that fail
+beside the history; for a run folder, also report.md, report.html and
+junit.xml from the new results.
 
 Exit codes: 0 valid, 1 invalid, 2 unknown, 254 bad input, 255 internal error.`,
 		Args: cobra.ExactArgs(1),

@@ -154,7 +154,7 @@ func (m *MergedSuite) ExitCode() int { return m.Exit(false) }
 
 // Exit is ExitCode with the page's allowEmpty (--allow-empty).
 func (m *MergedSuite) Exit(allowEmpty bool) int {
-	code := report.SuitePage.Exit(m.File.Cells, false, allowEmpty)
+	code := harness.ExitCode(report.SuitePage, m.File.Cells, false, allowEmpty)
 	if code == 0 && (len(m.Missing) > 0 || len(m.MissingCells) > 0) {
 		code = 2
 	}
@@ -162,4 +162,6 @@ func (m *MergedSuite) Exit(allowEmpty bool) int {
 }
 
 // NothingJudged says why, when no merged cell was judged; nil otherwise.
-func (m *MergedSuite) NothingJudged() error { return report.SuitePage.NothingJudged(m.File.Cells) }
+func (m *MergedSuite) NothingJudged() error {
+	return harness.NothingJudged(report.SuitePage, m.File.Cells)
+}

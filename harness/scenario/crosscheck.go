@@ -89,6 +89,12 @@ func (s *Scenario) world() world {
 	return w
 }
 
+// view is the world as the fault kinds read it (nemesis.ScenarioView).
+func (w world) view() *nemesis.ScenarioView {
+	return &nemesis.ScenarioView{Brokers: w.brokers, Controllers: w.controllers, Spares: w.spares,
+		Partitions: w.partitions, LogDirs: w.logDirs, OwnLogDirs: w.docker}
+}
+
 func (w world) isBroker(id int32) bool { return id >= 0 && int(id) < w.brokers }
 
 func (w world) isNode(id int32) bool {
@@ -113,28 +119,8 @@ func (w world) step(p string, st nemesis.Step, add addFunc) {
 	if st.Target != nil {
 		w.target(p+".target", st.Target, add)
 	}
-	var groups [][]int32
-	var dir *int
-	switch ps := st.Params.(type) {
-	case *nemesis.PartitionParams:
-		groups = ps.Groups
-	case *nemesis.NetemParams:
-		groups = ps.Groups
-	case *nemesis.DiskParams:
-		dir = ps.Dir
-	case *nemesis.DiskSlowParams:
-		dir = ps.Dir
-	}
-	for i, g := range groups {
-		for _, id := range g {
-			if !w.isNode(id) {
-				add(fmt.Sprintf("%s.groups[%d]", p, i), "node %d does not exist (%s)", id, w.nodes())
-			}
-		}
-	}
-	if dir != nil && w.docker && *dir >= w.logDirs {
-		add(p+".dir", "%d: the brokers have log dirs 0..%d (cluster.log_dirs: %d)", *dir, w.logDirs-1, w.logDirs)
-	}
+	// What the fault's own parameters need of the scenario, by its kind.
+	st.CheckScenario(p, w.view(), add)
 	if c := st.Until; c != nil {
 		w.condition(p+".until", c, add)
 	}

@@ -1,0 +1,143 @@
+package harness
+
+import (
+	"context"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+// Clusters decides which cluster each run of a batch runs on: the one the
+// run before kept (Reuse), one started ahead while the run before was
+// finishing (Warm), or a fresh one. It is the one place that knows about
+// both speed-ups, so that Run, and the engine that calls it, only ask it
+// (Options.Clusters) instead of threading a kept cluster and a warm one
+// through every phase of a run. A nil *Clusters starts a fresh cluster for
+// every run, and starts nothing ahead: what matrix, suite and audit do,
+// because their cells differ in settings and a cell's figures must not
+// depend on what the cell before it left.
+//
+// The batch announces the run that follows the next one (Announce) before
+// each run it owns: only an announced run may keep its cluster for the
+// next, and the next run's cluster is started ahead when the run's
+// workload stops (never while one runs: a booting cluster must not steal
+// the cores a fault's timing depends on), or, when the run may keep its
+// cluster, only once that is refused. A run that was not announced (a
+// shrink's candidate) runs on a fresh cluster, and what was kept or
+// started ahead is torn down first: a reproduction must never depend on
+// what an earlier run left, and no cluster idles beside a running one.
+//
+// Not safe for concurrent use: runs are one at a time.
+type Clusters struct {
+	// keep holds the cluster a run left for the next (nil: never kept).
+	keep *Reuse
+	// next is the announced run after the coming one, nextStore its
+	// store; announced says the coming run is the batch's own.
+	next      *scenario.Scenario
+	nextStore string
+	announced bool
+	// warm is the announced run started ahead (its cluster booting or up).
+	warm *Warm
+	// Started counts runs that found their cluster started ahead.
+	Started int
+}
+
+// NewClusters is the provider of a batch that starts each next run's
+// cluster ahead and, with keep, lets a run leave its cluster to the next
+// while nothing refuses it (Reuse).
+func NewClusters(keep bool) *Clusters {
+	cs := &Clusters{}
+	if keep {
+		cs.keep = NewReuse()
+	}
+	return cs
+}
+
+// Announce says which run follows the coming one (nil: none) and in which
+// store its folder goes. The cluster kept or started ahead stays: it is
+// the coming run's (Close ends). Nil-safe: a batch of fresh clusters
+// announces to no one.
+func (cs *Clusters) Announce(next *scenario.Scenario, store string) {
+	if cs == nil {
+		return
+	}
+	cs.next, cs.nextStore, cs.announced = next, store, true
+}
+
+// Close tears down a cluster started ahead that no run used, and a kept
+// one. Nil-safe.
+func (cs *Clusters) Close() {
+	if cs == nil {
+		return
+	}
+	if cs.warm != nil {
+		cs.warm.Discard()
+		cs.warm = nil
+	}
+	if cs.keep != nil {
+		_ = cs.keep.Close()
+	}
+}
+
+// claim is what the provider hands one run: the scenario it runs (fresh
+// names on a kept cluster), its folder when it was made ahead, where its
+// cluster comes from, and what the run does for the next one.
+type claim struct {
+	s     *scenario.Scenario
+	dir   string // "": Run makes it
+	warm  *Warm  // the cluster started ahead for this run
+	lease *held  // the cluster the run before kept
+	// keep, when set, takes the run's cluster at its end unless something
+	// refuses it; ahead starts the next run's cluster (once the workload
+	// stopped, and, when the run may keep its cluster, once refused).
+	keep  *Reuse
+	ahead func()
+}
+
+// claim decides the cluster of a run of s with opts (nil cs: a fresh one).
+func (cs *Clusters) claim(ctx context.Context, s *scenario.Scenario, opts Options) claim {
+	cl := claim{s: s}
+	if cs == nil {
+		return cl
+	}
+	warm := cs.warm
+	cs.warm = nil
+	if warm != nil && warm.s != s {
+		warm.Discard() // started for a run that did not come
+		warm = nil
+	}
+	next, nextStore, announced := cs.next, cs.nextStore, cs.announced
+	cs.next, cs.announced = nil, false
+	if cs.keep != nil {
+		if announced && (next == nil || SameCluster(s, next)) {
+			cl.keep = cs.keep
+		} else {
+			_ = cs.keep.Close() // a run of its own: on a fresh cluster
+		}
+	}
+	if next != nil {
+		cl.ahead = func() {
+			no := opts
+			no.Store = nextStore
+			if w, err := startWarm(ctx, next, no); err == nil {
+				cs.warm = w
+			}
+		}
+	}
+	switch {
+	case warm != nil:
+		cs.Started++
+		cl.warm, cl.dir = warm, warm.dir
+	case cl.keep != nil:
+		if cl.lease = cl.keep.take(s); cl.lease != nil {
+			cl.s = s.Fresh(freshSuffix(cl.lease.runs))
+		}
+	}
+	return cl
+}
+
+// release gives back what a run that could not start was handed.
+func (cl claim) release() {
+	if cl.lease != nil {
+		_ = cl.lease.teardown()
+	}
+}

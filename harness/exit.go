@@ -1,0 +1,82 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/kchaos/kchaos/report"
+)
+
+// The exit code of a batch is the engine's rule, not the page's: report
+// says what a status is (a page's Pass, Fail and Skip sort them, for
+// junit.xml too) and renders rows; the engine, which ran the cells and
+// knows whether it was interrupted or told to accept nothing judged,
+// decides what the batch ends with. One rule for matrix, suite, audit
+// and a merge of suite shards.
+
+// ExitCode is the batch's exit code over rows sorted by p: 1 when any
+// row has a Fail status, else 2 when any has a status neither Pass nor
+// Skip, else 0; an interruption makes 0 into 2 (or everything, when
+// p.InterruptedUnknown). A batch in which nothing was judged (every row
+// skipped, or none) is 2, a gate is not green on nothing, unless
+// allowEmpty (--allow-empty) accepts a batch whose rows were all skipped
+// (not applicable) as one of passes.
+func ExitCode(p *report.Page, rows []report.Row, interrupted, allowEmpty bool) int {
+	code := 0
+	for _, r := range rows {
+		switch {
+		case slices.Contains(p.Fail, r.Status):
+			code = 1
+		case code == 0 && !slices.Contains(p.Pass, r.Status) && !slices.Contains(p.Skip, r.Status):
+			code = 2
+		}
+	}
+	if code == 0 && !allowEmpty && Judged(p, rows) == 0 {
+		code = 2
+	}
+	if interrupted && (code == 0 || p.InterruptedUnknown) {
+		code = 2
+	}
+	return code
+}
+
+// Judged counts the rows the batch judged: those of a Pass or Fail
+// status of p (not skipped, not unjudged, not failed to run).
+func Judged(p *report.Page, rows []report.Row) int {
+	n := 0
+	for _, r := range rows {
+		if slices.Contains(p.Pass, r.Status) || slices.Contains(p.Fail, r.Status) {
+			n++
+		}
+	}
+	return n
+}
+
+// NothingJudged says, when no row was judged, why ("nothing was judged:
+// ..."), naming how many rows of which status; nil when one was. Every
+// batch command ends with it (exit 2) rather than pass on nothing.
+func NothingJudged(p *report.Page, rows []report.Row) error {
+	if Judged(p, rows) > 0 {
+		return nil
+	}
+	noun := p.RowsKey
+	if noun == "" {
+		noun = "rows"
+	}
+	if len(rows) == 0 {
+		return fmt.Errorf("nothing was judged: no %s", noun)
+	}
+	n := report.StatusCounts(rows)
+	var parts []string
+	for _, st := range slices.Sorted(maps.Keys(n)) {
+		parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+	}
+	msg := fmt.Sprintf("nothing was judged: %d %s, %s", len(rows), noun, strings.Join(parts, ", "))
+	if r := rows[0]; r.Reason != "" {
+		msg += fmt.Sprintf(" (%s: %s)", r.ID, r.Reason)
+	}
+	return errors.New(msg)
+}

@@ -1,0 +1,200 @@
+package nemesis
+
+import (
+	"context"
+	"slices"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
+)
+
+// Kind is one registered fault kind, as etcd's robustness failpoints are
+// registered: everything kchaos knows of a fault is said once, by the kind,
+// in the fault's own file. Its name (the f of the ops it records), what it
+// needs of the backend whatever its parameters, its own parameter type
+// (which a step's fields decode into, which validates them alone and
+// against the scenario, and which builds the fault), how it is undone,
+// whether a random schedule may draw it and how it aims, how it proves
+// that it took effect, and what the history and the report say of it.
+// TestKindsDecide fails for a kind that leaves one of these unsaid, so
+// that no list elsewhere has to be kept in step with the kinds.
+type Kind struct {
+	Name string
+	// Needs is the backend capabilities the fault needs (none: it acts
+	// through the admin API or on the workload's clients).
+	Needs cluster.Caps
+	// New returns a fresh parameter value for a step of this kind.
+	New func() Params
+	// LeavesState says what the fault leaves behind that the final heal
+	// does not undo ("": nothing): a changed voter set, a failed or full
+	// log dir, another release, a config or feature level that outlives
+	// the run's topic. kchaos explore runs the next run on the same
+	// cluster only when every fault of the run just done leaves nothing
+	// (harness.Reuse), so the kind that knows what it does says so here,
+	// not a list in explore.
+	LeavesState string
+
+	// Heal is how the fault ends: the heal kind that undoes a lasting
+	// fault (a step's `heal:`, the final heal), Instant for one that acts
+	// once, or UndoOp for an op that only ends other faults (resume,
+	// start). Never nil.
+	Heal *HealKind
+	// UndoneBy are the ops besides a heal that end a lasting fault on the
+	// nodes they name (resume ends a pause; a restart ends a kill).
+	UndoneBy []string
+	// Color is the report's colour for the fault (CSS hex).
+	Color string
+	// LosesAcked says whether the fault can by itself lose acknowledged
+	// records (a crash, a power cut, an election that may be unclean): an
+	// explanation names these first.
+	LosesAcked Decision
+	// MovesLeaders says whether the fault can take a partition's leader
+	// away, so that the metrics look for a new leader after it
+	// (leader_after_fault).
+	MovesLeaders Decision
+	// OnClients marks the kinds that act on kchaos's own clients (a group
+	// or share member, a producer), not on a broker or controller.
+	OnClients bool
+	// Draw is how a random schedule draws the fault, or NotDrawn: only a
+	// fault that a heal undoes (or that undoes itself) may be drawn, or a
+	// random run could leave the cluster in a state no later step repairs.
+	Draw *Draw
+	// Proof is Proved when the fault proves that it holds after its
+	// injection (its Fault implements Prover), else why it has no such
+	// proof (it proves itself inside Inject, its answer is its proof...).
+	Proof string
+}
+
+// Proved is the Proof of a kind whose Fault implements Prover.
+const Proved = "proved"
+
+// Decision is a yes or no that a kind must give: its zero value is "not
+// said", which TestKindsDecide refuses, so that a new kind cannot fall
+// silently on the wrong side of a rule (whether it may lose acked
+// records, whether it moves leaders).
+type Decision uint8
+
+const (
+	undecided Decision = iota
+	// No and Yes are the answers.
+	No
+	Yes
+)
+
+// HealKind is a heal a step may name (`heal: disk`) and a part of the
+// final heal, declared in the file of the lasting kind that owns it (disk
+// in disk.go); other kinds that it undoes refer to it (lose-unflushed to
+// kill's, cut-clients to partition's).
+type HealKind struct {
+	Name string
+	// Rank is its place in a heal all: lower first. The order matters:
+	// paused nodes resume before the partition rules go (a frozen node's
+	// rules cannot be removed), and disks heal before nodes start (a
+	// broker must not start on a frozen dir).
+	Rank int
+	// Heal undoes every fault it covers across the run, from the nodes'
+	// actual state rather than from bookkeeping, so that it also repairs
+	// what an interrupted injection left half done. It adds what it did
+	// to the heal op's details d and returns the nodes it touched.
+	Heal func(ctx context.Context, e *Env, d map[string]any) ([]int32, error)
+	// Check, when set, reports what a `heal:` step of this kind needs of
+	// the scenario (heal member needs group members).
+	Check func(p string, st *Step, v *ScenarioView, add addFunc)
+}
+
+var (
+	// Instant is the Heal of a fault that acts once and needs no undoing
+	// (a restart, a config change, an election).
+	Instant = &HealKind{Name: "(instant)"}
+	// UndoOp is the Heal of a kind that is no fault but the end of others
+	// (resume, start, member-start).
+	UndoOp = &HealKind{Name: "(undo)"}
+)
+
+// lasting reports whether the kind's fault stays until a heal ends it.
+func (k Kind) lasting() bool { return k.Heal != nil && k.Heal != Instant && k.Heal != UndoOp }
+
+// Draw is how a random schedule draws a kind: the names a mix gives it
+// (its own and, for a link fault, name-<shape>), the parameters a drawn
+// step takes, and how it aims.
+type Draw struct {
+	// Rank is the place of the kind's names in the list of drawable names
+	// (RandomFaultNames, and the default mix): a seed replays the same
+	// draws only while that list keeps its order, so a kind added later
+	// takes a higher rank than every kind before it.
+	Rank int
+	// Shape is what the bare name draws (partition: isolate); Shapes are
+	// the variants name-<shape> a mix may name.
+	Shape  string
+	Shapes []string
+	// Params are a drawn step's parameters for shape (nil: none).
+	Params func(rs RandomSchedule, shape string) Params
+	// Links says the fault cuts or degrades links, so it aims as a shape
+	// needs (planTarget); otherwise at one random broker unless the
+	// schedule's targets say otherwise.
+	Links bool
+}
+
+// NotDrawn is the Draw of a kind a random schedule never draws.
+var NotDrawn = &Draw{}
+
+// facts are the kind's history facts, as histories.RegisterFault takes
+// them: the history's vocabulary, read by the checker and the report,
+// which do not import this package.
+func (k Kind) facts() histories.Fault {
+	f := histories.Fault{Name: k.Name, Kind: histories.Instant, Color: k.Color,
+		CanLoseAcked: k.LosesAcked == Yes, OnClients: k.OnClients}
+	switch {
+	case k.Heal == UndoOp:
+		f.Kind = histories.Undo
+	case k.lasting():
+		f.Kind, f.Heal = histories.Lasting, k.Heal.Name
+		f.UndoneBy = append(slices.Clone(k.UndoneBy), histories.FHeal)
+	}
+	return f
+}
+
+// MovesLeaders reports whether the nemesis op f can take a partition's
+// leader away (Kind.MovesLeaders); false for an op that is no kind.
+func MovesLeaders(f string) bool {
+	k, ok := LookupKind(f)
+	return ok && k.MovesLeaders == Yes
+}
+
+// heals are the heal kinds of the registered kinds, in Rank order.
+func heals() []*HealKind {
+	var out []*HealKind
+	for _, k := range registry {
+		if k.lasting() && !slices.Contains(out, k.Heal) {
+			out = append(out, k.Heal)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *HealKind) int { return a.Rank - b.Rank })
+	return out
+}
+
+// healNames are the heals a step may name: all, then every heal kind in
+// the order histories lists them.
+func healNames() []string { return append([]string{histories.HealAll}, histories.HealKinds()...) }
+
+// register adds a kind to the registry, with its history facts, and
+// returns what takes it out again: tests register their own kinds
+// (kind_fixture_test.go) for the length of a test. Built-in kinds are on
+// registry's list instead, so that its order is fixed.
+func register(k Kind) (undo func()) {
+	registry = append(registry, k)
+	undoFacts := histories.RegisterFault(k.facts())
+	return func() {
+		undoFacts()
+		registry = slices.DeleteFunc(registry, func(x Kind) bool { return x.Name == k.Name })
+	}
+}
+
+func init() {
+	// Every built-in kind's facts replace the generated copy histories
+	// holds for readers without the nemesis (faults_kinds.go): a binary
+	// that injects faults reads its histories by the kinds' own word.
+	for _, k := range registry {
+		histories.RegisterFault(k.facts())
+	}
+}

@@ -1,0 +1,139 @@
+package nemesis
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kchaos/kchaos/cluster"
+)
+
+// ScenarioView is what a fault step is checked against beyond its own
+// fields: the scenario's cluster, topic, workload and backend, as plain
+// values, so that each kind's parameters validate themselves against the
+// whole scenario where the knowledge lives (here, next to the fault)
+// without this package importing the harness that owns the scenario.
+type ScenarioView struct {
+	// Backend names the backend and Caps is what it can do.
+	Backend string
+	Caps    cluster.Caps
+	// Brokers, Controllers and Spares (a dynamic quorum's controllers
+	// beyond the initial voters) size the cluster.
+	Brokers, Controllers, Spares int
+	// Partitions is the workload topic's partition count.
+	Partitions int
+	// LogDirs is the brokers' log dirs per broker (at least 1); OwnLogDirs
+	// says kchaos lays them out (Docker), so a dir index can be checked.
+	LogDirs    int
+	OwnLogDirs bool
+	// Producers is the workload's producer count; Transactional says they
+	// are transactional.
+	Producers     int
+	Transactional bool
+	// GroupMembers says the workload has a consumer or share group;
+	// Members are its members' names.
+	GroupMembers bool
+	Members      []string
+	// LogAppendTime says the topic's records carry the broker's append
+	// time (message.timestamp.type: LogAppendTime).
+	LogAppendTime bool
+}
+
+// scenarioChecker is implemented by parameters whose rules need the
+// scenario: they report each problem under the step's path p.
+type scenarioChecker interface {
+	checkScenario(p string, st *Step, v *ScenarioView, add addFunc)
+}
+
+// CheckScenario reports every problem of the schedule's fault steps
+// against the scenario v, each kind's rules its own (scenarioChecker), so
+// that a step that could only fail when it fires, minutes into a run, is
+// refused before any cluster starts.
+func (s *Schedule) CheckScenario(v ScenarioView) []error {
+	var errs []error
+	add := func(path, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if h := healKind(st.Heal); h != nil && h.Check != nil {
+			h.Check(fmt.Sprintf("nemesis.steps[%d]", i), st, &v, add)
+		}
+		if st.Fault == "" {
+			continue
+		}
+		st.CheckScenario(fmt.Sprintf("nemesis.steps[%d]", i), &v, add)
+	}
+	return errs
+}
+
+// CheckScenario reports a fault step's problems against the scenario v
+// under its path p, as its kind's parameters see them (none for a kind
+// without such rules, or a step Validate refuses).
+func (st *Step) CheckScenario(p string, v *ScenarioView, add func(path, format string, args ...any)) {
+	if _, params, err := st.params(); err == nil {
+		if c, ok := params.(scenarioChecker); ok {
+			c.checkScenario(p, st, v, add)
+		}
+	}
+}
+
+// isBroker and isNode say whether an id names a node of the scenario.
+func (v *ScenarioView) isBroker(id int32) bool { return id >= 0 && int(id) < v.Brokers }
+
+func (v *ScenarioView) isNode(id int32) bool {
+	return v.isBroker(id) || (id >= cluster.ControllerIDBase && int(id) < cluster.ControllerIDBase+v.Controllers+v.Spares)
+}
+
+// nodes names the scenario's nodes, for messages.
+func (v *ScenarioView) nodes() string {
+	return fmt.Sprintf("brokers 0..%d, controllers %d..%d", v.Brokers-1, cluster.ControllerIDBase, cluster.ControllerIDBase+v.Controllers+v.Spares-1)
+}
+
+// checkGroups refuses a link fault's groups that name no node.
+func (v *ScenarioView) checkGroups(p string, groups [][]int32, add addFunc) {
+	for i, g := range groups {
+		for _, id := range g {
+			if !v.isNode(id) {
+				add(fmt.Sprintf("%s.groups[%d]", p, i), "node %d does not exist (%s)", id, v.nodes())
+			}
+		}
+	}
+}
+
+// checkDir refuses a disk fault's dir the brokers do not have.
+func (v *ScenarioView) checkDir(p string, dir *int, add addFunc) {
+	if dir != nil && v.OwnLogDirs && *dir >= v.LogDirs {
+		add(p+".dir", "%d: the brokers have log dirs 0..%d (cluster.log_dirs: %d)", *dir, v.LogDirs-1, v.LogDirs)
+	}
+}
+
+// checkMember refuses a member fault without group members, or naming a
+// member the workload does not have.
+func (v *ScenarioView) checkMember(p string, st *Step, member string, add addFunc) {
+	if !v.GroupMembers {
+		add(p, "%s%s needs workload.group or workload.shares: the workload has no group members", st.Fault, st.Heal)
+		return
+	}
+	if member != "" && member != RoleRandom && !contains(v.Members, member) {
+		add(p+".member", "%q: the group's members are %s (or random)", member, strings.Join(v.Members, ", "))
+	}
+}
+
+func contains(names []string, s string) bool {
+	for _, n := range names {
+		if n == s {
+			return true
+		}
+	}
+	return false
+}
+
+// healKind is the registered heal kind name (nil: none, or all).
+func healKind(name string) *HealKind {
+	for _, h := range heals() {
+		if h.Name == name {
+			return h
+		}
+	}
+	return nil
+}
