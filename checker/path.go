@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/owned"
 )
 
 // File names in a run folder.
@@ -135,15 +136,11 @@ func ResultsPath(history string) string {
 }
 
 // WriteResults writes r as indented JSON, atomically (a reader never sees
-// half a file).
+// half a file) and never through a link (internal/owned).
 func WriteResults(path string, r *Result) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return owned.Write(path, append(b, '\n'))
 }

@@ -87,3 +87,32 @@ func TestCheckPathBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckWritesNoLink (issue 37, item 4): results.json and porcupine's
+// page are written as kchaos writes every output (internal/owned): a
+// link in their place is refused and what it points at is left as it was.
+func TestCheckWritesNoLink(t *testing.T) {
+	for _, name := range []string{ResultsFile, VisualizationName("orders", 0)} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			copyFile(t, filepath.Join(testdataDir, "lost-write.jsonl"), filepath.Join(dir, HistoryFile))
+			victim := filepath.Join(t.TempDir(), "victim")
+			if err := os.WriteFile(victim, []byte("mine"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(victim, filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+			res, _, err := CheckPath(dir, Options{})
+			if name == ResultsFile && !errors.Is(err, ErrInput) {
+				t.Errorf("results.json a link: %v, want bad input", err)
+			}
+			if name != ResultsFile && (err != nil || !strings.Contains(strings.Join(res.Reasons, "\n"), "could not write "+name)) {
+				t.Errorf("the page a link: %v, reasons %q; want the page refused and said so", err, res.Reasons)
+			}
+			if b, _ := os.ReadFile(victim); string(b) != "mine" {
+				t.Errorf("written through the link: %q", b)
+			}
+		})
+	}
+}

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/kchaos/kchaos/harness/scenario"
-	"github.com/kchaos/kchaos/report"
+	"github.com/kchaos/kchaos/internal/owned"
 )
 
 // DefaultStore is where runs are kept: store/<scenario>/<timestamp>/.
@@ -136,7 +136,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return report.WriteOutput(path, append(b, '\n'))
+	return owned.Write(path, append(b, '\n'))
 }
 
 // MakeStoreDir is makeStoreDir for the commands built on runs outside
@@ -174,7 +174,7 @@ func prepareRun(s *scenario.Scenario, opts Options) (string, error) {
 		return "", err
 	}
 	if b, err := s.Marshal(); err == nil {
-		err = report.WriteOutput(filepath.Join(dir, "scenario.yaml"), b)
+		err = owned.Write(filepath.Join(dir, "scenario.yaml"), b)
 		if err != nil {
 			return dir, err
 		}

@@ -3,7 +3,7 @@ package histories
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"github.com/kchaos/kchaos/internal/owned"
 	"time"
 )
 
@@ -123,7 +123,7 @@ func WriteRunInfo(path string, info RunInfo) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return owned.Write(path, append(b, '\n'))
 }
 
 // ReadRunInfo reads a run.json.

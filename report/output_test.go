@@ -4,62 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
-)
 
-// TestWriteOutputRefuses (issue 37): an output that exists and is not a
-// regular file (a link, a folder, a FIFO) is refused, naming it, and
-// nothing is written through it; a regular file is replaced whole.
-func TestWriteOutputRefuses(t *testing.T) {
-	dir := t.TempDir()
-	victim := filepath.Join(t.TempDir(), "victim")
-	if err := os.WriteFile(victim, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link.md")
-	if err := os.Symlink(victim, link); err != nil {
-		t.Fatal(err)
-	}
-	folder := filepath.Join(dir, "folder.md")
-	if err := os.Mkdir(folder, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	fifo := filepath.Join(dir, "fifo.md")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct{ path, kind string }{
-		{link, "a symbolic link"}, {folder, "a folder"}, {fifo, "a FIFO"},
-	} {
-		err := WriteOutput(tc.path, []byte("new"))
-		var oe *OutputError
-		if !errors.As(err, &oe) || oe.Path != tc.path || !strings.Contains(err.Error(), tc.kind) {
-			t.Errorf("%s: %v, want an OutputError naming it as %s", tc.path, err, tc.kind)
-		}
-	}
-	if b, _ := os.ReadFile(victim); string(b) != "mine" {
-		t.Errorf("written through the link: %q", b)
-	}
-	regular := filepath.Join(dir, "report.md")
-	for _, text := range []string{"one", "two"} {
-		if err := WriteOutput(regular, []byte(text)); err != nil {
-			t.Fatal(err)
-		}
-		if b, _ := os.ReadFile(regular); string(b) != text {
-			t.Errorf("report.md %q, want %q", b, text)
-		}
-	}
-	if ents, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(ents) > 0 {
-		t.Errorf("temporary files left: %v", ents)
-	}
-	// Every problem of a set of outputs, before any is written.
-	err := CheckOutputs(dir, "link.md", "report.md", "folder.md")
-	if err == nil || !strings.Contains(err.Error(), link) || !strings.Contains(err.Error(), folder) {
-		t.Errorf("CheckOutputs: %v", err)
-	}
-}
+	"github.com/kchaos/kchaos/internal/owned"
+)
 
 // TestReportWriteChecksFirst: a run folder whose junit.xml is a link gets
 // no report.md either.
@@ -68,9 +16,9 @@ func TestReportWriteChecksFirst(t *testing.T) {
 	if err := os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), filepath.Join(dir, JUnitFile)); err != nil {
 		t.Fatal(err)
 	}
-	var oe *OutputError
+	var oe *owned.Error
 	if err := Write(dir); !errors.As(err, &oe) {
-		t.Fatalf("Write: %v, want an OutputError", err)
+		t.Fatalf("Write: %v, want an owned.Error", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ReportMD)); err == nil {
 		t.Error("report.md written before the refusal")

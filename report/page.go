@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/kchaos/kchaos/internal/owned"
 	"html/template"
 	"maps"
 	"os"
@@ -140,11 +141,11 @@ func (b Batch) Write(dir string) error {
 		}
 	}
 	names := slices.Sorted(maps.Keys(files))
-	if err := CheckOutputs(dir, names...); err != nil {
+	if err := owned.CheckAll(dir, names...); err != nil {
 		return err
 	}
 	for _, name := range names {
-		if err := WriteOutput(filepath.Join(dir, name), files[name]); err != nil {
+		if err := owned.Write(filepath.Join(dir, name), files[name]); err != nil {
 			return err
 		}
 	}

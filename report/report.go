@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/owned"
 )
 
 // view is everything the three outputs show, computed once.
@@ -96,7 +97,7 @@ type nemRow struct{ Start, End, Desc string }
 // Write reads the run folder dir and writes report.md, report.html and
 // junit.xml into it. A run without results.json or with a damaged history
 // still gets a report that says what is missing; only an unreadable
-// folder or a failed write is an error (an *OutputError, before anything
+// folder or a failed write is an error (an *owned.Error, before anything
 // is written, when an output exists and is not a regular file).
 //
 // Write decodes the history itself (one pass); a caller that has just
@@ -126,14 +127,14 @@ func WriteScan(dir string, s *Scan) error {
 		return fmt.Errorf("junit.xml: %w", err)
 	}
 	// Every output is checked before the first is written (WriteOutput).
-	if err := CheckOutputs(dir, ReportMD, ReportHTML, JUnitFile); err != nil {
+	if err := owned.CheckAll(dir, ReportMD, ReportHTML, JUnitFile); err != nil {
 		return err
 	}
 	for _, o := range []struct {
 		name string
 		b    []byte
 	}{{ReportMD, md}, {ReportHTML, html}, {JUnitFile, junit}} {
-		if err := WriteOutput(filepath.Join(dir, o.name), o.b); err != nil {
+		if err := owned.Write(filepath.Join(dir, o.name), o.b); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package linearize
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/logmodel"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/internal/owned"
 )
 
 // Linearizable is porcupine's verdict on the partition logs (see package logmodel).
@@ -251,13 +253,29 @@ func VisualizationName(topic string, partition int32) string {
 		}
 		return '_'
 	}, topic)
-	return fmt.Sprintf("linearizability-%s-%d.html", safe, partition)
+	return fmt.Sprintf("%s%s-%d%s", VisualizationPrefix, safe, partition, VisualizationSuffix)
 }
+
+// A visualization's name is VisualizationPrefix, the topic and the
+// partition, and VisualizationSuffix (after a history's own prefix for a
+// history not named history.jsonl): how `kchaos check` finds the pages it
+// may rewrite before it writes any.
+const (
+	VisualizationPrefix = "linearizability-"
+	VisualizationSuffix = ".html"
+)
 
 func (a *run) visualize(model porcupine.Model, info porcupine.LinearizationInfo, tp int32, dir string, reasons *[]string) string {
 	t := a.h.TPs[tp]
 	name := a.cfg.Prefix + VisualizationName(t.Topic, t.Partition)
-	if err := porcupine.VisualizePath(model, info, filepath.Join(dir, name)); err != nil {
+	// Rendered in memory, then written as kchaos writes every output
+	// (internal/owned): porcupine's own VisualizePath would follow a link.
+	var page bytes.Buffer
+	err := porcupine.Visualize(model, info, &page)
+	if err == nil {
+		err = owned.Write(filepath.Join(dir, name), page.Bytes())
+	}
+	if err != nil {
 		*reasons = append(*reasons, fmt.Sprintf("could not write %s: %v", name, err))
 		return ""
 	}

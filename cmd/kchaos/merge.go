@@ -9,7 +9,7 @@ import (
 
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/explore"
-	"github.com/kchaos/kchaos/report"
+	"github.com/kchaos/kchaos/internal/owned"
 )
 
 func init() { subcommands = append(subcommands, newMergeCmd) }
@@ -72,10 +72,10 @@ a shard twice.`,
 }
 
 // writeError maps a failed write of outputs: a path kchaos will not
-// write (report.OutputError) or a store it cannot make is bad input
+// write (owned.Error) or a store it cannot make is bad input
 // (254, naming it); anything else internal.
 func writeError(err error) error {
-	var oe *report.OutputError
+	var oe *owned.Error
 	if errors.As(err, &oe) {
 		return badInput(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/internal/owned"
 	"github.com/kchaos/kchaos/report"
 )
 
@@ -178,5 +179,5 @@ func (b *Bisect) Write(dir string, rows []BisectRow) error {
 	}{b.Repro, b.Class, rows}); err != nil {
 		return err
 	}
-	return report.WriteOutput(filepath.Join(dir, "bisect.md"), []byte(b.Markdown(rows)))
+	return owned.Write(filepath.Join(dir, "bisect.md"), []byte(b.Markdown(rows)))
 }

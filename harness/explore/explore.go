@@ -13,7 +13,7 @@ import (
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
 	"github.com/kchaos/kchaos/harness/scenario"
-	"github.com/kchaos/kchaos/report"
+	"github.com/kchaos/kchaos/internal/owned"
 )
 
 // Judged is one run as exploration judges it.
@@ -364,5 +364,5 @@ func writeScenario(path string, s *scenario.Scenario) error {
 	if err != nil {
 		return err
 	}
-	return report.WriteOutput(path, b)
+	return owned.Write(path, b)
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
-	"github.com/kchaos/kchaos/report"
+	"github.com/kchaos/kchaos/internal/owned"
 )
 
 // Merged is the shard folders of one exploration joined: every run and
@@ -139,13 +139,13 @@ func (m *Merged) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := report.CheckOutputs(dir, "merged.json", "merged.md"); err != nil {
+	if err := owned.CheckAll(dir, "merged.json", "merged.md"); err != nil {
 		return err
 	}
 	if err := writeJSON(filepath.Join(dir, "merged.json"), m); err != nil {
 		return err
 	}
-	return report.WriteOutput(filepath.Join(dir, "merged.md"), []byte(m.Markdown()))
+	return owned.Write(filepath.Join(dir, "merged.md"), []byte(m.Markdown()))
 }
 
 // Markdown is the merged page: the shards, the findings, every run.

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/internal/owned"
 	"github.com/kchaos/kchaos/nemesis"
-	"github.com/kchaos/kchaos/report"
 )
 
 // SummaryFile is an exploration folder's record (explore.json); merge
@@ -101,7 +101,7 @@ func (s *Summary) Write(dir string) error {
 	if err := writeJSON(filepath.Join(dir, SummaryFile), s); err != nil {
 		return err
 	}
-	return report.WriteOutput(filepath.Join(dir, "explore.md"), []byte(s.Markdown()))
+	return owned.Write(filepath.Join(dir, "explore.md"), []byte(s.Markdown()))
 }
 
 // Markdown is explore.md.
@@ -183,7 +183,7 @@ func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scen
 	}
 	if f.Err != "" {
 		fmt.Fprintf(&b, "\nThe finding could not be reduced: %s. The run folder is original-run/.\n", f.Err)
-		return report.WriteOutput(filepath.Join(dir, "finding.md"), []byte(b.String()))
+		return owned.Write(filepath.Join(dir, "finding.md"), []byte(b.String()))
 	}
 	if repro != nil {
 		fmt.Fprintf(&b, "\n## The reproduction (repro.yaml, `kchaos run repro.yaml`)\n\n")
@@ -206,7 +206,7 @@ func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scen
 	} else {
 		b.WriteString("\nNot shrunk: repro.yaml is not written; original.yaml is the schedule as it fired.\n")
 	}
-	return report.WriteOutput(filepath.Join(dir, "finding.md"), []byte(b.String()))
+	return owned.Write(filepath.Join(dir, "finding.md"), []byte(b.String()))
 }
 
 // StepWords is a step in words: "kill node(s) [0]", "wait 4s".
@@ -275,7 +275,7 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return report.WriteOutput(path, append(b, '\n'))
+	return owned.Write(path, append(b, '\n'))
 }
 
 // meanIdle is the mean idle gap over the runs that measured one.
