@@ -42,9 +42,21 @@ const (
 // for how long. The zero value plus Defaults is a valid one-producer,
 // acks=all, one-op-in-flight workload on topic DefaultTopic with franz-go.
 type Config struct {
-	// Driver is the Kafka client library: "franz" (github.com/twmb/franz-go)
-	// or "kafka-go" (github.com/segmentio/kafka-go).
+	// Driver is the Kafka client library: "franz" (github.com/twmb/franz-go),
+	// "kafka-go" (github.com/segmentio/kafka-go) or "java" (Apache Kafka's
+	// own kafka-clients, in a JVM on the kchaos host: java_driver.go).
 	Driver string `yaml:"driver" json:"driver"`
+	// ClientVersion is the kafka-clients release driver java runs (X.Y.Z
+	// from 3.9, X.Y.x, latest, or local:NAME for a build in the local Maven
+	// repository); empty means the cluster's own version (ClusterVersion).
+	// Only with driver java: the Go clients have no Kafka version.
+	ClientVersion string `yaml:"client_version,omitempty" json:"client_version,omitempty"`
+	// ClusterVersion is the Kafka version the cluster runs, as resolved
+	// (cluster.Config.KafkaVersion). It is not part of a scenario's
+	// workload section: the harness sets it from cluster.kafka (one field
+	// for one fact), and driver java runs that client version unless
+	// ClientVersion names another.
+	ClusterVersion string `yaml:"-" json:"-"`
 	// Topic must exist; the harness creates it with its replica assignment.
 	Topic string `yaml:"topic" json:"topic"`
 	// Partitions of Topic that the workload writes and reads (0..N-1).
@@ -93,7 +105,7 @@ type Config struct {
 	// OFFSET_OUT_OF_RANGE: "earliest" (default) or "latest".
 	OffsetReset string `yaml:"offset_reset" json:"offset_reset"`
 	// Isolation is the consumers' isolation level: "read_uncommitted"
-	// (default) or "read_committed" (franz only). The final read reads at
+	// (default) or "read_committed" (franz, java). The final read reads at
 	// read_committed whenever this says so or transactions are on.
 	Isolation string `yaml:"isolation,omitempty" json:"isolation,omitempty"`
 
@@ -175,6 +187,8 @@ func canonicalDriver(name string) string {
 		return DriverFranz
 	case "kafkago", "segmentio":
 		return DriverKafkaGo
+	case "kafka-clients", "apache":
+		return DriverJava
 	}
 	return name
 }
@@ -264,7 +278,10 @@ func (c *Config) Validate() error {
 	}
 	drv, known := drivers[canonicalDriver(c.Driver)]
 	if !known {
-		add("driver", "%q: want %s or %s", c.Driver, DriverFranz, DriverKafkaGo)
+		add("driver", "%q: want %s, %s or %s", c.Driver, DriverFranz, DriverKafkaGo, DriverJava)
+	}
+	if c.ClientVersion != "" && canonicalDriver(c.Driver) != DriverJava {
+		add("client_version", "%q: only with driver %s (the Go clients have no Kafka version)", c.ClientVersion, DriverJava)
 	}
 	if !topicName.MatchString(c.Topic) || c.Topic == "." || c.Topic == ".." {
 		add("topic", "%q: want 1-249 characters of [a-zA-Z0-9._-]", c.Topic)

@@ -12,11 +12,12 @@ import (
 const (
 	DriverFranz   = "franz"    // github.com/twmb/franz-go (kgo)
 	DriverKafkaGo = "kafka-go" // github.com/segmentio/kafka-go
+	DriverJava    = "java"     // org.apache.kafka:kafka-clients, in a JVM (java_*.go)
 )
 
 // Driver is one Kafka client library. The workload's loops (producer.go,
 // consumer.go, finalread.go) own the history; a driver only moves records,
-// so both drivers write identical history formats.
+// so every driver writes identical history formats.
 type Driver interface {
 	Name() string
 	// Refuse lists the settings of cfg that this client cannot honour.
@@ -92,6 +93,7 @@ type PartitionError struct {
 var drivers = map[string]Driver{
 	DriverFranz:   franzDriver{},
 	DriverKafkaGo: kafkaGoDriver{},
+	DriverJava:    javaDriver{},
 }
 
 // DriverFor returns the named driver.

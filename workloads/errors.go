@@ -219,8 +219,11 @@ func RuleFor(err error) ErrorRule {
 	return byCause[causeOf(err)]
 }
 
-// KafkaCode extracts a Kafka error code from either driver's errors.
+// KafkaCode extracts a Kafka error code from any driver's errors.
 func KafkaCode(err error) (int16, bool) {
+	if je, ok := asJavaError(err); ok {
+		return javaCode(je)
+	}
 	var ke *kerr.Error
 	if errors.As(err, &ke) {
 		return ke.Code, true
@@ -245,6 +248,9 @@ func kafkaName(code int16) string {
 
 // givingUp names how the client gave up on a record, or "".
 func givingUp(err error) string {
+	if je, ok := asJavaError(err); ok {
+		return javaCause(je) // JavaErrors (java_errors.go)
+	}
 	switch {
 	case err == nil:
 		return ""

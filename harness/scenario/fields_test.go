@@ -69,6 +69,7 @@ func TestDefaultsComeFromLowerPackages(t *testing.T) {
 	}
 	var wc workloads.Config
 	wc.Defaults()
+	wc.ClusterVersion = cc.KafkaVersion
 	if got := s.WorkloadConfig(); got != wc {
 		t.Errorf("workload:\n got %+v\nwant %+v (workloads.Config.Defaults)", got, wc)
 	}
@@ -154,6 +155,8 @@ var fieldCases = []struct {
 		func(_, a effect) bool { return a.Topic.Configs["min.insync.replicas"] == "2" }},
 	{"workload.driver", nil, []string{"workload.driver=kafka-go"},
 		func(_, a effect) bool { return a.Workload.Driver == workloads.DriverKafkaGo }},
+	{"workload.client_version", []string{"workload.driver=java"}, []string{"workload.client_version=4.1.2"},
+		func(_, a effect) bool { return a.Workload.ClientVersion == "4.1.2" }},
 	{"workload.topic", nil, []string{"workload.topic=orders"},
 		func(_, a effect) bool { return a.Topic.Name == "orders" && a.Workload.Topic == "orders" }},
 	{"workload.partitions", []string{"topic.partitions=3"}, []string{"workload.partitions=2"},

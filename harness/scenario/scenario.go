@@ -276,6 +276,9 @@ func (s *Scenario) propagateSeed() {
 func (s *Scenario) WorkloadConfig() workloads.Config {
 	w := s.Workload
 	w.FinalReadTimeout = s.Final.ReadTimeout
+	// The Java driver's client is the cluster's own release unless
+	// workload.client_version names another.
+	w.ClusterVersion = s.Cluster.Kafka
 	return w
 }
 

@@ -38,9 +38,13 @@ var SettingPaths = map[string][]string{
 	// group.protocol: a consumer group's rebalance protocol, classic or
 	// consumer (KIP-848); some outcomes hold under one only.
 	"group.protocol": {"workload.group.protocol"},
-	// driver: the client library (franz, kafka-go); what a group or a
-	// producer does under a fault is partly the client's.
+	// driver: the client library (franz, kafka-go, java: Apache Kafka's
+	// own); what a group or a producer does under a fault is partly the
+	// client's.
 	"driver": {"workload.driver"},
+	// client_version: the Java client's release against the cluster's
+	// (an old client against new brokers, as clusters are upgraded).
+	"client_version": {"workload.client_version"},
 }
 
 // SettingNames is the names of SettingPaths, sorted.

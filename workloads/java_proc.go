@@ -1,0 +1,364 @@
+package workloads
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// The line protocol between the java driver and its JVM
+// (javaclient/KchaosClient.java), one JSON object a line. The JVM first
+// says {"id":0,"ready":true,"version":V}, V the kafka-clients it loaded.
+// Then every request carries an id, an op and (but for the opens) a
+// client handle; every response carries the request's id and either the
+// op's result or "error" (a JavaError):
+//
+//	open-producer {props}                    -> {handle}
+//	send {handle, topic, partition, key?, value} -> {offset}   (asynchronous: answered by the send's callback)
+//	open-consumer {props}                    -> {handle}
+//	offsets {handle, topic, partitions, rule, timeout_ms} -> {offsets: {"p": o}}
+//	assign {handle, topic, offsets: {"p": o}} -> {ok}
+//	poll {handle, timeout_ms}                -> {records: [{p,o,v,e}], errors: [{partition, error}], resets: {"p": o}, next: {"p": o}}
+//	close {handle}                           -> {}
+//
+// Responses come in any order: sends complete as the brokers answer.
+
+// javaResp is one response line.
+type javaResp struct {
+	ID      int64            `json:"id"`
+	Ready   bool             `json:"ready"`
+	Version string           `json:"version"`
+	Handle  int              `json:"handle"`
+	Offset  int64            `json:"offset"`
+	Offsets map[string]int64 `json:"offsets"`
+	Records []javaRecord     `json:"records"`
+	Errors  []javaPartError  `json:"errors"`
+	Resets  map[string]int64 `json:"resets"`
+	Next    map[string]int64 `json:"next"`
+	Error   *JavaError       `json:"error"`
+}
+
+type javaRecord struct {
+	P int32  `json:"p"`
+	O int64  `json:"o"`
+	V string `json:"v"`
+	E int32  `json:"e"` // the batch's partitionLeaderEpoch, -1 unknown
+}
+
+type javaPartError struct {
+	Partition int32      `json:"partition"`
+	Error     *JavaError `json:"error"`
+}
+
+// errJVMGone ends every request of a JVM that exited: like a client closed
+// under its sends (info: the JVM may have sent them).
+var errJVMGone = fmt.Errorf("java client: the JVM exited: %w", io.ErrClosedPipe)
+
+// jvm is one JVM speaking the protocol: its stdin, the requests waiting
+// for their responses, and the tail of its stderr for when it dies.
+type jvm struct {
+	key     string
+	version string     // kafka-clients as the JVM reported it
+	mu      sync.Mutex // guards next and pending
+	wmu     sync.Mutex // serializes writes to stdin
+	stdin   io.WriteCloser
+	next    int64
+	pending map[int64]chan javaResp
+	done    chan struct{} // closed when stdout ends
+	stderr  *tailBuffer
+	cmd     *exec.Cmd // nil for a test's fake
+	refs    int       // open handles (javaRegistry)
+	linger  *time.Timer
+}
+
+// newJVMConn speaks the protocol over stdin/stdout and waits for the
+// ready line.
+func newJVMConn(ctx context.Context, stdin io.WriteCloser, stdout io.Reader, stderr *tailBuffer) (*jvm, error) {
+	j := &jvm{stdin: stdin, pending: map[int64]chan javaResp{}, done: make(chan struct{}), stderr: stderr}
+	ready := make(chan string, 1)
+	go j.read(stdout, ready)
+	select {
+	case v := <-ready:
+		j.version = v
+		return j, nil
+	case <-j.done:
+		return nil, fmt.Errorf("java client: the JVM exited before it was ready%s", stderr.tail())
+	case <-ctx.Done():
+		_ = stdin.Close()
+		return nil, fmt.Errorf("java client: the JVM was not ready: %w", ctx.Err())
+	}
+}
+
+// read delivers each response to its request until stdout ends.
+func (j *jvm) read(stdout io.Reader, ready chan<- string) {
+	defer close(j.done)
+	br := bufio.NewReaderSize(stdout, 1<<20)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			var r javaResp
+			if json.Unmarshal(line, &r) == nil {
+				if r.ID == 0 && r.Ready {
+					select {
+					case ready <- r.Version:
+					default:
+					}
+					continue
+				}
+				j.mu.Lock()
+				ch := j.pending[r.ID]
+				delete(j.pending, r.ID)
+				j.mu.Unlock()
+				if ch != nil {
+					ch <- r // buffered: never blocks
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// start sends a request and returns the channel its response will come on.
+func (j *jvm) start(op string, fields map[string]any) (int64, chan javaResp, error) {
+	ch := make(chan javaResp, 1)
+	select {
+	case <-j.done:
+		return 0, nil, errJVMGone
+	default:
+	}
+	j.mu.Lock()
+	j.next++
+	id := j.next
+	j.pending[id] = ch
+	j.mu.Unlock()
+	req := map[string]any{"id": id, "op": op}
+	for k, v := range fields {
+		req[k] = v
+	}
+	b, err := json.Marshal(req)
+	if err == nil {
+		// Not under mu: the reader takes mu for every response, and a
+		// JVM blocked writing its stdout stops reading its stdin.
+		j.wmu.Lock()
+		_, err = j.stdin.Write(append(b, '\n'))
+		j.wmu.Unlock()
+		if err != nil {
+			err = fmt.Errorf("%w (%v)", errJVMGone, err)
+		}
+	}
+	if err != nil {
+		j.mu.Lock()
+		delete(j.pending, id)
+		j.mu.Unlock()
+		return 0, nil, err
+	}
+	return id, ch, nil
+}
+
+// wait waits for a response. When ctx ends first, keep says whether the
+// response is still wanted (a poll's: see javaConsumer.Poll); otherwise
+// it is dropped when it comes.
+func (j *jvm) wait(ctx context.Context, id int64, ch chan javaResp, keep bool) (javaResp, error) {
+	select {
+	case r := <-ch:
+		if r.Error != nil {
+			return r, r.Error
+		}
+		return r, nil
+	case <-ctx.Done():
+		if !keep {
+			j.mu.Lock()
+			delete(j.pending, id)
+			j.mu.Unlock()
+		}
+		return javaResp{}, ctx.Err()
+	case <-j.done:
+		// A response may have come just before the end.
+		select {
+		case r := <-ch:
+			if r.Error != nil {
+				return r, r.Error
+			}
+			return r, nil
+		default:
+		}
+		return javaResp{}, fmt.Errorf("%w%s", errJVMGone, j.stderr.tail())
+	}
+}
+
+// call is start then wait, dropping a late response.
+func (j *jvm) call(ctx context.Context, op string, fields map[string]any) (javaResp, error) {
+	id, ch, err := j.start(op, fields)
+	if err != nil {
+		return javaResp{}, err
+	}
+	return j.wait(ctx, id, ch, false)
+}
+
+// stop closes the JVM's stdin (it closes its clients and exits), and
+// kills it if it has not exited after grace.
+func (j *jvm) stop(grace time.Duration) {
+	_ = j.stdin.Close()
+	select {
+	case <-j.done:
+	case <-time.After(grace):
+		if j.cmd != nil && j.cmd.Process != nil {
+			_ = j.cmd.Process.Kill()
+		}
+	}
+	if j.cmd != nil {
+		_ = j.cmd.Wait()
+	}
+}
+
+// javaLinger is how long a JVM without open clients lives on: a workload
+// closes its clients at the end of Run and opens new ones for the final
+// read, which should find the same JVM (one per run) rather than start
+// another.
+var javaLinger = 2 * time.Minute
+
+// javaRegistry holds the running JVMs, one per client version and
+// bootstrap list, shared by the clients of a run and counted by them.
+var javaRegistry = struct {
+	sync.Mutex
+	m map[string]*jvm
+	// startJVM starts a JVM (tests replace it with a fake).
+	startJVM func(ctx context.Context, version string) (*jvm, error)
+}{m: map[string]*jvm{}, startJVM: startJavaProcess}
+
+// acquireJVM returns the JVM for version and bootstrap, starting it (and
+// building the driver first, if need be) when none runs.
+func acquireJVM(ctx context.Context, version string, bootstrap []string) (*jvm, error) {
+	key := version + "|" + strings.Join(bootstrap, ",")
+	r := &javaRegistry
+	r.Lock()
+	defer r.Unlock()
+	if j := r.m[key]; j != nil {
+		select {
+		case <-j.done:
+			delete(r.m, key) // exited: start another
+		default:
+			j.refs++
+			if j.linger != nil {
+				j.linger.Stop()
+				j.linger = nil
+			}
+			return j, nil
+		}
+	}
+	j, err := r.startJVM(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	j.key, j.refs = key, 1
+	r.m[key] = j
+	return j, nil
+}
+
+// releaseJVM gives back one client's hold on j; the last one leaves it
+// running for javaLinger, then stops it.
+func releaseJVM(j *jvm) {
+	r := &javaRegistry
+	r.Lock()
+	defer r.Unlock()
+	j.refs--
+	if j.refs > 0 {
+		return
+	}
+	j.linger = time.AfterFunc(javaLinger, func() {
+		r.Lock()
+		if j.refs > 0 || r.m[j.key] != j {
+			r.Unlock()
+			return
+		}
+		delete(r.m, j.key)
+		r.Unlock()
+		j.stop(5 * time.Second)
+	})
+}
+
+// startJavaProcess builds the driver for version if need be, and starts
+// its JVM on this host: `java` of JAVA_HOME or PATH, the same host the Go
+// clients run on, so it reaches the brokers as they do.
+func startJavaProcess(ctx context.Context, version string) (*jvm, error) {
+	java, err := javaTool("java")
+	if err != nil {
+		return nil, err
+	}
+	dir, err := javaBuild(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	cp := filepath.Join(dir, "classes") + string(filepath.ListSeparator) + filepath.Join(dir, "lib", "*")
+	// Not CommandContext: the JVM outlives the request that started it.
+	cmd := exec.Command(java, "-XX:+UseSerialGC", "-Xmx512m",
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true",
+		"-cp", cp, javaMainClass)
+	detach(cmd)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	tail := &tailBuffer{max: 16 << 10}
+	cmd.Stderr = tail
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("java client: start %s: %w", java, err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	j, err := newJVMConn(rctx, stdin, stdout, tail)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, err
+	}
+	j.cmd = cmd
+	return j, nil
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+// tail is ": <the last lines>", or "" when nothing was written.
+func (t *tailBuffer) tail() string {
+	if t == nil {
+		return ""
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimSpace(string(t.b))
+	if s == "" {
+		return ""
+	}
+	if lines := strings.Split(s, "\n"); len(lines) > 10 {
+		s = strings.Join(lines[len(lines)-10:], "\n")
+	}
+	return "; its stderr ends:\n" + s
+}
