@@ -13,8 +13,22 @@ func (c *Checker) Result() *Result {
 	r := &Result{Idempotent: c.opts.Idempotent}
 	a := &analysis{c: c, r: r, found: make([]domain.Findings, len(analyzers))}
 	a.prepare() // the shared judgements (finals.go)
+	// A domain that runs in the background (the linearizability search:
+	// porcupine, most of judging a long history, spread over the cores)
+	// starts first, so that the others, one core's work in turn, overlap
+	// it instead of leaving a core idle before and after it.
+	finish := make([]func() domain.Findings, len(analyzers))
 	for i, d := range analyzers {
-		a.found[i] = d.analyze(a)
+		if d.start != nil {
+			finish[i] = d.start(a)
+		}
+	}
+	for i, d := range analyzers {
+		if finish[i] != nil {
+			a.found[i] = finish[i]()
+		} else {
+			a.found[i] = d.analyze(a)
+		}
 	}
 	for _, f := range a.found {
 		r.Explanations = append(r.Explanations, f.Explanations()...)

@@ -118,6 +118,7 @@ type Checker struct {
 	tornLine      int                       //
 	line          int                       // the line of the event being added (CheckReader), 0 unknown
 	scratch       histories.ReadFields      //
+	readNames     []readName                // see readWhat
 	groupState                              // consumer groups (group.go)
 	meta          metadataState             // KRaft metadata (domain_metadata.go)
 	metaIn        metaInput                 // metadata ops' required fields (metadata_input.go)
@@ -202,7 +203,7 @@ func New(opts Options) *Checker {
 			SendsOf: map[int32][]int32{},
 			Log:     model.Log{DupAt: map[int32][]tpOff{}},
 			Topics:  map[string]int32{},
-			ValIdx:  make(map[string]int32, n),
+			ValIdx:  model.NewValueIndex(n),
 		},
 		opts:    opts,
 		dupSet:  map[valAt]struct{}{},
@@ -283,11 +284,8 @@ func (c *Checker) tp(topic []byte, p int32) int32 {
 
 // value returns the number of a value, creating it.
 func (c *Checker) value(v []byte) int32 {
-	id, ok := c.ValIdx[string(v)]
-	if !ok {
-		id = int32(len(c.Vals))
-		s := string(v)
-		c.ValIdx[s] = id
+	id, s, added := c.ValIdx.Intern(v, int32(len(c.Vals)))
+	if added {
 		c.Vals = append(c.Vals, model.Value{Str: s, Send: -1, Txn: -1, TP: -1, Off: -1})
 	}
 	return id

@@ -11,7 +11,7 @@ var linearity = port(linearize.Analyzer,
 	glue[*linearize.Analysis]{place: func(r *Result, f *linearize.Analysis) {
 		r.Linearizable = f.Linearizable
 		r.Reasons = append(r.Reasons, f.Reasons...)
-	}})
+	}, background: true}) // it reads the history and the acked sends alone
 
 // tighten: open-ended appends are tightened (see package logmodel); a test
 // turns it off to show that it changes no verdict.

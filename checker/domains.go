@@ -36,6 +36,10 @@ type registered struct {
 	anomaly.Domain
 	entries func(x *Anomalies) any
 	analyze func(a *analysis) domain.Findings
+	// start, for a domain that runs beside the others (glue.background),
+	// begins its analysis on a goroutine of its own and returns what
+	// waits for it and places its findings.
+	start func(a *analysis) (finish func() domain.Findings)
 }
 
 // glue is what a domain's port call says beyond its analyzer and slot;
@@ -50,30 +54,49 @@ type glue[F domain.Findings] struct {
 	// decoded is what the Checker decoded for the domain alone while the
 	// history streamed (domain.Input.Decoded).
 	decoded func(c *Checker) any
+	// background runs the analyzer beside the domains before it in the
+	// registry (Result starts it first): only for a domain that reads
+	// nothing the others find, and whose own entries no domain before it
+	// reads. Its findings are placed in the registry's order all the same.
+	background bool
 }
 
 // port makes an analyzer of its own package a domain of the registry:
 // slot is its part of the Result's anomalies (the struct Anomalies
 // embeds).
 func port[E any, F domain.Findings](an domain.Analyzer[E, F], slot func(x *Anomalies) E, g glue[F]) registered {
-	return registered{Domain: an,
+	input := func(a *analysis) *domain.Input {
+		in := a.input()
+		if g.decoded != nil {
+			own := *in
+			own.Decoded = g.decoded(a.c)
+			in = &own
+		}
+		return in
+	}
+	place := func(a *analysis, f F) domain.Findings {
+		if g.place != nil {
+			g.place(a.r, f)
+		}
+		if g.stats != nil {
+			a.statsOf = append(a.statsOf, func(st *Stats) { g.stats(st, f) })
+		}
+		return f
+	}
+	r := registered{Domain: an,
 		entries: func(x *Anomalies) any { return slot(x) },
 		analyze: func(a *analysis) domain.Findings {
-			in := a.input()
-			if g.decoded != nil {
-				own := *in
-				own.Decoded = g.decoded(a.c)
-				in = &own
-			}
-			f := an.Analyze(in, slot(&a.r.Anomalies))
-			if g.place != nil {
-				g.place(a.r, f)
-			}
-			if g.stats != nil {
-				a.statsOf = append(a.statsOf, func(st *Stats) { g.stats(st, f) })
-			}
-			return f
+			return place(a, an.Analyze(input(a), slot(&a.r.Anomalies)))
 		}}
+	if g.background {
+		r.start = func(a *analysis) func() domain.Findings {
+			in, out := input(a), slot(&a.r.Anomalies)
+			done := make(chan F, 1)
+			go func() { done <- an.Analyze(in, out) }()
+			return func() domain.Findings { return place(a, <-done) }
+		}
+	}
+	return r
 }
 
 // kinds is every declared anomaly, in the registry's order.

@@ -17,9 +17,32 @@ import (
 // readRecords decodes a read's records into c.recs, sorted by partition and
 // offset, and returns their range.
 func (c *Checker) readRecords(e *histories.Event, polled, rc bool) (int32, int32, *histories.ReadFields, error) {
-	rd := readCtx{what: fmt.Sprintf("%s %s value", e.F, e.Type), needTopic: e.Type == histories.OK,
+	rd := readCtx{what: c.readWhat(e.F, e.Type), needTopic: e.Type == histories.OK,
 		polled: polled, order: polled, rc: rc, proc: int32(e.Process), at: e.Time}
 	return c.recordsOf(&rd, e.Value)
+}
+
+// readName is the name errors give the value of a read of one f and type.
+type readName struct {
+	f    string
+	typ  histories.Type
+	what string
+}
+
+// readWhat is "F TYPE value", what errors call a read's value. A read
+// has one of a few pairs, so each is spelled once and kept: fmt.Sprintf
+// per read was a twelfth of decoding the reads of a 1M-op history.
+func (c *Checker) readWhat(f string, typ histories.Type) string {
+	for _, n := range c.readNames {
+		if n.f == f && n.typ == typ {
+			return n.what
+		}
+	}
+	what := fmt.Sprintf("%s %s value", f, typ)
+	if len(c.readNames) < 16 {
+		c.readNames = append(c.readNames, readName{f, typ, what})
+	}
+	return what
 }
 
 // readCtx says how recordsOf takes a read: what names it in errors,

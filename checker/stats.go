@@ -131,9 +131,15 @@ func (a *analysis) stats() Stats {
 	for _, t := range c.TPs {
 		st.Partitions[t.Name()] = &PartitionStats{RecordsPolled: t.Polled}
 	}
+	// Each partition's stats, looked up by name once rather than per send
+	// (spelling the name per send was most of the stats of a long history).
+	byTP := make([]*PartitionStats, len(c.TPs))
+	for tp, t := range c.TPs {
+		byTP[tp] = st.Partitions[t.Name()]
+	}
 	for i := range c.Sends {
 		s := &c.Sends[i]
-		for _, ss := range []*SendStats{&st.Sends, &st.Partitions[c.TPs[s.TP].Name()].Sends} {
+		for _, ss := range []*SendStats{&st.Sends, &byTP[s.TP].Sends} {
 			switch s.Typ {
 			case model.OpOK:
 				ss.OK++

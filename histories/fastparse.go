@@ -23,6 +23,9 @@ func fastEventIn(b []byte, e *Event, arena *[]byte) bool {
 	if len(b) == 0 || b[0] != '{' {
 		return false // the Recorder writes no leading space
 	}
+	if canonicalEvent(b, e, arena) {
+		return true
+	}
 	s := Scanner{b: b}
 	seen, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
 		switch string(key) {
@@ -98,20 +101,37 @@ func carve(arena *[]byte, v []byte) json.RawMessage {
 // (a line without one goes the slow way, which names the missing field).
 const requiredBits = 1 | 2 | 4 | 8 | 16
 
-// common are the strings most events carry: interning them saves two
-// allocations per event.
-var common = func() map[string]string {
-	m := map[string]string{}
-	for _, s := range []string{string(Invoke), string(OK), string(Fail), string(Info),
-		FSend, FPoll, FFinalRead, FAssign, FObserve, FTxn, FSubscribe, FCommit, FRebalance} {
-		m[s] = s
-	}
-	return m
-}()
-
+// intern returns the strings most events carry (types and fs) without an
+// allocation, saving two per event; a switch, as the compiler builds it
+// (by length, then the bytes), costs a fraction of hashing for a map.
 func intern(b []byte) string {
-	if s, ok := common[string(b)]; ok {
-		return s
+	switch string(b) {
+	case string(Invoke):
+		return string(Invoke)
+	case string(OK):
+		return string(OK)
+	case string(Fail):
+		return string(Fail)
+	case string(Info):
+		return string(Info)
+	case FSend:
+		return FSend
+	case FPoll:
+		return FPoll
+	case FFinalRead:
+		return FFinalRead
+	case FAssign:
+		return FAssign
+	case FObserve:
+		return FObserve
+	case FTxn:
+		return FTxn
+	case FSubscribe:
+		return FSubscribe
+	case FCommit:
+		return FCommit
+	case FRebalance:
+		return FRebalance
 	}
 	return string(b)
 }
@@ -288,38 +308,96 @@ func (s *Scanner) Int() (int64, bool) {
 }
 
 // skipValue moves past one JSON value, checking its syntax as
-// encoding/json's scanner does. Deep nesting is left to encoding/json.
+// encoding/json's scanner does. Containers nested deeper than 64 are
+// left to encoding/json (depth is the caller's nesting already).
+//
+// One loop over a stack of the open containers: walking them through
+// Object's closures, a call per element and per level, was half of
+// decoding an event, and every event's value goes through here.
 func (s *Scanner) skipValue(depth int) bool {
-	if depth > 64 || s.i >= len(s.b) {
-		return false
-	}
-	switch c := s.b[s.i]; {
-	case c == '{':
-		return s.list('{', '}', func() bool {
+	var open [65]byte // '{' or '[' per open container
+	n := 0
+	for {
+		// A value starts at s.i.
+		if depth+n > 64 || s.i >= len(s.b) {
+			return false
+		}
+		switch c := s.b[s.i]; {
+		case c == '{' || c == '[':
+			s.i++
+			s.Space()
+			if s.i < len(s.b) && s.b[s.i] == c+2 { // '{'+2 is '}', '['+2 is ']'
+				s.i++
+				break // empty: a whole value
+			}
+			open[n] = c
+			n++
+			if c == '{' && !s.key() {
+				return false
+			}
+			continue // the first element
+		case c == '"':
 			if !s.str() {
 				return false
 			}
-			s.Space()
-			if !s.Byte(':') {
+		case c == '-' || (c >= '0' && c <= '9'):
+			if !s.number() {
 				return false
 			}
+		case c == 't':
+			if !s.word("true") {
+				return false
+			}
+		case c == 'f':
+			if !s.word("false") {
+				return false
+			}
+		case c == 'n':
+			if !s.word("null") {
+				return false
+			}
+		default:
+			return false
+		}
+		// A value ended: close the containers it ends, or go on to the
+		// next element of the innermost.
+		for {
+			if n == 0 {
+				return true
+			}
 			s.Space()
-			return s.skipValue(depth + 1)
-		})
-	case c == '[':
-		return s.list('[', ']', func() bool { return s.skipValue(depth + 1) })
-	case c == '"':
-		return s.str()
-	case c == '-' || (c >= '0' && c <= '9'):
-		return s.number()
-	case c == 't':
-		return s.word("true")
-	case c == 'f':
-		return s.word("false")
-	case c == 'n':
-		return s.word("null")
+			if s.i >= len(s.b) {
+				return false
+			}
+			if c := s.b[s.i]; c == open[n-1]+2 {
+				s.i++
+				n--
+				continue
+			} else if c != ',' {
+				return false
+			}
+			s.i++
+			s.Space()
+			if open[n-1] == '{' && !s.key() {
+				return false
+			}
+			break
+		}
 	}
-	return false
+}
+
+// key moves past an object's key, its colon and the white space around:
+// what precedes each member's value.
+func (s *Scanner) key() bool {
+	if !s.str() {
+		return false
+	}
+	s.Space()
+	if !s.Byte(':') {
+		return false
+	}
+	s.Space()
+	return true
 }
 
 func (s *Scanner) word(w string) bool {

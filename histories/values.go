@@ -93,6 +93,9 @@ type ReadFields struct {
 
 // DecodeSendValue decodes a send's value (invoke or completion) into v.
 func DecodeSendValue(raw []byte, v *SendFields) error {
+	if canonicalSend(raw, v) {
+		return nil
+	}
 	*v = SendFields{}
 	if len(raw) == 0 || fastSend(raw, v) {
 		return nil
@@ -260,6 +263,10 @@ func scanRecords(s *Scanner, v *ReadFields) bool {
 	}
 	return s.Array(func() bool {
 		var r RecordFields
+		if canonicalRecord(s, &r) {
+			v.Records = append(v.Records, r)
+			return true
+		}
 		var ok bool
 		r.Has, ok = s.Fields(func(key []byte) (bit uint8, ok bool) {
 			switch string(key) {

@@ -47,7 +47,9 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 	// found through a.ackApp (made by linearizability); the map holds the
 	// other pairs.
 	idx := map[linPair]int32{}
-	var apps []linApp
+	// Sized for the acked sends and a few values only reads show:
+	// growing it by appending copied it over and over.
+	apps := make([]linApp, 0, len(a.acked[tp])+len(a.acked[tp])/8+16)
 	for _, i := range a.acked[tp] {
 		s := &c.Sends[i]
 		if c.Vals[s.Val].Send == i {
@@ -128,7 +130,6 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 		}
 		return id
 	}
-	ops := make([]porcupine.Operation, 0, len(apps)+len(segs))
 	prev := prevOffsets(apps, winOf)
 	appOps := make([]logmodel.Op, len(apps)) // one allocation for the appends' inputs
 	for i := range apps {
@@ -138,7 +139,15 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 		count[ap.win]++
 		ap.ret = max(ap.ret, ap.call) // a read from the future: the read still precedes it
 		appOps[i] = logmodel.Op{Kind: logmodel.Append, Win: ap.win, Proc: ap.proc, ID: ap.id, Off: ap.off, Prev: prev[i], Val: ap.val}
-		ops = append(ops, porcupine.Operation{ClientId: client(ap.proc), Call: ap.call, Return: ap.ret, Input: &appOps[i]})
+	}
+	// The ops, sized once (growing them by appending copied a partition's
+	// ops several times over, a fifth of what building them allocated):
+	// the appends, a read op per run of a read's records in one window,
+	// and a final op per window, the appends' windows and the final
+	// read's (and, rarely, a few only the reads touch: then it grows).
+	ops := make([]porcupine.Operation, 0, len(apps)+readOps(c.Recs, segs, winOf)+finalBound(fin != nil, finRecs, len(wins), winOf))
+	for i := range apps {
+		ops = append(ops, porcupine.Operation{ClientId: client(apps[i].proc), Call: apps[i].call, Return: apps[i].ret, Input: &appOps[i]})
 	}
 	rt := a.realTime(tp, apps)
 	// appID is the id in its window of the append that explains the k-th
@@ -149,17 +158,27 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 		}
 		return -1
 	}
+	// The reads' inputs come from blocks and their ids from one slice:
+	// an allocation per read (and per growing IDs) was a tenth of
+	// building the ops.
+	ids := make([]int32, nrec)
+	var block []logmodel.Op
 	k := 0
 	for _, sg := range segs {
 		for j := sg.start; j < sg.end; {
 			w := winOf(c.Recs[j].Off)
-			in := &logmodel.Op{Kind: logmodel.Read, Win: w, Proc: sg.op.Proc}
-			e := j
+			if len(block) == cap(block) {
+				block = make([]logmodel.Op, 0, 1024)
+			}
+			block = append(block, logmodel.Op{Kind: logmodel.Read, Win: w, Proc: sg.op.Proc})
+			in := &block[len(block)-1]
+			e, k0 := j, k
 			for ; e < sg.end && winOf(c.Recs[e].Off) == w; e++ {
-				in.IDs = append(in.IDs, appID(k))
+				ids[k] = appID(k)
 				k++
 				touch(c.Recs[e].Off)
 			}
+			in.IDs = ids[k0:k:k]
 			in.Recs = c.Recs[j:e]
 			ops = append(ops, porcupine.Operation{ClientId: client(sg.op.Proc), Call: sg.op.Call, Return: sg.op.Ret, Input: in})
 			j = e
@@ -173,6 +192,36 @@ func (a *run) linOps(tp int32, segs []seg, window int64) ([]porcupine.Operation,
 	}
 	logmodel.RankTimes(ops)
 	return ops, wins, rt
+}
+
+// readOps counts the read ops of segs: one per run of a read's records
+// in one window.
+func readOps(recs []model.Rec, segs []seg, winOf func(int64) int64) int {
+	n := 0
+	for _, sg := range segs {
+		for j := sg.start; j < sg.end; n++ {
+			w := winOf(recs[j].Off)
+			for j++; j < sg.end && winOf(recs[j].Off) == w; j++ {
+			}
+		}
+	}
+	return n
+}
+
+// finalBound bounds the final read's ops given the windows of the appends
+// (wins): one per window of the appends and per run of the final read's
+// records in one window, and a few for windows only the reads touch.
+func finalBound(final bool, recs []model.Rec, wins int, winOf func(int64) int64) int {
+	if !final {
+		return 0
+	}
+	n := wins + 16
+	for j := range recs {
+		if j == 0 || winOf(recs[j].Off) != winOf(recs[j-1].Off) {
+			n++
+		}
+	}
+	return n
 }
 
 // finalOps adds the final read, one op per window; appID(j) is the id of

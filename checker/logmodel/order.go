@@ -33,45 +33,104 @@ import (
 // the check took time quadratic in them. In offset order the first call
 // tried is the one the model takes.
 func RankTimes(ops []porcupine.Operation) {
-	type ev struct {
-		t    int64
-		ret  bool
-		kind uint8
-		off  int64
-		i    int32
-	}
-	evs := make([]ev, 0, 2*len(ops))
+	evs := make([]rankEv, 0, 2*len(ops))
 	for i := range ops {
 		in := ops[i].Input.(*Op)
 		in.At = [2]int64{ops[i].Call, ops[i].Return}
-		evs = append(evs, ev{t: ops[i].Call, kind: in.Kind, off: in.Off, i: int32(i)},
-			ev{t: ops[i].Return, ret: true, kind: in.Kind, off: in.Off, i: int32(i)})
+		evs = append(evs, rankEv{t: ops[i].Call, kind: in.Kind, off: in.Off, i: int32(i)},
+			rankEv{t: ops[i].Return, ret: true, kind: in.Kind, off: in.Off, i: int32(i)})
 	}
-	slices.SortFunc(evs, func(x, y ev) int {
-		if c := cmp.Compare(x.t, y.t); c != 0 {
-			return c
-		}
-		if x.ret != y.ret {
-			if x.ret {
-				return 1
-			}
-			return -1
-		}
-		if c := cmp.Compare(x.kind, y.kind); c != 0 {
-			return c
-		}
-		if x.kind == Append {
-			if c := cmp.Compare(x.off, y.off); c != 0 {
-				return c
-			}
-		}
-		return cmp.Compare(x.i, y.i)
-	})
+	sortEvs(evs)
 	for r, e := range evs {
 		if e.ret {
 			ops[e.i].Return = int64(r)
 		} else {
 			ops[e.i].Call = int64(r)
 		}
+	}
+}
+
+// rankEv is one call or return to rank.
+type rankEv struct {
+	t    int64
+	off  int64
+	i    int32
+	ret  bool
+	kind uint8
+}
+
+// compareEvs is the order of RankTimes: by time, a call before a return,
+// calls by kind, appends by offset, then by op (a total order: no two
+// events of one op share ret).
+func compareEvs(x, y rankEv) int {
+	if c := cmp.Compare(x.t, y.t); c != 0 {
+		return c
+	}
+	if x.ret != y.ret {
+		if x.ret {
+			return 1
+		}
+		return -1
+	}
+	if c := cmp.Compare(x.kind, y.kind); c != 0 {
+		return c
+	}
+	if x.kind == Append {
+		if c := cmp.Compare(x.off, y.off); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(x.i, y.i)
+}
+
+// sortEvs sorts evs by compareEvs: a stable radix sort by time (a
+// comparison sort was a third of building a partition's ops in a 1M-op
+// check: 2 events per op, 20 comparisons each through a function value),
+// then each run of equal times by the whole order. Times are mostly
+// distinct, so the runs are short; the result is the one order
+// compareEvs defines, whatever the sort.
+func sortEvs(evs []rankEv) {
+	n := len(evs)
+	if n < 256 {
+		slices.SortFunc(evs, compareEvs)
+		return
+	}
+	var counts [8][256]int
+	for i := range evs {
+		k := uint64(evs[i].t) ^ 1<<63 // signed order as unsigned
+		for d := range 8 {
+			counts[d][byte(k>>(8*d))]++
+		}
+	}
+	src, dst := evs, make([]rankEv, n)
+	for d := range 8 {
+		c := &counts[d]
+		if c[byte((uint64(src[0].t)^1<<63)>>(8*d))] == n {
+			continue // every time has this digit: the pass would move nothing
+		}
+		pos := 0
+		for b := range c {
+			c[b], pos = pos, pos+c[b]
+		}
+		shift := 8 * d
+		for i := range src {
+			b := byte((uint64(src[i].t) ^ 1<<63) >> shift)
+			dst[c[b]] = src[i]
+			c[b]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &evs[0] {
+		copy(evs, src)
+	}
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && evs[j].t == evs[i].t {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(evs[i:j], compareEvs)
+		}
+		i = j
 	}
 }

@@ -1,6 +1,7 @@
 package logmodel
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -80,4 +81,46 @@ func randomModelHistory(rng *rand.Rand) []porcupine.Operation {
 	rng.Shuffle(len(ops), func(i, j int) { ops[i], ops[j] = ops[j], ops[i] })
 	withPrev(ops)
 	return ops
+}
+
+// TestSortEvs: the radix sort of RankTimes gives the order of compareEvs
+// on long inputs (the radix path starts at 256 events) of every shape:
+// distinct, tied, negative, open-ended (Infinity) and one-digit times.
+func TestSortEvs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	cases := []struct {
+		name string
+		n    int
+		time func(i int) int64
+	}{
+		{"short", 100, func(int) int64 { return rng.Int64N(1e9) }},
+		{"distinct", 5000, func(int) int64 { return rng.Int64N(1 << 50) }},
+		{"few instants", 5000, func(int) int64 { return rng.Int64N(5) }},
+		{"one instant", 1000, func(int) int64 { return 7 }},
+		{"negative", 3000, func(int) int64 { return rng.Int64N(1<<40) - 1<<39 }},
+		{"open-ended", 3000, func(i int) int64 {
+			if i%3 == 0 {
+				return Infinity
+			}
+			return rng.Int64N(1e12)
+		}},
+		{"extremes", 1000, func(i int) int64 {
+			return []int64{math.MinInt64, -1, 0, 1, math.MaxInt64, 1 << 32}[i%6]
+		}},
+		{"sorted", 2000, func(i int) int64 { return int64(i / 3) }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			evs := make([]rankEv, tc.n)
+			for i := range evs {
+				evs[i] = rankEv{t: tc.time(i), off: rng.Int64N(10), i: int32(i / 2), ret: i%2 == 1, kind: uint8(rng.IntN(3))}
+			}
+			want := slices.Clone(evs)
+			slices.SortFunc(want, compareEvs)
+			sortEvs(evs)
+			if !slices.Equal(evs, want) {
+				t.Fatal("radix order differs from compareEvs")
+			}
+		})
+	}
 }

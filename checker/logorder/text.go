@@ -38,7 +38,7 @@ func (a *run) explainReuseRun(run []OffsetReuseEntry) {
 		e.Offsets = append(e.Offsets, r.Offset)
 		e.Values = append(e.Values, first.Value)
 		acked := 0.0
-		if s := c.Vals[c.ValIdx[first.Value]].Send; s >= 0 && c.Sends[s].Typ == model.OpOK && c.Sends[s].Off == r.Offset {
+		if s := c.Vals[c.ValueID(first.Value)].Send; s >= 0 && c.Sends[s].Typ == model.OpOK && c.Sends[s].Off == r.Offset {
 			acked = judge.Secs(c.Sends[s].Ret)
 		}
 		e.AckedS = append(e.AckedS, acked)

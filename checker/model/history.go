@@ -29,7 +29,7 @@ type History struct {
 	Nem          []NemOp           // nemesis ops, in invoke order
 	Topics       map[string]int32  // topic -> topic number
 	TPIdx        []map[int32]int32 // topic number -> partition -> tp
-	ValIdx       map[string]int32  // value -> value number
+	ValIdx       ValueIndex        // value -> value number (values.go)
 	Log                            // the log's order (log.go)
 	Transactions                   // transactions (txns.go)
 	Groups                         // consumer groups (groups.go)
