@@ -179,7 +179,7 @@ func healNames() []string { return append([]string{histories.HealAll}, histories
 
 // register adds a kind to the registry, with its history facts, and
 // returns what takes it out again: tests register their own kinds
-// (kind_fixture_test.go) for the length of a test. Built-in kinds are on
+// (pagecache_fixture_test.go) for the length of a test. Built-in kinds are on
 // registry's list instead, so that its order is fixed.
 func register(k Kind) (undo func()) {
 	registry = append(registry, k)
