@@ -109,18 +109,14 @@ func locate(path string) (string, error) {
 }
 
 // writable refuses a results path that exists and is not a regular file
-// this user may write (its write bit set): the results replace it by a
+// (owned.Check, the rule every output follows) or not one this user may
+// write (its write bit set): the results replace it by a
 // rename, which would otherwise replace a read-only file silently.
 func writable(path string) error {
-	st, err := os.Lstat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
+	if err := owned.Check(path); err != nil {
 		return err
-	case !st.Mode().IsRegular():
-		return fmt.Errorf("%s exists and is not a regular file: kchaos will not replace it", path)
-	case st.Mode().Perm()&0o200 == 0:
+	}
+	if st, err := os.Lstat(path); err == nil && st.Mode().Perm()&0o200 == 0 {
 		return fmt.Errorf("%s is read-only: kchaos will not replace it (make it writable, or check a copy)", path)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"syscall"
+
+	"github.com/kchaos/kchaos/internal/owned"
 )
 
 // ErrNotRegular is what OpenRegular and ReadRegular refuse: a path that is
@@ -33,7 +35,7 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kindOf(st.Mode()))}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, owned.Kind(st.Mode()))}
 	}
 	return f, nil
 }
@@ -46,21 +48,4 @@ func ReadRegular(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
-}
-
-// kindOf names a file mode's type in words.
-func kindOf(m fs.FileMode) string {
-	switch {
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
 }

@@ -44,7 +44,7 @@ func Check(path string) error {
 	case st.Mode().IsRegular():
 		return nil
 	}
-	return &Error{Path: path, Kind: modeKind(st.Mode())}
+	return &Error{Path: path, Kind: Kind(st.Mode())}
 }
 
 // CheckAll is Check of each name in dir, every problem joined.
@@ -85,8 +85,9 @@ func Write(path string, data []byte) error {
 	return nil
 }
 
-// modeKind names a file mode's type in words.
-func modeKind(m fs.FileMode) string {
+// Kind names a file mode's type in words ("a symbolic link", "a FIFO",
+// ...), as kchaos's refusals of a path that is not a regular file say it.
+func Kind(m fs.FileMode) string {
 	switch {
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
