@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -47,27 +48,8 @@ func integration(t *testing.T, drv string) {
 	}
 
 	// The fault: pause follower 2 mid-run, resume it 10 s later.
-	t.Cleanup(func() { _ = c.Resume(context.Background(), 2) })
-	faultDone := make(chan error, 1)
-	go func() {
-		select {
-		case <-time.After(8 * time.Second):
-		case <-ctx.Done():
-		}
-		if err := c.Pause(ctx, 2); err != nil {
-			faultDone <- err
-			return
-		}
-		time.Sleep(10 * time.Second)
-		faultDone <- c.Resume(ctx, 2)
-	}()
-	progress := w.Progress(ctx, 5*time.Second)
-	go func() {
-		for s := range progress {
-			t.Logf("%5.1fs: %d sends, %d acked, %d failed, %d info, %.0f ops/s, %d polls, errors %v",
-				s.Elapsed.Seconds(), s.Sends, s.Acked, s.Failed, s.Indeterminate, s.RecentOpsPerSec, s.Polls, s.Errors)
-		}
-	}()
+	faultDone := pauseFollowerMidRun(ctx, t, c)
+	logProgress(ctx, t, w, true)
 	began := time.Now()
 	st, err := w.Run(ctx)
 	if err != nil {
@@ -219,4 +201,42 @@ func countF(evs []histories.Event, f string) int {
 		}
 	}
 	return n
+}
+
+// pauseFollowerMidRun pauses broker 2 8 s into the run and resumes it 10 s
+// later; the channel gives the fault's error once it is over (the run's
+// ISR shrinks and grows back while clients keep sending).
+func pauseFollowerMidRun(ctx context.Context, t *testing.T, c *docker.Cluster) <-chan error {
+	t.Cleanup(func() { _ = c.Resume(context.Background(), 2) })
+	faultDone := make(chan error, 1)
+	go func() {
+		select {
+		case <-time.After(8 * time.Second):
+		case <-ctx.Done():
+		}
+		if err := c.Pause(ctx, 2); err != nil {
+			faultDone <- err
+			return
+		}
+		time.Sleep(10 * time.Second)
+		faultDone <- c.Resume(ctx, 2)
+	}()
+	return faultDone
+}
+
+// logProgress logs the workload's progress every 5 s (with its recent
+// rate when rate is set).
+func logProgress(ctx context.Context, t *testing.T, w *Workload, rate bool) {
+	progress := w.Progress(ctx, 5*time.Second)
+	go func() {
+		for s := range progress {
+			if rate {
+				t.Logf("%5.1fs: %d sends, %d acked, %d failed, %d info, %.0f ops/s, %d polls, errors %v",
+					s.Elapsed.Seconds(), s.Sends, s.Acked, s.Failed, s.Indeterminate, s.RecentOpsPerSec, s.Polls, s.Errors)
+				continue
+			}
+			t.Logf("%5.1fs: %d sends, %d acked, %d failed, %d info, %d polls, errors %v",
+				s.Elapsed.Seconds(), s.Sends, s.Acked, s.Failed, s.Indeterminate, s.Polls, s.Errors)
+		}
+	}()
 }

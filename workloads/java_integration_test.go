@@ -65,27 +65,8 @@ func javaIntegration(t *testing.T, name string, cfg Config) {
 		t.Fatal(err)
 	}
 
-	t.Cleanup(func() { _ = c.Resume(context.Background(), 2) })
-	faultDone := make(chan error, 1)
-	go func() {
-		select {
-		case <-time.After(8 * time.Second):
-		case <-ctx.Done():
-		}
-		if err := c.Pause(ctx, 2); err != nil {
-			faultDone <- err
-			return
-		}
-		time.Sleep(10 * time.Second)
-		faultDone <- c.Resume(ctx, 2)
-	}()
-	progress := w.Progress(ctx, 5*time.Second)
-	go func() {
-		for s := range progress {
-			t.Logf("%5.1fs: %d sends, %d acked, %d failed, %d info, %d polls, errors %v",
-				s.Elapsed.Seconds(), s.Sends, s.Acked, s.Failed, s.Indeterminate, s.Polls, s.Errors)
-		}
-	}()
+	faultDone := pauseFollowerMidRun(ctx, t, c)
+	logProgress(ctx, t, w, false)
 	st, err := w.Run(ctx)
 	if err != nil {
 		t.Fatalf("run: %v", err)
