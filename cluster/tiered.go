@@ -87,7 +87,13 @@ func (v Version) HasTieredStorage() bool { return !v.Less(Version{3, 9, 0}) }
 
 // BrokerConfig is what every broker runs with for the remote tier.
 // Broker-wide retention checks run every second too: local retention of
-// copied segments is the log cleaner's periodic task.
+// copied segments is LogManager's periodic retention task. That task's
+// first run waits log.initial.task.delay.ms (30 s by default) after the
+// broker starts, so a short run (a cluster up, 25 s of writes, a final
+// read) could end before any copied segment left a broker's disk: CI saw
+// 13 segments in the remote tier and a local log start still 0. One second
+// starts it with the tier's own tasks (the config exists in every release
+// kchaos runs, 3.9.2 to 4.4.0, read from the jars).
 func (t Tiered) BrokerConfig(brokers int) map[string]string {
 	return map[string]string{
 		"remote.log.storage.system.enable":                         "true",
@@ -98,6 +104,7 @@ func (t Tiered) BrokerConfig(brokers int) map[string]string {
 		"rlmm.config.remote.log.metadata.topic.num.partitions":     "3",
 		"remote.log.manager.task.interval.ms":                      strconv.FormatInt(t.TaskIntervalMS, 10),
 		"log.retention.check.interval.ms":                          "1000",
+		"log.initial.task.delay.ms":                                "1000",
 	}
 }
 

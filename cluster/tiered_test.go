@@ -20,6 +20,8 @@ func TestTieredBrokerConfig(t *testing.T) {
 		"remote.log.metadata.manager.listener.name=PLAINTEXT",
 		"rlmm.config.remote.log.metadata.topic.replication.factor=3",
 		"remote.log.manager.task.interval.ms=5000",
+		"log.retention.check.interval.ms=1000",
+		"log.initial.task.delay.ms=1000",
 		"log.dirs=" + DataDir,
 	} {
 		if !strings.Contains(props, want+"\n") {
