@@ -31,6 +31,14 @@ func (*moveCoordinatorParams) validate(p string, st *Step, add addFunc) {
 	validateNodeTarget(p, st, add)
 }
 
+// checkScenario: the coordinator is found by the workload's
+// transactional ids; without them the step could only fail when it fires.
+func (*moveCoordinatorParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+	if !v.Transactional {
+		add(p+".fault", "%s needs workload.transactions.enabled: the workload has no transactional id", st.Fault)
+	}
+}
+
 func (*moveCoordinatorParams) build(st Step) Fault { return &moveCoordinator{target: st.Target} }
 
 // moveCoordinator makes one broker the transaction coordinator of every

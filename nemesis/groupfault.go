@@ -60,6 +60,11 @@ type MemberParams struct {
 
 func (*MemberParams) validate(p string, st *Step, add addFunc) { refuseMemberTarget(p, st, add) }
 
+// checkScenario: the workload has group members, and the one named.
+func (mp *MemberParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+	v.checkMember(p, st, mp.Member, add)
+}
+
 func (mp *MemberParams) build(st Step) Fault { return &memberFault{op: st.Fault, member: mp.Member} }
 
 // MemberStallParams are a member-stall's: the member, and how long it is
@@ -76,6 +81,11 @@ func (sp *MemberStallParams) validate(p string, st *Step, add addFunc) {
 	if sp.Stall <= 0 {
 		add(p+".for", "member-stall needs a duration (for: 15s), longer than the group's max_poll_interval to make it leave")
 	}
+}
+
+// checkScenario: the workload has group members, and the one named.
+func (sp *MemberStallParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+	v.checkMember(p, st, sp.Member, add)
 }
 
 func (sp *MemberStallParams) build(st Step) Fault {

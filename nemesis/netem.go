@@ -536,6 +536,7 @@ func (f *netemFault) Heal(ctx context.Context, e *Env) error {
 	return errors.Join(errs...)
 }
 
-func (np *NetemParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+func (np *NetemParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
 	v.checkGroups(p, np.Groups, add)
+	v.checkQuorumShape(p, st, np.Shape, add)
 }

@@ -77,7 +77,7 @@ func TestFixtureKind(t *testing.T) {
 	if err := s.CheckBackend("docker", cluster.AllCaps()); err != nil {
 		t.Errorf("backend with it: %v", err)
 	}
-	if errs := s.CheckScenario(ScenarioView{Brokers: 2}); len(errs) != 1 ||
+	if errs := s.CheckScenario(ScenarioView{Brokers: 2, Partitions: 1}); len(errs) != 1 ||
 		errs[0].Error() != "nemesis.steps[0].min_brokers: 3: the cluster has 2 brokers" {
 		t.Errorf("against a 2-broker scenario: %v", errs)
 	}

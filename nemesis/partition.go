@@ -96,8 +96,9 @@ func (pp *PartitionParams) validate(p string, st *Step, add addFunc) {
 	validateLinks(p, st, pp.Shape, pp.Groups, add)
 }
 
-func (pp *PartitionParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+func (pp *PartitionParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
 	v.checkGroups(p, pp.Groups, add)
+	v.checkQuorumShape(p, st, pp.Shape, add)
 }
 
 func (pp *PartitionParams) build(st Step) Fault {

@@ -120,6 +120,15 @@ func (lp *LoseUnflushedParams) writeback() *Writeback {
 	return &w
 }
 
+// checkScenario: the writeback model dates each batch by the broker's
+// append time, which only LogAppendTime records carry.
+func (lp *LoseUnflushedParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+	if lp.Model == ModelWriteback && !v.LogAppendTime {
+		add(p+".model", "writeback dates each batch by the broker's append time: "+
+			"set topic.configs.message.timestamp.type: LogAppendTime (or cluster.broker_config.log.message.timestamp.type)")
+	}
+}
+
 func (lp *LoseUnflushedParams) validate(p string, st *Step, add addFunc) {
 	validateNodeTarget(p, st, add)
 	if lp.Model != "" && lp.Model != ModelRecoveryPoint && lp.Model != ModelWriteback {

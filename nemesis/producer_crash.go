@@ -87,6 +87,17 @@ func (cp *ProducerCrashParams) build(Step) Fault {
 	return &producerCrash{producer: cp.Producer, down: cp.Down.Std()}
 }
 
+// checkScenario: producer-crash crashes a plain producer of this
+// workload, one it has.
+func (cp *ProducerCrashParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+	if v.Transactional {
+		add(p+".fault", "%s crashes plain producers; transactional ones crash with workload.transactions.crash_rate (a successor fences the zombie)", st.Fault)
+	}
+	if cp.Producer != nil && *cp.Producer >= v.Producers {
+		add(p+".producer", "%d: the workload has %d producer(s), 0..%d", *cp.Producer, v.Producers, v.Producers-1)
+	}
+}
+
 func (cp *ProducerCrashParams) validate(p string, st *Step, add addFunc) {
 	if cp.Producer != nil && *cp.Producer < 0 {
 		add(p+".producer", "must not be negative (the workload's producers are 0..workload.producers-1)")

@@ -19,8 +19,15 @@ type ScenarioView struct {
 	// Brokers, Controllers and Spares (a dynamic quorum's controllers
 	// beyond the initial voters) size the cluster.
 	Brokers, Controllers, Spares int
-	// Partitions is the workload topic's partition count.
+	// Partitions is the workload topic's partition count and Assignment
+	// its replicas per partition (nil when the topic's sizes are out of
+	// bounds: the topic's own validation names them).
 	Partitions int
+	Assignment [][]int32
+	// Racks names the cluster's racks; Dynamic says the quorum's voter set
+	// may change (KIP-853).
+	Racks   []string
+	Dynamic bool
 	// LogDirs is the brokers' log dirs per broker (at least 1); OwnLogDirs
 	// says kchaos lays them out (Docker), so a dir index can be checked.
 	LogDirs    int
@@ -29,10 +36,10 @@ type ScenarioView struct {
 	// are transactional.
 	Producers     int
 	Transactional bool
-	// GroupMembers says the workload has a consumer or share group;
-	// Members are its members' names.
-	GroupMembers bool
-	Members      []string
+	// Group and Shares say the workload has a consumer group or a share
+	// group; Members are their members' names.
+	Group, Shares bool
+	Members       []string
 	// LogAppendTime says the topic's records carry the broker's append
 	// time (message.timestamp.type: LogAppendTime).
 	LogAppendTime bool
@@ -42,28 +49,6 @@ type ScenarioView struct {
 // scenario: they report each problem under the step's path p.
 type scenarioChecker interface {
 	checkScenario(p string, st *Step, v *ScenarioView, add addFunc)
-}
-
-// CheckScenario reports every problem of the schedule's fault steps
-// against the scenario v, each kind's rules its own (scenarioChecker), so
-// that a step that could only fail when it fires, minutes into a run, is
-// refused before any cluster starts.
-func (s *Schedule) CheckScenario(v ScenarioView) []error {
-	var errs []error
-	add := func(path, format string, args ...any) {
-		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
-	}
-	for i := range s.Steps {
-		st := &s.Steps[i]
-		if h := healKind(st.Heal); h != nil && h.Check != nil {
-			h.Check(fmt.Sprintf("nemesis.steps[%d]", i), st, &v, add)
-		}
-		if st.Fault == "" {
-			continue
-		}
-		st.CheckScenario(fmt.Sprintf("nemesis.steps[%d]", i), &v, add)
-	}
-	return errs
 }
 
 // CheckScenario reports a fault step's problems against the scenario v
@@ -110,7 +95,7 @@ func (v *ScenarioView) checkDir(p string, dir *int, add addFunc) {
 // checkMember refuses a member fault without group members, or naming a
 // member the workload does not have.
 func (v *ScenarioView) checkMember(p string, st *Step, member string, add addFunc) {
-	if !v.GroupMembers {
+	if !v.Group && !v.Shares {
 		add(p, "%s%s needs workload.group or workload.shares: the workload has no group members", st.Fault, st.Heal)
 		return
 	}

@@ -2,16 +2,17 @@ package scenario
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/internal/bounds"
 	"github.com/kchaos/kchaos/internal/duration"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // MaxDuration bounds every duration a scenario gives: bounds.Duration.
@@ -45,141 +46,42 @@ func (s *Scenario) crossCheck() []error {
 		add("workload.rate", "%g: want at most %g sends per second (0 = unlimited)", r, float64(MaxRate))
 	}
 	errs = append(errs, s.checkKafkaConfigs()...)
-	w := s.world()
-	for i, st := range s.Nemesis.Steps {
-		w.step(fmt.Sprintf("nemesis.steps[%d]", i), st, add)
-	}
-	if r := s.Nemesis.Random; r != nil && r.Targets != nil {
-		w.target("nemesis.random.targets", r.Targets, add)
-	}
-	if r := s.Nemesis.Random; r != nil {
-		w.randomQuorum(r.Faults, add) // quorumcheck.go
-	}
-	w.reconfig(s.Nemesis.Steps, add) // reconfigcheck.go
-	return errs
+	// What the steps need of the cluster, topic and workload: each fault
+	// kind, target, condition and shape checks itself against the view.
+	return append(errs, s.Nemesis.CheckScenario(s.View())...)
 }
 
-// world is what the scenario's cluster and topic have, for the steps to
-// be checked against.
-type world struct {
-	brokers     int
-	controllers int
-	// spares are a dynamic quorum's controllers beyond the initial voters
-	// (ids after theirs); dynamic says the voter set may change.
-	spares     int
-	dynamic    bool
-	partitions int
-	assignment [][]int32
-	racks      cluster.Racks
-	logDirs    int
-	docker     bool
-}
-
-func (s *Scenario) world() world {
-	w := world{brokers: s.Cluster.Brokers, controllers: s.Cluster.Controllers,
-		spares: s.Cluster.Quorum.Spares(), dynamic: s.Cluster.Quorum.IsDynamic(),
-		partitions: s.Topic.Partitions,
-		racks:      s.Cluster.Racks, logDirs: max(s.Cluster.LogDirs, 1), docker: s.Cluster.Backend != BackendSSH}
+// View is the scenario as the fault steps are checked against it
+// (nemesis.ScenarioView): plain values, so that nemesis needs no harness.
+// It is read on a scenario with its defaults filled.
+func (s *Scenario) View() nemesis.ScenarioView {
+	c, t, w := s.Cluster, s.Topic, s.Workload
+	v := nemesis.ScenarioView{Backend: c.backendName(), Caps: c.capabilities(),
+		Brokers: c.Brokers, Controllers: c.Controllers, Spares: c.Quorum.Spares(), Dynamic: c.Quorum.IsDynamic(),
+		Partitions: t.Partitions, LogDirs: max(c.LogDirs, 1), OwnLogDirs: c.Backend != BackendSSH,
+		Racks:     slices.Sorted(maps.Keys(c.Racks)),
+		Producers: w.Producers, Transactional: w.Transactions.Enabled,
+		Group: w.Group.Enabled(), Shares: w.Shares.Enabled(), LogAppendTime: s.logAppendTime()}
 	// The assignment is sized by the partitions and the replication
 	// factor: only when both are within their bounds (checkBounds, and
-	// the brokers for the factor; Validate reports them otherwise).
-	if t := s.Topic; t.Partitions <= bounds.Partitions && t.ReplicationFactor >= 1 && t.ReplicationFactor <= max(w.brokers, 1) {
-		w.assignment = t.AssignmentOrDefault(max(w.brokers, 1))
+	// the brokers for the factor; checkTopic reports them otherwise).
+	if t.Partitions <= bounds.Partitions && t.ReplicationFactor >= 1 && t.ReplicationFactor <= max(c.Brokers, 1) {
+		v.Assignment = t.AssignmentOrDefault(max(c.Brokers, 1))
 	}
-	return w
-}
-
-// view is the world as the fault kinds read it (nemesis.ScenarioView).
-func (w world) view() *nemesis.ScenarioView {
-	return &nemesis.ScenarioView{Brokers: w.brokers, Controllers: w.controllers, Spares: w.spares,
-		Partitions: w.partitions, LogDirs: w.logDirs, OwnLogDirs: w.docker}
-}
-
-func (w world) isBroker(id int32) bool { return id >= 0 && int(id) < w.brokers }
-
-func (w world) isNode(id int32) bool {
-	return w.isBroker(id) || (id >= cluster.ControllerIDBase && int(id) < cluster.ControllerIDBase+w.controllers+w.spares)
-}
-
-func (w world) nodes() string {
-	return fmt.Sprintf("brokers 0..%d, controllers %d..%d", w.brokers-1, cluster.ControllerIDBase, cluster.ControllerIDBase+w.controllers+w.spares-1)
-}
-
-func (w world) partition(p string, n int32, add addFunc) bool {
-	if n >= 0 && int(n) >= w.partitions {
-		add(p, "%d: the topic has partitions 0..%d", n, w.partitions-1)
-		return false
+	if v.Group {
+		for j := range w.Group.Members {
+			v.Members = append(v.Members, workloads.MemberName(j))
+		}
 	}
-	return n >= 0
+	if v.Shares {
+		for j := range w.Shares.Members {
+			v.Members = append(v.Members, workloads.ShareMemberName(j))
+		}
+	}
+	return v
 }
 
 type addFunc = func(path, format string, args ...any)
-
-func (w world) step(p string, st nemesis.Step, add addFunc) {
-	if st.Target != nil {
-		w.target(p+".target", st.Target, add)
-	}
-	// What the fault's own parameters need of the scenario, by its kind.
-	st.CheckScenario(p, w.view(), add)
-	if c := st.Until; c != nil {
-		w.condition(p+".until", c, add)
-	}
-	w.quorum(p, st, add) // quorumcheck.go
-}
-
-func (w world) target(p string, t *nemesis.Target, add addFunc) {
-	w.partition(p+".partition", t.Partition, add)
-	for _, id := range t.Nodes {
-		if !w.isNode(id) {
-			add(p+".nodes", "node %d does not exist (%s)", id, w.nodes())
-		}
-	}
-	if t.Rack != "" {
-		if _, ok := w.racks[t.Rack]; !ok {
-			add(p+".rack", "%q: the cluster has no such rack (cluster.racks: %s)", t.Rack, rackNames(w.racks))
-		}
-	}
-	if t.Role == nemesis.RoleRandom && t.Count > w.brokers {
-		add(p+".count", "%d: the cluster has %d brokers", t.Count, w.brokers)
-	}
-}
-
-func (w world) condition(p string, c *nemesis.Condition, add addFunc) {
-	if !w.partition(p+".partition", c.Partition, add) {
-		return
-	}
-	var replicas []int32
-	if int(c.Partition) < len(w.assignment) {
-		replicas = w.assignment[c.Partition]
-	}
-	onReplica := func(field string, ids []int32) {
-		for _, id := range ids {
-			if !w.isBroker(id) {
-				add(p+"."+field, "broker %d does not exist (brokers 0..%d)", id, w.brokers-1)
-			} else if (field == "isr" || field == "leader") && replicas != nil && !slices.Contains(replicas, id) {
-				add(p+"."+field, "broker %d is not a replica of partition %d (replicas %v)", id, c.Partition, replicas)
-			}
-		}
-	}
-	onReplica("isr", c.ISR)
-	if c.Leader != nil && *c.Leader != -1 {
-		onReplica("leader", []int32{*c.Leader})
-	}
-	onReplica("live", c.Live)
-	onReplica("fenced", c.Fenced)
-}
-
-func rackNames(r cluster.Racks) string {
-	if len(r) == 0 {
-		return "none"
-	}
-	var names []string
-	for k := range r {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
-}
 
 var durationType = reflect.TypeFor[duration.Duration]()
 
