@@ -373,10 +373,16 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	// set far out and the run stops it.
 	wcfg := s.WorkloadConfig()
 	wcfg.Duration = workloads.Duration(24 * time.Hour)
-	wl, err := workloads.New(wcfg, c.Bootstrap(), rec)
+	rp, err := startRequestProxy(ctx, s, c, log) // requestproxy.go
 	if err != nil {
 		return err
 	}
+	defer rp.close()
+	wl, err := workloads.New(wcfg, rp.clientBootstrap(c), rec)
+	if err != nil {
+		return err
+	}
+	wl.ReadEvidenceFrom(c.Bootstrap())
 	r.setPhase(ctx, progress.Workload)
 	ev.Event(progress.Event{Phase: progress.Workload, Text: fmt.Sprintf("%d producer(s), %d consumer(s), acks %s, at least %s",
 		s.Workload.Producers, s.Workload.Consumers, s.Workload.Acks, s.Workload.Duration)})
@@ -414,6 +420,8 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	if ctrl != nil {
 		env.Quorum = ctrl
 	}
+	env.ClientPrefixes = workloads.ClientIDPrefixes(wcfg)
+	rp.attach(env)
 	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std(), OnStep: steps.onStep}
 	r.env, r.runner = env, runner
 	minEnd := time.After(s.Workload.Duration.Std())

@@ -95,6 +95,13 @@ const (
 	// its timeout (fail). It is no fault; it is how a report tells which
 	// branch a story took when a soft (optional) wait timed out.
 	FUntil = "until"
+	// FRequest records one action of a request fault (nemesis/request.go)
+	// as the proxy took it: value.fault is the fault whose rule acted,
+	// value.nodes the broker, value.details the action, the API and its
+	// version, the correlation id, the client id, the error code given and
+	// the broker's own error codes the client did not see. It is no fault
+	// of its own (the request fault's op is), so it is bookkeeping.
+	FRequest = "request"
 )
 
 // HealAll is the value.fault of a heal op that undoes every kind of fault
@@ -109,6 +116,10 @@ const HealMember = "member"
 // again, every fill file removed and every block I/O limit lifted. (Kafka
 // keeps a dir that failed offline until the broker restarts.)
 const HealDisk = "disk"
+
+// HealRequests is the heal kind of the request faults: every rule they
+// added to the request proxy removed.
+const HealRequests = "requests"
 
 // FaultKind is how a nemesis op acts on the cluster.
 type FaultKind string
@@ -166,6 +177,7 @@ var vocabulary = []Fault{
 	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},
 	{Name: FSchedule, Kind: Bookkeeping, Color: OtherFaultColor},
 	{Name: FUntil, Kind: Bookkeeping, Color: OtherFaultColor},
+	{Name: FRequest, Kind: Bookkeeping, Color: OtherFaultColor},
 }
 
 // faults is the fault kinds' rows (registration order), then the

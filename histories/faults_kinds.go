@@ -35,4 +35,11 @@ var kindFacts = []Fault{
 	{Name: "disk-fail", Kind: Lasting, Heal: "disk", UndoneBy: []string{"heal"}, Color: "#8b5a2b", CanLoseAcked: true},
 	{Name: "disk-full", Kind: Lasting, Heal: "disk", UndoneBy: []string{"heal"}, Color: "#b8860b", CanLoseAcked: true},
 	{Name: "disk-slow", Kind: Lasting, Heal: "disk", UndoneBy: []string{"restart", "heal"}, Color: "#a0785a"},
+	{Name: "drop-request", Kind: Lasting, Heal: "requests", UndoneBy: []string{"heal"}, Color: "#7b2d26", OnClients: true},
+	{Name: "drop-response", Kind: Lasting, Heal: "requests", UndoneBy: []string{"heal"}, Color: "#a93226", OnClients: true},
+	{Name: "delay", Kind: Lasting, Heal: "requests", UndoneBy: []string{"heal"}, Color: "#b9770e", OnClients: true},
+	{Name: "duplicate-request", Kind: Lasting, Heal: "requests", UndoneBy: []string{"heal"}, Color: "#6c3483", OnClients: true},
+	{Name: "reset-after-request", Kind: Lasting, Heal: "requests", UndoneBy: []string{"heal"}, Color: "#1f618d", OnClients: true},
+	{Name: "error-response", Kind: Lasting, Heal: "requests", UndoneBy: []string{"heal"}, Color: "#117864", OnClients: true},
+	{Name: "rewrite-error", Kind: Lasting, Heal: "requests", UndoneBy: []string{"heal"}, Color: "#239b56", OnClients: true},
 }

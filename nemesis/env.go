@@ -136,10 +136,17 @@ type Env struct {
 	// (a member leaves, stalls and rejoins a group; a producer crashes
 	// with sends in flight), and each workload offers only its own.
 	Clients Clients
+	// Requests is the request proxy on the clients' path, for the request
+	// faults (request.go); nil when the run has none. ClientPrefixes are
+	// the workload's client roles with their client id prefixes
+	// (workloads.ClientIDPrefixes), which the request faults select by.
+	Requests       RequestProxy
+	ClientPrefixes map[string]string
 
-	mu      sync.Mutex
-	rng     *prng
-	pending map[int32]bool // nodes whose kchaos rules are still to be removed
+	mu       sync.Mutex
+	reqRules requestRules
+	rng      *prng
+	pending  map[int32]bool // nodes whose kchaos rules are still to be removed
 	// downMembers are the group members a member fault left without a
 	// client (killed or left), for member-start and the heals.
 	downMembers map[string]bool

@@ -115,7 +115,7 @@ func TestMemberFaultValidation(t *testing.T) {
 		{"stall", "steps:\n - fault: member-stall\n   for: 15s", ""},
 		{"heal member", "steps:\n - heal: member", ""},
 		{"stall without for", "steps:\n - fault: member-stall", "nemesis.steps[0].for: member-stall needs a duration"},
-		{"for on kill", "steps:\n - fault: member-kill\n   for: 1s", "nemesis.steps[0].for: only for faults member-stall and producer-crash"},
+		{"for on kill", "steps:\n - fault: member-kill\n   for: 1s", "nemesis.steps[0].for: only for faults member-stall, producer-crash, drop-request, drop-response"},
 		{"member on a broker kill", "steps:\n - fault: kill\n   member: member-0\n   target: {role: leader}", "nemesis.steps[0].member: only for faults member-kill, member-leave, member-start and member-stall"},
 		{"target on a member fault", "steps:\n - fault: member-leave\n   target: {role: leader}", "nemesis.steps[0].target: only for node faults"},
 	} {

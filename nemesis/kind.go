@@ -55,6 +55,10 @@ type Kind struct {
 	// OnClients marks the kinds that act on kchaos's own clients (a group
 	// or share member, a producer), not on a broker or controller.
 	OnClients bool
+	// Requests marks the kinds that act on single requests through the
+	// request proxy (request.go): a run with one puts the proxy on the
+	// clients' path (HasRequestFaults).
+	Requests bool
 	// Draw is how a random schedule draws the fault, or NotDrawn: only a
 	// fault that a heal undoes (or that undoes itself) may be drawn, or a
 	// random run could leave the cluster in a state no later step repairs.

@@ -94,7 +94,7 @@ func TestProducerCrashValidation(t *testing.T) {
 		{"for too long", "steps:\n - fault: producer-crash\n   for: 11m", "nemesis.steps[0].for: want 0 to 10m"},
 		{"target", "steps:\n - fault: producer-crash\n   target: {role: leader}", "nemesis.steps[0].target: producer-crash takes producer: N"},
 		{"producer on kill", "steps:\n - fault: kill\n   target: {role: leader}\n   producer: 0", "nemesis.steps[0].producer: only for fault producer-crash"},
-		{"for on pause", "steps:\n - fault: pause\n   target: {role: leader}\n   for: 1s", "nemesis.steps[0].for: only for faults member-stall and producer-crash"},
+		{"for on pause", "steps:\n - fault: pause\n   target: {role: leader}\n   for: 1s", "nemesis.steps[0].for: only for faults member-stall, producer-crash, drop-request, drop-response"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseSchedule([]byte(tc.yaml))

@@ -60,6 +60,13 @@ var registry = []Kind{
 	diskFailKind,
 	diskFullKind,
 	diskSlowKind,
+	dropRequestKind,
+	dropResponseKind,
+	delayKind,
+	duplicateRequestKind,
+	resetAfterRequestKind,
+	errorResponseKind,
+	rewriteErrorKind,
 }
 
 // Kinds returns the registered fault kinds, in registry order.

@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"encoding/json"
+	"github.com/kchaos/kchaos/nemesis/proxy"
 	"reflect"
 	"strings"
 	"testing"
@@ -75,6 +76,20 @@ var registryCases = map[string]struct {
 		"{fault: disk-full, target: {role: leader}, dir: -1}", "dir: must not be negative", caps(cluster.CapDisk)},
 	histories.FDiskSlow: {"{fault: disk-slow, target: {role: leader}, dir: 0, rate: 64KiB}",
 		"{fault: disk-slow, target: {role: leader}, dir: 0, rate: 100}", "rate: 100: want at least 4KiB", caps(cluster.CapDisk)},
+	string(proxy.DropRequest): {"{fault: drop-request, api: [EndTxn], clients: txn-producer, first: 1}",
+		"{fault: drop-request, api: [EndTxnn]}", `api[0]: "EndTxnn": not a Kafka API name`, 0},
+	string(proxy.DropResponse): {"{fault: drop-response, api: [Produce], target: {role: leader}, probability: 0.5, for: 10s}",
+		"{fault: drop-response}", "api: drop-response needs api", 0},
+	string(proxy.Delay): {"{fault: delay, api: [Fetch], delay: 2s, response: true}",
+		"{fault: delay, api: [Fetch]}", "delay: delay needs delay", 0},
+	string(proxy.DuplicateRequest): {"{fault: duplicate-request, api: [Produce], clients: producer, client: 1, delay: 1s}",
+		"{fault: duplicate-request, api: [Produce], client: 1}", "client: 1: a client index within a role", 0},
+	string(proxy.ResetAfterRequest): {"{fault: reset-after-request, api: [OffsetCommit], within: 1m}",
+		"{fault: reset-after-request, api: [OffsetCommit], error: REQUEST_TIMED_OUT}", "error: only for error-response and rewrite-error", 0},
+	string(proxy.ErrorResponse): {"{fault: error-response, api: [FindCoordinator], error: COORDINATOR_NOT_AVAILABLE}",
+		"{fault: error-response, api: [FindCoordinator], error: NOT_AN_ERROR}", `error: "NOT_AN_ERROR": error-response needs error`, 0},
+	string(proxy.RewriteError): {"{fault: rewrite-error, api: [Produce], error: NOT_LEADER_OR_FOLLOWER, first: 3}",
+		"{fault: rewrite-error, api: [Produce], error: NOT_LEADER_OR_FOLLOWER, first: -1}", "first: -1: want 0", 0},
 }
 
 func caps(cs ...cluster.Capability) cluster.Caps { return cluster.NewCaps(cs...) }

@@ -40,6 +40,10 @@ type ScenarioView struct {
 	// group; Members are their members' names.
 	Group, Shares bool
 	Members       []string
+	// ClientRoles are the workload's client roles, each with the prefix
+	// of its clients' ids (workloads.ClientIDPrefixes): what a request
+	// fault may select.
+	ClientRoles map[string]string
 	// LogAppendTime says the topic's records carry the broker's append
 	// time (message.timestamp.type: LogAppendTime).
 	LogAppendTime bool

@@ -196,7 +196,7 @@ func (w *Workload) readRange(ctx context.Context, view ClusterView, p int32, iso
 	end := hw
 	ccfg := w.cfg
 	ccfg.Isolation = iso
-	c, err := w.drv.NewConsumer(ccfg, w.bootstrap, 1000+int(p))
+	c, err := w.drv.NewConsumer(ccfg, w.evidenceBootstrap(), 1000+int(p))
 	if err != nil {
 		return nil, -1, end, hw, err
 	}

@@ -39,7 +39,7 @@ type franzConsumer struct {
 
 // NewConsumer opens the metadata client; consuming starts at Assign.
 func (franzDriver) NewConsumer(cfg Config, bootstrap []string, id int) (Consumer, error) {
-	meta, err := kgo.NewClient(franzCommon(cfg, bootstrap, fmt.Sprintf("kchaos-consumer-%d-meta", id))...)
+	meta, err := kgo.NewClient(franzCommon(cfg, bootstrap, ConsumerClientID(id)+"-meta")...)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func (c *franzConsumer) Assign(_ context.Context, offsets map[int32]int64) error
 	for p, o := range offsets {
 		at[p] = kgo.NewOffset().At(o)
 	}
-	opts := append(franzCommon(c.cfg, c.bootstrap, fmt.Sprintf("kchaos-consumer-%d", c.id)),
+	opts := append(franzCommon(c.cfg, c.bootstrap, ConsumerClientID(c.id)),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.cfg.Topic: at}),
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchMaxWait(500*time.Millisecond),

@@ -50,7 +50,7 @@ func (franzDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h Group
 	if cfg.OffsetReset == ResetLatest {
 		reset = kgo.NewOffset().AtEnd()
 	}
-	opts := append(franzCommon(cfg, bootstrap, fmt.Sprintf("kchaos-%s-%s", g.ID, MemberName(i))),
+	opts := append(franzCommon(cfg, bootstrap, GroupMemberClientID(g.ID, MemberName(i))),
 		kgo.Dialer(m.cut.dial),
 		kgo.ConsumerGroup(g.ID),
 		kgo.ConsumeTopics(cfg.Topic),

@@ -2,7 +2,6 @@ package workloads
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -69,7 +68,7 @@ type franzProducer struct {
 //     slots' concurrent records accumulate while a request is in flight.
 func (franzDriver) NewProducer(cfg Config, bootstrap []string, id int) (Producer, error) {
 	rt := cfg.RequestTimeout.Std()
-	opts := append(franzCommon(cfg, bootstrap, fmt.Sprintf("kchaos-producer-%d", id)),
+	opts := append(franzCommon(cfg, bootstrap, ProducerClientID(id)),
 		kgo.DefaultProduceTopic(cfg.Topic),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.RequiredAcks(franzAcks(cfg.Acks)),

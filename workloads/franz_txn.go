@@ -2,7 +2,6 @@ package workloads
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -66,7 +65,7 @@ type franzTxn struct {
 func (franzDriver) NewTxnProducer(cfg Config, bootstrap []string, id int) (TxnProducer, error) {
 	rt := cfg.RequestTimeout.Std()
 	txnID := TransactionalID(cfg.Topic, id)
-	opts := append(franzCommon(cfg, bootstrap, fmt.Sprintf("kchaos-txn-producer-%d", id)),
+	opts := append(franzCommon(cfg, bootstrap, TxnProducerClientID(id)),
 		kgo.DefaultProduceTopic(cfg.Topic),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.RequiredAcks(kgo.AllISRAcks()),

@@ -31,7 +31,7 @@ type kafkaGoConsumer struct {
 
 // NewConsumer opens a client with its own transport.
 func (kafkaGoDriver) NewConsumer(cfg Config, bootstrap []string, id int) (Consumer, error) {
-	tr := kafkaGoTransport(cfg, fmt.Sprintf("kchaos-consumer-%d", id))
+	tr := kafkaGoTransport(cfg, ConsumerClientID(id))
 	return &kafkaGoConsumer{cfg: cfg, tr: tr,
 		client: &kafka.Client{Addr: kafka.TCP(bootstrap...), Transport: tr, Timeout: 10 * time.Second}}, nil
 }

@@ -69,7 +69,7 @@ func (d kafkaGoDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h G
 	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID:                g.ID,
 		Brokers:           bootstrap,
-		Dialer:            &kafka.Dialer{Timeout: 5 * time.Second, ClientID: fmt.Sprintf("kchaos-%s-%s", g.ID, MemberName(i)), DialFunc: cut.dial},
+		Dialer:            &kafka.Dialer{Timeout: 5 * time.Second, ClientID: GroupMemberClientID(g.ID, MemberName(i)), DialFunc: cut.dial},
 		Topics:            []string{cfg.Topic},
 		HeartbeatInterval: g.SessionTimeout.Std() / 6,
 		SessionTimeout:    g.SessionTimeout.Std(),

@@ -3,7 +3,6 @@ package workloads
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -82,7 +81,7 @@ func (pinned) Balance(msg kafka.Message, _ ...int) int { return msg.Partition }
 //     so the slots' concurrent records share requests. kafka-go writes one
 //     batch at a time per partition.
 func (kafkaGoDriver) NewProducer(cfg Config, bootstrap []string, id int) (Producer, error) {
-	tr := kafkaGoTransport(cfg, fmt.Sprintf("kchaos-producer-%d", id))
+	tr := kafkaGoTransport(cfg, ProducerClientID(id))
 	p := &kafkaGoProducer{tr: tr}
 	rt := cfg.RequestTimeout.Std()
 	p.w = &kafka.Writer{

@@ -147,7 +147,7 @@ func (w *Workload) CrashProducer(ctx context.Context, i int, down time.Duration)
 		return nil, fmt.Errorf("producer %d: the workload has producers 0..%d", i, len(pcs)-1)
 	}
 	pc := pcs[i]
-	d := map[string]any{"producer": i, "client_id": fmt.Sprintf("kchaos-producer-%d", i), "idempotent": w.cfg.Idempotent}
+	d := map[string]any{"producer": i, "client_id": ProducerClientID(i), "idempotent": w.cfg.Idempotent}
 	pc.mu.Lock()
 	old := pc.p
 	if old == nil || pc.closed {

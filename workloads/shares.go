@@ -124,7 +124,7 @@ func (w *Workload) openShareMember(s *shareSlot) (*shareMember, error) {
 	if _, err := w.rec.Invoke(m.proc, histories.FShareSubscribe, v); err != nil {
 		return nil, err
 	}
-	opts := append(franzCommon(w.cfg, w.bootstrap, fmt.Sprintf("kchaos-%s-%s", w.cfg.Shares.Group, s.name)),
+	opts := append(franzCommon(w.cfg, w.bootstrap, ShareMemberClientID(w.cfg.Shares.Group, s.name)),
 		kgo.Dialer(m.cut.dial),
 		kgo.ShareGroup(w.cfg.Shares.Group),
 		kgo.ConsumeTopics(w.cfg.Topic),

@@ -18,14 +18,19 @@ type Workload struct {
 	cfg       Config
 	drv       Driver
 	bootstrap []string
-	rec       Recorder
-	c         *counters
-	parts     *partitioner
-	limiter   *rate.Limiter
-	budget    *atomic.Int64 // benchmarks: stop after this many sends
-	ran       atomic.Bool
-	stopOnce  sync.Once
-	stopCh    chan struct{} // closed by Stop
+	// evidence is how the final read and the share drain reach the
+	// brokers: the cluster's own addresses, also when the clients go
+	// through the request-fault proxy, so that evidence is never faulted
+	// (ReadEvidenceFrom; nil: bootstrap).
+	evidence []string
+	rec      Recorder
+	c        *counters
+	parts    *partitioner
+	limiter  *rate.Limiter
+	budget   *atomic.Int64 // benchmarks: stop after this many sends
+	ran      atomic.Bool
+	stopOnce sync.Once
+	stopCh   chan struct{} // closed by Stop
 	// prodStopCh is closed by StopProducers: the producers send no more,
 	// the consumers and group members go on until the run ends.
 	prodStopOnce sync.Once
@@ -79,6 +84,20 @@ func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 // flight are canceled and complete as info. Stop may be called at any
 // time, more than once, before or during Run.
 func (w *Workload) Stop() { w.stopOnce.Do(func() { close(w.stopCh) }) }
+
+// ReadEvidenceFrom makes the final read and the share drain reach the
+// brokers at bootstrap, not through the clients' path: the harness calls
+// it when the clients' bootstrap is the request-fault proxy's. Call it
+// before Run.
+func (w *Workload) ReadEvidenceFrom(bootstrap []string) { w.evidence = bootstrap }
+
+// evidenceBootstrap is where the final read and the share drain connect.
+func (w *Workload) evidenceBootstrap() []string {
+	if len(w.evidence) > 0 {
+		return w.evidence
+	}
+	return w.bootstrap
+}
 
 // newWorkload makes a Workload of a checked cfg (New; tests with fake
 // drivers).

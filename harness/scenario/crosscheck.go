@@ -68,6 +68,7 @@ func (s *Scenario) View() nemesis.ScenarioView {
 	if t.Partitions <= bounds.Partitions && t.ReplicationFactor >= 1 && t.ReplicationFactor <= max(c.Brokers, 1) {
 		v.Assignment = t.AssignmentOrDefault(max(c.Brokers, 1))
 	}
+	v.ClientRoles = workloads.ClientIDPrefixes(s.WorkloadConfig())
 	if v.Group {
 		for j := range w.Group.Members {
 			v.Members = append(v.Members, workloads.MemberName(j))

@@ -1,0 +1,68 @@
+package workloads
+
+import (
+	"slices"
+	"strconv"
+)
+
+// Client roles: what each of the workload's clients is. Request faults
+// (nemesis's request kinds, through the proxy) select clients by these
+// names, and the proxy sees a client only by its client id, so the ids
+// are written here once and every driver uses them.
+const (
+	RoleProducer    = "producer"     // a plain producer (kchaos-producer-N)
+	RoleTxnProducer = "txn-producer" // a transactional producer and its read_committed polls
+	RoleConsumer    = "consumer"     // a direct (assigned) consumer
+	RoleGroupMember = "group-member" // a consumer-group member
+	RoleShareMember = "share-member" // a share-group member (KIP-932)
+)
+
+// The client id prefixes of the numbered clients.
+const (
+	producerIDPrefix    = "kchaos-producer-"
+	txnProducerIDPrefix = "kchaos-txn-producer-"
+	consumerIDPrefix    = "kchaos-consumer-"
+)
+
+// ProducerClientID is plain producer i's client id.
+func ProducerClientID(i int) string { return producerIDPrefix + strconv.Itoa(i) }
+
+// TxnProducerClientID is transactional producer i's client id.
+func TxnProducerClientID(i int) string { return txnProducerIDPrefix + strconv.Itoa(i) }
+
+// ConsumerClientID is direct consumer i's client id.
+func ConsumerClientID(i int) string { return consumerIDPrefix + strconv.Itoa(i) }
+
+// GroupMemberClientID is consumer-group member name's client id.
+func GroupMemberClientID(group, name string) string { return "kchaos-" + group + "-" + name }
+
+// ShareMemberClientID is share-group member name's client id.
+func ShareMemberClientID(group, name string) string { return "kchaos-" + group + "-" + name }
+
+// ClientIDPrefixes is, for each role cfg's workload has clients in, the
+// prefix every client id of that role starts with: what a request fault
+// aimed at a role selects.
+func ClientIDPrefixes(cfg Config) map[string]string {
+	out := map[string]string{}
+	if cfg.Producers > 0 && !cfg.Transactions.Enabled {
+		out[RoleProducer] = producerIDPrefix
+	}
+	if cfg.Producers > 0 && cfg.Transactions.Enabled {
+		out[RoleTxnProducer] = txnProducerIDPrefix
+	}
+	if cfg.Consumers > 0 {
+		out[RoleConsumer] = consumerIDPrefix
+	}
+	if cfg.Group.Enabled() {
+		out[RoleGroupMember] = GroupMemberClientID(cfg.Group.ID, "member-")
+	}
+	if cfg.Shares.Enabled() {
+		out[RoleShareMember] = ShareMemberClientID(cfg.Shares.Group, "share-")
+	}
+	return out
+}
+
+// ClientRoles are every role a workload's client may have, sorted.
+func ClientRoles() []string {
+	return slices.Sorted(slices.Values([]string{RoleProducer, RoleTxnProducer, RoleConsumer, RoleGroupMember, RoleShareMember}))
+}
