@@ -23,7 +23,8 @@ import (
 // p.InterruptedUnknown). A batch in which nothing was judged (every row
 // skipped, or none) is 2, a gate is not green on nothing, unless
 // allowEmpty (--allow-empty) accepts a batch whose rows were all skipped
-// (not applicable) as one of passes.
+// (not applicable) as one of passes; not one with a row refused for what
+// kchaos lacks (p.Refused: a suite's "needs" cells), which stays 2.
 func ExitCode(p *report.Page, rows []report.Row, interrupted, allowEmpty bool) int {
 	code := 0
 	for _, r := range rows {
@@ -34,7 +35,8 @@ func ExitCode(p *report.Page, rows []report.Row, interrupted, allowEmpty bool) i
 			code = 2
 		}
 	}
-	if code == 0 && !allowEmpty && Judged(p, rows) == 0 {
+	refused := slices.ContainsFunc(rows, func(r report.Row) bool { return slices.Contains(p.Refused, r.Status) })
+	if code == 0 && (!allowEmpty || refused) && Judged(p, rows) == 0 {
 		code = 2
 	}
 	if interrupted && (code == 0 || p.InterruptedUnknown) {

@@ -38,6 +38,11 @@ func TestPageExitCode(t *testing.T) {
 		// skipped, is 2; --allow-empty (ExitCode's allowEmpty) makes it 0.
 		{"empty", report.SuitePage, nil, false, 2},
 		{"suite every cell not applicable", report.SuitePage, rows(report.CellNotApplicable, report.CellNotApplicable), false, 2},
+		// A cell refused for what kchaos lacks is a skip: never green,
+		// never red, and not judged.
+		{"suite needs beside a match", report.SuitePage, rows(report.CellMatch, report.CellNeeds), false, 0},
+		{"suite needs beside a differ", report.SuitePage, rows(report.CellNeeds, report.CellDiffer), false, 1},
+		{"suite only needs", report.SuitePage, rows(report.CellNeeds, report.CellNeeds), false, 2},
 	} {
 		if got := ExitCode(tc.page, tc.rows, tc.interrupted, false); got != tc.want {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
@@ -54,6 +59,9 @@ func TestPageExitCode(t *testing.T) {
 		{"allowed, but unjudged is still 2", rows(report.CellNotApplicable, report.CellUnjudged), false, 2},
 		{"allowed, but interrupted is still 2", rows(report.CellNotApplicable), true, 2},
 		{"allowed: a differ is still 1", rows(report.CellNotApplicable, report.CellDiffer), false, 1},
+		// --allow-empty accepts what Kafka ruled out, not what kchaos lacks.
+		{"allowed, but only needs is still 2", rows(report.CellNeeds), false, 2},
+		{"allowed, but needs and not applicable is still 2", rows(report.CellNotApplicable, report.CellNeeds), false, 2},
 	} {
 		if got := ExitCode(report.SuitePage, tc.rows, tc.interrupted, true); got != tc.want {
 			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 
@@ -95,6 +96,13 @@ func measure(runDir string, rp *runPass) (report.Row, expect.Metrics, error) {
 	}
 	sc.quorum.metrics(m)
 	sc.voters.metrics(m)
+	// The bounds derived from the run's settings (expect.DerivedMetrics):
+	// a run folder without run.json, or whose run.json cannot give one,
+	// leaves it out, so a check against it is unjudged.
+	if info, err := histories.ReadRunInfo(filepath.Join(runDir, histories.RunInfoFile)); err == nil {
+		d, _ := expect.Derive(info)
+		maps.Copy(m, d)
+	}
 	return row, m, rerr
 }
 

@@ -25,6 +25,9 @@ func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *
 		Topic:        s.Topic.Name, Partitions: s.Topic.Partitions, Replication: s.Topic.ReplicationFactor,
 		Producer: s.Workload.ProducerInfo(), Group: s.Workload.GroupInfo(), Shares: s.Workload.ShareInfo(),
 	}
+	// The request timeout as the producers use it (the workload's
+	// defaults applied at load): derived bounds read it from run.json.
+	info.Producer.RequestTimeoutMS = s.Workload.RequestTimeout.Std().Milliseconds()
 	v := c.Version()
 	elr := v.ELRDefault()
 	if e := c.Config().ELR; e != nil {

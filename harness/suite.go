@@ -125,6 +125,11 @@ func planCell(name string, combo map[string]string, version string, run, runs in
 		return Cell{}, &scenario.BadInputError{Err: fmt.Errorf("cell %s: %w", id, err)}
 	}
 	c.Jira, c.Docs, c.Finding = s.Jira, s.Docs, s.FindingInfo()
+	if needs := s.NeedsText(); needs != "" {
+		// A bug kchaos cannot drive yet: shown, refused, not judged.
+		c.Status, c.Reason, c.Verdict = report.CellNeeds, needs, report.Unchecked
+		return Cell{Row: c}, nil
+	}
 	return Cell{Row: c, Scenario: s}, nil
 }
 

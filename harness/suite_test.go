@@ -316,8 +316,9 @@ func TestPlanFindingsSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Per version: r1 × 3, s8 elr=on, s13 × 3, t4 × 2, q1, d1 = 11.
-	if want := 11 * 6; len(plan) != want {
+	// Per version: r1 × 3, s8 elr=on, s13 × 3, t4 × 2, q1, d1, m1 × 3 and
+	// the five cells kchaos cannot drive yet = 19.
+	if want := 19 * 6; len(plan) != want {
 		t.Fatalf("%d cells, want %d", len(plan), want)
 	}
 	byID := map[string]Cell{}
@@ -329,6 +330,9 @@ func TestPlanFindingsSuite(t *testing.T) {
 		"s13/run=1/3.9.2": report.CellNotApplicable, "s13/run=3/4.1.2": "",
 		"s8/elr=on/3.9.2": report.CellNotApplicable, "s8/elr=on/4.4.0": "",
 		"t4/unclean=true/4.0.2": "", "q1/-/4.2.2": "", "d1/-/4.4.0": "",
+		"m1/run=2/3.9.2": "", "k20330/-/3.9.2": report.CellNotApplicable,
+		"k20330/-/4.4.0": report.CellNeeds, "k20839/-/3.9.2": report.CellNeeds, "k20507/-/4.1.2": report.CellNeeds,
+		"k20295/-/4.4.0": report.CellNeeds, "k20845/-/4.2.2": report.CellNeeds,
 	} {
 		pc, ok := byID[id]
 		if !ok {
@@ -339,8 +343,16 @@ func TestPlanFindingsSuite(t *testing.T) {
 			t.Errorf("cell %s: status %q (%s), want %q", id, pc.Row.Status, pc.Row.Reason, want)
 		}
 	}
-	jira := map[string]string{"r1": "KAFKA-20732", "t4": "KAFKA-20716", "q1": "KAFKA-15489", "d1": "KAFKA-16234"}
+	jira := map[string]string{"r1": "KAFKA-20732", "t4": "KAFKA-20716", "q1": "KAFKA-15489", "d1": "KAFKA-16234", "m1": "KAFKA-20554"}
 	for _, pc := range plan {
+		// A refused cell runs nothing and says what kchaos lacks, with
+		// its JIRA, links and finding as any other.
+		if pc.Row.Status == report.CellNeeds {
+			if pc.Scenario != nil || !strings.HasPrefix(pc.Row.Reason, "needs ") || len(pc.Row.Jira) == 0 ||
+				len(pc.Row.Docs) == 0 || pc.Row.Finding == nil || len(pc.Row.Finding.Needs) == 0 {
+				t.Errorf("cell %s: %+v: want no scenario to run, a needs reason, jira, docs and the finding", pc.Row.ID, pc.Row)
+			}
+		}
 		if pc.Scenario == nil {
 			continue
 		}

@@ -28,6 +28,10 @@ func CheckJira(id string) error {
 type Finding struct {
 	Status string `json:"status"`
 	Steps  string `json:"steps"`
+	// Needs is what kchaos lacks to drive the bug, in words, one entry a
+	// need (harness/scenario's Needs): a cell that has any is refused,
+	// never run.
+	Needs []string `json:"needs,omitempty"`
 }
 
 // JiraURL is the issue's page.

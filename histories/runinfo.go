@@ -108,6 +108,12 @@ type ProducerInfo struct {
 	// transaction.timeout.ms: how long the coordinator lets a transaction
 	// stay open before it aborts it (the txn-hanging check's bound).
 	TransactionTimeoutMS int64 `json:"transaction_timeout_ms,omitempty"`
+	// RequestTimeoutMS is the producers' request timeout (the scenario's
+	// workload.request_timeout, defaulted): how long a send stuck on the
+	// leader waits, which bounds derived from a run's settings need
+	// (harness/expect's derived metrics). 0 in run.json files written
+	// before it was recorded.
+	RequestTimeoutMS int64 `json:"request_timeout_ms,omitempty"`
 }
 
 // BrokerInfo names a broker and its rack.

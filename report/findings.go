@@ -19,6 +19,7 @@ type findingGroup struct {
 	jira     []string
 	status   string // the JIRA's own status (Finding.Status)
 	steps    string
+	needs    string   // "needs ..." of a cell kchaos cannot drive yet
 	versions []string // in the cells' order
 	by       map[string]*versionTally
 }
@@ -27,6 +28,7 @@ type findingGroup struct {
 type versionTally struct {
 	runs, invalid int             // runs the checker judged; of them, invalid
 	na, unjudged  int             // not applicable; run but no verdict
+	needs         int             // refused: kchaos lacks what the bug needs
 	statuses      map[string]int  // suite statuses (match, differ, ...)
 	anomalies     map[string]bool // the invalid runs' anomaly kinds
 }
@@ -53,6 +55,9 @@ func findingsSection(cells []Row) *Section {
 			g = &findingGroup{name: name, jira: r.Jira, by: map[string]*versionTally{}}
 			if r.Finding != nil {
 				g.status, g.steps = r.Finding.Status, r.Finding.Steps
+			}
+			if r.Status == CellNeeds {
+				g.needs = r.Reason
 			}
 			byName[name] = g
 			groups = append(groups, g)
@@ -81,6 +86,9 @@ func (t *versionTally) add(r Row) {
 	switch {
 	case r.Status == CellNotApplicable:
 		t.na++
+		return
+	case r.Status == CellNeeds:
+		t.needs++
 		return
 	case r.NotRun || (r.Verdict != Valid && r.Verdict != Invalid):
 		t.unjudged++
@@ -119,7 +127,7 @@ func (g *findingGroup) spans() []Span {
 	if len(g.jira) > 0 {
 		head += " (" + strings.Join(g.jira, ", ") + ")"
 	}
-	var shown, clean, na, unjudged, held, differed []string
+	var shown, clean, na, unjudged, held, differed, refused []string
 	for _, v := range g.versions {
 		t := g.by[v]
 		if t.runs > 0 {
@@ -132,6 +140,9 @@ func (g *findingGroup) spans() []Span {
 		}
 		if t.na > 0 {
 			na = append(na, v)
+		}
+		if t.needs > 0 {
+			refused = append(refused, v)
 		}
 		if t.unjudged > 0 {
 			unjudged = append(unjudged, fmt.Sprintf("%s (%d runs)", v, t.unjudged))
@@ -149,8 +160,11 @@ func (g *findingGroup) spans() []Span {
 			out = append(out, Plain("%s %s. ", label, strings.Join(list, "; ")))
 		}
 	}
+	if len(refused) > 0 {
+		out = append(out, Plain("Not run: kchaos %s; refused on %s. ", g.needs, strings.Join(refused, ", ")))
+	}
 	add("Shows the bug (runs invalid) on", shown)
-	if len(shown) == 0 {
+	if len(shown) == 0 && len(refused) < len(g.versions) {
 		out = append(out, Plain("Shows the bug on no version. "))
 	}
 	add("Does not (every judged run valid) on", clean)

@@ -56,6 +56,18 @@ func TestFindingsSection(t *testing.T) {
 				"**t4/unclean=false (KAFKA-20716)**. Shows the bug on no version. Does not (every judged run valid) on 4.4.0: 0 of 1 runs.",
 				"JIRA status: not recorded (the scenario has no finding: block)."},
 			nil},
+		{"a cell kchaos cannot drive yet: refused, named, not judged",
+			[]Row{
+				{ID: "k20845/-/4.2.2", Scenario: "k20845", Kafka: "4.2.2", Status: CellNeeds, Jira: []string{"KAFKA-20845"},
+					Reason: "needs the group coordinator's state as evidence (coordinator-state)", Measure: Measure{Verdict: Unchecked},
+					Finding: &histories.Finding{Status: "fixed by apache/kafka#22969", Steps: "fail the coordinator over", Needs: []string{"coordinator-state"}}},
+				{ID: "k20845/-/4.4.0", Scenario: "k20845", Kafka: "4.4.0", Status: CellNeeds, Jira: []string{"KAFKA-20845"},
+					Reason: "needs the group coordinator's state as evidence (coordinator-state)", Measure: Measure{Verdict: Unchecked},
+					Finding: &histories.Finding{Status: "fixed by apache/kafka#22969", Steps: "fail the coordinator over", Needs: []string{"coordinator-state"}}},
+			},
+			[]string{"**k20845 (KAFKA-20845)**. Not run: kchaos needs the group coordinator's state as evidence (coordinator-state); refused on 4.2.2, 4.4.0.",
+				"| needs |", "2 cells: 2 needs"},
+			[]string{"Shows the bug on no version", "Not judged", "Expectation held"}},
 		{"no regression cell, no section",
 			[]Row{{ID: "s1/-/4.4.0", Scenario: "s1", Kafka: "4.4.0", Status: CellMatch, Measure: Measure{Verdict: Valid}}},
 			nil, []string{"Findings"}},
@@ -83,5 +95,20 @@ func TestFindingsSection(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNeedsJUnit: a refused cell is a junit skip whose message says what
+// kchaos lacks, never a pass.
+func TestNeedsJUnit(t *testing.T) {
+	dir := t.TempDir()
+	cells := []Row{{ID: "k20330/-/4.4.0", Scenario: "k20330", Kafka: "4.4.0", Status: CellNeeds,
+		Reason: "needs the Java client's share consumer (java-share-consumer)", Measure: Measure{Verdict: Unchecked}}}
+	if err := SuiteBatch(SuiteFile{Name: "findings", Cells: cells}).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	x := readString(t, filepath.Join(dir, "junit.xml"))
+	if !strings.Contains(x, `<skipped message="needs the Java client&#39;s share consumer (java-share-consumer)">`) {
+		t.Errorf("junit.xml lacks the skip with its message:\n%s", x)
 	}
 }

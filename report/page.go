@@ -33,6 +33,11 @@ type Page struct {
 	// batch engine's exit rule reads the same sorting (harness.ExitCode:
 	// Fail is exit 1, a status of none of the three exit 2).
 	Pass, Fail, Skip []string
+	// Refused are the Skip statuses that --allow-empty does not accept as
+	// a pass on nothing: a cell refused for what kchaos lacks (a suite's
+	// "needs") is not one Kafka ruled out, and a batch of only such cells
+	// proved nothing.
+	Refused []string
 	// FailMessage is a junit failure's message.
 	FailMessage string
 	// InterruptedUnknown asks the engine's exit rule to make an

@@ -131,7 +131,7 @@ body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
 table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f4f4f4}td.n{text-align:right;font-variant-numeric:tabular-nums}ul{margin:0;padding-left:16px}
 .valid,.match{color:#2e8b57;font-weight:bold}.invalid,.differ,.lost{color:#c0392b;font-weight:bold}
-.unknown,.unchecked,.unjudged,.no-expectation{color:#d68910;font-weight:bold}.not-applicable{color:#7f8c8d}
+.unknown,.unchecked,.unjudged,.no-expectation{color:#d68910;font-weight:bold}.not-applicable,.needs{color:#7f8c8d}
 .bar{display:inline-block;height:10px;vertical-align:middle;margin-right:6px}.bar.lost{background:#e31a1c}.bar.off{background:#7f8c8d}
 .err{color:#c0392b;font-size:12px}.reason{color:#555;font-size:12px}code{background:#f4f4f4;padding:0 3px}
 </style></head><body>

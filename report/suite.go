@@ -19,6 +19,11 @@ const (
 	CellUnjudged      = "unjudged"
 	CellNotApplicable = "not-applicable"
 	CellNoExpectation = "no-expectation"
+	// CellNeeds is a cell of a finding kchaos cannot drive yet (the
+	// scenario's finding.needs): refused before any cluster starts, its
+	// reason "needs ...". A skip (junit skipped, with the reason), so it
+	// is neither green nor red and counts as not judged.
+	CellNeeds = "needs"
 )
 
 // NotRun starts the reason of a row whose story never ran (a cluster that
@@ -86,7 +91,8 @@ var SuitePage = &Page{
 		// suite.json alone.
 		{Key: "verdict", Omit: true}, {Key: "acked_lost", Omit: true}, {Key: "offsets_reused", Omit: true},
 		{Key: "other_anomalies", Omit: true}},
-	Pass: []string{CellMatch}, Fail: []string{CellDiffer}, Skip: []string{CellNotApplicable},
+	Pass: []string{CellMatch}, Fail: []string{CellDiffer}, Skip: []string{CellNotApplicable, CellNeeds},
+	Refused:            []string{CellNeeds},
 	FailMessage:        "outcome differs from the expectation",
 	InterruptedUnknown: true,
 	JUnit:              true,
@@ -178,7 +184,7 @@ func StatusCounts(rows []Row) map[string]int {
 func suiteSummary(cells []Row) string {
 	n := StatusCounts(cells)
 	var parts []string
-	for _, st := range []string{CellMatch, CellDiffer, CellUnjudged, CellNoExpectation, CellNotApplicable} {
+	for _, st := range []string{CellMatch, CellDiffer, CellUnjudged, CellNoExpectation, CellNotApplicable, CellNeeds} {
 		if n[st] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
 		}

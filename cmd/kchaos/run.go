@@ -120,6 +120,11 @@ schedule did not play out), 254 bad input, 255 internal error.`,
 			if err != nil {
 				return err
 			}
+			if needs := s.NeedsText(); needs != "" {
+				// Written down, not drivable yet: unknown, never valid.
+				fmt.Fprintf(os.Stderr, "kchaos: scenario %s is not run: kchaos %s\n", s.Name, needs)
+				return withCode(exitUnknown)
+			}
 			return session(func(ctx context.Context, p *progress.Printer) error {
 				opts := f.options(p)
 				opts.Overridden = overridden

@@ -1,6 +1,7 @@
 // Package expect is the machine-checkable part of a scenario's expected
-// outcome: checks such as `lost-write == 0` or `offline_seconds <= 60`,
-// each optionally conditional on the settings a matrix or suite varies
+// outcome: checks such as `lost-write == 0` or `offline_seconds <= 60`
+// (or against a bound derived from the run's own settings, derived.go:
+// `offline_seconds < isr_shrink_bound_seconds`), each optionally conditional on the settings a matrix or suite varies
 // (`when: {unclean: "true"}`). A suite judges each cell by them: a cell
 // matches when every check that applies holds, differs when one does not,
 // and cannot be judged when a check names a metric the run did not measure.
@@ -38,12 +39,16 @@ const (
 // ops is longest first, so that "<=" is not read as "<".
 var ops = []Op{EQ, NE, LE, GE, LT, GT}
 
-// Check is one expected fact about a run: Metric Op Value, applying only to
-// runs whose settings match every entry of When.
+// Check is one expected fact about a run: Metric Op Value (or Metric Op
+// Bound, a bound derived from the run's settings: derived.go), applying
+// only to runs whose settings match every entry of When.
 type Check struct {
 	Metric string
 	Op     Op
 	Value  float64
+	// Bound names a derived metric (DerivedMetrics) the metric is compared
+	// against instead of Value; "" for a fixed number.
+	Bound string
 	// When maps a setting name (the matrix's names: unclean, elr, acks,
 	// min.insync, kafka, idempotent, or a scenario path) to the value it
 	// must have for the check to apply.
@@ -52,7 +57,11 @@ type Check struct {
 
 // String is the check as written: "lost-write > 0 when unclean=true".
 func (c Check) String() string {
-	s := fmt.Sprintf("%s %s %s", c.Metric, c.Op, strconv.FormatFloat(c.Value, 'f', -1, 64))
+	right := strconv.FormatFloat(c.Value, 'f', -1, 64)
+	if c.Bound != "" {
+		right = c.Bound
+	}
+	s := fmt.Sprintf("%s %s %s", c.Metric, c.Op, right)
 	if len(c.When) > 0 {
 		var w []string
 		for _, k := range slices.Sorted(maps.Keys(c.When)) {
@@ -65,21 +74,30 @@ func (c Check) String() string {
 
 var exprRE = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9_.\-]*)\s*(==|!=|<=|>=|<|>)\s*(\S+)\s*$`)
 
-// Parse reads "metric op number" (for example "errors.NOT_ENOUGH_REPLICAS > 0").
-// The metric must be one Known accepts.
+// Parse reads "metric op number" (for example "errors.NOT_ENOUGH_REPLICAS > 0")
+// or "metric op bound" with a derived bound ("offline_seconds <
+// isr_shrink_bound_seconds"). The metric must be one Known accepts.
 func Parse(expr string, when map[string]string) (Check, error) {
 	m := exprRE.FindStringSubmatch(expr)
 	if m == nil {
-		return Check{}, fmt.Errorf("%q: want `metric op number`, op one of == != < <= > >= (e.g. `lost-write == 0`)", expr)
+		return Check{}, fmt.Errorf("%q: want `metric op number` or `metric op bound`, op one of == != < <= > >= (e.g. `lost-write == 0`)", expr)
 	}
-	v, err := strconv.ParseFloat(m[3], 64)
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return Check{}, fmt.Errorf("%q: %q is not a number", expr, m[3])
+	c := Check{Metric: m[1], Op: Op(m[2])}
+	if isDerived(m[3]) {
+		c.Bound = m[3]
+	} else {
+		v, err := strconv.ParseFloat(m[3], 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return Check{}, fmt.Errorf("%q: %q is not a number, nor a bound derived from the run's settings (%s)", expr, m[3], derivedNames())
+		}
+		c.Value = v
+	}
+	if isDerived(m[1]) {
+		return Check{}, fmt.Errorf("%q: %s is a bound derived from the run's settings, not a measurement: write it on the right (e.g. `offline_seconds < %s`)", expr, m[1], m[1])
 	}
 	if err := Known(m[1]); err != nil {
 		return Check{}, fmt.Errorf("%q: %v", expr, err)
 	}
-	c := Check{Metric: m[1], Op: Op(m[2]), Value: v}
 	if len(when) > 0 {
 		c.When = make(map[string]string, len(when))
 		for k, x := range when {
@@ -123,24 +141,31 @@ func sameSetting(a, b string) bool {
 // time). "lost-write == 0" and "offline_seconds <= 60" are invariants;
 // "lost-write > 0" or "leader_after_fault == 1" expect a story's scripted
 // faults to do something, and a run under other faults (kchaos explore)
-// that does not is no failure of Kafka's.
-func (c Check) Invariant() bool { return c.holds(0) }
+// that does not is no failure of Kafka's. A derived bound is a positive
+// time or count, so a check against one is an invariant when it bounds
+// from above.
+func (c Check) Invariant() bool {
+	if c.Bound != "" {
+		return c.Op == LT || c.Op == LE
+	}
+	return c.holds(0, c.Value)
+}
 
-// holds reports whether got Op Value.
-func (c Check) holds(got float64) bool {
+// holds reports whether got Op limit.
+func (c Check) holds(got, limit float64) bool {
 	switch c.Op {
 	case EQ:
-		return got == c.Value
+		return got == limit
 	case NE:
-		return got != c.Value
+		return got != limit
 	case LT:
-		return got < c.Value
+		return got < limit
 	case LE:
-		return got <= c.Value
+		return got <= limit
 	case GT:
-		return got > c.Value
+		return got > limit
 	case GE:
-		return got >= c.Value
+		return got >= limit
 	}
 	return false
 }

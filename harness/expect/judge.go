@@ -148,20 +148,29 @@ type Result struct {
 	Check Check   `json:"-"`
 	Text  string  `json:"check"`
 	Got   float64 `json:"got"`
-	// Measured is false when the run did not measure the metric.
+	// Limit is the derived bound's value in this run, when the check has
+	// one (Check.Bound).
+	Limit float64 `json:"bound,omitempty"`
+	// Measured is false when the run did not measure the metric (or its
+	// settings could not give the derived bound).
 	Measured bool `json:"measured"`
 	Held     bool `json:"held"`
 }
 
-// String is "lost-write > 0: got 0 (differs)".
+// String is "lost-write > 0: got 0 (differs)"; with a derived bound its
+// value follows it: "offline_seconds < isr_shrink_bound_seconds (8): got 6.5".
 func (r Result) String() string {
+	text := r.Text
+	if r.Check.Bound != "" && r.Measured {
+		text = strings.Replace(text, r.Check.Bound, r.Check.Bound+" ("+number(r.Limit)+")", 1)
+	}
 	switch {
 	case !r.Measured:
-		return r.Text + ": not measured"
+		return text + ": not measured"
 	case r.Held:
-		return r.Text + ": got " + number(r.Got)
+		return text + ": got " + number(r.Got)
 	}
-	return r.Text + ": got " + number(r.Got) + " (differs)"
+	return text + ": got " + number(r.Got) + " (differs)"
 }
 
 // number writes a measured value to 0.1 (seconds) or as an integer.
@@ -181,8 +190,14 @@ func Judge(checks []Check, settings map[string]string, m Metrics) (Status, []Res
 		}
 		r := Result{Check: c, Text: c.String()}
 		r.Got, r.Measured = m.value(c.Metric)
+		r.Limit = c.Value
+		if c.Bound != "" {
+			var ok bool
+			r.Limit, ok = m.value(c.Bound)
+			r.Measured = r.Measured && ok
+		}
 		if r.Measured {
-			r.Held = c.holds(r.Got)
+			r.Held = c.holds(r.Got, r.Limit)
 			differ = differ || !r.Held
 		} else {
 			unjudged = true

@@ -2,17 +2,22 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/kchaos/kchaos/histories"
 )
 
-// FindingSpec is a scenario's finding: both fields in words, both
-// required once the block is there.
+// FindingSpec is a scenario's finding: status and steps in words, both
+// required once the block is there, and what kchaos still lacks to drive
+// the bug (needs), if anything.
 //
 //	finding:
 //	  status: "KAFKA-20732: fixed in 4.4.0 and 4.3.2 (apache/kafka#22661)"
 //	  steps: "Tiered storage on; ...; restart the leader three times."
+//	  needs: [java-share-consumer]
 type FindingSpec struct {
 	// Status is the JIRA's own status as Kafka's tracker and source show
 	// it, dated (resolved, fix versions, open backports), or that no JIRA
@@ -20,6 +25,30 @@ type FindingSpec struct {
 	Status string `yaml:"status"`
 	// Steps is the fewest steps that show the bug, in words.
 	Steps string `yaml:"steps"`
+	// Needs names what kchaos lacks to drive the bug, each from Needs. A
+	// bug worth a cell is written down when it is found, with its JIRA,
+	// links and steps, even when kchaos cannot drive it yet; a suite then
+	// shows the cell refused with "needs ..." (a skipped junit testcase,
+	// not judged), never runs it as a story that only looks like the bug
+	// and never leaves it out silently.
+	Needs []string `yaml:"needs,omitempty"`
+}
+
+// Needs is every need a finding may name, each with the words a suite's
+// refusal uses ("needs " + words). Written once: a new capability that
+// lands takes its need out of here, and the validation then names every
+// cell that still claims it.
+var Needs = map[string]string{
+	"java-share-consumer": "the Java client's share consumer (KafkaShareConsumer) as a workload, at a release before " +
+		"and after the fix, its acknowledgement commit callback recorded in the history",
+	"bootstrap-faults": "faults during bootstrap: a schedule that starts before the cluster is ready, " +
+		"aimed at the controller quorum while it formats and first activates",
+	"commit-without-leader-epoch": "a consumer-group client that commits offsets without a leader epoch, " +
+		"the commits recorded in the history",
+	"coordinator-state": "the group coordinator's state as evidence: committed offsets and membership read back " +
+		"after a coordinator move and held against what the group's members did",
+	"refused-feature-evidence": "a feature-level change whose refusal is the story's outcome (a metric), " +
+		"not a schedule that did not play out, on a quorum whose controllers run different releases",
 }
 
 // FindingInfo is the finding as run.json and the report carry it (nil
@@ -28,7 +57,21 @@ func (s *Scenario) FindingInfo() *histories.Finding {
 	if s.Finding == nil {
 		return nil
 	}
-	return &histories.Finding{Status: oneLine(s.Finding.Status), Steps: oneLine(s.Finding.Steps)}
+	return &histories.Finding{Status: oneLine(s.Finding.Status), Steps: oneLine(s.Finding.Steps),
+		Needs: slices.Clone(s.Finding.Needs)}
+}
+
+// NeedsText is why the scenario cannot run yet, "needs A; B" in the
+// words of Needs, or "" when it lacks nothing.
+func (s *Scenario) NeedsText() string {
+	if s.Finding == nil || len(s.Finding.Needs) == 0 {
+		return ""
+	}
+	var out []string
+	for _, n := range s.Finding.Needs {
+		out = append(out, Needs[n]+" ("+n+")")
+	}
+	return "needs " + strings.Join(out, "; ")
 }
 
 // oneLine joins a YAML block's lines with single spaces.
@@ -46,6 +89,17 @@ func (f *FindingSpec) check() []error {
 	}
 	if strings.TrimSpace(f.Steps) == "" {
 		errs = append(errs, errors.New("finding.steps: missing: the minimal steps that show the bug, in words"))
+	}
+	seen := map[string]bool{}
+	for i, n := range f.Needs {
+		switch {
+		case Needs[n] == "":
+			errs = append(errs, fmt.Errorf("finding.needs[%d]: unknown need %q: want one of %s", i, n,
+				strings.Join(slices.Sorted(maps.Keys(Needs)), ", ")))
+		case seen[n]:
+			errs = append(errs, fmt.Errorf("finding.needs[%d]: %q listed twice", i, n))
+		}
+		seen[n] = true
 	}
 	return errs
 }
