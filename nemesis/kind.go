@@ -137,6 +137,11 @@ type Draw struct {
 	// needs (planTarget); otherwise at one random broker unless the
 	// schedule's targets say otherwise.
 	Links bool
+	// AnyBroker says a drawn step takes no target unless the schedule's
+	// targets give one: a request fault selects its own requests, and one
+	// aimed at a random broker would select nothing on a broker that leads
+	// no partition.
+	AnyBroker bool
 }
 
 // NotDrawn is the Draw of a kind a random schedule never draws.

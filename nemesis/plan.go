@@ -74,7 +74,8 @@ func randomNetem(rs RandomSchedule) *NetemSpec {
 func planStep(r *prng, rs RandomSchedule, name string, ids []int32) Step {
 	fault, shape, _ := randomFault(name)
 	k, _ := LookupKind(fault)
-	st := Step{Fault: fault, Target: planTarget(r, rs.Targets, k.Draw != nil && k.Draw.Links, shape, ids)}
+	links, anyBroker := k.Draw != nil && k.Draw.Links, k.Draw != nil && k.Draw.AnyBroker
+	st := Step{Fault: fault, Target: planTarget(r, rs.Targets, links, anyBroker, shape, ids)}
 	if k.Draw != nil && k.Draw.Params != nil {
 		st.Params = k.Draw.Params(rs, shape)
 	}
@@ -237,7 +238,10 @@ func validatePeriods(r *RandomSchedule, add addFunc) {
 
 // planTarget picks a fault's target: the schedule's targets where they fit
 // the fault, a per-fault default otherwise, with random roles drawn now.
-func planTarget(r *prng, given *Target, links bool, shape string, brokers []int32) *Target {
+func planTarget(r *prng, given *Target, links, anyBroker bool, shape string, brokers []int32) *Target {
+	if anyBroker && given == nil {
+		return nil
+	}
 	var t *Target
 	if given != nil {
 		c := *given

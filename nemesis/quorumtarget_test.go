@@ -138,7 +138,7 @@ func TestPlanTargetQuorumShapes(t *testing.T) {
 		{&Target{Role: RoleControllerFollowers}, "controller-followers []"},
 		{&Target{Role: RoleNodes, Nodes: []int32{1001}}, "nodes [1001]"},
 	} {
-		got := planTarget(newPRNG(1), tc.given, true, ShapeFromVoters, []int32{0, 1, 2})
+		got := planTarget(newPRNG(1), tc.given, true, false, ShapeFromVoters, []int32{0, 1, 2})
 		if s := fmt.Sprintf("%s %v", got.Role, got.Nodes); s != tc.want {
 			t.Errorf("targets %+v: got %s, want %s", tc.given, s, tc.want)
 		}

@@ -45,10 +45,35 @@ var _ RequestProxy = (*proxy.Proxy)(nil)
 // backend's brokers), is healed by the requests heal, acts on what a
 // client hears, so it can neither lose an acknowledged record by itself
 // nor move a leader, and proves itself by the proxy's count.
-func requestKind(a proxy.ActionKind, color string) Kind {
+//
+// A random schedule draws it (rank: its place among the drawable kinds,
+// after every kind before it) on the one API every workload sends,
+// Produce (drawnRequest).
+func requestKind(a proxy.ActionKind, color string, rank int) Kind {
 	return Kind{Name: string(a), New: func() Params { return &RequestParams{} },
 		Heal: requestHeal, Color: color, LosesAcked: No, MovesLeaders: No, OnClients: true,
-		Draw: NotDrawn, Proof: Proved, Requests: true}
+		Draw: &Draw{Rank: rank, AnyBroker: true, Params: func(RandomSchedule, string) Params { return drawnRequest(a) }},
+		Proof: Proved, Requests: true}
+}
+
+// drawnRequest is a drawn request fault's parameters: on Produce (a
+// delay holds it 2 s), every client, the first two
+// requests selected, proved within 10 s, so that a drawn fault acts at
+// once on any workload that produces, and a period's heal ends it. A
+// rewrite-error or error-response answers NOT_LEADER_OR_FOLLOWER, the
+// error a leader move gives: the client must refresh its metadata and
+// send again.
+func drawnRequest(a proxy.ActionKind) *RequestParams {
+	rp := &RequestParams{API: []string{"Produce"}, First: 2, Within: Duration(10 * time.Second)}
+	switch a {
+	case proxy.Delay:
+		rp.Delay = Duration(2 * time.Second)
+	case proxy.DuplicateRequest:
+		rp.Delay = Duration(200 * time.Millisecond)
+	case proxy.ErrorResponse, proxy.RewriteError:
+		rp.Error = "NOT_LEADER_OR_FOLLOWER"
+	}
+	return rp
 }
 
 // requestHeal removes every request rule still active.
@@ -171,17 +196,27 @@ type requestFault struct {
 
 func (f *requestFault) Name() string { return string(f.action) }
 
+// Spec is the step's own keys as the invoke records them, every one that
+// is set, so that the realised schedule replays the same step (a
+// shrinker's repro.yaml).
 func (f *requestFault) Spec() map[string]any {
-	s := map[string]any{"api": f.params.API}
-	if f.params.Clients != "" {
-		s["clients"] = f.params.Clients
+	rp := f.params
+	s := map[string]any{"api": rp.API}
+	set := func(key string, v any, on bool) {
+		if on {
+			s[key] = v
+		}
 	}
-	if f.params.Client != nil {
-		s["client"] = *f.params.Client
-	}
-	if f.target != nil {
-		s["target"] = f.target
-	}
+	set("clients", rp.Clients, rp.Clients != "")
+	set("client", rp.Client, rp.Client != nil)
+	set("first", rp.First, rp.First != 0)
+	set("probability", rp.Probability, rp.Probability != 0)
+	set("for", rp.For, rp.For != 0)
+	set("within", rp.Within, rp.Within != 0)
+	set("delay", rp.Delay, rp.Delay != 0)
+	set("response", rp.Response, rp.Response)
+	set("error", rp.Error, rp.Error != "")
+	set("target", f.target, f.target != nil)
 	return s
 }
 

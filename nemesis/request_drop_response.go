@@ -6,4 +6,4 @@ import "github.com/kchaos/kchaos/nemesis/proxy"
 // hears: an EndTxn committed that the producer may report failed (KIP-890
 // part 2), a Produce appended that the producer sends again, an
 // OffsetCommit stored that the member thinks lost (request.go).
-var dropResponseKind = requestKind(proxy.DropResponse, "#a93226")
+var dropResponseKind = requestKind(proxy.DropResponse, "#a93226", 9)

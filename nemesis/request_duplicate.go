@@ -6,4 +6,4 @@ import "github.com/kchaos/kchaos/nemesis/proxy"
 // on the same connection: a replayed Produce or EndTxn that the broker
 // must refuse or apply once (idempotence, fencing); the duplicate's answer
 // goes only into the history (request.go).
-var duplicateRequestKind = requestKind(proxy.DuplicateRequest, "#6c3483")
+var duplicateRequestKind = requestKind(proxy.DuplicateRequest, "#6c3483", 11)

@@ -6,4 +6,4 @@ import "github.com/kchaos/kchaos/nemesis/proxy"
 // error (NOT_LEADER_OR_FOLLOWER, COORDINATOR_LOAD_IN_PROGRESS, ...): the
 // broker never sees it, and the client takes the error path it would take
 // for a real one (request.go).
-var errorResponseKind = requestKind(proxy.ErrorResponse, "#117864")
+var errorResponseKind = requestKind(proxy.ErrorResponse, "#117864", 13)
