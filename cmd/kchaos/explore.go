@@ -30,6 +30,7 @@ func newExploreCmd() *cobra.Command {
 		tries     int
 		shard     string
 		fresh     bool
+		strategy  string
 	)
 	cmd := &cobra.Command{
 		Use:   "explore NAME|FILE [--runs N | --for DURATION]",
@@ -40,6 +41,19 @@ else every fault a random schedule can draw that the backend can apply, two at
 a time for 10 s with 10 s of quiet between (Jepsen's rotating subsets);
 --faults replaces the mix. Run i draws with a seed derived from --seed and i,
 so the same --seed redraws the same schedules.
+
+--strategy guided chooses each run's faults, their targets (the leader or
+the followers of partition 0) and their moments from the coverage the runs
+before reached: each run's history is abstracted into states (ISR against
+min.insync.replicas, leader alive, paused, down, fenced or offline, ELR,
+the last election clean, ELR or unclean, truncations, quorum and
+coordinator moves) and the transitions each fault caused, written to the
+run's coverage.json and summed in the exploration's; a seeded UCB1 bandit
+picks the faults that paid new transitions or were never tried, and waits
+for their effect with until steps bounded by replica.lag.time.max.ms and
+broker.session.timeout.ms. Each guided schedule is a scripted scenario,
+kept in schedules/run-NNN.yaml. random (the default) stays until
+measurements show guided finds more.
 
 A run is a finding when its verdict is invalid or it breaks one of the
 scenario's invariant outcome checks (one a run where nothing happened holds,
@@ -92,6 +106,10 @@ cluster).`,
 			if err != nil {
 				return badInput(err)
 			}
+			strat, err := explore.ParseStrategy(strategy)
+			if err != nil {
+				return badInput(err)
+			}
 			// --seed is the exploration's base seed, not one run's.
 			base := f.seed
 			f.seed = 0
@@ -109,6 +127,12 @@ cluster).`,
 			if err != nil {
 				return badInput(err)
 			}
+			if strat == explore.StrategyGuided {
+				// A mix guided cannot aim is refused before any cluster.
+				if _, err := explore.Guide(e, 1, nil); err != nil {
+					return badInput(fmt.Errorf("--strategy guided: %w", err))
+				}
+			}
 			if why := harness.Reusable(e); why != "" && cmd.Flags().Changed("fresh") && !fresh {
 				return badInput(fmt.Errorf("--fresh=false: runs of %s cannot share a cluster (%s)", e.Name, why))
 			}
@@ -116,7 +140,7 @@ cluster).`,
 			var dir string
 			serr := session(func(ctx context.Context, p *progress.Printer) error {
 				cfg := explore.Config{Scenario: e, Runs: runs, For: forD, Seed: base, Shard: sh, Store: f.store, Keep: keep,
-					ShrinkFor: shrinkFor, Tries: tries, NoShrink: noShrink,
+					ShrinkFor: shrinkFor, Tries: tries, NoShrink: noShrink, Strategy: strat,
 					OnRun: func(pr explore.Progress) {
 						p.Finish()
 						fmt.Fprintf(os.Stderr, "explore: run %d (seed %d): %s %v; %d runs, %d findings, %.1f runs/hour\n",
@@ -152,6 +176,7 @@ cluster).`,
 	fl.BoolVar(&noShrink, "no-shrink", false, "keep findings as found (original.yaml), without shrinking")
 	fl.IntVar(&tries, "tries", explore.DefaultTries, "K: runs per shrink candidate, and reruns of the final repro")
 	fl.BoolVar(&fresh, "fresh", false, "start a fresh cluster for every run (default: runs share one while no fault leaves state and it is healthy)")
+	fl.StringVar(&strategy, "strategy", explore.StrategyRandom, "how each run's faults are chosen: random (seeded random schedules) or guided (from the coverage of abstract states the runs before reached; docs/explore.md)")
 	fl.StringVar(&shard, "shard", "", "do shard I of N of the runs (I/N, e.g. 2/4): for CI runners; join them with 'kchaos merge'")
 	return cmd
 }

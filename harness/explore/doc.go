@@ -12,4 +12,10 @@
 // findings and edits scenarios. The shrinker and the sharding are pure
 // (an Oracle runs the candidates), so they are unit-tested without a
 // cluster.
+//
+// Guided exploration (issue 40, --strategy guided) is pure too: package
+// states abstracts each run's history into states and the transitions
+// its faults caused (coverage.json), and Guide, a function of the seed,
+// the coverage so far and the scenario, writes the next run's schedule
+// as a scripted scenario, so that shrink and repro take it unchanged.
 package explore

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/explore/states"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/internal/owned"
 )
@@ -120,6 +121,13 @@ type Config struct {
 	Now   func() time.Time
 	OnRun func(Progress)
 	Log   func(string)
+	// Strategy is StrategyRandom ("": the same) or StrategyGuided: each
+	// run's schedule chosen by Guide from the coverage of the runs before
+	// it, written to schedules/run-<i>.yaml so that any run can be redone
+	// alone. A guided run's schedule is known only once the run before
+	// it ended, so no cluster is started ahead for it: runs share one
+	// cluster (the default) or each starts its own.
+	Strategy string
 }
 
 // DefaultShrinkFor is a finding's shrink budget unless --shrink-for says.
@@ -183,6 +191,13 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 		defer cfg.Ahead(nil, "")
 	}
 	failedInARow := 0
+	guided := cfg.Strategy == StrategyGuided
+	sum.Strategy = StrategyRandom
+	if guided {
+		sum.Strategy = StrategyGuided
+	}
+	var total states.Coverage
+	var history []*states.Coverage
 	next := WithSeed(cfg.Scenario, RunSeed(cfg.Seed, cfg.Shard.Next(0)))
 	for i := cfg.Shard.Next(0); ; i = cfg.Shard.Next(i + 1) {
 		if ctx.Err() != nil || cfg.Runs > 0 && i >= cfg.Runs || cfg.For > 0 && cfg.Now().Sub(begin) >= cfg.For {
@@ -194,13 +209,43 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 		} else {
 			next = nil
 		}
+		var choices []Choice
+		if guided {
+			g, gerr := Guide(cfg.Scenario, RunSeed(cfg.Seed, i), history)
+			if gerr == nil {
+				gerr = os.MkdirAll(filepath.Join(dir, "schedules"), 0o755)
+			}
+			if gerr == nil {
+				gerr = writeScenario(filepath.Join(dir, "schedules", fmt.Sprintf("run-%03d.yaml", i)), g.Scenario)
+			}
+			if gerr != nil {
+				return sum, dir, gerr
+			}
+			s, choices = g.Scenario, g.Choices
+		}
 		if cfg.Ahead != nil {
-			cfg.Ahead(next, runs)
+			if guided {
+				cfg.Ahead(nil, runs) // unknown until this run's coverage is: keep, never start ahead
+			} else {
+				cfg.Ahead(next, runs)
+			}
 		}
 		start := cfg.Now()
 		out, err := run(ctx, s, runs)
 		rec := RunRecord{Index: i, Seed: s.Seed, Seconds: cfg.Now().Sub(start).Seconds(), Classes: out.Classes, ScheduleErr: out.ScheduleErr,
-			ReusedFrom: out.ReusedFrom, ReuseRefused: out.ReuseRefused}
+			ReusedFrom: out.ReusedFrom, ReuseRefused: out.ReuseRefused, Guided: choices}
+		if err == nil && out.Dir != "" {
+			cov, cerr := RunCoverage(out.Dir)
+			if cerr != nil {
+				rec.CoverageErr = cerr.Error()
+			}
+			rec.NewTransitions = len(total.Add(cov))
+			history = append(history, cov)
+			sum.Transitions = total.Distinct()
+			if werr := total.Write(filepath.Join(dir, states.CoverageFile)); werr != nil {
+				return sum, dir, werr
+			}
+		}
 		if !lastEnd.IsZero() && !out.WorkloadStarted.IsZero() {
 			rec.IdleSeconds = out.WorkloadStarted.Sub(lastEnd).Seconds()
 		}

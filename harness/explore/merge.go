@@ -2,12 +2,15 @@ package explore
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/kchaos/kchaos/harness/explore/states"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/owned"
@@ -31,6 +34,10 @@ type Merged struct {
 	RunRecords  []RunRecord     `json:"run_records"`
 	Findings    []FindingRecord `json:"findings"`
 	RunsPerHour float64         `json:"runs_per_hour"`
+	// Transitions are the distinct transitions the shards covered
+	// together: the sum of their coverage.json, written beside merged.json.
+	Transitions int `json:"transitions"`
+	coverage    states.Coverage
 }
 
 // Merge joins exploration folders (each with its explore.json) that are
@@ -77,7 +84,13 @@ func Merge(dirs []string) (*Merged, error) {
 			m.Findings = append(m.Findings, f)
 		}
 		m.RunsPerHour += s.RunsPerHour
+		if c, err := states.Read(filepath.Join(dir, states.CoverageFile)); err == nil {
+			m.coverage.Add(c)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, bad("%v", err)
+		}
 	}
+	m.Transitions = m.coverage.Distinct()
 	for i := 1; i <= m.Shards; i++ {
 		if _, ok := seen[i]; ok {
 			m.Present = append(m.Present, i)
@@ -139,8 +152,13 @@ func (m *Merged) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := owned.CheckAll(dir, "merged.json", "merged.md"); err != nil {
+	if err := owned.CheckAll(dir, "merged.json", "merged.md", states.CoverageFile); err != nil {
 		return err
+	}
+	if m.coverage.Runs > 0 {
+		if err := m.coverage.Write(filepath.Join(dir, states.CoverageFile)); err != nil {
+			return err
+		}
 	}
 	if err := writeJSON(filepath.Join(dir, "merged.json"), m); err != nil {
 		return err
@@ -159,7 +177,8 @@ func (m *Merged) Markdown() string {
 	if len(m.Failed) > 0 {
 		fmt.Fprintf(&b, " **Shards with no run judged: %v** (every run failed before its check).", m.Failed)
 	}
-	fmt.Fprintf(&b, "\n\n%d runs, %d findings, %.1f runs per hour over all shards.\n\n", len(m.RunRecords), len(m.Findings), m.RunsPerHour)
+	fmt.Fprintf(&b, "\n\n%d runs, %d findings, %.1f runs per hour, %d distinct transitions over all shards.\n\n", len(m.RunRecords), len(m.Findings),
+		m.RunsPerHour, m.Transitions)
 	writeFindings(&b, m.Findings, "")
 	b.WriteString("## Runs\n\n| run | seed | verdict | anomalies |\n|---|---|---|---|\n")
 	for _, r := range m.RunRecords {

@@ -52,6 +52,13 @@ func Realised(events []histories.Event) ([]nemesis.Step, error) {
 			}
 			continue
 		}
+		if histories.IsBookkeeping(inv.F) {
+			// An until (a guided schedule's wait for a fault's effect,
+			// a story's condition): the repro waits the time it took,
+			// which the gap to the next op, measured from the op before,
+			// holds.
+			continue
+		}
 		if w := time.Duration(inv.Time - last).Round(WaitResolution); w > 0 {
 			steps = append(steps, nemesis.Step{Wait: nemesis.Duration(w)})
 		}

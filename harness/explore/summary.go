@@ -41,9 +41,14 @@ type Summary struct {
 	Interrupted bool    `json:"interrupted,omitempty"`
 	// Stopped says why the exploration ended before its runs or time
 	// (MaxFailedInARow runs in a row failed before their check).
-	Stopped    string          `json:"stopped,omitempty"`
-	RunRecords []RunRecord     `json:"run_records"`
-	Findings   []FindingRecord `json:"findings"`
+	Stopped string `json:"stopped,omitempty"`
+	// Strategy is how the runs' schedules were drawn (StrategyRandom,
+	// StrategyGuided); Transitions the distinct transitions the runs
+	// covered (coverage.json beside explore.json: their sum).
+	Strategy    string          `json:"strategy,omitempty"`
+	Transitions int             `json:"transitions"`
+	RunRecords  []RunRecord     `json:"run_records"`
+	Findings    []FindingRecord `json:"findings"`
 }
 
 // RunRecord is one run of an exploration.
@@ -65,6 +70,13 @@ type RunRecord struct {
 	// not leave its cluster to the next run.
 	ReusedFrom   string `json:"reused_from,omitempty"`
 	ReuseRefused string `json:"reuse_refused,omitempty"`
+	// NewTransitions is how many transitions the run covered that no run
+	// before it had (its coverage.json); CoverageErr why its history
+	// could not be abstracted.
+	NewTransitions int    `json:"new_transitions"`
+	CoverageErr    string `json:"coverage_error,omitempty"`
+	// Guided are the guided strategy's choices behind the run's schedule.
+	Guided []Choice `json:"guided,omitempty"`
 }
 
 // FindingRecord is one finding (finding.json, and a line of the
@@ -112,7 +124,11 @@ func (s *Summary) Markdown() string {
 	if s.Shard != "" {
 		fmt.Fprintf(&b, ", shard %s", s.Shard)
 	}
-	fmt.Fprintf(&b, ".\nMix: %s.\n\n", strings.Join(s.Faults, ", "))
+	fmt.Fprintf(&b, ".\nMix: %s.", strings.Join(s.Faults, ", "))
+	if s.Strategy != "" {
+		fmt.Fprintf(&b, " Strategy: %s; %d distinct transitions covered (coverage.json).", s.Strategy, s.Transitions)
+	}
+	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "%d runs, %d findings, %.1f runs per hour (%.0f s exploring, %.0f s shrinking)", len(s.RunRecords), len(s.Findings),
 		s.RunsPerHour, s.Seconds-s.ShrinkSeconds, s.ShrinkSeconds)
 	if s.IdleSeconds > 0 {
@@ -126,7 +142,7 @@ func (s *Summary) Markdown() string {
 	}
 	b.WriteString(".\n\n")
 	writeFindings(&b, s.Findings, "")
-	b.WriteString("## Runs\n\n| run | seed | verdict | anomalies | seconds | note |\n|---|---|---|---|---|---|\n")
+	b.WriteString("## Runs\n\n| run | seed | verdict | anomalies | seconds | new transitions | note |\n|---|---|---|---|---|---|---|\n")
 	for _, r := range s.RunRecords {
 		note := r.Finding
 		if r.ReusedFrom != "" {
@@ -137,7 +153,11 @@ func (s *Summary) Markdown() string {
 		} else if r.ScheduleErr != "" {
 			note = strings.TrimSpace(note + " schedule did not play out: " + r.ScheduleErr)
 		}
-		fmt.Fprintf(&b, "| %d | %d | %s | %s | %.0f | %s |\n", r.Index, r.Seed, r.Verdict, orDash(strings.Join(r.Classes, ", ")), r.Seconds, oneLine(note))
+		if len(r.Guided) > 0 {
+			note = strings.TrimSpace(note + " guided: " + choicesText(r.Guided))
+		}
+		fmt.Fprintf(&b, "| %d | %d | %s | %s | %.0f | %d | %s |\n", r.Index, r.Seed, r.Verdict, orDash(strings.Join(r.Classes, ", ")), r.Seconds,
+			r.NewTransitions, oneLine(note))
 	}
 	return b.String()
 }

@@ -1,0 +1,247 @@
+package explore
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/harness/explore/states"
+	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
+)
+
+// kafkaModel plays a scripted schedule on a three-broker, one-partition
+// Kafka in miniature (RF 3, min.insync.replicas 1, unclean election on)
+// and writes the history it would record: the observer's samples and the
+// nemesis ops. A cut of the leader from its followers shrinks the ISR to
+// the leader; killing or pausing the leader elects a follower, cleanly
+// when the ISR holds one, else uncleanly, and an unclean election after
+// the leader acked alone loses acked records (s2's story). It lets the
+// guided strategy's loop (schedule, run, coverage, next schedule) run
+// without a cluster.
+func kafkaModel(t *testing.T) Runner {
+	return func(_ context.Context, s *scenario.Scenario, store string) (Judged, error) {
+		if err := os.MkdirAll(store, 0o755); err != nil {
+			return Judged{}, err
+		}
+		dir, err := os.MkdirTemp(store, "run-")
+		if err != nil {
+			return Judged{}, err
+		}
+		var evs []histories.Event
+		tm := int64(0)
+		add := func(proc int, typ histories.Type, f string, v any) {
+			b, _ := json.Marshal(v)
+			evs = append(evs, histories.Event{Index: int64(len(evs)), Time: tm, Process: proc, Type: typ, F: f, Value: b})
+			tm += 1e8
+		}
+		leader, epoch, isr := int32(0), int32(0), []int32{0, 1, 2}
+		cut, lost := false, false
+		observe := func() {
+			add(histories.ObserverProcess, histories.OK, histories.FObserve, histories.ObserveValue{Topic: s.Topic.Name, Leader: leader, LeaderEpoch: epoch, ISR: isr, HighWatermark: 1})
+		}
+		observe()
+		for _, st := range s.Nemesis.Steps {
+			if st.Until != nil {
+				u := histories.Until{Condition: st.Until.String(), Partition: st.Until.Partition, ISR: st.Until.ISR, Offline: st.Until.Offline,
+					Fenced: st.Until.Fenced, Optional: st.Optional, TimeoutMS: st.Timeout.Std().Milliseconds()}
+				add(histories.NemesisProcess, histories.Invoke, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()})
+				u.Held = true
+				add(histories.NemesisProcess, histories.OK, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()})
+				continue
+			}
+			if st.Fault == "" && st.Heal == "" {
+				continue
+			}
+			if st.Heal != "" {
+				add(histories.NemesisProcess, histories.Invoke, histories.FHeal, histories.NemesisValue{Fault: st.Heal})
+				add(histories.NemesisProcess, histories.OK, histories.FHeal, histories.NemesisValue{Fault: st.Heal})
+				cut, isr = false, []int32{0, 1, 2}
+				observe()
+				continue
+			}
+			spec := map[string]any{"target": st.Target}
+			if p, ok := st.Params.(*nemesis.PartitionParams); ok {
+				spec["shape"] = p.Shape
+			}
+			var specMap map[string]any
+			b, _ := json.Marshal(spec)
+			_ = json.Unmarshal(b, &specMap)
+			add(histories.NemesisProcess, histories.Invoke, st.Fault, histories.NemesisValue{Fault: st.Fault, Details: specMap})
+			var nodes []int32
+			switch role := st.Target.Role; {
+			case st.Fault == histories.FPartition:
+				nodes, cut, isr = []int32{0, 1, 2}, true, []int32{leader}
+			case role == nemesis.RoleLeader && leader >= 0:
+				nodes = []int32{leader}
+				rest := slices.DeleteFunc(slices.Clone(isr), func(n int32) bool { return n == leader })
+				if len(rest) == 0 {
+					lost = lost || cut
+					rest = []int32{(leader + 1) % 3} // unclean
+				}
+				leader, epoch, isr = rest[0], epoch+1, rest
+			case role == nemesis.RoleFollowers:
+				nodes = slices.DeleteFunc(slices.Clone(isr), func(n int32) bool { return n == leader })
+				isr = []int32{leader}
+			}
+			add(histories.NemesisProcess, histories.OK, st.Fault, histories.NemesisValue{Fault: st.Fault, Nodes: nodes, Details: specMap})
+			observe()
+		}
+		f, err := os.Create(filepath.Join(dir, checker.HistoryFile))
+		if err != nil {
+			return Judged{}, err
+		}
+		enc := json.NewEncoder(f)
+		for _, e := range evs {
+			_ = enc.Encode(e)
+		}
+		f.Close()
+		info := histories.RunInfo{Topic: s.Topic.Name, Replication: 3, TopicConfigs: map[string]string{"min.insync.replicas": "1"}}
+		if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), info); err != nil {
+			return Judged{}, err
+		}
+		out := Judged{Dir: dir, Verdict: checker.Valid}
+		if lost {
+			out.Verdict, out.Classes = checker.Invalid, []string{"lost-write"}
+		}
+		return out, nil
+	}
+}
+
+// TestGuidedExploreLoop: an exploration with --strategy guided against
+// the model: every run's schedule is a scripted scenario recorded in
+// schedules/, with the choices behind it in explore.json; each run's
+// coverage.json is in its folder and their sum beside explore.json; the
+// same seed against the same (deterministic) model redraws the same
+// schedules.
+func TestGuidedExploreLoop(t *testing.T) {
+	base := untargetedWeak(t)
+	explore := func(seed int64) (*Summary, string) {
+		sum, dir, err := Explore(context.Background(), Config{Scenario: base, Runs: 10, Seed: seed, Store: t.TempDir(),
+			NoShrink: true, Strategy: StrategyGuided}, kafkaModel(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum, dir
+	}
+	findings := 0
+	for _, seed := range []int64{1, 2} {
+		sum, dir := explore(seed)
+		findings += len(sum.Findings)
+		if sum.Strategy != StrategyGuided || sum.Transitions == 0 {
+			t.Errorf("seed %d: strategy %q, %d transitions", seed, sum.Strategy, sum.Transitions)
+		}
+		total := 0
+		for _, r := range sum.RunRecords {
+			total += r.NewTransitions
+			if len(r.Guided) == 0 || r.CoverageErr != "" {
+				t.Errorf("seed %d run %d: choices %v, coverage error %q", seed, r.Index, r.Guided, r.CoverageErr)
+			}
+			s, err := scenario.Load(filepath.Join(dir, "schedules", "run-"+pad3(r.Index)+".yaml"), nil)
+			if err != nil || s.Nemesis.Random != nil || s.Seed != r.Seed {
+				t.Errorf("seed %d run %d: recorded schedule %v (random %v)", seed, r.Index, err, s != nil && s.Nemesis.Random != nil)
+			}
+		}
+		if total != sum.Transitions {
+			t.Errorf("seed %d: runs' new transitions sum to %d, the exploration covered %d", seed, total, sum.Transitions)
+		}
+		cov, err := states.Read(filepath.Join(dir, states.CoverageFile))
+		if err != nil || cov.Distinct() != sum.Transitions || cov.Runs != 10 {
+			t.Errorf("seed %d: coverage.json %v: %d distinct over %d runs", seed, err, cov.Distinct(), cov.Runs)
+		}
+		for _, f := range sum.Findings {
+			if _, err := os.Stat(filepath.Join(dir, f.Dir, "original-run", states.CoverageFile)); err != nil {
+				t.Errorf("seed %d: finding %s has no coverage.json: %v", seed, f.ID, err)
+			}
+			// The untils the guided schedule waited on are no steps of
+			// the realised repro: it loads, with its fault steps.
+			if f.Err != "" || f.Steps == 0 {
+				t.Errorf("seed %d: finding %s: %d fault steps, error %q", seed, f.ID, f.Steps, f.Err)
+			}
+			if _, err := scenario.Load(filepath.Join(dir, f.Dir, "original.yaml"), nil); err != nil {
+				t.Errorf("seed %d: finding %s: original.yaml does not load: %v", seed, f.ID, err)
+			}
+		}
+	}
+	if findings == 0 {
+		t.Error("no finding in 20 runs: the repro of a guided run is not exercised")
+	}
+	a, _ := explore(9)
+	b, _ := explore(9)
+	for i := range a.RunRecords {
+		if !slices.Equal(a.RunRecords[i].Guided, b.RunRecords[i].Guided) {
+			t.Errorf("seed 9 run %d: %v then %v", i, a.RunRecords[i].Guided, b.RunRecords[i].Guided)
+		}
+	}
+}
+
+// TestGuidedFindsTheModelsLoss: the loss the model holds (cut the leader
+// from its followers, let the ISR shrink to it, then kill or pause it)
+// is found within 20 runs for each of 20 seeds. Choosing uniformly among
+// the same aims (five: the cut, kill and pause at the leader or the
+// followers) draws it with probability 1/5 x 2/4 = 1/10 a run: within 20
+// runs 88% of the time, for all 20 seeds 8% of the time. A model, not a
+// cluster: what it shows is that the loop learns (coverage in, schedule
+// out), not how guided compares with kchaos's random schedules on Kafka
+// (docs/explore.md: not measured yet).
+func TestGuidedFindsTheModelsLoss(t *testing.T) {
+	base := untargetedWeak(t)
+	sum := 0
+	for seed := int64(1); seed <= 20; seed++ {
+		s, _, err := Explore(context.Background(), Config{Scenario: base, Runs: 20, Seed: seed, Store: t.TempDir(),
+			NoShrink: true, Strategy: StrategyGuided}, kafkaModel(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := slices.IndexFunc(s.RunRecords, func(r RunRecord) bool { return len(r.Classes) > 0 })
+		if first < 0 {
+			t.Errorf("seed %d: no finding in 20 runs", seed)
+			first = 20
+		}
+		sum += first + 1
+	}
+	t.Logf("mean runs to the first finding: %.1f (uniform: 8.8 expected, capped at 20)", float64(sum)/20)
+}
+
+func pad3(i int) string {
+	b, _ := json.Marshal(1000 + i)
+	return string(b)[1:]
+}
+
+// TestMergeSumsCoverage: the shards of a guided exploration merge into
+// one coverage: at least each shard's, at most their sum, over every
+// run, written beside merged.json.
+func TestMergeSumsCoverage(t *testing.T) {
+	base := untargetedWeak(t)
+	var dirs []string
+	most, sum := 0, 0
+	for i := 1; i <= 2; i++ {
+		s, dir, err := Explore(context.Background(), Config{Scenario: base, Runs: 6, Seed: 3, Store: t.TempDir(), Shard: Shard{I: i, N: 2},
+			NoShrink: true, Strategy: StrategyGuided}, kafkaModel(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+		most, sum = max(most, s.Transitions), sum+s.Transitions
+	}
+	m, err := Merge(dirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Transitions < most || m.Transitions > sum {
+		t.Errorf("merged %d distinct transitions, shards' %d at most and %d summed", m.Transitions, most, sum)
+	}
+	out := t.TempDir()
+	if err := m.Write(out); err != nil {
+		t.Fatal(err)
+	}
+	c, err := states.Read(filepath.Join(out, states.CoverageFile))
+	if err != nil || c.Distinct() != m.Transitions || c.Runs != 6 {
+		t.Errorf("merged coverage.json: %v, %d distinct, %d runs", err, c.Distinct(), c.Runs)
+	}
+}
