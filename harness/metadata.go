@@ -15,10 +15,10 @@ import (
 // metaRun is the metadata workload (workload.metadata) running beside the
 // producers, on its own unretried admin client.
 type metaRun struct {
-	m    *workloads.Metadata
-	adm  *admin.Client
-	done chan error
-	log  *slog.Logger
+	m        *workloads.Metadata
+	closeAdm func()
+	done     chan error
+	log      *slog.Logger
 }
 
 // startMetadata starts the metadata workload when the scenario has one
@@ -28,12 +28,12 @@ func startMetadata(ctx context.Context, s *scenario.Scenario, c cluster.Cluster,
 	if !cfg.Enabled() {
 		return nil, nil
 	}
-	adm, err := admin.NewOnce(c.Bootstrap())
+	adm, closeAdm, err := workloads.NewMetaAdmin(s.WorkloadConfig(), c.Bootstrap())
 	if err != nil {
 		return nil, fmt.Errorf("metadata workload: %w", err)
 	}
 	rf := int16(min(3, len(c.Brokers())))
-	mr := &metaRun{m: workloads.NewMetadata(cfg, adm, rec, rf, s.Seed), adm: adm, done: make(chan error, 1), log: log}
+	mr := &metaRun{m: workloads.NewMetadata(cfg, adm, rec, rf, s.Seed), closeAdm: closeAdm, done: make(chan error, 1), log: log}
 	go func() { mr.done <- mr.m.Run(ctx) }()
 	return mr, nil
 }
@@ -45,7 +45,7 @@ func (mr *metaRun) stop() error {
 	}
 	mr.m.Stop()
 	err := <-mr.done
-	mr.adm.Close()
+	mr.closeAdm()
 	st := mr.m.Stats()
 	mr.log.Info("metadata workload done", "ok", st.OK, "fail", st.Fail, "info", st.Info)
 	return err

@@ -52,7 +52,7 @@ var _ RequestProxy = (*proxy.Proxy)(nil)
 func requestKind(a proxy.ActionKind, color string, rank int) Kind {
 	return Kind{Name: string(a), New: func() Params { return &RequestParams{} },
 		Heal: requestHeal, Color: color, LosesAcked: No, MovesLeaders: No, OnClients: true,
-		Draw: &Draw{Rank: rank, AnyBroker: true, Params: func(RandomSchedule, string) Params { return drawnRequest(a) }},
+		Draw:  &Draw{Rank: rank, AnyBroker: true, Params: func(RandomSchedule, string) Params { return drawnRequest(a) }},
 		Proof: Proved, Requests: true}
 }
 

@@ -33,7 +33,8 @@ type TxnProducer interface {
 	Close()
 }
 
-// TxnDriver is a Driver with transactional producers (franz only).
+// TxnDriver is a Driver with transactional producers (franz-go and the
+// Java client).
 type TxnDriver interface {
 	// NewTxnProducer returns producer id's client, with transactional id
 	// TransactionalID(cfg.Topic, id). It connects lazily.

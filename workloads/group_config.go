@@ -38,8 +38,8 @@ type GroupConfig struct {
 	// new process under the same member name when the fault starts it.
 	Members int `yaml:"members,omitempty" json:"members,omitempty"`
 	// Protocol is the rebalance protocol: histories.ProtocolClassic
-	// (default) or histories.ProtocolConsumer (KIP-848, Kafka 4.0+,
-	// franz only).
+	// (default) or histories.ProtocolConsumer (KIP-848, Kafka 4.0+;
+	// franz-go and the Java client).
 	Protocol string `yaml:"protocol,omitempty" json:"protocol,omitempty"`
 	// Commit is CommitAuto (default) or CommitManual.
 	Commit string `yaml:"commit,omitempty" json:"commit,omitempty"`

@@ -4,25 +4,37 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 )
 
-// javaSource is the JVM side of the java driver. It ships inside the
-// kchaos binary, so that the driver needs no file beside it, and is built
-// on first use per client version (javaBuild).
+// javaSources is the JVM side of the java driver: every .java file of
+// javaclient/ (the main class and its handles). It ships inside the kchaos
+// binary, so that the driver needs no file beside it, and is built on
+// first use per client version (javaBuild).
 //
-//go:embed javaclient/KchaosClient.java
-var javaSource []byte
+//go:embed javaclient/*.java
+var javaSources embed.FS
 
-// javaMainClass is javaSource's class.
+// javaMainClass is the class the JVM runs.
 const javaMainClass = "KchaosClient"
+
+// javaSourceFiles lists javaSources' files by name (fs.Glob sorts them).
+func javaSourceFiles() []string {
+	names, err := fs.Glob(javaSources, "javaclient/*.java")
+	if err != nil {
+		panic(err) // the pattern is constant and valid
+	}
+	return names
+}
 
 // slf4jVersion is the logging binding the Java client runs with:
 // kafka-clients depends on slf4j-api (1.7 before 4.0) and would print
@@ -82,11 +94,20 @@ func javaBuildDir(version string) (string, error) {
 	return filepath.Join(cache, "kchaos", "java", version), nil
 }
 
-// javaStamp names what a build was made of (the source and the pom): a
-// build from another kchaos's source is rebuilt, never silently reused.
-func javaStamp(version string) string {
+// javaStamp names what a build was made of (every source file, by name
+// and content, and the pom): a build from another kchaos's source is
+// rebuilt, never silently reused.
+func javaStamp(version string) string { return javaStampOf(javaSources, version) }
+
+// javaStampOf is javaStamp of the sources in src.
+func javaStampOf(src fs.FS, version string) string {
 	h := sha256.New()
-	h.Write(javaSource)
+	names, _ := fs.Glob(src, "javaclient/*.java")
+	for _, name := range names {
+		b, _ := fs.ReadFile(src, name)
+		fmt.Fprintf(h, "%s %d\n", name, len(b))
+		h.Write(b)
+	}
 	h.Write([]byte(javaPom(version)))
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }
@@ -119,7 +140,7 @@ func javaBuildTools(version string) []string {
 }
 
 // javaBuild builds the driver for version unless built, and returns its
-// folder: classes/ (javaSource compiled) and lib/ (the jars). A lock file
+// folder: classes/ (every file of javaSources compiled) and lib/ (the jars). A lock file
 // keeps two kchaos processes from building one version at once; the
 // second waits, then finds the build done.
 func javaBuild(ctx context.Context, version string) (string, error) {
@@ -154,22 +175,30 @@ func javaBuild(ctx context.Context, version string) (string, error) {
 			return "", fmt.Errorf("driver java: %w", err)
 		}
 	}
-	src := filepath.Join(dir, "src", javaMainClass+".java")
-	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, "src"), 0o755); err != nil {
 		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(dir, "pom.xml"), []byte(javaPom(version)), 0o644); err != nil {
 		return "", err
 	}
-	if err := os.WriteFile(src, javaSource, 0o644); err != nil {
-		return "", err
+	var srcs []string
+	for _, name := range javaSourceFiles() {
+		b, err := javaSources.ReadFile(name)
+		if err != nil {
+			return "", err
+		}
+		src := filepath.Join(dir, "src", path.Base(name))
+		if err := os.WriteFile(src, b, 0o644); err != nil {
+			return "", err
+		}
+		srcs = append(srcs, src)
 	}
 	if out, err := runIn(ctx, dir, mvn, "-q", "-B", "-f", "pom.xml", "dependency:copy-dependencies",
 		"-DoutputDirectory=lib", "-DincludeScope=runtime"); err != nil {
 		return "", fmt.Errorf("driver java: Maven could not resolve org.apache.kafka:kafka-clients:%s (is it a release Maven Central serves, or in the local repository?): %w\n%s", version, err, out)
 	}
-	if out, err := runIn(ctx, dir, javac, "-nowarn", "--release", "17", "-d", "classes",
-		"-cp", filepath.Join("lib", "*"), src); err != nil {
+	args := append([]string{"-nowarn", "--release", "17", "-d", "classes", "-cp", filepath.Join("lib", "*")}, srcs...)
+	if out, err := runIn(ctx, dir, javac, args...); err != nil {
 		return "", fmt.Errorf("driver java: javac --release 17 failed against kafka-clients %s: %w\n%s", version, err, out)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "built"), []byte(javaStamp(version)+"\n"), 0o644); err != nil {

@@ -16,8 +16,11 @@ import (
 )
 
 // javaDriver is Apache Kafka's own Java client (org.apache.kafka:
-// kafka-clients), run in one JVM per workload run on the kchaos host and
-// driven over a line protocol (java_proc.go). Only records cross the
+// kafka-clients), run in one JVM per workload run on the kchaos host (and
+// one per group member, so that a member can crash alone: java_group.go)
+// and driven over a line protocol (java_proc.go). Producers, consumers,
+// transactional producers (java_txn.go), group members and the metadata
+// workload's admin client (java_admin.go) are handles in it. Only records cross the
 // protocol: the Go loops record the history with the host's clock, so the
 // history is the one the Go drivers write.
 type javaDriver struct{}
@@ -28,23 +31,21 @@ func (javaDriver) Name() string { return DriverJava }
 // refused by name rather than silently run with another client or not
 // at all.
 var javaNotYet = []struct {
-	path string
-	on   func(*Config) bool
+	path, msg string
+	on        func(*Config) bool
 }{
-	{"transactions.enabled", func(c *Config) bool { return c.Transactions.Enabled }},
-	{"group.id", func(c *Config) bool { return c.Group.Enabled() }},
-	{"shares.group", func(c *Config) bool { return c.Shares.Enabled() }},
-	{"metadata.clients", func(c *Config) bool { return c.Metadata.Enabled() }},
+	{"shares.group", "not yet with driver java (issue 39: no KafkaShareConsumer yet); use driver franz",
+		func(c *Config) bool { return c.Shares.Enabled() }},
 }
 
-// Refuse: what this slice of the java driver does not do, a client
-// version it cannot resolve, and a host without the JDK (java to run;
-// javac and mvn too until the driver is built for the version).
+// Refuse: what the java driver does not do yet, a client version it
+// cannot resolve, and a host without the JDK (java to run; javac and mvn
+// too until the driver is built for the version).
 func (javaDriver) Refuse(cfg Config) []FieldError {
 	var out []FieldError
 	for _, f := range javaNotYet {
 		if f.on(&cfg) {
-			out = append(out, FieldError{Path: f.path, Msg: "not yet with driver java (issue 39: produce/consume only so far); use driver franz"})
+			out = append(out, FieldError{Path: f.path, Msg: f.msg})
 		}
 	}
 	v, err := javaClientVersion(cfg)
@@ -122,7 +123,7 @@ func javaCommon(cfg Config, bootstrap []string, clientID string) map[string]stri
 func javaProducerProps(cfg Config, bootstrap []string, id int) map[string]string {
 	rt := cfg.RequestTimeout.Std()
 	delivery := time.Duration(cfg.Retries+1)*rt + time.Second
-	p := javaCommon(cfg, bootstrap, fmt.Sprintf("kchaos-producer-%d", id))
+	p := javaCommon(cfg, bootstrap, ProducerClientID(id))
 	set := map[string]string{
 		"acks":                                  string(cfg.Acks.normalize()),
 		"enable.idempotence":                    strconv.FormatBool(cfg.Idempotent),
@@ -145,7 +146,7 @@ func javaProducerProps(cfg Config, bootstrap []string, id int) map[string]string
 // which resets by its own rule and records the assign), the configured
 // isolation level, and 500 ms fetch waits as the Go drivers.
 func javaConsumerProps(cfg Config, bootstrap []string, id int) map[string]string {
-	p := javaCommon(cfg, bootstrap, fmt.Sprintf("kchaos-consumer-%d", id))
+	p := javaCommon(cfg, bootstrap, ConsumerClientID(id))
 	p["enable.auto.commit"] = "false"
 	p["auto.offset.reset"] = "none"
 	p["isolation.level"] = histories.ReadUncommitted
@@ -159,6 +160,12 @@ func javaConsumerProps(cfg Config, bootstrap []string, id int) map[string]string
 
 // javaOpen opens a client handle in the run's JVM.
 func javaOpen(cfg Config, bootstrap []string, op string, props map[string]string) (*jvm, int, error) {
+	return javaOpenWith(cfg, bootstrap, op, map[string]any{"props": props})
+}
+
+// javaOpenWith opens a client handle in the run's JVM with the open's
+// fields.
+func javaOpenWith(cfg Config, bootstrap []string, op string, fields map[string]any) (*jvm, int, error) {
 	v, err := javaClientVersion(cfg)
 	if err != nil {
 		return nil, 0, err
@@ -169,14 +176,23 @@ func javaOpen(cfg Config, bootstrap []string, op string, props map[string]string
 	if err != nil {
 		return nil, 0, err
 	}
-	octx, ocancel := context.WithTimeout(ctx, 30*time.Second)
-	defer ocancel()
-	r, err := j.call(octx, op, map[string]any{"props": props})
+	h, err := javaOpenOn(ctx, j, op, fields)
 	if err != nil {
 		releaseJVM(j)
-		return nil, 0, fmt.Errorf("java client: %s: %w", op, err)
+		return nil, 0, err
 	}
-	return j, r.Handle, nil
+	return j, h, nil
+}
+
+// javaOpenOn opens a client handle in j.
+func javaOpenOn(ctx context.Context, j *jvm, op string, fields map[string]any) (int, error) {
+	octx, ocancel := context.WithTimeout(ctx, 30*time.Second)
+	defer ocancel()
+	r, err := j.call(octx, op, fields)
+	if err != nil {
+		return 0, fmt.Errorf("java client: %s: %w", op, err)
+	}
+	return r.Handle, nil
 }
 
 // javaHandle is one client in the JVM; Close closes it and lets the JVM go.
@@ -294,25 +310,32 @@ func (c *javaConsumer) dropLate(ctx context.Context) {
 // empty and the next Poll returns that answer, since its records are
 // consumed in the JVM and must not go unrecorded.
 func (c *javaConsumer) Poll(ctx context.Context) (Fetch, error) {
+	r, err := c.pollResp(ctx)
+	if err != nil || r.ID == 0 {
+		return Fetch{}, err
+	}
+	return javaFetch(r)
+}
+
+// pollResp is Poll's answer as the JVM gave it; ID 0 (and no error): an
+// empty poll whose answer comes with the next.
+func (c *javaConsumer) pollResp(ctx context.Context) (javaResp, error) {
 	id, ch := c.lateID, c.late
 	if ch == nil {
 		var err error
 		id, ch, err = c.j.start("poll", map[string]any{"handle": c.h,
 			"timeout_ms": timeoutMS(ctx, pollWait, 50*time.Millisecond)})
 		if err != nil {
-			return Fetch{}, err
+			return javaResp{}, err
 		}
 	}
 	r, err := c.j.wait(ctx, id, ch, true)
 	if err != nil && ctx.Err() != nil && r.ID == 0 {
 		c.late, c.lateID = ch, id
-		return Fetch{}, nil // an empty poll; the answer comes with the next
+		return javaResp{}, nil // an empty poll; the answer comes with the next
 	}
 	c.late = nil
-	if err != nil {
-		return Fetch{}, err
-	}
-	return javaFetch(r)
+	return r, err
 }
 
 // javaFetch turns a poll's answer into a Fetch.

@@ -18,6 +18,39 @@ type JavaError struct {
 	Kafka     string `json:"kafka"`
 	Retriable bool   `json:"retriable"`
 	Timeout   bool   `json:"timeout"`
+	// NotAttempted: the client refused the request before sending it (a
+	// commitTransaction in an error state: see TxnHandle.end).
+	NotAttempted bool `json:"not_attempted,omitempty"`
+}
+
+// Is makes a JavaError match the franz-go error of the Kafka error it
+// carries (errors.Is(err, kerr.ProducerFenced), as txn_outcome.go's
+// IsFenced asks), and kerr.OperationNotAttempted when the client never
+// sent the request: kgo's word for a commit it refused to send, which
+// txnOutcome counts as definite (notAttempted).
+func (e *JavaError) Is(target error) bool {
+	ke, ok := target.(*kerr.Error)
+	if !ok {
+		return false
+	}
+	if e.NotAttempted && ke == kerr.OperationNotAttempted {
+		return true
+	}
+	c, ok := javaCode(e)
+	return ok && c == ke.Code
+}
+
+// javaImplied are the Java client's own exceptions that carry no Kafka
+// error code but mean one, named here by it:
+//   - CommitFailedException: the group's coordinator refused the commit
+//     because the member's generation (or KIP-848 member epoch) is no
+//     longer the group's (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
+//     STALE_MEMBER_EPOCH), or the client refused to send it outside a
+//     stable generation. Either way nothing was committed: named
+//     ILLEGAL_GENERATION, a definite commit error (group.go), as the
+//     franz-go member's commit in the same state ends.
+var javaImplied = map[string]string{
+	"org.apache.kafka.clients.consumer.CommitFailedException": "ILLEGAL_GENERATION",
 }
 
 func (e *JavaError) Error() string {
@@ -95,6 +128,9 @@ func javaCause(e *JavaError) string {
 
 // javaCode is the Kafka error code e carries, if it carries one.
 func javaCode(e *JavaError) (int16, bool) {
+	if name, ok := javaImplied[e.Class]; ok {
+		return javaCodes[name], true
+	}
 	if e.Kafka == "" || e.Kafka == "NONE" ||
 		e.Kafka == "UNKNOWN_SERVER_ERROR" && e.Class != "org.apache.kafka.common.errors.UnknownServerException" {
 		return 0, false

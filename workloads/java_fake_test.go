@@ -32,7 +32,9 @@ type fakeJVM struct {
 	polls   int
 	// pollHook may answer a poll itself (returning true).
 	pollHook func(n int, reply func(map[string]any)) bool
-	closed   int
+	// hook may answer any request itself (returning true), first.
+	hook   func(req map[string]any, reply func(map[string]any)) bool
+	closed int
 }
 
 // startFakeJVM installs fake as the registry's JVM starter for the test.
@@ -87,6 +89,9 @@ func (f *fakeJVM) handle(req map[string]any) {
 	id := req["id"]
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.hook != nil && f.hook(req, func(m map[string]any) { m["id"] = id; f.reply(m) }) {
+		return
+	}
 	switch req["op"] {
 	case "open-producer", "open-consumer":
 		f.nextH++

@@ -26,9 +26,25 @@ import (
 //	offsets {handle, topic, partitions, rule, timeout_ms} -> {offsets: {"p": o}}
 //	assign {handle, topic, offsets: {"p": o}} -> {ok}
 //	poll {handle, timeout_ms}                -> {records: [{p,o,v,e}], errors: [{partition, error}], resets: {"p": o}, next: {"p": o}}
+//	open-txn {props, consumer_props}         -> {handle}   (java_txn.go)
+//	txn-id {handle, begin, timeout_ms}       -> {producer_id, epoch}
+//	txn-send {handle, topic, partition, value} -> {offset}
+//	txn-poll {handle, topic, partitions, timeout_ms} -> {records}
+//	txn-end {handle, commit}                 -> {ok}
+//	open-member {props, topic}               -> {handle}   (java_group.go; a JVM of its own)
+//	poll, commit {handle, topic, offsets, timeout_ms}, leave {handle, timeout_ms} -> {..., member_id, generation}
+//	rebalance-done {handle, cb}              -> {ok}
+//	open-admin {props}                       -> {handle}   (java_admin.go)
+//	admin {handle, action, topic, partitions?, replication_factor?, key?, value?, timeout_ms} -> {ok}
 //	close {handle}                           -> {}
 //
-// Responses come in any order: sends complete as the brokers answer.
+// Responses come in any order: sends complete as the brokers answer. A
+// group member's rebalance callback is a line of its own, id 0:
+//
+//	{"event":"rebalance", handle, cb, kind (assigned|revoked|lost), partitions, member_id, generation}
+//
+// and the member's client waits (serving commits) until rebalance-done
+// names its cb.
 
 // javaResp is one response line.
 type javaResp struct {
@@ -43,6 +59,17 @@ type javaResp struct {
 	Resets  map[string]int64 `json:"resets"`
 	Next    map[string]int64 `json:"next"`
 	Error   *JavaError       `json:"error"`
+	// Transactions (txn-id).
+	ProducerID int64 `json:"producer_id"`
+	Epoch      int16 `json:"epoch"`
+	// Group members: the client's member id and generation with every
+	// answer and event; an event's callback number, kind and partitions.
+	MemberID   *string `json:"member_id"`
+	Generation *int32  `json:"generation"`
+	Event      string  `json:"event"`
+	CB         int64   `json:"cb"`
+	Kind       string  `json:"kind"`
+	Partitions []int32 `json:"partitions"`
 }
 
 type javaRecord struct {
@@ -76,6 +103,11 @@ type jvm struct {
 	cmd     *exec.Cmd // nil for a test's fake
 	refs    int       // open handles (javaRegistry)
 	linger  *time.Timer
+	// events receives the lines with an "event" (a group member's
+	// callbacks), each on a goroutine of its own: its handler makes
+	// requests whose answers this JVM's reader delivers. Set before the
+	// first request (under mu).
+	events func(javaResp)
 }
 
 // newJVMConn speaks the protocol over stdin/stdout and waits for the
@@ -109,6 +141,15 @@ func (j *jvm) read(stdout io.Reader, ready chan<- string) {
 					select {
 					case ready <- r.Version:
 					default:
+					}
+					continue
+				}
+				if r.ID == 0 && r.Event != "" {
+					j.mu.Lock()
+					ev := j.events
+					j.mu.Unlock()
+					if ev != nil {
+						go ev(r)
 					}
 					continue
 				}
@@ -218,6 +259,19 @@ func (j *jvm) stop(grace time.Duration) {
 	if j.cmd != nil {
 		_ = j.cmd.Wait()
 	}
+}
+
+// kill ends the JVM at once (SIGKILL): its sockets close with the
+// process, and no client of it says goodbye (a group member sends no
+// LeaveGroup). A test's fake JVM (no process) is told by EOF instead.
+func (j *jvm) kill() {
+	if j.cmd == nil || j.cmd.Process == nil {
+		_ = j.stdin.Close()
+		return
+	}
+	_ = j.cmd.Process.Kill()
+	_ = j.stdin.Close()
+	_ = j.cmd.Wait()
 }
 
 // javaLinger is how long a JVM without open clients lives on: a workload

@@ -184,14 +184,27 @@ func TestJavaRefuse(t *testing.T) {
 		{"malformed client version", func(c *Config) { c.ClientVersion = "4.1" }, "client_version", "not a Kafka version"},
 		{"too old", func(c *Config) { c.ClientVersion = "3.8.1" }, "client_version", "3.9 and later"},
 		{"no version at all", func(c *Config) { c.ClusterVersion = "" }, "client_version", "needs the client's version"},
-		{"transactions", func(c *Config) { c.Transactions.Enabled = true }, "transactions.enabled", "not yet with driver java"},
-		{"group", func(c *Config) { c.Consumers = 1; c.Group.ID = "g" }, "group.id", "not yet with driver java"},
-		{"metadata", func(c *Config) { c.Metadata.Clients = 1 }, "metadata.clients", "not yet with driver java"},
+		{"shares", func(c *Config) { c.Consumers = 0; c.Shares.Group = "s" }, "shares.group", "not yet with driver java"},
 		{"client version without java", func(c *Config) { c.Driver = DriverFranz; c.ClientVersion = "4.1.2" }, "client_version", "only with driver java"},
 	} {
 		got := valid(c.mod)
 		if !strings.Contains(got[c.path], c.msg) {
 			t.Errorf("%s: %v, want %s: ...%s...", c.name, got, c.path, c.msg)
+		}
+	}
+	// Transactions, groups (both protocols, both commit modes) and the
+	// metadata workload (the Java Admin client, NewMetaAdmin) run.
+	for name, mod := range map[string]func(*Config){
+		"metadata":           func(c *Config) { c.Metadata.Clients = 1 },
+		"transactions":       func(c *Config) { c.Transactions.Enabled = true; c.Acks = AcksAll },
+		"group classic auto": func(c *Config) { c.Consumers = 0; c.Group.ID = "g" },
+		"group consumer manual": func(c *Config) {
+			c.Consumers = 0
+			c.Group = GroupConfig{ID: "g", Protocol: histories.ProtocolConsumer, Commit: CommitManual}
+		},
+	} {
+		if got := valid(mod); len(got) != 0 {
+			t.Errorf("%s refused: %v", name, got)
 		}
 	}
 	if got := valid(func(c *Config) { c.ClientVersion = "4.0.x"; c.ClusterVersion = "" }); got["client_version"] != "" {

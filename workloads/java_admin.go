@@ -1,0 +1,82 @@
+package workloads
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+)
+
+// JavaMetaAdmin is the metadata workload's admin client on Apache Kafka's
+// Java Admin client (javaclient/AdminHandle.java), in the run's JVM: the
+// MetaAdmin a java run's metadata workload should use. Like
+// admin.NewOnce's, its requests are never retried (retries 0), so each
+// change's outcome is its one request's answer.
+//
+// Its errors are shaped for admin.MetaOutcome, which judges franz-go's:
+// a Kafka error the controller answered wraps its *kerr.Error (fail; and
+// its name is in the text, where the workload looks for
+// TOPIC_ALREADY_EXISTS); what the client raised itself without an answer
+// (TimeoutException, a lost connection's NetworkException or
+// DisconnectException) stays a bare JavaError: info, as a franz-go
+// timeout or broken connection is.
+type JavaMetaAdmin struct{ javaHandle }
+
+var _ MetaAdmin = (*JavaMetaAdmin)(nil)
+
+// javaMetaTimeoutMS is the controller-side timeout of each change, as
+// cluster/admin's metaTimeoutMS.
+const javaMetaTimeoutMS = 5000
+
+// NewJavaMetaAdmin opens the admin client; cfg gives the client version
+// (javaClientVersion) and the common client settings.
+func NewJavaMetaAdmin(cfg Config, bootstrap []string) (*JavaMetaAdmin, error) {
+	p := javaCommon(cfg, bootstrap, "kchaos-metadata-admin")
+	p["retries"] = "0"
+	p["request.timeout.ms"] = "7000"
+	p["default.api.timeout.ms"] = "7000"
+	j, h, err := javaOpen(cfg, bootstrap, "open-admin", p)
+	if err != nil {
+		return nil, err
+	}
+	return &JavaMetaAdmin{javaHandle{j: j, h: h}}, nil
+}
+
+func (a *JavaMetaAdmin) do(ctx context.Context, f map[string]any) error {
+	f["handle"], f["timeout_ms"] = a.h, javaMetaTimeoutMS
+	_, err := a.j.call(ctx, "admin", f)
+	return javaMetaErr(err)
+}
+
+// javaClientSide are the Kafka error names the Java client gives
+// exceptions it raised itself, with no broker's answer.
+var javaClientSide = map[string]bool{"NETWORK_EXCEPTION": true, "REQUEST_TIMED_OUT": true}
+
+// javaMetaErr shapes err for admin.MetaOutcome (see JavaMetaAdmin).
+func javaMetaErr(err error) error {
+	je, ok := asJavaError(err)
+	if !ok || je.Timeout || javaClientSide[je.Kafka] {
+		return err
+	}
+	code, ok := javaCode(je)
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("%w: %w", kerr.ErrorForCode(code), je)
+}
+
+func (a *JavaMetaAdmin) CreateTopicOnce(ctx context.Context, topic string, n int32, rf int16) error {
+	return a.do(ctx, map[string]any{"action": "create-topic", "topic": topic, "partitions": n, "replication_factor": rf})
+}
+
+func (a *JavaMetaAdmin) DeleteTopicOnce(ctx context.Context, topic string) error {
+	return a.do(ctx, map[string]any{"action": "delete-topic", "topic": topic})
+}
+
+func (a *JavaMetaAdmin) CreatePartitionsOnce(ctx context.Context, topic string, total int32) error {
+	return a.do(ctx, map[string]any{"action": "create-partitions", "topic": topic, "partitions": total})
+}
+
+func (a *JavaMetaAdmin) SetTopicConfigOnce(ctx context.Context, topic, key, value string) error {
+	return a.do(ctx, map[string]any{"action": "set-config", "topic": topic, "key": key, "value": value})
+}
