@@ -22,13 +22,14 @@ type metaRun struct {
 }
 
 // startMetadata starts the metadata workload when the scenario has one
-// (nil, nil otherwise).
-func startMetadata(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, rec *histories.Recorder, log *slog.Logger) (*metaRun, error) {
+// (nil, nil otherwise); its admin clients reach the brokers at bootstrap
+// (the request proxy's, when the run has one: they are clients too).
+func startMetadata(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, bootstrap []string, rec *histories.Recorder, log *slog.Logger) (*metaRun, error) {
 	cfg := s.Workload.Metadata
 	if !cfg.Enabled() {
 		return nil, nil
 	}
-	adm, closeAdm, err := workloads.NewMetaAdmin(s.WorkloadConfig(), c.Bootstrap())
+	adm, closeAdm, err := workloads.NewMetaAdmin(s.WorkloadConfig(), bootstrap)
 	if err != nil {
 		return nil, fmt.Errorf("metadata workload: %w", err)
 	}

@@ -403,7 +403,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		st, err := wl.Run(wctx)
 		wlDone <- wlResult{st, err}
 	}()
-	meta, err := startMetadata(wctx, s, c, rec, log) // metadata.go; nil without workload.metadata
+	meta, err := startMetadata(wctx, s, c, rp.clientBootstrap(c), rec, log) // metadata.go; nil without workload.metadata
 	if err != nil {
 		return err
 	}

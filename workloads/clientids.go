@@ -15,7 +15,11 @@ const (
 	RoleConsumer    = "consumer"     // a direct (assigned) consumer
 	RoleGroupMember = "group-member" // a consumer-group member
 	RoleShareMember = "share-member" // a share-group member (KIP-932)
+	RoleAdmin       = "admin"        // the metadata workload's admin clients
 )
+
+// MetadataAdminClientID is the metadata workload's admin clients' id.
+const MetadataAdminClientID = "kchaos-metadata-admin"
 
 // The client id prefixes of the numbered clients.
 const (
@@ -59,10 +63,13 @@ func ClientIDPrefixes(cfg Config) map[string]string {
 	if cfg.Shares.Enabled() {
 		out[RoleShareMember] = ShareMemberClientID(cfg.Shares.Group, "share-")
 	}
+	if cfg.Metadata.Enabled() {
+		out[RoleAdmin] = MetadataAdminClientID
+	}
 	return out
 }
 
 // ClientRoles are every role a workload's client may have, sorted.
 func ClientRoles() []string {
-	return slices.Sorted(slices.Values([]string{RoleProducer, RoleTxnProducer, RoleConsumer, RoleGroupMember, RoleShareMember}))
+	return slices.Sorted(slices.Values([]string{RoleProducer, RoleTxnProducer, RoleConsumer, RoleGroupMember, RoleShareMember, RoleAdmin}))
 }

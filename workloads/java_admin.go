@@ -31,7 +31,7 @@ const javaMetaTimeoutMS = 5000
 // NewJavaMetaAdmin opens the admin client; cfg gives the client version
 // (javaClientVersion) and the common client settings.
 func NewJavaMetaAdmin(cfg Config, bootstrap []string) (*JavaMetaAdmin, error) {
-	p := javaCommon(cfg, bootstrap, "kchaos-metadata-admin")
+	p := javaCommon(cfg, bootstrap, MetadataAdminClientID)
 	p["retries"] = "0"
 	p["request.timeout.ms"] = "7000"
 	p["default.api.timeout.ms"] = "7000"

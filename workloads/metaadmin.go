@@ -16,7 +16,7 @@ func NewMetaAdmin(cfg Config, bootstrap []string) (MetaAdmin, func(), error) {
 		}
 		return ja, ja.Close, nil
 	}
-	a, err := admin.NewOnce(bootstrap)
+	a, err := admin.NewOnce(bootstrap, MetadataAdminClientID)
 	if err != nil {
 		return nil, nil, err
 	}

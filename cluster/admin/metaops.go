@@ -19,9 +19,11 @@ import (
 // the change was not made (a first attempt that timed out may have made
 // it, and the retry is then refused with TOPIC_ALREADY_EXISTS), so each
 // op is one request and its outcome is judged from that one answer.
-func NewOnce(bootstrap []string) (*Client, error) {
+// clientID names it to the brokers (and to the request proxy's rules).
+func NewOnce(bootstrap []string, clientID string) (*Client, error) {
 	cl, err := kgo.NewClient(
 		kgo.SeedBrokers(bootstrap...),
+		kgo.ClientID(clientID),
 		kgo.RequestRetries(0),
 		kgo.RequestTimeoutOverhead(2*time.Second),
 		kgo.RetryTimeout(time.Millisecond),
