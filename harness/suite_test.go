@@ -150,11 +150,11 @@ func TestPlanBuiltinSuites(t *testing.T) {
 		na         func(id string) bool
 		field      string // what a not-applicable reason names
 	}{
-		{"transactions", "t1, t2 × 2 levels, t3 × 2 settings × 2 levels, t4 × 2 settings, on 2 versions", 20,
+		{"transactions", "t1, t2 × 2 levels, t3 × 2 settings × 2 levels, t4 × 2 settings, and t1, t2, t4 × 2 settings with the java client, on 2 versions", 28,
 			func(id string) bool { return strings.Contains(id, "txn.version=") && strings.HasSuffix(id, "3.9.2") }, "transaction_version"},
 		{"shares", "w1-w4 × share.version 1, 2, on 2 versions: share groups need 4.1", 16,
 			func(id string) bool { return strings.HasSuffix(id, "3.9.2") }, "share"},
-		{"groups", "g1-g3 × franz classic, franz consumer, kafka-go, on 2 versions", 18,
+		{"groups", "g1-g3 × franz classic, franz consumer, kafka-go, java classic, java consumer, on 2 versions", 30,
 			func(id string) bool {
 				return strings.Contains(id, "group.protocol=consumer") && strings.HasSuffix(id, "3.9.2")
 			}, "workload.group.protocol"},
