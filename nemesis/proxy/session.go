@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,10 @@ type session struct {
 
 	stalled atomic.Bool // a drop happened: rules no longer look at this connection
 }
+
+// frameReadBuffer is each direction's read buffer: a few frames of the
+// usual size at once.
+const frameReadBuffer = 64 << 10
 
 // exchange is one request and what becomes of its answer.
 type exchange struct {
@@ -124,8 +129,11 @@ func (s *session) settle() {
 func (s *session) requests() {
 	defer s.close()
 	dropping := false // after a drop-request nothing more goes upstream
+	// Buffered: a small frame (most responses, many requests) is then one
+	// read, not two; the reader is this goroutine's alone.
+	clientR := bufio.NewReaderSize(s.client, frameReadBuffer)
 	for {
-		frame, err := readFrame(s.client)
+		frame, err := readFrame(clientR)
 		if err != nil {
 			if errors.Is(err, errFrameTooLarge) {
 				s.p.report(fmt.Errorf("proxy: from client of %s: %w", s.l.upstream, err))
@@ -291,8 +299,9 @@ func (s *session) wake() {
 
 func (s *session) responses() {
 	defer s.close()
+	upstreamR := bufio.NewReaderSize(s.upstream, frameReadBuffer)
 	for {
-		frame, err := readFrame(s.upstream)
+		frame, err := readFrame(upstreamR)
 		if err != nil {
 			if errors.Is(err, errFrameTooLarge) {
 				s.p.report(fmt.Errorf("proxy: from %s: %w", s.l.upstream, err))
