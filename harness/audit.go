@@ -8,6 +8,7 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // AuditStories are the failure stories an audit runs under a user's
@@ -41,8 +42,12 @@ type AuditOptions struct {
 	BrokerConfig, TopicConfig map[string]string
 	// Kafka is the version to audit (default: the scenarios' default).
 	Kafka string
+	// Clients are the service's producer and consumer properties,
+	// applied to every story's workload after the user's configs.
+	Clients ClientConfigs
 	// Sets apply to every story after the user's configs (e.g.
-	// workload.acks=1 for producers that use acks=1).
+	// workload.acks=1 for producers that use acks=1), and win over
+	// Clients.
 	Sets []string
 }
 
@@ -71,6 +76,9 @@ func PlanAudit(opts AuditOptions) ([]*scenario.Scenario, []string, error) {
 		}
 		overridden = s.ApplyUserConfigs(opts.BrokerConfig, opts.TopicConfig)
 		if s, err = scenario.Derive(s, "audit story "+name+" with your settings", opts.Sets); err != nil {
+			return nil, nil, err
+		}
+		if err := ApplyClientConfigs(s, opts.Clients, opts.Sets); err != nil {
 			return nil, nil, err
 		}
 		out = append(out, s)
@@ -129,8 +137,11 @@ func AuditPlan(opts AuditOptions) (*Plan, error) {
 	}
 	p := &Plan{Prefix: "audit", NotRun: report.AuditNotRun, Failed: report.AuditUnknown,
 		Judge: judgeAudit, ListUnstarted: true, Overridden: overridden}
+	w := stories[0].Workload
 	page := report.Audit{Kafka: stories[0].Cluster.Kafka, Facts: AuditFacts(stories[0]),
-		Overridden: overridden, BrokerConfig: opts.BrokerConfig, TopicConfig: opts.TopicConfig}
+		Overridden: overridden, BrokerConfig: opts.BrokerConfig, TopicConfig: opts.TopicConfig,
+		Driver:         w.ProducerInfo().Driver,
+		ProducerConfig: w.ClientSettings(workloads.ProducerSide), ConsumerConfig: w.ClientSettings(workloads.ConsumerSide)}
 	p.Batch = func(rows []report.Row) report.Batch { return report.AuditBatch(page, rows) }
 	for _, s := range stories {
 		p.Cells = append(p.Cells, Cell{Scenario: s, Row: report.Row{ID: s.Name, Scenario: s.Name,

@@ -114,6 +114,13 @@ type ProducerInfo struct {
 	// (harness/expect's derived metrics). 0 in run.json files written
 	// before it was recorded.
 	RequestTimeoutMS int64 `json:"request_timeout_ms,omitempty"`
+	// Props and ConsumerProps are the Java client properties driver java
+	// passed verbatim to its producers and consumers (a service's
+	// --producer-config and --consumer-config, beside the settings above
+	// that kchaos maps for every driver): recorded so that a run says
+	// which client settings it ran under.
+	Props         map[string]string `json:"props,omitempty"`
+	ConsumerProps map[string]string `json:"consumer_props,omitempty"`
 }
 
 // BrokerInfo names a broker and its rack.

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"html/template"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -151,6 +153,20 @@ type Audit struct {
 	// (listeners, node ids, the quorum, failure-detection timeouts).
 	Overridden                []string
 	BrokerConfig, TopicConfig map[string]string
+	// Driver, ProducerConfig and ConsumerConfig are the client settings
+	// the stories ran with, in the Java client's names: the scenario's
+	// workload with the service's --producer-config and --consumer-config
+	// applied (workloads.Config.ClientSettings), so that the page says
+	// under which client settings the stories lost what they lost.
+	Driver                         string
+	ProducerConfig, ConsumerConfig map[string]string
+}
+
+// auditClient is the page's client settings as audit.json has them.
+type auditClient struct {
+	Driver   string            `json:"driver,omitempty"`
+	Producer map[string]string `json:"producer,omitempty"`
+	Consumer map[string]string `json:"consumer,omitempty"`
 }
 
 // AuditBatch is an audit's page family: the stories' rows, which stories
@@ -161,7 +177,8 @@ func AuditBatch(a Audit, rows []Row) Batch {
 		Intro:    "The failure stories run under your settings: what each lost and how long the partition was offline.",
 		JSONHead: []Value{{Key: "kafka", Value: a.Kafka}},
 		JSONTail: []Value{{Key: "facts", Value: a.Facts}, {Key: "overridden", Value: a.Overridden, Omit: true},
-			{Key: "broker_config", Value: a.BrokerConfig, Omit: true}, {Key: "topic_config", Value: a.TopicConfig, Omit: true}}}
+			{Key: "broker_config", Value: a.BrokerConfig, Omit: true}, {Key: "topic_config", Value: a.TopicConfig, Omit: true},
+			{Key: "client", Value: auditClient{Driver: a.Driver, Producer: a.ProducerConfig, Consumer: a.ConsumerConfig}, Omit: true}}}
 	b.Sections = append(b.Sections, Section{Para: []Span{Strong(auditSummary(rows))}})
 	var notRun []string
 	for _, r := range rows {
@@ -178,6 +195,9 @@ func AuditBatch(a Audit, rows []Row) Batch {
 		facts.Items = append(facts.Items, []Span{Code(f.Setting), Plain(" = %s: %s (%s)", f.Value, f.Meaning, strings.Join(f.Stories, ", "))})
 	}
 	b.Sections = append(b.Sections, facts)
+	if cs := clientSection(a); len(cs.Items) > 0 {
+		b.Sections = append(b.Sections, cs)
+	}
 	if len(a.Overridden) > 0 {
 		var p []Span
 		for i, k := range a.Overridden {
@@ -190,4 +210,22 @@ func AuditBatch(a Audit, rows []Row) Batch {
 		b.Sections = append(b.Sections, Section{Title: "Settings kchaos overrode", Para: p})
 	}
 	return b
+}
+
+// clientSection states the client settings beside the configuration
+// facts: the driver, then each producer and consumer setting, sorted.
+func clientSection(a Audit) Section {
+	sec := Section{Title: "Client settings"}
+	if a.Driver != "" {
+		sec.Items = append(sec.Items, []Span{Plain("driver: "), Code(a.Driver)})
+	}
+	for _, side := range []struct {
+		name string
+		m    map[string]string
+	}{{"producer", a.ProducerConfig}, {"consumer", a.ConsumerConfig}} {
+		for _, k := range slices.Sorted(maps.Keys(side.m)) {
+			sec.Items = append(sec.Items, []Span{Plain("%s: ", side.name), Code(k), Plain(" = %s", side.m[k])})
+		}
+	}
+	return sec
 }

@@ -109,6 +109,16 @@ type Config struct {
 	// read_committed whenever this says so or transactions are on.
 	Isolation string `yaml:"isolation,omitempty" json:"isolation,omitempty"`
 
+	// ProducerProps and ConsumerProps are Java client properties that
+	// driver java passes to its KafkaProducer and KafkaConsumer verbatim,
+	// after its own settings (a service's --producer-config and
+	// --consumer-config: clientprops.go has the keys). The Go drivers
+	// have no such knobs, so Validate refuses them there, and a key that
+	// maps onto a field above (acks, isolation.level, ...) is refused
+	// here: one setting, one field.
+	ProducerProps map[string]string `yaml:"producer_props,omitempty" json:"producer_props,omitempty"`
+	ConsumerProps map[string]string `yaml:"consumer_props,omitempty" json:"consumer_props,omitempty"`
+
 	// Transactions makes every producer transactional (txn_config.go).
 	// The zero value is off.
 	Transactions TxnConfig `yaml:"transactions,omitempty" json:"transactions,omitempty"`
@@ -205,7 +215,7 @@ func (c *Config) RetriesEnabled() bool { return c.Retries > 0 || c.Idempotent }
 func (c *Config) ProducerInfo() histories.ProducerInfo {
 	info := histories.ProducerInfo{Driver: canonicalDriver(c.Driver), Acks: string(c.Acks.normalize()),
 		Idempotent: c.Idempotent || c.Transactions.Enabled, Retries: c.Retries,
-		Transactional: c.Transactions.Enabled}
+		Transactional: c.Transactions.Enabled, Props: c.ProducerProps, ConsumerProps: c.ConsumerProps}
 	if c.Transactions.Enabled {
 		info.TransactionTimeoutMS = c.TxnTimeout().Milliseconds()
 	}
@@ -338,6 +348,7 @@ func (c *Config) Validate() error {
 	ps = append(ps, c.validateGroup()...)
 	ps = append(ps, c.validateMetadata()...)
 	ps = append(ps, c.validateShares()...)
+	ps = append(ps, c.validateClientProps()...)
 	if c.Duration <= 0 {
 		add("duration", "%s: want > 0", c.Duration)
 	}

@@ -3,6 +3,7 @@ package workloads
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,7 @@ func TestConfigDefaults(t *testing.T) {
 	want := Config{Driver: DriverFranz, Topic: "kchaos", Partitions: 1, Producers: 1, Acks: AcksAll,
 		RequestTimeout: Duration(5 * time.Second), MaxInFlight: 1, Partitioning: RoundRobin,
 		OffsetReset: ResetEarliest, Isolation: DefaultIsolation, Duration: Duration(time.Minute), FinalReadTimeout: Duration(time.Minute)}
-	if c != want {
+	if !reflect.DeepEqual(c, want) {
 		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
 	}
 	if c.Pipelined() || c.RetriesEnabled() {
@@ -153,7 +154,7 @@ func TestConfigDecode(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		c.Defaults()
-		if c != want {
+		if !reflect.DeepEqual(c, want) {
 			t.Errorf("%s:\n got %+v\nwant %+v", name, c, want)
 		}
 	}
@@ -166,7 +167,7 @@ func TestConfigDecode(t *testing.T) {
 	var back Config
 	err = json.Unmarshal(b, &back)
 	back.Defaults()
-	if err != nil || back != want {
+	if err != nil || !reflect.DeepEqual(back, want) {
 		t.Errorf("JSON round trip: %v\n got %+v\nwant %+v", err, back, want)
 	}
 	for in, acks := range map[string]Acks{`{"acks":-1}`: AcksAll, `{"acks":0}`: AcksNone, `{"acks":"all"}`: AcksAll} {

@@ -119,7 +119,8 @@ func javaCommon(cfg Config, bootstrap []string, clientID string) map[string]stri
 //   - max.in.flight.requests.per.connection: max_in_flight, at most 5 (the
 //     idempotent producer's bound; the slots beyond it still send
 //     concurrently and batch, as with franz-go);
-//   - linger.ms 0 and no compression, as the Go drivers.
+//   - linger.ms 0 and no compression, as the Go drivers;
+//   - then the service's own ProducerProps (--producer-config), which win.
 func javaProducerProps(cfg Config, bootstrap []string, id int) map[string]string {
 	rt := cfg.RequestTimeout.Std()
 	delivery := time.Duration(cfg.Retries+1)*rt + time.Second
@@ -138,13 +139,14 @@ func javaProducerProps(cfg Config, bootstrap []string, id int) map[string]string
 	for k, v := range set {
 		p[k] = v
 	}
-	return p
+	return withProps(p, cfg.ProducerProps)
 }
 
 // javaConsumerProps: an assigned consumer without a group (no commits),
 // auto.offset.reset none (OFFSET_OUT_OF_RANGE comes back to the workload,
 // which resets by its own rule and records the assign), the configured
-// isolation level, and 500 ms fetch waits as the Go drivers.
+// isolation level, and 500 ms fetch waits as the Go drivers; then the
+// service's own ConsumerProps (--consumer-config), which win.
 func javaConsumerProps(cfg Config, bootstrap []string, id int) map[string]string {
 	p := javaCommon(cfg, bootstrap, ConsumerClientID(id))
 	p["enable.auto.commit"] = "false"
@@ -155,7 +157,7 @@ func javaConsumerProps(cfg Config, bootstrap []string, id int) map[string]string
 	}
 	p["fetch.max.wait.ms"] = "500"
 	p["request.timeout.ms"] = "10000"
-	return p
+	return withProps(p, cfg.ConsumerProps)
 }
 
 // javaOpen opens a client handle in the run's JVM.

@@ -51,7 +51,8 @@ type javaMember struct {
 	once sync.Once
 }
 
-// javaMemberProps maps the group config onto KafkaConsumer properties.
+// javaMemberProps maps the group config onto KafkaConsumer properties,
+// then the service's ConsumerProps over them.
 func javaMemberProps(cfg Config, bootstrap []string, i int) map[string]string {
 	g := cfg.Group
 	p := javaConsumerProps(cfg, bootstrap, i)
@@ -68,7 +69,7 @@ func javaMemberProps(cfg Config, bootstrap []string, i int) map[string]string {
 		p["session.timeout.ms"] = ms(g.SessionTimeout.Std())
 		p["heartbeat.interval.ms"] = ms(g.SessionTimeout.Std() / 6)
 	}
-	return p
+	return withProps(p, cfg.ConsumerProps) // the service's word wins here too
 }
 
 // NewGroupMember starts member i's JVM and subscribes its consumer.

@@ -61,7 +61,7 @@ func javaTxnConsumerProps(cfg Config, bootstrap []string, id int) map[string]str
 	p["client.id"] = fmt.Sprintf("kchaos-txn-consumer-%d", id)
 	p["isolation.level"] = histories.ReadCommitted
 	p["fetch.max.wait.ms"] = "200"
-	return p
+	return withProps(p, cfg.ConsumerProps) // the service's word wins here too
 }
 
 // NewTxnProducer opens producer id's transactional client; it connects

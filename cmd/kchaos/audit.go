@@ -13,11 +13,12 @@ func init() { subcommands = append(subcommands, newAuditCmd) }
 func newAuditCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
-		Use:   "audit --broker-config FILE [--topic-config FILE] [--kafka V]",
+		Use:   "audit --broker-config FILE [--topic-config FILE] [--producer-config FILE] [--consumer-config FILE] [--kafka V]",
 		Short: "Run the failure stories under your cluster's settings and explain what they lose",
 		Long: `Run the failure stories (s1: leader cut off then killed; s7: the ISR
 shrinks to the leader, which loses power; s9: a rack outage; s10: a rack of
-three dies) under your server.properties and topic configs, each on a fresh
+three dies) under your server.properties, topic configs and client
+properties (--producer-config, --consumer-config), each on a fresh
 cluster, and write one page (store/audit/<timestamp>/audit.md,
 audit.html and audit.json): per story the acked records lost, the offsets reused and the
 seconds offline, and the configuration facts that explain them. The keys
@@ -38,6 +39,9 @@ Exit codes: 0 nothing lost, 1 a story lost acked records or reused offsets,
 			var err error
 			if opts.BrokerConfig, opts.TopicConfig, err = f.userConfigs(); err != nil {
 				return err
+			}
+			if opts.Clients, err = harness.ReadClientConfigs(f.producerCfg, f.consumerCfg); err != nil {
+				return badInput(err)
 			}
 			plan, err := harness.AuditPlan(opts)
 			if err != nil {

@@ -162,6 +162,22 @@ func TestBoundedBadInput(t *testing.T) {
 			[]string{"brokers: -3"}, []string{"1..-3"}},
 		{"share ack weights", []string{"validate", file("ack.yaml", "name: a\ncluster: {kafka: 4.2.0}\nworkload:\n  shares: {group: g, ack: {accept: -1}}\n")},
 			[]string{"workload.shares.ack: accept -1, release 0, reject 0: want weights 0..1000000"}, []string{"{Accept"}},
+		// Item 4 of issue 39: a service's client properties, each refusal
+		// naming the file and the line or key.
+		{"a bad line in --producer-config", []string{"run", "s1", "--producer-config",
+			file("client.properties", "acks=all\nlinger.ms=\\uZZZZ\n"), "--set", "workload.driver=java", "--store", store},
+			[]string{"--producer-config", "client.properties: line 2: invalid unicode literal"}, nil},
+		{"an unknown consumer key: matrix", []string{"matrix", "s2", "--vary", "acks=1,all", "--consumer-config",
+			file("consumer.properties", "isolation.level=read_committed\nfetch.minbytes=1\n"), "--store", store},
+			[]string{"--consumer-config", "consumer.properties: fetch.minbytes: not a consumer property kchaos knows"}, nil},
+		{"a refused client key: suite", []string{"suite", "seeds", "--only", "s1", "--kafka", "4.4.0", "--producer-config",
+			file("svc.properties", "client.id=orders-service\n"), "--store", store},
+			[]string{"svc.properties: client.id: refused: kchaos names each client"}, nil},
+		{"a java-only key on franz: audit", []string{"audit", "--broker-config", okProps, "--producer-config",
+			file("linger.properties", "acks=all\nlinger.ms=5\n"), "--store", store},
+			[]string{"linger.properties: linger.ms: no meaning for driver franz"}, nil},
+		{"a 50 MB client properties file", []string{"run", "s1", "--consumer-config", filepath.Join(dir, "big.properties"), "--store", store},
+			[]string{"--consumer-config", "big.properties: too large"}, nil},
 		{"finding without a class", []string{"bisect", repro, "--store", store},
 			[]string{"finding.json beside the repro: not a finding record: class missing"}, []string{"<nil>"}},
 	}

@@ -24,8 +24,11 @@ type runFlags struct {
 	seed               int64
 	sets               []string
 	brokerCfg, topicCf string
-	noScreenshot       bool
-	ownHosts           bool
+	// producerCfg and consumerCfg are a service's Java client properties
+	// (harness.ApplyClientConfigs applies them).
+	producerCfg, consumerCfg string
+	noScreenshot             bool
+	ownHosts                 bool
 	// allowEmpty is --allow-empty (suite): a batch whose every cell was
 	// not applicable passes (registerAllowEmpty).
 	allowEmpty bool
@@ -39,6 +42,8 @@ func (f *runFlags) register(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.sets, "set", nil, "override a scenario field: path=value (e.g. workload.acks=1, topic.configs.min.insync.replicas=2); repeatable")
 	fl.StringVar(&f.brokerCfg, "broker-config", "", "your cluster's server.properties (or .yaml): run with its settings")
 	fl.StringVar(&f.topicCf, "topic-config", "", "your topic's configs (.properties or .yaml)")
+	fl.StringVar(&f.producerCfg, "producer-config", "", "your service's producer properties (acks, enable.idempotence, linger.ms, ...): on top of the scenario's workload; a --set wins over both")
+	fl.StringVar(&f.consumerCfg, "consumer-config", "", "your service's consumer properties (isolation.level, group.protocol, ...): on top of the scenario's workload; a --set wins over both")
 	fl.BoolVar(&f.noScreenshot, "no-screenshot", false, "skip the headless-Chromium screenshot of the report")
 	fl.BoolVar(&f.ownHosts, "i-own-these-hosts", false, "backend ssh: confirm that you own the scenario's hosts and may break their Kafka (cluster.confirm_owner)")
 }
@@ -75,6 +80,13 @@ func (f *runFlags) load(name string, extra ...string) (*scenario.Scenario, []str
 	}
 	overridden := s.ApplyUserConfigs(broker, topic)
 	if err := s.Validate(); err != nil {
+		return nil, nil, badInput(err)
+	}
+	clients, err := harness.ReadClientConfigs(f.producerCfg, f.consumerCfg)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	if err := harness.ApplyClientConfigs(s, clients, sets); err != nil {
 		return nil, nil, badInput(err)
 	}
 	return s, overridden, nil

@@ -19,8 +19,8 @@ func newValidateCmd() *cobra.Command {
 		Use:   "validate NAME|FILE...",
 		Short: "Check scenario and suite files as run would, and print what would run; starts nothing",
 		Long: `Check each scenario or suite (a built-in's name or a file; a file with
-'entries:' is a suite) with --set, --broker-config, --topic-config and --kafka
-applied, exactly as run, matrix and suite check before their first cluster
+'entries:' is a suite) with --set, --broker-config, --topic-config,
+--producer-config, --consumer-config and --kafka applied, exactly as run, matrix and suite check before their first cluster
 (docs/validation.md lists the checks), and print what would run: a scenario
 as run, every default filled; a suite as its cells. No cluster, container or
 connection is made, and nothing is written.

@@ -70,7 +70,7 @@ func TestDefaultsComeFromLowerPackages(t *testing.T) {
 	var wc workloads.Config
 	wc.Defaults()
 	wc.ClusterVersion = cc.KafkaVersion
-	if got := s.WorkloadConfig(); got != wc {
+	if got := s.WorkloadConfig(); !reflect.DeepEqual(got, wc) {
 		t.Errorf("workload:\n got %+v\nwant %+v (workloads.Config.Defaults)", got, wc)
 	}
 	if s.Topic.Name != wc.Topic || s.Topic.Partitions != wc.Partitions {
@@ -213,6 +213,11 @@ var fieldCases = []struct {
 		func(_, a effect) bool {
 			return a.Workload.Transactions.Enabled && a.Workload.Transactions.AbortRate == 0.3 && len(a.Workload.TransactionalIDs()) == 1
 		}},
+	{"workload.producer_props", []string{"workload.driver=java"}, []string{"workload.producer_props.linger.ms=5"},
+		func(_, a effect) bool { return a.Workload.ProducerProps["linger.ms"] == "5" }},
+	{"workload.consumer_props", []string{"workload.driver=java"}, []string{"workload.consumer_props.fetch.max.wait.ms=100"},
+		func(_, a effect) bool { return a.Workload.ConsumerProps["fetch.max.wait.ms"] == "100" }},
+	{"workload.producer_props (franz)", nil, []string{"workload.producer_props.linger.ms=5"}, nil},
 	{"workload.offset_reset", nil, []string{"workload.offset_reset=latest"},
 		func(_, a effect) bool { return a.Workload.OffsetReset == workloads.ResetLatest }},
 	{"workload.duration", nil, []string{"workload.duration=30s"},

@@ -200,6 +200,7 @@ func refuseRemoved(root *yaml.Node) error {
 var freeMaps = map[string]bool{
 	"topic.configs": true, "cluster.broker_config": true, "cluster.controller_config": true,
 	"nemesis.steps.*.config": true, "cluster.per_broker.#": true,
+	"workload.producer_props": true, "workload.consumer_props": true,
 }
 
 // applySet sets one value in the YAML tree: "a.b.c=v". A segment "name[*]"
@@ -316,8 +317,10 @@ func setPath(node *yaml.Node, segs []string, i int, value string, create, asStri
 }
 
 // ReadProperties reads a Java properties file (key=value or key: value,
-// # and ! comments) for --broker-config and --topic-config; a .yaml or
-// .yml file is read as a flat mapping instead.
+// # and ! comments, continuations, escapes) for --broker-config,
+// --topic-config, --producer-config and --consumer-config: the one
+// properties parser. A .yaml or .yml file is read as a flat mapping
+// instead. A line Java would refuse is named as "FILE: line N: ...".
 func ReadProperties(file string) (map[string]string, error) {
 	b, err := ReadInput(file, "properties")
 	if err != nil {
@@ -349,7 +352,13 @@ func ReadProperties(file string) (map[string]string, error) {
 	loader := properties.Loader{Encoding: properties.ISO_8859_1, DisableExpansion: true}
 	p, err := loader.LoadBytes(b)
 	if err != nil {
-		return nil, &BadInputError{fmt.Errorf("%s: %v", file, err)}
+		// The library says "properties: Line N: why"; say it as kchaos
+		// names a line of any input file.
+		msg := err.Error()
+		if rest, ok := strings.CutPrefix(msg, "properties: Line "); ok {
+			msg = "line " + rest
+		}
+		return nil, &BadInputError{fmt.Errorf("%s: %s", file, msg)}
 	}
 	for _, k := range p.Keys() {
 		v, _ := p.Get(k)

@@ -184,7 +184,7 @@ func TestReadPropertiesAndApply(t *testing.T) {
 		{"num.io.threads 8\n! a comment\n", map[string]string{"num.io.threads": "8"}, ""},
 		{"log.dirs=${HOME}/x\n", map[string]string{"log.dirs": "${HOME}/x"}, ""},
 		{"just-a-key\n", map[string]string{"just-a-key": ""}, ""},
-		{"ok=1\nbad=\\uZZZZ\n", nil, "Line 2"},
+		{"ok=1\nbad=\\uZZZZ\n", nil, "line 2: invalid unicode literal"},
 	} {
 		f := filepath.Join(dir, "case.properties")
 		os.WriteFile(f, []byte(tc.src), 0o644)
