@@ -35,6 +35,11 @@ and junit.xml (in --out, or store/suite-<name>/<timestamp>/), naming the
 shards and cells missing. Exit codes: the suite's, and 2 when shards are
 missing or nothing was judged, and no cell differed.
 
+Campaign folders (campaign --shard I/N) are joined into one campaign page
+(campaign.md and campaign.json in --out), their findings' signatures
+deduplicated across the shards. Exit codes: 1 a new signature, else 2 when
+shards or cells are missing, else 0.
+
 --allow-empty passes a merge that judged nothing because there was nothing
 to judge (every cell not applicable; shards that made no run).
 
@@ -45,6 +50,9 @@ a shard twice.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if explore.IsSuite(args[0]) {
 				return mergeSuites(cmd, args, out, store, allowEmpty)
+			}
+			if explore.IsCampaign(args[0]) {
+				return mergeCampaigns(cmd, args, out)
 			}
 			m, err := explore.Merge(args)
 			if err != nil {

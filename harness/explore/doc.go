@@ -18,4 +18,12 @@
 // its faults caused (coverage.json), and Guide, a function of the seed,
 // the coverage so far and the scenario, writes the next run's schedule
 // as a scripted scenario, so that shrink and repro take it unchanged.
+//
+// Campaigns (issue 40, item 4: campaign*.go, signature.go, known.go) run
+// an exploration per (scenario, version) cell within one time budget and
+// count the findings by Signature (class, fault kinds and coarse roles,
+// the transition before the anomaly) rather than by run, so that a night
+// of runs reports bugs, labelled with the findings suite's JIRA where a
+// cell's shape matches. Signatures, matching, dedup, budget shares and
+// the page are pure; an Explore hook runs the cells.
 package explore
