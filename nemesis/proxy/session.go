@@ -183,7 +183,6 @@ func (s *session) requests() {
 			if !s.forward(e, frame, answered) {
 				return
 			}
-			r.acted()
 			if r.Delay == 0 {
 				s.duplicate(e, frame, answered)
 				continue
@@ -191,9 +190,11 @@ func (s *session) requests() {
 			s.wg.Add(1)
 			go func() {
 				defer s.wg.Done()
-				if s.sleep(r.Delay) {
-					s.duplicate(e, frame, answered)
+				if !s.sleep(r.Delay) {
+					s.notDuplicated(e)
+					return
 				}
+				s.duplicate(e, frame, answered)
 			}()
 		case ResetAfterRequest:
 			s.forward(e, frame, answered)
@@ -264,10 +265,11 @@ func (s *session) duplicate(e *exchange, frame []byte, answered bool) {
 	defer s.upMu.Unlock()
 	select {
 	case <-s.done:
-		s.emit(e, Action{Delay: e.rule.Delay, Note: "connection closed before the duplicate was sent"})
+		s.notDuplicated(e)
 		return
 	default:
 	}
+	e.rule.acted()
 	s.ownID--
 	d := &exchange{h: e.h, clientCorr: e.clientCorr, broker: e.broker, rule: e.rule, duplicate: true}
 	d.h.CorrelationID = s.ownID
@@ -281,6 +283,14 @@ func (s *session) duplicate(e *exchange, frame []byte, answered bool) {
 	if !answered {
 		s.emit(d, Action{Delay: e.rule.Delay, Note: "the broker answers no duplicate (acks=0)"})
 	}
+}
+
+// notDuplicated reports a duplicate the connection's close kept from
+// being sent: an event that says so, and the rule's claim given back, for
+// no action was taken (First counts actions taken).
+func (s *session) notDuplicated(e *exchange) {
+	e.rule.release()
+	s.emit(e, Action{Delay: e.rule.Delay, Note: "connection closed before the duplicate was sent"})
 }
 
 func (s *session) enqueue(e *exchange) {
