@@ -83,6 +83,8 @@ func (c *Checker) addClient(e *histories.Event) error {
 			err = c.invokeCommit(pd, e)
 		case histories.FRebalance:
 			err = c.invokeRebalance(pd, e)
+		case histories.FGroupFinal: // groupfinal.go
+			err = c.invokeGroupFinal(pd, e)
 		case histories.FAssign:
 		case histories.FShareSubscribe, histories.FSharePoll, histories.FShareAck, histories.FShareOffsets: // domain_share.go
 		default:
@@ -128,6 +130,8 @@ func (c *Checker) addClient(e *histories.Event) error {
 		return c.completeCommit(pd, e)
 	case histories.FRebalance:
 		return c.completeRebalance(pd, e)
+	case histories.FGroupFinal:
+		return c.completeGroupFinal(pd, e)
 	case histories.FFinalRead:
 		if e.Type == histories.OK {
 			return c.completeFinal(pd, e)

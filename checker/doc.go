@@ -101,15 +101,19 @@
 //	G0                   per cycle ww-only cycle among txns: not counted
 //	G1c                  per cycle wr-only cycle among txns
 //
-// Consumer groups (subscribe, commit, rebalance, group polls; decoded in
-// group.go, groupauto.go, groupcontinue.go, grouprebal.go, groupoutside.go;
-// judged in package groupcheck):
+// Consumer groups (subscribe, commit, rebalance, group polls, group-final;
+// decoded in group.go, groupauto.go, groupcontinue.go, grouprebal.go,
+// groupoutside.go, groupfinal.go; judged in package groupcheck):
 //
 //	lost-by-commit       per range records of the final read below an ok
 //	                               commit that no member delivered
 //	commit-backwards     per case  a newly assigned member resumed below an
 //	                               ok commit, or an ok commit went lower
 //	                               (an auto commit: see groupauto.go)
+//	commit-lost          per part. the committed offset read back (group-final)
+//	                               is below the last acknowledged commit
+//	commit-unexplained   per part. read back an offset no commit asked for:
+//	                               not counted
 //	redelivery           per range delivered again (counted only when
 //	                               Options.ExactlyOnce, from run.json)
 //	delivery-outside-assignment
@@ -140,7 +144,7 @@
 // false: lost-write, offset-reuse, aborted-read, unexpected, poll-skip,
 // nonmonotonic-poll, nonlinearizable, or a txn anomaly other than G0
 // (Kafka does not isolate concurrent txns' writes, see package txncheck),
-// lost-by-commit, commit-backwards, and redelivery and
+// lost-by-commit, commit-backwards, commit-lost, and redelivery and
 // delivery-outside-assignment under a declared exactly-once;
 // duplicate and nonmonotonic-send too
 // when the producer was idempotent (Options.Idempotent; CheckPath reads it

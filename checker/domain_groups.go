@@ -14,6 +14,8 @@ var consumerGroups = port(groupcheck.Analyzer,
 const (
 	LostByCommit              = groupcheck.LostByCommit
 	CommitBackwards           = groupcheck.CommitBackwards
+	CommitLost                = groupcheck.CommitLost
+	CommitUnexplained         = groupcheck.CommitUnexplained
 	Redelivery                = groupcheck.Redelivery
 	DeliveryOutsideAssignment = groupcheck.DeliveryOutsideAssignment
 )

@@ -65,7 +65,7 @@ func TestCountsAgainstPinned(t *testing.T) {
 			out = append(out, NonmonotonicSend)
 		}
 		out = append(out, PollSkip, NonmonotonicPoll, LogStartJump, Nonlinearizable, TxnLostWrite, TxnAbortedRead,
-			TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, TxnHanging, LostByCommit, CommitBackwards)
+			TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, TxnHanging, LostByCommit, CommitBackwards, CommitLost)
 		if eo {
 			out = append(out, Redelivery, DeliveryOutsideAssignment)
 		}

@@ -41,6 +41,7 @@ type groupPend struct {
 	hasGen bool
 	mid    string
 	commit int32 // commit: its index
+	final  int32 // group-final: its index in ReadBacks (groupfinal.go)
 	clock  int64 // poll: the commit clock at its invoke (groupauto.go)
 	rebal  *rebalVal
 	sub    *subVal

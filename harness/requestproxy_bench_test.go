@@ -6,6 +6,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -52,6 +53,7 @@ func BenchmarkRequestProxyCost(b *testing.B) {
 
 	warmup := benchEnv("KCHAOS_BENCH_WARMUP", 20*time.Second)
 	measure := benchEnv("KCHAOS_BENCH_MEASURE", 30*time.Second)
+	var running sync.WaitGroup
 	start := func(name string, bootstrap []string) *workloads.Workload {
 		topic := "bench-" + name
 		if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: topic, Assignment: [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}},
@@ -70,7 +72,9 @@ func BenchmarkRequestProxyCost(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		running.Add(1)
 		go func() {
+			defer running.Done()
 			if _, err := w.Run(ctx); err != nil {
 				b.Error(err)
 			}
@@ -92,8 +96,10 @@ func BenchmarkRequestProxyCost(b *testing.B) {
 	b.ReportMetric(dr, "direct-acked/s")
 	b.ReportMetric(pr, "proxied-acked/s")
 	b.ReportMetric((dr-pr)/dr*100, "cost-%")
+	// The recorders close at cleanup: the workloads end first.
 	direct.Stop()
 	proxied.Stop()
+	running.Wait()
 }
 
 func benchEnv(name string, def time.Duration) time.Duration {

@@ -486,6 +486,12 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
 		return fmt.Errorf("final read: %w", err)
 	}
+	// The group coordinator's state read back (workloads.GroupFinal):
+	// after the final read, when no member commits any more.
+	if err := wl.GroupFinal(fctx, adm); err != nil && !errors.Is(err, context.Canceled) {
+		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
+		return fmt.Errorf("group read-back: %w", err)
+	}
 	if err := meta.finalRead(fctx, s, c, adm, rec); err != nil && !errors.Is(err, context.Canceled) {
 		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
 		return err

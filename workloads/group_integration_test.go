@@ -31,7 +31,9 @@ import (
 //     every record of the final read was delivered to some member (no
 //     loss by commit under client faults alone);
 //   - the broker reports the group with the protocol asked for (kgo falls
-//     back to classic silently when it cannot use KIP-848).
+//     back to classic silently when it cannot use KIP-848), and its
+//     coordinator, read back (group-final), holds the highest offset the
+//     group committed on each partition.
 func TestGroupWorkload(t *testing.T) {
 	for _, tc := range []struct{ drv, protocol, commit string }{
 		{DriverFranz, histories.ProtocolClassic, CommitAuto},
@@ -114,6 +116,9 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 	if _, err := w.FinalRead(ctx, adm); err != nil {
 		t.Fatalf("final read: %v", err)
 	}
+	if err := w.GroupFinal(ctx, adm); err != nil {
+		t.Fatalf("group read-back: %v", err)
+	}
 	if err := rec.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -136,8 +141,14 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 	final := map[[2]int64]string{}
 	ends := map[int32]int64{}
 	var okCommits, otherCommits, rebalances, polls int
+	var readBack *histories.GroupFinalValue
 	for _, e := range evs {
 		switch {
+		case e.F == histories.FGroupFinal && e.Type == histories.OK:
+			readBack = new(histories.GroupFinalValue)
+			if err := e.Decode(readBack); err != nil {
+				t.Fatalf("group-final %s: %v", e.Value, err)
+			}
 		case e.F == histories.FSubscribe && e.Type == histories.OK:
 			subscribed[e.Process] = true
 		case e.F == histories.FPoll && e.Type == histories.Invoke && e.Process >= 0:
@@ -217,6 +228,21 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 		}
 		if missing > 0 {
 			t.Errorf("partition %d: %d records below the committed offset %d never delivered", p, missing, committed[p])
+		}
+	}
+
+	// The coordinator's committed offsets read back (group-final): what
+	// the members' last commits asked for, in the group's own type.
+	switch {
+	case readBack == nil:
+		t.Error("no ok group-final: the coordinator's state was not read back")
+	case readBack.Type != protocol:
+		t.Errorf("group-final type %q, want %s", readBack.Type, protocol)
+	default:
+		for p := int32(0); p < 4; p++ {
+			if got := readBack.Offsets[histories.PartitionKey(p)].Offset; got != committed[p] {
+				t.Errorf("partition %d: the coordinator holds %d, the group's highest ok commit was %d", p, got, committed[p])
+			}
 		}
 	}
 

@@ -378,6 +378,12 @@ func (a *run) explainGroups() {
 	for _, e := range an.CommitBackwards {
 		add(CommitBackwards, e.Topic, e.Partition, e.Resumed, e.Committed-1, int(e.By), nil, e.Faults, e.Text)
 	}
+	for _, e := range an.CommitLost {
+		add(CommitLost, e.Topic, e.Partition, max(e.ReadBack, 0), e.Commit.Offset-1, int(e.By), nil, e.Faults, e.Text)
+	}
+	for _, e := range an.CommitUnexplained {
+		add(CommitUnexplained, e.Topic, e.Partition, e.ReadBack, e.ReadBack, 1, nil, nil, e.Text)
+	}
 	for _, e := range an.Redelivery {
 		add(Redelivery, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, nil, nil, e.Text)
 	}

@@ -1,8 +1,10 @@
 // Package groupcheck is the checker's consumer-group analyzer: what a
 // group's commits and assignments promise its members (docs/HISTORY.md,
 // "Consumer groups: what the checker proves"). It declares lost-by-commit,
-// commit-backwards, redelivery and delivery-outside-assignment, finds them
-// in the group tables the checker decoded (model.Groups) and explains them.
+// commit-backwards, commit-lost, commit-unexplained, redelivery and
+// delivery-outside-assignment, finds them in the group tables the checker
+// decoded (model.Groups: the members' ops and the coordinator's state read
+// back) and explains them.
 //
 // What must be followed as the history streams (what the group had
 // committed when a member was assigned a partition, where it resumed, the
@@ -28,6 +30,12 @@ var Analyzer = domain.New("consumer groups", analyze)
 type GroupAnomalies struct {
 	LostByCommit    []LostByCommitEntry    `json:"lost-by-commit,omitempty" unit:"per range" rule:"always"`
 	CommitBackwards []CommitBackwardsEntry `json:"commit-backwards,omitempty" unit:"per case" rule:"always"`
+	// An acknowledged commit the coordinator forgot is the promise
+	// commit-backwards holds it to, seen from the coordinator's side.
+	CommitLost []CommitLostEntry `json:"commit-lost,omitempty" unit:"per partition" rule:"always"`
+	// An offset nobody asked for may be a client's own commit the
+	// workload was not told of: information (readback.go says why).
+	CommitUnexplained []CommitUnexplainedEntry `json:"commit-unexplained,omitempty" unit:"per partition" rule:"never"`
 	// At-least-once allows a record to be processed twice, and a zombie's
 	// reads are at worst that; exactly-once promises one owner per record.
 	Redelivery                []RedeliveryEntry        `json:"redelivery,omitempty" unit:"per range" rule:"if exactly-once"`
@@ -48,6 +56,9 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	case Redelivery:
 		return fmt.Sprintf("redelivery: %d ranges (%d records) delivered again to the group, not counted: "+
 			"the group declares at-least-once delivery", n, f.redelivered())
+	case CommitUnexplained:
+		return fmt.Sprintf("commit-unexplained: %d (the group coordinator holds a committed offset no commit of the history asked for), "+
+			"not counted: a client may commit without telling the workload, which the history cannot tell from an offset made up", n)
 	case DeliveryOutsideAssignment:
 		return fmt.Sprintf("delivery-outside-assignment: %d (a member's poll delivered records of a partition its client did not hold), "+
 			"not counted: the group declares at-least-once delivery", n)
@@ -59,6 +70,7 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 func analyze(in *domain.Input, out *GroupAnomalies) *Found {
 	a := &run{c: in.History, places: in.Places, facts: in.Facts, out: out}
 	a.groupChecks()
+	a.readBack() // readback.go
 	a.explainGroups()
 	return &Found{Base: domain.Base{Expl: a.expl}, Stats: a.groupStats()}
 }

@@ -9,7 +9,13 @@ import (
 const (
 	LostByCommit    = "lost-by-commit"
 	CommitBackwards = "commit-backwards"
-	Redelivery      = "redelivery"
+	// CommitLost: the group coordinator's committed offset read back
+	// (group-final) is below one it acknowledged (readback.go).
+	CommitLost = "commit-lost"
+	// CommitUnexplained: it holds an offset no commit of the history
+	// asked for: information (readback.go).
+	CommitUnexplained = "commit-unexplained"
+	Redelivery        = "redelivery"
 	// DeliveryOutsideAssignment: a member delivered records of a
 	// partition its client did not hold (outside.go).
 	DeliveryOutsideAssignment = "delivery-outside-assignment"
@@ -177,4 +183,7 @@ type GroupStats struct {
 	// UnassignedS is, per partition, the seconds from its first
 	// assignment to the group's last op during which no live member held it.
 	UnassignedS map[string]float64 `json:"unassigned_s,omitempty"`
+	// ReadBack is what the group coordinator held at the end of the run
+	// (group-final ops, readback_stats.go); absent without one.
+	ReadBack []ReadBackStats `json:"read_back,omitempty"`
 }

@@ -62,6 +62,7 @@ func (a *run) groupStats() *GroupStats {
 		st.Delivered += len(ds)
 	}
 	st.UnassignedS = a.unassigned()
+	st.ReadBack = a.readBackStats()
 	return st
 }
 

@@ -17,6 +17,7 @@ type Groups struct {
 	Resets     []Reset           // where a latest group's member may have reset
 	GoneAt     map[int32]int64   // member process -> when an info retired it
 	ContTo     map[int32]int32   // member process -> the process that continues its client
+	ReadBacks  []ReadBack        // group-final ops, in invoke order (groupfinal.go)
 }
 
 // HeldBy is the process that holds what process p held: p, or the last
