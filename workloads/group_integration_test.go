@@ -73,9 +73,15 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 		}
 	}
 	path, rec := newHistory(t, dir)
-	w, err := New(Config{Driver: drv, Topic: topic, Partitions: 4, Producers: 2, Rate: 200,
+	cfg := Config{Driver: drv, Topic: topic, Partitions: 4, Producers: 2, Rate: 200,
 		Group:    GroupConfig{ID: group, Members: 3, Protocol: protocol, Commit: commit, CommitInterval: Duration(500 * time.Millisecond)},
-		Duration: Duration(25 * time.Second), FinalReadTimeout: Duration(60 * time.Second)}, c.Bootstrap(), rec)
+		Duration: Duration(25 * time.Second), FinalReadTimeout: Duration(60 * time.Second)}
+	if drv == DriverJava {
+		cfg.ClusterVersion = c.Config().KafkaVersion        // as the harness passes it
+		cfg.ClientVersion = os.Getenv("KCHAOS_JAVA_CLIENT") // another client's release, if asked
+		javaBuildFor(ctx, t, cfg)
+	}
+	w, err := New(cfg, c.Bootstrap(), rec)
 	if err != nil {
 		t.Fatal(err)
 	}

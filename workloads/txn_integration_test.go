@@ -21,17 +21,29 @@ import (
 // an aborted value (the aborts really wrote records); and that every
 // crashed producer's zombie transaction failed fenced.
 func TestTxnWorkload(t *testing.T) {
+	checkTxnHistory(t, txnIntegration(t, DriverFranz, "wl-txn"), 3)
+}
+
+// txnIntegration runs TestTxnWorkload's workload through driver drv on
+// topic and returns its history: 20 s of transactions by 3 producers with
+// a read_committed and a read_uncommitted consumer beside them, then the
+// final read. The java driver gets the cluster's version, as the harness
+// passes it, and is built before the clock starts.
+func txnIntegration(t *testing.T, drv, topic string) []histories.Event {
 	c, adm := sharedAdmin(t)
-	topic := "wl-txn"
 	createTopic(t, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
 	path, rec := newHistory(t, t.TempDir())
-	cfg := Config{Topic: topic, Partitions: 3, Producers: 3, Consumers: 1,
+	cfg := Config{Driver: drv, Topic: topic, Partitions: 3, Producers: 3, Consumers: 1,
 		Isolation: histories.ReadCommitted, RequestTimeout: Duration(3 * time.Second),
 		Transactions: TxnConfig{Enabled: true, Polls: true, AbortRate: 0.3, CrashRate: 0.1},
 		Duration:     Duration(20 * time.Second), FinalReadTimeout: Duration(90 * time.Second)}
+	if drv == DriverJava {
+		cfg.ClusterVersion = c.Config().KafkaVersion
+		javaBuildFor(ctx, t, cfg)
+	}
 	w, err := New(cfg, c.Bootstrap(), rec)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +93,7 @@ func TestTxnWorkload(t *testing.T) {
 	if err != nil || torn {
 		t.Fatalf("read history: %v (torn %v)", err, torn)
 	}
-	checkTxnHistory(t, evs, 3)
+	return evs
 }
 
 // checkTxnHistory checks a transactional history without the checker.
