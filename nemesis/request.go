@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -167,17 +168,8 @@ func (rp *RequestParams) checkScenario(p string, _ *Step, v *ScenarioView, add a
 		return
 	}
 	if _, ok := v.ClientRoles[rp.Clients]; !ok {
-		add(p+".clients", "%q: the workload's client roles are %s (or all)", rp.Clients, strings.Join(sortedKeys(v.ClientRoles), ", "))
+		add(p+".clients", "%q: the workload's client roles are %s (or all)", rp.Clients, strings.Join(slices.Sorted(maps.Keys(v.ClientRoles)), ", "))
 	}
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func (rp *RequestParams) build(st Step) Fault {
