@@ -152,7 +152,7 @@ func TestPlanBuiltinSuites(t *testing.T) {
 	}{
 		{"transactions", "t1, t2 × 2 levels, t3 × 2 settings × 2 levels, t4 × 2 settings, and t1, t2, t4 × 2 settings with the java client, on 2 versions", 28,
 			func(id string) bool { return strings.Contains(id, "txn.version=") && strings.HasSuffix(id, "3.9.2") }, "transaction_version"},
-		{"shares", "w1-w4 × share.version 1, 2, on 2 versions: share groups need 4.1", 16,
+		{"shares", "w1-w4 × share.version 1, 2, and w1, w2, w4 with the java client, on 2 versions: share groups need 4.1", 22,
 			func(id string) bool { return strings.HasSuffix(id, "3.9.2") }, "share"},
 		{"groups", "g1-g3 × franz classic, franz consumer, kafka-go, java classic, java consumer, on 2 versions", 30,
 			func(id string) bool {
@@ -200,7 +200,9 @@ func TestPlanBuiltinSuites(t *testing.T) {
 
 // TestPlanSharesSuite: the shares suite on every 4.x line: share groups
 // from 4.1 (level 1 only there and on 4.2 and 4.3; level 2 from 4.4), w2's
-// and w3's share-coordinator target from 4.2, nothing on 4.0.
+// and w3's share-coordinator target from 4.2, nothing on 4.0; the Java
+// client's cells (w1, w2, w4) at the release's default level, so from 4.2
+// (4.1 formats with share.version 0).
 func TestPlanSharesSuite(t *testing.T) {
 	s, err := LoadSuite("shares")
 	if err != nil {
@@ -226,9 +228,12 @@ func TestPlanSharesSuite(t *testing.T) {
 		"w3/share.version=1/4.4.0": true, "w3/share.version=2/4.4.0": true,
 		"w4/share.version=1/4.1.2": true, "w4/share.version=1/4.2.2": true, "w4/share.version=1/4.3.1": true,
 		"w4/share.version=1/4.4.0": true, "w4/share.version=2/4.4.0": true,
+		"w1/driver=java/4.2.2": true, "w1/driver=java/4.3.1": true, "w1/driver=java/4.4.0": true,
+		"w2/driver=java/4.2.2": true, "w2/driver=java/4.3.1": true, "w2/driver=java/4.4.0": true,
+		"w4/driver=java/4.2.2": true, "w4/driver=java/4.3.1": true, "w4/driver=java/4.4.0": true,
 	}
-	if len(plan) != 40 || len(runs) != len(want) {
-		t.Fatalf("%d cells, %d run: %v; want 40 cells, these run: %v", len(plan), len(runs), runs, want)
+	if len(plan) != 55 || len(runs) != len(want) {
+		t.Fatalf("%d cells, %d run: %v; want 55 cells, these run: %v", len(plan), len(runs), runs, want)
 	}
 	for id := range want {
 		if !runs[id] {

@@ -14,6 +14,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/kchaos/kchaos/cluster"
 )
 
 // javaSources is the JVM side of the java driver: every .java file of
@@ -34,6 +36,29 @@ func javaSourceFiles() []string {
 		panic(err) // the pattern is constant and valid
 	}
 	return names
+}
+
+// javaSourceNeeds are the source files that compile only against some
+// clients: ShareHandle's KafkaShareConsumer exists from 4.1 (KIP-932).
+// KchaosClient makes such a handle by name, so that a build without it
+// still compiles; a workload that needs it is refused at validation
+// (javaDriver.Refuse).
+var javaSourceNeeds = map[string]func(cluster.Version) bool{
+	"javaclient/ShareHandle.java": cluster.Version.HasShareGroups,
+}
+
+// javaSourcesFor lists the files built for a client version: every one
+// whose need it meets (a version kchaos cannot parse, a local build's,
+// is taken to be new enough).
+func javaSourcesFor(version string) []string {
+	v, err := cluster.ParseVersion(version)
+	var out []string
+	for _, name := range javaSourceFiles() {
+		if need := javaSourceNeeds[name]; need == nil || err != nil || need(v) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // slf4jVersion is the logging binding the Java client runs with:
@@ -182,7 +207,7 @@ func javaBuild(ctx context.Context, version string) (string, error) {
 		return "", err
 	}
 	var srcs []string
-	for _, name := range javaSourceFiles() {
+	for _, name := range javaSourcesFor(version) {
 		b, err := javaSources.ReadFile(name)
 		if err != nil {
 			return "", err

@@ -27,30 +27,16 @@ type javaDriver struct{}
 
 func (javaDriver) Name() string { return DriverJava }
 
-// javaNotYet are the workload features the java driver does not do yet:
-// refused by name rather than silently run with another client or not
-// at all.
-var javaNotYet = []struct {
-	path, msg string
-	on        func(*Config) bool
-}{
-	{"shares.group", "not yet with driver java (issue 39: no KafkaShareConsumer yet); use driver franz",
-		func(c *Config) bool { return c.Shares.Enabled() }},
-}
-
-// Refuse: what the java driver does not do yet, a client version it
-// cannot resolve, and a host without the JDK (java to run; javac and mvn
-// too until the driver is built for the version).
+// Refuse: a client version it cannot resolve or that lacks what the
+// workload asks (javaShareRefusals), and a host without the JDK (java to
+// run; javac and mvn too until the driver is built for the version).
 func (javaDriver) Refuse(cfg Config) []FieldError {
 	var out []FieldError
-	for _, f := range javaNotYet {
-		if f.on(&cfg) {
-			out = append(out, FieldError{Path: f.path, Msg: f.msg})
-		}
-	}
 	v, err := javaClientVersion(cfg)
 	if err != nil {
 		out = append(out, FieldError{Path: "client_version", Msg: err.Error()})
+	} else {
+		out = append(out, javaShareRefusals(cfg, v)...)
 	}
 	if _, err := javaTool("java"); err != nil {
 		out = append(out, FieldError{Path: "driver", Msg: "java: " + err.Error()})

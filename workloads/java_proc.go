@@ -70,6 +70,9 @@ type javaResp struct {
 	CB         int64   `json:"cb"`
 	Kind       string  `json:"kind"`
 	Partitions []int32 `json:"partitions"`
+	// Share members (share-ack): commitSync's result per partition, nil
+	// where the broker applied the acks.
+	Results map[string]*JavaError `json:"results"`
 }
 
 type javaRecord struct {
@@ -77,6 +80,7 @@ type javaRecord struct {
 	O int64  `json:"o"`
 	V string `json:"v"`
 	E int32  `json:"e"` // the batch's partitionLeaderEpoch, -1 unknown
+	C int32  `json:"c"` // a share member's delivery count
 }
 
 type javaPartError struct {

@@ -184,7 +184,22 @@ func TestJavaRefuse(t *testing.T) {
 		{"malformed client version", func(c *Config) { c.ClientVersion = "4.1" }, "client_version", "not a Kafka version"},
 		{"too old", func(c *Config) { c.ClientVersion = "3.8.1" }, "client_version", "3.9 and later"},
 		{"no version at all", func(c *Config) { c.ClusterVersion = "" }, "client_version", "needs the client's version"},
-		{"shares", func(c *Config) { c.Consumers = 0; c.Shares.Group = "s" }, "shares.group", "not yet with driver java"},
+		{"shares with a client before share groups", func(c *Config) { c.Consumers = 0; c.Shares.Group = "s"; c.ClientVersion = "4.0.2" },
+			"client_version", "need a client of 4.1 or later"},
+		{"renew with a 4.1 client", func(c *Config) { c.Consumers = 0; c.Shares = ShareConfig{Group: "s", Renew: true} },
+			"shares.renew", "4.2 or later"},
+		{"implicit acks with a release mix", func(c *Config) {
+			c.Consumers = 0
+			c.Shares = ShareConfig{Group: "s", AckMode: ShareAckImplicit, Ack: ShareAckMix{Accept: 1, Release: 1}}
+		}, "shares.ack_mode", "accept only"},
+		{"implicit acks with franz-go", func(c *Config) {
+			c.Driver, c.Consumers = DriverFranz, 0
+			c.Shares = ShareConfig{Group: "s", AckMode: ShareAckImplicit}
+		}, "shares.ack_mode", "acknowledges explicitly"},
+		{"an unknown ack mode", func(c *Config) { c.Consumers = 0; c.Shares = ShareConfig{Group: "s", AckMode: "auto"} },
+			"shares.ack_mode", "want explicit or implicit"},
+		{"shares with kafka-go", func(c *Config) { c.Driver, c.Consumers = DriverKafkaGo, 0; c.Shares.Group = "s" },
+			"driver", "has no share consumer"},
 		{"client version without java", func(c *Config) { c.Driver = DriverFranz; c.ClientVersion = "4.1.2" }, "client_version", "only with driver java"},
 	} {
 		got := valid(c.mod)
@@ -195,7 +210,12 @@ func TestJavaRefuse(t *testing.T) {
 	// Transactions, groups (both protocols, both commit modes) and the
 	// metadata workload (the Java Admin client, NewMetaAdmin) run.
 	for name, mod := range map[string]func(*Config){
-		"metadata":           func(c *Config) { c.Metadata.Clients = 1 },
+		"metadata": func(c *Config) { c.Metadata.Clients = 1 },
+		"shares":   func(c *Config) { c.Consumers = 0; c.Shares.Group = "s" },
+		"shares implicit": func(c *Config) {
+			c.Consumers = 0
+			c.Shares = ShareConfig{Group: "s", AckMode: ShareAckImplicit}
+		},
 		"transactions":       func(c *Config) { c.Transactions.Enabled = true; c.Acks = AcksAll },
 		"group classic auto": func(c *Config) { c.Consumers = 0; c.Group.ID = "g" },
 		"group consumer manual": func(c *Config) {

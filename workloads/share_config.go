@@ -87,6 +87,26 @@ type ShareConfig struct {
 	// MaxRecords is the most records a poll asks for (default
 	// DefaultShareMaxRecords).
 	MaxRecords int `yaml:"max_records,omitempty" json:"max_records,omitempty"`
+	// AckMode is the Java client's share.acknowledgement.mode: explicit
+	// (the default: every record acknowledged with the status the mix
+	// draws) or implicit (the client accepts what a poll delivered at the
+	// next commit: the mix must be accept only, without renew). franz-go
+	// acknowledges explicitly only.
+	AckMode string `yaml:"ack_mode,omitempty" json:"ack_mode,omitempty"`
+}
+
+// Acknowledgement modes (ShareConfig.AckMode).
+const (
+	ShareAckExplicit = "explicit"
+	ShareAckImplicit = "implicit"
+)
+
+// ackMode is AckMode with its default.
+func (s *ShareConfig) ackMode() string {
+	if s.AckMode == "" {
+		return ShareAckExplicit
+	}
+	return s.AckMode
 }
 
 // Enabled reports whether the workload has a share group.
@@ -145,8 +165,22 @@ func (c *Config) validateShares() []FieldError {
 	if s.MaxRecords < 1 || s.MaxRecords > 10000 {
 		add("max_records", "%d: want 1..10000", s.MaxRecords)
 	}
-	if c.Driver != DriverFranz {
-		ps = append(ps, FieldError{Path: "driver", Msg: fmt.Sprintf("%q: share groups need driver %s (kafka-go has no share consumer)", c.Driver, DriverFranz)})
+	switch s.AckMode {
+	case "", ShareAckExplicit:
+	case ShareAckImplicit:
+		if a.Release != 0 || a.Reject != 0 || s.Renew {
+			add("ack_mode", "implicit: the client accepts every record it delivered, so the ack mix must be accept only and renew off (accept %d, release %d, reject %d, renew %v)", a.Accept, a.Release, a.Reject, s.Renew)
+		}
+		if c.Driver != DriverJava {
+			add("ack_mode", "implicit: a mode of the Java client's KafkaShareConsumer (driver %s); driver %q acknowledges explicitly", DriverJava, c.Driver)
+		}
+	default:
+		add("ack_mode", "%q: want %s or %s", s.AckMode, ShareAckExplicit, ShareAckImplicit)
+	}
+	if d, ok := DriverFor(c.Driver); ok {
+		if _, share := d.(ShareDriver); !share {
+			ps = append(ps, FieldError{Path: "driver", Msg: fmt.Sprintf("%q: share groups need driver %s or %s (%s has no share consumer)", c.Driver, DriverFranz, DriverJava, c.Driver)})
+		}
 	}
 	if c.Group.Enabled() {
 		add("group", "%q beside workload.group %q: one kind of group per run", s.Group, c.Group.ID)

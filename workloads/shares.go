@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -25,17 +24,12 @@ import (
 // sharePollWait bounds a poll, so that a member answers its faults.
 const sharePollWait = 500 * time.Millisecond
 
-// shareSlot is one member: its name, its client while it runs, and the
-// faults sent to its loop.
+// shareSlot is one member: its name and the faults sent to its loop.
 type shareSlot struct {
 	i    int
 	name string
 	ctl  chan memberCtl
 	rng  *rand.Rand
-
-	mu      sync.Mutex
-	results []kgo.ShareAckResult // the ack callback's, since the last flush
-	wire    *ackTap              // the broker's answers, read on its connections
 
 	// A kill or stall waits for the member's next poll that delivers
 	// records, so that it strikes while the member holds their locks
@@ -48,11 +42,14 @@ type shareSlot struct {
 // killWait bounds how long a kill waits for a poll that delivers records.
 const killWait = 3 * time.Second
 
-// shareMember is one client of a slot (a new one after a kill).
+// shareMember is one client of a slot (a new one after a kill): its
+// process and its driver's client, and the share-poll op it keeps open
+// across empty polls when its client may hand out records acquired
+// before a poll (ShareMember.AcquiresInPoll).
 type shareMember struct {
 	proc int
-	cl   *kgo.Client
-	cut  *cutDialer
+	cl   ShareMember
+	poll *histories.SharePollValue // the open share-poll's invoke, or nil
 }
 
 // shareTally is what every member saw confirmed: records in a final
@@ -111,43 +108,54 @@ func (w *Workload) newShareSlots() []*shareSlot {
 	out := make([]*shareSlot, w.cfg.Shares.Members)
 	for i := range out {
 		out[i] = &shareSlot{i: i, name: ShareMemberName(i), ctl: make(chan memberCtl),
-			rng: rand.New(rand.NewPCG(w.cfg.Shares.Seed, uint64(i))), wire: &ackTap{}}
+			rng: rand.New(rand.NewPCG(w.cfg.Shares.Seed, uint64(i)))}
 	}
 	return out
 }
 
 // openShareMember makes a slot's client and records its share-subscribe.
 func (w *Workload) openShareMember(s *shareSlot) (*shareMember, error) {
-	m := &shareMember{proc: w.rec.NewProcess(), cut: &cutDialer{tap: s.wire}}
+	sd, ok := w.drv.(ShareDriver)
+	if !ok {
+		return nil, fmt.Errorf("driver %s has no share consumer", w.drv.Name())
+	}
+	m := &shareMember{proc: w.rec.NewProcess()}
 	v := histories.ShareSubscribeValue{Group: w.cfg.Shares.Group, Member: s.name, Topic: w.cfg.Topic,
 		LockMS: w.shareLim.lockMS, DeliveryLimit: w.shareLim.limit}
 	if _, err := w.rec.Invoke(m.proc, histories.FShareSubscribe, v); err != nil {
 		return nil, err
 	}
-	opts := append(franzCommon(w.cfg, w.bootstrap, ShareMemberClientID(w.cfg.Shares.Group, s.name)),
-		kgo.Dialer(m.cut.dial),
-		kgo.ShareGroup(w.cfg.Shares.Group),
-		kgo.ConsumeTopics(w.cfg.Topic),
-		kgo.MaxConcurrentFetches(0),
-		kgo.ShareMaxRecords(int32(w.cfg.Shares.MaxRecords)),
-		kgo.FetchMaxWait(sharePollWait),
-		kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
-			s.mu.Lock()
-			s.results = append(s.results, rs...)
-			s.mu.Unlock()
-		}),
-	)
-	cl, err := kgo.NewClient(opts...)
+	cl, err := sd.NewShareMember(w.cfg, w.bootstrap, s.name)
 	if err != nil {
 		_, rerr := w.rec.Complete(m.proc, histories.Fail, histories.FShareSubscribe, v, err.Error())
 		return nil, errors.Join(err, rerr)
 	}
 	m.cl = cl
 	if _, err := w.rec.Complete(m.proc, histories.OK, histories.FShareSubscribe, v, ""); err != nil {
-		cl.Close()
+		cl.Leave()
 		return nil, err
 	}
 	return m, nil
+}
+
+// end ends a member's client (leave or kill) and then its open share-poll,
+// if any: completed ok with no records, since the member was handed
+// nothing more (what its last fetch acquired comes back to the group when
+// the broker frees the locks).
+func (w *Workload) end(m *shareMember, kill bool) error {
+	if kill {
+		m.cl.Kill()
+	} else {
+		m.cl.Leave()
+	}
+	if m.poll == nil {
+		return nil
+	}
+	v := *m.poll
+	m.poll = nil
+	v.Records = []histories.ShareRecord{}
+	_, err := w.rec.Complete(m.proc, histories.OK, histories.FSharePoll, v, "")
+	return err
 }
 
 // runShares runs every member until stop; then they leave (their client
@@ -162,36 +170,35 @@ func (w *Workload) shareLoops(ctx context.Context, done func() bool) error {
 
 // shareLoop is one slot's member: poll, process, ack, until ctx ends or
 // done says the drain is over; it carries out the faults sent to it.
-func (w *Workload) shareLoop(ctx context.Context, s *shareSlot, done func() bool) error {
+func (w *Workload) shareLoop(ctx context.Context, s *shareSlot, done func() bool) (err error) {
 	m, err := w.openShareMember(s)
 	if err != nil {
 		return err
 	}
 	defer func() {
 		if m != nil {
-			m.cl.Close()
+			err = errors.Join(err, w.end(m, false))
 		}
 	}()
 	for ctx.Err() == nil && (done == nil || !done()) {
 		select {
 		case c := <-s.ctl:
-			var err error
-			m, err = w.shareCtl(ctx, s, m, c)
-			if err != nil {
+			if m, err = w.shareCtl(ctx, s, m, c); err != nil {
 				return err
 			}
 			continue
 		default:
 		}
 		if s.kill != nil && time.Since(s.killAt) > killWait {
-			m = s.strike(m)
+			if m, err = w.strike(s, m); err != nil {
+				return err
+			}
 			continue
 		}
 		if m == nil {
 			// Killed or left: wait for a start.
 			select {
 			case c := <-s.ctl:
-				var err error
 				if m, err = w.shareCtl(ctx, s, m, c); err != nil {
 					return err
 				}
@@ -205,15 +212,20 @@ func (w *Workload) shareLoop(ctx context.Context, s *shareSlot, done func() bool
 			return err
 		}
 		switch {
-		case s.kill != nil && alive:
-			m = s.strike(m) // it holds what its last poll delivered
+		case s.kill != nil && alive && m.poll == nil:
+			if m, err = w.strike(s, m); err != nil { // it holds what its last poll delivered
+				return err
+			}
 		case !alive:
 			if s.kill != nil {
 				s.kill.done <- nil // its process ended anyway
 				s.kill = nil
 			}
-			m.cl.Close()
+			err = w.end(m, false)
 			m = nil
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -236,7 +248,7 @@ func (w *Workload) shareCtl(ctx context.Context, s *shareSlot, m *shareMember, c
 			c.done <- fmt.Errorf("%s is not running", s.name)
 			return m, nil
 		}
-		m.cl.Close()
+		err = w.end(m, false)
 		m = nil
 	case ctlStart:
 		if m != nil {
@@ -256,43 +268,50 @@ func (w *Workload) shareCtl(ctx context.Context, s *shareSlot, m *shareMember, c
 	return m, err
 }
 
-// strike carries out a pending kill: connections cut first, so that the
-// release a closing client sends never arrives, as with a crashed
-// process; what the member holds comes back when the broker notices.
-func (s *shareSlot) strike(m *shareMember) *shareMember {
+// strike carries out a pending kill: the member's client ends as a
+// crashed process's (ShareMember.Kill); what it holds comes back when the
+// broker notices.
+func (w *Workload) strike(s *shareSlot, m *shareMember) (*shareMember, error) {
+	var err error
 	if m != nil {
-		m.cut.cut()
-		go m.cl.Close()
+		err = w.end(m, true)
 	}
 	s.kill.done <- nil
 	s.kill = nil
-	return nil
+	return nil, err
 }
 
 // shareRound is one poll, its processing and its acks. It reports false
-// when the member's op ended info (the process is retired).
+// when the member's op ended info (the process is retired). A member
+// whose client may hand out records acquired before a poll keeps its
+// share-poll op open while its polls come back empty (m.poll).
 func (w *Workload) shareRound(ctx context.Context, s *shareSlot, m *shareMember) (bool, error) {
 	cfg := w.cfg.Shares
-	inv := histories.SharePollValue{Group: cfg.Group, Member: s.name, Topic: w.cfg.Topic}
-	if _, err := w.rec.Invoke(m.proc, histories.FSharePoll, inv); err != nil {
-		return false, err
+	if m.poll == nil {
+		inv := histories.SharePollValue{Group: cfg.Group, Member: s.name, Topic: w.cfg.Topic}
+		if _, err := w.rec.Invoke(m.proc, histories.FSharePoll, inv); err != nil {
+			return false, err
+		}
+		m.poll = &inv
 	}
-	pctx, cancel := context.WithTimeout(ctx, sharePollWait)
-	fs := m.cl.PollRecords(pctx, cfg.MaxRecords)
-	cancel()
-	if fs.IsClientClosed() {
+	recs, perr := m.cl.Poll(ctx, cfg.MaxRecords)
+	inv := *m.poll
+	if errors.Is(perr, ErrShareClosed) {
+		m.poll = nil
 		_, err := w.rec.Complete(m.proc, histories.Info, histories.FSharePoll, inv, "client closed")
 		return false, err
 	}
-	n := fs.NumRecords()
-	recs := make([]*kgo.Record, 0, n)
+	if perr != nil {
+		m.poll = nil
+		_, err := w.rec.Complete(m.proc, histories.Info, histories.FSharePoll, inv, ErrorName(perr))
+		return false, err
+	}
+	if len(recs) == 0 && !m.cl.AcquiresInPoll() {
+		return true, nil // the op stays open (shareMember.poll)
+	}
+	m.poll = nil
 	done := inv
-	done.Records = make([]histories.ShareRecord, 0, n)
-	fs.EachRecord(func(r *kgo.Record) {
-		recs = append(recs, r)
-		done.Records = append(done.Records, histories.ShareRecord{Partition: r.Partition, Offset: r.Offset,
-			Value: string(r.Value), DeliveryCount: r.DeliveryCount()})
-	})
+	done.Records = recs
 	if _, err := w.rec.Complete(m.proc, histories.OK, histories.FSharePoll, done, ""); err != nil {
 		return false, err
 	}
@@ -309,73 +328,57 @@ func (w *Workload) shareRound(ctx context.Context, s *shareSlot, m *shareMember)
 		sleepCtx(ctx, d)
 	}
 	if cfg.Renew {
-		alive, err := w.shareAck(ctx, s, m, recs, done.Records, func(*kgo.Record) kgo.AckStatus { return kgo.AckRenew })
+		alive, err := w.shareAck(ctx, m, s.name, recs, func() string { return histories.AckRenew })
 		if err != nil || !alive {
 			return alive, err
 		}
 	}
 	sleepCtx(ctx, cfg.Processing.Std())
-	return w.shareAck(ctx, s, m, recs, done.Records, func(*kgo.Record) kgo.AckStatus { return s.draw(cfg.Ack) })
+	return w.shareAck(ctx, m, s.name, recs, func() string { return s.draw(cfg.Ack) })
 }
 
 // draw picks an ack status by the mix's weights.
-func (s *shareSlot) draw(mix ShareAckMix) kgo.AckStatus {
+func (s *shareSlot) draw(mix ShareAckMix) string {
 	n := s.rng.IntN(mix.Accept + mix.Release + mix.Reject)
 	switch {
 	case n < mix.Accept:
-		return kgo.AckAccept
+		return histories.AckAccept
 	case n < mix.Accept+mix.Release:
-		return kgo.AckRelease
+		return histories.AckRelease
 	}
-	return kgo.AckReject
+	return histories.AckReject
 }
 
-// shareAck acks recs with the statuses status gives, flushes, and records
-// one share-ack op with each record's outcome (shareOutcome).
-func (w *Workload) shareAck(ctx context.Context, s *shareSlot, m *shareMember, recs []*kgo.Record, polled []histories.ShareRecord, status func(*kgo.Record) kgo.AckStatus) (bool, error) {
-	v := histories.ShareAckValue{Group: w.cfg.Shares.Group, Member: s.name, Topic: w.cfg.Topic,
-		Acks: make([]histories.ShareAck, len(recs))}
-	sts := make([]kgo.AckStatus, len(recs))
-	for i, r := range recs {
-		sts[i] = status(r)
-		// polled[i] is r as the poll recorded it (its value already a string).
-		v.Acks[i] = histories.ShareAck{Partition: r.Partition, Offset: r.Offset, Value: polled[i].Value,
-			DeliveryCount: r.DeliveryCount(), Status: sts[i].String()}
+// shareAck acks the poll's records polled with the statuses status
+// draws, in order, and records one share-ack op with each record's
+// outcome (shareOutcome).
+func (w *Workload) shareAck(ctx context.Context, m *shareMember, member string, polled []histories.ShareRecord, status func() string) (bool, error) {
+	v := histories.ShareAckValue{Group: w.cfg.Shares.Group, Member: member, Topic: w.cfg.Topic,
+		Acks: make([]histories.ShareAck, len(polled))}
+	sts := make([]string, len(polled))
+	for i, r := range polled {
+		sts[i] = status()
+		v.Acks[i] = histories.ShareAck{Partition: r.Partition, Offset: r.Offset, Value: r.Value,
+			DeliveryCount: r.DeliveryCount, Status: sts[i]}
 	}
 	if _, err := w.rec.Invoke(m.proc, histories.FShareAck, v); err != nil {
 		return false, err
-	}
-	s.mu.Lock()
-	s.results = nil
-	s.mu.Unlock()
-	s.wire.take() // answers to earlier requests are not this op's
-	for i, r := range recs {
-		r.Ack(sts[i])
 	}
 	// The flush outlives the run's end (as a send in flight does): acks
 	// canceled at the stop would leave records whose accept Kafka applied
 	// with an unknown outcome, which the drain then waits for in vain
 	// (w1, 2026-12-02: 22 such records, the drain never finished).
 	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.opTimeout())
-	ferr := m.cl.FlushAcks(fctx)
+	res, ferr := m.cl.Ack(fctx, sts)
 	cancel()
-	s.mu.Lock()
-	res := slices.Clone(s.results)
-	s.results = nil
-	s.mu.Unlock()
-	wire := s.wire.take()
-	byPart := map[int32][]error{}
-	for _, r := range res {
-		if r.Topic == w.cfg.Topic {
-			byPart[r.Partition] = append(byPart[r.Partition], r.Err)
-		}
-	}
 	done := v
 	done.Acks = slices.Clone(v.Acks)
 	for i := range done.Acks {
 		a := &done.Acks[i]
-		a.Outcome, a.Error = shareOutcome(byPart[a.Partition])
-		a.Wire = wireFor(wire, a.Partition, a.Offset, s.wire)
+		a.Outcome, a.Error = shareOutcome(res.Results[a.Partition])
+		if res.Wire != nil {
+			a.Wire = res.Wire(a.Partition, a.Offset)
+		}
 		if ferr != nil {
 			// The flush did not finish: a result in hand may be another
 			// ack's, and this one's may come later.

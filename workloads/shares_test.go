@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -40,22 +39,22 @@ func TestShareOutcome(t *testing.T) {
 // the same statuses) and follows its weights.
 func TestShareDraw(t *testing.T) {
 	mix := ShareAckMix{Accept: 8, Release: 1, Reject: 1}
-	draw := func(seed uint64) map[kgo.AckStatus]int {
+	draw := func(seed uint64) map[string]int {
 		s := &shareSlot{rng: rand.New(rand.NewPCG(seed, 0))}
-		n := map[kgo.AckStatus]int{}
+		n := map[string]int{}
 		for range 10000 {
 			n[s.draw(mix)]++
 		}
 		return n
 	}
 	a, b := draw(1), draw(1)
-	if a[kgo.AckAccept] != b[kgo.AckAccept] || a[kgo.AckRelease] != b[kgo.AckRelease] {
+	if a[histories.AckAccept] != b[histories.AckAccept] || a[histories.AckRelease] != b[histories.AckRelease] {
 		t.Fatalf("seed 1 drew %v, then %v", a, b)
 	}
-	if a[kgo.AckAccept] < 7500 || a[kgo.AckAccept] > 8500 || a[kgo.AckRelease] < 700 || a[kgo.AckReject] < 700 {
+	if a[histories.AckAccept] < 7500 || a[histories.AckAccept] > 8500 || a[histories.AckRelease] < 700 || a[histories.AckReject] < 700 {
 		t.Fatalf("weights 8:1:1 drew %v", a)
 	}
-	if only := (&shareSlot{rng: rand.New(rand.NewPCG(3, 0))}).draw(ShareAckMix{Reject: 1}); only != kgo.AckReject {
+	if only := (&shareSlot{rng: rand.New(rand.NewPCG(3, 0))}).draw(ShareAckMix{Reject: 1}); only != histories.AckReject {
 		t.Fatalf("reject-only mix drew %v", only)
 	}
 }

@@ -18,8 +18,10 @@
 // and transactional handle has a thread of its own that runs its requests
 // in order. The other classes of this folder are those handles: the
 // assigned consumer (ConsumerHandle), the transactional producer with its
-// read_committed reader (TxnHandle), the group member (MemberHandle) and
-// the metadata workload's admin client (AdminHandle).
+// read_committed reader (TxnHandle), the group member (MemberHandle), the
+// share-group member (ShareHandle, made by name: its class exists only
+// in clients from 4.1) and the metadata workload's admin client
+// (AdminHandle).
 //
 // On EOF of stdin (the kchaos process closed it, or died) the clients are
 // closed at once and the JVM exits, so no JVM outlives its kchaos.
@@ -45,6 +47,17 @@ public final class KchaosClient {
     private static final Map<Integer, TxnHandle> txns = new ConcurrentHashMap<>();
     private static final Map<Integer, MemberHandle> members = new ConcurrentHashMap<>();
     private static final Map<Integer, AdminHandle> admins = new ConcurrentHashMap<>();
+    private static final Map<Integer, Served> shares = new ConcurrentHashMap<>();
+
+    /**
+     * A handle that runs its requests on a thread of its own and is made
+     * by name (ShareHandle: compiled only where its client classes exist).
+     */
+    interface Served {
+        void submit(long id, String op, Map<String, Object> req);
+
+        void abandon();
+    }
 
     public static void main(String[] args) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -147,6 +160,29 @@ public final class KchaosClient {
                 m.submit(id, op, req);
                 return;
             }
+            case "open-share": {
+                // By name: a client before 4.1 has no share consumer, and
+                // the driver is built without ShareHandle (java_build.go).
+                int h = HANDLES.incrementAndGet();
+                Served sh;
+                try {
+                    sh = (Served) Class.forName("ShareHandle").getConstructor(int.class, Properties.class, String.class)
+                            .newInstance(h, consumerProps(props(req, "props")), (String) req.get("topic"));
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause() instanceof Exception ? (Exception) e.getCause() : e;
+                }
+                shares.put(h, sh);
+                write("{\"id\":" + id + ",\"handle\":" + h + "}");
+                return;
+            }
+            case "share-poll":
+            case "share-ack":
+            case "share-leave": {
+                Served sh = shares.get(handle);
+                if (sh == null) throw new IllegalStateException("no share handle " + handle + " (closed?)");
+                sh.submit(id, op, req);
+                return;
+            }
             case "open-admin": {
                 int h = HANDLES.incrementAndGet();
                 admins.put(h, new AdminHandle(props(req, "props")));
@@ -175,7 +211,11 @@ public final class KchaosClient {
         TxnHandle t = txns.remove(handle);
         MemberHandle m = members.remove(handle);
         AdminHandle a = admins.remove(handle);
-        if (p != null) {
+        Served sh = shares.remove(handle);
+        if (sh != null) {
+            sh.abandon();
+            write("{\"id\":" + id + "}");
+        } else if (p != null) {
             // A crash, or the end of the run: nothing is flushed; what is
             // buffered or in flight fails in its callback.
             new Thread(() -> {
