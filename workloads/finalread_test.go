@@ -86,8 +86,13 @@ func TestFinalReadDescribedAtWithinItsOp(t *testing.T) {
 		hw:    map[int32]int64{0: 5}, // records 3 and 4 held back by an open transaction
 		open:  map[int32][]histories.OpenTxn{0: {{ProducerID: 7, FirstOffset: 3}}},
 	}
+	// The read_committed read must complete for the open transactions to
+	// be asked; the read_uncommitted read after it cannot (the fake log
+	// holds 3 of the 5 records below the high watermark) and runs to the
+	// timeout. 600 ms let the first read time out too on a loaded machine
+	// (2026-12-05, beside three compiles): 3 s leaves it room.
 	w, rec, buf := newTestWorkload(t, Config{Partitions: 1, Isolation: histories.ReadCommitted,
-		FinalReadTimeout: Duration(600 * time.Millisecond)}, d)
+		FinalReadTimeout: Duration(3 * time.Second)}, d)
 	w.rec = slowInvokes{rec} // an invoke that waits for the recorder, as under load
 	if _, err := w.FinalRead(context.Background(), v); err != nil {
 		t.Fatal(err)
