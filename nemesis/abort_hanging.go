@@ -25,7 +25,7 @@ type AbortHangingParams struct {
 	Partition *int32 `yaml:"partition,omitempty"`
 }
 
-func (ap *AbortHangingParams) validate(p string, st *Step, add addFunc) {
+func (ap *AbortHangingParams) Validate(p string, st *Step, add AddFunc) {
 	if ap.Partition != nil && *ap.Partition < 0 {
 		add(p+".partition", "must not be negative")
 	}
@@ -34,7 +34,7 @@ func (ap *AbortHangingParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-func (ap *AbortHangingParams) build(Step) Fault { return &abortHanging{partition: ap.Partition} }
+func (ap *AbortHangingParams) Build(Step) Fault { return &abortHanging{partition: ap.Partition} }
 
 // abortEffectWithin bounds the wait for a partition's last stable offset to
 // pass the aborted transaction: the proof that read_committed readers move.

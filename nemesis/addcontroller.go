@@ -29,7 +29,7 @@ type AddControllerParams struct {
 	Timeout Duration `yaml:"timeout,omitempty"`
 }
 
-func (ap *AddControllerParams) validate(p string, st *Step, add addFunc) {
+func (ap *AddControllerParams) Validate(p string, st *Step, add AddFunc) {
 	if t := st.Target; t != nil {
 		validateTarget(p+".target", t, false, false, add)
 		if t.Role != RoleNodes || len(t.Nodes) != 1 {
@@ -38,7 +38,7 @@ func (ap *AddControllerParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-func (ap *AddControllerParams) build(st Step) Fault {
+func (ap *AddControllerParams) Build(st Step) Fault {
 	return &addController{target: st.Target, timeout: durationOr(ap.Timeout, reconfigWait)}
 }
 

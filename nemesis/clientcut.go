@@ -24,9 +24,9 @@ var cutClientsKind = Kind{Name: histories.FCutClients, Needs: cluster.NewCaps(cl
 // cutClientsParams: a client cut takes only its target.
 type cutClientsParams struct{}
 
-func (*cutClientsParams) validate(p string, st *Step, add addFunc) { validateNodeTarget(p, st, add) }
+func (*cutClientsParams) Validate(p string, st *Step, add AddFunc) { validateNodeTarget(p, st, add) }
 
-func (*cutClientsParams) build(st Step) Fault { return &cutClients{target: st.Target} }
+func (*cutClientsParams) Build(st Step) Fault { return &cutClients{target: st.Target} }
 
 // cutClients drops, at each target broker, the packets between the client
 // side and the broker's client port, both ways: the workload's producers

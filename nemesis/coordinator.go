@@ -27,19 +27,19 @@ var moveCoordinatorKind = Kind{Name: histories.FMoveCoordinator, New: func() Par
 // moveCoordinatorParams: the move takes only its target, the broker.
 type moveCoordinatorParams struct{}
 
-func (*moveCoordinatorParams) validate(p string, st *Step, add addFunc) {
+func (*moveCoordinatorParams) Validate(p string, st *Step, add AddFunc) {
 	validateNodeTarget(p, st, add)
 }
 
-// checkScenario: the coordinator is found by the workload's
+// CheckAgainst: the coordinator is found by the workload's
 // transactional ids; without them the step could only fail when it fires.
-func (*moveCoordinatorParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+func (*moveCoordinatorParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
 	if !v.Transactional {
 		add(p+".fault", "%s needs workload.transactions.enabled: the workload has no transactional id", st.Fault)
 	}
 }
 
-func (*moveCoordinatorParams) build(st Step) Fault { return &moveCoordinator{target: st.Target} }
+func (*moveCoordinatorParams) Build(st Step) Fault { return &moveCoordinator{target: st.Target} }
 
 // moveCoordinator makes one broker the transaction coordinator of every
 // transactional id of the workload. For each __transaction_state partition

@@ -113,16 +113,16 @@ type DiskParams struct {
 	OfflineWithin Duration `yaml:"timeout,omitempty"`
 }
 
-func (dp *DiskParams) validate(p string, st *Step, add addFunc) {
+func (dp *DiskParams) Validate(p string, st *Step, add AddFunc) {
 	validateNodeTarget(p, st, add)
 	validateDir(p, st.Fault, dp.Dir, add)
 }
 
-func (dp *DiskParams) build(st Step) Fault {
+func (dp *DiskParams) Build(st Step) Fault {
 	return &diskFault{op: st.Fault, target: st.Target, dir: dirOrNone(dp.Dir), timeout: dp.OfflineWithin.Std()}
 }
 
-func validateDir(p, fault string, dir *int, add addFunc) {
+func validateDir(p, fault string, dir *int, add AddFunc) {
 	if dir == nil {
 		add(p+".dir", "fault %s needs dir: the log dir's index in log.dirs (0 is the first, which holds the metadata log: Kafka halts the broker when it fails)", fault)
 	} else if *dir < 0 {
@@ -130,7 +130,7 @@ func validateDir(p, fault string, dir *int, add addFunc) {
 	}
 }
 
-// dirOrNone is -1 for a missing dir: validate requires one, and Inject
+// dirOrNone is -1 for a missing dir: Validate requires one, and Inject
 // refuses a fault without.
 func dirOrNone(dir *int) int {
 	if dir == nil {
@@ -453,6 +453,6 @@ func (e *Env) healDisks(ctx context.Context) ([]int32, error) {
 	return ids, errors.Join(errs...)
 }
 
-func (dp *DiskParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+func (dp *DiskParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
 	v.checkDir(p, dp.Dir, add)
 }

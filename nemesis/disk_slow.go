@@ -23,7 +23,7 @@ type DiskSlowParams struct {
 	Rate string `yaml:"rate,omitempty"`
 }
 
-func (sp *DiskSlowParams) validate(p string, st *Step, add addFunc) {
+func (sp *DiskSlowParams) Validate(p string, st *Step, add AddFunc) {
 	validateNodeTarget(p, st, add)
 	validateDir(p, st.Fault, sp.Dir, add)
 	if sp.Rate == "" {
@@ -33,8 +33,8 @@ func (sp *DiskSlowParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-func (sp *DiskSlowParams) build(st Step) Fault {
-	rate, _ := parseDiskRate(sp.Rate) // validate reported a bad one; Inject refuses 0
+func (sp *DiskSlowParams) Build(st Step) Fault {
+	rate, _ := parseDiskRate(sp.Rate) // Validate reported a bad one; Inject refuses 0
 	return &diskFault{op: st.Fault, target: st.Target, dir: dirOrNone(sp.Dir), rate: rate}
 }
 
@@ -113,6 +113,6 @@ func unthrottle(ctx context.Context, disks cluster.Disks, id int32) (bool, error
 	return true, errors.Join(errs...)
 }
 
-func (sp *DiskSlowParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+func (sp *DiskSlowParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
 	v.checkDir(p, sp.Dir, add)
 }

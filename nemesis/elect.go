@@ -26,13 +26,13 @@ var (
 // every partition of the topic).
 type electParams struct{}
 
-func (*electParams) validate(p string, st *Step, add addFunc) {
+func (*electParams) Validate(p string, st *Step, add AddFunc) {
 	if st.Target != nil {
 		validateTarget(p+".target", st.Target, true, false, add)
 	}
 }
 
-func (*electParams) build(st Step) Fault {
+func (*electParams) Build(st Step) Fault {
 	return &elect{unclean: st.Fault == histories.FElectUnclean, target: st.Target}
 }
 

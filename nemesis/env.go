@@ -22,7 +22,7 @@
 //     how a random schedule draws it; its colour, whether it may lose
 //     acked records or move leaders; its proof; what it leaves behind),
 //     its parameter type (the step's own YAML keys as yaml tags, with
-//     validate, checkScenario when its rules need the scenario, and build
+//     Validate, CheckAgainst when its rules need the scenario, and Build
 //     returning the Fault), and the Fault itself (Name, Inject, Heal;
 //     Prover if it can prove it took effect);
 //   - its Kind on a line of registry in registry.go.

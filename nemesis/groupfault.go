@@ -50,7 +50,7 @@ var memberHeal = &HealKind{Name: histories.HealMember, Rank: 6, Heal: func(ctx c
 		d["members_started"] = started
 	}
 	return nil, err
-}, Check: func(p string, st *Step, v *ScenarioView, add addFunc) { v.checkMember(p, st, "", add) }}
+}, Check: func(p string, st *Step, v *ScenarioView, add AddFunc) { v.checkMember(p, st, "", add) }}
 
 // MemberParams are a member fault's: the member (member-0, ...), or
 // random (the default).
@@ -58,14 +58,14 @@ type MemberParams struct {
 	Member string `yaml:"member,omitempty"`
 }
 
-func (*MemberParams) validate(p string, st *Step, add addFunc) { refuseMemberTarget(p, st, add) }
+func (*MemberParams) Validate(p string, st *Step, add AddFunc) { refuseMemberTarget(p, st, add) }
 
-// checkScenario: the workload has group members, and the one named.
-func (mp *MemberParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+// CheckAgainst: the workload has group members, and the one named.
+func (mp *MemberParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
 	v.checkMember(p, st, mp.Member, add)
 }
 
-func (mp *MemberParams) build(st Step) Fault { return &memberFault{op: st.Fault, member: mp.Member} }
+func (mp *MemberParams) Build(st Step) Fault { return &memberFault{op: st.Fault, member: mp.Member} }
 
 // MemberStallParams are a member-stall's: the member, and how long it is
 // stopped.
@@ -76,24 +76,24 @@ type MemberStallParams struct {
 	Stall Duration `yaml:"for,omitempty"`
 }
 
-func (sp *MemberStallParams) validate(p string, st *Step, add addFunc) {
+func (sp *MemberStallParams) Validate(p string, st *Step, add AddFunc) {
 	refuseMemberTarget(p, st, add)
 	if sp.Stall <= 0 {
 		add(p+".for", "member-stall needs a duration (for: 15s), longer than the group's max_poll_interval to make it leave")
 	}
 }
 
-// checkScenario: the workload has group members, and the one named.
-func (sp *MemberStallParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+// CheckAgainst: the workload has group members, and the one named.
+func (sp *MemberStallParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
 	v.checkMember(p, st, sp.Member, add)
 }
 
-func (sp *MemberStallParams) build(st Step) Fault {
+func (sp *MemberStallParams) Build(st Step) Fault {
 	return &memberFault{op: st.Fault, member: sp.Member, d: sp.Stall.Std()}
 }
 
 // refuseMemberTarget: a member fault names a member, not nodes.
-func refuseMemberTarget(p string, st *Step, add addFunc) {
+func refuseMemberTarget(p string, st *Step, add AddFunc) {
 	if st.Target != nil {
 		add(p+".target", "only for node faults (a member fault names a member)")
 	}

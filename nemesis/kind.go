@@ -103,7 +103,7 @@ type HealKind struct {
 	Heal func(ctx context.Context, e *Env, d map[string]any) ([]int32, error)
 	// Check, when set, reports what a `heal:` step of this kind needs of
 	// the scenario (heal member needs group members).
-	Check func(p string, st *Step, v *ScenarioView, add addFunc)
+	Check func(p string, st *Step, v *ScenarioView, add AddFunc)
 }
 
 var (

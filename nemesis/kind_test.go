@@ -54,7 +54,7 @@ func checkKindDecides(t *testing.T, k Kind) {
 	if k.New == nil {
 		return
 	}
-	f := k.New().build(Step{Fault: k.Name, Target: &Target{Role: RoleLeader}})
+	f := k.New().Build(Step{Fault: k.Name, Target: &Target{Role: RoleLeader}})
 	if _, prover := f.(Prover); prover != (k.Proof == Proved) {
 		t.Errorf("proof %q, but its fault implements Prover: %v", k.Proof, prover)
 	}

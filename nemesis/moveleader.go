@@ -21,14 +21,14 @@ type MoveLeaderParams struct {
 	Partition int32 `yaml:"partition,omitempty"`
 }
 
-func (mp *MoveLeaderParams) validate(p string, st *Step, add addFunc) {
+func (mp *MoveLeaderParams) Validate(p string, st *Step, add AddFunc) {
 	validateNodeTarget(p, st, add)
 	if mp.Partition < 0 {
 		add(p+".partition", "must not be negative")
 	}
 }
 
-func (mp *MoveLeaderParams) build(st Step) Fault {
+func (mp *MoveLeaderParams) Build(st Step) Fault {
 	return &moveLeader{target: st.Target, partition: mp.Partition}
 }
 

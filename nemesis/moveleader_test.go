@@ -35,7 +35,7 @@ func TestMoveLeader(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			got, d, err := (&MoveLeaderParams{}).build(Step{Target: tc.target}).Inject(ctx, env)
+			got, d, err := (&MoveLeaderParams{}).Build(Step{Target: tc.target}).Inject(ctx, env)
 			if tc.err != "" {
 				wantErr(t, err, tc.err)
 				if len(a.reorders) != 0 {

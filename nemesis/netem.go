@@ -132,7 +132,7 @@ func (s *NetemSpec) netemArgs() []string {
 	return a
 }
 
-func validateNetem(p string, s *NetemSpec, add addFunc) {
+func validateNetem(p string, s *NetemSpec, add AddFunc) {
 	if s == nil {
 		add(p+".netem", "fault netem needs netem: {delay, jitter, loss, duplicate, reorder, rate}")
 		return
@@ -205,13 +205,13 @@ type NetemParams struct {
 	Netem *NetemSpec `yaml:"netem,omitempty"`
 }
 
-func (np *NetemParams) validate(p string, st *Step, add addFunc) {
+func (np *NetemParams) Validate(p string, st *Step, add AddFunc) {
 	validateNetem(p, np.Netem, add)
 	validateLinks(p, st, np.Shape, np.Groups, add)
 }
 
 // needs: the clients links are the client side's.
-func (np *NetemParams) needs() cluster.Caps {
+func (np *NetemParams) Needs() cluster.Caps {
 	if np.Shape == ShapeClients {
 		return cluster.NewCaps(cluster.CapClientCut)
 	}
@@ -220,7 +220,7 @@ func (np *NetemParams) needs() cluster.Caps {
 
 func (np *NetemParams) label(fault string) string { return shapeLabel(fault, np.Shape) }
 
-func (np *NetemParams) build(st Step) Fault {
+func (np *NetemParams) Build(st Step) Fault {
 	var spec NetemSpec
 	if np.Netem != nil {
 		spec = *np.Netem
@@ -536,7 +536,7 @@ func (f *netemFault) Heal(ctx context.Context, e *Env) error {
 	return errors.Join(errs...)
 }
 
-func (np *NetemParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+func (np *NetemParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
 	v.checkGroups(p, np.Groups, add)
 	v.checkQuorumShape(p, st, np.Shape, add)
 }

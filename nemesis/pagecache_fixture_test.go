@@ -58,20 +58,20 @@ type dropPageCacheParams struct {
 	MinBrokers int `yaml:"min_brokers,omitempty"`
 }
 
-func (dp *dropPageCacheParams) validate(p string, st *Step, add addFunc) {
+func (dp *dropPageCacheParams) Validate(p string, st *Step, add AddFunc) {
 	validateNodeTarget(p, st, add)
 	if dp.MinBrokers < 0 {
 		add(p+".min_brokers", "must not be negative")
 	}
 }
 
-func (dp *dropPageCacheParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+func (dp *dropPageCacheParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
 	if v.Brokers < dp.MinBrokers {
 		add(p+".min_brokers", "%d: the cluster has %d brokers", dp.MinBrokers, v.Brokers)
 	}
 }
 
-func (*dropPageCacheParams) build(st Step) Fault { return &dropPageCache{target: st.Target} }
+func (*dropPageCacheParams) Build(st Step) Fault { return &dropPageCache{target: st.Target} }
 
 type dropPageCache struct{ target *Target }
 

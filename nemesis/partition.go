@@ -92,16 +92,16 @@ type PartitionParams struct {
 	Groups [][]int32 `yaml:"groups,omitempty"`
 }
 
-func (pp *PartitionParams) validate(p string, st *Step, add addFunc) {
+func (pp *PartitionParams) Validate(p string, st *Step, add AddFunc) {
 	validateLinks(p, st, pp.Shape, pp.Groups, add)
 }
 
-func (pp *PartitionParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+func (pp *PartitionParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
 	v.checkGroups(p, pp.Groups, add)
 	v.checkQuorumShape(p, st, pp.Shape, add)
 }
 
-func (pp *PartitionParams) build(st Step) Fault {
+func (pp *PartitionParams) Build(st Step) Fault {
 	return &partitionFault{shape: orIsolate(pp.Shape), target: st.Target, groups: pp.Groups}
 }
 
@@ -124,7 +124,7 @@ func orIsolate(shape string) string {
 
 // validateLinks checks the links a partition cuts or a netem degrades:
 // the shape, its groups and the target it reads.
-func validateLinks(p string, st *Step, given string, groups [][]int32, add addFunc) {
+func validateLinks(p string, st *Step, given string, groups [][]int32, add AddFunc) {
 	if given != "" && !slices.Contains(shapeNames, given) && !(st.Fault == histories.FNetem && given == ShapeClients) {
 		add(p+".shape", "unknown shape %q (want %s)", given, strings.Join(shapeNames, ", "))
 	}

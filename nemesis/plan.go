@@ -193,7 +193,7 @@ func planPeriods(r *prng, rs RandomSchedule, ids []int32) Planned {
 
 // validatePeriods checks the timing fields of a random schedule: interval
 // mode (Interval) or periods mode (Active, Quiet, Subset), not both.
-func validatePeriods(r *RandomSchedule, add addFunc) {
+func validatePeriods(r *RandomSchedule, add AddFunc) {
 	const p = "nemesis.random"
 	if r.Active <= 0 {
 		if r.Interval <= 0 {

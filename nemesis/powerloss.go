@@ -100,7 +100,7 @@ type LoseUnflushedParams struct {
 	WritebackInterval Duration `yaml:"writeback_interval,omitempty"`
 }
 
-func (lp *LoseUnflushedParams) build(st Step) Fault {
+func (lp *LoseUnflushedParams) Build(st Step) Fault {
 	return &loseUnflushed{target: st.Target, start: lp.Start, model: lp.writeback()}
 }
 
@@ -120,16 +120,16 @@ func (lp *LoseUnflushedParams) writeback() *Writeback {
 	return &w
 }
 
-// checkScenario: the writeback model dates each batch by the broker's
+// CheckAgainst: the writeback model dates each batch by the broker's
 // append time, which only LogAppendTime records carry.
-func (lp *LoseUnflushedParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+func (lp *LoseUnflushedParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
 	if lp.Model == ModelWriteback && !v.LogAppendTime {
 		add(p+".model", "writeback dates each batch by the broker's append time: "+
 			"set topic.configs.message.timestamp.type: LogAppendTime (or cluster.broker_config.log.message.timestamp.type)")
 	}
 }
 
-func (lp *LoseUnflushedParams) validate(p string, st *Step, add addFunc) {
+func (lp *LoseUnflushedParams) Validate(p string, st *Step, add AddFunc) {
 	validateNodeTarget(p, st, add)
 	if lp.Model != "" && lp.Model != ModelRecoveryPoint && lp.Model != ModelWriteback {
 		add(p+".model", "unknown model %q (want %s or %s)", lp.Model, ModelRecoveryPoint, ModelWriteback)

@@ -78,7 +78,7 @@ func (e *Env) healWith(ctx context.Context, d map[string]any, what, op string) (
 // and resume without one mean every node that is down, or paused).
 type processParams struct{}
 
-func (*processParams) validate(p string, st *Step, add addFunc) {
+func (*processParams) Validate(p string, st *Step, add AddFunc) {
 	if st.Fault == histories.FKill || st.Fault == histories.FPause {
 		validateNodeTarget(p, st, add)
 	} else if st.Target != nil {
@@ -86,7 +86,7 @@ func (*processParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-func (*processParams) build(st Step) Fault { return &processFault{op: st.Fault, target: st.Target} }
+func (*processParams) Build(st Step) Fault { return &processFault{op: st.Fault, target: st.Target} }
 
 // RestartParams are a clean restart's.
 type RestartParams struct {
@@ -95,9 +95,9 @@ type RestartParams struct {
 	ReadyWithin Duration `yaml:"timeout,omitempty"`
 }
 
-func (*RestartParams) validate(p string, st *Step, add addFunc) { validateNodeTarget(p, st, add) }
+func (*RestartParams) Validate(p string, st *Step, add AddFunc) { validateNodeTarget(p, st, add) }
 
-func (rp *RestartParams) build(st Step) Fault {
+func (rp *RestartParams) Build(st Step) Fault {
 	return &processFault{op: st.Fault, target: st.Target, timeout: rp.ReadyWithin.Std()}
 }
 

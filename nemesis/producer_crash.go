@@ -83,13 +83,13 @@ type ProducerCrashParams struct {
 	Down Duration `yaml:"for,omitempty"`
 }
 
-func (cp *ProducerCrashParams) build(Step) Fault {
+func (cp *ProducerCrashParams) Build(Step) Fault {
 	return &producerCrash{producer: cp.Producer, down: cp.Down.Std()}
 }
 
-// checkScenario: producer-crash crashes a plain producer of this
+// CheckAgainst: producer-crash crashes a plain producer of this
 // workload, one it has.
-func (cp *ProducerCrashParams) checkScenario(p string, st *Step, v *ScenarioView, add addFunc) {
+func (cp *ProducerCrashParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
 	if v.Transactional {
 		add(p+".fault", "%s crashes plain producers; transactional ones crash with workload.transactions.crash_rate (a successor fences the zombie)", st.Fault)
 	}
@@ -98,7 +98,7 @@ func (cp *ProducerCrashParams) checkScenario(p string, st *Step, v *ScenarioView
 	}
 }
 
-func (cp *ProducerCrashParams) validate(p string, st *Step, add addFunc) {
+func (cp *ProducerCrashParams) Validate(p string, st *Step, add AddFunc) {
 	if cp.Producer != nil && *cp.Producer < 0 {
 		add(p+".producer", "must not be negative (the workload's producers are 0..workload.producers-1)")
 	}

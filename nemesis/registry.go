@@ -14,17 +14,17 @@ import (
 // the ones every step shares (fault, target). Each kind's type carries
 // yaml tags for its fields, which are the scenario format's keys.
 type Params interface {
-	// validate reports the parameters' problems (and the target's, whose
+	// Validate reports the parameters' problems (and the target's, whose
 	// rules are the fault's) under the step's path p.
-	validate(p string, st *Step, add addFunc)
-	// build makes the fault the step injects (st validated).
-	build(st Step) Fault
+	Validate(p string, st *Step, add AddFunc)
+	// Build makes the fault the step injects (st validated).
+	Build(st Step) Fault
 }
 
-// paramNeeds is implemented by parameters that need more of the backend
+// ParamNeeds is implemented by parameters that need more of the backend
 // than their kind always does (netem's clients links need the client
 // side).
-type paramNeeds interface{ needs() cluster.Caps }
+type ParamNeeds interface{ Needs() cluster.Caps }
 
 // registry is every built-in fault kind, one line each, in the order
 // errors list them and histories describes them. Adding a fault: a file
@@ -158,8 +158,8 @@ func (st *Step) Needs() cluster.Caps {
 		return 0
 	}
 	needs := k.Needs
-	if pn, ok := p.(paramNeeds); ok {
-		needs |= pn.needs()
+	if pn, ok := p.(ParamNeeds); ok {
+		needs |= pn.Needs()
 	}
 	return needs
 }
@@ -171,7 +171,7 @@ func NewFault(st Step) (Fault, error) {
 	if err != nil {
 		return nil, err
 	}
-	return p.build(st), nil
+	return p.Build(st), nil
 }
 
 // CheckBackend reports every fault of s that backend (with capabilities

@@ -45,7 +45,7 @@ type RemoveControllerParams struct {
 	Timeout Duration `yaml:"timeout,omitempty"`
 }
 
-func (rp *RemoveControllerParams) validate(p string, st *Step, add addFunc) {
+func (rp *RemoveControllerParams) Validate(p string, st *Step, add AddFunc) {
 	needTarget(p, st, st.Fault, add)
 	if t := st.Target; t != nil {
 		validateTarget(p+".target", t, false, false, add)
@@ -58,14 +58,14 @@ func (rp *RemoveControllerParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-func (rp *RemoveControllerParams) needs() cluster.Caps {
+func (rp *RemoveControllerParams) Needs() cluster.Caps {
 	if rp.Stop != "" {
 		return cluster.NewCaps(cluster.CapKill)
 	}
 	return 0
 }
 
-func (rp *RemoveControllerParams) build(st Step) Fault {
+func (rp *RemoveControllerParams) Build(st Step) Fault {
 	return &removeController{target: st.Target, stop: rp.Stop, timeout: durationOr(rp.Timeout, reconfigWait)}
 }
 

@@ -115,7 +115,7 @@ type RequestParams struct {
 // rule's first action.
 const DefaultRequestWithin = 30 * time.Second
 
-func (rp *RequestParams) validate(p string, st *Step, add addFunc) {
+func (rp *RequestParams) Validate(p string, st *Step, add AddFunc) {
 	a := proxy.ActionKind(st.Fault)
 	if len(rp.API) == 0 {
 		add(p+".api", "%s needs api: the Kafka APIs it acts on, by Kafka's names (e.g. [EndTxn], [Produce, Fetch])", a)
@@ -162,8 +162,8 @@ func (rp *RequestParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-// checkScenario: the clients' role must be one the workload has.
-func (rp *RequestParams) checkScenario(p string, _ *Step, v *ScenarioView, add addFunc) {
+// CheckAgainst: the clients' role must be one the workload has.
+func (rp *RequestParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
 	if rp.Clients == "" || rp.Clients == "all" {
 		return
 	}
@@ -172,7 +172,7 @@ func (rp *RequestParams) checkScenario(p string, _ *Step, v *ScenarioView, add a
 	}
 }
 
-func (rp *RequestParams) build(st Step) Fault {
+func (rp *RequestParams) Build(st Step) Fault {
 	return &requestFault{action: proxy.ActionKind(st.Fault), params: *rp, target: st.Target}
 }
 

@@ -12,7 +12,7 @@ import (
 // The rules a schedule's steps must meet against the whole scenario
 // (ScenarioView), written here beside the targets, conditions and shapes
 // they are about, so that the harness's Validate only builds the view and
-// asks. Each kind's own rules are its parameters' checkScenario, in the
+// asks. Each kind's own rules are its parameters' CheckAgainst, in the
 // kind's file.
 
 // CheckScenario reports every problem of the schedule against the
@@ -55,7 +55,7 @@ func (s *Schedule) CheckScenario(v ScenarioView) []error {
 // checkTarget refuses a target naming what the scenario lacks: a
 // partition, node or rack it does not have, more random brokers than it
 // has, and a role the workload or the quorum cannot resolve.
-func (v *ScenarioView) checkTarget(p string, t *Target, add addFunc) {
+func (v *ScenarioView) checkTarget(p string, t *Target, add AddFunc) {
 	v.checkPartition(p+".partition", t.Partition, add)
 	for _, id := range t.Nodes {
 		if !v.isNode(id) {
@@ -83,7 +83,7 @@ func (v *ScenarioView) checkTarget(p string, t *Target, add addFunc) {
 
 // checkPartition refuses a partition the topic does not have; it says
 // whether n names one of the topic's partitions (negative: none named).
-func (v *ScenarioView) checkPartition(p string, n int32, add addFunc) bool {
+func (v *ScenarioView) checkPartition(p string, n int32, add AddFunc) bool {
 	if n >= 0 && int(n) >= v.Partitions {
 		add(p, "%d: the topic has partitions 0..%d", n, v.Partitions-1)
 		return false
@@ -94,7 +94,7 @@ func (v *ScenarioView) checkPartition(p string, n int32, add addFunc) bool {
 // checkCondition refuses an until naming brokers that do not exist or,
 // for its isr and leader, that are not replicas of its partition, and a
 // share-group condition without a share group.
-func (v *ScenarioView) checkCondition(p string, c *Condition, add addFunc) {
+func (v *ScenarioView) checkCondition(p string, c *Condition, add AddFunc) {
 	if c.ShareStart != nil && !v.Shares {
 		add(p+".share_start_offset", "needs workload.shares: the workload has no share group")
 	}
@@ -125,8 +125,8 @@ func (v *ScenarioView) checkCondition(p string, c *Condition, add addFunc) {
 // checkQuorumShape refuses a link fault's quorum shape that cannot
 // resolve on the scenario's cluster (a cut from the other voters on a
 // one-controller quorum) or that cuts controllers but is aimed at brokers.
-// The partition and netem kinds call it from their checkScenario.
-func (v *ScenarioView) checkQuorumShape(p string, st *Step, shape string, add addFunc) {
+// The partition and netem kinds call it from their CheckAgainst.
+func (v *ScenarioView) checkQuorumShape(p string, st *Step, shape string, add AddFunc) {
 	if !slices.Contains(QuorumShapes, shape) {
 		return
 	}
@@ -154,7 +154,7 @@ func (v *ScenarioView) checkQuorumShape(p string, st *Step, shape string, add ad
 
 // checkRandomQuorum refuses a random mix that draws a cut of controllers
 // on a one-controller cluster, naming the fault.
-func (v *ScenarioView) checkRandomQuorum(faults []string, add addFunc) {
+func (v *ScenarioView) checkRandomQuorum(faults []string, add AddFunc) {
 	if v.Controllers >= 2 {
 		return
 	}
@@ -173,7 +173,7 @@ func (v *ScenarioView) checkRandomQuorum(faults []string, add addFunc) {
 // outside the voter set to add (no spare left, none removed before). It
 // follows the scripted steps in order: the voters start as the
 // controllers, the controllers outside the set as the spares.
-func (v *ScenarioView) checkReconfig(steps []Step, add addFunc) {
+func (v *ScenarioView) checkReconfig(steps []Step, add AddFunc) {
 	voters, outside := v.Controllers, v.Spares
 	for i, st := range steps {
 		if st.Fault != histories.FAddController && st.Fault != histories.FRemoveController {

@@ -49,10 +49,10 @@ type ScenarioView struct {
 	LogAppendTime bool
 }
 
-// scenarioChecker is implemented by parameters whose rules need the
+// ScenarioChecker is implemented by parameters whose rules need the
 // scenario: they report each problem under the step's path p.
-type scenarioChecker interface {
-	checkScenario(p string, st *Step, v *ScenarioView, add addFunc)
+type ScenarioChecker interface {
+	CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc)
 }
 
 // CheckScenario reports a fault step's problems against the scenario v
@@ -60,8 +60,8 @@ type scenarioChecker interface {
 // without such rules, or a step Validate refuses).
 func (st *Step) CheckScenario(p string, v *ScenarioView, add func(path, format string, args ...any)) {
 	if _, params, err := st.params(); err == nil {
-		if c, ok := params.(scenarioChecker); ok {
-			c.checkScenario(p, st, v, add)
+		if c, ok := params.(ScenarioChecker); ok {
+			c.CheckAgainst(p, st, v, add)
 		}
 	}
 }
@@ -79,7 +79,7 @@ func (v *ScenarioView) nodes() string {
 }
 
 // checkGroups refuses a link fault's groups that name no node.
-func (v *ScenarioView) checkGroups(p string, groups [][]int32, add addFunc) {
+func (v *ScenarioView) checkGroups(p string, groups [][]int32, add AddFunc) {
 	for i, g := range groups {
 		for _, id := range g {
 			if !v.isNode(id) {
@@ -90,7 +90,7 @@ func (v *ScenarioView) checkGroups(p string, groups [][]int32, add addFunc) {
 }
 
 // checkDir refuses a disk fault's dir the brokers do not have.
-func (v *ScenarioView) checkDir(p string, dir *int, add addFunc) {
+func (v *ScenarioView) checkDir(p string, dir *int, add AddFunc) {
 	if dir != nil && v.OwnLogDirs && *dir >= v.LogDirs {
 		add(p+".dir", "%d: the brokers have log dirs 0..%d (cluster.log_dirs: %d)", *dir, v.LogDirs-1, v.LogDirs)
 	}
@@ -98,7 +98,7 @@ func (v *ScenarioView) checkDir(p string, dir *int, add addFunc) {
 
 // checkMember refuses a member fault without group members, or naming a
 // member the workload does not have.
-func (v *ScenarioView) checkMember(p string, st *Step, member string, add addFunc) {
+func (v *ScenarioView) checkMember(p string, st *Step, member string, add AddFunc) {
 	if !v.Group && !v.Shares {
 		add(p, "%s%s needs workload.group or workload.shares: the workload has no group members", st.Fault, st.Heal)
 		return

@@ -277,9 +277,9 @@ func (s *Schedule) Validate() error {
 	return errors.Join(errs...)
 }
 
-type addFunc func(path, format string, args ...any)
+type AddFunc func(path, format string, args ...any)
 
-func validateStep(p string, st *Step, add addFunc) {
+func validateStep(p string, st *Step, add AddFunc) {
 	var set []string
 	if st.Wait > 0 {
 		set = append(set, "wait")
@@ -326,13 +326,13 @@ func validateStep(p string, st *Step, add addFunc) {
 			add(p+".fault", "%v", err)
 			return
 		}
-		params.validate(p, st, add)
+		params.Validate(p, st, add)
 	}
 }
 
 // needTarget reports a fault step without a target whose fault has no
 // sensible default.
-func needTarget(p string, st *Step, what string, add addFunc) {
+func needTarget(p string, st *Step, what string, add AddFunc) {
 	if st.Target == nil {
 		add(p+".target", "fault %s needs a target", what)
 	}
@@ -340,14 +340,14 @@ func needTarget(p string, st *Step, what string, add addFunc) {
 
 // validateNodeTarget checks the target of a fault that acts on the nodes
 // it names and needs them.
-func validateNodeTarget(p string, st *Step, add addFunc) {
+func validateNodeTarget(p string, st *Step, add AddFunc) {
 	needTarget(p, st, st.Fault, add)
 	if st.Target != nil {
 		validateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
-func validateGroups(p string, groups [][]int32, st *Step, add addFunc) {
+func validateGroups(p string, groups [][]int32, st *Step, add AddFunc) {
 	if len(groups) < 2 {
 		add(p+".groups", "shape groups needs two or more groups")
 	}
@@ -378,7 +378,7 @@ func describeFault(f, shape string) string {
 // validateTarget checks a target. noRole: the step takes a bare partition
 // (an election, a leader-followers or racks partition); rackSide: the step
 // is a racks partition, whose rack names one side.
-func validateTarget(p string, t *Target, noRole, rackSide bool, add addFunc) {
+func validateTarget(p string, t *Target, noRole, rackSide bool, add AddFunc) {
 	if !slices.Contains(roleNames, t.Role) && !(noRole && t.Role == "") {
 		add(p+".role", "unknown role %q (want %s)", t.Role, strings.Join(roleNames, ", "))
 		return
@@ -406,7 +406,7 @@ func validateTarget(p string, t *Target, noRole, rackSide bool, add addFunc) {
 	}
 }
 
-func validateCondition(p string, c *Condition, add addFunc) {
+func validateCondition(p string, c *Condition, add AddFunc) {
 	if len(c.ISR) == 0 && c.Offline == nil && c.Leader == nil && c.HighWatermark == nil && c.OpenTxn == nil &&
 		len(c.Live) == 0 && len(c.Fenced) == 0 && c.ShareStart == nil {
 		add(p, "empty condition: set isr, offline, leader, high_watermark, open_txn, live, fenced or share_start_offset")

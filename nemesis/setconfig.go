@@ -35,7 +35,7 @@ type SetConfigParams struct {
 	Topic string `yaml:"topic,omitempty"`
 }
 
-func (cp *SetConfigParams) validate(p string, st *Step, add addFunc) {
+func (cp *SetConfigParams) Validate(p string, st *Step, add AddFunc) {
 	if len(cp.Config) == 0 {
 		add(p+".config", "set-config needs at least one key")
 	}
@@ -52,7 +52,7 @@ func (cp *SetConfigParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-func (cp *SetConfigParams) build(Step) Fault { return &setConfig{config: cp.Config, topic: cp.Topic} }
+func (cp *SetConfigParams) Build(Step) Fault { return &setConfig{config: cp.Config, topic: cp.Topic} }
 
 // setConfig changes topic configs live (for instance
 // unclean.leader.election.enable=true while a partition is offline, which

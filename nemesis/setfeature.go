@@ -26,7 +26,7 @@ type SetFeatureParams struct {
 	Feature map[string]int16 `yaml:"feature,omitempty"`
 }
 
-func (fp *SetFeatureParams) validate(p string, st *Step, add addFunc) {
+func (fp *SetFeatureParams) Validate(p string, st *Step, add AddFunc) {
 	if len(fp.Feature) == 0 {
 		add(p+".feature", "set-feature needs at least one feature, e.g. {eligible.leader.replicas.version: 1}")
 	}
@@ -43,7 +43,7 @@ func (fp *SetFeatureParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-func (fp *SetFeatureParams) build(Step) Fault { return &setFeature{features: fp.Feature} }
+func (fp *SetFeatureParams) Build(Step) Fault { return &setFeature{features: fp.Feature} }
 
 // FeatureAdmin is the part of the admin API that reads and sets finalized
 // features (KIP-584); *admin.Client implements it. Faults type-assert

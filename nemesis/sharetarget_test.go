@@ -105,7 +105,7 @@ func TestSetConfigTopic(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, a := newFakeEnv()
-			f := (&SetConfigParams{Config: map[string]*string{"unclean.leader.election.enable": &v}, Topic: tc.topic}).build(Step{})
+			f := (&SetConfigParams{Config: map[string]*string{"unclean.leader.election.enable": &v}, Topic: tc.topic}).Build(Step{})
 			_, details, err := f.Inject(context.Background(), env)
 			if err != nil || a.configOf != tc.want || details["topic"] != tc.want {
 				t.Fatalf("set %q (details %v, %v), want topic %q", a.configOf, details, err, tc.want)

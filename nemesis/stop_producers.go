@@ -16,13 +16,13 @@ var stopProducersKind = Kind{Name: histories.FStopProducers, New: func() Params 
 // StopProducersParams are a stop-producers' (none: every producer stops).
 type StopProducersParams struct{}
 
-func (sp *StopProducersParams) validate(p string, st *Step, add addFunc) {
+func (sp *StopProducersParams) Validate(p string, st *Step, add AddFunc) {
 	if st.Target != nil {
 		add(p+".target", "stop-producers takes no target: it stops every workload producer and touches no broker")
 	}
 }
 
-func (sp *StopProducersParams) build(Step) Fault { return stopProducers{} }
+func (sp *StopProducersParams) Build(Step) Fault { return stopProducers{} }
 
 // stopProducers makes the workload's producers go silent while its
 // consumers read on: a transaction under way ends as at the end of the run

@@ -56,7 +56,7 @@ type UpgradeParams struct {
 	ReadyWithin Duration `yaml:"timeout,omitempty"`
 }
 
-func (up *UpgradeParams) validate(p string, st *Step, add addFunc) {
+func (up *UpgradeParams) Validate(p string, st *Step, add AddFunc) {
 	if up.Version == "" {
 		add(p+".version", "upgrade needs a version (e.g. 4.4.0, 4.4.x or latest)")
 	} else if _, err := cluster.ResolveVersion(up.Version); err != nil {
@@ -67,7 +67,7 @@ func (up *UpgradeParams) validate(p string, st *Step, add addFunc) {
 	}
 }
 
-func (up *UpgradeParams) build(st Step) Fault { return &rollingUpgrade{target: st.Target, params: *up} }
+func (up *UpgradeParams) Build(st Step) Fault { return &rollingUpgrade{target: st.Target, params: *up} }
 
 func (up *UpgradeParams) label(string) string { return "upgrade to " + up.Version }
 
