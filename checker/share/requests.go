@@ -1,0 +1,49 @@
+package share
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// CauseRequest is the redelivery cause of a request fault's action on
+// the delivering member's own requests (a ShareAcknowledge dropped on
+// the way there or back, a heartbeat's answer withheld, ...) between the
+// delivery and the redelivery: the request event (histories.FRequest)
+// names it, where the request fault's op, invoked before the delivery,
+// could not. It outranks CauseFault: an op that came between is
+// circumstance, an action on this member's requests is what happened to
+// them. It never touches a verdict (a redelivery is information).
+const CauseRequest = "request-fault"
+
+// maxRequests bounds the request actions an entry names (the latest), as
+// a probability rule may act on thousands of requests.
+const maxRequests = 5
+
+// reqAction is a request fault's action, for causes and context.
+type reqAction struct {
+	at int64
+	a  histories.RequestAction
+}
+
+// Request records a request fault's action at time at (a request event).
+func (b *Builder) Request(at int64, a histories.RequestAction) {
+	b.reqs = append(b.reqs, reqAction{at: at, a: a})
+}
+
+// requestsIn names the request actions in [from, to], the latest
+// maxRequests, on the clients of members (any client if none given).
+func (b *Builder) requestsIn(from, to int64, members ...string) []string {
+	var ids []string
+	for _, m := range members {
+		ids = append(ids, histories.ShareMemberClientID(b.group, m))
+	}
+	var out []string
+	for _, r := range b.reqs {
+		if r.at >= from && r.at <= to && (len(ids) == 0 || slices.Contains(ids, r.a.ClientID)) {
+			out = append(out, fmt.Sprintf("%s at %.3fs", r.a, secs(r.at)))
+		}
+	}
+	return out[max(0, len(out)-maxRequests):]
+}
