@@ -75,8 +75,8 @@ func RequestOf(v NemesisValue) (RequestAction, error) {
 
 // String words the action as explanations and the report name it:
 // "drop-request of ShareAcknowledge v2 (correlation id 56) from
-// kchaos-p4-share-1 to broker 1", with the error given or the broker's
-// errors withheld where there are.
+// kchaos-p4-share-1 to broker 1", then in parentheses the error given,
+// the broker's own answer the client did not see, the delay, the note.
 func (a RequestAction) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s of %s v%d (correlation id %d)", a.Action, a.API, a.Version, a.CorrelationID)
@@ -86,17 +86,21 @@ func (a RequestAction) String() string {
 	if a.Broker >= 0 {
 		fmt.Fprintf(&sb, " to broker %d", a.Broker)
 	}
+	var more []string
 	if a.Code != "" {
-		sb.WriteString(", answered " + a.Code)
+		more = append(more, "answered "+a.Code)
 	}
 	if len(a.BrokerErrors) > 0 {
-		sb.WriteString(", the broker's answer " + strings.Join(a.BrokerErrors, ", ") + " not seen by the client")
+		more = append(more, "the broker had answered "+strings.Join(a.BrokerErrors, ", "))
 	}
 	if a.DelayMS > 0 {
-		fmt.Fprintf(&sb, ", %d ms", a.DelayMS)
+		more = append(more, fmt.Sprintf("%d ms", a.DelayMS))
 	}
 	if a.Note != "" {
-		sb.WriteString(" (" + a.Note + ")")
+		more = append(more, a.Note)
+	}
+	if len(more) > 0 {
+		sb.WriteString(" (" + strings.Join(more, "; ") + ")")
 	}
 	return sb.String()
 }

@@ -56,11 +56,11 @@ func TestRequestString(t *testing.T) {
 	}{
 		{RequestAction{Action: "drop-response", API: "ShareAcknowledge", Version: 2, CorrelationID: 24, ClientID: "kchaos-p4-share-0",
 			BrokerErrors: []string{"NONE"}},
-			"drop-response of ShareAcknowledge v2 (correlation id 24) from kchaos-p4-share-0 to broker 0, the broker's answer NONE not seen by the client"},
+			"drop-response of ShareAcknowledge v2 (correlation id 24) from kchaos-p4-share-0 to broker 0 (the broker had answered NONE)"},
 		{RequestAction{Action: "error-response", API: "FindCoordinator", Version: 6, CorrelationID: 3, ClientID: "c", Broker: -1, Code: "COORDINATOR_NOT_AVAILABLE"},
-			"error-response of FindCoordinator v6 (correlation id 3) from c, answered COORDINATOR_NOT_AVAILABLE"},
-		{RequestAction{Action: "delay", API: "Produce", Version: 11, CorrelationID: 9, Broker: 2, DelayMS: 2000},
-			"delay of Produce v11 (correlation id 9) to broker 2, 2000 ms"},
+			"error-response of FindCoordinator v6 (correlation id 3) from c (answered COORDINATOR_NOT_AVAILABLE)"},
+		{RequestAction{Action: "delay", API: "Produce", Version: 11, CorrelationID: 9, Broker: 2, DelayMS: 2000, Note: "no response"},
+			"delay of Produce v11 (correlation id 9) to broker 2 (2000 ms; no response)"},
 	} {
 		if got := tc.a.String(); got != tc.want {
 			t.Errorf("%+v:\n got %s\nwant %s", tc.a, got, tc.want)
