@@ -262,7 +262,7 @@ func (b *Builder) checkRecord(r *Shares, ds []int) {
 			if a.count == c.count {
 				r.ShareDoubleAcquire = append(r.ShareDoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
 					Reason: fmt.Sprintf("delivered twice with delivery count %d: one acquisition handed to two deliveries", a.count),
-					First:  b.view(i), Second: b.view(j), Faults: b.faultsIn(first.call, c.ret), Requests: b.requestsIn(first.call, c.ret)})
+					First:  b.view(i), Second: b.view(j), Faults: b.faultsIn(first.call, c.ret), Requests: b.requestsIn(first.call, c.ret, a.member, c.member)})
 				continue
 			}
 			if a.count > c.count {
@@ -401,7 +401,7 @@ func (b *Builder) checkLog(r *Shares, log *Log) {
 			}
 			if len(ds) > 0 {
 				e.Faults = b.faultsIn(b.dels[ds[0]].call, b.offAt)
-				e.Requests = b.requestsIn(b.dels[ds[0]].call, b.offAt)
+				e.Requests = b.requestsIn(b.dels[ds[0]].call, b.offAt, b.membersOf(ds)...)
 			}
 			switch {
 			case b.limit > 0 && maxCount >= b.limit:

@@ -33,7 +33,8 @@ func (b *Builder) Request(at int64, a histories.RequestAction) {
 }
 
 // requestsIn names the request actions in [from, to], the latest
-// maxRequests, on the clients of members (any client if none given).
+// maxRequests, on the clients of members (any client if none given):
+// an entry names those on the requests of the members it is about.
 func (b *Builder) requestsIn(from, to int64, members ...string) []string {
 	var ids []string
 	for _, m := range members {
@@ -46,4 +47,15 @@ func (b *Builder) requestsIn(from, to int64, members ...string) []string {
 		}
 	}
 	return out[max(0, len(out)-maxRequests):]
+}
+
+// membersOf are the members of deliveries ds, each once.
+func (b *Builder) membersOf(ds []int) []string {
+	var out []string
+	for _, i := range ds {
+		if m := b.dels[i].member; !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

@@ -118,3 +118,31 @@ func TestRequestCause(t *testing.T) {
 		})
 	}
 }
+
+// TestRequestsOfRecord: a share-unknown entry names the request actions
+// on its own members' requests in its window (the dropped answer to the
+// ack whose outcome is unknown), not another member's.
+func TestRequestsOfRecord(t *testing.T) {
+	a := histories.RequestAction{Rule: 1, Action: "drop-response", API: "ShareAcknowledge", Version: 2, CorrelationID: 24, Broker: 0,
+		BrokerErrors: []string{"NONE"}}
+	own, other := a, a
+	own.ClientID, other.ClientID = histories.ShareMemberClientID("g", "m0"), histories.ShareMemberClientID("g", "m1")
+	h := &hb{}
+	h.members(2)
+	h.poll(1, 1, 0)                         // 50-60
+	h.ack(1, 1, 0, acc, "", histories.Info) // 70-80: unknown
+	h.offsets(1)                            // 90-100
+	b := h.builder(t)
+	b.Request(75, own)
+	b.Request(76, other)
+	b.Finish()
+	log := &Log{Records: map[int32][]LogRecord{0: {{Offset: 0, Value: val(0)}}}, Ends: map[int32]int64{0: 1}}
+	r := b.Check(log)
+	if len(r.ShareUnknown) != 1 {
+		t.Fatalf("share-unknown %+v, want one", r.ShareUnknown)
+	}
+	want := fmt.Sprintf("%s at %.3fs", own, secs(75))
+	if got := r.ShareUnknown[0].Requests; len(got) != 1 || got[0] != want {
+		t.Fatalf("requests %q, want [%q]", got, want)
+	}
+}
