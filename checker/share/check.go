@@ -26,8 +26,15 @@ const (
 	CauseMemberDeath = "member-death" // the member's client ended before acking
 	CauseFault       = "fault"        // a nemesis op (broker kill, coordinator failover, ...) came between
 	CauseLockExpiry  = "lock-expiry"  // none of those: the lock ran out
-	// CauseRequest (requests.go): a request fault acted on the member's
-	// own requests between; it ranks after member-death, before fault.
+	// CauseRequest: a request fault's action on the delivering member's
+	// own requests (a ShareAcknowledge dropped on the way there or back,
+	// a heartbeat's answer withheld, ...) came between the delivery and
+	// the redelivery. The request event (histories.FRequest) names it,
+	// where the request fault's op, often invoked before the delivery
+	// (its rule waits for the request), cannot. It outranks CauseFault:
+	// an op that came between is circumstance, an action on this
+	// member's requests is what happened to them (requests.go).
+	CauseRequest = "request-fault"
 )
 
 // Log is what the completed final read holds of the share group's topic:

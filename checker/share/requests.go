@@ -7,16 +7,6 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// CauseRequest is the redelivery cause of a request fault's action on
-// the delivering member's own requests (a ShareAcknowledge dropped on
-// the way there or back, a heartbeat's answer withheld, ...) between the
-// delivery and the redelivery: the request event (histories.FRequest)
-// names it, where the request fault's op, invoked before the delivery,
-// could not. It outranks CauseFault: an op that came between is
-// circumstance, an action on this member's requests is what happened to
-// them. It never touches a verdict (a redelivery is information).
-const CauseRequest = "request-fault"
-
 // maxRequests bounds the request actions an entry names (the latest), as
 // a probability rule may act on thousands of requests.
 const maxRequests = 5
