@@ -31,54 +31,65 @@ func TestRequestCause(t *testing.T) {
 		reqs  []req
 		kill  bool // a broker kill between the polls too
 		want  string
-		named int // request actions the entry names
+		named int   // request actions the entry names
+		opAt  int64 // when the request fault's op was invoked (0: not fed)
 	}{
 		{"own ack dropped", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{65, drop(m0)}}, false, CauseRequest, 1},
+		}, []req{{65, drop(m0)}}, false, CauseRequest, 1, 0},
+		{"the fault's op invoked before the delivery (p4: lock-expiry before)", func(h *hb) {
+			h.members(2)
+			h.poll(1, 1, 0)
+			h.poll(2, 2, 0)
+		}, []req{{65, drop(m0)}}, false, CauseRequest, 1, 45},
+		{"the fault's op alone, invoked before", func(h *hb) {
+			h.members(2)
+			h.poll(1, 1, 0)
+			h.poll(2, 2, 0)
+		}, nil, false, CauseLockExpiry, 0, 45},
 		{"at the redelivery's completion", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{80, drop(m0)}}, false, CauseRequest, 1},
+		}, []req{{80, drop(m0)}}, false, CauseRequest, 1, 0},
 		{"outranks a fault between", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{65, drop(m0)}}, true, CauseRequest, 1},
+		}, []req{{65, drop(m0)}}, true, CauseRequest, 1, 0},
 		{"another member's request", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{65, drop(m1)}}, false, CauseLockExpiry, 0},
+		}, []req{{65, drop(m1)}}, false, CauseLockExpiry, 0, 0},
 		{"before the delivery", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{55, drop(m0)}}, false, CauseLockExpiry, 0},
+		}, []req{{55, drop(m0)}}, false, CauseLockExpiry, 0, 0},
 		{"after the redelivery", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{81, drop(m0)}}, false, CauseLockExpiry, 0},
+		}, []req{{81, drop(m0)}}, false, CauseLockExpiry, 0, 0},
 		{"a release comes first", func(h *hb) {
 			h.members(2)
 			h.deliver(1, 1, 0, rel, ok) // poll 50-60, ack 70-80
 			h.poll(2, 2, 0)             // 90-100
-		}, []req{{75, drop(m0)}}, false, CauseRelease, 1},
+		}, []req{{75, drop(m0)}}, false, CauseRelease, 1, 0},
 		{"member death comes first", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.op(1, histories.FSharePoll, histories.Info, histories.SharePollValue{Group: "g"}, nil) // 70-80
 			h.poll(2, 2, 0)                                                                          // 90-100
-		}, []req{{75, drop(m0)}}, false, CauseMemberDeath, 1},
+		}, []req{{75, drop(m0)}}, false, CauseMemberDeath, 1, 0},
 		{"the latest five", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{61, drop(m0)}, {62, drop(m0)}, {63, drop(m0)}, {64, drop(m0)}, {65, drop(m0)}, {66, drop(m0)}}, false, CauseRequest, 5},
+		}, []req{{61, drop(m0)}, {62, drop(m0)}, {63, drop(m0)}, {64, drop(m0)}, {65, drop(m0)}, {66, drop(m0)}}, false, CauseRequest, 5, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &hb{}
@@ -86,6 +97,9 @@ func TestRequestCause(t *testing.T) {
 			b := h.builder(t)
 			if tc.kill {
 				b.Nemesis("kill", []int32{1}, 66, 67)
+			}
+			if tc.opAt > 0 {
+				b.Nemesis("drop-request", nil, tc.opAt, tc.opAt+1)
 			}
 			for _, r := range tc.reqs {
 				b.Request(r.at, r.a)
