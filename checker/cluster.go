@@ -60,6 +60,9 @@ func (c *Checker) addObserve(e *histories.Event) error {
 }
 
 func (c *Checker) addNemesis(e *histories.Event) error {
+	if e.F == histories.FRequest {
+		return c.addRequest(e)
+	}
 	if histories.IsBookkeeping(e.F) {
 		// The runner's records of the schedule (mode, seed, plan) and of
 		// its untils: no fault, so never "the fault that preceded a loss".
@@ -94,5 +97,20 @@ func (c *Checker) addNemesis(e *histories.Event) error {
 		}
 		op.V.Details[k] = d
 	}
+	return nil
+}
+
+// addRequest keeps a request fault's action (bookkeeping: it opens no
+// fault window) so that explanations can name it.
+func (c *Checker) addRequest(e *histories.Event) error {
+	var v histories.NemesisValue
+	if err := e.Decode(&v); err != nil {
+		return fmt.Errorf("request value: %w", err)
+	}
+	a, err := histories.RequestOf(v)
+	if err != nil {
+		return err
+	}
+	c.Requests = append(c.Requests, model.RequestOp{At: e.Time, Fault: v.Fault, A: a})
 	return nil
 }

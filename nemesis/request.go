@@ -371,29 +371,19 @@ func (e *Env) requestFault(id proxy.RuleID) string {
 // process -1, type info), naming the fault whose rule acted: the harness
 // gives it to the proxy as its OnAction.
 func (e *Env) RecordRequest(a proxy.Action) {
-	d := map[string]any{"rule": int(a.RuleID), "action": string(a.Kind), "api": a.API, "version": a.Version,
-		"correlation_id": a.CorrelationID, "client_id": a.ClientID, "broker": a.Broker}
+	ra := histories.RequestAction{Rule: int(a.RuleID), Action: string(a.Kind), API: a.API, Version: a.Version,
+		CorrelationID: a.CorrelationID, ClientID: a.ClientID, Broker: a.Broker, DelayMS: a.Delay.Milliseconds(), Note: a.Note}
 	if a.Code != 0 {
-		d["code"] = proxy.ErrorName(a.Code)
+		ra.Code = proxy.ErrorName(a.Code)
 	}
-	if len(a.ErrorCodes) > 0 {
-		names := make([]string, len(a.ErrorCodes))
-		for i, c := range a.ErrorCodes {
-			names[i] = proxy.ErrorName(c)
-		}
-		d["broker_errors"] = names
-	}
-	if a.Delay > 0 {
-		d["delay_ms"] = a.Delay.Milliseconds()
-	}
-	if a.Note != "" {
-		d["note"] = a.Note
+	for _, c := range a.ErrorCodes {
+		ra.BrokerErrors = append(ra.BrokerErrors, proxy.ErrorName(c))
 	}
 	var nodes []int32
 	if a.Broker >= 0 {
 		nodes = []int32{a.Broker}
 	}
-	e.record(histories.Info, histories.FRequest, histories.NemesisValue{Fault: e.requestFault(a.RuleID), Nodes: nodes, Details: d}, "")
+	e.record(histories.Info, histories.FRequest, histories.NemesisValue{Fault: e.requestFault(a.RuleID), Nodes: nodes, Details: ra.Details()}, "")
 }
 
 // HasRequestFaults says whether the schedule may inject a request fault

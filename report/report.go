@@ -192,9 +192,7 @@ func build(dir string, s *Scan) (*view, error) {
 		c := tl.Ops[f]
 		v.Ops = append(v.Ops, opRow{f, c[histories.OK], c[histories.Fail], c[histories.Info]})
 	}
-	for _, op := range tl.Nemesis {
-		v.Nemesis = append(v.Nemesis, nemRow{secs(op.Start), secs(op.End), describeOp(op)})
-	}
+	v.Nemesis = faultRows(tl.Nemesis, tl.Requests)
 	for _, p := range tl.sortedParts() {
 		var es []string
 		for _, ep := range p.epochs() {

@@ -122,6 +122,7 @@ type timeline struct {
 	Parts       []*part // in first-seen order: the index into bin.Parts
 	partIdx     map[tp]int
 	Nemesis     []nemOp
+	Requests    []pass.Request                    // the request faults' actions (requests.go)
 	Errors      map[string]map[string]int         // code -> f -> count
 	Ops         map[string]map[histories.Type]int // f -> completion type -> count
 	// The share group's and the KRaft quorum's lanes (sharescan.go,

@@ -205,7 +205,7 @@ func (s *Scan) summary() *timeline {
 	}
 	ptl := &s.p.Timeline
 	tl.Events, tl.End, tl.Torn = ptl.Events, ptl.End, ptl.Torn
-	tl.Nemesis = ptl.Faults()
+	tl.Nemesis, tl.Requests = ptl.Faults(), ptl.Requests()
 	qs := &quorumScan{}
 	for i := range ptl.Quorum {
 		qs.add(ptl.Quorum[i].Time, ptl.Quorum[i].Value)

@@ -154,13 +154,13 @@ func shareExplanations(res *results, topic string) []explanation {
 	records := func(kind string, es []share.RecordEntry) {
 		add(kind, len(es), func(i int) string {
 			e := es[i]
-			return rec(e.Partition, e.Offset, e.Value) + ": " + e.Reason + deliveriesText(e.Deliveries...) + faultsText(e.Faults)
+			return rec(e.Partition, e.Offset, e.Value) + ": " + e.Reason + deliveriesText(e.Deliveries...) + faultsText(e.Faults) + requestsText(e.Requests)
 		})
 	}
 	pairs := func(kind string, es []share.PairEntry) {
 		add(kind, len(es), func(i int) string {
 			e := es[i]
-			return rec(e.Partition, e.Offset, e.Value) + ": " + e.Reason + deliveriesText(e.First, e.Second) + faultsText(e.Faults)
+			return rec(e.Partition, e.Offset, e.Value) + ": " + e.Reason + deliveriesText(e.First, e.Second) + faultsText(e.Faults) + requestsText(e.Requests)
 		})
 	}
 	records(share.Lost, a.ShareLost)
@@ -212,4 +212,13 @@ func faultsText(fs []string) string {
 		return "; no fault around it"
 	}
 	return "; faults around it: " + strings.Join(fs, ", ")
+}
+
+// requestsText names the request faults' actions around a record (the
+// checker's requests, beside its faults); nothing without any.
+func requestsText(rs []string) string {
+	if len(rs) == 0 {
+		return ""
+	}
+	return "; request actions around it: " + strings.Join(rs, ", ")
 }

@@ -90,6 +90,7 @@ func timelineSVG(tl *timeline, bs []band, offline map[tp][]interval, rf int, elr
 	c.axis(22, true)
 	c.y = 32
 	c.faults(bs)
+	c.requestLane(tl.Requests)
 	c.quorumLanes(tl.quorum)
 	c.logLane(marks)
 	c.throughput(tl)

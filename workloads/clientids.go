@@ -3,6 +3,8 @@ package workloads
 import (
 	"slices"
 	"strconv"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Client roles: what each of the workload's clients is. Request faults
@@ -40,8 +42,12 @@ func ConsumerClientID(i int) string { return consumerIDPrefix + strconv.Itoa(i) 
 // GroupMemberClientID is consumer-group member name's client id.
 func GroupMemberClientID(group, name string) string { return "kchaos-" + group + "-" + name }
 
-// ShareMemberClientID is share-group member name's client id.
-func ShareMemberClientID(group, name string) string { return "kchaos-" + group + "-" + name }
+// ShareMemberClientID is share-group member name's client id: the
+// history's convention (histories.ShareMemberClientID), by which the
+// checker ties a request action to the member it acted on.
+func ShareMemberClientID(group, name string) string {
+	return histories.ShareMemberClientID(group, name)
+}
 
 // ClientIDPrefixes is, for each role cfg's workload has clients in, the
 // prefix every client id of that role starts with: what a request fault

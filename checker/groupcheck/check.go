@@ -295,7 +295,11 @@ func (a *run) commitBackwards() {
 				e.Faults = append(e.Faults, a.places.FaultRef(fi))
 			}
 		}
+		e.Requests = a.places.RequestsBetween(from, b.At)
 		e.Causes = a.backCauses(&e, b, from)
+		if w := judge.RequestsWords("request actions between the commit and the going back: ", e.Requests); w != "" {
+			e.Causes = append(e.Causes, w)
+		}
 		cm := e.Commit
 		e.Text = fmt.Sprintf("group %s's committed offset of %s-%d went back by %d: commit #%d by %s committed offset %d at %.1f s, %s; %s",
 			e.Group, e.Topic, e.Partition, e.By, cm.Index, who(cm.Process, cm.Member, cm.Generation), cm.Offset, cm.DoneS, what,
@@ -368,26 +372,26 @@ func mentionsOffsetsTopic(d map[string]any) bool {
 // explainGroups adds the group anomalies to the explanations, in words.
 func (a *run) explainGroups() {
 	an := a.out
-	add := func(kind, topic string, p int32, first, last int64, n int, vals []string, faults []judge.FaultRef, text string) {
+	add := func(kind, topic string, p int32, first, last int64, n int, vals []string, faults []judge.FaultRef, reqs []judge.RequestRef, text string) {
 		a.expl = append(a.expl, judge.Explanation{Kind: kind, Topic: topic, Partition: p,
-			FirstOffset: first, LastOffset: last, Count: n, Values: vals, FaultsAfter: faults, Text: text})
+			FirstOffset: first, LastOffset: last, Count: n, Values: vals, FaultsAfter: faults, RequestsAfter: reqs, Text: text})
 	}
 	for _, e := range an.LostByCommit {
-		add(LostByCommit, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, e.Values, nil, e.Text)
+		add(LostByCommit, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, e.Values, nil, nil, e.Text)
 	}
 	for _, e := range an.CommitBackwards {
-		add(CommitBackwards, e.Topic, e.Partition, e.Resumed, e.Committed-1, int(e.By), nil, e.Faults, e.Text)
+		add(CommitBackwards, e.Topic, e.Partition, e.Resumed, e.Committed-1, int(e.By), nil, e.Faults, e.Requests, e.Text)
 	}
 	for _, e := range an.CommitLost {
-		add(CommitLost, e.Topic, e.Partition, max(e.ReadBack, 0), e.Commit.Offset-1, int(e.By), nil, e.Faults, e.Text)
+		add(CommitLost, e.Topic, e.Partition, max(e.ReadBack, 0), e.Commit.Offset-1, int(e.By), nil, e.Faults, e.Requests, e.Text)
 	}
 	for _, e := range an.CommitUnexplained {
-		add(CommitUnexplained, e.Topic, e.Partition, e.ReadBack, e.ReadBack, 1, nil, nil, e.Text)
+		add(CommitUnexplained, e.Topic, e.Partition, e.ReadBack, e.ReadBack, 1, nil, nil, nil, e.Text)
 	}
 	for _, e := range an.Redelivery {
-		add(Redelivery, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, nil, nil, e.Text)
+		add(Redelivery, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, nil, nil, nil, e.Text)
 	}
 	for _, e := range an.DeliveryOutsideAssignment {
-		add(DeliveryOutsideAssignment, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, e.Values, e.Faults, e.Text)
+		add(DeliveryOutsideAssignment, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, e.Count, e.Values, e.Faults, e.Requests, e.Text)
 	}
 }

@@ -75,6 +75,7 @@ func (a *run) outsideAssignment() {
 			e.TakenBy = &ref
 		}
 		e.Faults = a.places.FaultsBetween(since, op.Ret)
+		e.Requests = a.places.RequestsBetween(since, op.Ret)
 		e.Text = outsideText(&e)
 		a.out.DeliveryOutsideAssignment = append(a.out.DeliveryOutsideAssignment, e)
 	}
@@ -111,6 +112,9 @@ func outsideText(e *OutsideAssignmentEntry) string {
 			fs = append(fs, f.String())
 		}
 		s += "; faults since its client's last rebalance: " + strings.Join(fs, ", ")
+	}
+	if w := judge.RequestsWords("request actions since its client's last rebalance: ", e.Requests); w != "" {
+		s += "; " + w
 	}
 	return s
 }

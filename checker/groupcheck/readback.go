@@ -58,10 +58,12 @@ type CommitLostEntry struct {
 	// outcome at offsets above the read-back (they excuse nothing).
 	Unknown int `json:"unknown_above,omitempty"`
 	// Faults are those made between the commit's completion and the
-	// read-back's invoke, those on __consumer_offsets first.
-	Faults []judge.FaultRef `json:"faults,omitempty"`
-	Causes []string         `json:"causes"`
-	Text   string           `json:"text"`
+	// read-back's invoke, those on __consumer_offsets first; Requests the
+	// request faults' actions then, the last 5.
+	Faults   []judge.FaultRef   `json:"faults,omitempty"`
+	Requests []judge.RequestRef `json:"requests,omitempty"`
+	Causes   []string           `json:"causes"`
+	Text     string             `json:"text"`
 }
 
 // CommitUnexplainedEntry is a partition whose committed offset read back
@@ -168,6 +170,10 @@ func (a *run) commitLost(rb *model.ReadBack, tp int32, r int64) bool {
 		e.ReadBackEpoch = &ep
 	}
 	e.Faults, e.Causes = a.readBackCauses(c.Commits[bar].Ret, rb.Call, unknownAbove)
+	e.Requests = a.places.RequestsBetween(c.Commits[bar].Ret, rb.Call)
+	if w := judge.RequestsWords("request actions between the commit and the read-back: ", e.Requests); w != "" {
+		e.Causes = append(e.Causes, w)
+	}
 	held := fmt.Sprintf("offset %d", r)
 	if r < 0 {
 		held = "no committed offset"

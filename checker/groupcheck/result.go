@@ -106,8 +106,10 @@ type CommitBackwardsEntry struct {
 	Member  *DeliveryRef `json:"member,omitempty"`
 	Lower   *CommitRef   `json:"lower,omitempty"`
 	// Faults are the faults made between the commit's completion and the
-	// going back.
-	Faults []judge.FaultRef `json:"faults,omitempty"`
+	// going back; Requests the request faults' actions then (a commit
+	// replayed by a duplicate-request, an answer withheld).
+	Faults   []judge.FaultRef   `json:"faults,omitempty"`
+	Requests []judge.RequestRef `json:"requests,omitempty"`
 	// Causes list what the history holds that explains it.
 	Causes []string `json:"causes,omitempty"`
 	Text   string   `json:"text"`
@@ -163,9 +165,11 @@ type OutsideAssignmentEntry struct {
 	// HeldBy names the live member processes that held it then.
 	HeldBy []string `json:"held_by,omitempty"`
 	// Faults are those made since the client's last rebalance (or its
-	// subscribe) up to the poll's completion, the last 5.
-	Faults []judge.FaultRef `json:"faults,omitempty"`
-	Text   string           `json:"text"`
+	// subscribe) up to the poll's completion, the last 5; Requests the
+	// request faults' actions then, the last 5.
+	Faults   []judge.FaultRef   `json:"faults,omitempty"`
+	Requests []judge.RequestRef `json:"requests,omitempty"`
+	Text     string             `json:"text"`
 }
 
 // GroupStats describes the consumer groups of a run.

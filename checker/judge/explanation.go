@@ -28,11 +28,14 @@ type Explanation struct {
 	// the faults made between it and the takeover (or the final read).
 	FaultBefore *FaultRef  `json:"fault_before,omitempty"`
 	FaultsAfter []FaultRef `json:"faults_after,omitempty"`
-	Elections   []Election `json:"elections,omitempty"`
-	TookOver    *Takeover  `json:"took_over,omitempty"`
-	NowHold     *NowHold   `json:"now_hold,omitempty"`
-	LogEnd      *int64     `json:"log_end,omitempty"`
-	Text        string     `json:"text"`
+	// RequestsAfter are the request faults' actions in FaultsAfter's
+	// window (RequestRef): moments, named, never a cause of loss.
+	RequestsAfter []RequestRef `json:"requests_after,omitempty"`
+	Elections     []Election   `json:"elections,omitempty"`
+	TookOver      *Takeover    `json:"took_over,omitempty"`
+	NowHold       *NowHold     `json:"now_hold,omitempty"`
+	LogEnd        *int64       `json:"log_end,omitempty"`
+	Text          string       `json:"text"`
 }
 
 // Election is a rise of the leader epoch seen by the observer.

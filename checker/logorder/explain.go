@@ -106,6 +106,7 @@ func (a *run) explainLost(tp int32, items []lostItem) {
 		}
 	}
 	e.FaultsAfter = a.in.Places.FaultsBetween(firstAck, end)
+	e.RequestsAfter = a.in.Places.RequestsBetween(firstAck, end)
 	e.Elections = elections(t, firstAck, end)
 	e.NowHold = a.nowHold(by, tp, e.FirstOffset, e.LastOffset, lastAck)
 	if fin := c.Finals[by]; fin.Ends != nil {
@@ -113,14 +114,14 @@ func (a *run) explainLost(tp int32, items []lostItem) {
 			e.LogEnd = &endOff
 		}
 	}
-	e.Text = lostText(t.Name(), &e)
+	e.Text = lostText(t.Name(), &e) + requestsText(&e)
 	idx := len(a.expl)
 	a.expl = append(a.expl, e)
 	for _, it := range items {
 		op := &c.Sends[it.send]
 		le := LostWriteEntry{Topic: t.Topic, Partition: t.Partition, Offset: it.off, Value: c.Vals[op.Val].Str,
 			Process: int(op.Proc), InvokedS: judge.Secs(op.Call), AckedS: judge.Secs(it.ack), AtAck: a.in.Places.Where(tp, it.ack),
-			Range: idx, Faults: e.FaultsAfter}
+			Range: idx, Faults: e.FaultsAfter, Requests: e.RequestsAfter}
 		if seen, ok := a.lostSeen[it.send]; ok {
 			le.AckedS = 0
 			le.Outcome = a.sendRef(it.send).Type

@@ -34,6 +34,8 @@ type LostWriteEntry struct {
 	NewLeader      *int32           `json:"new_leader,omitempty"`
 	NewLeaderEpoch *int32           `json:"new_leader_epoch,omitempty"`
 	Faults         []judge.FaultRef `json:"faults,omitempty"`
+	// Requests are the request faults' actions in the faults' window.
+	Requests []judge.RequestRef `json:"requests,omitempty"`
 	// A send never acked with an offset is lost when a read saw its value
 	// and a later completed final read lacks it (what a reader saw was
 	// written): Outcome is how the send ended (info, fail, or ok without
@@ -58,6 +60,8 @@ type OffsetReuseEntry struct {
 	// Faults are the faults made between the first value's first sighting
 	// and the last value's (the explanation's faults_after).
 	Faults []judge.FaultRef `json:"faults,omitempty"`
+	// Requests are the request faults' actions in the same window.
+	Requests []judge.RequestRef `json:"requests,omitempty"`
 }
 
 // Observed is one value at a reused offset and who saw it there.

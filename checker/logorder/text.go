@@ -56,15 +56,16 @@ func (a *run) explainReuseRun(run []OffsetReuseEntry) {
 	from, to := int64(oldSeen*1e9), int64(newSeen*1e9)
 	e.FaultBefore = a.in.Places.FaultBefore(from)
 	e.FaultsAfter = a.in.Places.FaultsBetween(from, to)
+	e.RequestsAfter = a.in.Places.RequestsBetween(from, to)
 	e.Elections = elections(t, from, to)
 	if nowEpoch >= 0 {
 		e.TookOver = a.takeover(t, nowEpoch)
 	}
 	for k := range run {
-		run[k].Faults = e.FaultsAfter
+		run[k].Faults, run[k].Requests = e.FaultsAfter, e.RequestsAfter
 	}
 	e.NowHold = &judge.NowHold{FirstOffset: e.FirstOffset, LastOffset: e.LastOffset, Count: len(now), Values: now}
-	e.Text = reuseText(t.Name(), &e)
+	e.Text = reuseText(t.Name(), &e) + requestsText(&e)
 	a.expl = append(a.expl, e)
 }
 
@@ -142,6 +143,16 @@ func reuseText(name string, e *judge.Explanation) string {
 		plural(e.Count, "offset", "offsets")), first, now}
 	parts = append(parts, takeoverText(e)...)
 	return strings.Join(parts, "; ")
+}
+
+// requestsText names the request faults' actions in the faults' window,
+// as a part of its own: they are moments the history holds, never a
+// cause of loss (a request fault acts on what a client hears).
+func requestsText(e *judge.Explanation) string {
+	if w := judge.RequestsWords("request actions between: ", e.RequestsAfter); w != "" {
+		return "; " + w
+	}
+	return ""
 }
 
 // takeoverText says who took over and which faults came before.

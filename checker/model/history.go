@@ -27,6 +27,7 @@ type History struct {
 	Clients      int64             // client ops invoked
 	TxnTP        []bool            // tp -> holds txn writes or read_committed reads
 	Nem          []NemOp           // nemesis ops, in invoke order
+	Requests     []RequestOp       // the request faults' actions, in file order
 	Topics       map[string]int32  // topic -> topic number
 	TPIdx        []map[int32]int32 // topic number -> partition -> tp
 	ValIdx       ValueIndex        // value -> value number (values.go)
@@ -41,6 +42,16 @@ type NemOp struct {
 	Typ       histories.Type // of the completion; "" while open
 	Call, Ret int64
 	V         histories.NemesisValue
+}
+
+// RequestOp is one action of a request fault (a request event,
+// histories.FRequest): no fault window of its own (its fault's op is
+// one), but the moment a client's request was dropped, delayed, repeated
+// or answered, which an explanation names.
+type RequestOp struct {
+	At    int64
+	Fault string // the request fault whose rule acted
+	A     histories.RequestAction
 }
 
 // TP is what the checker knows of one topic-partition.

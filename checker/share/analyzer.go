@@ -51,6 +51,9 @@ func analyze(in *domain.Input, out *ShareAnomalies) *Found {
 			b.Nemesis(n.F, n.V.Nodes, n.Call, n.Ret)
 		}
 	}
+	for _, r := range in.History.Requests {
+		b.Request(r.At, r.A)
+	}
 	b.Finish()
 	s := b.Check(finalLog(in.History, b.Topic()))
 	*out = s.ShareAnomalies

@@ -90,6 +90,7 @@ type Builder struct {
 	byDel   map[delKey]int   // a process's delivery of a record at a count -> the latest
 	acks    []ack
 	faults  []fault
+	reqs    []reqAction                  // the request faults' actions (requests.go)
 	offsets *histories.ShareOffsetsValue // the last ok share-offsets
 	offAt   int64
 	tried   bool // a share-offsets was invoked

@@ -26,6 +26,15 @@ const (
 	CauseMemberDeath = "member-death" // the member's client ended before acking
 	CauseFault       = "fault"        // a nemesis op (broker kill, coordinator failover, ...) came between
 	CauseLockExpiry  = "lock-expiry"  // none of those: the lock ran out
+	// CauseRequest: a request fault's action on the delivering member's
+	// own requests (a ShareAcknowledge dropped on the way there or back,
+	// a heartbeat's answer withheld, ...) came between the delivery and
+	// the redelivery. The request event (histories.FRequest) names it,
+	// where the request fault's op, often invoked before the delivery
+	// (its rule waits for the request), cannot. It outranks CauseFault:
+	// an op that came between is circumstance, an action on this
+	// member's requests is what happened to them (requests.go).
+	CauseRequest = "request-fault"
 )
 
 // Log is what the completed final read holds of the share group's topic:
@@ -72,6 +81,8 @@ type RecordEntry struct {
 	StartOffset *int64     `json:"start_offset,omitempty"`
 	Deliveries  []Delivery `json:"deliveries,omitempty"`
 	Faults      []string   `json:"faults,omitempty"`
+	// Requests are the request faults' actions in the same window.
+	Requests []string `json:"requests,omitempty"`
 }
 
 // PairEntry is two deliveries of one record that cannot both be right
@@ -84,6 +95,7 @@ type PairEntry struct {
 	First     Delivery `json:"first"`
 	Second    Delivery `json:"second"`
 	Faults    []string `json:"faults,omitempty"`
+	Requests  []string `json:"requests,omitempty"` // the request faults' actions in the same window
 }
 
 // CountEntry is a delivery whose count is impossible (share-delivery-count).
@@ -109,6 +121,9 @@ type RedeliveryEntry struct {
 	To        Delivery `json:"to"`
 	Unseen    int32    `json:"unseen,omitempty"`
 	Faults    []string `json:"faults,omitempty"`
+	// Requests are the request faults' actions on the From member's own
+	// requests between the two deliveries (cause request-fault).
+	Requests []string `json:"requests,omitempty"`
 }
 
 // Stats counts what the share ops did (results.json's stats.shares,
@@ -254,7 +269,7 @@ func (b *Builder) checkRecord(r *Shares, ds []int) {
 			if a.count == c.count {
 				r.ShareDoubleAcquire = append(r.ShareDoubleAcquire, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
 					Reason: fmt.Sprintf("delivered twice with delivery count %d: one acquisition handed to two deliveries", a.count),
-					First:  b.view(i), Second: b.view(j), Faults: b.faultsIn(first.call, c.ret)})
+					First:  b.view(i), Second: b.view(j), Faults: b.faultsIn(first.call, c.ret), Requests: b.requestsIn(first.call, c.ret, a.member, c.member)})
 				continue
 			}
 			if a.count > c.count {
@@ -280,7 +295,9 @@ func (b *Builder) addUnknown(r *Shares, e RecordEntry) {
 // completion order, which is count order while no fault intervenes
 // (information). A cause respects time: a release or a refused ack
 // counts only if invoked before the redelivery's poll completed
-// (causedBy), a member's death only if its process ended by then.
+// (causedBy), a member's death only if its process ended by then, a
+// request fault's action only if it acted on the member's own client
+// between the delivery and the redelivery.
 func (b *Builder) redeliveries(r *Shares, ds []int) {
 	for x := 1; x < len(ds); x++ {
 		i, j := ds[x-1], ds[x]
@@ -290,6 +307,7 @@ func (b *Builder) redeliveries(r *Shares, ds []int) {
 		}
 		cause := CauseLockExpiry
 		faults := b.faultsIn(a.ret, c.ret)
+		reqs := b.requestsIn(a.ret, c.ret, a.member)
 		end, ended := b.endedAt[a.proc]
 		switch {
 		case b.causedBy(i, c.ret, func(a ack) bool {
@@ -300,12 +318,14 @@ func (b *Builder) redeliveries(r *Shares, ds []int) {
 			cause = CauseAckRefused
 		case ended && end <= c.ret:
 			cause = CauseMemberDeath
+		case len(reqs) > 0:
+			cause = CauseRequest
 		case len(faults) > 0:
 			cause = CauseFault
 		}
 		r.Stats.Causes[cause]++
 		r.ShareRedelivery = append(r.ShareRedelivery, RedeliveryEntry{Partition: a.part, Offset: a.off, Value: a.val, Cause: cause,
-			From: b.view(i), To: b.view(j), Unseen: max(0, c.count-a.count-1), Faults: faults})
+			From: b.view(i), To: b.view(j), Unseen: max(0, c.count-a.count-1), Faults: faults, Requests: reqs})
 	}
 }
 
@@ -388,6 +408,7 @@ func (b *Builder) checkLog(r *Shares, log *Log) {
 			}
 			if len(ds) > 0 {
 				e.Faults = b.faultsIn(b.dels[ds[0]].call, b.offAt)
+				e.Requests = b.requestsIn(b.dels[ds[0]].call, b.offAt, b.membersOf(ds)...)
 			}
 			switch {
 			case b.limit > 0 && maxCount >= b.limit:

@@ -229,6 +229,7 @@ func (a *run) txnLost() {
 				e.Now = &judge.Held{Value: c.Vals[r.Val].Str, LeaderEpoch: r.Epoch}
 			}
 			e.Faults = a.in.Places.FaultsBetween(at, f.Call)
+			e.Requests = a.in.Places.RequestsBetween(at, f.Call)
 			if o := tpi.At(f.Call); o != nil {
 				epoch := o.Epoch
 				e.FinalEpoch = &epoch

@@ -77,6 +77,10 @@ type TxnHangingEntry struct {
 	// FinalRead is the final read that recorded it.
 	FinalRead judge.FinalReadRef `json:"final_read"`
 	Faults    []judge.FaultRef   `json:"faults,omitempty"`
+	// Requests are the request faults' actions while it was open (a
+	// Produce replayed after its producer's epoch moved on, an EndTxn
+	// answer withheld), the last 5.
+	Requests []judge.RequestRef `json:"requests,omitempty"`
 	// Recovery is what an operator runs to end it (KIP-664's tool).
 	Recovery string `json:"recovery"`
 	Text     string `json:"text"`
@@ -180,6 +184,7 @@ func (a *run) hangingEntry(tp, f int32, o *histories.OpenTxn, lso, hw int64) Txn
 	e.Counted = time.Duration(at-max(since, heal)) > timeout+HangingMargin
 	e.HeldBack = a.heldBack(tp, lso, hw)
 	e.Faults = a.in.Places.FaultsBetween(since, at)
+	e.Requests = a.in.Places.RequestsBetween(since, at)
 	e.Recovery = fmt.Sprintf("kafka-transactions.sh --bootstrap-server BROKER abort --topic %s --partition %d "+
 		"--producer-id %d --producer-epoch %d --coordinator-epoch %d", t.Topic, t.Partition, o.ProducerID, o.ProducerEpoch, o.CoordinatorEpoch)
 	e.Text = hangingText(t.Name(), &e)
@@ -281,6 +286,9 @@ func hangingText(name string, e *TxnHangingEntry) string {
 	}
 	if e.FindHanging {
 		parts = append(parts, "kafka-transactions.sh find-hanging would list it")
+	}
+	if w := judge.RequestsWords("request actions while it was open: ", e.Requests); w != "" {
+		parts = append(parts, w)
 	}
 	return strings.Join(parts, "; ")
 }

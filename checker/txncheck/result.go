@@ -60,8 +60,10 @@ type TxnLostWriteEntry struct {
 	Now *judge.Held `json:"now,omitempty"`
 	// Faults are the faults made between the commit and the final read
 	// (the last 5); FinalEpoch the leader epoch observed at the final read.
-	Faults     []judge.FaultRef `json:"faults,omitempty"`
-	FinalEpoch *int32           `json:"final_leader_epoch,omitempty"`
+	Faults []judge.FaultRef `json:"faults,omitempty"`
+	// Requests are the request faults' actions in the same window.
+	Requests   []judge.RequestRef `json:"requests,omitempty"`
+	FinalEpoch *int32             `json:"final_leader_epoch,omitempty"`
 	// SeenS and SeenBy: a txn whose outcome is not ok committed all the
 	// same when a read_committed read saw its value (the first such read).
 	SeenS  *float64 `json:"seen_s,omitempty"`
@@ -80,9 +82,11 @@ type TxnTornEntry struct {
 	Partitions []TornPartition `json:"partitions"`
 	Where      judge.Where     `json:"where"`
 	// Faults are the faults made between the txn's completion and the
-	// last final read judging it (the last 5).
-	Faults []judge.FaultRef `json:"faults,omitempty"`
-	Text   string           `json:"text"`
+	// last final read judging it (the last 5); Requests the request
+	// faults' actions then (the last 5).
+	Faults   []judge.FaultRef   `json:"faults,omitempty"`
+	Requests []judge.RequestRef `json:"requests,omitempty"`
+	Text     string             `json:"text"`
 }
 
 // TornPartition is one partition of a torn txn. Offsets are its values'

@@ -82,6 +82,7 @@ func txnLostText(name string, e *TxnLostWriteEntry) string {
 	}
 	parts = append(parts, whereText(nil, e.AtCommit)...)
 	parts = append(parts, faultsText(e.Faults)...)
+	parts = append(parts, requestsText(e.Requests)...)
 	if e.FinalEpoch != nil {
 		parts = append(parts, fmt.Sprintf("leader epoch %d at the final read", *e.FinalEpoch))
 	}
@@ -101,6 +102,15 @@ func faultsText(faults []judge.FaultRef) []string {
 		return nil
 	}
 	return []string{"then " + strings.Join(s, ", ")}
+}
+
+// requestsText names the request faults' actions made after a txn
+// completed: moments the history holds, never a cause of loss.
+func requestsText(rs []judge.RequestRef) []string {
+	if w := judge.RequestsWords("request actions then: ", rs); w != "" {
+		return []string{w}
+	}
+	return nil
 }
 
 func txnTornText(e *TxnTornEntry) string {
@@ -136,6 +146,7 @@ func txnTornText(e *TxnTornEntry) string {
 	}
 	parts = append(parts, whereText(nil, e.Where)...)
 	parts = append(parts, faultsText(e.Faults)...)
+	parts = append(parts, requestsText(e.Requests)...)
 	return strings.Join(parts, "; ")
 }
 

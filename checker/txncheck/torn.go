@@ -139,6 +139,7 @@ func (a *run) txnTorn() {
 		e := TxnTornEntry{Txn: a.txnRef(int32(ti)), Partitions: parts, Where: a.in.Places.Where(byTP[0], at)}
 		if lastFinal > at {
 			e.Faults = a.in.Places.FaultsBetween(at, lastFinal)
+			e.Requests = a.in.Places.RequestsBetween(at, lastFinal)
 		}
 		e.Text = txnTornText(&e)
 		a.out.TxnTorn = append(a.out.TxnTorn, e)

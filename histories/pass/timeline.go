@@ -199,3 +199,31 @@ func mergeNemesis(dst *histories.NemesisValue, src histories.NemesisValue) {
 		dst.Details[k] = v
 	}
 }
+
+// Request is one action of a request fault (a request event) with its
+// details decoded: the moment a client's request was dropped, delayed,
+// repeated or answered, which the report places on its timeline beside
+// the request fault's band.
+type Request struct {
+	Index, Time int64
+	Fault       string // the request fault whose rule acted
+	Nodes       []int32
+	Action      histories.RequestAction
+}
+
+// Requests returns the request events whose value decodes
+// (histories.RequestOf), in file order: the checker refuses a history
+// with one that does not, the report draws what it can.
+func (t *Timeline) Requests() []Request {
+	var out []Request
+	for i := range t.Nemesis {
+		n := &t.Nemesis[i]
+		if n.F != histories.FRequest || n.BadValue {
+			continue
+		}
+		if a, err := histories.RequestOf(n.Value); err == nil {
+			out = append(out, Request{Index: n.Index, Time: n.Time, Fault: n.Value.Fault, Nodes: n.Value.Nodes, Action: a})
+		}
+	}
+	return out
+}
