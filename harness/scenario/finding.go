@@ -43,8 +43,11 @@ var Needs = map[string]string{
 		"and after the fix, its acknowledgement commit callback recorded in the history",
 	"bootstrap-faults": "faults during bootstrap: a schedule that starts before the cluster is ready, " +
 		"aimed at the controller quorum while it formats and first activates",
-	"commit-without-leader-epoch": "a consumer-group client that commits offsets without a leader epoch, " +
-		"the commits recorded in the history",
+	// kchaos's group clients all commit without an epoch already (franz-go
+	// EpochOffset -1, the Java client's OffsetAndMetadata(offset),
+	// kafka-go's OffsetCommit); what is missing is the rest of the words.
+	"commit-without-leader-epoch": "each commit's leader epoch recorded in the history, and a judged outcome for " +
+		"the records skipped or read twice after a truncation below an epoch-less commit",
 	"coordinator-state": "the group coordinator's state as evidence: committed offsets and membership read back " +
 		"after a coordinator move and held against what the group's members did",
 	"refused-feature-evidence": "a feature-level change whose refusal is the story's outcome (a metric), " +
