@@ -20,6 +20,17 @@ import (
 // 45 s story within minutes (issue 40: 26 runs when each round halved).
 const MaxProbes = 3
 
+// LeadWait is the shortest the waits before a schedule's first fault are
+// cut to (never dropped): a fault in a run's first seconds races the
+// workload's first acks, which a kept cluster (warm brokers) gives within
+// a tenth of a second and a fresh one, on a loaded machine, more than a
+// second later. Measured (docs/measured/explore.md, 2026-12-05): a kill
+// at 0 s reproduced on a kept cluster and 0 of 3 times on fresh ones,
+// with nothing acked before it; so a candidate accepted on a kept
+// cluster must leave the workload time to ack on a fresh one, where
+// `kchaos run` replays the repro.
+const LeadWait = 3 * time.Second
+
 // bisect is the least value in [lo, hi] that ok accepts, found with at
 // most probes calls of ok, hi being known to be accepted (the candidate
 // before). It tries lo first: a wait the anomaly does not need goes in
@@ -83,16 +94,22 @@ func withoutZeroWaits(steps []nemesis.Step) []nemesis.Step {
 }
 
 // waits cuts each wait, the longest first, to the shortest that still
-// reproduces by a binary search over it (bisect: without it first, then
-// halvings, at most MaxProbes candidates), then the workload's duration
-// the same way (MinWorkload first, whole seconds).
+// reproduces by a binary search over it (bisect: without it first, or
+// LeadWait for a wait before the first fault, then halvings, at most
+// MaxProbes candidates), then the workload's duration the same way
+// (MinWorkload first, whole seconds).
 func (sh *shrinker) waits(ctx context.Context, s *scenario.Scenario) (*scenario.Scenario, error) {
 	steps := slices.Clone(s.Nemesis.Steps) // a cut wait stays as 0 until the end, so indexes hold
 	res := int64(WaitResolution)
 	floor := int(sh.opts.MinWait.Round(WaitResolution) / WaitResolution)
+	first := slices.IndexFunc(steps, func(st nemesis.Step) bool { return st.Fault != "" })
 	for _, i := range waitOrder(steps) {
 		was := steps[i].Wait
-		best, err := bisect(0, ceilDiv(int64(was), res), floor, MaxProbes, func(v int) (bool, error) {
+		lo := 0
+		if i < first {
+			lo = int(LeadWait / WaitResolution) // not dropped: the run's start
+		}
+		best, err := bisect(lo, ceilDiv(int64(was), res), floor, MaxProbes, func(v int) (bool, error) {
 			c := slices.Clone(steps)
 			c[i].Wait = duration.Duration(int64(v) * res)
 			what := fmt.Sprintf("wait of step %d %s -> %s", i+1, was, c[i].Wait)

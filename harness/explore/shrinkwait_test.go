@@ -1,11 +1,13 @@
 package explore
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -82,5 +84,43 @@ func TestWaitOrder(t *testing.T) {
 				t.Errorf("waitOrder = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestShrinkWaitsLead: with a class that shows whatever the timing (the
+// acks=1 kill of 2026-12-05 on a kept cluster), every wait goes in one
+// candidate each, the longest first, except the one before the first
+// fault, which stops at LeadWait (the workload must have acked on a
+// fresh cluster before the fault); the workload goes to MinWorkload.
+func TestShrinkWaitsLead(t *testing.T) {
+	w := func(s float64) nemesis.Step {
+		return nemesis.Step{Wait: nemesis.Duration(time.Duration(s * float64(time.Second)))}
+	}
+	kill := nemesis.Step{Fault: "kill", Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}}
+	base, err := scenario.Load("s2", []string{"workload.duration=20s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &orderOracle{}
+	sh := &shrinker{o: o, opts: ShrinkOptions{Class: "lost-write", Tries: 1, MinWait: DefaultMinWait, Now: time.Now}, begin: time.Now(), res: &Shrunk{}}
+	got, err := sh.waits(context.Background(), withSteps(base, []nemesis.Step{w(20.6), kill, w(10), {Heal: "kill"}, w(3)}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for _, st := range got.Nemesis.Steps {
+		words = append(words, StepWords(st))
+	}
+	if want := []string{"wait 3s", "kill on node(s) [0]", "heal kill"}; !slices.Equal(words, want) || got.Workload.Duration.Std() != MinWorkload {
+		t.Errorf("waits cut to %v, workload %s; want %v, %s", words, got.Workload.Duration, want, MinWorkload)
+	}
+	want := []string{
+		"kept: wait of step 1 20.6s -> 3s (reproduced on try 1)",
+		"kept: without the wait of step 3 (10s) (reproduced on try 1)",
+		"kept: without the wait of step 5 (3s) (reproduced on try 1)",
+		"kept: workload.duration 20s -> 5s (reproduced on try 1)",
+	}
+	if !slices.Equal(sh.res.Trail, want) || len(o.tried) != len(want) {
+		t.Errorf("trail %q after %d runs, want %q", sh.res.Trail, len(o.tried), want)
 	}
 }
