@@ -21,9 +21,12 @@ import (
 // next, and the next run's cluster is started ahead when the run's
 // workload stops (never while one runs: a booting cluster must not steal
 // the cores a fault's timing depends on), or, when the run may keep its
-// cluster, only once that is refused. A run that was not announced (a
-// shrink's candidate) runs on a fresh cluster, and what was kept or
-// started ahead is torn down first: a reproduction must never depend on
+// cluster, only once that is refused. A run announced with a nil next (a
+// guided run, a shrink's candidate: what follows is not known yet) keeps
+// and takes kept clusters but has nothing started ahead. A run that was
+// not announced (a shrink's final rerun, which measures the repro's rate
+// as `kchaos run` runs it) runs on a fresh cluster, and what was kept or
+// started ahead is torn down first: a repro's rate must never depend on
 // what an earlier run left, and no cluster idles beside a running one.
 //
 // Not safe for concurrent use: runs are one at a time.

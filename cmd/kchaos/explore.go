@@ -61,8 +61,9 @@ e.g. lost-write == 0; a story's 'lost-write > 0' is not judged). Each finding is
 store/explore-<name>/<timestamp>/findings/<id>/: the run (original-run/), its
 schedule as it fired (original.yaml), the shrunk reproduction (repro.yaml,
 for 'kchaos run'), its last reproducing rerun (repro-run/) and finding.md.
-The shrink drops fault steps (halves, then single steps), shortens waits and
-the workload, and drops target nodes, keeping a candidate when any of
+The shrink drops fault steps (halves, then single steps), cuts each wait,
+the longest first, and the workload by a binary search (without it first,
+then two halvings), and drops target nodes, keeping a candidate when any of
 --tries runs shows the same anomaly class; the repro is rerun --tries times
 and its rate written. explore.md lists every run (seed, verdict, anomalies).
 Other run folders are deleted unless --keep.
@@ -71,7 +72,8 @@ Runs share one cluster while they can: after a run's final heal and read,
 a healthy cluster whose run used no fault that leaves state (a changed
 quorum, a failed disk, an upgrade, a config or feature change) runs the
 next run under a fresh topic and groups; run.json says so. --fresh starts
-a cluster per run. A shrink's runs always run on fresh clusters.
+a cluster per run. A shrink's candidates share clusters the same way; its
+final reruns, which measure the repro's rate, run on fresh clusters.
 docs/explore.md has the rest.
 
 Runs that fail before their check (no image, no engine) stop the

@@ -108,8 +108,10 @@ type Config struct {
 	Tries     int
 	NoShrink  bool
 	// Ahead, when set, is told before each run which run follows it (its
-	// scenario and store; nil at the end), so that its cluster can start
-	// ahead (Pipeline.Ahead).
+	// scenario and store; nil at the end, or when it is not known yet:
+	// before a guided run and before each shrink candidate), so that its
+	// cluster can start ahead or be kept (Pipeline.Ahead). A shrink's
+	// final reruns are not announced: they run on fresh clusters.
 	Ahead func(next *scenario.Scenario, store string)
 	// Close, when set, is called when the exploration ends: the cluster
 	// started ahead or kept for a run that will not come goes
@@ -349,6 +351,9 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 		return f, writeFinding(fdir, s, f, original, nil)
 	}
 	o := &runOracle{run: run, store: filepath.Join(dir, "shrink", f.ID), class: class}
+	if cfg.Ahead != nil {
+		o.announce = func() { cfg.Ahead(nil, o.store) }
+	}
 	res, err := Shrink(ctx, o, original, ShrinkOptions{Class: class, Tries: cfg.Tries, Budget: cfg.ShrinkFor, Now: cfg.Now, Log: cfg.Log})
 	if err != nil {
 		o.cleanup(cfg.Keep, "", 0)
@@ -365,7 +370,7 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 		return fail(err)
 	}
 	f.ReproSteps, f.Rate, f.ShrinkRuns = countFaults(repro.Nemesis.Steps), res.Rate(), res.Runs
-	f.ShrinkMinutes, f.OutOfBudget = res.Elapsed.Minutes(), res.OutOfBudget
+	f.ShrinkMinutes, f.OutOfBudget, f.ShrinkReused = res.Elapsed.Minutes(), res.OutOfBudget, o.reused
 	o.cleanup(cfg.Keep, filepath.Join(fdir, "repro-run"), res.Confirmations)
 	return f, writeFinding(fdir, s, f, repro, res)
 }
@@ -373,18 +378,38 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 // runOracle is the shrinker's Oracle on a Runner: each candidate's run
 // folder under store; the last one that showed the class is kept as the
 // repro's run (its report), the rest deleted unless kept.
+//
+// Before each candidate it calls announce (Config.Ahead(nil, ...): the
+// next run is of the same cluster, not known yet), as an exploration
+// announces its own runs: the candidate then runs on the cluster the run
+// before left, and leaves its own to the next, whenever harness.Clusters
+// and harness.Reuse allow it, which is their one decision (no fault that
+// leaves state ran, the cluster is healthy, the settings are the same),
+// not a rule of the shrink's. A final rerun (confirm) is not announced,
+// so it runs on a fresh cluster, the kept one torn down first: the rate
+// is the repro's as `kchaos run` runs it, and a candidate that only
+// reproduced on what an earlier run left shows there as a low rate.
 type runOracle struct {
 	run       Runner
 	store     string
 	class     string
+	announce  func()
 	dirs      []string
 	lastRepro string
+	// reused counts the runs that ran on a kept cluster.
+	reused int
 }
 
-func (o *runOracle) Run(ctx context.Context, s *scenario.Scenario) ([]string, error) {
+func (o *runOracle) Run(ctx context.Context, s *scenario.Scenario, confirm bool) ([]string, error) {
+	if !confirm && o.announce != nil {
+		o.announce()
+	}
 	out, err := o.run(ctx, s, o.store)
 	if out.Dir != "" {
 		o.dirs = append(o.dirs, out.Dir)
+	}
+	if out.ReusedFrom != "" {
+		o.reused++
 	}
 	if err == nil && shows(out.Classes, o.class) {
 		o.lastRepro = out.Dir

@@ -11,11 +11,11 @@ import (
 // the provider that decides, run by run, whether a run finds its cluster
 // kept by the run before (reuse, NewPipeline's reuse, the default of
 // kchaos explore), started ahead while the run before was finishing, or
-// fresh. What it decides and why (never while a workload runs; only the
-// exploration's own runs, each announced by an Ahead call before it,
-// share clusters; a shrink's candidates and final reruns run on fresh
-// ones) is harness.Clusters's: Pipeline only announces Explore's runs to
-// it and judges what each run gave.
+// fresh. What it decides and why (never while a workload runs; only runs
+// announced by an Ahead call before them share clusters: the
+// exploration's own and a shrink's candidates; a shrink's final reruns
+// run on fresh ones) is harness.Clusters's: Pipeline only announces
+// Explore's runs to it and judges what each run gave.
 //
 // Its Run is a Runner; give Ahead to Config.Ahead and Close to
 // Config.Close (or call it at the end). Not safe for concurrent use: runs

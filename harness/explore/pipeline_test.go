@@ -2,6 +2,8 @@ package explore
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -11,8 +13,12 @@ import (
 // TestExploreAnnouncesTheNextRun: before each run Explore tells Ahead
 // which run follows it (the very scenario it then runs, so that a
 // Pipeline's warm cluster is used), nil after the last run and at the
-// end; a finding's shrink runs are not announced; the idle time between
-// one run's workload and the next's is measured, except across a shrink.
+// end; a finding's shrink candidates are each announced with nil (the
+// next run is of the same cluster, not known yet: keep the cluster,
+// start nothing ahead) under the shrink's store, and its final reruns
+// are not announced at all (a fresh cluster each, as `kchaos run` runs
+// the repro); the idle time between one run's workload and the next's is
+// measured, except across a shrink.
 func TestExploreAnnouncesTheNextRun(t *testing.T) {
 	e := explorable(t, "s2")
 	for _, tc := range []struct {
@@ -30,7 +36,8 @@ func TestExploreAnnouncesTheNextRun(t *testing.T) {
 			var announced *scenario.Scenario
 			var ahead []*scenario.Scenario
 			clock := time.Unix(0, 0)
-			var ran, unannounced int
+			var ran, unannounced, candidates int
+			shrinkAnnounced := false // a shrink's Ahead came since the last run
 			run := func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
 				if !tc.findings {
 					s.Seed |= 1
@@ -40,12 +47,18 @@ func TestExploreAnnouncesTheNextRun(t *testing.T) {
 					if ran > 1 && s != announced {
 						t.Errorf("run %d was not the one announced", ran)
 					}
+					if shrinkAnnounced {
+						t.Errorf("run %d: announced as a shrink's candidate", ran)
+					}
+					if len(ahead) > 0 {
+						announced = ahead[len(ahead)-1]
+					}
+				} else if shrinkAnnounced {
+					candidates++
 				} else {
 					unannounced++
 				}
-				if len(ahead) > 0 {
-					announced = ahead[len(ahead)-1]
-				}
+				shrinkAnnounced = false
 				out, err := r.run(ctx, s, store)
 				clock = clock.Add(2 * time.Second) // cluster start and topic
 				out.WorkloadStarted = clock
@@ -57,7 +70,16 @@ func TestExploreAnnouncesTheNextRun(t *testing.T) {
 			closed, closedAfter := 0, 0
 			sum, _, err := Explore(context.Background(), Config{Scenario: e, Runs: tc.runs, Seed: 7, Store: t.TempDir(), Shard: tc.shard,
 				Now: func() time.Time { return clock }, Tries: 1,
-				Ahead: func(next *scenario.Scenario, _ string) { ahead = append(ahead, next) },
+				Ahead: func(next *scenario.Scenario, store string) {
+					if strings.Contains(store, string(filepath.Separator)+"shrink"+string(filepath.Separator)) {
+						if next != nil {
+							t.Errorf("a shrink announced %v, want nil (the next candidate is not known)", next)
+						}
+						shrinkAnnounced = true
+						return
+					}
+					ahead = append(ahead, next)
+				},
 				Close: func() { closed, closedAfter = closed+1, len(ahead) }}, run)
 			if err != nil {
 				t.Fatal(err)
@@ -77,8 +99,10 @@ func TestExploreAnnouncesTheNextRun(t *testing.T) {
 					t.Errorf("announcement %d: %v, want the seed of run %d (%d)", i, ahead[i], sum.RunRecords[i+1].Index, sum.RunRecords[i+1].Seed)
 				}
 			}
-			if tc.findings != (unannounced > 0) {
-				t.Errorf("%d shrink runs with findings %v", unannounced, tc.findings)
+			// Tries 1: one final rerun per finding, unannounced; every
+			// candidate announced.
+			if unannounced != len(sum.Findings) || tc.findings != (candidates > 0) {
+				t.Errorf("%d final reruns for %d findings, %d candidates announced (findings %v)", unannounced, len(sum.Findings), candidates, tc.findings)
 			}
 			for i, rec := range sum.RunRecords {
 				after := i > 0 && sum.RunRecords[i-1].Finding == ""

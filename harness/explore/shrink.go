@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,16 +10,18 @@ import (
 
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
-	"github.com/kchaos/kchaos/internal/duration"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
 // Oracle runs a scenario once and says which anomaly classes the run
 // showed (Classes). An error is a run that could not be made; the
-// shrinker counts it as a try that did not reproduce. The real oracle is
-// harness.Run on a fresh cluster; tests simulate one.
+// shrinker counts it as a try that did not reproduce. confirm says the
+// run is one of the final reruns that measure the repro's rate: those
+// run as `kchaos run repro.yaml` runs it, on a fresh cluster, while a
+// candidate may run on the cluster the run before kept (runOracle). The
+// real oracle is harness.Run; tests simulate one.
 type Oracle interface {
-	Run(ctx context.Context, s *scenario.Scenario) ([]string, error)
+	Run(ctx context.Context, s *scenario.Scenario, confirm bool) ([]string, error)
 }
 
 // DefaultTries is K: how many times a candidate is tried before it is
@@ -73,6 +76,8 @@ type shrinker struct {
 	begin   time.Time
 	res     *Shrunk
 	stopped bool
+	// refused holds the candidates no try reproduced (candidateKey).
+	refused map[string]bool
 }
 
 // errBudget ends the search when the budget is spent.
@@ -80,12 +85,13 @@ var errBudget = fmt.Errorf("shrink budget spent")
 
 // Shrink cuts s (a scripted repro that showed opts.Class) down: delta
 // debugging over its fault steps (drop halves, then smaller chunks down
-// to single steps, ddmin), then shorter waits and a shorter workload,
-// then fewer target nodes. A candidate is kept when any of K tries shows
-// the class, so a flaky reproduction can keep a step it did not need (the
+// to single steps, ddmin), then each wait, the longest first, and the
+// workload's duration by a bounded binary search (shrinkwait.go), then
+// fewer target nodes. A candidate is kept when any of K tries shows the
+// class, so a flaky reproduction can keep a step it did not need (the
 // result is larger, never wrong): a candidate is only ever kept on a run
-// that showed the class. The result is rerun K times and its rate
-// written. Only a cancelled ctx is an error.
+// that showed the class. The result is rerun K times (confirm) and its
+// rate written. Only a cancelled ctx is an error.
 func Shrink(ctx context.Context, o Oracle, s *scenario.Scenario, opts ShrinkOptions) (*Shrunk, error) {
 	if opts.Tries <= 0 {
 		opts.Tries = DefaultTries
@@ -111,7 +117,7 @@ func Shrink(ctx context.Context, o Oracle, s *scenario.Scenario, opts ShrinkOpti
 		}
 	}
 	for range opts.Tries {
-		classes, err := o.Run(ctx, sh.res.Scenario)
+		classes, err := o.Run(ctx, sh.res.Scenario, true)
 		if ctx.Err() != nil {
 			return sh.res, ctx.Err()
 		}
@@ -126,13 +132,21 @@ func Shrink(ctx context.Context, o Oracle, s *scenario.Scenario, opts ShrinkOpti
 }
 
 // try runs a candidate up to K times; true on the first run that shows
-// the class.
+// the class. A candidate refused before (ddmin comes back to the same
+// subset after it refines and coarsens the split) is refused again
+// without a run: K more tries of it would cost K runs for what K runs
+// already said.
 func (sh *shrinker) try(ctx context.Context, c *scenario.Scenario, what string) (bool, error) {
+	key := candidateKey(c)
+	if key != "" && sh.refused[key] {
+		sh.log(fmt.Sprintf("dropped: %s (refused before, not rerun)", what))
+		return false, nil
+	}
 	for k := range sh.opts.Tries {
 		if sh.opts.Budget > 0 && sh.opts.Now().Sub(sh.begin) >= sh.opts.Budget {
 			return false, errBudget
 		}
-		classes, err := sh.o.Run(ctx, c)
+		classes, err := sh.o.Run(ctx, c, false)
 		if ctx.Err() != nil {
 			return false, ctx.Err()
 		}
@@ -143,7 +157,26 @@ func (sh *shrinker) try(ctx context.Context, c *scenario.Scenario, what string) 
 		}
 	}
 	sh.log(fmt.Sprintf("dropped: %s (not reproduced in %d tries)", what, sh.opts.Tries))
+	if key != "" {
+		if sh.refused == nil {
+			sh.refused = map[string]bool{}
+		}
+		sh.refused[key] = true
+	}
 	return false, nil
+}
+
+// candidateKey is what a candidate varies (its schedule and workload
+// duration), as text.
+func candidateKey(c *scenario.Scenario) string {
+	b, err := json.Marshal(struct {
+		Steps    []nemesis.Step
+		Duration string
+	}{c.Nemesis.Steps, c.Workload.Duration.String()})
+	if err != nil {
+		return "" // not cached
+	}
+	return string(b)
 }
 
 func (sh *shrinker) log(line string) {
@@ -156,7 +189,10 @@ func (sh *shrinker) log(line string) {
 // faults is ddmin over the fault steps: the schedule split into n chunks
 // of faults, each chunk's removal tried; a removal that reproduces is
 // kept and the split coarsened, none grows n, until single faults were
-// tried.
+// tried. As in ddmin, the empty schedule is not a candidate: a finding is
+// a run under faults, and trying a run without any costs K runs that
+// almost never reproduce (a class that does show without faults keeps
+// one needless fault: larger, never wrong).
 func (sh *shrinker) faults(ctx context.Context, s *scenario.Scenario) (*scenario.Scenario, error) {
 	steps := s.Nemesis.Steps
 	var keep []int // indexes of fault steps
@@ -166,10 +202,7 @@ func (sh *shrinker) faults(ctx context.Context, s *scenario.Scenario) (*scenario
 		}
 	}
 	n := 2
-	for len(keep) > 0 {
-		if len(keep) == 1 {
-			n = 1
-		}
+	for len(keep) > 1 {
 		chunks := split(keep, n)
 		reduced := false
 		for ci, chunk := range chunks {
@@ -257,85 +290,6 @@ func tidy(steps []nemesis.Step, keep []int) []nemesis.Step {
 	return out
 }
 
-// waits first halves every wait at once while the class still shows
-// (one candidate a round: cheap when the timing does not matter), then
-// each wait alone (down to MinWait, then without it), then the workload's
-// duration (down to MinWorkload).
-func (sh *shrinker) waits(ctx context.Context, s *scenario.Scenario) (*scenario.Scenario, error) {
-	minW := duration.Duration(sh.opts.MinWait)
-	shorter := func(w duration.Duration) duration.Duration {
-		switch next := half(w); {
-		case w <= minW:
-			return 0
-		case next < minW:
-			return minW
-		default:
-			return next
-		}
-	}
-	for {
-		var steps []nemesis.Step
-		changed := false
-		for _, st := range s.Nemesis.Steps {
-			if st.Wait > 0 {
-				changed = true
-				if st.Wait = shorter(st.Wait); st.Wait == 0 {
-					continue
-				}
-			}
-			steps = append(steps, st)
-		}
-		if !changed {
-			break
-		}
-		ok, err := sh.try(ctx, withSteps(s, steps), "every wait halved")
-		if err != nil {
-			return s, err
-		}
-		if !ok {
-			break
-		}
-		s = withSteps(s, steps)
-	}
-	for i := 0; i < len(s.Nemesis.Steps); i++ {
-		for w := s.Nemesis.Steps[i].Wait; w > 0; w = s.Nemesis.Steps[i].Wait {
-			next := shorter(w)
-			steps := slices.Clone(s.Nemesis.Steps)
-			steps[i].Wait = next
-			what := fmt.Sprintf("wait of step %d %s -> %s", i, w, next)
-			if next == 0 {
-				steps = slices.Delete(steps, i, i+1)
-				what = fmt.Sprintf("without the wait of step %d (%s)", i, w)
-			}
-			ok, err := sh.try(ctx, withSteps(s, steps), what)
-			if err != nil || !ok {
-				if err != nil {
-					return s, err
-				}
-				break
-			}
-			s = withSteps(s, steps)
-			if next == 0 {
-				i--
-				break
-			}
-		}
-	}
-	for d := s.Workload.Duration; d/2 >= duration.Duration(MinWorkload); d = s.Workload.Duration {
-		c := *s
-		c.Workload.Duration = half(d)
-		ok, err := sh.try(ctx, &c, fmt.Sprintf("workload.duration %s -> %s", d, c.Workload.Duration))
-		if err != nil {
-			return s, err
-		}
-		if !ok {
-			break
-		}
-		s = &c
-	}
-	return s, nil
-}
-
 // targets drops the nodes of each fault's target one at a time while
 // the class still shows (a role nodes target keeps at least one).
 func (sh *shrinker) targets(ctx context.Context, s *scenario.Scenario) (*scenario.Scenario, error) {
@@ -361,9 +315,4 @@ func (sh *shrinker) targets(ctx context.Context, s *scenario.Scenario) (*scenari
 		}
 	}
 	return s, nil
-}
-
-// half is d/2 in tenths of a second.
-func half(d duration.Duration) duration.Duration {
-	return duration.Duration((d.Std() / 2).Round(WaitResolution))
 }

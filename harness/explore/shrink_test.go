@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -23,10 +24,19 @@ type simOracle struct {
 	minGap time.Duration
 	runs   int
 	clock  *fakeClock
+	// confirms counts the runs told they are final reruns; a run told so
+	// before a candidate's is an error (confirmedEarly).
+	confirms       int
+	confirmedEarly bool
 }
 
-func (o *simOracle) Run(_ context.Context, s *scenario.Scenario) ([]string, error) {
+func (o *simOracle) Run(_ context.Context, s *scenario.Scenario, confirm bool) ([]string, error) {
 	o.runs++
+	if confirm {
+		o.confirms++
+	} else if o.confirms > 0 {
+		o.confirmedEarly = true
+	}
 	if o.clock != nil {
 		o.clock.now = o.clock.now.Add(time.Minute)
 	}
@@ -109,9 +119,10 @@ func faultsOf(s *scenario.Scenario) []string {
 
 // TestShrinkDeterministicOracle: an oracle that always reproduces when
 // the two steps that matter are there: the shrink keeps exactly them,
-// cuts the wait between them to the 4 s the anomaly needs (halving stops
-// at the first half that loses it), the workload to what it needs, the
-// kill's targets to node 0, and reruns the result K times: 3/3.
+// cuts the wait between them to the 4 s the anomaly needs (the bisection
+// of the 8 s between them: without it, 4 s, 2 s refused), the workload to
+// what it needs, the kill's targets to node 0, and reruns the result K
+// times: 3/3.
 func TestShrinkDeterministicOracle(t *testing.T) {
 	o := &simOracle{p: 1, minGap: 4 * time.Second}
 	res, err := Shrink(context.Background(), o, noisy(t), ShrinkOptions{Class: "lost-write"})
@@ -145,6 +156,11 @@ func TestShrinkDeterministicOracle(t *testing.T) {
 	}
 	if res.Rate() != "3/3" || res.Runs != o.runs || res.OutOfBudget {
 		t.Errorf("rate %s, runs %d (oracle saw %d), out of budget %v", res.Rate(), res.Runs, o.runs, res.OutOfBudget)
+	}
+	// Only the final reruns are told so (they run on fresh clusters),
+	// and they come last.
+	if o.confirms != DefaultTries || o.confirmedEarly {
+		t.Errorf("%d runs told they are final reruns (one before a candidate: %v), want the last %d", o.confirms, o.confirmedEarly, DefaultTries)
 	}
 	// The shrunk repro is still a valid scenario: it loads as repro.yaml.
 	if _, err := Repro(res.Scenario, res.Scenario.Nemesis.Steps, ""); err != nil {
@@ -260,5 +276,77 @@ func TestTidy(t *testing.T) {
 	all := []nemesis.Step{kill, {Heal: histories.HealAll}, {Heal: "kill"}, {Heal: histories.HealAll}}
 	if got := tidy(all, []int{0}); len(got) != 2 || got[1].Heal != histories.HealAll {
 		t.Errorf("tidy kept %+v, want the kill and one heal all", got)
+	}
+}
+
+// orderOracle reproduces when every fault of needed is in the candidate,
+// and records each candidate's faults ("kill@0") in the order tried.
+type orderOracle struct {
+	needed []string
+	tried  [][]string
+}
+
+func (o *orderOracle) Run(_ context.Context, s *scenario.Scenario, _ bool) ([]string, error) {
+	var got []string
+	for _, st := range s.Nemesis.Steps {
+		if st.Fault != "" {
+			got = append(got, fmt.Sprintf("%s@%d", st.Fault, st.Target.Nodes[0]))
+		}
+	}
+	o.tried = append(o.tried, got)
+	for _, n := range o.needed {
+		if !slices.Contains(got, n) {
+			return nil, nil
+		}
+	}
+	return []string{"lost-write"}, nil
+}
+
+// TestShrinkFaultOrder: the candidates of the fault phase, in order, for
+// four fault steps a b c d (ddmin: halves, then quarters; a subset
+// refused once is not run again; the empty schedule is never one).
+func TestShrinkFaultOrder(t *testing.T) {
+	on := func(f string, n int32) nemesis.Step {
+		return nemesis.Step{Fault: f, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{n}}}
+	}
+	wait := nemesis.Step{Wait: nemesis.Duration(time.Second)}
+	steps := []nemesis.Step{on("kill", 0), wait, on("pause", 1), wait, on("kill", 2), wait, on("pause", 0), wait, {Heal: histories.HealAll}}
+	base, err := scenario.Load("s2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const a, b, c, d = "kill@0", "pause@1", "kill@2", "pause@0"
+	for _, tc := range []struct {
+		name   string
+		needed []string
+		want   [][]string
+		kept   []string
+	}{
+		{"one needed, last", []string{d}, [][]string{{c, d}, {d}}, []string{d}},
+		{"none needed: one fault stays", nil, [][]string{{c, d}, {d}}, []string{d}},
+		{"one needed, first", []string{a}, [][]string{{c, d}, {a, b}, {b}, {a}}, []string{a}},
+		{"two needed, apart", []string{a, d},
+			// [c d] refused in the first round is not run again when
+			// the quarters come back to it.
+			[][]string{{c, d}, {a, b}, {b, c, d}, {a, c, d}, {a, d}, {d}, {a}}, []string{a, d}},
+		{"all needed", []string{a, b, c, d},
+			[][]string{{c, d}, {a, b}, {b, c, d}, {a, c, d}, {a, b, d}, {a, b, c}}, []string{a, b, c, d}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &orderOracle{needed: tc.needed}
+			sh := &shrinker{o: o, opts: ShrinkOptions{Class: "lost-write", Tries: 1, Now: time.Now}, begin: time.Now(), res: &Shrunk{}}
+			got, err := sh.faults(context.Background(), withSteps(base, steps))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(o.tried, tc.want, slices.Equal) {
+				t.Errorf("candidates %v, want %v", o.tried, tc.want)
+			}
+			o.tried = nil
+			_, _ = o.Run(context.Background(), got, false)
+			if !slices.Equal(o.tried[0], tc.kept) {
+				t.Errorf("kept %v, want %v", o.tried[0], tc.kept)
+			}
+		})
 	}
 }

@@ -95,9 +95,13 @@ type FindingRecord struct {
 	ShrinkRuns    int     `json:"shrink_runs"`
 	ShrinkMinutes float64 `json:"shrink_minutes"`
 	OutOfBudget   bool    `json:"shrink_out_of_budget,omitempty"`
+	// ShrinkReused counts the shrink's runs that ran on a cluster a run
+	// before them kept (candidates only: the final reruns run on fresh
+	// clusters, as `kchaos run` runs the repro).
+	ShrinkReused int `json:"shrink_runs_reused,omitempty"`
 	// ReusedFrom is set when the finding's run ran on the cluster of an
-	// earlier run (its folder's name): the shrink and the repro run on
-	// fresh clusters, so a repro never depends on what that run left.
+	// earlier run (its folder's name): the repro's final reruns run on
+	// fresh clusters, so its rate never depends on what that run left.
 	ReusedFrom string `json:"reused_from,omitempty"`
 	// Dir is the finding's folder, relative to the exploration's.
 	Dir string `json:"dir"`
@@ -196,7 +200,7 @@ func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scen
 	fmt.Fprintf(&b, "Scenario %s on Kafka %s, settings %s; run %d of the exploration, seed %d.\n\n", s.Name, s.Cluster.Kafka, settingsText(s.Settings()), f.Run, f.Seed)
 	fmt.Fprintf(&b, "Anomalies: %s.\n\n", strings.Join(f.Classes, ", "))
 	if f.ReusedFrom != "" {
-		fmt.Fprintf(&b, "The run ran on a cluster reused from run %s (fresh topic and groups, same brokers); the shrink and the repro run on fresh clusters.\n\n", f.ReusedFrom)
+		fmt.Fprintf(&b, "The run ran on a cluster reused from run %s (fresh topic and groups, same brokers); the repro's final reruns run on fresh clusters.\n\n", f.ReusedFrom)
 	}
 	for _, r := range f.Reasons {
 		fmt.Fprintf(&b, "- %s\n", r)
@@ -213,8 +217,8 @@ func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scen
 		fmt.Fprintf(&b, "\nWorkload: %d producer(s), acks %s, for at least %s.\n", repro.Workload.Producers, repro.Workload.Acks, repro.Workload.Duration)
 	}
 	if res != nil {
-		fmt.Fprintf(&b, "\nReproduced %s (%s) on %d final reruns. Shrunk from %d fault steps to %d in %d runs, %.1f minutes",
-			f.Rate, f.Class, res.Confirmations, f.Steps, f.ReproSteps, res.Runs, res.Elapsed.Minutes())
+		fmt.Fprintf(&b, "\nReproduced %s (%s) on %d final reruns, each on a fresh cluster. Shrunk from %d fault steps to %d in %d runs (%d of them on a cluster the run before kept), %.1f minutes",
+			f.Rate, f.Class, res.Confirmations, f.Steps, f.ReproSteps, res.Runs, f.ShrinkReused, res.Elapsed.Minutes())
 		if res.OutOfBudget {
 			b.WriteString(" (the budget ran out: the repro may not be minimal)")
 		}
