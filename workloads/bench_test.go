@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -43,8 +44,16 @@ import (
 // outlasts the default benchtime, so the benchmark runs once.
 //
 // Every driver kchaos has runs, the java driver with the kafka-clients of
-// the cluster's own release (as the harness passes it), its JVM started
-// (and the driver built) before the warm-up.
+// the cluster's own release (as the harness passes it), built before the
+// warm-up; its JVM starts with the run, as in a scenario, so the warm-up's
+// ramp shows its JIT compiling. A JVM lingers after its run (javaLinger):
+// with -count 2 the second java run reuses the first's JVM, warm.
+//
+// KCHAOS_BENCH_PARTITIONS (default 3) and KCHAOS_BENCH_REPLICAS (3, or 1:
+// min.insync.replicas 1) shape the topic. With KCHAOS_BENCH_INFLIGHT=1,
+// one partition and one replica it is s1's shape while broker 0 leads
+// alone (4 processes, one send each, answered by one broker without
+// replication), where a client's own latency per send shows most.
 func BenchmarkProduce(b *testing.B) {
 	for _, drv := range []string{DriverFranz, DriverKafkaGo, DriverJava} {
 		b.Run(drv, func(b *testing.B) { benchProduce(b, drv) })
@@ -54,12 +63,37 @@ func BenchmarkProduce(b *testing.B) {
 // benchConfig is the pipelined workload the benchmark measures: 4 clients
 // with 64 sends in flight each (KCHAOS_BENCH_INFLIGHT overrides the 64).
 func benchConfig(drv, topic string, d time.Duration) Config {
-	inflight := 64
-	if n, err := strconv.Atoi(os.Getenv("KCHAOS_BENCH_INFLIGHT")); err == nil && n > 0 {
-		inflight = n
-	}
-	return Config{Driver: drv, Topic: topic, Partitions: 3, Producers: 4, MaxInFlight: inflight,
+	return Config{Driver: drv, Topic: topic, Partitions: 3, Producers: 4, MaxInFlight: envInt("KCHAOS_BENCH_INFLIGHT", 64),
 		Acks: AcksAll, RequestTimeout: Duration(5 * time.Second), Duration: Duration(d)}
+}
+
+// benchTopic creates the topic: KCHAOS_BENCH_PARTITIONS partitions
+// (default 3) of KCHAOS_BENCH_REPLICAS replicas (default 3; 1 or 2 too),
+// leaders spread over the brokers, min.insync.replicas 2 (1 with one
+// replica). It returns the number of partitions.
+func benchTopic(b *testing.B, adm *admin.Client, topic string) int {
+	parts, repl := envInt("KCHAOS_BENCH_PARTITIONS", 3), min(envInt("KCHAOS_BENCH_REPLICAS", 3), 3)
+	assign := make([][]int32, parts)
+	for p := range assign {
+		for r := 0; r < repl; r++ {
+			assign[p] = append(assign[p], int32((p+r)%3))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: topic, Assignment: assign,
+		Configs: map[string]string{"min.insync.replicas": strconv.Itoa(min(repl, 2))}}); err != nil {
+		b.Fatalf("create topic %s: %v", topic, err)
+	}
+	return parts
+}
+
+// envInt is the positive integer in the environment variable name, else def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
 }
 
 func envDuration(name string, def time.Duration) time.Duration {
@@ -72,7 +106,7 @@ func envDuration(name string, def time.Duration) time.Duration {
 func benchProduce(b *testing.B, drv string) {
 	c, adm := sharedAdmin(b)
 	topic := "bench-" + drv + "-" + time.Now().Format("150405.000")
-	createTopic(b, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}})
+	parts := benchTopic(b, adm, topic)
 	warmup := envDuration("KCHAOS_BENCH_WARMUP", 20*time.Second)
 	measure := envDuration("KCHAOS_BENCH_MEASURE", 30*time.Second)
 
@@ -82,6 +116,7 @@ func benchProduce(b *testing.B, drv string) {
 	}
 	tr := &toggleRecorder{file: file, route: map[int]route{}}
 	cfg := benchConfig(drv, topic, warmup+measure+time.Second)
+	cfg.Partitions = parts
 	if drv == DriverJava {
 		cfg.ClusterVersion = c.Config().KafkaVersion // as the harness passes it
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
