@@ -403,6 +403,14 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		st, err := wl.Run(wctx)
 		wlDone <- wlResult{st, err}
 	}()
+	// The schedule's clock starts when the workload's clients are open
+	// (or failed to open: its error comes with the workload's end), so
+	// that a first wait is traffic for every driver: the java driver's
+	// JVM takes seconds to start (workloads.Workload.Opened).
+	select {
+	case <-wl.Opened():
+	case <-ctx.Done():
+	}
 	meta, err := startMetadata(wctx, s, c, rp.clientBootstrap(c), rec, log) // metadata.go; nil without workload.metadata
 	if err != nil {
 		return err
