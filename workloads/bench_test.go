@@ -119,6 +119,9 @@ func benchProduce(b *testing.B, drv string) {
 	cfg.Partitions = parts
 	if drv == DriverJava {
 		cfg.ClusterVersion = c.Config().KafkaVersion // as the harness passes it
+		if fe := (javaDriver{}).Refuse(cfg); len(fe) > 0 {
+			b.Skipf("driver java: %v", fe) // no JDK (or no Maven for a first build) here
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		v, err := javaClientVersion(cfg)
 		if err == nil {
