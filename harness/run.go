@@ -403,10 +403,8 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		st, err := wl.Run(wctx)
 		wlDone <- wlResult{st, err}
 	}()
-	// The schedule's clock starts when the workload's clients are open
-	// (or failed to open: its error comes with the workload's end), so
-	// that a first wait is traffic for every driver: the java driver's
-	// JVM takes seconds to start (workloads.Workload.Opened).
+	// The schedule starts once the clients are open, or failed to (a JVM
+	// takes seconds to start: workloads.Workload.Opened).
 	select {
 	case <-wl.Opened():
 	case <-ctx.Done():
