@@ -403,6 +403,12 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		st, err := wl.Run(wctx)
 		wlDone <- wlResult{st, err}
 	}()
+	// The schedule starts once the clients are open, or failed to (a JVM
+	// takes seconds to start: workloads.Workload.Opened).
+	select {
+	case <-wl.Opened():
+	case <-ctx.Done():
+	}
 	meta, err := startMetadata(wctx, s, c, rp.clientBootstrap(c), rec, log) // metadata.go; nil without workload.metadata
 	if err != nil {
 		return err

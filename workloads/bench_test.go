@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -34,11 +34,28 @@ import (
 //
 // Metrics: acked/s (recorded windows), baseline-acked/s (discarding
 // windows), overhead-% = (baseline - recorded) / baseline * 100,
-// overhead-ratio = baseline / recorded, and this process's CPU (the client
-// side) per acked send in each mode. The timing loop ignores b.N: one
-// iteration outlasts the default benchtime, so the benchmark runs once.
+// overhead-ratio = baseline / recorded, the client side's CPU per acked
+// send in each mode (this process's, plus the JVM's for driver java:
+// clientCPU), and µs/ack, the mean time from a send's invoke to its ok
+// (with every slot busy, acked/s is about slots / µs/ack: Little's law
+// tells a client slow per send from one that keeps fewer sends going).
+// The warm-up's acked/s is logged every 5 s, which shows a fresh client's
+// (a cold JVM's) ramp. The timing loop ignores b.N: one iteration
+// outlasts the default benchtime, so the benchmark runs once.
+//
+// Every driver kchaos has runs, the java driver with the kafka-clients of
+// the cluster's own release (as the harness passes it), built before the
+// warm-up; its JVM starts with the run, as in a scenario, so the warm-up's
+// ramp shows its JIT compiling. A JVM lingers after its run (javaLinger):
+// with -count 2 the second java run reuses the first's JVM, warm.
+//
+// KCHAOS_BENCH_PARTITIONS (default 3) and KCHAOS_BENCH_REPLICAS (3, or 1:
+// min.insync.replicas 1) shape the topic. With KCHAOS_BENCH_INFLIGHT=1,
+// one partition and one replica it is s1's shape while broker 0 leads
+// alone (4 processes, one send each, answered by one broker without
+// replication), where a client's own latency per send shows most.
 func BenchmarkProduce(b *testing.B) {
-	for _, drv := range []string{DriverFranz, DriverKafkaGo} {
+	for _, drv := range []string{DriverFranz, DriverKafkaGo, DriverJava} {
 		b.Run(drv, func(b *testing.B) { benchProduce(b, drv) })
 	}
 }
@@ -46,12 +63,37 @@ func BenchmarkProduce(b *testing.B) {
 // benchConfig is the pipelined workload the benchmark measures: 4 clients
 // with 64 sends in flight each (KCHAOS_BENCH_INFLIGHT overrides the 64).
 func benchConfig(drv, topic string, d time.Duration) Config {
-	inflight := 64
-	if n, err := strconv.Atoi(os.Getenv("KCHAOS_BENCH_INFLIGHT")); err == nil && n > 0 {
-		inflight = n
-	}
-	return Config{Driver: drv, Topic: topic, Partitions: 3, Producers: 4, MaxInFlight: inflight,
+	return Config{Driver: drv, Topic: topic, Partitions: 3, Producers: 4, MaxInFlight: envInt("KCHAOS_BENCH_INFLIGHT", 64),
 		Acks: AcksAll, RequestTimeout: Duration(5 * time.Second), Duration: Duration(d)}
+}
+
+// benchTopic creates the topic: KCHAOS_BENCH_PARTITIONS partitions
+// (default 3) of KCHAOS_BENCH_REPLICAS replicas (default 3; 1 or 2 too),
+// leaders spread over the brokers, min.insync.replicas 2 (1 with one
+// replica). It returns the number of partitions.
+func benchTopic(b *testing.B, adm *admin.Client, topic string) int {
+	parts, repl := envInt("KCHAOS_BENCH_PARTITIONS", 3), min(envInt("KCHAOS_BENCH_REPLICAS", 3), 3)
+	assign := make([][]int32, parts)
+	for p := range assign {
+		for r := 0; r < repl; r++ {
+			assign[p] = append(assign[p], int32((p+r)%3))
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: topic, Assignment: assign,
+		Configs: map[string]string{"min.insync.replicas": strconv.Itoa(min(repl, 2))}}); err != nil {
+		b.Fatalf("create topic %s: %v", topic, err)
+	}
+	return parts
+}
+
+// envInt is the positive integer in the environment variable name, else def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
 }
 
 func envDuration(name string, def time.Duration) time.Duration {
@@ -64,7 +106,7 @@ func envDuration(name string, def time.Duration) time.Duration {
 func benchProduce(b *testing.B, drv string) {
 	c, adm := sharedAdmin(b)
 	topic := "bench-" + drv + "-" + time.Now().Format("150405.000")
-	createTopic(b, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}})
+	parts := benchTopic(b, adm, topic)
 	warmup := envDuration("KCHAOS_BENCH_WARMUP", 20*time.Second)
 	measure := envDuration("KCHAOS_BENCH_MEASURE", 30*time.Second)
 
@@ -72,8 +114,25 @@ func benchProduce(b *testing.B, drv string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr := &toggleRecorder{file: file, route: map[int]int{}}
-	w, err := New(benchConfig(drv, topic, warmup+measure+time.Second), c.Bootstrap(), tr)
+	tr := &toggleRecorder{file: file, route: map[int]route{}}
+	cfg := benchConfig(drv, topic, warmup+measure+time.Second)
+	cfg.Partitions = parts
+	if drv == DriverJava {
+		cfg.ClusterVersion = c.Config().KafkaVersion // as the harness passes it
+		if fe := (javaDriver{}).Refuse(cfg); len(fe) > 0 {
+			b.Skipf("driver java: %v", fe) // no JDK (or no Maven for a first build) here
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+		v, err := javaClientVersion(cfg)
+		if err == nil {
+			_, err = javaBuild(ctx, v) // a first build resolves jars: not in the warm-up
+		}
+		cancel()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	w, err := New(cfg, c.Bootstrap(), tr)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,18 +144,19 @@ func benchProduce(b *testing.B, drv string) {
 		}
 		done <- st
 	}()
-	time.Sleep(warmup)
+	logRamp(b, drv, tr, warmup)
 	b.ResetTimer()
 	var secs, cpu [2]float64
-	var acked [2]int64
+	var acked, lat [2]int64
 	const window = 500 * time.Millisecond
 	for i := 0; time.Duration(i)*window < measure; i++ {
 		mode := i % 2
-		a0, c0, t0 := tr.acked[mode].Load(), cpuTime(), time.Now()
+		a0, l0, c0, t0 := tr.acked[mode].Load(), tr.latency[mode].Load(), clientCPU(), time.Now()
 		tr.mode.Store(int32(mode))
 		time.Sleep(window)
 		acked[mode] += tr.acked[mode].Load() - a0
-		cpu[mode] += (cpuTime() - c0).Seconds()
+		lat[mode] += tr.latency[mode].Load() - l0
+		cpu[mode] += (clientCPU() - c0).Seconds()
 		secs[mode] += time.Since(t0).Seconds()
 	}
 	b.StopTimer()
@@ -115,6 +175,19 @@ func benchProduce(b *testing.B, drv string) {
 	b.ReportMetric(base/rec, "overhead-ratio")
 	b.ReportMetric(cpu[recording]/float64(acked[recording])*1e6, "cpu-µs/acked")
 	b.ReportMetric(cpu[discarding]/float64(acked[discarding])*1e6, "baseline-cpu-µs/acked")
+	b.ReportMetric(float64(lat[recording])/float64(acked[recording])/1e3, "µs/ack")
+}
+
+// logRamp waits out the warm-up, logging the acked/s of each 5 s of it.
+func logRamp(b *testing.B, drv string, tr *toggleRecorder, warmup time.Duration) {
+	const step = 5 * time.Second
+	for at := time.Duration(0); at < warmup; at += step {
+		d := min(step, warmup-at)
+		a0 := tr.acked[discarding].Load()
+		time.Sleep(d)
+		b.Logf("%s: warm-up %2.0fs-%2.0fs: %.0f acked/s", drv, at.Seconds(), (at + d).Seconds(),
+			float64(tr.acked[discarding].Load()-a0)/d.Seconds())
+	}
 }
 
 // Modes of the toggleRecorder.
@@ -126,13 +199,20 @@ const (
 // toggleRecorder sends each op to the history file or to nothing, by the
 // mode at the op's invoke; its completion follows it there, so the file
 // holds whole ops and stays a valid history. It counts ok sends completed
-// in the mode they were invoked in.
+// in the mode they were invoked in, and sums their invoke-to-ok times.
 type toggleRecorder struct {
-	file  Recorder
-	mode  atomic.Int32
-	mu    sync.Mutex
-	route map[int]int // process -> mode of its open op
-	acked [2]atomic.Int64
+	file    Recorder
+	mode    atomic.Int32
+	mu      sync.Mutex
+	route   map[int]route // process -> its open op
+	acked   [2]atomic.Int64
+	latency [2]atomic.Int64 // ns
+}
+
+// route is a process's open op: the mode at its invoke, and when.
+type route struct {
+	mode    int
+	invoked time.Time
 }
 
 func (r *toggleRecorder) NewProcess() int { return r.file.NewProcess() }
@@ -140,7 +220,7 @@ func (r *toggleRecorder) NewProcess() int { return r.file.NewProcess() }
 func (r *toggleRecorder) Invoke(p int, f string, v any) (histories.Event, error) {
 	m := int(r.mode.Load())
 	r.mu.Lock()
-	r.route[p] = m
+	r.route[p] = route{m, time.Now()}
 	r.mu.Unlock()
 	if m == recording {
 		return r.file.Invoke(p, f, v)
@@ -150,10 +230,12 @@ func (r *toggleRecorder) Invoke(p int, f string, v any) (histories.Event, error)
 
 func (r *toggleRecorder) Complete(p int, typ histories.Type, f string, v any, e string) (histories.Event, error) {
 	r.mu.Lock()
-	m := r.route[p]
+	rt := r.route[p]
 	r.mu.Unlock()
+	m := rt.mode
 	if typ == histories.OK && int(r.mode.Load()) == m {
 		r.acked[m].Add(1)
+		r.latency[m].Add(int64(time.Since(rt.invoked)))
 	}
 	if m == recording {
 		return r.file.Complete(p, typ, f, v, e)
@@ -163,13 +245,4 @@ func (r *toggleRecorder) Complete(p int, typ histories.Type, f string, v any, e 
 
 func (r *toggleRecorder) Record(p int, typ histories.Type, f string, v any, e string) (histories.Event, error) {
 	return r.file.Record(p, typ, f, v, e)
-}
-
-// cpuTime is the user+system CPU time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

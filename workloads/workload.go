@@ -36,6 +36,8 @@ type Workload struct {
 	prodStopOnce sync.Once
 	prodStopCh   chan struct{}
 	prodDone     chan struct{} // closed when Run's producers have returned
+	openedOnce   sync.Once
+	opened       chan struct{} // closed when Run has opened its clients, or failed to
 	slots        []*memberSlot // group members (workload.group), made by New
 	// Share-group members (workload.shares, shares.go), made by New; the
 	// brokers' lock and delivery limit; what the members saw final.
@@ -105,8 +107,20 @@ func newWorkload(cfg Config, drv Driver, bootstrap []string, rec Recorder) *Work
 	return &Workload{cfg: cfg, drv: drv, bootstrap: bootstrap, rec: rec,
 		c: newCounters(), parts: newPartitioner(cfg), limiter: newLimiter(cfg.Rate),
 		stopCh: make(chan struct{}), prodStopCh: make(chan struct{}), prodDone: make(chan struct{}),
+		opened: make(chan struct{}),
 	}
 }
+
+// Opened is closed once Run has opened its producers and consumers and
+// starts sending, or has failed to open them (Run then returns the
+// error). The harness starts the nemesis's schedule then, not at Run's
+// call: the java driver's clients open in a JVM that takes from half a
+// second (an idle machine) to seven (a loaded one) to start and load the
+// client, and a schedule started at the call would spend that much of its
+// first wait (s1: 5 s of traffic before the fault) without any sends.
+func (w *Workload) Opened() <-chan struct{} { return w.opened }
+
+func (w *Workload) markOpened() { w.openedOnce.Do(func() { close(w.opened) }) }
 
 // StopProducers ends the producing half of the run, as the end of
 // cfg.Duration does for it (no new sends or transactions; a transaction
@@ -155,6 +169,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	if !w.ran.CompareAndSwap(false, true) {
 		return w.Stats(), errors.New("workload: Run called twice")
 	}
+	defer w.markOpened() // also when opening failed: nobody waits forever
 	var (
 		producers []*producerClient
 		txns      []TxnProducer
@@ -188,6 +203,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	w.pcMu.Lock()
 	w.pcs = producers
 	w.pcMu.Unlock()
+	w.markOpened()
 	defer func() {
 		w.pcMu.Lock()
 		w.pcs = nil
