@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -91,6 +92,9 @@ func measure(runDir string, rp *runPass) (report.Row, expect.Metrics, error) {
 	if sc.untils > 0 {
 		m[expect.UntilsTimedOut] = float64(sc.untilsTimedOut)
 	}
+	if sc.shareAcks > 0 {
+		m[expect.ShareAcksUnanswered] = float64(sc.shareUnanswered)
+	}
 	if sc.leaderAfter >= 0 {
 		m[expect.LeaderAfterFault] = float64(sc.leaderAfter)
 	}
@@ -122,6 +126,9 @@ type runScan struct {
 	isrChanges   int
 	// untils: until ops recorded; untilsTimedOut: those that failed.
 	untils, untilsTimedOut int
+	// shareAcks: the acks of finished share-ack ops; shareUnanswered:
+	// those the client gave no result for (expect.ShareAcksUnanswered).
+	shareAcks, shareUnanswered int
 	// quorum measures the KRaft leadership around the first fault
 	// (metrics_quorum.go).
 	quorum quorumScan
@@ -188,6 +195,8 @@ func (sc *runScan) Add(e *histories.Event) {
 				}
 			}
 		}
+	case e.Process >= 0 && e.F == histories.FShareAck && e.Type == histories.OK:
+		sc.shareAck(e.Value)
 	case e.Process == histories.NemesisProcess && e.F == histories.FUntil && e.Type != histories.Invoke:
 		sc.untils++
 		if e.Type == histories.Fail {
@@ -229,6 +238,22 @@ func (sc *runScan) Add(e *histories.Event) {
 			sc.before = v.Leader
 		} else if sc.leaderAfter < 0 && v.Leader != sc.before {
 			sc.leaderAfter = v.Leader
+		}
+	}
+}
+
+// shareAck counts a finished share-ack op's acks and those its client
+// answered nothing for. Only ok ops: an info op's flush did not finish,
+// so a missing result there may still have come (workloads.shareAck).
+func (sc *runScan) shareAck(raw []byte) {
+	var v histories.ShareAckValue
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	for _, a := range v.Acks {
+		sc.shareAcks++
+		if a.Outcome == histories.ShareOutcomeInfo && a.Error == histories.ShareAckNoResult {
+			sc.shareUnanswered++
 		}
 	}
 }

@@ -154,3 +154,35 @@ func TestScanUntils(t *testing.T) {
 		})
 	}
 }
+
+// TestScanShareAcksUnanswered: share_acks_unanswered counts the acks of
+// finished share-ack ops that the client gave no result for (KAFKA-20330's
+// dropped acks), not confirmed or failed ones, nor those of an info op
+// (its flush did not finish: the result may have come later); a history
+// without share acks leaves it unmeasured.
+func TestScanShareAcksUnanswered(t *testing.T) {
+	ack := func(i int, typ, outcome, errText string) string {
+		return fmt.Sprintf(`{"index":%d,"time":%d,"process":3,"type":"%s","f":"share-ack","value":{"group":"g","member":"m0","topic":"orders","acks":[`+
+			`{"partition":0,"offset":%d,"value":"v","delivery_count":1,"status":"accept","outcome":"%s","error":"%s"}]}}`, i, i, typ, i, outcome, errText)
+	}
+	for _, tc := range []struct {
+		name             string
+		lines            []string
+		acks, unanswered int
+	}{
+		{"no share acks", nil, 0, 0},
+		{"confirmed and failed", []string{ack(0, "ok", "ok", ""), ack(1, "ok", "info", "NOT_LEADER_OR_FOLLOWER")}, 2, 0},
+		{"one unanswered", []string{ack(0, "ok", "ok", ""), ack(1, "ok", "info", histories.ShareAckNoResult)}, 2, 1},
+		{"an unfinished flush", []string{ack(0, "info", "info", histories.ShareAckNoResult)}, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc, err := scanForMetrics(histories.NewReader(strings.NewReader(strings.Join(tc.lines, "\n") + "\n")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.shareAcks != tc.acks || sc.shareUnanswered != tc.unanswered {
+				t.Errorf("share acks %d unanswered %d, want %d and %d", sc.shareAcks, sc.shareUnanswered, tc.acks, tc.unanswered)
+			}
+		})
+	}
+}

@@ -62,6 +62,13 @@ const (
 	ShareOutcomeInfo = "info"
 )
 
+// ShareAckNoResult is an info ack's Error when the member's flush finished
+// but the client gave no result for the ack's partition: the ack was
+// neither confirmed nor failed, so the application never learns its fate
+// (KafkaShareConsumer's commitSync before 4.3 drops acks it cannot send
+// that way, KAFKA-20330). The metric share_acks_unanswered counts them.
+const ShareAckNoResult = "no ack result for the partition"
+
 // ShareSubscribeValue is a share-subscribe's value (invoke and ok alike).
 type ShareSubscribeValue struct {
 	Group  string `json:"group"`

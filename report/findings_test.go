@@ -102,13 +102,13 @@ func TestFindingsSection(t *testing.T) {
 // kchaos lacks, never a pass.
 func TestNeedsJUnit(t *testing.T) {
 	dir := t.TempDir()
-	cells := []Row{{ID: "k20330/-/4.4.0", Scenario: "k20330", Kafka: "4.4.0", Status: CellNeeds,
-		Reason: "needs the Java client's share consumer (java-share-consumer)", Measure: Measure{Verdict: Unchecked}}}
+	cells := []Row{{ID: "k20839/-/4.4.0", Scenario: "k20839", Kafka: "4.4.0", Status: CellNeeds,
+		Reason: "needs faults during bootstrap's first activation (bootstrap-faults)", Measure: Measure{Verdict: Unchecked}}}
 	if err := SuiteBatch(SuiteFile{Name: "findings", Cells: cells}).Write(dir); err != nil {
 		t.Fatal(err)
 	}
 	x := readString(t, filepath.Join(dir, "junit.xml"))
-	if !strings.Contains(x, `<skipped message="needs the Java client&#39;s share consumer (java-share-consumer)">`) {
+	if !strings.Contains(x, `<skipped message="needs faults during bootstrap&#39;s first activation (bootstrap-faults)">`) {
 		t.Errorf("junit.xml lacks the skip with its message:\n%s", x)
 	}
 }

@@ -409,7 +409,7 @@ func (w *Workload) shareAck(ctx context.Context, m *shareMember, member string, 
 // each of its acks' results.
 func shareOutcome(errs []error) (string, string) {
 	if len(errs) == 0 {
-		return histories.ShareOutcomeInfo, "no ack result for the partition"
+		return histories.ShareOutcomeInfo, histories.ShareAckNoResult
 	}
 	okN, refused := 0, 0
 	name := ""

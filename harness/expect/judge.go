@@ -47,6 +47,12 @@ const (
 	// wait must hold keeps a soft wait as strict as a required one there.
 	// Measured only from a history that records its untils.
 	UntilsTimedOut = "untils_timed_out"
+	// ShareAcksUnanswered counts the share acks of finished flushes
+	// (share-ack ops ok) whose client gave no result for their partition
+	// (histories.ShareAckNoResult): acks neither confirmed nor reported
+	// failed, the application left without their outcome (KAFKA-20330).
+	// Measured only from a history with share acks.
+	ShareAcksUnanswered = "share_acks_unanswered"
 	// ControllerAfterFault is the first controller other than the active
 	// one at the first leader-moving fault that a quorum sample showed
 	// leading afterwards; absent when none did.
@@ -92,7 +98,7 @@ var Anomalies = checker.AnomalyNames
 func Known(name string) error {
 	switch {
 	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked, name == Committed, name == HistorySeconds,
-		name == SendErrors, name == AckedDuringFaults, name == ISRChanges, name == UntilsTimedOut:
+		name == SendErrors, name == AckedDuringFaults, name == ISRChanges, name == UntilsTimedOut, name == ShareAcksUnanswered:
 		return nil
 	case slices.Contains(quorumMetrics, name):
 		return nil
@@ -108,9 +114,9 @@ func Known(name string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
+	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
 		name, strings.Join(Anomalies, ", "), Acked, Committed, OfflineSeconds, LeaderAfterFault, HistorySeconds,
-		SendErrors, AckedDuringFaults, ISRChanges, UntilsTimedOut, strings.Join(quorumMetrics, ", "))
+		SendErrors, AckedDuringFaults, ISRChanges, UntilsTimedOut, ShareAcksUnanswered, strings.Join(quorumMetrics, ", "))
 }
 
 // Metrics is what one run measured, by metric name. Anomaly counts are

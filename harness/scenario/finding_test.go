@@ -18,7 +18,7 @@ func TestFindingNeeds(t *testing.T) {
 		needs      string // NeedsText's substring when valid
 	}{
 		{"no needs", base, "", ""},
-		{"one need", base + "  needs: [java-share-consumer]\n", "", "needs the Java client's share consumer"},
+		{"one need", base + "  needs: [bootstrap-faults]\n", "", "needs faults during bootstrap"},
 		{"two needs", base + "  needs: [bootstrap-faults, coordinator-state]\n", "",
 			"(bootstrap-faults); the group coordinator's state"},
 		{"unknown need", base + "  needs: [bootstrap-faults, a-time-machine]\n", `finding.needs[1]: unknown need "a-time-machine": want one of`, ""},
