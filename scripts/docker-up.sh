@@ -16,7 +16,8 @@ if ! command -v dockerd >/dev/null 2>&1; then
 fi
 if ! pgrep -x dockerd >/dev/null 2>&1; then
   echo "docker-up: starting dockerd (log: /var/log/kchaos-dockerd.log)" >&2
-  nohup dockerd >/var/log/kchaos-dockerd.log 2>&1 &
+  # setsid: dockerd outlives the shell (and process group) that started it.
+  setsid nohup dockerd >/var/log/kchaos-dockerd.log 2>&1 < /dev/null &
 fi
 for _ in $(seq 1 60); do
   if docker info >/dev/null 2>&1; then exit 0; fi
