@@ -74,27 +74,41 @@ func javaMemberProps(cfg Config, bootstrap []string, i int) map[string]string {
 
 // NewGroupMember starts member i's JVM and subscribes its consumer.
 func (javaDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h GroupHandler) (GroupMember, error) {
-	v, err := javaClientVersion(cfg)
+	m := &javaMember{topic: cfg.Topic, hd: h, gen: -1}
+	j, hnd, err := javaOwnJVM(cfg, "open-member", map[string]any{"props": javaMemberProps(cfg, bootstrap, i), "topic": cfg.Topic}, m.event)
 	if err != nil {
 		return nil, err
+	}
+	m.cons = javaConsumer{javaHandle: javaHandle{j: j, h: hnd}, topic: cfg.Topic}
+	return m, nil
+}
+
+// javaOwnJVM starts a JVM of the client's own (a member that must be able
+// to crash alone: javaMember, javaShareMember), gives it the event
+// handler (nil: none) before any request, and opens the handle op asks
+// for; the JVM is stopped if the open fails.
+func javaOwnJVM(cfg Config, op string, fields map[string]any, events func(javaResp)) (*jvm, int, error) {
+	v, err := javaClientVersion(cfg)
+	if err != nil {
+		return nil, 0, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first build resolves jars
 	defer cancel()
 	j, err := javaRegistry.startJVM(ctx, v)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	m := &javaMember{topic: cfg.Topic, hd: h, gen: -1}
-	j.mu.Lock()
-	j.events = m.event
-	j.mu.Unlock()
-	hnd, err := javaOpenOn(ctx, j, "open-member", map[string]any{"props": javaMemberProps(cfg, bootstrap, i), "topic": cfg.Topic})
+	if events != nil {
+		j.mu.Lock()
+		j.events = events
+		j.mu.Unlock()
+	}
+	h, err := javaOpenOn(ctx, j, op, fields)
 	if err != nil {
 		j.stop(5 * time.Second)
-		return nil, err
+		return nil, 0, err
 	}
-	m.cons = javaConsumer{javaHandle: javaHandle{j: j, h: hnd}, topic: cfg.Topic}
-	return m, nil
+	return j, h, nil
 }
 
 // setMeta keeps the member id and generation an answer carries.

@@ -62,19 +62,8 @@ func javaShareProps(cfg Config, bootstrap []string, name string) map[string]stri
 
 // NewShareMember starts member name's JVM and subscribes its consumer.
 func (javaDriver) NewShareMember(cfg Config, bootstrap []string, name string) (ShareMember, error) {
-	v, err := javaClientVersion(cfg)
+	j, h, err := javaOwnJVM(cfg, "open-share", map[string]any{"props": javaShareProps(cfg, bootstrap, name), "topic": cfg.Topic}, nil)
 	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first build resolves jars
-	defer cancel()
-	j, err := javaRegistry.startJVM(ctx, v)
-	if err != nil {
-		return nil, err
-	}
-	h, err := javaOpenOn(ctx, j, "open-share", map[string]any{"props": javaShareProps(cfg, bootstrap, name), "topic": cfg.Topic})
-	if err != nil {
-		j.stop(5 * time.Second)
 		return nil, err
 	}
 	return &javaShareMember{j: j, h: h}, nil
