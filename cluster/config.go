@@ -177,6 +177,10 @@ type Config struct {
 	// cluster never reads it.
 	Backend     string
 	BackendSpec any
+	// InterBrokerVia, when set, routes the brokers' inter-broker traffic
+	// through the addresses it gives (interbroker.go); backends with
+	// CapInterBrokerRoute only.
+	InterBrokerVia InterBrokerVia `json:"-"`
 }
 
 // Defaults fills unset fields.

@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -230,5 +231,57 @@ func TestOverriddenUserKeys(t *testing.T) {
 	want := []string{"broker.session.timeout.ms", "listeners", "node.id"}
 	if !slices.Equal(got, want) {
 		t.Errorf("OverriddenUserKeys = %v, want %v", got, want)
+	}
+}
+
+// TestRenderRoutedBroker: a broker whose inter-broker traffic is routed
+// opens REPLICATION beside PLAINTEXT, advertises it at the route's
+// address and replicates over it; clients keep PLAINTEXT.
+func TestRenderRoutedBroker(t *testing.T) {
+	n := Node{ID: 1, Role: RoleBroker, IP: "10.231.5.21", InterBrokerAddr: "10.231.5.1:40001"}
+	p := props(Render(n, StaticVoters("1000@10.231.5.10:9093"), 3, map[string]string{"inter.broker.listener.name": "PLAINTEXT"}))
+	want := map[string]string{
+		"listeners":                      "PLAINTEXT://0.0.0.0:9092,REPLICATION://0.0.0.0:9095",
+		"advertised.listeners":           "PLAINTEXT://10.231.5.21:9092,REPLICATION://10.231.5.1:40001",
+		"inter.broker.listener.name":     "REPLICATION",
+		"listener.security.protocol.map": "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,REPLICATION:PLAINTEXT",
+	}
+	for k, v := range want {
+		if p[k] != v {
+			t.Errorf("%s = %q, want %q", k, p[k], v)
+		}
+	}
+}
+
+// TestRouteInterBroker: every broker gets the address the route gives,
+// and a route that leaves one out or gives a bad address is an error.
+func TestRouteInterBroker(t *testing.T) {
+	nodes := func() []*Node {
+		return []*Node{{ID: 0, Role: RoleBroker, IP: "10.0.0.20"}, {ID: 1, Role: RoleBroker, IP: "10.0.0.21"}}
+	}
+	var asked map[int32]string
+	ok := func(host string, up map[int32]string) (map[int32]string, error) {
+		asked = up
+		out := map[int32]string{}
+		for id := range up {
+			out[id] = fmt.Sprintf("%s:%d", host, 40000+id)
+		}
+		return out, nil
+	}
+	ns := nodes()
+	if err := RouteInterBroker(ok, "10.0.0.1", ns); err != nil {
+		t.Fatal(err)
+	}
+	if asked[1] != "10.0.0.21:9095" || ns[0].InterBrokerAddr != "10.0.0.1:40000" || ns[1].InterBrokerAddr != "10.0.0.1:40001" {
+		t.Fatalf("asked %v, got %+v %+v", asked, *ns[0], *ns[1])
+	}
+	for name, via := range map[string]InterBrokerVia{
+		"one left out": func(string, map[int32]string) (map[int32]string, error) { return map[int32]string{0: "h:1"}, nil },
+		"no port":      func(string, map[int32]string) (map[int32]string, error) { return map[int32]string{0: "h", 1: "h"}, nil },
+		"an error":     func(string, map[int32]string) (map[int32]string, error) { return nil, fmt.Errorf("no") },
+	} {
+		if err := RouteInterBroker(via, "10.0.0.1", nodes()); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
 	}
 }

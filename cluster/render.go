@@ -25,6 +25,9 @@ type Node struct {
 	Name string // the backend's name for it: a container name, a host name
 	IP   string
 	Rack string
+	// InterBrokerAddr, when set, is where the broker advertises its
+	// inter-broker listener (interbroker.go): a proxy's address.
+	InterBrokerAddr string
 }
 
 // Addr is the node's listener address (host:port on the run's network).
@@ -150,6 +153,12 @@ func RenderLogDirs(n Node, q QuorumAddrs, brokers, logDirs int, overrides ...map
 		props["listeners"] = fmt.Sprintf("PLAINTEXT://0.0.0.0:%d", BrokerPort)
 		props["advertised.listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", n.IP, BrokerPort)
 		props["inter.broker.listener.name"] = "PLAINTEXT"
+		if n.InterBrokerAddr != "" {
+			props["listeners"] += fmt.Sprintf(",%s://0.0.0.0:%d", InterBrokerListener, InterBrokerPort)
+			props["advertised.listeners"] += fmt.Sprintf(",%s://%s", InterBrokerListener, n.InterBrokerAddr)
+			props["inter.broker.listener.name"] = InterBrokerListener
+			props["listener.security.protocol.map"] += "," + InterBrokerListener + ":PLAINTEXT"
+		}
 		if n.Rack != "" {
 			props["broker.rack"] = n.Rack
 		} else {

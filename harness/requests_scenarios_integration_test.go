@@ -3,6 +3,7 @@
 package harness_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -210,4 +211,32 @@ func TestScenarioP6FindCoordinatorUnavailable(t *testing.T) {
 		t.Errorf("p6: no move-coordinator completed")
 	}
 	assertExactlyOnce(t, "p6", r)
+}
+
+// TestScenarioP7ReplicationResponsesDropped: p7 is s1 with its partition
+// made by one API on the brokers' own path (the inter-broker route): the
+// leader's answers to its followers' replication Fetch are dropped, one
+// per follower (each follower's connection then stalls), the ISR shrinks
+// to the leader, and s1's outcome follows: offline while broker 0 is
+// down, nothing lost, broker 0 leads again. In make test: the one run of
+// the inter-broker route on a real cluster.
+func TestScenarioP7ReplicationResponsesDropped(t *testing.T) {
+	r := runScenario(t, "p7")
+	s := r.requestActions(t, "drop-response", "Fetch", "broker-")
+	followers := map[string]bool{}
+	for _, d := range s.actions {
+		id, _ := d["client_id"].(string)
+		var follower, fetcher int
+		if _, err := fmt.Sscanf(id, "broker-%d-fetcher-%d", &follower, &fetcher); err != nil {
+			t.Errorf("p7: a dropped Fetch answer for %q, want a replica fetcher's id", id)
+		}
+		followers[fmt.Sprint(follower)] = true
+		if b, _ := d["broker"].(float64); b != 0 {
+			t.Errorf("p7: a dropped Fetch answer from broker %v, want the leader 0's", d["broker"])
+		}
+	}
+	if !followers["1"] || !followers["2"] || len(followers) != 2 {
+		t.Errorf("p7: dropped answers to followers %v, want 1 and 2", followers)
+	}
+	assertS1(t, r)
 }

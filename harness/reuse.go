@@ -154,6 +154,8 @@ func Reusable(s *scenario.Scenario) string {
 		return "a tiered cluster: its remote tier holds every run's segments"
 	case s.Workload.Metadata.Enabled():
 		return "the metadata workload: its topics (kchaos-meta-*) are shared by name"
+	case s.Nemesis.RoutesInterBroker():
+		return "request faults on the brokers' own requests: the cluster's replication passes the run's proxy"
 	}
 	return ""
 }

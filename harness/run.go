@@ -240,6 +240,9 @@ type run struct {
 	env      *nemesis.Env
 	runner   *nemesis.Runner
 	deferred bool
+	// routed is the request proxy made before the cluster when the
+	// brokers' own requests are faulted (routedRequestProxy).
+	routed *requestProxy
 
 	mu            sync.Mutex
 	phase         string // for "interrupted at <phase>"
@@ -263,6 +266,8 @@ func (r *run) play(ctx context.Context) (err error) {
 	s, ev := r.s, r.ev
 	cfg := s.Cluster.ClusterConfig()
 	cfg.LogDir = filepath.Join(r.dir, "logs")
+	r.routed = routedRequestProxy(s, &cfg, r.log) // requestproxy.go; nil unless the brokers' requests are faulted
+	defer r.routed.close()                        // after the teardown (deferred below): it carries their replication
 	r.setPhase(ctx, progress.Cluster)
 	var c cluster.Cluster
 	var teardown func() error
@@ -272,7 +277,7 @@ func (r *run) play(ctx context.Context) (err error) {
 		ev.Event(progress.Event{Phase: progress.Cluster, Done: true,
 			Text: fmt.Sprintf("reusing the cluster of run %s (run %s, %d run(s) on it)", r.lease.last, c.RunID(), r.lease.runs)})
 	case r.warm != nil:
-		c, teardown, err = r.warm.wait(ctx, ev)
+		c, teardown, err = r.warm.wait(ctx, ev, cfg)
 	default:
 		c, teardown, err = startCluster(ctx, cfg, ev, r.log)
 	}
@@ -378,11 +383,11 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	// set far out and the run stops it.
 	wcfg := s.WorkloadConfig()
 	wcfg.Duration = workloads.Duration(24 * time.Hour)
-	rp, err := startRequestProxy(ctx, s, c, log) // requestproxy.go
+	rp, err := startRequestProxy(ctx, s, c, r.routed, log) // requestproxy.go
 	if err != nil {
 		return err
 	}
-	defer rp.close()
+	defer rp.closeUnlessRouted()
 	wl, err := workloads.New(wcfg, rp.clientBootstrap(c), rec)
 	if err != nil {
 		return err

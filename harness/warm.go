@@ -48,8 +48,8 @@ func startWarm(ctx context.Context, s *scenario.Scenario, opts Options) (*Warm, 
 	}
 	w := &Warm{s: s, opts: opts, dir: dir, done: make(chan struct{})}
 	cfg := s.Cluster.ClusterConfig()
-	if cfg.Backend != "" && cfg.Backend != scenario.BackendDocker {
-		close(w.done) // started by Run, in its turn
+	if (cfg.Backend != "" && cfg.Backend != scenario.BackendDocker) || s.Nemesis.RoutesInterBroker() {
+		close(w.done) // started by Run, in its turn (a routed cluster starts with its run's proxy)
 		return w, nil
 	}
 	cfg.LogDir = filepath.Join(dir, "logs")
@@ -86,16 +86,14 @@ func (w *Warm) Discard() {
 
 // wait is the started cluster (or, for a backend that does not start
 // ahead, one started now), reported as startCluster reports it.
-func (w *Warm) wait(ctx context.Context, ev progress.Sink) (cluster.Cluster, func() error, error) {
+func (w *Warm) wait(ctx context.Context, ev progress.Sink, cfg cluster.Config) (cluster.Cluster, func() error, error) {
 	select {
 	case <-w.done:
 	case <-ctx.Done():
 		<-w.done // the start ends on ctx too; its teardown is ours
 	}
 	if w.c == nil && w.err == nil {
-		cfg := w.s.Cluster.ClusterConfig()
-		cfg.LogDir = filepath.Join(w.dir, "logs")
-		return startCluster(ctx, cfg, ev, orDiscard(w.opts.Log))
+		return startCluster(ctx, cfg, ev, orDiscard(w.opts.Log)) // the run's own config: its dir is w.dir
 	}
 	if w.err != nil {
 		ev.Event(progress.Event{Phase: progress.Cluster, Text: w.err.Error(), Done: true, Failed: true})

@@ -164,11 +164,15 @@ func (rp *RequestParams) Validate(p string, st *Step, add AddFunc) {
 
 // CheckAgainst: the clients' role must be one the workload has.
 func (rp *RequestParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
+	if rp.Clients == ReplicaRole {
+		rp.checkReplica(p, v, add) // request_replica.go
+		return
+	}
 	if rp.Clients == "" || rp.Clients == "all" {
 		return
 	}
 	if _, ok := v.ClientRoles[rp.Clients]; !ok {
-		add(p+".clients", "%q: the workload's client roles are %s (or all)", rp.Clients, strings.Join(slices.Sorted(maps.Keys(v.ClientRoles)), ", "))
+		add(p+".clients", "%q: the workload's client roles are %s (or all, or replica: the brokers' own requests)", rp.Clients, strings.Join(slices.Sorted(maps.Keys(v.ClientRoles)), ", "))
 	}
 }
 
@@ -227,7 +231,9 @@ func (f *requestFault) rule(e *Env, brokers []int32) (proxy.Rule, error) {
 	if f.action == proxy.DuplicateRequest && r.Delay == 0 {
 		r.Delay = 100 * time.Millisecond
 	}
-	if rp.Clients != "" && rp.Clients != "all" {
+	if rp.Clients == ReplicaRole {
+		r.ClientIDPrefixes = []string{replicaClientPrefix(rp.Client)}
+	} else if rp.Clients != "" && rp.Clients != "all" {
 		prefix, ok := e.ClientPrefixes[rp.Clients]
 		if !ok {
 			return r, fmt.Errorf("the workload has no %s clients", rp.Clients)

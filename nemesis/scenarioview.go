@@ -44,6 +44,9 @@ type ScenarioView struct {
 	// of its clients' ids (workloads.ClientIDPrefixes): what a request
 	// fault may select.
 	ClientRoles map[string]string
+	// LinkFault names the schedule's first fault that acts on the nodes'
+	// links by their addresses (Schedule.LinkFault), or "".
+	LinkFault string
 	// LogAppendTime says the topic's records carry the broker's append
 	// time (message.timestamp.type: LogAppendTime).
 	LogAppendTime bool

@@ -17,9 +17,10 @@ var _ cluster.ClientSide = (*Cluster)(nil)
 // run's own, with its own network namespace (tc qdiscs go with it),
 // cgroup (block I/O limits), log dir mounts (immutable, bounded, cut while
 // down) and image (an upgrade swaps it), and the host sits on the run's
-// bridge (its address is the client side).
+// bridge (its address is the client side, and where an inter-broker
+// route listens).
 var Capabilities = cluster.NewCaps(cluster.CapPartition, cluster.CapNetem, cluster.CapPause, cluster.CapKill,
-	cluster.CapDisk, cluster.CapClientCut, cluster.CapPowerLoss, cluster.CapUpgrade)
+	cluster.CapDisk, cluster.CapClientCut, cluster.CapPowerLoss, cluster.CapUpgrade, cluster.CapInterBrokerRoute)
 
 // Capabilities is the backend's declared set (Capabilities).
 func (c *Cluster) Capabilities() cluster.Caps { return Capabilities }

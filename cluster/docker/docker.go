@@ -99,6 +99,19 @@ func Start(ctx context.Context, cfg cluster.Config) (c *Cluster, err error) {
 		return c, err
 	}
 	c.layout(subnet)
+	if via := c.cfg.InterBrokerVia; via != nil {
+		var brokers []*cluster.Node
+		for _, id := range c.brokers {
+			n := c.nodes[id]
+			brokers = append(brokers, &n)
+		}
+		if err := cluster.RouteInterBroker(via, gateway(subnet).String(), brokers); err != nil {
+			return c, err
+		}
+		for _, n := range brokers {
+			c.nodes[n.ID] = *n
+		}
+	}
 	if err := c.startContainers(ctx); err != nil {
 		return c, err
 	}
@@ -132,7 +145,7 @@ func (c *Cluster) createNetwork(ctx context.Context) (netip.Prefix, error) {
 		nw, err := tcnetwork.New(ctx,
 			tcnetwork.WithLabels(map[string]string{Label: c.cfg.RunID}),
 			tcnetwork.WithIPAM(&network.IPAM{Driver: "default",
-				Config: []network.IPAMConfig{{Subnet: p}}}),
+				Config: []network.IPAMConfig{{Subnet: p, Gateway: gateway(p)}}}),
 		)
 		if err == nil {
 			c.network = nw
@@ -145,6 +158,12 @@ func (c *Cluster) createNetwork(ctx context.Context) (netip.Prefix, error) {
 	}
 	return netip.Prefix{}, fmt.Errorf("create network: %w", lastErr)
 }
+
+// gateway is the run network's gateway, the kchaos host's address on it:
+// named at creation (Docker's own choice is the same first address), so
+// that it is known before any node starts (an inter-broker route listens
+// on it).
+func gateway(subnet netip.Prefix) netip.Addr { return subnet.Masked().Addr().Next() }
 
 // layout names the nodes and gives each a fixed address: controllers .10+
 // (the initial voters, then a dynamic quorum's spare controllers), brokers

@@ -69,6 +69,7 @@ func (s *Scenario) View() nemesis.ScenarioView {
 		v.Assignment = t.AssignmentOrDefault(max(c.Brokers, 1))
 	}
 	v.ClientRoles = workloads.ClientIDPrefixes(s.WorkloadConfig())
+	v.LinkFault = s.Nemesis.LinkFault()
 	if v.Group {
 		for j := range w.Group.Members {
 			v.Members = append(v.Members, workloads.MemberName(j))

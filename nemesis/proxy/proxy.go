@@ -97,6 +97,11 @@ type listener struct {
 	upstream string
 	node     atomic.Int32
 	port     int32
+	// addr is the listener's address as its clients reach it.
+	addr string
+	// route marks a broker-to-broker listener (Route): its responses
+	// pass with the brokers' own addresses and versions.
+	route bool
 }
 
 // New makes a proxy; Start opens it.
@@ -142,7 +147,7 @@ func (p *Proxy) Start(ctx context.Context, bootstrap []string) error {
 			return fmt.Errorf("proxy: bootstrap %q: %w", addr, err)
 		}
 		p.mu.Lock()
-		l, err := p.listenLocked(-1, addr)
+		l, err := p.listenLocked(-1, addr, p.opts.ListenHost)
 		if err == nil {
 			p.bootstrap = append(p.bootstrap, l)
 		}
@@ -171,7 +176,7 @@ func (p *Proxy) Bootstrap() []string {
 	defer p.mu.Unlock()
 	out := make([]string, len(p.bootstrap))
 	for i, l := range p.bootstrap {
-		out[i] = net.JoinHostPort(p.opts.AdvertiseHost, strconv.Itoa(int(l.port)))
+		out[i] = l.addr
 	}
 	return out
 }
@@ -183,7 +188,7 @@ func (p *Proxy) Listeners() []ListenerInfo {
 	defer p.mu.Unlock()
 	out := make([]ListenerInfo, len(p.listeners))
 	for i, l := range p.listeners {
-		out[i] = ListenerInfo{Upstream: l.upstream, Node: l.node.Load(), Addr: net.JoinHostPort(p.opts.AdvertiseHost, strconv.Itoa(int(l.port)))}
+		out[i] = ListenerInfo{Upstream: l.upstream, Node: l.node.Load(), Addr: l.addr, Route: l.route}
 	}
 	return out
 }
@@ -193,20 +198,55 @@ type ListenerInfo struct {
 	Upstream string // the broker's address
 	Node     int32  // its node id; -1 for a bootstrap address not tied to one
 	Addr     string // the proxy's address for it
+	Route    bool   // a broker-to-broker listener (Route)
 }
 
-// listenLocked opens a listener for upstream under node (p.mu held).
-func (p *Proxy) listenLocked(node int32, upstream string) (*listener, error) {
+// Route opens a listener on host that forwards to upstream, the
+// inter-broker listener of broker node, and returns its address, which
+// that broker is to advertise for its inter-broker listener: the brokers'
+// replication (and every other broker-to-broker request) then passes the
+// proxy, and the rules act on it as on the clients' requests (a follower
+// is a client whose id is broker-<id>-fetcher-<n>). host is an address
+// the brokers reach the kchaos host by (the Docker network's gateway).
+// Nothing on a route is rewritten: the brokers advertise the proxy's
+// addresses themselves, and they speak the versions their
+// metadata.version asks for, some beyond what kmsg decodes (such a
+// response is forwarded as it came; a rule on it still acts). Route may
+// be called before Start, so that the brokers can start with it.
+func (p *Proxy) Route(node int32, host, upstream string) (string, error) {
+	if node < 0 {
+		return "", fmt.Errorf("proxy: route to node %d: want a broker id", node)
+	}
+	if _, _, err := net.SplitHostPort(upstream); err != nil {
+		return "", fmt.Errorf("proxy: route to %q: %w", upstream, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l, err := p.listenLocked(node, upstream, host)
+	if err != nil {
+		return "", err
+	}
+	l.route = true
+	return l.addr, nil
+}
+
+// listenLocked opens a listener on host for upstream under node (p.mu
+// held).
+func (p *Proxy) listenLocked(node int32, upstream, host string) (*listener, error) {
 	if p.closed {
 		return nil, errors.New("proxy: closed")
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(p.opts.ListenHost, "0"))
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return nil, fmt.Errorf("proxy: listen for %s: %w", upstream, err)
 	}
-	l := &listener{ln: ln, upstream: upstream, port: int32(ln.Addr().(*net.TCPAddr).Port)}
+	port := ln.Addr().(*net.TCPAddr).Port
+	l := &listener{ln: ln, upstream: upstream, port: int32(port), addr: net.JoinHostPort(p.opts.AdvertiseHost, strconv.Itoa(port))}
+	if host != p.opts.ListenHost {
+		l.addr = net.JoinHostPort(host, strconv.Itoa(port))
+	}
 	l.node.Store(node)
-	if node >= 0 {
+	if node >= 0 && host == p.opts.ListenHost {
 		p.byNode[nodeAddr{node, upstream}] = l
 	}
 	p.listeners = append(p.listeners, l)
@@ -233,7 +273,7 @@ func (p *Proxy) mapAddress(node int32, host string, port int32) (string, int32) 
 			return p.opts.AdvertiseHost, l.port
 		}
 	}
-	l, err := p.listenLocked(node, addr)
+	l, err := p.listenLocked(node, addr, p.opts.ListenHost)
 	if err != nil {
 		p.report(err)
 		return host, port

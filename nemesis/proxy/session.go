@@ -354,7 +354,8 @@ func (s *session) match(corr int32) *exchange {
 func (s *session) onResponse(e *exchange, frame []byte) bool {
 	key, version := e.h.Key, e.h.Version
 	r := e.rule
-	decode := carriesAddresses(key, version) || key == int16(kmsg.ApiVersions) || e.duplicate ||
+	rewrite := !s.l.route // a route's responses keep the brokers' addresses and versions (Proxy.Route)
+	decode := (rewrite && (carriesAddresses(key, version) || key == int16(kmsg.ApiVersions))) || e.duplicate ||
 		(r != nil && (r.Action == DropResponse || r.Action == RewriteError))
 	var resp kmsg.Response
 	var tags []byte
@@ -377,7 +378,7 @@ func (s *session) onResponse(e *exchange, frame []byte) bool {
 		}
 	}
 	changed := false
-	if resp != nil {
+	if resp != nil && rewrite {
 		if carriesAddresses(key, version) {
 			changed = rewriteAddresses(resp, s.p.mapAddress)
 		}

@@ -1,0 +1,88 @@
+package nemesis
+
+import (
+	"fmt"
+
+	"github.com/kchaos/kchaos/cluster"
+)
+
+// ReplicaRole is the request faults' client role of the brokers
+// themselves: `clients: replica` selects the requests one broker sends
+// another (a follower's replication Fetch, the transaction coordinator's
+// markers), with `client: N` the follower broker N's fetchers only, and
+// the step's target the brokers they are sent to (`target: {role: leader,
+// partition: 0}`: the leader's answers to its followers). Such a fault
+// needs the brokers' inter-broker traffic routed through the request
+// proxy (cluster.CapInterBrokerRoute): the run starts its cluster with
+// each broker's inter-broker listener advertised at a proxy listener
+// (cluster/interbroker.go), so a scenario with one cannot share a cluster
+// with another run.
+const ReplicaRole = "replica"
+
+// replicaClientPrefix is the client id prefix of a broker's requests to
+// another: Kafka's replica fetchers name themselves
+// broker-<id>-fetcher-<n> (ReplicaFetcherManager), its other
+// inter-broker senders broker-<id>-....
+func replicaClientPrefix(follower *int) string {
+	if follower == nil {
+		return "broker-"
+	}
+	return fmt.Sprintf("broker-%d-fetcher-", *follower)
+}
+
+// Needs: a fault on the brokers' own requests needs them routed.
+func (rp *RequestParams) Needs() cluster.Caps {
+	if rp.Clients == ReplicaRole {
+		return cluster.NewCaps(cluster.CapInterBrokerRoute)
+	}
+	return 0
+}
+
+// checkReplica is CheckAgainst for clients: replica: a follower index
+// names a broker, and no fault of the schedule acts on the brokers'
+// links by their addresses (partition, netem), which routed replication
+// no longer uses: such a fault would silently miss it.
+func (rp *RequestParams) checkReplica(p string, v *ScenarioView, add AddFunc) {
+	if rp.Client != nil && !v.isBroker(int32(*rp.Client)) {
+		add(p+".client", "%d: with clients: replica, the follower broker's id (brokers 0..%d)", *rp.Client, v.Brokers-1)
+	}
+	if v.LinkFault != "" {
+		add(p+".clients", "replica routes the brokers' replication through the request proxy, so %s (which acts on the brokers' own addresses) would miss it: not in one scenario", v.LinkFault)
+	}
+}
+
+// RoutesInterBroker says whether a step of s acts on the brokers' own
+// requests (clients: replica): its cluster must start with them routed.
+func (s *Schedule) RoutesInterBroker() bool {
+	for i := range s.Steps {
+		if _, p, err := s.Steps[i].params(); err == nil {
+			if rp, ok := p.(*RequestParams); ok && rp.Clients == ReplicaRole {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// LinkFault is the path and kind of the schedule's first fault that acts
+// on the nodes' links by their addresses (its kind or parameters need
+// partition or netem), or "".
+func (s *Schedule) LinkFault() string {
+	links := cluster.NewCaps(cluster.CapPartition, cluster.CapNetem)
+	for i := range s.Steps {
+		if st := &s.Steps[i]; st.Fault != "" && st.Needs()&links != 0 {
+			return fmt.Sprintf("nemesis.steps[%d] (%s)", i, st.Fault)
+		}
+	}
+	if r := s.Random; r != nil {
+		for i, name := range r.Faults {
+			if _, _, ok := randomFault(name); ok {
+				st := planStep(newPRNG(r.Seed), *r, name, []int32{0})
+				if st.Needs()&links != 0 {
+					return fmt.Sprintf("nemesis.random.faults[%d] (%s)", i, name)
+				}
+			}
+		}
+	}
+	return ""
+}
