@@ -104,6 +104,9 @@ type commitVal struct {
 	Offsets    *map[string]int64  `json:"offsets"`
 	Errors     *map[string]string `json:"errors"`
 	Auto       *bool              `json:"auto"`
+	// LeaderEpochs: the epochs the commit request carried (absent in
+	// histories before it was recorded).
+	LeaderEpochs map[string]int32 `json:"leader_epochs"`
 }
 
 // rebalVal is a decoded rebalance value.
@@ -333,7 +336,11 @@ func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
 		}
 		w, waiting := c.resume[procTP{op.Proc, tp}]
 		reset := waiting && w.at.Commit < 0 || !c.holds.Holds(int(op.Proc), tp)
-		op.Parts = append(op.Parts, commitPart{TP: tp, Off: offs[p], Prev: prev, Reset: reset})
+		cp := commitPart{TP: tp, Off: offs[p], Prev: prev, Reset: reset, Epoch: model.NoEpochRecorded}
+		if e, ok := v.LeaderEpochs[histories.PartitionKey(p)]; ok {
+			cp.Epoch = e
+		}
+		op.Parts = append(op.Parts, cp)
 	}
 	pd.gp = &groupPend{group: m.Group, commit: int32(len(c.Commits))}
 	c.Commits = append(c.Commits, op)

@@ -50,6 +50,16 @@ func gcommit(proc int, call, ret int64, gen int, typ string, ps ...string) []str
 	return []string{ev(call, proc, "invoke", "commit", v), ev(ret, proc, typ, "commit", v, errs...)}
 }
 
+// withEpochs adds leader_epochs (a JSON object, partition to epoch) to a
+// commit's events.
+func withEpochs(lines []string, epochs string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = strings.Replace(l, `"offsets":`, `"leader_epochs":`+epochs+`,"offsets":`, 1)
+	}
+	return out
+}
+
 // gauto is a commit the client made by itself (auto: true) of "P:O" pairs
 // in generation gen, completing ok: recorded as the workload does, its
 // invoke at once before its completion, at at.

@@ -49,6 +49,9 @@ func TestGroupChecks(t *testing.T) {
 			if c := e.Commit; c.Index != 16 || c.Process != 10 || c.Member != "m0" || c.Offset != 4 || c.Generation == nil || *c.Generation != 1 {
 				t.Errorf("commit %+v: want index 16 by p10 (m0), generation 1, offset 4", c)
 			}
+			if e.Commit.LeaderEpoch != nil {
+				t.Errorf("commit %+v: a leader epoch the history does not record", e.Commit)
+			}
 			if d := e.LastDelivered; d == nil || d.Offset != 1 || d.Process != 10 {
 				t.Errorf("last delivered %+v: want offset 1 by p10", d)
 			}
@@ -56,6 +59,34 @@ func TestGroupChecks(t *testing.T) {
 				if !strings.Contains(e.Text, w) {
 					t.Errorf("text %q lacks %q", e.Text, w)
 				}
+			}
+		},
+	}, {
+		name: "lost by a commit without a leader epoch: the entry says so (KAFKA-20507)",
+		lines: cat(fiveAcked, sub(10, 100, "m0"), rebal(10, 110, 1, []int{0}, nil),
+			gpoll(10, 120, 130, 1, "0:0:v0", "0:1:v1"), withEpochs(gcommit(10, 140, 150, 1, "ok", "0:4"), `{"0":-1}`), fiveFinal),
+		want: map[string]int{LostByCommit: 1}, valid: Invalid,
+		check: func(t *testing.T, r *Result) {
+			e := r.Anomalies.LostByCommit[0]
+			if c := e.Commit; c.LeaderEpoch == nil || *c.LeaderEpoch != -1 {
+				t.Errorf("commit %+v: want leader epoch -1", c)
+			}
+			if !strings.Contains(e.Text, "no leader epoch") || !strings.Contains(e.Text, "KAFKA-20507") {
+				t.Errorf("text %q: want the commit's missing leader epoch named", e.Text)
+			}
+		},
+	}, {
+		name: "lost by a commit with a leader epoch: the epoch, no KAFKA-20507",
+		lines: cat(fiveAcked, sub(10, 100, "m0"), rebal(10, 110, 1, []int{0}, nil),
+			gpoll(10, 120, 130, 1, "0:0:v0", "0:1:v1"), withEpochs(gcommit(10, 140, 150, 1, "ok", "0:4"), `{"0":3}`), fiveFinal),
+		want: map[string]int{LostByCommit: 1}, valid: Invalid,
+		check: func(t *testing.T, r *Result) {
+			e := r.Anomalies.LostByCommit[0]
+			if c := e.Commit; c.LeaderEpoch == nil || *c.LeaderEpoch != 3 {
+				t.Errorf("commit %+v: want leader epoch 3", c)
+			}
+			if strings.Contains(e.Text, "KAFKA-20507") {
+				t.Errorf("text %q names KAFKA-20507 for a commit with an epoch", e.Text)
 			}
 		},
 	}, {

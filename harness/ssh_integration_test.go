@@ -11,7 +11,7 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
-// The seed scenarios s1, s2 and s7 on SSH test hosts (containers running
+// The seed scenarios s1, s2 and s7, and the request-fault story p1, on SSH test hosts (containers running
 // sshd, Kafka a plain process started over SSH), driven by the ssh backend
 // alone, with the same outcomes asserted as on the Docker backend.
 
@@ -49,4 +49,16 @@ func TestSSHScenarioS2(t *testing.T) { assertS2(t, runScenarioOn(t, onSSHHosts, 
 func TestSSHScenarioS7(t *testing.T) {
 	allScenarios(t)
 	assertS7(t, runScenarioOn(t, onSSHHosts, "s7"))
+}
+
+// TestSSHScenarioP1: request faults on SSH hosts. The request proxy runs on
+// the kchaos host in front of any backend's brokers, so p1's dropped
+// EndTxn answers act on the SSH cluster's clients as on Docker's, and the
+// outcome is the same. (The brokers' own requests, clients: replica, need
+// capability inter-broker-route, which the SSH backend has not.)
+func TestSSHScenarioP1(t *testing.T) {
+	allScenarios(t)
+	r := runScenarioOn(t, onSSHHosts, "p1")
+	r.requestActions(t, "drop-response", "EndTxn", "kchaos-txn-producer-")
+	assertExactlyOnce(t, "p1", r)
 }

@@ -106,6 +106,11 @@ type CommitValue struct {
 	// client reports its outcome, so its invoke is recorded at that
 	// moment, just before its completion.
 	Auto bool `json:"auto,omitempty"`
+	// LeaderEpochs is the leader epoch each offset was committed with, as
+	// the client's OffsetCommit carried it (-1: none, so a consumer that
+	// starts from the offset cannot detect a truncation below it:
+	// KAFKA-20507); absent where the driver cannot tell.
+	LeaderEpochs map[string]int32 `json:"leader_epochs,omitempty"`
 }
 
 // RebalanceValue is a rebalance's value (the invoke's and the ok's are

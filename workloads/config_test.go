@@ -66,6 +66,12 @@ func TestConfigValidate(t *testing.T) {
 		{"group protocol", func(c *Config) { c.Group = group(GroupConfig{ID: "g", Protocol: "eager"}) }, []string{"group.protocol"}},
 		{"group commit", func(c *Config) { c.Group = group(GroupConfig{ID: "g", Commit: "sometimes"}) }, []string{"group.commit"}},
 		{"group commit interval", func(c *Config) { c.Group = group(GroupConfig{ID: "g", CommitInterval: Duration(time.Microsecond)}) }, []string{"group.commit_interval"}},
+		{"group commit epoch", func(c *Config) { c.Group = group(GroupConfig{ID: "g", Commit: "manual", CommitEpoch: "latest"}) }, []string{"group.commit_epoch"}},
+		{"group commit epoch with auto commits", func(c *Config) { c.Group = group(GroupConfig{ID: "g", CommitEpoch: "record"}) }, []string{"group.commit_epoch"}},
+		{"group commit epoch with kafka-go", func(c *Config) {
+			c.Driver, c.Group = DriverKafkaGo, group(GroupConfig{ID: "g", Commit: "manual", CommitEpoch: "record"})
+		}, []string{"group.commit_epoch"}},
+		{"ok group commit epoch", func(c *Config) { c.Group = group(GroupConfig{ID: "g", Commit: "manual", CommitEpoch: "record"}) }, nil},
 		{"group session timeout", func(c *Config) { c.Group = group(GroupConfig{ID: "g", SessionTimeout: Duration(time.Millisecond)}) }, []string{"group.session_timeout"}},
 		{"group session timeout under KIP-848", func(c *Config) {
 			c.Group = group(GroupConfig{ID: "g", Protocol: "consumer", SessionTimeout: Duration(20 * time.Second)})

@@ -112,13 +112,14 @@ func (m *franzMember) autoCommitted(_ *kgo.Client, req *kmsg.OffsetCommitRequest
 
 func franzCommitResult(topic string, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) CommitResult {
 	r := CommitResult{MemberID: req.MemberID, Generation: req.Generation, Offsets: map[int32]int64{},
-		Committed: map[int32]int64{}, Err: err}
+		Committed: map[int32]int64{}, Epochs: map[int32]int32{}, Err: err}
 	for _, t := range req.Topics {
 		if t.Topic != topic {
 			continue
 		}
 		for _, p := range t.Partitions {
 			r.Offsets[p.Partition] = p.Offset
+			r.Epochs[p.Partition] = p.LeaderEpoch // what the request carried (-1: none; v6+ only)
 		}
 	}
 	if err != nil || resp == nil {
@@ -146,10 +147,14 @@ func (m *franzMember) Poll(ctx context.Context) (Fetch, error) {
 	return franzFetch(ctx, m.cl)
 }
 
-func (m *franzMember) Commit(ctx context.Context, offsets map[int32]int64) CommitResult {
+func (m *franzMember) Commit(ctx context.Context, offsets map[int32]int64, epochs map[int32]int32) CommitResult {
 	at := map[int32]kgo.EpochOffset{}
 	for p, o := range offsets {
-		at[p] = kgo.EpochOffset{Epoch: -1, Offset: o}
+		e, ok := epochs[p]
+		if !ok {
+			e = -1
+		}
+		at[p] = kgo.EpochOffset{Epoch: e, Offset: o}
 	}
 	var r CommitResult
 	m.cl.CommitOffsetsSync(ctx, map[string]map[int32]kgo.EpochOffset{m.cfg.Topic: at},

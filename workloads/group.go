@@ -68,14 +68,18 @@ type CommitResult struct {
 	Committed  map[int32]int64
 	Errors     map[int32]error
 	Err        error
+	// Epochs are the leader epochs the commit request carried per
+	// partition (-1: none), where the client tells; nil otherwise.
+	Epochs map[int32]int32
 }
 
 // GroupMember is one member's client.
 type GroupMember interface {
 	// Poll waits until records arrive or ctx ends.
 	Poll(ctx context.Context) (Fetch, error)
-	// Commit commits offsets synchronously.
-	Commit(ctx context.Context, offsets map[int32]int64) CommitResult
+	// Commit commits offsets synchronously, each with its leader epoch
+	// from epochs (nil, or -1 for a partition: without one).
+	Commit(ctx context.Context, offsets map[int32]int64, epochs map[int32]int32) CommitResult
 	// Meta is the member id and generation the client is in now ("", -1
 	// before it joined).
 	Meta() (memberID string, generation int32)
@@ -165,6 +169,15 @@ func (w *Workload) commitValue(r CommitResult, offsets map[int32]int64, auto boo
 	for p, o := range offsets {
 		v.Offsets[histories.PartitionKey(p)] = o
 	}
+	for p, e := range r.Epochs {
+		if _, ok := offsets[p]; !ok {
+			continue
+		}
+		if v.LeaderEpochs == nil {
+			v.LeaderEpochs = map[string]int32{}
+		}
+		v.LeaderEpochs[histories.PartitionKey(p)] = e
+	}
 	for p, err := range r.Errors {
 		if v.Errors == nil {
 			v.Errors = map[string]string{}
@@ -188,6 +201,9 @@ type memberSlot struct {
 	dead      bool            // the client was killed or left: its callbacks record nothing
 	inc       int             // the client's incarnation: a killed client's late callbacks name an older one
 	delivered map[int32]int64 // per partition, the offset after the last record delivered
+	// deliveredEpoch is, per partition, the leader epoch of the last
+	// record delivered (for commit_epoch: record).
+	deliveredEpoch map[int32]int32
 	committed map[int32]int64 // what this process last committed (ok) or asked to
 	lastSync  time.Time
 
@@ -245,6 +261,7 @@ func (s *memberSlot) rebalancedLocked(ctx context.Context, r RebalanceEvent) {
 	}
 	for _, p := range slices.Concat(r.Revoked, r.Lost) {
 		delete(s.delivered, p)
+		delete(s.deliveredEpoch, p)
 		delete(s.committed, p)
 	}
 }
@@ -285,6 +302,21 @@ func (s *memberSlot) retire() {
 	s.recordSubscribeAs(histories.OK, "", &old)
 }
 
+// commitEpochs is the leader epoch each of offs is committed with: the
+// last delivered record's under commit_epoch record (-1 where none was
+// delivered), else -1, without one (GroupConfig.CommitEpoch).
+func (s *memberSlot) commitEpochs(offs map[int32]int64) map[int32]int32 {
+	out := make(map[int32]int32, len(offs))
+	for p := range offs {
+		e, ok := s.deliveredEpoch[p]
+		if !ok || s.w.cfg.Group.CommitEpoch != CommitEpochRecord {
+			e = -1
+		}
+		out[p] = e
+	}
+	return out
+}
+
 // commitLocked commits the delivered offsets of parts (all if nil) that
 // are ahead of what this process committed (s.mu held).
 func (s *memberSlot) commitLocked(ctx context.Context, parts []int32, skip bool) {
@@ -303,12 +335,16 @@ func (s *memberSlot) commitLocked(ctx context.Context, parts []int32, skip bool)
 	if len(offs) == 0 {
 		return
 	}
+	epochs := s.commitEpochs(offs)
 	mid, gen := s.cl.Meta()
 	cctx, cancel := context.WithTimeout(ctx, s.w.cfg.RequestTimeout.Std()+5*time.Second)
 	defer cancel()
-	s.w.rec.Invoke(s.pid, histories.FCommit, s.w.commitValue(CommitResult{MemberID: mid, Generation: gen}, offs, false))
-	r := s.cl.Commit(cctx, offs)
+	s.w.rec.Invoke(s.pid, histories.FCommit, s.w.commitValue(CommitResult{MemberID: mid, Generation: gen, Epochs: epochs}, offs, false))
+	r := s.cl.Commit(cctx, offs, epochs)
 	r.Offsets = offs
+	if r.Epochs == nil {
+		r.Epochs = epochs
+	}
 	if r.MemberID == "" {
 		r.MemberID, r.Generation = mid, gen
 	}
@@ -360,7 +396,7 @@ func (s *memberSlot) recordSubscribeAs(typ histories.Type, errText string, conti
 func (s *memberSlot) start() error {
 	s.pid = s.w.rec.NewProcess()
 	s.dead = false
-	s.delivered, s.committed = map[int32]int64{}, map[int32]int64{}
+	s.delivered, s.committed, s.deliveredEpoch = map[int32]int64{}, map[int32]int64{}, map[int32]int32{}
 	s.inc++
 	cl, err := s.drv.NewGroupMember(s.w.cfg, s.w.bootstrap, s.i, memberHandler{s, s.inc})
 	if err != nil {
@@ -423,6 +459,9 @@ func (s *memberSlot) pollOnce(stop context.Context) error {
 		return err
 	}
 	for _, r := range f.Records {
+		if r.Offset+1 >= s.delivered[r.Partition] {
+			s.deliveredEpoch[r.Partition] = r.LeaderEpoch
+		}
 		s.delivered[r.Partition] = max(s.delivered[r.Partition], r.Offset+1)
 	}
 	for p, next := range f.Next {

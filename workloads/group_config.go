@@ -23,6 +23,10 @@ const (
 const (
 	DefaultGroupMembers         = 2
 	DefaultGroupCommitInterval  = time.Second
+	// CommitEpochNone and CommitEpochRecord are GroupConfig.CommitEpoch's
+	// values.
+	CommitEpochNone   = "none"
+	CommitEpochRecord = "record"
 	DefaultGroupSessionTimeout  = 6 * time.Second // the broker's group.min.session.timeout.ms
 	DefaultGroupMaxPollInterval = 10 * time.Second
 )
@@ -47,6 +51,15 @@ type GroupConfig struct {
 	// DefaultGroupCommitInterval), in both modes; each mode also commits
 	// before a revoke.
 	CommitInterval Duration `yaml:"commit_interval,omitempty" json:"commit_interval,omitempty"`
+	// CommitEpoch is what leader epoch a manual commit carries with each
+	// offset: CommitEpochNone (default: none, -1, as kchaos's members
+	// always committed) or CommitEpochRecord (the epoch of the last record
+	// delivered from the partition, as a KafkaConsumer's commit of its own
+	// position does, KIP-320): with one, a consumer that starts from the
+	// offset can detect a truncation below it; without, auto.offset.reset
+	// decides (KAFKA-20507). franz-go only; each commit op records the
+	// epochs its request carried (leader_epochs).
+	CommitEpoch string `yaml:"commit_epoch,omitempty" json:"commit_epoch,omitempty"`
 	// SessionTimeout is session.timeout.ms (default
 	// DefaultGroupSessionTimeout): how long the coordinator waits for a
 	// member's heartbeat before it removes it (classic), or the group's
@@ -83,6 +96,9 @@ func (g *GroupConfig) defaults() {
 	if g.CommitInterval == 0 {
 		g.CommitInterval = Duration(DefaultGroupCommitInterval)
 	}
+	if g.CommitEpoch == "" {
+		g.CommitEpoch = CommitEpochNone
+	}
 	if g.SessionTimeout == 0 {
 		g.SessionTimeout = Duration(DefaultGroupSessionTimeout)
 	}
@@ -118,6 +134,14 @@ func (c *Config) validateGroup() []FieldError {
 	}
 	if g.Commit != CommitAuto && g.Commit != CommitManual {
 		add("commit", "%q: want %s or %s", g.Commit, CommitAuto, CommitManual)
+	}
+	switch {
+	case g.CommitEpoch != CommitEpochNone && g.CommitEpoch != CommitEpochRecord:
+		add("commit_epoch", "%q: want %s or %s", g.CommitEpoch, CommitEpochNone, CommitEpochRecord)
+	case g.CommitEpoch == CommitEpochRecord && g.Commit != CommitManual:
+		add("commit_epoch", "%s: only with commit %s (an auto commit carries what the client puts in it)", g.CommitEpoch, CommitManual)
+	case g.CommitEpoch == CommitEpochRecord && c.Driver != "" && c.Driver != DriverFranz:
+		add("commit_epoch", "%s: driver franz only (kafka-go's OffsetCommit has no leader epoch; the Java driver commits offsets without one)", g.CommitEpoch)
 	}
 	if d := g.CommitInterval.Std(); d < 10*time.Millisecond || d > 10*time.Minute {
 		add("commit_interval", "%s: want 10ms..10m", d)

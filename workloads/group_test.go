@@ -48,6 +48,7 @@ type fakeLog struct {
 	mu        sync.Mutex
 	vals      []string
 	committed int64
+	epochs    map[int32]int32 // the last commit's
 	gen       int32
 	commits   int
 }
@@ -93,13 +94,14 @@ func (m *fakeMember) Poll(ctx context.Context) (Fetch, error) {
 	return f, nil
 }
 
-func (m *fakeMember) Commit(_ context.Context, offs map[int32]int64) CommitResult {
+func (m *fakeMember) Commit(_ context.Context, offs map[int32]int64, epochs map[int32]int32) CommitResult {
 	m.log.mu.Lock()
 	defer m.log.mu.Unlock()
 	if m.gen != m.log.gen {
 		return CommitResult{Offsets: offs, Err: kerr.IllegalGeneration}
 	}
 	m.log.committed = offs[0]
+	m.log.epochs = epochs
 	m.log.commits++
 	return CommitResult{MemberID: m.id, Generation: m.gen, Offsets: offs, Committed: offs}
 }
@@ -290,5 +292,61 @@ func TestGroupStallBlocksCallbacks(t *testing.T) {
 	memberHandler{s, s.inc}.Rebalanced(context.Background(), RebalanceEvent{Generation: 2, Revoked: []int32{0}})
 	if waited := time.Since(began); waited < 250*time.Millisecond {
 		t.Errorf("the callback waited %s, want the stall's 300ms", waited)
+	}
+}
+
+// TestCommitEpochs: a manual commit carries the leader epoch of the last
+// record delivered under commit_epoch record (the fake's records are in
+// epoch 1), none (-1) by default, and each commit op records what its
+// request carried (leader_epochs) on its invoke and its completion.
+func TestCommitEpochs(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		want int32
+	}{{"", -1}, {CommitEpochNone, -1}, {CommitEpochRecord, 1}} {
+		t.Run("commit_epoch="+tc.mode, func(t *testing.T) {
+			log := &fakeLog{}
+			var offs offsets
+			d := &fakeGroupDriver{log: log}
+			d.send = func(_ int, m Message) (int64, error) {
+				log.mu.Lock()
+				defer log.mu.Unlock()
+				log.vals = append(log.vals, m.Value)
+				return offs.take(m.Partition), nil
+			}
+			cfg := Config{Rate: 200, Duration: Duration(600 * time.Millisecond),
+				Group: GroupConfig{ID: "g", Members: 1, Commit: CommitManual, CommitInterval: Duration(50 * time.Millisecond), CommitEpoch: tc.mode}}
+			w, rec, buf := newTestWorkload(t, cfg, d)
+			slots, err := w.newSlots()
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.slots = slots
+			if _, err := w.Run(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			commits := 0
+			for _, e := range readBack(t, rec, buf) {
+				if e.F != histories.FCommit || (e.Type != histories.Invoke && e.Type != histories.OK) {
+					continue
+				}
+				var v histories.CommitValue
+				if err := e.Decode(&v); err != nil {
+					t.Fatal(err)
+				}
+				if got, ok := v.LeaderEpochs["0"]; !ok || got != tc.want {
+					t.Errorf("commit %s %s: leader_epochs %v, want partition 0 at %d", e.Type, e.Value, v.LeaderEpochs, tc.want)
+				}
+				commits++
+			}
+			if commits == 0 {
+				t.Fatal("no commit")
+			}
+			log.mu.Lock()
+			defer log.mu.Unlock()
+			if log.epochs[0] != tc.want {
+				t.Errorf("the client was asked for epoch %d, want %d", log.epochs[0], tc.want)
+			}
+		})
 	}
 }

@@ -157,7 +157,7 @@ func (m *javaMember) Poll(ctx context.Context) (Fetch, error) {
 // Commit is commitSync of offsets, bounded by ctx. Java's commitSync
 // fails or succeeds as a whole: Committed is every offset, or Err the one
 // exception.
-func (m *javaMember) Commit(ctx context.Context, offsets map[int32]int64) CommitResult {
+func (m *javaMember) Commit(ctx context.Context, offsets map[int32]int64, _ map[int32]int32) CommitResult {
 	mid, gen := m.Meta()
 	res := CommitResult{MemberID: mid, Generation: gen, Offsets: offsets}
 	offs := map[string]int64{}

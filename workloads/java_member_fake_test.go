@@ -36,7 +36,7 @@ func (h *recHandler) Rebalanced(ctx context.Context, r RebalanceEvent) {
 	m := h.m
 	h.mu.Unlock()
 	if len(r.Revoked) > 0 { // as the member loop does: commit before giving them up
-		if res := m.Commit(ctx, map[int32]int64{r.Revoked[0]: 7}); res.Err != nil {
+		if res := m.Commit(ctx, map[int32]int64{r.Revoked[0]: 7}, nil); res.Err != nil {
 			h.mu.Lock()
 			h.errs = append(h.errs, res.Err)
 			h.mu.Unlock()
@@ -163,7 +163,7 @@ func TestJavaMemberOverFakeJVM(t *testing.T) {
 	if mid, gen := m.Meta(); mid != "m-1" || gen != 1 {
 		t.Errorf("after the poll: %q %d, want m-1 1", mid, gen)
 	}
-	res := m.Commit(ctx, map[int32]int64{0: 4})
+	res := m.Commit(ctx, map[int32]int64{0: 4}, nil)
 	if res.Err != nil || res.Committed[0] != 4 || res.MemberID != "m-1" || res.Generation != 1 {
 		t.Errorf("commit: %+v", res)
 	}
@@ -193,7 +193,7 @@ func TestJavaMemberOverFakeJVM(t *testing.T) {
 		t.Errorf("%d JVMs started, want one per member", f.started)
 	}
 	m2.Kill()
-	if r := m2.Commit(ctx, map[int32]int64{0: 1}); RuleFor(r.Err).Name != CauseClientClosed {
+	if r := m2.Commit(ctx, map[int32]int64{0: 1}, nil); RuleFor(r.Err).Name != CauseClientClosed {
 		t.Errorf("commit after kill: %v, want %s", r.Err, CauseClientClosed)
 	}
 }

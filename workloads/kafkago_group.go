@@ -212,7 +212,7 @@ func (m *kafkaGoMember) Poll(ctx context.Context) (Fetch, error) {
 	return m.fetch.Poll(ctx)
 }
 
-func (m *kafkaGoMember) Commit(ctx context.Context, offsets map[int32]int64) CommitResult {
+func (m *kafkaGoMember) Commit(ctx context.Context, offsets map[int32]int64, _ map[int32]int32) CommitResult {
 	m.mu.Lock()
 	gen := m.gen
 	r := CommitResult{MemberID: m.mid, Generation: m.genID, Offsets: offsets, Committed: map[int32]int64{}}

@@ -75,6 +75,10 @@ func (a *run) commitRef(ci int32, tp int32) CommitRef {
 	for _, cp := range op.Parts {
 		if cp.TP == tp {
 			r.Offset = cp.Off
+			if cp.Epoch != model.NoEpochRecorded {
+				e := cp.Epoch
+				r.LeaderEpoch = &e
+			}
 		}
 	}
 	return r
@@ -257,6 +261,9 @@ func (a *run) lostByCommitText(e *LostByCommitEntry) string {
 	}
 	if e.AckedAfterCommit > 0 {
 		s += fmt.Sprintf("; %d of them were acked after the commit: written below a committed offset", e.AckedAfterCommit)
+	}
+	if cm.LeaderEpoch != nil && *cm.LeaderEpoch < 0 {
+		s += "; the commit carried no leader epoch, so a member starting from it could not detect a truncation of the log below it (KAFKA-20507)"
 	}
 	return s
 }

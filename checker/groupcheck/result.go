@@ -53,6 +53,9 @@ type CommitRef struct {
 	DoneS      float64 `json:"done_s"`
 	// Offset is what it committed on the entry's partition.
 	Offset int64 `json:"offset"`
+	// LeaderEpoch is the leader epoch it committed with the offset (-1:
+	// none); absent where the history does not record it.
+	LeaderEpoch *int32 `json:"leader_epoch,omitempty"`
 }
 
 // DeliveryRef names the delivery of one record by a group member's poll.

@@ -75,7 +75,14 @@ type CommitPart struct {
 	// (package groupcheck, latest.go).
 	Reset bool
 	Prev  CommittedAt // the group's commit of tp when this one was invoked
+	// Epoch is the leader epoch the commit carried with Off (-1: none;
+	// NoEpochRecorded: the history does not say).
+	Epoch int32
 }
+
+// NoEpochRecorded is a CommitPart's Epoch when the history does not
+// record the commit's leader epochs.
+const NoEpochRecorded int32 = -2
 
 // Rebalance is one rebalance a member learned.
 type Rebalance struct {

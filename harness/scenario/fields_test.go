@@ -200,6 +200,8 @@ var fieldCases = []struct {
 		func(_, a effect) bool { return a.Workload.Group.Commit == workloads.CommitManual }},
 	{"workload.group.commit_interval", []string{"workload.group.id=g"}, []string{"workload.group.commit_interval=250ms"},
 		func(_, a effect) bool { return a.Workload.Group.CommitInterval.Std() == 250*time.Millisecond }},
+	{"workload.group.commit_epoch", []string{"workload.group.id=g", "workload.group.commit=manual"}, []string{"workload.group.commit_epoch=record"},
+		func(_, a effect) bool { return a.Workload.Group.CommitEpoch == workloads.CommitEpochRecord }},
 	{"workload.group.session_timeout", []string{"workload.group.id=g"}, []string{"workload.group.session_timeout=20s"},
 		func(_, a effect) bool { return a.Workload.Group.SessionTimeout.Std() == 20*time.Second }},
 	{"workload.group.max_poll_interval", []string{"workload.group.id=g"}, []string{"workload.group.max_poll_interval=30s"},

@@ -9,6 +9,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // SettingPaths maps the short setting names that matrices vary, suites
@@ -38,6 +39,9 @@ var SettingPaths = map[string][]string{
 	// group.protocol: a consumer group's rebalance protocol, classic or
 	// consumer (KIP-848); some outcomes hold under one only.
 	"group.protocol": {"workload.group.protocol"},
+	// commit_epoch: whether a group's manual commits carry the leader
+	// epoch (record) or none (KAFKA-20507).
+	"commit_epoch": {"workload.group.commit_epoch"},
 	// driver: the client library (franz, kafka-go, java: Apache Kafka's
 	// own); what a group or a producer does under a fault is partly the
 	// client's.
@@ -115,8 +119,22 @@ func (s *Scenario) Settings() map[string]string {
 		// Without a group there is no protocol: a condition on it never
 		// matches.
 		"group.protocol": s.groupProtocol(),
+		"commit_epoch":   s.groupCommitEpoch(),
 		"driver":         s.Workload.Driver,
 	}
+}
+
+// groupCommitEpoch is the group's commit_epoch with its default filled,
+// or "" without a group.
+func (s *Scenario) groupCommitEpoch() string {
+	g := s.Workload.Group
+	switch {
+	case !g.Enabled():
+		return ""
+	case g.CommitEpoch == "":
+		return workloads.CommitEpochNone
+	}
+	return g.CommitEpoch
 }
 
 // groupProtocol is the workload group's rebalance protocol with its
