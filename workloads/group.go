@@ -204,8 +204,8 @@ type memberSlot struct {
 	// deliveredEpoch is, per partition, the leader epoch of the last
 	// record delivered (for commit_epoch: record).
 	deliveredEpoch map[int32]int32
-	committed map[int32]int64 // what this process last committed (ok) or asked to
-	lastSync  time.Time
+	committed      map[int32]int64 // what this process last committed (ok) or asked to
+	lastSync       time.Time
 
 	ctl chan memberCtl // faults: kill, leave, stall (group_faults.go)
 }

@@ -21,12 +21,12 @@ const (
 
 // Defaults of a group.
 const (
-	DefaultGroupMembers         = 2
-	DefaultGroupCommitInterval  = time.Second
+	DefaultGroupMembers        = 2
+	DefaultGroupCommitInterval = time.Second
 	// CommitEpochNone and CommitEpochRecord are GroupConfig.CommitEpoch's
 	// values.
-	CommitEpochNone   = "none"
-	CommitEpochRecord = "record"
+	CommitEpochNone             = "none"
+	CommitEpochRecord           = "record"
 	DefaultGroupSessionTimeout  = 6 * time.Second // the broker's group.min.session.timeout.ms
 	DefaultGroupMaxPollInterval = 10 * time.Second
 )
