@@ -11,35 +11,57 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// txnStateWait bounds how long move-coordinator waits for
-// __transaction_state to exist: Kafka creates it at the first
-// FindCoordinator of a transactional producer, so at a run's start it
-// may not be there yet.
-const txnStateWait = 30 * time.Second
+// coordinatorTopicWait bounds how long move-coordinator waits for the
+// coordinator's topic to exist: Kafka creates __transaction_state and
+// __consumer_offsets at the first FindCoordinator that needs them, so at
+// a run's start they may not be there yet.
+const coordinatorTopicWait = 30 * time.Second
+
+// The coordinators move-coordinator can move (moveCoordinatorParams.Coordinator).
+const (
+	CoordinatorTransaction = "transaction"
+	CoordinatorGroup       = "group"
+)
 
 // moveCoordinatorKind reorders replicas and elects through the admin API:
 // every backend can.
-// It leaves __transaction_state's replicas reordered.
+// It leaves the coordinator topic's replicas reordered.
 var moveCoordinatorKind = Kind{Name: histories.FMoveCoordinator, New: func() Params { return &moveCoordinatorParams{} },
-	LeavesState: "reorders __transaction_state's replicas",
+	LeavesState: "reorders __transaction_state's (or __consumer_offsets') replicas",
 	Heal:        Instant, Color: "#6a5acd", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
 
-// moveCoordinatorParams: the move takes only its target, the broker.
-type moveCoordinatorParams struct{}
+// moveCoordinatorParams: the broker is the target; Coordinator says
+// whose coordinator moves: the workload's transactional ids'
+// (CoordinatorTransaction, the default) or its consumer group's
+// (CoordinatorGroup: the __consumer_offsets partition owning the group id).
+type moveCoordinatorParams struct {
+	Coordinator string `yaml:"coordinator,omitempty"`
+}
 
-func (*moveCoordinatorParams) Validate(p string, st *Step, add AddFunc) {
+func (mp *moveCoordinatorParams) Validate(p string, st *Step, add AddFunc) {
 	validateNodeTarget(p, st, add)
+	switch mp.Coordinator {
+	case "", CoordinatorTransaction, CoordinatorGroup:
+	default:
+		add(p+".coordinator", "%q: want %s (the default) or %s", mp.Coordinator, CoordinatorTransaction, CoordinatorGroup)
+	}
 }
 
 // CheckAgainst: the coordinator is found by the workload's
-// transactional ids; without them the step could only fail when it fires.
-func (*moveCoordinatorParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
-	if !v.Transactional {
+// transactional ids or group id; without them the step could only fail
+// when it fires.
+func (mp *moveCoordinatorParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
+	switch {
+	case mp.Coordinator == CoordinatorGroup && !v.Group:
+		add(p+".coordinator", "%s needs workload.group: the workload has no consumer group", mp.Coordinator)
+	case mp.Coordinator != CoordinatorGroup && !v.Transactional:
 		add(p+".fault", "%s needs workload.transactions.enabled: the workload has no transactional id", st.Fault)
 	}
 }
 
-func (*moveCoordinatorParams) Build(st Step) Fault { return &moveCoordinator{target: st.Target} }
+func (mp *moveCoordinatorParams) Build(st Step) Fault {
+	return &moveCoordinator{target: st.Target, group: mp.Coordinator == CoordinatorGroup}
+}
 
 // moveCoordinator makes one broker the transaction coordinator of every
 // transactional id of the workload. For each __transaction_state partition
@@ -60,15 +82,31 @@ func (*moveCoordinatorParams) Build(st Step) Fault { return &moveCoordinator{tar
 // coordinator failover (NOT_COORDINATOR, then the new coordinator loads
 // the state). The op records the partitions with the ids they own and
 // their leaders before and after.
-type moveCoordinator struct{ target *Target }
+//
+// With coordinator: group it moves the consumer group's coordinator the
+// same way: the __consumer_offsets partition owning the group id
+// (admin.GroupPartition) led by the broker, so that a story can keep the
+// group's committed offsets away from the broker its fault strikes
+// (k20507) or put them on it.
+type moveCoordinator struct {
+	target *Target
+	group  bool
+}
 
 func (f *moveCoordinator) Name() string { return histories.FMoveCoordinator }
 
 func (f *moveCoordinator) Heal(context.Context, *Env) error { return nil }
 
 func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	if len(e.TransactionalIDs) == 0 {
-		return nil, nil, fmt.Errorf("%s: the workload has no transactional producer", histories.FMoveCoordinator)
+	topic, keys, partitionFor := admin.TransactionStateTopic, e.TransactionalIDs, admin.TxnStatePartition
+	if f.group {
+		topic, keys, partitionFor = admin.ConsumerOffsetsTopic, nil, admin.GroupPartition
+		if e.GroupID != "" {
+			keys = []string{e.GroupID}
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil, fmt.Errorf("%s: the workload has no %s", histories.FMoveCoordinator, map[bool]string{false: "transactional producer", true: "consumer group"}[f.group])
 	}
 	nodes, err := e.Resolve(ctx, f.target)
 	if err != nil {
@@ -78,14 +116,13 @@ func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[stri
 		return nil, nil, fmt.Errorf("%s: the target is %d nodes %v; a coordinator is one broker", histories.FMoveCoordinator, len(nodes), nodes)
 	}
 	to := nodes[0]
-	topic := admin.TransactionStateTopic
-	parts, err := e.txnStatePartitions(ctx)
+	parts, err := e.coordinatorPartitions(ctx, topic, keys, partitionFor)
 	if err != nil {
 		return nil, nil, err
 	}
 	owners := map[int32][]string{}
-	for _, id := range e.TransactionalIDs {
-		p := admin.TxnStatePartition(id, len(parts))
+	for _, id := range keys {
+		p := partitionFor(id, len(parts))
 		owners[p] = append(owners[p], id)
 	}
 	ids := slices.Sorted(maps.Keys(owners))
@@ -154,17 +191,17 @@ func (e *Env) lead(ctx context.Context, op, topic string, ids []int32, orders ma
 	return after, nil
 }
 
-// txnStatePartitions describes __transaction_state, waiting (at most
-// txnStateWait) until it exists and the partitions owning the workload's
-// transactional ids have a leader.
-func (e *Env) txnStatePartitions(ctx context.Context) ([]admin.PartitionState, error) {
-	deadline := time.Now().Add(txnStateWait)
+// coordinatorPartitions describes a coordinator's topic, waiting (at
+// most coordinatorTopicWait) until it exists and the partitions owning
+// keys (partitionFor: Kafka's mapping) have a leader.
+func (e *Env) coordinatorPartitions(ctx context.Context, topic string, keys []string, partitionFor func(string, int) int32) ([]admin.PartitionState, error) {
+	deadline := time.Now().Add(coordinatorTopicWait)
 	for {
-		parts, err := e.State().Describe(ctx, admin.TransactionStateTopic)
+		parts, err := e.State().Describe(ctx, topic)
 		if err == nil && len(parts) > 0 {
 			var leaderless []int32
-			for _, id := range e.TransactionalIDs {
-				p := admin.TxnStatePartition(id, len(parts))
+			for _, id := range keys {
+				p := partitionFor(id, len(parts))
 				if i := slices.IndexFunc(parts, func(s admin.PartitionState) bool { return s.Partition == p }); i < 0 || parts[i].Leader < 0 {
 					leaderless = append(leaderless, p)
 				}
@@ -177,15 +214,22 @@ func (e *Env) txnStatePartitions(ctx context.Context) ([]admin.PartitionState, e
 			err = fmt.Errorf("no partitions")
 		}
 		if time.Now().After(deadline) || sleep(ctx, PollInterval) != nil {
-			return nil, fmt.Errorf("%s: %s not ready after %s (does the workload run transactions yet?): %w",
-				histories.FMoveCoordinator, admin.TransactionStateTopic, time.Since(deadline.Add(-txnStateWait)).Round(time.Millisecond), err)
+			return nil, fmt.Errorf("%s: %s not ready after %s (does the workload use it yet?): %w",
+				histories.FMoveCoordinator, topic, time.Since(deadline.Add(-coordinatorTopicWait)).Round(time.Millisecond), err)
 		}
 	}
 }
 
 func (f *moveCoordinator) Spec() map[string]any {
-	if f.target == nil {
+	s := map[string]any{}
+	if f.target != nil {
+		s["target"] = f.target
+	}
+	if f.group {
+		s["coordinator"] = CoordinatorGroup
+	}
+	if len(s) == 0 {
 		return nil
 	}
-	return map[string]any{"target": f.target}
+	return s
 }

@@ -81,3 +81,46 @@ func TestMoveCoordinator(t *testing.T) {
 }
 
 func nodes0(id int32) *Target { return &Target{Role: RoleNodes, Nodes: []int32{id}} }
+
+// TestMoveGroupCoordinator: with coordinator: group, move-coordinator
+// moves the __consumer_offsets partition owning the workload's group id
+// (admin.GroupPartition) and nothing else; without a group it refuses.
+func TestMoveGroupCoordinator(t *testing.T) {
+	const group = "k20507"
+	owner := admin.GroupPartition(group, 50)
+	for _, tc := range []struct {
+		name, group string
+		err         string
+	}{{"moves the group's partition", group, ""}, {"no group", "", "no consumer group"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			env, _, a := newFakeEnv()
+			env.GroupID = tc.group
+			a.groupState = make([]admin.PartitionState, 50)
+			for i := range a.groupState {
+				r := []int32{int32(i % 3), int32((i + 1) % 3), int32((i + 2) % 3)}
+				a.groupState[i] = admin.PartitionState{Topic: admin.ConsumerOffsetsTopic, Partition: int32(i), Leader: r[0], Replicas: r, ISR: r}
+			}
+			to := (a.groupState[owner].Leader + 1) % 3
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			f := &moveCoordinator{target: nodes0(to), group: true}
+			_, d, err := f.Inject(ctx, env)
+			if tc.err != "" {
+				wantErr(t, err, tc.err)
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.reorders) != 1 || a.groupState[owner].Leader != to {
+				t.Errorf("reorders %v, leader of %d %d: want partition %d alone, led by %d", a.reorders, owner, a.groupState[owner].Leader, owner, to)
+			}
+			if d["topic"] != admin.ConsumerOffsetsTopic || fmt.Sprint(d["partitions"]) != fmt.Sprintf("map[%d:[%s]]", owner, group) {
+				t.Errorf("details %v", d)
+			}
+			if s := f.Spec(); s["coordinator"] != CoordinatorGroup {
+				t.Errorf("spec %v: want coordinator group, so that a replay moves the same one", s)
+			}
+		})
+	}
+}

@@ -420,8 +420,11 @@ func (a *fakeAdmin) ReorderReplicas(_ context.Context, topic string, partition i
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	parts := a.parts
-	if topic == admin.TransactionStateTopic {
+	switch topic {
+	case admin.TransactionStateTopic:
 		parts = a.txnState
+	case admin.ConsumerOffsetsTopic:
+		parts = a.groupState
 	}
 	for i, p := range parts {
 		if p.Partition == partition {
@@ -448,10 +451,14 @@ func (a *fakeAdmin) ElectLeaders(ctx context.Context, topic string, partitions [
 		return err
 	}
 	a.elections = append(a.elections, fmt.Sprintf("%s %v unclean=%t", topic, partitions, unclean))
-	if topic == admin.TransactionStateTopic {
-		for i, p := range a.txnState {
+	if topic == admin.TransactionStateTopic || topic == admin.ConsumerOffsetsTopic {
+		coord := a.txnState
+		if topic == admin.ConsumerOffsetsTopic {
+			coord = a.groupState
+		}
+		for i, p := range coord {
 			if slices.Contains(partitions, p.Partition) && slices.Contains(p.ISR, p.Replicas[0]) {
-				a.txnState[i].Leader = p.Replicas[0]
+				coord[i].Leader = p.Replicas[0]
 			}
 		}
 		return nil

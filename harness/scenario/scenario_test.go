@@ -122,6 +122,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"bad elr", "name: x\ncluster:\n  elr: maybe\n", nil, "cluster.elr"},
 		{"coordinator without transactions", "name: x\nnemesis:\n  steps:\n    - fault: kill\n      target: {role: txn-coordinator}\n", nil, "nemesis.steps[0].target.role: txn-coordinator needs workload.transactions.enabled"},
 		{"move-coordinator without transactions", "name: x\nnemesis:\n  steps:\n    - fault: move-coordinator\n      target: {role: nodes, nodes: [0]}\n", nil, "nemesis.steps[0].fault: move-coordinator needs workload.transactions.enabled"},
+		{"move-coordinator of a group without one", "name: x\nnemesis:\n  steps:\n    - fault: move-coordinator\n      coordinator: group\n      target: {role: nodes, nodes: [0]}\n", nil, "nemesis.steps[0].coordinator: group needs workload.group"},
+		{"move-coordinator of an unknown coordinator", "name: x\nnemesis:\n  steps:\n    - fault: move-coordinator\n      coordinator: share\n      target: {role: nodes, nodes: [0]}\n", nil, `nemesis.steps[0].coordinator: "share": want transaction (the default) or group`},
 		{"move-coordinator without a target", "name: x\nworkload:\n  transactions: {enabled: true}\nnemesis:\n  steps:\n    - fault: move-coordinator\n", nil, "nemesis.steps[0].target: fault move-coordinator needs a target"},
 		{"producer-crash of a producer not there", "name: x\nworkload:\n  producers: 2\nnemesis:\n  steps:\n    - fault: producer-crash\n      producer: 2\n", nil, "nemesis.steps[0].producer: 2: the workload has 2 producer(s), 0..1"},
 		{"producer-crash of the default producer", "name: x\nnemesis:\n  steps:\n    - fault: producer-crash\n      producer: 1\n", nil, "nemesis.steps[0].producer: 1: the workload has 1 producer(s), 0..0"},
