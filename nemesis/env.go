@@ -45,6 +45,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -143,10 +144,10 @@ type Env struct {
 	Requests       RequestProxy
 	ClientPrefixes map[string]string
 
-	mu       sync.Mutex
-	reqRules requestRules
-	rng      *prng
-	pending  map[int32]bool // nodes whose kchaos rules are still to be removed
+	mu      sync.Mutex
+	rooms   map[reflect.Type]any // each room's run state (RoomState)
+	rng     *prng
+	pending map[int32]bool // nodes whose kchaos rules are still to be removed
 	// downMembers are the group members a member fault left without a
 	// client (killed or left), for member-start and the heals.
 	downMembers map[string]bool
@@ -183,6 +184,33 @@ func (e *Env) Leaves() []string {
 		}
 	}
 	return out
+}
+
+// RoomState is the run's state of type T, zero until a fault first asks
+// for it: what a room's faults share across one run (the rules the
+// request faults added, which their heal removes), kept on the Env so
+// that it lives and ends with the run. It is keyed by its type, which
+// the room declares, so that no two rooms meet.
+func RoomState[T any](e *Env) *T {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := reflect.TypeFor[T]()
+	if v, ok := e.rooms[key]; ok {
+		return v.(*T)
+	}
+	if e.rooms == nil {
+		e.rooms = map[reflect.Type]any{}
+	}
+	v := new(T)
+	e.rooms[key] = v
+	return v
+}
+
+// RecordEvent writes an event of the nemesis that is no op of a fault's
+// own (type info, process -1, f its name): a room's account of what its
+// faults do as it happens (each request the proxy acted on, f request).
+func (e *Env) RecordEvent(f string, v histories.NemesisValue) {
+	e.record(histories.Info, f, v, "")
 }
 
 func (e *Env) log() *slog.Logger {

@@ -79,7 +79,7 @@ func drawnRequest(a proxy.ActionKind) *RequestParams {
 
 // requestHeal removes every request rule still active.
 var requestHeal = &HealKind{Name: histories.HealRequests, Rank: 0, Heal: func(_ context.Context, e *Env, d map[string]any) ([]int32, error) {
-	if removed := e.removeRequestRules(); len(removed) > 0 {
+	if removed := removeRequestRules(e); len(removed) > 0 {
 		d["rules"] = removed
 	}
 	return nil, nil
@@ -268,7 +268,7 @@ func (f *requestFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]
 		return nil, nil, err
 	}
 	f.id, f.added = id, true
-	e.addRequestRule(id, string(f.action))
+	addRequestRule(e, id, string(f.action))
 	d := map[string]any{"rule": int(id)}
 	if brokers != nil {
 		d["brokers"] = brokers
@@ -279,7 +279,7 @@ func (f *requestFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]
 		d["client_id_prefixes"] = r.ClientIDPrefixes
 	}
 	if w := f.params.For.Std(); w > 0 {
-		time.AfterFunc(w, func() { e.removeRequestRule(id) })
+		time.AfterFunc(w, func() { removeRequestRule(e, id) })
 		d["for_ms"] = w.Milliseconds()
 	}
 	return brokers, d, nil
@@ -312,35 +312,41 @@ func (f *requestFault) Prove(ctx context.Context, e *Env) (map[string]any, error
 // Heal removes this fault's rule.
 func (f *requestFault) Heal(_ context.Context, e *Env) error {
 	if f.added {
-		e.removeRequestRule(f.id)
+		removeRequestRule(e, f.id)
 	}
 	return nil
 }
 
 // requestRules are the rules the run's request faults added, for the heal
-// and for naming each action's fault in its history event.
+// and for naming each action's fault in its history event: the run's
+// state of this room (nemesis.RoomState).
 type requestRules struct {
 	mu     sync.Mutex
 	active map[proxy.RuleID]string // rule → its fault kind, while active
 	faults map[proxy.RuleID]string // every rule → its fault kind
 }
 
-func (e *Env) addRequestRule(id proxy.RuleID, fault string) {
-	e.reqRules.mu.Lock()
-	defer e.reqRules.mu.Unlock()
-	if e.reqRules.active == nil {
-		e.reqRules.active, e.reqRules.faults = map[proxy.RuleID]string{}, map[proxy.RuleID]string{}
+// rulesOf is e's rules.
+func rulesOf(e *Env) *requestRules { return RoomState[requestRules](e) }
+
+func addRequestRule(e *Env, id proxy.RuleID, fault string) {
+	r := rulesOf(e)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.active == nil {
+		r.active, r.faults = map[proxy.RuleID]string{}, map[proxy.RuleID]string{}
 	}
-	e.reqRules.active[id], e.reqRules.faults[id] = fault, fault
+	r.active[id], r.faults[id] = fault, fault
 }
 
 // removeRequestRule ends one rule (its window passed); false when it had
 // ended already.
-func (e *Env) removeRequestRule(id proxy.RuleID) bool {
-	e.reqRules.mu.Lock()
-	_, ok := e.reqRules.active[id]
-	delete(e.reqRules.active, id)
-	e.reqRules.mu.Unlock()
+func removeRequestRule(e *Env, id proxy.RuleID) bool {
+	r := rulesOf(e)
+	r.mu.Lock()
+	_, ok := r.active[id]
+	delete(r.active, id)
+	r.mu.Unlock()
 	if ok {
 		e.Requests.Remove(id)
 	}
@@ -348,29 +354,30 @@ func (e *Env) removeRequestRule(id proxy.RuleID) bool {
 }
 
 // removeRequestRules ends every active rule and says what each did.
-func (e *Env) removeRequestRules() []map[string]any {
-	e.reqRules.mu.Lock()
-	ids := make([]proxy.RuleID, 0, len(e.reqRules.active))
-	for id := range e.reqRules.active {
+func removeRequestRules(e *Env) []map[string]any {
+	r := rulesOf(e)
+	r.mu.Lock()
+	ids := make([]proxy.RuleID, 0, len(r.active))
+	for id := range r.active {
 		ids = append(ids, id)
 	}
-	e.reqRules.mu.Unlock()
+	r.mu.Unlock()
 	slices.Sort(ids)
 	var out []map[string]any
 	for _, id := range ids {
-		if !e.removeRequestRule(id) {
+		if !removeRequestRule(e, id) {
 			continue
 		}
 		c, _ := e.Requests.Counts(id)
-		out = append(out, map[string]any{"rule": int(id), "fault": e.requestFault(id), "matched": c.Matched, "acted": c.Acted})
+		out = append(out, map[string]any{"rule": int(id), "fault": r.fault(id), "matched": c.Matched, "acted": c.Acted})
 	}
 	return out
 }
 
-func (e *Env) requestFault(id proxy.RuleID) string {
-	e.reqRules.mu.Lock()
-	defer e.reqRules.mu.Unlock()
-	return e.reqRules.faults[id]
+func (r *requestRules) fault(id proxy.RuleID) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.faults[id]
 }
 
 // RecordRequest writes one proxy action as a history event (f request,
@@ -389,24 +396,5 @@ func (e *Env) RecordRequest(a proxy.Action) {
 	if a.Broker >= 0 {
 		nodes = []int32{a.Broker}
 	}
-	e.record(histories.Info, histories.FRequest, histories.NemesisValue{Fault: e.requestFault(a.RuleID), Nodes: nodes, Details: ra.Details()}, "")
-}
-
-// HasRequestFaults says whether the schedule may inject a request fault
-// (a scripted step, or a random mix naming one): the run then puts the
-// request proxy on the clients' path.
-func (s *Schedule) HasRequestFaults() bool {
-	for _, st := range s.Steps {
-		if k, ok := LookupKind(st.Fault); ok && k.Requests {
-			return true
-		}
-	}
-	if s.Random != nil {
-		for _, f := range s.Random.Faults {
-			if k, ok := LookupKind(f); ok && k.Requests {
-				return true
-			}
-		}
-	}
-	return false
+	e.RecordEvent(histories.FRequest, histories.NemesisValue{Fault: rulesOf(e).fault(a.RuleID), Nodes: nodes, Details: ra.Details()})
 }

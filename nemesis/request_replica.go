@@ -43,46 +43,10 @@ func (rp *RequestParams) Needs() cluster.Caps {
 // links by their addresses (partition, netem), which routed replication
 // no longer uses: such a fault would silently miss it.
 func (rp *RequestParams) checkReplica(p string, v *ScenarioView, add AddFunc) {
-	if rp.Client != nil && !v.isBroker(int32(*rp.Client)) {
+	if rp.Client != nil && !v.IsBroker(int32(*rp.Client)) {
 		add(p+".client", "%d: with clients: replica, the follower broker's id (brokers 0..%d)", *rp.Client, v.Brokers-1)
 	}
 	if v.LinkFault != "" {
 		add(p+".clients", "replica routes the brokers' replication through the request proxy, so %s (which acts on the brokers' own addresses) would miss it: not in one scenario", v.LinkFault)
 	}
-}
-
-// RoutesInterBroker says whether a step of s acts on the brokers' own
-// requests (clients: replica): its cluster must start with them routed.
-func (s *Schedule) RoutesInterBroker() bool {
-	for i := range s.Steps {
-		if _, p, err := s.Steps[i].params(); err == nil {
-			if rp, ok := p.(*RequestParams); ok && rp.Clients == ReplicaRole {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// LinkFault is the path and kind of the schedule's first fault that acts
-// on the nodes' links by their addresses (its kind or parameters need
-// partition or netem), or "".
-func (s *Schedule) LinkFault() string {
-	links := cluster.NewCaps(cluster.CapPartition, cluster.CapNetem)
-	for i := range s.Steps {
-		if st := &s.Steps[i]; st.Fault != "" && st.Needs()&links != 0 {
-			return fmt.Sprintf("nemesis.steps[%d] (%s)", i, st.Fault)
-		}
-	}
-	if r := s.Random; r != nil {
-		for i, name := range r.Faults {
-			if _, _, ok := randomFault(name); ok {
-				st := planStep(newPRNG(r.Seed), *r, name, []int32{0})
-				if st.Needs()&links != 0 {
-					return fmt.Sprintf("nemesis.random.faults[%d] (%s)", i, name)
-				}
-			}
-		}
-	}
-	return ""
 }
