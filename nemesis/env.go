@@ -15,23 +15,35 @@
 // what it needs of the backend, so that a scenario asking a backend for a
 // fault it cannot apply (cluster.Caps) is refused at validation.
 //
-// Adding a fault kind is one new file and one registry line:
-//   - a file here with its Kind (kind.go: name, the cluster capabilities
-//     it needs, a new one through cluster.RegisterCapability, how it
-//     ends: its own HealKind if lasting, Instant or UndoOp; whether and
-//     how a random schedule draws it; its colour, whether it may lose
+// This package is the seam: the schedule format, targets, conditions,
+// proofs, the runner and the Env. Fault kinds live in rooms, packages of
+// their own grouped by what they act on (nemesis/requests: the request
+// faults), each importing this package and registering its kinds at init
+// (Register); this package never imports a room, and nemesis/kinds links
+// them all for the programs that read schedules. The kinds not yet moved
+// to a room are the seam's own, on registry's list.
+//
+// Adding a fault kind is one new file and one line:
+//   - a file in its room with its Kind (kind.go: name, the cluster
+//     capabilities it needs, a new one through cluster.RegisterCapability,
+//     how it ends: its own HealKind if lasting, Instant or UndoOp; whether
+//     and how a random schedule draws it; its colour, whether it may lose
 //     acked records or move leaders; its proof; what it leaves behind),
 //     its parameter type (the step's own YAML keys as yaml tags, with
 //     Validate, CheckAgainst when its rules need the scenario, and Build
 //     returning the Fault), and the Fault itself (Name, Inject, Heal;
 //     Prover if it can prove it took effect);
-//   - its Kind on a line of registry in registry.go.
+//   - its Kind on the room's list, which the room's init gives to
+//     Register in order (a name registered twice panics); for a kind of
+//     the seam's own, a line of registry in registry.go. A new room is a
+//     blank import in nemesis/kinds.
 //
 // Then go generate ./nemesis copies its history facts into
 // histories/faults_kinds.go for the checker and the report, which do not
 // link this package (TestHistoryFactsGenerated fails until it is run),
 // and TestRegistry wants a valid and an invalid step for it
-// (registry_test.go). TestKindsDecide fails while the kind leaves any of
+// (registry_test.go). These tests see every room's kinds through
+// kinds_test.go. TestKindsDecide fails while the kind leaves any of
 // the above unsaid; pagecache_fixture_test.go is such a kind, whole.
 //
 // The shared step fields (fault, target, wait, until, ...) are Step's; a
@@ -54,7 +66,19 @@ import (
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/ctxsleep"
+	"github.com/kchaos/kchaos/nemesis/proxy"
 )
+
+// RequestProxy is the proxy on the clients' path, as the request faults
+// (nemesis/requests) use it; *proxy.Proxy implements it. The harness sets
+// Env.Requests when the scenario has a request fault.
+type RequestProxy interface {
+	Add(proxy.Rule) (proxy.RuleID, error)
+	Remove(proxy.RuleID)
+	Counts(proxy.RuleID) (proxy.Counts, bool)
+}
+
+var _ RequestProxy = (*proxy.Proxy)(nil)
 
 // StateSource is the cluster state that targets and conditions read;
 // *admin.Client implements it.
@@ -138,7 +162,7 @@ type Env struct {
 	// with sends in flight), and each workload offers only its own.
 	Clients Clients
 	// Requests is the request proxy on the clients' path, for the request
-	// faults (request.go); nil when the run has none. ClientPrefixes are
+	// faults (nemesis/requests); nil when the run has none. ClientPrefixes are
 	// the workload's client roles with their client id prefixes
 	// (workloads.ClientIDPrefixes), which the request faults select by.
 	Requests       RequestProxy

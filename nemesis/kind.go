@@ -57,7 +57,7 @@ type Kind struct {
 	// or share member, a producer), not on a broker or controller.
 	OnClients bool
 	// Requests marks the kinds that act on single requests through the
-	// request proxy (request.go): a run with one puts the proxy on the
+	// request proxy (nemesis/requests): a run with one puts the proxy on the
 	// clients' path (HasRequestFaults).
 	Requests bool
 	// Draw is how a random schedule draws the fault, or NotDrawn: only a

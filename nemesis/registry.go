@@ -26,11 +26,13 @@ type Params interface {
 // side).
 type ParamNeeds interface{ Needs() cluster.Caps }
 
-// registry is every built-in fault kind, one line each, in the order
-// errors list them and histories describes them. Adding a fault: a file
-// with its Kind, parameter type and Fault, and a line here (then go
-// generate ./nemesis, which copies the kinds' history facts for the
-// readers that do not link the nemesis: histories/faults_kinds.go).
+// registry is every registered fault kind, in the order errors list them
+// and histories describes them: the seam's own, one line each, then the
+// rooms' as they Register at init (nemesis/requests). Adding a fault: a
+// file with its Kind, parameter type and Fault in its room, and a line on
+// the room's list (here for a kind of the seam's own); then go generate
+// ./nemesis, which copies the kinds' history facts for the readers that
+// do not link the nemesis: histories/faults_kinds.go.
 var registry = []Kind{
 	partitionKind,
 	netemKind,
@@ -60,13 +62,6 @@ var registry = []Kind{
 	diskFailKind,
 	diskFullKind,
 	diskSlowKind,
-	dropRequestKind,
-	dropResponseKind,
-	delayKind,
-	duplicateRequestKind,
-	resetAfterRequestKind,
-	errorResponseKind,
-	rewriteErrorKind,
 }
 
 // Kinds returns the registered fault kinds, in registry order.

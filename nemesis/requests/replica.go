@@ -1,9 +1,10 @@
-package nemesis
+package requests
 
 import (
 	"fmt"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // ReplicaRole is the request faults' client role of the brokers
@@ -31,7 +32,7 @@ func replicaClientPrefix(follower *int) string {
 }
 
 // Needs: a fault on the brokers' own requests needs them routed.
-func (rp *RequestParams) Needs() cluster.Caps {
+func (rp *Params) Needs() cluster.Caps {
 	if rp.Clients == ReplicaRole {
 		return cluster.NewCaps(cluster.CapInterBrokerRoute)
 	}
@@ -42,7 +43,7 @@ func (rp *RequestParams) Needs() cluster.Caps {
 // names a broker, and no fault of the schedule acts on the brokers'
 // links by their addresses (partition, netem), which routed replication
 // no longer uses: such a fault would silently miss it.
-func (rp *RequestParams) checkReplica(p string, v *ScenarioView, add AddFunc) {
+func (rp *Params) checkReplica(p string, v *nemesis.ScenarioView, add nemesis.AddFunc) {
 	if rp.Client != nil && !v.IsBroker(int32(*rp.Client)) {
 		add(p+".client", "%d: with clients: replica, the follower broker's id (brokers 0..%d)", *rp.Client, v.Brokers-1)
 	}
