@@ -14,6 +14,11 @@ import (
 	"github.com/kchaos/kchaos/nemesis/proxy"
 )
 
+// Build makes the step's request fault: its rule, not yet added.
+func (rp *Params) Build(st nemesis.Step) nemesis.Fault {
+	return &requestFault{action: proxy.ActionKind(st.Fault), params: *rp, target: st.Target}
+}
+
 // requestFault is one request rule, added to the proxy at Inject and
 // removed at its heal or after its window.
 type requestFault struct {

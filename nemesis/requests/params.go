@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/nemesis/proxy"
 )
@@ -91,7 +92,7 @@ func (rp *Params) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 // CheckAgainst: the clients' role must be one the workload has.
 func (rp *Params) CheckAgainst(p string, _ *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
 	if rp.Clients == ReplicaRole {
-		rp.checkReplica(p, v, add) // replica.go
+		checkReplica(p, rp.Client, v, add) // replica.go
 		return
 	}
 	if rp.Clients == "" || rp.Clients == "all" {
@@ -102,6 +103,11 @@ func (rp *Params) CheckAgainst(p string, _ *nemesis.Step, v *nemesis.ScenarioVie
 	}
 }
 
-func (rp *Params) Build(st nemesis.Step) nemesis.Fault {
-	return &requestFault{action: proxy.ActionKind(st.Fault), params: *rp, target: st.Target}
+// Needs: a fault on the brokers' own requests needs them routed
+// (replica.go).
+func (rp *Params) Needs() cluster.Caps {
+	if rp.Clients == ReplicaRole {
+		return cluster.NewCaps(cluster.CapInterBrokerRoute)
+	}
+	return 0
 }

@@ -3,7 +3,6 @@ package requests
 import (
 	"fmt"
 
-	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -31,21 +30,13 @@ func replicaClientPrefix(follower *int) string {
 	return fmt.Sprintf("broker-%d-fetcher-", *follower)
 }
 
-// Needs: a fault on the brokers' own requests needs them routed.
-func (rp *Params) Needs() cluster.Caps {
-	if rp.Clients == ReplicaRole {
-		return cluster.NewCaps(cluster.CapInterBrokerRoute)
-	}
-	return 0
-}
-
 // checkReplica is CheckAgainst for clients: replica: a follower index
-// names a broker, and no fault of the schedule acts on the brokers'
-// links by their addresses (partition, netem), which routed replication
-// no longer uses: such a fault would silently miss it.
-func (rp *Params) checkReplica(p string, v *nemesis.ScenarioView, add nemesis.AddFunc) {
-	if rp.Client != nil && !v.IsBroker(int32(*rp.Client)) {
-		add(p+".client", "%d: with clients: replica, the follower broker's id (brokers 0..%d)", *rp.Client, v.Brokers-1)
+// (client) names a broker, and no fault of the schedule acts on the
+// brokers' links by their addresses (partition, netem), which routed
+// replication no longer uses: such a fault would silently miss it.
+func checkReplica(p string, client *int, v *nemesis.ScenarioView, add nemesis.AddFunc) {
+	if client != nil && !v.IsBroker(int32(*client)) {
+		add(p+".client", "%d: with clients: replica, the follower broker's id (brokers 0..%d)", *client, v.Brokers-1)
 	}
 	if v.LinkFault != "" {
 		add(p+".clients", "replica routes the brokers' replication through the request proxy, so %s (which acts on the brokers' own addresses) would miss it: not in one scenario", v.LinkFault)
