@@ -9,6 +9,7 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/nemesis/proxy"
+	"github.com/kchaos/kchaos/nemesis/requests"
 )
 
 // requestProxy is the run's request proxy (nemesis/proxy) when its
@@ -33,7 +34,7 @@ func newRequestProxy(log *slog.Logger) *requestProxy {
 	rp.px = proxy.New(proxy.Options{
 		OnAction: func(a proxy.Action) {
 			if e := rp.env.Load(); e != nil {
-				e.RecordRequest(a)
+				requests.Record(e, a)
 			}
 		},
 		OnError: func(err error) { log.Debug("request proxy", "err", err) },
@@ -42,7 +43,7 @@ func newRequestProxy(log *slog.Logger) *requestProxy {
 }
 
 // routedRequestProxy is the proxy of a scenario whose request faults act
-// on the brokers' own requests (nemesis.ReplicaRole), made before its
+// on the brokers' own requests (requests.ReplicaRole), made before its
 // cluster starts so that the brokers advertise its routes
 // (cluster.Config.InterBrokerVia): nil for any other scenario. It lives
 // as long as the cluster does, the caller closing it after the teardown.

@@ -95,7 +95,7 @@ const (
 	// its timeout (fail). It is no fault; it is how a report tells which
 	// branch a story took when a soft (optional) wait timed out.
 	FUntil = "until"
-	// FRequest records one action of a request fault (nemesis/request.go)
+	// FRequest records one action of a request fault (nemesis/requests)
 	// as the proxy took it: value.fault is the fault whose rule acted,
 	// value.nodes the broker, value.details the action, the API and its
 	// version, the correlation id, the client id, the error code given and

@@ -15,23 +15,35 @@
 // what it needs of the backend, so that a scenario asking a backend for a
 // fault it cannot apply (cluster.Caps) is refused at validation.
 //
-// Adding a fault kind is one new file and one registry line:
-//   - a file here with its Kind (kind.go: name, the cluster capabilities
-//     it needs, a new one through cluster.RegisterCapability, how it
-//     ends: its own HealKind if lasting, Instant or UndoOp; whether and
-//     how a random schedule draws it; its colour, whether it may lose
+// This package is the seam: the schedule format, targets, conditions,
+// proofs, the runner and the Env. Fault kinds live in rooms, packages of
+// their own grouped by what they act on (nemesis/requests: the request
+// faults), each importing this package and registering its kinds at init
+// (Register); this package never imports a room, and nemesis/kinds links
+// them all for the programs that read schedules. The kinds not yet moved
+// to a room are the seam's own, on registry's list.
+//
+// Adding a fault kind is one new file and one line:
+//   - a file in its room with its Kind (kind.go: name, the cluster
+//     capabilities it needs, a new one through cluster.RegisterCapability,
+//     how it ends: its own HealKind if lasting, Instant or UndoOp; whether
+//     and how a random schedule draws it; its colour, whether it may lose
 //     acked records or move leaders; its proof; what it leaves behind),
 //     its parameter type (the step's own YAML keys as yaml tags, with
 //     Validate, CheckAgainst when its rules need the scenario, and Build
 //     returning the Fault), and the Fault itself (Name, Inject, Heal;
 //     Prover if it can prove it took effect);
-//   - its Kind on a line of registry in registry.go.
+//   - its Kind on the room's list, which the room's init gives to
+//     Register in order (a name registered twice panics); for a kind of
+//     the seam's own, a line of registry in registry.go. A new room is a
+//     blank import in nemesis/kinds.
 //
 // Then go generate ./nemesis copies its history facts into
 // histories/faults_kinds.go for the checker and the report, which do not
 // link this package (TestHistoryFactsGenerated fails until it is run),
 // and TestRegistry wants a valid and an invalid step for it
-// (registry_test.go). TestKindsDecide fails while the kind leaves any of
+// (registry_test.go). These tests see every room's kinds through
+// kinds_test.go. TestKindsDecide fails while the kind leaves any of
 // the above unsaid; pagecache_fixture_test.go is such a kind, whole.
 //
 // The shared step fields (fault, target, wait, until, ...) are Step's; a
@@ -45,6 +57,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"time"
@@ -53,7 +66,19 @@ import (
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/ctxsleep"
+	"github.com/kchaos/kchaos/nemesis/proxy"
 )
+
+// RequestProxy is the proxy on the clients' path, as the request faults
+// (nemesis/requests) use it; *proxy.Proxy implements it. The harness sets
+// Env.Requests when the scenario has a request fault.
+type RequestProxy interface {
+	Add(proxy.Rule) (proxy.RuleID, error)
+	Remove(proxy.RuleID)
+	Counts(proxy.RuleID) (proxy.Counts, bool)
+}
+
+var _ RequestProxy = (*proxy.Proxy)(nil)
 
 // StateSource is the cluster state that targets and conditions read;
 // *admin.Client implements it.
@@ -137,16 +162,16 @@ type Env struct {
 	// with sends in flight), and each workload offers only its own.
 	Clients Clients
 	// Requests is the request proxy on the clients' path, for the request
-	// faults (request.go); nil when the run has none. ClientPrefixes are
+	// faults (nemesis/requests); nil when the run has none. ClientPrefixes are
 	// the workload's client roles with their client id prefixes
 	// (workloads.ClientIDPrefixes), which the request faults select by.
 	Requests       RequestProxy
 	ClientPrefixes map[string]string
 
-	mu       sync.Mutex
-	reqRules requestRules
-	rng      *prng
-	pending  map[int32]bool // nodes whose kchaos rules are still to be removed
+	mu      sync.Mutex
+	rooms   map[reflect.Type]any // each room's run state (RoomState)
+	rng     *prng
+	pending map[int32]bool // nodes whose kchaos rules are still to be removed
 	// downMembers are the group members a member fault left without a
 	// client (killed or left), for member-start and the heals.
 	downMembers map[string]bool
@@ -183,6 +208,33 @@ func (e *Env) Leaves() []string {
 		}
 	}
 	return out
+}
+
+// RoomState is the run's state of type T, zero until a fault first asks
+// for it: what a room's faults share across one run (the rules the
+// request faults added, which their heal removes), kept on the Env so
+// that it lives and ends with the run. It is keyed by its type, which
+// the room declares, so that no two rooms meet.
+func RoomState[T any](e *Env) *T {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	key := reflect.TypeFor[T]()
+	if v, ok := e.rooms[key]; ok {
+		return v.(*T)
+	}
+	if e.rooms == nil {
+		e.rooms = map[reflect.Type]any{}
+	}
+	v := new(T)
+	e.rooms[key] = v
+	return v
+}
+
+// RecordEvent writes an event of the nemesis that is no op of a fault's
+// own (type info, process -1, f its name): a room's account of what its
+// faults do as it happens (each request the proxy acted on, f request).
+func (e *Env) RecordEvent(f string, v histories.NemesisValue) {
+	e.record(histories.Info, f, v, "")
 }
 
 func (e *Env) log() *slog.Logger {

@@ -2,6 +2,7 @@ package nemesis
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/kchaos/kchaos/cluster"
@@ -56,7 +57,7 @@ type Kind struct {
 	// or share member, a producer), not on a broker or controller.
 	OnClients bool
 	// Requests marks the kinds that act on single requests through the
-	// request proxy (request.go): a run with one puts the proxy on the
+	// request proxy (nemesis/requests): a run with one puts the proxy on the
 	// clients' path (HasRequestFaults).
 	Requests bool
 	// Draw is how a random schedule draws the fault, or NotDrawn: only a
@@ -186,11 +187,21 @@ func heals() []*HealKind {
 // the order histories lists them.
 func healNames() []string { return append([]string{histories.HealAll}, histories.HealKinds()...) }
 
-// register adds a kind to the registry, with its history facts, and
-// returns what takes it out again: tests register their own kinds
-// (pagecache_fixture_test.go) for the length of a test. Built-in kinds are on
-// registry's list instead, so that its order is fixed.
+// Register adds a fault kind to the registry, with its history facts: a
+// room (a package of fault kinds of its own, such as nemesis/requests)
+// calls it from its init, once per kind, in the order its kinds are to be
+// listed after the ones before them. A name already registered panics:
+// two kinds cannot share the f of their ops.
+func Register(k Kind) { register(k) }
+
+// register is Register that returns what takes the kind out again: tests
+// register their own kinds (pagecache_fixture_test.go) for the length of
+// a test. The seam's own built-in kinds are on registry's list instead,
+// so that its order is fixed.
 func register(k Kind) (undo func()) {
+	if _, dup := LookupKind(k.Name); dup || k.Name == "" {
+		panic(fmt.Sprintf("nemesis: fault kind %q registered twice (or unnamed)", k.Name))
+	}
 	registry = append(registry, k)
 	undoFacts := histories.RegisterFault(k.facts())
 	return func() {

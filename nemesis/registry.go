@@ -26,11 +26,13 @@ type Params interface {
 // side).
 type ParamNeeds interface{ Needs() cluster.Caps }
 
-// registry is every built-in fault kind, one line each, in the order
-// errors list them and histories describes them. Adding a fault: a file
-// with its Kind, parameter type and Fault, and a line here (then go
-// generate ./nemesis, which copies the kinds' history facts for the
-// readers that do not link the nemesis: histories/faults_kinds.go).
+// registry is every registered fault kind, in the order errors list them
+// and histories describes them: the seam's own, one line each, then the
+// rooms' as they Register at init (nemesis/requests). Adding a fault: a
+// file with its Kind, parameter type and Fault in its room, and a line on
+// the room's list (here for a kind of the seam's own); then go generate
+// ./nemesis, which copies the kinds' history facts for the readers that
+// do not link the nemesis: histories/faults_kinds.go.
 var registry = []Kind{
 	partitionKind,
 	netemKind,
@@ -60,13 +62,6 @@ var registry = []Kind{
 	diskFailKind,
 	diskFullKind,
 	diskSlowKind,
-	dropRequestKind,
-	dropResponseKind,
-	delayKind,
-	duplicateRequestKind,
-	resetAfterRequestKind,
-	errorResponseKind,
-	rewriteErrorKind,
 }
 
 // Kinds returns the registered fault kinds, in registry order.
@@ -198,4 +193,58 @@ func (s *Schedule) CheckBackend(backend string, caps cluster.Caps) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// HasRequestFaults says whether the schedule may inject a request fault
+// (Kind.Requests: a scripted step, or a random mix naming one): the run
+// then puts the request proxy on the clients' path.
+func (s *Schedule) HasRequestFaults() bool {
+	for _, st := range s.Steps {
+		if k, ok := LookupKind(st.Fault); ok && k.Requests {
+			return true
+		}
+	}
+	if s.Random != nil {
+		for _, f := range s.Random.Faults {
+			if k, ok := LookupKind(f); ok && k.Requests {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// RoutesInterBroker says whether a step of s acts on the brokers' own
+// requests (its parameters need cluster.CapInterBrokerRoute: a request
+// fault with clients: replica): its cluster must start with them routed.
+func (s *Schedule) RoutesInterBroker() bool {
+	for i := range s.Steps {
+		if s.Steps[i].Needs().Has(cluster.NewCaps(cluster.CapInterBrokerRoute)) {
+			return true
+		}
+	}
+	return false
+}
+
+// LinkFault is the path and kind of the schedule's first fault that acts
+// on the nodes' links by their addresses (its kind or parameters need
+// partition or netem), or "".
+func (s *Schedule) LinkFault() string {
+	links := cluster.NewCaps(cluster.CapPartition, cluster.CapNetem)
+	for i := range s.Steps {
+		if st := &s.Steps[i]; st.Fault != "" && st.Needs()&links != 0 {
+			return fmt.Sprintf("nemesis.steps[%d] (%s)", i, st.Fault)
+		}
+	}
+	if r := s.Random; r != nil {
+		for i, name := range r.Faults {
+			if _, _, ok := randomFault(name); ok {
+				st := planStep(newPRNG(r.Seed), *r, name, []int32{0})
+				if st.Needs()&links != 0 {
+					return fmt.Sprintf("nemesis.random.faults[%d] (%s)", i, name)
+				}
+			}
+		}
+	}
+	return ""
 }

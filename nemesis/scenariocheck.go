@@ -107,7 +107,7 @@ func (v *ScenarioView) checkCondition(p string, c *Condition, add AddFunc) {
 	}
 	onReplica := func(field string, ids []int32) {
 		for _, id := range ids {
-			if !v.isBroker(id) {
+			if !v.IsBroker(id) {
 				add(p+"."+field, "broker %d does not exist (brokers 0..%d)", id, v.Brokers-1)
 			} else if (field == "isr" || field == "leader") && replicas != nil && !slices.Contains(replicas, id) {
 				add(p+"."+field, "broker %d is not a replica of partition %d (replicas %v)", id, c.Partition, replicas)
@@ -141,7 +141,7 @@ func (v *ScenarioView) checkQuorumShape(p string, st *Step, shape string, add Ad
 	switch {
 	case t.Role == RoleNodes:
 		for _, id := range t.Nodes {
-			if v.isBroker(id) {
+			if v.IsBroker(id) {
 				add(p+".target.nodes", "node %d is a broker: shape %s cuts controllers (%d..%d)", id, shape,
 					cluster.ControllerIDBase, cluster.ControllerIDBase+v.Controllers-1)
 			}
@@ -198,7 +198,7 @@ func (v *ScenarioView) checkReconfig(steps []Step, add AddFunc) {
 			}
 			if t := st.Target; t != nil {
 				for _, id := range t.Nodes {
-					if v.isBroker(id) {
+					if v.IsBroker(id) {
 						add(p+".target.nodes", "node %d is a broker: add-controller adds a controller (%s)", id, v.nodes())
 					}
 				}

@@ -69,11 +69,12 @@ func (st *Step) CheckScenario(p string, v *ScenarioView, add func(path, format s
 	}
 }
 
-// isBroker and isNode say whether an id names a node of the scenario.
-func (v *ScenarioView) isBroker(id int32) bool { return id >= 0 && int(id) < v.Brokers }
+// IsBroker and isNode say whether an id names a broker (a node) of the
+// scenario.
+func (v *ScenarioView) IsBroker(id int32) bool { return id >= 0 && int(id) < v.Brokers }
 
 func (v *ScenarioView) isNode(id int32) bool {
-	return v.isBroker(id) || (id >= cluster.ControllerIDBase && int(id) < cluster.ControllerIDBase+v.Controllers+v.Spares)
+	return v.IsBroker(id) || (id >= cluster.ControllerIDBase && int(id) < cluster.ControllerIDBase+v.Controllers+v.Spares)
 }
 
 // nodes names the scenario's nodes, for messages.

@@ -16,6 +16,8 @@ import (
 	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	// Every room of fault kinds, registered before a schedule is read.
+	_ "github.com/kchaos/kchaos/nemesis/kinds"
 	"github.com/kchaos/kchaos/workloads"
 )
 

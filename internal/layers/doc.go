@@ -5,6 +5,8 @@
 //
 //	cmd → harness (run, matrix, store, scenario) → nemesis, workloads
 //	    → cluster (the interface) → cluster/admin
+//	harness → nemesis/kinds → nemesis/<room> (requests, ...) → nemesis
+//	    (the seam: schedules, targets, runner, Env; with nemesis/proxy)
 //	cluster/<backend> (docker, ...) → cluster, cluster/admin
 //	checker → histories;  report → checker, histories, brokerlogs
 //	histories, brokerlogs (the nodes' logs, read), image (the Kafka

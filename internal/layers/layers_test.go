@@ -18,7 +18,9 @@ type group string
 const (
 	gCmd        group = "cmd"
 	gHarness    group = "harness"
-	gNemesis    group = "nemesis"
+	gNemesis    group = "nemesis"       // the seam (schedules, targets, runner, Env) and nemesis/proxy
+	gRoom       group = "nemesis/room"  // a room of fault kinds: nemesis/requests, ...
+	gKinds      group = "nemesis/kinds" // links every room
 	gWorkloads  group = "workloads"
 	gCluster    group = "cluster"         // the interface and neutral types
 	gAdmin      group = "cluster/admin"   // the admin client
@@ -39,6 +41,10 @@ func groupOf(rel string) (group, bool) {
 		return gCmd, true
 	case top == "harness":
 		return gHarness, true
+	case rel == "nemesis/kinds":
+		return gKinds, true
+	case strings.HasPrefix(rel, "nemesis/") && rel != "nemesis/proxy":
+		return gRoom, true
 	case rel == "nemesis", rel == "workloads", rel == "checker", rel == "report", rel == "histories", rel == "brokerlogs":
 		return group(rel), true
 	case strings.HasPrefix(rel, "nemesis/"), strings.HasPrefix(rel, "workloads/"),
@@ -62,9 +68,11 @@ func groupOf(rel string) (group, bool) {
 // mayImport lists, per group, the groups its non-test code may import
 // (its own group and internal are always allowed).
 var mayImport = map[group][]group{
-	gCmd:        {gHarness, gNemesis, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
-	gHarness:    {gNemesis, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gCmd:        {gHarness, gNemesis, gKinds, gRoom, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gHarness:    {gNemesis, gKinds, gRoom, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
 	gNemesis:    {gCluster, gAdmin, gHistories},
+	gRoom:       {gNemesis, gCluster, gAdmin, gHistories},
+	gKinds:      {gRoom},
 	gWorkloads:  {gCluster, gAdmin, gHistories},
 	gBackend:    {gCluster, gAdmin, gHistories},
 	gCluster:    {gAdmin, gHistories},
@@ -82,8 +90,12 @@ var mayImport = map[group][]group{
 // so they may name the backend (never the other way round: a backend's
 // tests may not use the faults). Checker and report tests get nothing
 // more.
+//
+// The seam's external tests link every room (nemesis/kinds_test.go), so
+// that its tests of every kind see them all; its code never does.
 var testMayImport = map[group][]group{
-	gNemesis:   {gBackend},
+	gNemesis:   {gBackend, gKinds, gRoom},
+	gRoom:      {gBackend},
 	gWorkloads: {gBackend},
 	gAdmin:     {gCluster, gBackend},
 }
@@ -179,7 +191,7 @@ func TestCheckerAndReportArePure(t *testing.T) {
 		switch g {
 		case gChecker, gReport, gBrokerLogs:
 			banned = pureDeps
-		case gNemesis, gWorkloads, gCluster, gAdmin:
+		case gNemesis, gRoom, gKinds, gWorkloads, gCluster, gAdmin:
 			banned = dockerDeps
 		case gBackend:
 			// Only the Docker backend may use Docker: the SSH backend (and
@@ -222,7 +234,8 @@ func TestCheckerAndReportArePure(t *testing.T) {
 func TestGroupOf(t *testing.T) {
 	for rel, want := range map[string]group{
 		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
-		"nemesis": gNemesis, "workloads": gWorkloads, "cluster": gCluster,
+		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/kinds": gKinds,
+		"workloads": gWorkloads, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
 		"checker": gChecker, "report": gReport, "histories": gHistories, "brokerlogs": gBrokerLogs,
 		"internal/ctxsleep": gInternal, "internal/layers": gInternal, "image": gImage,
