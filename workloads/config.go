@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/bounds"
 )
@@ -57,6 +58,12 @@ type Config struct {
 	// for one fact), and driver java runs that client version unless
 	// ClientVersion names another.
 	ClusterVersion string `yaml:"-" json:"-"`
+	// Runner, when the cluster's backend has one, runs driver java's JVMs
+	// in the cluster's environment instead of on the kchaos host (Docker:
+	// a container beside the brokers, java_proc.go). Like ClusterVersion
+	// it is not part of a scenario: the harness sets it from the cluster
+	// (nil: the JVMs run on this host, as on the SSH backend).
+	Runner cluster.ClientRunner `yaml:"-" json:"-"`
 	// Topic must exist; the harness creates it with its replica assignment.
 	Topic string `yaml:"topic" json:"topic"`
 	// Partitions of Topic that the workload writes and reads (0..N-1).

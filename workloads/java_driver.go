@@ -160,7 +160,7 @@ func javaOpenWith(cfg Config, bootstrap []string, op string, fields map[string]a
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first build resolves jars
 	defer cancel()
-	j, err := acquireJVM(ctx, v, bootstrap)
+	j, err := acquireJVM(ctx, v, bootstrap, cfg.Runner)
 	if err != nil {
 		return nil, 0, err
 	}
