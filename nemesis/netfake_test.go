@@ -55,7 +55,9 @@ func (f *fakeCluster) HostAddr(context.Context) (netip.Addr, error) {
 
 func (f *fakeCluster) ClientAddrs(ctx context.Context) ([]netip.Addr, error) {
 	a, err := f.HostAddr(ctx)
-	return []netip.Addr{a}, err
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]netip.Addr{a}, f.clientCtrs...), err
 }
 
 // Capabilities: what the fake simulates (iptables, tc, processes, log dirs

@@ -45,7 +45,8 @@ const (
 type Config struct {
 	// Driver is the Kafka client library: "franz" (github.com/twmb/franz-go),
 	// "kafka-go" (github.com/segmentio/kafka-go) or "java" (Apache Kafka's
-	// own kafka-clients, in a JVM on the kchaos host: java_driver.go).
+	// own kafka-clients, in a JVM beside the brokers on Docker, on the kchaos
+	// host on SSH: java_driver.go).
 	Driver string `yaml:"driver" json:"driver"`
 	// ClientVersion is the kafka-clients release driver java runs (X.Y.Z
 	// from 3.9, X.Y.x, latest, or local:NAME for a build in the local Maven
