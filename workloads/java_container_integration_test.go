@@ -33,9 +33,10 @@ func TestJavaContainer(t *testing.T) {
 		RequestTimeout: Duration(60 * time.Second), ClusterVersion: c.Config().KafkaVersion, Runner: c}
 	cfg.Defaults()
 	javaBuildFor(ctx, t, cfg)
-	// A bootstrap list of its own: a JVM of the test's own, not one
-	// another test shares.
-	boot := append(slices.Clone(c.Bootstrap()), c.Bootstrap()[0])
+	// A bootstrap list of its own (the brokers in reverse order): a JVM of
+	// the test's own, not one another test shares.
+	boot := slices.Clone(c.Bootstrap())
+	slices.Reverse(boot)
 	p, err := javaDriver{}.NewProducer(cfg, boot, 0)
 	if err != nil {
 		t.Fatal(err)
