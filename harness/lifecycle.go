@@ -68,6 +68,11 @@ func describe(c cluster.Cluster) string {
 	for _, n := range append(c.Controllers(), c.Brokers()...) {
 		names = append(names, n.Name)
 	}
+	if _, ok := c.(cluster.ClientRunner); ok {
+		// The client containers (driver java's JVMs) come and go during
+		// the run; the teardown removes them by the run's label too.
+		names = append(names, "any client container of the run")
+	}
 	if d, ok := c.(interface{ NetworkName() string }); ok {
 		return fmt.Sprintf("run %s: containers %s and network %s", c.RunID(), strings.Join(names, ", "), d.NetworkName())
 	}

@@ -29,7 +29,9 @@ func startMetadata(ctx context.Context, s *scenario.Scenario, c cluster.Cluster,
 	if !cfg.Enabled() {
 		return nil, nil
 	}
-	adm, closeAdm, err := workloads.NewMetaAdmin(s.WorkloadConfig(), bootstrap)
+	wcfg := s.WorkloadConfig()
+	wcfg.Runner = clientRunner(c) // driver java's admin client runs where the workload's JVMs do
+	adm, closeAdm, err := workloads.NewMetaAdmin(wcfg, bootstrap)
 	if err != nil {
 		return nil, fmt.Errorf("metadata workload: %w", err)
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync/atomic"
 
@@ -14,24 +15,27 @@ import (
 
 // requestProxy is the run's request proxy (nemesis/proxy) when its
 // schedule has a request fault: the workload's clients reach the brokers
-// through it, and the request faults add their rules to it. The observer,
+// through it, and the request faults add their rules to it. It listens
+// where every client of the run reaches it (proxyHost): on Docker the run
+// network's gateway, which the Go clients on the host and the Java
+// driver's JVMs in their containers beside the brokers both reach. The observer,
 // the admin client, the final read and the share drain keep the cluster's
 // own addresses, so that evidence is never faulted; a run without a
 // request fault has no proxy at all, so its clients' path is the one it
 // always was.
 type requestProxy struct {
-	px  *proxy.Proxy
+	px  *proxy.Proxy                // nil until open
 	env atomic.Pointer[nemesis.Env] // where actions are recorded, once the env exists
 	// routed: the brokers' inter-broker traffic passes it too
 	// (routedRequestProxy); it is closed after the cluster's teardown.
 	routed bool
 }
 
-// newRequestProxy makes the run's proxy, its actions recorded in the
-// env once attach gives it one.
-func newRequestProxy(log *slog.Logger) *requestProxy {
-	rp := &requestProxy{}
+// open makes the run's proxy, listening on host ("": loopback), its
+// actions recorded in the env once attach gives it one.
+func (rp *requestProxy) open(log *slog.Logger, host string) {
 	rp.px = proxy.New(proxy.Options{
+		ListenHost: host,
 		OnAction: func(a proxy.Action) {
 			if e := rp.env.Load(); e != nil {
 				requests.Record(e, a)
@@ -39,7 +43,22 @@ func newRequestProxy(log *slog.Logger) *requestProxy {
 		},
 		OnError: func(err error) { log.Debug("request proxy", "err", err) },
 	})
-	return rp
+}
+
+// proxyHost is where the run's request proxy listens: the kchaos host's
+// address as the nodes and the client containers see it, when the
+// backend knows it (cluster.ClientSide: Docker's run network gateway);
+// else "" (loopback: the clients all run on the kchaos host).
+func proxyHost(ctx context.Context, c cluster.Cluster) (string, error) {
+	cs, ok := c.(cluster.ClientSide)
+	if !ok {
+		return "", nil
+	}
+	a, err := cs.HostAddr(ctx)
+	if err != nil {
+		return "", fmt.Errorf("request proxy: where to listen: %w", err)
+	}
+	return a.String(), nil
 }
 
 // routedRequestProxy is the proxy of a scenario whose request faults act
@@ -51,9 +70,13 @@ func routedRequestProxy(s *scenario.Scenario, cfg *cluster.Config, log *slog.Log
 	if !s.Nemesis.RoutesInterBroker() {
 		return nil
 	}
-	rp := newRequestProxy(log)
-	rp.routed = true
+	rp := &requestProxy{routed: true}
 	cfg.InterBrokerVia = func(host string, upstream map[int32]string) (map[int32]string, error) {
+		// The first use, once the network (and so host, its gateway)
+		// exists: the clients' listeners open on host too.
+		if rp.px == nil {
+			rp.open(log, host)
+		}
 		out := map[int32]string{}
 		for id, addr := range upstream {
 			a, err := rp.px.Route(id, host, addr)
@@ -73,11 +96,18 @@ func routedRequestProxy(s *scenario.Scenario, cfg *cluster.Config, log *slog.Log
 // one when s has a request fault, or none.
 func startRequestProxy(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, routed *requestProxy, log *slog.Logger) (*requestProxy, error) {
 	rp := routed
+	if rp == nil && !s.Nemesis.HasRequestFaults() {
+		return nil, nil
+	}
 	if rp == nil {
-		if !s.Nemesis.HasRequestFaults() {
-			return nil, nil
+		rp = &requestProxy{}
+	}
+	if rp.px == nil {
+		host, err := proxyHost(ctx, c)
+		if err != nil {
+			return nil, err
 		}
-		rp = newRequestProxy(log)
+		rp.open(log, host)
 	}
 	if err := rp.px.Start(ctx, c.Bootstrap()); err != nil {
 		return nil, err
@@ -114,7 +144,7 @@ func (rp *requestProxy) closeUnlessRouted() {
 }
 
 func (rp *requestProxy) close() {
-	if rp != nil {
+	if rp != nil && rp.px != nil {
 		_ = rp.px.Close()
 	}
 }

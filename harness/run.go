@@ -364,6 +364,19 @@ func (r *run) play(ctx context.Context) (err error) {
 	return nil
 }
 
+// clientRunner is where driver java's JVMs run: in c's environment when
+// its backend runs clients there (cluster.ClientRunner; Docker: a
+// container of the run's own beside the brokers, on the run's network,
+// as a service's client runs beside its brokers), else nil: on the
+// kchaos host (SSH). The observer, the admin client and the Go clients
+// stay on the host either way.
+func clientRunner(c cluster.Cluster) cluster.ClientRunner {
+	if r, ok := c.(cluster.ClientRunner); ok {
+		return r
+	}
+	return nil
+}
+
 // workload runs the workload, the observer and the nemesis together, then
 // the final read.
 func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client, rec *histories.Recorder) error {
@@ -388,6 +401,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 		return err
 	}
 	defer rp.closeUnlessRouted()
+	wcfg.Runner = clientRunner(c)
 	wl, err := workloads.New(wcfg, rp.clientBootstrap(c), rec)
 	if err != nil {
 		return err

@@ -34,9 +34,12 @@ func (*cutClientsParams) Build(st Step) Fault { return &cutClients{target: st.Ta
 // links stay up, so the client-side half of a failure can be told from a
 // broker that is gone.
 //
-// The client side is the kchaos process: the workload's clients, and also
-// its admin client and observer, which run there and connect from the same
-// address. So a cut broker is cut from kchaos's own reads as well: the
+// The client side is every address the run's clients connect from
+// (cluster.ClientSide.ClientAddrs): the kchaos host's (the Go clients, the
+// admin client, the observer, the request proxy's dials) and, on Docker,
+// each client container's that runs at injection (the Java driver's
+// JVMs, beside the brokers). A client container started while the cut
+// holds (a group member's restart) is not cut. So a cut broker is cut from kchaos's own reads as well: the
 // nemesis's state reads go to the brokers not cut (state.go readers), and
 // the observer records what the others tell it (a cut broker's log end
 // offset goes missing from its samples). Only the client port is matched,
@@ -45,7 +48,7 @@ func (*cutClientsParams) Build(st Step) Fault { return &cutClients{target: st.Ta
 type cutClients struct {
 	target *Target
 	// What Inject did, for Heal and Prove.
-	addr    netip.Addr
+	addrs   []netip.Addr
 	touched []int32
 }
 
@@ -59,23 +62,40 @@ var errNoClientSide = errors.New("the backend does not say which address kchaos'
 	"(the SSH backend: the kchaos host's address on the hosts' network is not known to kchaos, and this fault is untested there, " +
 	"so it is refused rather than guessed)")
 
-// clientAddr is the client side's address as the nodes see it.
-func (e *Env) clientAddr(ctx context.Context) (netip.Addr, error) {
+// clientAddrs are the client side's addresses as the nodes see them: the
+// kchaos host's first, then each client container's.
+func (e *Env) clientAddrs(ctx context.Context) ([]netip.Addr, error) {
 	cs, ok := e.Cluster.(cluster.ClientSide)
 	if !ok {
-		return netip.Addr{}, errNoClientSide
+		return nil, errNoClientSide
 	}
-	return cs.ClientAddr(ctx)
+	addrs, err := cs.ClientAddrs(ctx)
+	if err == nil && len(addrs) == 0 {
+		err = errors.New("the backend names no client address")
+	}
+	return addrs, err
 }
 
 // clientRules is the script that adds (op -I) or deletes (op -D) the
-// rules that cut addr from a broker's client port.
-func clientRules(op string, addr netip.Addr, port uint16) string {
+// rules that cut each of addrs from a broker's client port.
+func clientRules(op string, addrs []netip.Addr, port uint16) string {
 	tag := "-m comment --comment " + RuleComment + " -j DROP"
-	return strings.Join([]string{"set -e",
-		fmt.Sprintf("iptables -w 5 %s INPUT -s %s -p tcp --dport %d %s", op, addr, port, tag),
-		fmt.Sprintf("iptables -w 5 %s OUTPUT -d %s -p tcp --sport %d %s", op, addr, port, tag),
-	}, "\n")
+	lines := []string{"set -e"}
+	for _, addr := range addrs {
+		lines = append(lines,
+			fmt.Sprintf("iptables -w 5 %s INPUT -s %s -p tcp --dport %d %s", op, addr, port, tag),
+			fmt.Sprintf("iptables -w 5 %s OUTPUT -d %s -p tcp --sport %d %s", op, addr, port, tag))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// addrStrings is addrs as strings, for a step's details.
+func addrStrings(addrs []netip.Addr) []string {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		out[i] = a.String()
+	}
+	return out
 }
 
 // brokerTargets resolves a target that must name running brokers.
@@ -93,7 +113,7 @@ func (e *Env) brokerTargets(ctx context.Context, t *Target, what string) ([]int3
 }
 
 func (f *cutClients) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	addr, err := e.clientAddr(ctx)
+	addrs, err := e.clientAddrs(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot cut clients: %w", err)
 	}
@@ -101,8 +121,9 @@ func (f *cutClients) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 	if err != nil {
 		return nil, nil, err
 	}
-	f.addr = addr
-	details := map[string]any{"client_addr": addr.String()}
+	f.addrs = addrs
+	// client_addr: the kchaos host's; client_addrs: every address cut.
+	details := map[string]any{"client_addr": addrs[0].String(), "client_addrs": addrStrings(addrs)}
 	var errs []error
 	ports := map[string]uint16{}
 	for _, id := range ids {
@@ -113,7 +134,7 @@ func (f *cutClients) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 		}
 		_, ap, err := e.listenAddr(id)
 		if err == nil {
-			_, err = e.Cluster.Exec(ctx, id, "sh", "-c", clientRules("-I", addr, ap.Port()))
+			_, err = e.Cluster.Exec(ctx, id, "sh", "-c", clientRules("-I", addrs, ap.Port()))
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -152,7 +173,7 @@ func (f *cutClients) Heal(ctx context.Context, e *Env) error {
 	for _, id := range f.touched {
 		_, ap, err := e.listenAddr(id)
 		if err == nil {
-			_, err = e.Cluster.Exec(ctx, id, "sh", "-c", clientRules("-D", f.addr, ap.Port()))
+			_, err = e.Cluster.Exec(ctx, id, "sh", "-c", clientRules("-D", f.addrs, ap.Port()))
 		}
 		errs = append(errs, err)
 	}

@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"testing"
@@ -97,5 +98,61 @@ func TestCutClientsRefusals(t *testing.T) {
 		if err := env.Inject(ctx, f); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("cut-clients %v: %v, want %q", tc.nodes, err, tc.want)
 		}
+	}
+}
+
+// TestCutClientsContainers: with client containers running (the Java
+// driver's JVMs on Docker), the cut drops every client address, the
+// host's and each container's, and its heal removes exactly those rules.
+func TestCutClientsContainers(t *testing.T) {
+	env, c, _ := newFakeEnv()
+	var buf strings.Builder
+	env.Recorder = histories.NewRecorder(&buf)
+	c.clientCtrs = []netip.Addr{netip.MustParseAddr("10.9.0.254"), netip.MustParseAddr("10.9.0.253")}
+	ctx := context.Background()
+	f, err := NewFault(Step{Fault: histories.FCutClients, Target: &Target{Role: RoleLeader}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Inject(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	c.mu.Lock()
+	rules := slices.Clone(c.rules[0])
+	c.mu.Unlock()
+	var want []string
+	for _, a := range []string{"10.9.0.1", "10.9.0.254", "10.9.0.253"} {
+		want = append(want,
+			"-A INPUT -s "+a+"/32 -p tcp --dport 9092 -m comment --comment kchaos -j DROP",
+			"-A OUTPUT -d "+a+"/32 -p tcp --sport 9092 -m comment --comment kchaos -j DROP")
+	}
+	slices.Sort(rules)
+	slices.Sort(want)
+	if !slices.Equal(rules, want) {
+		t.Errorf("rules on 0:\n%s\nwant\n%s", strings.Join(rules, "\n"), strings.Join(want, "\n"))
+	}
+	// A container started after the cut is not in it: Heal removes what
+	// Inject added, not what ClientAddrs says now.
+	c.mu.Lock()
+	c.clientCtrs = append(c.clientCtrs, netip.MustParseAddr("10.9.0.252"))
+	c.mu.Unlock()
+	if err := f.Heal(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.ruleCount(0); n != 0 {
+		t.Errorf("after heal: %d rules on 0, want 0", n)
+	}
+	if err := env.Recorder.Close(); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := histories.ReadAll(strings.NewReader(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _ := proofOf(t, evs, histories.FCutClients)
+	var v histories.NemesisValue
+	_ = ev.Decode(&v)
+	if v.Details["client_addr"] != "10.9.0.1" || fmt.Sprint(v.Details["client_addrs"]) != "[10.9.0.1 10.9.0.254 10.9.0.253]" {
+		t.Errorf("details %v", v.Details)
 	}
 }

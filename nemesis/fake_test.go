@@ -3,6 +3,7 @@ package nemesis
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,9 @@ type fakeCluster struct {
 	onCall  func(call string) // may panic, for the runner's panic test
 	// net is the simulated tc state, probes and host dials (netfake_test.go).
 	net fakeNet
+	// clientCtrs are client containers' addresses (ClientAddrs gives them
+	// after the host's); tests set them.
+	clientCtrs []netip.Addr
 }
 
 var _ cluster.Nodes = (*fakeCluster)(nil)

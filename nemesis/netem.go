@@ -262,7 +262,7 @@ func (f *netemFault) Spec() map[string]any {
 func (f *netemFault) peers(ctx context.Context, e *Env) (map[int32][]netip.Addr, error) {
 	out := map[int32][]netip.Addr{}
 	if f.shape == ShapeClients {
-		addr, err := e.clientAddr(ctx)
+		addrs, err := e.clientAddrs(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("cannot shape client links: %w", err)
 		}
@@ -271,7 +271,7 @@ func (f *netemFault) peers(ctx context.Context, e *Env) (map[int32][]netip.Addr,
 			return nil, err
 		}
 		for _, id := range ids {
-			out[id] = []netip.Addr{addr}
+			out[id] = slices.Clone(addrs)
 		}
 		return out, nil
 	}

@@ -49,8 +49,15 @@ var (
 	_ Dialer             = (*fakeCluster)(nil)
 )
 
-func (f *fakeCluster) ClientAddr(context.Context) (netip.Addr, error) {
+func (f *fakeCluster) HostAddr(context.Context) (netip.Addr, error) {
 	return netip.MustParseAddr(fakeClientAddr), nil
+}
+
+func (f *fakeCluster) ClientAddrs(ctx context.Context) ([]netip.Addr, error) {
+	a, err := f.HostAddr(ctx)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]netip.Addr{a}, f.clientCtrs...), err
 }
 
 // Capabilities: what the fake simulates (iptables, tc, processes, log dirs

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/bounds"
 )
@@ -44,7 +45,8 @@ const (
 type Config struct {
 	// Driver is the Kafka client library: "franz" (github.com/twmb/franz-go),
 	// "kafka-go" (github.com/segmentio/kafka-go) or "java" (Apache Kafka's
-	// own kafka-clients, in a JVM on the kchaos host: java_driver.go).
+	// own kafka-clients, in a JVM beside the brokers on Docker, on the kchaos
+	// host on SSH: java_driver.go).
 	Driver string `yaml:"driver" json:"driver"`
 	// ClientVersion is the kafka-clients release driver java runs (X.Y.Z
 	// from 3.9, X.Y.x, latest, or local:NAME for a build in the local Maven
@@ -57,6 +59,12 @@ type Config struct {
 	// for one fact), and driver java runs that client version unless
 	// ClientVersion names another.
 	ClusterVersion string `yaml:"-" json:"-"`
+	// Runner, when the cluster's backend has one, runs driver java's JVMs
+	// in the cluster's environment instead of on the kchaos host (Docker:
+	// a container beside the brokers, java_proc.go). Like ClusterVersion
+	// it is not part of a scenario: the harness sets it from the cluster
+	// (nil: the JVMs run on this host, as on the SSH backend).
+	Runner cluster.ClientRunner `yaml:"-" json:"-"`
 	// Topic must exist; the harness creates it with its replica assignment.
 	Topic string `yaml:"topic" json:"topic"`
 	// Partitions of Topic that the workload writes and reads (0..N-1).

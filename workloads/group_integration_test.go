@@ -78,6 +78,7 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 		Duration: Duration(25 * time.Second), FinalReadTimeout: Duration(60 * time.Second)}
 	if drv == DriverJava {
 		cfg.ClusterVersion = c.Config().KafkaVersion        // as the harness passes it
+		cfg.Runner = c                                      // each member's JVM in a container of its own, as the harness runs it
 		cfg.ClientVersion = os.Getenv("KCHAOS_JAVA_CLIENT") // another client's release, if asked
 		javaBuildFor(ctx, t, cfg)
 	}

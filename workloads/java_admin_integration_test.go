@@ -25,7 +25,7 @@ func TestJavaMetaAdmin(t *testing.T) {
 	c, adm := sharedAdmin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cfg := Config{Driver: DriverJava, ClusterVersion: c.Config().KafkaVersion}
+	cfg := Config{Driver: DriverJava, ClusterVersion: c.Config().KafkaVersion, Runner: c}
 	cfg.Defaults()
 	javaBuildFor(ctx, t, cfg)
 	ja, err := NewJavaMetaAdmin(cfg, c.Bootstrap())

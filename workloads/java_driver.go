@@ -16,9 +16,15 @@ import (
 )
 
 // javaDriver is Apache Kafka's own Java client (org.apache.kafka:
-// kafka-clients), run in one JVM per workload run on the kchaos host (and
-// one per group member, so that a member can crash alone: java_group.go)
-// and driven over a line protocol (java_proc.go). Producers, consumers,
+// kafka-clients), run in one JVM per workload run (and one per group
+// member, so that a member can crash alone: java_group.go) and driven over
+// a line protocol (java_proc.go). Where the JVM runs: where the cluster
+// runs clients (Config.Runner; on Docker, the default there, a container
+// of the run's own beside the brokers, on the run's network with an
+// address of its own, as a service's client runs beside its brokers),
+// else on the kchaos host (SSH). Either way its stdin and stdout are
+// attached to kchaos, which stamps each event as its line arrives: the
+// history's time line is one clock. Producers, consumers,
 // transactional producers (java_txn.go), group members and the metadata
 // workload's admin client (java_admin.go) are handles in it. Only records cross the
 // protocol: the Go loops record the history with the host's clock, so the
@@ -160,7 +166,7 @@ func javaOpenWith(cfg Config, bootstrap []string, op string, fields map[string]a
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first build resolves jars
 	defer cancel()
-	j, err := acquireJVM(ctx, v, bootstrap)
+	j, err := acquireJVM(ctx, v, bootstrap, cfg.Runner)
 	if err != nil {
 		return nil, 0, err
 	}

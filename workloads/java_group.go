@@ -94,7 +94,7 @@ func javaOwnJVM(cfg Config, op string, fields map[string]any, events func(javaRe
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute) // a first build resolves jars
 	defer cancel()
-	j, err := javaRegistry.startJVM(ctx, v)
+	j, err := startJVMIn(ctx, v, cfg.Runner)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -49,6 +49,7 @@ func javaIntegration(t *testing.T, name string, cfg Config) {
 	obs.Start(ctx)
 	cfg.Driver, cfg.Topic, cfg.Partitions = DriverJava, topic, 2
 	cfg.ClusterVersion = c.Config().KafkaVersion // as the harness passes it
+	cfg.Runner = c                               // the JVM in a container beside the brokers, as the harness runs it
 	cfg.RequestTimeout = Duration(3 * time.Second)
 	cfg.Duration, cfg.FinalReadTimeout = Duration(30*time.Second), Duration(60*time.Second)
 	// Build the driver (and start the JVM) before the clock starts: the

@@ -74,7 +74,7 @@ func pipeJVM(b *testing.B) *jvm {
 	if _, err := javaBuild(ctx, v); err != nil {
 		b.Skipf("java driver %s not built: %v", v, err)
 	}
-	j, err := acquireJVM(ctx, v, []string{"pipe-bench.invalid:9092"})
+	j, err := acquireJVM(ctx, v, []string{"pipe-bench.invalid:9092"}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kchaos/kchaos/cluster"
 )
 
 // The line protocol between the java driver and its JVM
@@ -95,7 +98,7 @@ var errJVMGone = fmt.Errorf("java client: the JVM exited: %w", io.ErrClosedPipe)
 // jvm is one JVM speaking the protocol: its stdin, the requests waiting
 // for their responses, and the tail of its stderr for when it dies.
 type jvm struct {
-	key     string
+	key     jvmKey
 	version string     // kafka-clients as the JVM reported it
 	mu      sync.Mutex // guards next and pending
 	wmu     sync.Mutex // serializes writes to stdin
@@ -104,8 +107,9 @@ type jvm struct {
 	pending map[int64]chan javaResp
 	done    chan struct{} // closed when stdout ends
 	stderr  *tailBuffer
-	cmd     *exec.Cmd // nil for a test's fake
-	refs    int       // open handles (javaRegistry)
+	cmd     *exec.Cmd          // on this host; nil in a container or for a test's fake
+	proc    cluster.ClientProc // in a container (startJavaContainer)
+	refs    int                // open handles (javaRegistry)
 	linger  *time.Timer
 	// events receives the lines with an "event" (a group member's
 	// callbacks), each on a goroutine of its own: its handler makes
@@ -250,9 +254,15 @@ func (j *jvm) call(ctx context.Context, op string, fields map[string]any) (javaR
 }
 
 // stop closes the JVM's stdin (it closes its clients and exits), and
-// kills it if it has not exited after grace.
+// kills it if it has not exited after grace. A JVM in a container is
+// waited for the same way, then its container is killed (after grace)
+// and removed.
 func (j *jvm) stop(grace time.Duration) {
 	_ = j.stdin.Close()
+	if j.proc != nil {
+		_ = j.proc.Wait(grace)
+		return
+	}
 	select {
 	case <-j.done:
 	case <-time.After(grace):
@@ -267,8 +277,18 @@ func (j *jvm) stop(grace time.Duration) {
 
 // kill ends the JVM at once (SIGKILL): its sockets close with the
 // process, and no client of it says goodbye (a group member sends no
-// LeaveGroup). A test's fake JVM (no process) is told by EOF instead.
+// LeaveGroup). A JVM in a container is killed there, the container
+// itself (ContainerKill with SIGKILL), then reaped. A test's fake JVM
+// (no process) is told by EOF instead.
 func (j *jvm) kill() {
+	if j.proc != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_ = j.proc.Kill(ctx)
+		cancel()
+		_ = j.stdin.Close()
+		_ = j.proc.Wait(30 * time.Second)
+		return
+	}
 	if j.cmd == nil || j.cmd.Process == nil {
 		_ = j.stdin.Close()
 		return
@@ -284,19 +304,36 @@ func (j *jvm) kill() {
 // another.
 var javaLinger = 2 * time.Minute
 
-// javaRegistry holds the running JVMs, one per client version and
-// bootstrap list, shared by the clients of a run and counted by them.
+// jvmKey is what a shared JVM is for: a client version, a bootstrap
+// list, and where it runs (nil: this host; else the cluster's runner).
+type jvmKey struct {
+	version, bootstrap string
+	runner             cluster.ClientRunner
+}
+
+// javaRegistry holds the running JVMs, one per client version, bootstrap
+// list and runner, shared by the clients of a run and counted by them.
 var javaRegistry = struct {
 	sync.Mutex
-	m map[string]*jvm
-	// startJVM starts a JVM (tests replace it with a fake).
+	m map[jvmKey]*jvm
+	// startJVM starts a JVM on this host (tests replace it with a fake).
 	startJVM func(ctx context.Context, version string) (*jvm, error)
-}{m: map[string]*jvm{}, startJVM: startJavaProcess}
+}{m: map[jvmKey]*jvm{}, startJVM: startJavaProcess}
 
-// acquireJVM returns the JVM for version and bootstrap, starting it (and
-// building the driver first, if need be) when none runs.
-func acquireJVM(ctx context.Context, version string, bootstrap []string) (*jvm, error) {
-	key := version + "|" + strings.Join(bootstrap, ",")
+// startJVMIn starts a JVM where runner runs clients (a container beside
+// the brokers), or on this host when runner is nil.
+func startJVMIn(ctx context.Context, version string, runner cluster.ClientRunner) (*jvm, error) {
+	if runner == nil {
+		return javaRegistry.startJVM(ctx, version)
+	}
+	return startJavaContainer(ctx, version, runner)
+}
+
+// acquireJVM returns the JVM for version and bootstrap where runner runs
+// clients (nil: this host), starting it (and building the driver first,
+// if need be) when none runs.
+func acquireJVM(ctx context.Context, version string, bootstrap []string, runner cluster.ClientRunner) (*jvm, error) {
+	key := jvmKey{version: version, bootstrap: strings.Join(bootstrap, ","), runner: runner}
 	r := &javaRegistry
 	r.Lock()
 	defer r.Unlock()
@@ -313,7 +350,7 @@ func acquireJVM(ctx context.Context, version string, bootstrap []string) (*jvm, 
 			return j, nil
 		}
 	}
-	j, err := r.startJVM(ctx, version)
+	j, err := startJVMIn(ctx, version, runner)
 	if err != nil {
 		return nil, err
 	}
@@ -344,9 +381,19 @@ func releaseJVM(j *jvm) {
 	})
 }
 
+// javaArgs is the JVM's command line after the java binary, dir the
+// driver's build folder as the JVM sees it.
+func javaArgs(dir string) []string {
+	cp := path.Join(dir, "classes") + ":" + path.Join(dir, "lib", "*")
+	return []string{"-XX:+UseSerialGC", "-Xmx512m",
+		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true",
+		"-cp", cp, javaMainClass}
+}
+
 // startJavaProcess builds the driver for version if need be, and starts
 // its JVM on this host: `java` of JAVA_HOME or PATH, the same host the Go
-// clients run on, so it reaches the brokers as they do.
+// clients run on, so it reaches the brokers as they do. That is where
+// the JVMs run on a backend without a cluster.ClientRunner (SSH).
 func startJavaProcess(ctx context.Context, version string) (*jvm, error) {
 	java, err := javaTool("java")
 	if err != nil {
@@ -356,11 +403,8 @@ func startJavaProcess(ctx context.Context, version string) (*jvm, error) {
 	if err != nil {
 		return nil, err
 	}
-	cp := filepath.Join(dir, "classes") + string(filepath.ListSeparator) + filepath.Join(dir, "lib", "*")
 	// Not CommandContext: the JVM outlives the request that started it.
-	cmd := exec.Command(java, "-XX:+UseSerialGC", "-Xmx512m",
-		"-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-Dorg.slf4j.simpleLogger.showDateTime=true",
-		"-cp", cp, javaMainClass)
+	cmd := exec.Command(java, javaArgs(filepath.ToSlash(dir))...)
 	detach(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -384,6 +428,44 @@ func startJavaProcess(ctx context.Context, version string) (*jvm, error) {
 		return nil, err
 	}
 	j.cmd = cmd
+	return j, nil
+}
+
+// javaMountDir is where a JVM in a container finds the driver's build
+// folder, bind-mounted read-only.
+const javaMountDir = "/kchaos/driver"
+
+// startJavaContainer builds the driver for version on this host if need
+// be, and starts its JVM where runner runs clients: on Docker, a
+// container of the run's own beside the brokers, from the run's Kafka
+// image (its JRE, 17, runs the driver's classes, built --release 17), on
+// the run's network with an address of its own, the build folder mounted
+// read-only, and `java` with the same flags as on the host. A service's
+// client runs beside its brokers, on their network: so does the JVM.
+// Its stdin and stdout stay attached to kchaos, the Go side stamps every
+// event as its line arrives, so the history keeps one clock.
+func startJavaContainer(ctx context.Context, version string, runner cluster.ClientRunner) (*jvm, error) {
+	dir, err := javaBuild(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	tail := &tailBuffer{max: 16 << 10}
+	proc, err := runner.RunClient(ctx, cluster.ClientSpec{Name: "java", Dir: dir, MountDir: javaMountDir,
+		Cmd: append([]string{"java"}, javaArgs(javaMountDir)...), Stderr: tail})
+	if err != nil {
+		return nil, fmt.Errorf("java client: %w", err)
+	}
+	rctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	j, err := newJVMConn(rctx, proc.Stdin(), proc.Stdout(), tail)
+	if err != nil {
+		kctx, kcancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_ = proc.Kill(kctx)
+		kcancel()
+		_ = proc.Wait(30 * time.Second)
+		return nil, err
+	}
+	j.proc = proc
 	return j, nil
 }
 

@@ -436,12 +436,12 @@ func TestJavaLinger(t *testing.T) {
 	fake := &fakeJVM{}
 	startFakeJVM(t, fake)
 	javaLinger = 50 * time.Millisecond
-	j1, err := acquireJVM(context.Background(), "4.1.2", []string{"x:1"})
+	j1, err := acquireJVM(context.Background(), "4.1.2", []string{"x:1"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	releaseJVM(j1)
-	j2, err := acquireJVM(context.Background(), "4.1.2", []string{"x:1"})
+	j2, err := acquireJVM(context.Background(), "4.1.2", []string{"x:1"}, nil)
 	if err != nil || j2 != j1 {
 		t.Fatalf("reacquired within the linger: %p %v, want %p", j2, err, j1)
 	}

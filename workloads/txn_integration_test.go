@@ -42,6 +42,7 @@ func txnIntegration(t *testing.T, drv, topic string) []histories.Event {
 		Duration:     Duration(20 * time.Second), FinalReadTimeout: Duration(90 * time.Second)}
 	if drv == DriverJava {
 		cfg.ClusterVersion = c.Config().KafkaVersion
+		cfg.Runner = c // the JVM in a container beside the brokers, as the harness runs it
 		javaBuildFor(ctx, t, cfg)
 	}
 	w, err := New(cfg, c.Bootstrap(), rec)

@@ -46,6 +46,8 @@ type Cluster struct {
 	versions map[int32]string // each node's Kafka release (Upgrade changes it)
 	prevLogs map[int32][]byte // the logs of containers Upgrade replaced
 	kraft    cluster.KRaftLayout
+	subnet   netip.Prefix // the run network's (createNetwork)
+	clients  clientSet    // the client containers (clientrun.go)
 	torn     sync.Once
 	tearErr  error
 }
@@ -148,7 +150,7 @@ func (c *Cluster) createNetwork(ctx context.Context) (netip.Prefix, error) {
 				Config: []network.IPAMConfig{{Subnet: p, Gateway: gateway(p)}}}),
 		)
 		if err == nil {
-			c.network = nw
+			c.network, c.subnet = nw, p
 			return p, nil
 		}
 		lastErr = err
