@@ -269,18 +269,31 @@ func TestRouteInterBroker(t *testing.T) {
 		return out, nil
 	}
 	ns := nodes()
-	if err := RouteInterBroker(ok, "10.0.0.1", ns); err != nil {
+	ctrl := []*Node{{ID: 1000, Role: RoleController, IP: "10.0.0.10"}}
+	if err := RouteInterBroker(ok, "10.0.0.1", ns, ctrl); err != nil {
 		t.Fatal(err)
 	}
 	if asked[1] != "10.0.0.21:9095" || ns[0].InterBrokerAddr != "10.0.0.1:40000" || ns[1].InterBrokerAddr != "10.0.0.1:40001" {
 		t.Fatalf("asked %v, got %+v %+v", asked, *ns[0], *ns[1])
+	}
+	if asked[1000] != "10.0.0.10:9093" || ctrl[0].InterBrokerAddr != "10.0.0.1:41000" {
+		t.Fatalf("controller: asked %v, got %+v", asked, *ctrl[0])
+	}
+	// The brokers reach the static quorum through the routes, the
+	// controllers one another at their own addresses.
+	l := NewKRaftLayout(Config{KafkaVersion: "4.4.0", Controllers: 1}, []Node{*ctrl[0]})
+	if got := l.Addrs(*ns[0]).Voters; got != "1000@10.0.0.1:41000" {
+		t.Errorf("a broker's voters %q, want the controller's route", got)
+	}
+	if got := l.Addrs(*ctrl[0]).Voters; got != "1000@10.0.0.10:9093" {
+		t.Errorf("a controller's voters %q, want its own address", got)
 	}
 	for name, via := range map[string]InterBrokerVia{
 		"one left out": func(string, map[int32]string) (map[int32]string, error) { return map[int32]string{0: "h:1"}, nil },
 		"no port":      func(string, map[int32]string) (map[int32]string, error) { return map[int32]string{0: "h", 1: "h"}, nil },
 		"an error":     func(string, map[int32]string) (map[int32]string, error) { return nil, fmt.Errorf("no") },
 	} {
-		if err := RouteInterBroker(via, "10.0.0.1", nodes()); err == nil {
+		if err := RouteInterBroker(via, "10.0.0.1", nodes(), nil); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}

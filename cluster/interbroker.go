@@ -3,6 +3,7 @@ package cluster
 import (
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 )
 
@@ -13,10 +14,14 @@ import (
 // request proxy instead: each broker opens a second listener,
 // REPLICATION, names it its inter-broker listener, and advertises it at
 // the address Config.InterBrokerVia gives, a proxy listener that forwards
-// to it. Clients keep the PLAINTEXT listener; brokers reach the
-// controllers as before (a controller's address is also what the other
-// controllers use, so routing it would route the quorum's own traffic:
-// the next step, not this one).
+// to it. Clients keep the PLAINTEXT listener. On a static quorum the
+// brokers' requests to the controllers (heartbeats, AlterPartition, the
+// metadata log's raft Fetch) are routed too: each broker's
+// controller.quorum.voters names a proxy listener per controller, while
+// the controllers keep their own addresses among themselves. A dynamic
+// quorum's brokers learn the voters' endpoints from the quorum itself
+// (the controllers' advertised listeners, which the controllers also use
+// among themselves), so there only replication is routed.
 
 // CapInterBrokerRoute: the backend can start its brokers with their
 // inter-broker listener advertised where Config.InterBrokerVia says, at
@@ -32,30 +37,35 @@ const InterBrokerListener = "REPLICATION"
 
 // InterBrokerVia routes the brokers' inter-broker traffic. The backend
 // calls it once at cluster start, after the network exists and before any
-// broker starts, with host (the kchaos host's address as the brokers
-// reach it) and each broker's REPLICATION listener (id -> ip:port); it
-// returns the address each broker advertises for that listener.
+// node starts, with host (the kchaos host's address as the brokers reach
+// it) and the listener of each node whose traffic from brokers is routed
+// (id -> ip:port: each broker's REPLICATION listener, and on a static
+// quorum each controller's CONTROLLER listener); it returns the address
+// the brokers are to use for each.
 type InterBrokerVia func(host string, upstream map[int32]string) (map[int32]string, error)
 
-// RouteInterBroker calls via for brokers and sets each one's
-// InterBrokerAddr: one owner of the call's contract for every backend
-// that has CapInterBrokerRoute.
-func RouteInterBroker(via InterBrokerVia, host string, brokers []*Node) error {
+// RouteInterBroker calls via for brokers and controllers (nil: none, a
+// dynamic quorum) and sets each one's InterBrokerAddr: one owner of the
+// call's contract for every backend that has CapInterBrokerRoute.
+func RouteInterBroker(via InterBrokerVia, host string, brokers, controllers []*Node) error {
 	up := map[int32]string{}
 	for _, n := range brokers {
 		up[n.ID] = net.JoinHostPort(n.IP, strconv.Itoa(InterBrokerPort))
+	}
+	for _, n := range controllers {
+		up[n.ID] = net.JoinHostPort(n.IP, strconv.Itoa(ControllerPort))
 	}
 	adv, err := via(host, up)
 	if err != nil {
 		return fmt.Errorf("inter-broker route: %w", err)
 	}
-	for _, n := range brokers {
+	for _, n := range append(slices.Clone(brokers), controllers...) {
 		a, ok := adv[n.ID]
 		if !ok {
-			return fmt.Errorf("inter-broker route: no address for broker %d", n.ID)
+			return fmt.Errorf("inter-broker route: no address for %s %d", n.Role, n.ID)
 		}
 		if _, _, err := net.SplitHostPort(a); err != nil {
-			return fmt.Errorf("inter-broker route: broker %d: %w", n.ID, err)
+			return fmt.Errorf("inter-broker route: %s %d: %w", n.Role, n.ID, err)
 		}
 		n.InterBrokerAddr = a
 	}

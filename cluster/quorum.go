@@ -170,6 +170,9 @@ func NewKRaftLayout(cfg Config, controllers []Node) KRaftLayout {
 // Addrs is how node n reaches the quorum.
 func (l KRaftLayout) Addrs(n Node) QuorumAddrs {
 	if !l.quorum.IsDynamic() {
+		if n.Role == RoleBroker {
+			return StaticVoters(brokerVoters(l.initial))
+		}
 		return StaticVoters(Voters(l.initial))
 	}
 	addrs := make([]string, len(l.initial))

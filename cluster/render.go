@@ -25,8 +25,10 @@ type Node struct {
 	Name string // the backend's name for it: a container name, a host name
 	IP   string
 	Rack string
-	// InterBrokerAddr, when set, is where the broker advertises its
-	// inter-broker listener (interbroker.go): a proxy's address.
+	// InterBrokerAddr, when set, is where brokers reach this node
+	// (interbroker.go): a proxy's address. A broker advertises it for its
+	// inter-broker listener; a controller's is in the brokers'
+	// controller.quorum.voters.
 	InterBrokerAddr string
 }
 
@@ -177,6 +179,21 @@ func RenderLogDirs(n Node, q QuorumAddrs, brokers, logDirs int, overrides ...map
 		fmt.Fprintf(&b, "%s=%s\n", k, props[k])
 	}
 	return b.String()
+}
+
+// brokerVoters renders the static quorum as the brokers reach it: each
+// controller at its inter-broker route when it has one (interbroker.go),
+// else at its own address.
+func brokerVoters(controllers []Node) string {
+	parts := make([]string, len(controllers))
+	for i, c := range controllers {
+		addr := c.InterBrokerAddr
+		if addr == "" {
+			addr = fmt.Sprintf("%s:%d", c.IP, ControllerPort)
+		}
+		parts[i] = fmt.Sprintf("%d@%s", c.ID, addr)
+	}
+	return strings.Join(parts, ",")
 }
 
 // Voters renders the static quorum for controllers.

@@ -102,15 +102,21 @@ func Start(ctx context.Context, cfg cluster.Config) (c *Cluster, err error) {
 	}
 	c.layout(subnet)
 	if via := c.cfg.InterBrokerVia; via != nil {
-		var brokers []*cluster.Node
+		var brokers, controllers []*cluster.Node
 		for _, id := range c.brokers {
 			n := c.nodes[id]
 			brokers = append(brokers, &n)
 		}
-		if err := cluster.RouteInterBroker(via, gateway(subnet).String(), brokers); err != nil {
+		if !c.cfg.Quorum.IsDynamic() { // a dynamic quorum's brokers learn the voters' endpoints from it
+			for _, id := range c.controllers {
+				n := c.nodes[id]
+				controllers = append(controllers, &n)
+			}
+		}
+		if err := cluster.RouteInterBroker(via, gateway(subnet).String(), brokers, controllers); err != nil {
 			return c, err
 		}
-		for _, n := range brokers {
+		for _, n := range append(brokers, controllers...) {
 			c.nodes[n.ID] = *n
 		}
 	}

@@ -33,9 +33,12 @@ func TestRequestFaultValidation(t *testing.T) {
 		{"txn coordinator without transactions", step("fault: drop-response, api: [Produce], target: {role: txn-coordinator}"), nil, "nemesis.steps[0].target.role: txn-coordinator needs workload.transactions.enabled"},
 		{"the brokers' own requests", step("fault: drop-response, api: [Fetch], clients: replica, client: 1, target: {role: leader}"), nil, ""},
 		{"a follower that is not a broker", step("fault: drop-response, api: [Fetch], clients: replica, client: 5"), nil,
-			"nemesis.steps[0].client: 5: with clients: replica, the follower broker's id (brokers 0..2)"},
+			"nemesis.steps[0].client: 5: with clients: replica, the sending broker's id (brokers 0..2)"},
 		{"the brokers' own requests beside a partition", "name: rq\nnemesis:\n  steps:\n    - {fault: drop-response, api: [Fetch], clients: replica}\n    - {fault: partition, shape: leader-followers, target: {partition: 0}}\n", nil,
 			"nemesis.steps[0].clients: replica routes the brokers' replication through the request proxy, so nemesis.steps[1] (partition)"},
+		{"a broker's requests to the controller", step("fault: drop-request, api: [BrokerHeartbeat], clients: replica, client: 2, target: {role: controller}"), nil, ""},
+		{"a dynamic quorum's controller", "name: rq\ncluster:\n  controllers: 3\n  quorum: {dynamic: true}\nnemesis:\n  steps:\n    - {fault: drop-request, api: [BrokerHeartbeat], clients: replica, target: {role: controller}}\n", nil,
+			"nemesis.steps[0].target: a dynamic quorum's brokers reach the controllers at the endpoints the quorum advertises"},
 		{"drawn in a random mix", "name: rq\nnemesis:\n  random:\n    seed: 1\n    duration: 30s\n    interval: 5s\n    faults: [drop-response, delay]\n", nil, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) { wantLoad(t, tc.yaml, tc.sets, tc.want) })

@@ -29,7 +29,7 @@ func TestBuiltinsLoadAndValidate(t *testing.T) {
 	}
 	// k20295-k20845: Kafka bugs written as findings kchaos cannot drive
 	// yet (finding.needs); m1: KAFKA-20554 (issue 41).
-	names = append(names, "d1", "g1", "g2", "g3", "k20295", "k20330", "k20507", "k20839", "k20845", "m1", "n1", "n2", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "q1", "q2", "q3", "q4", "q5", "r1", "t1", "t2", "t3", "t4", "u1", "u2", "w1", "w2", "w3", "w4")
+	names = append(names, "d1", "g1", "g2", "g3", "k20295", "k20330", "k20507", "k20839", "k20845", "m1", "n1", "n2", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "q1", "q2", "q3", "q4", "q5", "r1", "t1", "t2", "t3", "t4", "u1", "u2", "w1", "w2", "w3", "w4")
 	if len(bs) != len(names) {
 		t.Fatalf("%d built-in scenarios, want %d: %v", len(bs), len(names), names)
 	}

@@ -71,7 +71,7 @@ func (f *requestFault) rule(e *nemesis.Env, brokers []int32) (proxy.Rule, error)
 		r.Delay = 100 * time.Millisecond
 	}
 	if rp.Clients == ReplicaRole {
-		r.ClientIDPrefixes = []string{replicaClientPrefix(rp.Client)}
+		r.ClientIDs, r.ClientIDPrefixes = replicaClients(rp.Client)
 	} else if rp.Clients != "" && rp.Clients != "all" {
 		prefix, ok := e.ClientPrefixes[rp.Clients]
 		if !ok {

@@ -90,9 +90,9 @@ func (rp *Params) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 }
 
 // CheckAgainst: the clients' role must be one the workload has.
-func (rp *Params) CheckAgainst(p string, _ *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
+func (rp *Params) CheckAgainst(p string, st *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
 	if rp.Clients == ReplicaRole {
-		checkReplica(p, rp.Client, v, add) // replica.go
+		checkReplica(p, rp.Client, st.Target, v, add) // replica.go
 		return
 	}
 	if rp.Clients == "" || rp.Clients == "all" {

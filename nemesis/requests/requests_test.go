@@ -1,6 +1,7 @@
 package requests
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -68,5 +69,24 @@ func TestRulesLedger(t *testing.T) {
 	}
 	if f := rulesOf(&nemesis.Env{}).fault(1); f != "" {
 		t.Errorf("another Env's rule: %q", f)
+	}
+}
+
+// TestReplicaClients: clients: replica selects every broker's requests to
+// the other nodes by Kafka's own client ids, and client: N broker N's only
+// (its bare id exactly, so that broker 1 does not select broker 10's).
+func TestReplicaClients(t *testing.T) {
+	one := 1
+	for _, tc := range []struct {
+		broker        *int
+		ids, prefixes string
+	}{
+		{nil, "[]", "[broker- raft-client-]"},
+		{&one, "[1 raft-client-1]", "[broker-1-]"},
+	} {
+		ids, prefixes := replicaClients(tc.broker)
+		if fmt.Sprint(ids) != tc.ids || fmt.Sprint(prefixes) != tc.prefixes {
+			t.Errorf("broker %v: ids %v prefixes %v, want %s %s", tc.broker, ids, prefixes, tc.ids, tc.prefixes)
+		}
 	}
 }
