@@ -240,3 +240,26 @@ func TestScenarioP7ReplicationResponsesDropped(t *testing.T) {
 	}
 	assertS1(t, r)
 }
+
+// TestScenarioP8BrokerHeartbeatsDropped: p8 drops broker 2's heartbeats
+// on their way to the active controller (the brokers' requests to a
+// static quorum routed through the proxy): the controller fences broker
+// 2 and elects broker 0 while broker 2 runs on; once the rule ends broker
+// 2 heartbeats again and rejoins the ISR; nothing acked is lost. Under
+// make test-scenarios (p7 represents the route in make test).
+func TestScenarioP8BrokerHeartbeatsDropped(t *testing.T) {
+	allScenarios(t)
+	r := runScenario(t, "p8")
+	s := r.requestActions(t, "drop-request", "BrokerHeartbeat", "2")
+	for _, d := range s.actions {
+		if id, _ := d["client_id"].(string); id != "2" {
+			t.Errorf("p8: a dropped heartbeat of client %q, want broker 2's channel (client id 2)", id)
+		}
+		if b, _ := d["broker"].(float64); b < 1000 {
+			t.Errorf("p8: a heartbeat dropped on its way to node %v, want a controller", d["broker"])
+		}
+	}
+	// Its untils are not optional: runScenario fails unless broker 0 took
+	// the lead and broker 2 rejoined the ISR.
+	r.wantValidNoLoss(t, "p8")
+}
