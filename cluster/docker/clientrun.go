@@ -206,10 +206,7 @@ func clientIP(subnet netip.Prefix, n int) (netip.Addr, bool) {
 	if host < clientHostMin {
 		return netip.Addr{}, false
 	}
-	b := subnet.Masked().Addr().As4()
-	v := uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
-	v += uint32(host)
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+	return hostAddr(subnet, host), true
 }
 
 // take reserves a free client address and a sequence number for a name.

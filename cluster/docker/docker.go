@@ -10,6 +10,7 @@ package docker
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -171,28 +172,32 @@ func (c *Cluster) createNetwork(ctx context.Context) (netip.Prefix, error) {
 // named at creation (Docker's own choice is the same first address), so
 // that it is known before any node starts (an inter-broker route listens
 // on it).
-func gateway(subnet netip.Prefix) netip.Addr { return subnet.Masked().Addr().Next() }
+func gateway(subnet netip.Prefix) netip.Addr { return hostAddr(subnet, 1) }
+
+// hostAddr is host number n of subnet (the gateway 1, the nodes 10+, the
+// client containers from the top down): one place for the run network's
+// address arithmetic.
+func hostAddr(subnet netip.Prefix, n int) netip.Addr {
+	b := subnet.Masked().Addr().As4()
+	binary.BigEndian.PutUint32(b[:], binary.BigEndian.Uint32(b[:])+uint32(n))
+	return netip.AddrFrom4(b)
+}
 
 // layout names the nodes and gives each a fixed address: controllers .10+
 // (the initial voters, then a dynamic quorum's spare controllers), brokers
 // .20+.
 func (c *Cluster) layout(subnet netip.Prefix) {
-	base := subnet.Addr().As4()
-	addr := func(last byte) string {
-		b := base
-		b[3] += last
-		return netip.AddrFrom4(b).String()
-	}
+	addr := func(n int) string { return hostAddr(subnet, n).String() }
 	rackOf := c.cfg.Racks.RackOf()
 	for i := 0; i < c.cfg.Controllers+c.cfg.Quorum.Spares(); i++ {
 		id := int32(cluster.ControllerIDBase + i)
-		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: addr(byte(10 + i)),
+		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: addr(10 + i),
 			Name: fmt.Sprintf("kchaos-%s-controller-%d", c.cfg.RunID, id)}
 		c.controllers = append(c.controllers, id)
 	}
 	for i := 0; i < c.cfg.Brokers; i++ {
 		id := int32(i)
-		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleBroker, IP: addr(byte(20 + i)), Rack: rackOf[id],
+		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleBroker, IP: addr(20 + i), Rack: rackOf[id],
 			Name: fmt.Sprintf("kchaos-%s-broker-%d", c.cfg.RunID, id)}
 		c.brokers = append(c.brokers, id)
 	}
