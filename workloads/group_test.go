@@ -1,6 +1,7 @@
 package workloads
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"sync"
@@ -113,28 +114,37 @@ func (m *fakeMember) Leave(ctx context.Context) {
 }
 func (m *fakeMember) Kill() { m.killed = true }
 
-// TestGroupMemberLoop: a member subscribes, is assigned, polls with its
-// group, member id and generation, commits what it delivered; killed, it
-// records nothing more, and started again it is a new process under the
-// same member name that re-reads from the committed offset.
-func TestGroupMemberLoop(t *testing.T) {
+// newFakeGroupWorkload is a workload of one group member (manual
+// commits every 50 ms, commit_epoch epochMode) on the fake group driver,
+// producing at 200/s for d, its slots made; log is the fake's partition.
+func newFakeGroupWorkload(t *testing.T, d time.Duration, epochMode string) (*Workload, *histories.Recorder, *bytes.Buffer, *fakeLog) {
+	t.Helper()
 	log := &fakeLog{}
 	var offs offsets
-	d := &fakeGroupDriver{log: log}
-	d.send = func(_ int, m Message) (int64, error) {
+	drv := &fakeGroupDriver{log: log}
+	drv.send = func(_ int, m Message) (int64, error) {
 		log.mu.Lock()
 		defer log.mu.Unlock()
 		log.vals = append(log.vals, m.Value)
 		return offs.take(m.Partition), nil
 	}
-	cfg := Config{Rate: 200, Duration: Duration(1500 * time.Millisecond),
-		Group: GroupConfig{ID: "g", Members: 1, Commit: CommitManual, CommitInterval: Duration(50 * time.Millisecond)}}
-	w, rec, buf := newTestWorkload(t, cfg, d)
+	cfg := Config{Rate: 200, Duration: Duration(d),
+		Group: GroupConfig{ID: "g", Members: 1, Commit: CommitManual, CommitInterval: Duration(50 * time.Millisecond), CommitEpoch: epochMode}}
+	w, rec, buf := newTestWorkload(t, cfg, drv)
 	slots, err := w.newSlots()
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.slots = slots
+	return w, rec, buf, log
+}
+
+// TestGroupMemberLoop: a member subscribes, is assigned, polls with its
+// group, member id and generation, commits what it delivered; killed, it
+// records nothing more, and started again it is a new process under the
+// same member name that re-reads from the committed offset.
+func TestGroupMemberLoop(t *testing.T) {
+	w, rec, buf, _ := newFakeGroupWorkload(t, 1500*time.Millisecond, "")
 	ctl := w.Group()
 	done := make(chan error, 1)
 	go func() { _, err := w.Run(context.Background()); done <- err }()
@@ -305,23 +315,7 @@ func TestCommitEpochs(t *testing.T) {
 		want int32
 	}{{"", -1}, {CommitEpochNone, -1}, {CommitEpochRecord, 1}} {
 		t.Run("commit_epoch="+tc.mode, func(t *testing.T) {
-			log := &fakeLog{}
-			var offs offsets
-			d := &fakeGroupDriver{log: log}
-			d.send = func(_ int, m Message) (int64, error) {
-				log.mu.Lock()
-				defer log.mu.Unlock()
-				log.vals = append(log.vals, m.Value)
-				return offs.take(m.Partition), nil
-			}
-			cfg := Config{Rate: 200, Duration: Duration(600 * time.Millisecond),
-				Group: GroupConfig{ID: "g", Members: 1, Commit: CommitManual, CommitInterval: Duration(50 * time.Millisecond), CommitEpoch: tc.mode}}
-			w, rec, buf := newTestWorkload(t, cfg, d)
-			slots, err := w.newSlots()
-			if err != nil {
-				t.Fatal(err)
-			}
-			w.slots = slots
+			w, rec, buf, log := newFakeGroupWorkload(t, 600*time.Millisecond, tc.mode)
 			if _, err := w.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}
