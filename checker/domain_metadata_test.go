@@ -20,7 +20,7 @@ func TestVoterAutoJoinFromRunJSON(t *testing.T) {
 {"index":2,"time":1100000000,"process":0,"type":"ok","f":"send","value":{"topic":"orders","partition":0,"value":"a","offset":0}}
 {"index":3,"time":2000000000,"process":-1,"type":"invoke","f":"remove-controller","value":{"fault":"remove-controller"}}
 {"index":4,"time":2500000000,"process":-1,"type":"ok","f":"remove-controller","value":{"fault":"remove-controller","nodes":[1002],"details":{"node":1002,"directory_id":"d2","answers":[{"code":"NONE"}]}}}
-{"index":5,"time":4000000000,"process":-2,"type":"ok","f":"quorum","value":{"leader_id":1000,"leader_epoch":3,"high_watermark":9,"voters":[{"id":1000,"log_end_offset":9,"lag":0,"last_fetch_ms":-1,"last_caught_up_ms":-1},{"id":1001,"log_end_offset":9,"lag":0,"last_fetch_ms":-1,"last_caught_up_ms":-1},{"id":1002,"log_end_offset":9,"lag":0,"last_fetch_ms":-1,"last_caught_up_ms":-1}],"observers":[]}}
+{"index":5,"time":4000000000,"process":-2,"type":"ok","f":"quorum","value":{"asked":3900000000,"leader_id":1000,"leader_epoch":3,"high_watermark":9,"voters":[{"id":1000,"log_end_offset":9,"lag":0,"last_fetch_ms":-1,"last_caught_up_ms":-1},{"id":1001,"log_end_offset":9,"lag":0,"last_fetch_ms":-1,"last_caught_up_ms":-1},{"id":1002,"log_end_offset":9,"lag":0,"last_fetch_ms":-1,"last_caught_up_ms":-1}],"observers":[]}}
 {"index":6,"time":5000000000,"process":9,"type":"invoke","f":"final-read","value":{"topic":"orders","partitions":[0]}}
 {"index":7,"time":5100000000,"process":9,"type":"ok","f":"final-read","value":{"topic":"orders","records":[{"partition":0,"offset":0,"value":"a","leader_epoch":1}],"end_offsets":{"0":1}}}
 `

@@ -259,7 +259,7 @@ func historyFromBytes(data []byte) string {
 		}
 		switch {
 		case slot == 9 && op>>4 == 15 && x>>6 == 3:
-			voters.step(line, x, y, z) // no client op: the nemesis's and the observer's
+			voters.step(line, at, x, y, z) // no client op: the nemesis's and the observer's
 		case slot == 9:
 			open[slot] = "final-read"
 			line(proc, "invoke", "final-read", `{"topic":"t","partitions":[0,1],"from":0`+fuzzIsolation(y)+`}`, "")

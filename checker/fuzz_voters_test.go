@@ -25,8 +25,10 @@ type fuzzVoters struct {
 
 func newFuzzVoters() *fuzzVoters { return &fuzzVoters{set: []int32{1000, 1001, 1002}, epoch: 3} }
 
-// step writes one voter-set step chosen by x, y and z through line.
-func (v *fuzzVoters) step(line func(proc int, typ, f, val, errText string), x, y, z byte) {
+// step writes one voter-set step chosen by x, y and z through line; at
+// is the step's time, a quorum sample's ask (or none, as in histories
+// before the observer recorded it, when x&0x08).
+func (v *fuzzVoters) step(line func(proc int, typ, f, val, errText string), at int64, x, y, z byte) {
 	node := 1000 + int32(x%4)
 	switch y & 3 {
 	case 0:
@@ -57,8 +59,12 @@ func (v *fuzzVoters) step(line func(proc int, typ, f, val, errText string), x, y
 				rs = append(rs, fmt.Sprintf(`{"id":%d,"log_end_offset":9,"lag":0,"last_fetch_ms":-1,"last_caught_up_ms":-1}`, id))
 			}
 		}
+		asked := ""
+		if x&0x08 == 0 {
+			asked = fmt.Sprintf(`"asked":%d,`, at)
+		}
 		line(histories.ObserverProcess, "ok", histories.FQuorum,
-			fmt.Sprintf(`{"leader_id":%d,"leader_epoch":%d,"high_watermark":9,"voters":[%s],"observers":[]}`, leader, epoch, strings.Join(rs, ",")), "")
+			fmt.Sprintf(`{%s"leader_id":%d,"leader_epoch":%d,"high_watermark":9,"voters":[%s],"observers":[]}`, asked, leader, epoch, strings.Join(rs, ",")), "")
 	case 1, 2:
 		f := histories.FAddController
 		if y&3 == 2 {

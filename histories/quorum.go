@@ -18,6 +18,14 @@ type QuorumValue struct {
 	// From is the controller that answered, 0 when the request went
 	// through a broker (then the answer is the forwarded-to controller's).
 	From int32 `json:"from,omitempty"`
+	// Asked is when the observer sent the DescribeQuorum, in the history's
+	// clock (ns since the start, as an event's time): the answer is the
+	// controller's state at some moment between Asked and the event's
+	// time, so only a sample asked after an acknowledgement can judge it.
+	// 0 when not recorded (histories before 2026-12-06): a reader then
+	// bounds the ask by the previous sample from the same source, which
+	// the observer recorded before it asked again.
+	Asked int64 `json:"asked,omitempty"`
 	// LeaderID is the active controller, -1 when the answer named none.
 	LeaderID    int32 `json:"leader_id"`
 	LeaderEpoch int32 `json:"leader_epoch"`

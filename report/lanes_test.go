@@ -106,8 +106,8 @@ func TestLanes(t *testing.T) {
 		{"voter changes", testdataHistory("metadata-voters.jsonl"),
 			[]string{
 				"## KRaft quorum",
-				"- **voter-change-lost**: add-controller of voter 1003 (directory id AAAAAAAAAAAAAAAAAAAAAw) acknowledged at 2.500 s (epoch 3 then): the quorum sample at 8.000 s (leader 1001, epoch 4) voters [1000 1001 1002] lacks 1003",
-				"- **voter-change-lost**: remove-controller of voter 1002 (directory id AAAAAAAAAAAAAAAAAAAAAg) acknowledged at 4.500 s (epoch 3 then): the quorum sample at 8.000 s (leader 1001, epoch 4) voters [1000 1001 1002] has 1002 again while it was down",
+				"- **voter-change-lost**: add-controller of voter 1003 (directory id AAAAAAAAAAAAAAAAAAAAAw) acknowledged at 2.500 s (epoch 3 then): the quorum sample at 8.000 s (asked from 5.000 s; leader 1001, epoch 4) voters [1000 1001 1002] lacks 1003",
+				"- **voter-change-lost**: remove-controller of voter 1002 (directory id AAAAAAAAAAAAAAAAAAAAAg) acknowledged at 4.500 s (epoch 3 then): the quorum sample at 8.000 s (asked from 5.000 s; leader 1001, epoch 4) voters [1000 1001 1002] has 1002 again while it was down",
 			},
 			[]string{"<b>voter-change-lost</b>: add-controller of voter 1003"},
 			[]string{"Share group"}},

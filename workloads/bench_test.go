@@ -217,6 +217,8 @@ type route struct {
 
 func (r *toggleRecorder) NewProcess() int { return r.file.NewProcess() }
 
+func (r *toggleRecorder) Elapsed() time.Duration { return r.file.Elapsed() }
+
 func (r *toggleRecorder) Invoke(p int, f string, v any) (histories.Event, error) {
 	m := int(r.mode.Load())
 	r.mu.Lock()

@@ -42,6 +42,10 @@ type quorumState struct {
 func (o *Observer) sampleQuorum(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, quorumTimeout)
 	defer cancel()
+	// Taken before the ask: a lower bound on the moment each answer
+	// shows, which the checker needs to tell a state from before an
+	// acknowledgement from one after it.
+	asked := o.rec.Elapsed().Nanoseconds()
 	var answers []histories.QuorumValue
 	switch {
 	case o.opts.Controllers != nil:
@@ -68,6 +72,7 @@ func (o *Observer) sampleQuorum(ctx context.Context) {
 	}
 	now := time.Now()
 	for _, q := range answers {
+		q.Asked = max(asked, 1) // 0 reads as "not recorded"
 		if last, ok := o.quorum.last[q.From]; ok && last.SameState(q) && now.Sub(o.quorum.lastAt[q.From]) < o.opts.Heartbeat {
 			continue
 		}

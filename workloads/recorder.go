@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/kchaos/kchaos/histories"
 )
@@ -15,6 +16,10 @@ type Recorder interface {
 	Invoke(process int, f string, value any) (histories.Event, error)
 	Complete(process int, typ histories.Type, f string, value any, errText string) (histories.Event, error)
 	Record(process int, typ histories.Type, f string, value any, errText string) (histories.Event, error)
+	// Elapsed is the history's clock now (an event's time is the same
+	// clock): a value that must say when something was asked, before the
+	// event that records its answer, reads it.
+	Elapsed() time.Duration
 }
 
 var _ Recorder = (*histories.Recorder)(nil)
@@ -38,3 +43,6 @@ func (d *Discard) Complete(int, histories.Type, string, any, string) (histories.
 func (d *Discard) Record(int, histories.Type, string, any, string) (histories.Event, error) {
 	return histories.Event{}, nil
 }
+
+// Elapsed is 0: nothing is recorded, so no clock is kept.
+func (d *Discard) Elapsed() time.Duration { return 0 }

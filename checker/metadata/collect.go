@@ -73,6 +73,12 @@ type Op struct {
 // Sample is one quorum sample.
 type Sample struct {
 	At int64
+	// Since is the earliest moment the answer can show: its ask
+	// (QuorumValue.Asked) or, not recorded, the previous sample from the
+	// same source (the observer records a round's answers before it asks
+	// again; 0 for a source's first). A state is known to hold after an
+	// event only from a sample whose Since is past it.
+	Since int64
 	histories.QuorumValue
 }
 
@@ -106,6 +112,7 @@ type Collector struct {
 	reads   map[int32]histories.MetadataRead // node -> its last ok read
 	readAt  map[int32]int64
 	samples []Sample
+	sampled map[int32]int64 // source (QuorumValue.From) -> its last sample's time
 	faults  []Fault
 	nem     []NemOp
 	nemOpen map[string]int // f -> its open op (index into nem)
@@ -118,7 +125,8 @@ func New(opts Options) *Collector {
 		opts.ResignGrace = DefaultResignGrace
 	}
 	return &Collector{opts: opts, open: map[int]int{}, reading: map[int]int64{},
-		reads: map[int32]histories.MetadataRead{}, readAt: map[int32]int64{}, nemOpen: map[string]int{}}
+		reads: map[int32]histories.MetadataRead{}, readAt: map[int32]int64{}, nemOpen: map[string]int{},
+		sampled: map[int32]int64{}}
 }
 
 // WithAutoJoin sets Options.AutoJoin (known only once run.json is read;
@@ -161,7 +169,15 @@ func (c *Collector) Add(e *histories.Event) error {
 		if err := e.Decode(&q); err != nil {
 			return fmt.Errorf("quorum value: %w", err)
 		}
-		c.samples = append(c.samples, Sample{At: e.Time, QuorumValue: q})
+		since := c.sampled[q.From]
+		switch {
+		case q.Asked < 0 || q.Asked > e.Time:
+			return fmt.Errorf("quorum value: asked %d is not between 0 and the event's time %d", q.Asked, e.Time)
+		case q.Asked > 0:
+			since = q.Asked
+		}
+		c.sampled[q.From] = e.Time
+		c.samples = append(c.samples, Sample{At: e.Time, Since: since, QuorumValue: q})
 		return nil
 	case e.F == histories.FMetadataRead:
 		return c.addRead(e)

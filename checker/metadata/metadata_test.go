@@ -33,7 +33,16 @@ func (b *h) read(s float64, p int, r histories.MetadataRead) *h {
 	return b.add(s+0.05, p, histories.OK, histories.FMetadataRead, r, "")
 }
 
+// quorum is a quorum sample at s, asked then (asked == time is legal: the
+// answer shows that moment).
 func (b *h) quorum(s float64, leader, epoch int32, hw int64) *h {
+	return b.add(s, histories.ObserverProcess, histories.OK, histories.FQuorum,
+		histories.QuorumValue{Asked: int64(s * 1e9), LeaderID: leader, LeaderEpoch: epoch, HighWatermark: hw}, "")
+}
+
+// quorumOld is a quorum sample at s whose ask was not recorded (histories
+// before 2026-12-06).
+func (b *h) quorumOld(s float64, leader, epoch int32, hw int64) *h {
 	return b.add(s, histories.ObserverProcess, histories.OK, histories.FQuorum,
 		histories.QuorumValue{LeaderID: leader, LeaderEpoch: epoch, HighWatermark: hw}, "")
 }
@@ -230,6 +239,10 @@ func TestSplitBrain(t *testing.T) {
 			"", "3:1000 stale 2; 4:1001 stale -1"},
 		{"deposed leader past grace", new(h).quorum(1, 1000, 3, 10).quorum(2, 1001, 4, 10).quorum(8, 1000, 3, 10),
 			"epoch 3 [1000 1001] newer 4", "3:1000 stale 6; 4:1001 stale -1"},
+		{"deposed leader late, ask not recorded: the previous sample bounds it", new(h).quorumOld(1, 1000, 3, 10).quorumOld(2, 1001, 4, 10).
+			quorumOld(8, 1000, 3, 10), "", "3:1000 stale 0; 4:1001 stale -1"},
+		{"deposed leader past grace, ask not recorded, twice", new(h).quorumOld(1, 1000, 3, 10).quorumOld(2, 1001, 4, 10).
+			quorumOld(8, 1000, 3, 10).quorumOld(14, 1000, 3, 10), "epoch 3 [1000 1001] newer 4", "3:1000 stale 6; 4:1001 stale -1"},
 		{"no leader samples", new(h).quorum(1, -1, 3, 10).quorum(2, -1, 2, 10), "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -311,6 +324,8 @@ func TestBadEvents(t *testing.T) {
 		{"no partitions", new(h).add(1, 0, histories.Invoke, histories.FCreatePartitions, histories.MetaOp{Topic: "t"}, ""), `"partitions" must be positive`},
 		{"completion without invoke", new(h).add(1, 0, histories.OK, histories.FDeleteTopic, del("t"), ""), "without its invoke"},
 		{"two open", new(h).add(1, 0, histories.Invoke, histories.FDeleteTopic, del("t"), "").add(1, 0, histories.Invoke, histories.FDeleteTopic, del("u"), ""), "while delete-topic is open"},
+		{"quorum asked after it was answered", new(h).votersAsked(1, 1.5, 1000, 3, 1000), "asked 1500000000 is not between 0 and the event's time 1000000000"},
+		{"quorum asked before the start", new(h).votersAsked(1, -0.5, 1000, 3, 1000), "asked -500000000 is not between"},
 		{"read without role", new(h).add(1, 0, histories.Invoke, histories.FMetadataRead, nil, "").add(1, 0, histories.OK, histories.FMetadataRead, histories.MetadataRead{Node: 1}, ""), `missing field "role"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

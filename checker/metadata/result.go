@@ -257,8 +257,10 @@ func (c *Collector) splitBrain() ([]SplitBrainEntry, []Term) {
 		if e == maxEpoch {
 			continue
 		}
-		// An older epoch's leader still answering as leader.
-		stale := s.At - maxAt
+		// An older epoch's leader still answering as leader: from the ask
+		// at the latest (Since), for the answer may have been computed
+		// then; the newer epoch existed by maxAt.
+		stale := s.Since - maxAt
 		if t != nil && t.Leader == s.LeaderID {
 			t.StaleS = max(t.StaleS, secs(stale))
 		}

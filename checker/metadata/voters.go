@@ -21,8 +21,9 @@ import (
 // change after a timeout, or auto-join had made it: already_voter)
 // proves no commit, like an info metadata change, and is not judged.
 //
-// What judges an acknowledged change is every quorum sample after the
-// op's completion that lists the voters, names a leader, and comes from
+// What judges an acknowledged change is every quorum sample asked after
+// the op's completion (Sample.Since: an answer received after the ack may
+// have been computed before it) that lists the voters, names a leader, and comes from
 // the newest epoch seen so far and no older than the newest epoch known
 // at the ack (the samples before the completion and the op's own
 // quorum_before and quorum_after): a deposed leader of an older epoch
@@ -60,7 +61,9 @@ type VoterChangeEntry struct {
 
 // VoterSample is one quorum sample as an entry names it.
 type VoterSample struct {
-	AtS    float64 `json:"at_s"`
+	AtS float64 `json:"at_s"`
+	// SinceS is the earliest moment the answer can show (Sample.Since).
+	SinceS float64 `json:"since_s"`
 	Leader int32   `json:"leader"`
 	Epoch  int32   `json:"epoch"`
 	From   int32   `json:"from,omitempty"`
@@ -68,7 +71,7 @@ type VoterSample struct {
 }
 
 func (s VoterSample) String() string {
-	return fmt.Sprintf("at %.3f s (leader %d, epoch %d) voters %v", s.AtS, s.Leader, s.Epoch, s.Voters)
+	return fmt.Sprintf("at %.3f s (asked from %.3f s; leader %d, epoch %d) voters %v", s.AtS, s.SinceS, s.Leader, s.Epoch, s.Voters)
 }
 
 // voterOp is a reconfiguration op read from its details.
@@ -121,6 +124,7 @@ func (c *Collector) voterOps() []voterOp {
 // its epoch the newest seen so far.
 type vsample struct {
 	at     int64
+	since  int64
 	epoch  int32
 	voters []int32
 	VoterSample
@@ -138,8 +142,8 @@ func (c *Collector) voterSamples() []vsample {
 			continue // voters not recorded, or a deposed leader's claim
 		}
 		ids := s.VoterIDs()
-		out = append(out, vsample{at: s.At, epoch: s.LeaderEpoch, voters: ids,
-			VoterSample: VoterSample{AtS: secs(s.At), Leader: s.LeaderID, Epoch: s.LeaderEpoch, From: s.From, Voters: ids}})
+		out = append(out, vsample{at: s.At, since: s.Since, epoch: s.LeaderEpoch, voters: ids,
+			VoterSample: VoterSample{AtS: secs(s.At), SinceS: secs(s.Since), Leader: s.LeaderID, Epoch: s.LeaderEpoch, From: s.From, Voters: ids}})
 	}
 	return out
 }
@@ -250,7 +254,7 @@ func (c *Collector) voterChanges() (out []VoterChangeEntry, unknown, notes []str
 		what := fmt.Sprintf("%s of voter %d%s acknowledged at %.3f s", op.F, id, dirText(op.dir), secs(op.Complete))
 		var judged, bad []vsample
 		for _, s := range ss {
-			if s.at <= op.Complete || s.epoch < floor {
+			if s.since <= op.Complete || s.epoch < floor {
 				continue
 			}
 			judged = append(judged, s)
@@ -260,7 +264,7 @@ func (c *Collector) voterChanges() (out []VoterChangeEntry, unknown, notes []str
 			}
 		}
 		if len(judged) == 0 {
-			unknown = append(unknown, fmt.Sprintf("%s: %s (Kafka answered NONE), and no quorum sample after it lists the voters in epoch %d or newer: nothing shows whether it held",
+			unknown = append(unknown, fmt.Sprintf("%s: %s (Kafka answered NONE), and no quorum sample asked after it lists the voters in epoch %d or newer: nothing shows whether it held",
 				VoterChangeLost, what, floor))
 			continue
 		}
@@ -301,7 +305,7 @@ func (c *Collector) voterChanges() (out []VoterChangeEntry, unknown, notes []str
 			}
 		}
 		if e.Samples > 1 || e.Final.AtS != e.First.AtS {
-			why = append(why, fmt.Sprintf("%d of the %d samples after the ack contradict it; the final one, %s", e.Samples, e.Judged, e.Final))
+			why = append(why, fmt.Sprintf("%d of the %d samples asked after the ack contradict it; the final one, %s", e.Samples, e.Judged, e.Final))
 		}
 		e.Why = strings.Join(why, "; ")
 		out = append(out, e)

@@ -8,9 +8,16 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// voters is a quorum sample at s of leader in epoch listing ids as voters.
+// voters is a quorum sample at s of leader in epoch listing ids as
+// voters, asked 50 ms before it was recorded.
 func (b *h) voters(s float64, leader, epoch int32, ids ...int32) *h {
-	q := histories.QuorumValue{LeaderID: leader, LeaderEpoch: epoch, HighWatermark: 10}
+	return b.votersAsked(s, s-0.05, leader, epoch, ids...)
+}
+
+// votersAsked is a quorum sample at s asked at asked (0: not recorded,
+// as in histories before the observer recorded it).
+func (b *h) votersAsked(s, asked float64, leader, epoch int32, ids ...int32) *h {
+	q := histories.QuorumValue{Asked: int64(asked * 1e9), LeaderID: leader, LeaderEpoch: epoch, HighWatermark: 10}
 	for _, id := range ids {
 		q.Voters = append(q.Voters, histories.QuorumReplica{ID: id, LogEndOffset: 10, LastFetchMS: -1, LastCaughtUpMS: -1})
 	}
@@ -84,16 +91,27 @@ func TestVoterChangeLost(t *testing.T) {
 			voters(3, 1000, 3, 1000, 1001, 1002, 1003).voters(4, 1001, 4, 1000, 1001, 1002), nil, "add-controller 1003 counted at 4 epoch 4 [1000 1001 1002] 1/2", ""},
 		{"acked add, gone only below quorum_after's epoch", base().
 			reconfig(2, add, histories.OK, 1003, "NONE", "quorum_after", map[string]any{"leader_id": 1001, "leader_epoch": 4}).
-			voters(4, 1000, 3, 1000, 1001, 1002), nil, "", "no quorum sample after it lists the voters in epoch 4 or newer"},
+			voters(4, 1000, 3, 1000, 1001, 1002), nil, "", "no quorum sample asked after it lists the voters in epoch 4 or newer"},
 		{"acked add, gone only before the ack", base().add(2, histories.NemesisProcess, histories.Invoke, add, histories.NemesisValue{Fault: add}, "").
 			voters(2.2, 1000, 3, 1000, 1001, 1002).
 			add(2.5, histories.NemesisProcess, histories.OK, add, histories.NemesisValue{Fault: add, Nodes: []int32{1003},
 				Details: map[string]any{"node": 1003, "answers": []map[string]any{{"code": "NONE"}}}}, "").
 			voters(3, 1000, 3, 1000, 1001, 1002, 1003), nil, "", ""},
+		{"acked add, gone in an answer asked before the ack and received after it", base().reconfig(2, add, histories.OK, 1003, "NONE").
+			votersAsked(2.7, 2.3, 1000, 3, 1000, 1001, 1002).voters(4, 1000, 3, 1000, 1001, 1002, 1003), nil, "", ""},
+		{"acked add, gone in an answer asked just after the ack", base().reconfig(2, add, histories.OK, 1003, "NONE").
+			votersAsked(2.7, 2.51, 1000, 3, 1000, 1001, 1002).voters(4, 1000, 3, 1000, 1001, 1002, 1003), nil,
+			"add-controller 1003 counted at 2.7 epoch 3 [1000 1001 1002] 1/2", ""},
+		{"acked add, ask not recorded: its source's previous sample before the ack bounds it", new(h).votersAsked(1, 0, 1000, 3, 1000, 1001, 1002).
+			reconfig(2, add, histories.OK, 1003, "NONE").votersAsked(2.7, 0, 1000, 3, 1000, 1001, 1002), nil, "",
+			"no quorum sample asked after it lists the voters in epoch 3 or newer"},
+		{"acked add, ask not recorded: its source's previous sample after the ack bounds it", new(h).votersAsked(1, 0, 1000, 3, 1000, 1001, 1002).
+			reconfig(2, add, histories.OK, 1003, "NONE").votersAsked(2.7, 0, 1000, 3, 1000, 1001, 1002).votersAsked(4, 0, 1000, 3, 1000, 1001, 1002), nil,
+			"add-controller 1003 counted at 4 epoch 3 [1000 1001 1002] 1/1", ""},
 		{"acked add, no sample after", base().reconfig(2, add, histories.OK, 1003, "NONE"), nil, "",
-			"voter-change-lost: add-controller of voter 1003 (directory id dir1003) acknowledged at 2.500 s (Kafka answered NONE), and no quorum sample after it lists the voters in epoch 3 or newer"},
+			"voter-change-lost: add-controller of voter 1003 (directory id dir1003) acknowledged at 2.500 s (Kafka answered NONE), and no quorum sample asked after it lists the voters in epoch 3 or newer"},
 		{"acked add, later samples list no voters", base().reconfig(2, add, histories.OK, 1003, "NONE").quorum(4, 1000, 3, 12), nil, "",
-			"no quorum sample after it lists the voters"},
+			"no quorum sample asked after it lists the voters"},
 
 		{"acked removal, stopped before, back", base().reconfig(2, rem, histories.OK, 1002, "NONE", "stopped", "before").
 			voters(3, 1000, 3, 1000, 1001).voters(4, 1000, 3, 1000, 1001, 1002), nil, "remove-controller 1002 counted at 4 epoch 3 [1000 1001 1002] 1/2", ""},
