@@ -92,6 +92,9 @@ func measure(runDir string, rp *runPass) (report.Row, expect.Metrics, error) {
 	if sc.untils > 0 {
 		m[expect.UntilsTimedOut] = float64(sc.untilsTimedOut)
 	}
+	if sc.featureSets > 0 {
+		m[expect.FeaturesRefused] = float64(sc.featuresRefused)
+	}
 	if sc.shareAcks > 0 {
 		m[expect.ShareAcksUnanswered] = float64(sc.shareUnanswered)
 	}
@@ -126,6 +129,9 @@ type runScan struct {
 	isrChanges   int
 	// untils: until ops recorded; untilsTimedOut: those that failed.
 	untils, untilsTimedOut int
+	// featureSets: set-feature ops completed; featuresRefused: those
+	// Kafka refused (completed fail: nemesis.Refusal).
+	featureSets, featuresRefused int
 	// shareAcks: the acks of finished share-ack ops; shareUnanswered:
 	// those the client gave no result for (expect.ShareAcksUnanswered).
 	shareAcks, shareUnanswered int
@@ -205,6 +211,11 @@ func (sc *runScan) Add(e *histories.Event) {
 	case e.Process == histories.NemesisProcess && e.Type != histories.Invoke &&
 		(e.F == histories.FAddController || e.F == histories.FRemoveController):
 		sc.voters.op(tl.LastNemesis())
+	case e.Process == histories.NemesisProcess && e.Type != histories.Invoke && e.F == histories.FSetFeature:
+		sc.featureSets++
+		if e.Type == histories.Fail {
+			sc.featuresRefused++
+		}
 	case e.Process == histories.NemesisProcess && e.Type == histories.Invoke && leaderMovingFaults(e.F):
 		sc.quorum.invoked(e.F, e.Time)
 	case e.Process == histories.NemesisProcess && e.Type == histories.OK:

@@ -155,6 +155,35 @@ func TestScanUntils(t *testing.T) {
 	}
 }
 
+// TestScanFeaturesRefused: features_refused counts the set-feature ops
+// Kafka refused (completed fail), not the applied ones nor one that failed
+// otherwise (info) nor the invokes.
+func TestScanFeaturesRefused(t *testing.T) {
+	set := func(i int, typ string) string {
+		return fmt.Sprintf(`{"index":%d,"time":%d,"process":-1,"type":"%s","f":"set-feature","value":{"fault":"set-feature","details":{"finalize":"metadata.version"}}}`, i, i, typ)
+	}
+	for _, tc := range []struct {
+		name          string
+		lines         []string
+		sets, refused int
+	}{
+		{"no set-feature", nil, 0, 0},
+		{"applied", []string{set(0, "invoke"), set(1, "ok")}, 1, 0},
+		{"refused, and one that timed out", []string{set(0, "invoke"), set(1, "fail"), set(2, "invoke"), set(3, "info")}, 2, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := strings.Join(tc.lines, "\n") + "\n"
+			sc, err := scanForMetrics(histories.NewReader(strings.NewReader(h)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.featureSets != tc.sets || sc.featuresRefused != tc.refused {
+				t.Errorf("set-feature ops %d refused %d, want %d and %d", sc.featureSets, sc.featuresRefused, tc.sets, tc.refused)
+			}
+		})
+	}
+}
+
 // TestScanShareAcksUnanswered: share_acks_unanswered counts the acks of
 // finished share-ack ops that the client gave no result for (KAFKA-20330's
 // dropped acks), not confirmed or failed ones, nor those of an info op

@@ -53,6 +53,7 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -274,6 +275,11 @@ func (e *Env) Inject(ctx context.Context, f Fault) error {
 		details, err = e.prove(ctx, f, details) // proof.go
 	}
 	v := histories.NemesisValue{Fault: f.Name(), Nodes: sortedIDs(nodes), Details: details}
+	if r := (*Refusal)(nil); errors.As(err, &r) {
+		e.record(histories.Fail, f.Name(), v, r.Error())
+		e.log().Info("nemesis: refused, as the step allows", "fault", f.Name(), "err", r)
+		return nil
+	}
 	if err != nil {
 		e.record(histories.Info, f.Name(), v, err.Error())
 		e.log().Warn("nemesis: inject failed", "fault", f.Name(), "nodes", v.Nodes, "err", err)
@@ -284,6 +290,16 @@ func (e *Env) Inject(ctx context.Context, f Fault) error {
 		"took", time.Since(begin).Round(time.Millisecond))
 	return nil
 }
+
+// Refusal is a fault's answer that the cluster refused it outright and
+// changed nothing (Kafka's definite refusal, not a timeout), returned by a
+// fault whose step asked to record refusals (set-feature's `refused:
+// record`): the op completes `fail` with the refusal as its error, and the
+// schedule goes on, so that a story can make the refusal its outcome.
+type Refusal struct{ Err error }
+
+func (r *Refusal) Error() string { return r.Err.Error() }
+func (r *Refusal) Unwrap() error { return r.Err }
 
 // HealFault undoes one injected fault and records it as a heal op.
 func (e *Env) HealFault(ctx context.Context, f Fault) error {

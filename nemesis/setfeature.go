@@ -2,15 +2,16 @@ package nemesis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
-	"errors"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // setFeatureKind sets feature levels through the admin API: every backend
@@ -24,11 +25,33 @@ type SetFeatureParams struct {
 	// Feature is the finalized feature levels to set, e.g.
 	// {eligible.leader.replicas.version: 1}.
 	Feature map[string]int16 `yaml:"feature,omitempty"`
+	// Finalize raises metadata.version to the highest level the brokers
+	// support, as an upgrade's finalize does (instead of Feature).
+	Finalize bool `yaml:"finalize,omitempty"`
+	// Refused says what Kafka's refusal of a level does: "fail" (the
+	// default) fails the step, as any fault that could not be applied,
+	// and ends the schedule; "record" completes the op `fail` with
+	// Kafka's answer in details.refused and goes on, so that a story's
+	// outcome can be the refusal (features_refused).
+	Refused string `yaml:"refused,omitempty"`
 }
 
+// Refused's values.
+const (
+	RefusedFail   = "fail"
+	RefusedRecord = "record"
+)
+
+// refusalCodes are Kafka's answers that refuse a level outright: the
+// controller judged it and changed nothing (FeatureControlManager).
+var refusalCodes = []string{"INVALID_UPDATE_VERSION", "FEATURE_UPDATE_FAILED"}
+
 func (fp *SetFeatureParams) Validate(p string, st *Step, add AddFunc) {
-	if len(fp.Feature) == 0 {
-		add(p+".feature", "set-feature needs at least one feature, e.g. {eligible.leader.replicas.version: 1}")
+	switch {
+	case fp.Finalize && len(fp.Feature) > 0:
+		add(p+".finalize", "set-feature takes feature or finalize, not both")
+	case !fp.Finalize && len(fp.Feature) == 0:
+		add(p+".feature", "set-feature needs at least one feature, e.g. {eligible.leader.replicas.version: 1}, or finalize: true")
 	}
 	for k, v := range fp.Feature {
 		if strings.TrimSpace(k) == "" {
@@ -38,12 +61,18 @@ func (fp *SetFeatureParams) Validate(p string, st *Step, add AddFunc) {
 			add(p+".feature."+k, "level %d: must not be negative", v)
 		}
 	}
+	if fp.Refused != "" && fp.Refused != RefusedFail && fp.Refused != RefusedRecord {
+		add(p+".refused", "%q: want %s (the default: a refusal fails the step) or %s (the op completes fail and the story goes on)",
+			fp.Refused, RefusedFail, RefusedRecord)
+	}
 	if st.Target != nil {
 		validateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
-func (fp *SetFeatureParams) Build(Step) Fault { return &setFeature{features: fp.Feature} }
+func (fp *SetFeatureParams) Build(Step) Fault {
+	return &setFeature{features: fp.Feature, finalize: fp.Finalize, record: fp.Refused == RefusedRecord}
+}
 
 // FeatureAdmin is the part of the admin API that reads and sets finalized
 // features (KIP-584); *admin.Client implements it. Faults type-assert
@@ -67,15 +96,20 @@ const featureWait = 30 * time.Second
 type setFeature struct {
 	features map[string]int16
 	finalize bool
+	record   bool // a refusal completes the op fail (Refusal), not info
 }
 
 func (f *setFeature) Name() string { return histories.FSetFeature }
 
 func (f *setFeature) Spec() map[string]any {
+	spec := map[string]any{"feature": f.features}
 	if f.finalize {
-		return map[string]any{"finalize": admin.FeatureMetadataVersion}
+		spec = map[string]any{"finalize": admin.FeatureMetadataVersion}
 	}
-	return map[string]any{"feature": f.features}
+	if f.record {
+		spec["refused"] = RefusedRecord
+	}
+	return spec
 }
 
 func (f *setFeature) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
@@ -114,7 +148,7 @@ func (f *setFeature) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 			return fa.SetFeature(ctx, name, want[name], want[name] < before[name])
 		})
 		if err != nil {
-			return nil, d, err
+			return nil, d, f.refusal(name, want[name], d, err)
 		}
 	}
 	after, err := e.readFeatures(ctx, fa, want)
@@ -123,6 +157,22 @@ func (f *setFeature) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 }
 
 func (f *setFeature) Heal(context.Context, *Env) error { return nil }
+
+// refusal records Kafka's refusal of a level in d (details.refused: the
+// feature, the level, Kafka's code and message) and makes err a Refusal
+// when the step records refusals; any other error is returned as it is.
+func (f *setFeature) refusal(name string, level int16, d map[string]any, err error) error {
+	var ke *kerr.Error
+	var fe *admin.FeatureUpdateError
+	if !errors.As(err, &fe) || !errors.As(fe.Err, &ke) || !slices.Contains(refusalCodes, ke.Message) {
+		return err
+	}
+	d["refused"] = map[string]any{"feature": name, "level": level, "code": ke.Message, "message": fe.Message}
+	if f.record {
+		return &Refusal{Err: err}
+	}
+	return err
+}
 
 // readFeatures polls the finalized features until every level of want
 // reads back (a broker learns it from the metadata log).

@@ -65,7 +65,11 @@ func (f *featureFake) SupportedFeatures(context.Context) (map[string]int16, erro
 
 func (f *featureFake) SetFeature(_ context.Context, name string, level int16, downgrade bool) error {
 	if f.supported[name] < level {
-		return fmt.Errorf("update feature %s=%d: %w", name, level, kerr.InvalidUpdateVersion)
+		return &admin.FeatureUpdateError{Feature: name, Level: level, Err: kerr.InvalidUpdateVersion,
+			Message: fmt.Sprintf("Invalid update version %d for feature %s. Controller 1002 only supports versions 1-%d", level, name, f.supported[name])}
+	}
+	if name == "flaky.version" {
+		return &admin.FeatureUpdateError{Feature: name, Level: level, Err: kerr.RequestTimedOut}
 	}
 	f.sets = append(f.sets, fmt.Sprintf("%s=%d downgrade=%v", name, level, downgrade))
 	f.finalized[name] = level
@@ -105,6 +109,26 @@ func TestUpgradeAndSetFeature(t *testing.T) {
 		{name: "a level no node supports is refused",
 			steps:   "- {fault: set-feature, feature: {transaction.version: 9}}",
 			summary: "set-feature:info", err: "INVALID_UPDATE_VERSION"},
+		{name: "finalize raises metadata.version to the supported level",
+			steps:   "- {fault: set-feature, finalize: true}",
+			sets:    "metadata.version=27",
+			summary: "set-feature:ok",
+			details: map[string]string{"set-feature#0": "set:map[metadata.version:27]"}},
+		{name: "a refusal recorded: the op fails with Kafka's answer and the story goes on",
+			steps: "- {fault: set-feature, feature: {transaction.version: 9}, refused: record}\n" +
+				"- {fault: set-feature, feature: {eligible.leader.replicas.version: 1}}",
+			sets:    "eligible.leader.replicas.version=1",
+			summary: "set-feature:fail set-feature:ok",
+			details: map[string]string{"set-feature#0": "refused:map[code:INVALID_UPDATE_VERSION feature:transaction.version level:9 " +
+				"message:Invalid update version 9 for feature transaction.version. Controller 1002 only supports versions 1-2]"}},
+		{name: "a refusal not recorded fails the step, its answer in the details",
+			steps:   "- {fault: set-feature, feature: {transaction.version: 9}}\n- {fault: set-feature, feature: {eligible.leader.replicas.version: 1}}",
+			summary: "set-feature:info", err: "Controller 1002 only supports versions 1-2",
+			details: map[string]string{"set-feature#0": "refused:map[code:INVALID_UPDATE_VERSION feature:transaction.version level:9 " +
+				"message:Invalid update version 9 for feature transaction.version. Controller 1002 only supports versions 1-2]"}},
+		{name: "an error that is no refusal fails the step even when refusals are recorded",
+			steps:   "- {fault: set-feature, feature: {flaky.version: 1}, refused: record}\n- {fault: set-feature, feature: {eligible.leader.replicas.version: 1}}",
+			summary: "set-feature:info", err: "REQUEST_TIMED_OUT"},
 		{name: "backend cannot upgrade", noUpgrade: true,
 			steps:   "- {fault: upgrade, version: 4.4.0}",
 			summary: "upgrade:info", err: "backend cannot upgrade"},
@@ -123,7 +147,7 @@ func TestUpgradeAndSetFeature(t *testing.T) {
 			var runErr error
 			evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
 				ff = &featureFake{fakeAdmin: a, finalized: map[string]int16{admin.FeatureMetadataVersion: 21},
-					supported: map[string]int16{admin.FeatureMetadataVersion: 27, admin.FeatureELR: 1, admin.FeatureTransaction: 2}}
+					supported: map[string]int16{admin.FeatureMetadataVersion: 27, admin.FeatureELR: 1, admin.FeatureTransaction: 2, "flaky.version": 1}}
 				env.Admin = ff
 				if !tc.noUpgrade {
 					uc = &upgradingCluster{fakeCluster: c, stuck: -1, versions: map[int32]string{}}
@@ -212,7 +236,11 @@ func TestUpgradeValidation(t *testing.T) {
 		{"- {fault: upgrade, version: banana}", "nemesis.steps[0].version: \"banana\" is not a Kafka version"},
 		{"- {fault: upgrade, version: 4.4.1}", ""},
 		{"- {fault: kill, version: 4.4.0, target: {role: leader}}", "nemesis.steps[0].version: only for fault upgrade"},
-		{"- {fault: restart, finalize: true, target: {role: leader}}", "nemesis.steps[0].finalize: only for fault upgrade"},
+		{"- {fault: restart, finalize: true, target: {role: leader}}", "nemesis.steps[0].finalize: only for faults upgrade and set-feature"},
+		{"- {fault: set-feature, finalize: true, feature: {metadata.version: 27}}", "nemesis.steps[0].finalize: set-feature takes feature or finalize, not both"},
+		{"- {fault: set-feature}", "nemesis.steps[0].feature: set-feature needs at least one feature"},
+		{"- {fault: set-feature, finalize: true, refused: ignore}", `nemesis.steps[0].refused: "ignore": want fail`},
+		{"- {fault: kill, refused: record, target: {role: leader}}", "nemesis.steps[0].refused: only for fault set-feature"},
 		{"- {fault: set-feature}", "nemesis.steps[0].feature: set-feature needs at least one feature"},
 		{"- {fault: set-feature, feature: {transaction.version: -1}}", "nemesis.steps[0].feature.transaction.version: level -1: must not be negative"},
 		{"- {fault: set-config, config: {a: b}, feature: {x: 1}}", "nemesis.steps[0].feature: only for fault set-feature"},

@@ -230,6 +230,11 @@ func upgradeRows(op nemOp) []setting {
 	}
 	before, _ := d["features_before"].(map[string]any)
 	after, _ := d["features_after"].(map[string]any)
+	if r, ok := d["refused"].(map[string]any); ok && op.Type == histories.Fail {
+		// Kafka refused the level: nothing changed, and its answer says why.
+		name := fmt.Sprint(r["feature"])
+		return []setting{{"feature " + name, fmt.Sprintf("%s (%v refused: %v %v)", level(before[name]), r["level"], r["code"], r["message"]), src}}
+	}
 	names := map[string]bool{}
 	for k := range before {
 		names[k] = true

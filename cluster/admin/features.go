@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -38,19 +37,56 @@ func (c *Client) FinalizedFeatures(ctx context.Context) (map[string]int16, error
 // upgraded in place, or metadata.version to the new release's level to
 // finalise an upgrade.
 func (c *Client) SetFeature(ctx context.Context, name string, level int16, downgrade bool) error {
-	typ := int8(1) // upgrade
+	// By hand, not kadm.UpdateFeatures: kadm keeps Kafka's error code and
+	// drops its message, and the message is the evidence of a refusal
+	// (which node's supported range refused the level).
+	req := kmsg.NewPtrUpdateFeaturesRequest()
+	req.TimeoutMillis = 15000
+	u := kmsg.NewUpdateFeaturesRequestFeatureUpdate()
+	u.Feature, u.MaxVersionLevel, u.UpgradeType = name, level, 1 // upgrade
 	if downgrade {
-		typ = 2 // safe downgrade
+		u.UpgradeType, u.AllowDowngrade = 2, true // safe downgrade
 	}
-	res, err := c.adm.UpdateFeatures(ctx, false, kadm.FeatureUpdate{Feature: name, MaxVersionLevel: level, UpgradeType: typ})
+	req.FeatureUpdates = append(req.FeatureUpdates, u)
+	resp, err := req.RequestWith(ctx, c.cl)
 	if err != nil {
 		return fmt.Errorf("update feature %s=%d: %w", name, level, err)
 	}
-	if err := res.Error(); err != nil {
-		return fmt.Errorf("update feature %s=%d: %w", name, level, err)
+	code, msg := resp.ErrorCode, resp.ErrorMessage
+	for _, r := range resp.Results { // v0-v1 answer per feature
+		if code == 0 && r.ErrorCode != 0 {
+			code, msg = r.ErrorCode, r.ErrorMessage
+		}
 	}
-	return nil
+	if code == 0 {
+		return nil
+	}
+	e := &FeatureUpdateError{Feature: name, Level: level, Err: kerr.ErrorForCode(code)}
+	if msg != nil {
+		e.Message = *msg
+	}
+	return e
 }
+
+// FeatureUpdateError is Kafka's answer with an error to a feature update: its
+// error code and its message, which for a refusal names what refused it (a
+// controller whose registration does not support the level).
+type FeatureUpdateError struct {
+	Feature string
+	Level   int16
+	Err     error // the kerr error of Kafka's code
+	Message string
+}
+
+func (e *FeatureUpdateError) Error() string {
+	s := fmt.Sprintf("update feature %s=%d: %v", e.Feature, e.Level, e.Err)
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	return s
+}
+
+func (e *FeatureUpdateError) Unwrap() error { return e.Err }
 
 // SupportedFeatures returns, per feature, the highest level every broker
 // answering supports (the ApiVersions SupportedFeatures max): the level a

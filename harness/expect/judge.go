@@ -84,11 +84,15 @@ const (
 	// that did not complete ok (Kafka refused, or the change was not read
 	// back in time).
 	ReconfigFailed = "reconfig_failed"
+	// FeaturesRefused counts the set-feature ops Kafka refused outright
+	// (completed fail under `refused: record`, with Kafka's answer in the
+	// op's details); absent when no set-feature completed.
+	FeaturesRefused = "features_refused"
 )
 
 // quorumMetrics are the quorum's metrics (harness/metrics_quorum.go).
 var quorumMetrics = []string{ControllerAfterFault, NewControllerSeconds, OldControllerClaimedSeconds,
-	FinalVoters, MinVoters, RemovedVoterBackSeconds, ReconfigFailed}
+	FinalVoters, MinVoters, RemovedVoterBackSeconds, ReconfigFailed, FeaturesRefused}
 
 // Anomalies are the checker's anomaly names a check may count; a run that
 // found none of a kind measured 0 of it.
