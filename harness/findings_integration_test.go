@@ -4,12 +4,18 @@ package harness_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/expect"
+	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // TestScenarioS13ELREmptied asserts what docs/SCENARIOS.md says s13 shows
@@ -153,4 +159,62 @@ func TestScenarioS13ELREmptied(t *testing.T) {
 	}
 	t.Logf("s13 FINDING: the ELR emptied, broker 0 elected as last known leader with its log cut to %d; %d acked records lost (offsets up to %d), all held by the ELR's followers",
 		cutEnd, lost, maxLost)
+}
+
+// TestScenarioK20295RemovedControllerRefusesUpgrade: k20295's story as
+// docs/findings.md states it, from the run's history and its measured
+// outcome: controller 1002 was stopped and removed (answered NONE), the
+// voters and brokers were upgraded to the newest release, and raising
+// metadata.version was refused (the set-feature op completed fail, Kafka's
+// INVALID_UPDATE_VERSION naming controller 1002's supported range), so
+// features_refused is 1 and the cell's outcome differs (red) on every
+// release without apache/kafka#23038. The day a release carries the fix,
+// the refusal is gone and this test says so.
+func TestScenarioK20295RemovedControllerRefusesUpgrade(t *testing.T) {
+	allScenarios(t)
+	if v := testenv.KafkaVersion(); v != "" {
+		t.Skipf("KCHAOS_KAFKA_VERSION=%s: k20295 starts on its own older release and upgrades to the newest", v)
+	}
+	r := runScenario(t, "k20295")
+	var refused map[string]any
+	removed := false
+	for _, e := range r.events {
+		if e.Process != histories.NemesisProcess || e.Type == histories.Invoke {
+			continue
+		}
+		var v histories.NemesisValue
+		if err := e.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		switch e.F {
+		case histories.FRemoveController:
+			removed = e.Type == histories.OK && slices.Equal(v.Nodes, []int32{1002})
+		case histories.FSetFeature:
+			if e.Type != histories.Fail {
+				t.Fatalf("k20295: set-feature completed %s (%s), want fail: Kafka accepted the upgrade past the removed controller (apache/kafka#23038 in this release?)", e.Type, e.Value)
+			}
+			refused, _ = v.Details["refused"].(map[string]any)
+		}
+	}
+	if !removed {
+		t.Fatal("k20295: no ok remove-controller of 1002")
+	}
+	if refused == nil || refused["code"] != "INVALID_UPDATE_VERSION" || !strings.Contains(fmt.Sprint(refused["message"]), "Controller 1002 only supports versions") {
+		t.Fatalf("k20295: refusal %v, want INVALID_UPDATE_VERSION naming controller 1002's range", refused)
+	}
+	t.Logf("k20295: refused: %v", refused["message"])
+	m, err := harness.Metrics(r.out.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m[expect.FeaturesRefused] != 1 {
+		t.Errorf("k20295: features_refused %v, want 1", m[expect.FeaturesRefused])
+	}
+	s, err := scenario.Load("k20295", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, _ := expect.Judge(s.Checks(), s.Settings(), m); status != expect.Differ {
+		t.Errorf("k20295: outcome %s, want %s (red: the bug shows)", status, expect.Differ)
+	}
 }

@@ -152,6 +152,13 @@ func notApplicable(s *scenario.Scenario, version string) string {
 	if path, problem := s.WorkloadVersionProblem(v); problem != "" {
 		return path + ": " + problem
 	}
+	// A schedule whose steps need another release (an upgrade to one not
+	// newer than this) says so through the fault's own check.
+	view := s.View()
+	view.Kafka = version
+	if errs := s.Nemesis.CheckScenario(view); len(errs) > 0 {
+		return errs[0].Error()
+	}
 	return ""
 }
 

@@ -13,6 +13,10 @@ import (
 // whole scenario where the knowledge lives (here, next to the fault)
 // without this package importing the harness that owns the scenario.
 type ScenarioView struct {
+	// Kafka is the release the cluster starts on (cluster.kafka,
+	// resolved: "4.3.2"; "" when it does not resolve, which the cluster's
+	// own validation names).
+	Kafka string
 	// Backend names the backend and Caps is what it can do.
 	Backend string
 	Caps    cluster.Caps

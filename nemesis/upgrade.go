@@ -67,6 +67,22 @@ func (up *UpgradeParams) Validate(p string, st *Step, add AddFunc) {
 	}
 }
 
+// CheckAgainst refuses an upgrade to a release not newer than the one the
+// cluster starts on: it would restart the nodes on the same release (or
+// downgrade them, which Kafka does not support), and a story that means
+// to show an upgrade would show none.
+func (up *UpgradeParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
+	to, err := cluster.ResolveVersion(up.Version)
+	if err != nil || v.Kafka == "" {
+		return // Validate and the cluster's validation name these
+	}
+	from, ferr := cluster.ParseVersion(v.Kafka)
+	tv, terr := cluster.ParseVersion(to)
+	if ferr == nil && terr == nil && !from.Less(tv) {
+		add(p+".version", "%s (%s) is not newer than the cluster's release %s (cluster.kafka): nothing to upgrade", up.Version, to, v.Kafka)
+	}
+}
+
 func (up *UpgradeParams) Build(st Step) Fault { return &rollingUpgrade{target: st.Target, params: *up} }
 
 func (up *UpgradeParams) label(string) string { return "upgrade to " + up.Version }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/internal/bounds"
 	"github.com/kchaos/kchaos/internal/duration"
 	"github.com/kchaos/kchaos/nemesis"
@@ -67,6 +68,9 @@ func (s *Scenario) View() nemesis.ScenarioView {
 	// the brokers for the factor; checkTopic reports them otherwise).
 	if t.Partitions <= bounds.Partitions && t.ReplicationFactor >= 1 && t.ReplicationFactor <= max(c.Brokers, 1) {
 		v.Assignment = t.AssignmentOrDefault(max(c.Brokers, 1))
+	}
+	if k, err := cluster.ResolveVersion(c.Kafka); err == nil {
+		v.Kafka = k
 	}
 	v.ClientRoles = workloads.ClientIDPrefixes(s.WorkloadConfig())
 	v.LinkFault = s.Nemesis.LinkFault()

@@ -48,8 +48,6 @@ var Needs = map[string]string{
 		"the records skipped or read twice after a truncation below an epoch-less commit",
 	"coordinator-state": "the group coordinator's state as evidence: committed offsets and membership read back " +
 		"after a coordinator move and held against what the group's members did",
-	"refused-feature-evidence": "a feature-level change whose refusal is the story's outcome (a metric), " +
-		"not a schedule that did not play out, on a quorum whose controllers run different releases",
 }
 
 // FindingInfo is the finding as run.json and the report carry it (nil

@@ -137,6 +137,10 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"rf above brokers", "name: x\ncluster:\n  brokers: 2\ntopic:\n  replication_factor: 3\n", nil, "topic.replication_factor"},
 		{"bad yaml", "name: [x\n", nil, "yaml"},
 		{"bad nemesis fault", "name: x\nnemesis:\n  steps:\n    - fault: kil\n", nil, "nemesis.steps[0]"},
+		{"upgrade to the cluster's own release", "name: x\ncluster:\n  kafka: 4.4.0\nnemesis:\n  steps:\n    - fault: upgrade\n      version: latest\n", nil,
+			"nemesis.steps[0].version: latest (4.4.0) is not newer than the cluster's release 4.4.0 (cluster.kafka): nothing to upgrade"},
+		{"upgrade to an older release", "name: x\ncluster:\n  kafka: 4.3.2\nnemesis:\n  steps:\n    - fault: upgrade\n      version: 4.2.x\n", nil,
+			"nemesis.steps[0].version: 4.2.x (4.2.2) is not newer than the cluster's release 4.3.2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
