@@ -117,7 +117,7 @@ func planCell(name string, combo map[string]string, version string, run, runs in
 		// Load once more without the version: if the scenario is fine on
 		// its own, the version rules it out (ELR before 4.0).
 		if base, berr := load(name, append(append([]string{}, sets...), SetsFor(combo)...)); berr == nil {
-			if reason := notApplicable(base, version); reason != "" {
+			if reason := NotApplicable(base, version); reason != "" {
 				c.Status, c.Reason, c.Verdict = report.CellNotApplicable, reason, report.Unchecked
 				return Cell{Row: c}, nil
 			}
@@ -133,12 +133,12 @@ func planCell(name string, combo map[string]string, version string, run, runs in
 	return Cell{Row: c, Scenario: s}, nil
 }
 
-// notApplicable says why Kafka version rules out the scenario's settings,
-// or "". The cluster's own validation is the rule (ELR, transaction.version
+// NotApplicable says why Kafka version rules out the scenario's settings,
+// or "" (a suite's cell not-applicable; a campaign leaves such a cell out). The cluster's own validation is the rule (ELR, transaction.version
 // levels before 4.0, ...), and the workload's version rules (the KIP-848
 // group protocol): the scenario loaded on its own version, so what
 // the other version refuses is the version's doing.
-func notApplicable(s *scenario.Scenario, version string) string {
+func NotApplicable(s *scenario.Scenario, version string) string {
 	if _, err := cluster.ParseVersion(version); err != nil {
 		return ""
 	}
