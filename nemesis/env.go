@@ -256,9 +256,13 @@ func (e *Env) rand() *prng {
 // AllNodes returns every node id of the run: controllers, then brokers.
 func (e *Env) AllNodes() []int32 { return cluster.IDs(cluster.AllNodes(e.Cluster)) }
 
-func (e *Env) brokerIDs() []int32 { return cluster.IDs(e.Cluster.Brokers()) }
+// BrokerIDs are the run's broker ids, and ControllerIDs its controllers':
+// exported for the rooms, whose faults check that a target is a broker (a
+// disk fault) or a node of the run (a power loss).
+func (e *Env) BrokerIDs() []int32 { return cluster.IDs(e.Cluster.Brokers()) }
 
-func (e *Env) controllerIDs() []int32 { return cluster.IDs(e.Cluster.Controllers()) }
+// ControllerIDs: see BrokerIDs.
+func (e *Env) ControllerIDs() []int32 { return cluster.IDs(e.Cluster.Controllers()) }
 
 // Inject injects f and records it: an invoke carrying the fault's spec,
 // then ok with the nodes it touched and what it did (and, for a Prover,
