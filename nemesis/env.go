@@ -17,11 +17,14 @@
 //
 // This package is the seam: the schedule format, targets, conditions,
 // proofs, the runner and the Env. Fault kinds live in rooms, packages of
-// their own grouped by what they act on (nemesis/requests: the request
+// their own grouped by what they act on (nemesis/disk: the disk faults
+// and the power loss, lose-unflushed; nemesis/requests: the request
 // faults), each importing this package and registering its kinds at init
 // (Register); this package never imports a room, and nemesis/kinds links
 // them all for the programs that read schedules. The kinds not yet moved
-// to a room are the seam's own, on registry's list.
+// to a room are the seam's own, on registry's list. The integration
+// tests of the seam and of every room share one cluster harness,
+// nemesis/nemesistest.
 //
 // Adding a fault kind is one new file and one line:
 //   - a file in its room with its Kind (kind.go: name, the cluster
