@@ -88,7 +88,7 @@ func (f *addController) Inject(ctx context.Context, e *Env) ([]int32, map[string
 		return nil, d, err
 	}
 	if !st.Running {
-		if err := e.start(ctx, id); err != nil {
+		if err := e.Start(ctx, id); err != nil {
 			return nil, d, err
 		}
 		d["started"] = true
@@ -124,7 +124,7 @@ func (f *addController) Inject(ctx context.Context, e *Env) ([]int32, map[string
 // pick is the target's controller, or the lowest controller that is not
 // a voter.
 func (f *addController) pick(e *Env, m admin.Members) (int32, error) {
-	ctrls := e.controllerIDs()
+	ctrls := e.ControllerIDs()
 	if f.target != nil {
 		id := f.target.Nodes[0]
 		if !slices.Contains(ctrls, id) {

@@ -24,7 +24,7 @@ var cutClientsKind = Kind{Name: histories.FCutClients, Needs: cluster.NewCaps(cl
 // cutClientsParams: a client cut takes only its target.
 type cutClientsParams struct{}
 
-func (*cutClientsParams) Validate(p string, st *Step, add AddFunc) { validateNodeTarget(p, st, add) }
+func (*cutClientsParams) Validate(p string, st *Step, add AddFunc) { ValidateNodeTarget(p, st, add) }
 
 func (*cutClientsParams) Build(st Step) Fault { return &cutClients{target: st.Target} }
 
@@ -105,7 +105,7 @@ func (e *Env) brokerTargets(ctx context.Context, t *Target, what string) ([]int3
 		return nil, err
 	}
 	for _, id := range ids {
-		if !slices.Contains(e.brokerIDs(), id) {
+		if !slices.Contains(e.BrokerIDs(), id) {
 			return nil, fmt.Errorf("%s: node %d is a controller: clients talk to brokers only", what, id)
 		}
 	}

@@ -39,7 +39,7 @@ type moveCoordinatorParams struct {
 }
 
 func (mp *moveCoordinatorParams) Validate(p string, st *Step, add AddFunc) {
-	validateNodeTarget(p, st, add)
+	ValidateNodeTarget(p, st, add)
 	switch mp.Coordinator {
 	case "", CoordinatorTransaction, CoordinatorGroup:
 	default:

@@ -17,11 +17,14 @@
 //
 // This package is the seam: the schedule format, targets, conditions,
 // proofs, the runner and the Env. Fault kinds live in rooms, packages of
-// their own grouped by what they act on (nemesis/requests: the request
+// their own grouped by what they act on (nemesis/disk: the disk faults
+// and the power loss, lose-unflushed; nemesis/requests: the request
 // faults), each importing this package and registering its kinds at init
 // (Register); this package never imports a room, and nemesis/kinds links
 // them all for the programs that read schedules. The kinds not yet moved
-// to a room are the seam's own, on registry's list.
+// to a room are the seam's own, on registry's list. The integration
+// tests of the seam and of every room share one cluster harness,
+// nemesis/nemesistest.
 //
 // Adding a fault kind is one new file and one line:
 //   - a file in its room with its Kind (kind.go: name, the cluster
@@ -257,9 +260,13 @@ func (e *Env) rand() *prng {
 // AllNodes returns every node id of the run: controllers, then brokers.
 func (e *Env) AllNodes() []int32 { return cluster.IDs(cluster.AllNodes(e.Cluster)) }
 
-func (e *Env) brokerIDs() []int32 { return cluster.IDs(e.Cluster.Brokers()) }
+// BrokerIDs are the run's broker ids, and ControllerIDs its controllers':
+// exported for the rooms, whose faults check that a target is a broker (a
+// disk fault) or a node of the run (a power loss).
+func (e *Env) BrokerIDs() []int32 { return cluster.IDs(e.Cluster.Brokers()) }
 
-func (e *Env) controllerIDs() []int32 { return cluster.IDs(e.Cluster.Controllers()) }
+// ControllerIDs: see BrokerIDs.
+func (e *Env) ControllerIDs() []int32 { return cluster.IDs(e.Cluster.Controllers()) }
 
 // Inject injects f and records it: an invoke carrying the fault's spec,
 // then ok with the nodes it touched and what it did (and, for a Prover,

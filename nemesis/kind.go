@@ -88,7 +88,7 @@ const (
 
 // HealKind is a heal a step may name (`heal: disk`) and a part of the
 // final heal, declared in the file of the lasting kind that owns it (disk
-// in disk.go); other kinds that it undoes refer to it (lose-unflushed to
+// in nemesis/disk/disk.go); other kinds that it undoes refer to it (lose-unflushed to
 // kill's, cut-clients to partition's).
 type HealKind struct {
 	Name string

@@ -17,7 +17,7 @@ func TestLeavesState(t *testing.T) {
 		histories.FPause: false, histories.FResume: false,
 		histories.FKill: false, histories.FStart: false, histories.FRestart: false,
 		// The restart recovers the cut log as after a crash; the
-		// metadata log is never cut (powerloss.go).
+		// metadata log is never cut (nemesis/disk/powerloss.go).
 		histories.FLoseUnflushed: false,
 		histories.FSetConfig:     true, // topic: may name an internal topic
 		histories.FElectUnclean:  false, histories.FElectPreferred: false,

@@ -22,7 +22,7 @@ type MoveLeaderParams struct {
 }
 
 func (mp *MoveLeaderParams) Validate(p string, st *Step, add AddFunc) {
-	validateNodeTarget(p, st, add)
+	ValidateNodeTarget(p, st, add)
 	if mp.Partition < 0 {
 		add(p+".partition", "must not be negative")
 	}

@@ -62,7 +62,8 @@ func (f *fakeCluster) ClientAddrs(ctx context.Context) ([]netip.Addr, error) {
 
 // Capabilities: what the fake simulates (iptables, tc, processes, log dirs
 // on the local disk, the client side); disks and upgrades are wrappers'
-// (diskCluster, upgradingCluster), so that a test can take them away.
+// (nemesis/disk's diskCluster, upgradingCluster), so that a test can take
+// them away.
 func (f *fakeCluster) Capabilities() cluster.Caps {
 	return cluster.AllCaps() &^ cluster.NewCaps(cluster.CapDisk, cluster.CapUpgrade)
 }

@@ -44,7 +44,7 @@ var dropPageCacheHeal = &HealKind{Name: fDropPageCache, Rank: 100,
 			return nil, nil
 		}
 		var errs []error
-		ids := e.brokerIDs()
+		ids := e.BrokerIDs()
 		for _, id := range ids {
 			errs = append(errs, pc.HoldPageCache(ctx, id, false))
 		}
@@ -59,7 +59,7 @@ type dropPageCacheParams struct {
 }
 
 func (dp *dropPageCacheParams) Validate(p string, st *Step, add AddFunc) {
-	validateNodeTarget(p, st, add)
+	ValidateNodeTarget(p, st, add)
 	if dp.MinBrokers < 0 {
 		add(p+".min_brokers", "must not be negative")
 	}

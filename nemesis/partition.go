@@ -174,7 +174,7 @@ func (f *partitionFault) Spec() map[string]any {
 
 // grudge resolves the shape against the cluster as it is now.
 func (f *partitionFault) grudge(ctx context.Context, e *Env) (Grudge, error) {
-	all, brokers, ctrls := e.AllNodes(), e.brokerIDs(), e.controllerIDs()
+	all, brokers, ctrls := e.AllNodes(), e.BrokerIDs(), e.ControllerIDs()
 	switch f.shape {
 	case ShapeIsolate, ShapeMajorityMinority:
 		// Isolate cuts the targets off from everyone else; majority-minority
@@ -334,7 +334,7 @@ func (f *partitionFault) Inject(ctx context.Context, e *Env) ([]int32, map[strin
 // markCut remembers the brokers a grudge cuts off from a controller: their
 // metadata goes stale, so state reads avoid them.
 func (e *Env) markCut(g Grudge) {
-	ctrls := e.controllerIDs()
+	ctrls := e.ControllerIDs()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	next := maps.Clone(e.cutFromController)

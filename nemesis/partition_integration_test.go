@@ -14,6 +14,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	nt "github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
 // TestPartitionLeaderFollowers: a partition's leader cut off from its
@@ -21,39 +22,39 @@ import (
 // running (and stay unfenced: they still reach the controller); the heal
 // brings them back into the ISR and leaves no kchaos rule.
 func TestPartitionLeaderFollowers(t *testing.T) {
-	h := start(t, nil)
-	h.replicated("lf", 200)
-	h.inject(nemesis.Step{Fault: histories.FPartition,
+	h := nt.Start(t, nil)
+	h.Replicated("lf", 200)
+	h.Inject(nemesis.Step{Fault: histories.FPartition,
 		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeLeaderFollowers}})
-	h.produceLeaderAck(10, "lag")
-	took := h.until(isr(0), 30*time.Second)
+	h.ProduceLeaderAck(10, "lag")
+	took := h.Until(nt.ISR(0), 30*time.Second)
 	t.Logf("ISR [0 1 2] -> [0] %s after cutting leader 0 from its followers and writing (replica.lag.time.max.ms 4s)", took)
 	for _, f := range []int32{1, 2} {
-		must(t, h.running(f), "follower %d does not run", f)
+		nt.Must(t, h.Running(f), "follower %d does not run", f)
 	}
-	live, err := h.adm.LiveBrokers(context.Background())
-	must(t, err == nil && slices.Equal(live, []int32{0, 1, 2}), "live brokers %v (%v): followers fenced", live, err)
-	p, _ := h.adm.Describe(context.Background(), "lf")
-	must(t, p[0].Leader == 0, "leader moved: %+v", p[0])
+	live, err := h.Adm.LiveBrokers(context.Background())
+	nt.Must(t, err == nil && slices.Equal(live, []int32{0, 1, 2}), "live brokers %v (%v): followers fenced", live, err)
+	p, _ := h.Adm.Describe(context.Background(), "lf")
+	nt.Must(t, p[0].Leader == 0, "leader moved: %+v", p[0])
 	// The leader alone acks writes now (min.insync.replicas 1).
-	h.produce(50, "alone", false)
-	must(t, h.leo(0) == 260, "leader log end %d, want 260", h.leo(0))
+	h.Produce(50, "alone", false)
+	nt.Must(t, h.Leo(0) == 260, "leader log end %d, want 260", h.Leo(0))
 
-	h.heal(histories.FPartition)
-	h.noRules()
-	took = h.until(isr(0, 1, 2), 60*time.Second)
+	h.Heal(histories.FPartition)
+	h.NoRules()
+	took = h.Until(nt.ISR(0, 1, 2), 60*time.Second)
 	t.Logf("ISR back to [0 1 2] %s after the heal", took)
-	ops := h.nemesisOps()
-	_, v, _ := completion(ops, histories.FPartition)
+	ops := h.NemesisOps()
+	_, v, _ := nt.Completion(ops, histories.FPartition)
 	t.Logf("recorded partition: nodes %v details %v", v.Nodes, v.Details)
-	must(t, fmt.Sprint(v.Details["grudge"]) == "map[0:[1 2] 1:[0] 2:[0]]", "grudge %v", v.Details["grudge"])
+	nt.Must(t, fmt.Sprint(v.Details["grudge"]) == "map[0:[1 2] 1:[0] 2:[0]]", "grudge %v", v.Details["grudge"])
 }
 
 // probe reports whether node from can open a TCP connection to node to's
 // listener. A dropped SYN hangs until the timeout; both count as closed.
-func probe(h *harness, from, to cluster.Node) bool {
+func probe(h *nt.Harness, from, to cluster.Node) bool {
 	cmd := fmt.Sprintf("echo > /dev/tcp/%s/%d", to.IP, port(to))
-	_, err := h.c.Exec(context.Background(), from.ID, "timeout", "2", "bash", "-c", cmd)
+	_, err := h.C.Exec(context.Background(), from.ID, "timeout", "2", "bash", "-c", cmd)
 	return err == nil
 }
 
@@ -66,8 +67,8 @@ func port(n cluster.Node) int {
 
 // connectivity probes every ordered pair of nodes, in parallel, and returns
 // the set of "from->to" pairs that are blocked.
-func connectivity(h *harness) map[string]bool {
-	nodes := append(h.c.Controllers(), h.c.Brokers()...)
+func connectivity(h *nt.Harness) map[string]bool {
+	nodes := append(h.C.Controllers(), h.C.Brokers()...)
 	blocked := map[string]bool{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -97,36 +98,36 @@ func connectivity(h *harness) map[string]bool {
 // from the controller is fenced; after each heal every probe passes and
 // no kchaos rule remains.
 func TestPartitionRacksAndFromController(t *testing.T) {
-	h := start(t, nil)
-	h.topic("rk", []int32{0, 1, 2}, nil)
-	must(t, len(connectivity(h)) == 0, "blocked before any fault: %v", connectivity(h))
+	h := nt.Start(t, nil)
+	h.Topic("rk", []int32{0, 1, 2}, nil)
+	nt.Must(t, len(connectivity(h)) == 0, "blocked before any fault: %v", connectivity(h))
 
-	h.inject(nemesis.Step{Fault: histories.FPartition, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeRacks}})
+	h.Inject(nemesis.Step{Fault: histories.FPartition, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeRacks}})
 	begin := time.Now()
 	got := connectivity(h)
 	want := map[string]bool{"0->2": true, "1->2": true, "2->0": true, "2->1": true}
-	must(t, fmt.Sprint(got) == fmt.Sprint(want), "blocked pairs %v, want exactly %v", got, want)
-	t.Logf("rack partition: blocked %v; the other 8 pairs connect (probes took %s)", slices.Sorted(maps.Keys(got)), since(begin))
-	h.produceLeaderAck(10, "lag")
-	took := h.until(isr(0, 1), 30*time.Second)
+	nt.Must(t, fmt.Sprint(got) == fmt.Sprint(want), "blocked pairs %v, want exactly %v", got, want)
+	t.Logf("rack partition: blocked %v; the other 8 pairs connect (probes took %s)", slices.Sorted(maps.Keys(got)), nt.Since(begin))
+	h.ProduceLeaderAck(10, "lag")
+	took := h.Until(nt.ISR(0, 1), 30*time.Second)
 	t.Logf("ISR -> [0 1] %s after a write: broker 2 (rack b) cannot fetch from leader 0 (rack a)", took)
-	h.heal(histories.FPartition)
-	h.noRules()
-	must(t, len(connectivity(h)) == 0, "blocked after heal: %v", connectivity(h))
+	h.Heal(histories.FPartition)
+	h.NoRules()
+	nt.Must(t, len(connectivity(h)) == 0, "blocked after heal: %v", connectivity(h))
 
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: histories.FPartition,
+	h.Inject(nemesis.Step{Fault: histories.FPartition,
 		Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeFromController}})
-	took = h.until(nemesis.Condition{Fenced: []int32{2}}, 30*time.Second)
+	took = h.Until(nemesis.Condition{Fenced: []int32{2}}, 30*time.Second)
 	t.Logf("broker 2 fenced %s after being cut from the controller (broker.session.timeout.ms 3s)", took)
 	got = connectivity(h)
 	want = map[string]bool{"2->1000": true, "1000->2": true}
-	must(t, fmt.Sprint(got) == fmt.Sprint(want), "blocked pairs %v, want exactly %v", got, want)
-	h.heal(histories.FPartition)
-	h.noRules()
-	took = h.until(nemesis.Condition{Live: []int32{0, 1, 2}}, 60*time.Second)
+	nt.Must(t, fmt.Sprint(got) == fmt.Sprint(want), "blocked pairs %v, want exactly %v", got, want)
+	h.Heal(histories.FPartition)
+	h.NoRules()
+	took = h.Until(nemesis.Condition{Live: []int32{0, 1, 2}}, 60*time.Second)
 	t.Logf("broker 2 unfenced %s after the heal", took)
-	if err := (&nemesis.Runner{Env: h.env}).FinalHeal(context.Background()); err != nil {
+	if err := (&nemesis.Runner{Env: h.Env}).FinalHeal(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 }

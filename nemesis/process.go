@@ -31,7 +31,7 @@ var (
 		Draw: &Draw{Rank: 1}})
 	resumeKind = processKind(histories.FResume, cluster.CapPause, Kind{Heal: UndoOp,
 		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn})
-	killKind = processKind(histories.FKill, cluster.CapKill, Kind{Heal: killHeal,
+	killKind = processKind(histories.FKill, cluster.CapKill, Kind{Heal: KillHeal,
 		UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#c0392b", LosesAcked: Yes,
 		MovesLeaders: Yes, Draw: &Draw{Rank: 2}})
 	startKind = processKind(histories.FStart, cluster.CapKill, Kind{Heal: UndoOp,
@@ -57,9 +57,11 @@ var (
 	pauseHeal = &HealKind{Name: histories.FPause, Rank: 1, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
 		return e.healWith(ctx, d, "resumed", histories.FResume)
 	}}
-	// killHeal starts every stopped node (killed, powered off or stopped),
-	// after the disks are healed.
-	killHeal = &HealKind{Name: histories.FKill, Rank: 5, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
+	// KillHeal starts every stopped node (killed, powered off or stopped),
+	// after the disks are healed. Exported for the rooms whose lasting
+	// faults leave nodes down, as a kill does, and are healed by it
+	// (nemesis/disk's lose-unflushed).
+	KillHeal = &HealKind{Name: histories.FKill, Rank: 5, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
 		return e.healWith(ctx, d, "started", histories.FStart)
 	}}
 )
@@ -80,7 +82,7 @@ type processParams struct{}
 
 func (*processParams) Validate(p string, st *Step, add AddFunc) {
 	if st.Fault == histories.FKill || st.Fault == histories.FPause {
-		validateNodeTarget(p, st, add)
+		ValidateNodeTarget(p, st, add)
 	} else if st.Target != nil {
 		validateTarget(p+".target", st.Target, false, false, add)
 	}
@@ -95,7 +97,7 @@ type RestartParams struct {
 	ReadyWithin Duration `yaml:"timeout,omitempty"`
 }
 
-func (*RestartParams) Validate(p string, st *Step, add AddFunc) { validateNodeTarget(p, st, add) }
+func (*RestartParams) Validate(p string, st *Step, add AddFunc) { ValidateNodeTarget(p, st, add) }
 
 func (rp *RestartParams) Build(st Step) Fault {
 	return &processFault{op: st.Fault, target: st.Target, timeout: rp.ReadyWithin.Std()}
@@ -176,12 +178,12 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 				return false, err
 			}
 		}
-		return true, e.kill(ctx, id)
+		return true, e.Kill(ctx, id)
 	case histories.FStart:
 		if running {
 			return false, nil
 		}
-		return true, e.start(ctx, id)
+		return true, e.Start(ctx, id)
 	case histories.FPause:
 		if !running || paused {
 			return false, nil
@@ -201,10 +203,10 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 		if err := e.Cluster.Stop(ctx, id, stopGrace); err != nil {
 			return false, err
 		}
-		if err := e.start(ctx, id); err != nil {
+		if err := e.Start(ctx, id); err != nil {
 			return true, err
 		}
-		if !slices.Contains(e.brokerIDs(), id) {
+		if !slices.Contains(e.BrokerIDs(), id) {
 			return true, nil
 		}
 		// A clean restart is over when the broker is back in service, as in
@@ -237,8 +239,10 @@ func (f *processFault) Heal(ctx context.Context, e *Env) error {
 	return err
 }
 
-// kill sends SIGKILL and waits until the container has exited.
-func (e *Env) kill(ctx context.Context, id int32) error {
+// Kill sends SIGKILL and waits until the container has exited: the
+// kill fault's own act, exported for the rooms whose faults kill a node
+// as part of theirs (nemesis/disk's power loss).
+func (e *Env) Kill(ctx context.Context, id int32) error {
 	if err := e.Cluster.Kill(ctx, id); err != nil {
 		return err
 	}
@@ -259,8 +263,10 @@ func (e *Env) waitStopped(ctx context.Context, id int32, limit time.Duration) er
 	}
 }
 
-// start starts a stopped node and removes rules a heal could not reach.
-func (e *Env) start(ctx context.Context, id int32) error {
+// Start starts a stopped node and removes rules a heal could not reach:
+// the start fault's own act, exported for the rooms whose faults start a
+// node again (nemesis/disk's lose-unflushed with start: true).
+func (e *Env) Start(ctx context.Context, id int32) error {
 	if err := e.Cluster.Start(ctx, id); err != nil {
 		return err
 	}

@@ -98,11 +98,11 @@ func (e *Env) quorumGrudge(ctx context.Context, shape string, t *Target) (Grudge
 	if err != nil {
 		return nil, err
 	}
-	ctrls := e.controllerIDs()
+	ctrls := e.ControllerIDs()
 	if brokers := without(ids, ctrls); len(brokers) > 0 {
 		return nil, fmt.Errorf("%s: targets %v are brokers, not controllers", shape, brokers)
 	}
-	other := e.brokerIDs()
+	other := e.BrokerIDs()
 	if shape == ShapeFromVoters {
 		other = without(ctrls, ids)
 	}

@@ -28,11 +28,13 @@ type ParamNeeds interface{ Needs() cluster.Caps }
 
 // registry is every registered fault kind, in the order errors list them
 // and histories describes them: the seam's own, one line each, then the
-// rooms' as they Register at init (nemesis/requests). Adding a fault: a
-// file with its Kind, parameter type and Fault in its room, and a line on
-// the room's list (here for a kind of the seam's own); then go generate
-// ./nemesis, which copies the kinds' history facts for the readers that
-// do not link the nemesis: histories/faults_kinds.go.
+// rooms' as they Register at init (nemesis/disk, then nemesis/requests:
+// Go initializes the rooms nemesis/kinds links in import-path order).
+// Adding a fault: a file with its Kind, parameter type and Fault in its
+// room, and a line on the room's list (here for a kind of the seam's
+// own); then go generate ./nemesis, which copies the kinds' history
+// facts for the readers that do not link the nemesis:
+// histories/faults_kinds.go.
 var registry = []Kind{
 	partitionKind,
 	netemKind,
@@ -42,7 +44,6 @@ var registry = []Kind{
 	killKind,
 	startKind,
 	restartKind,
-	loseUnflushedKind,
 	setConfigKind,
 	electUncleanKind,
 	electPreferredKind,
@@ -59,9 +60,6 @@ var registry = []Kind{
 	producerCrashKind,
 	stopProducersKind,
 	abortHangingKind,
-	diskFailKind,
-	diskFullKind,
-	diskSlowKind,
 }
 
 // Kinds returns the registered fault kinds, in registry order.

@@ -70,7 +70,7 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 	details := map[string]any{"mode": "scripted", "seed": r.Env.Seed, "steps": len(steps)}
 	if random {
 		r.Env.Seed = s.Random.Seed
-		p, err := PlanRandom(*s.Random, r.Env.brokerIDs())
+		p, err := PlanRandom(*s.Random, r.Env.BrokerIDs())
 		if err != nil {
 			return err
 		}

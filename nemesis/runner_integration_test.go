@@ -12,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	nt "github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
 // s11 is seed scenario S11 as a schedule: the leader's followers fall out
@@ -47,8 +48,8 @@ steps:
 // paused one (1): resume, remove rules, start, and wait until every broker
 // is live and the partition has a leader; no kchaos rule may remain.
 func TestRunnerScriptedCancelled(t *testing.T) {
-	h := start(t, nil)
-	h.replicated("s11", 100)
+	h := nt.Start(t, nil)
+	h.Replicated("s11", 100)
 	s, err := nemesis.ParseSchedule([]byte(s11))
 	if err != nil {
 		t.Fatal(err)
@@ -57,11 +58,11 @@ func TestRunnerScriptedCancelled(t *testing.T) {
 	defer cancel()
 	wctx, stopWriting := context.WithCancel(context.Background())
 	defer stopWriting()
-	h.writeInBackground(wctx)
+	h.WriteInBackground(wctx)
 	// Cancel once set-config is recorded: the schedule is then in its wait.
 	go func() {
 		for ctx.Err() == nil {
-			if h.env.Recorder.Flush() == nil && hasOK(h.history, histories.FSetConfig) {
+			if h.Env.Recorder.Flush() == nil && hasOK(h.History, histories.FSetConfig) {
 				time.Sleep(time.Second)
 				cancel()
 				return
@@ -70,31 +71,31 @@ func TestRunnerScriptedCancelled(t *testing.T) {
 		}
 	}()
 	begin := time.Now()
-	err = (&nemesis.Runner{Env: h.env}).Run(ctx, s)
-	t.Logf("schedule and final heal took %s; run error: %v", since(begin), err)
-	must(t, errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), "final heal"),
+	err = (&nemesis.Runner{Env: h.Env}).Run(ctx, s)
+	t.Logf("schedule and final heal took %s; run error: %v", nt.Since(begin), err)
+	nt.Must(t, errors.Is(err, context.Canceled) && !strings.Contains(err.Error(), "final heal"),
 		"run error %v, want context.Canceled only", err)
-	h.noRules()
-	live, _ := h.adm.LiveBrokers(context.Background())
-	p, _ := h.adm.Describe(context.Background(), "s11")
-	must(t, equal(live, []int32{0, 1, 2}) && p[0].Leader >= 0, "after the final heal: live %v, partition %+v", live, p[0])
+	h.NoRules()
+	live, _ := h.Adm.LiveBrokers(context.Background())
+	p, _ := h.Adm.Describe(context.Background(), "s11")
+	nt.Must(t, nt.Equal(live, []int32{0, 1, 2}) && p[0].Leader >= 0, "after the final heal: live %v, partition %+v", live, p[0])
 	t.Logf("after the final heal: live %v, partition %+v", live, p[0])
 
 	var fs []string
-	ops := h.nemesisOps()
+	ops := h.NemesisOps()
 	for _, e := range ops {
 		if e.Type != histories.Invoke {
 			fs = append(fs, e.F+":"+string(e.Type))
 		}
 	}
 	want := "schedule:ok partition:ok until:ok pause:ok kill:ok until:ok elect-unclean:ok until:ok set-config:ok heal:ok"
-	must(t, strings.Join(fs, " ") == want, "history %v, want %s", fs, want)
-	ev, v, _ := completion(ops, histories.FElectUnclean)
-	must(t, equal(v.Nodes, []int32{2}), "unclean election: %s", ev.Value)
-	heal, _, _ := completion(ops, histories.FHeal)
+	nt.Must(t, strings.Join(fs, " ") == want, "history %v, want %s", fs, want)
+	ev, v, _ := nt.Completion(ops, histories.FElectUnclean)
+	nt.Must(t, nt.Equal(v.Nodes, []int32{2}), "unclean election: %s", ev.Value)
+	heal, _, _ := nt.Completion(ops, histories.FHeal)
 	t.Logf("final heal recorded: %s", heal.Value)
 	for _, s := range []string{`"resumed":[1]`, `"started":[0]`} {
-		must(t, bytes.Contains(heal.Value, []byte(s)), "final heal lacks %s: %s", s, heal.Value)
+		nt.Must(t, bytes.Contains(heal.Value, []byte(s)), "final heal lacks %s: %s", s, heal.Value)
 	}
 }
 
@@ -115,11 +116,11 @@ func hasOK(path, f string) bool {
 // while a writer runs: every planned fault and heal is recorded, in the
 // plan's order, none fails, and the cluster ends healthy.
 func TestRunnerRandomOnCluster(t *testing.T) {
-	h := start(t, nil)
-	h.topic("rnd", []int32{0, 1, 2}, nil)
+	h := nt.Start(t, nil)
+	h.Topic("rnd", []int32{0, 1, 2}, nil)
 	wctx, stopWriting := context.WithCancel(context.Background())
 	defer stopWriting()
-	h.writeInBackground(wctx)
+	h.WriteInBackground(wctx)
 	rs := nemesis.RandomSchedule{Seed: 3, Interval: nemesis.Duration(8 * time.Second),
 		Duration: nemesis.Duration(40 * time.Second),
 		Faults:   []string{histories.FPause, histories.FKill, "partition-racks", histories.FRestart, histories.FLoseUnflushed}}
@@ -134,17 +135,17 @@ func TestRunnerRandomOnCluster(t *testing.T) {
 		}
 	}
 	begin := time.Now()
-	err = (&nemesis.Runner{Env: h.env}).Run(context.Background(), nemesis.Schedule{Random: &rs})
-	t.Logf("random schedule (seed 3, %d steps) and final heal took %s", len(plan), since(begin))
+	err = (&nemesis.Runner{Env: h.Env}).Run(context.Background(), nemesis.Schedule{Random: &rs})
+	t.Logf("random schedule (seed 3, %d steps) and final heal took %s", len(plan), nt.Since(begin))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, e := range h.nemesisOps() {
+	for _, e := range h.NemesisOps() {
 		if e.Type == histories.Invoke || histories.IsBookkeeping(e.F) {
 			continue
 		}
-		must(t, e.Type == histories.OK, "%s ended %s: %s %s", e.F, e.Type, e.Value, e.Error)
+		nt.Must(t, e.Type == histories.OK, "%s ended %s: %s %s", e.F, e.Type, e.Value, e.Error)
 		var v histories.NemesisValue
 		_ = e.Decode(&v)
 		switch {
@@ -155,8 +156,8 @@ func TestRunnerRandomOnCluster(t *testing.T) {
 		}
 		t.Logf("%s %s nodes %v", e.F, v.Fault, v.Nodes)
 	}
-	must(t, strings.Join(got, " ") == strings.Join(want, " "), "ops %v, want the plan's %v", got, want)
-	h.noRules()
-	live, _ := h.adm.LiveBrokers(context.Background())
-	must(t, equal(live, []int32{0, 1, 2}), "live after the final heal: %v", live)
+	nt.Must(t, strings.Join(got, " ") == strings.Join(want, " "), "ops %v, want the plan's %v", got, want)
+	h.NoRules()
+	live, _ := h.Adm.LiveBrokers(context.Background())
+	nt.Must(t, nt.Equal(live, []int32{0, 1, 2}), "live after the final heal: %v", live)
 }

@@ -97,13 +97,6 @@ func (v *ScenarioView) checkGroups(p string, groups [][]int32, add AddFunc) {
 	}
 }
 
-// checkDir refuses a disk fault's dir the brokers do not have.
-func (v *ScenarioView) checkDir(p string, dir *int, add AddFunc) {
-	if dir != nil && v.OwnLogDirs && *dir >= v.LogDirs {
-		add(p+".dir", "%d: the brokers have log dirs 0..%d (cluster.log_dirs: %d)", *dir, v.LogDirs-1, v.LogDirs)
-	}
-}
-
 // checkMember refuses a member fault without group members, or naming a
 // member the workload does not have.
 func (v *ScenarioView) checkMember(p string, st *Step, member string, add AddFunc) {

@@ -338,9 +338,12 @@ func needTarget(p string, st *Step, what string, add AddFunc) {
 	}
 }
 
-// validateNodeTarget checks the target of a fault that acts on the nodes
-// it names and needs them.
-func validateNodeTarget(p string, st *Step, add AddFunc) {
+// ValidateNodeTarget checks the target of a fault that acts on the nodes
+// it names and needs them: the seam's rule for such a target (the
+// refusal "fault X needs a target" included), exported so that a room's
+// parameters (nemesis/disk's) validate their target as the seam's own
+// kinds do.
+func ValidateNodeTarget(p string, st *Step, add AddFunc) {
 	needTarget(p, st, st.Fault, add)
 	if st.Target != nil {
 		validateTarget(p+".target", st.Target, false, false, add)

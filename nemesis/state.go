@@ -81,7 +81,7 @@ func (e *Env) readers(ctx context.Context) []int32 {
 	last, cut, clients := e.lastReader, e.cutFromController, e.clientCut
 	e.mu.Unlock()
 	var good, stale []int32
-	for _, id := range e.brokerIDs() {
+	for _, id := range e.BrokerIDs() {
 		if clients[id] || !e.runsUnpaused(ctx, id) {
 			continue // a client cut drops kchaos's own requests too
 		}

@@ -43,7 +43,7 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 		}
 		return out, nil
 	case RoleRandom:
-		return e.rand().pick(e.brokerIDs(), max(t.Count, 1)), nil
+		return e.rand().pick(e.BrokerIDs(), max(t.Count, 1)), nil
 	case RoleNodes:
 		for _, id := range t.Nodes {
 			if _, ok := e.Cluster.Node(id); !ok {

@@ -148,7 +148,7 @@ func (e *Env) upgradeOrder(ctx context.Context, t *Target) ([]int32, error) {
 			return nil, err
 		}
 	}
-	ctrls := e.controllerIDs()
+	ctrls := e.ControllerIDs()
 	slices.SortFunc(ids, func(a, b int32) int {
 		ca, cb := slices.Contains(ctrls, a), slices.Contains(ctrls, b)
 		switch {
@@ -225,7 +225,7 @@ func (e *Env) waitController(ctx context.Context, n cluster.Node, limit time.Dur
 			return fmt.Errorf("controller %d not answering within %s: %v", n.ID, limit, err)
 		}
 	}
-	return waitLive(ctx, e.State(), e.brokerIDs(), limit)
+	return waitLive(ctx, e.State(), e.BrokerIDs(), limit)
 }
 
 // waitInService waits until broker id is live and in the ISR of every

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/disk"
 )
 
 // TestWritebackNeedsLogAppendTime: the writeback power-loss model dates
@@ -54,7 +54,7 @@ func TestExampleScenariosLoad(t *testing.T) {
 		if len(s.Nemesis.Steps) < 5 {
 			t.Fatalf("%s: %d steps, want the writeback power loss at step 4", f, len(s.Nemesis.Steps))
 		}
-		if lu, _ := s.Nemesis.Steps[4].Params.(*nemesis.LoseUnflushedParams); lu == nil || lu.Model != "writeback" {
+		if lu, _ := s.Nemesis.Steps[4].Params.(*disk.LoseUnflushedParams); lu == nil || lu.Model != "writeback" {
 			t.Errorf("%s: step 4 is %+v, want the writeback power loss", f, s.Nemesis.Steps[4])
 		}
 	}

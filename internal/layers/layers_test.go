@@ -18,9 +18,10 @@ type group string
 const (
 	gCmd        group = "cmd"
 	gHarness    group = "harness"
-	gNemesis    group = "nemesis"       // the seam (schedules, targets, runner, Env) and nemesis/proxy
-	gRoom       group = "nemesis/room"  // a room of fault kinds: nemesis/requests, ...
-	gKinds      group = "nemesis/kinds" // links every room
+	gNemesis    group = "nemesis"             // the seam (schedules, targets, runner, Env) and nemesis/proxy
+	gRoom       group = "nemesis/room"        // a room of fault kinds: nemesis/requests, ...
+	gKinds      group = "nemesis/kinds"       // links every room
+	gNemTest    group = "nemesis/nemesistest" // the integration tests' cluster harness; tests only
 	gWorkloads  group = "workloads"
 	gCluster    group = "cluster"         // the interface and neutral types
 	gAdmin      group = "cluster/admin"   // the admin client
@@ -43,6 +44,8 @@ func groupOf(rel string) (group, bool) {
 		return gHarness, true
 	case rel == "nemesis/kinds":
 		return gKinds, true
+	case rel == "nemesis/nemesistest":
+		return gNemTest, true
 	case strings.HasPrefix(rel, "nemesis/") && rel != "nemesis/proxy":
 		return gRoom, true
 	case rel == "nemesis", rel == "workloads", rel == "checker", rel == "report", rel == "histories", rel == "brokerlogs":
@@ -73,6 +76,7 @@ var mayImport = map[group][]group{
 	gNemesis:    {gCluster, gAdmin, gHistories},
 	gRoom:       {gNemesis, gCluster, gAdmin, gHistories},
 	gKinds:      {gRoom},
+	gNemTest:    {gNemesis, gCluster, gAdmin, gBackend, gHistories},
 	gWorkloads:  {gCluster, gAdmin, gHistories},
 	gBackend:    {gCluster, gAdmin, gHistories},
 	gCluster:    {gAdmin, gHistories},
@@ -92,10 +96,13 @@ var mayImport = map[group][]group{
 // more.
 //
 // The seam's external tests link every room (nemesis/kinds_test.go), so
-// that its tests of every kind see them all; its code never does.
+// that its tests of every kind see them all; its code never does. The
+// integration tests of the seam and of every room share one cluster
+// harness, nemesis/nemesistest, which only tests may import (no group's
+// code lists it).
 var testMayImport = map[group][]group{
-	gNemesis:   {gBackend, gKinds, gRoom},
-	gRoom:      {gBackend},
+	gNemesis:   {gBackend, gKinds, gRoom, gNemTest},
+	gRoom:      {gBackend, gNemTest},
 	gWorkloads: {gBackend},
 	gAdmin:     {gCluster, gBackend},
 }
@@ -234,8 +241,9 @@ func TestCheckerAndReportArePure(t *testing.T) {
 func TestGroupOf(t *testing.T) {
 	for rel, want := range map[string]group{
 		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
-		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/kinds": gKinds,
-		"workloads": gWorkloads, "cluster": gCluster,
+		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/disk": gRoom, "nemesis/kinds": gKinds,
+		"nemesis/nemesistest": gNemTest,
+		"workloads":           gWorkloads, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
 		"checker": gChecker, "report": gReport, "histories": gHistories, "brokerlogs": gBrokerLogs,
 		"internal/ctxsleep": gInternal, "internal/layers": gInternal, "image": gImage,

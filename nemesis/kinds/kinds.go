@@ -7,6 +7,8 @@
 package kinds
 
 import (
+	// The disk faults: nemesis/disk.
+	_ "github.com/kchaos/kchaos/nemesis/disk"
 	// The request faults: nemesis/requests.
 	_ "github.com/kchaos/kchaos/nemesis/requests"
 )

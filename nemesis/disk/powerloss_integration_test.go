@@ -1,6 +1,6 @@
 //go:build integration
 
-package nemesis_test
+package disk_test
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/disk"
+	nt "github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
 // TestLoseUnflushed: a broker's log whose recovery point is behind its end
@@ -29,64 +31,64 @@ import (
 // With KCHAOS_UPDATE_TESTDATA=1 it also copies the segment and checkpoint
 // that the unit test TestCutLogRealSegment cuts into testdata/.
 func TestLoseUnflushed(t *testing.T) {
-	h := start(t, map[string]string{
+	h := nt.Start(t, map[string]string{
 		"log.flush.offset.checkpoint.interval.ms": "1000",
 		"log.initial.task.delay.ms":               "1000", // default 30s before the first checkpoint
 	})
 	ctx := context.Background()
-	h.topic("pl", []int32{0}, map[string]string{"flush.messages": "1"})
-	h.produce(20, "flushed", true)
-	dir := h.c.HostDataDir(0)
+	h.Topic("pl", []int32{0}, map[string]string{"flush.messages": "1"})
+	h.Produce(20, "flushed", true)
+	dir := h.C.HostDataDir(0)
 	rp := waitRecoveryPoint(t, dir, "pl-0", 20, 15*time.Second)
 	t.Logf("recovery point of pl-0 reached %d", rp)
-	if err := h.adm.SetTopicConfig(ctx, "pl", "flush.messages", nil); err != nil {
+	if err := h.Adm.SetTopicConfig(ctx, "pl", "flush.messages", nil); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(3 * time.Second) // the config reaches broker 0 through the metadata log
-	h.produce(30, "unflushed", true)
+	h.Produce(30, "unflushed", true)
 	time.Sleep(2500 * time.Millisecond) // at least two more checkpoints
 	rp = waitRecoveryPoint(t, dir, "pl-0", 0, time.Second)
-	before := h.leo(0)
-	must(t, before == 50 && rp < before, "before the cut: log end %d, recovery point %d; want 50 and less", before, rp)
+	before := h.Leo(0)
+	nt.Must(t, before == 50 && rp < before, "before the cut: log end %d, recovery point %d; want 50 and less", before, rp)
 	if os.Getenv("KCHAOS_UPDATE_TESTDATA") != "" {
 		copyTestdata(t, dir)
 	}
-	logs, err := h.c.Logs(ctx, 0)
+	logs, err := h.C.Logs(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	begin := time.Now()
-	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed,
-		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.LoseUnflushedParams{Start: true}})
-	t.Logf("lose-unflushed (kill -9, cut, start) took %s", since(begin))
-	after := h.leo(0)
-	t.Logf("broker 0 answers for pl-0 again %s after the fault", since(begin))
-	if parts, err := h.adm.Describe(ctx, "pl"); err == nil {
+	h.Inject(nemesis.Step{Fault: histories.FLoseUnflushed,
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &disk.LoseUnflushedParams{Start: true}})
+	t.Logf("lose-unflushed (kill -9, cut, start) took %s", nt.Since(begin))
+	after := h.Leo(0)
+	t.Logf("broker 0 answers for pl-0 again %s after the fault", nt.Since(begin))
+	if parts, err := h.Adm.Describe(ctx, "pl"); err == nil {
 		t.Logf("pl-0 after the restart: %+v", parts[0])
 	}
 	t.Logf("log end offset of pl-0 on broker 0: %d before, %d after (recovery point %d)", before, after, rp)
-	must(t, after < before && after == rp, "log end after %d, want the recovery point %d (< %d)", after, rp, before)
+	nt.Must(t, after < before && after == rp, "log end after %d, want the recovery point %d (< %d)", after, rp, before)
 
 	// Kafka saw an unclean shutdown: it recovered the partition's unflushed
 	// segment. Only the log written since the fault counts (docker logs
 	// keep every start of the container).
-	all, err := h.c.Logs(ctx, 0)
+	all, err := h.C.Logs(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	recovered := recovery(string(all[len(logs):]), "pl-0")
-	must(t, recovered != "", "broker 0 did not log an unclean recovery of pl-0 after restart")
+	recovered := nt.Recovery(string(all[len(logs):]), "pl-0")
+	nt.Must(t, recovered != "", "broker 0 did not log an unclean recovery of pl-0 after restart")
 	t.Logf("broker 0 logged: %s", recovered)
 
-	ops := h.nemesisOps()
-	ev, v, ok := completion(ops, histories.FLoseUnflushed)
-	must(t, ok && ev.Type == "ok", "lose-unflushed completion: %+v", ev)
+	ops := h.NemesisOps()
+	ev, v, ok := nt.Completion(ops, histories.FLoseUnflushed)
+	nt.Must(t, ok && ev.Type == "ok", "lose-unflushed completion: %+v", ev)
 	t.Logf("recorded: %s", ev.Value)
 	if !bytes.Contains(ev.Value, []byte(`"partition":"pl-0","recovery_point":20,"log_end_before":50,"log_end_after":20`)) {
 		t.Errorf("recorded cut of pl-0 is not 50 -> 20: %s", ev.Value)
 	}
-	must(t, equal(v.Nodes, []int32{0}), "nodes %v, want [0]", v.Nodes)
-	r := nemesis.Runner{Env: h.env}
+	nt.Must(t, nt.Equal(v.Nodes, []int32{0}), "nodes %v, want [0]", v.Nodes)
+	r := nemesis.Runner{Env: h.Env}
 	if err := r.FinalHeal(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +101,9 @@ func waitRecoveryPoint(t *testing.T, dir, partition string, min int64, limit tim
 	deadline := time.Now().Add(limit)
 	var last int64 = -1
 	for {
-		data, err := os.ReadFile(filepath.Join(dir, nemesis.RecoveryPointFile))
+		data, err := os.ReadFile(filepath.Join(dir, disk.RecoveryPointFile))
 		if err == nil {
-			if m, err := nemesis.ParseCheckpoint(data); err == nil {
+			if m, err := disk.ParseCheckpoint(data); err == nil {
 				if o, ok := m[partition]; ok {
 					last = o
 					if o >= min {
@@ -111,7 +113,7 @@ func waitRecoveryPoint(t *testing.T, dir, partition string, min int64, limit tim
 			}
 		}
 		if time.Now().After(deadline) {
-			data, err := os.ReadFile(filepath.Join(dir, nemesis.RecoveryPointFile))
+			data, err := os.ReadFile(filepath.Join(dir, disk.RecoveryPointFile))
 			t.Fatalf("recovery point of %s: %d, want >= %d within %s (checkpoint %q, %v)", partition, last, min, limit, data, err)
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -122,7 +124,7 @@ func copyTestdata(t *testing.T, dir string) {
 	t.Helper()
 	for src, dst := range map[string]string{
 		filepath.Join(dir, "pl-0", "00000000000000000000.log"): "testdata/pl-0/00000000000000000000.log",
-		filepath.Join(dir, nemesis.RecoveryPointFile):          "testdata/" + nemesis.RecoveryPointFile,
+		filepath.Join(dir, disk.RecoveryPointFile):             "testdata/" + disk.RecoveryPointFile,
 	} {
 		b, err := os.ReadFile(src)
 		if err != nil {

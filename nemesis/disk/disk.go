@@ -1,4 +1,4 @@
-package nemesis
+package disk
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // The disk faults: one log dir of a broker (a JBOD broker has several,
@@ -69,16 +71,16 @@ var (
 	// A failed log dir stays offline in the broker until it restarts,
 	// and what a full or throttled dir did to the replicas in it (moved,
 	// offline) outlives the heal: no run follows one on its cluster.
-	diskFailKind = Kind{Name: histories.FDiskFail, Needs: cluster.NewCaps(cluster.CapDisk),
-		New: func() Params { return &DiskParams{} }, LeavesState: "fails a log dir (offline in the broker until it restarts)",
-		Heal: diskHeal, Color: "#8b5a2b", LosesAcked: Yes, MovesLeaders: No, Draw: diskNotDrawn, Proof: diskProved}
-	diskFullKind = Kind{Name: histories.FDiskFull, Needs: cluster.NewCaps(cluster.CapDisk),
-		New: func() Params { return &DiskParams{} }, LeavesState: "fills a log dir (its replicas may go offline or move)",
-		Heal: diskHeal, Color: "#b8860b", LosesAcked: Yes, MovesLeaders: No, Draw: diskNotDrawn, Proof: diskProved}
+	diskFailKind = nemesis.Kind{Name: histories.FDiskFail, Needs: cluster.NewCaps(cluster.CapDisk),
+		New: func() nemesis.Params { return &DiskParams{} }, LeavesState: "fails a log dir (offline in the broker until it restarts)",
+		Heal: diskHeal, Color: "#8b5a2b", LosesAcked: nemesis.Yes, MovesLeaders: nemesis.No, Draw: diskNotDrawn, Proof: diskProved}
+	diskFullKind = nemesis.Kind{Name: histories.FDiskFull, Needs: cluster.NewCaps(cluster.CapDisk),
+		New: func() nemesis.Params { return &DiskParams{} }, LeavesState: "fills a log dir (its replicas may go offline or move)",
+		Heal: diskHeal, Color: "#b8860b", LosesAcked: nemesis.Yes, MovesLeaders: nemesis.No, Draw: diskNotDrawn, Proof: diskProved}
 	// A restart also ends disk-slow: the broker starts in a fresh cgroup.
-	diskSlowKind = Kind{Name: histories.FDiskSlow, Needs: cluster.NewCaps(cluster.CapDisk),
-		New: func() Params { return &DiskSlowParams{} }, LeavesState: "throttles a log dir's device",
-		Heal: diskHeal, UndoneBy: []string{histories.FRestart}, Color: "#a0785a", LosesAcked: No, MovesLeaders: No,
+	diskSlowKind = nemesis.Kind{Name: histories.FDiskSlow, Needs: cluster.NewCaps(cluster.CapDisk),
+		New: func() nemesis.Params { return &DiskSlowParams{} }, LeavesState: "throttles a log dir's device",
+		Heal: diskHeal, UndoneBy: []string{histories.FRestart}, Color: "#a0785a", LosesAcked: nemesis.No, MovesLeaders: nemesis.No,
 		Draw: diskNotDrawn, Proof: diskProved}
 )
 
@@ -87,15 +89,15 @@ var (
 // its Inject (a probe write refused, the dir reported offline; a timed
 // direct write for disk-slow) and records the proof with the op.
 var (
-	diskNotDrawn = NotDrawn
+	diskNotDrawn = nemesis.NotDrawn
 	diskProved   = "proves itself in Inject (probe write, dir offline), recorded with the op"
 )
 
 // diskHeal makes every log dir writable, removes every fill file and lifts
 // every block I/O limit; before nodes start (a broker must not start on a
 // frozen dir).
-var diskHeal = &HealKind{Name: histories.HealDisk, Rank: 3, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
-	ids, err := e.healDisks(ctx)
+var diskHeal = &nemesis.HealKind{Name: histories.HealDisk, Rank: 3, Heal: func(ctx context.Context, e *nemesis.Env, d map[string]any) ([]int32, error) {
+	ids, err := healDisks(ctx, e)
 	if len(ids) > 0 {
 		d["disks_healed"] = ids
 	}
@@ -110,19 +112,19 @@ type DiskParams struct {
 	Dir *int `yaml:"dir,omitempty"`
 	// OfflineWithin bounds the wait for Kafka to report the dir offline
 	// (default DefaultDiskTimeout).
-	OfflineWithin Duration `yaml:"timeout,omitempty"`
+	OfflineWithin nemesis.Duration `yaml:"timeout,omitempty"`
 }
 
-func (dp *DiskParams) Validate(p string, st *Step, add AddFunc) {
-	validateNodeTarget(p, st, add)
+func (dp *DiskParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
+	nemesis.ValidateNodeTarget(p, st, add)
 	validateDir(p, st.Fault, dp.Dir, add)
 }
 
-func (dp *DiskParams) Build(st Step) Fault {
+func (dp *DiskParams) Build(st nemesis.Step) nemesis.Fault {
 	return &diskFault{op: st.Fault, target: st.Target, dir: dirOrNone(dp.Dir), timeout: dp.OfflineWithin.Std()}
 }
 
-func validateDir(p, fault string, dir *int, add AddFunc) {
+func validateDir(p, fault string, dir *int, add nemesis.AddFunc) {
 	if dir == nil {
 		add(p+".dir", "fault %s needs dir: the log dir's index in log.dirs (0 is the first, which holds the metadata log: Kafka halts the broker when it fails)", fault)
 	} else if *dir < 0 {
@@ -141,7 +143,7 @@ func dirOrNone(dir *int) int {
 
 type diskFault struct {
 	op      string // histories.FDiskFail, histories.FDiskFull, histories.FDiskSlow
-	target  *Target
+	target  *nemesis.Target
 	dir     int
 	timeout time.Duration
 	rate    int64   // disk-slow's bytes per second
@@ -181,7 +183,7 @@ type diskProof struct {
 	OfflineAfterMS int64  `json:"offline_after_ms,omitempty"`
 }
 
-func (e *Env) disks() (cluster.Disks, error) {
+func disksOf(e *nemesis.Env) (cluster.Disks, error) {
 	d, ok := e.Cluster.(cluster.Disks)
 	if !ok {
 		return nil, fmt.Errorf("the backend cannot fail disks (it does not implement cluster.Disks)")
@@ -191,14 +193,14 @@ func (e *Env) disks() (cluster.Disks, error) {
 
 // Inject fails (or fills) the dir on each target broker and waits for
 // Kafka to take it offline. Details: the dir, and per broker a diskProof.
-func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *diskFault) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	if f.dir < 0 {
 		return nil, nil, fmt.Errorf("%s needs dir: a log dir's index in log.dirs", f.op)
 	}
 	if f.op == histories.FDiskSlow && f.rate < minRate {
 		return nil, nil, fmt.Errorf("disk-slow needs rate: at least %s a second", cluster.FormatSize(minRate))
 	}
-	disks, err := e.disks()
+	disks, err := disksOf(e)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -220,7 +222,7 @@ func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 		p := &diskProof{Dir: ld.Path, Partitions: []string{}}
 		proofs[id] = p
 		details[fmt.Sprint(id)] = p
-		if st, ok := e.logDir(ctx, id, ld.Path); ok {
+		if st, ok := logDir(ctx, e, id, ld.Path); ok {
 			p.Partitions = append(p.Partitions, st.Partitions...)
 		}
 		// Heal covers a broker even if the change failed half way.
@@ -245,8 +247,8 @@ func (f *diskFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 }
 
 // check refuses a target that is no broker, or lacks the dir.
-func (f *diskFault) check(disks cluster.Disks, e *Env, id int32) error {
-	if !slices.Contains(e.brokerIDs(), id) {
+func (f *diskFault) check(disks cluster.Disks, e *nemesis.Env, id int32) error {
+	if !slices.Contains(e.BrokerIDs(), id) {
 		return fmt.Errorf("node %d is not a broker: %s acts on a broker's log dir", id, f.op)
 	}
 	dirs := disks.LogDirs(id)
@@ -288,7 +290,7 @@ func (f *diskFault) apply(ctx context.Context, disks cluster.Disks, id int32, p 
 
 // probe writes ProbeFile into the dir: it must fail, with EPERM for an
 // immutable dir and ENOSPC for a full one.
-func (f *diskFault) probe(ctx context.Context, e *Env, disks cluster.Disks, id int32, p *diskProof) error {
+func (f *diskFault) probe(ctx context.Context, e *nemesis.Env, disks cluster.Disks, id int32, p *diskProof) error {
 	if f.op == histories.FDiskSlow {
 		return f.probeSlow(ctx, e, disks, id, p)
 	}
@@ -319,7 +321,7 @@ func (f *diskFault) probe(ctx context.Context, e *Env, disks cluster.Disks, id i
 
 // awaitKafka waits until every broker reports the dir offline, or, for the
 // metadata log's dir, has halted.
-func (f *diskFault) awaitKafka(ctx context.Context, e *Env, begin map[int32]time.Time, proofs map[int32]*diskProof) error {
+func (f *diskFault) awaitKafka(ctx context.Context, e *nemesis.Env, begin map[int32]time.Time, proofs map[int32]*diskProof) error {
 	limit := f.timeout
 	if limit <= 0 {
 		limit = DefaultDiskTimeout
@@ -337,7 +339,7 @@ func (f *diskFault) awaitKafka(ctx context.Context, e *Env, begin map[int32]time
 				}
 			}
 			if p.Kafka == "" {
-				if st, ok := e.logDir(ctx, id, p.Dir); ok && st.Err != nil {
+				if st, ok := logDir(ctx, e, id, p.Dir); ok && st.Err != nil {
 					p.Kafka = "offline: " + st.Err.Error()
 				} else if ok {
 					last[id] = "online"
@@ -351,7 +353,7 @@ func (f *diskFault) awaitKafka(ctx context.Context, e *Env, begin map[int32]time
 		if len(pending) == 0 {
 			return nil
 		}
-		if sleep(ctx, PollInterval) != nil {
+		if ctxsleep.Sleep(ctx, nemesis.PollInterval) != nil {
 			var errs []error
 			for _, id := range pending {
 				errs = append(errs, fmt.Errorf("broker %d: Kafka did not report log dir %s offline within %s (it says %q; Kafka notices at its next write there, and a dir without partitions is written rarely)",
@@ -363,7 +365,7 @@ func (f *diskFault) awaitKafka(ctx context.Context, e *Env, begin map[int32]time
 }
 
 // logDir is broker id's own account of its log dir path.
-func (e *Env) logDir(ctx context.Context, id int32, path string) (admin.LogDirState, bool) {
+func logDir(ctx context.Context, e *nemesis.Env, id int32, path string) (admin.LogDirState, bool) {
 	r, ok := e.Admin.(LogDirReader)
 	if !ok {
 		return admin.LogDirState{}, false
@@ -383,8 +385,8 @@ func (e *Env) logDir(ctx context.Context, id int32, path string) (admin.LogDirSt
 }
 
 // Heal undoes what Inject did on the brokers it changed.
-func (f *diskFault) Heal(ctx context.Context, e *Env) error {
-	disks, err := e.disks()
+func (f *diskFault) Heal(ctx context.Context, e *nemesis.Env) error {
+	disks, err := disksOf(e)
 	if err != nil || len(f.nodes) == 0 {
 		return nil
 	}
@@ -427,14 +429,14 @@ func healDir(ctx context.Context, disks cluster.Disks, id int32, dir int) (bool,
 // healDisks is heal disk over the whole run, from the disks' actual state:
 // every log dir of every broker writable, every fill file gone, every
 // block I/O limit lifted. It returns the brokers where it changed something.
-func (e *Env) healDisks(ctx context.Context) ([]int32, error) {
+func healDisks(ctx context.Context, e *nemesis.Env) ([]int32, error) {
 	disks, ok := e.Cluster.(cluster.Disks)
 	if !ok {
 		return nil, nil
 	}
 	var ids []int32
 	var errs []error
-	for _, id := range e.brokerIDs() {
+	for _, id := range e.BrokerIDs() {
 		changed, err := unthrottle(ctx, disks, id)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("broker %d: %w", id, err))
@@ -453,6 +455,13 @@ func (e *Env) healDisks(ctx context.Context) ([]int32, error) {
 	return ids, errors.Join(errs...)
 }
 
-func (dp *DiskParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
-	v.checkDir(p, dp.Dir, add)
+func (dp *DiskParams) CheckAgainst(p string, _ *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
+	checkDir(v, p, dp.Dir, add)
+}
+
+// checkDir refuses a disk fault's dir the brokers do not have.
+func checkDir(v *nemesis.ScenarioView, p string, dir *int, add nemesis.AddFunc) {
+	if dir != nil && v.OwnLogDirs && *dir >= v.LogDirs {
+		add(p+".dir", "%d: the brokers have log dirs 0..%d (cluster.log_dirs: %d)", *dir, v.LogDirs-1, v.LogDirs)
+	}
 }

@@ -1,4 +1,4 @@
-package nemesis
+package disk
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // testdata/pl-0/00000000000000000000.log was written by a Kafka 4.1.2
@@ -152,7 +153,7 @@ func write(t *testing.T, path string, b []byte) {
 // brokerLogDir gives broker 0 of the fake cluster a log dir whose t-0
 // holds the segment data, with a recovery-point checkpoint at offset 20,
 // and env a recorder writing to buf: the set-up of the power-loss tests.
-func brokerLogDir(t *testing.T, env *Env, c *fakeCluster, data []byte) (buf *bytes.Buffer, logDir, seg string) {
+func brokerLogDir(t *testing.T, env *nemesis.Env, c *fakeCluster, data []byte) (buf *bytes.Buffer, logDir, seg string) {
 	t.Helper()
 	buf = &bytes.Buffer{}
 	env.Recorder = histories.NewRecorder(buf)

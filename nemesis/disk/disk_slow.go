@@ -1,13 +1,14 @@
-package nemesis
+package disk
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
-	"errors"
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // disk-slow is a disk fault (disk.go: diskFault) whose effect is a block
@@ -23,8 +24,8 @@ type DiskSlowParams struct {
 	Rate string `yaml:"rate,omitempty"`
 }
 
-func (sp *DiskSlowParams) Validate(p string, st *Step, add AddFunc) {
-	validateNodeTarget(p, st, add)
+func (sp *DiskSlowParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
+	nemesis.ValidateNodeTarget(p, st, add)
 	validateDir(p, st.Fault, sp.Dir, add)
 	if sp.Rate == "" {
 		add(p+".rate", "fault disk-slow needs rate: bytes per second, e.g. 64KiB")
@@ -33,7 +34,7 @@ func (sp *DiskSlowParams) Validate(p string, st *Step, add AddFunc) {
 	}
 }
 
-func (sp *DiskSlowParams) Build(st Step) Fault {
+func (sp *DiskSlowParams) Build(st nemesis.Step) nemesis.Fault {
 	rate, _ := parseDiskRate(sp.Rate) // Validate reported a bad one; Inject refuses 0
 	return &diskFault{op: st.Fault, target: st.Target, dir: dirOrNone(sp.Dir), rate: rate}
 }
@@ -56,7 +57,7 @@ func parseDiskRate(s string) (int64, error) {
 // probeSlow writes twice the limit with O_DIRECT into the dir from inside
 // the node (dd, as the broker's own I/O, in its cgroup): at the limit it
 // takes about 2 s, and it must take at least 1 s; unlimited, milliseconds.
-func (f *diskFault) probeSlow(ctx context.Context, e *Env, disks cluster.Disks, id int32, p *diskProof) error {
+func (f *diskFault) probeSlow(ctx context.Context, e *nemesis.Env, disks cluster.Disks, id int32, p *diskProof) error {
 	bs := max(4096, f.rate/4&^4095)
 	count := (2*f.rate + bs - 1) / bs
 	path := disks.LogDirs(id)[f.dir].Path + "/" + ProbeFile
@@ -113,6 +114,6 @@ func unthrottle(ctx context.Context, disks cluster.Disks, id int32) (bool, error
 	return true, errors.Join(errs...)
 }
 
-func (sp *DiskSlowParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
-	v.checkDir(p, sp.Dir, add)
+func (sp *DiskSlowParams) CheckAgainst(p string, _ *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
+	checkDir(v, p, sp.Dir, add)
 }

@@ -1,4 +1,4 @@
-package nemesis
+package disk
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // Power-loss models (a lose-unflushed step's model).
@@ -203,11 +204,13 @@ func cutEach(ctx context.Context, files cluster.LogFiles, cut func(dir string, r
 // id leads and the epoch it leads in, as the cluster reports it just
 // before the cut. A stale answer errs safe: a partition it no longer
 // leads, or leads in a later epoch, keeps only its recovery point.
-func (e *Env) ledPartitions(ctx context.Context, id int32) map[string]int32 {
+func ledPartitions(ctx context.Context, e *nemesis.Env, id int32) map[string]int32 {
 	out := map[string]int32{}
 	parts, err := e.State().Describe(ctx, e.Topic)
 	if err != nil {
-		e.log().Warn("nemesis: writeback model: leaders unknown; cutting at the recovery points", "err", err)
+		if e.Log != nil {
+			e.Log.Warn("nemesis: writeback model: leaders unknown; cutting at the recovery points", "err", err)
+		}
 		return out
 	}
 	for _, p := range parts {

@@ -1,4 +1,4 @@
-package nemesis
+package disk
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // loseUnflushed is the power loss of seed 004: the broker dies without a
@@ -48,7 +49,7 @@ import (
 // point, what the kernel's page-cache writeback would have written back by
 // the power cut, and drops only the last window.
 type loseUnflushed struct {
-	target *Target
+	target *nemesis.Target
 	start  bool
 	model  *Writeback // nil: the recovery-point model
 	nodes  []int32
@@ -69,8 +70,8 @@ func (f *loseUnflushed) modelDetails() map[string]any {
 	if f.model == nil {
 		return map[string]any{"model": ModelRecoveryPoint}
 	}
-	return map[string]any{"model": ModelWriteback, "dirty_expire": Duration(f.model.DirtyExpire),
-		"writeback_interval": Duration(f.model.Interval)}
+	return map[string]any{"model": ModelWriteback, "dirty_expire": nemesis.Duration(f.model.DirtyExpire),
+		"writeback_interval": nemesis.Duration(f.model.Interval)}
 }
 
 // loseUnflushedKind kills brokers and cuts their logs as a power loss
@@ -80,10 +81,10 @@ func (f *loseUnflushed) modelDetails() map[string]any {
 // refetches from the leaders; the metadata log is never cut. What it
 // loses of internal topics belongs to the group and transactional ids of
 // the run that cut it, and a reused cluster's next run has fresh ones.
-var loseUnflushedKind = Kind{Name: histories.FLoseUnflushed, Needs: cluster.NewCaps(cluster.CapKill, cluster.CapPowerLoss),
-	New: func() Params { return &LoseUnflushedParams{} }, Heal: killHeal,
-	UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#7b1111", LosesAcked: Yes,
-	MovesLeaders: Yes, Draw: &Draw{Rank: 4},
+var loseUnflushedKind = nemesis.Kind{Name: histories.FLoseUnflushed, Needs: cluster.NewCaps(cluster.CapKill, cluster.CapPowerLoss),
+	New: func() nemesis.Params { return &LoseUnflushedParams{} }, Heal: nemesis.KillHeal,
+	UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#7b1111", LosesAcked: nemesis.Yes,
+	MovesLeaders: nemesis.Yes, Draw: &nemesis.Draw{Rank: 4},
 	Proof: "the node is down when its log is cut: the cut is its record (the offsets cut)"}
 
 // LoseUnflushedParams are a power loss's.
@@ -95,12 +96,12 @@ type LoseUnflushedParams struct {
 	// page-cache writeback had written by the cut; see Writeback), with
 	// DirtyExpire and WritebackInterval (Linux's defaults, 30s and 5s,
 	// when not given).
-	Model             string   `yaml:"model,omitempty"`
-	DirtyExpire       Duration `yaml:"dirty_expire,omitempty"`
-	WritebackInterval Duration `yaml:"writeback_interval,omitempty"`
+	Model             string           `yaml:"model,omitempty"`
+	DirtyExpire       nemesis.Duration `yaml:"dirty_expire,omitempty"`
+	WritebackInterval nemesis.Duration `yaml:"writeback_interval,omitempty"`
 }
 
-func (lp *LoseUnflushedParams) Build(st Step) Fault {
+func (lp *LoseUnflushedParams) Build(st nemesis.Step) nemesis.Fault {
 	return &loseUnflushed{target: st.Target, start: lp.Start, model: lp.writeback()}
 }
 
@@ -122,21 +123,21 @@ func (lp *LoseUnflushedParams) writeback() *Writeback {
 
 // CheckAgainst: the writeback model dates each batch by the broker's
 // append time, which only LogAppendTime records carry.
-func (lp *LoseUnflushedParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
+func (lp *LoseUnflushedParams) CheckAgainst(p string, _ *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
 	if lp.Model == ModelWriteback && !v.LogAppendTime {
 		add(p+".model", "writeback dates each batch by the broker's append time: "+
 			"set topic.configs.message.timestamp.type: LogAppendTime (or cluster.broker_config.log.message.timestamp.type)")
 	}
 }
 
-func (lp *LoseUnflushedParams) Validate(p string, st *Step, add AddFunc) {
-	validateNodeTarget(p, st, add)
+func (lp *LoseUnflushedParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
+	nemesis.ValidateNodeTarget(p, st, add)
 	if lp.Model != "" && lp.Model != ModelRecoveryPoint && lp.Model != ModelWriteback {
 		add(p+".model", "unknown model %q (want %s or %s)", lp.Model, ModelRecoveryPoint, ModelWriteback)
 	}
 	for _, f := range []struct {
 		name string
-		d    Duration
+		d    nemesis.Duration
 	}{{"dirty_expire", lp.DirtyExpire}, {"writeback_interval", lp.WritebackInterval}} {
 		switch {
 		case f.d != 0 && lp.Model != ModelWriteback:
@@ -158,13 +159,13 @@ func (lp *LoseUnflushedParams) Validate(p string, st *Step, add AddFunc) {
 // with a shorter log win an election and lose committed metadata that a
 // real power cut cannot lose (the same holds for a broker's copy of it). Details list, per broker, the partitions that lost data (always
 // those of the workload topic), with the offsets before and after.
-func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *loseUnflushed) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	ids, err := e.Resolve(ctx, f.target)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, id := range ids {
-		if !slices.Contains(e.brokerIDs(), id) && !slices.Contains(e.controllerIDs(), id) {
+		if !slices.Contains(e.BrokerIDs(), id) && !slices.Contains(e.ControllerIDs(), id) {
 			return nil, nil, fmt.Errorf("node %d is not in this run", id)
 		}
 	}
@@ -175,17 +176,17 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string
 	for _, id := range ids {
 		var led map[string]int32
 		if f.model != nil {
-			led = e.ledPartitions(ctx, id)
+			led = ledPartitions(ctx, e, id)
 		}
 		// The power goes at the kill: the window is counted back from
 		// just before it, which can only cut more.
 		at := time.Now()
-		if err := e.powerOff(ctx, id); err != nil {
+		if err := powerOff(ctx, e, id); err != nil {
 			errs = append(errs, err)
 			continue
 		}
 		touched = append(touched, id)
-		dirs, err := e.logDirFiles(id)
+		dirs, err := logDirFiles(e, id)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("node %d: log dir: %w", id, err))
 			continue
@@ -206,7 +207,7 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string
 		if f.model != nil {
 			cutoffs[fmt.Sprint(id)] = at.Add(-f.model.Window()).UTC().Format(time.RFC3339Nano)
 		}
-		details[fmt.Sprint(id)] = e.reportCuts(res)
+		details[fmt.Sprint(id)] = reportCuts(e, res)
 	}
 	if len(cutoffs) > 0 {
 		// Per broker: batches written (page cache) after this were dropped.
@@ -215,7 +216,7 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string
 	f.nodes = touched
 	if f.start {
 		for _, id := range touched {
-			if err := e.start(ctx, id); err != nil {
+			if err := e.Start(ctx, id); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -225,7 +226,7 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *Env) ([]int32, map[string
 }
 
 // powerOff kills node id (thawing it first if paused) and waits for exit.
-func (e *Env) powerOff(ctx context.Context, id int32) error {
+func powerOff(ctx context.Context, e *nemesis.Env, id int32) error {
 	st, err := e.Cluster.State(ctx, id)
 	if err != nil {
 		return err
@@ -236,14 +237,14 @@ func (e *Env) powerOff(ctx context.Context, id int32) error {
 		}
 	}
 	if st.Running {
-		return e.kill(ctx, id)
+		return e.Kill(ctx, id)
 	}
 	return nil
 }
 
 // reportCuts keeps the cuts worth a history line: those that lost data and
 // every partition of the workload topic.
-func (e *Env) reportCuts(res []CutResult) []CutResult {
+func reportCuts(e *nemesis.Env, res []CutResult) []CutResult {
 	out := []CutResult{}
 	for _, r := range res {
 		if r.Cut() || strings.TrimSuffix(r.Partition, "-"+partitionSuffix(r.Partition)) == e.Topic {
@@ -261,19 +262,22 @@ func partitionSuffix(dir string) string {
 }
 
 // Heal starts the brokers that Inject left down.
-func (f *loseUnflushed) Heal(ctx context.Context, e *Env) error {
+func (f *loseUnflushed) Heal(ctx context.Context, e *nemesis.Env) error {
 	if len(f.nodes) == 0 {
 		return nil
 	}
-	h := &processFault{op: histories.FStart, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
-	_, _, err := h.Inject(ctx, e)
+	h, err := nemesis.NewFault(nemesis.Step{Fault: histories.FStart, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: f.nodes}})
+	if err != nil {
+		return err
+	}
+	_, _, err = h.Inject(ctx, e)
 	return err
 }
 
 // logDirFiles are every log dir of node id: each has its own recovery
 // point checkpoint, and a power cut hits them all. A backend without
 // cluster.Disks has one, Files.
-func (e *Env) logDirFiles(id int32) ([]cluster.LogFiles, error) {
+func logDirFiles(e *nemesis.Env, id int32) ([]cluster.LogFiles, error) {
 	disks, ok := e.Cluster.(cluster.Disks)
 	if !ok {
 		f, err := e.Cluster.Files(id)

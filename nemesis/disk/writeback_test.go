@@ -1,4 +1,4 @@
-package nemesis
+package disk
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // t0 is the stamp of the first synthetic batch; batch i is stamped i
@@ -155,11 +156,11 @@ func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 
 	// A window ending now keeps everything stamped (batches 0-48: the last
 	// has no later stamp); the batches are from t0, long past.
-	st := Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}, Params: &LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: Duration(time.Second), WritebackInterval: Duration(time.Second)}}
-	if err := (&Schedule{Steps: []Step{st}}).Validate(); err != nil {
+	st := nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}, Params: &LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: nemesis.Duration(time.Second), WritebackInterval: nemesis.Duration(time.Second)}}
+	if err := (&nemesis.Schedule{Steps: []nemesis.Step{st}}).Validate(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := NewFault(st)
+	f, err := nemesis.NewFault(st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,32 +194,35 @@ func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 }
 
 func TestModelValidate(t *testing.T) {
-	lu := func(p LoseUnflushedParams) Step {
-		return Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}, Params: &p}
+	lu := func(p LoseUnflushedParams) nemesis.Step {
+		return nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}, Params: &p}
 	}
 	for _, tc := range []struct {
 		name string
-		st   Step
+		st   nemesis.Step
 		err  string
 	}{
-		{"writeback", lu(LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: Duration(time.Second)}), ""},
+		{"writeback", lu(LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: nemesis.Duration(time.Second)}), ""},
 		{"recovery point", lu(LoseUnflushedParams{Model: ModelRecoveryPoint}), ""},
 		{"unknown model", lu(LoseUnflushedParams{Model: "lazyfs"}), `nemesis.steps[0].model: unknown model "lazyfs" (want recovery-point or writeback)`},
-		{"expire without writeback", lu(LoseUnflushedParams{DirtyExpire: Duration(time.Second)}), "nemesis.steps[0].dirty_expire: only with model writeback"},
-		{"interval with recovery point", lu(LoseUnflushedParams{Model: ModelRecoveryPoint, WritebackInterval: Duration(time.Second)}), "nemesis.steps[0].writeback_interval: only with model writeback"},
-		{"negative", lu(LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: -Duration(time.Second)}), "nemesis.steps[0].dirty_expire: must not be negative"},
+		{"expire without writeback", lu(LoseUnflushedParams{DirtyExpire: nemesis.Duration(time.Second)}), "nemesis.steps[0].dirty_expire: only with model writeback"},
+		{"interval with recovery point", lu(LoseUnflushedParams{Model: ModelRecoveryPoint, WritebackInterval: nemesis.Duration(time.Second)}), "nemesis.steps[0].writeback_interval: only with model writeback"},
+		{"negative", lu(LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: -nemesis.Duration(time.Second)}), "nemesis.steps[0].dirty_expire: must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := (&Schedule{Steps: []Step{tc.st}}).Validate()
+			err := (&nemesis.Schedule{Steps: []nemesis.Step{tc.st}}).Validate()
 			if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 				t.Errorf("error %v, want %q", err, tc.err)
 			}
 		})
 	}
 	// A model on another fault is refused by its key.
-	checkParse(t, "steps:\n - fault: kill\n   target: {role: leader}\n   model: writeback", []string{"nemesis.steps[0].model: only for fault lose-unflushed"})
+	want := "nemesis.steps[0].model: only for fault lose-unflushed"
+	if _, err := nemesis.ParseSchedule([]byte("steps:\n - fault: kill\n   target: {role: leader}\n   model: writeback")); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
 	// Defaults are Linux's; YAML spells the fields as documented.
-	s, err := ParseSchedule([]byte("steps:\n  - fault: lose-unflushed\n    target: {role: leader}\n    model: writeback\n    writeback_interval: 2s\n"))
+	s, err := nemesis.ParseSchedule([]byte("steps:\n  - fault: lose-unflushed\n    target: {role: leader}\n    model: writeback\n    writeback_interval: 2s\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package nemesis
+package disk
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // diskCluster is the fake cluster with two log dirs per broker, the second
@@ -186,20 +187,20 @@ func (a *diskAdmin) LogDirs(_ context.Context, broker int32) ([]admin.LogDirStat
 	return out, nil
 }
 
-func newDiskEnv() (*Env, *diskCluster, *diskAdmin) {
+func newDiskEnv() (*nemesis.Env, *diskCluster, *diskAdmin) {
 	c := &diskCluster{fakeCluster: newFakeCluster(), frozen: map[[2]int]bool{},
 		filled: map[[2]int]bool{}, probes: map[[2]int]bool{}, limits: map[int32]int64{}}
 	a := &diskAdmin{fakeAdmin: newFakeAdmin(c.fakeCluster), c: c}
-	return &Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
+	return &nemesis.Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
 }
 
 func TestDiskFaults(t *testing.T) {
 	one := 1
 	zero := 0
-	followers := &Target{Role: RoleFollowers, Partition: 0}
+	followers := &nemesis.Target{Role: nemesis.RoleFollowers, Partition: 0}
 	tests := []struct {
 		name    string
-		step    Step
+		step    nemesis.Step
 		deaf    bool
 		noDisks bool
 		ignore  bool    // the throttle has no effect
@@ -208,25 +209,25 @@ func TestDiskFaults(t *testing.T) {
 		kafka   string  // in each proof's kafka field
 		write   string  // in each proof's write field
 	}{
-		{name: "fail a follower dir", step: Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: &one}},
+		{name: "fail a follower dir", step: nemesis.Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: &one}},
 			nodes: []int32{1, 2}, kafka: "offline: KAFKA_STORAGE_ERROR", write: "operation not permitted"},
-		{name: "fill a follower dir", step: Step{Fault: histories.FDiskFull, Target: followers, Params: &DiskParams{Dir: &one}},
+		{name: "fill a follower dir", step: nemesis.Step{Fault: histories.FDiskFull, Target: followers, Params: &DiskParams{Dir: &one}},
 			nodes: []int32{1, 2}, kafka: "offline: KAFKA_STORAGE_ERROR", write: "no space left on device"},
-		{name: "no such dir", step: Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: ptr(2)}},
+		{name: "no such dir", step: nemesis.Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: ptr(2)}},
 			want: "broker 1 has no log dir 2: it has 2"},
-		{name: "full needs a bounded dir", step: Step{Fault: histories.FDiskFull, Target: followers, Params: &DiskParams{Dir: &zero}},
+		{name: "full needs a bounded dir", step: nemesis.Step{Fault: histories.FDiskFull, Target: followers, Params: &DiskParams{Dir: &zero}},
 			want: "shares the host's disk"},
-		{name: "a controller has no partition logs", step: Step{Fault: histories.FDiskFail, Target: &Target{Role: RoleController}, Params: &DiskParams{Dir: &zero}},
+		{name: "a controller has no partition logs", step: nemesis.Step{Fault: histories.FDiskFail, Target: &nemesis.Target{Role: nemesis.RoleController}, Params: &DiskParams{Dir: &zero}},
 			want: "node 1000 is not a broker"},
-		{name: "Kafka does not react", step: Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: &one, OfflineWithin: Duration(300 * time.Millisecond)}},
+		{name: "Kafka does not react", step: nemesis.Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: &one, OfflineWithin: nemesis.Duration(300 * time.Millisecond)}},
 			deaf: true, nodes: []int32{1, 2}, want: `did not report log dir /var/lib/kafka/data-1 offline within 300ms (it says "online"`},
-		{name: "slow the leader's first dir", step: Step{Fault: histories.FDiskSlow, Target: &Target{Role: RoleLeader}, Params: &DiskSlowParams{Dir: &zero, Rate: "64KiB"}},
+		{name: "slow the leader's first dir", step: nemesis.Step{Fault: histories.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &DiskSlowParams{Dir: &zero, Rate: "64KiB"}},
 			nodes: []int32{0}, write: "131072 bytes with O_DIRECT in 2.01 s (63KiB/s; limit 64KiB/s)"},
-		{name: "a slow disk that is not", step: Step{Fault: histories.FDiskSlow, Target: &Target{Role: RoleLeader}, Params: &DiskSlowParams{Dir: &zero, Rate: "64KiB"}},
+		{name: "a slow disk that is not", step: nemesis.Step{Fault: histories.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &DiskSlowParams{Dir: &zero, Rate: "64KiB"}},
 			ignore: true, nodes: []int32{0}, want: "log dir 0 is not slowed: 131072 bytes with O_DIRECT in 0.00 s"},
-		{name: "a bounded dir has no disk to slow", step: Step{Fault: histories.FDiskSlow, Target: &Target{Role: RoleLeader}, Params: &DiskSlowParams{Dir: &one, Rate: "64KiB"}},
+		{name: "a bounded dir has no disk to slow", step: nemesis.Step{Fault: histories.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &DiskSlowParams{Dir: &one, Rate: "64KiB"}},
 			want: "is bounded, a tmpfs"},
-		{name: "a backend without disks", step: Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: &one}},
+		{name: "a backend without disks", step: nemesis.Step{Fault: histories.FDiskFail, Target: followers, Params: &DiskParams{Dir: &one}},
 			noDisks: true, want: "the backend cannot fail disks"},
 	}
 	for _, tt := range tests {
@@ -237,7 +238,7 @@ func TestDiskFaults(t *testing.T) {
 			if tt.noDisks {
 				env.Cluster = c.fakeCluster
 			}
-			f, err := NewFault(tt.step)
+			f, err := nemesis.NewFault(tt.step)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,18 +278,20 @@ func TestHealDisk(t *testing.T) {
 	c.frozen[key(0, 1)] = true
 	c.filled[key(2, 1)] = true
 	c.limits[1] = 4096
-	nodes, err := env.healDisks(context.Background())
+	nodes, err := healDisks(context.Background(), env)
 	if err != nil || !slices.Equal(nodes, []int32{0, 1, 2}) {
 		t.Fatalf("healDisks: %v, %v; want [0 1 2]", nodes, err)
 	}
 	if anyTrue(c.frozen, c.filled) || len(c.limits) > 0 {
 		t.Errorf("left: frozen %v, filled %v, limits %v", c.frozen, c.filled, c.limits)
 	}
-	if nodes, err := env.healDisks(context.Background()); err != nil || len(nodes) != 0 {
+	if nodes, err := healDisks(context.Background(), env); err != nil || len(nodes) != 0 {
 		t.Errorf("second heal: %v, %v; want nothing to do", nodes, err)
 	}
-	if !strings.Contains(strings.Join(healNames(), ","), histories.HealDisk) {
-		t.Errorf("heal names %v lack %s", healNames(), histories.HealDisk)
+	// The heals a step may name: all, then histories.HealKinds (the
+	// seam's healNames).
+	if !strings.Contains(strings.Join(histories.HealKinds(), ","), histories.HealDisk) {
+		t.Errorf("heal names %v lack %s", histories.HealKinds(), histories.HealDisk)
 	}
 }
 
@@ -304,7 +307,7 @@ func anyTrue(ms ...map[[2]int]bool) bool {
 }
 
 // dirOf is a disk step's dir.
-func dirOf(st Step) int {
+func dirOf(st nemesis.Step) int {
 	switch p := st.Params.(type) {
 	case *DiskParams:
 		return *p.Dir

@@ -1,4 +1,4 @@
-package nemesis
+package disk
 
 import (
 	"bufio"

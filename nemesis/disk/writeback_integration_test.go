@@ -1,6 +1,6 @@
 //go:build integration
 
-package nemesis_test
+package disk_test
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/disk"
+	nt "github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
 // TestLoseUnflushedWriteback: the writeback model keeps what was written
@@ -34,43 +36,43 @@ import (
 // is the model's price for never guessing. Every new record is dropped.
 // rp keeps nothing.
 func TestLoseUnflushedWriteback(t *testing.T) {
-	h := start(t, map[string]string{
+	h := nt.Start(t, map[string]string{
 		"log.flush.offset.checkpoint.interval.ms": "1000",
 		"log.initial.task.delay.ms":               "1000",
 	})
 	ctx := context.Background()
 	lat := map[string]string{"message.timestamp.type": "LogAppendTime"}
-	h.topic("rp", []int32{1}, lat)
-	h.topic("wb", []int32{0}, lat)
+	h.Topic("rp", []int32{1}, lat)
+	h.Topic("wb", []int32{0}, lat)
 	for _, topic := range []string{"wb", "rp"} {
-		h.env.Topic = topic
-		h.produce(20, "old", true)
+		h.Env.Topic = topic
+		h.Produce(20, "old", true)
 	}
 	time.Sleep(6 * time.Second)
 	for _, topic := range []string{"wb", "rp"} {
-		h.env.Topic = topic
-		h.produce(20, "new", true)
+		h.Env.Topic = topic
+		h.Produce(20, "new", true)
 	}
 	wbBefore, rpBefore := leoOf(h, "wb", 0), leoOf(h, "rp", 1)
-	must(t, wbBefore == 40 && rpBefore == 40, "before the cut: log ends %d and %d, want 40", wbBefore, rpBefore)
+	nt.Must(t, wbBefore == 40 && rpBefore == 40, "before the cut: log ends %d and %d, want 40", wbBefore, rpBefore)
 
 	begin := time.Now()
-	h.env.Topic = "wb"
-	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}, Params: &nemesis.LoseUnflushedParams{Start: true, Model: nemesis.ModelWriteback, DirtyExpire: nemesis.Duration(3 * time.Second), WritebackInterval: nemesis.Duration(time.Second)}})
-	h.env.Topic = "rp"
-	h.inject(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}, Params: &nemesis.LoseUnflushedParams{Start: true}})
-	t.Logf("two power cuts (kill -9, cut, start) took %s", since(begin))
+	h.Env.Topic = "wb"
+	h.Inject(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}, Params: &disk.LoseUnflushedParams{Start: true, Model: disk.ModelWriteback, DirtyExpire: nemesis.Duration(3 * time.Second), WritebackInterval: nemesis.Duration(time.Second)}})
+	h.Env.Topic = "rp"
+	h.Inject(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}, Params: &disk.LoseUnflushedParams{Start: true}})
+	t.Logf("two power cuts (kill -9, cut, start) took %s", nt.Since(begin))
 	wbAfter, rpAfter := leoOf(h, "wb", 0), leoOf(h, "rp", 1)
 	t.Logf("log end of wb-0 (writeback, 4 s window): %d -> %d; of rp-0 (recovery point): %d -> %d", wbBefore, wbAfter, rpBefore, rpAfter)
-	must(t, wbAfter == 19, "writeback model kept %d records of wb-0, want 19 (old-0..old-18)", wbAfter)
-	must(t, rpAfter == 0, "recovery-point model kept %d records of rp-0, want 0", rpAfter)
+	nt.Must(t, wbAfter == 19, "writeback model kept %d records of wb-0, want 19 (old-0..old-18)", wbAfter)
+	nt.Must(t, rpAfter == 0, "recovery-point model kept %d records of rp-0, want 0", rpAfter)
 
 	// The records kept are the old ones, read back from the restarted
 	// broker; and the history says which model each cut used.
-	h.env.Topic = "wb"
+	h.Env.Topic = "wb"
 	vals := readAll(t, h, "wb", 19)
-	must(t, len(vals) == 19 && vals[0] == "old-0" && vals[18] == "old-18", "wb-0 holds %v, want old-0..old-18", vals)
-	ops := h.nemesisOps()
+	nt.Must(t, len(vals) == 19 && vals[0] == "old-0" && vals[18] == "old-18", "wb-0 holds %v, want old-0..old-18", vals)
+	ops := h.NemesisOps()
 	var models []string
 	for _, e := range ops {
 		if e.F != histories.FLoseUnflushed || e.Type != "ok" {
@@ -83,23 +85,23 @@ func TestLoseUnflushedWriteback(t *testing.T) {
 		models = append(models, string(v.Details["model"]))
 		t.Logf("recorded: %s", e.Value)
 	}
-	must(t, len(models) == 2 && models[0] == `"writeback"` && models[1] == `"recovery-point"`, "models recorded %v", models)
+	nt.Must(t, len(models) == 2 && models[0] == `"writeback"` && models[1] == `"recovery-point"`, "models recorded %v", models)
 	_, wb, _ := completionAt(ops, histories.FLoseUnflushed, 0)
-	must(t, bytes.Contains(wb, []byte(`"partition":"wb-0","recovery_point":0,"log_end_before":40,"log_end_after":19`)) &&
+	nt.Must(t, bytes.Contains(wb, []byte(`"partition":"wb-0","recovery_point":0,"log_end_before":40,"log_end_after":19`)) &&
 		bytes.Contains(wb, []byte(`"writeback_point":19`)), "recorded cut of wb-0: %s", wb)
-	r := nemesis.Runner{Env: h.env}
+	r := nemesis.Runner{Env: h.Env}
 	if err := r.FinalHeal(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // leoOf is broker's log end offset of topic's partition 0.
-func leoOf(h *harness, topic string, broker int32) int64 {
-	h.t.Helper()
-	was := h.env.Topic
-	defer func() { h.env.Topic = was }()
-	h.env.Topic = topic
-	return h.leo(broker)
+func leoOf(h *nt.Harness, topic string, broker int32) int64 {
+	h.T.Helper()
+	was := h.Env.Topic
+	defer func() { h.Env.Topic = was }()
+	h.Env.Topic = topic
+	return h.Leo(broker)
 }
 
 // completionAt is the i-th completion of f and its raw value.
@@ -118,9 +120,9 @@ func completionAt(ops []histories.Event, f string, i int) (histories.Event, []by
 
 // readAll reads topic's partition 0 from its start until n records came
 // (or 30 s passed) and returns their values.
-func readAll(t *testing.T, h *harness, topic string, n int) []string {
+func readAll(t *testing.T, h *nt.Harness, topic string, n int) []string {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(h.c.Bootstrap()...),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(h.C.Bootstrap()...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
 	if err != nil {
 		t.Fatal(err)

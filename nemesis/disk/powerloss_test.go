@@ -1,4 +1,4 @@
-package nemesis
+package disk
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // TestLoseUnflushedThroughFiles: the power-loss fault kills the broker and
@@ -20,7 +21,7 @@ func TestLoseUnflushedThroughFiles(t *testing.T) {
 	buf, logDir, seg := brokerLogDir(t, env, c, data)
 	write(t, filepath.Join(logDir, CleanShutdownFile), nil)
 
-	f, err := NewFault(Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}})
+	f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func TestLoseUnflushedController(t *testing.T) {
 	seg := filepath.Join(logDir, metadataLogDir, "00000000000000000000.log")
 	write(t, seg, []byte("metadata"))
 	write(t, filepath.Join(logDir, CleanShutdownFile), nil)
-	f, err := NewFault(Step{Fault: histories.FLoseUnflushed, Target: &Target{Role: RoleActiveController}})
+	f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleActiveController}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build integration
 
-package nemesis_test
+package disk_test
 
 import (
 	"bufio"
@@ -23,6 +23,8 @@ import (
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/disk"
+	nt "github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
 // TestDiskFailAndFull: on brokers with two log dirs, the second a bounded
@@ -40,115 +42,115 @@ import (
 //
 // After teardown no tmpfs mount and no folder of the run is left.
 func TestDiskFailAndFull(t *testing.T) {
-	h := startConfig(t, cluster.Config{LogDirs: 2, LogDirSizeBytes: 64 << 20})
+	h := nt.StartConfig(t, cluster.Config{LogDirs: 2, LogDirSizeBytes: 64 << 20})
 	ctx := context.Background()
 	dir1 := cluster.LogDirPaths(2)[1]
-	err := h.adm.CreateTopic(ctx, admin.TopicSpec{Name: "disk", Assignment: [][]int32{{0, 1, 2}},
+	err := h.Adm.CreateTopic(ctx, admin.TopicSpec{Name: "disk", Assignment: [][]int32{{0, 1, 2}},
 		Configs: map[string]string{"min.insync.replicas": "2"}, LogDir: dir1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.env.Topic = "disk"
+	h.Env.Topic = "disk"
 	for b := int32(0); b < 3; b++ {
 		d := logDirOf(t, h, b, dir1)
-		must(t, d.Err == nil && strings.Join(d.Partitions, ",") == "disk-0", "broker %d: %s holds %v (err %v), want disk-0", b, dir1, d.Partitions, d.Err)
+		nt.Must(t, d.Err == nil && strings.Join(d.Partitions, ",") == "disk-0", "broker %d: %s holds %v (err %v), want disk-0", b, dir1, d.Partitions, d.Err)
 	}
-	h.produce(50, "before", false)
+	h.Produce(50, "before", false)
 	bg, stop := context.WithCancel(ctx)
 	defer stop()
-	h.writeInBackground(bg)
+	h.WriteInBackground(bg)
 	one, zero := 1, 0
 	node := func(id int32) *nemesis.Target { return &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{id}} }
 
 	// 1. An unwritable dir.
 	logs := brokerLog(t, h, 1)
 	begin := time.Now()
-	h.inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(1), Params: &nemesis.DiskParams{Dir: &one}})
-	t.Logf("disk-fail took effect in %s", since(begin))
-	ev, v, ok := completion(h.nemesisOps(), histories.FDiskFail)
-	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{1}), "disk-fail completion %s %s", ev.Type, ev.Value)
+	h.Inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(1), Params: &disk.DiskParams{Dir: &one}})
+	t.Logf("disk-fail took effect in %s", nt.Since(begin))
+	ev, v, ok := nt.Completion(h.NemesisOps(), histories.FDiskFail)
+	nt.Must(t, ok && ev.Type == "ok" && nt.Equal(v.Nodes, []int32{1}), "disk-fail completion %s %s", ev.Type, ev.Value)
 	t.Logf("recorded: %s", ev.Value)
 	for _, want := range []string{`"kafka":"offline: KAFKA_STORAGE_ERROR`, `operation not permitted`, `"partitions":["disk-0"]`} {
-		must(t, strings.Contains(string(ev.Value), want), "disk-fail details lack %s: %s", want, ev.Value)
+		nt.Must(t, strings.Contains(string(ev.Value), want), "disk-fail details lack %s: %s", want, ev.Value)
 	}
-	t.Logf("ISR {0, 2} after %s", h.until(isr(0, 2), 30*time.Second))
-	must(t, h.running(1), "broker 1 stopped: a failed second dir must leave it up")
-	must(t, logDirOf(t, h, 1, cluster.DataDir).Err == nil, "broker 1's first dir is offline too")
+	t.Logf("ISR {0, 2} after %s", h.Until(nt.ISR(0, 2), 30*time.Second))
+	nt.Must(t, h.Running(1), "broker 1 stopped: a failed second dir must leave it up")
+	nt.Must(t, logDirOf(t, h, 1, cluster.DataDir).Err == nil, "broker 1's first dir is offline too")
 	d := logDirOf(t, h, 1, dir1)
-	must(t, d.Err != nil, "broker 1 reports %s online", dir1)
+	nt.Must(t, d.Err != nil, "broker 1 reports %s online", dir1)
 	t.Logf("broker 1 describes %s: %v", dir1, d.Err)
 	line := logLine(brokerLog(t, h, 1)[len(logs):], "Stopping serving replicas in dir "+dir1)
-	must(t, line != "", "broker 1 did not log that it stopped serving %s", dir1)
+	nt.Must(t, line != "", "broker 1 did not log that it stopped serving %s", dir1)
 	t.Logf("broker 1 logged: %s", line)
 	host := hostDir(t, h, 1, 1)
 	err = os.WriteFile(filepath.Join(host, "x"), nil, 0o644)
-	must(t, errors.Is(err, fs.ErrPermission), "a write into the failed dir: %v, want EPERM", err)
-	h.produce(20, "during-fail", false) // acks=all, ISR {0, 2} >= min.insync 2
-	h.heal(histories.HealDisk)
-	_, hv, _ := completion(h.nemesisOps(), histories.FHeal)
+	nt.Must(t, errors.Is(err, fs.ErrPermission), "a write into the failed dir: %v, want EPERM", err)
+	h.Produce(20, "during-fail", false) // acks=all, ISR {0, 2} >= min.insync 2
+	h.Heal(histories.HealDisk)
+	_, hv, _ := nt.Completion(h.NemesisOps(), histories.FHeal)
 	t.Logf("heal disk: %+v", hv.Details)
-	must(t, immutableEntries(t, hostDir(t, h, 1, 1)) == 0 && immutableEntries(t, hostDir(t, h, 1, 0)) == 0,
+	nt.Must(t, immutableEntries(t, hostDir(t, h, 1, 1)) == 0 && immutableEntries(t, hostDir(t, h, 1, 0)) == 0,
 		"immutable entries left on broker 1 after heal disk")
-	must(t, os.WriteFile(filepath.Join(host, "x"), nil, 0o644) == nil && os.Remove(filepath.Join(host, "x")) == nil,
+	nt.Must(t, os.WriteFile(filepath.Join(host, "x"), nil, 0o644) == nil && os.Remove(filepath.Join(host, "x")) == nil,
 		"the healed dir refuses writes")
-	h.inject(nemesis.Step{Fault: histories.FRestart, Target: node(1)})
-	t.Logf("ISR {0, 1, 2} %s after the restart", h.until(isr(0, 1, 2), 60*time.Second))
+	h.Inject(nemesis.Step{Fault: histories.FRestart, Target: node(1)})
+	t.Logf("ISR {0, 1, 2} %s after the restart", h.Until(nt.ISR(0, 1, 2), 60*time.Second))
 	d = logDirOf(t, h, 1, dir1)
-	must(t, d.Err == nil && strings.Join(d.Partitions, ",") == "disk-0", "after the restart broker 1's %s: %v, %v", dir1, d.Partitions, d.Err)
+	nt.Must(t, d.Err == nil && strings.Join(d.Partitions, ",") == "disk-0", "after the restart broker 1's %s: %v, %v", dir1, d.Partitions, d.Err)
 
 	// 2. A full dir.
-	disks := cluster.Disks(h.c)
+	disks := cluster.Disks(h.C)
 	free, total, err := disks.Usage(ctx, 2, 1)
-	must(t, err == nil && total == 64<<20, "broker 2's dir 1: %d of %d bytes free (%v), want a 64 MiB file system", free, total, err)
+	nt.Must(t, err == nil && total == 64<<20, "broker 2's dir 1: %d of %d bytes free (%v), want a 64 MiB file system", free, total, err)
 	logs = brokerLog(t, h, 2)
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: histories.FDiskFull, Target: node(2), Params: &nemesis.DiskParams{Dir: &one}})
-	t.Logf("disk-full took effect in %s (%d bytes were free)", since(begin), free)
-	ev, v, ok = completion(h.nemesisOps(), histories.FDiskFull)
-	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{2}), "disk-full completion %s %s", ev.Type, ev.Value)
+	h.Inject(nemesis.Step{Fault: histories.FDiskFull, Target: node(2), Params: &disk.DiskParams{Dir: &one}})
+	t.Logf("disk-full took effect in %s (%d bytes were free)", nt.Since(begin), free)
+	ev, v, ok = nt.Completion(h.NemesisOps(), histories.FDiskFull)
+	nt.Must(t, ok && ev.Type == "ok" && nt.Equal(v.Nodes, []int32{2}), "disk-full completion %s %s", ev.Type, ev.Value)
 	t.Logf("recorded: %s", ev.Value)
 	for _, want := range []string{`"free_bytes":0`, `no space left on device`, `"kafka":"offline: KAFKA_STORAGE_ERROR`} {
-		must(t, strings.Contains(string(ev.Value), want), "disk-full details lack %s: %s", want, ev.Value)
+		nt.Must(t, strings.Contains(string(ev.Value), want), "disk-full details lack %s: %s", want, ev.Value)
 	}
-	t.Logf("ISR {0, 1} after %s", h.until(isr(0, 1), 30*time.Second))
-	must(t, h.running(2), "broker 2 stopped: a full second dir must leave it up")
+	t.Logf("ISR {0, 1} after %s", h.Until(nt.ISR(0, 1), 30*time.Second))
+	nt.Must(t, h.Running(2), "broker 2 stopped: a full second dir must leave it up")
 	line = logLine(brokerLog(t, h, 2)[len(logs):], "No space left on device")
-	must(t, line != "", "broker 2 did not log the ENOSPC")
+	nt.Must(t, line != "", "broker 2 did not log the ENOSPC")
 	t.Logf("broker 2 logged: %s", line)
-	h.heal(histories.HealDisk)
-	_, err = os.Stat(filepath.Join(hostDir(t, h, 2, 1), nemesis.FillFile))
-	must(t, errors.Is(err, fs.ErrNotExist), "the fill file is left after heal disk: %v", err)
+	h.Heal(histories.HealDisk)
+	_, err = os.Stat(filepath.Join(hostDir(t, h, 2, 1), disk.FillFile))
+	nt.Must(t, errors.Is(err, fs.ErrNotExist), "the fill file is left after heal disk: %v", err)
 	after, _, _ := disks.Usage(ctx, 2, 1)
-	must(t, after > 32<<20, "broker 2's dir 1 has %d bytes free after heal disk", after)
-	h.inject(nemesis.Step{Fault: histories.FRestart, Target: node(2)})
-	t.Logf("ISR {0, 1, 2} %s after the restart", h.until(isr(0, 1, 2), 60*time.Second))
+	nt.Must(t, after > 32<<20, "broker 2's dir 1 has %d bytes free after heal disk", after)
+	h.Inject(nemesis.Step{Fault: histories.FRestart, Target: node(2)})
+	t.Logf("ISR {0, 1, 2} %s after the restart", h.Until(nt.ISR(0, 1, 2), 60*time.Second))
 
 	// 3. The metadata log's dir.
 	begin = time.Now()
-	h.inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(2), Params: &nemesis.DiskParams{Dir: &zero}})
-	_, v, _ = completion(h.nemesisOps(), histories.FDiskFail)
-	t.Logf("disk-fail of dir 0 took effect in %s: %+v", since(begin), v.Details["2"])
-	must(t, strings.Contains(proofKafka(v.Details["2"]), "halted"), "broker 2 with a failed metadata dir: %v", v.Details["2"])
+	h.Inject(nemesis.Step{Fault: histories.FDiskFail, Target: node(2), Params: &disk.DiskParams{Dir: &zero}})
+	_, v, _ = nt.Completion(h.NemesisOps(), histories.FDiskFail)
+	t.Logf("disk-fail of dir 0 took effect in %s: %+v", nt.Since(begin), v.Details["2"])
+	nt.Must(t, strings.Contains(proofKafka(v.Details["2"]), "halted"), "broker 2 with a failed metadata dir: %v", v.Details["2"])
 	stop()
-	r := nemesis.Runner{Env: h.env}
+	r := nemesis.Runner{Env: h.Env}
 	if err := r.FinalHeal(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("ISR {0, 1, 2} %s after the final heal", h.until(isr(0, 1, 2), 90*time.Second))
+	t.Logf("ISR {0, 1, 2} %s after the final heal", h.Until(nt.ISR(0, 1, 2), 90*time.Second))
 	for _, id := range []int32{0, 1, 2} {
-		must(t, immutableEntries(t, filepath.Dir(hostDir(t, h, id, 0))) == 0, "broker %d: immutable entries after the final heal", id)
+		nt.Must(t, immutableEntries(t, filepath.Dir(hostDir(t, h, id, 0))) == 0, "broker %d: immutable entries after the final heal", id)
 	}
 
 	root := filepath.Dir(filepath.Dir(hostDir(t, h, 0, 0)))
-	must(t, len(mountsBelow(t, root)) == 3, "run folder %s: mounts %v, want the 3 bounded dirs", root, mountsBelow(t, root))
+	nt.Must(t, len(mountsBelow(t, root)) == 3, "run folder %s: mounts %v, want the 3 bounded dirs", root, mountsBelow(t, root))
 	tctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	if err := h.c.Teardown(tctx); err != nil {
+	if err := h.C.Teardown(tctx); err != nil {
 		t.Fatal(err)
 	}
-	must(t, len(mountsBelow(t, root)) == 0, "mounts left after teardown: %v", mountsBelow(t, root))
+	nt.Must(t, len(mountsBelow(t, root)) == 0, "mounts left after teardown: %v", mountsBelow(t, root))
 	_, err = os.Stat(root)
-	must(t, errors.Is(err, fs.ErrNotExist), "run folder %s left after teardown: %v", root, err)
+	nt.Must(t, errors.Is(err, fs.ErrNotExist), "run folder %s left after teardown: %v", root, err)
 }
 
 func proofKafka(v any) string {
@@ -157,11 +159,11 @@ func proofKafka(v any) string {
 	return s
 }
 
-func logDirOf(t *testing.T, h *harness, broker int32, dir string) admin.LogDirState {
+func logDirOf(t *testing.T, h *nt.Harness, broker int32, dir string) admin.LogDirState {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	dirs, err := h.adm.LogDirs(ctx, broker)
+	dirs, err := h.Adm.LogDirs(ctx, broker)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,9 +176,9 @@ func logDirOf(t *testing.T, h *harness, broker int32, dir string) admin.LogDirSt
 	return admin.LogDirState{}
 }
 
-func brokerLog(t *testing.T, h *harness, id int32) []byte {
+func brokerLog(t *testing.T, h *nt.Harness, id int32) []byte {
 	t.Helper()
-	b, err := h.c.Logs(context.Background(), id)
+	b, err := h.C.Logs(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,9 +198,9 @@ func logLine(log []byte, sub string) string {
 
 // hostDir is broker id's log dir dir on the host (the Docker backend's
 // bind source).
-func hostDir(t *testing.T, h *harness, id int32, dir int) string {
+func hostDir(t *testing.T, h *nt.Harness, id int32, dir int) string {
 	t.Helper()
-	f, err := h.c.DirFiles(id, dir)
+	f, err := h.C.DirFiles(id, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,34 +260,34 @@ func mountsBelow(t *testing.T, root string) []string {
 // hundreds of milliseconds while the limit holds and back after heal
 // disk, which leaves no limit behind.
 func TestDiskSlow(t *testing.T) {
-	h := start(t, nil)
+	h := nt.Start(t, nil)
 	ctx := context.Background()
-	h.topic("slow", []int32{0}, map[string]string{"flush.messages": "1"})
+	h.Topic("slow", []int32{0}, map[string]string{"flush.messages": "1"})
 	before := sendLatency(t, h, 20, "before")
 	begin := time.Now()
 	zero := 0
-	h.inject(nemesis.Step{Fault: histories.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.DiskSlowParams{Dir: &zero, Rate: "16KiB"}})
-	ev, v, ok := completion(h.nemesisOps(), histories.FDiskSlow)
-	must(t, ok && ev.Type == "ok" && equal(v.Nodes, []int32{0}), "disk-slow completion %s %s", ev.Type, ev.Value)
-	t.Logf("disk-slow took %s: %s", since(begin), ev.Value)
-	rules, err := cluster.Disks(h.c).Throttles(ctx, 0)
-	must(t, err == nil && len(rules) == 2, "broker 0's limits: %v, %v; want a read and a write limit", rules, err)
+	h.Inject(nemesis.Step{Fault: histories.FDiskSlow, Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &disk.DiskSlowParams{Dir: &zero, Rate: "16KiB"}})
+	ev, v, ok := nt.Completion(h.NemesisOps(), histories.FDiskSlow)
+	nt.Must(t, ok && ev.Type == "ok" && nt.Equal(v.Nodes, []int32{0}), "disk-slow completion %s %s", ev.Type, ev.Value)
+	t.Logf("disk-slow took %s: %s", nt.Since(begin), ev.Value)
+	rules, err := cluster.Disks(h.C).Throttles(ctx, 0)
+	nt.Must(t, err == nil && len(rules) == 2, "broker 0's limits: %v, %v; want a read and a write limit", rules, err)
 	t.Logf("broker 0's block I/O limits: %v", rules)
 	during := sendLatency(t, h, 10, "during")
-	h.heal(histories.HealDisk)
-	rules, err = cluster.Disks(h.c).Throttles(ctx, 0)
-	must(t, err == nil && len(rules) == 0, "limits left after heal disk: %v, %v", rules, err)
+	h.Heal(histories.HealDisk)
+	rules, err = cluster.Disks(h.C).Throttles(ctx, 0)
+	nt.Must(t, err == nil && len(rules) == 0, "limits left after heal disk: %v, %v", rules, err)
 	after := sendLatency(t, h, 20, "after")
 	t.Logf("median acks=1 send with flush.messages=1: %s before, %s while slowed to 16 KiB/s, %s after heal", before, during, after)
-	must(t, during >= 100*time.Millisecond && during >= 10*before, "sends while slowed: median %s, before %s: want a stall", during, before)
-	must(t, after < during/5, "sends after heal: median %s, while slowed %s: want them fast again", after, during)
+	nt.Must(t, during >= 100*time.Millisecond && during >= 10*before, "sends while slowed: median %s, before %s: want a stall", during, before)
+	nt.Must(t, after < during/5, "sends after heal: median %s, while slowed %s: want them fast again", after, during)
 }
 
 // sendLatency sends n records one at a time with acks=1 through one
 // client (connected first) and returns the median time to ack.
-func sendLatency(t *testing.T, h *harness, n int, prefix string) time.Duration {
+func sendLatency(t *testing.T, h *nt.Harness, n int, prefix string) time.Duration {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(h.c.Bootstrap()...), kgo.DefaultProduceTopic(h.env.Topic),
+	cl, err := kgo.NewClient(kgo.SeedBrokers(h.C.Bootstrap()...), kgo.DefaultProduceTopic(h.Env.Topic),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
 	if err != nil {
 		t.Fatal(err)
