@@ -77,8 +77,10 @@ func findingsSection(cells []Row) *Section {
 	for _, g := range groups {
 		s.Items = append(s.Items, g.spans())
 	}
-	s.Para = []Span{Plain("A run shows the bug when the checker finds it invalid (acked data lost or a guarantee broken); " +
-		"the rate is such runs of those the checker judged, per version. The expectation is the scenario's outcome checks.")}
+	s.Para = []Span{Plain("A run is invalid when the checker finds acked data lost or a guarantee broken; the rate is such runs " +
+		"of those the checker judged, per version. The expectation is the scenario's outcome checks, red where the story " +
+		"shows its bug: a bug that loses no data (a refused feature upgrade, an acknowledgement left unanswered) shows there " +
+		"alone, with every run valid.")}
 	return s
 }
 
@@ -163,11 +165,11 @@ func (g *findingGroup) spans() []Span {
 	if len(refused) > 0 {
 		out = append(out, Plain("Not run: kchaos %s; refused on %s. ", g.needs, strings.Join(refused, ", ")))
 	}
-	add("Shows the bug (runs invalid) on", shown)
+	add("Runs invalid (the checker's verdict) on", shown)
 	if len(shown) == 0 && len(refused) < len(g.versions) {
-		out = append(out, Plain("Shows the bug on no version. "))
+		out = append(out, Plain("No run invalid on any version. "))
 	}
-	add("Does not (every judged run valid) on", clean)
+	add("Every judged run valid on", clean)
 	add("Not applicable on", na)
 	add("Not judged (run failed, or no verdict) on", unjudged)
 	add("Expectation held on", held)
