@@ -119,18 +119,16 @@ func benchProduce(b *testing.B, drv string) {
 	cfg.Partitions = parts
 	if drv == DriverJava {
 		cfg.ClusterVersion = c.Config().KafkaVersion // as the harness passes it
-		if fe := (javaDriver{}).Refuse(cfg); len(fe) > 0 {
+		jd, ok := DriverFor(DriverJava)
+		if !ok {
+			b.Fatal("driver java is not linked (drivers_test.go)")
+		}
+		if fe := jd.Refuse(cfg); len(fe) > 0 {
 			b.Skipf("driver java: %v", fe) // no JDK (or no Maven for a first build) here
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-		v, err := javaClientVersion(cfg)
-		if err == nil {
-			_, err = javaBuild(ctx, v) // a first build resolves jars: not in the warm-up
-		}
+		prepareDriver(ctx, b, cfg) // a first build resolves jars: not in the warm-up
 		cancel()
-		if err != nil {
-			b.Fatal(err)
-		}
 	}
 	w, err := New(cfg, c.Bootstrap(), tr)
 	if err != nil {
@@ -151,12 +149,12 @@ func benchProduce(b *testing.B, drv string) {
 	const window = 500 * time.Millisecond
 	for i := 0; time.Duration(i)*window < measure; i++ {
 		mode := i % 2
-		a0, l0, c0, t0 := tr.acked[mode].Load(), tr.latency[mode].Load(), clientCPU(), time.Now()
+		a0, l0, c0, t0 := tr.acked[mode].Load(), tr.latency[mode].Load(), clientCPU(drv), time.Now()
 		tr.mode.Store(int32(mode))
 		time.Sleep(window)
 		acked[mode] += tr.acked[mode].Load() - a0
 		lat[mode] += tr.latency[mode].Load() - l0
-		cpu[mode] += (clientCPU() - c0).Seconds()
+		cpu[mode] += (clientCPU(drv) - c0).Seconds()
 		secs[mode] += time.Since(t0).Seconds()
 	}
 	b.StopTimer()

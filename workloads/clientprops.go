@@ -146,8 +146,8 @@ func cond(b bool, s string) string {
 var clientKeys = []clientKey{
 	// Producer keys that map onto the workload, for every driver.
 	{name: "acks", side: ProducerSide, check: oneOf("0", "1", "all", "-1"), field: "acks",
-		set: func(c *Config, v string) error { c.Acks = Acks(v).normalize(); return nil },
-		get: func(c *Config) string { return string(c.Acks.normalize()) }},
+		set: func(c *Config, v string) error { c.Acks = Acks(v).Normalize(); return nil },
+		get: func(c *Config) string { return string(c.Acks.Normalize()) }},
 	{name: "enable.idempotence", side: ProducerSide, check: boolean, field: "idempotent",
 		set: func(c *Config, v string) error { c.Idempotent = isTrue(v); return nil },
 		get: func(c *Config) string { return strconv.FormatBool(c.Idempotent) }},

@@ -189,10 +189,3 @@ func (c *Config) ClientSettings(side ClientSide) map[string]string {
 	maps.Copy(out, props)
 	return out
 }
-
-// withProps applies a file's verbatim keys over the properties kchaos set
-// (the java driver, after its own settings: the service's word wins).
-func withProps(p, props map[string]string) map[string]string {
-	maps.Copy(p, props)
-	return p
-}

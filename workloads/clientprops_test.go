@@ -227,33 +227,6 @@ func TestValidateClientProps(t *testing.T) {
 	}
 }
 
-// TestJavaClientPropsLast: the java driver applies the service's
-// properties after its own, in every client it builds from them.
-func TestJavaClientPropsLast(t *testing.T) {
-	c := clientBase(DriverJava, func(c *Config) {
-		withGroup(c)
-		c.ProducerProps = map[string]string{"linger.ms": "5", "compression.type": "lz4", "retry.backoff.ms": "7"}
-		c.ConsumerProps = map[string]string{"fetch.max.wait.ms": "50", "heartbeat.interval.ms": "1500"}
-	})
-	bs := []string{"b:9092"}
-	p := javaProducerProps(c, bs, 0)
-	if p["linger.ms"] != "5" || p["compression.type"] != "lz4" || p["retry.backoff.ms"] != "7" || p["acks"] != "all" {
-		t.Errorf("producer props %v", p)
-	}
-	if tp := javaTxnProps(c, bs, 0); tp["linger.ms"] != "5" || tp["transactional.id"] == "" {
-		t.Errorf("txn props %v", tp)
-	}
-	for name, m := range map[string]map[string]string{"consumer": javaConsumerProps(c, bs, 0),
-		"member": javaMemberProps(c, bs, 0), "txn reader": javaTxnConsumerProps(c, bs, 0)} {
-		if m["fetch.max.wait.ms"] != "50" || m["heartbeat.interval.ms"] != "1500" {
-			t.Errorf("%s props %v: want the file's fetch.max.wait.ms and heartbeat.interval.ms", name, m)
-		}
-	}
-	if info := c.ProducerInfo(); info.Props["linger.ms"] != "5" || info.ConsumerProps["fetch.max.wait.ms"] != "50" {
-		t.Errorf("run.json's producer section %+v", info)
-	}
-}
-
 // TestClientSettings: the settings stated (the audit page) are the mapped
 // fields in the Java client's names, and the verbatim keys.
 func TestClientSettings(t *testing.T) {

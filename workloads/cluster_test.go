@@ -4,139 +4,63 @@ package workloads
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
-	"sync"
 	"testing"
-	"time"
 
-	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/histories"
-	"github.com/kchaos/kchaos/internal/testenv"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
-// One 1-controller, 3-broker cluster serves every integration test and
-// benchmark of the package (each uses its own topic): starting one costs
-// ~25 s on the 2-core machines. TestMain tears it down.
-var shared struct {
-	once sync.Once
-	c    *docker.Cluster
-	err  error
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared.c != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		if err := shared.c.Teardown(ctx); err != nil {
-			fmt.Fprintf(os.Stderr, "teardown of cluster %s: %v\n", shared.c.RunID(), err)
-			code = 1
-		}
-		cancel()
-	}
-	os.Exit(code)
-}
+// One cluster serves every integration test and benchmark of the package
+// (workloadstest, shared with the driver packages' tests); TestMain tears
+// it down. The helpers below are its steps under the names the tests use.
+func TestMain(m *testing.M) { workloadstest.Main(m) }
 
 // tb is what testing.T and testing.B share that the helpers use.
-type tb interface {
-	Helper()
-	Skip(...any)
-	Skipf(string, ...any)
-	Fatal(...any)
-	Fatalf(string, ...any)
-	Logf(string, ...any)
-	Cleanup(func())
-}
+type tb = workloadstest.TB
 
 // sharedCluster starts the cluster on first use. It fails the test when
 // Docker or the Kafka image is missing.
-func sharedCluster(t tb) *docker.Cluster {
-	t.Helper()
-	testenv.Docker(t)
-	shared.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-		defer cancel()
-		begin := time.Now()
-		logs, _ := os.MkdirTemp("", "kchaos-workloads-logs-")
-		shared.c, shared.err = docker.Start(ctx, cluster.Config{
-			KafkaVersion: testenv.KafkaVersion(),
-			Racks:        cluster.Racks{"a": {0, 1}, "b": {2}},
-			LogDir:       logs, // the brokers' logs, copied at teardown
-		})
-		if shared.err != nil {
-			shared.err = fmt.Errorf("%w (broker logs in %s)", shared.err, logs)
-		}
-		if shared.err == nil {
-			fmt.Fprintf(os.Stderr, "cluster %s ready in %s\n", shared.c.RunID(), time.Since(begin).Round(100*time.Millisecond))
-		}
-	})
-	if shared.err != nil {
-		t.Fatalf("start cluster: %v", shared.err)
-	}
-	return shared.c
-}
+func sharedCluster(t tb) *docker.Cluster { t.Helper(); return workloadstest.Cluster(t) }
 
 // sharedAdmin is sharedCluster with an admin client, closed when the test
 // ends.
-func sharedAdmin(t tb) (*docker.Cluster, *admin.Client) {
-	t.Helper()
-	c := sharedCluster(t)
-	adm, err := c.Admin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(adm.Close)
-	return c, adm
-}
+func sharedAdmin(t tb) (*docker.Cluster, *admin.Client) { t.Helper(); return workloadstest.Admin(t) }
 
 // newHistory creates history.jsonl in dir and returns its path and the
 // recorder writing it.
 func newHistory(t tb, dir string) (string, *histories.Recorder) {
 	t.Helper()
-	path := filepath.Join(dir, "history.jsonl")
-	rec, err := histories.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path, rec
+	return workloadstest.NewHistory(t, dir)
 }
 
 // createTopic creates topic with the assignment and min.insync.replicas 2.
 func createTopic(t tb, adm *admin.Client, topic string, assignment [][]int32) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if err := adm.CreateTopic(ctx, admin.TopicSpec{Name: topic, Assignment: assignment,
-		Configs: map[string]string{"min.insync.replicas": "2"}}); err != nil {
-		t.Fatalf("create topic %s: %v", topic, err)
-	}
+	workloadstest.CreateTopic(t, adm, topic, assignment)
 }
 
 // waitISR waits until every partition of topic has exactly isr.
-func waitISR(ctx context.Context, adm *admin.Client, topic string, isr []int32, limit time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	var last []admin.PartitionState
-	for {
-		parts, err := adm.Describe(ctx, topic)
-		if err == nil {
-			last = parts
-			ok := len(parts) > 0
-			for _, p := range parts {
-				ok = ok && slices.Equal(p.ISR, isr)
-			}
-			if ok {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("ISR of %s not %v within %s: %+v", topic, isr, limit, last)
-		case <-time.After(200 * time.Millisecond):
+var waitISR = workloadstest.WaitISR
+
+// prepareDriver readies cfg's driver before a test's clock starts: a
+// driver with work to do before its first client says so by a Prepare
+// method (driver java builds its client for cfg's version; the first
+// build resolves kafka-clients through Maven). The driver is found in the
+// registry, which the package's external test file links
+// (drivers_test.go).
+func prepareDriver(ctx context.Context, t tb, cfg Config) {
+	t.Helper()
+	d, ok := DriverFor(canonicalDriver(cfg.Driver))
+	if !ok {
+		t.Fatalf("driver %q is not linked", cfg.Driver)
+	}
+	if p, ok := d.(interface {
+		Prepare(context.Context, Config) error
+	}); ok {
+		if err := p.Prepare(ctx, cfg); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

@@ -46,7 +46,7 @@ type Config struct {
 	// Driver is the Kafka client library: "franz" (github.com/twmb/franz-go),
 	// "kafka-go" (github.com/segmentio/kafka-go) or "java" (Apache Kafka's
 	// own kafka-clients, in a JVM beside the brokers on Docker, on the kchaos
-	// host on SSH: java_driver.go).
+	// host on SSH: workloads/java).
 	Driver string `yaml:"driver" json:"driver"`
 	// ClientVersion is the kafka-clients release driver java runs (X.Y.Z
 	// from 3.9, X.Y.x, latest, or local:NAME for a build in the local Maven
@@ -61,7 +61,7 @@ type Config struct {
 	ClusterVersion string `yaml:"-" json:"-"`
 	// Runner, when the cluster's backend has one, runs driver java's JVMs
 	// in the cluster's environment instead of on the kchaos host (Docker:
-	// a container beside the brokers, java_proc.go). Like ClusterVersion
+	// a container beside the brokers, workloads/java/proc.go). Like ClusterVersion
 	// it is not part of a scenario: the harness sets it from the cluster
 	// (nil: the JVMs run on this host, as on the SSH backend).
 	Runner cluster.ClientRunner `yaml:"-" json:"-"`
@@ -159,7 +159,7 @@ func (c *Config) Defaults() {
 	if c.Acks == "" {
 		c.Acks = AcksAll
 	}
-	c.Acks = c.Acks.normalize()
+	c.Acks = c.Acks.Normalize()
 	if c.RequestTimeout == 0 {
 		c.RequestTimeout = Duration(DefaultRequestTimeout)
 	}
@@ -221,7 +221,7 @@ func (c *Config) RetriesEnabled() bool { return c.Retries > 0 || c.Idempotent }
 // ProducerInfo is the producer's durability settings as run.json records
 // them: the checker learns from it whether duplicates count.
 func (c *Config) ProducerInfo() histories.ProducerInfo {
-	info := histories.ProducerInfo{Driver: canonicalDriver(c.Driver), Acks: string(c.Acks.normalize()),
+	info := histories.ProducerInfo{Driver: canonicalDriver(c.Driver), Acks: string(c.Acks.Normalize()),
 		Idempotent: c.Idempotent || c.Transactions.Enabled, Retries: c.Retries,
 		Transactional: c.Transactions.Enabled, Props: c.ProducerProps, ConsumerProps: c.ConsumerProps}
 	if c.Transactions.Enabled {
@@ -248,9 +248,10 @@ func (c *Config) FinalReadIsolation() string {
 	return histories.ReadUncommitted
 }
 
-// opTimeout is the backstop deadline of one send: every try's request
-// timeout plus slack for metadata and connection set-up.
-func (c *Config) opTimeout() time.Duration {
+// OpTimeout is the backstop deadline of one send: every try's request
+// timeout plus slack for metadata and connection set-up. Exported for the
+// driver packages (workloads/java), whose clients wait by it too.
+func (c *Config) OpTimeout() time.Duration {
 	return time.Duration(c.Retries+1)*c.RequestTimeout.Std() + 5*time.Second
 }
 
@@ -296,7 +297,7 @@ func (c *Config) Validate() error {
 	}
 	drv, known := drivers[canonicalDriver(c.Driver)]
 	if !known {
-		add("driver", "%q: want %s, %s or %s", c.Driver, DriverFranz, DriverKafkaGo, DriverJava)
+		add("driver", "%q: want %s", c.Driver, driverList())
 	}
 	if c.ClientVersion != "" && canonicalDriver(c.Driver) != DriverJava {
 		add("client_version", "%q: only with driver %s (the Go clients have no Kafka version)", c.ClientVersion, DriverJava)
@@ -316,7 +317,7 @@ func (c *Config) Validate() error {
 	if c.Retries < 0 || c.Retries > 1000 {
 		add("retries", "%d: want 0..1000", c.Retries)
 	}
-	if c.Idempotent && c.Acks.Valid() && c.Acks.normalize() != AcksAll && !c.Transactions.Enabled {
+	if c.Idempotent && c.Acks.Valid() && c.Acks.Normalize() != AcksAll && !c.Transactions.Enabled {
 		add("idempotent", "needs acks=all (Kafka's idempotent producer requires it); acks is %s", c.Acks)
 	}
 	if c.Idempotent && c.Retries == 0 && !c.Transactions.Enabled {

@@ -10,9 +10,10 @@ import (
 	"github.com/kchaos/kchaos/internal/ctxsleep"
 )
 
-// pollWait bounds one poll: long enough to batch records, short enough that
-// a consumer notices the end of the run promptly.
-const pollWait = time.Second
+// PollWait bounds one poll: long enough to batch records, short enough that
+// a consumer notices the end of the run promptly. Exported for the driver
+// packages (workloads/java), whose consumers' polls it bounds.
+const PollWait = time.Second
 
 // consumerPartitions is consumer i's share of the partitions: p % n == i.
 func consumerPartitions(i, n, partitions int) []int32 {
@@ -43,7 +44,7 @@ func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) erro
 			w.c.recordErrors.Add(1)
 			return err
 		}
-		pctx, cancel := context.WithTimeout(stop, pollWait)
+		pctx, cancel := context.WithTimeout(stop, PollWait)
 		f, perr := c.Poll(pctx)
 		cancel()
 		if err := w.completePoll(pid, req, f, perr); err != nil {

@@ -27,21 +27,24 @@
 //
 // The Kafka client is a Driver (driver.go): franz-go (franz_*.go),
 // segmentio/kafka-go (kafkago_*.go), or Apache Kafka's own Java client
-// (java_*.go). All write the same history; a driver refuses, at Validate
-// time, a setting it cannot honour.
+// (package workloads/java). All write the same history; a driver refuses,
+// at Validate time, a setting it cannot honour. The seam holds the Go
+// drivers itself; a driver package imports the seam and registers its
+// driver at init (RegisterDriver), and the seam never imports it: a
+// program links them all through workloads/drivers.
 //
 // The java driver runs one JVM per workload run on the kchaos host, as the
 // Go clients run on the host and reach the brokers the same way, so every
 // client-side fault (cut-clients, producer-crash) acts on it alike. The
-// JVM's source (javaclient/KchaosClient.java) is embedded and built on
-// first use per client version (java_build.go: Maven resolves
+// JVM's source (java/javaclient/KchaosClient.java) is embedded and built
+// on first use per client version (java/build.go: Maven resolves
 // kafka-clients, javac compiles) into os.UserCacheDir()/kchaos/java/.
-// The driver speaks JSON lines with it on stdin/stdout (java_proc.go):
+// The driver speaks JSON lines with it on stdin/stdout (java/proc.go):
 // requests carry an id and a client handle; sends are asynchronous in the
 // JVM (KafkaProducer.send's callback answers), so in-flight concurrency is
 // real; each KafkaConsumer has a thread of its own. Errors come back as
 // the exception's class, Kafka's error name and whether the client calls
-// it retriable or a timeout, and are mapped once, in Go (java_errors.go),
+// it retriable or a timeout, and are mapped once, in Go (java/errors.go),
 // onto the error names and fail/info classes the Go drivers give. The
 // client version is workload.client_version, else the cluster's
 // (Config.ClusterVersion, set by the harness).

@@ -2,17 +2,22 @@ package workloads
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Driver names.
+// Driver names, every driver's, here so that validation (Config.Validate,
+// the settings only one driver takes) can name them whether or not a
+// program links the driver: a driver package registers itself under its
+// constant (RegisterDriver).
 const (
 	DriverFranz   = "franz"    // github.com/twmb/franz-go (kgo)
 	DriverKafkaGo = "kafka-go" // github.com/segmentio/kafka-go
-	DriverJava    = "java"     // org.apache.kafka:kafka-clients, in a JVM (java_*.go)
+	DriverJava    = "java"     // org.apache.kafka:kafka-clients, in a JVM (workloads/java)
 )
 
 // Driver is one Kafka client library. The workload's loops (producer.go,
@@ -90,10 +95,28 @@ type PartitionError struct {
 	Err       error
 }
 
+// drivers is every driver by name: the seam's own, franz-go and
+// kafka-go, and those a driver package registers at init
+// (RegisterDriver: workloads/java). The seam never imports a driver
+// package; a program that validates or runs workloads links them all
+// through workloads/drivers.
 var drivers = map[string]Driver{
 	DriverFranz:   franzDriver{},
 	DriverKafkaGo: kafkaGoDriver{},
-	DriverJava:    javaDriver{},
+}
+
+// RegisterDriver adds d under its name (d.Name()). A driver package calls
+// it at init; a second driver of the same name, or one without a name,
+// panics: that is a program's mistake, not a scenario's.
+func RegisterDriver(d Driver) {
+	name := d.Name()
+	if name == "" {
+		panic("workloads: RegisterDriver: a driver without a name")
+	}
+	if _, dup := drivers[name]; dup {
+		panic(fmt.Sprintf("workloads: RegisterDriver: driver %q registered twice", name))
+	}
+	drivers[name] = d
 }
 
 // DriverFor returns the named driver.
@@ -102,7 +125,16 @@ func DriverFor(name string) (Driver, bool) {
 	return d, ok
 }
 
-// DriverNames lists the drivers.
+// DriverNames lists the registered drivers, sorted.
 func DriverNames() []string {
 	return slices.Sorted(maps.Keys(drivers))
+}
+
+// driverList is DriverNames as a sentence's list: "a, b or c".
+func driverList() string {
+	ns := DriverNames()
+	if len(ns) == 1 {
+		return ns[0]
+	}
+	return strings.Join(ns[:len(ns)-1], ", ") + " or " + ns[len(ns)-1]
 }

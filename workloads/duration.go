@@ -25,8 +25,9 @@ const (
 	AcksAll    Acks = "all"
 )
 
-// normalize maps "-1" to "all" and lowercases.
-func (a Acks) normalize() Acks {
+// Normalize maps "-1" to "all" and lowercases. Exported for the driver
+// packages (workloads/java), which pass the setting on to their client.
+func (a Acks) Normalize() Acks {
 	s := strings.ToLower(strings.TrimSpace(string(a)))
 	if s == "-1" {
 		s = "all"
@@ -36,7 +37,7 @@ func (a Acks) normalize() Acks {
 
 // Valid reports whether a is one of the three settings.
 func (a Acks) Valid() bool {
-	switch a.normalize() {
+	switch a.Normalize() {
 	case AcksNone, AcksLeader, AcksAll:
 		return true
 	}
@@ -45,7 +46,7 @@ func (a Acks) Valid() bool {
 
 // Int is the protocol value: 0, 1 or -1.
 func (a Acks) Int() int16 {
-	switch a.normalize() {
+	switch a.Normalize() {
 	case AcksNone:
 		return 0
 	case AcksLeader:
@@ -60,7 +61,7 @@ func (a *Acks) UnmarshalYAML(unmarshal func(any) error) error {
 	if err := unmarshal(&s); err != nil {
 		return fmt.Errorf("want 0, 1 or all")
 	}
-	*a = Acks(s).normalize()
+	*a = Acks(s).Normalize()
 	return nil
 }
 
@@ -74,6 +75,6 @@ func (a *Acks) UnmarshalJSON(b []byte) error {
 		}
 		s = strconv.Itoa(n)
 	}
-	*a = Acks(s).normalize()
+	*a = Acks(s).Normalize()
 	return nil
 }

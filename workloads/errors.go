@@ -183,7 +183,7 @@ func ClassifySend(err error, acks Acks, retried bool) Classification {
 	out := rule.Class
 	if out == FailUnlessAcksAll {
 		out = Fail
-		if acks.normalize() == AcksAll {
+		if acks.Normalize() == AcksAll {
 			out = Info
 		}
 	}
@@ -221,8 +221,8 @@ func RuleFor(err error) ErrorRule {
 
 // KafkaCode extracts a Kafka error code from any driver's errors.
 func KafkaCode(err error) (int16, bool) {
-	if je, ok := asJavaError(err); ok {
-		return javaCode(je)
+	if ce, ok := asClientError(err); ok {
+		return ce.KafkaCode()
 	}
 	var ke *kerr.Error
 	if errors.As(err, &ke) {
@@ -233,6 +233,29 @@ func KafkaCode(err error) (int16, bool) {
 		return int16(ge), true
 	}
 	return 0, false
+}
+
+// ClientError is an error a driver's client reports in terms of its own
+// that the seam cannot read (the Java client's exceptions, as its JVM
+// reports them: workloads/java's JavaError). A driver's error type
+// implements it so that KafkaCode and RuleFor read it as they read the
+// Go clients' errors; it is asked first, before any of theirs.
+type ClientError interface {
+	error
+	// KafkaCode is the Kafka error code the error carries, if it carries
+	// one.
+	KafkaCode() (int16, bool)
+	// GivingUp is the client-side cause (ClientErrors: CauseTimeout,
+	// CauseClientClosed, ...) the error means, or "" when it means none
+	// and its Kafka error names it.
+	GivingUp() string
+}
+
+// asClientError finds a ClientError in err's chain.
+func asClientError(err error) (ClientError, bool) {
+	var ce ClientError
+	ok := errors.As(err, &ce)
+	return ce, ok
 }
 
 // kafkaName is Kafka's current name of code (kerr keeps some old names).
@@ -248,8 +271,8 @@ func kafkaName(code int16) string {
 
 // givingUp names how the client gave up on a record, or "".
 func givingUp(err error) string {
-	if je, ok := asJavaError(err); ok {
-		return javaCause(je) // JavaErrors (java_errors.go)
+	if ce, ok := asClientError(err); ok {
+		return ce.GivingUp() // the Java client's: JavaErrors (workloads/java/errors.go)
 	}
 	switch {
 	case err == nil:

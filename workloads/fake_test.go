@@ -9,6 +9,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
 // fakeDriver hands out scripted producers and consumers, for unit tests of
@@ -69,14 +70,7 @@ func newTestWorkload(t *testing.T, cfg Config, d Driver) (*Workload, *histories.
 // reader: what a checker would see.
 func readBack(t *testing.T, rec *histories.Recorder, buf *bytes.Buffer) []histories.Event {
 	t.Helper()
-	if err := rec.Close(); err != nil {
-		t.Fatal(err)
-	}
-	evs, torn, err := histories.ReadAll(bytes.NewReader(buf.Bytes()))
-	if err != nil || torn {
-		t.Fatalf("read back: %v (torn %v)", err, torn)
-	}
-	return evs
+	return workloadstest.ReadBack(t, rec, buf)
 }
 
 // fakeView is a scripted cluster for the observer and the final read.

@@ -231,7 +231,7 @@ func (w *Workload) readRange(ctx context.Context, view ClusterView, p int32, iso
 			}
 			return recs, start, end, hw, fmt.Errorf("read %d..%d of [%d, %d): %w", start, pos, start, end, lastErr)
 		}
-		pctx, cancel := context.WithTimeout(ctx, pollWait)
+		pctx, cancel := context.WithTimeout(ctx, PollWait)
 		f, perr := c.Poll(pctx)
 		cancel()
 		for _, r := range f.Records {

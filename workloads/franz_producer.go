@@ -20,7 +20,7 @@ func (franzDriver) Refuse(Config) []FieldError { return nil }
 
 // franzAcks maps the setting to kgo's.
 func franzAcks(a Acks) kgo.Acks {
-	switch a.normalize() {
+	switch a.Normalize() {
 	case AcksNone:
 		return kgo.NoAck()
 	case AcksLeader:

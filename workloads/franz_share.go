@@ -39,7 +39,7 @@ func (franzDriver) NewShareMember(cfg Config, bootstrap []string, name string) (
 		kgo.ConsumeTopics(cfg.Topic),
 		kgo.MaxConcurrentFetches(0),
 		kgo.ShareMaxRecords(int32(cfg.Shares.MaxRecords)),
-		kgo.FetchMaxWait(sharePollWait),
+		kgo.FetchMaxWait(SharePollWait),
 		kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
 			m.mu.Lock()
 			m.results = append(m.results, rs...)
@@ -57,7 +57,7 @@ func (franzDriver) NewShareMember(cfg Config, bootstrap []string, name string) (
 func (m *franzShareMember) AcquiresInPoll() bool { return true }
 
 func (m *franzShareMember) Poll(ctx context.Context, max int) ([]histories.ShareRecord, error) {
-	pctx, cancel := context.WithTimeout(ctx, sharePollWait)
+	pctx, cancel := context.WithTimeout(ctx, SharePollWait)
 	fs := m.cl.PollRecords(pctx, max)
 	cancel()
 	if fs.IsClientClosed() {

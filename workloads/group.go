@@ -129,11 +129,13 @@ func commitDefinite(err error) bool {
 	return RuleFor(err).Name == CauseConnectionRefused
 }
 
-// commitOutcome maps a CommitResult to the op's completion: ok when every
+// CommitOutcome maps a CommitResult to the op's completion: ok when every
 // partition committed, or some did and the others were refused
 // definitely; fail when none did and every error was definite; info
 // otherwise (one unknown partition makes the op's outcome unknown).
-func commitOutcome(r CommitResult) (histories.Type, string) {
+// Exported for the driver packages' tests (workloads/java), which check
+// that their client's commit errors are judged as the Go drivers' are.
+func CommitOutcome(r CommitResult) (histories.Type, string) {
 	if r.Err != nil {
 		if commitDefinite(r.Err) {
 			return histories.Fail, ErrorName(r.Err)
@@ -273,7 +275,7 @@ func (s *memberSlot) recordCommit(r CommitResult, auto bool) {
 		w.c.recordErrors.Add(1)
 		return
 	}
-	typ, name := commitOutcome(r)
+	typ, name := CommitOutcome(r)
 	done := w.commitValue(r, r.Committed, auto)
 	if typ != histories.OK {
 		done = w.commitValue(r, r.Offsets, auto)
@@ -348,7 +350,7 @@ func (s *memberSlot) commitLocked(ctx context.Context, parts []int32, skip bool)
 	if r.MemberID == "" {
 		r.MemberID, r.Generation = mid, gen
 	}
-	typ, name := commitOutcome(r)
+	typ, name := CommitOutcome(r)
 	done := s.w.commitValue(r, r.Committed, false)
 	if typ != histories.OK {
 		done = s.w.commitValue(r, offs, false)

@@ -80,7 +80,7 @@ func groupIntegration(t *testing.T, drv, protocol, commit string) {
 		cfg.ClusterVersion = c.Config().KafkaVersion        // as the harness passes it
 		cfg.Runner = c                                      // each member's JVM in a container of its own, as the harness runs it
 		cfg.ClientVersion = os.Getenv("KCHAOS_JAVA_CLIENT") // another client's release, if asked
-		javaBuildFor(ctx, t, cfg)
+		prepareDriver(ctx, t, cfg)
 	}
 	w, err := New(cfg, c.Bootstrap(), rec)
 	if err != nil {

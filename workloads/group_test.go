@@ -35,7 +35,7 @@ func TestCommitOutcome(t *testing.T) {
 			Errors: map[int32]error{0: kerr.RebalanceInProgress, 1: kerr.RebalanceInProgress}}, histories.Fail, "REBALANCE_IN_PROGRESS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			typ, name := commitOutcome(tc.r)
+			typ, name := CommitOutcome(tc.r)
 			if typ != tc.typ || name != tc.err {
 				t.Errorf("got %s %q, want %s %q", typ, name, tc.typ, tc.err)
 			}

@@ -98,7 +98,7 @@ func (m *Metadata) client(ctx context.Context, n int) {
 	if n == 0 {
 		for !m.stopped(ctx) {
 			typ, err := c.do(ctx, histories.FCreateTopic, histories.MetaOp{Topic: MetadataSharedTopic, Partitions: 1})
-			if typ == histories.OK || err != nil && typ == histories.Fail && isExists(err) {
+			if typ == histories.OK || err != nil && typ == histories.Fail && IsTopicExists(err) {
 				break
 			}
 			m.pause(ctx, time.Second)
@@ -111,7 +111,12 @@ func (m *Metadata) client(ctx context.Context, n int) {
 	}
 }
 
-func isExists(err error) bool {
+// IsTopicExists reports whether err is a create refused
+// TOPIC_ALREADY_EXISTS, as the metadata workload tells it (by the error's
+// text, which every driver's admin client names it in). Exported for the
+// driver packages' tests (workloads/java), which check that their admin
+// client's refusal reads so.
+func IsTopicExists(err error) bool {
 	return err != nil && strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS")
 }
 

@@ -85,7 +85,7 @@ func (w *Workload) slot(stop, ops context.Context, pc *producerClient, s int) er
 			continue // crashed since acquire: the slot's process is gone
 		}
 		w.c.sends.Add(1)
-		sctx, cancel := context.WithTimeout(ops, w.cfg.opTimeout())
+		sctx, cancel := context.WithTimeout(ops, w.cfg.OpTimeout())
 		pc.inFlight.Add(1)
 		off, err := p.Send(sctx, Message{Partition: part, Key: key, Value: v.Value})
 		pc.inFlight.Add(-1)
@@ -137,7 +137,7 @@ func (w *Workload) completeOn(pc *producerClient, gen, pid int, v histories.Send
 // whether the op ended info (so the process must retire).
 func (w *Workload) completeSend(pid int, v histories.SendValue, off int64, err error) (bool, error) {
 	if err == nil {
-		if w.cfg.Acks.normalize() == AcksNone {
+		if w.cfg.Acks.Normalize() == AcksNone {
 			// acks=0: the broker never answers, so there is no offset and
 			// the outcome is unknown (HISTORY.md: like info, but ok).
 			w.c.ackedNoOffset.Add(1)

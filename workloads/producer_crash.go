@@ -186,7 +186,7 @@ func (w *Workload) CrashProducer(ctx context.Context, i int, down time.Duration)
 		return d, fmt.Errorf("producer %d: restart: %w", i, err)
 	}
 	if w.cfg.Idempotent {
-		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*w.cfg.opTimeout())
+		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*w.cfg.OpTimeout())
 		id, ep, err := producerID(ictx, np)
 		cancel()
 		if err != nil {

@@ -241,7 +241,7 @@ func startBareShare(cfg Config, bootstrap []string, topic, group string, members
 		)
 		cl, err := kgo.NewClient(append(franzCommon(cfg, bootstrap, fmt.Sprintf("bench-bare-%d", i)),
 			kgo.ShareGroup(group), kgo.ConsumeTopics(topic), kgo.MaxConcurrentFetches(0),
-			kgo.ShareMaxRecords(int32(DefaultShareMaxRecords)), kgo.FetchMaxWait(sharePollWait),
+			kgo.ShareMaxRecords(int32(DefaultShareMaxRecords)), kgo.FetchMaxWait(SharePollWait),
 			kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
 				mu.Lock()
 				results = append(results, rs...)
@@ -256,7 +256,7 @@ func startBareShare(cfg Config, bootstrap []string, topic, group string, members
 			defer s.wg.Done()
 			defer cl.Close()
 			for ctx.Err() == nil {
-				pctx, pcancel := context.WithTimeout(ctx, sharePollWait)
+				pctx, pcancel := context.WithTimeout(ctx, SharePollWait)
 				fs := cl.PollRecords(pctx, DefaultShareMaxRecords)
 				pcancel()
 				perPart := map[int32]int64{}

@@ -101,8 +101,9 @@ const (
 	ShareAckImplicit = "implicit"
 )
 
-// ackMode is AckMode with its default.
-func (s *ShareConfig) ackMode() string {
+// AckModeOrDefault is AckMode with its default. Exported for the driver
+// packages (workloads/java), whose share consumer is set to it.
+func (s *ShareConfig) AckModeOrDefault() string {
 	if s.AckMode == "" {
 		return ShareAckExplicit
 	}

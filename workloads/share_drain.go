@@ -168,7 +168,7 @@ const shareDrainAsk = time.Second
 // shareStartOffsets is the group's share-partition start offsets on the
 // workload's topic, and the partitions it did not report (with why).
 func (w *Workload) shareStartOffsets(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]string, error) {
-	octx, cancel := context.WithTimeout(ctx, w.cfg.opTimeout())
+	octx, cancel := context.WithTimeout(ctx, w.cfg.OpTimeout())
 	defer cancel()
 	got, err := adm.DescribeShareGroupOffsets(octx, w.cfg.Shares.Group)
 	if err == nil {

@@ -9,7 +9,7 @@ import (
 
 // ShareDriver is a Driver that can make share-group members (KIP-932):
 // franz-go's share consumer (franz_share.go) and Apache Kafka's
-// KafkaShareConsumer (java_share.go). The share loop (shares.go) owns the
+// KafkaShareConsumer (workloads/java/share.go). The share loop (shares.go) owns the
 // history, the faults and the drain; a member only polls and acks, so
 // every driver writes the same share ops.
 type ShareDriver interface {
@@ -21,7 +21,7 @@ type ShareDriver interface {
 
 // ShareMember is one share consumer's client, used by one goroutine.
 type ShareMember interface {
-	// Poll asks for at most max records, waiting up to sharePollWait, and
+	// Poll asks for at most max records, waiting up to SharePollWait, and
 	// returns those it was delivered, each with its delivery count.
 	// ErrShareClosed: the client was closed under it.
 	Poll(ctx context.Context, max int) ([]histories.ShareRecord, error)

@@ -35,7 +35,7 @@ func newLateMember(t *testing.T, bootstrap []string, topic, group, name string) 
 	cl, err := kgo.NewClient(append(franzCommon(cfg, bootstrap, name),
 		kgo.Dialer((&cutDialer{tap: m.tap}).dial),
 		kgo.ShareGroup(group), kgo.ConsumeTopics(topic), kgo.MaxConcurrentFetches(0),
-		kgo.FetchMaxWait(sharePollWait),
+		kgo.FetchMaxWait(SharePollWait),
 		kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
 			m.mu.Lock()
 			m.results = append(m.results, rs...)
@@ -55,7 +55,7 @@ func (m *lateMember) pollUntil(t *testing.T, n int, limit time.Duration) []*kgo.
 	var got []*kgo.Record
 	end := time.Now().Add(limit)
 	for len(got) < n && time.Now().Before(end) {
-		ctx, cancel := context.WithTimeout(context.Background(), sharePollWait)
+		ctx, cancel := context.WithTimeout(context.Background(), SharePollWait)
 		fs := m.cl.PollRecords(ctx, n-len(got))
 		cancel()
 		got = append(got, fs.Records()...)

@@ -21,8 +21,10 @@ import (
 // ops open. Its client fetches only when it polls (MaxConcurrentFetches
 // 0, no fetch buffering), so what a poll returns was acquired during it.
 
-// sharePollWait bounds a poll, so that a member answers its faults.
-const sharePollWait = 500 * time.Millisecond
+// SharePollWait bounds a poll, so that a member answers its faults.
+// Exported for the driver packages (workloads/java), whose share members'
+// polls it bounds.
+const SharePollWait = 500 * time.Millisecond
 
 // shareSlot is one member: its name and the faults sent to its loop.
 type shareSlot struct {
@@ -203,7 +205,7 @@ func (w *Workload) shareLoop(ctx context.Context, s *shareSlot, done func() bool
 					return err
 				}
 			case <-ctx.Done():
-			case <-time.After(sharePollWait):
+			case <-time.After(SharePollWait):
 			}
 			continue
 		}
@@ -368,7 +370,7 @@ func (w *Workload) shareAck(ctx context.Context, m *shareMember, member string, 
 	// canceled at the stop would leave records whose accept Kafka applied
 	// with an unknown outcome, which the drain then waits for in vain
 	// (w1, 2026-12-02: 22 such records, the drain never finished).
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.opTimeout())
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), w.cfg.OpTimeout())
 	res, ferr := m.cl.Ack(fctx, sts)
 	cancel()
 	done := v

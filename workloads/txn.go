@@ -12,10 +12,11 @@ import (
 	"github.com/kchaos/kchaos/internal/ctxsleep"
 )
 
-// txnPollWait bounds one poll inside a transaction: shorter than a
+// TxnPollWait bounds one poll inside a transaction: shorter than a
 // consumer's poll, since the transaction waits for it (its timeout has
-// not started yet: it starts at the first send).
-const txnPollWait = 300 * time.Millisecond
+// not started yet: it starts at the first send). Exported for the driver
+// packages (workloads/java), whose transactional polls it bounds.
+const TxnPollWait = 300 * time.Millisecond
 
 // txnPlan is what one transaction will do, drawn before its invoke.
 type txnPlan struct {
@@ -40,7 +41,7 @@ type txnDone struct {
 // txnRun is what running a plan learned.
 type txnRun struct {
 	value     histories.TxnValue // the completion's value
-	end       txnEnd
+	end       TxnEnd
 	crashed   bool
 	successor TxnProducer // after a crash: the client that fenced the zombie
 }
@@ -146,7 +147,7 @@ func (w *Workload) txnSlot(stop, ops context.Context, i int, cl TxnProducer, reg
 		}
 		w.c.txns.Add(1)
 		r := w.runTxn(ops, i, cl, plan, reg)
-		typ, name, recreate := txnOutcome(r.end)
+		typ, name, recreate := TxnOutcome(r.end)
 		if _, err := w.rec.Complete(pid, typ, histories.FTxn, txnDone{TxnValue: r.value, Crashed: r.crashed}, name); err != nil {
 			w.c.recordErrors.Add(1)
 			return err
@@ -241,7 +242,7 @@ func (w *Workload) runTxn(ops context.Context, i int, cl TxnProducer, plan txnPl
 	}
 	began := step(cl.Begin())
 	if began {
-		ctx, cancel := context.WithTimeout(ops, w.cfg.opTimeout())
+		ctx, cancel := context.WithTimeout(ops, w.cfg.OpTimeout())
 		id, epoch, err := cl.ProducerID(ctx)
 		cancel()
 		if step(err) {
@@ -249,7 +250,7 @@ func (w *Workload) runTxn(ops context.Context, i int, cl TxnProducer, plan txnPl
 		}
 	}
 	if r.end.StepErr == nil && plan.polls != nil {
-		ctx, cancel := context.WithTimeout(ops, txnPollWait)
+		ctx, cancel := context.WithTimeout(ops, TxnPollWait)
 		recs, err := cl.Poll(ctx, plan.polls)
 		cancel()
 		if step(err) {
@@ -259,7 +260,7 @@ func (w *Workload) runTxn(ops context.Context, i int, cl TxnProducer, plan txnPl
 	}
 	for k := 0; r.end.StepErr == nil && k < len(plan.msgs); k++ {
 		m := plan.msgs[k]
-		ctx, cancel := context.WithTimeout(ops, w.cfg.opTimeout())
+		ctx, cancel := context.WithTimeout(ops, w.cfg.OpTimeout())
 		off, err := cl.Send(ctx, m)
 		cancel()
 		op := sendOp(w.cfg.Topic, m)
@@ -278,7 +279,7 @@ func (w *Workload) runTxn(ops context.Context, i int, cl TxnProducer, plan txnPl
 		case <-ops.Done():
 		}
 	}
-	ctx, cancel := context.WithTimeout(ops, w.cfg.opTimeout())
+	ctx, cancel := context.WithTimeout(ops, w.cfg.OpTimeout())
 	defer cancel()
 	switch {
 	case r.end.StepErr != nil:
@@ -321,7 +322,7 @@ func (w *Workload) crash(ops context.Context, i int, reg *txnClients) (succ TxnP
 		return nil, false
 	}
 	reg.add(succ)
-	ctx, cancel := context.WithTimeout(ops, w.cfg.Transactions.Timeout.Std()+w.cfg.opTimeout())
+	ctx, cancel := context.WithTimeout(ops, w.cfg.Transactions.Timeout.Std()+w.cfg.OpTimeout())
 	defer cancel()
 	if _, _, err := succ.ProducerID(ctx); err != nil {
 		w.c.countError(ErrorName(err))
@@ -347,5 +348,5 @@ func (w *Workload) runClock() *int64 {
 // successor initialisation, not one send's.
 func (c *Config) txnDrainTimeout() time.Duration {
 	t := c.Transactions
-	return time.Duration(t.MaxSends+3)*c.opTimeout() + txnPollWait + t.Timeout.Std()
+	return time.Duration(t.MaxSends+3)*c.OpTimeout() + TxnPollWait + t.Timeout.Std()
 }

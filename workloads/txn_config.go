@@ -125,7 +125,7 @@ func (c *Config) validateTxn() []FieldError {
 	if to := t.Timeout.Std(); to < time.Second || to > 15*time.Minute {
 		add("transactions.timeout", "%s: want 1s..15m (transaction.timeout.ms)", to)
 	}
-	if c.Acks.Valid() && c.Acks.normalize() != AcksAll {
+	if c.Acks.Valid() && c.Acks.Normalize() != AcksAll {
 		add("acks", "%s: transactions need acks=all (Kafka's transactional producer requires it)", c.Acks)
 	}
 	if c.MaxInFlight != 1 {

@@ -43,7 +43,7 @@ func txnIntegration(t *testing.T, drv, topic string) []histories.Event {
 	if drv == DriverJava {
 		cfg.ClusterVersion = c.Config().KafkaVersion
 		cfg.Runner = c // the JVM in a container beside the brokers, as the harness runs it
-		javaBuildFor(ctx, t, cfg)
+		prepareDriver(ctx, t, cfg)
 	}
 	w, err := New(cfg, c.Bootstrap(), rec)
 	if err != nil {

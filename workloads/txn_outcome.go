@@ -12,9 +12,9 @@ import (
 // abort) and whose abort succeeded: a fail that is no fault.
 const CauseAborted = "aborted"
 
-// txnEnd is what happened to one transaction, as far as the client knows:
+// TxnEnd is what happened to one transaction, as far as the client knows:
 // the input of the outcome mapping.
-type txnEnd struct {
+type TxnEnd struct {
 	// StepErr is the first error before the client asked to end the
 	// transaction: BeginTransaction, the producer id, a poll or a send.
 	StepErr error
@@ -31,7 +31,7 @@ type txnEnd struct {
 	Superseded bool
 }
 
-// txnOutcome maps a transaction's end to its completion type and error
+// TxnOutcome maps a transaction's end to its completion type and error
 // name, and says whether the client must be re-created (it is fenced, or
 // in a state from which only a new InitProducerId is a clean start).
 //
@@ -45,7 +45,11 @@ type txnEnd struct {
 // leaves it unknown (info), except when the broker says the commit was
 // not attempted, or when a successor's initialisation had already
 // aborted the transaction (the fenced zombie).
-func txnOutcome(e txnEnd) (typ histories.Type, errName string, recreate bool) {
+//
+// Exported, with TxnEnd, for the driver packages' tests (workloads/java),
+// which check that their client's transaction errors are judged as the Go
+// drivers' are.
+func TxnOutcome(e TxnEnd) (typ histories.Type, errName string, recreate bool) {
 	if e.CommitAsked {
 		switch {
 		case e.CommitErr == nil:

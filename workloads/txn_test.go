@@ -99,33 +99,33 @@ func TestTxnOutcome(t *testing.T) {
 	timeout := context.DeadlineExceeded
 	cases := []struct {
 		name     string
-		end      txnEnd
+		end      TxnEnd
 		typ      histories.Type
 		errName  string
 		recreate bool
 	}{
-		{"committed", txnEnd{CommitAsked: true}, histories.OK, "", false},
-		{"intended abort", txnEnd{AbortAsked: true}, histories.Fail, CauseAborted, false},
-		{"intended abort failed", txnEnd{AbortAsked: true, AbortErr: timeout}, histories.Fail, CauseTimeout, true},
-		{"send error, abort ok", txnEnd{StepErr: kerr.NotEnoughReplicas, AbortAsked: true}, histories.Fail, "NOT_ENOUGH_REPLICAS", false},
-		{"send timeout, abort failed", txnEnd{StepErr: timeout, AbortAsked: true, AbortErr: kerr.CoordinatorNotAvailable},
+		{"committed", TxnEnd{CommitAsked: true}, histories.OK, "", false},
+		{"intended abort", TxnEnd{AbortAsked: true}, histories.Fail, CauseAborted, false},
+		{"intended abort failed", TxnEnd{AbortAsked: true, AbortErr: timeout}, histories.Fail, CauseTimeout, true},
+		{"send error, abort ok", TxnEnd{StepErr: kerr.NotEnoughReplicas, AbortAsked: true}, histories.Fail, "NOT_ENOUGH_REPLICAS", false},
+		{"send timeout, abort failed", TxnEnd{StepErr: timeout, AbortAsked: true, AbortErr: kerr.CoordinatorNotAvailable},
 			histories.Fail, CauseTimeout, true},
-		{"begin failed", txnEnd{StepErr: errors.New("fatal producer id")}, histories.Fail, CauseUnknown, true},
-		{"fenced send", txnEnd{StepErr: fmt.Errorf("produce: %w", kerr.InvalidProducerEpoch)}, histories.Fail, "INVALID_PRODUCER_EPOCH", true},
-		{"fenced zombie send", txnEnd{StepErr: kerr.ProducerFenced, Superseded: true}, histories.Fail, "PRODUCER_FENCED", true},
-		{"zombie commit fenced", txnEnd{CommitAsked: true, CommitErr: kerr.ProducerFenced, Superseded: true},
+		{"begin failed", TxnEnd{StepErr: errors.New("fatal producer id")}, histories.Fail, CauseUnknown, true},
+		{"fenced send", TxnEnd{StepErr: fmt.Errorf("produce: %w", kerr.InvalidProducerEpoch)}, histories.Fail, "INVALID_PRODUCER_EPOCH", true},
+		{"fenced zombie send", TxnEnd{StepErr: kerr.ProducerFenced, Superseded: true}, histories.Fail, "PRODUCER_FENCED", true},
+		{"zombie commit fenced", TxnEnd{CommitAsked: true, CommitErr: kerr.ProducerFenced, Superseded: true},
 			histories.Fail, "PRODUCER_FENCED", true},
-		{"zombie commit succeeded", txnEnd{CommitAsked: true, Superseded: true}, histories.OK, "", false},
-		{"commit fenced, no successor known", txnEnd{CommitAsked: true, CommitErr: kerr.ProducerFenced}, histories.Info, "PRODUCER_FENCED", true},
-		{"commit timeout", txnEnd{CommitAsked: true, CommitErr: timeout}, histories.Info, CauseTimeout, true},
-		{"commit unknown error", txnEnd{CommitAsked: true, CommitErr: kerr.UnknownServerError}, histories.Info, "UNKNOWN_SERVER_ERROR", true},
-		{"commit not attempted", txnEnd{CommitAsked: true, CommitErr: kerr.OperationNotAttempted}, histories.Fail, "OPERATION_NOT_ATTEMPTED", true},
-		{"commit refused: topic recreated", txnEnd{CommitAsked: true,
+		{"zombie commit succeeded", TxnEnd{CommitAsked: true, Superseded: true}, histories.OK, "", false},
+		{"commit fenced, no successor known", TxnEnd{CommitAsked: true, CommitErr: kerr.ProducerFenced}, histories.Info, "PRODUCER_FENCED", true},
+		{"commit timeout", TxnEnd{CommitAsked: true, CommitErr: timeout}, histories.Info, CauseTimeout, true},
+		{"commit unknown error", TxnEnd{CommitAsked: true, CommitErr: kerr.UnknownServerError}, histories.Info, "UNKNOWN_SERVER_ERROR", true},
+		{"commit not attempted", TxnEnd{CommitAsked: true, CommitErr: kerr.OperationNotAttempted}, histories.Fail, "OPERATION_NOT_ATTEMPTED", true},
+		{"commit refused: topic recreated", TxnEnd{CommitAsked: true,
 			CommitErr: fmt.Errorf("recreated: %w, %w", kerr.TransactionAbortable, kerr.UnknownTopicID)}, histories.Fail, "TRANSACTION_ABORTABLE", true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			typ, name, recreate := txnOutcome(tc.end)
+			typ, name, recreate := TxnOutcome(tc.end)
 			if typ != tc.typ || name != tc.errName || recreate != tc.recreate {
 				t.Errorf("got %s %q recreate=%v, want %s %q recreate=%v", typ, name, recreate, tc.typ, tc.errName, tc.recreate)
 			}

@@ -66,6 +66,31 @@ func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 		return nil, errors.New("workload: no recorder")
 	}
 	drv, _ := DriverFor(cfg.Driver)
+	return newPrepared(cfg, drv, bootstrap, rec)
+}
+
+// NewWithDriver is New for a driver package's own tests (workloads/java's,
+// over a fake JVM): a workload of cfg over drv, registered or not, with
+// cfg taken as checked (the caller has called Defaults; Validate is not
+// asked, since the driver's Refuse may want tools such a test does
+// without), that stops its producers after sends sends (0: no limit), as
+// the benchmarks do. It is how a driver runs the seam's loops over its
+// own client.
+func NewWithDriver(cfg Config, drv Driver, bootstrap []string, rec Recorder, sends int64) (*Workload, error) {
+	w, err := newPrepared(cfg, drv, bootstrap, rec)
+	if err != nil {
+		return nil, err
+	}
+	if sends > 0 {
+		w.budget = new(atomic.Int64)
+		w.budget.Store(sends)
+	}
+	return w, nil
+}
+
+// newPrepared is a Workload of a checked cfg over drv with its group and
+// share slots.
+func newPrepared(cfg Config, drv Driver, bootstrap []string, rec Recorder) (*Workload, error) {
 	w := newWorkload(cfg, drv, bootstrap, rec)
 	if cfg.Group.Enabled() {
 		slots, err := w.newSlots()
@@ -305,7 +330,7 @@ func (w *Workload) drain(done <-chan struct{}, cancelOps context.CancelFunc, clo
 			return false
 		}
 	}
-	bound := w.cfg.opTimeout()
+	bound := w.cfg.OpTimeout()
 	if w.cfg.Transactions.Enabled {
 		bound = w.cfg.txnDrainTimeout()
 	}

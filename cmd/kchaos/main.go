@@ -15,6 +15,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/internal/bounds"
+	// Every client driver package: workload.driver names them all.
+	_ "github.com/kchaos/kchaos/workloads/drivers"
 )
 
 // Exit codes.

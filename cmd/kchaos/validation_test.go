@@ -126,6 +126,8 @@ func TestRefusedBeforeAnyCluster(t *testing.T) {
 		{"internal topic", []string{"run", "s1", "--set", "topic.name=__consumer_offsets", "--set", "workload.topic=__consumer_offsets"},
 			[]string{`topic.name: "__consumer_offsets" is one of Kafka's internal topics`}},
 		{"a hundred years", []string{"run", "s1", "--set", "workload.duration=876000h"}, []string{"workload.duration: 876000h0m0s: want at most 168h"}},
+		{"unknown driver, every linked one named", []string{"run", "s1", "--set", "workload.driver=jdbc"},
+			[]string{`workload.driver: "jdbc": want franz, java or kafka-go`}},
 		{"NaN rate", []string{"run", "s1", "--set", "workload.rate=.nan"}, []string{"workload.rate: NaN: want a finite number"}},
 		{"infinite rate", []string{"run", "s1", "--set", "workload.rate=.inf"}, []string{"workload.rate: +Inf: want a finite number"}},
 		{"absurd rate", []string{"run", "s1", "--set", "workload.rate=1e300"}, []string{"workload.rate: 1e+300: want at most"}},

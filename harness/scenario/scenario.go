@@ -19,6 +19,8 @@ import (
 	// Every room of fault kinds, registered before a schedule is read.
 	_ "github.com/kchaos/kchaos/nemesis/kinds"
 	"github.com/kchaos/kchaos/workloads"
+	// Every client driver package, registered before a workload is read.
+	_ "github.com/kchaos/kchaos/workloads/drivers"
 )
 
 // Scenario is one run's whole description.

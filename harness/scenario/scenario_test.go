@@ -132,6 +132,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"transaction_version on 3.9", "name: x\ncluster:\n  kafka: 3.9.2\n  transaction_version: 1\n", nil, "needs Kafka 4.0"},
 		{"elr on 3.9", "name: x\ncluster:\n  kafka: 3.9.1\n  elr: \"on\"\n", nil, "needs Kafka 4.0"},
 		{"bad acks", "name: x\nworkload:\n  acks: \"2\"\n", nil, "workload.acks"},
+		// Every driver package is linked (workloads/drivers), before a cluster starts.
+		{"unknown driver", "name: x\nworkload:\n  driver: jdbc\n", nil, `workload.driver: "jdbc": want franz, java or kafka-go`},
 		{"bad set", "name: x\n", []string{"workload.acks"}, "want path=value"},
 		{"missing name", "cluster:\n  brokers: 3\n", nil, "name: missing"},
 		{"rf above brokers", "name: x\ncluster:\n  brokers: 2\ntopic:\n  replication_factor: 3\n", nil, "topic.replication_factor"},

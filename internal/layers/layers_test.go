@@ -18,14 +18,17 @@ type group string
 const (
 	gCmd        group = "cmd"
 	gHarness    group = "harness"
-	gNemesis    group = "nemesis"             // the seam (schedules, targets, runner, Env) and nemesis/proxy
-	gRoom       group = "nemesis/room"        // a room of fault kinds: nemesis/requests, ...
-	gKinds      group = "nemesis/kinds"       // links every room
-	gNemTest    group = "nemesis/nemesistest" // the integration tests' cluster harness; tests only
-	gWorkloads  group = "workloads"
-	gCluster    group = "cluster"         // the interface and neutral types
-	gAdmin      group = "cluster/admin"   // the admin client
-	gBackend    group = "cluster/backend" // cluster/docker and later ones
+	gNemesis    group = "nemesis"                 // the seam (schedules, targets, runner, Env) and nemesis/proxy
+	gRoom       group = "nemesis/room"            // a room of fault kinds: nemesis/requests, ...
+	gKinds      group = "nemesis/kinds"           // links every room
+	gNemTest    group = "nemesis/nemesistest"     // the integration tests' cluster harness; tests only
+	gWorkloads  group = "workloads"               // the seam (loops, Driver, registry) with the Go drivers
+	gDriver     group = "workloads/driver"        // a client driver of its own: workloads/java, ...
+	gDrivers    group = "workloads/drivers"       // links every driver
+	gWorkTest   group = "workloads/workloadstest" // the integration tests' shared cluster; tests only
+	gCluster    group = "cluster"                 // the interface and neutral types
+	gAdmin      group = "cluster/admin"           // the admin client
+	gBackend    group = "cluster/backend"         // cluster/docker and later ones
 	gChecker    group = "checker"
 	gReport     group = "report"
 	gHistories  group = "histories"
@@ -48,6 +51,12 @@ func groupOf(rel string) (group, bool) {
 		return gNemTest, true
 	case strings.HasPrefix(rel, "nemesis/") && rel != "nemesis/proxy":
 		return gRoom, true
+	case rel == "workloads/drivers":
+		return gDrivers, true
+	case rel == "workloads/workloadstest":
+		return gWorkTest, true
+	case strings.HasPrefix(rel, "workloads/"):
+		return gDriver, true
 	case rel == "nemesis", rel == "workloads", rel == "checker", rel == "report", rel == "histories", rel == "brokerlogs":
 		return group(rel), true
 	case strings.HasPrefix(rel, "nemesis/"), strings.HasPrefix(rel, "workloads/"),
@@ -71,13 +80,16 @@ func groupOf(rel string) (group, bool) {
 // mayImport lists, per group, the groups its non-test code may import
 // (its own group and internal are always allowed).
 var mayImport = map[group][]group{
-	gCmd:        {gHarness, gNemesis, gKinds, gRoom, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
-	gHarness:    {gNemesis, gKinds, gRoom, gWorkloads, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gCmd:        {gHarness, gNemesis, gKinds, gRoom, gWorkloads, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gHarness:    {gNemesis, gKinds, gRoom, gWorkloads, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
 	gNemesis:    {gCluster, gAdmin, gHistories},
 	gRoom:       {gNemesis, gCluster, gAdmin, gHistories},
 	gKinds:      {gRoom},
 	gNemTest:    {gNemesis, gCluster, gAdmin, gBackend, gHistories},
 	gWorkloads:  {gCluster, gAdmin, gHistories},
+	gDriver:     {gWorkloads, gCluster, gAdmin, gHistories},
+	gDrivers:    {gDriver},
+	gWorkTest:   {gCluster, gAdmin, gBackend, gHistories},
 	gBackend:    {gCluster, gAdmin, gHistories},
 	gCluster:    {gAdmin, gHistories},
 	gAdmin:      {gHistories},
@@ -100,10 +112,16 @@ var mayImport = map[group][]group{
 // integration tests of the seam and of every room share one cluster
 // harness, nemesis/nemesistest, which only tests may import (no group's
 // code lists it).
+//
+// The workloads are placed alike: the seam's external tests link every
+// driver (workloads/drivers_test.go), its code never does, and the
+// integration tests of the seam and of every driver share one cluster
+// harness, workloads/workloadstest, which only tests import.
 var testMayImport = map[group][]group{
 	gNemesis:   {gBackend, gKinds, gRoom, gNemTest},
 	gRoom:      {gBackend, gNemTest},
-	gWorkloads: {gBackend},
+	gWorkloads: {gBackend, gDrivers, gWorkTest},
+	gDriver:    {gBackend, gWorkTest},
 	gAdmin:     {gCluster, gBackend},
 }
 
@@ -198,7 +216,7 @@ func TestCheckerAndReportArePure(t *testing.T) {
 		switch g {
 		case gChecker, gReport, gBrokerLogs:
 			banned = pureDeps
-		case gNemesis, gRoom, gKinds, gWorkloads, gCluster, gAdmin:
+		case gNemesis, gRoom, gKinds, gWorkloads, gDriver, gDrivers, gCluster, gAdmin:
 			banned = dockerDeps
 		case gBackend:
 			// Only the Docker backend may use Docker: the SSH backend (and
@@ -243,7 +261,8 @@ func TestGroupOf(t *testing.T) {
 		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
 		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/disk": gRoom, "nemesis/kinds": gKinds,
 		"nemesis/nemesistest": gNemTest,
-		"workloads":           gWorkloads, "cluster": gCluster,
+		"workloads":           gWorkloads, "workloads/java": gDriver, "workloads/drivers": gDrivers,
+		"workloads/workloadstest": gWorkTest, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
 		"checker": gChecker, "report": gReport, "histories": gHistories, "brokerlogs": gBrokerLogs,
 		"internal/ctxsleep": gInternal, "internal/layers": gInternal, "image": gImage,

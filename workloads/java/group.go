@@ -1,15 +1,17 @@
-package workloads
+package java
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
-var _ GroupDriver = javaDriver{}
+var _ workloads.GroupDriver = javaDriver{}
 
 // javaMember is one group member: a KafkaConsumer subscribed with a
 // ConsumerRebalanceListener (javaclient/MemberHandle.java), in a JVM of
@@ -37,13 +39,13 @@ var _ GroupDriver = javaDriver{}
 //     and before every revoke instead, as for kafka-go, and the history
 //     shows each commit's outcome;
 //   - commit manual: commitSync with the offsets given;
-//   - the rebalance callbacks come as events (java_proc.go) while the JVM
+//   - the rebalance callbacks come as events (proc.go) while the JVM
 //     serves the handler's commits, so that a revoke is recorded, and its
 //     partitions committed, before the client gives them up.
 type javaMember struct {
 	cons  javaConsumer // the member's handle, its JVM and its late poll
 	topic string
-	hd    GroupHandler
+	hd    workloads.GroupHandler
 
 	mu   sync.Mutex
 	mid  string
@@ -53,16 +55,16 @@ type javaMember struct {
 
 // javaMemberProps maps the group config onto KafkaConsumer properties,
 // then the service's ConsumerProps over them.
-func javaMemberProps(cfg Config, bootstrap []string, i int) map[string]string {
+func javaMemberProps(cfg workloads.Config, bootstrap []string, i int) map[string]string {
 	g := cfg.Group
 	p := javaConsumerProps(cfg, bootstrap, i)
-	p["client.id"] = GroupMemberClientID(g.ID, MemberName(i))
+	p["client.id"] = workloads.GroupMemberClientID(g.ID, workloads.MemberName(i))
 	p["group.id"] = g.ID
 	p["group.protocol"] = g.Protocol
 	p["enable.auto.commit"] = "false"
-	p["auto.offset.reset"] = ResetEarliest
-	if cfg.OffsetReset == ResetLatest {
-		p["auto.offset.reset"] = ResetLatest
+	p["auto.offset.reset"] = workloads.ResetEarliest
+	if cfg.OffsetReset == workloads.ResetLatest {
+		p["auto.offset.reset"] = workloads.ResetLatest
 	}
 	p["max.poll.interval.ms"] = ms(g.MaxPollInterval.Std())
 	if g.Protocol != histories.ProtocolConsumer {
@@ -73,7 +75,7 @@ func javaMemberProps(cfg Config, bootstrap []string, i int) map[string]string {
 }
 
 // NewGroupMember starts member i's JVM and subscribes its consumer.
-func (javaDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h GroupHandler) (GroupMember, error) {
+func (javaDriver) NewGroupMember(cfg workloads.Config, bootstrap []string, i int, h workloads.GroupHandler) (workloads.GroupMember, error) {
 	m := &javaMember{topic: cfg.Topic, hd: h, gen: -1}
 	j, hnd, err := javaOwnJVM(cfg, "open-member", map[string]any{"props": javaMemberProps(cfg, bootstrap, i), "topic": cfg.Topic}, m.event)
 	if err != nil {
@@ -87,7 +89,7 @@ func (javaDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h GroupH
 // to crash alone: javaMember, javaShareMember), gives it the event
 // handler (nil: none) before any request, and opens the handle op asks
 // for; the JVM is stopped if the open fails.
-func javaOwnJVM(cfg Config, op string, fields map[string]any, events func(javaResp)) (*jvm, int, error) {
+func javaOwnJVM(cfg workloads.Config, op string, fields map[string]any, events func(javaResp)) (*jvm, int, error) {
 	v, err := javaClientVersion(cfg)
 	if err != nil {
 		return nil, 0, err
@@ -125,15 +127,15 @@ func (m *javaMember) setMeta(r javaResp) {
 // revoked partitions), then the client may go on.
 func (m *javaMember) event(r javaResp) {
 	m.setMeta(r)
-	ev := RebalanceEvent{}
+	ev := workloads.RebalanceEvent{}
 	ev.MemberID, ev.Generation = m.Meta()
 	switch r.Kind {
 	case "assigned":
-		ev.Assigned = sorted(r.Partitions)
+		ev.Assigned = slices.Sorted(slices.Values(r.Partitions))
 	case "revoked":
-		ev.Revoked = sorted(r.Partitions)
+		ev.Revoked = slices.Sorted(slices.Values(r.Partitions))
 	case "lost":
-		ev.Lost = sorted(r.Partitions)
+		ev.Lost = slices.Sorted(slices.Values(r.Partitions))
 	}
 	if len(r.Partitions) > 0 {
 		m.hd.Rebalanced(context.Background(), ev)
@@ -145,10 +147,10 @@ func (m *javaMember) event(r javaResp) {
 
 // Poll is the consumer's poll (a late answer comes with the next, as
 // javaConsumer's).
-func (m *javaMember) Poll(ctx context.Context) (Fetch, error) {
+func (m *javaMember) Poll(ctx context.Context) (workloads.Fetch, error) {
 	r, err := m.cons.pollResp(ctx)
 	if err != nil || r.ID == 0 {
-		return Fetch{}, err
+		return workloads.Fetch{}, err
 	}
 	m.setMeta(r)
 	return javaFetch(r)
@@ -157,9 +159,9 @@ func (m *javaMember) Poll(ctx context.Context) (Fetch, error) {
 // Commit is commitSync of offsets, bounded by ctx. Java's commitSync
 // fails or succeeds as a whole: Committed is every offset, or Err the one
 // exception.
-func (m *javaMember) Commit(ctx context.Context, offsets map[int32]int64, _ map[int32]int32) CommitResult {
+func (m *javaMember) Commit(ctx context.Context, offsets map[int32]int64, _ map[int32]int32) workloads.CommitResult {
 	mid, gen := m.Meta()
-	res := CommitResult{MemberID: mid, Generation: gen, Offsets: offsets}
+	res := workloads.CommitResult{MemberID: mid, Generation: gen, Offsets: offsets}
 	offs := map[string]int64{}
 	for p, o := range offsets {
 		offs[strconv.Itoa(int(p))] = o

@@ -1,6 +1,6 @@
 //go:build unix
 
-package workloads
+package java
 
 import (
 	"context"
@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/internal/cputime"
 	"github.com/kchaos/kchaos/internal/testenv"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // BenchmarkJavaPipe measures the java driver's line protocol alone, with
-// no Kafka: round trips through the real JVM (java_proc.go to
+// no Kafka: round trips through the real JVM (proc.go to
 // KchaosClient.java and back) of a request shaped like a send but
 // answered at once by the JVM's reader thread (a close of a handle that
 // does not exist). It tells how many sends a second the pipe itself could
@@ -29,6 +31,9 @@ import (
 // process and the JVM per round trip. It needs java and the driver built
 // for the version (KCHAOS_KAFKA_VERSION or kchaos's default; built from
 // the local Maven repository if need be, else skipped).
+// clientCPU is the CPU this process and its JVMs have used.
+func clientCPU() time.Duration { return cputime.Self() + javaDriver{}.JVMCPU() }
+
 func BenchmarkJavaPipe(b *testing.B) {
 	for _, conc := range []int{1, 4, 256} {
 		b.Run(fmt.Sprintf("concurrency-%d", conc), func(b *testing.B) { benchJavaPipe(b, conc) })
@@ -65,7 +70,7 @@ func pipeJVM(b *testing.B) *jvm {
 	if v == "" {
 		v = cluster.DefaultKafkaVersion
 	}
-	v, err := javaClientVersion(Config{ClusterVersion: v})
+	v, err := javaClientVersion(workloads.Config{ClusterVersion: v})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,7 +104,7 @@ func pipeRoundTrips(j *jvm, conc, n int) error {
 			defer wg.Done()
 			for i := 0; i < k; i++ {
 				f := map[string]any{"handle": -1, "topic": "bench-java-120000.000", "partition": g % 3,
-					"value": sendValueName(g, i)}
+					"value": fmt.Sprintf("p%d-%06d", g, i)} // a send's value, as the producers name it
 				if _, err := j.call(ctx, "close", f); err != nil {
 					errs <- err
 					return

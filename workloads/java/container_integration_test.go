@@ -1,6 +1,6 @@
 //go:build integration
 
-package workloads
+package java
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/kchaos/kchaos/cluster/docker"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
 // TestJavaContainer: on the Docker backend the java driver's JVM runs in
@@ -24,15 +26,17 @@ import (
 // (the container itself, SIGKILL) ends a send in flight as info, and the
 // container is reaped: gone, and out of the client side.
 func TestJavaContainer(t *testing.T) {
-	c, adm := sharedAdmin(t)
+	c, adm := workloadstest.Admin(t)
 	topic := "wl-java-container"
-	createTopic(t, adm, topic, [][]int32{{0, 1, 2}})
+	workloadstest.CreateTopic(t, adm, topic, [][]int32{{0, 1, 2}})
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	cfg := Config{Driver: DriverJava, Topic: topic, Partitions: 1, Producers: 1, Acks: AcksAll,
-		RequestTimeout: Duration(60 * time.Second), ClusterVersion: c.Config().KafkaVersion, Runner: c}
+	cfg := workloads.Config{Driver: workloads.DriverJava, Topic: topic, Partitions: 1, Producers: 1, Acks: workloads.AcksAll,
+		RequestTimeout: workloads.Duration(60 * time.Second), ClusterVersion: c.Config().KafkaVersion, Runner: c}
 	cfg.Defaults()
-	javaBuildFor(ctx, t, cfg)
+	if err := (javaDriver{}).Prepare(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
 	// A bootstrap list of its own (the brokers in reverse order): a JVM of
 	// the test's own, not one another test shares.
 	boot := slices.Clone(c.Bootstrap())
@@ -48,7 +52,7 @@ func TestJavaContainer(t *testing.T) {
 		t.Fatalf("the JVM runs on the host (proc %v, cmd %v), want a container", j.proc, j.cmd)
 	}
 	ip := j.proc.Addr()
-	if off, err := p.Send(ctx, Message{Partition: 0, Value: "from-the-container"}); err != nil || off < 0 {
+	if off, err := p.Send(ctx, workloads.Message{Partition: 0, Value: "from-the-container"}); err != nil || off < 0 {
 		t.Fatalf("send from the container: offset %d, %v", off, err)
 	}
 
@@ -114,7 +118,7 @@ func TestJavaContainer(t *testing.T) {
 	// JVM until the kill.
 	res := make(chan error, 1)
 	go func() {
-		_, err := p.Send(ctx, Message{Partition: 5, Value: "in-flight"})
+		_, err := p.Send(ctx, workloads.Message{Partition: 5, Value: "in-flight"})
 		res <- err
 	}()
 	time.Sleep(3 * time.Second)
@@ -127,7 +131,7 @@ func TestJavaContainer(t *testing.T) {
 	j.kill()
 	select {
 	case err := <-res:
-		cl := ClassifySend(err, cfg.Acks, cfg.RetriesEnabled())
+		cl := workloads.ClassifySend(err, cfg.Acks, cfg.RetriesEnabled())
 		if cl.Type != histories.Info || err == nil {
 			t.Errorf("the send in flight at the kill ended %s (%s): %v; want info", cl.Type, cl.Name, err)
 		}

@@ -3,7 +3,6 @@
 package workloads
 
 import (
-	"context"
 	"testing"
 
 	"github.com/kchaos/kchaos/histories"
@@ -34,18 +33,5 @@ func TestJavaGroupWorkload(t *testing.T) {
 			}
 			groupIntegration(t, DriverJava, tc.protocol, tc.commit)
 		})
-	}
-}
-
-// javaBuildFor builds the driver for cfg's client version before a test's
-// clock starts (the first build resolves kafka-clients through Maven).
-func javaBuildFor(ctx context.Context, t *testing.T, cfg Config) {
-	t.Helper()
-	v, err := javaClientVersion(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := javaBuild(ctx, v); err != nil {
-		t.Fatal(err)
 	}
 }

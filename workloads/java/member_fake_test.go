@@ -1,4 +1,4 @@
-package workloads
+package java
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // fakeMemberJVM speaks the member side of the protocol as
@@ -25,12 +27,12 @@ type fakeMemberJVM struct {
 
 type recHandler struct {
 	mu   sync.Mutex
-	m    GroupMember
-	evs  []RebalanceEvent
+	m    workloads.GroupMember
+	evs  []workloads.RebalanceEvent
 	errs []error
 }
 
-func (h *recHandler) Rebalanced(ctx context.Context, r RebalanceEvent) {
+func (h *recHandler) Rebalanced(ctx context.Context, r workloads.RebalanceEvent) {
 	h.mu.Lock()
 	h.evs = append(h.evs, r)
 	m := h.m
@@ -44,7 +46,7 @@ func (h *recHandler) Rebalanced(ctx context.Context, r RebalanceEvent) {
 	}
 }
 
-func (h *recHandler) AutoCommitted(CommitResult) {}
+func (h *recHandler) AutoCommitted(workloads.CommitResult) {}
 
 func (f *fakeMemberJVM) start(ctx context.Context, _ string) (*jvm, error) {
 	f.mu.Lock()
@@ -141,7 +143,7 @@ func TestJavaMemberOverFakeJVM(t *testing.T) {
 	javaRegistry.startJVM = f.start
 	t.Cleanup(func() { javaRegistry.startJVM = old })
 
-	cfg := Config{Driver: DriverJava, ClusterVersion: "4.1.2", Topic: "t", Group: GroupConfig{ID: "g"}}
+	cfg := workloads.Config{Driver: workloads.DriverJava, ClusterVersion: "4.1.2", Topic: "t", Group: workloads.GroupConfig{ID: "g"}}
 	cfg.Defaults()
 	h := &recHandler{}
 	h.mu.Lock()
@@ -193,7 +195,7 @@ func TestJavaMemberOverFakeJVM(t *testing.T) {
 		t.Errorf("%d JVMs started, want one per member", f.started)
 	}
 	m2.Kill()
-	if r := m2.Commit(ctx, map[int32]int64{0: 1}, nil); RuleFor(r.Err).Name != CauseClientClosed {
-		t.Errorf("commit after kill: %v, want %s", r.Err, CauseClientClosed)
+	if r := m2.Commit(ctx, map[int32]int64{0: 1}, nil); workloads.RuleFor(r.Err).Name != workloads.CauseClientClosed {
+		t.Errorf("commit after kill: %v, want %s", r.Err, workloads.CauseClientClosed)
 	}
 }

@@ -1,10 +1,12 @@
-package workloads
+package java
 
 import (
 	"context"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // TestJavaRealJVM builds the driver with Maven and javac (the build path
@@ -14,7 +16,7 @@ import (
 // consumer's offsets time out, both close. It needs the Maven registry
 // the first time, so it runs only when asked:
 //
-//	KCHAOS_JAVA_BUILD=1 go test -count=1 -run TestJavaRealJVM -v ./workloads/
+//	KCHAOS_JAVA_BUILD=1 go test -count=1 -run TestJavaRealJVM -v ./workloads/java/
 func TestJavaRealJVM(t *testing.T) {
 	if os.Getenv("KCHAOS_JAVA_BUILD") == "" {
 		t.Skip("set KCHAOS_JAVA_BUILD=1 to build the Java driver (needs java, javac, mvn and the Maven registry)")
@@ -23,7 +25,7 @@ func TestJavaRealJVM(t *testing.T) {
 	if version == "" {
 		version = "4.1.2"
 	}
-	cfg := Config{Driver: DriverJava, ClientVersion: version, RequestTimeout: Duration(time.Second)}
+	cfg := workloads.Config{Driver: workloads.DriverJava, ClientVersion: version, RequestTimeout: workloads.Duration(time.Second)}
 	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
@@ -45,18 +47,18 @@ func TestJavaRealJVM(t *testing.T) {
 	if j.version != version {
 		t.Errorf("the JVM loaded kafka-clients %s, want %s", j.version, version)
 	}
-	_, err = p.Send(ctx, Message{Partition: 0, Value: "v"})
-	cl := ClassifySend(err, cfg.Acks, false)
+	_, err = p.Send(ctx, workloads.Message{Partition: 0, Value: "v"})
+	cl := workloads.ClassifySend(err, cfg.Acks, false)
 	t.Logf("send: %v -> %s %s", err, cl.Type, cl.Name)
-	if cl.Name != CauseTimeout {
-		t.Errorf("send to nothing: %v is %s, want %s", err, cl.Name, CauseTimeout)
+	if cl.Name != workloads.CauseTimeout {
+		t.Errorf("send to nothing: %v is %s, want %s", err, cl.Name, workloads.CauseTimeout)
 	}
 	c, err := javaDriver{}.NewConsumer(cfg, bootstrap, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	octx, ocancel := context.WithTimeout(ctx, 2*time.Second)
-	_, err = c.Offsets(octx, []int32{0}, ResetEarliest)
+	_, err = c.Offsets(octx, []int32{0}, workloads.ResetEarliest)
 	ocancel()
 	t.Logf("offsets: %v", err)
 	if err == nil {

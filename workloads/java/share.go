@@ -1,4 +1,4 @@
-package workloads
+package java
 
 import (
 	"context"
@@ -10,9 +10,10 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
-var _ ShareDriver = javaDriver{}
+var _ workloads.ShareDriver = javaDriver{}
 
 // javaShareMember is one share-group member: a KafkaShareConsumer
 // (javaclient/ShareHandle.java, kafka-clients 4.1+) in a JVM of its own,
@@ -46,12 +47,12 @@ var javaShareUnsupported = []string{"auto.offset.reset", "enable.auto.commit", "
 
 // javaShareProps maps the share config onto KafkaShareConsumer properties,
 // then the service's consumer properties it accepts over them.
-func javaShareProps(cfg Config, bootstrap []string, name string) map[string]string {
-	p := javaCommon(cfg, bootstrap, ShareMemberClientID(cfg.Shares.Group, name))
+func javaShareProps(cfg workloads.Config, bootstrap []string, name string) map[string]string {
+	p := javaCommon(cfg, bootstrap, workloads.ShareMemberClientID(cfg.Shares.Group, name))
 	p["group.id"] = cfg.Shares.Group
-	p["share.acknowledgement.mode"] = cfg.Shares.ackMode()
+	p["share.acknowledgement.mode"] = cfg.Shares.AckModeOrDefault()
 	p["max.poll.records"] = strconv.Itoa(cfg.Shares.MaxRecords)
-	p["fetch.max.wait.ms"] = ms(sharePollWait)
+	p["fetch.max.wait.ms"] = ms(workloads.SharePollWait)
 	p["request.timeout.ms"] = "10000"
 	svc := maps.Clone(cfg.ConsumerProps)
 	for _, k := range javaShareUnsupported {
@@ -61,7 +62,7 @@ func javaShareProps(cfg Config, bootstrap []string, name string) map[string]stri
 }
 
 // NewShareMember starts member name's JVM and subscribes its consumer.
-func (javaDriver) NewShareMember(cfg Config, bootstrap []string, name string) (ShareMember, error) {
+func (javaDriver) NewShareMember(cfg workloads.Config, bootstrap []string, name string) (workloads.ShareMember, error) {
 	j, h, err := javaOwnJVM(cfg, "open-share", map[string]any{"props": javaShareProps(cfg, bootstrap, name), "topic": cfg.Topic}, nil)
 	if err != nil {
 		return nil, err
@@ -74,12 +75,12 @@ func (m *javaShareMember) AcquiresInPoll() bool { return false }
 // Poll waits for the JVM's answer even past the run's end: records it
 // was handed are recorded, never dropped between the JVM and the history.
 func (m *javaShareMember) Poll(ctx context.Context, _ int) ([]histories.ShareRecord, error) {
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), sharePollWait+30*time.Second)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), workloads.SharePollWait+30*time.Second)
 	defer cancel()
-	r, err := m.j.call(wctx, "share-poll", map[string]any{"handle": m.h, "timeout_ms": sharePollWait.Milliseconds()})
+	r, err := m.j.call(wctx, "share-poll", map[string]any{"handle": m.h, "timeout_ms": workloads.SharePollWait.Milliseconds()})
 	if err != nil {
-		if ErrorName(err) == CauseClientClosed {
-			return nil, ErrShareClosed
+		if workloads.ErrorName(err) == workloads.CauseClientClosed {
+			return nil, workloads.ErrShareClosed
 		}
 		return nil, err
 	}
@@ -90,8 +91,8 @@ func (m *javaShareMember) Poll(ctx context.Context, _ int) ([]histories.ShareRec
 	return out, nil
 }
 
-func (m *javaShareMember) Ack(ctx context.Context, sts []string) (ShareAckResult, error) {
-	out := ShareAckResult{Results: map[int32][]error{}}
+func (m *javaShareMember) Ack(ctx context.Context, sts []string) (workloads.ShareAckResult, error) {
+	out := workloads.ShareAckResult{Results: map[int32][]error{}}
 	r, err := m.j.call(ctx, "share-ack", map[string]any{"handle": m.h, "statuses": sts,
 		"timeout_ms": timeoutMS(ctx, 30*time.Second, 200*time.Millisecond)})
 	if err != nil {
@@ -127,7 +128,7 @@ func (m *javaShareMember) Kill() { m.once.Do(m.j.kill) }
 // javaShareRefusals are the share settings a client version cannot
 // honour: share consumers from 4.1 (KIP-932), the RENEW acknowledgement
 // from 4.2 (KIP-1222).
-func javaShareRefusals(cfg Config, version string) []FieldError {
+func javaShareRefusals(cfg workloads.Config, version string) []workloads.FieldError {
 	if !cfg.Shares.Enabled() {
 		return nil
 	}
@@ -135,11 +136,11 @@ func javaShareRefusals(cfg Config, version string) []FieldError {
 	if err != nil {
 		return nil // a local build's: taken to be new enough
 	}
-	var out []FieldError
+	var out []workloads.FieldError
 	if !v.HasShareGroups() {
-		out = append(out, FieldError{Path: "client_version", Msg: fmt.Sprintf("%s: share groups need a client of 4.1 or later (KafkaShareConsumer, KIP-932); this one has no share consumer", version)})
+		out = append(out, workloads.FieldError{Path: "client_version", Msg: fmt.Sprintf("%s: share groups need a client of 4.1 or later (KafkaShareConsumer, KIP-932); this one has no share consumer", version)})
 	} else if cfg.Shares.Renew && v.Less(cluster.Version{Major: 4, Minor: 2}) {
-		out = append(out, FieldError{Path: "shares.renew", Msg: fmt.Sprintf("client %s: AcknowledgeType.RENEW (KIP-1222) needs a client of 4.2 or later", version)})
+		out = append(out, workloads.FieldError{Path: "shares.renew", Msg: fmt.Sprintf("client %s: AcknowledgeType.RENEW (KIP-1222) needs a client of 4.2 or later", version)})
 	}
 	return out
 }

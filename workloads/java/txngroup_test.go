@@ -1,4 +1,4 @@
-package workloads
+package java
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 const (
@@ -25,7 +26,7 @@ func jerr(class, kafka string, timeout bool) *JavaError {
 }
 
 // TestJavaTxnOutcome: a transaction's end through the Java producer gets
-// the outcome franz-go's gets (txnOutcome): fenced is fenced, a commit the
+// the outcome franz-go's gets (TxnOutcome): fenced is fenced, a commit the
 // client refused before sending (an error state) is fail, a commit whose
 // answer never came is info, never fail.
 func TestJavaTxnOutcome(t *testing.T) {
@@ -39,31 +40,31 @@ func TestJavaTxnOutcome(t *testing.T) {
 	refusedFenced.NotAttempted = true
 	for _, c := range []struct {
 		name     string
-		end      txnEnd
+		end      workloads.TxnEnd
 		typ      histories.Type
 		errName  string
 		recreate bool
 	}{
-		{"committed", txnEnd{CommitAsked: true}, histories.OK, "", false},
-		{"commit timed out in the client", txnEnd{CommitAsked: true, CommitErr: commitTimeout}, histories.Info, CauseTimeout, true},
-		{"commit outlived the workload's ctx", txnEnd{CommitAsked: true, CommitErr: context.DeadlineExceeded}, histories.Info, CauseTimeout, true},
-		{"commit abortable (KIP-890) after sending", txnEnd{CommitAsked: true, CommitErr: abortable}, histories.Info, "TRANSACTION_ABORTABLE", true},
-		{"commit fenced, no successor known", txnEnd{CommitAsked: true, CommitErr: fenced}, histories.Info, "PRODUCER_FENCED", true},
-		{"commit fenced after a successor", txnEnd{CommitAsked: true, CommitErr: fenced, Superseded: true}, histories.Fail, "PRODUCER_FENCED", true},
-		{"commit refused in an error state", txnEnd{CommitAsked: true, CommitErr: refused}, histories.Fail, "NOT_ENOUGH_REPLICAS", true},
-		{"commit refused, fenced before", txnEnd{CommitAsked: true, CommitErr: &refusedFenced}, histories.Fail, "PRODUCER_FENCED", true},
-		{"JVM died during the commit", txnEnd{CommitAsked: true, CommitErr: errJVMGone}, histories.Info, CauseClientClosed, true},
-		{"send fenced", txnEnd{StepErr: epoch}, histories.Fail, "INVALID_PRODUCER_EPOCH", true},
-		{"send failed, aborted", txnEnd{StepErr: refused, AbortAsked: true}, histories.Fail, "NOT_ENOUGH_REPLICAS", false},
-		{"aborted on purpose", txnEnd{AbortAsked: true}, histories.Fail, CauseAborted, false},
-		{"abort failed", txnEnd{AbortAsked: true, AbortErr: fenced}, histories.Fail, "PRODUCER_FENCED", true},
+		{"committed", workloads.TxnEnd{CommitAsked: true}, histories.OK, "", false},
+		{"commit timed out in the client", workloads.TxnEnd{CommitAsked: true, CommitErr: commitTimeout}, histories.Info, workloads.CauseTimeout, true},
+		{"commit outlived the workload's ctx", workloads.TxnEnd{CommitAsked: true, CommitErr: context.DeadlineExceeded}, histories.Info, workloads.CauseTimeout, true},
+		{"commit abortable (KIP-890) after sending", workloads.TxnEnd{CommitAsked: true, CommitErr: abortable}, histories.Info, "TRANSACTION_ABORTABLE", true},
+		{"commit fenced, no successor known", workloads.TxnEnd{CommitAsked: true, CommitErr: fenced}, histories.Info, "PRODUCER_FENCED", true},
+		{"commit fenced after a successor", workloads.TxnEnd{CommitAsked: true, CommitErr: fenced, Superseded: true}, histories.Fail, "PRODUCER_FENCED", true},
+		{"commit refused in an error state", workloads.TxnEnd{CommitAsked: true, CommitErr: refused}, histories.Fail, "NOT_ENOUGH_REPLICAS", true},
+		{"commit refused, fenced before", workloads.TxnEnd{CommitAsked: true, CommitErr: &refusedFenced}, histories.Fail, "PRODUCER_FENCED", true},
+		{"JVM died during the commit", workloads.TxnEnd{CommitAsked: true, CommitErr: errJVMGone}, histories.Info, workloads.CauseClientClosed, true},
+		{"send fenced", workloads.TxnEnd{StepErr: epoch}, histories.Fail, "INVALID_PRODUCER_EPOCH", true},
+		{"send failed, aborted", workloads.TxnEnd{StepErr: refused, AbortAsked: true}, histories.Fail, "NOT_ENOUGH_REPLICAS", false},
+		{"aborted on purpose", workloads.TxnEnd{AbortAsked: true}, histories.Fail, workloads.CauseAborted, false},
+		{"abort failed", workloads.TxnEnd{AbortAsked: true, AbortErr: fenced}, histories.Fail, "PRODUCER_FENCED", true},
 	} {
-		typ, name, recreate := txnOutcome(c.end)
+		typ, name, recreate := workloads.TxnOutcome(c.end)
 		if typ != c.typ || name != c.errName || recreate != c.recreate {
 			t.Errorf("%s: %s %q recreate %v, want %s %q recreate %v", c.name, typ, name, recreate, c.typ, c.errName, c.recreate)
 		}
 	}
-	if !IsFenced(fenced) || !IsFenced(epoch) || IsFenced(commitTimeout) {
+	if !workloads.IsFenced(fenced) || !workloads.IsFenced(epoch) || workloads.IsFenced(commitTimeout) {
 		t.Error("IsFenced does not see the Java client's fencing exceptions")
 	}
 	if !errors.Is(refused, kerr.OperationNotAttempted) || errors.Is(abortable, kerr.OperationNotAttempted) {
@@ -84,12 +85,12 @@ func TestJavaCommitOutcome(t *testing.T) {
 		{jerr(jErrs+"RebalanceInProgressException", "REBALANCE_IN_PROGRESS", false), histories.Fail, "REBALANCE_IN_PROGRESS"},
 		{jerr(jErrs+"StaleMemberEpochException", "STALE_MEMBER_EPOCH", false), histories.Fail, "STALE_MEMBER_EPOCH"},
 		{jerr(jErrs+"UnknownMemberIdException", "UNKNOWN_MEMBER_ID", false), histories.Fail, "UNKNOWN_MEMBER_ID"},
-		{jerr(jErrs+"TimeoutException", "REQUEST_TIMED_OUT", true), histories.Info, CauseTimeout},
+		{jerr(jErrs+"TimeoutException", "REQUEST_TIMED_OUT", true), histories.Info, workloads.CauseTimeout},
 		{jerr(jErrs+"CoordinatorNotAvailableException", "COORDINATOR_NOT_AVAILABLE", false), histories.Info, "COORDINATOR_NOT_AVAILABLE"},
-		{jerr(jErrs+"WakeupException", "UNKNOWN_SERVER_ERROR", false), histories.Info, CauseClientClosed},
-		{errJVMGone, histories.Info, CauseClientClosed},
+		{jerr(jErrs+"WakeupException", "UNKNOWN_SERVER_ERROR", false), histories.Info, workloads.CauseClientClosed},
+		{errJVMGone, histories.Info, workloads.CauseClientClosed},
 	} {
-		typ, name := commitOutcome(CommitResult{Offsets: map[int32]int64{0: 5}, Err: c.err})
+		typ, name := workloads.CommitOutcome(workloads.CommitResult{Offsets: map[int32]int64{0: 5}, Err: c.err})
 		if typ != c.typ || name != c.name {
 			t.Errorf("%v: %s %q, want %s %q", c.err, typ, name, c.typ, c.name)
 		}
@@ -118,8 +119,8 @@ func TestJavaMetaErrors(t *testing.T) {
 		if got := admin.MetaOutcome(err); got != c.typ {
 			t.Errorf("%s: %s, want %s", c.err.Class, got, c.typ)
 		}
-		if got := isExists(err); got != c.exists {
-			t.Errorf("%s: isExists %v (%v)", c.err.Class, got, err)
+		if got := workloads.IsTopicExists(err); got != c.exists {
+			t.Errorf("%s: IsTopicExists %v (%v)", c.err.Class, got, err)
 		}
 		if je, ok := asJavaError(err); !ok || je != c.err {
 			t.Errorf("%s: the JavaError is lost from %v", c.err.Class, err)
@@ -135,7 +136,7 @@ func TestJavaMetaErrors(t *testing.T) {
 // (the Java client refuses them there), and the client's own auto-commit
 // is always off (the member loop commits).
 func TestJavaMemberProps(t *testing.T) {
-	cfg := Config{Driver: DriverJava, Topic: "t", Group: GroupConfig{ID: "g"}}
+	cfg := workloads.Config{Driver: workloads.DriverJava, Topic: "t", Group: workloads.GroupConfig{ID: "g"}}
 	cfg.Defaults()
 	p := javaMemberProps(cfg, []string{"b:9092"}, 1)
 	for k, v := range map[string]string{"group.id": "g", "group.protocol": "classic", "enable.auto.commit": "false",
@@ -153,11 +154,11 @@ func TestJavaMemberProps(t *testing.T) {
 	if (&javaMember{}).AutoCommits() {
 		t.Error("the java member claims the client auto-commits")
 	}
-	tp := javaTxnProps(Config{Topic: "t", Acks: AcksAll, Transactions: TxnConfig{Enabled: true}}, []string{"b:9092"}, 2)
-	if tp["transactional.id"] != TransactionalID("t", 2) || tp["enable.idempotence"] != "true" || tp["retries"] != "1" || tp["acks"] != "all" {
+	tp := javaTxnProps(workloads.Config{Topic: "t", Acks: workloads.AcksAll, Transactions: workloads.TxnConfig{Enabled: true}}, []string{"b:9092"}, 2)
+	if tp["transactional.id"] != workloads.TransactionalID("t", 2) || tp["enable.idempotence"] != "true" || tp["retries"] != "1" || tp["acks"] != "all" {
 		t.Errorf("txn props: %v", tp)
 	}
-	if !strings.HasPrefix(javaTxnConsumerProps(Config{}, nil, 2)["isolation.level"], "read_committed") {
+	if !strings.HasPrefix(javaTxnConsumerProps(workloads.Config{}, nil, 2)["isolation.level"], "read_committed") {
 		t.Error("the transaction's reader is not read_committed")
 	}
 }
@@ -198,14 +199,14 @@ func TestJavaTxnOverFakeJVM(t *testing.T) {
 		return true
 	}}
 	startFakeJVM(t, fake)
-	cfg := Config{Driver: DriverJava, ClusterVersion: "4.1.2", Topic: "t", Acks: AcksAll, Transactions: TxnConfig{Enabled: true}}
+	cfg := workloads.Config{Driver: workloads.DriverJava, ClusterVersion: "4.1.2", Topic: "t", Acks: workloads.AcksAll, Transactions: workloads.TxnConfig{Enabled: true}}
 	cfg.Defaults()
 	tp, err := javaDriver{}.NewTxnProducer(cfg, []string{"b:9092"}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tp.Close()
-	if props := opened["props"].(map[string]any); props["transactional.id"] != TransactionalID("t", 1) {
+	if props := opened["props"].(map[string]any); props["transactional.id"] != workloads.TransactionalID("t", 1) {
 		t.Errorf("producer props %v", props)
 	}
 	if props := opened["consumer_props"].(map[string]any); props["isolation.level"] != histories.ReadCommitted {
@@ -226,7 +227,7 @@ func TestJavaTxnOverFakeJVM(t *testing.T) {
 	if err != nil || len(recs) != 1 || recs[0].Offset != 5 || recs[0].LeaderEpoch != 2 {
 		t.Errorf("poll: %+v %v", recs, err)
 	}
-	if off, err := tp.Send(ctx, Message{Partition: 1, Value: "v"}); err != nil || off != 11 {
+	if off, err := tp.Send(ctx, workloads.Message{Partition: 1, Value: "v"}); err != nil || off != 11 {
 		t.Errorf("send: %d %v", off, err)
 	}
 	if err := tp.End(ctx, true); err != nil {
@@ -234,11 +235,11 @@ func TestJavaTxnOverFakeJVM(t *testing.T) {
 	}
 	// The next transaction: its begin comes with its first send.
 	_ = tp.Begin()
-	if _, err := tp.Send(ctx, Message{Partition: 0, Value: "w"}); err != nil {
+	if _, err := tp.Send(ctx, workloads.Message{Partition: 0, Value: "w"}); err != nil {
 		t.Fatal(err)
 	}
 	err = tp.End(ctx, true)
-	typ, name, recreate := txnOutcome(txnEnd{CommitAsked: true, CommitErr: err})
+	typ, name, recreate := workloads.TxnOutcome(workloads.TxnEnd{CommitAsked: true, CommitErr: err})
 	if typ != histories.Fail || name != "TRANSACTION_ABORTABLE" || !recreate {
 		t.Errorf("refused commit: %v -> %s %s %v, want fail TRANSACTION_ABORTABLE recreate", err, typ, name, recreate)
 	}

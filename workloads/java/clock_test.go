@@ -1,4 +1,4 @@
-package workloads
+package java
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
 // TestJavaEventsOneClock: the java driver's ops and kchaos's own events
@@ -48,11 +50,12 @@ func TestJavaEventsOneClock(t *testing.T) {
 		return true
 	}
 	startFakeJVM(t, fake)
-	cfg := Config{Driver: DriverJava, ClientVersion: "4.1.2", Producers: 1, MaxInFlight: 1, Partitions: 1, Duration: Duration(time.Minute)}
+	cfg := workloads.Config{Driver: workloads.DriverJava, ClientVersion: "4.1.2", Producers: 1, MaxInFlight: 1, Partitions: 1, Duration: workloads.Duration(time.Minute)}
 	cfg.Defaults()
-	w := newWorkload(cfg, javaDriver{}, []string{"fake:9092"}, rec)
-	w.budget = new(atomic.Int64)
-	w.budget.Store(20)
+	w, err := workloads.NewWithDriver(cfg, javaDriver{}, []string{"fake:9092"}, rec, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := w.Run(ctx); err != nil {
@@ -61,7 +64,7 @@ func TestJavaEventsOneClock(t *testing.T) {
 	if !faulted.Load() {
 		t.Fatal("the fault was never recorded")
 	}
-	evs := readBack(t, rec, &buf)
+	evs := workloadstest.ReadBack(t, rec, &buf)
 	var last int64
 	fault, invoke, done := -1, -1, -1
 	for i, e := range evs {

@@ -1,10 +1,11 @@
 //go:build !unix
 
-package workloads
+package java
 
 import (
 	"errors"
 	"os/exec"
+	"time"
 )
 
 // lockFile: the java driver's build lock is for unix hosts only.
@@ -14,3 +15,6 @@ func lockFile(string) (func(), error) {
 
 // detach: nothing to do where there are no process groups.
 func detach(*exec.Cmd) {}
+
+// JVMCPU: no /proc to read the JVMs' CPU from.
+func (javaDriver) JVMCPU() time.Duration { return 0 }

@@ -54,13 +54,7 @@ func javaIntegration(t *testing.T, name string, cfg Config) {
 	cfg.Duration, cfg.FinalReadTimeout = Duration(30*time.Second), Duration(60*time.Second)
 	// Build the driver (and start the JVM) before the clock starts: the
 	// first build resolves kafka-clients through Maven.
-	v, err := javaClientVersion(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := javaBuild(ctx, v); err != nil {
-		t.Fatal(err)
-	}
+	prepareDriver(ctx, t, cfg)
 	w, err := New(cfg, c.Bootstrap(), rec)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package workloads
+package java
 
 import (
 	"context"
@@ -6,9 +6,10 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
-var _ TxnDriver = javaDriver{}
+var _ workloads.TxnDriver = javaDriver{}
 
 // javaTxn is one transactional client in the run's JVM
 // (javaclient/TxnHandle.java): a KafkaProducer with transactional.id
@@ -41,10 +42,10 @@ type javaTxn struct {
 // the workload's op timeout, so that a commit the client cannot finish
 // ends with the client's TimeoutException (info) rather than the
 // workload's.
-func javaTxnProps(cfg Config, bootstrap []string, id int) map[string]string {
+func javaTxnProps(cfg workloads.Config, bootstrap []string, id int) map[string]string {
 	p := javaProducerProps(cfg, bootstrap, id)
-	p["client.id"] = TxnProducerClientID(id)
-	p["transactional.id"] = TransactionalID(cfg.Topic, id)
+	p["client.id"] = workloads.TxnProducerClientID(id)
+	p["transactional.id"] = workloads.TransactionalID(cfg.Topic, id)
 	p["transaction.timeout.ms"] = ms(cfg.Transactions.Timeout.Std())
 	p["acks"] = "all"
 	p["enable.idempotence"] = "true"
@@ -56,7 +57,7 @@ func javaTxnProps(cfg Config, bootstrap []string, id int) map[string]string {
 // never resetting by itself (OFFSET_OUT_OF_RANGE fails the poll, and the
 // next starts at the end), with short fetch waits (a transaction waits
 // for its poll).
-func javaTxnConsumerProps(cfg Config, bootstrap []string, id int) map[string]string {
+func javaTxnConsumerProps(cfg workloads.Config, bootstrap []string, id int) map[string]string {
 	p := javaConsumerProps(cfg, bootstrap, id)
 	p["client.id"] = fmt.Sprintf("kchaos-txn-consumer-%d", id)
 	p["isolation.level"] = histories.ReadCommitted
@@ -66,13 +67,13 @@ func javaTxnConsumerProps(cfg Config, bootstrap []string, id int) map[string]str
 
 // NewTxnProducer opens producer id's transactional client; it connects
 // when first asked (ProducerID).
-func (javaDriver) NewTxnProducer(cfg Config, bootstrap []string, id int) (TxnProducer, error) {
+func (javaDriver) NewTxnProducer(cfg workloads.Config, bootstrap []string, id int) (workloads.TxnProducer, error) {
 	j, h, err := javaOpenWith(cfg, bootstrap, "open-txn", map[string]any{
 		"props": javaTxnProps(cfg, bootstrap, id), "consumer_props": javaTxnConsumerProps(cfg, bootstrap, id)})
 	if err != nil {
 		return nil, err
 	}
-	return &javaTxn{javaHandle: javaHandle{j: j, h: h}, topic: cfg.Topic, wait: cfg.opTimeout()}, nil
+	return &javaTxn{javaHandle: javaHandle{j: j, h: h}, topic: cfg.Topic, wait: cfg.OpTimeout()}, nil
 }
 
 // Begin marks the transaction begun; the next request begins it in the
@@ -99,7 +100,7 @@ func (t *javaTxn) ProducerID(ctx context.Context) (int64, int16, error) {
 
 // Send sends m in the transaction and waits for its callback; a begin
 // not yet sent goes first.
-func (t *javaTxn) Send(ctx context.Context, m Message) (int64, error) {
+func (t *javaTxn) Send(ctx context.Context, m workloads.Message) (int64, error) {
 	if t.begin {
 		if _, _, err := t.ProducerID(ctx); err != nil {
 			return -1, err
@@ -119,7 +120,7 @@ func (t *javaTxn) Send(ctx context.Context, m Message) (int64, error) {
 // claims no read).
 func (t *javaTxn) Poll(ctx context.Context, partitions []int32) ([]histories.Record, error) {
 	r, err := t.j.call(ctx, "txn-poll", map[string]any{"handle": t.h, "topic": t.topic, "partitions": partitions,
-		"timeout_ms": timeoutMS(ctx, txnPollWait, 50*time.Millisecond)})
+		"timeout_ms": timeoutMS(ctx, workloads.TxnPollWait, 50*time.Millisecond)})
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func (t *javaTxn) Poll(ctx context.Context, partitions []int32) ([]histories.Rec
 // synchronous, so nothing is buffered at a commit. The error of a commit
 // the client refused in an error state says so (JavaError.NotAttempted:
 // fail); any other commit error leaves the outcome unknown (info), as
-// txnOutcome decides.
+// TxnOutcome decides.
 func (t *javaTxn) End(ctx context.Context, commit bool) error {
 	t.begin = false
 	_, err := t.j.call(ctx, "txn-end", map[string]any{"handle": t.h, "commit": commit})

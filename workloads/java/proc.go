@@ -1,4 +1,4 @@
-package workloads
+package java
 
 import (
 	"bufio"
@@ -29,15 +29,15 @@ import (
 //	offsets {handle, topic, partitions, rule, timeout_ms} -> {offsets: {"p": o}}
 //	assign {handle, topic, offsets: {"p": o}} -> {ok}
 //	poll {handle, timeout_ms}                -> {records: [{p,o,v,e}], errors: [{partition, error}], resets: {"p": o}, next: {"p": o}}
-//	open-txn {props, consumer_props}         -> {handle}   (java_txn.go)
+//	open-txn {props, consumer_props}         -> {handle}   (txn.go)
 //	txn-id {handle, begin, timeout_ms}       -> {producer_id, epoch}
 //	txn-send {handle, topic, partition, value} -> {offset}
 //	txn-poll {handle, topic, partitions, timeout_ms} -> {records}
 //	txn-end {handle, commit}                 -> {ok}
-//	open-member {props, topic}               -> {handle}   (java_group.go; a JVM of its own)
+//	open-member {props, topic}               -> {handle}   (group.go; a JVM of its own)
 //	poll, commit {handle, topic, offsets, timeout_ms}, leave {handle, timeout_ms} -> {..., member_id, generation}
 //	rebalance-done {handle, cb}              -> {ok}
-//	open-admin {props}                       -> {handle}   (java_admin.go)
+//	open-admin {props}                       -> {handle}   (admin.go)
 //	admin {handle, action, topic, partitions?, replication_factor?, key?, value?, timeout_ms} -> {ok}
 //	close {handle}                           -> {}
 //

@@ -1,9 +1,10 @@
-package workloads
+package java
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -13,42 +14,59 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // javaDriver is Apache Kafka's own Java client (org.apache.kafka:
 // kafka-clients), run in one JVM per workload run (and one per group
-// member, so that a member can crash alone: java_group.go) and driven over
-// a line protocol (java_proc.go). Where the JVM runs: where the cluster
+// member, so that a member can crash alone: group.go) and driven over
+// a line protocol (proc.go). Where the JVM runs: where the cluster
 // runs clients (Config.Runner; on Docker, the default there, a container
 // of the run's own beside the brokers, on the run's network with an
 // address of its own, as a service's client runs beside its brokers),
 // else on the kchaos host (SSH). Either way its stdin and stdout are
 // attached to kchaos, which stamps each event as its line arrives: the
 // history's time line is one clock. Producers, consumers,
-// transactional producers (java_txn.go), group members and the metadata
-// workload's admin client (java_admin.go) are handles in it. Only records cross the
+// transactional producers (txn.go), group members and the metadata
+// workload's admin client (admin.go) are handles in it. Only records cross the
 // protocol: the Go loops record the history with the host's clock, so the
 // history is the one the Go drivers write.
 type javaDriver struct{}
 
-func (javaDriver) Name() string { return DriverJava }
+func init() { workloads.RegisterDriver(javaDriver{}) }
+
+// Prepare builds the driver for cfg's client version unless it is built:
+// the first build resolves kafka-clients through Maven, minutes that a
+// caller timing a run (the seam's integration tests and benchmarks) keeps
+// off its clock by calling Prepare first. A run needs no Prepare: its
+// first client builds as well.
+func (javaDriver) Prepare(ctx context.Context, cfg workloads.Config) error {
+	v, err := javaClientVersion(cfg)
+	if err != nil {
+		return err
+	}
+	_, err = javaBuild(ctx, v)
+	return err
+}
+
+func (javaDriver) Name() string { return workloads.DriverJava }
 
 // Refuse: a client version it cannot resolve or that lacks what the
 // workload asks (javaShareRefusals), and a host without the JDK (java to
 // run; javac and mvn too until the driver is built for the version).
-func (javaDriver) Refuse(cfg Config) []FieldError {
-	var out []FieldError
+func (javaDriver) Refuse(cfg workloads.Config) []workloads.FieldError {
+	var out []workloads.FieldError
 	v, err := javaClientVersion(cfg)
 	if err != nil {
-		out = append(out, FieldError{Path: "client_version", Msg: err.Error()})
+		out = append(out, workloads.FieldError{Path: "client_version", Msg: err.Error()})
 	} else {
 		out = append(out, javaShareRefusals(cfg, v)...)
 	}
 	if _, err := javaTool("java"); err != nil {
-		out = append(out, FieldError{Path: "driver", Msg: "java: " + err.Error()})
+		out = append(out, workloads.FieldError{Path: "driver", Msg: "java: " + err.Error()})
 	} else if v != "" {
 		for _, m := range javaBuildTools(v) {
-			out = append(out, FieldError{Path: "driver", Msg: "java: " + m})
+			out = append(out, workloads.FieldError{Path: "driver", Msg: "java: " + m})
 		}
 	}
 	return out
@@ -60,7 +78,7 @@ func (javaDriver) Refuse(cfg Config) []FieldError {
 // cluster.ResolveVersion resolves the cluster's (X.Y.Z from 3.9 on, X.Y.x,
 // latest; local:NAME is kafka-clients NAME from the local Maven
 // repository, as publishToMavenLocal leaves it).
-func javaClientVersion(cfg Config) (string, error) {
+func javaClientVersion(cfg workloads.Config) (string, error) {
 	v, from := cfg.ClientVersion, "client_version"
 	if v == "" {
 		v, from = cfg.ClusterVersion, "the cluster's version"
@@ -83,7 +101,7 @@ func ms(d time.Duration) string {
 // javaCommon are the properties every kchaos Java client shares, as
 // franzCommon's: quick metadata refresh after a leader moves, and bounded
 // connection set-up, so that a paused broker costs a timeout, not a hang.
-func javaCommon(cfg Config, bootstrap []string, clientID string) map[string]string {
+func javaCommon(cfg workloads.Config, bootstrap []string, clientID string) map[string]string {
 	dial := ms(min(cfg.RequestTimeout.Std(), 5*time.Second))
 	return map[string]string{
 		"bootstrap.servers":                      strings.Join(bootstrap, ","),
@@ -113,12 +131,12 @@ func javaCommon(cfg Config, bootstrap []string, clientID string) map[string]stri
 //     concurrently and batch, as with franz-go);
 //   - linger.ms 0 and no compression, as the Go drivers;
 //   - then the service's own ProducerProps (--producer-config), which win.
-func javaProducerProps(cfg Config, bootstrap []string, id int) map[string]string {
+func javaProducerProps(cfg workloads.Config, bootstrap []string, id int) map[string]string {
 	rt := cfg.RequestTimeout.Std()
 	delivery := time.Duration(cfg.Retries+1)*rt + time.Second
-	p := javaCommon(cfg, bootstrap, ProducerClientID(id))
+	p := javaCommon(cfg, bootstrap, workloads.ProducerClientID(id))
 	set := map[string]string{
-		"acks":                                  string(cfg.Acks.normalize()),
+		"acks":                                  string(cfg.Acks.Normalize()),
 		"enable.idempotence":                    strconv.FormatBool(cfg.Idempotent),
 		"retries":                               strconv.Itoa(cfg.Retries),
 		"request.timeout.ms":                    ms(rt),
@@ -139,8 +157,8 @@ func javaProducerProps(cfg Config, bootstrap []string, id int) map[string]string
 // which resets by its own rule and records the assign), the configured
 // isolation level, and 500 ms fetch waits as the Go drivers; then the
 // service's own ConsumerProps (--consumer-config), which win.
-func javaConsumerProps(cfg Config, bootstrap []string, id int) map[string]string {
-	p := javaCommon(cfg, bootstrap, ConsumerClientID(id))
+func javaConsumerProps(cfg workloads.Config, bootstrap []string, id int) map[string]string {
+	p := javaCommon(cfg, bootstrap, workloads.ConsumerClientID(id))
 	p["enable.auto.commit"] = "false"
 	p["auto.offset.reset"] = "none"
 	p["isolation.level"] = histories.ReadUncommitted
@@ -153,13 +171,13 @@ func javaConsumerProps(cfg Config, bootstrap []string, id int) map[string]string
 }
 
 // javaOpen opens a client handle in the run's JVM.
-func javaOpen(cfg Config, bootstrap []string, op string, props map[string]string) (*jvm, int, error) {
+func javaOpen(cfg workloads.Config, bootstrap []string, op string, props map[string]string) (*jvm, int, error) {
 	return javaOpenWith(cfg, bootstrap, op, map[string]any{"props": props})
 }
 
 // javaOpenWith opens a client handle in the run's JVM with the open's
 // fields.
-func javaOpenWith(cfg Config, bootstrap []string, op string, fields map[string]any) (*jvm, int, error) {
+func javaOpenWith(cfg workloads.Config, bootstrap []string, op string, fields map[string]any) (*jvm, int, error) {
 	v, err := javaClientVersion(cfg)
 	if err != nil {
 		return nil, 0, err
@@ -211,7 +229,7 @@ type javaProducer struct {
 	topic string
 }
 
-func (javaDriver) NewProducer(cfg Config, bootstrap []string, id int) (Producer, error) {
+func (javaDriver) NewProducer(cfg workloads.Config, bootstrap []string, id int) (workloads.Producer, error) {
 	j, h, err := javaOpen(cfg, bootstrap, "open-producer", javaProducerProps(cfg, bootstrap, id))
 	if err != nil {
 		return nil, err
@@ -222,7 +240,7 @@ func (javaDriver) NewProducer(cfg Config, bootstrap []string, id int) (Producer,
 // Send hands the record to KafkaProducer.send and waits for its callback.
 // When ctx ends first the outcome is unknown (info): the callback's late
 // answer is dropped.
-func (p *javaProducer) Send(ctx context.Context, m Message) (int64, error) {
+func (p *javaProducer) Send(ctx context.Context, m workloads.Message) (int64, error) {
 	f := map[string]any{"handle": p.h, "topic": p.topic, "partition": m.Partition, "value": m.Value}
 	if m.Key != "" {
 		f["key"] = m.Key
@@ -244,7 +262,7 @@ type javaConsumer struct {
 	lateID int64
 }
 
-func (javaDriver) NewConsumer(cfg Config, bootstrap []string, id int) (Consumer, error) {
+func (javaDriver) NewConsumer(cfg workloads.Config, bootstrap []string, id int) (workloads.Consumer, error) {
 	j, h, err := javaOpen(cfg, bootstrap, "open-consumer", javaConsumerProps(cfg, bootstrap, id))
 	if err != nil {
 		return nil, err
@@ -303,10 +321,10 @@ func (c *javaConsumer) dropLate(ctx context.Context) {
 // after ctx ended (a poll can overrun its timeout): then this poll is
 // empty and the next Poll returns that answer, since its records are
 // consumed in the JVM and must not go unrecorded.
-func (c *javaConsumer) Poll(ctx context.Context) (Fetch, error) {
+func (c *javaConsumer) Poll(ctx context.Context) (workloads.Fetch, error) {
 	r, err := c.pollResp(ctx)
 	if err != nil || r.ID == 0 {
-		return Fetch{}, err
+		return workloads.Fetch{}, err
 	}
 	return javaFetch(r)
 }
@@ -318,7 +336,7 @@ func (c *javaConsumer) pollResp(ctx context.Context) (javaResp, error) {
 	if ch == nil {
 		var err error
 		id, ch, err = c.j.start("poll", map[string]any{"handle": c.h,
-			"timeout_ms": timeoutMS(ctx, pollWait, 50*time.Millisecond)})
+			"timeout_ms": timeoutMS(ctx, workloads.PollWait, 50*time.Millisecond)})
 		if err != nil {
 			return javaResp{}, err
 		}
@@ -333,26 +351,26 @@ func (c *javaConsumer) pollResp(ctx context.Context) (javaResp, error) {
 }
 
 // javaFetch turns a poll's answer into a Fetch.
-func javaFetch(r javaResp) (Fetch, error) {
-	var f Fetch
+func javaFetch(r javaResp) (workloads.Fetch, error) {
+	var f workloads.Fetch
 	for _, rec := range r.Records {
 		f.Records = append(f.Records, histories.Record{Partition: rec.P, Offset: rec.O, Value: rec.V, LeaderEpoch: rec.E})
 	}
 	sort.SliceStable(f.Records, func(i, j int) bool { return f.Records[i].Partition < f.Records[j].Partition })
 	for _, pe := range r.Errors {
 		if pe.Error != nil {
-			f.Errors = append(f.Errors, PartitionError{Partition: pe.Partition, Err: pe.Error})
+			f.Errors = append(f.Errors, workloads.PartitionError{Partition: pe.Partition, Err: pe.Error})
 		}
 	}
 	var err error
 	if len(r.Resets) > 0 {
 		if f.Resets, err = partitionMap(r.Resets); err != nil {
-			return Fetch{}, err
+			return workloads.Fetch{}, err
 		}
 	}
 	if len(r.Next) > 0 {
 		if f.Next, err = partitionMap(r.Next); err != nil {
-			return Fetch{}, err
+			return workloads.Fetch{}, err
 		}
 	}
 	return f, nil
@@ -369,4 +387,11 @@ func partitionMap(m map[string]int64) (map[int32]int64, error) {
 		out[int32(p)] = v
 	}
 	return out, nil
+}
+
+// withProps applies a file's verbatim keys over the properties kchaos set
+// (the java driver, after its own settings: the service's word wins).
+func withProps(p, props map[string]string) map[string]string {
+	maps.Copy(p, props)
+	return p
 }

@@ -4,17 +4,17 @@ package workloads
 
 import (
 	"context"
-	"github.com/kchaos/kchaos/internal/testenv"
 	"testing"
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/testenv"
 )
 
 // TestJavaMetaAdmin runs the metadata workload's changes through the Java
-// Admin client (JavaMetaAdmin) on the shared cluster: each change of one
+// Admin client (workloads/java's JavaMetaAdmin, through NewMetaAdmin) on the shared cluster: each change of one
 // topic's life answered as admin.NewOnce's would be (a create, the same
 // create refused TOPIC_ALREADY_EXISTS: fail, more partitions, a config
 // key, the delete), then the metadata workload itself for 8 s on it, two
@@ -27,12 +27,15 @@ func TestJavaMetaAdmin(t *testing.T) {
 	defer cancel()
 	cfg := Config{Driver: DriverJava, ClusterVersion: c.Config().KafkaVersion, Runner: c}
 	cfg.Defaults()
-	javaBuildFor(ctx, t, cfg)
-	ja, err := NewJavaMetaAdmin(cfg, c.Bootstrap())
+	prepareDriver(ctx, t, cfg)
+	ja, closeAdmin, err := NewMetaAdmin(cfg, c.Bootstrap())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ja.Close()
+	defer closeAdmin()
+	if _, franz := ja.(*admin.Client); franz {
+		t.Fatal("driver java's metadata admin is franz-go's: workloads/java is not linked (drivers_test.go)")
+	}
 	topic := MetadataTopicPrefix + "java-once"
 	step := func(name string, want histories.Type, f func(context.Context) error) error {
 		sctx, scancel := context.WithTimeout(ctx, metaOpTimeout)
@@ -44,7 +47,7 @@ func TestJavaMetaAdmin(t *testing.T) {
 		return err
 	}
 	step("create", histories.OK, func(ctx context.Context) error { return ja.CreateTopicOnce(ctx, topic, 1, 3) })
-	if err := step("create again", histories.Fail, func(ctx context.Context) error { return ja.CreateTopicOnce(ctx, topic, 1, 3) }); !isExists(err) {
+	if err := step("create again", histories.Fail, func(ctx context.Context) error { return ja.CreateTopicOnce(ctx, topic, 1, 3) }); !IsTopicExists(err) {
 		t.Errorf("create again: %v, want TOPIC_ALREADY_EXISTS", err)
 	}
 	step("partitions", histories.OK, func(ctx context.Context) error { return ja.CreatePartitionsOnce(ctx, topic, 2) })

@@ -1,10 +1,12 @@
-package workloads
+package java
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // JavaMetaAdmin is the metadata workload's admin client on Apache Kafka's
@@ -22,16 +24,28 @@ import (
 // timeout or broken connection is.
 type JavaMetaAdmin struct{ javaHandle }
 
-var _ MetaAdmin = (*JavaMetaAdmin)(nil)
+var _ workloads.MetaAdmin = (*JavaMetaAdmin)(nil)
 
 // javaMetaTimeoutMS is the controller-side timeout of each change, as
 // cluster/admin's metaTimeoutMS.
 const javaMetaTimeoutMS = 5000
 
-// NewJavaMetaAdmin opens the admin client; cfg gives the client version
+var _ workloads.MetaAdminDriver = javaDriver{}
+
+// NewMetaAdmin is the metadata workload's admin client for driver java
+// (workloads.NewMetaAdmin asks): a JavaMetaAdmin, and what closes it.
+func (javaDriver) NewMetaAdmin(cfg workloads.Config, bootstrap []string) (workloads.MetaAdmin, func(), error) {
+	ja, err := newJavaMetaAdmin(cfg, bootstrap)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ja, ja.Close, nil
+}
+
+// newJavaMetaAdmin opens the admin client; cfg gives the client version
 // (javaClientVersion) and the common client settings.
-func NewJavaMetaAdmin(cfg Config, bootstrap []string) (*JavaMetaAdmin, error) {
-	p := javaCommon(cfg, bootstrap, MetadataAdminClientID)
+func newJavaMetaAdmin(cfg workloads.Config, bootstrap []string) (*JavaMetaAdmin, error) {
+	p := javaCommon(cfg, bootstrap, workloads.MetadataAdminClientID)
 	p["retries"] = "0"
 	p["request.timeout.ms"] = "7000"
 	p["default.api.timeout.ms"] = "7000"

@@ -1,4 +1,4 @@
-package workloads
+package java
 
 import (
 	"bytes"
@@ -16,6 +16,8 @@ import (
 
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
 // TestJavaErrorMapping: the Java client's exceptions, as the JVM reports
@@ -29,7 +31,7 @@ func TestJavaErrorMapping(t *testing.T) {
 	for _, c := range []struct {
 		name      string
 		err       error
-		acks      Acks
+		acks      workloads.Acks
 		retried   bool
 		wantName  string
 		wantType  histories.Type
@@ -38,52 +40,52 @@ func TestJavaErrorMapping(t *testing.T) {
 		wantKafka bool
 	}{
 		{"delivery timeout", je(errs+"TimeoutException", "Expiring 1 record(s) for t-0:3001 ms has passed since batch creation", "REQUEST_TIMED_OUT", true, true),
-			AcksAll, false, CauseTimeout, histories.Info, context.DeadlineExceeded, 7, true},
+			workloads.AcksAll, false, workloads.CauseTimeout, histories.Info, context.DeadlineExceeded, 7, true},
 		{"metadata wait", je(errs+"TimeoutException", "Topic t not present in metadata after 2000 ms.", "REQUEST_TIMED_OUT", true, true),
-			AcksLeader, false, CauseTimeout, histories.Info, nil, 7, true},
+			workloads.AcksLeader, false, workloads.CauseTimeout, histories.Info, nil, 7, true},
 		{"buffer full", je("org.apache.kafka.clients.producer.BufferExhaustedException", "Failed to allocate memory", "REQUEST_TIMED_OUT", true, true),
-			AcksAll, true, CauseMaxBuffered, histories.Fail, nil, 7, true},
+			workloads.AcksAll, true, workloads.CauseMaxBuffered, histories.Fail, nil, 7, true},
 		{"not leader acks=1", je(errs+"NotLeaderOrFollowerException", "not leader", "NOT_LEADER_OR_FOLLOWER", true, false),
-			AcksLeader, false, "NOT_LEADER_OR_FOLLOWER", histories.Fail, kerr.NotLeaderForPartition, 6, true},
+			workloads.AcksLeader, false, "NOT_LEADER_OR_FOLLOWER", histories.Fail, kerr.NotLeaderForPartition, 6, true},
 		{"not leader acks=all", je(errs+"NotLeaderOrFollowerException", "not leader", "NOT_LEADER_OR_FOLLOWER", true, false),
-			AcksAll, false, "NOT_LEADER_OR_FOLLOWER", histories.Info, kerr.NotLeaderForPartition, 6, true},
+			workloads.AcksAll, false, "NOT_LEADER_OR_FOLLOWER", histories.Info, kerr.NotLeaderForPartition, 6, true},
 		{"not enough replicas", je(errs+"NotEnoughReplicasException", "isr too small", "NOT_ENOUGH_REPLICAS", true, false),
-			AcksAll, false, "NOT_ENOUGH_REPLICAS", histories.Fail, kerr.NotEnoughReplicas, 19, true},
+			workloads.AcksAll, false, "NOT_ENOUGH_REPLICAS", histories.Fail, kerr.NotEnoughReplicas, 19, true},
 		{"not enough replicas, retried", je(errs+"NotEnoughReplicasException", "isr too small", "NOT_ENOUGH_REPLICAS", true, false),
-			AcksAll, true, "NOT_ENOUGH_REPLICAS", histories.Info, nil, 19, true},
+			workloads.AcksAll, true, "NOT_ENOUGH_REPLICAS", histories.Info, nil, 19, true},
 		{"after append", je(errs+"NotEnoughReplicasAfterAppendException", "", "NOT_ENOUGH_REPLICAS_AFTER_APPEND", true, false),
-			AcksAll, false, "NOT_ENOUGH_REPLICAS_AFTER_APPEND", histories.Info, kerr.NotEnoughReplicasAfterAppend, 20, true},
+			workloads.AcksAll, false, "NOT_ENOUGH_REPLICAS_AFTER_APPEND", histories.Info, kerr.NotEnoughReplicasAfterAppend, 20, true},
 		{"disconnected", je(errs+"NetworkException", "Disconnected from node 1", "NETWORK_EXCEPTION", true, false),
-			AcksAll, false, "NETWORK_EXCEPTION", histories.Info, nil, 13, true},
+			workloads.AcksAll, false, "NETWORK_EXCEPTION", histories.Info, nil, 13, true},
 		{"too large", je(errs+"RecordTooLargeException", "too big", "MESSAGE_TOO_LARGE", false, false),
-			AcksAll, false, "MESSAGE_TOO_LARGE", histories.Fail, kerr.MessageTooLarge, 10, true},
+			workloads.AcksAll, false, "MESSAGE_TOO_LARGE", histories.Fail, kerr.MessageTooLarge, 10, true},
 		{"sequence", je(errs+"OutOfOrderSequenceException", "", "OUT_OF_ORDER_SEQUENCE_NUMBER", false, false),
-			AcksAll, false, "OUT_OF_ORDER_SEQUENCE_NUMBER", histories.Fail, kerr.OutOfOrderSequenceNumber, 45, true},
+			workloads.AcksAll, false, "OUT_OF_ORDER_SEQUENCE_NUMBER", histories.Fail, kerr.OutOfOrderSequenceNumber, 45, true},
 		{"unknown server error", je(errs+"UnknownServerException", "boom", "UNKNOWN_SERVER_ERROR", false, false),
-			AcksLeader, false, "UNKNOWN_SERVER_ERROR", histories.Info, kerr.UnknownServerError, -1, true},
+			workloads.AcksLeader, false, "UNKNOWN_SERVER_ERROR", histories.Info, kerr.UnknownServerError, -1, true},
 		{"closed forcefully", je("org.apache.kafka.common.KafkaException", "Producer is closed forcefully.", "UNKNOWN_SERVER_ERROR", false, false),
-			AcksLeader, false, CauseClientClosed, histories.Info, nil, 0, false},
+			workloads.AcksLeader, false, workloads.CauseClientClosed, histories.Info, nil, 0, false},
 		{"send after close", je("java.lang.IllegalStateException", "Cannot perform operation after producer has been closed", "UNKNOWN_SERVER_ERROR", false, false),
-			AcksLeader, false, CauseClientClosed, histories.Info, nil, 0, false},
+			workloads.AcksLeader, false, workloads.CauseClientClosed, histories.Info, nil, 0, false},
 		{"wakeup", je(errs+"WakeupException", "", "UNKNOWN_SERVER_ERROR", false, false),
-			AcksLeader, false, CauseClientClosed, histories.Info, nil, 0, false},
+			workloads.AcksLeader, false, workloads.CauseClientClosed, histories.Info, nil, 0, false},
 		{"any other exception", je("java.lang.NullPointerException", "oops", "UNKNOWN_SERVER_ERROR", false, false),
-			AcksLeader, false, CauseUnknown, histories.Info, nil, 0, false},
+			workloads.AcksLeader, false, workloads.CauseUnknown, histories.Info, nil, 0, false},
 		{"consumer offset out of range", je("org.apache.kafka.clients.consumer.OffsetOutOfRangeException", "out of range", "OFFSET_OUT_OF_RANGE", false, false),
-			AcksAll, false, "OFFSET_OUT_OF_RANGE", histories.Info, nil, codeOffsetOutOfRange, true},
-		{"JVM gone", errJVMGone, AcksLeader, false, CauseClientClosed, histories.Info, nil, 0, false},
+			workloads.AcksAll, false, "OFFSET_OUT_OF_RANGE", histories.Info, nil, kerr.OffsetOutOfRange.Code, true},
+		{"JVM gone", errJVMGone, workloads.AcksLeader, false, workloads.CauseClientClosed, histories.Info, nil, 0, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := ClassifySend(c.err, c.acks, c.retried)
+			got := workloads.ClassifySend(c.err, c.acks, c.retried)
 			if got.Name != c.wantName || got.Type != c.wantType {
 				t.Errorf("ClassifySend = %s %s, want %s %s", got.Type, got.Name, c.wantType, c.wantName)
 			}
-			code, ok := KafkaCode(c.err)
+			code, ok := workloads.KafkaCode(c.err)
 			if ok != c.wantKafka || code != c.wantCode {
 				t.Errorf("KafkaCode = %d %v, want %d %v", code, ok, c.wantCode, c.wantKafka)
 			}
 			if c.sameAsGo != nil {
-				if g := ClassifySend(c.sameAsGo, c.acks, c.retried); g.Name != got.Name || g.Type != got.Type {
+				if g := workloads.ClassifySend(c.sameAsGo, c.acks, c.retried); g.Name != got.Name || g.Type != got.Type {
 					t.Errorf("the Go drivers' %v is %s %s; the Java client's %s %s", c.sameAsGo, g.Type, g.Name, got.Type, got.Name)
 				}
 			}
@@ -92,7 +94,7 @@ func TestJavaErrorMapping(t *testing.T) {
 	// Every Kafka error name maps to the code the Go drivers give it. (A
 	// timeout keeps its code, REQUEST_TIMED_OUT, but is named by how the
 	// client gave up, as RuleFor names franz-go's.)
-	for _, r := range ProduceErrors {
+	for _, r := range workloads.ProduceErrors {
 		if c, ok := javaCode(&JavaError{Class: "org.apache.kafka.common.errors.UnknownServerException", Kafka: r.Name}); !ok || c != r.Code {
 			t.Errorf("%s: code %d %v, want %d", r.Name, c, ok, r.Code)
 		}
@@ -103,7 +105,7 @@ func TestJavaErrorMapping(t *testing.T) {
 // properties, with the client's own defaults (idempotence on, retries
 // MAX_INT, linger 5 ms) always overridden.
 func TestJavaProps(t *testing.T) {
-	cfg := Config{Acks: AcksLeader, Retries: 2, MaxInFlight: 16, RequestTimeout: Duration(3 * time.Second)}
+	cfg := workloads.Config{Acks: workloads.AcksLeader, Retries: 2, MaxInFlight: 16, RequestTimeout: workloads.Duration(3 * time.Second)}
 	cfg.Defaults()
 	p := javaProducerProps(cfg, []string{"a:9092", "b:9092"}, 3)
 	for k, want := range map[string]string{
@@ -116,7 +118,7 @@ func TestJavaProps(t *testing.T) {
 			t.Errorf("producer %s = %q, want %q", k, p[k], want)
 		}
 	}
-	cfg = Config{Idempotent: true, Retries: 3, Isolation: "READ_COMMITTED"}
+	cfg = workloads.Config{Idempotent: true, Retries: 3, Isolation: "READ_COMMITTED"}
 	cfg.Defaults()
 	p = javaProducerProps(cfg, []string{"a:1"}, 0)
 	if p["acks"] != "all" || p["enable.idempotence"] != "true" || p["max.in.flight.requests.per.connection"] != "1" {
@@ -131,7 +133,7 @@ func TestJavaProps(t *testing.T) {
 // fields returns the paths of a validation error's problems.
 func fields(err error) map[string]string {
 	out := map[string]string{}
-	var ve *ValidationError
+	var ve *workloads.ValidationError
 	if errors.As(err, &ve) {
 		for _, p := range ve.Problems {
 			out[p.Path] += p.Msg + ";"
@@ -145,8 +147,8 @@ func TestJavaRefuse(t *testing.T) {
 	empty := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
-	valid := func(mod func(*Config)) map[string]string {
-		c := Config{Driver: "java", ClusterVersion: "4.1.2"}
+	valid := func(mod func(*workloads.Config)) map[string]string {
+		c := workloads.Config{Driver: "java", ClusterVersion: "4.1.2"}
 		mod(&c)
 		c.Defaults()
 		return fields(c.Validate())
@@ -155,7 +157,7 @@ func TestJavaRefuse(t *testing.T) {
 	// No JDK at all.
 	t.Setenv("JAVA_HOME", "")
 	t.Setenv("PATH", empty)
-	if got := valid(func(*Config) {}); !strings.Contains(got["driver"], "no java on PATH") {
+	if got := valid(func(*workloads.Config) {}); !strings.Contains(got["driver"], "no java on PATH") {
 		t.Errorf("no java: %v", got)
 	}
 	// A JRE without javac and no mvn, driver not built yet.
@@ -165,42 +167,45 @@ func TestJavaRefuse(t *testing.T) {
 		_ = os.WriteFile(filepath.Join(jdk, "bin", n), []byte("#!/bin/sh\n"), 0o755)
 	}
 	t.Setenv("JAVA_HOME", jdk)
-	if got := valid(func(*Config) {}); !strings.Contains(got["driver"], "no mvn") || strings.Contains(got["driver"], "javac") {
+	if got := valid(func(*workloads.Config) {}); !strings.Contains(got["driver"], "no mvn") || strings.Contains(got["driver"], "javac") {
 		t.Errorf("no mvn: %v", got)
 	}
 	// Built already (the stamp matches): nothing more is needed.
 	dir, _ := javaBuildDir("4.1.2")
 	_ = os.MkdirAll(dir, 0o755)
 	_ = os.WriteFile(filepath.Join(dir, "built"), []byte(javaStamp("4.1.2")), 0o644)
-	if got := valid(func(*Config) {}); len(got) != 0 {
+	if got := valid(func(*workloads.Config) {}); len(got) != 0 {
 		t.Errorf("built: %v", got)
 	}
 	for _, c := range []struct {
 		name string
-		mod  func(*Config)
+		mod  func(*workloads.Config)
 		path string
 		msg  string
 	}{
-		{"malformed client version", func(c *Config) { c.ClientVersion = "4.1" }, "client_version", "not a Kafka version"},
-		{"too old", func(c *Config) { c.ClientVersion = "3.8.1" }, "client_version", "3.9 and later"},
-		{"no version at all", func(c *Config) { c.ClusterVersion = "" }, "client_version", "needs the client's version"},
-		{"shares with a client before share groups", func(c *Config) { c.Consumers = 0; c.Shares.Group = "s"; c.ClientVersion = "4.0.2" },
+		{"malformed client version", func(c *workloads.Config) { c.ClientVersion = "4.1" }, "client_version", "not a Kafka version"},
+		{"too old", func(c *workloads.Config) { c.ClientVersion = "3.8.1" }, "client_version", "3.9 and later"},
+		{"no version at all", func(c *workloads.Config) { c.ClusterVersion = "" }, "client_version", "needs the client's version"},
+		{"shares with a client before share groups", func(c *workloads.Config) { c.Consumers = 0; c.Shares.Group = "s"; c.ClientVersion = "4.0.2" },
 			"client_version", "need a client of 4.1 or later"},
-		{"renew with a 4.1 client", func(c *Config) { c.Consumers = 0; c.Shares = ShareConfig{Group: "s", Renew: true} },
+		{"renew with a 4.1 client", func(c *workloads.Config) { c.Consumers = 0; c.Shares = workloads.ShareConfig{Group: "s", Renew: true} },
 			"shares.renew", "4.2 or later"},
-		{"implicit acks with a release mix", func(c *Config) {
+		{"implicit acks with a release mix", func(c *workloads.Config) {
 			c.Consumers = 0
-			c.Shares = ShareConfig{Group: "s", AckMode: ShareAckImplicit, Ack: ShareAckMix{Accept: 1, Release: 1}}
+			c.Shares = workloads.ShareConfig{Group: "s", AckMode: workloads.ShareAckImplicit, Ack: workloads.ShareAckMix{Accept: 1, Release: 1}}
 		}, "shares.ack_mode", "accept only"},
-		{"implicit acks with franz-go", func(c *Config) {
-			c.Driver, c.Consumers = DriverFranz, 0
-			c.Shares = ShareConfig{Group: "s", AckMode: ShareAckImplicit}
+		{"implicit acks with franz-go", func(c *workloads.Config) {
+			c.Driver, c.Consumers = workloads.DriverFranz, 0
+			c.Shares = workloads.ShareConfig{Group: "s", AckMode: workloads.ShareAckImplicit}
 		}, "shares.ack_mode", "acknowledges explicitly"},
-		{"an unknown ack mode", func(c *Config) { c.Consumers = 0; c.Shares = ShareConfig{Group: "s", AckMode: "auto"} },
+		{"an unknown ack mode", func(c *workloads.Config) {
+			c.Consumers = 0
+			c.Shares = workloads.ShareConfig{Group: "s", AckMode: "auto"}
+		},
 			"shares.ack_mode", "want explicit or implicit"},
-		{"shares with kafka-go", func(c *Config) { c.Driver, c.Consumers = DriverKafkaGo, 0; c.Shares.Group = "s" },
+		{"shares with kafka-go", func(c *workloads.Config) { c.Driver, c.Consumers = workloads.DriverKafkaGo, 0; c.Shares.Group = "s" },
 			"driver", "has no share consumer"},
-		{"client version without java", func(c *Config) { c.Driver = DriverFranz; c.ClientVersion = "4.1.2" }, "client_version", "only with driver java"},
+		{"client version without java", func(c *workloads.Config) { c.Driver = workloads.DriverFranz; c.ClientVersion = "4.1.2" }, "client_version", "only with driver java"},
 	} {
 		got := valid(c.mod)
 		if !strings.Contains(got[c.path], c.msg) {
@@ -209,25 +214,25 @@ func TestJavaRefuse(t *testing.T) {
 	}
 	// Transactions, groups (both protocols, both commit modes) and the
 	// metadata workload (the Java Admin client, NewMetaAdmin) run.
-	for name, mod := range map[string]func(*Config){
-		"metadata": func(c *Config) { c.Metadata.Clients = 1 },
-		"shares":   func(c *Config) { c.Consumers = 0; c.Shares.Group = "s" },
-		"shares implicit": func(c *Config) {
+	for name, mod := range map[string]func(*workloads.Config){
+		"metadata": func(c *workloads.Config) { c.Metadata.Clients = 1 },
+		"shares":   func(c *workloads.Config) { c.Consumers = 0; c.Shares.Group = "s" },
+		"shares implicit": func(c *workloads.Config) {
 			c.Consumers = 0
-			c.Shares = ShareConfig{Group: "s", AckMode: ShareAckImplicit}
+			c.Shares = workloads.ShareConfig{Group: "s", AckMode: workloads.ShareAckImplicit}
 		},
-		"transactions":       func(c *Config) { c.Transactions.Enabled = true; c.Acks = AcksAll },
-		"group classic auto": func(c *Config) { c.Consumers = 0; c.Group.ID = "g" },
-		"group consumer manual": func(c *Config) {
+		"transactions":       func(c *workloads.Config) { c.Transactions.Enabled = true; c.Acks = workloads.AcksAll },
+		"group classic auto": func(c *workloads.Config) { c.Consumers = 0; c.Group.ID = "g" },
+		"group consumer manual": func(c *workloads.Config) {
 			c.Consumers = 0
-			c.Group = GroupConfig{ID: "g", Protocol: histories.ProtocolConsumer, Commit: CommitManual}
+			c.Group = workloads.GroupConfig{ID: "g", Protocol: histories.ProtocolConsumer, Commit: workloads.CommitManual}
 		},
 	} {
 		if got := valid(mod); len(got) != 0 {
 			t.Errorf("%s refused: %v", name, got)
 		}
 	}
-	if got := valid(func(c *Config) { c.ClientVersion = "4.0.x"; c.ClusterVersion = "" }); got["client_version"] != "" {
+	if got := valid(func(c *workloads.Config) { c.ClientVersion = "4.0.x"; c.ClusterVersion = "" }); got["client_version"] != "" {
 		// 4.0.x resolves to 4.0.2 (not built here: mvn is missing, but the
 		// version is fine).
 		t.Errorf("4.0.x: %v", got)
@@ -256,14 +261,15 @@ func TestJavaWorkloadOverFakeJVM(t *testing.T) {
 		starts.Add(1)
 		return inner(ctx, v)
 	}
-	cfg := Config{Driver: DriverJava, ClientVersion: "4.1.2", Producers: 2, MaxInFlight: 4, Partitions: 2,
-		Consumers: 1, Duration: Duration(time.Minute)}
+	cfg := workloads.Config{Driver: workloads.DriverJava, ClientVersion: "4.1.2", Producers: 2, MaxInFlight: 4, Partitions: 2,
+		Consumers: 1, Duration: workloads.Duration(time.Minute)}
 	cfg.Defaults()
 	var buf bytes.Buffer
 	rec := histories.NewRecorder(&buf)
-	w := newWorkload(cfg, javaDriver{}, []string{"fake:9092"}, rec)
-	w.budget = new(atomic.Int64)
-	w.budget.Store(200)
+	w, err := workloads.NewWithDriver(cfg, javaDriver{}, []string{"fake:9092"}, rec, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	st, err := w.Run(ctx)
@@ -279,11 +285,11 @@ func TestJavaWorkloadOverFakeJVM(t *testing.T) {
 	if err != nil || !fr.Complete() {
 		t.Fatalf("final read: %+v %v", fr, err)
 	}
-	evs := readBack(t, rec, &buf)
+	evs := workloadstest.ReadBack(t, rec, &buf)
 	if st.Sends != 200 || st.Acked != 198 || st.Failed != 1 || st.Indeterminate != 1 {
 		t.Errorf("stats %+v", st)
 	}
-	if st.Errors["NOT_ENOUGH_REPLICAS"] != 1 || st.Errors[CauseTimeout] != 1 {
+	if st.Errors["NOT_ENOUGH_REPLICAS"] != 1 || st.Errors[workloads.CauseTimeout] != 1 {
 		t.Errorf("errors %v", st.Errors)
 	}
 	polled := 0
@@ -335,7 +341,7 @@ func TestJavaLatePollIsKept(t *testing.T) {
 		return true
 	}}
 	startFakeJVM(t, fake)
-	cfg := Config{Driver: DriverJava, ClientVersion: "4.1.2"}
+	cfg := workloads.Config{Driver: workloads.DriverJava, ClientVersion: "4.1.2"}
 	cfg.Defaults()
 	c, err := javaDriver{}.NewConsumer(cfg, []string{"fake:9092"}, 0)
 	if err != nil {
@@ -375,7 +381,7 @@ func TestJavaPollErrors(t *testing.T) {
 		return true
 	}}
 	startFakeJVM(t, fake)
-	cfg := Config{Driver: DriverJava, ClientVersion: "4.1.2"}
+	cfg := workloads.Config{Driver: workloads.DriverJava, ClientVersion: "4.1.2"}
 	cfg.Defaults()
 	c, err := javaDriver{}.NewConsumer(cfg, []string{"fake:9092"}, 0)
 	if err != nil {
@@ -386,7 +392,7 @@ func TestJavaPollErrors(t *testing.T) {
 	if err != nil || len(f.Errors) != 1 || f.Resets[0] != 4 {
 		t.Fatalf("poll: %+v %v", f, err)
 	}
-	if code, ok := KafkaCode(f.Errors[0].Err); !ok || code != codeOffsetOutOfRange || f.Errors[0].Partition != 1 {
+	if code, ok := workloads.KafkaCode(f.Errors[0].Err); !ok || code != kerr.OffsetOutOfRange.Code || f.Errors[0].Partition != 1 {
 		t.Errorf("partition error %+v: code %d", f.Errors[0], code)
 	}
 }
@@ -403,18 +409,18 @@ func TestJavaJVMExit(t *testing.T) {
 		return nil
 	}
 	startFakeJVM(t, fake)
-	cfg := Config{Driver: DriverJava, ClientVersion: "4.1.2"}
+	cfg := workloads.Config{Driver: workloads.DriverJava, ClientVersion: "4.1.2"}
 	cfg.Defaults()
 	p, err := javaDriver{}.NewProducer(cfg, []string{"fake:9092"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if off, err := p.Send(context.Background(), Message{Value: "a"}); err != nil || off != 0 {
+	if off, err := p.Send(context.Background(), workloads.Message{Value: "a"}); err != nil || off != 0 {
 		t.Fatalf("first send: %d %v", off, err)
 	}
-	_, err = p.Send(context.Background(), Message{Value: "b"})
-	if cl := ClassifySend(err, AcksLeader, false); cl.Type != histories.Info || cl.Name != CauseClientClosed {
-		t.Errorf("send in flight when the JVM died: %v is %s %s, want info %s", err, cl.Type, cl.Name, CauseClientClosed)
+	_, err = p.Send(context.Background(), workloads.Message{Value: "b"})
+	if cl := workloads.ClassifySend(err, workloads.AcksLeader, false); cl.Type != histories.Info || cl.Name != workloads.CauseClientClosed {
+		t.Errorf("send in flight when the JVM died: %v is %s %s, want info %s", err, cl.Type, cl.Name, workloads.CauseClientClosed)
 	}
 	p.Close()
 	// A new JVM for the next client.
@@ -425,7 +431,7 @@ func TestJavaJVMExit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p2.Close()
-	if _, err := p2.Send(context.Background(), Message{Value: "c"}); err != nil {
+	if _, err := p2.Send(context.Background(), workloads.Message{Value: "c"}); err != nil {
 		t.Errorf("send on the new JVM: %v", err)
 	}
 }

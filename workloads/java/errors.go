@@ -1,10 +1,12 @@
-package workloads
+package java
 
 import (
 	"errors"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // JavaError is an error of the Java client as the JVM reports it
@@ -27,7 +29,7 @@ type JavaError struct {
 // carries (errors.Is(err, kerr.ProducerFenced), as txn_outcome.go's
 // IsFenced asks), and kerr.OperationNotAttempted when the client never
 // sent the request: kgo's word for a commit it refused to send, which
-// txnOutcome counts as definite (notAttempted).
+// TxnOutcome counts as definite (notAttempted).
 func (e *JavaError) Is(target error) bool {
 	ke, ok := target.(*kerr.Error)
 	if !ok {
@@ -79,17 +81,17 @@ type javaErrorRule struct {
 // (UNKNOWN_SERVER_ERROR from a class that is not UnknownServerException),
 // is `unknown`: info, with the exception in the send's detail.
 var JavaErrors = []javaErrorRule{
-	{Class: "org.apache.kafka.clients.producer.BufferExhaustedException", Cause: CauseMaxBuffered,
+	{Class: "org.apache.kafka.clients.producer.BufferExhaustedException", Cause: workloads.CauseMaxBuffered,
 		Why: "buffer.memory was full for max.block.ms: the record was never accepted by the client (a TimeoutException, so it must come first)"},
-	{Class: "org.apache.kafka.common.errors.WakeupException", Cause: CauseClientClosed,
+	{Class: "org.apache.kafka.common.errors.WakeupException", Cause: workloads.CauseClientClosed,
 		Why: "the consumer was woken up to close"},
-	{Class: "org.apache.kafka.common.errors.InterruptException", Cause: CauseClientClosed,
+	{Class: "org.apache.kafka.common.errors.InterruptException", Cause: workloads.CauseClientClosed,
 		Why: "the client's thread was interrupted (the JVM is closing its clients)"},
-	{Class: "java.lang.IllegalStateException", Message: "closed", Cause: CauseClientClosed,
+	{Class: "java.lang.IllegalStateException", Message: "closed", Cause: workloads.CauseClientClosed,
 		Why: "a call on a client that was closed"},
-	{Class: "org.apache.kafka.common.KafkaException", Message: "closed forcefully", Cause: CauseClientClosed,
+	{Class: "org.apache.kafka.common.KafkaException", Message: "closed forcefully", Cause: workloads.CauseClientClosed,
 		Why: "KafkaProducer.close(Duration.ZERO) (a producer-crash, or the end of the run) failed the record buffered or in flight"},
-	{Timeout: true, Cause: CauseTimeout,
+	{Timeout: true, Cause: workloads.CauseTimeout,
 		Why: "TimeoutException: delivery.timeout.ms expired (the batch may have been sent), max.block.ms passed waiting for metadata, or a request timed out"},
 }
 
@@ -103,7 +105,7 @@ var javaCodes = func() map[string]int16 {
 			m[e.Message] = c
 		}
 	}
-	for _, r := range ProduceErrors {
+	for _, r := range workloads.ProduceErrors {
 		m[r.Name] = r.Code
 	}
 	return m
@@ -138,6 +140,16 @@ func javaCode(e *JavaError) (int16, bool) {
 	c, ok := javaCodes[e.Kafka]
 	return c, ok
 }
+
+var _ workloads.ClientError = (*JavaError)(nil)
+
+// KafkaCode is the Kafka error code e carries, if it carries one: how
+// the seam (workloads.KafkaCode, RuleFor) reads a JavaError.
+func (e *JavaError) KafkaCode() (int16, bool) { return javaCode(e) }
+
+// GivingUp is the client-side cause e means by JavaErrors, or "": how the
+// seam (workloads.RuleFor) reads a JavaError before its Kafka error.
+func (e *JavaError) GivingUp() string { return javaCause(e) }
 
 // asJavaError finds a *JavaError in err's chain.
 func asJavaError(err error) (*JavaError, bool) {

@@ -1,4 +1,4 @@
-package workloads
+package java
 
 import (
 	"bufio"
@@ -6,10 +6,15 @@ import (
 	"encoding/json"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // fakeJVM speaks the java driver's line protocol in place of the JVM, over
@@ -128,7 +133,7 @@ func (f *fakeJVM) handle(req map[string]any) {
 		for _, p := range req["partitions"].([]any) {
 			pi := int32(num(p))
 			out[strconv.Itoa(int(pi))] = 0
-			if req["rule"] == ResetLatest {
+			if req["rule"] == workloads.ResetLatest {
 				out[strconv.Itoa(int(pi))] = int64(len(f.log[pi]))
 			}
 		}
@@ -182,4 +187,36 @@ func (f *fakeJVM) handle(req map[string]any) {
 	default:
 		f.reply(map[string]any{"id": id, "error": JavaError{Class: "java.lang.IllegalArgumentException", Message: "unknown op"}})
 	}
+}
+
+// fakeView is a healthy cluster for the final read: its partitions'
+// leaders, their high watermarks, and nothing else (no replica offsets,
+// no open transactions, no special timestamps' offsets).
+type fakeView struct {
+	parts []admin.PartitionState
+	hw    map[int32]int64
+}
+
+func (v *fakeView) Describe(context.Context, string) ([]admin.PartitionState, error) {
+	return slices.Clone(v.parts), nil
+}
+
+func (v *fakeView) DescribeFrom(ctx context.Context, _ int32, topic string) ([]admin.PartitionState, error) {
+	return v.Describe(ctx, topic)
+}
+
+func (v *fakeView) HighWatermark(_ context.Context, _ int32, _ string, p int32) (int64, error) {
+	return v.hw[p], nil
+}
+
+func (v *fakeView) OffsetsAt(context.Context, int32, string, int32, ...int64) map[int64]int64 {
+	return map[int64]int64{}
+}
+
+func (v *fakeView) OpenTxns(context.Context, string, int32) ([]histories.OpenTxn, error) {
+	return nil, nil
+}
+
+func (v *fakeView) ReplicaLogEndOffsets(context.Context, string, []int32, []int32) map[int32]map[int32]int64 {
+	return map[int32]map[int32]int64{}
 }

@@ -1,0 +1,39 @@
+package workloads_test
+
+// The seam's tests see every driver (the java runs of the integration
+// tests and of BenchmarkProduce, validation that names driver java): this
+// external test file links every driver package, which registers its
+// driver in the test binary before any test runs. The seam's own code
+// never imports a driver package.
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/workloads"
+	_ "github.com/kchaos/kchaos/workloads/drivers"
+)
+
+// TestDriversLinked: workloads/drivers registers every driver package's
+// driver beside the seam's own, under its name, and validation refuses a
+// name no driver has by listing them all.
+func TestDriversLinked(t *testing.T) {
+	want := []string{workloads.DriverFranz, workloads.DriverJava, workloads.DriverKafkaGo}
+	if got := workloads.DriverNames(); !slices.Equal(got, want) {
+		t.Errorf("DriverNames() = %v, want %v", got, want)
+	}
+	for _, name := range want {
+		if d, ok := workloads.DriverFor(name); !ok || d.Name() != name {
+			t.Errorf("DriverFor(%q) = %v, %v", name, d, ok)
+		}
+	}
+	if _, ok := workloads.DriverFor("nope"); ok {
+		t.Error(`DriverFor("nope") found a driver`)
+	}
+	c := workloads.Config{Driver: "nope", Topic: "t"}
+	c.Defaults()
+	err := c.Validate()
+	if err == nil || !strings.Contains(err.Error(), `driver: "nope": want franz, java or kafka-go`) {
+		t.Errorf("Validate: %v, want the unknown driver refused with every known one listed", err)
+	}
+}
