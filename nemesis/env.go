@@ -172,21 +172,14 @@ type Env struct {
 	Requests       RequestProxy
 	ClientPrefixes map[string]string
 
-	mu      sync.Mutex
-	rooms   map[reflect.Type]any // each room's run state (RoomState)
-	rng     *prng
-	pending map[int32]bool // nodes whose kchaos rules are still to be removed
+	mu    sync.Mutex
+	rooms map[reflect.Type]any // each room's run state (RoomState)
+	rng   *prng
 	// downMembers are the group members a member fault left without a
 	// client (killed or left), for member-start and the heals.
 	downMembers map[string]bool
-	// For state reads (state.go): the broker that answered last, and the
-	// brokers a partition cut off from the controller (replaced, never
-	// changed in place, so readers may use it without the lock).
-	lastReader        int32
-	cutFromController map[int32]bool
-	// clientCut: brokers the kchaos host cannot reach (cut-clients); state
-	// reads skip them (same replacement rule).
-	clientCut map[int32]bool
+	// For state reads (state.go): the broker that answered last.
+	lastReader int32
 	// invoked: every registered fault kind the run invoked (Invoked).
 	invoked map[string]bool
 }
@@ -377,6 +370,17 @@ func sortedIDs(ids []int32) []int32 {
 	out := slices.Clone(ids)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// without is all but the ids in drop.
+func without(all, drop []int32) []int32 {
+	var out []int32
+	for _, id := range all {
+		if !slices.Contains(drop, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // sleep waits d or until ctx ends.

@@ -39,6 +39,12 @@ type fakeCluster struct {
 
 var _ cluster.Nodes = (*fakeCluster)(nil)
 
+func newFakeEnv() (*Env, *fakeCluster, *fakeAdmin) {
+	c := newFakeCluster()
+	a := newFakeAdmin(c)
+	return &Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
+}
+
 func newFakeCluster() *fakeCluster {
 	f := &fakeCluster{nodes: map[int32]cluster.Node{}, state: map[int32]cluster.NodeState{},
 		rules: map[int32][]string{}}

@@ -205,7 +205,7 @@ func (f *fakeCluster) probe(id int32, script string) string {
 		return ""
 	}
 	var out []string
-	for range rttConnects {
+	for range 5 { // the netem proof's connects (rttConnects)
 		d := 100*time.Microsecond + f.delayLocked(id, m[1]) + f.delayLocked(n.ID, f.nodes[id].IP)
 		out = append(out, fmt.Sprintf("us %d", d.Microseconds()))
 	}
@@ -235,7 +235,8 @@ func (f *fakeCluster) tcShow(id int32, stats bool) string {
 	out += "==\n"
 	for _, ip := range t.filters {
 		out += "filter parent ca05: protocol ip pref 1 u32 chain 0 fh 800::800 order 2048 key ht 800 bkt 0 *flowid ca05:1\n"
-		out += "  match " + u32Key(ip) + " at 16\n"
+		b := ip.As4() // tc's u32 match on a /32 destination
+		out += fmt.Sprintf("  match %02x%02x%02x%02x/ffffffff at 16\n", b[0], b[1], b[2], b[3])
 	}
 	return out
 }

@@ -72,59 +72,6 @@ func TestResolveQuorumRoles(t *testing.T) {
 	}
 }
 
-// TestQuorumShapes: from-voters cuts the targeted controllers from the
-// other controllers only (the brokers keep both sides); from-brokers cuts
-// them from the brokers only. Brokers as targets are refused.
-func TestQuorumShapes(t *testing.T) {
-	full := quorum(1001, []int32{1000, 1001, 1002}, []int32{0, 1, 2})
-	for _, tc := range []struct {
-		name, shape string
-		target      Target
-		want        string
-		err         string
-	}{
-		{"active from voters", ShapeFromVoters, Target{Role: RoleActiveController}, "map[1000:[1001] 1001:[1000 1002] 1002:[1001]]", ""},
-		{"active from brokers", ShapeFromBrokers, Target{Role: RoleActiveController}, "map[0:[1001] 1:[1001] 2:[1001] 1001:[0 1 2]]", ""},
-		{"followers from voters", ShapeFromVoters, Target{Role: RoleControllerFollowers}, "map[1000:[1001] 1001:[1000 1002] 1002:[1001]]", ""},
-		{"explicit ids", ShapeFromVoters, Target{Role: RoleNodes, Nodes: []int32{1002}}, "map[1000:[1002] 1001:[1002] 1002:[1000 1001]]", ""},
-		{"brokers refused", ShapeFromVoters, Target{Role: RoleObservers}, "", "are brokers, not controllers"},
-		{"every voter", ShapeFromVoters, Target{Role: RoleNodes, Nodes: []int32{1000, 1001, 1002}}, "", "no node to cut"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			env, _, _ := newQuorumEnv(full)
-			g, err := (&partitionFault{shape: tc.shape, target: &tc.target}).grudge(context.Background(), env)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil || fmt.Sprint(g) != tc.want {
-				t.Fatalf("got %v %v, want %s", g, err, tc.want)
-			}
-		})
-	}
-}
-
-// TestPartitionFromVotersProved: the from-voters cut installs on the
-// controllers and its proof passes on the fake network, with the brokers
-// untouched.
-func TestPartitionFromVotersProved(t *testing.T) {
-	env, c, _ := newQuorumEnv(quorum(1001, []int32{1000, 1001, 1002}, []int32{0, 1, 2}))
-	f := &partitionFault{shape: ShapeFromVoters, target: &Target{Role: RoleActiveController}}
-	if err := env.Inject(context.Background(), f); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(f.touched) != "[1000 1001 1002]" {
-		t.Errorf("touched %v, want the three controllers", f.touched)
-	}
-	for _, b := range []int32{0, 1, 2} {
-		if len(c.rules[b]) > 0 {
-			t.Errorf("broker %d got rules %v", b, c.rules[b])
-		}
-	}
-}
-
 // TestPlanTargetQuorumShapes: a random mix's cut of controllers aims at
 // the active controller unless the schedule's targets name controllers.
 func TestPlanTargetQuorumShapes(t *testing.T) {

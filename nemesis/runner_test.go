@@ -182,7 +182,7 @@ func TestRunnerHealsAfterPanic(t *testing.T) {
 func TestRunnerHealsAfterCancel(t *testing.T) {
 	s := Schedule{Steps: []Step{
 		{Fault: histories.FPause, Target: &Target{Role: RoleFollowers}},
-		{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeRacks}},
+		stepOf(t, "{fault: partition, shape: racks}"),
 		{Wait: Duration(time.Hour)},
 	}}
 	var runErr error

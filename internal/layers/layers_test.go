@@ -241,7 +241,7 @@ func TestCheckerAndReportArePure(t *testing.T) {
 func TestGroupOf(t *testing.T) {
 	for rel, want := range map[string]group{
 		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
-		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/disk": gRoom, "nemesis/kinds": gKinds,
+		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/kinds": gKinds,
 		"nemesis/nemesistest": gNemTest,
 		"workloads":           gWorkloads, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
