@@ -72,9 +72,9 @@ func TestNoEffectFailsScripted(t *testing.T) {
 		want  string
 	}{
 		{"tc accepted but installs nothing", stepOf(t, "{fault: netem, shape: leader-followers, netem: {rate: 1mbit}}"),
-			func(c *fakeCluster) { c.net.ignoreTC = true }, "the kernel does not show class ca05:1"},
+			func(c *fakeCluster) { c.Net.IgnoreTC = true }, "the kernel does not show class ca05:1"},
 		{"paused node still answers", Step{Fault: histories.FPause, Target: &Target{Role: RoleLeader}},
-			func(c *fakeCluster) { c.net.answerPaused = true }, "node 0 answered a Kafka request while paused"},
+			func(c *fakeCluster) { c.Net.AnswerPaused = true }, "node 0 answered a Kafka request while paused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Schedule{Steps: []Step{tc.step, {Wait: Duration(time.Hour)}}}
@@ -107,7 +107,7 @@ func TestNoEffectRandomGoesOnAndFails(t *testing.T) {
 		Duration: Duration(40 * time.Millisecond), Faults: []string{histories.FPause}}}
 	var runErr error
 	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
-		c.net.answerPaused = true
+		c.Net.AnswerPaused = true
 		runErr = (&Runner{Env: env, HealTimeout: 2 * time.Second}).Run(context.Background(), s)
 	})
 	var ne *NoEffectError

@@ -16,8 +16,8 @@ func newQuorumEnv(q *histories.QuorumValue) (*Env, *fakeCluster, *fakeAdmin) {
 	env, c, a := newFakeEnv()
 	for i := int32(1); i < 3; i++ {
 		id := cluster.ControllerIDBase + i
-		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
-		c.state[id] = cluster.NodeState{Running: true}
+		c.Nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
+		c.States[id] = cluster.NodeState{Running: true}
 	}
 	a.quorum = q
 	return env, c, a

@@ -70,8 +70,8 @@ func healthy(t *testing.T, env *Env, c *fakeCluster) {
 	t.Helper()
 	for _, id := range env.AllNodes() {
 		st, _ := c.State(context.Background(), id)
-		if !st.Running || st.Paused || c.ruleCount(id) != 0 {
-			t.Errorf("node %d after the final heal: %+v, %d rules", id, st, c.ruleCount(id))
+		if !st.Running || st.Paused || c.RuleCount(id) != 0 {
+			t.Errorf("node %d after the final heal: %+v, %d rules", id, st, c.RuleCount(id))
 		}
 	}
 }
@@ -156,7 +156,7 @@ func TestRunnerHealsAfterPanic(t *testing.T) {
 	var runErr error
 	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
 		var fired atomic.Bool
-		c.onCall = func(call string) {
+		c.OnCall = func(call string) {
 			if call == "pause 1" && !fired.Swap(true) {
 				panic("docker went away")
 			}

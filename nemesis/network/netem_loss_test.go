@@ -15,10 +15,10 @@ import (
 // rulesOn is node id's fake rules (as iptables -S prints them) that
 // contain want.
 func rulesOn(c *fakeCluster, id int32, want string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
 	var out []string
-	for _, r := range c.rules[id] {
+	for _, r := range c.Rules[id] {
 		if strings.Contains(r, want) {
 			out = append(out, r)
 		}
@@ -42,7 +42,7 @@ func TestNetemLossWithoutNetem(t *testing.T) {
 	var runErr error
 	var lossAfterPartitionHeal, kchaosAfterNetemHeal map[int32]int
 	evs := recorded(t, func(env *nemesis.Env, c *fakeCluster, a *fakeAdmin) {
-		c.net.noNetem = true
+		c.Net.NoNetem = true
 		count := func(want string) map[int32]int {
 			m := map[int32]int{}
 			for _, id := range env.AllNodes() {
@@ -157,7 +157,7 @@ func TestNetemLossClientsAndRate(t *testing.T) {
 func TestNetemLossFailures(t *testing.T) {
 	ctx := context.Background()
 	env, c, _ := newFakeEnv()
-	c.net.lossInert = true
+	c.Net.LossInert = true
 	f, _ := nemesis.NewFault(netemStep(nemesis.ShapeIsolate, &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}, nemesis.NetemSpec{Loss: 50}))
 	err := env.Inject(ctx, f)
 	if err == nil || !strings.Contains(err.Error(), "no effect: node 0: the loss rule OUTPUT -d 10.9.0.22 dropped none of 100 datagrams") {
@@ -168,7 +168,7 @@ func TestNetemLossFailures(t *testing.T) {
 	}
 
 	env, c, _ = newFakeEnv()
-	c.net.noNetem = true
+	c.Net.NoNetem = true
 	f, _ = nemesis.NewFault(netemStep(nemesis.ShapeRacks, nil, nemesis.NetemSpec{Loss: 10, Delay: nemesis.Duration(50 * time.Millisecond)}))
 	err = env.Inject(ctx, f)
 	if err == nil || !strings.Contains(err.Error(), "the kernel has no netem qdisc") || !strings.Contains(err.Error(), "(a rate or a loss can)") {

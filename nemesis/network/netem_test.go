@@ -20,10 +20,10 @@ func netemStep(shape string, target *nemesis.Target, spec nemesis.NetemSpec) nem
 }
 
 func tcNodes(c *fakeCluster) []int32 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
 	var out []int32
-	for id, t := range c.net.tc {
+	for id, t := range c.Net.TC {
 		if t != nil {
 			out = append(out, id)
 		}
@@ -97,11 +97,11 @@ func TestNetemDelayMeasured(t *testing.T) {
 		t.Fatalf("baseline %v, probe %+v", nf.baseline, nf.probe)
 	}
 	// Now make the delay vanish behind the proof's back: it must see it.
-	c.mu.Lock()
-	for _, tc := range c.net.tc {
-		tc.netem = []string{"loss", "1%", "delay", "0s"}
+	c.Mu.Lock()
+	for _, tc := range c.Net.TC {
+		tc.Netem = []string{"loss", "1%", "delay", "0s"}
 	}
-	c.mu.Unlock()
+	c.Mu.Unlock()
 	_, err := nf.Prove(context.Background(), env)
 	if err == nil || !strings.Contains(err.Error(), "fastest connect 100µs, want at least 27.1ms") {
 		t.Errorf("proof of a link without its delay: %v", err)
@@ -113,7 +113,7 @@ func TestNetemDelayMeasured(t *testing.T) {
 // added before the failing line (the htb root) is taken back.
 func TestNetemWithoutKernelSupport(t *testing.T) {
 	env, c, _ := newFakeEnv()
-	c.net.noNetem = true
+	c.Net.NoNetem = true
 	f, _ := nemesis.NewFault(netemStep(nemesis.ShapeRacks, nil, nemesis.NetemSpec{Delay: nemesis.Duration(50 * time.Millisecond)}))
 	err := env.Inject(context.Background(), f)
 	if err == nil || !strings.Contains(err.Error(), "the kernel has no netem qdisc (CONFIG_NET_SCH_NETEM") {

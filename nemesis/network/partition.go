@@ -14,10 +14,6 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// RuleComment tags every iptables rule kchaos adds, so that a heal removes
-// exactly those and never a rule that Docker or a user put there.
-const RuleComment = "kchaos"
-
 // Grudge says, for each node, the peers it must not exchange packets with.
 // It is symmetric: a cut is installed on both ends, so it holds even when
 // one end restarts with a fresh network namespace.

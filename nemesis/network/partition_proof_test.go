@@ -20,8 +20,8 @@ func newQuorumEnv(q *histories.QuorumValue) (*nemesis.Env, *fakeCluster, *fakeAd
 	env, c, a := newFakeEnv()
 	for i := int32(1); i < 3; i++ {
 		id := cluster.ControllerIDBase + i
-		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
-		c.state[id] = cluster.NodeState{Running: true}
+		c.Nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
+		c.States[id] = cluster.NodeState{Running: true}
 	}
 	a.quorum = q
 	return env, c, a
@@ -121,7 +121,7 @@ func TestRefusedWithoutCapability(t *testing.T) {
 			t.Errorf("%s on a backend without the capability: %v, want %q", tc.step.Fault, err, tc.want)
 		}
 		for _, id := range env.AllNodes() {
-			if c.ruleCount(id) != 0 || c.net.tc[id] != nil {
+			if c.RuleCount(id) != 0 || c.Net.TC[id] != nil {
 				t.Errorf("node %d changed by a refused fault", id)
 			}
 		}
@@ -231,8 +231,8 @@ func TestPartitionFromVotersProved(t *testing.T) {
 		t.Errorf("touched %v, want the three controllers", f.touched)
 	}
 	for _, b := range []int32{0, 1, 2} {
-		if len(c.rules[b]) > 0 {
-			t.Errorf("broker %d got rules %v", b, c.rules[b])
+		if len(c.Rules[b]) > 0 {
+			t.Errorf("broker %d got rules %v", b, c.Rules[b])
 		}
 	}
 }

@@ -81,9 +81,9 @@ func TestPartitionShapes(t *testing.T) {
 	}
 	// A cluster without racks cannot be split by rack.
 	env, c, _ := newFakeEnv()
-	for id, n := range c.nodes {
+	for id, n := range c.Nodes {
 		n.Rack = ""
-		c.nodes[id] = n
+		c.Nodes[id] = n
 	}
 	if _, err := (&partitionFault{shape: nemesis.ShapeRacks}).grudge(context.Background(), env); err == nil {
 		t.Error("racks without racks accepted")
@@ -137,11 +137,11 @@ func TestPartitionInjectAndHeal(t *testing.T) {
 	// Each end drops the other in both directions.
 	want := map[int32]int{0: 2, 1: 2, 2: 6, 1000: 2}
 	for id, n := range want {
-		if got := c.ruleCount(id); got != n {
+		if got := c.RuleCount(id); got != n {
 			t.Errorf("node %d: %d rules, want %d", id, got, n)
 		}
 	}
-	if !c.cutOff(2, 0) || !c.cutOff(0, 2) || c.cutOff(0, 1) {
+	if !c.CutOff(2, 0) || !c.CutOff(0, 2) || c.CutOff(0, 1) {
 		t.Error("wrong pairs cut")
 	}
 	// The heal removes exactly the kchaos rules (the fake iptables also
@@ -150,7 +150,7 @@ func TestPartitionInjectAndHeal(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id := range want {
-		if got := c.ruleCount(id); got != 0 {
+		if got := c.RuleCount(id); got != 0 {
 			t.Errorf("node %d: %d rules after heal", id, got)
 		}
 	}
@@ -171,14 +171,14 @@ func TestPartitionHealDeadAndPaused(t *testing.T) {
 	if err != nil || removed != 8 || fmt.Sprint(pending) != "[0 1]" {
 		t.Fatalf("heal: removed %d, pending %v, %v; want 8 and [0 1]", removed, pending, err)
 	}
-	if c.ruleCount(1) != 2 || fmt.Sprint(Pending(env)) != "[0 1]" {
-		t.Fatalf("paused node 1 has %d rules, pending %v", c.ruleCount(1), Pending(env))
+	if c.RuleCount(1) != 2 || fmt.Sprint(Pending(env)) != "[0 1]" {
+		t.Fatalf("paused node 1 has %d rules, pending %v", c.RuleCount(1), Pending(env))
 	}
 	if err := env.Inject(ctx, processStep(t, nemesis.Step{Fault: histories.FResume, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}})); err != nil {
 		t.Fatal(err)
 	}
-	if c.ruleCount(1) != 0 || fmt.Sprint(Pending(env)) != "[0]" {
-		t.Errorf("after resume: node 1 has %d rules, pending %v", c.ruleCount(1), Pending(env))
+	if c.RuleCount(1) != 0 || fmt.Sprint(Pending(env)) != "[0]" {
+		t.Errorf("after resume: node 1 has %d rules, pending %v", c.RuleCount(1), Pending(env))
 	}
 	if err := env.Inject(ctx, processStep(t, nemesis.Step{Fault: histories.FStart})); err != nil {
 		t.Fatal(err)
@@ -201,7 +201,7 @@ func TestPartitionSkipsDownNodes(t *testing.T) {
 	if fmt.Sprint(nodes) != "[1 2]" || fmt.Sprint(details["skipped"]) != "[0]" {
 		t.Errorf("touched %v, details %v", nodes, details)
 	}
-	if !c.cutOff(2, 0) || c.ruleCount(0) != 0 {
+	if !c.CutOff(2, 0) || c.RuleCount(0) != 0 {
 		t.Error("broker 2 should drop broker 0; broker 0 has no rules")
 	}
 }

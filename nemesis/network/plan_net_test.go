@@ -119,7 +119,7 @@ func TestRandomNetRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range env.AllNodes() {
-		if n := c.ruleCount(id); n != 0 {
+		if n := c.RuleCount(id); n != 0 {
 			t.Errorf("node %d: %d rules left", id, n)
 		}
 	}

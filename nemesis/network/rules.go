@@ -10,8 +10,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/nemesis"
 )
+
+// RuleComment tags every iptables rule kchaos adds, so that a heal removes
+// exactly those and never a rule that Docker or a user put there.
+const RuleComment = "kchaos"
 
 // dropScript is the shell script that makes node id drop all packets to and
 // from peers. Rules are inserted at the top of INPUT and OUTPUT so that no
@@ -182,4 +187,87 @@ func Pending(e *nemesis.Env) []int32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Sorted(maps.Keys(s.pending))
+}
+
+// rootQdiscs maps each device to its root qdisc's handle, from `tc qdisc
+// show` ("qdisc htb ca05: dev eth0 root refcnt 3 ...").
+func rootQdiscs(out string) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		fs := strings.Fields(l)
+		if len(fs) < 6 || fs[0] != "qdisc" || fs[3] != "dev" || fs[5] != "root" {
+			continue
+		}
+		m[fs[4]] = fs[2]
+	}
+	return m
+}
+
+// netemCapable: netem runs only where the nodes' network namespaces are
+// the run's own (cluster.CapNetem). Scenario validation refuses it before
+// the run on a backend without; this is the net for a hand-built Env.
+func netemCapable(e *nemesis.Env) bool {
+	return e.Cluster.Capabilities().Has(cluster.NewCaps(cluster.CapNetem))
+}
+
+// removeQdiscs deletes node id's kchaos netem roots (with their class,
+// netem and filters) and returns how many.
+func removeQdiscs(ctx context.Context, e *nemesis.Env, id int32) (int, error) {
+	if !netemCapable(e) {
+		return 0, nil // netem is refused there: nothing to remove, and tc may be missing
+	}
+	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
+	if err != nil {
+		return 0, err
+	}
+	var lines []string
+	for dev, h := range rootQdiscs(out) {
+		if h == netemRoot && safeArg.MatchString(dev) {
+			lines = append(lines, fmt.Sprintf("tc qdisc del dev %s root handle %s", dev, netemRoot))
+		}
+	}
+	if len(lines) == 0 {
+		return 0, nil
+	}
+	slices.Sort(lines)
+	if _, err := e.Cluster.Exec(ctx, id, "sh", "-c", strings.Join(append([]string{"set -e"}, lines...), "\n")); err != nil {
+		return 0, err
+	}
+	return len(lines), nil
+}
+
+// ListQdiscs returns node id's kchaos netem roots as "dev handle". Tests
+// use it to check that a heal left none.
+func ListQdiscs(ctx context.Context, e *nemesis.Env, id int32) ([]string, error) {
+	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
+	if err != nil {
+		return nil, err
+	}
+	var l []string
+	for dev, h := range rootQdiscs(out) {
+		if h == netemRoot {
+			l = append(l, dev+" "+h)
+		}
+	}
+	slices.Sort(l)
+	return l, nil
+}
+
+// healNetem removes the kchaos qdiscs and loss rules of every node of the
+// run (never a partition's or a client cut's rules: their comment is
+// another). Nodes that are down or paused are remembered and cleaned when
+// the nemesis starts or resumes them (retryPending); a Docker node
+// started again has a fresh network namespace anyway.
+func healNetem(ctx context.Context, e *nemesis.Env) (removed, rules int, pending []int32, err error) {
+	if !netemCapable(e) {
+		return 0, 0, nil, nil
+	}
+	pending, err = healEachNode(ctx, e, false, func(id int32) error {
+		n, rerr := removeQdiscs(ctx, e, id)
+		removed += n
+		r, lerr := removeLossRules(ctx, e, id)
+		rules += r
+		return errors.Join(rerr, lerr)
+	})
+	return removed, rules, pending, err
 }
