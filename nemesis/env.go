@@ -1,7 +1,7 @@
 // Package nemesis injects faults into a kchaos run's Kafka cluster and
 // undoes them: network partitions (iptables inside the containers),
 // degraded links (netem: tc qdiscs, and iptables for loss), clients cut
-// off from brokers, crashed producers (through the workload: Clients),
+// off from brokers (those three in nemesis/network), crashed producers (through the workload: Clients),
 // paused and killed brokers, clean restarts, power loss (lose-unflushed), live
 // topic config changes and manual elections. A fault that can proves that
 // it took effect before the schedule goes on (proof.go). Targets are chosen by role
@@ -18,13 +18,17 @@
 // This package is the seam: the schedule format, targets, conditions,
 // proofs, the runner and the Env. Fault kinds live in rooms, packages of
 // their own grouped by what they act on (nemesis/disk: the disk faults
-// and the power loss, lose-unflushed; nemesis/requests: the request
+// and the power loss, lose-unflushed; nemesis/network: the link faults,
+// partition, netem and cut-clients; nemesis/requests: the request
 // faults), each importing this package and registering its kinds at init
 // (Register); this package never imports a room, and nemesis/kinds links
-// them all for the programs that read schedules. The kinds not yet moved
-// to a room are the seam's own, on registry's list. The integration
-// tests of the seam and of every room share one cluster harness,
-// nemesis/nemesistest.
+// them all for the programs that read schedules. What the seam must know
+// of a room's kinds it asks through the registry (HealKind.Retry and
+// Pending, Kind.AvoidReads, Draw.Validate). The kinds not yet moved to a
+// room are the seam's own, on registry's list. The integration tests of
+// the seam and of every room share one cluster harness,
+// nemesis/nemesistest; the unit tests of the seam and of
+// nemesis/network one in-memory cluster, nemesis/nemesisfake.
 //
 // Adding a fault kind is one new file and one line:
 //   - a file in its room with its Kind (kind.go: name, the cluster

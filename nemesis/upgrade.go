@@ -85,6 +85,9 @@ func (up *UpgradeParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add Ad
 
 func (up *UpgradeParams) Build(st Step) Fault { return &rollingUpgrade{target: st.Target, params: *up} }
 
+// Label names the step by its release ("upgrade to 4.4.0"): the runner's
+// labeler, whose method is exported so that a room's parameters can
+// name their steps too.
 func (up *UpgradeParams) Label(string) string { return "upgrade to " + up.Version }
 
 // rollingUpgrade is an upgrade step (Env.RollingUpgrade).

@@ -44,7 +44,7 @@ func (*cutClientsParams) Build(st nemesis.Step) nemesis.Fault { return &cutClien
 // each client container's that runs at injection (the Java driver's
 // JVMs, beside the brokers). A client container started while the cut
 // holds (a group member's restart) is not cut. So a cut broker is cut from kchaos's own reads as well: the
-// nemesis's state reads go to the brokers not cut (state.go readers), and
+// nemesis's state reads go to the brokers not cut (nemesis/state.go readers, told by Kind.AvoidReads), and
 // the observer records what the others tell it (a cut broker's log end
 // offset goes missing from its samples). Only the client port is matched,
 // from the client side's address only, so inter-broker traffic on the same

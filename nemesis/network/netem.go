@@ -164,6 +164,7 @@ func (np *NetemParams) Needs() cluster.Caps {
 	return 0
 }
 
+// Label names a step by its shape ("netem clients"), as a partition's.
 func (np *NetemParams) Label(fault string) string { return shapeLabel(fault, np.Shape) }
 
 func (np *NetemParams) Build(st nemesis.Step) nemesis.Fault {

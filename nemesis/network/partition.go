@@ -110,7 +110,8 @@ func (pp *PartitionParams) Build(st nemesis.Step) nemesis.Fault {
 	return &partitionFault{shape: orIsolate(pp.Shape), target: st.Target, groups: pp.Groups}
 }
 
-// label names a step by its shape ("partition racks").
+// Label names a step by its shape ("partition racks"): the runner's
+// labeler, exported so that the seam can call it.
 func (pp *PartitionParams) Label(fault string) string { return shapeLabel(fault, pp.Shape) }
 
 func shapeLabel(fault, shape string) string {
@@ -260,7 +261,7 @@ func (f *partitionFault) grudge(ctx context.Context, e *nemesis.Env) (Grudge, er
 		}
 		return cut(ids, ctrls), nil
 	case nemesis.ShapeFromVoters, nemesis.ShapeFromBrokers:
-		return quorumGrudge(ctx, e, f.shape, f.target) // quorumtarget.go
+		return quorumGrudge(ctx, e, f.shape, f.target) // below: the quorum shapes
 	case nemesis.ShapeGroups:
 		// Explicit groups, for a cut no role describes (S3 makes broker 2
 		// lag alone before the leader loses both followers).
@@ -380,6 +381,8 @@ func quorumGrudge(ctx context.Context, e *nemesis.Env, shape string, t *nemesis.
 	return cut(ids, other), nil
 }
 
+// validateGroups checks shape groups' groups: two or more, none empty, no
+// node in two.
 func validateGroups(p string, groups [][]int32, st *nemesis.Step, add nemesis.AddFunc) {
 	if len(groups) < 2 {
 		add(p+".groups", "shape groups needs two or more groups")
@@ -401,6 +404,8 @@ func validateGroups(p string, groups [][]int32, st *nemesis.Step, add nemesis.Ad
 	}
 }
 
+// describeFault names a link fault with its shape, for messages
+// ("partition (shape isolate)").
 func describeFault(f, shape string) string {
 	if f == histories.FPartition || f == histories.FNetem {
 		return f + " (shape " + shape + ")"
