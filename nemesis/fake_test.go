@@ -273,3 +273,12 @@ func TestFakeCapabilitiesMatchCode(t *testing.T) {
 
 // The shared fake dials from the host as a backend's Dialer does.
 var _ Dialer = (*fakeCluster)(nil)
+
+// The history readings and the fake quorum the tests share
+// (nemesis/nemesisfake).
+var (
+	summary     = nemesisfake.Summary
+	completions = nemesisfake.Completions
+	proofOf     = nemesisfake.ProofOf
+	quorum      = nemesisfake.Quorum
+)

@@ -11,23 +11,6 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// proofOf returns the details.proof of the last completion of f.
-func proofOf(t *testing.T, evs []histories.Event, f string) (histories.Event, map[string]any) {
-	t.Helper()
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].F == f && evs[i].Type != histories.Invoke {
-			var v histories.NemesisValue
-			if err := evs[i].Decode(&v); err != nil {
-				t.Fatal(err)
-			}
-			p, _ := v.Details["proof"].(map[string]any)
-			return evs[i], p
-		}
-	}
-	t.Fatalf("no completion of %s", f)
-	return histories.Event{}, nil
-}
-
 // TestProofsRecorded: partition, pause and kill each record a proof that
 // they hold in their ok op, probed through the fake's rules and states.
 func TestProofsRecorded(t *testing.T) {

@@ -23,17 +23,6 @@ func newQuorumEnv(q *histories.QuorumValue) (*Env, *fakeCluster, *fakeAdmin) {
 	return env, c, a
 }
 
-func quorum(leader int32, voters, observers []int32) *histories.QuorumValue {
-	q := &histories.QuorumValue{LeaderID: leader, LeaderEpoch: 4}
-	for _, v := range voters {
-		q.Voters = append(q.Voters, histories.QuorumReplica{ID: v})
-	}
-	for _, o := range observers {
-		q.Observers = append(q.Observers, histories.QuorumReplica{ID: o})
-	}
-	return q
-}
-
 // TestResolveQuorumRoles: the quorum roles come from DescribeQuorum as it
 // is when the fault fires, not from the cluster's layout.
 func TestResolveQuorumRoles(t *testing.T) {

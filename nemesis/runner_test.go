@@ -38,32 +38,6 @@ func recorded(t *testing.T, fn func(env *Env, c *fakeCluster, a *fakeAdmin)) []h
 	return evs
 }
 
-// summary renders the completions as "f:type nodes" lines.
-func summary(evs []histories.Event) string {
-	return strings.Join(completions(evs, func(e histories.Event, v histories.NemesisValue) string {
-		s := fmt.Sprintf("%s:%s", e.F, e.Type)
-		if len(v.Nodes) > 0 {
-			s += fmt.Sprint(v.Nodes)
-		}
-		return s
-	}), " ")
-}
-
-// completions renders each completion in evs (invokes are left out) with
-// its nemesis value.
-func completions(evs []histories.Event, line func(e histories.Event, v histories.NemesisValue) string) []string {
-	var out []string
-	for _, e := range evs {
-		if e.Type == histories.Invoke {
-			continue
-		}
-		var v histories.NemesisValue
-		_ = e.Decode(&v)
-		out = append(out, line(e, v))
-	}
-	return out
-}
-
 // healthy checks that the final heal left every node running, unpaused and
 // without kchaos rules.
 func healthy(t *testing.T, env *Env, c *fakeCluster) {

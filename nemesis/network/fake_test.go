@@ -3,7 +3,6 @@ package network
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -181,24 +180,6 @@ func wantErr(t *testing.T, err error, want string) {
 	}
 }
 
-// proofOf returns the details.proof of the last completion of f (the
-// seam's proof_test.go).
-func proofOf(t *testing.T, evs []histories.Event, f string) (histories.Event, map[string]any) {
-	t.Helper()
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].F == f && evs[i].Type != histories.Invoke {
-			var v histories.NemesisValue
-			if err := evs[i].Decode(&v); err != nil {
-				t.Fatal(err)
-			}
-			p, _ := v.Details["proof"].(map[string]any)
-			return evs[i], p
-		}
-	}
-	t.Fatalf("no completion of %s", f)
-	return histories.Event{}, nil
-}
-
 // recorded runs fn with an env on the fake cluster that records to a
 // history, and returns the nemesis ops it recorded.
 func recorded(t *testing.T, fn func(env *nemesis.Env, c *fakeCluster, a *fakeAdmin)) []histories.Event {
@@ -222,32 +203,6 @@ func recorded(t *testing.T, fn func(env *nemesis.Env, c *fakeCluster, a *fakeAdm
 		}
 	}
 	return evs
-}
-
-// summary renders the completions as "f:type nodes" lines.
-func summary(evs []histories.Event) string {
-	return strings.Join(completions(evs, func(e histories.Event, v histories.NemesisValue) string {
-		s := fmt.Sprintf("%s:%s", e.F, e.Type)
-		if len(v.Nodes) > 0 {
-			s += fmt.Sprint(v.Nodes)
-		}
-		return s
-	}), " ")
-}
-
-// completions renders each completion in evs (invokes are left out) with
-// its nemesis value.
-func completions(evs []histories.Event, line func(e histories.Event, v histories.NemesisValue) string) []string {
-	var out []string
-	for _, e := range evs {
-		if e.Type == histories.Invoke {
-			continue
-		}
-		var v histories.NemesisValue
-		_ = e.Decode(&v)
-		out = append(out, line(e, v))
-	}
-	return out
 }
 
 // processStep is the seam's process fault of st (resume, start: the
@@ -282,3 +237,12 @@ func checkParse(t *testing.T, yaml string, want []string) {
 		}
 	}
 }
+
+// The history readings and the fake quorum the tests share
+// (nemesis/nemesisfake).
+var (
+	summary     = nemesisfake.Summary
+	completions = nemesisfake.Completions
+	proofOf     = nemesisfake.ProofOf
+	quorum      = nemesisfake.Quorum
+)

@@ -27,17 +27,6 @@ func newQuorumEnv(q *histories.QuorumValue) (*nemesis.Env, *fakeCluster, *fakeAd
 	return env, c, a
 }
 
-func quorum(leader int32, voters, observers []int32) *histories.QuorumValue {
-	q := &histories.QuorumValue{LeaderID: leader, LeaderEpoch: 4}
-	for _, v := range voters {
-		q.Voters = append(q.Voters, histories.QuorumReplica{ID: v})
-	}
-	for _, o := range observers {
-		q.Observers = append(q.Observers, histories.QuorumReplica{ID: o})
-	}
-	return q
-}
-
 // shareAdmin is the fake admin that also finds share coordinators.
 type shareAdmin struct {
 	*fakeAdmin
