@@ -28,7 +28,7 @@ func TestFaultVocabulary(t *testing.T) {
 			}
 		}
 	}
-	if got := HealKinds(); !slices.Equal(got, []string{FPartition, FNetem, FPause, FKill, HealMember, HealDisk, HealRequests}) {
+	if got := HealKinds(); !slices.Equal(got, []string{FPause, FKill, HealMember, HealDisk, FPartition, FNetem, HealRequests}) {
 		t.Errorf("HealKinds = %v", got)
 	}
 	for _, tc := range []struct {

@@ -31,7 +31,7 @@ type AddControllerParams struct {
 
 func (ap *AddControllerParams) Validate(p string, st *Step, add AddFunc) {
 	if t := st.Target; t != nil {
-		validateTarget(p+".target", t, false, false, add)
+		ValidateTarget(p+".target", t, false, false, add)
 		if t.Role != RoleNodes || len(t.Nodes) != 1 {
 			add(p+".target", "add-controller adds one controller: give role nodes with one controller id, or no target (the lowest controller that is not a voter)")
 		}

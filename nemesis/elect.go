@@ -28,7 +28,7 @@ type electParams struct{}
 
 func (*electParams) Validate(p string, st *Step, add AddFunc) {
 	if st.Target != nil {
-		validateTarget(p+".target", st.Target, true, false, add)
+		ValidateTarget(p+".target", st.Target, true, false, add)
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package nemesis injects faults into a kchaos run's Kafka cluster and
 // undoes them: network partitions (iptables inside the containers),
 // degraded links (netem: tc qdiscs, and iptables for loss), clients cut
-// off from brokers, crashed producers (through the workload: Clients),
+// off from brokers (those three in nemesis/network), crashed producers (through the workload: Clients),
 // paused and killed brokers, clean restarts, power loss (lose-unflushed), live
 // topic config changes and manual elections. A fault that can proves that
 // it took effect before the schedule goes on (proof.go). Targets are chosen by role
@@ -18,13 +18,17 @@
 // This package is the seam: the schedule format, targets, conditions,
 // proofs, the runner and the Env. Fault kinds live in rooms, packages of
 // their own grouped by what they act on (nemesis/disk: the disk faults
-// and the power loss, lose-unflushed; nemesis/requests: the request
+// and the power loss, lose-unflushed; nemesis/network: the link faults,
+// partition, netem and cut-clients; nemesis/requests: the request
 // faults), each importing this package and registering its kinds at init
 // (Register); this package never imports a room, and nemesis/kinds links
-// them all for the programs that read schedules. The kinds not yet moved
-// to a room are the seam's own, on registry's list. The integration
-// tests of the seam and of every room share one cluster harness,
-// nemesis/nemesistest.
+// them all for the programs that read schedules. What the seam must know
+// of a room's kinds it asks through the registry (HealKind.Retry and
+// Pending, Kind.AvoidReads, Draw.Validate). The kinds not yet moved to a
+// room are the seam's own, on registry's list. The integration tests of
+// the seam and of every room share one cluster harness,
+// nemesis/nemesistest; the unit tests of the seam and of
+// nemesis/network one in-memory cluster, nemesis/nemesisfake.
 //
 // Adding a fault kind is one new file and one line:
 //   - a file in its room with its Kind (kind.go: name, the cluster
@@ -172,21 +176,14 @@ type Env struct {
 	Requests       RequestProxy
 	ClientPrefixes map[string]string
 
-	mu      sync.Mutex
-	rooms   map[reflect.Type]any // each room's run state (RoomState)
-	rng     *prng
-	pending map[int32]bool // nodes whose kchaos rules are still to be removed
+	mu    sync.Mutex
+	rooms map[reflect.Type]any // each room's run state (RoomState)
+	rng   *prng
 	// downMembers are the group members a member fault left without a
 	// client (killed or left), for member-start and the heals.
 	downMembers map[string]bool
-	// For state reads (state.go): the broker that answered last, and the
-	// brokers a partition cut off from the controller (replaced, never
-	// changed in place, so readers may use it without the lock).
-	lastReader        int32
-	cutFromController map[int32]bool
-	// clientCut: brokers the kchaos host cannot reach (cut-clients); state
-	// reads skip them (same replacement rule).
-	clientCut map[int32]bool
+	// For state reads (state.go): the broker that answered last.
+	lastReader int32
 	// invoked: every registered fault kind the run invoked (Invoked).
 	invoked map[string]bool
 }
@@ -377,6 +374,17 @@ func sortedIDs(ids []int32) []int32 {
 	out := slices.Clone(ids)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// without is all but the ids in drop.
+func without(all, drop []int32) []int32 {
+	var out []int32
+	for _, id := range all {
+		if !slices.Contains(drop, id) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // sleep waits d or until ctx ends.

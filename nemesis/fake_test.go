@@ -3,235 +3,26 @@ package nemesis
 import (
 	"context"
 	"fmt"
-	"net/netip"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis/nemesisfake"
 )
 
-// fakeCluster is an in-memory cluster: containers that run, pause and
-// stop, and an iptables that keeps the rules the nemesis scripts add and
-// delete, so the runner and the heal can be tested without Docker. Like
-// Docker, starting a stopped container gives it a fresh network namespace
-// (no rules).
-type fakeCluster struct {
-	mu    sync.Mutex
-	nodes map[int32]cluster.Node
-	state map[int32]cluster.NodeState
-	rules map[int32][]string
-	calls []string
-	// logDirs are the nodes' log dirs on the local disk, for the
-	// power-loss fault; tests set them.
-	logDirs map[int32]string
-	onCall  func(call string) // may panic, for the runner's panic test
-	// net is the simulated tc state, probes and host dials (netfake_test.go).
-	net fakeNet
-	// clientCtrs are client containers' addresses (ClientAddrs gives them
-	// after the host's); tests set them.
-	clientCtrs []netip.Addr
-}
+// fakeCluster is the shared in-memory cluster (nemesis/nemesisfake):
+// nodes, their iptables and the network beyond it.
+type fakeCluster = nemesisfake.Cluster
 
-var _ cluster.Nodes = (*fakeCluster)(nil)
+func newFakeCluster() *fakeCluster { return nemesisfake.NewCluster() }
 
-func newFakeCluster() *fakeCluster {
-	f := &fakeCluster{nodes: map[int32]cluster.Node{}, state: map[int32]cluster.NodeState{},
-		rules: map[int32][]string{}}
-	add := func(n cluster.Node) {
-		f.nodes[n.ID] = n
-		f.state[n.ID] = cluster.NodeState{Running: true}
-	}
-	add(cluster.Node{ID: 1000, Role: cluster.RoleController, IP: "10.9.0.10"})
-	for i, rack := range []string{"a", "a", "b"} {
-		add(cluster.Node{ID: int32(i), Role: cluster.RoleBroker, IP: fmt.Sprintf("10.9.0.%d", 20+i), Rack: rack})
-	}
-	return f
-}
-
-func (f *fakeCluster) list(role cluster.Role) []cluster.Node {
-	var out []cluster.Node
-	for _, n := range f.nodes {
-		if n.Role == role {
-			out = append(out, n)
-		}
-	}
-	slices.SortFunc(out, func(a, b cluster.Node) int { return int(a.ID - b.ID) })
-	return out
-}
-
-func (f *fakeCluster) Brokers() []cluster.Node     { return f.list(cluster.RoleBroker) }
-func (f *fakeCluster) Controllers() []cluster.Node { return f.list(cluster.RoleController) }
-func (f *fakeCluster) Node(id int32) (cluster.Node, bool) {
-	n, ok := f.nodes[id]
-	return n, ok
-}
-func (f *fakeCluster) Bootstrap() []string {
-	var out []string
-	for _, n := range f.Brokers() {
-		out = append(out, n.Addr())
-	}
-	return out
-}
-
-// Files serves each node's log dir from a folder of the test's own
-// (SetLogDir); a node without one has no log dir to cut.
-func (f *fakeCluster) Files(id int32) (cluster.LogFiles, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if d, ok := f.logDirs[id]; ok {
-		return cluster.LocalDir(d), nil
-	}
-	return nil, fmt.Errorf("node %d: no log dir in the fake cluster", id)
-}
-
-// op records a call and changes a node's state; check refuses what Docker
-// refuses.
-func (f *fakeCluster) op(name string, id int32, check func(cluster.NodeState) error, apply func(*cluster.NodeState)) error {
-	call := fmt.Sprintf("%s %d", name, id)
-	if f.onCall != nil {
-		f.onCall(call)
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	st, ok := f.state[id]
-	if !ok {
-		return fmt.Errorf("node %d: no such node", id)
-	}
-	if err := check(st); err != nil {
-		return fmt.Errorf("node %d: %s: %w", id, name, err)
-	}
-	f.calls = append(f.calls, call)
-	apply(&st)
-	f.state[id] = st
-	return nil
-}
-
-func mustRun(st cluster.NodeState) error {
-	if !st.Running {
-		return fmt.Errorf("not running")
-	}
-	return nil
-}
-
-func (f *fakeCluster) Kill(_ context.Context, id int32) error {
-	return f.op("kill", id, mustRun, func(s *cluster.NodeState) { *s = cluster.NodeState{ExitCode: 137} })
-}
-
-// Signal delivers KILL like Kill and TERM like Stop; the nemesis sends
-// no others.
-func (f *fakeCluster) Signal(ctx context.Context, id int32, sig string) error {
-	switch sig {
-	case "KILL":
-		return f.Kill(ctx, id)
-	case "TERM":
-		return f.Stop(ctx, id, 0)
-	}
-	return fmt.Errorf("fake cluster: signal %s not simulated", sig)
-}
-
-func (f *fakeCluster) Stop(_ context.Context, id int32, _ time.Duration) error {
-	return f.op("stop", id, func(cluster.NodeState) error { return nil }, func(s *cluster.NodeState) { *s = cluster.NodeState{} })
-}
-
-func (f *fakeCluster) Start(_ context.Context, id int32) error {
-	return f.op("start", id, func(cluster.NodeState) error { return nil }, func(s *cluster.NodeState) {
-		if !s.Running {
-			f.rules[id] = nil // a fresh network namespace
-			delete(f.net.tc, id)
-		}
-		*s = cluster.NodeState{Running: true}
-	})
-}
-
-func (f *fakeCluster) Pause(_ context.Context, id int32) error {
-	return f.op("pause", id, mustRun, func(s *cluster.NodeState) { s.Paused = true })
-}
-
-func (f *fakeCluster) Resume(_ context.Context, id int32) error {
-	return f.op("unpause", id, func(st cluster.NodeState) error {
-		if !st.Paused {
-			return fmt.Errorf("not paused")
-		}
-		return nil
-	}, func(s *cluster.NodeState) { s.Paused = false })
-}
-
-func (f *fakeCluster) State(_ context.Context, id int32) (cluster.NodeState, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	st, ok := f.state[id]
-	if !ok {
-		return st, fmt.Errorf("node %d: no such node", id)
-	}
-	return st, nil
-}
-
-// Exec understands the commands the nemesis runs: `iptables -w 5 -S`,
-// `sh -c` scripts of iptables -I/-D lines, and (netExec) tc, ip route and
-// the proofs' probes.
-func (f *fakeCluster) Exec(_ context.Context, id int32, cmd ...string) (string, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	st := f.state[id]
-	if !st.Running || st.Paused {
-		return "", fmt.Errorf("node %d: exec: container not running or paused", id)
-	}
-	if out, err, ok := f.netExec(id, cmd); ok {
-		return out, err
-	}
-	if slices.Equal(cmd, []string{"iptables", "-w", "5", "-S"}) {
-		out := "-P INPUT ACCEPT\n-P FORWARD ACCEPT\n-P OUTPUT ACCEPT\n-A INPUT -s 10.9.0.99/32 -j DROP\n"
-		for _, r := range f.rules[id] {
-			out += r + "\n"
-		}
-		return out, nil
-	}
-	if slices.Equal(cmd, []string{"iptables", "-w", "5", "-S", "-v"}) {
-		return f.rulesWithCounters(id), nil
-	}
-	if len(cmd) != 3 || cmd[0] != "sh" || cmd[1] != "-c" {
-		return "", fmt.Errorf("fake exec: unexpected %q", cmd)
-	}
-	for _, line := range strings.Split(cmd[2], "\n") {
-		fs := strings.Fields(line)
-		if len(fs) == 0 || line == "set -e" {
-			continue
-		}
-		if len(fs) < 5 || fs[0] != "iptables" {
-			return "", fmt.Errorf("fake exec: unexpected line %q", line)
-		}
-		spec := fs[4:]
-		for i, a := range spec { // iptables -S writes an address as a /32
-			if (a == "-s" || a == "-d") && i+1 < len(spec) && !strings.Contains(spec[i+1], "/") {
-				spec[i+1] += "/32"
-			}
-		}
-		switch fs[3] {
-		case "-I":
-			f.rules[id] = append(f.rules[id], "-A "+strings.Join(spec, " "))
-		case "-D":
-			r := "-A " + strings.Join(spec, " ")
-			i := slices.Index(f.rules[id], r)
-			if i < 0 {
-				return "", fmt.Errorf("iptables: Bad rule (does a matching rule exist in that chain?): %s", r)
-			}
-			f.rules[id] = slices.Delete(f.rules[id], i, i+1)
-		default:
-			return "", fmt.Errorf("fake exec: unexpected line %q", line)
-		}
-	}
-	return "", nil
-}
-
-func (f *fakeCluster) ruleCount(id int32) int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return len(f.rules[id])
+func newFakeEnv() (*Env, *fakeCluster, *fakeAdmin) {
+	c := newFakeCluster()
+	a := newFakeAdmin(c)
+	return &Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
 }
 
 // fakeAdmin serves one partition's state and the live brokers (the fake
@@ -292,24 +83,12 @@ func (a *fakeAdmin) derive(ctx context.Context) {
 	}
 	isr := []int32{p.Leader}
 	for _, r := range p.Replicas {
-		if r != p.Leader && slices.Contains(live, r) && !a.c.cutOff(p.Leader, r) {
+		if r != p.Leader && slices.Contains(live, r) && !a.c.CutOff(p.Leader, r) {
 			isr = append(isr, r)
 		}
 	}
 	slices.Sort(isr)
 	p.ISR = isr
-}
-
-// cutOff reports whether a kchaos rule on node a drops node b.
-func (f *fakeCluster) cutOff(a, b int32) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, r := range f.rules[a] {
-		if strings.Contains(r, " "+f.nodes[b].IP+"/32 ") && !isLossRule(r) {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *fakeAdmin) set(p admin.PartitionState) {
@@ -364,9 +143,9 @@ func (a *fakeAdmin) AbortTxn(_ context.Context, topic string, p int32, t histori
 }
 
 func (a *fakeAdmin) LiveBrokers(ctx context.Context) ([]int32, error) {
-	a.c.mu.Lock()
+	a.c.Mu.Lock()
 	a.liveCalls++ // under the cluster's lock: derive calls this holding a.mu
-	a.c.mu.Unlock()
+	a.c.Mu.Unlock()
 	var out []int32
 	for _, b := range a.c.Brokers() {
 		if st, _ := a.c.State(ctx, b.ID); st.Running && !st.Paused {
@@ -491,3 +270,15 @@ func TestFakeCapabilitiesMatchCode(t *testing.T) {
 		}
 	}
 }
+
+// The shared fake dials from the host as a backend's Dialer does.
+var _ Dialer = (*fakeCluster)(nil)
+
+// The history readings and the fake quorum the tests share
+// (nemesis/nemesisfake).
+var (
+	summary     = nemesisfake.Summary
+	completions = nemesisfake.Completions
+	proofOf     = nemesisfake.ProofOf
+	quorum      = nemesisfake.Quorum
+)

@@ -46,7 +46,7 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 			}
 		}
 		if all {
-			if p := e.Pending(); len(p) > 0 {
+			if p := e.pendingHeals(); len(p) > 0 {
 				d["pending"] = p
 				errs = append(errs, fmt.Errorf("kchaos rules may remain on nodes %v", p))
 			}

@@ -68,6 +68,13 @@ type Kind struct {
 	// injection (its Fault implements Prover), else why it has no such
 	// proof (it proves itself inside Inject, its answer is its proof...).
 	Proof string
+	// AvoidReads, when set, names the brokers the state reads (state.go)
+	// must avoid while the kind's faults hold: skip, the brokers the
+	// kchaos host cannot reach (a client cut drops its requests too), and
+	// last, those whose metadata goes stale (cut off from the
+	// controller). The kind that cuts the links knows which; the seam
+	// asks every kind that says.
+	AvoidReads func(e *Env) (skip, last map[int32]bool)
 }
 
 // Proved is the Proof of a kind whose Fault implements Prover.
@@ -105,6 +112,14 @@ type HealKind struct {
 	// Check, when set, reports what a `heal:` step of this kind needs of
 	// the scenario (heal member needs group members).
 	Check func(p string, st *Step, v *ScenarioView, add AddFunc)
+	// Retry, when set, undoes on node id what Heal could not reach while
+	// the node was down or paused (a link's rules and qdiscs): the seam
+	// calls it whenever it starts, resumes or upgrades a node, before the
+	// node counts as back.
+	Retry func(ctx context.Context, e *Env, id int32) error
+	// Pending, when set, lists the nodes Heal could not reach yet (Retry
+	// clears them): a heal all that leaves any fails, naming them.
+	Pending func(e *Env) []int32
 }
 
 var (
@@ -143,6 +158,10 @@ type Draw struct {
 	// aimed at a random broker would select nothing on a broker that leads
 	// no partition.
 	AnyBroker bool
+	// Validate, when set, checks what a random schedule says for this
+	// kind's draws beyond its mix (netem: nemesis.random.netem, the spec
+	// every drawn netem takes), whether or not the mix names the kind.
+	Validate func(rs *RandomSchedule, add AddFunc)
 }
 
 // NotDrawn is the Draw of a kind a random schedule never draws.
@@ -183,6 +202,45 @@ func heals() []*HealKind {
 	return out
 }
 
+// hooked are the registered kinds that the seam calls back from its own
+// work (a node started again, a heal all, a state read: Kind.AvoidReads,
+// HealKind.Retry and Pending), in registry order. It is its own list,
+// filled as kinds register, because that work runs inside the kinds'
+// faults: reading registry there would make Go's initialization of
+// registry depend on itself.
+var hooked []Kind
+
+// hooks reports whether the seam calls k back (hooked).
+func (k Kind) hooks() bool {
+	return k.AvoidReads != nil || k.lasting() && (k.Heal.Retry != nil || k.Heal.Pending != nil)
+}
+
+// retryHeals runs, on node id that runs again, every heal kind's Retry:
+// what a heal could not reach while the node was down or paused.
+func (e *Env) retryHeals(ctx context.Context, id int32) error {
+	var done []*HealKind
+	for _, k := range hooked {
+		if h := k.Heal; k.lasting() && h.Retry != nil && !slices.Contains(done, h) {
+			done = append(done, h)
+			if err := h.Retry(ctx, e, id); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pendingHeals are the nodes some heal kind could not reach yet, sorted.
+func (e *Env) pendingHeals() []int32 {
+	var out []int32
+	for _, k := range hooked {
+		if k.lasting() && k.Heal.Pending != nil {
+			out = append(out, k.Heal.Pending(e)...)
+		}
+	}
+	return sortedIDs(out)
+}
+
 // healNames are the heals a step may name: all, then every heal kind in
 // the order histories lists them.
 func healNames() []string { return append([]string{histories.HealAll}, histories.HealKinds()...) }
@@ -203,10 +261,14 @@ func register(k Kind) (undo func()) {
 		panic(fmt.Sprintf("nemesis: fault kind %q registered twice (or unnamed)", k.Name))
 	}
 	registry = append(registry, k)
+	if k.hooks() {
+		hooked = append(hooked, k)
+	}
 	undoFacts := histories.RegisterFault(k.facts())
 	return func() {
 		undoFacts()
 		registry = slices.DeleteFunc(registry, func(x Kind) bool { return x.Name == k.Name })
+		hooked = slices.DeleteFunc(hooked, func(x Kind) bool { return x.Name == k.Name })
 	}
 }
 
@@ -216,5 +278,8 @@ func init() {
 	// that injects faults reads its histories by the kinds' own word.
 	for _, k := range registry {
 		histories.RegisterFault(k.facts())
+		if k.hooks() {
+			hooked = append(hooked, k)
+		}
 	}
 }

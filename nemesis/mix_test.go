@@ -74,12 +74,12 @@ func TestStepFromOp(t *testing.T) {
 			func(st Step) bool { return st.Target.Role == RoleNodes && slices.Equal(st.Target.Nodes, []int32{2}) }, ""},
 		{"link fault keeps its role", "partition", map[string]any{"shape": "leader-followers", "target": map[string]any{"role": "leader"}}, []int32{0, 1, 2},
 			func(st Step) bool {
-				return st.Target.Role == RoleLeader && st.Params.(*PartitionParams).Shape == ShapeLeaderFollowers
+				return st.Target.Role == RoleLeader && paramOf(st, "shape") == ShapeLeaderFollowers
 			}, ""},
 		{"netem keeps its spec", "netem", map[string]any{"shape": "isolate", "netem": map[string]any{"loss": "10%"}, "target": map[string]any{"role": "nodes", "nodes": []any{1}}}, []int32{0, 1, 2},
 			func(st Step) bool {
-				p := st.Params.(*NetemParams)
-				return p.Netem.Loss == 10 && slices.Equal(st.Target.Nodes, []int32{1})
+				netem, _ := paramOf(st, "netem").(map[string]any)
+				return netem["loss"] == "10%" && slices.Equal(st.Target.Nodes, []int32{1})
 			}, ""},
 		{"config", "set-config", map[string]any{"config": map[string]any{"unclean.leader.election.enable": "true"}}, nil,
 			func(st Step) bool { return st.Target == nil }, ""},

@@ -53,23 +53,6 @@ func randomFaultNames() []string {
 	return out
 }
 
-// DefaultRandomNetem is what a drawn netem does to its links unless the
-// schedule says otherwise (nemesis.random.netem): a 10% loss, because it
-// works on every kernel (iptables, netem_loss.go), where a delay needs
-// sch_netem, and because it is a degradation Kafka must ride out (TCP
-// retransmits; replication slows, nothing should be lost), where a rate
-// limit mostly measures throughput.
-var DefaultRandomNetem = NetemSpec{Loss: 10}
-
-// randomNetem is the spec of a drawn netem step (a copy per step).
-func randomNetem(rs RandomSchedule) *NetemSpec {
-	spec := DefaultRandomNetem
-	if rs.Netem != nil {
-		spec = *rs.Netem
-	}
-	return &spec
-}
-
 // planStep is the step a drawn fault injects.
 func planStep(r *prng, rs RandomSchedule, name string, ids []int32) Step {
 	fault, shape, _ := randomFault(name)

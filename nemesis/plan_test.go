@@ -152,11 +152,6 @@ func TestFaultNamesInVocabulary(t *testing.T) {
 
 // shapeOf is a partition's or a netem's shape ("" for other steps).
 func shapeOf(st Step) string {
-	switch p := st.Params.(type) {
-	case *PartitionParams:
-		return p.Shape
-	case *NetemParams:
-		return p.Shape
-	}
-	return ""
+	s, _ := paramOf(st, "shape").(string)
+	return s
 }

@@ -84,7 +84,7 @@ func (*processParams) Validate(p string, st *Step, add AddFunc) {
 	if st.Fault == histories.FKill || st.Fault == histories.FPause {
 		ValidateNodeTarget(p, st, add)
 	} else if st.Target != nil {
-		validateTarget(p+".target", st.Target, false, false, add)
+		ValidateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
@@ -270,7 +270,7 @@ func (e *Env) Start(ctx context.Context, id int32) error {
 	if err := e.Cluster.Start(ctx, id); err != nil {
 		return err
 	}
-	return e.retryPending(ctx, id)
+	return e.retryHeals(ctx, id)
 }
 
 // resume thaws a paused node and removes rules a heal could not reach.
@@ -278,7 +278,7 @@ func (e *Env) resume(ctx context.Context, id int32) error {
 	if err := e.Cluster.Resume(ctx, id); err != nil {
 		return err
 	}
-	return e.retryPending(ctx, id)
+	return e.retryHeals(ctx, id)
 }
 
 // waitLive waits until the brokers ids are registered and unfenced.

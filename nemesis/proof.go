@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/netip"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -72,7 +71,11 @@ type Dialer interface {
 	DialFromHost(ctx context.Context, addr string, timeout time.Duration) (net.Conn, error)
 }
 
-func (e *Env) dialHost(ctx context.Context, addr string, limit time.Duration) (net.Conn, error) {
+// DialHost connects from the kchaos host to addr, through the backend's
+// Dialer if it has one, within limit: the kill and pause proofs' dial,
+// exported for the rooms whose proofs connect from the kchaos host too
+// (nemesis/network's client cut and netem's client links).
+func (e *Env) DialHost(ctx context.Context, addr string, limit time.Duration) (net.Conn, error) {
 	if d, ok := e.Cluster.(Dialer); ok {
 		return d.DialFromHost(ctx, addr, limit)
 	}
@@ -92,62 +95,26 @@ const (
 	ReachUnreachable Reach = "unreachable" // no route, or the address did not answer ARP
 )
 
-// passes reports whether packets got through (a reset is an answer).
-func (r Reach) passes() bool { return r == ReachOpen || r == ReachRefused }
+// Passes reports whether packets got through (a reset is an answer):
+// exported for the rooms whose proofs judge a probe (nemesis/network).
+func (r Reach) Passes() bool { return r == ReachOpen || r == ReachRefused }
 
 // Probe limits: a dropped SYN is retried by the kernel for a minute, so a
 // probe that does not connect within these counts as dropped. A proof
 // delays the schedule's next step by about the cut probe's limit (plus an
 // exec), so it is short: a running peer on the same network answers a SYN
 // in well under a millisecond; the control, which guards against a probe
-// that sees nothing, gets longer.
+// that sees nothing, gets longer. Exported for the rooms whose proofs
+// probe links (nemesis/network), so that every proof waits alike.
 const (
-	probeCut     = 500 * time.Millisecond
-	probeControl = 2 * time.Second
+	ProbeCut     = 500 * time.Millisecond
+	ProbeControl = 2 * time.Second
 )
 
-// probeScript connects from inside a node to addr with bash's /dev/tcp,
-// bounded by timeout(1), and prints the exit code and bash's message. It
-// always exits 0 so that every backend's Exec returns the output.
-func probeScript(addr netip.AddrPort, limit time.Duration) string {
-	secs := fmt.Sprintf("%.1f", limit.Seconds())
-	return fmt.Sprintf(`out=$(timeout %s bash -c ': 3<>/dev/tcp/%s/%d' 2>&1); echo "rc=$? $out"`,
-		secs, addr.Addr(), addr.Port())
-}
-
-// parseProbe reads probeScript's output.
-func parseProbe(out string) (Reach, error) {
-	out = strings.TrimSpace(out)
-	rc, msg, _ := strings.Cut(strings.TrimPrefix(out, "rc="), " ")
-	low := strings.ToLower(msg)
-	switch {
-	case !strings.HasPrefix(out, "rc="):
-		return "", fmt.Errorf("probe: unexpected output %q", out)
-	case rc == "0":
-		return ReachOpen, nil
-	case rc == "124":
-		return ReachDropped, nil
-	case strings.Contains(low, "refused"):
-		return ReachRefused, nil
-	case strings.Contains(low, "not permitted"):
-		return ReachDropped, nil // EPERM: a local OUTPUT rule dropped the SYN
-	case strings.Contains(low, "no route"), strings.Contains(low, "unreachable"):
-		return ReachUnreachable, nil
-	}
-	return "", fmt.Errorf("probe: %s", out)
-}
-
-// probe connects from node from to addr.
-func (e *Env) probe(ctx context.Context, from int32, addr netip.AddrPort, limit time.Duration) (Reach, error) {
-	out, err := e.Cluster.Exec(ctx, from, "sh", "-c", probeScript(addr, limit))
-	if err != nil {
-		return "", err
-	}
-	return parseProbe(out)
-}
-
-// listenAddr is node id's Kafka listener (brokers 9092, controllers 9093).
-func (e *Env) listenAddr(id int32) (cluster.Node, netip.AddrPort, error) {
+// ListenAddr is node id's Kafka listener (brokers 9092, controllers
+// 9093): what the kill and pause proofs connect to, exported for the
+// rooms whose proofs connect to it too (nemesis/network).
+func (e *Env) ListenAddr(id int32) (cluster.Node, netip.AddrPort, error) {
 	n, ok := e.Cluster.Node(id)
 	if !ok {
 		return n, netip.AddrPort{}, fmt.Errorf("node %d is not in this run", id)
@@ -159,9 +126,11 @@ func (e *Env) listenAddr(id int32) (cluster.Node, netip.AddrPort, error) {
 	return n, ap, nil
 }
 
-// hostReach connects from the kchaos host to addr.
-func (e *Env) hostReach(ctx context.Context, addr string, limit time.Duration) (Reach, string) {
-	c, err := e.dialHost(ctx, addr, limit)
+// HostReach connects from the kchaos host to addr: the kill proof's
+// probe, exported for the rooms that probe from the host too
+// (nemesis/network's client cut).
+func (e *Env) HostReach(ctx context.Context, addr string, limit time.Duration) (Reach, string) {
+	c, err := e.DialHost(ctx, addr, limit)
 	if err == nil {
 		_ = c.Close()
 		return ReachOpen, ""
@@ -185,7 +154,7 @@ func (e *Env) hostReach(ctx context.Context, addr string, limit time.Duration) (
 // process does not answer, though its kernel still completes the TCP
 // handshake (connected is then true).
 func (e *Env) kafkaAnswers(ctx context.Context, addr string, limit time.Duration) (connected, answered bool, err error) {
-	c, err := e.dialHost(ctx, addr, limit)
+	c, err := e.DialHost(ctx, addr, limit)
 	if err != nil {
 		return false, false, err
 	}
@@ -216,8 +185,10 @@ func (e *Env) kafkaAnswers(ctx context.Context, addr string, limit time.Duration
 	return true, true, nil
 }
 
-// parallel runs fn for each id at once and returns the results in id order.
-func parallel[T any](ids []int32, fn func(id int32) T) []T {
+// Parallel runs fn for each id at once and returns the results in id
+// order: the proofs' way of probing every node together, exported for
+// the rooms' proofs (nemesis/network).
+func Parallel[T any](ids []int32, fn func(id int32) T) []T {
 	out := make([]T, len(ids))
 	var wg sync.WaitGroup
 	for i, id := range ids {
@@ -231,96 +202,6 @@ func parallel[T any](ids []int32, fn func(id int32) T) []T {
 	return out
 }
 
-// ruledIPs are the addresses node id's kchaos rules name.
-func ruledIPs(ctx context.Context, e *Env, id int32) map[string]bool {
-	out := map[string]bool{}
-	rules, _ := e.ListRules(ctx, id)
-	for _, r := range rules {
-		for i, a := range r {
-			if (a == "-s" || a == "-d") && i+1 < len(r) {
-				ip, _, _ := strings.Cut(r[i+1], "/")
-				out[ip] = true
-			}
-		}
-	}
-	return out
-}
-
-// Prove checks, from inside each node that took rules, that a TCP connect
-// to a cut peer's listener does not get through, and, as a control that
-// the probe can see a link at all, that one to a peer it keeps does.
-func (f *partitionFault) Prove(ctx context.Context, e *Env) (map[string]any, error) {
-	if len(f.touched) == 0 {
-		return nil, fmt.Errorf("no node took rules (skipped %v)", f.skipped)
-	}
-	type res struct {
-		cut, control string
-		err          error
-	}
-	all := e.AllNodes()
-	rs := parallel(f.touched, func(id int32) res {
-		peer := f.applied[id][0]
-		_, ap, err := e.listenAddr(peer)
-		if err != nil {
-			return res{err: err}
-		}
-		r, err := e.probe(ctx, id, ap, probeCut)
-		if err != nil {
-			return res{err: fmt.Errorf("node %d: probe to %d: %w", id, peer, err)}
-		}
-		out := res{cut: fmt.Sprintf("%d->%d %s", id, peer, r)}
-		if r.passes() {
-			out.err = fmt.Errorf("node %d still reaches cut peer %d (%s)", id, peer, r)
-			return out
-		}
-		// The control: a peer no kchaos rule on this node drops (an
-		// earlier partition may still cut others), tried in order until
-		// one answers.
-		dropped := ruledIPs(ctx, e, id)
-		var tried []string
-		for _, c := range all {
-			n, cp, err := e.listenAddr(c)
-			if err != nil {
-				return res{err: err}
-			}
-			if c == id || slices.Contains(f.applied[id], c) || dropped[n.IP] || !e.runsUnpaused(ctx, c) {
-				continue
-			}
-			r, err := e.probe(ctx, id, cp, probeControl)
-			if err != nil {
-				out.err = fmt.Errorf("node %d: control probe to %d: %w", id, c, err)
-				return out
-			}
-			tried = append(tried, fmt.Sprintf("%d->%d %s", id, c, r))
-			if r.passes() {
-				out.control = tried[len(tried)-1]
-				return out
-			}
-		}
-		if len(tried) > 0 {
-			out.err = fmt.Errorf("node %d: control probes to uncut peers fail too (%s): the probe proves nothing", id, strings.Join(tried, ", "))
-		}
-		return out
-	})
-	proof := map[string]any{}
-	var cuts, controls []string
-	var errs []error
-	for _, r := range rs {
-		if r.cut != "" {
-			cuts = append(cuts, r.cut)
-		}
-		if r.control != "" {
-			controls = append(controls, r.control)
-		}
-		errs = append(errs, r.err)
-	}
-	proof["cut"] = cuts
-	if len(controls) > 0 {
-		proof["control"] = controls
-	}
-	return proof, errors.Join(errs...)
-}
-
 // Prove shows that a kill or a pause holds: a killed node's process is
 // gone (the backend says it does not run, and its listener accepts no
 // connection from the kchaos host); a paused node answers no Kafka
@@ -332,7 +213,7 @@ func (f *processFault) Prove(ctx context.Context, e *Env) (map[string]any, error
 	if f.op != histories.FKill && f.op != histories.FPause || len(f.nodes) == 0 {
 		return nil, nil
 	}
-	rs := parallel(f.nodes, func(id int32) struct {
+	rs := Parallel(f.nodes, func(id int32) struct {
 		line string
 		err  error
 	} {
@@ -344,7 +225,7 @@ func (f *processFault) Prove(ctx context.Context, e *Env) (map[string]any, error
 		if err != nil {
 			return r{err: err}
 		}
-		n, ap, err := e.listenAddr(id)
+		n, ap, err := e.ListenAddr(id)
 		if err != nil {
 			return r{err: err}
 		}
@@ -358,9 +239,9 @@ func (f *processFault) Prove(ctx context.Context, e *Env) (map[string]any, error
 			// accepts for a moment. So the listener gets killListenerWait
 			// to close.
 			begin := time.Now()
-			reach, _ := e.hostReach(ctx, ap.String(), probeCut)
+			reach, _ := e.HostReach(ctx, ap.String(), ProbeCut)
 			for reach == ReachOpen && time.Since(begin) < killListenerWait && sleep(ctx, 100*time.Millisecond) == nil {
-				reach, _ = e.hostReach(ctx, ap.String(), probeCut)
+				reach, _ = e.HostReach(ctx, ap.String(), ProbeCut)
 			}
 			line := fmt.Sprintf("%d: not running (exit %d), %s %s", id, st.ExitCode, n.Addr(), reach)
 			if waited := time.Since(begin); waited > 500*time.Millisecond {

@@ -8,48 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 )
-
-func TestParseProbe(t *testing.T) {
-	for _, tc := range []struct {
-		out  string
-		want Reach
-		err  bool
-	}{
-		{"rc=0 \n", ReachOpen, false},
-		{"rc=124 \n", ReachDropped, false},
-		{"rc=1 bash: connect: Connection refused\nbash: line 1: /dev/tcp/10.0.0.2/9092: Connection refused\n", ReachRefused, false},
-		{"rc=1 bash: connect: Operation not permitted", ReachDropped, false},
-		{"rc=1 bash: connect: No route to host", ReachUnreachable, false},
-		{"rc=1 bash: connect: Network is unreachable", ReachUnreachable, false},
-		{"rc=127 sh: 1: bash: not found", "", true},
-		{"OCI runtime exec failed", "", true},
-	} {
-		got, err := parseProbe(tc.out)
-		if got != tc.want || (err != nil) != tc.err {
-			t.Errorf("parseProbe(%q) = %q, %v; want %q, error %v", tc.out, got, err, tc.want, tc.err)
-		}
-	}
-}
-
-// proofOf returns the details.proof of the last completion of f.
-func proofOf(t *testing.T, evs []histories.Event, f string) (histories.Event, map[string]any) {
-	t.Helper()
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].F == f && evs[i].Type != histories.Invoke {
-			var v histories.NemesisValue
-			if err := evs[i].Decode(&v); err != nil {
-				t.Fatal(err)
-			}
-			p, _ := v.Details["proof"].(map[string]any)
-			return evs[i], p
-		}
-	}
-	t.Fatalf("no completion of %s", f)
-	return histories.Event{}, nil
-}
 
 // TestProofsRecorded: partition, pause and kill each record a proof that
 // they hold in their ok op, probed through the fake's rules and states.
@@ -94,10 +54,10 @@ func TestNoEffectFailsScripted(t *testing.T) {
 		setup func(*fakeCluster)
 		want  string
 	}{
-		{"tc accepted but installs nothing", Step{Fault: histories.FNetem, Params: &NetemParams{Shape: ShapeLeaderFollowers, Netem: &NetemSpec{Rate: "1mbit"}}},
-			func(c *fakeCluster) { c.net.ignoreTC = true }, "the kernel does not show class ca05:1"},
+		{"tc accepted but installs nothing", stepOf(t, "{fault: netem, shape: leader-followers, netem: {rate: 1mbit}}"),
+			func(c *fakeCluster) { c.Net.IgnoreTC = true }, "the kernel does not show class ca05:1"},
 		{"paused node still answers", Step{Fault: histories.FPause, Target: &Target{Role: RoleLeader}},
-			func(c *fakeCluster) { c.net.answerPaused = true }, "node 0 answered a Kafka request while paused"},
+			func(c *fakeCluster) { c.Net.AnswerPaused = true }, "node 0 answered a Kafka request while paused"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := Schedule{Steps: []Step{tc.step, {Wait: Duration(time.Hour)}}}
@@ -130,7 +90,7 @@ func TestNoEffectRandomGoesOnAndFails(t *testing.T) {
 		Duration: Duration(40 * time.Millisecond), Faults: []string{histories.FPause}}}
 	var runErr error
 	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
-		c.net.answerPaused = true
+		c.Net.AnswerPaused = true
 		runErr = (&Runner{Env: env, HealTimeout: 2 * time.Second}).Run(context.Background(), s)
 	})
 	var ne *NoEffectError
@@ -145,116 +105,5 @@ func TestNoEffectRandomGoesOnAndFails(t *testing.T) {
 	}
 	if n < 2 || strings.Count(runErr.Error(), "no effect") != n {
 		t.Errorf("%d pauses without effect, error %v: want the schedule to go on and report each", n, runErr)
-	}
-}
-
-// TestProofSeesAHealedCut: the partition's proof is no formality: once
-// the rules are gone, proving the same fault again fails.
-func TestProofSeesAHealedCut(t *testing.T) {
-	env, c, _ := newFakeEnv()
-	f, _ := NewFault(Step{Fault: histories.FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{2}}})
-	if err := env.Inject(context.Background(), f); err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := env.healPartitions(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	_, err := f.(Prover).Prove(context.Background(), env)
-	if err == nil || !strings.Contains(err.Error(), "node 2 still reaches cut peer 0 (open)") {
-		t.Errorf("proof after the heal: %v", err)
-	}
-	_ = c
-}
-
-// hidden is a backend that has none of the optional capabilities (the
-// SSH backend's position): only cluster.Nodes.
-type hidden struct{ cluster.Nodes }
-
-// withoutOptional is the SSH backend's set: none of the optional
-// capabilities.
-var withoutOptional = cluster.NewCaps(cluster.CapPartition, cluster.CapPause, cluster.CapKill, cluster.CapPowerLoss)
-
-func (hidden) Capabilities() cluster.Caps { return withoutOptional }
-
-func TestRefusedWithoutCapability(t *testing.T) {
-	for _, tc := range []struct {
-		step Step
-		want string
-	}{
-		{Step{Fault: histories.FCutClients, Target: &Target{Role: RoleLeader}}, "cannot cut clients: the backend does not say which address"},
-		{Step{Fault: histories.FNetem, Params: &NetemParams{Shape: ShapeRacks, Netem: &NetemSpec{Delay: Duration(50 * time.Millisecond)}}}, "netem is refused"},
-		{Step{Fault: histories.FNetem, Target: &Target{Role: RoleLeader}, Params: &NetemParams{Shape: ShapeClients, Netem: &NetemSpec{Rate: "1mbit"}}}, "netem is refused"},
-	} {
-		env, c, _ := newFakeEnv()
-		env.Cluster = hidden{c}
-		f, err := NewFault(tc.step)
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = env.Inject(context.Background(), f)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s on a backend without the capability: %v, want %q", tc.step.Fault, err, tc.want)
-		}
-		for _, id := range env.AllNodes() {
-			if c.ruleCount(id) != 0 || c.net.tc[id] != nil {
-				t.Errorf("node %d changed by a refused fault", id)
-			}
-		}
-	}
-}
-
-// execSpy is a backend without the optional capabilities that records
-// the commands run on it.
-type execSpy struct {
-	cluster.Nodes
-	cmds []string
-}
-
-func (s *execSpy) Capabilities() cluster.Caps { return withoutOptional }
-
-func (s *execSpy) Exec(ctx context.Context, id int32, cmd ...string) (string, error) {
-	s.cmds = append(s.cmds, strings.Join(cmd, " "))
-	return s.Nodes.Exec(ctx, id, cmd...)
-}
-
-// TestNoTCWhereNetemIsRefused: on a backend where netem is refused (SSH),
-// the heals never run tc (its hosts may not have it), so a final heal
-// there is what it was before netem existed.
-func TestNoTCWhereNetemIsRefused(t *testing.T) {
-	env, c, _ := newFakeEnv()
-	spy := &execSpy{Nodes: c}
-	env.Cluster = spy
-	if err := (&Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(), Schedule{}); err != nil {
-		t.Fatal(err)
-	}
-	if err := env.Heal(context.Background(), histories.FNetem, time.Second); err != nil {
-		t.Fatal(err)
-	}
-	for _, cmd := range spy.cmds {
-		if strings.HasPrefix(cmd, "tc ") || strings.Contains(cmd, "\ntc ") {
-			t.Errorf("ran %q on a backend without netem", cmd)
-		}
-	}
-	if len(spy.cmds) == 0 {
-		t.Error("no command at all: the spy sees nothing")
-	}
-}
-
-// TestPartitionProofStacked: a second partition while a first still holds
-// proves itself: the control avoids the peers the first one cuts.
-func TestPartitionProofStacked(t *testing.T) {
-	env, _, _ := newFakeEnv()
-	ctx := context.Background()
-	first, _ := NewFault(Step{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeGroups, Groups: [][]int32{{1000}, {1}}}})
-	if err := env.Inject(ctx, first); err != nil {
-		t.Fatal(err)
-	}
-	second, _ := NewFault(Step{Fault: histories.FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{0}}})
-	if err := env.Inject(ctx, second); err != nil {
-		t.Fatalf("second partition: %v", err)
-	}
-	p, err := second.(Prover).Prove(ctx, env)
-	if err != nil || fmt.Sprint(p["control"]) != "[1->2 open 2->1000 open 1000->2 open]" {
-		t.Errorf("proof %v, %v", p, err)
 	}
 }

@@ -89,25 +89,3 @@ func quorumRole(q histories.QuorumValue, role string) ([]int32, error) {
 	}
 	return sortedIDs(out), nil
 }
-
-// quorumGrudge is the cut of shapes from-voters and from-brokers: the
-// targets, which must be controllers, against the other controllers or
-// against the brokers.
-func (e *Env) quorumGrudge(ctx context.Context, shape string, t *Target) (Grudge, error) {
-	ids, err := e.Resolve(ctx, t)
-	if err != nil {
-		return nil, err
-	}
-	ctrls := e.ControllerIDs()
-	if brokers := without(ids, ctrls); len(brokers) > 0 {
-		return nil, fmt.Errorf("%s: targets %v are brokers, not controllers", shape, brokers)
-	}
-	other := e.BrokerIDs()
-	if shape == ShapeFromVoters {
-		other = without(ctrls, ids)
-	}
-	if len(other) == 0 {
-		return nil, fmt.Errorf("%s: no node to cut controllers %v from", shape, ids)
-	}
-	return cut(ids, other), nil
-}

@@ -16,22 +16,11 @@ func newQuorumEnv(q *histories.QuorumValue) (*Env, *fakeCluster, *fakeAdmin) {
 	env, c, a := newFakeEnv()
 	for i := int32(1); i < 3; i++ {
 		id := cluster.ControllerIDBase + i
-		c.nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
-		c.state[id] = cluster.NodeState{Running: true}
+		c.Nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
+		c.States[id] = cluster.NodeState{Running: true}
 	}
 	a.quorum = q
 	return env, c, a
-}
-
-func quorum(leader int32, voters, observers []int32) *histories.QuorumValue {
-	q := &histories.QuorumValue{LeaderID: leader, LeaderEpoch: 4}
-	for _, v := range voters {
-		q.Voters = append(q.Voters, histories.QuorumReplica{ID: v})
-	}
-	for _, o := range observers {
-		q.Observers = append(q.Observers, histories.QuorumReplica{ID: o})
-	}
-	return q
 }
 
 // TestResolveQuorumRoles: the quorum roles come from DescribeQuorum as it
@@ -69,59 +58,6 @@ func TestResolveQuorumRoles(t *testing.T) {
 				t.Fatalf("got %v %v, want %s", got, err, tc.want)
 			}
 		})
-	}
-}
-
-// TestQuorumShapes: from-voters cuts the targeted controllers from the
-// other controllers only (the brokers keep both sides); from-brokers cuts
-// them from the brokers only. Brokers as targets are refused.
-func TestQuorumShapes(t *testing.T) {
-	full := quorum(1001, []int32{1000, 1001, 1002}, []int32{0, 1, 2})
-	for _, tc := range []struct {
-		name, shape string
-		target      Target
-		want        string
-		err         string
-	}{
-		{"active from voters", ShapeFromVoters, Target{Role: RoleActiveController}, "map[1000:[1001] 1001:[1000 1002] 1002:[1001]]", ""},
-		{"active from brokers", ShapeFromBrokers, Target{Role: RoleActiveController}, "map[0:[1001] 1:[1001] 2:[1001] 1001:[0 1 2]]", ""},
-		{"followers from voters", ShapeFromVoters, Target{Role: RoleControllerFollowers}, "map[1000:[1001] 1001:[1000 1002] 1002:[1001]]", ""},
-		{"explicit ids", ShapeFromVoters, Target{Role: RoleNodes, Nodes: []int32{1002}}, "map[1000:[1002] 1001:[1002] 1002:[1000 1001]]", ""},
-		{"brokers refused", ShapeFromVoters, Target{Role: RoleObservers}, "", "are brokers, not controllers"},
-		{"every voter", ShapeFromVoters, Target{Role: RoleNodes, Nodes: []int32{1000, 1001, 1002}}, "", "no node to cut"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			env, _, _ := newQuorumEnv(full)
-			g, err := (&partitionFault{shape: tc.shape, target: &tc.target}).grudge(context.Background(), env)
-			if tc.err != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("error %v, want %q", err, tc.err)
-				}
-				return
-			}
-			if err != nil || fmt.Sprint(g) != tc.want {
-				t.Fatalf("got %v %v, want %s", g, err, tc.want)
-			}
-		})
-	}
-}
-
-// TestPartitionFromVotersProved: the from-voters cut installs on the
-// controllers and its proof passes on the fake network, with the brokers
-// untouched.
-func TestPartitionFromVotersProved(t *testing.T) {
-	env, c, _ := newQuorumEnv(quorum(1001, []int32{1000, 1001, 1002}, []int32{0, 1, 2}))
-	f := &partitionFault{shape: ShapeFromVoters, target: &Target{Role: RoleActiveController}}
-	if err := env.Inject(context.Background(), f); err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(f.touched) != "[1000 1001 1002]" {
-		t.Errorf("touched %v, want the three controllers", f.touched)
-	}
-	for _, b := range []int32{0, 1, 2} {
-		if len(c.rules[b]) > 0 {
-			t.Errorf("broker %d got rules %v", b, c.rules[b])
-		}
 	}
 }
 

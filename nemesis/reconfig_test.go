@@ -96,8 +96,8 @@ func (q *fakeQuorum) RemoveRaftVoter(ctx context.Context, id int32, dir string) 
 // led by 1001.
 func newReconfigEnv() (*Env, *fakeCluster, *fakeQuorum) {
 	env, c, a := newQuorumEnv(nil)
-	c.nodes[1003] = cluster.Node{ID: 1003, Role: cluster.RoleController, IP: "10.9.0.13"}
-	c.state[1003] = cluster.NodeState{Running: true}
+	c.Nodes[1003] = cluster.Node{ID: 1003, Role: cluster.RoleController, IP: "10.9.0.13"}
+	c.States[1003] = cluster.NodeState{Running: true}
 	q := &fakeQuorum{fakeAdmin: a, voters: []int32{1000, 1001, 1002}, leader: 1001}
 	env.Admin = q
 	return env, c, q
@@ -127,7 +127,7 @@ func TestReconfigFaults(t *testing.T) {
 			step: "{fault: add-controller, target: {role: nodes, nodes: [1002]}}",
 			setup: func(c *fakeCluster, q *fakeQuorum) {
 				q.voters = []int32{1000, 1001}
-				c.state[1002] = cluster.NodeState{}
+				c.States[1002] = cluster.NodeState{}
 			},
 			calls: "add 1002 " + cluster.DirectoryID("run", 1002) + " 10.9.0.12:9093", answers: "[NONE]", voters: "[1000 1001 1002]",
 			details: []string{"started"}},
@@ -203,7 +203,7 @@ func TestReconfigFaults(t *testing.T) {
 				}
 			}
 			for _, id := range tc.stopped {
-				if c.state[id].Running {
+				if c.States[id].Running {
 					t.Errorf("node %d still runs", id)
 				}
 			}

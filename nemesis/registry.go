@@ -23,22 +23,20 @@ type Params interface {
 
 // ParamNeeds is implemented by parameters that need more of the backend
 // than their kind always does (netem's clients links need the client
-// side).
+// side: nemesis/network).
 type ParamNeeds interface{ Needs() cluster.Caps }
 
 // registry is every registered fault kind, in the order errors list them
 // and histories describes them: the seam's own, one line each, then the
-// rooms' as they Register at init (nemesis/disk, then nemesis/requests:
-// Go initializes the rooms nemesis/kinds links in import-path order).
+// rooms' as they Register at init (nemesis/disk, nemesis/network, then
+// nemesis/requests: Go initializes the rooms nemesis/kinds links in
+// import-path order).
 // Adding a fault: a file with its Kind, parameter type and Fault in its
 // room, and a line on the room's list (here for a kind of the seam's
 // own); then go generate ./nemesis, which copies the kinds' history
 // facts for the readers that do not link the nemesis:
 // histories/faults_kinds.go.
 var registry = []Kind{
-	partitionKind,
-	netemKind,
-	cutClientsKind,
 	pauseKind,
 	resumeKind,
 	killKind,

@@ -46,9 +46,9 @@ type RemoveControllerParams struct {
 }
 
 func (rp *RemoveControllerParams) Validate(p string, st *Step, add AddFunc) {
-	needTarget(p, st, st.Fault, add)
+	NeedTarget(p, st, st.Fault, add)
 	if t := st.Target; t != nil {
-		validateTarget(p+".target", t, false, false, add)
+		ValidateTarget(p+".target", t, false, false, add)
 		if t.Role != RoleNodes && !slices.Contains(ControllerRoles, t.Role) {
 			add(p+".target.role", "%s: remove-controller removes a voter: want %s, or nodes with a controller id", t.Role, joinOr(ControllerRoles))
 		}

@@ -179,7 +179,9 @@ func (r *Runner) FinalHeal(ctx context.Context) error {
 
 // labeler is implemented by parameters that name their step more
 // precisely than the fault's name ("partition racks", "upgrade to 4.4.0").
-type labeler interface{ label(fault string) string }
+// Label is exported so that a room's parameters (nemesis/network's
+// shapes) can name their steps too.
+type labeler interface{ Label(fault string) string }
 
 func stepName(st Step) string {
 	switch {
@@ -189,7 +191,7 @@ func stepName(st Step) string {
 		return "until " + st.Until.String()
 	case st.Fault != "":
 		if l, ok := st.Params.(labeler); ok {
-			return l.label(st.Fault)
+			return l.Label(st.Fault)
 		}
 		return st.Fault
 	case st.Heal != "":

@@ -38,40 +38,14 @@ func recorded(t *testing.T, fn func(env *Env, c *fakeCluster, a *fakeAdmin)) []h
 	return evs
 }
 
-// summary renders the completions as "f:type nodes" lines.
-func summary(evs []histories.Event) string {
-	return strings.Join(completions(evs, func(e histories.Event, v histories.NemesisValue) string {
-		s := fmt.Sprintf("%s:%s", e.F, e.Type)
-		if len(v.Nodes) > 0 {
-			s += fmt.Sprint(v.Nodes)
-		}
-		return s
-	}), " ")
-}
-
-// completions renders each completion in evs (invokes are left out) with
-// its nemesis value.
-func completions(evs []histories.Event, line func(e histories.Event, v histories.NemesisValue) string) []string {
-	var out []string
-	for _, e := range evs {
-		if e.Type == histories.Invoke {
-			continue
-		}
-		var v histories.NemesisValue
-		_ = e.Decode(&v)
-		out = append(out, line(e, v))
-	}
-	return out
-}
-
 // healthy checks that the final heal left every node running, unpaused and
 // without kchaos rules.
 func healthy(t *testing.T, env *Env, c *fakeCluster) {
 	t.Helper()
 	for _, id := range env.AllNodes() {
 		st, _ := c.State(context.Background(), id)
-		if !st.Running || st.Paused || c.ruleCount(id) != 0 {
-			t.Errorf("node %d after the final heal: %+v, %d rules", id, st, c.ruleCount(id))
+		if !st.Running || st.Paused || c.RuleCount(id) != 0 {
+			t.Errorf("node %d after the final heal: %+v, %d rules", id, st, c.RuleCount(id))
 		}
 	}
 }
@@ -156,7 +130,7 @@ func TestRunnerHealsAfterPanic(t *testing.T) {
 	var runErr error
 	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
 		var fired atomic.Bool
-		c.onCall = func(call string) {
+		c.OnCall = func(call string) {
 			if call == "pause 1" && !fired.Swap(true) {
 				panic("docker went away")
 			}
@@ -182,7 +156,7 @@ func TestRunnerHealsAfterPanic(t *testing.T) {
 func TestRunnerHealsAfterCancel(t *testing.T) {
 	s := Schedule{Steps: []Step{
 		{Fault: histories.FPause, Target: &Target{Role: RoleFollowers}},
-		{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeRacks}},
+		stepOf(t, "{fault: partition, shape: racks}"),
 		{Wait: Duration(time.Hour)},
 	}}
 	var runErr error

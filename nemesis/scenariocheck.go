@@ -125,8 +125,9 @@ func (v *ScenarioView) checkCondition(p string, c *Condition, add AddFunc) {
 // checkQuorumShape refuses a link fault's quorum shape that cannot
 // resolve on the scenario's cluster (a cut from the other voters on a
 // one-controller quorum) or that cuts controllers but is aimed at brokers.
-// The partition and netem kinds call it from their CheckAgainst.
-func (v *ScenarioView) checkQuorumShape(p string, st *Step, shape string, add AddFunc) {
+// The partition and netem kinds call it from their CheckAgainst, so it
+// is exported for their room (nemesis/network).
+func (v *ScenarioView) CheckQuorumShape(p string, st *Step, shape string, add AddFunc) {
 	if !slices.Contains(QuorumShapes, shape) {
 		return
 	}

@@ -86,8 +86,10 @@ func (v *ScenarioView) nodes() string {
 	return fmt.Sprintf("brokers 0..%d, controllers %d..%d", v.Brokers-1, cluster.ControllerIDBase, cluster.ControllerIDBase+v.Controllers+v.Spares-1)
 }
 
-// checkGroups refuses a link fault's groups that name no node.
-func (v *ScenarioView) checkGroups(p string, groups [][]int32, add AddFunc) {
+// CheckGroups refuses a link fault's groups that name no node: exported
+// for the kinds that take groups (nemesis/network's partition and netem),
+// whose CheckAgainst calls it.
+func (v *ScenarioView) CheckGroups(p string, groups [][]int32, add AddFunc) {
 	for i, g := range groups {
 		for _, id := range g {
 			if !v.isNode(id) {

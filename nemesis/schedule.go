@@ -11,7 +11,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/duration"
 )
 
@@ -174,8 +173,9 @@ type RandomSchedule struct {
 	// netem-<shape> and netem-clients.
 	Faults  []string `yaml:"faults" json:"faults"`
 	Targets *Target  `yaml:"targets,omitempty" json:"targets,omitempty"`
-	// Netem is what every drawn netem does to its links (default
-	// DefaultRandomNetem: loss 10%).
+	// Netem is what every drawn netem does to its links (default: loss
+	// 10%, nemesis/network's DefaultRandomNetem; the netem kind validates
+	// it, Draw.Validate).
 	Netem *NetemSpec `yaml:"netem,omitempty" json:"netem,omitempty"`
 }
 
@@ -209,8 +209,6 @@ const (
 )
 
 var (
-	shapeNames = []string{ShapeIsolate, ShapeRacks, ShapeLeaderFollowers,
-		ShapeFromController, ShapeMajorityMinority, ShapeBridge, ShapeGroups, ShapeFromVoters, ShapeFromBrokers}
 	roleNames = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR,
 		RoleController, RoleRack, RoleRandom, RoleNodes, RoleTxnCoordinator,
 		RoleGroupCoordinator, RoleGroupCoordinatorFollowers, RoleShareCoordinator,
@@ -265,12 +263,11 @@ func (s *Schedule) Validate() error {
 			}
 		}
 		if r.Targets != nil {
-			validateTarget("nemesis.random.targets", r.Targets, false, false, add)
+			ValidateTarget("nemesis.random.targets", r.Targets, false, false, add)
 		}
-		if r.Netem != nil {
-			validateNetem("nemesis.random", r.Netem, add)
-			if !slices.ContainsFunc(r.Faults, func(f string) bool { g, _, _ := randomFault(f); return g == histories.FNetem }) {
-				add("nemesis.random.netem", "the mix draws no netem (name netem, netem-<shape> or netem-clients in faults)")
+		for _, k := range drawable() {
+			if k.Draw.Validate != nil {
+				k.Draw.Validate(r, add)
 			}
 		}
 	}
@@ -330,9 +327,11 @@ func validateStep(p string, st *Step, add AddFunc) {
 	}
 }
 
-// needTarget reports a fault step without a target whose fault has no
-// sensible default.
-func needTarget(p string, st *Step, what string, add AddFunc) {
+// NeedTarget reports a fault step without a target whose fault has no
+// sensible default ("fault what needs a target"): exported for the rooms
+// whose kinds name the fault more precisely in that message
+// (nemesis/network: "partition (shape isolate)").
+func NeedTarget(p string, st *Step, what string, add AddFunc) {
 	if st.Target == nil {
 		add(p+".target", "fault %s needs a target", what)
 	}
@@ -344,44 +343,17 @@ func needTarget(p string, st *Step, what string, add AddFunc) {
 // parameters (nemesis/disk's) validate their target as the seam's own
 // kinds do.
 func ValidateNodeTarget(p string, st *Step, add AddFunc) {
-	needTarget(p, st, st.Fault, add)
+	NeedTarget(p, st, st.Fault, add)
 	if st.Target != nil {
-		validateTarget(p+".target", st.Target, false, false, add)
+		ValidateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
-func validateGroups(p string, groups [][]int32, st *Step, add AddFunc) {
-	if len(groups) < 2 {
-		add(p+".groups", "shape groups needs two or more groups")
-	}
-	seen := map[int32]int{}
-	for i, g := range groups {
-		if len(g) == 0 {
-			add(fmt.Sprintf("%s.groups[%d]", p, i), "empty group")
-		}
-		for _, id := range g {
-			if j, dup := seen[id]; dup && j != i {
-				add(fmt.Sprintf("%s.groups[%d]", p, i), "node %d is also in group %d", id, j)
-			}
-			seen[id] = i
-		}
-	}
-	if st.Target != nil {
-		add(p+".target", "shape groups names its nodes in groups, not a target")
-	}
-}
-
-func describeFault(f, shape string) string {
-	if f == histories.FPartition || f == histories.FNetem {
-		return f + " (shape " + shape + ")"
-	}
-	return f
-}
-
-// validateTarget checks a target. noRole: the step takes a bare partition
+// ValidateTarget checks a target. noRole: the step takes a bare partition
 // (an election, a leader-followers or racks partition); rackSide: the step
-// is a racks partition, whose rack names one side.
-func validateTarget(p string, t *Target, noRole, rackSide bool, add AddFunc) {
+// is a racks partition, whose rack names one side. Exported for the rooms
+// whose kinds read a target by a shape (nemesis/network's links).
+func ValidateTarget(p string, t *Target, noRole, rackSide bool, add AddFunc) {
 	if !slices.Contains(roleNames, t.Role) && !(noRole && t.Role == "") {
 		add(p+".role", "unknown role %q (want %s)", t.Role, strings.Join(roleNames, ", "))
 		return

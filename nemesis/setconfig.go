@@ -48,7 +48,7 @@ func (cp *SetConfigParams) Validate(p string, st *Step, add AddFunc) {
 		add(p+".topic", "%q: a topic name has no surrounding spaces", cp.Topic)
 	}
 	if st.Target != nil {
-		validateTarget(p+".target", st.Target, false, false, add)
+		ValidateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 

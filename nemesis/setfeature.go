@@ -66,7 +66,7 @@ func (fp *SetFeatureParams) Validate(p string, st *Step, add AddFunc) {
 			fp.Refused, RefusedFail, RefusedRecord)
 	}
 	if st.Target != nil {
-		validateTarget(p+".target", st.Target, false, false, add)
+		ValidateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -54,40 +53,6 @@ func TestResolveShareCoordinator(t *testing.T) {
 			}
 			if err != nil || fmt.Sprint(got) != tc.want || sa.asked != "q:"+env.Topic+":0" {
 				t.Fatalf("got %v %v (asked %q), want %s", got, err, sa.asked, tc.want)
-			}
-		})
-	}
-}
-
-// TestShareCoordinatorLeaderFollowers: shape leader-followers with role
-// share-coordinator cuts the coordinator from the other brokers (its
-// __share_group_state partition's followers), the controller and clients
-// kept; a coordinator it cannot find is the step's error.
-func TestShareCoordinatorLeaderFollowers(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		coord int32
-		err   error
-		want  Grudge
-		wantE string
-	}{
-		{"coordinator 2", 2, nil, Grudge{2: {0, 1}, 0: {2}, 1: {2}}, ""},
-		{"coordinator 0", 0, nil, Grudge{0: {1, 2}, 1: {0}, 2: {0}}, ""},
-		{"not found", 0, errors.New("COORDINATOR_NOT_AVAILABLE"), nil, "COORDINATOR_NOT_AVAILABLE"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			env, _, a := newFakeEnv()
-			env.ShareGroup = "q"
-			env.Admin = &shareAdmin{fakeAdmin: a, coord: tc.coord, err: tc.err}
-			g, err := (&partitionFault{shape: ShapeLeaderFollowers, target: &Target{Role: RoleShareCoordinator}}).grudge(context.Background(), env)
-			if tc.wantE != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantE) {
-					t.Fatalf("error %v, want %q", err, tc.wantE)
-				}
-				return
-			}
-			if err != nil || !reflect.DeepEqual(g, tc.want) {
-				t.Fatalf("grudge %v (%v), want %v", g, err, tc.want)
 			}
 		})
 	}

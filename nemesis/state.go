@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -75,14 +76,16 @@ func (h *hedged) ActiveController(ctx context.Context) (int32, error) {
 
 // readers lists the brokers to read from, best first: the last one that
 // answered, then the others not cut off from the controller, then those
-// that are; all of them running, not paused and not cut from clients.
+// that are; all of them running, not paused and not cut from clients
+// (which brokers a fault cuts, its kind says: Kind.AvoidReads).
 func (e *Env) readers(ctx context.Context) []int32 {
 	e.mu.Lock()
-	last, cut, clients := e.lastReader, e.cutFromController, e.clientCut
+	last := e.lastReader
 	e.mu.Unlock()
+	clients, cut := e.avoidReads()
 	var good, stale []int32
 	for _, id := range e.BrokerIDs() {
-		if clients[id] || !e.runsUnpaused(ctx, id) {
+		if clients[id] || !e.RunsUnpaused(ctx, id) {
 			continue // a client cut drops kchaos's own requests too
 		}
 		if cut[id] {
@@ -181,4 +184,28 @@ func (e *Env) adminCall(ctx context.Context, op func(context.Context) error) err
 			return err
 		}
 	}
+}
+
+// avoidReads is every kind's AvoidReads, joined: the brokers to skip and
+// those to read last.
+func (e *Env) avoidReads() (skip, last map[int32]bool) {
+	skip, last = map[int32]bool{}, map[int32]bool{}
+	for _, k := range hooked {
+		if k.AvoidReads == nil {
+			continue
+		}
+		s, l := k.AvoidReads(e)
+		maps.Copy(skip, s)
+		maps.Copy(last, l)
+	}
+	return skip, last
+}
+
+// RunsUnpaused reports whether node id's container runs and is not
+// frozen, that is, whether it can run a command: the state reads ask it
+// of every broker, and it is exported for the rooms, whose faults act
+// only on nodes that can (nemesis/network's rules skip the others).
+func (e *Env) RunsUnpaused(ctx context.Context, id int32) bool {
+	st, err := e.Cluster.State(ctx, id)
+	return err == nil && st.Running && !st.Paused
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/histories"
 )
 
 // fakeReader is a fake admin client that can address brokers: each broker
@@ -100,11 +101,13 @@ func TestStateReads(t *testing.T) {
 			for _, id := range tc.paused {
 				_ = c.Pause(context.Background(), id)
 			}
-			g := Grudge{}
+			// The brokers a kind says are cut off from the controller
+			// (Kind.AvoidReads: a partition's, nemesis/network).
+			cut := map[int32]bool{}
 			for _, id := range tc.cut {
-				g[id] = []int32{1000}
+				cut[id] = true
 			}
-			env.markCut(g)
+			t.Cleanup(register(Kind{Name: "test-cut", AvoidReads: func(*Env) (skip, last map[int32]bool) { return nil, cut }}))
 			begin := time.Now()
 			parts, err := env.State().Describe(context.Background(), "t")
 			took := time.Since(begin)
@@ -144,13 +147,17 @@ func TestStateReads(t *testing.T) {
 func TestStateCutClearedByHeal(t *testing.T) {
 	env, _, a := newFakeEnv()
 	env.Admin = &fakeReader{fakeAdmin: a}
-	if _, _, err := (&partitionFault{shape: ShapeFromController, target: &Target{Role: RoleNodes, Nodes: []int32{0}}}).Inject(context.Background(), env); err != nil {
+	f, err := NewFault(stepOf(t, "{fault: partition, shape: from-controller, target: {role: nodes, nodes: [0]}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.Inject(context.Background(), env); err != nil {
 		t.Fatal(err)
 	}
 	if got := env.readers(context.Background()); fmt.Sprint(got) != "[1 2 0]" {
 		t.Errorf("readers while 0 is cut off: %v", got)
 	}
-	if _, _, err := env.healPartitions(context.Background()); err != nil {
+	if err := env.Heal(context.Background(), histories.FPartition, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if got := env.readers(context.Background()); fmt.Sprint(got) != "[0 1 2]" {
@@ -186,5 +193,18 @@ func TestAdminCallRetries(t *testing.T) {
 				t.Errorf("%d metadata reads between %d attempts", a.liveCalls, len(tc.errs)+1)
 			}
 		})
+	}
+}
+
+// TestReadersAvoid: the state reads follow every kind's AvoidReads (a
+// client cut's skip, a partition's last, nemesis/network): a skipped
+// broker is not asked, a stale one last.
+func TestReadersAvoid(t *testing.T) {
+	env, _, _ := newFakeEnv()
+	t.Cleanup(register(Kind{Name: "test-avoid", AvoidReads: func(*Env) (skip, last map[int32]bool) {
+		return map[int32]bool{0: true}, map[int32]bool{1: true}
+	}}))
+	if got := env.readers(context.Background()); fmt.Sprint(got) != "[2 1]" {
+		t.Errorf("readers %v, want [2 1]: 0 skipped, 1 last", got)
 	}
 }

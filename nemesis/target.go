@@ -55,6 +55,25 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 	return nil, fmt.Errorf("unknown role %q", t.Role)
 }
 
+// ResolvePartitionRoles resolves roles of one partition (leader,
+// followers, ...) from a single read of its state, so that they agree
+// with each other as Resolve's separate reads might not: exported for the
+// rooms whose faults need two roles at once (nemesis/network's
+// leader-followers cut).
+func (e *Env) ResolvePartitionRoles(ctx context.Context, partition int32, roles ...string) ([][]int32, error) {
+	p, err := e.partition(ctx, partition)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]int32, len(roles))
+	for i, r := range roles {
+		if out[i], err = partitionRole(p, r); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // partitionRole picks a role's members from one partition's state.
 func partitionRole(p admin.PartitionState, role string) ([]int32, error) {
 	var out []int32

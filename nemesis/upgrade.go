@@ -63,7 +63,7 @@ func (up *UpgradeParams) Validate(p string, st *Step, add AddFunc) {
 		add(p+".version", "%v", err)
 	}
 	if st.Target != nil {
-		validateTarget(p+".target", st.Target, false, false, add)
+		ValidateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
@@ -85,7 +85,10 @@ func (up *UpgradeParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add Ad
 
 func (up *UpgradeParams) Build(st Step) Fault { return &rollingUpgrade{target: st.Target, params: *up} }
 
-func (up *UpgradeParams) label(string) string { return "upgrade to " + up.Version }
+// Label names the step by its release ("upgrade to 4.4.0"): the runner's
+// labeler, whose method is exported so that a room's parameters can
+// name their steps too.
+func (up *UpgradeParams) Label(string) string { return "upgrade to " + up.Version }
 
 // rollingUpgrade is an upgrade step (Env.RollingUpgrade).
 type rollingUpgrade struct {
@@ -191,7 +194,7 @@ func (f *upgradeNode) Inject(ctx context.Context, e *Env) ([]int32, map[string]a
 	if err := up.Upgrade(ctx, f.id, f.version); err != nil {
 		return []int32{f.id}, d, err
 	}
-	if err := e.retryPending(ctx, f.id); err != nil {
+	if err := e.retryHeals(ctx, f.id); err != nil {
 		return []int32{f.id}, d, err
 	}
 	var err error

@@ -27,19 +27,19 @@ func (u *upgradingCluster) Capabilities() cluster.Caps {
 }
 
 func (u *upgradingCluster) Upgrade(_ context.Context, id int32, v string) error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	u.calls = append(u.calls, fmt.Sprintf("upgrade %d %s", id, v))
+	u.Mu.Lock()
+	defer u.Mu.Unlock()
+	u.Calls = append(u.Calls, fmt.Sprintf("upgrade %d %s", id, v))
 	u.versions[id] = v
 	if id == u.stuck {
-		u.state[id] = cluster.NodeState{}
+		u.States[id] = cluster.NodeState{}
 	}
 	return nil
 }
 
 func (u *upgradingCluster) NodeVersion(id int32) (string, bool) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
+	u.Mu.Lock()
+	defer u.Mu.Unlock()
 	v, ok := u.versions[id]
 	return v, ok
 }
@@ -173,7 +173,7 @@ func TestUpgradeAndSetFeature(t *testing.T) {
 			}
 			if uc != nil {
 				var calls []string
-				for _, c := range uc.calls {
+				for _, c := range uc.Calls {
 					if strings.HasPrefix(c, "upgrade") {
 						calls = append(calls, c)
 					}

@@ -13,6 +13,7 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/network"
 )
 
 // kafkaModel plays a scripted schedule on a three-broker, one-partition
@@ -66,7 +67,7 @@ func kafkaModel(t *testing.T) Runner {
 				continue
 			}
 			spec := map[string]any{"target": st.Target}
-			if p, ok := st.Params.(*nemesis.PartitionParams); ok {
+			if p, ok := st.Params.(*network.PartitionParams); ok {
 				spec["shape"] = p.Shape
 			}
 			var specMap map[string]any

@@ -12,6 +12,7 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/network"
 )
 
 // simOracle is a simulated cluster: a run shows lost-write when the
@@ -257,7 +258,7 @@ func TestTidy(t *testing.T) {
 	}
 	// Two periods of partition + kill, the second's faults dropped (a
 	// real shrink's, 2026-12-02): its heals heal nothing and go too.
-	cut := nemesis.Step{Fault: "partition", Params: &nemesis.PartitionParams{Shape: nemesis.ShapeLeaderFollowers}, Target: &nemesis.Target{Role: nemesis.RoleLeader}}
+	cut := nemesis.Step{Fault: "partition", Params: &network.PartitionParams{Shape: nemesis.ShapeLeaderFollowers}, Target: &nemesis.Target{Role: nemesis.RoleLeader}}
 	kill := nemesis.Step{Fault: "kill", Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}}
 	wait := nemesis.Step{Wait: nemesis.Duration(5 * time.Second)}
 	two := []nemesis.Step{cut, wait, kill, wait, {Heal: "partition"}, wait, {Heal: "kill"}, wait,

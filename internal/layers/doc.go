@@ -8,8 +8,9 @@
 //	harness → nemesis/kinds → nemesis/<room> (disk, requests, ...) → nemesis
 //	    (the seam: schedules, targets, runner, Env; with nemesis/proxy)
 //	nemesis/nemesistest (the integration tests' cluster harness) →
-//	    nemesis, cluster/docker; imported by the tests of nemesis and its
-//	    rooms only
+//	    nemesis, cluster/docker, and nemesis/nemesisfake (the unit tests'
+//	    in-memory cluster) → cluster; imported by the tests of nemesis and
+//	    its rooms only
 //	cluster/<backend> (docker, ...) → cluster, cluster/admin
 //	checker → histories;  report → checker, histories, brokerlogs
 //	histories, brokerlogs (the nodes' logs, read), image (the Kafka

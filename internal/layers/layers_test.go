@@ -21,7 +21,7 @@ const (
 	gNemesis    group = "nemesis"                 // the seam (schedules, targets, runner, Env) and nemesis/proxy
 	gRoom       group = "nemesis/room"            // a room of fault kinds: nemesis/requests, ...
 	gKinds      group = "nemesis/kinds"           // links every room
-	gNemTest    group = "nemesis/nemesistest"     // the integration tests' cluster harness; tests only
+	gNemTest    group = "nemesis/nemesistest"     // the tests' cluster harness and in-memory cluster (nemesis/nemesisfake); tests only
 	gWorkloads  group = "workloads"               // the seam (loops, Driver, registry) with the Go drivers
 	gDriver     group = "workloads/driver"        // a client driver of its own: workloads/java, ...
 	gDrivers    group = "workloads/drivers"       // links every driver
@@ -47,7 +47,7 @@ func groupOf(rel string) (group, bool) {
 		return gHarness, true
 	case rel == "nemesis/kinds":
 		return gKinds, true
-	case rel == "nemesis/nemesistest":
+	case rel == "nemesis/nemesistest", rel == "nemesis/nemesisfake":
 		return gNemTest, true
 	case strings.HasPrefix(rel, "nemesis/") && rel != "nemesis/proxy":
 		return gRoom, true
@@ -110,8 +110,9 @@ var mayImport = map[group][]group{
 // The seam's external tests link every room (nemesis/kinds_test.go), so
 // that its tests of every kind see them all; its code never does. The
 // integration tests of the seam and of every room share one cluster
-// harness, nemesis/nemesistest, which only tests may import (no group's
-// code lists it).
+// harness, nemesis/nemesistest, and the unit tests of the seam and of
+// nemesis/network one in-memory cluster, nemesis/nemesisfake: only tests
+// may import either (no group's code lists them).
 //
 // The workloads are placed alike: the seam's external tests link every
 // driver (workloads/drivers_test.go), its code never does, and the
@@ -259,7 +260,7 @@ func TestCheckerAndReportArePure(t *testing.T) {
 func TestGroupOf(t *testing.T) {
 	for rel, want := range map[string]group{
 		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
-		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/disk": gRoom, "nemesis/kinds": gKinds,
+		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/nemesisfake": gNemTest, "nemesis/kinds": gKinds,
 		"nemesis/nemesistest": gNemTest,
 		"workloads":           gWorkloads, "workloads/java": gDriver, "workloads/drivers": gDrivers,
 		"workloads/workloadstest": gWorkTest, "cluster": gCluster,

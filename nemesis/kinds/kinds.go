@@ -9,6 +9,8 @@ package kinds
 import (
 	// The disk faults: nemesis/disk.
 	_ "github.com/kchaos/kchaos/nemesis/disk"
+	// The link faults: nemesis/network.
+	_ "github.com/kchaos/kchaos/nemesis/network"
 	// The request faults: nemesis/requests.
 	_ "github.com/kchaos/kchaos/nemesis/requests"
 )

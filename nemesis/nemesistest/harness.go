@@ -207,13 +207,23 @@ func (h *Harness) Heal(kind string) {
 	}
 }
 
-// NoRules checks that no kchaos iptables rule is left on any node.
+// NoRules checks that no kchaos iptables rule (a partition's or a client
+// cut's, tagged with the comment kchaos: nemesis/network's RuleComment)
+// is left on any node. It reads `iptables -S` itself: the harness may not
+// import a room.
 func (h *Harness) NoRules() {
 	h.T.Helper()
 	for _, id := range h.Env.AllNodes() {
-		rules, err := h.Env.ListRules(context.Background(), id)
+		out, err := h.Env.Cluster.Exec(context.Background(), id, "iptables", "-w", "5", "-S")
 		if err != nil {
 			h.T.Errorf("node %d: list rules: %v", id, err)
+		}
+		var rules []string
+		for _, line := range strings.Split(out, "\n") {
+			f := strings.Fields(line)
+			if i := slices.Index(f, "--comment"); len(f) > 0 && f[0] == "-A" && i >= 0 && i+1 < len(f) && strings.Trim(f[i+1], `"`) == "kchaos" {
+				rules = append(rules, line)
+			}
 		}
 		if len(rules) > 0 {
 			h.T.Errorf("node %d: kchaos rules left after heal: %v", id, rules)

@@ -1,6 +1,6 @@
 //go:build integration
 
-package nemesis_test
+package network_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	nt "github.com/kchaos/kchaos/nemesis/nemesistest"
+	"github.com/kchaos/kchaos/nemesis/network"
 )
 
 // netState is every node's full `tc qdisc show` and `iptables -S`: a heal
@@ -45,7 +46,7 @@ func sameNet(h *nt.Harness, before map[int32]string, when string) {
 	}
 	h.NoRules()
 	for _, id := range h.Env.AllNodes() {
-		if q, err := h.Env.ListQdiscs(context.Background(), id); err != nil || len(q) > 0 {
+		if q, err := network.ListQdiscs(context.Background(), h.Env, id); err != nil || len(q) > 0 {
 			h.T.Errorf("node %d %s: kchaos qdiscs %v (%v)", id, when, q, err)
 		}
 	}
@@ -106,11 +107,11 @@ func TestNetFaults(t *testing.T) {
 
 	// Rate on the leader's replication links.
 	f, p, v := injectFault(h, nemesis.Step{Fault: histories.FNetem,
-		Target: &nemesis.Target{Partition: 0}, Params: &nemesis.NetemParams{Shape: nemesis.ShapeLeaderFollowers, Netem: &nemesis.NetemSpec{Rate: "1mbit"}}})
+		Target: &nemesis.Target{Partition: 0}, Params: &network.NetemParams{Shape: nemesis.ShapeLeaderFollowers, Netem: &nemesis.NetemSpec{Rate: "1mbit"}}})
 	nt.Must(t, nt.Equal(v.Nodes, []int32{0, 1, 2}), "netem nodes %v", v.Nodes)
 	nt.Must(t, fmt.Sprint(p["class_packets"]) != "0", "no packet through the class: %v", p)
 	for _, id := range []int32{0, 1, 2} {
-		q, _ := h.Env.ListQdiscs(ctx, id)
+		q, _ := network.ListQdiscs(ctx, h.Env, id)
 		nt.Must(t, len(q) == 1, "node %d qdiscs %v", id, q)
 	}
 	q, _ := h.C.Exec(ctx, 0, "tc", "-s", "class", "show", "dev", "eth0")
@@ -123,7 +124,7 @@ func TestNetFaults(t *testing.T) {
 
 	// Rate on the leader's links to the client side.
 	f, p, _ = injectFault(h, nemesis.Step{Fault: histories.FNetem,
-		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.NetemParams{Shape: nemesis.ShapeClients, Netem: &nemesis.NetemSpec{Rate: "2mbit"}}})
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &network.NetemParams{Shape: network.ShapeClients, Netem: &nemesis.NetemSpec{Rate: "2mbit"}}})
 	nt.Must(t, strings.HasPrefix(fmt.Sprint(p["link"]), "host->"), "client link probe %v", p["link"])
 	h.Heal(histories.HealAll)
 	sameNet(h, before, "after the clients netem's heal")
@@ -132,7 +133,7 @@ func TestNetFaults(t *testing.T) {
 	has, msg := kernelHasNetem(h)
 	t.Logf("kernel has sch_netem: %v (%s)", has, msg)
 	s := nemesis.Schedule{Steps: []nemesis.Step{
-		{Fault: histories.FNetem, Target: nodes(2), Params: &nemesis.NetemParams{Shape: nemesis.ShapeIsolate,
+		{Fault: histories.FNetem, Target: nodes(2), Params: &network.NetemParams{Shape: nemesis.ShapeIsolate,
 			Netem: &nemesis.NetemSpec{Delay: nemesis.Duration(100 * time.Millisecond), Jitter: nemesis.Duration(10 * time.Millisecond)}}},
 		{Wait: nemesis.Duration(time.Second)},
 	}}
@@ -152,7 +153,7 @@ func TestNetFaults(t *testing.T) {
 	// cut-clients on the leader.
 	f, p, v = injectFault(h, nemesis.Step{Fault: histories.FCutClients, Target: &nemesis.Target{Role: nemesis.RoleLeader}})
 	nt.Must(t, fmt.Sprint(p["cut"]) == "[host->0 dropped]" && strings.HasSuffix(fmt.Sprint(p["control"]), " open"), "proof %v", p)
-	rules, _ := h.Env.ListRules(ctx, 0)
+	rules, _ := network.ListRules(ctx, h.Env, 0)
 	nt.Must(t, len(rules) == 2, "rules on 0: %v", rules)
 	t.Logf("cut-clients rules on broker 0 (client addr %v): %v", v.Details["client_addr"], rules)
 	begin := time.Now()
@@ -248,7 +249,7 @@ func TestNetemLoss(t *testing.T) {
 	t.Logf("kernel has sch_netem: %v (%s)", has, msg)
 
 	_, p, v := injectFault(h, nemesis.Step{Fault: histories.FNetem,
-		Target: &nemesis.Target{Partition: 0}, Params: &nemesis.NetemParams{Shape: nemesis.ShapeLeaderFollowers, Netem: &nemesis.NetemSpec{Loss: 10}}})
+		Target: &nemesis.Target{Partition: 0}, Params: &network.NetemParams{Shape: nemesis.ShapeLeaderFollowers, Netem: &nemesis.NetemSpec{Loss: 10}}})
 	nt.Must(t, nt.Equal(v.Nodes, []int32{0, 1, 2}), "netem nodes %v", v.Nodes)
 	nt.Must(t, fmt.Sprint(p["loss_rules"]) == "map[0:[OUTPUT -d "+ip(h, 1)+" probability 0.10000000009 OUTPUT -d "+ip(h, 2)+" probability 0.10000000009] 1:[OUTPUT -d "+ip(h, 0)+" probability 0.10000000009] 2:[OUTPUT -d "+ip(h, 0)+" probability 0.10000000009]]",
 		"loss rules read back %v", p["loss_rules"])
@@ -256,8 +257,8 @@ func TestNetemLoss(t *testing.T) {
 	nt.Must(t, dropped > 0 && p["installed"] == nil, "proof %v", p)
 	t.Logf("loss proof: %s: %v of %v dropped, took %v ms", p["loss_probe"], p["loss_dropped"], p["loss_sent"], p["took_ms"])
 	for _, id := range h.Env.AllNodes() {
-		l, _ := h.Env.ListLossRules(ctx, id)
-		q, _ := h.Env.ListQdiscs(ctx, id)
+		l, _ := network.ListLossRules(ctx, h.Env, id)
+		q, _ := network.ListQdiscs(ctx, h.Env, id)
 		wantRules := map[int32]int{0: 2, 1: 1, 2: 1}[id]
 		nt.Must(t, len(l) == wantRules && len(q) == 0, "node %d: loss rules %v, qdiscs %v", id, l, q)
 	}
@@ -270,7 +271,7 @@ func TestNetemLoss(t *testing.T) {
 
 	// heal partition is not netem's heal.
 	h.Heal(histories.FPartition)
-	l, _ := h.Env.ListLossRules(ctx, 0)
+	l, _ := network.ListLossRules(ctx, h.Env, 0)
 	nt.Must(t, len(l) == 2, "heal partition removed loss rules: left %v", l)
 	h.Heal(histories.FNetem)
 	ev, hv, _ := nt.Completion(h.NemesisOps(), histories.FHeal)
@@ -278,7 +279,7 @@ func TestNetemLoss(t *testing.T) {
 	sameNet(h, before, "after heal netem (loss)")
 	for _, id := range h.Env.AllNodes() {
 		nt.Must(t, iptablesSave(h, id) == saved[id], "node %d iptables-save differs after the heal:\nbefore:\n%s\nafter:\n%s", id, saved[id], iptablesSave(h, id))
-		l, _ := h.Env.ListLossRules(ctx, id)
+		l, _ := network.ListLossRules(ctx, h.Env, id)
 		nt.Must(t, len(l) == 0, "node %d loss rules left %v", id, l)
 	}
 	if err := (&nemesis.Runner{Env: h.Env}).FinalHeal(ctx); err != nil {

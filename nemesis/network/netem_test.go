@@ -1,4 +1,4 @@
-package nemesis
+package network
 
 import (
 	"context"
@@ -12,17 +12,18 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
-func netemStep(shape string, target *Target, spec NetemSpec) Step {
-	return Step{Fault: histories.FNetem, Target: target, Params: &NetemParams{Shape: shape, Netem: &spec}}
+func netemStep(shape string, target *nemesis.Target, spec nemesis.NetemSpec) nemesis.Step {
+	return nemesis.Step{Fault: histories.FNetem, Target: target, Params: &NetemParams{Shape: shape, Netem: &spec}}
 }
 
 func tcNodes(c *fakeCluster) []int32 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
 	var out []int32
-	for id, t := range c.net.tc {
+	for id, t := range c.Net.TC {
 		if t != nil {
 			out = append(out, id)
 		}
@@ -36,14 +37,14 @@ func tcNodes(c *fakeCluster) []int32 {
 // shaped peer), proves that the probe's packets went through the class,
 // and heal netem removes every qdisc it added.
 func TestNetemRateAndHeal(t *testing.T) {
-	s := Schedule{Steps: []Step{
-		netemStep(ShapeLeaderFollowers, nil, NetemSpec{Rate: "1mbit"}),
+	s := nemesis.Schedule{Steps: []nemesis.Step{
+		netemStep(nemesis.ShapeLeaderFollowers, nil, nemesis.NetemSpec{Rate: "1mbit"}),
 		{Heal: histories.FNetem},
 	}}
 	var runErr error
 	var afterInject []int32
-	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
-		r := &Runner{Env: env, HealTimeout: 2 * time.Second, OnStep: func(i, n int, name string) {
+	evs := recorded(t, func(env *nemesis.Env, c *fakeCluster, a *fakeAdmin) {
+		r := &nemesis.Runner{Env: env, HealTimeout: 2 * time.Second, OnStep: func(i, n int, name string) {
 			if i == 1 {
 				afterInject = tcNodes(c)
 			}
@@ -86,8 +87,8 @@ func TestNetemRateAndHeal(t *testing.T) {
 // shaped link before and after and wants the added round trip.
 func TestNetemDelayMeasured(t *testing.T) {
 	env, c, _ := newFakeEnv()
-	f, _ := NewFault(netemStep(ShapeIsolate, &Target{Role: RoleNodes, Nodes: []int32{2}},
-		NetemSpec{Delay: Duration(20 * time.Millisecond), Jitter: Duration(5 * time.Millisecond), Loss: 1}))
+	f, _ := nemesis.NewFault(netemStep(nemesis.ShapeIsolate, &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}},
+		nemesis.NetemSpec{Delay: nemesis.Duration(20 * time.Millisecond), Jitter: nemesis.Duration(5 * time.Millisecond), Loss: 1}))
 	if err := env.Inject(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +97,11 @@ func TestNetemDelayMeasured(t *testing.T) {
 		t.Fatalf("baseline %v, probe %+v", nf.baseline, nf.probe)
 	}
 	// Now make the delay vanish behind the proof's back: it must see it.
-	c.mu.Lock()
-	for _, tc := range c.net.tc {
-		tc.netem = []string{"loss", "1%", "delay", "0s"}
+	c.Mu.Lock()
+	for _, tc := range c.Net.TC {
+		tc.Netem = []string{"loss", "1%", "delay", "0s"}
 	}
-	c.mu.Unlock()
+	c.Mu.Unlock()
 	_, err := nf.Prove(context.Background(), env)
 	if err == nil || !strings.Contains(err.Error(), "fastest connect 100µs, want at least 27.1ms") {
 		t.Errorf("proof of a link without its delay: %v", err)
@@ -112,8 +113,8 @@ func TestNetemDelayMeasured(t *testing.T) {
 // added before the failing line (the htb root) is taken back.
 func TestNetemWithoutKernelSupport(t *testing.T) {
 	env, c, _ := newFakeEnv()
-	c.net.noNetem = true
-	f, _ := NewFault(netemStep(ShapeRacks, nil, NetemSpec{Delay: Duration(50 * time.Millisecond)}))
+	c.Net.NoNetem = true
+	f, _ := nemesis.NewFault(netemStep(nemesis.ShapeRacks, nil, nemesis.NetemSpec{Delay: nemesis.Duration(50 * time.Millisecond)}))
 	err := env.Inject(context.Background(), f)
 	if err == nil || !strings.Contains(err.Error(), "the kernel has no netem qdisc (CONFIG_NET_SCH_NETEM") {
 		t.Errorf("inject: %v", err)
@@ -122,7 +123,7 @@ func TestNetemWithoutKernelSupport(t *testing.T) {
 		t.Errorf("qdiscs left on %v after the failed injection", got)
 	}
 	// A rate alone needs no netem and works there.
-	f, _ = NewFault(netemStep(ShapeRacks, nil, NetemSpec{Rate: "2mbit"}))
+	f, _ = nemesis.NewFault(netemStep(nemesis.ShapeRacks, nil, nemesis.NetemSpec{Rate: "2mbit"}))
 	if err := env.Inject(context.Background(), f); err != nil {
 		t.Errorf("rate on a kernel without netem: %v", err)
 	}
@@ -132,7 +133,7 @@ func TestNetemWithoutKernelSupport(t *testing.T) {
 // to the client side; a node paused since is healed when resumed.
 func TestNetemClientsAndPausedHeal(t *testing.T) {
 	env, c, _ := newFakeEnv()
-	f, _ := NewFault(netemStep(ShapeClients, &Target{Role: RoleLeader}, NetemSpec{Rate: "1mbit"}))
+	f, _ := nemesis.NewFault(netemStep(ShapeClients, &nemesis.Target{Role: nemesis.RoleLeader}, nemesis.NetemSpec{Rate: "1mbit"}))
 	if err := env.Inject(context.Background(), f); err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func TestNetemClientsAndPausedHeal(t *testing.T) {
 	if fmt.Sprint(nf.linksJSON()) != "map[0:[eth0:10.9.0.1]]" || nf.probe.from != hostSide {
 		t.Errorf("links %v probe %+v", nf.linksJSON(), nf.probe)
 	}
-	again, _ := NewFault(netemStep(ShapeClients, &Target{Role: RoleLeader}, NetemSpec{Rate: "1mbit"}))
+	again, _ := nemesis.NewFault(netemStep(ShapeClients, &nemesis.Target{Role: nemesis.RoleLeader}, nemesis.NetemSpec{Rate: "1mbit"}))
 	if err := env.Inject(context.Background(), again); err == nil || !strings.Contains(err.Error(), "already has a kchaos netem") {
 		t.Errorf("second netem on node 0: %v", err)
 	}
@@ -149,20 +150,20 @@ func TestNetemClientsAndPausedHeal(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := env.Heal(ctx, histories.FNetem, time.Second)
-	if err != nil || fmt.Sprint(tcNodes(c)) != "[0]" || !slices.Contains(env.Pending(), 0) {
-		t.Fatalf("heal with node 0 paused: %v, qdiscs on %v, pending %v", err, tcNodes(c), env.Pending())
+	if err != nil || fmt.Sprint(tcNodes(c)) != "[0]" || !slices.Contains(Pending(env), 0) {
+		t.Fatalf("heal with node 0 paused: %v, qdiscs on %v, pending %v", err, tcNodes(c), Pending(env))
 	}
-	p := &processFault{op: histories.FResume}
+	p := processStep(t, nemesis.Step{Fault: histories.FResume})
 	if _, _, err := p.Inject(ctx, env); err != nil {
 		t.Fatal(err)
 	}
-	if got := tcNodes(c); len(got) != 0 || len(env.Pending()) != 0 {
-		t.Errorf("after resume: qdiscs on %v, pending %v", got, env.Pending())
+	if got := tcNodes(c); len(got) != 0 || len(Pending(env)) != 0 {
+		t.Errorf("after resume: qdiscs on %v, pending %v", got, Pending(env))
 	}
-	if _, err := NewFault(netemStep(ShapeClients, &Target{Role: RoleController}, NetemSpec{Rate: "1mbit"})); err != nil {
+	if _, err := nemesis.NewFault(netemStep(ShapeClients, &nemesis.Target{Role: nemesis.RoleController}, nemesis.NetemSpec{Rate: "1mbit"})); err != nil {
 		t.Fatal(err)
 	}
-	ctrl, _ := NewFault(netemStep(ShapeClients, &Target{Role: RoleNodes, Nodes: []int32{1000}}, NetemSpec{Rate: "1mbit"}))
+	ctrl, _ := nemesis.NewFault(netemStep(ShapeClients, &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1000}}, nemesis.NetemSpec{Rate: "1mbit"}))
 	if err := env.Inject(ctx, ctrl); err == nil || !strings.Contains(err.Error(), "node 1000 is a controller") {
 		t.Errorf("clients links of a controller: %v", err)
 	}
@@ -212,7 +213,7 @@ func TestParseTC(t *testing.T) {
 }
 
 func TestPercent(t *testing.T) {
-	var spec NetemSpec
+	var spec nemesis.NetemSpec
 	if err := yaml.Unmarshal([]byte("{loss: 5%, duplicate: 0.5%, delay: 100ms}"), &spec); err != nil {
 		t.Fatal(err)
 	}
@@ -223,12 +224,12 @@ func TestPercent(t *testing.T) {
 	if string(b) != `{"delay":"100ms","loss":"5%","duplicate":"0.5%"}` {
 		t.Errorf("json %s", b)
 	}
-	var back NetemSpec
+	var back nemesis.NetemSpec
 	if err := json.Unmarshal(b, &back); err != nil || back != spec {
 		t.Errorf("round trip %+v %v", back, err)
 	}
 	// Loss is no netem parameter: it is an iptables rule (netem_loss.go).
-	if args := strings.Join(spec.netemArgs(), " "); args != "delay 100000us duplicate 0.5%" {
+	if args := strings.Join((*linkSpec)(&spec).netemArgs(), " "); args != "delay 100000us duplicate 0.5%" {
 		t.Errorf("netem args %q", args)
 	}
 	for _, bad := range []string{"{loss: 5}", "{loss: 0.05}", "{loss: 0%}", "{loss: 101%}", "{loss: x%}"} {

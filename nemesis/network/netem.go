@@ -1,8 +1,7 @@
-package nemesis
+package network
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -13,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"github.com/kchaos/kchaos/nemesis"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
@@ -24,64 +23,6 @@ import (
 // the observer). The other shapes are the partition's, whose cut links
 // netem degrades instead.
 const ShapeClients = "clients"
-
-// NetemSpec is what a netem step does to each chosen link, e.g.
-// {delay: 100ms, jitter: 20ms, loss: 5%, duplicate: 1%, reorder: 25%,
-// rate: 1mbit}. Delay, jitter, duplicate and reorder are a netem qdisc;
-// rate is the htb class above it, so a rate alone needs no netem. Loss is
-// iptables' statistic match, never netem (netem_loss.go says why), so it
-// too works on kernels without sch_netem.
-type NetemSpec struct {
-	Delay     Duration `yaml:"delay,omitempty" json:"delay,omitempty"`
-	Jitter    Duration `yaml:"jitter,omitempty" json:"jitter,omitempty"`
-	Loss      Percent  `yaml:"loss,omitempty" json:"loss,omitempty"`
-	Duplicate Percent  `yaml:"duplicate,omitempty" json:"duplicate,omitempty"`
-	Reorder   Percent  `yaml:"reorder,omitempty" json:"reorder,omitempty"`
-	// Rate is a bandwidth limit in bits per second: 800kbit, 1mbit, 1.5gbit.
-	Rate string `yaml:"rate,omitempty" json:"rate,omitempty"`
-}
-
-// Percent is a share written with its sign, "5%" or "0.5%", so that 5 and
-// 0.05 cannot be confused.
-type Percent float64
-
-func (p Percent) String() string { return strconv.FormatFloat(float64(p), 'f', -1, 64) + "%" }
-
-func parsePercent(s string) (Percent, error) {
-	num, ok := strings.CutSuffix(strings.TrimSpace(s), "%")
-	if !ok {
-		return 0, fmt.Errorf("%q: write a percentage with its sign, e.g. 5%%", s)
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v <= 0 || v > 100 {
-		return 0, fmt.Errorf("%q: want more than 0%% and at most 100%%", s)
-	}
-	return Percent(v), nil
-}
-
-// UnmarshalYAML names the file line: a decoder error has no field path.
-func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
-	v, err := parsePercent(n.Value)
-	*p = v
-	if err != nil {
-		return fmt.Errorf("line %d: netem percentage %w", n.Line, err)
-	}
-	return nil
-}
-
-func (p Percent) MarshalYAML() (any, error) { return p.String(), nil }
-
-func (p *Percent) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	v, err := parsePercent(s)
-	*p = v
-	return err
-}
-
-func (p Percent) MarshalJSON() ([]byte, error) { return json.Marshal(p.String()) }
 
 var rateRE = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)(bit|kbit|mbit|gbit)$`)
 
@@ -100,20 +41,24 @@ func parseLinkRate(s string) (float64, error) {
 	return v * mult, nil
 }
 
+// linkSpec is a netem spec (the seam's type, the schedule format's) as
+// this room applies it to a link: tc's words and what each part needs.
+type linkSpec nemesis.NetemSpec
+
 // netemQdisc is whether the spec needs a netem qdisc (delay, duplicate or
 // reorder; loss is an iptables rule, netem_loss.go).
-func (s *NetemSpec) netemQdisc() bool {
+func (s *linkSpec) netemQdisc() bool {
 	return s.Delay > 0 || s.Duplicate > 0 || s.Reorder > 0
 }
 
 // needsTC is whether the spec needs the tc tree (a rate or a netem qdisc).
-func (s *NetemSpec) needsTC() bool { return s.netemQdisc() || s.Rate != "" }
+func (s *linkSpec) needsTC() bool { return s.netemQdisc() || s.Rate != "" }
 
 // empty is a spec that does nothing.
-func (s *NetemSpec) empty() bool { return !s.needsTC() && s.Loss == 0 }
+func (s *linkSpec) empty() bool { return !s.needsTC() && s.Loss == 0 }
 
 // netemArgs is the netem qdisc's parameters, in tc's words.
-func (s *NetemSpec) netemArgs() []string {
+func (s *linkSpec) netemArgs() []string {
 	var a []string
 	if s.Delay > 0 {
 		a = append(a, "delay", fmt.Sprintf("%dus", s.Delay.Std().Microseconds()))
@@ -123,7 +68,7 @@ func (s *NetemSpec) netemArgs() []string {
 	}
 	for _, p := range []struct {
 		k string
-		v Percent
+		v nemesis.Percent
 	}{{"duplicate", s.Duplicate}, {"reorder", s.Reorder}} {
 		if p.v > 0 {
 			a = append(a, p.k, p.v.String())
@@ -132,12 +77,12 @@ func (s *NetemSpec) netemArgs() []string {
 	return a
 }
 
-func validateNetem(p string, s *NetemSpec, add AddFunc) {
+func validateNetem(p string, s *nemesis.NetemSpec, add nemesis.AddFunc) {
 	if s == nil {
 		add(p+".netem", "fault netem needs netem: {delay, jitter, loss, duplicate, reorder, rate}")
 		return
 	}
-	if s.empty() {
+	if (*linkSpec)(s).empty() {
 		add(p+".netem", "empty: set delay, loss, duplicate, reorder or rate")
 	}
 	if s.Delay < 0 || s.Delay.Std() > 10*time.Second {
@@ -171,18 +116,19 @@ const (
 
 // netemKind degrades links with tc qdiscs (and iptables for loss) in the
 // nodes' own network namespaces.
-var netemKind = Kind{Name: histories.FNetem, Needs: cluster.NewCaps(cluster.CapNetem, cluster.CapPartition),
-	New: func() Params { return &NetemParams{} }, Heal: netemHeal, Color: "#c9a227",
-	LosesAcked: No, MovesLeaders: No, Proof: Proved,
-	Draw: &Draw{Rank: 7, Shape: ShapeIsolate, Shapes: append(drawnShapes(), ShapeClients), Links: true,
-		Params: func(rs RandomSchedule, shape string) Params {
+var netemKind = nemesis.Kind{Name: histories.FNetem, Needs: cluster.NewCaps(cluster.CapNetem, cluster.CapPartition),
+	New: func() nemesis.Params { return &NetemParams{} }, Heal: netemHeal, Color: "#c9a227",
+	LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Proof: nemesis.Proved,
+	Draw: &nemesis.Draw{Rank: 7, Shape: nemesis.ShapeIsolate, Shapes: append(drawnShapes(), ShapeClients), Links: true,
+		Params: func(rs nemesis.RandomSchedule, shape string) nemesis.Params {
 			return &NetemParams{Shape: shape, Netem: randomNetem(rs)}
-		}}}
+		},
+		Validate: validateRandomNetem}}
 
 // netemHeal deletes every kchaos qdisc and loss rule (tagged
 // kchaos-netem, which heal partition leaves alone).
-var netemHeal = &HealKind{Name: histories.FNetem, Rank: 4, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
-	n, rules, pending, err := e.healNetem(ctx)
+var netemHeal = &nemesis.HealKind{Name: histories.FNetem, Rank: 4, Heal: func(ctx context.Context, e *nemesis.Env, d map[string]any) ([]int32, error) {
+	n, rules, pending, err := healNetem(ctx, e)
 	d["qdiscs_removed"] = n
 	if rules > 0 {
 		d["loss_rules_removed"] = rules
@@ -202,10 +148,10 @@ type NetemParams struct {
 	// Groups are shape groups' node groups (PartitionParams.Groups).
 	Groups [][]int32 `yaml:"groups,omitempty"`
 	// Netem is what the fault does to each link.
-	Netem *NetemSpec `yaml:"netem,omitempty"`
+	Netem *nemesis.NetemSpec `yaml:"netem,omitempty"`
 }
 
-func (np *NetemParams) Validate(p string, st *Step, add AddFunc) {
+func (np *NetemParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	validateNetem(p, np.Netem, add)
 	validateLinks(p, st, np.Shape, np.Groups, add)
 }
@@ -218,12 +164,13 @@ func (np *NetemParams) Needs() cluster.Caps {
 	return 0
 }
 
-func (np *NetemParams) label(fault string) string { return shapeLabel(fault, np.Shape) }
+// Label names a step by its shape ("netem clients"), as a partition's.
+func (np *NetemParams) Label(fault string) string { return shapeLabel(fault, np.Shape) }
 
-func (np *NetemParams) Build(st Step) Fault {
-	var spec NetemSpec
+func (np *NetemParams) Build(st nemesis.Step) nemesis.Fault {
+	var spec linkSpec
 	if np.Netem != nil {
-		spec = *np.Netem
+		spec = linkSpec(*np.Netem)
 	}
 	return &netemFault{shape: orIsolate(np.Shape), target: st.Target, groups: np.Groups, spec: spec}
 }
@@ -232,9 +179,9 @@ func (np *NetemParams) Build(st Step) Fault {
 // targets' links to the client side.
 type netemFault struct {
 	shape  string
-	target *Target
+	target *nemesis.Target
 	groups [][]int32
-	spec   NetemSpec
+	spec   linkSpec
 	// What Inject did, for Heal and Prove: each node's shaped peers by
 	// device, its loss rules, and the delay measured on the first link
 	// before.
@@ -250,7 +197,7 @@ func (f *netemFault) Name() string { return histories.FNetem }
 
 func (f *netemFault) Spec() map[string]any {
 	m := map[string]any{"shape": f.shape, "netem": f.spec}
-	if f.shape == ShapeGroups {
+	if f.shape == nemesis.ShapeGroups {
 		m["groups"] = f.groups
 	} else if f.target != nil {
 		m["target"] = f.target
@@ -259,14 +206,14 @@ func (f *netemFault) Spec() map[string]any {
 }
 
 // peers resolves which addresses each node's egress shapes.
-func (f *netemFault) peers(ctx context.Context, e *Env) (map[int32][]netip.Addr, error) {
+func (f *netemFault) peers(ctx context.Context, e *nemesis.Env) (map[int32][]netip.Addr, error) {
 	out := map[int32][]netip.Addr{}
 	if f.shape == ShapeClients {
-		addrs, err := e.clientAddrs(ctx)
+		addrs, err := clientAddrs(ctx, e)
 		if err != nil {
 			return nil, fmt.Errorf("cannot shape client links: %w", err)
 		}
-		ids, err := e.brokerTargets(ctx, f.target, "netem clients")
+		ids, err := brokerTargets(ctx, e, f.target, "netem clients")
 		if err != nil {
 			return nil, err
 		}
@@ -295,8 +242,8 @@ func (f *netemFault) peers(ctx context.Context, e *Env) (map[int32][]netip.Addr,
 // Inject installs the qdiscs on every node whose egress it shapes. A node
 // that is down or paused is skipped, as a partition skips it (its peers
 // still shape their side).
-func (f *netemFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	if !e.netemCapable() {
+func (f *netemFault) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
+	if !netemCapable(e) {
 		return nil, nil, errors.New("the backend's nodes do not run in network namespaces of the run's own: " +
 			"a qdisc left by a crashed kchaos would stay on the host (the SSH backend's crash record knows only iptables rules), so netem is refused")
 	}
@@ -314,7 +261,7 @@ func (f *netemFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 	}
 	var errs []error
 	for _, id := range slices.Sorted(maps.Keys(peers)) {
-		if !e.runsUnpaused(ctx, id) {
+		if !e.RunsUnpaused(ctx, id) {
 			f.skipped = append(f.skipped, id)
 			continue
 		}
@@ -353,7 +300,7 @@ func (f *netemFault) linksJSON() map[string][]string {
 
 // install adds the root, class, netem and filters on node id (when the
 // spec needs them), then the loss rules (when it has a loss).
-func (f *netemFault) install(ctx context.Context, e *Env, id int32, peers []netip.Addr) (map[string][]netip.Addr, error) {
+func (f *netemFault) install(ctx context.Context, e *nemesis.Env, id int32, peers []netip.Addr) (map[string][]netip.Addr, error) {
 	byDev, err := routeDevs(ctx, e, id, peers)
 	if err != nil {
 		return nil, err
@@ -365,7 +312,7 @@ func (f *netemFault) install(ctx context.Context, e *Env, id int32, peers []neti
 	}
 	if f.spec.Loss > 0 {
 		if err := f.installLoss(ctx, e, id, peers); err != nil { // netem_loss.go
-			_, _ = e.removeQdiscs(ctx, id)
+			_, _ = removeQdiscs(ctx, e, id)
 			return nil, err
 		}
 	}
@@ -374,7 +321,7 @@ func (f *netemFault) install(ctx context.Context, e *Env, id int32, peers []neti
 
 // installTC adds the htb root, its class, the netem qdisc (delay,
 // duplicate, reorder) and a filter per peer on each device.
-func (f *netemFault) installTC(ctx context.Context, e *Env, id int32, byDev map[string][]netip.Addr) error {
+func (f *netemFault) installTC(ctx context.Context, e *nemesis.Env, id int32, byDev map[string][]netip.Addr) error {
 	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
 	if err != nil {
 		return err
@@ -406,7 +353,7 @@ func (f *netemFault) installTC(ctx context.Context, e *Env, id int32, byDev map[
 	}
 	if out, err := e.Cluster.Exec(ctx, id, "sh", "-c", strings.Join(lines, "\n")); err != nil {
 		// Take back what the script added before it failed.
-		_, _ = e.removeQdiscs(ctx, id)
+		_, _ = removeQdiscs(ctx, e, id)
 		if strings.Contains(out+err.Error(), "qdisc kind is unknown") && f.spec.netemQdisc() {
 			return fmt.Errorf("the kernel has no netem qdisc (CONFIG_NET_SCH_NETEM; tc: Specified qdisc kind is unknown): "+
 				"delay, jitter, duplicate and reorder cannot be applied here (a rate or a loss can): %w", err)
@@ -417,7 +364,7 @@ func (f *netemFault) installTC(ctx context.Context, e *Env, id int32, byDev map[
 }
 
 // routeDevs asks the node's routing table which device reaches each peer.
-func routeDevs(ctx context.Context, e *Env, id int32, peers []netip.Addr) (map[string][]netip.Addr, error) {
+func routeDevs(ctx context.Context, e *nemesis.Env, id int32, peers []netip.Addr) (map[string][]netip.Addr, error) {
 	var script []string
 	for _, p := range peers {
 		script = append(script, "ip -o route get "+p.String())
@@ -442,101 +389,51 @@ func routeDevs(ctx context.Context, e *Env, id int32, peers []netip.Addr) (map[s
 	return byDev, nil
 }
 
-// rootQdiscs maps each device to its root qdisc's handle, from `tc qdisc
-// show` ("qdisc htb ca05: dev eth0 root refcnt 3 ...").
-func rootQdiscs(out string) map[string]string {
-	m := map[string]string{}
-	for _, l := range strings.Split(out, "\n") {
-		fs := strings.Fields(l)
-		if len(fs) < 6 || fs[0] != "qdisc" || fs[3] != "dev" || fs[5] != "root" {
-			continue
-		}
-		m[fs[4]] = fs[2]
-	}
-	return m
-}
-
-// netemCapable: netem runs only where the nodes' network namespaces are
-// the run's own (cluster.CapNetem). Scenario validation refuses it before
-// the run on a backend without; this is the net for a hand-built Env.
-func (e *Env) netemCapable() bool {
-	return e.Cluster.Capabilities().Has(cluster.NewCaps(cluster.CapNetem))
-}
-
-// removeQdiscs deletes node id's kchaos netem roots (with their class,
-// netem and filters) and returns how many.
-func (e *Env) removeQdiscs(ctx context.Context, id int32) (int, error) {
-	if !e.netemCapable() {
-		return 0, nil // netem is refused there: nothing to remove, and tc may be missing
-	}
-	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
-	if err != nil {
-		return 0, err
-	}
-	var lines []string
-	for dev, h := range rootQdiscs(out) {
-		if h == netemRoot && safeArg.MatchString(dev) {
-			lines = append(lines, fmt.Sprintf("tc qdisc del dev %s root handle %s", dev, netemRoot))
-		}
-	}
-	if len(lines) == 0 {
-		return 0, nil
-	}
-	slices.Sort(lines)
-	if _, err := e.Cluster.Exec(ctx, id, "sh", "-c", strings.Join(append([]string{"set -e"}, lines...), "\n")); err != nil {
-		return 0, err
-	}
-	return len(lines), nil
-}
-
-// ListQdiscs returns node id's kchaos netem roots as "dev handle". Tests
-// use it to check that a heal left none.
-func (e *Env) ListQdiscs(ctx context.Context, id int32) ([]string, error) {
-	out, err := e.Cluster.Exec(ctx, id, "tc", "qdisc", "show")
-	if err != nil {
-		return nil, err
-	}
-	var l []string
-	for dev, h := range rootQdiscs(out) {
-		if h == netemRoot {
-			l = append(l, dev+" "+h)
-		}
-	}
-	slices.Sort(l)
-	return l, nil
-}
-
-// healNetem removes the kchaos qdiscs and loss rules of every node of the
-// run (never a partition's or a client cut's rules: their comment is
-// another). Nodes that are down or paused are remembered and cleaned when
-// the nemesis starts or resumes them (retryPending); a Docker node
-// started again has a fresh network namespace anyway.
-func (e *Env) healNetem(ctx context.Context) (removed, rules int, pending []int32, err error) {
-	if !e.netemCapable() {
-		return 0, 0, nil, nil
-	}
-	pending, err = e.healEachNode(ctx, false, func(id int32) error {
-		n, rerr := e.removeQdiscs(ctx, id)
-		removed += n
-		r, lerr := e.removeLossRules(ctx, id)
-		rules += r
-		return errors.Join(rerr, lerr)
-	})
-	return removed, rules, pending, err
-}
-
 // Heal removes the qdiscs and loss rules from the nodes Inject touched.
-func (f *netemFault) Heal(ctx context.Context, e *Env) error {
+func (f *netemFault) Heal(ctx context.Context, e *nemesis.Env) error {
 	var errs []error
 	for _, id := range f.touched {
-		_, err := e.removeQdiscs(ctx, id)
-		_, lerr := e.removeLossRules(ctx, id)
+		_, err := removeQdiscs(ctx, e, id)
+		_, lerr := removeLossRules(ctx, e, id)
 		errs = append(errs, err, lerr)
 	}
 	return errors.Join(errs...)
 }
 
-func (np *NetemParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
-	v.checkGroups(p, np.Groups, add)
-	v.checkQuorumShape(p, st, np.Shape, add)
+func (np *NetemParams) CheckAgainst(p string, st *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
+	v.CheckGroups(p, np.Groups, add)
+	v.CheckQuorumShape(p, st, np.Shape, add)
+}
+
+// DefaultRandomNetem is what a drawn netem does to its links unless the
+// schedule says otherwise (nemesis.random.netem): a 10% loss, because it
+// works on every kernel (iptables, netem_loss.go), where a delay needs
+// sch_netem, and because it is a degradation Kafka must ride out (TCP
+// retransmits; replication slows, nothing should be lost), where a rate
+// limit mostly measures throughput.
+var DefaultRandomNetem = nemesis.NetemSpec{Loss: 10}
+
+// randomNetem is the spec of a drawn netem step (a copy per step).
+func randomNetem(rs nemesis.RandomSchedule) *nemesis.NetemSpec {
+	spec := DefaultRandomNetem
+	if rs.Netem != nil {
+		spec = *rs.Netem
+	}
+	return &spec
+}
+
+// validateRandomNetem is netem's Draw.Validate: a random schedule's netem
+// spec (nemesis.random.netem) is valid, and the mix draws a netem to
+// take it.
+func validateRandomNetem(rs *nemesis.RandomSchedule, add nemesis.AddFunc) {
+	if rs.Netem == nil {
+		return
+	}
+	validateNetem("nemesis.random", rs.Netem, add)
+	draws := func(f string) bool {
+		return f == histories.FNetem || strings.HasPrefix(f, histories.FNetem+"-") && nemesis.IsRandomFault(f)
+	}
+	if !slices.ContainsFunc(rs.Faults, draws) {
+		add("nemesis.random.netem", "the mix draws no netem (name netem, netem-<shape> or netem-clients in faults)")
+	}
 }

@@ -1,32 +1,36 @@
-package nemesis
+package network
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/kchaos/kchaos/nemesis"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 )
 
 // cutClientsKind cuts the client side from brokers with iptables rules.
-var cutClientsKind = Kind{Name: histories.FCutClients, Needs: cluster.NewCaps(cluster.CapPartition, cluster.CapClientCut),
-	New: func() Params { return &cutClientsParams{} },
+var cutClientsKind = nemesis.Kind{Name: histories.FCutClients, Needs: cluster.NewCaps(cluster.CapPartition, cluster.CapClientCut),
+	New: func() nemesis.Params { return &cutClientsParams{} },
 	// A client cut is iptables rules tagged kchaos, as a partition is:
 	// heal partition removes both.
-	Heal: partitionHeal, Color: "#2c5d8f", LosesAcked: No, MovesLeaders: No, Proof: Proved,
-	Draw: &Draw{Rank: 5}}
+	Heal: partitionHeal, Color: "#2c5d8f", LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Proof: nemesis.Proved,
+	AvoidReads: unreachableReads,
+	Draw:       &nemesis.Draw{Rank: 5}}
 
 // cutClientsParams: a client cut takes only its target.
 type cutClientsParams struct{}
 
-func (*cutClientsParams) Validate(p string, st *Step, add AddFunc) { ValidateNodeTarget(p, st, add) }
+func (*cutClientsParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
+	nemesis.ValidateNodeTarget(p, st, add)
+}
 
-func (*cutClientsParams) Build(st Step) Fault { return &cutClients{target: st.Target} }
+func (*cutClientsParams) Build(st nemesis.Step) nemesis.Fault { return &cutClients{target: st.Target} }
 
 // cutClients drops, at each target broker, the packets between the client
 // side and the broker's client port, both ways: the workload's producers
@@ -40,13 +44,13 @@ func (*cutClientsParams) Build(st Step) Fault { return &cutClients{target: st.Ta
 // each client container's that runs at injection (the Java driver's
 // JVMs, beside the brokers). A client container started while the cut
 // holds (a group member's restart) is not cut. So a cut broker is cut from kchaos's own reads as well: the
-// nemesis's state reads go to the brokers not cut (state.go readers), and
+// nemesis's state reads go to the brokers not cut (nemesis/state.go readers, told by Kind.AvoidReads), and
 // the observer records what the others tell it (a cut broker's log end
 // offset goes missing from its samples). Only the client port is matched,
 // from the client side's address only, so inter-broker traffic on the same
 // port (it comes from the brokers' own addresses) passes.
 type cutClients struct {
-	target *Target
+	target *nemesis.Target
 	// What Inject did, for Heal and Prove.
 	addrs   []netip.Addr
 	touched []int32
@@ -64,7 +68,7 @@ var errNoClientSide = errors.New("the backend does not say which address kchaos'
 
 // clientAddrs are the client side's addresses as the nodes see them: the
 // kchaos host's first, then each client container's.
-func (e *Env) clientAddrs(ctx context.Context) ([]netip.Addr, error) {
+func clientAddrs(ctx context.Context, e *nemesis.Env) ([]netip.Addr, error) {
 	cs, ok := e.Cluster.(cluster.ClientSide)
 	if !ok {
 		return nil, errNoClientSide
@@ -99,7 +103,7 @@ func addrStrings(addrs []netip.Addr) []string {
 }
 
 // brokerTargets resolves a target that must name running brokers.
-func (e *Env) brokerTargets(ctx context.Context, t *Target, what string) ([]int32, error) {
+func brokerTargets(ctx context.Context, e *nemesis.Env, t *nemesis.Target, what string) ([]int32, error) {
 	ids, err := e.Resolve(ctx, t)
 	if err != nil {
 		return nil, err
@@ -112,12 +116,12 @@ func (e *Env) brokerTargets(ctx context.Context, t *Target, what string) ([]int3
 	return ids, nil
 }
 
-func (f *cutClients) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
-	addrs, err := e.clientAddrs(ctx)
+func (f *cutClients) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
+	addrs, err := clientAddrs(ctx, e)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cannot cut clients: %w", err)
 	}
-	ids, err := e.brokerTargets(ctx, f.target, histories.FCutClients)
+	ids, err := brokerTargets(ctx, e, f.target, histories.FCutClients)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -127,12 +131,12 @@ func (f *cutClients) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 	var errs []error
 	ports := map[string]uint16{}
 	for _, id := range ids {
-		if !e.runsUnpaused(ctx, id) {
+		if !e.RunsUnpaused(ctx, id) {
 			// Unlike a partition, no peer's rule cuts this link for it.
 			errs = append(errs, fmt.Errorf("broker %d is down or paused: cannot cut its clients", id))
 			continue
 		}
-		_, ap, err := e.listenAddr(id)
+		_, ap, err := e.ListenAddr(id)
 		if err == nil {
 			_, err = e.Cluster.Exec(ctx, id, "sh", "-c", clientRules("-I", addrs, ap.Port()))
 		}
@@ -144,47 +148,46 @@ func (f *cutClients) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 		f.touched = append(f.touched, id)
 	}
 	details["ports"] = ports
-	e.markClientCut(f.touched, true)
+	markClientCut(e, f.touched, true)
 	return f.touched, details, errors.Join(errs...)
 }
 
+// unreachableReads is cut-clients' Kind.AvoidReads: the state reads skip
+// the brokers it cut from the kchaos host (its requests are dropped too).
+func unreachableReads(e *nemesis.Env) (skip, last map[int32]bool) {
+	s := state(e)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.clientCut, nil
+}
+
 // markClientCut records brokers the kchaos host can (not) reach.
-func (e *Env) markClientCut(ids []int32, on bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	next := maps.Clone(e.clientCut)
-	if next == nil {
-		next = map[int32]bool{}
-	}
-	for _, id := range ids {
-		if on {
-			next[id] = true
-		} else {
-			delete(next, id)
-		}
-	}
-	e.clientCut = next
+func markClientCut(e *nemesis.Env, ids []int32, on bool) {
+	s := state(e)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.clientCut = withIDs(s.clientCut, ids, on)
 }
 
 // Heal deletes exactly the rules Inject added (`heal: partition` and the
 // final heal remove them with every other kchaos rule).
-func (f *cutClients) Heal(ctx context.Context, e *Env) error {
+func (f *cutClients) Heal(ctx context.Context, e *nemesis.Env) error {
 	var errs []error
 	for _, id := range f.touched {
-		_, ap, err := e.listenAddr(id)
+		_, ap, err := e.ListenAddr(id)
 		if err == nil {
 			_, err = e.Cluster.Exec(ctx, id, "sh", "-c", clientRules("-D", f.addrs, ap.Port()))
 		}
 		errs = append(errs, err)
 	}
-	e.markClientCut(f.touched, false)
+	markClientCut(e, f.touched, false)
 	return errors.Join(errs...)
 }
 
 // Prove connects from the kchaos host to each cut broker's client port,
 // which must not get through, and, as a control, to a broker not cut,
 // which must.
-func (f *cutClients) Prove(ctx context.Context, e *Env) (map[string]any, error) {
+func (f *cutClients) Prove(ctx context.Context, e *nemesis.Env) (map[string]any, error) {
 	if len(f.touched) == 0 {
 		return nil, errors.New("no broker took the rules")
 	}
@@ -192,14 +195,14 @@ func (f *cutClients) Prove(ctx context.Context, e *Env) (map[string]any, error) 
 		line string
 		err  error
 	}
-	rs := parallel(f.touched, func(id int32) res {
-		n, _, err := e.listenAddr(id)
+	rs := nemesis.Parallel(f.touched, func(id int32) res {
+		n, _, err := e.ListenAddr(id)
 		if err != nil {
 			return res{err: err}
 		}
-		r, _ := e.hostReach(ctx, n.Addr(), probeCut)
+		r, _ := e.HostReach(ctx, n.Addr(), nemesis.ProbeCut)
 		out := res{line: fmt.Sprintf("host->%d %s", id, r)}
-		if r.passes() {
+		if r.Passes() {
 			out.err = fmt.Errorf("the kchaos host still reaches broker %d (%s)", id, r)
 		}
 		return out
@@ -211,16 +214,17 @@ func (f *cutClients) Prove(ctx context.Context, e *Env) (map[string]any, error) 
 		errs = append(errs, r.err)
 	}
 	proof := map[string]any{"cut": lines}
-	e.mu.Lock()
-	cut := e.clientCut
-	e.mu.Unlock()
+	st := state(e)
+	st.mu.Lock()
+	cut := st.clientCut
+	st.mu.Unlock()
 	for _, b := range e.Cluster.Brokers() {
-		if cut[b.ID] || !e.runsUnpaused(ctx, b.ID) {
+		if cut[b.ID] || !e.RunsUnpaused(ctx, b.ID) {
 			continue
 		}
-		r, msg := e.hostReach(ctx, b.Addr(), probeControl)
+		r, msg := e.HostReach(ctx, b.Addr(), nemesis.ProbeControl)
 		proof["control"] = fmt.Sprintf("host->%d %s", b.ID, r)
-		if !r.passes() {
+		if !r.Passes() {
 			errs = append(errs, fmt.Errorf("control: broker %d (not cut) is %s from the kchaos host too (%s): the probe proves nothing", b.ID, r, msg))
 		}
 		break

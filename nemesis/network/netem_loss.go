@@ -1,4 +1,4 @@
-package nemesis
+package network
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // Loss is iptables, not netem, everywhere. A netem step's loss (`loss:
@@ -51,7 +53,7 @@ type lossRule struct {
 func (r lossRule) String() string { return r.Chain + " " + r.Dir + " " + r.Addr.String() }
 
 // probability is P as iptables takes it: a fraction of 1.
-func probability(p Percent) string { return strconv.FormatFloat(float64(p)/100, 'f', -1, 64) }
+func probability(p nemesis.Percent) string { return strconv.FormatFloat(float64(p)/100, 'f', -1, 64) }
 
 // lossRulesFor is node's rules for the peers its links reach.
 func (f *netemFault) lossRulesFor(peers []netip.Addr) []lossRule {
@@ -66,7 +68,7 @@ func (f *netemFault) lossRulesFor(peers []netip.Addr) []lossRule {
 }
 
 // lossLine is the iptables command that adds (-I) or deletes (-D) r.
-func lossLine(op string, r lossRule, p Percent) string {
+func lossLine(op string, r lossRule, p nemesis.Percent) string {
 	return fmt.Sprintf("iptables -w 5 %s %s %s %s -m statistic --mode random --probability %s -m comment --comment %s -j DROP",
 		op, r.Chain, r.Dir, r.Addr, probability(p), LossComment)
 }
@@ -74,8 +76,8 @@ func lossLine(op string, r lossRule, p Percent) string {
 // installLoss inserts node id's loss rules, refusing a node that already
 // has some (two losses on one link would multiply unseen); what a failing
 // script added is taken back.
-func (f *netemFault) installLoss(ctx context.Context, e *Env, id int32, peers []netip.Addr) error {
-	have, err := e.listTagged(ctx, id, LossComment)
+func (f *netemFault) installLoss(ctx context.Context, e *nemesis.Env, id int32, peers []netip.Addr) error {
+	have, err := listTagged(ctx, e, id, LossComment)
 	if err != nil {
 		return err
 	}
@@ -88,7 +90,7 @@ func (f *netemFault) installLoss(ctx context.Context, e *Env, id int32, peers []
 		lines = append(lines, lossLine("-I", r, f.spec.Loss))
 	}
 	if _, err := e.Cluster.Exec(ctx, id, "sh", "-c", strings.Join(lines, "\n")); err != nil {
-		_, _ = e.removeLossRules(ctx, id)
+		_, _ = removeLossRules(ctx, e, id)
 		return fmt.Errorf("loss rules: %w", err)
 	}
 	f.loss[id] = rules
@@ -96,17 +98,17 @@ func (f *netemFault) installLoss(ctx context.Context, e *Env, id int32, peers []
 }
 
 // removeLossRules deletes node id's netem loss rules and returns how many.
-func (e *Env) removeLossRules(ctx context.Context, id int32) (int, error) {
-	if !e.netemCapable() {
+func removeLossRules(ctx context.Context, e *nemesis.Env, id int32) (int, error) {
+	if !netemCapable(e) {
 		return 0, nil // netem is refused there: nothing to remove
 	}
-	return e.removeTagged(ctx, id, LossComment)
+	return removeTagged(ctx, e, id, LossComment)
 }
 
 // ListLossRules returns node id's netem loss rules (as -D argument lists).
 // Tests use it to check that a heal left none.
-func (e *Env) ListLossRules(ctx context.Context, id int32) ([][]string, error) {
-	return e.listTagged(ctx, id, LossComment)
+func ListLossRules(ctx context.Context, e *nemesis.Env, id int32) ([][]string, error) {
+	return listTagged(ctx, e, id, LossComment)
 }
 
 func (f *netemFault) lossJSON() map[string][]string {
@@ -157,7 +159,7 @@ func parseLossRules(out string) []lossReading {
 	return rs
 }
 
-func (e *Env) readLoss(ctx context.Context, id int32) ([]lossReading, error) {
+func readLoss(ctx context.Context, e *nemesis.Env, id int32) ([]lossReading, error) {
 	out, err := e.Cluster.Exec(ctx, id, "iptables", "-w", "5", "-S", "-v")
 	if err != nil {
 		return nil, err
@@ -178,7 +180,7 @@ const (
 
 // lossProbeSize is how many datagrams the probe sends for loss p, and
 // whether that many make a drop certain enough to require one.
-func lossProbeSize(p Percent) (n int, required bool) {
+func lossProbeSize(p nemesis.Percent) (n int, required bool) {
 	q := float64(p) / 100
 	if q >= 1 {
 		return lossProbeMin, true
@@ -201,12 +203,12 @@ func lossProbeScript(addr netip.Addr, n int) string {
 // from its shaped end and wants the rule's own counter to grow: the
 // packets it dropped. With a loss too small for the probe to be sure of
 // a drop (below about 0.46 %), the count is recorded, not required.
-func (f *netemFault) proveLoss(ctx context.Context, e *Env, proof map[string]any) error {
+func (f *netemFault) proveLoss(ctx context.Context, e *nemesis.Env, proof map[string]any) error {
 	want := float64(f.spec.Loss) / 100
 	read := map[string][]string{}
 	var errs []error
 	for _, id := range f.touched {
-		got, err := e.readLoss(ctx, id)
+		got, err := readLoss(ctx, e, id)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -239,7 +241,7 @@ func (f *netemFault) proveLoss(ctx context.Context, e *Env, proof map[string]any
 		return errors.New("no node has a loss rule to probe")
 	}
 	counter := func() (int64, error) {
-		got, err := e.readLoss(ctx, from)
+		got, err := readLoss(ctx, e, from)
 		if err != nil {
 			return 0, err
 		}

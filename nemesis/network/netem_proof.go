@@ -1,4 +1,4 @@
-package nemesis
+package network
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // rttSample is TCP connect times on one link.
@@ -48,7 +50,7 @@ const hostSide = -1
 const rttConnects = 5
 
 // pickProbe chooses the first shaped link whose both ends run.
-func (f *netemFault) pickProbe(ctx context.Context, e *Env, peers map[int32][]netip.Addr) (*netemProbe, error) {
+func (f *netemFault) pickProbe(ctx context.Context, e *nemesis.Env, peers map[int32][]netip.Addr) (*netemProbe, error) {
 	byIP := map[netip.Addr]int32{}
 	for _, id := range e.AllNodes() {
 		n, _ := e.Cluster.Node(id)
@@ -57,10 +59,10 @@ func (f *netemFault) pickProbe(ctx context.Context, e *Env, peers map[int32][]ne
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(peers)) {
-		if !e.runsUnpaused(ctx, id) {
+		if !e.RunsUnpaused(ctx, id) {
 			continue
 		}
-		n, ap, err := e.listenAddr(id)
+		n, ap, err := e.ListenAddr(id)
 		if err != nil {
 			return nil, err
 		}
@@ -69,10 +71,10 @@ func (f *netemFault) pickProbe(ctx context.Context, e *Env, peers map[int32][]ne
 		}
 		for _, ip := range peers[id] {
 			p, ok := byIP[ip]
-			if !ok || !e.runsUnpaused(ctx, p) {
+			if !ok || !e.RunsUnpaused(ctx, p) {
 				continue
 			}
-			_, pap, err := e.listenAddr(p)
+			_, pap, err := e.ListenAddr(p)
 			if err != nil {
 				return nil, err
 			}
@@ -88,12 +90,12 @@ func (f *netemFault) pickProbe(ctx context.Context, e *Env, peers map[int32][]ne
 }
 
 // connectTimes times rttConnects TCP connects on the probe's link.
-func (e *Env) connectTimes(ctx context.Context, p *netemProbe) (rttSample, error) {
+func connectTimes(ctx context.Context, e *nemesis.Env, p *netemProbe) (rttSample, error) {
 	var s rttSample
 	if p.from == hostSide {
 		for range rttConnects {
 			begin := time.Now()
-			c, err := e.dialHost(ctx, p.to.String(), 10*time.Second)
+			c, err := e.DialHost(ctx, p.to.String(), 10*time.Second)
 			if err != nil {
 				return nil, fmt.Errorf("host->%s: %w", p.to, err)
 			}
@@ -123,12 +125,12 @@ func (e *Env) connectTimes(ctx context.Context, p *netemProbe) (rttSample, error
 }
 
 // measure picks the probe link and times it before the qdiscs go in.
-func (f *netemFault) measure(ctx context.Context, e *Env, peers map[int32][]netip.Addr) *rttSample {
+func (f *netemFault) measure(ctx context.Context, e *nemesis.Env, peers map[int32][]netip.Addr) *rttSample {
 	p, err := f.pickProbe(ctx, e, peers)
 	if err != nil {
 		return nil
 	}
-	s, err := e.connectTimes(ctx, p)
+	s, err := connectTimes(ctx, e, p)
 	if err != nil {
 		return nil
 	}
@@ -147,7 +149,7 @@ type classStats struct {
 }
 
 // readTC reads the kchaos qdiscs, class and filters of node id on dev.
-func (e *Env) readTC(ctx context.Context, id int32, dev string) (classStats, error) {
+func readTC(ctx context.Context, e *nemesis.Env, id int32, dev string) (classStats, error) {
 	script := fmt.Sprintf("tc -s qdisc show dev %[1]s; echo ==; tc -s class show dev %[1]s; echo ==; tc filter show dev %[1]s", dev)
 	out, err := e.Cluster.Exec(ctx, id, "sh", "-c", script)
 	if err != nil {
@@ -217,7 +219,7 @@ func u32Key(ip netip.Addr) string {
 // Prove proves each part of the spec: the tc tree (proveTC) when there is
 // a rate or a netem qdisc, the loss rules (proveLoss, netem_loss.go) when
 // there is a loss.
-func (f *netemFault) Prove(ctx context.Context, e *Env) (map[string]any, error) {
+func (f *netemFault) Prove(ctx context.Context, e *nemesis.Env) (map[string]any, error) {
 	if len(f.touched) == 0 {
 		return nil, fmt.Errorf("no node took the qdiscs (skipped %v)", f.skipped)
 	}
@@ -240,7 +242,7 @@ func (f *netemFault) Prove(ctx context.Context, e *Env) (map[string]any, error) 
 // a delay, the fastest of those connects must exceed the link's round
 // trip before the fault by 90% of the added delay less jitter, once per
 // shaped direction. The netem qdisc's own drop counter is recorded.
-func (f *netemFault) proveTC(ctx context.Context, e *Env, proof map[string]any) error {
+func (f *netemFault) proveTC(ctx context.Context, e *nemesis.Env, proof map[string]any) error {
 	installed := map[string]string{}
 	var errs []error
 	wantRate := 0.0
@@ -249,7 +251,7 @@ func (f *netemFault) proveTC(ctx context.Context, e *Env, proof map[string]any) 
 	}
 	for _, id := range f.touched {
 		for _, dev := range slices.Sorted(maps.Keys(f.links[id])) {
-			st, err := e.readTC(ctx, id, dev)
+			st, err := readTC(ctx, e, id, dev)
 			if err != nil {
 				errs = append(errs, err)
 				continue
@@ -297,7 +299,7 @@ func (f *netemFault) proveTC(ctx context.Context, e *Env, proof map[string]any) 
 }
 
 // proveTraffic sends the connects and judges the counters and the delay.
-func (f *netemFault) proveTraffic(ctx context.Context, e *Env, proof map[string]any) error {
+func (f *netemFault) proveTraffic(ctx context.Context, e *nemesis.Env, proof map[string]any) error {
 	p := f.probe
 	if p == nil {
 		peers := map[int32][]netip.Addr{}
@@ -321,15 +323,15 @@ func (f *netemFault) proveTraffic(ctx context.Context, e *Env, proof map[string]
 	if dev == "" {
 		return fmt.Errorf("node %d: the probe's link to %s is not shaped", p.shaped, p.to)
 	}
-	before, err := e.readTC(ctx, p.shaped, dev)
+	before, err := readTC(ctx, e, p.shaped, dev)
 	if err != nil {
 		return err
 	}
-	s, err := e.connectTimes(ctx, p)
+	s, err := connectTimes(ctx, e, p)
 	if err != nil {
 		return fmt.Errorf("measuring the link: %w", err)
 	}
-	after, err := e.readTC(ctx, p.shaped, dev)
+	after, err := readTC(ctx, e, p.shaped, dev)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package nemesis
+package network
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // TestPlanNetFaults: netem (every link shape and clients) and cut-clients
@@ -19,19 +20,19 @@ func TestPlanNetFaults(t *testing.T) {
 	names := []string{"netem", "netem-leader-followers", "netem-racks", "netem-clients", "netem-majority-minority", histories.FCutClients}
 	for _, tc := range []struct {
 		name string
-		spec *NetemSpec
+		spec *nemesis.NetemSpec
 		want string
 	}{
 		{"default spec", nil, "loss 10%"},
-		{"own spec", &NetemSpec{Rate: "1mbit"}, "rate 1mbit"},
+		{"own spec", &nemesis.NetemSpec{Rate: "1mbit"}, "rate 1mbit"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rs := RandomSchedule{Seed: 5, Interval: Duration(time.Second), Duration: Duration(40 * time.Second), Faults: names, Netem: tc.spec}
-			p, err := Plan(rs, brokers)
+			rs := nemesis.RandomSchedule{Seed: 5, Interval: nemesis.Duration(time.Second), Duration: nemesis.Duration(40 * time.Second), Faults: names, Netem: tc.spec}
+			p, err := nemesis.Plan(rs, brokers)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := (&Schedule{Steps: p}).Validate(); err != nil {
+			if err := (&nemesis.Schedule{Steps: p}).Validate(); err != nil {
 				t.Fatalf("the plan is no valid schedule: %v", err)
 			}
 			seen := map[string]bool{}
@@ -59,21 +60,21 @@ func TestPlanNetFaults(t *testing.T) {
 						t.Errorf("step %d: netem healed by %q", i, heal)
 					}
 					switch np.Shape {
-					case ShapeLeaderFollowers:
-						if st.Target == nil || st.Target.Role != RoleLeader {
+					case nemesis.ShapeLeaderFollowers:
+						if st.Target == nil || st.Target.Role != nemesis.RoleLeader {
 							t.Errorf("step %d: leader-followers target %+v", i, st.Target)
 						}
-					case ShapeRacks:
+					case nemesis.ShapeRacks:
 						if st.Target != nil {
 							t.Errorf("step %d: racks target %+v", i, st.Target)
 						}
 					default:
-						if st.Target == nil || st.Target.Role != RoleNodes || len(st.Target.Nodes) == 0 {
+						if st.Target == nil || st.Target.Role != nemesis.RoleNodes || len(st.Target.Nodes) == 0 {
 							t.Errorf("step %d: %s target %+v", i, np.Shape, st.Target)
 						}
 					}
 				case histories.FCutClients:
-					if heal != histories.FPartition || st.Target == nil || st.Target.Role != RoleNodes || len(st.Target.Nodes) != 1 {
+					if heal != histories.FPartition || st.Target == nil || st.Target.Role != nemesis.RoleNodes || len(st.Target.Nodes) != 1 {
 						t.Errorf("step %d: cut-clients target %+v healed by %q", i, st.Target, heal)
 					}
 				default:
@@ -91,9 +92,9 @@ func TestPlanNetFaults(t *testing.T) {
 // TestPlanNetPeriods: in periods, a partition and a cut-clients drawn
 // together are healed by one heal partition; netem by its own.
 func TestPlanNetPeriods(t *testing.T) {
-	rs := RandomSchedule{Seed: 1, Faults: []string{histories.FPartition, histories.FCutClients, "netem-clients"}, Subset: 3,
-		Active: Duration(time.Second), Quiet: Duration(time.Second), Duration: Duration(2 * time.Second)}
-	p, err := Plan(rs, brokers)
+	rs := nemesis.RandomSchedule{Seed: 1, Faults: []string{histories.FPartition, histories.FCutClients, "netem-clients"}, Subset: 3,
+		Active: nemesis.Duration(time.Second), Quiet: nemesis.Duration(time.Second), Duration: nemesis.Duration(2 * time.Second)}
+	p, err := nemesis.Plan(rs, brokers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,13 +113,13 @@ func TestPlanNetPeriods(t *testing.T) {
 // on the fake cluster, every fault proved, and leaves no rule or qdisc.
 func TestRandomNetRuns(t *testing.T) {
 	env, c, _ := newFakeEnv()
-	s := Schedule{Random: &RandomSchedule{Seed: 9, Interval: Duration(50 * time.Millisecond), Duration: Duration(400 * time.Millisecond),
+	s := nemesis.Schedule{Random: &nemesis.RandomSchedule{Seed: 9, Interval: nemesis.Duration(50 * time.Millisecond), Duration: nemesis.Duration(400 * time.Millisecond),
 		Faults: []string{"netem-leader-followers", "netem-clients", histories.FCutClients, "netem"}}}
-	if err := (&Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(), s); err != nil {
+	if err := (&nemesis.Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range env.AllNodes() {
-		if n := c.ruleCount(id); n != 0 {
+		if n := c.RuleCount(id); n != 0 {
 			t.Errorf("node %d: %d rules left", id, n)
 		}
 	}
@@ -138,7 +139,7 @@ func TestRandomNetValidation(t *testing.T) {
 		{"partition clients", "random: {seed: 1, interval: 10s, duration: 30s, faults: [partition-clients]}", `nemesis.random.faults[0]: unknown fault "partition-clients"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseSchedule([]byte(tc.yaml))
+			_, err := nemesis.ParseSchedule([]byte(tc.yaml))
 			wantErr(t, err, tc.want)
 		})
 	}

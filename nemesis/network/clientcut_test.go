@@ -1,4 +1,4 @@
-package nemesis
+package network
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // TestCutClients: the leader's client port is cut from the client side
@@ -21,24 +22,24 @@ func TestCutClients(t *testing.T) {
 	var buf strings.Builder
 	env.Recorder = histories.NewRecorder(&buf)
 	ctx := context.Background()
-	f, err := NewFault(Step{Fault: histories.FCutClients, Target: &Target{Role: RoleLeader}})
+	f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FCutClients, Target: &nemesis.Target{Role: nemesis.RoleLeader}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Inject(ctx, f); err != nil {
 		t.Fatal(err)
 	}
-	c.mu.Lock()
-	rules := slices.Clone(c.rules[0])
-	c.mu.Unlock()
+	c.Mu.Lock()
+	rules := slices.Clone(c.Rules[0])
+	c.Mu.Unlock()
 	want := []string{
 		"-A INPUT -s 10.9.0.1/32 -p tcp --dport 9092 -m comment --comment kchaos -j DROP",
 		"-A OUTPUT -d 10.9.0.1/32 -p tcp --sport 9092 -m comment --comment kchaos -j DROP",
 	}
-	if !slices.Equal(rules, want) || c.ruleCount(1) != 0 || c.ruleCount(2) != 0 {
-		t.Errorf("rules on 0: %q (1: %d, 2: %d)", rules, c.ruleCount(1), c.ruleCount(2))
+	if !slices.Equal(rules, want) || c.RuleCount(1) != 0 || c.RuleCount(2) != 0 {
+		t.Errorf("rules on 0: %q (1: %d, 2: %d)", rules, c.RuleCount(1), c.RuleCount(2))
 	}
-	if r := env.readers(ctx); slices.Contains(r, 0) || len(r) != 2 {
+	if r := readers(ctx, env); slices.Contains(r, 0) || len(r) != 2 {
 		t.Errorf("readers %v: the cut broker must be left out", r)
 	}
 	if err := env.Recorder.Close(); err != nil {
@@ -57,17 +58,17 @@ func TestCutClients(t *testing.T) {
 	}
 
 	// A partition rule beside it stays when the cut alone is healed.
-	part, _ := NewFault(Step{Fault: histories.FPartition, Params: &PartitionParams{Shape: ShapeGroups, Groups: [][]int32{{0}, {2}}}})
+	part, _ := nemesis.NewFault(nemesis.Step{Fault: histories.FPartition, Params: &PartitionParams{Shape: nemesis.ShapeGroups, Groups: [][]int32{{0}, {2}}}})
 	if err := env.Inject(ctx, part); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Heal(ctx, env); err != nil {
 		t.Fatal(err)
 	}
-	if c.ruleCount(0) != 2 || !slices.Contains(env.readers(ctx), 0) {
-		t.Errorf("after healing the cut: %d rules on 0 (want the partition's 2), readers %v", c.ruleCount(0), env.readers(ctx))
+	if c.RuleCount(0) != 2 || !slices.Contains(readers(ctx, env), 0) {
+		t.Errorf("after healing the cut: %d rules on 0 (want the partition's 2), readers %v", c.RuleCount(0), readers(ctx, env))
 	}
-	if _, err := f.(Prover).Prove(ctx, env); err == nil || !strings.Contains(err.Error(), "still reaches broker 0") {
+	if _, err := f.(nemesis.Prover).Prove(ctx, env); err == nil || !strings.Contains(err.Error(), "still reaches broker 0") {
 		t.Errorf("proof of a healed cut: %v", err)
 	}
 	if err := env.Inject(ctx, f); err != nil {
@@ -76,8 +77,8 @@ func TestCutClients(t *testing.T) {
 	if err := env.Heal(ctx, histories.FPartition, time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if c.ruleCount(0) != 0 || c.ruleCount(2) != 0 || !slices.Contains(env.readers(ctx), 0) {
-		t.Errorf("heal partition left %d rules on 0, readers %v", c.ruleCount(0), env.readers(ctx))
+	if c.RuleCount(0) != 0 || c.RuleCount(2) != 0 || !slices.Contains(readers(ctx, env), 0) {
+		t.Errorf("heal partition left %d rules on 0, readers %v", c.RuleCount(0), readers(ctx, env))
 	}
 }
 
@@ -94,7 +95,7 @@ func TestCutClientsRefusals(t *testing.T) {
 		{[]int32{1000}, "node 1000 is a controller: clients talk to brokers only"},
 		{[]int32{2}, "broker 2 is down or paused: cannot cut its clients"},
 	} {
-		f, _ := NewFault(Step{Fault: histories.FCutClients, Target: &Target{Role: RoleNodes, Nodes: tc.nodes}})
+		f, _ := nemesis.NewFault(nemesis.Step{Fault: histories.FCutClients, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: tc.nodes}})
 		if err := env.Inject(ctx, f); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("cut-clients %v: %v, want %q", tc.nodes, err, tc.want)
 		}
@@ -108,18 +109,18 @@ func TestCutClientsContainers(t *testing.T) {
 	env, c, _ := newFakeEnv()
 	var buf strings.Builder
 	env.Recorder = histories.NewRecorder(&buf)
-	c.clientCtrs = []netip.Addr{netip.MustParseAddr("10.9.0.254"), netip.MustParseAddr("10.9.0.253")}
+	c.ClientCtrs = []netip.Addr{netip.MustParseAddr("10.9.0.254"), netip.MustParseAddr("10.9.0.253")}
 	ctx := context.Background()
-	f, err := NewFault(Step{Fault: histories.FCutClients, Target: &Target{Role: RoleLeader}})
+	f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FCutClients, Target: &nemesis.Target{Role: nemesis.RoleLeader}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := env.Inject(ctx, f); err != nil {
 		t.Fatal(err)
 	}
-	c.mu.Lock()
-	rules := slices.Clone(c.rules[0])
-	c.mu.Unlock()
+	c.Mu.Lock()
+	rules := slices.Clone(c.Rules[0])
+	c.Mu.Unlock()
 	var want []string
 	for _, a := range []string{"10.9.0.1", "10.9.0.254", "10.9.0.253"} {
 		want = append(want,
@@ -133,13 +134,13 @@ func TestCutClientsContainers(t *testing.T) {
 	}
 	// A container started after the cut is not in it: Heal removes what
 	// Inject added, not what ClientAddrs says now.
-	c.mu.Lock()
-	c.clientCtrs = append(c.clientCtrs, netip.MustParseAddr("10.9.0.252"))
-	c.mu.Unlock()
+	c.Mu.Lock()
+	c.ClientCtrs = append(c.ClientCtrs, netip.MustParseAddr("10.9.0.252"))
+	c.Mu.Unlock()
 	if err := f.Heal(ctx, env); err != nil {
 		t.Fatal(err)
 	}
-	if n := c.ruleCount(0); n != 0 {
+	if n := c.RuleCount(0); n != 0 {
 		t.Errorf("after heal: %d rules on 0, want 0", n)
 	}
 	if err := env.Recorder.Close(); err != nil {

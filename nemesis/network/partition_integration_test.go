@@ -1,6 +1,6 @@
 //go:build integration
 
-package nemesis_test
+package network_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	nt "github.com/kchaos/kchaos/nemesis/nemesistest"
+	"github.com/kchaos/kchaos/nemesis/network"
 )
 
 // TestPartitionLeaderFollowers: a partition's leader cut off from its
@@ -25,7 +26,7 @@ func TestPartitionLeaderFollowers(t *testing.T) {
 	h := nt.Start(t, nil)
 	h.Replicated("lf", 200)
 	h.Inject(nemesis.Step{Fault: histories.FPartition,
-		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeLeaderFollowers}})
+		Target: &nemesis.Target{Role: nemesis.RoleLeader}, Params: &network.PartitionParams{Shape: nemesis.ShapeLeaderFollowers}})
 	h.ProduceLeaderAck(10, "lag")
 	took := h.Until(nt.ISR(0), 30*time.Second)
 	t.Logf("ISR [0 1 2] -> [0] %s after cutting leader 0 from its followers and writing (replica.lag.time.max.ms 4s)", took)
@@ -102,7 +103,7 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 	h.Topic("rk", []int32{0, 1, 2}, nil)
 	nt.Must(t, len(connectivity(h)) == 0, "blocked before any fault: %v", connectivity(h))
 
-	h.Inject(nemesis.Step{Fault: histories.FPartition, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeRacks}})
+	h.Inject(nemesis.Step{Fault: histories.FPartition, Params: &network.PartitionParams{Shape: nemesis.ShapeRacks}})
 	begin := time.Now()
 	got := connectivity(h)
 	want := map[string]bool{"0->2": true, "1->2": true, "2->0": true, "2->1": true}
@@ -117,7 +118,7 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 
 	begin = time.Now()
 	h.Inject(nemesis.Step{Fault: histories.FPartition,
-		Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}, Params: &nemesis.PartitionParams{Shape: nemesis.ShapeFromController}})
+		Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}, Params: &network.PartitionParams{Shape: nemesis.ShapeFromController}})
 	took = h.Until(nemesis.Condition{Fenced: []int32{2}}, 30*time.Second)
 	t.Logf("broker 2 fenced %s after being cut from the controller (broker.session.timeout.ms 3s)", took)
 	got = connectivity(h)
@@ -130,4 +131,9 @@ func TestPartitionRacksAndFromController(t *testing.T) {
 	if err := (&nemesis.Runner{Env: h.Env}).FinalHeal(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// nodes is a target of role nodes (the seam's process_integration_test.go).
+func nodes(ids ...int32) *nemesis.Target {
+	return &nemesis.Target{Role: nemesis.RoleNodes, Nodes: ids}
 }

@@ -1,4 +1,4 @@
-package nemesis
+package network
 
 import (
 	"context"
@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // rulesOn is node id's fake rules (as iptables -S prints them) that
 // contain want.
 func rulesOn(c *fakeCluster, id int32, want string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
 	var out []string
-	for _, r := range c.rules[id] {
+	for _, r := range c.Rules[id] {
 		if strings.Contains(r, want) {
 			out = append(out, r)
 		}
@@ -32,16 +33,16 @@ func rulesOn(c *fakeCluster, id int32, want string) []string {
 // rule's counter; heal partition leaves the loss rules (and removes the
 // partition's), heal netem removes exactly the loss rules.
 func TestNetemLossWithoutNetem(t *testing.T) {
-	s := Schedule{Steps: []Step{
-		netemStep(ShapeLeaderFollowers, &Target{Partition: 0}, NetemSpec{Loss: 10}),
-		{Fault: histories.FPartition, Target: &Target{Role: RoleNodes, Nodes: []int32{1000}}},
+	s := nemesis.Schedule{Steps: []nemesis.Step{
+		netemStep(nemesis.ShapeLeaderFollowers, &nemesis.Target{Partition: 0}, nemesis.NetemSpec{Loss: 10}),
+		{Fault: histories.FPartition, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1000}}},
 		{Heal: histories.FPartition},
 		{Heal: histories.FNetem},
 	}}
 	var runErr error
 	var lossAfterPartitionHeal, kchaosAfterNetemHeal map[int32]int
-	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
-		c.net.noNetem = true
+	evs := recorded(t, func(env *nemesis.Env, c *fakeCluster, a *fakeAdmin) {
+		c.Net.NoNetem = true
 		count := func(want string) map[int32]int {
 			m := map[int32]int{}
 			for _, id := range env.AllNodes() {
@@ -51,7 +52,7 @@ func TestNetemLossWithoutNetem(t *testing.T) {
 			}
 			return m
 		}
-		r := &Runner{Env: env, HealTimeout: 2 * time.Second, OnStep: func(i, n int, name string) {
+		r := &nemesis.Runner{Env: env, HealTimeout: 2 * time.Second, OnStep: func(i, n int, name string) {
 			switch i {
 			case 1:
 				want := map[int32][]string{
@@ -119,7 +120,7 @@ func TestNetemLossWithoutNetem(t *testing.T) {
 func TestNetemLossClientsAndRate(t *testing.T) {
 	env, c, _ := newFakeEnv()
 	ctx := context.Background()
-	f, _ := NewFault(netemStep(ShapeClients, &Target{Role: RoleLeader}, NetemSpec{Loss: 25, Rate: "1mbit"}))
+	f, _ := nemesis.NewFault(netemStep(ShapeClients, &nemesis.Target{Role: nemesis.RoleLeader}, nemesis.NetemSpec{Loss: 25, Rate: "1mbit"}))
 	if err := env.Inject(ctx, f); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestNetemLossClientsAndRate(t *testing.T) {
 		t.Errorf("proof %v: %v", p, err)
 	}
 	// A second loss on the same broker would multiply the first unseen.
-	again, _ := NewFault(netemStep(ShapeClients, &Target{Role: RoleLeader}, NetemSpec{Loss: 5}))
+	again, _ := nemesis.NewFault(netemStep(ShapeClients, &nemesis.Target{Role: nemesis.RoleLeader}, nemesis.NetemSpec{Loss: 5}))
 	if err := env.Inject(ctx, again); err == nil || !strings.Contains(err.Error(), "already has 2 kchaos netem loss rule(s)") {
 		t.Errorf("second loss on node 0: %v", err)
 	}
@@ -156,8 +157,8 @@ func TestNetemLossClientsAndRate(t *testing.T) {
 func TestNetemLossFailures(t *testing.T) {
 	ctx := context.Background()
 	env, c, _ := newFakeEnv()
-	c.net.lossInert = true
-	f, _ := NewFault(netemStep(ShapeIsolate, &Target{Role: RoleNodes, Nodes: []int32{2}}, NetemSpec{Loss: 50}))
+	c.Net.LossInert = true
+	f, _ := nemesis.NewFault(netemStep(nemesis.ShapeIsolate, &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}, nemesis.NetemSpec{Loss: 50}))
 	err := env.Inject(ctx, f)
 	if err == nil || !strings.Contains(err.Error(), "no effect: node 0: the loss rule OUTPUT -d 10.9.0.22 dropped none of 100 datagrams") {
 		t.Errorf("inert loss rule: %v", err)
@@ -167,8 +168,8 @@ func TestNetemLossFailures(t *testing.T) {
 	}
 
 	env, c, _ = newFakeEnv()
-	c.net.noNetem = true
-	f, _ = NewFault(netemStep(ShapeRacks, nil, NetemSpec{Loss: 10, Delay: Duration(50 * time.Millisecond)}))
+	c.Net.NoNetem = true
+	f, _ = nemesis.NewFault(netemStep(nemesis.ShapeRacks, nil, nemesis.NetemSpec{Loss: 10, Delay: nemesis.Duration(50 * time.Millisecond)}))
 	err = env.Inject(ctx, f)
 	if err == nil || !strings.Contains(err.Error(), "the kernel has no netem qdisc") || !strings.Contains(err.Error(), "(a rate or a loss can)") {
 		t.Errorf("loss with delay without netem: %v", err)
@@ -182,27 +183,27 @@ func TestNetemLossFailures(t *testing.T) {
 		t.Errorf("qdiscs left on %v", got)
 	}
 
-	f, _ = NewFault(netemStep(ShapeRacks, nil, NetemSpec{Loss: 10}))
+	f, _ = nemesis.NewFault(netemStep(nemesis.ShapeRacks, nil, nemesis.NetemSpec{Loss: 10}))
 	if err := env.Inject(ctx, f); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Pause(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Heal(ctx, histories.FNetem, time.Second); err != nil || len(rulesOn(c, 2, "kchaos-netem")) == 0 || !slices.Contains(env.Pending(), 2) {
-		t.Fatalf("heal with node 2 paused: %v, rules %q, pending %v", err, rulesOn(c, 2, "kchaos-netem"), env.Pending())
+	if err := env.Heal(ctx, histories.FNetem, time.Second); err != nil || len(rulesOn(c, 2, "kchaos-netem")) == 0 || !slices.Contains(Pending(env), 2) {
+		t.Fatalf("heal with node 2 paused: %v, rules %q, pending %v", err, rulesOn(c, 2, "kchaos-netem"), Pending(env))
 	}
-	if _, _, err := (&processFault{op: histories.FResume}).Inject(ctx, env); err != nil {
+	if _, _, err := processStep(t, nemesis.Step{Fault: histories.FResume}).Inject(ctx, env); err != nil {
 		t.Fatal(err)
 	}
-	if r := rulesOn(c, 2, "kchaos"); len(r) != 0 || len(env.Pending()) != 0 {
-		t.Errorf("after resume: rules %q, pending %v", r, env.Pending())
+	if r := rulesOn(c, 2, "kchaos"); len(r) != 0 || len(Pending(env)) != 0 {
+		t.Errorf("after resume: rules %q, pending %v", r, Pending(env))
 	}
 }
 
 func TestLossProbeSize(t *testing.T) {
 	for _, tc := range []struct {
-		loss     Percent
+		loss     nemesis.Percent
 		n        int
 		required bool
 	}{

@@ -1,4 +1,4 @@
-package nemesis
+package network
 
 import (
 	"context"
@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
-func newFakeEnv() (*Env, *fakeCluster, *fakeAdmin) {
+func newFakeEnv() (*nemesis.Env, *fakeCluster, *fakeAdmin) {
 	c := newFakeCluster()
 	a := newFakeAdmin(c)
-	return &Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
+	return &nemesis.Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
 }
 
 func TestCut(t *testing.T) {
@@ -32,33 +33,33 @@ func TestCut(t *testing.T) {
 }
 
 func TestPartitionShapes(t *testing.T) {
-	nodes := func(ids ...int32) *Target { return &Target{Role: RoleNodes, Nodes: ids} }
+	nodes := func(ids ...int32) *nemesis.Target { return &nemesis.Target{Role: nemesis.RoleNodes, Nodes: ids} }
 	for _, tc := range []struct {
 		name   string
 		shape  string
-		target *Target
+		target *nemesis.Target
 		want   Grudge
 		err    string
 	}{
-		{"isolate", ShapeIsolate, nodes(2), Grudge{2: {0, 1, 1000}, 0: {2}, 1: {2}, 1000: {2}}, ""},
-		{"isolate the leader", ShapeIsolate, &Target{Role: RoleLeader}, Grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
-		{"isolate everyone", ShapeIsolate, nodes(0, 1, 2, 1000), nil, "every node"},
-		{"racks", ShapeRacks, nil, Grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
-		{"rack b against the rest", ShapeRacks, &Target{Role: RoleRack, Rack: "b"}, Grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
-		{"unknown rack", ShapeRacks, &Target{Rack: "z"}, nil, `rack "z" has no brokers`},
-		{"leader-followers", ShapeLeaderFollowers, nil, Grudge{0: {1, 2}, 1: {0}, 2: {0}}, ""},
-		{"leader-followers other partition", ShapeLeaderFollowers, &Target{Partition: 4}, nil, "no partition 4"},
-		{"from-controller", ShapeFromController, &Target{Role: RoleLeader}, Grudge{0: {1000}, 1000: {0}}, ""},
-		{"from-controller of the controller", ShapeFromController, &Target{Role: RoleController}, nil, "targets are controllers"},
-		{"majority-minority", ShapeMajorityMinority, nodes(0), Grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
-		{"bridge", ShapeBridge, nodes(1), Grudge{0: {2}, 2: {0}}, ""},
-		{"bridge of two", ShapeBridge, nodes(1, 2), nil, "1 broker(s) besides the bridge"},
-		{"groups", ShapeGroups, nil, Grudge{0: {2}, 2: {0}}, ""},
+		{"isolate", nemesis.ShapeIsolate, nodes(2), Grudge{2: {0, 1, 1000}, 0: {2}, 1: {2}, 1000: {2}}, ""},
+		{"isolate the leader", nemesis.ShapeIsolate, &nemesis.Target{Role: nemesis.RoleLeader}, Grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
+		{"isolate everyone", nemesis.ShapeIsolate, nodes(0, 1, 2, 1000), nil, "every node"},
+		{"racks", nemesis.ShapeRacks, nil, Grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
+		{"rack b against the rest", nemesis.ShapeRacks, &nemesis.Target{Role: nemesis.RoleRack, Rack: "b"}, Grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
+		{"unknown rack", nemesis.ShapeRacks, &nemesis.Target{Rack: "z"}, nil, `rack "z" has no brokers`},
+		{"leader-followers", nemesis.ShapeLeaderFollowers, nil, Grudge{0: {1, 2}, 1: {0}, 2: {0}}, ""},
+		{"leader-followers other partition", nemesis.ShapeLeaderFollowers, &nemesis.Target{Partition: 4}, nil, "no partition 4"},
+		{"from-controller", nemesis.ShapeFromController, &nemesis.Target{Role: nemesis.RoleLeader}, Grudge{0: {1000}, 1000: {0}}, ""},
+		{"from-controller of the controller", nemesis.ShapeFromController, &nemesis.Target{Role: nemesis.RoleController}, nil, "targets are controllers"},
+		{"majority-minority", nemesis.ShapeMajorityMinority, nodes(0), Grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
+		{"bridge", nemesis.ShapeBridge, nodes(1), Grudge{0: {2}, 2: {0}}, ""},
+		{"bridge of two", nemesis.ShapeBridge, nodes(1, 2), nil, "1 broker(s) besides the bridge"},
+		{"groups", nemesis.ShapeGroups, nil, Grudge{0: {2}, 2: {0}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, _ := newFakeEnv()
 			f := &partitionFault{shape: tc.shape, target: tc.target}
-			if tc.shape == ShapeGroups {
+			if tc.shape == nemesis.ShapeGroups {
 				f.groups = [][]int32{{0}, {2}}
 			}
 			g, err := f.grudge(context.Background(), env)
@@ -74,23 +75,23 @@ func TestPartitionShapes(t *testing.T) {
 		})
 	}
 	env, _, _ := newFakeEnv()
-	if _, err := (&partitionFault{shape: ShapeGroups, groups: [][]int32{{0}, {7}}}).grudge(context.Background(), env); err == nil ||
+	if _, err := (&partitionFault{shape: nemesis.ShapeGroups, groups: [][]int32{{0}, {7}}}).grudge(context.Background(), env); err == nil ||
 		!strings.Contains(err.Error(), "node 7 is not in this run") {
 		t.Errorf("groups with a foreign node: %v", err)
 	}
 	// A cluster without racks cannot be split by rack.
 	env, c, _ := newFakeEnv()
-	for id, n := range c.nodes {
+	for id, n := range c.Nodes {
 		n.Rack = ""
-		c.nodes[id] = n
+		c.Nodes[id] = n
 	}
-	if _, err := (&partitionFault{shape: ShapeRacks}).grudge(context.Background(), env); err == nil {
+	if _, err := (&partitionFault{shape: nemesis.ShapeRacks}).grudge(context.Background(), env); err == nil {
 		t.Error("racks without racks accepted")
 	}
 	// A partition without a leader has no leader to cut off.
 	env, _, a := newFakeEnv()
 	a.parts[0].Leader = -1
-	if _, err := (&partitionFault{shape: ShapeLeaderFollowers}).grudge(context.Background(), env); err == nil ||
+	if _, err := (&partitionFault{shape: nemesis.ShapeLeaderFollowers}).grudge(context.Background(), env); err == nil ||
 		!strings.Contains(err.Error(), "offline") {
 		t.Errorf("leader-followers of an offline partition: %v", err)
 	}
@@ -125,22 +126,22 @@ func TestKchaosRules(t *testing.T) {
 func TestPartitionInjectAndHeal(t *testing.T) {
 	ctx := context.Background()
 	env, c, _ := newFakeEnv()
-	f := &partitionFault{shape: ShapeIsolate, target: &Target{Role: RoleNodes, Nodes: []int32{2}}}
+	f := &partitionFault{shape: nemesis.ShapeIsolate, target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}}
 	nodes, details, err := f.Inject(ctx, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(nodes) != "[0 1 2 1000]" || details["shape"] != ShapeIsolate {
+	if fmt.Sprint(nodes) != "[0 1 2 1000]" || details["shape"] != nemesis.ShapeIsolate {
 		t.Errorf("touched %v, details %v", nodes, details)
 	}
 	// Each end drops the other in both directions.
 	want := map[int32]int{0: 2, 1: 2, 2: 6, 1000: 2}
 	for id, n := range want {
-		if got := c.ruleCount(id); got != n {
+		if got := c.RuleCount(id); got != n {
 			t.Errorf("node %d: %d rules, want %d", id, got, n)
 		}
 	}
-	if !c.cutOff(2, 0) || !c.cutOff(0, 2) || c.cutOff(0, 1) {
+	if !c.CutOff(2, 0) || !c.CutOff(0, 2) || c.CutOff(0, 1) {
 		t.Error("wrong pairs cut")
 	}
 	// The heal removes exactly the kchaos rules (the fake iptables also
@@ -149,7 +150,7 @@ func TestPartitionInjectAndHeal(t *testing.T) {
 		t.Fatal(err)
 	}
 	for id := range want {
-		if got := c.ruleCount(id); got != 0 {
+		if got := c.RuleCount(id); got != 0 {
 			t.Errorf("node %d: %d rules after heal", id, got)
 		}
 	}
@@ -160,30 +161,30 @@ func TestPartitionInjectAndHeal(t *testing.T) {
 func TestPartitionHealDeadAndPaused(t *testing.T) {
 	ctx := context.Background()
 	env, c, _ := newFakeEnv()
-	f := &partitionFault{shape: ShapeIsolate, target: &Target{Role: RoleNodes, Nodes: []int32{2}}}
+	f := &partitionFault{shape: nemesis.ShapeIsolate, target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{2}}}
 	if _, _, err := f.Inject(ctx, env); err != nil {
 		t.Fatal(err)
 	}
 	_ = c.Pause(ctx, 1)
 	_ = c.Kill(ctx, 0)
-	removed, pending, err := env.healPartitions(ctx)
+	removed, pending, err := healPartitions(ctx, env)
 	if err != nil || removed != 8 || fmt.Sprint(pending) != "[0 1]" {
 		t.Fatalf("heal: removed %d, pending %v, %v; want 8 and [0 1]", removed, pending, err)
 	}
-	if c.ruleCount(1) != 2 || fmt.Sprint(env.Pending()) != "[0 1]" {
-		t.Fatalf("paused node 1 has %d rules, pending %v", c.ruleCount(1), env.Pending())
+	if c.RuleCount(1) != 2 || fmt.Sprint(Pending(env)) != "[0 1]" {
+		t.Fatalf("paused node 1 has %d rules, pending %v", c.RuleCount(1), Pending(env))
 	}
-	if err := env.Inject(ctx, &processFault{op: histories.FResume, target: &Target{Role: RoleNodes, Nodes: []int32{1}}}); err != nil {
+	if err := env.Inject(ctx, processStep(t, nemesis.Step{Fault: histories.FResume, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}})); err != nil {
 		t.Fatal(err)
 	}
-	if c.ruleCount(1) != 0 || fmt.Sprint(env.Pending()) != "[0]" {
-		t.Errorf("after resume: node 1 has %d rules, pending %v", c.ruleCount(1), env.Pending())
+	if c.RuleCount(1) != 0 || fmt.Sprint(Pending(env)) != "[0]" {
+		t.Errorf("after resume: node 1 has %d rules, pending %v", c.RuleCount(1), Pending(env))
 	}
-	if err := env.Inject(ctx, &processFault{op: histories.FStart}); err != nil {
+	if err := env.Inject(ctx, processStep(t, nemesis.Step{Fault: histories.FStart})); err != nil {
 		t.Fatal(err)
 	}
-	if len(env.Pending()) != 0 {
-		t.Errorf("after start: pending %v", env.Pending())
+	if len(Pending(env)) != 0 {
+		t.Errorf("after start: pending %v", Pending(env))
 	}
 }
 
@@ -193,14 +194,14 @@ func TestPartitionSkipsDownNodes(t *testing.T) {
 	ctx := context.Background()
 	env, c, _ := newFakeEnv()
 	_ = c.Kill(ctx, 0)
-	nodes, details, err := (&partitionFault{shape: ShapeRacks}).Inject(ctx, env)
+	nodes, details, err := (&partitionFault{shape: nemesis.ShapeRacks}).Inject(ctx, env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(nodes) != "[1 2]" || fmt.Sprint(details["skipped"]) != "[0]" {
 		t.Errorf("touched %v, details %v", nodes, details)
 	}
-	if !c.cutOff(2, 0) || c.ruleCount(0) != 0 {
+	if !c.CutOff(2, 0) || c.RuleCount(0) != 0 {
 		t.Error("broker 2 should drop broker 0; broker 0 has no rules")
 	}
 }

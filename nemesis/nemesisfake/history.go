@@ -1,0 +1,68 @@
+package nemesisfake
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/kchaos/kchaos/histories"
+)
+
+// The tests' readings of a recorded history and the quorum they fake,
+// shared by the seam's tests and the network room's.
+
+// Summary renders the completions as "f:type nodes" lines.
+func Summary(evs []histories.Event) string {
+	return strings.Join(Completions(evs, func(e histories.Event, v histories.NemesisValue) string {
+		s := fmt.Sprintf("%s:%s", e.F, e.Type)
+		if len(v.Nodes) > 0 {
+			s += fmt.Sprint(v.Nodes)
+		}
+		return s
+	}), " ")
+}
+
+// Completions renders each completion in evs (invokes are left out) with
+// its nemesis value.
+func Completions(evs []histories.Event, line func(e histories.Event, v histories.NemesisValue) string) []string {
+	var out []string
+	for _, e := range evs {
+		if e.Type == histories.Invoke {
+			continue
+		}
+		var v histories.NemesisValue
+		_ = e.Decode(&v)
+		out = append(out, line(e, v))
+	}
+	return out
+}
+
+// ProofOf returns the details.proof of the last completion of f.
+func ProofOf(t *testing.T, evs []histories.Event, f string) (histories.Event, map[string]any) {
+	t.Helper()
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].F == f && evs[i].Type != histories.Invoke {
+			var v histories.NemesisValue
+			if err := evs[i].Decode(&v); err != nil {
+				t.Fatal(err)
+			}
+			p, _ := v.Details["proof"].(map[string]any)
+			return evs[i], p
+		}
+	}
+	t.Fatalf("no completion of %s", f)
+	return histories.Event{}, nil
+}
+
+// Quorum is a KRaft quorum led by leader (epoch 4) with voters and
+// observers, as DescribeQuorum answers it.
+func Quorum(leader int32, voters, observers []int32) *histories.QuorumValue {
+	q := &histories.QuorumValue{LeaderID: leader, LeaderEpoch: 4}
+	for _, v := range voters {
+		q.Voters = append(q.Voters, histories.QuorumReplica{ID: v})
+	}
+	for _, o := range observers {
+		q.Observers = append(q.Observers, histories.QuorumReplica{ID: o})
+	}
+	return q
+}
