@@ -34,7 +34,13 @@ func runBatchThen(label string, plan *harness.Plan, f *runFlags, then func(res *
 		res, rerr = harness.RunBatch(ctx, plan, harness.BatchOptions{Options: f.options(p), AllowEmpty: f.allowEmpty,
 			OnRow: func(done, total int, r report.Row) {
 				p.Finish()
-				fmt.Fprintf(os.Stderr, "%s: [%d/%d] %s: %s %s\n", label, done, total, r.ID, r.Status, r.Reason)
+				// A refused cell's reason starts with its status ("needs ..."):
+				// said once.
+				what := strings.TrimSpace(string(r.Status) + " " + r.Reason)
+				if strings.HasPrefix(r.Reason, string(r.Status)+" ") {
+					what = r.Reason
+				}
+				fmt.Fprintf(os.Stderr, "%s: [%d/%d] %s: %s\n", label, done, total, r.ID, what)
 			}})
 		p.Finish()
 		if res != nil && res.Interrupted {
