@@ -81,7 +81,7 @@ var _ cluster.Disks = (*diskCluster)(nil)
 func key(id int32, dir int) [2]int { return [2]int{int(id), dir} }
 
 func (c *diskCluster) LogDirs(id int32) []cluster.LogDir {
-	if n, ok := c.nodes[id]; !ok || n.Role != cluster.RoleBroker {
+	if n, ok := c.Nodes[id]; !ok || n.Role != cluster.RoleBroker {
 		return []cluster.LogDir{{Path: cluster.DataDir}}
 	}
 	return []cluster.LogDir{{Path: cluster.DataDir}, {Path: cluster.DataDir + "-1", SizeBytes: 8 << 20}}

@@ -158,7 +158,7 @@ func brokerLogDir(t *testing.T, env *nemesis.Env, c *fakeCluster, data []byte) (
 	buf = &bytes.Buffer{}
 	env.Recorder = histories.NewRecorder(buf)
 	logDir = t.TempDir()
-	c.logDirs = map[int32]string{0: logDir}
+	c.LogDirs = map[int32]string{0: logDir}
 	os.MkdirAll(filepath.Join(logDir, "t-0"), 0o755)
 	seg = filepath.Join(logDir, "t-0", "00000000000000000000.log")
 	write(t, seg, data)

@@ -71,7 +71,7 @@ func TestLoseUnflushedThroughFiles(t *testing.T) {
 func TestLoseUnflushedController(t *testing.T) {
 	env, c, _ := newFakeEnv()
 	logDir := t.TempDir()
-	c.logDirs = map[int32]string{1000: logDir}
+	c.LogDirs = map[int32]string{1000: logDir}
 	os.MkdirAll(filepath.Join(logDir, metadataLogDir), 0o755)
 	seg := filepath.Join(logDir, metadataLogDir, "00000000000000000000.log")
 	write(t, seg, []byte("metadata"))
