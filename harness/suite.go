@@ -110,18 +110,13 @@ func PlanSuite(s *Suite, opts SuiteOptions) ([]Cell, error) {
 func planCell(name string, combo map[string]string, version string, run, runs int,
 	sets []string, load func(string, []string) (*scenario.Scenario, error)) (Cell, error) {
 	id := cellID(name, combo, version, run, runs)
-	all := append(append(append([]string{}, sets...), SetsFor(combo)...), "cluster.kafka="+version)
 	c := report.Row{ID: id, Scenario: name, Settings: combo, Kafka: version}
-	s, err := load(name, all)
-	if err != nil {
-		// Load once more without the version: if the scenario is fine on
-		// its own, the version rules it out (ELR before 4.0).
-		if base, berr := load(name, append(append([]string{}, sets...), SetsFor(combo)...)); berr == nil {
-			if reason := NotApplicable(base, version); reason != "" {
-				c.Status, c.Reason, c.Verdict = report.CellNotApplicable, reason, report.Unchecked
-				return Cell{Row: c}, nil
-			}
-		}
+	s, reason, err := LoadOn(load, name, append(append([]string{}, sets...), SetsFor(combo)...), version)
+	switch {
+	case reason != "":
+		c.Status, c.Reason, c.Verdict = report.CellNotApplicable, reason, report.Unchecked
+		return Cell{Row: c}, nil
+	case err != nil:
 		return Cell{}, &scenario.BadInputError{Err: fmt.Errorf("cell %s: %w", id, err)}
 	}
 	c.Jira, c.Docs, c.Finding = s.Jira, s.Docs, s.FindingInfo()
@@ -131,6 +126,25 @@ func planCell(name string, combo map[string]string, version string, run, runs in
 		return Cell{Row: c}, nil
 	}
 	return Cell{Row: c, Scenario: s}, nil
+}
+
+// LoadOn loads scenario name with sets on Kafka version (cluster.kafka
+// set last): the scenario; or, when it does not load there but does on
+// its own release, why the version rules it out (NotApplicable); or the
+// error. A suite's cell and a campaign's both ask it.
+func LoadOn(load func(string, []string) (*scenario.Scenario, error), name string, sets []string, version string) (*scenario.Scenario, string, error) {
+	s, err := load(name, append(slices.Clone(sets), "cluster.kafka="+version))
+	if err == nil {
+		return s, "", nil
+	}
+	// Load once more without the version: if the scenario is fine on its
+	// own, the version rules it out (ELR before 4.0).
+	if base, berr := load(name, sets); berr == nil {
+		if reason := NotApplicable(base, version); reason != "" {
+			return nil, reason, nil
+		}
+	}
+	return nil, "", err
 }
 
 // NotApplicable says why Kafka version rules out the scenario's settings,

@@ -277,17 +277,14 @@ func (c *Campaign) Cells() ([]CampaignCell, error) {
 }
 
 // notApplicable reports whether version rules the scenario out as a suite
-// would mark its cell not applicable (harness.NotApplicable: ELR before
-// 4.0, an upgrade to a release not newer than the cell's): the campaign
-// leaves such a cell out, as it leaves out a finding kchaos cannot drive.
-// A scenario that does not load on its own is left in: its cell's own
+// would mark its cell not applicable (harness.LoadOn: ELR before 4.0, an
+// upgrade to a release not newer than the cell's): the campaign leaves
+// such a cell out, as it leaves out a finding kchaos cannot drive. A
+// scenario that does not load at all is left in: its cell's own
 // validation names the problem.
 func notApplicable(name string, sets []string, version string) bool {
-	if _, err := scenario.Load(name, append(slices.Clone(sets), "cluster.kafka="+version)); err == nil {
-		return false
-	}
-	base, err := scenario.Load(name, sets)
-	return err == nil && harness.NotApplicable(base, version) != ""
+	_, reason, _ := harness.LoadOn(scenario.Load, name, sets, version)
+	return reason != ""
 }
 
 // Share is a cell's share of the budget: at least an even split of the
