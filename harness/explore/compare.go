@@ -1,0 +1,203 @@
+package explore
+
+import (
+	"cmp"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/kchaos/kchaos/harness/scenario"
+)
+
+// Comparing strategies (issue 40, item 3): the same scenario explored
+// with random and with guided schedules, one exploration per base seed,
+// each for the same number of runs without shrinking, then per scenario
+// and strategy how many runs it took to the first finding and how many
+// distinct transitions the runs covered. The explorations are ordinary
+// ones (explore.json); Compare only reads them, so a comparison grows
+// run by run across machines and days (scripts/compare-strategies.sh)
+// and the table is made again from whatever has finished.
+
+// StrategyRow is one scenario under one strategy over its explorations.
+type StrategyRow struct {
+	Scenario string `json:"scenario"`
+	Strategy string `json:"strategy"`
+	// Runs is the runs each exploration made (the fewest, when they
+	// differ: each exploration is judged on its first Runs runs, so that
+	// every seed of the row had the same chances).
+	Runs int `json:"runs"`
+	// Seeds are the explorations' base seeds; First the run (1-based) of
+	// each one's first finding, 0 for none within Runs.
+	Seeds []int64 `json:"seeds"`
+	First []int   `json:"first_finding"`
+	// Found counts the explorations with a finding; MeanFirst is the mean
+	// run of the first finding, a miss counted as Runs+1 (so a lower bound
+	// of the true mean when any missed, and said so by Found < len(Seeds)).
+	Found     int     `json:"found"`
+	MeanFirst float64 `json:"mean_first_finding"`
+	// Transitions are each exploration's distinct transitions after its
+	// Runs runs; MeanTransitions their mean.
+	Transitions     []int   `json:"transitions"`
+	MeanTransitions float64 `json:"mean_transitions"`
+	// Failed counts runs that failed before their check, over all the
+	// explorations.
+	Failed int `json:"failed_runs"`
+	// Classes are the finding classes seen, sorted.
+	Classes []string `json:"classes,omitempty"`
+}
+
+// CompareDirs finds every exploration folder (one holding explore.json)
+// under roots and compares them (Compare). A folder whose explore.json is
+// not an exploration's record is bad input naming it.
+func CompareDirs(roots []string) ([]StrategyRow, error) {
+	var sums []*Summary
+	for _, root := range roots {
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || d.Name() != SummaryFile {
+				return nil
+			}
+			s, err := readShard(filepath.Dir(path))
+			if err != nil {
+				return err
+			}
+			sums = append(sums, s)
+			return filepath.SkipDir
+		})
+		if err != nil {
+			return nil, &scenario.BadInputError{Err: err}
+		}
+	}
+	if len(sums) == 0 {
+		return nil, &scenario.BadInputError{Err: fmt.Errorf("no exploration folder (%s) under %s", SummaryFile, strings.Join(roots, ", "))}
+	}
+	return Compare(sums), nil
+}
+
+// Compare groups explorations by scenario and strategy. An interrupted or
+// sharded exploration is left out (its runs are not a whole exploration's),
+// and each is judged on as many runs as the fewest of its row made.
+func Compare(sums []*Summary) []StrategyRow {
+	type key struct{ scen, strat string }
+	groups := map[key][]*Summary{}
+	for _, s := range sums {
+		if s.Interrupted || s.Shard != "" {
+			continue
+		}
+		k := key{s.Scenario, cmp.Or(s.Strategy, StrategyRandom)}
+		groups[k] = append(groups[k], s)
+	}
+	var rows []StrategyRow
+	for k, g := range groups {
+		rows = append(rows, compareRow(k.scen, k.strat, g))
+	}
+	slices.SortFunc(rows, func(a, b StrategyRow) int {
+		return cmp.Or(cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Strategy, b.Strategy))
+	})
+	return rows
+}
+
+func compareRow(scen, strat string, g []*Summary) StrategyRow {
+	row := StrategyRow{Scenario: scen, Strategy: strat, Runs: len(g[0].RunRecords)}
+	for _, s := range g {
+		row.Runs = min(row.Runs, len(s.RunRecords))
+	}
+	slices.SortFunc(g, func(a, b *Summary) int { return cmp.Compare(a.BaseSeed, b.BaseSeed) })
+	classes := map[string]bool{}
+	sumFirst, sumTrans := 0, 0
+	for _, s := range g {
+		first := 0
+		for i, r := range s.RunRecords[:row.Runs] {
+			if r.Err != "" {
+				row.Failed++
+			}
+			if first == 0 && len(r.Classes) > 0 {
+				first = i + 1
+			}
+			for _, c := range r.Classes {
+				classes[c] = true
+			}
+		}
+		row.Seeds = append(row.Seeds, s.BaseSeed)
+		row.First = append(row.First, first)
+		if first > 0 {
+			row.Found++
+			sumFirst += first
+		} else {
+			sumFirst += row.Runs + 1
+		}
+		t := transitionsAfter(s, row.Runs)
+		row.Transitions = append(row.Transitions, t)
+		sumTrans += t
+	}
+	n := float64(len(g))
+	row.MeanFirst, row.MeanTransitions = float64(sumFirst)/n, float64(sumTrans)/n
+	row.Classes = slices.Sorted(func(yield func(string) bool) {
+		for c := range classes {
+			if !yield(c) {
+				return
+			}
+		}
+	})
+	return row
+}
+
+// transitionsAfter is the distinct transitions s covered in its first n
+// runs: the whole exploration's figure when n is all of them; else the
+// sum of the first n runs' new transitions (each run's count of the
+// transitions no run before it had, so their sum is the distinct count).
+func transitionsAfter(s *Summary, n int) int {
+	if n >= len(s.RunRecords) {
+		return s.Transitions
+	}
+	t := 0
+	for _, r := range s.RunRecords[:n] {
+		t += r.NewTransitions
+	}
+	return t
+}
+
+// CompareMarkdown is the rows as a markdown table, a scenario's
+// strategies side by side, then per scenario guided's ratio to random
+// (runs to the first finding, distinct transitions) where both ran.
+func CompareMarkdown(rows []StrategyRow) string {
+	var b strings.Builder
+	b.WriteString("| scenario | strategy | explorations (seeds) | runs each | found | first finding (run, per seed; - none) | mean runs to first finding | mean distinct transitions | runs failed |\n")
+	b.WriteString("|---|---|---:|---:|---:|---|---:|---:|---:|\n")
+	for _, r := range rows {
+		firsts := make([]string, len(r.First))
+		for i, f := range r.First {
+			firsts[i] = "-"
+			if f > 0 {
+				firsts[i] = fmt.Sprint(f)
+			}
+		}
+		mean := fmt.Sprintf("%.1f", r.MeanFirst)
+		if r.Found < len(r.Seeds) {
+			mean = "≥ " + mean
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d of %d | %s | %s | %.1f | %d |\n", r.Scenario, r.Strategy, len(r.Seeds), r.Runs,
+			r.Found, len(r.Seeds), strings.Join(firsts, " "), mean, r.MeanTransitions, r.Failed)
+	}
+	var ratios []string
+	for i, r := range rows {
+		if r.Strategy != StrategyGuided {
+			continue
+		}
+		j := slices.IndexFunc(rows, func(o StrategyRow) bool { return o.Scenario == r.Scenario && o.Strategy == StrategyRandom })
+		if j < 0 || rows[j].MeanFirst == 0 || rows[j].MeanTransitions == 0 {
+			continue
+		}
+		rnd := rows[j]
+		ratios = append(ratios, fmt.Sprintf("- %s: guided needs %.2f× random's runs to the first finding (%.1f against %.1f), covers %.2f× its distinct transitions (%.1f against %.1f)",
+			rows[i].Scenario, r.MeanFirst/rnd.MeanFirst, r.MeanFirst, rnd.MeanFirst, r.MeanTransitions/rnd.MeanTransitions, r.MeanTransitions, rnd.MeanTransitions))
+	}
+	if len(ratios) > 0 {
+		b.WriteString("\n" + strings.Join(ratios, "\n") + "\n")
+	}
+	return b.String()
+}
