@@ -79,7 +79,7 @@ func NewBisect(repro, kafkas string, runs int, varies []string, load func(sets [
 	plan.Judge = func(c harness.Cell, row *report.Row, ran harness.Ran) {
 		judge(c, row, ran)
 		if ran.Result != nil && ran.Result.Result != nil {
-			b.classes[row.RunDir] = Classes(ran.Result.Result.Valid, ran.Metrics, c.Scenario)
+			b.classes[row.RunDir] = Classes(ran.Result.Result, ran.Metrics, c.Scenario)
 		}
 	}
 	b.Plan = plan

@@ -77,7 +77,7 @@ func judge(s *scenario.Scenario, out *harness.RunResult, err error) (Judged, err
 		return res, merr
 	}
 	res.Verdict, res.Reasons = out.Result.Valid, out.Result.Reasons
-	res.Classes = Classes(out.Result.Valid, m, s)
+	res.Classes = Classes(out.Result, m, s)
 	if out.NemesisErr != nil {
 		res.ScheduleErr = out.NemesisErr.Error()
 	}

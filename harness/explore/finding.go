@@ -18,8 +18,11 @@ const OutcomePrefix = "outcome "
 const InvalidClass = "invalid"
 
 // Classes are the anomaly classes a run showed, in the checker's order:
-// each anomaly it counted (lost-write, offset-reuse, txn-*, share-*, ...),
-// then each of the scenario's invariant outcome checks that did not hold
+// each anomaly it counted against validity (lost-write, offset-reuse,
+// txn-*, share-*, ...: res.Against; an anomaly the checker reports but
+// does not count, such as a duplicate from a producer that was not
+// idempotent under a duplicated Produce request, is the fault doing what
+// it does, not a finding), then each of the scenario's invariant outcome checks that did not hold
 // (harness/expect judges them, as a suite does). A run is a finding when
 // it has any: its verdict is invalid, or it broke an invariant.
 //
@@ -29,14 +32,14 @@ const InvalidClass = "invalid"
 // story's own faults to do something ("lost-write > 0 when unclean=true")
 // describes a story whose scripted steps explore drops; a run under
 // other faults that does not retell it has found nothing.
-func Classes(verdict checker.Verdict, m expect.Metrics, s *scenario.Scenario) []string {
+func Classes(res *checker.Result, m expect.Metrics, s *scenario.Scenario) []string {
 	var out []string
 	for _, a := range expect.Anomalies {
-		if m[a] > 0 {
+		if m[a] > 0 && countsAgainst(res, a) {
 			out = append(out, a)
 		}
 	}
-	if verdict == checker.Invalid && len(out) == 0 {
+	if res.Valid == checker.Invalid && len(out) == 0 {
 		out = append(out, InvalidClass)
 	}
 	if s != nil {
@@ -54,6 +57,13 @@ func Classes(verdict checker.Verdict, m expect.Metrics, s *scenario.Scenario) []
 		}
 	}
 	return out
+}
+
+// countsAgainst reports whether res counted anomaly a against validity;
+// a result written before results.json named them (no
+// counted_against_validity) counts every anomaly, as kchaos did then.
+func countsAgainst(res *checker.Result, a string) bool {
+	return res.Against == nil || slices.Contains(res.Against, a)
 }
 
 // Primary is the class a shrink keeps: the first anomaly the checker

@@ -159,25 +159,41 @@ func TestClasses(t *testing.T) {
 	}
 	lost := zero()
 	lost["lost-write"], lost["offset-reuse"] = 3, 2
+	dups := zero()
+	dups["duplicate"] = 2
+	// What the checker counts against validity with a producer that is
+	// not idempotent, and with one that is.
+	plain, idem := checker.CountsAgainst(false, false), checker.CountsAgainst(true, false)
+	if slices.Contains(plain, "duplicate") || !slices.Contains(idem, "duplicate") || !slices.Contains(plain, "lost-write") {
+		t.Fatalf("the checker counts %q without idempotence, %q with: the cases below assume duplicates count only with it", plain, idem)
+	}
 	for _, c := range []struct {
 		name    string
 		verdict checker.Verdict
+		against []string
 		m       expect.Metrics
 		s       *scenario.Scenario
 		want    []string
 	}{
-		{"valid, nothing broken", checker.Valid, zero(), s2, nil},
-		{"lost writes break the outcome too", checker.Invalid, lost, s2,
+		{"valid, nothing broken", checker.Valid, plain, zero(), s2, nil},
+		{"lost writes break the outcome too", checker.Invalid, plain, lost, s2,
 			[]string{"lost-write", "offset-reuse", "outcome lost-write == 0 when unclean=false", "outcome offset-reuse == 0 when unclean=false"}},
-		{"no outcome", checker.Invalid, lost, nil, []string{"lost-write", "offset-reuse"}},
-		{"unclean on, no loss: the story's expectations are no finding", checker.Valid, zero(), s2unclean, nil},
-		{"unclean on, loss: the anomalies alone", checker.Invalid, lost, s2unclean, []string{"lost-write", "offset-reuse"}},
-		{"an invariant broken on a valid run", checker.Valid, withOffline(zero(), 75), bounded, []string{"outcome offline_seconds <= 60"}},
-		{"an invariant held", checker.Valid, withOffline(zero(), 12), bounded, nil},
-		{"invalid without a named anomaly", checker.Invalid, zero(), nil, []string{InvalidClass}},
+		{"no outcome", checker.Invalid, plain, lost, nil, []string{"lost-write", "offset-reuse"}},
+		{"unclean on, no loss: the story's expectations are no finding", checker.Valid, plain, zero(), s2unclean, nil},
+		{"unclean on, loss: the anomalies alone", checker.Invalid, plain, lost, s2unclean, []string{"lost-write", "offset-reuse"}},
+		{"an invariant broken on a valid run", checker.Valid, plain, withOffline(zero(), 75), bounded, []string{"outcome offline_seconds <= 60"}},
+		{"an invariant held", checker.Valid, plain, withOffline(zero(), 12), bounded, nil},
+		{"invalid without a named anomaly", checker.Invalid, plain, zero(), nil, []string{InvalidClass}},
+		// A duplicated Produce request with a producer that is not
+		// idempotent writes the record twice: the checker reports the
+		// duplicate and does not count it (campaign 2026-12-06, s2 under
+		// duplicate-request); an idempotent producer's duplicate counts.
+		{"a duplicate not counted against validity is no finding", checker.Valid, plain, dups, s2, nil},
+		{"a duplicate counted against validity is one", checker.Invalid, idem, dups, s2, []string{"duplicate"}},
+		{"a result from before counted_against_validity counts every anomaly", checker.Valid, nil, dups, nil, []string{"duplicate"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := Classes(c.verdict, c.m, c.s)
+			got := Classes(&checker.Result{Valid: c.verdict, Against: c.against}, c.m, c.s)
 			if !slices.Equal(got, c.want) {
 				t.Errorf("classes %q, want %q", got, c.want)
 			}
