@@ -30,8 +30,8 @@
 // Pending, Kind.AvoidReads, Draw.Validate). The kinds not yet moved to a
 // room are the seam's own, on registry's list. The integration tests of
 // the seam and of every room share one cluster harness,
-// nemesis/nemesistest; the unit tests of the seam and of
-// nemesis/network one in-memory cluster, nemesis/nemesisfake.
+// nemesis/nemesistest; the unit tests of the seam, nemesis/network and
+// nemesis/clients one in-memory cluster, nemesis/nemesisfake.
 //
 // Adding a fault kind is one new file and one line:
 //   - a file in its room with its Kind (kind.go: name, the cluster

@@ -1,6 +1,6 @@
 // Package nemesisfake is the unit tests' in-memory cluster, shared by the
 // tests of the seam (package nemesis) and of the rooms (nemesis/network,
-// and nemesis/disk under its disk wrapper): nodes that run, pause and stop,
+// nemesis/clients, and nemesis/disk under its disk wrapper): nodes that run, pause and stop,
 // an iptables that keeps the rules the faults' scripts add and delete,
 // and the network beyond it (net.go: tc, probes, host dials), so that the
 // faults, their proofs and their heals are tested without Docker. It
