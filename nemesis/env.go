@@ -1,8 +1,9 @@
 // Package nemesis injects faults into a kchaos run's Kafka cluster and
 // undoes them: network partitions (iptables inside the containers),
 // degraded links (netem: tc qdiscs, and iptables for loss), clients cut
-// off from brokers (those three in nemesis/network), crashed producers (through the workload: Clients),
-// paused and killed brokers, clean restarts, power loss (lose-unflushed), live
+// off from brokers (those three in nemesis/network), crashed producers
+// and group members (nemesis/clients, through the workload: Clients and
+// Members), paused and killed brokers, clean restarts, power loss (lose-unflushed), live
 // topic config changes and manual elections. A fault that can proves that
 // it took effect before the schedule goes on (proof.go). Targets are chosen by role
 // when a fault fires; schedules are scripted or seeded-random; a final heal
@@ -20,15 +21,17 @@
 // their own grouped by what they act on (nemesis/disk: the disk faults
 // and the power loss, lose-unflushed; nemesis/network: the link faults,
 // partition, netem and cut-clients; nemesis/requests: the request
-// faults), each importing this package and registering its kinds at init
+// faults; nemesis/clients: the faults on kchaos's own clients, their
+// groups' members and producers, and on the coordinators and
+// transactions they use), each importing this package and registering its kinds at init
 // (Register); this package never imports a room, and nemesis/kinds links
 // them all for the programs that read schedules. What the seam must know
 // of a room's kinds it asks through the registry (HealKind.Retry and
 // Pending, Kind.AvoidReads, Draw.Validate). The kinds not yet moved to a
 // room are the seam's own, on registry's list. The integration tests of
 // the seam and of every room share one cluster harness,
-// nemesis/nemesistest; the unit tests of the seam and of
-// nemesis/network one in-memory cluster, nemesis/nemesisfake.
+// nemesis/nemesistest; the unit tests of the seam, nemesis/network and
+// nemesis/clients one in-memory cluster, nemesis/nemesisfake.
 //
 // Adding a fault kind is one new file and one line:
 //   - a file in its room with its Kind (kind.go: name, the cluster
@@ -122,6 +125,37 @@ type Admin interface {
 
 var _ Admin = (*admin.Client)(nil)
 
+// Members is the workload's group members as the member faults
+// (nemesis/clients) act on them. It is the seam's because the harness
+// hands the run's members over through Env.Members (workloads'
+// GroupControl implements it), and the harness does not name a room.
+type Members interface {
+	Members() []string
+	Kill(ctx context.Context, member string) error
+	Start(ctx context.Context, member string) error
+	Leave(ctx context.Context, member string) error
+	Stall(ctx context.Context, member string, d time.Duration) error
+}
+
+// Clients is what the producer faults (nemesis/clients: producer-crash,
+// stop-producers) need of the workload; the harness wires the run's
+// workload in (Env.Clients), so it is the seam's, as Members is.
+// nemesis cannot import workloads (they are beside each other in the
+// layering), so the workload implements this.
+type Clients interface {
+	// Producers is the number of producer clients.
+	Producers() int
+	// CrashProducer crashes producer client i (closed without a flush:
+	// what it had in flight completes info), waits down, and starts a new
+	// client with new history processes in its place; it returns what it
+	// did for the op's details.
+	CrashProducer(ctx context.Context, i int, down time.Duration) (map[string]any, error)
+	// StopProducers ends the producing half of the run (no new sends or
+	// transactions; consumers go on) and returns once the producers have
+	// returned, with what it did for the op's details.
+	StopProducers(ctx context.Context) (map[string]any, error)
+}
+
 // QuorumSource answers the KRaft quorum as one sample.
 type QuorumSource interface {
 	Quorum(ctx context.Context) (histories.QuorumValue, error)
@@ -154,7 +188,7 @@ type Env struct {
 	// share-coordinator ("": none).
 	ShareGroup string
 	// Members are the workload's consumer-group members, for the member
-	// faults (groupfault.go); nil without a group.
+	// faults (nemesis/clients); nil without a group.
 	Members Members
 	// Recorder receives the nemesis ops; nil records nothing.
 	Recorder *histories.Recorder
@@ -179,9 +213,6 @@ type Env struct {
 	mu    sync.Mutex
 	rooms map[reflect.Type]any // each room's run state (RoomState)
 	rng   *prng
-	// downMembers are the group members a member fault left without a
-	// client (killed or left), for member-start and the heals.
-	downMembers map[string]bool
 	// For state reads (state.go): the broker that answered last.
 	lastReader int32
 	// invoked: every registered fault kind the run invoked (Invoked).
@@ -253,6 +284,12 @@ func (e *Env) rand() *prng {
 	}
 	return e.rng
 }
+
+// RandomIndex is a number in [0, n) drawn from the run's seed (Seed), in
+// the same sequence as the seam's own draws at injection time: a room's
+// fault that picks when it fires (a producer, a group member) replays the
+// same pick from the same seed.
+func (e *Env) RandomIndex(n int) int { return e.rand().intn(n) }
 
 // AllNodes returns every node id of the run: controllers, then brokers.
 func (e *Env) AllNodes() []int32 { return cluster.IDs(cluster.AllNodes(e.Cluster)) }

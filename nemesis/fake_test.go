@@ -51,14 +51,6 @@ type fakeAdmin struct {
 	// groupState is __consumer_offsets' partitions, for the group roles.
 	groupState []admin.PartitionState
 	reorders   []string // ReorderReplicas calls
-	// lso and open are partition 0's last stable offset and the
-	// transactions its leader holds open (abort-hanging); aborts are the
-	// AbortTxn calls, each of which ends its transaction (lso = hw) unless
-	// abortDeaf.
-	lso       *int64
-	open      []histories.OpenTxn
-	aborts    []string
-	abortDeaf bool
 	// quorum, when set, is what Quorum answers.
 	quorum *histories.QuorumValue
 }
@@ -115,31 +107,19 @@ func (a *fakeAdmin) Describe(ctx context.Context, topic string) ([]admin.Partiti
 	return slices.Clone(a.parts), nil
 }
 
-func (a *fakeAdmin) LastStableOffset(context.Context, int32, string, int32) (int64, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.lso == nil {
-		return a.hw, nil
-	}
-	return *a.lso, nil
+// LastStableOffset is the high watermark: no transaction holds readers
+// back. OpenTxns and AbortTxn are abort-hanging's (nemesis/clients, with
+// its own fake); no fault of the seam calls them.
+func (a *fakeAdmin) LastStableOffset(ctx context.Context, leader int32, topic string, p int32) (int64, error) {
+	return a.HighWatermark(ctx, leader, topic, p)
 }
 
 func (a *fakeAdmin) OpenTxns(context.Context, string, int32) ([]histories.OpenTxn, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return slices.Clone(a.open), nil
+	return nil, nil
 }
 
-func (a *fakeAdmin) AbortTxn(_ context.Context, topic string, p int32, t histories.OpenTxn) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.aborts = append(a.aborts, fmt.Sprintf("%s-%d pid %d epoch %d coord %d", topic, p, t.ProducerID, t.ProducerEpoch, t.CoordinatorEpoch))
-	if !a.abortDeaf {
-		hw := a.hw
-		a.lso = &hw
-		a.open = nil
-	}
-	return nil
+func (a *fakeAdmin) AbortTxn(context.Context, string, int32, histories.OpenTxn) error {
+	return fmt.Errorf("fake: no transaction to abort")
 }
 
 func (a *fakeAdmin) LiveBrokers(ctx context.Context) ([]int32, error) {

@@ -80,6 +80,11 @@ type Kind struct {
 // Proved is the Proof of a kind whose Fault implements Prover.
 const Proved = "proved"
 
+// AdminProof is the Proof of a kind that acts through the admin API, in
+// the seam or in a room (nemesis/clients' move-coordinator): Kafka's
+// answer to the request is the proof, recorded with the op.
+const AdminProof = adminProof
+
 // Decision is a yes or no that a kind must give: its zero value is "not
 // said", which TestKindsDecide refuses, so that a new kind cannot fall
 // silently on the wrong side of a rule (whether it may lose acked

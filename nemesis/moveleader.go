@@ -76,7 +76,7 @@ func (f *moveLeader) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 	if len(p.Replicas) > 0 && p.Replicas[0] != to {
 		orders[f.partition] = append([]int32{to}, slices.DeleteFunc(slices.Clone(p.Replicas), func(r int32) bool { return r == to })...)
 	}
-	after, err := e.lead(ctx, histories.FMoveLeader, e.Topic, []int32{f.partition}, orders, to)
+	after, err := e.Lead(ctx, histories.FMoveLeader, e.Topic, []int32{f.partition}, orders, to)
 	if after != nil {
 		details["leaders_after"] = after
 	}

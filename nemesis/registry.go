@@ -28,9 +28,9 @@ type ParamNeeds interface{ Needs() cluster.Caps }
 
 // registry is every registered fault kind, in the order errors list them
 // and histories describes them: the seam's own, one line each, then the
-// rooms' as they Register at init (nemesis/disk, nemesis/network, then
-// nemesis/requests: Go initializes the rooms nemesis/kinds links in
-// import-path order).
+// rooms' as they Register at init (nemesis/clients, nemesis/disk,
+// nemesis/network, then nemesis/requests: Go initializes the rooms
+// nemesis/kinds links in import-path order).
 // Adding a fault: a file with its Kind, parameter type and Fault in its
 // room, and a line on the room's list (here for a kind of the seam's
 // own); then go generate ./nemesis, which copies the kinds' history
@@ -49,15 +49,7 @@ var registry = []Kind{
 	setFeatureKind,
 	addControllerKind,
 	removeControllerKind,
-	moveCoordinatorKind,
 	moveLeaderKind,
-	memberKillKind,
-	memberLeaveKind,
-	memberStartKind,
-	memberStallKind,
-	producerCrashKind,
-	stopProducersKind,
-	abortHangingKind,
 }
 
 // Kinds returns the registered fault kinds, in registry order.

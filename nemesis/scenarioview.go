@@ -2,7 +2,6 @@ package nemesis
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
 )
@@ -97,27 +96,6 @@ func (v *ScenarioView) CheckGroups(p string, groups [][]int32, add AddFunc) {
 			}
 		}
 	}
-}
-
-// checkMember refuses a member fault without group members, or naming a
-// member the workload does not have.
-func (v *ScenarioView) checkMember(p string, st *Step, member string, add AddFunc) {
-	if !v.Group && !v.Shares {
-		add(p, "%s%s needs workload.group or workload.shares: the workload has no group members", st.Fault, st.Heal)
-		return
-	}
-	if member != "" && member != RoleRandom && !contains(v.Members, member) {
-		add(p+".member", "%q: the group's members are %s (or random)", member, strings.Join(v.Members, ", "))
-	}
-}
-
-func contains(names []string, s string) bool {
-	for _, n := range names {
-		if n == s {
-			return true
-		}
-	}
-	return false
 }
 
 // healKind is the registered heal kind name (nil: none, or all).

@@ -196,6 +196,9 @@ func TestScheduleValidation(t *testing.T) {
 		{"timeout on kill", "steps:\n - fault: kill\n   timeout: 2s\n   target: {role: leader}", []string{"nemesis.steps[0].timeout: only for"}},
 		{"timeout on restart", "steps:\n - fault: restart\n   timeout: 2m\n   target: {role: leader}", nil},
 		{"target on heal", "steps:\n - heal: all\n   target: {role: leader}", []string{"nemesis.steps[0].target: only for faults"}},
+		// for: belongs to kinds of two rooms (nemesis/clients, nemesis/requests).
+		{"for on kill", "steps:\n - fault: member-kill\n   for: 1s", []string{"nemesis.steps[0].for: only for faults member-stall, producer-crash, drop-request, drop-response"}},
+		{"for on pause", "steps:\n - fault: pause\n   target: {role: leader}\n   for: 1s", []string{"nemesis.steps[0].for: only for faults member-stall, producer-crash, drop-request, drop-response"}},
 		{"bad heal", "steps:\n - heal: everything", []string{`nemesis.steps[0].heal: unknown heal "everything"`}},
 		{"empty until", "steps:\n - until: {partition: 0}", []string{"nemesis.steps[0].until: empty condition"}},
 		{"contradictory until", "steps:\n - until: {offline: true, leader: 1}", []string{"offline: true and a leader cannot both hold"}},

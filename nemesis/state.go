@@ -166,6 +166,13 @@ const adminRetryFor = 30 * time.Second
 // keeps asking it until a metadata refresh. So between attempts a
 // metadata read through the client (Admin.LiveBrokers) makes it pick a
 // broker that is live now.
+// AdminCall is adminCall for the rooms whose faults act through the
+// admin API (nemesis/clients' move-coordinator and abort-hanging): one
+// retry rule for every admin request a fault sends.
+func (e *Env) AdminCall(ctx context.Context, op func(context.Context) error) error {
+	return e.adminCall(ctx, op)
+}
+
 func (e *Env) adminCall(ctx context.Context, op func(context.Context) error) error {
 	deadline := time.Now().Add(adminRetryFor)
 	for {

@@ -57,3 +57,6 @@ func paramOf(st Step, key string) any {
 	}
 	return m[key]
 }
+
+// nodes0 is the target of the one node id.
+func nodes0(id int32) *Target { return &Target{Role: RoleNodes, Nodes: []int32{id}} }

@@ -110,8 +110,9 @@ var mayImport = map[group][]group{
 // The seam's external tests link every room (nemesis/kinds_test.go), so
 // that its tests of every kind see them all; its code never does. The
 // integration tests of the seam and of every room share one cluster
-// harness, nemesis/nemesistest, and the unit tests of the seam and of
-// nemesis/network one in-memory cluster, nemesis/nemesisfake: only tests
+// harness, nemesis/nemesistest, and the unit tests of the seam,
+// nemesis/network and nemesis/clients one in-memory cluster,
+// nemesis/nemesisfake: only tests
 // may import either (no group's code lists them).
 //
 // The workloads are placed alike: the seam's external tests link every
@@ -260,7 +261,7 @@ func TestCheckerAndReportArePure(t *testing.T) {
 func TestGroupOf(t *testing.T) {
 	for rel, want := range map[string]group{
 		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
-		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/nemesisfake": gNemTest, "nemesis/kinds": gKinds,
+		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/clients": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/nemesisfake": gNemTest, "nemesis/kinds": gKinds,
 		"nemesis/nemesistest": gNemTest,
 		"workloads":           gWorkloads, "workloads/java": gDriver, "workloads/drivers": gDrivers,
 		"workloads/workloadstest": gWorkTest, "cluster": gCluster,

@@ -7,6 +7,9 @@
 package kinds
 
 import (
+	// The faults on kchaos's own clients, and on the coordinators and
+	// transactions they use: nemesis/clients.
+	_ "github.com/kchaos/kchaos/nemesis/clients"
 	// The disk faults: nemesis/disk.
 	_ "github.com/kchaos/kchaos/nemesis/disk"
 	// The link faults: nemesis/network.

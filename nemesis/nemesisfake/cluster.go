@@ -1,8 +1,8 @@
 // Package nemesisfake is the unit tests' in-memory cluster, shared by the
 // tests of the seam (package nemesis) and of the rooms (nemesis/network,
-// and nemesis/disk under its disk wrapper): nodes that run, pause and stop,
-// an iptables that keeps the rules the faults' scripts add and delete,
-// and the network beyond it (net.go: tc, probes, host dials), so that the
+// nemesis/clients, and nemesis/disk under its disk wrapper): nodes that
+// run, pause and stop, an iptables that keeps the rules the faults'
+// scripts add and delete, and the network beyond it (net.go: tc, probes, host dials), so that the
 // faults, their proofs and their heals are tested without Docker. It
 // imports no part of the nemesis (the seam's own tests import it), so it
 // knows the faults only by the commands they run. Only tests import it

@@ -9,7 +9,7 @@ import (
 )
 
 // The tests' readings of a recorded history and the quorum they fake,
-// shared by the seam's tests and the network room's.
+// shared by the seam's tests and the network and clients rooms'.
 
 // Summary renders the completions as "f:type nodes" lines.
 func Summary(evs []histories.Event) string {

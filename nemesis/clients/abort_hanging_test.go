@@ -1,4 +1,4 @@
-package nemesis
+package clients
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // TestAbortHanging: abort-hanging aborts the transactions that hold a
@@ -40,10 +41,10 @@ func TestAbortHanging(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var a *fakeAdmin
-			evs := recorded(t, func(env *Env, c *fakeCluster, fa *fakeAdmin) {
+			evs := recorded(t, func(env *nemesis.Env, c *fakeCluster, fa *fakeAdmin) {
 				a = fa
 				fa.hw, fa.lso, fa.open, fa.abortDeaf = 20, tc.lso, tc.open, tc.deaf
-				f, err := NewFault(Step{Fault: histories.FAbortHanging})
+				f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FAbortHanging})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -80,10 +81,10 @@ func TestAbortHanging(t *testing.T) {
 // producing, once, with their details; without clients it fails, named.
 func TestStopProducers(t *testing.T) {
 	fc := &fakeClients{n: 2}
-	evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
+	evs := recorded(t, func(env *nemesis.Env, c *fakeCluster, a *fakeAdmin) {
 		env.Clients = fc
-		if err := (&Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(),
-			Schedule{Steps: []Step{{Fault: histories.FStopProducers}}}); err != nil {
+		if err := (&nemesis.Runner{Env: env, HealTimeout: time.Second}).Run(context.Background(),
+			nemesis.Schedule{Steps: []nemesis.Step{{Fault: histories.FStopProducers}}}); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -100,7 +101,7 @@ func TestStopProducers(t *testing.T) {
 		t.Errorf("%d ok stop-producers ops: %s", ok, summary(evs))
 	}
 	env, _, _ := newFakeEnv()
-	f, _ := NewFault(Step{Fault: histories.FStopProducers})
+	f, _ := nemesis.NewFault(nemesis.Step{Fault: histories.FStopProducers})
 	if err := env.Inject(context.Background(), f); err == nil || !strings.Contains(err.Error(), "no workload producers to stop") {
 		t.Errorf("without clients: %v", err)
 	}

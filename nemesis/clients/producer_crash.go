@@ -1,4 +1,4 @@
-package nemesis
+package clients
 
 import (
 	"context"
@@ -7,25 +7,8 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
-
-// Clients is what the client faults need of the workload; the harness
-// wires the run's workload in (Env.Clients). nemesis cannot import
-// workloads (they are beside each other in the layering), so the workload
-// implements this.
-type Clients interface {
-	// Producers is the number of producer clients.
-	Producers() int
-	// CrashProducer crashes producer client i (closed without a flush:
-	// what it had in flight completes info), waits down, and starts a new
-	// client with new history processes in its place; it returns what it
-	// did for the op's details.
-	CrashProducer(ctx context.Context, i int, down time.Duration) (map[string]any, error)
-	// StopProducers ends the producing half of the run (no new sends or
-	// transactions; consumers go on) and returns once the producers have
-	// returned, with what it did for the op's details.
-	StopProducers(ctx context.Context) (map[string]any, error)
-}
 
 // producerCrash is the client-side half of a failure: a producer process
 // dies mid-run while every broker is fine, and another process takes its
@@ -38,14 +21,14 @@ type producerCrash struct {
 func (f *producerCrash) Name() string { return histories.FProducerCrash }
 
 func (f *producerCrash) Spec() map[string]any {
-	m := map[string]any{"for": Duration(f.down)}
+	m := map[string]any{"for": nemesis.Duration(f.down)}
 	if f.producer != nil {
 		m["producer"] = *f.producer
 	}
 	return m
 }
 
-func (f *producerCrash) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *producerCrash) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	if e.Clients == nil {
 		return nil, nil, errors.New("no workload producers to crash (the run wires them into the nemesis; this env has none)")
 	}
@@ -54,7 +37,7 @@ func (f *producerCrash) Inject(ctx context.Context, e *Env) ([]int32, map[string
 	if f.producer != nil {
 		i = *f.producer
 	} else {
-		i = e.rand().intn(n) // drawn when it fires, from the run's seed
+		i = e.RandomIndex(n) // drawn when it fires, from the run's seed
 	}
 	if i < 0 || i >= n {
 		return nil, nil, fmt.Errorf("producer %d: the workload has producers 0..%d", i, n-1)
@@ -64,13 +47,13 @@ func (f *producerCrash) Inject(ctx context.Context, e *Env) ([]int32, map[string
 }
 
 // Heal: nothing to undo, the successor is already running.
-func (f *producerCrash) Heal(context.Context, *Env) error { return nil }
+func (f *producerCrash) Heal(context.Context, *nemesis.Env) error { return nil }
 
 // producerCrashKind crashes a workload client: no backend capability.
-var producerCrashKind = Kind{Name: histories.FProducerCrash, New: func() Params { return &ProducerCrashParams{} },
+var producerCrashKind = nemesis.Kind{Name: histories.FProducerCrash, New: func() nemesis.Params { return &ProducerCrashParams{} },
 	// The crash and the restart are one op (the restart is its end): a
 	// crashed process loses nothing acked by itself.
-	Heal: Instant, Color: "#a04000", LosesAcked: No, MovesLeaders: No, OnClients: true, Draw: NotDrawn,
+	Heal: nemesis.Instant, Color: "#a04000", LosesAcked: nemesis.No, MovesLeaders: nemesis.No, OnClients: true, Draw: nemesis.NotDrawn,
 	Proof: "acts on the workload's own client: the sends it failed are recorded with the op"}
 
 // ProducerCrashParams are a producer-crash's.
@@ -80,16 +63,16 @@ type ProducerCrashParams struct {
 	Producer *int `yaml:"producer,omitempty"`
 	// Down is how long the crashed producer stays down before its
 	// successor starts (default 0: at once).
-	Down Duration `yaml:"for,omitempty"`
+	Down nemesis.Duration `yaml:"for,omitempty"`
 }
 
-func (cp *ProducerCrashParams) Build(Step) Fault {
+func (cp *ProducerCrashParams) Build(nemesis.Step) nemesis.Fault {
 	return &producerCrash{producer: cp.Producer, down: cp.Down.Std()}
 }
 
 // CheckAgainst: producer-crash crashes a plain producer of this
 // workload, one it has.
-func (cp *ProducerCrashParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
+func (cp *ProducerCrashParams) CheckAgainst(p string, st *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
 	if v.Transactional {
 		add(p+".fault", "%s crashes plain producers; transactional ones crash with workload.transactions.crash_rate (a successor fences the zombie)", st.Fault)
 	}
@@ -98,7 +81,7 @@ func (cp *ProducerCrashParams) CheckAgainst(p string, st *Step, v *ScenarioView,
 	}
 }
 
-func (cp *ProducerCrashParams) Validate(p string, st *Step, add AddFunc) {
+func (cp *ProducerCrashParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	if cp.Producer != nil && *cp.Producer < 0 {
 		add(p+".producer", "must not be negative (the workload's producers are 0..workload.producers-1)")
 	}

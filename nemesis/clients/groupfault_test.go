@@ -1,4 +1,4 @@
-package nemesis
+package clients
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // fakeMembers records the member faults asked of it.
@@ -41,25 +41,25 @@ func TestMemberFaults(t *testing.T) {
 	fm := &fakeMembers{names: []string{"member-0", "member-1", "member-2"}}
 	var buf bytes.Buffer
 	rec := histories.NewRecorder(&buf)
-	e := &Env{Cluster: newFakeCluster(), Members: fm, Seed: 1, Recorder: rec}
+	e := &nemesis.Env{Cluster: newFakeCluster(), Members: fm, Seed: 1, Recorder: rec}
 	ctx := context.Background()
-	inject := func(st Step) error {
-		f, err := NewFault(st)
+	inject := func(st nemesis.Step) error {
+		f, err := nemesis.NewFault(st)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return e.Inject(ctx, f)
 	}
-	if err := inject(Step{Fault: histories.FMemberKill, Params: &MemberParams{Member: "member-1"}}); err != nil {
+	if err := inject(nemesis.Step{Fault: histories.FMemberKill, Params: &MemberParams{Member: "member-1"}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: histories.FMemberLeave}); err != nil { // random: member-0 or member-2
+	if err := inject(nemesis.Step{Fault: histories.FMemberLeave}); err != nil { // random: member-0 or member-2
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: histories.FMemberStall, Params: &MemberStallParams{Member: "member-0", Stall: Duration(15 * time.Second)}}); err != nil {
+	if err := inject(nemesis.Step{Fault: histories.FMemberStall, Params: &MemberStallParams{Member: "member-0", Stall: nemesis.Duration(15 * time.Second)}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := inject(Step{Fault: histories.FMemberKill, Params: &MemberParams{Member: "member-7"}}); err == nil {
+	if err := inject(nemesis.Step{Fault: histories.FMemberKill, Params: &MemberParams{Member: "member-7"}}); err == nil {
 		t.Error("an unknown member: want an error")
 	}
 	// heal member starts every member a kill or leave took down, once.
@@ -97,13 +97,13 @@ func TestMemberFaults(t *testing.T) {
 }
 
 func TestMemberFaultWithoutGroup(t *testing.T) {
-	e := &Env{Cluster: newFakeCluster()}
-	f, _ := NewFault(Step{Fault: histories.FMemberKill})
+	e := &nemesis.Env{Cluster: newFakeCluster()}
+	f, _ := nemesis.NewFault(nemesis.Step{Fault: histories.FMemberKill})
 	if err := e.Inject(context.Background(), f); err == nil || !strings.Contains(err.Error(), "workload.group") {
 		t.Errorf("error %v: want one naming workload.group", err)
 	}
 	fm := &fakeMembers{names: []string{"member-0"}, fail: errors.New("boom")}
-	e = &Env{Cluster: newFakeCluster(), Members: fm}
+	e = &nemesis.Env{Cluster: newFakeCluster(), Members: fm}
 	if err := e.Inject(context.Background(), f); err == nil {
 		t.Error("a failing kill: want an error")
 	}
@@ -115,51 +115,12 @@ func TestMemberFaultValidation(t *testing.T) {
 		{"stall", "steps:\n - fault: member-stall\n   for: 15s", ""},
 		{"heal member", "steps:\n - heal: member", ""},
 		{"stall without for", "steps:\n - fault: member-stall", "nemesis.steps[0].for: member-stall needs a duration"},
-		{"for on kill", "steps:\n - fault: member-kill\n   for: 1s", "nemesis.steps[0].for: only for faults member-stall, producer-crash, drop-request, drop-response"},
 		{"member on a broker kill", "steps:\n - fault: kill\n   member: member-0\n   target: {role: leader}", "nemesis.steps[0].member: only for faults member-kill, member-leave, member-start and member-stall"},
 		{"target on a member fault", "steps:\n - fault: member-leave\n   target: {role: leader}", "nemesis.steps[0].target: only for node faults"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseSchedule([]byte(tc.yaml))
+			_, err := nemesis.ParseSchedule([]byte(tc.yaml))
 			wantErr(t, err, tc.want)
-		})
-	}
-}
-
-// TestResolveGroupCoordinator: the group roles read the __consumer_offsets
-// partition Kafka maps the group id to ("g2" is partition 43 of 50, 0 of 3).
-func TestResolveGroupCoordinator(t *testing.T) {
-	state := func(n int, owner int32, leader int32) []admin.PartitionState {
-		out := make([]admin.PartitionState, n)
-		for i := range out {
-			out[i] = admin.PartitionState{Partition: int32(i), Leader: 2, Replicas: []int32{2, 0}}
-		}
-		if int(owner) < n {
-			out[owner] = admin.PartitionState{Partition: owner, Leader: leader, Replicas: []int32{leader, 1}}
-			if leader < 0 {
-				out[owner].Replicas = []int32{0, 1}
-			}
-		}
-		return out
-	}
-	for _, tc := range []struct {
-		name, group, role string
-		parts             []admin.PartitionState
-		want, err         string
-	}{
-		{"coordinator of 50", "g2", RoleGroupCoordinator, state(50, 43, 0), "[0]", ""},
-		{"its followers", "g2", RoleGroupCoordinatorFollowers, state(50, 43, 0), "[1]", ""},
-		{"coordinator of 3", "g2", RoleGroupCoordinator, state(3, 0, 0), "[0]", ""},
-		{"offline", "g2", RoleGroupCoordinator, state(3, 0, -1), "", "is offline: no leader"},
-		{"no group", "", RoleGroupCoordinator, state(3, 0, 0), "", "no consumer group"},
-		{"not created yet", "g2", RoleGroupCoordinator, nil, "", "has no partition"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			env, _, a := newFakeEnv()
-			env.GroupID = tc.group
-			a.groupState = tc.parts
-			got, err := env.Resolve(context.Background(), &Target{Role: tc.role})
-			wantResolved(t, got, err, tc.want, tc.err)
 		})
 	}
 }

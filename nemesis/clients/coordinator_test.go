@@ -1,4 +1,4 @@
-package nemesis
+package clients
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // TestMoveCoordinator: move-coordinator reorders the replicas of the
@@ -31,7 +32,7 @@ func TestMoveCoordinator(t *testing.T) {
 		name     string
 		ids      []string
 		parts    []admin.PartitionState
-		target   *Target
+		target   *nemesis.Target
 		reorders string
 		after    string
 		err      string
@@ -42,7 +43,7 @@ func TestMoveCoordinator(t *testing.T) {
 			"[__transaction_state-10 [2 1 0]]", "map[10:2 11:2]", ""},
 		{"not in the ISR", ids, state(func(p []admin.PartitionState) { p[10].ISR = []int32{0, 1} }), nodes0(2),
 			"", "", "broker 2 is not in the ISR [0 1] of __transaction_state-10"},
-		{"two brokers", ids, state(nil), &Target{Role: RoleNodes, Nodes: []int32{0, 1}}, "", "", "a coordinator is one broker"},
+		{"two brokers", ids, state(nil), &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0, 1}}, "", "", "a coordinator is one broker"},
 		{"no transactions", nil, state(nil), nodes0(0), "", "", "no transactional producer"},
 		{"no topic yet", ids, nil, nodes0(0), "", "", "not ready"},
 	} {
@@ -80,7 +81,10 @@ func TestMoveCoordinator(t *testing.T) {
 	}
 }
 
-func nodes0(id int32) *Target { return &Target{Role: RoleNodes, Nodes: []int32{id}} }
+// nodes0 is the target of the one node id.
+func nodes0(id int32) *nemesis.Target {
+	return &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{id}}
+}
 
 // TestMoveGroupCoordinator: with coordinator: group, move-coordinator
 // moves the __consumer_offsets partition owning the workload's group id

@@ -1,4 +1,4 @@
-package nemesis
+package clients
 
 import (
 	"context"
@@ -8,14 +8,15 @@ import (
 
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // abortHangingKind is an operator's recovery through the admin API: every
 // backend can.
-var abortHangingKind = Kind{Name: histories.FAbortHanging, New: func() Params { return &AbortHangingParams{} },
+var abortHangingKind = nemesis.Kind{Name: histories.FAbortHanging, New: func() nemesis.Params { return &AbortHangingParams{} },
 	// Aborting a transaction whose commit Kafka had acknowledged makes its
 	// records unreadable to read_committed readers: the recovery's cost.
-	Heal: Instant, Color: "#17a589", LosesAcked: Yes, MovesLeaders: No, Draw: NotDrawn,
+	Heal: nemesis.Instant, Color: "#17a589", LosesAcked: nemesis.Yes, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn,
 	Proof: "the last stable offset must move past the aborted transaction (else info, no effect)"}
 
 // AbortHangingParams are an abort-hanging's.
@@ -25,7 +26,7 @@ type AbortHangingParams struct {
 	Partition *int32 `yaml:"partition,omitempty"`
 }
 
-func (ap *AbortHangingParams) Validate(p string, st *Step, add AddFunc) {
+func (ap *AbortHangingParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	if ap.Partition != nil && *ap.Partition < 0 {
 		add(p+".partition", "must not be negative")
 	}
@@ -34,7 +35,9 @@ func (ap *AbortHangingParams) Validate(p string, st *Step, add AddFunc) {
 	}
 }
 
-func (ap *AbortHangingParams) Build(Step) Fault { return &abortHanging{partition: ap.Partition} }
+func (ap *AbortHangingParams) Build(nemesis.Step) nemesis.Fault {
+	return &abortHanging{partition: ap.Partition}
+}
 
 // abortEffectWithin bounds the wait for a partition's last stable offset to
 // pass the aborted transaction: the proof that read_committed readers move.
@@ -77,9 +80,9 @@ type hangReport struct {
 	TookMS    int64               `json:"took_ms"`
 }
 
-func (f *abortHanging) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *abortHanging) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	var parts []admin.PartitionState
-	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err := e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		parts, err = e.State().Describe(ctx, e.Topic)
 		return err
 	})
@@ -117,10 +120,10 @@ func (f *abortHanging) Inject(ctx context.Context, e *Env) ([]int32, map[string]
 
 // abortPartition aborts the hanging transactions of one partition led by
 // leader; nil, nil when nothing holds its last stable offset back.
-func abortPartition(ctx context.Context, e *Env, p, leader int32) (*hangReport, error) {
+func abortPartition(ctx context.Context, e *nemesis.Env, p, leader int32) (*hangReport, error) {
 	began := time.Now()
 	var hw, lso int64
-	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err := e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		if hw, err = e.Admin.HighWatermark(ctx, leader, e.Topic, p); err != nil {
 			return err
 		}
@@ -135,7 +138,7 @@ func abortPartition(ctx context.Context, e *Env, p, leader int32) (*hangReport, 
 	}
 	r := &hangReport{Leader: leader, HWBefore: hw, LSOBefore: lso, LSOAfter: lso, HWAfter: hw}
 	var open []histories.OpenTxn
-	err = e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err = e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		open, err = e.Admin.OpenTxns(ctx, e.Topic, p)
 		return err
 	})
@@ -147,7 +150,7 @@ func abortPartition(ctx context.Context, e *Env, p, leader int32) (*hangReport, 
 			r.LeftOpen = append(r.LeftOpen, o)
 			continue
 		}
-		if err := e.adminCall(ctx, func(ctx context.Context) error { return e.Admin.AbortTxn(ctx, e.Topic, p, o) }); err != nil {
+		if err := e.AdminCall(ctx, func(ctx context.Context) error { return e.Admin.AbortTxn(ctx, e.Topic, p, o) }); err != nil {
 			return r, fmt.Errorf("partition %d: abort producer %d epoch %d at offset %d: %w", p, o.ProducerID, o.ProducerEpoch, o.FirstOffset, err)
 		}
 		r.Aborted = append(r.Aborted, o)
@@ -172,7 +175,7 @@ func abortPartition(ctx context.Context, e *Env, p, leader int32) (*hangReport, 
 		}
 		select {
 		case <-ctx.Done():
-		case <-time.After(PollInterval):
+		case <-time.After(nemesis.PollInterval):
 		}
 	}
 	r.TookMS = time.Since(began).Milliseconds()
@@ -184,4 +187,4 @@ func abortPartition(ctx context.Context, e *Env, p, leader int32) (*hangReport, 
 }
 
 // Heal: an abort is not undone.
-func (f *abortHanging) Heal(context.Context, *Env) error { return nil }
+func (f *abortHanging) Heal(context.Context, *nemesis.Env) error { return nil }

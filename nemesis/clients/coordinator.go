@@ -1,4 +1,4 @@
-package nemesis
+package clients
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // coordinatorTopicWait bounds how long move-coordinator waits for the
@@ -26,9 +28,9 @@ const (
 // moveCoordinatorKind reorders replicas and elects through the admin API:
 // every backend can.
 // It leaves the coordinator topic's replicas reordered.
-var moveCoordinatorKind = Kind{Name: histories.FMoveCoordinator, New: func() Params { return &moveCoordinatorParams{} },
+var moveCoordinatorKind = nemesis.Kind{Name: histories.FMoveCoordinator, New: func() nemesis.Params { return &moveCoordinatorParams{} },
 	LeavesState: "reorders __transaction_state's (or __consumer_offsets') replicas",
-	Heal:        Instant, Color: "#6a5acd", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
+	Heal:        nemesis.Instant, Color: "#6a5acd", LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn, Proof: nemesis.AdminProof}
 
 // moveCoordinatorParams: the broker is the target; Coordinator says
 // whose coordinator moves: the workload's transactional ids'
@@ -38,8 +40,8 @@ type moveCoordinatorParams struct {
 	Coordinator string `yaml:"coordinator,omitempty"`
 }
 
-func (mp *moveCoordinatorParams) Validate(p string, st *Step, add AddFunc) {
-	ValidateNodeTarget(p, st, add)
+func (mp *moveCoordinatorParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
+	nemesis.ValidateNodeTarget(p, st, add)
 	switch mp.Coordinator {
 	case "", CoordinatorTransaction, CoordinatorGroup:
 	default:
@@ -50,7 +52,7 @@ func (mp *moveCoordinatorParams) Validate(p string, st *Step, add AddFunc) {
 // CheckAgainst: the coordinator is found by the workload's
 // transactional ids or group id; without them the step could only fail
 // when it fires.
-func (mp *moveCoordinatorParams) CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc) {
+func (mp *moveCoordinatorParams) CheckAgainst(p string, st *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
 	switch {
 	case mp.Coordinator == CoordinatorGroup && !v.Group:
 		add(p+".coordinator", "%s needs workload.group: the workload has no consumer group", mp.Coordinator)
@@ -59,7 +61,7 @@ func (mp *moveCoordinatorParams) CheckAgainst(p string, st *Step, v *ScenarioVie
 	}
 }
 
-func (mp *moveCoordinatorParams) Build(st Step) Fault {
+func (mp *moveCoordinatorParams) Build(st nemesis.Step) nemesis.Fault {
 	return &moveCoordinator{target: st.Target, group: mp.Coordinator == CoordinatorGroup}
 }
 
@@ -89,15 +91,15 @@ func (mp *moveCoordinatorParams) Build(st Step) Fault {
 // group's committed offsets away from the broker its fault strikes
 // (k20507) or put them on it.
 type moveCoordinator struct {
-	target *Target
+	target *nemesis.Target
 	group  bool
 }
 
 func (f *moveCoordinator) Name() string { return histories.FMoveCoordinator }
 
-func (f *moveCoordinator) Heal(context.Context, *Env) error { return nil }
+func (f *moveCoordinator) Heal(context.Context, *nemesis.Env) error { return nil }
 
-func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *moveCoordinator) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	topic, keys, partitionFor := admin.TransactionStateTopic, e.TransactionalIDs, admin.TxnStatePartition
 	if f.group {
 		topic, keys, partitionFor = admin.ConsumerOffsetsTopic, nil, admin.GroupPartition
@@ -116,7 +118,7 @@ func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[stri
 		return nil, nil, fmt.Errorf("%s: the target is %d nodes %v; a coordinator is one broker", histories.FMoveCoordinator, len(nodes), nodes)
 	}
 	to := nodes[0]
-	parts, err := e.coordinatorPartitions(ctx, topic, keys, partitionFor)
+	parts, err := coordinatorPartitions(ctx, e, topic, keys, partitionFor)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -145,7 +147,7 @@ func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[stri
 		}
 	}
 	details["partitions"], details["leaders_before"] = owned, before
-	after, err := e.lead(ctx, histories.FMoveCoordinator, topic, ids, orders, to)
+	after, err := e.Lead(ctx, histories.FMoveCoordinator, topic, ids, orders, to)
 	if after != nil {
 		details["leaders_after"] = after
 	}
@@ -155,46 +157,10 @@ func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[stri
 	return []int32{to}, details, nil
 }
 
-// lead reorders the replicas of topic's partitions (orders: the new
-// order of those not led by to yet, every one checked beforehand, so
-// that a refused move changes nothing), runs a preferred election of ids
-// and checks that to leads each: move-coordinator's and move-leader's
-// placement, as an operator does with kafka-reassign-partitions and
-// kafka-leader-election. It returns the leaders after.
-func (e *Env) lead(ctx context.Context, op, topic string, ids []int32, orders map[int32][]int32, to int32) (map[string]int32, error) {
-	for _, p := range slices.Sorted(maps.Keys(orders)) {
-		err := e.adminCall(ctx, func(ctx context.Context) error {
-			return e.Admin.ReorderReplicas(ctx, topic, p, orders[p])
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	// The controller handles the election after the reorder it committed,
-	// so the new first replica is the preferred one.
-	err := e.adminCall(ctx, func(ctx context.Context) error {
-		return e.Admin.ElectLeaders(ctx, topic, ids, false)
-	})
-	if err != nil {
-		return nil, err
-	}
-	want := map[int32]int32{}
-	for _, p := range ids {
-		want[p] = to
-	}
-	after, _ := e.leaders(ctx, topic, ids, want)
-	for _, p := range ids {
-		if l := after[histories.PartitionKey(p)]; l != to {
-			return after, fmt.Errorf("%s: %s-%d is led by %d after the election, not %d", op, topic, p, l, to)
-		}
-	}
-	return after, nil
-}
-
 // coordinatorPartitions describes a coordinator's topic, waiting (at
 // most coordinatorTopicWait) until it exists and the partitions owning
 // keys (partitionFor: Kafka's mapping) have a leader.
-func (e *Env) coordinatorPartitions(ctx context.Context, topic string, keys []string, partitionFor func(string, int) int32) ([]admin.PartitionState, error) {
+func coordinatorPartitions(ctx context.Context, e *nemesis.Env, topic string, keys []string, partitionFor func(string, int) int32) ([]admin.PartitionState, error) {
 	deadline := time.Now().Add(coordinatorTopicWait)
 	for {
 		parts, err := e.State().Describe(ctx, topic)
@@ -213,7 +179,7 @@ func (e *Env) coordinatorPartitions(ctx context.Context, topic string, keys []st
 		} else if err == nil {
 			err = fmt.Errorf("no partitions")
 		}
-		if time.Now().After(deadline) || sleep(ctx, PollInterval) != nil {
+		if time.Now().After(deadline) || ctxsleep.Sleep(ctx, nemesis.PollInterval) != nil {
 			return nil, fmt.Errorf("%s: %s not ready after %s (does the workload use it yet?): %w",
 				histories.FMoveCoordinator, topic, time.Since(deadline.Add(-coordinatorTopicWait)).Round(time.Millisecond), err)
 		}
