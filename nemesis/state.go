@@ -166,13 +166,6 @@ const adminRetryFor = 30 * time.Second
 // keeps asking it until a metadata refresh. So between attempts a
 // metadata read through the client (Admin.LiveBrokers) makes it pick a
 // broker that is live now.
-// AdminCall is adminCall for the rooms whose faults act through the
-// admin API (nemesis/clients' move-coordinator and abort-hanging): one
-// retry rule for every admin request a fault sends.
-func (e *Env) AdminCall(ctx context.Context, op func(context.Context) error) error {
-	return e.adminCall(ctx, op)
-}
-
 func (e *Env) adminCall(ctx context.Context, op func(context.Context) error) error {
 	deadline := time.Now().Add(adminRetryFor)
 	for {
@@ -191,6 +184,13 @@ func (e *Env) adminCall(ctx context.Context, op func(context.Context) error) err
 			return err
 		}
 	}
+}
+
+// AdminCall is adminCall for the rooms whose faults act through the
+// admin API (nemesis/clients' move-coordinator and abort-hanging): one
+// retry rule for every admin request a fault sends.
+func (e *Env) AdminCall(ctx context.Context, op func(context.Context) error) error {
+	return e.adminCall(ctx, op)
 }
 
 // avoidReads is every kind's AvoidReads, joined: the brokers to skip and
