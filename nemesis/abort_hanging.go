@@ -79,7 +79,7 @@ type hangReport struct {
 
 func (f *abortHanging) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
 	var parts []admin.PartitionState
-	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err := e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		parts, err = e.State().Describe(ctx, e.Topic)
 		return err
 	})
@@ -120,7 +120,7 @@ func (f *abortHanging) Inject(ctx context.Context, e *Env) ([]int32, map[string]
 func abortPartition(ctx context.Context, e *Env, p, leader int32) (*hangReport, error) {
 	began := time.Now()
 	var hw, lso int64
-	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err := e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		if hw, err = e.Admin.HighWatermark(ctx, leader, e.Topic, p); err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func abortPartition(ctx context.Context, e *Env, p, leader int32) (*hangReport, 
 	}
 	r := &hangReport{Leader: leader, HWBefore: hw, LSOBefore: lso, LSOAfter: lso, HWAfter: hw}
 	var open []histories.OpenTxn
-	err = e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err = e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		open, err = e.Admin.OpenTxns(ctx, e.Topic, p)
 		return err
 	})
@@ -147,7 +147,7 @@ func abortPartition(ctx context.Context, e *Env, p, leader int32) (*hangReport, 
 			r.LeftOpen = append(r.LeftOpen, o)
 			continue
 		}
-		if err := e.adminCall(ctx, func(ctx context.Context) error { return e.Admin.AbortTxn(ctx, e.Topic, p, o) }); err != nil {
+		if err := e.AdminCall(ctx, func(ctx context.Context) error { return e.Admin.AbortTxn(ctx, e.Topic, p, o) }); err != nil {
 			return r, fmt.Errorf("partition %d: abort producer %d epoch %d at offset %d: %w", p, o.ProducerID, o.ProducerEpoch, o.FirstOffset, err)
 		}
 		r.Aborted = append(r.Aborted, o)

@@ -28,7 +28,7 @@ const (
 // It leaves the coordinator topic's replicas reordered.
 var moveCoordinatorKind = Kind{Name: histories.FMoveCoordinator, New: func() Params { return &moveCoordinatorParams{} },
 	LeavesState: "reorders __transaction_state's (or __consumer_offsets') replicas",
-	Heal:        Instant, Color: "#6a5acd", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
+	Heal:        Instant, Color: "#6a5acd", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: AdminProof}
 
 // moveCoordinatorParams: the broker is the target; Coordinator says
 // whose coordinator moves: the workload's transactional ids'
@@ -145,7 +145,7 @@ func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[stri
 		}
 	}
 	details["partitions"], details["leaders_before"] = owned, before
-	after, err := e.lead(ctx, histories.FMoveCoordinator, topic, ids, orders, to)
+	after, err := e.Lead(ctx, histories.FMoveCoordinator, topic, ids, orders, to)
 	if after != nil {
 		details["leaders_after"] = after
 	}
@@ -155,15 +155,16 @@ func (f *moveCoordinator) Inject(ctx context.Context, e *Env) ([]int32, map[stri
 	return []int32{to}, details, nil
 }
 
-// lead reorders the replicas of topic's partitions (orders: the new
+// Lead reorders the replicas of topic's partitions (orders: the new
 // order of those not led by to yet, every one checked beforehand, so
 // that a refused move changes nothing), runs a preferred election of ids
 // and checks that to leads each: move-coordinator's and move-leader's
 // placement, as an operator does with kafka-reassign-partitions and
-// kafka-leader-election. It returns the leaders after.
-func (e *Env) lead(ctx context.Context, op, topic string, ids []int32, orders map[int32][]int32, to int32) (map[string]int32, error) {
+// kafka-leader-election. It returns the leaders after. Exported for
+// nemesis/quorum's move-leader, which places a partition's leader alike.
+func (e *Env) Lead(ctx context.Context, op, topic string, ids []int32, orders map[int32][]int32, to int32) (map[string]int32, error) {
 	for _, p := range slices.Sorted(maps.Keys(orders)) {
-		err := e.adminCall(ctx, func(ctx context.Context) error {
+		err := e.AdminCall(ctx, func(ctx context.Context) error {
 			return e.Admin.ReorderReplicas(ctx, topic, p, orders[p])
 		})
 		if err != nil {
@@ -172,7 +173,7 @@ func (e *Env) lead(ctx context.Context, op, topic string, ids []int32, orders ma
 	}
 	// The controller handles the election after the reorder it committed,
 	// so the new first replica is the preferred one.
-	err := e.adminCall(ctx, func(ctx context.Context) error {
+	err := e.AdminCall(ctx, func(ctx context.Context) error {
 		return e.Admin.ElectLeaders(ctx, topic, ids, false)
 	})
 	if err != nil {
@@ -182,13 +183,49 @@ func (e *Env) lead(ctx context.Context, op, topic string, ids []int32, orders ma
 	for _, p := range ids {
 		want[p] = to
 	}
-	after, _ := e.leaders(ctx, topic, ids, want)
+	after, _ := e.Leaders(ctx, topic, ids, want)
 	for _, p := range ids {
 		if l := after[histories.PartitionKey(p)]; l != to {
 			return after, fmt.Errorf("%s: %s-%d is led by %d after the election, not %d", op, topic, p, l, to)
 		}
 	}
 	return after, nil
+}
+
+// Leaders reads the partitions' leaders just after an election, until each
+// has one and each partition in want has that leader. The controller
+// answers once its quorum committed the change; a broker's metadata cache
+// follows a moment later (hundreds of milliseconds on a loaded machine), so
+// one Describe may still show the old leader. Exported for the elections
+// of nemesis/quorum; move-coordinator's placement reads them too (Lead).
+func (e *Env) Leaders(ctx context.Context, topic string, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
+	out := map[string]int32{}
+	var nodes []int32
+	for range 50 {
+		parts, err := e.State().Describe(ctx, topic)
+		if err == nil {
+			all := true
+			for _, p := range parts {
+				if slices.Contains(ids, p.Partition) {
+					out[histories.PartitionKey(p.Partition)] = p.Leader
+					w, ok := want[p.Partition]
+					all = all && p.Leader >= 0 && (!ok || p.Leader == w)
+				}
+			}
+			if all {
+				break
+			}
+		}
+		if sleep(ctx, PollInterval) != nil {
+			break
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(out)) {
+		if l := out[k]; l >= 0 {
+			nodes = append(nodes, l)
+		}
+	}
+	return out, nodes
 }
 
 // coordinatorPartitions describes a coordinator's topic, waiting (at
