@@ -70,7 +70,7 @@ func PlanAudit(opts AuditOptions) ([]*scenario.Scenario, []string, error) {
 		// A live set-config step would change what the user runs; the
 		// audit stories have none, and must not grow one unnoticed.
 		for i, st := range s.Nemesis.Steps {
-			if sc, ok := st.Params.(*nemesis.SetConfigParams); ok && len(sc.Config) > 0 {
+			if sc, ok := st.Params.(nemesis.ConfigChanger); ok && len(sc.ConfigChanges()) > 0 {
 				return nil, nil, fmt.Errorf("audit story %s: step %d sets topic configs live; an audit must run the user's settings", name, i)
 			}
 		}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kchaos/kchaos/harness/scenario"
-	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/quorum"
 )
 
 func TestParseVary(t *testing.T) {
@@ -155,7 +155,7 @@ func TestPerCellSettings(t *testing.T) {
 			t.Errorf("%v: acks %q", cell.Row.Settings, got)
 		}
 		for i, st := range s.Nemesis.Steps {
-			sc, _ := st.Params.(*nemesis.SetConfigParams)
+			sc, _ := st.Params.(*quorum.SetConfigParams)
 			if sc == nil {
 				continue
 			}

@@ -4,7 +4,8 @@
 // off from brokers (those three in nemesis/network), crashed producers
 // and group members (nemesis/clients, through the workload: Clients and
 // Members), paused and killed brokers, clean restarts, power loss (lose-unflushed), live
-// topic config changes and manual elections. A fault that can proves that
+// topic config changes, manual elections, upgrades and voter changes (those in
+// nemesis/quorum). A fault that can proves that
 // it took effect before the schedule goes on (proof.go). Targets are chosen by role
 // when a fault fires; schedules are scripted or seeded-random; a final heal
 // always runs. Every injection and heal is recorded as a nemesis op
@@ -20,14 +21,17 @@
 // proofs, the runner and the Env. Fault kinds live in rooms, packages of
 // their own grouped by what they act on (nemesis/disk: the disk faults
 // and the power loss, lose-unflushed; nemesis/network: the link faults,
-// partition, netem and cut-clients; nemesis/requests: the request
-// faults; nemesis/clients: the faults on kchaos's own clients, their
+// partition, netem and cut-clients; nemesis/quorum: the config,
+// election, release, feature and voter-set changes made through the admin
+// API; nemesis/clients: the faults on kchaos's own clients, their
 // groups' members and producers, and on the coordinators and
-// transactions they use), each importing this package and registering its kinds at init
+// transactions they use; nemesis/requests: the request faults), each
+// importing this package and registering its kinds at init
 // (Register); this package never imports a room, and nemesis/kinds links
 // them all for the programs that read schedules. What the seam must know
 // of a room's kinds it asks through the registry (HealKind.Retry and
-// Pending, Kind.AvoidReads, Draw.Validate). The kinds not yet moved to a
+// Pending, Kind.AvoidReads, Kind.VoterChange, Draw.Validate) or through
+// interfaces its parameters implement (Sequence, ConfigChanger, Upgrader). The kinds not yet moved to a
 // room are the seam's own, on registry's list. The integration tests of
 // the seam and of every room share one cluster harness,
 // nemesis/nemesistest; the unit tests of the seam, nemesis/network and
@@ -269,7 +273,10 @@ func (e *Env) RecordEvent(f string, v histories.NemesisValue) {
 	e.record(histories.Info, f, v, "")
 }
 
-func (e *Env) log() *slog.Logger {
+// Logger is Log, or a logger that drops everything when Log is unset:
+// every fault logs through it, the rooms' (nemesis/quorum's
+// reconfigurations) as the seam's.
+func (e *Env) Logger() *slog.Logger {
 	if e.Log == nil {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -318,16 +325,16 @@ func (e *Env) Inject(ctx context.Context, f Fault) error {
 	v := histories.NemesisValue{Fault: f.Name(), Nodes: sortedIDs(nodes), Details: details}
 	if r := (*Refusal)(nil); errors.As(err, &r) {
 		e.record(histories.Fail, f.Name(), v, r.Error())
-		e.log().Info("nemesis: refused, as the step allows", "fault", f.Name(), "err", r)
+		e.Logger().Info("nemesis: refused, as the step allows", "fault", f.Name(), "err", r)
 		return nil
 	}
 	if err != nil {
 		e.record(histories.Info, f.Name(), v, err.Error())
-		e.log().Warn("nemesis: inject failed", "fault", f.Name(), "nodes", v.Nodes, "err", err)
+		e.Logger().Warn("nemesis: inject failed", "fault", f.Name(), "nodes", v.Nodes, "err", err)
 		return fmt.Errorf("%s: %w", f.Name(), err)
 	}
 	e.record(histories.OK, f.Name(), v, "")
-	e.log().Info("nemesis: injected", "fault", f.Name(), "nodes", v.Nodes, "details", details,
+	e.Logger().Info("nemesis: injected", "fault", f.Name(), "nodes", v.Nodes, "details", details,
 		"took", time.Since(begin).Round(time.Millisecond))
 	return nil
 }
@@ -357,11 +364,11 @@ func (e *Env) recordHeal(ctx context.Context, what string, heal func(context.Con
 	v := histories.NemesisValue{Fault: what, Nodes: sortedIDs(nodes), Details: details}
 	if err != nil {
 		e.record(histories.Info, histories.FHeal, v, err.Error())
-		e.log().Warn("nemesis: heal failed", "what", what, "err", err)
+		e.Logger().Warn("nemesis: heal failed", "what", what, "err", err)
 		return fmt.Errorf("heal %s: %w", what, err)
 	}
 	e.record(histories.OK, histories.FHeal, v, "")
-	e.log().Info("nemesis: healed", "what", what, "nodes", v.Nodes, "details", details)
+	e.Logger().Info("nemesis: healed", "what", what, "nodes", v.Nodes, "details", details)
 	return nil
 }
 
@@ -389,7 +396,7 @@ func (e *Env) record(typ histories.Type, f string, v histories.NemesisValue, err
 		return
 	}
 	if _, err := e.Recorder.Record(histories.NemesisProcess, typ, f, v, errText); err != nil {
-		e.log().Error("nemesis: cannot record", "f", f, "type", typ, "err", err)
+		e.Logger().Error("nemesis: cannot record", "f", f, "type", typ, "err", err)
 	}
 }
 

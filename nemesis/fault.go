@@ -64,13 +64,13 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 func (e *Env) waitHealthy(ctx context.Context, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if err := waitLive(ctx, e.State(), e.BrokerIDs(), limit); err != nil {
+	if err := WaitLive(ctx, e.State(), e.BrokerIDs(), limit); err != nil {
 		return err
 	}
 	if e.Topic == "" {
 		return nil
 	}
-	if last, ok := e.untilTopic(ctx, func(parts []admin.PartitionState) (string, bool) {
+	if last, ok := e.UntilTopic(ctx, func(parts []admin.PartitionState) (string, bool) {
 		if len(parts) == 0 {
 			return "", false
 		}
@@ -90,11 +90,13 @@ func (e *Env) waitHealthy(ctx context.Context, limit time.Duration) error {
 	return nil
 }
 
-// untilTopic describes the workload topic every PollInterval until
+// UntilTopic describes the workload topic every PollInterval until
 // pending, given its partitions, says they are done, or ctx ends: then it
 // returns the last thing pending (or the last error; a pending that says
-// nothing keeps the one before) and false.
-func (e *Env) untilTopic(ctx context.Context, pending func([]admin.PartitionState) (what string, done bool)) (string, bool) {
+// nothing keeps the one before) and false. It is exported for the rooms
+// that wait on the topic as the final heal does (nemesis/quorum's
+// upgrade waits for a broker back in the ISR).
+func (e *Env) UntilTopic(ctx context.Context, pending func([]admin.PartitionState) (what string, done bool)) (string, bool) {
 	var last string
 	for {
 		parts, err := e.State().Describe(ctx, e.Topic)

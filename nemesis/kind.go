@@ -60,6 +60,13 @@ type Kind struct {
 	// request proxy (nemesis/requests): a run with one puts the proxy on the
 	// clients' path (HasRequestFaults).
 	Requests bool
+	// VoterChange says whether a step of the kind adds a voter to a
+	// dynamic quorum's voter set (1: add-controller) or removes one (-1:
+	// remove-controller; both in nemesis/quorum); 0, the others, change
+	// none. The seam follows the scripted
+	// steps in order with it, to refuse a change the scenario's quorum
+	// cannot make before any cluster starts (ScenarioView.checkReconfig).
+	VoterChange int
 	// Draw is how a random schedule draws the fault, or NotDrawn: only a
 	// fault that a heal undoes (or that undoes itself) may be drawn, or a
 	// random run could leave the cluster in a state no later step repairs.
@@ -80,10 +87,12 @@ type Kind struct {
 // Proved is the Proof of a kind whose Fault implements Prover.
 const Proved = "proved"
 
-// AdminProof is the Proof of a kind that acts through the admin API, in
-// the seam or in a room (nemesis/clients' move-coordinator): Kafka's
-// answer to the request is the proof, recorded with the op.
-const AdminProof = adminProof
+// AdminProof is the Proof of the kinds that act through the admin API:
+// Kafka's answer to the request is the proof, recorded with the op. It is
+// the seam's because kinds of several rooms share it (nemesis/clients'
+// move-coordinator, nemesis/quorum's config, election and feature
+// changes).
+const AdminProof = "Kafka's answer to its admin request, recorded with the op"
 
 // Decision is a yes or no that a kind must give: its zero value is "not
 // said", which TestKindsDecide refuses, so that a new kind cannot fall
@@ -220,9 +229,11 @@ func (k Kind) hooks() bool {
 	return k.AvoidReads != nil || k.lasting() && (k.Heal.Retry != nil || k.Heal.Pending != nil)
 }
 
-// retryHeals runs, on node id that runs again, every heal kind's Retry:
-// what a heal could not reach while the node was down or paused.
-func (e *Env) retryHeals(ctx context.Context, id int32) error {
+// RetryHeals runs, on node id that runs again, every heal kind's Retry:
+// what a heal could not reach while the node was down or paused. It is
+// exported for the rooms that start a node again themselves
+// (nemesis/quorum's upgrade restarts one on another release).
+func (e *Env) RetryHeals(ctx context.Context, id int32) error {
 	var done []*HealKind
 	for _, k := range hooked {
 		if h := k.Heal; k.lasting() && h.Retry != nil && !slices.Contains(done, h) {

@@ -20,7 +20,7 @@ import (
 // errors.
 func (e *Env) Lead(ctx context.Context, op, topic string, ids []int32, orders map[int32][]int32, to int32) (map[string]int32, error) {
 	for _, p := range slices.Sorted(maps.Keys(orders)) {
-		err := e.adminCall(ctx, func(ctx context.Context) error {
+		err := e.AdminCall(ctx, func(ctx context.Context) error {
 			return e.Admin.ReorderReplicas(ctx, topic, p, orders[p])
 		})
 		if err != nil {
@@ -29,7 +29,7 @@ func (e *Env) Lead(ctx context.Context, op, topic string, ids []int32, orders ma
 	}
 	// The controller handles the election after the reorder it committed,
 	// so the new first replica is the preferred one.
-	err := e.adminCall(ctx, func(ctx context.Context) error {
+	err := e.AdminCall(ctx, func(ctx context.Context) error {
 		return e.Admin.ElectLeaders(ctx, topic, ids, false)
 	})
 	if err != nil {
@@ -39,11 +39,47 @@ func (e *Env) Lead(ctx context.Context, op, topic string, ids []int32, orders ma
 	for _, p := range ids {
 		want[p] = to
 	}
-	after, _ := e.leaders(ctx, topic, ids, want)
+	after, _ := e.Leaders(ctx, topic, ids, want)
 	for _, p := range ids {
 		if l := after[histories.PartitionKey(p)]; l != to {
 			return after, fmt.Errorf("%s: %s-%d is led by %d after the election, not %d", op, topic, p, l, to)
 		}
 	}
 	return after, nil
+}
+
+// Leaders reads the partitions' leaders just after an election, until each
+// has one and each partition in want has that leader. The controller
+// answers once its quorum committed the change; a broker's metadata cache
+// follows a moment later (hundreds of milliseconds on a loaded machine), so
+// one Describe may still show the old leader. The seam's because Lead and
+// the elections of nemesis/quorum read them.
+func (e *Env) Leaders(ctx context.Context, topic string, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
+	out := map[string]int32{}
+	var nodes []int32
+	for range 50 {
+		parts, err := e.State().Describe(ctx, topic)
+		if err == nil {
+			all := true
+			for _, p := range parts {
+				if slices.Contains(ids, p.Partition) {
+					out[histories.PartitionKey(p.Partition)] = p.Leader
+					w, ok := want[p.Partition]
+					all = all && p.Leader >= 0 && (!ok || p.Leader == w)
+				}
+			}
+			if all {
+				break
+			}
+		}
+		if sleep(ctx, PollInterval) != nil {
+			break
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(out)) {
+		if l := out[k]; l >= 0 {
+			nodes = append(nodes, l)
+		}
+	}
+	return out, nodes
 }

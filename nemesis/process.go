@@ -13,9 +13,10 @@ import (
 
 // Timeouts of process faults (a step's timeout overrides restartWait).
 const (
-	// stopGrace is how long a clean restart lets the broker shut down
-	// after SIGTERM before Docker kills it.
-	stopGrace = 60 * time.Second
+	// StopGrace is how long a clean restart lets the broker shut down
+	// after SIGTERM before Docker kills it. Exported for the rooms that
+	// stop a node cleanly too (nemesis/quorum's remove-controller).
+	StopGrace = 60 * time.Second
 	// killWait bounds the wait for a killed container to exit: a fault
 	// that reports "killed" must not leave a process still writing.
 	killWait = 20 * time.Second
@@ -200,7 +201,7 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 				return false, err
 			}
 		}
-		if err := e.Cluster.Stop(ctx, id, stopGrace); err != nil {
+		if err := e.Cluster.Stop(ctx, id, StopGrace); err != nil {
 			return false, err
 		}
 		if err := e.Start(ctx, id); err != nil {
@@ -215,7 +216,7 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 		if f.timeout > 0 {
 			limit = f.timeout
 		}
-		return true, waitLive(ctx, e.State(), []int32{id}, limit)
+		return true, WaitLive(ctx, e.State(), []int32{id}, limit)
 	}
 	return false, fmt.Errorf("unknown process op %q", f.op)
 }
@@ -270,7 +271,7 @@ func (e *Env) Start(ctx context.Context, id int32) error {
 	if err := e.Cluster.Start(ctx, id); err != nil {
 		return err
 	}
-	return e.retryHeals(ctx, id)
+	return e.RetryHeals(ctx, id)
 }
 
 // resume thaws a paused node and removes rules a heal could not reach.
@@ -278,11 +279,13 @@ func (e *Env) resume(ctx context.Context, id int32) error {
 	if err := e.Cluster.Resume(ctx, id); err != nil {
 		return err
 	}
-	return e.retryHeals(ctx, id)
+	return e.RetryHeals(ctx, id)
 }
 
-// waitLive waits until the brokers ids are registered and unfenced.
-func waitLive(ctx context.Context, src StateSource, ids []int32, limit time.Duration) error {
+// WaitLive waits until the brokers ids are registered and unfenced: a
+// started broker's readiness, exported for the rooms that restart nodes
+// themselves (nemesis/quorum's upgrade).
+func WaitLive(ctx context.Context, src StateSource, ids []int32, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	var last []int32

@@ -50,7 +50,7 @@ var QuorumShapes = []string{ShapeFromVoters, ShapeFromBrokers}
 // quorum resolves a quorum role from the quorum as it is now.
 func (e *Env) quorum(ctx context.Context, role string) ([]int32, error) {
 	var q histories.QuorumValue
-	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err := e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		if e.Quorum != nil {
 			q, err = e.Quorum.Quorum(ctx)
 		} else {

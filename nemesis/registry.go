@@ -21,6 +21,19 @@ type Params interface {
 	Build(st Step) Fault
 }
 
+// ConfigChanger is implemented by parameters that change topic configs
+// live (set-config, nemesis/quorum): the keys and values a step sets (a
+// nil value deletes the key). The harness reads them here without naming
+// the room: it checks the values as Kafka reads them, sees a step that
+// allows an unclean election, and refuses an audit story that has one.
+type ConfigChanger interface{ ConfigChanges() map[string]*string }
+
+// Upgrader is implemented by parameters that move nodes to another Kafka
+// release (upgrade, nemesis/quorum): the release a step names, as the
+// scenario writes it ("4.4.x"), for the programs that list the releases a
+// scenario needs (kchaos versions).
+type Upgrader interface{ UpgradeVersion() string }
+
 // ParamNeeds is implemented by parameters that need more of the backend
 // than their kind always does (netem's clients links need the client
 // side: nemesis/network).
@@ -29,7 +42,7 @@ type ParamNeeds interface{ Needs() cluster.Caps }
 // registry is every registered fault kind, in the order errors list them
 // and histories describes them: the seam's own, one line each, then the
 // rooms' as they Register at init (nemesis/clients, nemesis/disk,
-// nemesis/network, then nemesis/requests: Go initializes the rooms
+// nemesis/network, nemesis/quorum, then nemesis/requests: Go initializes the rooms
 // nemesis/kinds links in import-path order).
 // Adding a fault: a file with its Kind, parameter type and Fault in its
 // room, and a line on the room's list (here for a kind of the seam's
@@ -42,14 +55,6 @@ var registry = []Kind{
 	killKind,
 	startKind,
 	restartKind,
-	setConfigKind,
-	electUncleanKind,
-	electPreferredKind,
-	upgradeKind,
-	setFeatureKind,
-	addControllerKind,
-	removeControllerKind,
-	moveLeaderKind,
 }
 
 // Kinds returns the registered fault kinds, in registry order.

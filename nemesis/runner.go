@@ -10,6 +10,14 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
+// Sequence is a fault that is a series of ops, each recorded on its own
+// (a rolling upgrade: one op per node, one after the other,
+// nemesis/quorum); the runner plays it instead of injecting it as one op.
+type Sequence interface {
+	Fault
+	Play(ctx context.Context, e *Env) error
+}
+
 // DefaultHealTimeout bounds the final heal's wait for every broker to be
 // live and every partition to have a leader again. A broker restarted
 // after a power cut recovers its logs first; on two shared cores that
@@ -78,7 +86,7 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 		details = randomDetails(*s.Random, p)
 	}
 	r.steps = len(steps)
-	r.Env.log().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", len(steps))
+	r.Env.Logger().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", len(steps))
 	r.Env.record(histories.Invoke, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
 	r.Env.record(histories.OK, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
 	var noEffect []error // random mode: faults that did not take effect
@@ -94,7 +102,7 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 			if !random || ctx.Err() != nil {
 				return errors.Join(append(noEffect, err)...)
 			}
-			r.Env.log().Warn("nemesis: random step failed; going on", "err", err)
+			r.Env.Logger().Warn("nemesis: random step failed; going on", "err", err)
 			if ne := (*NoEffectError)(nil); errors.As(err, &ne) {
 				// The story goes on, but a fault that never held must
 				// not let the run pass as if it had (proof.go).
@@ -150,7 +158,7 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 	case err == nil:
 		u.Held = true
 		e.record(histories.OK, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, "")
-		e.log().Info("nemesis: condition holds", "until", c.String(), "after", time.Duration(u.TookMS)*time.Millisecond)
+		e.Logger().Info("nemesis: condition holds", "until", c.String(), "after", time.Duration(u.TookMS)*time.Millisecond)
 		return nil
 	case ctx.Err() != nil:
 		// Interrupted: neither held nor timed out.
@@ -163,7 +171,7 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 	e.record(histories.Fail, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, err.Error())
 	if st.Optional {
 		// A soft wait: the story goes on either way.
-		e.log().Info("nemesis: optional condition did not hold", "until", c.String(), "after", limit)
+		e.Logger().Info("nemesis: optional condition did not hold", "until", c.String(), "after", limit)
 		return nil
 	}
 	return err
@@ -180,7 +188,7 @@ func (r *Runner) FinalHeal(ctx context.Context) error {
 // labeler is implemented by parameters that name their step more
 // precisely than the fault's name ("partition racks", "upgrade to 4.4.0").
 // Label is exported so that a room's parameters (nemesis/network's
-// shapes) can name their steps too.
+// shapes, nemesis/quorum's upgrade) can name their steps too.
 type labeler interface{ Label(fault string) string }
 
 func stepName(st Step) string {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
-	"github.com/kchaos/kchaos/histories"
 )
 
 // The rules a schedule's steps must meet against the whole scenario
@@ -168,16 +167,19 @@ func (v *ScenarioView) checkRandomQuorum(faults []string, add AddFunc) {
 }
 
 // checkReconfig refuses voter changes that cannot work on the scenario's
-// cluster: add-controller and remove-controller on a static quorum (Kafka
-// answers UNSUPPORTED_VERSION on kraft.version 0), a remove-controller
-// that would leave no voter, and an add-controller with no controller
-// outside the voter set to add (no spare left, none removed before). It
-// follows the scripted steps in order: the voters start as the
-// controllers, the controllers outside the set as the spares.
+// cluster: a kind's that changes the voter set (Kind.VoterChange:
+// nemesis/quorum's add-controller and remove-controller) on a static
+// quorum (Kafka answers UNSUPPORTED_VERSION on kraft.version 0), a
+// removal that would leave no voter, and an addition with no controller
+// outside the voter set to add (no spare left, none removed before) or
+// aimed at a broker. It follows the scripted steps in order: the voters
+// start as the controllers, the controllers outside the set as the
+// spares.
 func (v *ScenarioView) checkReconfig(steps []Step, add AddFunc) {
 	voters, outside := v.Controllers, v.Spares
 	for i, st := range steps {
-		if st.Fault != histories.FAddController && st.Fault != histories.FRemoveController {
+		k, ok := LookupKind(st.Fault)
+		if !ok || k.VoterChange == 0 {
 			continue
 		}
 		p := fmt.Sprintf("nemesis.steps[%d]", i)
@@ -185,22 +187,22 @@ func (v *ScenarioView) checkReconfig(steps []Step, add AddFunc) {
 			add(p+".fault", "%s changes the voter set, which a static quorum cannot: set cluster.quorum.dynamic: true (Kafka 3.9+)", st.Fault)
 			continue
 		}
-		switch st.Fault {
-		case histories.FRemoveController:
+		switch {
+		case k.VoterChange < 0:
 			if voters <= 1 {
-				add(p+".fault", "remove-controller would leave no voter (the quorum has %d at this step)", voters)
+				add(p+".fault", "%s would leave no voter (the quorum has %d at this step)", st.Fault, voters)
 				continue
 			}
 			voters, outside = voters-1, outside+1
-		case histories.FAddController:
+		default:
 			if outside == 0 {
-				add(p+".fault", "add-controller: no controller outside the voter set at this step (no spare, none removed before): set cluster.quorum.spare_controllers, or remove one first")
+				add(p+".fault", "%s: no controller outside the voter set at this step (no spare, none removed before): set cluster.quorum.spare_controllers, or remove one first", st.Fault)
 				continue
 			}
 			if t := st.Target; t != nil {
 				for _, id := range t.Nodes {
 					if v.IsBroker(id) {
-						add(p+".target.nodes", "node %d is a broker: add-controller adds a controller (%s)", id, v.nodes())
+						add(p+".target.nodes", "node %d is a broker: %s adds a controller (%s)", id, st.Fault, v.nodes())
 					}
 				}
 			}

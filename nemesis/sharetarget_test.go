@@ -58,27 +58,6 @@ func TestResolveShareCoordinator(t *testing.T) {
 	}
 }
 
-// TestSetConfigTopic: set-config changes the scenario's topic unless the
-// step names another (w3: __share_group_state), and records which.
-func TestSetConfigTopic(t *testing.T) {
-	v := "true"
-	for _, tc := range []struct {
-		name, topic, want string
-	}{
-		{"the scenario's", "", "t"},
-		{"an internal topic", "__share_group_state", "__share_group_state"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			env, _, a := newFakeEnv()
-			f := (&SetConfigParams{Config: map[string]*string{"unclean.leader.election.enable": &v}, Topic: tc.topic}).Build(Step{})
-			_, details, err := f.Inject(context.Background(), env)
-			if err != nil || a.configOf != tc.want || details["topic"] != tc.want {
-				t.Fatalf("set %q (details %v, %v), want topic %q", a.configOf, details, err, tc.want)
-			}
-		})
-	}
-}
-
 func TestShareCoordinatorStepsValidation(t *testing.T) {
 	for _, tc := range []struct {
 		name, yaml string

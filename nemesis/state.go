@@ -67,18 +67,20 @@ func (h *hedged) HighWatermark(ctx context.Context, leader int32, topic string, 
 
 func (h *hedged) ActiveController(ctx context.Context) (int32, error) {
 	id := int32(-1)
-	err := h.e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err := h.e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		id, err = h.e.Admin.ActiveController(ctx)
 		return err
 	})
 	return id, err
 }
 
-// readers lists the brokers to read from, best first: the last one that
+// Readers lists the brokers to read from, best first: the last one that
 // answered, then the others not cut off from the controller, then those
 // that are; all of them running, not paused and not cut from clients
-// (which brokers a fault cuts, its kind says: Kind.AvoidReads).
-func (e *Env) readers(ctx context.Context) []int32 {
+// (which brokers a fault cuts, its kind says: Kind.AvoidReads). It is
+// exported for the rooms' admin requests that name the broker they go
+// through (nemesis/quorum's elections).
+func (e *Env) Readers(ctx context.Context) []int32 {
 	e.mu.Lock()
 	last := e.lastReader
 	e.mu.Unlock()
@@ -105,7 +107,7 @@ func (e *Env) readers(ctx context.Context) []int32 {
 // down) it falls back to the client's own routing.
 func ask[T any](ctx context.Context, e *Env, one func(context.Context, int32) (T, error), anyBroker func(context.Context) (T, error)) (T, error) {
 	var zero T
-	cands := e.readers(ctx)
+	cands := e.Readers(ctx)
 	if len(cands) == 0 {
 		return anyBroker(ctx)
 	}
@@ -158,15 +160,16 @@ func ask[T any](ctx context.Context, e *Env, one func(context.Context, int32) (T
 // adminRetryFor bounds the retries of an admin request.
 const adminRetryFor = 30 * time.Second
 
-// adminCall runs an admin request (a config change, an election, a quorum
+// AdminCall runs an admin request (a config change, an election, a quorum
 // read), retrying for up to adminRetryFor unless Kafka answered with an
 // error it calls final. kgo sends admin requests to the broker its last
 // metadata named as controller (in KRaft, any live broker, which forwards
 // them); a fault may since have killed or frozen that broker, and kgo
 // keeps asking it until a metadata refresh. So between attempts a
 // metadata read through the client (Admin.LiveBrokers) makes it pick a
-// broker that is live now.
-func (e *Env) adminCall(ctx context.Context, op func(context.Context) error) error {
+// broker that is live now. It is exported for every kind that acts
+// through the admin API, the rooms' (nemesis/quorum) as the seam's.
+func (e *Env) AdminCall(ctx context.Context, op func(context.Context) error) error {
 	deadline := time.Now().Add(adminRetryFor)
 	for {
 		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -176,7 +179,7 @@ func (e *Env) adminCall(ctx context.Context, op func(context.Context) error) err
 		if err == nil || (errors.As(err, &ke) && !ke.Retriable) || ctx.Err() != nil || time.Now().After(deadline) {
 			return err
 		}
-		e.log().Debug("nemesis: admin request failed; retrying", "err", err)
+		e.Logger().Debug("nemesis: admin request failed; retrying", "err", err)
 		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		_, _ = e.Admin.LiveBrokers(rctx)
 		cancel()
@@ -184,13 +187,6 @@ func (e *Env) adminCall(ctx context.Context, op func(context.Context) error) err
 			return err
 		}
 	}
-}
-
-// AdminCall is adminCall for the rooms whose faults act through the
-// admin API (nemesis/clients' move-coordinator and abort-hanging): one
-// retry rule for every admin request a fault sends.
-func (e *Env) AdminCall(ctx context.Context, op func(context.Context) error) error {
-	return e.adminCall(ctx, op)
 }
 
 // avoidReads is every kind's AvoidReads, joined: the brokers to skip and

@@ -18,7 +18,7 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 	}
 	switch t.Role {
 	case RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR:
-		p, err := e.partition(ctx, t.Partition)
+		p, err := e.Partition(ctx, t.Partition)
 		if err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 // rooms whose faults need two roles at once (nemesis/network's
 // leader-followers cut).
 func (e *Env) ResolvePartitionRoles(ctx context.Context, partition int32, roles ...string) ([][]int32, error) {
-	p, err := e.partition(ctx, partition)
+	p, err := e.Partition(ctx, partition)
 	if err != nil {
 		return nil, err
 	}
@@ -108,8 +108,10 @@ func partitionRole(p admin.PartitionState, role string) ([]int32, error) {
 	return sortedIDs(out), nil
 }
 
-// partition describes one partition of the workload topic.
-func (e *Env) partition(ctx context.Context, p int32) (admin.PartitionState, error) {
+// Partition describes one partition of the workload topic: the targets'
+// read, exported for the rooms' kinds that act on one partition
+// (nemesis/quorum's move-leader).
+func (e *Env) Partition(ctx context.Context, p int32) (admin.PartitionState, error) {
 	return describePartition(ctx, e.State(), e.Topic, p)
 }
 

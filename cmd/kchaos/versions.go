@@ -62,10 +62,10 @@ Exit codes: 0 printed, 254 bad input, 255 Maven could not be asked.`,
 				}
 				out = append(out, s.Cluster.Kafka)
 				for _, st := range s.Nemesis.Steps {
-					if up, ok := st.Params.(*nemesis.UpgradeParams); ok && up.Version != "" {
-						v, err := cluster.ResolveVersion(up.Version)
+					if up, ok := st.Params.(nemesis.Upgrader); ok && up.UpgradeVersion() != "" {
+						v, err := cluster.ResolveVersion(up.UpgradeVersion())
 						if err != nil {
-							return badInput(fmt.Errorf("%s: upgrade to %s: %w", a, up.Version, err))
+							return badInput(fmt.Errorf("%s: upgrade to %s: %w", a, up.UpgradeVersion(), err))
 						}
 						out = append(out, v)
 					}

@@ -19,6 +19,7 @@ import (
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/testenv"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/quorum"
 )
 
 // TestExploreReusesTheCluster (issue 24, item 4): three explore runs of s2
@@ -110,7 +111,7 @@ func TestExploreReusesTheCluster(t *testing.T) {
 	b := *WithSeed(s, 22)
 	b.Nemesis = nemesis.Schedule{Steps: []nemesis.Step{
 		{Wait: nemesis.Duration(2 * time.Second)},
-		{Fault: "set-config", Params: &nemesis.SetConfigParams{Config: map[string]*string{"retention.ms": ptr("3600000")}}},
+		{Fault: "set-config", Params: &quorum.SetConfigParams{Config: map[string]*string{"retention.ms": ptr("3600000")}}},
 	}}
 	c := WithSeed(e, 23)
 	st := filepath.Join(store, "refusal")

@@ -142,12 +142,12 @@ func (s *Scenario) checkKafkaConfigs() []error {
 		errs = append(errs, CheckKafkaConfig(fmt.Sprintf("cluster.per_broker.%d", id), s.Cluster.PerBroker[id], false)...)
 	}
 	for i, st := range s.Nemesis.Steps {
-		sc, ok := st.Params.(*nemesis.SetConfigParams)
+		sc, ok := st.Params.(nemesis.ConfigChanger)
 		if !ok {
 			continue
 		}
 		live := map[string]string{}
-		for k, v := range sc.Config {
+		for k, v := range sc.ConfigChanges() {
 			if v != nil {
 				live[k] = *v
 			}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/quorum"
 )
 
 func TestBuiltinsLoadAndValidate(t *testing.T) {
@@ -78,7 +78,7 @@ func TestSets(t *testing.T) {
 			func(s *Scenario) bool {
 				n := 0
 				for _, st := range s.Nemesis.Steps {
-					sc, _ := st.Params.(*nemesis.SetConfigParams)
+					sc, _ := st.Params.(*quorum.SetConfigParams)
 					if sc == nil {
 						continue
 					}

@@ -94,8 +94,8 @@ func (s *Scenario) Settings() map[string]string {
 	// (KafkaConfigRules has refused what Kafka would not read).
 	unclean := strings.EqualFold(strings.TrimSpace(uncleanCfg), "true")
 	for _, st := range s.Nemesis.Steps {
-		if sc, ok := st.Params.(*nemesis.SetConfigParams); ok {
-			if v := sc.Config[uncleanKey]; v != nil && strings.EqualFold(strings.TrimSpace(*v), "true") {
+		if sc, ok := st.Params.(nemesis.ConfigChanger); ok {
+			if v := sc.ConfigChanges()[uncleanKey]; v != nil && strings.EqualFold(strings.TrimSpace(*v), "true") {
 				unclean = true
 			}
 		}

@@ -261,7 +261,7 @@ func TestCheckerAndReportArePure(t *testing.T) {
 func TestGroupOf(t *testing.T) {
 	for rel, want := range map[string]group{
 		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
-		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/clients": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/nemesisfake": gNemTest, "nemesis/kinds": gKinds,
+		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/clients": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/quorum": gRoom, "nemesis/nemesisfake": gNemTest, "nemesis/kinds": gKinds,
 		"nemesis/nemesistest": gNemTest,
 		"workloads":           gWorkloads, "workloads/java": gDriver, "workloads/drivers": gDrivers,
 		"workloads/workloadstest": gWorkTest, "cluster": gCluster,

@@ -14,6 +14,8 @@ import (
 	_ "github.com/kchaos/kchaos/nemesis/disk"
 	// The link faults: nemesis/network.
 	_ "github.com/kchaos/kchaos/nemesis/network"
+	// The quorum, reconfiguration and admin faults: nemesis/quorum.
+	_ "github.com/kchaos/kchaos/nemesis/quorum"
 	// The request faults: nemesis/requests.
 	_ "github.com/kchaos/kchaos/nemesis/requests"
 )

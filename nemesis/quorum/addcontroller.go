@@ -1,4 +1,4 @@
-package nemesis
+package quorum
 
 import (
 	"context"
@@ -9,15 +9,16 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // addControllerKind adds a controller to a dynamic quorum's voter set. It
 // may start the node first (a removed controller that was stopped), so it
 // needs the backend's kill capability (stop and start).
-var addControllerKind = Kind{Name: histories.FAddController, Needs: cluster.NewCaps(cluster.CapKill),
-	New:         func() Params { return &AddControllerParams{} },
-	LeavesState: "changes the controller quorum's voters",
-	Heal:        Instant, Color: "#3b8e5a", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: quorumProof}
+var addControllerKind = nemesis.Kind{Name: histories.FAddController, Needs: cluster.NewCaps(cluster.CapKill),
+	New:         func() nemesis.Params { return &AddControllerParams{} },
+	LeavesState: "changes the controller quorum's voters", VoterChange: 1,
+	Heal: nemesis.Instant, Color: "#3b8e5a", LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn, Proof: quorumProof}
 
 // AddControllerParams are an add-controller's. Its target, optional, is
 // one controller by id (role nodes); without one it adds the controller
@@ -26,23 +27,23 @@ var addControllerKind = Kind{Name: histories.FAddController, Needs: cluster.NewC
 type AddControllerParams struct {
 	// Timeout bounds the step (default reconfigWait): the node's start,
 	// its catching up as an observer, and the new voter set read back.
-	Timeout Duration `yaml:"timeout,omitempty"`
+	Timeout nemesis.Duration `yaml:"timeout,omitempty"`
 }
 
-func (ap *AddControllerParams) Validate(p string, st *Step, add AddFunc) {
+func (ap *AddControllerParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	if t := st.Target; t != nil {
-		ValidateTarget(p+".target", t, false, false, add)
-		if t.Role != RoleNodes || len(t.Nodes) != 1 {
+		nemesis.ValidateTarget(p+".target", t, false, false, add)
+		if t.Role != nemesis.RoleNodes || len(t.Nodes) != 1 {
 			add(p+".target", "add-controller adds one controller: give role nodes with one controller id, or no target (the lowest controller that is not a voter)")
 		}
 	}
 }
 
-func (ap *AddControllerParams) Build(st Step) Fault {
+func (ap *AddControllerParams) Build(st nemesis.Step) nemesis.Fault {
 	return &addController{target: st.Target, timeout: durationOr(ap.Timeout, reconfigWait)}
 }
 
-func durationOr(d Duration, def time.Duration) time.Duration {
+func durationOr(d nemesis.Duration, def time.Duration) time.Duration {
 	if d > 0 {
 		return d.Std()
 	}
@@ -56,7 +57,7 @@ func durationOr(d Duration, def time.Duration) time.Duration {
 // set shows it. The op records Kafka's answers and the quorum before and
 // after.
 type addController struct {
-	target  *Target
+	target  *nemesis.Target
 	timeout time.Duration
 }
 
@@ -69,10 +70,10 @@ func (f *addController) Spec() map[string]any {
 	return map[string]any{"target": f.target}
 }
 
-func (f *addController) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *addController) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	qa, before, err := e.reconfigStart(ctx)
+	qa, before, err := reconfigStart(ctx, e)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -94,7 +95,7 @@ func (f *addController) Inject(ctx context.Context, e *Env) ([]int32, map[string
 		d["started"] = true
 	}
 	isVoter := func(m admin.Members) bool { _, ok := m.Voter(id); return ok }
-	obs, err := e.waitMembers(ctx, qa, fmt.Sprintf("controller %d as an observer", id), func(m admin.Members) bool {
+	obs, err := waitMembers(ctx, qa, fmt.Sprintf("controller %d as an observer", id), func(m admin.Members) bool {
 		_, ok := m.Observer(id)
 		return ok || isVoter(m)
 	})
@@ -109,21 +110,21 @@ func (f *addController) Inject(ctx context.Context, e *Env) ([]int32, map[string
 	}
 	o, _ := obs.Observer(id)
 	d["directory_id"] = o.DirectoryID
-	answers, err := e.reconfigure(ctx, qa, fmt.Sprintf("add controller %d", id), func(ctx context.Context) (admin.Answer, error) {
+	answers, err := reconfigure(ctx, e, qa, fmt.Sprintf("add controller %d", id), func(ctx context.Context) (admin.Answer, error) {
 		return qa.AddRaftVoter(ctx, id, o.DirectoryID, n.IP, cluster.ControllerPort)
 	}, isVoter)
 	d["answers"] = answers
 	if err != nil {
 		return []int32{id}, d, err
 	}
-	after, err := e.waitMembers(ctx, qa, fmt.Sprintf("controller %d as a voter", id), isVoter)
+	after, err := waitMembers(ctx, qa, fmt.Sprintf("controller %d as a voter", id), isVoter)
 	d["quorum_after"] = after
 	return []int32{id}, d, err
 }
 
 // pick is the target's controller, or the lowest controller that is not
 // a voter.
-func (f *addController) pick(e *Env, m admin.Members) (int32, error) {
+func (f *addController) pick(e *nemesis.Env, m admin.Members) (int32, error) {
 	ctrls := e.ControllerIDs()
 	if f.target != nil {
 		id := f.target.Nodes[0]
@@ -144,4 +145,4 @@ func (f *addController) pick(e *Env, m admin.Members) (int32, error) {
 }
 
 // Heal: a voter set change is undone only by another change.
-func (f *addController) Heal(context.Context, *Env) error { return nil }
+func (f *addController) Heal(context.Context, *nemesis.Env) error { return nil }

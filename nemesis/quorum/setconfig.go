@@ -1,4 +1,4 @@
-package nemesis
+package quorum
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // setConfigKind changes topic configs through the admin API: every backend
@@ -14,14 +15,10 @@ import (
 //
 // It leaves state: with topic: it changes an internal topic's config
 // (__share_group_state), which outlives the run's own topic.
-var setConfigKind = Kind{Name: histories.FSetConfig, New: func() Params { return &SetConfigParams{} },
+var setConfigKind = nemesis.Kind{Name: histories.FSetConfig, New: func() nemesis.Params { return &SetConfigParams{} },
 	LeavesState: "changes topic configs, an internal topic's too, which outlive the run's topic",
 	// A config change may allow an unclean election.
-	Heal: Instant, Color: "#d98c1f", LosesAcked: Yes, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
-
-// adminProof is the Proof of the kinds that act through the admin API:
-// Kafka's answer to the request is the proof, recorded with the op.
-const adminProof = "Kafka's answer to its admin request, recorded with the op"
+	Heal: nemesis.Instant, Color: "#d98c1f", LosesAcked: nemesis.Yes, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn, Proof: nemesis.AdminProof}
 
 // SetConfigParams are a set-config's.
 type SetConfigParams struct {
@@ -35,7 +32,7 @@ type SetConfigParams struct {
 	Topic string `yaml:"topic,omitempty"`
 }
 
-func (cp *SetConfigParams) Validate(p string, st *Step, add AddFunc) {
+func (cp *SetConfigParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	if len(cp.Config) == 0 {
 		add(p+".config", "set-config needs at least one key")
 	}
@@ -48,11 +45,19 @@ func (cp *SetConfigParams) Validate(p string, st *Step, add AddFunc) {
 		add(p+".topic", "%q: a topic name has no surrounding spaces", cp.Topic)
 	}
 	if st.Target != nil {
-		ValidateTarget(p+".target", st.Target, false, false, add)
+		nemesis.ValidateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
-func (cp *SetConfigParams) Build(Step) Fault { return &setConfig{config: cp.Config, topic: cp.Topic} }
+// ConfigChanges is the config the step sets (nemesis.ConfigChanger: what
+// the harness reads of it without naming this room).
+func (cp *SetConfigParams) ConfigChanges() map[string]*string { return cp.Config }
+
+var _ nemesis.ConfigChanger = (*SetConfigParams)(nil)
+
+func (cp *SetConfigParams) Build(nemesis.Step) nemesis.Fault {
+	return &setConfig{config: cp.Config, topic: cp.Topic}
+}
 
 // setConfig changes topic configs live (for instance
 // unclean.leader.election.enable=true while a partition is offline, which
@@ -72,14 +77,14 @@ func (f *setConfig) Spec() map[string]any {
 	return map[string]any{"config": f.config}
 }
 
-func (f *setConfig) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *setConfig) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	topic := e.Topic
 	if f.topic != "" {
 		topic = f.topic
 	}
 	set := map[string]any{}
 	for _, k := range slices.Sorted(maps.Keys(f.config)) {
-		err := e.adminCall(ctx, func(ctx context.Context) error {
+		err := e.AdminCall(ctx, func(ctx context.Context) error {
 			return e.Admin.SetTopicConfig(ctx, topic, k, f.config[k])
 		})
 		if err != nil {
@@ -93,4 +98,4 @@ func (f *setConfig) Inject(ctx context.Context, e *Env) ([]int32, map[string]any
 	return nil, map[string]any{"topic": topic, "config": set}, nil
 }
 
-func (f *setConfig) Heal(context.Context, *Env) error { return nil }
+func (f *setConfig) Heal(context.Context, *nemesis.Env) error { return nil }

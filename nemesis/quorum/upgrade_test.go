@@ -1,4 +1,4 @@
-package nemesis
+package quorum
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // upgradingCluster is the fake cluster with cluster.Upgrader: an upgrade
@@ -138,14 +139,14 @@ func TestUpgradeAndSetFeature(t *testing.T) {
 			summary: "upgrade:ok[1000] upgrade:ok[0] upgrade:info[1]", err: "brokers [1] not live within 300ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := ParseSchedule([]byte("steps:\n" + indentLines(tc.steps)))
+			s, err := nemesis.ParseSchedule([]byte("steps:\n" + indentLines(tc.steps)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			var ff *featureFake
 			var uc *upgradingCluster
 			var runErr error
-			evs := recorded(t, func(env *Env, c *fakeCluster, a *fakeAdmin) {
+			evs := recorded(t, func(env *nemesis.Env, c *fakeCluster, a *fakeAdmin) {
 				ff = &featureFake{fakeAdmin: a, finalized: map[string]int16{admin.FeatureMetadataVersion: 21},
 					supported: map[string]int16{admin.FeatureMetadataVersion: 27, admin.FeatureELR: 1, admin.FeatureTransaction: 2, "flaky.version": 1}}
 				env.Admin = ff
@@ -160,7 +161,7 @@ func TestUpgradeAndSetFeature(t *testing.T) {
 					env.Cluster = uc
 				}
 				for _, st := range s.Steps {
-					if runErr = (&Runner{Env: env}).step(context.Background(), st); runErr != nil {
+					if runErr = playStep(context.Background(), env, st); runErr != nil {
 						break
 					}
 				}
@@ -248,7 +249,7 @@ func TestUpgradeValidation(t *testing.T) {
 		{"- {fault: set-feature, feature: {eligible.leader.replicas.version: 1}}", ""},
 	} {
 		t.Run(tc.yaml, func(t *testing.T) {
-			_, err := ParseSchedule([]byte("steps:\n" + indentLines(tc.yaml)))
+			_, err := nemesis.ParseSchedule([]byte("steps:\n" + indentLines(tc.yaml)))
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatalf("want valid, got %v", err)

@@ -1,10 +1,12 @@
-package nemesis
+package quorum
 
 import (
 	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // TestMoveLeader: move-leader puts the target first among the replicas of
@@ -13,7 +15,7 @@ import (
 func TestMoveLeader(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		target   *Target
+		target   *nemesis.Target
 		coord    int32 // the share coordinator, for role share-coordinator
 		isr      []int32
 		reorders string
@@ -21,10 +23,10 @@ func TestMoveLeader(t *testing.T) {
 		err      string
 	}{
 		{"to broker 2", nodes0(2), 0, nil, "[t-0 [2 0 1]]", "map[0:2]", ""},
-		{"to the share coordinator", &Target{Role: RoleShareCoordinator}, 1, nil, "[t-0 [1 0 2]]", "map[0:1]", ""},
+		{"to the share coordinator", &nemesis.Target{Role: nemesis.RoleShareCoordinator}, 1, nil, "[t-0 [1 0 2]]", "map[0:1]", ""},
 		{"already the leader", nodes0(0), 0, nil, "[]", "map[0:0]", ""},
 		{"not in the ISR", nodes0(2), 0, []int32{0, 1}, "", "", "broker 2 is not in the ISR [0 1] of t-0"},
-		{"two brokers", &Target{Role: RoleNodes, Nodes: []int32{0, 1}}, 0, nil, "", "", "a leader is one broker"},
+		{"two brokers", &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0, 1}}, 0, nil, "", "", "a leader is one broker"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, a := newFakeEnv()
@@ -35,7 +37,7 @@ func TestMoveLeader(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
-			got, d, err := (&MoveLeaderParams{}).Build(Step{Target: tc.target}).Inject(ctx, env)
+			got, d, err := (&MoveLeaderParams{}).Build(nemesis.Step{Target: tc.target}).Inject(ctx, env)
 			if tc.err != "" {
 				wantErr(t, err, tc.err)
 				if len(a.reorders) != 0 {

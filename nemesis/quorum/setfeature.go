@@ -1,4 +1,4 @@
-package nemesis
+package quorum
 
 import (
 	"context"
@@ -11,14 +11,16 @@ import (
 
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
+	"github.com/kchaos/kchaos/nemesis"
 	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 // setFeatureKind sets feature levels through the admin API: every backend
 // can.
-var setFeatureKind = Kind{Name: histories.FSetFeature, New: func() Params { return &SetFeatureParams{} },
+var setFeatureKind = nemesis.Kind{Name: histories.FSetFeature, New: func() nemesis.Params { return &SetFeatureParams{} },
 	LeavesState: "changes the cluster's finalized feature levels",
-	Heal:        Instant, Color: "#1f9e9e", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
+	Heal:        nemesis.Instant, Color: "#1f9e9e", LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn, Proof: nemesis.AdminProof}
 
 // SetFeatureParams are a set-feature's.
 type SetFeatureParams struct {
@@ -46,7 +48,7 @@ const (
 // controller judged it and changed nothing (FeatureControlManager).
 var refusalCodes = []string{"INVALID_UPDATE_VERSION", "FEATURE_UPDATE_FAILED"}
 
-func (fp *SetFeatureParams) Validate(p string, st *Step, add AddFunc) {
+func (fp *SetFeatureParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	switch {
 	case fp.Finalize && len(fp.Feature) > 0:
 		add(p+".finalize", "set-feature takes feature or finalize, not both")
@@ -66,11 +68,11 @@ func (fp *SetFeatureParams) Validate(p string, st *Step, add AddFunc) {
 			fp.Refused, RefusedFail, RefusedRecord)
 	}
 	if st.Target != nil {
-		ValidateTarget(p+".target", st.Target, false, false, add)
+		nemesis.ValidateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
-func (fp *SetFeatureParams) Build(Step) Fault {
+func (fp *SetFeatureParams) Build(nemesis.Step) nemesis.Fault {
 	return &setFeature{features: fp.Feature, finalize: fp.Finalize, record: fp.Refused == RefusedRecord}
 }
 
@@ -112,13 +114,13 @@ func (f *setFeature) Spec() map[string]any {
 	return spec
 }
 
-func (f *setFeature) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *setFeature) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	fa, ok := e.Admin.(FeatureAdmin)
 	if !ok {
 		return nil, nil, errors.New("the admin client cannot set features")
 	}
 	var before map[string]int16
-	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err := e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		before, err = fa.FinalizedFeatures(ctx)
 		return err
 	})
@@ -144,19 +146,19 @@ func (f *setFeature) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 		if before[name] == want[name] {
 			continue // already there: UpdateFeatures would refuse a no-op upgrade
 		}
-		err := e.adminCall(ctx, func(ctx context.Context) error {
+		err := e.AdminCall(ctx, func(ctx context.Context) error {
 			return fa.SetFeature(ctx, name, want[name], want[name] < before[name])
 		})
 		if err != nil {
 			return nil, d, f.refusal(name, want[name], d, err)
 		}
 	}
-	after, err := e.readFeatures(ctx, fa, want)
+	after, err := readFeatures(ctx, e, fa, want)
 	d["features_after"] = after
 	return nil, d, err
 }
 
-func (f *setFeature) Heal(context.Context, *Env) error { return nil }
+func (f *setFeature) Heal(context.Context, *nemesis.Env) error { return nil }
 
 // refusal records Kafka's refusal of a level in d (details.refused: the
 // feature, the level, Kafka's code and message) and makes err a Refusal
@@ -169,14 +171,14 @@ func (f *setFeature) refusal(name string, level int16, d map[string]any, err err
 	}
 	d["refused"] = map[string]any{"feature": name, "level": level, "code": ke.Message, "message": fe.Message}
 	if f.record {
-		return &Refusal{Err: err}
+		return &nemesis.Refusal{Err: err}
 	}
 	return err
 }
 
 // readFeatures polls the finalized features until every level of want
 // reads back (a broker learns it from the metadata log).
-func (e *Env) readFeatures(ctx context.Context, fa FeatureAdmin, want map[string]int16) (map[string]int16, error) {
+func readFeatures(ctx context.Context, e *nemesis.Env, fa FeatureAdmin, want map[string]int16) (map[string]int16, error) {
 	ctx, cancel := context.WithTimeout(ctx, featureWait)
 	defer cancel()
 	var last map[string]int16
@@ -195,7 +197,7 @@ func (e *Env) readFeatures(ctx context.Context, fa FeatureAdmin, want map[string
 		} else {
 			lastErr = err
 		}
-		if sleep(ctx, PollInterval) != nil {
+		if ctxsleep.Sleep(ctx, nemesis.PollInterval) != nil {
 			return last, fmt.Errorf("features %v not read back within %s (read %v, last error %v)", want, featureWait, last, lastErr)
 		}
 	}

@@ -1,38 +1,38 @@
-package nemesis
+package quorum
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // The elections go through the admin API: every backend can.
 var (
 	// An unclean election may elect a replica without the acked records.
-	electUncleanKind = Kind{Name: histories.FElectUnclean, New: func() Params { return &electParams{} },
-		Heal: Instant, Color: "#e0457b", LosesAcked: Yes, MovesLeaders: Yes, Draw: NotDrawn, Proof: adminProof}
+	electUncleanKind = nemesis.Kind{Name: histories.FElectUnclean, New: func() nemesis.Params { return &electParams{} },
+		Heal: nemesis.Instant, Color: "#e0457b", LosesAcked: nemesis.Yes, MovesLeaders: nemesis.Yes, Draw: nemesis.NotDrawn, Proof: nemesis.AdminProof}
 	// A preferred election puts back the leader the replicas prefer.
-	electPreferredKind = Kind{Name: histories.FElectPreferred, New: func() Params { return &electParams{} },
-		Heal: Instant, Color: "#e0457b", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
+	electPreferredKind = nemesis.Kind{Name: histories.FElectPreferred, New: func() nemesis.Params { return &electParams{} },
+		Heal: nemesis.Instant, Color: "#e0457b", LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn, Proof: nemesis.AdminProof}
 )
 
 // electParams: an election takes only a target, a bare partition (none:
 // every partition of the topic).
 type electParams struct{}
 
-func (*electParams) Validate(p string, st *Step, add AddFunc) {
+func (*electParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	if st.Target != nil {
-		ValidateTarget(p+".target", st.Target, true, false, add)
+		nemesis.ValidateTarget(p+".target", st.Target, true, false, add)
 	}
 }
 
-func (*electParams) Build(st Step) Fault {
+func (*electParams) Build(st nemesis.Step) nemesis.Fault {
 	return &elect{unclean: st.Fault == histories.FElectUnclean, target: st.Target}
 }
 
@@ -42,7 +42,7 @@ func (*electParams) Build(st Step) Fault {
 // left; without a target it covers every partition of the topic.
 type elect struct {
 	unclean bool
-	target  *Target
+	target  *nemesis.Target
 }
 
 func (f *elect) Name() string {
@@ -59,7 +59,7 @@ func (f *elect) Spec() map[string]any {
 	return map[string]any{"partition": f.target.Partition}
 }
 
-func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *elect) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	parts, err := e.State().Describe(ctx, e.Topic)
 	if err != nil {
 		return nil, nil, err
@@ -82,11 +82,11 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 	if len(ids) == 0 {
 		return nil, nil, fmt.Errorf("topic %s has no partition %d", e.Topic, f.target.Partition)
 	}
-	err = e.adminCall(ctx, func(ctx context.Context) error {
+	err = e.AdminCall(ctx, func(ctx context.Context) error {
 		// Through a broker that runs, is not frozen and reaches the
 		// controller (it forwards the request), in readers' order: kgo's
 		// own pick may be a paused broker that times every request out.
-		via := e.readers(ctx)
+		via := e.Readers(ctx)
 		if len(via) == 0 {
 			return e.Admin.ElectLeaders(ctx, e.Topic, ids, f.unclean)
 		}
@@ -104,43 +104,8 @@ func (f *elect) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, er
 	if err != nil {
 		return nil, map[string]any{"leaders_before": before}, err
 	}
-	after, leaders := e.leaders(ctx, e.Topic, ids, want)
+	after, leaders := e.Leaders(ctx, e.Topic, ids, want)
 	return leaders, map[string]any{"leaders_before": before, "leaders_after": after}, nil
 }
 
-// leaders reads the partitions' leaders just after an election, until each
-// has one and each partition in want has that leader. The controller
-// answers once its quorum committed the change; a broker's metadata cache
-// follows a moment later (hundreds of milliseconds on a loaded machine), so
-// one Describe may still show the old leader.
-func (e *Env) leaders(ctx context.Context, topic string, ids []int32, want map[int32]int32) (map[string]int32, []int32) {
-	out := map[string]int32{}
-	var nodes []int32
-	for range 50 {
-		parts, err := e.State().Describe(ctx, topic)
-		if err == nil {
-			all := true
-			for _, p := range parts {
-				if slices.Contains(ids, p.Partition) {
-					out[histories.PartitionKey(p.Partition)] = p.Leader
-					w, ok := want[p.Partition]
-					all = all && p.Leader >= 0 && (!ok || p.Leader == w)
-				}
-			}
-			if all {
-				break
-			}
-		}
-		if sleep(ctx, PollInterval) != nil {
-			break
-		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(out)) {
-		if l := out[k]; l >= 0 {
-			nodes = append(nodes, l)
-		}
-	}
-	return out, nodes
-}
-
-func (f *elect) Heal(context.Context, *Env) error { return nil }
+func (f *elect) Heal(context.Context, *nemesis.Env) error { return nil }

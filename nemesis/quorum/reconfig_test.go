@@ -1,4 +1,4 @@
-package nemesis
+package quorum
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // fakeQuorum is the fake admin with a KRaft voter set that
@@ -94,7 +95,7 @@ func (q *fakeQuorum) RemoveRaftVoter(ctx context.Context, id int32, dir string) 
 
 // newReconfigEnv: controllers 1000-1003 (1003 a spare), voters 1000-1002
 // led by 1001.
-func newReconfigEnv() (*Env, *fakeCluster, *fakeQuorum) {
+func newReconfigEnv() (*nemesis.Env, *fakeCluster, *fakeQuorum) {
 	env, c, a := newQuorumEnv(nil)
 	c.Nodes[1003] = cluster.Node{ID: 1003, Role: cluster.RoleController, IP: "10.9.0.13"}
 	c.States[1003] = cluster.NodeState{Running: true}
@@ -166,11 +167,11 @@ func TestReconfigFaults(t *testing.T) {
 			if tc.setup != nil {
 				tc.setup(c, q)
 			}
-			s, err := ParseSchedule([]byte("steps:\n - " + tc.step))
+			s, err := nemesis.ParseSchedule([]byte("steps:\n - " + tc.step))
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := NewFault(s.Steps[0])
+			f, err := nemesis.NewFault(s.Steps[0])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +223,7 @@ func TestReconfigNeeds(t *testing.T) {
 		{"{fault: remove-controller, target: {role: active-controller}, stop: before}", caps(cluster.CapKill)},
 		{"{fault: add-controller}", caps(cluster.CapKill)},
 	} {
-		s, err := ParseSchedule([]byte("steps:\n - " + tc.step))
+		s, err := nemesis.ParseSchedule([]byte("steps:\n - " + tc.step))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +243,7 @@ func TestReconfigValidate(t *testing.T) {
 		{"{fault: add-controller, timeout: -1s}", `duration "-1s": must not be negative`},
 		{"{fault: add-controller, stop: after}", "nemesis.steps[0].stop: only for fault remove-controller"},
 	} {
-		_, err := ParseSchedule([]byte("steps:\n - " + tc.step))
+		_, err := nemesis.ParseSchedule([]byte("steps:\n - " + tc.step))
 		if err == nil || !strings.Contains(err.Error(), tc.err) {
 			t.Errorf("%s: %v, want %q", tc.step, err, tc.err)
 		}

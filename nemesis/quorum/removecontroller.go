@@ -1,4 +1,4 @@
-package nemesis
+package quorum
 
 import (
 	"context"
@@ -9,14 +9,15 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // removeControllerKind removes a voter from a dynamic quorum through the
 // admin API; stopping the node too needs the backend's kill capability
 // (RemoveControllerParams.needs).
-var removeControllerKind = Kind{Name: histories.FRemoveController, New: func() Params { return &RemoveControllerParams{} },
-	LeavesState: "changes the controller quorum's voters",
-	Heal:        Instant, Color: "#8e3b5a", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: quorumProof}
+var removeControllerKind = nemesis.Kind{Name: histories.FRemoveController, New: func() nemesis.Params { return &RemoveControllerParams{} },
+	LeavesState: "changes the controller quorum's voters", VoterChange: -1,
+	Heal: nemesis.Instant, Color: "#8e3b5a", LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn, Proof: quorumProof}
 
 // quorumProof: a voter set change reads the quorum back after it.
 const quorumProof = "the quorum read back after the change (DescribeQuorum), recorded with the op"
@@ -42,15 +43,15 @@ type RemoveControllerParams struct {
 	// auto-join, adding itself back: KAFKA-19850).
 	Stop string `yaml:"stop,omitempty"`
 	// Timeout bounds the step (default reconfigWait).
-	Timeout Duration `yaml:"timeout,omitempty"`
+	Timeout nemesis.Duration `yaml:"timeout,omitempty"`
 }
 
-func (rp *RemoveControllerParams) Validate(p string, st *Step, add AddFunc) {
-	NeedTarget(p, st, st.Fault, add)
+func (rp *RemoveControllerParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
+	nemesis.NeedTarget(p, st, st.Fault, add)
 	if t := st.Target; t != nil {
-		ValidateTarget(p+".target", t, false, false, add)
-		if t.Role != RoleNodes && !slices.Contains(ControllerRoles, t.Role) {
-			add(p+".target.role", "%s: remove-controller removes a voter: want %s, or nodes with a controller id", t.Role, joinOr(ControllerRoles))
+		nemesis.ValidateTarget(p+".target", t, false, false, add)
+		if t.Role != nemesis.RoleNodes && !slices.Contains(nemesis.ControllerRoles, t.Role) {
+			add(p+".target.role", "%s: remove-controller removes a voter: want %s, or nodes with a controller id", t.Role, joinOr(nemesis.ControllerRoles))
 		}
 	}
 	if rp.Stop != "" && rp.Stop != StopBefore && rp.Stop != StopAfter {
@@ -65,7 +66,7 @@ func (rp *RemoveControllerParams) Needs() cluster.Caps {
 	return 0
 }
 
-func (rp *RemoveControllerParams) Build(st Step) Fault {
+func (rp *RemoveControllerParams) Build(st nemesis.Step) nemesis.Fault {
 	return &removeController{target: st.Target, stop: rp.Stop, timeout: durationOr(rp.Timeout, reconfigWait)}
 }
 
@@ -92,7 +93,7 @@ func joinOr(s []string) string {
 // set lacks it, optionally stopping the node before or after. The op
 // records Kafka's answers and the quorum before and after.
 type removeController struct {
-	target  *Target
+	target  *nemesis.Target
 	stop    string
 	timeout time.Duration
 }
@@ -107,10 +108,10 @@ func (f *removeController) Spec() map[string]any {
 	return s
 }
 
-func (f *removeController) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *removeController) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	qa, before, err := e.reconfigStart(ctx)
+	qa, before, err := reconfigStart(ctx, e)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,13 +131,13 @@ func (f *removeController) Inject(ctx context.Context, e *Env) ([]int32, map[str
 		return []int32{id}, d, fmt.Errorf("controller %d is the only voter: removing it would leave no quorum", id)
 	}
 	if f.stop == StopBefore {
-		if err := e.Cluster.Stop(ctx, id, stopGrace); err != nil {
+		if err := e.Cluster.Stop(ctx, id, nemesis.StopGrace); err != nil {
 			return []int32{id}, d, err
 		}
 		d["stopped"] = StopBefore
 	}
 	gone := func(m admin.Members) bool { _, ok := m.Voter(id); return !ok }
-	answers, err := e.reconfigure(ctx, qa, fmt.Sprintf("remove controller %d", id), func(ctx context.Context) (admin.Answer, error) {
+	answers, err := reconfigure(ctx, e, qa, fmt.Sprintf("remove controller %d", id), func(ctx context.Context) (admin.Answer, error) {
 		return qa.RemoveRaftVoter(ctx, id, v.DirectoryID)
 	}, gone)
 	d["answers"] = answers
@@ -147,7 +148,7 @@ func (f *removeController) Inject(ctx context.Context, e *Env) ([]int32, map[str
 	// one read records the voter set now. With auto-join (4.2+) a removed
 	// controller that runs may already be back (KAFKA-19850): recorded,
 	// not waited out, since that is what a story measures.
-	after, err := e.members(ctx, qa)
+	after, err := members(ctx, e, qa)
 	if err != nil {
 		return []int32{id}, d, err
 	}
@@ -156,7 +157,7 @@ func (f *removeController) Inject(ctx context.Context, e *Env) ([]int32, map[str
 		d["voter_again"] = true
 	}
 	if f.stop == StopAfter {
-		if err := e.Cluster.Stop(ctx, id, stopGrace); err != nil {
+		if err := e.Cluster.Stop(ctx, id, nemesis.StopGrace); err != nil {
 			return []int32{id}, d, err
 		}
 		d["stopped"] = StopAfter
@@ -166,4 +167,4 @@ func (f *removeController) Inject(ctx context.Context, e *Env) ([]int32, map[str
 
 // Heal: a voter set change is undone only by another change (a stopped
 // node is started by heal kill, as every stopped node).
-func (f *removeController) Heal(context.Context, *Env) error { return nil }
+func (f *removeController) Heal(context.Context, *nemesis.Env) error { return nil }

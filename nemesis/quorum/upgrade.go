@@ -1,4 +1,4 @@
-package nemesis
+package quorum
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // DefaultUpgradeWait bounds, per node, a rolling upgrade's wait for the
@@ -28,20 +30,12 @@ var controllerReady = func(ctx context.Context, n cluster.Node) error {
 	return conn.Close()
 }
 
-// Sequence is a fault that is a series of ops, each recorded on its own
-// (a rolling upgrade: one op per node, one after the other); the runner
-// plays it instead of injecting it as one op.
-type Sequence interface {
-	Fault
-	Play(ctx context.Context, e *Env) error
-}
-
 // upgradeKind restarts nodes on another release in place.
-var upgradeKind = Kind{Name: histories.FUpgrade, Needs: cluster.NewCaps(cluster.CapUpgrade),
-	New:         func() Params { return &UpgradeParams{} },
+var upgradeKind = nemesis.Kind{Name: histories.FUpgrade, Needs: cluster.NewCaps(cluster.CapUpgrade),
+	New:         func() nemesis.Params { return &UpgradeParams{} },
 	LeavesState: "runs nodes on another Kafka release",
 	// Nothing downgrades: an upgrade is no fault a heal undoes.
-	Heal: Instant, Color: "#2e8b57", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn,
+	Heal: nemesis.Instant, Color: "#2e8b57", LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn,
 	Proof: "waits for each node to be back (unfenced, in the ISR) and records the levels read after"}
 
 // UpgradeParams are a rolling upgrade's.
@@ -53,17 +47,17 @@ type UpgradeParams struct {
 	Finalize bool `yaml:"finalize,omitempty"`
 	// ReadyWithin bounds, per node, the wait for it to be back in service
 	// (default DefaultUpgradeWait).
-	ReadyWithin Duration `yaml:"timeout,omitempty"`
+	ReadyWithin nemesis.Duration `yaml:"timeout,omitempty"`
 }
 
-func (up *UpgradeParams) Validate(p string, st *Step, add AddFunc) {
+func (up *UpgradeParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	if up.Version == "" {
 		add(p+".version", "upgrade needs a version (e.g. 4.4.0, 4.4.x or latest)")
 	} else if _, err := cluster.ResolveVersion(up.Version); err != nil {
 		add(p+".version", "%v", err)
 	}
 	if st.Target != nil {
-		ValidateTarget(p+".target", st.Target, false, false, add)
+		nemesis.ValidateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
@@ -71,7 +65,7 @@ func (up *UpgradeParams) Validate(p string, st *Step, add AddFunc) {
 // cluster starts on: it would restart the nodes on the same release (or
 // downgrade them, which Kafka does not support), and a story that means
 // to show an upgrade would show none.
-func (up *UpgradeParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add AddFunc) {
+func (up *UpgradeParams) CheckAgainst(p string, _ *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
 	to, err := cluster.ResolveVersion(up.Version)
 	if err != nil || v.Kafka == "" {
 		return // Validate and the cluster's validation name these
@@ -83,33 +77,42 @@ func (up *UpgradeParams) CheckAgainst(p string, _ *Step, v *ScenarioView, add Ad
 	}
 }
 
-func (up *UpgradeParams) Build(st Step) Fault { return &rollingUpgrade{target: st.Target, params: *up} }
+// UpgradeVersion is the release the step names, as written
+// (nemesis.Upgrader: what kchaos versions reads of it without naming this
+// room).
+func (up *UpgradeParams) UpgradeVersion() string { return up.Version }
+
+var _ nemesis.Upgrader = (*UpgradeParams)(nil)
+
+func (up *UpgradeParams) Build(st nemesis.Step) nemesis.Fault {
+	return &rollingUpgrade{target: st.Target, params: *up}
+}
 
 // Label names the step by its release ("upgrade to 4.4.0"): the runner's
 // labeler, whose method is exported so that a room's parameters can
 // name their steps too.
 func (up *UpgradeParams) Label(string) string { return "upgrade to " + up.Version }
 
-// rollingUpgrade is an upgrade step (Env.RollingUpgrade).
+// rollingUpgrade is an upgrade step (rollUpgrade).
 type rollingUpgrade struct {
-	target *Target
+	target *nemesis.Target
 	params UpgradeParams
 }
 
 func (f *rollingUpgrade) Name() string { return histories.FUpgrade }
 
-func (f *rollingUpgrade) Play(ctx context.Context, e *Env) error {
-	return e.RollingUpgrade(ctx, f.target, f.params)
+func (f *rollingUpgrade) Play(ctx context.Context, e *nemesis.Env) error {
+	return rollUpgrade(ctx, e, f.target, f.params)
 }
 
 // Inject refuses: a rolling upgrade is one op per node, not one op.
-func (f *rollingUpgrade) Inject(context.Context, *Env) ([]int32, map[string]any, error) {
+func (f *rollingUpgrade) Inject(context.Context, *nemesis.Env) ([]int32, map[string]any, error) {
 	return nil, nil, errors.New("a rolling upgrade records one op per node: play it (Sequence)")
 }
 
-func (f *rollingUpgrade) Heal(context.Context, *Env) error { return nil }
+func (f *rollingUpgrade) Heal(context.Context, *nemesis.Env) error { return nil }
 
-// RollingUpgrade plays an upgrade step: each target node, controllers
+// rollUpgrade plays an upgrade step: each target node, controllers
 // first and then brokers in id order, one at a time, is restarted on the
 // step's release with its data (cluster.Upgrader), and the next waits
 // until it is back: a broker registered, unfenced and in the ISR of every
@@ -117,12 +120,12 @@ func (f *rollingUpgrade) Heal(context.Context, *Env) error { return nil }
 // with the brokers live. Each node is one upgrade op in the history. With
 // finalize, metadata.version is then raised to the highest level every
 // node supports, recorded as a set-feature op.
-func (e *Env) RollingUpgrade(ctx context.Context, target *Target, st UpgradeParams) error {
+func rollUpgrade(ctx context.Context, e *nemesis.Env, target *nemesis.Target, st UpgradeParams) error {
 	version, err := cluster.ResolveVersion(st.Version)
 	if err != nil {
 		return err
 	}
-	ids, err := e.upgradeOrder(ctx, target)
+	ids, err := upgradeOrder(ctx, e, target)
 	if err != nil {
 		return err
 	}
@@ -143,7 +146,7 @@ func (e *Env) RollingUpgrade(ctx context.Context, target *Target, st UpgradePara
 
 // upgradeOrder is the target's nodes (every node without one),
 // controllers first, each group in id order.
-func (e *Env) upgradeOrder(ctx context.Context, t *Target) ([]int32, error) {
+func upgradeOrder(ctx context.Context, e *nemesis.Env, t *nemesis.Target) ([]int32, error) {
 	ids := e.AllNodes()
 	if t != nil {
 		var err error
@@ -179,7 +182,7 @@ func (f *upgradeNode) Spec() map[string]any {
 	return map[string]any{"node": f.id, "to": f.version}
 }
 
-func (f *upgradeNode) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *upgradeNode) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	up, ok := e.Cluster.(cluster.Upgrader)
 	if !ok {
 		return nil, nil, fmt.Errorf("backend cannot upgrade: %T has no Upgrade (cluster.Upgrader)", e.Cluster)
@@ -194,14 +197,14 @@ func (f *upgradeNode) Inject(ctx context.Context, e *Env) ([]int32, map[string]a
 	if err := up.Upgrade(ctx, f.id, f.version); err != nil {
 		return []int32{f.id}, d, err
 	}
-	if err := e.retryHeals(ctx, f.id); err != nil {
+	if err := e.RetryHeals(ctx, f.id); err != nil {
 		return []int32{f.id}, d, err
 	}
 	var err error
 	if n.Role == cluster.RoleController {
-		err = e.waitController(ctx, n, f.wait)
+		err = waitController(ctx, e, n, f.wait)
 	} else {
-		err = e.waitInService(ctx, f.id, f.wait)
+		err = waitInService(ctx, e, f.id, f.wait)
 	}
 	d["ready_s"] = time.Since(begin).Round(100 * time.Millisecond).Seconds()
 	if fa, ok := e.Admin.(FeatureAdmin); ok && err == nil {
@@ -212,11 +215,11 @@ func (f *upgradeNode) Inject(ctx context.Context, e *Env) ([]int32, map[string]a
 	return []int32{f.id}, d, err
 }
 
-func (f *upgradeNode) Heal(context.Context, *Env) error { return nil }
+func (f *upgradeNode) Heal(context.Context, *nemesis.Env) error { return nil }
 
 // waitController waits until a restarted controller's listener answers
 // and every broker is live again (they register with the quorum).
-func (e *Env) waitController(ctx context.Context, n cluster.Node, limit time.Duration) error {
+func waitController(ctx context.Context, e *nemesis.Env, n cluster.Node, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	for {
@@ -224,25 +227,25 @@ func (e *Env) waitController(ctx context.Context, n cluster.Node, limit time.Dur
 		if err == nil {
 			break
 		}
-		if sleep(ctx, PollInterval) != nil {
+		if ctxsleep.Sleep(ctx, nemesis.PollInterval) != nil {
 			return fmt.Errorf("controller %d not answering within %s: %v", n.ID, limit, err)
 		}
 	}
-	return waitLive(ctx, e.State(), e.BrokerIDs(), limit)
+	return nemesis.WaitLive(ctx, e.State(), e.BrokerIDs(), limit)
 }
 
 // waitInService waits until broker id is live and in the ISR of every
 // partition of the workload topic that it replicates.
-func (e *Env) waitInService(ctx context.Context, id int32, limit time.Duration) error {
+func waitInService(ctx context.Context, e *nemesis.Env, id int32, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if err := waitLive(ctx, e.State(), []int32{id}, limit); err != nil {
+	if err := nemesis.WaitLive(ctx, e.State(), []int32{id}, limit); err != nil {
 		return err
 	}
 	if e.Topic == "" {
 		return nil
 	}
-	if last, ok := e.untilTopic(ctx, func(parts []admin.PartitionState) (string, bool) {
+	if last, ok := e.UntilTopic(ctx, func(parts []admin.PartitionState) (string, bool) {
 		var out []int32
 		for _, p := range parts {
 			if slices.Contains(p.Replicas, id) && !slices.Contains(p.ISR, id) {

@@ -1,4 +1,4 @@
-package nemesis
+package quorum
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster/admin"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // QuorumAdmin is the part of the admin API that changes the KRaft voter
@@ -38,19 +40,19 @@ const (
 
 // reconfigStart is a reconfiguration's first read: the admin client that
 // can change the voter set, and the quorum before the change.
-func (e *Env) reconfigStart(ctx context.Context) (QuorumAdmin, admin.Members, error) {
+func reconfigStart(ctx context.Context, e *nemesis.Env) (QuorumAdmin, admin.Members, error) {
 	qa, ok := e.Admin.(QuorumAdmin)
 	if !ok {
 		return nil, admin.Members{}, errors.New("the admin client cannot change the KRaft voter set")
 	}
-	before, err := e.members(ctx, qa)
+	before, err := members(ctx, e, qa)
 	return qa, before, err
 }
 
 // members reads the voter set and observers (retrying as every admin read).
-func (e *Env) members(ctx context.Context, qa QuorumAdmin) (admin.Members, error) {
+func members(ctx context.Context, e *nemesis.Env, qa QuorumAdmin) (admin.Members, error) {
 	var m admin.Members
-	err := e.adminCall(ctx, func(ctx context.Context) (err error) {
+	err := e.AdminCall(ctx, func(ctx context.Context) (err error) {
 		m, err = qa.QuorumMembers(ctx)
 		return err
 	})
@@ -62,7 +64,7 @@ func (e *Env) members(ctx context.Context, qa QuorumAdmin) (admin.Members, error
 
 // waitMembers polls the quorum until holds does, within ctx, and returns
 // the last answer read.
-func (e *Env) waitMembers(ctx context.Context, qa QuorumAdmin, what string, holds func(admin.Members) bool) (admin.Members, error) {
+func waitMembers(ctx context.Context, qa QuorumAdmin, what string, holds func(admin.Members) bool) (admin.Members, error) {
 	var last admin.Members
 	var lastErr error
 	for {
@@ -75,7 +77,7 @@ func (e *Env) waitMembers(ctx context.Context, qa QuorumAdmin, what string, hold
 		} else {
 			lastErr = err
 		}
-		if sleep(ctx, PollInterval) != nil {
+		if ctxsleep.Sleep(ctx, nemesis.PollInterval) != nil {
 			return last, fmt.Errorf("%s: not read back in time (voters %v, observers %v, last error %v)",
 				what, last.VoterIDs(), memberIDs(last.Observers), lastErr)
 		}
@@ -95,7 +97,7 @@ func memberIDs(ms []admin.Member) []int32 {
 // answer timed out, or auto-join may have made it), retrying on
 // retriable answers and on no answer; every answer is returned for the
 // history. A final refusal is an error that quotes Kafka.
-func (e *Env) reconfigure(ctx context.Context, qa QuorumAdmin, what string, send func(context.Context) (admin.Answer, error),
+func reconfigure(ctx context.Context, e *nemesis.Env, qa QuorumAdmin, what string, send func(context.Context) (admin.Answer, error),
 	done func(admin.Members) bool) ([]admin.Answer, error) {
 	var answers []admin.Answer
 	for {
@@ -115,8 +117,8 @@ func (e *Env) reconfigure(ctx context.Context, qa QuorumAdmin, what string, send
 		if !a.Retriable {
 			return answers, fmt.Errorf("%s: Kafka answered %s: %s", what, a.Code, a.Message)
 		}
-		e.log().Info("nemesis: reconfiguration not done yet; retrying", "what", what, "answer", a.Code, "message", a.Message)
-		if sleep(ctx, reconfigRetry) != nil {
+		e.Logger().Info("nemesis: reconfiguration not done yet; retrying", "what", what, "answer", a.Code, "message", a.Message)
+		if ctxsleep.Sleep(ctx, reconfigRetry) != nil {
 			return answers, fmt.Errorf("%s: not done in time; Kafka's last answer %s: %s", what, a.Code, a.Message)
 		}
 	}

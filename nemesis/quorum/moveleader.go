@@ -1,4 +1,4 @@
-package nemesis
+package quorum
 
 import (
 	"context"
@@ -6,14 +6,15 @@ import (
 	"slices"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // moveLeaderKind reorders replicas and elects through the admin API:
 // every backend can.
-var moveLeaderKind = Kind{Name: histories.FMoveLeader, New: func() Params { return &MoveLeaderParams{} },
+var moveLeaderKind = nemesis.Kind{Name: histories.FMoveLeader, New: func() nemesis.Params { return &MoveLeaderParams{} },
 	// A placement the story chose, not a failure: the metrics do not look
 	// for a new leader after it.
-	Heal: Instant, Color: "#7b68ee", LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Proof: adminProof}
+	Heal: nemesis.Instant, Color: "#7b68ee", LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn, Proof: nemesis.AdminProof}
 
 // MoveLeaderParams are a move-leader's: which partition of the workload's
 // topic the target broker is to lead.
@@ -21,14 +22,14 @@ type MoveLeaderParams struct {
 	Partition int32 `yaml:"partition,omitempty"`
 }
 
-func (mp *MoveLeaderParams) Validate(p string, st *Step, add AddFunc) {
-	ValidateNodeTarget(p, st, add)
+func (mp *MoveLeaderParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
+	nemesis.ValidateNodeTarget(p, st, add)
 	if mp.Partition < 0 {
 		add(p+".partition", "must not be negative")
 	}
 }
 
-func (mp *MoveLeaderParams) Build(st Step) Fault {
+func (mp *MoveLeaderParams) Build(st nemesis.Step) nemesis.Fault {
 	return &moveLeader{target: st.Target, partition: mp.Partition}
 }
 
@@ -42,19 +43,19 @@ func (mp *MoveLeaderParams) Build(st Step) Fault {
 // ack would be confirmed there to lose). The broker must be in the
 // partition's ISR.
 type moveLeader struct {
-	target    *Target
+	target    *nemesis.Target
 	partition int32
 }
 
 func (f *moveLeader) Name() string { return histories.FMoveLeader }
 
-func (f *moveLeader) Heal(context.Context, *Env) error { return nil }
+func (f *moveLeader) Heal(context.Context, *nemesis.Env) error { return nil }
 
 func (f *moveLeader) Spec() map[string]any {
 	return map[string]any{"target": f.target, "partition": f.partition}
 }
 
-func (f *moveLeader) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *moveLeader) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	nodes, err := e.Resolve(ctx, f.target)
 	if err != nil {
 		return nil, nil, err
@@ -63,7 +64,7 @@ func (f *moveLeader) Inject(ctx context.Context, e *Env) ([]int32, map[string]an
 		return nil, nil, fmt.Errorf("%s: the target is %d nodes %v; a leader is one broker", histories.FMoveLeader, len(nodes), nodes)
 	}
 	to := nodes[0]
-	p, err := e.partition(ctx, f.partition)
+	p, err := e.Partition(ctx, f.partition)
 	if err != nil {
 		return nil, nil, err
 	}
