@@ -11,17 +11,10 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Timeouts of process faults (a step's timeout overrides restartWait).
-const (
-	// stopGrace is how long a clean restart lets the broker shut down
-	// after SIGTERM before Docker kills it.
-	stopGrace = 60 * time.Second
-	// killWait bounds the wait for a killed container to exit: a fault
-	// that reports "killed" must not leave a process still writing.
-	killWait = 20 * time.Second
-	// restartWait bounds a restart's wait for the broker to be unfenced.
-	restartWait = 90 * time.Second
-)
+// restartWait bounds a restart's wait for the broker to be unfenced (a
+// step's timeout overrides it). The clean stop's grace and the kill's wait
+// are the seam's, whose Env.Stop and Env.Kill other rooms use too.
+const restartWait = 90 * time.Second
 
 // The process faults: pause and resume freeze and thaw the nodes' processes,
 // kill, start and restart stop and start them.
@@ -31,7 +24,7 @@ var (
 		Draw: &Draw{Rank: 1}})
 	resumeKind = processKind(histories.FResume, cluster.CapPause, Kind{Heal: UndoOp,
 		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn})
-	killKind = processKind(histories.FKill, cluster.CapKill, Kind{Heal: KillHeal,
+	killKind = processKind(histories.FKill, cluster.CapKill, Kind{Heal: killHeal,
 		UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#c0392b", LosesAcked: Yes,
 		MovesLeaders: Yes, Draw: &Draw{Rank: 2}})
 	startKind = processKind(histories.FStart, cluster.CapKill, Kind{Heal: UndoOp,
@@ -57,11 +50,11 @@ var (
 	pauseHeal = &HealKind{Name: histories.FPause, Rank: 1, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
 		return e.healWith(ctx, d, "resumed", histories.FResume)
 	}}
-	// KillHeal starts every stopped node (killed, powered off or stopped),
-	// after the disks are healed. Exported for the rooms whose lasting
-	// faults leave nodes down, as a kill does, and are healed by it
-	// (nemesis/disk's lose-unflushed).
-	KillHeal = &HealKind{Name: histories.FKill, Rank: 5, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
+	// killHeal starts every stopped node (killed, powered off or stopped),
+	// after the disks are healed. The rooms whose lasting faults leave
+	// nodes down as a kill does name it (HealNamed(histories.FKill):
+	// nemesis/disk's lose-unflushed).
+	killHeal = &HealKind{Name: histories.FKill, Rank: 5, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
 		return e.healWith(ctx, d, "started", histories.FStart)
 	}}
 )
@@ -193,14 +186,14 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 		if !paused {
 			return false, nil
 		}
-		return true, e.resume(ctx, id)
+		return true, e.Resume(ctx, id)
 	case histories.FRestart:
 		if paused {
-			if err := e.resume(ctx, id); err != nil {
+			if err := e.Resume(ctx, id); err != nil {
 				return false, err
 			}
 		}
-		if err := e.Cluster.Stop(ctx, id, stopGrace); err != nil {
+		if err := e.Stop(ctx, id); err != nil {
 			return false, err
 		}
 		if err := e.Start(ctx, id); err != nil {
@@ -215,7 +208,7 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 		if f.timeout > 0 {
 			limit = f.timeout
 		}
-		return true, waitLive(ctx, e.State(), []int32{id}, limit)
+		return true, e.WaitLive(ctx, []int32{id}, limit)
 	}
 	return false, fmt.Errorf("unknown process op %q", f.op)
 }
@@ -237,69 +230,4 @@ func (f *processFault) Heal(ctx context.Context, e *Env) error {
 	h := &processFault{op: undo, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
 	_, _, err := h.Inject(ctx, e)
 	return err
-}
-
-// Kill sends SIGKILL and waits until the container has exited: the
-// kill fault's own act, exported for the rooms whose faults kill a node
-// as part of theirs (nemesis/disk's power loss).
-func (e *Env) Kill(ctx context.Context, id int32) error {
-	if err := e.Cluster.Kill(ctx, id); err != nil {
-		return err
-	}
-	return e.waitStopped(ctx, id, killWait)
-}
-
-func (e *Env) waitStopped(ctx context.Context, id int32, limit time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	for {
-		st, err := e.Cluster.State(ctx, id)
-		if err == nil && !st.Running {
-			return nil
-		}
-		if err := sleep(ctx, 100*time.Millisecond); err != nil {
-			return fmt.Errorf("node %d still runs %s after SIGKILL", id, limit)
-		}
-	}
-}
-
-// Start starts a stopped node and removes rules a heal could not reach:
-// the start fault's own act, exported for the rooms whose faults start a
-// node again (nemesis/disk's lose-unflushed with start: true).
-func (e *Env) Start(ctx context.Context, id int32) error {
-	if err := e.Cluster.Start(ctx, id); err != nil {
-		return err
-	}
-	return e.retryHeals(ctx, id)
-}
-
-// resume thaws a paused node and removes rules a heal could not reach.
-func (e *Env) resume(ctx context.Context, id int32) error {
-	if err := e.Cluster.Resume(ctx, id); err != nil {
-		return err
-	}
-	return e.retryHeals(ctx, id)
-}
-
-// waitLive waits until the brokers ids are registered and unfenced.
-func waitLive(ctx context.Context, src StateSource, ids []int32, limit time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, limit)
-	defer cancel()
-	var last []int32
-	for {
-		live, err := src.LiveBrokers(ctx)
-		if err == nil {
-			last = live
-			ok := true
-			for _, id := range ids {
-				ok = ok && slices.Contains(live, id)
-			}
-			if ok {
-				return nil
-			}
-		}
-		if err := sleep(ctx, PollInterval); err != nil {
-			return fmt.Errorf("brokers %v not live within %s (live: %v)", ids, limit, last)
-		}
-	}
 }
