@@ -28,8 +28,8 @@ type ParamNeeds interface{ Needs() cluster.Caps }
 
 // registry is every registered fault kind, in the order errors list them
 // and histories describes them: the seam's own, one line each, then the
-// rooms' as they Register at init (nemesis/disk, nemesis/network, then
-// nemesis/requests: Go initializes the rooms nemesis/kinds links in
+// rooms' as they Register at init (nemesis/disk, nemesis/network,
+// nemesis/process, then nemesis/requests: Go initializes the rooms nemesis/kinds links in
 // import-path order).
 // Adding a fault: a file with its Kind, parameter type and Fault in its
 // room, and a line on the room's list (here for a kind of the seam's
@@ -37,11 +37,6 @@ type ParamNeeds interface{ Needs() cluster.Caps }
 // facts for the readers that do not link the nemesis:
 // histories/faults_kinds.go.
 var registry = []Kind{
-	pauseKind,
-	resumeKind,
-	killKind,
-	startKind,
-	restartKind,
 	setConfigKind,
 	electUncleanKind,
 	electPreferredKind,

@@ -11,6 +11,8 @@ import (
 	_ "github.com/kchaos/kchaos/nemesis/disk"
 	// The link faults: nemesis/network.
 	_ "github.com/kchaos/kchaos/nemesis/network"
+	// The process faults: nemesis/process.
+	_ "github.com/kchaos/kchaos/nemesis/process"
 	// The request faults: nemesis/requests.
 	_ "github.com/kchaos/kchaos/nemesis/requests"
 )

@@ -1,4 +1,4 @@
-package nemesis
+package process
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // restartWait bounds a restart's wait for the broker to be unfenced (a
@@ -19,49 +20,49 @@ const restartWait = 90 * time.Second
 // The process faults: pause and resume freeze and thaw the nodes' processes,
 // kill, start and restart stop and start them.
 var (
-	pauseKind = processKind(histories.FPause, cluster.CapPause, Kind{Heal: pauseHeal,
-		UndoneBy: []string{histories.FResume}, Color: "#8e6bbf", LosesAcked: No, MovesLeaders: Yes,
-		Draw: &Draw{Rank: 1}})
-	resumeKind = processKind(histories.FResume, cluster.CapPause, Kind{Heal: UndoOp,
-		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn})
-	killKind = processKind(histories.FKill, cluster.CapKill, Kind{Heal: killHeal,
-		UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#c0392b", LosesAcked: Yes,
-		MovesLeaders: Yes, Draw: &Draw{Rank: 2}})
-	startKind = processKind(histories.FStart, cluster.CapKill, Kind{Heal: UndoOp,
-		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn})
+	pauseKind = processKind(histories.FPause, cluster.CapPause, nemesis.Kind{Heal: pauseHeal,
+		UndoneBy: []string{histories.FResume}, Color: "#8e6bbf", LosesAcked: nemesis.No, MovesLeaders: nemesis.Yes,
+		Draw: &nemesis.Draw{Rank: 1}})
+	resumeKind = processKind(histories.FResume, cluster.CapPause, nemesis.Kind{Heal: nemesis.UndoOp,
+		Color: histories.OtherFaultColor, LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn})
+	killKind = processKind(histories.FKill, cluster.CapKill, nemesis.Kind{Heal: killHeal,
+		UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#c0392b", LosesAcked: nemesis.Yes,
+		MovesLeaders: nemesis.Yes, Draw: &nemesis.Draw{Rank: 2}})
+	startKind = processKind(histories.FStart, cluster.CapKill, nemesis.Kind{Heal: nemesis.UndoOp,
+		Color: histories.OtherFaultColor, LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Draw: nemesis.NotDrawn})
 	// A restart undoes itself: it may be drawn, and needs no heal.
-	restartKind = Kind{Name: histories.FRestart, Needs: cluster.NewCaps(cluster.CapKill),
-		New: func() Params { return &RestartParams{} }, Heal: Instant, Color: histories.OtherFaultColor,
-		LosesAcked: Yes, MovesLeaders: Yes, Draw: &Draw{Rank: 3}, Proof: Proved}
+	restartKind = nemesis.Kind{Name: histories.FRestart, Needs: cluster.NewCaps(cluster.CapKill),
+		New: func() nemesis.Params { return &RestartParams{} }, Heal: nemesis.Instant, Color: histories.OtherFaultColor,
+		LosesAcked: nemesis.Yes, MovesLeaders: nemesis.Yes, Draw: &nemesis.Draw{Rank: 3}, Proof: nemesis.Proved}
 )
 
 // processKind completes k, which says how the fault ends, is drawn and is
 // drawn in the report, as a process fault: every one proves itself
 // (proof.go) and takes only a target.
-func processKind(name string, c cluster.Capability, k Kind) Kind {
-	k.Name, k.Needs, k.Proof = name, cluster.NewCaps(c), Proved
-	k.New = func() Params { return &processParams{} }
+func processKind(name string, c cluster.Capability, k nemesis.Kind) nemesis.Kind {
+	k.Name, k.Needs, k.Proof = name, cluster.NewCaps(c), nemesis.Proved
+	k.New = func() nemesis.Params { return &processParams{} }
 	return k
 }
 
 var (
 	// pauseHeal resumes every paused node. First in a heal all: a frozen
 	// node's rules cannot be removed.
-	pauseHeal = &HealKind{Name: histories.FPause, Rank: 1, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
-		return e.healWith(ctx, d, "resumed", histories.FResume)
+	pauseHeal = &nemesis.HealKind{Name: histories.FPause, Rank: 1, Heal: func(ctx context.Context, e *nemesis.Env, d map[string]any) ([]int32, error) {
+		return healWith(ctx, e, d, "resumed", histories.FResume)
 	}}
 	// killHeal starts every stopped node (killed, powered off or stopped),
 	// after the disks are healed. The rooms whose lasting faults leave
-	// nodes down as a kill does name it (HealNamed(histories.FKill):
-	// nemesis/disk's lose-unflushed).
-	killHeal = &HealKind{Name: histories.FKill, Rank: 5, Heal: func(ctx context.Context, e *Env, d map[string]any) ([]int32, error) {
-		return e.healWith(ctx, d, "started", histories.FStart)
+	// nodes down as a kill does name it (nemesis.HealNamed(histories.FKill):
+	// nemesis/disk's lose-unflushed) rather than import this room.
+	killHeal = &nemesis.HealKind{Name: histories.FKill, Rank: 5, Heal: func(ctx context.Context, e *nemesis.Env, d map[string]any) ([]int32, error) {
+		return healWith(ctx, e, d, "started", histories.FStart)
 	}}
 )
 
 // healWith runs the process op op (resume, start) on every node it
 // applies to, recording the nodes under what.
-func (e *Env) healWith(ctx context.Context, d map[string]any, what, op string) ([]int32, error) {
+func healWith(ctx context.Context, e *nemesis.Env, d map[string]any, what, op string) ([]int32, error) {
 	ids, _, err := (&processFault{op: op}).Inject(ctx, e)
 	if len(ids) > 0 {
 		d[what] = ids
@@ -73,33 +74,37 @@ func (e *Env) healWith(ctx context.Context, d map[string]any, what, op string) (
 // and resume without one mean every node that is down, or paused).
 type processParams struct{}
 
-func (*processParams) Validate(p string, st *Step, add AddFunc) {
+func (*processParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	if st.Fault == histories.FKill || st.Fault == histories.FPause {
-		ValidateNodeTarget(p, st, add)
+		nemesis.ValidateNodeTarget(p, st, add)
 	} else if st.Target != nil {
-		ValidateTarget(p+".target", st.Target, false, false, add)
+		nemesis.ValidateTarget(p+".target", st.Target, false, false, add)
 	}
 }
 
-func (*processParams) Build(st Step) Fault { return &processFault{op: st.Fault, target: st.Target} }
+func (*processParams) Build(st nemesis.Step) nemesis.Fault {
+	return &processFault{op: st.Fault, target: st.Target}
+}
 
 // RestartParams are a clean restart's.
 type RestartParams struct {
 	// ReadyWithin bounds the wait for the restarted broker to be unfenced
 	// again (default restartWait).
-	ReadyWithin Duration `yaml:"timeout,omitempty"`
+	ReadyWithin nemesis.Duration `yaml:"timeout,omitempty"`
 }
 
-func (*RestartParams) Validate(p string, st *Step, add AddFunc) { ValidateNodeTarget(p, st, add) }
+func (*RestartParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
+	nemesis.ValidateNodeTarget(p, st, add)
+}
 
-func (rp *RestartParams) Build(st Step) Fault {
+func (rp *RestartParams) Build(st nemesis.Step) nemesis.Fault {
 	return &processFault{op: st.Fault, target: st.Target, timeout: rp.ReadyWithin.Std()}
 }
 
 // processFault kills, starts, pauses, resumes or restarts nodes.
 type processFault struct {
 	op      string // histories.FKill, histories.FStart, histories.FPause, histories.FResume, histories.FRestart
-	target  *Target
+	target  *nemesis.Target
 	timeout time.Duration
 	nodes   []int32 // what Inject touched, for Heal
 }
@@ -116,7 +121,7 @@ func (f *processFault) Spec() map[string]any {
 // Inject applies the op to each target. Nodes already in the wanted state
 // (killing a dead broker, resuming a running one) are skipped and named in
 // the details rather than failing: a schedule's intent is then met.
-func (f *processFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]any, error) {
+func (f *processFault) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map[string]any, error) {
 	ids, err := f.targets(ctx, e)
 	if err != nil {
 		return nil, nil, err
@@ -149,7 +154,7 @@ func (f *processFault) Inject(ctx context.Context, e *Env) ([]int32, map[string]
 
 // targets resolves the target; start and resume without one mean every
 // node of the run that is down, or paused.
-func (f *processFault) targets(ctx context.Context, e *Env) ([]int32, error) {
+func (f *processFault) targets(ctx context.Context, e *nemesis.Env) ([]int32, error) {
 	if f.target != nil {
 		return e.Resolve(ctx, f.target)
 	}
@@ -159,7 +164,7 @@ func (f *processFault) targets(ctx context.Context, e *Env) ([]int32, error) {
 	return e.AllNodes(), nil
 }
 
-func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, paused bool) (bool, error) {
+func (f *processFault) apply(ctx context.Context, e *nemesis.Env, id int32, running, paused bool) (bool, error) {
 	switch f.op {
 	case histories.FKill:
 		if !running {
@@ -214,7 +219,7 @@ func (f *processFault) apply(ctx context.Context, e *Env, id int32, running, pau
 }
 
 // Heal undoes a kill (start) or a pause (resume) on the nodes it touched.
-func (f *processFault) Heal(ctx context.Context, e *Env) error {
+func (f *processFault) Heal(ctx context.Context, e *nemesis.Env) error {
 	var undo string
 	switch f.op {
 	case histories.FKill:
@@ -227,7 +232,7 @@ func (f *processFault) Heal(ctx context.Context, e *Env) error {
 	if len(f.nodes) == 0 {
 		return nil
 	}
-	h := &processFault{op: undo, target: &Target{Role: RoleNodes, Nodes: f.nodes}}
+	h := &processFault{op: undo, target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: f.nodes}}
 	_, _, err := h.Inject(ctx, e)
 	return err
 }
