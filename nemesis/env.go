@@ -2,7 +2,8 @@
 // undoes them: network partitions (iptables inside the containers),
 // degraded links (netem: tc qdiscs, and iptables for loss), clients cut
 // off from brokers (those three in nemesis/network), crashed producers (through the workload: Clients),
-// paused and killed brokers, clean restarts, power loss (lose-unflushed), live
+// paused and killed brokers, clean restarts (those three in
+// nemesis/process), power loss (lose-unflushed), live
 // topic config changes and manual elections. A fault that can proves that
 // it took effect before the schedule goes on (proof.go). Targets are chosen by role
 // when a fault fires; schedules are scripted or seeded-random; a final heal
@@ -19,8 +20,9 @@
 // proofs, the runner and the Env. Fault kinds live in rooms, packages of
 // their own grouped by what they act on (nemesis/disk: the disk faults
 // and the power loss, lose-unflushed; nemesis/network: the link faults,
-// partition, netem and cut-clients; nemesis/requests: the request
-// faults), each importing this package and registering its kinds at init
+// partition, netem and cut-clients; nemesis/process: pause, resume,
+// kill, start and restart; nemesis/requests: the request faults), each
+// importing this package and registering its kinds at init
 // (Register); this package never imports a room, and nemesis/kinds links
 // them all for the programs that read schedules. What the seam must know
 // of a room's kinds it asks through the registry (HealKind.Retry and
