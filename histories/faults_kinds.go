@@ -7,11 +7,6 @@ package histories
 // the checker and the report. A binary that links the nemesis replaces
 // them with the kinds' own at init (RegisterFault).
 var kindFacts = []Fault{
-	{Name: "pause", Kind: Lasting, Heal: "pause", UndoneBy: []string{"resume", "heal"}, Color: "#8e6bbf"},
-	{Name: "resume", Kind: Undo, Color: "#6b6b6b"},
-	{Name: "kill", Kind: Lasting, Heal: "kill", UndoneBy: []string{"start", "restart", "heal"}, Color: "#c0392b", CanLoseAcked: true},
-	{Name: "start", Kind: Undo, Color: "#6b6b6b"},
-	{Name: "restart", Kind: Instant, Color: "#6b6b6b", CanLoseAcked: true},
 	{Name: "move-coordinator", Kind: Instant, Color: "#6a5acd"},
 	{Name: "member-kill", Kind: Lasting, Heal: "member", UndoneBy: []string{"member-start", "heal"}, Color: "#b5651d", OnClients: true},
 	{Name: "member-leave", Kind: Lasting, Heal: "member", UndoneBy: []string{"member-start", "heal"}, Color: "#c9a227", OnClients: true},
@@ -27,6 +22,11 @@ var kindFacts = []Fault{
 	{Name: "partition", Kind: Lasting, Heal: "partition", UndoneBy: []string{"heal"}, Color: "#4a7fc1"},
 	{Name: "netem", Kind: Lasting, Heal: "netem", UndoneBy: []string{"heal"}, Color: "#c9a227"},
 	{Name: "cut-clients", Kind: Lasting, Heal: "partition", UndoneBy: []string{"heal"}, Color: "#2c5d8f"},
+	{Name: "pause", Kind: Lasting, Heal: "pause", UndoneBy: []string{"resume", "heal"}, Color: "#8e6bbf"},
+	{Name: "resume", Kind: Undo, Color: "#6b6b6b"},
+	{Name: "kill", Kind: Lasting, Heal: "kill", UndoneBy: []string{"start", "restart", "heal"}, Color: "#c0392b", CanLoseAcked: true},
+	{Name: "start", Kind: Undo, Color: "#6b6b6b"},
+	{Name: "restart", Kind: Instant, Color: "#6b6b6b", CanLoseAcked: true},
 	{Name: "set-config", Kind: Instant, Color: "#d98c1f", CanLoseAcked: true},
 	{Name: "elect-unclean", Kind: Instant, Color: "#e0457b", CanLoseAcked: true},
 	{Name: "elect-preferred", Kind: Instant, Color: "#e0457b"},

@@ -28,7 +28,7 @@ func TestFaultVocabulary(t *testing.T) {
 			}
 		}
 	}
-	if got := HealKinds(); !slices.Equal(got, []string{FPause, FKill, HealMember, HealDisk, FPartition, FNetem, HealRequests}) {
+	if got := HealKinds(); !slices.Equal(got, []string{HealMember, FKill, HealDisk, FPartition, FNetem, FPause, HealRequests}) {
 		t.Errorf("HealKinds = %v", got)
 	}
 	for _, tc := range []struct {

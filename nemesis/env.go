@@ -3,9 +3,10 @@
 // degraded links (netem: tc qdiscs, and iptables for loss), clients cut
 // off from brokers (those three in nemesis/network), crashed producers
 // and group members (nemesis/clients, through the workload: Clients and
-// Members), paused and killed brokers, clean restarts, power loss (lose-unflushed), live
-// topic config changes, manual elections, upgrades and voter changes (those in
-// nemesis/quorum). A fault that can proves that
+// Members), paused and killed brokers and clean restarts (nemesis/process),
+// power loss (lose-unflushed), live topic config changes, manual
+// elections, upgrades and voter changes (those in nemesis/quorum). A
+// fault that can proves that
 // it took effect before the schedule goes on (proof.go). Targets are chosen by role
 // when a fault fires; schedules are scripted or seeded-random; a final heal
 // always runs. Every injection and heal is recorded as a nemesis op
@@ -21,7 +22,8 @@
 // proofs, the runner and the Env. Fault kinds live in rooms, packages of
 // their own grouped by what they act on (nemesis/disk: the disk faults
 // and the power loss, lose-unflushed; nemesis/network: the link faults,
-// partition, netem and cut-clients; nemesis/quorum: the config,
+// partition, netem and cut-clients; nemesis/process: pause, resume,
+// kill, start and restart; nemesis/quorum: the config,
 // election, release, feature and voter-set changes made through the admin
 // API; nemesis/clients: the faults on kchaos's own clients, their
 // groups' members and producers, and on the coordinators and

@@ -64,7 +64,7 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 func (e *Env) waitHealthy(ctx context.Context, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if err := WaitLive(ctx, e.State(), e.BrokerIDs(), limit); err != nil {
+	if err := waitLive(ctx, e.State(), e.BrokerIDs(), limit); err != nil {
 		return err
 	}
 	if e.Topic == "" {

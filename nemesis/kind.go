@@ -109,10 +109,14 @@ const (
 
 // HealKind is a heal a step may name (`heal: disk`) and a part of the
 // final heal, declared in the file of the lasting kind that owns it (disk
-// in nemesis/disk/disk.go); other kinds that it undoes refer to it (lose-unflushed to
-// kill's, cut-clients to partition's).
+// in nemesis/disk/disk.go); other kinds that it undoes refer to it: in
+// their own room by its variable (cut-clients to partition's), from
+// another room by its name (HealNamed: lose-unflushed to kill's).
 type HealKind struct {
 	Name string
+	// named marks a reference by name (HealNamed), which heals resolves
+	// to the heal kind a registered kind owns.
+	named bool
 	// Rank is its place in a heal all: lower first. The order matters:
 	// paused nodes resume before the partition rules go (a frozen node's
 	// rules cannot be removed), and disks heal before nodes start (a
@@ -144,6 +148,39 @@ var (
 	// (resume, start, member-start).
 	UndoOp = &HealKind{Name: "(undo)"}
 )
+
+// HealNamed is the Heal of a kind that the heal of a kind in another room
+// undoes: lose-unflushed (nemesis/disk) leaves its nodes down as a kill
+// does, and kill's heal (nemesis/process), which starts every stopped
+// node, ends it. The heal is named rather than imported, so that no room
+// imports another and each kind is declared once, in its own room, heal
+// and all; the seam resolves the name when it heals (heals), never at
+// init, since Go initializes the rooms in import-path order and disk's
+// kinds register before process's. Declaring the kill heal in the seam
+// instead would make the seam own a decision of the kill kind's (what
+// its heal does and where it ranks). A name that no registered kind's
+// heal bears (a program that does not link the owner's room) stays a
+// heal that fails when it runs, rather than one a heal all skips.
+func HealNamed(name string) *HealKind {
+	return &HealKind{Name: name, named: true, Heal: func(context.Context, *Env, map[string]any) ([]int32, error) {
+		return nil, fmt.Errorf("heal %s: no registered fault kind owns it (nemesis/kinds links every room)", name)
+	}}
+}
+
+// resolved is h, or for a heal named by another room (HealNamed) the
+// heal kind a registered kind owns under that name (h itself while none
+// does).
+func (h *HealKind) resolved() *HealKind {
+	if !h.named {
+		return h
+	}
+	for _, k := range registry {
+		if k.lasting() && !k.Heal.named && k.Heal.Name == h.Name {
+			return k.Heal
+		}
+	}
+	return h
+}
 
 // lasting reports whether the kind's fault stays until a heal ends it.
 func (k Kind) lasting() bool { return k.Heal != nil && k.Heal != Instant && k.Heal != UndoOp }
@@ -204,12 +241,16 @@ func MovesLeaders(f string) bool {
 	return ok && k.MovesLeaders == Yes
 }
 
-// heals are the heal kinds of the registered kinds, in Rank order.
+// heals are the heal kinds of the registered kinds, in Rank order; a
+// heal named by another room (HealNamed) counts as the one it names.
 func heals() []*HealKind {
 	var out []*HealKind
 	for _, k := range registry {
-		if k.lasting() && !slices.Contains(out, k.Heal) {
-			out = append(out, k.Heal)
+		if !k.lasting() {
+			continue
+		}
+		if h := k.Heal.resolved(); !slices.Contains(out, h) {
+			out = append(out, h)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *HealKind) int { return a.Rank - b.Rank })

@@ -40,22 +40,15 @@ type Upgrader interface{ UpgradeVersion() string }
 type ParamNeeds interface{ Needs() cluster.Caps }
 
 // registry is every registered fault kind, in the order errors list them
-// and histories describes them: the seam's own, one line each, then the
-// rooms' as they Register at init (nemesis/clients, nemesis/disk,
-// nemesis/network, nemesis/quorum, then nemesis/requests: Go initializes the rooms
-// nemesis/kinds links in import-path order).
-// Adding a fault: a file with its Kind, parameter type and Fault in its
-// room, and a line on the room's list (here for a kind of the seam's
-// own); then go generate ./nemesis, which copies the kinds' history
-// facts for the readers that do not link the nemesis:
-// histories/faults_kinds.go.
-var registry = []Kind{
-	pauseKind,
-	resumeKind,
-	killKind,
-	startKind,
-	restartKind,
-}
+// and histories describes them: the rooms' as they Register at init
+// (nemesis/clients, nemesis/disk, nemesis/network, nemesis/process,
+// nemesis/quorum, then nemesis/requests: Go initializes the rooms
+// nemesis/kinds links in import-path order). The seam has no kinds of
+// its own. Adding a fault: a file with its Kind, parameter type and Fault
+// in its room, and a line on the room's list; then go generate ./nemesis,
+// which copies the kinds' history facts for the readers that do not link
+// the nemesis: histories/faults_kinds.go.
+var registry []Kind
 
 // Kinds returns the registered fault kinds, in registry order.
 func Kinds() []Kind { return slices.Clone(registry) }

@@ -181,7 +181,7 @@ func TestScheduleValidation(t *testing.T) {
 		{"config on kill", "steps:\n - fault: kill\n   target: {role: leader}\n   config: {a: b}", []string{"nemesis.steps[0].config: only for fault set-config"}},
 		{"set-config empty", "steps:\n - fault: set-config", []string{"nemesis.steps[0].config: set-config needs at least one key"}},
 		{"start on kill", "steps:\n - fault: kill\n   start: true\n   target: {role: leader}", []string{"nemesis.steps[0].start: only for fault lose-unflushed"}},
-		{"timeout on wait", "steps:\n - wait: 1s\n   timeout: 2s", []string{"nemesis.steps[0].timeout: only for until and faults restart, disk-fail, disk-full, upgrade, add-controller and remove-controller"}},
+		{"timeout on wait", "steps:\n - wait: 1s\n   timeout: 2s", []string{"nemesis.steps[0].timeout: only for until and faults disk-fail, disk-full, restart, upgrade, add-controller and remove-controller"}},
 		{"disk-fail", "steps:\n - fault: disk-fail\n   target: {role: followers, partition: 0}\n   dir: 1\n   timeout: 1m", nil},
 		{"disk-full of dir 0", "steps:\n - fault: disk-full\n   target: {role: nodes, nodes: [1]}\n   dir: 0", nil},
 		{"disk-fail without dir", "steps:\n - fault: disk-fail\n   target: {role: leader}", []string{"nemesis.steps[0].dir: fault disk-fail needs dir"}},

@@ -110,10 +110,12 @@ var mayImport = map[group][]group{
 // The seam's external tests link every room (nemesis/kinds_test.go), so
 // that its tests of every kind see them all; its code never does. The
 // integration tests of the seam and of every room share one cluster
-// harness, nemesis/nemesistest, and the unit tests of the seam,
-// nemesis/network and nemesis/clients one in-memory cluster,
-// nemesis/nemesisfake: only tests
-// may import either (no group's code lists them).
+// harness, nemesis/nemesistest, and the unit tests of the seam and of
+// the rooms one in-memory cluster, nemesis/nemesisfake: only tests may
+// import either (no group's code lists them). A room's tests may link
+// another room whose kinds they take as steps (nemesis/disk's and
+// nemesis/network's rooms_test.go link nemesis/process, for start and
+// resume); a room's code never imports another.
 //
 // The workloads are placed alike: the seam's external tests link every
 // driver (workloads/drivers_test.go), its code never does, and the

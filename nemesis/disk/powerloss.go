@@ -82,7 +82,7 @@ func (f *loseUnflushed) modelDetails() map[string]any {
 // loses of internal topics belongs to the group and transactional ids of
 // the run that cut it, and a reused cluster's next run has fresh ones.
 var loseUnflushedKind = nemesis.Kind{Name: histories.FLoseUnflushed, Needs: cluster.NewCaps(cluster.CapKill, cluster.CapPowerLoss),
-	New: func() nemesis.Params { return &LoseUnflushedParams{} }, Heal: nemesis.KillHeal,
+	New: func() nemesis.Params { return &LoseUnflushedParams{} }, Heal: nemesis.HealNamed(histories.FKill),
 	UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#7b1111", LosesAcked: nemesis.Yes,
 	MovesLeaders: nemesis.Yes, Draw: &nemesis.Draw{Rank: 4},
 	Proof: "the node is down when its log is cut: the cut is its record (the offsets cut)"}

@@ -14,6 +14,8 @@ import (
 	_ "github.com/kchaos/kchaos/nemesis/disk"
 	// The link faults: nemesis/network.
 	_ "github.com/kchaos/kchaos/nemesis/network"
+	// The process faults: nemesis/process.
+	_ "github.com/kchaos/kchaos/nemesis/process"
 	// The quorum, reconfiguration and admin faults: nemesis/quorum.
 	_ "github.com/kchaos/kchaos/nemesis/quorum"
 	// The request faults: nemesis/requests.

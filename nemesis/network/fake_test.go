@@ -205,9 +205,9 @@ func recorded(t *testing.T, fn func(env *nemesis.Env, c *fakeCluster, a *fakeAdm
 	return evs
 }
 
-// processStep is the seam's process fault of st (resume, start: the
-// seam's processFault{op, target}), which the room's tests use to bring
-// nodes back.
+// processStep is the process fault of st (resume, start: nemesis/process,
+// linked by rooms_test.go), which the room's tests use to bring nodes
+// back.
 func processStep(t *testing.T, st nemesis.Step) nemesis.Fault {
 	t.Helper()
 	f, err := nemesis.NewFault(st)

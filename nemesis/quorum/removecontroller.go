@@ -131,7 +131,7 @@ func (f *removeController) Inject(ctx context.Context, e *nemesis.Env) ([]int32,
 		return []int32{id}, d, fmt.Errorf("controller %d is the only voter: removing it would leave no quorum", id)
 	}
 	if f.stop == StopBefore {
-		if err := e.Cluster.Stop(ctx, id, nemesis.StopGrace); err != nil {
+		if err := e.Stop(ctx, id); err != nil {
 			return []int32{id}, d, err
 		}
 		d["stopped"] = StopBefore
@@ -157,7 +157,7 @@ func (f *removeController) Inject(ctx context.Context, e *nemesis.Env) ([]int32,
 		d["voter_again"] = true
 	}
 	if f.stop == StopAfter {
-		if err := e.Cluster.Stop(ctx, id, nemesis.StopGrace); err != nil {
+		if err := e.Stop(ctx, id); err != nil {
 			return []int32{id}, d, err
 		}
 		d["stopped"] = StopAfter

@@ -231,7 +231,7 @@ func waitController(ctx context.Context, e *nemesis.Env, n cluster.Node, limit t
 			return fmt.Errorf("controller %d not answering within %s: %v", n.ID, limit, err)
 		}
 	}
-	return nemesis.WaitLive(ctx, e.State(), e.BrokerIDs(), limit)
+	return e.WaitLive(ctx, e.BrokerIDs(), limit)
 }
 
 // waitInService waits until broker id is live and in the ISR of every
@@ -239,7 +239,7 @@ func waitController(ctx context.Context, e *nemesis.Env, n cluster.Node, limit t
 func waitInService(ctx context.Context, e *nemesis.Env, id int32, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	if err := nemesis.WaitLive(ctx, e.State(), []int32{id}, limit); err != nil {
+	if err := e.WaitLive(ctx, []int32{id}, limit); err != nil {
 		return err
 	}
 	if e.Topic == "" {

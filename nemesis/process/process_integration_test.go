@@ -1,6 +1,6 @@
 //go:build integration
 
-package nemesis_test
+package process_test
 
 import (
 	"context"
