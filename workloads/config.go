@@ -299,8 +299,8 @@ func (c *Config) Validate() error {
 	if !known {
 		add("driver", "%q: want %s", c.Driver, driverList())
 	}
-	if c.ClientVersion != "" && canonicalDriver(c.Driver) != DriverJava {
-		add("client_version", "%q: only with driver %s (the Go clients have no Kafka version)", c.ClientVersion, DriverJava)
+	if c.ClientVersion != "" && !capabilitiesOf(c.Driver).ClientVersion {
+		add("client_version", "%q: only with driver %s (the Go clients have no Kafka version)", c.ClientVersion, capableDrivers(takesClientVersion))
 	}
 	if !topicName.MatchString(c.Topic) || c.Topic == "." || c.Topic == ".." {
 		add("topic", "%q: want 1-249 characters of [a-zA-Z0-9._-]", c.Topic)

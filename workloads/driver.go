@@ -131,8 +131,10 @@ func DriverNames() []string {
 }
 
 // driverList is DriverNames as a sentence's list: "a, b or c".
-func driverList() string {
-	ns := DriverNames()
+func driverList() string { return orList(DriverNames()) }
+
+// orList is ns (not empty) as a sentence's list: "a", "a or b", "a, b or c".
+func orList(ns []string) string {
 	if len(ns) == 1 {
 		return ns[0]
 	}

@@ -37,3 +37,29 @@ func TestDriversLinked(t *testing.T) {
 		t.Errorf("Validate: %v, want the unknown driver refused with every known one listed", err)
 	}
 }
+
+// TestDriverCapabilities: the settings only some clients take are the
+// Java driver's alone (client_version, verbatim properties, the implicit
+// share acknowledgement mode); the Go drivers declare none of them.
+func TestDriverCapabilities(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want workloads.Capabilities
+	}{
+		{workloads.DriverFranz, workloads.Capabilities{}},
+		{workloads.DriverKafkaGo, workloads.Capabilities{}},
+		{workloads.DriverJava, workloads.Capabilities{ClientVersion: true, VerbatimProps: true, ImplicitShareAck: true}},
+	} {
+		d, ok := workloads.DriverFor(c.name)
+		if !ok {
+			t.Fatalf("driver %q not registered", c.name)
+		}
+		var got workloads.Capabilities
+		if cd, ok := d.(workloads.CapableDriver); ok {
+			got = cd.Capabilities()
+		}
+		if got != c.want {
+			t.Errorf("driver %s: Capabilities %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}

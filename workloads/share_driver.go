@@ -19,6 +19,13 @@ type ShareDriver interface {
 	NewShareMember(cfg Config, bootstrap []string, name string) (ShareMember, error)
 }
 
+// isShareDriver reports whether d is a ShareDriver, for the refusal that
+// names the drivers a share group can run on (driversWith).
+func isShareDriver(d Driver) bool {
+	_, ok := d.(ShareDriver)
+	return ok
+}
+
 // ShareMember is one share consumer's client, used by one goroutine.
 type ShareMember interface {
 	// Poll asks for at most max records, waiting up to SharePollWait, and

@@ -51,6 +51,14 @@ func (javaDriver) Prepare(ctx context.Context, cfg workloads.Config) error {
 
 func (javaDriver) Name() string { return workloads.DriverJava }
 
+// Capabilities: kafka-clients comes in Kafka's releases (client_version
+// picks one: javaClientVersion), takes the Java properties kchaos does not
+// map as written (javaProducerProps, javaConsumerProps: withProps), and its
+// KafkaShareConsumer has the implicit acknowledgement mode (share.go).
+func (javaDriver) Capabilities() workloads.Capabilities {
+	return workloads.Capabilities{ClientVersion: true, VerbatimProps: true, ImplicitShareAck: true}
+}
+
 // Refuse: a client version it cannot resolve or that lacks what the
 // workload asks (javaShareRefusals), and a host without the JDK (java to
 // run; javac and mvn too until the driver is built for the version).
