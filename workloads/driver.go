@@ -95,13 +95,12 @@ type PartitionError struct {
 	Err       error
 }
 
-// drivers is every driver by name: the seam's own, franz-go and
-// kafka-go, and those a driver package registers at init
-// (RegisterDriver: workloads/java). The seam never imports a driver
+// drivers is every driver by name: the seam's own, kafka-go, and
+// those a driver package registers at init (RegisterDriver:
+// workloads/franz, workloads/java). The seam never imports a driver
 // package; a program that validates or runs workloads links them all
 // through workloads/drivers.
 var drivers = map[string]Driver{
-	DriverFranz:   franzDriver{},
 	DriverKafkaGo: kafkaGoDriver{},
 }
 

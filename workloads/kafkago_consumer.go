@@ -128,7 +128,7 @@ func (c *kafkaGoConsumer) Poll(ctx context.Context) (Fetch, error) {
 	var f Fetch
 	for i, p := range parts {
 		r := res[i]
-		if r.err != nil && !ended(ctx) {
+		if r.err != nil && !Ended(ctx) {
 			f.Errors = append(f.Errors, PartitionError{Partition: p, Err: r.err})
 		}
 		if r.logStart >= 0 {

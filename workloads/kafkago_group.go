@@ -34,7 +34,7 @@ type kafkaGoMember struct {
 	h     GroupHandler
 	cg    *kafka.ConsumerGroup
 	fetch *kafkaGoConsumer
-	cut   *cutDialer
+	cut   *CutDialer
 	done  chan struct{} // closed when the generation loop ends
 
 	mu    sync.Mutex // gen, genID, mid, fetching, the fetcher's positions
@@ -61,7 +61,7 @@ func (d kafkaGoDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h G
 	if err != nil {
 		return nil, err
 	}
-	cut := &cutDialer{}
+	cut := &CutDialer{}
 	start := kafka.FirstOffset
 	if cfg.OffsetReset == ResetLatest {
 		start = kafka.LastOffset
@@ -69,7 +69,7 @@ func (d kafkaGoDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h G
 	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID:                g.ID,
 		Brokers:           bootstrap,
-		Dialer:            &kafka.Dialer{Timeout: 5 * time.Second, ClientID: GroupMemberClientID(g.ID, MemberName(i)), DialFunc: cut.dial},
+		Dialer:            &kafka.Dialer{Timeout: 5 * time.Second, ClientID: GroupMemberClientID(g.ID, MemberName(i)), DialFunc: cut.Dial},
 		Topics:            []string{cfg.Topic},
 		HeartbeatInterval: g.SessionTimeout.Std() / 6,
 		SessionTimeout:    g.SessionTimeout.Std(),
@@ -265,7 +265,7 @@ func (m *kafkaGoMember) Leave(ctx context.Context) {
 }
 
 func (m *kafkaGoMember) Kill() {
-	m.cut.cut()
+	m.cut.Cut()
 	m.once.Do(func() {
 		go m.cg.Close() // its LeaveGroup cannot be sent
 		m.fetch.Close()

@@ -8,7 +8,7 @@ import (
 )
 
 // ShareDriver is a Driver that can make share-group members (KIP-932):
-// franz-go's share consumer (franz_share.go) and Apache Kafka's
+// franz-go's share consumer (workloads/franz/share.go) and Apache Kafka's
 // KafkaShareConsumer (workloads/java/share.go). The share loop (shares.go) owns the
 // history, the faults and the drain; a member only polls and acks, so
 // every driver writes the same share ops.

@@ -2,11 +2,13 @@
 // validates or runs workloads imports it, for its side effect alone, so
 // that every driver is registered with the seam (package workloads,
 // RegisterDriver) before the first workload is read. The seam's own
-// drivers (franz-go, kafka-go) need nothing more; each driver package
-// (importing the seam, never imported by it) is a line here.
+// driver (kafka-go) needs nothing more; each driver package (importing
+// the seam, never imported by it) is a line here.
 package drivers
 
 import (
+	// franz-go (kgo), the default driver: workloads/franz.
+	_ "github.com/kchaos/kchaos/workloads/franz"
 	// Apache Kafka's Java client, in a JVM: workloads/java.
 	_ "github.com/kchaos/kchaos/workloads/java"
 )

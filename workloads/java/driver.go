@@ -107,7 +107,7 @@ func ms(d time.Duration) string {
 }
 
 // javaCommon are the properties every kchaos Java client shares, as
-// franzCommon's: quick metadata refresh after a leader moves, and bounded
+// workloads.FranzCommon's: quick metadata refresh after a leader moves, and bounded
 // connection set-up, so that a paused broker costs a timeout, not a hang.
 func javaCommon(cfg workloads.Config, bootstrap []string, clientID string) map[string]string {
 	dial := ms(min(cfg.RequestTimeout.Std(), 5*time.Second))
