@@ -26,13 +26,15 @@
 //     high watermark and per-replica log end offsets.
 //
 // The Kafka client is a Driver (driver.go): franz-go (package
-// workloads/franz), segmentio/kafka-go (kafkago_*.go), or Apache Kafka's
-// own Java client (package workloads/java). All write the same history; a
-// driver refuses, at Validate time, a setting it cannot honour, and
-// declares the settings only some clients take (Capabilities). The seam
-// holds the kafka-go driver itself; a driver package imports the seam and
-// registers its driver at init (RegisterDriver), and the seam never
-// imports it: a program links them all through workloads/drivers.
+// workloads/franz), segmentio/kafka-go (package workloads/kafkago), or
+// Apache Kafka's own Java client (package workloads/java). All write the
+// same history; a driver refuses, at Validate time, a setting it cannot
+// honour, and declares the settings only some clients take
+// (Capabilities). Each driver package imports the seam and registers its
+// driver at init (RegisterDriver); the seam never imports one: a program
+// links them all through workloads/drivers. Where the seam calls franz-go
+// for needs of its own (the share group's admin, Kafka's error codes, the
+// metadata workload's admin for the Go drivers), that is not a driver.
 //
 // The java driver runs one JVM per workload run on the kchaos host, as the
 // Go clients run on the host and reach the brokers the same way, so every

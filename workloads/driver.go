@@ -95,14 +95,12 @@ type PartitionError struct {
 	Err       error
 }
 
-// drivers is every driver by name: the seam's own, kafka-go, and
-// those a driver package registers at init (RegisterDriver:
-// workloads/franz, workloads/java). The seam never imports a driver
-// package; a program that validates or runs workloads links them all
-// through workloads/drivers.
-var drivers = map[string]Driver{
-	DriverKafkaGo: kafkaGoDriver{},
-}
+// drivers is every driver by name, each registered by its own package at
+// init (RegisterDriver: workloads/franz, workloads/kafkago,
+// workloads/java). The seam never imports a driver package; a program
+// that validates or runs workloads links them all through
+// workloads/drivers.
+var drivers = map[string]Driver{}
 
 // RegisterDriver adds d under its name (d.Name()). A driver package calls
 // it at init; a second driver of the same name, or one without a name,

@@ -15,8 +15,8 @@ import (
 )
 
 // TestDriversLinked: workloads/drivers registers every driver package's
-// driver beside the seam's own, under its name, and validation refuses a
-// name no driver has by listing them all.
+// driver (the seam holds none of its own), under its name, and validation
+// refuses a name no driver has by listing them all.
 func TestDriversLinked(t *testing.T) {
 	want := []string{workloads.DriverFranz, workloads.DriverJava, workloads.DriverKafkaGo}
 	if got := workloads.DriverNames(); !slices.Equal(got, want) {

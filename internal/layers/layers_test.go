@@ -115,14 +115,15 @@ var mayImport = map[group][]group{
 // may import either (no group's code lists them).
 //
 // The workloads are placed alike: the seam's external tests link every
-// driver (workloads/drivers_test.go), its code never does, and the
+// driver (workloads/drivers_test.go), its code never does, and so may a
+// driver's tests that name the other drivers (workloads/java's); the
 // integration tests of the seam and of every driver share one cluster
 // harness, workloads/workloadstest, which only tests import.
 var testMayImport = map[group][]group{
 	gNemesis:   {gBackend, gKinds, gRoom, gNemTest},
 	gRoom:      {gBackend, gNemTest},
 	gWorkloads: {gBackend, gDrivers, gWorkTest},
-	gDriver:    {gBackend, gWorkTest},
+	gDriver:    {gBackend, gDrivers, gWorkTest},
 	gAdmin:     {gCluster, gBackend},
 }
 
