@@ -197,20 +197,6 @@ func (c *Config) Defaults() {
 	}
 }
 
-// canonicalDriver maps accepted spellings to a driver name ("" is franz).
-func canonicalDriver(name string) string {
-	name = strings.ToLower(strings.TrimSpace(name))
-	switch name {
-	case "", "franz-go", "franzgo":
-		return DriverFranz
-	case "kafkago", "segmentio":
-		return DriverKafkaGo
-	case "kafka-clients", "apache":
-		return DriverJava
-	}
-	return name
-}
-
 // Pipelined reports whether producers keep more than one send in flight.
 func (c *Config) Pipelined() bool { return c.MaxInFlight > 1 }
 

@@ -15,10 +15,26 @@ import (
 // program links the driver: a driver package registers itself under its
 // constant (RegisterDriver).
 const (
-	DriverFranz   = "franz"    // github.com/twmb/franz-go (kgo)
-	DriverKafkaGo = "kafka-go" // github.com/segmentio/kafka-go
+	DriverFranz   = "franz"    // github.com/twmb/franz-go (kgo), in workloads/franz
+	DriverKafkaGo = "kafka-go" // github.com/segmentio/kafka-go, in workloads/kafkago
 	DriverJava    = "java"     // org.apache.kafka:kafka-clients, in a JVM (workloads/java)
 )
+
+// canonicalDriver maps accepted spellings to a driver name ("" is franz),
+// beside the names, so that every reading of a driver name (Defaults,
+// the registry's look-ups, Capabilities) goes through it.
+func canonicalDriver(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	switch name {
+	case "", "franz-go", "franzgo":
+		return DriverFranz
+	case "kafkago", "segmentio":
+		return DriverKafkaGo
+	case "kafka-clients", "apache":
+		return DriverJava
+	}
+	return name
+}
 
 // Driver is one Kafka client library. The workload's loops (producer.go,
 // consumer.go, finalread.go) own the history; a driver only moves records,
