@@ -181,7 +181,7 @@ func (c *Config) Defaults() {
 	c.Isolation = strings.ToLower(strings.TrimSpace(c.Isolation))
 	c.Transactions.defaults()
 	c.Group.defaults()
-	c.Metadata.defaults()
+	c.Metadata.Defaults()
 	c.Shares.defaults()
 	if c.Transactions.Enabled {
 		// A transactional producer is an idempotent one (Kafka requires
