@@ -20,6 +20,12 @@ type Capabilities struct {
 	// mode (KafkaShareConsumer's: the next poll accepts what the last one
 	// delivered), so workload.shares.ack_mode: implicit can run.
 	ImplicitShareAck bool
+	// CommitLeaderEpoch: a group member's manual commit carries each
+	// partition's leader epoch as the workload gives it (franz-go's
+	// OffsetCommit), so workload.group.commit_epoch: record can run.
+	// kafka-go's OffsetCommit has no leader epoch; the Java driver
+	// commits offsets without one.
+	CommitLeaderEpoch bool
 }
 
 // CapableDriver is a Driver with some of Capabilities; a driver that is
@@ -69,4 +75,5 @@ var (
 	takesClientVersion    = func(c Capabilities) bool { return c.ClientVersion }
 	takesVerbatimProps    = func(c Capabilities) bool { return c.VerbatimProps }
 	takesImplicitShareAck = func(c Capabilities) bool { return c.ImplicitShareAck }
+	takesCommitEpoch      = func(c Capabilities) bool { return c.CommitLeaderEpoch }
 )

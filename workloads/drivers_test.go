@@ -39,14 +39,15 @@ func TestDriversLinked(t *testing.T) {
 }
 
 // TestDriverCapabilities: the settings only some clients take are the
-// Java driver's alone (client_version, verbatim properties, the implicit
-// share acknowledgement mode); the Go drivers declare none of them.
+// Java driver's (client_version, verbatim properties, the implicit share
+// acknowledgement mode) and franz-go's (a commit's leader epoch); kafka-go
+// declares none of them.
 func TestDriverCapabilities(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		want workloads.Capabilities
 	}{
-		{workloads.DriverFranz, workloads.Capabilities{}},
+		{workloads.DriverFranz, workloads.Capabilities{CommitLeaderEpoch: true}},
 		{workloads.DriverKafkaGo, workloads.Capabilities{}},
 		{workloads.DriverJava, workloads.Capabilities{ClientVersion: true, VerbatimProps: true, ImplicitShareAck: true}},
 	} {

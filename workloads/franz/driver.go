@@ -35,6 +35,13 @@ func (franzDriver) Name() string { return workloads.DriverFranz }
 // needs acks=all and retries > 0, which Validate checks for every driver.
 func (franzDriver) Refuse(workloads.Config) []workloads.FieldError { return nil }
 
+// Capabilities: a member's manual commit carries the leader epoch the
+// workload gives it (group.go: Commit puts each partition's epoch in its
+// kgo.EpochOffset), so commit_epoch: record runs on franz-go alone.
+func (franzDriver) Capabilities() workloads.Capabilities {
+	return workloads.Capabilities{CommitLeaderEpoch: true}
+}
+
 // franzAcks maps the setting to kgo's.
 func franzAcks(a workloads.Acks) kgo.Acks {
 	switch a.Normalize() {
