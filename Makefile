@@ -74,7 +74,7 @@ test: vet image upgrade-images chromium
 test-scenarios: image upgrade-images chromium
 	@image/build.sh 4.3.1   # TestScenarioR1Affected: a release without KAFKA-20732's fix
 	KCHAOS_ALL_SCENARIOS=1 $(GO) test -tags integration -count=1 -p 1 -timeout 80m -run 'TestScenario|TestUpgrade|TestSSHScenario' -v ./harness/...
-	KCHAOS_ALL_SCENARIOS=1 $(GO) test -tags integration -count=1 -p 1 -timeout 20m -run 'TestGroupWorkload|TestJavaGroupWorkload|TestJavaMetaAdmin' -v ./workloads
+	KCHAOS_ALL_SCENARIOS=1 $(GO) test -tags integration -count=1 -p 1 -timeout 20m -run 'TestGroupWorkload|TestJavaGroupWorkload|TestJavaMetaAdmin' -v ./workloads ./workloads/metadata
 
 # Speed and memory targets (Go benchmarks; the cluster, workload and suite
 # benchmarks need Docker, so they sit behind the integration tag).

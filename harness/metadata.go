@@ -10,12 +10,13 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/metadata"
 )
 
 // metaRun is the metadata workload (workload.metadata) running beside the
 // producers, on its own unretried admin client.
 type metaRun struct {
-	m        *workloads.Metadata
+	m        *metadata.Workload
 	closeAdm func()
 	done     chan error
 	log      *slog.Logger
@@ -36,7 +37,7 @@ func startMetadata(ctx context.Context, s *scenario.Scenario, c cluster.Cluster,
 		return nil, fmt.Errorf("metadata workload: %w", err)
 	}
 	rf := int16(min(3, len(c.Brokers())))
-	mr := &metaRun{m: workloads.NewMetadata(cfg, adm, rec, rf, s.Seed), closeAdm: closeAdm, done: make(chan error, 1), log: log}
+	mr := &metaRun{m: metadata.New(cfg, adm, rec, rf, s.Seed), closeAdm: closeAdm, done: make(chan error, 1), log: log}
 	go func() { mr.done <- mr.m.Run(ctx) }()
 	return mr, nil
 }
@@ -60,7 +61,7 @@ func (mr *metaRun) finalRead(ctx context.Context, s *scenario.Scenario, c cluste
 	if mr == nil {
 		return nil
 	}
-	if err := workloads.MetadataFinalRead(ctx, adm, rec, cluster.IDs(c.Brokers()), cluster.IDs(c.Controllers()), s.Final.ReadTimeout.Std()); err != nil {
+	if err := metadata.FinalRead(ctx, adm, rec, cluster.IDs(c.Brokers()), cluster.IDs(c.Controllers()), s.Final.ReadTimeout.Std()); err != nil {
 		return fmt.Errorf("metadata final read: %w", err)
 	}
 	return nil

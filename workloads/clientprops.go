@@ -73,8 +73,13 @@ const (
 	whyPartition  = "kchaos chooses each record's partition itself (the history names it before the send)"
 	whyClasses    = "the driver's JVM holds only kafka-clients: a class of yours is not on its class path"
 	whySecurity   = "the cluster kchaos runs listens in PLAINTEXT without authentication; security settings would not connect"
-	whyJavaOnly   = "kchaos cannot set it on the Go clients; only driver java takes it (verbatim)"
 )
+
+// whyVerbatimOnly is why a verbatim key means nothing to a driver without
+// Capabilities.VerbatimProps, naming those that take it.
+func whyVerbatimOnly() string {
+	return "kchaos cannot set it on the Go clients; only driver " + capableDrivers(takesVerbatimProps) + " takes it (verbatim)"
+}
 
 // Value checks of the Java client's own ranges.
 func intIn(lo, hi int64) func(string) error {

@@ -64,8 +64,8 @@ func (c *Config) ApplyClientProps(p ClientProps, setBy func(path string) bool) e
 			}
 			continue
 		}
-		if driver != DriverJava {
-			bad(key, "no meaning for driver %s: %s", driver, whyJavaOnly)
+		if !capabilitiesOf(driver).VerbatimProps {
+			bad(key, "no meaning for driver %s: %s", driver, whyVerbatimOnly())
 			continue
 		}
 		if setBy(string(p.Side) + "_props." + key) {
@@ -154,8 +154,8 @@ func (c *Config) validateClientProps() []FieldError {
 				add("%q: %v", bounds.Cut(props[key]), k.check(props[key]))
 			case needs(k, c) != "":
 				add("has no meaning in this workload: %s", needs(k, c))
-			case driver != DriverJava:
-				add("no meaning for driver %s: %s", driver, whyJavaOnly)
+			case !capabilitiesOf(driver).VerbatimProps:
+				add("no meaning for driver %s: %s", driver, whyVerbatimOnly())
 			}
 		}
 	}

@@ -181,7 +181,7 @@ func (c *Config) Defaults() {
 	c.Isolation = strings.ToLower(strings.TrimSpace(c.Isolation))
 	c.Transactions.defaults()
 	c.Group.defaults()
-	c.Metadata.defaults()
+	c.Metadata.Defaults()
 	c.Shares.defaults()
 	if c.Transactions.Enabled {
 		// A transactional producer is an idempotent one (Kafka requires
@@ -195,20 +195,6 @@ func (c *Config) Defaults() {
 	if c.FinalReadTimeout == 0 {
 		c.FinalReadTimeout = Duration(DefaultFinalReadTimeout)
 	}
-}
-
-// canonicalDriver maps accepted spellings to a driver name ("" is franz).
-func canonicalDriver(name string) string {
-	name = strings.ToLower(strings.TrimSpace(name))
-	switch name {
-	case "", "franz-go", "franzgo":
-		return DriverFranz
-	case "kafkago", "segmentio":
-		return DriverKafkaGo
-	case "kafka-clients", "apache":
-		return DriverJava
-	}
-	return name
 }
 
 // Pipelined reports whether producers keep more than one send in flight.
@@ -299,8 +285,8 @@ func (c *Config) Validate() error {
 	if !known {
 		add("driver", "%q: want %s", c.Driver, driverList())
 	}
-	if c.ClientVersion != "" && canonicalDriver(c.Driver) != DriverJava {
-		add("client_version", "%q: only with driver %s (the Go clients have no Kafka version)", c.ClientVersion, DriverJava)
+	if c.ClientVersion != "" && !capabilitiesOf(c.Driver).ClientVersion {
+		add("client_version", "%q: only with driver %s (the Go clients have no Kafka version)", c.ClientVersion, capableDrivers(takesClientVersion))
 	}
 	if !topicName.MatchString(c.Topic) || c.Topic == "." || c.Topic == ".." {
 		add("topic", "%q: want 1-249 characters of [a-zA-Z0-9._-]", c.Topic)

@@ -39,7 +39,7 @@ func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) erro
 		return err
 	}
 	req := histories.ReadRequest{Topic: w.cfg.Topic, Partitions: parts, Isolation: txnIsolationOf(w.cfg.Isolation)}
-	for !ended(stop) {
+	for !Ended(stop) {
 		if _, err := w.rec.Invoke(pid, histories.FPoll, req); err != nil {
 			w.c.recordErrors.Add(1)
 			return err
@@ -129,11 +129,14 @@ func (w *Workload) afterPoll(stop context.Context, pid int, c Consumer, parts []
 	return w.assign(stop, pid, c, parts, pos)
 }
 
-// ended reports whether ctx is done or past its deadline. A socket
+// Ended reports whether ctx is done or past its deadline. A socket
 // deadline taken from ctx can fire (a dial's "i/o timeout") a moment
 // before ctx's own timer marks it done; in that moment a loop checking
-// only ctx.Err() would poll again and again, failing at once.
-func ended(ctx context.Context) bool {
+// only ctx.Err() would poll again and again, failing at once. Exported
+// for the driver packages, whose poll loops (workloads/franz: a
+// transaction's polls, a consumer's injected "context ended" fetch) face
+// the same moment.
+func Ended(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return true
 	}

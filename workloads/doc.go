@@ -7,13 +7,13 @@
 //   - producers (producer.go): N concurrent Jepsen processes, each with one
 //     send in flight; in pipelined mode each producer client has several
 //     in-flight slots and every slot is a process of its own;
-//     With workload.transactions (txn*.go, franz_txn.go) every producer is
+//     With workload.transactions (txn*.go; each driver's transactional client) every producer is
 //     transactional instead: each process runs one transaction at a time,
 //     recorded as one txn op (histories/txn.go), and may crash on purpose
 //     to be fenced by its successor;
 //   - consumers (consumer.go): assigned partitions, every poll recorded with
 //     partition, offset, value and the batch's leader epoch;
-//     With workload.group (group*.go, franz_group.go, kafkago_group.go) the
+//     With workload.group (group*.go; each driver's group member) the
 //     consumers are members of one consumer group instead: each subscribes,
 //     polls with its member id and generation, commits (auto or after
 //     delivery) and records the rebalances its client learns
@@ -25,13 +25,16 @@
 //   - the observer (observer.go): process -2, sampling leader, ISR, ELR,
 //     high watermark and per-replica log end offsets.
 //
-// The Kafka client is a Driver (driver.go): franz-go (franz_*.go),
-// segmentio/kafka-go (kafkago_*.go), or Apache Kafka's own Java client
-// (package workloads/java). All write the same history; a driver refuses,
-// at Validate time, a setting it cannot honour. The seam holds the Go
-// drivers itself; a driver package imports the seam and registers its
-// driver at init (RegisterDriver), and the seam never imports it: a
-// program links them all through workloads/drivers.
+// The Kafka client is a Driver (driver.go): franz-go (package
+// workloads/franz), segmentio/kafka-go (package workloads/kafkago), or
+// Apache Kafka's own Java client (package workloads/java). All write the
+// same history; a driver refuses, at Validate time, a setting it cannot
+// honour, and declares the settings only some clients take
+// (Capabilities). Each driver package imports the seam and registers its
+// driver at init (RegisterDriver); the seam never imports one: a program
+// links them all through workloads/drivers. Where the seam calls franz-go
+// for needs of its own (the share group's admin, Kafka's error codes, the
+// metadata workload's admin for the Go drivers), that is not a driver.
 //
 // The java driver runs one JVM per workload run on the kchaos host, as the
 // Go clients run on the host and reach the brokers the same way, so every

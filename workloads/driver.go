@@ -15,10 +15,26 @@ import (
 // program links the driver: a driver package registers itself under its
 // constant (RegisterDriver).
 const (
-	DriverFranz   = "franz"    // github.com/twmb/franz-go (kgo)
-	DriverKafkaGo = "kafka-go" // github.com/segmentio/kafka-go
+	DriverFranz   = "franz"    // github.com/twmb/franz-go (kgo), in workloads/franz
+	DriverKafkaGo = "kafka-go" // github.com/segmentio/kafka-go, in workloads/kafkago
 	DriverJava    = "java"     // org.apache.kafka:kafka-clients, in a JVM (workloads/java)
 )
+
+// canonicalDriver maps accepted spellings to a driver name ("" is franz),
+// beside the names, so that every reading of a driver name (Defaults,
+// the registry's look-ups, Capabilities) goes through it.
+func canonicalDriver(name string) string {
+	name = strings.ToLower(strings.TrimSpace(name))
+	switch name {
+	case "", "franz-go", "franzgo":
+		return DriverFranz
+	case "kafkago", "segmentio":
+		return DriverKafkaGo
+	case "kafka-clients", "apache":
+		return DriverJava
+	}
+	return name
+}
 
 // Driver is one Kafka client library. The workload's loops (producer.go,
 // consumer.go, finalread.go) own the history; a driver only moves records,
@@ -95,15 +111,12 @@ type PartitionError struct {
 	Err       error
 }
 
-// drivers is every driver by name: the seam's own, franz-go and
-// kafka-go, and those a driver package registers at init
-// (RegisterDriver: workloads/java). The seam never imports a driver
-// package; a program that validates or runs workloads links them all
-// through workloads/drivers.
-var drivers = map[string]Driver{
-	DriverFranz:   franzDriver{},
-	DriverKafkaGo: kafkaGoDriver{},
-}
+// drivers is every driver by name, each registered by its own package at
+// init (RegisterDriver: workloads/franz, workloads/kafkago,
+// workloads/java). The seam never imports a driver package; a program
+// that validates or runs workloads links them all through
+// workloads/drivers.
+var drivers = map[string]Driver{}
 
 // RegisterDriver adds d under its name (d.Name()). A driver package calls
 // it at init; a second driver of the same name, or one without a name,
@@ -131,8 +144,10 @@ func DriverNames() []string {
 }
 
 // driverList is DriverNames as a sentence's list: "a, b or c".
-func driverList() string {
-	ns := DriverNames()
+func driverList() string { return orList(DriverNames()) }
+
+// orList is ns (not empty) as a sentence's list: "a", "a or b", "a, b or c".
+func orList(ns []string) string {
 	if len(ns) == 1 {
 		return ns[0]
 	}

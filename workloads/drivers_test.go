@@ -15,8 +15,8 @@ import (
 )
 
 // TestDriversLinked: workloads/drivers registers every driver package's
-// driver beside the seam's own, under its name, and validation refuses a
-// name no driver has by listing them all.
+// driver (the seam holds none of its own), under its name, and validation
+// refuses a name no driver has by listing them all.
 func TestDriversLinked(t *testing.T) {
 	want := []string{workloads.DriverFranz, workloads.DriverJava, workloads.DriverKafkaGo}
 	if got := workloads.DriverNames(); !slices.Equal(got, want) {
@@ -35,5 +35,32 @@ func TestDriversLinked(t *testing.T) {
 	err := c.Validate()
 	if err == nil || !strings.Contains(err.Error(), `driver: "nope": want franz, java or kafka-go`) {
 		t.Errorf("Validate: %v, want the unknown driver refused with every known one listed", err)
+	}
+}
+
+// TestDriverCapabilities: the settings only some clients take are the
+// Java driver's (client_version, verbatim properties, the implicit share
+// acknowledgement mode) and franz-go's (a commit's leader epoch); kafka-go
+// declares none of them.
+func TestDriverCapabilities(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want workloads.Capabilities
+	}{
+		{workloads.DriverFranz, workloads.Capabilities{CommitLeaderEpoch: true}},
+		{workloads.DriverKafkaGo, workloads.Capabilities{}},
+		{workloads.DriverJava, workloads.Capabilities{ClientVersion: true, VerbatimProps: true, ImplicitShareAck: true}},
+	} {
+		d, ok := workloads.DriverFor(c.name)
+		if !ok {
+			t.Fatalf("driver %q not registered", c.name)
+		}
+		var got workloads.Capabilities
+		if cd, ok := d.(workloads.CapableDriver); ok {
+			got = cd.Capabilities()
+		}
+		if got != c.want {
+			t.Errorf("driver %s: Capabilities %+v, want %+v", c.name, got, c.want)
+		}
 	}
 }

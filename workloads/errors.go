@@ -159,13 +159,15 @@ type errMaybeWritten struct{ error }
 
 func (e errMaybeWritten) Unwrap() error { return e.error }
 
-// maybeWritten wraps err when writes, the Produce requests the client
+// MaybeWritten wraps err when writes, the Produce requests the client
 // wrote during the send, say an earlier attempt may have landed: two or
 // more (the last answered with err, an earlier one may not have been), or
 // one when err is a dial's (the last attempt wrote nothing, so the one
 // write was earlier). In pipelined mode other records' writes count too:
-// the wrapping is then conservative, never wrong.
-func maybeWritten(err error, writes int64) error {
+// the wrapping is then conservative, never wrong. Exported for the driver
+// that counts its client's writes (workloads/franz); ClassifySend reads
+// the wrapping.
+func MaybeWritten(err error, writes int64) error {
 	if writes >= 2 || writes >= 1 && causeOf(err) == CauseConnectionRefused {
 		return errMaybeWritten{err}
 	}
@@ -213,7 +215,7 @@ func RuleFor(err error) ErrorRule {
 		if r, ok := byCode[code]; ok {
 			return r
 		}
-		return ErrorRule{Name: kafkaName(code), Code: code, Class: Info,
+		return ErrorRule{Name: KafkaName(code), Code: code, Class: Info,
 			Why: "not in the table: unknown means maybe"}
 	}
 	return byCause[causeOf(err)]
@@ -258,8 +260,11 @@ func asClientError(err error) (ClientError, bool) {
 	return ce, ok
 }
 
-// kafkaName is Kafka's current name of code (kerr keeps some old names).
-func kafkaName(code int16) string {
+// KafkaName is Kafka's current name of code (kerr keeps some old names).
+// Exported for workloads/franz, whose share member records the broker's
+// answers to its acks (histories.ShareAckWire) by the names every other
+// error of a history bears.
+func KafkaName(code int16) string {
 	if r, ok := byCode[code]; ok {
 		return r.Name
 	}

@@ -72,14 +72,14 @@ func TestClassifySend(t *testing.T) {
 		{"canceled", context.Canceled, AcksAll, false, histories.Info, CauseCanceled},
 		{"dial refused", dialRefused, AcksAll, false, histories.Fail, CauseConnectionRefused},
 		{"dial refused acks=0", dialRefused, AcksNone, false, histories.Fail, CauseConnectionRefused},
-		// What franz-go wrote during the send (maybeWritten): an earlier
+		// What franz-go wrote during the send (MaybeWritten): an earlier
 		// write may have landed whatever the last attempt's error.
-		{"dial refused, nothing written before", maybeWritten(dialRefused, 0), AcksAll, false, histories.Fail, CauseConnectionRefused},
-		{"dial refused after one write (s13, 4.4.0)", maybeWritten(dialRefused, 1), AcksAll, false, histories.Info, CauseConnectionRefused},
-		{"NOT_ENOUGH_REPLICAS, its own attempt the one write", maybeWritten(kerr.NotEnoughReplicas, 1), AcksAll, false, histories.Fail, "NOT_ENOUGH_REPLICAS"},
-		{"NOT_ENOUGH_REPLICAS after two writes", maybeWritten(kerr.NotEnoughReplicas, 2), AcksAll, false, histories.Info, "NOT_ENOUGH_REPLICAS"},
-		{"NOT_LEADER acks=1 after two writes", maybeWritten(kerr.NotLeaderForPartition, 2), AcksLeader, false, histories.Info, "NOT_LEADER_OR_FOLLOWER"},
-		{"max buffered after writes", maybeWritten(kgo.ErrMaxBuffered, 3), AcksAll, false, histories.Fail, CauseMaxBuffered},
+		{"dial refused, nothing written before", MaybeWritten(dialRefused, 0), AcksAll, false, histories.Fail, CauseConnectionRefused},
+		{"dial refused after one write (s13, 4.4.0)", MaybeWritten(dialRefused, 1), AcksAll, false, histories.Info, CauseConnectionRefused},
+		{"NOT_ENOUGH_REPLICAS, its own attempt the one write", MaybeWritten(kerr.NotEnoughReplicas, 1), AcksAll, false, histories.Fail, "NOT_ENOUGH_REPLICAS"},
+		{"NOT_ENOUGH_REPLICAS after two writes", MaybeWritten(kerr.NotEnoughReplicas, 2), AcksAll, false, histories.Info, "NOT_ENOUGH_REPLICAS"},
+		{"NOT_LEADER acks=1 after two writes", MaybeWritten(kerr.NotLeaderForPartition, 2), AcksLeader, false, histories.Info, "NOT_LEADER_OR_FOLLOWER"},
+		{"max buffered after writes", MaybeWritten(kgo.ErrMaxBuffered, 3), AcksAll, false, histories.Fail, CauseMaxBuffered},
 		{"reset while reading", readReset, AcksAll, false, histories.Info, CauseConnectionReset},
 		{"broken pipe", &net.OpError{Op: "write", Err: os.NewSyscallError("write", syscall.EPIPE)}, AcksAll, false, histories.Info, CauseBrokenPipe},
 		{"EOF", io.ErrUnexpectedEOF, AcksAll, false, histories.Info, CauseConnectionClosed},

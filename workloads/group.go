@@ -427,7 +427,7 @@ func (s *memberSlot) run(stop context.Context) error {
 	}
 	s.mu.Unlock()
 	defer s.close()
-	for !ended(stop) {
+	for !Ended(stop) {
 		if err := s.control(stop); err != nil {
 			return err
 		}

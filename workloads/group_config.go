@@ -140,8 +140,8 @@ func (c *Config) validateGroup() []FieldError {
 		add("commit_epoch", "%q: want %s or %s", g.CommitEpoch, CommitEpochNone, CommitEpochRecord)
 	case g.CommitEpoch == CommitEpochRecord && g.Commit != CommitManual:
 		add("commit_epoch", "%s: only with commit %s (an auto commit carries what the client puts in it)", g.CommitEpoch, CommitManual)
-	case g.CommitEpoch == CommitEpochRecord && c.Driver != "" && c.Driver != DriverFranz:
-		add("commit_epoch", "%s: driver franz only (kafka-go's OffsetCommit has no leader epoch; the Java driver commits offsets without one)", g.CommitEpoch)
+	case g.CommitEpoch == CommitEpochRecord && !capabilitiesOf(c.Driver).CommitLeaderEpoch:
+		add("commit_epoch", "%s: driver %s only (kafka-go's OffsetCommit has no leader epoch; the Java driver commits offsets without one)", g.CommitEpoch, capableDrivers(takesCommitEpoch))
 	}
 	if d := g.CommitInterval.Std(); d < 10*time.Millisecond || d > 10*time.Minute {
 		add("commit_interval", "%s: want 10ms..10m", d)

@@ -1,6 +1,25 @@
 package workloads
 
-import "github.com/kchaos/kchaos/cluster/admin"
+import (
+	"context"
+	"strings"
+
+	"github.com/kchaos/kchaos/cluster/admin"
+)
+
+// MetaAdmin is what the metadata workload (workloads/metadata) asks of
+// the cluster, here in the seam because a driver may give its own
+// (MetaAdminDriver): each change is one request, never retried
+// (admin.NewOnce), so its outcome is that request's answer. *admin.Client
+// implements it.
+type MetaAdmin interface {
+	CreateTopicOnce(ctx context.Context, topic string, n int32, rf int16) error
+	DeleteTopicOnce(ctx context.Context, topic string) error
+	CreatePartitionsOnce(ctx context.Context, topic string, total int32) error
+	SetTopicConfigOnce(ctx context.Context, topic, key, value string) error
+}
+
+var _ MetaAdmin = (*admin.Client)(nil)
 
 // MetaAdminDriver is a Driver with an admin client of its own for the
 // metadata workload (the Java Admin client: workloads/java), so that a
@@ -29,4 +48,13 @@ func NewMetaAdmin(cfg Config, bootstrap []string) (MetaAdmin, func(), error) {
 		return nil, nil, err
 	}
 	return a, a.Close, nil
+}
+
+// IsTopicExists reports whether err is a create refused
+// TOPIC_ALREADY_EXISTS, as the metadata workload tells it (by the error's
+// text, which every driver's admin client names it in). Exported for the
+// driver packages' tests (workloads/java), which check that their admin
+// client's refusal reads so.
+func IsTopicExists(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS")
 }

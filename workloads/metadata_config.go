@@ -22,7 +22,7 @@ const (
 )
 
 // MetadataConfig is workload.metadata: admin clients that change the
-// KRaft metadata while the produce workload runs (metadata.go).
+// KRaft metadata while the produce workload runs (workloads/metadata).
 type MetadataConfig struct {
 	// Clients is the number of admin clients; 0 (the default) is none.
 	Clients int `yaml:"clients,omitempty" json:"clients,omitempty"`
@@ -33,7 +33,10 @@ type MetadataConfig struct {
 // Enabled reports whether the workload makes metadata changes.
 func (m MetadataConfig) Enabled() bool { return m.Clients > 0 }
 
-func (m *MetadataConfig) defaults() {
+// Defaults sets the rate of a workload with clients (DefaultMetadataRate).
+// Config.Defaults calls it; exported for workloads/metadata, whose New
+// takes the section alone.
+func (m *MetadataConfig) Defaults() {
 	if m.Enabled() && m.Rate == 0 {
 		m.Rate = DefaultMetadataRate
 	}

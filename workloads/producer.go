@@ -56,7 +56,7 @@ const FailureBackoff = 50 * time.Millisecond
 func (w *Workload) slot(stop, ops context.Context, pc *producerClient, s int) error {
 	seq, last := 0, -1
 	for {
-		if ended(stop) || !w.takeSend() {
+		if Ended(stop) || !w.takeSend() {
 			return nil
 		}
 		if err := w.limiter.Wait(stop); err != nil {

@@ -40,7 +40,7 @@ import (
 // design could not resolve.) The bare consumer does what a workload member
 // does minus the history: poll up to 50 records (500 ms fetch wait),
 // accept each, flush the acks, count the records whose partition's ack
-// result was ok, with the workload's client options (franzCommon). Both
+// result was ok, with the workload's client options (FranzCommon). Both
 // sleep 1 µs per poll for processing (a workload's 0 means 20 ms), and the
 // workload accepts every record (ack mix accept only). A group that ran
 // out of backlog inside its window fails the benchmark (the figure would
@@ -239,7 +239,7 @@ func startBareShare(cfg Config, bootstrap []string, topic, group string, members
 			mu      sync.Mutex
 			results kgo.ShareAckResults
 		)
-		cl, err := kgo.NewClient(append(franzCommon(cfg, bootstrap, fmt.Sprintf("bench-bare-%d", i)),
+		cl, err := kgo.NewClient(append(FranzCommon(cfg, bootstrap, fmt.Sprintf("bench-bare-%d", i)),
 			kgo.ShareGroup(group), kgo.ConsumeTopics(topic), kgo.MaxConcurrentFetches(0),
 			kgo.ShareMaxRecords(int32(DefaultShareMaxRecords)), kgo.FetchMaxWait(SharePollWait),
 			kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {

@@ -172,15 +172,15 @@ func (c *Config) validateShares() []FieldError {
 		if a.Release != 0 || a.Reject != 0 || s.Renew {
 			add("ack_mode", "implicit: the client accepts every record it delivered, so the ack mix must be accept only and renew off (accept %d, release %d, reject %d, renew %v)", a.Accept, a.Release, a.Reject, s.Renew)
 		}
-		if c.Driver != DriverJava {
-			add("ack_mode", "implicit: a mode of the Java client's KafkaShareConsumer (driver %s); driver %q acknowledges explicitly", DriverJava, c.Driver)
+		if !capabilitiesOf(c.Driver).ImplicitShareAck {
+			add("ack_mode", "implicit: a mode of the Java client's KafkaShareConsumer (driver %s); driver %q acknowledges explicitly", capableDrivers(takesImplicitShareAck), c.Driver)
 		}
 	default:
 		add("ack_mode", "%q: want %s or %s", s.AckMode, ShareAckExplicit, ShareAckImplicit)
 	}
 	if d, ok := DriverFor(c.Driver); ok {
 		if _, share := d.(ShareDriver); !share {
-			ps = append(ps, FieldError{Path: "driver", Msg: fmt.Sprintf("%q: share groups need driver %s or %s (%s has no share consumer)", c.Driver, DriverFranz, DriverJava, c.Driver)})
+			ps = append(ps, FieldError{Path: "driver", Msg: fmt.Sprintf("%q: share groups need driver %s (%s has no share consumer)", c.Driver, driversWith(isShareDriver), c.Driver)})
 		}
 	}
 	if c.Group.Enabled() {

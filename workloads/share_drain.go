@@ -30,7 +30,7 @@ const (
 // shareAdmin makes an admin client for the share group's setup and its
 // start offsets.
 func (w *Workload) shareAdmin() (*kadm.Client, *kgo.Client, error) {
-	cl, err := kgo.NewClient(franzCommon(w.cfg, w.evidenceBootstrap(), "kchaos-share-admin")...)
+	cl, err := kgo.NewClient(FranzCommon(w.cfg, w.evidenceBootstrap(), "kchaos-share-admin")...)
 	if err != nil {
 		return nil, nil, err
 	}

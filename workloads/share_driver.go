@@ -8,7 +8,7 @@ import (
 )
 
 // ShareDriver is a Driver that can make share-group members (KIP-932):
-// franz-go's share consumer (franz_share.go) and Apache Kafka's
+// franz-go's share consumer (workloads/franz/share.go) and Apache Kafka's
 // KafkaShareConsumer (workloads/java/share.go). The share loop (shares.go) owns the
 // history, the faults and the drain; a member only polls and acks, so
 // every driver writes the same share ops.
@@ -17,6 +17,13 @@ type ShareDriver interface {
 	// to cfg.Topic in cfg.Shares.Group. It has joined nothing yet: the
 	// group learns of it at its first poll.
 	NewShareMember(cfg Config, bootstrap []string, name string) (ShareMember, error)
+}
+
+// isShareDriver reports whether d is a ShareDriver, for the refusal that
+// names the drivers a share group can run on (driversWith).
+func isShareDriver(d Driver) bool {
+	_, ok := d.(ShareDriver)
+	return ok
 }
 
 // ShareMember is one share consumer's client, used by one goroutine.

@@ -122,7 +122,7 @@ func (w *Workload) txnSlot(stop, ops context.Context, i int, cl TxnProducer, reg
 		}
 	}()
 	for {
-		if ended(stop) || !w.takeSend() {
+		if Ended(stop) || !w.takeSend() {
 			return nil
 		}
 		if cl == nil {

@@ -24,6 +24,7 @@ const (
 	gNemTest    group = "nemesis/nemesistest"     // the tests' cluster harness and in-memory cluster (nemesis/nemesisfake); tests only
 	gWorkloads  group = "workloads"               // the seam (loops, Driver, registry) with the Go drivers
 	gDriver     group = "workloads/driver"        // a client driver of its own: workloads/java, ...
+	gWorkKind   group = "workloads/kind"          // a workload kind of its own: workloads/metadata
 	gDrivers    group = "workloads/drivers"       // links every driver
 	gWorkTest   group = "workloads/workloadstest" // the integration tests' shared cluster; tests only
 	gCluster    group = "cluster"                 // the interface and neutral types
@@ -55,6 +56,8 @@ func groupOf(rel string) (group, bool) {
 		return gDrivers, true
 	case rel == "workloads/workloadstest":
 		return gWorkTest, true
+	case rel == "workloads/metadata":
+		return gWorkKind, true
 	case strings.HasPrefix(rel, "workloads/"):
 		return gDriver, true
 	case rel == "nemesis", rel == "workloads", rel == "checker", rel == "report", rel == "histories", rel == "brokerlogs":
@@ -80,14 +83,15 @@ func groupOf(rel string) (group, bool) {
 // mayImport lists, per group, the groups its non-test code may import
 // (its own group and internal are always allowed).
 var mayImport = map[group][]group{
-	gCmd:        {gHarness, gNemesis, gKinds, gRoom, gWorkloads, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
-	gHarness:    {gNemesis, gKinds, gRoom, gWorkloads, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gCmd:        {gHarness, gNemesis, gKinds, gRoom, gWorkloads, gWorkKind, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gHarness:    {gNemesis, gKinds, gRoom, gWorkloads, gWorkKind, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
 	gNemesis:    {gCluster, gAdmin, gHistories},
 	gRoom:       {gNemesis, gCluster, gAdmin, gHistories},
 	gKinds:      {gRoom},
 	gNemTest:    {gNemesis, gCluster, gAdmin, gBackend, gHistories},
 	gWorkloads:  {gCluster, gAdmin, gHistories},
 	gDriver:     {gWorkloads, gCluster, gAdmin, gHistories},
+	gWorkKind:   {gWorkloads, gCluster, gAdmin, gHistories},
 	gDrivers:    {gDriver},
 	gWorkTest:   {gCluster, gAdmin, gBackend, gHistories},
 	gBackend:    {gCluster, gAdmin, gHistories},
@@ -118,14 +122,17 @@ var mayImport = map[group][]group{
 // resume); a room's code never imports another.
 //
 // The workloads are placed alike: the seam's external tests link every
-// driver (workloads/drivers_test.go), its code never does, and the
+// driver (workloads/drivers_test.go), its code never does, and so may a
+// driver's tests that name the other drivers (workloads/java's), and a
+// workload kind's tests that run it on a driver (workloads/metadata's); the
 // integration tests of the seam and of every driver share one cluster
 // harness, workloads/workloadstest, which only tests import.
 var testMayImport = map[group][]group{
 	gNemesis:   {gBackend, gKinds, gRoom, gNemTest},
 	gRoom:      {gBackend, gNemTest},
 	gWorkloads: {gBackend, gDrivers, gWorkTest},
-	gDriver:    {gBackend, gWorkTest},
+	gDriver:    {gBackend, gDrivers, gWorkTest},
+	gWorkKind:  {gBackend, gDrivers, gWorkTest},
 	gAdmin:     {gCluster, gBackend},
 }
 
@@ -220,7 +227,7 @@ func TestCheckerAndReportArePure(t *testing.T) {
 		switch g {
 		case gChecker, gReport, gBrokerLogs:
 			banned = pureDeps
-		case gNemesis, gRoom, gKinds, gWorkloads, gDriver, gDrivers, gCluster, gAdmin:
+		case gNemesis, gRoom, gKinds, gWorkloads, gDriver, gWorkKind, gDrivers, gCluster, gAdmin:
 			banned = dockerDeps
 		case gBackend:
 			// Only the Docker backend may use Docker: the SSH backend (and
@@ -265,7 +272,8 @@ func TestGroupOf(t *testing.T) {
 		"cmd/kchaos": gCmd, "harness": gHarness, "harness/scenario": gHarness,
 		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/clients": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/quorum": gRoom, "nemesis/nemesisfake": gNemTest, "nemesis/kinds": gKinds,
 		"nemesis/nemesistest": gNemTest,
-		"workloads":           gWorkloads, "workloads/java": gDriver, "workloads/drivers": gDrivers,
+		"workloads":           gWorkloads, "workloads/java": gDriver, "workloads/franz": gDriver, "workloads/kafkago": gDriver,
+		"workloads/drivers": gDrivers, "workloads/metadata": gWorkKind,
 		"workloads/workloadstest": gWorkTest, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
 		"checker": gChecker, "report": gReport, "histories": gHistories, "brokerlogs": gBrokerLogs,

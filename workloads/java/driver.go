@@ -51,6 +51,14 @@ func (javaDriver) Prepare(ctx context.Context, cfg workloads.Config) error {
 
 func (javaDriver) Name() string { return workloads.DriverJava }
 
+// Capabilities: kafka-clients comes in Kafka's releases (client_version
+// picks one: javaClientVersion), takes the Java properties kchaos does not
+// map as written (javaProducerProps, javaConsumerProps: withProps), and its
+// KafkaShareConsumer has the implicit acknowledgement mode (share.go).
+func (javaDriver) Capabilities() workloads.Capabilities {
+	return workloads.Capabilities{ClientVersion: true, VerbatimProps: true, ImplicitShareAck: true}
+}
+
 // Refuse: a client version it cannot resolve or that lacks what the
 // workload asks (javaShareRefusals), and a host without the JDK (java to
 // run; javac and mvn too until the driver is built for the version).
@@ -99,7 +107,7 @@ func ms(d time.Duration) string {
 }
 
 // javaCommon are the properties every kchaos Java client shares, as
-// franzCommon's: quick metadata refresh after a leader moves, and bounded
+// workloads.FranzCommon's: quick metadata refresh after a leader moves, and bounded
 // connection set-up, so that a paused broker costs a timeout, not a hang.
 func javaCommon(cfg workloads.Config, bootstrap []string, clientID string) map[string]string {
 	dial := ms(min(cfg.RequestTimeout.Std(), 5*time.Second))

@@ -1,4 +1,4 @@
-package workloads
+package kafkago
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	kafka "github.com/segmentio/kafka-go"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // kafkaGoMember is a kafka-go group member: kafka.ConsumerGroup for the
@@ -30,11 +31,11 @@ import (
 // commit auto the member loop commits on the same timer (AutoCommits is
 // false).
 type kafkaGoMember struct {
-	cfg   Config
-	h     GroupHandler
+	cfg   workloads.Config
+	h     workloads.GroupHandler
 	cg    *kafka.ConsumerGroup
 	fetch *kafkaGoConsumer
-	cut   *cutDialer
+	cut   *workloads.CutDialer
 	done  chan struct{} // closed when the generation loop ends
 
 	mu    sync.Mutex // gen, genID, mid, fetching, the fetcher's positions
@@ -52,7 +53,7 @@ type kafkaGoMember struct {
 }
 
 // NewGroupMember joins member i; kafka-go has only the classic protocol.
-func (d kafkaGoDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h GroupHandler) (GroupMember, error) {
+func (d kafkaGoDriver) NewGroupMember(cfg workloads.Config, bootstrap []string, i int, h workloads.GroupHandler) (workloads.GroupMember, error) {
 	g := cfg.Group
 	if g.Protocol != histories.ProtocolClassic {
 		return nil, fmt.Errorf("kafka-go has no %s protocol", g.Protocol)
@@ -61,15 +62,15 @@ func (d kafkaGoDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h G
 	if err != nil {
 		return nil, err
 	}
-	cut := &cutDialer{}
+	cut := &workloads.CutDialer{}
 	start := kafka.FirstOffset
-	if cfg.OffsetReset == ResetLatest {
+	if cfg.OffsetReset == workloads.ResetLatest {
 		start = kafka.LastOffset
 	}
 	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID:                g.ID,
 		Brokers:           bootstrap,
-		Dialer:            &kafka.Dialer{Timeout: 5 * time.Second, ClientID: GroupMemberClientID(g.ID, MemberName(i)), DialFunc: cut.dial},
+		Dialer:            &kafka.Dialer{Timeout: 5 * time.Second, ClientID: workloads.GroupMemberClientID(g.ID, workloads.MemberName(i)), DialFunc: cut.Dial},
 		Topics:            []string{cfg.Topic},
 		HeartbeatInterval: g.SessionTimeout.Std() / 6,
 		SessionTimeout:    g.SessionTimeout.Std(),
@@ -116,7 +117,7 @@ func (m *kafkaGoMember) generations() {
 		m.genID, m.mid = gen.ID, gen.MemberID
 		m.mu.Unlock()
 		if len(parts) > 0 {
-			m.h.Rebalanced(context.Background(), RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Assigned: parts})
+			m.h.Rebalanced(context.Background(), workloads.RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Assigned: parts})
 		}
 		// Where to start is read after the assignment is recorded, as kgo
 		// and the Java client fetch committed offsets after their
@@ -130,7 +131,7 @@ func (m *kafkaGoMember) generations() {
 			// Without positions this generation cannot consume: end it
 			// (the group rejoins) rather than guess.
 			if len(parts) > 0 {
-				m.h.Rebalanced(context.Background(), RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Revoked: parts})
+				m.h.Rebalanced(context.Background(), workloads.RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Revoked: parts})
 			}
 			gen.Start(func(context.Context) {})
 			continue
@@ -149,7 +150,7 @@ func (m *kafkaGoMember) generations() {
 			m.fetching = false
 			m.mu.Unlock()
 			if len(parts) > 0 {
-				m.h.Rebalanced(context.Background(), RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Revoked: parts})
+				m.h.Rebalanced(context.Background(), workloads.RebalanceEvent{MemberID: gen.MemberID, Generation: gen.ID, Revoked: parts})
 			}
 			m.mu.Lock()
 			m.gen = nil
@@ -196,26 +197,26 @@ func (m *kafkaGoMember) positions(parts []int32) (map[int32]int64, error) {
 	return pos, nil
 }
 
-func (m *kafkaGoMember) Poll(ctx context.Context) (Fetch, error) {
+func (m *kafkaGoMember) Poll(ctx context.Context) (workloads.Fetch, error) {
 	m.mu.Lock()
 	assigned := m.gen != nil && m.fetching
 	m.mu.Unlock()
 	if !assigned {
 		<-ctx.Done()
-		return Fetch{}, nil
+		return workloads.Fetch{}, nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.fetching {
-		return Fetch{}, nil // revoked in between
+		return workloads.Fetch{}, nil // revoked in between
 	}
 	return m.fetch.Poll(ctx)
 }
 
-func (m *kafkaGoMember) Commit(ctx context.Context, offsets map[int32]int64, _ map[int32]int32) CommitResult {
+func (m *kafkaGoMember) Commit(ctx context.Context, offsets map[int32]int64, _ map[int32]int32) workloads.CommitResult {
 	m.mu.Lock()
 	gen := m.gen
-	r := CommitResult{MemberID: m.mid, Generation: m.genID, Offsets: offsets, Committed: map[int32]int64{}}
+	r := workloads.CommitResult{MemberID: m.mid, Generation: m.genID, Offsets: offsets, Committed: map[int32]int64{}}
 	m.mu.Unlock()
 	if gen == nil {
 		r.Err = kafka.IllegalGeneration // no generation: nothing is sent
@@ -265,7 +266,7 @@ func (m *kafkaGoMember) Leave(ctx context.Context) {
 }
 
 func (m *kafkaGoMember) Kill() {
-	m.cut.cut()
+	m.cut.Cut()
 	m.once.Do(func() {
 		go m.cg.Close() // its LeaveGroup cannot be sent
 		m.fetch.Close()

@@ -1,9 +1,7 @@
-package workloads
+package franz
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"slices"
 	"sync"
 	"time"
@@ -13,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // franzMember is a kgo group consumer (kgo.ConsumerGroup).
@@ -35,23 +34,23 @@ import (
 // refused, so the client vanishes as a crashed process would, and its
 // LeaveGroup on close never arrives.
 type franzMember struct {
-	cfg  Config
+	cfg  workloads.Config
 	cl   *kgo.Client
-	h    GroupHandler
-	cut  *cutDialer
+	h    workloads.GroupHandler
+	cut  *workloads.CutDialer
 	once sync.Once
 }
 
 // NewGroupMember makes member i's client, subscribed to cfg.Topic.
-func (franzDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h GroupHandler) (GroupMember, error) {
-	m := &franzMember{cfg: cfg, h: h, cut: &cutDialer{}}
+func (franzDriver) NewGroupMember(cfg workloads.Config, bootstrap []string, i int, h workloads.GroupHandler) (workloads.GroupMember, error) {
+	m := &franzMember{cfg: cfg, h: h, cut: &workloads.CutDialer{}}
 	g := cfg.Group
 	reset := kgo.NewOffset().AtStart()
-	if cfg.OffsetReset == ResetLatest {
+	if cfg.OffsetReset == workloads.ResetLatest {
 		reset = kgo.NewOffset().AtEnd()
 	}
-	opts := append(franzCommon(cfg, bootstrap, GroupMemberClientID(g.ID, MemberName(i))),
-		kgo.Dialer(m.cut.dial),
+	opts := append(workloads.FranzCommon(cfg, bootstrap, workloads.GroupMemberClientID(g.ID, workloads.MemberName(i))),
+		kgo.Dialer(m.cut.Dial),
 		kgo.ConsumerGroup(g.ID),
 		kgo.ConsumeTopics(cfg.Topic),
 		kgo.ConsumeResetOffset(reset),
@@ -61,22 +60,22 @@ func (franzDriver) NewGroupMember(cfg Config, bootstrap []string, i int, h Group
 		kgo.HeartbeatInterval(g.SessionTimeout.Std()/6),
 		kgo.RebalanceTimeout(g.MaxPollInterval.Std()),
 		kgo.OnPartitionsAssigned(func(ctx context.Context, cl *kgo.Client, a map[string][]int32) {
-			m.rebalanced(ctx, RebalanceEvent{Assigned: sorted(a[cfg.Topic])})
+			m.rebalanced(ctx, workloads.RebalanceEvent{Assigned: sorted(a[cfg.Topic])})
 		}),
 		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, r map[string][]int32) {
-			if g.Commit == CommitAuto {
+			if g.Commit == workloads.CommitAuto {
 				cl.CommitOffsetsSync(cl.Context(), cl.UncommittedOffsets(), m.autoCommitted)
 			}
-			m.rebalanced(ctx, RebalanceEvent{Revoked: sorted(r[cfg.Topic])})
+			m.rebalanced(ctx, workloads.RebalanceEvent{Revoked: sorted(r[cfg.Topic])})
 		}),
 		kgo.OnPartitionsLost(func(ctx context.Context, cl *kgo.Client, l map[string][]int32) {
-			m.rebalanced(ctx, RebalanceEvent{Lost: sorted(l[cfg.Topic])})
+			m.rebalanced(ctx, workloads.RebalanceEvent{Lost: sorted(l[cfg.Topic])})
 		}),
 	)
 	if g.Protocol == histories.ProtocolConsumer {
 		opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
 	}
-	if g.Commit == CommitManual {
+	if g.Commit == workloads.CommitManual {
 		opts = append(opts, kgo.DisableAutoCommit())
 	} else {
 		opts = append(opts, kgo.AutoCommitInterval(g.CommitInterval.Std()), kgo.AutoCommitCallback(m.autoCommitted))
@@ -97,7 +96,7 @@ func sorted(ps []int32) []int32 {
 
 // rebalanced reports an assignment change with the generation kgo is in.
 // An empty change (kgo calls onAssigned after every sync) is not one.
-func (m *franzMember) rebalanced(ctx context.Context, ev RebalanceEvent) {
+func (m *franzMember) rebalanced(ctx context.Context, ev workloads.RebalanceEvent) {
 	if len(ev.Assigned)+len(ev.Revoked)+len(ev.Lost) == 0 {
 		return
 	}
@@ -110,8 +109,8 @@ func (m *franzMember) autoCommitted(_ *kgo.Client, req *kmsg.OffsetCommitRequest
 	m.h.AutoCommitted(franzCommitResult(m.cfg.Topic, req, resp, err))
 }
 
-func franzCommitResult(topic string, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) CommitResult {
-	r := CommitResult{MemberID: req.MemberID, Generation: req.Generation, Offsets: map[int32]int64{},
+func franzCommitResult(topic string, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) workloads.CommitResult {
+	r := workloads.CommitResult{MemberID: req.MemberID, Generation: req.Generation, Offsets: map[int32]int64{},
 		Committed: map[int32]int64{}, Epochs: map[int32]int32{}, Err: err}
 	for _, t := range req.Topics {
 		if t.Topic != topic {
@@ -143,11 +142,11 @@ func franzCommitResult(topic string, req *kmsg.OffsetCommitRequest, resp *kmsg.O
 	return r
 }
 
-func (m *franzMember) Poll(ctx context.Context) (Fetch, error) {
+func (m *franzMember) Poll(ctx context.Context) (workloads.Fetch, error) {
 	return franzFetch(ctx, m.cl)
 }
 
-func (m *franzMember) Commit(ctx context.Context, offsets map[int32]int64, epochs map[int32]int32) CommitResult {
+func (m *franzMember) Commit(ctx context.Context, offsets map[int32]int64, epochs map[int32]int32) workloads.CommitResult {
 	at := map[int32]kgo.EpochOffset{}
 	for p, o := range offsets {
 		e, ok := epochs[p]
@@ -156,7 +155,7 @@ func (m *franzMember) Commit(ctx context.Context, offsets map[int32]int64, epoch
 		}
 		at[p] = kgo.EpochOffset{Epoch: e, Offset: o}
 	}
-	var r CommitResult
+	var r workloads.CommitResult
 	m.cl.CommitOffsetsSync(ctx, map[string]map[int32]kgo.EpochOffset{m.cfg.Topic: at},
 		func(_ *kgo.Client, req *kmsg.OffsetCommitRequest, resp *kmsg.OffsetCommitResponse, err error) {
 			r = franzCommitResult(m.cfg.Topic, req, resp, err)
@@ -179,54 +178,8 @@ func (m *franzMember) Leave(ctx context.Context) {
 }
 
 func (m *franzMember) Kill() {
-	m.cut.cut()
+	m.cut.Cut()
 	// Close waits for the leave it cannot send; a crashed process
 	// would not wait at all.
 	m.once.Do(func() { go m.cl.Close() })
 }
-
-// cutDialer dials normally until cut, then closes every connection it
-// made and refuses new ones.
-type cutDialer struct {
-	mu    sync.Mutex
-	dead  bool
-	conns []net.Conn
-	tap   *ackTap // nil: the connections are not read (share members read theirs)
-}
-
-func (d *cutDialer) dial(ctx context.Context, network, host string) (net.Conn, error) {
-	d.mu.Lock()
-	dead := d.dead
-	d.mu.Unlock()
-	if dead {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: errMemberKilled}
-	}
-	var nd net.Dialer
-	c, err := nd.DialContext(ctx, network, host)
-	if err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.dead {
-		c.Close()
-		return nil, &net.OpError{Op: "dial", Net: network, Err: errMemberKilled}
-	}
-	if d.tap != nil {
-		c = d.tap.wrap(c)
-	}
-	d.conns = append(d.conns, c)
-	return c, nil
-}
-
-func (d *cutDialer) cut() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.dead = true
-	for _, c := range d.conns {
-		c.Close()
-	}
-	d.conns = nil
-}
-
-var errMemberKilled = fmt.Errorf("member killed by the nemesis")

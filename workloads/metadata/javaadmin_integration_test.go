@@ -1,6 +1,6 @@
 //go:build integration
 
-package workloads
+package metadata
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/testenv"
+	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
 // TestJavaMetaAdmin runs the metadata workload's changes through the Java
@@ -22,13 +24,13 @@ import (
 // brokers agreeing with what was acknowledged (the final read settles).
 func TestJavaMetaAdmin(t *testing.T) {
 	testenv.AllScenarios(t) // make test-scenarios: the metadata stories' driver seam
-	c, adm := sharedAdmin(t)
+	c, adm := workloadstest.Admin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cfg := Config{Driver: DriverJava, ClusterVersion: c.Config().KafkaVersion, Runner: c}
+	cfg := workloads.Config{Driver: workloads.DriverJava, ClusterVersion: c.Config().KafkaVersion, Runner: c}
 	cfg.Defaults()
 	prepareDriver(ctx, t, cfg)
-	ja, closeAdmin, err := NewMetaAdmin(cfg, c.Bootstrap())
+	ja, closeAdmin, err := workloads.NewMetaAdmin(cfg, c.Bootstrap())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,9 +38,9 @@ func TestJavaMetaAdmin(t *testing.T) {
 	if _, franz := ja.(*admin.Client); franz {
 		t.Fatal("driver java's metadata admin is franz-go's: workloads/java is not linked (drivers_test.go)")
 	}
-	topic := MetadataTopicPrefix + "java-once"
+	topic := workloads.MetadataTopicPrefix + "java-once"
 	step := func(name string, want histories.Type, f func(context.Context) error) error {
-		sctx, scancel := context.WithTimeout(ctx, metaOpTimeout)
+		sctx, scancel := context.WithTimeout(ctx, opTimeout)
 		defer scancel()
 		err := f(sctx)
 		if got := admin.MetaOutcome(err); got != want {
@@ -47,18 +49,18 @@ func TestJavaMetaAdmin(t *testing.T) {
 		return err
 	}
 	step("create", histories.OK, func(ctx context.Context) error { return ja.CreateTopicOnce(ctx, topic, 1, 3) })
-	if err := step("create again", histories.Fail, func(ctx context.Context) error { return ja.CreateTopicOnce(ctx, topic, 1, 3) }); !IsTopicExists(err) {
+	if err := step("create again", histories.Fail, func(ctx context.Context) error { return ja.CreateTopicOnce(ctx, topic, 1, 3) }); !workloads.IsTopicExists(err) {
 		t.Errorf("create again: %v, want TOPIC_ALREADY_EXISTS", err)
 	}
 	step("partitions", histories.OK, func(ctx context.Context) error { return ja.CreatePartitionsOnce(ctx, topic, 2) })
 	step("fewer partitions", histories.Fail, func(ctx context.Context) error { return ja.CreatePartitionsOnce(ctx, topic, 1) })
 	step("config", histories.OK, func(ctx context.Context) error {
-		return ja.SetTopicConfigOnce(ctx, topic, MetadataConfigKey, "3600001")
+		return ja.SetTopicConfigOnce(ctx, topic, workloads.MetadataConfigKey, "3600001")
 	})
 	step("delete", histories.OK, func(ctx context.Context) error { return ja.DeleteTopicOnce(ctx, topic) })
 
-	path, rec := newHistory(t, t.TempDir())
-	m := NewMetadata(MetadataConfig{Clients: 2, Rate: 4}, ja, rec, 3, 11)
+	path, rec := workloadstest.NewHistory(t, t.TempDir())
+	m := New(workloads.MetadataConfig{Clients: 2, Rate: 4}, ja, rec, 3, 11)
 	done := make(chan error, 1)
 	go func() { done <- m.Run(ctx) }()
 	time.Sleep(8 * time.Second)
@@ -71,7 +73,7 @@ func TestJavaMetaAdmin(t *testing.T) {
 	if st.OK < 10 || st.Info > 0 {
 		t.Errorf("metadata ops %+v: want at least 10 ok and no info on a healthy cluster", st)
 	}
-	if err := MetadataFinalRead(ctx, adm, rec, cluster.IDs(c.Brokers()), nil, 30*time.Second); err != nil {
+	if err := FinalRead(ctx, adm, rec, cluster.IDs(c.Brokers()), nil, 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if err := rec.Close(); err != nil {

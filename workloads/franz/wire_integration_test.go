@@ -1,6 +1,6 @@
 //go:build integration
 
-package workloads
+package franz
 
 import (
 	"cmp"
@@ -18,6 +18,8 @@ import (
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/testenv"
+	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
 // lateMember is a share consumer whose connections the ack tap reads.
@@ -31,11 +33,11 @@ type lateMember struct {
 func newLateMember(t *testing.T, bootstrap []string, topic, group, name string) *lateMember {
 	t.Helper()
 	m := &lateMember{tap: &ackTap{}}
-	cfg := Config{RequestTimeout: Duration(5 * time.Second)}
-	cl, err := kgo.NewClient(append(franzCommon(cfg, bootstrap, name),
-		kgo.Dialer((&cutDialer{tap: m.tap}).dial),
+	cfg := workloads.Config{RequestTimeout: workloads.Duration(5 * time.Second)}
+	cl, err := kgo.NewClient(append(workloads.FranzCommon(cfg, bootstrap, name),
+		kgo.Dialer((&workloads.CutDialer{Tap: m.tap.wrap}).Dial),
 		kgo.ShareGroup(group), kgo.ConsumeTopics(topic), kgo.MaxConcurrentFetches(0),
-		kgo.FetchMaxWait(SharePollWait),
+		kgo.FetchMaxWait(workloads.SharePollWait),
 		kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
 			m.mu.Lock()
 			m.results = append(m.results, rs...)
@@ -55,7 +57,7 @@ func (m *lateMember) pollUntil(t *testing.T, n int, limit time.Duration) []*kgo.
 	var got []*kgo.Record
 	end := time.Now().Add(limit)
 	for len(got) < n && time.Now().Before(end) {
-		ctx, cancel := context.WithTimeout(context.Background(), SharePollWait)
+		ctx, cancel := context.WithTimeout(context.Background(), workloads.SharePollWait)
 		fs := m.cl.PollRecords(ctx, n-len(got))
 		cancel()
 		got = append(got, fs.Records()...)
@@ -111,10 +113,10 @@ func TestShareLateAckBelowStartOffset(t *testing.T) {
 	if pv, err := cluster.ParseVersion(v); err != nil || pv.ShareVersionDefault() < 1 {
 		t.Skipf("Kafka %s formats the shared cluster with share groups off (share.version 0): nothing to ask", v)
 	}
-	c, adm := sharedAdmin(t)
+	c, adm := workloadstest.Admin(t)
 	topic := "late-ack-" + time.Now().Format("150405.000")
 	group := "late-ack"
-	createTopic(t, adm, topic, [][]int32{{0, 1, 2}})
+	workloadstest.CreateTopic(t, adm, topic, [][]int32{{0, 1, 2}})
 	bootstrap := c.Bootstrap()
 	if err := setEarliest(bootstrap, group); err != nil {
 		t.Fatal(err)
@@ -185,26 +187,56 @@ func setShareLock(t *testing.T, bootstrap []string, group string, ms int) int {
 		t.Fatal(err)
 	}
 	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := setGroupConfig(ctx, cl, group, "share.record.lock.duration.ms", fmt.Sprint(ms)); err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
+// setEarliest sets the group's share.auto.offset.reset to earliest, as
+// the workload does for its own (the seam's setupShares: the same
+// request, tried as often), so that its members start at the first
+// record produced.
+func setEarliest(bootstrap []string, group string) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap...))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var last error
+	for range 20 {
+		if last = setGroupConfig(ctx, cl, group, "share.auto.offset.reset", "earliest"); last == nil {
+			return nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return fmt.Errorf("set up share group %s: %w", group, last)
+}
+
+// setGroupConfig sets one config of the group (IncrementalAlterConfigs).
+func setGroupConfig(ctx context.Context, cl *kgo.Client, group, name, value string) error {
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	res := kmsg.NewIncrementalAlterConfigsRequestResource()
 	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
 	res.ResourceName = group
 	cfg := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-	cfg.Name = "share.record.lock.duration.ms"
+	cfg.Name = name
 	cfg.Op = kmsg.IncrementalAlterConfigOpSet
-	cfg.Value = kmsg.StringPtr(fmt.Sprint(ms))
+	cfg.Value = kmsg.StringPtr(value)
 	res.Configs = append(res.Configs, cfg)
 	req.Resources = append(req.Resources, res)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	resp, err := req.RequestWith(ctx, cl)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	for _, r := range resp.Resources {
 		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-			t.Fatalf("share.record.lock.duration.ms=%d on group %s: %v", ms, group, err)
+			return fmt.Errorf("%s=%s on group %s: %w", name, value, group, err)
 		}
 	}
-	return ms
+	return nil
 }

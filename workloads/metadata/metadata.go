@@ -1,4 +1,13 @@
-package workloads
+// Package metadata is the metadata workload (workload.metadata), a
+// workload kind of its own: admin clients that change the KRaft metadata
+// (topics made, deleted, grown; a shared topic's config key set) while the
+// produce workload runs, each change an op with the outcome its one
+// request's answer proves, and the final read of every broker's view. It
+// reads its settings (workloads.MetadataConfig, a section of the
+// workload's Config) and its admin client (workloads.NewMetaAdmin: the
+// driver's own, else kchaos's unretried one) from the seam; the harness
+// runs it beside the workload (harness/metadata.go).
+package metadata
 
 import (
 	"context"
@@ -8,43 +17,31 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
-// MetaAdmin is what the metadata workload asks of the cluster: each change
-// is one request, never retried (admin.NewOnce), so its outcome is that
-// request's answer. *admin.Client implements it.
-type MetaAdmin interface {
-	CreateTopicOnce(ctx context.Context, topic string, n int32, rf int16) error
-	DeleteTopicOnce(ctx context.Context, topic string) error
-	CreatePartitionsOnce(ctx context.Context, topic string, total int32) error
-	SetTopicConfigOnce(ctx context.Context, topic, key, value string) error
-}
-
-var _ MetaAdmin = (*admin.Client)(nil)
-
-// metaOpTimeout bounds one change: the controller's own timeout
+// opTimeout bounds one change: the controller's own timeout
 // (5 s) plus the request's overhead.
-const metaOpTimeout = 8 * time.Second
+const opTimeout = 8 * time.Second
 
-// MetaStats counts the metadata workload's ops by outcome.
-type MetaStats struct{ OK, Fail, Info int64 }
+// Stats counts the metadata workload's ops by outcome.
+type Stats struct{ OK, Fail, Info int64 }
 
-// Metadata is the metadata workload: Clients admin clients, each on its
+// Workload is the metadata workload: Clients admin clients, each on its
 // own process, creating and deleting topics of their own, adding
 // partitions to them and setting one config key of a shared topic, each
 // change an op with its outcome. Every client's choices come from the
 // seed, so a run's sequence of requests replays (the answers do not).
-type Metadata struct {
-	cfg  MetadataConfig
-	adm  MetaAdmin
-	rec  Recorder
+type Workload struct {
+	cfg  workloads.MetadataConfig
+	adm  workloads.MetaAdmin
+	rec  workloads.Recorder
 	rf   int16
 	seed int64
 
@@ -53,22 +50,22 @@ type Metadata struct {
 	ok, fail, in atomic.Int64
 }
 
-// NewMetadata returns the metadata workload; rf is the replication factor
+// New returns the metadata workload; rf is the replication factor
 // of the topics it creates.
-func NewMetadata(cfg MetadataConfig, adm MetaAdmin, rec Recorder, rf int16, seed int64) *Metadata {
-	cfg.defaults()
-	return &Metadata{cfg: cfg, adm: adm, rec: rec, rf: rf, seed: seed, stop: make(chan struct{})}
+func New(cfg workloads.MetadataConfig, adm workloads.MetaAdmin, rec workloads.Recorder, rf int16, seed int64) *Workload {
+	cfg.Defaults()
+	return &Workload{cfg: cfg, adm: adm, rec: rec, rf: rf, seed: seed, stop: make(chan struct{})}
 }
 
 // Stop asks the clients to end after their op in flight.
-func (m *Metadata) Stop() { m.stopOnce.Do(func() { close(m.stop) }) }
+func (m *Workload) Stop() { m.stopOnce.Do(func() { close(m.stop) }) }
 
 // Stats counts the ops so far.
-func (m *Metadata) Stats() MetaStats { return MetaStats{m.ok.Load(), m.fail.Load(), m.in.Load()} }
+func (m *Workload) Stats() Stats { return Stats{m.ok.Load(), m.fail.Load(), m.in.Load()} }
 
 // Run runs the clients until Stop or ctx ends. Client 0 first creates the
 // shared topic (retrying until a create is ok or the topic exists).
-func (m *Metadata) Run(ctx context.Context) error {
+func (m *Workload) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	for i := range m.cfg.Clients {
 		wg.Add(1)
@@ -84,7 +81,7 @@ func (m *Metadata) Run(ctx context.Context) error {
 // metaClient is one admin client's state: its process and the topics it
 // made, with the partition counts Kafka acknowledged.
 type metaClient struct {
-	m      *Metadata
+	m      *Workload
 	n      int
 	pid    int
 	rng    *rand.Rand
@@ -92,13 +89,13 @@ type metaClient struct {
 	next   int
 }
 
-func (m *Metadata) client(ctx context.Context, n int) {
+func (m *Workload) client(ctx context.Context, n int) {
 	c := &metaClient{m: m, n: n, pid: m.rec.NewProcess(), topics: map[string]int32{},
 		rng: rand.New(rand.NewPCG(uint64(m.seed), uint64(n)))}
 	if n == 0 {
 		for !m.stopped(ctx) {
-			typ, err := c.do(ctx, histories.FCreateTopic, histories.MetaOp{Topic: MetadataSharedTopic, Partitions: 1})
-			if typ == histories.OK || err != nil && typ == histories.Fail && IsTopicExists(err) {
+			typ, err := c.do(ctx, histories.FCreateTopic, histories.MetaOp{Topic: workloads.MetadataSharedTopic, Partitions: 1})
+			if typ == histories.OK || err != nil && typ == histories.Fail && workloads.IsTopicExists(err) {
 				break
 			}
 			m.pause(ctx, time.Second)
@@ -111,16 +108,7 @@ func (m *Metadata) client(ctx context.Context, n int) {
 	}
 }
 
-// IsTopicExists reports whether err is a create refused
-// TOPIC_ALREADY_EXISTS, as the metadata workload tells it (by the error's
-// text, which every driver's admin client names it in). Exported for the
-// driver packages' tests (workloads/java), which check that their admin
-// client's refusal reads so.
-func IsTopicExists(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "TOPIC_ALREADY_EXISTS")
-}
-
-func (m *Metadata) stopped(ctx context.Context) bool {
+func (m *Workload) stopped(ctx context.Context) bool {
 	select {
 	case <-m.stop:
 		return true
@@ -131,7 +119,7 @@ func (m *Metadata) stopped(ctx context.Context) bool {
 	}
 }
 
-func (m *Metadata) pause(ctx context.Context, d time.Duration) {
+func (m *Workload) pause(ctx context.Context, d time.Duration) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -150,7 +138,7 @@ func (c *metaClient) step(ctx context.Context) {
 	switch {
 	case r < 6 || len(own) == 0 && r < 12:
 		c.next++
-		t := fmt.Sprintf("%s%d-%d", MetadataTopicPrefix, c.n, c.next)
+		t := fmt.Sprintf("%s%d-%d", workloads.MetadataTopicPrefix, c.n, c.next)
 		if typ, _ := c.do(ctx, histories.FCreateTopic, histories.MetaOp{Topic: t, Partitions: 1}); typ == histories.OK {
 			c.topics[t] = 1
 		}
@@ -172,7 +160,7 @@ func (c *metaClient) step(ctx context.Context) {
 	default:
 		c.next++
 		v := strconv.Itoa(3_600_000 + c.n*1_000_000 + c.next) // unique per client and op
-		c.do(ctx, histories.FAlterConfig, histories.MetaOp{Topic: MetadataSharedTopic, Key: MetadataConfigKey, Value: v})
+		c.do(ctx, histories.FAlterConfig, histories.MetaOp{Topic: workloads.MetadataSharedTopic, Key: workloads.MetadataConfigKey, Value: v})
 	}
 }
 
@@ -183,7 +171,7 @@ func (c *metaClient) do(ctx context.Context, f string, v histories.MetaOp) (hist
 	if _, err := m.rec.Invoke(c.pid, f, v); err != nil {
 		return histories.Info, err
 	}
-	octx, cancel := context.WithTimeout(ctx, metaOpTimeout)
+	octx, cancel := context.WithTimeout(ctx, opTimeout)
 	var err error
 	switch f {
 	case histories.FCreateTopic:
@@ -214,15 +202,15 @@ func (c *metaClient) do(ctx context.Context, f string, v histories.MetaOp) (hist
 	return typ, err
 }
 
-// MetaView is what the metadata final read asks; *admin.Client implements it.
-type MetaView interface {
+// View is what the metadata final read asks; *admin.Client implements it.
+type View interface {
 	MetadataFrom(ctx context.Context, broker int32, prefix string, keys []string) (map[string]histories.TopicMeta, error)
-	QuorumView
+	workloads.QuorumView
 }
 
-var _ MetaView = (*admin.Client)(nil)
+var _ View = (*admin.Client)(nil)
 
-// MetadataFinalRead reads each broker's view of the workload's topics,
+// FinalRead reads each broker's view of the workload's topics,
 // again every second until the brokers agree on two attempts in a row
 // with the same view, or wait has passed (the convergence wait: a broker
 // applies the metadata log a little behind the quorum), each read a
@@ -237,7 +225,7 @@ var _ MetaView = (*admin.Client)(nil)
 // to the controllers' (fetched, not yet applied), and the checker called
 // the acknowledged value lost. A view unchanged a second later has
 // settled.
-func MetadataFinalRead(ctx context.Context, view MetaView, rec Recorder, brokers, controllers []int32, wait time.Duration) error {
+func FinalRead(ctx context.Context, view View, rec workloads.Recorder, brokers, controllers []int32, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	pid := rec.NewProcess()
 	leo := map[int32]int64{}
@@ -259,7 +247,7 @@ func MetadataFinalRead(ctx context.Context, view MetaView, rec Recorder, brokers
 				return err
 			}
 			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-			topics, err := view.MetadataFrom(rctx, b, MetadataTopicPrefix, []string{MetadataConfigKey})
+			topics, err := view.MetadataFrom(rctx, b, workloads.MetadataTopicPrefix, []string{workloads.MetadataConfigKey})
 			cancel()
 			if err != nil {
 				rec.Complete(pid, histories.Fail, histories.FMetadataRead, map[string]int32{"node": b}, err.Error())

@@ -1,4 +1,15 @@
-package workloads
+// Package franz is the franz-go driver (github.com/twmb/franz-go, kgo):
+// producers, consumers, transactional producers (txn.go), group members
+// (group.go) and share members (share.go, with the tap on their
+// connections that reads the broker's answers to their acks: wire.go).
+// It registers itself with the seam (workloads.RegisterDriver) at init
+// and is linked by workloads/drivers, as every driver package is: the
+// seam's loops own the history, the driver only moves records.
+//
+// The seam calls franz-go itself for needs of its own (the share group's
+// admin client, reading Kafka's error codes, the metadata workload's
+// admin for the Go drivers): that is not this driver, and stays there.
+package franz
 
 import (
 	"context"
@@ -7,41 +18,39 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // franzDriver is github.com/twmb/franz-go (kgo).
 type franzDriver struct{}
 
-func (franzDriver) Name() string { return DriverFranz }
+func init() { workloads.RegisterDriver(franzDriver{}) }
+
+var _ workloads.GroupDriver = franzDriver{}
+
+func (franzDriver) Name() string { return workloads.DriverFranz }
 
 // Refuse: franz-go honours every setting of Config. Its idempotent producer
 // needs acks=all and retries > 0, which Validate checks for every driver.
-func (franzDriver) Refuse(Config) []FieldError { return nil }
+func (franzDriver) Refuse(workloads.Config) []workloads.FieldError { return nil }
+
+// Capabilities: a member's manual commit carries the leader epoch the
+// workload gives it (group.go: Commit puts each partition's epoch in its
+// kgo.EpochOffset), so commit_epoch: record runs on franz-go alone.
+func (franzDriver) Capabilities() workloads.Capabilities {
+	return workloads.Capabilities{CommitLeaderEpoch: true}
+}
 
 // franzAcks maps the setting to kgo's.
-func franzAcks(a Acks) kgo.Acks {
+func franzAcks(a workloads.Acks) kgo.Acks {
 	switch a.Normalize() {
-	case AcksNone:
+	case workloads.AcksNone:
 		return kgo.NoAck()
-	case AcksLeader:
+	case workloads.AcksLeader:
 		return kgo.LeaderAck()
 	}
 	return kgo.AllISRAcks()
-}
-
-// franzCommon are the options every kchaos franz-go client shares: fast
-// metadata refresh, so that a client finds a new leader within a fraction
-// of a second rather than franz-go's default 5 s minimum age, and bounded
-// dials and reads, so that a paused broker costs a timeout, not a hang.
-func franzCommon(cfg Config, bootstrap []string, clientID string) []kgo.Opt {
-	return []kgo.Opt{
-		kgo.SeedBrokers(bootstrap...),
-		kgo.ClientID(clientID),
-		kgo.MetadataMinAge(250 * time.Millisecond),
-		kgo.MetadataMaxAge(10 * time.Second),
-		kgo.DialTimeout(min(cfg.RequestTimeout.Std(), 5*time.Second)),
-		kgo.RequestTimeoutOverhead(time.Second),
-	}
 }
 
 // franzProducer is one kgo client. Its records are pinned to the partition
@@ -66,9 +75,9 @@ type franzProducer struct {
 //   - ProducerLinger(0): a one-op-in-flight process must not wait for a
 //     batch to fill; in pipelined mode records still batch, because the
 //     slots' concurrent records accumulate while a request is in flight.
-func (franzDriver) NewProducer(cfg Config, bootstrap []string, id int) (Producer, error) {
+func (franzDriver) NewProducer(cfg workloads.Config, bootstrap []string, id int) (workloads.Producer, error) {
 	rt := cfg.RequestTimeout.Std()
-	opts := append(franzCommon(cfg, bootstrap, ProducerClientID(id)),
+	opts := append(workloads.FranzCommon(cfg, bootstrap, workloads.ProducerClientID(id)),
 		kgo.DefaultProduceTopic(cfg.Topic),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.RequiredAcks(franzAcks(cfg.Acks)),
@@ -114,7 +123,7 @@ func (w *produceWrites) OnBrokerWrite(_ kgo.BrokerMetadata, key int16, bytesWrit
 }
 
 // Send produces one record synchronously.
-func (p *franzProducer) Send(ctx context.Context, m Message) (int64, error) {
+func (p *franzProducer) Send(ctx context.Context, m workloads.Message) (int64, error) {
 	r := &kgo.Record{Partition: m.Partition, Value: []byte(m.Value)}
 	if m.Key != "" {
 		r.Key = []byte(m.Key)
@@ -130,7 +139,7 @@ func (p *franzProducer) Send(ctx context.Context, m Message) (int64, error) {
 	})
 	<-done
 	if perr != nil {
-		perr = maybeWritten(perr, p.writes.n.Load()-before)
+		perr = workloads.MaybeWritten(perr, p.writes.n.Load()-before)
 	}
 	return r.Offset, perr
 }

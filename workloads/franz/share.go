@@ -1,4 +1,4 @@
-package workloads
+package franz
 
 import (
 	"context"
@@ -8,20 +8,21 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
-var _ ShareDriver = franzDriver{}
+var _ workloads.ShareDriver = franzDriver{}
 
 // franzShareMember is franz-go's share consumer: kgo.ShareGroup with no
 // fetch buffering (MaxConcurrentFetches 0, so that what a poll returns
 // was acquired during it), its acks flushed by FlushAcks and reported by
-// the ShareAckCallback, and its connections dialed through a cutDialer
+// the ShareAckCallback, and its connections dialed through a CutDialer
 // that a kill cuts and whose ackTap reads the broker's answers
-// (share_wire.go).
+// (wire.go).
 type franzShareMember struct {
 	cl    *kgo.Client
 	topic string
-	cut   *cutDialer
+	cut   *workloads.CutDialer
 	wire  *ackTap
 	last  []*kgo.Record // the last poll's records, which Ack acknowledges
 
@@ -30,16 +31,16 @@ type franzShareMember struct {
 }
 
 // NewShareMember makes share member name's franz-go client.
-func (franzDriver) NewShareMember(cfg Config, bootstrap []string, name string) (ShareMember, error) {
+func (franzDriver) NewShareMember(cfg workloads.Config, bootstrap []string, name string) (workloads.ShareMember, error) {
 	m := &franzShareMember{topic: cfg.Topic, wire: &ackTap{}}
-	m.cut = &cutDialer{tap: m.wire}
-	opts := append(franzCommon(cfg, bootstrap, ShareMemberClientID(cfg.Shares.Group, name)),
-		kgo.Dialer(m.cut.dial),
+	m.cut = &workloads.CutDialer{Tap: m.wire.wrap}
+	opts := append(workloads.FranzCommon(cfg, bootstrap, workloads.ShareMemberClientID(cfg.Shares.Group, name)),
+		kgo.Dialer(m.cut.Dial),
 		kgo.ShareGroup(cfg.Shares.Group),
 		kgo.ConsumeTopics(cfg.Topic),
 		kgo.MaxConcurrentFetches(0),
 		kgo.ShareMaxRecords(int32(cfg.Shares.MaxRecords)),
-		kgo.FetchMaxWait(SharePollWait),
+		kgo.FetchMaxWait(workloads.SharePollWait),
 		kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
 			m.mu.Lock()
 			m.results = append(m.results, rs...)
@@ -57,11 +58,11 @@ func (franzDriver) NewShareMember(cfg Config, bootstrap []string, name string) (
 func (m *franzShareMember) AcquiresInPoll() bool { return true }
 
 func (m *franzShareMember) Poll(ctx context.Context, max int) ([]histories.ShareRecord, error) {
-	pctx, cancel := context.WithTimeout(ctx, SharePollWait)
+	pctx, cancel := context.WithTimeout(ctx, workloads.SharePollWait)
 	fs := m.cl.PollRecords(pctx, max)
 	cancel()
 	if fs.IsClientClosed() {
-		return nil, ErrShareClosed
+		return nil, workloads.ErrShareClosed
 	}
 	m.last = m.last[:0]
 	out := make([]histories.ShareRecord, 0, fs.NumRecords())
@@ -81,7 +82,7 @@ var franzAckStatus = map[string]kgo.AckStatus{
 	histories.AckRenew:   kgo.AckRenew,
 }
 
-func (m *franzShareMember) Ack(ctx context.Context, sts []string) (ShareAckResult, error) {
+func (m *franzShareMember) Ack(ctx context.Context, sts []string) (workloads.ShareAckResult, error) {
 	m.mu.Lock()
 	m.results = nil
 	m.mu.Unlock()
@@ -95,7 +96,7 @@ func (m *franzShareMember) Ack(ctx context.Context, sts []string) (ShareAckResul
 	m.results = nil
 	m.mu.Unlock()
 	wire := m.wire.take()
-	out := ShareAckResult{Results: map[int32][]error{},
+	out := workloads.ShareAckResult{Results: map[int32][]error{},
 		Wire: func(p int32, off int64) *histories.ShareAckWire { return wireFor(wire, p, off, m.wire) }}
 	for _, r := range res {
 		if r.Topic == m.topic {
@@ -110,6 +111,6 @@ func (m *franzShareMember) Leave() { m.cl.Close() }
 // Kill cuts the connections first, so that the release a closing client
 // sends never arrives, as with a crashed process.
 func (m *franzShareMember) Kill() {
-	m.cut.cut()
+	m.cut.Cut()
 	go m.cl.Close()
 }

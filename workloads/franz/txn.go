@@ -1,47 +1,18 @@
-package workloads
+package franz
 
 import (
 	"context"
 	"sync"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
-// TxnProducer is one transactional client: it runs one transaction at a
-// time (Begin, Polls and Sends, End), from one goroutine.
-type TxnProducer interface {
-	// Begin starts a transaction in the client (no request yet: Kafka
-	// learns of it at the first send).
-	Begin() error
-	// ProducerID is the producer id and epoch, initialising them
-	// (InitProducerId) if the client has none yet. A successor calls it to
-	// fence its predecessor.
-	ProducerID(ctx context.Context) (int64, int16, error)
-	// Send produces m inside the transaction and waits for its ack.
-	Send(ctx context.Context, m Message) (int64, error)
-	// Poll reads, at read_committed, what the given partitions have past
-	// this client's last position on each (the log's stable end the first
-	// time), until records come or ctx ends; nil error with no records is
-	// an empty poll.
-	Poll(ctx context.Context, partitions []int32) ([]histories.Record, error)
-	// End asks to commit or abort (EndTxn).
-	End(ctx context.Context, commit bool) error
-	// Close releases the client without ending an open transaction.
-	Close()
-}
-
-// TxnDriver is a Driver with transactional producers (franz-go and the
-// Java client).
-type TxnDriver interface {
-	// NewTxnProducer returns producer id's client, with transactional id
-	// TransactionalID(cfg.Topic, id). It connects lazily.
-	NewTxnProducer(cfg Config, bootstrap []string, id int) (TxnProducer, error)
-}
-
-var _ TxnDriver = franzDriver{}
+var _ workloads.TxnDriver = franzDriver{}
 
 // franzTxn is a kgo client that is both the transactional producer and,
 // for a transaction's polls, a read_committed direct consumer: one client,
@@ -63,10 +34,10 @@ type franzTxn struct {
 // EndTransaction): an abandoned client is a crashed producer, whose
 // transaction the coordinator aborts on timeout or when a successor
 // initialises.
-func (franzDriver) NewTxnProducer(cfg Config, bootstrap []string, id int) (TxnProducer, error) {
+func (franzDriver) NewTxnProducer(cfg workloads.Config, bootstrap []string, id int) (workloads.TxnProducer, error) {
 	rt := cfg.RequestTimeout.Std()
-	txnID := TransactionalID(cfg.Topic, id)
-	opts := append(franzCommon(cfg, bootstrap, TxnProducerClientID(id)),
+	txnID := workloads.TransactionalID(cfg.Topic, id)
+	opts := append(workloads.FranzCommon(cfg, bootstrap, workloads.TxnProducerClientID(id)),
 		kgo.DefaultProduceTopic(cfg.Topic),
 		kgo.RecordPartitioner(kgo.ManualPartitioner()),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
@@ -96,7 +67,7 @@ func (t *franzTxn) ProducerID(ctx context.Context) (int64, int16, error) {
 }
 
 // Send produces one record and waits for its promise.
-func (t *franzTxn) Send(ctx context.Context, m Message) (int64, error) {
+func (t *franzTxn) Send(ctx context.Context, m workloads.Message) (int64, error) {
 	r := &kgo.Record{Partition: m.Partition, Value: []byte(m.Value)}
 	res := t.cl.ProduceSync(ctx, r)
 	return r.Offset, res.FirstErr()
@@ -121,7 +92,7 @@ func (t *franzTxn) Poll(ctx context.Context, partitions []int32) ([]histories.Re
 		recs []histories.Record
 		errs []error
 	)
-	for len(recs) == 0 && !ended(ctx) {
+	for len(recs) == 0 && !workloads.Ended(ctx) {
 		fs := t.cl.PollFetches(ctx)
 		if fs.IsClientClosed() {
 			return nil, kgo.ErrClientClosed
@@ -129,7 +100,7 @@ func (t *franzTxn) Poll(ctx context.Context, partitions []int32) ([]histories.Re
 		fs.EachPartition(func(p kgo.FetchTopicPartition) {
 			if p.Err != nil && p.Partition >= 0 {
 				errs = append(errs, p.Err)
-				if code, ok := KafkaCode(p.Err); ok && code == codeOffsetOutOfRange {
+				if code, ok := workloads.KafkaCode(p.Err); ok && code == kerr.OffsetOutOfRange.Code {
 					delete(t.pos, p.Partition) // the next poll starts at the end
 				}
 			}

@@ -1,24 +1,27 @@
 //go:build integration
 
-package workloads
+package franz
 
 import (
 	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
-// TestFranzProducerCountsWrites: the write counter behind maybeWritten sees
+// TestFranzProducerCountsWrites: the write counter behind workloads.MaybeWritten sees
 // each Produce request kgo writes, on a real broker: one per send of a
 // one-op-in-flight producer that nothing disturbs. A counter that never
 // moved would leave every send's error definite, as before the s13
 // aborted-read (errMaybeWritten).
 func TestFranzProducerCountsWrites(t *testing.T) {
-	c, adm := sharedAdmin(t)
+	c, adm := workloadstest.Admin(t)
 	topic := "wl-writes"
-	createTopic(t, adm, topic, [][]int32{{0, 1, 2}})
-	p, err := franzDriver{}.NewProducer(Config{Topic: topic, Acks: AcksAll, RequestTimeout: Duration(5 * time.Second)}, c.Bootstrap(), 0)
+	workloadstest.CreateTopic(t, adm, topic, [][]int32{{0, 1, 2}})
+	p, err := franzDriver{}.NewProducer(workloads.Config{Topic: topic, Acks: workloads.AcksAll, RequestTimeout: workloads.Duration(5 * time.Second)}, c.Bootstrap(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +31,7 @@ func TestFranzProducerCountsWrites(t *testing.T) {
 	defer cancel()
 	for i := range 5 {
 		before := fp.writes.n.Load()
-		if _, err := p.Send(ctx, Message{Partition: 0, Value: fmt.Sprintf("w-%d", i)}); err != nil {
+		if _, err := p.Send(ctx, workloads.Message{Partition: 0, Value: fmt.Sprintf("w-%d", i)}); err != nil {
 			t.Fatal(err)
 		}
 		if got := fp.writes.n.Load() - before; got != 1 {

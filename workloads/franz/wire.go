@@ -1,4 +1,4 @@
-package workloads
+package franz
 
 import (
 	"encoding/binary"
@@ -10,10 +10,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // The broker's answers to a share member's acknowledgements, read on the
-// member's own connections (the cutDialer's). franz-go's ShareAckCallback
+// member's own connections (its CutDialer's Tap). franz-go's ShareAckCallback
 // reports one error per partition per request and makes some errors up
 // itself (acks it dropped unsent after a session reset or a cursor move,
 // partitions a response omitted); no kgo hook shows a response's content.
@@ -326,12 +327,12 @@ func wireFor(ex []*wireExchange, p int32, off int64, tap *ackTap) *histories.Sha
 			continue
 		}
 		if e.topErr != 0 {
-			w.TopError = kafkaName(e.topErr)
+			w.TopError = workloads.KafkaName(e.topErr)
 		}
 		if code, ok := e.partErr[p]; ok {
 			w.Error = "NONE"
 			if code != 0 {
-				w.Error = kafkaName(code)
+				w.Error = workloads.KafkaName(code)
 			}
 		}
 	}

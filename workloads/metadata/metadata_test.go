@@ -1,4 +1,4 @@
-package workloads
+package metadata
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
 // metaFake is an in-memory metadata store: every third request is
@@ -85,7 +87,7 @@ func TestMetadataWorkload(t *testing.T) {
 	f := &metaFake{topics: map[string]histories.TopicMeta{}, lag: map[int32]int{1: 2}}
 	var buf bytes.Buffer
 	rec := histories.NewRecorder(&buf)
-	m := NewMetadata(MetadataConfig{Clients: 2, Rate: 100}, f, rec, 3, 7)
+	m := New(workloads.MetadataConfig{Clients: 2, Rate: 100}, f, rec, 3, 7)
 	ctx := context.Background()
 	done := make(chan error)
 	go func() { done <- m.Run(ctx) }()
@@ -94,10 +96,10 @@ func TestMetadataWorkload(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if err := MetadataFinalRead(ctx, f, rec, []int32{0, 1}, []int32{1000}, 10*time.Second); err != nil {
+	if err := FinalRead(ctx, f, rec, []int32{0, 1}, []int32{1000}, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	evs := readBack(t, rec, &buf)
+	evs := workloadstest.ReadBack(t, rec, &buf)
 	open := map[int]string{}
 	retired := map[int]bool{}
 	seen := map[histories.Type]int{}
@@ -173,14 +175,14 @@ func TestMetadataFinalReadWaitsForASettledView(t *testing.T) {
 		{"one lags two reads", map[int32]int{1: 2}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &metaFake{topics: map[string]histories.TopicMeta{MetadataTopicPrefix + "0-1": {Partitions: 2}}, lag: tc.lag}
+			f := &metaFake{topics: map[string]histories.TopicMeta{workloads.MetadataTopicPrefix + "0-1": {Partitions: 2}}, lag: tc.lag}
 			var buf bytes.Buffer
 			rec := histories.NewRecorder(&buf)
-			if err := MetadataFinalRead(context.Background(), f, rec, []int32{0, 1}, nil, 10*time.Second); err != nil {
+			if err := FinalRead(context.Background(), f, rec, []int32{0, 1}, nil, 10*time.Second); err != nil {
 				t.Fatal(err)
 			}
 			var last histories.MetadataRead
-			for _, e := range readBack(t, rec, &buf) {
+			for _, e := range workloadstest.ReadBack(t, rec, &buf) {
 				if e.Type == histories.OK {
 					if err := e.Decode(&last); err != nil {
 						t.Fatal(err)

@@ -1,4 +1,4 @@
-package workloads
+package franz
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // franzConsumer reads assigned partitions with a kgo direct consumer.
@@ -27,7 +28,7 @@ import (
 // is reset by kgo itself and reported as *kgo.ErrDataLoss; the consumer
 // passes its ResetTo up as a Reset, which the workload records too.
 type franzConsumer struct {
-	cfg       Config
+	cfg       workloads.Config
 	bootstrap []string
 	id        int
 	meta      *kgo.Client // for ListOffsets; never consumes
@@ -38,8 +39,8 @@ type franzConsumer struct {
 }
 
 // NewConsumer opens the metadata client; consuming starts at Assign.
-func (franzDriver) NewConsumer(cfg Config, bootstrap []string, id int) (Consumer, error) {
-	meta, err := kgo.NewClient(franzCommon(cfg, bootstrap, ConsumerClientID(id)+"-meta")...)
+func (franzDriver) NewConsumer(cfg workloads.Config, bootstrap []string, id int) (workloads.Consumer, error) {
+	meta, err := kgo.NewClient(workloads.FranzCommon(cfg, bootstrap, workloads.ConsumerClientID(id)+"-meta")...)
 	if err != nil {
 		return nil, err
 	}
@@ -50,9 +51,9 @@ func (franzDriver) NewConsumer(cfg Config, bootstrap []string, id int) (Consumer
 func (c *franzConsumer) Offsets(ctx context.Context, partitions []int32, rule string) (map[int32]int64, error) {
 	list := c.adm.ListStartOffsets
 	switch {
-	case rule == ResetLatest && histories.IsReadCommitted(c.cfg.Isolation):
+	case rule == workloads.ResetLatest && histories.IsReadCommitted(c.cfg.Isolation):
 		list = c.adm.ListCommittedOffsets // the last stable offsets
-	case rule == ResetLatest:
+	case rule == workloads.ResetLatest:
 		list = c.adm.ListEndOffsets
 	}
 	listed, err := list(ctx, c.cfg.Topic)
@@ -81,7 +82,7 @@ func (c *franzConsumer) Assign(_ context.Context, offsets map[int32]int64) error
 	for p, o := range offsets {
 		at[p] = kgo.NewOffset().At(o)
 	}
-	opts := append(franzCommon(c.cfg, c.bootstrap, ConsumerClientID(c.id)),
+	opts := append(workloads.FranzCommon(c.cfg, c.bootstrap, workloads.ConsumerClientID(c.id)),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{c.cfg.Topic: at}),
 		kgo.ConsumeResetOffset(kgo.NoResetOffset()),
 		kgo.FetchMaxWait(500*time.Millisecond),
@@ -98,29 +99,29 @@ func (c *franzConsumer) Assign(_ context.Context, offsets map[int32]int64) error
 
 // Poll returns what kgo fetched, each record with its batch's leader epoch
 // (kgo.Record.LeaderEpoch is the batch's partitionLeaderEpoch).
-func (c *franzConsumer) Poll(ctx context.Context) (Fetch, error) {
+func (c *franzConsumer) Poll(ctx context.Context) (workloads.Fetch, error) {
 	c.mu.Lock()
 	cl := c.cl
 	c.mu.Unlock()
 	if cl == nil {
-		return Fetch{}, errors.New("consumer not assigned")
+		return workloads.Fetch{}, errors.New("consumer not assigned")
 	}
 	return franzFetch(ctx, cl)
 }
 
 // franzFetch is one PollFetches of cl as a Fetch (the assigned consumer's
 // and the group member's).
-func franzFetch(ctx context.Context, cl *kgo.Client) (Fetch, error) {
+func franzFetch(ctx context.Context, cl *kgo.Client) (workloads.Fetch, error) {
 	fs := cl.PollFetches(ctx)
 	if fs.IsClientClosed() {
-		return Fetch{}, kgo.ErrClientClosed
+		return workloads.Fetch{}, kgo.ErrClientClosed
 	}
-	var f Fetch
+	var f workloads.Fetch
 	fs.EachPartition(func(p kgo.FetchTopicPartition) {
 		if p.Err != nil {
 			var dl *kgo.ErrDataLoss
 			switch {
-			case p.Partition < 0 && ended(ctx):
+			case p.Partition < 0 && workloads.Ended(ctx):
 				// The injected "context ended" fetch: an empty poll.
 			case errors.As(p.Err, &dl):
 				if f.Resets == nil {
@@ -128,7 +129,7 @@ func franzFetch(ctx context.Context, cl *kgo.Client) (Fetch, error) {
 				}
 				f.Resets[dl.Partition] = dl.ResetTo
 			default:
-				f.Errors = append(f.Errors, PartitionError{Partition: p.Partition, Err: p.Err})
+				f.Errors = append(f.Errors, workloads.PartitionError{Partition: p.Partition, Err: p.Err})
 			}
 		}
 		if p.LogStartOffset >= 0 && p.Partition >= 0 {

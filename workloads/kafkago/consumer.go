@@ -1,4 +1,4 @@
-package workloads
+package kafkago
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/segmentio/kafka-go/protocol"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // kafkaGoConsumer reads assigned partitions with kafka.Client.Fetch from
@@ -22,7 +23,7 @@ import (
 // batch's partitionLeaderEpoch. Client.Fetch returns the raw record set,
 // whose *protocol.RecordBatch values carry the epoch.
 type kafkaGoConsumer struct {
-	cfg    Config
+	cfg    workloads.Config
 	client *kafka.Client
 	tr     *kafka.Transport
 	pos    map[int32]int64
@@ -30,8 +31,8 @@ type kafkaGoConsumer struct {
 }
 
 // NewConsumer opens a client with its own transport.
-func (kafkaGoDriver) NewConsumer(cfg Config, bootstrap []string, id int) (Consumer, error) {
-	tr := kafkaGoTransport(cfg, ConsumerClientID(id))
+func (kafkaGoDriver) NewConsumer(cfg workloads.Config, bootstrap []string, id int) (workloads.Consumer, error) {
+	tr := kafkaGoTransport(cfg, workloads.ConsumerClientID(id))
 	return &kafkaGoConsumer{cfg: cfg, tr: tr,
 		client: &kafka.Client{Addr: kafka.TCP(bootstrap...), Transport: tr, Timeout: 10 * time.Second}}, nil
 }
@@ -41,7 +42,7 @@ func (c *kafkaGoConsumer) Offsets(ctx context.Context, partitions []int32, rule 
 	reqs := make([]kafka.OffsetRequest, len(partitions))
 	for i, p := range partitions {
 		reqs[i] = kafka.FirstOffsetOf(int(p))
-		if rule == ResetLatest {
+		if rule == workloads.ResetLatest {
 			reqs[i] = kafka.LastOffsetOf(int(p))
 		}
 	}
@@ -56,7 +57,7 @@ func (c *kafkaGoConsumer) Offsets(ctx context.Context, partitions []int32, rule 
 		switch {
 		case po.Error != nil:
 			errs = append(errs, po.Error)
-		case rule == ResetLatest:
+		case rule == workloads.ResetLatest:
 			out[int32(po.Partition)] = po.LastOffset
 		default:
 			out[int32(po.Partition)] = po.FirstOffset
@@ -105,9 +106,9 @@ func (c *kafkaGoConsumer) Assign(_ context.Context, offsets map[int32]int64) err
 
 // Poll fetches every assigned partition concurrently (kafka-go's Fetch
 // takes one partition) and advances the positions past what it returns.
-func (c *kafkaGoConsumer) Poll(ctx context.Context) (Fetch, error) {
+func (c *kafkaGoConsumer) Poll(ctx context.Context) (workloads.Fetch, error) {
 	if c.pos == nil {
-		return Fetch{}, errors.New("consumer not assigned")
+		return workloads.Fetch{}, errors.New("consumer not assigned")
 	}
 	parts := slices.Sorted(maps.Keys(c.pos))
 	type result struct {
@@ -125,11 +126,11 @@ func (c *kafkaGoConsumer) Poll(ctx context.Context) (Fetch, error) {
 		}(i, p, c.pos[p])
 	}
 	wg.Wait()
-	var f Fetch
+	var f workloads.Fetch
 	for i, p := range parts {
 		r := res[i]
-		if r.err != nil && !ended(ctx) {
-			f.Errors = append(f.Errors, PartitionError{Partition: p, Err: r.err})
+		if r.err != nil && !workloads.Ended(ctx) {
+			f.Errors = append(f.Errors, workloads.PartitionError{Partition: p, Err: r.err})
 		}
 		if r.logStart >= 0 {
 			if f.LogStart == nil {

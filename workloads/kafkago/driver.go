@@ -1,4 +1,10 @@
-package workloads
+// Package kafkago is the segmentio/kafka-go driver: producers, consumers
+// (consumer.go) and group members (group.go); no transactional or share
+// clients (Refuse says why). It registers itself with the seam
+// (workloads.RegisterDriver) at init and is linked by workloads/drivers,
+// as every driver package is: the seam's loops own the history, the
+// driver only moves records.
+package kafkago
 
 import (
 	"context"
@@ -9,33 +15,38 @@ import (
 	kafka "github.com/segmentio/kafka-go"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // kafkaGoDriver is github.com/segmentio/kafka-go.
 type kafkaGoDriver struct{}
 
-func (kafkaGoDriver) Name() string { return DriverKafkaGo }
+func init() { workloads.RegisterDriver(kafkaGoDriver{}) }
+
+var _ workloads.GroupDriver = kafkaGoDriver{}
+
+func (kafkaGoDriver) Name() string { return workloads.DriverKafkaGo }
 
 // Refuse lists what kafka-go cannot do: it has no idempotent producer (it
 // never sends InitProducerId, so its batches carry no producer id or
 // sequence numbers for the broker to deduplicate), hence no transactional
 // one, and kchaos's kafka-go consumer reads at read_uncommitted only.
-func (kafkaGoDriver) Refuse(cfg Config) []FieldError {
-	var out []FieldError
+func (kafkaGoDriver) Refuse(cfg workloads.Config) []workloads.FieldError {
+	var out []workloads.FieldError
 	if cfg.Transactions.Enabled {
-		out = append(out, FieldError{Path: "transactions.enabled",
+		out = append(out, workloads.FieldError{Path: "transactions.enabled",
 			Msg: "kafka-go has no transactional producer (no InitProducerId, AddPartitionsToTxn or EndTxn); use driver franz"})
 	}
 	if histories.IsReadCommitted(cfg.Isolation) {
-		out = append(out, FieldError{Path: "isolation",
+		out = append(out, workloads.FieldError{Path: "isolation",
 			Msg: "the kafka-go consumer reads at read_uncommitted only; use driver franz for read_committed"})
 	}
 	if cfg.Group.Enabled() && cfg.Group.Protocol == histories.ProtocolConsumer {
-		out = append(out, FieldError{Path: "group.protocol",
+		out = append(out, workloads.FieldError{Path: "group.protocol",
 			Msg: "kafka-go has no KIP-848 consumer protocol (its ConsumerGroup speaks JoinGroup/SyncGroup only, no ConsumerGroupHeartbeat); use driver franz or protocol classic"})
 	}
 	if cfg.Idempotent && !cfg.Transactions.Enabled {
-		out = append(out, FieldError{Path: "idempotent",
+		out = append(out, workloads.FieldError{Path: "idempotent",
 			Msg: "kafka-go has no idempotent producer (no producer id or sequence numbers); use driver franz or idempotent: false"})
 	}
 	return out
@@ -45,7 +56,7 @@ func (kafkaGoDriver) Refuse(cfg Config) []FieldError {
 // connections or metadata. MetadataTTL is short because kafka-go refreshes
 // its routing only on that timer, not on NOT_LEADER_OR_FOLLOWER: with the
 // 6 s default a client keeps sending to a dead leader for seconds.
-func kafkaGoTransport(cfg Config, clientID string) *kafka.Transport {
+func kafkaGoTransport(cfg workloads.Config, clientID string) *kafka.Transport {
 	return &kafka.Transport{
 		DialTimeout: min(cfg.RequestTimeout.Std(), 5*time.Second),
 		IdleTimeout: 30 * time.Second,
@@ -80,8 +91,8 @@ func (pinned) Balance(msg kafka.Message, _ ...int) int { return msg.Partition }
 //     once; pipelined: BatchSize = max_in_flight with a 1 ms BatchTimeout,
 //     so the slots' concurrent records share requests. kafka-go writes one
 //     batch at a time per partition.
-func (kafkaGoDriver) NewProducer(cfg Config, bootstrap []string, id int) (Producer, error) {
-	tr := kafkaGoTransport(cfg, ProducerClientID(id))
+func (kafkaGoDriver) NewProducer(cfg workloads.Config, bootstrap []string, id int) (workloads.Producer, error) {
+	tr := kafkaGoTransport(cfg, workloads.ProducerClientID(id))
 	p := &kafkaGoProducer{tr: tr}
 	rt := cfg.RequestTimeout.Std()
 	p.w = &kafka.Writer{
@@ -112,7 +123,7 @@ func (p *kafkaGoProducer) completion(msgs []kafka.Message, err error) {
 }
 
 // Send writes one message synchronously.
-func (p *kafkaGoProducer) Send(ctx context.Context, m Message) (int64, error) {
+func (p *kafkaGoProducer) Send(ctx context.Context, m workloads.Message) (int64, error) {
 	msg := kafka.Message{Partition: int(m.Partition), Value: []byte(m.Value)}
 	if m.Key != "" {
 		msg.Key = []byte(m.Key)
