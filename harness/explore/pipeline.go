@@ -14,8 +14,10 @@ import (
 // fresh. What it decides and why (never while a workload runs; only runs
 // announced by an Ahead call before them share clusters: the
 // exploration's own and a shrink's candidates; a shrink's final reruns
-// run on fresh ones) is harness.Clusters's: Pipeline only announces
-// Explore's runs to it and judges what each run gave.
+// run on fresh ones) is harness.Clusters's; when to announce is the batch
+// engine's (harness.Plan.RunCell, which Explore's plan calls through
+// Config.Ahead): Pipeline only hands the announcements on and judges
+// what each run gave.
 //
 // Its Run is a Runner; give Ahead to Config.Ahead and Close to
 // Config.Close (or call it at the end). Not safe for concurrent use: runs
