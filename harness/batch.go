@@ -23,22 +23,6 @@ import (
 // match or differ against the scenario's Expectation in a suite, lost or
 // not in an audit).
 
-// Cell is one scenario under one set of settings on one Kafka version,
-// loaded and checked before any cluster starts.
-type Cell struct {
-	// Row is the cell's row before it runs: its ID, scenario, settings and
-	// version, and for a cell that cannot run its Status and Reason.
-	Row report.Row
-	// Scenario is what runs; nil when the cell does not (Row says why,
-	// and Err when a load refused it).
-	Scenario *scenario.Scenario
-	Err      error
-	// Store is the folder its run folder goes in ("": the batch's
-	// Options.Store): an exploration's runs go under its runs/, a
-	// shrink's candidates under shrink/<finding>/.
-	Store string
-}
-
 // Plan is a batch ready to run.
 type Plan struct {
 	// Cells are the cells to run, in order, unless Strategy yields them.

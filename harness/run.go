@@ -111,7 +111,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*RunResult, e
 	dir := cl.dir
 	if dir == "" {
 		var err error
-		if dir, err = prepareRun(cl.s, opts); dir == "" || err != nil {
+		if dir, err = prepareRun(cl.s, opts.Store, opts.Overridden); dir == "" || err != nil {
 			cl.release()
 			if dir == "" {
 				return nil, err

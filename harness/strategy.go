@@ -5,6 +5,22 @@ import (
 	"github.com/kchaos/kchaos/report"
 )
 
+// Cell is one scenario under one set of settings on one Kafka version,
+// loaded and checked before any cluster starts.
+type Cell struct {
+	// Row is the cell's row before it runs: its ID, scenario, settings and
+	// version, and for a cell that cannot run its Status and Reason.
+	Row report.Row
+	// Scenario is what runs; nil when the cell does not (Row says why,
+	// and Err when a load refused it).
+	Scenario *scenario.Scenario
+	Err      error
+	// Store is the folder its run folder goes in ("": the batch's
+	// Options.Store): an exploration's runs go under its runs/, a
+	// shrink's candidates under shrink/<finding>/.
+	Store string
+}
+
 // Strategy yields a batch's cells one at a time, so that the engine has
 // one loop whether the cells are known up front or decided as the batch
 // goes: matrix, suite and audit plan a fixed list (Plan.Cells); a
