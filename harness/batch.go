@@ -132,12 +132,14 @@ func (r *BatchResult) AllowedEmpty() bool {
 // judged one.
 func (r *BatchResult) NothingJudged() error { return NothingJudged(r.Page, r.Rows) }
 
-// RunBatch runs every cell of plan through Run, each on the cluster
-// plan.Clusters gives (a fresh one by default), and writes the batch's
-// pages after each row. When ctx ends (a signal
-// through harness/shutdown), the cell under way is interrupted (healed,
-// torn down, checked: see Run), its row written, and no further cell
-// starts. An error is a store that cannot be made or written; the result
+// RunBatch runs every cell of plan through its one step (RunCell: Run,
+// each on the cluster plan.Clusters gives, a fresh one by default, or
+// the plan's Play), and writes the batch's pages after each row (a plan
+// without Batch has none: an exploration keeps its own record). When
+// ctx ends (a signal through harness/shutdown), the cell under way is
+// interrupted (healed, torn down, checked: see Run), its row written,
+// and no further cell starts; at the end the plan's Clusters (or
+// Announcer) is told that nothing follows and closed. An error is a store that cannot be made or written; the result
 // is never nil then unless the folder could not be made.
 func RunBatch(ctx context.Context, plan *Plan, opts BatchOptions) (*BatchResult, error) {
 	dir, err := plan.Dir, error(nil)
