@@ -55,3 +55,15 @@ func (p *Pipeline) Run(ctx context.Context, s *scenario.Scenario, store string) 
 	}
 	return judge(s, out, err)
 }
+
+// ExploreOnClusters is Explore with its runs on harness.Run (opts; its
+// Store is each run's), on a Pipeline: the exploration kchaos explore
+// and each cell of a campaign make (reuse: runs share a cluster while
+// nothing refuses it). The wiring lives here, once, so that a command
+// only parses flags and prints: the engine announces the runs through
+// Config.Ahead and Close, which are the Pipeline's.
+func ExploreOnClusters(ctx context.Context, cfg Config, opts harness.Options, reuse bool) (*Summary, string, error) {
+	pipe := NewPipeline(opts, reuse)
+	cfg.Ahead, cfg.Close = pipe.Ahead, pipe.Close
+	return Explore(ctx, cfg, pipe.Run)
+}
