@@ -27,6 +27,14 @@ import (
 // harness.Plan.RunCell), so that every run of an exploration is
 // announced and placed by one rule.
 //
+// Play keeps what a run gave, rather than Next on reading its row,
+// because the engine asks for no next cell once interrupted, and the
+// last run of an interrupted exploration must be recorded (and its
+// finding kept) all the same. Play runs the Runner rather than the
+// engine's own Run and Judge because a run is judged as exploration
+// judges it (Judged: classes, idle time, reuse), and because the unit
+// tests give a simulated Runner.
+//
 // The engine's rows are not written (the plan has no Batch): an
 // exploration's record is explore.json, which says more of each run (its
 // seed, classes, idle time, reuse, coverage) than a batch row can.
