@@ -222,13 +222,10 @@ type run struct {
 	ev   progress.Sink
 	out  *RunResult
 	dir  string
-	// cl is what the batch's Clusters handed the run (Options.Clusters,
-	// claim): the cluster started ahead (cl.warm) or the one an earlier
-	// run left (cl.lease), whether the run may leave its own to the next
-	// (cl.keep), and how the next run's cluster starts (cl.ahead). One
-	// value, the engine's answer, rather than one field per speed-up: the
-	// phases read what they need of it, and nothing else of a batch
-	// reaches a run.
+	// cl is what the batch's Clusters handed the run (claim): a cluster
+	// started ahead or left by an earlier run, whether the run may keep
+	// its own for the next, how the next one starts. One value, the
+	// engine's answer, not a field per speed-up threaded through phases.
 	cl claim
 
 	started time.Time // the history's time zero, wall clock (run.json)
