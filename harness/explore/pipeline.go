@@ -20,7 +20,7 @@ import (
 // what each run gave.
 //
 // Its Run is a Runner; give Ahead to Config.Ahead and Close to
-// Config.Close (or call it at the end). Not safe for concurrent use: runs
+// Config.Close (or call it at the end): ExploreOnClusters does. Not safe for concurrent use: runs
 // are one at a time.
 type Pipeline struct {
 	opts     harness.Options
