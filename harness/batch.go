@@ -23,18 +23,6 @@ import (
 // match or differ against the scenario's Expectation in a suite, lost or
 // not in an audit).
 
-// Cell is one scenario under one set of settings on one Kafka version,
-// loaded and checked before any cluster starts.
-type Cell struct {
-	// Row is the cell's row before it runs: its ID, scenario, settings and
-	// version, and for a cell that cannot run its Status and Reason.
-	Row report.Row
-	// Scenario is what runs; nil when the cell does not (Row says why,
-	// and Err when a load refused it).
-	Scenario *scenario.Scenario
-	Err      error
-}
-
 // Plan is a batch ready to run.
 type Plan struct {
 	// Cells are the cells to run, in order, unless Strategy yields them.
@@ -66,6 +54,39 @@ type Plan struct {
 	// Overridden are the user's keys kchaos replaced (for each run's
 	// report).
 	Overridden []string
+
+	// Dir, when set, is the batch's folder, made by the plan's owner
+	// before the batch starts (an exploration writes its summary there
+	// from its first run on); "" makes it from What, Name and Prefix.
+	Dir string
+	// Play, when set, runs and judges a cell in the place of Run and Judge
+	// (an exploration's Runner: a run on its Pipeline, or a simulated one
+	// in tests) and gives its row; the engine still announces the cell,
+	// keeps the rows and stops on interruption. Nil: Run, then Judge.
+	Play func(ctx context.Context, c Cell) report.Row
+	// Announcer, when set, is told the cells to come in the place of
+	// Clusters (a Play that runs on clusters of its own: the exploration's
+	// Pipeline, or a test's recorder).
+	Announcer Announcer
+}
+
+// Announcer is what the engine tells, before each cell, which cell
+// follows it (Announce), and, when the batch ends, that nothing does
+// (Announce(nil, "")) before it closes it (Close). *Clusters is the one
+// that decides clusters from it; an exploration's Pipeline hands on to
+// one.
+type Announcer interface {
+	Announce(next *scenario.Scenario, store string)
+	Close()
+}
+
+// announcer is the plan's Announcer, its Clusters by default (nil-safe:
+// a plan of fresh clusters announces to no one).
+func (p *Plan) announcer() Announcer {
+	if p.Announcer != nil {
+		return p.Announcer
+	}
+	return p.Clusters
 }
 
 // Ran is what a cell's run gave: its result, and the run folder's
@@ -111,23 +132,33 @@ func (r *BatchResult) AllowedEmpty() bool {
 // judged one.
 func (r *BatchResult) NothingJudged() error { return NothingJudged(r.Page, r.Rows) }
 
-// RunBatch runs every cell of plan through Run, each on the cluster
-// plan.Clusters gives (a fresh one by default), and writes the batch's
-// pages after each row. When ctx ends (a signal
-// through harness/shutdown), the cell under way is interrupted (healed,
-// torn down, checked: see Run), its row written, and no further cell
-// starts. An error is a store that cannot be made or written; the result
+// RunBatch runs every cell of plan through its one step (RunCell: Run,
+// each on the cluster plan.Clusters gives, a fresh one by default, or
+// the plan's Play), and writes the batch's pages after each row (a plan
+// without Batch has none: an exploration keeps its own record). When
+// ctx ends (a signal through harness/shutdown), the cell under way is
+// interrupted (healed, torn down, checked: see Run), its row written,
+// and no further cell starts; at the end the plan's Clusters (or
+// Announcer) is told that nothing follows and closed. An error is a store that cannot be made or written; the result
 // is never nil then unless the folder could not be made.
 func RunBatch(ctx context.Context, plan *Plan, opts BatchOptions) (*BatchResult, error) {
-	dir, err := makeStoreDir(opts.Store, plan.What, plan.Name, plan.Prefix)
-	if err != nil {
-		return nil, err
+	dir, err := plan.Dir, error(nil)
+	if dir == "" {
+		if dir, err = makeStoreDir(opts.Store, plan.What, plan.Name, plan.Prefix); err != nil {
+			return nil, err
+		}
 	}
-	res := &BatchResult{Dir: dir, Page: plan.Batch(nil).Page, AllowEmpty: opts.AllowEmpty}
-	write := func() error { return plan.Batch(res.Rows).Write(dir) }
-	runOpts := opts.Options
-	runOpts.Overridden, runOpts.Clusters = plan.Overridden, plan.Clusters
-	defer plan.Clusters.Close()
+	res := &BatchResult{Dir: dir, AllowEmpty: opts.AllowEmpty}
+	write := func() error { return nil } // a plan without pages (an exploration's summary is its own)
+	if plan.Batch != nil {
+		res.Page = plan.Batch(nil).Page
+		write = func() error { return plan.Batch(res.Rows).Write(dir) }
+	}
+	ann := plan.announcer()
+	defer func() {
+		ann.Announce(nil, "") // nothing follows: what was kept or started ahead goes
+		ann.Close()
+	}()
 	st := plan.Strategy
 	if st == nil {
 		st = &cellList{cells: plan.Cells}
@@ -141,12 +172,7 @@ func RunBatch(ctx context.Context, plan *Plan, opts BatchOptions) (*BatchResult,
 		}
 		row := c.Row
 		if c.Scenario != nil {
-			if after != nil && after.Scenario != nil {
-				plan.Clusters.Announce(after.Scenario, opts.Store)
-			} else {
-				plan.Clusters.Announce(nil, "")
-			}
-			row = runCell(ctx, plan, c, runOpts)
+			row = plan.RunCell(ctx, c, opts.Options, Announced(after))
 		}
 		res.Rows = append(res.Rows, row)
 		if err := write(); err != nil {
@@ -166,6 +192,57 @@ func RunBatch(ctx context.Context, plan *Plan, opts BatchOptions) (*BatchResult,
 		}
 	}
 	return res, write()
+}
+
+// Follows is what the engine announces before a cell runs: the cell
+// after it, when the cell is the batch's own.
+type Follows struct {
+	// Own says the cell is the batch's own: it may run on a cluster kept
+	// or started ahead for it, and keep its own for Next. A cell that is
+	// not (a shrink's final rerun, which measures a repro's rate as
+	// `kchaos run` runs it) is not announced: it runs on a fresh cluster,
+	// what was kept or started ahead torn down first (Clusters).
+	Own bool
+	// Next is the cell after it, when known (its cluster is started
+	// ahead); nil when it is not known yet (a guided run, a shrink's
+	// candidate: the cluster may still be kept, nothing starts ahead).
+	Next *Cell
+}
+
+// Announced is the Follows of one of the batch's own cells followed by
+// next (nil: not known).
+func Announced(next *Cell) Follows { return Follows{Own: true, Next: next} }
+
+// Unannounced is the Follows of a cell that is not the batch's own.
+var Unannounced = Follows{}
+
+// RunCell runs c, a cell of p, on the cluster p's Clusters gives after
+// announcing what follows it, and judges its row. It is the engine's one
+// step: its loop runs each cell so, and a strategy that must run cells
+// between the loop's (a finding's shrink candidates and reruns) runs them
+// here too, so that each run of a batch is announced, placed and judged
+// by one rule. opts are the batch's run options (p's Overridden and
+// Clusters go with them).
+func (p *Plan) RunCell(ctx context.Context, c Cell, opts Options, f Follows) report.Row {
+	if f.Own {
+		if n := f.Next; n != nil && n.Scenario != nil {
+			store := n.Store
+			if store == "" {
+				store = opts.Store
+			}
+			p.announcer().Announce(n.Scenario, store)
+		} else {
+			p.announcer().Announce(nil, c.Store) // the next, when it comes, goes where c goes
+		}
+	}
+	if p.Play != nil {
+		return p.Play(ctx, c)
+	}
+	opts.Overridden, opts.Clusters = p.Overridden, p.Clusters
+	if c.Store != "" {
+		opts.Store = c.Store
+	}
+	return runCell(ctx, p, c, opts)
 }
 
 // runCell runs one cell and judges its row.
@@ -203,83 +280,4 @@ func scheduleProblem(out *RunResult) string {
 		return ""
 	}
 	return "the schedule did not play out: " + out.NemesisErr.Error()
-}
-
-// Strategy yields a batch's cells one at a time, so that the engine has
-// one loop whether the cells are known up front or decided as the batch
-// goes: matrix, suite and audit plan a fixed list (Plan.Cells); a
-// strategy that reads the rows so far can yield the next cell from what
-// came before (a random schedule after a clean run, a shrink candidate
-// after a finding), and the engine runs it, on the cluster its Clusters
-// gives, like any other.
-type Strategy interface {
-	// Next is the cell to run after the rows so far; false ends the
-	// batch.
-	Next(rows []report.Row) (Cell, bool)
-	// Left lists the cells still to come when they are known without the
-	// rows (a fixed list), nil when the strategy decides them as it goes:
-	// the engine then knows the batch's size for its progress lines, can
-	// announce the next cell to its Clusters (a cluster started ahead),
-	// and lists what an interruption kept from starting.
-	Left() []Cell
-}
-
-// cellList is the Strategy of a fixed list of cells, in order.
-type cellList struct {
-	cells []Cell
-	next  int
-}
-
-func (l *cellList) Next([]report.Row) (Cell, bool) {
-	if l.next >= len(l.cells) {
-		return Cell{}, false
-	}
-	l.next++
-	return l.cells[l.next-1], true
-}
-
-func (l *cellList) Left() []Cell { return l.cells[l.next:] }
-
-// cellSource is the engine's side of a Strategy: each cell's scenario a
-// copy of its own (Run fills the seed in), and with a fixed list the
-// next cell taken early, so that its scenario can be announced to the
-// batch's Clusters before the cell before it runs (a cluster started
-// ahead is matched to its run by that very scenario).
-type cellSource struct {
-	st     Strategy
-	peeked *Cell
-}
-
-// next is the cell to run and the one after it when the strategy knows
-// it already (nil otherwise).
-func (src *cellSource) next(rows []report.Row) (c Cell, after *Cell, ok bool) {
-	if src.peeked != nil {
-		c, ok, src.peeked = *src.peeked, true, nil
-	} else if c, ok = src.st.Next(rows); ok {
-		c = ownScenario(c)
-	}
-	if ok && src.st.Left() != nil {
-		if n, more := src.st.Next(rows); more {
-			n = ownScenario(n)
-			src.peeked = &n
-		}
-	}
-	return c, src.peeked, ok
-}
-
-// left is every cell still to come when known: the one taken early too.
-func (src *cellSource) left() []Cell {
-	left := src.st.Left()
-	if src.peeked != nil {
-		left = append([]Cell{*src.peeked}, left...)
-	}
-	return left
-}
-
-func ownScenario(c Cell) Cell {
-	if c.Scenario != nil {
-		s := *c.Scenario
-		c.Scenario = &s
-	}
-	return c
 }

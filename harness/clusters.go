@@ -119,9 +119,7 @@ func (cs *Clusters) claim(ctx context.Context, s *scenario.Scenario, opts Option
 	}
 	if next != nil {
 		cl.ahead = func() {
-			no := opts
-			no.Store = nextStore
-			if w, err := startWarm(ctx, next, no); err == nil {
+			if w, err := startWarm(ctx, next, nextStore, opts.Overridden, opts.Log); err == nil {
 				cs.warm = w
 			}
 		}

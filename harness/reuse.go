@@ -167,16 +167,16 @@ func freshSuffix(runs int) string { return fmt.Sprintf("-reuse%d", runs) }
 const healthLimit = 20 * time.Second
 
 // keepOrRefuse runs at the end of a run that may keep its cluster
-// (r.keep), after its final read (its error err): it writes the run's
+// (r.cl.keep), after its final read (its error err): it writes the run's
 // slice of the node logs
 // and either leaves the cluster in the Reuse (true) or says why not
 // (false: the caller tears it down, without the backend's own log copy).
 func (r *run) keepOrRefuse(ctx context.Context, c cluster.Cluster, teardown func() error, err error) bool {
-	reuse := r.keep
+	reuse := r.cl.keep
 	if reuse == nil || Reusable(r.s) != "" {
 		return false
 	}
-	h := r.lease
+	h := r.cl.lease
 	if h == nil {
 		h = &held{c: c, teardown: teardown, key: reuseKey(r.s), offsets: map[int32]int{}, voters: r.voters,
 			brokerConfigs: r.info.BrokerConfigs, controllerConfigs: r.info.ControllerConfigs}
@@ -230,9 +230,9 @@ func (r *run) refusal(ctx context.Context, c cluster.Cluster, h *held, err error
 
 // mayKeep reports, when the workload stops, whether the run may still
 // leave its cluster for the next one: then the next cluster's early start
-// (r.ahead) waits until that is decided.
+// (r.cl.ahead) waits until that is decided.
 func (r *run) mayKeep() bool {
-	return r.keep != nil && Reusable(r.s) == "" && r.env != nil && r.runner != nil &&
+	return r.cl.keep != nil && Reusable(r.s) == "" && r.env != nil && r.runner != nil &&
 		r.runner.HealErr == nil && len(r.env.Leaves()) == 0
 }
 

@@ -111,7 +111,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*RunResult, e
 	dir := cl.dir
 	if dir == "" {
 		var err error
-		if dir, err = prepareRun(cl.s, opts); dir == "" || err != nil {
+		if dir, err = prepareRun(cl.s, opts.Store, opts.Overridden); dir == "" || err != nil {
 			cl.release()
 			if dir == "" {
 				return nil, err
@@ -131,7 +131,7 @@ func runIn(ctx context.Context, cl claim, opts Options, dir string) (*RunResult,
 	out := &RunResult{Dir: dir}
 	log.Info("run folder", "dir", dir, "seed", cl.s.Seed)
 
-	r := &run{s: cl.s, opts: opts, log: log, ev: ev, out: out, dir: dir, warm: cl.warm, lease: cl.lease, keep: cl.keep, ahead: cl.ahead}
+	r := &run{s: cl.s, opts: opts, log: log, ev: ev, out: out, dir: dir, cl: cl}
 	stop := context.AfterFunc(ctx, func() {
 		r.mu.Lock()
 		r.interruptedAt = r.phase
@@ -222,13 +222,11 @@ type run struct {
 	ev   progress.Sink
 	out  *RunResult
 	dir  string
-	warm *Warm // a cluster started ahead, or nil
-	// lease is the cluster an earlier run left (Options.Clusters), or nil;
-	// keep, when set, may take this run's cluster for the next run; ahead
-	// starts the next run's cluster (claim).
-	lease *held
-	keep  *Reuse
-	ahead func()
+	// cl is what the batch's Clusters handed the run (claim): a cluster
+	// started ahead or left by an earlier run, whether the run may keep
+	// its own for the next, how the next one starts. One value, the
+	// engine's answer, not a field per speed-up threaded through phases.
+	cl claim
 
 	started time.Time // the history's time zero, wall clock (run.json)
 	info    histories.RunInfo
@@ -272,12 +270,12 @@ func (r *run) play(ctx context.Context) (err error) {
 	var c cluster.Cluster
 	var teardown func() error
 	switch {
-	case r.lease != nil:
-		c, teardown = r.lease.c, r.lease.teardown
+	case r.cl.lease != nil:
+		c, teardown = r.cl.lease.c, r.cl.lease.teardown
 		ev.Event(progress.Event{Phase: progress.Cluster, Done: true,
-			Text: fmt.Sprintf("reusing the cluster of run %s (run %s, %d run(s) on it)", r.lease.last, c.RunID(), r.lease.runs)})
-	case r.warm != nil:
-		c, teardown, err = r.warm.wait(ctx, ev, cfg)
+			Text: fmt.Sprintf("reusing the cluster of run %s (run %s, %d run(s) on it)", r.cl.lease.last, c.RunID(), r.cl.lease.runs)})
+	case r.cl.warm != nil:
+		c, teardown, err = r.cl.warm.wait(ctx, ev, cfg)
 	default:
 		c, teardown, err = startCluster(ctx, cfg, ev, r.log)
 	}
@@ -288,12 +286,12 @@ func (r *run) play(ctx context.Context) (err error) {
 		if rerr := writeRemoteTier(c, r.dir); rerr != nil {
 			r.log.Warn("remote tier", "err", rerr)
 		}
-		if r.keep != nil {
+		if r.cl.keep != nil {
 			if r.keepOrRefuse(ctx, c, teardown, err) { // reuse.go
 				return
 			}
 			if r.deferred && ctx.Err() == nil {
-				r.ahead() // refused: the next cluster starts now
+				r.cl.ahead() // refused: the next cluster starts now
 			}
 		}
 		if terr := teardown(); terr != nil && err == nil && ctx.Err() == nil {
@@ -327,13 +325,13 @@ func (r *run) play(ctx context.Context) (err error) {
 			}
 		}()
 	}
-	info, err := runInfo(ctx, s, c, adm, r.lease) // a lease knows the node configs
+	info, err := runInfo(ctx, s, c, adm, r.cl.lease) // a lease knows the node configs
 	if err != nil {
 		return err
 	}
-	info.Cluster = clusterUse(c, r.lease)
+	info.Cluster = clusterUse(c, r.cl.lease)
 	r.out.Cluster = info.Cluster
-	if r.keep != nil && r.lease == nil && Reusable(s) == "" {
+	if r.cl.keep != nil && r.cl.lease == nil && Reusable(s) == "" {
 		if q, qerr := adm.Quorum(ctx); qerr == nil {
 			r.voters = q.VoterIDs()
 		}
@@ -478,11 +476,11 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	out.WorkloadEnded = time.Now()
 	// The next run's cluster starts now that no workload runs, unless
 	// this cluster may be kept for it (then once it is refused: play).
-	if r.ahead != nil && ctx.Err() == nil {
+	if r.cl.ahead != nil && ctx.Err() == nil {
 		if r.mayKeep() {
 			r.deferred = true
 		} else {
-			r.ahead()
+			r.cl.ahead()
 		}
 	}
 	if res.err == nil {

@@ -165,11 +165,13 @@ func makeStoreDir(store, what, name, prefix string) (string, error) {
 	return MakeUnique(filepath.Join(store, filepath.Dir(rel)), filepath.Base(rel))
 }
 
-// prepareRun picks s's seed and makes its run folder with scenario.yaml
-// (and overrides.json). The folder is "" when it could not be made.
-func prepareRun(s *scenario.Scenario, opts Options) (string, error) {
+// prepareRun picks s's seed and makes its run folder under store with
+// scenario.yaml (and overrides.json, the user's keys kchaos replaced).
+// The folder is "" when it could not be made. It takes the two values it
+// needs, not a run's Options, so that the store stays below the run.
+func prepareRun(s *scenario.Scenario, store string, overridden []string) (string, error) {
 	s.SetSeed(time.Now().UnixNano() & (1<<53 - 1))
-	dir, err := newRunDir(opts.Store, s.Name)
+	dir, err := newRunDir(store, s.Name)
 	if err != nil {
 		return "", err
 	}
@@ -179,8 +181,8 @@ func prepareRun(s *scenario.Scenario, opts Options) (string, error) {
 			return dir, err
 		}
 	}
-	if len(opts.Overridden) > 0 {
-		if err := writeJSON(filepath.Join(dir, "overrides.json"), opts.Overridden); err != nil {
+	if len(overridden) > 0 {
+		if err := writeJSON(filepath.Join(dir, "overrides.json"), overridden); err != nil {
 			return dir, err
 		}
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -20,9 +21,9 @@ import (
 // cluster is the operator's, already up); a Warm of another backend
 // starts its cluster when it runs, as Run does.
 type Warm struct {
-	s    *scenario.Scenario
-	opts Options
-	dir  string
+	s   *scenario.Scenario
+	log *slog.Logger
+	dir string
 
 	done     chan struct{}
 	cancel   context.CancelFunc // ends a start still under way (Discard)
@@ -33,20 +34,22 @@ type Warm struct {
 	used     bool // discarded (a Warm is discarded once)
 }
 
-// startWarm prepares s's run (its seed and folder, as Run does) and starts
-// its cluster in the background. Clusters hands it to the run of s, or
+// startWarm prepares s's run (its seed and its folder under store, as Run
+// does) and starts its cluster in the background; it takes what it needs
+// of the run's options, not the options, so that a warm start stays below
+// the run that uses it. Clusters hands it to the run of s, or
 // Discards it: a Warm neither run nor discarded leaves its containers
 // behind until the shutdown's teardown. The start reports no progress
 // (the run before it owns the terminal); the run tells how long it took.
-func startWarm(ctx context.Context, s *scenario.Scenario, opts Options) (*Warm, error) {
-	dir, err := prepareRun(s, opts)
+func startWarm(ctx context.Context, s *scenario.Scenario, store string, overridden []string, log *slog.Logger) (*Warm, error) {
+	dir, err := prepareRun(s, store, overridden)
 	if err != nil {
 		if dir != "" {
 			_ = os.RemoveAll(dir)
 		}
 		return nil, err
 	}
-	w := &Warm{s: s, opts: opts, dir: dir, done: make(chan struct{})}
+	w := &Warm{s: s, log: orDiscard(log), dir: dir, done: make(chan struct{})}
 	cfg := s.Cluster.ClusterConfig()
 	if (cfg.Backend != "" && cfg.Backend != scenario.BackendDocker) || s.Nemesis.RoutesInterBroker() {
 		close(w.done) // started by Run, in its turn (a routed cluster starts with its run's proxy)
@@ -61,7 +64,7 @@ func startWarm(ctx context.Context, s *scenario.Scenario, opts Options) (*Warm, 
 	go func() {
 		defer close(w.done)
 		begin := time.Now()
-		w.c, w.teardown, w.err = startCluster(sctx, cfg, progress.Discard, orDiscard(opts.Log))
+		w.c, w.teardown, w.err = startCluster(sctx, cfg, progress.Discard, w.log)
 		w.took = time.Since(begin)
 	}()
 	return w, nil
@@ -93,7 +96,7 @@ func (w *Warm) wait(ctx context.Context, ev progress.Sink, cfg cluster.Config) (
 		<-w.done // the start ends on ctx too; its teardown is ours
 	}
 	if w.c == nil && w.err == nil {
-		return startCluster(ctx, cfg, ev, orDiscard(w.opts.Log)) // the run's own config: its dir is w.dir
+		return startCluster(ctx, cfg, ev, w.log) // the run's own config: its dir is w.dir
 	}
 	if w.err != nil {
 		ev.Event(progress.Event{Phase: progress.Cluster, Text: w.err.Error(), Done: true, Failed: true})

@@ -27,7 +27,9 @@ type Row struct {
 	Settings map[string]string `json:"settings"`
 	Kafka    string            `json:"kafka"`
 	// Status is the cell's judged status in its batch's vocabulary (a
-	// verdict, a suite status, an audit finding): Page.Exit maps it.
+	// verdict, a suite status, an audit finding): the page sorts it (Pass,
+	// Fail, Skip), and the engine's exit rule reads that sorting
+	// (harness.ExitCode).
 	Status string `json:"status"`
 	// Checks is each applicable expectation with what the run gave:
 	// "lost-write > 0: got 2518".

@@ -15,8 +15,9 @@ import (
 
 // Page is what one kind of batch (matrix, suite, audit) shows of its rows,
 // written as data so that one writer family (md, html, json, junit) serves
-// all three: the columns, the JSON names, and what a row's Status means
-// for the exit code and for CI.
+// all three: the columns, the JSON names, and how a row's Status sorts
+// (pass, fail, skip) for CI. What a batch exits with is the engine's rule
+// over that sorting (harness.ExitCode), not the page's.
 type Page struct {
 	// File is the stem of the pages: matrix.md, matrix.html, matrix.json.
 	File string
@@ -33,18 +34,8 @@ type Page struct {
 	// batch engine's exit rule reads the same sorting (harness.ExitCode:
 	// Fail is exit 1, a status of none of the three exit 2).
 	Pass, Fail, Skip []string
-	// Refused are the Skip statuses that --allow-empty does not accept as
-	// a pass on nothing: a cell refused for what kchaos lacks (a suite's
-	// "needs") is not one Kafka ruled out, and a batch of only such cells
-	// proved nothing.
-	Refused []string
 	// FailMessage is a junit failure's message.
 	FailMessage string
-	// InterruptedUnknown asks the engine's exit rule to make an
-	// interrupted batch exit 2 whatever its rows (a suite: a gate must not
-	// pass or fail on part of its cells); otherwise an interruption only
-	// turns 0 into 2.
-	InterruptedUnknown bool
 	// JUnit asks for junit.xml beside the pages.
 	JUnit bool
 }

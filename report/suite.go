@@ -92,10 +92,8 @@ var SuitePage = &Page{
 		{Key: "verdict", Omit: true}, {Key: "acked_lost", Omit: true}, {Key: "offsets_reused", Omit: true},
 		{Key: "other_anomalies", Omit: true}},
 	Pass: []string{CellMatch}, Fail: []string{CellDiffer}, Skip: []string{CellNotApplicable, CellNeeds},
-	Refused:            []string{CellNeeds},
-	FailMessage:        "outcome differs from the expectation",
-	InterruptedUnknown: true,
-	JUnit:              true,
+	FailMessage: "outcome differs from the expectation",
+	JUnit:       true,
 }
 
 // Change is a cell whose status differs from the baseline suite's.

@@ -80,9 +80,7 @@ input (before any cluster).`,
 						ecfg.OnRun = func(pr explore.Progress) {
 							say("run %d (seed %d): %s %v", pr.Last.Index, pr.Last.Seed, pr.Last.Verdict, pr.Last.Classes)
 						}
-						pipe := explore.NewPipeline(opts, harness.Reusable(ecfg.Scenario) == "")
-						ecfg.Ahead, ecfg.Close = pipe.Ahead, pipe.Close
-						return explore.Explore(ctx, ecfg, pipe.Run)
+						return explore.ExploreOnClusters(ctx, ecfg, opts, harness.Reusable(ecfg.Scenario) == "")
 					},
 					Bisect: func(ctx context.Context, repro string, versions []string) (string, []explore.BisectRow, error) {
 						b, err := explore.NewBisect(repro, strings.Join(versions, ","), explore.DefaultTries, nil,

@@ -152,9 +152,7 @@ cluster).`,
 				opts := f.options(p)
 				opts.Overridden = overridden
 				var rerr error
-				pipe := explore.NewPipeline(opts, !fresh)
-				cfg.Ahead, cfg.Close = pipe.Ahead, pipe.Close
-				sum, dir, rerr = explore.Explore(ctx, cfg, pipe.Run)
+				sum, dir, rerr = explore.ExploreOnClusters(ctx, cfg, opts, !fresh)
 				return rerr
 			})
 			if sum != nil {

@@ -6,10 +6,12 @@
 // down by delta debugging, trying each candidate several times because
 // runs are not deterministic. docs/explore.md is the user's page.
 //
-// What a run is stays harness.Run's, and what a batch of runs over
-// versions is stays harness.RunBatch's (bisect is a matrix plan with its
-// own judge): this package only chooses schedules, judges runs as
-// findings and edits scenarios. The shrinker and the sharding are pure
+// What a run is stays harness.Run's, and what a batch of runs is stays
+// harness.RunBatch's: bisect is a matrix plan with its own judge, and an
+// exploration is a plan whose strategy yields each next run and whose
+// Play keeps what it gave (loop.go); a finding's shrink runs its
+// candidates through the engine's step too. This package only chooses
+// schedules, judges runs as findings and edits scenarios. The shrinker and the sharding are pure
 // (an Oracle runs the candidates), so they are unit-tested without a
 // cluster.
 //

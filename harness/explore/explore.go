@@ -12,9 +12,9 @@ import (
 
 	"github.com/kchaos/kchaos/checker"
 	"github.com/kchaos/kchaos/harness"
-	"github.com/kchaos/kchaos/harness/explore/states"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/internal/owned"
+	"github.com/kchaos/kchaos/report"
 )
 
 // Judged is one run as exploration judges it.
@@ -111,7 +111,9 @@ type Config struct {
 	// scenario and store; nil at the end, or when it is not known yet:
 	// before a guided run and before each shrink candidate), so that its
 	// cluster can start ahead or be kept (Pipeline.Ahead). A shrink's
-	// final reruns are not announced: they run on fresh clusters.
+	// final reruns are not announced: they run on fresh clusters. The
+	// batch engine tells it (it is the exploration plan's Announcer), by
+	// the rule it tells every plan's Clusters.
 	Ahead func(next *scenario.Scenario, store string)
 	// Close, when set, is called when the exploration ends: the cluster
 	// started ahead or kept for a run that will not come goes
@@ -155,6 +157,11 @@ type Progress struct {
 // every run. Run folders of runs that found nothing are deleted unless
 // cfg.Keep. The summary is returned with the exploration's folder; an
 // error is a store that cannot be written or a cancelled shrink.
+//
+// The runs go through the batch engine (harness.RunBatch) as a plan of
+// their own (explorer, loop.go), so that an exploration is announced,
+// interrupted and ended by the rules of every batch: Explore only sets
+// the plan up and, once the engine is done, ends the summary.
 func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -177,128 +184,26 @@ func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, err
 	if err != nil {
 		return nil, "", err
 	}
-	begin := cfg.Now()
-	sum := &Summary{Scenario: cfg.Scenario.Name, Kafka: cfg.Scenario.Cluster.Kafka, BaseSeed: cfg.Seed,
-		Shard: cfg.Shard.String(), Runs: cfg.Runs, Started: begin.UTC(), Settings: cfg.Scenario.Settings()}
+	e := &explorer{cfg: cfg, run: run, dir: dir, runs: filepath.Join(dir, "runs"), begin: cfg.Now()}
+	e.sum = &Summary{Scenario: cfg.Scenario.Name, Kafka: cfg.Scenario.Cluster.Kafka, BaseSeed: cfg.Seed,
+		Shard: cfg.Shard.String(), Runs: cfg.Runs, Started: e.begin.UTC(), Settings: cfg.Scenario.Settings(), Strategy: StrategyRandom}
 	if r := cfg.Scenario.Nemesis.Random; r != nil {
-		sum.Faults = r.Faults
+		e.sum.Faults = r.Faults
 	}
-	runs := filepath.Join(dir, "runs")
-	var shrinking time.Duration
-	var lastEnd time.Time
-	if cfg.Close != nil {
-		defer cfg.Close()
+	if cfg.Strategy == StrategyGuided {
+		e.sum.Strategy = StrategyGuided
 	}
-	if cfg.Ahead != nil {
-		defer cfg.Ahead(nil, "")
+	e.plan = &harness.Plan{Strategy: e, Dir: dir, Play: e.Play, Announcer: announcer{cfg.Ahead, cfg.Close}}
+	if _, err := harness.RunBatch(ctx, e.plan, harness.BatchOptions{}); err != nil {
+		return e.sum, dir, err
 	}
-	failedInARow := 0
-	guided := cfg.Strategy == StrategyGuided
-	sum.Strategy = StrategyRandom
-	if guided {
-		sum.Strategy = StrategyGuided
-	}
-	var total states.Coverage
-	var history []*states.Coverage
-	next := WithSeed(cfg.Scenario, RunSeed(cfg.Seed, cfg.Shard.Next(0)))
-	for i := cfg.Shard.Next(0); ; i = cfg.Shard.Next(i + 1) {
-		if ctx.Err() != nil || cfg.Runs > 0 && i >= cfg.Runs || cfg.For > 0 && cfg.Now().Sub(begin) >= cfg.For {
-			break
-		}
-		s := next
-		if j := cfg.Shard.Next(i + 1); cfg.Runs <= 0 || j < cfg.Runs {
-			next = WithSeed(cfg.Scenario, RunSeed(cfg.Seed, j))
-		} else {
-			next = nil
-		}
-		var choices []Choice
-		if guided {
-			g, gerr := Guide(cfg.Scenario, RunSeed(cfg.Seed, i), history)
-			if gerr == nil {
-				gerr = os.MkdirAll(filepath.Join(dir, "schedules"), 0o755)
-			}
-			if gerr == nil {
-				gerr = writeScenario(filepath.Join(dir, "schedules", fmt.Sprintf("run-%03d.yaml", i)), g.Scenario)
-			}
-			if gerr != nil {
-				return sum, dir, gerr
-			}
-			s, choices = g.Scenario, g.Choices
-		}
-		if cfg.Ahead != nil {
-			if guided {
-				cfg.Ahead(nil, runs) // unknown until this run's coverage is: keep, never start ahead
-			} else {
-				cfg.Ahead(next, runs)
-			}
-		}
-		start := cfg.Now()
-		out, err := run(ctx, s, runs)
-		rec := RunRecord{Index: i, Seed: s.Seed, Seconds: cfg.Now().Sub(start).Seconds(), Classes: out.Classes, ScheduleErr: out.ScheduleErr,
-			ReusedFrom: out.ReusedFrom, ReuseRefused: out.ReuseRefused, Guided: choices}
-		if err == nil && out.Dir != "" {
-			cov, cerr := RunCoverage(out.Dir)
-			if cerr != nil {
-				rec.CoverageErr = cerr.Error()
-			}
-			rec.NewTransitions = len(total.Add(cov))
-			history = append(history, cov)
-			sum.Transitions = total.Distinct()
-			if werr := total.Write(filepath.Join(dir, states.CoverageFile)); werr != nil {
-				return sum, dir, werr
-			}
-		}
-		if !lastEnd.IsZero() && !out.WorkloadStarted.IsZero() {
-			rec.IdleSeconds = out.WorkloadStarted.Sub(lastEnd).Seconds()
-		}
-		lastEnd = out.WorkloadEnded
-		switch {
-		case err != nil:
-			rec.Verdict, rec.Err = checker.Unknown.String(), err.Error()
-			removeUnlessKept(out.Dir, cfg.Keep)
-			if ctx.Err() == nil {
-				failedInARow++
-			}
-		case len(out.Classes) > 0:
-			failedInARow = 0
-			rec.Verdict = out.Verdict.String()
-			t0 := cfg.Now()
-			f, ferr := keepFinding(ctx, cfg, dir, i, s, out, run)
-			shrinking += cfg.Now().Sub(t0)
-			lastEnd = time.Time{} // the shrink's runs came between: no idle gap to measure
-			rec.Finding = f.ID
-			sum.Findings = append(sum.Findings, f)
-			if ferr != nil && ctx.Err() != nil {
-				sum.Interrupted = true
-			}
-		default:
-			failedInARow = 0
-			rec.Verdict = out.Verdict.String()
-			removeUnlessKept(out.Dir, cfg.Keep)
-		}
-		if failedInARow >= MaxFailedInARow {
-			sum.Stopped = fmt.Sprintf("stopped: %d runs in a row failed before their check; the last: %s", failedInARow, rec.Err)
-		}
-		sum.RunRecords = append(sum.RunRecords, rec)
-		sum.Seconds = cfg.Now().Sub(begin).Seconds()
-		sum.ShrinkSeconds = shrinking.Seconds()
-		if explored := sum.Seconds - sum.ShrinkSeconds; explored > 0 {
-			sum.RunsPerHour = float64(len(sum.RunRecords)) / explored * 3600
-		}
-		sum.IdleSeconds = meanIdle(sum.RunRecords)
-		if err := sum.Write(dir); err != nil {
-			return sum, dir, err
-		}
-		if cfg.OnRun != nil {
-			cfg.OnRun(Progress{Done: len(sum.RunRecords), Findings: len(sum.Findings), PerHour: sum.RunsPerHour, Last: rec})
-		}
-		if sum.Stopped != "" {
-			break
-		}
+	sum := e.sum
+	if e.err != nil {
+		return sum, dir, e.err
 	}
 	sum.Interrupted = sum.Interrupted || ctx.Err() != nil
 	if !cfg.Keep {
-		_ = os.RemoveAll(runs)
+		_ = os.RemoveAll(e.runs)
 		_ = os.RemoveAll(filepath.Join(dir, "shrink"))
 	}
 	return sum, dir, sum.Write(dir)
@@ -315,7 +220,7 @@ func removeUnlessKept(dir string, keep bool) {
 // and writes repro.yaml, the last reproducing rerun (repro-run/) and
 // finding.md. Problems are the finding's Err: the run folder is kept
 // whatever happens.
-func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario.Scenario, out Judged, run Runner) (FindingRecord, error) {
+func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario.Scenario, out Judged, oracle func(store, class string) *runOracle) (FindingRecord, error) {
 	class := Primary(out.Classes)
 	f := FindingRecord{ID: fmt.Sprintf("%03d-%s", i, slug(class)), Class: class, Classes: out.Classes,
 		Run: i, Seed: s.Seed, Reasons: out.Reasons, Rate: "not shrunk", ReusedFrom: out.ReusedFrom}
@@ -350,10 +255,7 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 		f.ReproSteps = f.Steps
 		return f, writeFinding(fdir, s, f, original, nil)
 	}
-	o := &runOracle{run: run, store: filepath.Join(dir, "shrink", f.ID), class: class}
-	if cfg.Ahead != nil {
-		o.announce = func() { cfg.Ahead(nil, o.store) }
-	}
+	o := oracle(filepath.Join(dir, "shrink", f.ID), class)
 	res, err := Shrink(ctx, o, original, ShrinkOptions{Class: class, Tries: cfg.Tries, Budget: cfg.ShrinkFor, Now: cfg.Now, Log: cfg.Log})
 	if err != nil {
 		o.cleanup(cfg.Keep, "", 0)
@@ -375,25 +277,31 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 	return f, writeFinding(fdir, s, f, repro, res)
 }
 
-// runOracle is the shrinker's Oracle on a Runner: each candidate's run
-// folder under store; the last one that showed the class is kept as the
-// repro's run (its report), the rest deleted unless kept.
+// runOracle is the shrinker's Oracle on the exploration's engine: each
+// candidate is a cell of a plan that runs it on the exploration's Runner
+// (explorer.oracle), its run folder under store; the last one that showed
+// the class is kept as the repro's run (its report), the rest deleted
+// unless kept.
 //
-// Before each candidate it calls announce (Config.Ahead(nil, ...): the
-// next run is of the same cluster, not known yet), as an exploration
-// announces its own runs: the candidate then runs on the cluster the run
-// before left, and leaves its own to the next, whenever harness.Clusters
-// and harness.Reuse allow it, which is their one decision (no fault that
-// leaves state ran, the cluster is healthy, the settings are the same),
-// not a rule of the shrink's. A final rerun (confirm) is not announced,
-// so it runs on a fresh cluster, the kept one torn down first: the rate
-// is the repro's as `kchaos run` runs it, and a candidate that only
-// reproduced on what an earlier run left shows there as a low rate.
+// Each candidate is announced as one of the batch's own with nothing
+// known after it (harness.Announced(nil): the next run is of the same
+// cluster, not known yet), as an exploration announces its own runs: the
+// candidate then runs on the cluster the run before left, and leaves its
+// own to the next, whenever harness.Clusters and harness.Reuse allow it,
+// which is their one decision (no fault that leaves state ran, the
+// cluster is healthy, the settings are the same), not a rule of the
+// shrink's. A final rerun (confirm) is not announced
+// (harness.Unannounced), so it runs on a fresh cluster, the kept one torn
+// down first: the rate is the repro's as `kchaos run` runs it, and a
+// candidate that only reproduced on what an earlier run left shows there
+// as a low rate.
 type runOracle struct {
-	run       Runner
-	store     string
-	class     string
-	announce  func()
+	plan  *harness.Plan
+	store string
+	class string
+	// out and err are what the plan's Play judged of the last cell.
+	out       Judged
+	err       error
 	dirs      []string
 	lastRepro string
 	// reused counts the runs that ran on a kept cluster.
@@ -401,10 +309,12 @@ type runOracle struct {
 }
 
 func (o *runOracle) Run(ctx context.Context, s *scenario.Scenario, confirm bool) ([]string, error) {
-	if !confirm && o.announce != nil {
-		o.announce()
+	follows := harness.Announced(nil)
+	if confirm {
+		follows = harness.Unannounced
 	}
-	out, err := o.run(ctx, s, o.store)
+	o.plan.RunCell(ctx, harness.Cell{Row: report.Row{ID: "shrink", Scenario: s.Name}, Scenario: s, Store: o.store}, harness.Options{}, follows)
+	out, err := o.out, o.err
 	if out.Dir != "" {
 		o.dirs = append(o.dirs, out.Dir)
 	}

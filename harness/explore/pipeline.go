@@ -14,11 +14,13 @@ import (
 // fresh. What it decides and why (never while a workload runs; only runs
 // announced by an Ahead call before them share clusters: the
 // exploration's own and a shrink's candidates; a shrink's final reruns
-// run on fresh ones) is harness.Clusters's: Pipeline only announces
-// Explore's runs to it and judges what each run gave.
+// run on fresh ones) is harness.Clusters's; when to announce is the batch
+// engine's (harness.Plan.RunCell, which Explore's plan calls through
+// Config.Ahead): Pipeline only hands the announcements on and judges
+// what each run gave.
 //
 // Its Run is a Runner; give Ahead to Config.Ahead and Close to
-// Config.Close (or call it at the end). Not safe for concurrent use: runs
+// Config.Close (or call it at the end): ExploreOnClusters does. Not safe for concurrent use: runs
 // are one at a time.
 type Pipeline struct {
 	opts     harness.Options
@@ -52,4 +54,16 @@ func (p *Pipeline) Run(ctx context.Context, s *scenario.Scenario, store string) 
 		p.Reused++
 	}
 	return judge(s, out, err)
+}
+
+// ExploreOnClusters is Explore with its runs on harness.Run (opts; its
+// Store is each run's), on a Pipeline: the exploration kchaos explore
+// and each cell of a campaign make (reuse: runs share a cluster while
+// nothing refuses it). The wiring lives here, once, so that a command
+// only parses flags and prints: the engine announces the runs through
+// Config.Ahead and Close, which are the Pipeline's.
+func ExploreOnClusters(ctx context.Context, cfg Config, opts harness.Options, reuse bool) (*Summary, string, error) {
+	pipe := NewPipeline(opts, reuse)
+	cfg.Ahead, cfg.Close = pipe.Ahead, pipe.Close
+	return Explore(ctx, cfg, pipe.Run)
 }
