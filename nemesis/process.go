@@ -28,18 +28,18 @@ const (
 var (
 	pauseKind = processKind(histories.FPause, cluster.CapPause, Kind{Heal: pauseHeal,
 		UndoneBy: []string{histories.FResume}, Color: "#8e6bbf", LosesAcked: No, MovesLeaders: Yes,
-		Draw: &Draw{Rank: 1}})
+		Draw: &Draw{Rank: 1}, Bootstrap: true})
 	resumeKind = processKind(histories.FResume, cluster.CapPause, Kind{Heal: UndoOp,
-		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn})
+		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Bootstrap: true})
 	killKind = processKind(histories.FKill, cluster.CapKill, Kind{Heal: KillHeal,
 		UndoneBy: []string{histories.FStart, histories.FRestart}, Color: "#c0392b", LosesAcked: Yes,
-		MovesLeaders: Yes, Draw: &Draw{Rank: 2}})
+		MovesLeaders: Yes, Draw: &Draw{Rank: 2}, Bootstrap: true})
 	startKind = processKind(histories.FStart, cluster.CapKill, Kind{Heal: UndoOp,
-		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn})
+		Color: histories.OtherFaultColor, LosesAcked: No, MovesLeaders: No, Draw: NotDrawn, Bootstrap: true})
 	// A restart undoes itself: it may be drawn, and needs no heal.
 	restartKind = Kind{Name: histories.FRestart, Needs: cluster.NewCaps(cluster.CapKill),
 		New: func() Params { return &RestartParams{} }, Heal: Instant, Color: histories.OtherFaultColor,
-		LosesAcked: Yes, MovesLeaders: Yes, Draw: &Draw{Rank: 3}, Proof: Proved}
+		LosesAcked: Yes, MovesLeaders: Yes, Draw: &Draw{Rank: 3}, Proof: Proved, Bootstrap: true}
 )
 
 // processKind completes k, which says how the fault ends, is drawn and is

@@ -31,6 +31,9 @@ type Runner struct {
 	HealErr error
 
 	steps int
+	// bootstrap: the schedule is a bootstrap one (RunBootstrap), so
+	// recorded.
+	bootstrap bool
 }
 
 func (r *Runner) healTimeout() time.Duration {
@@ -68,6 +71,9 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 	}
 	steps, random := s.Steps, s.Random != nil
 	details := map[string]any{"mode": "scripted", "seed": r.Env.Seed, "steps": len(steps)}
+	if r.bootstrap {
+		details["mode"] = "bootstrap"
+	}
 	if random {
 		r.Env.Seed = s.Random.Seed
 		p, err := PlanRandom(*s.Random, r.Env.BrokerIDs())

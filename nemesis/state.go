@@ -177,9 +177,11 @@ func (e *Env) adminCall(ctx context.Context, op func(context.Context) error) err
 			return err
 		}
 		e.log().Debug("nemesis: admin request failed; retrying", "err", err)
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, _ = e.Admin.LiveBrokers(rctx)
-		cancel()
+		if e.Admin != nil { // none while the cluster starts (a bootstrap schedule)
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, _ = e.Admin.LiveBrokers(rctx)
+			cancel()
+		}
 		if sleep(ctx, PollInterval) != nil {
 			return err
 		}
