@@ -146,4 +146,3 @@ bootstrap:
 	}
 	healthy(t, env, c)
 }
-
