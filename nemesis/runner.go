@@ -146,7 +146,7 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 	}
 	c := *st.Until
 	u := histories.Until{Condition: c.String(), Partition: c.Partition, Leader: c.Leader, ISR: c.ISR,
-		Offline: c.Offline, HighWatermark: c.HighWatermark, OpenTxn: c.OpenTxn, Live: c.Live, Fenced: c.Fenced, ShareStart: c.ShareStart,
+		Offline: c.Offline, HighWatermark: c.HighWatermark, OpenTxn: c.OpenTxn, Live: c.Live, Fenced: c.Fenced, ShareStart: c.ShareStart, QuorumLeader: c.QuorumLeader,
 		Optional: st.Optional, TimeoutMS: limit.Milliseconds()}
 	e.record(histories.Invoke, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, "")
 	begin := time.Now()
