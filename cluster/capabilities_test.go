@@ -15,7 +15,7 @@ func TestCaps(t *testing.T) {
 		{"one missing", NewCaps(CapPartition, CapKill), NewCaps(CapKill, CapNetem), false, "netem", "partition, kill"},
 		{"all missing", NewCaps(), NewCaps(CapDisk, CapUpgrade), false, "disk, upgrade", "none"},
 		{"all", AllCaps(), NewCaps(CapClientCut, CapPowerLoss), true, "none",
-			"partition, netem, pause, kill, disk, client-cut, power-loss, upgrade, inter-broker-route"},
+			"partition, netem, pause, kill, disk, client-cut, power-loss, upgrade, bootstrap, inter-broker-route"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.set.Has(tc.want); got != tc.has {

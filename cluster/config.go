@@ -181,6 +181,10 @@ type Config struct {
 	// through the addresses it gives (interbroker.go); backends with
 	// CapInterBrokerRoute only.
 	InterBrokerVia InterBrokerVia `json:"-"`
+	// DuringStart, when set, runs while the backend starts the cluster
+	// (backends with CapBootstrap: bootstrap.go). It is no setting of the
+	// cluster's: a cluster started with it is never kept for another run.
+	DuringStart DuringStart `json:"-"`
 }
 
 // Defaults fills unset fields.

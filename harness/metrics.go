@@ -109,6 +109,9 @@ func measure(runDir string, rp *runPass) (report.Row, expect.Metrics, error) {
 	if info, err := histories.ReadRunInfo(filepath.Join(runDir, histories.RunInfoFile)); err == nil {
 		d, _ := expect.Derive(info)
 		maps.Copy(m, d)
+		if info.MetadataVersion > 0 {
+			m[expect.MetadataVersionAtStart] = float64(info.MetadataVersion)
+		}
 	}
 	return row, m, rerr
 }

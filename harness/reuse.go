@@ -156,6 +156,8 @@ func Reusable(s *scenario.Scenario) string {
 		return "the metadata workload: its topics (kchaos-meta-*) are shared by name"
 	case s.Nemesis.RoutesInterBroker():
 		return "request faults on the brokers' own requests: the cluster's replication passes the run's proxy"
+	case len(s.Nemesis.Bootstrap) > 0:
+		return "a bootstrap schedule: its faults strike the cluster while it starts, so its run starts one"
 	}
 	return ""
 }

@@ -241,6 +241,9 @@ type run struct {
 	// routed is the request proxy made before the cluster when the
 	// brokers' own requests are faulted (routedRequestProxy).
 	routed *requestProxy
+	// bootstrapErr is the bootstrap schedule's error (bootstrap.go): the
+	// schedule did not play out, as NemesisErr says of the run's.
+	bootstrapErr error
 
 	mu            sync.Mutex
 	phase         string // for "interrupted at <phase>"
@@ -267,6 +270,16 @@ func (r *run) play(ctx context.Context) (err error) {
 	r.routed = routedRequestProxy(s, &cfg, r.log) // requestproxy.go; nil unless the brokers' requests are faulted
 	defer r.routed.close()                        // after the teardown (deferred below): it carries their replication
 	r.setPhase(ctx, progress.Cluster)
+	rec, err := r.bootstrapHistory(&cfg) // bootstrap.go; nil without nemesis.bootstrap
+	if err != nil {
+		return err
+	}
+	closed := false
+	defer func() {
+		if rec != nil && !closed {
+			_ = rec.Close()
+		}
+	}()
 	var c cluster.Cluster
 	var teardown func() error
 	switch {
@@ -336,16 +349,11 @@ func (r *run) play(ctx context.Context) (err error) {
 			r.voters = q.VoterIDs()
 		}
 	}
-	rec, err := histories.Create(filepath.Join(r.dir, checker.HistoryFile))
-	if err != nil {
-		return err
-	}
-	closed := false
-	defer func() {
-		if !closed {
-			_ = rec.Close()
+	if rec == nil {
+		if rec, err = histories.Create(filepath.Join(r.dir, checker.HistoryFile)); err != nil {
+			return err
 		}
-	}()
+	}
 	info.Started = rec.Start().Round(0).UTC()
 	r.started = info.Started
 	r.info = info
@@ -453,7 +461,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	runner := &nemesis.Runner{Env: env, HealTimeout: s.Final.RecoverTimeout.Std(), OnStep: steps.onStep}
 	r.env, r.runner = env, runner
 	minEnd := time.After(s.Workload.Duration.Std())
-	out.NemesisErr = runner.Run(ctx, s.Nemesis)
+	out.NemesisErr = errors.Join(r.bootstrapErr, runner.Run(ctx, s.Nemesis))
 	steps.healed(out.NemesisErr)
 	if out.NemesisErr != nil && ctx.Err() == nil {
 		log.Warn("nemesis schedule", "err", out.NemesisErr)

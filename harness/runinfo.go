@@ -36,10 +36,13 @@ func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *
 	info.ELR = elr && v.HasELR()
 	// transaction.version as the cluster finalized it (read back, not
 	// restated; 0 stays "unknown" when the brokers cannot say).
-	if v.HasTransactionVersion() {
-		if ff, err := adm.FinalizedFeatures(ctx); err == nil {
+	// metadata.version likewise (KAFKA-20839: what a bootstrap schedule
+	// may have left).
+	if ff, err := adm.FinalizedFeatures(ctx); err == nil {
+		if v.HasTransactionVersion() {
 			info.TransactionVersion = int(ff[admin.FeatureTransaction])
 		}
+		info.MetadataVersion = int(ff[admin.FeatureMetadataVersion])
 	}
 	for _, b := range c.Brokers() {
 		info.Brokers = append(info.Brokers, histories.BrokerInfo{ID: b.ID, Rack: b.Rack, Address: b.Addr()})

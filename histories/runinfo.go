@@ -42,10 +42,15 @@ type RunInfo struct {
 	ELR          bool     `json:"elr,omitempty"`
 	// TransactionVersion is the cluster's finalized transaction.version
 	// feature level at the start of the run (0: unknown, or before 4.0).
-	TransactionVersion int    `json:"transaction_version,omitempty"`
-	Topic              string `json:"topic,omitempty"`
-	Partitions         int    `json:"partitions,omitempty"`
-	Replication        int    `json:"replication_factor,omitempty"`
+	TransactionVersion int `json:"transaction_version,omitempty"`
+	// MetadataVersion is the cluster's finalized metadata.version feature
+	// level when it was ready, before the workload (0: unknown). A fresh
+	// cluster has its release's; KAFKA-20839 leaves a cluster whose quorum
+	// changed leader during its first activation at 1 (3.0-IV1).
+	MetadataVersion int    `json:"metadata_version,omitempty"`
+	Topic           string `json:"topic,omitempty"`
+	Partitions      int    `json:"partitions,omitempty"`
+	Replication     int    `json:"replication_factor,omitempty"`
 	// TopicConfigs is every config of the topic as the brokers applied it
 	// at creation (DescribeConfigs): the ones set on the topic and those it
 	// inherits or defaults. TopicConfigSources says which, per key:

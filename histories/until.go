@@ -30,6 +30,10 @@ type Until struct {
 	// ShareStart is "at least": the share group's start offset on the
 	// partition.
 	ShareStart *int64 `json:"share_start_offset,omitempty"`
+	// QuorumLeader: a controller leads the KRaft quorum (true) or none
+	// does (false), as the controllers answer (a bootstrap schedule's
+	// wait for the first leader).
+	QuorumLeader *bool `json:"quorum_leader,omitempty"`
 	// Optional marks a soft wait (`optional: true`).
 	Optional bool `json:"optional,omitempty"`
 	// TimeoutMS is the wait's bound.

@@ -114,6 +114,18 @@ func Check(ctx context.Context, src StateSource, topic string, c Condition) (boo
 		seen = append(seen, fmt.Sprintf("share start offset %d", off))
 		ok = ok && off >= *c.ShareStart
 	}
+	if c.QuorumLeader != nil {
+		qs, can := src.(QuorumSource)
+		if !can {
+			return false, strings.Join(append(seen, "quorum: no controller to ask"), "; ")
+		}
+		q, err := qs.Quorum(ctx)
+		if err != nil {
+			return false, strings.Join(append(seen, "quorum: "+err.Error()), "; ")
+		}
+		seen = append(seen, fmt.Sprintf("quorum leader %d epoch %d", q.LeaderID, q.LeaderEpoch))
+		ok = ok && (q.LeaderID >= 0) == *c.QuorumLeader
+	}
 	if len(c.Live) > 0 || len(c.Fenced) > 0 {
 		live, err := src.LiveBrokers(ctx)
 		if err != nil {
@@ -178,6 +190,9 @@ func (c Condition) String() string {
 	if len(c.Fenced) > 0 {
 		s = strings.TrimSpace(s + fmt.Sprintf(" fenced %v", c.Fenced))
 	}
+	if c.QuorumLeader != nil {
+		s = strings.TrimSpace(s + fmt.Sprintf(" quorum leader %t", *c.QuorumLeader))
+	}
 	return s
 }
 
@@ -216,6 +231,11 @@ func (s shareState) ShareStartOffset(ctx context.Context, topic string, partitio
 // group's start offsets when the workload has one and the admin client
 // can read them.
 func (e *Env) untilState() StateSource {
+	if e.Admin == nil {
+		// While the cluster starts (a bootstrap schedule) no broker
+		// answers: only the controllers, asked on their own listeners.
+		return quorumOnly{e.Quorum}
+	}
 	src := e.State()
 	if so, ok := e.Admin.(ShareOffsets); ok && e.ShareGroup != "" {
 		return shareState{StateSource: src, adm: so, group: e.ShareGroup}

@@ -62,6 +62,11 @@ func (e *Env) Heal(ctx context.Context, kind string, limit time.Duration) error 
 // waitHealthy waits until every broker is live and every partition of the
 // topic has a leader, within limit.
 func (e *Env) waitHealthy(ctx context.Context, limit time.Duration) error {
+	if e.Admin == nil {
+		// A bootstrap schedule's heal (bootstrap.go): no broker answers
+		// yet; the backend's own wait for a ready cluster follows it.
+		return nil
+	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	if err := waitLive(ctx, e.State(), e.BrokerIDs(), limit); err != nil {

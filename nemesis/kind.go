@@ -56,6 +56,12 @@ type Kind struct {
 	// OnClients marks the kinds that act on kchaos's own clients (a group
 	// or share member, a producer), not on a broker or controller.
 	OnClients bool
+	// Bootstrap says the fault acts on the nodes through the backend
+	// alone (no topic, no admin API, no workload), so that a schedule may
+	// strike with it while the cluster starts (nemesis.bootstrap,
+	// bootstrap.go): a kill, a pause, a cut link. False refuses the kind
+	// there.
+	Bootstrap bool
 	// Requests marks the kinds that act on single requests through the
 	// request proxy (nemesis/requests): a run with one puts the proxy on the
 	// clients' path (HasRequestFaults).

@@ -170,6 +170,14 @@ func (s *Schedule) CheckBackend(backend string, caps cluster.Caps) error {
 			check(fmt.Sprintf("nemesis.steps[%d].fault", i), st.Fault, st.Needs())
 		}
 	}
+	if len(s.Bootstrap) > 0 {
+		check("nemesis.bootstrap", "a schedule while the cluster starts", cluster.NewCaps(cluster.CapBootstrap))
+	}
+	for i := range s.Bootstrap {
+		if st := &s.Bootstrap[i]; st.Fault != "" {
+			check(fmt.Sprintf("nemesis.bootstrap[%d].fault", i), st.Fault, st.Needs())
+		}
+	}
 	if r := s.Random; r != nil {
 		for i, name := range r.Faults {
 			if _, _, ok := randomFault(name); ok {

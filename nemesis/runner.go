@@ -39,6 +39,9 @@ type Runner struct {
 	HealErr error
 
 	steps int
+	// bootstrap: the schedule is a bootstrap one (RunBootstrap), so
+	// recorded.
+	bootstrap bool
 }
 
 func (r *Runner) healTimeout() time.Duration {
@@ -76,6 +79,9 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 	}
 	steps, random := s.Steps, s.Random != nil
 	details := map[string]any{"mode": "scripted", "seed": r.Env.Seed, "steps": len(steps)}
+	if r.bootstrap {
+		details["mode"] = "bootstrap"
+	}
 	if random {
 		r.Env.Seed = s.Random.Seed
 		p, err := PlanRandom(*s.Random, r.Env.BrokerIDs())
@@ -148,7 +154,7 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 	}
 	c := *st.Until
 	u := histories.Until{Condition: c.String(), Partition: c.Partition, Leader: c.Leader, ISR: c.ISR,
-		Offline: c.Offline, HighWatermark: c.HighWatermark, OpenTxn: c.OpenTxn, Live: c.Live, Fenced: c.Fenced, ShareStart: c.ShareStart,
+		Offline: c.Offline, HighWatermark: c.HighWatermark, OpenTxn: c.OpenTxn, Live: c.Live, Fenced: c.Fenced, ShareStart: c.ShareStart, QuorumLeader: c.QuorumLeader,
 		Optional: st.Optional, TimeoutMS: limit.Milliseconds()}
 	e.record(histories.Invoke, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, "")
 	begin := time.Now()

@@ -41,6 +41,14 @@ func (s *Schedule) CheckScenario(v ScenarioView) []error {
 			v.checkCondition(p+".until", st.Until, add)
 		}
 	}
+	for i := range s.Bootstrap {
+		// Only a bootstrap step's target names what the scenario may lack
+		// (a node, the quorum's followers); its kinds, conditions and
+		// roles are few (validateBootstrap).
+		if st := &s.Bootstrap[i]; st.Target != nil {
+			v.checkTarget(fmt.Sprintf("nemesis.bootstrap[%d].target", i), st.Target, add)
+		}
+	}
 	if r := s.Random; r != nil {
 		if r.Targets != nil {
 			v.checkTarget("nemesis.random.targets", r.Targets, add)

@@ -64,6 +64,10 @@ import (
 type Schedule struct {
 	Steps  []Step          `yaml:"steps,omitempty" json:"steps,omitempty"`
 	Random *RandomSchedule `yaml:"random,omitempty" json:"random,omitempty"`
+	// Bootstrap are steps played while the cluster starts, before it is
+	// ready and before the workload (bootstrap.go): faults aimed at the
+	// nodes and the controller quorum as they come up.
+	Bootstrap []Step `yaml:"bootstrap,omitempty" json:"bootstrap,omitempty"`
 }
 
 // Step is one scripted action: exactly one of Wait, Until, Fault or Heal.
@@ -141,6 +145,12 @@ type Condition struct {
 	// group that is consuming: its first deliveries wait for Kafka to
 	// create __share_group_state, 20 s and more on a loaded machine.
 	ShareStart *int64 `yaml:"share_start_offset,omitempty" json:"share_start_offset,omitempty"`
+	// QuorumLeader true: a controller leads the KRaft quorum (the
+	// controllers asked on their own listeners name a leader); false: none
+	// does. The condition a bootstrap schedule waits for to strike the
+	// first leader (nemesis.bootstrap), and readable whenever the
+	// controllers are.
+	QuorumLeader *bool `yaml:"quorum_leader,omitempty" json:"quorum_leader,omitempty"`
 }
 
 // RandomSchedule injects a seeded random mix of faults: the same seed gives
@@ -252,6 +262,7 @@ func (s *Schedule) Validate() error {
 	for i := range s.Steps {
 		validateStep(fmt.Sprintf("nemesis.steps[%d]", i), &s.Steps[i], add)
 	}
+	validateBootstrap(s.Bootstrap, add)
 	if r := s.Random; r != nil {
 		validatePeriods(r, add)
 		if len(r.Faults) == 0 {
@@ -383,8 +394,8 @@ func ValidateTarget(p string, t *Target, noRole, rackSide bool, add AddFunc) {
 
 func validateCondition(p string, c *Condition, add AddFunc) {
 	if len(c.ISR) == 0 && c.Offline == nil && c.Leader == nil && c.HighWatermark == nil && c.OpenTxn == nil &&
-		len(c.Live) == 0 && len(c.Fenced) == 0 && c.ShareStart == nil {
-		add(p, "empty condition: set isr, offline, leader, high_watermark, open_txn, live, fenced or share_start_offset")
+		len(c.Live) == 0 && len(c.Fenced) == 0 && c.ShareStart == nil && c.QuorumLeader == nil {
+		add(p, "empty condition: set isr, offline, leader, high_watermark, open_txn, live, fenced, share_start_offset or quorum_leader")
 	}
 	if c.ShareStart != nil && *c.ShareStart < 0 {
 		add(p+".share_start_offset", "must not be negative")

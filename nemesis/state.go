@@ -180,9 +180,11 @@ func (e *Env) AdminCall(ctx context.Context, op func(context.Context) error) err
 			return err
 		}
 		e.Logger().Debug("nemesis: admin request failed; retrying", "err", err)
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		_, _ = e.Admin.LiveBrokers(rctx)
-		cancel()
+		if e.Admin != nil { // none while the cluster starts (a bootstrap schedule)
+			rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, _ = e.Admin.LiveBrokers(rctx)
+			cancel()
+		}
 		if sleep(ctx, PollInterval) != nil {
 			return err
 		}

@@ -17,7 +17,7 @@ var _ cluster.ClientSide = (*Cluster)(nil)
 // bridge (its address is the client side with the client containers',
 // and where the request proxy and an inter-broker route listen).
 var Capabilities = cluster.NewCaps(cluster.CapPartition, cluster.CapNetem, cluster.CapPause, cluster.CapKill,
-	cluster.CapDisk, cluster.CapClientCut, cluster.CapPowerLoss, cluster.CapUpgrade, cluster.CapInterBrokerRoute)
+	cluster.CapDisk, cluster.CapClientCut, cluster.CapPowerLoss, cluster.CapUpgrade, cluster.CapInterBrokerRoute, cluster.CapBootstrap)
 
 // Capabilities is the backend's declared set (Capabilities).
 func (c *Cluster) Capabilities() cluster.Caps { return Capabilities }

@@ -124,6 +124,12 @@ func Start(ctx context.Context, cfg cluster.Config) (c *Cluster, err error) {
 	if err := c.startContainers(ctx); err != nil {
 		return c, err
 	}
+	if cfg.DuringStart != nil {
+		// The nodes' processes are launched (formatting, then Kafka):
+		// the schedule runs now, before anything is ready, and ends with
+		// its heals; then the start waits for readiness as always.
+		cfg.DuringStart(ctx, c)
+	}
 	if err := cluster.WaitStarted(ctx, c, 150*time.Second); err != nil {
 		return c, err
 	}

@@ -88,11 +88,18 @@ const (
 	// (completed fail under `refused: record`, with Kafka's answer in the
 	// op's details); absent when no set-feature completed.
 	FeaturesRefused = "features_refused"
+	// MetadataVersionAtStart is the cluster's finalized metadata.version
+	// level once it was ready, before the workload (run.json's
+	// metadata_version); absent when run.json does not record it. kchaos
+	// formats every release at its own production level (21 and up);
+	// KAFKA-20839 leaves a cluster whose quorum changed leader during its
+	// first activation at 1 (3.0-IV1, MINIMUM_KRAFT_VERSION).
+	MetadataVersionAtStart = "metadata_version_at_start"
 )
 
 // quorumMetrics are the quorum's metrics (harness/metrics_quorum.go).
 var quorumMetrics = []string{ControllerAfterFault, NewControllerSeconds, OldControllerClaimedSeconds,
-	FinalVoters, MinVoters, RemovedVoterBackSeconds, ReconfigFailed, FeaturesRefused}
+	FinalVoters, MinVoters, RemovedVoterBackSeconds, ReconfigFailed, FeaturesRefused, MetadataVersionAtStart}
 
 // Anomalies are the checker's anomaly names a check may count; a run that
 // found none of a kind measured 0 of it.

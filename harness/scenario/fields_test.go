@@ -226,6 +226,8 @@ var fieldCases = []struct {
 		func(_, a effect) bool { return a.Workload.Duration.Std() == 30*time.Second }},
 	{"nemesis.steps", nil, []string{"nemesis.steps=[{wait: 1s}]"},
 		func(_, a effect) bool { return len(a.Nemesis.Steps) == 1 }},
+	{"nemesis.bootstrap", []string{"cluster.controllers=3"}, []string{"nemesis.bootstrap=[{until: {quorum_leader: true}}, {fault: kill, target: {role: active-controller}}]"},
+		func(_, a effect) bool { return len(a.Nemesis.Bootstrap) == 2 }},
 	{"nemesis.random", nil, []string{"nemesis.random={interval: 1s, duration: 2s, faults: [kill]}"},
 		func(_, a effect) bool { return a.Nemesis.Random != nil && a.Nemesis.Random.Faults[0] == "kill" }},
 	{"final.recover_timeout", nil, []string{"final.recover_timeout=30s"},
@@ -302,7 +304,8 @@ func TestFieldCasesCoverTheFormat(t *testing.T) {
 }
 
 // yamlPaths lists the YAML paths of a struct's fields, descending into the
-// scenario's own sections; nemesis.steps and nemesis.random are leaves
+// scenario's own sections; nemesis.steps, nemesis.random and
+// nemesis.bootstrap are leaves
 // (the nemesis package owns and validates what is inside them).
 func yamlPaths(t reflect.Type, prefix string) []string {
 	var out []string

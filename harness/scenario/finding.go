@@ -17,7 +17,7 @@ import (
 //	finding:
 //	  status: "KAFKA-20732: fixed in 4.4.0 and 4.3.2 (apache/kafka#22661)"
 //	  steps: "Tiered storage on; ...; restart the leader three times."
-//	  needs: [bootstrap-faults]
+//	  needs: [coordinator-state]
 type FindingSpec struct {
 	// Status is the JIRA's own status as Kafka's tracker and source show
 	// it, dated (resolved, fix versions, open backports), or that no JIRA
@@ -39,8 +39,6 @@ type FindingSpec struct {
 // lands takes its need out of here, and the validation then names every
 // cell that still claims it.
 var Needs = map[string]string{
-	"bootstrap-faults": "faults during bootstrap: a schedule that starts before the cluster is ready, " +
-		"aimed at the controller quorum while it formats and first activates",
 	// kchaos's group clients all commit without an epoch already (franz-go
 	// EpochOffset -1, the Java client's OffsetAndMetadata(offset),
 	// kafka-go's OffsetCommit); what is missing is the rest of the words.

@@ -18,10 +18,10 @@ func TestFindingNeeds(t *testing.T) {
 		needs      string // NeedsText's substring when valid
 	}{
 		{"no needs", base, "", ""},
-		{"one need", base + "  needs: [bootstrap-faults]\n", "", "needs faults during bootstrap"},
-		{"two needs", base + "  needs: [bootstrap-faults, coordinator-state]\n", "",
-			"(bootstrap-faults); the group coordinator's state"},
-		{"unknown need", base + "  needs: [bootstrap-faults, a-time-machine]\n", `finding.needs[1]: unknown need "a-time-machine": want one of`, ""},
+		{"one need", base + "  needs: [coordinator-state]\n", "", "needs the group coordinator's state as evidence"},
+		{"two needs", base + "  needs: [commit-without-leader-epoch, coordinator-state]\n", "",
+			"(commit-without-leader-epoch); the group coordinator's state"},
+		{"unknown need", base + "  needs: [coordinator-state, a-time-machine]\n", `finding.needs[1]: unknown need "a-time-machine": want one of`, ""},
 		{"repeated need", base + "  needs: [coordinator-state, coordinator-state]\n", `finding.needs[1]: "coordinator-state" listed twice`, ""},
 		{"not a list", base + "  needs: coordinator-state\n", "needs", ""},
 	} {

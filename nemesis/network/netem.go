@@ -118,7 +118,7 @@ const (
 // nodes' own network namespaces.
 var netemKind = nemesis.Kind{Name: histories.FNetem, Needs: cluster.NewCaps(cluster.CapNetem, cluster.CapPartition),
 	New: func() nemesis.Params { return &NetemParams{} }, Heal: netemHeal, Color: "#c9a227",
-	LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Proof: nemesis.Proved,
+	LosesAcked: nemesis.No, MovesLeaders: nemesis.No, Proof: nemesis.Proved, Bootstrap: true,
 	Draw: &nemesis.Draw{Rank: 7, Shape: nemesis.ShapeIsolate, Shapes: append(drawnShapes(), ShapeClients), Links: true,
 		Params: func(rs nemesis.RandomSchedule, shape string) nemesis.Params {
 			return &NetemParams{Shape: shape, Netem: randomNetem(rs)}

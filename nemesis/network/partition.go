@@ -46,7 +46,7 @@ func cut(groups ...[]int32) Grudge {
 // partitionKind cuts links with iptables rules inside the nodes.
 var partitionKind = nemesis.Kind{Name: histories.FPartition, Needs: cluster.NewCaps(cluster.CapPartition),
 	New: func() nemesis.Params { return &PartitionParams{} }, Heal: partitionHeal, Color: "#4a7fc1",
-	LosesAcked: nemesis.No, MovesLeaders: nemesis.Yes, Proof: nemesis.Proved, AvoidReads: staleReads,
+	LosesAcked: nemesis.No, MovesLeaders: nemesis.Yes, Proof: nemesis.Proved, AvoidReads: staleReads, Bootstrap: true,
 	Draw: &nemesis.Draw{Rank: 6, Shape: nemesis.ShapeIsolate, Shapes: drawnShapes(), Links: true,
 		Params: func(_ nemesis.RandomSchedule, shape string) nemesis.Params { return &PartitionParams{Shape: shape} }}}
 

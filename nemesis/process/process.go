@@ -33,14 +33,15 @@ var (
 	// A restart undoes itself: it may be drawn, and needs no heal.
 	restartKind = nemesis.Kind{Name: histories.FRestart, Needs: cluster.NewCaps(cluster.CapKill),
 		New: func() nemesis.Params { return &RestartParams{} }, Heal: nemesis.Instant, Color: histories.OtherFaultColor,
-		LosesAcked: nemesis.Yes, MovesLeaders: nemesis.Yes, Draw: &nemesis.Draw{Rank: 3}, Proof: nemesis.Proved}
+		LosesAcked: nemesis.Yes, MovesLeaders: nemesis.Yes, Draw: &nemesis.Draw{Rank: 3}, Proof: nemesis.Proved, Bootstrap: true}
 )
 
 // processKind completes k, which says how the fault ends, is drawn and is
 // drawn in the report, as a process fault: every one proves itself
-// (proof.go) and takes only a target.
+// (proof.go), takes only a target, and acts through the backend alone,
+// so it may strike while the cluster starts (nemesis.bootstrap).
 func processKind(name string, c cluster.Capability, k nemesis.Kind) nemesis.Kind {
-	k.Name, k.Needs, k.Proof = name, cluster.NewCaps(c), nemesis.Proved
+	k.Name, k.Needs, k.Proof, k.Bootstrap = name, cluster.NewCaps(c), nemesis.Proved, true
 	k.New = func() nemesis.Params { return &processParams{} }
 	return k
 }
