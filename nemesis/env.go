@@ -33,11 +33,11 @@
 // them all for the programs that read schedules. What the seam must know
 // of a room's kinds it asks through the registry (HealKind.Retry and
 // Pending, Kind.AvoidReads, Kind.VoterChange, Draw.Validate) or through
-// interfaces its parameters implement (Sequence, ConfigChanger, Upgrader). The kinds not yet moved to a
-// room are the seam's own, on registry's list. The integration tests of
-// the seam and of every room share one cluster harness,
-// nemesis/nemesistest; the unit tests of the seam, nemesis/network and
-// nemesis/clients one in-memory cluster, nemesis/nemesisfake.
+// interfaces its parameters implement (Sequence, ConfigChanger,
+// Upgrader), or names a heal another room owns (HealNamed). The seam has
+// no kinds of its own. The integration tests of the seam and of every
+// room share one cluster harness, nemesis/nemesistest; the unit tests of
+// the seam and of the rooms one in-memory cluster, nemesis/nemesisfake.
 //
 // Adding a fault kind is one new file and one line:
 //   - a file in its room with its Kind (kind.go: name, the cluster

@@ -1,9 +1,9 @@
 // Package kinds links every room of fault kinds: a program that parses or
 // runs schedules imports it, for its side effect alone, so that every
 // kind is registered with the seam (package nemesis) before the first
-// schedule is read. The seam's own kinds need nothing more; each room
-// (a package of kinds grouped by what they act on, importing the seam,
-// never imported by it) is a line here.
+// schedule is read. Every kind lives in a room (a package of kinds
+// grouped by what they act on, importing the seam, never imported by it),
+// and each room is a line here.
 package kinds
 
 import (
