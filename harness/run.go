@@ -24,6 +24,7 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
 	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/shares"
 )
 
 // Options tune a run.
@@ -408,7 +409,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	}
 	defer rp.closeUnlessRouted()
 	wcfg.Runner = clientRunner(c)
-	wl, err := workloads.New(wcfg, rp.clientBootstrap(c), rec)
+	wl, err := workloads.New(wcfg, rp.clientBootstrap(c), rec, shares.For) // the share group, a kind of its own
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,10 @@
 //     delivery) and records the rebalances its client learns
 //     (histories/groups.go); GroupControl lets the nemesis kill, start,
 //     stall a member or make it leave;
+//   - the workload kinds of their own packages (kind.go), run inside Run
+//     beside them: with workload.shares the share group's members
+//     (workloads/shares), which take the same member faults and drain
+//     before the final read;
 //   - the final read (finalread.go): after the faults heal, each partition
 //     read from its log start to its high watermark (to its last stable
 //     offset when it reads at read_committed);
@@ -33,8 +37,9 @@
 // (Capabilities). Each driver package imports the seam and registers its
 // driver at init (RegisterDriver); the seam never imports one: a program
 // links them all through workloads/drivers. Where the seam calls franz-go
-// for needs of its own (the share group's admin, Kafka's error codes, the
-// metadata workload's admin for the Go drivers), that is not a driver.
+// for needs of its own (Kafka's error codes, the metadata workload's admin
+// for the Go drivers), that is not a driver; nor is the share group's
+// admin (workloads/shares).
 //
 // The java driver runs one JVM per workload run on the kchaos host, as the
 // Go clients run on the host and reach the brokers the same way, so every

@@ -209,7 +209,7 @@ type memberSlot struct {
 	committed      map[int32]int64 // what this process last committed (ok) or asked to
 	lastSync       time.Time
 
-	ctl chan memberCtl // faults: kill, leave, stall (group_faults.go)
+	ctl chan MemberFault // faults: kill, leave, stall (group_faults.go)
 }
 
 // gen returns the generation pointer of a poll or rebalance value.
@@ -521,7 +521,7 @@ func (w *Workload) newSlots() ([]*memberSlot, error) {
 	}
 	out := make([]*memberSlot, w.cfg.Group.Members)
 	for i := range out {
-		out[i] = &memberSlot{w: w, i: i, name: MemberName(i), drv: gd, ctl: make(chan memberCtl, 4)}
+		out[i] = &memberSlot{w: w, i: i, name: MemberName(i), drv: gd, ctl: make(chan MemberFault, 4)}
 	}
 	return out, nil
 }

@@ -33,88 +33,103 @@ type GroupControl interface {
 	Stall(ctx context.Context, member string, d time.Duration) error
 }
 
-type ctlOp int
+// MemberOp is a client fault on a member, as its member loop receives it.
+type MemberOp int
 
+// The member faults (GroupControl's calls).
 const (
-	ctlKill ctlOp = iota
-	ctlStart
-	ctlLeave
-	ctlStall
+	MemberKill MemberOp = iota
+	MemberStart
+	MemberLeave
+	MemberStall
 )
 
-func (o ctlOp) String() string {
+func (o MemberOp) String() string {
 	return [...]string{"kill", "start", "leave", "stall"}[o]
 }
 
-// memberCtl is one fault for a member loop to carry out.
-type memberCtl struct {
-	op   ctlOp
-	d    time.Duration
-	done chan error
+// MemberFault is one fault for a member loop to carry out: Op, D for a
+// stall, and Done, on which the loop answers once it took the fault in.
+// Exported for the workload kinds of their own (workloads/shares), whose
+// member loops take the same faults as the group's.
+type MemberFault struct {
+	Op   MemberOp
+	D    time.Duration
+	Done chan error
 }
 
-// groupControl implements GroupControl over the workload's slots.
-type groupControl struct{ w *Workload }
+// MemberControl is the GroupControl over member loops: the i-th is
+// named names[i] and takes its faults from chs[i]. A kind of its own
+// hands the seam one (Kind.Members), as the group's slots make theirs.
+func MemberControl(names []string, chs []chan MemberFault) GroupControl {
+	return memberControl{names: names, chs: chs}
+}
 
-// Group returns the handle on the group members, nil without a group.
-// Share-group members (workload.shares) take the same faults.
+// memberControl implements GroupControl over member loops' channels.
+type memberControl struct {
+	names []string
+	chs   []chan MemberFault
+}
+
+// Group returns the handle on the group members, nil without a group. A
+// kind's members (workload.shares: Kind.Members) take the same faults;
+// a run has one kind of group (Config.Validate), so the handle is the
+// group's or that kind's.
 func (w *Workload) Group() GroupControl {
-	if !w.cfg.Group.Enabled() && !w.cfg.Shares.Enabled() {
-		return nil
+	if len(w.slots) > 0 {
+		var c memberControl
+		for _, s := range w.slots {
+			c.names, c.chs = append(c.names, s.name), append(c.chs, s.ctl)
+		}
+		return c
 	}
-	return groupControl{w}
+	for _, k := range w.kinds {
+		if m := k.Members(); m != nil {
+			return m
+		}
+	}
+	return nil
 }
 
-// ctls is each member's name and fault channel.
-func (g groupControl) ctls() ([]string, []chan memberCtl) {
-	var names []string
-	var chs []chan memberCtl
-	for _, s := range g.w.slots {
-		names, chs = append(names, s.name), append(chs, s.ctl)
-	}
-	for _, s := range g.w.shareSlots {
-		names, chs = append(names, s.name), append(chs, s.ctl)
-	}
-	return names, chs
-}
+func (g memberControl) Members() []string { return slices.Clone(g.names) }
 
-func (g groupControl) Members() []string {
-	names, _ := g.ctls()
-	return names
-}
-
-func (g groupControl) send(ctx context.Context, member string, op ctlOp, d time.Duration) error {
-	names, chs := g.ctls()
-	i := slices.Index(names, member)
+func (g memberControl) send(ctx context.Context, member string, op MemberOp, d time.Duration) error {
+	i := slices.Index(g.names, member)
 	if i < 0 {
-		return fmt.Errorf("no group member %q (members %v)", member, g.Members())
+		return fmt.Errorf("no group member %q (members %v)", member, g.names)
 	}
-	c := memberCtl{op: op, d: d, done: make(chan error, 1)}
+	c := MemberFault{Op: op, D: d, Done: make(chan error, 1)}
 	select {
-	case chs[i] <- c:
+	case g.chs[i] <- c:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	select {
-	case err := <-c.done:
+	case err := <-c.Done:
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-func (g groupControl) Kill(ctx context.Context, m string) error  { return g.send(ctx, m, ctlKill, 0) }
-func (g groupControl) Start(ctx context.Context, m string) error { return g.send(ctx, m, ctlStart, 0) }
-func (g groupControl) Leave(ctx context.Context, m string) error { return g.send(ctx, m, ctlLeave, 0) }
-func (g groupControl) Stall(ctx context.Context, m string, d time.Duration) error {
-	return g.send(ctx, m, ctlStall, d)
+func (g memberControl) Kill(ctx context.Context, m string) error {
+	return g.send(ctx, m, MemberKill, 0)
+}
+func (g memberControl) Start(ctx context.Context, m string) error {
+	return g.send(ctx, m, MemberStart, 0)
+}
+func (g memberControl) Leave(ctx context.Context, m string) error {
+	return g.send(ctx, m, MemberLeave, 0)
+}
+func (g memberControl) Stall(ctx context.Context, m string, d time.Duration) error {
+	return g.send(ctx, m, MemberStall, d)
 }
 
 // control carries out the faults waiting for the member; with no client
 // (killed or left) it waits for one, or for stop.
 func (s *memberSlot) control(stop context.Context) error {
 	for {
-		var c memberCtl
+		var c MemberFault
 		if s.cl == nil {
 			select {
 			case c = <-s.ctl:
@@ -128,26 +143,26 @@ func (s *memberSlot) control(stop context.Context) error {
 				return nil
 			}
 		}
-		c.done <- s.apply(stop, c)
+		c.Done <- s.apply(stop, c)
 	}
 }
 
 // apply carries out one fault. A client is killed or left without s.mu
 // held: its callbacks take it.
-func (s *memberSlot) apply(stop context.Context, c memberCtl) error {
-	switch c.op {
-	case ctlKill, ctlLeave:
+func (s *memberSlot) apply(stop context.Context, c MemberFault) error {
+	switch c.Op {
+	case MemberKill, MemberLeave:
 		s.mu.Lock()
 		cl := s.cl
 		if cl == nil {
 			s.mu.Unlock()
-			return fmt.Errorf("member %s has no client to %s", s.name, c.op)
+			return fmt.Errorf("member %s has no client to %s", s.name, c.Op)
 		}
-		if c.op == ctlKill {
+		if c.Op == MemberKill {
 			s.dead = true // a crashed process records nothing more
 		}
 		s.mu.Unlock()
-		if c.op == ctlKill {
+		if c.Op == MemberKill {
 			cl.Kill()
 		} else {
 			ctx, cancel := context.WithTimeout(stop, 10*time.Second)
@@ -158,14 +173,14 @@ func (s *memberSlot) apply(stop context.Context, c memberCtl) error {
 		s.dead, s.cl = true, nil
 		s.mu.Unlock()
 		return nil
-	case ctlStart:
+	case MemberStart:
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if s.cl != nil {
 			return fmt.Errorf("member %s is running", s.name)
 		}
 		return s.start()
-	case ctlStall:
+	case MemberStall:
 		if s.cl == nil {
 			return fmt.Errorf("member %s has no client to stall", s.name)
 		}
@@ -173,11 +188,11 @@ func (s *memberSlot) apply(stop context.Context, c memberCtl) error {
 		go func() {
 			defer s.mu.Unlock()
 			select {
-			case <-time.After(c.d):
+			case <-time.After(c.D):
 			case <-stop.Done():
 			}
 		}()
 		return nil
 	}
-	return fmt.Errorf("unknown member fault %v", c.op)
+	return fmt.Errorf("unknown member fault %v", c.Op)
 }

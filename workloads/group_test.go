@@ -255,10 +255,10 @@ func TestGroupStaleCallbacks(t *testing.T) {
 	old := memberHandler{s, s.inc}
 	s.mu.Unlock()
 	stop := context.Background()
-	if err := s.apply(stop, memberCtl{op: ctlKill}); err != nil {
+	if err := s.apply(stop, MemberFault{Op: MemberKill}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.apply(stop, memberCtl{op: ctlStart}); err != nil {
+	if err := s.apply(stop, MemberFault{Op: MemberStart}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond) // the fake's own assign callbacks
@@ -295,7 +295,7 @@ func TestGroupStallBlocksCallbacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.mu.Unlock()
-	if err := s.apply(stop, memberCtl{op: ctlStall, d: 300 * time.Millisecond}); err != nil {
+	if err := s.apply(stop, MemberFault{Op: MemberStall, D: 300 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()

@@ -18,7 +18,7 @@ type Workload struct {
 	cfg       Config
 	drv       Driver
 	bootstrap []string
-	// evidence is how the final read and the share drain reach the
+	// evidence is how the final read and the kinds' drain reach the
 	// brokers: the cluster's own addresses, also when the clients go
 	// through the request-fault proxy, so that evidence is never faulted
 	// (ReadEvidenceFrom; nil: bootstrap).
@@ -39,13 +39,11 @@ type Workload struct {
 	openedOnce   sync.Once
 	opened       chan struct{} // closed when Run has opened its clients, or failed to
 	slots        []*memberSlot // group members (workload.group), made by New
-	// Share-group members (workload.shares, shares.go), made by New; the
-	// brokers' lock and delivery limit; what the members saw final.
-	shareSlots []*shareSlot
-	shareLim   shareLimits
-	shareTally shareTally
-	// shareDrained: the drain ran (once, before the first final read).
-	shareDrained atomic.Bool
+	// kinds are the workload kinds of their own packages that New made
+	// (the share group: workloads/shares); drained: their drain ran
+	// (once, before the first final read).
+	kinds   []Kind
+	drained atomic.Bool
 	// pcs are the plain producer clients while Run produces, for
 	// CrashProducer (nil before and after).
 	pcMu sync.Mutex
@@ -53,8 +51,10 @@ type Workload struct {
 }
 
 // New validates cfg (after Defaults) and prepares a workload that writes
-// to rec. It connects to nothing yet.
-func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
+// to rec. It connects to nothing yet. kinds make the workload kinds of
+// their own packages that cfg may ask for (shares.For): a cfg that asks
+// for a share group is refused without the kind that runs it.
+func New(cfg Config, bootstrap []string, rec Recorder, kinds ...KindFor) (*Workload, error) {
 	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -66,7 +66,19 @@ func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 		return nil, errors.New("workload: no recorder")
 	}
 	drv, _ := DriverFor(cfg.Driver)
-	return newPrepared(cfg, drv, bootstrap, rec)
+	w, err := newPrepared(cfg, drv, bootstrap, rec)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range kinds {
+		if k := f(w.cfg); k != nil {
+			w.kinds = append(w.kinds, k)
+		}
+	}
+	if cfg.Shares.Enabled() && len(w.kinds) == 0 {
+		return nil, errors.New("workload.shares: the share group is a kind of its own: pass shares.For (workloads/shares) to New")
+	}
+	return w, nil
 }
 
 // NewWithDriver is New for a driver package's own tests (workloads/java's,
@@ -88,8 +100,8 @@ func NewWithDriver(cfg Config, drv Driver, bootstrap []string, rec Recorder, sen
 	return w, nil
 }
 
-// newPrepared is a Workload of a checked cfg over drv with its group and
-// share slots.
+// newPrepared is a Workload of a checked cfg over drv with its group
+// slots.
 func newPrepared(cfg Config, drv Driver, bootstrap []string, rec Recorder) (*Workload, error) {
 	w := newWorkload(cfg, drv, bootstrap, rec)
 	if cfg.Group.Enabled() {
@@ -98,9 +110,6 @@ func newPrepared(cfg Config, drv Driver, bootstrap []string, rec Recorder) (*Wor
 			return nil, err
 		}
 		w.slots = slots
-	}
-	if cfg.Shares.Enabled() {
-		w.shareSlots = w.newShareSlots()
 	}
 	return w, nil
 }
@@ -112,13 +121,13 @@ func newPrepared(cfg Config, drv Driver, bootstrap []string, rec Recorder) (*Wor
 // time, more than once, before or during Run.
 func (w *Workload) Stop() { w.stopOnce.Do(func() { close(w.stopCh) }) }
 
-// ReadEvidenceFrom makes the final read and the share drain reach the
+// ReadEvidenceFrom makes the final read and the kinds' drain reach the
 // brokers at bootstrap, not through the clients' path: the harness calls
 // it when the clients' bootstrap is the request-fault proxy's. Call it
 // before Run.
 func (w *Workload) ReadEvidenceFrom(bootstrap []string) { w.evidence = bootstrap }
 
-// evidenceBootstrap is where the final read and the share drain connect.
+// evidenceBootstrap is where the final read and the kinds' drain connect.
 func (w *Workload) evidenceBootstrap() []string {
 	if len(w.evidence) > 0 {
 		return w.evidence
@@ -211,8 +220,8 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return w.Stats(), err
 	}
-	if len(w.shareSlots) > 0 {
-		if err := w.setupShares(ctx); err != nil {
+	for _, k := range w.kinds {
+		if err := k.Open(ctx, w.kindEnv()); err != nil {
 			closeProducerClients(producers)
 			reg.closeAll()
 			return w.Stats(), err
@@ -244,7 +253,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	defer cancelOps()
 
 	var wg sync.WaitGroup
-	errs := make(chan error, 3+len(consumers))
+	errs := make(chan error, 2+len(w.kinds)+len(consumers))
 	wg.Add(1)
 	prodDone := w.prodDone
 	// The producers stop at the end of the run, or earlier at StopProducers.
@@ -273,11 +282,11 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 			}
 		}()
 	}
-	if len(w.shareSlots) > 0 {
+	for _, k := range w.kinds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.runShares(stop); err != nil {
+			if err := k.Run(stop); err != nil {
 				errs <- err
 				stopNow()
 			}

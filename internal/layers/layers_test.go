@@ -24,7 +24,7 @@ const (
 	gNemTest    group = "nemesis/nemesistest"     // the tests' cluster harness and in-memory cluster (nemesis/nemesisfake); tests only
 	gWorkloads  group = "workloads"               // the seam (loops, Driver, registry) with the Go drivers
 	gDriver     group = "workloads/driver"        // a client driver of its own: workloads/java, ...
-	gWorkKind   group = "workloads/kind"          // a workload kind of its own: workloads/metadata
+	gWorkKind   group = "workloads/kind"          // a workload kind of its own: workloads/metadata, workloads/shares
 	gDrivers    group = "workloads/drivers"       // links every driver
 	gWorkTest   group = "workloads/workloadstest" // the integration tests' shared cluster; tests only
 	gCluster    group = "cluster"                 // the interface and neutral types
@@ -56,7 +56,7 @@ func groupOf(rel string) (group, bool) {
 		return gDrivers, true
 	case rel == "workloads/workloadstest":
 		return gWorkTest, true
-	case rel == "workloads/metadata":
+	case rel == "workloads/metadata", rel == "workloads/shares":
 		return gWorkKind, true
 	case strings.HasPrefix(rel, "workloads/"):
 		return gDriver, true
@@ -124,9 +124,10 @@ var mayImport = map[group][]group{
 // The workloads are placed alike: the seam's external tests link every
 // driver (workloads/drivers_test.go), its code never does, and so may a
 // driver's tests that name the other drivers (workloads/java's), and a
-// workload kind's tests that run it on a driver (workloads/metadata's); the
-// integration tests of the seam and of every driver share one cluster
-// harness, workloads/workloadstest, which only tests import.
+// workload kind's tests that run it on a driver (workloads/metadata's,
+// workloads/shares'); the integration tests of the seam and of every
+// driver share one cluster harness, workloads/workloadstest, which only
+// tests import.
 var testMayImport = map[group][]group{
 	gNemesis:   {gBackend, gKinds, gRoom, gNemTest},
 	gRoom:      {gBackend, gNemTest},
@@ -273,7 +274,7 @@ func TestGroupOf(t *testing.T) {
 		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/clients": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/quorum": gRoom, "nemesis/nemesisfake": gNemTest, "nemesis/kinds": gKinds,
 		"nemesis/nemesistest": gNemTest,
 		"workloads":           gWorkloads, "workloads/java": gDriver, "workloads/franz": gDriver, "workloads/kafkago": gDriver,
-		"workloads/drivers": gDrivers, "workloads/metadata": gWorkKind,
+		"workloads/drivers": gDrivers, "workloads/metadata": gWorkKind, "workloads/shares": gWorkKind,
 		"workloads/workloadstest": gWorkTest, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
 		"checker": gChecker, "report": gReport, "histories": gHistories, "brokerlogs": gBrokerLogs,
