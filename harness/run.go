@@ -24,7 +24,9 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
 	"github.com/kchaos/kchaos/workloads"
-	"github.com/kchaos/kchaos/workloads/shares"
+	// Every workload kind the seam runs (the share group), registered
+	// before workloads.New makes one.
+	_ "github.com/kchaos/kchaos/workloads/kinds"
 )
 
 // Options tune a run.
@@ -409,7 +411,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	}
 	defer rp.closeUnlessRouted()
 	wcfg.Runner = clientRunner(c)
-	wl, err := workloads.New(wcfg, rp.clientBootstrap(c), rec, shares.For) // the share group, a kind of its own
+	wl, err := workloads.New(wcfg, rp.clientBootstrap(c), rec)
 	if err != nil {
 		return err
 	}

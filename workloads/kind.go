@@ -1,6 +1,9 @@
 package workloads
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // Kind is a workload kind of a package of its own (workloads/shares: the
 // share group) whose members run inside Workload.Run, beside the
@@ -30,10 +33,65 @@ type Kind interface {
 	Members() GroupControl
 }
 
-// KindFor makes the kind a configuration asks for, nil when it asks for
-// none. New takes one per kind package (shares.For), so that the seam
-// names no kind's package.
+// KindFor makes a kind for a configuration that asks for it (Defaults
+// applied).
 type KindFor func(cfg Config) Kind
+
+// The workload sections a kind of its own runs: the name a kind package
+// registers its KindFor under.
+const (
+	KindShares = "shares" // workload.shares: workloads/shares
+)
+
+// kinds are the registered kinds' makers by name (RegisterKind), as
+// drivers are the registered drivers.
+var kinds = map[string]KindFor{}
+
+// RegisterKind makes f the maker of the kind that runs workload section
+// name (KindShares). A kind package calls it at init, as a driver package
+// registers its driver, so that the seam names no kind's package: a
+// program that runs workloads links them all through workloads/kinds. A
+// second maker of the same name, or an unknown name, panics: that is a
+// program's mistake, not a scenario's.
+func RegisterKind(name string, f KindFor) {
+	if name != KindShares {
+		panic(fmt.Sprintf("workloads: RegisterKind: no workload section %q", name))
+	}
+	if _, dup := kinds[name]; dup {
+		panic(fmt.Sprintf("workloads: RegisterKind: kind %q registered twice", name))
+	}
+	kinds[name] = f
+}
+
+// kindsAsked are the sections of c that a kind of its own runs, in the
+// order the Workload opens them.
+func (c *Config) kindsAsked() []string {
+	var out []string
+	if c.Shares.Enabled() {
+		out = append(out, KindShares)
+	}
+	return out
+}
+
+// makeKinds makes the kinds cfg asks for with the makers lookup finds (the
+// registry's, in New), or says which one is not linked.
+func makeKinds(cfg Config, lookup func(string) (KindFor, bool)) ([]Kind, error) {
+	var out []Kind
+	for _, name := range cfg.kindsAsked() {
+		f, ok := lookup(name)
+		if !ok {
+			return nil, fmt.Errorf("workload.%s: run by a kind of its own that this program does not link (workloads/kinds)", name)
+		}
+		out = append(out, f(cfg))
+	}
+	return out, nil
+}
+
+// registeredKind is the registry's maker of kind name.
+func registeredKind(name string) (KindFor, bool) {
+	f, ok := kinds[name]
+	return f, ok
+}
 
 // KindEnv is what the Workload lends its kinds.
 type KindEnv struct {

@@ -1,7 +1,6 @@
 package workloads
 
 import (
-	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster/admin"
-	"github.com/kchaos/kchaos/histories"
 )
 
 // fakeKind is a Kind that notes what the Workload asked of it.
@@ -72,33 +70,47 @@ func TestKindPhases(t *testing.T) {
 	}
 }
 
-// TestNewRefusesAKindUnmade: a configuration that asks for a share group
-// is refused by New unless a KindFor makes its kind (the seam runs no
-// share group of its own).
-func TestNewRefusesAKindUnmade(t *testing.T) {
-	cfg := Config{Driver: DriverFranz, Topic: "t", Consumers: 0, Shares: ShareConfig{Group: "s"}}
-	made := func(Config) Kind { return &fakeKind{} }
-	none := func(Config) Kind { return nil }
+// TestMakeKinds: a configuration that asks for a section a kind of its
+// own runs (a share group) gets that kind from the registry's maker, and
+// is refused when no maker is linked (the seam runs no share group of its
+// own); one that asks for none gets none.
+func TestMakeKinds(t *testing.T) {
+	shares := Config{Shares: ShareConfig{Group: "s"}}
+	made := &fakeKind{}
+	linked := func(name string) (KindFor, bool) {
+		return func(Config) Kind { return made }, name == KindShares
+	}
+	unlinked := func(string) (KindFor, bool) { return nil, false }
 	for _, c := range []struct {
-		name  string
-		kinds []KindFor
-		fails bool
+		name   string
+		cfg    Config
+		lookup func(string) (KindFor, bool)
+		want   int // kinds made; -1: refused
 	}{
-		{"no kind", nil, true},
-		{"a kind that makes none", []KindFor{none}, true},
-		{"the kind", []KindFor{none, made}, false},
+		{"no section of a kind", Config{}, unlinked, 0},
+		{"shares, linked", shares, linked, 1},
+		{"shares, not linked", shares, unlinked, -1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			w, err := New(cfg, []string{"fake:9092"}, histories.NewRecorder(&bytes.Buffer{}), c.kinds...)
-			if c.fails {
-				if err == nil || !strings.Contains(err.Error(), "shares.For") {
-					t.Fatalf("New: %v, want the share group refused without its kind", err)
+			ks, err := makeKinds(c.cfg, c.lookup)
+			if c.want < 0 {
+				if err == nil || !strings.Contains(err.Error(), "workload.shares") {
+					t.Fatalf("makeKinds: %v, want the share group refused without its kind", err)
 				}
 				return
 			}
-			if err != nil || len(w.kinds) != 1 {
-				t.Fatalf("New: %v, kinds %v", err, w)
+			if err != nil || len(ks) != c.want || c.want == 1 && ks[0] != Kind(made) {
+				t.Fatalf("makeKinds: %v, %v; want %d kind(s)", ks, err, c.want)
 			}
 		})
+	}
+}
+
+// TestSharesKindLinked: the seam's test binary, as every program that
+// runs workloads, has the share group's kind registered (workloads/kinds,
+// linked by drivers_test.go).
+func TestSharesKindLinked(t *testing.T) {
+	if _, ok := registeredKind(KindShares); !ok {
+		t.Fatal("no kind registered for workload.shares")
 	}
 }

@@ -39,8 +39,8 @@ type Workload struct {
 	openedOnce   sync.Once
 	opened       chan struct{} // closed when Run has opened its clients, or failed to
 	slots        []*memberSlot // group members (workload.group), made by New
-	// kinds are the workload kinds of their own packages that New made
-	// (the share group: workloads/shares); drained: their drain ran
+	// kinds are the workload kinds of their own packages that cfg asks
+	// for (the share group: workloads/shares); drained: their drain ran
 	// (once, before the first final read).
 	kinds   []Kind
 	drained atomic.Bool
@@ -51,10 +51,8 @@ type Workload struct {
 }
 
 // New validates cfg (after Defaults) and prepares a workload that writes
-// to rec. It connects to nothing yet. kinds make the workload kinds of
-// their own packages that cfg may ask for (shares.For): a cfg that asks
-// for a share group is refused without the kind that runs it.
-func New(cfg Config, bootstrap []string, rec Recorder, kinds ...KindFor) (*Workload, error) {
+// to rec. It connects to nothing yet.
+func New(cfg Config, bootstrap []string, rec Recorder) (*Workload, error) {
 	cfg.Defaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -66,19 +64,7 @@ func New(cfg Config, bootstrap []string, rec Recorder, kinds ...KindFor) (*Workl
 		return nil, errors.New("workload: no recorder")
 	}
 	drv, _ := DriverFor(cfg.Driver)
-	w, err := newPrepared(cfg, drv, bootstrap, rec)
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range kinds {
-		if k := f(w.cfg); k != nil {
-			w.kinds = append(w.kinds, k)
-		}
-	}
-	if cfg.Shares.Enabled() && len(w.kinds) == 0 {
-		return nil, errors.New("workload.shares: the share group is a kind of its own: pass shares.For (workloads/shares) to New")
-	}
-	return w, nil
+	return newPrepared(cfg, drv, bootstrap, rec)
 }
 
 // NewWithDriver is New for a driver package's own tests (workloads/java's,
@@ -101,9 +87,14 @@ func NewWithDriver(cfg Config, drv Driver, bootstrap []string, rec Recorder, sen
 }
 
 // newPrepared is a Workload of a checked cfg over drv with its group
-// slots.
+// slots and the kinds of their own packages cfg asks for (RegisterKind).
 func newPrepared(cfg Config, drv Driver, bootstrap []string, rec Recorder) (*Workload, error) {
 	w := newWorkload(cfg, drv, bootstrap, rec)
+	ks, err := makeKinds(cfg, registeredKind)
+	if err != nil {
+		return nil, err
+	}
+	w.kinds = ks
 	if cfg.Group.Enabled() {
 		slots, err := w.newSlots()
 		if err != nil {

@@ -88,7 +88,7 @@ func BenchmarkShareAccept(b *testing.B) {
 		// it adds a few dozen records to the backlog.
 		w, err := workloads.New(workloads.Config{Driver: workloads.DriverFranz, Topic: topic, Partitions: 3, Producers: 1, Rate: 1, Acks: workloads.AcksAll,
 			RequestTimeout: workloads.Duration(5 * time.Second), Duration: workloads.Duration(warmup + measure + 2*time.Second),
-			Shares: workloads.ShareConfig{Group: group, Members: 2, Processing: workloads.Duration(benchProcessing)}}, c.Bootstrap(), rec, For)
+			Shares: workloads.ShareConfig{Group: group, Members: 2, Processing: workloads.Duration(benchProcessing)}}, c.Bootstrap(), rec)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,7 +11,7 @@
 // when it polls (MaxConcurrentFetches 0, no fetch buffering), so what a
 // poll returns was acquired during it.
 //
-// The Workload runs it (workloads.Kind: New takes For); its settings
+// The Workload runs it (a workloads.Kind, registered at init); its settings
 // (workloads.ShareConfig, with what Kafka provides) and what a driver
 // gives it (workloads.ShareDriver, ShareMember) are the seam's, since a
 // driver package implements them and imports no kind.
@@ -39,13 +39,11 @@ type Group struct {
 
 var _ workloads.Kind = (*Group)(nil)
 
-// For is the share group cfg asks for (workload.shares), nil without one:
-// pass it to workloads.New.
-func For(cfg workloads.Config) workloads.Kind {
-	if !cfg.Shares.Enabled() {
-		return nil
-	}
-	return New(cfg)
+// The seam makes the share group of a workload that asks for one
+// (workloads.New) through the registry: this package is linked by
+// workloads/kinds.
+func init() {
+	workloads.RegisterKind(workloads.KindShares, func(cfg workloads.Config) workloads.Kind { return New(cfg) })
 }
 
 // New is the share group of cfg (its Defaults applied), with a slot per
