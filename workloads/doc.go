@@ -7,7 +7,8 @@
 //   - producers (producer.go): N concurrent Jepsen processes, each with one
 //     send in flight; in pipelined mode each producer client has several
 //     in-flight slots and every slot is a process of its own;
-//     With workload.transactions (txn*.go; each driver's transactional client) every producer is
+//     With workload.transactions (a kind of its own, workloads/txn, over
+//     each driver's transactional client) every producer is
 //     transactional instead: each process runs one transaction at a time,
 //     recorded as one txn op (histories/txn.go), and may crash on purpose
 //     to be fenced by its successor;
@@ -19,10 +20,12 @@
 //     delivery) and records the rebalances its client learns
 //     (histories/groups.go); GroupControl lets the nemesis kill, start,
 //     stall a member or make it leave;
-//   - the workload kinds of their own packages (kind.go), run inside Run
-//     beside them: with workload.shares the share group's members
-//     (workloads/shares), which take the same member faults and drain
-//     before the final read;
+//   - the workload kinds of their own packages (kind.go), registered by
+//     name and linked by workloads/kinds, run inside Run: in the plain
+//     producers' place (ProducerKind: the transactional producers,
+//     workloads/txn) or beside the producers and consumers (MemberKind:
+//     the share group's members, workloads/shares, which take the same
+//     member faults and drain before the final read);
 //   - the final read (finalread.go): after the faults heal, each partition
 //     read from its log start to its high watermark (to its last stable
 //     offset when it reads at read_committed);

@@ -70,7 +70,7 @@ func (w *Workload) FinalRead(ctx context.Context, view ClusterView) (FinalReadRe
 	// The kinds drain first (a share group: its members' last acks, and
 	// the start offsets, come before the log is read), once.
 	if w.drained.CompareAndSwap(false, true) {
-		for _, k := range w.kinds {
+		for _, k := range kindsOf[MemberKind](w) {
 			if err := k.Drain(ctx, w.kindEnv()); err != nil {
 				return FinalReadResult{}, err
 			}

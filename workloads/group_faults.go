@@ -72,7 +72,7 @@ type memberControl struct {
 }
 
 // Group returns the handle on the group members, nil without a group. A
-// kind's members (workload.shares: Kind.Members) take the same faults;
+// kind's members (workload.shares: MemberKind.Members) take the same faults;
 // a run has one kind of group (Config.Validate), so the handle is the
 // group's or that kind's.
 func (w *Workload) Group() GroupControl {
@@ -83,7 +83,7 @@ func (w *Workload) Group() GroupControl {
 		}
 		return c
 	}
-	for _, k := range w.kinds {
+	for _, k := range kindsOf[MemberKind](w) {
 		if m := k.Members(); m != nil {
 			return m
 		}

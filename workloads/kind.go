@@ -3,24 +3,37 @@ package workloads
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // Kind is a workload kind of a package of its own (workloads/shares: the
-// share group) whose members run inside Workload.Run, beside the
-// producers and consumers, and whose drain comes before the final read.
+// share group; workloads/txn: the transactional producers) that runs
+// inside Workload.Run: opened once the run starts, then, by the optional
+// interface it implements, run beside the producers and consumers with
+// members the member faults reach (MemberKind), or in the plain
+// producers' place (ProducerKind).
 //
 // It is an interface because the kind's package imports the seam (its
-// settings, its driver's members, the recorder) and the seam must still
-// run it in its own phases: open it once the producers are open and
-// before the consumers, run it until the run's stop, hand its members to
-// the member faults (Group), drain it before the final read. A kind the
-// harness runs beside the workload on clients of its own (the metadata
-// workload, workloads/metadata) needs none of this and is no Kind.
+// settings, its driver's clients, the recorder) and the seam must still
+// run it in its own phases, as a driver is reached through Driver and
+// its optional interfaces. A kind the harness runs beside the workload on
+// clients of its own (the metadata workload, workloads/metadata) needs
+// none of this and is no Kind.
 type Kind interface {
-	// Open readies the kind before its members start (the share group:
-	// the brokers' limits read, the group set to start at earliest). An
-	// error ends Run before any op.
+	// Open readies the kind with what the Workload lends it: a
+	// ProducerKind opens its producers' clients (in the plain producers'
+	// place), a MemberKind what its members need before they start (the
+	// share group: the brokers' limits, the group set to start at
+	// earliest). An error ends Run before any op.
 	Open(ctx context.Context, env KindEnv) error
+}
+
+// MemberKind is a Kind whose members run beside the producers and
+// consumers until the run's stop (the share group).
+type MemberKind interface {
+	Kind
 	// Run runs the members until stop ends, then ends them; an error (a
 	// recorder's: the history is broken) ends the run.
 	Run(stop context.Context) error
@@ -33,14 +46,34 @@ type Kind interface {
 	Members() GroupControl
 }
 
+// ProducerKind is a Kind that replaces the plain producers (the
+// transactional producers): its clients open in Open, it produces in
+// Produce, and StopProducers, the send budget and the rate limit act on
+// it as on the plain producers (KindEnv.Turn, TakeSend).
+type ProducerKind interface {
+	Kind
+	// Produce runs the producers until stop ends and each one's last op
+	// completed; ops bounds every request and outlives stop, as for
+	// sends (canceled once DrainBound passed). An error (a recorder's)
+	// ends the run.
+	Produce(stop, ops context.Context) error
+	// DrainBound is how long the run's end waits for Produce to return
+	// before it cancels ops (a transaction's requests, not one send's).
+	DrainBound() time.Duration
+	// Close closes every producer client still open: after Open when
+	// the run fails to start, or when the drain gave up.
+	Close()
+}
+
 // KindFor makes a kind for a configuration that asks for it (Defaults
-// applied).
+// applied): a MemberKind or a ProducerKind.
 type KindFor func(cfg Config) Kind
 
 // The workload sections a kind of its own runs: the name a kind package
 // registers its KindFor under.
 const (
-	KindShares = "shares" // workload.shares: workloads/shares
+	KindShares       = "shares"       // workload.shares: workloads/shares
+	KindTransactions = "transactions" // workload.transactions: workloads/txn
 )
 
 // kinds are the registered kinds' makers by name (RegisterKind), as
@@ -48,13 +81,13 @@ const (
 var kinds = map[string]KindFor{}
 
 // RegisterKind makes f the maker of the kind that runs workload section
-// name (KindShares). A kind package calls it at init, as a driver package
+// name (KindShares, KindTransactions). A kind package calls it at init, as a driver package
 // registers its driver, so that the seam names no kind's package: a
 // program that runs workloads links them all through workloads/kinds. A
 // second maker of the same name, or an unknown name, panics: that is a
 // program's mistake, not a scenario's.
 func RegisterKind(name string, f KindFor) {
-	if name != KindShares {
+	if name != KindShares && name != KindTransactions {
 		panic(fmt.Sprintf("workloads: RegisterKind: no workload section %q", name))
 	}
 	if _, dup := kinds[name]; dup {
@@ -67,6 +100,9 @@ func RegisterKind(name string, f KindFor) {
 // order the Workload opens them.
 func (c *Config) kindsAsked() []string {
 	var out []string
+	if c.Transactions.Enabled {
+		out = append(out, KindTransactions)
+	}
 	if c.Shares.Enabled() {
 		out = append(out, KindShares)
 	}
@@ -102,16 +138,74 @@ type KindEnv struct {
 	// kind reads back as evidence (ReadEvidenceFrom).
 	Bootstrap, Evidence []string
 	Recorder            Recorder
-	// Polled counts a poll that delivered n records in Stats (Polls,
-	// PolledRecords).
-	Polled func(n int)
+	// Count adds to the workload's Stats.
+	Count Counts
+	// Turn waits for the next send's turn under workload.rate (a
+	// ProducerKind waits once per send); an error: stop ended first.
+	Turn func(stop context.Context) error
+	// TakeSend takes one op from the send budget of a benchmark or test
+	// (NewWithDriver's sends): false once it is spent.
+	TakeSend func() bool
 }
 
 // kindEnv is the KindEnv of w.
 func (w *Workload) kindEnv() KindEnv {
 	return KindEnv{Config: w.cfg, Driver: w.drv, Bootstrap: w.bootstrap, Evidence: w.evidenceBootstrap(),
-		Recorder: w.rec, Polled: func(n int) {
-			w.c.polls.Add(1)
-			w.c.polledRecords.Add(int64(n))
-		}}
+		Recorder: w.rec, Count: Counts{w.c}, Turn: w.limiter.Wait, TakeSend: w.takeSend}
+}
+
+// kindsOf are w's kinds of one optional interface.
+func kindsOf[K Kind](w *Workload) []K {
+	var out []K
+	for _, k := range w.kinds {
+		if x, ok := k.(K); ok {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// producerKind is w's ProducerKind, nil if its producers are the plain
+// ones (a run has at most one: transactions).
+func (w *Workload) producerKind() ProducerKind {
+	if pks := kindsOf[ProducerKind](w); len(pks) > 0 {
+		return pks[0]
+	}
+	return nil
+}
+
+// Counts is how a kind adds to the workload's Stats.
+type Counts struct{ c *counters }
+
+// Polled counts a poll that delivered n records (Polls, PolledRecords).
+func (c Counts) Polled(n int) {
+	c.c.polls.Add(1)
+	c.c.polledRecords.Add(int64(n))
+}
+
+// Error counts an error by name (Errors).
+func (c Counts) Error(name string) { c.c.countError(name) }
+
+// RecordError counts an event the recorder refused (RecordErrors).
+func (c Counts) RecordError() { c.c.recordErrors.Add(1) }
+
+// TxnInvoked counts a transaction begun (Txns), TxnCrashed a producer
+// crashed on purpose (TxnCrashes).
+func (c Counts) TxnInvoked() { c.c.txns.Add(1) }
+func (c Counts) TxnCrashed() { c.c.txnCrashes.Add(1) }
+
+// TxnEnded counts a transaction's completion by its type (TxnCommitted,
+// TxnAborted, TxnUnknown) and whether its client was fenced (TxnFenced).
+func (c Counts) TxnEnded(typ histories.Type, fenced bool) {
+	switch typ {
+	case histories.OK:
+		c.c.txnCommitted.Add(1)
+	case histories.Fail:
+		c.c.txnAborted.Add(1)
+	default:
+		c.c.txnUnknown.Add(1)
+	}
+	if fenced {
+		c.c.txnFenced.Add(1)
+	}
 }

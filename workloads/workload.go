@@ -195,14 +195,15 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		return w.Stats(), errors.New("workload: Run called twice")
 	}
 	defer w.markOpened() // also when opening failed: nobody waits forever
+	// The producers are the plain ones or a ProducerKind's (the
+	// transactional producers), opened first, as the plain ones are.
 	var (
 		producers []*producerClient
-		txns      []TxnProducer
-		reg       = &txnClients{}
+		pk        = w.producerKind()
 		err       error
 	)
-	if w.cfg.Transactions.Enabled {
-		txns, err = w.openTxnProducers(reg)
+	if pk != nil {
+		err = pk.Open(ctx, w.kindEnv())
 	} else {
 		var ps []Producer
 		ps, err = w.openProducers()
@@ -211,17 +212,22 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return w.Stats(), err
 	}
-	for _, k := range w.kinds {
+	closeProducers := func() {
+		closeProducerClients(producers)
+		if pk != nil {
+			pk.Close()
+		}
+	}
+	members := kindsOf[MemberKind](w)
+	for _, k := range members {
 		if err := k.Open(ctx, w.kindEnv()); err != nil {
-			closeProducerClients(producers)
-			reg.closeAll()
+			closeProducers()
 			return w.Stats(), err
 		}
 	}
 	consumers, err := w.openConsumers()
 	if err != nil {
-		closeProducerClients(producers)
-		reg.closeAll()
+		closeProducers()
 		return w.Stats(), err
 	}
 	w.c.restart()
@@ -244,7 +250,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	defer cancelOps()
 
 	var wg sync.WaitGroup
-	errs := make(chan error, 2+len(w.kinds)+len(consumers))
+	errs := make(chan error, 2+len(members)+len(consumers))
 	wg.Add(1)
 	prodDone := w.prodDone
 	// The producers stop at the end of the run, or earlier at StopProducers.
@@ -255,8 +261,8 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		defer wg.Done()
 		defer close(prodDone)
 		run := func() error { return w.runProducers(prodStop, ops, producers) }
-		if w.cfg.Transactions.Enabled {
-			run = func() error { return w.runTxnProducers(prodStop, ops, txns, reg) }
+		if pk != nil {
+			run = func() error { return pk.Produce(prodStop, ops) }
 		}
 		if err := run(); err != nil {
 			errs <- err
@@ -273,7 +279,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 			}
 		}()
 	}
-	for _, k := range w.kinds {
+	for _, k := range members {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -310,7 +316,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		// complete as info (canceled).
 		cancelOps()
 	}
-	w.drain(prodDone, cancelOps, func() { closeProducerClients(producers); reg.closeAll() })
+	w.drain(prodDone, cancelOps, closeProducers)
 	wg.Wait()
 	closeAll(consumers)
 	close(errs)
@@ -331,8 +337,8 @@ func (w *Workload) drain(done <-chan struct{}, cancelOps context.CancelFunc, clo
 		}
 	}
 	bound := w.cfg.OpTimeout()
-	if w.cfg.Transactions.Enabled {
-		bound = w.cfg.txnDrainTimeout()
+	if pk := w.producerKind(); pk != nil {
+		bound = pk.DrainBound()
 	}
 	if !wait(bound) {
 		cancelOps()

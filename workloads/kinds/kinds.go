@@ -10,4 +10,6 @@ package kinds
 import (
 	// The share group (workload.shares): workloads/shares.
 	_ "github.com/kchaos/kchaos/workloads/shares"
+	// The transactional producers (workload.transactions): workloads/txn.
+	_ "github.com/kchaos/kchaos/workloads/txn"
 )

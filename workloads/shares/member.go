@@ -232,7 +232,7 @@ func (g *Group) round(ctx context.Context, s *slot, m *member) (bool, error) {
 	if len(recs) == 0 {
 		return true, nil
 	}
-	g.env.Polled(len(recs))
+	g.env.Count.Polled(len(recs))
 	if s.kill != nil {
 		return true, nil // killed holding these (loop strikes)
 	}
