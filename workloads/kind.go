@@ -81,11 +81,11 @@ const (
 var kinds = map[string]KindFor{}
 
 // RegisterKind makes f the maker of the kind that runs workload section
-// name (KindShares, KindTransactions). A kind package calls it at init, as a driver package
-// registers its driver, so that the seam names no kind's package: a
-// program that runs workloads links them all through workloads/kinds. A
-// second maker of the same name, or an unknown name, panics: that is a
-// program's mistake, not a scenario's.
+// name (KindShares, KindTransactions). A kind package calls it at init,
+// as a driver package registers its driver, so that the seam names no
+// kind's package: a program that runs workloads links them all through
+// workloads/kinds. A second maker of the same name, or an unknown name,
+// panics: that is a program's mistake, not a scenario's.
 func RegisterKind(name string, f KindFor) {
 	if name != KindShares && name != KindTransactions {
 		panic(fmt.Sprintf("workloads: RegisterKind: no workload section %q", name))

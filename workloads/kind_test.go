@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -106,11 +107,42 @@ func TestMakeKinds(t *testing.T) {
 	}
 }
 
-// TestSharesKindLinked: the seam's test binary, as every program that
-// runs workloads, has the share group's kind registered (workloads/kinds,
-// linked by drivers_test.go).
-func TestSharesKindLinked(t *testing.T) {
-	if _, ok := registeredKind(KindShares); !ok {
-		t.Fatal("no kind registered for workload.shares")
+// TestKindsLinked: the seam's test binary, as every program that runs
+// workloads, has every kind registered (workloads/kinds, linked by
+// drivers_test.go): the share group and the transactional producers.
+func TestKindsLinked(t *testing.T) {
+	for _, name := range []string{KindShares, KindTransactions} {
+		if _, ok := registeredKind(name); !ok {
+			t.Errorf("no kind registered for workload.%s", name)
+		}
+	}
+}
+
+// TestRegisterKindRefuses: a second maker of a kind already registered
+// (shares, here: workloads/shares, linked into the test binary by
+// drivers_test.go) and a maker of a section no kind runs panic, and
+// neither changes the registry.
+func TestRegisterKindRefuses(t *testing.T) {
+	before, ok := registeredKind(KindShares)
+	if !ok {
+		t.Fatal("kind shares not registered: drivers_test.go links workloads/kinds")
+	}
+	for _, c := range []struct{ name, want string }{
+		{KindShares, `kind "shares" registered twice`},
+		{"group", `no workload section "group"`},
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if s, _ := r.(string); !strings.Contains(s, c.want) {
+					t.Errorf("RegisterKind(%q): panic %v, want %q", c.name, r, c.want)
+				}
+			}()
+			RegisterKind(c.name, func(Config) Kind { return &fakeKind{} })
+		}()
+	}
+	after, _ := registeredKind(KindShares)
+	if _, ok := registeredKind("group"); ok || fmt.Sprintf("%p", after) != fmt.Sprintf("%p", before) {
+		t.Error("the registry changed after refused registrations")
 	}
 }
