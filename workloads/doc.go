@@ -14,7 +14,8 @@
 //     to be fenced by its successor;
 //   - consumers (consumer.go): assigned partitions, every poll recorded with
 //     partition, offset, value and the batch's leader epoch;
-//     With workload.group (group*.go; each driver's group member) the
+//     With workload.group (a kind of its own, workloads/groups, over each
+//     driver's group member) the
 //     consumers are members of one consumer group instead: each subscribes,
 //     polls with its member id and generation, commits (auto or after
 //     delivery) and records the rebalances its client learns
@@ -24,8 +25,8 @@
 //     name and linked by workloads/kinds, run inside Run: in the plain
 //     producers' place (ProducerKind: the transactional producers,
 //     workloads/txn) or beside the producers and consumers (MemberKind:
-//     the share group's members, workloads/shares, which take the same
-//     member faults and drain before the final read);
+//     the consumer group's members, workloads/groups, and the share
+//     group's, workloads/shares, which drain before the final read);
 //   - the final read (finalread.go): after the faults heal, each partition
 //     read from its log start to its high watermark (to its last stable
 //     offset when it reads at read_committed);

@@ -125,7 +125,7 @@ func (w *Workload) readPartitionAt(ctx context.Context, view ClusterView, p int3
 	pid := w.rec.NewProcess()
 	from := int64(0)
 	inv, err := w.rec.Invoke(pid, histories.FFinalRead, histories.ReadRequest{
-		Topic: w.cfg.Topic, Partitions: []int32{p}, From: &from, Isolation: txnIsolationOf(iso)})
+		Topic: w.cfg.Topic, Partitions: []int32{p}, From: &from, Isolation: IsolationOf(iso)})
 	if err != nil {
 		return res, -1, err
 	}

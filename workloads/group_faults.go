@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// Client faults on group members (nemesis/groupfault.go injects them):
+// Client faults on group members (nemesis/clients/groupfault.go injects
+// them; the member loops carry them out: workloads/groups/faults.go):
 // kill a member (its client is cut off and closed without leaving, as a
 // crashed process; the coordinator notices when its session times out),
 // start a new one in its place (a new process under the same member
@@ -50,8 +51,8 @@ func (o MemberOp) String() string {
 
 // MemberFault is one fault for a member loop to carry out: Op, D for a
 // stall, and Done, on which the loop answers once it took the fault in.
-// Exported for the workload kinds of their own (workloads/shares), whose
-// member loops take the same faults as the group's.
+// Exported for the workload kinds with members (workloads/groups,
+// workloads/shares), whose member loops carry the faults out.
 type MemberFault struct {
 	Op   MemberOp
 	D    time.Duration
@@ -59,8 +60,8 @@ type MemberFault struct {
 }
 
 // MemberControl is the GroupControl over member loops: the i-th is
-// named names[i] and takes its faults from chs[i]. A kind of its own
-// hands the seam one (Kind.Members), as the group's slots make theirs.
+// named names[i] and takes its faults from chs[i]. A kind with members
+// hands the seam one (MemberKind.Members).
 func MemberControl(names []string, chs []chan MemberFault) GroupControl {
 	return memberControl{names: names, chs: chs}
 }
@@ -71,18 +72,11 @@ type memberControl struct {
 	chs   []chan MemberFault
 }
 
-// Group returns the handle on the group members, nil without a group. A
-// kind's members (workload.shares: MemberKind.Members) take the same faults;
-// a run has one kind of group (Config.Validate), so the handle is the
-// group's or that kind's.
+// Group returns the handle on the group members, nil without a group:
+// its kind's (MemberKind.Members: the consumer group's, workloads/groups,
+// or the share group's, workloads/shares, which take the same faults). A
+// run has one kind of group (Config.Validate).
 func (w *Workload) Group() GroupControl {
-	if len(w.slots) > 0 {
-		var c memberControl
-		for _, s := range w.slots {
-			c.names, c.chs = append(c.names, s.name), append(c.chs, s.ctl)
-		}
-		return c
-	}
 	for _, k := range kindsOf[MemberKind](w) {
 		if m := k.Members(); m != nil {
 			return m
@@ -123,76 +117,4 @@ func (g memberControl) Leave(ctx context.Context, m string) error {
 }
 func (g memberControl) Stall(ctx context.Context, m string, d time.Duration) error {
 	return g.send(ctx, m, MemberStall, d)
-}
-
-// control carries out the faults waiting for the member; with no client
-// (killed or left) it waits for one, or for stop.
-func (s *memberSlot) control(stop context.Context) error {
-	for {
-		var c MemberFault
-		if s.cl == nil {
-			select {
-			case c = <-s.ctl:
-			case <-stop.Done():
-				return nil
-			}
-		} else {
-			select {
-			case c = <-s.ctl:
-			default:
-				return nil
-			}
-		}
-		c.Done <- s.apply(stop, c)
-	}
-}
-
-// apply carries out one fault. A client is killed or left without s.mu
-// held: its callbacks take it.
-func (s *memberSlot) apply(stop context.Context, c MemberFault) error {
-	switch c.Op {
-	case MemberKill, MemberLeave:
-		s.mu.Lock()
-		cl := s.cl
-		if cl == nil {
-			s.mu.Unlock()
-			return fmt.Errorf("member %s has no client to %s", s.name, c.Op)
-		}
-		if c.Op == MemberKill {
-			s.dead = true // a crashed process records nothing more
-		}
-		s.mu.Unlock()
-		if c.Op == MemberKill {
-			cl.Kill()
-		} else {
-			ctx, cancel := context.WithTimeout(stop, 10*time.Second)
-			cl.Leave(ctx)
-			cancel()
-		}
-		s.mu.Lock()
-		s.dead, s.cl = true, nil
-		s.mu.Unlock()
-		return nil
-	case MemberStart:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.cl != nil {
-			return fmt.Errorf("member %s is running", s.name)
-		}
-		return s.start()
-	case MemberStall:
-		if s.cl == nil {
-			return fmt.Errorf("member %s has no client to stall", s.name)
-		}
-		s.mu.Lock()
-		go func() {
-			defer s.mu.Unlock()
-			select {
-			case <-time.After(c.D):
-			case <-stop.Done():
-			}
-		}()
-		return nil
-	}
-	return fmt.Errorf("unknown member fault %v", c.Op)
 }

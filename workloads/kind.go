@@ -8,8 +8,9 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Kind is a workload kind of a package of its own (workloads/shares: the
-// share group; workloads/txn: the transactional producers) that runs
+// Kind is a workload kind of a package of its own (workloads/groups: the
+// consumer group; workloads/shares: the share group; workloads/txn: the
+// transactional producers) that runs
 // inside Workload.Run: opened once the run starts, then, by the optional
 // interface it implements, run beside the producers and consumers with
 // members the member faults reach (MemberKind), or in the plain
@@ -31,7 +32,7 @@ type Kind interface {
 }
 
 // MemberKind is a Kind whose members run beside the producers and
-// consumers until the run's stop (the share group).
+// consumers until the run's stop (the consumer group, the share group).
 type MemberKind interface {
 	Kind
 	// Run runs the members until stop ends, then ends them; an error (a
@@ -66,12 +67,15 @@ type ProducerKind interface {
 }
 
 // KindFor makes a kind for a configuration that asks for it (Defaults
-// applied): a MemberKind or a ProducerKind.
-type KindFor func(cfg Config) Kind
+// applied) over the workload's driver: a MemberKind or a ProducerKind. An
+// error (a driver without the clients the kind needs) refuses the
+// workload at New.
+type KindFor func(cfg Config, drv Driver) (Kind, error)
 
 // The workload sections a kind of its own runs: the name a kind package
 // registers its KindFor under.
 const (
+	KindGroup        = "group"        // workload.group: workloads/groups
 	KindShares       = "shares"       // workload.shares: workloads/shares
 	KindTransactions = "transactions" // workload.transactions: workloads/txn
 )
@@ -81,13 +85,14 @@ const (
 var kinds = map[string]KindFor{}
 
 // RegisterKind makes f the maker of the kind that runs workload section
-// name (KindShares, KindTransactions). A kind package calls it at init,
+// name (KindGroup, KindShares, KindTransactions). A kind package calls
+// it at init,
 // as a driver package registers its driver, so that the seam names no
 // kind's package: a program that runs workloads links them all through
 // workloads/kinds. A second maker of the same name, or an unknown name,
 // panics: that is a program's mistake, not a scenario's.
 func RegisterKind(name string, f KindFor) {
-	if name != KindShares && name != KindTransactions {
+	if name != KindGroup && name != KindShares && name != KindTransactions {
 		panic(fmt.Sprintf("workloads: RegisterKind: no workload section %q", name))
 	}
 	if _, dup := kinds[name]; dup {
@@ -103,22 +108,30 @@ func (c *Config) kindsAsked() []string {
 	if c.Transactions.Enabled {
 		out = append(out, KindTransactions)
 	}
+	if c.Group.Enabled() {
+		out = append(out, KindGroup)
+	}
 	if c.Shares.Enabled() {
 		out = append(out, KindShares)
 	}
 	return out
 }
 
-// makeKinds makes the kinds cfg asks for with the makers lookup finds (the
-// registry's, in New), or says which one is not linked.
-func makeKinds(cfg Config, lookup func(string) (KindFor, bool)) ([]Kind, error) {
+// makeKinds makes the kinds cfg asks for over drv with the makers lookup
+// finds (the registry's, in New), or says which one is not linked or
+// refused.
+func makeKinds(cfg Config, drv Driver, lookup func(string) (KindFor, bool)) ([]Kind, error) {
 	var out []Kind
 	for _, name := range cfg.kindsAsked() {
 		f, ok := lookup(name)
 		if !ok {
 			return nil, fmt.Errorf("workload.%s: run by a kind of its own that this program does not link (workloads/kinds)", name)
 		}
-		out = append(out, f(cfg))
+		k, err := f(cfg, drv)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, k)
 	}
 	return out, nil
 }
@@ -140,6 +153,11 @@ type KindEnv struct {
 	Recorder            Recorder
 	// Count adds to the workload's Stats.
 	Count Counts
+	// RecordPoll completes a poll op the kind invoked (ok with what it
+	// returned, or fail), counted in Stats, as the consumers' are;
+	// RecordAssign writes an assign op (the client's own repositioning).
+	RecordPoll   func(pid int, req histories.ReadRequest, f Fetch, perr error) error
+	RecordAssign func(pid int, parts []int32, pos map[int32]int64) error
 	// Turn waits for the next send's turn under workload.rate (a
 	// ProducerKind waits once per send); an error: stop ended first.
 	Turn func(stop context.Context) error
@@ -151,7 +169,8 @@ type KindEnv struct {
 // kindEnv is the KindEnv of w.
 func (w *Workload) kindEnv() KindEnv {
 	return KindEnv{Config: w.cfg, Driver: w.drv, Bootstrap: w.bootstrap, Evidence: w.evidenceBootstrap(),
-		Recorder: w.rec, Count: Counts{w.c}, Turn: w.limiter.Wait, TakeSend: w.takeSend}
+		Recorder: w.rec, Count: Counts{w.c}, Turn: w.limiter.Wait, TakeSend: w.takeSend,
+		RecordPoll: w.completePoll, RecordAssign: w.recordAssign}
 }
 
 // kindsOf are w's kinds of one optional interface.
@@ -174,29 +193,52 @@ func (w *Workload) producerKind() ProducerKind {
 	return nil
 }
 
-// Counts is how a kind adds to the workload's Stats.
+// Counts is how a kind adds to the workload's Stats. The zero Counts
+// counts nothing (a kind's own tests of a member alone).
 type Counts struct{ c *counters }
 
 // Polled counts a poll that delivered n records (Polls, PolledRecords).
 func (c Counts) Polled(n int) {
+	if c.c == nil {
+		return
+	}
 	c.c.polls.Add(1)
 	c.c.polledRecords.Add(int64(n))
 }
 
 // Error counts an error by name (Errors).
-func (c Counts) Error(name string) { c.c.countError(name) }
+func (c Counts) Error(name string) {
+	if c.c != nil {
+		c.c.countError(name)
+	}
+}
 
 // RecordError counts an event the recorder refused (RecordErrors).
-func (c Counts) RecordError() { c.c.recordErrors.Add(1) }
+func (c Counts) RecordError() {
+	if c.c != nil {
+		c.c.recordErrors.Add(1)
+	}
+}
 
 // TxnInvoked counts a transaction begun (Txns), TxnCrashed a producer
 // crashed on purpose (TxnCrashes).
-func (c Counts) TxnInvoked() { c.c.txns.Add(1) }
-func (c Counts) TxnCrashed() { c.c.txnCrashes.Add(1) }
+func (c Counts) TxnInvoked() {
+	if c.c != nil {
+		c.c.txns.Add(1)
+	}
+}
+func (c Counts) TxnCrashed() {
+	if c.c != nil {
+		c.c.txnCrashes.Add(1)
+	}
+}
 
 // TxnEnded counts a transaction's completion by its type (TxnCommitted,
 // TxnAborted, TxnUnknown) and whether its client was fenced (TxnFenced).
 func (c Counts) TxnEnded(typ histories.Type, fenced bool) {
+	if c.c == nil {
+		return
+	}
 	switch typ {
 	case histories.OK:
 		c.c.txnCommitted.Add(1)

@@ -79,7 +79,7 @@ func TestMakeKinds(t *testing.T) {
 	shares := Config{Shares: ShareConfig{Group: "s"}}
 	made := &fakeKind{}
 	linked := func(name string) (KindFor, bool) {
-		return func(Config) Kind { return made }, name == KindShares
+		return func(Config, Driver) (Kind, error) { return made, nil }, name == KindShares
 	}
 	unlinked := func(string) (KindFor, bool) { return nil, false }
 	for _, c := range []struct {
@@ -93,7 +93,7 @@ func TestMakeKinds(t *testing.T) {
 		{"shares, not linked", shares, unlinked, -1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ks, err := makeKinds(c.cfg, c.lookup)
+			ks, err := makeKinds(c.cfg, &fakeDriver{}, c.lookup)
 			if c.want < 0 {
 				if err == nil || !strings.Contains(err.Error(), "workload.shares") {
 					t.Fatalf("makeKinds: %v, want the share group refused without its kind", err)
@@ -109,9 +109,10 @@ func TestMakeKinds(t *testing.T) {
 
 // TestKindsLinked: the seam's test binary, as every program that runs
 // workloads, has every kind registered (workloads/kinds, linked by
-// drivers_test.go): the share group and the transactional producers.
+// drivers_test.go): the consumer group, the share group and the
+// transactional producers.
 func TestKindsLinked(t *testing.T) {
-	for _, name := range []string{KindShares, KindTransactions} {
+	for _, name := range []string{KindGroup, KindShares, KindTransactions} {
 		if _, ok := registeredKind(name); !ok {
 			t.Errorf("no kind registered for workload.%s", name)
 		}
@@ -129,7 +130,7 @@ func TestRegisterKindRefuses(t *testing.T) {
 	}
 	for _, c := range []struct{ name, want string }{
 		{KindShares, `kind "shares" registered twice`},
-		{"group", `no workload section "group"`},
+		{"metadata", `no workload section "metadata"`},
 	} {
 		func() {
 			defer func() {
@@ -138,11 +139,11 @@ func TestRegisterKindRefuses(t *testing.T) {
 					t.Errorf("RegisterKind(%q): panic %v, want %q", c.name, r, c.want)
 				}
 			}()
-			RegisterKind(c.name, func(Config) Kind { return &fakeKind{} })
+			RegisterKind(c.name, func(Config, Driver) (Kind, error) { return &fakeKind{}, nil })
 		}()
 	}
 	after, _ := registeredKind(KindShares)
-	if _, ok := registeredKind("group"); ok || fmt.Sprintf("%p", after) != fmt.Sprintf("%p", before) {
+	if _, ok := registeredKind("metadata"); ok || fmt.Sprintf("%p", after) != fmt.Sprintf("%p", before) {
 		t.Error("the registry changed after refused registrations")
 	}
 }

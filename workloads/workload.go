@@ -38,9 +38,8 @@ type Workload struct {
 	prodDone     chan struct{} // closed when Run's producers have returned
 	openedOnce   sync.Once
 	opened       chan struct{} // closed when Run has opened its clients, or failed to
-	slots        []*memberSlot // group members (workload.group), made by New
 	// kinds are the workload kinds of their own packages that cfg asks
-	// for (the share group: workloads/shares); drained: their drain ran
+	// for (kind.go), made by New; drained: their drain ran
 	// (once, before the first final read).
 	kinds   []Kind
 	drained atomic.Bool
@@ -86,22 +85,15 @@ func NewWithDriver(cfg Config, drv Driver, bootstrap []string, rec Recorder, sen
 	return w, nil
 }
 
-// newPrepared is a Workload of a checked cfg over drv with its group
-// slots and the kinds of their own packages cfg asks for (RegisterKind).
+// newPrepared is a Workload of a checked cfg over drv with the kinds of
+// their own packages cfg asks for (RegisterKind).
 func newPrepared(cfg Config, drv Driver, bootstrap []string, rec Recorder) (*Workload, error) {
 	w := newWorkload(cfg, drv, bootstrap, rec)
-	ks, err := makeKinds(cfg, registeredKind)
+	ks, err := makeKinds(cfg, drv, registeredKind)
 	if err != nil {
 		return nil, err
 	}
 	w.kinds = ks
-	if cfg.Group.Enabled() {
-		slots, err := w.newSlots()
-		if err != nil {
-			return nil, err
-		}
-		w.slots = slots
-	}
 	return w, nil
 }
 
@@ -250,7 +242,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	defer cancelOps()
 
 	var wg sync.WaitGroup
-	errs := make(chan error, 2+len(members)+len(consumers))
+	errs := make(chan error, 1+len(members)+len(consumers))
 	wg.Add(1)
 	prodDone := w.prodDone
 	// The producers stop at the end of the run, or earlier at StopProducers.
@@ -269,16 +261,6 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 			stopNow() // the history is broken: end the run
 		}
 	}()
-	if len(w.slots) > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.runGroup(stop, w.slots); err != nil {
-				errs <- err
-				stopNow()
-			}
-		}()
-	}
 	for _, k := range members {
 		wg.Add(1)
 		go func() {

@@ -24,7 +24,7 @@ const (
 	gNemTest    group = "nemesis/nemesistest"     // the tests' cluster harness and in-memory cluster (nemesis/nemesisfake); tests only
 	gWorkloads  group = "workloads"               // the seam (loops, Driver, registry) with the Go drivers
 	gDriver     group = "workloads/driver"        // a client driver of its own: workloads/java, ...
-	gWorkKind   group = "workloads/kind"          // a workload kind of its own: workloads/metadata, shares, txn
+	gWorkKind   group = "workloads/kind"          // a workload kind of its own: workloads/metadata, groups, shares, txn
 	gDrivers    group = "workloads/drivers"       // links every driver
 	gWorkKinds  group = "workloads/kinds"         // links every kind the seam runs
 	gWorkTest   group = "workloads/workloadstest" // the integration tests' shared cluster; tests only
@@ -59,7 +59,7 @@ func groupOf(rel string) (group, bool) {
 		return gWorkTest, true
 	case rel == "workloads/kinds":
 		return gWorkKinds, true
-	case rel == "workloads/metadata", rel == "workloads/shares", rel == "workloads/txn":
+	case rel == "workloads/metadata", rel == "workloads/groups", rel == "workloads/shares", rel == "workloads/txn":
 		return gWorkKind, true
 	case strings.HasPrefix(rel, "workloads/"):
 		return gDriver, true
@@ -129,9 +129,9 @@ var mayImport = map[group][]group{
 // driver and every kind it runs (workloads/drivers_test.go), its code
 // never does, and so may a driver's tests that name the other drivers
 // (workloads/java's), and a workload kind's tests that run it on a
-// driver (workloads/metadata's, shares', txn's); the integration tests
-// of the seam and of every driver share one cluster harness,
-// workloads/workloadstest, which only tests import.
+// driver (workloads/metadata's, groups', shares', txn's); the
+// integration tests of the seam and of every driver share one cluster
+// harness, workloads/workloadstest, which only tests import.
 var testMayImport = map[group][]group{
 	gNemesis:   {gBackend, gKinds, gRoom, gNemTest},
 	gRoom:      {gBackend, gNemTest},
@@ -278,7 +278,7 @@ func TestGroupOf(t *testing.T) {
 		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/clients": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/quorum": gRoom, "nemesis/nemesisfake": gNemTest, "nemesis/kinds": gKinds,
 		"nemesis/nemesistest": gNemTest,
 		"workloads":           gWorkloads, "workloads/java": gDriver, "workloads/franz": gDriver, "workloads/kafkago": gDriver,
-		"workloads/drivers": gDrivers, "workloads/metadata": gWorkKind, "workloads/shares": gWorkKind, "workloads/txn": gWorkKind, "workloads/kinds": gWorkKinds,
+		"workloads/drivers": gDrivers, "workloads/metadata": gWorkKind, "workloads/groups": gWorkKind, "workloads/shares": gWorkKind, "workloads/txn": gWorkKind, "workloads/kinds": gWorkKinds,
 		"workloads/workloadstest": gWorkTest, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
 		"checker": gChecker, "report": gReport, "histories": gHistories, "brokerlogs": gBrokerLogs,

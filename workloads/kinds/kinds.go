@@ -8,6 +8,8 @@
 package kinds
 
 import (
+	// The consumer group (workload.group): workloads/groups.
+	_ "github.com/kchaos/kchaos/workloads/groups"
 	// The share group (workload.shares): workloads/shares.
 	_ "github.com/kchaos/kchaos/workloads/shares"
 	// The transactional producers (workload.transactions): workloads/txn.

@@ -43,7 +43,9 @@ var _ workloads.Kind = (*Group)(nil)
 // (workloads.New) through the registry: this package is linked by
 // workloads/kinds.
 func init() {
-	workloads.RegisterKind(workloads.KindShares, func(cfg workloads.Config) workloads.Kind { return New(cfg) })
+	workloads.RegisterKind(workloads.KindShares, func(cfg workloads.Config, _ workloads.Driver) (workloads.Kind, error) {
+		return New(cfg), nil
+	})
 }
 
 // New is the share group of cfg (its Defaults applied), with a slot per

@@ -31,7 +31,9 @@ import (
 // them (workloads.New) through the registry: this package is linked by
 // workloads/kinds.
 func init() {
-	workloads.RegisterKind(workloads.KindTransactions, func(cfg workloads.Config) workloads.Kind { return New(cfg) })
+	workloads.RegisterKind(workloads.KindTransactions, func(cfg workloads.Config, _ workloads.Driver) (workloads.Kind, error) {
+		return New(cfg), nil
+	})
 }
 
 // Producers is a workload's transactional producers: a workloads
