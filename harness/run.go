@@ -24,8 +24,9 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
 	"github.com/kchaos/kchaos/workloads"
-	// Every workload kind the seam runs (the share group), registered
-	// before workloads.New makes one.
+	// Every workload kind the seam runs (the consumer and share groups,
+	// the transactional producers), registered before workloads.New
+	// makes one.
 	_ "github.com/kchaos/kchaos/workloads/kinds"
 )
 
