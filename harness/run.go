@@ -24,6 +24,10 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/report"
 	"github.com/kchaos/kchaos/workloads"
+	// Every workload kind the seam runs (the consumer and share groups,
+	// the transactional producers), registered before workloads.New
+	// makes one.
+	_ "github.com/kchaos/kchaos/workloads/kinds"
 )
 
 // Options tune a run.

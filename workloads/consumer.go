@@ -38,7 +38,7 @@ func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) erro
 	if err := w.assign(stop, pid, c, parts, pos); err != nil {
 		return err
 	}
-	req := histories.ReadRequest{Topic: w.cfg.Topic, Partitions: parts, Isolation: txnIsolationOf(w.cfg.Isolation)}
+	req := histories.ReadRequest{Topic: w.cfg.Topic, Partitions: parts, Isolation: IsolationOf(w.cfg.Isolation)}
 	for !Ended(stop) {
 		if _, err := w.rec.Invoke(pid, histories.FPoll, req); err != nil {
 			w.c.recordErrors.Add(1)

@@ -7,18 +7,26 @@
 //   - producers (producer.go): N concurrent Jepsen processes, each with one
 //     send in flight; in pipelined mode each producer client has several
 //     in-flight slots and every slot is a process of its own;
-//     With workload.transactions (txn*.go; each driver's transactional client) every producer is
+//     With workload.transactions (a kind of its own, workloads/txn, over
+//     each driver's transactional client) every producer is
 //     transactional instead: each process runs one transaction at a time,
 //     recorded as one txn op (histories/txn.go), and may crash on purpose
 //     to be fenced by its successor;
 //   - consumers (consumer.go): assigned partitions, every poll recorded with
 //     partition, offset, value and the batch's leader epoch;
-//     With workload.group (group*.go; each driver's group member) the
+//     With workload.group (a kind of its own, workloads/groups, over each
+//     driver's group member) the
 //     consumers are members of one consumer group instead: each subscribes,
 //     polls with its member id and generation, commits (auto or after
 //     delivery) and records the rebalances its client learns
 //     (histories/groups.go); GroupControl lets the nemesis kill, start,
 //     stall a member or make it leave;
+//   - the workload kinds of their own packages (kind.go), registered by
+//     name and linked by workloads/kinds, run inside Run: in the plain
+//     producers' place (ProducerKind: the transactional producers,
+//     workloads/txn) or beside the producers and consumers (MemberKind:
+//     the consumer group's members, workloads/groups, and the share
+//     group's, workloads/shares, which drain before the final read);
 //   - the final read (finalread.go): after the faults heal, each partition
 //     read from its log start to its high watermark (to its last stable
 //     offset when it reads at read_committed);
@@ -33,8 +41,9 @@
 // (Capabilities). Each driver package imports the seam and registers its
 // driver at init (RegisterDriver); the seam never imports one: a program
 // links them all through workloads/drivers. Where the seam calls franz-go
-// for needs of its own (the share group's admin, Kafka's error codes, the
-// metadata workload's admin for the Go drivers), that is not a driver.
+// for needs of its own (Kafka's error codes, the metadata workload's admin
+// for the Go drivers), that is not a driver; nor is the share group's
+// admin (workloads/shares).
 //
 // The java driver runs one JVM per workload run on the kchaos host, as the
 // Go clients run on the host and reach the brokers the same way, so every

@@ -1,10 +1,10 @@
 package workloads_test
 
 // The seam's tests see every driver (the java runs of the integration
-// tests and of BenchmarkProduce, validation that names driver java): this
-// external test file links every driver package, which registers its
-// driver in the test binary before any test runs. The seam's own code
-// never imports a driver package.
+// tests and of BenchmarkProduce, validation that names driver java) and
+// every workload kind: this external test file links every driver and
+// kind package, which registers itself in the test binary before any test
+// runs. The seam's own code never imports a driver or kind package.
 import (
 	"slices"
 	"strings"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/kchaos/kchaos/workloads"
 	_ "github.com/kchaos/kchaos/workloads/drivers"
+	_ "github.com/kchaos/kchaos/workloads/kinds"
 )
 
 // TestDriversLinked: workloads/drivers registers every driver package's

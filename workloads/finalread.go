@@ -67,10 +67,14 @@ func (r FinalReadResult) Complete() bool {
 // A read_committed final read (Config.FinalReadIsolation) ends at the last
 // stable offset instead, and its invoke says "isolation":"read_committed".
 func (w *Workload) FinalRead(ctx context.Context, view ClusterView) (FinalReadResult, error) {
-	// A share group drains first (share_drain.go): its members' last
-	// acks, and the start offsets, come before the log is read.
-	if err := w.DrainShares(ctx); err != nil {
-		return FinalReadResult{}, err
+	// The kinds drain first (a share group: its members' last acks, and
+	// the start offsets, come before the log is read), once.
+	if w.drained.CompareAndSwap(false, true) {
+		for _, k := range kindsOf[MemberKind](w) {
+			if err := k.Drain(ctx, w.kindEnv()); err != nil {
+				return FinalReadResult{}, err
+			}
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, w.cfg.FinalReadTimeout.Std())
 	defer cancel()
@@ -121,7 +125,7 @@ func (w *Workload) readPartitionAt(ctx context.Context, view ClusterView, p int3
 	pid := w.rec.NewProcess()
 	from := int64(0)
 	inv, err := w.rec.Invoke(pid, histories.FFinalRead, histories.ReadRequest{
-		Topic: w.cfg.Topic, Partitions: []int32{p}, From: &from, Isolation: txnIsolationOf(iso)})
+		Topic: w.cfg.Topic, Partitions: []int32{p}, From: &from, Isolation: IsolationOf(iso)})
 	if err != nil {
 		return res, -1, err
 	}

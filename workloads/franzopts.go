@@ -10,8 +10,8 @@ import (
 // metadata refresh, so that a client finds a new leader within a fraction
 // of a second rather than franz-go's default 5 s minimum age, and bounded
 // dials and reads, so that a paused broker costs a timeout, not a hang.
-// Exported for workloads/franz, whose clients start from them as the
-// seam's own franz-go clients do (the share group's admin, share_drain.go).
+// Exported for workloads/franz, whose clients start from them, and for the
+// share group's admin (workloads/shares/drain.go), which is no driver's.
 func FranzCommon(cfg Config, bootstrap []string, clientID string) []kgo.Opt {
 	return []kgo.Opt{
 		kgo.SeedBrokers(bootstrap...),

@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// Client faults on group members (nemesis/groupfault.go injects them):
+// Client faults on group members (nemesis/clients/groupfault.go injects
+// them; the member loops carry them out: workloads/groups/faults.go):
 // kill a member (its client is cut off and closed without leaving, as a
 // crashed process; the coordinator notices when its session times out),
 // start a new one in its place (a new process under the same member
@@ -33,151 +34,87 @@ type GroupControl interface {
 	Stall(ctx context.Context, member string, d time.Duration) error
 }
 
-type ctlOp int
+// MemberOp is a client fault on a member, as its member loop receives it.
+type MemberOp int
 
+// The member faults (GroupControl's calls).
 const (
-	ctlKill ctlOp = iota
-	ctlStart
-	ctlLeave
-	ctlStall
+	MemberKill MemberOp = iota
+	MemberStart
+	MemberLeave
+	MemberStall
 )
 
-func (o ctlOp) String() string {
+func (o MemberOp) String() string {
 	return [...]string{"kill", "start", "leave", "stall"}[o]
 }
 
-// memberCtl is one fault for a member loop to carry out.
-type memberCtl struct {
-	op   ctlOp
-	d    time.Duration
-	done chan error
+// MemberFault is one fault for a member loop to carry out: Op, D for a
+// stall, and Done, on which the loop answers once it took the fault in.
+// Exported for the workload kinds with members (workloads/groups,
+// workloads/shares), whose member loops carry the faults out.
+type MemberFault struct {
+	Op   MemberOp
+	D    time.Duration
+	Done chan error
 }
 
-// groupControl implements GroupControl over the workload's slots.
-type groupControl struct{ w *Workload }
+// MemberControl is the GroupControl over member loops: the i-th is
+// named names[i] and takes its faults from chs[i]. A kind with members
+// hands the seam one (MemberKind.Members).
+func MemberControl(names []string, chs []chan MemberFault) GroupControl {
+	return memberControl{names: names, chs: chs}
+}
 
-// Group returns the handle on the group members, nil without a group.
-// Share-group members (workload.shares) take the same faults.
+// memberControl implements GroupControl over member loops' channels.
+type memberControl struct {
+	names []string
+	chs   []chan MemberFault
+}
+
+// Group returns the handle on the group members, nil without a group:
+// its kind's (MemberKind.Members: the consumer group's, workloads/groups,
+// or the share group's, workloads/shares, which take the same faults). A
+// run has one kind of group (Config.Validate).
 func (w *Workload) Group() GroupControl {
-	if !w.cfg.Group.Enabled() && !w.cfg.Shares.Enabled() {
-		return nil
+	for _, k := range kindsOf[MemberKind](w) {
+		if m := k.Members(); m != nil {
+			return m
+		}
 	}
-	return groupControl{w}
+	return nil
 }
 
-// ctls is each member's name and fault channel.
-func (g groupControl) ctls() ([]string, []chan memberCtl) {
-	var names []string
-	var chs []chan memberCtl
-	for _, s := range g.w.slots {
-		names, chs = append(names, s.name), append(chs, s.ctl)
-	}
-	for _, s := range g.w.shareSlots {
-		names, chs = append(names, s.name), append(chs, s.ctl)
-	}
-	return names, chs
-}
+func (g memberControl) Members() []string { return slices.Clone(g.names) }
 
-func (g groupControl) Members() []string {
-	names, _ := g.ctls()
-	return names
-}
-
-func (g groupControl) send(ctx context.Context, member string, op ctlOp, d time.Duration) error {
-	names, chs := g.ctls()
-	i := slices.Index(names, member)
+func (g memberControl) send(ctx context.Context, member string, op MemberOp, d time.Duration) error {
+	i := slices.Index(g.names, member)
 	if i < 0 {
-		return fmt.Errorf("no group member %q (members %v)", member, g.Members())
+		return fmt.Errorf("no group member %q (members %v)", member, g.names)
 	}
-	c := memberCtl{op: op, d: d, done: make(chan error, 1)}
+	c := MemberFault{Op: op, D: d, Done: make(chan error, 1)}
 	select {
-	case chs[i] <- c:
+	case g.chs[i] <- c:
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	select {
-	case err := <-c.done:
+	case err := <-c.Done:
 		return err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
 
-func (g groupControl) Kill(ctx context.Context, m string) error  { return g.send(ctx, m, ctlKill, 0) }
-func (g groupControl) Start(ctx context.Context, m string) error { return g.send(ctx, m, ctlStart, 0) }
-func (g groupControl) Leave(ctx context.Context, m string) error { return g.send(ctx, m, ctlLeave, 0) }
-func (g groupControl) Stall(ctx context.Context, m string, d time.Duration) error {
-	return g.send(ctx, m, ctlStall, d)
+func (g memberControl) Kill(ctx context.Context, m string) error {
+	return g.send(ctx, m, MemberKill, 0)
 }
-
-// control carries out the faults waiting for the member; with no client
-// (killed or left) it waits for one, or for stop.
-func (s *memberSlot) control(stop context.Context) error {
-	for {
-		var c memberCtl
-		if s.cl == nil {
-			select {
-			case c = <-s.ctl:
-			case <-stop.Done():
-				return nil
-			}
-		} else {
-			select {
-			case c = <-s.ctl:
-			default:
-				return nil
-			}
-		}
-		c.done <- s.apply(stop, c)
-	}
+func (g memberControl) Start(ctx context.Context, m string) error {
+	return g.send(ctx, m, MemberStart, 0)
 }
-
-// apply carries out one fault. A client is killed or left without s.mu
-// held: its callbacks take it.
-func (s *memberSlot) apply(stop context.Context, c memberCtl) error {
-	switch c.op {
-	case ctlKill, ctlLeave:
-		s.mu.Lock()
-		cl := s.cl
-		if cl == nil {
-			s.mu.Unlock()
-			return fmt.Errorf("member %s has no client to %s", s.name, c.op)
-		}
-		if c.op == ctlKill {
-			s.dead = true // a crashed process records nothing more
-		}
-		s.mu.Unlock()
-		if c.op == ctlKill {
-			cl.Kill()
-		} else {
-			ctx, cancel := context.WithTimeout(stop, 10*time.Second)
-			cl.Leave(ctx)
-			cancel()
-		}
-		s.mu.Lock()
-		s.dead, s.cl = true, nil
-		s.mu.Unlock()
-		return nil
-	case ctlStart:
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.cl != nil {
-			return fmt.Errorf("member %s is running", s.name)
-		}
-		return s.start()
-	case ctlStall:
-		if s.cl == nil {
-			return fmt.Errorf("member %s has no client to stall", s.name)
-		}
-		s.mu.Lock()
-		go func() {
-			defer s.mu.Unlock()
-			select {
-			case <-time.After(c.d):
-			case <-stop.Done():
-			}
-		}()
-		return nil
-	}
-	return fmt.Errorf("unknown member fault %v", c.op)
+func (g memberControl) Leave(ctx context.Context, m string) error {
+	return g.send(ctx, m, MemberLeave, 0)
+}
+func (g memberControl) Stall(ctx context.Context, m string, d time.Duration) error {
+	return g.send(ctx, m, MemberStall, d)
 }

@@ -93,7 +93,7 @@ func TestGroupFinal(t *testing.T) {
 			if tc.group != "" {
 				cfg.Group = GroupConfig{ID: tc.group, Members: 1}
 			}
-			w, rec, buf := newTestWorkload(t, cfg, &fakeGroupDriver{log: &fakeLog{}})
+			w, rec, buf := newTestWorkload(t, cfg, &fakeDriver{})
 			w.cfg.FinalReadTimeout = Duration(tc.timeout)
 			if err := w.GroupFinal(context.Background(), tc.view); err != nil {
 				t.Fatal(err)

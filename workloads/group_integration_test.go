@@ -45,8 +45,9 @@ func TestGroupWorkload(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/%s/%s", tc.drv, tc.protocol, tc.commit), func(t *testing.T) {
 			// Under KIP-848 with auto-commit a partition once sat unfetched
 			// after the member faults (2 runs of 4 on 2026-12-01): rebalance
-			// callbacks waited for a 1 s poll (groupPollWait, group.go, now
-			// 200 ms; 6 of 6 runs since committed every partition).
+			// callbacks waited for a 1 s poll (groupPollWait, then in the
+			// seam's group.go, now workloads/groups/member.go: 200 ms; 6 of
+			// 6 runs since committed every partition).
 			groupIntegration(t, tc.drv, tc.protocol, tc.commit)
 		})
 	}

@@ -71,7 +71,7 @@ func (w *Workload) slot(stop, ops context.Context, pc *producerClient, s int) er
 		}
 		part, key := w.parts.pick()
 		v := histories.SendValue{Topic: w.cfg.Topic, Partition: part, Key: key,
-			Value: sendValueName(pid, seq)}
+			Value: SendValueName(pid, seq)}
 		seq++
 		invoked, err := pc.invoke(gen, func() error {
 			_, err := w.rec.Invoke(pid, histories.FSend, v)
@@ -172,9 +172,10 @@ func (w *Workload) takeSend() bool {
 	return w.budget.Add(-1) >= 0
 }
 
-// sendValueName is "p<process>-<seq>", zero-padded to six digits: unique in
-// the run because process ids are.
-func sendValueName(pid, seq int) string {
+// SendValueName is "p<process>-<seq>", zero-padded to six digits: unique in
+// the run because process ids are. Exported for the transactional
+// producers (workloads/txn), whose sends' values are named alike.
+func SendValueName(pid, seq int) string {
 	s := strconv.Itoa(seq)
 	if len(s) < 6 {
 		s = "000000"[len(s):] + s

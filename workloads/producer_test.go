@@ -218,8 +218,8 @@ func TestSendValueNames(t *testing.T) {
 		pid, seq int
 		want     string
 	}{{3, 42, "p3-000042"}, {0, 0, "p0-000000"}, {12, 1234567, "p12-1234567"}} {
-		if got := sendValueName(tc.pid, tc.seq); got != tc.want {
-			t.Errorf("sendValueName(%d, %d) = %s, want %s", tc.pid, tc.seq, got, tc.want)
+		if got := SendValueName(tc.pid, tc.seq); got != tc.want {
+			t.Errorf("SendValueName(%d, %d) = %s, want %s", tc.pid, tc.seq, got, tc.want)
 		}
 	}
 }

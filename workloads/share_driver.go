@@ -3,13 +3,21 @@ package workloads
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/kchaos/kchaos/histories"
 )
 
+// SharePollWait bounds a share member's poll, so that the member answers
+// its faults. In the seam for the driver packages (workloads/franz,
+// workloads/java), whose share members' polls it bounds, and for the
+// share loop (workloads/shares), whose idle member waits as long.
+const SharePollWait = 500 * time.Millisecond
+
 // ShareDriver is a Driver that can make share-group members (KIP-932):
 // franz-go's share consumer (workloads/franz/share.go) and Apache Kafka's
-// KafkaShareConsumer (workloads/java/share.go). The share loop (shares.go) owns the
+// KafkaShareConsumer (workloads/java/share.go). The share loop
+// (workloads/shares) owns the
 // history, the faults and the drain; a member only polls and acks, so
 // every driver writes the same share ops.
 type ShareDriver interface {

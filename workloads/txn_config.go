@@ -137,9 +137,10 @@ func (c *Config) validateTxn() []FieldError {
 	return ps
 }
 
-// txnIsolationOf is the isolation a ReadRequest records: only
+// IsolationOf is the isolation a ReadRequest records: only
 // read_committed is written (absent means read_uncommitted, v1's reads).
-func txnIsolationOf(level string) string {
+// Exported for the consumer group's polls (workloads/groups).
+func IsolationOf(level string) string {
 	if histories.IsReadCommitted(level) {
 		return histories.ReadCommitted
 	}

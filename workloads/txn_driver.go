@@ -2,9 +2,17 @@ package workloads
 
 import (
 	"context"
+	"time"
 
 	"github.com/kchaos/kchaos/histories"
 )
+
+// TxnPollWait bounds one poll inside a transaction: shorter than a
+// consumer's poll, since the transaction waits for it (its timeout has
+// not started yet: it starts at the first send). In the seam for the
+// driver packages (workloads/java), whose transactional polls it bounds,
+// and for the transactional loop (workloads/txn).
+const TxnPollWait = 300 * time.Millisecond
 
 // TxnProducer is one transactional client: it runs one transaction at a
 // time (Begin, Polls and Sends, End), from one goroutine.

@@ -24,6 +24,14 @@ func TestTxnWorkload(t *testing.T) {
 	checkTxnHistory(t, txnIntegration(t, DriverFranz, "wl-txn"), 3)
 }
 
+// txnDone is a txn completion as the transactional producers
+// (workloads/txn, linked by drivers_test.go) write it:
+// histories.TxnValue and their crashed extension, read back here.
+type txnDone struct {
+	histories.TxnValue
+	Crashed bool `json:"crashed,omitempty"`
+}
+
 // txnIntegration runs TestTxnWorkload's workload through driver drv on
 // topic and returns its history: 20 s of transactions by 3 producers with
 // a read_committed and a read_uncommitted consumer beside them, then the

@@ -18,7 +18,7 @@ type Workload struct {
 	cfg       Config
 	drv       Driver
 	bootstrap []string
-	// evidence is how the final read and the share drain reach the
+	// evidence is how the final read and the kinds' drain reach the
 	// brokers: the cluster's own addresses, also when the clients go
 	// through the request-fault proxy, so that evidence is never faulted
 	// (ReadEvidenceFrom; nil: bootstrap).
@@ -38,14 +38,11 @@ type Workload struct {
 	prodDone     chan struct{} // closed when Run's producers have returned
 	openedOnce   sync.Once
 	opened       chan struct{} // closed when Run has opened its clients, or failed to
-	slots        []*memberSlot // group members (workload.group), made by New
-	// Share-group members (workload.shares, shares.go), made by New; the
-	// brokers' lock and delivery limit; what the members saw final.
-	shareSlots []*shareSlot
-	shareLim   shareLimits
-	shareTally shareTally
-	// shareDrained: the drain ran (once, before the first final read).
-	shareDrained atomic.Bool
+	// kinds are the workload kinds of their own packages that cfg asks
+	// for (kind.go), made by New; drained: their drain ran
+	// (once, before the first final read).
+	kinds   []Kind
+	drained atomic.Bool
 	// pcs are the plain producer clients while Run produces, for
 	// CrashProducer (nil before and after).
 	pcMu sync.Mutex
@@ -88,20 +85,15 @@ func NewWithDriver(cfg Config, drv Driver, bootstrap []string, rec Recorder, sen
 	return w, nil
 }
 
-// newPrepared is a Workload of a checked cfg over drv with its group and
-// share slots.
+// newPrepared is a Workload of a checked cfg over drv with the kinds of
+// their own packages cfg asks for (RegisterKind).
 func newPrepared(cfg Config, drv Driver, bootstrap []string, rec Recorder) (*Workload, error) {
 	w := newWorkload(cfg, drv, bootstrap, rec)
-	if cfg.Group.Enabled() {
-		slots, err := w.newSlots()
-		if err != nil {
-			return nil, err
-		}
-		w.slots = slots
+	ks, err := makeKinds(cfg, drv, registeredKind)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Shares.Enabled() {
-		w.shareSlots = w.newShareSlots()
-	}
+	w.kinds = ks
 	return w, nil
 }
 
@@ -112,13 +104,13 @@ func newPrepared(cfg Config, drv Driver, bootstrap []string, rec Recorder) (*Wor
 // time, more than once, before or during Run.
 func (w *Workload) Stop() { w.stopOnce.Do(func() { close(w.stopCh) }) }
 
-// ReadEvidenceFrom makes the final read and the share drain reach the
+// ReadEvidenceFrom makes the final read and the kinds' drain reach the
 // brokers at bootstrap, not through the clients' path: the harness calls
 // it when the clients' bootstrap is the request-fault proxy's. Call it
 // before Run.
 func (w *Workload) ReadEvidenceFrom(bootstrap []string) { w.evidence = bootstrap }
 
-// evidenceBootstrap is where the final read and the share drain connect.
+// evidenceBootstrap is where the final read and the kinds' drain connect.
 func (w *Workload) evidenceBootstrap() []string {
 	if len(w.evidence) > 0 {
 		return w.evidence
@@ -195,14 +187,15 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		return w.Stats(), errors.New("workload: Run called twice")
 	}
 	defer w.markOpened() // also when opening failed: nobody waits forever
+	// The producers are the plain ones or a ProducerKind's (the
+	// transactional producers), opened first, as the plain ones are.
 	var (
 		producers []*producerClient
-		txns      []TxnProducer
-		reg       = &txnClients{}
+		pk        = w.producerKind()
 		err       error
 	)
-	if w.cfg.Transactions.Enabled {
-		txns, err = w.openTxnProducers(reg)
+	if pk != nil {
+		err = pk.Open(ctx, w.kindEnv())
 	} else {
 		var ps []Producer
 		ps, err = w.openProducers()
@@ -211,17 +204,22 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	if err != nil {
 		return w.Stats(), err
 	}
-	if len(w.shareSlots) > 0 {
-		if err := w.setupShares(ctx); err != nil {
-			closeProducerClients(producers)
-			reg.closeAll()
+	closeProducers := func() {
+		closeProducerClients(producers)
+		if pk != nil {
+			pk.Close()
+		}
+	}
+	members := kindsOf[MemberKind](w)
+	for _, k := range members {
+		if err := k.Open(ctx, w.kindEnv()); err != nil {
+			closeProducers()
 			return w.Stats(), err
 		}
 	}
 	consumers, err := w.openConsumers()
 	if err != nil {
-		closeProducerClients(producers)
-		reg.closeAll()
+		closeProducers()
 		return w.Stats(), err
 	}
 	w.c.restart()
@@ -244,7 +242,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 	defer cancelOps()
 
 	var wg sync.WaitGroup
-	errs := make(chan error, 3+len(consumers))
+	errs := make(chan error, 1+len(members)+len(consumers))
 	wg.Add(1)
 	prodDone := w.prodDone
 	// The producers stop at the end of the run, or earlier at StopProducers.
@@ -255,29 +253,19 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		defer wg.Done()
 		defer close(prodDone)
 		run := func() error { return w.runProducers(prodStop, ops, producers) }
-		if w.cfg.Transactions.Enabled {
-			run = func() error { return w.runTxnProducers(prodStop, ops, txns, reg) }
+		if pk != nil {
+			run = func() error { return pk.Produce(prodStop, ops) }
 		}
 		if err := run(); err != nil {
 			errs <- err
 			stopNow() // the history is broken: end the run
 		}
 	}()
-	if len(w.slots) > 0 {
+	for _, k := range members {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.runGroup(stop, w.slots); err != nil {
-				errs <- err
-				stopNow()
-			}
-		}()
-	}
-	if len(w.shareSlots) > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := w.runShares(stop); err != nil {
+			if err := k.Run(stop); err != nil {
 				errs <- err
 				stopNow()
 			}
@@ -310,7 +298,7 @@ func (w *Workload) Run(ctx context.Context) (Stats, error) {
 		// complete as info (canceled).
 		cancelOps()
 	}
-	w.drain(prodDone, cancelOps, func() { closeProducerClients(producers); reg.closeAll() })
+	w.drain(prodDone, cancelOps, closeProducers)
 	wg.Wait()
 	closeAll(consumers)
 	close(errs)
@@ -331,8 +319,8 @@ func (w *Workload) drain(done <-chan struct{}, cancelOps context.CancelFunc, clo
 		}
 	}
 	bound := w.cfg.OpTimeout()
-	if w.cfg.Transactions.Enabled {
-		bound = w.cfg.txnDrainTimeout()
+	if pk := w.producerKind(); pk != nil {
+		bound = pk.DrainBound()
 	}
 	if !wait(bound) {
 		cancelOps()

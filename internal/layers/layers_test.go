@@ -24,8 +24,9 @@ const (
 	gNemTest    group = "nemesis/nemesistest"     // the tests' cluster harness and in-memory cluster (nemesis/nemesisfake); tests only
 	gWorkloads  group = "workloads"               // the seam (loops, Driver, registry) with the Go drivers
 	gDriver     group = "workloads/driver"        // a client driver of its own: workloads/java, ...
-	gWorkKind   group = "workloads/kind"          // a workload kind of its own: workloads/metadata
+	gWorkKind   group = "workloads/kind"          // a workload kind of its own: workloads/metadata, groups, shares, txn
 	gDrivers    group = "workloads/drivers"       // links every driver
+	gWorkKinds  group = "workloads/kinds"         // links every kind the seam runs
 	gWorkTest   group = "workloads/workloadstest" // the integration tests' shared cluster; tests only
 	gCluster    group = "cluster"                 // the interface and neutral types
 	gAdmin      group = "cluster/admin"           // the admin client
@@ -56,7 +57,9 @@ func groupOf(rel string) (group, bool) {
 		return gDrivers, true
 	case rel == "workloads/workloadstest":
 		return gWorkTest, true
-	case rel == "workloads/metadata":
+	case rel == "workloads/kinds":
+		return gWorkKinds, true
+	case rel == "workloads/metadata", rel == "workloads/groups", rel == "workloads/shares", rel == "workloads/txn":
 		return gWorkKind, true
 	case strings.HasPrefix(rel, "workloads/"):
 		return gDriver, true
@@ -83,8 +86,8 @@ func groupOf(rel string) (group, bool) {
 // mayImport lists, per group, the groups its non-test code may import
 // (its own group and internal are always allowed).
 var mayImport = map[group][]group{
-	gCmd:        {gHarness, gNemesis, gKinds, gRoom, gWorkloads, gWorkKind, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
-	gHarness:    {gNemesis, gKinds, gRoom, gWorkloads, gWorkKind, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gCmd:        {gHarness, gNemesis, gKinds, gRoom, gWorkloads, gWorkKind, gWorkKinds, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
+	gHarness:    {gNemesis, gKinds, gRoom, gWorkloads, gWorkKind, gWorkKinds, gDrivers, gDriver, gCluster, gAdmin, gBackend, gChecker, gReport, gHistories, gBrokerLogs},
 	gNemesis:    {gCluster, gAdmin, gHistories},
 	gRoom:       {gNemesis, gCluster, gAdmin, gHistories},
 	gKinds:      {gRoom},
@@ -93,6 +96,7 @@ var mayImport = map[group][]group{
 	gDriver:     {gWorkloads, gCluster, gAdmin, gHistories},
 	gWorkKind:   {gWorkloads, gCluster, gAdmin, gHistories},
 	gDrivers:    {gDriver},
+	gWorkKinds:  {gWorkKind},
 	gWorkTest:   {gCluster, gAdmin, gBackend, gHistories},
 	gBackend:    {gCluster, gAdmin, gHistories},
 	gCluster:    {gAdmin, gHistories},
@@ -122,15 +126,16 @@ var mayImport = map[group][]group{
 // resume); a room's code never imports another.
 //
 // The workloads are placed alike: the seam's external tests link every
-// driver (workloads/drivers_test.go), its code never does, and so may a
-// driver's tests that name the other drivers (workloads/java's), and a
-// workload kind's tests that run it on a driver (workloads/metadata's); the
+// driver and every kind it runs (workloads/drivers_test.go), its code
+// never does, and so may a driver's tests that name the other drivers
+// (workloads/java's), and a workload kind's tests that run it on a
+// driver (workloads/metadata's, groups', shares', txn's); the
 // integration tests of the seam and of every driver share one cluster
 // harness, workloads/workloadstest, which only tests import.
 var testMayImport = map[group][]group{
 	gNemesis:   {gBackend, gKinds, gRoom, gNemTest},
 	gRoom:      {gBackend, gNemTest},
-	gWorkloads: {gBackend, gDrivers, gWorkTest},
+	gWorkloads: {gBackend, gDrivers, gWorkKinds, gWorkTest},
 	gDriver:    {gBackend, gDrivers, gWorkTest},
 	gWorkKind:  {gBackend, gDrivers, gWorkTest},
 	gAdmin:     {gCluster, gBackend},
@@ -227,7 +232,7 @@ func TestCheckerAndReportArePure(t *testing.T) {
 		switch g {
 		case gChecker, gReport, gBrokerLogs:
 			banned = pureDeps
-		case gNemesis, gRoom, gKinds, gWorkloads, gDriver, gWorkKind, gDrivers, gCluster, gAdmin:
+		case gNemesis, gRoom, gKinds, gWorkloads, gDriver, gWorkKind, gWorkKinds, gDrivers, gCluster, gAdmin:
 			banned = dockerDeps
 		case gBackend:
 			// Only the Docker backend may use Docker: the SSH backend (and
@@ -273,7 +278,7 @@ func TestGroupOf(t *testing.T) {
 		"nemesis": gNemesis, "nemesis/proxy": gNemesis, "nemesis/requests": gRoom, "nemesis/clients": gRoom, "nemesis/disk": gRoom, "nemesis/network": gRoom, "nemesis/quorum": gRoom, "nemesis/nemesisfake": gNemTest, "nemesis/kinds": gKinds,
 		"nemesis/nemesistest": gNemTest,
 		"workloads":           gWorkloads, "workloads/java": gDriver, "workloads/franz": gDriver, "workloads/kafkago": gDriver,
-		"workloads/drivers": gDrivers, "workloads/metadata": gWorkKind,
+		"workloads/drivers": gDrivers, "workloads/metadata": gWorkKind, "workloads/groups": gWorkKind, "workloads/shares": gWorkKind, "workloads/txn": gWorkKind, "workloads/kinds": gWorkKinds,
 		"workloads/workloadstest": gWorkTest, "cluster": gCluster,
 		"cluster/admin": gAdmin, "cluster/docker": gBackend, "cluster/ssh": gBackend,
 		"checker": gChecker, "report": gReport, "histories": gHistories, "brokerlogs": gBrokerLogs,

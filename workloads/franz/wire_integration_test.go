@@ -196,7 +196,7 @@ func setShareLock(t *testing.T, bootstrap []string, group string, ms int) int {
 }
 
 // setEarliest sets the group's share.auto.offset.reset to earliest, as
-// the workload does for its own (the seam's setupShares: the same
+// the workload does for its own (workloads/shares' Group.Open: the same
 // request, tried as often), so that its members start at the first
 // record produced.
 func setEarliest(bootstrap []string, group string) error {

@@ -49,7 +49,7 @@ func (e *JavaError) Is(target error) bool {
 //     longer the group's (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID,
 //     STALE_MEMBER_EPOCH), or the client refused to send it outside a
 //     stable generation. Either way nothing was committed: named
-//     ILLEGAL_GENERATION, a definite commit error (group.go), as the
+//     ILLEGAL_GENERATION, a definite commit error (workloads/group_driver.go), as the
 //     franz-go member's commit in the same state ends.
 var javaImplied = map[string]string{
 	"org.apache.kafka.clients.consumer.CommitFailedException": "ILLEGAL_GENERATION",

@@ -1,4 +1,4 @@
-package workloads
+package shares
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
 )
 
 // TestShareOutcome: a record's ack outcome from its partition's results
@@ -28,7 +29,7 @@ func TestShareOutcome(t *testing.T) {
 		{"timeout", []error{errors.New("context deadline exceeded")}, histories.ShareOutcomeInfo},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got, _ := shareOutcome(tc.errs); got != tc.want {
+			if got, _ := outcome(tc.errs); got != tc.want {
 				t.Fatalf("outcome %s, want %s", got, tc.want)
 			}
 		})
@@ -38,9 +39,9 @@ func TestShareOutcome(t *testing.T) {
 // TestShareDraw: the ack mix is seeded (the same seed and member draw
 // the same statuses) and follows its weights.
 func TestShareDraw(t *testing.T) {
-	mix := ShareAckMix{Accept: 8, Release: 1, Reject: 1}
+	mix := workloads.ShareAckMix{Accept: 8, Release: 1, Reject: 1}
 	draw := func(seed uint64) map[string]int {
-		s := &shareSlot{rng: rand.New(rand.NewPCG(seed, 0))}
+		s := &slot{rng: rand.New(rand.NewPCG(seed, 0))}
 		n := map[string]int{}
 		for range 10000 {
 			n[s.draw(mix)]++
@@ -54,7 +55,7 @@ func TestShareDraw(t *testing.T) {
 	if a[histories.AckAccept] < 7500 || a[histories.AckAccept] > 8500 || a[histories.AckRelease] < 700 || a[histories.AckReject] < 700 {
 		t.Fatalf("weights 8:1:1 drew %v", a)
 	}
-	if only := (&shareSlot{rng: rand.New(rand.NewPCG(3, 0))}).draw(ShareAckMix{Reject: 1}); only != histories.AckReject {
+	if only := (&slot{rng: rand.New(rand.NewPCG(3, 0))}).draw(workloads.ShareAckMix{Reject: 1}); only != histories.AckReject {
 		t.Fatalf("reject-only mix drew %v", only)
 	}
 }
@@ -64,11 +65,11 @@ func TestShareDraw(t *testing.T) {
 // (final as far as Kafka is concerned: an ack it applied whose answer was
 // lost never brings them back).
 func TestShareTallyMissing(t *testing.T) {
-	tally := &shareTally{}
+	fin := &tally{}
 	for _, off := range []int64{0, 1, 3} {
-		tally.add(0, off)
+		fin.add(0, off)
 	}
-	tally.add(1, 5)
+	fin.add(1, 5)
 	starts := map[int32]int64{0: 0, 1: 5}
 	ends := map[int32]int64{0: 5, 1: 7}
 	for _, tc := range []struct {
@@ -81,7 +82,7 @@ func TestShareTallyMissing(t *testing.T) {
 		{"start offsets at the ends", map[int32]int64{0: 5, 1: 7}, 0},
 		{"start offset below the log start", map[int32]int64{0: -1, 1: 0}, 3},
 	} {
-		if got := tally.missing(starts, tc.spso, ends); got != tc.want {
+		if got := fin.missing(starts, tc.spso, ends); got != tc.want {
 			t.Errorf("%s: %d missing, want %d", tc.name, got, tc.want)
 		}
 	}
@@ -90,11 +91,11 @@ func TestShareTallyMissing(t *testing.T) {
 // TestShareTallyWords: offsets on either side of a bitset word's edge, and
 // far apart, are each counted once.
 func TestShareTallyWords(t *testing.T) {
-	tally := &shareTally{}
+	fin := &tally{}
 	for _, off := range []int64{62, 63, 64, 127, 128, 1 << 40} {
-		tally.add(2, off)
+		fin.add(2, off)
 	}
-	tally.add(2, 64) // twice: still one record
+	fin.add(2, 64) // twice: still one record
 	for _, tc := range []struct {
 		start, end int64
 		want       int64
@@ -104,7 +105,7 @@ func TestShareTallyWords(t *testing.T) {
 		{60, 130, 65}, // 70 offsets, 5 of them final
 		{1 << 40, 1<<40 + 2, 1},
 	} {
-		if got := tally.missing(map[int32]int64{2: tc.start}, nil, map[int32]int64{2: tc.end}); got != tc.want {
+		if got := fin.missing(map[int32]int64{2: tc.start}, nil, map[int32]int64{2: tc.end}); got != tc.want {
 			t.Errorf("[%d, %d): %d missing, want %d", tc.start, tc.end, got, tc.want)
 		}
 	}

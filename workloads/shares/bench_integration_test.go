@@ -1,6 +1,6 @@
 //go:build integration
 
-package workloads
+package shares
 
 import (
 	"context"
@@ -16,7 +16,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
 	"github.com/kchaos/kchaos/internal/testenv"
+	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
 
 // BenchmarkShareAccept measures what recording costs a share group: the
@@ -40,7 +43,7 @@ import (
 // design could not resolve.) The bare consumer does what a workload member
 // does minus the history: poll up to 50 records (500 ms fetch wait),
 // accept each, flush the acks, count the records whose partition's ack
-// result was ok, with the workload's client options (FranzCommon). Both
+// result was ok, with the workload's client options (workloads.FranzCommon). Both
 // sleep 1 µs per poll for processing (a workload's 0 means 20 ms), and the
 // workload accepts every record (ack mix accept only). A group that ran
 // out of backlog inside its window fails the benchmark (the figure would
@@ -52,14 +55,14 @@ import (
 // ignores b.N: it runs once.
 func BenchmarkShareAccept(b *testing.B) {
 	testenv.DockerOrSkip(b)
-	c := sharedCluster(b)
+	c := workloadstest.Cluster(b)
 	adm, err := c.Admin()
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer adm.Close()
 	topic := "bench-share-" + time.Now().Format("150405.000")
-	createTopic(b, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}})
+	workloadstest.CreateTopic(b, adm, topic, [][]int32{{0, 1, 2}, {1, 2, 0}, {2, 0, 1}})
 	records := 2000000
 	if n, err := strconv.Atoi(os.Getenv("KCHAOS_BENCH_SHARE_RECORDS")); err == nil && n > 0 {
 		records = n
@@ -83,9 +86,9 @@ func BenchmarkShareAccept(b *testing.B) {
 		rec := &acceptCounter{Recorder: file}
 		// One producer at one send a second: the workload needs one, and
 		// it adds a few dozen records to the backlog.
-		w, err := New(Config{Driver: DriverFranz, Topic: topic, Partitions: 3, Producers: 1, Rate: 1, Acks: AcksAll,
-			RequestTimeout: Duration(5 * time.Second), Duration: Duration(warmup + measure + 2*time.Second),
-			Shares: ShareConfig{Group: group, Members: 2, Processing: Duration(benchProcessing)}}, c.Bootstrap(), rec)
+		w, err := workloads.New(workloads.Config{Driver: workloads.DriverFranz, Topic: topic, Partitions: 3, Producers: 1, Rate: 1, Acks: workloads.AcksAll,
+			RequestTimeout: workloads.Duration(5 * time.Second), Duration: workloads.Duration(warmup + measure + 2*time.Second),
+			Shares: workloads.ShareConfig{Group: group, Members: 2, Processing: workloads.Duration(benchProcessing)}}, c.Bootstrap(), rec)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -106,8 +109,8 @@ func BenchmarkShareAccept(b *testing.B) {
 		return rate
 	}
 	bareWindow := func(group string) float64 {
-		bare, err := startBareShare(Config{Driver: DriverFranz, Topic: topic, Partitions: 3, Acks: AcksAll,
-			RequestTimeout: Duration(5 * time.Second)}, c.Bootstrap(), topic, group, 2)
+		bare, err := startBareShare(workloads.Config{Driver: workloads.DriverFranz, Topic: topic, Partitions: 3, Acks: workloads.AcksAll,
+			RequestTimeout: workloads.Duration(5 * time.Second)}, c.Bootstrap(), topic, group, 2)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -126,8 +129,8 @@ func BenchmarkShareAccept(b *testing.B) {
 	// 9,400, 15,400, 18,400, 22,400 accepted/s after a 10 s warm-up), the
 	// brokers' JIT warming across groups, which made the order of the
 	// windows the result.
-	warm, err := startBareShare(Config{Driver: DriverFranz, Topic: topic, Partitions: 3, Acks: AcksAll,
-		RequestTimeout: Duration(5 * time.Second)}, c.Bootstrap(), topic, "bench-warm", 2)
+	warm, err := startBareShare(workloads.Config{Driver: workloads.DriverFranz, Topic: topic, Partitions: 3, Acks: workloads.AcksAll,
+		RequestTimeout: workloads.Duration(5 * time.Second)}, c.Bootstrap(), topic, "bench-warm", 2)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -197,7 +200,7 @@ func fill(b *testing.B, bootstrap []string, topic string, n int) {
 // acceptCounter is the workload's recorder, counting the accepts Kafka
 // confirmed (a share-ack's records with status accept and outcome ok).
 type acceptCounter struct {
-	Recorder
+	workloads.Recorder
 	accepted atomic.Int64
 }
 
@@ -228,7 +231,7 @@ type bareShare struct {
 // benchmark measure sleeps, so both sleep this instead.
 const benchProcessing = time.Microsecond
 
-func startBareShare(cfg Config, bootstrap []string, topic, group string, members int) (*bareShare, error) {
+func startBareShare(cfg workloads.Config, bootstrap []string, topic, group string, members int) (*bareShare, error) {
 	if err := setEarliest(bootstrap, group); err != nil {
 		return nil, err
 	}
@@ -239,9 +242,9 @@ func startBareShare(cfg Config, bootstrap []string, topic, group string, members
 			mu      sync.Mutex
 			results kgo.ShareAckResults
 		)
-		cl, err := kgo.NewClient(append(FranzCommon(cfg, bootstrap, fmt.Sprintf("bench-bare-%d", i)),
+		cl, err := kgo.NewClient(append(workloads.FranzCommon(cfg, bootstrap, fmt.Sprintf("bench-bare-%d", i)),
 			kgo.ShareGroup(group), kgo.ConsumeTopics(topic), kgo.MaxConcurrentFetches(0),
-			kgo.ShareMaxRecords(int32(DefaultShareMaxRecords)), kgo.FetchMaxWait(SharePollWait),
+			kgo.ShareMaxRecords(int32(workloads.DefaultShareMaxRecords)), kgo.FetchMaxWait(workloads.SharePollWait),
 			kgo.ShareAckCallback(func(_ *kgo.Client, rs kgo.ShareAckResults) {
 				mu.Lock()
 				results = append(results, rs...)
@@ -256,8 +259,8 @@ func startBareShare(cfg Config, bootstrap []string, topic, group string, members
 			defer s.wg.Done()
 			defer cl.Close()
 			for ctx.Err() == nil {
-				pctx, pcancel := context.WithTimeout(ctx, SharePollWait)
-				fs := cl.PollRecords(pctx, DefaultShareMaxRecords)
+				pctx, pcancel := context.WithTimeout(ctx, workloads.SharePollWait)
+				fs := cl.PollRecords(pctx, workloads.DefaultShareMaxRecords)
 				pcancel()
 				perPart := map[int32]int64{}
 				fs.EachRecord(func(r *kgo.Record) {
@@ -267,7 +270,7 @@ func startBareShare(cfg Config, bootstrap []string, topic, group string, members
 				if len(perPart) == 0 {
 					continue
 				}
-				sleepCtx(ctx, benchProcessing)
+				ctxsleep.Sleep(ctx, benchProcessing)
 				mu.Lock()
 				results = nil
 				mu.Unlock()
@@ -313,12 +316,22 @@ func (s *bareShare) err() error {
 }
 
 // setEarliest sets the bare group's share.auto.offset.reset to earliest,
-// as the workload does for its own (setupShares), so both start at the
+// as the workload does for its own (Group.Open), so both start at the
 // backlog's first record.
 func setEarliest(bootstrap []string, group string) error {
-	w := &Workload{cfg: Config{Driver: DriverFranz, RequestTimeout: Duration(5 * time.Second),
-		Shares: ShareConfig{Group: group}}, bootstrap: bootstrap}
+	g := New(workloads.Config{Driver: workloads.DriverFranz, RequestTimeout: workloads.Duration(5 * time.Second),
+		Shares: workloads.ShareConfig{Group: group}})
+	g.env = workloads.KindEnv{Evidence: bootstrap}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	return w.setupShares(ctx)
+	return g.setup(ctx)
+}
+
+// envDuration is the duration in the environment variable name, else def
+// (as the seam's benchmarks read theirs, workloads/bench_test.go).
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil && d > 0 {
+		return d
+	}
+	return def
 }

@@ -1,4 +1,4 @@
-package workloads
+package shares
 
 import (
 	"context"
@@ -13,51 +13,53 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
+	"github.com/kchaos/kchaos/workloads"
 )
 
-// Broker configs a share group runs by (share_config.go), with Kafka's
+// Broker configs a share group runs by (workloads/share_config.go), with Kafka's
 // defaults for when a broker does not report them.
 const (
-	shareLockConfig      = "group.share.record.lock.duration.ms"
-	shareLimitConfig     = "group.share.delivery.count.limit"
-	shareResetConfig     = "share.auto.offset.reset"
-	defaultShareLockMS   = 30000
-	defaultShareLimit    = 5
-	shareSetupAttempts   = 20
-	shareSetupRetryDelay = 500 * time.Millisecond
+	lockConfig      = "group.share.record.lock.duration.ms"
+	limitConfig     = "group.share.delivery.count.limit"
+	resetConfig     = "share.auto.offset.reset"
+	defaultLockMS   = 30000
+	defaultLimit    = 5
+	setupAttempts   = 20
+	setupRetryDelay = 500 * time.Millisecond
 )
 
-// shareAdmin makes an admin client for the share group's setup and its
+// admin makes an admin client for the share group's setup and its
 // start offsets.
-func (w *Workload) shareAdmin() (*kadm.Client, *kgo.Client, error) {
-	cl, err := kgo.NewClient(FranzCommon(w.cfg, w.evidenceBootstrap(), "kchaos-share-admin")...)
+func (g *Group) admin() (*kadm.Client, *kgo.Client, error) {
+	cl, err := kgo.NewClient(workloads.FranzCommon(g.cfg, g.env.Evidence, "kchaos-share-admin")...)
 	if err != nil {
 		return nil, nil, err
 	}
 	return kadm.NewClient(cl), cl, nil
 }
 
-// setupShares reads the lock duration and delivery limit the brokers run
+// setup reads the lock duration and delivery limit the brokers run
 // with, and sets the group's share.auto.offset.reset to earliest before
 // any member joins (share groups start at latest by default, KIP-932).
-func (w *Workload) setupShares(ctx context.Context) error {
-	adm, cl, err := w.shareAdmin()
+func (g *Group) setup(ctx context.Context) error {
+	adm, cl, err := g.admin()
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	w.shareLim = shareLimits{lockMS: defaultShareLockMS, limit: defaultShareLimit}
+	g.lim = limits{lockMS: defaultLockMS, limit: defaultLimit}
 	var last error
-	for range shareSetupAttempts {
-		if last = w.shareSetupOnce(ctx, adm, cl); last == nil {
+	for range setupAttempts {
+		if last = g.setupOnce(ctx, adm, cl); last == nil {
 			return nil
 		}
-		sleepCtx(ctx, shareSetupRetryDelay)
+		ctxsleep.Sleep(ctx, setupRetryDelay)
 	}
-	return fmt.Errorf("workload.shares: set up share group %s: %w", w.cfg.Shares.Group, last)
+	return fmt.Errorf("workload.shares: set up share group %s: %w", g.cfg.Shares.Group, last)
 }
 
-func (w *Workload) shareSetupOnce(ctx context.Context, adm *kadm.Client, cl *kgo.Client) error {
+func (g *Group) setupOnce(ctx context.Context, adm *kadm.Client, cl *kgo.Client) error {
 	// A broker's own configs (no broker id would answer the cluster-wide
 	// dynamic defaults only, without server.properties).
 	md, err := adm.BrokerMetadata(ctx)
@@ -79,19 +81,19 @@ func (w *Workload) shareSetupOnce(ctx context.Context, adm *kadm.Client, cl *kgo
 			n, perr := strconv.ParseInt(*c.Value, 10, 64)
 			switch {
 			case perr != nil:
-			case c.Key == shareLockConfig:
-				w.shareLim.lockMS = n
-			case c.Key == shareLimitConfig:
-				w.shareLim.limit = int32(n)
+			case c.Key == lockConfig:
+				g.lim.lockMS = n
+			case c.Key == limitConfig:
+				g.lim.limit = int32(n)
 			}
 		}
 	}
 	req := kmsg.NewPtrIncrementalAlterConfigsRequest()
 	res := kmsg.NewIncrementalAlterConfigsRequestResource()
 	res.ResourceType = kmsg.ConfigResourceTypeGroupConfig
-	res.ResourceName = w.cfg.Shares.Group
+	res.ResourceName = g.cfg.Shares.Group
 	c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
-	c.Name = shareResetConfig
+	c.Name = resetConfig
 	c.Op = kmsg.IncrementalAlterConfigOpSet
 	c.Value = kmsg.StringPtr("earliest")
 	res.Configs = append(res.Configs, c)
@@ -102,13 +104,13 @@ func (w *Workload) shareSetupOnce(ctx context.Context, adm *kadm.Client, cl *kgo
 	}
 	for _, r := range resp.Resources {
 		if err := kerr.ErrorForCode(r.ErrorCode); err != nil {
-			return fmt.Errorf("%s=earliest on group %s: %w", shareResetConfig, r.ResourceName, err)
+			return fmt.Errorf("%s=earliest on group %s: %w", resetConfig, r.ResourceName, err)
 		}
 	}
 	return nil
 }
 
-// DrainShares runs after the final heal, before the final read: the
+// Drain runs after the final heal, before the final read: the
 // members (a fresh client in each slot) poll and ack until every record
 // below the log end reached a final state, or workload.shares.drain
 // passes; then the group's start offsets are recorded (share-offsets). It
@@ -123,18 +125,16 @@ func (w *Workload) shareSetupOnce(ctx context.Context, adm *kadm.Client, cl *kgo
 // never delivers a final record again, so no member could confirm it. The
 // checker still judges such a record unknown (its ack's outcome is), so
 // this ends the wait, not a verdict.
-func (w *Workload) DrainShares(ctx context.Context) error {
-	if !w.cfg.Shares.Enabled() || !w.shareDrained.CompareAndSwap(false, true) {
-		return nil // no share group, or drained by an earlier final read
-	}
-	adm, cl, err := w.shareAdmin()
+func (g *Group) Drain(ctx context.Context, env workloads.KindEnv) error {
+	g.env = env
+	adm, cl, err := g.admin()
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	dctx, cancel := context.WithTimeout(ctx, w.cfg.Shares.Drain.Std())
+	dctx, cancel := context.WithTimeout(ctx, g.cfg.Shares.Drain.Std())
 	defer cancel()
-	starts, ends := w.shareBounds(dctx, adm)
+	starts, ends := g.bounds(dctx, adm)
 	var (
 		mu      sync.Mutex
 		drained bool
@@ -147,30 +147,30 @@ func (w *Workload) DrainShares(ctx context.Context) error {
 		if drained || ends == nil {
 			return drained
 		}
-		missing := w.shareTally.missing(starts, spso, ends)
-		if missing > 0 && time.Since(asked) >= shareDrainAsk {
+		missing := g.tally.missing(starts, spso, ends)
+		if missing > 0 && time.Since(asked) >= drainAsk {
 			asked = time.Now()
-			spso, _, _ = w.shareStartOffsets(dctx, adm)
-			missing = w.shareTally.missing(starts, spso, ends)
+			spso, _, _ = g.startOffsets(dctx, adm)
+			missing = g.tally.missing(starts, spso, ends)
 		}
 		drained = missing == 0
 		return drained
 	}
-	if err := w.shareLoops(dctx, done); err != nil {
+	if err := g.loops(dctx, done); err != nil {
 		return err
 	}
-	return w.recordShareOffsets(ctx, adm, done())
+	return g.recordOffsets(ctx, adm, done())
 }
 
-// shareDrainAsk is how often the drain asks for the group's start offsets.
-const shareDrainAsk = time.Second
+// drainAsk is how often the drain asks for the group's start offsets.
+const drainAsk = time.Second
 
-// shareStartOffsets is the group's share-partition start offsets on the
+// startOffsets is the group's share-partition start offsets on the
 // workload's topic, and the partitions it did not report (with why).
-func (w *Workload) shareStartOffsets(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]string, error) {
-	octx, cancel := context.WithTimeout(ctx, w.cfg.OpTimeout())
+func (g *Group) startOffsets(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]string, error) {
+	octx, cancel := context.WithTimeout(ctx, g.cfg.OpTimeout())
 	defer cancel()
-	got, err := adm.DescribeShareGroupOffsets(octx, w.cfg.Shares.Group)
+	got, err := adm.DescribeShareGroupOffsets(octx, g.cfg.Shares.Group)
 	if err == nil {
 		err = got.Error()
 	}
@@ -178,13 +178,13 @@ func (w *Workload) shareStartOffsets(ctx context.Context, adm *kadm.Client) (map
 		return nil, nil, err
 	}
 	offs, errs := map[int32]int64{}, map[int32]string{}
-	for p := int32(0); p < int32(w.cfg.Partitions); p++ {
-		o, ok := got[w.cfg.Shares.Group].Offsets.Lookup(w.cfg.Topic, p)
+	for p := int32(0); p < int32(g.cfg.Partitions); p++ {
+		o, ok := got[g.cfg.Shares.Group].Offsets.Lookup(g.cfg.Topic, p)
 		switch {
 		case !ok:
 			errs[p] = "not reported"
 		case o.Err != nil:
-			errs[p] = ErrorName(o.Err)
+			errs[p] = workloads.ErrorName(o.Err)
 		default:
 			offs[p] = o.StartOffset
 		}
@@ -192,11 +192,11 @@ func (w *Workload) shareStartOffsets(ctx context.Context, adm *kadm.Client) (map
 	return offs, errs, nil
 }
 
-// shareBounds is each partition's log start and end offsets at the
+// bounds is each partition's log start and end offsets at the
 // drain's start (nil ends when they could not be had).
-func (w *Workload) shareBounds(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]int64) {
-	so, err1 := adm.ListStartOffsets(ctx, w.cfg.Topic)
-	eo, err2 := adm.ListEndOffsets(ctx, w.cfg.Topic)
+func (g *Group) bounds(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]int64) {
+	so, err1 := adm.ListStartOffsets(ctx, g.cfg.Topic)
+	eo, err2 := adm.ListEndOffsets(ctx, g.cfg.Topic)
 	if err1 != nil || err2 != nil {
 		return nil, nil
 	}
@@ -210,17 +210,17 @@ func (w *Workload) shareBounds(ctx context.Context, adm *kadm.Client) (map[int32
 	return starts, ends
 }
 
-// recordShareOffsets records the group's share-partition start offsets
+// recordOffsets records the group's share-partition start offsets
 // (DescribeShareGroupOffsets) as a share-offsets op.
-func (w *Workload) recordShareOffsets(ctx context.Context, adm *kadm.Client, drained bool) error {
-	proc := w.rec.NewProcess()
-	v := histories.ShareOffsetsValue{Group: w.cfg.Shares.Group, Topic: w.cfg.Topic}
-	if _, err := w.rec.Invoke(proc, histories.FShareOffsets, v); err != nil {
+func (g *Group) recordOffsets(ctx context.Context, adm *kadm.Client, drained bool) error {
+	proc := g.env.Recorder.NewProcess()
+	v := histories.ShareOffsetsValue{Group: g.cfg.Shares.Group, Topic: g.cfg.Topic}
+	if _, err := g.env.Recorder.Invoke(proc, histories.FShareOffsets, v); err != nil {
 		return err
 	}
-	offs, errs, err := w.shareStartOffsets(ctx, adm)
+	offs, errs, err := g.startOffsets(ctx, adm)
 	if err != nil {
-		_, rerr := w.rec.Complete(proc, histories.Info, histories.FShareOffsets, v, ErrorName(err))
+		_, rerr := g.env.Recorder.Complete(proc, histories.Info, histories.FShareOffsets, v, workloads.ErrorName(err))
 		return rerr
 	}
 	done := v
@@ -235,6 +235,6 @@ func (w *Workload) recordShareOffsets(ctx context.Context, adm *kadm.Client, dra
 	if len(done.Errors) == 0 {
 		done.Errors = nil
 	}
-	_, rerr := w.rec.Complete(proc, histories.OK, histories.FShareOffsets, done, "")
+	_, rerr := g.env.Recorder.Complete(proc, histories.OK, histories.FShareOffsets, done, "")
 	return rerr
 }

@@ -1,47 +1,20 @@
-package workloads
+package groups
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/workloads"
+	"github.com/kchaos/kchaos/workloads/workloadstest"
 )
-
-func TestCommitOutcome(t *testing.T) {
-	offs := map[int32]int64{0: 5, 1: 7}
-	for _, tc := range []struct {
-		name string
-		r    CommitResult
-		typ  histories.Type
-		err  string
-	}{
-		{"all committed", CommitResult{Offsets: offs, Committed: offs}, histories.OK, ""},
-		{"refused: illegal generation", CommitResult{Offsets: offs, Err: kerr.IllegalGeneration}, histories.Fail, "ILLEGAL_GENERATION"},
-		{"refused: stale member epoch (KIP-848)", CommitResult{Offsets: offs, Err: kerr.StaleMemberEpoch}, histories.Fail, "STALE_MEMBER_EPOCH"},
-		{"coordinator not available: the append may have happened", CommitResult{Offsets: offs, Err: kerr.CoordinatorNotAvailable}, histories.Info, "COORDINATOR_NOT_AVAILABLE"},
-		{"not coordinator: maybe", CommitResult{Offsets: offs, Err: kerr.NotCoordinator}, histories.Info, "NOT_COORDINATOR"},
-		{"timeout", CommitResult{Offsets: offs, Err: context.DeadlineExceeded}, histories.Info, CauseTimeout},
-		{"partly refused definitely", CommitResult{Offsets: offs, Committed: map[int32]int64{0: 5},
-			Errors: map[int32]error{1: kerr.UnknownTopicOrPartition}}, histories.OK, "UNKNOWN_TOPIC_OR_PARTITION"},
-		{"one partition unknown makes it unknown", CommitResult{Offsets: offs, Committed: map[int32]int64{0: 5},
-			Errors: map[int32]error{1: kerr.RequestTimedOut}}, histories.Info, "REQUEST_TIMED_OUT"},
-		{"every partition refused", CommitResult{Offsets: offs, Committed: map[int32]int64{},
-			Errors: map[int32]error{0: kerr.RebalanceInProgress, 1: kerr.RebalanceInProgress}}, histories.Fail, "REBALANCE_IN_PROGRESS"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			typ, name := CommitOutcome(tc.r)
-			if typ != tc.typ || name != tc.err {
-				t.Errorf("got %s %q, want %s %q", typ, name, tc.typ, tc.err)
-			}
-		})
-	}
-}
 
 // fakeLog is one partition's records, shared by the fake producer and the
 // fake group members; the fake coordinator keeps the committed offset.
@@ -54,34 +27,71 @@ type fakeLog struct {
 	commits   int
 }
 
+// fakeGroupDriver's producer appends to the fake's partition (send), its
+// group members read it.
 type fakeGroupDriver struct {
-	fakeDriver
-	log *fakeLog
+	log  *fakeLog
+	send func(n int, m workloads.Message) (int64, error)
+	offs offsets
+	n    atomic.Int64
 }
 
-func (d *fakeGroupDriver) NewGroupMember(_ Config, _ []string, i int, h GroupHandler) (GroupMember, error) {
+func (d *fakeGroupDriver) Name() string                                   { return "fake" }
+func (d *fakeGroupDriver) Refuse(workloads.Config) []workloads.FieldError { return nil }
+func (d *fakeGroupDriver) NewProducer(workloads.Config, []string, int) (workloads.Producer, error) {
+	return fakeProducer{d}, nil
+}
+func (d *fakeGroupDriver) NewConsumer(workloads.Config, []string, int) (workloads.Consumer, error) {
+	return nil, errors.New("fake: no plain consumer")
+}
+
+type fakeProducer struct{ d *fakeGroupDriver }
+
+func (p fakeProducer) Send(_ context.Context, m workloads.Message) (int64, error) {
+	return p.d.send(int(p.d.n.Add(1)-1), m)
+}
+func (p fakeProducer) Close() {}
+
+// offsets hands out increasing offsets per partition.
+type offsets struct {
+	mu   sync.Mutex
+	next map[int32]int64
+}
+
+func (o *offsets) take(p int32) int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.next == nil {
+		o.next = map[int32]int64{}
+	}
+	v := o.next[p]
+	o.next[p]++
+	return v
+}
+
+func (d *fakeGroupDriver) NewGroupMember(_ workloads.Config, _ []string, i int, h workloads.GroupHandler) (workloads.GroupMember, error) {
 	d.log.mu.Lock()
 	d.log.gen++
 	gen := d.log.gen
 	pos := d.log.committed
 	d.log.mu.Unlock()
-	m := &fakeMember{log: d.log, h: h, gen: gen, pos: pos, id: MemberName(i)}
-	go h.Rebalanced(context.Background(), RebalanceEvent{MemberID: m.id, Generation: gen, Assigned: []int32{0}})
+	m := &fakeMember{log: d.log, h: h, gen: gen, pos: pos, id: workloads.MemberName(i)}
+	go h.Rebalanced(context.Background(), workloads.RebalanceEvent{MemberID: m.id, Generation: gen, Assigned: []int32{0}})
 	return m, nil
 }
 
 type fakeMember struct {
 	log    *fakeLog
-	h      GroupHandler
+	h      workloads.GroupHandler
 	id     string
 	gen    int32
 	pos    int64
 	killed bool
 }
 
-func (m *fakeMember) Poll(ctx context.Context) (Fetch, error) {
+func (m *fakeMember) Poll(ctx context.Context) (workloads.Fetch, error) {
 	m.log.mu.Lock()
-	var f Fetch
+	var f workloads.Fetch
 	for ; m.pos < int64(len(m.log.vals)) && len(f.Records) < 3; m.pos++ {
 		f.Records = append(f.Records, histories.Record{Partition: 0, Offset: m.pos, Value: m.log.vals[m.pos], LeaderEpoch: 1})
 	}
@@ -95,48 +105,72 @@ func (m *fakeMember) Poll(ctx context.Context) (Fetch, error) {
 	return f, nil
 }
 
-func (m *fakeMember) Commit(_ context.Context, offs map[int32]int64, epochs map[int32]int32) CommitResult {
+func (m *fakeMember) Commit(_ context.Context, offs map[int32]int64, epochs map[int32]int32) workloads.CommitResult {
 	m.log.mu.Lock()
 	defer m.log.mu.Unlock()
 	if m.gen != m.log.gen {
-		return CommitResult{Offsets: offs, Err: kerr.IllegalGeneration}
+		return workloads.CommitResult{Offsets: offs, Err: kerr.IllegalGeneration}
 	}
 	m.log.committed = offs[0]
 	m.log.epochs = epochs
 	m.log.commits++
-	return CommitResult{MemberID: m.id, Generation: m.gen, Offsets: offs, Committed: offs}
+	return workloads.CommitResult{MemberID: m.id, Generation: m.gen, Offsets: offs, Committed: offs}
 }
 
 func (m *fakeMember) Meta() (string, int32) { return m.id, m.gen }
 func (m *fakeMember) AutoCommits() bool     { return false }
 func (m *fakeMember) Leave(ctx context.Context) {
-	m.h.Rebalanced(ctx, RebalanceEvent{MemberID: m.id, Generation: m.gen, Revoked: []int32{0}})
+	m.h.Rebalanced(ctx, workloads.RebalanceEvent{MemberID: m.id, Generation: m.gen, Revoked: []int32{0}})
 }
 func (m *fakeMember) Kill() { m.killed = true }
 
 // newFakeGroupWorkload is a workload of one group member (manual
 // commits every 50 ms, commit_epoch epochMode) on the fake group driver,
 // producing at 200/s for d, its slots made; log is the fake's partition.
-func newFakeGroupWorkload(t *testing.T, d time.Duration, epochMode string) (*Workload, *histories.Recorder, *bytes.Buffer, *fakeLog) {
+func newFakeGroupWorkload(t *testing.T, d time.Duration, epochMode string) (*workloads.Workload, *histories.Recorder, *bytes.Buffer, *fakeLog) {
 	t.Helper()
 	log := &fakeLog{}
-	var offs offsets
 	drv := &fakeGroupDriver{log: log}
-	drv.send = func(_ int, m Message) (int64, error) {
+	drv.send = func(_ int, m workloads.Message) (int64, error) {
 		log.mu.Lock()
 		defer log.mu.Unlock()
 		log.vals = append(log.vals, m.Value)
-		return offs.take(m.Partition), nil
+		return drv.offs.take(m.Partition), nil
 	}
-	cfg := Config{Rate: 200, Duration: Duration(d),
-		Group: GroupConfig{ID: "g", Members: 1, Commit: CommitManual, CommitInterval: Duration(50 * time.Millisecond), CommitEpoch: epochMode}}
-	w, rec, buf := newTestWorkload(t, cfg, drv)
-	slots, err := w.newSlots()
+	cfg := workloads.Config{Rate: 200, Duration: workloads.Duration(d),
+		Group: workloads.GroupConfig{ID: "g", Members: 1, Commit: workloads.CommitManual, CommitInterval: workloads.Duration(50 * time.Millisecond), CommitEpoch: epochMode}}
+	rec, buf := newRecorder(t, &cfg)
+	// Its group is made by this package's kind, registered in the binary.
+	w, err := workloads.NewWithDriver(cfg, drv, []string{"fake:9092"}, rec, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.slots = slots
 	return w, rec, buf, log
+}
+
+// newRecorder checks cfg as the seam's tests do (Defaults, Validate) and
+// is a recorder writing to a buffer.
+func newRecorder(t *testing.T, cfg *workloads.Config) (*histories.Recorder, *bytes.Buffer) {
+	t.Helper()
+	cfg.Defaults()
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	return histories.NewRecorder(&buf), &buf
+}
+
+// newGroup is cfg's group over d alone, lent only a recorder (no
+// workload runs it: the tests drive one slot).
+func newGroup(t *testing.T, cfg workloads.Config, d workloads.Driver) (*Group, *histories.Recorder, *bytes.Buffer) {
+	t.Helper()
+	rec, buf := newRecorder(t, &cfg)
+	g, err := New(cfg, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.env = workloads.KindEnv{Config: cfg, Driver: d, Bootstrap: []string{"fake:9092"}, Recorder: rec}
+	return g, rec, buf
 }
 
 // TestGroupMemberLoop: a member subscribes, is assigned, polls with its
@@ -167,7 +201,7 @@ func TestGroupMemberLoop(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	evs := readBack(t, rec, buf)
+	evs := workloadstest.ReadBack(t, rec, buf)
 
 	procs := map[int]bool{}
 	var subs, rebals, okCommits, groupPolls int
@@ -244,10 +278,9 @@ func TestGroupMemberLoop(t *testing.T) {
 func TestGroupStaleCallbacks(t *testing.T) {
 	log := &fakeLog{}
 	d := &fakeGroupDriver{log: log}
-	cfg := Config{Duration: Duration(5 * time.Second), Group: GroupConfig{ID: "g", Members: 1}}
-	w, rec, buf := newTestWorkload(t, cfg, d)
-	slots, _ := w.newSlots()
-	s := slots[0]
+	cfg := workloads.Config{Duration: workloads.Duration(5 * time.Second), Group: workloads.GroupConfig{ID: "g", Members: 1}}
+	g, rec, buf := newGroup(t, cfg, d)
+	s := g.slots[0]
 	s.mu.Lock()
 	if err := s.start(); err != nil {
 		t.Fatal(err)
@@ -255,16 +288,16 @@ func TestGroupStaleCallbacks(t *testing.T) {
 	old := memberHandler{s, s.inc}
 	s.mu.Unlock()
 	stop := context.Background()
-	if err := s.apply(stop, memberCtl{op: ctlKill}); err != nil {
+	if err := s.apply(stop, workloads.MemberFault{Op: workloads.MemberKill}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.apply(stop, memberCtl{op: ctlStart}); err != nil {
+	if err := s.apply(stop, workloads.MemberFault{Op: workloads.MemberStart}); err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(50 * time.Millisecond) // the fake's own assign callbacks
-	old.Rebalanced(context.Background(), RebalanceEvent{MemberID: "stale", Generation: 1, Revoked: []int32{0}})
-	old.AutoCommitted(CommitResult{MemberID: "stale", Offsets: map[int32]int64{0: 1}, Committed: map[int32]int64{0: 1}})
-	for _, e := range readBack(t, rec, buf) {
+	old.Rebalanced(context.Background(), workloads.RebalanceEvent{MemberID: "stale", Generation: 1, Revoked: []int32{0}})
+	old.AutoCommitted(workloads.CommitResult{MemberID: "stale", Offsets: map[int32]int64{0: 1}, Committed: map[int32]int64{0: 1}})
+	for _, e := range workloadstest.ReadBack(t, rec, buf) {
 		if e.F == histories.FRebalance || e.F == histories.FCommit {
 			var v struct {
 				MemberID string `json:"member_id"`
@@ -282,12 +315,10 @@ func TestGroupStaleCallbacks(t *testing.T) {
 func TestGroupStallBlocksCallbacks(t *testing.T) {
 	log := &fakeLog{}
 	d := &fakeGroupDriver{log: log}
-	d.send = func(int, Message) (int64, error) { return 0, errors.New("no sends in this test") }
-	cfg := Config{Duration: Duration(5 * time.Second), Group: GroupConfig{ID: "g", Members: 1}}
-	w, _, _ := newTestWorkload(t, cfg, d)
-	slots, _ := w.newSlots()
-	w.slots = slots
-	s := slots[0]
+	d.send = func(int, workloads.Message) (int64, error) { return 0, errors.New("no sends in this test") }
+	cfg := workloads.Config{Duration: workloads.Duration(5 * time.Second), Group: workloads.GroupConfig{ID: "g", Members: 1}}
+	g, _, _ := newGroup(t, cfg, d)
+	s := g.slots[0]
 	stop, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s.mu.Lock()
@@ -295,11 +326,11 @@ func TestGroupStallBlocksCallbacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.mu.Unlock()
-	if err := s.apply(stop, memberCtl{op: ctlStall, d: 300 * time.Millisecond}); err != nil {
+	if err := s.apply(stop, workloads.MemberFault{Op: workloads.MemberStall, D: 300 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	began := time.Now()
-	memberHandler{s, s.inc}.Rebalanced(context.Background(), RebalanceEvent{Generation: 2, Revoked: []int32{0}})
+	memberHandler{s, s.inc}.Rebalanced(context.Background(), workloads.RebalanceEvent{Generation: 2, Revoked: []int32{0}})
 	if waited := time.Since(began); waited < 250*time.Millisecond {
 		t.Errorf("the callback waited %s, want the stall's 300ms", waited)
 	}
@@ -313,14 +344,14 @@ func TestCommitEpochs(t *testing.T) {
 	for _, tc := range []struct {
 		mode string
 		want int32
-	}{{"", -1}, {CommitEpochNone, -1}, {CommitEpochRecord, 1}} {
+	}{{"", -1}, {workloads.CommitEpochNone, -1}, {workloads.CommitEpochRecord, 1}} {
 		t.Run("commit_epoch="+tc.mode, func(t *testing.T) {
 			w, rec, buf, log := newFakeGroupWorkload(t, 600*time.Millisecond, tc.mode)
 			if _, err := w.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 			commits := 0
-			for _, e := range readBack(t, rec, buf) {
+			for _, e := range workloadstest.ReadBack(t, rec, buf) {
 				if e.F != histories.FCommit || (e.Type != histories.Invoke && e.Type != histories.OK) {
 					continue
 				}
