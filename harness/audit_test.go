@@ -145,7 +145,7 @@ func TestAuditStoriesDescribed(t *testing.T) {
 
 func TestAuditExitCode(t *testing.T) {
 	valid := report.Row{ID: "s1", Measure: report.Measure{Verdict: report.Valid}}
-	row := func(id string, v report.Verdict, lost, reused int, reason string, notRun bool) report.Row {
+	row := func(id string, v report.RunVerdict, lost, reused int, reason string, notRun bool) report.Row {
 		return report.Row{ID: id, Reason: reason, NotRun: notRun, Measure: report.Measure{Verdict: v, Lost: lost, Reused: reused}}
 	}
 	for _, tc := range []struct {

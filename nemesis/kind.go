@@ -227,14 +227,14 @@ var NotDrawn = &Draw{}
 // facts are the kind's history facts, as histories.RegisterFault takes
 // them: the history's vocabulary, read by the checker and the report,
 // which do not import this package.
-func (k Kind) facts() histories.Fault {
-	f := histories.Fault{Name: k.Name, Kind: histories.Instant, Color: k.Color,
+func (k Kind) facts() histories.OpFacts {
+	f := histories.OpFacts{Name: k.Name, Effect: histories.Instant, Color: k.Color,
 		CanLoseAcked: k.LosesAcked == Yes, OnClients: k.OnClients}
 	switch {
 	case k.Heal == UndoOp:
-		f.Kind = histories.Undo
+		f.Effect = histories.Undo
 	case k.lasting():
-		f.Kind, f.Heal = histories.Lasting, k.Heal.Name
+		f.Effect, f.Heal = histories.Lasting, k.Heal.Name
 		f.UndoneBy = append(slices.Clone(k.UndoneBy), histories.FHeal)
 	}
 	return f

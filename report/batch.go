@@ -65,8 +65,8 @@ type Row struct {
 // Measure is what a run folder measured: the checker's verdict and
 // counts, the offline windows and the send errors.
 type Measure struct {
-	Verdict Verdict `json:"verdict"`
-	Acked   int     `json:"acked"`
+	Verdict RunVerdict `json:"verdict"`
+	Acked   int        `json:"acked"`
 	// Lost counts acked sends lost (lost-write), Reused offsets that came
 	// to hold two values (offset-reuse).
 	Lost   int `json:"acked_lost"`

@@ -25,7 +25,7 @@ func TestMatrixFromRuns(t *testing.T) {
 	}
 	tests := []struct {
 		row            int
-		verdict        Verdict
+		verdict        RunVerdict
 		lost, reused   int
 		offline        float64
 		sendErrorCodes int

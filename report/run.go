@@ -79,7 +79,7 @@ func loadRun(dir string) (*run, error) {
 }
 
 // verdict is the run's verdict, Unchecked without results.json.
-func (r *run) verdict() Verdict {
+func (r *run) verdict() RunVerdict {
 	if r.Res == nil {
 		return Unchecked
 	}

@@ -186,7 +186,7 @@ func eligibility(b int32, last *histories.ObserveValue, everLed map[int32]bool, 
 
 // StoryCounts are the checker's findings the words end on.
 type StoryCounts struct {
-	Verdict      Verdict
+	Verdict      RunVerdict
 	Lost, Reused int
 	Other        map[string]int // other anomalies by name
 	// Refused counts the sends the brokers refused for want of in-sync

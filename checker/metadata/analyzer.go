@@ -16,10 +16,10 @@ var Analyzer = domain.New("metadata", analyze)
 // Found is what the analyzer found beyond its entries.
 type Found struct {
 	domain.Base
-	// Terms are the quorum's leaders (Result.Terms).
+	// Terms are the quorum's leaders (Analysis.Terms).
 	Terms []Term
 	x     *MetadataAnomalies
-	// unknowns and notes are Result.Unknowns and Result.Notes.
+	// unknowns and notes are Analysis.Unknowns and Analysis.Notes.
 	unknowns, notes []string
 }
 

@@ -82,8 +82,8 @@ type Sample struct {
 	histories.QuorumValue
 }
 
-// Fault is one nemesis op that took effect (ok), for the windows.
-type Fault struct {
+// AppliedFault is one nemesis op that took effect (ok), for the windows.
+type AppliedFault struct {
 	At    int64
 	Name  string
 	Nodes []int32
@@ -113,7 +113,7 @@ type Collector struct {
 	readAt  map[int32]int64
 	samples []Sample
 	sampled map[int32]int64 // source (QuorumValue.From) -> its last sample's time
-	faults  []Fault
+	faults  []AppliedFault
 	nem     []NemOp
 	nemOpen map[string]int // f -> its open op (index into nem)
 	last    int64
@@ -158,7 +158,7 @@ func (c *Collector) Add(e *histories.Event) error {
 		var v histories.NemesisValue
 		decoded := e.Decode(&v) == nil
 		if e.Type == histories.OK && !histories.IsBookkeeping(e.F) && e.F != histories.FHeal && decoded {
-			c.faults = append(c.faults, Fault{At: e.Time, Name: e.F, Nodes: v.Nodes})
+			c.faults = append(c.faults, AppliedFault{At: e.Time, Name: e.F, Nodes: v.Nodes})
 		}
 		c.addNemesis(e, v)
 		return nil

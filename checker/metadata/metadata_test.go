@@ -77,7 +77,7 @@ func broker(id int32, leo int64, t map[string]histories.TopicMeta) histories.Met
 // attempt marks r as read at the convergence wait's attempt a.
 func attempt(a int, r histories.MetadataRead) histories.MetadataRead { r.Attempt = a; return r }
 
-func run(t *testing.T, b *h) Result {
+func run(t *testing.T, b *h) Analysis {
 	t.Helper()
 	c := New(Options{ResignGrace: 5 * time.Second})
 	for i := range b.evs {

@@ -21,8 +21,10 @@ const (
 	Unavailable     = "metadata-unavailable"
 )
 
-// Result is what the domain found: its anomalies and the quorum's terms.
-type Result struct {
+// Analysis is what the Collector concludes: the domain's anomalies, the
+// quorum's terms and what leaves the verdict unknown (Found carries it
+// to the checker).
+type Analysis struct {
 	MetadataAnomalies
 	// Terms are the quorum's leaders as the samples saw them (information:
 	// how fast leadership moved, and how long a deposed leader still
@@ -121,9 +123,9 @@ type Term struct {
 func secs(t int64) float64 { return math.Round(float64(t)/1e6) / 1e3 }
 
 // Result judges what was collected. Call it once, after the last Add.
-func (c *Collector) Result() Result {
+func (c *Collector) Result() Analysis {
 	c.closeOpen()
-	var r Result
+	var r Analysis
 	reads := c.converged()
 	ref, view := reference(reads)
 	r.MetadataLost = c.lost(ref, view)

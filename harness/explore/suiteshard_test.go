@@ -143,7 +143,7 @@ func TestSuiteShardsWithoutVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := report.Verdict(res.Valid.String())
+	want := report.RunVerdict(res.Valid.String())
 	if want == "" || want == report.Unchecked {
 		t.Fatalf("checker verdict %v", res.Valid)
 	}

@@ -47,19 +47,19 @@ type Input struct {
 	Info *histories.RunInfo
 }
 
-// Result is a run abstracted: each fault's and heal's transition on each
+// Abstraction is a run abstracted: each fault's and heal's transition on each
 // partition, in history order.
-type Result struct {
+type Abstraction struct {
 	Transitions []Transition `json:"transitions"`
 }
 
 // Abstract is in's transitions. A partition appears once the observer
 // sampled it; an op invoked before any sample has its before state all
 // unknown on it.
-func Abstract(in Input) Result {
+func Abstract(in Input) Abstraction {
 	t := newTracker(in)
 	items := timeline(in)
-	var res Result
+	var res Abstraction
 	var open []pending
 	closeOpen := func() {
 		for _, p := range open {

@@ -38,7 +38,7 @@ type Coverage struct {
 }
 
 // Of is one run's coverage.
-func Of(r Result) *Coverage {
+func Of(r Abstraction) *Coverage {
 	c := &Coverage{Runs: 1}
 	for _, t := range r.Transitions {
 		c.add(Covered{Before: t.Before.String(), Fault: t.Fault, Role: t.Role, After: t.After.String(), Count: 1})
