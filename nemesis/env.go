@@ -241,7 +241,7 @@ func (e *Env) Invoked() []string {
 func (e *Env) Leaves() []string {
 	var out []string
 	for _, f := range e.Invoked() {
-		if why := LeavesState(f); why != "" {
+		if why := leavesState(f); why != "" {
 			out = append(out, f+": "+why)
 		}
 	}

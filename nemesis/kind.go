@@ -31,7 +31,7 @@ type Kind struct {
 	// log dir, another release, a config or feature level that outlives
 	// the run's topic. kchaos explore runs the next run on the same
 	// cluster only when every fault of the run just done leaves nothing
-	// (harness.Reuse), so the kind that knows what it does says so here,
+	// (harness.reuse), so the kind that knows what it does says so here,
 	// not a list in explore.
 	LeavesState string
 

@@ -164,10 +164,10 @@ func MeasureScan(runDir string, s *Scan) (row Row, err, histErr error) {
 	return row, nil, nil
 }
 
-// RowFromRun reads a finished run folder into a row of the varied
+// rowFromRun reads a finished run folder into a row of the varied
 // settings (MeasureRun, without a visitor). It always returns a usable
 // Row: err, also kept in Row.Reason, says what could not be read.
-func RowFromRun(runDir string, varied map[string]string) (Row, error) {
+func rowFromRun(runDir string, varied map[string]string) (Row, error) {
 	row, err, _ := MeasureRun(runDir, nil)
 	row.Settings = varied
 	if err != nil {

@@ -30,7 +30,7 @@ func analyze(in *domain.Input, out *MetadataAnomalies) *Found {
 	if c == nil {
 		c = New(Options{})
 	}
-	r := c.Result()
+	r := c.result()
 	*out = r.MetadataAnomalies
 	return &Found{Terms: r.Terms, x: out, unknowns: r.Unknowns, notes: r.Notes}
 }

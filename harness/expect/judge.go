@@ -105,8 +105,8 @@ var quorumMetrics = []string{ControllerAfterFault, NewControllerSeconds, OldCont
 // found none of a kind measured 0 of it.
 var Anomalies = checker.AnomalyNames
 
-// Known says why name is not a metric a check may use, or nil.
-func Known(name string) error {
+// known says why name is not a metric a check may use, or nil.
+func known(name string) error {
 	switch {
 	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked, name == Committed, name == HistorySeconds,
 		name == SendErrors, name == AckedDuringFaults, name == ISRChanges, name == UntilsTimedOut, name == ShareAcksUnanswered:
