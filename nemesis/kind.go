@@ -317,8 +317,7 @@ func Register(k Kind) { register(k) }
 
 // register is Register that returns what takes the kind out again: tests
 // register their own kinds (pagecache_fixture_test.go) for the length of
-// a test. The seam's own built-in kinds are on registry's list instead,
-// so that its order is fixed.
+// a test.
 func register(k Kind) (undo func()) {
 	if _, dup := LookupKind(k.Name); dup || k.Name == "" {
 		panic(fmt.Sprintf("nemesis: fault kind %q registered twice (or unnamed)", k.Name))
