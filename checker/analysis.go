@@ -7,8 +7,8 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Result judges the history added so far. Call it once, after the last Add.
-func (c *Checker) Result() *Result {
+// result judges the history added so far. Call it once, after the last Add.
+func (c *checker) result() *Result {
 	c.closeOpen()
 	r := &Result{Idempotent: c.opts.Idempotent}
 	a := &analysis{c: c, r: r, found: make([]domain.Findings, len(analyzers))}
@@ -41,7 +41,7 @@ func (c *Checker) Result() *Result {
 
 // closeOpen ends the ops still open when the history ends as Jepsen does:
 // their outcome is unknown (info). A final read still open did not complete.
-func (c *Checker) closeOpen() {
+func (c *checker) closeOpen() {
 	procs := sortedKeys(c.open)
 	for _, p := range procs {
 		pd := c.open[p]
@@ -62,7 +62,7 @@ func (c *Checker) closeOpen() {
 
 // analysis holds what the checks share while the Result is built.
 type analysis struct {
-	c      *Checker
+	c      *checker
 	r      *Result
 	fin    *judge.Finals // the final-read judgement (finals.go)
 	places *judge.Places // where a partition stood, the faults around a time
@@ -89,4 +89,4 @@ func (a *analysis) finalRecs(tp int32) []rec { return judge.FinalRecs(&a.c.Histo
 func secs(t int64) float64 { return judge.Secs(t) }
 
 // faultRef names nemesis op i (judge.Places).
-func (a *analysis) faultRef(i int) FaultRef { return a.places.FaultRef(i) }
+func (a *analysis) faultRef(i int) faultRef { return a.places.FaultRef(i) }

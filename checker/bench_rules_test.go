@@ -63,7 +63,7 @@ func BenchmarkHostile(b *testing.B) {
 			c.write(&buf)
 			b.ResetTimer()
 			for range b.N {
-				if _, err := CheckReader(bytes.NewReader(buf.Bytes()), Options{}); err != nil {
+				if _, err := checkReader(bytes.NewReader(buf.Bytes()), Options{}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -72,11 +72,11 @@ type Options struct {
 const (
 	// DefaultPorcupineTimeout is the linearizability budget of a check.
 	DefaultPorcupineTimeout = linearize.DefaultPorcupineTimeout
-	// DefaultWindow is the offsets per porcupine partition of a large history.
-	DefaultWindow = linearize.DefaultWindow
-	// SmallHistory is the most client ops of a history that porcupine checks
+	// defaultWindow is the offsets per porcupine partition of a large history.
+	defaultWindow = linearize.DefaultWindow
+	// smallHistory is the most client ops of a history that porcupine checks
 	// whole (one partition per topic-partition) and visualizes throughout.
-	SmallHistory = linearize.SmallHistory
+	smallHistory = linearize.SmallHistory
 )
 
 // Check checks a whole history held in memory.
@@ -92,13 +92,13 @@ func Check(events []histories.Event, opts Options) (*Result, error) {
 		}
 	}
 	feed(opts.Pass, events)
-	return c.Result(), nil
+	return c.result(), nil
 }
 
-// Checker accumulates a history one event at a time (Add) and then judges
+// checker accumulates a history one event at a time (Add) and then judges
 // it (Result). It keeps a compact form of what the checks need: each value
 // once, each send as a fixed-size record, each record read as 24 bytes.
-type Checker struct {
+type checker struct {
 	opts Options
 
 	dupSet        map[valAt]struct{}        // the pairs in DupAt
@@ -189,12 +189,12 @@ type finalTry struct {
 }
 
 // New returns an empty Checker.
-func New(opts Options) *Checker {
+func New(opts Options) *checker {
 	// About 500 bytes of history per value sent, half that per record read
 	// (measured on generated histories): sizing the tables up front saves
 	// rehashing a map of a million values and copying the big slices.
 	n := int(min(opts.sizeHint, 1<<40) / 500)
-	return &Checker{
+	return &checker{
 		History: model.History{
 			Vals:    make([]model.Value, 0, n),
 			Sends:   make([]model.Send, 0, n),
@@ -222,7 +222,7 @@ func New(opts Options) *Checker {
 // Add takes the next event of the history. It returns an error for an
 // event that breaks the operation model or whose value is not of its
 // contract shape; the Checker is then unusable.
-func (c *Checker) Add(e *histories.Event) error {
+func (c *checker) Add(e *histories.Event) error {
 	if !e.Type.Valid() {
 		return fmt.Errorf("type %q: want invoke, ok, fail or info", e.Type)
 	}
@@ -266,7 +266,7 @@ func (c *Checker) Add(e *histories.Event) error {
 }
 
 // tp returns the number of a topic-partition, creating it.
-func (c *Checker) tp(topic []byte, p int32) int32 {
+func (c *checker) tp(topic []byte, p int32) int32 {
 	t, ok := c.Topics[string(topic)]
 	if !ok {
 		t = int32(len(c.TPIdx))
@@ -283,7 +283,7 @@ func (c *Checker) tp(topic []byte, p int32) int32 {
 }
 
 // value returns the number of a value, creating it.
-func (c *Checker) value(v []byte) int32 {
+func (c *checker) value(v []byte) int32 {
 	id, s, added := c.ValIdx.Intern(v, int32(len(c.Vals)))
 	if added {
 		c.Vals = append(c.Vals, model.Value{Str: s, Send: -1, Txn: -1, TP: -1, Off: -1})
@@ -296,7 +296,7 @@ func (c *Checker) value(v []byte) int32 {
 // one read, and comparing it costs a fraction of a lookup in the table of
 // every value, which was the largest cost of taking a read; the ids are
 // the same (a value's string has one id).
-func (c *Checker) valueAt(tp int32, off int64, v []byte) int32 {
+func (c *checker) valueAt(tp int32, off int64, v []byte) int32 {
 	if id, ok := c.TPs[tp].Offs.First(off); ok && c.Vals[id].Str == string(v) {
 		return id
 	}
@@ -304,7 +304,7 @@ func (c *Checker) valueAt(tp int32, off int64, v []byte) int32 {
 }
 
 // saw records that value val was at offset off of tp, by any source.
-func (c *Checker) saw(tp int32, off int64, val int32) {
+func (c *checker) saw(tp int32, off int64, val int32) {
 	c.TPs[tp].Offs.Add(off, val)
 	vi := &c.Vals[val]
 	switch {

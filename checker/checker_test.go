@@ -17,7 +17,7 @@ func synthResult(t *testing.T, cfg synthConfig, opts Options) *Result {
 	t.Helper()
 	var buf bytes.Buffer
 	writeSynth(&buf, cfg)
-	res, err := CheckReader(&buf, opts)
+	res, err := checkReader(&buf, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestCheckAndCheckReaderAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := CheckReader(&buf, Options{})
+	b, err := checkReader(&buf, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestResultJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := CheckReader(f, Options{})
+		res, err := checkReader(f, Options{})
 		f.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -175,7 +175,7 @@ func TestOperationModelErrors(t *testing.T) {
 		{"negative offset", line(0, 0, "invoke", "send", send) + line(1, 0, "ok", "send", `{"topic":"t","partition":0,"value":"a","offset":-1}`), 2},
 		{"malformed line", line(0, 0, "invoke", "send", send) + "{oops}\n", 2},
 	} {
-		_, err := CheckReader(strings.NewReader(c.history), Options{})
+		_, err := checkReader(strings.NewReader(c.history), Options{})
 		var le *histories.LineError
 		if !errors.As(err, &le) || le.Line != c.line {
 			t.Errorf("%s: error %v, want a LineError at line %d", c.name, err, c.line)
@@ -191,7 +191,7 @@ func TestPorcupineTimeoutIsUnknown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := CheckReader(f, Options{PorcupineTimeout: time.Nanosecond})
+	res, err := checkReader(f, Options{PorcupineTimeout: time.Nanosecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestTimeGoingBackIsBadInput(t *testing.T) {
 {"index":1,"time":40,"process":0,"type":"info","f":"send"}
 `
 	var le *histories.LineError
-	if _, err := CheckReader(strings.NewReader(h), Options{}); !errors.As(err, &le) || le.Line != 2 {
+	if _, err := checkReader(strings.NewReader(h), Options{}); !errors.As(err, &le) || le.Line != 2 {
 		t.Errorf("got %v, want a LineError at line 2", err)
 	}
 }

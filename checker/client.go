@@ -22,7 +22,7 @@ type (
 	nmSend  = model.NonmonotonicSend
 )
 
-func (c *Checker) addClient(e *histories.Event) error {
+func (c *checker) addClient(e *histories.Event) error {
 	p := e.Process
 	if e.Type == histories.Invoke {
 		if c.gone[p] {
@@ -152,7 +152,7 @@ func (c *Checker) addClient(e *histories.Event) error {
 
 // checkPlace rejects a topic-partition that cannot exist: a negative
 // partition, or one the run (Options.Topic, Options.Partitions) never had.
-func (c *Checker) checkPlace(what string, topic []byte, p int32) error {
+func (c *checker) checkPlace(what string, topic []byte, p int32) error {
 	if p < 0 {
 		return fmt.Errorf("%s: field \"partition\": %d is negative", what, p)
 	}
@@ -168,14 +168,14 @@ func (c *Checker) checkPlace(what string, topic []byte, p int32) error {
 // misplaced reports whether checkPlace refuses topic and p: a caller
 // that builds checkPlace's words per record asks it first, so that a
 // read of a million records formats no words for the records in place.
-func (c *Checker) misplaced(topic []byte, p int32) bool {
+func (c *checker) misplaced(topic []byte, p int32) bool {
 	return c.checkPlace("", topic, p) != nil // words only for a misplaced one
 }
 
 // addSendOf records that send s invoked value val (values the format
 // says are unique may still be re-sent: each read is attributed to the
 // send that explains it, see explainer).
-func (c *Checker) addSendOf(val, s int32) { addWriter(&c.Vals[val].Send, &c.SendsOf, val, s) }
+func (c *checker) addSendOf(val, s int32) { addWriter(&c.Vals[val].Send, &c.SendsOf, val, s) }
 
 // addWriter records that s wrote val: as its first writer, or after it
 // in more (made on first use).
@@ -216,7 +216,7 @@ func completedAs(typ histories.Type) uint8 {
 	return model.OpInfo
 }
 
-func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
+func (c *checker) completeSend(pd *pending, e *histories.Event) error {
 	s := &c.Sends[pd.send]
 	s.Ret = e.Time
 	if e.Error != "" {
@@ -275,7 +275,7 @@ func (c *Checker) completeSend(pd *pending, e *histories.Event) error {
 
 // sameSend rejects a completion that names another topic, partition or
 // value than its invoke.
-func (c *Checker) sameSend(s *model.Send, v *histories.SendFields) error {
+func (c *checker) sameSend(s *model.Send, v *histories.SendFields) error {
 	t := c.TPs[s.TP]
 	switch {
 	case v.Has&histories.FieldTopic != 0 && string(v.Topic) != t.Topic:
@@ -290,7 +290,7 @@ func (c *Checker) sameSend(s *model.Send, v *histories.SendFields) error {
 
 // sameCompletion checks the value of a fail or info send, which may be
 // absent but must not contradict the invoke.
-func (c *Checker) sameCompletion(s *model.Send, e *histories.Event) error {
+func (c *checker) sameCompletion(s *model.Send, e *histories.Event) error {
 	if len(e.Value) == 0 {
 		return nil
 	}
@@ -301,7 +301,7 @@ func (c *Checker) sameCompletion(s *model.Send, e *histories.Event) error {
 	return c.sameSend(s, &v)
 }
 
-func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
+func (c *checker) completePoll(pd *pending, e *histories.Event) error {
 	start, end, _, err := c.readRecords(e, true, pd.rc)
 	if err != nil {
 		return err
@@ -317,7 +317,7 @@ func (c *Checker) completePoll(pd *pending, e *histories.Event) error {
 // completePartial keeps the records of a final read that ended info or
 // fail: they are evidence of what the log held (offset-reuse, aborted-read,
 // unexpected, and porcupine's reads), though they cannot prove a loss.
-func (c *Checker) completePartial(pd *pending, e *histories.Event) error {
+func (c *checker) completePartial(pd *pending, e *histories.Event) error {
 	start, end, _, err := c.readRecords(e, false, pd.rc)
 	if err != nil {
 		return err
@@ -326,7 +326,7 @@ func (c *Checker) completePartial(pd *pending, e *histories.Event) error {
 	return nil
 }
 
-func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
+func (c *checker) completeFinal(pd *pending, e *histories.Event) error {
 	start, end, v, err := c.readRecords(e, false, pd.rc)
 	if err != nil {
 		return err
@@ -385,7 +385,7 @@ func (c *Checker) completeFinal(pd *pending, e *histories.Event) error {
 
 // assign starts a new poll sequence for the partitions a consumer
 // (re)positioned itself on (all of its partitions if none are named).
-func (c *Checker) assign(p int, e *histories.Event) error {
+func (c *checker) assign(p int, e *histories.Event) error {
 	var a histories.AssignValue
 	if err := e.Decode(&a); err != nil {
 		return fmt.Errorf("assign value: %w", err)

@@ -8,7 +8,7 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-func (c *Checker) addObserve(e *histories.Event) error {
+func (c *checker) addObserve(e *histories.Event) error {
 	if len(e.Value) == 0 || e.Type == histories.Invoke || e.Type == histories.Fail {
 		return nil
 	}
@@ -59,7 +59,7 @@ func (c *Checker) addObserve(e *histories.Event) error {
 	return nil
 }
 
-func (c *Checker) addNemesis(e *histories.Event) error {
+func (c *checker) addNemesis(e *histories.Event) error {
 	if e.F == histories.FRequest {
 		return c.addRequest(e)
 	}
@@ -102,7 +102,7 @@ func (c *Checker) addNemesis(e *histories.Event) error {
 
 // addRequest keeps a request fault's action (bookkeeping: it opens no
 // fault window) so that explanations can name it.
-func (c *Checker) addRequest(e *histories.Event) error {
+func (c *checker) addRequest(e *histories.Event) error {
 	var v histories.NemesisValue
 	if err := e.Decode(&v); err != nil {
 		return fmt.Errorf("request value: %w", err)

@@ -14,8 +14,8 @@ var consumerGroups = port(groupcheck.Analyzer,
 const (
 	LostByCommit              = groupcheck.LostByCommit
 	CommitBackwards           = groupcheck.CommitBackwards
-	CommitLost                = groupcheck.CommitLost
-	CommitUnexplained         = groupcheck.CommitUnexplained
+	commitLost                = groupcheck.CommitLost
+	commitUnexplained         = groupcheck.CommitUnexplained
 	Redelivery                = groupcheck.Redelivery
 	DeliveryOutsideAssignment = groupcheck.DeliveryOutsideAssignment
 )

@@ -25,8 +25,8 @@ type (
 	Window       = linearize.Window
 )
 
-// VisualizationName is the file name of porcupine's HTML visualization of
+// visualizationName is the file name of porcupine's HTML visualization of
 // a topic-partition (package linearize writes it).
-func VisualizationName(topic string, partition int32) string {
+func visualizationName(topic string, partition int32) string {
 	return linearize.VisualizationName(topic, partition)
 }

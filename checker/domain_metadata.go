@@ -14,7 +14,7 @@ import (
 var metadataDomain = port(metadata.Analyzer,
 	func(x *Anomalies) *metadata.MetadataAnomalies { return &x.MetadataAnomalies },
 	glue[*metadata.Found]{
-		decoded: func(c *Checker) any {
+		decoded: func(c *checker) any {
 			return c.meta.collector().WithAutoJoin(metadata.AutoJoinFrom(c.opts.ControllerConfigs))
 		},
 		place: func(r *Result, f *metadata.Found) { r.QuorumTerms = f.Terms }})

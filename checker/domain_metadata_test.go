@@ -83,7 +83,7 @@ func TestMetadataWithoutReadUnknown(t *testing.T) {
 		{"a broker's read", base + read, Valid, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := CheckReader(strings.NewReader(tc.history), Options{SkipLinearizability: true})
+			res, err := checkReader(strings.NewReader(tc.history), Options{SkipLinearizability: true})
 			if err != nil {
 				t.Fatal(err)
 			}

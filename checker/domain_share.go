@@ -9,12 +9,12 @@ import (
 // file only feeds it the share ops as the history streams.
 var shareGroups = port(share.Analyzer,
 	func(x *Anomalies) *share.ShareAnomalies { return &x.ShareAnomalies },
-	glue[*share.Found]{decoded: func(c *Checker) any { return c.shares },
+	glue[*share.Found]{decoded: func(c *checker) any { return c.shares },
 		stats: func(st *Stats, f *share.Found) { st.Shares = f.Stats() }})
 
 // addShare gives a share op to the share domain (after addClient held it
 // to the operation model).
-func (c *Checker) addShare(e *histories.Event) error {
+func (c *checker) addShare(e *histories.Event) error {
 	if !share.IsOp(e.F) {
 		return nil
 	}

@@ -22,10 +22,10 @@ const (
 	TxnTorn            = txncheck.TxnTorn
 	G0                 = txncheck.G0
 	G1c                = txncheck.G1c
-	TxnHanging         = txncheck.TxnHanging
+	txnHanging         = txncheck.TxnHanging
 )
 
-// HangingMargin is how much longer than its timeout a transaction must
+// hangingMargin is how much longer than its timeout a transaction must
 // stay open after the final heal before it counts as hanging (package
 // txncheck owns it).
-const HangingMargin = txncheck.HangingMargin
+const hangingMargin = txncheck.HangingMargin

@@ -53,7 +53,7 @@ type glue[F domain.Findings] struct {
 	stats func(st *Stats, f F)
 	// decoded is what the Checker decoded for the domain alone while the
 	// history streamed (domain.Input.Decoded).
-	decoded func(c *Checker) any
+	decoded func(c *checker) any
 	// background runs the analyzer beside the domains before it in the
 	// registry (Result starts it first): only for a domain that reads
 	// nothing the others find, and whose own entries no domain before it

@@ -65,7 +65,7 @@ func TestCountsAgainstPinned(t *testing.T) {
 			out = append(out, NonmonotonicSend)
 		}
 		out = append(out, PollSkip, NonmonotonicPoll, LogStartJump, Nonlinearizable, TxnLostWrite, TxnAbortedRead,
-			TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, TxnHanging, LostByCommit, CommitBackwards, CommitLost)
+			TxnUncommittedRead, TxnDuplicate, TxnTorn, G1c, txnHanging, LostByCommit, CommitBackwards, commitLost)
 		if eo {
 			out = append(out, Redelivery, DeliveryOutsideAssignment)
 		}
@@ -86,7 +86,7 @@ func TestCountsAgainstPinned(t *testing.T) {
 // exactly-once, G0 never, txn-hanging by its counted entries (the rest
 // make the verdict unknown), unseen unknown.
 func TestVerdictSpecialCases(t *testing.T) {
-	margin := HangingMargin.Seconds()
+	margin := hangingMargin.Seconds()
 	notIdem := []string{"duplicate: 2, not counted: the producer was not idempotent",
 		"nonmonotonic-send: 1, not counted: the producer was not idempotent"}
 	atLeastOnce := []string{"redelivery: 3 ranges (5 records) delivered again to the group, not counted: the group declares at-least-once delivery",
@@ -107,11 +107,11 @@ func TestVerdictSpecialCases(t *testing.T) {
 		{"idempotent, exactly-once", Options{Idempotent: true, ExactlyOnce: true}, mixed, nil, Invalid,
 			[]string{"duplicate: 2 (the producer was idempotent)", "nonmonotonic-send: 1 (the producer was idempotent)",
 				"redelivery: 3", "delivery-outside-assignment: 1", "nothing was sent", g0}},
-		{"some hanging counted", Options{}, map[string]int{TxnHanging: 3, Unseen: 2}, []bool{false, true, false}, Invalid,
+		{"some hanging counted", Options{}, map[string]int{txnHanging: 3, Unseen: 2}, []bool{false, true, false}, Invalid,
 			[]string{fmt.Sprintf("txn-hanging: 1 (open longer than their timeout plus %.0f s after the final heal)", margin),
 				fmt.Sprintf("txn-hanging: 2 partitions held back by a transaction not yet open longer than its timeout plus %.0f s after the final heal (it may still be aborted)", margin),
 				unseen, "nothing was sent"}},
-		{"no hanging counted", Options{}, map[string]int{TxnHanging: 1}, []bool{false}, Unknown,
+		{"no hanging counted", Options{}, map[string]int{txnHanging: 1}, []bool{false}, Unknown,
 			[]string{fmt.Sprintf("txn-hanging: 1 partitions held back by a transaction not yet open longer than its timeout plus %.0f s after the final heal (it may still be aborted)", margin),
 				"nothing was sent"}},
 	} {

@@ -9,7 +9,7 @@ import (
 // them (package judge owns them: every analyzer explains alike).
 type (
 	Explanation = judge.Explanation
-	Election    = judge.Election
+	election    = judge.Election
 	Takeover    = judge.Takeover
-	NowHold     = judge.NowHold
+	nowHold     = judge.NowHold
 )

@@ -4,9 +4,9 @@ import (
 	"github.com/kchaos/kchaos/checker/judge"
 )
 
-// FinalReadRef names one completed final read (package judge owns it and
+// finalReadRef names one completed final read (package judge owns it and
 // the final-read judgement the domains share: judge.Finals).
-type FinalReadRef = judge.FinalReadRef
+type finalReadRef = judge.FinalReadRef
 
 // prepareFinals judges the completed final reads (judge.NewFinals): every
 // completed final read is evidence.

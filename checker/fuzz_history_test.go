@@ -410,7 +410,7 @@ func FuzzHistory(f *testing.F) {
 			return
 		}
 		h := historyFromBytes(data)
-		if _, err := CheckReader(strings.NewReader(h), Options{PorcupineTimeout: 10 * time.Second}); err != nil {
+		if _, err := checkReader(strings.NewReader(h), Options{PorcupineTimeout: 10 * time.Second}); err != nil {
 			t.Fatalf("a well-formed history is bad input: %v\n%s", err, h)
 		}
 		holdsInvariants(t, []byte(h))
@@ -424,7 +424,7 @@ func FuzzHistory(f *testing.F) {
 func holdsInvariants(t *testing.T, data []byte) {
 	t.Helper()
 	opts := Options{PorcupineTimeout: 10 * time.Second}
-	res, err := CheckReader(bytes.NewReader(data), opts)
+	res, err := checkReader(bytes.NewReader(data), opts)
 	if err != nil {
 		return
 	}
@@ -440,7 +440,7 @@ func holdsInvariants(t *testing.T, data []byte) {
 		}
 	}
 	sum := res.Summary()
-	again, err := CheckReader(bytes.NewReader(data), opts)
+	again, err := checkReader(bytes.NewReader(data), opts)
 	if err != nil {
 		t.Fatalf("second check failed: %v", err)
 	}
@@ -450,7 +450,7 @@ func holdsInvariants(t *testing.T, data []byte) {
 	if len(data) == 0 || data[len(data)-1] != '\n' || res.Stats.TruncatedLine != 0 {
 		return
 	}
-	torn, err := CheckReader(bytes.NewReader(append(append([]byte(nil), data...), `{"index":`...)), opts)
+	torn, err := checkReader(bytes.NewReader(append(append([]byte(nil), data...), `{"index":`...)), opts)
 	if err != nil {
 		t.Fatalf("a torn last line made the history bad: %v", err)
 	}

@@ -114,7 +114,7 @@ const fuzzVotersSeed = "\x00\x00\x03\x01\x00\x00\x03\x01\xf5\xc0\x00\x01\xf5\xc3
 // the voter judgement's counted branch.
 func TestFuzzVotersSeed(t *testing.T) {
 	h := historyFromBytes([]byte(fuzzVotersSeed))
-	res, err := CheckReader(strings.NewReader(h), Options{SkipLinearizability: true})
+	res, err := checkReader(strings.NewReader(h), Options{SkipLinearizability: true})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, h)
 	}

@@ -73,7 +73,7 @@ type (
 	resetEp     = model.Reset
 )
 
-func (c *Checker) groupID(name string) int32 {
+func (c *checker) groupID(name string) int32 {
 	if c.Members == nil {
 		c.Members = map[int32]*member{}
 		c.lastGen = map[int32]int32{}
@@ -157,7 +157,7 @@ type field = struct {
 }
 
 // checkTopic rejects a topic other than the run's.
-func (c *Checker) checkTopic(what, topic string) error {
+func (c *checker) checkTopic(what, topic string) error {
 	if c.opts.Topic != "" && topic != c.opts.Topic {
 		return fmt.Errorf("%s: field \"topic\": %q, but the run's topic is %q", what, topic, c.opts.Topic)
 	}
@@ -166,7 +166,7 @@ func (c *Checker) checkTopic(what, topic string) error {
 
 // memberOf returns process p's membership of group g, or an error naming
 // the field: a group op by a process that is no member is bad input.
-func (c *Checker) memberOf(what string, p int32, g string) (*member, error) {
+func (c *checker) memberOf(what string, p int32, g string) (*member, error) {
 	m := c.Members[p]
 	if m == nil || !m.OK || c.GroupNames.List[m.Group] != g {
 		return nil, fmt.Errorf("%s: field \"group\": %q, but process %d is not a member of it (no ok subscribe)", what, g, p)
@@ -174,7 +174,7 @@ func (c *Checker) memberOf(what string, p int32, g string) (*member, error) {
 	return m, nil
 }
 
-func (c *Checker) invokeSubscribe(pd *pending, e *histories.Event) error {
+func (c *checker) invokeSubscribe(pd *pending, e *histories.Event) error {
 	const what = "subscribe invoke value"
 	var v subVal
 	if err := decodeRequired(what, e.Value, &v); err != nil {
@@ -197,7 +197,7 @@ func (c *Checker) invokeSubscribe(pd *pending, e *histories.Event) error {
 	return nil
 }
 
-func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
+func (c *checker) completeSubscribe(pd *pending, e *histories.Event) error {
 	what := fmt.Sprintf("subscribe %s value", e.Type)
 	inv := pd.gp.sub
 	m := &member{Group: pd.gp.group, Name: *inv.Member, Latest: inv.OffsetReset != nil && *inv.OffsetReset == "latest", SubAt: pd.call}
@@ -236,7 +236,7 @@ func (c *Checker) completeSubscribe(pd *pending, e *histories.Event) error {
 // groupPollInvoke reads the group fields of a poll invoke: the member's
 // generation. A poll in a new generation starts the member's poll order
 // afresh (a rebalance moved its positions to the committed offsets).
-func (c *Checker) groupPollInvoke(pd *pending, e *histories.Event, group *string, mid *string, gen *int32) error {
+func (c *checker) groupPollInvoke(pd *pending, e *histories.Event, group *string, mid *string, gen *int32) error {
 	const what = "poll invoke value"
 	if group == nil {
 		return nil
@@ -263,7 +263,7 @@ func (c *Checker) groupPollInvoke(pd *pending, e *histories.Event, group *string
 }
 
 // resetOrder forgets the poll order of process p on tps (nil: all).
-func (c *Checker) resetOrder(p int32, tps []int32) {
+func (c *checker) resetOrder(p int32, tps []int32) {
 	if tps == nil {
 		for k := range c.seqs {
 			if k.proc == p {
@@ -278,7 +278,7 @@ func (c *Checker) resetOrder(p int32, tps []int32) {
 }
 
 // partitionOffsets reads a commit's partition-keyed offsets.
-func (c *Checker) partitionOffsets(what, topic string, m map[string]int64) (map[int32]int64, error) {
+func (c *checker) partitionOffsets(what, topic string, m map[string]int64) (map[int32]int64, error) {
 	out := make(map[int32]int64, len(m))
 	for k, o := range m {
 		p, err := histories.ParsePartitionKey(k)
@@ -298,7 +298,7 @@ func (c *Checker) partitionOffsets(what, topic string, m map[string]int64) (map[
 	return out, nil
 }
 
-func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
+func (c *checker) invokeCommit(pd *pending, e *histories.Event) error {
 	const what = "commit invoke value"
 	var v commitVal
 	if err := decodeRequired(what, e.Value, &v); err != nil {
@@ -347,7 +347,7 @@ func (c *Checker) invokeCommit(pd *pending, e *histories.Event) error {
 	return nil
 }
 
-func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
+func (c *checker) completeCommit(pd *pending, e *histories.Event) error {
 	ci := pd.gp.commit
 	op := &c.Commits[ci]
 	op.Ret, op.Err = e.Time, e.Error
@@ -418,7 +418,7 @@ func (c *Checker) completeCommit(pd *pending, e *histories.Event) error {
 // groupPolled notes an ok poll of a group member (c.polls' last): the
 // first record of each partition a newly assigned member delivers says
 // where the group resumed it.
-func (c *Checker) groupPolled(pd *pending, e *histories.Event) {
+func (c *checker) groupPolled(pd *pending, e *histories.Event) {
 	gp := pd.gp
 	pi := int32(len(c.Polls) - 1)
 	p := int32(e.Process)

@@ -41,7 +41,7 @@ func TestGroupBadInputNamesItsLine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := lines2hist(tc.lines...)
-			_, err := CheckReader(strings.NewReader(h), Options{})
+			_, err := checkReader(strings.NewReader(h), Options{})
 			var le *histories.LineError
 			if !errors.As(err, &le) || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want a line error containing %q", err, tc.want)

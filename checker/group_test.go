@@ -388,7 +388,7 @@ func TestGroupBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := lines2hist(tc.lines...)
-			_, err := CheckReader(strings.NewReader(h), Options{})
+			_, err := checkReader(strings.NewReader(h), Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}

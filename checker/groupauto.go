@@ -57,7 +57,7 @@ type autoState struct {
 }
 
 // noteCommitted records a rise of key's committed offset.
-func (c *Checker) noteCommitted(key groupTP, at committedAt) {
+func (c *checker) noteCommitted(key groupTP, at committedAt) {
 	if c.commitLog == nil {
 		c.commitLog = map[groupTP][]commitStep{}
 	}
@@ -68,7 +68,7 @@ func (c *Checker) noteCommitted(key groupTP, at committedAt) {
 // noteDelivered records the ends, per partition, of process p's ok poll op
 // (records sorted by offset within a partition) invoked at commit clock
 // clock.
-func (c *Checker) noteDelivered(p int32, clock int64, op *model.Read) {
+func (c *checker) noteDelivered(p int32, clock int64, op *model.Read) {
 	if c.deliv == nil {
 		c.deliv = map[procTP][]delivStep{}
 	}
@@ -89,7 +89,7 @@ func (c *Checker) noteDelivered(p int32, clock int64, op *model.Read) {
 
 // forgetDelivered drops process p's polls of tps (revoked or lost: the
 // client no longer commits them).
-func (c *Checker) forgetDelivered(p int32, tps []int32) {
+func (c *checker) forgetDelivered(p int32, tps []int32) {
 	for _, tp := range tps {
 		delete(c.deliv, procTP{p, tp})
 	}
@@ -98,7 +98,7 @@ func (c *Checker) forgetDelivered(p int32, tps []int32) {
 // autoPrev is what group g had committed on tp when process p invoked the
 // poll whose end is off: the sound "before" of p's auto commit of off.
 // None (-1) when no kept poll ended there.
-func (c *Checker) autoPrev(g, p, tp int32, off int64) committedAt {
+func (c *checker) autoPrev(g, p, tp int32, off int64) committedAt {
 	none := committedAt{Off: -1, Commit: -1}
 	s := c.deliv[procTP{p, tp}]
 	i := len(s) - 1

@@ -17,7 +17,7 @@ import "fmt"
 // restart (package groupcheck's cause).
 
 // continueProcess moves process from's group state to process to.
-func (c *Checker) continueProcess(from, to int32) {
+func (c *checker) continueProcess(from, to int32) {
 	moveProcess(c.seqs, from, to)
 	moveProcess(c.resume, from, to)
 	moveProcess(c.deliv, from, to)
@@ -43,7 +43,7 @@ func moveProcess[V any](m map[procTP]V, from, to int32) {
 
 // checkContinues rejects a "continues" naming no earlier ok member of the
 // same group under the same member name.
-func (c *Checker) checkContinues(what string, from, to int32, m *member) error {
+func (c *checker) checkContinues(what string, from, to int32, m *member) error {
 	fm := c.Members[from]
 	if from < 0 || fm == nil || !fm.OK || fm.Group != m.Group || fm.Name != m.Name {
 		return fmt.Errorf("%s: field \"continues\": process %d is not member %q of group %q (no ok subscribe)",

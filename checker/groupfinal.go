@@ -28,7 +28,7 @@ type groupFinalVal struct {
 	DescribeError string                                `json:"describe_error"`
 }
 
-func (c *Checker) invokeGroupFinal(pd *pending, e *histories.Event) error {
+func (c *checker) invokeGroupFinal(pd *pending, e *histories.Event) error {
 	const what = "group-final invoke value"
 	var v groupFinalVal
 	if err := decodeRequired(what, e.Value, &v); err != nil {
@@ -47,7 +47,7 @@ func (c *Checker) invokeGroupFinal(pd *pending, e *histories.Event) error {
 	return nil
 }
 
-func (c *Checker) completeGroupFinal(pd *pending, e *histories.Event) error {
+func (c *checker) completeGroupFinal(pd *pending, e *histories.Event) error {
 	rb := &c.ReadBacks[pd.gp.final]
 	rb.Ret, rb.Err, rb.Typ = e.Time, e.Error, completedAs(e.Type)
 	what := fmt.Sprintf("group-final %s value", e.Type)

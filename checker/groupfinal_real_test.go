@@ -21,7 +21,7 @@ func TestReadBackRecorded(t *testing.T) {
 	if !rb.Judged || rb.Outcome != "ok" || rb.CommitLost != 0 || len(rb.Offsets) == 0 {
 		t.Errorf("read-back %+v: want ok, judged, offsets, no commit-lost", rb)
 	}
-	if n := res.Counts[CommitLost]; n != 0 {
+	if n := res.Counts[commitLost]; n != 0 {
 		t.Errorf("commit-lost %d on a valid run: %v", n, res.Anomalies.CommitLost)
 	}
 	if res.Valid != Valid {

@@ -48,12 +48,12 @@ func TestReadBack(t *testing.T) {
 		lines: cat(base, fiveFinal, gfinal(950, "ok", "0:5")), want: map[string]int{}, valid: Valid, judged: []bool{true},
 	}, {
 		name:  "read back below the last acknowledged commit: lost",
-		lines: cat(base, elect, fiveFinal, gfinal(950, "ok", "0:3")), want: map[string]int{CommitLost: 1}, valid: Invalid, judged: []bool{true},
+		lines: cat(base, elect, fiveFinal, gfinal(950, "ok", "0:3")), want: map[string]int{commitLost: 1}, valid: Invalid, judged: []bool{true},
 		text: []string{"holds offset 3 of t-0", "below offset 5 that commit #", "by p10 (member m0, generation 1)",
 			"elect-unclean [1] at 0.0 s on __consumer_offsets", "forgot an acknowledged commit"},
 	}, {
 		name:  "no committed offset at all: lost",
-		lines: cat(base, fiveFinal, gfinal(950, "ok")), want: map[string]int{CommitLost: 1}, valid: Invalid, judged: []bool{true},
+		lines: cat(base, fiveFinal, gfinal(950, "ok")), want: map[string]int{commitLost: 1}, valid: Invalid, judged: []bool{true},
 		text: []string{"holds no committed offset of t-0", "the history holds no fault between the commit and the read-back"},
 	}, {
 		name:  "above the last ok commit, as an info commit asked: no anomaly",
@@ -62,7 +62,7 @@ func TestReadBack(t *testing.T) {
 	}, {
 		name:  "an info commit above a lost read-back excuses nothing",
 		lines: cat(base, gcommit(10, 180, 190, 1, "info", "0:6"), fiveFinal, gfinal(950, "ok", "0:3")),
-		want:  map[string]int{CommitLost: 1}, valid: Invalid, judged: []bool{true},
+		want:  map[string]int{commitLost: 1}, valid: Invalid, judged: []bool{true},
 		text: []string{"1 commit of the partition of unknown outcome asked for more; it may never have happened and excuses nothing"},
 	}, {
 		name:  "below, as an info commit asked: it may have been written last",
@@ -91,13 +91,13 @@ func TestReadBack(t *testing.T) {
 		lines: cat(base, fiveFinal, gfinal(950, "info")), want: map[string]int{}, valid: Valid, judged: []bool{false},
 	}, {
 		name:  "an offset no commit asked for: information",
-		lines: cat(base, fiveFinal, gfinal(950, "ok", "0:9")), want: map[string]int{CommitUnexplained: 1}, valid: Valid, judged: []bool{true},
+		lines: cat(base, fiveFinal, gfinal(950, "ok", "0:9")), want: map[string]int{commitUnexplained: 1}, valid: Valid, judged: []bool{true},
 		text: []string{"holds offset 9 of t-0", "which no commit of the history asked for (the highest was 5)"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mustCheck(t, lines2hist(tc.lines...), Options{})
 			got := map[string]int{}
-			for _, k := range []string{CommitLost, CommitUnexplained, LostByCommit, CommitBackwards} {
+			for _, k := range []string{commitLost, commitUnexplained, LostByCommit, CommitBackwards} {
 				if n := r.Counts[k]; n > 0 {
 					got[k] = n
 				}
@@ -157,7 +157,7 @@ func TestReadBackBadInput(t *testing.T) {
 			ev(2, 98, "ok", "group-final", `{"group":"g","topic":"t","offsets":{"x":{"offset":1}}}`)}, `field "offsets": bad partition key "x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := CheckReader(strings.NewReader(lines2hist(tc.lines...)), Options{})
+			_, err := checkReader(strings.NewReader(lines2hist(tc.lines...)), Options{})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}

@@ -18,7 +18,7 @@ import (
 // its records sorted by partition) outside p's assignment. Such a
 // delivery is one its recorded rebalances do not explain, so it may follow
 // a reset of a latest group (package groupcheck, latest.go).
-func (c *Checker) noteOutside(gi, p, g int32, op *model.Read) {
+func (c *checker) noteOutside(gi, p, g int32, op *model.Read) {
 	for i, end := op.Start, op.End; i < end; {
 		tp := c.Recs[i].TP
 		j := i + 1

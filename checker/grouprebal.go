@@ -13,7 +13,7 @@ import (
 // streams: the partitions the member holds, the positions it will resume
 // from, its poll order.
 
-func (c *Checker) invokeRebalance(pd *pending, e *histories.Event) error {
+func (c *checker) invokeRebalance(pd *pending, e *histories.Event) error {
 	const what = "rebalance invoke value"
 	v, err := c.decodeRebal(what, e.Value)
 	if err != nil {
@@ -27,7 +27,7 @@ func (c *Checker) invokeRebalance(pd *pending, e *histories.Event) error {
 	return nil
 }
 
-func (c *Checker) decodeRebal(what string, raw []byte) (*rebalVal, error) {
+func (c *checker) decodeRebal(what string, raw []byte) (*rebalVal, error) {
 	var v rebalVal
 	if err := decodeRequired(what, raw, &v); err != nil {
 		return nil, err
@@ -57,7 +57,7 @@ func (c *Checker) decodeRebal(what string, raw []byte) (*rebalVal, error) {
 	return &v, nil
 }
 
-func (c *Checker) completeRebalance(pd *pending, e *histories.Event) error {
+func (c *checker) completeRebalance(pd *pending, e *histories.Event) error {
 	if e.Type != histories.OK {
 		return nil // a rebalance is learned: only an ok one says anything
 	}

@@ -44,7 +44,7 @@ func CheckPath(path string, opts Options) (*Result, string, error) {
 		return nil, "", badInput(err)
 	}
 	dir := filepath.Dir(hist)
-	if err := writable(ResultsPath(hist)); err != nil {
+	if err := writable(resultsPath(hist)); err != nil {
 		return nil, "", badInput(err)
 	}
 	ri, err := histories.ReadRunInfo(filepath.Join(dir, histories.RunInfoFile))
@@ -73,7 +73,7 @@ func CheckPath(path string, opts Options) (*Result, string, error) {
 	if base := filepath.Base(hist); base != HistoryFile {
 		opts.prefix = strings.TrimSuffix(base, filepath.Ext(base)) + "."
 	}
-	res, err := CheckReader(f, opts)
+	res, err := checkReader(f, opts)
 	var le *histories.LineError
 	switch {
 	case errors.As(err, &le):
@@ -81,7 +81,7 @@ func CheckPath(path string, opts Options) (*Result, string, error) {
 	case err != nil:
 		return nil, "", fmt.Errorf("%s: %w", hist, err)
 	}
-	out := ResultsPath(hist)
+	out := resultsPath(hist)
 	if err := WriteResults(out, res); err != nil {
 		return nil, "", err
 	}
@@ -122,8 +122,8 @@ func writable(path string) error {
 	return nil
 }
 
-// ResultsPath is where CheckPath writes the results of a history.
-func ResultsPath(history string) string {
+// resultsPath is where CheckPath writes the results of a history.
+func resultsPath(history string) string {
 	base := filepath.Base(history)
 	if base == HistoryFile {
 		return filepath.Join(filepath.Dir(history), ResultsFile)

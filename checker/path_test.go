@@ -41,7 +41,7 @@ func TestCheckPath(t *testing.T) {
 		t.Fatalf("%s: %v %s", out, err, b)
 	}
 	// Linearizable: no visualization (one is written only for a violation).
-	if _, err := os.Stat(filepath.Join(dir, VisualizationName("orders", 0))); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, visualizationName("orders", 0))); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a visualization of a linearizable partition: %v", err)
 	}
 	if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), histories.RunInfo{}); err != nil {
@@ -56,7 +56,7 @@ func TestCheckPath(t *testing.T) {
 	if _, out, err = CheckPath(other, Options{}); err != nil || out != filepath.Join(dir, "other.results.json") {
 		t.Errorf("bare file: %s, %v", out, err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "other."+VisualizationName("orders", 0))); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, "other."+visualizationName("orders", 0))); err != nil {
 		t.Errorf("no prefixed visualization: %v", err)
 	}
 }
@@ -92,7 +92,7 @@ func TestCheckPathBadInput(t *testing.T) {
 // page are written as kchaos writes every output (internal/owned): a
 // link in their place is refused and what it points at is left as it was.
 func TestCheckWritesNoLink(t *testing.T) {
-	for _, name := range []string{ResultsFile, VisualizationName("orders", 0)} {
+	for _, name := range []string{ResultsFile, visualizationName("orders", 0)} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
 			copyFile(t, filepath.Join(testdataDir, "lost-write.jsonl"), filepath.Join(dir, HistoryFile))

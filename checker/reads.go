@@ -16,7 +16,7 @@ import (
 
 // readRecords decodes a read's records into c.recs, sorted by partition and
 // offset, and returns their range.
-func (c *Checker) readRecords(e *histories.Event, polled, rc bool) (int32, int32, *histories.ReadFields, error) {
+func (c *checker) readRecords(e *histories.Event, polled, rc bool) (int32, int32, *histories.ReadFields, error) {
 	rd := readCtx{what: c.readWhat(e.F, e.Type), needTopic: e.Type == histories.OK,
 		polled: polled, order: polled, rc: rc, proc: int32(e.Process), at: e.Time}
 	return c.recordsOf(&rd, e.Value)
@@ -32,7 +32,7 @@ type readName struct {
 // readWhat is "F TYPE value", what errors call a read's value. A read
 // has one of a few pairs, so each is spelled once and kept: fmt.Sprintf
 // per read was a twelfth of decoding the reads of a 1M-op history.
-func (c *Checker) readWhat(f string, typ histories.Type) string {
+func (c *checker) readWhat(f string, typ histories.Type) string {
 	for _, n := range c.readNames {
 		if n.f == f && n.typ == typ {
 			return n.what
@@ -58,7 +58,7 @@ type readCtx struct {
 }
 
 // recordsOf is readRecords on a raw read result.
-func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.ReadFields, error) {
+func (c *checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.ReadFields, error) {
 	v, what, polled := &c.scratch, rd.what, rd.polled
 	if err := histories.DecodeReadValue(raw, v); err != nil {
 		return 0, 0, nil, fmt.Errorf("%s: %w", what, err)
@@ -107,7 +107,7 @@ func (c *Checker) recordsOf(rd *readCtx, raw []byte) (int32, int32, *histories.R
 }
 
 // checkBounds rejects impossible end and start offsets and partitions.
-func (c *Checker) checkBounds(what string, v *histories.ReadFields) error {
+func (c *checker) checkBounds(what string, v *histories.ReadFields) error {
 	for _, m := range []struct {
 		name string
 		m    map[int32]int64
@@ -155,7 +155,7 @@ func sortedKeys[K cmp.Ordered, V any](m map[K]V) []K {
 // previous one it read on that partition (since its last assign). Going
 // back is nonmonotonic-poll; skipping ahead is a poll-skip candidate,
 // reported if the final read shows the skipped offsets exist.
-func (c *Checker) pollOrder(proc int32, recs []rec, at int64, rc bool) {
+func (c *checker) pollOrder(proc int32, recs []rec, at int64, rc bool) {
 	var key procTP
 	var seq *pollSeq
 	for _, r := range recs {

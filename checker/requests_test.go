@@ -110,7 +110,7 @@ func TestRequestActionsNamed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			before, err := CheckReader(f, Options{})
+			before, err := checkReader(f, Options{})
 			f.Close()
 			if err != nil {
 				t.Fatal(err)
@@ -125,7 +125,7 @@ func TestRequestActionsNamed(t *testing.T) {
 				at   int64
 				want bool
 			}{{"inside", at, true}, {"at the start", 0, false}} {
-				after, err := CheckReader(bytes.NewReader(withRequest(t, path, c.at)), Options{})
+				after, err := checkReader(bytes.NewReader(withRequest(t, path, c.at)), Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -158,7 +158,7 @@ func TestRequestActionsNamed(t *testing.T) {
 // bad input, named.
 func TestBadRequestEvent(t *testing.T) {
 	h := `{"index":0,"time":0,"process":-1,"type":"info","f":"request","value":{"fault":"delay","details":{"api":"Produce"}}}` + "\n"
-	_, err := CheckReader(strings.NewReader(h), Options{})
+	_, err := checkReader(strings.NewReader(h), Options{})
 	if err == nil || !strings.Contains(err.Error(), `"action"`) {
 		t.Fatalf("err %v, want one naming the action", err)
 	}

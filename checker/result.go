@@ -149,14 +149,14 @@ func (a *Anomalies) empty() bool { return len(a.counts()) == 0 }
 // Where and FaultRef are how every analyzer's entries say where the
 // cluster stood and which fault came before (package judge owns them).
 type (
-	Where    = judge.Where
-	FaultRef = judge.FaultRef
+	where    = judge.Where
+	faultRef = judge.FaultRef
 )
 
-// Held is what a read found at an offset (package judge owns it: the
+// held is what a read found at an offset (package judge owns it: the
 // log and transaction domains' lost writes name it).
-type Held = judge.Held
+type held = judge.Held
 
-// SendEntry is one acked send (unseen), of a plain send or of a
+// sendEntry is one acked send (unseen), of a plain send or of a
 // committed txn (package judge owns it: both domains report unseen sends).
-type SendEntry = judge.SendEntry
+type sendEntry = judge.SendEntry

@@ -116,7 +116,7 @@ func mustCheck(t *testing.T, h string, opts Options) *Result {
 	if opts.PorcupineTimeout == 0 {
 		opts.PorcupineTimeout = 20 * time.Second
 	}
-	res, err := CheckReader(strings.NewReader(h), opts)
+	res, err := checkReader(strings.NewReader(h), opts)
 	if err != nil {
 		t.Fatalf("check: %v\n%s", err, h)
 	}

@@ -51,7 +51,7 @@ func TestBadInput(t *testing.T) {
 		{"poll without topic", cat(okSend, one(ev(30, 5, "invoke", "poll", `{"topic":"t","partitions":[0]}`)), one(ev(31, 5, "ok", "poll", `{"records":[{"partition":0,"offset":0,"value":"a","leader_epoch":1}]}`))), Options{}, 4, `"topic"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := CheckReader(strings.NewReader(lines2hist(c.lines...)), c.opts)
+			_, err := checkReader(strings.NewReader(lines2hist(c.lines...)), c.opts)
 			var le *histories.LineError
 			if !errors.As(err, &le) || le.Line != c.line || !strings.Contains(err.Error(), c.field) {
 				t.Fatalf("error %v, want a LineError at line %d naming %s", err, c.line, c.field)

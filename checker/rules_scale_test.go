@@ -64,7 +64,7 @@ func TestVerdictIndependentOfLength(t *testing.T) {
 	for _, n := range []int{3000, 6000, 12000} {
 		t.Run(strconv.Itoa(n), func(t *testing.T) {
 			var buf bytes.Buffer
-			writeLate(&buf, n, DefaultWindow-1)
+			writeLate(&buf, n, defaultWindow-1)
 			res := mustCheck(t, buf.String(), Options{})
 			if res.Valid != Invalid || res.Counts[Nonlinearizable] != 1 {
 				t.Fatalf("valid %v, counts %v, linearizable %+v; want false with nonlinearizable 1", res.Valid, res.Counts, res.Linearizable)

@@ -82,7 +82,7 @@ func TestShareAndMetadataBadInput(t *testing.T) {
 			ev(20, 3, "fail", "create-topic", "", "TOPIC_ALREADY_EXISTS")}, 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := CheckReader(strings.NewReader(lines2hist(c.lines...)), Options{})
+			_, err := checkReader(strings.NewReader(lines2hist(c.lines...)), Options{})
 			if c.line == 0 {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -101,7 +101,7 @@ func TestShareAndMetadataBadInput(t *testing.T) {
 // (acks_of_final_records among them), one without has none, so its
 // results.json is as it was.
 func TestShareStatsInResults(t *testing.T) {
-	res, err := CheckReader(strings.NewReader(lines2hist(shareOps(polled(shRec), ackedAs("accept", "ok"))...)), Options{})
+	res, err := checkReader(strings.NewReader(lines2hist(shareOps(polled(shRec), ackedAs("accept", "ok"))...)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestShareStatsInResults(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"shares":{"deliveries":1,"records":1,"acks":{"accept ok":1},"acks_of_final_records":0}`) {
 		t.Fatalf("results.json %s (%v): want stats.shares", b, err)
 	}
-	plain, err := CheckReader(strings.NewReader(lines2hist(send(0, 10, 20, 0, "a", "ok", 0)...)), Options{})
+	plain, err := checkReader(strings.NewReader(lines2hist(send(0, 10, 20, 0, "a", "ok", 0)...)), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

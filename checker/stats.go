@@ -108,7 +108,7 @@ type LeaderChange struct {
 
 // Recovery is the time each partition took to ack a send after a fault.
 type Recovery struct {
-	Fault        FaultRef           `json:"fault"`
+	Fault        faultRef           `json:"fault"`
 	RecoveredS   map[string]float64 `json:"recovered_s,omitempty"`
 	NotRecovered []string           `json:"not_recovered,omitempty"`
 }

@@ -10,14 +10,14 @@ import (
 	"github.com/kchaos/kchaos/histories/pass"
 )
 
-// CheckReader checks a history as it streams from r: the events are never
+// checkReader checks a history as it streams from r: the events are never
 // all in memory at once, and parsing (one goroutine) overlaps checking
 // (another) and, with Options.Pass, the pass's sinks (a third: the report's
 // timeline and the harness's metrics, which so cost no decode of their
 // own). A malformed line, or an event that breaks the operation model or
 // whose value does not have its contract shape, is a *histories.LineError
 // naming the line; the pass is then left unfinished.
-func CheckReader(r io.Reader, opts Options) (*Result, error) {
+func checkReader(r io.Reader, opts Options) (*Result, error) {
 	rd := histories.NewReader(r)
 	p := opts.Pass
 	consumers := int32(1)
@@ -133,7 +133,7 @@ func CheckReader(r io.Reader, opts Options) (*Result, error) {
 	}
 	c.tornLine = rd.TornLine()
 	// The sinks finish while the checker judges.
-	res := c.Result()
+	res := c.result()
 	sinks.Wait()
 	if p != nil {
 		p.Done(rd.Truncated(), nil)

@@ -121,7 +121,7 @@ func checkCase(t *testing.T, tc testdataCase) *Result {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	res, err := CheckReader(f, Options{VisualizeDir: t.TempDir()})
+	res, err := checkReader(f, Options{VisualizeDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,7 +41,7 @@ func isolation(what, iso string) (bool, error) {
 
 // pollInvoke reads the isolation of a poll invoke (the only field of it
 // the checks use).
-func (c *Checker) pollInvoke(pd *pending, e *histories.Event) error {
+func (c *checker) pollInvoke(pd *pending, e *histories.Event) error {
 	if len(e.Value) == 0 {
 		return nil
 	}
@@ -58,9 +58,9 @@ func (c *Checker) pollInvoke(pd *pending, e *histories.Event) error {
 }
 
 // txnID numbers a transactional id.
-func (c *Checker) txnID(s string) int32 { return c.TxnIDs.ID(s) }
+func (c *checker) txnID(s string) int32 { return c.TxnIDs.ID(s) }
 
-func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
+func (c *checker) invokeTxn(pd *pending, e *histories.Event) error {
 	const what = "txn invoke value"
 	if len(e.Value) == 0 {
 		return errors.New(`txn invoke: missing field "value"`)
@@ -103,9 +103,9 @@ func (c *Checker) invokeTxn(pd *pending, e *histories.Event) error {
 }
 
 // addTxnSendOf records that txn send s invoked value val (see addSendOf).
-func (c *Checker) addTxnSendOf(val, s int32) { addWriter(&c.Vals[val].Txn, &c.TxnSendsOf, val, s) }
+func (c *checker) addTxnSendOf(val, s int32) { addWriter(&c.Vals[val].Txn, &c.TxnSendsOf, val, s) }
 
-func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
+func (c *checker) completeTxn(pd *pending, e *histories.Event) error {
 	ti := pd.txn
 	t := &c.Txns[ti]
 	t.Ret = e.Time
@@ -186,7 +186,7 @@ func (c *Checker) completeTxn(pd *pending, e *histories.Event) error {
 // completion names (same topic, partition and value, the first not yet
 // matched).
 type txnMatch struct {
-	c   *Checker
+	c   *checker
 	t   *txnOp
 	idx map[txnKey][]int32 // unmatched sends by what they name, in send order
 }

@@ -181,7 +181,7 @@ func TestTxnBadInput(t *testing.T) {
 		{"send to a partition the run never had", one(inv(strings.Replace(good, `"partition":0`, `"partition":7`, 1))), 1, `"partition"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := CheckReader(strings.NewReader(lines2hist(c.lines...)), Options{Topic: "t", Partitions: 2})
+			_, err := checkReader(strings.NewReader(lines2hist(c.lines...)), Options{Topic: "t", Partitions: 2})
 			var le *histories.LineError
 			if !errors.As(err, &le) || le.Line != c.line || !strings.Contains(err.Error(), c.field) {
 				t.Fatalf("error %v, want a LineError at line %d naming %s", err, c.line, c.field)

@@ -28,7 +28,7 @@ func TestTxnManySends(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			h := lines2hist(txnManySends(c.n, c.extra)...)
 			start := cpuTime()
-			res, err := CheckReader(strings.NewReader(h), Options{})
+			res, err := checkReader(strings.NewReader(h), Options{})
 			if took := cpuTime() - start; took > 8*time.Second {
 				t.Errorf("took %v of CPU", took)
 			}

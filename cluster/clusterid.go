@@ -16,7 +16,7 @@ import (
 // Uuid.METADATA_TOPIC_ID).
 func ClusterID(runID string) string {
 	for i := 0; ; i++ {
-		if id := drawClusterID(runID, i); ValidClusterID(id) == nil {
+		if id := drawClusterID(runID, i); validClusterID(id) == nil {
 			return id
 		}
 	}
@@ -39,10 +39,10 @@ var reservedIDs = map[string]bool{
 	"AAAAAAAAAAAAAAAAAAAAAQ": true, // METADATA_TOPIC_ID
 }
 
-// ValidClusterID says why id is not a cluster id kafka-storage accepts on
+// validClusterID says why id is not a cluster id kafka-storage accepts on
 // every parser path, or nil: 22 characters of the URL-safe base64
 // alphabet, decoding to 16 bytes, not beginning with '-', not reserved.
-func ValidClusterID(id string) error {
+func validClusterID(id string) error {
 	if len(id) != 22 {
 		return fmt.Errorf("cluster id %q: %d characters, want 22", id, len(id))
 	}

@@ -26,7 +26,7 @@ func TestClusterIDAlwaysAccepted(t *testing.T) {
 		if !urlSafe22.MatchString(id) || strings.HasPrefix(id, "-") {
 			t.Fatalf("run %q: cluster id %q would be refused", runID, id)
 		}
-		if err := ValidClusterID(id); err != nil {
+		if err := validClusterID(id); err != nil {
 			t.Fatalf("run %q: %v", runID, err)
 		}
 		if ClusterID(runID) != id {
@@ -54,7 +54,7 @@ func TestValidClusterID(t *testing.T) {
 		{"0ijLaXgajK94kStwTkqUd+", "not 16 bytes"},
 		{"AAAAAAAAAAAAAAAAAAAAAA", "reserved"},
 	} {
-		err := ValidClusterID(tc.id)
+		err := validClusterID(tc.id)
 		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("ValidClusterID(%q) = %v, want %q", tc.id, err, tc.want)
 		}

@@ -75,8 +75,8 @@ func (r Racks) RackOf() map[int32]string {
 	return out
 }
 
-// Names returns the rack names in order.
-func (r Racks) Names() []string {
+// names returns the rack names in order.
+func (r Racks) names() []string {
 	return slices.Sorted(maps.Keys(r))
 }
 
@@ -88,7 +88,7 @@ func (r Racks) Validate(n int) error {
 		return nil
 	}
 	seen := map[int32]string{}
-	for _, name := range r.Names() {
+	for _, name := range r.names() {
 		for _, id := range r[name] {
 			if id < 0 || int(id) >= n {
 				return fmt.Errorf("racks: rack %q: broker %d does not exist (brokers are 0..%d)", name, id, n-1)
@@ -110,7 +110,7 @@ func (r Racks) Validate(n int) error {
 // String renders racks as ParseRacks reads them.
 func (r Racks) String() string {
 	var parts []string
-	for _, n := range r.Names() {
+	for _, n := range r.names() {
 		ids := make([]string, len(r[n]))
 		for i, id := range r[n] {
 			ids[i] = strconv.Itoa(int(id))
@@ -254,19 +254,19 @@ func (c *Config) Validate() error {
 		if !v.HasShareGroups() {
 			return fmt.Errorf("share_version: share groups (KIP-932) need Kafka 4.1 or later (4.0's early access cannot be upgraded); %s does not have them", c.KafkaVersion)
 		}
-		if *t < 0 || *t > v.MaxShareVersion() {
-			return fmt.Errorf("share_version: %d: want 0..%d on Kafka %s", *t, v.MaxShareVersion(), c.KafkaVersion)
+		if *t < 0 || *t > v.maxShareVersion() {
+			return fmt.Errorf("share_version: %d: want 0..%d on Kafka %s", *t, v.maxShareVersion(), c.KafkaVersion)
 		}
 	}
-	if c.LogDirs < 1 || c.LogDirs > MaxLogDirs {
-		return fmt.Errorf("log_dirs: %d: want 1..%d", c.LogDirs, MaxLogDirs)
+	if c.LogDirs < 1 || c.LogDirs > maxLogDirs {
+		return fmt.Errorf("log_dirs: %d: want 1..%d", c.LogDirs, maxLogDirs)
 	}
 	if c.LogDirSizeBytes != 0 {
 		if c.LogDirs < 2 {
 			return fmt.Errorf("log_dir_size: bounds the log dirs after the first, and there is only one (set log_dirs: 2 or more)")
 		}
-		if c.LogDirSizeBytes < MinLogDirSize {
-			return fmt.Errorf("log_dir_size: %s: want at least %s", FormatSize(c.LogDirSizeBytes), FormatSize(MinLogDirSize))
+		if c.LogDirSizeBytes < minLogDirSize {
+			return fmt.Errorf("log_dir_size: %s: want at least %s", FormatSize(c.LogDirSizeBytes), FormatSize(minLogDirSize))
 		}
 	}
 	if err := c.Quorum.validate(v); err != nil {
@@ -345,11 +345,11 @@ func (v Version) ShareVersionDefault() int16 {
 	return 0
 }
 
-// MaxShareVersion is the highest share.version the release formats with:
+// maxShareVersion is the highest share.version the release formats with:
 // 1 on 4.1 to 4.3 (kafka-storage feature-dependencies: "Feature level 2
 // is not supported for feature share.version" on 4.1 and 4.2), 2 from
 // 4.4.
-func (v Version) MaxShareVersion() int16 {
+func (v Version) maxShareVersion() int16 {
 	if !v.Less(Version{4, 4, 0}) {
 		return 2
 	}

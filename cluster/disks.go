@@ -54,12 +54,12 @@ type LogDir struct {
 	SizeBytes int64
 }
 
-// MaxLogDirs bounds Config.LogDirs: JBOD stories need two or three.
-const MaxLogDirs = 4
+// maxLogDirs bounds Config.LogDirs: JBOD stories need two or three.
+const maxLogDirs = 4
 
-// MinLogDirSize is the smallest bounded log dir: room for a partition's
+// minLogDirSize is the smallest bounded log dir: room for a partition's
 // first segment's pages and its checkpoints before a fill.
-const MinLogDirSize = 4 << 20
+const minLogDirSize = 4 << 20
 
 // LogDirPaths are the log.dirs of a broker with n log dirs: DataDir first
 // (it also holds the metadata log), then DataDir-1, DataDir-2, ...

@@ -29,11 +29,11 @@ import (
 // network's gateway).
 var CapInterBrokerRoute = RegisterCapability("inter-broker-route")
 
-// InterBrokerPort is the REPLICATION listener's port on a routed broker.
-const InterBrokerPort = 9095
+// interBrokerPort is the REPLICATION listener's port on a routed broker.
+const interBrokerPort = 9095
 
-// InterBrokerListener is the routed brokers' inter-broker listener name.
-const InterBrokerListener = "REPLICATION"
+// interBrokerListener is the routed brokers' inter-broker listener name.
+const interBrokerListener = "REPLICATION"
 
 // InterBrokerVia routes the brokers' inter-broker traffic. The backend
 // calls it once at cluster start, after the network exists and before any
@@ -50,7 +50,7 @@ type InterBrokerVia func(host string, upstream map[int32]string) (map[int32]stri
 func RouteInterBroker(via InterBrokerVia, host string, brokers, controllers []*Node) error {
 	up := map[int32]string{}
 	for _, n := range brokers {
-		up[n.ID] = net.JoinHostPort(n.IP, strconv.Itoa(InterBrokerPort))
+		up[n.ID] = net.JoinHostPort(n.IP, strconv.Itoa(interBrokerPort))
 	}
 	for _, n := range controllers {
 		up[n.ID] = net.JoinHostPort(n.IP, strconv.Itoa(ControllerPort))

@@ -55,22 +55,22 @@ type Quorum struct {
 	SpareControllers int `yaml:"spare_controllers,omitempty"`
 }
 
-// MaxSpareControllers bounds quorum.spare_controllers: the Docker layout
+// maxSpareControllers bounds quorum.spare_controllers: the Docker layout
 // gives controllers the addresses .10 to .19 of the run's subnet, and three
 // spares are more than any reconfiguration story here needs.
-const MaxSpareControllers = 3
+const maxSpareControllers = 3
 
-// AutoJoinConfig is Kafka's name of the auto-join setting.
-const AutoJoinConfig = "controller.quorum.auto.join.enable"
+// autoJoinConfig is Kafka's name of the auto-join setting.
+const autoJoinConfig = "controller.quorum.auto.join.enable"
 
-// HasDynamicQuorum reports whether the release can format a dynamic KRaft
+// hasDynamicQuorum reports whether the release can format a dynamic KRaft
 // quorum and change its voters (KIP-853: AddRaftVoter, RemoveRaftVoter,
 // kraft.version 1): from 3.9.
-func (v Version) HasDynamicQuorum() bool { return !v.Less(Version{3, 9, 0}) }
+func (v Version) hasDynamicQuorum() bool { return !v.Less(Version{3, 9, 0}) }
 
-// HasQuorumAutoJoin reports whether the release has
+// hasQuorumAutoJoin reports whether the release has
 // controller.quorum.auto.join.enable: from 4.2.
-func (v Version) HasQuorumAutoJoin() bool { return !v.Less(Version{4, 2, 0}) }
+func (v Version) hasQuorumAutoJoin() bool { return !v.Less(Version{4, 2, 0}) }
 
 // IsDynamic reports whether q formats a dynamic quorum (nil: static).
 func (q *Quorum) IsDynamic() bool { return q != nil && q.Dynamic }
@@ -98,14 +98,14 @@ func (q *Quorum) validate(v Version) error {
 		}
 		return nil
 	}
-	if !v.HasDynamicQuorum() {
+	if !v.hasDynamicQuorum() {
 		return fmt.Errorf("quorum.dynamic: dynamic KRaft quorums (KIP-853, kraft.version 1) need Kafka 3.9 or later; %s does not have them", v)
 	}
-	if q.AutoJoin && !v.HasQuorumAutoJoin() {
-		return fmt.Errorf("quorum.auto_join: %s needs Kafka 4.2 or later; %s does not have it", AutoJoinConfig, v)
+	if q.AutoJoin && !v.hasQuorumAutoJoin() {
+		return fmt.Errorf("quorum.auto_join: %s needs Kafka 4.2 or later; %s does not have it", autoJoinConfig, v)
 	}
-	if q.SpareControllers < 0 || q.SpareControllers > MaxSpareControllers {
-		return fmt.Errorf("quorum.spare_controllers: %d: want 0..%d", q.SpareControllers, MaxSpareControllers)
+	if q.SpareControllers < 0 || q.SpareControllers > maxSpareControllers {
+		return fmt.Errorf("quorum.spare_controllers: %d: want 0..%d", q.SpareControllers, maxSpareControllers)
 	}
 	if q.AutoJoin && q.SpareControllers > 0 {
 		return fmt.Errorf("quorum.spare_controllers: with quorum.auto_join a spare controller adds itself as a voter as soon as it starts, so it would be no spare; leave one of them out")
@@ -180,7 +180,7 @@ func (l KRaftLayout) Addrs(n Node) QuorumAddrs {
 		addrs[i] = fmt.Sprintf("%s:%d", c.IP, ControllerPort)
 	}
 	out := QuorumAddrs{BootstrapServers: strings.Join(addrs, ",")}
-	if n.Role == RoleController && l.version.HasQuorumAutoJoin() {
+	if n.Role == RoleController && l.version.hasQuorumAutoJoin() {
 		on := l.quorum.AutoJoin
 		out.AutoJoin = &on
 	}
@@ -206,5 +206,5 @@ func (l KRaftLayout) FormatArgs(n Node) []string {
 	return []string{"--initial-controllers", strings.Join(voters, ",")}
 }
 
-// IsSpare reports whether controller id is a spare (not an initial voter).
-func (l KRaftLayout) IsSpare(id int32) bool { return l.spares[id] }
+// isSpare reports whether controller id is a spare (not an initial voter).
+func (l KRaftLayout) isSpare(id int32) bool { return l.spares[id] }

@@ -62,26 +62,26 @@ func TestKRaftLayout(t *testing.T) {
 	}{
 		{name: "static", version: "4.4.0", node: ctrl(0), ctrlsLen: 3,
 			props: map[string]string{"controller.quorum.voters": "1000@10.0.0.10:9093,1001@10.0.0.11:9093,1002@10.0.0.12:9093",
-				"controller.quorum.bootstrap.servers": "", AutoJoinConfig: ""}},
+				"controller.quorum.bootstrap.servers": "", autoJoinConfig: ""}},
 		{name: "dynamic voter", version: "4.4.0", q: &Quorum{Dynamic: true, SpareControllers: 1}, node: ctrl(1), ctrlsLen: 4,
 			props: map[string]string{"controller.quorum.voters": "", "controller.quorum.bootstrap.servers": "10.0.0.10:9093,10.0.0.11:9093,10.0.0.12:9093",
-				AutoJoinConfig: "false"},
+				autoJoinConfig: "false"},
 			format: "--initial-controllers " + list},
 		{name: "dynamic spare", version: "4.4.0", q: &Quorum{Dynamic: true, SpareControllers: 1}, node: ctrl(3), ctrlsLen: 4, spare: true,
-			props:  map[string]string{"controller.quorum.bootstrap.servers": "10.0.0.10:9093,10.0.0.11:9093,10.0.0.12:9093", AutoJoinConfig: "false"},
+			props:  map[string]string{"controller.quorum.bootstrap.servers": "10.0.0.10:9093,10.0.0.11:9093,10.0.0.12:9093", autoJoinConfig: "false"},
 			format: "--no-initial-controllers"},
 		{name: "dynamic broker", version: "4.4.0", q: &Quorum{Dynamic: true, AutoJoin: true}, node: broker, ctrlsLen: 3,
 			props: map[string]string{"controller.quorum.voters": "", "controller.quorum.bootstrap.servers": "10.0.0.10:9093,10.0.0.11:9093,10.0.0.12:9093",
-				AutoJoinConfig: ""}},
+				autoJoinConfig: ""}},
 		{name: "auto-join on", version: "4.2.2", q: &Quorum{Dynamic: true, AutoJoin: true}, node: ctrl(2), ctrlsLen: 3,
-			props: map[string]string{AutoJoinConfig: "true"}, format: "--initial-controllers " + list},
+			props: map[string]string{autoJoinConfig: "true"}, format: "--initial-controllers " + list},
 		{name: "3.9 has no auto-join key", version: "3.9.2", q: &Quorum{Dynamic: true}, node: ctrl(0), ctrlsLen: 3,
-			props: map[string]string{AutoJoinConfig: ""}, format: "--initial-controllers " + list},
+			props: map[string]string{autoJoinConfig: ""}, format: "--initial-controllers " + list},
 	} {
 		cfg := Config{RunID: "r1", KafkaVersion: tc.version, Controllers: 3, Quorum: tc.q}
 		cfg.Defaults()
 		l := NewKRaftLayout(cfg, ctrls[:tc.ctrlsLen])
-		p := props(Render(tc.node, l.Addrs(tc.node), 3, map[string]string{AutoJoinConfig: "true", "controller.quorum.voters": "user"}))
+		p := props(Render(tc.node, l.Addrs(tc.node), 3, map[string]string{autoJoinConfig: "true", "controller.quorum.voters": "user"}))
 		for k, want := range tc.props {
 			if got, ok := p[k]; got != want || (want == "" && ok) {
 				t.Errorf("%s: %s = %q (present %v), want %q", tc.name, k, got, ok, want)
@@ -90,11 +90,11 @@ func TestKRaftLayout(t *testing.T) {
 		if got := strings.Join(l.FormatArgs(tc.node), " "); got != tc.format {
 			t.Errorf("%s: format args %q, want %q", tc.name, got, tc.format)
 		}
-		if l.IsSpare(tc.node.ID) != tc.spare {
+		if l.isSpare(tc.node.ID) != tc.spare {
 			t.Errorf("%s: IsSpare = %v", tc.name, !tc.spare)
 		}
 	}
-	if a, b := DirectoryID("r1", 1000), DirectoryID("r1", 1001); a == b || ValidClusterID(a) != nil || a != DirectoryID("r1", 1000) {
+	if a, b := DirectoryID("r1", 1000), DirectoryID("r1", 1001); a == b || validClusterID(a) != nil || a != DirectoryID("r1", 1000) {
 		t.Errorf("directory ids %q, %q: want distinct, stable, valid Uuids", a, b)
 	}
 }

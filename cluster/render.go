@@ -96,13 +96,13 @@ func DefaultControllerConfig() map[string]string {
 	}
 }
 
-// ForcedBrokerKeys are the settings kchaos owns on every node: a user's
+// forcedBrokerKeys are the settings kchaos owns on every node: a user's
 // broker config may not change them (they are listed in the report).
-var ForcedBrokerKeys = []string{
+var forcedBrokerKeys = []string{
 	"process.roles", "node.id", "listeners", "advertised.listeners",
 	"listener.security.protocol.map", "controller.listener.names",
 	"inter.broker.listener.name", "controller.quorum.voters",
-	"controller.quorum.bootstrap.servers", AutoJoinConfig, "log.dirs", "log.dir",
+	"controller.quorum.bootstrap.servers", autoJoinConfig, "log.dirs", "log.dir",
 	"metadata.log.dir", "broker.rack",
 }
 
@@ -134,14 +134,14 @@ func RenderLogDirs(n Node, q QuorumAddrs, brokers, logDirs int, overrides ...map
 	props["node.id"] = strconv.Itoa(int(n.ID))
 	delete(props, "controller.quorum.voters")
 	delete(props, "controller.quorum.bootstrap.servers")
-	delete(props, AutoJoinConfig)
+	delete(props, autoJoinConfig)
 	if q.BootstrapServers != "" {
 		props["controller.quorum.bootstrap.servers"] = q.BootstrapServers
 	} else {
 		props["controller.quorum.voters"] = q.Voters
 	}
 	if q.AutoJoin != nil && n.Role == RoleController {
-		props[AutoJoinConfig] = strconv.FormatBool(*q.AutoJoin)
+		props[autoJoinConfig] = strconv.FormatBool(*q.AutoJoin)
 	}
 	props["controller.listener.names"] = "CONTROLLER"
 	props["listener.security.protocol.map"] = "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
@@ -156,10 +156,10 @@ func RenderLogDirs(n Node, q QuorumAddrs, brokers, logDirs int, overrides ...map
 		props["advertised.listeners"] = fmt.Sprintf("PLAINTEXT://%s:%d", n.IP, BrokerPort)
 		props["inter.broker.listener.name"] = "PLAINTEXT"
 		if n.InterBrokerAddr != "" {
-			props["listeners"] += fmt.Sprintf(",%s://0.0.0.0:%d", InterBrokerListener, InterBrokerPort)
-			props["advertised.listeners"] += fmt.Sprintf(",%s://%s", InterBrokerListener, n.InterBrokerAddr)
-			props["inter.broker.listener.name"] = InterBrokerListener
-			props["listener.security.protocol.map"] += "," + InterBrokerListener + ":PLAINTEXT"
+			props["listeners"] += fmt.Sprintf(",%s://0.0.0.0:%d", interBrokerListener, interBrokerPort)
+			props["advertised.listeners"] += fmt.Sprintf(",%s://%s", interBrokerListener, n.InterBrokerAddr)
+			props["inter.broker.listener.name"] = interBrokerListener
+			props["listener.security.protocol.map"] += "," + interBrokerListener + ":PLAINTEXT"
 		}
 		if n.Rack != "" {
 			props["broker.rack"] = n.Rack
@@ -234,7 +234,7 @@ func FormatArgs(v Version, elr *bool, txnVersion, shareVersion *int16) []string 
 // (forced keys and failure-detection timeouts), for the report.
 func OverriddenUserKeys(user map[string]string) []string {
 	var out []string
-	for _, k := range ForcedBrokerKeys {
+	for _, k := range forcedBrokerKeys {
 		if _, ok := user[k]; ok {
 			out = append(out, k)
 		}

@@ -97,7 +97,7 @@ const strictListMarker = "values must not be empty"
 
 // startHint is a NodeStartError's Hint for a node log tail.
 func startHint(v Version, tail string) string {
-	if !v.StrictListConfigs() || !strings.Contains(tail, strictListMarker) {
+	if !v.strictListConfigs() || !strings.Contains(tail, strictListMarker) {
 		return ""
 	}
 	key := ""

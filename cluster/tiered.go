@@ -33,25 +33,25 @@ type Tiered struct {
 // Tiered-storage defaults: a segment rolls every 2 s under load and is
 // copied within a second of that; its local copy goes 2 s later.
 const (
-	DefaultTieredSegmentMS      = 2000
-	DefaultTieredLocalRetention = 2000
+	defaultTieredSegmentMS      = 2000
+	defaultTieredLocalRetention = 2000
 	DefaultTieredTaskInterval   = 1000
 )
 
 // RemoteDir is the remote tier's folder inside every broker.
 const RemoteDir = "/var/lib/kafka/remote"
 
-// RemoteStorageManagerClass is kchaos's RemoteStorageManager in the image
+// remoteStorageManagerClass is kchaos's RemoteStorageManager in the image
 // (image/rsm, built by image/build.sh into lib/kchaos-rsm.jar).
-const RemoteStorageManagerClass = "org.kchaos.rsm.DirRemoteStorageManager"
+const remoteStorageManagerClass = "org.kchaos.rsm.DirRemoteStorageManager"
 
 // Defaults fills unset fields.
 func (t *Tiered) Defaults() {
 	if t.SegmentMS == 0 {
-		t.SegmentMS = DefaultTieredSegmentMS
+		t.SegmentMS = defaultTieredSegmentMS
 	}
 	if t.LocalRetentionMS == 0 {
-		t.LocalRetentionMS = DefaultTieredLocalRetention
+		t.LocalRetentionMS = defaultTieredLocalRetention
 	}
 	if t.TaskIntervalMS == 0 {
 		t.TaskIntervalMS = DefaultTieredTaskInterval
@@ -62,7 +62,7 @@ func (t *Tiered) Defaults() {
 // naming the field (under cluster.tiered).
 func (t Tiered) Validate(c *Config) error {
 	v, err := ParseVersion(c.KafkaVersion)
-	if err == nil && !v.HasTieredStorage() {
+	if err == nil && !v.hasTieredStorage() {
 		return fmt.Errorf("tiered: tiered storage (KIP-405) is production-ready from Kafka 3.9; %s does not have it", c.KafkaVersion)
 	}
 	switch {
@@ -80,10 +80,10 @@ func (t Tiered) Validate(c *Config) error {
 	return nil
 }
 
-// HasTieredStorage reports whether the release has production-ready
+// hasTieredStorage reports whether the release has production-ready
 // tiered storage with the ListOffsets timestamps kchaos's observer asks
 // (earliest-local -4 from 3.6, latest-tiered -5 from 3.9: KIP-1005).
-func (v Version) HasTieredStorage() bool { return !v.Less(Version{3, 9, 0}) }
+func (v Version) hasTieredStorage() bool { return !v.Less(Version{3, 9, 0}) }
 
 // BrokerConfig is what every broker runs with for the remote tier.
 // Broker-wide retention checks run every second too: local retention of
@@ -97,7 +97,7 @@ func (v Version) HasTieredStorage() bool { return !v.Less(Version{3, 9, 0}) }
 func (t Tiered) BrokerConfig(brokers int) map[string]string {
 	return map[string]string{
 		"remote.log.storage.system.enable":                         "true",
-		"remote.log.storage.manager.class.name":                    RemoteStorageManagerClass,
+		"remote.log.storage.manager.class.name":                    remoteStorageManagerClass,
 		"rsm.config.dir":                                           RemoteDir,
 		"remote.log.metadata.manager.listener.name":                "PLAINTEXT",
 		"rlmm.config.remote.log.metadata.topic.replication.factor": strconv.Itoa(min(brokers, 3)),

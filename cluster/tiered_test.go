@@ -15,7 +15,7 @@ func TestTieredBrokerConfig(t *testing.T) {
 	props := Render(n, StaticVoters("1000@10.0.0.10:9093"), 3, tr.BrokerConfig(3), map[string]string{"remote.log.manager.task.interval.ms": "5000"})
 	for _, want := range []string{
 		"remote.log.storage.system.enable=true",
-		"remote.log.storage.manager.class.name=" + RemoteStorageManagerClass,
+		"remote.log.storage.manager.class.name=" + remoteStorageManagerClass,
 		"rsm.config.dir=" + RemoteDir,
 		"remote.log.metadata.manager.listener.name=PLAINTEXT",
 		"rlmm.config.remote.log.metadata.topic.replication.factor=3",
@@ -64,7 +64,7 @@ func TestTieredValidate(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
 	}
-	if (Version{3, 8, 1}).HasTieredStorage() || !(Version{3, 9, 0}).HasTieredStorage() {
+	if (Version{3, 8, 1}).hasTieredStorage() || !(Version{3, 9, 0}).hasTieredStorage() {
 		t.Error("HasTieredStorage: want 3.9 and later")
 	}
 }

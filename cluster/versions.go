@@ -169,4 +169,4 @@ func knownLines() string {
 //
 // A release newer than every line kchaos lists is taken to have the newest
 // line's features.
-func (v Version) StrictListConfigs() bool { return !v.Less(Version{4, 2, 0}) }
+func (v Version) strictListConfigs() bool { return !v.Less(Version{4, 2, 0}) }

@@ -11,7 +11,7 @@ import (
 	"github.com/kchaos/kchaos/workloads"
 )
 
-// AuditStories are the failure stories an audit runs under a user's
+// auditStories are the failure stories an audit runs under a user's
 // settings, each chosen for the configuration facts it exposes:
 //   - s1: the leader is cut off until it is the ISR alone, then killed
 //     (offline window; loss when unclean election is on);
@@ -24,7 +24,7 @@ import (
 //
 // The stories' own topic configs and ELR choice are dropped first, so the
 // user's settings (or Kafka's defaults, for what they leave out) decide.
-var AuditStories = []string{"s1", "s7", "s9", "s10"}
+var auditStories = []string{"s1", "s7", "s9", "s10"}
 
 // auditStory says what each audit story does to the cluster, without the
 // settings the story itself names (an audit runs the user's).
@@ -51,13 +51,13 @@ type AuditOptions struct {
 	Sets []string
 }
 
-// PlanAudit loads every audit story with the user's settings applied,
+// planAudit loads every audit story with the user's settings applied,
 // before any cluster starts. It returns the scenarios and, per story, the
 // keys kchaos had to override.
-func PlanAudit(opts AuditOptions) ([]*scenario.Scenario, []string, error) {
+func planAudit(opts AuditOptions) ([]*scenario.Scenario, []string, error) {
 	var out []*scenario.Scenario
 	var overridden []string
-	for _, name := range AuditStories {
+	for _, name := range auditStories {
 		sets := []string{"cluster.elr=default"}
 		if opts.Kafka != "" {
 			sets = append(sets, "cluster.kafka="+opts.Kafka)
@@ -86,10 +86,10 @@ func PlanAudit(opts AuditOptions) ([]*scenario.Scenario, []string, error) {
 	return out, overridden, nil
 }
 
-// AuditFacts are the configuration facts that explain an audit's
+// auditFacts are the configuration facts that explain an audit's
 // outcomes, derived from the settings as the stories ran them (all
 // stories share them). Each names the stories it bears on.
-func AuditFacts(s *scenario.Scenario) []report.AuditFact {
+func auditFacts(s *scenario.Scenario) []report.AuditFact {
 	set := s.Settings()
 	var facts []report.AuditFact
 	add := func(key, value, meaning string, stories ...string) {
@@ -117,7 +117,7 @@ func AuditFacts(s *scenario.Scenario) []report.AuditFact {
 			"replicas that left the ISR only because it shrank stay eligible, and one of them is elected instead of an amnesiac leader", "s7")
 	}
 	if set["acks"] != "all" {
-		add("acks", set["acks"], "the leader acknowledges before the followers have the record", AuditStories...)
+		add("acks", set["acks"], "the leader acknowledges before the followers have the record", auditStories...)
 	}
 	if s.Cluster.BrokerConfig["log.flush.interval.messages"] == "" && s.Cluster.BrokerConfig["log.flush.interval.ms"] == "" {
 		add("log.flush.interval.messages", "(Kafka's default: never)",
@@ -131,14 +131,14 @@ func AuditFacts(s *scenario.Scenario) []report.AuditFact {
 // facts that explain it. Stories an interruption kept from starting are
 // listed too: the page must say which stories it has nothing on.
 func AuditPlan(opts AuditOptions) (*Plan, error) {
-	stories, overridden, err := PlanAudit(opts)
+	stories, overridden, err := planAudit(opts)
 	if err != nil {
 		return nil, err
 	}
 	p := &Plan{Prefix: "audit", NotRun: report.AuditNotRun, Failed: report.AuditUnknown,
 		Judge: judgeAudit, ListUnstarted: true, Overridden: overridden}
 	w := stories[0].Workload
-	page := report.Audit{Kafka: stories[0].Cluster.Kafka, Facts: AuditFacts(stories[0]),
+	page := report.Audit{Kafka: stories[0].Cluster.Kafka, Facts: auditFacts(stories[0]),
 		Overridden: overridden, BrokerConfig: opts.BrokerConfig, TopicConfig: opts.TopicConfig,
 		Driver:         w.ProducerInfo().Driver,
 		ProducerConfig: w.ClientSettings(workloads.ProducerSide), ConsumerConfig: w.ClientSettings(workloads.ConsumerSide)}

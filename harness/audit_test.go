@@ -30,11 +30,11 @@ func TestPlanAuditAppliesUserSettings(t *testing.T) {
 			map[string]string{"acks": "1"}, []string{"acks"}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			stories, overridden, err := PlanAudit(tc.opts)
+			stories, overridden, err := planAudit(tc.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(stories) != len(AuditStories) {
+			if len(stories) != len(auditStories) {
 				t.Fatalf("%d stories", len(stories))
 			}
 			for _, s := range stories {
@@ -53,7 +53,7 @@ func TestPlanAuditAppliesUserSettings(t *testing.T) {
 				}
 			}
 			var named []string
-			for _, f := range AuditFacts(stories[0]) {
+			for _, f := range auditFacts(stories[0]) {
 				named = append(named, f.Setting, f.Setting+"="+f.Value)
 			}
 			joined := strings.Join(named, " ")
@@ -75,7 +75,7 @@ func TestPlanAuditAppliesUserSettings(t *testing.T) {
 }
 
 func TestPlanAuditBadSet(t *testing.T) {
-	if _, _, err := PlanAudit(AuditOptions{Sets: []string{"workload.acks=2"}}); err == nil || !strings.Contains(err.Error(), "workload.acks") {
+	if _, _, err := planAudit(AuditOptions{Sets: []string{"workload.acks=2"}}); err == nil || !strings.Contains(err.Error(), "workload.acks") {
 		t.Errorf("bad --set: %v", err)
 	}
 }
@@ -136,7 +136,7 @@ func TestAuditPageNotRun(t *testing.T) {
 }
 
 func TestAuditStoriesDescribed(t *testing.T) {
-	for _, name := range AuditStories {
+	for _, name := range auditStories {
 		if auditStory[name] == "" {
 			t.Errorf("audit story %s has no description", name)
 		}
@@ -145,7 +145,7 @@ func TestAuditStoriesDescribed(t *testing.T) {
 
 func TestAuditExitCode(t *testing.T) {
 	valid := report.Row{ID: "s1", Measure: report.Measure{Verdict: report.Valid}}
-	row := func(id string, v report.Verdict, lost, reused int, reason string, notRun bool) report.Row {
+	row := func(id string, v report.RunVerdict, lost, reused int, reason string, notRun bool) report.Row {
 		return report.Row{ID: id, Reason: reason, NotRun: notRun, Measure: report.Measure{Verdict: v, Lost: lost, Reused: reused}}
 	}
 	for _, tc := range []struct {

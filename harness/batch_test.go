@@ -83,7 +83,7 @@ func TestRunBatchWithoutClusters(t *testing.T) {
 func TestMatrixPlanRuns(t *testing.T) {
 	cells := []Cell{{Row: report.Row{Settings: map[string]string{"acks": "1"}}}, {Row: report.Row{Settings: map[string]string{"acks": "all"},
 		Status: string(report.Unchecked), Reason: "conflict"}}}
-	p := MatrixPlan("s2", cells, 2)
+	p := matrixPlan("s2", cells, 2)
 	var ids []string
 	for _, c := range p.Cells {
 		ids = append(ids, c.Row.ID)

@@ -39,8 +39,8 @@ func ReadClientConfigs(producerFile, consumerFile string) (ClientConfigs, error)
 	return out, err
 }
 
-// Empty reports whether no client file was given.
-func (c ClientConfigs) Empty() bool { return c.Producer == nil && c.Consumer == nil }
+// empty reports whether no client file was given.
+func (c ClientConfigs) empty() bool { return c.Producer == nil && c.Consumer == nil }
 
 // ApplyClientConfigs applies the client files to s's workload, on top of
 // its workload section; sets are the --set values s was loaded with, and
@@ -49,7 +49,7 @@ func (c ClientConfigs) Empty() bool { return c.Producer == nil && c.Consumer == 
 // problem of both files is bad input, each naming its file and key; the
 // scenario is then validated as a whole.
 func ApplyClientConfigs(s *scenario.Scenario, c ClientConfigs, sets []string) error {
-	if c.Empty() {
+	if c.empty() {
 		return nil
 	}
 	setBy := setPaths(sets)

@@ -146,7 +146,7 @@ func TestAuditStatesClientSettings(t *testing.T) {
 	opts := AuditOptions{BrokerConfig: map[string]string{"min.insync.replicas": "2"},
 		Clients: ClientConfigs{Producer: &workloads.ClientProps{Side: workloads.ProducerSide, File: "--producer-config p",
 			Props: map[string]string{"acks": "1", "retries": "2"}}}}
-	stories, _, err := PlanAudit(opts)
+	stories, _, err := planAudit(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +175,7 @@ func TestAuditStatesClientSettings(t *testing.T) {
 	}
 	// A --set wins over the file in an audit too.
 	opts.Sets = []string{"workload.acks=all"}
-	if stories, _, err = PlanAudit(opts); err != nil || stories[0].Workload.Acks != "all" {
+	if stories, _, err = planAudit(opts); err != nil || stories[0].Workload.Acks != "all" {
 		t.Errorf("audit --set over the file: %v", err)
 	}
 }

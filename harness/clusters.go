@@ -32,14 +32,14 @@ import (
 // Not safe for concurrent use: runs are one at a time.
 type Clusters struct {
 	// keep holds the cluster a run left for the next (nil: never kept).
-	keep *Reuse
+	keep *reuse
 	// next is the announced run after the coming one, nextStore its
 	// store; announced says the coming run is the batch's own.
 	next      *scenario.Scenario
 	nextStore string
 	announced bool
 	// warm is the announced run started ahead (its cluster booting or up).
-	warm *Warm
+	warm *warm
 	// Started counts runs that found their cluster started ahead.
 	Started int
 }
@@ -50,7 +50,7 @@ type Clusters struct {
 func NewClusters(keep bool) *Clusters {
 	cs := &Clusters{}
 	if keep {
-		cs.keep = NewReuse()
+		cs.keep = newReuse()
 	}
 	return cs
 }
@@ -73,7 +73,7 @@ func (cs *Clusters) Close() {
 		return
 	}
 	if cs.warm != nil {
-		cs.warm.Discard()
+		cs.warm.discard()
 		cs.warm = nil
 	}
 	if cs.keep != nil {
@@ -87,12 +87,12 @@ func (cs *Clusters) Close() {
 type claim struct {
 	s     *scenario.Scenario
 	dir   string // "": Run makes it
-	warm  *Warm  // the cluster started ahead for this run
+	warm  *warm  // the cluster started ahead for this run
 	lease *held  // the cluster the run before kept
 	// keep, when set, takes the run's cluster at its end unless something
 	// refuses it; ahead starts the next run's cluster (once the workload
 	// stopped, and, when the run may keep its cluster, once refused).
-	keep  *Reuse
+	keep  *reuse
 	ahead func()
 }
 
@@ -105,13 +105,13 @@ func (cs *Clusters) claim(ctx context.Context, s *scenario.Scenario, opts Option
 	warm := cs.warm
 	cs.warm = nil
 	if warm != nil && warm.s != s {
-		warm.Discard() // started for a run that did not come
+		warm.discard() // started for a run that did not come
 		warm = nil
 	}
 	next, nextStore, announced := cs.next, cs.nextStore, cs.announced
 	cs.next, cs.announced = nil, false
 	if cs.keep != nil {
-		if announced && (next == nil || SameCluster(s, next)) {
+		if announced && (next == nil || sameCluster(s, next)) {
 			cl.keep = cs.keep
 		} else {
 			_ = cs.keep.Close() // a run of its own: on a fresh cluster

@@ -61,7 +61,7 @@ func TestClaimReuse(t *testing.T) {
 			if torn != tc.wantTorn {
 				t.Errorf("kept cluster torn down %v, want %v", torn, tc.wantTorn)
 			}
-			if tc.wantLease && (cl.s.Topic.Name != s.Topic.Name+freshSuffix(1) || !SameCluster(cl.s, s)) {
+			if tc.wantLease && (cl.s.Topic.Name != s.Topic.Name+freshSuffix(1) || !sameCluster(cl.s, s)) {
 				t.Errorf("a run on a kept cluster runs topic %q, want fresh names (%q)", cl.s.Topic.Name, s.Topic.Name+freshSuffix(1))
 			}
 			if !tc.wantLease && cl.s != s {

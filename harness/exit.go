@@ -65,7 +65,7 @@ func ExitCode(p *report.Page, rows []report.Row, interrupted, allowEmpty bool) i
 	}
 	rule := exitRules[p.File]
 	refused := slices.ContainsFunc(rows, func(r report.Row) bool { return slices.Contains(rule.refused, r.Status) })
-	if code == 0 && (!allowEmpty || refused) && Judged(p, rows) == 0 {
+	if code == 0 && (!allowEmpty || refused) && judged(p, rows) == 0 {
 		code = 2
 	}
 	if interrupted && (code == 0 || rule.interruptedUnknown) {
@@ -74,9 +74,9 @@ func ExitCode(p *report.Page, rows []report.Row, interrupted, allowEmpty bool) i
 	return code
 }
 
-// Judged counts the rows the batch judged: those of a Pass or Fail
+// judged counts the rows the batch judged: those of a Pass or Fail
 // status of p (not skipped, not unjudged, not failed to run).
-func Judged(p *report.Page, rows []report.Row) int {
+func judged(p *report.Page, rows []report.Row) int {
 	n := 0
 	for _, r := range rows {
 		if slices.Contains(p.Pass, r.Status) || slices.Contains(p.Fail, r.Status) {
@@ -90,7 +90,7 @@ func Judged(p *report.Page, rows []report.Row) int {
 // ..."), naming how many rows of which status; nil when one was. Every
 // batch command ends with it (exit 2) rather than pass on nothing.
 func NothingJudged(p *report.Page, rows []report.Row) error {
-	if Judged(p, rows) > 0 {
+	if judged(p, rows) > 0 {
 		return nil
 	}
 	noun := p.RowsKey

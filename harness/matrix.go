@@ -18,8 +18,8 @@ type Variation struct {
 	Values []string
 }
 
-// ParseVary parses "key=v1,v2,...".
-func ParseVary(s string) (Variation, error) {
+// parseVary parses "key=v1,v2,...".
+func parseVary(s string) (Variation, error) {
 	key, vals, ok := strings.Cut(s, "=")
 	key = strings.TrimSpace(key)
 	if !ok || key == "" {
@@ -66,7 +66,7 @@ func SetsFor(combo map[string]string) []string {
 	for _, k := range keys {
 		val := combo[k]
 		if k == "kafka" {
-			val = ResolveVersion(val)
+			val = resolveVersion(val)
 		}
 		paths, ok := scenario.SettingPaths[k]
 		if !ok {
@@ -79,23 +79,23 @@ func SetsFor(combo map[string]string) []string {
 	return sets
 }
 
-// ResolveVersion turns "4.1.x" (or "latest") into the release kchaos knows
+// resolveVersion turns "4.1.x" (or "latest") into the release kchaos knows
 // (cluster.Releases); anything else passes through, for Load to judge.
-func ResolveVersion(v string) string {
+func resolveVersion(v string) string {
 	if r, err := cluster.ResolveVersion(v); err == nil {
 		return r
 	}
 	return v
 }
 
-// PlanMatrix checks every variation and combination before any cluster
+// planMatrix checks every variation and combination before any cluster
 // starts. Bad input is an error naming every bad --vary (a key given
 // twice, or a key or value that makes the scenario fail on its own, such
 // as acks=2 or an unknown path): the CLI exits 254 at once. A combination
 // whose settings are each valid but conflict (ELR on with Kafka 3.9: each
 // setting alone is fine, together Kafka rules them out) becomes a Cell
 // that does not run, with its Err.
-func PlanMatrix(vs []Variation, load func(sets []string) (*scenario.Scenario, error)) ([]Cell, error) {
+func planMatrix(vs []Variation, load func(sets []string) (*scenario.Scenario, error)) ([]Cell, error) {
 	var errs []error
 	seen := map[string]bool{}
 	for _, v := range vs {
@@ -146,14 +146,14 @@ func PlanMatrix(vs []Variation, load func(sets []string) (*scenario.Scenario, er
 func NewMatrixPlan(varies []string, kafkas string, runs int, load func(sets []string) (*scenario.Scenario, error)) (*Plan, error) {
 	var vs []Variation
 	for _, v := range varies {
-		pv, err := ParseVary(v)
+		pv, err := parseVary(v)
 		if err != nil {
 			return nil, err
 		}
 		vs = append(vs, pv)
 	}
 	if kafkas != "" {
-		pv, err := ParseVary("kafka=" + kafkas)
+		pv, err := parseVary("kafka=" + kafkas)
 		if err != nil {
 			return nil, err
 		}
@@ -172,18 +172,18 @@ func NewMatrixPlan(varies []string, kafkas string, runs int, load func(sets []st
 	if err != nil {
 		return nil, err
 	}
-	cells, err := PlanMatrix(vs, load)
+	cells, err := planMatrix(vs, load)
 	if err != nil {
 		return nil, err
 	}
-	return MatrixPlan(base.Name, cells, runs), nil
+	return matrixPlan(base.Name, cells, runs), nil
 }
 
-// MatrixPlan is the matrix of name over cells (from PlanMatrix), each run
+// matrixPlan is the matrix of name over cells (from PlanMatrix), each run
 // runs times ("run=N" among its settings when more than once), written to
 // store/matrix-<name>/<timestamp>/ (name checked like any store folder's).
 // A row's status is its run's verdict, unknown when the run failed.
-func MatrixPlan(name string, cells []Cell, runs int) *Plan {
+func matrixPlan(name string, cells []Cell, runs int) *Plan {
 	runs = max(runs, 1)
 	p := &Plan{What: "name", Name: name, Prefix: "matrix-",
 		NotRun: string(report.Unknown), Failed: string(report.Unknown),

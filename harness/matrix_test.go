@@ -24,7 +24,7 @@ func TestParseVary(t *testing.T) {
 		{"acks=", Variation{}, "no values"},
 		{"acks= , ", Variation{}, "no values"},
 	} {
-		got, err := ParseVary(c.in)
+		got, err := parseVary(c.in)
 		switch {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("ParseVary(%q) error %v, want %q", c.in, err, c.err)
@@ -77,7 +77,7 @@ func TestSetsFor(t *testing.T) {
 
 func TestResolveVersion(t *testing.T) {
 	for in, want := range map[string]string{"3.9.x": "3.9.2", "4.0.x": "4.0.2", "4.1.x": "4.1.2", "4.4.x": "4.4.0", "latest": "4.4.0", "4.1.1": "4.1.1", "9.9.x": "9.9.x"} {
-		if got := ResolveVersion(in); got != want {
+		if got := resolveVersion(in); got != want {
 			t.Errorf("ResolveVersion(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -103,7 +103,7 @@ func TestPlanMatrix(t *testing.T) {
 		{"key twice", []Variation{{"acks", []string{"1"}}, {"acks", []string{"all"}}}, []string{"--vary acks: the key is given twice"}, 0, 0},
 		{"conflict is a row", []Variation{{"kafka", []string{"3.9.x", "4.1.x"}}, {"elr", []string{"off", "on"}}}, nil, 4, 1},
 	} {
-		cells, err := PlanMatrix(c.vs, load)
+		cells, err := planMatrix(c.vs, load)
 		if len(c.errs) > 0 {
 			if err == nil {
 				t.Errorf("%s: no error", c.name)
@@ -141,7 +141,7 @@ func TestPlanMatrix(t *testing.T) {
 // TestPerCellSettings: each cell's scenario carries its combination's
 // settings, live set-config steps included.
 func TestPerCellSettings(t *testing.T) {
-	cells, err := PlanMatrix([]Variation{{"unclean", []string{"false", "true"}}, {"acks", []string{"1", "all"}}},
+	cells, err := planMatrix([]Variation{{"unclean", []string{"false", "true"}}, {"acks", []string{"1", "all"}}},
 		func(sets []string) (*scenario.Scenario, error) { return scenario.Load("s2", sets) })
 	if err != nil {
 		t.Fatal(err)

@@ -103,7 +103,7 @@ func measure(runDir string, rp *runPass) (report.Row, expect.Metrics, error) {
 	}
 	sc.quorum.metrics(m)
 	sc.voters.metrics(m)
-	// The bounds derived from the run's settings (expect.DerivedMetrics):
+	// The bounds derived from the run's settings (expect.derivedMetrics):
 	// a run folder without run.json, or whose run.json cannot give one,
 	// leaves it out, so a check against it is unjudged.
 	if info, err := histories.ReadRunInfo(filepath.Join(runDir, histories.RunInfoFile)); err == nil {

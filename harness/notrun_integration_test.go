@@ -32,8 +32,8 @@ func TestAuditStoriesThatCannotStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir, rows := res.Dir, res.Rows
-	if len(rows) != len(AuditStories) {
-		t.Fatalf("%d rows, want %d", len(rows), len(AuditStories))
+	if len(rows) != len(auditStories) {
+		t.Fatalf("%d rows, want %d", len(rows), len(auditStories))
 	}
 	for _, r := range rows {
 		if !r.NotRun || !strings.Contains(r.Reason, "not built") || r.Acked != 0 || r.Lost != 0 || r.LongestOffline() != 0 {

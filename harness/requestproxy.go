@@ -62,7 +62,7 @@ func proxyHost(ctx context.Context, c cluster.Cluster) (string, error) {
 }
 
 // routedRequestProxy is the proxy of a scenario whose request faults act
-// on the brokers' own requests (requests.ReplicaRole), made before its
+// on the brokers' own requests (requests.replicaRole), made before its
 // cluster starts so that the brokers advertise its routes
 // (cluster.Config.InterBrokerVia): nil for any other scenario. It lives
 // as long as the cluster does, the caller closing it after the teardown.

@@ -18,7 +18,7 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Reuse keeps a cluster between runs (kchaos explore, issue 24; its
+// reuse keeps a cluster between runs (kchaos explore, issue 24; its
 // Clusters asks it): a run it is offered to runs on the cluster the run
 // before it left there
 // when its cluster settings are the same, and at its end leaves its own
@@ -41,7 +41,7 @@ import (
 // it handed the cluster over; run.json says which cluster it ran on and
 // after which run (histories.ClusterUse). Close tears the kept cluster
 // down. Safe for one run at a time.
-type Reuse struct {
+type reuse struct {
 	mu      sync.Mutex
 	held    *held
 	refused string
@@ -65,11 +65,11 @@ type held struct {
 	brokerConfigs, controllerConfigs map[int32]map[string]string
 }
 
-// NewReuse is an empty Reuse.
-func NewReuse() *Reuse { return &Reuse{} }
+// newReuse is an empty Reuse.
+func newReuse() *reuse { return &reuse{} }
 
-// Holds reports whether r keeps a cluster now.
-func (r *Reuse) Holds() bool {
+// holds reports whether r keeps a cluster now.
+func (r *reuse) holds() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.held != nil
@@ -77,7 +77,7 @@ func (r *Reuse) Holds() bool {
 
 // Refused says why the last run that offered its cluster did not leave it
 // ("" when it did).
-func (r *Reuse) Refused() string {
+func (r *reuse) Refused() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.refused
@@ -85,7 +85,7 @@ func (r *Reuse) Refused() string {
 
 // Close tears the kept cluster down (its logs were written out by the
 // runs).
-func (r *Reuse) Close() error {
+func (r *reuse) Close() error {
 	if h := r.detach(); h != nil {
 		return h.teardown()
 	}
@@ -93,7 +93,7 @@ func (r *Reuse) Close() error {
 }
 
 // detach takes the kept cluster out of r (nil: none kept).
-func (r *Reuse) detach() *held {
+func (r *reuse) detach() *held {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	h := r.held
@@ -104,7 +104,7 @@ func (r *Reuse) detach() *held {
 // take hands the kept cluster to a run of s when its settings are s's;
 // one that does not fit is torn down (one cluster at a time), and nil
 // returned.
-func (r *Reuse) take(s *scenario.Scenario) *held {
+func (r *reuse) take(s *scenario.Scenario) *held {
 	h := r.detach()
 	if h == nil {
 		return nil
@@ -116,22 +116,22 @@ func (r *Reuse) take(s *scenario.Scenario) *held {
 	return h
 }
 
-func (r *Reuse) put(h *held) {
+func (r *reuse) put(h *held) {
 	r.mu.Lock()
 	r.held, r.refused = h, ""
 	r.mu.Unlock()
 }
 
-func (r *Reuse) refuse(why string) {
+func (r *reuse) refuse(why string) {
 	r.mu.Lock()
 	r.refused = why
 	r.mu.Unlock()
 }
 
-// SameCluster reports whether runs of a and b would start the same
+// sameCluster reports whether runs of a and b would start the same
 // cluster (image and version, nodes, configs, backend): only then can one
 // run on the other's.
-func SameCluster(a, b *scenario.Scenario) bool { return reflect.DeepEqual(reuseKey(a), reuseKey(b)) }
+func sameCluster(a, b *scenario.Scenario) bool { return reflect.DeepEqual(reuseKey(a), reuseKey(b)) }
 
 // reuseKey is s's cluster settings without what names one run's cluster.
 func reuseKey(s *scenario.Scenario) cluster.Config {

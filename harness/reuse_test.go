@@ -64,13 +64,13 @@ func TestSameCluster(t *testing.T) {
 		{"elr", []string{"cluster.elr=on"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := SameCluster(base, loadS2(t, tc.sets...)); got != tc.want {
+			if got := sameCluster(base, loadS2(t, tc.sets...)); got != tc.want {
 				t.Errorf("SameCluster: %v, want %v", got, tc.want)
 			}
 		})
 	}
 	fresh := base.Fresh(freshSuffix(1))
-	if !SameCluster(base, fresh) {
+	if !sameCluster(base, fresh) {
 		t.Error("a run under fresh names does not fit its cluster")
 	}
 }

@@ -93,9 +93,9 @@ type RunResult struct {
 	pass *runPass
 }
 
-// Tail is how long the workload keeps running after the nemesis schedule
+// tail is how long the workload keeps running after the nemesis schedule
 // finished (and its final heal), so the history shows the recovery.
-const Tail = 3 * time.Second
+const tail = 3 * time.Second
 
 // Run runs s and returns its outcome. An error means the run could not be
 // made (no cluster, no topic, a broken history): the CLI exits 255. The
@@ -108,7 +108,7 @@ const Tail = 3 * time.Second
 func Run(ctx context.Context, s *scenario.Scenario, opts Options) (*RunResult, error) {
 	if needs := s.NeedsText(); needs != "" {
 		// A finding kchaos cannot drive yet: its story would only look
-		// like the bug (scenario.Needs), so nothing starts.
+		// like the bug (scenario.needs), so nothing starts.
 		return nil, fmt.Errorf("scenario %s is not run: kchaos %s", s.Name, needs)
 	}
 	cl := opts.Clusters.claim(ctx, s, opts)
@@ -475,7 +475,7 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	case <-ctx.Done():
 	}
 	select {
-	case <-time.After(Tail):
+	case <-time.After(tail):
 	case <-ctx.Done():
 	}
 	// Stop lets in-flight sends finish (each within its own timeout);

@@ -69,16 +69,16 @@ func runInfo(ctx context.Context, s *scenario.Scenario, c cluster.Cluster, adm *
 	return info, nil
 }
 
-// NodePropertiesPath is where a node's server.properties is inside its
+// nodePropertiesPath is where a node's server.properties is inside its
 // container (image/entrypoint.sh runs Kafka with it).
-const NodePropertiesPath = "/etc/kafka/server.properties"
+const nodePropertiesPath = "/etc/kafka/server.properties"
 
 // nodeConfigs reads each node's server.properties from inside its
 // container: the config exactly as the node read it at start.
 func nodeConfigs(ctx context.Context, c cluster.Cluster, nodes []cluster.Node) (map[int32]map[string]string, error) {
 	out := map[int32]map[string]string{}
 	for _, n := range nodes {
-		path := NodePropertiesPath
+		path := nodePropertiesPath
 		if pp, ok := c.(interface{ PropertiesPath(int32) string }); ok {
 			// A host's own server.properties (the ssh backend's
 			// service.config); none configured: not recorded.

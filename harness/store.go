@@ -41,13 +41,13 @@ func storeDir(store, what, name, prefix, stampFormat string) (string, string, er
 // maxSuffix bounds the suffixes MakeUnique tries (stamp-2 ... stamp-N).
 const maxSuffix = 1000
 
-// MakeUnique makes a new folder parent/stamp (parent made as needed) and
+// makeUnique makes a new folder parent/stamp (parent made as needed) and
 // returns its path: the folder is created with os.Mkdir, which fails when
 // the name exists, so that two kchaos started in the same second (two
 // shards into one store) never write one folder; a name taken gets a
 // suffix, stamp-2, stamp-3, ... A store that cannot be made (a file in
 // the way, no permission) is bad input naming --store.
-func MakeUnique(parent, stamp string) (string, error) {
+func makeUnique(parent, stamp string) (string, error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return "", storeError(err)
 	}
@@ -113,7 +113,7 @@ func newRunDir(store, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := MakeUnique(filepath.Join(store, filepath.Dir(rel)), filepath.Base(rel))
+	dir, err := makeUnique(filepath.Join(store, filepath.Dir(rel)), filepath.Base(rel))
 	if err != nil {
 		return "", err
 	}
@@ -156,13 +156,13 @@ func makeStoreDir(store, what, name, prefix string) (string, error) {
 		if store == "" {
 			store = DefaultStore
 		}
-		return MakeUnique(filepath.Join(store, prefix), time.Now().UTC().Format(stamp))
+		return makeUnique(filepath.Join(store, prefix), time.Now().UTC().Format(stamp))
 	}
 	store, rel, err := storeDir(store, what, name, prefix, stamp)
 	if err != nil {
 		return "", err
 	}
-	return MakeUnique(filepath.Join(store, filepath.Dir(rel)), filepath.Base(rel))
+	return makeUnique(filepath.Join(store, filepath.Dir(rel)), filepath.Base(rel))
 }
 
 // prepareRun picks s's seed and makes its run folder under store with

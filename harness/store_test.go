@@ -59,7 +59,7 @@ func TestMakeUniqueSuffixes(t *testing.T) {
 	parent := filepath.Join(t.TempDir(), "suite-x")
 	var got []string
 	for range 3 {
-		d, err := MakeUnique(parent, "20260101T120000Z")
+		d, err := makeUnique(parent, "20260101T120000Z")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestMakeUniqueSuffixes(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := MakeUnique(filepath.Join(file, "suite-x"), "20260101T120000Z")
+	_, err := makeUnique(filepath.Join(file, "suite-x"), "20260101T120000Z")
 	var bad *scenario.BadInputError
 	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "--store") {
 		t.Errorf("store through a file: %v, want bad input naming --store", err)

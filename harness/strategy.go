@@ -56,14 +56,14 @@ func (l *cellList) Next([]report.Row) (Cell, bool) {
 
 func (l *cellList) Left() []Cell { return l.cells[l.next:] }
 
-// Foresight is a Strategy that, once it yielded a cell, may know the one
+// foresight is a Strategy that, once it yielded a cell, may know the one
 // after it before the first runs without a fixed list (a random
 // exploration's next seed, for as long as --for lasts): After is that
 // cell, nil when it is not known yet (a guided run's schedule waits for
 // the coverage of the run before). The engine announces it to its
 // Clusters, so that its cluster starts ahead, and runs the very scenario
 // it announced when Next yields it.
-type Foresight interface {
+type foresight interface {
 	After() *Cell
 }
 
@@ -94,7 +94,7 @@ func (src *cellSource) next(rows []report.Row) (c Cell, after *Cell, ok bool) {
 			src.peeked = &n
 		}
 	}
-	if f, is := src.st.(Foresight); ok && is {
+	if f, is := src.st.(foresight); ok && is {
 		if a := f.After(); a != nil {
 			n := ownScenario(*a)
 			src.foreseen, src.mine = a.Scenario, n.Scenario

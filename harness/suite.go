@@ -48,11 +48,11 @@ func ParseOnly(v string) ([]string, error) {
 	return out, nil
 }
 
-// PlanSuite expands the suite into cells and loads every one before any
+// planSuite expands the suite into cells and loads every one before any
 // cluster starts, so that bad input (an unknown scenario, a bad --set or
 // vary value, an unknown version) fails at once. A combination Kafka rules
 // out (ELR on 3.9) becomes a not-applicable cell, never an error.
-func PlanSuite(s *Suite, opts SuiteOptions) ([]Cell, error) {
+func planSuite(s *Suite, opts SuiteOptions) ([]Cell, error) {
 	load := opts.Load
 	if load == nil {
 		load = scenario.Load
@@ -140,19 +140,19 @@ func LoadOn(load func(string, []string) (*scenario.Scenario, error), name string
 	// Load once more without the version: if the scenario is fine on its
 	// own, the version rules it out (ELR before 4.0).
 	if base, berr := load(name, sets); berr == nil {
-		if reason := NotApplicable(base, version); reason != "" {
+		if reason := notApplicable(base, version); reason != "" {
 			return nil, reason, nil
 		}
 	}
 	return nil, "", err
 }
 
-// NotApplicable says why Kafka version rules out the scenario's settings,
+// notApplicable says why Kafka version rules out the scenario's settings,
 // or "" (a suite's cell not-applicable; a campaign leaves such a cell out). The cluster's own validation is the rule (ELR, transaction.version
 // levels before 4.0, ...), and the workload's version rules (the KIP-848
 // group protocol): the scenario loaded on its own version, so what
 // the other version refuses is the version's doing.
-func NotApplicable(s *scenario.Scenario, version string) string {
+func notApplicable(s *scenario.Scenario, version string) string {
 	if _, err := cluster.ParseVersion(version); err != nil {
 		return ""
 	}
@@ -195,7 +195,7 @@ func cellID(name string, combo map[string]string, version string, run, runs int)
 // changed. Bad input (a cell, an unreadable baseline) is an error before
 // any cluster starts.
 func SuitePlan(s *Suite, opts SuiteOptions) (*Plan, error) {
-	cells, err := PlanSuite(s, opts)
+	cells, err := planSuite(s, opts)
 	if err != nil {
 		return nil, err
 	}

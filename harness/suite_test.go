@@ -17,7 +17,7 @@ func TestPlanSeeds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.1.2"}})
+	plan, err := planSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.1.2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestPlanSuiteBadInput(t *testing.T) {
 		if tc.name == "the suite's list" {
 			s.Kafka = []string{"4.1.x", "4.1.2"} // a suite built in code, not read by LoadSuite
 		}
-		_, err := PlanSuite(&s, tc.opts)
+		_, err := planSuite(&s, tc.opts)
 		var bad *scenario.BadInputError
 		if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: err %v, want bad input naming %q", tc.name, err, tc.want)
@@ -166,7 +166,7 @@ func TestPlanBuiltinSuites(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.4.0"}})
+			plan, err := planSuite(s, SuiteOptions{Kafka: []string{"3.9.x", "4.4.0"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestPlanSharesSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"4.0.2", "4.1.2", "4.2.2", "4.3.1", "4.4.0"}})
+	plan, err := planSuite(s, SuiteOptions{Kafka: []string{"4.0.2", "4.1.2", "4.2.2", "4.3.1", "4.4.0"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,7 +279,7 @@ func TestLoadSuiteFileEntries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			plan, err := PlanSuite(s, SuiteOptions{Kafka: []string{"4.4.0"}})
+			plan, err := planSuite(s, SuiteOptions{Kafka: []string{"4.4.0"}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,7 +317,7 @@ func TestPlanFindingsSuite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, err := PlanSuite(s, SuiteOptions{})
+	plan, err := planSuite(s, SuiteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

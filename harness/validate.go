@@ -33,7 +33,7 @@ func Validate(nameOrFile string, opts SuiteOptions) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cells, err := PlanSuite(su, opts)
+	cells, err := planSuite(su, opts)
 	if err != nil {
 		return "", err
 	}

@@ -13,14 +13,14 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
-// Warm is a run whose cluster starts ahead of it: Clusters starts run
+// warm is a run whose cluster starts ahead of it: Clusters starts run
 // i+1's cluster when run i's workload stops (claim.ahead),
 // so that it boots while run i reads, tears down, checks and reports,
 // and run i+1's workload starts seconds after run i's ended instead of a
 // cluster start later. Only the Docker backend starts ahead (an SSH
 // cluster is the operator's, already up); a Warm of another backend
 // starts its cluster when it runs, as Run does.
-type Warm struct {
+type warm struct {
 	s   *scenario.Scenario
 	log *slog.Logger
 	dir string
@@ -41,7 +41,7 @@ type Warm struct {
 // Discards it: a Warm neither run nor discarded leaves its containers
 // behind until the shutdown's teardown. The start reports no progress
 // (the run before it owns the terminal); the run tells how long it took.
-func startWarm(ctx context.Context, s *scenario.Scenario, store string, overridden []string, log *slog.Logger) (*Warm, error) {
+func startWarm(ctx context.Context, s *scenario.Scenario, store string, overridden []string, log *slog.Logger) (*warm, error) {
 	dir, err := prepareRun(s, store, overridden)
 	if err != nil {
 		if dir != "" {
@@ -49,7 +49,7 @@ func startWarm(ctx context.Context, s *scenario.Scenario, store string, overridd
 		}
 		return nil, err
 	}
-	w := &Warm{s: s, log: orDiscard(log), dir: dir, done: make(chan struct{})}
+	w := &warm{s: s, log: orDiscard(log), dir: dir, done: make(chan struct{})}
 	cfg := s.Cluster.ClusterConfig()
 	if (cfg.Backend != "" && cfg.Backend != scenario.BackendDocker) || s.Nemesis.RoutesInterBroker() {
 		close(w.done) // started by Run, in its turn (a routed cluster starts with its run's proxy)
@@ -70,9 +70,9 @@ func startWarm(ctx context.Context, s *scenario.Scenario, store string, overridd
 	return w, nil
 }
 
-// Discard stops the cluster's start, or tears the cluster down, and
+// discard stops the cluster's start, or tears the cluster down, and
 // removes the run's folder.
-func (w *Warm) Discard() {
+func (w *warm) discard() {
 	if w.used {
 		return
 	}
@@ -89,7 +89,7 @@ func (w *Warm) Discard() {
 
 // wait is the started cluster (or, for a backend that does not start
 // ahead, one started now), reported as startCluster reports it.
-func (w *Warm) wait(ctx context.Context, ev progress.Sink, cfg cluster.Config) (cluster.Cluster, func() error, error) {
+func (w *warm) wait(ctx context.Context, ev progress.Sink, cfg cluster.Config) (cluster.Cluster, func() error, error) {
 	select {
 	case <-w.done:
 	case <-ctx.Done():

@@ -13,11 +13,11 @@ package histories
 
 // canonicalSend decodes a send's value in the Recorder's spelling.
 func canonicalSend(b []byte, v *SendFields) bool {
-	s := NewScanner(b)
+	s := newScanner(b)
 	if !s.word(`{"topic":`) {
 		return false
 	}
-	topic, ok := s.Plain()
+	topic, ok := s.plain()
 	if !ok || !s.word(`,"partition":`) {
 		return false
 	}
@@ -25,7 +25,7 @@ func canonicalSend(b []byte, v *SendFields) bool {
 	if !ok || !s.word(`,"value":`) {
 		return false
 	}
-	val, ok := s.Plain()
+	val, ok := s.plain()
 	if !ok {
 		return false
 	}
@@ -46,7 +46,7 @@ func canonicalSend(b []byte, v *SendFields) bool {
 
 // canonicalRecord reads one record of a read in the Recorder's spelling
 // at s, moving past it only if it returns true.
-func canonicalRecord(s *Scanner, r *RecordFields) bool {
+func canonicalRecord(s *scanner, r *RecordFields) bool {
 	t := *s
 	if !t.word(`{"partition":`) {
 		return false
@@ -59,7 +59,7 @@ func canonicalRecord(s *Scanner, r *RecordFields) bool {
 	if out.Offset, ok = t.Int(); !ok || !t.word(`,"value":`) {
 		return false
 	}
-	if out.Value, ok = t.Plain(); !ok || !t.word(`,"leader_epoch":`) {
+	if out.Value, ok = t.plain(); !ok || !t.word(`,"leader_epoch":`) {
 		return false
 	}
 	if out.Epoch, ok = t.Int32(); !ok || !t.word("}") {
@@ -75,7 +75,7 @@ func canonicalRecord(s *Scanner, r *RecordFields) bool {
 // and ,"error":E before the brace when it has them; fastEventIn's walk by
 // field takes any other. e is written only if it returns true.
 func canonicalEvent(b []byte, e *Event, arena *[]byte) bool {
-	s := Scanner{b: b}
+	s := scanner{b: b}
 	var out Event
 	var ok bool
 	if !s.word(`{"index":`) {
@@ -92,11 +92,11 @@ func canonicalEvent(b []byte, e *Event, arena *[]byte) bool {
 		return false
 	}
 	out.Process = int(p)
-	typ, ok := s.Plain()
+	typ, ok := s.plain()
 	if !ok || !s.word(`,"f":`) {
 		return false
 	}
-	f, ok := s.Plain()
+	f, ok := s.plain()
 	if !ok {
 		return false
 	}
@@ -110,7 +110,7 @@ func canonicalEvent(b []byte, e *Event, arena *[]byte) bool {
 		value = s.b[start:s.i]
 	}
 	if s.word(`,"error":`) {
-		msg, ok := s.Plain()
+		msg, ok := s.plain()
 		if !ok {
 			return false
 		}

@@ -58,22 +58,22 @@ func TestCanonicalAgrees(t *testing.T) {
 		{`{ "partition":6,"offset":0,"value":"v10","leader_epoch":1}`, false},
 	}
 	for _, c := range records {
-		s := NewScanner([]byte(c.raw))
+		s := newScanner([]byte(c.raw))
 		var r RecordFields
 		ok := canonicalRecord(&s, &r)
 		if ok != c.canonical {
 			t.Errorf("%s: canonical %v, want %v", c.raw, ok, c.canonical)
 		}
 		if !ok {
-			if len(s.Rest()) != len(c.raw) || !reflect.DeepEqual(r, RecordFields{}) {
+			if len(s.rest()) != len(c.raw) || !reflect.DeepEqual(r, RecordFields{}) {
 				t.Errorf("%s: refused, yet consumed or wrote", c.raw)
 			}
 			continue
 		}
 		var want Record
-		if err := json.Unmarshal([]byte(c.raw), &want); err != nil || len(s.Rest()) != 0 ||
+		if err := json.Unmarshal([]byte(c.raw), &want); err != nil || len(s.rest()) != 0 ||
 			(Record{Partition: r.Partition, Offset: r.Offset, Value: string(r.Value), LeaderEpoch: r.Epoch}) != want {
-			t.Errorf("%s: canonical %+v (%d left), encoding/json %+v %v", c.raw, r, len(s.Rest()), want, err)
+			t.Errorf("%s: canonical %+v (%d left), encoding/json %+v %v", c.raw, r, len(s.rest()), want, err)
 		}
 		read := `{"topic":"t","records":[` + c.raw + `,` + c.raw + `]}`
 		compareDecoders(t, read)

@@ -26,8 +26,8 @@ func fastEventIn(b []byte, e *Event, arena *[]byte) bool {
 	if canonicalEvent(b, e, arena) {
 		return true
 	}
-	s := Scanner{b: b}
-	seen, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
+	s := scanner{b: b}
+	seen, ok := s.fields(func(key []byte) (bit uint8, ok bool) {
 		switch string(key) {
 		case "index":
 			bit = 1
@@ -43,17 +43,17 @@ func fastEventIn(b []byte, e *Event, arena *[]byte) bool {
 		case "type":
 			bit = 8
 			var v []byte
-			v, ok = s.Plain()
+			v, ok = s.plain()
 			e.Type = Type(intern(v))
 		case "f":
 			bit = 16
 			var v []byte
-			v, ok = s.Plain()
+			v, ok = s.plain()
 			e.F = intern(v)
 		case "error":
 			bit = 32
 			var v []byte
-			v, ok = s.Plain()
+			v, ok = s.plain()
 			e.Error = string(v)
 		case "value":
 			bit = 64
@@ -136,61 +136,61 @@ func intern(b []byte) string {
 	return string(b)
 }
 
-// Scanner reads the canonical form the Recorder writes (flat objects, plain
+// scanner reads the canonical form the Recorder writes (flat objects, plain
 // ASCII strings without escapes, canonical integers) straight from the
 // bytes, without encoding/json's reflection. It is conservative: each
 // method moves past what it reads and returns true, or returns false on
 // anything else, never deciding that input is invalid, so that callers
 // fall back to encoding/json, which then accepts or rejects the input with
 // its usual message. Byte slices it returns alias the input.
-type Scanner struct {
+type scanner struct {
 	b []byte
 	i int
 }
 
-// NewScanner returns a Scanner at the start of b.
-func NewScanner(b []byte) Scanner { return Scanner{b: b} }
+// newScanner returns a Scanner at the start of b.
+func newScanner(b []byte) scanner { return scanner{b: b} }
 
-// Rest is the input not yet read.
-func (s *Scanner) Rest() []byte { return s.b[s.i:] }
+// rest is the input not yet read.
+func (s *scanner) rest() []byte { return s.b[s.i:] }
 
 // End skips white space and reports whether the input is used up.
-func (s *Scanner) End() bool {
-	s.Space()
+func (s *scanner) End() bool {
+	s.space()
 	return s.i == len(s.b)
 }
 
-// Null reads the literal null.
-func (s *Scanner) Null() bool { return s.word("null") }
+// null reads the literal null.
+func (s *scanner) null() bool { return s.word("null") }
 
-// Object walks {"key": value, ...} (keys plain strings), calling field with
+// object walks {"key": value, ...} (keys plain strings), calling field with
 // s positioned at each value; field must read the value and return true.
 // Leading white space is skipped; anything after the closing brace is left
 // for the caller (see End).
-func (s *Scanner) Object(field func(key []byte) bool) bool {
-	s.Space()
+func (s *scanner) object(field func(key []byte) bool) bool {
+	s.space()
 	return s.list('{', '}', func() bool {
-		key, ok := s.Plain()
+		key, ok := s.plain()
 		if !ok {
 			return false
 		}
-		s.Space()
+		s.space()
 		if !s.Byte(':') {
 			return false
 		}
-		s.Space()
+		s.space()
 		return field(key)
 	})
 }
 
-// Fields walks an object as Object does, for a decoder that knows the keys
+// fields walks an object as Object does, for a decoder that knows the keys
 // the Recorder writes: field reads the value at key and returns the key's
 // bit, or false for a key it does not know. A key that stands twice also
 // gives false (encoding/json would keep the last one; the slow path
 // decides). Fields returns the bits of the keys seen.
-func (s *Scanner) Fields(field func(key []byte) (bit uint8, ok bool)) (uint8, bool) {
+func (s *scanner) fields(field func(key []byte) (bit uint8, ok bool)) (uint8, bool) {
 	var seen uint8
-	ok := s.Object(func(key []byte) bool {
+	ok := s.object(func(key []byte) bool {
 		bit, ok := field(key)
 		if !ok || seen&bit != 0 {
 			return false
@@ -201,17 +201,17 @@ func (s *Scanner) Fields(field func(key []byte) (bit uint8, ok bool)) (uint8, bo
 	return seen, ok
 }
 
-// Array walks [elem, ...], calling elem with s positioned at each element;
+// array walks [elem, ...], calling elem with s positioned at each element;
 // elem must read it and return true.
-func (s *Scanner) Array(elem func() bool) bool { return s.list('[', ']', elem) }
+func (s *scanner) array(elem func() bool) bool { return s.list('[', ']', elem) }
 
 // list walks open elem, elem, ... close with white space around the
 // elements: the one loop of Object, Array and skipValue.
-func (s *Scanner) list(open, close byte, elem func() bool) bool {
+func (s *scanner) list(open, close byte, elem func() bool) bool {
 	if !s.Byte(open) {
 		return false
 	}
-	s.Space()
+	s.space()
 	if s.Byte(close) {
 		return true
 	}
@@ -219,19 +219,19 @@ func (s *Scanner) list(open, close byte, elem func() bool) bool {
 		if !elem() {
 			return false
 		}
-		s.Space()
+		s.space()
 		if s.Byte(close) {
 			return true
 		}
 		if !s.Byte(',') {
 			return false
 		}
-		s.Space()
+		s.space()
 	}
 }
 
 // Int32 reads a canonical integer (see Int) that fits an int32.
-func (s *Scanner) Int32() (int32, bool) {
+func (s *scanner) Int32() (int32, bool) {
 	v, ok := s.Int()
 	if !ok || v < math.MinInt32 || v > math.MaxInt32 {
 		return 0, false
@@ -239,8 +239,8 @@ func (s *Scanner) Int32() (int32, bool) {
 	return int32(v), true
 }
 
-// Space skips JSON white space.
-func (s *Scanner) Space() {
+// space skips JSON white space.
+func (s *scanner) space() {
 	for s.i < len(s.b) {
 		switch s.b[s.i] {
 		case ' ', '\t', '\n', '\r':
@@ -252,7 +252,7 @@ func (s *Scanner) Space() {
 }
 
 // Byte reads the byte c.
-func (s *Scanner) Byte(c byte) bool {
+func (s *scanner) Byte(c byte) bool {
 	if s.i < len(s.b) && s.b[s.i] == c {
 		s.i++
 		return true
@@ -260,9 +260,9 @@ func (s *Scanner) Byte(c byte) bool {
 	return false
 }
 
-// Plain reads a string of printable ASCII without escapes and returns its
+// plain reads a string of printable ASCII without escapes and returns its
 // contents (a slice of the input).
-func (s *Scanner) Plain() ([]byte, bool) {
+func (s *scanner) plain() ([]byte, bool) {
 	if !s.Byte('"') {
 		return nil, false
 	}
@@ -283,7 +283,7 @@ func (s *Scanner) Plain() ([]byte, bool) {
 
 // Int reads an integer in canonical form (no leading zeros, no "-0"), of at
 // most 18 digits so that it cannot overflow.
-func (s *Scanner) Int() (int64, bool) {
+func (s *scanner) Int() (int64, bool) {
 	neg := s.Byte('-')
 	start := s.i
 	var v int64
@@ -314,7 +314,7 @@ func (s *Scanner) Int() (int64, bool) {
 // One loop over a stack of the open containers: walking them through
 // Object's closures, a call per element and per level, was half of
 // decoding an event, and every event's value goes through here.
-func (s *Scanner) skipValue(depth int) bool {
+func (s *scanner) skipValue(depth int) bool {
 	var open [65]byte // '{' or '[' per open container
 	n := 0
 	for {
@@ -325,7 +325,7 @@ func (s *Scanner) skipValue(depth int) bool {
 		switch c := s.b[s.i]; {
 		case c == '{' || c == '[':
 			s.i++
-			s.Space()
+			s.space()
 			if s.i < len(s.b) && s.b[s.i] == c+2 { // '{'+2 is '}', '['+2 is ']'
 				s.i++
 				break // empty: a whole value
@@ -365,7 +365,7 @@ func (s *Scanner) skipValue(depth int) bool {
 			if n == 0 {
 				return true
 			}
-			s.Space()
+			s.space()
 			if s.i >= len(s.b) {
 				return false
 			}
@@ -377,7 +377,7 @@ func (s *Scanner) skipValue(depth int) bool {
 				return false
 			}
 			s.i++
-			s.Space()
+			s.space()
 			if open[n-1] == '{' && !s.key() {
 				return false
 			}
@@ -388,19 +388,19 @@ func (s *Scanner) skipValue(depth int) bool {
 
 // key moves past an object's key, its colon and the white space around:
 // what precedes each member's value.
-func (s *Scanner) key() bool {
+func (s *scanner) key() bool {
 	if !s.str() {
 		return false
 	}
-	s.Space()
+	s.space()
 	if !s.Byte(':') {
 		return false
 	}
-	s.Space()
+	s.space()
 	return true
 }
 
-func (s *Scanner) word(w string) bool {
+func (s *scanner) word(w string) bool {
 	if len(s.b)-s.i >= len(w) && string(s.b[s.i:s.i+len(w)]) == w {
 		s.i += len(w)
 		return true
@@ -410,7 +410,7 @@ func (s *Scanner) word(w string) bool {
 
 // str moves past a string, escapes included; raw bytes >= 0x80 are kept
 // verbatim by both paths, so they are fine here.
-func (s *Scanner) str() bool {
+func (s *scanner) str() bool {
 	if !s.Byte('"') {
 		return false
 	}
@@ -452,7 +452,7 @@ func isHex(c byte) bool {
 }
 
 // number moves past a JSON number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *Scanner) number() bool {
+func (s *scanner) number() bool {
 	s.Byte('-')
 	if s.Byte('0') {
 		// no more digits may follow a leading zero
@@ -473,7 +473,7 @@ func (s *Scanner) number() bool {
 	return true
 }
 
-func (s *Scanner) digits() bool {
+func (s *scanner) digits() bool {
 	start := s.i
 	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
 		s.i++

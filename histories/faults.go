@@ -121,25 +121,25 @@ const HealDisk = "disk"
 // added to the request proxy removed.
 const HealRequests = "requests"
 
-// FaultKind is how a nemesis op acts on the cluster.
-type FaultKind string
+// Effect is how a nemesis op acts on the cluster.
+type Effect string
 
 const (
 	// Lasting faults stay in effect until an op of their UndoneBy ends them.
-	Lasting FaultKind = "lasting"
+	Lasting Effect = "lasting"
 	// Instant faults act once and need no undoing (a restart, a config
 	// change, an election).
-	Instant FaultKind = "instant"
+	Instant Effect = "instant"
 	// Undo ops only end lasting faults; they are no fault of their own.
-	Undo FaultKind = "undo"
+	Undo Effect = "undo"
 	// Bookkeeping ops record something about the run (the schedule).
-	Bookkeeping FaultKind = "bookkeeping"
+	Bookkeeping Effect = "bookkeeping"
 )
 
-// Fault describes one nemesis op name.
-type Fault struct {
-	Name string
-	Kind FaultKind
+// OpFacts describes one nemesis op name.
+type OpFacts struct {
+	Name   string
+	Effect Effect
 	// Heal is the heal kind (a step's `heal:`, a heal op's value.fault)
 	// that undoes a lasting fault: "partition" removes every kchaos rule,
 	// "pause" resumes, "kill" starts what is down (killed or powered off),
@@ -173,11 +173,11 @@ const OtherFaultColor = "#6b6b6b"
 // table through RegisterFault (kindFacts holds them for readers that do
 // not link the nemesis, such as the checker and the report: it is
 // generated from the kinds, faults_kinds.go).
-var vocabulary = []Fault{
-	{Name: FHeal, Kind: Undo, Color: OtherFaultColor},
-	{Name: FSchedule, Kind: Bookkeeping, Color: OtherFaultColor},
-	{Name: FUntil, Kind: Bookkeeping, Color: OtherFaultColor},
-	{Name: FRequest, Kind: Bookkeeping, Color: OtherFaultColor},
+var vocabulary = []OpFacts{
+	{Name: FHeal, Effect: Undo, Color: OtherFaultColor},
+	{Name: FSchedule, Effect: Bookkeeping, Color: OtherFaultColor},
+	{Name: FUntil, Effect: Bookkeeping, Color: OtherFaultColor},
+	{Name: FRequest, Effect: Bookkeeping, Color: OtherFaultColor},
 }
 
 // faults is the fault kinds' rows (registration order), then the
@@ -191,20 +191,20 @@ var faults = slices.Concat(kindFacts, vocabulary)
 // so that the facts a history is read by are the ones the kind itself
 // declares; the returned func takes a new name out again (a test's
 // kind). Not safe to call while histories are being read.
-func RegisterFault(f Fault) (undo func()) {
+func RegisterFault(f OpFacts) (undo func()) {
 	if f.Label == "" {
 		f.Label = f.Name
 	}
-	if i := slices.IndexFunc(faults, func(x Fault) bool { return x.Name == f.Name }); i >= 0 {
+	if i := slices.IndexFunc(faults, func(x OpFacts) bool { return x.Name == f.Name }); i >= 0 {
 		old := faults[i]
 		faults[i] = f
-		return func() { faults[slices.IndexFunc(faults, func(x Fault) bool { return x.Name == f.Name })] = old }
+		return func() { faults[slices.IndexFunc(faults, func(x OpFacts) bool { return x.Name == f.Name })] = old }
 	}
 	// Before the vocabulary, so that fault kinds stay first.
 	at := len(faults) - len(vocabulary)
 	faults = slices.Insert(faults, at, f)
 	return func() {
-		faults = slices.DeleteFunc(faults, func(x Fault) bool { return x.Name == f.Name })
+		faults = slices.DeleteFunc(faults, func(x OpFacts) bool { return x.Name == f.Name })
 	}
 }
 
@@ -218,13 +218,13 @@ func init() {
 
 // Faults returns every nemesis op name's description: the fault kinds in
 // the nemesis's registry order, then the heal and the bookkeeping.
-func Faults() []Fault { return slices.Clone(faults) }
+func Faults() []OpFacts { return slices.Clone(faults) }
 
 // LookupFault describes the nemesis op f.
-func LookupFault(f string) (Fault, bool) {
-	i := slices.IndexFunc(faults, func(x Fault) bool { return x.Name == f })
+func LookupFault(f string) (OpFacts, bool) {
+	i := slices.IndexFunc(faults, func(x OpFacts) bool { return x.Name == f })
 	if i < 0 {
-		return Fault{}, false
+		return OpFacts{}, false
 	}
 	return faults[i], true
 }
@@ -236,16 +236,16 @@ func LosesAcked(f string) bool {
 }
 
 // OnClients reports whether the op f acts on kchaos's own clients
-// rather than on the cluster (Fault.OnClients).
+// rather than on the cluster (OpFacts.OnClients).
 func OnClients(f string) bool {
 	x, _ := LookupFault(f)
 	return x.OnClients
 }
 
 // KindOf is f's kind; "" for a name outside the vocabulary.
-func KindOf(f string) FaultKind {
+func KindOf(f string) Effect {
 	x, _ := LookupFault(f)
-	return x.Kind
+	return x.Effect
 }
 
 // IsBookkeeping reports whether the nemesis op f records something about

@@ -15,9 +15,9 @@ func TestFaultVocabulary(t *testing.T) {
 		if f.Label == "" || f.Color == "" {
 			t.Errorf("%s: no label or colour", f.Name)
 		}
-		lasting := f.Kind == Lasting
+		lasting := f.Effect == Lasting
 		if lasting != (f.Heal != "") || lasting != (len(f.UndoneBy) > 0) {
-			t.Errorf("%s (%s): heal %q, undone by %v: only lasting faults have both", f.Name, f.Kind, f.Heal, f.UndoneBy)
+			t.Errorf("%s (%s): heal %q, undone by %v: only lasting faults have both", f.Name, f.Effect, f.Heal, f.UndoneBy)
 		}
 		if lasting && !slices.Contains(f.UndoneBy, FHeal) {
 			t.Errorf("%s: a heal must undo every lasting fault", f.Name)

@@ -181,8 +181,8 @@ func (h *Holdings[K]) Rebalance(proc int, assigned, revoked, lost []K) {
 	}
 }
 
-// Member reports whether proc subscribed or learned a rebalance.
-func (h *Holdings[K]) Member(proc int) bool {
+// member reports whether proc subscribed or learned a rebalance.
+func (h *Holdings[K]) member(proc int) bool {
 	_, ok := h.owns[proc]
 	return ok
 }
@@ -235,7 +235,7 @@ func OutsideAssignment(evs []Event) ([]string, error) {
 			}
 			h.Rebalance(e.Process, v.Assigned, v.Revoked, v.Lost)
 		case FPoll:
-			if !h.Member(e.Process) {
+			if !h.member(e.Process) {
 				continue // not a group member's poll
 			}
 			var v ReadResult

@@ -33,17 +33,17 @@ func DecodePollRequest(raw []byte, v *PollRequest) error {
 var pollKeys = []string{"isolation", "group", "member_id", "generation"}
 
 func fastPoll(b []byte, v *PollRequest) bool {
-	s := NewScanner(b)
-	ok := s.Object(func(key []byte) bool {
+	s := newScanner(b)
+	ok := s.object(func(key []byte) bool {
 		var ok bool
 		switch string(key) {
 		case "isolation":
 			var iso []byte
-			iso, ok = s.Plain()
+			iso, ok = s.plain()
 			v.Isolation = string(iso)
 		case "group", "member_id":
 			var str []byte
-			if str, ok = s.Plain(); ok {
+			if str, ok = s.plain(); ok {
 				p := new(string)
 				*p = string(str)
 				if key[0] == 'g' {

@@ -11,17 +11,17 @@ import (
 	"time"
 )
 
-// FlushInterval bounds how long an event may sit in the Recorder's buffer
+// flushInterval bounds how long an event may sit in the Recorder's buffer
 // before its write to the operating system begins. A crash of the harness
 // therefore loses at most the last FlushInterval of history, plus what
 // waited behind a write the disk was still stalling (at most maxPending
 // bytes), and a torn last line, which the Reader accepts and reports.
-const FlushInterval = 100 * time.Millisecond
+const flushInterval = 100 * time.Millisecond
 
-// ErrRetired is returned when a process whose last op ended in info invokes
+// errRetired is returned when a process whose last op ended in info invokes
 // again: Jepsen's model says such a process is gone, and the client must
 // take a fresh id from NewProcess.
-var ErrRetired = errors.New("process retired: its last op ended in info")
+var errRetired = errors.New("process retired: its last op ended in info")
 
 // ErrClosed is returned by Record (and so Invoke and Complete) after Close.
 var ErrClosed = errors.New("histories: recorder closed")
@@ -101,7 +101,7 @@ func NewRecorder(w io.Writer) *Recorder {
 
 func (r *Recorder) flusher() {
 	defer r.wg.Done()
-	t := time.NewTicker(FlushInterval / 2)
+	t := time.NewTicker(flushInterval / 2)
 	defer t.Stop()
 	for {
 		select {
@@ -239,7 +239,7 @@ func (r *Recorder) appendLocked(process int, typ Type, f string, raw json.RawMes
 // changes nothing: applyModel does, once the event is appended.
 func (r *Recorder) checkModel(process int, typ Type, f string) error {
 	if r.retired[process] {
-		return fmt.Errorf("histories: process %d: %w", process, ErrRetired)
+		return fmt.Errorf("histories: process %d: %w", process, errRetired)
 	}
 	openF, isOpen := r.open[process]
 	if typ == Invoke {

@@ -250,7 +250,7 @@ func TestRecorderFlushInterval(t *testing.T) {
 			if len(events) == want && !truncated {
 				break
 			}
-			if time.Since(start) > FlushInterval+slack {
+			if time.Since(start) > flushInterval+slack {
 				t.Fatalf("round %d: after %v the file holds %d events (truncated=%v), want %d",
 					round, time.Since(start), len(events), truncated, want)
 			}
@@ -545,11 +545,11 @@ func TestProcessModel(t *testing.T) {
 	}{
 		{"invoke ok invoke", []step{{0, Invoke, FSend, nil}, {0, OK, FSend, nil}, {0, Invoke, FPoll, nil}}},
 		{"invoke fail invoke", []step{{0, Invoke, FSend, nil}, {0, Fail, FSend, nil}, {0, Invoke, FSend, nil}}},
-		{"invoke after info", []step{{0, Invoke, FSend, nil}, {0, Info, FSend, nil}, {0, Invoke, FSend, ErrRetired}}},
+		{"invoke after info", []step{{0, Invoke, FSend, nil}, {0, Info, FSend, nil}, {0, Invoke, FSend, errRetired}}},
 		{"completion after info", []step{{3, Invoke, FPoll, nil}, {3, Info, FPoll, nil}, {3, OK, FPoll, errAny}}},
 		{"info retires only that process", []step{
 			{0, Invoke, FSend, nil}, {1, Invoke, FSend, nil}, {0, Info, FSend, nil},
-			{1, OK, FSend, nil}, {1, Invoke, FSend, nil}, {0, Invoke, FSend, ErrRetired}}},
+			{1, OK, FSend, nil}, {1, Invoke, FSend, nil}, {0, Invoke, FSend, errRetired}}},
 		{"double invoke", []step{{0, Invoke, FSend, nil}, {0, Invoke, FSend, errAny}, {0, OK, FSend, nil}}},
 		{"double invoke other f", []step{{0, Invoke, FSend, nil}, {0, Invoke, FPoll, errAny}, {0, OK, FSend, nil}}},
 		{"ok without invoke", []step{{0, OK, FSend, errAny}}},

@@ -11,9 +11,9 @@ import (
 	"github.com/kchaos/kchaos/internal/owned"
 )
 
-// ErrNotRegular is what OpenRegular and ReadRegular refuse: a path that is
+// errNotRegular is what OpenRegular and ReadRegular refuse: a path that is
 // not a regular file (a FIFO, a device, a socket, a folder).
-var ErrNotRegular = errors.New("not a regular file")
+var errNotRegular = errors.New("not a regular file")
 
 // OpenRegular opens path for reading when it is a regular file, and
 // refuses anything else with ErrNotRegular: a FIFO would block its reader
@@ -35,7 +35,7 @@ func OpenRegular(path string) (*os.File, error) {
 	}
 	if !st.Mode().IsRegular() {
 		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, owned.Kind(st.Mode()))}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", errNotRegular, owned.Kind(st.Mode()))}
 	}
 	return f, nil
 }

@@ -47,10 +47,10 @@ func TestSkipValue(t *testing.T) {
 		{deep(65, `{"a":`, "}") + "", false, 0},
 	}
 	for _, tc := range cases {
-		s := NewScanner([]byte(tc.in))
+		s := newScanner([]byte(tc.in))
 		ok := s.skipValue(0)
-		if ok != tc.ok || (ok && len(s.Rest()) != tc.rest) {
-			t.Errorf("%.40q: got %v with %d left, want %v with %d", tc.in, ok, len(s.Rest()), tc.ok, tc.rest)
+		if ok != tc.ok || (ok && len(s.rest()) != tc.rest) {
+			t.Errorf("%.40q: got %v with %d left, want %v with %d", tc.in, ok, len(s.rest()), tc.ok, tc.rest)
 		}
 	}
 	// Random damage, shallow: skipValue takes the whole input exactly when
@@ -71,7 +71,7 @@ func TestSkipValue(t *testing.T) {
 				b = append(b[:i:i], append([]byte{alphabet[rng.IntN(len(alphabet))]}, b[i:]...)...)
 			}
 		}
-		s := NewScanner(b)
+		s := newScanner(b)
 		whole := s.skipValue(0) && s.End()
 		if valid := json.Valid(b); whole != valid && (len(b) == 0 || b[0] != ' ') {
 			t.Fatalf("%q: skipValue %v, json.Valid %v", b, whole, valid)

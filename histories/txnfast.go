@@ -93,16 +93,16 @@ func DecodeTxnValue(what string, raw []byte, full bool) (*TxnFields, error) {
 // would have produced (TestFastTxn and FuzzDecodeTxn check this); records
 // alias raw.
 func fastTxn(raw []byte, v *TxnFields) bool {
-	s := NewScanner(raw)
+	s := newScanner(raw)
 	str := func() (*string, bool) {
-		b, ok := s.Plain()
+		b, ok := s.plain()
 		if !ok {
 			return nil, false
 		}
 		x := string(b)
 		return &x, true
 	}
-	_, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
+	_, ok := s.fields(func(key []byte) (bit uint8, ok bool) {
 		switch string(key) {
 		case "transactional_id":
 			bit = 1
@@ -134,12 +134,12 @@ func fastTxn(raw []byte, v *TxnFields) bool {
 }
 
 // fastTxnOps reads the ops array of a txn value.
-func fastTxnOps(s *Scanner, str func() (*string, bool)) ([]TxnMicro, bool) {
+func fastTxnOps(s *scanner, str func() (*string, bool)) ([]TxnMicro, bool) {
 	ops := []TxnMicro{}
 	var scratch ReadFields
-	ok := s.Array(func() bool {
+	ok := s.array(func() bool {
 		var op TxnMicro
-		_, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
+		_, ok := s.fields(func(key []byte) (bit uint8, ok bool) {
 			switch string(key) {
 			case "f":
 				bit = 1
@@ -169,10 +169,10 @@ func fastTxnOps(s *Scanner, str func() (*string, bool)) ([]TxnMicro, bool) {
 				op.Partitions = &ps
 			case "records":
 				bit = 64
-				before := s.Rest()
+				before := s.rest()
 				scratch.Records = scratch.Records[:0]
-				if ok = !s.Null() && scanRecords(s, &scratch); ok {
-					op.Records = before[:len(before)-len(s.Rest())]
+				if ok = !s.null() && scanRecords(s, &scratch); ok {
+					op.Records = before[:len(before)-len(s.rest())]
 				}
 			}
 			return bit, ok
@@ -189,9 +189,9 @@ func fastTxnOps(s *Scanner, str func() (*string, bool)) ([]TxnMicro, bool) {
 }
 
 // fastInt32s reads an array of canonical int32s.
-func fastInt32s(s *Scanner) ([]int32, bool) {
+func fastInt32s(s *scanner) ([]int32, bool) {
 	out := []int32{}
-	ok := s.Array(func() bool {
+	ok := s.array(func() bool {
 		p, ok := s.Int32()
 		if ok {
 			out = append(out, p)

@@ -207,25 +207,25 @@ func partitionMap(m map[string]int64) (map[int32]int64, error) {
 
 // fastSend decodes {"topic":..,"partition":..,"value":..,"offset":..,"key":..}.
 func fastSend(b []byte, v *SendFields) bool {
-	s := NewScanner(b)
-	seen, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
+	s := newScanner(b)
+	seen, ok := s.fields(func(key []byte) (bit uint8, ok bool) {
 		switch string(key) {
 		case "topic":
 			bit = FieldTopic
-			v.Topic, ok = s.Plain()
+			v.Topic, ok = s.plain()
 		case "partition":
 			bit = FieldPartition
 			v.Partition, ok = s.Int32()
 		case "value":
 			bit = FieldValue
-			v.Value, ok = s.Plain()
+			v.Value, ok = s.plain()
 		case "offset":
 			bit = FieldOffset
 			v.Offset, ok = s.Int()
 			v.HasOffset = ok
 		case "key":
 			bit = 16
-			_, ok = s.Plain()
+			_, ok = s.plain()
 		}
 		return bit, ok
 	})
@@ -235,12 +235,12 @@ func fastSend(b []byte, v *SendFields) bool {
 
 // fastRead decodes {"topic":..,"records":[..],"end_offsets":{..},"start_offsets":{..}}.
 func fastRead(b []byte, v *ReadFields) bool {
-	s := NewScanner(b)
-	_, ok := s.Fields(func(key []byte) (bit uint8, ok bool) {
+	s := newScanner(b)
+	_, ok := s.fields(func(key []byte) (bit uint8, ok bool) {
 		switch string(key) {
 		case "topic":
 			bit = 1
-			v.Topic, ok = s.Plain()
+			v.Topic, ok = s.plain()
 			v.HasTopic = ok
 		case "records":
 			bit = 2
@@ -257,18 +257,18 @@ func fastRead(b []byte, v *ReadFields) bool {
 	return ok && s.End()
 }
 
-func scanRecords(s *Scanner, v *ReadFields) bool {
-	if s.Null() {
+func scanRecords(s *scanner, v *ReadFields) bool {
+	if s.null() {
 		return true
 	}
-	return s.Array(func() bool {
+	return s.array(func() bool {
 		var r RecordFields
 		if canonicalRecord(s, &r) {
 			v.Records = append(v.Records, r)
 			return true
 		}
 		var ok bool
-		r.Has, ok = s.Fields(func(key []byte) (bit uint8, ok bool) {
+		r.Has, ok = s.fields(func(key []byte) (bit uint8, ok bool) {
 			switch string(key) {
 			case "partition":
 				bit = FieldPartition
@@ -278,7 +278,7 @@ func scanRecords(s *Scanner, v *ReadFields) bool {
 				r.Offset, ok = s.Int()
 			case "value":
 				bit = FieldValue
-				r.Value, ok = s.Plain()
+				r.Value, ok = s.plain()
 			case "leader_epoch":
 				bit = FieldEpoch
 				r.Epoch, ok = s.Int32()
@@ -292,12 +292,12 @@ func scanRecords(s *Scanner, v *ReadFields) bool {
 	})
 }
 
-func scanOffsets(s *Scanner) (map[int32]int64, bool) {
-	if s.Null() {
+func scanOffsets(s *scanner) (map[int32]int64, bool) {
+	if s.null() {
 		return nil, true
 	}
 	m := map[int32]int64{}
-	ok := s.Object(func(key []byte) bool {
+	ok := s.object(func(key []byte) bool {
 		p, ok := parseKey(key)
 		if !ok {
 			return false
@@ -313,7 +313,7 @@ func scanOffsets(s *Scanner) (map[int32]int64, bool) {
 
 // parseKey reads a canonical partition key ("0", "12").
 func parseKey(k []byte) (int32, bool) {
-	s := NewScanner(k)
+	s := newScanner(k)
 	p, ok := s.Int32()
-	return p, ok && len(s.Rest()) == 0
+	return p, ok && len(s.rest()) == 0
 }

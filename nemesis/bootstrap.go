@@ -51,7 +51,7 @@ func validateBootstrap(steps []Step, add AddFunc) {
 		case st.Fault != "":
 			if k, ok := LookupKind(st.Fault); ok && !k.Bootstrap {
 				add(p+".fault", "%s cannot strike while the cluster starts (it needs the topic, the admin API or the workload); these can: %s",
-					st.Fault, strings.Join(BootstrapKinds(), ", "))
+					st.Fault, strings.Join(bootstrapKinds(), ", "))
 			}
 			if st.Target != nil && !slices.Contains(bootstrapRoles, st.Target.Role) {
 				add(p+".target.role", "%q while the cluster starts: want one of %s (no topic exists yet)", st.Target.Role, strings.Join(bootstrapRoles, ", "))
@@ -60,8 +60,8 @@ func validateBootstrap(steps []Step, add AddFunc) {
 	}
 }
 
-// BootstrapKinds are the fault kinds a bootstrap schedule may use.
-func BootstrapKinds() []string {
+// bootstrapKinds are the fault kinds a bootstrap schedule may use.
+func bootstrapKinds() []string {
 	var out []string
 	for _, k := range registry {
 		if k.Bootstrap {

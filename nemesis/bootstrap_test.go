@@ -67,8 +67,8 @@ bootstrap:
 		})
 	}
 	for _, k := range []string{histories.FKill, histories.FPause, histories.FStart} {
-		if !strings.Contains(strings.Join(BootstrapKinds(), ","), k) {
-			t.Errorf("BootstrapKinds() %v lacks %s", BootstrapKinds(), k)
+		if !strings.Contains(strings.Join(bootstrapKinds(), ","), k) {
+			t.Errorf("BootstrapKinds() %v lacks %s", bootstrapKinds(), k)
 		}
 	}
 }

@@ -25,41 +25,41 @@ func waitFor(ctx context.Context, src StateSource, topic string, c Condition, ti
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
-		ok, seen := Check(ctx, src, topic, c)
+		ok, seen := check(ctx, src, topic, c)
 		if ok {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			// One last look: the condition may have become true just now.
-			if ok, seen2 := Check(context.WithoutCancel(ctx), src, topic, c); ok {
+			if ok, seen2 := check(context.WithoutCancel(ctx), src, topic, c); ok {
 				return nil
 			} else if seen2 != "" {
 				seen = seen2
 			}
-			return &NotWithinError{Condition: c, Timeout: timeout, LastSeen: seen}
+			return &notWithinError{Condition: c, Timeout: timeout, LastSeen: seen}
 		case <-time.After(poll):
 		}
 	}
 }
 
-// NotWithinError is WaitFor's timeout: the condition did not hold within
+// notWithinError is WaitFor's timeout: the condition did not hold within
 // Timeout, and LastSeen is what the last look saw (the runner records it
 // in the until op).
-type NotWithinError struct {
+type notWithinError struct {
 	Condition Condition
 	Timeout   time.Duration
 	LastSeen  string
 }
 
-func (e *NotWithinError) Error() string {
+func (e *notWithinError) Error() string {
 	return fmt.Sprintf("until %s: not within %s; last seen: %s", e.Condition, e.Timeout, e.LastSeen)
 }
 
-// Check reports whether c holds now, and what it saw. A state that cannot
+// check reports whether c holds now, and what it saw. A state that cannot
 // be read (a broker down, a request timing out) does not hold: faults make
 // such errors common and they pass.
-func Check(ctx context.Context, src StateSource, topic string, c Condition) (bool, string) {
+func check(ctx context.Context, src StateSource, topic string, c Condition) (bool, string) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	ok := true

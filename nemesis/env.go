@@ -50,9 +50,8 @@
 //     returning the Fault), and the Fault itself (Name, Inject, Heal;
 //     Prover if it can prove it took effect);
 //   - its Kind on the room's list, which the room's init gives to
-//     Register in order (a name registered twice panics); for a kind of
-//     the seam's own, a line of registry in registry.go. A new room is a
-//     blank import in nemesis/kinds.
+//     Register in order (a name registered twice panics). A new room is
+//     a blank import in nemesis/kinds.
 //
 // Then go generate ./nemesis copies its history facts into
 // histories/faults_kinds.go for the checker and the report, which do not
@@ -241,7 +240,7 @@ func (e *Env) Invoked() []string {
 func (e *Env) Leaves() []string {
 	var out []string
 	for _, f := range e.Invoked() {
-		if why := LeavesState(f); why != "" {
+		if why := leavesState(f); why != "" {
 			out = append(out, f+": "+why)
 		}
 	}

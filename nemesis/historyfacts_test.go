@@ -48,11 +48,11 @@ func renderKindFacts(t *testing.T) []byte {
 	b.WriteString("// (nemesis.Kind), copied for the readers that do not link the nemesis:\n")
 	b.WriteString("// the checker and the report. A binary that links the nemesis replaces\n")
 	b.WriteString("// them with the kinds' own at init (RegisterFault).\n")
-	b.WriteString("var kindFacts = []Fault{\n")
+	b.WriteString("var kindFacts = []OpFacts{\n")
 	q := strconv.Quote
 	for _, k := range Kinds() {
 		f := k.facts()
-		fmt.Fprintf(&b, "\t{Name: %s, Kind: %s", q(f.Name), kindConst(f.Kind))
+		fmt.Fprintf(&b, "\t{Name: %s, Effect: %s", q(f.Name), effectConst(f.Effect))
 		if f.Heal != "" {
 			fmt.Fprintf(&b, ", Heal: %s", q(f.Heal))
 		}
@@ -83,7 +83,7 @@ func renderKindFacts(t *testing.T) []byte {
 	return out
 }
 
-func kindConst(k histories.FaultKind) string {
+func effectConst(k histories.Effect) string {
 	switch k {
 	case histories.Lasting:
 		return "Lasting"

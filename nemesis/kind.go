@@ -31,7 +31,7 @@ type Kind struct {
 	// log dir, another release, a config or feature level that outlives
 	// the run's topic. kchaos explore runs the next run on the same
 	// cluster only when every fault of the run just done leaves nothing
-	// (harness.Reuse), so the kind that knows what it does says so here,
+	// (harness.reuse), so the kind that knows what it does says so here,
 	// not a list in explore.
 	LeavesState string
 
@@ -227,14 +227,14 @@ var NotDrawn = &Draw{}
 // facts are the kind's history facts, as histories.RegisterFault takes
 // them: the history's vocabulary, read by the checker and the report,
 // which do not import this package.
-func (k Kind) facts() histories.Fault {
-	f := histories.Fault{Name: k.Name, Kind: histories.Instant, Color: k.Color,
+func (k Kind) facts() histories.OpFacts {
+	f := histories.OpFacts{Name: k.Name, Effect: histories.Instant, Color: k.Color,
 		CanLoseAcked: k.LosesAcked == Yes, OnClients: k.OnClients}
 	switch {
 	case k.Heal == UndoOp:
-		f.Kind = histories.Undo
+		f.Effect = histories.Undo
 	case k.lasting():
-		f.Kind, f.Heal = histories.Lasting, k.Heal.Name
+		f.Effect, f.Heal = histories.Lasting, k.Heal.Name
 		f.UndoneBy = append(slices.Clone(k.UndoneBy), histories.FHeal)
 	}
 	return f
@@ -317,8 +317,7 @@ func Register(k Kind) { register(k) }
 
 // register is Register that returns what takes the kind out again: tests
 // register their own kinds (pagecache_fixture_test.go) for the length of
-// a test. The seam's own built-in kinds are on registry's list instead,
-// so that its order is fixed.
+// a test.
 func register(k Kind) (undo func()) {
 	if _, dup := LookupKind(k.Name); dup || k.Name == "" {
 		panic(fmt.Sprintf("nemesis: fault kind %q registered twice (or unnamed)", k.Name))

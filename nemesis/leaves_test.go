@@ -9,7 +9,7 @@ import (
 
 // TestLeavesState: every registered fault kind says whether it leaves
 // state a heal does not undo, and so whether kchaos explore may run the
-// next run on the same cluster (harness.Reuse). The table names every
+// next run on the same cluster (harness.reuse). The table names every
 // kind, so a new kind fails here until someone decides.
 func TestLeavesState(t *testing.T) {
 	leaves := map[string]bool{
@@ -39,7 +39,7 @@ func TestLeavesState(t *testing.T) {
 			t.Errorf("fault %s: not in this table; decide whether it leaves state a heal does not undo", k.Name)
 			continue
 		}
-		if got := LeavesState(k.Name) != ""; got != want {
+		if got := leavesState(k.Name) != ""; got != want {
 			t.Errorf("fault %s: leaves state %v (%q), want %v", k.Name, got, k.LeavesState, want)
 		}
 	}
@@ -50,11 +50,11 @@ func TestLeavesState(t *testing.T) {
 	// exploration's runs share a cluster unless its mix is scripted.
 	for _, name := range RandomFaultNames() {
 		fault, _, _ := randomFault(name)
-		if why := LeavesState(fault); why != "" {
+		if why := leavesState(fault); why != "" {
 			t.Errorf("random fault %s leaves state: %s", name, why)
 		}
 	}
-	if why := LeavesState("no-such-fault"); !strings.Contains(why, "unknown") {
+	if why := leavesState("no-such-fault"); !strings.Contains(why, "unknown") {
 		t.Errorf("unknown fault: %q", why)
 	}
 }

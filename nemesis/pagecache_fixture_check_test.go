@@ -57,7 +57,7 @@ func TestFixtureKind(t *testing.T) {
 		t.Fatal("not registered")
 	}
 	checkKindDecides(t, k)
-	if f, _ := histories.LookupFault(fDropPageCache); f.Kind != histories.Lasting || f.Heal != fDropPageCache ||
+	if f, _ := histories.LookupFault(fDropPageCache); f.Effect != histories.Lasting || f.Heal != fDropPageCache ||
 		!histories.HealCovers(fDropPageCache, fDropPageCache) || histories.HealCovers(histories.FKill, fDropPageCache) {
 		t.Errorf("history facts %+v", f)
 	}

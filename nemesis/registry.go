@@ -62,10 +62,10 @@ func LookupKind(name string) (Kind, bool) {
 	return registry[i], true
 }
 
-// LeavesState is what fault kind name leaves behind that a heal does not
+// leavesState is what fault kind name leaves behind that a heal does not
 // undo (Kind.LeavesState); an unknown name leaves unknown state, and says
 // so.
-func LeavesState(name string) string {
+func leavesState(name string) string {
 	k, ok := LookupKind(name)
 	if !ok {
 		return "unknown fault " + name

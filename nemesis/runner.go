@@ -150,7 +150,7 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 	e := r.Env
 	limit := st.Timeout.Std()
 	if limit <= 0 {
-		limit = DefaultUntilTimeout
+		limit = defaultUntilTimeout
 	}
 	c := *st.Until
 	u := histories.Until{Condition: c.String(), Partition: c.Partition, Leader: c.Leader, ISR: c.ISR,
@@ -171,7 +171,7 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 		e.record(histories.Info, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, ctx.Err().Error())
 		return err
 	}
-	if nw := (*NotWithinError)(nil); errors.As(err, &nw) {
+	if nw := (*notWithinError)(nil); errors.As(err, &nw) {
 		u.LastSeen = nw.LastSeen
 	}
 	e.record(histories.Fail, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, err.Error())

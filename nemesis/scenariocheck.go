@@ -35,7 +35,7 @@ func (s *Schedule) CheckScenario(v ScenarioView) []error {
 			h.Check(p, st, &v, add)
 		}
 		if st.Fault != "" {
-			st.CheckScenario(p, &v, add)
+			st.checkScenario(p, &v, add)
 		}
 		if st.Until != nil {
 			v.checkCondition(p+".until", st.Until, add)

@@ -61,10 +61,10 @@ type ScenarioChecker interface {
 	CheckAgainst(p string, st *Step, v *ScenarioView, add AddFunc)
 }
 
-// CheckScenario reports a fault step's problems against the scenario v
+// checkScenario reports a fault step's problems against the scenario v
 // under its path p, as its kind's parameters see them (none for a kind
 // without such rules, or a step Validate refuses).
-func (st *Step) CheckScenario(p string, v *ScenarioView, add func(path, format string, args ...any)) {
+func (st *Step) checkScenario(p string, v *ScenarioView, add func(path, format string, args ...any)) {
 	if _, params, err := st.params(); err == nil {
 		if c, ok := params.(ScenarioChecker); ok {
 			c.CheckAgainst(p, st, v, add)

@@ -228,8 +228,8 @@ var (
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
 )
 
-// DefaultUntilTimeout bounds an Until step without a Timeout.
-const DefaultUntilTimeout = 60 * time.Second
+// defaultUntilTimeout bounds an Until step without a Timeout.
+const defaultUntilTimeout = 60 * time.Second
 
 // Duration is a time.Duration that YAML and JSON spell as "5s", "1m30s"
 // (the same type as workloads.Duration).

@@ -179,7 +179,7 @@ func AuditBatch(a Audit, rows []Row) Batch {
 		JSONTail: []Value{{Key: "facts", Value: a.Facts}, {Key: "overridden", Value: a.Overridden, Omit: true},
 			{Key: "broker_config", Value: a.BrokerConfig, Omit: true}, {Key: "topic_config", Value: a.TopicConfig, Omit: true},
 			{Key: "client", Value: auditClient{Driver: a.Driver, Producer: a.ProducerConfig, Consumer: a.ConsumerConfig}, Omit: true}}}
-	b.Sections = append(b.Sections, Section{Para: []Span{Strong(auditSummary(rows))}})
+	b.Sections = append(b.Sections, Section{Para: []Span{strong(auditSummary(rows))}})
 	var notRun []string
 	for _, r := range rows {
 		if r.NotRun {
@@ -187,12 +187,12 @@ func AuditBatch(a Audit, rows []Row) Batch {
 		}
 	}
 	if len(notRun) > 0 {
-		b.Sections = append(b.Sections, Section{Para: []Span{Strong("Incomplete: " + strings.Join(notRun, ", ") + " did not run"),
-			Plain(", so this page says nothing about what they would lose.")}})
+		b.Sections = append(b.Sections, Section{Para: []Span{strong("Incomplete: " + strings.Join(notRun, ", ") + " did not run"),
+			plain(", so this page says nothing about what they would lose.")}})
 	}
 	facts := Section{Title: "What explains it"}
 	for _, f := range a.Facts {
-		facts.Items = append(facts.Items, []Span{Code(f.Setting), Plain(" = %s: %s (%s)", f.Value, f.Meaning, strings.Join(f.Stories, ", "))})
+		facts.Items = append(facts.Items, []Span{code(f.Setting), plain(" = %s: %s (%s)", f.Value, f.Meaning, strings.Join(f.Stories, ", "))})
 	}
 	b.Sections = append(b.Sections, facts)
 	if cs := clientSection(a); len(cs.Items) > 0 {
@@ -202,11 +202,11 @@ func AuditBatch(a Audit, rows []Row) Batch {
 		var p []Span
 		for i, k := range a.Overridden {
 			if i > 0 {
-				p = append(p, Plain(", "))
+				p = append(p, plain(", "))
 			}
-			p = append(p, Code(k))
+			p = append(p, code(k))
 		}
-		p = append(p, Plain(": kchaos owns these to run the cluster and show faults within seconds."))
+		p = append(p, plain(": kchaos owns these to run the cluster and show faults within seconds."))
 		b.Sections = append(b.Sections, Section{Title: "Settings kchaos overrode", Para: p})
 	}
 	return b
@@ -217,14 +217,14 @@ func AuditBatch(a Audit, rows []Row) Batch {
 func clientSection(a Audit) Section {
 	sec := Section{Title: "Client settings"}
 	if a.Driver != "" {
-		sec.Items = append(sec.Items, []Span{Plain("driver: "), Code(a.Driver)})
+		sec.Items = append(sec.Items, []Span{plain("driver: "), code(a.Driver)})
 	}
 	for _, side := range []struct {
 		name string
 		m    map[string]string
 	}{{"producer", a.ProducerConfig}, {"consumer", a.ConsumerConfig}} {
 		for _, k := range slices.Sorted(maps.Keys(side.m)) {
-			sec.Items = append(sec.Items, []Span{Plain("%s: ", side.name), Code(k), Plain(" = %s", side.m[k])})
+			sec.Items = append(sec.Items, []Span{plain("%s: ", side.name), code(k), plain(" = %s", side.m[k])})
 		}
 	}
 	return sec

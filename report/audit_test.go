@@ -14,7 +14,7 @@ import (
 func TestAuditRowOutcome(t *testing.T) {
 	elr := "when broker 0 lost power, ELR elected broker 1 within a second; the amnesiac leader (broker 0) never led again; nothing lost"
 	unclean := "when broker 0 was killed, broker 1 was elected uncleanly (in neither the ISR nor the ELR) within a second; 5055 acked records lost"
-	row := func(id, status string, v Verdict, account, reason string) Row {
+	row := func(id, status string, v RunVerdict, account, reason string) Row {
 		return Row{ID: id, Status: status, Account: account, Reason: reason, Measure: Measure{Verdict: v}}
 	}
 	for _, tc := range []struct {

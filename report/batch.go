@@ -65,8 +65,8 @@ type Row struct {
 // Measure is what a run folder measured: the checker's verdict and
 // counts, the offline windows and the send errors.
 type Measure struct {
-	Verdict Verdict `json:"verdict"`
-	Acked   int     `json:"acked"`
+	Verdict RunVerdict `json:"verdict"`
+	Acked   int        `json:"acked"`
 	// Lost counts acked sends lost (lost-write), Reused offsets that came
 	// to hold two values (offset-reuse).
 	Lost   int `json:"acked_lost"`
@@ -164,10 +164,10 @@ func MeasureScan(runDir string, s *Scan) (row Row, err, histErr error) {
 	return row, nil, nil
 }
 
-// RowFromRun reads a finished run folder into a row of the varied
+// rowFromRun reads a finished run folder into a row of the varied
 // settings (MeasureRun, without a visitor). It always returns a usable
 // Row: err, also kept in Row.Reason, says what could not be read.
-func RowFromRun(runDir string, varied map[string]string) (Row, error) {
+func rowFromRun(runDir string, varied map[string]string) (Row, error) {
 	row, err, _ := MeasureRun(runDir, nil)
 	row.Settings = varied
 	if err != nil {

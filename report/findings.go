@@ -77,7 +77,7 @@ func findingsSection(cells []Row) *Section {
 	for _, g := range groups {
 		s.Items = append(s.Items, g.spans())
 	}
-	s.Para = []Span{Plain("A run is invalid when the checker finds acked data lost or a guarantee broken; the rate is such runs " +
+	s.Para = []Span{plain("A run is invalid when the checker finds acked data lost or a guarantee broken; the rate is such runs " +
 		"of those the checker judged, per version. The expectation is the scenario's outcome checks, red where the story " +
 		"shows its bug: a bug that loses no data (a refused feature upgrade, an acknowledgement left unanswered) shows there " +
 		"alone, with every run valid.")}
@@ -156,18 +156,18 @@ func (g *findingGroup) spans() []Span {
 			differed = append(differed, fmt.Sprintf("%s %d of %d", v, t.statuses[CellDiffer], t.runs+t.unjudged))
 		}
 	}
-	out := []Span{Strong(head), Plain(". ")}
+	out := []Span{strong(head), plain(". ")}
 	add := func(label string, list []string) {
 		if len(list) > 0 {
-			out = append(out, Plain("%s %s. ", label, strings.Join(list, "; ")))
+			out = append(out, plain("%s %s. ", label, strings.Join(list, "; ")))
 		}
 	}
 	if len(refused) > 0 {
-		out = append(out, Plain("Not run: kchaos %s; refused on %s. ", g.needs, strings.Join(refused, ", ")))
+		out = append(out, plain("Not run: kchaos %s; refused on %s. ", g.needs, strings.Join(refused, ", ")))
 	}
 	add("Runs invalid (the checker's verdict) on", shown)
 	if len(shown) == 0 && len(refused) < len(g.versions) {
-		out = append(out, Plain("No run invalid on any version. "))
+		out = append(out, plain("No run invalid on any version. "))
 	}
 	add("Every judged run valid on", clean)
 	add("Not applicable on", na)
@@ -178,9 +178,9 @@ func (g *findingGroup) spans() []Span {
 	if status == "" {
 		status = "not recorded (the scenario has no finding: block)"
 	}
-	out = append(out, Plain("JIRA status: %s. ", strings.TrimSuffix(status, ".")))
+	out = append(out, plain("JIRA status: %s. ", strings.TrimSuffix(status, ".")))
 	if g.steps != "" {
-		out = append(out, Plain("Minimal steps: %s", g.steps))
+		out = append(out, plain("Minimal steps: %s", g.steps))
 	}
 	return out
 }

@@ -14,7 +14,7 @@ import (
 // rate), where the expectation held, the JIRA's status and the steps.
 func TestFindingsSection(t *testing.T) {
 	f := &histories.Finding{Status: "fixed in 4.4.0 and 4.3.2 (apache/kafka#22661).", Steps: "restart the leader three times"}
-	cell := func(v, status string, verdict Verdict, lost int, other map[string]int) Row {
+	cell := func(v, status string, verdict RunVerdict, lost int, other map[string]int) Row {
 		return Row{ID: "r1/run/" + v, Scenario: "r1", Kafka: v, Status: status, Jira: []string{"KAFKA-20732"}, Finding: f,
 			Measure: Measure{Verdict: verdict, Lost: lost, Other: other}}
 	}

@@ -166,8 +166,8 @@ func s2Run(t testing.TB, dir string, unclean bool) {
 	if err := checker.WriteResults(filepath.Join(dir, ResultsFile), res); err != nil {
 		t.Fatal(err)
 	}
-	writeJSON(t, filepath.Join(dir, OverridesFile), []any{"listeners", map[string]any{"key": "replica.lag.time.max.ms", "user": "30000", "value": "3000", "reason": "fast ISR shrink"}})
-	os.WriteFile(filepath.Join(dir, ScenarioFile), []byte("name: s2\ncluster:\n  broker_configs:\n    min.insync.replicas: 1\n"), 0o644)
+	writeJSON(t, filepath.Join(dir, overridesFile), []any{"listeners", map[string]any{"key": "replica.lag.time.max.ms", "user": "30000", "value": "3000", "reason": "fast ISR shrink"}})
+	os.WriteFile(filepath.Join(dir, scenarioFile), []byte("name: s2\ncluster:\n  broker_configs:\n    min.insync.replicas: 1\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "logs", "broker-0.log"), []byte("log\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "linearizability-orders-0.html"), []byte("<html></html>"), 0o644)
 }

@@ -15,7 +15,7 @@ import (
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
 	"num":         func(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) },
 	"secs":        secs,
-	"upper":       func(v Verdict) string { return strings.ToUpper(string(v)) },
+	"upper":       func(v RunVerdict) string { return strings.ToUpper(string(v)) },
 	"yesno":       yesNo,
 	"over":        overrideText,
 	"ivsecs":      func(i interval) float64 { return i.seconds() },

@@ -17,7 +17,7 @@ func TestMatrixFromRuns(t *testing.T) {
 	for _, unclean := range []string{"false", "true"} {
 		dir := filepath.Join(store, "s2", "unclean-"+unclean)
 		s2Run(t, dir, unclean == "true")
-		row, err := RowFromRun(dir, map[string]string{"unclean": unclean, "run": "1", "acks": "all"})
+		row, err := rowFromRun(dir, map[string]string{"unclean": unclean, "run": "1", "acks": "all"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,7 +25,7 @@ func TestMatrixFromRuns(t *testing.T) {
 	}
 	tests := []struct {
 		row            int
-		verdict        Verdict
+		verdict        RunVerdict
 		lost, reused   int
 		offline        float64
 		sendErrorCodes int
@@ -80,7 +80,7 @@ func TestRowFromIncompleteRuns(t *testing.T) {
 	dir := t.TempDir()
 	s2Run(t, dir, false)
 	os.Remove(filepath.Join(dir, ResultsFile))
-	row, err := RowFromRun(dir, map[string]string{"unclean": "false"})
+	row, err := rowFromRun(dir, map[string]string{"unclean": "false"})
 	if err == nil || row.Verdict != Unchecked || row.Reason == "" {
 		t.Errorf("no results.json: row %+v, err %v", row, err)
 	}
@@ -92,7 +92,7 @@ func TestRowFromIncompleteRuns(t *testing.T) {
 	}
 
 	writeJSON(t, filepath.Join(dir, ResultsFile), map[string]any{"valid": true})
-	row, err = RowFromRun(dir, nil)
+	row, err = rowFromRun(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestRowFromIncompleteRuns(t *testing.T) {
 		t.Errorf("send errors from the history: %v", row.SendErrors)
 	}
 
-	row, err = RowFromRun(filepath.Join(dir, "missing"), map[string]string{"x": "1"})
+	row, err = rowFromRun(filepath.Join(dir, "missing"), map[string]string{"x": "1"})
 	if err == nil || row.Reason == "" || row.Settings["x"] != "1" {
 		t.Errorf("missing folder: %+v, %v", row, err)
 	}

@@ -14,10 +14,10 @@ import (
 // this file names which files a check of a run folder writes, so that
 // `kchaos check` can refuse before it writes any.
 
-// RunOutputs are the files a report of a run folder writes (Write), with
+// runOutputs are the files a report of a run folder writes (Write), with
 // the porcupine visualizations already in the folder, which a check
 // rewrites: what `kchaos check` of a run folder must be free to write.
-func RunOutputs(dir string) []string {
+func runOutputs(dir string) []string {
 	out := []string{ReportMD, ReportHTML, JUnitFile}
 	return append(out, existing(dir, linearize.VisualizationPrefix, linearize.VisualizationSuffix)...)
 }
@@ -33,11 +33,11 @@ func CheckOutputsOf(path string) error {
 		return nil // the checker names a path it cannot read
 	}
 	if st.IsDir() {
-		return owned.CheckAll(path, RunOutputs(path)...)
+		return owned.CheckAll(path, runOutputs(path)...)
 	}
 	dir, base := filepath.Split(path)
 	if base == HistoryFile {
-		return owned.CheckAll(dir, RunOutputs(dir)...)
+		return owned.CheckAll(dir, runOutputs(dir)...)
 	}
 	prefix := strings.TrimSuffix(base, filepath.Ext(base)) + "."
 	return owned.CheckAll(dir, existing(dir, prefix+linearize.VisualizationPrefix, linearize.VisualizationSuffix)...)

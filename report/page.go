@@ -96,12 +96,12 @@ type Span struct {
 	Code, Strong bool
 }
 
-// Code and Strong are spans of code and of bold text.
-func Code(s string) Span   { return Span{Text: s, Code: true} }
-func Strong(s string) Span { return Span{Text: s, Strong: true} }
+// code and Strong are spans of code and of bold text.
+func code(s string) Span   { return Span{Text: s, Code: true} }
+func strong(s string) Span { return Span{Text: s, Strong: true} }
 
-// Plain is a span of text.
-func Plain(format string, a ...any) Span { return Span{Text: fmt.Sprintf(format, a...)} }
+// plain is a span of text.
+func plain(format string, a ...any) Span { return Span{Text: fmt.Sprintf(format, a...)} }
 
 // Write writes the page family into dir: File.md, File.html, File.json
 // and, when the page asks, junit.xml. Run folders are linked relative to

@@ -28,7 +28,7 @@ import (
 // view is everything the three outputs show, computed once.
 type view struct {
 	Name, RunID   string
-	Verdict       Verdict
+	Verdict       RunVerdict
 	Summary       string // one line: what made the verdict
 	Settings      []setting
 	Expect        string             // the scenario's expected outcome (documentation)

@@ -14,21 +14,21 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Verdict is the report's verdict: checker's three, plus Unchecked for a
+// RunVerdict is the report's verdict: checker's three, plus Unchecked for a
 // run folder without a readable results.json (the checker never ran, or
 // crashed), which a report must not show as valid or as unknown.
-type Verdict string
+type RunVerdict string
 
 const (
-	Valid     Verdict = "valid"
-	Invalid   Verdict = "invalid"
-	Unknown   Verdict = "unknown"
-	Unchecked Verdict = "unchecked"
+	Valid     RunVerdict = "valid"
+	Invalid   RunVerdict = "invalid"
+	Unknown   RunVerdict = "unknown"
+	Unchecked RunVerdict = "unchecked"
 )
 
 // UnmarshalJSON reads matrix.json's spelling (the four names) and
 // results.json's (true, false, "unknown").
-func (v *Verdict) UnmarshalJSON(b []byte) error {
+func (v *RunVerdict) UnmarshalJSON(b []byte) error {
 	switch strings.TrimSpace(string(b)) {
 	case "true", `"valid"`:
 		*v = Valid
@@ -44,7 +44,7 @@ func (v *Verdict) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func verdictOf(v checker.Verdict) Verdict {
+func verdictOf(v checker.Verdict) RunVerdict {
 	switch v {
 	case checker.Valid:
 		return Valid
@@ -91,7 +91,7 @@ type linRow struct {
 // converted once from checker.Result so that the rest of the package does
 // not depend on the checker's Go types.
 type results struct {
-	Valid        Verdict
+	Valid        RunVerdict
 	Reasons      []string
 	Counts       map[string]int
 	Lost, Reused []anomalyLoc

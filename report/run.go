@@ -12,14 +12,14 @@ import (
 
 // File names in a run folder.
 const (
-	ScenarioFile  = "scenario.yaml"
+	scenarioFile  = "scenario.yaml"
 	HistoryFile   = "history.jsonl"
 	ResultsFile   = "results.json"
-	OverridesFile = "overrides.json"
+	overridesFile = "overrides.json"
 	ReportMD      = "report.md"
 	ReportHTML    = "report.html"
 	JUnitFile     = "junit.xml"
-	ScreenshotPNG = "report.png"
+	screenshotPNG = "report.png"
 )
 
 // run is everything the report reads from a run folder except the history,
@@ -65,7 +65,7 @@ func loadRun(dir string) (*run, error) {
 		r.ResErr = err.Error()
 		r.Problems = append(r.Problems, fmt.Sprintf("%s: %v", ResultsFile, err))
 	}
-	if over, err := readOverrides(filepath.Join(dir, OverridesFile)); err == nil {
+	if over, err := readOverrides(filepath.Join(dir, overridesFile)); err == nil {
 		r.Over = over
 	} else {
 		r.Problems = append(r.Problems, err.Error())
@@ -79,7 +79,7 @@ func loadRun(dir string) (*run, error) {
 }
 
 // verdict is the run's verdict, Unchecked without results.json.
-func (r *run) verdict() Verdict {
+func (r *run) verdict() RunVerdict {
 	if r.Res == nil {
 		return Unchecked
 	}

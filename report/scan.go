@@ -109,7 +109,7 @@ type part struct {
 
 // nemOp is one nemesis op: its invoke and completion (the pass's
 // Timeline pairs them).
-type nemOp = pass.Fault
+type nemOp = pass.FaultSpan
 
 // timeline is the summary of a history: everything the charts and tables
 // need, in memory bounded by maxBins and by the number of partition state

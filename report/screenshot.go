@@ -15,24 +15,24 @@ import (
 	"time"
 )
 
-// ChromiumPath is the browser Screenshot runs: Debian's chromium package,
+// chromiumPath is the browser Screenshot runs: Debian's chromium package,
 // which the Makefile installs (no browser build can be downloaded here).
-var ChromiumPath = "/usr/bin/chromium"
+var chromiumPath = "/usr/bin/chromium"
 
-// ScreenshotTimeout bounds one headless Chromium run.
-var ScreenshotTimeout = 2 * time.Minute
+// screenshotTimeout bounds one headless Chromium run.
+var screenshotTimeout = 2 * time.Minute
 
-// ErrNoChromium is returned by Screenshot when ChromiumPath is missing, so
+// errNoChromium is returned by Screenshot when ChromiumPath is missing, so
 // that the harness can skip the screenshot instead of failing the run.
-var ErrNoChromium = errors.New("report: chromium not installed")
+var errNoChromium = errors.New("report: chromium not installed")
 
 // Screenshot renders dir/report.html in headless Chromium and keeps the
 // picture as dir/report.png. It is the check that the page really renders
 // offline: Chromium is started with every background network feature
 // off, and a blank picture (a page that failed to lay out) is an error.
 func Screenshot(dir string) error {
-	if _, err := os.Stat(ChromiumPath); err != nil {
-		return ErrNoChromium
+	if _, err := os.Stat(chromiumPath); err != nil {
+		return errNoChromium
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -42,7 +42,7 @@ func Screenshot(dir string) error {
 	if _, err := os.Stat(page); err != nil {
 		return err
 	}
-	out := filepath.Join(abs, ScreenshotPNG)
+	out := filepath.Join(abs, screenshotPNG)
 	_ = os.Remove(out)
 	profile, err := os.MkdirTemp("", "kchaos-chromium-")
 	if err != nil {
@@ -50,9 +50,9 @@ func Screenshot(dir string) error {
 	}
 	defer os.RemoveAll(profile)
 
-	ctx, cancel := context.WithTimeout(context.Background(), ScreenshotTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), screenshotTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, ChromiumPath,
+	cmd := exec.CommandContext(ctx, chromiumPath,
 		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--user-data-dir="+profile, "--screenshot="+out, "--window-size=1400,2000",

@@ -16,7 +16,7 @@ import (
 // Chromium with networking off: the page must lay out into a picture with
 // content. A blank page must be caught, or the check would prove nothing.
 func TestScreenshotInChromium(t *testing.T) {
-	testenv.Program(t, ChromiumPath, "chromium")
+	testenv.Program(t, chromiumPath, "chromium")
 	tests := []struct {
 		name    string
 		setup   func(t *testing.T, dir string)
@@ -47,7 +47,7 @@ func TestScreenshotInChromium(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.Open(filepath.Join(dir, ScreenshotPNG))
+			f, err := os.Open(filepath.Join(dir, screenshotPNG))
 			if err != nil {
 				t.Fatal(err)
 			}

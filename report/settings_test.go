@@ -31,7 +31,7 @@ func TestSettingsShowLiveChangesAsChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	scen := "name: s2\nnemesis:\n  steps:\n    - fault: set-config\n      config: {unclean.leader.election.enable: \"true\"}\n"
-	if err := os.WriteFile(filepath.Join(dir, ScenarioFile), []byte(scen), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, scenarioFile), []byte(scen), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := Write(dir); err != nil {

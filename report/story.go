@@ -19,24 +19,24 @@ import (
 // raw material of an audit row's words, which must come from what
 // happened, never from the settings alone (a strong config whose story
 // took another branch passes for a reason the history shows).
-type Story struct {
+type story struct {
 	Partition int32
 	// Elections are the leader changes the observer saw after the first
 	// fault that struck a broker (a sample without a leader is no
 	// election: it counts towards the next one's Leaderless).
-	Elections []Election
+	Elections []election
 	// Struck are the brokers faults took down, in order, with how.
-	Struck []Strike
+	Struck []strike
 	// Untils are the scenario's until steps as recorded (nil for a
 	// history written before kchaos recorded them).
-	Untils []UntilOutcome
+	Untils []untilOutcome
 	// Observed is false when the history has no observer sample of the
 	// partition: nothing can then be said about leaders.
 	Observed bool
 }
 
-// Strike is a fault that took brokers down.
-type Strike struct {
+// strike is a fault that took brokers down.
+type strike struct {
 	Fault string // histories.FKill, FLoseUnflushed, FPause
 	Nodes []int32
 	// Leader is the partition's leader the observer last saw when the
@@ -47,17 +47,17 @@ type Strike struct {
 
 // How an elected broker was eligible, from the last sample before it led.
 const (
-	FromISR    = "isr"     // it was in the ISR
-	FromELR    = "elr"     // it was an eligible leader replica (KIP-966)
-	FromLKELR  = "lkelr"   // it was in the last known ELR only (unclean recovery)
-	Unclean    = "unclean" // none of these: an unclean election
-	LedAgain   = "again"   // it had led before a fault struck it
-	FromUnsure = "unknown" // no sample before it to tell
+	fromISR    = "isr"     // it was in the ISR
+	fromELR    = "elr"     // it was an eligible leader replica (KIP-966)
+	fromLKELR  = "lkelr"   // it was in the last known ELR only (unclean recovery)
+	unclean    = "unclean" // none of these: an unclean election
+	ledAgain   = "again"   // it had led before a fault struck it
+	fromUnsure = "unknown" // no sample before it to tell
 )
 
-// Election is one leader change of the partition (or the same leader
+// election is one leader change of the partition (or the same leader
 // back after a time without one).
-type Election struct {
+type election struct {
 	Broker int32
 	How    string
 	Time   int64 // of the first sample that saw it lead, ns
@@ -65,32 +65,32 @@ type Election struct {
 	Leaderless time.Duration
 	// After is the strike that took the previous leader down while it
 	// led, if one did.
-	After *Strike
+	After *strike
 	// Returned: a fault had taken the elected broker down too (it led
 	// once it was back).
 	Returned bool
 }
 
-// UntilOutcome is one recorded until step.
-type UntilOutcome struct {
+// untilOutcome is one recorded until step.
+type untilOutcome struct {
 	histories.Until
 	// Interrupted: the run was stopped during the wait.
 	Interrupted bool
 }
 
 // TimedOut reports whether the wait ended without its condition holding.
-func (u UntilOutcome) TimedOut() bool { return !u.Held && !u.Interrupted }
+func (u untilOutcome) TimedOut() bool { return !u.Held && !u.Interrupted }
 
-// StoryOf reads a history's story of partition p of topic ("" for the
+// storyOf reads a history's story of partition p of topic ("" for the
 // topic the observer samples first).
-func StoryOf(r io.Reader, topic string, p int32) (Story, error) {
-	st := Story{Partition: p}
+func storyOf(r io.Reader, topic string, p int32) (story, error) {
+	st := story{Partition: p}
 	rd := histories.NewReader(r)
 	var (
 		last     *histories.ObserveValue // the previous sample of the partition
 		leader   int32                   = -1
 		gapStart int64                   = -1                  // since when it has had no leader, ns
-		struck                           = map[int32]*Strike{} // broker -> the last strike that took it down
+		struck                           = map[int32]*strike{} // broker -> the last strike that took it down
 		ledAt                            = map[int32]int64{}   // broker -> when it last became leader
 		everLed                          = map[int32]bool{}
 	)
@@ -113,13 +113,13 @@ func StoryOf(r io.Reader, topic string, p int32) (Story, error) {
 				return st, fmt.Errorf("history event %d: %w", e.Index, err)
 			}
 			u.Held = e.Type == histories.OK
-			st.Untils = append(st.Untils, UntilOutcome{Until: u, Interrupted: e.Type == histories.Info})
+			st.Untils = append(st.Untils, untilOutcome{Until: u, Interrupted: e.Type == histories.Info})
 		case e.Process == histories.NemesisProcess && e.Type == histories.OK && strikes(e.F):
 			var v histories.NemesisValue
 			if err := e.Decode(&v); err != nil || len(v.Nodes) == 0 {
 				continue
 			}
-			k := &Strike{Fault: e.F, Nodes: slices.Clone(v.Nodes), Leader: leader, Time: e.Time}
+			k := &strike{Fault: e.F, Nodes: slices.Clone(v.Nodes), Leader: leader, Time: e.Time}
 			st.Struck = append(st.Struck, *k)
 			for _, n := range v.Nodes {
 				struck[n] = k
@@ -139,7 +139,7 @@ func StoryOf(r io.Reader, topic string, p int32) (Story, error) {
 				continue
 			}
 			if len(st.Struck) > 0 && (v.Leader != leader || gapStart >= 0) {
-				el := Election{Broker: v.Leader, How: eligibility(v.Leader, last, everLed, struck), Time: e.Time,
+				el := election{Broker: v.Leader, How: eligibility(v.Leader, last, everLed, struck), Time: e.Time,
 					Returned: struck[v.Leader] != nil}
 				if gapStart >= 0 {
 					el.Leaderless = time.Duration(e.Time - gapStart)
@@ -168,25 +168,25 @@ func strikes(f string) bool {
 
 // eligibility says how broker b could be elected, from the last sample
 // before it led.
-func eligibility(b int32, last *histories.ObserveValue, everLed map[int32]bool, struck map[int32]*Strike) string {
+func eligibility(b int32, last *histories.ObserveValue, everLed map[int32]bool, struck map[int32]*strike) string {
 	switch {
 	case everLed[b] && struck[b] != nil:
-		return LedAgain
+		return ledAgain
 	case last == nil:
-		return FromUnsure
+		return fromUnsure
 	case slices.Contains(last.ISR, b):
-		return FromISR
+		return fromISR
 	case slices.Contains(last.ELR, b):
-		return FromELR
+		return fromELR
 	case slices.Contains(last.LastKnownELR, b):
-		return FromLKELR
+		return fromLKELR
 	}
-	return Unclean
+	return unclean
 }
 
 // StoryCounts are the checker's findings the words end on.
 type StoryCounts struct {
-	Verdict      Verdict
+	Verdict      RunVerdict
 	Lost, Reused int
 	Other        map[string]int // other anomalies by name
 	// Refused counts the sends the brokers refused for want of in-sync
@@ -204,7 +204,7 @@ var refusedCodes = []string{"NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_AP
 // (broker 0) never led again; nothing lost". Every clause comes from the
 // history: the elections the observer saw, the faults that struck, the
 // untils that timed out, the writes refused and the checker's counts.
-func (s Story) Words(c StoryCounts) string {
+func (s story) Words(c StoryCounts) string {
 	var clauses []string
 	for _, el := range s.Elections {
 		clauses = append(clauses, el.words())
@@ -216,7 +216,7 @@ func (s Story) Words(c StoryCounts) string {
 			continue
 		}
 		said[k.Leader] = true
-		if slices.ContainsFunc(s.Elections, func(el Election) bool { return el.Broker == k.Leader && el.Time > k.Time }) {
+		if slices.ContainsFunc(s.Elections, func(el election) bool { return el.Broker == k.Leader && el.Time > k.Time }) {
 			continue
 		}
 		who := fmt.Sprintf("broker %d", k.Leader)
@@ -244,24 +244,24 @@ func (s Story) Words(c StoryCounts) string {
 	return strings.Join(append(clauses, c.words()), "; ")
 }
 
-func (el Election) words() string {
+func (el election) words() string {
 	var w string
 	switch el.How {
-	case FromELR:
+	case fromELR:
 		w = fmt.Sprintf("ELR elected broker %d", el.Broker)
-	case FromISR:
+	case fromISR:
 		w = fmt.Sprintf("broker %d was elected from the ISR", el.Broker)
-	case FromLKELR:
+	case fromLKELR:
 		w = fmt.Sprintf("broker %d was elected from the last known ELR", el.Broker)
-	case Unclean:
+	case unclean:
 		w = fmt.Sprintf("broker %d was elected uncleanly (in neither the ISR nor the ELR)", el.Broker)
-	case LedAgain:
+	case ledAgain:
 		w = fmt.Sprintf("broker %d led again", el.Broker)
 	default:
 		w = fmt.Sprintf("broker %d became leader", el.Broker)
 	}
 	// The observer samples every 250 ms: under a second is "at once".
-	if el.Returned && el.How != LedAgain {
+	if el.Returned && el.How != ledAgain {
 		w += " once it was back"
 	}
 	if el.Leaderless >= time.Second {
@@ -275,7 +275,7 @@ func (el Election) words() string {
 	return w
 }
 
-func (k Strike) words() string {
+func (k strike) words() string {
 	who := "broker " + ids(k.Nodes)
 	if len(k.Nodes) > 1 {
 		who = "brokers " + ids(k.Nodes)
@@ -303,7 +303,7 @@ func ids(n []int32) string {
 // words renders a timed-out until as what did not happen. A condition of
 // several parts did not hold as a whole, which says nothing of each part:
 // it is quoted as the scenario spells it.
-func (u UntilOutcome) words() string {
+func (u untilOutcome) words() string {
 	waited := fmt.Sprintf("%g s", float64(u.TimeoutMS)/1000)
 	var w []string
 	if u.Leader != nil {
@@ -358,7 +358,7 @@ func (c StoryCounts) words() string {
 // StoryWords reads a run folder's history and results and says what
 // happened to partition 0 of the run's topic.
 func StoryWords(runDir string) (string, error) {
-	row, err := RowFromRun(runDir, nil)
+	row, err := rowFromRun(runDir, nil)
 	if err != nil {
 		return "", err
 	}
@@ -371,7 +371,7 @@ func StoryWords(runDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	st, err := StoryOf(f, r.Info.Topic, 0)
+	st, err := storyOf(f, r.Info.Topic, 0)
 	if err != nil {
 		return "", err
 	}

@@ -160,7 +160,7 @@ func TestStoryWords(t *testing.T) {
 			"nothing lost, but the checker found nonmonotonic-poll 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			st, err := StoryOf(strings.NewReader(tc.history.String()), "orders", 0)
+			st, err := storyOf(strings.NewReader(tc.history.String()), "orders", 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -175,7 +175,7 @@ func TestStoryWords(t *testing.T) {
 // error naming the event, never a silent gap in the story.
 func TestStoryOfBadUntil(t *testing.T) {
 	h := newStory().add(-1, "ok", "until", 5, map[string]any{"fault": "until", "details": map[string]any{"leader": "zero"}}, "")
-	if _, err := StoryOf(strings.NewReader(h.String()), "orders", 0); err == nil || !strings.Contains(err.Error(), "event 2") {
+	if _, err := storyOf(strings.NewReader(h.String()), "orders", 0); err == nil || !strings.Contains(err.Error(), "event 2") {
 		t.Errorf("bad until details: %v", err)
 	}
 }
@@ -188,7 +188,7 @@ func TestStoryWordsRealSeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	st, err := StoryOf(f, "orders", 0)
+	st, err := storyOf(f, "orders", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

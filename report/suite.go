@@ -124,10 +124,10 @@ func SuiteBatch(f SuiteFile) Batch {
 	if f.Baseline != "" {
 		s := Section{Title: "Changes against " + f.Baseline}
 		if len(f.Changes) == 0 {
-			s.Para = []Span{Plain("None: every cell has the baseline's status.")}
+			s.Para = []Span{plain("None: every cell has the baseline's status.")}
 		}
 		for _, ch := range f.Changes {
-			s.Items = append(s.Items, []Span{Plain("%s: %s → %s", ch.ID, orNone(ch.Before), orNone(ch.After))})
+			s.Items = append(s.Items, []Span{plain("%s: %s → %s", ch.ID, orNone(ch.Before), orNone(ch.After))})
 		}
 		b.Sections = append(b.Sections, s)
 	}

@@ -73,14 +73,14 @@ func TestBands(t *testing.T) {
 func TestVerdictJSON(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Verdict
+		want RunVerdict
 		err  bool
 	}{
 		{"true", Valid, false}, {"false", Invalid, false}, {`"unknown"`, Unknown, false},
 		{`"valid"`, Valid, false}, {`"unchecked"`, Unchecked, false}, {"1", "", true}, {`"maybe"`, "", true},
 	}
 	for _, tc := range tests {
-		var v Verdict
+		var v RunVerdict
 		err := json.Unmarshal([]byte(tc.in), &v)
 		if (err != nil) != tc.err || v != tc.want {
 			t.Errorf("%s: got %q, %v; want %q, error %v", tc.in, v, err, tc.want, tc.err)
@@ -145,7 +145,7 @@ func TestFromCheckerResults(t *testing.T) {
 	tests := []struct {
 		name      string
 		json      string
-		verdict   Verdict
+		verdict   RunVerdict
 		counts    map[string]int
 		intervals string
 	}{

@@ -306,7 +306,7 @@ func faultList(dir string) string {
 		}
 		// Faults only: not the schedule's bookkeeping (until, heal) nor
 		// an undo (start, resume).
-		if f, ok := histories.LookupFault(e.F); ok && f.Kind != histories.Undo && f.Kind != histories.Bookkeeping {
+		if f, ok := histories.LookupFault(e.F); ok && f.Effect != histories.Undo && f.Effect != histories.Bookkeeping {
 			kinds = append(kinds, e.F)
 		}
 	}

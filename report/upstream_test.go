@@ -42,7 +42,7 @@ nemesis:
 func TestUpstream(t *testing.T) {
 	run := t.TempDir()
 	s2Run(t, run, true)
-	if err := os.WriteFile(filepath.Join(run, ScenarioFile), []byte(upstreamScenario), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(run, scenarioFile), []byte(upstreamScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	finding := t.TempDir()

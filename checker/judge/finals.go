@@ -135,7 +135,7 @@ func NewFinals(h *model.History) *Finals {
 		switch {
 		case ts >= 0:
 			// Only a read_committed read proves a txn's value committed.
-			if !op.RC && f != TxnPoll {
+			if !op.RC && f != txnPoll {
 				return
 			}
 			if c.TxnSends[ts].TP != r.TP {
@@ -162,8 +162,8 @@ func noteSeen(m map[int32]SeenAt, w int32, r *model.Rec, op *model.Read, f strin
 	m[w] = SeenAt{TP: r.TP, Off: r.Off, At: op.Ret, By: fmt.Sprintf("%s p%d", f, op.Proc)}
 }
 
-// Holds reports whether completed final read f holds value val.
-func (a *Finals) Holds(f, val int32) bool { return a.held[f].has(val) }
+// holds reports whether completed final read f holds value val.
+func (a *Finals) holds(f, val int32) bool { return a.held[f].has(val) }
 
 // InSome reports whether some completed final read of its partition holds
 // value val.
@@ -206,8 +206,8 @@ func FinalAtOf(h *model.History, f, tp int32, off int64) (model.Rec, bool) {
 	return model.Rec{}, false
 }
 
-// Isolation names completed final read f's isolation.
-func Isolation(h *model.History, f int32) string {
+// isolation names completed final read f's isolation.
+func isolation(h *model.History, f int32) string {
 	if h.Finals[f].RC {
 		return histories.ReadCommitted
 	}
@@ -228,7 +228,7 @@ type FinalReadRef struct {
 // FinalRef names completed final read f, with its end on tp.
 func FinalRef(h *model.History, f, tp int32) *FinalReadRef {
 	op := &h.Finals[f]
-	ref := &FinalReadRef{Process: int(op.Proc), InvokedS: Secs(op.Call), DoneS: Secs(op.Ret), Isolation: Isolation(h, f)}
+	ref := &FinalReadRef{Process: int(op.Proc), InvokedS: Secs(op.Call), DoneS: Secs(op.Ret), Isolation: isolation(h, f)}
 	if end, ok := op.Ends[tp]; ok {
 		ref.End = &end
 	}
@@ -239,8 +239,8 @@ func FinalRef(h *model.History, f, tp int32) *FinalReadRef {
 const (
 	// UnfinishedFinal names a final read that ended info or fail.
 	UnfinishedFinal = "unfinished final-read"
-	// TxnPoll names a txn's poll micro-operation.
-	TxnPoll = "txn poll"
+	// txnPoll names a txn's poll micro-operation.
+	txnPoll = "txn poll"
 )
 
 // EachRead calls fn on every record of every completed poll and final
@@ -250,7 +250,7 @@ func EachRead(h *model.History, fn func(f string, op *model.Read, r *model.Rec))
 	for _, set := range []struct {
 		f   string
 		ops []model.Read
-	}{{histories.FPoll, h.Polls}, {histories.FFinalRead, h.Finals}, {UnfinishedFinal, h.Partials}, {TxnPoll, h.TxnPolls}} {
+	}{{histories.FPoll, h.Polls}, {histories.FFinalRead, h.Finals}, {UnfinishedFinal, h.Partials}, {txnPoll, h.TxnPolls}} {
 		for i := range set.ops {
 			op := &set.ops[i]
 			for j := op.Start; j < op.End; j++ {

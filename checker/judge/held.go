@@ -170,7 +170,7 @@ func (a *Finals) walk(val, tp int32, off, at int64, uncommitted bool) (miss int3
 		}
 		switch a.coverOf(f, tp, off, at) {
 		case coverJudges:
-			if !a.Holds(f, val) {
+			if !a.holds(f, val) {
 				return f, true, couldNot
 			}
 			judged = true

@@ -39,7 +39,7 @@ func analyze(in *domain.Input, out *LinAnomalies) *Analysis {
 	if in.Porcupine.Skip {
 		return &Analysis{Linearizable: &Linearizable{Result: "skipped"}}
 	}
-	f := Check(in.History, in.Acked, in.Porcupine)
+	f := check(in.History, in.Acked, in.Porcupine)
 	out.Nonlinearizable = append(out.Nonlinearizable, f.Nonlinearizable...)
 	a := &Analysis{Linearizable: f.Linearizable, Reasons: f.Reasons}
 	if tps := LeftOut(in.History); len(tps) > 0 {

@@ -26,12 +26,12 @@ const (
 	SmallHistory = 5000
 )
 
-// Config steers the search (package domain owns its fields, since every
+// config steers the search (package domain owns its fields, since every
 // check's options reach the domains through domain.Input).
-type Config = domain.Porcupine
+type config = domain.Porcupine
 
-// Found is what the search found.
-type Found struct {
+// found is what the search found.
+type found struct {
 	Linearizable    *Linearizable
 	Nonlinearizable []NonlinearizableEntry
 	// Reasons are notes for the Result's reasons (a visualization that
@@ -43,18 +43,18 @@ type Found struct {
 type run struct {
 	h       *model.History
 	acked   [][]int32 // per partition, its sends acked with an offset, in send order
-	cfg     Config
+	cfg     config
 	ackApp  []int32 // send -> its append in the partition's porcupine history
 	entries []NonlinearizableEntry
 	reasons []string
 }
 
-// Check searches each partition's log of h for a linearization. acked
+// check searches each partition's log of h for a linearization. acked
 // is, per partition, its sends acked with an offset, in send order.
-func Check(h *model.History, acked [][]int32, cfg Config) Found {
+func check(h *model.History, acked [][]int32, cfg config) found {
 	a := &run{h: h, acked: acked, cfg: cfg}
 	l := a.linearizability()
-	return Found{Linearizable: l, Nonlinearizable: a.entries, Reasons: a.reasons}
+	return found{Linearizable: l, Nonlinearizable: a.entries, Reasons: a.reasons}
 }
 
 // LeftOut names the partitions that the log model leaves out: those

@@ -16,10 +16,10 @@ var Analyzer = domain.New("metadata", analyze)
 // Found is what the analyzer found beyond its entries.
 type Found struct {
 	domain.Base
-	// Terms are the quorum's leaders (Result.Terms).
+	// Terms are the quorum's leaders (Analysis.Terms).
 	Terms []Term
 	x     *MetadataAnomalies
-	// unknowns and notes are Result.Unknowns and Result.Notes.
+	// unknowns and notes are Analysis.Unknowns and Analysis.Notes.
 	unknowns, notes []string
 }
 
@@ -30,7 +30,7 @@ func analyze(in *domain.Input, out *MetadataAnomalies) *Found {
 	if c == nil {
 		c = New(Options{})
 	}
-	r := c.Result()
+	r := c.result()
 	*out = r.MetadataAnomalies
 	return &Found{Terms: r.Terms, x: out, unknowns: r.Unknowns, notes: r.Notes}
 }

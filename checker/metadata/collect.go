@@ -20,14 +20,14 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// DefaultResignGrace is how long after a newer epoch is first seen a
+// defaultResignGrace is how long after a newer epoch is first seen a
 // sample may still show the old leader claiming its older epoch before
 // that counts as split-brain. Raft allows a deposed leader to believe it
 // leads until it learns otherwise, and since KAFKA-15489 (3.7, 3.6.1) a
 // KRaft leader resigns when a majority has not fetched from it for 1.5 ×
 // controller.quorum.fetch.timeout.ms (3 s by default); the rest is the
 // observer's 250 ms sampling and a forwarded request's delay.
-const DefaultResignGrace = 10 * time.Second
+const defaultResignGrace = 10 * time.Second
 
 // Options tune the checker; zero values take the defaults.
 type Options struct {
@@ -42,7 +42,7 @@ type Options struct {
 }
 
 // AutoJoinKey is Kafka's name of the auto-join setting (KIP-853, 4.2+),
-// cluster.AutoJoinConfig: the checker is pure and imports no cluster.
+// cluster.autoJoinConfig: the checker is pure and imports no cluster.
 const AutoJoinKey = "controller.quorum.auto.join.enable"
 
 // AutoJoinFrom reads Options.AutoJoin from run.json's controller_configs
@@ -59,8 +59,8 @@ func AutoJoinFrom(configs map[int32]map[string]string) map[int32]bool {
 	return out
 }
 
-// Op is one metadata change and its outcome.
-type Op struct {
+// op is one metadata change and its outcome.
+type op struct {
 	Process  int
 	F        string
 	Value    histories.MetaOp
@@ -70,8 +70,8 @@ type Op struct {
 	Error    string
 }
 
-// Sample is one quorum sample.
-type Sample struct {
+// sample is one quorum sample.
+type sample struct {
 	At int64
 	// Since is the earliest moment the answer can show: its ask
 	// (QuorumValue.Asked) or, not recorded, the previous sample from the
@@ -82,18 +82,18 @@ type Sample struct {
 	histories.QuorumValue
 }
 
-// Fault is one nemesis op that took effect (ok), for the windows.
-type Fault struct {
+// appliedFault is one nemesis op that took effect (ok), for the windows.
+type appliedFault struct {
 	At    int64
 	Name  string
 	Nodes []int32
 }
 
-// NemOp is one nemesis op, invoke and completion, for the voter-set
+// nemOp is one nemesis op, invoke and completion, for the voter-set
 // analysis: which controllers were stopped or may have been started, and
 // the reconfigurations with what Kafka answered them (Details, kept for
 // add-controller and remove-controller only).
-type NemOp struct {
+type nemOp struct {
 	F        string
 	Index    int64 // the completion's history index; -1 never completed
 	Invoke   int64
@@ -106,15 +106,15 @@ type NemOp struct {
 // Collector gathers the metadata domain's events as the history streams.
 type Collector struct {
 	opts    Options
-	ops     []Op
+	ops     []op
 	open    map[int]int // process -> its open op (index into ops), metadata ops only
 	reading map[int]int64
 	reads   map[int32]histories.MetadataRead // node -> its last ok read
 	readAt  map[int32]int64
-	samples []Sample
+	samples []sample
 	sampled map[int32]int64 // source (QuorumValue.From) -> its last sample's time
-	faults  []Fault
-	nem     []NemOp
+	faults  []appliedFault
+	nem     []nemOp
 	nemOpen map[string]int // f -> its open op (index into nem)
 	last    int64
 }
@@ -122,7 +122,7 @@ type Collector struct {
 // New returns an empty Collector.
 func New(opts Options) *Collector {
 	if opts.ResignGrace <= 0 {
-		opts.ResignGrace = DefaultResignGrace
+		opts.ResignGrace = defaultResignGrace
 	}
 	return &Collector{opts: opts, open: map[int]int{}, reading: map[int]int64{},
 		reads: map[int32]histories.MetadataRead{}, readAt: map[int32]int64{}, nemOpen: map[string]int{},
@@ -158,7 +158,7 @@ func (c *Collector) Add(e *histories.Event) error {
 		var v histories.NemesisValue
 		decoded := e.Decode(&v) == nil
 		if e.Type == histories.OK && !histories.IsBookkeeping(e.F) && e.F != histories.FHeal && decoded {
-			c.faults = append(c.faults, Fault{At: e.Time, Name: e.F, Nodes: v.Nodes})
+			c.faults = append(c.faults, appliedFault{At: e.Time, Name: e.F, Nodes: v.Nodes})
 		}
 		c.addNemesis(e, v)
 		return nil
@@ -177,7 +177,7 @@ func (c *Collector) Add(e *histories.Event) error {
 			since = q.Asked
 		}
 		c.sampled[q.From] = e.Time
-		c.samples = append(c.samples, Sample{At: e.Time, Since: since, QuorumValue: q})
+		c.samples = append(c.samples, sample{At: e.Time, Since: since, QuorumValue: q})
 		return nil
 	case e.F == histories.FMetadataRead:
 		return c.addRead(e)
@@ -205,7 +205,7 @@ func (c *Collector) addOp(e *histories.Event) error {
 			return fmt.Errorf(`%s invoke value: "partitions" must be positive`, e.F)
 		}
 		c.open[p] = len(c.ops)
-		c.ops = append(c.ops, Op{Process: p, F: e.F, Value: v, Invoke: e.Time, Complete: -1})
+		c.ops = append(c.ops, op{Process: p, F: e.F, Value: v, Invoke: e.Time, Complete: -1})
 		return nil
 	}
 	i, ok := c.open[p]
@@ -248,13 +248,13 @@ func (c *Collector) addRead(e *histories.Event) error {
 func (c *Collector) addNemesis(e *histories.Event, v histories.NemesisValue) {
 	if e.Type == histories.Invoke {
 		c.nemOpen[e.F] = len(c.nem)
-		c.nem = append(c.nem, NemOp{F: e.F, Index: -1, Invoke: e.Time, Complete: -1})
+		c.nem = append(c.nem, nemOp{F: e.F, Index: -1, Invoke: e.Time, Complete: -1})
 		return
 	}
 	i, ok := c.nemOpen[e.F]
 	if !ok {
 		i = len(c.nem)
-		c.nem = append(c.nem, NemOp{F: e.F, Invoke: e.Time})
+		c.nem = append(c.nem, nemOp{F: e.F, Invoke: e.Time})
 	}
 	delete(c.nemOpen, e.F)
 	o := &c.nem[i]

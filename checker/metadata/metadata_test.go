@@ -77,7 +77,7 @@ func broker(id int32, leo int64, t map[string]histories.TopicMeta) histories.Met
 // attempt marks r as read at the convergence wait's attempt a.
 func attempt(a int, r histories.MetadataRead) histories.MetadataRead { r.Attempt = a; return r }
 
-func run(t *testing.T, b *h) Result {
+func run(t *testing.T, b *h) analysis {
 	t.Helper()
 	c := New(Options{ResignGrace: 5 * time.Second})
 	for i := range b.evs {
@@ -85,7 +85,7 @@ func run(t *testing.T, b *h) Result {
 			t.Fatalf("event %d: %v", i, err)
 		}
 	}
-	return c.Result()
+	return c.result()
 }
 
 // wantOne fails t unless got, the entries of one anomaly rendered as

@@ -21,8 +21,10 @@ const (
 	Unavailable     = "metadata-unavailable"
 )
 
-// Result is what the domain found: its anomalies and the quorum's terms.
-type Result struct {
+// analysis is what the Collector concludes: the domain's anomalies, the
+// quorum's terms and what leaves the verdict unknown (Found carries it
+// to the checker).
+type analysis struct {
 	MetadataAnomalies
 	// Terms are the quorum's leaders as the samples saw them (information:
 	// how fast leadership moved, and how long a deposed leader still
@@ -120,10 +122,10 @@ type Term struct {
 
 func secs(t int64) float64 { return math.Round(float64(t)/1e6) / 1e3 }
 
-// Result judges what was collected. Call it once, after the last Add.
-func (c *Collector) Result() Result {
+// result judges what was collected. Call it once, after the last Add.
+func (c *Collector) result() analysis {
 	c.closeOpen()
-	var r Result
+	var r analysis
 	reads := c.converged()
 	ref, view := reference(reads)
 	r.MetadataLost = c.lost(ref, view)
@@ -156,7 +158,7 @@ func (c *Collector) acked() (int, string) {
 
 // after reports whether some op of f on topic, not failed, may take
 // effect after time t: it completed after t, or never did.
-func (c *Collector) after(f, topic string, t int64, match func(Op) bool) bool {
+func (c *Collector) after(f, topic string, t int64, match func(op) bool) bool {
 	for _, o := range c.ops {
 		if o.F == f && o.Value.Topic == topic && o.Type != histories.Fail &&
 			(o.Complete < 0 || o.Type == histories.Info || o.Complete > t) && (match == nil || match(o)) {
@@ -209,7 +211,7 @@ func (c *Collector) lost(ref int32, view map[string]histories.TopicMeta) []LostE
 			}
 			// A register: the final value may be any write that could take
 			// effect after this one.
-			if set && c.after(histories.FAlterConfig, t, o.Invoke, func(w Op) bool {
+			if set && c.after(histories.FAlterConfig, t, o.Invoke, func(w op) bool {
 				return w.Value.Key == o.Value.Key && w.Value.Value == got
 			}) {
 				continue
@@ -290,7 +292,7 @@ func sorted(ids ...int32) []int32 { slices.Sort(ids); return slices.Compact(ids)
 var refusals = []string{"UNKNOWN_TOPIC_OR_PARTITION", "TOPIC_ALREADY_EXISTS", "INVALID_PARTITIONS",
 	"INVALID_REPLICATION_FACTOR", "POLICY_VIOLATION", "INVALID_CONFIG", "INVALID_REQUEST", "TOPIC_DELETION_DISABLED"}
 
-func refused(o Op) bool {
+func refused(o op) bool {
 	return o.Type == histories.Fail && slices.ContainsFunc(refusals, func(r string) bool { return strings.Contains(o.Error, r) })
 }
 
@@ -299,7 +301,7 @@ func refused(o Op) bool {
 // next op that succeeded.
 func (c *Collector) unavailable() []UnavailableEntry {
 	done := slices.Clone(c.ops)
-	slices.SortStableFunc(done, func(a, b Op) int { return cmp.Compare(end(a, c.last), end(b, c.last)) })
+	slices.SortStableFunc(done, func(a, b op) int { return cmp.Compare(end(a, c.last), end(b, c.last)) })
 	var out []UnavailableEntry
 	var w *UnavailableEntry
 	for _, o := range done {
@@ -335,7 +337,7 @@ var kafkaCode = regexp.MustCompile(`^[A-Z][A-Z_]+[A-Z]\b`)
 // errorClass names why an op failed, for the windows' counts: the Kafka
 // error code when the answer had one, else what the client saw (a timeout,
 // a lost connection), without addresses that would split the counts.
-func errorClass(o Op) string {
+func errorClass(o op) string {
 	msg := o.Error
 	switch {
 	case msg == "":
@@ -350,7 +352,7 @@ func errorClass(o Op) string {
 	return "other"
 }
 
-func end(o Op, last int64) int64 {
+func end(o op, last int64) int64 {
 	if o.Complete < 0 {
 		return last
 	}

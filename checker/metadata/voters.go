@@ -76,7 +76,7 @@ func (s VoterSample) String() string {
 
 // voterOp is a reconfiguration op read from its details.
 type voterOp struct {
-	NemOp
+	nemOp
 	node    int32 // -1: the op named none (open, or it failed before choosing)
 	dir     string
 	acked   bool // Kafka answered NONE
@@ -85,8 +85,8 @@ type voterOp struct {
 	epoch   int32 // newest epoch its quorum_before and quorum_after name, -1 none
 }
 
-func readVoterOp(o NemOp) voterOp {
-	v := voterOp{NemOp: o, node: -1, epoch: -1}
+func readVoterOp(o nemOp) voterOp {
+	v := voterOp{nemOp: o, node: -1, epoch: -1}
 	d := o.Details
 	if n, ok := d["node"].(float64); ok {
 		v.node = int32(n)
@@ -202,7 +202,7 @@ func (c *Collector) downThrough(id int32, op voterOp, t int64) bool {
 	if from < 0 {
 		return false
 	}
-	return !slices.ContainsFunc(c.nem, func(o NemOp) bool { return o.Invoke >= from && o.Invoke <= t && mayStart(o.F) })
+	return !slices.ContainsFunc(c.nem, func(o nemOp) bool { return o.Invoke >= from && o.Invoke <= t && mayStart(o.F) })
 }
 
 func mayStart(f string) bool { return !histories.IsBookkeeping(f) && !slices.Contains(neverStarts, f) }

@@ -156,7 +156,7 @@ func TestVoterChangeLost(t *testing.T) {
 					t.Fatalf("event %d: %v", i, err)
 				}
 			}
-			r := c.Result()
+			r := c.result()
 			var got []string
 			for _, e := range r.VoterChangeLost {
 				state := "unknown"

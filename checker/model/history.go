@@ -306,14 +306,14 @@ func (h *History) IsTxnTP(tp int32) bool { return int(tp) < len(h.TxnTP) && h.Tx
 // record possible (ok, ok without offset, info); else one sent to tp that
 // failed; else any send of the value; -1 if none invoked it.
 func (h *History) Explainer(val, tp int32, off int64) int32 {
-	best, _ := h.ExplainRank(val, tp, off)
+	best, _ := h.explainRank(val, tp, off)
 	return best
 }
 
-// ExplainRank is Explainer with the rank of its choice: 4 acked there, 3
+// explainRank is Explainer with the rank of its choice: 4 acked there, 3
 // sent there with an outcome that leaves it possible, 2 sent there and
 // failed, 1 sent elsewhere, 0 none (see writer, which weighs txn sends).
-func (h *History) ExplainRank(val, tp int32, off int64) (int32, int) {
+func (h *History) explainRank(val, tp int32, off int64) (int32, int) {
 	return bestRanked(h.Vals[val].Send, h.SendsOf[val], func(i int32) int {
 		s := &h.Sends[i]
 		switch {

@@ -63,7 +63,7 @@ func (c *History) Writer(val, tp int32, off int64) (plain, txn int32) {
 	if c.Vals[val].Txn < 0 {
 		return c.Explainer(val, tp, off), -1
 	}
-	p, pr := c.ExplainRank(val, tp, off)
+	p, pr := c.explainRank(val, tp, off)
 	t, tr := c.txnRank(val, tp, off)
 	if tr > pr {
 		return -1, t

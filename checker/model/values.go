@@ -119,8 +119,8 @@ func (x *ValueIndex) Intern(v []byte, next int32) (id int32, s string, added boo
 	return next, s, true
 }
 
-// Find returns the number of the value s, if the index holds it.
-func (x *ValueIndex) Find(s string) (int32, bool) {
+// find returns the number of the value s, if the index holds it.
+func (x *ValueIndex) find(s string) (int32, bool) {
 	if prefix, width, n, ok := counter([]byte(s)); ok {
 		if k := x.key(prefix, width, false); k >= 0 {
 			if d := &x.dense[k]; n < len(d.ids) && d.ids[n] > 0 {
@@ -136,6 +136,6 @@ func (x *ValueIndex) Find(s string) (int32, bool) {
 // ValueID is the number of the value s, 0 if the history has no such
 // value (as a map lookup gives: callers ask only of values they read).
 func (h *History) ValueID(s string) int32 {
-	id, _ := h.ValIdx.Find(s)
+	id, _ := h.ValIdx.find(s)
 	return id
 }

@@ -50,7 +50,7 @@ func TestValueIndex(t *testing.T) {
 				}
 			}
 			for v, w := range want {
-				if id, ok := x.Find(v); !ok || id != w {
+				if id, ok := x.find(v); !ok || id != w {
 					t.Fatalf("Find(%q) = %d %v, want %d", v, id, ok, w)
 				}
 			}
@@ -58,7 +58,7 @@ func TestValueIndex(t *testing.T) {
 				if _, in := want[v]; in {
 					continue
 				}
-				if id, ok := x.Find(v); ok {
+				if id, ok := x.find(v); ok {
 					t.Fatalf("Find(%q) = %d, want none", v, id)
 				}
 			}

@@ -47,16 +47,16 @@ func analyze(in *domain.Input, out *RetentionAnomalies) *Found {
 	for i := range h.Vals {
 		maxValue = max(maxValue, len(h.Vals[i].Str))
 	}
-	cfg.MaxOffsetBytes = MaxOffsetBytes(maxValue)
+	cfg.MaxOffsetBytes = maxOffsetBytes(maxValue)
 	for tp, t := range h.TPs {
-		p := Partition{Name: t.Name()}
+		p := partition{Name: t.Name()}
 		for _, s := range in.Acked[tp] {
 			sd := &h.Sends[s]
-			p.Records = append(p.Records, Record{Offset: sd.Off, Invoked: sd.Call})
+			p.Records = append(p.Records, record{Offset: sd.Off, Invoked: sd.Call})
 		}
-		slices.SortFunc(p.Records, func(x, y Record) int { return int(x.Offset - y.Offset) })
+		slices.SortFunc(p.Records, func(x, y record) int { return int(x.Offset - y.Offset) })
 		for _, ls := range t.LogStarts {
-			p.Starts = append(p.Starts, Start{At: ls.At, Offset: ls.Offset, End: ls.End, By: "observer"})
+			p.Starts = append(p.Starts, start{At: ls.At, Offset: ls.Offset, End: ls.End, By: "observer"})
 		}
 		for _, f := range t.Finals {
 			op := &h.Finals[f]
@@ -65,12 +65,12 @@ func analyze(in *domain.Input, out *RetentionAnomalies) *Found {
 				if !has {
 					end = -1
 				}
-				p.Starts = append(p.Starts, Start{At: op.Ret, Offset: st, End: end, By: fmt.Sprintf("final-read p%d", op.Proc)})
+				p.Starts = append(p.Starts, start{At: op.Ret, Offset: st, End: end, By: fmt.Sprintf("final-read p%d", op.Proc)})
 			}
 		}
-		slices.SortStableFunc(p.Starts, func(x, y Start) int { return int(x.At - y.At) })
+		slices.SortStableFunc(p.Starts, func(x, y start) int { return int(x.At - y.At) })
 		// kchaos issues no delete-records: p.Deletes stays empty.
-		out.LogStartJump = append(out.LogStartJump, Check(cfg, p)...)
+		out.LogStartJump = append(out.LogStartJump, check(cfg, p)...)
 	}
 	return &Found{Base: domain.Base{Expl: explain(h, out.LogStartJump)}}
 }

@@ -27,23 +27,23 @@ import "fmt"
 // LogStartJump is the anomaly's name.
 const LogStartJump = "log-start-jump"
 
-// Unlimited is a retention of -1: Kafka keeps the log forever.
-const Unlimited = -1
+// unlimited is a retention of -1: Kafka keeps the log forever.
+const unlimited = -1
 
 // Record-size bounds: a batch's header is 61 bytes (magic v2) and a
 // record's own framing at most 40 (varints of length, timestamp and offset
 // deltas, key and value lengths, header count, attributes); kchaos's keys
 // are a partition's short name, within KeyAllowance.
 const (
-	BatchOverhead  = 61
-	RecordOverhead = 40
-	KeyAllowance   = 64
+	batchOverhead  = 61
+	recordOverhead = 40
+	keyAllowance   = 64
 )
 
-// MaxOffsetBytes is the most bytes one offset can take on disk when no
+// maxOffsetBytes is the most bytes one offset can take on disk when no
 // value is longer than maxValue.
-func MaxOffsetBytes(maxValue int) int64 {
-	return BatchOverhead + RecordOverhead + KeyAllowance + int64(maxValue)
+func maxOffsetBytes(maxValue int) int64 {
+	return batchOverhead + recordOverhead + keyAllowance + int64(maxValue)
 }
 
 // Config is the topic's retention as the run applied it.
@@ -57,17 +57,17 @@ type Config struct {
 	MaxOffsetBytes int64
 }
 
-// Record is an acknowledged record: its offset, and when its send was
+// record is an acknowledged record: its offset, and when its send was
 // invoked (ns, the history's clock).
-type Record struct {
+type record struct {
 	Offset  int64
 	Invoked int64
 }
 
-// Start is one observation of a partition's log start offset: at At (ns),
+// start is one observation of a partition's log start offset: at At (ns),
 // by By (the observer, a final read), with End the partition's log end
 // offset then (-1 unknown: then size retention cannot be ruled out).
-type Start struct {
+type start struct {
 	At, Offset, End int64
 	By              string
 }
@@ -77,11 +77,11 @@ type Start struct {
 // fault that does is judged right.
 type Delete struct{ At, Before int64 }
 
-// Partition is what the checker knows of one partition.
-type Partition struct {
+// partition is what the checker knows of one partition.
+type partition struct {
 	Name    string
-	Records []Record // acked records, by offset
-	Starts  []Start  // in time order
+	Records []record // acked records, by offset
+	Starts  []start  // in time order
 	Deletes []Delete
 }
 
@@ -100,8 +100,8 @@ type Jump struct {
 	Why          string `json:"why"`
 }
 
-// Check returns p's log-start-jumps under cfg.
-func Check(cfg Config, p Partition) []Jump {
+// check returns p's log-start-jumps under cfg.
+func check(cfg Config, p partition) []Jump {
 	var out []Jump
 	from := int64(0)
 	for _, s := range p.Starts {
@@ -128,7 +128,7 @@ func Check(cfg Config, p Partition) []Jump {
 }
 
 // inRange is the records with offsets in [from, to); records are by offset.
-func inRange(rs []Record, from, to int64) []Record {
+func inRange(rs []record, from, to int64) []record {
 	i := 0
 	for i < len(rs) && rs[i].Offset < from {
 		i++
@@ -140,7 +140,7 @@ func inRange(rs []Record, from, to int64) []Record {
 	return rs[i:j]
 }
 
-func allowed(cfg Config, dels []Delete, r Record, s Start) bool {
+func allowed(cfg Config, dels []Delete, r record, s start) bool {
 	for _, d := range dels {
 		if d.At <= s.At && r.Offset < d.Before {
 			return true
@@ -155,7 +155,7 @@ func allowed(cfg Config, dels []Delete, r Record, s Start) bool {
 	return false
 }
 
-func why(cfg Config, r Record, s Start) string {
+func why(cfg Config, r record, s start) string {
 	t := "retention.ms is unlimited"
 	if cfg.RetentionMS >= 0 {
 		t = fmt.Sprintf("retention.ms=%d keeps it until %.3f s (written at %.3f s)",

@@ -9,10 +9,10 @@ const sec = int64(1e9)
 
 // records are n acked records at offsets 0..n-1, one invoked per second
 // from t=1s.
-func records(n int) []Record {
-	out := make([]Record, n)
+func records(n int) []record {
+	out := make([]record, n)
 	for i := range out {
-		out[i] = Record{Offset: int64(i), Invoked: int64(i+1) * sec}
+		out[i] = record{Offset: int64(i), Invoked: int64(i+1) * sec}
 	}
 	return out
 }
@@ -25,67 +25,67 @@ func TestCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  Config
-		p    Partition
+		p    partition
 		want string // the jumps, rendered
 	}{
 		{"unlimited retention, start moves past acked records",
-			cfg(Unlimited, Unlimited), Partition{Records: records(10), Starts: []Start{{At: 20 * sec, Offset: 4, End: 10, By: "observe"}}},
+			cfg(unlimited, unlimited), partition{Records: records(10), Starts: []start{{At: 20 * sec, Offset: 4, End: 10, By: "observe"}}},
 			"[0->4 at 20s by observe: 4 kept, first 0]"},
 		{"no move: nothing",
-			cfg(Unlimited, Unlimited), Partition{Records: records(10), Starts: []Start{{At: 20 * sec, Offset: 0, End: 10}}},
+			cfg(unlimited, unlimited), partition{Records: records(10), Starts: []start{{At: 20 * sec, Offset: 0, End: 10}}},
 			"[]"},
 		// retention by time: the record written at 1 s may go at 1 s + 5 s.
 		{"time: every record passed is old enough (almost a jump)",
-			cfg(5000, Unlimited), Partition{Records: records(10), Starts: []Start{{At: 9 * sec, Offset: 4, End: 10}}},
+			cfg(5000, unlimited), partition{Records: records(10), Starts: []start{{At: 9 * sec, Offset: 4, End: 10}}},
 			"[]"},
 		{"time: the last record passed is 1 s too young",
-			cfg(5000, Unlimited), Partition{Records: records(10), Starts: []Start{{At: 8*sec + sec/4, Offset: 4, End: 10}}},
+			cfg(5000, unlimited), partition{Records: records(10), Starts: []start{{At: 8*sec + sec/4, Offset: 4, End: 10}}},
 			"[0->4 at 8.25s by : 1 kept, first 3]"},
 		{"time: within the clock slack is allowed",
-			cfg(5000, Unlimited), Partition{Records: records(10), Starts: []Start{{At: 8*sec + 3*sec/4, Offset: 4, End: 10}}},
+			cfg(5000, unlimited), partition{Records: records(10), Starts: []start{{At: 8*sec + 3*sec/4, Offset: 4, End: 10}}},
 			"[]"},
 		// retention by bytes: 10 offsets, 100 bytes each at most; a record
 		// at O may go only if (End-O-1)*100 >= retention.bytes.
 		{"bytes: what remains could reach retention.bytes (almost a jump)",
-			cfg(Unlimited, 600), Partition{Records: records(10), Starts: []Start{{At: 2 * sec, Offset: 4, End: 10}}},
+			cfg(unlimited, 600), partition{Records: records(10), Starts: []start{{At: 2 * sec, Offset: 4, End: 10}}},
 			"[]"},
 		{"bytes: too little would remain after the last record passed",
-			cfg(Unlimited, 700), Partition{Records: records(10), Starts: []Start{{At: 2 * sec, Offset: 4, End: 10}}},
+			cfg(unlimited, 700), partition{Records: records(10), Starts: []start{{At: 2 * sec, Offset: 4, End: 10}}},
 			"[0->4 at 2s by : 1 kept, first 3]"},
 		{"bytes: unknown log end cannot rule size retention out",
-			cfg(Unlimited, 700), Partition{Records: records(10), Starts: []Start{{At: 2 * sec, Offset: 4, End: -1}}},
+			cfg(unlimited, 700), partition{Records: records(10), Starts: []start{{At: 2 * sec, Offset: 4, End: -1}}},
 			"[]"},
 		{"bytes or time: either allows (offset 3 by bytes, the rest by time too)",
-			cfg(5000, 600), Partition{Records: records(10), Starts: []Start{{At: 8*sec + sec/4, Offset: 4, End: 10}}},
+			cfg(5000, 600), partition{Records: records(10), Starts: []start{{At: 8*sec + sec/4, Offset: 4, End: 10}}},
 			"[]"},
 		{"bytes and time both refuse: the KAFKA-20732 shape, the start jumps far",
-			cfg(600000, 600), Partition{Records: records(10), Starts: []Start{{At: 12 * sec, Offset: 9, End: 10}}},
+			cfg(600000, 600), partition{Records: records(10), Starts: []start{{At: 12 * sec, Offset: 9, End: 10}}},
 			"[0->9 at 12s by : 5 kept, first 4]"},
 		// delete-records
 		{"delete-records before the jump allows it",
-			cfg(Unlimited, Unlimited), Partition{Records: records(10), Starts: []Start{{At: 5 * sec, Offset: 4, End: 10}},
+			cfg(unlimited, unlimited), partition{Records: records(10), Starts: []start{{At: 5 * sec, Offset: 4, End: 10}},
 				Deletes: []Delete{{At: 4 * sec, Before: 4}}},
 			"[]"},
 		{"delete-records after the jump does not",
-			cfg(Unlimited, Unlimited), Partition{Records: records(10), Starts: []Start{{At: 5 * sec, Offset: 4, End: 10}},
+			cfg(unlimited, unlimited), partition{Records: records(10), Starts: []start{{At: 5 * sec, Offset: 4, End: 10}},
 				Deletes: []Delete{{At: 6 * sec, Before: 4}}},
 			"[0->4 at 5s by : 4 kept, first 0]"},
 		{"delete-records short of the jump",
-			cfg(Unlimited, Unlimited), Partition{Records: records(10), Starts: []Start{{At: 5 * sec, Offset: 4, End: 10}},
+			cfg(unlimited, unlimited), partition{Records: records(10), Starts: []start{{At: 5 * sec, Offset: 4, End: 10}},
 				Deletes: []Delete{{At: 4 * sec, Before: 2}}},
 			"[0->4 at 5s by : 2 kept, first 2]"},
 		// several observations: each move is judged from the last start.
 		{"a lagging lower answer does not reopen offsets already judged",
-			cfg(Unlimited, Unlimited), Partition{Records: records(10), Starts: []Start{
+			cfg(unlimited, unlimited), partition{Records: records(10), Starts: []start{
 				{At: 5 * sec, Offset: 2, End: 10}, {At: 6 * sec, Offset: 1, End: 10}, {At: 7 * sec, Offset: 3, End: 10}}},
 			"[0->2 at 5s by : 2 kept, first 0 2->3 at 7s by : 1 kept, first 2]"},
 		{"a jump past offsets no acked record holds is no anomaly",
-			cfg(Unlimited, Unlimited), Partition{Records: []Record{{Offset: 5, Invoked: sec}}, Starts: []Start{{At: 5 * sec, Offset: 5, End: 10}}},
+			cfg(unlimited, unlimited), partition{Records: []record{{Offset: 5, Invoked: sec}}, Starts: []start{{At: 5 * sec, Offset: 5, End: 10}}},
 			"[]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for _, j := range Check(tc.cfg, tc.p) {
+			for _, j := range check(tc.cfg, tc.p) {
 				got = append(got, fmt.Sprintf("%d->%d at %gs by %s: %d kept, first %d", j.From, j.To, float64(j.At)/1e9, j.By, j.Kept, j.First))
 				if j.Why == "" {
 					t.Errorf("jump %+v says no why", j)
@@ -99,7 +99,7 @@ func TestCheck(t *testing.T) {
 }
 
 func TestMaxOffsetBytes(t *testing.T) {
-	if got := MaxOffsetBytes(10); got != 61+40+64+10 {
+	if got := maxOffsetBytes(10); got != 61+40+64+10 {
 		t.Errorf("MaxOffsetBytes(10) = %d", got)
 	}
 }

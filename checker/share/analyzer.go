@@ -36,26 +36,26 @@ type ShareAnomalies struct {
 // Found is what the analyzer found beyond its entries.
 type Found struct {
 	domain.Base
-	shares *Shares // nil without share ops
+	shares *shares // nil without share ops
 }
 
 // analyze judges the share ops in in.Decoded (a *Builder, nil without
 // any) and puts the anomalies in out.
 func analyze(in *domain.Input, out *ShareAnomalies) *Found {
 	b, _ := in.Decoded.(*Builder)
-	if b == nil || !b.Used() {
+	if b == nil || !b.used() {
 		return &Found{}
 	}
 	for _, n := range in.History.Nem {
 		if !histories.IsBookkeeping(n.F) {
-			b.Nemesis(n.F, n.V.Nodes, n.Call, n.Ret)
+			b.nemesis(n.F, n.V.Nodes, n.Call, n.Ret)
 		}
 	}
 	for _, r := range in.History.Requests {
-		b.Request(r.At, r.A)
+		b.request(r.At, r.A)
 	}
-	b.Finish()
-	s := b.Check(finalLog(in.History, b.Topic()))
+	b.finish()
+	s := b.check(finalLog(in.History, b.Topic()))
 	*out = s.ShareAnomalies
 	return &Found{shares: s}
 }
@@ -68,10 +68,10 @@ func finalLog(h *model.History, topic string) *Log {
 			continue
 		}
 		if log == nil {
-			log = &Log{Records: map[int32][]LogRecord{}, Ends: map[int32]int64{}}
+			log = &Log{Records: map[int32][]logRecord{}, Ends: map[int32]int64{}}
 		}
 		for _, r := range judge.FinalRecs(h, int32(tp)) {
-			log.Records[t.Partition] = append(log.Records[t.Partition], LogRecord{Offset: r.Off, Value: h.Vals[r.Val].Str})
+			log.Records[t.Partition] = append(log.Records[t.Partition], logRecord{Offset: r.Off, Value: h.Vals[r.Val].Str})
 		}
 		if end, ok := h.Finals[t.Final].Ends[int32(tp)]; ok {
 			log.Ends[t.Partition] = end

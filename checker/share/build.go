@@ -106,11 +106,11 @@ func NewBuilder() *Builder {
 		byRec: map[recKey][]int{}, byDel: map[delKey]int{}}
 }
 
-// Used reports whether the history had any share op.
-func (b *Builder) Used() bool { return b.group != "" || len(b.dels) > 0 || b.tried }
+// used reports whether the history had any share op.
+func (b *Builder) used() bool { return b.group != "" || len(b.dels) > 0 || b.tried }
 
-// Nemesis records a nemesis op's completion (for causes and context).
-func (b *Builder) Nemesis(f string, nodes []int32, call, ret int64) {
+// nemesis records a nemesis op's completion (for causes and context).
+func (b *Builder) nemesis(f string, nodes []int32, call, ret int64) {
 	b.faults = append(b.faults, fault{f: f, nodes: nodes, call: call, ret: ret})
 }
 
@@ -250,9 +250,9 @@ func (b *Builder) acked(p int, pd *pend, e *histories.Event) error {
 	return nil
 }
 
-// Finish closes the share ops still open when the history ends: their
+// finish closes the share ops still open when the history ends: their
 // outcome is unknown.
-func (b *Builder) Finish() {
+func (b *Builder) finish() {
 	for p, pd := range b.open {
 		if pd.f == histories.FShareAck {
 			for _, a := range pd.ack.Acks {

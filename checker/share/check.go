@@ -21,11 +21,11 @@ const (
 
 // Redelivery causes (RedeliveryEntry.Cause).
 const (
-	CauseRelease     = "release"      // the member released it (ack confirmed)
-	CauseAckRefused  = "ack-refused"  // the broker refused the member's ack: it no longer held the lock
-	CauseMemberDeath = "member-death" // the member's client ended before acking
-	CauseFault       = "fault"        // a nemesis op (broker kill, coordinator failover, ...) came between
-	CauseLockExpiry  = "lock-expiry"  // none of those: the lock ran out
+	causeRelease     = "release"      // the member released it (ack confirmed)
+	causeAckRefused  = "ack-refused"  // the broker refused the member's ack: it no longer held the lock
+	causeMemberDeath = "member-death" // the member's client ended before acking
+	causeFault       = "fault"        // a nemesis op (broker kill, coordinator failover, ...) came between
+	causeLockExpiry  = "lock-expiry"  // none of those: the lock ran out
 	// CauseRequest: a request fault's action on the delivering member's
 	// own requests (a ShareAcknowledge dropped on the way there or back,
 	// a heartbeat's answer withheld, ...) came between the delivery and
@@ -40,12 +40,12 @@ const (
 // Log is what the completed final read holds of the share group's topic:
 // per partition, its records in offset order, and the offset it read up to.
 type Log struct {
-	Records map[int32][]LogRecord
+	Records map[int32][]logRecord
 	Ends    map[int32]int64
 }
 
-// LogRecord is one record of the log.
-type LogRecord struct {
+// logRecord is one record of the log.
+type logRecord struct {
 	Offset int64
 	Value  string
 }
@@ -142,9 +142,9 @@ type Stats struct {
 	AcksOfFinal int `json:"acks_of_final_records"`
 }
 
-// Shares is what Check found: the share anomalies (ShareAnomalies), the
+// shares is what Check found: the share anomalies (ShareAnomalies), the
 // counts of what the share ops did, and why records could not be judged.
-type Shares struct {
+type shares struct {
 	ShareAnomalies
 	Stats Stats
 	// Unjudged says why records could not be judged at all ("": they were).
@@ -179,10 +179,10 @@ func (b *Builder) faultsIn(from, to int64) []string {
 	return out
 }
 
-// Check judges the share ops added so far against log (nil: no completed
+// check judges the share ops added so far against log (nil: no completed
 // final read of the topic). Call Finish first.
-func (b *Builder) Check(log *Log) *Shares {
-	r := &Shares{Stats: Stats{Deliveries: len(b.dels), Records: len(b.byRec), Acks: map[string]int{}, Causes: map[string]int{}}}
+func (b *Builder) check(log *Log) *shares {
+	r := &shares{Stats: Stats{Deliveries: len(b.dels), Records: len(b.byRec), Acks: map[string]int{}, Causes: map[string]int{}}}
 	b.finalAcks = map[int]bool{}
 	for _, a := range b.acks {
 		r.Stats.Acks[a.status+" "+a.outcome]++
@@ -245,7 +245,7 @@ func (b *Builder) okAck(i int, statuses ...string) int {
 // count, and judged by the same two rules: a double acquire only on a
 // confirmed ack of the earlier one invoked after the later one, a
 // redelivery after accept on a confirmed accept of the earlier one.
-func (b *Builder) checkRecord(r *Shares, ds []int) {
+func (b *Builder) checkRecord(r *shares, ds []int) {
 	first := b.dels[ds[0]]
 	for _, i := range ds {
 		d := b.dels[i]
@@ -282,7 +282,7 @@ func (b *Builder) checkRecord(r *Shares, ds []int) {
 }
 
 // addUnknown adds a share-unknown entry, one per record.
-func (b *Builder) addUnknown(r *Shares, e RecordEntry) {
+func (b *Builder) addUnknown(r *shares, e RecordEntry) {
 	for _, u := range r.ShareUnknown {
 		if u.Partition == e.Partition && u.Offset == e.Offset {
 			return
@@ -298,14 +298,14 @@ func (b *Builder) addUnknown(r *Shares, e RecordEntry) {
 // (causedBy), a member's death only if its process ended by then, a
 // request fault's action only if it acted on the member's own client
 // between the delivery and the redelivery.
-func (b *Builder) redeliveries(r *Shares, ds []int) {
+func (b *Builder) redeliveries(r *shares, ds []int) {
 	for x := 1; x < len(ds); x++ {
 		i, j := ds[x-1], ds[x]
 		a, c := b.dels[i], b.dels[j]
 		if a.count == c.count && !b.leaderMayHaveChanged(i, j) {
 			continue // a double acquire, not a redelivery
 		}
-		cause := CauseLockExpiry
+		cause := causeLockExpiry
 		faults := b.faultsIn(a.ret, c.ret)
 		reqs := b.requestsIn(a.ret, c.ret, a.member)
 		end, ended := b.endedAt[a.proc]
@@ -313,15 +313,15 @@ func (b *Builder) redeliveries(r *Shares, ds []int) {
 		case b.causedBy(i, c.ret, func(a ack) bool {
 			return a.status == histories.AckRelease && a.outcome == histories.ShareOutcomeOK
 		}):
-			cause = CauseRelease
+			cause = causeRelease
 		case b.causedBy(i, c.ret, func(a ack) bool { return a.outcome == histories.ShareOutcomeFail }):
-			cause = CauseAckRefused
+			cause = causeAckRefused
 		case ended && end <= c.ret:
-			cause = CauseMemberDeath
+			cause = causeMemberDeath
 		case len(reqs) > 0:
 			cause = CauseRequest
 		case len(faults) > 0:
-			cause = CauseFault
+			cause = causeFault
 		}
 		r.Stats.Causes[cause]++
 		r.ShareRedelivery = append(r.ShareRedelivery, RedeliveryEntry{Partition: a.part, Offset: a.off, Value: a.val, Cause: cause,
@@ -374,8 +374,8 @@ func (b *Builder) causedBy(i int, t int64, is func(ack) bool) bool {
 // share-lost, as is one no member was ever delivered by the end of the
 // drain; one whose fate rests on an ack of unknown outcome, or that the
 // drain left in flight, is share-unknown.
-func (b *Builder) checkLog(r *Shares, log *Log) {
-	if !b.Used() {
+func (b *Builder) checkLog(r *shares, log *Log) {
+	if !b.used() {
 		return
 	}
 	switch {

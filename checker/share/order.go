@@ -36,7 +36,7 @@ import (
 
 // pair judges delivery i and delivery j acquired after it (higher count,
 // or later in time across a cluster fault).
-func (b *Builder) pair(r *Shares, i, j int, from int64) {
+func (b *Builder) pair(r *shares, i, j int, from int64) {
 	a, c := b.dels[i], b.dels[j]
 	for _, ai := range a.acks {
 		k := b.acks[ai]
@@ -74,7 +74,7 @@ func (b *Builder) pair(r *Shares, i, j int, from int64) {
 // entry of kind, or share-unknown when the confirmation may prove
 // nothing; it reports whether the pair is judged (false: the ack is no
 // evidence, look at the next).
-func (b *Builder) late(r *Shares, i, j, ai int, from int64, kind string) bool {
+func (b *Builder) late(r *shares, i, j, ai int, from int64, kind string) bool {
 	a, c, k := b.dels[i], b.dels[j], b.acks[ai]
 	rec := fmt.Sprintf("partition %d offset %d", a.part, a.off)
 	unknown := func(why string) {

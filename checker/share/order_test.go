@@ -229,33 +229,33 @@ func TestRedeliveryCausesRespectTime(t *testing.T) {
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
 			h.ack(1, 1, 0, rel, ok, histories.OK)
-		}, CauseLockExpiry},
+		}, causeLockExpiry},
 		{"release invoked before, confirmed after the redelivery", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.ackInv(1, 1, 0, rel)
 			h.poll(2, 2, 0)
 			h.ackDone(1, 1, 0, rel, ok)
-		}, CauseRelease},
+		}, causeRelease},
 		{"refusal invoked after the redelivery", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
 			h.ack(1, 1, 0, acc, nok, histories.OK)
-		}, CauseLockExpiry},
+		}, causeLockExpiry},
 		{"refusal invoked before the redelivery", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.ack(1, 1, 0, acc, nok, histories.OK)
 			h.poll(2, 2, 0)
-		}, CauseAckRefused},
+		}, causeAckRefused},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &hb{}
 			tc.build(h)
 			b := h.builder(t)
-			b.Finish()
-			r := b.Check(nil)
+			b.finish()
+			r := b.check(nil)
 			if len(r.ShareRedelivery) != 1 || r.ShareRedelivery[0].Cause != tc.want {
 				t.Fatalf("redeliveries %+v, want one by %s", r.ShareRedelivery, tc.want)
 			}

@@ -17,8 +17,8 @@ type reqAction struct {
 	a  histories.RequestAction
 }
 
-// Request records a request fault's action at time at (a request event).
-func (b *Builder) Request(at int64, a histories.RequestAction) {
+// request records a request fault's action at time at (a request event).
+func (b *Builder) request(at int64, a histories.RequestAction) {
 	b.reqs = append(b.reqs, reqAction{at: at, a: a})
 }
 

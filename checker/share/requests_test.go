@@ -48,7 +48,7 @@ func TestRequestCause(t *testing.T) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, nil, false, CauseLockExpiry, 0, 45},
+		}, nil, false, causeLockExpiry, 0, 45},
 		{"at the redelivery's completion", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
@@ -63,28 +63,28 @@ func TestRequestCause(t *testing.T) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{65, drop(m1)}}, false, CauseLockExpiry, 0, 0},
+		}, []req{{65, drop(m1)}}, false, causeLockExpiry, 0, 0},
 		{"before the delivery", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{55, drop(m0)}}, false, CauseLockExpiry, 0, 0},
+		}, []req{{55, drop(m0)}}, false, causeLockExpiry, 0, 0},
 		{"after the redelivery", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, []req{{81, drop(m0)}}, false, CauseLockExpiry, 0, 0},
+		}, []req{{81, drop(m0)}}, false, causeLockExpiry, 0, 0},
 		{"a release comes first", func(h *hb) {
 			h.members(2)
 			h.deliver(1, 1, 0, rel, ok) // poll 50-60, ack 70-80
 			h.poll(2, 2, 0)             // 90-100
-		}, []req{{75, drop(m0)}}, false, CauseRelease, 1, 0},
+		}, []req{{75, drop(m0)}}, false, causeRelease, 1, 0},
 		{"member death comes first", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.op(1, histories.FSharePoll, histories.Info, histories.SharePollValue{Group: "g"}, nil) // 70-80
 			h.poll(2, 2, 0)                                                                          // 90-100
-		}, []req{{75, drop(m0)}}, false, CauseMemberDeath, 1, 0},
+		}, []req{{75, drop(m0)}}, false, causeMemberDeath, 1, 0},
 		{"the latest five", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
@@ -96,16 +96,16 @@ func TestRequestCause(t *testing.T) {
 			tc.build(h)
 			b := h.builder(t)
 			if tc.kill {
-				b.Nemesis("kill", []int32{1}, 66, 67)
+				b.nemesis("kill", []int32{1}, 66, 67)
 			}
 			if tc.opAt > 0 {
-				b.Nemesis("drop-request", nil, tc.opAt, tc.opAt+1)
+				b.nemesis("drop-request", nil, tc.opAt, tc.opAt+1)
 			}
 			for _, r := range tc.reqs {
-				b.Request(r.at, r.a)
+				b.request(r.at, r.a)
 			}
-			b.Finish()
-			r := b.Check(nil)
+			b.finish()
+			r := b.check(nil)
 			if len(r.ShareRedelivery) != 1 {
 				t.Fatalf("redeliveries %+v, want one", r.ShareRedelivery)
 			}
@@ -147,11 +147,11 @@ func TestRequestsOfRecord(t *testing.T) {
 	h.ack(1, 1, 0, acc, "", histories.Info) // 70-80: unknown
 	h.offsets(1)                            // 90-100
 	b := h.builder(t)
-	b.Request(75, own)
-	b.Request(76, other)
-	b.Finish()
-	log := &Log{Records: map[int32][]LogRecord{0: {{Offset: 0, Value: val(0)}}}, Ends: map[int32]int64{0: 1}}
-	r := b.Check(log)
+	b.request(75, own)
+	b.request(76, other)
+	b.finish()
+	log := &Log{Records: map[int32][]logRecord{0: {{Offset: 0, Value: val(0)}}}, Ends: map[int32]int64{0: 1}}
+	r := b.check(log)
 	if len(r.ShareUnknown) != 1 {
 		t.Fatalf("share-unknown %+v, want one", r.ShareUnknown)
 	}

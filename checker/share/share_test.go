@@ -99,20 +99,20 @@ func (h *hb) builder(t *testing.T) *Builder {
 		}
 	}
 	for _, f := range h.faults {
-		b.Nemesis("kill", []int32{0}, f, f+1)
+		b.nemesis("kill", []int32{0}, f, f+1)
 	}
 	return b
 }
 
-func (h *hb) check(t *testing.T, logEnd int64) *Shares {
+func (h *hb) check(t *testing.T, logEnd int64) *shares {
 	t.Helper()
 	b := h.builder(t)
-	b.Finish()
-	log := &Log{Records: map[int32][]LogRecord{0: nil}, Ends: map[int32]int64{0: logEnd}}
+	b.finish()
+	log := &Log{Records: map[int32][]logRecord{0: nil}, Ends: map[int32]int64{0: logEnd}}
 	for o := int64(0); o < logEnd; o++ {
-		log.Records[0] = append(log.Records[0], LogRecord{Offset: o, Value: val(o)})
+		log.Records[0] = append(log.Records[0], logRecord{Offset: o, Value: val(o)})
 	}
-	return b.Check(log)
+	return b.check(log)
 }
 
 const (
@@ -124,7 +124,7 @@ const (
 	unk = histories.ShareOutcomeInfo
 )
 
-func counts(r *Shares) map[string]int {
+func counts(r *shares) map[string]int {
 	m := map[string]int{}
 	for name, n := range map[string]int{Lost: len(r.ShareLost), DoubleAcquire: len(r.ShareDoubleAcquire),
 		RedeliveredAfterAccept: len(r.ShareRedeliveredAfterAccept), DeliveryCount: len(r.ShareDeliveryCount),
@@ -376,7 +376,7 @@ func TestAcksOfFinalRecords(t *testing.T) {
 	if r.Stats.AcksOfFinal != 1 || len(r.ShareDoubleAcquire) != 0 {
 		t.Fatalf("acks of final records %d, double acquires %d: want 1 and 0", r.Stats.AcksOfFinal, len(r.ShareDoubleAcquire))
 	}
-	if len(r.ShareRedelivery) != 1 || r.ShareRedelivery[0].Cause != CauseLockExpiry {
+	if len(r.ShareRedelivery) != 1 || r.ShareRedelivery[0].Cause != causeLockExpiry {
 		t.Fatalf("redeliveries %+v, want one by lock expiry", r.ShareRedelivery)
 	}
 	got := r.ShareRedelivery[0].From.Acks
@@ -395,39 +395,39 @@ func TestRedeliveryCauses(t *testing.T) {
 			h.members(1)
 			h.deliver(1, 1, 0, rel, ok)
 			h.poll(1, 2, 0)
-		}, CauseRelease},
+		}, causeRelease},
 		{"ack refused", func(h *hb) {
 			h.members(1)
 			h.deliver(1, 1, 0, acc, nok)
 			h.poll(1, 2, 0)
-		}, CauseAckRefused},
+		}, causeAckRefused},
 		{"member death", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.op(1, histories.FSharePoll, histories.Info, histories.SharePollValue{Group: "g"}, nil)
 			h.poll(2, 2, 0)
-		}, CauseMemberDeath},
+		}, causeMemberDeath},
 		{"fault", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.t += 10
 			h.poll(2, 2, 0)
-		}, CauseFault},
+		}, causeFault},
 		{"lock expiry", func(h *hb) {
 			h.members(2)
 			h.poll(1, 1, 0)
 			h.poll(2, 2, 0)
-		}, CauseLockExpiry},
+		}, causeLockExpiry},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &hb{}
 			tc.build(h)
 			b := h.builder(t)
-			if tc.want == CauseFault {
-				b.Nemesis("kill", []int32{1}, 85, 86) // between the two polls
+			if tc.want == causeFault {
+				b.nemesis("kill", []int32{1}, 85, 86) // between the two polls
 			}
-			b.Finish()
-			r := b.Check(nil)
+			b.finish()
+			r := b.check(nil)
 			if len(r.ShareRedelivery) != 1 || r.ShareRedelivery[0].Cause != tc.want {
 				t.Fatalf("redeliveries %+v, want one by %s", r.ShareRedelivery, tc.want)
 			}

@@ -43,8 +43,8 @@ type TxnAnomalies struct {
 	TxnHanging []TxnHangingEntry `json:"txn-hanging,omitempty" unit:"per partition" rule:"per entry"`
 }
 
-// HangingCounted is the number of txn-hanging entries that count.
-func (x *TxnAnomalies) HangingCounted() int {
+// hangingCounted is the number of txn-hanging entries that count.
+func (x *TxnAnomalies) hangingCounted() int {
 	k := 0
 	for _, e := range x.TxnHanging {
 		if e.Counted {
@@ -73,7 +73,7 @@ func (f *Found) Invalid(k anomaly.Kind, n int) string {
 	if k.Name != TxnHanging {
 		return domain.Invalid(k, n)
 	}
-	if c := f.out.HangingCounted(); c > 0 {
+	if c := f.out.hangingCounted(); c > 0 {
 		return fmt.Sprintf("%s: %d (open longer than their timeout plus %.0f s after the final heal)", k.Name, c, HangingMargin.Seconds())
 	}
 	return ""
@@ -87,7 +87,7 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 		return fmt.Sprintf("G0: %d write cycles among txns, not counted: Kafka does not isolate "+
 			"the writes of concurrent transactions (their records interleave on partitions)", n)
 	case TxnHanging:
-		if rest := n - f.out.HangingCounted(); rest > 0 {
+		if rest := n - f.out.hangingCounted(); rest > 0 {
 			return fmt.Sprintf("txn-hanging: %d partitions held back by a transaction not yet open longer than its timeout plus %.0f s after the final heal (it may still be aborted)", rest, HangingMargin.Seconds())
 		}
 	}

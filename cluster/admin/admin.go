@@ -42,8 +42,8 @@ func wrap(cl *kgo.Client) *Client { return &Client{cl: cl, adm: kadm.NewClient(c
 // Close releases the connections.
 func (c *Client) Close() { c.cl.Close() }
 
-// Kgo exposes the underlying franz-go client (for callers needing raw requests).
-func (c *Client) Kgo() *kgo.Client { return c.cl }
+// kgo exposes the underlying franz-go client (for callers needing raw requests).
+func (c *Client) kgo() *kgo.Client { return c.cl }
 
 // LiveBrokers returns the ids of the brokers that are registered and
 // unfenced: KRaft's Metadata response lists only those.
@@ -116,10 +116,10 @@ func (c *Client) CreateTopic(ctx context.Context, spec TopicSpec) error {
 			return fmt.Errorf("create topic %s: %w%s", spec.Name, err, msg)
 		}
 	}
-	if err := c.WaitLeaders(ctx, spec.Name, 30*time.Second); err != nil || spec.LogDir == "" {
+	if err := c.waitLeaders(ctx, spec.Name, 30*time.Second); err != nil || spec.LogDir == "" {
 		return err
 	}
-	return c.MoveReplicas(ctx, spec.Name, spec.LogDir, 60*time.Second)
+	return c.moveReplicas(ctx, spec.Name, spec.LogDir, 60*time.Second)
 }
 
 // createTopicsRequest builds the CreateTopics request of spec: an explicit
@@ -156,8 +156,8 @@ func createTopicsRequest(spec TopicSpec) *kmsg.CreateTopicsRequest {
 	return req
 }
 
-// WaitLeaders waits until every partition of topic has a leader.
-func (c *Client) WaitLeaders(ctx context.Context, topic string, limit time.Duration) error {
+// waitLeaders waits until every partition of topic has a leader.
+func (c *Client) waitLeaders(ctx context.Context, topic string, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	var lastErr error

@@ -147,5 +147,5 @@ func askController(ctx context.Context, cl *kgo.Client) (histories.QuorumValue, 
 	if err != nil {
 		return histories.QuorumValue{}, err
 	}
-	return QuorumFrom(resp.(*kmsg.DescribeQuorumResponse))
+	return quorumFrom(resp.(*kmsg.DescribeQuorumResponse))
 }

@@ -86,8 +86,8 @@ func sorted(ids []int32, sortIt bool) []int32 {
 // high watermark.
 const debugReplicaID = -2
 
-// Offsets of one partition on one broker.
-type Offsets struct {
+// offsets of one partition on one broker.
+type offsets struct {
 	LogEnd int64
 	Err    error
 }

@@ -44,11 +44,11 @@ func (c *Client) LogDirs(ctx context.Context, broker int32) ([]LogDirState, erro
 	return out, nil
 }
 
-// MoveReplicas moves every replica of topic to the log dir dir on each
+// moveReplicas moves every replica of topic to the log dir dir on each
 // broker that hosts one (AlterReplicaLogDirs, as kafka-reassign-partitions
 // --reassignment-json-file with log_dirs does), and waits, at most limit,
 // until each broker describes them in dir with no move under way.
-func (c *Client) MoveReplicas(ctx context.Context, topic, dir string, limit time.Duration) error {
+func (c *Client) moveReplicas(ctx context.Context, topic, dir string, limit time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	// Describe asks the brokers in turn, and one whose metadata cache lags

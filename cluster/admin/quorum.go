@@ -13,8 +13,8 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// MetadataTopic is KRaft's metadata log; its one partition is the quorum.
-const MetadataTopic = "__cluster_metadata"
+// metadataTopic is KRaft's metadata log; its one partition is the quorum.
+const metadataTopic = "__cluster_metadata"
 
 // Quorum describes the KRaft quorum (DescribeQuorum on
 // __cluster_metadata-0). A broker forwards the request to the controller
@@ -24,7 +24,7 @@ func (c *Client) Quorum(ctx context.Context) (histories.QuorumValue, error) {
 	if err != nil {
 		return histories.QuorumValue{}, err
 	}
-	return QuorumFrom(resp)
+	return quorumFrom(resp)
 }
 
 // describeQuorum sends DescribeQuorum for the metadata partition (the
@@ -37,21 +37,21 @@ func (c *Client) describeQuorum(ctx context.Context) (*kmsg.DescribeQuorumRespon
 func describeQuorumRequest() *kmsg.DescribeQuorumRequest {
 	req := kmsg.NewPtrDescribeQuorumRequest()
 	t := kmsg.NewDescribeQuorumRequestTopic()
-	t.Topic = MetadataTopic
+	t.Topic = metadataTopic
 	t.Partitions = append(t.Partitions, kmsg.NewDescribeQuorumRequestTopicPartition())
 	req.Topics = append(req.Topics, t)
 	return req
 }
 
-// QuorumFrom decodes a DescribeQuorum response into the history's sample:
+// quorumFrom decodes a DescribeQuorum response into the history's sample:
 // the first partition of the metadata topic, voters and observers in id
 // order, each with its lag behind the leader's log end offset.
-func QuorumFrom(resp *kmsg.DescribeQuorumResponse) (histories.QuorumValue, error) {
+func quorumFrom(resp *kmsg.DescribeQuorumResponse) (histories.QuorumValue, error) {
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
 		return histories.QuorumValue{}, fmt.Errorf("describe quorum: %w%s", err, message(resp.ErrorMessage))
 	}
 	for _, t := range resp.Topics {
-		if t.Topic != MetadataTopic || len(t.Partitions) == 0 {
+		if t.Topic != metadataTopic || len(t.Partitions) == 0 {
 			continue
 		}
 		p := t.Partitions[0]
@@ -69,7 +69,7 @@ func QuorumFrom(resp *kmsg.DescribeQuorumResponse) (histories.QuorumValue, error
 		q.Observers = replicas(p.Observers, leaderLEO)
 		return q, nil
 	}
-	return histories.QuorumValue{}, errors.New("describe quorum: no " + MetadataTopic + " partition in the answer")
+	return histories.QuorumValue{}, errors.New("describe quorum: no " + metadataTopic + " partition in the answer")
 }
 
 func replicas(in []kmsg.DescribeQuorumResponseTopicPartitionReplicaState, leaderLEO int64) []histories.QuorumReplica {

@@ -50,20 +50,20 @@ func TestQuorumFrom(t *testing.T) {
 		err  string
 	}{
 		{"three voters, two observers",
-			quorumResp(MetadataTopic, 0, 1001, [][2]int64{{1002, 95}, {1000, 100}, {1001, 100}}, [][2]int64{{1, 99}, {0, -1}}),
+			quorumResp(metadataTopic, 0, 1001, [][2]int64{{1002, 95}, {1000, 100}, {1001, 100}}, [][2]int64{{1, 99}, {0, -1}}),
 			histories.QuorumValue{LeaderID: 1001, LeaderEpoch: 7, HighWatermark: 90,
 				Voters:    []histories.QuorumReplica{r(1000, 100, 0), r(1001, 100, 0), r(1002, 95, 5)},
 				Observers: []histories.QuorumReplica{r(0, -1, -1), r(1, 99, 1)}}, ""},
 		{"leader unknown: no lags",
-			quorumResp(MetadataTopic, 0, -1, [][2]int64{{1000, 100}}, nil),
+			quorumResp(metadataTopic, 0, -1, [][2]int64{{1000, 100}}, nil),
 			histories.QuorumValue{LeaderID: -1, LeaderEpoch: 7, HighWatermark: 90,
 				Voters: []histories.QuorumReplica{r(1000, 100, -1)}, Observers: []histories.QuorumReplica{}}, ""},
-		{"partition error", quorumResp(MetadataTopic, kerr.NotLeaderForPartition.Code, 1000, nil, nil),
+		{"partition error", quorumResp(metadataTopic, kerr.NotLeaderForPartition.Code, 1000, nil, nil),
 			histories.QuorumValue{}, "NOT_LEADER"},
 		{"another topic", quorumResp("other", 0, 1000, nil, nil), histories.QuorumValue{}, "no __cluster_metadata"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := QuorumFrom(tc.resp)
+			got, err := quorumFrom(tc.resp)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error %v, want %q", err, tc.err)

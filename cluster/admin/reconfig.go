@@ -84,11 +84,11 @@ func (c *Client) QuorumMembers(ctx context.Context) (Members, error) {
 	if err != nil {
 		return Members{}, err
 	}
-	return MembersFrom(resp)
+	return membersFrom(resp)
 }
 
-// MembersFrom decodes a DescribeQuorum answer into Members (id order).
-func MembersFrom(resp *kmsg.DescribeQuorumResponse) (Members, error) {
+// membersFrom decodes a DescribeQuorum answer into Members (id order).
+func membersFrom(resp *kmsg.DescribeQuorumResponse) (Members, error) {
 	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
 		return Members{}, fmt.Errorf("describe quorum: %w%s", err, message(resp.ErrorMessage))
 	}
@@ -96,7 +96,7 @@ func MembersFrom(resp *kmsg.DescribeQuorumResponse) (Members, error) {
 		return Members{}, fmt.Errorf("describe quorum: version %d answers no directory ids (KIP-853 needs version 2, Kafka 3.9+)", resp.Version)
 	}
 	for _, t := range resp.Topics {
-		if t.Topic != MetadataTopic || len(t.Partitions) == 0 {
+		if t.Topic != metadataTopic || len(t.Partitions) == 0 {
 			continue
 		}
 		p := t.Partitions[0]
@@ -106,23 +106,23 @@ func MembersFrom(resp *kmsg.DescribeQuorumResponse) (Members, error) {
 		return Members{LeaderID: p.LeaderID, LeaderEpoch: p.LeaderEpoch,
 			Voters: members(p.CurrentVoters), Observers: members(p.Observers)}, nil
 	}
-	return Members{}, errors.New("describe quorum: no " + MetadataTopic + " partition in the answer")
+	return Members{}, errors.New("describe quorum: no " + metadataTopic + " partition in the answer")
 }
 
 func members(in []kmsg.DescribeQuorumResponseTopicPartitionReplicaState) []Member {
 	out := make([]Member, 0, len(in))
 	for _, r := range in {
-		out = append(out, Member{ID: r.ReplicaID, DirectoryID: UUIDString(r.ReplicaDirectoryID), LogEndOffset: r.LogEndOffset})
+		out = append(out, Member{ID: r.ReplicaID, DirectoryID: uuidString(r.ReplicaDirectoryID), LogEndOffset: r.LogEndOffset})
 	}
 	slices.SortFunc(out, func(a, b Member) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 
-// UUIDString writes a Kafka Uuid as Kafka does: unpadded URL-safe base64.
-func UUIDString(u [16]byte) string { return base64.RawURLEncoding.EncodeToString(u[:]) }
+// uuidString writes a Kafka Uuid as Kafka does: unpadded URL-safe base64.
+func uuidString(u [16]byte) string { return base64.RawURLEncoding.EncodeToString(u[:]) }
 
-// ParseUUID reads a Kafka Uuid string.
-func ParseUUID(s string) ([16]byte, error) {
+// parseUUID reads a Kafka Uuid string.
+func parseUUID(s string) ([16]byte, error) {
 	var u [16]byte
 	b, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil || len(b) != 16 {
@@ -157,9 +157,9 @@ func answer(code int16, msg *string) Answer {
 	return a
 }
 
-// ControllerListener is the name of the controllers' listener
+// controllerListener is the name of the controllers' listener
 // (controller.listener.names, cluster.Render).
-const ControllerListener = "CONTROLLER"
+const controllerListener = "CONTROLLER"
 
 // reconfigTimeout is the TimeoutMs of an AddRaftVoter: how long the
 // leader may wait for the new voter set to commit before it answers
@@ -171,7 +171,7 @@ const reconfigTimeout = 15000
 // err is a transport failure (no answer); Kafka's refusals are in the
 // Answer.
 func (c *Client) AddRaftVoter(ctx context.Context, id int32, dir, host string, port uint16) (Answer, error) {
-	u, err := ParseUUID(dir)
+	u, err := parseUUID(dir)
 	if err != nil {
 		return Answer{}, fmt.Errorf("add raft voter %d: directory id: %w", id, err)
 	}
@@ -179,7 +179,7 @@ func (c *Client) AddRaftVoter(ctx context.Context, id int32, dir, host string, p
 	req.TimeoutMillis = reconfigTimeout
 	req.VoterID, req.VoterDirectoryID = id, u
 	l := kmsg.NewAddRaftVoterRequestListener()
-	l.Name, l.Host, l.Port = ControllerListener, host, port
+	l.Name, l.Host, l.Port = controllerListener, host, port
 	req.Listeners = append(req.Listeners, l)
 	req.AckWhenCommitted = true
 	resp, err := req.RequestWith(ctx, c.cl)
@@ -191,7 +191,7 @@ func (c *Client) AddRaftVoter(ctx context.Context, id int32, dir, host string, p
 
 // RemoveRaftVoter asks the quorum to remove voter id with directory dir.
 func (c *Client) RemoveRaftVoter(ctx context.Context, id int32, dir string) (Answer, error) {
-	u, err := ParseUUID(dir)
+	u, err := parseUUID(dir)
 	if err != nil {
 		return Answer{}, fmt.Errorf("remove raft voter %d: directory id: %w", id, err)
 	}

@@ -17,7 +17,7 @@ func TestMembersFrom(t *testing.T) {
 		r := kmsg.NewPtrDescribeQuorumResponse()
 		r.Version = version
 		tp := kmsg.NewDescribeQuorumResponseTopic()
-		tp.Topic = MetadataTopic
+		tp.Topic = metadataTopic
 		p := kmsg.NewDescribeQuorumResponseTopicPartition()
 		p.ErrorCode, p.LeaderID, p.LeaderEpoch = code, 1001, 7
 		for _, id := range []int32{1002, 1000, 1001} {
@@ -41,7 +41,7 @@ func TestMembersFrom(t *testing.T) {
 		{name: "v1 has no directory ids", version: 1, err: "version 1 answers no directory ids"},
 		{name: "partition error", version: 2, code: 6, err: "NOT_LEADER_FOR_PARTITION"},
 	} {
-		m, err := MembersFrom(resp(tc.version, tc.code))
+		m, err := membersFrom(resp(tc.version, tc.code))
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
 				t.Errorf("%s: err %v, want %q", tc.name, err, tc.err)
@@ -54,7 +54,7 @@ func TestMembersFrom(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%s: %q, %v; want %q", tc.name, got, err, tc.want)
 		}
-		if u, err := ParseUUID(o.DirectoryID); err != nil || u != dir(3) {
+		if u, err := parseUUID(o.DirectoryID); err != nil || u != dir(3) {
 			t.Errorf("%s: ParseUUID(%q) = %v, %v", tc.name, o.DirectoryID, u, err)
 		}
 	}
@@ -81,7 +81,7 @@ func TestAnswer(t *testing.T) {
 			t.Errorf("code %d: %+v (ok %v), want %+v (ok %v, retriable %v)", tc.code, a, a.OK(), tc.want, tc.ok, tc.retry)
 		}
 	}
-	if _, err := ParseUUID("short"); err == nil {
+	if _, err := parseUUID("short"); err == nil {
 		t.Error("ParseUUID took a short string")
 	}
 }

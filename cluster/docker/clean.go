@@ -14,10 +14,10 @@ import (
 // Label marks every container and network of a run: org.kchaos.run=<run id>.
 const Label = "org.kchaos.run"
 
-// RemoveRun force-removes the containers (with their anonymous volumes) and
+// removeRun force-removes the containers (with their anonymous volumes) and
 // networks labelled org.kchaos.run=runID; runID "" removes those of every
 // run. It returns how many containers and networks it removed.
-func RemoveRun(ctx context.Context, docker *client.Client, runID string) (int, error) {
+func removeRun(ctx context.Context, docker *client.Client, runID string) (int, error) {
 	label := Label
 	if runID != "" {
 		label = Label + "=" + runID
@@ -57,9 +57,9 @@ func RemoveRun(ctx context.Context, docker *client.Client, runID string) (int, e
 // kchaos did not make.
 const DataMarker = ".kchaos-data"
 
-// MakeDataDir makes a run's data folder under root and marks it as
+// makeDataDir makes a run's data folder under root and marks it as
 // kchaos's (DataMarker). Start calls it before any node's folder.
-func MakeDataDir(root, runID string) (string, error) {
+func makeDataDir(root, runID string) (string, error) {
 	dir := filepath.Join(root, runID)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("data folder: %w", err)
@@ -90,17 +90,17 @@ func Clean(ctx context.Context, dataRoot string) (Cleaned, error) {
 		return Cleaned{}, fmt.Errorf("docker: %w", err)
 	}
 	defer docker.Close()
-	n, err := RemoveRun(ctx, docker.Client, "")
-	removed, left, derr := CleanData(dataRoot)
+	n, err := removeRun(ctx, docker.Client, "")
+	removed, left, derr := cleanData(dataRoot)
 	return Cleaned{Labelled: n, Removed: removed, Left: left}, errors.Join(err, derr)
 }
 
-// CleanData removes the data folders under root (default /var/tmp/kchaos)
+// cleanData removes the data folders under root (default /var/tmp/kchaos)
 // that kchaos made (those holding DataMarker; a symbolic link is never
 // followed), after clearing the immutable attributes and unmounting the
 // tmpfs mounts that disk faults and bounded log dirs left in them. Every
 // other entry is left, and listed.
-func CleanData(root string) (removed, left []string, err error) {
+func cleanData(root string) (removed, left []string, err error) {
 	if root == "" {
 		root = "/var/tmp/kchaos"
 	}

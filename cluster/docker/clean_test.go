@@ -13,7 +13,7 @@ import (
 func TestCleanDataOnlyMarked(t *testing.T) {
 	root := t.TempDir()
 	for _, id := range []string{"run-a", "run-b"} {
-		dir, err := MakeDataDir(root, id)
+		dir, err := makeDataDir(root, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -29,7 +29,7 @@ func TestCleanDataOnlyMarked(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A marked folder elsewhere, reached by a link: not followed.
-	elsewhere, err := MakeDataDir(t.TempDir(), "run-c")
+	elsewhere, err := makeDataDir(t.TempDir(), "run-c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestCleanDataOnlyMarked(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(fake, DataMarker), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	removed, left, err := CleanData(root)
+	removed, left, err := cleanData(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestCleanDataOnlyMarked(t *testing.T) {
 		}
 	}
 	// A root that does not exist: nothing to do.
-	if r, l, err := CleanData(filepath.Join(root, "none")); err != nil || len(r)+len(l) > 0 {
+	if r, l, err := cleanData(filepath.Join(root, "none")); err != nil || len(r)+len(l) > 0 {
 		t.Errorf("missing root: %v %v %v", r, l, err)
 	}
 }

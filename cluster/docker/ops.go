@@ -150,8 +150,8 @@ func (c *Cluster) Logs(ctx context.Context, id int32) ([]byte, error) {
 // Admin returns an admin client for the cluster; the caller closes it.
 func (c *Cluster) Admin() (*admin.Client, error) { return admin.New(c.Bootstrap()) }
 
-// WaitReady waits until every broker is registered and unfenced.
-func (c *Cluster) WaitReady(ctx context.Context, limit time.Duration) error {
+// waitReady waits until every broker is registered and unfenced.
+func (c *Cluster) waitReady(ctx context.Context, limit time.Duration) error {
 	return cluster.WaitBrokers(ctx, c, c.brokers, limit)
 }
 
@@ -178,7 +178,7 @@ func (c *Cluster) Teardown(ctx context.Context) error {
 				_, _ = c.docker.ContainerUnpause(ctx, ctr.GetContainerID(), client.ContainerUnpauseOptions{})
 			}
 		}
-		_, err := RemoveRun(ctx, c.docker, c.cfg.RunID)
+		_, err := removeRun(ctx, c.docker, c.cfg.RunID)
 		errs = append(errs, err)
 		// Immutable attributes and bounded dirs' tmpfs mounts, also with
 		// KeepData: a run leaves no mount behind (a kept bounded dir's

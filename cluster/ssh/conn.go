@@ -29,10 +29,10 @@ type dialer struct {
 // Host keys are always checked: there is no option to skip the check.
 func newDialer(a Auth) (*dialer, error) {
 	var err error
-	if a.KnownHosts, err = ExpandHome(a.KnownHosts); err != nil {
+	if a.KnownHosts, err = expandHome(a.KnownHosts); err != nil {
 		return nil, fmt.Errorf("ssh.known_hosts: %w", err)
 	}
-	if a.Key, err = ExpandHome(a.Key); err != nil {
+	if a.Key, err = expandHome(a.Key); err != nil {
 		return nil, fmt.Errorf("ssh.key: %w", err)
 	}
 	hk, err := knownhosts.New(a.KnownHosts)
@@ -111,14 +111,14 @@ func (d *dialer) drop(addr string, c *xssh.Client) {
 	c.Close()
 }
 
-// ExitError is a remote command's non-zero exit.
-type ExitError struct {
+// exitError is a remote command's non-zero exit.
+type exitError struct {
 	Addr, Cmd string
 	Code      int
 	Output    string
 }
 
-func (e *ExitError) Error() string {
+func (e *exitError) Error() string {
 	return fmt.Sprintf("%s: %s: exit %d: %s", e.Addr, e.Cmd, e.Code, bytes.TrimSpace([]byte(e.Output)))
 }
 
@@ -168,7 +168,7 @@ func runSession(ctx context.Context, sess *xssh.Session, addr, cmd string, stdin
 			if msg == "" {
 				msg = out.String()
 			}
-			return out.Bytes(), errb.Bytes(), &ExitError{Addr: addr, Cmd: cmd, Code: ee.ExitStatus(), Output: msg}
+			return out.Bytes(), errb.Bytes(), &exitError{Addr: addr, Cmd: cmd, Code: ee.ExitStatus(), Output: msg}
 		}
 		return out.Bytes(), errb.Bytes(), fmt.Errorf("ssh %s: %s: %w", addr, cmd, err)
 	case <-ctx.Done():

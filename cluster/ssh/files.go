@@ -49,7 +49,7 @@ func (f remoteFiles) run(ctx context.Context, p, script string, stdin []byte) ([
 		in = bytes.NewReader(stdin)
 	}
 	out, _, err := f.c.d.run(ctx, a, script, in)
-	var ee *ExitError
+	var ee *exitError
 	if errors.As(err, &ee) && ee.Code == notExist {
 		return nil, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
 	}

@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// ExpandHome expands a leading "~" or "~/" to the user's home folder and
+// expandHome expands a leading "~" or "~/" to the user's home folder and
 // "~name/" to that user's, as a shell would: a path copied from a shell
 // line must name the same file here. A user that does not exist is an
 // error, never a path that starts with "~".
-func ExpandHome(p string) (string, error) {
+func expandHome(p string) (string, error) {
 	if !strings.HasPrefix(p, "~") {
 		return p, nil
 	}
@@ -46,7 +46,7 @@ func (s *Spec) CheckFiles(prefix string) []error {
 		if p == "" {
 			return
 		}
-		full, err := ExpandHome(p)
+		full, err := expandHome(p)
 		if err == nil {
 			err = readable(full)
 		}

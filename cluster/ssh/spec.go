@@ -183,9 +183,9 @@ func (s *Spec) Brokers() int {
 // Controllers is how many controller hosts there are.
 func (s *Spec) Controllers() int { return len(s.Hosts) - s.Brokers() }
 
-// Key names the host set: the state file of these hosts is Key().json,
+// key names the host set: the state file of these hosts is Key().json,
 // whichever scenario or hosts file names them.
-func (s *Spec) Key() string {
+func (s *Spec) key() string {
 	var addrs []string
 	for _, h := range s.Hosts {
 		addrs = append(addrs, strconv.Itoa(int(h.ID))+"="+sshAddr(h.Addr))

@@ -203,12 +203,12 @@ func (c *Cluster) Bootstrap() []string {
 // Admin returns an admin client on the bootstrap addresses.
 func (c *Cluster) Admin() (*admin.Client, error) { return admin.New(c.Bootstrap()) }
 
-// PropertiesPath is where node id's server.properties is (service.config),
+// propertiesPath is where node id's server.properties is (service.config),
 // or "" when not configured.
-func (c *Cluster) PropertiesPath(int32) string { return c.spec.Service.Config }
+func (c *Cluster) propertiesPath(int32) string { return c.spec.Service.Config }
 
-// StatePaths are the state file and its copy in the run folder.
-func (c *Cluster) StatePaths() []string { return slices.Clone(c.state.paths) }
+// statePaths are the state file and its copy in the run folder.
+func (c *Cluster) statePaths() []string { return slices.Clone(c.state.paths) }
 
 func (c *Cluster) host(id int32) (string, error) {
 	a, ok := c.addr[id]

@@ -183,11 +183,11 @@ func TestKeyIgnoresOrderAndDefaultPort(t *testing.T) {
 	a, b := validSpec(), validSpec()
 	b.Hosts[0], b.Hosts[2] = b.Hosts[2], b.Hosts[0]
 	b.Hosts[0].Addr = "h2:22"
-	if a.Key() != b.Key() {
-		t.Errorf("same hosts, different keys %s %s", a.Key(), b.Key())
+	if a.key() != b.key() {
+		t.Errorf("same hosts, different keys %s %s", a.key(), b.key())
 	}
 	b.Hosts[0].Addr = "h3"
-	if a.Key() == b.Key() {
+	if a.key() == b.key() {
 		t.Error("different hosts, same key")
 	}
 }
@@ -274,7 +274,7 @@ func TestExpandHome(t *testing.T) {
 		{"~root/.ssh/id", filepath.Join(root.HomeDir, ".ssh/id")},
 		{"~no-such-user-kchaos/k", ""},
 	} {
-		got, err := ExpandHome(c.in)
+		got, err := expandHome(c.in)
 		if c.want == "" && c.in != "" {
 			if err == nil {
 				t.Errorf("ExpandHome(%q) = %q, want an error", c.in, got)

@@ -48,8 +48,8 @@ func (s *State) Pending() []int32 {
 	return out
 }
 
-// DefaultStateDir is where state files live unless a scenario says.
-func DefaultStateDir() string {
+// defaultStateDir is where state files live unless a scenario says.
+func defaultStateDir() string {
 	if d := os.Getenv("KCHAOS_SSH_STATE_DIR"); d != "" {
 		return d
 	}
@@ -64,9 +64,9 @@ func DefaultStateDir() string {
 func StatePath(spec *Spec) string {
 	dir := spec.StateDir
 	if dir == "" {
-		dir = DefaultStateDir()
+		dir = defaultStateDir()
 	}
-	return filepath.Join(dir, spec.Key()+".json")
+	return filepath.Join(dir, spec.key()+".json")
 }
 
 // ReadState reads a state file; a missing file is an empty state.

@@ -29,12 +29,12 @@ import (
 // append), then a second for the observer's samples and the retries.
 const ISRShrinkBoundSeconds = "isr_shrink_bound_seconds"
 
-// KafkaReplicaLagTimeMaxMS is Kafka's default replica.lag.time.max.ms,
+// kafkaReplicaLagTimeMaxMS is Kafka's default replica.lag.time.max.ms,
 // the value of a broker whose server.properties does not set it.
-const KafkaReplicaLagTimeMaxMS = 30000
+const kafkaReplicaLagTimeMaxMS = 30000
 
-// Derived is one bound derived from a run's effective settings.
-type Derived struct {
+// derived is one bound derived from a run's effective settings.
+type derived struct {
 	Name string
 	// Formula is the bound as the documentation writes it.
 	Formula string
@@ -44,8 +44,8 @@ type Derived struct {
 	compute func(histories.RunInfo) (float64, error)
 }
 
-// DerivedMetrics is every derived bound a check may compare against.
-var DerivedMetrics = []Derived{{
+// derivedMetrics is every derived bound a check may compare against.
+var derivedMetrics = []derived{{
 	Name:    ISRShrinkBoundSeconds,
 	Formula: "max over brokers of replica.lag.time.max.ms / 1000 + workload.request_timeout + 1 s",
 	Why: "the longest acks=all sends may fail while a live follower that cannot write leaves the ISR: " +
@@ -63,7 +63,7 @@ func isrShrinkBound(info histories.RunInfo) (float64, error) {
 	}
 	lag := 0.0
 	for id, conf := range info.BrokerConfigs {
-		ms := float64(KafkaReplicaLagTimeMaxMS)
+		ms := float64(kafkaReplicaLagTimeMaxMS)
 		if v, ok := conf["replica.lag.time.max.ms"]; ok {
 			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 			if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) {
@@ -79,7 +79,7 @@ func isrShrinkBound(info histories.RunInfo) (float64, error) {
 // derivedNames lists the derived metrics' names, for messages.
 func derivedNames() string {
 	var out []string
-	for _, d := range DerivedMetrics {
+	for _, d := range derivedMetrics {
 		out = append(out, d.Name)
 	}
 	return strings.Join(out, ", ")
@@ -87,7 +87,7 @@ func derivedNames() string {
 
 // isDerived reports whether name is a derived metric.
 func isDerived(name string) bool {
-	return slices.ContainsFunc(DerivedMetrics, func(d Derived) bool { return d.Name == name })
+	return slices.ContainsFunc(derivedMetrics, func(d derived) bool { return d.Name == name })
 }
 
 // Derive is every derived bound of one run, by name; a bound the run's
@@ -95,7 +95,7 @@ func isDerived(name string) bool {
 // never guessed), with the reason in problems.
 func Derive(info histories.RunInfo) (m Metrics, problems []string) {
 	m = Metrics{}
-	for _, d := range DerivedMetrics {
+	for _, d := range derivedMetrics {
 		v, err := d.compute(info)
 		if err != nil {
 			problems = append(problems, d.Name+": "+err.Error())

@@ -95,7 +95,7 @@ func Parse(expr string, when map[string]string) (Check, error) {
 	if isDerived(m[1]) {
 		return Check{}, fmt.Errorf("%q: %s is a bound derived from the run's settings, not a measurement: write it on the right (e.g. `offline_seconds < %s`)", expr, m[1], m[1])
 	}
-	if err := Known(m[1]); err != nil {
+	if err := known(m[1]); err != nil {
 		return Check{}, fmt.Errorf("%q: %v", expr, err)
 	}
 	if len(when) > 0 {

@@ -105,8 +105,8 @@ var quorumMetrics = []string{ControllerAfterFault, NewControllerSeconds, OldCont
 // found none of a kind measured 0 of it.
 var Anomalies = checker.AnomalyNames
 
-// Known says why name is not a metric a check may use, or nil.
-func Known(name string) error {
+// known says why name is not a metric a check may use, or nil.
+func known(name string) error {
 	switch {
 	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked, name == Committed, name == HistorySeconds,
 		name == SendErrors, name == AckedDuringFaults, name == ISRChanges, name == UntilsTimedOut, name == ShareAcksUnanswered:
@@ -160,8 +160,8 @@ const (
 	NoExpectation Status = "no-expectation" // no check applies to these settings
 )
 
-// Result is one check against one run.
-type Result struct {
+// Evaluation is one check against one run.
+type Evaluation struct {
 	Check Check   `json:"-"`
 	Text  string  `json:"check"`
 	Got   float64 `json:"got"`
@@ -176,7 +176,7 @@ type Result struct {
 
 // String is "lost-write > 0: got 0 (differs)"; with a derived bound its
 // value follows it: "offline_seconds < isr_shrink_bound_seconds (8): got 6.5".
-func (r Result) String() string {
+func (r Evaluation) String() string {
 	text := r.Text
 	if r.Check.Bound != "" && r.Measured {
 		text = strings.Replace(text, r.Check.Bound, r.Check.Bound+" ("+number(r.Limit)+")", 1)
@@ -198,14 +198,14 @@ func number(v float64) string {
 // Judge runs the checks that apply to settings against m. The status is
 // Differ if any applicable check fails, else Unjudged if any could not be
 // measured, else Match; NoExpectation when none applies.
-func Judge(checks []Check, settings map[string]string, m Metrics) (Status, []Result) {
-	var out []Result
+func Judge(checks []Check, settings map[string]string, m Metrics) (Status, []Evaluation) {
+	var out []Evaluation
 	differ, unjudged := false, false
 	for _, c := range checks {
 		if !c.Applies(settings) {
 			continue
 		}
-		r := Result{Check: c, Text: c.String()}
+		r := Evaluation{Check: c, Text: c.String()}
 		r.Got, r.Measured = m.value(c.Metric)
 		r.Limit = c.Value
 		if c.Bound != "" {

@@ -46,13 +46,13 @@ func (it Item) MarshalYAML() (any, error) {
 	return plain(it), nil
 }
 
-// FieldError is one problem of a Spec, with its field path.
-type FieldError struct {
+// fieldError is one problem of a Spec, with its field path.
+type fieldError struct {
 	Path string // outcome[1].check
 	Err  error
 }
 
-func (e FieldError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
+func (e fieldError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
 
 // Checks parses every item. knownSetting says why a `when` key is not a
 // setting the harness can resolve (nil: it is). All problems are returned,
@@ -68,13 +68,13 @@ func (s Spec) Checks(field string, knownSetting func(string) error) ([]Check, []
 				break
 			}
 			if err := knownSetting(k); err != nil {
-				errs = append(errs, FieldError{Path: path + ".when." + k, Err: err})
+				errs = append(errs, fieldError{Path: path + ".when." + k, Err: err})
 				bad = true
 			}
 		}
 		c, err := Parse(it.Check, it.When)
 		if err != nil {
-			errs = append(errs, FieldError{Path: path + ".check", Err: err})
+			errs = append(errs, fieldError{Path: path + ".check", Err: err})
 			continue
 		}
 		if !bad {

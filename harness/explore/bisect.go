@@ -51,17 +51,17 @@ func NewBisect(repro, kafkas string, runs int, varies []string, load func(sets [
 	// Only a repro file has a finding beside it (a built-in name has none).
 	beside := ""
 	if st, err := os.Stat(repro); err == nil && st.Mode().IsRegular() {
-		beside = filepath.Join(filepath.Dir(repro), FindingFile)
+		beside = filepath.Join(filepath.Dir(repro), findingFile)
 	}
 	switch data, err := os.ReadFile(beside); {
 	case beside == "":
 	case err == nil:
 		var f FindingRecord
 		if err := json.Unmarshal(data, &f); err != nil {
-			return nil, bad(fmt.Errorf("%s beside the repro: not a finding record (%v)", FindingFile, err))
+			return nil, bad(fmt.Errorf("%s beside the repro: not a finding record (%v)", findingFile, err))
 		}
 		if f.Class == "" {
-			return nil, bad(fmt.Errorf("%s beside the repro: not a finding record: class missing (a finding record names the class of anomaly explore found)", FindingFile))
+			return nil, bad(fmt.Errorf("%s beside the repro: not a finding record: class missing (a finding record names the class of anomaly explore found)", findingFile))
 		}
 		b.Class = f.Class
 	case !errors.Is(err, fs.ErrNotExist):
@@ -79,7 +79,7 @@ func NewBisect(repro, kafkas string, runs int, varies []string, load func(sets [
 	plan.Judge = func(c harness.Cell, row *report.Row, ran harness.Ran) {
 		judge(c, row, ran)
 		if ran.Result != nil && ran.Result.Result != nil {
-			b.classes[row.RunDir] = Classes(ran.Result.Result, ran.Metrics, c.Scenario)
+			b.classes[row.RunDir] = classes(ran.Result.Result, ran.Metrics, c.Scenario)
 		}
 	}
 	b.Plan = plan
@@ -128,9 +128,9 @@ func (b *Bisect) Table(rows []report.Row) []BisectRow {
 	return out
 }
 
-// Affected are the first and last rows (in the plan's order: versions
+// affected are the first and last rows (in the plan's order: versions
 // oldest first) that reproduced at least once; "" when none did.
-func Affected(rows []BisectRow) (first, last string) {
+func affected(rows []BisectRow) (first, last string) {
 	for _, r := range rows {
 		if r.Reproduced > 0 {
 			if first == "" {
@@ -162,7 +162,7 @@ func (b *Bisect) Markdown(rows []BisectRow) string {
 		}
 		fmt.Fprintf(&s, "| %s | %s | %s |\n", r.Settings, rate, orDash(strings.Join(an, ", ")))
 	}
-	if first, last := Affected(rows); first != "" {
+	if first, last := affected(rows); first != "" {
 		fmt.Fprintf(&s, "\nFirst affected: %s. Last affected: %s.\n", first, last)
 	} else {
 		s.WriteString("\nNo row reproduced it.\n")

@@ -83,11 +83,11 @@ func (c *CampaignScenario) UnmarshalYAML(n *yaml.Node) error {
 	return fmt.Errorf("line %d: a scenario entry is a name or {scenario: NAME, set: [...]}", n.Line)
 }
 
-// BudgetDuration is the campaign's time budget (parsed by LoadCampaign).
-func (c *Campaign) BudgetDuration() time.Duration { return c.budget }
+// budgetDuration is the campaign's time budget (parsed by LoadCampaign).
+func (c *Campaign) budgetDuration() time.Duration { return c.budget }
 
-// ResolvedVersions are Versions as cluster.ResolveVersion resolves them.
-func (c *Campaign) ResolvedVersions() []string { return c.versions }
+// resolvedVersions are Versions as cluster.ResolveVersion resolves them.
+func (c *Campaign) resolvedVersions() []string { return c.versions }
 
 // LoadCampaign reads a campaign file: bounded (bounds.InputFile, the YAML
 // node bound), strictly decoded (an unknown field is refused with its
@@ -213,11 +213,11 @@ type CampaignCell struct {
 	Kafka    string   `json:"kafka"`
 }
 
-// Cells are the campaign's cells in order: each scenario entry, then
+// cells are the campaign's cells in order: each scenario entry, then
 // each runnable cell of each suite (its scenario and vary settings; a
 // cell that needs what kchaos lacks is left out), each on every version.
 // A cell named twice is run once.
-func (c *Campaign) Cells() ([]CampaignCell, error) {
+func (c *Campaign) cells() ([]CampaignCell, error) {
 	type entry struct {
 		name, written string
 		sets          []string
@@ -287,12 +287,12 @@ func notApplicable(name string, sets []string, version string) bool {
 	return reason != ""
 }
 
-// Share is a cell's share of the budget: at least an even split of the
+// share is a cell's share of the budget: at least an even split of the
 // whole (budget / cells), so that a cell whose finding's shrink overran
 // its share does not starve the cells after it, and more when the cells
 // before left time unused (their runs capped, or stopped on failures):
 // then what is left split evenly over the cells left.
-func Share(budget, left time.Duration, cells, cellsLeft int) time.Duration {
+func share(budget, left time.Duration, cells, cellsLeft int) time.Duration {
 	if cells <= 0 || cellsLeft <= 0 || budget <= 0 {
 		return 0
 	}

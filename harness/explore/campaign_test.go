@@ -78,10 +78,10 @@ seed: 3
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.BudgetDuration() != 90*time.Minute || !slices.Equal(c.ResolvedVersions(), []string{"4.4.0", "4.1.2"}) {
-		t.Errorf("budget %s, versions %v", c.BudgetDuration(), c.ResolvedVersions())
+	if c.budgetDuration() != 90*time.Minute || !slices.Equal(c.resolvedVersions(), []string{"4.4.0", "4.1.2"}) {
+		t.Errorf("budget %s, versions %v", c.budgetDuration(), c.resolvedVersions())
 	}
-	cells, err := c.Cells()
+	cells, err := c.cells()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestShare(t *testing.T) {
 		{time.Hour, 50 * time.Minute, 4, 2, 25 * time.Minute},                     // half the cells left, most of the time
 		{time.Hour, time.Hour, 0, 0, 0}, {0, 0, 1, 1, 0}, {time.Hour, 0, 2, 0, 0}, // nothing to split
 	} {
-		if got := Share(c.budget, c.left, c.cells, c.left2); got != c.want {
+		if got := share(c.budget, c.left, c.cells, c.left2); got != c.want {
 			t.Errorf("Share(%s, %s, %d, %d) = %s, want %s", c.budget, c.left, c.cells, c.left2, got, c.want)
 		}
 	}
@@ -155,7 +155,7 @@ seed: 11
 				*shares = append(*shares, cfg.For)
 			}
 			cfg.NoShrink = true
-			return Explore(ctx, cfg, r.run)
+			return explore(ctx, cfg, r.run)
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -190,10 +190,10 @@ func TestRunCampaignDedup(t *testing.T) {
 	if s.Upstream == "" && s.UpstreamErr == "" {
 		t.Error("a new signature without its report-upstream text or why")
 	}
-	if s.Rate() != "not shrunk" || rec.Exit() != 1 {
-		t.Errorf("rate %s, exit %d", s.Rate(), rec.Exit())
+	if s.rate() != "not shrunk" || rec.Exit() != 1 {
+		t.Errorf("rate %s, exit %d", s.rate(), rec.Exit())
 	}
-	if _, err := os.Stat(filepath.Join(dir, s.First.Finding, FindingFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, s.First.Finding, findingFile)); err != nil {
 		t.Errorf("first finding's folder: %v", err)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, "campaign.md"))
@@ -229,7 +229,7 @@ func TestMergeCampaignShards(t *testing.T) {
 		len(m.Missing) != 0 || m.Exit() != 1 {
 		t.Errorf("merged %+v", m)
 	}
-	if _, err := os.Stat(filepath.Join(m.Signatures[0].First.Finding, FindingFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(m.Signatures[0].First.Finding, findingFile)); err != nil {
 		t.Errorf("merged finding folder: %v", err)
 	}
 	out := t.TempDir()
@@ -267,7 +267,7 @@ func TestRunCampaignShrunkAndBisected(t *testing.T) {
 	r := &simRunner{t: t}
 	var bisected []string
 	rec, dir, err := RunCampaign(context.Background(), CampaignConfig{Campaign: c, Store: t.TempDir(), Now: campaignClock(),
-		Explore: func(ctx context.Context, cfg Config) (*Summary, string, error) { return Explore(ctx, cfg, r.run) },
+		Explore: func(ctx context.Context, cfg Config) (*Summary, string, error) { return explore(ctx, cfg, r.run) },
 		Bisect: func(_ context.Context, repro string, versions []string) (string, []BisectRow, error) {
 			bisected = append(bisected, repro)
 			if !slices.Equal(versions, []string{"4.4.0", "4.3.2"}) {
@@ -289,8 +289,8 @@ func TestRunCampaignShrunkAndBisected(t *testing.T) {
 				t.Errorf("%s not bisected: %+v", s.ID, s)
 			}
 		}
-		if s.Rate() == "not shrunk" {
-			t.Errorf("%s: rate %s: its findings were shrunk", s.ID, s.Rate())
+		if s.rate() == "not shrunk" {
+			t.Errorf("%s: rate %s: its findings were shrunk", s.ID, s.rate())
 		}
 	}
 	if len(bisected) != news || news == 0 {

@@ -16,7 +16,7 @@ import (
 // IsCampaign reports whether dir is a campaign's folder (campaign.json),
 // which merge joins as campaign shards.
 func IsCampaign(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, CampaignFile))
+	_, err := os.Stat(filepath.Join(dir, campaignFile))
 	return err == nil
 }
 
@@ -39,20 +39,20 @@ func MergeCampaigns(dirs []string) (*MergedCampaign, error) {
 	m := &MergedCampaign{}
 	seen := map[int]string{}
 	for k, dir := range dirs {
-		b, err := histories.ReadRegular(filepath.Join(dir, CampaignFile))
+		b, err := histories.ReadRegular(filepath.Join(dir, campaignFile))
 		if err != nil {
 			return nil, bad("%s: not a campaign folder (%v)", dir, err)
 		}
 		var r CampaignRecord
 		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, bad("%s: %v", filepath.Join(dir, CampaignFile), err)
+			return nil, bad("%s: %v", filepath.Join(dir, campaignFile), err)
 		}
 		if r.Name == "" || len(r.AllCells) == 0 {
-			return nil, bad("%s: not a campaign's record: name or all_cells missing", filepath.Join(dir, CampaignFile))
+			return nil, bad("%s: not a campaign's record: name or all_cells missing", filepath.Join(dir, campaignFile))
 		}
 		sh, err := ParseShard(r.Shard)
 		if err != nil {
-			return nil, bad("%s: %v", filepath.Join(dir, CampaignFile), err)
+			return nil, bad("%s: %v", filepath.Join(dir, campaignFile), err)
 		}
 		if sh.whole() {
 			sh = Shard{I: 1, N: 1}
@@ -148,7 +148,7 @@ func (m *MergedCampaign) Write(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, CampaignFile), m); err != nil {
+	if err := writeJSON(filepath.Join(dir, campaignFile), m); err != nil {
 		return err
 	}
 	return owned.Write(filepath.Join(dir, "campaign.md"), []byte(m.Markdown()))

@@ -10,9 +10,9 @@ import (
 	"github.com/kchaos/kchaos/internal/owned"
 )
 
-// CampaignFile is a campaign folder's record (campaign.json); merge
+// campaignFile is a campaign folder's record (campaign.json); merge
 // reads it, and campaign.md is its page.
-const CampaignFile = "campaign.json"
+const campaignFile = "campaign.json"
 
 // CampaignRecord is a campaign (or one shard of it): its cells and its
 // findings counted by signature.
@@ -42,7 +42,7 @@ type CellRecord struct {
 	Seconds      float64 `json:"seconds"`
 	BaseSeed     int64   `json:"base_seed,omitempty"`
 	Runs         int     `json:"runs"`
-	// Judged are the runs that reached their check (explore's Judged).
+	// judged are the runs that reached their check (explore's Judged).
 	Judged   int `json:"judged"`
 	Findings int `json:"findings"`
 	// Transitions are the distinct transitions the cell's runs covered.
@@ -74,7 +74,7 @@ type SignatureRecord struct {
 	Cells     []string  `json:"cells"`
 	First     Seen      `json:"first"`
 	Seen      []Seen    `json:"seen"`
-	// Label is the matching findings cell's JIRA (KnownCell.Label), or
+	// label is the matching findings cell's JIRA (KnownCell.Label), or
 	// "new"; KnownCell that cell's ID.
 	Label     string `json:"label"`
 	KnownCell string `json:"known_cell,omitempty"`
@@ -87,9 +87,9 @@ type SignatureRecord struct {
 	BisectErr   string      `json:"bisect_error,omitempty"`
 }
 
-// Rate is the signature's reproduction rate over its shrunk findings'
+// rate is the signature's reproduction rate over its shrunk findings'
 // final reruns ("5/6"), or "not shrunk" when none was.
-func (s SignatureRecord) Rate() string {
+func (s SignatureRecord) rate() string {
 	got, of := 0, 0
 	for _, x := range s.Seen {
 		var k, n int
@@ -106,7 +106,7 @@ func (s SignatureRecord) Rate() string {
 // add counts one finding under sig, and reports whether sig is new to
 // the record (then labelled against known).
 func (rec *CampaignRecord) add(sig Signature, seen Seen, known []KnownCell) bool {
-	key := sig.Key()
+	key := sig.key()
 	for i := range rec.Signatures {
 		sg := &rec.Signatures[i]
 		if sg.Key != key {
@@ -122,7 +122,7 @@ func (rec *CampaignRecord) add(sig Signature, seen Seen, known []KnownCell) bool
 		}
 		return false
 	}
-	label, cell := Label(sig, known)
+	label, cell := label(sig, known)
 	rec.Signatures = append(rec.Signatures, SignatureRecord{ID: fmt.Sprintf("S%d", len(rec.Signatures)+1), Key: key, Signature: sig,
 		Count: 1, Cells: []string{seen.Cell}, First: seen, Seen: []Seen{seen}, Label: label, KnownCell: cell})
 	return true
@@ -130,7 +130,7 @@ func (rec *CampaignRecord) add(sig Signature, seen Seen, known []KnownCell) bool
 
 // Write writes campaign.json and campaign.md into dir.
 func (rec *CampaignRecord) Write(dir string) error {
-	if err := writeJSON(filepath.Join(dir, CampaignFile), rec); err != nil {
+	if err := writeJSON(filepath.Join(dir, campaignFile), rec); err != nil {
 		return err
 	}
 	return owned.Write(filepath.Join(dir, "campaign.md"), []byte(rec.Markdown()))
@@ -166,7 +166,7 @@ func (rec *CampaignRecord) Markdown() string {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %d | %s | %s, %s run %d (%s) | %s | %s | %s |\n", s.ID, s.Signature.Class,
 				oneLine(orDash(strings.Join(s.Signature.Faults, ", "))), s.Count, strings.Join(s.Cells, ", "),
-				s.First.Time.Format(time.RFC3339), s.First.Cell, s.First.Run, s.First.Finding, s.Rate(), s.Label, oneLine(up))
+				s.First.Time.Format(time.RFC3339), s.First.Cell, s.First.Run, s.First.Finding, s.rate(), s.Label, oneLine(up))
 		}
 		b.WriteString("\n")
 		for _, s := range rec.Signatures {

@@ -68,7 +68,7 @@ func RunCampaign(ctx context.Context, cfg CampaignConfig) (*CampaignRecord, stri
 	strategy, cells, mine, scen := p.strategy, p.cells, p.mine, p.scen
 	known := cfg.Known
 	if known == nil {
-		if known, err = KnownCells(); err != nil {
+		if known, err = knownCells(); err != nil {
 			return nil, "", err
 		}
 	}
@@ -96,14 +96,14 @@ func RunCampaign(ctx context.Context, cfg CampaignConfig) (*CampaignRecord, stri
 	for k, i := range mine {
 		cell := cells[i]
 		cr := CellRecord{CampaignCell: cell, Index: i}
-		share := Share(budget, budget-cfg.Now().Sub(begin), len(mine), len(mine)-k)
+		share := share(budget, budget-cfg.Now().Sub(begin), len(mine), len(mine)-k)
 		if ctx.Err() != nil {
 			cr.Skipped = "interrupted"
 			rec.Cells = append(rec.Cells, cr)
 			continue
 		}
 		cr.ShareSeconds = share.Seconds()
-		ecfg := Config{Scenario: scen[i], Runs: c.RunsPerCell, For: share, Seed: RunSeed(seed, i),
+		ecfg := Config{Scenario: scen[i], Runs: c.RunsPerCell, For: share, Seed: runSeed(seed, i),
 			Store: filepath.Join(dir, "cells", fmt.Sprintf("%02d", i)), Strategy: strategy,
 			// A finding's shrink within the cell's share (half of it, at
 			// least a minute): a campaign finds first, and a finding
@@ -119,7 +119,7 @@ func RunCampaign(ctx context.Context, cfg CampaignConfig) (*CampaignRecord, stri
 			cr.Dir, _ = filepath.Rel(dir, edir)
 		}
 		if sum != nil {
-			cr.Runs, cr.Judged, cr.Transitions, cr.BaseSeed = len(sum.RunRecords), sum.Judged(), sum.Transitions, sum.BaseSeed
+			cr.Runs, cr.Judged, cr.Transitions, cr.BaseSeed = len(sum.RunRecords), sum.judged(), sum.Transitions, sum.BaseSeed
 			cr.Findings = len(sum.Findings)
 			for _, f := range sum.Findings {
 				rec.addFinding(dir, cr, edir, f, sum.Started, known, cfg.Log)
@@ -191,11 +191,11 @@ func planCampaign(cfg CampaignConfig) (*campaignPlan, error) {
 			return nil, &scenario.BadInputError{Err: err}
 		}
 	}
-	cells, err := c.Cells()
+	cells, err := c.cells()
 	if err != nil {
 		return nil, err
 	}
-	p.cells, p.mine = cells, cfg.Shard.Items(len(cells))
+	p.cells, p.mine = cells, cfg.Shard.items(len(cells))
 	for _, i := range p.mine {
 		cell := cells[i]
 		s, err := load(cell.Scenario, append(append([]string{}, cell.Sets...), "cluster.kafka="+cell.Kafka))
@@ -221,7 +221,7 @@ func planCampaign(cfg CampaignConfig) (*campaignPlan, error) {
 // report-upstream text is written.
 func (rec *CampaignRecord) addFinding(dir string, cell CellRecord, edir string, f FindingRecord, started time.Time, known []KnownCell, log func(string)) {
 	fdir := filepath.Join(edir, f.Dir)
-	sig, _, err := FindingSignature(fdir)
+	sig, _, err := findingSignature(fdir)
 	if err != nil {
 		// Still counted: by its class alone, the problem said.
 		sig = Signature{Class: f.Class, Source: "unreadable: " + err.Error()}
@@ -233,7 +233,7 @@ func (rec *CampaignRecord) addFinding(dir string, cell CellRecord, edir string, 
 		if sg.Label == "new" {
 			writeUpstream(dir, sg, "")
 		}
-		log(fmt.Sprintf("new signature %s: %s (%s)", sg.ID, sig.Key(), sg.Label))
+		log(fmt.Sprintf("new signature %s: %s (%s)", sg.ID, sig.key(), sg.Label))
 	}
 }
 

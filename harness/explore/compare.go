@@ -44,7 +44,7 @@ type StrategyRow struct {
 	// Failed counts runs that failed before their check, over all the
 	// explorations.
 	Failed int `json:"failed_runs"`
-	// Classes are the finding classes seen, sorted.
+	// classes are the finding classes seen, sorted.
 	Classes []string `json:"classes,omitempty"`
 }
 
@@ -75,13 +75,13 @@ func CompareDirs(roots []string) ([]StrategyRow, error) {
 	if len(sums) == 0 {
 		return nil, &scenario.BadInputError{Err: fmt.Errorf("no exploration folder (%s) under %s", SummaryFile, strings.Join(roots, ", "))}
 	}
-	return Compare(sums), nil
+	return compare(sums), nil
 }
 
-// Compare groups explorations by scenario and strategy. An interrupted or
+// compare groups explorations by scenario and strategy. An interrupted or
 // sharded exploration is left out (its runs are not a whole exploration's),
 // and each is judged on as many runs as the fewest of its row made.
-func Compare(sums []*Summary) []StrategyRow {
+func compare(sums []*Summary) []StrategyRow {
 	type key struct{ scen, strat string }
 	groups := map[key][]*Summary{}
 	for _, s := range sums {

@@ -46,7 +46,7 @@ func TestCompare(t *testing.T) {
 	interrupted.Interrupted = true
 	sharded := exploration("weak", StrategyRandom, 8, []string{"lost-write"}, []int{1})
 	sharded.Shard = "1/2"
-	rows := Compare(append(sums, interrupted, sharded))
+	rows := compare(append(sums, interrupted, sharded))
 	type want struct {
 		scen, strat     string
 		runs, found     int

@@ -11,11 +11,11 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// ReadRunEvidence is a run folder's evidence for the state abstraction:
+// readRunEvidence is a run folder's evidence for the state abstraction:
 // its history, its run.json (absent: nil) and its brokers' log markers
 // (logs/summary.json; absent: none read, so a truncation the samples did
 // not show stays unknown).
-func ReadRunEvidence(dir string) (states.Input, error) {
+func readRunEvidence(dir string) (states.Input, error) {
 	events, _, err := histories.ReadFile(filepath.Join(dir, checker.HistoryFile))
 	if err != nil {
 		return states.Input{}, err
@@ -50,10 +50,10 @@ func markersOf(sum *brokerlogs.Summary) []states.Marker {
 	return out
 }
 
-// RunCoverage abstracts the run in dir and writes its coverage.json
+// runCoverage abstracts the run in dir and writes its coverage.json
 // there.
-func RunCoverage(dir string) (*states.Coverage, error) {
-	in, err := ReadRunEvidence(dir)
+func runCoverage(dir string) (*states.Coverage, error) {
+	in, err := readRunEvidence(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func TestRunCoverage(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			cov, err := RunCoverage(dir)
+			cov, err := runCoverage(dir)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,9 +9,9 @@ import (
 // is 1; nothing judged is 2, never a pass (a gate is not green on
 // nothing).
 
-// Judged counts the runs that were judged: those that reached their
+// judged counts the runs that were judged: those that reached their
 // check (a run that failed before it has Err).
-func (s *Summary) Judged() int {
+func (s *Summary) judged() int {
 	n := 0
 	for _, r := range s.RunRecords {
 		if r.Err == "" {
@@ -27,7 +27,7 @@ func (s *Summary) Exit() int {
 	switch {
 	case len(s.Findings) > 0:
 		return 1
-	case s.Judged() == 0 || s.Stopped != "":
+	case s.judged() == 0 || s.Stopped != "":
 		return 2
 	}
 	return 0

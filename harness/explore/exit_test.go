@@ -13,7 +13,7 @@ import (
 )
 
 // failing is a runner whose runs fail before their check where fail says.
-func failing(fail func(i int) bool) Runner {
+func failing(fail func(i int) bool) runner {
 	i := 0
 	return func(context.Context, *scenario.Scenario, string) (Judged, error) {
 		defer func() { i++ }()
@@ -37,12 +37,12 @@ func TestExploreStopsOnFailingRuns(t *testing.T) {
 		exit    int
 		stopped bool
 	}{
-		{"every run fails", func(int) bool { return true }, MaxFailedInARow, 2, true},
-		{"fails after two judged", func(i int) bool { return i >= 2 }, 2 + MaxFailedInARow, 2, true},
+		{"every run fails", func(int) bool { return true }, maxFailedInARow, 2, true},
+		{"fails after two judged", func(i int) bool { return i >= 2 }, 2 + maxFailedInARow, 2, true},
 		{"failures broken by judged runs", func(i int) bool { return i%3 != 2 }, 12, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			sum, _, err := Explore(context.Background(), Config{Scenario: e, Runs: 12, Seed: 7, Store: t.TempDir(), NoShrink: true}, failing(tc.fail))
+			sum, _, err := explore(context.Background(), Config{Scenario: e, Runs: 12, Seed: 7, Store: t.TempDir(), NoShrink: true}, failing(tc.fail))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,7 +63,7 @@ func TestExploreStopsOnFailingRuns(t *testing.T) {
 func TestMergeGates(t *testing.T) {
 	e := explorable(t, "s2")
 	shard := func(i int, fail func(int) bool) string {
-		_, dir, err := Explore(context.Background(), Config{Scenario: e, Runs: 4, Seed: 7, Store: t.TempDir(), Shard: Shard{I: i, N: 2}, NoShrink: true}, failing(fail))
+		_, dir, err := explore(context.Background(), Config{Scenario: e, Runs: 4, Seed: 7, Store: t.TempDir(), Shard: Shard{I: i, N: 2}, NoShrink: true}, failing(fail))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -39,14 +39,14 @@ type Judged struct {
 	ReusedFrom, ReuseRefused string
 }
 
-// Runner runs s once, its run folder under store, and judges it. The
+// runner runs s once, its run folder under store, and judges it. The
 // real one is HarnessRunner; tests give a simulated one.
-type Runner func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error)
+type runner func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error)
 
-// HarnessRunner is harness.Run on a fresh cluster, without the report's
+// harnessRunner is harness.Run on a fresh cluster, without the report's
 // screenshot (a headless browser per run halves the runs per hour), its
 // metrics read back as a suite reads them.
-func HarnessRunner(opts harness.Options) Runner {
+func harnessRunner(opts harness.Options) runner {
 	return func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
 		o := opts
 		o.Store, o.NoScreenshot = store, true
@@ -77,7 +77,7 @@ func judge(s *scenario.Scenario, out *harness.RunResult, err error) (Judged, err
 		return res, merr
 	}
 	res.Verdict, res.Reasons = out.Result.Valid, out.Result.Reasons
-	res.Classes = Classes(out.Result, m, s)
+	res.Classes = classes(out.Result, m, s)
 	if out.NemesisErr != nil {
 		res.ScheduleErr = out.NemesisErr.Error()
 	}
@@ -137,11 +137,11 @@ type Config struct {
 // DefaultShrinkFor is a finding's shrink budget unless --shrink-for says.
 const DefaultShrinkFor = 30 * time.Minute
 
-// MaxFailedInARow stops an exploration whose runs keep failing before
+// maxFailedInARow stops an exploration whose runs keep failing before
 // their check (no image, no engine, a cluster that cannot start): after
 // this many in a row it ends, Summary.Stopped naming the last error,
 // rather than spin through failing runs until --for is up.
-const MaxFailedInARow = 3
+const maxFailedInARow = 3
 
 // Progress is the exploration so far.
 type Progress struct {
@@ -151,7 +151,7 @@ type Progress struct {
 	Last    RunRecord
 }
 
-// Explore runs cfg.Scenario under seed after seed until its runs or its
+// explore runs cfg.Scenario under seed after seed until its runs or its
 // time are done (or ctx ends), keeps each finding with its repro, shrunk,
 // under findings/<id>/, and writes explore.json and explore.md after
 // every run. Run folders of runs that found nothing are deleted unless
@@ -162,7 +162,7 @@ type Progress struct {
 // their own (explorer, loop.go), so that an exploration is announced,
 // interrupted and ended by the rules of every batch: Explore only sets
 // the plan up and, once the engine is done, ends the summary.
-func Explore(ctx context.Context, cfg Config, run Runner) (*Summary, string, error) {
+func explore(ctx context.Context, cfg Config, run runner) (*Summary, string, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -221,7 +221,7 @@ func removeUnlessKept(dir string, keep bool) {
 // finding.md. Problems are the finding's Err: the run folder is kept
 // whatever happens.
 func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario.Scenario, out Judged, oracle func(store, class string) *runOracle) (FindingRecord, error) {
-	class := Primary(out.Classes)
+	class := primary(out.Classes)
 	f := FindingRecord{ID: fmt.Sprintf("%03d-%s", i, slug(class)), Class: class, Classes: out.Classes,
 		Run: i, Seed: s.Seed, Reasons: out.Reasons, Rate: "not shrunk", ReusedFrom: out.ReusedFrom}
 	fdir := filepath.Join(dir, "findings", f.ID)
@@ -238,11 +238,11 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 	if err := os.Rename(out.Dir, orig); err != nil {
 		return fail(err)
 	}
-	steps, err := ReadRealised(filepath.Join(orig, checker.HistoryFile))
+	steps, err := readRealised(filepath.Join(orig, checker.HistoryFile))
 	if err != nil {
 		return fail(fmt.Errorf("the realised schedule: %w", err))
 	}
-	original, err := Repro(s, steps, fmt.Sprintf("kchaos explore finding %s: run %d (seed %d) of %s, its schedule as it fired", f.ID, i, s.Seed, s.Name))
+	original, err := repro(s, steps, fmt.Sprintf("kchaos explore finding %s: run %d (seed %d) of %s, its schedule as it fired", f.ID, i, s.Seed, s.Name))
 	if err != nil {
 		return fail(fmt.Errorf("the realised schedule as a scenario: %w", err))
 	}
@@ -256,22 +256,22 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 		return f, writeFinding(fdir, s, f, original, nil)
 	}
 	o := oracle(filepath.Join(dir, "shrink", f.ID), class)
-	res, err := Shrink(ctx, o, original, ShrinkOptions{Class: class, Tries: cfg.Tries, Budget: cfg.ShrinkFor, Now: cfg.Now, Log: cfg.Log})
+	res, err := shrink(ctx, o, original, shrinkOptions{Class: class, Tries: cfg.Tries, Budget: cfg.ShrinkFor, Now: cfg.Now, Log: cfg.Log})
 	if err != nil {
 		o.cleanup(cfg.Keep, "", 0)
 		return fail(fmt.Errorf("shrink: %w", err))
 	}
-	res.Scenario.Description = fmt.Sprintf("kchaos explore finding %s, shrunk: reproduced %s (%s) after %d shrink runs", f.ID, res.Rate(), class, res.Runs)
-	repro, err := Repro(res.Scenario, res.Scenario.Nemesis.Steps, res.Scenario.Description)
+	res.Scenario.Description = fmt.Sprintf("kchaos explore finding %s, shrunk: reproduced %s (%s) after %d shrink runs", f.ID, res.rate(), class, res.Runs)
+	repro, err := repro(res.Scenario, res.Scenario.Nemesis.Steps, res.Scenario.Description)
 	if err != nil {
 		o.cleanup(cfg.Keep, "", 0)
 		return fail(fmt.Errorf("the shrunk repro: %w", err))
 	}
-	repro.Expect = fmt.Sprintf("Reproduces %s, %s of %d reruns when it was shrunk (kchaos explore finding %s).", class, res.Rate(), res.Confirmations, f.ID)
+	repro.Expect = fmt.Sprintf("Reproduces %s, %s of %d reruns when it was shrunk (kchaos explore finding %s).", class, res.rate(), res.Confirmations, f.ID)
 	if err := writeScenario(filepath.Join(fdir, "repro.yaml"), repro); err != nil {
 		return fail(err)
 	}
-	f.ReproSteps, f.Rate, f.ShrinkRuns = countFaults(repro.Nemesis.Steps), res.Rate(), res.Runs
+	f.ReproSteps, f.Rate, f.ShrinkRuns = countFaults(repro.Nemesis.Steps), res.rate(), res.Runs
 	f.ShrinkMinutes, f.OutOfBudget, f.ShrinkReused = res.Elapsed.Minutes(), res.OutOfBudget, o.reused
 	o.cleanup(cfg.Keep, filepath.Join(fdir, "repro-run"), res.Confirmations)
 	return f, writeFinding(fdir, s, f, repro, res)
@@ -287,7 +287,7 @@ func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario
 // known after it (harness.Announced(nil): the next run is of the same
 // cluster, not known yet), as an exploration announces its own runs: the
 // candidate then runs on the cluster the run before left, and leaves its
-// own to the next, whenever harness.Clusters and harness.Reuse allow it,
+// own to the next, whenever harness.Clusters and harness.reuse allow it,
 // which is their one decision (no fault that leaves state ran, the
 // cluster is healthy, the settings are the same), not a rule of the
 // shrink's. A final rerun (confirm) is not announced

@@ -45,8 +45,8 @@ func BenchmarkExploreThroughput(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 				cfg := Config{Scenario: e, Runs: 3, Seed: 11, Store: b.TempDir(), NoShrink: true}
-				run := HarnessRunner(harness.Options{})
-				var p *Pipeline
+				run := harnessRunner(harness.Options{})
+				var p *pipeline
 				if mode != "serial" {
 					// With -v, each phase change with its time, to say where
 					// the idle time goes (without -v a benchmark's log is cut
@@ -59,10 +59,10 @@ func BenchmarkExploreThroughput(b *testing.B) {
 							}
 						})
 					}
-					p = NewPipeline(opts, mode == "reused")
-					cfg.Ahead, cfg.Close, run = p.Ahead, p.Close, p.Run
+					p = newPipeline(opts, mode == "reused")
+					cfg.Ahead, cfg.Close, run = p.ahead, p.Close, p.Run
 				}
-				sum, _, err := Explore(ctx, cfg, run)
+				sum, _, err := explore(ctx, cfg, run)
 				cancel()
 				if err != nil {
 					b.Fatal(err)

@@ -40,8 +40,8 @@ func exploreReal(t *testing.T, name string, faults []string, runs int, sets ...s
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Minute)
 	defer cancel()
-	pipe := NewPipeline(harness.Options{}, true)
-	sum, dir, err := Explore(ctx, Config{Scenario: e, Runs: runs, Seed: 5, Store: testenv.Store(t), ShrinkFor: 10 * time.Minute, Ahead: pipe.Ahead, Close: pipe.Close,
+	pipe := newPipeline(harness.Options{}, true)
+	sum, dir, err := explore(ctx, Config{Scenario: e, Runs: runs, Seed: 5, Store: testenv.Store(t), ShrinkFor: 10 * time.Minute, Ahead: pipe.ahead, Close: pipe.Close,
 		OnRun: func(p Progress) {
 			t.Logf("run %d (seed %d): %s %v; %d findings, %.1f runs/hour", p.Last.Index, p.Last.Seed, p.Last.Verdict, p.Last.Classes, p.Findings, p.PerHour)
 		},
@@ -82,7 +82,7 @@ func TestExploreWeakConfigFindsAndShrinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := HarnessRunner(harness.Options{})(context.Background(), repro, testenv.Store(t))
+	out, err := harnessRunner(harness.Options{})(context.Background(), repro, testenv.Store(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func TestExploreKeepsFindingsAndShrinks(t *testing.T) {
 	store := t.TempDir()
 	r := &simRunner{t: t}
 	var progress []Progress
-	sum, dir, err := Explore(context.Background(), Config{Scenario: e, Runs: 6, Seed: 7, Store: store,
+	sum, dir, err := explore(context.Background(), Config{Scenario: e, Runs: 6, Seed: 7, Store: store,
 		OnRun: func(p Progress) { progress = append(progress, p) }}, r.run)
 	if err != nil {
 		t.Fatal(err)
@@ -77,8 +77,8 @@ func TestExploreKeepsFindingsAndShrinks(t *testing.T) {
 	}
 	even := 0
 	for i, rec := range sum.RunRecords {
-		if rec.Index != i || rec.Seed != RunSeed(7, i) {
-			t.Errorf("run %d: index %d seed %d, want seed %d", i, rec.Index, rec.Seed, RunSeed(7, i))
+		if rec.Index != i || rec.Seed != runSeed(7, i) {
+			t.Errorf("run %d: index %d seed %d, want seed %d", i, rec.Index, rec.Seed, runSeed(7, i))
 		}
 		if rec.Seed%2 == 0 {
 			even++
@@ -127,7 +127,7 @@ func TestExploreKeepsFindingsAndShrinks(t *testing.T) {
 	}
 
 	// --keep keeps every run folder; --shard 2/2 does the odd runs only.
-	sum, dir, err = Explore(context.Background(), Config{Scenario: e, Runs: 6, Seed: 7, Store: t.TempDir(), Keep: true,
+	sum, dir, err = explore(context.Background(), Config{Scenario: e, Runs: 6, Seed: 7, Store: t.TempDir(), Keep: true,
 		Shard: Shard{I: 2, N: 2}, NoShrink: true}, r.run)
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestExploreForDuration(t *testing.T) {
 		s.Seed |= 1 // no findings
 		return r.run(ctx, s, store)
 	}
-	sum, _, err := Explore(context.Background(), Config{Scenario: e, For: 10 * time.Minute, Store: t.TempDir(),
+	sum, _, err := explore(context.Background(), Config{Scenario: e, For: 10 * time.Minute, Store: t.TempDir(),
 		Now: func() time.Time { return now }}, run)
 	if err != nil {
 		t.Fatal(err)

@@ -8,16 +8,16 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
-// OutcomePrefix starts the class of a broken outcome check: "outcome
+// outcomePrefix starts the class of a broken outcome check: "outcome
 // lost-write == 0 when unclean=false".
-const OutcomePrefix = "outcome "
+const outcomePrefix = "outcome "
 
-// InvalidClass is the class of an invalid verdict that counted no anomaly
+// invalidClass is the class of an invalid verdict that counted no anomaly
 // by name (every invalid verdict today names one; kept so that a finding
 // is never classless).
-const InvalidClass = "invalid"
+const invalidClass = "invalid"
 
-// Classes are the anomaly classes a run showed, in the checker's order:
+// classes are the anomaly classes a run showed, in the checker's order:
 // each anomaly it counted against validity (lost-write, offset-reuse,
 // txn-*, share-*, ...: res.Against; an anomaly the checker reports but
 // does not count, such as a duplicate from a producer that was not
@@ -32,7 +32,7 @@ const InvalidClass = "invalid"
 // story's own faults to do something ("lost-write > 0 when unclean=true")
 // describes a story whose scripted steps explore drops; a run under
 // other faults that does not retell it has found nothing.
-func Classes(res *checker.Result, m expect.Metrics, s *scenario.Scenario) []string {
+func classes(res *checker.Result, m expect.Metrics, s *scenario.Scenario) []string {
 	var out []string
 	for _, a := range expect.Anomalies {
 		if m[a] > 0 && countsAgainst(res, a) {
@@ -40,7 +40,7 @@ func Classes(res *checker.Result, m expect.Metrics, s *scenario.Scenario) []stri
 		}
 	}
 	if res.Valid == checker.Invalid && len(out) == 0 {
-		out = append(out, InvalidClass)
+		out = append(out, invalidClass)
 	}
 	if s != nil {
 		var invariants []expect.Check
@@ -52,7 +52,7 @@ func Classes(res *checker.Result, m expect.Metrics, s *scenario.Scenario) []stri
 		_, results := expect.Judge(invariants, s.Settings(), m)
 		for _, r := range results {
 			if r.Measured && !r.Held {
-				out = append(out, OutcomePrefix+r.Text)
+				out = append(out, outcomePrefix+r.Text)
 			}
 		}
 	}
@@ -66,9 +66,9 @@ func countsAgainst(res *checker.Result, a string) bool {
 	return res.Against == nil || slices.Contains(res.Against, a)
 }
 
-// Primary is the class a shrink keeps: the first anomaly the checker
+// primary is the class a shrink keeps: the first anomaly the checker
 // names (its order puts lost writes first), else the first broken check.
-func Primary(classes []string) string {
+func primary(classes []string) string {
 	if len(classes) == 0 {
 		return ""
 	}

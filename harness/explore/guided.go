@@ -98,7 +98,7 @@ func Guide(base *scenario.Scenario, seed int64, history []*states.Coverage) (Gui
 	if len(cands) == 0 {
 		return Guided{}, &scenario.BadInputError{Err: fmt.Errorf("guided: no fault of the mix (%s) can be aimed", strings.Join(rs.Faults, ", "))}
 	}
-	w := WaitsOf(base)
+	w := waitsOf(base)
 	active, quiet := rs.Active.Std(), rs.Quiet.Std()
 	if active <= 0 {
 		active, quiet = max(rs.Interval.Std(), time.Second), rs.Interval.Std()/2
@@ -313,7 +313,7 @@ func splitMixName(name string) (fault, shape string, ok bool) {
 // shrank); else the configs' wait. second marks an episode's second
 // fault, whose strike at the leader is expected to leave the partition
 // offline (the ISR had shrunk to it).
-func settle(c candidate, leader *int32, part int32, w Waits, second bool) []nemesis.Step {
+func settle(c candidate, leader *int32, part int32, w waits, second bool) []nemesis.Step {
 	until := func(cond nemesis.Condition, timeout time.Duration) []nemesis.Step {
 		return []nemesis.Step{{Until: &cond, Timeout: nemesis.Duration(timeout), Optional: true}, {Wait: nemesis.Duration(w.Margin)}}
 	}

@@ -25,7 +25,7 @@ import (
 // the leader acked alone loses acked records (s2's story). It lets the
 // guided strategy's loop (schedule, run, coverage, next schedule) run
 // without a cluster.
-func kafkaModel(t *testing.T) Runner {
+func kafkaModel(t *testing.T) runner {
 	return func(_ context.Context, s *scenario.Scenario, store string) (Judged, error) {
 		if err := os.MkdirAll(store, 0o755); err != nil {
 			return Judged{}, err
@@ -123,7 +123,7 @@ func kafkaModel(t *testing.T) Runner {
 func TestGuidedExploreLoop(t *testing.T) {
 	base := untargetedWeak(t)
 	explore := func(seed int64) (*Summary, string) {
-		sum, dir, err := Explore(context.Background(), Config{Scenario: base, Runs: 10, Seed: seed, Store: t.TempDir(),
+		sum, dir, err := explore(context.Background(), Config{Scenario: base, Runs: 10, Seed: seed, Store: t.TempDir(),
 			NoShrink: true, Strategy: StrategyGuided}, kafkaModel(t))
 		if err != nil {
 			t.Fatal(err)
@@ -194,7 +194,7 @@ func TestGuidedFindsTheModelsLoss(t *testing.T) {
 	base := untargetedWeak(t)
 	sum := 0
 	for seed := int64(1); seed <= 20; seed++ {
-		s, _, err := Explore(context.Background(), Config{Scenario: base, Runs: 20, Seed: seed, Store: t.TempDir(),
+		s, _, err := explore(context.Background(), Config{Scenario: base, Runs: 20, Seed: seed, Store: t.TempDir(),
 			NoShrink: true, Strategy: StrategyGuided}, kafkaModel(t))
 		if err != nil {
 			t.Fatal(err)
@@ -222,7 +222,7 @@ func TestMergeSumsCoverage(t *testing.T) {
 	var dirs []string
 	most, sum := 0, 0
 	for i := 1; i <= 2; i++ {
-		s, dir, err := Explore(context.Background(), Config{Scenario: base, Runs: 6, Seed: 3, Store: t.TempDir(), Shard: Shard{I: i, N: 2},
+		s, dir, err := explore(context.Background(), Config{Scenario: base, Runs: 6, Seed: 3, Store: t.TempDir(), Shard: Shard{I: i, N: 2},
 			NoShrink: true, Strategy: StrategyGuided}, kafkaModel(t))
 		if err != nil {
 			t.Fatal(err)

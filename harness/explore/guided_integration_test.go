@@ -45,9 +45,9 @@ func TestGuidedExploreUntargetedWeak(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
 	defer cancel()
-	pipe := NewPipeline(harness.Options{}, true)
-	sum, dir, err := Explore(ctx, Config{Scenario: e, Runs: 6, Seed: 11, Store: testenv.Store(t), NoShrink: true,
-		Strategy: StrategyGuided, Ahead: pipe.Ahead, Close: pipe.Close,
+	pipe := newPipeline(harness.Options{}, true)
+	sum, dir, err := explore(ctx, Config{Scenario: e, Runs: 6, Seed: 11, Store: testenv.Store(t), NoShrink: true,
+		Strategy: StrategyGuided, Ahead: pipe.ahead, Close: pipe.Close,
 		OnRun: func(p Progress) {
 			t.Logf("run %d (seed %d): %s %v, %d new transitions, guided %s; %d findings, %.1f runs/hour", p.Last.Index, p.Last.Seed,
 				p.Last.Verdict, p.Last.Classes, p.Last.NewTransitions, choicesText(p.Last.Guided), p.Findings, p.PerHour)

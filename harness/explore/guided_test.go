@@ -75,7 +75,7 @@ func TestGuidedDeterministic(t *testing.T) {
 
 func readRealInput(t *testing.T, name string) states.Input {
 	t.Helper()
-	in, err := ReadRunEvidence("../../histories/testdata/" + name)
+	in, err := readRunEvidence("../../histories/testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,15 +164,15 @@ func TestGuidedFollowsCoverage(t *testing.T) {
 // its fencing through optional untils bounded by them.
 func TestGuidedWaits(t *testing.T) {
 	base := untargetedWeak(t)
-	w := WaitsOf(base)
-	if w.ISRShrink != 4*time.Second+WaitMargin || w.Fence != 3*time.Second+WaitMargin {
+	w := waitsOf(base)
+	if w.ISRShrink != 4*time.Second+waitMargin || w.Fence != 3*time.Second+waitMargin {
 		t.Errorf("waits %+v: want replica.lag.time.max.ms 4 s and broker.session.timeout.ms 3 s, plus the margin", w)
 	}
 	slow := *base
 	slow.Cluster.BrokerConfig = map[string]string{"replica.lag.time.max.ms": "10000"}
 	slow.Cluster.PerBroker = map[int32]map[string]string{2: {"replica.lag.time.max.ms": "12000"}}
 	slow.Cluster.ControllerConfig = map[string]string{"broker.session.timeout.ms": "9000"}
-	if w := WaitsOf(&slow); w.ISRShrink != 12*time.Second+WaitMargin || w.Fence != 9*time.Second+WaitMargin {
+	if w := waitsOf(&slow); w.ISRShrink != 12*time.Second+waitMargin || w.Fence != 9*time.Second+waitMargin {
 		t.Errorf("overridden waits %+v: want the largest lag (12 s) and the controllers' session (9 s)", w)
 	}
 	for _, c := range []struct {

@@ -32,21 +32,21 @@ func (k KnownCell) Label() string {
 	return k.ID + " (no JIRA)"
 }
 
-// Matches is the rule, and all of it: the signature's class is one of
+// matches is the rule, and all of it: the signature's class is one of
 // the anomalies the cell's outcome checks name, and its fault kinds and
 // coarse roles are exactly the cell's (as sets). The transition is not
 // compared: a cell has no run to read one from. Exact sets, because a
 // finding whose repro needed another fault is another sequence, and the
 // JIRA the cell names describes the cell's sequence.
-func (k KnownCell) Matches(sig Signature) bool {
+func (k KnownCell) matches(sig Signature) bool {
 	return slices.Contains(k.Classes, sig.Class) && slices.Equal(k.Faults, sig.Faults)
 }
 
-// CellClasses are the anomaly classes a scenario's outcome checks name
+// cellClasses are the anomaly classes a scenario's outcome checks name
 // (lost-write for "lost-write > 0" and for "lost-write == 0" alike: a
 // findings cell's checks are either the bug measured or the right
 // behaviour, both about the anomaly the bug shows).
-func CellClasses(s *scenario.Scenario) []string {
+func cellClasses(s *scenario.Scenario) []string {
 	var out []string
 	for _, c := range s.Checks() {
 		if slices.Contains(expect.Anomalies, c.Metric) {
@@ -56,10 +56,10 @@ func CellClasses(s *scenario.Scenario) []string {
 	return sortedSet(out)
 }
 
-// KnownCells are the cells of the built-in findings suite kchaos can run
+// knownCells are the cells of the built-in findings suite kchaos can run
 // (cells that need what kchaos lacks are left out: they have no steps to
 // match), each loaded with its vary settings.
-func KnownCells() ([]KnownCell, error) {
+func knownCells() ([]KnownCell, error) {
 	suite, err := harness.LoadSuite("findings")
 	if err != nil {
 		return nil, err
@@ -86,17 +86,17 @@ func KnownCells() ([]KnownCell, error) {
 				}
 				id += "/" + strings.Join(kv, ",")
 			}
-			out = append(out, KnownCell{ID: id, Scenario: e.Scenario, Jira: s.Jira, Classes: CellClasses(s), Faults: ScenarioFaults(s)})
+			out = append(out, KnownCell{ID: id, Scenario: e.Scenario, Jira: s.Jira, Classes: cellClasses(s), Faults: scenarioFaults(s)})
 		}
 	}
 	return out, nil
 }
 
-// Label is the label of sig among known: the first matching cell's, or
+// label is the label of sig among known: the first matching cell's, or
 // "new"; cell is that cell's ID ("" when new).
-func Label(sig Signature, known []KnownCell) (label, cell string) {
+func label(sig Signature, known []KnownCell) (label, cell string) {
 	for _, k := range known {
-		if k.Matches(sig) {
+		if k.matches(sig) {
 			return k.Label(), k.ID
 		}
 	}

@@ -40,7 +40,7 @@ import (
 // seed, classes, idle time, reuse, coverage) than a batch row can.
 type explorer struct {
 	cfg       Config
-	run       Runner
+	run       runner
 	plan      *harness.Plan
 	dir, runs string
 	sum       *Summary
@@ -80,11 +80,11 @@ func (e *explorer) Next([]report.Row) (harness.Cell, bool) {
 	}
 	s := e.next
 	if !e.started {
-		s = WithSeed(cfg.Scenario, RunSeed(cfg.Seed, i))
+		s = withSeed(cfg.Scenario, runSeed(cfg.Seed, i))
 	}
 	e.i, e.started = i, true
 	if j := cfg.Shard.Next(i + 1); cfg.Runs <= 0 || j < cfg.Runs {
-		e.next = WithSeed(cfg.Scenario, RunSeed(cfg.Seed, j))
+		e.next = withSeed(cfg.Scenario, runSeed(cfg.Seed, j))
 	} else {
 		e.next = nil
 	}
@@ -102,7 +102,7 @@ func (e *explorer) Next([]report.Row) (harness.Cell, bool) {
 
 // guide is run i's guided schedule, written to schedules/run-<i>.yaml.
 func (e *explorer) guide(i int) (Guided, error) {
-	g, err := Guide(e.cfg.Scenario, RunSeed(e.cfg.Seed, i), e.history)
+	g, err := Guide(e.cfg.Scenario, runSeed(e.cfg.Seed, i), e.history)
 	if err == nil {
 		err = os.MkdirAll(filepath.Join(e.dir, "schedules"), 0o755)
 	}
@@ -120,7 +120,7 @@ func (e *explorer) cell(i int, s *scenario.Scenario) harness.Cell {
 func (e *explorer) Left() []harness.Cell { return nil }
 
 // After is the run after the one Next yielded when it is known before
-// that one runs (harness.Foresight): a random run's, never a guided
+// that one runs (harness.foresight): a random run's, never a guided
 // one's, whose schedule waits for this run's coverage (its cluster may
 // still be kept; none is started ahead).
 func (e *explorer) After() *harness.Cell {
@@ -149,7 +149,7 @@ func (e *explorer) Play(ctx context.Context, c harness.Cell) report.Row {
 	}
 	e.lastEnd = out.WorkloadEnded
 	e.keep(ctx, &rec, s, out, err)
-	if e.failedInARow >= MaxFailedInARow {
+	if e.failedInARow >= maxFailedInARow {
 		e.sum.Stopped = fmt.Sprintf("stopped: %d runs in a row failed before their check; the last: %s", e.failedInARow, rec.Err)
 	}
 	e.record(rec)
@@ -158,7 +158,7 @@ func (e *explorer) Play(ctx context.Context, c harness.Cell) report.Row {
 
 // cover adds the run's coverage to the exploration's (coverage.json).
 func (e *explorer) cover(rec *RunRecord, runDir string) error {
-	cov, cerr := RunCoverage(runDir)
+	cov, cerr := runCoverage(runDir)
 	if cerr != nil {
 		rec.CoverageErr = cerr.Error()
 	}

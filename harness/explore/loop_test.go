@@ -41,7 +41,7 @@ func TestExploreThroughTheEngine(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			sum, dir, err := Explore(ctx, Config{Scenario: e, Runs: 4, Seed: 7, Store: t.TempDir(), NoShrink: true, Strategy: tc.strategy,
+			sum, dir, err := explore(ctx, Config{Scenario: e, Runs: 4, Seed: 7, Store: t.TempDir(), NoShrink: true, Strategy: tc.strategy,
 				OnRun: func(p Progress) {
 					if p.Done == tc.interrupt {
 						cancel()

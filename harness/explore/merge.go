@@ -75,7 +75,7 @@ func Merge(dirs []string) (*Merged, error) {
 			return nil, bad("%s and %s are both shard %d/%d", other, dir, sh.I, sh.N)
 		}
 		seen[sh.I] = dir
-		if s.Judged() == 0 {
+		if s.judged() == 0 {
 			m.Failed = append(m.Failed, sh.I)
 		}
 		m.RunRecords = append(m.RunRecords, s.RunRecords...)

@@ -22,7 +22,7 @@ func TestMerge(t *testing.T) {
 	r := &simRunner{t: t}
 	var dirs []string
 	for i := 1; i <= 3; i++ {
-		_, dir, err := Explore(context.Background(), Config{Scenario: e, Runs: 9, Seed: 7, Store: t.TempDir(), Shard: Shard{I: i, N: 3}, NoShrink: true}, r.run)
+		_, dir, err := explore(context.Background(), Config{Scenario: e, Runs: 9, Seed: 7, Store: t.TempDir(), Shard: Shard{I: i, N: 3}, NoShrink: true}, r.run)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestMerge(t *testing.T) {
 		t.Errorf("all three: %v, missing %v, %d runs", err, m.Missing, len(m.RunRecords))
 	}
 
-	_, other, err := Explore(context.Background(), Config{Scenario: e, Runs: 3, Seed: 8, Store: t.TempDir(), Shard: Shard{I: 3, N: 3}, NoShrink: true}, r.run)
+	_, other, err := explore(context.Background(), Config{Scenario: e, Runs: 3, Seed: 8, Store: t.TempDir(), Shard: Shard{I: 3, N: 3}, NoShrink: true}, r.run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestBisect(t *testing.T) {
 	if err := writeScenario(repro, s); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeJSON(filepath.Join(dir, FindingFile), FindingRecord{ID: "000-lost-write", Class: "lost-write"}); err != nil {
+	if err := writeJSON(filepath.Join(dir, findingFile), FindingRecord{ID: "000-lost-write", Class: "lost-write"}); err != nil {
 		t.Fatal(err)
 	}
 	loader := func(sets []string) (*scenario.Scenario, error) { return scenario.Load(repro, sets) }
@@ -110,7 +110,7 @@ func TestBisect(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("table %q, want %q", got, want)
 	}
-	if first, last := Affected(table); first != "kafka=4.1.2" || last != "kafka=4.4.0" {
+	if first, last := affected(table); first != "kafka=4.1.2" || last != "kafka=4.4.0" {
 		t.Errorf("affected %s .. %s", first, last)
 	}
 	if md := b.Markdown(table); !strings.Contains(md, "| kafka=4.1.2 | 1/1 (1 not run) | lost-write 1 |") {
@@ -118,7 +118,7 @@ func TestBisect(t *testing.T) {
 	}
 
 	for name, c := range map[string]struct{ file, kafkas string }{
-		"not a scenario":  {filepath.Join(dir, FindingFile), "4.4.0"},
+		"not a scenario":  {filepath.Join(dir, findingFile), "4.4.0"},
 		"missing":         {filepath.Join(dir, "nope.yaml"), "4.4.0"},
 		"unknown version": {repro, "2.0.0"},
 	} {

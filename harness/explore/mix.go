@@ -22,10 +22,10 @@ import (
 // (nemesis TestStaggeredDrawsSequences: 141 of 200 staggered pairs, none
 // unstaggered); a gap under 4 s still draws the together-ish cases.
 const (
-	DefaultSubset  = 2
-	DefaultActive  = 10 * time.Second
-	DefaultQuiet   = 10 * time.Second
-	DefaultStagger = 5 * time.Second
+	defaultSubset  = 2
+	defaultActive  = 10 * time.Second
+	defaultQuiet   = 10 * time.Second
+	defaultStagger = 5 * time.Second
 )
 
 // ParseFaults reads --faults: fault names, comma-separated. A value with
@@ -73,9 +73,9 @@ func Explorable(s *scenario.Scenario, faults []string) (*scenario.Scenario, erro
 	if s.Nemesis.Random != nil {
 		r = *s.Nemesis.Random
 	} else {
-		period := DefaultActive + DefaultQuiet + (DefaultSubset-1)*DefaultStagger
-		r = nemesis.RandomSchedule{Subset: DefaultSubset, Active: nemesis.Duration(DefaultActive), Quiet: nemesis.Duration(DefaultQuiet),
-			Stagger: nemesis.Duration(DefaultStagger), Duration: nemesis.Duration(max(s.Workload.Duration.Std(), period))}
+		period := defaultActive + defaultQuiet + (defaultSubset-1)*defaultStagger
+		r = nemesis.RandomSchedule{Subset: defaultSubset, Active: nemesis.Duration(defaultActive), Quiet: nemesis.Duration(defaultQuiet),
+			Stagger: nemesis.Duration(defaultStagger), Duration: nemesis.Duration(max(s.Workload.Duration.Std(), period))}
 		r.Faults = can
 	}
 	if len(faults) > 0 {
@@ -105,8 +105,8 @@ func Explorable(s *scenario.Scenario, faults []string) (*scenario.Scenario, erro
 	return d, nil
 }
 
-// WithSeed is a copy of an explorable scenario whose run draws with seed.
-func WithSeed(s *scenario.Scenario, seed int64) *scenario.Scenario {
+// withSeed is a copy of an explorable scenario whose run draws with seed.
+func withSeed(s *scenario.Scenario, seed int64) *scenario.Scenario {
 	c := *s
 	c.Seed = 0
 	if s.Nemesis.Random != nil {

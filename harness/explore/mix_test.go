@@ -49,7 +49,7 @@ func TestExplorableDefaultMix(t *testing.T) {
 	if want := nemesis.RandomMix(s.Cluster.Capabilities(), len(s.Cluster.Racks), s.Cluster.Controllers); !slices.Equal(r.Faults, want) {
 		t.Errorf("mix %v, want %v", r.Faults, want)
 	}
-	if r.Subset != DefaultSubset || r.Active.Std() != DefaultActive || r.Quiet.Std() != DefaultQuiet || r.Stagger.Std() != DefaultStagger {
+	if r.Subset != defaultSubset || r.Active.Std() != defaultActive || r.Quiet.Std() != defaultQuiet || r.Stagger.Std() != defaultStagger {
 		t.Errorf("periods %d × %s + %s, stagger %s", r.Subset, r.Active, r.Quiet, r.Stagger)
 	}
 	e, err = Explorable(s, []string{"kill", "partition-leader-followers"})
@@ -93,7 +93,7 @@ func TestSchedulesPerSeed(t *testing.T) {
 	e := explorable(t, "s2", "workload.duration=60s")
 	brokers := []int32{0, 1, 2}
 	plan := func(seed int64) string {
-		r := WithSeed(e, seed)
+		r := withSeed(e, seed)
 		if r.Seed != seed || r.Nemesis.Random.Seed != seed {
 			t.Fatalf("seed %d: scenario seed %d, schedule seed %d", seed, r.Seed, r.Nemesis.Random.Seed)
 		}
@@ -110,8 +110,8 @@ func TestSchedulesPerSeed(t *testing.T) {
 	}
 	seen := map[string]int64{}
 	for i := range 20 {
-		seed := RunSeed(42, i)
-		if seed != RunSeed(42, i) || seed <= 0 || seed >= 1<<53 {
+		seed := runSeed(42, i)
+		if seed != runSeed(42, i) || seed <= 0 || seed >= 1<<53 {
 			t.Fatalf("RunSeed(42, %d) = %d: not deterministic or out of range", i, seed)
 		}
 		a, b := plan(seed), plan(seed)
@@ -123,7 +123,7 @@ func TestSchedulesPerSeed(t *testing.T) {
 		}
 		seen[a] = seed
 	}
-	if RunSeed(42, 0) == RunSeed(43, 0) {
+	if runSeed(42, 0) == runSeed(43, 0) {
 		t.Error("two base seeds gave the same first run seed")
 	}
 }
@@ -183,7 +183,7 @@ func TestClasses(t *testing.T) {
 		{"unclean on, loss: the anomalies alone", checker.Invalid, plain, lost, s2unclean, []string{"lost-write", "offset-reuse"}},
 		{"an invariant broken on a valid run", checker.Valid, plain, withOffline(zero(), 75), bounded, []string{"outcome offline_seconds <= 60"}},
 		{"an invariant held", checker.Valid, plain, withOffline(zero(), 12), bounded, nil},
-		{"invalid without a named anomaly", checker.Invalid, plain, zero(), nil, []string{InvalidClass}},
+		{"invalid without a named anomaly", checker.Invalid, plain, zero(), nil, []string{invalidClass}},
 		// A duplicated Produce request with a producer that is not
 		// idempotent writes the record twice: the checker reports the
 		// duplicate and does not count it (campaign 2026-12-06, s2 under
@@ -193,12 +193,12 @@ func TestClasses(t *testing.T) {
 		{"a result from before counted_against_validity counts every anomaly", checker.Valid, nil, dups, nil, []string{"duplicate"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got := Classes(&checker.Result{Valid: c.verdict, Against: c.against}, c.m, c.s)
+			got := classes(&checker.Result{Valid: c.verdict, Against: c.against}, c.m, c.s)
 			if !slices.Equal(got, c.want) {
 				t.Errorf("classes %q, want %q", got, c.want)
 			}
-			if Primary(got) != "" && Primary(got) != got[0] {
-				t.Errorf("primary %q", Primary(got))
+			if primary(got) != "" && primary(got) != got[0] {
+				t.Errorf("primary %q", primary(got))
 			}
 		})
 	}
@@ -218,7 +218,7 @@ func TestShard(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, item := range sh.Items(20) {
+			for _, item := range sh.items(20) {
 				if o, dup := owner[item]; dup {
 					t.Fatalf("%d/%d: item %d is also shard %d's", i, n, item, o)
 				}
@@ -229,7 +229,7 @@ func TestShard(t *testing.T) {
 			sh := Shard{I: i, N: n}
 			for from := range 20 {
 				next := sh.Next(from)
-				if !sh.Owns(next) || next < from || next-from >= n {
+				if !sh.owns(next) || next < from || next-from >= n {
 					t.Fatalf("%d/%d: Next(%d) = %d", i, n, from, next)
 				}
 			}
@@ -243,7 +243,7 @@ func TestShard(t *testing.T) {
 			t.Errorf("ParseShard(%q) = %v, want an error naming --shard", bad, err)
 		}
 	}
-	if sh, _ := ParseShard(""); !sh.Owns(5) || sh.String() != "" {
+	if sh, _ := ParseShard(""); !sh.owns(5) || sh.String() != "" {
 		t.Error("the empty shard is not the whole")
 	}
 }

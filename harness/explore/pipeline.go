@@ -7,7 +7,7 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
-// Pipeline is HarnessRunner on a harness.Clusters (issue 24, throughput):
+// pipeline is HarnessRunner on a harness.Clusters (issue 24, throughput):
 // the provider that decides, run by run, whether a run finds its cluster
 // kept by the run before (reuse, NewPipeline's reuse, the default of
 // kchaos explore), started ahead while the run before was finishing, or
@@ -22,7 +22,7 @@ import (
 // Its Run is a Runner; give Ahead to Config.Ahead and Close to
 // Config.Close (or call it at the end): ExploreOnClusters does. Not safe for concurrent use: runs
 // are one at a time.
-type Pipeline struct {
+type pipeline struct {
 	opts     harness.Options
 	clusters *harness.Clusters
 	// Started counts runs that found their cluster started ahead, Reused
@@ -30,22 +30,22 @@ type Pipeline struct {
 	Started, Reused int
 }
 
-// NewPipeline is a Pipeline running with opts (its Store is each run's);
+// newPipeline is a Pipeline running with opts (its Store is each run's);
 // with reuse, runs share a cluster while nothing refuses it.
-func NewPipeline(opts harness.Options, reuse bool) *Pipeline {
-	return &Pipeline{opts: opts, clusters: harness.NewClusters(reuse)}
+func newPipeline(opts harness.Options, reuse bool) *pipeline {
+	return &pipeline{opts: opts, clusters: harness.NewClusters(reuse)}
 }
 
-// Ahead announces the run after the next one Run is given (nil: none).
+// ahead announces the run after the next one Run is given (nil: none).
 // The cluster started ahead or kept for the next one stays: it is that
 // run's (an Ahead(nil) comes before the last run; Close ends).
-func (p *Pipeline) Ahead(next *scenario.Scenario, store string) { p.clusters.Announce(next, store) }
+func (p *pipeline) ahead(next *scenario.Scenario, store string) { p.clusters.Announce(next, store) }
 
 // Close tears down a warm cluster no run used, and a kept one.
-func (p *Pipeline) Close() { p.clusters.Close() }
+func (p *pipeline) Close() { p.clusters.Close() }
 
 // Run is a Runner: s on the cluster the provider gives it.
-func (p *Pipeline) Run(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
+func (p *pipeline) Run(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
 	o := p.opts
 	o.Store, o.NoScreenshot, o.Clusters = store, true, p.clusters
 	out, err := harness.Run(ctx, s, o)
@@ -63,7 +63,7 @@ func (p *Pipeline) Run(ctx context.Context, s *scenario.Scenario, store string) 
 // only parses flags and prints: the engine announces the runs through
 // Config.Ahead and Close, which are the Pipeline's.
 func ExploreOnClusters(ctx context.Context, cfg Config, opts harness.Options, reuse bool) (*Summary, string, error) {
-	pipe := NewPipeline(opts, reuse)
-	cfg.Ahead, cfg.Close = pipe.Ahead, pipe.Close
-	return Explore(ctx, cfg, pipe.Run)
+	pipe := newPipeline(opts, reuse)
+	cfg.Ahead, cfg.Close = pipe.ahead, pipe.Close
+	return explore(ctx, cfg, pipe.Run)
 }

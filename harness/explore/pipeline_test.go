@@ -68,7 +68,7 @@ func TestExploreAnnouncesTheNextRun(t *testing.T) {
 				return out, err
 			}
 			closed, closedAfter := 0, 0
-			sum, _, err := Explore(context.Background(), Config{Scenario: e, Runs: tc.runs, Seed: 7, Store: t.TempDir(), Shard: tc.shard,
+			sum, _, err := explore(context.Background(), Config{Scenario: e, Runs: tc.runs, Seed: 7, Store: t.TempDir(), Shard: tc.shard,
 				Now: func() time.Time { return clock }, Tries: 1,
 				Ahead: func(next *scenario.Scenario, store string) {
 					if strings.Contains(store, string(filepath.Separator)+"shrink"+string(filepath.Separator)) {

@@ -10,18 +10,18 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// WaitResolution is what a realised wait is rounded to: the nemesis's
+// waitResolution is what a realised wait is rounded to: the nemesis's
 // own steps take milliseconds, and a repro reads better in tenths.
-const WaitResolution = 100 * time.Millisecond
+const waitResolution = 100 * time.Millisecond
 
-// Realised is the schedule a run played, as scripted steps: every fault
+// realised is the schedule a run played, as scripted steps: every fault
 // and heal in the order it fired, with the time between one op's
 // completion and the next one's invoke as a wait, targets resolved to the
 // nodes they struck (nemesis.StepFromOp). Conditions (until) the original
 // waited on become the time they took. The final heal (the last heal of
 // everything, which every run adds) and what follows it
 // (final.abort_hanging) are left out: the repro's run adds them again.
-func Realised(events []histories.Event) ([]nemesis.Step, error) {
+func realised(events []histories.Event) ([]nemesis.Step, error) {
 	var ops []histories.Event
 	for _, e := range events {
 		if e.Process == histories.NemesisProcess {
@@ -59,7 +59,7 @@ func Realised(events []histories.Event) ([]nemesis.Step, error) {
 			// holds.
 			continue
 		}
-		if w := time.Duration(inv.Time - last).Round(WaitResolution); w > 0 {
+		if w := time.Duration(inv.Time - last).Round(waitResolution); w > 0 {
 			steps = append(steps, nemesis.Step{Wait: nemesis.Duration(w)})
 		}
 		last = inv.Time
@@ -98,19 +98,19 @@ func healKind(e histories.Event) string {
 	return v.Fault
 }
 
-// ReadRealised is Realised of a history file.
-func ReadRealised(historyPath string) ([]nemesis.Step, error) {
+// readRealised is Realised of a history file.
+func readRealised(historyPath string) ([]nemesis.Step, error) {
 	events, _, err := histories.ReadFile(historyPath)
 	if err != nil {
 		return nil, err
 	}
-	return Realised(events)
+	return realised(events)
 }
 
-// Repro is s with steps as its scripted schedule (a random section
+// repro is s with steps as its scripted schedule (a random section
 // dropped) and the seed that drove the original, validated as a file
 // holding it would be: what repro.yaml holds and `kchaos run` runs.
-func Repro(s *scenario.Scenario, steps []nemesis.Step, note string) (*scenario.Scenario, error) {
+func repro(s *scenario.Scenario, steps []nemesis.Step, note string) (*scenario.Scenario, error) {
 	c := *s
 	c.Nemesis = nemesis.Schedule{Steps: steps}
 	if note != "" {

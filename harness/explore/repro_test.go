@@ -45,7 +45,7 @@ func TestRealisedRoundTrip(t *testing.T) {
 		{"real-s4/history.jsonl", "s4", nil},
 	} {
 		t.Run(c.history, func(t *testing.T) {
-			steps, err := ReadRealised(filepath.Join("..", "..", "histories", "testdata", c.history))
+			steps, err := readRealised(filepath.Join("..", "..", "histories", "testdata", c.history))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +65,7 @@ func TestRealisedRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r, err := Repro(base, steps, "a repro")
+			r, err := repro(base, steps, "a repro")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func TestRealisedCutsTheFinalPhase(t *testing.T) {
 		ev(8, 10*s, histories.Invoke, "abort-hanging", `{"fault":"abort-hanging","details":{}}`),
 		ev(9, 10*s+1e8, histories.OK, "abort-hanging", `{"fault":"abort-hanging"}`),
 	}
-	steps, err := Realised(events)
+	steps, err := realised(events)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestRealisedUntilBecomesItsTime(t *testing.T) {
 			ev(6, 8*s+5e8, histories.Invoke, "kill", `{"fault":"kill","details":{"target":{"role":"leader"}}}`),
 			ev(7, 9*s, histories.OK, "kill", `{"fault":"kill","nodes":[0]}`),
 		}
-		steps, err := Realised(events)
+		steps, err := realised(events)
 		if err != nil {
 			t.Fatalf("until %s: %v", end, err)
 		}
@@ -191,7 +191,7 @@ func TestRealisedUntilBecomesItsTime(t *testing.T) {
 // history whose partition spec is no shape (histories/testdata's small
 // ones are written for the checker, not the nemesis).
 func TestRealisedRefusesUnknownParameters(t *testing.T) {
-	if _, err := ReadRealised(filepath.Join("..", "..", "histories", "testdata", "unclean-election.jsonl")); err == nil ||
+	if _, err := readRealised(filepath.Join("..", "..", "histories", "testdata", "unclean-election.jsonl")); err == nil ||
 		!strings.Contains(err.Error(), "shape") {
 		t.Errorf("hand-made partition spec: err = %v, want one naming the shape", err)
 	}
@@ -199,7 +199,7 @@ func TestRealisedRefusesUnknownParameters(t *testing.T) {
 		{Index: 0, Process: histories.NemesisProcess, Type: histories.Invoke, F: "kill", Value: []byte(`{"fault":"kill","details":{"target":{"role":"leader"},"speed":"fast"}}`)},
 		{Index: 1, Process: histories.NemesisProcess, Type: histories.OK, F: "kill", Value: []byte(`{"fault":"kill","nodes":[0]}`)},
 	}
-	if _, err := Realised(events); err == nil || !strings.Contains(err.Error(), "speed") {
+	if _, err := realised(events); err == nil || !strings.Contains(err.Error(), "speed") {
 		t.Fatalf("err = %v, want one naming speed", err)
 	}
 }

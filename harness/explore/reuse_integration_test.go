@@ -50,10 +50,10 @@ func TestExploreReusesTheCluster(t *testing.T) {
 	defer cancel()
 	store := testenv.Store(t)
 
-	pipe := NewPipeline(harness.Options{}, true)
+	pipe := newPipeline(harness.Options{}, true)
 	defer pipe.Close()
-	sum, dir, err := Explore(ctx, Config{Scenario: e, Runs: 3, Seed: 11, Store: store, NoShrink: true, Keep: true,
-		Ahead: pipe.Ahead, Close: pipe.Close}, pipe.Run)
+	sum, dir, err := explore(ctx, Config{Scenario: e, Runs: 3, Seed: 11, Store: store, NoShrink: true, Keep: true,
+		Ahead: pipe.ahead, Close: pipe.Close}, pipe.Run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,21 +105,21 @@ func TestExploreReusesTheCluster(t *testing.T) {
 	}
 
 	// A fault that leaves state: the run reuses, then refuses.
-	p := NewPipeline(harness.Options{}, true)
+	p := newPipeline(harness.Options{}, true)
 	defer p.Close()
-	a := WithSeed(e, 21)
-	b := *WithSeed(s, 22)
+	a := withSeed(e, 21)
+	b := *withSeed(s, 22)
 	b.Nemesis = nemesis.Schedule{Steps: []nemesis.Step{
 		{Wait: nemesis.Duration(2 * time.Second)},
 		{Fault: "set-config", Params: &quorum.SetConfigParams{Config: map[string]*string{"retention.ms": ptr("3600000")}}},
 	}}
-	c := WithSeed(e, 23)
+	c := withSeed(e, 23)
 	st := filepath.Join(store, "refusal")
 	var out [3]Judged
 	for i, step := range []struct {
 		s, next *scenario.Scenario
 	}{{a, &b}, {&b, c}, {c, nil}} {
-		p.Ahead(step.next, st)
+		p.ahead(step.next, st)
 		if out[i], err = p.Run(ctx, step.s, st); err != nil {
 			t.Fatalf("run %c: %v", 'A'+i, err)
 		}

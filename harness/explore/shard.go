@@ -37,14 +37,14 @@ func (sh Shard) String() string {
 	return fmt.Sprintf("%d/%d", sh.I, sh.N)
 }
 
-// Owns reports whether item i (0-based) is this shard's.
-func (sh Shard) Owns(i int) bool { return sh.whole() || i%sh.N == sh.I-1 }
+// owns reports whether item i (0-based) is this shard's.
+func (sh Shard) owns(i int) bool { return sh.whole() || i%sh.N == sh.I-1 }
 
-// Items is the indexes of n items (cells, runs) this shard does.
-func (sh Shard) Items(n int) []int {
+// items is the indexes of n items (cells, runs) this shard does.
+func (sh Shard) items(n int) []int {
 	var out []int
 	for i := range n {
-		if sh.Owns(i) {
+		if sh.owns(i) {
 			out = append(out, i)
 		}
 	}
@@ -54,18 +54,18 @@ func (sh Shard) Items(n int) []int {
 // Next is the first index at or after i that this shard owns: an
 // exploration bounded by time (--for) walks its runs with it.
 func (sh Shard) Next(i int) int {
-	for !sh.Owns(i) {
+	for !sh.owns(i) {
 		i++
 	}
 	return i
 }
 
-// RunSeed is run i's seed in an exploration with base seed base: a
+// runSeed is run i's seed in an exploration with base seed base: a
 // splitmix64 step of base+i, so that neighbouring runs draw unrelated
 // schedules and any run can be redone alone from (base, i). It is kept
 // to 53 bits (a history records seeds as JSON numbers) and never 0
 // (which means "pick one").
-func RunSeed(base int64, i int) int64 {
+func runSeed(base int64, i int) int64 {
 	z := uint64(base) + uint64(i+1)*0x9e3779b97f4a7c15
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb

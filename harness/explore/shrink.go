@@ -13,14 +13,14 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// Oracle runs a scenario once and says which anomaly classes the run
+// oracle runs a scenario once and says which anomaly classes the run
 // showed (Classes). An error is a run that could not be made; the
 // shrinker counts it as a try that did not reproduce. confirm says the
 // run is one of the final reruns that measure the repro's rate: those
 // run as `kchaos run repro.yaml` runs it, on a fresh cluster, while a
 // candidate may run on the cluster the run before kept (runOracle). The
 // real oracle is harness.Run; tests simulate one.
-type Oracle interface {
+type oracle interface {
 	Run(ctx context.Context, s *scenario.Scenario, confirm bool) ([]string, error)
 }
 
@@ -31,12 +31,12 @@ const DefaultTries = 3
 // DefaultMinWait is the shortest a wait is cut to, and MinWorkload the
 // shortest workload.duration: below them a run is mostly cluster start.
 const (
-	DefaultMinWait = time.Second
-	MinWorkload    = 5 * time.Second
+	defaultMinWait = time.Second
+	minWorkload    = 5 * time.Second
 )
 
-// ShrinkOptions tune a shrink.
-type ShrinkOptions struct {
+// shrinkOptions tune a shrink.
+type shrinkOptions struct {
 	// Class is the anomaly class a candidate must still show.
 	Class string
 	// Tries is K (default DefaultTries).
@@ -52,8 +52,8 @@ type ShrinkOptions struct {
 	Log func(line string)
 }
 
-// Shrunk is a finished shrink.
-type Shrunk struct {
+// shrunk is a finished shrink.
+type shrunk struct {
 	// Scenario is the smallest candidate that reproduced.
 	Scenario *scenario.Scenario
 	// Reproduced of Confirmations final reruns showed the class.
@@ -67,14 +67,14 @@ type Shrunk struct {
 	Trail []string
 }
 
-// Rate is "2/3".
-func (s *Shrunk) Rate() string { return fmt.Sprintf("%d/%d", s.Reproduced, s.Confirmations) }
+// rate is "2/3".
+func (s *shrunk) rate() string { return fmt.Sprintf("%d/%d", s.Reproduced, s.Confirmations) }
 
 type shrinker struct {
-	o       Oracle
-	opts    ShrinkOptions
+	o       oracle
+	opts    shrinkOptions
 	begin   time.Time
-	res     *Shrunk
+	res     *shrunk
 	stopped bool
 	// refused holds the candidates no try reproduced (candidateKey).
 	refused map[string]bool
@@ -83,7 +83,7 @@ type shrinker struct {
 // errBudget ends the search when the budget is spent.
 var errBudget = fmt.Errorf("shrink budget spent")
 
-// Shrink cuts s (a scripted repro that showed opts.Class) down: delta
+// shrink cuts s (a scripted repro that showed opts.Class) down: delta
 // debugging over its fault steps (drop halves, then smaller chunks down
 // to single steps, ddmin), then each wait, the longest first, and the
 // workload's duration by a bounded binary search (shrinkwait.go), then
@@ -92,17 +92,17 @@ var errBudget = fmt.Errorf("shrink budget spent")
 // result is larger, never wrong): a candidate is only ever kept on a run
 // that showed the class. The result is rerun K times (confirm) and its
 // rate written. Only a cancelled ctx is an error.
-func Shrink(ctx context.Context, o Oracle, s *scenario.Scenario, opts ShrinkOptions) (*Shrunk, error) {
+func shrink(ctx context.Context, o oracle, s *scenario.Scenario, opts shrinkOptions) (*shrunk, error) {
 	if opts.Tries <= 0 {
 		opts.Tries = DefaultTries
 	}
 	if opts.MinWait <= 0 {
-		opts.MinWait = DefaultMinWait
+		opts.MinWait = defaultMinWait
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	sh := &shrinker{o: o, opts: opts, begin: opts.Now(), res: &Shrunk{Scenario: s}}
+	sh := &shrinker{o: o, opts: opts, begin: opts.Now(), res: &shrunk{Scenario: s}}
 	for _, phase := range []func(context.Context, *scenario.Scenario) (*scenario.Scenario, error){
 		sh.faults, sh.waits, sh.targets,
 	} {
@@ -233,7 +233,7 @@ func (sh *shrinker) faults(ctx context.Context, s *scenario.Scenario) (*scenario
 func faultNames(steps []nemesis.Step, idx []int) string {
 	var out []string
 	for _, i := range idx {
-		out = append(out, fmt.Sprintf("%s (step %d)", StepWords(steps[i]), i+1))
+		out = append(out, fmt.Sprintf("%s (step %d)", stepWords(steps[i]), i+1))
 	}
 	return strings.Join(out, ", ")
 }

@@ -101,7 +101,7 @@ func noisy(t *testing.T) *scenario.Scenario {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Repro(base, sched.Steps, "")
+	r, err := repro(base, sched.Steps, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func faultsOf(s *scenario.Scenario) []string {
 // times: 3/3.
 func TestShrinkDeterministicOracle(t *testing.T) {
 	o := &simOracle{p: 1, minGap: 4 * time.Second}
-	res, err := Shrink(context.Background(), o, noisy(t), ShrinkOptions{Class: "lost-write"})
+	res, err := shrink(context.Background(), o, noisy(t), shrinkOptions{Class: "lost-write"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,8 +155,8 @@ func TestShrinkDeterministicOracle(t *testing.T) {
 	if d := res.Scenario.Workload.Duration.Std(); d < 10*time.Second || d >= 20*time.Second {
 		t.Errorf("workload.duration %s, want 10 s <= d < 20 s (halved from 60 s while it reproduced)", d)
 	}
-	if res.Rate() != "3/3" || res.Runs != o.runs || res.OutOfBudget {
-		t.Errorf("rate %s, runs %d (oracle saw %d), out of budget %v", res.Rate(), res.Runs, o.runs, res.OutOfBudget)
+	if res.rate() != "3/3" || res.Runs != o.runs || res.OutOfBudget {
+		t.Errorf("rate %s, runs %d (oracle saw %d), out of budget %v", res.rate(), res.Runs, o.runs, res.OutOfBudget)
 	}
 	// Only the final reruns are told so (they run on fresh clusters),
 	// and they come last.
@@ -164,7 +164,7 @@ func TestShrinkDeterministicOracle(t *testing.T) {
 		t.Errorf("%d runs told they are final reruns (one before a candidate: %v), want the last %d", o.confirms, o.confirmedEarly, DefaultTries)
 	}
 	// The shrunk repro is still a valid scenario: it loads as repro.yaml.
-	if _, err := Repro(res.Scenario, res.Scenario.Nemesis.Steps, ""); err != nil {
+	if _, err := repro(res.Scenario, res.Scenario.Nemesis.Steps, ""); err != nil {
 		t.Errorf("the shrunk repro does not validate: %v", err)
 	}
 }
@@ -179,7 +179,7 @@ func TestShrinkFlakyOracle(t *testing.T) {
 	const seeds = 40
 	for seed := range uint64(seeds) {
 		o := &simOracle{p: 0.5, rng: rand.New(rand.NewPCG(seed, 7)), minGap: 4 * time.Second}
-		res, err := Shrink(context.Background(), o, noisy(t), ShrinkOptions{Class: "lost-write"})
+		res, err := shrink(context.Background(), o, noisy(t), shrinkOptions{Class: "lost-write"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +188,7 @@ func TestShrinkFlakyOracle(t *testing.T) {
 			t.Fatalf("seed %d: a needed step was dropped: %v", seed, got)
 		}
 		if res.Confirmations != DefaultTries || res.Reproduced > res.Confirmations {
-			t.Fatalf("seed %d: rate %s", seed, res.Rate())
+			t.Fatalf("seed %d: rate %s", seed, res.rate())
 		}
 		if len(got) == 2 {
 			minimal++
@@ -205,12 +205,12 @@ func TestShrinkFlakyOracle(t *testing.T) {
 func TestShrinkKeepsWhatNeverReproducesWithout(t *testing.T) {
 	s := noisy(t)
 	o := &simOracle{p: 1, minGap: 4 * time.Second}
-	res, err := Shrink(context.Background(), o, s, ShrinkOptions{Class: "txn-g1c"})
+	res, err := shrink(context.Background(), o, s, shrinkOptions{Class: "txn-g1c"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(faultsOf(res.Scenario), faultsOf(s)) || res.Reproduced != 0 {
-		t.Errorf("faults %v, rate %s; want the repro unchanged and 0/3", faultsOf(res.Scenario), res.Rate())
+		t.Errorf("faults %v, rate %s; want the repro unchanged and 0/3", faultsOf(res.Scenario), res.rate())
 	}
 }
 
@@ -219,7 +219,7 @@ func TestShrinkKeepsWhatNeverReproducesWithout(t *testing.T) {
 func TestShrinkBudget(t *testing.T) {
 	clock := &fakeClock{now: time.Unix(0, 0)}
 	o := &simOracle{p: 1, minGap: 4 * time.Second, clock: clock}
-	res, err := Shrink(context.Background(), o, noisy(t), ShrinkOptions{Class: "lost-write",
+	res, err := shrink(context.Background(), o, noisy(t), shrinkOptions{Class: "lost-write",
 		Budget: 5 * time.Minute, Now: func() time.Time { return clock.now }})
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +233,7 @@ func TestShrinkBudget(t *testing.T) {
 func TestShrinkCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Shrink(ctx, &simOracle{p: 1}, noisy(t), ShrinkOptions{Class: "lost-write"}); err == nil {
+	if _, err := shrink(ctx, &simOracle{p: 1}, noisy(t), shrinkOptions{Class: "lost-write"}); err == nil {
 		t.Fatal("no error from a cancelled shrink")
 	}
 }
@@ -335,7 +335,7 @@ func TestShrinkFaultOrder(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := &orderOracle{needed: tc.needed}
-			sh := &shrinker{o: o, opts: ShrinkOptions{Class: "lost-write", Tries: 1, Now: time.Now}, begin: time.Now(), res: &Shrunk{}}
+			sh := &shrinker{o: o, opts: shrinkOptions{Class: "lost-write", Tries: 1, Now: time.Now}, begin: time.Now(), res: &shrunk{}}
 			got, err := sh.faults(context.Background(), withSteps(base, steps))
 			if err != nil {
 				t.Fatal(err)

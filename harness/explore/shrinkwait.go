@@ -12,15 +12,15 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// MaxProbes bounds each binary search of the waits phase (one wait, or
+// maxProbes bounds each binary search of the waits phase (one wait, or
 // the workload's duration): the cheapest value first, then two halvings
 // of the interval left, so a wait ends within a quarter of its length of
 // the shortest that reproduces. Each probe is a candidate (up to K
 // tries), and a probe that fails costs all K: a bound keeps a shrink of a
 // 45 s story within minutes (issue 40: 26 runs when each round halved).
-const MaxProbes = 3
+const maxProbes = 3
 
-// LeadWait is the shortest the waits before a schedule's first fault are
+// leadWait is the shortest the waits before a schedule's first fault are
 // cut to (never dropped): a fault in a run's first seconds races the
 // workload's first acks, which a kept cluster (warm brokers) gives within
 // a tenth of a second and a fresh one, on a loaded machine, more than a
@@ -29,7 +29,7 @@ const MaxProbes = 3
 // with nothing acked before it; so a candidate accepted on a kept
 // cluster must leave the workload time to ack on a fresh one, where
 // `kchaos run` replays the repro.
-const LeadWait = 3 * time.Second
+const leadWait = 3 * time.Second
 
 // bisect is the least value in [lo, hi] that ok accepts, found with at
 // most probes calls of ok, hi being known to be accepted (the candidate
@@ -100,16 +100,16 @@ func withoutZeroWaits(steps []nemesis.Step) []nemesis.Step {
 // (MinWorkload first, whole seconds).
 func (sh *shrinker) waits(ctx context.Context, s *scenario.Scenario) (*scenario.Scenario, error) {
 	steps := slices.Clone(s.Nemesis.Steps) // a cut wait stays as 0 until the end, so indexes hold
-	res := int64(WaitResolution)
-	floor := int(sh.opts.MinWait.Round(WaitResolution) / WaitResolution)
+	res := int64(waitResolution)
+	floor := int(sh.opts.MinWait.Round(waitResolution) / waitResolution)
 	first := slices.IndexFunc(steps, func(st nemesis.Step) bool { return st.Fault != "" })
 	for _, i := range waitOrder(steps) {
 		was := steps[i].Wait
 		lo := 0
 		if i < first {
-			lo = int(LeadWait / WaitResolution) // not dropped: the run's start
+			lo = int(leadWait / waitResolution) // not dropped: the run's start
 		}
-		best, err := bisect(lo, ceilDiv(int64(was), res), floor, MaxProbes, func(v int) (bool, error) {
+		best, err := bisect(lo, ceilDiv(int64(was), res), floor, maxProbes, func(v int) (bool, error) {
 			c := slices.Clone(steps)
 			c[i].Wait = duration.Duration(int64(v) * res)
 			what := fmt.Sprintf("wait of step %d %s -> %s", i+1, was, c[i].Wait)
@@ -127,7 +127,7 @@ func (sh *shrinker) waits(ctx context.Context, s *scenario.Scenario) (*scenario.
 	}
 	s = withSteps(s, withoutZeroWaits(steps))
 	d := s.Workload.Duration
-	best, err := bisect(int(MinWorkload/time.Second), ceilDiv(int64(d), int64(time.Second)), 0, MaxProbes, func(v int) (bool, error) {
+	best, err := bisect(int(minWorkload/time.Second), ceilDiv(int64(d), int64(time.Second)), 0, maxProbes, func(v int) (bool, error) {
 		c := *s
 		c.Workload.Duration = duration.Duration(time.Duration(v) * time.Second)
 		return sh.try(ctx, &c, fmt.Sprintf("workload.duration %s -> %s", d, c.Workload.Duration))

@@ -102,17 +102,17 @@ func TestShrinkWaitsLead(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := &orderOracle{}
-	sh := &shrinker{o: o, opts: ShrinkOptions{Class: "lost-write", Tries: 1, MinWait: DefaultMinWait, Now: time.Now}, begin: time.Now(), res: &Shrunk{}}
+	sh := &shrinker{o: o, opts: shrinkOptions{Class: "lost-write", Tries: 1, MinWait: defaultMinWait, Now: time.Now}, begin: time.Now(), res: &shrunk{}}
 	got, err := sh.waits(context.Background(), withSteps(base, []nemesis.Step{w(20.6), kill, w(10), {Heal: "kill"}, w(3)}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var words []string
 	for _, st := range got.Nemesis.Steps {
-		words = append(words, StepWords(st))
+		words = append(words, stepWords(st))
 	}
-	if want := []string{"wait 3s", "kill on node(s) [0]", "heal kill"}; !slices.Equal(words, want) || got.Workload.Duration.Std() != MinWorkload {
-		t.Errorf("waits cut to %v, workload %s; want %v, %s", words, got.Workload.Duration, want, MinWorkload)
+	if want := []string{"wait 3s", "kill on node(s) [0]", "heal kill"}; !slices.Equal(words, want) || got.Workload.Duration.Std() != minWorkload {
+		t.Errorf("waits cut to %v, workload %s; want %v, %s", words, got.Workload.Duration, want, minWorkload)
 	}
 	want := []string{
 		"kept: wait of step 1 20.6s -> 3s (reproduced on try 1)",

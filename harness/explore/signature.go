@@ -49,23 +49,23 @@ type Signature struct {
 	Source string `json:"source"`
 }
 
-// Shape is the class and the faults: what a findings cell is matched on
+// shape is the class and the faults: what a findings cell is matched on
 // (a cell has no run, so no transition).
-func (s Signature) Shape() string { return s.Class + " :: " + orDash(strings.Join(s.Faults, ", ")) }
+func (s Signature) shape() string { return s.Class + " :: " + orDash(strings.Join(s.Faults, ", ")) }
 
-// Key is the signature as one stable string: Shape, then the transition
+// key is the signature as one stable string: Shape, then the transition
 // ("-" when none). Findings with one Key are one bug to a campaign.
-func (s Signature) Key() string { return s.Shape() + " :: " + orDash(s.Transition) }
+func (s Signature) key() string { return s.shape() + " :: " + orDash(s.Transition) }
 
-// CoarseRole is a states role as a signature keeps it: the leader, the
+// coarseRole is a states role as a signature keeps it: the leader, the
 // leader with others, controllers, links (of a role), or "others" for
 // every other broker. The finer roles (followers, out-of-isr, isr, elr)
 // depend on how far the ISR had shrunk when the fault struck, which a
 // scenario's written targets cannot say: s13 kills "nodes [1, 2]", which
 // its run sees as out-of-isr after the cut.
-func CoarseRole(role string) string {
+func coarseRole(role string) string {
 	if r, ok := strings.CutPrefix(role, "links-of-"); ok {
-		return "links-of-" + CoarseRole(r)
+		return "links-of-" + coarseRole(r)
 	}
 	switch role {
 	case states.RoleLeader, states.RoleLeaderPlus, states.RoleController, states.RoleNone, states.RoleAll, states.RoleLinks, states.Unknown:
@@ -74,11 +74,11 @@ func CoarseRole(role string) string {
 	return "others"
 }
 
-// RunSignature is the signature of class from a run folder: its history
+// runSignature is the signature of class from a run folder: its history
 // abstracted (ReadRunEvidence, states.Abstract), the fault transitions
 // on partition 0 (or the lowest partition sampled).
-func RunSignature(dir, class, source string) (Signature, error) {
-	in, err := ReadRunEvidence(dir)
+func runSignature(dir, class, source string) (Signature, error) {
+	in, err := readRunEvidence(dir)
 	if err != nil {
 		return Signature{}, err
 	}
@@ -99,7 +99,7 @@ func RunSignature(dir, class, source string) (Signature, error) {
 		if t.Partition != part || strings.HasPrefix(t.Fault, "heal-") {
 			continue
 		}
-		role := CoarseRole(t.Role)
+		role := coarseRole(t.Role)
 		if t.Role == states.Unknown {
 			role = writtenRole(in.Events, t.Time)
 		}
@@ -150,12 +150,12 @@ func losing(t states.Transition) bool {
 		t.After.Truncation == states.TruncSeen && t.Before.Truncation != states.TruncSeen
 }
 
-// ScenarioFaults are a scripted scenario's fault steps as a signature
+// scenarioFaults are a scripted scenario's fault steps as a signature
 // spells them, from their written targets: a role as written
 // (coarsened), explicit nodes against partition 0's assignment (its
 // first replica is the leader), a link fault as links-of-<role> when
 // aimed at partition 0 by role, else links.
-func ScenarioFaults(s *scenario.Scenario) []string {
+func scenarioFaults(s *scenario.Scenario) []string {
 	var leader int32 = -1
 	if a := s.Topic.Assignment; len(a) > 0 && len(a[0]) > 0 {
 		leader = a[0][0]
@@ -186,7 +186,7 @@ func staticRole(t *nemesis.Target, leader int32, link bool) string {
 		if t.Role == nemesis.RoleNodes || t.Partition != 0 {
 			return states.RoleLinks
 		}
-		return CoarseRole("links-of-" + t.Role)
+		return coarseRole("links-of-" + t.Role)
 	case t.Role == nemesis.RoleNodes:
 		has := slices.Contains(t.Nodes, leader)
 		switch {
@@ -199,7 +199,7 @@ func staticRole(t *nemesis.Target, leader int32, link bool) string {
 	case t.Role == states.RoleLeader && t.Partition != 0:
 		return "others"
 	}
-	return CoarseRole(t.Role)
+	return coarseRole(t.Role)
 }
 
 // stepShape is a link fault's shape ("" for any other step), read as
@@ -217,19 +217,19 @@ func stepShape(st nemesis.Step) string {
 	return shape
 }
 
-// FindingSignature is the signature of the finding in dir (a finding
+// findingSignature is the signature of the finding in dir (a finding
 // folder: finding.json, original-run/, repro.yaml, repro-run/): read off
 // the run of its shrunk repro (repro-run/) when one is kept, else off the
 // original run when it was not shrunk (no repro.yaml), else off
 // repro.yaml's written targets.
-func FindingSignature(dir string) (Signature, FindingRecord, error) {
+func findingSignature(dir string) (Signature, FindingRecord, error) {
 	var f FindingRecord
-	b, err := os.ReadFile(filepath.Join(dir, FindingFile))
+	b, err := os.ReadFile(filepath.Join(dir, findingFile))
 	if err != nil {
 		return Signature{}, f, err
 	}
 	if err := json.Unmarshal(b, &f); err != nil {
-		return Signature{}, f, fmt.Errorf("%s: %v", filepath.Join(dir, FindingFile), err)
+		return Signature{}, f, fmt.Errorf("%s: %v", filepath.Join(dir, findingFile), err)
 	}
 	repro := filepath.Join(dir, "repro.yaml")
 	_, rerr := os.Stat(repro)
@@ -239,7 +239,7 @@ func FindingSignature(dir string) (Signature, FindingRecord, error) {
 			break
 		}
 		if _, err := os.Stat(filepath.Join(dir, sub, checker.HistoryFile)); err == nil {
-			return must(RunSignature(filepath.Join(dir, sub), f.Class, sub))(f)
+			return must(runSignature(filepath.Join(dir, sub), f.Class, sub))(f)
 		}
 	}
 	if !shrunk {
@@ -252,7 +252,7 @@ func FindingSignature(dir string) (Signature, FindingRecord, error) {
 	if err != nil {
 		return Signature{}, f, err
 	}
-	return Signature{Class: f.Class, Faults: ScenarioFaults(s), Source: "repro.yaml"}, f, nil
+	return Signature{Class: f.Class, Faults: scenarioFaults(s), Source: "repro.yaml"}, f, nil
 }
 
 func must(s Signature, err error) func(FindingRecord) (Signature, FindingRecord, error) {

@@ -20,7 +20,7 @@ func TestCoarseRole(t *testing.T) {
 		"none": "none", "all": "all", "links": "links", "links-of-leader": "links-of-leader",
 		"links-of-followers": "links-of-others", "unknown": "unknown",
 	} {
-		if got := CoarseRole(in); got != want {
+		if got := coarseRole(in); got != want {
 			t.Errorf("CoarseRole(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -32,7 +32,7 @@ func TestCoarseRole(t *testing.T) {
 // them: same class and the exact fault set match; another class, a
 // fault more or less, do not (s13 without its kill is s8's shape).
 func TestKnownCellsS13R1(t *testing.T) {
-	known, err := KnownCells()
+	known, err := knownCells()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestKnownCellsS13R1(t *testing.T) {
 		{"s13 plus a pause", Signature{Class: "lost-write", Faults: append(slices.Clone(s13.Faults), "pause@leader")}, "new", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			label, cell := Label(c.sig, known)
+			label, cell := label(c.sig, known)
 			if label != c.label || cell != c.knownCell {
 				t.Errorf("Label = %q, %q; want %q, %q", label, cell, c.label, c.knownCell)
 			}
@@ -89,7 +89,7 @@ func TestKnownCellsS13R1(t *testing.T) {
 // (ScenarioFaults), so a scenario and a run of it agree.
 func TestRunSignatureRecordedS2(t *testing.T) {
 	dir := filepath.Join("..", "..", "histories", "testdata", "real-s2")
-	sig, err := RunSignature(dir, "lost-write", "repro-run")
+	sig, err := runSignature(dir, "lost-write", "repro-run")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,11 +100,11 @@ func TestRunSignatureRecordedS2(t *testing.T) {
 	if !strings.Contains(sig.Transition, "| set-config@none |") || !strings.Contains(sig.Transition, "election=unclean") {
 		t.Errorf("transition %q: want set-config's, ending in an unclean election", sig.Transition)
 	}
-	if got := ScenarioFaults(load(t, "s2")); !slices.Equal(got, want) {
+	if got := scenarioFaults(load(t, "s2")); !slices.Equal(got, want) {
 		t.Errorf("s2's written faults %v, want the recorded run's %v", got, want)
 	}
-	if sig.Key() != sig.Shape()+" :: "+sig.Transition || !strings.HasPrefix(sig.Key(), "lost-write :: kill@leader, ") {
-		t.Errorf("key %q", sig.Key())
+	if sig.key() != sig.shape()+" :: "+sig.Transition || !strings.HasPrefix(sig.key(), "lost-write :: kill@leader, ") {
+		t.Errorf("key %q", sig.key())
 	}
 }
 
@@ -144,11 +144,11 @@ func TestFindingSignatureSources(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
-			write(t, filepath.Join(dir, FindingFile), []byte(`{"id":"001-lost-write","class":"lost-write","reproduced":"2/3"}`))
+			write(t, filepath.Join(dir, findingFile), []byte(`{"id":"001-lost-write","class":"lost-write","reproduced":"2/3"}`))
 			for p, b := range c.files {
 				write(t, filepath.Join(dir, p), b)
 			}
-			sig, f, err := FindingSignature(dir)
+			sig, f, err := findingSignature(dir)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,7 +160,7 @@ func TestFindingSignatureSources(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := FindingSignature(t.TempDir()); err == nil {
+	if _, _, err := findingSignature(t.TempDir()); err == nil {
 		t.Error("a folder without finding.json signed")
 	}
 }

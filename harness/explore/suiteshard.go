@@ -15,14 +15,14 @@ import (
 	"github.com/kchaos/kchaos/report"
 )
 
-// ShardFile records, in a suite's folder, which shard of which cells the
+// shardFile records, in a suite's folder, which shard of which cells the
 // folder ran (shard.json): what merge needs to say what is missing.
-const ShardFile = "shard.json"
+const shardFile = "shard.json"
 
 // ShardRecord is shard.json.
 type ShardRecord struct {
 	Shard string `json:"shard"`
-	// Cells are the IDs of every cell of the whole suite, in plan order.
+	// cells are the IDs of every cell of the whole suite, in plan order.
 	Cells []string `json:"cells"`
 }
 
@@ -35,7 +35,7 @@ func ShardPlan(plan *harness.Plan, sh Shard) ShardRecord {
 	var kept []harness.Cell
 	for i, c := range plan.Cells {
 		rec.Cells = append(rec.Cells, c.Row.ID)
-		if sh.Owns(i) {
+		if sh.owns(i) {
 			kept = append(kept, c)
 		}
 	}
@@ -45,7 +45,7 @@ func ShardPlan(plan *harness.Plan, sh Shard) ShardRecord {
 
 // WriteShard writes shard.json into a batch's folder.
 func WriteShard(dir string, rec ShardRecord) error {
-	return writeJSON(filepath.Join(dir, ShardFile), rec)
+	return writeJSON(filepath.Join(dir, shardFile), rec)
 }
 
 // MergedSuite is the shard folders of one suite joined.
@@ -81,19 +81,19 @@ func MergeSuites(dirs []string) (*MergedSuite, error) {
 			return nil, bad("%s: not a suite folder (%v)", dir, err)
 		}
 		var rec ShardRecord
-		switch b, err := histories.ReadRegular(filepath.Join(dir, ShardFile)); {
+		switch b, err := histories.ReadRegular(filepath.Join(dir, shardFile)); {
 		case errors.Is(err, fs.ErrNotExist):
 			rec.Shard = ""
 		case err != nil:
 			return nil, bad("%s: %v", dir, err)
 		default:
 			if err := json.Unmarshal(b, &rec); err != nil {
-				return nil, bad("%s: %s: %v", dir, ShardFile, err)
+				return nil, bad("%s: %s: %v", dir, shardFile, err)
 			}
 		}
 		sh, err := ParseShard(rec.Shard)
 		if err != nil {
-			return nil, bad("%s: %s: %v", dir, ShardFile, err)
+			return nil, bad("%s: %s: %v", dir, shardFile, err)
 		}
 		if sh.whole() {
 			sh = Shard{I: 1, N: 1}
@@ -147,10 +147,10 @@ func MergeSuites(dirs []string) (*MergedSuite, error) {
 // (report.SuiteBatch: the same pages a suite writes).
 func (m *MergedSuite) Write(dir string) error { return report.SuiteBatch(m.File).Write(dir) }
 
-// ExitCode is the suite page's rule over the merged cells; a merge with
+// exitCode is the suite page's rule over the merged cells; a merge with
 // shards missing and nothing worse is 2 (unknown), and so is one that
 // judged no cell (Exit with allowEmpty accepts every cell not applicable).
-func (m *MergedSuite) ExitCode() int { return m.Exit(false) }
+func (m *MergedSuite) exitCode() int { return m.Exit(false) }
 
 // Exit is ExitCode with the page's allowEmpty (--allow-empty).
 func (m *MergedSuite) Exit(allowEmpty bool) int {

@@ -72,8 +72,8 @@ func TestSuiteShards(t *testing.T) {
 			t.Errorf("cell %s: run folder %q not made absolute", r.ID, r.RunDir)
 		}
 	}
-	if !slices.Equal(ids, all) || len(m.Missing) != 0 || m.ExitCode() != 0 {
-		t.Errorf("merged cells %v, want %v; missing %v; exit %d", ids, all, m.Missing, m.ExitCode())
+	if !slices.Equal(ids, all) || len(m.Missing) != 0 || m.exitCode() != 0 {
+		t.Errorf("merged cells %v, want %v; missing %v; exit %d", ids, all, m.Missing, m.exitCode())
 	}
 	out := t.TempDir()
 	if err := m.Write(out); err != nil {
@@ -90,9 +90,9 @@ func TestSuiteShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Shard{I: 2, N: 3}.Items(len(all))
-	if !slices.Equal(m.Missing, []int{2}) || len(m.MissingCells) != len(want) || m.ExitCode() != 2 {
-		t.Errorf("missing %v, cells %v (want %d), exit %d", m.Missing, m.MissingCells, len(want), m.ExitCode())
+	want := Shard{I: 2, N: 3}.items(len(all))
+	if !slices.Equal(m.Missing, []int{2}) || len(m.MissingCells) != len(want) || m.exitCode() != 2 {
+		t.Errorf("missing %v, cells %v (want %d), exit %d", m.Missing, m.MissingCells, len(want), m.exitCode())
 	}
 	var be *scenario.BadInputError
 	if _, err := MergeSuites([]string{dirs[0], dirs[0]}); !errors.As(err, &be) {
@@ -143,7 +143,7 @@ func TestSuiteShardsWithoutVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := report.Verdict(res.Valid.String())
+	want := report.RunVerdict(res.Valid.String())
 	if want == "" || want == report.Unchecked {
 		t.Fatalf("checker verdict %v", res.Valid)
 	}

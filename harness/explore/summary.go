@@ -108,9 +108,9 @@ type FindingRecord struct {
 	Err string `json:"error,omitempty"`
 }
 
-// FindingFile is a finding folder's record; bisect reads the class a
+// findingFile is a finding folder's record; bisect reads the class a
 // repro must show from the one beside it.
-const FindingFile = "finding.json"
+const findingFile = "finding.json"
 
 // Write writes explore.json and explore.md into dir.
 func (s *Summary) Write(dir string) error {
@@ -191,8 +191,8 @@ func writeFindings(b *strings.Builder, fs []FindingRecord, prefix string) {
 // writeFinding writes finding.json and finding.md: the anomaly and the
 // checker's words for it, the minimal steps in words, the rate, the
 // settings and version, and the shrink's cost.
-func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scenario.Scenario, res *Shrunk) error {
-	if err := writeJSON(filepath.Join(dir, FindingFile), f); err != nil {
+func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scenario.Scenario, res *shrunk) error {
+	if err := writeJSON(filepath.Join(dir, findingFile), f); err != nil {
 		return err
 	}
 	var b strings.Builder
@@ -212,7 +212,7 @@ func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scen
 	if repro != nil {
 		fmt.Fprintf(&b, "\n## The reproduction (repro.yaml, `kchaos run repro.yaml`)\n\n")
 		for i, st := range repro.Nemesis.Steps {
-			fmt.Fprintf(&b, "%d. %s\n", i+1, StepWords(st))
+			fmt.Fprintf(&b, "%d. %s\n", i+1, stepWords(st))
 		}
 		fmt.Fprintf(&b, "\nWorkload: %d producer(s), acks %s, for at least %s.\n", repro.Workload.Producers, repro.Workload.Acks, repro.Workload.Duration)
 	}
@@ -233,8 +233,8 @@ func writeFinding(dir string, s *scenario.Scenario, f FindingRecord, repro *scen
 	return owned.Write(filepath.Join(dir, "finding.md"), []byte(b.String()))
 }
 
-// StepWords is a step in words: "kill node(s) [0]", "wait 4s".
-func StepWords(st nemesis.Step) string {
+// stepWords is a step in words: "kill node(s) [0]", "wait 4s".
+func stepWords(st nemesis.Step) string {
 	switch {
 	case st.Wait > 0:
 		return "wait " + st.Wait.String()

@@ -8,7 +8,7 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
-// Waits are how long a fault takes to change what the guided strategy
+// waits are how long a fault takes to change what the guided strategy
 // aims at, derived from the cluster's effective configs rather than
 // fixed: a follower cut from its leader leaves the ISR after
 // replica.lag.time.max.ms (the leader's check), and a broker that stops
@@ -19,7 +19,7 @@ import (
 // DefaultControllerConfig (its fast failure detection, 4 s and 3 s),
 // under the scenario's cluster.broker_config, per_broker and
 // controller_config (and a user's --broker-config, which lands there).
-type Waits struct {
+type waits struct {
 	// ISRShrink is replica.lag.time.max.ms (the largest any broker runs
 	// with) plus Margin.
 	ISRShrink time.Duration
@@ -31,11 +31,11 @@ type Waits struct {
 	Margin time.Duration
 }
 
-// WaitMargin is Waits.Margin.
-const WaitMargin = 2 * time.Second
+// waitMargin is Waits.Margin.
+const waitMargin = 2 * time.Second
 
-// WaitsOf derives s's waits from its effective configs.
-func WaitsOf(s *scenario.Scenario) Waits {
+// waitsOf derives s's waits from its effective configs.
+func waitsOf(s *scenario.Scenario) waits {
 	broker := cluster.DefaultBrokerConfig(max(s.Cluster.Brokers, 1))
 	for k, v := range s.Cluster.BrokerConfig {
 		broker[k] = v
@@ -51,7 +51,7 @@ func WaitsOf(s *scenario.Scenario) Waits {
 		ctrl[k] = v
 	}
 	session := configMS(ctrl, "broker.session.timeout.ms", 9*time.Second)
-	return Waits{ISRShrink: lag + WaitMargin, Fence: session + WaitMargin, Margin: WaitMargin}
+	return waits{ISRShrink: lag + waitMargin, Fence: session + waitMargin, Margin: waitMargin}
 }
 
 // configMS reads a millisecond config, def when absent or not a number

@@ -120,7 +120,7 @@ func (p *Printer) Event(e Event) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	text := e.Line()
+	text := e.line()
 	if !p.tty {
 		p.write(fmt.Sprintf("[%6.1fs] %s\n", time.Since(p.begin).Seconds(), text))
 		return

@@ -58,10 +58,10 @@ func (f Func) Event(e Event) { f(e) }
 // Discard drops every event.
 var Discard Sink = Func(func(Event) {})
 
-// Line is e in words, e.g. "workload: 1,204 ops/s, acked 48,122, failed 10,
+// line is e in words, e.g. "workload: 1,204 ops/s, acked 48,122, failed 10,
 // indeterminate 2; errors NOT_ENOUGH_REPLICAS 10" or "nemesis step 3 of 8:
 // kill (nodes 0)".
-func (e Event) Line() string {
+func (e Event) line() string {
 	var b strings.Builder
 	switch {
 	case e.Phase == Nemesis && e.Steps > 0 && e.Step <= e.Steps:
@@ -71,7 +71,7 @@ func (e Event) Line() string {
 	}
 	text := e.Text
 	if e.Stats != nil {
-		text = StatsText(*e.Stats)
+		text = statsText(*e.Stats)
 	}
 	if text != "" {
 		b.WriteString(": ")
@@ -80,8 +80,8 @@ func (e Event) Line() string {
 	return b.String()
 }
 
-// StatsText is a workload's progress in words.
-func StatsText(st workloads.Stats) string {
+// statsText is a workload's progress in words.
+func statsText(st workloads.Stats) string {
 	var b strings.Builder
 	if st.Txns > 0 {
 		// A transactional workload's ops are transactions.

@@ -25,7 +25,7 @@ func TestLine(t *testing.T) {
 		{Event{Phase: Nemesis, Step: 3, Steps: 8, Text: "kill: injected on nodes [0]"}, "nemesis step 3 of 8: kill: injected on nodes [0]"},
 		{Event{Phase: Heal}, "heal"},
 	} {
-		if got := c.e.Line(); got != c.want {
+		if got := c.e.line(); got != c.want {
 			t.Errorf("Line() = %q, want %q", got, c.want)
 		}
 	}

@@ -19,13 +19,13 @@ import (
 // MaxDuration bounds every duration a scenario gives: bounds.Duration.
 const MaxDuration = bounds.Duration
 
-// MaxRate bounds workload.rate (sends per second per producer): far above
+// maxRate bounds workload.rate (sends per second per producer): far above
 // what one producer on this harness reaches, far below a typo's 1e300.
-const MaxRate = 1e6
+const maxRate = 1e6
 
-// InternalTopics are Kafka's own topics: a workload writing into one would
+// internalTopics are Kafka's own topics: a workload writing into one would
 // corrupt the cluster's groups, transactions or metadata, not test them.
-var InternalTopics = []string{"__consumer_offsets", "__transaction_state",
+var internalTopics = []string{"__consumer_offsets", "__transaction_state",
 	"__share_group_state", "__cluster_metadata", "__remote_log_metadata"}
 
 // crossCheck reports what each section's own validation cannot see: fields
@@ -39,12 +39,12 @@ func (s *Scenario) crossCheck() []error {
 	add := func(path, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
 	}
-	if slices.Contains(InternalTopics, s.Topic.Name) {
-		add("topic.name", "%q is one of Kafka's internal topics (%s): choose a topic of your own", s.Topic.Name, strings.Join(InternalTopics, ", "))
+	if slices.Contains(internalTopics, s.Topic.Name) {
+		add("topic.name", "%q is one of Kafka's internal topics (%s): choose a topic of your own", s.Topic.Name, strings.Join(internalTopics, ", "))
 	}
 	walkNumbers(reflect.ValueOf(s).Elem(), "", add)
-	if r := float64(s.Workload.Rate); r > MaxRate {
-		add("workload.rate", "%g: want at most %g sends per second (0 = unlimited)", r, float64(MaxRate))
+	if r := float64(s.Workload.Rate); r > maxRate {
+		add("workload.rate", "%g: want at most %g sends per second (0 = unlimited)", r, float64(maxRate))
 	}
 	errs = append(errs, s.checkKafkaConfigs()...)
 	// What the steps need of the cluster, topic and workload: each fault

@@ -25,7 +25,7 @@ type FindingSpec struct {
 	Status string `yaml:"status"`
 	// Steps is the fewest steps that show the bug, in words.
 	Steps string `yaml:"steps"`
-	// Needs names what kchaos lacks to drive the bug, each from Needs. A
+	// needs names what kchaos lacks to drive the bug, each from Needs. A
 	// bug worth a cell is written down when it is found, with its JIRA,
 	// links and steps, even when kchaos cannot drive it yet; a suite then
 	// shows the cell refused with "needs ..." (a skipped junit testcase,
@@ -34,11 +34,11 @@ type FindingSpec struct {
 	Needs []string `yaml:"needs,omitempty"`
 }
 
-// Needs is every need a finding may name, each with the words a suite's
+// needs is every need a finding may name, each with the words a suite's
 // refusal uses ("needs " + words). Written once: a new capability that
 // lands takes its need out of here, and the validation then names every
 // cell that still claims it.
-var Needs = map[string]string{
+var needs = map[string]string{
 	// kchaos's group clients all commit without an epoch already (franz-go
 	// EpochOffset -1, the Java client's OffsetAndMetadata(offset),
 	// kafka-go's OffsetCommit); what is missing is the rest of the words.
@@ -66,7 +66,7 @@ func (s *Scenario) NeedsText() string {
 	}
 	var out []string
 	for _, n := range s.Finding.Needs {
-		out = append(out, Needs[n]+" ("+n+")")
+		out = append(out, needs[n]+" ("+n+")")
 	}
 	return "needs " + strings.Join(out, "; ")
 }
@@ -90,9 +90,9 @@ func (f *FindingSpec) check() []error {
 	seen := map[string]bool{}
 	for i, n := range f.Needs {
 		switch {
-		case Needs[n] == "":
+		case needs[n] == "":
 			errs = append(errs, fmt.Errorf("finding.needs[%d]: unknown need %q: want one of %s", i, n,
-				strings.Join(slices.Sorted(maps.Keys(Needs)), ", ")))
+				strings.Join(slices.Sorted(maps.Keys(needs)), ", ")))
 		case seen[n]:
 			errs = append(errs, fmt.Errorf("finding.needs[%d]: %q listed twice", i, n))
 		}

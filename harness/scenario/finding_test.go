@@ -51,7 +51,7 @@ func TestFindingNeeds(t *testing.T) {
 // TestNeedsWords: every need has words a refusal can print, naming what
 // kchaos lacks.
 func TestNeedsWords(t *testing.T) {
-	for name, words := range Needs {
+	for name, words := range needs {
 		if len(words) < 20 || strings.ContainsAny(name, " _") {
 			t.Errorf("need %q: words %q: want a kebab-case name and what kchaos lacks in words", name, words)
 		}

@@ -65,13 +65,13 @@ func refused(why string) kafkaValue {
 	return func(string) error { return fmt.Errorf("%s", why) }
 }
 
-// KafkaConfigRules are the Kafka configs kchaos itself reads, sets or
+// kafkaConfigRules are the Kafka configs kchaos itself reads, sets or
 // explains (the audit's facts, the settings a matrix varies, the
 // writeback model's timestamp type), with the types and ranges Kafka's
 // own ConfigDef gives them: a value Kafka would refuse at start-up or at
 // topic creation is refused before any cluster, naming the key, and never
 // reported under another value (an audit that read "abc" as 1).
-var KafkaConfigRules = map[string]kafkaValue{
+var kafkaConfigRules = map[string]kafkaValue{
 	"min.insync.replicas":                      intAtLeast(32, 1),
 	"unclean.leader.election.enable":           boolean,
 	"default.replication.factor":               intAtLeast(32, 1),
@@ -118,7 +118,7 @@ var topicOnlyRules = map[string]kafkaValue{
 func CheckKafkaConfig(where string, m map[string]string, topic bool) []error {
 	var errs []error
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		rule, ok := KafkaConfigRules[strings.TrimSpace(k)]
+		rule, ok := kafkaConfigRules[strings.TrimSpace(k)]
 		if !ok && topic {
 			rule, ok = topicOnlyRules[strings.TrimSpace(k)]
 		}

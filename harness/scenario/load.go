@@ -135,7 +135,7 @@ func parse(data []byte, source string, sets []string, lines bool) (*Scenario, er
 	}
 	if len(sets) > 0 {
 		// What the sets made counts too (a list given in a --set).
-		if err := CheckNodes(doc, source+" with --set"); err != nil {
+		if err := checkNodes(doc, source+" with --set"); err != nil {
 			return nil, err
 		}
 	}
@@ -153,10 +153,10 @@ func parse(data []byte, source string, sets []string, lines bool) (*Scenario, er
 	return &s, nil
 }
 
-// Removed are fields a scenario once accepted, with what to write instead.
+// removed are fields a scenario once accepted, with what to write instead.
 // They are refused by name (exit 254) rather than with a bare "field not
 // found", so that an old scenario file says how to fix itself.
-var Removed = []struct{ Path, Msg string }{
+var removed = []struct{ Path, Msg string }{
 	{"workload.final_read_timeout", "removed: use final.read_timeout (the one bound on the final read)"},
 	{"final.heal", "removed: the final heal always runs, because the final read needs a leader on every " +
 		"partition and a run must not leave faults behind; delete the field (to keep a fault until the end, " +
@@ -166,7 +166,7 @@ var Removed = []struct{ Path, Msg string }{
 // refuseRemoved reports the first removed field in the document, with its
 // line (0 for a field that only a --set made).
 func refuseRemoved(root *yaml.Node) error {
-	for _, r := range Removed {
+	for _, r := range removed {
 		node := root
 		var key *yaml.Node
 		for _, seg := range strings.Split(r.Path, ".") {

@@ -107,8 +107,8 @@ const (
 	BackendSSH    = "ssh"
 )
 
-// SSHSpec is the ssh backend's part of the spec.
-func (c ClusterSpec) SSHSpec() *sshb.Spec {
+// sshSpec is the ssh backend's part of the spec.
+func (c ClusterSpec) sshSpec() *sshb.Spec {
 	sp := &sshb.Spec{Hosts: c.Hosts, ConfirmOwner: c.ConfirmOwner, StateDir: c.StateDir}
 	if c.SSH != nil {
 		sp.SSH = *c.SSH
@@ -157,14 +157,14 @@ type FinalSpec struct {
 	AbortHanging bool `yaml:"abort_hanging,omitempty"`
 }
 
-// TxnVersionDefault is cluster.transaction_version's "the release's level".
-const TxnVersionDefault = "default"
+// txnVersionDefault is cluster.transaction_version's "the release's level".
+const txnVersionDefault = "default"
 
 // ELR values.
 const (
-	ELROn      = "on"
-	ELROff     = "off"
-	ELRDefault = "default"
+	elrOn      = "on"
+	elrOff     = "off"
+	elrDefault = "default"
 )
 
 // Defaults fills every unset field, so that the scenario as run (written
@@ -177,7 +177,7 @@ func (s *Scenario) Defaults() {
 	if c.Backend == BackendSSH {
 		// The hosts are the cluster: brokers and controllers are counted,
 		// racks read from them.
-		sp := c.SSHSpec()
+		sp := c.sshSpec()
 		c.Hosts = sp.Hosts
 		c.Brokers, c.Controllers = sp.Brokers(), max(sp.Controllers(), 1)
 		c.Racks = nil
@@ -195,13 +195,13 @@ func (s *Scenario) Defaults() {
 	c.Kafka, c.Brokers, c.Controllers = cc.KafkaVersion, cc.Brokers, cc.Controllers
 	c.LogDirs = cc.LogDirs
 	if c.TransactionVersion == "" {
-		c.TransactionVersion = TxnVersionDefault
+		c.TransactionVersion = txnVersionDefault
 	}
 	if c.ShareVersion == "" {
-		c.ShareVersion = ShareVersionDefault
+		c.ShareVersion = shareVersionDefault
 	}
 	if c.ELR == "" {
-		c.ELR = ELRDefault
+		c.ELR = elrDefault
 	}
 	t := &s.Topic
 	// topic.name and workload.topic (topic.partitions and
@@ -305,7 +305,7 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 		PerBroker: c.PerBroker, Backend: c.Backend, Quorum: c.Quorum,
 	}
 	if c.Backend == BackendSSH {
-		cfg.BackendSpec = c.SSHSpec()
+		cfg.BackendSpec = c.sshSpec()
 	}
 	cfg.TransactionVersion, _ = c.txnVersion()
 	cfg.ShareVersion, _ = c.shareVersion()
@@ -313,10 +313,10 @@ func (c ClusterSpec) ClusterConfig() cluster.Config {
 	cfg.LogDirSizeBytes, _ = c.logDirSize()
 	cfg.Tiered = c.Tiered.config()
 	switch c.ELR {
-	case ELROn:
+	case elrOn:
 		on := true
 		cfg.ELR = &on
-	case ELROff:
+	case elrOff:
 		off := false
 		cfg.ELR = &off
 	}
@@ -337,7 +337,7 @@ func (c ClusterSpec) logDirSize() (int64, error) {
 
 // txnVersion parses cluster.transaction_version: nil for the default.
 func (c ClusterSpec) txnVersion() (*int16, error) {
-	if c.TransactionVersion == "" || c.TransactionVersion == TxnVersionDefault {
+	if c.TransactionVersion == "" || c.TransactionVersion == txnVersionDefault {
 		return nil, nil
 	}
 	n, err := strconv.ParseInt(c.TransactionVersion, 10, 16)

@@ -93,7 +93,7 @@ func TestSets(t *testing.T) {
 				}
 				return n == 1
 			}},
-		{"elr", []string{"cluster.elr=on"}, func(s *Scenario) bool { return s.Cluster.ELR == ELROn }},
+		{"elr", []string{"cluster.elr=on"}, func(s *Scenario) bool { return s.Cluster.ELR == elrOn }},
 		{"kafka and seed", []string{"cluster.kafka=4.0.2", "seed=7"},
 			func(s *Scenario) bool { return s.Cluster.Kafka == "4.0.2" && s.Seed == 7 }},
 	}

@@ -51,8 +51,8 @@ var SettingPaths = map[string][]string{
 	"client_version": {"workload.client_version"},
 }
 
-// SettingNames is the names of SettingPaths, sorted.
-func SettingNames() []string {
+// settingNames is the names of SettingPaths, sorted.
+func settingNames() []string {
 	return slices.Sorted(maps.Keys(SettingPaths))
 }
 
@@ -61,7 +61,7 @@ func KnownSetting(name string) error {
 	if _, ok := SettingPaths[name]; ok {
 		return nil
 	}
-	return fmt.Errorf("unknown setting %q: want one of %s", name, strings.Join(SettingNames(), ", "))
+	return fmt.Errorf("unknown setting %q: want one of %s", name, strings.Join(settingNames(), ", "))
 }
 
 const uncleanKey = "unclean.leader.election.enable"
@@ -153,9 +153,9 @@ func (s *Scenario) groupProtocol() string {
 // elrOn is whether the cluster is formatted with ELR on.
 func (s *Scenario) elrOn() bool {
 	switch s.Cluster.ELR {
-	case ELROn:
+	case elrOn:
 		return true
-	case ELROff:
+	case elrOff:
 		return false
 	}
 	v, err := cluster.ParseVersion(s.Cluster.Kafka)

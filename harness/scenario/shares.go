@@ -19,9 +19,9 @@ import (
 // else the broker refuses to start; group.share.delivery.count.limit
 // (default 5) is between(2, 10).
 
-// ShareVersionDefault is cluster.share_version's default: the release's
+// shareVersionDefault is cluster.share_version's default: the release's
 // level for new clusters.
-const ShareVersionDefault = "default"
+const shareVersionDefault = "default"
 
 // Broker configs of share groups and Kafka's defaults.
 const (
@@ -39,7 +39,7 @@ const (
 
 // shareVersion parses cluster.share_version: nil for the default.
 func (c ClusterSpec) shareVersion() (*int16, error) {
-	if c.ShareVersion == "" || c.ShareVersion == ShareVersionDefault {
+	if c.ShareVersion == "" || c.ShareVersion == shareVersionDefault {
 		return nil, nil
 	}
 	n, err := strconv.ParseInt(c.ShareVersion, 10, 16)
@@ -92,7 +92,7 @@ func (s *Scenario) shareConfigProblems() []error {
 		// A value Kafka would refuse on its own is KafkaConfigRules'
 		// to report (checkKafkaConfigs), with its range.
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
-		return n, err == nil && KafkaConfigRules[key](v) == nil
+		return n, err == nil && kafkaConfigRules[key](v) == nil
 	}
 	lock, ok1 := num(shareLockKey, shareLockDef)
 	lo, ok2 := num(shareLockMinKey, shareLockMinDef)

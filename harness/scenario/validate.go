@@ -60,7 +60,7 @@ func (s *Scenario) checkCluster() []error {
 		ps.add("cluster", "%v", err)
 	}
 	switch c.ELR {
-	case ELROn, ELROff, ELRDefault:
+	case elrOn, elrOff, elrDefault:
 	default:
 		ps.add("cluster.elr", "%q: want on, off or default", c.ELR)
 	}
@@ -93,8 +93,8 @@ func (s *Scenario) checkBackend() []error {
 			ps.add("cluster.backend", "docker: hosts, ssh, service and confirm_owner are for backend: ssh")
 		}
 	case BackendSSH:
-		ps = append(ps, c.SSHSpec().Validate("cluster")...)
-		ps = append(ps, c.SSHSpec().CheckFiles("cluster")...)
+		ps = append(ps, c.sshSpec().Validate("cluster")...)
+		ps = append(ps, c.sshSpec().CheckFiles("cluster")...)
 		if c.Quorum.IsDynamic() {
 			ps.add("cluster.quorum.dynamic", "the ssh backend runs your hosts' own quorum as they are formatted: kchaos cannot format it as a dynamic quorum (backend docker only)")
 		}

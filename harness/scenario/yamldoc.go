@@ -51,15 +51,15 @@ func ParseYAML(data []byte, source string) (*yaml.Node, error) {
 	case top.Kind != yaml.MappingNode:
 		return nil, fmt.Errorf("%s: line %d: want a mapping of fields (name: ..., cluster: ...), not %s", source, top.Line, kindWords(top))
 	}
-	if err := CheckNodes(&doc, source); err != nil {
+	if err := checkNodes(&doc, source); err != nil {
 		return nil, err
 	}
 	return &doc, nil
 }
 
-// CheckNodes refuses a document of more than bounds.YAMLNodes nodes with
+// checkNodes refuses a document of more than bounds.YAMLNodes nodes with
 // its aliases expanded (what decoding it into fields would build).
-func CheckNodes(doc *yaml.Node, source string) error {
+func checkNodes(doc *yaml.Node, source string) error {
 	if n := countNodes(doc, map[*yaml.Node]int{}); n > bounds.YAMLNodes {
 		return fmt.Errorf("%s: more than %d YAML nodes with aliases expanded: want at most %d", source, bounds.YAMLNodes, bounds.YAMLNodes)
 	}

@@ -27,12 +27,12 @@ import (
 	"syscall"
 )
 
-// ExitAbandoned is the exit code after a third signal: the command left
+// exitAbandoned is the exit code after a third signal: the command left
 // without finishing its teardown.
-const ExitAbandoned = 255
+const exitAbandoned = 255
 
-// Signals are the signals that start the shutdown.
-var Signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+// signals are the signals that start the shutdown.
+var signals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
 // Interrupt is the cause of a context cancelled by a signal.
 type Interrupt struct {
@@ -116,7 +116,7 @@ func Start(parent context.Context, o Options) *Shutdown {
 		c := make(chan os.Signal, 8)
 		// SIGPIPE is caught (and dropped) so that a write to a broken
 		// stdout or stderr returns EPIPE instead of killing the process.
-		signal.Notify(c, append([]os.Signal{syscall.SIGPIPE}, Signals...)...)
+		signal.Notify(c, append([]os.Signal{syscall.SIGPIPE}, signals...)...)
 		ch, s.stop = c, func() { signal.Stop(c) }
 	}
 	go s.loop(ch)
@@ -177,7 +177,7 @@ func (s *Shutdown) handle(sig os.Signal) {
 		} else {
 			s.say("%s: leaving now; left behind: %s. Run `kchaos clean` to remove them.", name, left)
 		}
-		s.exit(ExitAbandoned)
+		s.exit(exitAbandoned)
 	}
 }
 
@@ -198,15 +198,15 @@ func (s *Shutdown) pendingLocked() string {
 	return strings.Join(parts, "; ")
 }
 
-// From returns the Shutdown watching ctx, or nil.
-func From(ctx context.Context) *Shutdown {
+// from returns the Shutdown watching ctx, or nil.
+func from(ctx context.Context) *Shutdown {
 	s, _ := ctx.Value(key{}).(*Shutdown)
 	return s
 }
 
 // SetPhase tells ctx's Shutdown (if any) the phase the command is in.
 func SetPhase(ctx context.Context, phase string) {
-	if s := From(ctx); s != nil {
+	if s := from(ctx); s != nil {
 		s.mu.Lock()
 		s.phase = phase
 		s.mu.Unlock()
@@ -217,7 +217,7 @@ func SetPhase(ctx context.Context, phase string) {
 // remove, e.g. "run 2026…-ab12cd: containers kchaos-…-broker-0, …". release
 // says it is gone.
 func Track(ctx context.Context, what string) (release func()) {
-	s := From(ctx)
+	s := from(ctx)
 	if s == nil {
 		return func() {}
 	}

@@ -80,8 +80,8 @@ func TestSignals(t *testing.T) {
 			ch <- sig
 			select {
 			case c := <-exited:
-				if c != ExitAbandoned {
-					t.Errorf("exit %d, want %d", c, ExitAbandoned)
+				if c != exitAbandoned {
+					t.Errorf("exit %d, want %d", c, exitAbandoned)
 				}
 			case <-time.After(5 * time.Second):
 				t.Fatal("third signal did not leave")
@@ -90,7 +90,7 @@ func TestSignals(t *testing.T) {
 				t.Errorf("third message does not name kchaos clean:\n%s", out.String())
 			}
 			release()
-			if From(ctx).pendingLocked() != "" {
+			if from(ctx).pendingLocked() != "" {
 				t.Error("release left the item pending")
 			}
 		})
@@ -101,7 +101,7 @@ func TestNoShutdownInContext(t *testing.T) {
 	ctx := context.Background()
 	SetPhase(ctx, "x")
 	Track(ctx, "y")()
-	if From(ctx) != nil {
+	if from(ctx) != nil {
 		t.Fatal("From found a Shutdown in a bare context")
 	}
 	if _, ok := Cause(ctx); ok {

@@ -136,9 +136,9 @@ func last[T any](s []T, i int) *T {
 // before the sinks do).
 func (t *Timeline) Holding() bool { return len(t.holding) > 0 }
 
-// Fault is one nemesis op as the report draws it: its invoke and its
+// FaultSpan is one nemesis op as the report draws it: its invoke and its
 // completion.
-type Fault struct {
+type FaultSpan struct {
 	F string
 	// Value is the invoke's value with what the completion learned (the
 	// nodes a role resolved to, details found while injecting) filled in.
@@ -151,9 +151,9 @@ type Fault struct {
 // the completion that follows it. An invoke whose completion never came
 // is kept (Type ""); a completion of another op than the one open starts
 // an op of its own at its time (the open one is dropped).
-func (t *Timeline) Faults() []Fault {
-	var out []Fault
-	var pending *Fault
+func (t *Timeline) Faults() []FaultSpan {
+	var out []FaultSpan
+	var pending *FaultSpan
 	for i := range t.Nemesis {
 		n := &t.Nemesis[i]
 		if histories.IsBookkeeping(n.F) {
@@ -165,11 +165,11 @@ func (t *Timeline) Faults() []Fault {
 			}
 			v := n.Value
 			v.Details = maps.Clone(v.Details) // merged into below: never the event's own map
-			pending = &Fault{F: n.F, Start: n.Time, End: n.Time, Value: v}
+			pending = &FaultSpan{F: n.F, Start: n.Time, End: n.Time, Value: v}
 			continue
 		}
 		if pending == nil || pending.F != n.F {
-			pending = &Fault{F: n.F, Start: n.Time}
+			pending = &FaultSpan{F: n.F, Start: n.Time}
 		}
 		pending.End, pending.Type = n.Time, n.Type
 		if !n.BadValue {

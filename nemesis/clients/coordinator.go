@@ -21,8 +21,8 @@ const coordinatorTopicWait = 30 * time.Second
 
 // The coordinators move-coordinator can move (moveCoordinatorParams.Coordinator).
 const (
-	CoordinatorTransaction = "transaction"
-	CoordinatorGroup       = "group"
+	coordinatorTransaction = "transaction"
+	coordinatorGroup       = "group"
 )
 
 // moveCoordinatorKind reorders replicas and elects through the admin API:
@@ -43,9 +43,9 @@ type moveCoordinatorParams struct {
 func (mp *moveCoordinatorParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	nemesis.ValidateNodeTarget(p, st, add)
 	switch mp.Coordinator {
-	case "", CoordinatorTransaction, CoordinatorGroup:
+	case "", coordinatorTransaction, coordinatorGroup:
 	default:
-		add(p+".coordinator", "%q: want %s (the default) or %s", mp.Coordinator, CoordinatorTransaction, CoordinatorGroup)
+		add(p+".coordinator", "%q: want %s (the default) or %s", mp.Coordinator, coordinatorTransaction, coordinatorGroup)
 	}
 }
 
@@ -54,15 +54,15 @@ func (mp *moveCoordinatorParams) Validate(p string, st *nemesis.Step, add nemesi
 // when it fires.
 func (mp *moveCoordinatorParams) CheckAgainst(p string, st *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
 	switch {
-	case mp.Coordinator == CoordinatorGroup && !v.Group:
+	case mp.Coordinator == coordinatorGroup && !v.Group:
 		add(p+".coordinator", "%s needs workload.group: the workload has no consumer group", mp.Coordinator)
-	case mp.Coordinator != CoordinatorGroup && !v.Transactional:
+	case mp.Coordinator != coordinatorGroup && !v.Transactional:
 		add(p+".fault", "%s needs workload.transactions.enabled: the workload has no transactional id", st.Fault)
 	}
 }
 
 func (mp *moveCoordinatorParams) Build(st nemesis.Step) nemesis.Fault {
-	return &moveCoordinator{target: st.Target, group: mp.Coordinator == CoordinatorGroup}
+	return &moveCoordinator{target: st.Target, group: mp.Coordinator == coordinatorGroup}
 }
 
 // moveCoordinator makes one broker the transaction coordinator of every
@@ -192,7 +192,7 @@ func (f *moveCoordinator) Spec() map[string]any {
 		s["target"] = f.target
 	}
 	if f.group {
-		s["coordinator"] = CoordinatorGroup
+		s["coordinator"] = coordinatorGroup
 	}
 	if len(s) == 0 {
 		return nil

@@ -122,7 +122,7 @@ func TestMoveGroupCoordinator(t *testing.T) {
 			if d["topic"] != admin.ConsumerOffsetsTopic || fmt.Sprint(d["partitions"]) != fmt.Sprintf("map[%d:[%s]]", owner, group) {
 				t.Errorf("details %v", d)
 			}
-			if s := f.Spec(); s["coordinator"] != CoordinatorGroup {
+			if s := f.Spec(); s["coordinator"] != coordinatorGroup {
 				t.Errorf("spec %v: want coordinator group, so that a replay moves the same one", s)
 			}
 		})

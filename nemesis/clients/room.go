@@ -21,7 +21,7 @@ package clients
 import "github.com/kchaos/kchaos/nemesis"
 
 // kinds are the room's fault kinds, in the order they are registered
-// after the seam's own (nemesis.Register): errors and histories list them
+// (nemesis.Register): errors and histories list them
 // in this order, so a kind added later goes last. None is drawn by a
 // random schedule (nemesis.NotDrawn), as in the seam before.
 var kinds = []nemesis.Kind{

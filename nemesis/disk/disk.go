@@ -48,15 +48,15 @@ import (
 // only folders there); ProbeFile the one Inject tries to write as proof.
 const (
 	FillFile  = "kchaos-fill"
-	ProbeFile = "kchaos-probe"
+	probeFile = "kchaos-probe"
 )
 
-// DefaultDiskTimeout bounds a disk fault's wait for Kafka's reaction. Kafka
+// defaultDiskTimeout bounds a disk fault's wait for Kafka's reaction. Kafka
 // notices at its next write to the dir: an append (a follower's fetch, a
 // produce) at once, else the high-watermark checkpoint within
 // replica.high.watermark.checkpoint.interval.ms (5 s), which covers only
 // dirs that hold partitions.
-const DefaultDiskTimeout = 30 * time.Second
+const defaultDiskTimeout = 30 * time.Second
 
 // LogDirReader is implemented by *admin.Client: a broker's own account of
 // its log dirs.
@@ -298,16 +298,16 @@ func (f *diskFault) probe(ctx context.Context, e *nemesis.Env, disks cluster.Dis
 	if err != nil {
 		return err
 	}
-	err = files.WriteFile(ctx, ProbeFile, make([]byte, 64<<10))
+	err = files.WriteFile(ctx, probeFile, make([]byte, 64<<10))
 	if err == nil {
 		p.Write = "accepted"
-		_ = files.Remove(ctx, ProbeFile)
+		_ = files.Remove(ctx, probeFile)
 		return fmt.Errorf("broker %d: log dir %d still takes writes after %s", id, f.dir, f.op)
 	}
 	p.Write = err.Error()
 	if f.op == histories.FDiskFull {
 		// Creating the file took no block; its data did not fit.
-		_ = files.Remove(ctx, ProbeFile)
+		_ = files.Remove(ctx, probeFile)
 		if !errors.Is(err, syscall.ENOSPC) {
 			return fmt.Errorf("broker %d: probe write into the full log dir %d: %w (want ENOSPC)", id, f.dir, err)
 		}
@@ -324,7 +324,7 @@ func (f *diskFault) probe(ctx context.Context, e *nemesis.Env, disks cluster.Dis
 func (f *diskFault) awaitKafka(ctx context.Context, e *nemesis.Env, begin map[int32]time.Time, proofs map[int32]*diskProof) error {
 	limit := f.timeout
 	if limit <= 0 {
-		limit = DefaultDiskTimeout
+		limit = defaultDiskTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -415,7 +415,7 @@ func healDir(ctx context.Context, disks cluster.Disks, id int32, dir int) (bool,
 		return n > 0, err
 	}
 	changed := n > 0
-	for _, name := range []string{FillFile, ProbeFile} {
+	for _, name := range []string{FillFile, probeFile} {
 		err := files.Remove(ctx, name)
 		if err == nil {
 			changed = true

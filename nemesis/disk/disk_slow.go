@@ -60,7 +60,7 @@ func parseDiskRate(s string) (int64, error) {
 func (f *diskFault) probeSlow(ctx context.Context, e *nemesis.Env, disks cluster.Disks, id int32, p *diskProof) error {
 	bs := max(4096, f.rate/4&^4095)
 	count := (2*f.rate + bs - 1) / bs
-	path := disks.LogDirs(id)[f.dir].Path + "/" + ProbeFile
+	path := disks.LogDirs(id)[f.dir].Path + "/" + probeFile
 	out, err := e.Cluster.Exec(ctx, id, "sh", "-c", fmt.Sprintf(
 		"dd if=/dev/zero of=%s bs=%d count=%d oflag=direct 2>&1; rc=$?; rm -f %s; exit $rc", path, bs, count, path))
 	if err != nil {

@@ -22,7 +22,7 @@ import (
 // Names in a Kafka log dir.
 const (
 	RecoveryPointFile = "recovery-point-offset-checkpoint"
-	CleanShutdownFile = ".kafka_cleanshutdown"
+	cleanShutdownFile = ".kafka_cleanshutdown"
 	metadataLogDir    = "__cluster_metadata-0"
 )
 
@@ -130,8 +130,8 @@ func ScanBatches(r io.ReaderAt, size int64) ([]Batch, error) {
 	return out, nil
 }
 
-// CutResult is what cutting one partition's log did.
-type CutResult struct {
+// cutResult is what cutting one partition's log did.
+type cutResult struct {
 	Partition     string `json:"partition"`
 	RecoveryPoint int64  `json:"recovery_point"`
 	EndBefore     int64  `json:"log_end_before"` // next offset, from the batches on disk
@@ -148,8 +148,8 @@ type CutResult struct {
 	NoAppendTime   int    `json:"batches_without_append_time,omitempty"`
 }
 
-// Cut reports whether anything was lost.
-func (r CutResult) Cut() bool { return r.EndAfter < r.EndBefore || r.BytesCut > 0 }
+// cut reports whether anything was lost.
+func (r cutResult) cut() bool { return r.EndAfter < r.EndBefore || r.BytesCut > 0 }
 
 type segment struct {
 	base int64
@@ -192,15 +192,15 @@ func scanFile(ctx context.Context, files cluster.LogFiles, p string) ([]Batch, i
 	return b, int64(len(data)), err
 }
 
-// CutLog cuts one partition dir (a path relative to the log dir) back to
+// cutLog cuts one partition dir (a path relative to the log dir) back to
 // recovery point rp, as a power loss would leave it if nothing past the
 // last flush reached the disk: in the segment holding rp it keeps the
 // batches that end below rp and truncates the rest at that batch
 // boundary; it deletes that segment's offset and time indexes (Kafka
 // rebuilds them), every later segment with all its files, and every
 // producer-state snapshot (Kafka rebuilds producer state from the log).
-func CutLog(ctx context.Context, files cluster.LogFiles, dir string, rp int64) (CutResult, error) {
-	res := CutResult{Partition: path.Base(dir), RecoveryPoint: rp}
+func cutLog(ctx context.Context, files cluster.LogFiles, dir string, rp int64) (cutResult, error) {
+	res := cutResult{Partition: path.Base(dir), RecoveryPoint: rp}
 	segs, entries, err := segments(ctx, files, dir)
 	if err != nil || len(segs) == 0 {
 		return res, err
@@ -272,15 +272,15 @@ func CutLog(ctx context.Context, files cluster.LogFiles, dir string, rp int64) (
 	return res, nil
 }
 
-// CutToRecoveryPoints simulates a power loss on a dead broker's log dir:
+// cutToRecoveryPoints simulates a power loss on a dead broker's log dir:
 // every partition log is cut back to its recovery point (0 when the
 // checkpoint does not list it, as Kafka assumes), and the clean-shutdown
 // marker is removed so that Kafka recovers as after a crash. It skips the
 // KRaft metadata log, which Raft manages and fsyncs itself and which the
 // checkpoint does not cover. Results are sorted by partition.
-func CutToRecoveryPoints(ctx context.Context, files cluster.LogFiles) ([]CutResult, error) {
-	return cutEach(ctx, files, func(dir string, rp int64) (CutResult, error) {
-		return CutLog(ctx, files, dir, rp)
+func cutToRecoveryPoints(ctx context.Context, files cluster.LogFiles) ([]cutResult, error) {
+	return cutEach(ctx, files, func(dir string, rp int64) (cutResult, error) {
+		return cutLog(ctx, files, dir, rp)
 	})
 }
 

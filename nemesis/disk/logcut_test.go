@@ -268,18 +268,18 @@ func TestCutToRecoveryPoints(t *testing.T) {
 	logDir := t.TempDir()
 	ckpt, _ := os.ReadFile("testdata/" + RecoveryPointFile)
 	write(t, filepath.Join(logDir, RecoveryPointFile), ckpt)
-	write(t, filepath.Join(logDir, CleanShutdownFile), nil)
+	write(t, filepath.Join(logDir, cleanShutdownFile), nil)
 	for _, d := range []string{"pl-0", "other-3", "__cluster_metadata-0", "pl-0.0f3a-delete", "notes"} {
 		os.MkdirAll(filepath.Join(logDir, d), 0o755)
 		write(t, filepath.Join(logDir, d, "00000000000000000000.log"), data)
 	}
-	res, err := CutToRecoveryPoints(context.Background(), cluster.LocalDir(logDir))
+	res, err := cutToRecoveryPoints(context.Background(), cluster.LocalDir(logDir))
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := fmt.Sprint(res)
 	// other-3 is not in the checkpoint: recovery point 0, as Kafka assumes.
-	want := fmt.Sprint([]CutResult{
+	want := fmt.Sprint([]cutResult{
 		{Partition: "other-3", RecoveryPoint: 0, EndBefore: 50, EndAfter: 0, BytesCut: int64(len(data))},
 		{Partition: "pl-0", RecoveryPoint: 20, EndBefore: 50, EndAfter: 20, BytesCut: res[1].BytesCut},
 	})
@@ -292,13 +292,13 @@ func TestCutToRecoveryPoints(t *testing.T) {
 			t.Errorf("%s touched: %v %v", d, st, err)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(logDir, CleanShutdownFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(logDir, cleanShutdownFile)); err == nil {
 		t.Error(".kafka_cleanshutdown left: Kafka would skip recovery")
 	}
 	// A log dir without a checkpoint cuts everything.
 	os.Remove(filepath.Join(logDir, RecoveryPointFile))
 	write(t, filepath.Join(logDir, "pl-0", "00000000000000000000.log"), data)
-	res, err = CutToRecoveryPoints(context.Background(), cluster.LocalDir(logDir))
+	res, err = cutToRecoveryPoints(context.Background(), cluster.LocalDir(logDir))
 	if err != nil || res[1].EndAfter != 0 {
 		t.Errorf("no checkpoint: %+v %v", res, err)
 	}
@@ -306,6 +306,6 @@ func TestCutToRecoveryPoints(t *testing.T) {
 
 // cutLocal cuts a partition dir on the local file system through
 // cluster.LocalDir, as the Docker backend's Files does.
-func cutLocal(dir string, rp int64) (CutResult, error) {
-	return CutLog(context.Background(), cluster.LocalDir(filepath.Dir(dir)), filepath.Base(dir), rp)
+func cutLocal(dir string, rp int64) (cutResult, error) {
+	return cutLog(context.Background(), cluster.LocalDir(filepath.Dir(dir)), filepath.Base(dir), rp)
 }

@@ -51,7 +51,7 @@ import (
 type loseUnflushed struct {
 	target *nemesis.Target
 	start  bool
-	model  *Writeback // nil: the recovery-point model
+	model  *writeback // nil: the recovery-point model
 	nodes  []int32
 }
 
@@ -68,7 +68,7 @@ func (f *loseUnflushed) Spec() map[string]any {
 // modelDetails says which model a cut used, for the history.
 func (f *loseUnflushed) modelDetails() map[string]any {
 	if f.model == nil {
-		return map[string]any{"model": ModelRecoveryPoint}
+		return map[string]any{"model": modelRecoveryPoint}
 	}
 	return map[string]any{"model": ModelWriteback, "dirty_expire": nemesis.Duration(f.model.DirtyExpire),
 		"writeback_interval": nemesis.Duration(f.model.Interval)}
@@ -107,16 +107,16 @@ func (lp *LoseUnflushedParams) Build(st nemesis.Step) nemesis.Fault {
 
 // writeback is the writeback model the step asks for, defaults filled;
 // nil for the recovery-point model.
-func (lp *LoseUnflushedParams) writeback() *Writeback {
+func (lp *LoseUnflushedParams) writeback() *writeback {
 	if lp.Model != ModelWriteback {
 		return nil
 	}
-	w := Writeback{DirtyExpire: lp.DirtyExpire.Std(), Interval: lp.WritebackInterval.Std()}
+	w := writeback{DirtyExpire: lp.DirtyExpire.Std(), Interval: lp.WritebackInterval.Std()}
 	if w.DirtyExpire == 0 {
-		w.DirtyExpire = DefaultDirtyExpire
+		w.DirtyExpire = defaultDirtyExpire
 	}
 	if w.Interval == 0 {
-		w.Interval = DefaultWritebackInterval
+		w.Interval = defaultWritebackInterval
 	}
 	return &w
 }
@@ -132,8 +132,8 @@ func (lp *LoseUnflushedParams) CheckAgainst(p string, _ *nemesis.Step, v *nemesi
 
 func (lp *LoseUnflushedParams) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	nemesis.ValidateNodeTarget(p, st, add)
-	if lp.Model != "" && lp.Model != ModelRecoveryPoint && lp.Model != ModelWriteback {
-		add(p+".model", "unknown model %q (want %s or %s)", lp.Model, ModelRecoveryPoint, ModelWriteback)
+	if lp.Model != "" && lp.Model != modelRecoveryPoint && lp.Model != ModelWriteback {
+		add(p+".model", "unknown model %q (want %s or %s)", lp.Model, modelRecoveryPoint, ModelWriteback)
 	}
 	for _, f := range []struct {
 		name string
@@ -191,13 +191,13 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *nemesis.Env) ([]int32, ma
 			errs = append(errs, fmt.Errorf("node %d: log dir: %w", id, err))
 			continue
 		}
-		var res []CutResult
+		var res []cutResult
 		for i, files := range dirs {
-			var r []CutResult
+			var r []cutResult
 			if f.model != nil {
 				r, err = CutWriteback(ctx, files, *f.model, at, led)
 			} else {
-				r, err = CutToRecoveryPoints(ctx, files)
+				r, err = cutToRecoveryPoints(ctx, files)
 			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("node %d: log dir %d: cut logs: %w", id, i, err))
@@ -205,7 +205,7 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *nemesis.Env) ([]int32, ma
 			res = append(res, r...)
 		}
 		if f.model != nil {
-			cutoffs[fmt.Sprint(id)] = at.Add(-f.model.Window()).UTC().Format(time.RFC3339Nano)
+			cutoffs[fmt.Sprint(id)] = at.Add(-f.model.window()).UTC().Format(time.RFC3339Nano)
 		}
 		details[fmt.Sprint(id)] = reportCuts(e, res)
 	}
@@ -244,10 +244,10 @@ func powerOff(ctx context.Context, e *nemesis.Env, id int32) error {
 
 // reportCuts keeps the cuts worth a history line: those that lost data and
 // every partition of the workload topic.
-func reportCuts(e *nemesis.Env, res []CutResult) []CutResult {
-	out := []CutResult{}
+func reportCuts(e *nemesis.Env, res []cutResult) []cutResult {
+	out := []cutResult{}
 	for _, r := range res {
-		if r.Cut() || strings.TrimSuffix(r.Partition, "-"+partitionSuffix(r.Partition)) == e.Topic {
+		if r.cut() || strings.TrimSuffix(r.Partition, "-"+partitionSuffix(r.Partition)) == e.Topic {
 			out = append(out, r)
 		}
 	}

@@ -19,7 +19,7 @@ func TestLoseUnflushedThroughFiles(t *testing.T) {
 	data, batches := readReal(t)
 	env, c, _ := newFakeEnv()
 	buf, logDir, seg := brokerLogDir(t, env, c, data)
-	write(t, filepath.Join(logDir, CleanShutdownFile), nil)
+	write(t, filepath.Join(logDir, cleanShutdownFile), nil)
 
 	f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{0}}})
 	if err != nil {
@@ -35,7 +35,7 @@ func TestLoseUnflushedThroughFiles(t *testing.T) {
 	if st, err := os.Stat(seg); err != nil || st.Size() != batches[20].Pos {
 		t.Errorf("segment %v bytes (%v), want cut to %d", st, err, batches[20].Pos)
 	}
-	if _, err := os.Stat(filepath.Join(logDir, CleanShutdownFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(logDir, cleanShutdownFile)); err == nil {
 		t.Error(".kafka_cleanshutdown left")
 	}
 	if err := env.HealFault(ctx, f); err != nil {
@@ -75,7 +75,7 @@ func TestLoseUnflushedController(t *testing.T) {
 	os.MkdirAll(filepath.Join(logDir, metadataLogDir), 0o755)
 	seg := filepath.Join(logDir, metadataLogDir, "00000000000000000000.log")
 	write(t, seg, []byte("metadata"))
-	write(t, filepath.Join(logDir, CleanShutdownFile), nil)
+	write(t, filepath.Join(logDir, cleanShutdownFile), nil)
 	f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FLoseUnflushed, Target: &nemesis.Target{Role: nemesis.RoleActiveController}})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestLoseUnflushedController(t *testing.T) {
 	if b, err := os.ReadFile(seg); err != nil || string(b) != "metadata" {
 		t.Errorf("metadata log %q %v, want it whole", b, err)
 	}
-	if _, err := os.Stat(filepath.Join(logDir, CleanShutdownFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(logDir, cleanShutdownFile)); err == nil {
 		t.Error(".kafka_cleanshutdown left")
 	}
 	if got := f.(*loseUnflushed).nodes; len(got) != 1 || got[0] != 1000 {

@@ -14,10 +14,10 @@ import (
 
 // Power-loss models (a lose-unflushed step's model).
 const (
-	// ModelRecoveryPoint cuts every partition log back to its recovery
+	// modelRecoveryPoint cuts every partition log back to its recovery
 	// point: only what Kafka itself fsynced survives. The pessimistic
 	// bound, and the default.
-	ModelRecoveryPoint = "recovery-point"
+	modelRecoveryPoint = "recovery-point"
 	// ModelWriteback also keeps what the kernel's page-cache writeback
 	// would have written by the cut (Writeback).
 	ModelWriteback = "writeback"
@@ -26,11 +26,11 @@ const (
 // Linux's writeback defaults: vm.dirty_expire_centisecs = 3000 and
 // vm.dirty_writeback_centisecs = 500.
 const (
-	DefaultDirtyExpire       = 30 * time.Second
-	DefaultWritebackInterval = 5 * time.Second
+	defaultDirtyExpire       = 30 * time.Second
+	defaultWritebackInterval = 5 * time.Second
 )
 
-// Writeback is a model of the kernel's page-cache writeback at a power
+// writeback is a model of the kernel's page-cache writeback at a power
 // cut. Linux writes a dirty page back once it has been dirty for
 // dirty_expire, checked by the flusher thread every writeback interval.
 // The kernel keeps that clock per file (the inode's dirtied_when: when it
@@ -71,18 +71,18 @@ const (
 //     lost at the cut) and the cut time and the stamps are one clock
 //     (true for containers of one host; SSH hosts need synchronized
 //     clocks, their skew adding to or taking from the window).
-type Writeback struct {
+type writeback struct {
 	DirtyExpire time.Duration `json:"dirty_expire"`
 	Interval    time.Duration `json:"writeback_interval"`
 }
 
-// Window is how long a write may stay only in the page cache.
-func (w Writeback) Window() time.Duration { return w.DirtyExpire + w.Interval }
+// window is how long a write may stay only in the page cache.
+func (w writeback) window() time.Duration { return w.DirtyExpire + w.Interval }
 
 // noBound is "no later leader stamp": never written back by the model.
 const noBound = math.MaxInt64
 
-// WritebackPoint is where the writeback model cuts one partition log:
+// writebackPoint is where the writeback model cuts one partition log:
 // the base offset of the first batch that is neither below the recovery
 // point rp nor bounded in time by cutoff (ms since the epoch), or the
 // log's end when every batch is kept. batches are the partition's, in
@@ -90,7 +90,7 @@ const noBound = math.MaxInt64
 // the broker led at the cut (-1: none, so nothing above rp is kept).
 // noAppendTime counts the batches of that epoch at or above rp without a
 // LogAppendTime stamp.
-func WritebackPoint(batches []Batch, rp int64, epoch int32, cutoff int64) (point int64, noAppendTime int) {
+func writebackPoint(batches []Batch, rp int64, epoch int32, cutoff int64) (point int64, noAppendTime int) {
 	bound := make([]int64, len(batches))
 	next := int64(noBound)
 	for i := len(batches) - 1; i >= 0; i-- {
@@ -122,10 +122,10 @@ func WritebackPoint(batches []Batch, rp int64, epoch int32, cutoff int64) (point
 // cutWriteback cuts one partition dir by the writeback model: it reads
 // the batches from the segment holding rp on, finds the writeback point
 // and cuts there (CutLog), recording both points.
-func cutWriteback(ctx context.Context, files cluster.LogFiles, dir string, rp int64, epoch int32, cutoff int64) (CutResult, error) {
+func cutWriteback(ctx context.Context, files cluster.LogFiles, dir string, rp int64, epoch int32, cutoff int64) (cutResult, error) {
 	segs, _, err := segments(ctx, files, dir)
 	if err != nil {
-		return CutResult{Partition: dir, RecoveryPoint: rp}, err
+		return cutResult{Partition: dir, RecoveryPoint: rp}, err
 	}
 	var batches []Batch
 	for i, s := range segs {
@@ -134,14 +134,14 @@ func cutWriteback(ctx context.Context, files cluster.LogFiles, dir string, rp in
 		}
 		b, _, err := scanFile(ctx, files, s.path)
 		if err != nil {
-			return CutResult{Partition: dir, RecoveryPoint: rp}, err
+			return cutResult{Partition: dir, RecoveryPoint: rp}, err
 		}
 		batches = append(batches, b...)
 	}
-	point, noAT := WritebackPoint(batches, rp, epoch, cutoff)
+	point, noAT := writebackPoint(batches, rp, epoch, cutoff)
 	// Below rp only when a batch spans it unbounded: cut at rp then,
 	// which drops that batch whole, as the recovery-point cut does.
-	res, err := CutLog(ctx, files, dir, max(point, rp))
+	res, err := cutLog(ctx, files, dir, max(point, rp))
 	wp := res.RecoveryPoint
 	res.RecoveryPoint, res.WritebackPoint, res.NoAppendTime = rp, &wp, noAT
 	return res, err
@@ -152,9 +152,9 @@ func cutWriteback(ctx context.Context, files cluster.LogFiles, dir string, rp in
 // broker led (led maps their dir name, "orders-0", to the epoch it led)
 // keep what was written back by at - the window; every other partition
 // is cut at its recovery point. As CutToRecoveryPoints otherwise.
-func CutWriteback(ctx context.Context, files cluster.LogFiles, m Writeback, at time.Time, led map[string]int32) ([]CutResult, error) {
-	cutoff := at.Add(-m.Window()).UnixMilli()
-	return cutEach(ctx, files, func(dir string, rp int64) (CutResult, error) {
+func CutWriteback(ctx context.Context, files cluster.LogFiles, m writeback, at time.Time, led map[string]int32) ([]cutResult, error) {
+	cutoff := at.Add(-m.window()).UnixMilli()
+	return cutEach(ctx, files, func(dir string, rp int64) (cutResult, error) {
 		epoch, ok := led[dir]
 		if !ok {
 			epoch = -1
@@ -168,7 +168,7 @@ func CutWriteback(ctx context.Context, files cluster.LogFiles, m Writeback, at t
 // after a crash. It skips the KRaft metadata log, which Raft manages and
 // fsyncs itself and which the checkpoint does not cover. Results are
 // sorted by partition.
-func cutEach(ctx context.Context, files cluster.LogFiles, cut func(dir string, rp int64) (CutResult, error)) ([]CutResult, error) {
+func cutEach(ctx context.Context, files cluster.LogFiles, cut func(dir string, rp int64) (cutResult, error)) ([]cutResult, error) {
 	rps := map[string]int64{}
 	data, err := files.ReadFile(ctx, RecoveryPointFile)
 	switch {
@@ -183,7 +183,7 @@ func cutEach(ctx context.Context, files cluster.LogFiles, cut func(dir string, r
 	if err != nil {
 		return nil, err
 	}
-	var out []CutResult
+	var out []cutResult
 	for _, e := range entries {
 		if !e.Dir || !isPartitionDir(e.Name) {
 			continue
@@ -194,7 +194,7 @@ func cutEach(ctx context.Context, files cluster.LogFiles, cut func(dir string, r
 		}
 		out = append(out, r)
 	}
-	if err := files.Remove(ctx, CleanShutdownFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := files.Remove(ctx, cleanShutdownFile); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return out, err
 	}
 	return out, nil

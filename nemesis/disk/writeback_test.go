@@ -62,7 +62,7 @@ func TestWritebackPoint(t *testing.T) {
 		{"spanning the recovery point, unbounded", spanning, 5, 1, ms(99), 0, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			point, noAT := WritebackPoint(tc.batches, tc.rp, tc.epoch, tc.cutoff)
+			point, noAT := writebackPoint(tc.batches, tc.rp, tc.epoch, tc.cutoff)
 			if point != tc.point || noAT != tc.noAT {
 				t.Errorf("point %d, %d without append time; want %d, %d", point, noAT, tc.point, tc.noAT)
 			}
@@ -111,13 +111,13 @@ func TestCutWriteback(t *testing.T) {
 	data, batches := stamped(t)
 	logDir := t.TempDir()
 	write(t, filepath.Join(logDir, RecoveryPointFile), []byte("0\n1\npl 0 20\n"))
-	write(t, filepath.Join(logDir, CleanShutdownFile), nil)
+	write(t, filepath.Join(logDir, cleanShutdownFile), nil)
 	dir := layout(t, data, batches, 30)
 	os.Rename(dir, filepath.Join(logDir, "pl-0"))
 	os.MkdirAll(filepath.Join(logDir, "other-3"), 0o755)
 	write(t, filepath.Join(logDir, "other-3", "00000000000000000000.log"), data)
 
-	m := Writeback{DirtyExpire: 3 * time.Second, Interval: time.Second}
+	m := writeback{DirtyExpire: 3 * time.Second, Interval: time.Second}
 	res, err := CutWriteback(context.Background(), cluster.LocalDir(logDir), m, t0.Add(39*time.Second), map[string]int32{"pl-0": 3})
 	if err != nil || len(res) != 2 {
 		t.Fatalf("%+v %v", res, err)
@@ -133,13 +133,13 @@ func TestCutWriteback(t *testing.T) {
 	if other.Partition != "other-3" || other.EndAfter != 0 || *other.WritebackPoint != 0 {
 		t.Errorf("other-3 (not led): %+v, want cut to its recovery point 0", other)
 	}
-	if _, err := os.Stat(filepath.Join(logDir, CleanShutdownFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(logDir, cleanShutdownFile)); err == nil {
 		t.Error(".kafka_cleanshutdown left")
 	}
 	// The recovery-point model on the same data cuts at 20.
 	os.RemoveAll(filepath.Join(logDir, "pl-0"))
 	os.Rename(layout(t, data, batches, 30), filepath.Join(logDir, "pl-0"))
-	rp, err := CutToRecoveryPoints(context.Background(), cluster.LocalDir(logDir))
+	rp, err := cutToRecoveryPoints(context.Background(), cluster.LocalDir(logDir))
 	if err != nil || rp[1].EndAfter != 20 || rp[1].WritebackPoint != nil {
 		t.Errorf("recovery-point model: %+v %v", rp, err)
 	}
@@ -203,10 +203,10 @@ func TestModelValidate(t *testing.T) {
 		err  string
 	}{
 		{"writeback", lu(LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: nemesis.Duration(time.Second)}), ""},
-		{"recovery point", lu(LoseUnflushedParams{Model: ModelRecoveryPoint}), ""},
+		{"recovery point", lu(LoseUnflushedParams{Model: modelRecoveryPoint}), ""},
 		{"unknown model", lu(LoseUnflushedParams{Model: "lazyfs"}), `nemesis.steps[0].model: unknown model "lazyfs" (want recovery-point or writeback)`},
 		{"expire without writeback", lu(LoseUnflushedParams{DirtyExpire: nemesis.Duration(time.Second)}), "nemesis.steps[0].dirty_expire: only with model writeback"},
-		{"interval with recovery point", lu(LoseUnflushedParams{Model: ModelRecoveryPoint, WritebackInterval: nemesis.Duration(time.Second)}), "nemesis.steps[0].writeback_interval: only with model writeback"},
+		{"interval with recovery point", lu(LoseUnflushedParams{Model: modelRecoveryPoint, WritebackInterval: nemesis.Duration(time.Second)}), "nemesis.steps[0].writeback_interval: only with model writeback"},
 		{"negative", lu(LoseUnflushedParams{Model: ModelWriteback, DirtyExpire: -nemesis.Duration(time.Second)}), "nemesis.steps[0].dirty_expire: must not be negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -226,7 +226,7 @@ func TestModelValidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := s.Steps[0].Params.(*LoseUnflushedParams).writeback(); w == nil || w.DirtyExpire != DefaultDirtyExpire || w.Interval != 2*time.Second || w.Window() != 32*time.Second {
+	if w := s.Steps[0].Params.(*LoseUnflushedParams).writeback(); w == nil || w.DirtyExpire != defaultDirtyExpire || w.Interval != 2*time.Second || w.window() != 32*time.Second {
 		t.Errorf("model %+v", w)
 	}
 	if (&LoseUnflushedParams{}).writeback() != nil {

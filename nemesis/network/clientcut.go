@@ -83,7 +83,7 @@ func clientAddrs(ctx context.Context, e *nemesis.Env) ([]netip.Addr, error) {
 // clientRules is the script that adds (op -I) or deletes (op -D) the
 // rules that cut each of addrs from a broker's client port.
 func clientRules(op string, addrs []netip.Addr, port uint16) string {
-	tag := "-m comment --comment " + RuleComment + " -j DROP"
+	tag := "-m comment --comment " + ruleComment + " -j DROP"
 	lines := []string{"set -e"}
 	for _, addr := range addrs {
 		lines = append(lines,

@@ -405,17 +405,17 @@ func (np *NetemParams) CheckAgainst(p string, st *nemesis.Step, v *nemesis.Scena
 	v.CheckQuorumShape(p, st, np.Shape, add)
 }
 
-// DefaultRandomNetem is what a drawn netem does to its links unless the
+// defaultRandomNetem is what a drawn netem does to its links unless the
 // schedule says otherwise (nemesis.random.netem): a 10% loss, because it
 // works on every kernel (iptables, netem_loss.go), where a delay needs
 // sch_netem, and because it is a degradation Kafka must ride out (TCP
 // retransmits; replication slows, nothing should be lost), where a rate
 // limit mostly measures throughput.
-var DefaultRandomNetem = nemesis.NetemSpec{Loss: 10}
+var defaultRandomNetem = nemesis.NetemSpec{Loss: 10}
 
 // randomNetem is the spec of a drawn netem step (a copy per step).
 func randomNetem(rs nemesis.RandomSchedule) *nemesis.NetemSpec {
-	spec := DefaultRandomNetem
+	spec := defaultRandomNetem
 	if rs.Netem != nil {
 		spec = *rs.Netem
 	}

@@ -40,7 +40,7 @@ import (
 // and `heal: partition` leaves them alone, because a loss is part of a
 // netem fault, whose heal is netem's. A Docker node's rules live in its
 // network namespace and go with its container (teardown, `kchaos clean`).
-const LossComment = "kchaos-netem"
+const lossComment = "kchaos-netem"
 
 // lossRule is one rule of a node's loss: its chain and the address it
 // matches as destination (-d, OUTPUT) or source (-s, INPUT).
@@ -70,14 +70,14 @@ func (f *netemFault) lossRulesFor(peers []netip.Addr) []lossRule {
 // lossLine is the iptables command that adds (-I) or deletes (-D) r.
 func lossLine(op string, r lossRule, p nemesis.Percent) string {
 	return fmt.Sprintf("iptables -w 5 %s %s %s %s -m statistic --mode random --probability %s -m comment --comment %s -j DROP",
-		op, r.Chain, r.Dir, r.Addr, probability(p), LossComment)
+		op, r.Chain, r.Dir, r.Addr, probability(p), lossComment)
 }
 
 // installLoss inserts node id's loss rules, refusing a node that already
 // has some (two losses on one link would multiply unseen); what a failing
 // script added is taken back.
 func (f *netemFault) installLoss(ctx context.Context, e *nemesis.Env, id int32, peers []netip.Addr) error {
-	have, err := listTagged(ctx, e, id, LossComment)
+	have, err := listTagged(ctx, e, id, lossComment)
 	if err != nil {
 		return err
 	}
@@ -102,13 +102,13 @@ func removeLossRules(ctx context.Context, e *nemesis.Env, id int32) (int, error)
 	if !netemCapable(e) {
 		return 0, nil // netem is refused there: nothing to remove
 	}
-	return removeTagged(ctx, e, id, LossComment)
+	return removeTagged(ctx, e, id, lossComment)
 }
 
 // ListLossRules returns node id's netem loss rules (as -D argument lists).
 // Tests use it to check that a heal left none.
 func ListLossRules(ctx context.Context, e *nemesis.Env, id int32) ([][]string, error) {
-	return listTagged(ctx, e, id, LossComment)
+	return listTagged(ctx, e, id, lossComment)
 }
 
 func (f *netemFault) lossJSON() map[string][]string {
@@ -138,7 +138,7 @@ func parseLossRules(out string) []lossReading {
 		if len(fs) < 2 || fs[0] != "-A" {
 			continue
 		}
-		if i := slices.Index(fs, "--comment"); i < 0 || i+1 >= len(fs) || strings.Trim(fs[i+1], `"`) != LossComment {
+		if i := slices.Index(fs, "--comment"); i < 0 || i+1 >= len(fs) || strings.Trim(fs[i+1], `"`) != lossComment {
 			continue
 		}
 		r := lossReading{rule: lossRule{Chain: fs[1]}, probability: -1}

@@ -233,7 +233,7 @@ func TestParseLossRules(t *testing.T) {
 		t.Errorf("parseLossRules: %+v", got)
 	}
 	// Each heal finds its own rules only.
-	loss, _ := taggedRules(realIptablesV, LossComment)
+	loss, _ := taggedRules(realIptablesV, lossComment)
 	part, _ := kchaosRules(realIptablesV)
 	if len(loss) != 2 || len(part) != 1 || part[0][1] != "INPUT" || !slices.Contains(part[0], "10.231.7.22/32") {
 		t.Errorf("loss rules %q, partition rules %q", loss, part)

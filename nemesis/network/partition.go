@@ -14,15 +14,15 @@ import (
 	"github.com/kchaos/kchaos/histories"
 )
 
-// Grudge says, for each node, the peers it must not exchange packets with.
+// grudge says, for each node, the peers it must not exchange packets with.
 // It is symmetric: a cut is installed on both ends, so it holds even when
 // one end restarts with a fresh network namespace.
-type Grudge map[int32][]int32
+type grudge map[int32][]int32
 
 // cut returns the grudge that separates every group from every other one
 // (Jepsen's complete grudge); nodes in the same group stay connected.
-func cut(groups ...[]int32) Grudge {
-	g := Grudge{}
+func cut(groups ...[]int32) grudge {
+	g := grudge{}
 	for i, a := range groups {
 		for j, b := range groups {
 			if i == j {
@@ -165,7 +165,7 @@ type partitionFault struct {
 	target *nemesis.Target
 	groups [][]int32 // shape groups
 	// What Inject did, for Prove.
-	applied          Grudge
+	applied          grudge
 	touched, skipped []int32
 }
 
@@ -179,7 +179,7 @@ func (f *partitionFault) Spec() map[string]any {
 }
 
 // grudge resolves the shape against the cluster as it is now.
-func (f *partitionFault) grudge(ctx context.Context, e *nemesis.Env) (Grudge, error) {
+func (f *partitionFault) grudge(ctx context.Context, e *nemesis.Env) (grudge, error) {
 	all, brokers, ctrls := e.AllNodes(), e.BrokerIDs(), e.ControllerIDs()
 	switch f.shape {
 	case nemesis.ShapeIsolate, nemesis.ShapeMajorityMinority:
@@ -331,7 +331,7 @@ func (f *partitionFault) Inject(ctx context.Context, e *nemesis.Env) ([]int32, m
 
 // markCut remembers the brokers a grudge cuts off from a controller: their
 // metadata goes stale, so state reads avoid them.
-func markCut(e *nemesis.Env, g Grudge) {
+func markCut(e *nemesis.Env, g grudge) {
 	ctrls := e.ControllerIDs()
 	var ids []int32
 	for id, peers := range g {
@@ -351,7 +351,7 @@ func (f *partitionFault) Heal(ctx context.Context, e *nemesis.Env) error {
 	return err
 }
 
-func grudgeJSON(g Grudge) map[string][]int32 {
+func grudgeJSON(g grudge) map[string][]int32 {
 	out := map[string][]int32{}
 	for k, v := range g {
 		out[histories.PartitionKey(k)] = v
@@ -362,7 +362,7 @@ func grudgeJSON(g Grudge) map[string][]int32 {
 // quorumGrudge is the cut of shapes from-voters and from-brokers: the
 // targets, which must be controllers, against the other controllers or
 // against the brokers.
-func quorumGrudge(ctx context.Context, e *nemesis.Env, shape string, t *nemesis.Target) (Grudge, error) {
+func quorumGrudge(ctx context.Context, e *nemesis.Env, shape string, t *nemesis.Target) (grudge, error) {
 	ids, err := e.Resolve(ctx, t)
 	if err != nil {
 		return nil, err

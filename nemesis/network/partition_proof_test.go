@@ -235,11 +235,11 @@ func TestShareCoordinatorLeaderFollowers(t *testing.T) {
 		name  string
 		coord int32
 		err   error
-		want  Grudge
+		want  grudge
 		wantE string
 	}{
-		{"coordinator 2", 2, nil, Grudge{2: {0, 1}, 0: {2}, 1: {2}}, ""},
-		{"coordinator 0", 0, nil, Grudge{0: {1, 2}, 1: {0}, 2: {0}}, ""},
+		{"coordinator 2", 2, nil, grudge{2: {0, 1}, 0: {2}, 1: {2}}, ""},
+		{"coordinator 0", 0, nil, grudge{0: {1, 2}, 1: {0}, 2: {0}}, ""},
 		{"not found", 0, errors.New("COORDINATOR_NOT_AVAILABLE"), nil, "COORDINATOR_NOT_AVAILABLE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -20,11 +20,11 @@ func newFakeEnv() (*nemesis.Env, *fakeCluster, *fakeAdmin) {
 func TestCut(t *testing.T) {
 	for _, tc := range []struct {
 		groups [][]int32
-		want   Grudge
+		want   grudge
 	}{
-		{[][]int32{{0}, {1, 2}}, Grudge{0: {1, 2}, 1: {0}, 2: {0}}},
-		{[][]int32{{0, 1}, {2}, {3}}, Grudge{0: {2, 3}, 1: {2, 3}, 2: {0, 1, 3}, 3: {0, 1, 2}}},
-		{[][]int32{{0, 1}}, Grudge{}},
+		{[][]int32{{0}, {1, 2}}, grudge{0: {1, 2}, 1: {0}, 2: {0}}},
+		{[][]int32{{0, 1}, {2}, {3}}, grudge{0: {2, 3}, 1: {2, 3}, 2: {0, 1, 3}, 3: {0, 1, 2}}},
+		{[][]int32{{0, 1}}, grudge{}},
 	} {
 		if got := cut(tc.groups...); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("cut(%v) = %v, want %v", tc.groups, got, tc.want)
@@ -38,23 +38,23 @@ func TestPartitionShapes(t *testing.T) {
 		name   string
 		shape  string
 		target *nemesis.Target
-		want   Grudge
+		want   grudge
 		err    string
 	}{
-		{"isolate", nemesis.ShapeIsolate, nodes(2), Grudge{2: {0, 1, 1000}, 0: {2}, 1: {2}, 1000: {2}}, ""},
-		{"isolate the leader", nemesis.ShapeIsolate, &nemesis.Target{Role: nemesis.RoleLeader}, Grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
+		{"isolate", nemesis.ShapeIsolate, nodes(2), grudge{2: {0, 1, 1000}, 0: {2}, 1: {2}, 1000: {2}}, ""},
+		{"isolate the leader", nemesis.ShapeIsolate, &nemesis.Target{Role: nemesis.RoleLeader}, grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
 		{"isolate everyone", nemesis.ShapeIsolate, nodes(0, 1, 2, 1000), nil, "every node"},
-		{"racks", nemesis.ShapeRacks, nil, Grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
-		{"rack b against the rest", nemesis.ShapeRacks, &nemesis.Target{Role: nemesis.RoleRack, Rack: "b"}, Grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
+		{"racks", nemesis.ShapeRacks, nil, grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
+		{"rack b against the rest", nemesis.ShapeRacks, &nemesis.Target{Role: nemesis.RoleRack, Rack: "b"}, grudge{0: {2}, 1: {2}, 2: {0, 1}}, ""},
 		{"unknown rack", nemesis.ShapeRacks, &nemesis.Target{Rack: "z"}, nil, `rack "z" has no brokers`},
-		{"leader-followers", nemesis.ShapeLeaderFollowers, nil, Grudge{0: {1, 2}, 1: {0}, 2: {0}}, ""},
+		{"leader-followers", nemesis.ShapeLeaderFollowers, nil, grudge{0: {1, 2}, 1: {0}, 2: {0}}, ""},
 		{"leader-followers other partition", nemesis.ShapeLeaderFollowers, &nemesis.Target{Partition: 4}, nil, "no partition 4"},
-		{"from-controller", nemesis.ShapeFromController, &nemesis.Target{Role: nemesis.RoleLeader}, Grudge{0: {1000}, 1000: {0}}, ""},
+		{"from-controller", nemesis.ShapeFromController, &nemesis.Target{Role: nemesis.RoleLeader}, grudge{0: {1000}, 1000: {0}}, ""},
 		{"from-controller of the controller", nemesis.ShapeFromController, &nemesis.Target{Role: nemesis.RoleController}, nil, "targets are controllers"},
-		{"majority-minority", nemesis.ShapeMajorityMinority, nodes(0), Grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
-		{"bridge", nemesis.ShapeBridge, nodes(1), Grudge{0: {2}, 2: {0}}, ""},
+		{"majority-minority", nemesis.ShapeMajorityMinority, nodes(0), grudge{0: {1, 2, 1000}, 1: {0}, 2: {0}, 1000: {0}}, ""},
+		{"bridge", nemesis.ShapeBridge, nodes(1), grudge{0: {2}, 2: {0}}, ""},
 		{"bridge of two", nemesis.ShapeBridge, nodes(1, 2), nil, "1 broker(s) besides the bridge"},
-		{"groups", nemesis.ShapeGroups, nil, Grudge{0: {2}, 2: {0}}, ""},
+		{"groups", nemesis.ShapeGroups, nil, grudge{0: {2}, 2: {0}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, _ := newFakeEnv()

@@ -28,7 +28,7 @@ import (
 )
 
 // kinds are the room's fault kinds, in the order they are registered
-// after the seam's own (nemesis.Register): errors and histories list them
+// (nemesis.Register): errors and histories list them
 // in this order, so a kind added later goes last. Their Draw ranks (6, 7
 // and 5) are what they were in the seam, so that seeds replay the same.
 var kinds = []nemesis.Kind{

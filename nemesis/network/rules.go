@@ -14,9 +14,9 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// RuleComment tags every iptables rule kchaos adds, so that a heal removes
+// ruleComment tags every iptables rule kchaos adds, so that a heal removes
 // exactly those and never a rule that Docker or a user put there.
-const RuleComment = "kchaos"
+const ruleComment = "kchaos"
 
 // dropScript is the shell script that makes node id drop all packets to and
 // from peers. Rules are inserted at the top of INPUT and OUTPUT so that no
@@ -32,7 +32,7 @@ func dropScript(e *nemesis.Env, id int32, peers []int32) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("node %d: bad IP %q", p, n.IP)
 		}
-		tag := "-m comment --comment " + RuleComment + " -j DROP"
+		tag := "-m comment --comment " + ruleComment + " -j DROP"
 		lines = append(lines,
 			fmt.Sprintf("iptables -w 5 -I INPUT -s %s %s", ip, tag),
 			fmt.Sprintf("iptables -w 5 -I OUTPUT -d %s %s", ip, tag))
@@ -44,7 +44,7 @@ var safeArg = regexp.MustCompile(`^[A-Za-z0-9./:_-]+$`)
 
 // kchaosRules picks, from `iptables -S` output, the rules kchaos added and
 // returns the arguments that delete each (-A becomes -D).
-func kchaosRules(out string) ([][]string, error) { return taggedRules(out, RuleComment) }
+func kchaosRules(out string) ([][]string, error) { return taggedRules(out, ruleComment) }
 
 // taggedRules picks the rules whose comment is exactly tag: RuleComment
 // (partitions and client cuts) and LossComment (netem's loss) are told
@@ -75,7 +75,7 @@ func taggedRules(out, tag string) ([][]string, error) {
 // ListRules returns the kchaos rules installed on node id (as -D argument
 // lists). Tests use it to check that a heal left none.
 func ListRules(ctx context.Context, e *nemesis.Env, id int32) ([][]string, error) {
-	return listTagged(ctx, e, id, RuleComment)
+	return listTagged(ctx, e, id, ruleComment)
 }
 
 func listTagged(ctx context.Context, e *nemesis.Env, id int32, tag string) ([][]string, error) {
@@ -88,7 +88,7 @@ func listTagged(ctx context.Context, e *nemesis.Env, id int32, tag string) ([][]
 
 // removeRules deletes node id's kchaos rules and returns how many.
 func removeRules(ctx context.Context, e *nemesis.Env, id int32) (int, error) {
-	return removeTagged(ctx, e, id, RuleComment)
+	return removeTagged(ctx, e, id, ruleComment)
 }
 
 // removeTagged deletes node id's rules tagged tag and returns how many.

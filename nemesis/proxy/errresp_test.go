@@ -276,8 +276,8 @@ func TestNames(t *testing.T) {
 	if _, ok := APIKeyByName("EndTransaction"); ok {
 		t.Error("EndTransaction is no API")
 	}
-	if APIName(26) != "EndTxn" || APIName(999) != "Unknown(999)" {
-		t.Errorf("APIName: %s %s", APIName(26), APIName(999))
+	if apiName(26) != "EndTxn" || apiName(999) != "Unknown(999)" {
+		t.Errorf("APIName: %s %s", apiName(26), apiName(999))
 	}
 	for name, code := range map[string]int16{"NOT_LEADER_OR_FOLLOWER": 6, "COORDINATOR_LOAD_IN_PROGRESS": 14, "REQUEST_TIMED_OUT": 7, "CONCURRENT_TRANSACTIONS": 51, "coordinator_not_available": 15, "UNKNOWN_SERVER_ERROR": -1, "NONE": 0, "TRANSACTION_ABORTABLE": 120, "NOT_LEADER_FOR_PARTITION": 6} {
 		if c, ok := ErrorCodeByName(name); !ok || c != code {

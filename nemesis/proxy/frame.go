@@ -10,11 +10,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
-// MaxFrameBytes bounds one request or response frame (its 4-byte size
+// maxFrameBytes bounds one request or response frame (its 4-byte size
 // prefix excluded). Kafka's own socket.request.max.bytes defaults to
 // 100 MiB, so a frame above it is not Kafka talking: the proxy closes the
 // connection before allocating anything for it.
-const MaxFrameBytes = 100 << 20
+const maxFrameBytes = 100 << 20
 
 // errFrameTooLarge is why a connection whose peer announced a frame above
 // MaxFrameBytes (or a negative size) was closed.
@@ -28,7 +28,7 @@ func readFrame(r io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	n := int32(binary.BigEndian.Uint32(size[:]))
-	if n < 0 || n > MaxFrameBytes {
+	if n < 0 || n > maxFrameBytes {
 		return nil, fmt.Errorf("%w: %d bytes", errFrameTooLarge, n)
 	}
 	frame := make([]byte, 4+int(n))
@@ -233,7 +233,7 @@ func decodeResponse(frame []byte, key, version int16) (kmsg.Response, []byte, er
 		return nil, nil, err
 	}
 	if err := resp.ReadFrom(frame[at:]); err != nil {
-		return nil, nil, fmt.Errorf("decode %s v%d response: %w", APIName(key), version, err)
+		return nil, nil, fmt.Errorf("decode %s v%d response: %w", apiName(key), version, err)
 	}
 	var tags []byte
 	if flexHeader {
@@ -250,7 +250,7 @@ func decodeRequest(frame []byte, h requestHeader) (kmsg.Request, error) {
 	}
 	req.SetVersion(h.Version)
 	if err := req.ReadFrom(frame[h.bodyAt:]); err != nil {
-		return nil, fmt.Errorf("decode %s v%d request: %w", APIName(h.Key), h.Version, err)
+		return nil, fmt.Errorf("decode %s v%d request: %w", apiName(h.Key), h.Version, err)
 	}
 	return req, nil
 }

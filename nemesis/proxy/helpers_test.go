@@ -56,7 +56,7 @@ func (c *rawClient) mustRecv(req kmsg.Request, corr int32) kmsg.Response {
 	c.t.Helper()
 	resp, got, err := c.recv(req, 5*time.Second)
 	if err != nil {
-		c.t.Fatalf("no response to %s (corr %d): %v", APIName(req.Key()), corr, err)
+		c.t.Fatalf("no response to %s (corr %d): %v", apiName(req.Key()), corr, err)
 	}
 	if got != corr {
 		c.t.Fatalf("response correlation %d, want %d", got, corr)

@@ -56,9 +56,9 @@ func APIKeyByName(name string) (int16, bool) {
 	return k, ok
 }
 
-// APIName is the name of an API key as kmsg spells it ("EndTxn"), or
+// apiName is the name of an API key as kmsg spells it ("EndTxn"), or
 // "Unknown(<key>)" for a key kmsg does not know.
-func APIName(key int16) string {
+func apiName(key int16) string {
 	if n := kmsg.NameForKey(key); n != "Unknown" {
 		return n
 	}

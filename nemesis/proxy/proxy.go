@@ -183,18 +183,18 @@ func (p *Proxy) Bootstrap() []string {
 
 // Listeners is every listener's upstream address, node id and proxy
 // port, for logs and tests.
-func (p *Proxy) Listeners() []ListenerInfo {
+func (p *Proxy) Listeners() []listenerInfo {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]ListenerInfo, len(p.listeners))
+	out := make([]listenerInfo, len(p.listeners))
 	for i, l := range p.listeners {
-		out[i] = ListenerInfo{Upstream: l.upstream, Node: l.node.Load(), Addr: l.addr, Route: l.route}
+		out[i] = listenerInfo{Upstream: l.upstream, Node: l.node.Load(), Addr: l.addr, Route: l.route}
 	}
 	return out
 }
 
-// ListenerInfo describes one listener of the proxy.
-type ListenerInfo struct {
+// listenerInfo describes one listener of the proxy.
+type listenerInfo struct {
 	Upstream string // the broker's address
 	Node     int32  // its node id; -1 for a bootstrap address not tied to one
 	Addr     string // the proxy's address for it

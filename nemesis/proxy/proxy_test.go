@@ -162,7 +162,7 @@ func TestOversizedFrameClosesConnection(t *testing.T) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	before := ms.TotalAlloc
-	if _, err := c.c.Write(binary.BigEndian.AppendUint32(nil, MaxFrameBytes+1)); err != nil {
+	if _, err := c.c.Write(binary.BigEndian.AppendUint32(nil, maxFrameBytes+1)); err != nil {
 		t.Fatal(err)
 	}
 	c.mustBeClosed()
@@ -176,7 +176,7 @@ func TestOversizedFrameClosesConnection(t *testing.T) {
 		return len(rec.errs) == 1 && errors.Is(rec.errs[0], errFrameTooLarge)
 	})
 	// a frame of exactly the bound is read (its size only announced here)
-	if _, err := readFrame(bytes.NewReader(binary.BigEndian.AppendUint32(nil, MaxFrameBytes))); errors.Is(err, errFrameTooLarge) {
+	if _, err := readFrame(bytes.NewReader(binary.BigEndian.AppendUint32(nil, maxFrameBytes))); errors.Is(err, errFrameTooLarge) {
 		t.Fatal("the bound itself is allowed")
 	}
 }

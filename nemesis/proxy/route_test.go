@@ -41,7 +41,7 @@ func TestRouteForwardsUntouched(t *testing.T) {
 			t.Fatalf("a route capped %s to v%d", kmsg.Key(k.ApiKey).Name(), k.MaxVersion)
 		}
 	}
-	var route *ListenerInfo
+	var route *listenerInfo
 	for _, l := range p.Listeners() {
 		if l.Route {
 			route = &l

@@ -39,8 +39,8 @@ const (
 	RewriteError ActionKind = "rewrite-error"
 )
 
-// Kinds is every action kind, for validation and help texts.
-var Kinds = []ActionKind{DropRequest, DropResponse, Delay, DuplicateRequest, ResetAfterRequest, ErrorResponse, RewriteError}
+// kinds is every action kind, for validation and help texts.
+var kinds = []ActionKind{DropRequest, DropResponse, Delay, DuplicateRequest, ResetAfterRequest, ErrorResponse, RewriteError}
 
 // onResponse reports whether the action acts when the response comes,
 // so that it cannot select a request the broker does not answer
@@ -89,7 +89,7 @@ type Rule struct {
 func (r *Rule) Validate() error {
 	var errs []error
 	known := false
-	for _, k := range Kinds {
+	for _, k := range kinds {
 		known = known || r.Action == k
 	}
 	if !known {
@@ -124,7 +124,7 @@ func (r *Rule) Validate() error {
 		}
 		for _, k := range r.APIKeys {
 			if knownAPI(k) && !ErrorResponseSupported(k) {
-				errs = append(errs, fmt.Errorf("api: error-response cannot answer %s", APIName(k)))
+				errs = append(errs, fmt.Errorf("api: error-response cannot answer %s", apiName(k)))
 			}
 		}
 	}

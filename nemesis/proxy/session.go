@@ -362,7 +362,7 @@ func (s *session) onResponse(e *exchange, frame []byte) bool {
 	if decode && knownAPI(key) && version > maxVersion[key] {
 		// Only a client that skipped ApiVersions gets here (its answer
 		// is capped to kmsg's versions): forwarded as it came.
-		s.p.report(fmt.Errorf("proxy: %s v%d response from %s is above kmsg's v%d: forwarded unchanged", APIName(key), version, s.l.upstream, maxVersion[key]))
+		s.p.report(fmt.Errorf("proxy: %s v%d response from %s is above kmsg's v%d: forwarded unchanged", apiName(key), version, s.l.upstream, maxVersion[key]))
 		decode = false
 	}
 	if decode && knownAPI(key) {
@@ -483,7 +483,7 @@ func (s *session) sleep(d time.Duration) bool {
 
 func (s *session) emit(e *exchange, a Action) {
 	a.RuleID, a.Kind = e.rule.id, e.rule.Action
-	a.APIKey, a.API, a.Version = e.h.Key, APIName(e.h.Key), e.h.Version
+	a.APIKey, a.API, a.Version = e.h.Key, apiName(e.h.Key), e.h.Version
 	a.CorrelationID, a.ClientID, a.Broker = e.clientCorr, e.h.ClientID, e.broker
 	a.Time = s.p.opts.Now()
 	s.p.emit(a)

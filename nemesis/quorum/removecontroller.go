@@ -24,13 +24,13 @@ const quorumProof = "the quorum read back after the change (DescribeQuorum), rec
 
 // When remove-controller stops the removed node.
 const (
-	// StopBefore stops the node cleanly, then removes it: what Kafka's
+	// stopBefore stops the node cleanly, then removes it: what Kafka's
 	// 3.9 docs advise until pre-vote (KIP-996, 4.0), since a removed voter
 	// that keeps running may disturb the quorum with elections.
-	StopBefore = "before"
-	// StopAfter removes the node, then stops it (an operator retiring a
+	stopBefore = "before"
+	// stopAfter removes the node, then stops it (an operator retiring a
 	// controller).
-	StopAfter = "after"
+	stopAfter = "after"
 )
 
 // RemoveControllerParams are a remove-controller's. Its target, required,
@@ -54,8 +54,8 @@ func (rp *RemoveControllerParams) Validate(p string, st *nemesis.Step, add nemes
 			add(p+".target.role", "%s: remove-controller removes a voter: want %s, or nodes with a controller id", t.Role, joinOr(nemesis.ControllerRoles))
 		}
 	}
-	if rp.Stop != "" && rp.Stop != StopBefore && rp.Stop != StopAfter {
-		add(p+".stop", "%q: want %s or %s (or leave it out: the controller keeps running)", rp.Stop, StopBefore, StopAfter)
+	if rp.Stop != "" && rp.Stop != stopBefore && rp.Stop != stopAfter {
+		add(p+".stop", "%q: want %s or %s (or leave it out: the controller keeps running)", rp.Stop, stopBefore, stopAfter)
 	}
 }
 
@@ -130,11 +130,11 @@ func (f *removeController) Inject(ctx context.Context, e *nemesis.Env) ([]int32,
 	if len(before.Voters) == 1 {
 		return []int32{id}, d, fmt.Errorf("controller %d is the only voter: removing it would leave no quorum", id)
 	}
-	if f.stop == StopBefore {
+	if f.stop == stopBefore {
 		if err := e.Stop(ctx, id); err != nil {
 			return []int32{id}, d, err
 		}
-		d["stopped"] = StopBefore
+		d["stopped"] = stopBefore
 	}
 	gone := func(m admin.Members) bool { _, ok := m.Voter(id); return !ok }
 	answers, err := reconfigure(ctx, e, qa, fmt.Sprintf("remove controller %d", id), func(ctx context.Context) (admin.Answer, error) {
@@ -156,11 +156,11 @@ func (f *removeController) Inject(ctx context.Context, e *nemesis.Env) ([]int32,
 	if !gone(after) {
 		d["voter_again"] = true
 	}
-	if f.stop == StopAfter {
+	if f.stop == stopAfter {
 		if err := e.Stop(ctx, id); err != nil {
 			return []int32{id}, d, err
 		}
-		d["stopped"] = StopAfter
+		d["stopped"] = stopAfter
 	}
 	return []int32{id}, d, nil
 }

@@ -22,7 +22,7 @@ package quorum
 import "github.com/kchaos/kchaos/nemesis"
 
 // kinds are the room's fault kinds, in the order they are registered
-// after the seam's own (nemesis.Register): errors and histories list them
+// (nemesis.Register): errors and histories list them
 // in this order, so a kind added later goes last. It is their order on
 // the seam's list before they moved here; none is drawn by a random
 // schedule (Draw: nemesis.NotDrawn), so no seed's draws change.

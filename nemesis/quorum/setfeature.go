@@ -40,8 +40,8 @@ type SetFeatureParams struct {
 
 // Refused's values.
 const (
-	RefusedFail   = "fail"
-	RefusedRecord = "record"
+	refusedFail   = "fail"
+	refusedRecord = "record"
 )
 
 // refusalCodes are Kafka's answers that refuse a level outright: the
@@ -63,9 +63,9 @@ func (fp *SetFeatureParams) Validate(p string, st *nemesis.Step, add nemesis.Add
 			add(p+".feature."+k, "level %d: must not be negative", v)
 		}
 	}
-	if fp.Refused != "" && fp.Refused != RefusedFail && fp.Refused != RefusedRecord {
+	if fp.Refused != "" && fp.Refused != refusedFail && fp.Refused != refusedRecord {
 		add(p+".refused", "%q: want %s (the default: a refusal fails the step) or %s (the op completes fail and the story goes on)",
-			fp.Refused, RefusedFail, RefusedRecord)
+			fp.Refused, refusedFail, refusedRecord)
 	}
 	if st.Target != nil {
 		nemesis.ValidateTarget(p+".target", st.Target, false, false, add)
@@ -73,7 +73,7 @@ func (fp *SetFeatureParams) Validate(p string, st *nemesis.Step, add nemesis.Add
 }
 
 func (fp *SetFeatureParams) Build(nemesis.Step) nemesis.Fault {
-	return &setFeature{features: fp.Feature, finalize: fp.Finalize, record: fp.Refused == RefusedRecord}
+	return &setFeature{features: fp.Feature, finalize: fp.Finalize, record: fp.Refused == refusedRecord}
 }
 
 // FeatureAdmin is the part of the admin API that reads and sets finalized
@@ -109,7 +109,7 @@ func (f *setFeature) Spec() map[string]any {
 		spec = map[string]any{"finalize": admin.FeatureMetadataVersion}
 	}
 	if f.record {
-		spec["refused"] = RefusedRecord
+		spec["refused"] = refusedRecord
 	}
 	return spec
 }

@@ -15,9 +15,9 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// DefaultUpgradeWait bounds, per node, a rolling upgrade's wait for the
+// defaultUpgradeWait bounds, per node, a rolling upgrade's wait for the
 // upgraded node to be back in service (a step's timeout overrides it).
-const DefaultUpgradeWait = 2 * time.Minute
+const defaultUpgradeWait = 2 * time.Minute
 
 // controllerReady reports whether a restarted controller answers on its
 // listener; a variable so that tests of the fake cluster can replace it.
@@ -131,7 +131,7 @@ func rollUpgrade(ctx context.Context, e *nemesis.Env, target *nemesis.Target, st
 	}
 	wait := st.ReadyWithin.Std()
 	if wait <= 0 {
-		wait = DefaultUpgradeWait
+		wait = defaultUpgradeWait
 	}
 	for _, id := range ids {
 		if err := e.Inject(ctx, &upgradeNode{id: id, version: version, wait: wait}); err != nil {

@@ -70,7 +70,7 @@ func (f *requestFault) rule(e *nemesis.Env, brokers []int32) (proxy.Rule, error)
 	if f.action == proxy.DuplicateRequest && r.Delay == 0 {
 		r.Delay = 100 * time.Millisecond
 	}
-	if rp.Clients == ReplicaRole {
+	if rp.Clients == replicaRole {
 		r.ClientIDs, r.ClientIDPrefixes = replicaClients(rp.Client)
 	} else if rp.Clients != "" && rp.Clients != "all" {
 		prefix, ok := e.ClientPrefixes[rp.Clients]
@@ -129,7 +129,7 @@ func (f *requestFault) Inject(ctx context.Context, e *nemesis.Env) ([]int32, map
 func (f *requestFault) Prove(ctx context.Context, e *nemesis.Env) (map[string]any, error) {
 	within := f.params.Within.Std()
 	if within == 0 {
-		within = DefaultWithin
+		within = defaultWithin
 	}
 	deadline := time.Now().Add(within)
 	for {

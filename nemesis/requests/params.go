@@ -38,9 +38,9 @@ type Params struct {
 	Error string `yaml:"error,omitempty"`
 }
 
-// DefaultWithin is how long a request fault's proof waits for the
+// defaultWithin is how long a request fault's proof waits for the
 // rule's first action.
-const DefaultWithin = 30 * time.Second
+const defaultWithin = 30 * time.Second
 
 func (rp *Params) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 	a := proxy.ActionKind(st.Fault)
@@ -91,7 +91,7 @@ func (rp *Params) Validate(p string, st *nemesis.Step, add nemesis.AddFunc) {
 
 // CheckAgainst: the clients' role must be one the workload has.
 func (rp *Params) CheckAgainst(p string, st *nemesis.Step, v *nemesis.ScenarioView, add nemesis.AddFunc) {
-	if rp.Clients == ReplicaRole {
+	if rp.Clients == replicaRole {
 		checkReplica(p, rp.Client, st.Target, v, add) // replica.go
 		return
 	}
@@ -106,7 +106,7 @@ func (rp *Params) CheckAgainst(p string, st *nemesis.Step, v *nemesis.ScenarioVi
 // Needs: a fault on the brokers' own requests needs them routed
 // (replica.go).
 func (rp *Params) Needs() cluster.Caps {
-	if rp.Clients == ReplicaRole {
+	if rp.Clients == replicaRole {
 		return cluster.NewCaps(cluster.CapInterBrokerRoute)
 	}
 	return 0

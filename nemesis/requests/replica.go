@@ -7,7 +7,7 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// ReplicaRole is the request faults' client role of the brokers
+// replicaRole is the request faults' client role of the brokers
 // themselves: `clients: replica` selects the requests one broker sends
 // another (a follower's replication Fetch, the transaction coordinator's
 // markers) and, on a static quorum, the requests a broker sends the
@@ -21,7 +21,7 @@ import (
 // each broker's inter-broker listener advertised at a proxy listener
 // (cluster/interbroker.go), so a scenario with one cannot share a cluster
 // with another run.
-const ReplicaRole = "replica"
+const replicaRole = "replica"
 
 // replicaClients are the client ids (exact, and prefixes) of a broker's
 // requests to the other nodes, every broker's when broker is nil, as

@@ -24,7 +24,7 @@ package requests
 import "github.com/kchaos/kchaos/nemesis"
 
 // kinds are the room's fault kinds, in the order they are registered
-// after the seam's own (nemesis.Register): errors and histories list them
+// (nemesis.Register): errors and histories list them
 // in this order, so a kind added later goes last.
 var kinds = []nemesis.Kind{
 	dropRequestKind,

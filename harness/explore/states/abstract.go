@@ -47,19 +47,19 @@ type Input struct {
 	Info *histories.RunInfo
 }
 
-// Result is a run abstracted: each fault's and heal's transition on each
+// Abstraction is a run abstracted: each fault's and heal's transition on each
 // partition, in history order.
-type Result struct {
+type Abstraction struct {
 	Transitions []Transition `json:"transitions"`
 }
 
 // Abstract is in's transitions. A partition appears once the observer
 // sampled it; an op invoked before any sample has its before state all
 // unknown on it.
-func Abstract(in Input) Result {
+func Abstract(in Input) Abstraction {
 	t := newTracker(in)
 	items := timeline(in)
-	var res Result
+	var res Abstraction
 	var open []pending
 	closeOpen := func() {
 		for _, p := range open {
@@ -150,7 +150,7 @@ type pending struct {
 func (t *tracker) action(e histories.Event) pending {
 	var v histories.NemesisValue
 	_ = e.Decode(&v)
-	p := pending{time: e.Time, fault: FaultName(e.F, v), before: map[int32]State{}, roles: map[int32]string{}}
+	p := pending{time: e.Time, fault: faultName(e.F, v), before: map[int32]State{}, roles: map[int32]string{}}
 	nodes := t.nodesOf(e)
 	target, _ := v.Details["target"].(map[string]any)
 	_, link := v.Details["shape"]
@@ -161,10 +161,10 @@ func (t *tracker) action(e histories.Event) pending {
 	return p
 }
 
-// FaultName is an op as a random mix names it: a link fault with its
+// faultName is an op as a random mix names it: a link fault with its
 // shape (partition-leader-followers), a heal as heal-<kind> (heal-all for
 // the final heal).
-func FaultName(f string, v histories.NemesisValue) string {
+func faultName(f string, v histories.NemesisValue) string {
 	if f == histories.FHeal {
 		if histories.HealsAll(v.Fault) {
 			return "heal-" + histories.HealAll
@@ -264,9 +264,9 @@ func (t *tracker) role(part int32, f string, v histories.NemesisValue, nodes []i
 	return RoleFollowers + "+" + RoleOutOfISR
 }
 
-// MinISR is min.insync.replicas as run.json records it (the topic's
+// minISR is min.insync.replicas as run.json records it (the topic's
 // applied configs, else any broker's), 0 when it does not.
-func MinISR(info *histories.RunInfo) int {
+func minISR(info *histories.RunInfo) int {
 	if info == nil {
 		return 0
 	}

@@ -38,7 +38,7 @@ type Coverage struct {
 }
 
 // Of is one run's coverage.
-func Of(r Result) *Coverage {
+func Of(r Abstraction) *Coverage {
 	c := &Coverage{Runs: 1}
 	for _, t := range r.Transitions {
 		c.add(Covered{Before: t.Before.String(), Fault: t.Fault, Role: t.Role, After: t.After.String(), Count: 1})
@@ -55,8 +55,8 @@ func (c *Coverage) Distinct() int {
 	return len(c.Transitions)
 }
 
-// Has reports whether c holds the transition of key.
-func (c *Coverage) Has(key string) bool {
+// has reports whether c holds the transition of key.
+func (c *Coverage) has(key string) bool {
 	if c == nil {
 		return false
 	}
@@ -110,9 +110,9 @@ func (c *Coverage) sort() {
 	c.reindex()
 }
 
-// Faults is how many transitions each fault@role caused (a page's
+// faults is how many transitions each fault@role caused (a page's
 // summary).
-func (c *Coverage) Faults() map[string]int {
+func (c *Coverage) faults() map[string]int {
 	out := map[string]int{}
 	for _, t := range c.Transitions {
 		out[t.Fault+"@"+t.Role]++

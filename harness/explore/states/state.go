@@ -16,12 +16,12 @@ const Unknown = "unknown"
 // start from an ISR shrunk to the leader.
 const (
 	ISRFull     = "full"      // every replica in sync
-	ISRAboveMin = "above-min" // shrunk, still more than min.insync.replicas
+	isrAboveMin = "above-min" // shrunk, still more than min.insync.replicas
 	ISRAtMin    = "at-min"    // exactly min.insync.replicas: acks=all rests on that many copies
-	ISRUnderMin = "under-min" // fewer: acks=all sends are refused (NOT_ENOUGH_REPLICAS)
-	// ISRShrunk is fewer than every replica when min.insync.replicas is
+	isrUnderMin = "under-min" // fewer: acks=all sends are refused (NOT_ENOUGH_REPLICAS)
+	// isrShrunk is fewer than every replica when min.insync.replicas is
 	// not known (no run.json, or one that does not record it).
-	ISRShrunk = "shrunk"
+	isrShrunk = "shrunk"
 )
 
 // Leader states. It is there because what the leader can do decides what
@@ -31,10 +31,10 @@ const (
 // ELR or unclean).
 const (
 	LeaderAlive   = "alive"
-	LeaderPaused  = "paused"  // a pause op froze it (nemesis op, until resumed or healed)
-	LeaderDown    = "down"    // killed or powered off (nemesis op), the metadata still names it
-	LeaderFenced  = "fenced"  // the controller fenced it (log marker or an until that held)
-	LeaderOffline = "offline" // no leader (the observer's leader -1)
+	leaderPaused  = "paused"  // a pause op froze it (nemesis op, until resumed or healed)
+	leaderDown    = "down"    // killed or powered off (nemesis op), the metadata still names it
+	leaderFenced  = "fenced"  // the controller fenced it (log marker or an until that held)
+	leaderOffline = "offline" // no leader (the observer's leader -1)
 )
 
 // ELR states. It is there because an ELR member may be elected without
@@ -42,7 +42,7 @@ const (
 // leaves unclean election as the only way back (s13).
 const (
 	ELREmpty    = "empty"
-	ELRNonEmpty = "non-empty"
+	elrNonEmpty = "non-empty"
 )
 
 // Elections: the kind of the last leader election seen. It is there
@@ -50,8 +50,8 @@ const (
 // clean or ELR one is the recovery a fault should have led to.
 const (
 	ElectionNone    = "none"    // no election seen in the run
-	ElectionClean   = "clean"   // the new leader was in the ISR
-	ElectionELR     = "elr"     // from the ELR (not in the ISR)
+	electionClean   = "clean"   // the new leader was in the ISR
+	electionELR     = "elr"     // from the ELR (not in the ISR)
 	ElectionUnclean = "unclean" // from outside both (or the controller's UNCLEAN marker)
 )
 
@@ -69,8 +69,8 @@ const (
 // (KRaft's active controller, a transaction coordinator's partition
 // leader), and a fault that moved none did not reach them.
 const (
-	Same    = "same"
-	Changed = "changed"
+	same    = "same"
+	changed = "changed"
 )
 
 // State is one partition's abstract state at a moment, with the cluster's

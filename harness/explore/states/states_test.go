@@ -61,22 +61,22 @@ func TestRecordedSeedStories(t *testing.T) {
 	}{
 		{"real-s1", []step{ // the ISR shrinks to the cut-off leader, which is killed: offline until it returns, elected clean
 			{full, "partition-leader-followers", "links-of-leader", st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "kill", RoleLeader, st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown), "heal-partition", RoleNone, st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown), "heal-kill", RoleISR, st(ISRFull, LeaderAlive, ELREmpty, ElectionClean, Unknown)},
-			{st(ISRFull, LeaderAlive, ELREmpty, ElectionClean, Unknown), "heal-all", RoleAll, st(ISRFull, LeaderAlive, ELREmpty, ElectionClean, Unknown)},
+			{st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "kill", RoleLeader, st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown)},
+			{st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown), "heal-partition", RoleNone, st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown)},
+			{st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown), "heal-kill", RoleISR, st(ISRFull, LeaderAlive, ELREmpty, electionClean, Unknown)},
+			{st(ISRFull, LeaderAlive, ELREmpty, electionClean, Unknown), "heal-all", RoleAll, st(ISRFull, LeaderAlive, ELREmpty, electionClean, Unknown)},
 		}},
 		{"real-s2", []step{ // as s1, then unclean election switched on: a follower outside the ISR leads
 			{full, "partition-leader-followers", "links-of-leader", st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "kill", RoleLeader, st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown), "set-config", RoleNone, st(ISRAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
-			{st(ISRAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown), "heal-partition", RoleNone, st(ISRAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
-			{st(ISRAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown), "heal-kill", RoleOutOfISR, st(ISRFull, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
+			{st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "kill", RoleLeader, st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown)},
+			{st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown), "set-config", RoleNone, st(isrAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
+			{st(isrAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown), "heal-partition", RoleNone, st(isrAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
+			{st(isrAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown), "heal-kill", RoleOutOfISR, st(ISRFull, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
 			{st(ISRFull, LeaderAlive, ELREmpty, ElectionUnclean, Unknown), "heal-all", RoleAll, st(ISRFull, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
 		}},
 		{"real-s4", []step{ // min.insync.replicas 2: the same cut leaves the ISR under it, the leader stays, no election
-			{full, "partition-leader-followers", "links-of-leader", st(ISRUnderMin, LeaderAlive, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRUnderMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "heal-partition", RoleNone, full},
+			{full, "partition-leader-followers", "links-of-leader", st(isrUnderMin, LeaderAlive, ELREmpty, ElectionNone, Unknown)},
+			{st(isrUnderMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "heal-partition", RoleNone, full},
 			{full, "heal-all", RoleAll, full},
 		}},
 	} {
@@ -116,7 +116,7 @@ func TestS2StoryOrder(t *testing.T) {
 		switch {
 		case shrink < 0 && tr.Before.ISR == ISRFull && tr.After.ISR == ISRAtMin:
 			shrink = i
-		case shrink >= 0 && kill < 0 && tr.Fault == "kill" && tr.Role == RoleLeader && tr.After.Leader == LeaderOffline:
+		case shrink >= 0 && kill < 0 && tr.Fault == "kill" && tr.Role == RoleLeader && tr.After.Leader == leaderOffline:
 			kill = i
 		case kill >= 0 && unclean < 0 && tr.Before.Election != ElectionUnclean && tr.After.Election == ElectionUnclean:
 			unclean = i
@@ -125,7 +125,7 @@ func TestS2StoryOrder(t *testing.T) {
 	if shrink < 0 || kill < 0 || unclean < 0 {
 		t.Fatalf("shrink %d, kill %d, unclean %d: want all three, in order", shrink, kill, unclean)
 	}
-	if m := MinISR(readReal(t, "real-s2").Info); m != 1 {
+	if m := minISR(readReal(t, "real-s2").Info); m != 1 {
 		t.Errorf("min.insync.replicas %d, want 1 (an ISR at min is one replica)", m)
 	}
 }
@@ -256,7 +256,7 @@ func TestSynthetic(t *testing.T) {
 
 // TestParseRoundTrip: a state reads back from its text.
 func TestParseRoundTrip(t *testing.T) {
-	s := st(ISRAtMin, LeaderFenced, ELRNonEmpty, ElectionELR, TruncSeen, Changed, Same)
+	s := st(ISRAtMin, leaderFenced, elrNonEmpty, electionELR, TruncSeen, changed, same)
 	got, err := Parse(s.String())
 	if err != nil || got != s {
 		t.Errorf("Parse(%s) = %v, %v", s, got, err)
@@ -301,7 +301,7 @@ func TestCoverageSum(t *testing.T) {
 			t.Errorf("kill@leader counted %d, want 3 (s1, s2, s2)", c.Count)
 		}
 	}
-	if n := total.Faults()["kill@"+RoleLeader]; n != 1 {
+	if n := total.faults()["kill@"+RoleLeader]; n != 1 {
 		t.Errorf("kill@leader: %d distinct transitions, want 1", n)
 	}
 }

@@ -41,7 +41,7 @@ type partTrack struct {
 
 func newTracker(in Input) *tracker {
 	t := &tracker{in: in, parts: map[int32]*partTrack{}, paused: map[int32]bool{}, down: map[int32]bool{},
-		fenced: map[int32]bool{}, indexOf: map[int64]int{}, minISR: MinISR(in.Info)}
+		fenced: map[int32]bool{}, indexOf: map[int64]int{}, minISR: minISR(in.Info)}
 	if in.Info != nil {
 		t.topic, t.rf, t.controllers = in.Info.Topic, in.Info.Replication, in.Info.Controllers
 	}
@@ -69,7 +69,7 @@ func (t *tracker) state(part int32) State {
 	s := State{ISR: t.isrLevel(len(ps.last.ISR)), Leader: t.leader(ps.last.Leader), ELR: ELREmpty,
 		Election: ps.election, Truncation: Unknown, Quorum: t.quorum(), Coordinator: t.coordinator()}
 	if len(ps.last.ELR) > 0 {
-		s.ELR = ELRNonEmpty
+		s.ELR = elrNonEmpty
 	}
 	switch {
 	case ps.truncated:
@@ -87,13 +87,13 @@ func (t *tracker) isrLevel(n int) string {
 	case t.rf > 0 && n >= t.rf:
 		return ISRFull
 	case t.minISR > 0 && n > t.minISR:
-		return ISRAboveMin
+		return isrAboveMin
 	case t.minISR > 0 && n == t.minISR:
 		return ISRAtMin
 	case t.minISR > 0:
-		return ISRUnderMin
+		return isrUnderMin
 	case t.rf > 0:
-		return ISRShrunk
+		return isrShrunk
 	}
 	return Unknown
 }
@@ -101,14 +101,14 @@ func (t *tracker) isrLevel(n int) string {
 func (t *tracker) leader(id int32) string {
 	switch {
 	case id < 0:
-		return LeaderOffline
+		return leaderOffline
 	case t.fenced[id]:
 		// Fenced first: the controller has acted on the pause or the kill.
-		return LeaderFenced
+		return leaderFenced
 	case t.paused[id]:
-		return LeaderPaused
+		return leaderPaused
 	case t.down[id]:
-		return LeaderDown
+		return leaderDown
 	}
 	return LeaderAlive
 }
@@ -118,9 +118,9 @@ func (t *tracker) quorum() string {
 	case !t.quorumSeen:
 		return Unknown
 	case !t.quorumBaseSet || t.quorumLeader == t.quorumBaseL && t.quorumE == t.quorumBE:
-		return Same
+		return same
 	}
-	return Changed
+	return changed
 }
 
 func (t *tracker) coordinator() string {
@@ -128,9 +128,9 @@ func (t *tracker) coordinator() string {
 	case !t.coordSeen:
 		return Unknown
 	case t.coordMoved:
-		return Changed
+		return changed
 	}
-	return Same
+	return same
 }
 
 // baseline starts a new window for the "since the previous fault or
@@ -178,9 +178,9 @@ func (t *tracker) observe(v histories.ObserveValue) {
 	} else if v.Leader >= 0 && v.LeaderEpoch > ps.last.LeaderEpoch {
 		switch {
 		case slices.Contains(ps.last.ISR, v.Leader):
-			ps.election = ElectionClean
+			ps.election = electionClean
 		case slices.Contains(ps.last.ELR, v.Leader):
-			ps.election = ElectionELR
+			ps.election = electionELR
 		default:
 			ps.election = ElectionUnclean
 		}
