@@ -14,6 +14,10 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/nemesis/disk"
 	nt "github.com/kchaos/kchaos/nemesis/nemesistest"
+	// TestKillStartRestart elects the preferred leader back, a kind of
+	// nemesis/quorum's: a room's tests may link the room whose kinds they
+	// take as steps (internal/layers).
+	_ "github.com/kchaos/kchaos/nemesis/quorum"
 )
 
 func nodes(ids ...int32) *nemesis.Target {
