@@ -195,6 +195,9 @@ func TestScenarioG1MemberKillDuringBrokerKill(t *testing.T) {
 // TestScenarioG2OffsetsUncleanElection: the commits acked by the offsets
 // partition's leader alone are lost with it; the group goes back.
 func TestScenarioG2OffsetsUncleanElection(t *testing.T) {
+	// g1 is the groups' representative in make test (its budget: 45
+	// minutes); g2 runs under make test-scenarios.
+	allScenarios(t)
 	groupStory(t, "g2", func(t *testing.T, r scenarioRun, g groupRun) {
 		if len(g.nemesisOK(histories.FPause)) != 1 || len(g.nemesisOK(histories.FKill)) != 1 {
 			t.Fatalf("g2: the pause and the kill of the offsets partition's replicas did not both happen: %v", g.nemesis)

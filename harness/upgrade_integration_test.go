@@ -156,6 +156,9 @@ func TestUpgradeU1InPlaceKeepsELROff(t *testing.T) {
 }
 
 func TestUpgradeU2ELRLive(t *testing.T) {
+	// u1 is the upgrades' representative in make test (its budget: issue
+	// text, 45 minutes); u2 runs under make test-scenarios.
+	allScenarios(t)
 	pinVersions(t)
 	r := runScenario(t, "u2")
 	checkUpgrade(t, r)
