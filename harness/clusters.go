@@ -2,6 +2,10 @@ package harness
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/harness/progress"
 
 	"github.com/kchaos/kchaos/harness/scenario"
 )
@@ -140,5 +144,40 @@ func (cs *Clusters) claim(ctx context.Context, s *scenario.Scenario, opts Option
 func (cl claim) release() {
 	if cl.lease != nil {
 		_ = cl.lease.teardown()
+	}
+}
+
+// takeCluster is the run's cluster as its claim gave it: the one the run
+// before kept, the one started ahead, or a fresh one.
+func (r *run) takeCluster(ctx context.Context, cfg cluster.Config) (cluster.Cluster, func() error, error) {
+	switch {
+	case r.cl.lease != nil:
+		c := r.cl.lease.c
+		r.ev.Event(progress.Event{Phase: progress.Cluster, Done: true,
+			Text: fmt.Sprintf("reusing the cluster of run %s (run %s, %d run(s) on it)", r.cl.lease.last, c.RunID(), r.cl.lease.runs)})
+		return c, r.cl.lease.teardown, nil
+	case r.cl.warm != nil:
+		return r.cl.warm.wait(ctx, r.ev, cfg)
+	}
+	return startCluster(ctx, cfg, r.ev, r.log)
+}
+
+// releaseCluster ends the run's hold on c once it played (err: how): the
+// remote tier written out, then c kept for the next run when its claim
+// may keep it and nothing refuses (reuse.go), else torn down.
+func (r *run) releaseCluster(ctx context.Context, c cluster.Cluster, teardown func() error, err error) {
+	if rerr := writeRemoteTier(c, r.dir); rerr != nil {
+		r.log.Warn("remote tier", "err", rerr)
+	}
+	if r.cl.keep != nil {
+		if r.keepOrRefuse(ctx, c, teardown, err) {
+			return
+		}
+		if r.deferred && ctx.Err() == nil {
+			r.cl.ahead() // refused: the next cluster starts now
+		}
+	}
+	if terr := teardown(); terr != nil && err == nil && ctx.Err() == nil {
+		r.log.Warn("teardown", "err", terr)
 	}
 }

@@ -284,37 +284,11 @@ func (r *run) play(ctx context.Context) (err error) {
 			_ = rec.Close()
 		}
 	}()
-	var c cluster.Cluster
-	var teardown func() error
-	switch {
-	case r.cl.lease != nil:
-		c, teardown = r.cl.lease.c, r.cl.lease.teardown
-		ev.Event(progress.Event{Phase: progress.Cluster, Done: true,
-			Text: fmt.Sprintf("reusing the cluster of run %s (run %s, %d run(s) on it)", r.cl.lease.last, c.RunID(), r.cl.lease.runs)})
-	case r.cl.warm != nil:
-		c, teardown, err = r.cl.warm.wait(ctx, ev, cfg)
-	default:
-		c, teardown, err = startCluster(ctx, cfg, ev, r.log)
-	}
+	c, teardown, err := r.takeCluster(ctx, cfg)
 	if err != nil {
 		return fmt.Errorf("cluster: %w", err)
 	}
-	defer func() {
-		if rerr := writeRemoteTier(c, r.dir); rerr != nil {
-			r.log.Warn("remote tier", "err", rerr)
-		}
-		if r.cl.keep != nil {
-			if r.keepOrRefuse(ctx, c, teardown, err) { // reuse.go
-				return
-			}
-			if r.deferred && ctx.Err() == nil {
-				r.cl.ahead() // refused: the next cluster starts now
-			}
-		}
-		if terr := teardown(); terr != nil && err == nil && ctx.Err() == nil {
-			r.log.Warn("teardown", "err", terr)
-		}
-	}()
+	defer func() { r.releaseCluster(ctx, c, teardown, err) }()
 
 	adm, err := c.Admin()
 	if err != nil {
