@@ -379,10 +379,10 @@ func (c *Cluster) Files(id int32) (cluster.LogFiles, error) {
 	return cluster.LocalDir(c.HostDataDir(id)), nil
 }
 
-// containerIDs is each node's container id (Docker's), by node id: a run
+// ContainerIDs is each node's container id (Docker's), by node id: a run
 // on a reused cluster (kchaos explore) records them in run.json, so that
 // which runs shared which containers can be read off the run folders.
-func (c *Cluster) containerIDs() map[int32]string {
+func (c *Cluster) ContainerIDs() map[int32]string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	out := make(map[int32]string, len(c.containers))
@@ -392,11 +392,11 @@ func (c *Cluster) containerIDs() map[int32]string {
 	return out
 }
 
-// setLogDir changes where Teardown copies the nodes' logs ("": nowhere).
+// SetLogDir changes where Teardown copies the nodes' logs ("": nowhere).
 // A cluster reused by several runs writes each run's slice of the logs
 // itself (harness.reuse): its teardown must not copy the whole logs into
 // the folder of the run that started it.
-func (c *Cluster) setLogDir(dir string) {
+func (c *Cluster) SetLogDir(dir string) {
 	c.mu.Lock()
 	c.cfg.LogDir = dir
 	c.mu.Unlock()

@@ -203,9 +203,9 @@ func (c *Cluster) Bootstrap() []string {
 // Admin returns an admin client on the bootstrap addresses.
 func (c *Cluster) Admin() (*admin.Client, error) { return admin.New(c.Bootstrap()) }
 
-// propertiesPath is where node id's server.properties is (service.config),
+// PropertiesPath is where node id's server.properties is (service.config),
 // or "" when not configured.
-func (c *Cluster) propertiesPath(int32) string { return c.spec.Service.Config }
+func (c *Cluster) PropertiesPath(int32) string { return c.spec.Service.Config }
 
 // statePaths are the state file and its copy in the run folder.
 func (c *Cluster) statePaths() []string { return slices.Clone(c.state.paths) }
