@@ -7,8 +7,8 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// TestKindsRegistered: the room's kinds are registered after the seam's
-// own, together and in the room's order, and none is drawn by a random
+// TestKindsRegistered: the room's kinds are registered after the kinds
+// before them, together and in the room's order, and none is drawn by a random
 // schedule, as none was in the seam (so that a seed replays the same
 // draws).
 func TestKindsRegistered(t *testing.T) {

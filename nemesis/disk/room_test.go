@@ -7,8 +7,8 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// TestKindsRegistered: the room's kinds are registered after the seam's
-// own, together and in the room's order.
+// TestKindsRegistered: the room's kinds are registered after the kinds
+// before them, together and in the room's order.
 func TestKindsRegistered(t *testing.T) {
 	var names, want []string
 	for _, k := range nemesis.Kinds() {

@@ -7,8 +7,8 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// TestKindsRegistered: the room's kinds are registered after the seam's
-// own, together and in the room's order (theirs on the seam's list before
+// TestKindsRegistered: the room's kinds are registered after the kinds
+// before them, together and in the room's order (theirs on the seam's list before
 // they moved), none drawn by a random schedule (so that no seed's draws
 // change), and the voter changes say which way they change the voter set
 // (the seam's scenario check follows them).
