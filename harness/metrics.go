@@ -98,6 +98,9 @@ func measure(runDir string, rp *runPass) (report.Row, expect.Metrics, error) {
 	if sc.shareAcks > 0 {
 		m[expect.ShareAcksUnanswered] = float64(sc.shareUnanswered)
 	}
+	if sc.groupFinals > 0 {
+		m[expect.GroupReadBacksUnanswered] = float64(sc.groupFinals - sc.groupFinalsOK)
+	}
 	if sc.leaderAfter >= 0 {
 		m[expect.LeaderAfterFault] = float64(sc.leaderAfter)
 	}
@@ -138,6 +141,9 @@ type runScan struct {
 	// shareAcks: the acks of finished share-ack ops; shareUnanswered:
 	// those the client gave no result for (expect.ShareAcksUnanswered).
 	shareAcks, shareUnanswered int
+	// groupFinals: group-final ops invoked; groupFinalsOK: those that
+	// ended ok (expect.GroupReadBacksUnanswered).
+	groupFinals, groupFinalsOK int
 	// quorum measures the KRaft leadership around the first fault
 	// (metrics_quorum.go).
 	quorum quorumScan
@@ -206,6 +212,10 @@ func (sc *runScan) Add(e *histories.Event) {
 		}
 	case e.Process >= 0 && e.F == histories.FShareAck && e.Type == histories.OK:
 		sc.shareAck(e.Value)
+	case e.F == histories.FGroupFinal && e.Type == histories.Invoke:
+		sc.groupFinals++
+	case e.F == histories.FGroupFinal && e.Type == histories.OK:
+		sc.groupFinalsOK++
 	case e.Process == histories.NemesisProcess && e.F == histories.FUntil && e.Type != histories.Invoke:
 		sc.untils++
 		if e.Type == histories.Fail {

@@ -3,10 +3,13 @@ package harness
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/report"
 )
 
 // TestScanForMetricsRealS2: in the recorded s2 run (an unclean election
@@ -211,6 +214,43 @@ func TestScanShareAcksUnanswered(t *testing.T) {
 			}
 			if sc.shareAcks != tc.acks || sc.shareUnanswered != tc.unanswered {
 				t.Errorf("share acks %d unanswered %d, want %d and %d", sc.shareAcks, sc.shareUnanswered, tc.acks, tc.unanswered)
+			}
+		})
+	}
+}
+
+// TestScanGroupReadBacksUnanswered: group_read_backs_unanswered counts
+// the group-final read-backs that did not end ok (info, or never ended):
+// a coordinator that never answered for the group; a history without a
+// read-back leaves it unmeasured.
+func TestScanGroupReadBacksUnanswered(t *testing.T) {
+	op := func(i int, typ string) string {
+		return fmt.Sprintf(`{"index":%d,"time":%d,"process":11,"type":"%s","f":"group-final","value":{"group":"g","topic":"orders"}}`, i, i, typ)
+	}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  float64
+		has   bool
+	}{
+		{"no read-back", nil, 0, false},
+		{"answered", []string{op(0, "invoke"), op(1, "ok")}, 0, true},
+		{"never answered", []string{op(0, "invoke"), op(1, "info")}, 1, true},
+		{"still open at the end", []string{op(0, "invoke")}, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			body := strings.Join(tc.lines, "\n")
+			if body != "" {
+				body += "\n"
+			}
+			if err := os.WriteFile(filepath.Join(dir, report.HistoryFile), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, m, _ := measure(dir, nil)
+			got, has := m[expect.GroupReadBacksUnanswered]
+			if has != tc.has || got != tc.want {
+				t.Errorf("%s = %v (measured %v), want %v (measured %v)", expect.GroupReadBacksUnanswered, got, has, tc.want, tc.has)
 			}
 		})
 	}

@@ -53,6 +53,15 @@ const (
 	// failed, the application left without their outcome (KAFKA-20330).
 	// Measured only from a history with share acks.
 	ShareAcksUnanswered = "share_acks_unanswered"
+	// GroupReadBacksUnanswered counts the group coordinator read-backs
+	// (group-final ops, histories.FGroupFinal) that did not end ok: the
+	// coordinator never answered for the group within the final read's
+	// retries, after every fault was healed (a coordinator that refuses
+	// the group, as one whose __consumer_offsets log cannot be replayed
+	// would: KAFKA-20845). Measured only from a history with a read-back;
+	// the checker judges nothing from such a read-back (its state is
+	// unknown), so this is the liveness half a check may ask for.
+	GroupReadBacksUnanswered = "group_read_backs_unanswered"
 	// ControllerAfterFault is the first controller other than the active
 	// one at the first leader-moving fault that a quorum sample showed
 	// leading afterwards; absent when none did.
@@ -109,7 +118,8 @@ var Anomalies = checker.AnomalyNames
 func known(name string) error {
 	switch {
 	case name == OfflineSeconds, name == LeaderAfterFault, name == Acked, name == Committed, name == HistorySeconds,
-		name == SendErrors, name == AckedDuringFaults, name == ISRChanges, name == UntilsTimedOut, name == ShareAcksUnanswered:
+		name == SendErrors, name == AckedDuringFaults, name == ISRChanges, name == UntilsTimedOut, name == ShareAcksUnanswered,
+		name == GroupReadBacksUnanswered:
 		return nil
 	case slices.Contains(quorumMetrics, name):
 		return nil
@@ -125,9 +135,9 @@ func known(name string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
+	return fmt.Errorf("unknown metric %q: want an anomaly name (%s), %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s or errors.<KAFKA_ERROR_NAME>",
 		name, strings.Join(Anomalies, ", "), Acked, Committed, OfflineSeconds, LeaderAfterFault, HistorySeconds,
-		SendErrors, AckedDuringFaults, ISRChanges, UntilsTimedOut, ShareAcksUnanswered, strings.Join(quorumMetrics, ", "))
+		SendErrors, AckedDuringFaults, ISRChanges, UntilsTimedOut, ShareAcksUnanswered, GroupReadBacksUnanswered, strings.Join(quorumMetrics, ", "))
 }
 
 // Metrics is what one run measured, by metric name. Anomaly counts are
