@@ -66,6 +66,16 @@ func NewCluster() *Cluster {
 	return f
 }
 
+// AddControllers makes f's controllers n: 1000 and those after it, each
+// running, for the quorum tests.
+func (f *Cluster) AddControllers(n int32) {
+	for i := int32(1); i < n; i++ {
+		id := cluster.ControllerIDBase + i
+		f.Nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
+		f.States[id] = cluster.NodeState{Running: true}
+	}
+}
+
 func (f *Cluster) list(role cluster.Role) []cluster.Node {
 	var out []cluster.Node
 	for _, n := range f.Nodes {
