@@ -37,7 +37,7 @@ func recorded(t *testing.T, fn func(env *nemesis.Env, c *fakeCluster, a *fakeAdm
 
 // wantErr fails t unless err contains want, or, with want "", unless err
 // is nil.
-var wantErr = nemesistest.WantErr
+var wantErr = nemesisfake.WantErr
 
 // The history readings the tests share (nemesis/nemesisfake).
 var (

@@ -92,3 +92,18 @@ func Quorum(leader int32, voters, observers []int32) *histories.QuorumValue {
 	}
 	return q
 }
+
+// WantErr fails t unless err contains want, or, with want "", unless err
+// is nil: the check of every table of valid and refused inputs.
+func WantErr(t testing.TB, err error, want string) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("want valid, got %v", err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+}

@@ -2,7 +2,6 @@ package nemesistest
 
 import (
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/kchaos/kchaos/histories"
@@ -62,19 +61,4 @@ func KindsRegisteredTogether(t *testing.T, kinds ...nemesis.Kind) int {
 		return -1
 	}
 	return i
-}
-
-// WantErr fails t unless err contains want, or, with want "", unless err
-// is nil (the seam's own tests have theirs: want_test.go).
-func WantErr(t *testing.T, err error, want string) {
-	t.Helper()
-	if want == "" {
-		if err != nil {
-			t.Fatalf("want valid, got %v", err)
-		}
-		return
-	}
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want %q", err, want)
-	}
 }

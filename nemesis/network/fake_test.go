@@ -65,7 +65,7 @@ var brokers = []int32{0, 1, 2}
 
 // wantErr fails t unless err is nil when want is empty, or an error
 // containing want otherwise (the seam's want_test.go).
-var wantErr = nemesistest.WantErr
+var wantErr = nemesisfake.WantErr
 
 // recorded runs fn with an env on the fake cluster that records to a
 // history, its admin deriving the leader and ISR from the cluster, and

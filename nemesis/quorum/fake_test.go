@@ -78,7 +78,7 @@ func playStep(ctx context.Context, env *nemesis.Env, st nemesis.Step) error {
 
 // wantErr fails t unless err is nil when want is empty, or an error
 // containing want otherwise (the seam's want_test.go).
-var wantErr = nemesistest.WantErr
+var wantErr = nemesisfake.WantErr
 
 func nodes0(id int32) *nemesis.Target {
 	return &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{id}}
