@@ -3,7 +3,6 @@ package clients
 import (
 	"testing"
 
-	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
@@ -13,9 +12,5 @@ import (
 // draws).
 func TestKindsRegistered(t *testing.T) {
 	nemesistest.KindsRegisteredTogether(t, kinds...)
-	for _, k := range kinds {
-		if k.Draw != nemesis.NotDrawn {
-			t.Errorf("%s: draw %+v, want NotDrawn", k.Name, k.Draw)
-		}
-	}
+	nemesistest.NotDrawn(t, kinds...)
 }

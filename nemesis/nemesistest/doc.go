@@ -7,8 +7,9 @@
 //     produce, inject, heal, wait for a condition, read the nemesis ops
 //     back);
 //   - fake.go: an Env over the unit tests' in-memory cluster and admin
-//     (nemesis/nemesisfake), the history it records, and the checks every
-//     room's tests make (its kinds registered together).
+//     (nemesis/nemesisfake), the history it records, and the checks the
+//     rooms' tests make of their kinds (registered together, drawn or
+//     not).
 //
 // It imports the seam, so the seam's in-package tests cannot use it (they
 // use nemesis/nemesisfake directly). Only tests import it

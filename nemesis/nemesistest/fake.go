@@ -62,3 +62,23 @@ func KindsRegisteredTogether(t *testing.T, kinds ...nemesis.Kind) int {
 	}
 	return i
 }
+
+// NotDrawn fails t unless no kind of kinds is drawn by a random schedule
+// (so that no seed's draws change).
+func NotDrawn(t *testing.T, kinds ...nemesis.Kind) {
+	t.Helper()
+	for _, k := range kinds {
+		if k.Draw != nemesis.NotDrawn {
+			t.Errorf("%s: draw %+v, want NotDrawn", k.Name, k.Draw)
+		}
+	}
+}
+
+// DrawRank fails t unless k is drawn by a random schedule at rank (the
+// rank it had in the seam, so that a seed replays the same draws).
+func DrawRank(t *testing.T, k nemesis.Kind, rank int) {
+	t.Helper()
+	if k.Draw == nil || k.Draw.Rank != rank {
+		t.Errorf("%s: draw %+v, want rank %d", k.Name, k.Draw, rank)
+	}
+}

@@ -16,8 +16,6 @@ import (
 // nodes, their iptables and the network beyond it.
 type fakeCluster = nemesisfake.Cluster
 
-func newFakeCluster() *fakeCluster { return nemesisfake.NewCluster() }
-
 // fakeAdmin is the shared fake admin (nemesis/nemesisfake): what the
 // link faults' targets and shapes read is partition t-0, the live
 // brokers (the fake cluster's running, unpaused ones) and the quorum;

@@ -3,7 +3,6 @@ package network
 import (
 	"testing"
 
-	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
@@ -12,12 +11,7 @@ import (
 // the seam (so that a seed replays the same draws).
 func TestKindsRegistered(t *testing.T) {
 	nemesistest.KindsRegisteredTogether(t, kinds...)
-	for _, tc := range []struct {
-		k    nemesis.Kind
-		rank int
-	}{{partitionKind, 6}, {netemKind, 7}, {cutClientsKind, 5}} {
-		if tc.k.Draw == nil || tc.k.Draw.Rank != tc.rank {
-			t.Errorf("%s: draw %+v, want rank %d", tc.k.Name, tc.k.Draw, tc.rank)
-		}
-	}
+	nemesistest.DrawRank(t, partitionKind, 6)
+	nemesistest.DrawRank(t, netemKind, 7)
+	nemesistest.DrawRank(t, cutClientsKind, 5)
 }

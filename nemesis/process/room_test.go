@@ -3,7 +3,6 @@ package process
 import (
 	"testing"
 
-	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
@@ -12,12 +11,9 @@ import (
 // had in the seam (so that a seed replays the same draws).
 func TestKindsRegistered(t *testing.T) {
 	nemesistest.KindsRegisteredTogether(t, kinds...)
-	for _, tc := range []struct {
-		k    nemesis.Kind
-		rank int
-	}{{pauseKind, 1}, {killKind, 2}, {restartKind, 3}, {resumeKind, 0}, {startKind, 0}} {
-		if tc.k.Draw == nil || tc.k.Draw.Rank != tc.rank {
-			t.Errorf("%s: draw %+v, want rank %d", tc.k.Name, tc.k.Draw, tc.rank)
-		}
-	}
+	nemesistest.DrawRank(t, pauseKind, 1)
+	nemesistest.DrawRank(t, killKind, 2)
+	nemesistest.DrawRank(t, restartKind, 3)
+	nemesistest.DrawRank(t, resumeKind, 0)
+	nemesistest.DrawRank(t, startKind, 0)
 }

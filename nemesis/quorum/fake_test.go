@@ -15,8 +15,6 @@ import (
 // controller 1000 and brokers 0, 1 and 2 whose processes stop and start.
 type fakeCluster = nemesisfake.Cluster
 
-func newFakeCluster() *fakeCluster { return nemesisfake.NewCluster() }
-
 // fakeAdmin is the shared fake admin (nemesis/nemesisfake): what the
 // room's kinds ask of the admin API is partition t-0 (led by broker 0,
 // every broker in sync), the live brokers (the fake cluster's running,
@@ -46,7 +44,7 @@ func (a *shareAdmin) ShareCoordinator(context.Context, string, string, int32) (i
 // TestFakeCapabilitiesMatchCode: the fakes declare what they implement,
 // as the real backends must (cluster.CheckCapabilities).
 func TestFakeCapabilitiesMatchCode(t *testing.T) {
-	f := newFakeCluster()
+	f := nemesisfake.NewCluster()
 	for _, n := range []cluster.Nodes{f, &upgradingCluster{fakeCluster: f}} {
 		if err := cluster.CheckCapabilities(n); err != nil {
 			t.Error(err)

@@ -3,7 +3,6 @@ package quorum
 import (
 	"testing"
 
-	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
@@ -14,11 +13,9 @@ import (
 // (the seam's scenario check follows them).
 func TestKindsRegistered(t *testing.T) {
 	nemesistest.KindsRegisteredTogether(t, kinds...)
+	nemesistest.NotDrawn(t, kinds...)
 	voters := map[string]int{addControllerKind.Name: 1, removeControllerKind.Name: -1}
 	for _, k := range kinds {
-		if k.Draw != nemesis.NotDrawn {
-			t.Errorf("%s: draw %+v, want NotDrawn", k.Name, k.Draw)
-		}
 		if k.VoterChange != voters[k.Name] {
 			t.Errorf("%s: voter change %d, want %d", k.Name, k.VoterChange, voters[k.Name])
 		}
