@@ -1,12 +1,12 @@
 // Package nemesisfake is the unit tests' in-memory cluster, shared by the
-// tests of the seam (package nemesis) and of the rooms (nemesis/network,
-// nemesis/clients, and nemesis/disk under its disk wrapper): nodes that
-// run, pause and stop, an iptables that keeps the rules the faults'
-// scripts add and delete, and the network beyond it (net.go: tc, probes, host dials), so that the
-// faults, their proofs and their heals are tested without Docker. It
-// imports no part of the nemesis (the seam's own tests import it), so it
-// knows the faults only by the commands they run. Only tests import it
-// (internal/layers).
+// tests of the seam (package nemesis) and of every room: nodes that run,
+// pause and stop, an iptables that keeps the rules the faults' scripts
+// add and delete, the network beyond it (net.go: tc, probes, host dials)
+// and an admin client over them (admin.go), so that the faults, their
+// proofs and their heals are tested without Docker. It imports no part of
+// the nemesis (the seam's own tests import it), so it knows the faults
+// only by the commands they run and the admin calls they make. Only
+// tests import it (internal/layers).
 package nemesisfake
 
 import (
