@@ -38,7 +38,7 @@ func TestResolveGroupCoordinator(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, a := newFakeEnv()
 			env.GroupID = tc.group
-			a.groupState = tc.parts
+			a.GroupState = tc.parts
 			got, err := env.Resolve(context.Background(), &Target{Role: tc.role})
 			wantResolved(t, got, err, tc.want, tc.err)
 		})

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -14,12 +13,8 @@ import (
 // quorum q.
 func newQuorumEnv(q *histories.QuorumValue) (*Env, *fakeCluster, *fakeAdmin) {
 	env, c, a := newFakeEnv()
-	for i := int32(1); i < 3; i++ {
-		id := cluster.ControllerIDBase + i
-		c.Nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
-		c.States[id] = cluster.NodeState{Running: true}
-	}
-	a.quorum = q
+	c.AddControllers(3)
+	a.FixedQuorum = q
 	return env, c, a
 }
 

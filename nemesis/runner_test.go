@@ -11,31 +11,21 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis/nemesisfake"
 )
 
 // recorded runs fn with an env on the fake cluster that records to a
-// history, and returns the nemesis ops it recorded.
+// history (its admin deriving the leader and ISR from the cluster), and
+// returns the nemesis ops it recorded: the rooms' nemesistest.Recorded,
+// which this package's tests cannot import.
 func recorded(t *testing.T, fn func(env *Env, c *fakeCluster, a *fakeAdmin)) []histories.Event {
 	t.Helper()
 	env, c, a := newFakeEnv()
-	a.simulate = true
-	var buf bytes.Buffer
-	env.Recorder = histories.NewRecorder(&buf)
-	fn(env, c, a)
-	if err := env.Recorder.Close(); err != nil {
-		t.Fatal(err)
-	}
-	evs, _, err := histories.ReadAll(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < len(evs); i += 2 {
-		if evs[i].Process != histories.NemesisProcess || evs[i].Type != histories.Invoke ||
-			i+1 >= len(evs) || evs[i+1].Type == histories.Invoke || evs[i+1].F != evs[i].F {
-			t.Fatalf("event %d: want nemesis invoke then its completion: %+v", i, evs[i:])
-		}
-	}
-	return evs
+	a.Simulate = true
+	return nemesisfake.Record(t, func(rec *histories.Recorder) {
+		env.Recorder = rec
+		fn(env, c, a)
+	})
 }
 
 // healthy checks that the final heal left every node running, unpaused and
@@ -87,16 +77,16 @@ steps:
 		r := &Runner{Env: env, HealTimeout: 2 * time.Second}
 		runErr = r.Run(context.Background(), s)
 		healthy(t, env, c)
-		if v := a.configs["unclean.leader.election.enable"]; v == nil || *v != "true" {
-			t.Errorf("config not set: %v", a.configs)
+		if v := a.Configs["unclean.leader.election.enable"]; v == nil || *v != "true" {
+			t.Errorf("config not set: %v", a.Configs)
 		}
-		if len(a.elections) != 1 || a.elections[0] != "t [0] unclean=true" {
-			t.Errorf("elections %v", a.elections)
+		if len(a.Elections) != 1 || a.Elections[0] != "t [0] unclean=true" {
+			t.Errorf("elections %v", a.Elections)
 		}
 		// Broker 0 is killed and 1 paused: the election must go through 2
 		// (a paused broker times every request out).
-		if len(a.electVia) != 1 || a.electVia[0] != 2 {
-			t.Errorf("elections sent via %v, want [2]", a.electVia)
+		if len(a.ElectVia) != 1 || a.ElectVia[0] != 2 {
+			t.Errorf("elections sent via %v, want [2]", a.ElectVia)
 		}
 	})
 	if runErr == nil || !strings.Contains(runErr.Error(), "step 8 (until partition 0 leader 0)") {
@@ -238,7 +228,7 @@ func TestRunnerInvalidScheduleStillHeals(t *testing.T) {
 // heal fail, bounded, and say why.
 func TestFinalHealTimesOut(t *testing.T) {
 	env, _, a := newFakeEnv()
-	a.parts[0].Leader = -1
+	a.Parts[0].Leader = -1
 	begin := time.Now()
 	err := (&Runner{Env: env, HealTimeout: 300 * time.Millisecond}).FinalHeal(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "partitions without a leader: [0]") {

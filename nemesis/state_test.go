@@ -48,7 +48,7 @@ func (r *fakeReader) DescribeFrom(ctx context.Context, b int32, topic string) ([
 	if err := r.answer(ctx, b); err != nil {
 		return nil, err
 	}
-	p := r.parts[0]
+	p := r.Parts[0]
 	p.Leader = b // tells which broker answered
 	return []admin.PartitionState{p}, nil
 }
@@ -181,7 +181,7 @@ func TestAdminCallRetries(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, a := newFakeEnv()
-			a.electErrs = tc.errs
+			a.ElectErrs = tc.errs
 			// elect-unclean is nemesis/quorum's, which this package
 			// cannot name: built through the registry.
 			f, err := NewFault(Step{Fault: histories.FElectUnclean})
@@ -192,11 +192,11 @@ func TestAdminCallRetries(t *testing.T) {
 			if (tc.err == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.err)) {
 				t.Fatalf("err %v, want %q", err, tc.err)
 			}
-			if len(a.elections) != tc.elected {
-				t.Errorf("%d elections, want %d", len(a.elections), tc.elected)
+			if len(a.Elections) != tc.elected {
+				t.Errorf("%d elections, want %d", len(a.Elections), tc.elected)
 			}
-			if tc.err == "" && a.liveCalls < len(tc.errs) {
-				t.Errorf("%d metadata reads between %d attempts", a.liveCalls, len(tc.errs)+1)
+			if tc.err == "" && a.LiveCalls < len(tc.errs) {
+				t.Errorf("%d metadata reads between %d attempts", a.LiveCalls, len(tc.errs)+1)
 			}
 		})
 	}

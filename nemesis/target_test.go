@@ -36,7 +36,7 @@ func TestResolve(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, a := newFakeEnv()
-			a.parts[0].ISR, a.parts[0].Leader = tc.isr, tc.leader
+			a.Parts[0].ISR, a.Parts[0].Leader = tc.isr, tc.leader
 			got, err := env.Resolve(context.Background(), &tc.target)
 			wantResolved(t, got, err, tc.want, tc.err)
 		})
@@ -94,7 +94,7 @@ func TestResolveTxnCoordinator(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, a := newFakeEnv()
 			env.TransactionalIDs = tc.ids
-			a.txnState = tc.parts
+			a.TxnState = tc.parts
 			got, err := env.Resolve(context.Background(), &Target{Role: RoleTxnCoordinator})
 			wantResolved(t, got, err, tc.want, tc.err)
 		})

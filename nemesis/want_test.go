@@ -3,25 +3,15 @@ package nemesis
 import (
 	"fmt"
 	"gopkg.in/yaml.v3"
-	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/nemesis/nemesisfake"
 )
 
 // wantErr fails t unless err is nil when want is empty, or an error
 // containing want otherwise: the check of every table of valid and
-// refused inputs.
-func wantErr(t *testing.T, err error, want string) {
-	t.Helper()
-	if want == "" {
-		if err != nil {
-			t.Fatalf("want valid, got %v", err)
-		}
-		return
-	}
-	if err == nil || !strings.Contains(err.Error(), want) {
-		t.Fatalf("error %v, want %q", err, want)
-	}
-}
+// refused inputs (nemesis/nemesisfake, which the rooms' tests use too).
+var wantErr = nemesisfake.WantErr
 
 // wantResolved fails t unless Resolve returned the nodes want (as fmt
 // prints them) or, with wantErr set, an error containing wantErr.

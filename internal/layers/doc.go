@@ -7,10 +7,11 @@
 //	    → cluster (the interface) → cluster/admin
 //	harness → nemesis/kinds → nemesis/<room> (disk, requests, ...) → nemesis
 //	    (the seam: schedules, targets, runner, Env; with nemesis/proxy)
-//	nemesis/nemesistest (the integration tests' cluster harness) →
-//	    nemesis, cluster/docker, and nemesis/nemesisfake (the unit tests'
-//	    in-memory cluster) → cluster; imported by the tests of nemesis and
-//	    its rooms only
+//	nemesis/nemesistest (the integration tests' cluster harness, and the
+//	    rooms' unit tests' Env on the fakes) → nemesis, cluster/docker,
+//	    and nemesis/nemesisfake (the unit tests' in-memory cluster and
+//	    admin client) → cluster, cluster/admin; imported by the tests of
+//	    nemesis and its rooms only
 //	cluster/<backend> (docker, ...) → cluster, cluster/admin
 //	checker → histories;  report → checker, histories, brokerlogs
 //	histories, brokerlogs (the nodes' logs, read), image (the Kafka

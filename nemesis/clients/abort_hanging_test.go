@@ -43,7 +43,7 @@ func TestAbortHanging(t *testing.T) {
 			var a *fakeAdmin
 			evs := recorded(t, func(env *nemesis.Env, c *fakeCluster, fa *fakeAdmin) {
 				a = fa
-				fa.hw, fa.lso, fa.open, fa.abortDeaf = 20, tc.lso, tc.open, tc.deaf
+				fa.HW, fa.LSO, fa.Open, fa.AbortDeaf = 20, tc.lso, tc.open, tc.deaf
 				f, err := nemesis.NewFault(nemesis.Step{Fault: histories.FAbortHanging})
 				if err != nil {
 					t.Fatal(err)
@@ -55,8 +55,8 @@ func TestAbortHanging(t *testing.T) {
 					t.Errorf("inject: %v, want %q", err, tc.wantErr)
 				}
 			})
-			if strings.Join(a.aborts, ";") != strings.Join(tc.wantAborts, ";") {
-				t.Errorf("aborts %v, want %v", a.aborts, tc.wantAborts)
+			if strings.Join(a.Aborts, ";") != strings.Join(tc.wantAborts, ";") {
+				t.Errorf("aborts %v, want %v", a.Aborts, tc.wantAborts)
 			}
 			var done *histories.Event
 			for i := range evs {

@@ -50,15 +50,15 @@ func TestMoveCoordinator(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, a := newFakeEnv()
 			env.TransactionalIDs = tc.ids
-			a.txnState = tc.parts
+			a.TxnState = tc.parts
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			f := &moveCoordinator{target: tc.target}
 			got, d, err := f.Inject(ctx, env)
 			if tc.err != "" {
 				wantErr(t, err, tc.err)
-				if len(a.reorders) != 0 {
-					t.Errorf("refused, yet reordered %v", a.reorders)
+				if len(a.Reorders) != 0 {
+					t.Errorf("refused, yet reordered %v", a.Reorders)
 				}
 				return
 			}
@@ -68,8 +68,8 @@ func TestMoveCoordinator(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(tc.target.Nodes) {
 				t.Errorf("nodes %v, want %v", got, tc.target.Nodes)
 			}
-			if fmt.Sprint(a.reorders) != tc.reorders {
-				t.Errorf("reorders %v, want %s", a.reorders, tc.reorders)
+			if fmt.Sprint(a.Reorders) != tc.reorders {
+				t.Errorf("reorders %v, want %s", a.Reorders, tc.reorders)
 			}
 			if fmt.Sprint(d["leaders_after"]) != tc.after {
 				t.Errorf("leaders_after %v, want %s (details %v)", d["leaders_after"], tc.after, d)
@@ -99,12 +99,12 @@ func TestMoveGroupCoordinator(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			env, _, a := newFakeEnv()
 			env.GroupID = tc.group
-			a.groupState = make([]admin.PartitionState, 50)
-			for i := range a.groupState {
+			a.GroupState = make([]admin.PartitionState, 50)
+			for i := range a.GroupState {
 				r := []int32{int32(i % 3), int32((i + 1) % 3), int32((i + 2) % 3)}
-				a.groupState[i] = admin.PartitionState{Topic: admin.ConsumerOffsetsTopic, Partition: int32(i), Leader: r[0], Replicas: r, ISR: r}
+				a.GroupState[i] = admin.PartitionState{Topic: admin.ConsumerOffsetsTopic, Partition: int32(i), Leader: r[0], Replicas: r, ISR: r}
 			}
-			to := (a.groupState[owner].Leader + 1) % 3
+			to := (a.GroupState[owner].Leader + 1) % 3
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			f := &moveCoordinator{target: nodes0(to), group: true}
@@ -116,8 +116,8 @@ func TestMoveGroupCoordinator(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(a.reorders) != 1 || a.groupState[owner].Leader != to {
-				t.Errorf("reorders %v, leader of %d %d: want partition %d alone, led by %d", a.reorders, owner, a.groupState[owner].Leader, owner, to)
+			if len(a.Reorders) != 1 || a.GroupState[owner].Leader != to {
+				t.Errorf("reorders %v, leader of %d %d: want partition %d alone, led by %d", a.Reorders, owner, a.GroupState[owner].Leader, owner, to)
 			}
 			if d["topic"] != admin.ConsumerOffsetsTopic || fmt.Sprint(d["partitions"]) != fmt.Sprintf("map[%d:[%s]]", owner, group) {
 				t.Errorf("details %v", d)

@@ -1,15 +1,13 @@
 package disk
 
 import (
-	"context"
-	"slices"
 	"testing"
 
 	"github.com/kchaos/kchaos/cluster"
-	"github.com/kchaos/kchaos/cluster/admin"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/nemesis/nemesisfake"
+	"github.com/kchaos/kchaos/nemesis/nemesistest"
 )
 
 // fakeCluster is the unit tests' in-memory cluster the seam's and the
@@ -21,44 +19,22 @@ type fakeCluster = nemesisfake.Cluster
 
 func newFakeCluster() *fakeCluster { return nemesisfake.NewCluster() }
 
-// fakeAdmin answers what the disk faults ask: partition t-0, led by
-// broker 0 with every broker in sync, the running brokers, the active
-// controller. Any other admin call panics (the nil nemesis.Admin).
-type fakeAdmin struct {
-	nemesis.Admin
-	c     *fakeCluster
-	parts []admin.PartitionState
+// fakeAdmin is the shared fake admin (nemesis/nemesisfake): what the
+// disk faults ask is partition t-0, led by broker 0 with every broker in
+// sync, the running brokers, the active controller and the quorum, here
+// controller 1000 alone (soleVoter).
+type fakeAdmin = nemesisfake.Admin
+
+func soleVoter(a *fakeAdmin) *fakeAdmin {
+	a.FixedQuorum = &histories.QuorumValue{LeaderID: 1000, LeaderEpoch: 1, Voters: []histories.QuorumReplica{{ID: 1000}}}
+	return a
 }
 
-func newFakeAdmin(c *fakeCluster) *fakeAdmin {
-	return &fakeAdmin{c: c, parts: []admin.PartitionState{{Topic: "t", Partition: 0, Leader: 0,
-		Replicas: []int32{0, 1, 2}, ISR: []int32{0, 1, 2}}}}
-}
-
-func (a *fakeAdmin) Describe(context.Context, string) ([]admin.PartitionState, error) {
-	return slices.Clone(a.parts), nil
-}
-
-func (a *fakeAdmin) LiveBrokers(ctx context.Context) ([]int32, error) {
-	var out []int32
-	for _, b := range a.c.Brokers() {
-		if st, _ := a.c.State(ctx, b.ID); st.Running && !st.Paused {
-			out = append(out, b.ID)
-		}
-	}
-	return out, nil
-}
-
-func (a *fakeAdmin) ActiveController(context.Context) (int32, error) { return 1000, nil }
-
-func (a *fakeAdmin) Quorum(context.Context) (histories.QuorumValue, error) {
-	return histories.QuorumValue{LeaderID: 1000, LeaderEpoch: 1, Voters: []histories.QuorumReplica{{ID: 1000}}}, nil
-}
+func newFakeAdmin(c *fakeCluster) *fakeAdmin { return soleVoter(nemesisfake.NewAdmin(c)) }
 
 func newFakeEnv() (*nemesis.Env, *fakeCluster, *fakeAdmin) {
-	c := newFakeCluster()
-	a := newFakeAdmin(c)
-	return &nemesis.Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
+	env, c, a := nemesistest.NewEnv()
+	return env, c, soleVoter(a)
 }
 
 // TestFakeCapabilitiesMatchCode: the fakes declare what they implement,

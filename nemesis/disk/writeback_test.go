@@ -151,7 +151,7 @@ func TestCutWriteback(t *testing.T) {
 func TestLoseUnflushedWritebackThroughFiles(t *testing.T) {
 	data, batches := stamped(t)
 	env, c, a := newFakeEnv()
-	a.parts[0].LeaderEpoch = 3
+	a.Parts[0].LeaderEpoch = 3
 	buf, _, seg := brokerLogDir(t, env, c, data)
 
 	// A window ending now keeps everything stamped (batches 0-48: the last

@@ -1,12 +1,12 @@
 // Package nemesisfake is the unit tests' in-memory cluster, shared by the
-// tests of the seam (package nemesis) and of the rooms (nemesis/network,
-// nemesis/clients, and nemesis/disk under its disk wrapper): nodes that
-// run, pause and stop, an iptables that keeps the rules the faults'
-// scripts add and delete, and the network beyond it (net.go: tc, probes, host dials), so that the
-// faults, their proofs and their heals are tested without Docker. It
-// imports no part of the nemesis (the seam's own tests import it), so it
-// knows the faults only by the commands they run. Only tests import it
-// (internal/layers).
+// tests of the seam (package nemesis) and of every room: nodes that run,
+// pause and stop, an iptables that keeps the rules the faults' scripts
+// add and delete, the network beyond it (net.go: tc, probes, host dials)
+// and an admin client over them (admin.go), so that the faults, their
+// proofs and their heals are tested without Docker. It imports no part of
+// the nemesis (the seam's own tests import it), so it knows the faults
+// only by the commands they run and the admin calls they make. Only
+// tests import it (internal/layers).
 package nemesisfake
 
 import (
@@ -64,6 +64,16 @@ func NewCluster() *Cluster {
 		add(cluster.Node{ID: int32(i), Role: cluster.RoleBroker, IP: fmt.Sprintf("10.9.0.%d", 20+i), Rack: rack})
 	}
 	return f
+}
+
+// AddControllers makes f's controllers n: 1000 and those after it, each
+// running, for the quorum tests.
+func (f *Cluster) AddControllers(n int32) {
+	for i := int32(1); i < n; i++ {
+		id := cluster.ControllerIDBase + i
+		f.Nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
+		f.States[id] = cluster.NodeState{Running: true}
+	}
 }
 
 func (f *Cluster) list(role cluster.Role) []cluster.Node {

@@ -1,6 +1,7 @@
 package nemesisfake
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,6 +11,31 @@ import (
 
 // The tests' readings of a recorded history and the quorum they fake,
 // shared by the seam's tests and the network and clients rooms'.
+
+// Record gives fn a recorder over a history in memory and returns the
+// events recorded: nemesis ops, each an invoke then its completion
+// (anything else fails t). The seam's tests and nemesistest.Recorded
+// record an Env's ops through it.
+func Record(t testing.TB, fn func(rec *histories.Recorder)) []histories.Event {
+	t.Helper()
+	var buf bytes.Buffer
+	rec := histories.NewRecorder(&buf)
+	fn(rec)
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := histories.ReadAll(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(evs); i += 2 {
+		if evs[i].Process != histories.NemesisProcess || evs[i].Type != histories.Invoke ||
+			i+1 >= len(evs) || evs[i+1].Type == histories.Invoke || evs[i+1].F != evs[i].F {
+			t.Fatalf("event %d: want nemesis invoke then its completion: %+v", i, evs[i:])
+		}
+	}
+	return evs
+}
 
 // Summary renders the completions as "f:type nodes" lines.
 func Summary(evs []histories.Event) string {
@@ -65,4 +91,19 @@ func Quorum(leader int32, voters, observers []int32) *histories.QuorumValue {
 		q.Observers = append(q.Observers, histories.QuorumReplica{ID: o})
 	}
 	return q
+}
+
+// WantErr fails t unless err contains want, or, with want "", unless err
+// is nil: the check of every table of valid and refused inputs.
+func WantErr(t testing.TB, err error, want string) {
+	t.Helper()
+	if want == "" {
+		if err != nil {
+			t.Fatalf("want valid, got %v", err)
+		}
+		return
+	}
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
 }

@@ -1,11 +1,5 @@
 //go:build integration
 
-// Package nemesistest is the integration tests' cluster harness, shared by
-// the seam's (package nemesis) and every room's (nemesis/disk, ...): one
-// test's Docker cluster, admin client, Env and history, and the steps the
-// tests take on it (create a topic, produce, inject, heal, wait for a
-// condition, read the nemesis ops back). It exists only under the
-// integration build tag, and only tests import it (internal/layers).
 package nemesistest
 
 import (

@@ -14,19 +14,6 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-// newQuorumEnv is the fake env with three controllers (1000-1002) and the
-// quorum q.
-func newQuorumEnv(q *histories.QuorumValue) (*nemesis.Env, *fakeCluster, *fakeAdmin) {
-	env, c, a := newFakeEnv()
-	for i := int32(1); i < 3; i++ {
-		id := cluster.ControllerIDBase + i
-		c.Nodes[id] = cluster.Node{ID: id, Role: cluster.RoleController, IP: fmt.Sprintf("10.9.0.%d", 10+i)}
-		c.States[id] = cluster.NodeState{Running: true}
-	}
-	a.quorum = q
-	return env, c, a
-}
-
 // shareAdmin is the fake admin that also finds share coordinators.
 type shareAdmin struct {
 	*fakeAdmin

@@ -11,12 +11,6 @@ import (
 	"github.com/kchaos/kchaos/nemesis"
 )
 
-func newFakeEnv() (*nemesis.Env, *fakeCluster, *fakeAdmin) {
-	c := newFakeCluster()
-	a := newFakeAdmin(c)
-	return &nemesis.Env{Cluster: c, Admin: a, Topic: "t", Seed: 3}, c, a
-}
-
 func TestCut(t *testing.T) {
 	for _, tc := range []struct {
 		groups [][]int32
@@ -90,7 +84,7 @@ func TestPartitionShapes(t *testing.T) {
 	}
 	// A partition without a leader has no leader to cut off.
 	env, _, a := newFakeEnv()
-	a.parts[0].Leader = -1
+	a.Parts[0].Leader = -1
 	if _, err := (&partitionFault{shape: nemesis.ShapeLeaderFollowers}).grudge(context.Background(), env); err == nil ||
 		!strings.Contains(err.Error(), "offline") {
 		t.Errorf("leader-followers of an offline partition: %v", err)

@@ -33,23 +33,23 @@ func TestMoveLeader(t *testing.T) {
 			env.ShareGroup = "q"
 			env.Admin = &shareAdmin{fakeAdmin: a, coord: tc.coord}
 			if tc.isr != nil {
-				a.parts[0].ISR = tc.isr
+				a.Parts[0].ISR = tc.isr
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			got, d, err := (&MoveLeaderParams{}).Build(nemesis.Step{Target: tc.target}).Inject(ctx, env)
 			if tc.err != "" {
 				wantErr(t, err, tc.err)
-				if len(a.reorders) != 0 {
-					t.Errorf("refused, yet reordered %v", a.reorders)
+				if len(a.Reorders) != 0 {
+					t.Errorf("refused, yet reordered %v", a.Reorders)
 				}
 				return
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fmt.Sprint(a.reorders) != tc.reorders || fmt.Sprint(d["leaders_after"]) != tc.after || len(got) != 1 {
-				t.Errorf("nodes %v, reorders %v, leaders_after %v; want reorders %s, leaders %s", got, a.reorders, d["leaders_after"], tc.reorders, tc.after)
+			if fmt.Sprint(a.Reorders) != tc.reorders || fmt.Sprint(d["leaders_after"]) != tc.after || len(got) != 1 {
+				t.Errorf("nodes %v, reorders %v, leaders_after %v; want reorders %s, leaders %s", got, a.Reorders, d["leaders_after"], tc.reorders, tc.after)
 			}
 		})
 	}

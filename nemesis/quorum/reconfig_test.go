@@ -36,8 +36,8 @@ func (q *fakeQuorum) QuorumMembers(ctx context.Context) (admin.Members, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	m := admin.Members{LeaderID: q.leader, LeaderEpoch: 3}
-	for _, n := range q.c.Controllers() {
-		st, _ := q.c.State(ctx, n.ID)
+	for _, n := range q.C.Controllers() {
+		st, _ := q.C.State(ctx, n.ID)
 		mem := admin.Member{ID: n.ID, DirectoryID: q.dir(n.ID), LogEndOffset: 50}
 		switch {
 		case slices.Contains(q.voters, n.ID):
@@ -86,7 +86,7 @@ func (q *fakeQuorum) RemoveRaftVoter(ctx context.Context, id int32, dir string) 
 	a := q.answer(&q.rmWords)
 	if a.OK() {
 		q.voters = slices.DeleteFunc(q.voters, func(v int32) bool { return v == id })
-		if st, _ := q.c.State(ctx, id); q.autoJoin && st.Running {
+		if st, _ := q.C.State(ctx, id); q.autoJoin && st.Running {
 			q.voters = append(q.voters, id)
 		}
 	}

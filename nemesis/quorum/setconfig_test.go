@@ -21,8 +21,8 @@ func TestSetConfigTopic(t *testing.T) {
 			env, _, a := newFakeEnv()
 			f := (&SetConfigParams{Config: map[string]*string{"unclean.leader.election.enable": &v}, Topic: tc.topic}).Build(nemesis.Step{})
 			_, details, err := f.Inject(context.Background(), env)
-			if err != nil || a.configOf != tc.want || details["topic"] != tc.want {
-				t.Fatalf("set %q (details %v, %v), want topic %q", a.configOf, details, err, tc.want)
+			if err != nil || a.ConfigOf != tc.want || details["topic"] != tc.want {
+				t.Fatalf("set %q (details %v, %v), want topic %q", a.ConfigOf, details, err, tc.want)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/nemesistest"
 	"github.com/kchaos/kchaos/nemesis/proxy"
 )
 
@@ -17,18 +18,13 @@ func TestKindsRegistered(t *testing.T) {
 	if len(all) < len(kinds) {
 		t.Fatalf("%d kinds registered, fewer than the room's %d", len(all), len(kinds))
 	}
-	var got, want []string
+	if i := nemesistest.KindsRegisteredTogether(t, kinds...); i >= 0 && i+len(kinds) != len(all) {
+		t.Errorf("registered at %d-%d of %d kinds: want the room's last", i, i+len(kinds)-1, len(all))
+	}
 	for _, k := range all[len(all)-len(kinds):] {
-		got = append(got, k.Name)
 		if !k.Requests {
 			t.Errorf("%s is not marked Requests", k.Name)
 		}
-	}
-	for _, k := range kinds {
-		want = append(want, k.Name)
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("registered last: %v, want %v", got, want)
 	}
 }
 
