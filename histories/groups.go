@@ -127,10 +127,16 @@ type RebalanceValue struct {
 
 // GroupInfo is run.json's record of the consumer group (RunInfo.Group).
 type GroupInfo struct {
-	ID       string `json:"id"`
-	Members  int    `json:"members"`
+	ID      string `json:"id"`
+	Members int    `json:"members"`
+	// Protocol is the members' protocol (ProtocolClassic or
+	// ProtocolConsumer), or "mixed" when Protocols gives both.
 	Protocol string `json:"protocol"`
-	Commit   string `json:"commit"`
+	// Protocols is each member's protocol (member i's at i) when the
+	// scenario gives them one by one (workload.group.protocols); absent
+	// otherwise.
+	Protocols []string `json:"protocols,omitempty"`
+	Commit    string   `json:"commit"`
 	// Delivery is what the scenario declares the group promises:
 	// AtLeastOnce (absent) or ExactlyOnce. Only under exactly-once does a
 	// redelivery count against validity.

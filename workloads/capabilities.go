@@ -26,6 +26,13 @@ type Capabilities struct {
 	// kafka-go's OffsetCommit has no leader epoch; the Java driver
 	// commits offsets without one.
 	CommitLeaderEpoch bool
+	// SubscriptionUserData: a classic member's subscription can carry user
+	// data the workload gives (a franz-go GroupBalancer's
+	// JoinGroupMetadata, kafka-go's GroupBalancer.UserData), so that
+	// workload.group.metadata_bytes can run. The Java client sets it only
+	// from a ConsumerPartitionAssignor of its own, and the driver's class
+	// path holds Kafka's.
+	SubscriptionUserData bool
 }
 
 // CapableDriver is a Driver with some of Capabilities; a driver that is
@@ -76,4 +83,5 @@ var (
 	takesVerbatimProps    = func(c Capabilities) bool { return c.VerbatimProps }
 	takesImplicitShareAck = func(c Capabilities) bool { return c.ImplicitShareAck }
 	takesCommitEpoch      = func(c Capabilities) bool { return c.CommitLeaderEpoch }
+	takesUserData         = func(c Capabilities) bool { return c.SubscriptionUserData }
 )

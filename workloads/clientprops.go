@@ -132,11 +132,15 @@ func needGroup(c *Config) string {
 func needTxn(c *Config) string {
 	return cond(!c.Transactions.Enabled, "the scenario's producers are not transactional")
 }
+
+// needClassic and needConsumerProto: a key of one protocol's members,
+// which the Java client refuses under the other, so every member must run
+// it (a mixed group, group.protocols, takes neither).
 func needClassic(c *Config) string {
-	return needGroup(c) + cond(needGroup(c) == "" && c.Group.Protocol != histories.ProtocolClassic, "only with group protocol classic")
+	return needGroup(c) + cond(needGroup(c) == "" && c.Group.UsesProtocol(histories.ProtocolConsumer), "only with group protocol classic")
 }
 func needConsumerProto(c *Config) string {
-	return needGroup(c) + cond(needGroup(c) == "" && c.Group.Protocol != histories.ProtocolConsumer, "only with group protocol consumer")
+	return needGroup(c) + cond(needGroup(c) == "" && c.Group.UsesProtocol(histories.ProtocolClassic), "only with group protocol consumer")
 }
 
 func cond(b bool, s string) string {
@@ -178,7 +182,7 @@ var clientKeys = []clientKey{
 		get: func(c *Config) string { return c.OffsetReset }},
 	{name: "group.protocol", side: ConsumerSide, check: oneOf(histories.ProtocolClassic, histories.ProtocolConsumer), field: "group.protocol", needs: needGroup,
 		set: func(c *Config, v string) error { c.Group.Protocol = lower(v); return nil },
-		get: func(c *Config) string { return c.Group.Protocol }},
+		get: func(c *Config) string { return c.Group.ProtocolList() }},
 	{name: "enable.auto.commit", side: ConsumerSide, check: boolean, field: "group.commit", needs: needGroup,
 		set: func(c *Config, v string) error {
 			c.Group.Commit = CommitManual

@@ -41,15 +41,15 @@ func TestDriversLinked(t *testing.T) {
 
 // TestDriverCapabilities: the settings only some clients take are the
 // Java driver's (client_version, verbatim properties, the implicit share
-// acknowledgement mode) and franz-go's (a commit's leader epoch); kafka-go
-// declares none of them.
+// acknowledgement mode) and franz-go's (a commit's leader epoch); a
+// classic member's subscription user data is franz-go's and kafka-go's.
 func TestDriverCapabilities(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		want workloads.Capabilities
 	}{
-		{workloads.DriverFranz, workloads.Capabilities{CommitLeaderEpoch: true}},
-		{workloads.DriverKafkaGo, workloads.Capabilities{}},
+		{workloads.DriverFranz, workloads.Capabilities{CommitLeaderEpoch: true, SubscriptionUserData: true}},
+		{workloads.DriverKafkaGo, workloads.Capabilities{SubscriptionUserData: true}},
 		{workloads.DriverJava, workloads.Capabilities{ClientVersion: true, VerbatimProps: true, ImplicitShareAck: true}},
 	} {
 		d, ok := workloads.DriverFor(c.name)

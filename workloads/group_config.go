@@ -2,6 +2,7 @@ package workloads
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
@@ -41,10 +42,31 @@ type GroupConfig struct {
 	// DefaultGroupMembers). A member killed by a fault is replaced by a
 	// new process under the same member name when the fault starts it.
 	Members int `yaml:"members,omitempty" json:"members,omitempty"`
-	// Protocol is the rebalance protocol: histories.ProtocolClassic
-	// (default) or histories.ProtocolConsumer (KIP-848, Kafka 4.0+;
-	// franz-go and the Java client).
+	// Protocol is the rebalance protocol of every member:
+	// histories.ProtocolClassic (default) or histories.ProtocolConsumer
+	// (KIP-848, Kafka 4.0+; franz-go and the Java client). Omitted when
+	// Protocols is given.
 	Protocol string `yaml:"protocol,omitempty" json:"protocol,omitempty"`
+	// Protocols, when given, is each member's protocol instead (member i
+	// runs Protocols[i]; one entry per member): a mixed group, as during
+	// KIP-848's online migration, where a consumer group holds members of
+	// both protocols and is converted to a classic group when its last
+	// consumer-protocol member leaves (the downgrade of KAFKA-20845).
+	// franz-go and the Java client; MemberProtocol and UsesProtocol read
+	// either field.
+	Protocols []string `yaml:"protocols,omitempty" json:"protocols,omitempty"`
+	// MetadataBytes is how many bytes of user data (a repeated,
+	// compressible pattern: SubscriptionUserData) each classic member puts
+	// in its subscription (ConsumerProtocol's UserData in JoinGroup's
+	// metadata), 0..4,000,000 (default 0: none). The coordinator keeps
+	// every classic member's subscription in the group's GroupMetadata
+	// record, so this makes that record large, but compressible: with
+	// offsets.topic.compression.codec set, a downgrade's record larger than
+	// the __consumer_offsets message size uncompressed (KAFKA-20845).
+	// Needs a classic member; the members of kgo and kafka-go then run the
+	// range assignor (the user data replaces the assignor's own); franz-go
+	// and kafka-go.
+	MetadataBytes int `yaml:"metadata_bytes,omitempty" json:"metadata_bytes,omitempty"`
 	// Commit is CommitAuto (default) or CommitManual.
 	Commit string `yaml:"commit,omitempty" json:"commit,omitempty"`
 	// CommitInterval is how often offsets are committed (default
@@ -87,7 +109,7 @@ func (g *GroupConfig) defaults() {
 	if g.Members == 0 {
 		g.Members = DefaultGroupMembers
 	}
-	if g.Protocol == "" {
+	if g.Protocol == "" && len(g.Protocols) == 0 {
 		g.Protocol = histories.ProtocolClassic
 	}
 	if g.Commit == "" {
@@ -118,7 +140,7 @@ func (c *Config) validateGroup() []FieldError {
 		ps = append(ps, FieldError{Path: "group." + path, Msg: fmt.Sprintf(format, args...)})
 	}
 	if !g.Enabled() {
-		if *g != (GroupConfig{}) {
+		if !g.isZero() {
 			add("id", "missing: the other group fields need a group id")
 		}
 		return ps
@@ -129,9 +151,7 @@ func (c *Config) validateGroup() []FieldError {
 	if g.Members < 1 || g.Members > 100 {
 		add("members", "%d: want 1..100", g.Members)
 	}
-	if g.Protocol != histories.ProtocolClassic && g.Protocol != histories.ProtocolConsumer {
-		add("protocol", "%q: want %s or %s (KIP-848, Kafka 4.0+)", g.Protocol, histories.ProtocolClassic, histories.ProtocolConsumer)
-	}
+	ps = append(ps, g.validateProtocols(c.Driver)...)
 	if g.Commit != CommitAuto && g.Commit != CommitManual {
 		add("commit", "%q: want %s or %s", g.Commit, CommitAuto, CommitManual)
 	}
@@ -149,9 +169,10 @@ func (c *Config) validateGroup() []FieldError {
 	if d := g.SessionTimeout.Std(); d < time.Second || d > 10*time.Minute {
 		add("session_timeout", "%s: want 1s..10m", d)
 	}
-	if g.Protocol == histories.ProtocolConsumer && g.SessionTimeout.Std() != DefaultGroupSessionTimeout {
+	if g.UsesProtocol(histories.ProtocolConsumer) && g.SessionTimeout.Std() != DefaultGroupSessionTimeout {
 		add("session_timeout", "the consumer protocol (KIP-848) takes the session timeout from the broker "+
-			"(group.consumer.session.timeout.ms in cluster.broker_config), not from the client")
+			"(group.consumer.session.timeout.ms in cluster.broker_config), not from the client%s",
+			cond(len(g.Protocols) > 0, "; a member of group.protocols runs it"))
 	}
 	if d := g.MaxPollInterval.Std(); d < time.Second || d > 30*time.Minute {
 		add("max_poll_interval", "%s: want 1s..30m", d)
@@ -170,8 +191,8 @@ func (c *Config) GroupInfo() *histories.GroupInfo {
 	if !c.Group.Enabled() {
 		return nil
 	}
-	return &histories.GroupInfo{ID: c.Group.ID, Members: c.Group.Members, Protocol: c.Group.Protocol,
-		Commit: c.Group.Commit, Delivery: c.Group.Delivery}
+	return &histories.GroupInfo{ID: c.Group.ID, Members: c.Group.Members, Protocol: c.Group.ProtocolLabel(),
+		Protocols: slices.Clone(c.Group.Protocols), Commit: c.Group.Commit, Delivery: c.Group.Delivery}
 }
 
 // MemberName is group member i's name: kept by the process that replaces

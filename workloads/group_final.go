@@ -60,7 +60,7 @@ func (w *Workload) GroupFinal(ctx context.Context, view GroupView) error {
 	fillOffsets(&v, offs)
 	// The offsets are the evidence; the description is for people (and
 	// not judged), so one that fails leaves the op ok with its error.
-	if d, derr := view.DescribeGroup(ctx, v.Group, w.cfg.Group.Protocol, v.Topic); derr != nil {
+	if d, derr := view.DescribeGroup(ctx, v.Group, w.cfg.Group.DescribeProtocol(), v.Topic); derr != nil {
 		v.DescribeError = derr.Error()
 	} else {
 		fillDescription(&v, d)

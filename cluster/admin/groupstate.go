@@ -80,25 +80,47 @@ type GroupDescription struct {
 // DescribeGroup describes group through the API of its protocol
 // (histories.ProtocolConsumer: ConsumerGroupDescribe, Kafka 4.0+;
 // otherwise DescribeGroups), and through the other when the first says
-// the group is not of its type (a group converted between protocols, or
-// a broker without KIP-848). topic selects the assignments reported.
+// the group is not of its type (a group converted between protocols: a
+// mixed group, consumer-protocol and classic members, is a consumer group
+// until its last consumer-protocol member leaves and the coordinator
+// downgrades it to a classic one; or a broker without KIP-848). topic
+// selects the assignments reported. See describeEither.
 func (c *Client) DescribeGroup(ctx context.Context, group, protocol, topic string) (GroupDescription, error) {
-	first, second := c.describeClassic, c.describeConsumer
+	return describeEither(protocol,
+		func() (GroupDescription, error) { return c.describeClassic(ctx, group, topic) },
+		func() (GroupDescription, error) { return c.describeConsumer(ctx, group, topic) })
+}
+
+// describeEither asks classic or consumer first by protocol, then the
+// other when the first's answer says the group is not of its type:
+//   - an error of GROUP_ID_NOT_FOUND (ConsumerGroupDescribe of a classic
+//     group; DescribeGroups v6+ of a consumer group), UNSUPPORTED_VERSION
+//     (no KIP-848) or errWrongType: the other's answer if it has one, else
+//     the first's error;
+//   - DescribeGroups' state Dead without an error (what versions before
+//     v6 answer for a group the coordinator holds as a consumer group, as
+//     for one it does not know): the consumer description if
+//     ConsumerGroupDescribe has one, else the Dead one.
+func describeEither(protocol string, classic, consumer func() (GroupDescription, error)) (GroupDescription, error) {
+	first, second := classic, consumer
 	if protocol == "consumer" {
 		first, second = second, first
 	}
-	d, err := first(ctx, group, topic)
-	if err == nil {
+	d, err := first()
+	if err == nil && !deadClassic(d) {
 		return d, nil
 	}
-	if !errors.Is(err, kerr.GroupIDNotFound) && !errors.Is(err, kerr.UnsupportedVersion) && !errors.Is(err, errWrongType) {
+	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) && !errors.Is(err, kerr.UnsupportedVersion) && !errors.Is(err, errWrongType) {
 		return d, err
 	}
-	if d2, err2 := second(ctx, group, topic); err2 == nil {
+	if d2, err2 := second(); err2 == nil && (err != nil || !deadClassic(d2)) {
 		return d2, nil
 	}
 	return d, err
 }
+
+// deadClassic: DescribeGroups answered Dead, a group it does not hold.
+func deadClassic(d GroupDescription) bool { return d.Type == "classic" && d.State == "Dead" }
 
 // errWrongType: the describe API answered for a group of the other type.
 var errWrongType = errors.New("group of the other protocol")

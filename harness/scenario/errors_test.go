@@ -46,6 +46,8 @@ nemesis:
 			[]string{"nemesis.steps[0].target.role: group-coordinator needs workload.group"}},
 		{"KIP-848 before 4.0", "name: k\ncluster:\n  kafka: 3.9.2\nworkload:\n  group: {id: g, protocol: consumer}\n", nil,
 			[]string{"workload.group.protocol: consumer (KIP-848) needs Kafka 4.0 or later; 3.9.2"}},
+		{"KIP-848 member before 4.0", "name: k\ncluster:\n  kafka: 3.9.2\nworkload:\n  group: {id: g, members: 2, protocols: [classic, consumer]}\n", nil,
+			[]string{"workload.group.protocols: consumer (KIP-848) needs Kafka 4.0 or later; 3.9.2"}},
 		{"log dirs", "name: d\ncluster:\n  log_dirs: 9\n  log_dir_size: lots\ntopic:\n  log_dir: 9\n", nil,
 			[]string{"cluster: log_dirs: 9: want 1..4", `cluster.log_dir_size: "lots": want a size`, "topic.log_dir: 9: the brokers have log dirs 0..8"}},
 		{"log dir size needs a second dir", "name: d\ncluster:\n  log_dir_size: 64MiB\ntopic:\n  log_dir: 1\n", nil,

@@ -196,6 +196,15 @@ var fieldCases = []struct {
 		func(_, a effect) bool { return a.Workload.Group.Members == 3 }},
 	{"workload.group.protocol", []string{"workload.group.id=g"}, []string{"workload.group.protocol=consumer"},
 		func(_, a effect) bool { return a.Workload.Group.Protocol == histories.ProtocolConsumer }},
+	{"workload.group.protocols", []string{"workload.group.id=g", "workload.group.members=3"}, []string{"workload.group.protocols=[consumer, classic, classic]"},
+		func(_, a effect) bool {
+			g := a.Workload.Group
+			return g.Protocol == "" && g.MemberProtocol(0) == histories.ProtocolConsumer && g.MemberProtocol(2) == histories.ProtocolClassic
+		}},
+	{"workload.group.metadata_bytes", []string{"workload.group.id=g"}, []string{"workload.group.metadata_bytes=1000000"},
+		func(_, a effect) bool { return a.Workload.Group.MetadataBytes == 1_000_000 }},
+	{"workload.group.protocols (kafka-go)", []string{"workload.group.id=g", "workload.driver=kafka-go"}, []string{"workload.group.protocols=[consumer, classic]"}, nil},
+	{"workload.group.metadata_bytes (java)", []string{"workload.group.id=g", "workload.driver=java"}, []string{"workload.group.metadata_bytes=10"}, nil},
 	{"workload.group.commit", []string{"workload.group.id=g"}, []string{"workload.group.commit=manual"},
 		func(_, a effect) bool { return a.Workload.Group.Commit == workloads.CommitManual }},
 	{"workload.group.commit_interval", []string{"workload.group.id=g"}, []string{"workload.group.commit_interval=250ms"},

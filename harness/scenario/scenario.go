@@ -291,8 +291,8 @@ func (s *Scenario) WorkloadConfig() workloads.Config {
 // cluster's own version rules (ELR, transaction.version) are
 // cluster.Config.Validate's.
 func (s *Scenario) WorkloadVersionProblem(v cluster.Version) (path, problem string) {
-	if s.Workload.Group.Protocol == histories.ProtocolConsumer && !v.HasConsumerProtocol() {
-		return "workload.group.protocol", fmt.Sprintf("consumer (KIP-848) needs Kafka 4.0 or later; %s has only the classic protocol", v)
+	if g := &s.Workload.Group; g.UsesProtocol(histories.ProtocolConsumer) && !v.HasConsumerProtocol() {
+		return "workload." + g.ProtocolPath(), fmt.Sprintf("consumer (KIP-848) needs Kafka 4.0 or later; %s has only the classic protocol", v)
 	}
 	return s.shareVersionProblem(v)
 }

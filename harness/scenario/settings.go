@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
-	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 	"github.com/kchaos/kchaos/workloads"
 )
@@ -80,8 +79,9 @@ const uncleanKey = "unclean.leader.election.enable"
 //     with, "default" resolved by the release (2 on 4.x, 0 before);
 //   - acks, idempotent, kafka, driver: as the workload and cluster have
 //     them;
-//   - group.protocol: the consumer group's protocol (classic by default),
-//     "" without a group.
+//   - group.protocol: the consumer group's protocol (classic by default;
+//     "mixed" when group.protocols gives its members both), "" without a
+//     group.
 func (s *Scenario) Settings() map[string]string {
 	// A topic config overrides the default, and the default that decides
 	// is the controller's (cluster.ControllerTopicDefaults), not the
@@ -138,16 +138,10 @@ func (s *Scenario) groupCommitEpoch() string {
 }
 
 // groupProtocol is the workload group's rebalance protocol with its
-// default filled, or "" without a group.
+// default filled, workloads.GroupProtocolMixed when group.protocols gives
+// its members both, or "" without a group.
 func (s *Scenario) groupProtocol() string {
-	g := s.Workload.Group
-	if !g.Enabled() {
-		return ""
-	}
-	if g.Protocol == "" {
-		return histories.ProtocolClassic
-	}
-	return g.Protocol
+	return s.Workload.Group.ProtocolLabel()
 }
 
 // elrOn is whether the cluster is formatted with ELR on.

@@ -54,6 +54,8 @@ func TestSettings(t *testing.T) {
 		{"s1", nil, map[string]string{"group.protocol": ""}},
 		{"g3", nil, map[string]string{"group.protocol": "classic"}},
 		{"g3", []string{"workload.group.protocol=consumer"}, map[string]string{"group.protocol": "consumer"}},
+		{"g3", []string{"workload.group.protocols=[consumer, classic, classic, classic]"}, map[string]string{"group.protocol": "mixed"}},
+		{"g3", []string{"workload.group.protocols=[consumer, consumer, consumer, consumer]"}, map[string]string{"group.protocol": "consumer"}},
 	} {
 		s, err := Load(tc.name, tc.sets)
 		if err != nil {

@@ -37,9 +37,11 @@ func (franzDriver) Refuse(workloads.Config) []workloads.FieldError { return nil 
 
 // Capabilities: a member's manual commit carries the leader epoch the
 // workload gives it (group.go: Commit puts each partition's epoch in its
-// kgo.EpochOffset), so commit_epoch: record runs on franz-go alone.
+// kgo.EpochOffset), so commit_epoch: record runs on franz-go alone; a
+// classic member's subscription carries the workload's user data
+// (userDataBalancer, group.metadata_bytes).
 func (franzDriver) Capabilities() workloads.Capabilities {
-	return workloads.Capabilities{CommitLeaderEpoch: true}
+	return workloads.Capabilities{CommitLeaderEpoch: true, SubscriptionUserData: true}
 }
 
 // franzAcks maps the setting to kgo's.

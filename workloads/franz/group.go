@@ -16,10 +16,14 @@ import (
 
 // franzMember is a kgo group consumer (kgo.ConsumerGroup).
 //
-//   - protocol consumer: kgo.ServerSideBalancer with the range balancer
-//     (KIP-848; kgo runs it only against Kafka 4.0+, ConsumerGroupHeartbeat
-//     v1, and falls back to classic otherwise: the integration test checks
-//     the group's type on the broker);
+//   - protocol consumer (the member's: GroupConfig.MemberProtocol):
+//     kgo.ServerSideBalancer with the range balancer (KIP-848; kgo runs it
+//     only against Kafka 4.0+, ConsumerGroupHeartbeat v1, and falls back
+//     to classic otherwise: the integration test checks the group's type
+//     on the broker);
+//   - protocol classic: kgo's default balancers, or with metadata_bytes
+//     the range balancer whose subscription carries the user data
+//     (userDataBalancer);
 //   - commit auto: kgo's autocommit every commit interval, reported by
 //     AutoCommitCallback; since kchaos sets OnPartitionsRevoked (which
 //     replaces kgo's default revoke, the one that commits), the revoke
@@ -72,8 +76,11 @@ func (franzDriver) NewGroupMember(cfg workloads.Config, bootstrap []string, i in
 			m.rebalanced(ctx, workloads.RebalanceEvent{Lost: sorted(l[cfg.Topic])})
 		}),
 	)
-	if g.Protocol == histories.ProtocolConsumer {
+	switch {
+	case g.MemberProtocol(i) == histories.ProtocolConsumer:
 		opts = append(opts, kgo.ServerSideBalancer(), kgo.Balancers(kgo.RangeBalancer()))
+	case g.MetadataBytes > 0:
+		opts = append(opts, kgo.Balancers(newUserDataBalancer(kgo.RangeBalancer(), workloads.SubscriptionUserData(g.MetadataBytes))))
 	}
 	if g.Commit == workloads.CommitManual {
 		opts = append(opts, kgo.DisableAutoCommit())

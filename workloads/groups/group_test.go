@@ -375,3 +375,37 @@ func TestCommitEpochs(t *testing.T) {
 		})
 	}
 }
+
+// TestSubscribeRecordsMemberProtocol: in a mixed group each member's
+// subscribe names its own protocol (group.protocols).
+func TestSubscribeRecordsMemberProtocol(t *testing.T) {
+	d := &fakeGroupDriver{log: &fakeLog{}}
+	want := []string{histories.ProtocolConsumer, histories.ProtocolClassic, histories.ProtocolClassic}
+	cfg := workloads.Config{Duration: workloads.Duration(5 * time.Second),
+		Group: workloads.GroupConfig{ID: "g", Members: 3, Protocols: want}}
+	g, rec, buf := newGroup(t, cfg, d)
+	for _, s := range g.slots {
+		s.mu.Lock()
+		err := s.start()
+		s.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]string{}
+	for _, e := range workloadstest.ReadBack(t, rec, buf) {
+		if e.F != histories.FSubscribe || e.Type != histories.OK {
+			continue
+		}
+		var v histories.SubscribeValue
+		if err := e.Decode(&v); err != nil {
+			t.Fatal(err)
+		}
+		got[v.Member] = v.Protocol
+	}
+	for i, p := range want {
+		if got[workloads.MemberName(i)] != p {
+			t.Errorf("%s subscribed with %q, want %q", workloads.MemberName(i), got[workloads.MemberName(i)], p)
+		}
+	}
+}

@@ -235,7 +235,7 @@ func (s *memberSlot) recordSubscribe(typ histories.Type, errText string) {
 // it continues (nil: a new client).
 func (s *memberSlot) recordSubscribeAs(typ histories.Type, errText string, continues *int) {
 	g := s.g
-	v := histories.SubscribeValue{Group: g.cfg.Group.ID, Member: s.name, Topic: g.cfg.Topic, Protocol: g.cfg.Group.Protocol,
+	v := histories.SubscribeValue{Group: g.cfg.Group.ID, Member: s.name, Topic: g.cfg.Topic, Protocol: g.cfg.Group.MemberProtocol(s.i),
 		Continues: continues}
 	if g.cfg.OffsetReset == workloads.ResetLatest {
 		v.OffsetReset = workloads.ResetLatest

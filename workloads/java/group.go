@@ -27,9 +27,11 @@ var _ workloads.GroupDriver = javaDriver{}
 // session times out, as franz-go's cut dialer does for franzMember.
 //
 //   - protocol: group.protocol classic or consumer (KIP-848; in 3.9's
-//     client a preview); session.timeout.ms and heartbeat.interval.ms
-//     only with classic (the consumer protocol takes them from the broker
-//     and the client refuses them);
+//     client a preview), the member's own (GroupConfig.MemberProtocol:
+//     each member is a JVM of its own, so a mixed group, group.protocols,
+//     is one property per member); session.timeout.ms and
+//     heartbeat.interval.ms only with classic (the consumer protocol takes
+//     them from the broker and the client refuses them);
 //   - commit auto: the member loop commits (AutoCommits false), with the
 //     client's enable.auto.commit off. The Java client's auto-commit is
 //     invisible to the application: it reports nothing of a commit that
@@ -60,14 +62,15 @@ func javaMemberProps(cfg workloads.Config, bootstrap []string, i int) map[string
 	p := javaConsumerProps(cfg, bootstrap, i)
 	p["client.id"] = workloads.GroupMemberClientID(g.ID, workloads.MemberName(i))
 	p["group.id"] = g.ID
-	p["group.protocol"] = g.Protocol
+	proto := g.MemberProtocol(i)
+	p["group.protocol"] = proto
 	p["enable.auto.commit"] = "false"
 	p["auto.offset.reset"] = workloads.ResetEarliest
 	if cfg.OffsetReset == workloads.ResetLatest {
 		p["auto.offset.reset"] = workloads.ResetLatest
 	}
 	p["max.poll.interval.ms"] = ms(g.MaxPollInterval.Std())
-	if g.Protocol != histories.ProtocolConsumer {
+	if proto != histories.ProtocolConsumer {
 		p["session.timeout.ms"] = ms(g.SessionTimeout.Std())
 		p["heartbeat.interval.ms"] = ms(g.SessionTimeout.Std() / 6)
 	}

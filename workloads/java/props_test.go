@@ -32,3 +32,22 @@ func TestJavaClientPropsLast(t *testing.T) {
 		t.Errorf("run.json's producer section %+v", info)
 	}
 }
+
+// TestJavaMemberProtocol: each member's JVM gets its own group.protocol
+// in a mixed group, and the classic-only timeouts only where it is
+// classic.
+func TestJavaMemberProtocol(t *testing.T) {
+	c := workloads.Config{Driver: workloads.DriverJava, ClusterVersion: "4.4.0"}
+	c.Group = workloads.GroupConfig{ID: "g", Members: 3, Protocols: []string{"consumer", "classic", "classic"}}
+	c.Defaults()
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range c.Group.Protocols {
+		p := javaMemberProps(c, []string{"b:9092"}, i)
+		_, timeout := p["session.timeout.ms"]
+		if p["group.protocol"] != want || timeout != (want == "classic") {
+			t.Errorf("member %d: group.protocol %q, session.timeout.ms set %v; want %q", i, p["group.protocol"], timeout, want)
+		}
+	}
+}

@@ -41,8 +41,8 @@ func (kafkaGoDriver) Refuse(cfg workloads.Config) []workloads.FieldError {
 		out = append(out, workloads.FieldError{Path: "isolation",
 			Msg: "the kafka-go consumer reads at read_uncommitted only; use driver franz for read_committed"})
 	}
-	if cfg.Group.Enabled() && cfg.Group.Protocol == histories.ProtocolConsumer {
-		out = append(out, workloads.FieldError{Path: "group.protocol",
+	if cfg.Group.UsesProtocol(histories.ProtocolConsumer) {
+		out = append(out, workloads.FieldError{Path: cfg.Group.ProtocolPath(),
 			Msg: "kafka-go has no KIP-848 consumer protocol (its ConsumerGroup speaks JoinGroup/SyncGroup only, no ConsumerGroupHeartbeat); use driver franz or protocol classic"})
 	}
 	if cfg.Idempotent && !cfg.Transactions.Enabled {
@@ -50,6 +50,12 @@ func (kafkaGoDriver) Refuse(cfg workloads.Config) []workloads.FieldError {
 			Msg: "kafka-go has no idempotent producer (no producer id or sequence numbers); use driver franz or idempotent: false"})
 	}
 	return out
+}
+
+// Capabilities: a classic member's subscription carries the workload's
+// user data (group.go's userDataBalancer, group.metadata_bytes).
+func (kafkaGoDriver) Capabilities() workloads.Capabilities {
+	return workloads.Capabilities{SubscriptionUserData: true}
 }
 
 // kafkaGoTransport is a transport of one client, so that clients share no

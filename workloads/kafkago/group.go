@@ -55,8 +55,8 @@ type kafkaGoMember struct {
 // NewGroupMember joins member i; kafka-go has only the classic protocol.
 func (d kafkaGoDriver) NewGroupMember(cfg workloads.Config, bootstrap []string, i int, h workloads.GroupHandler) (workloads.GroupMember, error) {
 	g := cfg.Group
-	if g.Protocol != histories.ProtocolClassic {
-		return nil, fmt.Errorf("kafka-go has no %s protocol", g.Protocol)
+	if p := g.MemberProtocol(i); p != histories.ProtocolClassic {
+		return nil, fmt.Errorf("kafka-go has no %s protocol", p)
 	}
 	c, err := d.NewConsumer(cfg, bootstrap, 1000+i)
 	if err != nil {
@@ -78,6 +78,7 @@ func (d kafkaGoDriver) NewGroupMember(cfg workloads.Config, bootstrap []string, 
 		JoinGroupBackoff:  time.Second,
 		StartOffset:       start,
 		Timeout:           cfg.RequestTimeout.Std(),
+		GroupBalancers:    groupBalancers(g),
 	})
 	if err != nil {
 		c.Close()
@@ -87,6 +88,26 @@ func (d kafkaGoDriver) NewGroupMember(cfg workloads.Config, bootstrap []string, 
 	go m.generations()
 	return m, nil
 }
+
+// groupBalancers is nil (kafka-go's default: range, then round-robin), or
+// with group.metadata_bytes the range balancer whose subscription
+// carries the user data.
+func groupBalancers(g workloads.GroupConfig) []kafka.GroupBalancer {
+	if g.MetadataBytes <= 0 {
+		return nil
+	}
+	return []kafka.GroupBalancer{userDataBalancer{GroupBalancer: kafka.RangeGroupBalancer{}, data: workloads.SubscriptionUserData(g.MetadataBytes)}}
+}
+
+// userDataBalancer is a GroupBalancer whose UserData is the workload's
+// (group.metadata_bytes): the coordinator keeps each classic member's
+// subscription in the group's GroupMetadata record (KAFKA-20845).
+type userDataBalancer struct {
+	kafka.GroupBalancer
+	data []byte
+}
+
+func (b userDataBalancer) UserData() ([]byte, error) { return b.data, nil }
 
 // generations follows the group from generation to generation until the
 // group is closed.
