@@ -18,7 +18,7 @@ var Analyzer = domain.New("retention", analyze)
 
 // RetentionAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it) and declares its kinds: each list's JSON name, unit
-// and rule (domain.Kinds), in HISTORY.md's order.
+// and rule (read by domain.New), in HISTORY.md's order.
 type RetentionAnomalies struct {
 	LogStartJump []Jump `json:"log-start-jump,omitempty" unit:"per jump" rule:"always"`
 }

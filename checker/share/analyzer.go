@@ -21,7 +21,7 @@ var Analyzer = domain.New("share groups", analyze)
 
 // ShareAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it) and declares its kinds: each list's JSON name, unit
-// and rule (domain.Kinds), in HISTORY.md's order.
+// and rule (read by domain.New), in HISTORY.md's order.
 type ShareAnomalies struct {
 	ShareLost                   []RecordEntry `json:"share-lost,omitempty" unit:"per record" rule:"always"`
 	ShareDoubleAcquire          []PairEntry   `json:"share-double-acquire,omitempty" unit:"per pair of deliveries" rule:"always"`
