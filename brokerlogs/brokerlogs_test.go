@@ -27,7 +27,7 @@ func TestParseLine(t *testing.T) {
 		{"[2026-13-01 10:50:27,765] INFO bad month", false, "", "", "", ""},
 		{"[2026-12-01 10:50:27,765] NOTICE not a level", false, "", "", "", ""},
 	} {
-		e, ok := ParseLine(tc.in, time.UTC)
+		e, ok := parseLine(tc.in, time.UTC)
 		if ok != tc.ok {
 			t.Errorf("%q: ok %v, want %v", tc.in, ok, tc.ok)
 			continue
@@ -77,7 +77,7 @@ func TestMatchRealMessages(t *testing.T) {
 		{"Skipping recovery of 1 logs from /var/lib/kafka/data since clean shutdown file was found", "", ""},
 		{"[BrokerLifecycleManager id=0] The broker has been unfenced. Transitioning from RECOVERY to RUNNING.", "", ""},
 	} {
-		name, fields, ok := Match(tc.msg)
+		name, fields, ok := match(tc.msg)
 		if ok != (tc.name != "") || name != tc.name || (ok && fmt.Sprint(fields) != tc.fields) {
 			t.Errorf("%.80q:\n got %q %v %v\nwant %q %s", tc.msg, name, fields, ok, tc.name, tc.fields)
 		}
@@ -136,7 +136,7 @@ func TestErrorsCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	n, mk, err := Scan(f, "broker", 0, "logs/broker-0.log", time.Time{})
+	n, mk, err := scan(f, "broker", 0, "logs/broker-0.log", time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestErrorsCounted(t *testing.T) {
 
 func TestScanLongLineAndClip(t *testing.T) {
 	long := "[2026-12-01 10:00:00,000] ERROR " + strings.Repeat("é", 3000) + " (x.Y)\n"
-	n, _, err := Scan(strings.NewReader(long+long), "broker", 1, "f", time.Time{})
+	n, _, err := scan(strings.NewReader(long+long), "broker", 1, "f", time.Time{})
 	if err != nil || n.Error != 2 || len(n.Errors) != 1 {
 		t.Fatalf("%+v %v", n, err)
 	}
@@ -191,7 +191,7 @@ func TestSummarizeRealS2(t *testing.T) {
 	dir := t.TempDir()
 	copyFixture(t, "testdata/s2", filepath.Join(dir, Dir))
 	start := time.Date(2026, 12, 1, 13, 38, 45, 635875959, time.UTC)
-	s, err := Summarize(dir, start)
+	s, err := summarize(dir, start)
 	if err != nil {
 		t.Fatal(err)
 	}

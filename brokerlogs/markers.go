@@ -32,11 +32,11 @@ const (
 	MUncleanRecovery = "unclean-recovery"
 )
 
-// Rule is one known Kafka message: a regular expression over an entry's
+// rule is one known Kafka message: a regular expression over an entry's
 // message (the text after the level, without the logger suffix), whose
 // named groups are the fields it extracts. Group "partition" is a
 // partition's dir name ("orders-0"); others are numbers or paths.
-type Rule struct {
+type rule struct {
 	Name string
 	// Source is where Kafka writes the message (class, and the text in
 	// Kafka's code), checked against Kafka 4.4.0's jars and real logs.
@@ -44,14 +44,14 @@ type Rule struct {
 	Re     *regexp.Regexp
 }
 
-// Rules is the table of known messages. Each text was taken from Kafka's
+// rules is the table of known messages. Each text was taken from Kafka's
 // source (apache/kafka, 2024) and checked against the class files of
 // kchaos/kafka:4.4.0 and real logs of kchaos runs (testdata/): where 4.4
 // changed a text (the fence line gained "at epoch N"; the truncation below
 // the high watermark moved from ReplicaFetcherThread to UnifiedLog and
 // gained a "future " prefix for future replicas), the expression takes
 // both.
-var Rules = []Rule{
+var rules = []rule{
 	{MTruncate, `UnifiedLog.truncateTo: "Truncating to offset {}"`,
 		regexp.MustCompile(`^(?:\[UnifiedLog partition=(?P<partition>[^,\]]+)[^\]]*\] )?Truncating to offset (?P<offset>\d+)$`)},
 	{MTruncateBelowHW, `UnifiedLog (ReplicaFetcherThread before 4.0): "Truncating {}{} to offset {} below high watermark {}"`,
@@ -76,10 +76,10 @@ var Rules = []Rule{
 		regexp.MustCompile(`Recovering (?P<logs>\d+) logs from (?P<dir>\S+) since no clean shutdown file was found`)},
 }
 
-// Match returns the first rule that matches msg and the fields it
+// match returns the first rule that matches msg and the fields it
 // extracted (empty groups left out), or ok false.
-func Match(msg string) (name string, fields map[string]string, ok bool) {
-	for _, r := range Rules {
+func match(msg string) (name string, fields map[string]string, ok bool) {
+	for _, r := range rules {
 		m := r.Re.FindStringSubmatch(msg)
 		if m == nil {
 			continue

@@ -17,9 +17,9 @@ import (
 	"time"
 )
 
-// Entry is one log event: its first line. Continuation lines (a stack
+// entry is one log event: its first line. Continuation lines (a stack
 // trace, the KafkaConfig dump) belong to the entry before them.
-type Entry struct {
+type entry struct {
 	Line    int // 1-based line number of the entry's first line
 	Wall    time.Time
 	Level   string // TRACE, DEBUG, INFO, WARN, ERROR, FATAL
@@ -35,22 +35,22 @@ var lineRE = regexp.MustCompile(`^\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3})\] (TR
 // on its last line only.
 var loggerRE = regexp.MustCompile(` \(([A-Za-z_$][\w.$]*)\)$`)
 
-// TimeLayout is %d's layout in Go's notation.
-const TimeLayout = "2006-01-02 15:04:05,000"
+// timeLayout is %d's layout in Go's notation.
+const timeLayout = "2006-01-02 15:04:05,000"
 
-// ParseLine parses one line written with the image's pattern. ok is false
+// parseLine parses one line written with the image's pattern. ok is false
 // for any other line: a continuation line, or the entrypoint's own output.
 // loc is the zone the JVM wrote in (the image's is UTC).
-func ParseLine(s string, loc *time.Location) (Entry, bool) {
+func parseLine(s string, loc *time.Location) (entry, bool) {
 	m := lineRE.FindStringSubmatch(strings.TrimRight(s, "\r"))
 	if m == nil {
-		return Entry{}, false
+		return entry{}, false
 	}
-	t, err := time.ParseInLocation(TimeLayout, m[1], loc)
+	t, err := time.ParseInLocation(timeLayout, m[1], loc)
 	if err != nil {
-		return Entry{}, false
+		return entry{}, false
 	}
-	e := Entry{Wall: t, Level: m[2], Message: m[3]}
+	e := entry{Wall: t, Level: m[2], Message: m[3]}
 	if lm := loggerRE.FindStringSubmatchIndex(e.Message); lm != nil {
 		e.Logger = e.Message[lm[2]:lm[3]]
 		e.Message = e.Message[:lm[0]]

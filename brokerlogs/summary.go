@@ -22,11 +22,11 @@ const (
 	SummaryFile = "summary.json"
 )
 
-// Zone is the zone the nodes' JVMs write their log times in: the image
+// zone is the zone the nodes' JVMs write their log times in: the image
 // sets none, so the JVM takes the root file system's /etc/localtime,
 // which debootstrap leaves at UTC (a run folder named 104518.650Z has its
 // first broker line at 10:45:21).
-var Zone = time.UTC
+var zone = time.UTC
 
 // maxText bounds a marker's or an error's quoted message.
 const maxText = 400
@@ -88,8 +88,8 @@ const maxErrors = 8
 
 var fileRE = regexp.MustCompile(`^(broker|controller)-(\d+)\.log$`)
 
-// Scan reads one node's log. file is the name the summary gives it.
-func Scan(r io.Reader, role string, id int32, file string, start time.Time) (Node, []Marker, error) {
+// scan reads one node's log. file is the name the summary gives it.
+func scan(r io.Reader, role string, id int32, file string, start time.Time) (Node, []Marker, error) {
 	n := Node{Role: role, ID: id, File: file, Markers: map[string]int{}}
 	var markers []Marker
 	errs := map[string]*Message{}
@@ -99,7 +99,7 @@ func Scan(r io.Reader, role string, id int32, file string, start time.Time) (Nod
 	line := 0
 	for sc.Scan() {
 		line++
-		e, ok := ParseLine(sc.Text(), Zone)
+		e, ok := parseLine(sc.Text(), zone)
 		if !ok {
 			continue
 		}
@@ -127,13 +127,13 @@ func Scan(r io.Reader, role string, id int32, file string, start time.Time) (Nod
 				order = append(order, key)
 			}
 		}
-		name, fields, ok := Match(e.Message)
+		name, fields, ok := match(e.Message)
 		if !ok {
 			continue
 		}
 		n.Markers[name]++
 		mk := Marker{Name: name, Role: role, Node: id, File: file, Line: line, Level: e.Level,
-			Wall: e.Wall.Format(TimeLayout), Time: at, Fields: fields, Text: clip(e.Message)}
+			Wall: e.Wall.Format(timeLayout), Time: at, Fields: fields, Text: clip(e.Message)}
 		if p, ok := fields["partition"]; ok {
 			mk.Partition = p
 			delete(mk.Fields, "partition")
@@ -170,11 +170,11 @@ func clip(s string) string {
 
 func utf8Start(b byte) bool { return b&0xC0 != 0x80 }
 
-// Summarize reads every <role>-<id>.log in runDir's logs folder. Files of
+// summarize reads every <role>-<id>.log in runDir's logs folder. Files of
 // other names are left alone. start is the history's time zero (zero:
 // unknown, markers get no run time).
-func Summarize(runDir string, start time.Time) (*Summary, error) {
-	s := &Summary{Start: start, Zone: Zone.String(), Nodes: []Node{}, Markers: []Marker{}}
+func summarize(runDir string, start time.Time) (*Summary, error) {
+	s := &Summary{Start: start, Zone: zone.String(), Nodes: []Node{}, Markers: []Marker{}}
 	entries, err := os.ReadDir(filepath.Join(runDir, Dir))
 	if err != nil {
 		return nil, err
@@ -192,7 +192,7 @@ func Summarize(runDir string, start time.Time) (*Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		n, mks, err := Scan(f, m[1], int32(id), Dir+"/"+d.Name(), start)
+		n, mks, err := scan(f, m[1], int32(id), Dir+"/"+d.Name(), start)
 		f.Close()
 		if err != nil {
 			return nil, err
@@ -210,7 +210,7 @@ func Summarize(runDir string, start time.Time) (*Summary, error) {
 // Write summarizes runDir's logs into logs/summary.json and returns the
 // summary.
 func Write(runDir string, start time.Time) (*Summary, error) {
-	s, err := Summarize(runDir, start)
+	s, err := summarize(runDir, start)
 	if err != nil {
 		return nil, err
 	}

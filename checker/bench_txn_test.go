@@ -101,7 +101,7 @@ func writeTxnSynth(w io.Writer, n int) {
 func BenchmarkTxnCycles(b *testing.B) {
 	var buf bytes.Buffer
 	writeTxnSynth(&buf, 250_000)
-	c := New(Options{})
+	c := newChecker(Options{})
 	add0 := time.Now()
 	rd := histories.NewReader(bytes.NewReader(buf.Bytes()))
 	for {

@@ -79,9 +79,9 @@ const (
 	smallHistory = linearize.SmallHistory
 )
 
-// Check checks a whole history held in memory.
-func Check(events []histories.Event, opts Options) (*Result, error) {
-	c := New(opts)
+// checkEvents checks a whole history held in memory.
+func checkEvents(events []histories.Event, opts Options) (*Result, error) {
+	c := newChecker(opts)
 	for i := range events {
 		if err := c.Add(&events[i]); err != nil {
 			at := events[i].Index
@@ -188,8 +188,8 @@ type finalTry struct {
 	tps  []int32
 }
 
-// New returns an empty Checker.
-func New(opts Options) *checker {
+// newChecker returns an empty Checker.
+func newChecker(opts Options) *checker {
 	// About 500 bytes of history per value sent, half that per record read
 	// (measured on generated histories): sizing the tables up front saves
 	// rehashing a map of a million values and copying the big slices.

@@ -86,7 +86,7 @@ func TestCheckAndCheckReaderAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Check(events, Options{})
+	a, err := checkEvents(events, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@
 //     domains' structs must not share a name), each list tagged with its
 //     kind: the name as its JSON name, the unit and the rule, e.g.
 //     `json:"share-lost,omitempty" unit:"per record" rule:"always"`
-//     (domain.Kinds; a comment above a list says why its rule is what it
+//     (domain.New reads them; a comment above a list says why its rule is what it
 //     is); its Analyzer, made by domain.New of its name and its
 //     analyze(*domain.Input, *ShareAnomalies) *Found, where Found embeds
 //     domain.Base (its explanations in Base.Expl) and overrides the

@@ -130,7 +130,7 @@ func TestVerdictSpecialCases(t *testing.T) {
 					found[i] = domain.Base{}
 				}
 			}
-			a := &analysis{c: New(tc.opts), r: r, found: found}
+			a := &analysis{c: newChecker(tc.opts), r: r, found: found}
 			a.verdict()
 			if r.Valid != tc.want || !slices.Equal(r.Reasons, tc.reasons) {
 				t.Errorf("%v %q,\nwant %v %q", r.Valid, r.Reasons, tc.want, tc.reasons)

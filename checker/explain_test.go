@@ -41,7 +41,7 @@ func rec1(off int, v string, epoch int) string {
 
 func check(t *testing.T, h *hist) *Result {
 	t.Helper()
-	res, err := Check(h.ev, Options{})
+	res, err := checkEvents(h.ev, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func TestGroupBadInputNamesItsLine(t *testing.T) {
 			if rerr != nil {
 				t.Fatal(rerr)
 			}
-			_, err = Check(evs, Options{})
+			_, err = checkEvents(evs, Options{})
 			if want := fmt.Sprintf("event %d: ", tc.line-1); err == nil || !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("Check: error %v, want it to begin %q (the invoke's index)", err, want)
 			}

@@ -105,7 +105,7 @@ func checkReader(r io.Reader, opts Options) (*Result, error) {
 			}
 		}()
 	}
-	c := New(opts)
+	c := newChecker(opts)
 	var addErr error
 	for b := range batches {
 		for i := range b.events {
@@ -151,7 +151,7 @@ type batch struct {
 
 const batchSize = 512
 
-// feed hands events to a pass and ends it: Check's in-memory history.
+// feed hands events to a pass and ends it: checkEvents's in-memory history.
 func feed(p *pass.Pass, events []histories.Event) {
 	if p == nil {
 		return

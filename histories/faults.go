@@ -181,7 +181,7 @@ var vocabulary = []OpFacts{
 }
 
 // faults is the fault kinds' rows (registration order), then the
-// vocabulary: lasting and instant faults first, as Faults promises.
+// vocabulary: lasting and instant faults first, as allFaults promises.
 var faults = slices.Concat(kindFacts, vocabulary)
 
 // RegisterFault declares (or declares again, replacing the row of the
@@ -216,9 +216,9 @@ func init() {
 	}
 }
 
-// Faults returns every nemesis op name's description: the fault kinds in
+// allFaults returns every nemesis op name's description: the fault kinds in
 // the nemesis's registry order, then the heal and the bookkeeping.
-func Faults() []OpFacts { return slices.Clone(faults) }
+func allFaults() []OpFacts { return slices.Clone(faults) }
 
 // LookupFault describes the nemesis op f.
 func LookupFault(f string) (OpFacts, bool) {
@@ -286,7 +286,7 @@ func HealCovers(healFault, fault string) bool {
 }
 
 // HealKinds are the heal kinds a step may name besides HealAll, one per
-// group of lasting faults, in the order of Faults.
+// group of lasting faults, in the order of allFaults.
 func HealKinds() []string {
 	var out []string
 	for _, x := range faults {

@@ -7,7 +7,7 @@ import (
 
 func TestFaultVocabulary(t *testing.T) {
 	seen := map[string]bool{}
-	for _, f := range Faults() {
+	for _, f := range allFaults() {
 		if seen[f.Name] {
 			t.Errorf("%s described twice", f.Name)
 		}

@@ -13,12 +13,12 @@ import (
 // declares in caps, so that the mix grows with the registry and never
 // holds a fault the backend would refuse. The racks shapes need two racks
 // or more (racks: the cluster's rack count), as their grudge does, and the
-// shapes that cut controllers (QuorumShapes) two controllers or more.
+// shapes that cut controllers (quorumShapes) two controllers or more.
 func RandomMix(caps cluster.Caps, racks, controllers int) []string {
 	var out []string
 	for _, name := range randomFaultNames() {
 		fault, shape, _ := randomFault(name)
-		if shape == ShapeRacks && racks < 2 || slices.Contains(QuorumShapes, shape) && controllers < 2 {
+		if shape == ShapeRacks && racks < 2 || slices.Contains(quorumShapes, shape) && controllers < 2 {
 			continue
 		}
 		st := planStep(newPRNG(1), RandomSchedule{}, name, []int32{0})

@@ -38,7 +38,7 @@ func TestRandomMix(t *testing.T) {
 				fault, shape, _ := randomFault(name)
 				st := planStep(newPRNG(1), RandomSchedule{}, name, []int32{0})
 				canDo := c.caps.Has(st.Needs()) && (shape != ShapeRacks || c.racks >= 2) &&
-					(!slices.Contains(QuorumShapes, shape) || c.ctrls >= 2)
+					(!slices.Contains(quorumShapes, shape) || c.ctrls >= 2)
 				if got := slices.Contains(mix, name); got != canDo {
 					t.Errorf("%s (fault %s, needs %v): in mix %v, want %v", name, fault, st.Needs(), got, canDo)
 				}

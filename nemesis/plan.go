@@ -240,7 +240,7 @@ func planTarget(r *prng, given *Target, links, anyBroker bool, shape string, bro
 		if t == nil || t.Role != RoleLeader && t.Role != RoleShareCoordinator {
 			t = &Target{Role: RoleLeader}
 		}
-	case links && slices.Contains(QuorumShapes, shape):
+	case links && slices.Contains(quorumShapes, shape):
 		// A cut of controllers takes a controller role or ids (which the
 		// scenario's validation checks are controllers); anything else
 		// (no target, a broker role) cuts the active controller.

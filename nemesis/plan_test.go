@@ -139,7 +139,7 @@ func TestPRNGPick(t *testing.T) {
 func TestFaultNamesInVocabulary(t *testing.T) {
 	for _, f := range append(faultNames(), histories.FHeal, histories.FSchedule) {
 		if _, ok := histories.LookupFault(f); !ok {
-			t.Errorf("fault %q is not in histories.Faults", f)
+			t.Errorf("fault %q is not in the histories' fault vocabulary", f)
 		}
 	}
 	for _, f := range randomFaultNames() {

@@ -35,17 +35,17 @@ const (
 // fault that needs another voter (validated against the cluster).
 var quorumRoles = []string{RoleController, RoleActiveController, RoleControllerFollowers, RoleObservers}
 
-// IsQuorumRole reports whether role is read from the KRaft quorum.
-func IsQuorumRole(role string) bool { return slices.Contains(quorumRoles, role) }
+// isQuorumRole reports whether role is read from the KRaft quorum.
+func isQuorumRole(role string) bool { return slices.Contains(quorumRoles, role) }
 
 // ControllerRoles are the roles that resolve to controllers only: the
 // ones a shape cutting controllers (from-voters, from-brokers) takes,
 // beside role nodes naming controller ids.
 var ControllerRoles = []string{RoleController, RoleActiveController, RoleControllerFollowers}
 
-// QuorumShapes are the partition and netem shapes whose targets must be
+// quorumShapes are the partition and netem shapes whose targets must be
 // controllers.
-var QuorumShapes = []string{ShapeFromVoters, ShapeFromBrokers}
+var quorumShapes = []string{ShapeFromVoters, ShapeFromBrokers}
 
 // quorum resolves a quorum role from the quorum as it is now.
 func (e *Env) quorum(ctx context.Context, role string) ([]int32, error) {

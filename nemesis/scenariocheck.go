@@ -135,7 +135,7 @@ func (v *ScenarioView) checkCondition(p string, c *Condition, add AddFunc) {
 // The partition and netem kinds call it from their CheckAgainst, so it
 // is exported for their room (nemesis/network).
 func (v *ScenarioView) CheckQuorumShape(p string, st *Step, shape string, add AddFunc) {
-	if !slices.Contains(QuorumShapes, shape) {
+	if !slices.Contains(quorumShapes, shape) {
 		return
 	}
 	if shape == ShapeFromVoters && v.Controllers < 2 {

@@ -25,7 +25,7 @@ type band struct {
 }
 
 // Which faults last, which ops undo them and which heal covers which
-// fault are the history's vocabulary: histories.Faults.
+// fault are the history's vocabulary: histories.LookupFault.
 
 // bands pairs nemesis ops into fault bands. Ops that ended in fail did
 // not happen and get no band; ops that only undo (heal, resume, start)

@@ -167,11 +167,11 @@ func build(dir string, s *Scan) (*view, error) {
 		v.LogNodes, v.Markers = nodes, marks
 	}
 	if r.Res != nil {
-		for _, k := range AnomalyKinds {
+		for _, k := range anomalyOrder {
 			v.Counts = append(v.Counts, countRow{k, r.Res.count(k), r.Res.counted(k)})
 		}
 		for _, k := range r.Res.kinds() {
-			if !slices.Contains(AnomalyKinds, k) {
+			if !slices.Contains(anomalyOrder, k) {
 				v.Counts = append(v.Counts, countRow{k, r.Res.count(k), r.Res.counted(k)})
 			}
 		}

@@ -173,7 +173,7 @@ func TestJUnitByVerdict(t *testing.T) {
 			if v.Name != "verdict" || (v.Failure != nil || v.Error != nil) != tc.verdictHasProblem {
 				t.Errorf("verdict case %+v", v)
 			}
-			if tc.name != "unchecked" && s.Tests != 1+len(AnomalyKinds) {
+			if tc.name != "unchecked" && s.Tests != 1+len(anomalyOrder) {
 				t.Errorf("%d cases, want the verdict and one per anomaly kind", s.Tests)
 			}
 		})

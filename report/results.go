@@ -212,13 +212,13 @@ func (r *results) count(kind string) int { return r.Counts[kind] }
 // then any kind the checker added (nonlinearizable), alphabetically.
 func (r *results) kinds() []string {
 	var out, extra []string
-	for _, k := range AnomalyKinds {
+	for _, k := range anomalyOrder {
 		if r.count(k) > 0 {
 			out = append(out, k)
 		}
 	}
 	for k, n := range r.Counts {
-		if n > 0 && !slices.Contains(AnomalyKinds, k) {
+		if n > 0 && !slices.Contains(anomalyOrder, k) {
 			extra = append(extra, k)
 		}
 	}
@@ -226,8 +226,8 @@ func (r *results) kinds() []string {
 	return append(out, extra...)
 }
 
-// AnomalyKinds are HISTORY.md's anomaly names in its order.
-var AnomalyKinds = []string{
+// anomalyOrder are HISTORY.md's anomaly names in its order.
+var anomalyOrder = []string{
 	checker.LostWrite, checker.OffsetReuse, checker.Duplicate, checker.AbortedRead, checker.Unexpected,
 	checker.NonmonotonicSend, checker.PollSkip, checker.NonmonotonicPoll, checker.Unseen,
 }

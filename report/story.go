@@ -184,8 +184,8 @@ func eligibility(b int32, last *histories.ObserveValue, everLed map[int32]bool, 
 	return unclean
 }
 
-// StoryCounts are the checker's findings the words end on.
-type StoryCounts struct {
+// storyCounts are the checker's findings the words end on.
+type storyCounts struct {
 	Verdict      RunVerdict
 	Lost, Reused int
 	Other        map[string]int // other anomalies by name
@@ -204,7 +204,7 @@ var refusedCodes = []string{"NOT_ENOUGH_REPLICAS", "NOT_ENOUGH_REPLICAS_AFTER_AP
 // (broker 0) never led again; nothing lost". Every clause comes from the
 // history: the elections the observer saw, the faults that struck, the
 // untils that timed out, the writes refused and the checker's counts.
-func (s story) Words(c StoryCounts) string {
+func (s story) Words(c storyCounts) string {
 	var clauses []string
 	for _, el := range s.Elections {
 		clauses = append(clauses, el.words())
@@ -325,7 +325,7 @@ func (u untilOutcome) words() string {
 	return w[0]
 }
 
-func (c StoryCounts) words() string {
+func (c storyCounts) words() string {
 	var w []string
 	refused := ""
 	if c.Refused > 0 {
@@ -375,7 +375,7 @@ func StoryWords(runDir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	c := StoryCounts{Verdict: row.Verdict, Lost: row.Lost, Reused: row.Reused, Other: row.Other}
+	c := storyCounts{Verdict: row.Verdict, Lost: row.Lost, Reused: row.Reused, Other: row.Other}
 	for _, code := range refusedCodes {
 		c.Refused += row.SendErrors[code]
 	}

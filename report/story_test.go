@@ -74,7 +74,7 @@ func newStory() *storyHistory {
 var (
 	all, isr0 = []int32{0, 1, 2}, []int32{0}
 	none      = []int32{}
-	valid     = StoryCounts{Verdict: Valid}
+	valid     = storyCounts{Verdict: Valid}
 )
 
 // TestStoryWords: an audit row's words say which branch the story took,
@@ -87,19 +87,19 @@ func TestStoryWords(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		history *storyHistory
-		counts  StoryCounts
+		counts  storyCounts
 		want    string
 	}{
 		{"s7 strong: ELR elects a follower, the amnesiac leader never leads again",
 			newStory().obs(100, 0, all, none).fault(8000, "partition", 0, 1, 2).obs(12000, 0, isr0, []int32{1, 2}).
 				fault(15000, "lose-unflushed", 0).obs(15500, 1, []int32{1}, []int32{2}).
 				until(15100, 60000, leader0, true, false).obs(80000, 1, all, none),
-			StoryCounts{Verdict: Valid, Refused: 412},
+			storyCounts{Verdict: Valid, Refused: 412},
 			"when broker 0 lost power, ELR elected broker 1 within a second; the amnesiac leader (broker 0) never led again; 412 writes refused for want of in-sync replicas (NOT_ENOUGH_REPLICAS); nothing lost"},
 		{"s1 weak: an unclean election loses what broker 0 alone had",
 			newStory().obs(100, 0, all, none).obs(9000, 0, isr0, none).fault(14000, "kill", 0).
 				obs(14200, 1, []int32{1}, none).until(14100, 30000, map[string]any{"offline": true}, true, false),
-			StoryCounts{Verdict: Invalid, Lost: 8539, Reused: 8543},
+			storyCounts{Verdict: Invalid, Lost: 8539, Reused: 8543},
 			"when broker 0 was killed, broker 1 was elected uncleanly (in neither the ISR nor the ELR) within a second; broker 0 never led again; partition 0 kept a leader through the 30 s waited for it to go offline; 8539 acked records lost, 8543 offsets reused"},
 		{"s1 seed: offline until the killed leader returns",
 			newStory().obs(100, 0, all, none).obs(9000, 0, isr0, none).fault(14000, "kill", 0).
@@ -144,7 +144,7 @@ func TestStoryWords(t *testing.T) {
 		{"a required wait that timed out",
 			newStory().obs(100, 0, all, none).fault(5000, "kill", 0).obs(5300, 1, []int32{1, 2}, none).
 				until(5100, 60000, leader0, false, false),
-			StoryCounts{Verdict: Unknown},
+			storyCounts{Verdict: Unknown},
 			"when broker 0 was killed, broker 1 was elected from the ISR within a second; broker 0 never led again; broker 0 did not lead in the 60 s waited (a required wait: the story stopped there); the checker could not decide"},
 		{"another required wait that timed out stops the story",
 			newStory().obs(100, 0, all, none).until(100, 30000, map[string]any{"isr": []int32{0}}, false, false),
@@ -156,7 +156,7 @@ func TestStoryWords(t *testing.T) {
 			"no observer sample of the partition: nothing to say about its leaders; nothing lost"},
 		{"other anomalies but no loss",
 			newStory().obs(100, 0, all, none),
-			StoryCounts{Verdict: Invalid, Other: map[string]int{"nonmonotonic-poll": 2}},
+			storyCounts{Verdict: Invalid, Other: map[string]int{"nonmonotonic-poll": 2}},
 			"nothing lost, but the checker found nonmonotonic-poll 2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

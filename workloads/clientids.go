@@ -75,7 +75,7 @@ func ClientIDPrefixes(cfg Config) map[string]string {
 	return out
 }
 
-// ClientRoles are every role a workload's client may have, sorted.
-func ClientRoles() []string {
+// clientRoles are every role a workload's client may have, sorted.
+func clientRoles() []string {
 	return slices.Sorted(slices.Values([]string{RoleProducer, RoleTxnProducer, RoleConsumer, RoleGroupMember, RoleShareMember, RoleAdmin}))
 }

@@ -293,19 +293,19 @@ func lookupClientKey(side ClientSide, key string) (clientKey, bool) {
 	return clientKey{}, false
 }
 
-// ClientKeyRow is one row of the table as the docs print it.
-type ClientKeyRow struct {
+// clientKeyRow is one row of the table as the docs print it.
+type clientKeyRow struct {
 	Key, Side string
 	// Maps is the workload setting ("workload.acks"), "verbatim (java)" or
 	// "refused: why".
 	Maps string
 }
 
-// ClientKeyTable is the table in order, for the docs and their test.
-func ClientKeyTable() []ClientKeyRow {
-	var out []ClientKeyRow
+// clientKeyTable is the table in order, for the docs and their test.
+func clientKeyTable() []clientKeyRow {
+	var out []clientKeyRow
 	row := func(k clientKey, side string) {
-		r := ClientKeyRow{Key: k.name, Side: side}
+		r := clientKeyRow{Key: k.name, Side: side}
 		switch {
 		case k.refused != "":
 			r.Maps = "refused: " + k.refused

@@ -256,7 +256,7 @@ func TestClientKeysDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range ClientKeyTable() {
+	for _, r := range clientKeyTable() {
 		if !strings.Contains(string(doc), "`"+r.Key+"`") {
 			t.Errorf("docs/workloads.md lacks %s (%s, %s)", r.Key, r.Side, r.Maps)
 		}

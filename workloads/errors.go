@@ -114,8 +114,8 @@ const (
 	CauseUnknown           = "unknown"
 )
 
-// ClientErrors is the table of client-side causes.
-var ClientErrors = []ErrorRule{
+// clientErrors is the table of client-side causes.
+var clientErrors = []ErrorRule{
 	{CauseTimeout, 0, Info, false, "a deadline passed (context, franz-go record timeout, socket i/o timeout) while the request may have been in flight"},
 	{CauseCanceled, 0, Info, false, "the send was canceled, possibly after the request was written"},
 	{CauseRetriesExhausted, 0, Info, false, "franz-go's ErrRecordRetries: the batch was tried at least once (also how franz-go, with retries off, ends a REQUEST_TIMED_OUT or NOT_ENOUGH_REPLICAS_AFTER_APPEND), or was buffered behind one that was"},
@@ -140,7 +140,7 @@ func init() {
 	for _, r := range ProduceErrors {
 		byCode[r.Code] = r
 	}
-	for _, r := range ClientErrors {
+	for _, r := range clientErrors {
 		byCause[r.Name] = r
 	}
 }
@@ -247,7 +247,7 @@ type ClientError interface {
 	// KafkaCode is the Kafka error code the error carries, if it carries
 	// one.
 	KafkaCode() (int16, bool)
-	// GivingUp is the client-side cause (ClientErrors: CauseTimeout,
+	// GivingUp is the client-side cause (clientErrors: CauseTimeout,
 	// CauseClientClosed, ...) the error means, or "" when it means none
 	// and its Kafka error names it.
 	GivingUp() string

@@ -104,7 +104,7 @@ func TestClassifySend(t *testing.T) {
 func TestErrorTablesAreDocumented(t *testing.T) {
 	renamed := map[int16]string{6: "NOT_LEADER_OR_FOLLOWER"} // kerr keeps the pre-2.6 name
 	seen := map[string]bool{}
-	for _, r := range append(append([]ErrorRule{}, ProduceErrors...), ClientErrors...) {
+	for _, r := range append(append([]ErrorRule{}, ProduceErrors...), clientErrors...) {
 		if r.Why == "" {
 			t.Errorf("%s: no reason", r.Name)
 		}
@@ -126,7 +126,7 @@ func TestErrorTablesAreDocumented(t *testing.T) {
 			t.Errorf("code %d is %s in Kafka, table says %s", r.Code, want, r.Name)
 		}
 	}
-	for _, r := range ClientErrors {
+	for _, r := range clientErrors {
 		if r.Code != 0 {
 			t.Errorf("%s: a client-side cause has Kafka code %d", r.Name, r.Code)
 		}

@@ -380,9 +380,9 @@ func startOffset(ctx context.Context, c Consumer, p int32) (int64, error) {
 	}
 }
 
-// FinalRead is New followed by Workload.FinalRead: the final read alone,
+// finalRead is New followed by Workload.FinalRead: the final read alone,
 // for a harness that ran the workload with another Workload value.
-func FinalRead(ctx context.Context, cfg Config, bootstrap []string, rec Recorder, view ClusterView) (FinalReadResult, error) {
+func finalRead(ctx context.Context, cfg Config, bootstrap []string, rec Recorder, view ClusterView) (FinalReadResult, error) {
 	w, err := New(cfg, bootstrap, rec)
 	if err != nil {
 		return FinalReadResult{}, err

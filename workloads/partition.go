@@ -36,12 +36,12 @@ func (p *partitioner) pick() (int32, string) {
 		return int32(i % uint64(p.n)), ""
 	}
 	key := p.names[i%uint64(p.keys)]
-	return KeyPartition([]byte(key), p.n), key
+	return keyPartition([]byte(key), p.n), key
 }
 
-// KeyPartition is Kafka's default partition for a keyed record:
+// keyPartition is Kafka's default partition for a keyed record:
 // toPositive(murmur2(key)) % partitions (BuiltInPartitioner.partitionForKey).
-func KeyPartition(key []byte, partitions int32) int32 {
+func keyPartition(key []byte, partitions int32) int32 {
 	return int32((murmur2(key) & 0x7fffffff) % uint32(partitions))
 }
 

@@ -32,7 +32,7 @@ func TestPartitioner(t *testing.T) {
 	seen := map[string]int32{}
 	for i := 0; i < 40; i++ {
 		p, k := byKey.pick()
-		if want := KeyPartition([]byte(k), 5); p != want {
+		if want := keyPartition([]byte(k), 5); p != want {
 			t.Fatalf("key %s on partition %d, want %d", k, p, want)
 		}
 		if q, ok := seen[k]; ok && q != p {

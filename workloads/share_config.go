@@ -51,9 +51,9 @@ const (
 	DefaultShareMaxRecords = 50
 )
 
-// MaxShareAckWeight bounds each weight of a ShareAckMix: weights are
+// maxShareAckWeight bounds each weight of a ShareAckMix: weights are
 // proportions, and a larger one only risks their sum overflowing.
-const MaxShareAckWeight = 1_000_000
+const maxShareAckWeight = 1_000_000
 
 // ShareAckMix is the seeded mix of acknowledgements: weights of accept,
 // release and reject (default all accept).
@@ -154,8 +154,8 @@ func (c *Config) validateShares() []FieldError {
 		add("members", "%d: want 1..100", s.Members)
 	}
 	a := s.Ack
-	if w := []int{a.Accept, a.Release, a.Reject}; slices.Min(w) < 0 || slices.Max(w) > MaxShareAckWeight || a.Accept+a.Release+a.Reject == 0 {
-		add("ack", "accept %d, release %d, reject %d: want weights 0..%d, not all 0", a.Accept, a.Release, a.Reject, MaxShareAckWeight)
+	if w := []int{a.Accept, a.Release, a.Reject}; slices.Min(w) < 0 || slices.Max(w) > maxShareAckWeight || a.Accept+a.Release+a.Reject == 0 {
+		add("ack", "accept %d, release %d, reject %d: want weights 0..%d, not all 0", a.Accept, a.Release, a.Reject, maxShareAckWeight)
 	}
 	if d := s.Processing.Std(); d < 0 || d > 10*time.Minute {
 		add("processing", "%s: want 0..10m", d)

@@ -359,9 +359,9 @@ func closeAll[T interface{ Close() }](cs []T) {
 	wg.Wait()
 }
 
-// Run is New followed by Workload.Run: produce and consume for
+// run is New followed by Workload.Run: produce and consume for
 // cfg.Duration, recording into rec.
-func Run(ctx context.Context, cfg Config, bootstrap []string, rec Recorder) (Stats, error) {
+func run(ctx context.Context, cfg Config, bootstrap []string, rec Recorder) (Stats, error) {
 	w, err := New(cfg, bootstrap, rec)
 	if err != nil {
 		return Stats{}, err

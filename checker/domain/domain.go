@@ -26,7 +26,7 @@ import (
 
 // Analyzer is one domain of the checker. E is its part of the anomalies
 // and its declaration: a pointer to a struct of entry lists, each tagged
-// with its kind's name (its JSON name), unit and rule (Kinds); package
+// with its kind's name (its JSON name), unit and rule (New reads them); package
 // checker embeds the struct in its Anomalies, so the JSON shape is the
 // contract's, and counts the lists with Count. F is what else it found.
 // New makes one.
@@ -41,21 +41,21 @@ type Analyzer[E any, F Findings] interface {
 
 // New makes a domain's Analyzer of its name and its analyze function, so
 // that a domain's package writes only what is its own. Its kinds are
-// those E declares (Kinds); a declaration that cannot be right is a
+// those E declares (declaredKinds); a declaration that cannot be right is a
 // programming error, and New panics at the package's start.
 func New[E any, F Findings](name string, analyze func(in *Input, out E) F) Analyzer[E, F] {
-	kinds, err := Kinds(reflect.TypeFor[E]())
+	kinds, err := declaredKinds(reflect.TypeFor[E]())
 	if err != nil {
 		panic(fmt.Sprintf("domain %s: %v", name, err))
 	}
 	return declared[E, F]{name, kinds, analyze}
 }
 
-// Kinds are the anomaly kinds that a struct of entry lists (or a pointer
+// declaredKinds are the anomaly kinds that a struct of entry lists (or a pointer
 // to one) declares, in its fields' order: each list's JSON name is the
 // kind's name, its tags unit and rule (anomaly.Rule's words, ParseRule)
 // are the kind's, so that a kind is declared once, beside its list.
-func Kinds(t reflect.Type) ([]anomaly.Kind, error) {
+func declaredKinds(t reflect.Type) ([]anomaly.Kind, error) {
 	if t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}

@@ -53,7 +53,7 @@ func TestKinds(t *testing.T) {
 		B []string `json:"b-kind" unit:"per value" rule:"if idempotent"`
 		C []int    `json:"c-kind,omitempty" unit:"per case" rule:"unknown"`
 	}
-	got, err := Kinds(reflect.TypeFor[*good]())
+	got, err := declaredKinds(reflect.TypeFor[*good]())
 	want := []anomaly.Kind{{Name: "a-kind", Unit: "per send", Rule: anomaly.Always},
 		{Name: "b-kind", Unit: "per value", Rule: anomaly.IfIdempotent}, {Name: "c-kind", Unit: "per case", Rule: anomaly.Unjudged}}
 	if err != nil || !slices.Equal(got, want) {
@@ -74,7 +74,7 @@ func TestKinds(t *testing.T) {
 		}](), "no unit"},
 		{reflect.TypeFor[[]int](), "want a struct"},
 	} {
-		if _, err := Kinds(tc.typ); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := declaredKinds(tc.typ); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.typ, err, tc.want)
 		}
 	}

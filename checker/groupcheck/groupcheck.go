@@ -26,7 +26,7 @@ var Analyzer = domain.New("consumer groups", analyze)
 
 // GroupAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it) and declares its kinds: each list's JSON name, unit
-// and rule (domain.Kinds), in HISTORY.md's order.
+// and rule (read by domain.New), in HISTORY.md's order.
 type GroupAnomalies struct {
 	LostByCommit    []LostByCommitEntry    `json:"lost-by-commit,omitempty" unit:"per range" rule:"always"`
 	CommitBackwards []CommitBackwardsEntry `json:"commit-backwards,omitempty" unit:"per case" rule:"always"`

@@ -17,7 +17,7 @@ var Analyzer = domain.New("linearizability", analyze)
 
 // LinAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it) and declares its kinds: each list's JSON name, unit
-// and rule (domain.Kinds), in HISTORY.md's order.
+// and rule (read by domain.New), in HISTORY.md's order.
 type LinAnomalies struct {
 	Nonlinearizable []NonlinearizableEntry `json:"nonlinearizable,omitempty" unit:"per partition" rule:"always"`
 }

@@ -28,7 +28,7 @@ var Analyzer = domain.New("log and order", analyze)
 
 // LogAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it) and declares its kinds: each list's JSON name, unit
-// and rule (domain.Kinds), in HISTORY.md's order.
+// and rule (read by domain.New), in HISTORY.md's order.
 type LogAnomalies struct {
 	LostWrite        []LostWriteEntry        `json:"lost-write,omitempty" unit:"per send" rule:"always"`
 	OffsetReuse      []OffsetReuseEntry      `json:"offset-reuse,omitempty" unit:"per offset" rule:"always"`

@@ -40,7 +40,7 @@ type analysis struct {
 
 // MetadataAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it) and declares its kinds: each list's JSON name, unit
-// and rule (domain.Kinds), in HISTORY.md's order.
+// and rule (read by domain.New), in HISTORY.md's order.
 type MetadataAnomalies struct {
 	MetadataLost     []LostEntry       `json:"metadata-lost,omitempty" unit:"per change" rule:"always"`
 	MetadataDiverged []DivergedEntry   `json:"metadata-diverged,omitempty" unit:"per node" rule:"always"`

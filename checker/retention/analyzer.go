@@ -18,7 +18,7 @@ var Analyzer = domain.New("retention", analyze)
 
 // RetentionAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it) and declares its kinds: each list's JSON name, unit
-// and rule (domain.Kinds), in HISTORY.md's order.
+// and rule (read by domain.New), in HISTORY.md's order.
 type RetentionAnomalies struct {
 	LogStartJump []Jump `json:"log-start-jump,omitempty" unit:"per jump" rule:"always"`
 }
@@ -78,13 +78,13 @@ func analyze(in *domain.Input, out *RetentionAnomalies) *Found {
 // config reads the topic's retention.ms and retention.bytes as run.json
 // recorded them (applied, defaults included); without them the domain
 // judges nothing (a bare history: Kafka's defaults are not assumed).
-func config(m map[string]string) (Config, bool) {
+func config(m map[string]string) (topicRetention, bool) {
 	ms, err1 := strconv.ParseInt(m["retention.ms"], 10, 64)
 	bytes, err2 := strconv.ParseInt(m["retention.bytes"], 10, 64)
 	if err1 != nil || err2 != nil {
-		return Config{}, false
+		return topicRetention{}, false
 	}
-	return Config{RetentionMS: ms, RetentionBytes: bytes, Slack: slack}, true
+	return topicRetention{RetentionMS: ms, RetentionBytes: bytes, Slack: slack}, true
 }
 
 // unjudged says when a log start moved and there was no config to judge it by.

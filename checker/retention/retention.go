@@ -46,8 +46,8 @@ func maxOffsetBytes(maxValue int) int64 {
 	return batchOverhead + recordOverhead + keyAllowance + int64(maxValue)
 }
 
-// Config is the topic's retention as the run applied it.
-type Config struct {
+// topicRetention is the topic's retention as the run applied it.
+type topicRetention struct {
 	RetentionMS    int64 // -1: unlimited
 	RetentionBytes int64 // -1: unlimited
 	// Slack (ns) allows for the producer's clock against the history's
@@ -72,17 +72,17 @@ type start struct {
 	By              string
 }
 
-// Delete is a delete-records the run issued: the log start may pass
+// deletion is a delete-records the run issued: the log start may pass
 // Before from At on. kchaos issues none today; the rule is here so that a
 // fault that does is judged right.
-type Delete struct{ At, Before int64 }
+type deletion struct{ At, Before int64 }
 
 // partition is what the checker knows of one partition.
 type partition struct {
 	Name    string
 	Records []record // acked records, by offset
 	Starts  []start  // in time order
-	Deletes []Delete
+	Deletes []deletion
 }
 
 // Jump is one log-start-jump: the log start moved from From to To (seen
@@ -101,7 +101,7 @@ type Jump struct {
 }
 
 // check returns p's log-start-jumps under cfg.
-func check(cfg Config, p partition) []Jump {
+func check(cfg topicRetention, p partition) []Jump {
 	var out []Jump
 	from := int64(0)
 	for _, s := range p.Starts {
@@ -140,7 +140,7 @@ func inRange(rs []record, from, to int64) []record {
 	return rs[i:j]
 }
 
-func allowed(cfg Config, dels []Delete, r record, s start) bool {
+func allowed(cfg topicRetention, dels []deletion, r record, s start) bool {
 	for _, d := range dels {
 		if d.At <= s.At && r.Offset < d.Before {
 			return true
@@ -155,7 +155,7 @@ func allowed(cfg Config, dels []Delete, r record, s start) bool {
 	return false
 }
 
-func why(cfg Config, r record, s start) string {
+func why(cfg topicRetention, r record, s start) string {
 	t := "retention.ms is unlimited"
 	if cfg.RetentionMS >= 0 {
 		t = fmt.Sprintf("retention.ms=%d keeps it until %.3f s (written at %.3f s)",

@@ -19,12 +19,12 @@ func records(n int) []record {
 
 func TestCheck(t *testing.T) {
 	const per = 100 // bytes an offset can take at most
-	cfg := func(ms, bytes int64) Config {
-		return Config{RetentionMS: ms, RetentionBytes: bytes, Slack: sec / 2, MaxOffsetBytes: per}
+	cfg := func(ms, bytes int64) topicRetention {
+		return topicRetention{RetentionMS: ms, RetentionBytes: bytes, Slack: sec / 2, MaxOffsetBytes: per}
 	}
 	for _, tc := range []struct {
 		name string
-		cfg  Config
+		cfg  topicRetention
 		p    partition
 		want string // the jumps, rendered
 	}{
@@ -64,15 +64,15 @@ func TestCheck(t *testing.T) {
 		// delete-records
 		{"delete-records before the jump allows it",
 			cfg(unlimited, unlimited), partition{Records: records(10), Starts: []start{{At: 5 * sec, Offset: 4, End: 10}},
-				Deletes: []Delete{{At: 4 * sec, Before: 4}}},
+				Deletes: []deletion{{At: 4 * sec, Before: 4}}},
 			"[]"},
 		{"delete-records after the jump does not",
 			cfg(unlimited, unlimited), partition{Records: records(10), Starts: []start{{At: 5 * sec, Offset: 4, End: 10}},
-				Deletes: []Delete{{At: 6 * sec, Before: 4}}},
+				Deletes: []deletion{{At: 6 * sec, Before: 4}}},
 			"[0->4 at 5s by : 4 kept, first 0]"},
 		{"delete-records short of the jump",
 			cfg(unlimited, unlimited), partition{Records: records(10), Starts: []start{{At: 5 * sec, Offset: 4, End: 10}},
-				Deletes: []Delete{{At: 4 * sec, Before: 2}}},
+				Deletes: []deletion{{At: 4 * sec, Before: 2}}},
 			"[0->4 at 5s by : 2 kept, first 2]"},
 		// several observations: each move is judged from the last start.
 		{"a lagging lower answer does not reopen offsets already judged",

@@ -21,7 +21,7 @@ var Analyzer = domain.New("share groups", analyze)
 
 // ShareAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it) and declares its kinds: each list's JSON name, unit
-// and rule (domain.Kinds), in HISTORY.md's order.
+// and rule (read by domain.New), in HISTORY.md's order.
 type ShareAnomalies struct {
 	ShareLost                   []RecordEntry `json:"share-lost,omitempty" unit:"per record" rule:"always"`
 	ShareDoubleAcquire          []PairEntry   `json:"share-double-acquire,omitempty" unit:"per pair of deliveries" rule:"always"`
@@ -61,14 +61,14 @@ func analyze(in *domain.Input, out *ShareAnomalies) *Found {
 }
 
 // finalLog is what the completed final reads hold of topic, nil if none.
-func finalLog(h *model.History, topic string) *Log {
-	var log *Log
+func finalLog(h *model.History, topic string) *readLog {
+	var log *readLog
 	for tp, t := range h.TPs {
 		if t.Topic != topic || t.Final < 0 {
 			continue
 		}
 		if log == nil {
-			log = &Log{Records: map[int32][]logRecord{}, Ends: map[int32]int64{}}
+			log = &readLog{Records: map[int32][]logRecord{}, Ends: map[int32]int64{}}
 		}
 		for _, r := range judge.FinalRecs(h, int32(tp)) {
 			log.Records[t.Partition] = append(log.Records[t.Partition], logRecord{Offset: r.Off, Value: h.Vals[r.Val].Str})

@@ -37,9 +37,9 @@ const (
 	CauseRequest = "request-fault"
 )
 
-// Log is what the completed final read holds of the share group's topic:
+// readLog is what the completed final read holds of the share group's topic:
 // per partition, its records in offset order, and the offset it read up to.
-type Log struct {
+type readLog struct {
 	Records map[int32][]logRecord
 	Ends    map[int32]int64
 }
@@ -181,7 +181,7 @@ func (b *Builder) faultsIn(from, to int64) []string {
 
 // check judges the share ops added so far against log (nil: no completed
 // final read of the topic). Call Finish first.
-func (b *Builder) check(log *Log) *shares {
+func (b *Builder) check(log *readLog) *shares {
 	r := &shares{Stats: Stats{Deliveries: len(b.dels), Records: len(b.byRec), Acks: map[string]int{}, Causes: map[string]int{}}}
 	b.finalAcks = map[int]bool{}
 	for _, a := range b.acks {
@@ -374,7 +374,7 @@ func (b *Builder) causedBy(i int, t int64, is func(ack) bool) bool {
 // share-lost, as is one no member was ever delivered by the end of the
 // drain; one whose fate rests on an ack of unknown outcome, or that the
 // drain left in flight, is share-unknown.
-func (b *Builder) checkLog(r *shares, log *Log) {
+func (b *Builder) checkLog(r *shares, log *readLog) {
 	if !b.used() {
 		return
 	}

@@ -150,7 +150,7 @@ func TestRequestsOfRecord(t *testing.T) {
 	b.request(75, own)
 	b.request(76, other)
 	b.finish()
-	log := &Log{Records: map[int32][]logRecord{0: {{Offset: 0, Value: val(0)}}}, Ends: map[int32]int64{0: 1}}
+	log := &readLog{Records: map[int32][]logRecord{0: {{Offset: 0, Value: val(0)}}}, Ends: map[int32]int64{0: 1}}
 	r := b.check(log)
 	if len(r.ShareUnknown) != 1 {
 		t.Fatalf("share-unknown %+v, want one", r.ShareUnknown)

@@ -108,7 +108,7 @@ func (h *hb) check(t *testing.T, logEnd int64) *shares {
 	t.Helper()
 	b := h.builder(t)
 	b.finish()
-	log := &Log{Records: map[int32][]logRecord{0: nil}, Ends: map[int32]int64{0: logEnd}}
+	log := &readLog{Records: map[int32][]logRecord{0: nil}, Ends: map[int32]int64{0: logEnd}}
 	for o := int64(0); o < logEnd; o++ {
 		log.Records[0] = append(log.Records[0], logRecord{Offset: o, Value: val(o)})
 	}

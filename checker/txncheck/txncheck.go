@@ -26,7 +26,7 @@ var Analyzer = domain.New("transactions", analyze)
 
 // TxnAnomalies is the domain's part of the Result's anomalies (package
 // checker embeds it) and declares its kinds: each list's JSON name, unit
-// and rule (domain.Kinds), in HISTORY.md's order.
+// and rule (read by domain.New), in HISTORY.md's order.
 type TxnAnomalies struct {
 	TxnLostWrite       []TxnLostWriteEntry `json:"txn-lost-write,omitempty" unit:"per send" rule:"always"`
 	TxnAbortedRead     []TxnValueEntry     `json:"txn-aborted-read,omitempty" unit:"per value" rule:"always"`

@@ -42,7 +42,7 @@ type CellRecord struct {
 	Seconds      float64 `json:"seconds"`
 	BaseSeed     int64   `json:"base_seed,omitempty"`
 	Runs         int     `json:"runs"`
-	// judged are the runs that reached their check (explore's Judged).
+	// judged are the runs that reached their check (explore's judged).
 	Judged   int `json:"judged"`
 	Findings int `json:"findings"`
 	// Transitions are the distinct transitions the cell's runs covered.

@@ -15,12 +15,12 @@ import (
 // failing is a runner whose runs fail before their check where fail says.
 func failing(fail func(i int) bool) runner {
 	i := 0
-	return func(context.Context, *scenario.Scenario, string) (Judged, error) {
+	return func(context.Context, *scenario.Scenario, string) (judged, error) {
 		defer func() { i++ }()
 		if fail(i) {
-			return Judged{}, errors.New("cluster: image kchaos/kafka:4.4.0 is not built")
+			return judged{}, errors.New("cluster: image kchaos/kafka:4.4.0 is not built")
 		}
-		return Judged{Verdict: checker.Valid}, nil
+		return judged{Verdict: checker.Valid}, nil
 	}
 }
 

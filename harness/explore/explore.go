@@ -17,8 +17,8 @@ import (
 	"github.com/kchaos/kchaos/report"
 )
 
-// Judged is one run as exploration judges it.
-type Judged struct {
+// judged is one run as exploration judges it.
+type judged struct {
 	// Dir is the run folder (harness.Run's).
 	Dir     string
 	Verdict checker.Verdict
@@ -41,13 +41,13 @@ type Judged struct {
 
 // runner runs s once, its run folder under store, and judges it. The
 // real one is HarnessRunner; tests give a simulated one.
-type runner func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error)
+type runner func(ctx context.Context, s *scenario.Scenario, store string) (judged, error)
 
 // harnessRunner is harness.Run on a fresh cluster, without the report's
 // screenshot (a headless browser per run halves the runs per hour), its
 // metrics read back as a suite reads them.
 func harnessRunner(opts harness.Options) runner {
-	return func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
+	return func(ctx context.Context, s *scenario.Scenario, store string) (judged, error) {
 		o := opts
 		o.Store, o.NoScreenshot = store, true
 		out, err := harness.Run(ctx, s, o)
@@ -56,8 +56,8 @@ func harnessRunner(opts harness.Options) runner {
 }
 
 // judge is a harness run as exploration judges it.
-func judge(s *scenario.Scenario, out *harness.RunResult, err error) (Judged, error) {
-	var res Judged
+func judge(s *scenario.Scenario, out *harness.RunResult, err error) (judged, error) {
+	var res judged
 	if out != nil {
 		res.Dir = out.Dir
 		res.WorkloadStarted, res.WorkloadEnded = out.WorkloadStarted, out.WorkloadEnded
@@ -220,7 +220,7 @@ func removeUnlessKept(dir string, keep bool) {
 // and writes repro.yaml, the last reproducing rerun (repro-run/) and
 // finding.md. Problems are the finding's Err: the run folder is kept
 // whatever happens.
-func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario.Scenario, out Judged, oracle func(store, class string) *runOracle) (FindingRecord, error) {
+func keepFinding(ctx context.Context, cfg Config, dir string, i int, s *scenario.Scenario, out judged, oracle func(store, class string) *runOracle) (FindingRecord, error) {
 	class := primary(out.Classes)
 	f := FindingRecord{ID: fmt.Sprintf("%03d-%s", i, slug(class)), Class: class, Classes: out.Classes,
 		Run: i, Seed: s.Seed, Reasons: out.Reasons, Rate: "not shrunk", ReusedFrom: out.ReusedFrom}
@@ -300,7 +300,7 @@ type runOracle struct {
 	store string
 	class string
 	// out and err are what the plan's Play judged of the last cell.
-	out       Judged
+	out       judged
 	err       error
 	dirs      []string
 	lastRepro string

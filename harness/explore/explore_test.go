@@ -26,16 +26,16 @@ type simRunner struct {
 	runs int
 }
 
-func (r *simRunner) run(_ context.Context, s *scenario.Scenario, store string) (Judged, error) {
+func (r *simRunner) run(_ context.Context, s *scenario.Scenario, store string) (judged, error) {
 	r.runs++
 	if err := os.MkdirAll(store, 0o755); err != nil {
-		return Judged{}, err
+		return judged{}, err
 	}
 	dir, err := os.MkdirTemp(store, s.Name+"-")
 	if err != nil {
-		return Judged{}, err
+		return judged{}, err
 	}
-	out := Judged{Dir: dir, Verdict: checker.Valid}
+	out := judged{Dir: dir, Verdict: checker.Valid}
 	var lost bool
 	if s.Nemesis.Random != nil {
 		lost = s.Seed%2 == 0
@@ -150,7 +150,7 @@ func TestExploreForDuration(t *testing.T) {
 	e := explorable(t, "s2")
 	now := time.Unix(0, 0)
 	r := &simRunner{t: t}
-	run := func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
+	run := func(ctx context.Context, s *scenario.Scenario, store string) (judged, error) {
 		now = now.Add(time.Minute)
 		s.Seed |= 1 // no findings
 		return r.run(ctx, s, store)

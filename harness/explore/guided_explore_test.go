@@ -26,13 +26,13 @@ import (
 // guided strategy's loop (schedule, run, coverage, next schedule) run
 // without a cluster.
 func kafkaModel(t *testing.T) runner {
-	return func(_ context.Context, s *scenario.Scenario, store string) (Judged, error) {
+	return func(_ context.Context, s *scenario.Scenario, store string) (judged, error) {
 		if err := os.MkdirAll(store, 0o755); err != nil {
-			return Judged{}, err
+			return judged{}, err
 		}
 		dir, err := os.MkdirTemp(store, "run-")
 		if err != nil {
-			return Judged{}, err
+			return judged{}, err
 		}
 		var evs []histories.Event
 		tm := int64(0)
@@ -95,7 +95,7 @@ func kafkaModel(t *testing.T) runner {
 		}
 		f, err := os.Create(filepath.Join(dir, checker.HistoryFile))
 		if err != nil {
-			return Judged{}, err
+			return judged{}, err
 		}
 		enc := json.NewEncoder(f)
 		for _, e := range evs {
@@ -104,9 +104,9 @@ func kafkaModel(t *testing.T) runner {
 		f.Close()
 		info := histories.RunInfo{Topic: s.Topic.Name, Replication: 3, TopicConfigs: map[string]string{"min.insync.replicas": "1"}}
 		if err := histories.WriteRunInfo(filepath.Join(dir, histories.RunInfoFile), info); err != nil {
-			return Judged{}, err
+			return judged{}, err
 		}
-		out := Judged{Dir: dir, Verdict: checker.Valid}
+		out := judged{Dir: dir, Verdict: checker.Valid}
 		if lost {
 			out.Verdict, out.Classes = checker.Invalid, []string{"lost-write"}
 		}

@@ -32,7 +32,7 @@ import (
 // last run of an interrupted exploration must be recorded (and its
 // finding kept) all the same. Play runs the Runner rather than the
 // engine's own Run and Judge because a run is judged as exploration
-// judges it (Judged: classes, idle time, reuse), and because the unit
+// judges it (judged: classes, idle time, reuse), and because the unit
 // tests give a simulated Runner.
 //
 // The engine's rows are not written (the plan has no Batch): an
@@ -170,7 +170,7 @@ func (e *explorer) cover(rec *RunRecord, runDir string) error {
 
 // keep judges the run into rec: a failed run counted toward the stop, a
 // finding kept and shrunk, a clean run's folder removed unless kept.
-func (e *explorer) keep(ctx context.Context, rec *RunRecord, s *scenario.Scenario, out Judged, err error) {
+func (e *explorer) keep(ctx context.Context, rec *RunRecord, s *scenario.Scenario, out judged, err error) {
 	switch {
 	case err != nil:
 		rec.Verdict, rec.Err = checker.Unknown.String(), err.Error()
@@ -230,7 +230,7 @@ func (e *explorer) oracle(store, class string) *runOracle {
 
 // judgedRow is the engine's row of a run as exploration judged it: its
 // folder, its verdict (classes when a finding) and why it failed.
-func judgedRow(c harness.Cell, out Judged, err error, seconds float64) report.Row {
+func judgedRow(c harness.Cell, out judged, err error, seconds float64) report.Row {
 	row := c.Row
 	row.RunDir, row.Seconds, row.Checks = out.Dir, seconds, out.Classes
 	row.Status = out.Verdict.String()

@@ -33,7 +33,7 @@ func TestExploreThroughTheEngine(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &simRunner{t: t}
-			run := func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
+			run := func(ctx context.Context, s *scenario.Scenario, store string) (judged, error) {
 				if !tc.findings {
 					s.Seed |= 1
 				}

@@ -45,7 +45,7 @@ func (p *pipeline) ahead(next *scenario.Scenario, store string) { p.clusters.Ann
 func (p *pipeline) Close() { p.clusters.Close() }
 
 // Run is a Runner: s on the cluster the provider gives it.
-func (p *pipeline) Run(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
+func (p *pipeline) Run(ctx context.Context, s *scenario.Scenario, store string) (judged, error) {
 	o := p.opts
 	o.Store, o.NoScreenshot, o.Clusters = store, true, p.clusters
 	out, err := harness.Run(ctx, s, o)

@@ -38,7 +38,7 @@ func TestExploreAnnouncesTheNextRun(t *testing.T) {
 			clock := time.Unix(0, 0)
 			var ran, unannounced, candidates int
 			shrinkAnnounced := false // a shrink's Ahead came since the last run
-			run := func(ctx context.Context, s *scenario.Scenario, store string) (Judged, error) {
+			run := func(ctx context.Context, s *scenario.Scenario, store string) (judged, error) {
 				if !tc.findings {
 					s.Seed |= 1
 				}

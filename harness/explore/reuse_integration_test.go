@@ -115,7 +115,7 @@ func TestExploreReusesTheCluster(t *testing.T) {
 	}}
 	c := withSeed(e, 23)
 	st := filepath.Join(store, "refusal")
-	var out [3]Judged
+	var out [3]judged
 	for i, step := range []struct {
 		s, next *scenario.Scenario
 	}{{a, &b}, {&b, c}, {c, nil}} {

@@ -34,7 +34,7 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.ScalarNode {
 		return fmt.Errorf("line %d: want a duration like 5s", n.Line)
 	}
-	v, err := Parse(n.Value)
+	v, err := parse(n.Value)
 	if err != nil {
 		return fmt.Errorf("line %d: %v", n.Line, err)
 	}
@@ -55,7 +55,7 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 		}
 		return fmt.Errorf("duration %s: want a string like \"5s\"", b)
 	}
-	v, err := Parse(s)
+	v, err := parse(s)
 	if err != nil {
 		return err
 	}
@@ -63,9 +63,9 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// Parse reads a duration with a unit ("5s", "1m30s") or "0", surrounding
+// parse reads a duration with a unit ("5s", "1m30s") or "0", surrounding
 // space ignored. Negative durations are refused.
-func Parse(s string) (Duration, error) {
+func parse(s string) (Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "0" {
 		return 0, nil

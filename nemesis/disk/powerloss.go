@@ -195,7 +195,7 @@ func (f *loseUnflushed) Inject(ctx context.Context, e *nemesis.Env) ([]int32, ma
 		for i, files := range dirs {
 			var r []cutResult
 			if f.model != nil {
-				r, err = CutWriteback(ctx, files, *f.model, at, led)
+				r, err = cutLogDirWriteback(ctx, files, *f.model, at, led)
 			} else {
 				r, err = cutToRecoveryPoints(ctx, files)
 			}

@@ -147,12 +147,12 @@ func cutWriteback(ctx context.Context, files cluster.LogFiles, dir string, rp in
 	return res, err
 }
 
-// CutWriteback simulates a power loss at time at on a dead broker's log
+// cutLogDirWriteback simulates a power loss at time at on a dead broker's log
 // dir by the writeback model: the workload topic's partitions that the
 // broker led (led maps their dir name, "orders-0", to the epoch it led)
 // keep what was written back by at - the window; every other partition
 // is cut at its recovery point. As CutToRecoveryPoints otherwise.
-func CutWriteback(ctx context.Context, files cluster.LogFiles, m writeback, at time.Time, led map[string]int32) ([]cutResult, error) {
+func cutLogDirWriteback(ctx context.Context, files cluster.LogFiles, m writeback, at time.Time, led map[string]int32) ([]cutResult, error) {
 	cutoff := at.Add(-m.window()).UnixMilli()
 	return cutEach(ctx, files, func(dir string, rp int64) (cutResult, error) {
 		epoch, ok := led[dir]

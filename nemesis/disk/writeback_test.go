@@ -118,7 +118,7 @@ func TestCutWriteback(t *testing.T) {
 	write(t, filepath.Join(logDir, "other-3", "00000000000000000000.log"), data)
 
 	m := writeback{DirtyExpire: 3 * time.Second, Interval: time.Second}
-	res, err := CutWriteback(context.Background(), cluster.LocalDir(logDir), m, t0.Add(39*time.Second), map[string]int32{"pl-0": 3})
+	res, err := cutLogDirWriteback(context.Background(), cluster.LocalDir(logDir), m, t0.Add(39*time.Second), map[string]int32{"pl-0": 3})
 	if err != nil || len(res) != 2 {
 		t.Fatalf("%+v %v", res, err)
 	}

@@ -44,15 +44,15 @@ type TC struct {
 	Pkts    int64
 }
 
-// ClientAddr is the kchaos host's address as the nodes see it.
-const ClientAddr = "10.9.0.1"
+// clientAddr is the kchaos host's address as the nodes see it.
+const clientAddr = "10.9.0.1"
 
 // The cluster is a client side (ClientAddrs) and a Dialer
 // (DialFromHost) of the nemesis; its tests check the latter.
 var _ cluster.ClientSide = (*Cluster)(nil)
 
 func (f *Cluster) HostAddr(context.Context) (netip.Addr, error) {
-	return netip.MustParseAddr(ClientAddr), nil
+	return netip.MustParseAddr(clientAddr), nil
 }
 
 func (f *Cluster) ClientAddrs(ctx context.Context) ([]netip.Addr, error) {
@@ -125,10 +125,10 @@ func (f *Cluster) DialFromHost(_ context.Context, addr string, _ time.Duration) 
 	if !st.Running {
 		return nil, fmt.Errorf("dial tcp %s: connect: no route to host", addr)
 	}
-	if f.dropsLocked(n.ID, ClientAddr, int(ap.Port())) {
+	if f.dropsLocked(n.ID, clientAddr, int(ap.Port())) {
 		return nil, fmt.Errorf("dial tcp %s: %w", addr, os.ErrDeadlineExceeded)
 	}
-	f.delayLocked(n.ID, ClientAddr)
+	f.delayLocked(n.ID, clientAddr)
 	client, server := net.Pipe()
 	if st.Paused && !f.Net.AnswerPaused {
 		// A frozen process: the read deadline passes with no answer (at

@@ -190,14 +190,14 @@ func TestNetemLossFailures(t *testing.T) {
 	if err := c.Pause(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Heal(ctx, histories.FNetem, time.Second); err != nil || len(rulesOn(c, 2, "kchaos-netem")) == 0 || !slices.Contains(Pending(env), 2) {
-		t.Fatalf("heal with node 2 paused: %v, rules %q, pending %v", err, rulesOn(c, 2, "kchaos-netem"), Pending(env))
+	if err := env.Heal(ctx, histories.FNetem, time.Second); err != nil || len(rulesOn(c, 2, "kchaos-netem")) == 0 || !slices.Contains(pendingNodes(env), 2) {
+		t.Fatalf("heal with node 2 paused: %v, rules %q, pending %v", err, rulesOn(c, 2, "kchaos-netem"), pendingNodes(env))
 	}
 	if _, _, err := processStep(t, nemesis.Step{Fault: histories.FResume}).Inject(ctx, env); err != nil {
 		t.Fatal(err)
 	}
-	if r := rulesOn(c, 2, "kchaos"); len(r) != 0 || len(Pending(env)) != 0 {
-		t.Errorf("after resume: rules %q, pending %v", r, Pending(env))
+	if r := rulesOn(c, 2, "kchaos"); len(r) != 0 || len(pendingNodes(env)) != 0 {
+		t.Errorf("after resume: rules %q, pending %v", r, pendingNodes(env))
 	}
 }
 

@@ -150,15 +150,15 @@ func TestNetemClientsAndPausedHeal(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := env.Heal(ctx, histories.FNetem, time.Second)
-	if err != nil || fmt.Sprint(tcNodes(c)) != "[0]" || !slices.Contains(Pending(env), 0) {
-		t.Fatalf("heal with node 0 paused: %v, qdiscs on %v, pending %v", err, tcNodes(c), Pending(env))
+	if err != nil || fmt.Sprint(tcNodes(c)) != "[0]" || !slices.Contains(pendingNodes(env), 0) {
+		t.Fatalf("heal with node 0 paused: %v, qdiscs on %v, pending %v", err, tcNodes(c), pendingNodes(env))
 	}
 	p := processStep(t, nemesis.Step{Fault: histories.FResume})
 	if _, _, err := p.Inject(ctx, env); err != nil {
 		t.Fatal(err)
 	}
-	if got := tcNodes(c); len(got) != 0 || len(Pending(env)) != 0 {
-		t.Errorf("after resume: qdiscs on %v, pending %v", got, Pending(env))
+	if got := tcNodes(c); len(got) != 0 || len(pendingNodes(env)) != 0 {
+		t.Errorf("after resume: qdiscs on %v, pending %v", got, pendingNodes(env))
 	}
 	if _, err := nemesis.NewFault(netemStep(ShapeClients, &nemesis.Target{Role: nemesis.RoleController}, nemesis.NetemSpec{Rate: "1mbit"})); err != nil {
 		t.Fatal(err)

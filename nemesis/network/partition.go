@@ -76,7 +76,7 @@ var partitionHeal = &nemesis.HealKind{Name: histories.FPartition, Rank: 2, Heal:
 },
 	// A node a heal could not reach is cleaned when it runs again, of
 	// netem's qdiscs and loss rules too (rules.go: retryPending).
-	Retry: retryPending, Pending: Pending}
+	Retry: retryPending, Pending: pendingNodes}
 
 // staleReads is the partition's Kind.AvoidReads: the brokers it cut off
 // from the controller are read last.

@@ -165,20 +165,20 @@ func TestPartitionHealDeadAndPaused(t *testing.T) {
 	if err != nil || removed != 8 || fmt.Sprint(pending) != "[0 1]" {
 		t.Fatalf("heal: removed %d, pending %v, %v; want 8 and [0 1]", removed, pending, err)
 	}
-	if c.RuleCount(1) != 2 || fmt.Sprint(Pending(env)) != "[0 1]" {
-		t.Fatalf("paused node 1 has %d rules, pending %v", c.RuleCount(1), Pending(env))
+	if c.RuleCount(1) != 2 || fmt.Sprint(pendingNodes(env)) != "[0 1]" {
+		t.Fatalf("paused node 1 has %d rules, pending %v", c.RuleCount(1), pendingNodes(env))
 	}
 	if err := env.Inject(ctx, processStep(t, nemesis.Step{Fault: histories.FResume, Target: &nemesis.Target{Role: nemesis.RoleNodes, Nodes: []int32{1}}})); err != nil {
 		t.Fatal(err)
 	}
-	if c.RuleCount(1) != 0 || fmt.Sprint(Pending(env)) != "[0]" {
-		t.Errorf("after resume: node 1 has %d rules, pending %v", c.RuleCount(1), Pending(env))
+	if c.RuleCount(1) != 0 || fmt.Sprint(pendingNodes(env)) != "[0]" {
+		t.Errorf("after resume: node 1 has %d rules, pending %v", c.RuleCount(1), pendingNodes(env))
 	}
 	if err := env.Inject(ctx, processStep(t, nemesis.Step{Fault: histories.FStart})); err != nil {
 		t.Fatal(err)
 	}
-	if len(Pending(env)) != 0 {
-		t.Errorf("after start: pending %v", Pending(env))
+	if len(pendingNodes(env)) != 0 {
+		t.Errorf("after start: pending %v", pendingNodes(env))
 	}
 }
 

@@ -181,8 +181,8 @@ func setPending(e *nemesis.Env, id int32, on bool) {
 	s.pending = withIDs(s.pending, []int32{id}, on)
 }
 
-// Pending lists the nodes whose kchaos rules a heal could not remove yet.
-func Pending(e *nemesis.Env) []int32 {
+// pendingNodes lists the nodes whose kchaos rules a heal could not remove yet.
+func pendingNodes(e *nemesis.Env) []int32 {
 	s := state(e)
 	s.mu.Lock()
 	defer s.mu.Unlock()

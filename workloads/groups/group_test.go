@@ -162,10 +162,10 @@ func newRecorder(t *testing.T, cfg *workloads.Config) (*histories.Recorder, *byt
 
 // newGroup is cfg's group over d alone, lent only a recorder (no
 // workload runs it: the tests drive one slot).
-func newGroup(t *testing.T, cfg workloads.Config, d workloads.Driver) (*Group, *histories.Recorder, *bytes.Buffer) {
+func newGroup(t *testing.T, cfg workloads.Config, d workloads.Driver) (*group, *histories.Recorder, *bytes.Buffer) {
 	t.Helper()
 	rec, buf := newRecorder(t, &cfg)
-	g, err := New(cfg, d)
+	g, err := newConsumerGroup(cfg, d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,29 +37,29 @@ import (
 // workloads/kinds.
 func init() {
 	workloads.RegisterKind(workloads.KindGroup, func(cfg workloads.Config, drv workloads.Driver) (workloads.Kind, error) {
-		return New(cfg, drv)
+		return newConsumerGroup(cfg, drv)
 	})
 }
 
-// Group is a workload's consumer group: a slot per member name. It is a
+// group is a workload's consumer group: a slot per member name. It is a
 // workloads.MemberKind.
-type Group struct {
+type group struct {
 	cfg   workloads.Config
 	env   workloads.KindEnv // lent by the Workload at Open
 	slots []*memberSlot
 }
 
-var _ workloads.MemberKind = (*Group)(nil)
+var _ workloads.MemberKind = (*group)(nil)
 
-// New is the consumer group of cfg (its Defaults applied) over drv, with
+// newConsumerGroup is the consumer group of cfg (its Defaults applied) over drv, with
 // a slot per member (their clients start in Run); a driver without group
 // members is refused.
-func New(cfg workloads.Config, drv workloads.Driver) (*Group, error) {
+func newConsumerGroup(cfg workloads.Config, drv workloads.Driver) (*group, error) {
 	gd, ok := drv.(workloads.GroupDriver)
 	if !ok {
 		return nil, fmt.Errorf("driver %s has no group consumer", drv.Name())
 	}
-	g := &Group{cfg: cfg, slots: make([]*memberSlot, cfg.Group.Members)}
+	g := &group{cfg: cfg, slots: make([]*memberSlot, cfg.Group.Members)}
 	for i := range g.slots {
 		g.slots[i] = &memberSlot{g: g, i: i, name: workloads.MemberName(i), drv: gd, ctl: make(chan workloads.MemberFault, 4)}
 	}
@@ -67,14 +67,14 @@ func New(cfg workloads.Config, drv workloads.Driver) (*Group, error) {
 }
 
 // Open takes what the Workload lends the members; nothing to ready.
-func (g *Group) Open(_ context.Context, env workloads.KindEnv) error {
+func (g *group) Open(_ context.Context, env workloads.KindEnv) error {
 	g.env = env
 	return nil
 }
 
 // Run runs every member until stop, and returns every member's error,
 // each named.
-func (g *Group) Run(stop context.Context) error {
+func (g *group) Run(stop context.Context) error {
 	errs := make([]error, len(g.slots))
 	var wg sync.WaitGroup
 	for i, s := range g.slots {
@@ -92,10 +92,10 @@ func (g *Group) Run(stop context.Context) error {
 
 // Drain has nothing to do: the coordinator's state is read back after
 // the final read (Workload.GroupFinal).
-func (g *Group) Drain(context.Context, workloads.KindEnv) error { return nil }
+func (g *group) Drain(context.Context, workloads.KindEnv) error { return nil }
 
 // Members is the handle on the members for the member faults.
-func (g *Group) Members() workloads.GroupControl {
+func (g *group) Members() workloads.GroupControl {
 	names := make([]string, len(g.slots))
 	chs := make([]chan workloads.MemberFault, len(g.slots))
 	for i, s := range g.slots {

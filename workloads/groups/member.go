@@ -16,7 +16,7 @@ import (
 const groupPollWait = 200 * time.Millisecond
 
 // commitValue renders a commit's invoke (committed nil) or completion.
-func (g *Group) commitValue(r workloads.CommitResult, offsets map[int32]int64, auto bool) histories.CommitValue {
+func (g *group) commitValue(r workloads.CommitResult, offsets map[int32]int64, auto bool) histories.CommitValue {
 	v := histories.CommitValue{Group: g.cfg.Group.ID, MemberID: r.MemberID, Topic: g.cfg.Topic,
 		Offsets: map[string]int64{}, Auto: auto}
 	if r.Generation >= 0 || r.MemberID != "" {
@@ -47,7 +47,7 @@ func (g *Group) commitValue(r workloads.CommitResult, offsets map[int32]int64, a
 // memberSlot is one member name: a succession of processes, each with its
 // own client (a killed member is replaced by a new process).
 type memberSlot struct {
-	g    *Group
+	g    *group
 	i    int
 	name string
 	drv  workloads.GroupDriver

@@ -9,7 +9,7 @@ import (
 	"github.com/kchaos/kchaos/workloads"
 )
 
-// JavaMetaAdmin is the metadata workload's admin client on Apache Kafka's
+// javaMetaAdmin is the metadata workload's admin client on Apache Kafka's
 // Java Admin client (javaclient/AdminHandle.java), in the run's JVM: the
 // MetaAdmin a java run's metadata workload should use. Like
 // admin.NewOnce's, its requests are never retried (retries 0), so each
@@ -22,9 +22,9 @@ import (
 // (TimeoutException, a lost connection's NetworkException or
 // DisconnectException) stays a bare JavaError: info, as a franz-go
 // timeout or broken connection is.
-type JavaMetaAdmin struct{ javaHandle }
+type javaMetaAdmin struct{ javaHandle }
 
-var _ workloads.MetaAdmin = (*JavaMetaAdmin)(nil)
+var _ workloads.MetaAdmin = (*javaMetaAdmin)(nil)
 
 // javaMetaTimeoutMS is the controller-side timeout of each change, as
 // cluster/admin's metaTimeoutMS.
@@ -33,7 +33,7 @@ const javaMetaTimeoutMS = 5000
 var _ workloads.MetaAdminDriver = javaDriver{}
 
 // NewMetaAdmin is the metadata workload's admin client for driver java
-// (workloads.NewMetaAdmin asks): a JavaMetaAdmin, and what closes it.
+// (workloads.NewMetaAdmin asks): a javaMetaAdmin, and what closes it.
 func (javaDriver) NewMetaAdmin(cfg workloads.Config, bootstrap []string) (workloads.MetaAdmin, func(), error) {
 	ja, err := newJavaMetaAdmin(cfg, bootstrap)
 	if err != nil {
@@ -44,7 +44,7 @@ func (javaDriver) NewMetaAdmin(cfg workloads.Config, bootstrap []string) (worklo
 
 // newJavaMetaAdmin opens the admin client; cfg gives the client version
 // (javaClientVersion) and the common client settings.
-func newJavaMetaAdmin(cfg workloads.Config, bootstrap []string) (*JavaMetaAdmin, error) {
+func newJavaMetaAdmin(cfg workloads.Config, bootstrap []string) (*javaMetaAdmin, error) {
 	p := javaCommon(cfg, bootstrap, workloads.MetadataAdminClientID)
 	p["retries"] = "0"
 	p["request.timeout.ms"] = "7000"
@@ -53,10 +53,10 @@ func newJavaMetaAdmin(cfg workloads.Config, bootstrap []string) (*JavaMetaAdmin,
 	if err != nil {
 		return nil, err
 	}
-	return &JavaMetaAdmin{javaHandle{j: j, h: h}}, nil
+	return &javaMetaAdmin{javaHandle{j: j, h: h}}, nil
 }
 
-func (a *JavaMetaAdmin) do(ctx context.Context, f map[string]any) error {
+func (a *javaMetaAdmin) do(ctx context.Context, f map[string]any) error {
 	f["handle"], f["timeout_ms"] = a.h, javaMetaTimeoutMS
 	_, err := a.j.call(ctx, "admin", f)
 	return javaMetaErr(err)
@@ -66,7 +66,7 @@ func (a *JavaMetaAdmin) do(ctx context.Context, f map[string]any) error {
 // exceptions it raised itself, with no broker's answer.
 var javaClientSide = map[string]bool{"NETWORK_EXCEPTION": true, "REQUEST_TIMED_OUT": true}
 
-// javaMetaErr shapes err for admin.MetaOutcome (see JavaMetaAdmin).
+// javaMetaErr shapes err for admin.MetaOutcome (see javaMetaAdmin).
 func javaMetaErr(err error) error {
 	je, ok := asJavaError(err)
 	if !ok || je.Timeout || javaClientSide[je.Kafka] {
@@ -79,18 +79,18 @@ func javaMetaErr(err error) error {
 	return fmt.Errorf("%w: %w", kerr.ErrorForCode(code), je)
 }
 
-func (a *JavaMetaAdmin) CreateTopicOnce(ctx context.Context, topic string, n int32, rf int16) error {
+func (a *javaMetaAdmin) CreateTopicOnce(ctx context.Context, topic string, n int32, rf int16) error {
 	return a.do(ctx, map[string]any{"action": "create-topic", "topic": topic, "partitions": n, "replication_factor": rf})
 }
 
-func (a *JavaMetaAdmin) DeleteTopicOnce(ctx context.Context, topic string) error {
+func (a *javaMetaAdmin) DeleteTopicOnce(ctx context.Context, topic string) error {
 	return a.do(ctx, map[string]any{"action": "delete-topic", "topic": topic})
 }
 
-func (a *JavaMetaAdmin) CreatePartitionsOnce(ctx context.Context, topic string, total int32) error {
+func (a *javaMetaAdmin) CreatePartitionsOnce(ctx context.Context, topic string, total int32) error {
 	return a.do(ctx, map[string]any{"action": "create-partitions", "topic": topic, "partitions": total})
 }
 
-func (a *JavaMetaAdmin) SetTopicConfigOnce(ctx context.Context, topic, key, value string) error {
+func (a *javaMetaAdmin) SetTopicConfigOnce(ctx context.Context, topic, key, value string) error {
 	return a.do(ctx, map[string]any{"action": "set-config", "topic": topic, "key": key, "value": value})
 }

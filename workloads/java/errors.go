@@ -60,7 +60,7 @@ func (e *JavaError) Error() string {
 	return "java " + short + ": " + e.Message
 }
 
-// javaErrorRule is one row of JavaErrors: an exception (by class, and
+// javaErrorRule is one row of javaErrors: an exception (by class, and
 // message where the class alone says too little) that means one of the
 // client-side causes of errors.go.
 type javaErrorRule struct {
@@ -71,7 +71,7 @@ type javaErrorRule struct {
 	Why     string
 }
 
-// JavaErrors maps the Java client's own exceptions onto the causes the Go
+// javaErrors maps the Java client's own exceptions onto the causes the Go
 // drivers give, first match wins. They come before the Kafka error name,
 // for the reason RuleFor gives: how the client gave up decides, and a
 // TimeoutException's name (REQUEST_TIMED_OUT) would hide that it may be
@@ -80,7 +80,7 @@ type javaErrorRule struct {
 // NOT_ENOUGH_REPLICAS, NETWORK_EXCEPTION, ...), and when it has none
 // (UNKNOWN_SERVER_ERROR from a class that is not UnknownServerException),
 // is `unknown`: info, with the exception in the send's detail.
-var JavaErrors = []javaErrorRule{
+var javaErrors = []javaErrorRule{
 	{Class: "org.apache.kafka.clients.producer.BufferExhaustedException", Cause: workloads.CauseMaxBuffered,
 		Why: "buffer.memory was full for max.block.ms: the record was never accepted by the client (a TimeoutException, so it must come first)"},
 	{Class: "org.apache.kafka.common.errors.WakeupException", Cause: workloads.CauseClientClosed,
@@ -111,9 +111,9 @@ var javaCodes = func() map[string]int16 {
 	return m
 }()
 
-// javaCause is the client-side cause e means by JavaErrors, or "".
+// javaCause is the client-side cause e means by javaErrors, or "".
 func javaCause(e *JavaError) string {
-	for _, r := range JavaErrors {
+	for _, r := range javaErrors {
 		if r.Class != "" && r.Class != e.Class {
 			continue
 		}
@@ -147,7 +147,7 @@ var _ workloads.ClientError = (*JavaError)(nil)
 // the seam (workloads.KafkaCode, RuleFor) reads a JavaError.
 func (e *JavaError) KafkaCode() (int16, bool) { return javaCode(e) }
 
-// GivingUp is the client-side cause e means by JavaErrors, or "": how the
+// GivingUp is the client-side cause e means by javaErrors, or "": how the
 // seam (workloads.RuleFor) reads a JavaError before its Kafka error.
 func (e *JavaError) GivingUp() string { return javaCause(e) }
 

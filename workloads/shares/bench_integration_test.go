@@ -316,10 +316,10 @@ func (s *bareShare) err() error {
 }
 
 // setEarliest sets the bare group's share.auto.offset.reset to earliest,
-// as the workload does for its own (Group.Open), so both start at the
+// as the workload does for its own (group.Open), so both start at the
 // backlog's first record.
 func setEarliest(bootstrap []string, group string) error {
-	g := New(workloads.Config{Driver: workloads.DriverFranz, RequestTimeout: workloads.Duration(5 * time.Second),
+	g := newGroup(workloads.Config{Driver: workloads.DriverFranz, RequestTimeout: workloads.Duration(5 * time.Second),
 		Shares: workloads.ShareConfig{Group: group}})
 	g.env = workloads.KindEnv{Evidence: bootstrap}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

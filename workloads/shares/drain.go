@@ -31,7 +31,7 @@ const (
 
 // admin makes an admin client for the share group's setup and its
 // start offsets.
-func (g *Group) admin() (*kadm.Client, *kgo.Client, error) {
+func (g *group) admin() (*kadm.Client, *kgo.Client, error) {
 	cl, err := kgo.NewClient(workloads.FranzCommon(g.cfg, g.env.Evidence, "kchaos-share-admin")...)
 	if err != nil {
 		return nil, nil, err
@@ -42,7 +42,7 @@ func (g *Group) admin() (*kadm.Client, *kgo.Client, error) {
 // setup reads the lock duration and delivery limit the brokers run
 // with, and sets the group's share.auto.offset.reset to earliest before
 // any member joins (share groups start at latest by default, KIP-932).
-func (g *Group) setup(ctx context.Context) error {
+func (g *group) setup(ctx context.Context) error {
 	adm, cl, err := g.admin()
 	if err != nil {
 		return err
@@ -59,7 +59,7 @@ func (g *Group) setup(ctx context.Context) error {
 	return fmt.Errorf("workload.shares: set up share group %s: %w", g.cfg.Shares.Group, last)
 }
 
-func (g *Group) setupOnce(ctx context.Context, adm *kadm.Client, cl *kgo.Client) error {
+func (g *group) setupOnce(ctx context.Context, adm *kadm.Client, cl *kgo.Client) error {
 	// A broker's own configs (no broker id would answer the cluster-wide
 	// dynamic defaults only, without server.properties).
 	md, err := adm.BrokerMetadata(ctx)
@@ -125,7 +125,7 @@ func (g *Group) setupOnce(ctx context.Context, adm *kadm.Client, cl *kgo.Client)
 // never delivers a final record again, so no member could confirm it. The
 // checker still judges such a record unknown (its ack's outcome is), so
 // this ends the wait, not a verdict.
-func (g *Group) Drain(ctx context.Context, env workloads.KindEnv) error {
+func (g *group) Drain(ctx context.Context, env workloads.KindEnv) error {
 	g.env = env
 	adm, cl, err := g.admin()
 	if err != nil {
@@ -167,7 +167,7 @@ const drainAsk = time.Second
 
 // startOffsets is the group's share-partition start offsets on the
 // workload's topic, and the partitions it did not report (with why).
-func (g *Group) startOffsets(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]string, error) {
+func (g *group) startOffsets(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]string, error) {
 	octx, cancel := context.WithTimeout(ctx, g.cfg.OpTimeout())
 	defer cancel()
 	got, err := adm.DescribeShareGroupOffsets(octx, g.cfg.Shares.Group)
@@ -194,7 +194,7 @@ func (g *Group) startOffsets(ctx context.Context, adm *kadm.Client) (map[int32]i
 
 // bounds is each partition's log start and end offsets at the
 // drain's start (nil ends when they could not be had).
-func (g *Group) bounds(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]int64) {
+func (g *group) bounds(ctx context.Context, adm *kadm.Client) (map[int32]int64, map[int32]int64) {
 	so, err1 := adm.ListStartOffsets(ctx, g.cfg.Topic)
 	eo, err2 := adm.ListEndOffsets(ctx, g.cfg.Topic)
 	if err1 != nil || err2 != nil {
@@ -212,7 +212,7 @@ func (g *Group) bounds(ctx context.Context, adm *kadm.Client) (map[int32]int64, 
 
 // recordOffsets records the group's share-partition start offsets
 // (DescribeShareGroupOffsets) as a share-offsets op.
-func (g *Group) recordOffsets(ctx context.Context, adm *kadm.Client, drained bool) error {
+func (g *group) recordOffsets(ctx context.Context, adm *kadm.Client, drained bool) error {
 	proc := g.env.Recorder.NewProcess()
 	v := histories.ShareOffsetsValue{Group: g.cfg.Shares.Group, Topic: g.cfg.Topic}
 	if _, err := g.env.Recorder.Invoke(proc, histories.FShareOffsets, v); err != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // openMember makes a slot's client and records its share-subscribe.
-func (g *Group) openMember(s *slot) (*member, error) {
+func (g *group) openMember(s *slot) (*member, error) {
 	sd, ok := g.env.Driver.(workloads.ShareDriver)
 	if !ok {
 		return nil, fmt.Errorf("driver %s has no share consumer", g.env.Driver.Name())
@@ -44,7 +44,7 @@ func (g *Group) openMember(s *slot) (*member, error) {
 // if any: completed ok with no records, since the member was handed
 // nothing more (what its last fetch acquired comes back to the group when
 // the broker frees the locks).
-func (g *Group) end(m *member, kill bool) error {
+func (g *group) end(m *member, kill bool) error {
 	if kill {
 		m.cl.Kill()
 	} else {
@@ -63,7 +63,7 @@ func (g *Group) end(m *member, kill bool) error {
 // loops runs every slot's loop at once until they end (ctx, or
 // done for the drain), waits for all of them and returns the first
 // error.
-func (g *Group) loops(ctx context.Context, done func() bool) error {
+func (g *group) loops(ctx context.Context, done func() bool) error {
 	errs := make([]error, len(g.slots))
 	var wg sync.WaitGroup
 	for i, s := range g.slots {
@@ -84,7 +84,7 @@ func (g *Group) loops(ctx context.Context, done func() bool) error {
 
 // loop is one slot's member: poll, process, ack, until ctx ends or
 // done says the drain is over; it carries out the faults sent to it.
-func (g *Group) loop(ctx context.Context, s *slot, done func() bool) (err error) {
+func (g *group) loop(ctx context.Context, s *slot, done func() bool) (err error) {
 	m, err := g.openMember(s)
 	if err != nil {
 		return err
@@ -147,7 +147,7 @@ func (g *Group) loop(ctx context.Context, s *slot, done func() bool) (err error)
 
 // fault carries out a member fault; it returns the member's client
 // after it (nil: none running).
-func (g *Group) fault(ctx context.Context, s *slot, m *member, c workloads.MemberFault) (*member, error) {
+func (g *group) fault(ctx context.Context, s *slot, m *member, c workloads.MemberFault) (*member, error) {
 	var err error
 	switch c.Op {
 	case workloads.MemberKill:
@@ -185,7 +185,7 @@ func (g *Group) fault(ctx context.Context, s *slot, m *member, c workloads.Membe
 // strike carries out a pending kill: the member's client ends as a
 // crashed process's (workloads.ShareMember.Kill); what it holds comes back when the
 // broker notices.
-func (g *Group) strike(s *slot, m *member) (*member, error) {
+func (g *group) strike(s *slot, m *member) (*member, error) {
 	var err error
 	if m != nil {
 		err = g.end(m, true)
@@ -199,7 +199,7 @@ func (g *Group) strike(s *slot, m *member) (*member, error) {
 // when the member's op ended info (the process is retired). A member
 // whose client may hand out records acquired before a poll keeps its
 // share-poll op open while its polls come back empty (m.poll).
-func (g *Group) round(ctx context.Context, s *slot, m *member) (bool, error) {
+func (g *group) round(ctx context.Context, s *slot, m *member) (bool, error) {
 	cfg := g.cfg.Shares
 	if m.poll == nil {
 		inv := histories.SharePollValue{Group: cfg.Group, Member: s.name, Topic: g.cfg.Topic}
@@ -265,7 +265,7 @@ func (s *slot) draw(mix workloads.ShareAckMix) string {
 // ack acks the poll's records polled with the statuses status
 // draws, in order, and records one share-ack op with each record's
 // outcome (outcome).
-func (g *Group) ack(ctx context.Context, m *member, member string, polled []histories.ShareRecord, status func() string) (bool, error) {
+func (g *group) ack(ctx context.Context, m *member, member string, polled []histories.ShareRecord, status func() string) (bool, error) {
 	v := histories.ShareAckValue{Group: g.cfg.Shares.Group, Member: member, Topic: g.cfg.Topic,
 		Acks: make([]histories.ShareAck, len(polled))}
 	sts := make([]string, len(polled))

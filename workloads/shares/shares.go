@@ -27,9 +27,9 @@ import (
 	"github.com/kchaos/kchaos/workloads"
 )
 
-// Group is a workload's share group: its members' slots, what the brokers
+// group is a workload's share group: its members' slots, what the brokers
 // run with, what the members saw final. It is a workloads.Kind.
-type Group struct {
+type group struct {
 	cfg   workloads.Config
 	env   workloads.KindEnv // lent by the Workload at Open and Drain
 	slots []*slot
@@ -37,21 +37,21 @@ type Group struct {
 	tally tally
 }
 
-var _ workloads.Kind = (*Group)(nil)
+var _ workloads.Kind = (*group)(nil)
 
 // The seam makes the share group of a workload that asks for one
 // (workloads.New) through the registry: this package is linked by
 // workloads/kinds.
 func init() {
 	workloads.RegisterKind(workloads.KindShares, func(cfg workloads.Config, _ workloads.Driver) (workloads.Kind, error) {
-		return New(cfg), nil
+		return newGroup(cfg), nil
 	})
 }
 
-// New is the share group of cfg (its Defaults applied), with a slot per
+// newGroup is the share group of cfg (its Defaults applied), with a slot per
 // member; it connects to nothing yet.
-func New(cfg workloads.Config) *Group {
-	g := &Group{cfg: cfg, slots: make([]*slot, cfg.Shares.Members)}
+func newGroup(cfg workloads.Config) *group {
+	g := &group{cfg: cfg, slots: make([]*slot, cfg.Shares.Members)}
 	for i := range g.slots {
 		g.slots[i] = &slot{i: i, name: workloads.ShareMemberName(i), ctl: make(chan workloads.MemberFault),
 			rng: rand.New(rand.NewPCG(cfg.Shares.Seed, uint64(i)))}
@@ -62,18 +62,18 @@ func New(cfg workloads.Config) *Group {
 // Open reads the lock duration and delivery limit the brokers run with
 // and sets the group to start at earliest (drain.go), before any member
 // joins.
-func (g *Group) Open(ctx context.Context, env workloads.KindEnv) error {
+func (g *group) Open(ctx context.Context, env workloads.KindEnv) error {
 	g.env = env
 	return g.setup(ctx)
 }
 
 // Run runs every member until stop; then they leave (their client
 // closes and releases what it holds). A recorder error ends the run.
-func (g *Group) Run(stop context.Context) error { return g.loops(stop, nil) }
+func (g *group) Run(stop context.Context) error { return g.loops(stop, nil) }
 
 // Members is the handle on the members for the member faults, which they
 // take as a consumer group's members do.
-func (g *Group) Members() workloads.GroupControl {
+func (g *group) Members() workloads.GroupControl {
 	names := make([]string, len(g.slots))
 	chs := make([]chan workloads.MemberFault, len(g.slots))
 	for i, s := range g.slots {

@@ -32,27 +32,27 @@ import (
 // workloads/kinds.
 func init() {
 	workloads.RegisterKind(workloads.KindTransactions, func(cfg workloads.Config, _ workloads.Driver) (workloads.Kind, error) {
-		return New(cfg), nil
+		return newProducers(cfg), nil
 	})
 }
 
-// Producers is a workload's transactional producers: a workloads
+// producers is a workload's transactional producers: a workloads
 // ProducerKind.
-type Producers struct {
+type producers struct {
 	cfg     workloads.Config
 	env     workloads.KindEnv // lent by the Workload at Open
 	reg     *txnClients
 	clients []workloads.TxnProducer // opened by Open, one per producer
 }
 
-var _ workloads.ProducerKind = (*Producers)(nil)
+var _ workloads.ProducerKind = (*producers)(nil)
 
-// New is the transactional producers of cfg (its Defaults applied); they
+// newProducers is the transactional producers of cfg (its Defaults applied); they
 // connect to nothing yet.
-func New(cfg workloads.Config) *Producers { return &Producers{cfg: cfg, reg: &txnClients{}} }
+func newProducers(cfg workloads.Config) *producers { return &producers{cfg: cfg, reg: &txnClients{}} }
 
 // Open creates cfg.Producers transactional clients.
-func (p *Producers) Open(_ context.Context, env workloads.KindEnv) error {
+func (p *producers) Open(_ context.Context, env workloads.KindEnv) error {
 	p.env = env
 	cs, err := p.openTxnProducers(p.reg)
 	p.clients = cs
@@ -60,7 +60,7 @@ func (p *Producers) Open(_ context.Context, env workloads.KindEnv) error {
 }
 
 // Close closes every transactional client still open.
-func (p *Producers) Close() { p.reg.closeAll() }
+func (p *producers) Close() { p.reg.closeAll() }
 
 // firstOf is the first error of errs, or nil.
 func firstOf(errs []error) error {
@@ -143,7 +143,7 @@ func (r *txnClients) closeAll() {
 }
 
 // openTxnProducers creates cfg.Producers transactional clients.
-func (p *Producers) openTxnProducers(reg *txnClients) ([]workloads.TxnProducer, error) {
+func (p *producers) openTxnProducers(reg *txnClients) ([]workloads.TxnProducer, error) {
 	td, ok := p.env.Driver.(workloads.TxnDriver)
 	if !ok {
 		return nil, errors.New("workload: driver " + p.env.Driver.Name() + " has no transactional producer")
@@ -164,7 +164,7 @@ func (p *Producers) openTxnProducers(reg *txnClients) ([]workloads.TxnProducer, 
 // Produce runs one transactional process per producer until stop ends
 // and each one's last transaction completed, and returns the first
 // error. ops bounds every request, as for sends.
-func (p *Producers) Produce(stop, ops context.Context) error {
+func (p *producers) Produce(stop, ops context.Context) error {
 	errs := make([]error, len(p.clients))
 	var wg sync.WaitGroup
 	for i, cl := range p.clients {
@@ -183,7 +183,7 @@ func (p *Producers) Produce(stop, ops context.Context) error {
 // sends; so does a crashed one (its successor is a new process, with the
 // same transactional id). A client that is fenced, or whose state after
 // an error only a new InitProducerId cleans, is closed and re-created.
-func (p *Producers) txnSlot(stop, ops context.Context, i int, cl workloads.TxnProducer, reg *txnClients) error {
+func (p *producers) txnSlot(stop, ops context.Context, i int, cl workloads.TxnProducer, reg *txnClients) error {
 	td := p.env.Driver.(workloads.TxnDriver)
 	pid := p.env.Recorder.NewProcess()
 	seq := 0
@@ -240,7 +240,7 @@ func (p *Producers) txnSlot(stop, ops context.Context, i int, cl workloads.TxnPr
 	}
 }
 
-func (p *Producers) countTxn(typ histories.Type, name string, r txnRun) {
+func (p *producers) countTxn(typ histories.Type, name string, r txnRun) {
 	p.env.Count.TxnEnded(typ, workloads.IsFenced(r.end.StepErr) || workloads.IsFenced(r.end.CommitErr) || workloads.IsFenced(r.end.AbortErr))
 	if name != "" && name != workloads.CauseAborted {
 		p.env.Count.Error(name)
@@ -251,7 +251,7 @@ func (p *Producers) countTxn(typ histories.Type, name string, r txnRun) {
 // values), its poll of those partitions, and how it ends. The abort and
 // crash fractions are disjoint bands of one draw, so each is exactly its
 // rate of the transactions; a crash only befalls one meant to commit.
-func (p *Producers) planTxn(rng *rand.Rand, i, pid int, seq *int) txnPlan {
+func (p *producers) planTxn(rng *rand.Rand, i, pid int, seq *int) txnPlan {
 	t := p.cfg.Transactions
 	n := t.MinSends + rng.IntN(t.MaxSends-t.MinSends+1)
 	plan := txnPlan{crashAt: -1}
@@ -293,7 +293,7 @@ func sendOp(topic string, m workloads.Message) histories.TxnOp {
 // records; a poll that failed is left out, since it read nothing it could
 // claim, and it ends the transaction) and every send attempted, with its
 // offset once acked. Sends after the first error are never attempted.
-func (p *Producers) runTxn(ops context.Context, i int, cl workloads.TxnProducer, plan txnPlan, reg *txnClients) txnRun {
+func (p *producers) runTxn(ops context.Context, i int, cl workloads.TxnProducer, plan txnPlan, reg *txnClients) txnRun {
 	r := txnRun{value: plan.value}
 	r.value.Ops = nil
 	step := func(err error) bool {
@@ -376,7 +376,7 @@ func (p *Producers) runTxn(ops context.Context, i int, cl workloads.TxnProducer,
 // complete). So once it returns, the zombie's transaction is aborted and
 // any later request at the old epoch is fenced: superseded is true. If
 // the successor cannot initialise, nothing is known (superseded false).
-func (p *Producers) crash(ops context.Context, i int, reg *txnClients) (succ workloads.TxnProducer, superseded bool) {
+func (p *producers) crash(ops context.Context, i int, reg *txnClients) (succ workloads.TxnProducer, superseded bool) {
 	p.env.Count.TxnCrashed()
 	succ, err := p.env.Driver.(workloads.TxnDriver).NewTxnProducer(p.cfg, p.env.Bootstrap, i)
 	if err != nil {
@@ -396,7 +396,7 @@ func (p *Producers) crash(ops context.Context, i int, reg *txnClients) (succ wor
 
 // runClock is the recorder's run clock now (ns since the run started, the
 // clock of event times), or nil when the recorder keeps none.
-func (p *Producers) runClock() *int64 {
+func (p *producers) runClock() *int64 {
 	c, ok := p.env.Recorder.(interface{ Elapsed() time.Duration })
 	if !ok {
 		return nil
@@ -408,7 +408,7 @@ func (p *Producers) runClock() *int64 {
 // DrainBound bounds the wait for the last transactions at the end of a
 // run: a whole transaction's requests (begin, sends, end) and a crash's
 // successor initialisation, not one send's.
-func (p *Producers) DrainBound() time.Duration {
+func (p *producers) DrainBound() time.Duration {
 	t := p.cfg.Transactions
 	return time.Duration(t.MaxSends+3)*p.cfg.OpTimeout() + workloads.TxnPollWait + t.Timeout.Std()
 }

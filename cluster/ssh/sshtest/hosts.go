@@ -32,8 +32,8 @@ import (
 	sshb "github.com/kchaos/kchaos/cluster/ssh"
 )
 
-// Label marks every container and network this package makes.
-const Label = "org.kchaos.sshtest"
+// label marks every container and network this package makes.
+const label = "org.kchaos.sshtest"
 
 // runLabel is cluster/docker's run label (not imported: no Docker client
 // here), so that `kchaos clean` also removes test hosts a crashed test left.
@@ -48,20 +48,20 @@ type Hosts struct {
 	names   []string
 }
 
-// Image is the test host image of a Kafka version.
-func Image(version string) string { return "kchaos/sshhost:" + cluster.ImageTag(version) }
+// image is the test host image of a Kafka version.
+func image(version string) string { return "kchaos/sshhost:" + cluster.ImageTag(version) }
 
-// EnsureImage builds the test host image when it is missing
+// ensureImage builds the test host image when it is missing
 // (image/sshhost/build.sh, which builds the Kafka image first if needed).
-func EnsureImage(version string) error {
-	if exec.Command("docker", "image", "inspect", Image(version)).Run() == nil {
+func ensureImage(version string) error {
+	if exec.Command("docker", "image", "inspect", image(version)).Run() == nil {
 		return nil
 	}
 	_, file, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(file), "..", "..", "..", "image", "sshhost", "build.sh")
 	out, err := exec.Command(script, version).CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("build %s: %w: %s", Image(version), err, out)
+		return fmt.Errorf("build %s: %w: %s", image(version), err, out)
 	}
 	return nil
 }
@@ -78,7 +78,7 @@ func docker(ctx context.Context, args ...string) (string, error) {
 // the subnet) and starts Kafka on each. dir receives the keys.
 func Start(ctx context.Context, cfg cluster.Config, dir string) (h *Hosts, err error) {
 	cfg.Defaults()
-	if err := EnsureImage(cfg.KafkaVersion); err != nil {
+	if err := ensureImage(cfg.KafkaVersion); err != nil {
 		return nil, err
 	}
 	h = &Hosts{ID: cluster.NewRunID(), Dir: dir}
@@ -131,8 +131,8 @@ func Start(ctx context.Context, cfg cluster.Config, dir string) (h *Hosts, err e
 	for _, n := range nodes {
 		name := fmt.Sprintf("kchaos-sshtest-%s-%s-%d", h.ID, n.Role, n.ID)
 		if _, err := docker(ctx, "run", "-d", "--name", name, "--hostname", fmt.Sprintf("%s-%d", n.Role, n.ID),
-			"--label", Label+"="+h.ID, "--label", runLabel+"="+h.ID, "--network", h.Network, "--ip", n.IP, "--cap-add", "NET_ADMIN",
-			"-v", dir+"/hostkeys:/kchaos-ssh:ro", Image(cfg.KafkaVersion)); err != nil {
+			"--label", label+"="+h.ID, "--label", runLabel+"="+h.ID, "--network", h.Network, "--ip", n.IP, "--cap-add", "NET_ADMIN",
+			"-v", dir+"/hostkeys:/kchaos-ssh:ro", image(cfg.KafkaVersion)); err != nil {
 			return h, err
 		}
 		h.names = append(h.names, name)
@@ -210,7 +210,7 @@ func (h *Hosts) network(ctx context.Context) (netip.Prefix, error) {
 		n, _ := rand.Int(rand.Reader, big.NewInt(256))
 		p := netip.PrefixFrom(netip.AddrFrom4([4]byte{10, 232, byte(n.Int64()), 0}), 24)
 		name := "kchaos-sshtest-" + h.ID
-		_, err := docker(ctx, "network", "create", "--subnet", p.String(), "--label", Label+"="+h.ID, "--label", runLabel+"="+h.ID, name)
+		_, err := docker(ctx, "network", "create", "--subnet", p.String(), "--label", label+"="+h.ID, "--label", runLabel+"="+h.ID, name)
 		if err == nil {
 			h.Network = name
 			return p, nil
