@@ -80,8 +80,10 @@ test-scenarios: image upgrade-images chromium
 # benchmarks need Docker, so they sit behind the integration tag).
 # BenchmarkProduce gives each driver's acked sends/s and recording overhead
 # in one run, the java driver's beside franz-go's (skipped without a JDK).
+# One package at a time (-p 1): several benchmarks start a cluster, and
+# two clusters on two cores would measure each other.
 bench: image
-	$(GO) test -tags integration -run '^$$' -bench . -benchmem -timeout 30m ./...
+	$(GO) test -tags integration -p 1 -run '^$$' -bench . -benchmem -timeout 30m ./...
 
 clean:
 	rm -rf bin
