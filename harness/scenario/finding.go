@@ -17,7 +17,7 @@ import (
 //	finding:
 //	  status: "KAFKA-20732: fixed in 4.4.0 and 4.3.2 (apache/kafka#22661)"
 //	  steps: "Tiered storage on; ...; restart the leader three times."
-//	  needs: [coordinator-state]
+//	  needs: [streams-group]
 type FindingSpec struct {
 	// Status is the JIRA's own status as Kafka's tracker and source show
 	// it, dated (resolved, fix versions, open backports), or that no JIRA
@@ -39,13 +39,13 @@ type FindingSpec struct {
 // lands takes its need out of here, and the validation then names every
 // cell that still claims it.
 var needs = map[string]string{
-	// kchaos's group clients all commit without an epoch already (franz-go
-	// EpochOffset -1, the Java client's OffsetAndMetadata(offset),
-	// kafka-go's OffsetCommit); what is missing is the rest of the words.
-	"commit-without-leader-epoch": "each commit's leader epoch recorded in the history, and a judged outcome for " +
-		"the records skipped or read twice after a truncation below an epoch-less commit",
-	"coordinator-state": "the group coordinator's state as evidence: committed offsets and membership read back " +
-		"after a coordinator move and held against what the group's members did",
+	// Landed, and so out of here: coordinator-state (the group-final
+	// read-back, 2026-12-05; k20845 runs since 2026-12-06) and
+	// commit-without-leader-epoch (each commit's leader_epochs, k20507).
+	"fenced-leader-metric": "a metric that tells a partition whose leader is a fenced broker (the last known " +
+		"leader elected while still down, KAFKA-19522) from a partition without a leader",
+	"streams-group": "a Kafka Streams workload: a streams group (KIP-1071) whose members' tasks and state " +
+		"stores the history records",
 }
 
 // FindingInfo is the finding as run.json and the report carry it (nil

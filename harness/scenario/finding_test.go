@@ -18,12 +18,13 @@ func TestFindingNeeds(t *testing.T) {
 		needs      string // NeedsText's substring when valid
 	}{
 		{"no needs", base, "", ""},
-		{"one need", base + "  needs: [coordinator-state]\n", "", "needs the group coordinator's state as evidence"},
-		{"two needs", base + "  needs: [commit-without-leader-epoch, coordinator-state]\n", "",
-			"(commit-without-leader-epoch); the group coordinator's state"},
-		{"unknown need", base + "  needs: [coordinator-state, a-time-machine]\n", `finding.needs[1]: unknown need "a-time-machine": want one of`, ""},
-		{"repeated need", base + "  needs: [coordinator-state, coordinator-state]\n", `finding.needs[1]: "coordinator-state" listed twice`, ""},
-		{"not a list", base + "  needs: coordinator-state\n", "needs", ""},
+		{"one need", base + "  needs: [streams-group]\n", "", "needs a Kafka Streams workload"},
+		{"two needs", base + "  needs: [fenced-leader-metric, streams-group]\n", "",
+			"(fenced-leader-metric); a Kafka Streams workload"},
+		{"unknown need", base + "  needs: [streams-group, a-time-machine]\n", `finding.needs[1]: unknown need "a-time-machine": want one of`, ""},
+		{"a need that landed", base + "  needs: [coordinator-state]\n", `finding.needs[0]: unknown need "coordinator-state"`, ""},
+		{"repeated need", base + "  needs: [streams-group, streams-group]\n", `finding.needs[1]: "streams-group" listed twice`, ""},
+		{"not a list", base + "  needs: streams-group\n", "needs", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s, err := loadText(t, tc.yaml)
