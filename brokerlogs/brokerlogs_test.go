@@ -64,6 +64,8 @@ func TestMatchRealMessages(t *testing.T) {
 			MFenced, "map[broker:0 broker_epoch:16]"},
 		{"[QuorumController id=1000] Fencing broker 2 because its session has timed out.", // before 4.x
 			MFenced, "map[broker:2]"},
+		{"[GroupCoordinator id=1] Failed to load metadata from __consumer_offsets-0 with epoch 1 due to java.lang.RuntimeException: Replaying record CoordinatorRecord(key=ApiMessageAndVersion(ConsumerGroupMemberMetadataKey(groupId='k20845', memberId='L3x') at version 5), value=...) from __consumer_offsets-0 at offset 485 with producer id -1 and producer epoch -1 failed due to: Group k20845 is not a consumer group..",
+			MCoordinatorLoadFailed, "map[broker:1 cause:java.lang.RuntimeException coordinator:GroupCoordinator leader_epoch:1 partition:__consumer_offsets-0]"},
 		{"Recovering 1 logs from /var/lib/kafka/data since no clean shutdown file was found",
 			MUncleanRecovery, "map[dir:/var/lib/kafka/data logs:1]"},
 		{"[ReplicaManager broker=0] Stopping serving replicas in dir /var/lib/kafka/data with uuid abc because the log directory has failed.",

@@ -30,6 +30,12 @@ const (
 	// MUncleanRecovery: a broker started without a clean-shutdown marker
 	// and recovers its logs (after kill -9 or a power loss).
 	MUncleanRecovery = "unclean-recovery"
+	// MCoordinatorLoadFailed: a coordinator (group, share, the runtime
+	// they share since 4.0) could not replay its partition of an internal
+	// topic when it became its leader: until the log is rewritten it
+	// answers NOT_COORDINATOR for every group of that partition
+	// (KAFKA-20845's unreplayable __consumer_offsets).
+	MCoordinatorLoadFailed = "coordinator-load-failed"
 )
 
 // rule is one known Kafka message: a regular expression over an entry's
@@ -72,6 +78,8 @@ var rules = []rule{
 		regexp.MustCompile(`Shutdown broker because the metadata log dir (?P<dir>\S+) has failed`)},
 	{MFenced, `ReplicationControlManager.maybeFenceOneStaleBroker: "Fencing broker {} at epoch {} because its session has timed out."`,
 		regexp.MustCompile(`Fencing broker (?P<broker>\d+)(?: at epoch (?P<broker_epoch>\d+))? because its session has timed out`)},
+	{MCoordinatorLoadFailed, `CoordinatorRuntime$CoordinatorContext (4.0+): "Failed to load metadata from {} with epoch {} due to {}."`,
+		regexp.MustCompile(`^(?:\[(?P<coordinator>\w+Coordinator) id=(?P<broker>\d+)\] )?Failed to load metadata from (?P<partition>\S+) with epoch (?P<leader_epoch>\d+) due to (?P<cause>[\w.$]+)`)},
 	{MUncleanRecovery, `LogManager.loadLogs: "Recovering {} logs from {} since no clean shutdown file was found"`,
 		regexp.MustCompile(`Recovering (?P<logs>\d+) logs from (?P<dir>\S+) since no clean shutdown file was found`)},
 }

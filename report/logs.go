@@ -60,6 +60,7 @@ var markerColors = map[string]string{
 	brokerlogs.MTruncate: "#e67e22", brokerlogs.MTruncateBelowHW: "#c0392b", brokerlogs.MDivergence: "#d35400",
 	brokerlogs.MUncleanElection: "#8e44ad", brokerlogs.MUncleanLeader: "#8e44ad", brokerlogs.MLogDirFailure: "#000",
 	brokerlogs.MFenced: "#2471a3", brokerlogs.MUncleanRecovery: "#7f8c8d",
+	brokerlogs.MCoordinatorLoadFailed: "#922b21",
 }
 
 func markerColor(name string) string {
