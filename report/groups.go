@@ -26,7 +26,10 @@ type groupView struct {
 	Members []memberRow
 	Lost    []string // the lost-by-commit ranges, in words
 	Outside []string // the delivery-outside-assignment entries' texts
-	SVG     svgDoc
+	// ReadBack says, in words, what each group-final read-back found:
+	// what the coordinator held, or that it never answered.
+	ReadBack []string
+	SVG      svgDoc
 }
 
 type memberRow struct {
@@ -80,6 +83,70 @@ type groupAnomalies struct {
 	Outside      []struct {
 		Text string `json:"text"`
 	} `json:"delivery-outside-assignment"`
+}
+
+// readBackStat is what the report reads of results.json's
+// stats.groups.read_back (checker/groupcheck.ReadBackStats).
+type readBackStat struct {
+	Group         string            `json:"group"`
+	AtS           float64           `json:"at_s"`
+	Outcome       string            `json:"outcome"`
+	Error         string            `json:"error"`
+	Judged        bool              `json:"judged"`
+	Offsets       map[string]int64  `json:"offsets"`
+	Errors        map[string]string `json:"errors"`
+	Type          string            `json:"type"`
+	State         string            `json:"state"`
+	Members       int               `json:"members"`
+	Coordinator   *int32            `json:"coordinator"`
+	DescribeError string            `json:"describe_error"`
+	CommitLost    int               `json:"commit_lost"`
+}
+
+// readBackText is one read-back in words: a coordinator that never
+// answered is said first and plainly, since the checker judges nothing
+// from it (the metric group_read_backs_unanswered counts it).
+func readBackText(r readBackStat) string {
+	if !r.Judged {
+		why := r.Outcome
+		if r.Error != "" {
+			why += ", last error " + r.Error
+		}
+		return fmt.Sprintf("read-back at %.1f s: the group coordinator never answered (%s): its state is unknown and nothing is judged from it", r.AtS, why)
+	}
+	t := fmt.Sprintf("read-back at %.1f s: the coordinator", r.AtS)
+	if r.Coordinator != nil {
+		t += fmt.Sprintf(" (broker %d)", *r.Coordinator)
+	}
+	t += fmt.Sprintf(" holds committed offsets for %d partition(s)", len(r.Offsets))
+	if len(r.Errors) > 0 {
+		t += fmt.Sprintf(", errors for %d", len(r.Errors))
+	}
+	if r.DescribeError != "" {
+		t += "; its description failed: " + r.DescribeError
+	} else if r.Type != "" {
+		t += fmt.Sprintf("; a %s group, %s, %d member(s)", r.Type, r.State, r.Members)
+	}
+	if r.CommitLost > 0 {
+		t += fmt.Sprintf("; %d partition(s) below an acknowledged commit (commit-lost)", r.CommitLost)
+	}
+	return t
+}
+
+// readGroupReadBacks reads results.json's read-back stats, if any.
+func readGroupReadBacks(dir string) []readBackStat {
+	var r struct {
+		Stats struct {
+			Groups struct {
+				ReadBack []readBackStat `json:"read_back"`
+			} `json:"groups"`
+		} `json:"stats"`
+	}
+	b, err := histories.ReadRegular(filepath.Join(dir, ResultsFile))
+	if err != nil || json.Unmarshal(b, &r) != nil {
+		return nil
+	}
+	return r.Stats.Groups.ReadBack
 }
 
 // readGroupAnomalies reads the lost-by-commit and
@@ -205,6 +272,11 @@ func (g *groupScan) section(dir string, end int64) *groupView {
 	gv := &groupView{ID: group}
 	for _, e := range found.Outside {
 		gv.Outside = append(gv.Outside, "delivery outside the assignment: "+e.Text)
+	}
+	for _, r := range readGroupReadBacks(dir) {
+		if r.Group == group {
+			gv.ReadBack = append(gv.ReadBack, readBackText(r))
+		}
 	}
 	for _, n := range names {
 		l := lanes[n]

@@ -44,3 +44,33 @@ func TestNoGroupNoSection(t *testing.T) {
 		t.Error("a run without a group shows a group section")
 	}
 }
+
+// TestGroupReadBackShown: the group section says what the coordinator
+// held at the end (the group-final read-back), and plainly when it never
+// answered: the checker judges nothing from such a read-back, so the
+// report must not leave it to the operations table.
+func TestGroupReadBackShown(t *testing.T) {
+	_, md, html := checkedResults(t, testdataHistory("group-commit-lost.jsonl")(t))
+	want := "read-back at 4.4 s: the coordinator (broker 2) holds committed offsets for 2 partition(s); a classic group, Empty, 0 member(s); 1 partition(s) below an acknowledged commit (commit-lost)"
+	wantReport(t, md, html, []string{"- " + want}, []string{"<p>" + want}, nil)
+
+	// The same history with its read-back ended info: the coordinator
+	// never answered.
+	h, err := os.ReadFile("../histories/testdata/group-commit-lost.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(h), "\n"), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, `"type":"ok","f":"group-final"`) {
+			lines[i] = `{"index":41,"time":4500000000,"process":11,"type":"info","f":"group-final","value":{"group":"g","topic":"orders","attempts":27},"error":"NOT_COORDINATOR"}`
+		}
+	}
+	_, md, html = checkedResults(t, func(dir string) {
+		if err := os.WriteFile(filepath.Join(dir, HistoryFile), []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	want = "read-back at 4.4 s: the group coordinator never answered (info, last error NOT_COORDINATOR): its state is unknown and nothing is judged from it"
+	wantReport(t, md, html, []string{"- " + want}, []string{"<p>" + want}, nil)
+}

@@ -96,6 +96,7 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 <p>One lane per member: the partitions it held (a bar per partition, top to bottom by number), its rebalances (blue ticks) and commits (green ok, grey fail, orange unknown; red: a commit past records no member delivered, lost by commit). Hover for details.</p>
 {{range .Lost}}<p class="bad">{{.}}</p>{{end}}
 {{range .Outside}}<p class="bad">{{.}}</p>{{end}}
+{{range .ReadBack}}<p>{{.}}</p>{{end}}
 {{template "svg" .SVG}}
 <table><tr><th>member</th><th>processes</th><th>rebalances</th><th>commits ok</th><th>fail</th><th>info</th><th>partitions held (seconds)</th></tr>
 {{range .Members}}<tr><td>{{.Member}}</td><td>{{.Processes}}</td><td class="n">{{.Rebalances}}</td><td class="n">{{.OK}}</td><td class="n">{{.Fail}}</td><td class="n">{{.Info}}</td><td>{{.Held}}</td></tr>

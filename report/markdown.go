@@ -153,7 +153,10 @@ func renderMarkdown(v *view) []byte {
 		for _, l := range slices.Concat(g.Lost, g.Outside) {
 			p("- **%s**\n", mdText(l))
 		}
-		if len(g.Lost)+len(g.Outside) > 0 {
+		for _, l := range g.ReadBack {
+			p("- %s\n", mdText(l))
+		}
+		if len(g.Lost)+len(g.Outside)+len(g.ReadBack) > 0 {
 			p("\n")
 		}
 		p("| member | processes | rebalances | commits ok | fail | info | partitions held (seconds) |\n|---|---|---:|---:|---:|---:|---|\n")
