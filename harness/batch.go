@@ -30,8 +30,9 @@ type Plan struct {
 	// Strategy, when set, yields the cells instead of Cells.
 	Strategy Strategy
 	// Clusters decides which cluster each cell runs on (nil: a fresh one
-	// each, what matrix, suite and audit want: a cell's figures must not
-	// depend on what the cell before it left). The engine announces each
+	// each, what matrix, audit and by default a suite want: a cell's
+	// figures must not depend on what the cell before it left; a suite
+	// run with SuiteOptions.ReuseClusters lets cells share one). The engine announces each
 	// next cell to it when the strategy knows it, and closes it at the
 	// end.
 	Clusters *Clusters

@@ -31,6 +31,15 @@ type SuiteOptions struct {
 	// Load reads a scenario by name or file with sets (the CLI applies its
 	// --broker-config and --topic-config here); nil means scenario.Load.
 	Load func(name string, sets []string) (*scenario.Scenario, error)
+	// ReuseClusters lets a cell leave its cluster to the next cell whose
+	// cluster settings are the same (--reuse-clusters; explore's rules,
+	// harness.Clusters: never after a fault that leaves state, a failed
+	// or interrupted run, or an unhealthy cluster; fresh names on a kept
+	// cluster; run.json says which cluster a cell ran on). Off by default:
+	// each cell on a fresh cluster, so that no cell's figures can depend
+	// on what the cell before it left; on, a suite's cells cost seconds
+	// instead of a cluster start each (issue 40, item 5).
+	ReuseClusters bool
 }
 
 // ParseOnly reads --only: scenario names, comma-separated. An empty value
@@ -207,7 +216,11 @@ func SuitePlan(s *Suite, opts SuiteOptions) (*Plan, error) {
 		}
 		base = &b
 	}
-	return &Plan{Cells: cells, What: "suite name", Name: s.Name, Prefix: "suite-",
+	var clusters *Clusters // nil: a fresh cluster per cell
+	if opts.ReuseClusters {
+		clusters = NewClusters(true)
+	}
+	return &Plan{Cells: cells, What: "suite name", Name: s.Name, Prefix: "suite-", Clusters: clusters,
 		NotRun: report.CellUnjudged, Failed: report.CellUnjudged, Judge: judgeExpectation,
 		Batch: func(rows []report.Row) report.Batch {
 			f := report.SuiteFile{Name: s.Name, Cells: rows}

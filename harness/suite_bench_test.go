@@ -4,9 +4,11 @@ package harness
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/testenv"
 )
 
@@ -15,7 +17,16 @@ import (
 // history spans (the story: workload, faults, final read) and the rest,
 // kchaos's overhead per cell (cluster start, check, report, teardown).
 // Target: overhead at most 20 s.
+//
+// BenchmarkSuiteCell/reused runs s1 twice with --reuse-clusters (issue 40,
+// item 5) and reports the second cell's overhead, on the cluster the
+// first left: target 3 s.
 func BenchmarkSuiteCell(b *testing.B) {
+	b.Run("fresh", func(b *testing.B) { benchSuiteCell(b, false) })
+	b.Run("reused", func(b *testing.B) { benchSuiteCell(b, true) })
+}
+
+func benchSuiteCell(b *testing.B, reuse bool) {
 	testenv.Docker(b)
 	kafka := []string{"latest"}
 	if v := testenv.KafkaVersion(); v != "" {
@@ -28,7 +39,11 @@ func BenchmarkSuiteCell(b *testing.B) {
 	var cell, story float64
 	for i := 0; i < b.N; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		plan, err := SuitePlan(s, SuiteOptions{Kafka: kafka, Only: []string{"s1"}})
+		runs := 1
+		if reuse {
+			runs = 2
+		}
+		plan, err := SuitePlan(s, SuiteOptions{Kafka: kafka, Only: []string{"s1"}, Runs: runs, ReuseClusters: reuse})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -37,9 +52,14 @@ func BenchmarkSuiteCell(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		c := res.Rows[0]
-		if c.Status != "match" {
-			b.Fatalf("cell %s: %s %s", c.ID, c.Status, c.Reason)
+		for _, c := range res.Rows {
+			if c.Status != "match" {
+				b.Fatalf("cell %s: %s %s", c.ID, c.Status, c.Reason)
+			}
+		}
+		c := res.Rows[len(res.Rows)-1] // reused: the second, on the first's cluster
+		if reuse && !reusedCell(c.RunDir) {
+			b.Fatalf("cell %s did not run on the cluster the cell before it left (run.json)", c.ID)
 		}
 		cell += c.Seconds
 		story += c.StorySeconds
@@ -48,4 +68,11 @@ func BenchmarkSuiteCell(b *testing.B) {
 	b.ReportMetric(cell/n, "cell-s")
 	b.ReportMetric(story/n, "story-s")
 	b.ReportMetric((cell-story)/n, "overhead-s")
+}
+
+// reusedCell reads a run folder's run.json: whether the run was on a
+// cluster an earlier run left.
+func reusedCell(dir string) bool {
+	info, err := histories.ReadRunInfo(filepath.Join(dir, histories.RunInfoFile))
+	return err == nil && info.Cluster != nil && info.Cluster.ReusedFrom != ""
 }

@@ -395,3 +395,23 @@ func TestPlanFindingsSuite(t *testing.T) {
 		t.Errorf("s13: checks %v: want lost-write > 0 (the measured outcome)", s13.Checks())
 	}
 }
+
+// TestSuitePlanReuseClusters: a suite gives each cell a fresh cluster
+// unless asked to reuse them (--reuse-clusters), and then its plan's
+// Clusters keeps a cluster between cells (explore's rules).
+func TestSuitePlanReuseClusters(t *testing.T) {
+	s, err := LoadSuite("seeds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, reuse := range []bool{false, true} {
+		plan, err := SuitePlan(s, SuiteOptions{Kafka: []string{"4.4.0"}, Only: []string{"s1"}, ReuseClusters: reuse})
+		if err != nil {
+			t.Fatal(err)
+		}
+		keeps := plan.Clusters != nil && plan.Clusters.keep != nil
+		if keeps != reuse {
+			t.Errorf("ReuseClusters %v: the plan keeps clusters between cells: %v", reuse, keeps)
+		}
+	}
+}

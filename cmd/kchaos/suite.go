@@ -14,11 +14,12 @@ func init() { subcommands = append(subcommands, newSuiteCmd) }
 
 func newSuiteCmd() *cobra.Command {
 	var (
-		f        runFlags
-		only     string
-		runs     int
-		baseline string
-		shard    string
+		f             runFlags
+		only          string
+		runs          int
+		baseline      string
+		shard         string
+		reuseClusters bool
 	)
 	cmd := &cobra.Command{
 		Use:   "suite [NAME|FILE]",
@@ -61,7 +62,7 @@ not applicable on these versions; --allow-empty passes that), 254 bad input.`,
 			}
 			// Every cell is loaded and checked before the first cluster.
 			plan, err := harness.SuitePlan(s, harness.SuiteOptions{
-				Kafka: versions, Only: onlyList, Runs: runs, Baseline: baseline,
+				Kafka: versions, Only: onlyList, Runs: runs, Baseline: baseline, ReuseClusters: reuseClusters,
 				Load: func(n string, sets []string) (*scenario.Scenario, error) {
 					sc, _, err := f.load(n, sets...)
 					return sc, err
@@ -91,6 +92,7 @@ not applicable on these versions; --allow-empty passes that), 254 bad input.`,
 	cmd.Flags().StringVar(&only, "only", "", "run only these scenarios of the suite (comma-separated, e.g. s1,s2,s4)")
 	cmd.Flags().IntVar(&runs, "runs", harness.DefaultRuns, "runs per cell (an entry's own runs: raises it for that entry)")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "an earlier suite folder to compare with")
+	cmd.Flags().BoolVar(&reuseClusters, "reuse-clusters", false, "let a cell run on the cluster the cell before it left when their cluster settings match (explore's rules); default: a fresh cluster per cell")
 	cmd.Flags().StringVar(&shard, "shard", "", "run shard I of N of the cells (I/N, e.g. 2/4): for CI runners; join them with 'kchaos merge'")
 	return cmd
 }
