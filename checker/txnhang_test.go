@@ -111,3 +111,41 @@ func TestTxnHangingEntry(t *testing.T) {
 		t.Errorf("recovery %q, text %q", e.Recovery, e.Text)
 	}
 }
+
+// TestTxnHangingHeldBackUnknownTxn: a hanging transaction holds back the
+// values of a txn whose commit's answer was lost (info) exactly when a
+// read_committed read proved it committed, the evidence txn-lost-write
+// takes (t4 on 2026-12-06: the commit's EndTxn timed out while its
+// coordinator was paused, the records were read committed, and held back
+// went uncounted while the abort's cost counted them).
+func TestTxnHangingHeldBackUnknownTxn(t *testing.T) {
+	s := func(x float64) int64 { return int64(x * float64(time.Second)) }
+	infoTxn := func(l []string) []string {
+		out := append([]string(nil), l...)
+		tx := tx{proc: 0, call: s(1), ret: s(2), id: "tx-h", typ: "info", endInv: -1, sends: []string{"0:h:1"}, errText: "timeout"}
+		copy(out, tx.lines())
+		return out
+	}
+	// readAfterSends puts a read after hangHist's txn and send (4 lines,
+	// 1-4 s), before its heal.
+	readAfterSends := func(l, read []string) []string { return cat(l[:4], read, l[4:]) }
+	for _, tc := range []struct {
+		name       string
+		hist       []string
+		held, inLg int
+	}{
+		{"ok txn: h and p held back", hangHist(20, 30, 60, 58000, 10000, 1, 3, true), 2, 2},
+		{"info txn never read: only p", infoTxn(hangHist(20, 30, 60, 58000, 10000, 1, 3, true)), 1, 1},
+		{"info txn read committed: h and p", readAfterSends(infoTxn(hangHist(20, 30, 60, 58000, 10000, 1, 3, true)), rcPoll(5, s(5), s(6), "0:1:h")), 2, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := mustCheck(t, lines2hist(tc.hist...), Options{SkipLinearizability: true})
+			if len(res.Anomalies.TxnHanging) != 1 {
+				t.Fatalf("txn-hanging = %+v", res.Anomalies.TxnHanging)
+			}
+			if h := res.Anomalies.TxnHanging[0].HeldBack; h.Count != tc.held || h.InLog != tc.inLg {
+				t.Errorf("held back %+v, want %d values, %d in the log", h, tc.held, tc.inLg)
+			}
+		})
+	}
+}

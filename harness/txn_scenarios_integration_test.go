@@ -239,7 +239,14 @@ func TestScenarioT4HangingTxn(t *testing.T) {
 	}
 	h := hangs[0]
 	t.Logf("t4: %s", h.Text)
-	if !h.Counted || !h.FindHanging || h.Txn == nil || h.Txn.Type != "ok" {
+	// The record at the hanging first offset is a committed txn's: one
+	// that ended ok, or one whose commit's answer was lost (info: the
+	// EndTxn timed out while the coordinator was paused, 1 run in about
+	// 10 by 2026-12-06) that a read_committed read proved committed, which
+	// the checker then counts among the held-back values from that offset.
+	committed := h.Txn != nil && (h.Txn.Type == "ok" ||
+		h.Txn.Type == "info" && h.HeldBack.Count > 0 && h.HeldBack.FirstOffset == h.FirstOffset)
+	if !h.Counted || !h.FindHanging || !committed {
 		t.Errorf("t4: hanging entry %+v: want counted, listed by find-hanging, the record of a committed txn", h)
 	}
 	if h.HeldBack.Count == 0 || h.HeldBack.InLog != h.HeldBack.Count {

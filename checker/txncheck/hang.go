@@ -71,8 +71,10 @@ type TxnHangingEntry struct {
 	// Txn is the history's txn whose record is at first_offset, if known.
 	Txn *TxnRef `json:"txn,omitempty"`
 	// HeldBack are the committed values (plain sends acked, committed txns'
-	// sends) at offsets from the last stable offset up to the high
-	// watermark: a read_committed reader cannot reach them.
+	// sends: a txn that ended ok, or one of unknown outcome a
+	// read_committed read proved committed) at offsets from the last
+	// stable offset up to the high watermark: a read_committed reader
+	// cannot reach them.
 	HeldBack HeldBack `json:"held_back"`
 	// FinalRead is the final read that recorded it.
 	FinalRead judge.FinalReadRef `json:"final_read"`
@@ -236,8 +238,24 @@ func (a *run) heldBack(tp int32, lso, hw int64) HeldBack {
 	}
 	for i := range c.TxnSends {
 		s := &c.TxnSends[i]
-		if s.TP == tp && s.Off >= lso && s.Off < hw && c.Txns[s.Txn].Typ == model.OpOK {
-			hs = append(hs, held{s.Off, s.Val})
+		if s.TP != tp {
+			continue
+		}
+		// Committed: its txn ended ok, or a read_committed read proved it
+		// (an info txn whose commit's answer was lost: the same evidence
+		// txn-lost-write takes, judge.Finals.SeenTxn).
+		off := s.Off
+		if c.Txns[s.Txn].Typ != model.OpOK {
+			seen, ok := a.in.Finals.SeenTxn[int32(i)]
+			if !ok {
+				continue
+			}
+			if off < 0 {
+				off = seen.Off
+			}
+		}
+		if off >= lso && off < hw {
+			hs = append(hs, held{off, s.Val})
 		}
 	}
 	slices.SortFunc(hs, func(x, y held) int { return int(x.off - y.off) })
