@@ -69,6 +69,8 @@ input (before any cluster).`,
 			var dir string
 			serr := session(func(ctx context.Context, p *progress.Printer) error {
 				opts := harness.Options{Store: store, Log: p.Logger(), Progress: p, NoScreenshot: true}
+				shared := explore.NewSharedClusters(opts) // cells share a cluster while their settings match
+				defer shared.Close()
 				say := func(format string, a ...any) { p.Finish(); fmt.Fprintf(os.Stderr, "campaign: "+format+"\n", a...) }
 				cfg := explore.CampaignConfig{Campaign: c, Shard: sh, Store: store, Budget: budget,
 					Log: func(line string) { say("%s", line) },
@@ -80,7 +82,7 @@ input (before any cluster).`,
 						ecfg.OnRun = func(pr explore.Progress) {
 							say("run %d (seed %d): %s %v", pr.Last.Index, pr.Last.Seed, pr.Last.Verdict, pr.Last.Classes)
 						}
-						return explore.ExploreOnClusters(ctx, ecfg, opts, harness.Reusable(ecfg.Scenario) == "")
+						return shared.Explore(ctx, ecfg)
 					},
 					Bisect: func(ctx context.Context, repro string, versions []string) (string, []explore.BisectRow, error) {
 						b, err := explore.NewBisect(repro, strings.Join(versions, ","), explore.DefaultTries, nil,

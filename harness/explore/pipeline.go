@@ -67,3 +67,34 @@ func ExploreOnClusters(ctx context.Context, cfg Config, opts harness.Options, re
 	cfg.Ahead, cfg.Close = pipe.ahead, pipe.Close
 	return explore(ctx, cfg, pipe.Run)
 }
+
+// SharedClusters is one cluster provider for the explorations of a
+// campaign's cells (issue 40, item 5): the last run of a cell may leave
+// its cluster to the first run of the next cell when their cluster
+// settings match, by the rules one run leaves its cluster to the next
+// (harness.Clusters: never after a fault that leaves state, a failed run,
+// or an unhealthy cluster; a cluster that does not fit the next cell is
+// torn down first, so one runs at a time). A campaign then pays a cluster
+// start per distinct cluster rather than per cell. Close ends it, at the
+// campaign's end.
+type SharedClusters struct {
+	opts     harness.Options
+	clusters *harness.Clusters
+}
+
+// NewSharedClusters is a provider whose runs run with opts (each run's
+// Store is its own).
+func NewSharedClusters(opts harness.Options) *SharedClusters {
+	return &SharedClusters{opts: opts, clusters: harness.NewClusters(true)}
+}
+
+// Explore is ExploreOnClusters on the shared provider: the exploration
+// announces its runs to it and leaves it open for the next cell.
+func (sc *SharedClusters) Explore(ctx context.Context, cfg Config) (*Summary, string, error) {
+	pipe := &pipeline{opts: sc.opts, clusters: sc.clusters}
+	cfg.Ahead, cfg.Close = pipe.ahead, func() {}
+	return explore(ctx, cfg, pipe.Run)
+}
+
+// Close tears down the cluster the last cell kept, if any.
+func (sc *SharedClusters) Close() { sc.clusters.Close() }
