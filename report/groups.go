@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kchaos/kchaos/checker/groupcheck"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -85,28 +86,10 @@ type groupAnomalies struct {
 	} `json:"delivery-outside-assignment"`
 }
 
-// readBackStat is what the report reads of results.json's
-// stats.groups.read_back (checker/groupcheck.ReadBackStats).
-type readBackStat struct {
-	Group         string            `json:"group"`
-	AtS           float64           `json:"at_s"`
-	Outcome       string            `json:"outcome"`
-	Error         string            `json:"error"`
-	Judged        bool              `json:"judged"`
-	Offsets       map[string]int64  `json:"offsets"`
-	Errors        map[string]string `json:"errors"`
-	Type          string            `json:"type"`
-	State         string            `json:"state"`
-	Members       int               `json:"members"`
-	Coordinator   *int32            `json:"coordinator"`
-	DescribeError string            `json:"describe_error"`
-	CommitLost    int               `json:"commit_lost"`
-}
-
 // readBackText is one read-back in words: a coordinator that never
 // answered is said first and plainly, since the checker judges nothing
 // from it (the metric group_read_backs_unanswered counts it).
-func readBackText(r readBackStat) string {
+func readBackText(r groupcheck.ReadBackStats) string {
 	if !r.Judged {
 		why := r.Outcome
 		if r.Error != "" {
@@ -133,34 +116,27 @@ func readBackText(r readBackStat) string {
 	return t
 }
 
-// readGroupReadBacks reads results.json's read-back stats, if any.
-func readGroupReadBacks(dir string) []readBackStat {
-	var r struct {
-		Stats struct {
-			Groups struct {
-				ReadBack []readBackStat `json:"read_back"`
-			} `json:"groups"`
-		} `json:"stats"`
-	}
-	b, err := histories.ReadRegular(filepath.Join(dir, ResultsFile))
-	if err != nil || json.Unmarshal(b, &r) != nil {
-		return nil
-	}
-	return r.Stats.Groups.ReadBack
+// groupResults is what the report reads of results.json for the group
+// section: the lost-by-commit and delivery-outside-assignment entries, and
+// the coordinator's read-backs (stats.groups.read_back).
+type groupResults struct {
+	Anomalies groupAnomalies `json:"anomalies"`
+	Stats     struct {
+		Groups struct {
+			ReadBack []groupcheck.ReadBackStats `json:"read_back"`
+		} `json:"groups"`
+	} `json:"stats"`
 }
 
-// readGroupAnomalies reads the lost-by-commit and
-// delivery-outside-assignment entries of results.json, if any (a run
-// without results shows its lanes unmarked).
-func readGroupAnomalies(dir string) groupAnomalies {
-	var r struct {
-		Anomalies groupAnomalies `json:"anomalies"`
-	}
+// readGroupResults reads them in one pass over results.json, if any (a
+// run without results shows its lanes unmarked).
+func readGroupResults(dir string) groupResults {
+	var r groupResults
 	b, err := histories.ReadRegular(filepath.Join(dir, ResultsFile))
 	if err != nil || json.Unmarshal(b, &r) != nil {
-		return groupAnomalies{}
+		return groupResults{}
 	}
-	return r.Anomalies
+	return r
 }
 
 // groupScan follows the group ops of a pass: the lanes, their commits
@@ -254,7 +230,8 @@ func (g *groupScan) section(dir string, end int64) *groupView {
 		return nil
 	}
 	lost := map[int64][]lostEntry{} // commit invoke index -> ranges it covered
-	found := readGroupAnomalies(dir)
+	results := readGroupResults(dir)
+	found := results.Anomalies
 	for _, e := range found.LostByCommit {
 		lost[e.Commit.Index] = append(lost[e.Commit.Index], e)
 	}
@@ -273,7 +250,7 @@ func (g *groupScan) section(dir string, end int64) *groupView {
 	for _, e := range found.Outside {
 		gv.Outside = append(gv.Outside, "delivery outside the assignment: "+e.Text)
 	}
-	for _, r := range readGroupReadBacks(dir) {
+	for _, r := range results.Stats.Groups.ReadBack {
 		if r.Group == group {
 			gv.ReadBack = append(gv.ReadBack, readBackText(r))
 		}
