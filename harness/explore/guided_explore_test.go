@@ -86,9 +86,15 @@ func kafkaModel(t *testing.T) runner {
 					rest = []int32{(leader + 1) % 3} // unclean
 				}
 				leader, epoch, isr = rest[0], epoch+1, rest
+			case role == nemesis.RoleFollowers && st.Target.Count > 0:
+				// One follower, the first in id order: it leaves the ISR.
+				nodes = slices.DeleteFunc([]int32{0, 1, 2}, func(n int32) bool { return n == leader })[:st.Target.Count]
+				isr = slices.DeleteFunc(slices.Clone(isr), func(n int32) bool { return slices.Contains(nodes, n) })
 			case role == nemesis.RoleFollowers:
 				nodes = slices.DeleteFunc(slices.Clone(isr), func(n int32) bool { return n == leader })
 				isr = []int32{leader}
+			case role == nemesis.RoleOutOfISR:
+				nodes = slices.DeleteFunc([]int32{0, 1, 2}, func(n int32) bool { return slices.Contains(isr, n) })
 			}
 			add(histories.NemesisProcess, histories.OK, st.Fault, histories.NemesisValue{Fault: st.Fault, Nodes: nodes, Details: specMap})
 			observe()
@@ -184,12 +190,14 @@ func TestGuidedExploreLoop(t *testing.T) {
 // TestGuidedFindsTheModelsLoss: the loss the model holds (cut the leader
 // from its followers, let the ISR shrink to it, then kill or pause it)
 // is found within 20 runs for each of 20 seeds. Choosing uniformly among
-// the same aims (five: the cut, kill and pause at the leader or the
-// followers) draws it with probability 1/5 x 2/4 = 1/10 a run: within 20
-// runs 88% of the time, for all 20 seeds 8% of the time. A model, not a
-// cluster: what it shows is that the loop learns (coverage in, schedule
-// out), not how guided compares with kchaos's random schedules on Kafka
-// (docs/explore.md: not measured yet).
+// the same aims (seven from a full ISR: the cut at the leader, kill and
+// pause at the leader, every follower or one; after the cut four: kill
+// and pause at the leader or the replicas out of the ISR) draws it with
+// probability 1/7 x 2/4 = 1/14 an episode, about 1/7 a run of two
+// episodes: within 20 runs 95% of the time, for all 20 seeds 35% of the
+// time. A model, not a cluster: what it shows is that the loop learns
+// (coverage in, schedule out), not how guided compares with kchaos's
+// random schedules on Kafka (docs/explore.md).
 func TestGuidedFindsTheModelsLoss(t *testing.T) {
 	base := untargetedWeak(t)
 	sum := 0
@@ -206,7 +214,7 @@ func TestGuidedFindsTheModelsLoss(t *testing.T) {
 		}
 		sum += first + 1
 	}
-	t.Logf("mean runs to the first finding: %.1f (uniform: 8.8 expected, capped at 20)", float64(sum)/20)
+	t.Logf("mean runs to the first finding: %.1f (uniform: 6.9 expected, capped at 20)", float64(sum)/20)
 }
 
 func pad3(i int) string {
