@@ -34,8 +34,8 @@ type planner struct {
 	at    partitionAt
 	quiet time.Duration
 	// left is the time still to plan: each step counted at its nominal
-	// length (addSettle), so that two strikes cost what the episodes
-	// were planned at before (ISRShrink + Fence).
+	// length (nominal), so that two strikes cost what the episodes were
+	// planned at before (ISRShrink + Fence).
 	left    time.Duration
 	steps   []nemesis.Step
 	choices []Choice
@@ -58,7 +58,8 @@ type picked struct {
 
 // plan lays out the run: 2 s of workload alone (a fault before the
 // observer's first sample strikes a state nobody saw), then episodes
-// while the time holds one more (at least one). The first episode knows
+// while the time holds one more strike (at least one episode, of two
+// strikes: the sequence losses need both). The first episode knows
 // the leader (the topic's preferred replica); the ones after start from
 // the state the last one's heals are predicted to lead to, where known
 // and led, else from the healthy state faults were most often injected
@@ -74,9 +75,9 @@ func (p *planner) plan() {
 	}
 	p.add(nemesis.Step{Wait: nemesis.Duration(p.w.Margin)})
 	start, known := s0, leader
-	for {
-		end, struck := p.episode(start, known)
-		if !struck || p.left < p.quiet+p.pair() {
+	for opening := true; ; opening = false {
+		end, struck := p.episode(start, known, opening)
+		if !struck || p.left < p.quiet+p.strike() {
 			return
 		}
 		p.quietSteps()
@@ -87,14 +88,17 @@ func (p *planner) plan() {
 	}
 }
 
-// pair is the nominal time of an episode's two strikes: what one more
-// episode needs.
-func (p *planner) pair() time.Duration { return p.w.ISRShrink + p.w.Fence }
+// strike is the nominal time a strike may take to settle, at most: what
+// one more strike needs.
+func (p *planner) strike() time.Duration { return max(p.w.ISRShrink, p.w.Fence) }
 
 // episode plans one episode from state start (known: the leader's id,
 // nil when not known) and returns the state its heals are predicted to
-// lead to; struck is false when no candidate could strike.
-func (p *planner) episode(start string, known *int32) (end string, struck bool) {
+// lead to; struck is false when no candidate could strike. The opening
+// episode has two strikes whatever the time; a later one has its second
+// only where the time holds it (one strike and its heal still add
+// transitions the time would otherwise not).
+func (p *planner) episode(start string, known *int32, opening bool) (end string, struck bool) {
 	first, ok := p.pick([]option{{start, effects{}}}, nil, p.firstBonus, candidate.isolates)
 	if !ok {
 		return start, false
@@ -105,7 +109,7 @@ func (p *planner) episode(start string, known *int32) (end string, struck bool) 
 	hs := []held{{c: c1}}
 	settle1 := settle(c1, known, p.at, p.w, false)
 	next := p.after(start, c1)
-	if len(p.cands) == 1 {
+	if len(p.cands) == 1 || !opening && p.left-nominal(settle1) < p.strike() {
 		p.addSettle(settle1)
 		return p.heal(hs, next), true
 	}
@@ -145,7 +149,9 @@ func (p *planner) episode(start string, known *int32) (end string, struck bool) 
 
 // extend plans an episode's third strike in the state cur its first two
 // are predicted to lead to, when the time holds it and that state has
-// untried arms (else the time goes to the next episode). Where the two
+// untried arms (else the time goes to the next episode). It goes before
+// another episode: it costs less than a quiet and a strike, and strikes
+// where an episode's healthy start never does. Where the two
 // heal apart, the first is healed first ("after-heal": the state that
 // leaves, the second holding); else both hold ("third"). Not where the
 // partition may have no leader (a second strike took it from an ISR
@@ -166,12 +172,11 @@ func (p *planner) extend(hs []held, cur string, known *int32) ([]held, string) {
 		exclude = append(exclude, h.c.name)
 	}
 	opts := []option{{state, fx}}
-	cost := max(p.w.ISRShrink, p.w.Fence)
+	cost := p.strike()
 	if healed != "" {
 		cost += p.w.Margin
 	}
-	another := p.quiet + p.pair()
-	if !p.hasUntried(opts, exclude) || p.left < cost || p.left >= another && p.left-cost < another {
+	if !p.hasUntried(opts, exclude) || p.left < cost {
 		return hs, cur
 	}
 	third, ok := p.pick(opts, exclude, p.novelty, nil)
@@ -237,18 +242,23 @@ func (p *planner) add(steps ...nemesis.Step) {
 	p.steps = append(p.steps, steps...)
 }
 
-// addSettle appends a settle's steps counted at its nominal length: an
-// until at its bound, which waitsOf pads by the margin an until that
-// holds saves (the margin after it not counted), or the wait.
+// addSettle appends a settle's steps counted at their nominal length.
 func (p *planner) addSettle(steps []nemesis.Step) {
-	if len(steps) > 0 {
-		if st := steps[0]; st.Until != nil {
-			p.left -= st.Timeout.Std()
-		} else {
-			p.left -= st.Wait.Std()
-		}
-	}
+	p.left -= nominal(steps)
 	p.steps = append(p.steps, steps...)
+}
+
+// nominal is a settle's length as the plan counts it: an until at its
+// bound, which waitsOf pads by the margin an until that holds saves (the
+// margin after it not counted), or the wait.
+func nominal(steps []nemesis.Step) time.Duration {
+	switch {
+	case len(steps) == 0:
+		return 0
+	case steps[0].Until != nil:
+		return steps[0].Timeout.Std()
+	}
+	return steps[0].Wait.Std()
 }
 
 // choose records a choice.
