@@ -9,13 +9,14 @@ import (
 )
 
 // Aims: where a candidate strikes, relative to the guided partition, and
-// its bandit arm's role.
+// its bandit arm's role. Those that are a nemesis target role are that
+// role (candidates aims the step with it).
 const (
 	// aimLeader is the partition's leader.
-	aimLeader = "leader"
+	aimLeader = nemesis.RoleLeader
 	// aimFollowers is every follower: the ISR shrinks to the leader, the
 	// first half of Kafka's sequence losses.
-	aimFollowers = "followers"
+	aimFollowers = nemesis.RoleFollowers
 	// aimFollower is one follower, the first in id order (nemesis
 	// Target.Count 1): the ISR shrinks by one, to above-min or at-min
 	// rather than to the leader, the states a random schedule's single
@@ -24,7 +25,7 @@ const (
 	// aimOutOfISR is the replicas that left the ISR: once a fault took
 	// some out, what else can befall them (killed while cut off, powered
 	// off while paused) without touching the leader.
-	aimOutOfISR = "out-of-isr"
+	aimOutOfISR = nemesis.RoleOutOfISR
 )
 
 // candidate is a fault of the mix aimed one way.
