@@ -71,7 +71,8 @@ type Guided struct {
 // targets), the run's seed and the coverage of the runs before it (in run
 // order), the run's schedule. A run is episodes over the random
 // section's duration (planner: how many fit), each two faults of the mix
-// (or one, when the mix has one), chosen by UCB1 among the arms of the
+// (one when the mix has one, or, after the first episode, when the time
+// holds no more), chosen by UCB1 among the arms of the
 // state each strikes in (the first in the state episodes start from,
 // weighing the frontier it opens; the second in the state the first is
 // predicted to lead to, once that effect showed, or at once), and, where
