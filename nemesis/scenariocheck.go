@@ -75,6 +75,7 @@ func (v *ScenarioView) checkTarget(p string, t *Target, add AddFunc) {
 	if t.Role == RoleRandom && t.Count > v.Brokers {
 		add(p+".count", "%d: the cluster has %d brokers", t.Count, v.Brokers)
 	}
+	v.checkRoleCount(p+".count", t, add)
 	switch {
 	case t.Role == RoleTxnCoordinator && !v.Transactional:
 		add(p+".role", "%s needs workload.transactions.enabled: the workload has no transactional id", t.Role)
@@ -85,6 +86,26 @@ func (v *ScenarioView) checkTarget(p string, t *Target, add AddFunc) {
 	case t.Role == RoleControllerFollowers && v.Controllers < 2:
 		add(p+".role", "%s: the cluster has %s (cluster.controllers), so the quorum has no followers; set cluster.controllers: 3",
 			t.Role, controllersWord(v.Controllers))
+	}
+}
+
+// checkRoleCount refuses a count of a partition role larger than the
+// role can ever be (the partition's replicas, less the leader for
+// followers and out-of-isr: the leader is always in the ISR): it could
+// never strike that many, so it is a mistake about the topic (at the
+// strike, a role with fewer members than the count strikes them all).
+func (v *ScenarioView) checkRoleCount(p string, t *Target, add AddFunc) {
+	if t.Count <= 0 || t.Role == RoleRandom || t.Partition < 0 || int(t.Partition) >= len(v.Assignment) {
+		return
+	}
+	replicas := len(v.Assignment[t.Partition])
+	most := replicas - 1
+	if t.Role == RoleISR {
+		most = replicas
+	}
+	if t.Count > most {
+		add(p, "%d: partition %d has %d replicas, so %s has at most %d members",
+			t.Count, t.Partition, replicas, t.Role, most)
 	}
 }
 

@@ -64,3 +64,38 @@ func TestCheckReconfigFollowsVoterChange(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckRoleCount: a count of a partition role may not exceed what the
+// role can ever hold on the scenario's topic (followers and out-of-isr:
+// the replicas less the leader; isr: the replicas), and a random count
+// not the brokers; each refusal names the count's path.
+func TestCheckRoleCount(t *testing.T) {
+	v := ScenarioView{Brokers: 3, Controllers: 1, Partitions: 2, Assignment: [][]int32{{0, 1, 2}, {1, 2, 0}}}
+	for _, tc := range []struct {
+		name   string
+		target Target
+		want   string // the error, "" none
+	}{
+		{"one follower", Target{Role: RoleFollowers, Count: 1}, ""},
+		{"every follower", Target{Role: RoleFollowers, Partition: 1, Count: 2}, ""},
+		{"more followers than replicas less the leader", Target{Role: RoleFollowers, Count: 3},
+			"nemesis.steps[0].target.count: 3: partition 0 has 3 replicas, so followers has at most 2 members"},
+		{"out of the isr", Target{Role: RoleOutOfISR, Partition: 1, Count: 3},
+			"nemesis.steps[0].target.count: 3: partition 1 has 3 replicas, so out-of-isr has at most 2 members"},
+		{"the whole isr", Target{Role: RoleISR, Count: 3}, ""},
+		{"more than the isr", Target{Role: RoleISR, Count: 4}, "nemesis.steps[0].target.count: 4: partition 0 has 3 replicas, so isr has at most 3 members"},
+		{"random brokers", Target{Role: RoleRandom, Count: 4}, "nemesis.steps[0].target.count: 4: the cluster has 3 brokers"},
+		{"a partition the topic lacks", Target{Role: RoleFollowers, Partition: 5, Count: 1}, "nemesis.steps[0].target.partition: 5: the topic has partitions 0..1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Schedule{Steps: []Step{{Fault: "kill", Target: &tc.target}}}
+			errs := s.CheckScenario(v)
+			switch {
+			case tc.want == "" && len(errs) > 0:
+				t.Errorf("want none, got %v", errs)
+			case tc.want != "" && (len(errs) != 1 || errs[0].Error() != tc.want):
+				t.Errorf("got %v, want %q", errs, tc.want)
+			}
+		})
+	}
+}

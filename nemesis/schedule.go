@@ -116,7 +116,10 @@ type Target struct {
 	Partition int32 `yaml:"partition,omitempty" json:"partition,omitempty"`
 	// Rack name (role rack; for shape racks, the rack on one side).
 	Rack string `yaml:"rack,omitempty" json:"rack,omitempty"`
-	// Count of random brokers (role random; default 1).
+	// Count of random brokers (role random; default 1), or, for the
+	// partition roles followers, isr and out-of-isr, how many of the role's
+	// members to strike: the first Count in id order (default all), e.g.
+	// one follower of several (countRoles).
 	Count int `yaml:"count,omitempty" json:"count,omitempty"`
 	// Nodes are explicit node ids (role nodes).
 	Nodes []int32 `yaml:"nodes,omitempty" json:"nodes,omitempty"`
@@ -226,6 +229,11 @@ var (
 	// partitionRoles: roles that read a partition's state (a partition
 	// given with any other role would be ignored, so it is refused).
 	partitionRoles = []string{RoleLeader, RoleFollowers, RoleISR, RoleOutOfISR}
+	// countRoles: roles a Count applies to (Target.Count): random draws
+	// that many brokers, the partition roles of several members take
+	// their first Count in id order (Target.firstOf). A leader is one
+	// broker: a count on it would be ignored, so it is refused.
+	countRoles = []string{RoleRandom, RoleFollowers, RoleISR, RoleOutOfISR}
 )
 
 // defaultUntilTimeout bounds an Until step without a Timeout.
@@ -384,8 +392,9 @@ func ValidateTarget(p string, t *Target, noRole, rackSide bool, add AddFunc) {
 	if t.Role == RoleNodes && len(t.Nodes) == 0 {
 		add(p+".nodes", "role nodes needs node ids")
 	}
-	if t.Count < 0 || (t.Count > 0 && t.Role != RoleRandom) {
-		add(p+".count", "only for role random, and positive")
+	if t.Count < 0 || (t.Count > 0 && !slices.Contains(countRoles, t.Role)) {
+		add(p+".count", "only for role random (brokers drawn) or a partition's %s (its first count members in id order), and positive",
+			strings.Join(countRoles[1:], ", "))
 	}
 	if len(t.Nodes) > 0 && t.Role != RoleNodes {
 		add(p+".nodes", "only for role nodes")

@@ -22,7 +22,8 @@ func (e *Env) Resolve(ctx context.Context, t *Target) ([]int32, error) {
 		if err != nil {
 			return nil, err
 		}
-		return partitionRole(p, t.Role)
+		ids, err := partitionRole(p, t.Role)
+		return t.firstOf(ids), err
 	case RoleController, RoleActiveController, RoleControllerFollowers, RoleObservers:
 		return e.quorum(ctx, t.Role) // quorumtarget.go
 	case RoleTxnCoordinator:
@@ -72,6 +73,19 @@ func (e *Env) ResolvePartitionRoles(ctx context.Context, partition int32, roles 
 		}
 	}
 	return out, nil
+}
+
+// firstOf is the first Count of a partition role's members, in id order
+// (all of them without a Count): a strike at "one follower" that names the
+// same broker whenever the partition's state is the same, so that a
+// schedule replays (a random pick would need the run's seed, and a fixed
+// node id would stop being a follower once the leader moved). ids are
+// sorted (partitionRole).
+func (t *Target) firstOf(ids []int32) []int32 {
+	if t.Count > 0 && len(ids) > t.Count {
+		return ids[:t.Count]
+	}
+	return ids
 }
 
 // partitionRole picks a role's members from one partition's state.

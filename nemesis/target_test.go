@@ -26,6 +26,15 @@ func TestResolve(t *testing.T) {
 		{"isr", Target{Role: RoleISR}, []int32{0, 1}, 0, "[0 1]", ""},
 		{"out of isr", Target{Role: RoleOutOfISR}, []int32{0, 1}, 0, "[2]", ""},
 		{"none out of isr", Target{Role: RoleOutOfISR}, []int32{0, 1, 2}, 0, "", "has no out-of-isr"},
+		// A count takes the role's first members in id order: the same
+		// broker whenever the partition's state is the same.
+		{"one follower", Target{Role: RoleFollowers, Count: 1}, []int32{0, 1, 2}, 0, "[1]", ""},
+		{"one follower of another leader", Target{Role: RoleFollowers, Count: 1}, []int32{0, 1, 2}, 1, "[0]", ""},
+		{"one follower out of the isr", Target{Role: RoleFollowers, Count: 1}, []int32{0, 2}, 0, "[1]", ""},
+		{"two of the isr", Target{Role: RoleISR, Count: 2}, []int32{2, 0, 1}, 0, "[0 1]", ""},
+		{"a count above the members", Target{Role: RoleOutOfISR, Count: 2}, []int32{0, 1}, 0, "[2]", ""},
+		{"a count of none", Target{Role: RoleOutOfISR, Count: 1}, []int32{0, 1, 2}, 0, "", "has no out-of-isr"},
+		{"a count offline", Target{Role: RoleFollowers, Count: 1}, []int32{0}, -1, "", "offline"},
 		{"missing partition", Target{Role: RoleISR, Partition: 9}, []int32{0}, 0, "", "no partition 9"},
 		{"controller", Target{Role: RoleController}, nil, 0, "[1000]", ""},
 		{"rack", Target{Role: RoleRack, Rack: "a"}, nil, 0, "[0 1]", ""},

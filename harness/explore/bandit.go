@@ -9,7 +9,7 @@ import (
 	"github.com/kchaos/kchaos/harness/explore/states"
 )
 
-// bandit is UCB1 over arms (abstract state, fault, target role), learnt
+// bandit is UCB1 over arms (abstract state, fault, aim), learnt
 // from an exploration's coverage so far (issue 40: Mallory learnt which
 // fault to inject in which state from the states it reached). Every
 // transition a run showed is a pull of the arm (its state before, its
@@ -17,8 +17,9 @@ import (
 // exploration it pays 1: the reward is new coverage. An arm never pulled
 // scores +Inf, so every fault is tried in every state before any is
 // tried twice; after that UCB1 weighs what paid against what was tried
-// least. Ties break on a seeded draw, so the same seed and the same
-// coverage history pick the same arms.
+// least, and a novelty term (novelty) what leads to states seen least.
+// Ties break on a seeded draw, so the same seed and the same coverage
+// history pick the same arms.
 type bandit struct {
 	pulls, rewards map[armKey]float64
 	// atState is the pulls of every arm in a state (UCB1's N).
@@ -26,31 +27,77 @@ type bandit struct {
 	// after counts, per (state, fault, role), each state after: the
 	// prediction of where a fault leads.
 	after map[armKey]map[string]int
-	// befores counts the states faults were injected in.
-	befores map[string]int
-	rng     *rand.PCG
+	// befores counts the states faults were injected in; seen counts
+	// every state a transition started or ended in.
+	befores, seen map[string]int
+	rng           *rand.PCG
 }
 
-// armKey is an arm: a state's text, a fault as a mix names it and a
-// step's target role ("" the fault's default aim; "*" any role, for
-// targets no role names in advance, such as a random broker).
+// armKey is an arm: a state's text, a fault as a mix names it and an aim
+// (aim* in aims.go; "" a link fault's default aim; "*" any, for targets
+// no role names in advance, such as a random broker).
 type armKey struct{ state, fault, role string }
 
-// armRole is the step role that strikes what coverage names role: a step
-// aimed at the followers strikes in-sync followers, or, once they left
-// the ISR, replicas outside it (or, offline, the ISR's members), or none
-// when there are none; a link fault aimed by role is links-of-<role>.
-func armRole(role string) string {
-	switch role {
+// isrShape is the guided partition's replication factor and
+// min.insync.replicas (the scenario's), with which the bandit tells a
+// strike at one follower from one at every follower in coverage that
+// names both "followers" (states.ISRLevel: the ISR they leave differs).
+type isrShape struct{ rf, minISR int }
+
+// oneOfSeveral says whether striking one in-sync follower of a full ISR
+// can be told from striking them all: two followers or more, and the
+// two leave different ISR levels.
+func (sh isrShape) oneOfSeveral() bool {
+	return sh.rf >= 3 && states.ISRLevel(sh.rf-1, sh.rf, sh.minISR) != states.ISRLevel(1, sh.rf, sh.minISR)
+}
+
+// armRoles are the aims that strike what coverage names t's role: a
+// strike at the followers hit in-sync followers (every one, or one:
+// coverage names both "followers", so a strike from a full ISR counts for
+// aimFollower when it left the ISR one short of full, for aimFollowers
+// when it left the leader alone, and for both when its after state shows
+// neither, as when the next op came first: an arm whose strikes coverage
+// never credited would stay untried, and be drawn, forever), or replicas
+// outside the ISR (aimOutOfISR, which is also what a strike at every
+// follower hits once they all left), or some of both or an offline
+// partition's members (aimFollowers), or none (any of the three: their
+// targets were down already); a link fault aimed by role is
+// links-of-<role>.
+func (sh isrShape) armRoles(t states.Covered) []string {
+	switch t.Role {
 	case states.RoleLeader, "links-of-leader":
-		return "leader"
-	case states.RoleFollowers, states.RoleOutOfISR, states.RoleFollowers + "+" + states.RoleOutOfISR, states.RoleISR, states.RoleELR,
-		states.RoleNone, "links-of-followers":
-		return "followers"
+		return []string{aimLeader}
+	case states.RoleFollowers:
+		if !sh.oneOfSeveral() || isrOf(t.Before) != states.ISRFull {
+			return []string{aimFollowers}
+		}
+		switch isrOf(t.After) {
+		case states.ISRLevel(sh.rf-1, sh.rf, sh.minISR):
+			return []string{aimFollower}
+		case states.ISRLevel(1, sh.rf, sh.minISR):
+			return []string{aimFollowers}
+		}
+		return []string{aimFollowers, aimFollower}
+	case states.RoleOutOfISR:
+		return []string{aimOutOfISR}
+	case states.RoleNone:
+		// Nothing struck: every aim at followers finds none there.
+		return []string{aimFollowers, aimFollower, aimOutOfISR}
+	case states.RoleFollowers + "+" + states.RoleOutOfISR, states.RoleISR, states.RoleELR, "links-of-followers":
+		return []string{aimFollowers}
 	case states.RoleLinks:
+		return []string{""}
+	}
+	return []string{anyRole}
+}
+
+// isrOf is a state's ISR component ("" when the text is no state).
+func isrOf(text string) string {
+	st, err := states.Parse(text)
+	if err != nil {
 		return ""
 	}
-	return anyRole
+	return st.ISR
 }
 
 // anyRole is an arm's role that sums every role of its state and fault.
@@ -58,9 +105,9 @@ const anyRole = "*"
 
 // newBandit learns from history, the coverage of each run so far in run
 // order.
-func newBandit(seed int64, history []*states.Coverage) *bandit {
+func newBandit(seed int64, history []*states.Coverage, shape isrShape) *bandit {
 	b := &bandit{pulls: map[armKey]float64{}, rewards: map[armKey]float64{}, atState: map[string]float64{},
-		after: map[armKey]map[string]int{}, befores: map[string]int{},
+		after: map[armKey]map[string]int{}, befores: map[string]int{}, seen: map[string]int{},
 		rng: rand.NewPCG(uint64(seed), uint64(seed)^0x67756964_65640000)}
 	seen := map[string]bool{}
 	for _, c := range history {
@@ -69,7 +116,15 @@ func newBandit(seed int64, history []*states.Coverage) *bandit {
 		}
 		for _, t := range c.Transitions {
 			n := float64(t.Count)
-			for _, k := range []armKey{{t.Before, t.Fault, armRole(t.Role)}, {t.Before, t.Fault, anyRole}} {
+			b.seen[t.Before] += t.Count
+			b.seen[t.After] += t.Count
+			var keys []armKey
+			for _, r := range append(shape.armRoles(t), anyRole) {
+				if !slices.Contains(keys, armKey{t.Before, t.Fault, r}) {
+					keys = append(keys, armKey{t.Before, t.Fault, r})
+				}
+			}
+			for _, k := range keys {
 				b.pulls[k] += n
 				if !seen[t.Key()] {
 					b.rewards[k]++
@@ -113,14 +168,29 @@ func (b *bandit) pull(k armKey) {
 	b.atState[k.state]++
 }
 
-// best is the index of the highest-scoring arm (ties drawn).
-func (b *bandit) best(arms []armKey, bonus func(armKey) float64) (int, float64) {
+// novelty is how rarely the state arm k is predicted to lead to was seen
+// (1/sqrt(1+n), 1 for a state never seen or an arm that predicts none):
+// once an arm was tried, UCB1 alone keeps drawing the pairs that paid
+// early, which lead back to the states every run reaches (healthy, the
+// ISR at min after a cut); this term steers toward transitions out of
+// states seen least, where new ones are.
+func (b *bandit) novelty(k armKey) float64 {
+	next := b.predict(k)
+	if next == "" {
+		return 1
+	}
+	return 1 / math.Sqrt(1+float64(b.seen[next]))
+}
+
+// best is the index of the highest-scoring arm: ties go to the preferred
+// arms (prefer nil: none is), then to a seeded draw.
+func (b *bandit) best(arms []armKey, bonus func(int) float64, prefer func(int) bool) (int, float64) {
 	top := math.Inf(-1)
 	var ties []int
 	for i, k := range arms {
 		s := b.score(k)
 		if bonus != nil {
-			s += bonus(k)
+			s += bonus(i)
 		}
 		switch {
 		case s > top:
@@ -131,6 +201,11 @@ func (b *bandit) best(arms []armKey, bonus func(armKey) float64) (int, float64) 
 	}
 	if len(ties) == 0 {
 		return -1, top
+	}
+	if prefer != nil {
+		if p := slices.DeleteFunc(slices.Clone(ties), func(i int) bool { return !prefer(i) }); len(p) > 0 {
+			ties = p
+		}
 	}
 	return ties[b.intn(len(ties))], top
 }

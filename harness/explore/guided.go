@@ -2,14 +2,12 @@ package explore
 
 import (
 	"fmt"
-	"math"
 	"slices"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/kchaos/kchaos/harness/explore/states"
 	"github.com/kchaos/kchaos/harness/scenario"
-	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
 )
 
@@ -40,15 +38,22 @@ func ParseStrategy(v string) (string, error) {
 type Choice struct {
 	// State is the abstract state the fault was aimed at: the one seen
 	// most often after what came before it, or, never seen, "after <fault
-	// @role> from <state>".
+	// @role> from <state>" ("after heal-<kind> from <state>" past a
+	// partial heal).
 	State string `json:"state"`
 	Fault string `json:"fault"`
-	// Role is the step's target role ("" the fault's own default).
-	Role string `json:"role,omitempty"`
+	// Role is the step's target role ("" the fault's own default), and
+	// Count its target's count (1: one follower, the first in id order).
+	Role  string `json:"role,omitempty"`
+	Count int    `json:"count,omitempty"`
 	// Moment: "first" (an episode's first fault, after quiet), "settled"
-	// (once the first fault's effect showed or its wait passed) or
-	// "early" (1 s after the first fault, before its effect).
+	// (once the first fault's effect showed or its wait passed), "early"
+	// (1 s after the first fault, before its effect), "third" (a third
+	// fault once the second's effect showed, both still holding) or
+	// "after-heal" (once the first fault was healed, the second still
+	// holding: Healed names the heal).
 	Moment string `json:"moment"`
+	Healed string `json:"healed,omitempty"`
 	// Untried says no run had pulled the arm: chosen to explore.
 	Untried bool `json:"untried,omitempty"`
 }
@@ -61,231 +66,70 @@ type Guided struct {
 	Choices  []Choice
 }
 
-// candidate is a fault of the mix aimed one way.
-type candidate struct {
-	name    string // the mix's name (partition-leader-followers)
-	fault   string // the kind (partition)
-	role    string // the step's target role ("" none)
-	armRole string // its arm's role (armRole: the step's, or anyRole)
-	links   bool
-	step    nemesis.Step
-}
-
 // Guide is the guided strategy, a pure function: from the explorable
 // scenario base (its random section gives the mix, the timing and any
 // targets), the run's seed and the coverage of the runs before it (in run
-// order), the run's schedule. A run is one or more episodes over the
-// workload's duration, each two faults of the mix (or one, when the mix
-// has one): the first chosen by UCB1 among the arms of the state faults
-// start from, the second among the arms of the state the first is
-// predicted to lead to (struck once that effect showed: "settled") and
-// of the state before it (struck at once: "early"), so that the bandit
-// also chooses the moment. Each fault then waits for its effect through
-// an `until` where the ids it needs are known (the first episode's
-// leader is the topic's preferred replica), optional and bounded by the
-// wait the cluster's configs imply (WaitsOf), else for that wait; then
-// the episode holds, heals what it injected and stays quiet.
+// order), the run's schedule. A run is episodes over the random
+// section's duration (planner: how many fit), each two faults of the mix
+// (one when the mix has one, or, after the first episode, when the time
+// holds no more), chosen by UCB1 among the arms of the
+// state each strikes in (the first in the state episodes start from,
+// weighing the frontier it opens; the second in the state the first is
+// predicted to lead to, once that effect showed, or at once), and, where
+// the time allows and the state it would strike in has untried arms, a
+// third: after the first fault's heal when the two heal apart, else with
+// both holding. Each fault waits for its effect through an `until` where
+// the ids it needs are known (the first episode's leader is the topic's
+// preferred replica), optional and bounded by the wait the cluster's
+// configs imply (waitsOf), else for that wait; then the episode heals
+// what it injected and, unless it is the last, stays quiet until the ISR
+// is whole again (at most the random section's quiet).
 func Guide(base *scenario.Scenario, seed int64, history []*states.Coverage) (Guided, error) {
+	p, err := newPlanner(base, seed, history)
+	if err != nil {
+		return Guided{}, err
+	}
+	p.plan()
+	c := *base
+	c.Seed = 0
+	c.Nemesis = nemesis.Schedule{Steps: p.steps}
+	c.SetSeed(seed)
+	c.Description = strings.TrimSpace(base.Description + "\n\nkchaos explore --strategy guided: " + choicesText(p.choices))
+	d, err := scenario.Derive(&c, base.Name+" (guided)", nil)
+	if err != nil {
+		return Guided{}, err
+	}
+	return Guided{Scenario: d, Choices: p.choices}, nil
+}
+
+// newPlanner is Guide's planner for base, before it plans: the guided
+// partition (the random section's target's, else 0) and its shape, the
+// candidates, the waits and the time.
+func newPlanner(base *scenario.Scenario, seed int64, history []*states.Coverage) (*planner, error) {
 	rs := base.Nemesis.Random
 	if rs == nil {
-		return Guided{}, fmt.Errorf("guided: %s has no random section to take the mix from (Explorable)", base.Name)
+		return nil, fmt.Errorf("guided: %s has no random section to take the mix from (Explorable)", base.Name)
 	}
 	part := int32(0)
 	if rs.Targets != nil {
 		part = rs.Targets.Partition
 	}
-	cands := candidates(*rs, part, base.Cluster.Brokers)
+	var replicas []int32
+	if a := base.Topic.AssignmentOrDefault(base.Cluster.Brokers); int(part) < len(a) {
+		replicas = a[part]
+	}
+	minISR, _ := strconv.Atoi(base.Settings()["min.insync"])
+	shape := isrShape{rf: len(replicas), minISR: minISR}
+	cands := candidates(*rs, part, shape)
 	if len(cands) == 0 {
-		return Guided{}, &scenario.BadInputError{Err: fmt.Errorf("guided: no fault of the mix (%s) can be aimed", strings.Join(rs.Faults, ", "))}
+		return nil, &scenario.BadInputError{Err: fmt.Errorf("guided: no fault of the mix (%s) can be aimed", strings.Join(rs.Faults, ", "))}
 	}
-	w := waitsOf(base)
-	active, quiet := rs.Active.Std(), rs.Quiet.Std()
-	if active <= 0 {
-		active, quiet = max(rs.Interval.Std(), time.Second), rs.Interval.Std()/2
+	quiet := rs.Quiet.Std()
+	if rs.Active <= 0 {
+		quiet = rs.Interval.Std() / 2
 	}
-	hold := max(active/2, time.Second)
-	episode := w.ISRShrink + w.Fence + hold + quiet
-	episodes := max(1, int(rs.Duration.Std()/episode))
-
-	b := newBandit(seed, history)
-	healthy := states.State{ISR: states.ISRFull, Leader: states.LeaderAlive, ELR: states.ELREmpty, Election: states.ElectionNone,
-		Truncation: states.TruncNone, Quorum: states.Unknown, Coordinator: states.Unknown}
-	s0 := b.start(healthy.String())
-	var leader *int32
-	if a := base.Topic.AssignmentOrDefault(base.Cluster.Brokers); int(part) < len(a) && len(a[part]) > 0 {
-		l := a[part][0]
-		leader = &l
-	}
-	// The workload and the observer start first: a fault before the
-	// partition's first sample strikes a state nobody saw (unknown), and
-	// before the first acks there is nothing to lose.
-	steps := []nemesis.Step{{Wait: nemesis.Duration(w.Margin)}}
-	var choices []Choice
-	for e := range episodes {
-		known := leader
-		if e > 0 {
-			known = nil // an episode before may have moved the leader
-		}
-		first, untried := pick(b, cands, []string{s0}, "", func(k armKey) float64 { return frontier(b, cands, k) })
-		c1 := cands[first.i]
-		choices = append(choices, Choice{State: s0, Fault: c1.name, Role: c1.role, Moment: "first", Untried: untried})
-		steps = append(steps, c1.step)
-		settle1 := settle(c1, known, part, w, false)
-		heals := healOf(nil, c1.fault)
-		if len(cands) == 1 {
-			steps = append(steps, settle1...)
-		} else {
-			next := b.predict(armKey{s0, c1.name, c1.armRole})
-			if next == "" {
-				next = fmt.Sprintf("after %s@%s from %s", c1.name, c1.armRole, s0)
-			}
-			second, untried := pick(b, cands, []string{next, s0}, c1.name, nil)
-			c2 := cands[second.i]
-			moment := "settled"
-			if second.state == s0 && next != s0 {
-				// Struck before the first fault's effect shows.
-				moment = "early"
-				steps = append(steps, nemesis.Step{Wait: nemesis.Duration(time.Second)})
-			} else {
-				steps = append(steps, settle1...)
-			}
-			choices = append(choices, Choice{State: second.state, Fault: c2.name, Role: c2.role, Moment: moment, Untried: untried})
-			steps = append(steps, c2.step)
-			if nemesis.MovesLeaders(c1.fault) {
-				known = nil // the first fault may have moved the leader
-			}
-			steps = append(steps, settle(c2, known, part, w, true)...)
-			heals = healOf(heals, c2.fault)
-		}
-		steps = append(steps, nemesis.Step{Wait: nemesis.Duration(hold)})
-		for _, h := range heals {
-			steps = append(steps, nemesis.Step{Heal: h})
-		}
-		if quiet > 0 {
-			steps = append(steps, nemesis.Step{Wait: nemesis.Duration(quiet)})
-		}
-	}
-	c := *base
-	c.Seed = 0
-	c.Nemesis = nemesis.Schedule{Steps: steps}
-	c.SetSeed(seed)
-	c.Description = strings.TrimSpace(base.Description + "\n\nkchaos explore --strategy guided: " + choicesText(choices))
-	d, err := scenario.Derive(&c, base.Name+" (guided)", nil)
-	if err != nil {
-		return Guided{}, err
-	}
-	return Guided{Scenario: d, Choices: choices}, nil
-}
-
-// picked is an arm chosen: its candidate and the state it was aimed at.
-type picked struct {
-	i     int
-	state string
-}
-
-// pick chooses among the candidates (all but exclude) in the first of
-// the states, then in each next one only when it scores strictly higher
-// there (so that ties go to the first: the settled moment), records the
-// pull and says whether the arm was untried.
-func pick(b *bandit, cands []candidate, in []string, exclude string, bonus func(armKey) float64) (picked, bool) {
-	var best picked
-	var bestArm armKey
-	top := math.Inf(-1)
-	for _, s := range slices.Compact(slices.Clone(in)) {
-		var arms []armKey
-		var which []int
-		for i, c := range cands {
-			if c.name != exclude || len(cands) == 1 {
-				arms, which = append(arms, armKey{s, c.name, c.armRole}), append(which, i)
-			}
-		}
-		if i, score := b.best(arms, bonus); i >= 0 && score > top {
-			top, best, bestArm = score, picked{which[i], s}, arms[i]
-		}
-	}
-	untried := b.pulls[bestArm] == 0
-	b.pull(bestArm)
-	return best, untried
-}
-
-// frontier is how much of the state arm k is predicted to lead to is
-// still unexplored: the share of the other candidates never pulled there
-// (1 when the state it leads to is not known). An episode's first fault
-// earns it on top of its own score, because its worth is also what the
-// second fault can cover from where it leads (Kafka's sequence losses
-// need the second fault struck in the state the first made).
-func frontier(b *bandit, cands []candidate, k armKey) float64 {
-	next := b.predict(k)
-	if next == "" {
-		return 1
-	}
-	n, untried := 0, 0
-	for _, c := range cands {
-		if c.name == k.fault {
-			continue
-		}
-		n++
-		if b.pulls[armKey{next, c.name, c.armRole}] == 0 {
-			untried++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(untried) / float64(n)
-}
-
-// candidates are the mix's faults, each aimed every way the guided
-// strategy aims it: at partition part's leader and at its followers (the
-// roles Kafka's sequence losses need), a link fault of another shape as
-// its kind aims it by default, and only the random section's own target
-// role when it gives one. Aims a schedule would refuse are left out.
-func candidates(rs nemesis.RandomSchedule, part int32, brokers int) []candidate {
-	var out []candidate
-	seen := map[string]bool{}
-	for _, name := range rs.Faults {
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		fault, shape, ok := splitMixName(name)
-		if !ok {
-			continue
-		}
-		k, _ := nemesis.LookupKind(fault)
-		links := k.Draw.Links
-		roles := []string{nemesis.RoleLeader, nemesis.RoleFollowers}
-		switch {
-		case links && shape == nemesis.ShapeLeaderFollowers:
-			roles = []string{nemesis.RoleLeader}
-		case links && shape != nemesis.ShapeIsolate:
-			roles = []string{""}
-		case rs.Targets != nil:
-			roles = []string{rs.Targets.Role}
-		}
-		for _, role := range roles {
-			c := candidate{name: name, fault: fault, role: role, links: links}
-			c.step = nemesis.Step{Fault: fault}
-			switch {
-			case role == nemesis.RoleRandom:
-				c.step.Target = &nemesis.Target{Role: nemesis.RoleRandom, Count: 1}
-			case role != "":
-				c.step.Target = &nemesis.Target{Role: role, Partition: part}
-			}
-			if k.Draw.Params != nil {
-				c.step.Params = k.Draw.Params(rs, shape)
-			}
-			c.armRole = role
-			if role == nemesis.RoleRandom {
-				c.armRole = anyRole
-			}
-			if (&nemesis.Schedule{Steps: []nemesis.Step{c.step}}).Validate() != nil {
-				continue
-			}
-			out = append(out, c)
-		}
-	}
-	return out
+	return &planner{b: newBandit(seed, history, shape), cands: cands, w: waitsOf(base), at: partitionAt{part, replicas},
+		quiet: quiet, left: rs.Duration.Std()}, nil
 }
 
 // splitMixName reads a random mix's name as a fault kind and a link
@@ -307,48 +151,6 @@ func splitMixName(name string) (fault, shape string, ok bool) {
 	return "", "", false
 }
 
-// settle is what follows a fault until its effect shows: an optional
-// until where the ids it needs are known, bounded by the configs' wait,
-// then Margin for the state to act (a leader acking alone once its ISR
-// shrank); else the configs' wait. second marks an episode's second
-// fault, whose strike at the leader is expected to leave the partition
-// offline (the ISR had shrunk to it).
-func settle(c candidate, leader *int32, part int32, w waits, second bool) []nemesis.Step {
-	until := func(cond nemesis.Condition, timeout time.Duration) []nemesis.Step {
-		return []nemesis.Step{{Until: &cond, Timeout: nemesis.Duration(timeout), Optional: true}, {Wait: nemesis.Duration(w.Margin)}}
-	}
-	wait := func(d time.Duration) []nemesis.Step { return []nemesis.Step{{Wait: nemesis.Duration(d)}} }
-	switch c.fault {
-	case histories.FKill, histories.FLoseUnflushed, histories.FPause:
-		switch {
-		case second && c.role == nemesis.RoleLeader:
-			yes := true
-			return until(nemesis.Condition{Partition: part, Offline: &yes}, w.Fence)
-		case leader != nil && c.role == nemesis.RoleLeader:
-			return until(nemesis.Condition{Fenced: []int32{*leader}}, w.Fence)
-		case leader != nil && c.role == nemesis.RoleFollowers:
-			// Fenced followers leave the ISR (the controller's doing), or
-			// silent ones the leader's check drops: whichever comes first.
-			return until(nemesis.Condition{Partition: part, ISR: []int32{*leader}}, max(w.Fence, w.ISRShrink))
-		}
-		return wait(w.Fence)
-	case histories.FPartition, histories.FNetem:
-		if leader != nil && (c.role == nemesis.RoleLeader || c.role == nemesis.RoleFollowers) {
-			return until(nemesis.Condition{Partition: part, ISR: []int32{*leader}}, w.ISRShrink)
-		}
-		return wait(w.ISRShrink)
-	}
-	return wait(w.Margin)
-}
-
-// healOf adds the heal kind that undoes fault (none for an instant one).
-func healOf(heals []string, fault string) []string {
-	if f, ok := histories.LookupFault(fault); ok && f.Heal != "" && !slices.Contains(heals, f.Heal) {
-		heals = append(heals, f.Heal)
-	}
-	return heals
-}
-
 // choicesText is the choices in words, for the scenario's description.
 func choicesText(cs []Choice) string {
 	var parts []string
@@ -357,7 +159,14 @@ func choicesText(cs []Choice) string {
 		if role == "" {
 			role = "default"
 		}
-		parts = append(parts, fmt.Sprintf("%s@%s (%s)", c.Fault, role, c.Moment))
+		if c.Count > 0 {
+			role += fmt.Sprintf("[%d]", c.Count)
+		}
+		moment := c.Moment
+		if c.Healed != "" {
+			moment += " " + c.Healed
+		}
+		parts = append(parts, fmt.Sprintf("%s@%s (%s)", c.Fault, role, moment))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kchaos/kchaos/checker"
@@ -86,9 +87,15 @@ func kafkaModel(t *testing.T) runner {
 					rest = []int32{(leader + 1) % 3} // unclean
 				}
 				leader, epoch, isr = rest[0], epoch+1, rest
+			case role == nemesis.RoleFollowers && st.Target.Count > 0:
+				// One follower, the first in id order: it leaves the ISR.
+				nodes = slices.DeleteFunc([]int32{0, 1, 2}, func(n int32) bool { return n == leader })[:st.Target.Count]
+				isr = slices.DeleteFunc(slices.Clone(isr), func(n int32) bool { return slices.Contains(nodes, n) })
 			case role == nemesis.RoleFollowers:
 				nodes = slices.DeleteFunc(slices.Clone(isr), func(n int32) bool { return n == leader })
 				isr = []int32{leader}
+			case role == nemesis.RoleOutOfISR:
+				nodes = slices.DeleteFunc([]int32{0, 1, 2}, func(n int32) bool { return slices.Contains(isr, n) })
 			}
 			add(histories.NemesisProcess, histories.OK, st.Fault, histories.NemesisValue{Fault: st.Fault, Nodes: nodes, Details: specMap})
 			observe()
@@ -184,12 +191,14 @@ func TestGuidedExploreLoop(t *testing.T) {
 // TestGuidedFindsTheModelsLoss: the loss the model holds (cut the leader
 // from its followers, let the ISR shrink to it, then kill or pause it)
 // is found within 20 runs for each of 20 seeds. Choosing uniformly among
-// the same aims (five: the cut, kill and pause at the leader or the
-// followers) draws it with probability 1/5 x 2/4 = 1/10 a run: within 20
-// runs 88% of the time, for all 20 seeds 8% of the time. A model, not a
-// cluster: what it shows is that the loop learns (coverage in, schedule
-// out), not how guided compares with kchaos's random schedules on Kafka
-// (docs/explore.md: not measured yet).
+// the same aims (seven from a full ISR: the cut at the leader, kill and
+// pause at the leader, every follower or one; after the cut four: kill
+// and pause at the leader or the replicas out of the ISR) draws it with
+// probability 1/7 x 2/4 = 1/14 an episode, about 1/7 a run of two
+// episodes: within 20 runs 95% of the time, for all 20 seeds 35% of the
+// time. A model, not a cluster: what it shows is that the loop learns
+// (coverage in, schedule out), not how guided compares with kchaos's
+// random schedules on Kafka (docs/explore.md).
 func TestGuidedFindsTheModelsLoss(t *testing.T) {
 	base := untargetedWeak(t)
 	sum := 0
@@ -206,7 +215,49 @@ func TestGuidedFindsTheModelsLoss(t *testing.T) {
 		}
 		sum += first + 1
 	}
-	t.Logf("mean runs to the first finding: %.1f (uniform: 8.8 expected, capped at 20)", float64(sum)/20)
+	t.Logf("mean runs to the first finding: %.1f (uniform: 6.9 expected, capped at 20)", float64(sum)/20)
+}
+
+// TestGuidedFirstEpisodeLoss: a fresh exploration's first episode
+// isolates the leader (a cut from its followers, or a broker fault on
+// every follower) and then, once that acted, strikes the leader: Kafka's
+// sequence loss, which the untried arms' order puts first; the aims the
+// episodes after add (one follower, the replicas out of the ISR) are
+// struck within 8 runs. For 10 seeds of the untargeted weak config and
+// of the measured one, against the model (the order, not Kafka's
+// answer, is what is checked).
+func TestGuidedFirstEpisodeLoss(t *testing.T) {
+	for name, base := range map[string]*scenario.Scenario{"untargeted weak": untargetedWeak(t), "weak-untargeted": weakUntargeted(t)} {
+		t.Run(name, func(t *testing.T) {
+			for seed := int64(1); seed <= 10; seed++ {
+				s, _, err := explore(context.Background(), Config{Scenario: base, Runs: 8, Seed: seed, Store: t.TempDir(),
+					NoShrink: true, Strategy: StrategyGuided}, kafkaModel(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				ch := s.RunRecords[0].Guided
+				if len(ch) < 2 {
+					t.Fatalf("seed %d: run 0's choices %v", seed, ch)
+				}
+				first, second := ch[0], ch[1]
+				isolates := first.Moment == "first" && first.Count == 0 &&
+					(first.Fault == "partition-leader-followers" || first.Role == nemesis.RoleFollowers)
+				takes := second.Moment == "settled" && second.Role == nemesis.RoleLeader && second.Fault != "partition-leader-followers"
+				if !isolates || !takes {
+					t.Errorf("seed %d: run 0 begins %s, want the leader isolated, then struck", seed, choicesText(ch[:2]))
+				}
+				struck := map[string]bool{}
+				for _, r := range s.RunRecords {
+					for _, c := range r.Guided {
+						struck[c.Role+strings.Repeat("[1]", c.Count)] = true
+					}
+				}
+				if !struck["followers[1]"] || !struck[nemesis.RoleOutOfISR] {
+					t.Errorf("seed %d: 8 runs struck %v: one follower or the replicas out of the ISR never", seed, struck)
+				}
+			}
+		})
+	}
 }
 
 func pad3(i int) string {

@@ -143,14 +143,14 @@ func TestGuidedFollowsCoverage(t *testing.T) {
 		}
 		return c
 	}
-	b := newBandit(1, []*states.Coverage{cov("a", 1, "X"), cov("b", 10, "Y")})
+	b := newBandit(1, []*states.Coverage{cov("a", 1, "X"), cov("b", 10, "Y")}, isrShape{})
 	arms := []armKey{{"S", "b", states.RoleLeader}, {"S", "a", states.RoleLeader}, {"S", "c", states.RoleLeader}}
-	if i, _ := b.best(arms, nil); i != 2 {
+	if i, _ := b.best(arms, nil, nil); i != 2 {
 		t.Errorf("best %v, want the untried c", arms[i])
 	}
 	b.pull(arms[2])
 	b.rewards[arms[2]] = 0
-	if i, _ := b.best(arms[:2], nil); i != 1 {
+	if i, _ := b.best(arms[:2], nil, nil); i != 1 {
 		t.Errorf("best %v, want a (1 reward in 1 pull) over b (1 in 10)", arms[i])
 	}
 	if got := b.predict(armKey{"S", "b", states.RoleLeader}); got != "Y" {
@@ -178,7 +178,7 @@ func TestGuidedWaits(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		fault  string
-		role   string
+		aim    string
 		leader bool
 		second bool
 		want   string
@@ -189,23 +189,26 @@ func TestGuidedWaits(t *testing.T) {
 		{"kill the leader second: offline", "kill", nemesis.RoleLeader, false, true, "until partition 0 offline true optional 5s; wait 2s"},
 		{"pause the followers, leader known: the ISR shrinks to it", "pause", nemesis.RoleFollowers, true, false, "until partition 0 isr [0] optional 6s; wait 2s"},
 		{"pause the followers, leader unknown", "pause", nemesis.RoleFollowers, false, false, "wait 5s"},
+		{"kill one follower, leader known: the ISR loses the first follower", "kill", aimFollower, true, false, "until partition 0 isr [0 2] optional 6s; wait 2s"},
+		{"kill one follower, leader unknown", "kill", aimFollower, false, false, "wait 5s"},
+		{"pause the replicas out of the ISR", "pause", aimOutOfISR, false, false, "wait 5s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var cand candidate
-			for _, x := range candidates(*base.Nemesis.Random, 0, 3) {
-				if x.name == c.fault && x.role == c.role {
+			for _, x := range candidates(*base.Nemesis.Random, 0, isrShape{3, 1}) {
+				if x.name == c.fault && x.armRole == c.aim {
 					cand = x
 				}
 			}
 			if cand.name == "" {
-				t.Fatalf("no candidate %s@%s", c.fault, c.role)
+				t.Fatalf("no candidate %s@%s", c.fault, c.aim)
 			}
 			var leader *int32
 			if c.leader {
 				zero := int32(0)
 				leader = &zero
 			}
-			if got := stepsText(settle(cand, leader, 0, w, c.second)); got != c.want {
+			if got := stepsText(settle(cand, leader, partitionAt{0, []int32{0, 1, 2}}, w, c.second)); got != c.want {
 				t.Errorf("settle: %q, want %q", got, c.want)
 			}
 		})
@@ -225,27 +228,50 @@ func stepsText(steps []nemesis.Step) string {
 	return strings.Join(out, "; ")
 }
 
-// TestGuidedCandidates: the untargeted mix is aimed at the leader and at
-// the followers, the leader-followers cut only at the leader; a random
-// section's own target role is the only role of a node fault.
+// TestGuidedCandidates: the untargeted mix is aimed at the leader, at
+// every follower, at one follower (where the ISR levels tell one from
+// all: three replicas or more) and at the replicas out of the ISR; the
+// leader-followers cut only at the leader; a random section's own target
+// role is the only role of a node fault.
 func TestGuidedCandidates(t *testing.T) {
 	base := untargetedWeak(t)
-	var got []string
-	for _, c := range candidates(*base.Nemesis.Random, 0, 3) {
-		got = append(got, c.name+"@"+c.role+"="+c.armRole)
+	leader := *base.Nemesis.Random
+	leader.Targets = &nemesis.Target{Role: nemesis.RoleLeader}
+	aims := func(f string) []string {
+		return []string{f + "@leader=leader", f + "@followers=followers", f + "@followers[1]=follower", f + "@out-of-isr=out-of-isr"}
 	}
-	want := []string{"partition-leader-followers@leader=leader", "kill@leader=leader", "kill@followers=followers", "pause@leader=leader", "pause@followers=followers"}
-	if !slices.Equal(got, want) {
-		t.Errorf("candidates %v, want %v", got, want)
-	}
-	rs := *base.Nemesis.Random
-	rs.Targets = &nemesis.Target{Role: nemesis.RoleLeader}
-	got = nil
-	for _, c := range candidates(rs, 0, 3) {
-		got = append(got, c.name+"@"+c.role)
-	}
-	if want := []string{"partition-leader-followers@leader", "kill@leader", "pause@leader"}; !slices.Equal(got, want) {
-		t.Errorf("targeted candidates %v, want %v", got, want)
+	for _, c := range []struct {
+		name  string
+		rs    nemesis.RandomSchedule
+		shape isrShape
+		want  []string
+	}{
+		{"untargeted, RF 3", *base.Nemesis.Random, isrShape{3, 1},
+			slices.Concat([]string{"partition-leader-followers@leader=leader"}, aims("kill"), aims("pause"))},
+		{"untargeted, RF 3, min.insync.replicas 2", *base.Nemesis.Random, isrShape{3, 2},
+			slices.Concat([]string{"partition-leader-followers@leader=leader"}, aims("kill"), aims("pause"))},
+		{"untargeted, RF 2: one follower is every follower", *base.Nemesis.Random, isrShape{2, 1},
+			[]string{"partition-leader-followers@leader=leader", "kill@leader=leader", "kill@followers=followers", "kill@out-of-isr=out-of-isr",
+				"pause@leader=leader", "pause@followers=followers", "pause@out-of-isr=out-of-isr"}},
+		{"targeted at the leader", leader, isrShape{3, 1},
+			[]string{"partition-leader-followers@leader=leader", "kill@leader=leader", "pause@leader=leader"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var got []string
+			for _, x := range candidates(c.rs, 0, c.shape) {
+				role := x.role
+				if x.count > 0 {
+					role += "[1]"
+				}
+				got = append(got, x.name+"@"+role+"="+x.armRole)
+				if x.count > 0 && (x.step.Target == nil || x.step.Target.Count != x.count || x.step.Target.Role != nemesis.RoleFollowers) {
+					t.Errorf("%s: step target %+v, want one follower", x.name, x.step.Target)
+				}
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("candidates %v, want %v", got, c.want)
+			}
+		})
 	}
 }
 

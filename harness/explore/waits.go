@@ -1,11 +1,14 @@
 package explore
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
 	"github.com/kchaos/kchaos/harness/scenario"
+	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // waits are how long a fault takes to change what the guided strategy
@@ -62,4 +65,78 @@ func configMS(m map[string]string, key string, def time.Duration) time.Duration 
 		return def
 	}
 	return time.Duration(v) * time.Millisecond
+}
+
+// partitionAt is the guided partition: its id and its replicas as the
+// topic assigns them (the preferred leader first).
+type partitionAt struct {
+	id       int32
+	replicas []int32
+}
+
+// settle is what follows a fault until its effect shows: an optional
+// until where the ids it needs are known, bounded by the configs' wait,
+// then Margin for the state to act (a leader acking alone once its ISR
+// shrank); else the configs' wait. afterShrink marks a fault struck once
+// another shrank the ISR, whose strike at the leader is expected to leave
+// the partition offline (the ISR had shrunk to it).
+func settle(c candidate, leader *int32, at partitionAt, w waits, afterShrink bool) []nemesis.Step {
+	until := func(cond nemesis.Condition, timeout time.Duration) []nemesis.Step {
+		return []nemesis.Step{{Until: &cond, Timeout: nemesis.Duration(timeout), Optional: true}, {Wait: nemesis.Duration(w.Margin)}}
+	}
+	wait := func(d time.Duration) []nemesis.Step { return []nemesis.Step{{Wait: nemesis.Duration(d)}} }
+	part := at.id
+	switch c.fault {
+	case histories.FKill, histories.FLoseUnflushed, histories.FPause:
+		switch {
+		case afterShrink && c.armRole == aimLeader:
+			yes := true
+			return until(nemesis.Condition{Partition: part, Offline: &yes}, w.Fence)
+		case leader != nil && c.armRole == aimLeader:
+			return until(nemesis.Condition{Partition: part, Fenced: []int32{*leader}}, w.Fence)
+		case leader != nil && c.armRole == aimFollowers:
+			// Fenced followers leave the ISR (the controller's doing), or
+			// silent ones the leader's check drops: whichever comes first.
+			return until(nemesis.Condition{Partition: part, ISR: []int32{*leader}}, max(w.Fence, w.ISRShrink))
+		case leader != nil && c.armRole == aimFollower && len(at.replicas) > 0:
+			return until(nemesis.Condition{Partition: part, ISR: withoutFirstFollower(at.replicas, *leader)}, max(w.Fence, w.ISRShrink))
+		}
+		return wait(w.Fence)
+	case histories.FPartition, histories.FNetem:
+		switch {
+		case leader != nil && (c.armRole == aimLeader || c.armRole == aimFollowers):
+			return until(nemesis.Condition{Partition: part, ISR: []int32{*leader}}, w.ISRShrink)
+		case leader != nil && c.armRole == aimFollower && len(at.replicas) > 0:
+			return until(nemesis.Condition{Partition: part, ISR: withoutFirstFollower(at.replicas, *leader)}, w.ISRShrink)
+		}
+		return wait(w.ISRShrink)
+	}
+	return wait(w.Margin)
+}
+
+// withoutFirstFollower is the ISR a strike at one follower leaves of a
+// full one: the replicas less the first follower in id order (the one
+// nemesis.Target's count takes).
+func withoutFirstFollower(replicas []int32, leader int32) []int32 {
+	followers := slices.Sorted(slices.Values(slices.DeleteFunc(slices.Clone(replicas), func(r int32) bool { return r == leader })))
+	if len(followers) == 0 {
+		return slices.Clone(replicas)
+	}
+	return slices.DeleteFunc(slices.Clone(replicas), func(r int32) bool { return r == followers[0] })
+}
+
+// healOf adds the heal kind that undoes fault (none for an instant one).
+func healOf(heals []string, fault string) []string {
+	if h := healKindOf(fault); h != "" && !slices.Contains(heals, h) {
+		heals = append(heals, h)
+	}
+	return heals
+}
+
+// healKindOf is the heal kind that undoes fault ("" for an instant one).
+func healKindOf(fault string) string {
+	if f, ok := histories.LookupFault(fault); ok {
+		return f.Heal
+	}
+	return ""
 }

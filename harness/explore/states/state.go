@@ -34,7 +34,7 @@ const (
 	leaderPaused  = "paused"  // a pause op froze it (nemesis op, until resumed or healed)
 	leaderDown    = "down"    // killed or powered off (nemesis op), the metadata still names it
 	leaderFenced  = "fenced"  // the controller fenced it (log marker or an until that held)
-	leaderOffline = "offline" // no leader (the observer's leader -1)
+	LeaderOffline = "offline" // no leader (the observer's leader -1)
 )
 
 // ELR states. It is there because an ELR member may be elected without

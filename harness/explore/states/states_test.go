@@ -61,15 +61,15 @@ func TestRecordedSeedStories(t *testing.T) {
 	}{
 		{"real-s1", []step{ // the ISR shrinks to the cut-off leader, which is killed: offline until it returns, elected clean
 			{full, "partition-leader-followers", "links-of-leader", st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "kill", RoleLeader, st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown), "heal-partition", RoleNone, st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown), "heal-kill", RoleISR, st(ISRFull, LeaderAlive, ELREmpty, electionClean, Unknown)},
+			{st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "kill", RoleLeader, st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown)},
+			{st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown), "heal-partition", RoleNone, st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown)},
+			{st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown), "heal-kill", RoleISR, st(ISRFull, LeaderAlive, ELREmpty, electionClean, Unknown)},
 			{st(ISRFull, LeaderAlive, ELREmpty, electionClean, Unknown), "heal-all", RoleAll, st(ISRFull, LeaderAlive, ELREmpty, electionClean, Unknown)},
 		}},
 		{"real-s2", []step{ // as s1, then unclean election switched on: a follower outside the ISR leads
 			{full, "partition-leader-followers", "links-of-leader", st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "kill", RoleLeader, st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown)},
-			{st(ISRAtMin, leaderOffline, ELREmpty, ElectionNone, Unknown), "set-config", RoleNone, st(isrAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
+			{st(ISRAtMin, LeaderAlive, ELREmpty, ElectionNone, Unknown), "kill", RoleLeader, st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown)},
+			{st(ISRAtMin, LeaderOffline, ELREmpty, ElectionNone, Unknown), "set-config", RoleNone, st(isrAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
 			{st(isrAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown), "heal-partition", RoleNone, st(isrAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
 			{st(isrAboveMin, LeaderAlive, ELREmpty, ElectionUnclean, Unknown), "heal-kill", RoleOutOfISR, st(ISRFull, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
 			{st(ISRFull, LeaderAlive, ELREmpty, ElectionUnclean, Unknown), "heal-all", RoleAll, st(ISRFull, LeaderAlive, ELREmpty, ElectionUnclean, Unknown)},
@@ -116,7 +116,7 @@ func TestS2StoryOrder(t *testing.T) {
 		switch {
 		case shrink < 0 && tr.Before.ISR == ISRFull && tr.After.ISR == ISRAtMin:
 			shrink = i
-		case shrink >= 0 && kill < 0 && tr.Fault == "kill" && tr.Role == RoleLeader && tr.After.Leader == leaderOffline:
+		case shrink >= 0 && kill < 0 && tr.Fault == "kill" && tr.Role == RoleLeader && tr.After.Leader == LeaderOffline:
 			kill = i
 		case kill >= 0 && unclean < 0 && tr.Before.Election != ElectionUnclean && tr.After.Election == ElectionUnclean:
 			unclean = i

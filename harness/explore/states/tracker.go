@@ -80,19 +80,25 @@ func (t *tracker) state(part int32) State {
 	return s
 }
 
-func (t *tracker) isrLevel(n int) string {
+func (t *tracker) isrLevel(n int) string { return ISRLevel(n, t.rf, t.minISR) }
+
+// ISRLevel is the ISR component of n in-sync replicas of rf against
+// min.insync.replicas minISR (0 when either is not known). Exported for
+// the guided strategy, which predicts where a strike at some of a
+// partition's replicas leaves its ISR with the same rule.
+func ISRLevel(n, rf, minISR int) string {
 	switch {
 	case n == 0:
 		return Unknown
-	case t.rf > 0 && n >= t.rf:
+	case rf > 0 && n >= rf:
 		return ISRFull
-	case t.minISR > 0 && n > t.minISR:
+	case minISR > 0 && n > minISR:
 		return isrAboveMin
-	case t.minISR > 0 && n == t.minISR:
+	case minISR > 0 && n == minISR:
 		return ISRAtMin
-	case t.minISR > 0:
+	case minISR > 0:
 		return isrUnderMin
-	case t.rf > 0:
+	case rf > 0:
 		return isrShrunk
 	}
 	return Unknown
@@ -101,7 +107,7 @@ func (t *tracker) isrLevel(n int) string {
 func (t *tracker) leader(id int32) string {
 	switch {
 	case id < 0:
-		return leaderOffline
+		return LeaderOffline
 	case t.fenced[id]:
 		// Fenced first: the controller has acted on the pause or the kill.
 		return leaderFenced
