@@ -28,6 +28,7 @@ func newExploreCmd() *cobra.Command {
 		shrinkFor time.Duration
 		noShrink  bool
 		tries     int
+		stopAfter int
 		shard     string
 		fresh     bool
 		strategy  string
@@ -100,6 +101,8 @@ cluster).`,
 				return badInput(fmt.Errorf("--shrink-for %s: want a positive duration", shrinkFor))
 			case tries < 1:
 				return badInput(fmt.Errorf("--tries %d: want at least 1", tries))
+			case stopAfter < 0:
+				return badInput(fmt.Errorf("--stop-after %d: want 0 (never) or a number of findings", stopAfter))
 			}
 			if cmd.Flags().Changed("for") {
 				runs = 0
@@ -142,7 +145,7 @@ cluster).`,
 			var dir string
 			serr := session(func(ctx context.Context, p *progress.Printer) error {
 				cfg := explore.Config{Scenario: e, Runs: runs, For: forD, Seed: base, Shard: sh, Store: f.store, Keep: keep,
-					ShrinkFor: shrinkFor, Tries: tries, NoShrink: noShrink, Strategy: strat,
+					ShrinkFor: shrinkFor, Tries: tries, NoShrink: noShrink, StopAfter: stopAfter, Strategy: strat,
 					OnRun: func(pr explore.Progress) {
 						p.Finish()
 						fmt.Fprintf(os.Stderr, "explore: run %d (seed %d): %s %v; %d runs, %d findings, %.1f runs/hour\n",
@@ -174,6 +177,7 @@ cluster).`,
 	fl.BoolVar(&keep, "keep", false, "keep every run folder, not only the findings'")
 	fl.DurationVar(&shrinkFor, "shrink-for", explore.DefaultShrinkFor, "time budget of each finding's shrink")
 	fl.BoolVar(&noShrink, "no-shrink", false, "keep findings as found (original.yaml), without shrinking")
+	fl.IntVar(&stopAfter, "stop-after", 0, "end the exploration once it holds this many findings (0: its --runs or --for decide)")
 	fl.IntVar(&tries, "tries", explore.DefaultTries, "K: runs per shrink candidate, and reruns of the final repro")
 	fl.BoolVar(&fresh, "fresh", false, "start a fresh cluster for every run (default: runs share one while no fault leaves state and it is healthy)")
 	fl.StringVar(&strategy, "strategy", explore.StrategyRandom, "how each run's faults are chosen: random (seeded random schedules) or guided (from the coverage of abstract states the runs before reached; docs/explore.md)")

@@ -107,6 +107,11 @@ type Config struct {
 	ShrinkFor time.Duration
 	Tries     int
 	NoShrink  bool
+	// StopAfter ends the exploration once it holds this many findings
+	// (0: never; its runs or time decide). A user who wants one
+	// reproducible loss, and a test that asks for one, need not pay for
+	// the runs and shrinks after it.
+	StopAfter int
 	// Ahead, when set, is told before each run which run follows it (its
 	// scenario and store; nil at the end, or when it is not known yet:
 	// before a guided run and before each shrink candidate), so that its
@@ -193,6 +198,7 @@ func explore(ctx context.Context, cfg Config, run runner) (*Summary, string, err
 	if cfg.Strategy == StrategyGuided {
 		e.sum.Strategy = StrategyGuided
 	}
+	e.sum.StopAfter = cfg.StopAfter
 	e.plan = &harness.Plan{Strategy: e, Dir: dir, Play: e.Play, Announcer: announcer{cfg.Ahead, cfg.Close}}
 	if _, err := harness.RunBatch(ctx, e.plan, harness.BatchOptions{}); err != nil {
 		return e.sum, dir, err

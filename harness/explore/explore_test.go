@@ -164,3 +164,42 @@ func TestExploreForDuration(t *testing.T) {
 		t.Errorf("%d runs, %.1f per hour; want 10 runs at 60 per hour", len(sum.RunRecords), sum.RunsPerHour)
 	}
 }
+
+// TestExploreStopAfter: --stop-after N ends the exploration at its Nth
+// finding (the runs after it are not made), says so in explore.md, and
+// exits as a finding, not as a stop; with fewer findings than N its runs
+// decide.
+func TestExploreStopAfter(t *testing.T) {
+	e := explorable(t, "s2")
+	for _, tc := range []struct {
+		stopAfter, runs, wantRuns, wantFindings int
+		ended                                   bool
+	}{
+		{stopAfter: 1, runs: 8, wantFindings: 1, ended: true},
+		{stopAfter: 2, runs: 8, wantFindings: 2, ended: true},
+		{stopAfter: 0, runs: 4, wantRuns: 4},
+		{stopAfter: 50, runs: 3, wantRuns: 3},
+	} {
+		r := &simRunner{t: t}
+		sum, _, err := explore(context.Background(), Config{Scenario: e, Runs: tc.runs, Seed: 7, Store: t.TempDir(), NoShrink: true,
+			StopAfter: tc.stopAfter}, r.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := sum.RunRecords[len(sum.RunRecords)-1]
+		switch {
+		case tc.ended && (len(sum.Findings) != tc.wantFindings || last.Finding == "" || len(sum.RunRecords) == tc.runs):
+			t.Errorf("stop-after %d: %d runs, %d findings, last run's finding %q: want it to end at finding %d",
+				tc.stopAfter, len(sum.RunRecords), len(sum.Findings), last.Finding, tc.wantFindings)
+		case !tc.ended && len(sum.RunRecords) != tc.wantRuns:
+			t.Errorf("stop-after %d: %d runs, want %d", tc.stopAfter, len(sum.RunRecords), tc.wantRuns)
+		}
+		md := sum.Markdown()
+		if said := strings.Contains(md, "--stop-after"); said != tc.ended {
+			t.Errorf("stop-after %d: explore.md says it ended there: %v, want %v", tc.stopAfter, said, tc.ended)
+		}
+		if tc.ended && sum.Exit() != 1 {
+			t.Errorf("stop-after %d: exit %d, want 1 (a finding)", tc.stopAfter, sum.Exit())
+		}
+	}
+}

@@ -13,22 +13,22 @@ import (
 	"github.com/kchaos/kchaos/internal/testenv"
 )
 
-// TestGuidedExploreUntargetedWeak (issue 40, item 3): on the untargeted
-// weak config (examples/weak-leader.yaml without its targets: RF 3,
-// min.insync.replicas 1, unclean election on, acks=all; leader-followers
-// cuts, kills and pauses drawn, aimed by nothing) guided explore finds a
-// loss within its run budget (6 runs, at most 14 minutes of cluster time;
-// findings kept as found, unshrunk, each a realised repro of at most the
-// faults its run's schedule chose: four when an episode was two strikes
-// and the run held one, up to five since runs hold two episodes and a
-// third strike). Run here on 2026-12-05 (Kafka 4.4.0, seed 11, 226 s):
-// lost-write in runs 1, 3 and 5 of 6 (pause the followers then kill the
-// leader; cut the leader then pause it), 24 distinct transitions. That
-// run showed the realised schedule refusing the guided untils (fixed
-// since: Realised skips them; the repro assertion below came after it).
-// Behind KCHAOS_ALL_SCENARIOS like the other explorations:
+// TestGuidedExploreUntargetedWeak (issue 40, item 3, must show): on the
+// untargeted weak config (examples/weak-leader.yaml without its targets:
+// RF 3, min.insync.replicas 1, unclean election on, acks=all;
+// leader-followers cuts, kills and pauses drawn, aimed by nothing) guided
+// explore finds a loss within its run budget (6 runs, ending at its first
+// finding: --stop-after 1), shrinks it to a repro of at most four fault
+// steps reproducing at least 2 of 3 times, and that repro, loaded as
+// `kchaos run repro.yaml` loads it, shows lost-write again. Until
+// 2026-12-06 a guided run held at most four fault steps, so the test kept
+// findings unshrunk; since the guided strategy strikes a third fault and
+// runs more episodes (five strikes a run, planned), the four steps are the
+// shrink's to reach, as the issue asks. A first run here (2026-12-05,
+// Kafka 4.4.0, seed 11, 226 s, unshrunk): lost-write in runs 1, 3 and 5 of
+// 6. Behind KCHAOS_ALL_SCENARIOS like the other explorations:
 //
-//	KCHAOS_ALL_SCENARIOS=1 flock /tmp/kchaos-cluster.lock go test -tags integration -count=1 -p 1 -timeout 20m -run TestGuidedExploreUntargetedWeak -v ./harness/explore
+//	KCHAOS_ALL_SCENARIOS=1 flock /tmp/kchaos-cluster.lock go test -tags integration -count=1 -p 1 -timeout 45m -run TestGuidedExploreUntargetedWeak -v ./harness/explore
 func TestGuidedExploreUntargetedWeak(t *testing.T) {
 	testenv.AllScenarios(t)
 	testenv.Docker(t)
@@ -45,15 +45,16 @@ func TestGuidedExploreUntargetedWeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 14*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 35*time.Minute)
 	defer cancel()
 	pipe := newPipeline(harness.Options{}, true)
-	sum, dir, err := explore(ctx, Config{Scenario: e, Runs: 6, Seed: 11, Store: testenv.Store(t), NoShrink: true,
+	sum, dir, err := explore(ctx, Config{Scenario: e, Runs: 6, Seed: 11, Store: testenv.Store(t), StopAfter: 1, ShrinkFor: 12 * time.Minute,
 		Strategy: StrategyGuided, Ahead: pipe.ahead, Close: pipe.Close,
 		OnRun: func(p Progress) {
 			t.Logf("run %d (seed %d): %s %v, %d new transitions, guided %s; %d findings, %.1f runs/hour", p.Last.Index, p.Last.Seed,
 				p.Last.Verdict, p.Last.Classes, p.Last.NewTransitions, choicesText(p.Last.Guided), p.Findings, p.PerHour)
-		}}, pipe.Run)
+		},
+		Log: func(l string) { t.Log("shrink:", l) }}, pipe.Run)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,20 +64,26 @@ func TestGuidedExploreUntargetedWeak(t *testing.T) {
 			t.Errorf("run %d: error %q, coverage error %q", r.Index, r.Err, r.CoverageErr)
 		}
 	}
-	chose := map[string]int{}
-	for _, r := range sum.RunRecords {
-		chose[r.Finding] = len(r.Guided)
+	if len(sum.Findings) == 0 {
+		t.Fatalf("no finding in %d guided runs", len(sum.RunRecords))
 	}
-	lost := false
-	for _, f := range sum.Findings {
-		lost = lost || f.Class == "lost-write"
-		// Its realised schedule (the guided untils turned into the time
-		// they took) is a repro of the faults its run struck.
-		if f.Err != "" || f.Steps == 0 || f.Steps > chose[f.ID] {
-			t.Errorf("finding %s: %d fault steps, error %q: want a realised repro of 1-%d (the run's choices)", f.ID, f.Steps, f.Err, chose[f.ID])
-		}
+	f := sum.Findings[0]
+	if f.Class != "lost-write" || f.Err != "" {
+		t.Fatalf("finding %+v: want a lost-write shrunk without error", f)
 	}
-	if !lost {
-		t.Errorf("no lost-write in %d guided runs: %+v", len(sum.RunRecords), sum.Findings)
+	k, n := rate(t, f.Rate)
+	if f.ReproSteps == 0 || f.ReproSteps > 4 || k < 2 || n != 3 {
+		t.Errorf("finding %s: %d fault steps found, repro of %d reproducing %s: want 1-4 and at least 2/3", f.ID, f.Steps, f.ReproSteps, f.Rate)
+	}
+	repro, err := scenario.Load(filepath.Join(dir, f.Dir, "repro.yaml"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := harnessRunner(harness.Options{})(ctx, repro, testenv.Store(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !shows(out.Classes, "lost-write") {
+		t.Errorf("kchaos run repro.yaml: classes %v, want lost-write (%s)", out.Classes, out.Dir)
 	}
 }

@@ -75,7 +75,8 @@ func (e *explorer) Next([]report.Row) (harness.Cell, bool) {
 		i = e.cfg.Shard.Next(e.i + 1)
 	}
 	cfg := e.cfg
-	if cfg.Runs > 0 && i >= cfg.Runs || cfg.For > 0 && cfg.Now().Sub(e.begin) >= cfg.For {
+	if cfg.Runs > 0 && i >= cfg.Runs || cfg.For > 0 && cfg.Now().Sub(e.begin) >= cfg.For ||
+		cfg.StopAfter > 0 && len(e.sum.Findings) >= cfg.StopAfter {
 		return harness.Cell{}, false
 	}
 	s := e.next

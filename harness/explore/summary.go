@@ -42,6 +42,10 @@ type Summary struct {
 	// Stopped says why the exploration ended before its runs or time
 	// (MaxFailedInARow runs in a row failed before their check).
 	Stopped string `json:"stopped,omitempty"`
+	// StopAfter is Config.StopAfter: the exploration ended at its
+	// StopAfter-th finding if it holds that many (not a stop of Stopped's
+	// kind: its exit is a finding's).
+	StopAfter int `json:"stop_after,omitempty"`
 	// Strategy is how the runs' schedules were drawn (StrategyRandom,
 	// StrategyGuided); Transitions the distinct transitions the runs
 	// covered (coverage.json beside explore.json: their sum).
@@ -143,6 +147,9 @@ func (s *Summary) Markdown() string {
 	}
 	if s.Stopped != "" {
 		b.WriteString(", " + oneLine(s.Stopped))
+	}
+	if s.StopAfter > 0 && len(s.Findings) >= s.StopAfter {
+		fmt.Fprintf(&b, ", ended at its finding %d (--stop-after %d)", s.StopAfter, s.StopAfter)
 	}
 	b.WriteString(".\n\n")
 	writeFindings(&b, s.Findings, "")
