@@ -32,7 +32,10 @@ on it), or no run judged at all (and no finding).
 
 Suite folders (suite --shard I/N) are joined into one suite page, suite.json
 and junit.xml (in --out, or store/suite-<name>/<timestamp>/), naming the
-shards and cells missing. Exit codes: the suite's, and 2 when shards are
+shards and cells missing. Whole runs of one suite over different versions
+(one run per release: 'kchaos suite findings --kafka 4.0.2', then 4.1.2, ...)
+join the same way, into one page of every release; two runs of one cell are
+refused. Exit codes: the suite's, and 2 when shards are
 missing or nothing was judged, and no cell differed.
 
 Campaign folders (campaign --shard I/N) are joined into one campaign page
@@ -106,7 +109,11 @@ func mergeSuites(cmd *cobra.Command, dirs []string, out, store string, allowEmpt
 	}
 	w := cmd.OutOrStdout()
 	fmt.Fprintln(w, "suite:", filepath.Join(out, "suite.md"))
-	fmt.Fprintf(w, "%d cells from %d of %d shard(s)\n", len(m.File.Cells), m.Shards-len(m.Missing), m.Shards)
+	if m.Whole > 0 {
+		fmt.Fprintf(w, "%d cells from %d whole runs\n", len(m.File.Cells), m.Whole)
+	} else {
+		fmt.Fprintf(w, "%d cells from %d of %d shard(s)\n", len(m.File.Cells), m.Shards-len(m.Missing), m.Shards)
+	}
 	if len(m.Missing) > 0 {
 		fmt.Fprintf(w, "missing shards: %v (cells %v)\n", m.Missing, m.MissingCells)
 	}

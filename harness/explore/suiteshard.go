@@ -55,6 +55,9 @@ type MergedSuite struct {
 	Missing []int
 	// MissingCells are the cells of the whole suite no folder has.
 	MissingCells []string
+	// Whole is the number of whole runs joined (one per release,
+	// mergeWhole); 0 when the folders were shards of one run.
+	Whole int
 }
 
 // IsSuite reports whether dir is a suite's folder (suite.json), which
@@ -64,70 +67,89 @@ func IsSuite(dir string) bool {
 	return err == nil
 }
 
-// MergeSuites joins suite folders that are shards of one suite (the same
-// name and cells, --shard I/N with one N) into one suite file: every
-// cell's row, its run folder made absolute, and what is missing. Bad
-// folders are a *scenario.BadInputError.
+// MergeSuites joins suite folders into one suite file: every cell's row,
+// its run folder made absolute, and what is missing. The folders are
+// either shards of one suite (the same name and cells, --shard I/N with
+// one N), or whole runs of one suite over disjoint cells: a suite run
+// once per Kafka version, as a CI matrix of one job per release runs it
+// (or as this machine, one release a sitting), joined into the one page
+// and one table of every release (mergeWhole). Bad folders are a
+// *scenario.BadInputError.
 func MergeSuites(dirs []string) (*MergedSuite, error) {
-	bad := func(format string, args ...any) error {
-		return &scenario.BadInputError{Err: fmt.Errorf(format, args...)}
+	parts := make([]suitePart, 0, len(dirs))
+	whole := true
+	for _, dir := range dirs {
+		p, err := readSuitePart(dir)
+		if err != nil {
+			return nil, err
+		}
+		whole = whole && p.shard.N == 1
+		parts = append(parts, p)
+	}
+	if whole && len(parts) > 1 {
+		return mergeWhole(parts)
 	}
 	m := &MergedSuite{}
 	seen := map[int]string{}
 	var all []string
-	for k, dir := range dirs {
-		f, err := report.ReadSuite(dir)
-		if err != nil {
-			return nil, bad("%s: not a suite folder (%v)", dir, err)
-		}
-		var rec ShardRecord
-		switch b, err := histories.ReadRegular(filepath.Join(dir, shardFile)); {
-		case errors.Is(err, fs.ErrNotExist):
-			rec.Shard = ""
-		case err != nil:
-			return nil, bad("%s: %v", dir, err)
-		default:
-			if err := json.Unmarshal(b, &rec); err != nil {
-				return nil, bad("%s: %s: %v", dir, shardFile, err)
-			}
-		}
-		sh, err := ParseShard(rec.Shard)
-		if err != nil {
-			return nil, bad("%s: %s: %v", dir, shardFile, err)
-		}
-		if sh.whole() {
-			sh = Shard{I: 1, N: 1}
-		}
+	for k, p := range parts {
 		if k == 0 {
-			m.File.Name, m.Shards, all = f.Name, sh.N, rec.Cells
-		} else if f.Name != m.File.Name || sh.N != m.Shards || !slices.Equal(rec.Cells, all) {
-			return nil, bad("%s: suite %s in %d shard(s); %s: suite %s in %d: not shards of one suite (or of other cells)",
-				dir, f.Name, sh.N, dirs[0], m.File.Name, m.Shards)
+			m.File.Name, m.Shards, all = p.file.Name, p.shard.N, p.rec.Cells
+		} else if p.file.Name != m.File.Name || p.shard.N != m.Shards || !slices.Equal(p.rec.Cells, all) {
+			return nil, badMerge("%s: suite %s in %d shard(s); %s: suite %s in %d: not shards of one suite (or of other cells)",
+				p.dir, p.file.Name, p.shard.N, dirs[0], m.File.Name, m.Shards)
 		}
-		if other, dup := seen[sh.I]; dup {
-			return nil, bad("%s and %s are both shard %d/%d", other, dir, sh.I, sh.N)
+		if other, dup := seen[p.shard.I]; dup {
+			return nil, badMerge("%s and %s are both shard %d/%d", other, p.dir, p.shard.I, p.shard.N)
 		}
-		seen[sh.I] = dir
-		for _, r := range f.Cells {
-			if r.RunDir != "" && !filepath.IsAbs(r.RunDir) {
-				r.RunDir = filepath.Join(dir, filepath.FromSlash(r.RunDir))
-			}
-			if r.Verdict == "" && r.RunDir != "" {
-				// A shard written before suite.json carried verdicts
-				// (2026-12-02): measure its run folder again, else the
-				// merged Findings section calls every run unjudged.
-				if row, err, _ := report.MeasureRun(r.RunDir, nil); err == nil {
-					r.Measure = row.Measure
-				}
-			}
-			m.File.Cells = append(m.File.Cells, r)
-		}
+		seen[p.shard.I] = p.dir
+		m.File.Cells = append(m.File.Cells, p.file.Cells...)
 	}
 	for i := 1; i <= m.Shards; i++ {
 		if _, ok := seen[i]; !ok {
 			m.Missing = append(m.Missing, i)
 		}
 	}
+	m.order(all)
+	return m, nil
+}
+
+// mergeWhole joins whole runs of one suite whose cells are disjoint (a
+// cell is scenario/settings/version, so runs of one suite on different
+// releases are): the union of their cells, in the folders' order, none
+// missing. Two runs holding one cell are refused, naming it: a merge
+// does not choose between two verdicts of one cell.
+func mergeWhole(parts []suitePart) (*MergedSuite, error) {
+	m := &MergedSuite{Shards: 1, Whole: len(parts)}
+	m.File.Name = parts[0].file.Name
+	owner := map[string]string{}
+	var all []string
+	for _, p := range parts {
+		if p.file.Name != m.File.Name {
+			return nil, badMerge("%s: suite %s; %s: suite %s: not runs of one suite", p.dir, p.file.Name, parts[0].dir, m.File.Name)
+		}
+		cells := p.rec.Cells
+		if len(cells) == 0 {
+			for _, r := range p.file.Cells {
+				cells = append(cells, r.ID)
+			}
+		}
+		for _, id := range cells {
+			if other, dup := owner[id]; dup {
+				return nil, badMerge("%s and %s both ran cell %s: join runs over different versions or cells, or the shards of one run", other, p.dir, id)
+			}
+			owner[id] = p.dir
+		}
+		all = append(all, cells...)
+		m.File.Cells = append(m.File.Cells, p.file.Cells...)
+	}
+	m.order(all)
+	return m, nil
+}
+
+// order names the cells of all no folder has and sorts the merged cells
+// in all's order.
+func (m *MergedSuite) order(all []string) {
 	have := map[string]bool{}
 	for _, r := range m.File.Cells {
 		have[r.ID] = true
@@ -140,7 +162,61 @@ func MergeSuites(dirs []string) (*MergedSuite, error) {
 		}
 	}
 	slices.SortStableFunc(m.File.Cells, func(a, b report.Row) int { return order[a.ID] - order[b.ID] })
-	return m, nil
+}
+
+// suitePart is one suite folder read for a merge: its suite file (run
+// folders made absolute, verdicts measured where an old file lacks them)
+// and its shard record.
+type suitePart struct {
+	dir   string
+	file  report.SuiteFile
+	rec   ShardRecord
+	shard Shard
+}
+
+func badMerge(format string, args ...any) error {
+	return &scenario.BadInputError{Err: fmt.Errorf(format, args...)}
+}
+
+func readSuitePart(dir string) (suitePart, error) {
+	p := suitePart{dir: dir}
+	f, err := report.ReadSuite(dir)
+	if err != nil {
+		return p, badMerge("%s: not a suite folder (%v)", dir, err)
+	}
+	switch b, err := histories.ReadRegular(filepath.Join(dir, shardFile)); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return p, badMerge("%s: %v", dir, err)
+	default:
+		if err := json.Unmarshal(b, &p.rec); err != nil {
+			return p, badMerge("%s: %s: %v", dir, shardFile, err)
+		}
+	}
+	sh, err := ParseShard(p.rec.Shard)
+	if err != nil {
+		return p, badMerge("%s: %s: %v", dir, shardFile, err)
+	}
+	if sh.whole() {
+		sh = Shard{I: 1, N: 1}
+	}
+	p.shard = sh
+	for i, r := range f.Cells {
+		if r.RunDir != "" && !filepath.IsAbs(r.RunDir) {
+			r.RunDir = filepath.Join(dir, filepath.FromSlash(r.RunDir))
+		}
+		if r.Verdict == "" && r.RunDir != "" {
+			// A shard written before suite.json carried verdicts
+			// (2026-12-02): measure its run folder again, else the
+			// merged Findings section calls every run unjudged.
+			if row, err, _ := report.MeasureRun(r.RunDir, nil); err == nil {
+				r.Measure = row.Measure
+			}
+		}
+		f.Cells[i] = r
+	}
+	p.file = f
+	return p, nil
 }
 
 // Write writes the merged suite's page, suite.json and junit.xml into dir

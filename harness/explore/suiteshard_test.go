@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kchaos/kchaos/checker"
@@ -151,5 +152,63 @@ func TestSuiteShardsWithoutVerdicts(t *testing.T) {
 		if r.Verdict != want {
 			t.Fatalf("cell %s: verdict %q, want %q measured from its run folder", r.ID, r.Verdict, want)
 		}
+	}
+}
+
+// wholeSuite writes one whole run of the seeds suite on version as a
+// suite run writes it (no shard.json: the run was not sharded).
+func wholeSuite(t *testing.T, version string) (dir string, ids []string) {
+	t.Helper()
+	s, err := harness.LoadSuite("seeds")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := harness.SuitePlan(s, harness.SuiteOptions{Kafka: []string{version}, Runs: 1,
+		Load: func(name string, sets []string) (*scenario.Scenario, error) { return scenario.Load(name, sets) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	var rows []report.Row
+	for _, c := range plan.Cells {
+		row := c.Row
+		row.Status, row.Verdict = "match", report.Valid
+		row.RunDir = filepath.Join(dir, "runs", row.Scenario)
+		rows = append(rows, row)
+		ids = append(ids, row.ID)
+	}
+	if err := plan.Batch(rows).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ids
+}
+
+// TestSuiteWholeRunsByVersion: whole runs of one suite on different
+// releases (one sitting, or one CI job, per release) join into one page
+// of every release, each cell once, in the folders' order, none missing;
+// two runs holding one cell, or runs of two suites, are refused, naming
+// what clashes.
+func TestSuiteWholeRunsByVersion(t *testing.T) {
+	a, idsA := wholeSuite(t, "4.0.2")
+	b, idsB := wholeSuite(t, "4.4.0")
+	m, err := MergeSuites([]string{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range m.File.Cells {
+		ids = append(ids, r.ID)
+	}
+	if want := append(slices.Clone(idsA), idsB...); !slices.Equal(ids, want) || m.Whole != 2 || len(m.MissingCells) != 0 || len(m.Missing) != 0 || m.exitCode() != 0 {
+		t.Errorf("merged %v, want %v; missing %v %v; exit %d", ids, want, m.Missing, m.MissingCells, m.exitCode())
+	}
+	var be *scenario.BadInputError
+	c, _ := wholeSuite(t, "4.4.0")
+	if _, err := MergeSuites([]string{a, b, c}); !errors.As(err, &be) || !strings.Contains(err.Error(), idsB[0]) {
+		t.Errorf("two runs on 4.4.0: %v, want a bad input naming cell %s", err, idsB[0])
+	}
+	shards, _ := suiteShards(t, 2)
+	if _, err := MergeSuites([]string{a, shards[0]}); !errors.As(err, &be) {
+		t.Errorf("a whole run and a shard of another: %v", err)
 	}
 }
