@@ -76,6 +76,7 @@ func TestGuidedExploreUntargetedWeak(t *testing.T) {
 	if f.Class != "lost-write" || f.Err != "" {
 		t.Fatalf("finding %+v: want a lost-write shrunk without error", f)
 	}
+	t.Logf("finding %s: %d fault steps as found, repro of %d reproducing %s in %d shrink runs (%.1f min)", f.ID, f.Steps, f.ReproSteps, f.Rate, f.ShrinkRuns, f.ShrinkMinutes)
 	k, n := rate(t, f.Rate)
 	if f.ReproSteps == 0 || f.ReproSteps > 4 || k < 2 || n != 3 {
 		t.Errorf("finding %s: %d fault steps found, repro of %d reproducing %s: want 1-4 and at least 2/3", f.ID, f.Steps, f.ReproSteps, f.Rate)
