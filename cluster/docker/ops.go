@@ -76,13 +76,17 @@ func (c *Cluster) Stop(ctx context.Context, id int32, timeout time.Duration) err
 	return nil
 }
 
-// Pause freezes node id's processes (cgroup freezer, docker pause).
+// Pause freezes node id's processes (cgroup freezer, docker pause), trying
+// again where the kernel did not finish the freeze (retryFreeze).
 func (c *Cluster) Pause(ctx context.Context, id int32) error {
 	ctr, err := c.container(id)
 	if err != nil {
 		return err
 	}
-	if _, err := c.docker.ContainerPause(ctx, ctr.GetContainerID(), client.ContainerPauseOptions{}); err != nil {
+	if err := retryFreeze(ctx, func() error {
+		_, err := c.docker.ContainerPause(ctx, ctr.GetContainerID(), client.ContainerPauseOptions{})
+		return err
+	}); err != nil {
 		return fmt.Errorf("node %d: pause: %w", id, err)
 	}
 	return nil
