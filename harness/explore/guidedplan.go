@@ -64,6 +64,17 @@ type picked struct {
 // the state the last one's heals are predicted to lead to, where known
 // and led, else from the healthy state faults were most often injected
 // in.
+//
+// The sequence-loss prior (among untried arms, isolate the leader, then
+// take it) holds in the first episode only, and only until some run's
+// coverage shows a sequence struck to its end (bandit.lossStruck): a
+// fresh exploration strikes Kafka's loss at once, but a prior that held
+// in every episode filled them all (the untried isolate and take-leader
+// pairs outnumber a few runs' episodes, one for each start state) and,
+// since a strike that took the leader from an ISR shrunk to it leaves no
+// room for a third, no state beyond the healthy start was ever struck.
+// Every other choice goes by novelty: untried arms first, rare aims
+// first among them (bandit.rarity).
 func (p *planner) plan() {
 	healthy := states.State{ISR: states.ISRFull, Leader: states.LeaderAlive, ELR: states.ELREmpty, Election: states.ElectionNone,
 		Truncation: states.TruncNone, Quorum: states.Unknown, Coordinator: states.Unknown}
@@ -76,7 +87,7 @@ func (p *planner) plan() {
 	p.add(nemesis.Step{Wait: nemesis.Duration(p.w.Margin)})
 	start, known := s0, leader
 	for opening := true; ; opening = false {
-		end, struck := p.episode(start, known, opening)
+		end, struck := p.episode(start, known, opening, opening && !p.b.lossStruck)
 		if !struck || p.left < p.quiet+p.strike() {
 			return
 		}
@@ -97,9 +108,14 @@ func (p *planner) strike() time.Duration { return max(p.w.ISRShrink, p.w.Fence) 
 // lead to; struck is false when no candidate could strike. The opening
 // episode has two strikes whatever the time; a later one has its second
 // only where the time holds it (one strike and its heal still add
-// transitions the time would otherwise not).
-func (p *planner) episode(start string, known *int32, opening bool) (end string, struck bool) {
-	first, ok := p.pick([]option{{start, effects{}}}, nil, p.firstBonus, candidate.isolates)
+// transitions the time would otherwise not). seq: the sequence-loss
+// prior orders the untried arms (plan), else their rarity does.
+func (p *planner) episode(start string, known *int32, opening, seq bool) (end string, struck bool) {
+	order := p.rarity
+	if seq {
+		order = p.preferring(candidate.isolation)
+	}
+	first, ok := p.pick([]option{{start, effects{}}}, nil, p.firstBonus, order)
 	if !ok {
 		return start, false
 	}
@@ -114,10 +130,17 @@ func (p *planner) episode(start string, known *int32, opening bool) (end string,
 		return p.heal(hs, next), true
 	}
 	fx1 := effectsOf(hs)
-	// Untried, a strike that takes the leader goes first after one that
-	// isolated it: the sequence loss's second half.
-	takes := func(c candidate) bool { return c1.isolates() && c.takesLeader() }
-	second, ok := p.pick([]option{{next, fx1}, {start, effects{}}}, []string{c1.name}, p.novelty, takes)
+	if seq {
+		// Untried, a strike that takes the leader goes first after one
+		// that isolated it: the sequence loss's second half.
+		order = p.preferring(func(c candidate) int {
+			if c1.isolates() && c.takesLeader() {
+				return 1
+			}
+			return 0
+		})
+	}
+	second, ok := p.pick([]option{{next, fx1}, {start, effects{}}}, []string{c1.name}, p.novelty, order)
 	if !ok {
 		p.addSettle(settle1)
 		return p.heal(hs, next), true
@@ -179,7 +202,7 @@ func (p *planner) extend(hs []held, cur string, known *int32) ([]held, string) {
 	if !p.hasUntried(opts, exclude) || p.left < cost {
 		return hs, cur
 	}
-	third, ok := p.pick(opts, exclude, p.novelty, nil)
+	third, ok := p.pick(opts, exclude, p.novelty, p.rarity)
 	if !ok {
 		return hs, cur
 	}
@@ -288,9 +311,9 @@ func (p *planner) afterHeal(state, kind string) string {
 // those excluded, unless the mix has one) in the first option's state,
 // then in each next one only when it scores strictly higher there (so
 // that ties go to the first: the settled moment), ties in a state going
-// to the preferred (prefer, nil none); it records the pull and says
+// to the highest order (nil: none); it records the pull and says
 // whether the arm was untried. ok is false when no candidate can strike.
-func (p *planner) pick(opts []option, exclude []string, bonus func(candidate, armKey) float64, prefer func(candidate) bool) (best picked, ok bool) {
+func (p *planner) pick(opts []option, exclude []string, bonus, order func(candidate, armKey) float64) (best picked, ok bool) {
 	var bestArm armKey
 	top := math.Inf(-1)
 	var seen []string
@@ -311,11 +334,11 @@ func (p *planner) pick(opts []option, exclude []string, bonus func(candidate, ar
 		if bonus != nil {
 			bf = func(j int) float64 { return bonus(p.cands[which[j]], arms[j]) }
 		}
-		var pf func(int) bool
-		if prefer != nil {
-			pf = func(j int) bool { return prefer(p.cands[which[j]]) }
+		var of func(int) float64
+		if order != nil {
+			of = func(j int) float64 { return order(p.cands[which[j]], arms[j]) }
 		}
-		if j, score := p.b.best(arms, bf, pf); j >= 0 && score > top {
+		if j, score := p.b.best(arms, bf, of); j >= 0 && score > top {
 			top, best, bestArm, ok = score, picked{i: which[j], state: o.state, fx: o.fx}, arms[j], true
 		}
 	}
@@ -346,6 +369,20 @@ func (p *planner) firstBonus(c candidate, k armKey) float64 { return p.frontier(
 
 // novelty is the later choices' bonus (bandit.novelty).
 func (p *planner) novelty(_ candidate, k armKey) float64 { return p.b.novelty(k) }
+
+// rarity is the order of tied arms outside the sequence-loss prior
+// (bandit.rarity).
+func (p *planner) rarity(_ candidate, k armKey) float64 { return p.b.rarity(k) }
+
+// preferring is the sequence-loss prior's order: the candidates rank
+// ranks higher first, rarity among those ranked alike.
+func (p *planner) preferring(rank func(candidate) int) func(candidate, armKey) float64 {
+	return func(c candidate, k armKey) float64 { return float64(rank(c))*preferred + p.b.rarity(k) }
+}
+
+// preferred is what one step of a prior's rank weighs: rarity is minus a
+// pull count, far smaller.
+const preferred = 1 << 40
 
 // frontier is how much of the state arm k (candidate c) is predicted to
 // lead to is still unexplored: the share of the other candidates that
