@@ -191,7 +191,8 @@ func (sh isrShape) lossEnd(t states.Covered) bool {
 type held struct {
 	c candidate
 	// leaderless: it took the leader while the ISR may have been
-	// shrunk to it, so the partition may have no leader until healed.
+	// shrunk to it (effects.alone), so the partition may have no leader
+	// until healed.
 	leaderless bool
 }
 
@@ -204,6 +205,12 @@ type effects struct {
 	// shrunk: a strike that takes replicas out of the ISR holds and had
 	// time to act.
 	shrunk bool
+	// alone: a strike that isolates the leader holds, so the ISR may be
+	// the leader alone and a strike that takes it may leave the
+	// partition with none. A strike at one follower shrinks the ISR but
+	// leaves the other in it: the leader taken then, it is elected
+	// cleanly, and the episode may strike on.
+	alone bool
 	// leaderless: the partition may have no leader.
 	leaderless bool
 	// down: a kill or power cut holds, so replicas out of the ISR may be
@@ -218,6 +225,7 @@ func effectsOf(hs []held) effects {
 	var fx effects
 	for _, h := range hs {
 		fx.shrunk = fx.shrunk || h.c.shrinks()
+		fx.alone = fx.alone || h.c.isolates()
 		fx.leaderless = fx.leaderless || h.leaderless
 		fx.down = fx.down || h.c.fault == histories.FKill || h.c.fault == histories.FLoseUnflushed
 	}

@@ -159,13 +159,13 @@ func (p *planner) episode(start string, known *int32, opening, seq bool) (end st
 		known = nil // the first fault may have moved the leader
 	}
 	p.add(c2.step)
-	p.addSettle(settle(c2, known, p.at, p.w, true))
+	p.addSettle(settle(c2, known, p.at, p.w, fx1.alone))
 	if nemesis.MovesLeaders(c2.fault) {
 		known = nil
 	}
 	// Whether struck early or settled, the first fault had acted by
 	// the time the second took the leader.
-	hs = append(hs, held{c: c2, leaderless: c2.takesLeader() && fx1.shrunk})
+	hs = append(hs, held{c: c2, leaderless: c2.takesLeader() && fx1.alone})
 	hs, cur := p.extend(hs, p.after(second.state, c2), known)
 	return p.heal(hs, cur), true
 }
@@ -180,6 +180,8 @@ func (p *planner) episode(start string, known *int32, opening, seq bool) (end st
 // partition may have no leader (a second strike took it from an ISR
 // shrunk to it: the sequence loss's end, whose heals come next): a strike
 // there may not resolve, and the loss's state is best left to the heals.
+// A leader taken after a strike at one follower is replaced cleanly (the
+// other follower is in the ISR): the episode strikes on.
 // It returns the strikes that then hold and the state predicted.
 func (p *planner) extend(hs []held, cur string, known *int32) ([]held, string) {
 	if len(hs) < 2 || effectsOf(hs).leaderless {
@@ -214,8 +216,8 @@ func (p *planner) extend(hs []held, cur string, known *int32) ([]held, string) {
 	c3 := p.cands[third.i]
 	p.choose(third, c3, moment, healed)
 	p.add(c3.step)
-	p.addSettle(settle(c3, known, p.at, p.w, fx.shrunk))
-	rest = append(slices.Clone(rest), held{c: c3, leaderless: c3.takesLeader() && fx.shrunk})
+	p.addSettle(settle(c3, known, p.at, p.w, fx.alone))
+	rest = append(slices.Clone(rest), held{c: c3, leaderless: c3.takesLeader() && fx.alone})
 	return rest, p.after(state, c3)
 }
 
