@@ -221,18 +221,44 @@ func (p *planner) extend(hs []held, cur string, known *int32) ([]held, string) {
 	return rest, p.after(state, c3)
 }
 
-// heal undoes the strikes hs, one heal kind after the other in the order
-// they struck, and returns the state predicted after the last.
+// heal undoes the strikes hs, one heal kind at a time, and returns the
+// state predicted after the last. A heal is a transition too, one per
+// partition, and a cheap one: the bandit orders them (untried first, in
+// the state each is predicted to start from: healing pause before kill
+// is another transition than kill before pause, and leaves another state
+// for the next), and where the time spares it (spare) each heal but the
+// last is given the margin to act (a resumed or reconnected follower
+// rejoins the ISR in it), so that the next starts from the state it left
+// rather than the one before it.
 func (p *planner) heal(hs []held, cur string) string {
 	var kinds []string
 	for _, h := range hs {
 		kinds = healOf(kinds, h.c.fault)
 	}
-	for _, k := range kinds {
+	for len(kinds) > 0 {
+		arms := make([]armKey, len(kinds))
+		for i, k := range kinds {
+			arms[i] = armKey{cur, "heal-" + k, anyRole}
+		}
+		j, _ := p.b.best(arms, func(i int) float64 { return p.b.novelty(arms[i]) }, nil)
+		p.b.pull(arms[j])
+		k := kinds[j]
+		kinds = slices.Delete(kinds, j, j+1)
 		p.add(nemesis.Step{Heal: k})
 		cur = p.afterHeal(cur, k)
+		if len(kinds) > 0 && p.spare(p.w.Margin) {
+			p.add(nemesis.Step{Wait: nemesis.Duration(p.w.Margin)})
+		}
 	}
 	return cur
+}
+
+// spare says whether d can be spent without costing a strike: the time
+// left after it still holds another episode (a quiet and a strike), or
+// held none before it either (and d fits in what is left).
+func (p *planner) spare(d time.Duration) bool {
+	next := p.quiet + p.strike()
+	return p.left-d >= next || p.left < next && p.left >= d
 }
 
 // quietSteps waits, between episodes, until the partition's ISR holds
