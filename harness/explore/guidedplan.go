@@ -130,16 +130,18 @@ func (p *planner) episode(start string, known *int32, opening, seq bool) (end st
 		return p.heal(hs, next), true
 	}
 	fx1 := effectsOf(hs)
-	if seq {
-		// Untried, a strike that takes the leader goes first after one
-		// that isolated it: the sequence loss's second half.
-		order = p.preferring(func(c candidate) int {
-			if c1.isolates() && c.takesLeader() {
-				return 1
-			}
+	// Untried, a strike that takes the leader after one that isolated it
+	// (the sequence loss's second half) goes first under the prior, and
+	// last outside it: it leaves the partition maybe leaderless, so the
+	// episode's strikes end there, where any other leaves room for a
+	// third in the state the two lead to.
+	loss := func(c candidate) bool { return fx1.alone && c.takesLeader() }
+	order = p.preferring(func(c candidate) int {
+		if loss(c) != seq {
 			return 0
-		})
-	}
+		}
+		return 1
+	})
 	second, ok := p.pick([]option{{next, fx1}, {start, effects{}}}, []string{c1.name}, p.novelty, order)
 	if !ok {
 		p.addSettle(settle1)
