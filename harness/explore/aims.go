@@ -128,26 +128,71 @@ func (c candidate) takesLeader() bool {
 }
 
 // isolates says a strike shrinks the ISR to the leader: a cut of the
-// leader from its followers, or a broker fault on every follower. An
-// untried one goes first in an episode's first choice (bandit.best's
-// preference): Kafka's sequence losses start there, so a fresh
-// exploration strikes there in its first episodes, and the other aims
-// (one follower, the leader) the episodes after.
-func (c candidate) isolates() bool {
+// leader from its followers, or a broker fault on every follower. Where
+// the sequence-loss prior holds (planner.plan), an untried one goes first
+// in the episode's first choice: Kafka's sequence losses start there, so
+// a fresh exploration strikes there in its first episode.
+func (c candidate) isolates() bool { return c.isolation() > 0 }
+
+// isolation ranks how surely a strike that isolates the leader sets up
+// the loss, for the sequence-loss prior: a cut (2) leaves the followers
+// running, so once the leader is taken one of them is elected uncleanly
+// at once (or the partition stays offline where unclean election is
+// off), whatever order the heals come in; a broker fault on every
+// follower (1) leaves the election to which broker comes back first.
+// 0: it does not isolate the leader.
+func (c candidate) isolation() int {
 	switch {
 	case c.fault == histories.FPartition && c.shape == nemesis.ShapeLeaderFollowers:
-		return c.armRole == aimLeader
-	case c.fault == histories.FPartition && c.shape == nemesis.ShapeIsolate, stopsBroker(c.fault):
-		return c.armRole == aimFollowers
+		if c.armRole == aimLeader {
+			return 2
+		}
+	case c.fault == histories.FPartition && c.shape == nemesis.ShapeIsolate:
+		if c.armRole == aimFollowers {
+			return 2
+		}
+	case stopsBroker(c.fault):
+		if c.armRole == aimFollowers {
+			return 1
+		}
 	}
-	return false
+	return 0
+}
+
+// lossEnd says the transition t struck a sequence loss to its end: a
+// strike that takes the leader (a broker fault at it, a cut of it from
+// everyone) from an ISR shrunk to it alone, the leader alive, that left
+// the partition with no live leader (offline, or the leader fenced with
+// no replica to replace it), an unclean election or a truncation the
+// state before lacked. Once some run shows one, the sequence-loss prior
+// (planner.plan) has done its job: Kafka was driven where the loss is,
+// and the episodes go to what is new. It reads the outcome rather than
+// the strike because a strike whose ISR had not shrunk in time (an until
+// that timed out) struck nothing of the kind.
+func (sh isrShape) lossEnd(t states.Covered) bool {
+	fault, shape, _ := splitMixName(t.Fault)
+	takes := t.Role == states.RoleLeader && stopsBroker(fault) ||
+		t.Role == "links-of-leader" && fault == histories.FPartition && shape != nemesis.ShapeLeaderFollowers
+	before, err1 := states.Parse(t.Before)
+	after, err2 := states.Parse(t.After)
+	if !takes || err1 != nil || err2 != nil || before.Leader != states.LeaderAlive {
+		return false
+	}
+	alone := before.ISR != states.ISRFull && before.ISR != states.Unknown
+	if sh.rf > 0 {
+		alone = before.ISR == states.ISRLevel(1, sh.rf, sh.minISR)
+	}
+	return alone && (after.Leader == states.LeaderOffline || after.Leader == states.LeaderFenced ||
+		after.Election == states.ElectionUnclean && before.Election != states.ElectionUnclean ||
+		after.Truncation == states.TruncSeen && before.Truncation != states.TruncSeen)
 }
 
 // held is a strike whose fault still holds in an episode.
 type held struct {
 	c candidate
 	// leaderless: it took the leader while the ISR may have been
-	// shrunk to it, so the partition may have no leader until healed.
+	// shrunk to it (effects.alone), so the partition may have no leader
+	// until healed.
 	leaderless bool
 }
 
@@ -160,6 +205,12 @@ type effects struct {
 	// shrunk: a strike that takes replicas out of the ISR holds and had
 	// time to act.
 	shrunk bool
+	// alone: a strike that isolates the leader holds, so the ISR may be
+	// the leader alone and a strike that takes it may leave the
+	// partition with none. A strike at one follower shrinks the ISR but
+	// leaves the other in it: the leader taken then, it is elected
+	// cleanly, and the episode may strike on.
+	alone bool
 	// leaderless: the partition may have no leader.
 	leaderless bool
 	// down: a kill or power cut holds, so replicas out of the ISR may be
@@ -174,6 +225,7 @@ func effectsOf(hs []held) effects {
 	var fx effects
 	for _, h := range hs {
 		fx.shrunk = fx.shrunk || h.c.shrinks()
+		fx.alone = fx.alone || h.c.isolates()
 		fx.leaderless = fx.leaderless || h.leaderless
 		fx.down = fx.down || h.c.fault == histories.FKill || h.c.fault == histories.FLoseUnflushed
 	}

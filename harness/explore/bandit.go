@@ -30,7 +30,13 @@ type bandit struct {
 	// befores counts the states faults were injected in; seen counts
 	// every state a transition started or ended in.
 	befores, seen map[string]int
-	rng           *rand.PCG
+	// aimPulls sums the pulls of each (fault, aim) over every state: how
+	// often the exploration struck that way anywhere (rarity).
+	aimPulls map[[2]string]float64
+	// lossStruck says some run struck a sequence loss to its end
+	// (isrShape.lossEnd): the prior that puts it first has done its job.
+	lossStruck bool
+	rng        *rand.PCG
 }
 
 // armKey is an arm: a state's text, a fault as a mix names it and an aim
@@ -107,7 +113,7 @@ const anyRole = "*"
 // order.
 func newBandit(seed int64, history []*states.Coverage, shape isrShape) *bandit {
 	b := &bandit{pulls: map[armKey]float64{}, rewards: map[armKey]float64{}, atState: map[string]float64{},
-		after: map[armKey]map[string]int{}, befores: map[string]int{}, seen: map[string]int{},
+		after: map[armKey]map[string]int{}, befores: map[string]int{}, seen: map[string]int{}, aimPulls: map[[2]string]float64{},
 		rng: rand.NewPCG(uint64(seed), uint64(seed)^0x67756964_65640000)}
 	seen := map[string]bool{}
 	for _, c := range history {
@@ -126,6 +132,7 @@ func newBandit(seed int64, history []*states.Coverage, shape isrShape) *bandit {
 			}
 			for _, k := range keys {
 				b.pulls[k] += n
+				b.aimPulls[[2]string{k.fault, k.role}] += n
 				if !seen[t.Key()] {
 					b.rewards[k]++
 				}
@@ -135,6 +142,7 @@ func newBandit(seed int64, history []*states.Coverage, shape isrShape) *bandit {
 				b.after[k][t.After] += t.Count
 			}
 			seen[t.Key()] = true
+			b.lossStruck = b.lossStruck || shape.lossEnd(t)
 			b.atState[t.Before] += n
 			b.befores[t.Before] += t.Count
 		}
@@ -166,7 +174,16 @@ func (b *bandit) score(k armKey) float64 {
 func (b *bandit) pull(k armKey) {
 	b.pulls[k]++
 	b.atState[k.state]++
+	b.aimPulls[[2]string{k.fault, k.role}]++
 }
+
+// rarity orders arms that tie (untried ones all score +Inf, and UCB1's
+// bonuses cannot tell them apart: an untried arm predicts nothing) by how
+// seldom their fault and aim were struck anywhere in the exploration:
+// without it the seeded draw keeps drawing the aims every state offers
+// (the leader, every follower) and leaves the rare ones (one follower,
+// the replicas out of the ISR) to chance.
+func (b *bandit) rarity(k armKey) float64 { return -b.aimPulls[[2]string{k.fault, k.role}] }
 
 // novelty is how rarely the state arm k is predicted to lead to was seen
 // (1/sqrt(1+n), 1 for a state never seen or an arm that predicts none):
@@ -182,9 +199,9 @@ func (b *bandit) novelty(k armKey) float64 {
 	return 1 / math.Sqrt(1+float64(b.seen[next]))
 }
 
-// best is the index of the highest-scoring arm: ties go to the preferred
-// arms (prefer nil: none is), then to a seeded draw.
-func (b *bandit) best(arms []armKey, bonus func(int) float64, prefer func(int) bool) (int, float64) {
+// best is the index of the highest-scoring arm: ties go to the arms of
+// the highest order (order nil: all alike), then to a seeded draw.
+func (b *bandit) best(arms []armKey, bonus func(int) float64, order func(int) float64) (int, float64) {
 	top := math.Inf(-1)
 	var ties []int
 	for i, k := range arms {
@@ -202,10 +219,12 @@ func (b *bandit) best(arms []armKey, bonus func(int) float64, prefer func(int) b
 	if len(ties) == 0 {
 		return -1, top
 	}
-	if prefer != nil {
-		if p := slices.DeleteFunc(slices.Clone(ties), func(i int) bool { return !prefer(i) }); len(p) > 0 {
-			ties = p
+	if order != nil {
+		most := math.Inf(-1)
+		for _, i := range ties {
+			most = max(most, order(i))
 		}
+		ties = slices.DeleteFunc(ties, func(i int) bool { return order(i) < most })
 	}
 	return ties[b.intn(len(ties))], top
 }

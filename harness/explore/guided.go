@@ -82,8 +82,12 @@ type Guided struct {
 // the ids it needs are known (the first episode's leader is the topic's
 // preferred replica), optional and bounded by the wait the cluster's
 // configs imply (waitsOf), else for that wait; then the episode heals
-// what it injected and, unless it is the last, stays quiet until the ISR
-// is whole again (at most the random section's quiet).
+// what it injected, one kind at a time in the bandit's order, and,
+// unless it is the last, stays quiet until the ISR is whole again (at
+// most the random section's quiet). Untried arms go first; among them,
+// in a run's first episode until some run struck the sequence loss to
+// its end, the prior's (isolate the leader, then take it), elsewhere the
+// rarest aim, a strike that leaves the partition leaderless last.
 func Guide(base *scenario.Scenario, seed int64, history []*states.Coverage) (Guided, error) {
 	p, err := newPlanner(base, seed, history)
 	if err != nil {

@@ -64,6 +64,17 @@ type picked struct {
 // the state the last one's heals are predicted to lead to, where known
 // and led, else from the healthy state faults were most often injected
 // in.
+//
+// The sequence-loss prior (among untried arms, isolate the leader, then
+// take it) holds in the first episode only, and only until some run's
+// coverage shows a sequence struck to its end (bandit.lossStruck): a
+// fresh exploration strikes Kafka's loss at once, but a prior that held
+// in every episode filled them all (the untried isolate and take-leader
+// pairs outnumber a few runs' episodes, one for each start state) and,
+// since a strike that took the leader from an ISR shrunk to it leaves no
+// room for a third, no state beyond the healthy start was ever struck.
+// Every other choice goes by novelty: untried arms first, rare aims
+// first among them (bandit.rarity).
 func (p *planner) plan() {
 	healthy := states.State{ISR: states.ISRFull, Leader: states.LeaderAlive, ELR: states.ELREmpty, Election: states.ElectionNone,
 		Truncation: states.TruncNone, Quorum: states.Unknown, Coordinator: states.Unknown}
@@ -76,7 +87,7 @@ func (p *planner) plan() {
 	p.add(nemesis.Step{Wait: nemesis.Duration(p.w.Margin)})
 	start, known := s0, leader
 	for opening := true; ; opening = false {
-		end, struck := p.episode(start, known, opening)
+		end, struck := p.episode(start, known, opening, opening && !p.b.lossStruck)
 		if !struck || p.left < p.quiet+p.strike() {
 			return
 		}
@@ -97,9 +108,14 @@ func (p *planner) strike() time.Duration { return max(p.w.ISRShrink, p.w.Fence) 
 // lead to; struck is false when no candidate could strike. The opening
 // episode has two strikes whatever the time; a later one has its second
 // only where the time holds it (one strike and its heal still add
-// transitions the time would otherwise not).
-func (p *planner) episode(start string, known *int32, opening bool) (end string, struck bool) {
-	first, ok := p.pick([]option{{start, effects{}}}, nil, p.firstBonus, candidate.isolates)
+// transitions the time would otherwise not). seq: the sequence-loss
+// prior orders the untried arms (plan), else their rarity does.
+func (p *planner) episode(start string, known *int32, opening, seq bool) (end string, struck bool) {
+	order := p.rarity
+	if seq {
+		order = p.preferring(candidate.isolation)
+	}
+	first, ok := p.pick([]option{{start, effects{}}}, nil, p.firstBonus, order)
 	if !ok {
 		return start, false
 	}
@@ -114,10 +130,19 @@ func (p *planner) episode(start string, known *int32, opening bool) (end string,
 		return p.heal(hs, next), true
 	}
 	fx1 := effectsOf(hs)
-	// Untried, a strike that takes the leader goes first after one that
-	// isolated it: the sequence loss's second half.
-	takes := func(c candidate) bool { return c1.isolates() && c.takesLeader() }
-	second, ok := p.pick([]option{{next, fx1}, {start, effects{}}}, []string{c1.name}, p.novelty, takes)
+	// Untried, a strike that takes the leader after one that isolated it
+	// (the sequence loss's second half) goes first under the prior, and
+	// last outside it: it leaves the partition maybe leaderless, so the
+	// episode's strikes end there, where any other leaves room for a
+	// third in the state the two lead to.
+	loss := func(c candidate) bool { return fx1.alone && c.takesLeader() }
+	order = p.preferring(func(c candidate) int {
+		if loss(c) != seq {
+			return 0
+		}
+		return 1
+	})
+	second, ok := p.pick([]option{{next, fx1}, {start, effects{}}}, []string{c1.name}, p.novelty, order)
 	if !ok {
 		p.addSettle(settle1)
 		return p.heal(hs, next), true
@@ -136,13 +161,13 @@ func (p *planner) episode(start string, known *int32, opening bool) (end string,
 		known = nil // the first fault may have moved the leader
 	}
 	p.add(c2.step)
-	p.addSettle(settle(c2, known, p.at, p.w, true))
+	p.addSettle(settle(c2, known, p.at, p.w, fx1.alone))
 	if nemesis.MovesLeaders(c2.fault) {
 		known = nil
 	}
 	// Whether struck early or settled, the first fault had acted by
 	// the time the second took the leader.
-	hs = append(hs, held{c: c2, leaderless: c2.takesLeader() && fx1.shrunk})
+	hs = append(hs, held{c: c2, leaderless: c2.takesLeader() && fx1.alone})
 	hs, cur := p.extend(hs, p.after(second.state, c2), known)
 	return p.heal(hs, cur), true
 }
@@ -157,6 +182,8 @@ func (p *planner) episode(start string, known *int32, opening bool) (end string,
 // partition may have no leader (a second strike took it from an ISR
 // shrunk to it: the sequence loss's end, whose heals come next): a strike
 // there may not resolve, and the loss's state is best left to the heals.
+// A leader taken after a strike at one follower is replaced cleanly (the
+// other follower is in the ISR): the episode strikes on.
 // It returns the strikes that then hold and the state predicted.
 func (p *planner) extend(hs []held, cur string, known *int32) ([]held, string) {
 	if len(hs) < 2 || effectsOf(hs).leaderless {
@@ -179,7 +206,7 @@ func (p *planner) extend(hs []held, cur string, known *int32) ([]held, string) {
 	if !p.hasUntried(opts, exclude) || p.left < cost {
 		return hs, cur
 	}
-	third, ok := p.pick(opts, exclude, p.novelty, nil)
+	third, ok := p.pick(opts, exclude, p.novelty, p.rarity)
 	if !ok {
 		return hs, cur
 	}
@@ -191,23 +218,49 @@ func (p *planner) extend(hs []held, cur string, known *int32) ([]held, string) {
 	c3 := p.cands[third.i]
 	p.choose(third, c3, moment, healed)
 	p.add(c3.step)
-	p.addSettle(settle(c3, known, p.at, p.w, fx.shrunk))
-	rest = append(slices.Clone(rest), held{c: c3, leaderless: c3.takesLeader() && fx.shrunk})
+	p.addSettle(settle(c3, known, p.at, p.w, fx.alone))
+	rest = append(slices.Clone(rest), held{c: c3, leaderless: c3.takesLeader() && fx.alone})
 	return rest, p.after(state, c3)
 }
 
-// heal undoes the strikes hs, one heal kind after the other in the order
-// they struck, and returns the state predicted after the last.
+// heal undoes the strikes hs, one heal kind at a time, and returns the
+// state predicted after the last. A heal is a transition too, one per
+// partition, and a cheap one: the bandit orders them (untried first, in
+// the state each is predicted to start from: healing pause before kill
+// is another transition than kill before pause, and leaves another state
+// for the next), and where the time spares it (spare) each heal but the
+// last is given the margin to act (a resumed or reconnected follower
+// rejoins the ISR in it), so that the next starts from the state it left
+// rather than the one before it.
 func (p *planner) heal(hs []held, cur string) string {
 	var kinds []string
 	for _, h := range hs {
 		kinds = healOf(kinds, h.c.fault)
 	}
-	for _, k := range kinds {
+	for len(kinds) > 0 {
+		arms := make([]armKey, len(kinds))
+		for i, k := range kinds {
+			arms[i] = armKey{cur, "heal-" + k, anyRole}
+		}
+		j, _ := p.b.best(arms, func(i int) float64 { return p.b.novelty(arms[i]) }, nil)
+		p.b.pull(arms[j])
+		k := kinds[j]
+		kinds = slices.Delete(kinds, j, j+1)
 		p.add(nemesis.Step{Heal: k})
 		cur = p.afterHeal(cur, k)
+		if len(kinds) > 0 && p.spare(p.w.Margin) {
+			p.add(nemesis.Step{Wait: nemesis.Duration(p.w.Margin)})
+		}
 	}
 	return cur
+}
+
+// spare says whether d can be spent without costing a strike: the time
+// left after it still holds another episode (a quiet and a strike), or
+// held none before it either (and d fits in what is left).
+func (p *planner) spare(d time.Duration) bool {
+	next := p.quiet + p.strike()
+	return p.left-d >= next || p.left < next && p.left >= d
 }
 
 // quietSteps waits, between episodes, until the partition's ISR holds
@@ -288,9 +341,9 @@ func (p *planner) afterHeal(state, kind string) string {
 // those excluded, unless the mix has one) in the first option's state,
 // then in each next one only when it scores strictly higher there (so
 // that ties go to the first: the settled moment), ties in a state going
-// to the preferred (prefer, nil none); it records the pull and says
+// to the highest order (nil: none); it records the pull and says
 // whether the arm was untried. ok is false when no candidate can strike.
-func (p *planner) pick(opts []option, exclude []string, bonus func(candidate, armKey) float64, prefer func(candidate) bool) (best picked, ok bool) {
+func (p *planner) pick(opts []option, exclude []string, bonus, order func(candidate, armKey) float64) (best picked, ok bool) {
 	var bestArm armKey
 	top := math.Inf(-1)
 	var seen []string
@@ -311,11 +364,11 @@ func (p *planner) pick(opts []option, exclude []string, bonus func(candidate, ar
 		if bonus != nil {
 			bf = func(j int) float64 { return bonus(p.cands[which[j]], arms[j]) }
 		}
-		var pf func(int) bool
-		if prefer != nil {
-			pf = func(j int) bool { return prefer(p.cands[which[j]]) }
+		var of func(int) float64
+		if order != nil {
+			of = func(j int) float64 { return order(p.cands[which[j]], arms[j]) }
 		}
-		if j, score := p.b.best(arms, bf, pf); j >= 0 && score > top {
+		if j, score := p.b.best(arms, bf, of); j >= 0 && score > top {
 			top, best, bestArm, ok = score, picked{i: which[j], state: o.state, fx: o.fx}, arms[j], true
 		}
 	}
@@ -346,6 +399,20 @@ func (p *planner) firstBonus(c candidate, k armKey) float64 { return p.frontier(
 
 // novelty is the later choices' bonus (bandit.novelty).
 func (p *planner) novelty(_ candidate, k armKey) float64 { return p.b.novelty(k) }
+
+// rarity is the order of tied arms outside the sequence-loss prior
+// (bandit.rarity).
+func (p *planner) rarity(_ candidate, k armKey) float64 { return p.b.rarity(k) }
+
+// preferring is the sequence-loss prior's order: the candidates rank
+// ranks higher first, rarity among those ranked alike.
+func (p *planner) preferring(rank func(candidate) int) func(candidate, armKey) float64 {
+	return func(c candidate, k armKey) float64 { return float64(rank(c))*preferred + p.b.rarity(k) }
+}
+
+// preferred is what one step of a prior's rank weighs: rarity is minus a
+// pull count, far smaller.
+const preferred = 1 << 40
 
 // frontier is how much of the state arm k (candidate c) is predicted to
 // lead to is still unexplored: the share of the other candidates that

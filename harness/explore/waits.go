@@ -77,10 +77,12 @@ type partitionAt struct {
 // settle is what follows a fault until its effect shows: an optional
 // until where the ids it needs are known, bounded by the configs' wait,
 // then Margin for the state to act (a leader acking alone once its ISR
-// shrank); else the configs' wait. afterShrink marks a fault struck once
-// another shrank the ISR, whose strike at the leader is expected to leave
-// the partition offline (the ISR had shrunk to it).
-func settle(c candidate, leader *int32, at partitionAt, w waits, afterShrink bool) []nemesis.Step {
+// shrank); else the configs' wait. alone marks a fault struck once
+// another isolated the leader (effects.alone), whose strike at the leader
+// is expected to leave the partition offline (the ISR had shrunk to it);
+// after a strike at one follower the leader taken is replaced cleanly, so
+// the wait is for its fencing, as from a full ISR.
+func settle(c candidate, leader *int32, at partitionAt, w waits, alone bool) []nemesis.Step {
 	until := func(cond nemesis.Condition, timeout time.Duration) []nemesis.Step {
 		return []nemesis.Step{{Until: &cond, Timeout: nemesis.Duration(timeout), Optional: true}, {Wait: nemesis.Duration(w.Margin)}}
 	}
@@ -89,7 +91,7 @@ func settle(c candidate, leader *int32, at partitionAt, w waits, afterShrink boo
 	switch c.fault {
 	case histories.FKill, histories.FLoseUnflushed, histories.FPause:
 		switch {
-		case afterShrink && c.armRole == aimLeader:
+		case alone && c.armRole == aimLeader:
 			yes := true
 			return until(nemesis.Condition{Partition: part, Offline: &yes}, w.Fence)
 		case leader != nil && c.armRole == aimLeader:

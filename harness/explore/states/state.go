@@ -33,7 +33,7 @@ const (
 	LeaderAlive   = "alive"
 	leaderPaused  = "paused"  // a pause op froze it (nemesis op, until resumed or healed)
 	leaderDown    = "down"    // killed or powered off (nemesis op), the metadata still names it
-	leaderFenced  = "fenced"  // the controller fenced it (log marker or an until that held)
+	LeaderFenced  = "fenced"  // the controller fenced it (log marker or an until that held)
 	LeaderOffline = "offline" // no leader (the observer's leader -1)
 )
 

@@ -256,7 +256,7 @@ func TestSynthetic(t *testing.T) {
 
 // TestParseRoundTrip: a state reads back from its text.
 func TestParseRoundTrip(t *testing.T) {
-	s := st(ISRAtMin, leaderFenced, elrNonEmpty, electionELR, TruncSeen, changed, same)
+	s := st(ISRAtMin, LeaderFenced, elrNonEmpty, electionELR, TruncSeen, changed, same)
 	got, err := Parse(s.String())
 	if err != nil || got != s {
 		t.Errorf("Parse(%s) = %v, %v", s, got, err)

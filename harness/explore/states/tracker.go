@@ -110,7 +110,7 @@ func (t *tracker) leader(id int32) string {
 		return LeaderOffline
 	case t.fenced[id]:
 		// Fenced first: the controller has acted on the pause or the kill.
-		return leaderFenced
+		return LeaderFenced
 	case t.paused[id]:
 		return leaderPaused
 	case t.down[id]:
