@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/duration"
 )
 
@@ -175,7 +176,7 @@ type Condition struct {
 const (
 	// StruckFenced: every node the last fault touched is fenced (not live
 	// in the broker registrations), as Fenced reads it.
-	StruckFenced = "fenced"
+	StruckFenced = histories.StruckFenced
 	// StruckOutOfISR: no node the last fault touched is in the
 	// partition's ISR.
 	StruckOutOfISR = "out-of-isr"
