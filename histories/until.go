@@ -34,6 +34,11 @@ type Until struct {
 	// does (false), as the controllers answer (a bootstrap schedule's
 	// wait for the first leader).
 	QuorumLeader *bool `json:"quorum_leader,omitempty"`
+	// Struck is the condition on the nodes the last fault step touched
+	// (StruckFenced, out-of-isr), and StruckNodes those nodes, as the
+	// runner resolved them when the wait began.
+	Struck      string  `json:"struck,omitempty"`
+	StruckNodes []int32 `json:"struck_nodes,omitempty"`
 	// Optional marks a soft wait (`optional: true`).
 	Optional bool `json:"optional,omitempty"`
 	// TimeoutMS is the wait's bound.
@@ -69,3 +74,8 @@ func UntilOf(v NemesisValue) (Until, error) {
 	}
 	return u, nil
 }
+
+// StruckFenced is Until.Struck's value for "every node the last fault
+// touched is fenced" (nemesis.StruckFenced), which the state tracker
+// reads as those nodes fenced once the until held.
+const StruckFenced = "fenced"

@@ -22,6 +22,11 @@ func WaitFor(ctx context.Context, src StateSource, topic string, c Condition, ti
 }
 
 func waitFor(ctx context.Context, src StateSource, topic string, c Condition, timeout, poll time.Duration) error {
+	if c.Struck != "" && !c.resolved {
+		// A caller's mistake, not a state to poll for: nobody said which
+		// nodes the last fault touched (Condition.WithStruck).
+		return fmt.Errorf("until %s: struck %s: no fault step's nodes to wait for", c, c.Struck)
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	for {
@@ -64,7 +69,11 @@ func check(ctx context.Context, src StateSource, topic string, c Condition) (boo
 	defer cancel()
 	ok := true
 	var seen []string
-	if len(c.ISR) > 0 || c.Offline != nil || c.Leader != nil || c.HighWatermark != nil || c.OpenTxn != nil {
+	// A struck condition whose fault touched no node holds at once
+	// (Condition.Struck): its state is not even read.
+	outOfISR := c.Struck == StruckOutOfISR && len(c.struck) > 0
+	fenced := c.Struck == StruckFenced && len(c.struck) > 0
+	if len(c.ISR) > 0 || c.Offline != nil || c.Leader != nil || c.HighWatermark != nil || c.OpenTxn != nil || outOfISR {
 		p, err := describePartition(ctx, src, topic, c.Partition)
 		if err != nil {
 			return false, err.Error()
@@ -72,6 +81,9 @@ func check(ctx context.Context, src StateSource, topic string, c Condition) (boo
 		seen = append(seen, fmt.Sprintf("partition %d leader %d epoch %d isr %v elr %v",
 			p.Partition, p.Leader, p.LeaderEpoch, p.ISR, p.ELR))
 		if len(c.ISR) > 0 && !sameSet(p.ISR, c.ISR) {
+			ok = false
+		}
+		if outOfISR && slices.ContainsFunc(c.struck, func(id int32) bool { return slices.Contains(p.ISR, id) }) {
 			ok = false
 		}
 		if c.Offline != nil && (p.Leader < 0) != *c.Offline {
@@ -126,7 +138,7 @@ func check(ctx context.Context, src StateSource, topic string, c Condition) (boo
 		seen = append(seen, fmt.Sprintf("quorum leader %d epoch %d", q.LeaderID, q.LeaderEpoch))
 		ok = ok && (q.LeaderID >= 0) == *c.QuorumLeader
 	}
-	if len(c.Live) > 0 || len(c.Fenced) > 0 {
+	if len(c.Live) > 0 || len(c.Fenced) > 0 || fenced {
 		live, err := src.LiveBrokers(ctx)
 		if err != nil {
 			return false, strings.Join(append(seen, "live brokers: "+err.Error()), "; ")
@@ -137,6 +149,11 @@ func check(ctx context.Context, src StateSource, topic string, c Condition) (boo
 		}
 		for _, id := range c.Fenced {
 			ok = ok && !slices.Contains(live, id)
+		}
+		if fenced {
+			for _, id := range c.struck {
+				ok = ok && !slices.Contains(live, id)
+			}
 		}
 	}
 	return ok, strings.Join(seen, "; ")
@@ -180,6 +197,9 @@ func (c Condition) String() string {
 	if c.ShareStart != nil {
 		parts = append(parts, fmt.Sprintf("share start offset >= %d", *c.ShareStart))
 	}
+	if c.Struck == StruckOutOfISR {
+		parts = append(parts, c.struckNodes()+" out of isr")
+	}
 	s := fmt.Sprintf("partition %d %s", c.Partition, strings.Join(parts, ", "))
 	if len(parts) == 0 {
 		s = ""
@@ -190,10 +210,25 @@ func (c Condition) String() string {
 	if len(c.Fenced) > 0 {
 		s = strings.TrimSpace(s + fmt.Sprintf(" fenced %v", c.Fenced))
 	}
+	if c.Struck == StruckFenced {
+		s = strings.TrimSpace(s + " " + c.struckNodes() + " fenced")
+	}
 	if c.QuorumLeader != nil {
 		s = strings.TrimSpace(s + fmt.Sprintf(" quorum leader %t", *c.QuorumLeader))
 	}
+	if c.Struck != "" && !slices.Contains(struckValues, c.Struck) {
+		s = strings.TrimSpace(s + fmt.Sprintf(" struck %q", c.Struck))
+	}
 	return s
+}
+
+// struckNodes names Struck's nodes: "the last fault's nodes", with their
+// ids once resolved, so that a history's until says whom it waited for.
+func (c Condition) struckNodes() string {
+	if !c.resolved {
+		return "the last fault's nodes"
+	}
+	return fmt.Sprintf("the last fault's nodes %v", c.struck)
 }
 
 func sameSet(a, b []int32) bool {

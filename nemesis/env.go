@@ -222,6 +222,20 @@ type Env struct {
 	lastReader int32
 	// invoked: every registered fault kind the run invoked (Invoked).
 	invoked map[string]bool
+	// touched: the nodes the fault ops injected since the runner last
+	// took them (takeTouched), for an until's struck nodes.
+	touched []int32
+}
+
+// takeTouched returns the nodes the fault ops injected since the last
+// call, and forgets them: the runner takes them around each fault step,
+// so a step that plays several ops (a Sequence) struck all their nodes.
+func (e *Env) takeTouched() []int32 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	ids := e.touched
+	e.touched = nil
+	return sortedIDs(ids)
 }
 
 // Invoked is every fault kind this Env invoked (an invoke recorded,
@@ -324,6 +338,9 @@ func (e *Env) Inject(ctx context.Context, f Fault) error {
 		details, err = e.prove(ctx, f, details) // proof.go
 	}
 	v := histories.NemesisValue{Fault: f.Name(), Nodes: sortedIDs(nodes), Details: details}
+	e.mu.Lock()
+	e.touched = append(e.touched, v.Nodes...)
+	e.mu.Unlock()
 	if r := (*Refusal)(nil); errors.As(err, &r) {
 		e.record(histories.Fail, f.Name(), v, r.Error())
 		e.Logger().Info("nemesis: refused, as the step allows", "fault", f.Name(), "err", r)

@@ -39,6 +39,12 @@ type Runner struct {
 	HealErr error
 
 	steps int
+	// struck are the nodes the last fault step touched (Env.takeTouched),
+	// for an until's Struck; struckSet once a fault step ran. Heals,
+	// waits and untils leave them: a heal strikes nothing, and a story
+	// that heals one fault may still wait on what the last strike did.
+	struck    []int32
+	struckSet bool
 	// bootstrap: the schedule is a bootstrap one (RunBootstrap), so
 	// recorded.
 	bootstrap bool
@@ -131,6 +137,8 @@ func (r *Runner) step(ctx context.Context, st Step) error {
 		if err != nil {
 			return err
 		}
+		e.takeTouched() // what ran before is not this step's
+		defer func() { r.struck, r.struckSet = e.takeTouched(), true }()
 		if seq, ok := f.(Sequence); ok {
 			return seq.Play(ctx, e)
 		}
@@ -153,9 +161,12 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 		limit = defaultUntilTimeout
 	}
 	c := *st.Until
+	if c.Struck != "" && r.struckSet {
+		c = c.WithStruck(r.struck)
+	}
 	u := histories.Until{Condition: c.String(), Partition: c.Partition, Leader: c.Leader, ISR: c.ISR,
 		Offline: c.Offline, HighWatermark: c.HighWatermark, OpenTxn: c.OpenTxn, Live: c.Live, Fenced: c.Fenced, ShareStart: c.ShareStart, QuorumLeader: c.QuorumLeader,
-		Optional: st.Optional, TimeoutMS: limit.Milliseconds()}
+		Struck: c.Struck, StruckNodes: c.struck, Optional: st.Optional, TimeoutMS: limit.Milliseconds()}
 	e.record(histories.Invoke, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, "")
 	begin := time.Now()
 	err := WaitFor(ctx, e.untilState(), e.Topic, c, limit)

@@ -11,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/duration"
 )
 
@@ -154,6 +155,41 @@ type Condition struct {
 	// first leader (nemesis.bootstrap), and readable whenever the
 	// controllers are.
 	QuorumLeader *bool `yaml:"quorum_leader,omitempty" json:"quorum_leader,omitempty"`
+	// Struck waits for the nodes the schedule's most recent fault step
+	// touched (the nodes its op records), whatever they were: a
+	// role-targeted strike resolves its ids only when it fires, so a
+	// schedule cannot name them in advance. StruckFenced: none of them is
+	// live; StruckOutOfISR: none of them is in Partition's ISR. A heal is
+	// not a strike: the nodes stay the last fault step's across heals,
+	// waits and untils. The runner resolves them when the until begins
+	// (WithStruck); a fault step that touched no node (every one skipped)
+	// leaves nothing to wait for, so the condition holds at once rather
+	// than spending its timeout on an effect no node can show.
+	Struck string `yaml:"struck,omitempty" json:"struck,omitempty"`
+
+	// struck are the nodes Struck refers to, once resolved (resolved).
+	struck   []int32
+	resolved bool
+}
+
+// Values of Condition.Struck.
+const (
+	// StruckFenced: every node the last fault touched is fenced (not live
+	// in the broker registrations), as Fenced reads it.
+	StruckFenced = histories.StruckFenced
+	// StruckOutOfISR: no node the last fault touched is in the
+	// partition's ISR.
+	StruckOutOfISR = "out-of-isr"
+)
+
+var struckValues = []string{StruckFenced, StruckOutOfISR}
+
+// WithStruck is c with Struck resolved to ids, the nodes the last fault
+// step touched: the runner's doing when the until begins; exported for
+// harnesses that wait by hand (nemesistest).
+func (c Condition) WithStruck(ids []int32) Condition {
+	c.struck, c.resolved = sortedIDs(ids), true
+	return c
 }
 
 // RandomSchedule injects a seeded random mix of faults: the same seed gives
@@ -267,8 +303,14 @@ func (s *Schedule) Validate() error {
 	if len(s.Steps) > 0 && s.Random != nil {
 		add("nemesis", "steps and random are exclusive")
 	}
+	struck := false // a fault step came before
 	for i := range s.Steps {
-		validateStep(fmt.Sprintf("nemesis.steps[%d]", i), &s.Steps[i], add)
+		p := fmt.Sprintf("nemesis.steps[%d]", i)
+		validateStep(p, &s.Steps[i], add)
+		if u := s.Steps[i].Until; u != nil && u.Struck != "" && !struck {
+			add(p+".until.struck", "no fault step before this until: struck refers to the nodes the last one touched")
+		}
+		struck = struck || s.Steps[i].Fault != ""
 	}
 	validateBootstrap(s.Bootstrap, add)
 	if r := s.Random; r != nil {
@@ -403,8 +445,11 @@ func ValidateTarget(p string, t *Target, noRole, rackSide bool, add AddFunc) {
 
 func validateCondition(p string, c *Condition, add AddFunc) {
 	if len(c.ISR) == 0 && c.Offline == nil && c.Leader == nil && c.HighWatermark == nil && c.OpenTxn == nil &&
-		len(c.Live) == 0 && len(c.Fenced) == 0 && c.ShareStart == nil && c.QuorumLeader == nil {
-		add(p, "empty condition: set isr, offline, leader, high_watermark, open_txn, live, fenced, share_start_offset or quorum_leader")
+		len(c.Live) == 0 && len(c.Fenced) == 0 && c.ShareStart == nil && c.QuorumLeader == nil && c.Struck == "" {
+		add(p, "empty condition: set isr, offline, leader, high_watermark, open_txn, live, fenced, share_start_offset, quorum_leader or struck")
+	}
+	if c.Struck != "" && !slices.Contains(struckValues, c.Struck) {
+		add(p+".struck", "unknown value %q (want %s)", c.Struck, strings.Join(struckValues, " or "))
 	}
 	if c.ShareStart != nil && *c.ShareStart < 0 {
 		add(p+".share_start_offset", "must not be negative")

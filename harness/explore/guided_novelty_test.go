@@ -16,7 +16,7 @@ import (
 // the leader alone, so that taking the leader then may leave the
 // partition with none (no third strike, and the wait is for it going
 // offline); one follower struck leaves the other in the ISR, and the
-// leader taken then is replaced cleanly.
+// leader taken then is replaced cleanly (the wait is for its fencing).
 func TestGuidedAlone(t *testing.T) {
 	byArm := map[string]candidate{}
 	for _, c := range candidates(*weakUntargeted(t).Nemesis.Random, 0, isrShape{3, 1}) {
@@ -47,7 +47,9 @@ func TestGuidedAlone(t *testing.T) {
 			if got := effectsOf([]held{{c: first}, {c: then, leaderless: leaderless}}).leaderless; got != (c.alone && then.takesLeader()) {
 				t.Errorf("%s then %s: leaderless %v", c.first, c.then, got)
 			}
-			want := "wait 5s"
+			// Not alone: the wait is for the leader's fencing, on the
+			// node struck (its id unknown here).
+			want := "until the last fault's nodes fenced optional 5s; wait 2s"
 			if c.alone && then.takesLeader() {
 				want = "until partition 0 offline true optional 5s; wait 2s"
 			}

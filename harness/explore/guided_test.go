@@ -161,7 +161,9 @@ func TestGuidedFollowsCoverage(t *testing.T) {
 // TestGuidedWaits: the waits come from the effective configs (kchaos's
 // fast failure detection unless the scenario overrides it), and the
 // first episode waits for the ISR shrink to the preferred leader and for
-// its fencing through optional untils bounded by them.
+// its fencing through optional untils bounded by them; where the leader
+// is not known, a broker fault's until waits on the nodes it struck, and
+// a cut keeps the wait.
 func TestGuidedWaits(t *testing.T) {
 	base := untargetedWeak(t)
 	w := waitsOf(base)
@@ -186,16 +188,25 @@ func TestGuidedWaits(t *testing.T) {
 		{"cut the known leader", "partition-leader-followers", nemesis.RoleLeader, true, false, "until partition 0 isr [0] optional 6s; wait 2s"},
 		{"cut, leader unknown", "partition-leader-followers", nemesis.RoleLeader, false, false, "wait 6s"},
 		{"kill the known leader", "kill", nemesis.RoleLeader, true, false, "until fenced [0] optional 5s; wait 2s"},
+		{"kill the leader, unknown: the struck node fenced", "kill", nemesis.RoleLeader, false, false, "until the last fault's nodes fenced optional 5s; wait 2s"},
+		{"pause the leader, unknown", "pause", nemesis.RoleLeader, false, false, "until the last fault's nodes fenced optional 5s; wait 2s"},
+		{"lose the leader's unflushed writes, unknown", "lose-unflushed", nemesis.RoleLeader, false, false, "until the last fault's nodes fenced optional 5s; wait 2s"},
+		{"isolate the leader, unknown: the cut's nodes are every replica", "partition", nemesis.RoleLeader, false, false, "wait 6s"},
 		{"kill the leader second: offline", "kill", nemesis.RoleLeader, false, true, "until partition 0 offline true optional 5s; wait 2s"},
 		{"pause the followers, leader known: the ISR shrinks to it", "pause", nemesis.RoleFollowers, true, false, "until partition 0 isr [0] optional 6s; wait 2s"},
-		{"pause the followers, leader unknown", "pause", nemesis.RoleFollowers, false, false, "wait 5s"},
+		{"pause the followers, leader unknown: none of the struck in the ISR", "pause", nemesis.RoleFollowers, false, false,
+			"until partition 0 the last fault's nodes out of isr optional 6s; wait 2s"},
 		{"kill one follower, leader known: the ISR loses the first follower", "kill", aimFollower, true, false, "until partition 0 isr [0 2] optional 6s; wait 2s"},
-		{"kill one follower, leader unknown", "kill", aimFollower, false, false, "wait 5s"},
+		{"kill one follower, leader unknown: it leaves the ISR", "kill", aimFollower, false, false,
+			"until partition 0 the last fault's nodes out of isr optional 6s; wait 2s"},
 		{"pause the replicas out of the ISR", "pause", aimOutOfISR, false, false, "wait 5s"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var cand candidate
-			for _, x := range candidates(*base.Nemesis.Random, 0, isrShape{3, 1}) {
+			// The mix and what else the guided strategy may be given.
+			rs := *base.Nemesis.Random
+			rs.Faults = append(slices.Clone(rs.Faults), "lose-unflushed", "partition")
+			for _, x := range candidates(rs, 0, isrShape{3, 1}) {
 				if x.name == c.fault && x.armRole == c.aim {
 					cand = x
 				}

@@ -75,13 +75,22 @@ type partitionAt struct {
 }
 
 // settle is what follows a fault until its effect shows: an optional
-// until where the ids it needs are known, bounded by the configs' wait,
-// then Margin for the state to act (a leader acking alone once its ISR
-// shrank); else the configs' wait. alone marks a fault struck once
-// another isolated the leader (effects.alone), whose strike at the leader
-// is expected to leave the partition offline (the ISR had shrunk to it);
-// after a strike at one follower the leader taken is replaced cleanly, so
-// the wait is for its fencing, as from a full ISR.
+// until, bounded by the configs' wait, then Margin for the state to act
+// (a leader acking alone once its ISR shrank); else the configs' wait.
+// alone marks a fault struck once another isolated the leader
+// (effects.alone), whose strike at the leader is expected to leave the
+// partition offline (the ISR had shrunk to it); after a strike at one
+// follower the leader taken is replaced cleanly, so the wait is for its
+// fencing, as from a full ISR.
+//
+// Where the leader's id is known (the first episode's preferred leader)
+// the until names the ids; where it is not (a later episode, or after a
+// fault that may have moved the leader), a broker fault's until waits on
+// the nodes it struck (nemesis.Condition.Struck): fenced for the leader,
+// out of the ISR for its followers, so that the strikes after the first
+// episode's stop waiting the full 5-6 s once the effect shows. A cut's
+// struck nodes are both sides of it (the leader with its followers), so
+// nothing of them says the ISR shrank to the leader: it keeps the wait.
 func settle(c candidate, leader *int32, at partitionAt, w waits, alone bool) []nemesis.Step {
 	until := func(cond nemesis.Condition, timeout time.Duration) []nemesis.Step {
 		return []nemesis.Step{{Until: &cond, Timeout: nemesis.Duration(timeout), Optional: true}, {Wait: nemesis.Duration(w.Margin)}}
@@ -102,6 +111,10 @@ func settle(c candidate, leader *int32, at partitionAt, w waits, alone bool) []n
 			return until(nemesis.Condition{Partition: part, ISR: []int32{*leader}}, max(w.Fence, w.ISRShrink))
 		case leader != nil && c.armRole == aimFollower && len(at.replicas) > 0:
 			return until(nemesis.Condition{Partition: part, ISR: withoutFirstFollower(at.replicas, *leader)}, max(w.Fence, w.ISRShrink))
+		case c.armRole == aimLeader:
+			return until(nemesis.Condition{Struck: nemesis.StruckFenced}, w.Fence)
+		case c.armRole == aimFollowers || c.armRole == aimFollower:
+			return until(nemesis.Condition{Partition: part, Struck: nemesis.StruckOutOfISR}, max(w.Fence, w.ISRShrink))
 		}
 		return wait(w.Fence)
 	case histories.FPartition, histories.FNetem:

@@ -231,6 +231,12 @@ func TestSynthetic(t *testing.T) {
 			add(30, histories.NemesisProcess, histories.OK, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: histories.Until{Fenced: []int32{0}, Held: true}.Details()}),
 			nil, false, info3,
 			[]string{"kill@leader: leader=fenced"}},
+		{"an until on the struck nodes that held fences them", new(h).obs(0, 0, 0, all, nil, 5, nil).op(10, histories.FKill, []int32{0}, nil).
+			add(20, histories.NemesisProcess, histories.Invoke, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil}).
+			add(30, histories.NemesisProcess, histories.OK, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil,
+				Details: histories.Until{Struck: histories.StruckFenced, StruckNodes: []int32{0}, Held: true}.Details()}),
+			nil, false, info3,
+			[]string{"kill@leader: leader=fenced"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res := Abstract(Input{Events: c.hist.events, Markers: c.markers, MarkersRead: c.read, Info: c.info})

@@ -266,6 +266,14 @@ func (t *tracker) completion(e histories.Event) {
 			for _, n := range u.Fenced {
 				t.fenced[n] = true
 			}
+			if u.Struck == histories.StruckFenced {
+				// The nodes the last fault touched, as the runner
+				// resolved them: a guided strike whose ids it did not
+				// know in advance.
+				for _, n := range u.StruckNodes {
+					t.fenced[n] = true
+				}
+			}
 			for _, n := range u.Live {
 				delete(t.fenced, n)
 			}
