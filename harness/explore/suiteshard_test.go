@@ -14,37 +14,54 @@ import (
 	"github.com/kchaos/kchaos/report"
 )
 
-// suiteShards plans the built-in seeds suite on one version, splits it
-// in n shards and writes each shard's folder as a suite run would (its
-// rows matched, shard.json beside), skipping the shards in skip.
-func suiteShards(t *testing.T, n int, skip ...int) (dirs []string, all []string) {
+// seedsPlan plans the built-in seeds suite on one version.
+func seedsPlan(t *testing.T, version string) *harness.Plan {
 	t.Helper()
 	s, err := harness.LoadSuite("seeds")
 	if err != nil {
 		t.Fatal(err)
 	}
+	plan, err := harness.SuitePlan(s, harness.SuiteOptions{Kafka: []string{version}, Runs: 1,
+		Load: func(name string, sets []string) (*scenario.Scenario, error) { return scenario.Load(name, sets) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return plan
+}
+
+// writeMatched writes plan's cells into a new folder as a suite run
+// would, every row matched and valid, and returns the folder and the
+// cells' IDs.
+func writeMatched(t *testing.T, plan *harness.Plan) (dir string, ids []string) {
+	t.Helper()
+	dir = t.TempDir()
+	var rows []report.Row
+	for _, c := range plan.Cells {
+		row := c.Row
+		row.Status, row.Verdict = "match", report.Valid
+		row.RunDir = filepath.Join(dir, "runs", row.Scenario)
+		rows = append(rows, row)
+		ids = append(ids, row.ID)
+	}
+	if err := plan.Batch(rows).Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir, ids
+}
+
+// suiteShards plans the built-in seeds suite on one version, splits it
+// in n shards and writes each shard's folder as a suite run would (its
+// rows matched, shard.json beside), skipping the shards in skip.
+func suiteShards(t *testing.T, n int, skip ...int) (dirs []string, all []string) {
+	t.Helper()
 	for i := 1; i <= n; i++ {
-		plan, err := harness.SuitePlan(s, harness.SuiteOptions{Kafka: []string{"4.4.0"}, Runs: 1,
-			Load: func(name string, sets []string) (*scenario.Scenario, error) { return scenario.Load(name, sets) }})
-		if err != nil {
-			t.Fatal(err)
-		}
+		plan := seedsPlan(t, "4.4.0")
 		rec := ShardPlan(plan, Shard{I: i, N: n})
 		all = rec.Cells
 		if slices.Contains(skip, i) {
 			continue
 		}
-		dir := t.TempDir()
-		var rows []report.Row
-		for _, c := range plan.Cells {
-			row := c.Row
-			row.Status, row.Verdict = "match", report.Valid
-			row.RunDir = filepath.Join(dir, "runs", row.Scenario)
-			rows = append(rows, row)
-		}
-		if err := plan.Batch(rows).Write(dir); err != nil {
-			t.Fatal(err)
-		}
+		dir, _ := writeMatched(t, plan)
 		if err := WriteShard(dir, rec); err != nil {
 			t.Fatal(err)
 		}
@@ -159,28 +176,7 @@ func TestSuiteShardsWithoutVerdicts(t *testing.T) {
 // suite run writes it (no shard.json: the run was not sharded).
 func wholeSuite(t *testing.T, version string) (dir string, ids []string) {
 	t.Helper()
-	s, err := harness.LoadSuite("seeds")
-	if err != nil {
-		t.Fatal(err)
-	}
-	plan, err := harness.SuitePlan(s, harness.SuiteOptions{Kafka: []string{version}, Runs: 1,
-		Load: func(name string, sets []string) (*scenario.Scenario, error) { return scenario.Load(name, sets) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir = t.TempDir()
-	var rows []report.Row
-	for _, c := range plan.Cells {
-		row := c.Row
-		row.Status, row.Verdict = "match", report.Valid
-		row.RunDir = filepath.Join(dir, "runs", row.Scenario)
-		rows = append(rows, row)
-		ids = append(ids, row.ID)
-	}
-	if err := plan.Batch(rows).Write(dir); err != nil {
-		t.Fatal(err)
-	}
-	return dir, ids
+	return writeMatched(t, seedsPlan(t, version))
 }
 
 // TestSuiteWholeRunsByVersion: whole runs of one suite on different
