@@ -20,6 +20,9 @@ type expectation struct {
 	Linearizable       string         `json:"linearizable"`
 	Texts              []string       `json:"texts"`
 	ReclassifiedAsInfo int            `json:"reclassified_as_info"`
+	// Reasons must each be among the verdict's reasons (the notes and
+	// unknowns that explain a verdict beyond its anomalies).
+	Reasons []string `json:"reasons"`
 }
 
 type testdataCase struct {
@@ -84,6 +87,11 @@ func TestTestdata(t *testing.T) {
 			for _, w := range want.Texts {
 				if !slices.Contains(texts, w) {
 					t.Errorf("no explanation\n  %s\namong\n  %s", w, strings.Join(texts, "\n  "))
+				}
+			}
+			for _, w := range want.Reasons {
+				if !slices.Contains(res.Reasons, w) {
+					t.Errorf("no reason\n  %s\namong\n  %s", w, strings.Join(res.Reasons, "\n  "))
 				}
 			}
 			if res.Stats.Sends.ReclassifiedAsInfo != want.ReclassifiedAsInfo {

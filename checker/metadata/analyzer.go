@@ -39,7 +39,8 @@ func analyze(in *domain.Input, out *MetadataAnomalies) *Found {
 // broker's metadata read, no quorum sample listing the voters).
 func (f *Found) Unknowns() []string { return f.unknowns }
 
-// Notes: removed voters back by auto-join.
+// Notes: removed voters back by auto-join, and refusals taken as
+// changes made (refusedAsDone).
 func (f *Found) Notes() []string { return f.notes }
 
 // Uncounted: a removed voter voting again while it may have run with

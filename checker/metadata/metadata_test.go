@@ -162,6 +162,26 @@ func TestLost(t *testing.T) {
 		{"unknown create, acked partitions, topic gone", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 1), histories.Info, "REQUEST_TIMED_OUT").
 			op(2, 1, histories.FCreatePartitions, create("m-1", 3), histories.OK, "").
 			read(9, 5, broker(0, 50, topics())), "create-partitions m-1: want topic (this ack proves it existed) with 3 partitions, got no such topic"},
+		// A refusal that says the change already held may answer a
+		// second attempt of a change the first one made (doneRefusals).
+		{"acked create, delete refused as done", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
+			op(2, 1, histories.FDeleteTopic, del("m-1"), histories.Fail, "UNKNOWN_TOPIC_OR_PARTITION: This server does not host this topic-partition.").
+			read(9, 5, broker(0, 50, topics())), ""},
+		{"delete refused as done before the create", new(h).op(0.5, 1, histories.FDeleteTopic, del("m-1"), histories.Fail, "UNKNOWN_TOPIC_OR_PARTITION").
+			op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
+			read(9, 5, broker(0, 50, topics())), "create-topic m-1: want topic with 2 partitions"},
+		{"acked config, delete refused as done", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 1), histories.OK, "").
+			op(2, 1, histories.FAlterConfig, set("m-1", "retention.ms", "1"), histories.OK, "").
+			op(3, 1, histories.FDeleteTopic, del("m-1"), histories.Fail, "UNKNOWN_TOPIC_OR_PARTITION").
+			read(9, 5, broker(0, 50, topics())), ""},
+		{"deleted topic back, create refused as done", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
+			op(2, 0, histories.FDeleteTopic, del("m-1"), histories.OK, "").
+			op(3, 1, histories.FCreateTopic, create("m-1", 2), histories.Fail, "TOPIC_ALREADY_EXISTS").
+			read(9, 5, broker(0, 50, topics("m-1", tm(2)))), ""},
+		{"deleted topic back, create refused otherwise", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
+			op(2, 0, histories.FDeleteTopic, del("m-1"), histories.OK, "").
+			op(3, 1, histories.FCreateTopic, create("m-1", 2), histories.Fail, "INVALID_REPLICATION_FACTOR").
+			read(9, 5, broker(0, 50, topics("m-1", tm(2)))), "delete-topic m-1: want topic deleted"},
 		{"unknown create, refused config, topic gone", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 1), histories.Info, "REQUEST_TIMED_OUT").
 			op(2, 1, histories.FAlterConfig, set("m-1", "retention.ms", "1"), histories.Fail, "UNKNOWN_TOPIC_OR_PARTITION").
 			read(9, 5, broker(0, 50, topics())), ""},
@@ -176,6 +196,22 @@ func TestLost(t *testing.T) {
 				t.Fatalf("lost %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRefusedAsDoneNote: the refusal taken as the change made is named in
+// a note with both ops, so the valid verdict explains itself (q1 on 3.9.2,
+// 2026-12-06).
+func TestRefusedAsDoneNote(t *testing.T) {
+	r := run(t, new(h).op(30.3, 6, histories.FCreateTopic, create("kchaos-meta-1-36", 1), histories.OK, "").
+		op(40.0, 6, histories.FDeleteTopic, del("kchaos-meta-1-36"), histories.Fail, "UNKNOWN_TOPIC_OR_PARTITION").
+		read(50, 9, broker(0, 50, topics())))
+	if len(r.MetadataLost) != 0 {
+		t.Fatalf("lost %+v, want none", r.MetadataLost)
+	}
+	want := "delete-topic kchaos-meta-1-36 by p6 (invoked at 40.000 s) was refused with UNKNOWN_TOPIC_OR_PARTITION at 40.100 s, yet create-topic by p6 was acknowledged at 30.400 s and the converged metadata (node 0) has no such topic"
+	if len(r.Notes) != 1 || !strings.HasPrefix(r.Notes[0], want) {
+		t.Fatalf("notes %q, want one starting %q", r.Notes, want)
 	}
 }
 

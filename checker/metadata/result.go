@@ -128,10 +128,12 @@ func (c *Collector) result() analysis {
 	var r analysis
 	reads := c.converged()
 	ref, view := reference(reads)
-	r.MetadataLost = c.lost(ref, view)
+	var refusedNotes []string
+	r.MetadataLost, refusedNotes = c.lost(ref, view)
 	r.MetadataDiverged = perNode(c.diverged(reads, ref, view), c.watermarkBack())
 	r.SplitBrain, r.Terms = c.splitBrain()
 	r.VoterChangeLost, r.Unknowns, r.Notes = c.voterChanges()
+	r.Notes = append(r.Notes, refusedNotes...)
 	r.MetadataUnavailable = c.unavailable()
 	if view == nil {
 		if n, first := c.acked(); n > 0 {
@@ -168,11 +170,48 @@ func (c *Collector) after(f, topic string, t int64, match func(op) bool) bool {
 	return false
 }
 
-func (c *Collector) lost(ref int32, view map[string]histories.TopicMeta) []LostEntry {
-	if view == nil {
+// doneRefusals are, per change, the refusal Kafka answers when the state
+// the change asks for already holds. Such a refusal does not prove the
+// change was not made: a broker forwards a change to the active
+// controller and, answered NOT_CONTROLLER, sends it again to the next one
+// (NodeToControllerRequestThread); when the first controller wrote the
+// change's records and lost its leadership before answering, the new
+// leader commits them and the second attempt is refused as already done.
+// Seen on 3.9.2 in q1 (2026-12-06, docs/findings.md): a delete-topic
+// answered UNKNOWN_TOPIC_OR_PARTITION 2.3 s after the controller that had
+// removed the topic renounced, with no other delete of it anywhere.
+var doneRefusals = map[string]string{
+	histories.FDeleteTopic:      "UNKNOWN_TOPIC_OR_PARTITION",
+	histories.FCreateTopic:      "TOPIC_ALREADY_EXISTS",
+	histories.FCreatePartitions: "INVALID_PARTITIONS",
+}
+
+// refusedAsDone returns the first op of f on topic completed after t
+// whose refusal says its change already held (doneRefusals), or nil.
+func (c *Collector) refusedAsDone(f, topic string, t int64) *op {
+	want, ok := doneRefusals[f]
+	if !ok {
 		return nil
 	}
+	for i := range c.ops {
+		o := &c.ops[i]
+		if o.F == f && o.Value.Topic == topic && o.Type == histories.Fail && o.Complete > t && strings.Contains(o.Error, want) {
+			return o
+		}
+	}
+	return nil
+}
+
+// lost holds each acknowledged change against the converged metadata
+// (view, read from node ref). A loss that a later change refused as
+// already done explains (refusedAsDone) is no loss: the refusal is taken
+// as the change having been made, and a note says so.
+func (c *Collector) lost(ref int32, view map[string]histories.TopicMeta) ([]LostEntry, []string) {
+	if view == nil {
+		return nil, nil
+	}
 	var out []LostEntry
+	var notes []string
 	for _, o := range c.ops {
 		if o.Type != histories.OK {
 			continue // unknown outcomes are never lost
@@ -222,11 +261,26 @@ func (c *Collector) lost(ref int32, view map[string]histories.TopicMeta) []LostE
 				e.Got = fmt.Sprintf("%s=%s, which no write after this one set", o.Value.Key, got)
 			}
 		}
-		if e.Want != "" {
-			out = append(out, e)
+		if e.Want == "" {
+			continue
 		}
+		// What could have undone this change: a delete of its topic, or
+		// for a delete, a create again.
+		undo := histories.FDeleteTopic
+		if o.F == histories.FDeleteTopic {
+			undo = histories.FCreateTopic
+		}
+		if e.Got == "no such topic" || o.F == histories.FDeleteTopic {
+			if r := c.refusedAsDone(undo, t, o.Invoke); r != nil {
+				notes = append(notes, fmt.Sprintf("%s %s by p%d (invoked at %.3f s) was refused with %s at %.3f s, yet %s by p%d was acknowledged at %.3f s and the converged metadata (node %d) has %s: "+
+					"taken as the %s made and its refusal the answer to a second attempt (a broker sends a forwarded change again after NOT_CONTROLLER), not as the %s lost",
+					r.F, t, r.Process, secs(r.Invoke), doneRefusals[undo], secs(r.Complete), o.F, o.Process, secs(o.Complete), ref, e.Got, r.F, o.F))
+				continue
+			}
+		}
+		out = append(out, e)
 	}
-	return out
+	return out, notes
 }
 
 func (c *Collector) splitBrain() ([]SplitBrainEntry, []Term) {
