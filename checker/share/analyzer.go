@@ -108,7 +108,7 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 		}
 		return out
 	case Unknown:
-		return fmt.Sprintf("%s: %d records whose fate rests on an ack of unknown outcome, or still in flight when the drain ended", k.Name, n)
+		return fmt.Sprintf("%s: %d records whose fate rests on an ack of unknown outcome, or still in flight or not delivered yet when the drain ended", k.Name, n)
 	}
 	return ""
 }

@@ -98,6 +98,9 @@ type Builder struct {
 	// after another delivery's confirmed final state (finalBefore).
 	finalAcks map[int]bool
 	last      int64
+	// pollsAt are the completions of the ok share-polls, empty ones
+	// included, in history order (stalled).
+	pollsAt []int64
 }
 
 // NewBuilder returns an empty Builder.
@@ -173,6 +176,7 @@ func (b *Builder) Add(e *histories.Event) error {
 		return b.checkSubscribe(fmt.Sprintf("share-subscribe %s value", e.Type), v, &pd.sub)
 	case histories.FSharePoll:
 		if e.Type == histories.OK {
+			b.pollsAt = append(b.pollsAt, e.Time)
 			return b.polled(p, pd, e)
 		}
 	case histories.FShareAck:

@@ -169,11 +169,33 @@ func TestShareAnomalies(t *testing.T) {
 			h.deliver(1, 3, 1, acc, nok)
 			h.offsets(2)
 		}, 2, map[string]int{Redelivery: 2}},
-		{"lost: never delivered by the end of the drain", func(h *hb) {
+		// Never delivered, at or past the start offset: lost when Kafka
+		// went past it, or stopped handing it out for a whole record lock
+		// while the members polled (skipped); not reached yet otherwise.
+		{"lost: never delivered, a record after it was", func(h *hb) {
+			h.members(1)
+			h.deliver(1, 1, 0, acc, ok)
+			h.deliver(1, 1, 2, acc, ok)
+			h.offsets(1)
+		}, 3, map[string]int{Lost: 1}},
+		{"lost: never delivered, the members polled a record lock for nothing", func(h *hb) {
+			h.members(1)
+			h.deliver(1, 1, 0, acc, ok)
+			h.t += 2e9 // the lock is 1 s
+			h.poll(1, 1)
+			h.offsets(1)
+		}, 2, map[string]int{Lost: 1}},
+		{"almost lost: the tail not reached when the drain ended", func(h *hb) {
 			h.members(1)
 			h.deliver(1, 1, 0, acc, ok)
 			h.offsets(1)
-		}, 2, map[string]int{Lost: 1}},
+		}, 2, map[string]int{Unknown: 1}},
+		{"almost lost: idle a record lock, but no poll in it", func(h *hb) {
+			h.members(1)
+			h.deliver(1, 1, 0, acc, ok)
+			h.t += 2e9
+			h.offsets(1)
+		}, 2, map[string]int{Unknown: 1}},
 		// Almost: the ack's outcome is unknown: unknown, never lost.
 		{"almost lost: an ack of unknown outcome", func(h *hb) {
 			h.members(1)
