@@ -386,6 +386,7 @@ func (b *Builder) checkLog(r *shares, log *readLog) {
 		r.Unjudged = "no completed share-offsets: the group's start offsets are unknown, no record could be judged lost"
 		return
 	}
+	tails := b.partTails()
 	for _, p := range slices.Sorted(maps.Keys(log.Records)) {
 		end, hasEnd := log.Ends[p]
 		spso, hasSPSO := b.offsets.StartOffsets[histories.PartitionKey(p)]
@@ -424,7 +425,7 @@ func (b *Builder) checkLog(r *shares, log *readLog) {
 				e.Reason = "the group reported no start offset for its partition"
 				r.ShareUnknown = append(r.ShareUnknown, e)
 			case len(ds) == 0:
-				if why := b.skipped(p, rec.Offset); why != "" {
+				if why := b.skipped(tails, p, rec.Offset); why != "" {
 					e.Reason = fmt.Sprintf("never delivered to any member by the end of the drain (start offset %d), %s", spso, why)
 					r.ShareLost = append(r.ShareLost, e)
 					break
@@ -450,18 +451,16 @@ func (b *Builder) checkLog(r *shares, log *readLog) {
 // a record after it was delivered (Kafka went past it), or when the
 // members polled through a whole record lock before the drain's end and
 // were delivered nothing of the partition (no acquisition could still
-// hold it: Kafka had stopped handing it out).
-func (b *Builder) skipped(p int32, off int64) string {
-	last := int64(-1) // the last delivery of the partition
-	for i := range b.dels {
-		d := &b.dels[i]
-		if d.part != p {
-			continue
-		}
-		if d.off > off {
-			return fmt.Sprintf("though offset %d after it was delivered (to %s at %.1f s)", d.off, d.member, float64(d.ret)/1e9)
-		}
-		last = max(last, d.ret)
+// hold it: Kafka had stopped handing it out). tails holds each
+// partition's furthest and last deliveries (partTails).
+func (b *Builder) skipped(tails map[int32]partTail, p int32, off int64) string {
+	t, ok := tails[p]
+	if ok && t.furthest.off > off {
+		return fmt.Sprintf("though offset %d after it was delivered (to %s at %.1f s)", t.furthest.off, t.furthest.member, float64(t.furthest.ret)/1e9)
+	}
+	last := int64(-1)
+	if ok {
+		last = t.last
 	}
 	if b.lockMS <= 0 || b.offAt-last < b.lockMS*1e6 {
 		return ""
@@ -473,6 +472,28 @@ func (b *Builder) skipped(p int32, off int64) string {
 		}
 	}
 	return ""
+}
+
+// partTail is a partition's delivery at the highest offset and the
+// completion of its last delivering poll.
+type partTail struct {
+	furthest *delivery
+	last     int64
+}
+
+// partTails indexes the deliveries for skipped, once per check.
+func (b *Builder) partTails() map[int32]partTail {
+	tails := map[int32]partTail{}
+	for i := range b.dels {
+		d := &b.dels[i]
+		t, ok := tails[d.part]
+		if !ok || d.off > t.furthest.off {
+			t.furthest = d
+		}
+		t.last = max(t.last, d.ret)
+		tails[d.part] = t
+	}
+	return tails
 }
 
 // final reports whether one of deliveries ds reached a confirmed final
