@@ -270,7 +270,7 @@ func (c *Collector) lost(ref int32, view map[string]histories.TopicMeta) ([]Lost
 		if o.F == histories.FDeleteTopic {
 			undo = histories.FCreateTopic
 		}
-		if e.Got == "no such topic" || o.F == histories.FDeleteTopic {
+		if !has || o.F == histories.FDeleteTopic { // the topic gone, or a deleted one back
 			if r := c.refusedAsDone(undo, t, o.Invoke); r != nil {
 				notes = append(notes, fmt.Sprintf("%s %s by p%d (invoked at %.3f s) was refused with %s at %.3f s, yet %s by p%d was acknowledged at %.3f s and the converged metadata (node %d) has %s: "+
 					"taken as the %s made and its refusal the answer to a second attempt (a broker sends a forwarded change again after NOT_CONTROLLER), not as the %s lost",

@@ -386,7 +386,7 @@ func (b *Builder) checkLog(r *shares, log *readLog) {
 		r.Unjudged = "no completed share-offsets: the group's start offsets are unknown, no record could be judged lost"
 		return
 	}
-	tails := b.partTails()
+	tails, polledLate := b.partTails(), b.polledLastLock()
 	for _, p := range slices.Sorted(maps.Keys(log.Records)) {
 		end, hasEnd := log.Ends[p]
 		spso, hasSPSO := b.offsets.StartOffsets[histories.PartitionKey(p)]
@@ -425,7 +425,7 @@ func (b *Builder) checkLog(r *shares, log *readLog) {
 				e.Reason = "the group reported no start offset for its partition"
 				r.ShareUnknown = append(r.ShareUnknown, e)
 			case len(ds) == 0:
-				if why := b.skipped(tails, p, rec.Offset); why != "" {
+				if why := b.skipped(tails, polledLate, p, rec.Offset); why != "" {
 					e.Reason = fmt.Sprintf("never delivered to any member by the end of the drain (start offset %d), %s", spso, why)
 					r.ShareLost = append(r.ShareLost, e)
 					break
@@ -452,8 +452,9 @@ func (b *Builder) checkLog(r *shares, log *readLog) {
 // members polled through a whole record lock before the drain's end and
 // were delivered nothing of the partition (no acquisition could still
 // hold it: Kafka had stopped handing it out). tails holds each
-// partition's furthest and last deliveries (partTails).
-func (b *Builder) skipped(tails map[int32]partTail, p int32, off int64) string {
+// partition's furthest and last deliveries (partTails), polledLastLock
+// whether a poll completed in that last lock (polledLastLock).
+func (b *Builder) skipped(tails map[int32]partTail, polledLastLock bool, p int32, off int64) string {
 	t, ok := tails[p]
 	if ok && t.furthest.off > off {
 		return fmt.Sprintf("though offset %d after it was delivered (to %s at %.1f s)", t.furthest.off, t.furthest.member, float64(t.furthest.ret)/1e9)
@@ -462,16 +463,17 @@ func (b *Builder) skipped(tails map[int32]partTail, p int32, off int64) string {
 	if ok {
 		last = t.last
 	}
-	if b.lockMS <= 0 || b.offAt-last < b.lockMS*1e6 {
+	if b.lockMS <= 0 || b.offAt-last < b.lockMS*1e6 || !polledLastLock {
 		return ""
 	}
+	return fmt.Sprintf("while the members polled through the drain's last record lock (%d ms) and were delivered nothing of the partition", b.lockMS)
+}
+
+// polledLastLock reports whether some share-poll completed within the
+// record lock before the drain's end (skipped), once per check.
+func (b *Builder) polledLastLock() bool {
 	from := b.offAt - b.lockMS*1e6
-	for _, at := range b.pollsAt {
-		if at >= from && at <= b.offAt {
-			return fmt.Sprintf("while the members polled through the drain's last record lock (%d ms) and were delivered nothing of the partition", b.lockMS)
-		}
-	}
-	return ""
+	return slices.ContainsFunc(b.pollsAt, func(at int64) bool { return at >= from && at <= b.offAt })
 }
 
 // partTail is a partition's delivery at the highest offset and the
