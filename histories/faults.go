@@ -268,6 +268,33 @@ func Undoes(op, fault string) bool {
 	return ok && slices.Contains(x.UndoneBy, op)
 }
 
+// Ends reports whether an op named op (a heal op's value.fault
+// healFault) on nodes opNodes ends the lasting fault fault held on
+// faultNodes: its kind must undo fault's (Undoes, HealCovers) and, unless
+// it heals everything, when both name nodes they must share one.
+func Ends(op, healFault string, opNodes []int32, fault string, faultNodes []int32) bool {
+	if !Undoes(op, fault) {
+		return false
+	}
+	if op == FHeal {
+		if !HealCovers(healFault, fault) {
+			return false
+		}
+		if HealsAll(healFault) {
+			return true
+		}
+	}
+	if len(opNodes) == 0 || len(faultNodes) == 0 {
+		return true
+	}
+	for _, n := range opNodes {
+		if slices.Contains(faultNodes, n) {
+			return true
+		}
+	}
+	return false
+}
+
 // HealsAll reports whether a heal op with this value.fault undoes every
 // kind of fault: "" and "all", and "heal", which the report has always
 // read that way.

@@ -73,3 +73,27 @@ func TestOnClients(t *testing.T) {
 		}
 	}
 }
+
+// TestEnds: which op ends a lasting fault on which nodes.
+func TestEnds(t *testing.T) {
+	for _, tc := range []struct {
+		name              string
+		op, heal          string
+		opNodes, fltNodes []int32
+		fault             string
+		want              bool
+	}{
+		{"heal all ends a cut", FHeal, HealAll, nil, []int32{0}, FPartition, true},
+		{"a partition heal ends a cut", FHeal, FPartition, nil, []int32{0}, FPartition, true},
+		{"a partition heal does not resume a pause", FHeal, FPartition, nil, []int32{1}, FPause, false},
+		{"a kill heal on the killed node", FHeal, FKill, []int32{2}, []int32{2}, FKill, true},
+		{"a kill heal on another node", FHeal, FKill, []int32{1}, []int32{2}, FKill, false},
+		{"a restart is no heal of a cut", FRestart, "", nil, []int32{0}, FPartition, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Ends(tc.op, tc.heal, tc.opNodes, tc.fault, tc.fltNodes); got != tc.want {
+				t.Fatalf("Ends(%s %q on %v, %s on %v) = %v, want %v", tc.op, tc.heal, tc.opNodes, tc.fault, tc.fltNodes, got, tc.want)
+			}
+		})
+	}
+}

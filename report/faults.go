@@ -69,26 +69,7 @@ func bands(ops []nemOp, end int64) []band {
 // undoes reports whether op ends the lasting fault b: the op's kind must
 // undo b's kind and, when both name nodes, they must share one.
 func undoes(op nemOp, b *band) bool {
-	if !histories.Undoes(op.F, b.Kind) {
-		return false
-	}
-	if op.F == histories.FHeal {
-		if !histories.HealCovers(op.Value.Fault, b.Kind) {
-			return false
-		}
-		if histories.HealsAll(op.Value.Fault) {
-			return true
-		}
-	}
-	if len(op.Value.Nodes) == 0 || len(b.Nodes) == 0 {
-		return true
-	}
-	for _, n := range op.Value.Nodes {
-		if slices.Contains(b.Nodes, n) {
-			return true
-		}
-	}
-	return false
+	return histories.Ends(op.F, op.Value.Fault, op.Value.Nodes, b.Kind, b.Nodes)
 }
 
 func newBand(op nemOp) band {

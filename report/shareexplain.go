@@ -154,13 +154,13 @@ func shareExplanations(res *results, topic string) []explanation {
 	records := func(kind string, es []share.RecordEntry) {
 		add(kind, len(es), func(i int) string {
 			e := es[i]
-			return rec(e.Partition, e.Offset, e.Value) + ": " + e.Reason + deliveriesText(e.Deliveries...) + faultsText(e.Faults) + requestsText(e.Requests)
+			return rec(e.Partition, e.Offset, e.Value) + ": " + e.Reason + deliveriesText(e.Deliveries...) + faultsText(e.Faults) + requestsText(e.Requests) + leaderText(e.LeaderMoved)
 		})
 	}
 	pairs := func(kind string, es []share.PairEntry) {
 		add(kind, len(es), func(i int) string {
 			e := es[i]
-			return rec(e.Partition, e.Offset, e.Value) + ": " + e.Reason + deliveriesText(e.First, e.Second) + faultsText(e.Faults) + requestsText(e.Requests)
+			return rec(e.Partition, e.Offset, e.Value) + ": " + e.Reason + deliveriesText(e.First, e.Second) + faultsText(e.Faults) + requestsText(e.Requests) + leaderText(e.LeaderMoved)
 		})
 	}
 	records(share.Lost, a.ShareLost)
@@ -212,6 +212,15 @@ func faultsText(fs []string) string {
 		return "; no fault around it"
 	}
 	return "; faults around it: " + strings.Join(fs, ", ")
+}
+
+// leaderText names the leader move the checker saw around a record
+// (share.RecordEntry.LeaderMoved); nothing without one.
+func leaderText(m string) string {
+	if m == "" {
+		return ""
+	}
+	return "; " + m
 }
 
 // requestsText names the request faults' actions around a record (the

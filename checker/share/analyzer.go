@@ -46,9 +46,15 @@ func analyze(in *domain.Input, out *ShareAnomalies) *Found {
 	if b == nil || !b.used() {
 		return &Found{}
 	}
-	for _, n := range in.History.Nem {
+	for i, n := range in.History.Nem {
 		if !histories.IsBookkeeping(n.F) {
 			b.nemesis(n.F, n.V.Nodes, n.Call, n.Ret)
+			b.faults[len(b.faults)-1].held = heldUntil(in.History.Nem, i)
+		}
+	}
+	for _, t := range in.History.TPs {
+		if t.Topic == b.Topic() {
+			b.observe(t.Partition, t.Obs)
 		}
 	}
 	for _, r := range in.History.Requests {
@@ -119,4 +125,26 @@ func (f *Found) Unknowns() []string {
 		return []string{"share group: " + f.shares.Unjudged}
 	}
 	return nil
+}
+
+// heldUntil is when nemesis op i stopped acting on the cluster: a lasting
+// fault (a cut, a pause, a kill) holds until the completion of the first
+// later ok op that ends it (histories.Ends: its heal, a resume), or to the
+// end of the history (-1) if none does; any other op, its completion. A
+// leader may move long after a lasting fault's op completed: a broker cut
+// off from the controller is fenced a session timeout later, and until
+// the cut heals it may still answer metadata as it last knew it
+// (w2 in the recommended campaign, 2026-12-06: the observer, asking the
+// cut-off broker, saw partition 0's leader move only after the heal).
+func heldUntil(nem []model.NemOp, i int) int64 {
+	n := nem[i]
+	if histories.KindOf(n.F) != histories.Lasting {
+		return n.Ret
+	}
+	for _, m := range nem[i+1:] {
+		if m.Typ == histories.OK && histories.Ends(m.F, m.V.Fault, m.V.Nodes, n.F, n.V.Nodes) {
+			return m.Ret
+		}
+	}
+	return -1
 }

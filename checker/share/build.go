@@ -14,6 +14,7 @@ package share
 import (
 	"fmt"
 
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
 )
 
@@ -52,6 +53,9 @@ type fault struct {
 	f         string
 	nodes     []int32
 	call, ret int64
+	// held is when the fault stopped acting (heldUntil; -1 never): ret
+	// unless the analyzer set it.
+	held int64
 }
 
 type recKey struct {
@@ -90,6 +94,7 @@ type Builder struct {
 	byDel   map[delKey]int   // a process's delivery of a record at a count -> the latest
 	acks    []ack
 	faults  []fault
+	leaders map[int32][]model.Sample     // partition of topic -> the observer's samples (leaders.go)
 	reqs    []reqAction                  // the request faults' actions (requests.go)
 	offsets *histories.ShareOffsetsValue // the last ok share-offsets
 	offAt   int64
@@ -114,7 +119,7 @@ func (b *Builder) used() bool { return b.group != "" || len(b.dels) > 0 || b.tri
 
 // nemesis records a nemesis op's completion (for causes and context).
 func (b *Builder) nemesis(f string, nodes []int32, call, ret int64) {
-	b.faults = append(b.faults, fault{f: f, nodes: nodes, call: call, ret: ret})
+	b.faults = append(b.faults, fault{f: f, nodes: nodes, call: call, ret: ret, held: ret})
 }
 
 // Add takes a share op's event (IsOp(e.F)). A field the contract

@@ -25,6 +25,7 @@ const (
 	causeAckRefused  = "ack-refused"  // the broker refused the member's ack: it no longer held the lock
 	causeMemberDeath = "member-death" // the member's client ended before acking
 	causeFault       = "fault"        // a nemesis op (broker kill, coordinator failover, ...) came between
+	causeLeaderMoved = "leader-moved" // no nemesis op, but the observer saw the partition's leader move (leaders.go)
 	causeLockExpiry  = "lock-expiry"  // none of those: the lock ran out
 	// CauseRequest: a request fault's action on the delivering member's
 	// own requests (a ShareAcknowledge dropped on the way there or back,
@@ -83,6 +84,9 @@ type RecordEntry struct {
 	Faults      []string   `json:"faults,omitempty"`
 	// Requests are the request faults' actions in the same window.
 	Requests []string `json:"requests,omitempty"`
+	// LeaderMoved is the leader move of the record's partition the
+	// observer saw in the entry's window (leaders.go), if any.
+	LeaderMoved string `json:"leader_moved,omitempty"`
 }
 
 // PairEntry is two deliveries of one record that cannot both be right
@@ -96,6 +100,9 @@ type PairEntry struct {
 	Second    Delivery `json:"second"`
 	Faults    []string `json:"faults,omitempty"`
 	Requests  []string `json:"requests,omitempty"` // the request faults' actions in the same window
+	// LeaderMoved is the leader move of the record's partition the
+	// observer saw in the entry's window (leaders.go), if any.
+	LeaderMoved string `json:"leader_moved,omitempty"`
 }
 
 // CountEntry is a delivery whose count is impossible (share-delivery-count).
@@ -124,6 +131,9 @@ type RedeliveryEntry struct {
 	// Requests are the request faults' actions on the From member's own
 	// requests between the two deliveries (cause request-fault).
 	Requests []string `json:"requests,omitempty"`
+	// LeaderMoved is the leader move of the record's partition the
+	// observer saw in the entry's window (leaders.go), if any.
+	LeaderMoved string `json:"leader_moved,omitempty"`
 }
 
 // Stats counts what the share ops did (results.json's stats.shares,
@@ -307,6 +317,7 @@ func (b *Builder) redeliveries(r *shares, ds []int) {
 		}
 		cause := causeLockExpiry
 		faults := b.faultsIn(a.ret, c.ret)
+		moved := b.leaderMoved(a.part, a.call, c.ret)
 		reqs := b.requestsIn(a.ret, c.ret, a.member)
 		end, ended := b.endedAt[a.proc]
 		switch {
@@ -322,30 +333,35 @@ func (b *Builder) redeliveries(r *shares, ds []int) {
 			cause = CauseRequest
 		case len(faults) > 0:
 			cause = causeFault
+		case moved != "":
+			cause = causeLeaderMoved
 		}
 		r.Stats.Causes[cause]++
 		r.ShareRedelivery = append(r.ShareRedelivery, RedeliveryEntry{Partition: a.part, Offset: a.off, Value: a.val, Cause: cause,
-			From: b.view(i), To: b.view(j), Unseen: max(0, c.count-a.count-1), Faults: faults, Requests: reqs})
+			From: b.view(i), To: b.view(j), Unseen: max(0, c.count-a.count-1), Faults: faults, Requests: reqs, LeaderMoved: moved})
 	}
 }
 
 // leaderMayHaveChanged reports whether a cluster fault overlapped
-// delivery i (from its poll's invoke) and the later delivery j: the
-// share-partition's leader or its persisted state may have changed, and
-// with it the memory of i's acquisition. Member and producer faults act
-// on clients and do not count.
+// delivery i (from its poll's invoke) and the later delivery j, or the
+// observer saw the partition's leader move between them (leaders.go):
+// the share-partition's leader or its persisted state may have changed,
+// and with it the memory of i's acquisition. Member and producer faults
+// act on clients and do not count.
 func (b *Builder) leaderMayHaveChanged(i, j int) bool {
-	return b.clusterFault(b.dels[i].call, b.dels[j].ret)
+	a, c := b.dels[i], b.dels[j]
+	return b.clusterFault(a.call, c.ret) || b.leaderMoved(a.part, a.call, c.ret) != ""
 }
 
 // clusterFault reports whether a cluster fault (not a member's or a
-// producer's) overlapped [from, to].
+// producer's) acted within [from, to]: invoked by to, and held (a lasting
+// fault until it was ended, heldUntil) to from or later.
 func (b *Builder) clusterFault(from, to int64) bool {
 	for _, f := range b.faults {
 		if histories.OnClients(f.f) {
 			continue
 		}
-		if f.call <= to && (f.ret < 0 || f.ret >= from) {
+		if f.call <= to && (f.held < 0 || f.held >= from) {
 			return true
 		}
 	}
@@ -365,137 +381,6 @@ func (b *Builder) causedBy(i int, t int64, is func(ack) bool) bool {
 		}
 	}
 	return false
-}
-
-// checkLog judges every record the final read holds, below its end: it
-// must have reached a final state the members saw confirmed (an accept or
-// reject, or a release at the delivery limit), or be archived at the
-// limit. A record the share-partition start offset passed without one is
-// share-lost, as is one no member was ever delivered by the end of the
-// drain; one whose fate rests on an ack of unknown outcome, or that the
-// drain left in flight, is share-unknown.
-func (b *Builder) checkLog(r *shares, log *readLog) {
-	if !b.used() {
-		return
-	}
-	switch {
-	case log == nil:
-		r.Unjudged = "no completed final read of the share group's topic: no record could be judged lost"
-		return
-	case b.offsets == nil:
-		r.Unjudged = "no completed share-offsets: the group's start offsets are unknown, no record could be judged lost"
-		return
-	}
-	tails, polledLate := b.partTails(), b.polledLastLock()
-	for _, p := range slices.Sorted(maps.Keys(log.Records)) {
-		end, hasEnd := log.Ends[p]
-		spso, hasSPSO := b.offsets.StartOffsets[histories.PartitionKey(p)]
-		for _, rec := range log.Records[p] {
-			if hasEnd && rec.Offset >= end {
-				break
-			}
-			ds := b.byRec[recKey{p, rec.Offset}]
-			if b.final(ds) {
-				continue
-			}
-			e := RecordEntry{Partition: p, Offset: rec.Offset, Value: rec.Value}
-			if hasSPSO {
-				e.StartOffset = &spso
-			}
-			maxCount := int32(0)
-			for _, i := range ds {
-				e.Deliveries = append(e.Deliveries, b.view(i))
-				maxCount = max(maxCount, b.dels[i].count)
-			}
-			if len(ds) > 0 {
-				e.Faults = b.faultsIn(b.dels[ds[0]].call, b.offAt)
-				e.Requests = b.requestsIn(b.dels[ds[0]].call, b.offAt, b.membersOf(ds)...)
-			}
-			switch {
-			case b.limit > 0 && maxCount >= b.limit:
-				continue // archived at the delivery limit
-			case b.unsure(ds):
-				e.Reason = "an ack of unknown outcome may have accepted or rejected it"
-				b.addUnknown(r, e)
-			case hasSPSO && rec.Offset < spso:
-				e.Reason = fmt.Sprintf("the share-partition start offset %d passed it, yet no accept or reject of it was confirmed "+
-					"and it was delivered %d times, below the limit %d", spso, maxCount, b.limit)
-				r.ShareLost = append(r.ShareLost, e)
-			case !hasSPSO:
-				e.Reason = "the group reported no start offset for its partition"
-				r.ShareUnknown = append(r.ShareUnknown, e)
-			case len(ds) == 0:
-				if why := b.skipped(tails, polledLate, p, rec.Offset); why != "" {
-					e.Reason = fmt.Sprintf("never delivered to any member by the end of the drain (start offset %d), %s", spso, why)
-					r.ShareLost = append(r.ShareLost, e)
-					break
-				}
-				e.Reason = fmt.Sprintf("not delivered yet when the drain ended (start offset %d): no record after it was delivered "+
-					"either, and the members were still being delivered records of the partition within a record lock of the drain's end", spso)
-				r.ShareUnknown = append(r.ShareUnknown, e)
-			default:
-				e.Reason = fmt.Sprintf("still in flight when the drain ended (at or past the start offset %d)", spso)
-				r.ShareUnknown = append(r.ShareUnknown, e)
-			}
-		}
-	}
-}
-
-// skipped says why a record of partition p at offset off, at or past the
-// start offset and never delivered, is lost rather than not reached yet
-// ("" when it may not have been reached). A share group hands records out
-// in offset order from its start offset, so a member slower than the
-// producers leaves the log's tail undelivered when the drain's bound
-// passes (k20330 with 4 s of processing, 2026-12-06: 1,172 records, the
-// member delivered 50 a poll to the end): that is no loss. It is one when
-// a record after it was delivered (Kafka went past it), or when the
-// members polled through a whole record lock before the drain's end and
-// were delivered nothing of the partition (no acquisition could still
-// hold it: Kafka had stopped handing it out). tails holds each
-// partition's furthest and last deliveries (partTails), polledLastLock
-// whether a poll completed in that last lock (polledLastLock).
-func (b *Builder) skipped(tails map[int32]partTail, polledLastLock bool, p int32, off int64) string {
-	t, ok := tails[p]
-	if ok && t.furthest.off > off {
-		return fmt.Sprintf("though offset %d after it was delivered (to %s at %.1f s)", t.furthest.off, t.furthest.member, float64(t.furthest.ret)/1e9)
-	}
-	last := int64(-1)
-	if ok {
-		last = t.last
-	}
-	if b.lockMS <= 0 || b.offAt-last < b.lockMS*1e6 || !polledLastLock {
-		return ""
-	}
-	return fmt.Sprintf("while the members polled through the drain's last record lock (%d ms) and were delivered nothing of the partition", b.lockMS)
-}
-
-// polledLastLock reports whether some share-poll completed within the
-// record lock before the drain's end (skipped), once per check.
-func (b *Builder) polledLastLock() bool {
-	from := b.offAt - b.lockMS*1e6
-	return slices.ContainsFunc(b.pollsAt, func(at int64) bool { return at >= from && at <= b.offAt })
-}
-
-// partTail is a partition's delivery at the highest offset and the
-// completion of its last delivering poll.
-type partTail struct {
-	furthest *delivery
-	last     int64
-}
-
-// partTails indexes the deliveries for skipped, once per check.
-func (b *Builder) partTails() map[int32]partTail {
-	tails := map[int32]partTail{}
-	for i := range b.dels {
-		d := &b.dels[i]
-		t, ok := tails[d.part]
-		if !ok || d.off > t.furthest.off {
-			t.furthest = d
-		}
-		t.last = max(t.last, d.ret)
-		tails[d.part] = t
-	}
-	return tails
 }
 
 // final reports whether one of deliveries ds reached a confirmed final

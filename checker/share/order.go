@@ -63,7 +63,7 @@ func (b *Builder) pair(r *shares, i, j int, from int64) {
 			r.ShareRedeliveredAfterAccept = append(r.ShareRedeliveredAfterAccept, PairEntry{Partition: a.part, Offset: a.off, Value: a.val,
 				Reason: fmt.Sprintf("p%d's %s of delivery %d was confirmed at %.3fs; p%d was delivered the record again (delivery %d) at %.3fs",
 					a.proc, k.status, a.count, secs(k.ret), c.proc, c.count, secs(c.ret)),
-				First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, c.ret), Requests: b.requestsIn(from, c.ret, a.member, c.member)})
+				First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, c.ret), Requests: b.requestsIn(from, c.ret, a.member, c.member), LeaderMoved: b.leaderMoved(a.part, from, c.ret)})
 			return
 		}
 	}
@@ -82,7 +82,7 @@ func (b *Builder) late(r *shares, i, j, ai int, from int64, kind string) bool {
 			Reason: fmt.Sprintf("%s: p%d's (%s) %s of delivery %d, invoked at %.3fs, was confirmed at %.3fs after p%d (%s) had the record again "+
 				"(delivery %d, its share-poll from %.3fs to %.3fs); but %s: whether two members held it at once is unknown",
 				rec, a.proc, a.member, k.status, a.count, secs(k.call), secs(k.ret), c.proc, c.member, c.count, secs(c.call), secs(c.ret), why),
-			Deliveries: []Delivery{b.view(i), b.view(j)}, Faults: b.faultsIn(from, k.ret), Requests: b.requestsIn(from, k.ret, a.member, c.member)})
+			Deliveries: []Delivery{b.view(i), b.view(j)}, Faults: b.faultsIn(from, k.ret), Requests: b.requestsIn(from, k.ret, a.member, c.member), LeaderMoved: b.leaderMoved(a.part, from, k.ret)})
 	}
 	settled, maybe := b.finalBefore(i, b.acks[ai])
 	switch {
@@ -104,7 +104,7 @@ func (b *Builder) late(r *shares, i, j, ai int, from int64, kind string) bool {
 			"perhaps after p%d, and then held it when it acked", a.proc, d.count, secs(d.call), secs(d.ret), c.proc))
 		return true
 	}
-	e := PairEntry{Partition: a.part, Offset: a.off, Value: a.val, First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, k.ret), Requests: b.requestsIn(from, k.ret, a.member, c.member)}
+	e := PairEntry{Partition: a.part, Offset: a.off, Value: a.val, First: b.view(i), Second: b.view(j), Faults: b.faultsIn(from, k.ret), Requests: b.requestsIn(from, k.ret, a.member, c.member), LeaderMoved: b.leaderMoved(a.part, from, k.ret)}
 	switch kind {
 	case DoubleAcquire:
 		e.Reason = fmt.Sprintf("%s: p%d (%s) had the record (delivery %d) at %.3fs, before p%d's (%s) %s of delivery %d was invoked at %.3fs, "+

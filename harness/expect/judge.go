@@ -72,7 +72,9 @@ const (
 	// OldControllerClaimedSeconds is how long after that fault a sample
 	// last showed the old active controller answering as leader of its
 	// old epoch (0: never after the fault): how fast a deposed leader
-	// resigned, as far as the 250 ms samples can tell. Like every "after
+	// resigned, as far as the 250 ms samples can tell; absent when no
+	// sample after the fault showed a newer epoch (the leader was not
+	// deposed, so its claims are its own). Like every "after
 	// the fault" of the quorum's metrics it counts from the fault's invoke
 	// (a partition's rules are in before its proof's probes finish, about
 	// a second before the ok), and the old leader is the newest epoch's
