@@ -127,13 +127,67 @@ func (c *Controllers) Quorum(ctx context.Context) (histories.QuorumValue, error)
 	if err != nil {
 		return histories.QuorumValue{}, err
 	}
+	return newest(claims), nil
+}
+
+// newest is the claim of the highest epoch.
+func newest(claims []histories.QuorumValue) histories.QuorumValue {
 	best := claims[0]
 	for _, q := range claims[1:] {
 		if q.LeaderEpoch > best.LeaderEpoch {
 			best = q
 		}
 	}
-	return best, nil
+	return best
+}
+
+// leader is the connection to the controller whose claim is the newest:
+// the one that leads the quorum as far as any controller knows.
+func (c *Controllers) leader(ctx context.Context) (*kgo.Broker, int32, error) {
+	claims, err := c.Claims(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	id := newest(claims).From
+	seeds := c.cls[slices.Index(c.ids, id)].SeedBrokers()
+	if len(seeds) == 0 {
+		return nil, id, fmt.Errorf("controller %d: no seed", id)
+	}
+	return seeds[0], id, nil
+}
+
+// QuorumMembers is Client.QuorumMembers answered by the leading
+// controller itself.
+func (c *Controllers) QuorumMembers(ctx context.Context) (Members, error) {
+	b, id, err := c.leader(ctx)
+	if err != nil {
+		return Members{}, err
+	}
+	resp, err := describeQuorumRequest().RequestWith(ctx, b)
+	if err != nil {
+		return Members{}, fmt.Errorf("controller %d: %w", id, err)
+	}
+	return membersFrom(resp)
+}
+
+// AddRaftVoter is Client.AddRaftVoter sent to the leading controller
+// (reconfig.go says why not through a broker).
+func (c *Controllers) AddRaftVoter(ctx context.Context, id int32, dir, host string, port uint16) (Answer, error) {
+	b, _, err := c.leader(ctx)
+	if err != nil {
+		return Answer{}, fmt.Errorf("add raft voter %d: %w", id, err)
+	}
+	return addRaftVoter(ctx, b, id, dir, host, port)
+}
+
+// RemoveRaftVoter is Client.RemoveRaftVoter sent to the leading
+// controller.
+func (c *Controllers) RemoveRaftVoter(ctx context.Context, id int32, dir string) (Answer, error) {
+	b, _, err := c.leader(ctx)
+	if err != nil {
+		return Answer{}, fmt.Errorf("remove raft voter %d: %w", id, err)
+	}
+	return removeRaftVoter(ctx, b, id, dir)
 }
 
 // askController sends DescribeQuorum to the one controller cl knows (its

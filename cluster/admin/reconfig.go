@@ -19,9 +19,16 @@ import (
 // 81) are served by controllers and brokers alike (their message specs
 // list both listeners); a broker forwards them to the active controller
 // (KafkaApis: forwardToControllerOrFail, 3.9). franz-go does not mark them
-// admin requests (kmsg: no IsAdminRequest), so kgo sends them to any
-// broker, which forwards them: the admin client needs no controller
-// address. Both name the voter by id and metadata log directory id (a
+// admin requests (kmsg: no IsAdminRequest), so Client sends them to any
+// broker, which forwards them. That broker may be one a fault cut off
+// (q4 isolates a partition leader while it adds a controller back): it
+// holds the request until our attempt gives up, and the next attempt may
+// pick it again. So where kchaos knows the controllers' listeners
+// (Controllers, the Docker backend) the requests go straight to the
+// controller that claims the quorum's lead, as
+// `kafka-metadata-quorum.sh --bootstrap-controller` sends them; a
+// controller that does not lead answers NOT_LEADER_OR_FOLLOWER
+// (retriable). Both name the voter by id and metadata log directory id (a
 // Kafka Uuid); AddRaftVoter also gives the new voter's endpoints, which the
 // leader dials (ApiVersions, to check its kraft.version range) before it
 // waits for the new voter to catch up. kadm (v1.20) has no helper for
@@ -171,6 +178,17 @@ const reconfigTimeout = 15000
 // err is a transport failure (no answer); Kafka's refusals are in the
 // Answer.
 func (c *Client) AddRaftVoter(ctx context.Context, id int32, dir, host string, port uint16) (Answer, error) {
+	return addRaftVoter(ctx, c.cl, id, dir, host, port)
+}
+
+// RemoveRaftVoter asks the quorum to remove voter id with directory dir.
+func (c *Client) RemoveRaftVoter(ctx context.Context, id int32, dir string) (Answer, error) {
+	return removeRaftVoter(ctx, c.cl, id, dir)
+}
+
+// addRaftVoter sends AddRaftVoter through r: a client (any broker, which
+// forwards it) or one controller (Controllers).
+func addRaftVoter(ctx context.Context, r kmsg.Requestor, id int32, dir, host string, port uint16) (Answer, error) {
 	u, err := parseUUID(dir)
 	if err != nil {
 		return Answer{}, fmt.Errorf("add raft voter %d: directory id: %w", id, err)
@@ -182,22 +200,22 @@ func (c *Client) AddRaftVoter(ctx context.Context, id int32, dir, host string, p
 	l.Name, l.Host, l.Port = controllerListener, host, port
 	req.Listeners = append(req.Listeners, l)
 	req.AckWhenCommitted = true
-	resp, err := req.RequestWith(ctx, c.cl)
+	resp, err := req.RequestWith(ctx, r)
 	if err != nil {
 		return Answer{}, fmt.Errorf("add raft voter %d: %w", id, err)
 	}
 	return answer(resp.ErrorCode, resp.ErrorMessage), nil
 }
 
-// RemoveRaftVoter asks the quorum to remove voter id with directory dir.
-func (c *Client) RemoveRaftVoter(ctx context.Context, id int32, dir string) (Answer, error) {
+// removeRaftVoter sends RemoveRaftVoter through r (as addRaftVoter).
+func removeRaftVoter(ctx context.Context, r kmsg.Requestor, id int32, dir string) (Answer, error) {
 	u, err := parseUUID(dir)
 	if err != nil {
 		return Answer{}, fmt.Errorf("remove raft voter %d: directory id: %w", id, err)
 	}
 	req := kmsg.NewPtrRemoveRaftVoterRequest()
 	req.VoterID, req.VoterDirectoryID = id, u
-	resp, err := req.RequestWith(ctx, c.cl)
+	resp, err := req.RequestWith(ctx, r)
 	if err != nil {
 		return Answer{}, fmt.Errorf("remove raft voter %d: %w", id, err)
 	}

@@ -12,16 +12,22 @@ import (
 )
 
 // QuorumAdmin is the part of the admin API that changes the KRaft voter
-// set (KIP-853); *admin.Client implements it (cluster/admin/reconfig.go
-// says where the requests go and what Kafka answers). Faults type-assert
-// Env.Admin for it, so that fakes without it still serve the rest.
+// set (KIP-853); *admin.Controllers implements it by asking the leading
+// controller on its own listener, *admin.Client through any broker
+// (cluster/admin/reconfig.go says where the requests go, why the
+// controllers are preferred, and what Kafka answers). Faults type-assert
+// Env.Quorum, then Env.Admin, for it, so that fakes without it still
+// serve the rest.
 type QuorumAdmin interface {
 	QuorumMembers(ctx context.Context) (admin.Members, error)
 	AddRaftVoter(ctx context.Context, id int32, dir, host string, port uint16) (admin.Answer, error)
 	RemoveRaftVoter(ctx context.Context, id int32, dir string) (admin.Answer, error)
 }
 
-var _ QuorumAdmin = (*admin.Client)(nil)
+var (
+	_ QuorumAdmin = (*admin.Client)(nil)
+	_ QuorumAdmin = (*admin.Controllers)(nil)
+)
 
 // Bounds of a reconfiguration step.
 const (
@@ -39,9 +45,13 @@ const (
 )
 
 // reconfigStart is a reconfiguration's first read: the admin client that
-// can change the voter set, and the quorum before the change.
+// can change the voter set (the controllers' own, where the run has one),
+// and the quorum before the change.
 func reconfigStart(ctx context.Context, e *nemesis.Env) (QuorumAdmin, admin.Members, error) {
-	qa, ok := e.Admin.(QuorumAdmin)
+	qa, ok := e.Quorum.(QuorumAdmin)
+	if !ok {
+		qa, ok = e.Admin.(QuorumAdmin)
+	}
 	if !ok {
 		return nil, admin.Members{}, errors.New("the admin client cannot change the KRaft voter set")
 	}

@@ -212,6 +212,40 @@ func TestReconfigFaults(t *testing.T) {
 	}
 }
 
+// TestReconfigAsksTheControllers: where Env.Quorum can change the voter
+// set (admin.Controllers: the leading controller on its own listener) the
+// requests go there, not through a broker (Env.Admin), which a fault may
+// have cut off (q4); without it, through Env.Admin.
+func TestReconfigAsksTheControllers(t *testing.T) {
+	for _, viaControllers := range []bool{true, false} {
+		t.Run(fmt.Sprint("via controllers ", viaControllers), func(t *testing.T) {
+			env, _, brokers := newReconfigEnv()
+			ctrl := &fakeQuorum{fakeAdmin: brokers.fakeAdmin, voters: []int32{1000, 1001, 1002}, leader: 1001}
+			if viaControllers {
+				env.Quorum = ctrl
+			}
+			s, err := nemesis.ParseSchedule([]byte("steps:\n - {fault: add-controller}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f, err := nemesis.NewFault(s.Steps[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := f.Inject(context.Background(), env); err != nil {
+				t.Fatal(err)
+			}
+			want, other := ctrl, brokers
+			if !viaControllers {
+				want, other = brokers, ctrl
+			}
+			if len(want.calls) != 1 || len(other.calls) != 0 {
+				t.Errorf("requests %v to the one that should have them, %v to the other", want.calls, other.calls)
+			}
+		})
+	}
+}
+
 // TestReconfigNeeds: remove-controller needs the kill capability only
 // when it stops the node; add-controller always (it may start one).
 func TestReconfigNeeds(t *testing.T) {
