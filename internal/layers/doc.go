@@ -11,7 +11,7 @@
 //	    rooms' unit tests' Env on the fakes) → nemesis, cluster/docker,
 //	    and nemesis/nemesisfake (the unit tests' in-memory cluster and
 //	    admin client) → cluster, cluster/admin; imported by the tests of
-//	    nemesis and its rooms only
+//	    nemesis, its rooms and harness only
 //	cluster/<backend> (docker, ...) → cluster, cluster/admin
 //	checker → histories;  report → checker, histories, brokerlogs
 //	histories, brokerlogs (the nodes' logs, read), image (the Kafka

@@ -123,7 +123,10 @@ var mayImport = map[group][]group{
 // import either (no group's code lists them). A room's tests may link
 // another room whose kinds they take as steps (nemesis/disk's and
 // nemesis/network's rooms_test.go link nemesis/process, for start and
-// resume); a room's code never imports another.
+// resume); a room's code never imports another. The harness's unit
+// tests may take the same in-memory Env (nemesis/nemesistest.NewEnv):
+// explore's live chooser is tested playing steps on it, as the runner
+// plays them on a cluster.
 //
 // The workloads are placed alike: the seam's external tests link every
 // driver and every kind it runs (workloads/drivers_test.go), its code
@@ -139,6 +142,7 @@ var testMayImport = map[group][]group{
 	gDriver:    {gBackend, gDrivers, gWorkTest},
 	gWorkKind:  {gBackend, gDrivers, gWorkTest},
 	gAdmin:     {gCluster, gBackend},
+	gHarness:   {gNemTest},
 }
 
 // pureDeps are the external packages checker and report must not depend
