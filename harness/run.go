@@ -479,42 +479,5 @@ func (r *run) workload(ctx context.Context, c cluster.Cluster, adm *admin.Client
 	ev.Event(progress.Event{Phase: progress.Workload, Stats: &res.stats, Done: true})
 	log.Info("workload done", "acked", res.stats.Acked, "failed", res.stats.Failed, "indeterminate", res.stats.Indeterminate)
 
-	// After a Ctrl-C the final read still runs, on a fresh context bounded
-	// by its timeout, so the history stays checkable.
-	r.setPhase(ctx, progress.FinalRead)
-	ev.Event(progress.Event{Phase: progress.FinalRead, Text: fmt.Sprintf("reading every partition to its end (at most %s)", s.Final.ReadTimeout)})
-	fctx := ctx
-	if ctx.Err() != nil {
-		var cancel context.CancelFunc
-		fctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), s.Final.ReadTimeout.Std()+10*time.Second)
-		defer cancel()
-	}
-	fr, err := wl.FinalRead(fctx, adm)
-	out.FinalRead = fr
-	if err != nil && !errors.Is(err, context.Canceled) {
-		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
-		return fmt.Errorf("final read: %w", err)
-	}
-	// The group coordinator's state read back (workloads.GroupFinal):
-	// after the final read, when no member commits any more.
-	if err := wl.GroupFinal(fctx, adm); err != nil && !errors.Is(err, context.Canceled) {
-		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
-		return fmt.Errorf("group read-back: %w", err)
-	}
-	if err := meta.finalRead(fctx, s, c, adm, rec); err != nil && !errors.Is(err, context.Canceled) {
-		ev.Event(progress.Event{Phase: progress.FinalRead, Text: err.Error(), Done: true, Failed: true})
-		return err
-	}
-	if s.Final.AbortHanging && fctx.Err() == nil {
-		if err := abortHangingAndReread(fctx, env, wl, adm, out, ev); err != nil {
-			return err
-		}
-	}
-	if opts.Inspect != nil && fctx.Err() == nil {
-		if err := opts.Inspect(fctx, c); err != nil {
-			return fmt.Errorf("inspect: %w", err)
-		}
-	}
-	ev.Event(progress.Event{Phase: progress.FinalRead, Text: "done", Done: true})
-	return nil
+	return r.finalRead(ctx, c, adm, rec, wl, meta, env) // finalread.go
 }

@@ -59,6 +59,7 @@ type Recorder struct {
 	done    chan struct{} // closed by Close to stop the flusher
 	shut    chan struct{} // closed when Close has synced and closed the file
 	wg      sync.WaitGroup
+	taps    []func(Event) // Tap's; under mu
 }
 
 // writeAt is how many pending bytes wake the flusher before its tick;
@@ -195,6 +196,11 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 	if pooled {
 		e.Value = nil // written, not kept
 	}
+	if err == nil && process < 0 {
+		for _, tap := range r.taps {
+			tap(e)
+		}
+	}
 	if len(r.pending) >= writeAt {
 		select {
 		case r.kick <- struct{}{}:
@@ -208,6 +214,17 @@ func (r *Recorder) Record(process int, typ Type, f string, value any, errText st
 		err = r.Flush()
 	}
 	return e, err
+}
+
+// Tap has fn told each nemesis and observer event once it is recorded,
+// in index order (under the recorder's lock: fn must be quick and must
+// not record): a live schedule's chooser follows Kafka's state through it
+// (nemesis.Chooser). Clients' events are not tapped: they are the hot
+// path, and nothing that runs live needs them.
+func (r *Recorder) Tap(fn func(Event)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.taps = append(r.taps, fn)
 }
 
 // appendLocked checks the event against the operation model and appends

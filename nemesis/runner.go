@@ -33,6 +33,10 @@ type Runner struct {
 	// named as in errors ("kill", "until partition 0 ..."); i == n is the
 	// final heal.
 	OnStep func(i, n int, name string)
+	// Played are the steps a live schedule (Schedule.Live) chose and the
+	// runner played, in order, once Run returned: a scripted schedule of
+	// them replays the run.
+	Played []Step
 	// HealErr is the final heal's error once Run returned (nil: every
 	// fault healed, every broker live, every partition led): a cluster
 	// whose heal failed is never reused for another run.
@@ -82,6 +86,9 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 	}()
 	if err := s.Validate(); err != nil {
 		return err
+	}
+	if s.Live != nil {
+		return r.runLive(ctx, s.Live)
 	}
 	steps, random := s.Steps, s.Random != nil
 	details := map[string]any{"mode": "scripted", "seed": r.Env.Seed, "steps": len(steps)}

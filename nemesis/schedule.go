@@ -69,6 +69,10 @@ type Schedule struct {
 	// ready and before the workload (bootstrap.go): faults aimed at the
 	// nodes and the controller quorum as they come up.
 	Bootstrap []Step `yaml:"bootstrap,omitempty" json:"bootstrap,omitempty"`
+	// Live, set by code only, chooses the steps as the run goes instead
+	// of Steps or Random (live.go); the run's Runner.Played are what it
+	// chose.
+	Live Chooser `yaml:"-" json:"-"`
 }
 
 // Step is one scripted action: exactly one of Wait, Until, Fault or Heal.
@@ -302,6 +306,9 @@ func (s *Schedule) Validate() error {
 	}
 	if len(s.Steps) > 0 && s.Random != nil {
 		add("nemesis", "steps and random are exclusive")
+	}
+	if s.Live != nil && (len(s.Steps) > 0 || s.Random != nil) {
+		add("nemesis", "a live schedule has no steps or random section")
 	}
 	struck := false // a fault step came before
 	for i := range s.Steps {

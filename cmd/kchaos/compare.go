@@ -13,25 +13,29 @@ import (
 // already made (explore.CompareDirs); it only parses flags and prints.
 func newCompareCmd() *cobra.Command {
 	var asJSON bool
+	var runs int
 	cmd := &cobra.Command{
 		Use:   "compare DIR...",
-		Short: "Compare explorations by strategy: runs to the first finding and distinct transitions, per scenario, random against guided",
+		Short: "Compare explorations by strategy: runs and seconds to the first finding and distinct transitions, per scenario, against random",
 		Long: `Read every exploration folder (explore.json) under the given folders and
-print, per scenario and strategy (random, guided), how many explorations
-(base seeds) there are, the run of each one's first finding, the mean runs
-to the first finding (a miss counted as the runs made plus one, and marked
-"≥"), and the mean distinct transitions the runs covered; then, per
-scenario with both, guided's ratios to random. Each exploration is judged
-on as many runs as the fewest of its row made; interrupted and sharded
-explorations are left out. Make the explorations with
-  kchaos explore FILE --runs N --no-shrink --seed S --strategy random|guided
+print, per scenario and strategy (random, guided, live), how many
+explorations (base seeds) there are, the run of each one's first finding,
+the mean runs to the first finding (a miss counted as the runs made plus
+one, and marked "≥"), the mean distinct transitions the runs covered, and
+the time (mean seconds a run, seconds to the first finding, distinct
+transitions a minute); then, per scenario, each strategy's ratios to
+random. Each exploration is judged on as many runs as the fewest of its
+row made, or on its first --runs N (the same explorations at a shorter
+horizon); interrupted and sharded explorations are left out. Make the
+explorations with
+  kchaos explore FILE --runs N --no-shrink --seed S --strategy random|guided|live
 (scripts/compare-strategies.sh does it for many seeds, resuming where it
-stopped). docs/explore.md, Guided exploration.
-Exit codes: 0 printed, 254 no exploration found or a folder whose
-explore.json is not an exploration's (named).`,
+stopped). docs/explore.md, Comparing the strategies.
+Exit codes: 0 printed, 254 no exploration found, a folder whose
+explore.json is not an exploration's (named), or a negative --runs.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			rows, err := explore.CompareDirs(args)
+			rows, err := explore.CompareDirs(args, runs)
 			if err != nil {
 				return badInput(err)
 			}
@@ -48,6 +52,7 @@ explore.json is not an exploration's (named).`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the rows as JSON")
+	cmd.Flags().IntVar(&runs, "runs", 0, "judge each exploration on its first N runs (0: as many as the fewest of its row made)")
 	return cmd
 }
 

@@ -132,11 +132,9 @@ cluster).`,
 			if err != nil {
 				return badInput(err)
 			}
-			if strat == explore.StrategyGuided {
-				// A mix guided cannot aim is refused before any cluster.
-				if _, err := explore.Guide(e, 1, nil); err != nil {
-					return badInput(fmt.Errorf("--strategy guided: %w", err))
-				}
+			// A mix the strategy cannot aim is refused before any cluster.
+			if err := explore.CheckStrategy(e, strat); err != nil {
+				return badInput(fmt.Errorf("--%w", err))
 			}
 			if why := harness.Reusable(e); why != "" && cmd.Flags().Changed("fresh") && !fresh {
 				return badInput(fmt.Errorf("--fresh=false: runs of %s cannot share a cluster (%s)", e.Name, why))
@@ -180,7 +178,7 @@ cluster).`,
 	fl.IntVar(&stopAfter, "stop-after", 0, "end the exploration once it holds this many findings (0: its --runs or --for decide)")
 	fl.IntVar(&tries, "tries", explore.DefaultTries, "K: runs per shrink candidate, and reruns of the final repro")
 	fl.BoolVar(&fresh, "fresh", false, "start a fresh cluster for every run (default: runs share one while no fault leaves state and it is healthy)")
-	fl.StringVar(&strategy, "strategy", explore.StrategyRandom, "how each run's faults are chosen: random (seeded random schedules) or guided (from the coverage of abstract states the runs before reached; docs/explore.md)")
+	fl.StringVar(&strategy, "strategy", explore.StrategyRandom, "how each run's faults are chosen: random (seeded random schedules), guided (planned from the coverage of abstract states the runs before reached) or live (chosen as the run goes, in the state the observer shows; experimental); docs/explore.md")
 	fl.StringVar(&shard, "shard", "", "do shard I of N of the runs (I/N, e.g. 2/4): for CI runners; join them with 'kchaos merge'")
 	return cmd
 }

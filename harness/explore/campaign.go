@@ -32,7 +32,7 @@ import (
 //	versions: [4.4.x]           # cluster.ResolveVersion's forms
 //	budget: 6h                  # the whole campaign (per shard)
 //	runs_per_cell: 50           # optional cap
-//	strategy: random            # random|guided
+//	strategy: random            # random|guided|live
 //	seed: 7
 //	bisect: true                # optional: bisect each new signature over versions
 type Campaign struct {

@@ -206,10 +206,8 @@ func planCampaign(cfg CampaignConfig) (*campaignPlan, error) {
 		if err != nil {
 			return nil, &scenario.BadInputError{Err: fmt.Errorf("cell %s: %w", cell.ID, err)}
 		}
-		if p.strategy == StrategyGuided {
-			if _, err := Guide(e, 1, nil); err != nil {
-				return nil, &scenario.BadInputError{Err: fmt.Errorf("cell %s: strategy guided: %w", cell.ID, err)}
-			}
+		if err := CheckStrategy(e, p.strategy); err != nil {
+			return nil, &scenario.BadInputError{Err: fmt.Errorf("cell %s: %w", cell.ID, err)}
 		}
 		p.scen[i] = e
 	}

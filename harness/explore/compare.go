@@ -19,6 +19,14 @@ import (
 // ones (explore.json); Compare only reads them, so a comparison grows
 // run by run across machines and days (scripts/compare-strategies.sh)
 // and the table is made again from whatever has finished.
+//
+// Runs are not all equally long: a guided run's schedule holds its
+// strikes until their effect shows, so it may run longer than a random
+// run of the same random section (on the untargeted weak config, 61 s
+// against 48 s). So beside the runs, the table gives the time: the
+// seconds to the first finding (the runs before it and its own, whole)
+// and the distinct transitions covered a minute, so that neither
+// strategy's figure rests on having been given more time.
 
 // StrategyRow is one scenario under one strategy over its explorations.
 type StrategyRow struct {
@@ -41,6 +49,17 @@ type StrategyRow struct {
 	// Runs runs; MeanTransitions their mean.
 	Transitions     []int   `json:"transitions"`
 	MeanTransitions float64 `json:"mean_transitions"`
+	// MeanRunSeconds is the mean length of a run (RunRecord.Seconds: its
+	// whole wall time, a fresh cluster's start included).
+	MeanRunSeconds float64 `json:"mean_run_seconds"`
+	// SecondsToFirst is each exploration's time to its first finding,
+	// the runs before it and its own; a miss counts its Runs runs' time
+	// (a lower bound, as MeanFirst's). MeanSecondsToFirst is their mean.
+	SecondsToFirst     []float64 `json:"seconds_to_first_finding"`
+	MeanSecondsToFirst float64   `json:"mean_seconds_to_first_finding"`
+	// TransitionsPerMinute is the mean over the explorations of their
+	// distinct transitions over their Runs runs' minutes.
+	TransitionsPerMinute float64 `json:"transitions_per_minute"`
 	// Failed counts runs that failed before their check, over all the
 	// explorations.
 	Failed int `json:"failed_runs"`
@@ -49,9 +68,15 @@ type StrategyRow struct {
 }
 
 // CompareDirs finds every exploration folder (one holding explore.json)
-// under roots and compares them (Compare). A folder whose explore.json is
-// not an exploration's record is bad input naming it.
-func CompareDirs(roots []string) ([]StrategyRow, error) {
+// under roots and compares them (Compare), each judged on its first runs
+// runs (0: as many as the fewest of its row made; fewer where that is
+// fewer), so that one set of long explorations gives the comparison at
+// every horizon. A folder whose explore.json is not an exploration's
+// record, or a negative runs, is bad input naming it.
+func CompareDirs(roots []string, runs int) ([]StrategyRow, error) {
+	if runs < 0 {
+		return nil, &scenario.BadInputError{Err: fmt.Errorf("--runs %d: want 0 (as many as every exploration of a row made) or a number of runs", runs)}
+	}
 	var sums []*Summary
 	for _, root := range roots {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -75,13 +100,14 @@ func CompareDirs(roots []string) ([]StrategyRow, error) {
 	if len(sums) == 0 {
 		return nil, &scenario.BadInputError{Err: fmt.Errorf("no exploration folder (%s) under %s", SummaryFile, strings.Join(roots, ", "))}
 	}
-	return compare(sums), nil
+	return compare(sums, runs), nil
 }
 
 // compare groups explorations by scenario and strategy. An interrupted or
 // sharded exploration is left out (its runs are not a whole exploration's),
-// and each is judged on as many runs as the fewest of its row made.
-func compare(sums []*Summary) []StrategyRow {
+// and each is judged on as many runs as the fewest of its row made, at
+// most runs (0: no bound).
+func compare(sums []*Summary, runs int) []StrategyRow {
 	type key struct{ scen, strat string }
 	groups := map[key][]*Summary{}
 	for _, s := range sums {
@@ -93,7 +119,7 @@ func compare(sums []*Summary) []StrategyRow {
 	}
 	var rows []StrategyRow
 	for k, g := range groups {
-		rows = append(rows, compareRow(k.scen, k.strat, g))
+		rows = append(rows, compareRow(k.scen, k.strat, g, runs))
 	}
 	slices.SortFunc(rows, func(a, b StrategyRow) int {
 		return cmp.Or(cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Strategy, b.Strategy))
@@ -101,22 +127,28 @@ func compare(sums []*Summary) []StrategyRow {
 	return rows
 }
 
-func compareRow(scen, strat string, g []*Summary) StrategyRow {
+func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
 	row := StrategyRow{Scenario: scen, Strategy: strat, Runs: len(g[0].RunRecords)}
 	for _, s := range g {
 		row.Runs = min(row.Runs, len(s.RunRecords))
 	}
+	if runs > 0 {
+		row.Runs = min(row.Runs, runs)
+	}
 	slices.SortFunc(g, func(a, b *Summary) int { return cmp.Compare(a.BaseSeed, b.BaseSeed) })
 	classes := map[string]bool{}
 	sumFirst, sumTrans := 0, 0
+	var sumSecs, sumToFirst, sumRate float64
 	for _, s := range g {
 		first := 0
+		secs, toFirst := 0.0, 0.0
 		for i, r := range s.RunRecords[:row.Runs] {
+			secs += r.Seconds
 			if r.Err != "" {
 				row.Failed++
 			}
 			if first == 0 && len(r.Classes) > 0 {
-				first = i + 1
+				first, toFirst = i+1, secs
 			}
 			for _, c := range r.Classes {
 				classes[c] = true
@@ -129,13 +161,23 @@ func compareRow(scen, strat string, g []*Summary) StrategyRow {
 			sumFirst += first
 		} else {
 			sumFirst += row.Runs + 1
+			toFirst = secs
 		}
+		row.SecondsToFirst = append(row.SecondsToFirst, toFirst)
+		sumSecs, sumToFirst = sumSecs+secs, sumToFirst+toFirst
 		t := transitionsAfter(s, row.Runs)
 		row.Transitions = append(row.Transitions, t)
 		sumTrans += t
+		if secs > 0 {
+			sumRate += float64(t) / (secs / 60)
+		}
 	}
 	n := float64(len(g))
 	row.MeanFirst, row.MeanTransitions = float64(sumFirst)/n, float64(sumTrans)/n
+	row.MeanSecondsToFirst, row.TransitionsPerMinute = sumToFirst/n, sumRate/n
+	if row.Runs > 0 {
+		row.MeanRunSeconds = sumSecs / (n * float64(row.Runs))
+	}
 	row.Classes = slices.Sorted(func(yield func(string) bool) {
 		for c := range classes {
 			if !yield(c) {
@@ -162,12 +204,13 @@ func transitionsAfter(s *Summary, n int) int {
 }
 
 // CompareMarkdown is the rows as a markdown table, a scenario's
-// strategies side by side, then per scenario guided's ratio to random
-// (runs to the first finding, distinct transitions) where both ran.
+// strategies side by side, then per scenario each other strategy's
+// ratios to random (runs and seconds to the first finding, distinct
+// transitions, and a minute) where both ran.
 func CompareMarkdown(rows []StrategyRow) string {
 	var b strings.Builder
-	b.WriteString("| scenario | strategy | explorations (seeds) | runs each | found | first finding (run, per seed; - none) | mean runs to first finding | mean distinct transitions | runs failed |\n")
-	b.WriteString("|---|---|---:|---:|---:|---|---:|---:|---:|\n")
+	b.WriteString("| scenario | strategy | explorations (seeds) | runs each | found | first finding (run, per seed; - none) | mean runs to first finding | mean distinct transitions | runs failed | mean s a run | mean s to first finding | distinct transitions a minute |\n")
+	b.WriteString("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		firsts := make([]string, len(r.First))
 		for i, f := range r.First {
@@ -176,16 +219,16 @@ func CompareMarkdown(rows []StrategyRow) string {
 				firsts[i] = fmt.Sprint(f)
 			}
 		}
-		mean := fmt.Sprintf("%.1f", r.MeanFirst)
+		mean, secs := fmt.Sprintf("%.1f", r.MeanFirst), fmt.Sprintf("%.0f", r.MeanSecondsToFirst)
 		if r.Found < len(r.Seeds) {
-			mean = "≥ " + mean
+			mean, secs = "≥ "+mean, "≥ "+secs
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d of %d | %s | %s | %.1f | %d |\n", r.Scenario, r.Strategy, len(r.Seeds), r.Runs,
-			r.Found, len(r.Seeds), strings.Join(firsts, " "), mean, r.MeanTransitions, r.Failed)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d of %d | %s | %s | %.1f | %d | %.0f | %s | %.1f |\n", r.Scenario, r.Strategy, len(r.Seeds), r.Runs,
+			r.Found, len(r.Seeds), strings.Join(firsts, " "), mean, r.MeanTransitions, r.Failed, r.MeanRunSeconds, secs, r.TransitionsPerMinute)
 	}
 	var ratios []string
 	for i, r := range rows {
-		if r.Strategy != StrategyGuided {
+		if r.Strategy == StrategyRandom {
 			continue
 		}
 		j := slices.IndexFunc(rows, func(o StrategyRow) bool { return o.Scenario == r.Scenario && o.Strategy == StrategyRandom })
@@ -193,8 +236,14 @@ func CompareMarkdown(rows []StrategyRow) string {
 			continue
 		}
 		rnd := rows[j]
-		ratios = append(ratios, fmt.Sprintf("- %s: guided needs %.2f× random's runs to the first finding (%.1f against %.1f), covers %.2f× its distinct transitions (%.1f against %.1f)",
-			rows[i].Scenario, r.MeanFirst/rnd.MeanFirst, r.MeanFirst, rnd.MeanFirst, r.MeanTransitions/rnd.MeanTransitions, r.MeanTransitions, rnd.MeanTransitions))
+		line := fmt.Sprintf("- %s: %s needs %.2f× random's runs to the first finding (%.1f against %.1f), covers %.2f× its distinct transitions (%.1f against %.1f)",
+			rows[i].Scenario, r.Strategy, r.MeanFirst/rnd.MeanFirst, r.MeanFirst, rnd.MeanFirst, r.MeanTransitions/rnd.MeanTransitions, r.MeanTransitions, rnd.MeanTransitions)
+		if rnd.MeanSecondsToFirst > 0 && rnd.TransitionsPerMinute > 0 {
+			line += fmt.Sprintf("; in time, %.2f× random's seconds to the first finding (%.0f against %.0f), %.2f× its distinct transitions a minute (%.1f against %.1f)",
+				r.MeanSecondsToFirst/rnd.MeanSecondsToFirst, r.MeanSecondsToFirst, rnd.MeanSecondsToFirst,
+				r.TransitionsPerMinute/rnd.TransitionsPerMinute, r.TransitionsPerMinute, rnd.TransitionsPerMinute)
+		}
+		ratios = append(ratios, line)
 	}
 	if len(ratios) > 0 {
 		b.WriteString("\n" + strings.Join(ratios, "\n") + "\n")

@@ -14,11 +14,15 @@ import (
 
 // exploration is a synthetic explore.json: classes[i] are run i's finding
 // classes ("" none, "!" a run that failed before its check), news[i] its
-// new transitions.
+// new transitions; a guided run takes 15 s, any other 10 s.
 func exploration(scen, strat string, seed int64, classes []string, news []int) *Summary {
 	s := &Summary{Scenario: scen, Strategy: strat, BaseSeed: seed, Kafka: "4.4.0", Started: time.Unix(1, 0)}
+	secs := 10.0
+	if strat == StrategyGuided {
+		secs = 15
+	}
 	for i, c := range classes {
-		r := RunRecord{Index: i, NewTransitions: news[i]}
+		r := RunRecord{Index: i, NewTransitions: news[i], Seconds: secs}
 		switch c {
 		case "":
 		case "!":
@@ -46,7 +50,7 @@ func TestCompare(t *testing.T) {
 	interrupted.Interrupted = true
 	sharded := exploration("weak", StrategyRandom, 8, []string{"lost-write"}, []int{1})
 	sharded.Shard = "1/2"
-	rows := compare(append(sums, interrupted, sharded))
+	rows := compare(append(sums, interrupted, sharded), 0)
 	type want struct {
 		scen, strat     string
 		runs, found     int
@@ -56,11 +60,18 @@ func TestCompare(t *testing.T) {
 		meanTransitions float64
 		failed          int
 		classes         []string
+		toFirst         []float64
+		perMinute       float64
 	}
 	wants := []want{
-		{"strong", StrategyRandom, 2, 0, []int{0}, 3, []int{4}, 4, 0, nil},
-		{"weak", StrategyGuided, 3, 2, []int{1, 3}, 2, []int{9, 6}, 7.5, 1, []string{"lost-write", "offset-reuse"}},
-		{"weak", StrategyRandom, 4, 1, []int{3, 0}, 4, []int{6, 5}, 5.5, 0, []string{"lost-write"}},
+		// A miss counts its runs' time: 2 runs of 10 s; 4 transitions in 20 s.
+		{"strong", StrategyRandom, 2, 0, []int{0}, 3, []int{4}, 4, 0, nil, []float64{20}, 12},
+		// Seed 1 found in run 1 (15 s), seed 2 in run 3 (45 s); 9 and 6
+		// transitions in 45 s each: 12 and 8 a minute.
+		{"weak", StrategyGuided, 3, 2, []int{1, 3}, 2, []int{9, 6}, 7.5, 1, []string{"lost-write", "offset-reuse"}, []float64{15, 45}, 10},
+		// Seed 1 found in run 3 (30 s), seed 2 missed (40 s); 6 and 5
+		// transitions in 40 s: 9 and 7.5 a minute.
+		{"weak", StrategyRandom, 4, 1, []int{3, 0}, 4, []int{6, 5}, 5.5, 0, []string{"lost-write"}, []float64{30, 40}, 8.25},
 	}
 	if len(rows) != len(wants) {
 		t.Fatalf("%d rows, want %d: %+v", len(rows), len(wants), rows)
@@ -69,15 +80,17 @@ func TestCompare(t *testing.T) {
 		r := rows[i]
 		if r.Scenario != w.scen || r.Strategy != w.strat || r.Runs != w.runs || r.Found != w.found || !slices.Equal(r.First, w.first) ||
 			r.MeanFirst != w.meanFirst || !slices.Equal(r.Transitions, w.transitions) || r.MeanTransitions != w.meanTransitions ||
-			r.Failed != w.failed || !slices.Equal(r.Classes, w.classes) {
+			r.Failed != w.failed || !slices.Equal(r.Classes, w.classes) || !slices.Equal(r.SecondsToFirst, w.toFirst) ||
+			r.TransitionsPerMinute != w.perMinute {
 			t.Errorf("row %d: %+v, want %+v", i, r, w)
 		}
 	}
 	md := CompareMarkdown(rows)
 	for _, line := range []string{
-		"| weak | random | 2 | 4 | 1 of 2 | 3 - | ≥ 4.0 | 5.5 | 0 |",
-		"| weak | guided | 2 | 3 | 2 of 2 | 1 3 | 2.0 | 7.5 | 1 |",
-		"- weak: guided needs 0.50× random's runs to the first finding (2.0 against 4.0), covers 1.36× its distinct transitions (7.5 against 5.5)",
+		"| weak | random | 2 | 4 | 1 of 2 | 3 - | ≥ 4.0 | 5.5 | 0 | 10 | ≥ 35 | 8.2 |",
+		"| weak | guided | 2 | 3 | 2 of 2 | 1 3 | 2.0 | 7.5 | 1 | 15 | 30 | 10.0 |",
+		"- weak: guided needs 0.50× random's runs to the first finding (2.0 against 4.0), covers 1.36× its distinct transitions (7.5 against 5.5); " +
+			"in time, 0.86× random's seconds to the first finding (30 against 35), 1.21× its distinct transitions a minute (10.0 against 8.2)",
 	} {
 		if !strings.Contains(md, line) {
 			t.Errorf("markdown lacks %q:\n%s", line, md)
@@ -85,6 +98,16 @@ func TestCompare(t *testing.T) {
 	}
 	if strings.Contains(md, "- strong:") {
 		t.Errorf("a ratio for strong, which has no guided row:\n%s", md)
+	}
+	// At a shorter horizon: each judged on its first two runs (random's
+	// seed 1 found in run 3: a miss now; 3+2 and 3+2 transitions).
+	short := compare(sums, 2)
+	if r := short[2]; r.Runs != 2 || r.Found != 0 || r.MeanFirst != 3 || !slices.Equal(r.Transitions, []int{5, 4}) {
+		t.Errorf("weak random at 2 runs: %+v", r)
+	}
+	// A bound above what a row made changes nothing.
+	if long := compare(sums, 9); long[1].Runs != 3 || long[2].Runs != 4 {
+		t.Errorf("at 9 runs: rows judged on %d and %d runs, want 3 and 4", long[1].Runs, long[2].Runs)
 	}
 }
 
@@ -102,7 +125,7 @@ func TestCompareDirs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rows, err := CompareDirs([]string{root})
+	rows, err := CompareDirs([]string{root}, 0)
 	if err != nil || len(rows) != 2 || rows[0].Strategy != StrategyGuided || rows[0].First[0] != 1 || rows[1].First[0] != 2 {
 		t.Fatalf("CompareDirs: %+v, %v", rows, err)
 	}
@@ -114,10 +137,13 @@ func TestCompareDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var be *scenario.BadInputError
-	if _, err := CompareDirs([]string{root}); !errors.As(err, &be) || !strings.Contains(err.Error(), filepath.Join(bad, SummaryFile)) {
+	if _, err := CompareDirs([]string{root}, 0); !errors.As(err, &be) || !strings.Contains(err.Error(), filepath.Join(bad, SummaryFile)) {
 		t.Errorf("a folder with an explore.json that is no exploration's: %v, want bad input naming it", err)
 	}
-	if _, err := CompareDirs([]string{t.TempDir()}); !errors.As(err, &be) {
+	if _, err := CompareDirs([]string{t.TempDir()}, 0); !errors.As(err, &be) {
 		t.Errorf("no exploration at all: %v, want bad input", err)
+	}
+	if _, err := CompareDirs([]string{root}, -1); !errors.As(err, &be) || !strings.Contains(err.Error(), "--runs -1") {
+		t.Errorf("a negative --runs: %v, want bad input naming it", err)
 	}
 }

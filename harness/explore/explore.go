@@ -130,10 +130,11 @@ type Config struct {
 	Now   func() time.Time
 	OnRun func(Progress)
 	Log   func(string)
-	// Strategy is StrategyRandom ("": the same) or StrategyGuided: each
+	// Strategy is StrategyRandom ("": the same), StrategyGuided (each
 	// run's schedule chosen by Guide from the coverage of the runs before
 	// it, written to schedules/run-<i>.yaml so that any run can be redone
-	// alone. A guided run's schedule is known only once the run before
+	// alone) or StrategyLive (chosen as the run goes, and what it played
+	// written there once it ran). A guided run's schedule is known only once the run before
 	// it ended, so no cluster is started ahead for it: runs share one
 	// cluster (the default) or each starts its own.
 	Strategy string
@@ -195,8 +196,8 @@ func explore(ctx context.Context, cfg Config, run runner) (*Summary, string, err
 	if r := cfg.Scenario.Nemesis.Random; r != nil {
 		e.sum.Faults = r.Faults
 	}
-	if cfg.Strategy == StrategyGuided {
-		e.sum.Strategy = StrategyGuided
+	if adaptive(cfg.Strategy) {
+		e.sum.Strategy = cfg.Strategy
 	}
 	e.sum.StopAfter = cfg.StopAfter
 	e.plan = &harness.Plan{Strategy: e, Dir: dir, Play: e.Play, Announcer: announcer{cfg.Ahead, cfg.Close}}

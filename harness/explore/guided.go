@@ -29,8 +29,26 @@ func ParseStrategy(v string) (string, error) {
 		return StrategyRandom, nil
 	case StrategyGuided:
 		return StrategyGuided, nil
+	case StrategyLive:
+		return StrategyLive, nil
 	}
-	return "", &scenario.BadInputError{Err: fmt.Errorf("--strategy %q: want %s or %s", v, StrategyRandom, StrategyGuided)}
+	return "", &scenario.BadInputError{Err: fmt.Errorf("--strategy %q: want %s, %s or %s", v, StrategyRandom, StrategyGuided, StrategyLive)}
+}
+
+// adaptive says whether a strategy chooses from the coverage of the runs
+// before (guided, live): a run's schedule waits for the run before it.
+func adaptive(strategy string) bool { return strategy == StrategyGuided || strategy == StrategyLive }
+
+// CheckStrategy refuses, before any cluster starts, a mix the strategy
+// cannot aim (guided and live aim the same candidates: Guide's check).
+func CheckStrategy(e *scenario.Scenario, strategy string) error {
+	if !adaptive(strategy) {
+		return nil
+	}
+	if _, err := Guide(e, 1, nil); err != nil {
+		return fmt.Errorf("strategy %s: %w", strategy, err)
+	}
+	return nil
 }
 
 // Choice is one fault the guided strategy chose, recorded in explore.json
@@ -51,7 +69,9 @@ type Choice struct {
 	// (1 s after the first fault, before its effect), "third" (a third
 	// fault once the second's effect showed, both still holding) or
 	// "after-heal" (once the first fault was healed, the second still
-	// holding: Healed names the heal).
+	// holding: Healed names the heal); "live" for every choice of the
+	// live strategy, made when it was struck, in the state the observer
+	// showed (State, projected: states.Project).
 	Moment string `json:"moment"`
 	Healed string `json:"healed,omitempty"`
 	// Untried says no run had pulled the arm: chosen to explore.

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/nemesis"
+	"github.com/kchaos/kchaos/nemesis/nemesistest"
 	"github.com/kchaos/kchaos/nemesis/network"
 )
 
@@ -37,10 +39,22 @@ func kafkaModel(t *testing.T) runner {
 		}
 		var evs []histories.Event
 		tm := int64(0)
+		// A live schedule's chooser follows the events through a
+		// recorder's tap, as on a cluster.
+		var rec *histories.Recorder
+		if s.Nemesis.Live != nil {
+			rec = histories.NewRecorder(&bytes.Buffer{})
+			defer rec.Close()
+		}
 		add := func(proc int, typ histories.Type, f string, v any) {
 			b, _ := json.Marshal(v)
 			evs = append(evs, histories.Event{Index: int64(len(evs)), Time: tm, Process: proc, Type: typ, F: f, Value: b})
 			tm += 1e8
+			if rec != nil {
+				if _, err := rec.Record(proc, typ, f, v, ""); err != nil {
+					t.Error(err)
+				}
+			}
 		}
 		leader, epoch, isr := int32(0), int32(0), []int32{0, 1, 2}
 		cut, lost := false, false
@@ -48,24 +62,27 @@ func kafkaModel(t *testing.T) runner {
 			add(histories.ObserverProcess, histories.OK, histories.FObserve, histories.ObserveValue{Topic: s.Topic.Name, Leader: leader, LeaderEpoch: epoch, ISR: isr, HighWatermark: 1})
 		}
 		observe()
-		for _, st := range s.Nemesis.Steps {
+		play := func(st nemesis.Step) {
 			if st.Until != nil {
 				u := histories.Until{Condition: st.Until.String(), Partition: st.Until.Partition, ISR: st.Until.ISR, Offline: st.Until.Offline,
 					Fenced: st.Until.Fenced, Optional: st.Optional, TimeoutMS: st.Timeout.Std().Milliseconds()}
 				add(histories.NemesisProcess, histories.Invoke, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()})
 				u.Held = true
 				add(histories.NemesisProcess, histories.OK, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()})
-				continue
+				return
 			}
 			if st.Fault == "" && st.Heal == "" {
-				continue
+				if rec != nil {
+					observe() // the observer samples while a live schedule waits
+				}
+				return
 			}
 			if st.Heal != "" {
 				add(histories.NemesisProcess, histories.Invoke, histories.FHeal, histories.NemesisValue{Fault: st.Heal})
 				add(histories.NemesisProcess, histories.OK, histories.FHeal, histories.NemesisValue{Fault: st.Heal})
 				cut, isr = false, []int32{0, 1, 2}
 				observe()
-				continue
+				return
 			}
 			spec := map[string]any{"target": st.Target}
 			if p, ok := st.Params.(*network.PartitionParams); ok {
@@ -99,6 +116,24 @@ func kafkaModel(t *testing.T) runner {
 			}
 			add(histories.NemesisProcess, histories.OK, st.Fault, histories.NemesisValue{Fault: st.Fault, Nodes: nodes, Details: specMap})
 			observe()
+		}
+		if live := s.Nemesis.Live; live != nil {
+			env, _, _ := nemesistest.NewEnv()
+			env.Recorder, env.Topic = rec, s.Topic.Name
+			var played []nemesis.Step
+			for range 200 {
+				batch := live.Next(context.Background(), env, slices.Clone(played))
+				if len(batch) == 0 {
+					break
+				}
+				for _, st := range batch {
+					play(st)
+				}
+				played = append(played, batch...)
+			}
+		}
+		for _, st := range s.Nemesis.Steps {
+			play(st)
 		}
 		f, err := os.Create(filepath.Join(dir, checker.HistoryFile))
 		if err != nil {

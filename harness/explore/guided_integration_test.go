@@ -38,7 +38,17 @@ import (
 // the other explorations:
 //
 //	KCHAOS_ALL_SCENARIOS=1 flock /tmp/kchaos-cluster.lock go test -tags integration -count=1 -p 1 -timeout 45m -run TestGuidedExploreUntargetedWeak -v ./harness/explore
-func TestGuidedExploreUntargetedWeak(t *testing.T) {
+func TestGuidedExploreUntargetedWeak(t *testing.T) { exploreUntargetedWeak(t, StrategyGuided) }
+
+// TestLiveExploreUntargetedWeak is the same with --strategy live (each
+// strike chosen in the state the observer shows): the loss found, shrunk
+// to at most four fault steps from the schedule the chooser played, and
+// reproduced by `kchaos run`.
+//
+//	KCHAOS_ALL_SCENARIOS=1 flock /tmp/kchaos-cluster.lock go test -tags integration -count=1 -p 1 -timeout 45m -run TestLiveExploreUntargetedWeak -v ./harness/explore
+func TestLiveExploreUntargetedWeak(t *testing.T) { exploreUntargetedWeak(t, StrategyLive) }
+
+func exploreUntargetedWeak(t *testing.T, strategy string) {
 	testenv.AllScenarios(t)
 	testenv.Docker(t)
 	var sets []string
@@ -58,10 +68,10 @@ func TestGuidedExploreUntargetedWeak(t *testing.T) {
 	defer cancel()
 	pipe := newPipeline(harness.Options{}, true)
 	sum, dir, err := explore(ctx, Config{Scenario: e, Runs: 6, Seed: 11, Store: testenv.Store(t), StopAfter: 1, ShrinkFor: 12 * time.Minute,
-		Strategy: StrategyGuided, Ahead: pipe.ahead, Close: pipe.Close,
+		Strategy: strategy, Ahead: pipe.ahead, Close: pipe.Close,
 		OnRun: func(p Progress) {
-			t.Logf("run %d (seed %d): %s %v, %d new transitions, guided %s; %d findings, %.1f runs/hour", p.Last.Index, p.Last.Seed,
-				p.Last.Verdict, p.Last.Classes, p.Last.NewTransitions, choicesText(p.Last.Guided), p.Findings, p.PerHour)
+			t.Logf("run %d (seed %d): %s %v, %d new transitions, %s %s; %d findings, %.1f runs/hour", p.Last.Index, p.Last.Seed,
+				p.Last.Verdict, p.Last.Classes, p.Last.NewTransitions, strategy, choicesText(p.Last.Guided), p.Findings, p.PerHour)
 		},
 		Log: func(l string) { t.Log("shrink:", l) }}, pipe.Run)
 	if err != nil {
@@ -74,7 +84,7 @@ func TestGuidedExploreUntargetedWeak(t *testing.T) {
 		}
 	}
 	if len(sum.Findings) == 0 {
-		t.Fatalf("no finding in %d guided runs", len(sum.RunRecords))
+		t.Fatalf("no finding in %d %s runs", len(sum.RunRecords), strategy)
 	}
 	f := sum.Findings[0]
 	if f.Class != "lost-write" || f.Err != "" {

@@ -52,6 +52,9 @@ type explorer struct {
 	started bool
 	next    *scenario.Scenario
 	choices []Choice
+	// live is run i's chooser under StrategyLive (nil otherwise): what
+	// it played becomes the run's scripted scenario once it ran.
+	live *liveChooser
 	// The exploration so far: shrink time, the last workload's end (the
 	// idle gap's start), runs failed in a row, coverage.
 	shrinking    time.Duration
@@ -89,16 +92,55 @@ func (e *explorer) Next([]report.Row) (harness.Cell, bool) {
 	} else {
 		e.next = nil
 	}
-	e.choices = nil
-	if cfg.Strategy == StrategyGuided {
+	e.choices, e.live = nil, nil
+	switch cfg.Strategy {
+	case StrategyGuided:
 		g, err := e.guide(i)
 		if err != nil {
 			e.err = err
 			return harness.Cell{}, false
 		}
 		s, e.choices = g.Scenario, g.Choices
+	case StrategyLive:
+		ch, err := newLiveChooser(cfg.Scenario, runSeed(cfg.Seed, i), e.history, cfg.Now)
+		if err == nil {
+			s, err = liveScenario(cfg.Scenario, runSeed(cfg.Seed, i), ch)
+		}
+		if err != nil {
+			e.err = err
+			return harness.Cell{}, false
+		}
+		e.live = ch
 	}
 	return e.cell(i, s), true
+}
+
+// played is run i's scripted scenario once its live chooser played it
+// (StrategyLive), written to schedules/run-<i>.yaml and over the run
+// folder's scenario.yaml (which held the schedule as empty, the chooser
+// being code), so that the run is redone, shrunk and reproduced from
+// what it played; s unchanged under the other strategies.
+func (e *explorer) played(i int, s *scenario.Scenario, runDir string) (*scenario.Scenario, error) {
+	if e.live == nil {
+		return s, nil
+	}
+	d, choices, err := e.live.played(e.cfg.Scenario, s.Seed)
+	e.choices = choices
+	if err != nil {
+		return s, err
+	}
+	if err := os.MkdirAll(filepath.Join(e.dir, "schedules"), 0o755); err != nil {
+		return d, err
+	}
+	if err := writeScenario(filepath.Join(e.dir, "schedules", fmt.Sprintf("run-%03d.yaml", i)), d); err != nil {
+		return d, err
+	}
+	if runDir != "" {
+		if _, err := os.Stat(runDir); err == nil {
+			return d, writeScenario(filepath.Join(runDir, "scenario.yaml"), d)
+		}
+	}
+	return d, nil
 }
 
 // guide is run i's guided schedule, written to schedules/run-<i>.yaml.
@@ -125,7 +167,7 @@ func (e *explorer) Left() []harness.Cell { return nil }
 // one's, whose schedule waits for this run's coverage (its cluster may
 // still be kept; none is started ahead).
 func (e *explorer) After() *harness.Cell {
-	if e.cfg.Strategy == StrategyGuided || e.next == nil {
+	if adaptive(e.cfg.Strategy) || e.next == nil {
 		return nil
 	}
 	c := e.cell(e.cfg.Shard.Next(e.i+1), e.next)
@@ -137,6 +179,9 @@ func (e *explorer) Play(ctx context.Context, c harness.Cell) report.Row {
 	s, cfg := c.Scenario, e.cfg
 	start := cfg.Now()
 	out, err := e.run(ctx, s, c.Store)
+	if s, e.err = e.played(e.i, s, out.Dir); e.err != nil {
+		return judgedRow(c, out, err, cfg.Now().Sub(start).Seconds())
+	}
 	rec := RunRecord{Index: e.i, Seed: s.Seed, Seconds: cfg.Now().Sub(start).Seconds(), Classes: out.Classes, ScheduleErr: out.ScheduleErr,
 		ReusedFrom: out.ReusedFrom, ReuseRefused: out.ReuseRefused, Guided: e.choices}
 	row := judgedRow(c, out, err, rec.Seconds)

@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -165,7 +166,7 @@ func (s *Summary) Markdown() string {
 			note = strings.TrimSpace(note + " schedule did not play out: " + r.ScheduleErr)
 		}
 		if len(r.Guided) > 0 {
-			note = strings.TrimSpace(note + " guided: " + choicesText(r.Guided))
+			note = strings.TrimSpace(note + " " + cmp.Or(s.Strategy, StrategyGuided) + ": " + choicesText(r.Guided))
 		}
 		fmt.Fprintf(&b, "| %d | %d | %s | %s | %.0f | %d | %s |\n", r.Index, r.Seed, r.Verdict, orDash(strings.Join(r.Classes, ", ")), r.Seconds,
 			r.NewTransitions, oneLine(note))

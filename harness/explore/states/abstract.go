@@ -78,6 +78,17 @@ func Abstract(in Input) Abstraction {
 		}
 		open = nil
 	}
+	replay(t, items, func(e histories.Event) {
+		closeOpen()
+		open = append(open, t.action(e))
+	})
+	closeOpen()
+	return res
+}
+
+// replay folds the timeline into t, telling act each fault's or heal's
+// invoke before it is folded in (t then stands as the op found it).
+func replay(t *tracker, items []item, act func(histories.Event)) {
 	for _, it := range items {
 		if it.marker != nil {
 			t.marker(*it.marker)
@@ -85,15 +96,12 @@ func Abstract(in Input) Abstraction {
 		}
 		e := it.event
 		if e.Process == histories.NemesisProcess && e.Type == histories.Invoke && isAction(e.F) {
-			closeOpen()
-			open = append(open, t.action(e))
+			act(e)
 			t.baseline()
 			continue
 		}
 		t.event(e)
 	}
-	closeOpen()
-	return res
 }
 
 // isAction: the ops whose transitions are recorded (faults and heals, not
