@@ -17,7 +17,10 @@ fi
 if ! pgrep -x dockerd >/dev/null 2>&1; then
   echo "docker-up: starting dockerd (log: /var/log/kchaos-dockerd.log)" >&2
   # setsid: dockerd outlives the shell (and process group) that started it.
-  setsid nohup dockerd >/var/log/kchaos-dockerd.log 2>&1 < /dev/null &
+  # 3>&- ... 9>&-: it keeps none of the caller's other descriptors, so a
+  # lock held around this script (flock F make test) ends with the caller
+  # rather than with dockerd.
+  setsid nohup dockerd >/var/log/kchaos-dockerd.log 2>&1 < /dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 fi
 for _ in $(seq 1 60); do
   if docker info >/dev/null 2>&1; then exit 0; fi
