@@ -129,10 +129,7 @@ func (e *explorer) played(i int, s *scenario.Scenario, runDir string) (*scenario
 	if err != nil {
 		return s, err
 	}
-	if err := os.MkdirAll(filepath.Join(e.dir, "schedules"), 0o755); err != nil {
-		return d, err
-	}
-	if err := writeScenario(filepath.Join(e.dir, "schedules", fmt.Sprintf("run-%03d.yaml", i)), d); err != nil {
+	if err := e.writeSchedule(i, d); err != nil {
 		return d, err
 	}
 	if runDir != "" {
@@ -147,12 +144,20 @@ func (e *explorer) played(i int, s *scenario.Scenario, runDir string) (*scenario
 func (e *explorer) guide(i int) (Guided, error) {
 	g, err := Guide(e.cfg.Scenario, runSeed(e.cfg.Seed, i), e.history)
 	if err == nil {
-		err = os.MkdirAll(filepath.Join(e.dir, "schedules"), 0o755)
-	}
-	if err == nil {
-		err = writeScenario(filepath.Join(e.dir, "schedules", fmt.Sprintf("run-%03d.yaml", i)), g.Scenario)
+		err = e.writeSchedule(i, g.Scenario)
 	}
 	return g, err
+}
+
+// writeSchedule writes run i's scripted scenario to schedules/run-<i>.yaml
+// (a guided run's plan, or what a live run played), so that the run can
+// be redone alone.
+func (e *explorer) writeSchedule(i int, s *scenario.Scenario) error {
+	dir := filepath.Join(e.dir, "schedules")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return writeScenario(filepath.Join(dir, fmt.Sprintf("run-%03d.yaml", i)), s)
 }
 
 func (e *explorer) cell(i int, s *scenario.Scenario) harness.Cell {
