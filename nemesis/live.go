@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-
-	"github.com/kchaos/kchaos/histories"
 )
 
 // Chooser decides a live schedule's steps as the run goes: explore's
@@ -31,10 +29,7 @@ type Chooser interface {
 // chooser built wrong (Validate's rules) ends the schedule: a bug, not a
 // fault's outcome.
 func (r *Runner) runLive(ctx context.Context, ch Chooser) error {
-	details := map[string]any{"mode": "live", "seed": r.Env.Seed}
-	r.Env.Logger().Info("nemesis: schedule", "mode", "live", "seed", r.Env.Seed)
-	r.Env.record(histories.Invoke, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
-	r.Env.record(histories.OK, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
+	r.announce(map[string]any{"mode": "live", "seed": r.Env.Seed}, -1)
 	var noEffect []error
 	for {
 		if err := ctx.Err(); err != nil {
@@ -54,18 +49,8 @@ func (r *Runner) runLive(ctx context.Context, ch Chooser) error {
 			}
 			r.Played = append(r.Played, st)
 			r.steps = len(r.Played)
-			if r.OnStep != nil {
-				r.OnStep(i, i+1, stepName(st))
-			}
-			if err := r.step(ctx, st); err != nil {
-				err = fmt.Errorf("nemesis: step %d (%s): %w", i, stepName(st), err)
-				if ctx.Err() != nil {
-					return errors.Join(append(noEffect, err)...)
-				}
-				r.Env.Logger().Warn("nemesis: live step failed; going on", "err", err)
-				if ne := (*NoEffectError)(nil); errors.As(err, &ne) {
-					noEffect = append(noEffect, err)
-				}
+			if err := r.play(ctx, i, i+1, st, true, &noEffect); err != nil {
+				return errors.Join(append(noEffect, err)...)
 			}
 		}
 	}

@@ -105,31 +105,55 @@ func (r *Runner) Run(ctx context.Context, s Schedule) (err error) {
 		details = randomDetails(*s.Random, p)
 	}
 	r.steps = len(steps)
-	r.Env.Logger().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", len(steps))
-	r.Env.record(histories.Invoke, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
-	r.Env.record(histories.OK, histories.FSchedule, histories.NemesisValue{Fault: histories.FSchedule, Details: details}, "")
+	r.announce(details, len(steps))
 	var noEffect []error // random mode: faults that did not take effect
 	for i, st := range steps {
 		if err := ctx.Err(); err != nil {
 			return errors.Join(append(noEffect, fmt.Errorf("nemesis: stopped before step %d: %w", i, err))...)
 		}
-		if r.OnStep != nil {
-			r.OnStep(i, len(steps), stepName(st))
-		}
-		if err := r.step(ctx, st); err != nil {
-			err = fmt.Errorf("nemesis: step %d (%s): %w", i, stepName(st), err)
-			if !random || ctx.Err() != nil {
-				return errors.Join(append(noEffect, err)...)
-			}
-			r.Env.Logger().Warn("nemesis: random step failed; going on", "err", err)
-			if ne := (*NoEffectError)(nil); errors.As(err, &ne) {
-				// The story goes on, but a fault that never held must
-				// not let the run pass as if it had (proof.go).
-				noEffect = append(noEffect, err)
-			}
+		if err := r.play(ctx, i, len(steps), st, random, &noEffect); err != nil {
+			return errors.Join(append(noEffect, err)...)
 		}
 	}
 	return errors.Join(noEffect...)
+}
+
+// announce logs and records the schedule op (details: its mode, seed and
+// what else the mode says) before the schedule's first step; steps is
+// how many it plays (-1: a live schedule, which does not know).
+func (r *Runner) announce(details map[string]any, steps int) {
+	if steps >= 0 {
+		r.Env.Logger().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed, "steps", steps)
+	} else {
+		r.Env.Logger().Info("nemesis: schedule", "mode", details["mode"], "seed", r.Env.Seed)
+	}
+	v := histories.NemesisValue{Fault: histories.FSchedule, Details: details}
+	r.Env.record(histories.Invoke, histories.FSchedule, v, "")
+	r.Env.record(histories.OK, histories.FSchedule, v, "")
+}
+
+// play plays step i of n (OnStep told first). A step that fails ends the
+// schedule (its error returned) unless goOn (a random or live schedule)
+// and the run goes on: then it is logged, and a fault that did not take
+// effect is added to noEffect, so that the run does not pass as if it
+// had held (proof.go).
+func (r *Runner) play(ctx context.Context, i, n int, st Step, goOn bool, noEffect *[]error) error {
+	if r.OnStep != nil {
+		r.OnStep(i, n, stepName(st))
+	}
+	err := r.step(ctx, st)
+	if err == nil {
+		return nil
+	}
+	err = fmt.Errorf("nemesis: step %d (%s): %w", i, stepName(st), err)
+	if !goOn || ctx.Err() != nil {
+		return err
+	}
+	r.Env.Logger().Warn("nemesis: step failed; going on", "err", err)
+	if ne := (*NoEffectError)(nil); errors.As(err, &ne) {
+		*noEffect = append(*noEffect, err)
+	}
+	return nil
 }
 
 func (r *Runner) step(ctx context.Context, st Step) error {
