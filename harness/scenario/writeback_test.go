@@ -35,13 +35,17 @@ func TestWritebackNeedsLogAppendTime(t *testing.T) {
 	}
 }
 
-// TestExampleScenariosLoad: the scenario files under examples/ load and
-// validate (examples/s7-writeback.yaml uses the writeback model).
+// TestExampleScenariosLoad: the scenario files under examples/ and
+// examples/compare/ (the random-against-guided configs) load and validate
+// (examples/s7-writeback.yaml uses the writeback model). examples/campaigns
+// holds campaign files, checked by kchaos campaign's tests.
 func TestExampleScenariosLoad(t *testing.T) {
 	files, _ := filepath.Glob("../../examples/*.yaml")
-	if len(files) == 0 {
-		t.Fatal("no examples/*.yaml")
+	compare, _ := filepath.Glob("../../examples/compare/*.yaml")
+	if len(files) == 0 || len(compare) == 0 {
+		t.Fatal("no examples/*.yaml or examples/compare/*.yaml")
 	}
+	files = append(files, compare...)
 	for _, f := range files {
 		s, err := Load(f, nil)
 		if err != nil {
