@@ -21,10 +21,14 @@ func newCompareCmd() *cobra.Command {
 print, per scenario and strategy (random, guided, live), how many
 explorations (base seeds) there are, the run of each one's first finding,
 the mean runs to the first finding (a miss counted as the runs made plus
-one, and marked "≥"), the mean distinct transitions the runs covered, and
-the time (mean seconds a run, seconds to the first finding, distinct
-transitions a minute); then, per scenario, each strategy's ratios to
-random. Each exploration is judged on as many runs as the fewest of its
+one, and marked "≥"), the median seed's first finding, the runs with a
+finding, the mean distinct transitions the runs covered, and the time
+(mean seconds a run, seconds to the first finding, distinct transitions
+a minute); then, per scenario, each strategy's ratios to random, said
+only as far as the means hold them ("at most" where random missed, no
+ratio where both did), and, where random missed, the per-run rate its
+runs bound (Clopper-Pearson, one-sided 95%) and the median first finding
+that rate implies. Each exploration is judged on as many runs as the fewest of its
 row made, or on its first --runs N (the same explorations at a shorter
 horizon); interrupted and sharded explorations are left out. Make the
 explorations with

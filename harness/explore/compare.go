@@ -45,6 +45,14 @@ type StrategyRow struct {
 	// of the true mean when any missed, and said so by Found < len(Seeds)).
 	Found     int     `json:"found"`
 	MeanFirst float64 `json:"mean_first_finding"`
+	// MedianFirst is the median seed's first finding (medianFirst: 0,
+	// that seed found nothing within Runs).
+	MedianFirst int `json:"median_first_finding"`
+	// RunsFound counts the judged runs with a finding, of RunsJudged (every
+	// exploration's first Runs runs): a random row's per-run rate
+	// (comparerate.go).
+	RunsFound  int `json:"runs_with_finding"`
+	RunsJudged int `json:"runs_judged"`
 	// Transitions are each exploration's distinct transitions after its
 	// Runs runs; MeanTransitions their mean.
 	Transitions     []int   `json:"transitions"`
@@ -147,8 +155,11 @@ func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
 			if r.Err != "" {
 				row.Failed++
 			}
-			if first == 0 && len(r.Classes) > 0 {
-				first, toFirst = i+1, secs
+			if len(r.Classes) > 0 {
+				row.RunsFound++
+				if first == 0 {
+					first, toFirst = i+1, secs
+				}
 			}
 			for _, c := range r.Classes {
 				classes[c] = true
@@ -173,6 +184,8 @@ func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
 		}
 	}
 	n := float64(len(g))
+	row.RunsJudged = len(g) * row.Runs
+	row.MedianFirst = medianFirst(row.First)
 	row.MeanFirst, row.MeanTransitions = float64(sumFirst)/n, float64(sumTrans)/n
 	row.MeanSecondsToFirst, row.TransitionsPerMinute = sumToFirst/n, sumRate/n
 	if row.Runs > 0 {
@@ -209,8 +222,8 @@ func transitionsAfter(s *Summary, n int) int {
 // transitions, and a minute) where both ran.
 func CompareMarkdown(rows []StrategyRow) string {
 	var b strings.Builder
-	b.WriteString("| scenario | strategy | explorations (seeds) | runs each | found | first finding (run, per seed; - none) | mean runs to first finding | mean distinct transitions | runs failed | mean s a run | mean s to first finding | distinct transitions a minute |\n")
-	b.WriteString("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| scenario | strategy | explorations (seeds) | runs each | found | first finding (run, per seed; - none) | mean runs to first finding | median | runs with a finding | mean distinct transitions | runs failed | mean s a run | mean s to first finding | distinct transitions a minute |\n")
+	b.WriteString("|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		firsts := make([]string, len(r.First))
 		for i, f := range r.First {
@@ -223,8 +236,12 @@ func CompareMarkdown(rows []StrategyRow) string {
 		if r.Found < len(r.Seeds) {
 			mean, secs = "≥ "+mean, "≥ "+secs
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d of %d | %s | %s | %.1f | %d | %.0f | %s | %.1f |\n", r.Scenario, r.Strategy, len(r.Seeds), r.Runs,
-			r.Found, len(r.Seeds), strings.Join(firsts, " "), mean, r.MeanTransitions, r.Failed, r.MeanRunSeconds, secs, r.TransitionsPerMinute)
+		median := fmt.Sprint(r.MedianFirst)
+		if r.MedianFirst == 0 {
+			median = fmt.Sprintf("> %d", r.Runs)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d of %d | %s | %s | %s | %d of %d | %.1f | %d | %.0f | %s | %.1f |\n", r.Scenario, r.Strategy, len(r.Seeds), r.Runs,
+			r.Found, len(r.Seeds), strings.Join(firsts, " "), mean, median, r.RunsFound, r.RunsJudged, r.MeanTransitions, r.Failed, r.MeanRunSeconds, secs, r.TransitionsPerMinute)
 	}
 	var ratios []string
 	for i, r := range rows {
@@ -236,11 +253,11 @@ func CompareMarkdown(rows []StrategyRow) string {
 			continue
 		}
 		rnd := rows[j]
-		line := fmt.Sprintf("- %s: %s needs %.2f× random's runs to the first finding (%.1f against %.1f), covers %.2f× its distinct transitions (%.1f against %.1f)",
-			rows[i].Scenario, r.Strategy, r.MeanFirst/rnd.MeanFirst, r.MeanFirst, rnd.MeanFirst, r.MeanTransitions/rnd.MeanTransitions, r.MeanTransitions, rnd.MeanTransitions)
+		line := fmt.Sprintf("- %s: %s; it covers %.2f× random's distinct transitions (%.1f against %.1f)",
+			rows[i].Scenario, firstFindingText(r, rnd), r.MeanTransitions/rnd.MeanTransitions, r.MeanTransitions, rnd.MeanTransitions)
 		if rnd.MeanSecondsToFirst > 0 && rnd.TransitionsPerMinute > 0 {
-			line += fmt.Sprintf("; in time, %.2f× random's seconds to the first finding (%.0f against %.0f), %.2f× its distinct transitions a minute (%.1f against %.1f)",
-				r.MeanSecondsToFirst/rnd.MeanSecondsToFirst, r.MeanSecondsToFirst, rnd.MeanSecondsToFirst,
+			line += fmt.Sprintf("; in time, it %s, and covers %.2f× random's distinct transitions a minute (%.1f against %.1f)",
+				boundedRatio("seconds to the first finding", "%.0f", r.MeanSecondsToFirst, rnd.MeanSecondsToFirst, r.Found < len(r.Seeds), rnd.Found < len(rnd.Seeds)),
 				r.TransitionsPerMinute/rnd.TransitionsPerMinute, r.TransitionsPerMinute, rnd.TransitionsPerMinute)
 		}
 		ratios = append(ratios, line)

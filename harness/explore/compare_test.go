@@ -87,10 +87,17 @@ func TestCompare(t *testing.T) {
 	}
 	md := CompareMarkdown(rows)
 	for _, line := range []string{
-		"| weak | random | 2 | 4 | 1 of 2 | 3 - | ≥ 4.0 | 5.5 | 0 | 10 | ≥ 35 | 8.2 |",
-		"| weak | guided | 2 | 3 | 2 of 2 | 1 3 | 2.0 | 7.5 | 1 | 15 | 30 | 10.0 |",
-		"- weak: guided needs 0.50× random's runs to the first finding (2.0 against 4.0), covers 1.36× its distinct transitions (7.5 against 5.5); " +
-			"in time, 0.86× random's seconds to the first finding (30 against 35), 1.21× its distinct transitions a minute (10.0 against 8.2)",
+		// Random's median seed missed (3 and a miss: the upper middle);
+		// one run of its eight found something.
+		"| weak | random | 2 | 4 | 1 of 2 | 3 - | ≥ 4.0 | > 4 | 1 of 8 | 5.5 | 0 | 10 | ≥ 35 | 8.2 |",
+		"| weak | guided | 2 | 3 | 2 of 2 | 1 3 | 2.0 | 3 | 2 of 6 | 7.5 | 1 | 15 | 30 | 10.0 |",
+		// Random's mean is a lower bound (a miss), so the ratios are upper
+		// bounds; 1 of 8 runs bounds random's per-run rate at 47.1%
+		// (Clopper-Pearson, checked by hand), whose median is run 2.
+		"- weak: guided needs at most 0.50× random's runs to the first finding (2.0 against at least 4.0); " +
+			"random found something in 1 of 8 runs, independent draws: a per-run rate of at most 47.1% (95%), so a median first finding at run 2 or later, " +
+			"against run 3 for guided's median seed (at most 1.50×, random's bound at 95%); it covers 1.36× random's distinct transitions (7.5 against 5.5); " +
+			"in time, it needs at most 0.86× random's seconds to the first finding (30 against at least 35), and covers 1.21× random's distinct transitions a minute (10.0 against 8.2)",
 	} {
 		if !strings.Contains(md, line) {
 			t.Errorf("markdown lacks %q:\n%s", line, md)
@@ -102,7 +109,7 @@ func TestCompare(t *testing.T) {
 	// At a shorter horizon: each judged on its first two runs (random's
 	// seed 1 found in run 3: a miss now; 3+2 and 3+2 transitions).
 	short := compare(sums, 2)
-	if r := short[2]; r.Runs != 2 || r.Found != 0 || r.MeanFirst != 3 || !slices.Equal(r.Transitions, []int{5, 4}) {
+	if r := short[2]; r.Runs != 2 || r.Found != 0 || r.MeanFirst != 3 || !slices.Equal(r.Transitions, []int{5, 4}) || r.RunsFound != 0 || r.RunsJudged != 4 || r.MedianFirst != 0 {
 		t.Errorf("weak random at 2 runs: %+v", r)
 	}
 	// A bound above what a row made changes nothing.
