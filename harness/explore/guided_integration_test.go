@@ -33,7 +33,11 @@ import (
 // ISR, pause the leader after the first pause healed; shrunk in 18 runs,
 // 14 min, to two fault steps, the cut and the kill of broker 0,
 // reproducing 3 of 3 on fresh clusters; the repro, run as kchaos run runs
-// it, lost records again). Before (2026-12-05, seed 11, 226 s, unshrunk):
+// it, lost records again). Again on 2026-12-07 at stop 55's code (938 s):
+// run 0 lost records (lost-write, offset-reuse) after five strikes (the
+// cut of the leader, its kill, pause of the followers, kill of the
+// replicas out of the ISR, pause of the leader), shrunk in 20 runs, 13.9
+// min, to two fault steps reproducing 3 of 3. Before (2026-12-05, seed 11, 226 s, unshrunk):
 // lost-write in runs 1, 3 and 5 of 6. Behind KCHAOS_ALL_SCENARIOS like
 // the other explorations:
 //
