@@ -30,7 +30,8 @@ ratio where both did), and, where random missed, the per-run rate its
 runs bound (Clopper-Pearson, one-sided 95%) and the median first finding
 that rate implies. Each exploration is judged on as many runs as the fewest of its
 row made, or on its first --runs N (the same explorations at a shorter
-horizon); interrupted and sharded explorations are left out. Make the
+horizon); interrupted, unfinished (fewer runs than asked, still running)
+and sharded explorations are left out. Make the
 explorations with
   kchaos explore FILE --runs N --no-shrink --seed S --strategy random|guided|live
 (scripts/compare-strategies.sh does it for many seeds, resuming where it

@@ -111,15 +111,15 @@ func CompareDirs(roots []string, runs int) ([]StrategyRow, error) {
 	return compare(sums, runs), nil
 }
 
-// compare groups explorations by scenario and strategy. An interrupted or
-// sharded exploration is left out (its runs are not a whole exploration's),
-// and each is judged on as many runs as the fewest of its row made, at
-// most runs (0: no bound).
+// compare groups explorations by scenario and strategy. An interrupted,
+// unfinished or sharded exploration is left out (its runs are not a whole
+// exploration's), and each is judged on as many runs as the fewest of its
+// row made, at most runs (0: no bound).
 func compare(sums []*Summary, runs int) []StrategyRow {
 	type key struct{ scen, strat string }
 	groups := map[key][]*Summary{}
 	for _, s := range sums {
-		if s.Interrupted || s.Shard != "" {
+		if s.Interrupted || s.Shard != "" || unfinished(s) {
 			continue
 		}
 		k := key{s.Scenario, cmp.Or(s.Strategy, StrategyRandom)}
@@ -133,6 +133,14 @@ func compare(sums []*Summary, runs int) []StrategyRow {
 		return cmp.Or(cmp.Compare(a.Scenario, b.Scenario), cmp.Compare(a.Strategy, b.Strategy))
 	})
 	return rows
+}
+
+// unfinished says s has fewer runs than its bound and nothing ended it
+// early (no stop, not at its --stop-after): an exploration still running,
+// or whose harness died, writes explore.json after every run. Counted, it
+// would cut every seed of its row to the runs it made so far.
+func unfinished(s *Summary) bool {
+	return s.Runs > 0 && len(s.RunRecords) < s.Runs && s.Stopped == "" && (s.StopAfter <= 0 || len(s.Findings) < s.StopAfter)
 }
 
 func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {

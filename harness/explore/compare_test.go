@@ -50,7 +50,11 @@ func TestCompare(t *testing.T) {
 	interrupted.Interrupted = true
 	sharded := exploration("weak", StrategyRandom, 8, []string{"lost-write"}, []int{1})
 	sharded.Shard = "1/2"
-	rows := compare(append(sums, interrupted, sharded), 0)
+	// Still running (2 of its 4 runs): left out, where counted it would
+	// judge its row on 2 runs (TestUnfinished: which short ones count).
+	running := exploration("weak", StrategyRandom, 7, []string{"", ""}, []int{1, 1})
+	running.Runs = 4
+	rows := compare(append(sums, interrupted, sharded, running), 0)
 	type want struct {
 		scen, strat     string
 		runs, found     int
@@ -152,5 +156,36 @@ func TestCompareDirs(t *testing.T) {
 	}
 	if _, err := CompareDirs([]string{root}, -1); !errors.As(err, &be) || !strings.Contains(err.Error(), "--runs -1") {
 		t.Errorf("a negative --runs: %v, want bad input naming it", err)
+	}
+}
+
+// TestUnfinished: an exploration with fewer runs than its bound is left
+// out of a comparison unless something ended it early.
+func TestUnfinished(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		runs  int
+		made  []string
+		after int
+		stop  string
+		want  bool
+	}{
+		{"all its runs", 2, []string{"", ""}, 0, "", false},
+		{"still running", 4, []string{"", ""}, 0, "", true},
+		{"ended at its --stop-after finding", 4, []string{"", "lost-write"}, 1, "", false},
+		{"--stop-after not reached yet", 4, []string{"", "lost-write"}, 2, "", true},
+		{"stopped: runs in a row failed", 4, []string{"!", "!"}, 0, "stopped: 2 runs in a row failed", false},
+		{"bounded by time, not runs", 0, []string{""}, 0, "", false},
+	} {
+		s := exploration("weak", StrategyRandom, 1, c.made, make([]int, len(c.made)))
+		s.Runs, s.StopAfter, s.Stopped = c.runs, c.after, c.stop
+		for _, r := range s.RunRecords {
+			if len(r.Classes) > 0 {
+				s.Findings = append(s.Findings, FindingRecord{})
+			}
+		}
+		if got := unfinished(s); got != c.want {
+			t.Errorf("%s: unfinished %v, want %v", c.name, got, c.want)
+		}
 	}
 }
