@@ -42,7 +42,7 @@ type StrategyRow struct {
 	First []int   `json:"first_finding"`
 	// Found counts the explorations with a finding; MeanFirst is the mean
 	// run of the first finding, a miss counted as Runs+1 (so a lower bound
-	// of the true mean when any missed, and said so by Found < len(Seeds)).
+	// of the true mean when any missed, and said so by missed).
 	Found     int     `json:"found"`
 	MeanFirst float64 `json:"mean_first_finding"`
 	// MedianFirst is the median seed's first finding (medianFirst: 0,
@@ -74,6 +74,10 @@ type StrategyRow struct {
 	// classes are the finding classes seen, sorted.
 	Classes []string `json:"classes,omitempty"`
 }
+
+// missed says some exploration of the row found nothing within its Runs:
+// its means to the first finding (runs and seconds) are lower bounds.
+func (r StrategyRow) missed() bool { return r.Found < len(r.Seeds) }
 
 // CompareDirs finds every exploration folder (one holding explore.json)
 // under roots and compares them (Compare), each judged on its first runs
@@ -140,7 +144,7 @@ func compare(sums []*Summary, runs int) []StrategyRow {
 // or whose harness died, writes explore.json after every run. Counted, it
 // would cut every seed of its row to the runs it made so far.
 func unfinished(s *Summary) bool {
-	return s.Runs > 0 && len(s.RunRecords) < s.Runs && s.Stopped == "" && (s.StopAfter <= 0 || len(s.Findings) < s.StopAfter)
+	return s.Runs > 0 && len(s.RunRecords) < s.Runs && s.Stopped == "" && !s.atStopAfter()
 }
 
 func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
@@ -241,7 +245,7 @@ func CompareMarkdown(rows []StrategyRow) string {
 			}
 		}
 		mean, secs := fmt.Sprintf("%.1f", r.MeanFirst), fmt.Sprintf("%.0f", r.MeanSecondsToFirst)
-		if r.Found < len(r.Seeds) {
+		if r.missed() {
 			mean, secs = "≥ "+mean, "≥ "+secs
 		}
 		median := fmt.Sprint(r.MedianFirst)
@@ -265,7 +269,7 @@ func CompareMarkdown(rows []StrategyRow) string {
 			rows[i].Scenario, firstFindingText(r, rnd), r.MeanTransitions/rnd.MeanTransitions, r.MeanTransitions, rnd.MeanTransitions)
 		if rnd.MeanSecondsToFirst > 0 && rnd.TransitionsPerMinute > 0 {
 			line += fmt.Sprintf("; in time, it %s, and covers %.2f× random's distinct transitions a minute (%.1f against %.1f)",
-				boundedRatio("seconds to the first finding", "%.0f", r.MeanSecondsToFirst, rnd.MeanSecondsToFirst, r.Found < len(r.Seeds), rnd.Found < len(rnd.Seeds)),
+				boundedRatio("seconds to the first finding", "%.0f", r.MeanSecondsToFirst, rnd.MeanSecondsToFirst, r.missed(), rnd.missed()),
 				r.TransitionsPerMinute/rnd.TransitionsPerMinute, r.TransitionsPerMinute, rnd.TransitionsPerMinute)
 		}
 		ratios = append(ratios, line)

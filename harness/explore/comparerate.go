@@ -26,23 +26,15 @@ import (
 // rateConfidence is the one-sided confidence of a per-run rate's bounds.
 const rateConfidence = 0.95
 
-// rateBounds are the one-sided Clopper-Pearson bounds, at
-// rateConfidence, of a per-run rate seen in k runs of n: the quantiles
-// of Beta(k, n-k+1) and Beta(k+1, n-k) (0 and 1 where k is 0 or n; 0 and
-// 1 for no runs). The exact interval: with k = 0 the upper bound is
+// rateUpper is the one-sided Clopper-Pearson upper bound, at
+// rateConfidence, of a per-run rate seen in k runs of n: the quantile of
+// Beta(k+1, n-k) (1 where k is n, or for no runs). With k = 0 it is
 // 1-(1-rateConfidence)^(1/n), about 3/n (the rule of three).
-func rateBounds(k, n int) (lo, hi float64) {
-	if n <= 0 || k < 0 || k > n {
-		return 0, 1
+func rateUpper(k, n int) float64 {
+	if n <= 0 || k < 0 || k >= n {
+		return 1
 	}
-	lo, hi = 0, 1
-	if k > 0 {
-		lo = distuv.Beta{Alpha: float64(k), Beta: float64(n - k + 1)}.Quantile(1 - rateConfidence)
-	}
-	if k < n {
-		hi = distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(rateConfidence)
-	}
-	return lo, hi
+	return distuv.Beta{Alpha: float64(k + 1), Beta: float64(n - k)}.Quantile(rateConfidence)
 }
 
 // geometricMedian is the median run of the first finding where every run
@@ -94,12 +86,11 @@ func medianFirst(first []int) int {
 // runs read as independent draws: the per-run rate they bound and the
 // median first finding that rate implies, against g's median seed's.
 func firstFindingText(g, r StrategyRow) string {
-	gMissed, rMissed := g.Found < len(g.Seeds), r.Found < len(r.Seeds)
-	s := fmt.Sprintf("%s %s", g.Strategy, boundedRatio("runs to the first finding", "%.1f", g.MeanFirst, r.MeanFirst, gMissed, rMissed))
-	if !rMissed {
+	s := fmt.Sprintf("%s %s", g.Strategy, boundedRatio("runs to the first finding", "%.1f", g.MeanFirst, r.MeanFirst, g.missed(), r.missed()))
+	if !r.missed() {
 		return s
 	}
-	_, hi := rateBounds(r.RunsFound, r.RunsJudged)
+	hi := rateUpper(r.RunsFound, r.RunsJudged)
 	m := geometricMedian(hi)
 	s += fmt.Sprintf("; random found something in %d of %d runs, independent draws: a per-run rate of at most %.1f%% (%.0f%%), so a median first finding at run %d or later", r.RunsFound, r.RunsJudged, 100*hi, 100*rateConfidence, m)
 	if g.MedianFirst == 0 {
@@ -113,7 +104,8 @@ func firstFindingText(g, r StrategyRow) string {
 // and no more): "needs 0.50× random's <what> (2.0 against 4.0)" where
 // both are exact, "needs at most" where only r is a bound, "needs at
 // least" where only g is, and "has no ratio" where both are; num formats
-// the means.
+// the means. r is not 0 (CompareMarkdown gives no ratio to a random row
+// without a mean).
 func boundedRatio(what, num string, g, r float64, gMissed, rMissed bool) string {
 	n := func(v float64, bound bool) string {
 		if bound {
@@ -123,9 +115,6 @@ func boundedRatio(what, num string, g, r float64, gMissed, rMissed bool) string 
 	}
 	if gMissed && rMissed {
 		return fmt.Sprintf("has no ratio to random's %s (both means lower bounds: %s against %s)", what, n(g, true), n(r, true))
-	}
-	if r == 0 {
-		return fmt.Sprintf("needs %s %s (random %s)", n(g, gMissed), what, n(r, rMissed))
 	}
 	q := ""
 	switch {

@@ -56,6 +56,10 @@ type Summary struct {
 	Findings    []FindingRecord `json:"findings"`
 }
 
+// atStopAfter says the exploration holds the findings its --stop-after
+// asked for: it ended there, however many runs it had left.
+func (s *Summary) atStopAfter() bool { return s.StopAfter > 0 && len(s.Findings) >= s.StopAfter }
+
 // RunRecord is one run of an exploration.
 type RunRecord struct {
 	Index   int      `json:"index"`
@@ -149,7 +153,7 @@ func (s *Summary) Markdown() string {
 	if s.Stopped != "" {
 		b.WriteString(", " + oneLine(s.Stopped))
 	}
-	if s.StopAfter > 0 && len(s.Findings) >= s.StopAfter {
+	if s.atStopAfter() {
 		fmt.Fprintf(&b, ", ended at its finding %d (--stop-after %d)", s.StopAfter, s.StopAfter)
 	}
 	b.WriteString(".\n\n")
