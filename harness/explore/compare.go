@@ -2,12 +2,15 @@ package explore
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/kchaos/kchaos/harness/explore/states"
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
@@ -71,6 +74,11 @@ type StrategyRow struct {
 	// Failed counts runs that failed before their check, over all the
 	// explorations.
 	Failed int `json:"failed_runs"`
+	// AsRecorded counts the explorations whose Transitions figure could
+	// not be counted under today's rule (Summary.countedUnsampled: at a
+	// horizon short of their runs, or without a coverage.json), so may
+	// include transitions from before a first sample: at most that.
+	AsRecorded int `json:"transitions_as_recorded,omitempty"`
 	// classes are the finding classes seen, sorted.
 	Classes []string `json:"classes,omitempty"`
 }
@@ -102,6 +110,9 @@ func CompareDirs(roots []string, runs int) ([]StrategyRow, error) {
 			if err != nil {
 				return err
 			}
+			if err := recount(s, filepath.Dir(path)); err != nil {
+				return err
+			}
 			sums = append(sums, s)
 			return filepath.SkipDir
 		})
@@ -113,6 +124,24 @@ func CompareDirs(roots []string, runs int) ([]StrategyRow, error) {
 		return nil, &scenario.BadInputError{Err: fmt.Errorf("no exploration folder (%s) under %s", SummaryFile, strings.Join(roots, ", "))}
 	}
 	return compare(sums, runs), nil
+}
+
+// recount counts s's distinct transitions again from the coverage.json
+// beside its explore.json, under today's rule (states.Covered.Sampled):
+// an exploration recorded before that rule counted the transitions from
+// before a first sample, and its coverage.json, which holds them all, is
+// what tells them apart. Without a coverage.json s stays as recorded.
+func recount(s *Summary, dir string) error {
+	path := filepath.Join(dir, states.CoverageFile)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	cov, err := states.Read(path)
+	if err != nil {
+		return err
+	}
+	s.Transitions, s.recounted = cov.Distinct(), true
+	return nil
 }
 
 // compare groups explorations by scenario and strategy. An interrupted,
@@ -189,6 +218,9 @@ func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
 		row.SecondsToFirst = append(row.SecondsToFirst, toFirst)
 		sumSecs, sumToFirst = sumSecs+secs, sumToFirst+toFirst
 		t := transitionsAfter(s, row.Runs)
+		if s.countedUnsampled() && (row.Runs < len(s.RunRecords) || !s.recounted) {
+			row.AsRecorded++
+		}
 		row.Transitions = append(row.Transitions, t)
 		sumTrans += t
 		if secs > 0 {
@@ -273,6 +305,12 @@ func CompareMarkdown(rows []StrategyRow) string {
 				r.TransitionsPerMinute/rnd.TransitionsPerMinute, r.TransitionsPerMinute, rnd.TransitionsPerMinute)
 		}
 		ratios = append(ratios, line)
+	}
+	for _, r := range rows {
+		if r.AsRecorded > 0 {
+			ratios = append(ratios, fmt.Sprintf("- %s, %s: %d of its %d explorations predate the rule that leaves out the transitions from before a first sample, and their runs' coverage is not kept: their distinct transitions at %d runs are as recorded, so at most that",
+				r.Scenario, r.Strategy, r.AsRecorded, len(r.Seeds), r.Runs))
+		}
 	}
 	if len(ratios) > 0 {
 		b.WriteString("\n" + strings.Join(ratios, "\n") + "\n")

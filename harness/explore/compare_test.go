@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kchaos/kchaos/harness/explore/states"
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
@@ -16,7 +17,7 @@ import (
 // classes ("" none, "!" a run that failed before its check), news[i] its
 // new transitions; a guided run takes 15 s, any other 10 s.
 func exploration(scen, strat string, seed int64, classes []string, news []int) *Summary {
-	s := &Summary{Scenario: scen, Strategy: strat, BaseSeed: seed, Kafka: "4.4.0", Started: time.Unix(1, 0)}
+	s := &Summary{Scenario: scen, Strategy: strat, BaseSeed: seed, Kafka: "4.4.0", Started: time.Unix(1, 0), Unsampled: new(0)}
 	secs := 10.0
 	if strat == StrategyGuided {
 		secs = 15
@@ -187,5 +188,84 @@ func TestUnfinished(t *testing.T) {
 		if got := unfinished(s); got != c.want {
 			t.Errorf("%s: unfinished %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// TestRecount: an exploration recorded before coverage left out the
+// transitions from before a first sample is counted again from its
+// coverage.json at its whole horizon; where that cannot be (a shorter
+// horizon, no coverage.json) the table says its figure is as recorded.
+func TestRecount(t *testing.T) {
+	unknown := "isr=unknown leader=unknown elr=unknown election=unknown truncation=unknown quorum=same coordinator=unknown"
+	healthy := "isr=full leader=alive elr=empty election=none truncation=none quorum=same coordinator=unknown"
+	shrunk := "isr=at-min leader=alive elr=empty election=none truncation=none quorum=same coordinator=unknown"
+	cov := &states.Coverage{Runs: 2, Transitions: []states.Covered{
+		{Before: unknown, Fault: "pause", Role: states.Unknown, After: shrunk, Count: 1},
+		{Before: unknown, Fault: "kill", Role: states.Unknown, After: shrunk, Count: 1},
+		{Before: healthy, Fault: "pause", Role: states.RoleFollowers, After: shrunk, Count: 2},
+		{Before: shrunk, Fault: "heal-pause", Role: states.RoleOutOfISR, After: healthy, Count: 2},
+	}}
+	root := t.TempDir()
+	write := func(name string, s *Summary, withCoverage bool) {
+		t.Helper()
+		dir := filepath.Join(root, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Write(dir); err != nil {
+			t.Fatal(err)
+		}
+		if withCoverage {
+			if err := cov.Write(filepath.Join(dir, states.CoverageFile)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Recorded before the rule: 4 distinct (3 in run 0, 1 in run 1),
+	// two of them from before a first sample.
+	old := exploration("weak", StrategyRandom, 1, []string{"", ""}, []int{3, 1})
+	old.Unsampled = nil
+	write("old", old, true)
+	// Recorded under it: the same runs, counted as today (2 distinct).
+	now := exploration("weak", StrategyGuided, 1, []string{"", ""}, []int{1, 1})
+	now.Unsampled = new(2)
+	write("now", now, true)
+	for _, c := range []struct {
+		name       string
+		runs       int
+		random     []int
+		asRecorded int
+	}{
+		{"whole horizon: counted again", 0, []int{2}, 0},
+		{"first run only: as recorded", 1, []int{3}, 1},
+	} {
+		rows, err := CompareDirs([]string{root}, c.runs)
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%s: %+v, %v", c.name, rows, err)
+		}
+		g, r := rows[0], rows[1]
+		if !slices.Equal(r.Transitions, c.random) || r.AsRecorded != c.asRecorded || g.AsRecorded != 0 {
+			t.Errorf("%s: random %v (%d as recorded), guided %d as recorded; want %v (%d)", c.name, r.Transitions, r.AsRecorded, g.AsRecorded, c.random, c.asRecorded)
+		}
+		note := "- weak, random: 1 of its 1 explorations predate the rule"
+		if md := CompareMarkdown(rows); strings.Contains(md, note) != (c.asRecorded > 0) {
+			t.Errorf("%s: the note %q said %v, want %v:\n%s", c.name, note, !(c.asRecorded > 0), c.asRecorded > 0, md)
+		}
+	}
+	// Without a coverage.json nothing can be counted again.
+	if err := os.Remove(filepath.Join(root, "old", states.CoverageFile)); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := CompareDirs([]string{root}, 0)
+	if err != nil || rows[1].Transitions[0] != 4 || rows[1].AsRecorded != 1 {
+		t.Errorf("no coverage.json: %+v, %v; want 4 as recorded", rows, err)
+	}
+	// A coverage.json that is not one is bad input naming it.
+	if err := os.WriteFile(filepath.Join(root, "now", states.CoverageFile), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var be *scenario.BadInputError
+	if _, err := CompareDirs([]string{root}, 0); !errors.As(err, &be) || !strings.Contains(err.Error(), filepath.Join(root, "now", states.CoverageFile)) {
+		t.Errorf("a broken coverage.json: %v, want bad input naming it", err)
 	}
 }

@@ -216,6 +216,7 @@ func (e *explorer) cover(rec *RunRecord, runDir string) error {
 	rec.NewTransitions = len(e.total.Add(cov))
 	e.history = append(e.history, cov)
 	e.sum.Transitions = e.total.Distinct()
+	e.sum.Unsampled = new(e.total.Unsampled())
 	return e.total.Write(filepath.Join(e.dir, states.CoverageFile))
 }
 

@@ -50,11 +50,26 @@ type Summary struct {
 	// Strategy is how the runs' schedules were drawn (StrategyRandom,
 	// StrategyGuided); Transitions the distinct transitions the runs
 	// covered (coverage.json beside explore.json: their sum).
-	Strategy    string          `json:"strategy,omitempty"`
-	Transitions int             `json:"transitions"`
-	RunRecords  []RunRecord     `json:"run_records"`
-	Findings    []FindingRecord `json:"findings"`
+	Strategy    string `json:"strategy,omitempty"`
+	Transitions int    `json:"transitions"`
+	// Unsampled is the distinct transitions coverage.json also records
+	// from before a partition's first sample, not counted in Transitions
+	// nor in any run's NewTransitions (states.Covered.Sampled). Nil in an
+	// explore.json written before 2026-12-07, whose figures counted them
+	// (countedUnsampled).
+	Unsampled  *int            `json:"unsampled_transitions,omitempty"`
+	RunRecords []RunRecord     `json:"run_records"`
+	Findings   []FindingRecord `json:"findings"`
+	// recounted says CompareDirs counted Transitions again from the
+	// exploration's coverage.json (recount).
+	recounted bool
 }
+
+// countedUnsampled says s was written before coverage left out the
+// transitions from before a first sample: its Transitions and its runs'
+// NewTransitions count them (CompareDirs recounts the first from
+// coverage.json; the second cannot be).
+func (s *Summary) countedUnsampled() bool { return s.Unsampled == nil }
 
 // atStopAfter says the exploration holds the findings its --stop-after
 // asked for: it ended there, however many runs it had left.
@@ -139,7 +154,11 @@ func (s *Summary) Markdown() string {
 	}
 	fmt.Fprintf(&b, ".\nMix: %s.", strings.Join(s.Faults, ", "))
 	if s.Strategy != "" {
-		fmt.Fprintf(&b, " Strategy: %s; %d distinct transitions covered (coverage.json).", s.Strategy, s.Transitions)
+		fmt.Fprintf(&b, " Strategy: %s; %d distinct transitions covered (coverage.json", s.Strategy, s.Transitions)
+		if s.Unsampled != nil && *s.Unsampled > 0 {
+			fmt.Fprintf(&b, ", which also records %d struck before the observer's first sample, not counted", *s.Unsampled)
+		}
+		b.WriteString(").")
 	}
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "%d runs, %d findings, %.1f runs per hour (%.0f s exploring, %.0f s shrinking)", len(s.RunRecords), len(s.Findings),

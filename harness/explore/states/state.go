@@ -113,6 +113,12 @@ func (s State) String() string {
 		s.ISR, s.Leader, s.ELR, s.Election, s.Truncation, s.Quorum, s.Coordinator)
 }
 
+// Sampled says the observer had sampled the partition: every state but
+// the one Abstract gives an op invoked before the partition's first
+// sample (all its partition components unknown; a sampled partition's
+// leader is always one of the Leader states).
+func (s State) Sampled() bool { return s.Leader != Unknown }
+
 // Parse is String's inverse (for coverage files read back); a component
 // not named stays Unknown.
 func Parse(text string) (State, error) {

@@ -311,3 +311,55 @@ func TestCoverageSum(t *testing.T) {
 		t.Errorf("kill@leader: %d distinct transitions, want 1", n)
 	}
 }
+
+// TestCoverageSampled: a transition from before a partition's first
+// sample is recorded but not coverage: Distinct and Add's new ones leave
+// it out, Unsampled counts it, and the file keeps it.
+func TestCoverageSampled(t *testing.T) {
+	var unknown Input
+	unknownText := (&tracker{in: unknown}).unknownState().String()
+	healthy := "isr=full leader=alive elr=empty election=none truncation=none quorum=same coordinator=unknown"
+	offline := "isr=unknown leader=offline elr=empty election=clean truncation=none quorum=same coordinator=unknown"
+	for _, c := range []struct {
+		before string
+		want   bool
+	}{
+		{unknownText, false},
+		{"isr=unknown leader=unknown elr=unknown election=unknown truncation=unknown quorum=same coordinator=unknown", false},
+		{healthy, true},
+		// Sampled without a leader: the ISR unknown is the observer's.
+		{offline, true},
+		// Not a state kchaos writes: counted as recorded.
+		{"S", true},
+	} {
+		if got := (Covered{Before: c.before}).Sampled(); got != c.want {
+			t.Errorf("Sampled(%q) = %v, want %v", c.before, got, c.want)
+		}
+	}
+	run := &Coverage{Runs: 1}
+	for _, tr := range []Covered{
+		{Before: unknownText, Fault: "pause", Role: Unknown, After: healthy, Count: 1},
+		{Before: healthy, Fault: "kill", Role: RoleLeader, After: offline, Count: 1},
+		{Before: offline, Fault: "heal-kill", Role: RoleLeader, After: healthy, Count: 1},
+	} {
+		run.add(tr)
+	}
+	run.sort()
+	if run.Distinct() != 2 || run.Unsampled() != 1 {
+		t.Errorf("a run: %d distinct, %d unsampled; want 2 and 1", run.Distinct(), run.Unsampled())
+	}
+	var total Coverage
+	if fresh := total.Add(run); len(fresh) != 2 || slices.ContainsFunc(fresh, func(c Covered) bool { return !c.Sampled() }) {
+		t.Errorf("new in the first run: %v, want the two sampled", fresh)
+	}
+	path := filepath.Join(t.TempDir(), CoverageFile)
+	if err := total.Write(path); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := Read(path); err != nil || len(back.Transitions) != 3 || back.Distinct() != 2 {
+		t.Errorf("read back: %v, %+v; want all three kept, two counted", err, back)
+	}
+	if (*Coverage)(nil).Unsampled() != 0 {
+		t.Error("nil coverage: unsampled not 0")
+	}
+}
