@@ -2,6 +2,7 @@ package states
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -361,5 +362,37 @@ func TestCoverageSampled(t *testing.T) {
 	}
 	if (*Coverage)(nil).Unsampled() != 0 {
 		t.Error("nil coverage: unsampled not 0")
+	}
+}
+
+// TestRecordedEarlyStrike: a real random run (histories/testdata/
+// real-random-early-strike, issue 40's untargeted weak config on 4.4.0,
+// its first 9.7 s) whose schedule paused broker 2 7 ms in, 175 ms before
+// the observer's first sample: on both partitions that pause starts from
+// the unknown state, is recorded, and is not coverage; the power loss and
+// the heal after it are.
+func TestRecordedEarlyStrike(t *testing.T) {
+	a := Abstract(readReal(t, "real-random-early-strike"))
+	shrunk := "isr=above-min leader=alive elr=empty election=none truncation=unknown quorum=same coordinator=unknown"
+	var got []string
+	for _, tr := range a.Transitions {
+		got = append(got, fmt.Sprintf("%d %s@%s sampled=%v", tr.Partition, tr.Fault, tr.Role, tr.Before.Sampled()))
+		if tr.Fault == "pause" && (tr.Before.Sampled() || tr.Role != Unknown || tr.After.String() != shrunk) {
+			t.Errorf("partition %d: the early pause %s@%s from %s to %s; want from the unknown state at role unknown to %s",
+				tr.Partition, tr.Fault, tr.Role, tr.Before, tr.After, shrunk)
+		}
+	}
+	want := []string{
+		"0 pause@unknown sampled=false", "1 pause@unknown sampled=false",
+		"0 lose-unflushed@out-of-isr sampled=true", "1 lose-unflushed@out-of-isr sampled=true",
+		"0 heal-pause@none sampled=true", "1 heal-pause@none sampled=true",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("transitions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The two partitions' transitions are alike: three distinct, one of
+	// them (the pause) before a sample.
+	if c := Of(a); len(c.Transitions) != 3 || c.Distinct() != 2 || c.Unsampled() != 1 {
+		t.Errorf("coverage: %d recorded, %d distinct, %d unsampled; want 3, 2, 1", len(c.Transitions), c.Distinct(), c.Unsampled())
 	}
 }
