@@ -28,7 +28,10 @@ a minute); then, per scenario, each strategy's ratios to random, said
 only as far as the means hold them ("at most" where random missed, no
 ratio where both did), and, where random missed, the per-run rate its
 runs bound (Clopper-Pearson, one-sided 95%) and the median first finding
-that rate implies. Each exploration is judged on as many runs as the fewest of its
+that rate implies. Distinct transitions leave out those from before a
+partition's first sample (no state of Kafka's), counted again from each
+exploration's coverage.json where it was recorded before that rule. Each
+exploration is judged on as many runs as the fewest of its
 row made, or on its first --runs N (the same explorations at a shorter
 horizon); interrupted, unfinished (fewer runs than asked, still running)
 and sharded explorations are left out. Make the
@@ -37,7 +40,8 @@ explorations with
 (scripts/compare-strategies.sh does it for many seeds, resuming where it
 stopped). docs/explore.md, Comparing the strategies.
 Exit codes: 0 printed, 254 no exploration found, a folder whose
-explore.json is not an exploration's (named), or a negative --runs.`,
+explore.json or coverage.json is not an exploration's (named), or a
+negative --runs.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rows, err := explore.CompareDirs(args, runs)
