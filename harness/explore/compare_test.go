@@ -269,3 +269,24 @@ func TestRecount(t *testing.T) {
 		t.Errorf("a broken coverage.json: %v, want bad input naming it", err)
 	}
 }
+
+// TestSummaryUnsampledLine: explore.md says how many transitions
+// coverage.json records from before a first sample, only where there
+// are some and the record says so.
+func TestSummaryUnsampledLine(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		unsampled *int
+		want      string
+	}{
+		{"recorded before the rule", nil, "Strategy: random; 4 distinct transitions covered (coverage.json)."},
+		{"none", new(0), "Strategy: random; 4 distinct transitions covered (coverage.json)."},
+		{"three", new(3), "Strategy: random; 4 distinct transitions covered (coverage.json, which also records 3 struck before the observer's first sample, not counted)."},
+	} {
+		s := exploration("weak", StrategyRandom, 1, []string{"", ""}, []int{3, 1})
+		s.Unsampled = c.unsampled
+		if md := s.Markdown(); !strings.Contains(md, c.want) {
+			t.Errorf("%s: explore.md lacks %q:\n%s", c.name, c.want, md)
+		}
+	}
+}
