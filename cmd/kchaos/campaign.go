@@ -43,8 +43,9 @@ Writes store/campaign-<name>/<timestamp>/campaign.md and campaign.json, each
 cell's exploration under cells/<NN>/. --shard I/N does cells I-1, I-1+N, ...
 (each shard with the whole budget); 'kchaos merge' joins the shards.
 The file's format is in docs/explore.md (Campaigns).
-Exit codes: 0 no new signature, 1 a new signature, 2 no run judged, 254 bad
-input (before any cluster).`,
+Exit codes: 0 no new signature, 1 a new signature, 2 a cell judged no run
+or stopped on runs failing in a row (named on the page), 254 bad input
+(before any cluster).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			sh, err := explore.ParseShard(shard)
@@ -75,7 +76,7 @@ input (before any cluster).`,
 				cfg := explore.CampaignConfig{Campaign: c, Shard: sh, Store: store, Budget: budget,
 					Log: func(line string) { say("%s", line) },
 					OnCell: func(cr explore.CellRecord) {
-						say("cell %s: %d runs, %d findings, %d transitions, %.0f s %s", cr.ID, cr.Runs, cr.Findings, cr.Transitions, cr.Seconds, cr.Err)
+						say("cell %s: %d runs (%d judged), %d findings, %d transitions, %.0f s %s %s", cr.ID, cr.Runs, cr.Judged, cr.Findings, cr.Transitions, cr.Seconds, cr.Stopped, cr.Err)
 					},
 					Explore: func(ctx context.Context, ecfg explore.Config) (*explore.Summary, string, error) {
 						say("cell %s: exploring for %s", ecfg.Scenario.Name, ecfg.For.Round(time.Second))

@@ -301,3 +301,61 @@ func TestRunCampaignShrunkAndBisected(t *testing.T) {
 		t.Errorf("campaign.md lacks the bisect table:\n%s", page)
 	}
 }
+
+// TestCampaignUnjudgedCell: a cell whose runs failed before their check
+// (an image not built, a cluster that would not start) is not a cell
+// that found nothing: the page names it, its runs column says how many
+// were judged and its note why, and the campaign exits 2, as that cell's
+// exploration alone would; a cell with some runs failed but not stopped
+// is only counted.
+func TestCampaignUnjudgedCell(t *testing.T) {
+	const stopped = "stopped: 3 runs in a row failed before their check; the last: cluster: image kchaos/kafka:4.4.0 is not built"
+	run := func(err string) RunRecord { return RunRecord{Verdict: "valid", Err: err} }
+	failed := run("cluster: image kchaos/kafka:4.4.0 is not built")
+	for _, c := range []struct {
+		name     string
+		second   []RunRecord
+		stop     string
+		exit     int
+		runsCell string
+		bold     bool
+	}{
+		{"both judged", []RunRecord{run(""), run("")}, "", 0, "| s2/topic.configs.min.insync.replicas=2/4.4.0 | 2 | 0 |", false},
+		{"some failed, not stopped", []RunRecord{run(""), failed, run("")}, "", 0, "| s2/topic.configs.min.insync.replicas=2/4.4.0 | 3 (2 judged) | 0 |", false},
+		{"every run failed, stopped", []RunRecord{failed, failed, failed}, stopped, 2, "| s2/topic.configs.min.insync.replicas=2/4.4.0 | 3 (0 judged) | 0 |", true},
+		{"judged one, then stopped", []RunRecord{run(""), failed, failed, failed}, stopped, 2, "| s2/topic.configs.min.insync.replicas=2/4.4.0 | 4 (1 judged) | 0 |", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			camp, err := LoadCampaign(writeCampaign(t, `name: sim
+scenarios:
+  - s2
+  - {scenario: s2, set: [topic.configs.min.insync.replicas=2]}
+versions: [4.4.x]
+budget: 1h
+seed: 11
+`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cell := 0
+			rec, _, err := RunCampaign(context.Background(), CampaignConfig{Campaign: camp, Store: t.TempDir(), Now: campaignClock(), Known: []KnownCell{},
+				Explore: func(ctx context.Context, cfg Config) (*Summary, string, error) {
+					s := &Summary{Scenario: cfg.Scenario.Name, BaseSeed: cfg.Seed, RunRecords: []RunRecord{run(""), run("")}}
+					if cell++; cell == 2 {
+						s.RunRecords, s.Stopped = c.second, c.stop
+					}
+					return s, "", nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			md := rec.Markdown()
+			bold := "**Cells that judged no run or stopped on runs failing in a row: s2/topic.configs.min.insync.replicas=2/4.4.0**"
+			if got := rec.Exit(); got != c.exit || strings.Contains(md, bold) != c.bold || !strings.Contains(md, c.runsCell) ||
+				c.stop != "" && !strings.Contains(md, c.stop+" |") {
+				t.Errorf("exit %d (want %d), the cell named in bold %v (want %v), its row %q and note %q:\n%s",
+					got, c.exit, strings.Contains(md, bold), c.bold, c.runsCell, c.stop, md)
+			}
+		})
+	}
+}

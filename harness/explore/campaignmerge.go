@@ -167,19 +167,30 @@ func (m *MergedCampaign) Exit() int {
 }
 
 // Exit is a campaign's exit: 1 when a signature is new (news for Kafka's
-// JIRA), 2 when no cell's run reached its check, else 0.
+// JIRA), 2 when some cell judged no run or stopped on runs failing in a
+// row (CellRecord.unjudged: a gate is not green on a cell that checked
+// nothing, as an exploration alone would not be), or no cell ran at all,
+// else 0.
 func (rec *CampaignRecord) Exit() int {
 	for _, s := range rec.Signatures {
 		if s.Label == "new" {
 			return 1
 		}
 	}
-	judged := 0
-	for _, c := range rec.Cells {
-		judged += c.Judged
-	}
-	if judged == 0 {
+	if len(rec.unjudgedCells()) > 0 || !slices.ContainsFunc(rec.Cells, func(c CellRecord) bool { return c.Judged > 0 }) {
 		return 2
 	}
 	return 0
+}
+
+// unjudgedCells are the ids of the cells that judged nothing
+// (CellRecord.unjudged), in the campaign's order.
+func (rec *CampaignRecord) unjudgedCells() []string {
+	var ids []string
+	for _, c := range rec.Cells {
+		if c.unjudged() {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
 }

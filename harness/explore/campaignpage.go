@@ -50,7 +50,21 @@ type CellRecord struct {
 	// Dir is the cell's exploration folder, relative to the campaign's.
 	Dir     string `json:"dir,omitempty"`
 	Skipped string `json:"skipped,omitempty"`
+	// Stopped is the cell's exploration's Summary.Stopped: why it ended
+	// early on runs failing in a row.
+	Stopped string `json:"stopped,omitempty"`
 	Err     string `json:"error,omitempty"`
+}
+
+// unjudged says the cell was explored (not skipped) and either judged no
+// run or stopped on runs failing in a row: what its exploration alone
+// would exit 2 for (Summary.Exit). Its "no findings" rests on nothing.
+func (c CellRecord) unjudged() bool { return c.Skipped == "" && (c.Judged == 0 || c.Stopped != "") }
+
+// note is the cell's line of the page: why it was skipped, stopped or
+// failed.
+func (c CellRecord) note() string {
+	return strings.Join(slices.DeleteFunc([]string{c.Skipped, c.Stopped, c.Err}, func(s string) bool { return s == "" }), "; ")
 }
 
 // Seen is one finding of a signature: where and when.
@@ -154,7 +168,12 @@ func (rec *CampaignRecord) Markdown() string {
 		runs += c.Runs
 		findings += c.Findings
 	}
-	fmt.Fprintf(&b, ".\n\n%d cells, %d runs, %d findings, %d signatures.\n\n", len(rec.Cells), runs, findings, len(rec.Signatures))
+	fmt.Fprintf(&b, ".\n\n%d cells, %d runs, %d findings, %d signatures.", len(rec.Cells), runs, findings, len(rec.Signatures))
+	if ids := rec.unjudgedCells(); len(ids) > 0 {
+		fmt.Fprintf(&b, " **Cells that judged no run or stopped on runs failing in a row: %s** (what they would have found is not known; their notes say why).",
+			strings.Join(ids, ", "))
+	}
+	b.WriteString("\n\n")
 	if len(rec.Signatures) == 0 {
 		b.WriteString("No findings.\n\n")
 	} else {
@@ -191,12 +210,12 @@ func (rec *CampaignRecord) Markdown() string {
 	}
 	b.WriteString("## Cells\n\n| cell | runs | findings | distinct transitions | seconds (share) | folder | note |\n|---|---|---|---|---|---|---|\n")
 	for _, c := range rec.Cells {
-		note := c.Skipped
-		if c.Err != "" {
-			note = strings.TrimSpace(note + " " + c.Err)
+		runs := fmt.Sprint(c.Runs)
+		if c.Judged < c.Runs {
+			runs += fmt.Sprintf(" (%d judged)", c.Judged)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.0f (%.0f) | %s | %s |\n", c.ID, c.Runs, c.Findings, c.Transitions, c.Seconds, c.ShareSeconds,
-			orDash(c.Dir), oneLine(orDash(note)))
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %.0f (%.0f) | %s | %s |\n", c.ID, runs, c.Findings, c.Transitions, c.Seconds, c.ShareSeconds,
+			orDash(c.Dir), oneLine(orDash(c.note())))
 	}
 	return b.String()
 }

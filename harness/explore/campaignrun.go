@@ -120,6 +120,7 @@ func RunCampaign(ctx context.Context, cfg CampaignConfig) (*CampaignRecord, stri
 		}
 		if sum != nil {
 			cr.Runs, cr.Judged, cr.Transitions, cr.BaseSeed = len(sum.RunRecords), sum.judged(), sum.Transitions, sum.BaseSeed
+			cr.Stopped = sum.Stopped
 			cr.Findings = len(sum.Findings)
 			for _, f := range sum.Findings {
 				rec.addFinding(dir, cr, edir, f, sum.Started, known, cfg.Log)
