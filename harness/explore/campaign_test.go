@@ -132,11 +132,8 @@ func campaignClock() func() time.Time {
 	return func() time.Time { t = t.Add(5 * time.Second); return t }
 }
 
-// runSimCampaign runs a campaign of two s2 cells on simulated runs
-// (simRunner: even seeds lose, with real-s2's history), not shrunk.
-func runSimCampaign(t *testing.T, store string, sh Shard, shares *[]time.Duration) (*CampaignRecord, string) {
-	t.Helper()
-	c, err := LoadCampaign(writeCampaign(t, `name: sim
+// simCampaign is a campaign of two s2 cells on 4.4.x.
+const simCampaign = `name: sim
 scenarios:
   - s2
   - {scenario: s2, set: [topic.configs.min.insync.replicas=2]}
@@ -144,7 +141,13 @@ versions: [4.4.x]
 budget: 1h
 runs_per_cell: 6
 seed: 11
-`))
+`
+
+// runSimCampaign runs a campaign of two s2 cells on simulated runs
+// (simRunner: even seeds lose, with real-s2's history), not shrunk.
+func runSimCampaign(t *testing.T, store string, sh Shard, shares *[]time.Duration) (*CampaignRecord, string) {
+	t.Helper()
+	c, err := LoadCampaign(writeCampaign(t, simCampaign))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,14 +329,7 @@ func TestCampaignUnjudgedCell(t *testing.T) {
 		{"judged one, then stopped", []RunRecord{run(""), failed, failed, failed}, stopped, 2, "| s2/topic.configs.min.insync.replicas=2/4.4.0 | 4 (1 judged) | 0 |", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			camp, err := LoadCampaign(writeCampaign(t, `name: sim
-scenarios:
-  - s2
-  - {scenario: s2, set: [topic.configs.min.insync.replicas=2]}
-versions: [4.4.x]
-budget: 1h
-seed: 11
-`))
+			camp, err := LoadCampaign(writeCampaign(t, simCampaign))
 			if err != nil {
 				t.Fatal(err)
 			}
