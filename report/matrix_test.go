@@ -121,3 +121,25 @@ func TestMatrixColumns(t *testing.T) {
 }
 
 func near(a, b float64) bool { return a-b < 0.01 && b-a < 0.01 }
+
+// TestReportColumn: a row's report column links the run's report, or,
+// where the story never ran and so wrote none, its run folder; nothing
+// without a folder.
+func TestReportColumn(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		row        Row
+		text, html string
+	}{
+		{"ran", Row{RunDir: "../s1/r1"}, "[report](../s1/r1/report.html)", `<a href="../s1/r1/report.html">report</a>`},
+		{"never ran", Row{RunDir: "../s1/r2", NotRun: true}, "[run folder](../s1/r2)", `<a href="../s1/r2">run folder</a>`},
+		{"no folder", Row{NotRun: true}, "—", ""},
+	} {
+		if got := reportText(c.row); got != c.text {
+			t.Errorf("%s: markdown %q, want %q", c.name, got, c.text)
+		}
+		if got := string(reportLink(c.row)); got != c.html {
+			t.Errorf("%s: html %q, want %q", c.name, got, c.html)
+		}
+	}
+}

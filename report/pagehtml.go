@@ -108,20 +108,36 @@ func htmlSpans(spans []Span) template.HTML {
 	return template.HTML(out.String())
 }
 
+// reportTarget is where a row's report column points and what it says:
+// the run's report, or, for a story that never ran (NotRun: no report
+// was written), its run folder, which holds what the start left (the
+// scenario, a refusing broker's log); "" without a run folder.
+func reportTarget(r Row) (href, text string) {
+	switch {
+	case r.RunDir == "":
+		return "", ""
+	case r.NotRun:
+		return r.RunDir, "run folder"
+	}
+	return r.RunDir + "/" + ReportHTML, "report"
+}
+
 // reportLink is the link to a row's run report ("" without a run).
 func reportLink(r Row) template.HTML {
-	if r.RunDir == "" {
+	href, text := reportTarget(r)
+	if href == "" {
 		return ""
 	}
-	return template.HTML(`<a href="` + template.HTMLEscapeString(r.RunDir+"/"+ReportHTML) + `">report</a>`)
+	return template.HTML(`<a href="` + template.HTMLEscapeString(href) + `">` + text + `</a>`)
 }
 
 // reportText is reportLink in markdown ("—" without a run).
 func reportText(r Row) string {
-	if r.RunDir == "" {
+	href, text := reportTarget(r)
+	if href == "" {
 		return "—"
 	}
-	return fmt.Sprintf("[report](%s/%s)", r.RunDir, ReportHTML)
+	return fmt.Sprintf("[%s](%s)", text, href)
 }
 
 var batchTmpl = template.Must(template.New("page").Parse(`<!DOCTYPE html>
