@@ -51,9 +51,10 @@ type StrategyRow struct {
 	// MedianFirst is the median seed's first finding (medianFirst: 0,
 	// that seed found nothing within Runs).
 	MedianFirst int `json:"median_first_finding"`
-	// RunsFound counts the judged runs with a finding, of RunsJudged (every
-	// exploration's first Runs runs): a random row's per-run rate
-	// (comparerate.go).
+	// RunsFound counts the judged runs with a finding, of RunsJudged (the
+	// runs among every exploration's first Runs runs that reached their
+	// check: one that failed before it is no draw that found nothing): a
+	// random row's per-run rate (comparerate.go).
 	RunsFound  int `json:"runs_with_finding"`
 	RunsJudged int `json:"runs_judged"`
 	// Transitions are each exploration's distinct transitions after its
@@ -195,6 +196,8 @@ func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
 			secs += r.Seconds
 			if r.Err != "" {
 				row.Failed++
+			} else {
+				row.RunsJudged++
 			}
 			if len(r.Classes) > 0 {
 				row.RunsFound++
@@ -228,7 +231,6 @@ func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
 		}
 	}
 	n := float64(len(g))
-	row.RunsJudged = len(g) * row.Runs
 	row.MedianFirst = medianFirst(row.First)
 	row.MeanFirst, row.MeanTransitions = float64(sumFirst)/n, float64(sumTrans)/n
 	row.MeanSecondsToFirst, row.TransitionsPerMinute = sumToFirst/n, sumRate/n

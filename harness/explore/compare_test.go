@@ -95,7 +95,8 @@ func TestCompare(t *testing.T) {
 		// Random's median seed missed (3 and a miss: the upper middle);
 		// one run of its eight found something.
 		"| weak | random | 2 | 4 | 1 of 2 | 3 - | ≥ 4.0 | > 4 | 1 of 8 | 5.5 | 0 | 10 | ≥ 35 | 8.2 |",
-		"| weak | guided | 2 | 3 | 2 of 2 | 1 3 | 2.0 | 3 | 2 of 6 | 7.5 | 1 | 15 | 30 | 10.0 |",
+		// Guided's failed run is no judged run: 2 of the other 5.
+		"| weak | guided | 2 | 3 | 2 of 2 | 1 3 | 2.0 | 3 | 2 of 5 | 7.5 | 1 | 15 | 30 | 10.0 |",
 		// Random's mean is a lower bound (a miss), so the ratios are upper
 		// bounds; 1 of 8 runs bounds random's per-run rate at 47.1%
 		// (Clopper-Pearson, checked by hand), whose median is run 2.
@@ -288,5 +289,23 @@ func TestSummaryUnsampledLine(t *testing.T) {
 		if md := s.Markdown(); !strings.Contains(md, c.want) {
 			t.Errorf("%s: explore.md lacks %q:\n%s", c.name, c.want, md)
 		}
+	}
+}
+
+// TestRateOfJudgedRuns: a random run that failed before its check is no
+// draw that found nothing: the per-run rate is bounded over the judged
+// runs only (0 of 7 here, not 0 of 8).
+func TestRateOfJudgedRuns(t *testing.T) {
+	rows := compare([]*Summary{
+		exploration("weak", StrategyRandom, 1, []string{"!", "", "", ""}, []int{0, 2, 1, 1}),
+		exploration("weak", StrategyRandom, 2, []string{"", "", "", ""}, []int{2, 1, 1, 0}),
+		exploration("weak", StrategyGuided, 1, []string{"lost-write", "", "", ""}, []int{3, 1, 1, 1}),
+	}, 0)
+	if r := rows[1]; r.RunsJudged != 7 || r.Failed != 1 || r.RunsFound != 0 {
+		t.Fatalf("random row: %d judged, %d failed, %d with a finding; want 7, 1, 0", r.RunsJudged, r.Failed, r.RunsFound)
+	}
+	// 0 of 7: 1-0.05^(1/7) = 34.8%.
+	if md := CompareMarkdown(rows); !strings.Contains(md, "random found something in 0 of 7 runs, independent draws: a per-run rate of at most 34.8% (95%)") {
+		t.Errorf("rate over the judged runs:\n%s", md)
 	}
 }
