@@ -309,3 +309,25 @@ func TestRateOfJudgedRuns(t *testing.T) {
 		t.Errorf("rate over the judged runs:\n%s", md)
 	}
 }
+
+// TestSummaryJudgedLine: explore.md says how many runs were judged where
+// some failed before their check, and gives no runs-per-hour figure to
+// runs that all failed.
+func TestSummaryJudgedLine(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		runs     []string
+		has, not string
+	}{
+		{"all judged", []string{"", ""}, "2 runs, 0 findings, 7.0 runs per hour (", "judged"},
+		{"one failed", []string{"", "!"}, "2 runs (1 judged; the others failed before their check), 0 findings, 7.0 runs per hour (", ""},
+		{"all failed", []string{"!", "!"}, "2 runs (0 judged; the others failed before their check), 0 findings (", "runs per hour"},
+	} {
+		s := exploration("weak", StrategyRandom, 1, c.runs, make([]int, len(c.runs)))
+		s.RunsPerHour = 7
+		md := s.Markdown()
+		if !strings.Contains(md, c.has) || c.not != "" && strings.Contains(md, c.not) {
+			t.Errorf("%s: explore.md lacks %q or has %q:\n%s", c.name, c.has, c.not, md)
+		}
+	}
+}

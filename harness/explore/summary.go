@@ -161,8 +161,17 @@ func (s *Summary) Markdown() string {
 		b.WriteString(").")
 	}
 	b.WriteString("\n\n")
-	fmt.Fprintf(&b, "%d runs, %d findings, %.1f runs per hour (%.0f s exploring, %.0f s shrinking)", len(s.RunRecords), len(s.Findings),
-		s.RunsPerHour, s.Seconds-s.ShrinkSeconds, s.ShrinkSeconds)
+	fmt.Fprintf(&b, "%d runs", len(s.RunRecords))
+	if j := s.judged(); j < len(s.RunRecords) {
+		// A run that failed before its check found nothing only because
+		// it checked nothing: the findings below are of the judged ones.
+		fmt.Fprintf(&b, " (%d judged; the others failed before their check)", j)
+	}
+	fmt.Fprintf(&b, ", %d findings", len(s.Findings))
+	if s.judged() > 0 {
+		fmt.Fprintf(&b, ", %.1f runs per hour", s.RunsPerHour)
+	}
+	fmt.Fprintf(&b, " (%.0f s exploring, %.0f s shrinking)", s.Seconds-s.ShrinkSeconds, s.ShrinkSeconds)
 	if s.IdleSeconds > 0 {
 		fmt.Fprintf(&b, ", %.1f s idle between one run's workload and the next's", s.IdleSeconds)
 	}
