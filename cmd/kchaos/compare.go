@@ -40,8 +40,9 @@ explorations with
 (scripts/compare-strategies.sh does it for many seeds, resuming where it
 stopped). docs/explore.md, Comparing the strategies.
 Exit codes: 0 printed, 254 no exploration found, a folder whose
-explore.json or coverage.json is not an exploration's (named), or a
-negative --runs.`,
+explore.json or coverage.json is not an exploration's (named),
+explorations of one scenario on different configs (Kafka, settings or
+mix: both folders named), or a negative --runs.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rows, err := explore.CompareDirs(args, runs)

@@ -114,6 +114,7 @@ func CompareDirs(roots []string, runs int) ([]StrategyRow, error) {
 			if err := recount(s, filepath.Dir(path)); err != nil {
 				return err
 			}
+			s.dir = filepath.Dir(path)
 			sums = append(sums, s)
 			return filepath.SkipDir
 		})
@@ -124,8 +125,45 @@ func CompareDirs(roots []string, runs int) ([]StrategyRow, error) {
 	if len(sums) == 0 {
 		return nil, &scenario.BadInputError{Err: fmt.Errorf("no exploration folder (%s) under %s", SummaryFile, strings.Join(roots, ", "))}
 	}
+	if err := sameConfig(sums); err != nil {
+		return nil, &scenario.BadInputError{Err: err}
+	}
 	return compare(sums, runs), nil
 }
+
+// sameConfig refuses explorations of one scenario name that were made on
+// different configs (Kafka release, settings, mix): a row, and a ratio
+// between rows, compares strategies on one config, and a name alone does
+// not say the config (one file explored with a --set, or an earlier
+// version of a file, keeps its name). Left-out explorations (compare's
+// rule) are not held to it.
+func sameConfig(sums []*Summary) error {
+	type config struct{ kafka, settings, mix string }
+	first := map[string]*Summary{}
+	for _, s := range sums {
+		if leftOut(s) {
+			continue
+		}
+		f, ok := first[s.Scenario]
+		if !ok {
+			first[s.Scenario] = s
+			continue
+		}
+		a := config{f.Kafka, settingsText(f.Settings), strings.Join(slices.Sorted(slices.Values(f.Faults)), ", ")}
+		b := config{s.Kafka, settingsText(s.Settings), strings.Join(slices.Sorted(slices.Values(s.Faults)), ", ")}
+		for _, d := range [][3]string{{"Kafka", a.kafka, b.kafka}, {"settings", a.settings, b.settings}, {"mix", a.mix, b.mix}} {
+			if d[1] != d[2] {
+				return fmt.Errorf("%s and %s: explorations of %s on different configs (%s %s against %s): a row compares strategies on one config; compare them apart",
+					f.dir, s.dir, s.Scenario, d[0], d[1], d[2])
+			}
+		}
+	}
+	return nil
+}
+
+// leftOut says compare leaves s out: an interrupted, sharded or
+// unfinished exploration, whose runs are not a whole exploration's.
+func leftOut(s *Summary) bool { return s.Interrupted || s.Shard != "" || unfinished(s) }
 
 // recount counts s's distinct transitions again from the coverage.json
 // beside its explore.json, under today's rule (states.Covered.Sampled):
@@ -153,7 +191,7 @@ func compare(sums []*Summary, runs int) []StrategyRow {
 	type key struct{ scen, strat string }
 	groups := map[key][]*Summary{}
 	for _, s := range sums {
-		if s.Interrupted || s.Shard != "" || unfinished(s) {
+		if leftOut(s) {
 			continue
 		}
 		k := key{s.Scenario, cmp.Or(s.Strategy, StrategyRandom)}

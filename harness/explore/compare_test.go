@@ -331,3 +331,48 @@ func TestSummaryJudgedLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareSameConfig: explorations of one scenario name on different
+// configs are bad input naming both folders; a mix given in another
+// order is the same mix, and a left-out exploration is not held to it.
+func TestCompareSameConfig(t *testing.T) {
+	base := func(strat string) *Summary {
+		s := exploration("weak", strat, 1, []string{"", ""}, []int{1, 1})
+		s.Settings, s.Faults = map[string]string{"acks": "all", "unclean": "true"}, []string{"kill", "pause"}
+		return s
+	}
+	for _, c := range []struct {
+		name   string
+		change func(*Summary)
+		want   string
+	}{
+		{"the same config", func(*Summary) {}, ""},
+		{"the mix in another order", func(s *Summary) { s.Faults = []string{"pause", "kill"} }, ""},
+		{"another release", func(s *Summary) { s.Kafka = "4.3.2" }, "Kafka 4.4.0 against 4.3.2"},
+		{"another setting", func(s *Summary) { s.Settings["acks"] = "1" }, "settings acks=all, unclean=true against acks=1, unclean=true"},
+		{"another mix", func(s *Summary) { s.Faults = []string{"kill"} }, "mix kill, pause against kill"},
+		{"another release, interrupted", func(s *Summary) { s.Kafka, s.Interrupted = "4.3.2", true }, ""},
+	} {
+		root := t.TempDir()
+		other := base(StrategyGuided)
+		c.change(other)
+		for name, s := range map[string]*Summary{"a": base(StrategyRandom), "b": other} {
+			dir := filepath.Join(root, name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Write(dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := CompareDirs([]string{root}, 0)
+		var be *scenario.BadInputError
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v, want a table", c.name, err)
+		case c.want != "" && (!errors.As(err, &be) || !strings.Contains(err.Error(), c.want) ||
+			!strings.Contains(err.Error(), filepath.Join(root, "a")) || !strings.Contains(err.Error(), filepath.Join(root, "b"))):
+			t.Errorf("%s: %v, want bad input naming both folders and %q", c.name, err, c.want)
+		}
+	}
+}

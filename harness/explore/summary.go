@@ -61,8 +61,10 @@ type Summary struct {
 	RunRecords []RunRecord     `json:"run_records"`
 	Findings   []FindingRecord `json:"findings"`
 	// recounted says CompareDirs counted Transitions again from the
-	// exploration's coverage.json (recount).
+	// exploration's coverage.json (recount); dir is the folder it read
+	// the exploration from.
 	recounted bool
+	dir       string
 }
 
 // countedUnsampled says s was written before coverage left out the
