@@ -138,7 +138,6 @@ func CompareDirs(roots []string, runs int) ([]StrategyRow, error) {
 // version of a file, keeps its name). Left-out explorations (compare's
 // rule) are not held to it.
 func sameConfig(sums []*Summary) error {
-	type config struct{ kafka, settings, mix string }
 	first := map[string]*Summary{}
 	for _, s := range sums {
 		if leftOut(s) {
@@ -149,16 +148,25 @@ func sameConfig(sums []*Summary) error {
 			first[s.Scenario] = s
 			continue
 		}
-		a := config{f.Kafka, settingsText(f.Settings), strings.Join(slices.Sorted(slices.Values(f.Faults)), ", ")}
-		b := config{s.Kafka, settingsText(s.Settings), strings.Join(slices.Sorted(slices.Values(s.Faults)), ", ")}
-		for _, d := range [][3]string{{"Kafka", a.kafka, b.kafka}, {"settings", a.settings, b.settings}, {"mix", a.mix, b.mix}} {
-			if d[1] != d[2] {
-				return fmt.Errorf("%s and %s: explorations of %s on different configs (%s %s against %s): a row compares strategies on one config; compare them apart",
-					f.dir, s.dir, s.Scenario, d[0], d[1], d[2])
-			}
+		if d := configDiff(f, s); d != "" {
+			return fmt.Errorf("%s and %s: explorations of %s on different configs (%s): a row compares strategies on one config; compare them apart",
+				f.dir, s.dir, s.Scenario, d)
 		}
 	}
 	return nil
+}
+
+// configDiff says how b's config differs from a's ("Kafka 4.4.0 against
+// 4.3.2"; "" where it does not): the Kafka release, the settings, the
+// mix (in any order). What compare and merge hold explorations to.
+func configDiff(a, b *Summary) string {
+	mix := func(s *Summary) string { return strings.Join(slices.Sorted(slices.Values(s.Faults)), ", ") }
+	for _, d := range [][3]string{{"Kafka", a.Kafka, b.Kafka}, {"settings", settingsText(a.Settings), settingsText(b.Settings)}, {"mix", mix(a), mix(b)}} {
+		if d[1] != d[2] {
+			return fmt.Sprintf("%s %s against %s", d[0], d[1], d[2])
+		}
+	}
+	return ""
 }
 
 // leftOut says compare leaves s out: an interrupted, sharded or

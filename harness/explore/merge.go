@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -53,6 +54,7 @@ func Merge(dirs []string) (*Merged, error) {
 	}
 	m := &Merged{Dirs: dirs}
 	seen := map[int]string{}
+	var head *Summary
 	for k, dir := range dirs {
 		s, err := readShard(dir)
 		if err != nil {
@@ -66,10 +68,18 @@ func Merge(dirs []string) (*Merged, error) {
 			sh = Shard{I: 1, N: 1}
 		}
 		if k == 0 {
-			m.Scenario, m.BaseSeed, m.Shards = s.Scenario, s.BaseSeed, sh.N
+			m.Scenario, m.BaseSeed, m.Shards, head = s.Scenario, s.BaseSeed, sh.N, s
 		} else if s.Scenario != m.Scenario || s.BaseSeed != m.BaseSeed || sh.N != m.Shards {
 			return nil, bad("%s: scenario %s, base seed %d, %d shard(s); %s has %s, %d, %d: not shards of one exploration",
 				dir, s.Scenario, s.BaseSeed, sh.N, dirs[0], m.Scenario, m.BaseSeed, m.Shards)
+		} else if d := configDiff(head, s); d != "" || cmp.Or(s.Strategy, StrategyRandom) != cmp.Or(head.Strategy, StrategyRandom) {
+			// The same name and seed on another release, settings, mix or
+			// strategy (a CI matrix sharding each version with one seed)
+			// is another exploration, not this one's other shard.
+			if d == "" {
+				d = fmt.Sprintf("strategy %s against %s", cmp.Or(head.Strategy, StrategyRandom), cmp.Or(s.Strategy, StrategyRandom))
+			}
+			return nil, bad("%s and %s: %s: not shards of one exploration", dirs[0], dir, d)
 		}
 		if other, dup := seen[sh.I]; dup {
 			return nil, bad("%s and %s are both shard %d/%d", other, dir, sh.I, sh.N)

@@ -66,6 +66,30 @@ func TestMerge(t *testing.T) {
 			t.Errorf("%s: err = %v, want bad input", name, err)
 		}
 	}
+	// Shard 3 of the same scenario and seed made on another release or
+	// with another strategy (a CI matrix sharding each version with one
+	// seed) is another exploration's.
+	for _, c := range []struct {
+		name, want string
+		change     func(*Summary)
+	}{
+		{"another release", "Kafka 4.4.0 against 4.3.2", func(s *Summary) { s.Kafka = "4.3.2" }},
+		{"another strategy", "strategy random against guided", func(s *Summary) { s.Strategy = StrategyGuided }},
+	} {
+		s, err := readShard(dirs[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.change(s)
+		alt := t.TempDir()
+		if err := s.Write(alt); err != nil {
+			t.Fatal(err)
+		}
+		var be *scenario.BadInputError
+		if _, err := Merge([]string{dirs[0], alt}); !errors.As(err, &be) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want bad input saying %q", c.name, err, c.want)
+		}
+	}
 }
 
 // TestBisect: a repro and its finding.json plan one run per version and
