@@ -355,3 +355,30 @@ func TestCampaignUnjudgedCell(t *testing.T) {
 		})
 	}
 }
+
+// TestCampaignDiff: what tells a folder from a shard of the campaign
+// being merged, each said with both values.
+func TestCampaignDiff(t *testing.T) {
+	m := &MergedCampaign{CampaignRecord: CampaignRecord{Name: "nightly", Seed: 40, AllCells: []string{"s2/-/4.3.2", "s2/-/4.4.0"}}, Shards: 2}
+	for _, c := range []struct {
+		name   string
+		change func(*CampaignRecord)
+		n      int
+		want   string
+	}{
+		{"a shard", func(*CampaignRecord) {}, 2, ""},
+		{"random is the strategy unsaid", func(r *CampaignRecord) { r.Strategy = StrategyRandom }, 2, ""},
+		{"another name", func(r *CampaignRecord) { r.Name = "weekly" }, 2, "campaign nightly against weekly"},
+		{"another seed", func(r *CampaignRecord) { r.Seed = 41 }, 2, "seed 40 against 41"},
+		{"another count", func(*CampaignRecord) {}, 3, "2 shard(s) against 3"},
+		{"another strategy", func(r *CampaignRecord) { r.Strategy = StrategyGuided }, 2, "strategy random against guided"},
+		{"another version", func(r *CampaignRecord) { r.AllCells = []string{"s2/-/4.2.2", "s2/-/4.4.0"} }, 2, "cell 1 s2/-/4.3.2 against s2/-/4.2.2"},
+		{"fewer cells", func(r *CampaignRecord) { r.AllCells = r.AllCells[:1] }, 2, "2 cells against 1"},
+	} {
+		r := CampaignRecord{Name: "nightly", Seed: 40, AllCells: []string{"s2/-/4.3.2", "s2/-/4.4.0"}}
+		c.change(&r)
+		if got := campaignDiff(m, &r, c.n); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

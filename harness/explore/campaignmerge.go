@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -31,7 +32,7 @@ type MergedCampaign struct {
 }
 
 // MergeCampaigns joins campaign folders that are shards of one campaign
-// (one name, seed, cell list and shard count). Folders and paths in the
+// (one name, seed, strategy, cell list and shard count: campaignDiff). Folders and paths in the
 // result are joined to their shard's folder. Bad folders are a
 // *scenario.BadInputError.
 func MergeCampaigns(dirs []string) (*MergedCampaign, error) {
@@ -60,9 +61,8 @@ func MergeCampaigns(dirs []string) (*MergedCampaign, error) {
 		if k == 0 {
 			m.Name, m.Seed, m.Strategy, m.Versions, m.AllCells, m.Shards = r.Name, r.Seed, r.Strategy, r.Versions, r.AllCells, sh.N
 			m.BudgetSeconds, m.Started = r.BudgetSeconds, r.Started
-		} else if r.Name != m.Name || r.Seed != m.Seed || sh.N != m.Shards || !slices.Equal(r.AllCells, m.AllCells) {
-			return nil, bad("%s: campaign %s, seed %d, %d shard(s); %s: %s, %d, %d: not shards of one campaign",
-				dir, r.Name, r.Seed, sh.N, dirs[0], m.Name, m.Seed, m.Shards)
+		} else if why := campaignDiff(m, &r, sh.N); why != "" {
+			return nil, bad("%s and %s: %s: not shards of one campaign", dirs[0], dir, why)
 		}
 		if other, dup := seen[sh.I]; dup {
 			return nil, bad("%s and %s are both shard %d/%d", other, dir, sh.I, sh.N)
@@ -152,6 +152,31 @@ func (m *MergedCampaign) Write(dir string) error {
 		return err
 	}
 	return owned.Write(filepath.Join(dir, "campaign.md"), []byte(m.Markdown()))
+}
+
+// campaignDiff says how shard r (of n) differs from the campaign m
+// merges ("" where it is one of its shards): its name, seed, shard
+// count, strategy or cells (which name each scenario, setting and
+// version).
+func campaignDiff(m *MergedCampaign, r *CampaignRecord, n int) string {
+	switch {
+	case r.Name != m.Name:
+		return fmt.Sprintf("campaign %s against %s", m.Name, r.Name)
+	case r.Seed != m.Seed:
+		return fmt.Sprintf("seed %d against %d", m.Seed, r.Seed)
+	case n != m.Shards:
+		return fmt.Sprintf("%d shard(s) against %d", m.Shards, n)
+	case cmp.Or(r.Strategy, StrategyRandom) != cmp.Or(m.Strategy, StrategyRandom):
+		return fmt.Sprintf("strategy %s against %s", cmp.Or(m.Strategy, StrategyRandom), cmp.Or(r.Strategy, StrategyRandom))
+	case !slices.Equal(r.AllCells, m.AllCells):
+		for i := range min(len(m.AllCells), len(r.AllCells)) {
+			if m.AllCells[i] != r.AllCells[i] {
+				return fmt.Sprintf("cell %d %s against %s", i+1, m.AllCells[i], r.AllCells[i])
+			}
+		}
+		return fmt.Sprintf("%d cells against %d", len(m.AllCells), len(r.AllCells))
+	}
+	return ""
 }
 
 // Exit is the merge's exit: 1 with a new signature, else 2 with shards
