@@ -382,3 +382,26 @@ func TestCampaignDiff(t *testing.T) {
 		}
 	}
 }
+
+// TestSignatureRate: a signature's rate sums its findings' judged final
+// reruns; one whose reruns all failed before their check is no "not
+// shrunk".
+func TestSignatureRate(t *testing.T) {
+	for _, c := range []struct {
+		rates []string
+		want  string
+	}{
+		{[]string{"2/3", "3/3"}, "5/6"},
+		{[]string{"2/2 (1 more failed before their check)", "1/3"}, "3/5"},
+		{[]string{"0/0 (3 more failed before their check)"}, "no rerun judged"},
+		{[]string{"not shrunk"}, "not shrunk"},
+	} {
+		var s SignatureRecord
+		for _, r := range c.rates {
+			s.Seen = append(s.Seen, Seen{Rate: r})
+		}
+		if got := s.rate(); got != c.want {
+			t.Errorf("%v: %q, want %q", c.rates, got, c.want)
+		}
+	}
+}

@@ -102,7 +102,8 @@ type SignatureRecord struct {
 }
 
 // rate is the signature's reproduction rate over its shrunk findings'
-// final reruns ("5/6"), or "not shrunk" when none was.
+// final reruns that reached their check ("5/6"), "no rerun judged" when
+// every one failed before it, or "not shrunk" when none was shrunk.
 func (s SignatureRecord) rate() string {
 	got, of := 0, 0
 	for _, x := range s.Seen {
@@ -112,6 +113,10 @@ func (s SignatureRecord) rate() string {
 		}
 	}
 	if of == 0 {
+		if slices.ContainsFunc(s.Seen, func(x Seen) bool { return strings.Contains(x.Rate, rerunsFailed) }) {
+			// Shrunk, but every final rerun failed before its check.
+			return "no rerun judged"
+		}
 		return "not shrunk"
 	}
 	return fmt.Sprintf("%d/%d", got, of)

@@ -4,10 +4,9 @@ package explore
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -113,11 +112,10 @@ func TestExploreRecommendedConfigNoFinding(t *testing.T) {
 }
 
 func rate(t *testing.T, r string) (int, int) {
-	a, b, ok := strings.Cut(r, "/")
-	k, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil {
-		t.Fatalf("rate %q", r)
+	// "k/n", maybe followed by the reruns that failed before their check.
+	var k, n int
+	if _, err := fmt.Sscanf(r, "%d/%d", &k, &n); err != nil {
+		t.Fatalf("rate %q: %v", r, err)
 	}
 	return k, n
 }

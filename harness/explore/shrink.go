@@ -56,8 +56,10 @@ type shrinkOptions struct {
 type shrunk struct {
 	// Scenario is the smallest candidate that reproduced.
 	Scenario *scenario.Scenario
-	// Reproduced of Confirmations final reruns showed the class.
-	Reproduced, Confirmations int
+	// Reproduced of Confirmations final reruns showed the class; Failed
+	// of them failed before their check, no draw either way: the rate is
+	// over the others.
+	Reproduced, Confirmations, Failed int
 	// Runs is every oracle run the shrink made (its cost), Elapsed its
 	// wall time; OutOfBudget says the search stopped at the budget.
 	Runs        int
@@ -68,7 +70,17 @@ type shrunk struct {
 }
 
 // rate is "2/3".
-func (s *shrunk) rate() string { return fmt.Sprintf("%d/%d", s.Reproduced, s.Confirmations) }
+// rerunsFailed is how a rate says final reruns failed before their
+// check (shrunk.rate; read back by SignatureRecord.rate).
+const rerunsFailed = "failed before their check"
+
+func (s *shrunk) rate() string {
+	r := fmt.Sprintf("%d/%d", s.Reproduced, s.Confirmations-s.Failed)
+	if s.Failed > 0 {
+		r += fmt.Sprintf(" (%d more %s)", s.Failed, rerunsFailed)
+	}
+	return r
+}
 
 type shrinker struct {
 	o       oracle
@@ -123,7 +135,10 @@ func shrink(ctx context.Context, o oracle, s *scenario.Scenario, opts shrinkOpti
 		}
 		sh.res.Runs++
 		sh.res.Confirmations++
-		if err == nil && shows(classes, opts.Class) {
+		switch {
+		case err != nil:
+			sh.res.Failed++
+		case shows(classes, opts.Class):
 			sh.res.Reproduced++
 		}
 	}
@@ -142,6 +157,7 @@ func (sh *shrinker) try(ctx context.Context, c *scenario.Scenario, what string) 
 		sh.log(fmt.Sprintf("dropped: %s (refused before, not rerun)", what))
 		return false, nil
 	}
+	failed := 0
 	for k := range sh.opts.Tries {
 		if sh.opts.Budget > 0 && sh.opts.Now().Sub(sh.begin) >= sh.opts.Budget {
 			return false, errBudget
@@ -151,12 +167,20 @@ func (sh *shrinker) try(ctx context.Context, c *scenario.Scenario, what string) 
 			return false, ctx.Err()
 		}
 		sh.res.Runs++
-		if err == nil && shows(classes, sh.opts.Class) {
+		if err != nil {
+			failed++
+		} else if shows(classes, sh.opts.Class) {
 			sh.log(fmt.Sprintf("kept: %s (reproduced on try %d)", what, k+1))
 			return true, nil
 		}
 	}
-	sh.log(fmt.Sprintf("dropped: %s (not reproduced in %d tries)", what, sh.opts.Tries))
+	// Dropped either way (the repro keeps the step: the safe side), but
+	// the trail says where a try proved nothing.
+	note := ""
+	if failed > 0 {
+		note = fmt.Sprintf("; %d of them %s", failed, rerunsFailed)
+	}
+	sh.log(fmt.Sprintf("dropped: %s (not reproduced in %d tries%s)", what, sh.opts.Tries, note))
 	if key != "" {
 		if sh.refused == nil {
 			sh.refused = map[string]bool{}

@@ -351,3 +351,41 @@ func TestShrinkFaultOrder(t *testing.T) {
 		})
 	}
 }
+
+// failingReruns fails its first n final reruns before their check (a
+// cluster that would not start), then is its simOracle.
+type failingReruns struct {
+	*simOracle
+	n int
+}
+
+func (o *failingReruns) Run(ctx context.Context, s *scenario.Scenario, confirm bool) ([]string, error) {
+	if confirm && o.n > 0 {
+		o.n--
+		return nil, fmt.Errorf("cluster: did not start")
+	}
+	return o.simOracle.Run(ctx, s, confirm)
+}
+
+// TestShrinkRateOverJudgedReruns: a final rerun that failed before its
+// check is no rerun that did not reproduce: the rate is over the others
+// and says how many failed.
+func TestShrinkRateOverJudgedReruns(t *testing.T) {
+	for _, c := range []struct {
+		failed int
+		want   string
+	}{
+		{0, "3/3"},
+		{1, "2/2 (1 more failed before their check)"},
+		{3, "0/0 (3 more failed before their check)"},
+	} {
+		o := &failingReruns{simOracle: &simOracle{p: 1, minGap: 4 * time.Second}, n: c.failed}
+		res, err := shrink(context.Background(), o, noisy(t), shrinkOptions{Class: "lost-write"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.rate() != c.want || res.Confirmations != DefaultTries || res.Failed != c.failed {
+			t.Errorf("%d failed: rate %q (%d reruns, %d failed), want %q", c.failed, res.rate(), res.Confirmations, res.Failed, c.want)
+		}
+	}
+}
