@@ -271,27 +271,6 @@ func TestRecount(t *testing.T) {
 	}
 }
 
-// TestSummaryUnsampledLine: explore.md says how many transitions
-// coverage.json records from before a first sample, only where there
-// are some and the record says so.
-func TestSummaryUnsampledLine(t *testing.T) {
-	for _, c := range []struct {
-		name      string
-		unsampled *int
-		want      string
-	}{
-		{"recorded before the rule", nil, "Strategy: random; 4 distinct transitions covered (coverage.json)."},
-		{"none", new(0), "Strategy: random; 4 distinct transitions covered (coverage.json)."},
-		{"three", new(3), "Strategy: random; 4 distinct transitions covered (coverage.json, which also records 3 struck before the observer's first sample, not counted)."},
-	} {
-		s := exploration("weak", StrategyRandom, 1, []string{"", ""}, []int{3, 1})
-		s.Unsampled = c.unsampled
-		if md := s.Markdown(); !strings.Contains(md, c.want) {
-			t.Errorf("%s: explore.md lacks %q:\n%s", c.name, c.want, md)
-		}
-	}
-}
-
 // TestRateOfJudgedRuns: a random run that failed before its check is no
 // draw that found nothing: the per-run rate is bounded over the judged
 // runs only (0 of 7 here, not 0 of 8).
@@ -307,28 +286,6 @@ func TestRateOfJudgedRuns(t *testing.T) {
 	// 0 of 7: 1-0.05^(1/7) = 34.8%.
 	if md := CompareMarkdown(rows); !strings.Contains(md, "random found something in 0 of 7 runs, independent draws: a per-run rate of at most 34.8% (95%)") {
 		t.Errorf("rate over the judged runs:\n%s", md)
-	}
-}
-
-// TestSummaryJudgedLine: explore.md says how many runs were judged where
-// some failed before their check, and gives no runs-per-hour figure to
-// runs that all failed.
-func TestSummaryJudgedLine(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		runs     []string
-		has, not string
-	}{
-		{"all judged", []string{"", ""}, "2 runs, 0 findings, 7.0 runs per hour (", "judged"},
-		{"one failed", []string{"", "!"}, "2 runs (1 judged; the others failed before their check), 0 findings, 7.0 runs per hour (", ""},
-		{"all failed", []string{"!", "!"}, "2 runs (0 judged; the others failed before their check), 0 findings (", "runs per hour"},
-	} {
-		s := exploration("weak", StrategyRandom, 1, c.runs, make([]int, len(c.runs)))
-		s.RunsPerHour = 7
-		md := s.Markdown()
-		if !strings.Contains(md, c.has) || c.not != "" && strings.Contains(md, c.not) {
-			t.Errorf("%s: explore.md lacks %q or has %q:\n%s", c.name, c.has, c.not, md)
-		}
 	}
 }
 
