@@ -1,7 +1,6 @@
 package explore
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -166,8 +165,8 @@ func campaignDiff(m *MergedCampaign, r *CampaignRecord, n int) string {
 		return fmt.Sprintf("seed %d against %d", m.Seed, r.Seed)
 	case n != m.Shards:
 		return fmt.Sprintf("%d shard(s) against %d", m.Shards, n)
-	case cmp.Or(r.Strategy, StrategyRandom) != cmp.Or(m.Strategy, StrategyRandom):
-		return fmt.Sprintf("strategy %s against %s", cmp.Or(m.Strategy, StrategyRandom), cmp.Or(r.Strategy, StrategyRandom))
+	case strategyDiff(m.Strategy, r.Strategy) != "":
+		return strategyDiff(m.Strategy, r.Strategy)
 	case !slices.Equal(r.AllCells, m.AllCells):
 		for i := range min(len(m.AllCells), len(r.AllCells)) {
 			if m.AllCells[i] != r.AllCells[i] {

@@ -202,7 +202,7 @@ func compare(sums []*Summary, runs int) []StrategyRow {
 		if leftOut(s) {
 			continue
 		}
-		k := key{s.Scenario, cmp.Or(s.Strategy, StrategyRandom)}
+		k := key{s.Scenario, strategyOf(s.Strategy)}
 		groups[k] = append(groups[k], s)
 	}
 	var rows []StrategyRow

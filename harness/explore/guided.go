@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -33,6 +34,20 @@ func ParseStrategy(v string) (string, error) {
 		return StrategyLive, nil
 	}
 	return "", &scenario.BadInputError{Err: fmt.Errorf("--strategy %q: want %s, %s or %s", v, StrategyRandom, StrategyGuided, StrategyLive)}
+}
+
+// strategyOf is a recorded strategy with "" read as random: explore.json
+// and campaign.json written before strategies had none, and Config's
+// zero Strategy is random.
+func strategyOf(recorded string) string { return cmp.Or(recorded, StrategyRandom) }
+
+// strategyDiff says how recorded strategy b differs from a ("" where they
+// are one).
+func strategyDiff(a, b string) string {
+	if strategyOf(a) == strategyOf(b) {
+		return ""
+	}
+	return fmt.Sprintf("strategy %s against %s", strategyOf(a), strategyOf(b))
 }
 
 // adaptive says whether a strategy chooses from the coverage of the runs

@@ -72,13 +72,10 @@ func Merge(dirs []string) (*Merged, error) {
 		} else if s.Scenario != m.Scenario || s.BaseSeed != m.BaseSeed || sh.N != m.Shards {
 			return nil, bad("%s: scenario %s, base seed %d, %d shard(s); %s has %s, %d, %d: not shards of one exploration",
 				dir, s.Scenario, s.BaseSeed, sh.N, dirs[0], m.Scenario, m.BaseSeed, m.Shards)
-		} else if d := configDiff(head, s); d != "" || cmp.Or(s.Strategy, StrategyRandom) != cmp.Or(head.Strategy, StrategyRandom) {
+		} else if d := cmp.Or(configDiff(head, s), strategyDiff(head.Strategy, s.Strategy)); d != "" {
 			// The same name and seed on another release, settings, mix or
 			// strategy (a CI matrix sharding each version with one seed)
 			// is another exploration, not this one's other shard.
-			if d == "" {
-				d = fmt.Sprintf("strategy %s against %s", cmp.Or(head.Strategy, StrategyRandom), cmp.Or(s.Strategy, StrategyRandom))
-			}
 			return nil, bad("%s and %s: %s: not shards of one exploration", dirs[0], dir, d)
 		}
 		if other, dup := seen[sh.I]; dup {

@@ -69,11 +69,12 @@ type shrunk struct {
 	Trail []string
 }
 
-// rate is "2/3".
 // rerunsFailed is how a rate says final reruns failed before their
 // check (shrunk.rate; read back by SignatureRecord.rate).
 const rerunsFailed = "failed before their check"
 
+// rate is "2/3": reproduced of the final reruns that reached their check,
+// then any that failed before it.
 func (s *shrunk) rate() string {
 	r := fmt.Sprintf("%d/%d", s.Reproduced, s.Confirmations-s.Failed)
 	if s.Failed > 0 {

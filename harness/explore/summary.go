@@ -164,13 +164,14 @@ func (s *Summary) Markdown() string {
 	}
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "%d runs", len(s.RunRecords))
-	if j := s.judged(); j < len(s.RunRecords) {
+	judged := s.judged()
+	if judged < len(s.RunRecords) {
 		// A run that failed before its check found nothing only because
 		// it checked nothing: the findings below are of the judged ones.
-		fmt.Fprintf(&b, " (%d judged; the others failed before their check)", j)
+		fmt.Fprintf(&b, " (%d judged; the others failed before their check)", judged)
 	}
 	fmt.Fprintf(&b, ", %d findings", len(s.Findings))
-	if s.judged() > 0 {
+	if judged > 0 {
 		fmt.Fprintf(&b, ", %.1f runs per hour", s.RunsPerHour)
 	}
 	fmt.Fprintf(&b, " (%.0f s exploring, %.0f s shrinking)", s.Seconds-s.ShrinkSeconds, s.ShrinkSeconds)
