@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
+	"github.com/kchaos/kchaos/checker/model"
 )
 
 // Counted reports whether anomaly kind counts against validity in r. A
@@ -37,7 +38,8 @@ func (v Verdict) ExitCode() int {
 // Otherwise "unknown": entries of an Unjudged kind or uncounted entries of
 // a PerEntry kind, a partition that was sent to without a completed final
 // read, nothing sent at all, or a domain's own cause (a linearizability
-// search that ran out of time). Otherwise true. The reasons list the
+// search that ran out of time), or sends and commits none of which was
+// acknowledged (nothingAcked). Otherwise true. The reasons list the
 // invalid causes in declaration order, then the unknown ones, then the
 // notes (anomalies found that do not count, by rule and then in
 // declaration order; then the domains' and the history's own notes).
@@ -90,6 +92,7 @@ func (a *analysis) verdict() {
 	if len(c.Sends) == 0 && len(c.TxnSends) == 0 {
 		unknown = append(unknown, "nothing was sent")
 	}
+	unknown = append(unknown, a.nothingAcked()...)
 	for _, f := range a.found {
 		unknown = append(unknown, f.Unknowns()...)
 	}
@@ -128,4 +131,92 @@ func (a *analysis) finalTries(tp int32) string {
 		}
 	}
 	return out
+}
+
+// nothingAcked says why a history that sent is still not known to be
+// valid when nothing in it was acknowledged: no plain send completed ok
+// (with an offset, or without one under acks=0) and no transaction meant
+// to commit committed. Every check of acknowledged records then holds
+// vacuously (a compacted topic refusing keyless records with
+// INVALID_RECORD, a min.insync.replicas the ISR never met, a broker
+// nobody reached), and "valid" would vouch for a durability the run never
+// exercised. Jepsen's stats checker fails a test in which some operation
+// never completed ok; kchaos says unknown, as it does when nothing was
+// sent, and names what the sends and commits ended with. A history that
+// acknowledged something of one kind (plain sends beside transactions
+// that all failed) is judged as it stands.
+func (a *analysis) nothingAcked() []string {
+	c := a.c
+	var parts []string
+	if len(c.Sends) > 0 {
+		var fail, info int
+		errs := map[string]int{}
+		for i := range c.Sends {
+			switch c.Sends[i].Typ {
+			case model.OpOK, model.OpOKNoOffset:
+				return nil
+			case model.OpFail:
+				fail++
+			default:
+				info++
+			}
+			if e := c.SendErr[int32(i)]; e != "" {
+				errs[e]++
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%d %s (%d failed, %d unknown%s)", len(c.Sends), pick(len(c.Sends), "send", "sends"), fail, info, topErrors(errs)))
+	}
+	var meant, fail, info int
+	errs := map[string]int{}
+	for i, t := range c.Txns {
+		if t.Abort {
+			continue
+		}
+		meant++
+		switch t.Typ {
+		case model.OpOK:
+			return nil
+		case model.OpFail:
+			fail++
+		default:
+			info++
+		}
+		if e := c.TxnErr[int32(i)]; e != "" {
+			errs[e]++
+		}
+	}
+	if meant > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s meant to commit (%d failed, %d unknown%s)", meant, pick(meant, "transaction", "transactions"), fail, info, topErrors(errs)))
+	}
+	if len(parts) == 0 {
+		return nil // nothing sent: said apart
+	}
+	return []string{"nothing was acknowledged: " + strings.Join(parts, ", ") + "; no acknowledged record to check for loss"}
+}
+
+// topErrors is "; E1 n1, E2 n2, E3 n3, ...": the errors most completions
+// ended with, most first ("" for none).
+func topErrors(errs map[string]int) string {
+	if len(errs) == 0 {
+		return ""
+	}
+	keys := sortedKeys(errs)
+	slices.SortStableFunc(keys, func(x, y string) int { return errs[y] - errs[x] })
+	var parts []string
+	for i, k := range keys {
+		if i == 3 {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", k, errs[k]))
+	}
+	return "; " + strings.Join(parts, ", ")
+}
+
+// pick is one or many by n.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -22,3 +22,39 @@ func TestVerdictRuleInOnePlace(t *testing.T) {
 		t.Errorf("result's list %v", res.Against)
 	}
 }
+
+// nothingAckedReason begins the reason nothingAcked gives.
+const nothingAckedReason = "nothing was acknowledged: "
+
+// TestNothingAcked: a history that sent and acknowledged nothing, neither
+// a plain send nor a commit, is unknown whatever else it shows (a real
+// run on a compacted topic refused every keyless send with
+// INVALID_RECORD and read VALID before the rule); one acknowledged send
+// or commit, of either kind, and the history is judged as it stands.
+func TestNothingAcked(t *testing.T) {
+	ends := map[int]int64{0: 0}
+	empty := final(9, 100, 105, []int{0}, ends, "ok")
+	refused := func(proc int, val string) []string {
+		return send(proc, 10+int64(2*proc), 11+int64(2*proc), 0, val, "fail", -1, "INVALID_RECORD")
+	}
+	failTx := tx{proc: 3, call: 20, ret: 30, id: "tx-1", typ: "fail", endInv: -1, sends: []string{"0:x:0"}, errText: "PRODUCER_FENCED"}.lines()
+	abortTx := tx{proc: 3, call: 20, ret: 30, id: "tx-1", typ: "fail", abort: true, endInv: 25, sends: []string{"0:y:0"}}.lines()
+	runRuleCases(t, []ruleCase{
+		{"every send refused", cat(refused(0, "a"), refused(1, "b"), send(2, 14, 30, 0, "c", "info", -1, "timeout"), empty),
+			Options{}, Unknown, nil, "nothing was acknowledged: 3 sends (2 failed, 1 unknown; INVALID_RECORD 2, timeout 1); no acknowledged record to check for loss"},
+		{"one send acked under acks=0 (no offset): judged", cat(refused(0, "a"), send(1, 14, 15, 0, "z", "ok", -1), empty),
+			Options{}, Valid, nil, ""},
+		{"one send acked with an offset: judged", cat(refused(0, "a"), send(1, 14, 15, 0, "z", "ok", 0), final(9, 100, 105, []int{0}, map[int]int64{0: 1}, "ok", "0:0:z")),
+			Options{}, Valid, nil, ""},
+		{"the only transaction failed", cat(failTx, empty),
+			Options{}, Unknown, nil, "nothing was acknowledged: 1 transaction meant to commit (1 failed, 0 unknown; PRODUCER_FENCED 1)"},
+		{"sends and a transaction, none acknowledged: both named", cat(refused(0, "a"), failTx, empty),
+			Options{}, Unknown, nil, "1 send (1 failed, 0 unknown; INVALID_RECORD 1), 1 transaction meant to commit"},
+		{"an aborted transaction is no commit: still nothing acknowledged", cat(refused(0, "a"), abortTx, empty),
+			Options{}, Unknown, nil, "nothing was acknowledged: 1 send (1 failed"},
+		{"a committed transaction beside refused sends: judged", cat(refused(0, "a"), okTx(3, 20, 30, "tx-1", "0:w:0").lines(), rcFinal(9, 100, 105, map[int]int64{0: 2, 1: 0}, "0:0:w")),
+			Options{}, Valid, nil, ""},
+		{"a lost write is invalid whatever else", cat(send(0, 10, 11, 0, "a", "ok", 0), empty),
+			Options{SkipLinearizability: true}, Invalid, map[string]int{LostWrite: 1}, ""},
+	})
+}

@@ -65,6 +65,23 @@ func refused(why string) kafkaValue {
 	return func(string) error { return fmt.Errorf("%s", why) }
 }
 
+// notCompacted refuses a cleanup policy that compacts (Kafka's LIST:
+// comma-separated, each item trimmed). The checker models no log
+// cleaner: compaction may remove an acked record that a later record
+// with its key supersedes, which would read as lost-write, and Kafka
+// refuses a record without a key on a compacted topic, so round-robin
+// sends all fail (a run of that reads nothing acknowledged: unknown).
+// A broker's log.cleanup.policy is the workload topic's default, so it
+// is refused too.
+func notCompacted(v string) error {
+	for item := range strings.SplitSeq(v, ",") {
+		if strings.TrimSpace(item) == "compact" {
+			return fmt.Errorf("%q: kchaos's checker models no log compaction (the cleaner may remove an acked record a later one with its key supersedes, which would read as lost-write; and Kafka refuses every keyless round-robin send on a compacted topic): use delete", bounds.Cut(v))
+		}
+	}
+	return nil
+}
+
 // kafkaConfigRules are the Kafka configs kchaos itself reads, sets or
 // explains (the audit's facts, the settings a matrix varies, the
 // writeback model's timestamp type), with the types and ranges Kafka's
@@ -92,6 +109,8 @@ var kafkaConfigRules = map[string]kafkaValue{
 	"retention.bytes":                          intAtLeast(64, -1),
 	"log.retention.bytes":                      intAtLeast(64, -1),
 	"remote.storage.enable":                    boolean,
+	"cleanup.policy":                           notCompacted,
+	"log.cleanup.policy":                       notCompacted,
 	"local.retention.ms":                       intAtLeast(64, -2),
 	"local.retention.bytes":                    intAtLeast(64, -2),
 	// Share groups (Kafka's ShareGroupConfig, 4.1-4.4; the record lock

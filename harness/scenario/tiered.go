@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/cluster"
-	"github.com/kchaos/kchaos/internal/bounds"
 )
 
 // TieredSpec is cluster.tiered: tiered storage (KIP-405) on, with a remote
@@ -65,9 +64,8 @@ func (s *Scenario) checkTiered() []error {
 	if v, ok := cfg["remote.storage.enable"]; ok && strings.EqualFold(strings.TrimSpace(v), "false") {
 		add("topic.configs.remote.storage.enable", "false: cluster.tiered is for the workload's topic; remove the key or cluster.tiered")
 	}
-	if v := cfg["cleanup.policy"]; strings.Contains(v, "compact") {
-		add("topic.configs.cleanup.policy", "%q: Kafka refuses remote storage on a compacted topic", bounds.Cut(v))
-	}
+	// A compacted topic (which Kafka refuses remote storage on) is refused
+	// for every scenario (kafkaconfig.go's notCompacted).
 	errs = append(errs, s.checkLocalRetention("ms", "local_retention_ms")...)
 	return append(errs, s.checkLocalRetention("bytes", "")...)
 }

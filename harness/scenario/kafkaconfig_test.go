@@ -1,0 +1,45 @@
+package scenario
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestCompactionRefused: a cleanup policy that compacts, on the topic, on
+// the brokers (the topic's default) or in a live set-config, is bad input
+// naming the field, before any cluster: the checker models no log cleaner
+// (a real run on a compacted topic had every keyless send refused with
+// INVALID_RECORD: histories/testdata/real-compacted-keyless). delete, and
+// a list without compact, pass.
+func TestCompactionRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       string // "" accepts
+	}{
+		{"topic compact", "topic: {configs: {cleanup.policy: compact}}", "topic.configs.cleanup.policy: \"compact\": kchaos's checker models no log compaction"},
+		{"topic compact,delete", "topic: {configs: {cleanup.policy: \"delete, compact\"}}", "topic.configs.cleanup.policy: \"delete, compact\""},
+		{"brokers' default", "cluster: {broker_config: {log.cleanup.policy: compact}}", "cluster.broker_config.log.cleanup.policy"},
+		{"one broker's", "cluster: {per_broker: {1: {log.cleanup.policy: compact}}}", "cluster.per_broker.1.log.cleanup.policy"},
+		{"live set-config", "nemesis: {steps: [{fault: set-config, config: {cleanup.policy: compact}}]}", "nemesis.steps[0].config.cleanup.policy"},
+		{"topic delete", "topic: {configs: {cleanup.policy: delete}}", ""},
+		{"a key named like it", "topic: {configs: {cleanup.policy: compacted}}", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadText(t, "name: x\n"+tc.yaml+"\n")
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var bad *BadInputError
+			if !errors.As(err, &bad) {
+				t.Fatalf("error %v is not bad input (exit 254)", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not name %q", err, tc.want)
+			}
+		})
+	}
+}
