@@ -58,3 +58,24 @@ func TestNothingAcked(t *testing.T) {
 			Options{SkipLinearizability: true}, Invalid, map[string]int{LostWrite: 1}, ""},
 	})
 }
+
+// TestGroupNothingExercised: a group whose members subscribed and were
+// delivered nothing, with no commit acknowledged, leaves the verdict
+// unknown; one delivery or one acknowledged commit and it is judged.
+func TestGroupNothingExercised(t *testing.T) {
+	acked := cat(send(0, 10, 15, 0, "v0", "ok", 0), send(0, 20, 25, 0, "v1", "ok", 1))
+	fin := finalAll(900, 0, 2, "0:0:v0", "0:1:v1")
+	runRuleCases(t, []ruleCase{
+		{"subscribed, nothing delivered, the commit refused", cat(acked, sub(10, 100, "m0"), rebal(10, 110, 1, []int{0}, nil),
+			gpoll(10, 120, 130, 1), gcommit(10, 140, 150, 1, "fail", "0:0"), fin),
+			Options{}, Unknown, nil, "consumer groups: 1 member process subscribed, none was delivered a record and no commit was acknowledged (commits fail 1)"},
+		{"subscribed, never assigned", cat(acked, sub(10, 100, "m0"), sub(11, 102, "m1"), fin),
+			Options{}, Unknown, nil, "consumer groups: 2 member processes subscribed, none was delivered a record and no commit was acknowledged (no commit)"},
+		{"one delivery: judged", cat(acked, sub(10, 100, "m0"), rebal(10, 110, 1, []int{0}, nil),
+			gpoll(10, 120, 130, 1, "0:0:v0"), fin),
+			Options{}, Valid, nil, ""},
+		{"one acknowledged commit: judged", cat(acked, sub(10, 100, "m0"), rebal(10, 110, 1, []int{0}, nil),
+			gcommit(10, 140, 150, 1, "ok", "0:0"), fin),
+			Options{}, Valid, nil, ""},
+	})
+}

@@ -14,6 +14,7 @@ package groupcheck
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kchaos/kchaos/checker/anomaly"
 	"github.com/kchaos/kchaos/checker/domain"
@@ -73,6 +74,43 @@ func analyze(in *domain.Input, out *GroupAnomalies) *Found {
 	a.readBack() // readback.go
 	a.explainGroups()
 	return &Found{Base: domain.Base{Expl: a.expl}, Stats: a.groupStats()}
+}
+
+// Unknowns says the groups' verdict rests on nothing when a group
+// workload ran and no member was delivered a record and no commit was
+// acknowledged (a group that never got an assignment, a coordinator
+// nobody reached): every promise of a group (what its commits and
+// assignments guarantee) holds vacuously, as the checker's
+// nothing-acknowledged rule says of sends.
+func (f *Found) Unknowns() []string {
+	st := f.Stats
+	if st == nil || st.Processes == 0 || st.Delivered > 0 || st.Commits["ok"] > 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("consumer groups: %d %s subscribed, none was delivered a record and no commit was acknowledged (%s); the groups' promises were never exercised",
+		st.Processes, pick(st.Processes, "member process", "member processes"), commitsText(st.Commits))}
+}
+
+// commitsText is a commit count by outcome, "no commit" for none.
+func commitsText(m map[string]int) string {
+	var parts []string
+	for _, k := range []string{"fail", "info", "open"} {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+		}
+	}
+	if len(parts) == 0 {
+		return "no commit"
+	}
+	return "commits " + strings.Join(parts, ", ")
+}
+
+// pick is one or many by n.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // redelivered is the number of records delivered again.
