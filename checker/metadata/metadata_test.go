@@ -380,8 +380,10 @@ func TestBadEvents(t *testing.T) {
 }
 
 // TestUnknownWithoutRead: acknowledged changes and no broker's metadata
-// read judge nothing, which leaves the verdict unknown; unknown outcomes
-// alone, or a broker's read, do not.
+// read judge nothing, which leaves the verdict unknown; a broker's read
+// does not; unknown outcomes alone are unknown for another reason, that
+// no change was acknowledged (and a failure beside one acknowledged
+// change is judged).
 func TestUnknownWithoutRead(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -392,7 +394,16 @@ func TestUnknownWithoutRead(t *testing.T) {
 			"metadata-lost: 1 acknowledged metadata changes (first: create-topic m-1 by p0 acknowledged at 1.100 s) and no broker's completed metadata read: nothing shows whether they held"},
 		{"acked, a controller's read only", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
 			read(9, 5, histories.MetadataRead{Node: 1000, Role: "controller", LogEndOffset: 50}), "metadata-lost: 1 acknowledged"},
-		{"unknown outcomes only, no read", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.Info, "timeout"), ""},
+		{"unknown outcomes only, no read", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.Info, "timeout"),
+			"metadata-lost: 1 metadata change invoked, none acknowledged (timeout 1): no acknowledged change to check"},
+		{"refused and unknown, a broker's read", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.Fail, "TOPIC_ALREADY_EXISTS").
+			op(2, 1, histories.FCreateTopic, create("m-2", 2), histories.Info, "timeout").
+			op(3, 2, histories.FCreateTopic, create("m-3", 2), histories.Fail, "TOPIC_ALREADY_EXISTS").
+			read(9, 5, broker(0, 50, topics("m-1", tm(2)))),
+			"metadata-lost: 3 metadata changes invoked, none acknowledged (TOPIC_ALREADY_EXISTS 2, timeout 1)"},
+		{"one acknowledged beside a refusal, a broker's read", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
+			op(2, 1, histories.FCreateTopic, create("m-2", 2), histories.Fail, "TOPIC_ALREADY_EXISTS").
+			read(9, 5, broker(0, 50, topics("m-1", tm(2)))), ""},
 		{"acked, a broker's read", new(h).op(1, 0, histories.FCreateTopic, create("m-1", 2), histories.OK, "").
 			read(9, 5, broker(0, 50, topics("m-1", tm(2)))), ""},
 	} {

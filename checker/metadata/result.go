@@ -135,6 +135,16 @@ func (c *Collector) result() analysis {
 	r.VoterChangeLost, r.Unknowns, r.Notes = c.voterChanges()
 	r.Notes = append(r.Notes, refusedNotes...)
 	r.MetadataUnavailable = c.unavailable()
+	if n, _ := c.acked(); n == 0 && len(c.ops) > 0 {
+		// As the checker's nothing-acknowledged rule says of sends: with no
+		// change acknowledged, metadata-lost holds vacuously.
+		noun := "changes"
+		if len(c.ops) == 1 {
+			noun = "change"
+		}
+		r.Unknowns = append(r.Unknowns, fmt.Sprintf("%s: %d metadata %s invoked, none acknowledged%s: no acknowledged change to check",
+			Lost, len(c.ops), noun, c.opErrors()))
+	}
 	if view == nil {
 		if n, first := c.acked(); n > 0 {
 			r.Unknowns = append([]string{fmt.Sprintf("%s: %d acknowledged metadata changes (first: %s) and no broker's completed metadata read: nothing shows whether they held",
@@ -142,6 +152,30 @@ func (c *Collector) result() analysis {
 		}
 	}
 	return r
+}
+
+// opErrors is " (E1 n1, E2 n2, ...)": what the changes ended with, most
+// first ("" for none).
+func (c *Collector) opErrors() string {
+	n := map[string]int{}
+	for _, o := range c.ops {
+		e := o.Error
+		if e == "" {
+			e = string(o.Type)
+		}
+		n[e]++
+	}
+	keys := slices.Sorted(maps.Keys(n))
+	slices.SortStableFunc(keys, func(x, y string) int { return n[y] - n[x] })
+	var parts []string
+	for i, k := range keys {
+		if i == 3 {
+			parts = append(parts, "...")
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", k, n[k]))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // acked counts the acknowledged metadata changes and names the first.
