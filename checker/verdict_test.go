@@ -42,8 +42,8 @@ func TestNothingAcked(t *testing.T) {
 	runRuleCases(t, []ruleCase{
 		{"every send refused", cat(refused(0, "a"), refused(1, "b"), send(2, 14, 30, 0, "c", "info", -1, "timeout"), empty),
 			Options{}, Unknown, nil, "nothing was acknowledged: 3 sends (2 failed, 1 unknown; INVALID_RECORD 2, timeout 1); no acknowledged record to check for loss"},
-		{"one send acked under acks=0 (no offset): judged", cat(refused(0, "a"), send(1, 14, 15, 0, "z", "ok", -1), empty),
-			Options{}, Valid, nil, ""},
+		{"ok without an offset (acks=0) is no acknowledgement", cat(refused(0, "a"), send(1, 14, 15, 0, "z", "ok", -1), empty),
+			Options{}, Unknown, nil, "nothing was acknowledged: 2 sends (1 failed, 1 unknown; INVALID_RECORD 1, ok without an offset (acks=0) 1)"},
 		{"one send acked with an offset: judged", cat(refused(0, "a"), send(1, 14, 15, 0, "z", "ok", 0), final(9, 100, 105, []int{0}, map[int]int64{0: 1}, "ok", "0:0:z")),
 			Options{}, Valid, nil, ""},
 		{"the only transaction failed", cat(failTx, empty),
