@@ -7,6 +7,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/anomaly"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/internal/tally"
 )
 
 // Counted reports whether anomaly kind counts against validity in r. A
@@ -204,17 +205,7 @@ func topErrors(errs map[string]int) string {
 	if len(errs) == 0 {
 		return ""
 	}
-	keys := sortedKeys(errs)
-	slices.SortStableFunc(keys, func(x, y string) int { return errs[y] - errs[x] })
-	var parts []string
-	for i, k := range keys {
-		if i == 3 {
-			parts = append(parts, "...")
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s %d", k, errs[k]))
-	}
-	return "; " + strings.Join(parts, ", ")
+	return "; " + tally.Top(errs, 3)
 }
 
 // pick is one or many by n.

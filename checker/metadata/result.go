@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/tally"
 )
 
 // Anomaly names, in the order the domain declares them.
@@ -155,27 +156,13 @@ func (c *Collector) result() analysis {
 }
 
 // opErrors is " (E1 n1, E2 n2, ...)": what the changes ended with, most
-// first ("" for none).
+// first.
 func (c *Collector) opErrors() string {
 	n := map[string]int{}
 	for _, o := range c.ops {
-		e := o.Error
-		if e == "" {
-			e = string(o.Type)
-		}
-		n[e]++
+		n[cmp.Or(o.Error, string(o.Type))]++
 	}
-	keys := slices.Sorted(maps.Keys(n))
-	slices.SortStableFunc(keys, func(x, y string) int { return n[y] - n[x] })
-	var parts []string
-	for i, k := range keys {
-		if i == 3 {
-			parts = append(parts, "...")
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s %d", k, n[k]))
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
+	return " (" + tally.Top(n, 3) + ")"
 }
 
 // acked counts the acknowledged metadata changes and names the first.
