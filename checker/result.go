@@ -81,6 +81,12 @@ type Result struct {
 	// (domain_metadata.go): information, e.g. how fast a deposed leader
 	// resigned.
 	QuorumTerms []metadata.Term `json:"quorum_terms,omitempty"`
+	// Unexercised says why the checks held vacuously (also among the
+	// reasons, and a cause of "unknown"): sends and commits none of which
+	// was acknowledged, a group that was delivered nothing, metadata
+	// changes none of which was acknowledged. A suite holds no expectation
+	// against such a run.
+	Unexercised []string `json:"unexercised,omitempty"`
 }
 
 // MarshalJSON writes results.json: "anomalies" (like every list and map)
@@ -101,7 +107,8 @@ func (r *Result) MarshalJSON() ([]byte, error) {
 		Idempotent   bool            `json:"producer_idempotent"`
 		Against      []string        `json:"counted_against_validity,omitempty"`
 		QuorumTerms  []metadata.Term `json:"quorum_terms,omitempty"`
-	}{r.Valid, anomalies, r.Counts, &r.Stats, r.Reasons, r.Explanations, r.Linearizable, r.Idempotent, r.Against, r.QuorumTerms})
+		Unexercised  []string        `json:"unexercised,omitempty"`
+	}{r.Valid, anomalies, r.Counts, &r.Stats, r.Reasons, r.Explanations, r.Linearizable, r.Idempotent, r.Against, r.QuorumTerms, r.Unexercised})
 }
 
 // Anomaly names, as HISTORY.md fixes them (package logorder owns the

@@ -93,7 +93,11 @@ func (a *analysis) verdict() {
 	if len(c.Sends) == 0 && len(c.TxnSends) == 0 {
 		unknown = append(unknown, "nothing was sent")
 	}
-	unknown = append(unknown, a.nothingAcked()...)
+	r.Unexercised = a.nothingAcked()
+	for _, f := range a.found {
+		r.Unexercised = append(r.Unexercised, f.Unexercised()...)
+	}
+	unknown = append(unknown, r.Unexercised...)
 	for _, f := range a.found {
 		unknown = append(unknown, f.Unknowns()...)
 	}

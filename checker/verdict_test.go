@@ -1,7 +1,9 @@
 package checker
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +59,21 @@ func TestNothingAcked(t *testing.T) {
 		{"a lost write is invalid whatever else", cat(send(0, 10, 11, 0, "a", "ok", 0), empty),
 			Options{SkipLinearizability: true}, Invalid, map[string]int{LostWrite: 1}, ""},
 	})
+	// The reason is in results.json's unexercised too (a suite reads it),
+	// and only there when nothing was acknowledged.
+	for _, tc := range []struct {
+		lines []string
+		want  int
+	}{{cat(refused(0, "a"), empty), 1}, {cat(send(0, 10, 11, 0, "a", "ok", 0), finalAll(100, 0, 1, "0:0:a")), 0}} {
+		res := mustCheck(t, lines2hist(tc.lines...), Options{})
+		if len(res.Unexercised) != tc.want || tc.want > 0 && !strings.HasPrefix(res.Unexercised[0], nothingAckedReason) {
+			t.Errorf("unexercised %q, want %d", res.Unexercised, tc.want)
+		}
+		b, _ := json.Marshal(res)
+		if strings.Contains(string(b), `"unexercised"`) != (tc.want > 0) {
+			t.Errorf("results.json %s: unexercised written %v, want %v", b, !(tc.want > 0), tc.want > 0)
+		}
+	}
 }
 
 // TestGroupNothingExercised: a group whose members subscribed and were

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 
@@ -153,7 +154,7 @@ func AuditPlan(opts AuditOptions) (*Plan, error) {
 // judgeAudit explains a story's run for a reviewer: what was lost, and
 // why the figures may not be the whole story.
 func judgeAudit(_ Cell, row *report.Row, ran Ran) {
-	row.Reason = scheduleProblem(ran.Result)
+	row.Reason = cmp.Or(scheduleProblem(ran.Result), unexercised(ran.Result))
 	if ran.MetricsErr != nil && row.Reason == "" {
 		row.Reason = ran.MetricsErr.Error()
 	}

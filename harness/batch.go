@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/kchaos/kchaos/harness/expect"
@@ -281,4 +282,15 @@ func scheduleProblem(out *RunResult) string {
 		return ""
 	}
 	return "the schedule did not play out: " + out.NemesisErr.Error()
+}
+
+// unexercised says why a run's checks held vacuously (the checker's
+// Result.Unexercised: Kafka acknowledged nothing of what the workload
+// asked), "" when they did not: no expectation can be held against such a
+// run, whatever its metrics read (lost-write == 0 of nothing acked).
+func unexercised(out *RunResult) string {
+	if out == nil || out.Result == nil || len(out.Result.Unexercised) == 0 {
+		return ""
+	}
+	return "the run exercised nothing its checks judge: " + strings.Join(out.Result.Unexercised, "; ")
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -213,7 +214,7 @@ func judgeVerdict(_ Cell, row *report.Row, ran Ran) {
 	case ran.Result.Interrupted != "":
 		row.Reason = ran.Result.Interrupted
 	default:
-		row.Reason = scheduleProblem(ran.Result)
+		row.Reason = cmp.Or(scheduleProblem(ran.Result), unexercised(ran.Result))
 	}
 }
 

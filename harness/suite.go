@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -239,9 +240,9 @@ func judgeExpectation(c Cell, row *report.Row, ran Ran) {
 	for _, r := range results {
 		row.Checks = append(row.Checks, r.String())
 	}
-	if p := scheduleProblem(ran.Result); p != "" {
-		// The story may not have happened: its expectation cannot be held
-		// against what did.
+	if p := cmp.Or(scheduleProblem(ran.Result), unexercised(ran.Result)); p != "" {
+		// The story may not have happened, or Kafka acknowledged nothing
+		// of it: its expectation cannot be held against what did.
 		row.Status, row.Reason = report.CellUnjudged, p
 		return
 	}

@@ -163,6 +163,11 @@ type Findings interface {
 	// Notes and Unknowns are the domain's reasons beyond its kinds.
 	Notes() []string
 	Unknowns() []string
+	// Unexercised says why the domain's checks held vacuously: its
+	// workload ran and Kafka acknowledged it nothing (a group delivered
+	// nothing and committed nothing). Each is a cause of "unknown" too,
+	// and a suite holds no expectation against such a run.
+	Unexercised() []string
 }
 
 // Base gives Findings its defaults: the explanations in Expl, the
@@ -178,6 +183,7 @@ func (Base) Invalid(k anomaly.Kind, n int) string { return Invalid(k, n) }
 func (Base) Uncounted(anomaly.Kind, int) string { return "" }
 func (Base) Notes() []string                    { return nil }
 func (Base) Unknowns() []string                 { return nil }
+func (Base) Unexercised() []string              { return nil }
 
 // Invalid is the generic reason for n entries of kind k that count.
 func Invalid(k anomaly.Kind, n int) string {

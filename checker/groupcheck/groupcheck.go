@@ -76,13 +76,13 @@ func analyze(in *domain.Input, out *GroupAnomalies) *Found {
 	return &Found{Base: domain.Base{Expl: a.expl}, Stats: a.groupStats()}
 }
 
-// Unknowns says the groups' verdict rests on nothing when a group
+// Unexercised says the groups' checks held vacuously when a group
 // workload ran and no member was delivered a record and no commit was
 // acknowledged (a group that never got an assignment, a coordinator
 // nobody reached): every promise of a group (what its commits and
 // assignments guarantee) holds vacuously, as the checker's
 // nothing-acknowledged rule says of sends.
-func (f *Found) Unknowns() []string {
+func (f *Found) Unexercised() []string {
 	st := f.Stats
 	if st == nil || st.Processes == 0 || st.Delivered > 0 || st.Commits["ok"] > 0 {
 		return nil

@@ -19,8 +19,9 @@ type Found struct {
 	// Terms are the quorum's leaders (Analysis.Terms).
 	Terms []Term
 	x     *MetadataAnomalies
-	// unknowns and notes are Analysis.Unknowns and Analysis.Notes.
-	unknowns, notes []string
+	// unknowns, unexercised and notes are Analysis.Unknowns,
+	// Analysis.Unexercised and Analysis.Notes.
+	unknowns, unexercised, notes []string
 }
 
 // analyze judges the Collector in in.Decoded (nil: an empty one) and puts
@@ -32,12 +33,15 @@ func analyze(in *domain.Input, out *MetadataAnomalies) *Found {
 	}
 	r := c.result()
 	*out = r.MetadataAnomalies
-	return &Found{Terms: r.Terms, x: out, unknowns: r.Unknowns, notes: r.Notes}
+	return &Found{Terms: r.Terms, x: out, unknowns: r.Unknowns, unexercised: r.Unexercised, notes: r.Notes}
 }
 
 // Unknowns: acknowledged changes nothing after them could judge (no
 // broker's metadata read, no quorum sample listing the voters).
 func (f *Found) Unknowns() []string { return f.unknowns }
+
+// Unexercised: metadata changes none of which was acknowledged.
+func (f *Found) Unexercised() []string { return f.unexercised }
 
 // Notes: removed voters back by auto-join, and refusals taken as
 // changes made (refusedAsDone).

@@ -37,6 +37,9 @@ type analysis struct {
 	// removals that auto-join explains. Both go to the reasons.
 	Unknowns []string `json:"-"`
 	Notes    []string `json:"-"`
+	// Unexercised says no metadata change was acknowledged: metadata-lost
+	// held vacuously (a cause of unknown too).
+	Unexercised []string `json:"-"`
 }
 
 // MetadataAnomalies is the domain's part of the Result's anomalies (package
@@ -143,7 +146,7 @@ func (c *Collector) result() analysis {
 		if len(c.ops) == 1 {
 			noun = "change"
 		}
-		r.Unknowns = append(r.Unknowns, fmt.Sprintf("%s: %d metadata %s invoked, none acknowledged%s: no acknowledged change to check",
+		r.Unexercised = append(r.Unexercised, fmt.Sprintf("%s: %d metadata %s invoked, none acknowledged%s: no acknowledged change to check",
 			Lost, len(c.ops), noun, c.opErrors()))
 	}
 	if view == nil {
