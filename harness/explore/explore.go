@@ -78,6 +78,15 @@ func judge(s *scenario.Scenario, out *harness.RunResult, err error) (judged, err
 	}
 	res.Verdict, res.Reasons = out.Result.Valid, out.Result.Reasons
 	res.Classes = classes(out.Result, m, s)
+	if u := out.Result.Unexercised; len(u) > 0 && len(res.Classes) == 0 {
+		// Its checks held vacuously: it found nothing because Kafka
+		// acknowledged nothing of it, so it is no draw that found
+		// nothing (a rate, a shrink's rerun) and, like a run that failed
+		// before its check, counts toward the stop after several in a
+		// row. (What it did find, an aborted read of a refused send,
+		// stands.)
+		return res, fmt.Errorf("checked, but Kafka acknowledged nothing of the run, so its checks held vacuously: %s", strings.Join(u, "; "))
+	}
 	if out.NemesisErr != nil {
 		res.ScheduleErr = out.NemesisErr.Error()
 	}
