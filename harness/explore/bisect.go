@@ -29,6 +29,9 @@ type Bisect struct {
 	Class   string
 	Repro   string
 	classes map[string][]string // by run folder
+	// unexercised are the run folders whose checks held vacuously (Kafka
+	// acknowledged nothing) and found nothing: no draw either way.
+	unexercised map[string]bool
 }
 
 // NewBisect plans a bisect of the repro file: on every Kafka version of
@@ -37,7 +40,7 @@ type Bisect struct {
 // varies, runs times each. A repro that is not a scenario, a bad list or
 // a bad variation is a *scenario.BadInputError, before any cluster.
 func NewBisect(repro, kafkas string, runs int, varies []string, load func(sets []string) (*scenario.Scenario, error)) (*Bisect, error) {
-	b := &Bisect{Repro: repro, classes: map[string][]string{}}
+	b := &Bisect{Repro: repro, classes: map[string][]string{}, unexercised: map[string]bool{}}
 	bad := func(err error) error {
 		var be *scenario.BadInputError
 		if errors.As(err, &be) {
@@ -79,7 +82,12 @@ func NewBisect(repro, kafkas string, runs int, varies []string, load func(sets [
 	plan.Judge = func(c harness.Cell, row *report.Row, ran harness.Ran) {
 		judge(c, row, ran)
 		if ran.Result != nil && ran.Result.Result != nil {
-			b.classes[row.RunDir] = classes(ran.Result.Result, ran.Metrics, c.Scenario)
+			cs := classes(ran.Result.Result, ran.Metrics, c.Scenario)
+			if len(cs) == 0 && len(ran.Result.Result.Unexercised) > 0 {
+				b.unexercised[row.RunDir] = true
+				return
+			}
+			b.classes[row.RunDir] = cs
 		}
 	}
 	b.Plan = plan
@@ -88,12 +96,16 @@ func NewBisect(repro, kafkas string, runs int, varies []string, load func(sets [
 
 // BisectRow is one version (or setting) of a bisect.
 type BisectRow struct {
-	Settings   string         `json:"settings"`
-	Kafka      string         `json:"kafka"`
-	Runs       int            `json:"runs"`
-	Reproduced int            `json:"reproduced"`
-	NotRun     int            `json:"not_run"`
-	Anomalies  map[string]int `json:"anomalies"`
+	Settings   string `json:"settings"`
+	Kafka      string `json:"kafka"`
+	Runs       int    `json:"runs"`
+	Reproduced int    `json:"reproduced"`
+	NotRun     int    `json:"not_run"`
+	// Unexercised counts the runs whose checks held vacuously (Kafka
+	// acknowledged nothing of them) and that showed nothing: no draw,
+	// like a run not made.
+	Unexercised int            `json:"unexercised,omitempty"`
+	Anomalies   map[string]int `json:"anomalies"`
 }
 
 // Table groups the batch's rows by their settings without the run
@@ -113,6 +125,10 @@ func (b *Bisect) Table(rows []report.Row) []BisectRow {
 		}
 		br := &out[i]
 		br.Runs++
+		if b.unexercised[r.RunDir] {
+			br.Unexercised++
+			continue
+		}
 		classes, ran := b.classes[r.RunDir]
 		if !ran {
 			br.NotRun++
@@ -156,9 +172,16 @@ func (b *Bisect) Markdown(rows []BisectRow) string {
 		for _, k := range slices.Sorted(maps.Keys(r.Anomalies)) {
 			an = append(an, fmt.Sprintf("%s %d", k, r.Anomalies[k]))
 		}
-		rate := fmt.Sprintf("%d/%d", r.Reproduced, r.Runs-r.NotRun)
+		rate := fmt.Sprintf("%d/%d", r.Reproduced, r.Runs-r.NotRun-r.Unexercised)
+		var apart []string
 		if r.NotRun > 0 {
-			rate += fmt.Sprintf(" (%d not run)", r.NotRun)
+			apart = append(apart, fmt.Sprintf("%d not run", r.NotRun))
+		}
+		if r.Unexercised > 0 {
+			apart = append(apart, fmt.Sprintf("%d in which Kafka acknowledged nothing", r.Unexercised))
+		}
+		if len(apart) > 0 {
+			rate += " (" + strings.Join(apart, ", ") + ")"
 		}
 		fmt.Fprintf(&s, "| %s | %s | %s |\n", r.Settings, rate, orDash(strings.Join(an, ", ")))
 	}

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kchaos/kchaos/checker"
+	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/expect"
 	"github.com/kchaos/kchaos/harness/scenario"
 	"github.com/kchaos/kchaos/report"
 )
@@ -113,14 +116,19 @@ func TestBisect(t *testing.T) {
 	if b.Class != "lost-write" || len(b.Plan.Cells) != 6 || b.Plan.Prefix != "bisect-" {
 		t.Fatalf("class %q, %d cells, prefix %q", b.Class, len(b.Plan.Cells), b.Plan.Prefix)
 	}
-	// Rows as the batch writes them; 3.9.2 did not reproduce, 4.1.2 once, 4.4.0 twice.
+	// Rows as the batch writes them; 3.9.2 did not reproduce (its second
+	// run acknowledged nothing: no draw), 4.1.2 once (its second run not
+	// made), 4.4.0 twice.
 	shown := map[string][]string{"3.9.2": {"offset-reuse"}, "4.1.2": {"lost-write"}, "4.4.0": {"lost-write"}}
 	var rows []report.Row
 	for i, c := range b.Plan.Cells {
 		row := c.Row
 		row.RunDir = filepath.Join(dir, "run", string(rune('a'+i)))
 		row.Kafka = row.Settings["kafka"]
-		if !(row.Kafka == "4.1.2" && row.Settings["run"] == "2") {
+		switch {
+		case row.Kafka == "3.9.2" && row.Settings["run"] == "2":
+			b.unexercised[row.RunDir] = true
+		case !(row.Kafka == "4.1.2" && row.Settings["run"] == "2"):
 			b.classes[row.RunDir] = shown[row.Kafka]
 		}
 		rows = append(rows, row)
@@ -128,17 +136,32 @@ func TestBisect(t *testing.T) {
 	table := b.Table(rows)
 	var got []string
 	for _, r := range table {
-		got = append(got, r.Settings+" "+itoa(r.Reproduced)+"/"+itoa(r.Runs)+" notrun "+itoa(r.NotRun))
+		got = append(got, r.Settings+" "+itoa(r.Reproduced)+"/"+itoa(r.Runs)+" notrun "+itoa(r.NotRun)+" unexercised "+itoa(r.Unexercised))
 	}
-	want := []string{"kafka=3.9.2 0/2 notrun 0", "kafka=4.1.2 1/2 notrun 1", "kafka=4.4.0 2/2 notrun 0"}
+	want := []string{"kafka=3.9.2 0/2 notrun 0 unexercised 1", "kafka=4.1.2 1/2 notrun 1 unexercised 0", "kafka=4.4.0 2/2 notrun 0 unexercised 0"}
 	if !slices.Equal(got, want) {
 		t.Errorf("table %q, want %q", got, want)
 	}
 	if first, last := affected(table); first != "kafka=4.1.2" || last != "kafka=4.4.0" {
 		t.Errorf("affected %s .. %s", first, last)
 	}
-	if md := b.Markdown(table); !strings.Contains(md, "| kafka=4.1.2 | 1/1 (1 not run) | lost-write 1 |") {
+	if md := b.Markdown(table); !strings.Contains(md, "| kafka=4.1.2 | 1/1 (1 not run) | lost-write 1 |") ||
+		!strings.Contains(md, "| kafka=3.9.2 | 0/1 (1 in which Kafka acknowledged nothing) | offset-reuse 1 |") {
 		t.Errorf("bisect.md:\n%s", md)
+	}
+
+	// The plan's judge tells a run that acknowledged nothing (and showed
+	// nothing) from one that ran and did not reproduce.
+	for i, u := range [][]string{{"nothing was acknowledged: 3 sends (3 failed, 0 unknown)"}, nil} {
+		c := b.Plan.Cells[i]
+		row := c.Row
+		row.RunDir = filepath.Join(dir, "judged", itoa(i))
+		ran := harness.Ran{Result: &harness.RunResult{Result: &checker.Result{Valid: checker.Unknown, Unexercised: u}},
+			Metrics: expect.Metrics{"lost-write": 0}}
+		b.Plan.Judge(c, &row, ran)
+		if _, judged := b.classes[row.RunDir]; b.unexercised[row.RunDir] != (u != nil) || judged == (u != nil) {
+			t.Errorf("run %d: unexercised %v, judged %v", i, b.unexercised[row.RunDir], judged)
+		}
 	}
 
 	for name, c := range map[string]struct{ file, kafkas string }{
