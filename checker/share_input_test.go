@@ -121,3 +121,29 @@ func TestShareStatsInResults(t *testing.T) {
 		t.Fatalf("a history without share ops has stats.shares: %s", b)
 	}
 }
+
+// TestShareNothingDelivered: a share group whose members polled and were
+// delivered nothing leaves its checks unexercised (a cause of unknown,
+// and results.json's unexercised); one delivery and they were exercised.
+func TestShareNothingDelivered(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  bool
+	}{
+		{"polled nothing", shareOps(polled(), ""), true},
+		{"one delivery", shareOps(polled(shRec), ackedAs("accept", "ok")), false},
+	} {
+		res, err := checkReader(strings.NewReader(lines2hist(tc.lines...)), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(res.Unexercised, "\n")
+		if strings.Contains(got, "share group: no record was delivered") != tc.want {
+			t.Errorf("%s: unexercised %q, want the share line %v", tc.name, res.Unexercised, tc.want)
+		}
+		if tc.want && res.Valid != Unknown {
+			t.Errorf("%s: verdict %v, want unknown", tc.name, res.Valid)
+		}
+	}
+}

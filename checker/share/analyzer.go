@@ -127,6 +127,17 @@ func (f *Found) Unknowns() []string {
 	return nil
 }
 
+// Unexercised says the share group's checks held vacuously: its members
+// ran and no record was ever delivered to one (a group the brokers never
+// served, a feature level off), so no promise of the group (one owner at
+// a time, an accepted record never handed out again) was put to the test.
+func (f *Found) Unexercised() []string {
+	if f.shares != nil && f.shares.Stats.Deliveries == 0 {
+		return []string{"share group: no record was delivered to a member; the group's promises were never exercised"}
+	}
+	return nil
+}
+
 // heldUntil is when nemesis op i stopped acting on the cluster: a lasting
 // fault (a cut, a pause, a kill) holds until the completion of the first
 // later ok op that ends it (histories.Ends: its heal, a resume), or to the
