@@ -82,8 +82,8 @@ type Result struct {
 	// resigned.
 	QuorumTerms []metadata.Term `json:"quorum_terms,omitempty"`
 	// Unexercised says why the checks held vacuously (also among the
-	// reasons, and a cause of "unknown"): sends and commits none of which
-	// was acknowledged, a group that was delivered nothing, metadata
+	// reasons, and a cause of "unknown"): nothing sent, sends and commits
+	// none of which was acknowledged, a group that was delivered nothing, metadata
 	// changes none of which was acknowledged. A suite holds no expectation
 	// against such a run.
 	Unexercised []string `json:"unexercised,omitempty"`

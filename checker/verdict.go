@@ -90,10 +90,13 @@ func (a *analysis) verdict() {
 			unknown = append(unknown, fmt.Sprintf("no completed final read of %s%s", t.Name(), a.finalTries(int32(tp))))
 		}
 	}
+	r.Unexercised = nil
 	if len(c.Sends) == 0 && len(c.TxnSends) == 0 {
-		unknown = append(unknown, "nothing was sent")
+		// Every kchaos workload sends (workload.producers is at least 1):
+		// a run that sent nothing is a workload that never ran.
+		r.Unexercised = append(r.Unexercised, "nothing was sent")
 	}
-	r.Unexercised = a.nothingAcked()
+	r.Unexercised = append(r.Unexercised, a.nothingAcked()...)
 	for _, f := range a.found {
 		r.Unexercised = append(r.Unexercised, f.Unexercised()...)
 	}
