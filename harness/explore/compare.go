@@ -72,6 +72,13 @@ type StrategyRow struct {
 	// TransitionsPerMinute is the mean over the explorations of their
 	// distinct transitions over their Runs runs' minutes.
 	TransitionsPerMinute float64 `json:"transitions_per_minute"`
+	// FaultTransitions are each exploration's distinct transitions made
+	// by its faults, the heals apart (Coverage.DistinctFaults: what a
+	// strategy chooses; every strike owes a heal whoever chose it), and
+	// MeanFaultTransitions their mean: known only at an exploration's
+	// whole length from its coverage.json (nil and 0 otherwise).
+	FaultTransitions     []int   `json:"fault_transitions,omitempty"`
+	MeanFaultTransitions float64 `json:"mean_fault_transitions,omitempty"`
 	// Failed counts runs that failed before their check, over all the
 	// explorations.
 	Failed int `json:"failed_runs"`
@@ -187,7 +194,7 @@ func recount(s *Summary, dir string) error {
 	if err != nil {
 		return err
 	}
-	s.Transitions, s.recounted = cov.Distinct(), true
+	s.Transitions, s.faults, s.recounted = cov.Distinct(), cov.DistinctFaults(), true
 	return nil
 }
 
@@ -277,6 +284,7 @@ func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
 		}
 	}
 	n := float64(len(g))
+	row.FaultTransitions, row.MeanFaultTransitions = faultTransitions(g, row.Runs)
 	row.MedianFirst = medianFirst(row.First)
 	row.MeanFirst, row.MeanTransitions = float64(sumFirst)/n, float64(sumTrans)/n
 	row.MeanSecondsToFirst, row.TransitionsPerMinute = sumToFirst/n, sumRate/n
@@ -291,6 +299,22 @@ func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
 		}
 	})
 	return row
+}
+
+// faultTransitions is each exploration's distinct fault transitions and
+// their mean, where every one of g was counted from its coverage.json at
+// its whole length (n runs): a run's own record does not split its new
+// transitions into faults and heals.
+func faultTransitions(g []*Summary, n int) ([]int, float64) {
+	var out []int
+	sum := 0
+	for _, s := range g {
+		if !s.recounted || n < len(s.RunRecords) {
+			return nil, 0
+		}
+		out, sum = append(out, s.faults), sum+s.faults
+	}
+	return out, float64(sum) / float64(len(g))
 }
 
 // transitionsAfter is the distinct transitions s covered in its first n
@@ -351,6 +375,10 @@ func CompareMarkdown(rows []StrategyRow) string {
 			line += fmt.Sprintf("; in time, it %s, and covers %.2f× random's distinct transitions a minute (%.1f against %.1f)",
 				boundedRatio("seconds to the first finding", "%.0f", r.MeanSecondsToFirst, rnd.MeanSecondsToFirst, r.missed(), rnd.missed()),
 				r.TransitionsPerMinute/rnd.TransitionsPerMinute, r.TransitionsPerMinute, rnd.TransitionsPerMinute)
+		}
+		if r.MeanFaultTransitions > 0 && rnd.MeanFaultTransitions > 0 {
+			line += fmt.Sprintf("; of those, the faults' own (the heals apart, which every strike owes whoever chose it): %.2f× (%.1f against %.1f)",
+				r.MeanFaultTransitions/rnd.MeanFaultTransitions, r.MeanFaultTransitions, rnd.MeanFaultTransitions)
 		}
 		ratios = append(ratios, line)
 	}

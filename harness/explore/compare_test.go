@@ -249,8 +249,19 @@ func TestRecount(t *testing.T) {
 			t.Errorf("%s: random %v (%d as recorded), guided %d as recorded; want %v (%d)", c.name, r.Transitions, r.AsRecorded, g.AsRecorded, c.random, c.asRecorded)
 		}
 		note := "- weak, random: 1 of its 1 explorations predate the rule"
-		if md := CompareMarkdown(rows); strings.Contains(md, note) != (c.asRecorded > 0) {
+		md := CompareMarkdown(rows)
+		if strings.Contains(md, note) != (c.asRecorded > 0) {
 			t.Errorf("%s: the note %q said %v, want %v:\n%s", c.name, note, !(c.asRecorded > 0), c.asRecorded > 0, md)
+		}
+		// The faults' own transitions: the sampled pause alone (not the
+		// heal, not the strikes before a first sample), and only at the
+		// whole horizon, where coverage.json holds them.
+		whole := c.runs == 0
+		if got := slices.Equal(r.FaultTransitions, []int{1}) && slices.Equal(g.FaultTransitions, []int{1}); got != whole {
+			t.Errorf("%s: fault transitions %v and %v, want [1] each: %v", c.name, g.FaultTransitions, r.FaultTransitions, whole)
+		}
+		if clause := "of those, the faults' own (the heals apart, which every strike owes whoever chose it): 1.00× (1.0 against 1.0)"; strings.Contains(md, clause) != whole {
+			t.Errorf("%s: the faults' clause said %v, want %v:\n%s", c.name, !whole, whole, md)
 		}
 	}
 	// Without a coverage.json nothing can be counted again.
@@ -258,8 +269,8 @@ func TestRecount(t *testing.T) {
 		t.Fatal(err)
 	}
 	rows, err := CompareDirs([]string{root}, 0)
-	if err != nil || rows[1].Transitions[0] != 4 || rows[1].AsRecorded != 1 {
-		t.Errorf("no coverage.json: %+v, %v; want 4 as recorded", rows, err)
+	if err != nil || rows[1].Transitions[0] != 4 || rows[1].AsRecorded != 1 || rows[1].FaultTransitions != nil {
+		t.Errorf("no coverage.json: %+v, %v; want 4 as recorded and no fault transitions", rows, err)
 	}
 	// A coverage.json that is not one is bad input naming it.
 	if err := os.WriteFile(filepath.Join(root, "now", states.CoverageFile), []byte("{"), 0o644); err != nil {

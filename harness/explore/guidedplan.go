@@ -240,7 +240,7 @@ func (p *planner) heal(hs []held, cur string) string {
 	for len(kinds) > 0 {
 		arms := make([]armKey, len(kinds))
 		for i, k := range kinds {
-			arms[i] = armKey{cur, "heal-" + k, anyRole}
+			arms[i] = armKey{cur, states.HealName(k), anyRole}
 		}
 		j, _ := p.b.best(arms, func(i int) float64 { return p.b.novelty(arms[i]) }, nil)
 		p.b.pull(arms[j])
@@ -331,7 +331,7 @@ func (p *planner) after(state string, c candidate) string {
 
 // afterHeal is the state a heal of kind in state is predicted to lead to.
 func (p *planner) afterHeal(state, kind string) string {
-	if next := p.b.predict(armKey{state, "heal-" + kind, anyRole}); next != "" {
+	if next := p.b.predict(armKey{state, states.HealName(kind), anyRole}); next != "" {
 		return next
 	}
 	return fmt.Sprintf("after heal-%s from %s", kind, state)

@@ -132,7 +132,7 @@ func (c *liveChooser) Next(ctx context.Context, e *nemesis.Env, played []nemesis
 	untried := c.b.pulls[k] == 0
 	c.b.pull(k)
 	if j >= len(strikes) {
-		kind := strings.TrimPrefix(k.fault, "heal-")
+		kind, _ := states.HealedKind(k.fault)
 		c.choices = append(c.choices, Choice{State: state, Fault: k.fault, Moment: "live", Untried: untried})
 		c.held = slices.DeleteFunc(c.held, func(h held) bool { return healKindOf(h.c.fault) == kind })
 		return []nemesis.Step{{Heal: kind}, {Wait: nemesis.Duration(c.w.Margin)}}
@@ -169,7 +169,7 @@ func (c *liveChooser) arms(state string, leader int32, left time.Duration) (arms
 		kinds = nil
 	}
 	for _, kind := range kinds {
-		arms = append(arms, armKey{state, "heal-" + kind, anyRole})
+		arms = append(arms, armKey{state, states.HealName(kind), anyRole})
 	}
 	return arms, strikes
 }

@@ -96,7 +96,7 @@ func runSignature(dir, class, source string) (Signature, error) {
 	}
 	loss := false
 	for _, t := range res.Transitions {
-		if t.Partition != part || strings.HasPrefix(t.Fault, "heal-") {
+		if _, heal := states.HealedKind(t.Fault); t.Partition != part || heal {
 			continue
 		}
 		role := coarseRole(t.Role)

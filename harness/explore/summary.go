@@ -61,9 +61,11 @@ type Summary struct {
 	RunRecords []RunRecord     `json:"run_records"`
 	Findings   []FindingRecord `json:"findings"`
 	// recounted says CompareDirs counted Transitions again from the
-	// exploration's coverage.json (recount); dir is the folder it read
-	// the exploration from.
+	// exploration's coverage.json (recount), and faults the distinct
+	// transitions of its faults alone (Coverage.DistinctFaults) there;
+	// dir is the folder it read the exploration from.
 	recounted bool
+	faults    int
 	dir       string
 }
 

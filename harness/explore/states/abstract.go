@@ -169,15 +169,26 @@ func (t *tracker) action(e histories.Event) pending {
 	return p
 }
 
+// healPrefix begins a heal's name in coverage: heal-<kind>.
+const healPrefix = "heal-"
+
+// HealName is the coverage name of a heal of kind (heal-all for the
+// final heal).
+func HealName(kind string) string { return healPrefix + kind }
+
+// HealedKind is the kind a coverage name heals, and whether it names a
+// heal at all (a fault's name does not).
+func HealedKind(name string) (string, bool) { return strings.CutPrefix(name, healPrefix) }
+
 // faultName is an op as a random mix names it: a link fault with its
 // shape (partition-leader-followers), a heal as heal-<kind> (heal-all for
 // the final heal).
 func faultName(f string, v histories.NemesisValue) string {
 	if f == histories.FHeal {
 		if histories.HealsAll(v.Fault) {
-			return "heal-" + histories.HealAll
+			return HealName(histories.HealAll)
 		}
-		return "heal-" + v.Fault
+		return HealName(v.Fault)
 	}
 	if shape, ok := v.Details["shape"].(string); ok && shape != "" {
 		return f + "-" + shape

@@ -76,6 +76,22 @@ func (c *Coverage) Distinct() int {
 	return n
 }
 
+// DistinctFaults is how many of c's distinct transitions (Distinct) a
+// fault made, the heals apart: what a strategy chooses, where a heal is
+// owed by every strike whoever chose it.
+func (c *Coverage) DistinctFaults() int {
+	if c == nil {
+		return 0
+	}
+	n := 0
+	for _, t := range c.Transitions {
+		if _, heal := HealedKind(t.Fault); t.Sampled() && !heal {
+			n++
+		}
+	}
+	return n
+}
+
 // Unsampled is how many distinct transitions c holds from before a
 // partition's first sample: recorded, not counted by Distinct.
 func (c *Coverage) Unsampled() int {

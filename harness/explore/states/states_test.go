@@ -349,6 +349,16 @@ func TestCoverageSampled(t *testing.T) {
 	if run.Distinct() != 2 || run.Unsampled() != 1 {
 		t.Errorf("a run: %d distinct, %d unsampled; want 2 and 1", run.Distinct(), run.Unsampled())
 	}
+	// The faults' own: the kill; not the unsampled pause, not the heal.
+	if n := run.DistinctFaults(); n != 1 {
+		t.Errorf("a run: %d distinct fault transitions, want 1 (the kill)", n)
+	}
+	if k, ok := HealedKind(HealName("kill")); !ok || k != "kill" {
+		t.Errorf("HealedKind(HealName(kill)) = %q, %v", k, ok)
+	}
+	if _, ok := HealedKind("kill"); ok {
+		t.Error("kill read as a heal")
+	}
 	var total Coverage
 	if fresh := total.Add(run); len(fresh) != 2 || slices.ContainsFunc(fresh, func(c Covered) bool { return !c.Sampled() }) {
 		t.Errorf("new in the first run: %v, want the two sampled", fresh)
