@@ -145,8 +145,8 @@ func (a *analysis) finalTries(tp int32) string {
 // valid when nothing in it was acknowledged: no plain send completed ok
 // with an offset (an ok without one, under acks=0, is an unknown outcome
 // by the contract, like info: the broker promised nothing) and no
-// transaction meant to commit committed. Every check of acknowledged records then holds
-// vacuously (a compacted topic refusing keyless records with
+// transaction meant to commit committed. Every check of acknowledged
+// records then holds vacuously (a compacted topic refusing keyless records with
 // INVALID_RECORD, a min.insync.replicas the ISR never met, a broker
 // nobody reached), and "valid" would vouch for a durability the run never
 // exercised. Jepsen's stats checker fails a test in which some operation
@@ -176,7 +176,7 @@ func (a *analysis) nothingAcked() []string {
 				errs[e]++
 			}
 		}
-		parts = append(parts, fmt.Sprintf("%d %s (%d failed, %d unknown%s)", len(c.Sends), pick(len(c.Sends), "send", "sends"), fail, info, topErrors(errs)))
+		parts = append(parts, fmt.Sprintf("%s (%d failed, %d unknown%s)", tally.N(len(c.Sends), "send", "sends"), fail, info, topErrors(errs)))
 	}
 	var meant, fail, info int
 	errs := map[string]int{}
@@ -198,7 +198,7 @@ func (a *analysis) nothingAcked() []string {
 		}
 	}
 	if meant > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s meant to commit (%d failed, %d unknown%s)", meant, pick(meant, "transaction", "transactions"), fail, info, topErrors(errs)))
+		parts = append(parts, fmt.Sprintf("%s meant to commit (%d failed, %d unknown%s)", tally.N(meant, "transaction", "transactions"), fail, info, topErrors(errs)))
 	}
 	if len(parts) == 0 {
 		return nil // nothing sent: said apart
@@ -213,12 +213,4 @@ func topErrors(errs map[string]int) string {
 		return ""
 	}
 	return "; " + tally.Top(errs, 3)
-}
-
-// pick is one or many by n.
-func pick(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/internal/tally"
 )
 
 // Analyzer is the consumer-group domain (domain.Analyzer).
@@ -87,8 +88,8 @@ func (f *Found) Unexercised() []string {
 	if st == nil || st.Processes == 0 || st.Delivered > 0 || st.Commits["ok"] > 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("consumer groups: %d %s subscribed, none was delivered a record and no commit was acknowledged (%s); the groups' promises were never exercised",
-		st.Processes, pick(st.Processes, "member process", "member processes"), commitsText(st.Commits))}
+	return []string{fmt.Sprintf("consumer groups: %s subscribed, none was delivered a record and no commit was acknowledged (%s); the groups' promises were never exercised",
+		tally.N(st.Processes, "member process", "member processes"), commitsText(st.Commits))}
 }
 
 // commitsText is a commit count by outcome, "no commit" for none.
@@ -103,14 +104,6 @@ func commitsText(m map[string]int) string {
 		return "no commit"
 	}
 	return "commits " + strings.Join(parts, ", ")
-}
-
-// pick is one or many by n.
-func pick(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // redelivered is the number of records delivered again.

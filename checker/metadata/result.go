@@ -142,12 +142,8 @@ func (c *Collector) result() analysis {
 	if n, _ := c.acked(); n == 0 && len(c.ops) > 0 {
 		// As the checker's nothing-acknowledged rule says of sends: with no
 		// change acknowledged, metadata-lost holds vacuously.
-		noun := "changes"
-		if len(c.ops) == 1 {
-			noun = "change"
-		}
-		r.Unexercised = append(r.Unexercised, fmt.Sprintf("%s: %d metadata %s invoked, none acknowledged%s: no acknowledged change to check",
-			Lost, len(c.ops), noun, c.opErrors()))
+		r.Unexercised = append(r.Unexercised, fmt.Sprintf("%s: %s invoked, none acknowledged%s: no acknowledged change to check",
+			Lost, tally.N(len(c.ops), "metadata change", "metadata changes"), c.opErrors()))
 	}
 	if view == nil {
 		if n, first := c.acked(); n > 0 {

@@ -24,3 +24,11 @@ func Top(m map[string]int, max int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// N is "1 send" or "3 sends": n and the noun for it.
+func N(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -19,3 +19,11 @@ func TestTop(t *testing.T) {
 		}
 	}
 }
+
+func TestN(t *testing.T) {
+	for n, want := range map[int]string{0: "0 sends", 1: "1 send", 2: "2 sends"} {
+		if got := N(n, "send", "sends"); got != want {
+			t.Errorf("N(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
