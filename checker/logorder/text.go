@@ -7,6 +7,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/internal/tally"
 )
 
 // explainReuse groups reused offsets into runs of consecutive offsets.
@@ -76,22 +77,15 @@ func offsetSpan(what string, first, last int64) string {
 	return fmt.Sprintf("%ss %d-%d", what, first, last)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 // lostText renders a lost-write range as one sentence, for instance
 // "orders-0 offsets 61-99: 39 acked records lost; acked while ISR was [0];
 // broker 1 became leader at epoch 2 (unclean election, elect-unclean [1]
 // at 12.4 s); offsets 61-65 now hold records written after the failure".
 func lostText(name string, e *judge.Explanation) string {
-	lost := plural(e.Count, "acked record", "acked records")
+	lost := tally.N(e.Count, "acked record", "acked records")
 	acked := "acked"
 	if n := e.ReadNotAcked; n > 0 {
-		lost = fmt.Sprintf("%s (%d acked, %d read but never acked)", plural(e.Count, "record", "records"), e.Count-n, n)
+		lost = fmt.Sprintf("%s (%d acked, %d read but never acked)", tally.N(e.Count, "record", "records"), e.Count-n, n)
 		acked = "acked or read"
 	}
 	parts := []string{fmt.Sprintf("%s %s: %s lost", name, offsetSpan("offset", e.FirstOffset, e.LastOffset), lost)}
@@ -140,7 +134,7 @@ func reuseText(name string, e *judge.Explanation) string {
 	}
 	now := "now hold " + valueSpan(e.NowHold.Values)
 	parts := []string{fmt.Sprintf("%s %s: %s reused", name, offsetSpan("offset", e.FirstOffset, e.LastOffset),
-		plural(e.Count, "offset", "offsets")), first, now}
+		tally.N(e.Count, "offset", "offsets")), first, now}
 	parts = append(parts, takeoverText(e)...)
 	return strings.Join(parts, "; ")
 }
