@@ -57,6 +57,26 @@ func TestExploreStopsOnFailingRuns(t *testing.T) {
 	}
 }
 
+// TestExploreStopsOnUnexercisedRuns: runs whose checks held vacuously
+// (Kafka acknowledged nothing: judge's unexercisedError) are not judged
+// either, and stop the exploration as failing ones do, the stop saying
+// which they were.
+func TestExploreStopsOnUnexercisedRuns(t *testing.T) {
+	e := explorable(t, "s2")
+	run := func(context.Context, *scenario.Scenario, string) (judged, error) {
+		return judged{}, unexercisedError("nothing was acknowledged: 9 sends (9 failed, 0 unknown; INVALID_RECORD 9)")
+	}
+	sum, _, err := explore(context.Background(), Config{Scenario: e, Runs: 12, Seed: 7, Store: t.TempDir(), NoShrink: true}, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.RunRecords) != maxFailedInARow || sum.Exit() != 2 || sum.judged() != 0 ||
+		!strings.Contains(sum.Stopped, "3 runs in a row were not judged (the last checked, Kafka having acknowledged nothing of it)") ||
+		!strings.Contains(sum.Stopped, "INVALID_RECORD 9") {
+		t.Errorf("%d runs, exit %d, %d judged, stopped %q", len(sum.RunRecords), sum.Exit(), sum.judged(), sum.Stopped)
+	}
+}
+
 // TestMergeGates (issue 37): a shard's explore.json must be an
 // exploration's record ({} is not); a shard whose every run failed is
 // exit 2, named; nothing judged at all is 2, "nothing was judged".

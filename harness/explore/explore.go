@@ -85,12 +85,20 @@ func judge(s *scenario.Scenario, out *harness.RunResult, err error) (judged, err
 		// before its check, counts toward the stop after several in a
 		// row. (What it did find, an aborted read of a refused send,
 		// stands.)
-		return res, fmt.Errorf("checked, but Kafka acknowledged nothing of the run, so its checks held vacuously: %s", strings.Join(u, "; "))
+		return res, unexercisedError(strings.Join(u, "; "))
 	}
 	if out.NemesisErr != nil {
 		res.ScheduleErr = out.NemesisErr.Error()
 	}
 	return res, nil
+}
+
+// unexercisedError is judge's answer for a run whose checks held
+// vacuously: why (the checker's Result.Unexercised).
+type unexercisedError string
+
+func (e unexercisedError) Error() string {
+	return "checked, but Kafka acknowledged nothing of the run, so its checks held vacuously: " + string(e)
 }
 
 // Config is one exploration.

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -201,7 +202,11 @@ func (e *explorer) Play(ctx context.Context, c harness.Cell) report.Row {
 	e.lastEnd = out.WorkloadEnded
 	e.keep(ctx, &rec, s, out, err)
 	if e.failedInARow >= maxFailedInARow {
-		e.sum.Stopped = fmt.Sprintf("stopped: %d runs in a row failed before their check; the last: %s", e.failedInARow, rec.Err)
+		what := "failed before their check"
+		if errors.As(err, new(unexercisedError)) {
+			what = "were not judged (the last checked, Kafka having acknowledged nothing of it)"
+		}
+		e.sum.Stopped = fmt.Sprintf("stopped: %d runs in a row %s; the last: %s", e.failedInARow, what, rec.Err)
 	}
 	e.record(rec)
 	return row
