@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"cmp"
 	"fmt"
 	"strconv"
 
@@ -154,7 +153,7 @@ func AuditPlan(opts AuditOptions) (*Plan, error) {
 // judgeAudit explains a story's run for a reviewer: what was lost, and
 // why the figures may not be the whole story.
 func judgeAudit(_ Cell, row *report.Row, ran Ran) {
-	row.Reason = cmp.Or(scheduleProblem(ran.Result), unexercised(ran.Result))
+	row.Reason = unjudgedWhy(ran.Result)
 	if ran.MetricsErr != nil && row.Reason == "" {
 		row.Reason = ran.MetricsErr.Error()
 	}

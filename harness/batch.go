@@ -284,6 +284,20 @@ func scheduleProblem(out *RunResult) string {
 	return "the schedule did not play out: " + out.NemesisErr.Error()
 }
 
+// unjudgedWhy is why no expectation can be held against a run: its
+// schedule did not play out, or its checks held vacuously (both, when
+// both: a workload Kafka acknowledged nothing of leaves an until on the
+// ISR waiting too, and the cause is the second); "" when neither.
+func unjudgedWhy(out *RunResult) string {
+	var why []string
+	for _, w := range []string{scheduleProblem(out), unexercised(out)} {
+		if w != "" {
+			why = append(why, w)
+		}
+	}
+	return strings.Join(why, "; ")
+}
+
 // unexercised says why a run's checks held vacuously (the checker's
 // Result.Unexercised: Kafka acknowledged nothing of what the workload
 // asked), "" when they did not: no expectation can be held against such a

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -214,7 +213,7 @@ func judgeVerdict(_ Cell, row *report.Row, ran Ran) {
 	case ran.Result.Interrupted != "":
 		row.Reason = ran.Result.Interrupted
 	default:
-		row.Reason = cmp.Or(scheduleProblem(ran.Result), unexercised(ran.Result))
+		row.Reason = unjudgedWhy(ran.Result)
 	}
 }
 

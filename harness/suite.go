@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -240,7 +239,7 @@ func judgeExpectation(c Cell, row *report.Row, ran Ran) {
 	for _, r := range results {
 		row.Checks = append(row.Checks, r.String())
 	}
-	if p := cmp.Or(scheduleProblem(ran.Result), unexercised(ran.Result)); p != "" {
+	if p := unjudgedWhy(ran.Result); p != "" {
 		// The story may not have happened, or Kafka acknowledged nothing
 		// of it: its expectation cannot be held against what did.
 		row.Status, row.Reason = report.CellUnjudged, p

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -25,16 +26,21 @@ func TestUnexercisedRunIsNotJudged(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		unexercised []string
+		nemesisErr  error
 		verdict     checker.Verdict
 		row         report.RunVerdict
 		suite       string
 		reason      string
 	}{
-		{"nothing acknowledged", []string{why}, checker.Unknown, report.Unknown, report.CellUnjudged, "the run exercised nothing its checks judge: " + why},
-		{"acknowledged", nil, checker.Valid, report.Valid, report.CellMatch, ""},
+		{"nothing acknowledged", []string{why}, nil, checker.Unknown, report.Unknown, report.CellUnjudged, "the run exercised nothing its checks judge: " + why},
+		// Nothing acknowledged leaves an until on the ISR waiting too (a
+		// real s1 whose every send was too large): both are said.
+		{"nothing acknowledged, the schedule stuck", []string{why}, errors.New("until partition 0 isr [0]: not within 30s"), checker.Unknown, report.Unknown,
+			report.CellUnjudged, "the schedule did not play out: until partition 0 isr [0]: not within 30s; the run exercised nothing its checks judge: " + why},
+		{"acknowledged", nil, nil, checker.Valid, report.Valid, report.CellMatch, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ran := Ran{Result: &RunResult{Result: &checker.Result{Valid: tc.verdict, Unexercised: tc.unexercised}}, Metrics: met}
+			ran := Ran{Result: &RunResult{Result: &checker.Result{Valid: tc.verdict, Unexercised: tc.unexercised}, NemesisErr: tc.nemesisErr}, Metrics: met}
 			var row report.Row
 			judgeExpectation(Cell{Scenario: s1}, &row, ran)
 			if row.Status != tc.suite || row.Reason != tc.reason {
