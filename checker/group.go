@@ -200,7 +200,8 @@ func (c *checker) invokeSubscribe(pd *pending, e *histories.Event) error {
 func (c *checker) completeSubscribe(pd *pending, e *histories.Event) error {
 	what := fmt.Sprintf("subscribe %s value", e.Type)
 	inv := pd.gp.sub
-	m := &member{Group: pd.gp.group, Name: *inv.Member, Latest: inv.OffsetReset != nil && *inv.OffsetReset == "latest", SubAt: pd.call}
+	m := &member{Group: pd.gp.group, Name: *inv.Member, Latest: inv.OffsetReset != nil && *inv.OffsetReset == "latest", SubAt: pd.call,
+		Protocol: *inv.Protocol}
 	if len(e.Value) > 0 {
 		var v subVal
 		if err := decodeGroup(what, e.Value, &v); err != nil {

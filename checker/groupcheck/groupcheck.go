@@ -49,7 +49,12 @@ type Found struct {
 	domain.Base
 	Stats        *GroupStats // nil without any group
 	redeliveredN int
+	notes        []string
 }
+
+// Notes: a group whose coordinator ran another protocol than its members
+// asked for (protocolNotes).
+func (f *Found) Notes() []string { return f.notes }
 
 // Uncounted says why a redelivery or a delivery outside the assignment
 // does not count: the group declares at-least-once delivery.
@@ -74,7 +79,8 @@ func analyze(in *domain.Input, out *GroupAnomalies) *Found {
 	a.groupChecks()
 	a.readBack() // readback.go
 	a.explainGroups()
-	return &Found{Base: domain.Base{Expl: a.expl}, Stats: a.groupStats()}
+	st := a.groupStats()
+	return &Found{Base: domain.Base{Expl: a.expl}, Stats: st, notes: a.protocolNotes(st)}
 }
 
 // Unexercised says the groups' checks held vacuously when a group

@@ -80,3 +80,41 @@ func (a *run) readBackStats() []ReadBackStats {
 	}
 	return out
 }
+
+// protocolNotes says, per group, when the coordinator's read-back shows a
+// group of another type than the protocol its members asked for: a
+// client that falls back (franz-go runs KIP-848 only against brokers that
+// serve ConsumerGroupHeartbeat and otherwise joins as classic, silently),
+// so that what was checked is the protocol that ran, not the one asked
+// for. A note, since every rule holds for the protocol that ran.
+func (a *run) protocolNotes(st *GroupStats) []string {
+	if st == nil {
+		return nil
+	}
+	asked := map[string]map[string]bool{} // group -> the protocols its members asked for
+	for _, m := range a.c.Members {
+		g := a.c.GroupNames.List[m.Group]
+		if asked[g] == nil {
+			asked[g] = map[string]bool{}
+		}
+		if m.Protocol != "" {
+			asked[g][m.Protocol] = true
+		}
+	}
+	said := map[string]bool{}
+	var out []string
+	for _, rb := range st.ReadBack {
+		if rb.Type == "" || said[rb.Group] {
+			continue
+		}
+		for _, p := range slices.Sorted(maps.Keys(asked[rb.Group])) {
+			if p != rb.Type {
+				out = append(out, fmt.Sprintf("consumer group %s: its members asked for the %s protocol, and the coordinator's read-back at %.1f s describes a %s group: the client fell back, so what was checked is the %s protocol",
+					rb.Group, p, rb.AtS, rb.Type, rb.Type))
+				said[rb.Group] = true
+				break
+			}
+		}
+	}
+	return out
+}

@@ -41,6 +41,10 @@ type Member struct {
 	Latest bool  // offset_reset latest
 	RC     bool  // it polled at read_committed
 	SubAt  int64 // when its subscribe was invoked
+	// Protocol is the group protocol its subscribe asked for (classic or
+	// consumer): what the client was asked to run, which a client may
+	// fall back from (the coordinator's read-back says what ran).
+	Protocol string
 }
 
 // CommittedAt is the highest offset a group committed (ok) on a partition

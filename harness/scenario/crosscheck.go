@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/cluster"
+	"github.com/kchaos/kchaos/histories"
 	"github.com/kchaos/kchaos/internal/bounds"
 	"github.com/kchaos/kchaos/internal/duration"
 	"github.com/kchaos/kchaos/nemesis"
@@ -47,9 +48,45 @@ func (s *Scenario) crossCheck() []error {
 		add("workload.rate", "%g: want at most %g sends per second (0 = unlimited)", r, float64(maxRate))
 	}
 	errs = append(errs, s.checkKafkaConfigs()...)
+	errs = append(errs, s.checkGroupProtocols()...)
 	// What the steps need of the cluster, topic and workload: each fault
 	// kind, target, condition and shape checks itself against the view.
 	return append(errs, s.Nemesis.CheckScenario(s.View())...)
+}
+
+// rebalanceProtocolsKey is the brokers' list of the group protocols their
+// coordinators serve (Kafka's GroupCoordinatorConfig; classic,consumer by
+// default from 4.0, streams too from 4.1).
+const rebalanceProtocolsKey = "group.coordinator.rebalance.protocols"
+
+// checkGroupProtocols refuses members that ask for the consumer protocol
+// (KIP-848) of brokers configured not to serve it: a client falls back to
+// classic (franz-go silently), so the run would test the protocol nobody
+// asked for (a real g1 did, and read the classic group back).
+func (s *Scenario) checkGroupProtocols() []error {
+	g := &s.Workload.Group
+	if !g.UsesProtocol(histories.ProtocolConsumer) {
+		return nil
+	}
+	var errs []error
+	check := func(where string, m map[string]string) {
+		v, ok := m[rebalanceProtocolsKey]
+		if !ok {
+			return
+		}
+		for p := range strings.SplitSeq(v, ",") {
+			if strings.TrimSpace(p) == histories.ProtocolConsumer {
+				return
+			}
+		}
+		errs = append(errs, fmt.Errorf("%s.%s: %q lacks consumer, which workload.%s asks for: the coordinator would refuse KIP-848's heartbeats and the client fall back to classic, testing the protocol nobody asked for",
+			where, rebalanceProtocolsKey, bounds.Cut(v), g.ProtocolPath()))
+	}
+	check("cluster.broker_config", s.Cluster.BrokerConfig)
+	for _, id := range slices.Sorted(maps.Keys(s.Cluster.PerBroker)) {
+		check(fmt.Sprintf("cluster.per_broker.%d", id), s.Cluster.PerBroker[id])
+	}
+	return errs
 }
 
 // View is the scenario as the fault steps are checked against it

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,39 @@ func TestCompactionRefused(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q does not name %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestConsumerProtocolNotServed: members asking for the consumer protocol
+// (KIP-848) of brokers whose coordinators are configured not to serve it
+// are bad input naming the key, before any cluster: the client would fall
+// back to classic (a real g1 did: checker's protocol note). Served, or
+// asked for classic, they pass.
+func TestConsumerProtocolNotServed(t *testing.T) {
+	const group = "workload: {group: {id: g, members: 2, protocol: %s}}\ncluster: {kafka: 4.4.0, %s}"
+	for _, tc := range []struct {
+		name, protocol, cluster, want string
+	}{
+		{"brokers classic only", "consumer", "broker_config: {group.coordinator.rebalance.protocols: classic}",
+			"cluster.broker_config.group.coordinator.rebalance.protocols: \"classic\" lacks consumer, which workload.group.protocol asks for"},
+		{"one broker classic only", "consumer", "per_broker: {2: {group.coordinator.rebalance.protocols: \"classic, streams\"}}",
+			"cluster.per_broker.2.group.coordinator.rebalance.protocols"},
+		{"served", "consumer", "broker_config: {group.coordinator.rebalance.protocols: \"classic, consumer\"}", ""},
+		{"classic members", "classic", "broker_config: {group.coordinator.rebalance.protocols: classic}", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := loadText(t, "name: x\n"+fmt.Sprintf(group, tc.protocol, tc.cluster)+"\n")
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var bad *BadInputError
+			if !errors.As(err, &bad) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want bad input naming %q", err, tc.want)
 			}
 		})
 	}
