@@ -170,7 +170,8 @@ func TestReadBackBadInput(t *testing.T) {
 // (KIP-848) while the coordinator's read-back describes a classic group
 // (a client that fell back, as franz-go does against brokers not serving
 // it; a real g1 did) leave a note naming both; members that asked for
-// what ran leave none. Never a verdict: every rule holds for what ran.
+// what ran leave none, nor a group of both protocols (KIP-848 online
+// migration). Never a verdict: every rule holds for what ran.
 func TestGroupProtocolFellBack(t *testing.T) {
 	asking := func(protocol string) []string {
 		var out []string
@@ -181,14 +182,20 @@ func TestGroupProtocolFellBack(t *testing.T) {
 	}
 	const note = "consumer group g: its members asked for the consumer protocol, and the coordinator's read-back at 0.0 s describes a classic group: the client fell back, so what was checked is the classic protocol"
 	for _, tc := range []struct {
-		protocol string
-		want     bool
-	}{{"consumer", true}, {"classic", false}} {
-		lines := cat(send(0, 10, 15, 0, "v0", "ok", 0), asking(tc.protocol), rebal(10, 110, 1, []int{0}, nil),
+		protocol, other string // the second member's ("": none)
+		want            bool
+	}{{"consumer", "", true}, {"classic", "", false}, {"consumer", "classic", false}} {
+		var second []string
+		if tc.other != "" {
+			for _, l := range sub(11, 102, "m1") {
+				second = append(second, strings.ReplaceAll(l, `"protocol":"classic"`, `"protocol":"`+tc.other+`"`))
+			}
+		}
+		lines := cat(send(0, 10, 15, 0, "v0", "ok", 0), asking(tc.protocol), second, rebal(10, 110, 1, []int{0}, nil),
 			gpoll(10, 120, 130, 1, "0:0:v0"), gcommit(10, 140, 150, 1, "ok", "0:1"), finalAll(300, 0, 1, "0:0:v0"), gfinal(400, "ok", "0:1"))
 		res := mustCheck(t, lines2hist(lines...), Options{})
 		if got := slices.Contains(res.Reasons, note); got != tc.want {
-			t.Errorf("%s members: the note %v, want %v; reasons %q", tc.protocol, got, tc.want, res.Reasons)
+			t.Errorf("%s (and %q) members: the note %v, want %v; reasons %q", tc.protocol, tc.other, got, tc.want, res.Reasons)
 		}
 		if res.Valid != Valid {
 			t.Errorf("%s members: %v, want valid (a note only); reasons %q", tc.protocol, res.Valid, res.Reasons)

@@ -86,7 +86,10 @@ func (a *run) readBackStats() []ReadBackStats {
 // client that falls back (franz-go runs KIP-848 only against brokers that
 // serve ConsumerGroupHeartbeat and otherwise joins as classic, silently),
 // so that what was checked is the protocol that ran, not the one asked
-// for. A note, since every rule holds for the protocol that ran.
+// for. A note, since every rule holds for the protocol that ran. Only a
+// group whose members all asked for one protocol is read so: one of both
+// (KIP-848's online migration) is of whichever type the coordinator's
+// migration rules made it.
 func (a *run) protocolNotes(st *GroupStats) []string {
 	if st == nil {
 		return nil
@@ -107,13 +110,11 @@ func (a *run) protocolNotes(st *GroupStats) []string {
 		if rb.Type == "" || said[rb.Group] {
 			continue
 		}
-		for _, p := range slices.Sorted(maps.Keys(asked[rb.Group])) {
-			if p != rb.Type {
-				out = append(out, fmt.Sprintf("consumer group %s: its members asked for the %s protocol, and the coordinator's read-back at %.1f s describes a %s group: the client fell back, so what was checked is the %s protocol",
-					rb.Group, p, rb.AtS, rb.Type, rb.Type))
-				said[rb.Group] = true
-				break
-			}
+		ps := slices.Sorted(maps.Keys(asked[rb.Group]))
+		if len(ps) == 1 && ps[0] != rb.Type {
+			out = append(out, fmt.Sprintf("consumer group %s: its members asked for the %s protocol, and the coordinator's read-back at %.1f s describes a %s group: the client fell back, so what was checked is the %s protocol",
+				rb.Group, ps[0], rb.AtS, rb.Type, rb.Type))
+			said[rb.Group] = true
 		}
 	}
 	return out
