@@ -90,7 +90,6 @@ func (a *analysis) verdict() {
 			unknown = append(unknown, fmt.Sprintf("no completed final read of %s%s", t.Name(), a.finalTries(int32(tp))))
 		}
 	}
-	r.Unexercised = nil
 	if len(c.Sends) == 0 && len(c.TxnSends) == 0 {
 		// Every kchaos workload sends (workload.producers is at least 1):
 		// a run that sent nothing is a workload that never ran.

@@ -139,14 +139,15 @@ func (c *Collector) result() analysis {
 	r.VoterChangeLost, r.Unknowns, r.Notes = c.voterChanges()
 	r.Notes = append(r.Notes, refusedNotes...)
 	r.MetadataUnavailable = c.unavailable()
-	if n, _ := c.acked(); n == 0 && len(c.ops) > 0 {
+	n, first := c.acked()
+	if n == 0 && len(c.ops) > 0 {
 		// As the checker's nothing-acknowledged rule says of sends: with no
 		// change acknowledged, metadata-lost holds vacuously.
 		r.Unexercised = append(r.Unexercised, fmt.Sprintf("%s: %s invoked, none acknowledged%s: no acknowledged change to check",
 			Lost, tally.N(len(c.ops), "metadata change", "metadata changes"), c.opErrors()))
 	}
 	if view == nil {
-		if n, first := c.acked(); n > 0 {
+		if n > 0 {
 			r.Unknowns = append([]string{fmt.Sprintf("%s: %d acknowledged metadata changes (first: %s) and no broker's completed metadata read: nothing shows whether they held",
 				Lost, n, first)}, r.Unknowns...)
 		}

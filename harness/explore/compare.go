@@ -247,10 +247,10 @@ func compareRow(scen, strat string, g []*Summary, runs int) StrategyRow {
 		secs, toFirst := 0.0, 0.0
 		for i, r := range s.RunRecords[:row.Runs] {
 			secs += r.Seconds
-			if r.Err != "" {
-				row.Failed++
-			} else {
+			if r.judged() {
 				row.RunsJudged++
+			} else {
+				row.Failed++
 			}
 			if len(r.Classes) > 0 {
 				row.RunsFound++

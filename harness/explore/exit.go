@@ -9,17 +9,23 @@ import (
 // is 1; nothing judged is 2, never a pass (a gate is not green on
 // nothing).
 
-// judged counts the runs that were judged: those that reached their
-// check (a run that failed before it has Err).
-func (s *Summary) judged() int {
+// judged says the run was judged: it reached its check (a run that
+// failed before it, or whose checks held vacuously, has Err).
+func (r RunRecord) judged() bool { return r.Err == "" }
+
+// judgedRuns counts the runs of rs that were judged.
+func judgedRuns(rs []RunRecord) int {
 	n := 0
-	for _, r := range s.RunRecords {
-		if r.Err == "" {
+	for _, r := range rs {
+		if r.judged() {
 			n++
 		}
 	}
 	return n
 }
+
+// judged counts the exploration's judged runs.
+func (s *Summary) judged() int { return judgedRuns(s.RunRecords) }
 
 // Exit is the exploration's exit code: 1 with a finding, else 2 when no
 // run was judged or it stopped on runs failing in a row, else 0.
@@ -83,12 +89,7 @@ func (m *Merged) Why(allowEmpty bool) error {
 	if m.Exit(allowEmpty) != 2 {
 		return nil
 	}
-	judged := 0
-	for _, r := range m.RunRecords {
-		if r.Err == "" {
-			judged++
-		}
-	}
+	judged := judgedRuns(m.RunRecords)
 	switch {
 	case judged == 0 && len(m.RunRecords) == 0:
 		return errors.New("nothing was judged: the shards made no run (--allow-empty accepts that)")

@@ -74,12 +74,21 @@ func refused(why string) kafkaValue {
 // A broker's log.cleanup.policy is the workload topic's default, so it
 // is refused too.
 func notCompacted(v string) error {
-	for item := range strings.SplitSeq(v, ",") {
-		if strings.TrimSpace(item) == "compact" {
-			return fmt.Errorf("%q: kchaos's checker models no log compaction (the cleaner may remove an acked record a later one with its key supersedes, which would read as lost-write; and Kafka refuses every keyless round-robin send on a compacted topic): use delete", bounds.Cut(v))
-		}
+	if listHas(v, "compact") {
+		return fmt.Errorf("%q: kchaos's checker models no log compaction (the cleaner may remove an acked record a later one with its key supersedes, which would read as lost-write; and Kafka refuses every keyless round-robin send on a compacted topic): use delete", bounds.Cut(v))
 	}
 	return nil
+}
+
+// listHas says Kafka's LIST value v (comma-separated, each item trimmed,
+// as its ConfigDef parses it) holds item.
+func listHas(v, item string) bool {
+	for it := range strings.SplitSeq(v, ",") {
+		if strings.TrimSpace(it) == item {
+			return true
+		}
+	}
+	return false
 }
 
 // kafkaConfigRules are the Kafka configs kchaos itself reads, sets or

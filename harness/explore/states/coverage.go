@@ -63,29 +63,26 @@ func Of(r Abstraction) *Coverage {
 
 // Distinct is how many distinct transitions c covers: those from a
 // sampled state (Covered.Sampled).
-func (c *Coverage) Distinct() int {
-	if c == nil {
-		return 0
-	}
-	n := 0
-	for _, t := range c.Transitions {
-		if t.Sampled() {
-			n++
-		}
-	}
-	return n
-}
+func (c *Coverage) Distinct() int { return c.count(Covered.Sampled) }
 
 // DistinctFaults is how many of c's distinct transitions (Distinct) a
 // fault made, the heals apart: what a strategy chooses, where a heal is
 // owed by every strike whoever chose it.
 func (c *Coverage) DistinctFaults() int {
+	return c.count(func(t Covered) bool {
+		_, heal := HealedKind(t.Fault)
+		return t.Sampled() && !heal
+	})
+}
+
+// count is how many of c's distinct transitions keep holds for.
+func (c *Coverage) count(keep func(Covered) bool) int {
 	if c == nil {
 		return 0
 	}
 	n := 0
 	for _, t := range c.Transitions {
-		if _, heal := HealedKind(t.Fault); t.Sampled() && !heal {
+		if keep(t) {
 			n++
 		}
 	}
