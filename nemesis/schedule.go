@@ -213,7 +213,7 @@ type RandomSchedule struct {
 	// Subset is how many distinct faults of the mix a period combines
 	// (default 1); Active how long they hold together; Quiet how long the
 	// cluster then runs without faults. Periods mode only (Active > 0).
-	Subset int      `yaml:"subset,omitempty" json:"subset,omitempty"`
+	Subset int      `yaml:"subset,omitempty" json:"subset,omitempty" zero:"unset"`
 	Active Duration `yaml:"active,omitempty" json:"active,omitempty"`
 	Quiet  Duration `yaml:"quiet,omitempty" json:"quiet,omitempty"`
 	// Stagger is the mean gap between a period's injections (each drawn

@@ -68,11 +68,11 @@ type Config struct {
 	// Topic must exist; the harness creates it with its replica assignment.
 	Topic string `yaml:"topic" json:"topic"`
 	// Partitions of Topic that the workload writes and reads (0..N-1).
-	Partitions int `yaml:"partitions" json:"partitions"`
+	Partitions int `yaml:"partitions" json:"partitions" zero:"unset"`
 
 	// Producers is the number of producer clients (0 means the default, 1:
 	// every kchaos workload produces).
-	Producers int `yaml:"producers" json:"producers"`
+	Producers int `yaml:"producers" json:"producers" zero:"unset"`
 	// Acks: "0", "1" or "all".
 	Acks Acks `yaml:"acks" json:"acks"`
 	// Idempotent turns the idempotent producer on. It needs acks=all and
@@ -85,18 +85,18 @@ type Config struct {
 	Retries int `yaml:"retries" json:"retries"`
 	// RequestTimeout bounds one produce request (the broker waits this long
 	// for the ISR's acks, the client a little longer for the response).
-	RequestTimeout Duration `yaml:"request_timeout" json:"request_timeout"`
+	RequestTimeout Duration `yaml:"request_timeout" json:"request_timeout" zero:"unset"`
 	// MaxInFlight is the number of sends each producer client keeps in
 	// flight. 1 (the default) is Jepsen's model: one op per process. Above
 	// 1 is pipelined mode: every in-flight slot is its own process, so each
 	// record is still its own op, and the client batches concurrent sends.
-	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight"`
+	MaxInFlight int `yaml:"max_in_flight" json:"max_in_flight" zero:"unset"`
 	// Partitioning: "round-robin" (default) or "key".
 	Partitioning string `yaml:"partitioning" json:"partitioning"`
 	// Keys is the number of distinct keys in key mode (default 16). Only
 	// key mode has keys: Validate refuses keys with round-robin rather
 	// than ignore them.
-	Keys int `yaml:"keys,omitempty" json:"keys,omitempty"`
+	Keys int `yaml:"keys,omitempty" json:"keys,omitempty" zero:"unset"`
 	// Rate limits sends per second over all producers; 0 = unlimited.
 	Rate float64 `yaml:"rate" json:"rate"`
 
@@ -136,7 +136,7 @@ type Config struct {
 	Metadata MetadataConfig `yaml:"metadata,omitempty" json:"metadata,omitempty"`
 
 	// Duration of the produce/consume phase (default 60s).
-	Duration Duration `yaml:"duration" json:"duration"`
+	Duration Duration `yaml:"duration" json:"duration" zero:"unset"`
 	// FinalReadTimeout bounds the final read of all partitions (default
 	// 60s). It is not part of a scenario's workload section: a scenario
 	// sets it as final.read_timeout, the final phase's bound, and the

@@ -41,7 +41,7 @@ type GroupConfig struct {
 	// Members is the number of member clients (default
 	// DefaultGroupMembers). A member killed by a fault is replaced by a
 	// new process under the same member name when the fault starts it.
-	Members int `yaml:"members,omitempty" json:"members,omitempty"`
+	Members int `yaml:"members,omitempty" json:"members,omitempty" zero:"unset"`
 	// Protocol is the rebalance protocol of every member:
 	// histories.ProtocolClassic (default) or histories.ProtocolConsumer
 	// (KIP-848, Kafka 4.0+; franz-go and the Java client). Omitted when
@@ -72,7 +72,7 @@ type GroupConfig struct {
 	// CommitInterval is how often offsets are committed (default
 	// DefaultGroupCommitInterval), in both modes; each mode also commits
 	// before a revoke.
-	CommitInterval Duration `yaml:"commit_interval,omitempty" json:"commit_interval,omitempty"`
+	CommitInterval Duration `yaml:"commit_interval,omitempty" json:"commit_interval,omitempty" zero:"unset"`
 	// CommitEpoch is what leader epoch a manual commit carries with each
 	// offset: CommitEpochNone (default: none, -1, as kchaos's members
 	// always committed) or CommitEpochRecord (the epoch of the last record
@@ -87,11 +87,11 @@ type GroupConfig struct {
 	// member's heartbeat before it removes it (classic), or the group's
 	// session under the consumer protocol (a broker setting there:
 	// group.consumer.session.timeout.ms; refused with protocol consumer).
-	SessionTimeout Duration `yaml:"session_timeout,omitempty" json:"session_timeout,omitempty"`
+	SessionTimeout Duration `yaml:"session_timeout,omitempty" json:"session_timeout,omitempty" zero:"unset"`
 	// MaxPollInterval is max.poll.interval.ms (default
 	// DefaultGroupMaxPollInterval): a member that does not poll for this
 	// long leaves the group (the classic protocol's rebalance timeout).
-	MaxPollInterval Duration `yaml:"max_poll_interval,omitempty" json:"max_poll_interval,omitempty"`
+	MaxPollInterval Duration `yaml:"max_poll_interval,omitempty" json:"max_poll_interval,omitempty" zero:"unset"`
 	// Delivery is what the scenario declares the group promises:
 	// histories.AtLeastOnce (default) or histories.ExactlyOnce. It changes
 	// no client setting; run.json records it and the checker then counts

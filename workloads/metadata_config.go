@@ -27,7 +27,7 @@ type MetadataConfig struct {
 	// Clients is the number of admin clients; 0 (the default) is none.
 	Clients int `yaml:"clients,omitempty" json:"clients,omitempty"`
 	// Rate is changes per second per client (default DefaultMetadataRate).
-	Rate float64 `yaml:"rate,omitempty" json:"rate,omitempty"`
+	Rate float64 `yaml:"rate,omitempty" json:"rate,omitempty" zero:"unset"`
 }
 
 // Enabled reports whether the workload makes metadata changes.

@@ -69,13 +69,13 @@ type ShareConfig struct {
 	Group string `yaml:"group" json:"group"`
 	// Members is the number of share consumers (default
 	// DefaultShareMembers).
-	Members int `yaml:"members,omitempty" json:"members,omitempty"`
+	Members int `yaml:"members,omitempty" json:"members,omitempty" zero:"unset"`
 	// Ack is the mix of acknowledgements, drawn per record from Seed.
 	Ack  ShareAckMix `yaml:"ack,omitempty" json:"ack,omitempty"`
 	Seed uint64      `yaml:"seed,omitempty" json:"seed,omitempty"`
 	// Processing is how long a member works on each poll's records before
 	// it acks them (default DefaultShareProcessing).
-	Processing Duration `yaml:"processing,omitempty" json:"processing,omitempty"`
+	Processing Duration `yaml:"processing,omitempty" json:"processing,omitempty" zero:"unset"`
 	// Renew makes a member renew its locks (AckRenew, Kafka 4.2+) before
 	// it processes, then process a second time: work longer than a lock
 	// that stays held.
@@ -83,10 +83,10 @@ type ShareConfig struct {
 	// Drain bounds the drain after the final heal (default
 	// DefaultShareDrain): members go on until every record below the log
 	// end reached a final state, or this passes.
-	Drain Duration `yaml:"drain,omitempty" json:"drain,omitempty"`
+	Drain Duration `yaml:"drain,omitempty" json:"drain,omitempty" zero:"unset"`
 	// MaxRecords is the most records a poll asks for (default
 	// DefaultShareMaxRecords).
-	MaxRecords int `yaml:"max_records,omitempty" json:"max_records,omitempty"`
+	MaxRecords int `yaml:"max_records,omitempty" json:"max_records,omitempty" zero:"unset"`
 	// AckMode is the Java client's share.acknowledgement.mode: explicit
 	// (the default: every record acknowledged with the status the mix
 	// draws) or implicit (the client accepts what a poll delivered at the

@@ -24,16 +24,17 @@ type TxnConfig struct {
 	// MinSends and MaxSends bound the sends of one transaction (defaults
 	// DefaultTxnMinSends and DefaultTxnMaxSends); each send goes to a
 	// random partition, with a value unique in the run.
-	MinSends int `yaml:"min_sends,omitempty" json:"min_sends,omitempty"`
-	MaxSends int `yaml:"max_sends,omitempty" json:"max_sends,omitempty"`
+	MinSends int `yaml:"min_sends,omitempty" json:"min_sends,omitempty" zero:"unset"`
+	MaxSends int `yaml:"max_sends,omitempty" json:"max_sends,omitempty" zero:"unset"`
 	// Polls: each transaction first polls, at read_committed and through
 	// its own client, the partitions it is about to write, so that the
 	// history has write-read edges between transactions.
 	Polls bool `yaml:"polls,omitempty" json:"polls,omitempty"`
 	// AbortRate is the fraction of transactions the client ends with an
-	// abort on purpose (default DefaultTxnAbortRate; 0..1). A file cannot
-	// ask for 0 (it reads as unset): use a tiny rate such as 0.0001.
-	AbortRate float64 `yaml:"abort_rate,omitempty" json:"abort_rate,omitempty"`
+	// abort on purpose, 0..1 (left out: DefaultTxnAbortRate; 0: none). A
+	// pointer, so that a written 0 is told from a field left out (see
+	// Aborts).
+	AbortRate *float64 `yaml:"abort_rate,omitempty" json:"abort_rate,omitempty"`
 	// CrashRate is the fraction whose producer "crashes" mid-transaction
 	// (default 0; 0..1, with AbortRate+CrashRate <= 1): the client is
 	// abandoned with the transaction open, a successor with the same
@@ -42,7 +43,7 @@ type TxnConfig struct {
 	CrashRate float64 `yaml:"crash_rate,omitempty" json:"crash_rate,omitempty"`
 	// Timeout is transaction.timeout.ms (default DefaultTxnTimeout): the
 	// coordinator aborts a transaction left open this long.
-	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty"`
+	Timeout Duration `yaml:"timeout,omitempty" json:"timeout,omitempty" zero:"unset"`
 	// Hold is how long a transaction stays open after its last send before
 	// it asks to end (default 0: at once), as a consume-transform-produce
 	// step that works between its writes and its commit does. A story uses
@@ -71,6 +72,15 @@ func (c *Config) TransactionalIDs() []string {
 	return out
 }
 
+// Aborts is the fraction of transactions aborted on purpose:
+// AbortRate, or DefaultTxnAbortRate when it was left out.
+func (t TxnConfig) Aborts() float64 {
+	if t.AbortRate == nil {
+		return DefaultTxnAbortRate
+	}
+	return *t.AbortRate
+}
+
 func (t *TxnConfig) defaults() {
 	if !t.Enabled {
 		return
@@ -81,8 +91,8 @@ func (t *TxnConfig) defaults() {
 	if t.MaxSends == 0 {
 		t.MaxSends = max(DefaultTxnMaxSends, t.MinSends)
 	}
-	if t.AbortRate == 0 {
-		t.AbortRate = DefaultTxnAbortRate
+	if t.AbortRate == nil {
+		t.AbortRate = new(DefaultTxnAbortRate) // so that run.json says it
 	}
 	if t.Timeout == 0 {
 		t.Timeout = Duration(DefaultTxnTimeout)
@@ -110,13 +120,14 @@ func (c *Config) validateTxn() []FieldError {
 	if t.MaxSends < t.MinSends || t.MaxSends > 1000 {
 		add("transactions.max_sends", "%d: want min_sends (%d)..1000", t.MaxSends, t.MinSends)
 	}
-	if t.AbortRate < 0 || t.AbortRate > 1 {
-		add("transactions.abort_rate", "%g: want 0..1", t.AbortRate)
+	aborts := t.Aborts()
+	if !(aborts >= 0 && aborts <= 1) {
+		add("transactions.abort_rate", "%g: want 0..1", aborts)
 	}
-	if t.CrashRate < 0 || t.CrashRate > 1 {
+	if !(t.CrashRate >= 0 && t.CrashRate <= 1) {
 		add("transactions.crash_rate", "%g: want 0..1", t.CrashRate)
-	} else if t.AbortRate >= 0 && t.AbortRate <= 1 && t.AbortRate+t.CrashRate > 1 {
-		add("transactions.crash_rate", "%g: abort_rate + crash_rate (%g) must be <= 1", t.CrashRate, t.AbortRate+t.CrashRate)
+	} else if aborts >= 0 && aborts <= 1 && aborts+t.CrashRate > 1 {
+		add("transactions.crash_rate", "%g: abort_rate + crash_rate (%g) must be <= 1", t.CrashRate, aborts+t.CrashRate)
 	}
 	if h := t.Hold.Std(); h < 0 || (t.Timeout.Std() > 0 && h >= t.Timeout.Std()) {
 		add("transactions.hold", "%s: want 0 up to less than transactions.timeout (%s), or the coordinator aborts every transaction", h, t.Timeout.Std())

@@ -46,7 +46,7 @@ func txnIntegration(t *testing.T, drv, topic string) []histories.Event {
 	path, rec := newHistory(t, t.TempDir())
 	cfg := Config{Driver: drv, Topic: topic, Partitions: 3, Producers: 3, Consumers: 1,
 		Isolation: histories.ReadCommitted, RequestTimeout: Duration(3 * time.Second),
-		Transactions: TxnConfig{Enabled: true, Polls: true, AbortRate: 0.3, CrashRate: 0.1},
+		Transactions: TxnConfig{Enabled: true, Polls: true, AbortRate: new(0.3), CrashRate: 0.1},
 		Duration:     Duration(20 * time.Second), FinalReadTimeout: Duration(90 * time.Second)}
 	if drv == DriverJava {
 		cfg.ClusterVersion = c.Config().KafkaVersion

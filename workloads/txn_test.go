@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -40,9 +41,16 @@ func TestTxnConfig(t *testing.T) {
 	var c Config
 	c.Transactions.Enabled = true
 	c.Defaults()
-	want := TxnConfig{Enabled: true, MinSends: 1, MaxSends: 4, AbortRate: 0.1, Timeout: Duration(10 * time.Second)}
-	if c.Transactions != want || !c.Idempotent {
+	want := TxnConfig{Enabled: true, MinSends: 1, MaxSends: 4, AbortRate: new(0.1), Timeout: Duration(10 * time.Second)}
+	if !reflect.DeepEqual(c.Transactions, want) || !c.Idempotent {
 		t.Errorf("defaults: %+v idempotent %v, want %+v and idempotent", c.Transactions, c.Idempotent, want)
+	}
+	// A written 0 is no aborts on purpose, not the default.
+	var none Config
+	none.Transactions = TxnConfig{Enabled: true, AbortRate: new(0.0)}
+	none.Defaults()
+	if got := none.Transactions.Aborts(); got != 0 {
+		t.Errorf("abort_rate 0: Aborts() = %g after Defaults, want 0", got)
 	}
 	if err := c.Validate(); err != nil {
 		t.Fatalf("defaults with transactions: %v", err)
@@ -74,9 +82,9 @@ func TestTxnConfig(t *testing.T) {
 		{"key partitioning", func(c *Config) { c.Partitioning, c.Keys = ByKey, 4 }, []string{"partitioning"}},
 		{"min sends", func(c *Config) { c.Transactions.MinSends = -1 }, []string{"transactions.min_sends"}},
 		{"max below min", func(c *Config) { c.Transactions.MinSends, c.Transactions.MaxSends = 5, 2 }, []string{"transactions.max_sends"}},
-		{"abort rate", func(c *Config) { c.Transactions.AbortRate = 1.5 }, []string{"transactions.abort_rate"}},
+		{"abort rate", func(c *Config) { c.Transactions.AbortRate = new(1.5) }, []string{"transactions.abort_rate"}},
 		{"crash rate", func(c *Config) { c.Transactions.CrashRate = -0.1 }, []string{"transactions.crash_rate"}},
-		{"rates sum", func(c *Config) { c.Transactions.AbortRate, c.Transactions.CrashRate = 0.6, 0.6 }, []string{"transactions.crash_rate"}},
+		{"rates sum", func(c *Config) { c.Transactions.AbortRate, c.Transactions.CrashRate = new(0.6), 0.6 }, []string{"transactions.crash_rate"}},
 		{"timeout", func(c *Config) { c.Transactions.Timeout = Duration(time.Millisecond) }, []string{"transactions.timeout"}},
 		{"hold not below the timeout", func(c *Config) { c.Transactions.Hold = Duration(c.Transactions.Timeout) }, []string{"transactions.hold"}},
 		{"negative hold", func(c *Config) { c.Transactions.Hold = Duration(-time.Second) }, []string{"transactions.hold"}},

@@ -222,7 +222,7 @@ var fieldCases = []struct {
 		func(_, a effect) bool { return a.Workload.Isolation == histories.ReadCommitted }},
 	{"workload.transactions", nil, []string{"workload.transactions={enabled: true, abort_rate: 0.3}"},
 		func(_, a effect) bool {
-			return a.Workload.Transactions.Enabled && a.Workload.Transactions.AbortRate == 0.3 && len(a.Workload.TransactionalIDs()) == 1
+			return a.Workload.Transactions.Enabled && a.Workload.Transactions.Aborts() == 0.3 && len(a.Workload.TransactionalIDs()) == 1
 		}},
 	{"workload.producer_props", []string{"workload.driver=java"}, []string{"workload.producer_props.linger.ms=5"},
 		func(_, a effect) bool { return a.Workload.ProducerProps["linger.ms"] == "5" }},

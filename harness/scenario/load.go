@@ -150,6 +150,12 @@ func parse(data []byte, source string, sets []string, lines bool) (*Scenario, er
 		// A *yaml.TypeError leaves the fields that did decode in s.
 		return &s, o.translate(err, source, doc, merged)
 	}
+	var def Scenario // decoded as s was: only its defaults are read
+	_ = yaml.Unmarshal(merged, &def)
+	def.Defaults()
+	if zs := refuseUnsetZeros(doc, &s, &def, o); len(zs) > 0 {
+		return nil, fmt.Errorf("%s: %s", source, strings.Join(zs, "\n"))
+	}
 	return &s, nil
 }
 

@@ -63,8 +63,8 @@ func (s *Scenario) Checks() []expect.Check {
 // ClusterSpec is the Kafka cluster.
 type ClusterSpec struct {
 	Kafka       string        `yaml:"kafka,omitempty"`
-	Brokers     int           `yaml:"brokers,omitempty"`
-	Controllers int           `yaml:"controllers,omitempty"`
+	Brokers     int           `yaml:"brokers,omitempty" zero:"unset"`
+	Controllers int           `yaml:"controllers,omitempty" zero:"unset"`
 	Racks       cluster.Racks `yaml:"racks,omitempty"`
 	// ELR: "on", "off", or "default" (the Kafka version's default).
 	ELR string `yaml:"elr,omitempty"`
@@ -86,7 +86,7 @@ type ClusterSpec struct {
 	// default 1); LogDirSize ("64MiB") makes each dir after the first a
 	// file system of that size, which fault disk-full can fill. Docker
 	// backend only.
-	LogDirs    int    `yaml:"log_dirs,omitempty"`
+	LogDirs    int    `yaml:"log_dirs,omitempty" zero:"unset"`
 	LogDirSize string `yaml:"log_dir_size,omitempty"`
 	// Tiered turns on tiered storage (KIP-405): tiered.go.
 	Tiered *TieredSpec `yaml:"tiered,omitempty"`
@@ -123,8 +123,8 @@ func (c ClusterSpec) sshSpec() *sshb.Spec {
 // TopicSpec is the workload's topic.
 type TopicSpec struct {
 	Name              string            `yaml:"name,omitempty"`
-	Partitions        int               `yaml:"partitions,omitempty"`
-	ReplicationFactor int               `yaml:"replication_factor,omitempty"`
+	Partitions        int               `yaml:"partitions,omitempty" zero:"unset"`
+	ReplicationFactor int               `yaml:"replication_factor,omitempty" zero:"unset"`
 	Assignment        [][]int32         `yaml:"assignment,omitempty"`
 	Configs           map[string]string `yaml:"configs,omitempty"`
 	// LogDir places every replica of the topic in that log dir (an index
@@ -140,11 +140,11 @@ type FinalSpec struct {
 	// RecoverTimeout bounds the final heal's wait for every broker to be
 	// live and every partition to have a leader (default
 	// nemesis.DefaultHealTimeout).
-	RecoverTimeout workloads.Duration `yaml:"recover_timeout,omitempty"`
+	RecoverTimeout workloads.Duration `yaml:"recover_timeout,omitempty" zero:"unset"`
 	// ReadTimeout bounds the final read (default
 	// workloads.DefaultFinalReadTimeout). It is the only final-read bound a
 	// scenario has: workload.final_read_timeout is refused.
-	ReadTimeout workloads.Duration `yaml:"read_timeout,omitempty"`
+	ReadTimeout workloads.Duration `yaml:"read_timeout,omitempty" zero:"unset"`
 	// AbortHanging is what an operator does once read_committed consumers
 	// are stuck (KAFKA-20716): after the final read, every transaction that
 	// holds a partition's last stable offset and that its coordinator does

@@ -14,9 +14,9 @@ import (
 // cluster's defaults. The workload's topic gets the remote-storage
 // settings (TieredTopicConfigs) under its own topic.configs, which win.
 type TieredSpec struct {
-	SegmentMS        int64 `yaml:"segment_ms,omitempty"`
-	LocalRetentionMS int64 `yaml:"local_retention_ms,omitempty"`
-	TaskIntervalMS   int64 `yaml:"task_interval_ms,omitempty"`
+	SegmentMS        int64 `yaml:"segment_ms,omitempty" zero:"unset"`
+	LocalRetentionMS int64 `yaml:"local_retention_ms,omitempty" zero:"unset"`
+	TaskIntervalMS   int64 `yaml:"task_interval_ms,omitempty" zero:"unset"`
 }
 
 // config is the cluster package's form (nil when tiered storage is off).

@@ -257,9 +257,9 @@ func (p *producers) planTxn(rng *rand.Rand, i, pid int, seq *int) txnPlan {
 	plan := txnPlan{crashAt: -1}
 	v := histories.TxnValue{TransactionalID: workloads.TransactionalID(p.cfg.Topic, i), Intent: histories.TxnCommit}
 	switch r := rng.Float64(); {
-	case r < t.AbortRate:
+	case r < t.Aborts():
 		v.Intent = histories.TxnAbort
-	case r < t.AbortRate+t.CrashRate:
+	case r < t.Aborts()+t.CrashRate:
 		plan.crashAt = 1 + rng.IntN(n)
 	}
 	for range n {

@@ -120,7 +120,7 @@ func TestTxnLoop(t *testing.T) {
 		return nil
 	}}
 	cfg := workloads.Config{Producers: 2, Partitions: 3, Transactions: workloads.TxnConfig{Enabled: true, Polls: true,
-		AbortRate: 0.2, CrashRate: 0.3}}
+		AbortRate: new(0.2), CrashRate: 0.3}}
 	var buf bytes.Buffer
 	rec := histories.NewRecorder(&buf)
 	cfg.Defaults()

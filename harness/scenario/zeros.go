@@ -1,0 +1,133 @@
+package scenario
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// A written zero that would read as unset.
+//
+// Many scenario fields take their default when left at zero
+// (cluster.brokers, topic.partitions, workload.request_timeout, ...):
+// YAML decoding cannot tell a field left out from one written 0, and
+// Defaults fills both. A zero written on purpose was then a silent
+// default: `--set cluster.brokers=0` ran three brokers, and
+// `cluster.tiered.local_retention_ms: 0` ran 2000 ms. Such a field says so
+// where it is declared, with the struct tag `zero:"unset"`; a scenario
+// that writes one as zero (in its file or with --set) is bad input, named
+// by its line or --set and told the default it would have taken. A field
+// whose zero is a value of its own (workload.retries, workload.rate: 0 is
+// unlimited, seed: 0 picks one) carries no tag.
+
+// unsetTag is the struct tag that marks such a field.
+const unsetTag = "zero"
+
+// refuseUnsetZeros reports every field tagged zero:"unset" that the
+// document writes and that decoded to zero. defaults is the scenario
+// decoded again with Defaults applied, to name what each would have
+// taken.
+func refuseUnsetZeros(doc *yaml.Node, s, defaults *Scenario, o *origins) []string {
+	var out []string
+	var walk func(n *yaml.Node, v, d reflect.Value, path, set string)
+	walk = func(n *yaml.Node, v, d reflect.Value, path, set string) {
+		if n == nil {
+			return
+		}
+		if s, ok := o.sets[n]; ok {
+			set = s
+		}
+		for v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return
+			}
+			v = v.Elem()
+			if d.Kind() == reflect.Pointer && !d.IsNil() {
+				d = d.Elem()
+			} else {
+				d = reflect.Value{}
+			}
+		}
+		switch {
+		case v.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
+			t := v.Type()
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				key, val := n.Content[i], n.Content[i+1]
+				f, ok := fieldByYAMLName(t, key.Value)
+				if !ok {
+					continue // unknown fields are decoding's to refuse
+				}
+				fv := v.FieldByIndex(f.Index)
+				var fd reflect.Value
+				if d.IsValid() {
+					fd = d.FieldByIndex(f.Index)
+				}
+				p := join(path, key.Value)
+				fset := set
+				for _, n := range []*yaml.Node{key, val} {
+					if s, ok := o.sets[n]; ok {
+						fset = s
+					}
+				}
+				if f.Tag.Get(unsetTag) == "unset" && val.Kind == yaml.ScalarNode && fv.IsZero() {
+					out = append(out, unsetMessage(o, val, p, fset, fd))
+					continue
+				}
+				walk(val, fv, fd, p, fset)
+			}
+		case v.Kind() == reflect.Slice && n.Kind == yaml.SequenceNode:
+			for i, el := range n.Content {
+				if i >= v.Len() {
+					break
+				}
+				var ed reflect.Value
+				if d.IsValid() && d.Kind() == reflect.Slice && i < d.Len() {
+					ed = d.Index(i)
+				}
+				walk(el, v.Index(i), ed, fmt.Sprintf("%s[%d]", path, i), set)
+			}
+		}
+	}
+	walk(doc.Content[0], reflect.ValueOf(s).Elem(), reflect.ValueOf(defaults).Elem(), "", "")
+	return out
+}
+
+// unsetMessage says where a zero was written, what it would have become,
+// and what to write instead.
+func unsetMessage(o *origins, val *yaml.Node, path, set string, def reflect.Value) string {
+	where := o.where(spot{path: path, line: val.Line, set: set})
+	taken := "its default"
+	if def.IsValid() && !def.IsZero() {
+		taken = fmt.Sprintf("its default, %v", def.Interface())
+	}
+	msg := fmt.Sprintf("%s: %s reads as unset and would take %s: write a value above zero, or leave the field out for the default",
+		path, val.Value, taken)
+	if where != path {
+		msg = where + ": " + msg
+	}
+	return msg
+}
+
+// fieldByYAMLName finds t's field that YAML decodes key into: by its yaml
+// tag's name, else by its lowercased Go name (yaml.v3's rule).
+func fieldByYAMLName(t reflect.Type, key string) (reflect.StructField, bool) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = strings.ToLower(f.Name)
+		}
+		if name == key {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
