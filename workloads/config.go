@@ -77,8 +77,10 @@ type Config struct {
 	Acks Acks `yaml:"acks" json:"acks"`
 	// Idempotent turns the idempotent producer on. It needs acks=all and
 	// retries > 0 (an idempotent producer keeps its sequence numbers valid
-	// by retrying), and the franz driver.
-	Idempotent bool `yaml:"idempotent" json:"idempotent"`
+	// by retrying), and the franz driver. Transactions turn it on
+	// (Defaults); a scenario that writes false beside them is refused
+	// (harness/scenario/zeros.go).
+	Idempotent bool `yaml:"idempotent" json:"idempotent" written:"transactions imply an idempotent producer"`
 	// Retries is how many times the client may resend a record; 0 (the
 	// default) turns client retries off, so that a definite broker error
 	// stays definite (after a retry every error is indeterminate).

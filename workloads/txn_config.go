@@ -13,9 +13,9 @@ import (
 // over random partitions. The zero value is off.
 //
 // With transactions on, idempotence is implied: Defaults sets Idempotent
-// (Kafka's transactional producer is an idempotent one), so an
-// `idempotent: false` in the file cannot be told from an absent one and
-// is overridden rather than refused; run.json records idempotent and
+// (Kafka's transactional producer is an idempotent one); a scenario that
+// writes `idempotent: false` beside them is refused before Defaults runs
+// (harness/scenario/zeros.go); run.json records idempotent and
 // transactional. The "idempotent needs retries > 0" rule does not apply:
 // a transaction's outcome is decided by its EndTxn, never by one send's
 // error, so a send's retries cannot make it ambiguous.

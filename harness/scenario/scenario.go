@@ -63,9 +63,9 @@ func (s *Scenario) Checks() []expect.Check {
 // ClusterSpec is the Kafka cluster.
 type ClusterSpec struct {
 	Kafka       string        `yaml:"kafka,omitempty"`
-	Brokers     int           `yaml:"brokers,omitempty" zero:"unset"`
-	Controllers int           `yaml:"controllers,omitempty" zero:"unset"`
-	Racks       cluster.Racks `yaml:"racks,omitempty"`
+	Brokers     int           `yaml:"brokers,omitempty" zero:"unset" written:"the ssh backend counts the brokers of cluster.hosts"`
+	Controllers int           `yaml:"controllers,omitempty" zero:"unset" written:"the ssh backend counts the controllers of cluster.hosts"`
+	Racks       cluster.Racks `yaml:"racks,omitempty" written:"the ssh backend reads the racks of cluster.hosts"`
 	// ELR: "on", "off", or "default" (the Kafka version's default).
 	ELR string `yaml:"elr,omitempty"`
 	// TransactionVersion: the transaction.version feature level at format

@@ -22,11 +22,24 @@ import (
 // whose zero is a value of its own (workload.retries, workload.rate: 0 is
 // unlimited, seed: 0 picks one) carries no tag.
 
-// unsetTag is the struct tag that marks such a field.
-const unsetTag = "zero"
+//
+// The same walk refuses a written value that Defaults replaces from other
+// fields, which a field declares with the struct tag `written:"WHY"`
+// (WHY says what sets it): `workload.idempotent: false` with transactions
+// on ran idempotent (Kafka's own producer refuses a transactional.id
+// without idempotence), and `cluster.brokers: 5` under the ssh backend ran
+// as many brokers as cluster.hosts lists.
+
+// unsetTag marks a field whose zero reads as unset; keptTag one whose
+// written value Defaults may replace (its value says from what).
+const (
+	unsetTag = "zero"
+	keptTag  = "written"
+)
 
 // refuseUnsetZeros reports every field tagged zero:"unset" that the
-// document writes and that decoded to zero. defaults is the scenario
+// document writes and that decoded to zero, and every field tagged
+// written:"..." whose written value Defaults replaced. defaults is the scenario
 // decoded again with Defaults applied, to name what each would have
 // taken.
 func refuseUnsetZeros(doc *yaml.Node, s, defaults *Scenario, o *origins) []string {
@@ -73,6 +86,16 @@ func refuseUnsetZeros(doc *yaml.Node, s, defaults *Scenario, o *origins) []strin
 				}
 				if f.Tag.Get(unsetTag) == "unset" && val.Kind == yaml.ScalarNode && fv.IsZero() {
 					out = append(out, unsetMessage(o, val, p, fset, fd))
+					continue
+				}
+				if why := f.Tag.Get(keptTag); why != "" && fd.IsValid() && !reflect.DeepEqual(fv.Interface(), fd.Interface()) {
+					where := o.where(spot{path: p, line: val.Line, set: fset})
+					msg := fmt.Sprintf("%s: written %v, but the scenario would run with %v (%s): write that, or leave the field out",
+						p, fv.Interface(), fd.Interface(), why)
+					if where != p {
+						msg = where + ": " + msg
+					}
+					out = append(out, msg)
 					continue
 				}
 				walk(val, fv, fd, p, fset)

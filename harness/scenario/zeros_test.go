@@ -36,6 +36,13 @@ func TestUnsetZerosRefused(t *testing.T) {
 			[]string{"workload.shares.processing: 0s reads as unset and would take its default, 20ms"}},
 		{"random subset", "name: z\nnemesis:\n  random: {seed: 1, duration: 20s, active: 5s, quiet: 5s, subset: 0, faults: [kill]}\n", nil,
 			[]string{"nemesis.random.subset: 0 reads as unset"}},
+		// Written values Defaults would replace from other fields.
+		{"idempotent false beside transactions", "name: z\nworkload:\n  idempotent: false\n  transactions: {enabled: true}\n", nil,
+			[]string{"line 3: workload.idempotent: written false, but the scenario would run with true (transactions imply an idempotent producer)"}},
+		{"brokers beside ssh hosts", "name: z\n" + sshHosts + "  brokers: 5\n", nil,
+			[]string{"line 8: cluster.brokers: written 5, but the scenario would run with 3 (the ssh backend counts the brokers of cluster.hosts)"}},
+		{"idempotent true beside transactions", "name: z\nworkload:\n  idempotent: true\n  transactions: {enabled: true}\n", nil, nil},
+		{"idempotent false alone", "name: z\nworkload:\n  idempotent: false\n", nil, nil},
 		// Zeros that are values: taken as written.
 		{"retries 0", "name: z\nworkload:\n  retries: 0\n  rate: 0\n", nil, nil},
 		{"seed 0", "name: z\nseed: 0\n", nil, nil},
@@ -51,7 +58,7 @@ func TestUnsetZerosRefused(t *testing.T) {
 				if err != nil {
 					t.Fatalf("Load: %v, want it to load", err)
 				}
-				if s.Workload.Transactions.Enabled && s.Workload.Transactions.Aborts() != 0 {
+				if strings.Contains(c.yaml, "abort_rate: 0") && s.Workload.Transactions.Aborts() != 0 {
 					t.Errorf("abort_rate 0 ran as %g", s.Workload.Transactions.Aborts())
 				}
 				return
