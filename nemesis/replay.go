@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/kchaos/kchaos/histories"
 )
 
 // StepFromOp is the scripted step that replays a fault as the history
@@ -54,4 +57,20 @@ func StepFromOp(fault string, spec map[string]any, nodes []int32) (Step, error) 
 		return Step{}, fmt.Errorf("fault %s as recorded: %w", fault, err)
 	}
 	return st, nil
+}
+
+// StepFromUntil is the until step an until op recorded: its condition
+// (Struck as the schedule wrote it, not the nodes the runner resolved it
+// to), its bound and whether it was optional. A replay then waits for the
+// effect the original waited for, not the time that effect took on that
+// run: on a fresh cluster the same effect comes sooner or later (an ISR
+// shrinks after replica.lag.time.max.ms from the fetch it last answered,
+// a broker is fenced a session timeout after its last heartbeat).
+// The step is checked with the schedule it belongs to (a struck
+// condition needs the fault step before it).
+func StepFromUntil(u histories.Until) Step {
+	return Step{Until: &Condition{Partition: u.Partition, Leader: u.Leader, ISR: slices.Clone(u.ISR), Offline: u.Offline,
+		HighWatermark: u.HighWatermark, OpenTxn: u.OpenTxn, Live: slices.Clone(u.Live), Fenced: slices.Clone(u.Fenced),
+		ShareStart: u.ShareStart, QuorumLeader: u.QuorumLeader, Struck: u.Struck},
+		Timeout: Duration(time.Duration(u.TimeoutMS) * time.Millisecond), Optional: u.Optional}
 }

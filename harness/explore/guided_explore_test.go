@@ -65,7 +65,7 @@ func kafkaModel(t *testing.T) runner {
 		play := func(st nemesis.Step) {
 			if st.Until != nil {
 				u := histories.Until{Condition: st.Until.String(), Partition: st.Until.Partition, ISR: st.Until.ISR, Offline: st.Until.Offline,
-					Fenced: st.Until.Fenced, Optional: st.Optional, TimeoutMS: st.Timeout.Std().Milliseconds()}
+					Leader: st.Until.Leader, Fenced: st.Until.Fenced, Struck: st.Until.Struck, Optional: st.Optional, TimeoutMS: st.Timeout.Std().Milliseconds()}
 				add(histories.NemesisProcess, histories.Invoke, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()})
 				u.Held = true
 				add(histories.NemesisProcess, histories.OK, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()})

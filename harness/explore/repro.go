@@ -17,8 +17,12 @@ const waitResolution = 100 * time.Millisecond
 // realised is the schedule a run played, as scripted steps: every fault
 // and heal in the order it fired, with the time between one op's
 // completion and the next one's invoke as a wait, targets resolved to the
-// nodes they struck (nemesis.StepFromOp). Conditions (until) the original
-// waited on become the time they took. The final heal (the last heal of
+// nodes they struck (nemesis.StepFromOp). A condition (until) the
+// original waited on stays a condition (nemesis.StepFromUntil), so that
+// the repro waits for the effect rather than the time it took on that run
+// (a repro whose untils had become fixed waits reproduced 0 of 3 on fresh
+// clusters, 2026-12-07: a guided t1 finding whose ISR shrink came later
+// there). The final heal (the last heal of
 // everything, which every run adds) and what follows it
 // (final.abort_hanging) are left out: the repro's run adds them again.
 func realised(events []histories.Event) ([]nemesis.Step, error) {
@@ -52,11 +56,7 @@ func realised(events []histories.Event) ([]nemesis.Step, error) {
 			}
 			continue
 		}
-		if histories.IsBookkeeping(inv.F) {
-			// An until (a guided schedule's wait for a fault's effect,
-			// a story's condition): the repro waits the time it took,
-			// which the gap to the next op, measured from the op before,
-			// holds.
+		if histories.IsBookkeeping(inv.F) && inv.F != histories.FUntil {
 			continue
 		}
 		if w := time.Duration(inv.Time - last).Round(waitResolution); w > 0 {
@@ -65,6 +65,20 @@ func realised(events []histories.Event) ([]nemesis.Step, error) {
 		last = inv.Time
 		if done != nil {
 			last = done.Time
+		}
+		if inv.F == histories.FUntil {
+			// A guided schedule's wait for a fault's effect, or a
+			// story's condition.
+			var v histories.NemesisValue
+			if err := inv.Decode(&v); err != nil {
+				return nil, fmt.Errorf("history line of index %d (until): %w", inv.Index, err)
+			}
+			u, err := histories.UntilOf(v)
+			if err != nil {
+				return nil, fmt.Errorf("history line of index %d: %w", inv.Index, err)
+			}
+			steps = append(steps, nemesis.StepFromUntil(u))
+			continue
 		}
 		if inv.F == histories.FHeal {
 			steps = append(steps, nemesis.Step{Heal: healKind(inv)})

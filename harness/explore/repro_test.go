@@ -151,47 +151,54 @@ func TestRealisedCutsTheFinalPhase(t *testing.T) {
 	}
 }
 
-// TestRealisedUntilBecomesItsTime: an until (a guided schedule's wait
-// for a fault's effect) is no step of the repro: the wait before the next
-// fault is the time from the op before it, the until's included, whether
-// its condition held or timed out, and whether it named its nodes or
-// waited on the ones the fault struck (struck: a later episode's strike,
-// whose ids the plan did not know: the repro's fault names them).
-func TestRealisedUntilBecomesItsTime(t *testing.T) {
+// TestRealisedUntilStaysACondition: an until (a guided schedule's wait
+// for a fault's effect, a story's condition) stays an until step of the
+// repro, with its bound and optional as recorded, whether its condition
+// held or timed out: the repro waits for the effect, not the time it took
+// on the original run; the wait before the next fault is the time after
+// the until ended. A struck condition stays struck (a later episode's
+// strike, whose ids the plan did not know: the repro's fault names them,
+// and the runner resolves them again).
+func TestRealisedUntilStaysACondition(t *testing.T) {
 	ev := func(i int64, tm int64, typ histories.Type, f, value string) histories.Event {
 		return histories.Event{Index: i, Time: tm, Process: histories.NemesisProcess, Type: typ, F: f, Value: []byte(value)}
 	}
 	s := int64(1e9)
-	untils := []string{
-		`{"fault":"until","details":{"condition":"partition 0 isr [0]","partition":0,"isr":[0],"optional":true,"timeout_ms":6000}}`,
-		`{"fault":"until","details":{"condition":"partition 0 the last fault's nodes [0 1 2] out of isr","partition":0,"struck":"out-of-isr","struck_nodes":[0,1,2],"optional":true,"timeout_ms":6000}}`,
+	untils := []struct{ rec, step string }{
+		{`{"fault":"until","details":{"condition":"partition 0 isr [0]","partition":0,"isr":[0],"optional":true,"timeout_ms":6000}}`,
+			"until: {isr: [0]}, timeout: 6s, optional: true"},
+		{`{"fault":"until","details":{"condition":"partition 0 the last fault's nodes [0 1 2] out of isr","partition":0,"struck":"out-of-isr","struck_nodes":[0,1,2],"optional":true,"timeout_ms":6000}}`,
+			"until: {struck: out-of-isr}, timeout: 6s, optional: true"},
 	}
 	for _, tc := range []struct {
-		end   histories.Type
-		until string
-	}{{histories.OK, untils[0]}, {histories.Fail, untils[0]}, {histories.OK, untils[1]}, {histories.Fail, untils[1]}} {
-		end := tc.end
+		end histories.Type
+		u   int
+	}{{histories.OK, 0}, {histories.Fail, 0}, {histories.OK, 1}, {histories.Fail, 1}} {
+		end, until := tc.end, untils[tc.u]
 		events := []histories.Event{
 			ev(0, 0, histories.Invoke, "schedule", `{"fault":"schedule"}`),
 			ev(1, 0, histories.OK, "schedule", `{"fault":"schedule"}`),
 			ev(2, 2*s, histories.Invoke, "partition", `{"fault":"partition","details":{"shape":"leader-followers","target":{"role":"leader"}}}`),
 			ev(3, 2*s+2e8, histories.OK, "partition", `{"fault":"partition","nodes":[0,1,2]}`),
-			ev(4, 2*s+2e8, histories.Invoke, "until", tc.until),
-			ev(5, 6*s+5e8, end, "until", tc.until),
+			ev(4, 2*s+2e8, histories.Invoke, "until", until.rec),
+			ev(5, 6*s+5e8, end, "until", until.rec),
 			ev(6, 8*s+5e8, histories.Invoke, "kill", `{"fault":"kill","details":{"target":{"role":"leader"}}}`),
 			ev(7, 9*s, histories.OK, "kill", `{"fault":"kill","nodes":[0]}`),
 		}
 		steps, err := realised(events)
 		if err != nil {
-			t.Fatalf("until %s %s: %v", end, tc.until, err)
+			t.Fatalf("until %s %s: %v", end, until.rec, err)
 		}
 		var got []string
 		for _, st := range steps {
 			got = append(got, flow(t, st))
 		}
-		want := "wait: 2s|fault: partition, shape: leader-followers, target: {role: leader}|wait: 6.3s|fault: kill, target: {role: nodes, nodes: [0]}"
+		want := "wait: 2s|fault: partition, shape: leader-followers, target: {role: leader}|" + until.step + "|wait: 2s|fault: kill, target: {role: nodes, nodes: [0]}"
 		if strings.Join(got, "|") != want {
-			t.Errorf("until %s %s: got %s\nwant %s", end, tc.until, strings.Join(got, "|"), want)
+			t.Errorf("until %s %s: got %s\nwant %s", end, until.rec, strings.Join(got, "|"), want)
+		}
+		if err := (&nemesis.Schedule{Steps: steps}).Validate(); err != nil {
+			t.Errorf("until %s %s: the realised schedule does not validate: %v", end, until.rec, err)
 		}
 	}
 }

@@ -282,15 +282,18 @@ func without(xs, drop []int) []int {
 // tidy is steps with only the fault steps whose indexes are in keep; a
 // heal that no remaining fault needs (none of its kind kept since the
 // last heal of that kind: its faults were dropped, or healed already) is
-// dropped with its fault, and waits left side by side are joined (the
-// time is kept, the step count goes down).
+// dropped with its fault, as is an until that waited for a dropped
+// fault's effect (the last fault step before it); waits left side by side
+// are joined (the time is kept, the step count goes down).
 func tidy(steps []nemesis.Step, keep []int) []nemesis.Step {
 	var out []nemesis.Step
 	var pending []string // heal kinds of kept faults not healed yet
+	lastDropped := false // the last fault step so far was dropped
 	for i, st := range steps {
 		switch {
 		case st.Fault != "":
-			if !slices.Contains(keep, i) {
+			lastDropped = !slices.Contains(keep, i)
+			if lastDropped {
 				continue
 			}
 			if f, _ := histories.LookupFault(st.Fault); f.Heal != "" && !slices.Contains(pending, f.Heal) {
@@ -306,6 +309,8 @@ func tidy(steps []nemesis.Step, keep []int) []nemesis.Step {
 				continue
 			}
 			pending = slices.DeleteFunc(pending, func(h string) bool { return h == st.Heal })
+		case st.Until != nil && lastDropped:
+			continue
 		case st.Wait > 0 && len(out) > 0 && out[len(out)-1].Wait > 0:
 			out[len(out)-1].Wait += st.Wait
 			continue

@@ -278,6 +278,30 @@ func TestTidy(t *testing.T) {
 	if got := tidy(all, []int{0}); len(got) != 2 || got[1].Heal != histories.HealAll {
 		t.Errorf("tidy kept %+v, want the kill and one heal all", got)
 	}
+	// An until waits for the effect of the fault before it: it goes with
+	// that fault, and stays with a kept one.
+	shrunk := nemesis.Step{Until: &nemesis.Condition{ISR: []int32{0}}, Timeout: nemesis.Duration(6 * time.Second), Optional: true}
+	fenced := nemesis.Step{Until: &nemesis.Condition{Struck: nemesis.StruckFenced}, Timeout: nemesis.Duration(3 * time.Second), Optional: true}
+	withUntils := []nemesis.Step{cut, shrunk, wait, kill, fenced, wait, {Heal: histories.HealAll}}
+	for _, tc := range []struct {
+		keep []int
+		want []*nemesis.Condition
+	}{
+		{[]int{0, 3}, []*nemesis.Condition{shrunk.Until, fenced.Until}},
+		{[]int{3}, []*nemesis.Condition{fenced.Until}},
+		{[]int{0}, []*nemesis.Condition{shrunk.Until}},
+		{nil, nil},
+	} {
+		var untils []*nemesis.Condition
+		for _, st := range tidy(withUntils, tc.keep) {
+			if st.Until != nil {
+				untils = append(untils, st.Until)
+			}
+		}
+		if !slices.Equal(untils, tc.want) {
+			t.Errorf("tidy keeping faults %v kept untils %v, want %v", tc.keep, untils, tc.want)
+		}
+	}
 }
 
 // orderOracle reproduces when every fault of needed is in the candidate,
