@@ -71,6 +71,12 @@ func candidates(rs nemesis.RandomSchedule, part int32, shape isrShape) []candida
 		switch {
 		case links && linkShape == nemesis.ShapeLeaderFollowers:
 			aims = []string{aimLeader}
+		case links && linkShape == nemesis.ShapeBridge:
+			// The bridge is the one broker both halves still reach: the
+			// leader (its followers lose each other, which replication
+			// does not need) or one follower (the leader loses the
+			// other follower). Both followers leave no halves to split.
+			aims = []string{aimLeader, aimFollower}
 		case links && linkShape != nemesis.ShapeIsolate:
 			aims = []string{""}
 		case rs.Targets != nil:

@@ -139,7 +139,7 @@ func validateLinks(p string, st *nemesis.Step, given string, groups [][]int32, a
 		add(p+".groups", "only for fault partition or netem with shape groups")
 	}
 	switch shape {
-	case nemesis.ShapeIsolate, nemesis.ShapeFromController, nemesis.ShapeMajorityMinority, ShapeClients, nemesis.ShapeFromVoters, nemesis.ShapeFromBrokers:
+	case nemesis.ShapeIsolate, nemesis.ShapeFromController, nemesis.ShapeMajorityMinority, nemesis.ShapeBridge, ShapeClients, nemesis.ShapeFromVoters, nemesis.ShapeFromBrokers:
 		nemesis.NeedTarget(p, st, describeFault(st.Fault, shape), add)
 	}
 	if st.Target != nil {
