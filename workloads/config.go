@@ -79,7 +79,7 @@ type Config struct {
 	// retries > 0 (an idempotent producer keeps its sequence numbers valid
 	// by retrying), and the franz driver. Transactions turn it on
 	// (Defaults); a scenario that writes false beside them is refused
-	// (harness/scenario/zeros.go).
+	// (harness/scenario/silentdefaults.go).
 	Idempotent bool `yaml:"idempotent" json:"idempotent" written:"transactions imply an idempotent producer"`
 	// Retries is how many times the client may resend a record; 0 (the
 	// default) turns client retries off, so that a definite broker error

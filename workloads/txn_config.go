@@ -15,7 +15,7 @@ import (
 // With transactions on, idempotence is implied: Defaults sets Idempotent
 // (Kafka's transactional producer is an idempotent one); a scenario that
 // writes `idempotent: false` beside them is refused before Defaults runs
-// (harness/scenario/zeros.go); run.json records idempotent and
+// (harness/scenario/silentdefaults.go); run.json records idempotent and
 // transactional. The "idempotent needs retries > 0" rule does not apply:
 // a transaction's outcome is decided by its EndTxn, never by one send's
 // error, so a send's retries cannot make it ambiguous.

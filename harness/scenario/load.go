@@ -153,7 +153,7 @@ func parse(data []byte, source string, sets []string, lines bool) (*Scenario, er
 	var def Scenario // decoded as s was: only its defaults are read
 	_ = yaml.Unmarshal(merged, &def)
 	def.Defaults()
-	if zs := refuseUnsetZeros(doc, &s, &def, o); len(zs) > 0 {
+	if zs := refuseSilentDefaults(doc, &s, &def, o); len(zs) > 0 {
 		return nil, fmt.Errorf("%s: %s", source, strings.Join(zs, "\n"))
 	}
 	return &s, nil

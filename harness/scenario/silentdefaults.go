@@ -37,12 +37,13 @@ const (
 	keptTag  = "written"
 )
 
-// refuseUnsetZeros reports every field tagged zero:"unset" that the
+// refuseSilentDefaults reports every field tagged zero:"unset" that the
 // document writes and that decoded to zero, and every field tagged
-// written:"..." whose written value Defaults replaced. defaults is the scenario
-// decoded again with Defaults applied, to name what each would have
-// taken.
-func refuseUnsetZeros(doc *yaml.Node, s, defaults *Scenario, o *origins) []string {
+// written:"..." whose written value Defaults replaced: what the user
+// wrote would otherwise have been silently replaced. defaults is the
+// scenario decoded again with Defaults applied, to name what each would
+// have taken.
+func refuseSilentDefaults(doc *yaml.Node, s, defaults *Scenario, o *origins) []string {
 	var out []string
 	var walk func(n *yaml.Node, v, d reflect.Value, path, set string)
 	walk = func(n *yaml.Node, v, d reflect.Value, path, set string) {
