@@ -59,6 +59,16 @@ func StepFromOp(fault string, spec map[string]any, nodes []int32) (Step, error) 
 	return st, nil
 }
 
+// untilRecord is what an until op records of condition c (Struck
+// resolved or not), its bound and whether it is optional: the inverse of
+// StepFromUntil, kept beside it so that a condition field is recorded and
+// replayed alike (TestUntilRoundTrip).
+func untilRecord(c Condition, optional bool, limit time.Duration) histories.Until {
+	return histories.Until{Condition: c.String(), Partition: c.Partition, Leader: c.Leader, ISR: c.ISR,
+		Offline: c.Offline, HighWatermark: c.HighWatermark, OpenTxn: c.OpenTxn, Live: c.Live, Fenced: c.Fenced, ShareStart: c.ShareStart,
+		QuorumLeader: c.QuorumLeader, Struck: c.Struck, StruckNodes: c.struck, Optional: optional, TimeoutMS: limit.Milliseconds()}
+}
+
 // StepFromUntil is the until step an until op recorded: its condition
 // (Struck as the schedule wrote it, not the nodes the runner resolved it
 // to), its bound and whether it was optional. A replay then waits for the

@@ -195,9 +195,7 @@ func (r *Runner) until(ctx context.Context, st Step) error {
 	if c.Struck != "" && r.struckSet {
 		c = c.WithStruck(r.struck)
 	}
-	u := histories.Until{Condition: c.String(), Partition: c.Partition, Leader: c.Leader, ISR: c.ISR,
-		Offline: c.Offline, HighWatermark: c.HighWatermark, OpenTxn: c.OpenTxn, Live: c.Live, Fenced: c.Fenced, ShareStart: c.ShareStart, QuorumLeader: c.QuorumLeader,
-		Struck: c.Struck, StruckNodes: c.struck, Optional: st.Optional, TimeoutMS: limit.Milliseconds()}
+	u := untilRecord(c, st.Optional, limit)
 	e.record(histories.Invoke, histories.FUntil, histories.NemesisValue{Fault: histories.FUntil, Details: u.Details()}, "")
 	begin := time.Now()
 	err := WaitFor(ctx, e.untilState(), e.Topic, c, limit)
