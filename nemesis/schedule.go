@@ -89,7 +89,7 @@ type Step struct {
 	// Timeout bounds an Until (default DefaultUntilTimeout). (A fault's
 	// own bound, also written timeout, is its parameters': a restart's
 	// ReadyWithin, a disk fault's OfflineWithin.)
-	Timeout Duration `yaml:"timeout,omitempty"`
+	Timeout Duration `yaml:"timeout,omitempty" zero:"unset"`
 	// Optional makes an until a soft wait: when its timeout passes, the
 	// schedule goes on instead of failing. For steps whose condition depends
 	// on a setting a matrix varies (a leader that only an unclean election

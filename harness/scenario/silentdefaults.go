@@ -85,7 +85,7 @@ func refuseSilentDefaults(doc *yaml.Node, s, defaults *Scenario, o *origins) []s
 						fset = s
 					}
 				}
-				if f.Tag.Get(unsetTag) == "unset" && val.Kind == yaml.ScalarNode && fv.IsZero() {
+				if f.Tag.Get(unsetTag) == "unset" && fv.IsZero() && writtenZero(val, f.Type) {
 					out = append(out, unsetMessage(o, val, p, fset, fd))
 					continue
 				}
@@ -116,6 +116,18 @@ func refuseSilentDefaults(doc *yaml.Node, s, defaults *Scenario, o *origins) []s
 	}
 	walk(doc.Content[0], reflect.ValueOf(s).Elem(), reflect.ValueOf(defaults).Elem(), "", "")
 	return out
+}
+
+// writtenZero reports whether val, a scalar, is itself a zero of type t:
+// a type with its own codec may decode a key elsewhere (a fault step's
+// timeout is its parameters'), leaving the field zero whatever was
+// written.
+func writtenZero(val *yaml.Node, t reflect.Type) bool {
+	if val.Kind != yaml.ScalarNode {
+		return false
+	}
+	p := reflect.New(t)
+	return val.Decode(p.Interface()) == nil && p.Elem().IsZero()
 }
 
 // unsetMessage says where a zero was written, what it would have become,

@@ -36,6 +36,10 @@ func TestUnsetZerosRefused(t *testing.T) {
 			[]string{"workload.shares.processing: 0s reads as unset and would take its default, 20ms"}},
 		{"random subset", "name: z\nnemesis:\n  random: {seed: 1, duration: 20s, active: 5s, quiet: 5s, subset: 0, faults: [kill]}\n", nil,
 			[]string{"nemesis.random.subset: 0 reads as unset"}},
+		{"an until's timeout", "name: z\nnemesis:\n  steps:\n    - until: {isr: [0]}\n      timeout: 0s\n", nil,
+			[]string{"line 5: nemesis.steps[0].timeout: 0s reads as unset"}},
+		// A fault's own timeout (its parameters', not the step's field).
+		{"a restart's timeout", "name: z\nnemesis:\n  steps:\n    - fault: restart\n      target: {role: leader}\n      timeout: 2m\n", nil, nil},
 		// Written values Defaults would replace from other fields.
 		{"idempotent false beside transactions", "name: z\nworkload:\n  idempotent: false\n  transactions: {enabled: true}\n", nil,
 			[]string{"line 3: workload.idempotent: written false, but the scenario would run with true (transactions imply an idempotent producer)"}},
