@@ -181,7 +181,8 @@ func (c *Campaign) validate(top *yaml.Node) error {
 	default:
 		c.budget = d
 	}
-	if c.RunsPerCell < 0 {
+	// A written 0 would read as the field left out (no cap).
+	if c.RunsPerCell < 0 || c.RunsPerCell == 0 && lineOf(top, "runs_per_cell") > 0 {
 		at("runs_per_cell", "%d: want at least 1 (or leave it out: no cap)", c.RunsPerCell)
 	}
 	if _, err := ParseStrategy(c.Strategy); err != nil && c.Strategy != "" {

@@ -38,6 +38,7 @@ func TestLoadCampaignBadInput(t *testing.T) {
 		{"version twice", "name: x\nscenarios: [s1]\nversions: [4.4.x, 4.4.0]\nbudget: 1h\n", []string{"line 3: versions: [1]: 4.4.0 twice"}},
 		{"bad strategy", "name: x\nscenarios: [s1]\nversions: [4.4.x]\nbudget: 1h\nstrategy: smart\n", []string{"line 5: strategy:"}},
 		{"negative cap", "name: x\nscenarios: [s1]\nversions: [4.4.x]\nbudget: 1h\nruns_per_cell: -1\n", []string{"line 5: runs_per_cell: -1"}},
+		{"a written zero cap (reads as no cap)", "name: x\nscenarios: [s1]\nversions: [4.4.x]\nbudget: 1h\nruns_per_cell: 0\n", []string{"line 5: runs_per_cell: 0: want at least 1"}},
 		{"blank scenario", "name: x\nscenarios:\n  - {set: [a=b]}\nversions: [4.4.x]\nbudget: 1h\n", []string{"line 3: scenarios[0].scenario: missing"}},
 		{"bad name", "name: ../x\nscenarios: [s1]\nversions: [4.4.x]\nbudget: 1h\n", []string{"line 1: name:"}},
 		{"two documents", "name: x\n---\nname: y\n", []string{"a second YAML document"}},
