@@ -284,7 +284,14 @@ func stepWords(st nemesis.Step) string {
 	case st.Wait > 0:
 		return "wait " + st.Wait.String()
 	case st.Until != nil:
-		return "until " + st.Until.String()
+		bound := "at most " + st.Timeout.String()
+		if st.Timeout <= 0 {
+			bound = "at most the default bound"
+		}
+		if st.Optional {
+			bound += ", then on either way"
+		}
+		return "until " + st.Until.String() + " (" + bound + ")"
 	case st.Heal != "":
 		return "heal " + st.Heal
 	}

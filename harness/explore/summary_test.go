@@ -3,6 +3,9 @@ package explore
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/kchaos/kchaos/nemesis"
 )
 
 // TestSummaryUnsampledLine: explore.md says how many transitions
@@ -44,6 +47,24 @@ func TestSummaryJudgedLine(t *testing.T) {
 		md := s.Markdown()
 		if !strings.Contains(md, c.has) || c.not != "" && strings.Contains(md, c.not) {
 			t.Errorf("%s: explore.md lacks %q or has %q:\n%s", c.name, c.has, c.not, md)
+		}
+	}
+}
+
+// TestStepWordsUntil: a repro's until reads with its bound and whether the
+// story goes on when it does not hold (finding.md's steps).
+func TestStepWordsUntil(t *testing.T) {
+	for _, c := range []struct {
+		st   nemesis.Step
+		want string
+	}{
+		{nemesis.Step{Until: &nemesis.Condition{ISR: []int32{0}}, Timeout: nemesis.Duration(6 * time.Second), Optional: true},
+			"until partition 0 isr [0] (at most 6s, then on either way)"},
+		{nemesis.Step{Until: &nemesis.Condition{Struck: nemesis.StruckFenced}},
+			"until the last fault's nodes fenced (at most the default bound)"},
+	} {
+		if got := stepWords(c.st); got != c.want {
+			t.Errorf("stepWords = %q, want %q", got, c.want)
 		}
 	}
 }
