@@ -70,8 +70,8 @@ type Config struct {
 	// Partitions of Topic that the workload writes and reads (0..N-1).
 	Partitions int `yaml:"partitions" json:"partitions" zero:"unset"`
 
-	// Producers is the number of producer clients (0 means the default, 1:
-	// every kchaos workload produces).
+	// Producers is the number of producer clients (left out: the default,
+	// 1: every kchaos workload produces; a written 0 is refused).
 	Producers int `yaml:"producers" json:"producers" zero:"unset"`
 	// Acks: "0", "1" or "all".
 	Acks Acks `yaml:"acks" json:"acks"`

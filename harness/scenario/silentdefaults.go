@@ -21,7 +21,6 @@ import (
 // by its line or --set and told the default it would have taken. A field
 // whose zero is a value of its own (workload.retries, workload.rate: 0 is
 // unlimited, seed: 0 picks one) carries no tag.
-
 //
 // The same walk refuses a written value that Defaults replaces from other
 // fields, which a field declares with the struct tag `written:"WHY"`
@@ -80,23 +79,26 @@ func refuseSilentDefaults(doc *yaml.Node, s, defaults *Scenario, o *origins) []s
 				}
 				p := join(path, key.Value)
 				fset := set
-				for _, n := range []*yaml.Node{key, val} {
-					if s, ok := o.sets[n]; ok {
+				for _, kv := range []*yaml.Node{key, val} {
+					if s, ok := o.sets[kv]; ok {
 						fset = s
 					}
 				}
-				if f.Tag.Get(unsetTag) == "unset" && fv.IsZero() && writtenZero(val, f.Type) {
-					out = append(out, unsetMessage(o, val, p, fset, fd))
-					continue
-				}
-				if why := f.Tag.Get(keptTag); why != "" && fd.IsValid() && !reflect.DeepEqual(fv.Interface(), fd.Interface()) {
-					where := o.where(spot{path: p, line: val.Line, set: fset})
-					msg := fmt.Sprintf("%s: written %v, but the scenario would run with %v (%s): write that, or leave the field out",
-						p, fv.Interface(), fd.Interface(), why)
-					if where != p {
+				at := func(format string, a ...any) {
+					msg := p + ": " + fmt.Sprintf(format, a...)
+					if where := o.where(spot{path: p, line: val.Line, set: fset}); where != p {
 						msg = where + ": " + msg
 					}
 					out = append(out, msg)
+				}
+				if f.Tag.Get(unsetTag) == "unset" && fv.IsZero() && writtenZero(val, f.Type) {
+					at("%s reads as unset and would take %s: write a value above zero, or leave the field out for the default",
+						val.Value, defaultWords(fd))
+					continue
+				}
+				if why := f.Tag.Get(keptTag); why != "" && fd.IsValid() && !reflect.DeepEqual(fv.Interface(), fd.Interface()) {
+					at("written %v, but the scenario would run with %v (%s): write that, or leave the field out",
+						fv.Interface(), fd.Interface(), why)
 					continue
 				}
 				walk(val, fv, fd, p, fset)
@@ -130,20 +132,14 @@ func writtenZero(val *yaml.Node, t reflect.Type) bool {
 	return val.Decode(p.Interface()) == nil && p.Elem().IsZero()
 }
 
-// unsetMessage says where a zero was written, what it would have become,
-// and what to write instead.
-func unsetMessage(o *origins, val *yaml.Node, path, set string, def reflect.Value) string {
-	where := o.where(spot{path: path, line: val.Line, set: set})
-	taken := "its default"
+// defaultWords names the default a zero would have taken (def: the
+// field with Defaults applied; not every default is filled in the
+// scenario itself, some only in a lower package's copy).
+func defaultWords(def reflect.Value) string {
 	if def.IsValid() && !def.IsZero() {
-		taken = fmt.Sprintf("its default, %v", def.Interface())
+		return fmt.Sprintf("its default, %v", def.Interface())
 	}
-	msg := fmt.Sprintf("%s: %s reads as unset and would take %s: write a value above zero, or leave the field out for the default",
-		path, val.Value, taken)
-	if where != path {
-		msg = where + ": " + msg
-	}
-	return msg
+	return "its default"
 }
 
 // fieldByYAMLName finds t's field that YAML decodes key into: by its yaml
