@@ -90,6 +90,14 @@ func (c *Config) ApplyClientProps(p ClientProps, setBy func(path string) bool) e
 			"(a service that leaves retries out runs the Java default, 2147483647 bounded by delivery.timeout.ms, "+
 			"which kchaos cannot count): set retries=N (1..1000) in the file, or --set workload.retries=N")
 	}
+	// The Java client refuses more than five requests in flight per
+	// connection with idempotence on; the workload's own max_in_flight
+	// counts concurrent sends and would run the file's value with five, so
+	// the file's key is refused here, as the service's producer would be.
+	if key, ok := mapped["max_in_flight"]; ok && (c.Idempotent || c.Transactions.Enabled) && c.MaxInFlight > IdempotentMaxInFlight {
+		bad(key, "%d with idempotence on: the Java client refuses more than %d (ConfigException), so the service's producer would not start; write at most %d, or enable.idempotence=false",
+			c.MaxInFlight, IdempotentMaxInFlight, IdempotentMaxInFlight)
+	}
 	// A mapped key the chosen driver cannot honour is refused by the
 	// driver's own rule, named by the file's key.
 	if drv, ok := drivers[driver]; ok && len(mapped) > 0 {

@@ -236,6 +236,12 @@ func (c *Config) FinalReadIsolation() string {
 	return histories.ReadUncommitted
 }
 
+// IdempotentMaxInFlight is the most requests an idempotent producer may
+// keep in flight per connection: the Java client refuses a higher
+// max.in.flight.requests.per.connection with idempotence on (Kafka keeps
+// the last five batches' sequences per producer to deduplicate retries).
+const IdempotentMaxInFlight = 5
+
 // OpTimeout is the backstop deadline of one send: every try's request
 // timeout plus slack for metadata and connection set-up. Exported for the
 // driver packages (workloads/java), whose clients wait by it too.

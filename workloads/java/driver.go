@@ -134,9 +134,11 @@ func javaCommon(cfg workloads.Config, bootstrap []string, clientID string) map[s
 //     bounds a record's whole life in the client, every try plus a second,
 //     as franz-go's RecordDeliveryTimeout; max.block.ms the same, for a
 //     send() waiting for metadata;
-//   - max.in.flight.requests.per.connection: max_in_flight, at most 5 (the
-//     idempotent producer's bound; the slots beyond it still send
-//     concurrently and batch, as with franz-go);
+//   - max.in.flight.requests.per.connection: max_in_flight, at most 5 for
+//     an idempotent producer (the Java client refuses more; the slots
+//     beyond it still send concurrently and batch, as with franz-go), as
+//     written without idempotence (the Java client takes any count there,
+//     and a service's file that writes 10 means 10);
 //   - linger.ms 0 and no compression, as the Go drivers;
 //   - then the service's own ProducerProps (--producer-config), which win.
 func javaProducerProps(cfg workloads.Config, bootstrap []string, id int) map[string]string {
@@ -150,7 +152,7 @@ func javaProducerProps(cfg workloads.Config, bootstrap []string, id int) map[str
 		"request.timeout.ms":                    ms(rt),
 		"delivery.timeout.ms":                   ms(delivery),
 		"max.block.ms":                          ms(delivery),
-		"max.in.flight.requests.per.connection": strconv.Itoa(min(cfg.MaxInFlight, 5)),
+		"max.in.flight.requests.per.connection": strconv.Itoa(javaMaxInFlight(cfg)),
 		"linger.ms":                             "0",
 		"compression.type":                      "none",
 	}
@@ -158,6 +160,17 @@ func javaProducerProps(cfg workloads.Config, bootstrap []string, id int) map[str
 		p[k] = v
 	}
 	return withProps(p, cfg.ProducerProps)
+}
+
+// javaMaxInFlight is the producer's max.in.flight.requests.per.connection:
+// an idempotent producer (transactions included) takes at most
+// workloads.IdempotentMaxInFlight, which the Java client enforces; without
+// idempotence, max_in_flight itself.
+func javaMaxInFlight(cfg workloads.Config) int {
+	if cfg.Idempotent || cfg.Transactions.Enabled {
+		return min(cfg.MaxInFlight, workloads.IdempotentMaxInFlight)
+	}
+	return cfg.MaxInFlight
 }
 
 // javaConsumerProps: an assigned consumer without a group (no commits),

@@ -112,7 +112,7 @@ func TestJavaProps(t *testing.T) {
 		"bootstrap.servers": "a:9092,b:9092", "client.id": "kchaos-producer-3", "acks": "1",
 		"enable.idempotence": "false", "retries": "2", "request.timeout.ms": "3000",
 		"delivery.timeout.ms": "10000", "max.block.ms": "10000", "linger.ms": "0",
-		"max.in.flight.requests.per.connection": "5",
+		"max.in.flight.requests.per.connection": "16", // no idempotence: as written
 	} {
 		if p[k] != want {
 			t.Errorf("producer %s = %q, want %q", k, p[k], want)
@@ -123,6 +123,20 @@ func TestJavaProps(t *testing.T) {
 	p = javaProducerProps(cfg, []string{"a:1"}, 0)
 	if p["acks"] != "all" || p["enable.idempotence"] != "true" || p["max.in.flight.requests.per.connection"] != "1" {
 		t.Errorf("idempotent producer: %v", p)
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  workloads.Config
+		want string
+	}{
+		{"idempotent, pipelined", workloads.Config{Idempotent: true, Retries: 3, MaxInFlight: 16}, "5"},
+		{"idempotent, five", workloads.Config{Idempotent: true, Retries: 3, MaxInFlight: 5}, "5"},
+		{"not idempotent, ten", workloads.Config{Retries: 3, MaxInFlight: 10}, "10"},
+	} {
+		tc.cfg.Defaults()
+		if got := javaProducerProps(tc.cfg, []string{"a:1"}, 0)["max.in.flight.requests.per.connection"]; got != tc.want {
+			t.Errorf("%s: max.in.flight.requests.per.connection = %s, want %s", tc.name, got, tc.want)
+		}
 	}
 	c := javaConsumerProps(cfg, []string{"a:1"}, 2)
 	if c["isolation.level"] != "read_committed" || c["auto.offset.reset"] != "none" || c["enable.auto.commit"] != "false" || c["group.id"] != "" {
