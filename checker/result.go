@@ -68,7 +68,9 @@ type Result struct {
 	Reasons   []string       `json:"reasons,omitempty"`
 	Anomalies Anomalies      `json:"anomalies"`
 	Counts    map[string]int `json:"counts,omitempty"`
-	// Explanations group lost writes and reused offsets into ranges.
+	// Explanations say the counted entries in words: lost writes and
+	// reused offsets in ranges, the other log and order kinds per
+	// partition, and the other domains' (transactions, groups, retention).
 	Explanations []Explanation `json:"explanations,omitempty"`
 	Linearizable *Linearizable `json:"linearizable,omitempty"`
 	Stats        Stats         `json:"stats"`

@@ -51,6 +51,17 @@ func New[E any, F Findings](name string, analyze func(in *Input, out E) F) Analy
 	return declared[E, F]{name, kinds, analyze}
 }
 
+// KindsOf are the kinds E declares, as New reads them: for a domain's
+// own code that asks whether one of its kinds counts (Kind.Counts)
+// without naming the kind's rule a second time.
+func KindsOf[E any]() []anomaly.Kind {
+	kinds, err := declaredKinds(reflect.TypeFor[E]())
+	if err != nil {
+		panic(fmt.Sprintf("entries %v: %v", reflect.TypeFor[E](), err))
+	}
+	return kinds
+}
+
 // declaredKinds are the anomaly kinds that a struct of entry lists (or a pointer
 // to one) declares, in its fields' order: each list's JSON name is the
 // kind's name, its tags unit and rule (anomaly.Rule's words, ParseRule)

@@ -6,7 +6,7 @@ package judge
 // epoch that took over at the divergence offset, and what the offsets hold
 // now. Text is the same in one sentence.
 type Explanation struct {
-	Kind        string `json:"kind"` // lost-write or offset-reuse
+	Kind        string `json:"kind"` // the anomaly kind it explains
 	Topic       string `json:"topic"`
 	Partition   int32  `json:"partition"`
 	FirstOffset int64  `json:"first_offset"`

@@ -5,8 +5,8 @@
 // nonmonotonic-send, poll-skip, nonmonotonic-poll and unseen, finds them
 // in the decoded history (model.History, with the order the checker
 // followed while streaming: model.Log) and the shared final-read
-// judgement (judge.Finals), and explains lost writes and reused offsets
-// in ranges.
+// judgement (judge.Finals), explains lost writes and reused offsets in
+// ranges, and every other kind that counts per partition (ordertext.go).
 //
 // Its one pass over the values read also finds txn-duplicate (a value
 // only transactions sent, at two offsets): the entries are made by
@@ -42,7 +42,8 @@ type LogAnomalies struct {
 }
 
 // Found is what the analyzer found beyond its entries. Its explanations
-// are the lost-write ranges, then the reused offsets'; the entries' Range
+// are the lost-write ranges, then the reused offsets', then the other
+// counted kinds' (one per kind and partition); the entries' Range
 // is an index among them, which are the Result's first (the domain is the
 // registry's first).
 type Found struct {
@@ -75,6 +76,7 @@ func analyze(in *domain.Input, out *LogAnomalies) *Found {
 	a.sendOrder()
 	a.pollOrder()
 	a.explain()
+	a.explainOrder()
 	return &Found{Base: domain.Base{Expl: a.expl}, TxnDuplicate: a.txnDup}
 }
 
