@@ -37,6 +37,7 @@ type ShareAnomalies struct {
 type Found struct {
 	domain.Base
 	shares *shares // nil without share ops
+	topic  string  // the group's topic
 }
 
 // analyze judges the share ops in in.Decoded (a *Builder, nil without
@@ -63,7 +64,7 @@ func analyze(in *domain.Input, out *ShareAnomalies) *Found {
 	b.finish()
 	s := b.check(finalLog(in.History, b.Topic()))
 	*out = s.ShareAnomalies
-	return &Found{shares: s}
+	return &Found{shares: s, topic: b.Topic()}
 }
 
 // finalLog is what the completed final reads hold of topic, nil if none.
@@ -98,6 +99,37 @@ func (f *Found) Stats() *Stats {
 }
 
 // Uncounted gives a redelivery's causes, and why records are unknown.
+// Invalid names the first entry of a counted kind, as the metadata
+// domain does, so that the summary a run prints says what the verdict
+// rests on (the record, its partition and offset, and why); the report
+// words every entry with its deliveries and faults (report/shareexplain.go).
+func (f *Found) Invalid(k anomaly.Kind, n int) string {
+	first := ""
+	if x := f.shares; x != nil {
+		rec := func(p int32, o int64, v, why string) string {
+			return fmt.Sprintf("%s-%d offset %d (value %q): %s", f.topic, p, o, v, why)
+		}
+		switch {
+		case k.Name == Lost && len(x.ShareLost) > 0:
+			e := x.ShareLost[0]
+			first = rec(e.Partition, e.Offset, e.Value, e.Reason)
+		case k.Name == DoubleAcquire && len(x.ShareDoubleAcquire) > 0:
+			e := x.ShareDoubleAcquire[0]
+			first = rec(e.Partition, e.Offset, e.Value, e.Reason)
+		case k.Name == RedeliveredAfterAccept && len(x.ShareRedeliveredAfterAccept) > 0:
+			e := x.ShareRedeliveredAfterAccept[0]
+			first = rec(e.Partition, e.Offset, e.Value, e.Reason)
+		case k.Name == DeliveryCount && len(x.ShareDeliveryCount) > 0:
+			e := x.ShareDeliveryCount[0]
+			first = rec(e.Partition, e.Offset, e.Value, e.Reason)
+		}
+	}
+	if first == "" {
+		return domain.Invalid(k, n)
+	}
+	return fmt.Sprintf("%s (first: %s)", domain.Invalid(k, n), first)
+}
+
 func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	switch k.Name {
 	case Redelivery:

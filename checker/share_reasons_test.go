@@ -1,0 +1,31 @@
+package checker
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestShareReasonsNameTheFirst: each counted share kind's reason names
+// its first record (partition, offset, value) and why, so that what a run
+// prints says what the verdict rests on; before, it said "share-lost: 1"
+// and left the rest to the report.
+func TestShareReasonsNameTheFirst(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "histories", "testdata", "share-anomalies.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustCheck(t, string(b), Options{})
+	reasons := strings.Join(res.Reasons, "\n")
+	for _, want := range []string{
+		`share-lost: 1 (first: orders-0 offset 5 (value "v5"): the share-partition start offset 6 passed it`,
+		`share-double-acquire: 1 (first: orders-0 offset 1 (value "v1"): delivered twice with delivery count 1`,
+		`share-redelivered-after-accept: 1 (first: orders-0 offset 0 (value "v0"): p10's accept of delivery 1 was confirmed`,
+		`share-delivery-count: 1 (first: orders-0 offset 4 (value "v4"): delivery count 5 exceeds`,
+	} {
+		if !strings.Contains(reasons, want) {
+			t.Errorf("no reason says %q:\n%s", want, reasons)
+		}
+	}
+}
