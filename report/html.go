@@ -108,7 +108,9 @@ li{margin:3px 0}.cols{display:flex;gap:40px;flex-wrap:wrap}code{background:#f4f4
 <p>Overall: <b>{{.LinResult}}</b>.</p>
 {{if .Lin}}<table><tr><th>partition</th><th>result</th><th>ops</th><th>windows</th><th>illegal windows</th><th>visualization</th></tr>
 {{range .Lin}}<tr><td>{{.TP}}</td><td>{{.Result}}</td><td class="n">{{.Ops}}</td><td class="n">{{.Windows}}</td><td class="n">{{.Illegal}}</td><td>{{if .Visualization}}<a href="{{.Visualization}}">{{.Visualization}}</a>{{end}}</td></tr>
-{{end}}</table>{{end}}{{end}}
+{{end}}</table>
+{{range .Lin}}{{if .Why}}<p>{{.TP}}: {{.Why}}</p>
+{{end}}{{end}}{{end}}{{end}}
 
 <h2>Offline windows per partition</h2>
 <p>Source: {{.OfflineSource}}.</p>

@@ -121,6 +121,16 @@ func renderMarkdown(v *view) []byte {
 				p("| %s | %s | %d | %d | %d | %s |\n", mdCell(l.TP), mdCell(l.Result), l.Ops, l.Windows, l.Illegal, vis)
 			}
 			p("\n")
+			why := false
+			for _, l := range v.Lin {
+				if l.Why != "" {
+					p("- %s: %s\n", l.TP, l.Why)
+					why = true
+				}
+			}
+			if why {
+				p("\n")
+			}
 		}
 	}
 

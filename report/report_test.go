@@ -45,6 +45,8 @@ func TestWriteShowsTheEvidence(t *testing.T) {
 		{ReportMD, "replica.lag.time.max.ms: 30000 replaced by 3000 (fast ISR shrink)", "override with values"},
 		{ReportMD, "- listeners\n", "override given as a bare key"},
 		{ReportMD, "| orders-0 | illegal | 21 | 1 | 1 | [linearizability-orders-0.html](linearizability-orders-0.html) |", "porcupine result and link"},
+		{ReportMD, "- orders-0: offsets 10-12 have no linearization\n", "why the partition has no linearization"},
+		{ReportHTML, "<p>orders-0: offsets 10-12 have no linearization</p>", "why, on the page"},
 		{ReportMD, "- 3 lost-write: acked sends missing from the final read\n", "the checker's reasons"},
 		{ReportMD, "[logs/broker-0.log](logs/broker-0.log)", "log link"},
 		{ReportMD, "set-config; unclean.leader.election.enable=true", "live config change listed with the faults"},

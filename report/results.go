@@ -85,6 +85,9 @@ type anomalyLoc struct {
 type linRow struct {
 	TP, Result, Visualization string
 	Ops, Windows, Illegal     int
+	// Why is why an illegal partition has no linearization (its offsets,
+	// the first real-time violation: LinPartition.Why); "" otherwise.
+	Why string
 }
 
 // results is the part of checker's results.json that the report shows,
@@ -165,7 +168,7 @@ func fromChecker(cr *checker.Result) *results {
 		for _, n := range names {
 			p := l.Partitions[n]
 			r.Lin = append(r.Lin, linRow{TP: n, Result: p.Result, Visualization: p.Visualization,
-				Ops: p.Ops, Windows: p.Windows, Illegal: len(p.Illegal)})
+				Ops: p.Ops, Windows: p.Windows, Illegal: len(p.Illegal), Why: p.Why()})
 		}
 	}
 	return r

@@ -2,9 +2,11 @@ package linearize
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/kchaos/kchaos/checker/anomaly"
 	"github.com/kchaos/kchaos/checker/domain"
 )
 
@@ -68,4 +70,51 @@ func (a *Analysis) Unknowns() []string {
 	}
 	slices.Sort(names)
 	return []string{fmt.Sprintf("linearizability check ran out of time on %v", names)}
+}
+
+// Invalid names the first partition without a linearization: its offsets
+// and, if the appends went against real time, the first pair that did, so
+// that the summary a run prints says what the verdict rests on.
+func (a *Analysis) Invalid(k anomaly.Kind, n int) string {
+	l := a.Linearizable
+	if l == nil {
+		return domain.Invalid(k, n)
+	}
+	for _, name := range slices.Sorted(maps.Keys(l.Partitions)) {
+		if p := l.Partitions[name]; p.Result == "illegal" {
+			return fmt.Sprintf("%s (first: %s: %s)", domain.Invalid(k, n), name, p.Why())
+		}
+	}
+	return domain.Invalid(k, n)
+}
+
+// Why says why a partition has no linearization: the offsets of its
+// illegal windows and the first real-time violation of its appends, if
+// any ("offsets 2048-8191 have no linearization (3 of 12 windows);
+// orders-0 offset 3392: p5's send of ... yet took the lower offset").
+// "" for a partition that is not illegal.
+func (p *LinPartition) Why() string {
+	if p == nil || p.Result != "illegal" {
+		return ""
+	}
+	var spans []string
+	for i := 0; i < len(p.Illegal); {
+		j := i + 1
+		for j < len(p.Illegal) && p.Illegal[j].FirstOffset == p.Illegal[j-1].LastOffset+1 {
+			j++
+		}
+		spans = append(spans, fmt.Sprintf("%d-%d", p.Illegal[i].FirstOffset, p.Illegal[j-1].LastOffset))
+		i = j
+	}
+	s := "no linearization"
+	switch {
+	case len(spans) > 0 && p.Windows > 1:
+		s = fmt.Sprintf("offsets %s have no linearization (%d of %d windows)", strings.Join(spans, ", "), len(p.Illegal), p.Windows)
+	case len(spans) > 0:
+		s = fmt.Sprintf("offsets %s have no linearization", strings.Join(spans, ", "))
+	}
+	if rt := p.RealTime; rt != nil && rt.Text != "" {
+		s += "; " + rt.Text
+	}
+	return s
 }

@@ -3,6 +3,7 @@ package checker
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,5 +28,19 @@ func TestShareReasonsNameTheFirst(t *testing.T) {
 		if !strings.Contains(reasons, want) {
 			t.Errorf("no reason says %q:\n%s", want, reasons)
 		}
+	}
+}
+
+// TestNonlinearizableReasonNamesThePartition: the reason names the first
+// partition without a linearization and its offsets (before: the count).
+func TestNonlinearizableReasonNamesThePartition(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "histories", "testdata", "lost-write.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustCheck(t, string(b), Options{})
+	want := "nonlinearizable: 1 (first: orders-0: offsets 0-3 have no linearization)"
+	if !slices.Contains(res.Reasons, want) {
+		t.Errorf("no reason says %q: %q", want, res.Reasons)
 	}
 }
