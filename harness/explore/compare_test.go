@@ -344,3 +344,15 @@ func TestCompareSameConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsTextLeavesOutEmpty: a setting without a value (no group, so
+// no group protocol) is not written as "group.protocol=".
+func TestSettingsTextLeavesOutEmpty(t *testing.T) {
+	got := settingsText(map[string]string{"acks": "all", "group.protocol": "", "commit_epoch": "", "unclean": "false"})
+	if want := "acks=all, unclean=false"; got != want {
+		t.Errorf("settingsText = %q, want %q", got, want)
+	}
+	if got := settingsText(map[string]string{"group.protocol": ""}); got != "-" {
+		t.Errorf("only empty settings: %q, want -", got)
+	}
+}

@@ -329,9 +329,14 @@ func slug(class string) string {
 	return s
 }
 
+// settingsText writes settings as k=v, sorted; a setting without a value
+// (group.protocol without a group) is left out, as it has none to say.
 func settingsText(m map[string]string) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if m[k] == "" {
+			continue
+		}
 		parts = append(parts, k+"="+m[k])
 	}
 	return orDash(strings.Join(parts, ", "))
