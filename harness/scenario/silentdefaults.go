@@ -22,6 +22,11 @@ import (
 // whose zero is a value of its own (workload.retries, workload.rate: 0 is
 // unlimited, seed: 0 picks one) carries no tag.
 //
+// A scalar field written with no value (null, or an empty string, as
+// `--set cluster.kafka=` gives when a shell variable is unset) that a
+// default then fills is refused the same way: `--set workload.acks=` ran
+// acks=all and `--set cluster.kafka=` the default release.
+//
 // The same walk refuses a written value that Defaults replaces from other
 // fields, which a field declares with the struct tag `written:"WHY"`
 // (WHY says what sets it): `workload.idempotent: false` with transactions
@@ -96,6 +101,11 @@ func refuseSilentDefaults(doc *yaml.Node, s, defaults *Scenario, o *origins) []s
 						val.Value, defaultWords(fd))
 					continue
 				}
+				if writtenEmpty(val, f.Type) && fv.IsZero() && fd.IsValid() && !fd.IsZero() {
+					at("written with no value, it would take %s: write a value, or leave the field out for the default",
+						defaultWords(fd))
+					continue
+				}
 				if why := f.Tag.Get(keptTag); why != "" && fd.IsValid() && !reflect.DeepEqual(fv.Interface(), fd.Interface()) {
 					at("written %v, but the scenario would run with %v (%s): write that, or leave the field out",
 						fv.Interface(), fd.Interface(), why)
@@ -130,6 +140,22 @@ func writtenZero(val *yaml.Node, t reflect.Type) bool {
 	}
 	p := reflect.New(t)
 	return val.Decode(p.Interface()) == nil && p.Elem().IsZero()
+}
+
+// writtenEmpty reports whether val writes no value (null, ~, an empty
+// or blank string: `acks:` in a file, `--set workload.acks=` from a shell
+// variable left unset) for a field of a scalar type t, whose zero a
+// default then fills. A mapping or list written empty is nothing, not a
+// value replaced.
+func writtenEmpty(val *yaml.Node, t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map, reflect.Slice, reflect.Array, reflect.Interface:
+		return false
+	}
+	return val.Kind == yaml.ScalarNode && (val.Tag == "!!null" || (val.Tag == "!!str" && strings.TrimSpace(val.Value) == ""))
 }
 
 // defaultWords names the default a zero would have taken (def: the

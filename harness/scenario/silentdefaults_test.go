@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kchaos/kchaos/cluster"
 )
 
 // TestUnsetZerosRefused: a field whose zero reads as unset, written as
@@ -47,6 +49,20 @@ func TestUnsetZerosRefused(t *testing.T) {
 			[]string{"line 8: cluster.brokers: written 5, but the scenario would run with 3 (the ssh backend counts the brokers of cluster.hosts)"}},
 		{"idempotent true beside transactions", "name: z\nworkload:\n  idempotent: true\n  transactions: {enabled: true}\n", nil, nil},
 		{"idempotent false alone", "name: z\nworkload:\n  idempotent: false\n", nil, nil},
+		// Written with no value: null, ~ or an empty string (a shell
+		// variable left unset) for a scalar field a default fills.
+		{"acks empty with --set", "name: z\n", []string{"workload.acks="},
+			[]string{"with --set workload.acks=: workload.acks: written with no value, it would take its default, all"}},
+		{"kafka empty with --set", "name: z\n", []string{"cluster.kafka="},
+			[]string{"with --set cluster.kafka=: cluster.kafka: written with no value, it would take its default, " + cluster.DefaultKafkaVersion}},
+		{"driver null in a file", "name: z\nworkload:\n  driver:\n", nil,
+			[]string{"line 3: workload.driver: written with no value, it would take its default, franz"}},
+		{"acks ~ in a file", "name: z\nworkload:\n  acks: ~\n", nil, []string{"line 3: workload.acks: written with no value"}},
+		// Nothing replaced: a field without a default, a mapping or a list
+		// written empty, a config value (Kafka's to read) left empty.
+		{"description empty", "name: z\ndescription:\n", nil, nil},
+		{"random empty", "name: z\nnemesis:\n  random:\n", nil, nil},
+		{"configs empty", "name: z\ntopic:\n  configs:\n", nil, nil},
 		// Zeros that are values: taken as written.
 		{"retries 0", "name: z\nworkload:\n  retries: 0\n  rate: 0\n", nil, nil},
 		{"seed 0", "name: z\nseed: 0\n", nil, nil},
