@@ -92,6 +92,19 @@ func intIn(lo, hi int64) func(string) error {
 	}
 }
 
+// retriesCheck takes 0..MaxRetries, and names the Java client's default
+// when a service's file writes it (a config dumped from a running
+// producer's log carries it).
+func retriesCheck(v string) error {
+	err := intIn(0, MaxRetries)(v)
+	if err != nil && strings.TrimSpace(v) == strconv.Itoa(math.MaxInt32) {
+		return fmt.Errorf("%w: 2147483647 is the Java client's default (retry until delivery.timeout.ms), "+
+			"which kchaos cannot count; write the tries the service's delivery.timeout.ms allows "+
+			"(about delivery.timeout.ms / request.timeout.ms - 1)", err)
+	}
+	return err
+}
+
 var (
 	nonNegInt = intIn(0, math.MaxInt32)
 	msInt     = intIn(0, math.MaxInt32)
@@ -160,7 +173,7 @@ var clientKeys = []clientKey{
 	{name: "enable.idempotence", side: ProducerSide, check: boolean, field: "idempotent",
 		set: func(c *Config, v string) error { c.Idempotent = isTrue(v); return nil },
 		get: func(c *Config) string { return strconv.FormatBool(c.Idempotent) }},
-	{name: "retries", side: ProducerSide, check: intIn(0, 1000), field: "retries",
+	{name: "retries", side: ProducerSide, check: retriesCheck, field: "retries",
 		set: func(c *Config, v string) error { c.Retries = atoi(v); return nil },
 		get: func(c *Config) string { return strconv.Itoa(c.Retries) }},
 	{name: "request.timeout.ms", side: ProducerSide, check: intIn(100, 600_000), field: "request_timeout",

@@ -82,13 +82,13 @@ func (c *Config) ApplyClientProps(p ClientProps, setBy func(path string) bool) e
 	}
 	// A service that turns idempotence on and leaves retries out runs
 	// with the Java default, 2147483647 bounded by delivery.timeout.ms:
-	// kchaos counts retries (0..1000) and cannot run that, and the
+	// kchaos counts retries (0..MaxRetries) and cannot run that, and the
 	// scenario's own 0 would make Kafka refuse the producer. Say so here,
 	// by the file's key, rather than by the workload field.
 	if _, ok := mapped["idempotent"]; ok && c.Idempotent && c.Retries == 0 && !c.Transactions.Enabled {
 		bad("enable.idempotence", "true needs retries > 0, and the scenario's workload.retries is 0 "+
 			"(a service that leaves retries out runs the Java default, 2147483647 bounded by delivery.timeout.ms, "+
-			"which kchaos cannot count): set retries=N (1..1000) in the file, or --set workload.retries=N")
+			"which kchaos cannot count): set retries=N (1..%d) in the file, or --set workload.retries=N", MaxRetries)
 	}
 	// The Java client refuses more than five requests in flight per
 	// connection with idempotence on; the workload's own max_in_flight

@@ -236,6 +236,11 @@ func (c *Config) FinalReadIsolation() string {
 	return histories.ReadUncommitted
 }
 
+// MaxRetries bounds workload.retries: kchaos derives a send's delivery
+// timeout and its own backstop from the count (every try's request timeout
+// plus a second), so the count must be one a run can wait out.
+const MaxRetries = 1000
+
 // IdempotentMaxInFlight is the most requests an idempotent producer may
 // keep in flight per connection: the Java client refuses a higher
 // max.in.flight.requests.per.connection with idempotence on (Kafka keeps
@@ -308,8 +313,8 @@ func (c *Config) Validate() error {
 	if !c.Acks.Valid() {
 		add("acks", "%q: want 0, 1 or all", string(c.Acks))
 	}
-	if c.Retries < 0 || c.Retries > 1000 {
-		add("retries", "%d: want 0..1000", c.Retries)
+	if c.Retries < 0 || c.Retries > MaxRetries {
+		add("retries", "%d: want 0..%d", c.Retries, MaxRetries)
 	}
 	if c.Idempotent && c.Acks.Valid() && c.Acks.Normalize() != AcksAll && !c.Transactions.Enabled {
 		add("idempotent", "needs acks=all (Kafka's idempotent producer requires it); acks is %s", c.Acks)
