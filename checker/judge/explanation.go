@@ -1,10 +1,16 @@
 package judge
 
-// Explanation groups the lost writes (or reused offsets) of one partition
-// into a contiguous range and says what the history shows of why: when they
-// were acked and with which ISR, the faults around the loss, the leader and
-// epoch that took over at the divergence offset, and what the offsets hold
-// now. Text is the same in one sentence.
+import (
+	"fmt"
+	"strings"
+)
+
+// Explanation says one group of an analyzer's entries in words. For lost
+// writes (or reused offsets) it is one partition's contiguous range and
+// what the history shows of why: when they were acked and with which ISR,
+// the faults around the loss, the leader and epoch that took over at the
+// divergence offset, and what the offsets hold now. Text is the same in
+// one sentence.
 type Explanation struct {
 	Kind        string `json:"kind"` // the anomaly kind it explains
 	Topic       string `json:"topic"`
@@ -71,3 +77,19 @@ type NowHold struct {
 
 // MaxListed bounds the offsets and values listed in one entry.
 const MaxListed = 20
+
+// OffsetList names offsets as the explanations' texts do: "offset 4",
+// "offsets 4, 9", or "offset unknown" for none.
+func OffsetList(offs []int64) string {
+	switch len(offs) {
+	case 0:
+		return "offset unknown"
+	case 1:
+		return fmt.Sprintf("offset %d", offs[0])
+	}
+	s := make([]string, len(offs))
+	for i, o := range offs {
+		s[i] = fmt.Sprint(o)
+	}
+	return "offsets " + strings.Join(s, ", ")
+}

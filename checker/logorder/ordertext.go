@@ -195,7 +195,7 @@ func (a *run) explainValues(kind, what string, g []ValueEntry) {
 			}
 		}
 		if i < namedInText {
-			s := v.Value + " at " + offsetWords(v.Offsets)
+			s := v.Value + " at " + judge.OffsetList(v.Offsets)
 			if v.Send != nil {
 				s += " (" + refWords(v.Send) + ")"
 			}
@@ -314,20 +314,6 @@ func refWords(r *SendRef) string {
 }
 
 func tpName(topic string, partition int32) string { return fmt.Sprintf("%s-%d", topic, partition) }
-
-func offsetWords(offs []int64) string {
-	switch len(offs) {
-	case 0:
-		return "no offset read"
-	case 1:
-		return fmt.Sprintf("offset %d", offs[0])
-	}
-	s := make([]string, len(offs))
-	for i, o := range offs {
-		s[i] = fmt.Sprint(o)
-	}
-	return "offsets " + strings.Join(s, ", ")
-}
 
 func skippedWords(p *PollEntry) string {
 	var s []string

@@ -25,20 +25,6 @@ func txnName(r TxnRef) string {
 	return fmt.Sprintf("txn %q (index %d, p%d, %s)", r.TransactionalID, r.Index, r.Process, out)
 }
 
-func offsetList(offs []int64) string {
-	switch len(offs) {
-	case 0:
-		return "offset unknown"
-	case 1:
-		return fmt.Sprintf("offset %d", offs[0])
-	}
-	s := make([]string, len(offs))
-	for i, o := range offs {
-		s[i] = fmt.Sprint(o)
-	}
-	return "offsets " + strings.Join(s, ", ")
-}
-
 // whereText says the leader epochs read and the fault before.
 func whereText(epochs []int32, w judge.Where) []string {
 	var out []string
@@ -58,13 +44,13 @@ func txnValueText(kind, name string, e *TxnValueEntry) string {
 	switch kind {
 	case TxnAbortedRead:
 		head = fmt.Sprintf("%s %s: %s of %s read at read_committed, though the txn did not commit",
-			name, offsetList(e.Offsets), e.Value, txnName(e.Txn))
+			name, judge.OffsetList(e.Offsets), e.Value, txnName(e.Txn))
 	case TxnUncommittedRead:
 		head = fmt.Sprintf("%s %s: %s of %s read at read_committed before the txn could have committed",
-			name, offsetList(e.Offsets), e.Value, txnName(e.Txn))
+			name, judge.OffsetList(e.Offsets), e.Value, txnName(e.Txn))
 	default:
 		head = fmt.Sprintf("%s %s: %s of %s is in the log %d times",
-			name, offsetList(e.Offsets), e.Value, txnName(e.Txn), len(e.Offsets))
+			name, judge.OffsetList(e.Offsets), e.Value, txnName(e.Txn), len(e.Offsets))
 	}
 	parts := []string{head}
 	if len(e.ReadBy) > 0 {
@@ -124,7 +110,7 @@ func txnTornText(e *TxnTornEntry) string {
 			s = append(s, "missing "+strings.Join(p.Missing, ", "))
 		}
 		if p.OutOfOrder {
-			s = append(s, fmt.Sprintf("out of send order (%s at %s)", strings.Join(p.Values, ", "), offsetList(p.Offsets)))
+			s = append(s, fmt.Sprintf("out of send order (%s at %s)", strings.Join(p.Values, ", "), judge.OffsetList(p.Offsets)))
 		}
 		if len(s) > 0 {
 			parts = append(parts, fmt.Sprintf("%s-%d %s", p.Topic, p.Partition, strings.Join(s, ", ")))
