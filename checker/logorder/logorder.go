@@ -92,4 +92,5 @@ type run struct {
 	lost      []int32                // lost sends, in send order
 	lostBy    map[int32]int32        // lost send -> the final read that lacks it
 	lostSeen  map[int32]judge.SeenAt // lost send not acked with an offset -> its observation
+	earlier   map[tpKey]earlierSets  // reused and lost offsets by partition, once an explanation asks
 }

@@ -85,16 +85,12 @@ func (a *run) explainOrder() {
 // byPartition splits entries by topic and partition, in that order,
 // keeping each partition's entries in the order found.
 func byPartition[E any](entries []E, tp func(*E) (string, int32)) [][]E {
-	type key struct {
-		topic string
-		p     int32
-	}
-	idx := map[key]int{}
-	var keys []key
+	idx := map[tpKey]int{}
+	var keys []tpKey
 	var out [][]E
 	for i := range entries {
 		t, p := tp(&entries[i])
-		k := key{t, p}
+		k := tpKey{t, p}
 		j, ok := idx[k]
 		if !ok {
 			j = len(out)
@@ -109,7 +105,7 @@ func byPartition[E any](entries []E, tp func(*E) (string, int32)) [][]E {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(x, y int) int {
-		return cmp.Or(cmp.Compare(keys[x].topic, keys[y].topic), cmp.Compare(keys[x].p, keys[y].p))
+		return cmp.Or(cmp.Compare(keys[x].topic, keys[y].topic), cmp.Compare(keys[x].partition, keys[y].partition))
 	})
 	sorted := make([][]E, len(out))
 	for i, j := range order {
@@ -269,17 +265,11 @@ func (a *run) explainPolls(kind, what string, g []PollEntry) {
 // 32 of 32 lost (lost-write), 32 of 32 at offsets since reused
 // (offset-reuse)".
 func (a *run) earlierWords(topic string, partition int32, offs []int64, what string) []string {
-	reused, lost := map[int64]bool{}, map[int64]bool{}
-	for i := range a.out.OffsetReuse {
-		if r := &a.out.OffsetReuse[i]; r.Topic == topic && r.Partition == partition {
-			reused[r.Offset] = true
-		}
+	if a.earlier == nil {
+		a.earlier = a.earlierIndex()
 	}
-	for i := range a.out.LostWrite {
-		if l := &a.out.LostWrite[i]; l.Topic == topic && l.Partition == partition {
-			lost[l.Offset] = true
-		}
-	}
+	at := a.earlier[tpKey{topic, partition}]
+	reused, lost := at.reused, at.lost
 	nr, nl := 0, 0
 	for _, o := range offs {
 		if reused[o] {
@@ -300,6 +290,39 @@ func (a *run) earlierWords(topic string, partition int32, offs []int64, what str
 		return []string{what + ": none lost, no offset reused"}
 	}
 	return []string{what + ": " + strings.Join(parts, ", ")}
+}
+
+// tpKey names a partition by topic and number.
+type tpKey struct {
+	topic     string
+	partition int32
+}
+
+// earlierSets are a partition's reused offsets and the offsets of its
+// lost writes.
+type earlierSets struct{ reused, lost map[int64]bool }
+
+// earlierIndex indexes the offset-reuse and lost-write entries by
+// partition, once a run: a history may lose many sends on many partitions.
+func (a *run) earlierIndex() map[tpKey]earlierSets {
+	idx := map[tpKey]earlierSets{}
+	sets := func(k tpKey) earlierSets {
+		s, ok := idx[k]
+		if !ok {
+			s = earlierSets{reused: map[int64]bool{}, lost: map[int64]bool{}}
+			idx[k] = s
+		}
+		return s
+	}
+	for i := range a.out.OffsetReuse {
+		r := &a.out.OffsetReuse[i]
+		sets(tpKey{r.Topic, r.Partition}).reused[r.Offset] = true
+	}
+	for i := range a.out.LostWrite {
+		l := &a.out.LostWrite[i]
+		sets(tpKey{l.Topic, l.Partition}).lost[l.Offset] = true
+	}
+	return idx
 }
 
 // refWords says how a value's send ended.
