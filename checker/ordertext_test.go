@@ -50,7 +50,7 @@ func TestOrderAnomaliesExplained(t *testing.T) {
 		{"poll-skip", cat(four, poll(5, 30, 40, []int{0}, "0:0:v0", "0:2:v2"), fin4), Options{}, PollSkip,
 			[]string{"t-0: 1 poll skipped records the final read holds (poll-skip): p5 at 0.0 s read offset 2 (v2) after offset 0 (v0), skipping 1 record (1 v1)"}, false},
 		{"nonmonotonic-poll", cat(four, poll(5, 30, 40, []int{0}, "0:1:v1", "0:0:v0"), fin4), Options{}, NonmonotonicPoll,
-			[]string{"t-0: 1 poll went back (nonmonotonic-poll): p5 at 0.0 s read offset 0 (v0) after offset 1 (v1)",
+			[]string{"t-0: 1 poll began at or before the same process's last offset read (nonmonotonic-poll): p5 at 0.0 s read offset 0 (v0) after offset 1 (v1)",
 				"the records read before: none lost, no offset reused"}, false},
 	}
 	for _, c := range cases {

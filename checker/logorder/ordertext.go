@@ -70,7 +70,7 @@ func (a *run) explainOrder() {
 		what    string
 	}{
 		{PollSkip, a.out.PollSkip, "skipped records the final read holds"},
-		{NonmonotonicPoll, a.out.NonmonotonicPoll, "went back"},
+		{NonmonotonicPoll, a.out.NonmonotonicPoll, "began at or before the same process's last offset read"},
 	}
 	for _, h := range pollHeads {
 		if !a.counts(h.kind) {
