@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kchaos/kchaos/harness"
+	"github.com/kchaos/kchaos/harness/explore"
 	"github.com/kchaos/kchaos/harness/scenario"
 )
 
@@ -17,9 +18,11 @@ func newValidateCmd() *cobra.Command {
 	var f runFlags
 	cmd := &cobra.Command{
 		Use:   "validate NAME|FILE...",
-		Short: "Check scenario and suite files as run would, and print what would run; starts nothing",
+		Short: "Check scenario, suite and campaign files as run would, and print what would run; starts nothing",
 		Long: `Check each scenario or suite (a built-in's name or a file; a file with
-'entries:' is a suite) with --set, --broker-config, --topic-config,
+'entries:' is a suite, one with 'scenarios:', 'suites:' or 'budget:' a
+campaign, checked as 'kchaos campaign' does before its first cluster,
+every shard's cells at once) with --set, --broker-config, --topic-config,
 --producer-config, --consumer-config and --kafka applied, exactly as run, matrix and suite check before their first cluster
 (docs/validation.md lists the checks), and print what would run: a scenario
 as run, every default filled; a suite as its cells. No cluster, container or
@@ -42,7 +45,13 @@ Exit codes: 0 every file is valid, 254 bad input (each problem named).`,
 				if strings.Contains(kafka, ",") {
 					f.kafka = ""
 				}
-				out, err := harness.Validate(a, opts)
+				var out string
+				var err error
+				if explore.IsCampaignFile(a) {
+					out, err = validateCampaign(cmd, a)
+				} else {
+					out, err = harness.Validate(a, opts)
+				}
 				if err != nil {
 					errs = append(errs, err)
 					continue
@@ -57,6 +66,18 @@ Exit codes: 0 every file is valid, 254 bad input (each problem named).`,
 	}
 	f.register(cmd)
 	return cmd
+}
+
+// validateCampaign checks a campaign file: the scenario flags do not
+// apply to one (its entries carry their sets and its versions), so a
+// flag given with it is refused rather than ignored.
+func validateCampaign(cmd *cobra.Command, file string) (string, error) {
+	for _, name := range []string{"set", "kafka", "broker-config", "topic-config", "producer-config", "consumer-config", "seed"} {
+		if cmd.Flags().Changed(name) {
+			return "", &scenario.BadInputError{Err: fmt.Errorf("%s: --%s does not apply to a campaign file (its entries carry their sets, its versions: list)", file, name)}
+		}
+	}
+	return explore.ValidateCampaign(file)
 }
 
 // completeScenarios offers the built-in scenarios' names (and files).
