@@ -186,6 +186,18 @@ func upstreamNoun(kind string) string {
 		return "offsets given to two different records"
 	case "nonlinearizable":
 		return "partition log with no linearization"
+	case "duplicate":
+		return "records an idempotent producer wrote twice"
+	case "aborted-read":
+		return "records of failed sends in the log"
+	case "unexpected":
+		return "records read that no producer sent"
+	case "nonmonotonic-send":
+		return "acknowledgements below the same producer's previous offset"
+	case "poll-skip":
+		return "consumer polls that skipped records"
+	case "nonmonotonic-poll":
+		return "consumer polls that went back"
 	}
 	return kind
 }
@@ -197,11 +209,18 @@ func expected(res *results, acks string) []string {
 		"lost-write":      "Every record the leader acknowledged (acks=" + acks + ") is in the partition's log after the brokers return (the final read).",
 		"offset-reuse":    "No offset of the partition ever holds two different records.",
 		"nonlinearizable": "The partition's log is one history the acknowledged sends and reads agree on.",
+		"duplicate":       "An idempotent producer's record is in the partition's log once.",
+		"aborted-read":    "A record whose send failed with a definite error is not in the partition's log.",
+		"unexpected":      "Every record read from the partition was sent by a producer.",
+		"nonmonotonic-send": "A producer's later acknowledged record on a partition has a higher offset than its earlier one " +
+			"(Kafka orders one idempotent producer's records).",
+		"poll-skip":         "A consumer reading a partition in order sees every record between two of its polls.",
+		"nonmonotonic-poll": "A consumer's next poll of a partition starts after the last offset it read.",
 	}
 	var out []string
 	for _, k := range res.kinds() {
-		if res.count(k) == 0 {
-			continue
+		if res.count(k) == 0 || !res.counted(k) {
+			continue // a kind that does not count here promises nothing
 		}
 		if s, ok := words[k]; ok {
 			out = append(out, "* "+s)

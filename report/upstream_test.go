@@ -128,3 +128,43 @@ func TestUpstreamBadFolder(t *testing.T) {
 		})
 	}
 }
+
+// TestUpstreamWordsForOrderKinds: the summary and the expectations name
+// the log and order kinds in words a Kafka reader knows, and a kind that
+// does not count here (a duplicate of a producer that was not idempotent)
+// promises nothing.
+func TestUpstreamWordsForOrderKinds(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		idempotent bool
+		want, not  []string
+	}{
+		{"idempotent", true,
+			[]string{"* A producer's later acknowledged record on a partition has a higher offset", "* An idempotent producer's record is in the partition's log once.",
+				"* A consumer reading a partition in order sees every record between two of its polls."}, nil},
+		{"not idempotent", false,
+			[]string{"* A consumer reading a partition in order sees every record between two of its polls."},
+			[]string{"idempotent producer's record", "higher offset"}},
+	} {
+		res := &results{Idempotent: tc.idempotent, Counts: map[string]int{"duplicate": 2, "nonmonotonic-send": 3, "poll-skip": 1}}
+		got := strings.Join(expected(res, "all"), "\n")
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: expectations lack %q:\n%s", tc.name, w, got)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(got, w) {
+				t.Errorf("%s: expectations say %q for a kind that does not count:\n%s", tc.name, w, got)
+			}
+		}
+		if strings.Contains(got, "docs/checker.md") {
+			t.Errorf("%s: a kind without words:\n%s", tc.name, got)
+		}
+	}
+	for _, k := range []string{"duplicate", "aborted-read", "unexpected", "nonmonotonic-send", "poll-skip", "nonmonotonic-poll"} {
+		if upstreamNoun(k) == k {
+			t.Errorf("%s has no words in the summary", k)
+		}
+	}
+}
