@@ -9,6 +9,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/internal/tally"
 )
 
 // The consumer-group checks (docs/HISTORY.md "Consumer groups: what the
@@ -250,9 +251,13 @@ func (a *run) lostByCommitText(e *LostByCommitEntry) string {
 	if cm.Auto {
 		kind = "auto-commit"
 	}
-	s := fmt.Sprintf("group %s: %d records of %s-%d at offsets %d-%d (%s) are in the log but were never delivered to any member of the group, "+
+	are, were := "are", "were"
+	if e.Count == 1 {
+		are, were = "is", "was"
+	}
+	s := fmt.Sprintf("group %s: %s of %s-%d at %s (%s) %s in the log but %s never delivered to any member of the group, "+
 		"yet %s #%d by %s committed offset %d at %.1f s: the group will not read them again",
-		e.Group, e.Count, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, strings.Join(e.Values, ", "),
+		e.Group, tally.N(e.Count, "record", "records"), e.Topic, e.Partition, judge.OffsetSpan(e.FirstOffset, e.LastOffset), strings.Join(e.Values, ", "), are, were,
 		kind, cm.Index, who(cm.Process, cm.Member, cm.Generation), cm.Offset, cm.DoneS)
 	if d := e.LastDelivered; d != nil {
 		s += fmt.Sprintf("; its last delivery below them was offset %d, by %s at %.1f s", d.Offset, who(d.Process, d.Member, d.Generation), d.AtS)

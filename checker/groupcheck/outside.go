@@ -7,6 +7,7 @@ import (
 
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/internal/tally"
 )
 
 // delivery-outside-assignment: a member's poll delivered records of a
@@ -90,8 +91,8 @@ func (a *run) memberWords(p int32) string {
 }
 
 func outsideText(e *OutsideAssignmentEntry) string {
-	s := fmt.Sprintf("group %s: %s delivered %d records of %s-%d at offsets %d-%d (%s) at %.1f s from a partition its client did not hold",
-		e.Group, who(e.Process, e.Member, e.Generation), e.Count, e.Topic, e.Partition, e.FirstOffset, e.LastOffset,
+	s := fmt.Sprintf("group %s: %s delivered %s of %s-%d at %s (%s) at %.1f s from a partition its client did not hold",
+		e.Group, who(e.Process, e.Member, e.Generation), tally.N(e.Count, "record", "records"), e.Topic, e.Partition, judge.OffsetSpan(e.FirstOffset, e.LastOffset),
 		strings.Join(e.Values, ", "), e.AtS)
 	if len(e.Held) > 0 {
 		s += " (it held " + strings.Join(e.Held, ", ") + ")"

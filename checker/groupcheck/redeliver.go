@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
+	"github.com/kchaos/kchaos/internal/tally"
 )
 
 // Redeliveries of a group (docs/HISTORY.md, "Consumer groups: what the
@@ -53,8 +55,8 @@ func (a *run) redeliveries() {
 	for i := range a.out.Redelivery {
 		e := &a.out.Redelivery[i]
 		f, g := e.First, e.Again
-		s := fmt.Sprintf("group %s delivered %d records of %s-%d at offsets %d-%d again: first to %s at %.1f s, again to %s at %.1f s",
-			e.Group, e.Count, e.Topic, e.Partition, e.FirstOffset, e.LastOffset, who(f.Process, f.Member, f.Generation), f.AtS,
+		s := fmt.Sprintf("group %s delivered %s of %s-%d at %s again: first to %s at %.1f s, again to %s at %.1f s",
+			e.Group, tally.N(e.Count, "record", "records"), e.Topic, e.Partition, judge.OffsetSpan(e.FirstOffset, e.LastOffset), who(f.Process, f.Member, f.Generation), f.AtS,
 			who(g.Process, g.Member, g.Generation), g.AtS)
 		switch e.Cause {
 		case CauseCommitBackwards:

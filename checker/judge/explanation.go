@@ -93,3 +93,11 @@ func OffsetList(offs []int64) string {
 	}
 	return "offsets " + strings.Join(s, ", ")
 }
+
+// OffsetSpan names a range of offsets: "offset 4" or "offsets 4-9".
+func OffsetSpan(first, last int64) string {
+	if first == last {
+		return fmt.Sprintf("offset %d", first)
+	}
+	return fmt.Sprintf("offsets %d-%d", first, last)
+}

@@ -70,13 +70,6 @@ func (a *run) explainReuseRun(run []OffsetReuseEntry) {
 	a.expl = append(a.expl, e)
 }
 
-func offsetSpan(what string, first, last int64) string {
-	if first == last {
-		return fmt.Sprintf("%s %d", what, first)
-	}
-	return fmt.Sprintf("%ss %d-%d", what, first, last)
-}
-
 // lostText renders a lost-write range as one sentence, for instance
 // "orders-0 offsets 61-99: 39 acked records lost; acked while ISR was [0];
 // broker 1 became leader at epoch 2 (unclean election, elect-unclean [1]
@@ -88,7 +81,7 @@ func lostText(name string, e *judge.Explanation) string {
 		lost = fmt.Sprintf("%s (%d acked, %d read but never acked)", tally.N(e.Count, "record", "records"), e.Count-n, n)
 		acked = "acked or read"
 	}
-	parts := []string{fmt.Sprintf("%s %s: %s lost", name, offsetSpan("offset", e.FirstOffset, e.LastOffset), lost)}
+	parts := []string{fmt.Sprintf("%s %s: %s lost", name, judge.OffsetSpan(e.FirstOffset, e.LastOffset), lost)}
 	isr := "ISR at ack not observed"
 	if len(e.ISRAtAck) > 0 {
 		var s []string
@@ -112,7 +105,7 @@ func lostText(name string, e *judge.Explanation) string {
 		case n.WrittenAfterFailure:
 			what = "records written after the failure"
 		}
-		parts = append(parts, fmt.Sprintf("%s %s %s", offsetSpan("offset", n.FirstOffset, n.LastOffset), verb, what))
+		parts = append(parts, fmt.Sprintf("%s %s %s", judge.OffsetSpan(n.FirstOffset, n.LastOffset), verb, what))
 	}
 	if e.LogEnd != nil {
 		parts = append(parts, fmt.Sprintf("the log now ends at offset %d", *e.LogEnd))
@@ -133,7 +126,7 @@ func reuseText(name string, e *judge.Explanation) string {
 		first += fmt.Sprintf(" (acked at %s)", timeSpan(slices.Min(acked), slices.Max(acked)))
 	}
 	now := "now hold " + valueSpan(e.NowHold.Values)
-	parts := []string{fmt.Sprintf("%s %s: %s reused", name, offsetSpan("offset", e.FirstOffset, e.LastOffset),
+	parts := []string{fmt.Sprintf("%s %s: %s reused", name, judge.OffsetSpan(e.FirstOffset, e.LastOffset),
 		tally.N(e.Count, "offset", "offsets")), first, now}
 	parts = append(parts, takeoverText(e)...)
 	return strings.Join(parts, "; ")

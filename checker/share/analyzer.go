@@ -11,6 +11,7 @@ import (
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/tally"
 )
 
 // Analyzer is the share-group domain (domain.Analyzer): it judges the
@@ -138,15 +139,15 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 		for _, c := range slices.Sorted(maps.Keys(causes)) {
 			by = append(by, fmt.Sprintf("%s %d", c, causes[c]))
 		}
-		out := fmt.Sprintf("%s: %d records delivered again (by cause: %s), not counted: a share group promises at-least-once delivery",
-			k.Name, n, strings.Join(by, ", "))
+		out := fmt.Sprintf("%s: %s delivered again (by cause: %s), not counted: a share group promises at-least-once delivery",
+			k.Name, tally.N(n, "record", "records"), strings.Join(by, ", "))
 		if a := f.shares.Stats.AcksOfFinal; a > 0 {
 			out += fmt.Sprintf("; %d acks of records another member's confirmed accept or reject had made final were answered with no error "+
 				"(Kafka does so for acks below the share-partition start offset, without applying them): no evidence of who held them", a)
 		}
 		return out
 	case Unknown:
-		return fmt.Sprintf("%s: %d records whose fate rests on an ack of unknown outcome, or still in flight or not delivered yet when the drain ended", k.Name, n)
+		return fmt.Sprintf("%s: %s whose fate rests on an ack of unknown outcome, or still in flight or not delivered yet when the drain ended", k.Name, tally.N(n, "record", "records"))
 	}
 	return ""
 }
