@@ -214,16 +214,15 @@ func (a *run) explainSendOrder(g []NonmonotonicSendEntry) {
 	prev := make([]int64, 0, len(g))
 	for i := range g {
 		s := &g[i]
+		if len(e.AckedS) < judge.MaxListed {
+			e.AckedS = append(e.AckedS, s.AckedS) // beside list's Offsets and Values
+		}
 		list(&e, s.Offset, s.Value)
-		e.AckedS = append(e.AckedS, s.AckedS)
 		prev = append(prev, s.PrevOffset)
 		if i < namedInText {
 			named = append(named, fmt.Sprintf("%s at offset %d (p%d, %.1f s) after %s at offset %d (%.1f s)",
 				s.Value, s.Offset, s.Process, s.AckedS, s.PrevValue, s.PrevOffset, s.PrevAckedS))
 		}
-	}
-	if len(e.AckedS) > judge.MaxListed {
-		e.AckedS = e.AckedS[:judge.MaxListed]
 	}
 	after := append(a.earlierWords(first.Topic, first.Partition, prev, "the earlier acks"), standWords(first.Where, nil)...)
 	head := fmt.Sprintf("%s: %s acked below the same process's previous ack (nonmonotonic-send)",

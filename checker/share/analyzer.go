@@ -99,7 +99,6 @@ func (f *Found) Stats() *Stats {
 	return &st
 }
 
-// Uncounted gives a redelivery's causes, and why records are unknown.
 // Invalid names the first entry of a counted kind, as the metadata
 // domain does, so that the summary a run prints says what the verdict
 // rests on (the record, its partition and offset, and why); the report
@@ -131,6 +130,7 @@ func (f *Found) Invalid(k anomaly.Kind, n int) string {
 	return fmt.Sprintf("%s (first: %s)", domain.Invalid(k, n), first)
 }
 
+// Uncounted gives a redelivery's causes, and why records are unknown.
 func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	switch k.Name {
 	case Redelivery:
