@@ -20,12 +20,13 @@ func newValidateCmd() *cobra.Command {
 		Use:   "validate NAME|FILE...",
 		Short: "Check scenario, suite and campaign files as run would, and print what would run; starts nothing",
 		Long: `Check each scenario or suite (a built-in's name or a file; a file with
-'entries:' is a suite, one with 'scenarios:', 'suites:' or 'budget:' a
-campaign, checked as 'kchaos campaign' does before its first cluster,
-every shard's cells at once) with --set, --broker-config, --topic-config,
+'entries:' is a suite) with --set, --broker-config, --topic-config,
 --producer-config, --consumer-config and --kafka applied, exactly as run, matrix and suite check before their first cluster
 (docs/validation.md lists the checks), and print what would run: a scenario
-as run, every default filled; a suite as its cells. No cluster, container or
+as run, every default filled; a suite as its cells. A campaign file (one
+with 'scenarios:', 'suites:' or 'budget:') is checked as 'kchaos campaign'
+does before its first cluster, every shard's cells at once, and its cells
+printed; the scenario flags do not apply to it. No cluster, container or
 connection is made, and nothing is written.
 Exit codes: 0 every file is valid, 254 bad input (each problem named).`,
 		Args:              cobra.MinimumNArgs(1),
