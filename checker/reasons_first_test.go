@@ -44,3 +44,19 @@ func TestNonlinearizableReasonNamesThePartition(t *testing.T) {
 		t.Errorf("no reason says %q: %q", want, res.Reasons)
 	}
 }
+
+// TestUnseenReasonNamesTheFirst: an unknown verdict for unseen sends
+// names the first of them (value, offset, partition, process, ack time).
+func TestUnseenReasonNamesTheFirst(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "histories", "testdata", "unseen.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustCheck(t, string(b), Options{})
+	want := "unseen: 1 acked send no completed final read could judge"
+	first := "; first: a1 at offset 1 of orders-0 (p0, acked at 2.5 s)"
+	reasons := strings.Join(res.Reasons, "\n")
+	if !strings.Contains(reasons, want) || !strings.Contains(reasons, first) {
+		t.Errorf("reasons lack %q and %q:\n%s", want, first, reasons)
+	}
+}

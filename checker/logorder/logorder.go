@@ -21,6 +21,7 @@ import (
 	"github.com/kchaos/kchaos/checker/judge"
 	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/checker/txncheck"
+	"github.com/kchaos/kchaos/internal/tally"
 )
 
 // Analyzer is the log-and-order domain (domain.Analyzer).
@@ -51,6 +52,8 @@ type Found struct {
 	// TxnDuplicate are the txn-duplicate entries its pass over the values
 	// found (the transactions domain's anomaly).
 	TxnDuplicate []txncheck.TxnValueEntry
+	// firstUnseen is the first unseen send, which the reason names.
+	firstUnseen *judge.SendEntry
 }
 
 // Uncounted: duplicate and nonmonotonic-send count only for an idempotent
@@ -60,8 +63,13 @@ func (f *Found) Uncounted(k anomaly.Kind, n int) string {
 	case anomaly.IfIdempotent:
 		return fmt.Sprintf("%s: %d, not counted: the producer was not idempotent", k.Name, n)
 	case anomaly.Unjudged:
-		return fmt.Sprintf("unseen: %d acked sends no completed final read could judge "+
-			"(on a partition without one and never polled, or acked (or their txn committed) at or after the invoke of the final read that judges the partition, and not in it)", n)
+		out := fmt.Sprintf("unseen: %s no completed final read could judge "+
+			"(on a partition without one and never polled, or acked (or their txn committed) at or after the invoke of the final read that judges the partition, and not in it)",
+			tally.N(n, "acked send", "acked sends"))
+		if e := f.firstUnseen; e != nil {
+			out += fmt.Sprintf("; first: %s at offset %d of %s-%d (p%d, acked at %.1f s)", e.Value, e.Offset, e.Topic, e.Partition, e.Process, e.AckedS)
+		}
+		return out
 	}
 	return ""
 }
@@ -77,7 +85,12 @@ func analyze(in *domain.Input, out *LogAnomalies) *Found {
 	a.pollOrder()
 	a.explain()
 	a.explainOrder()
-	return &Found{Base: domain.Base{Expl: a.expl}, TxnDuplicate: a.txnDup}
+	f := &Found{Base: domain.Base{Expl: a.expl}, TxnDuplicate: a.txnDup}
+	if len(out.Unseen) > 0 {
+		first := out.Unseen[0]
+		f.firstUnseen = &first
+	}
+	return f
 }
 
 // run is one analysis of a history's log and order.
