@@ -27,7 +27,7 @@ func (r *Result) Summary() string {
 	}
 	for i, e := range r.Explanations {
 		if i == maxExplained {
-			fmt.Fprintf(&b, "  ... and %d more ranges in results.json\n", len(r.Explanations)-i)
+			fmt.Fprintf(&b, "  ... and %d more explanations in results.json\n", len(r.Explanations)-i)
 			break
 		}
 		fmt.Fprintf(&b, "  %s\n", e.Text)
