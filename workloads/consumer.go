@@ -59,8 +59,21 @@ func (w *Workload) consume(stop context.Context, c Consumer, parts []int32) erro
 		if err := w.afterPoll(stop, pid, c, parts, pos, f); err != nil {
 			return err
 		}
+		if PollFailed(f, perr) {
+			// As a producer after a failed send: a poll that fails at once
+			// (a client whose JVM died, a partition without leader) would
+			// otherwise be recorded millions of times a minute.
+			_ = ctxsleep.Sleep(stop, FailureBackoff)
+		}
 	}
 	return nil
+}
+
+// PollFailed reports whether a poll returned no record and an error (a
+// fail op): its process waits FailureBackoff before the next. Exported for
+// the group members (workloads/groups), whose polls fail alike.
+func PollFailed(f Fetch, perr error) bool {
+	return len(f.Records) == 0 && (perr != nil || len(f.Errors) > 0)
 }
 
 // completePoll records a poll's completion: ok with what it returned, or

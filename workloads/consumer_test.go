@@ -3,7 +3,9 @@ package workloads
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,5 +155,42 @@ func TestConsumerPartitionsShare(t *testing.T) {
 	got := fmt.Sprint(consumerPartitions(0, 2, 5), consumerPartitions(1, 2, 5), consumerPartitions(0, 1, 3))
 	if got != "[0 2 4] [1 3] [0 1 2]" {
 		t.Errorf("shares %s", got)
+	}
+}
+
+// deadConsumer is a client whose every poll fails at once, as one whose
+// JVM died does.
+type deadConsumer struct{ polls atomic.Int64 }
+
+func (c *deadConsumer) Offsets(_ context.Context, ps []int32, _ string) (map[int32]int64, error) {
+	out := map[int32]int64{}
+	for _, p := range ps {
+		out[p] = 0
+	}
+	return out, nil
+}
+func (c *deadConsumer) Assign(context.Context, map[int32]int64) error { return nil }
+func (c *deadConsumer) Poll(context.Context) (Fetch, error) {
+	c.polls.Add(1)
+	return Fetch{}, io.ErrClosedPipe
+}
+func (c *deadConsumer) Close() {}
+
+// TestFailedPollsBackOff: a consumer whose polls fail at once waits
+// FailureBackoff between them, as a producer does after a failed send. A
+// Java consumer whose JVM was killed 8 s into a real s1 run polled 13.6
+// million times in 30 s and wrote a 3.5 GB history.
+func TestFailedPollsBackOff(t *testing.T) {
+	c := &deadConsumer{}
+	d := &fakeDriver{consumer: func() Consumer { return c },
+		send: func(int, Message) (int64, error) { time.Sleep(time.Millisecond); return 0, nil }}
+	run := 500 * time.Millisecond
+	w, _, _ := newTestWorkload(t, Config{Consumers: 1, Partitions: 1, Duration: Duration(run)}, d)
+	if _, err := w.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// At most one poll per FailureBackoff over the run, and some slack.
+	if n, most := c.polls.Load(), int64(run/FailureBackoff)+5; n > most || n == 0 {
+		t.Errorf("%d failed polls in %s, want 1..%d (one per %s)", n, run, most, FailureBackoff)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kchaos/kchaos/histories"
+	"github.com/kchaos/kchaos/internal/ctxsleep"
 	"github.com/kchaos/kchaos/workloads"
 )
 
@@ -289,16 +290,23 @@ func (s *memberSlot) run(stop context.Context) error {
 		if s.cl == nil {
 			continue
 		}
-		if err := s.pollOnce(stop); err != nil {
+		failed, err := s.pollOnce(stop)
+		if err != nil {
 			return err
+		}
+		if failed {
+			// As the plain consumer (workloads.PollFailed): a poll that
+			// fails at once is not repeated at once.
+			_ = ctxsleep.Sleep(stop, workloads.FailureBackoff)
 		}
 	}
 	return nil
 }
 
 // pollOnce records one poll and what follows it: the delivered positions,
-// and a commit when one is due.
-func (s *memberSlot) pollOnce(stop context.Context) error {
+// and a commit when one is due. failed: the poll returned no record and an
+// error.
+func (s *memberSlot) pollOnce(stop context.Context) (failed bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.g
@@ -307,14 +315,15 @@ func (s *memberSlot) pollOnce(stop context.Context) error {
 		Isolation: workloads.IsolationOf(g.cfg.Isolation)}, GroupPoll: histories.GroupPoll{Group: g.cfg.Group.ID, MemberID: mid, Generation: genOf(gen)}}
 	if _, err := g.env.Recorder.Invoke(s.pid, histories.FPoll, req); err != nil {
 		g.env.Count.RecordError()
-		return err
+		return false, err
 	}
 	pctx, cancel := context.WithTimeout(stop, groupPollWait)
 	f, perr := s.cl.Poll(pctx)
 	cancel()
 	if err := g.env.RecordPoll(s.pid, req.ReadRequest, f, perr); err != nil {
-		return err
+		return false, err
 	}
+	failed = workloads.PollFailed(f, perr)
 	for _, r := range f.Records {
 		if r.Offset+1 >= s.delivered[r.Partition] {
 			s.deliveredEpoch[r.Partition] = r.LeaderEpoch
@@ -328,7 +337,7 @@ func (s *memberSlot) pollOnce(stop context.Context) error {
 	}
 	if len(f.Resets) > 0 {
 		if err := g.env.RecordAssign(s.pid, slices.Sorted(maps.Keys(f.Resets)), f.Resets); err != nil {
-			return err
+			return false, err
 		}
 	}
 	due := time.Since(s.lastSync) >= g.cfg.Group.CommitInterval.Std()
@@ -336,7 +345,7 @@ func (s *memberSlot) pollOnce(stop context.Context) error {
 		s.lastSync = time.Now()
 		s.commitLocked(context.WithoutCancel(stop), nil, false)
 	}
-	return nil
+	return failed, nil
 }
 
 // close ends the member at the end of the run: a last commit of what it
