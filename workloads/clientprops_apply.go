@@ -94,7 +94,7 @@ func (c *Config) ApplyClientProps(p ClientProps, setBy func(path string) bool) e
 	// connection with idempotence on; the workload's own max_in_flight
 	// counts concurrent sends and would run the file's value with five, so
 	// the file's key is refused here, as the service's producer would be.
-	if key, ok := mapped["max_in_flight"]; ok && (c.Idempotent || c.Transactions.Enabled) && c.MaxInFlight > IdempotentMaxInFlight {
+	if key, ok := mapped["max_in_flight"]; ok && c.IdempotentInEffect() && c.MaxInFlight > IdempotentMaxInFlight {
 		bad(key, "%d with idempotence on: the Java client refuses more than %d (ConfigException), so the service's producer would not start; write at most %d, or enable.idempotence=false",
 			c.MaxInFlight, IdempotentMaxInFlight, IdempotentMaxInFlight)
 	}

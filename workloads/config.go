@@ -202,6 +202,10 @@ func (c *Config) Defaults() {
 // Pipelined reports whether producers keep more than one send in flight.
 func (c *Config) Pipelined() bool { return c.MaxInFlight > 1 }
 
+// IdempotentInEffect reports whether the producer runs idempotent:
+// written so, or transactional (which implies it).
+func (c *Config) IdempotentInEffect() bool { return c.Idempotent || c.Transactions.Enabled }
+
 // RetriesEnabled reports whether the client may resend a record: then no
 // error proves the record absent (an earlier attempt may have landed).
 func (c *Config) RetriesEnabled() bool { return c.Retries > 0 || c.Idempotent }
@@ -210,7 +214,7 @@ func (c *Config) RetriesEnabled() bool { return c.Retries > 0 || c.Idempotent }
 // them: the checker learns from it whether duplicates count.
 func (c *Config) ProducerInfo() histories.ProducerInfo {
 	info := histories.ProducerInfo{Driver: canonicalDriver(c.Driver), Acks: string(c.Acks.Normalize()),
-		Idempotent: c.Idempotent || c.Transactions.Enabled, Retries: c.Retries,
+		Idempotent: c.IdempotentInEffect(), Retries: c.Retries,
 		Transactional: c.Transactions.Enabled, Props: c.ProducerProps, ConsumerProps: c.ConsumerProps}
 	if c.Transactions.Enabled {
 		info.TransactionTimeoutMS = c.TxnTimeout().Milliseconds()

@@ -3,11 +3,13 @@ package logorder
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
 	"github.com/kchaos/kchaos/checker/domain"
 	"github.com/kchaos/kchaos/checker/judge"
+	"github.com/kchaos/kchaos/checker/model"
 	"github.com/kchaos/kchaos/internal/tally"
 )
 
@@ -85,33 +87,19 @@ func (a *run) explainOrder() {
 // byPartition splits entries by topic and partition, in that order,
 // keeping each partition's entries in the order found.
 func byPartition[E any](entries []E, tp func(*E) (string, int32)) [][]E {
-	idx := map[tpKey]int{}
-	var keys []tpKey
-	var out [][]E
+	groups := map[tpKey][]E{}
 	for i := range entries {
 		t, p := tp(&entries[i])
-		k := tpKey{t, p}
-		j, ok := idx[k]
-		if !ok {
-			j = len(out)
-			idx[k] = j
-			keys = append(keys, k)
-			out = append(out, nil)
-		}
-		out[j] = append(out[j], entries[i])
+		groups[tpKey{t, p}] = append(groups[tpKey{t, p}], entries[i])
 	}
-	order := make([]int, len(out))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(x, y int) int {
-		return cmp.Or(cmp.Compare(keys[x].topic, keys[y].topic), cmp.Compare(keys[x].partition, keys[y].partition))
+	keys := slices.SortedFunc(maps.Keys(groups), func(x, y tpKey) int {
+		return cmp.Or(cmp.Compare(x.topic, y.topic), cmp.Compare(x.partition, y.partition))
 	})
-	sorted := make([][]E, len(out))
-	for i, j := range order {
-		sorted[i] = out[j]
+	out := make([][]E, len(keys))
+	for i, k := range keys {
+		out[i] = groups[k]
 	}
-	return sorted
+	return out
 }
 
 // newOrderExpl starts an explanation of kind on a partition (its offsets
@@ -202,7 +190,7 @@ func (a *run) explainValues(kind, what string, g []ValueEntry) {
 		}
 	}
 	slices.Sort(epochs)
-	name := tpName(first.Topic, first.Partition)
+	name := model.TPName(first.Topic, first.Partition)
 	e.Text = sentence(fmt.Sprintf("%s: %s (%s)", name, what, kind), named, len(g), standWords(first.Where, epochs)...)
 	a.expl = append(a.expl, e)
 }
@@ -226,7 +214,7 @@ func (a *run) explainSendOrder(g []NonmonotonicSendEntry) {
 	}
 	after := append(a.earlierWords(first.Topic, first.Partition, prev, "the earlier acks"), standWords(first.Where, nil)...)
 	head := fmt.Sprintf("%s: %s acked below the same process's previous ack (nonmonotonic-send)",
-		tpName(first.Topic, first.Partition), tally.N(len(g), "send", "sends"))
+		model.TPName(first.Topic, first.Partition), tally.N(len(g), "send", "sends"))
 	e.Text = sentence(head, named, len(g), after...)
 	a.expl = append(a.expl, e)
 }
@@ -253,7 +241,7 @@ func (a *run) explainPolls(kind, what string, g []PollEntry) {
 		after = a.earlierWords(first.Topic, first.Partition, prev, "the records read before")
 	}
 	after = append(after, standWords(first.Where, nil)...)
-	head := fmt.Sprintf("%s: %s %s (%s)", tpName(first.Topic, first.Partition), tally.N(len(g), "poll", "polls"), what, kind)
+	head := fmt.Sprintf("%s: %s %s (%s)", model.TPName(first.Topic, first.Partition), tally.N(len(g), "poll", "polls"), what, kind)
 	e.Text = sentence(head, named, len(g), after...)
 	a.expl = append(a.expl, e)
 }
@@ -334,8 +322,6 @@ func refWords(r *SendRef) string {
 	}
 	return fmt.Sprintf("%s, p%d", r.Type, r.Process)
 }
-
-func tpName(topic string, partition int32) string { return fmt.Sprintf("%s-%d", topic, partition) }
 
 func skippedWords(p *PollEntry) string {
 	var s []string

@@ -72,7 +72,10 @@ func NewTP(topic string, p int32) *TP {
 	return &TP{Topic: topic, Partition: p, Final: -1, Avail: Avail{Since: -1, LastOK: -1}}
 }
 
-func (t *TP) Name() string { return fmt.Sprintf("%s-%d", t.Topic, t.Partition) }
+func (t *TP) Name() string { return TPName(t.Topic, t.Partition) }
+
+// TPName names a topic-partition as the checker's texts do: "orders-0".
+func TPName(topic string, partition int32) string { return fmt.Sprintf("%s-%d", topic, partition) }
 
 // Sample is an observer sample that differs from the one before it in
 // leader, epoch, ISR, ELR or last known ELR.

@@ -167,7 +167,7 @@ func javaProducerProps(cfg workloads.Config, bootstrap []string, id int) map[str
 // workloads.IdempotentMaxInFlight, which the Java client enforces; without
 // idempotence, max_in_flight itself.
 func javaMaxInFlight(cfg workloads.Config) int {
-	if cfg.Idempotent || cfg.Transactions.Enabled {
+	if cfg.IdempotentInEffect() {
 		return min(cfg.MaxInFlight, workloads.IdempotentMaxInFlight)
 	}
 	return cfg.MaxInFlight
